@@ -1,0 +1,35 @@
+//! Strided copy: thread g moves vectors g + i*grid_stride (i < LOADS) of WIDTH floats each.
+//! All LOADS loads are issued before the first store, so a thread keeps LOADS*WIDTH*4 bytes in
+//! flight: written out because Rust cannot promise nvcc's `__restrict__` (src and dst disjoint).
+
+use crate::gpu::{self, Vector};
+
+/// # Safety
+/// Launched with THREADS threads per block; `src` and `dst` hold `n` floats, are `4*WIDTH`-byte
+/// aligned and do not overlap.
+#[inline(always)]
+pub unsafe fn memcpy<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(
+    src: *const f32,
+    dst: *mut f32,
+    n: u64,
+) {
+    let grid_stride = gpu::grid_dim_x() as u64 * THREADS as u64;
+    let first = gpu::block_idx_x() as u64 * THREADS as u64 + gpu::thread_idx_x() as u64;
+    // Only whole vectors are copied, as in the blog's kernel: vector v is in range when its
+    // last float is.
+    let in_range = |v: u64| v * WIDTH as u64 + (WIDTH as u64 - 1) < n;
+
+    let mut staged = [Vector::<WIDTH>([0.0; WIDTH]); LOADS];
+    for (i, slot) in staged.iter_mut().enumerate() {
+        let v = first + i as u64 * grid_stride;
+        if in_range(v) {
+            *slot = unsafe { Vector::load_nc(src, v) };
+        }
+    }
+    for (i, slot) in staged.iter().enumerate() {
+        let v = first + i as u64 * grid_stride;
+        if in_range(v) {
+            unsafe { slot.store(dst, v) };
+        }
+    }
+}
