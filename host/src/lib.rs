@@ -1,0 +1,3 @@
+//! The occupancy lab's host side: experiments, occupancy calculator, tables and reports.
+
+pub mod results;
