@@ -45,7 +45,7 @@ pub unsafe fn gemm<const TM: usize, const TN: usize>(
             if i < BM * BK {
                 let (r, col) = (i / BK, i % BK);
                 let src = (tile_row + r) as i32 * k + kk + col as i32;
-                a_tile.store(r * AS_STRIDE + col, unsafe { gpu::load_global_nc(a, src as isize) });
+                a_tile.store(r * AS_STRIDE + col, unsafe { gpu::load_global_nc(a, src) });
             }
         }
         for pass in 0..(BK * BN).div_ceil(threads) {
@@ -53,7 +53,7 @@ pub unsafe fn gemm<const TM: usize, const TN: usize>(
             if i < BK * BN {
                 let (r, col) = (i / BN, i % BN);
                 let src = (kk + r as i32) * n + (tile_col + col) as i32;
-                b_tile.store(r * BS_STRIDE + col, unsafe { gpu::load_global_nc(b, src as isize) });
+                b_tile.store(r * BS_STRIDE + col, unsafe { gpu::load_global_nc(b, src) });
             }
         }
         gpu::sync_threads();

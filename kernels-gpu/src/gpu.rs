@@ -92,7 +92,8 @@ impl<const N: usize> SharedF32<N> {
         let v: f32;
         // SAFETY: base + 4*i lies inside this block's shared array.
         unsafe {
-            asm!("ld.shared.f32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) self.base + 4 * i,
+            asm!("{{ .reg .u32 s; mad.lo.u32 s, {i}, 4, {base}; ld.shared.f32 {v}, [s]; }}",
+                 v = out(reg32) v, i = in(reg32) i, base = in(reg32) self.base,
                  options(pure, readonly, nostack, preserves_flags));
         }
         v
@@ -112,15 +113,23 @@ impl<const N: usize> SharedF32<N> {
 
 /// Reads `p[i]` through the read-only (non-coherent) global path.
 ///
+/// The index stays a 32-bit value up to the load (widened inside, as nvcc's `mul.wide.s32`):
+/// LLVM otherwise strength-reduces every tile load into its own 64-bit pointer induction
+/// variable, two registers each, which the largest GEMM tiles cannot afford.
+///
 /// # Safety
-/// `p.add(i)` must be a valid global address that no thread writes during the kernel.
+/// `p.offset(i)` must be a valid global address that no thread writes during the kernel.
 #[inline(always)]
-pub unsafe fn load_global_nc(p: *const f32, i: isize) -> f32 {
+pub unsafe fn load_global_nc(p: *const f32, i: i32) -> f32 {
     let v: f32;
     // SAFETY: the caller's contract.
     unsafe {
-        asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.f32 {v}, [g]; }}", v = out(reg32) v, a = in(reg64) p.offset(i),
-             options(pure, readonly, nostack, preserves_flags));
+        asm!(
+            "{{ .reg .u64 g; mul.wide.s32 g, {i}, 4; add.s64 g, g, {p}; cvta.to.global.u64 g, g;",
+            "ld.global.nc.f32 {v}, [g]; }}",
+            v = out(reg32) v, i = in(reg32) i, p = in(reg64) p,
+            options(pure, readonly, nostack, preserves_flags),
+        );
     }
     v
 }
@@ -161,14 +170,20 @@ impl<const W: usize> Vector<W> {
         // SAFETY: the caller's contract.
         unsafe {
             match W {
-                1 => asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.f32 {x}, [g]; }}", x = out(reg32) v[0], a = in(reg64) a,
-                          options(pure, readonly, nostack, preserves_flags)),
-                2 => asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.v2.f32 {{{x}, {y}}}, [g]; }}", x = out(reg32) v[0],
+                1 => {
+                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.f32 {x}, [g]; }}", x = out(reg32) v[0], a = in(reg64) a,
+                          options(pure, readonly, nostack, preserves_flags))
+                }
+                2 => {
+                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.v2.f32 {{{x}, {y}}}, [g]; }}", x = out(reg32) v[0],
                           y = out(reg32) v[1 % W], a = in(reg64) a,
-                          options(pure, readonly, nostack, preserves_flags)),
-                _ => asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.v4.f32 {{{x}, {y}, {z}, {w}}}, [g]; }}", x = out(reg32) v[0],
+                          options(pure, readonly, nostack, preserves_flags))
+                }
+                _ => {
+                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.v4.f32 {{{x}, {y}, {z}, {w}}}, [g]; }}", x = out(reg32) v[0],
                           y = out(reg32) v[1 % W], z = out(reg32) v[2 % W], w = out(reg32) v[3 % W],
-                          a = in(reg64) a, options(pure, readonly, nostack, preserves_flags)),
+                          a = in(reg64) a, options(pure, readonly, nostack, preserves_flags))
+                }
             }
         }
         Self(v)
@@ -185,13 +200,19 @@ impl<const W: usize> Vector<W> {
         // SAFETY: the caller's contract.
         unsafe {
             match W {
-                1 => asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; st.global.f32 [g], {x}; }}", a = in(reg64) a, x = in(reg32) v[0],
-                          options(nostack, preserves_flags)),
-                2 => asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; st.global.v2.f32 [g], {{{x}, {y}}}; }}", a = in(reg64) a,
-                          x = in(reg32) v[0], y = in(reg32) v[1 % W], options(nostack, preserves_flags)),
-                _ => asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; st.global.v4.f32 [g], {{{x}, {y}, {z}, {w}}}; }}", a = in(reg64) a,
+                1 => {
+                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; st.global.f32 [g], {x}; }}", a = in(reg64) a, x = in(reg32) v[0],
+                          options(nostack, preserves_flags))
+                }
+                2 => {
+                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; st.global.v2.f32 [g], {{{x}, {y}}}; }}", a = in(reg64) a,
+                          x = in(reg32) v[0], y = in(reg32) v[1 % W], options(nostack, preserves_flags))
+                }
+                _ => {
+                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; st.global.v4.f32 [g], {{{x}, {y}, {z}, {w}}}; }}", a = in(reg64) a,
                           x = in(reg32) v[0], y = in(reg32) v[1 % W], z = in(reg32) v[2 % W],
-                          w = in(reg32) v[3 % W], options(nostack, preserves_flags)),
+                          w = in(reg32) v[3 % W], options(nostack, preserves_flags))
+                }
             }
         }
     }

@@ -15,9 +15,9 @@ mod table;
 pub mod variants;
 
 #[cfg(target_arch = "nvptx64")]
-mod gpu;
-#[cfg(target_arch = "nvptx64")]
 mod gemm;
+#[cfg(target_arch = "nvptx64")]
+mod gpu;
 #[cfg(target_arch = "nvptx64")]
 mod memcpy;
 

@@ -178,7 +178,8 @@ const fn entries_unique(gemm: &[GemmVariant], memcpy: &[MemcpyVariant]) -> bool 
     while i < memcpy.len() {
         let mut j = i + 1;
         while j < memcpy.len() {
-            if str_eq(memcpy[i].entry, memcpy[j].entry) || str_eq(memcpy[i].label, memcpy[j].label) {
+            if str_eq(memcpy[i].entry, memcpy[j].entry) || str_eq(memcpy[i].label, memcpy[j].label)
+            {
                 return false;
             }
             j += 1;

@@ -1,0 +1,10 @@
+//! The kernel build shared by `cargo xtask` and the host's build script.
+//!
+//! - [`ptx`]: compile `kernels-gpu` to PTX with rustc's nvptx64 backend and add the directives
+//!   rustc cannot express (launch bounds, register caps);
+//! - [`ptxas`]: find ptxas, assemble a module, parse its resource report (also the driver JIT's);
+//! - [`modules`]: the set of modules the lab uses, written to a folder with a manifest.
+
+pub mod modules;
+pub mod ptx;
+pub mod ptxas;

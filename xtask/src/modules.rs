@@ -1,0 +1,228 @@
+//! The set of kernel modules the lab loads, written to one folder, and their ptxas manifest.
+//!
+//! | file                   | entries carry                | used by                  |
+//! |------------------------|------------------------------|--------------------------|
+//! | `kernels.ptx`          | `.maxntid` from the table    | experiments 1 and 2      |
+//! | `kernels_cap{N}.ptx`   | `.maxnreg N`, no `.maxntid`  | experiment 3 (one a cap) |
+//! | `kernels_unbounded.ptx`| nothing                      | the occupancy calculator |
+
+use std::path::{Path, PathBuf};
+
+use kernels_gpu::variants::{GEMM, MEMCPY, REGS};
+use serde::{Deserialize, Serialize};
+
+use crate::ptx::{self, PtxError};
+use crate::ptxas::{self, EntryReport, PtxasError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModulesError {
+    #[error(transparent)]
+    Ptx(#[from] PtxError),
+    #[error(transparent)]
+    Ptxas(#[from] PtxasError),
+    #[error("writing {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What a module is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModuleKind {
+    /// Launch bounds on every entry.
+    Main,
+    /// Register cap on every entry, no launch bounds.
+    Capped { cap: u32 },
+    /// Neither.
+    Unbounded,
+}
+
+/// One module file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Module {
+    pub kind: ModuleKind,
+    /// PTX file name inside the output folder.
+    pub file: String,
+}
+
+impl Module {
+    fn all() -> Vec<Module> {
+        let mut v = vec![Module {
+            kind: ModuleKind::Main,
+            file: "kernels.ptx".into(),
+        }];
+        v.extend(REGS.caps.iter().map(|&cap| Module {
+            kind: ModuleKind::Capped { cap },
+            file: format!("kernels_cap{cap}.ptx"),
+        }));
+        v.push(Module {
+            kind: ModuleKind::Unbounded,
+            file: "kernels_unbounded.ptx".into(),
+        });
+        v
+    }
+
+    /// The module's PTX from the compiler's plain PTX.
+    pub fn render(&self, plain: &str) -> Result<String, PtxError> {
+        match self.kind {
+            ModuleKind::Main => ptx::with_launch_bounds(plain),
+            ModuleKind::Capped { cap } => ptx::with_register_cap(plain, cap),
+            ModuleKind::Unbounded => {
+                ptx::check_matches_table(plain)?;
+                Ok(plain.to_string())
+            }
+        }
+    }
+}
+
+/// Writes every module of the lab into `dir` and returns them.
+pub fn write_all(plain: &str, dir: &Path) -> Result<Vec<Module>, ModulesError> {
+    std::fs::create_dir_all(dir).map_err(|source| ModulesError::Io {
+        path: dir.into(),
+        source,
+    })?;
+    let modules = Module::all();
+    for m in &modules {
+        let path = dir.join(&m.file);
+        let text = m.render(plain)?;
+        write_if_changed(&path, &text)?;
+    }
+    Ok(modules)
+}
+
+/// Writes only when the content differs, so that unchanged modules keep their timestamps.
+fn write_if_changed(path: &Path, text: &str) -> Result<(), ModulesError> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|source| ModulesError::Io {
+        path: path.into(),
+        source,
+    })
+}
+
+/// ptxas's report on every module for one arch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub arch: String,
+    pub ptxas: String,
+    pub modules: Vec<ModuleReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleReport {
+    #[serde(flatten)]
+    pub module: Module,
+    pub cubin: String,
+    pub entries: Vec<EntryReport>,
+}
+
+impl Manifest {
+    /// The report of `entry` in the module of `kind`.
+    pub fn entry(&self, kind: ModuleKind, entry: &str) -> Option<&EntryReport> {
+        self.modules
+            .iter()
+            .find(|m| m.module.kind == kind)?
+            .entries
+            .iter()
+            .find(|e| e.name == entry)
+    }
+}
+
+/// Assembles every module in `dir` for `arch` (cubins beside the PTX, `manifest_{arch}.json`).
+pub fn assemble_all(
+    ptxas_path: &Path,
+    modules: &[Module],
+    dir: &Path,
+    arch: &str,
+) -> Result<Manifest, ModulesError> {
+    let mut reports = Vec::with_capacity(modules.len());
+    for m in modules {
+        let cubin = m.file.replace(".ptx", &format!(".{arch}.cubin"));
+        let entries = ptxas::assemble(ptxas_path, &dir.join(&m.file), arch, &dir.join(&cubin))?;
+        reports.push(ModuleReport {
+            module: m.clone(),
+            cubin,
+            entries,
+        });
+    }
+    let manifest = Manifest {
+        arch: arch.to_string(),
+        ptxas: ptxas::version(ptxas_path)?,
+        modules: reports,
+    };
+    let path = dir.join(format!("manifest_{arch}.json"));
+    let json = serde_json::to_string_pretty(&manifest).expect("manifest serializes");
+    std::fs::write(&path, json).map_err(|source| ModulesError::Io { path, source })?;
+    Ok(manifest)
+}
+
+/// The bars every build must clear (issue: accumulators in registers, caps that bind).
+/// Returns one line per violation; empty when all hold.
+pub fn check_bars(m: &Manifest) -> Vec<String> {
+    let mut bad = Vec::new();
+    // GEMM variants up to the register file's reach, and every memcpy variant: no stack, no spills.
+    // The largest tiles (more accumulators than 255 registers can hold) are expected to spill.
+    let entries = GEMM
+        .iter()
+        .filter(|v| v.accumulators() <= 128)
+        .map(|v| v.entry)
+        .chain(MEMCPY.iter().map(|v| v.entry));
+    for entry in entries {
+        match m.entry(ModuleKind::Main, entry) {
+            None => bad.push(format!("{}: {entry} missing from kernels.ptx's report", m.arch)),
+            Some(e) if e.stack_frame != 0 || e.spill_stores != 0 || e.spill_loads != 0 => bad.push(format!(
+                "{}: {entry} has a {} byte stack frame, {} bytes spill stores, {} bytes spill loads (want 0)",
+                m.arch, e.stack_frame, e.spill_stores, e.spill_loads
+            )),
+            Some(_) => {}
+        }
+    }
+    let capped = REGS.gemm().entry;
+    let mut previous: Option<(u32, u32)> = None;
+    for &cap in REGS.caps {
+        let Some(e) = m.entry(ModuleKind::Capped { cap }, capped) else {
+            bad.push(format!(
+                "{}: {capped} missing from kernels_cap{cap}.ptx's report",
+                m.arch
+            ));
+            continue;
+        };
+        if e.registers > cap {
+            bad.push(format!(
+                "{}: cap {cap}: {capped} uses {} registers",
+                m.arch, e.registers
+            ));
+        }
+        if let Some((prev_cap, prev_regs)) = previous {
+            if prev_regs > e.registers {
+                bad.push(format!(
+                    "{}: registers rise as the cap falls: cap {prev_cap} -> {prev_regs}, cap {cap} -> {}",
+                    m.arch, e.registers
+                ));
+            }
+        }
+        previous = Some((cap, e.registers));
+    }
+    if let (Some(&lowest), Some(&highest)) = (REGS.caps.first(), REGS.caps.last()) {
+        if let Some(e) = m.entry(ModuleKind::Capped { cap: lowest }, capped) {
+            if e.spill_stores == 0 {
+                bad.push(format!(
+                    "{}: cap {lowest}: {capped} does not spill, so the cap does not bind",
+                    m.arch
+                ));
+            }
+        }
+        if let Some(e) = m.entry(ModuleKind::Capped { cap: highest }, capped) {
+            if e.spill_stores != 0 || e.spill_loads != 0 {
+                bad.push(format!(
+                    "{}: cap {highest}: {capped} spills ({} bytes stored)",
+                    m.arch, e.spill_stores
+                ));
+            }
+        }
+    }
+    bad
+}

@@ -1,0 +1,248 @@
+//! Rust -> PTX with rustc's own `nvptx64-nvidia-cuda` target, and PTX directive patching.
+//!
+//! The recipe: `cargo rustc --crate-type staticlib --emit=asm` with `-Zbuild-std=core`, fat LTO
+//! and `panic = "abort"` (the `ptx` profile): the `.s` file is the whole module. A cdylib would
+//! need the `llvm-bitcode-linker` component, which this nightly does not ship.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kernels_gpu::variants::{GEMM, MEMCPY};
+
+/// Target triple of rustc's PTX backend.
+pub const TARGET: &str = "nvptx64-nvidia-cuda";
+
+/// Default `.target` of the PTX: Ampere and everything newer can JIT it.
+pub const DEFAULT_ARCH: &str = "sm_80";
+
+/// LLVM flags of the kernel build. The accumulator tiles are indexed by loop counters; only full
+/// unrolling turns them into registers (otherwise they live in local memory, 128-1088 byte stack
+/// frames), and LLVM's default unroll budget gives up on the larger tiles.
+pub const LLVM_ARGS: &[&str] = &["-unroll-threshold=100000", "-unroll-count=1024"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum PtxError {
+    #[error("could not start `{cmd}`: {source}")]
+    Spawn { cmd: String, source: std::io::Error },
+    #[error("the kernel build failed (`{cmd}`):\n{stderr}")]
+    Build { cmd: String, stderr: String },
+    #[error("the kernel build produced no PTX under {0}")]
+    NoOutput(PathBuf),
+    #[error("reading {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("PTX entry `{0}` is not in the variant table (kernels-gpu/src/variants.rs)")]
+    UnknownEntry(String),
+    #[error("variant table entry `{0}` is missing from the PTX")]
+    MissingEntry(String),
+    #[error("malformed PTX: entry `{0}` has no body")]
+    NoBody(String),
+}
+
+/// What to compile and where.
+#[derive(Debug, Clone)]
+pub struct PtxBuild {
+    /// Workspace root (holds Cargo.toml and kernels-gpu/).
+    pub workspace: PathBuf,
+    /// `sm_XX`: the PTX `.target` and LLVM's target-cpu.
+    pub arch: String,
+    /// Cargo target directory for the nvptx build (kept apart from the host's).
+    pub target_dir: PathBuf,
+}
+
+impl PtxBuild {
+    pub fn new(workspace: &Path, arch: &str) -> Self {
+        Self {
+            workspace: workspace.to_path_buf(),
+            arch: arch.to_string(),
+            target_dir: workspace.join("target").join("ptx"),
+        }
+    }
+
+    /// Compiles kernels-gpu and returns the module's PTX text (entries carry no directives).
+    pub fn compile(&self) -> Result<String, PtxError> {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(&self.workspace)
+            .args([
+                "rustc",
+                "--quiet",
+                "-p",
+                "kernels-gpu",
+                "--profile",
+                "ptx",
+                "--target",
+                TARGET,
+            ])
+            .args([
+                "-Zbuild-std=core",
+                "--crate-type",
+                "staticlib",
+                "--target-dir",
+            ])
+            .arg(&self.target_dir)
+            .arg("--manifest-path")
+            .arg(self.workspace.join("Cargo.toml"))
+            .args(["--", "--emit=asm"])
+            .arg(format!("-Ctarget-cpu={}", self.arch));
+        for arg in LLVM_ARGS {
+            cmd.arg(format!("-Cllvm-args={arg}"));
+        }
+        // A build script's environment describes the host build; none of it applies here.
+        for var in [
+            "RUSTFLAGS",
+            "CARGO_ENCODED_RUSTFLAGS",
+            "CARGO_BUILD_TARGET",
+            "CARGO_TARGET_DIR",
+            "CARGO_BUILD_RUSTFLAGS",
+            "RUSTC_WORKSPACE_WRAPPER",
+            "RUSTC_WRAPPER",
+            "CARGO_MAKEFLAGS",
+            "MAKEFLAGS",
+            "MFLAGS",
+            "CARGO_PRIMARY_PACKAGE",
+            "CARGO_PROFILE_RELEASE_LTO",
+        ] {
+            cmd.env_remove(var);
+        }
+        let shown = format!("{cmd:?}");
+        let out = cmd.output().map_err(|source| PtxError::Spawn {
+            cmd: shown.clone(),
+            source,
+        })?;
+        if !out.status.success() {
+            return Err(PtxError::Build {
+                cmd: shown,
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
+        }
+        let deps = self.target_dir.join(TARGET).join("ptx").join("deps");
+        let newest = newest_asm(&deps)?.ok_or_else(|| PtxError::NoOutput(deps.clone()))?;
+        std::fs::read_to_string(&newest).map_err(|source| PtxError::Io {
+            path: newest,
+            source,
+        })
+    }
+}
+
+/// The most recently written `kernels_gpu-*.s` (cargo keeps older ones from other flag sets).
+fn newest_asm(deps: &Path) -> Result<Option<PathBuf>, PtxError> {
+    let entries = std::fs::read_dir(deps).map_err(|source| PtxError::Io {
+        path: deps.into(),
+        source,
+    })?;
+    let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if !(name.starts_with("kernels_gpu-") && name.ends_with(".s")) {
+            continue;
+        }
+        let modified = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .map_err(|source| PtxError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        if best.as_ref().is_none_or(|(t, _)| modified > *t) {
+            best = Some((modified, path));
+        }
+    }
+    Ok(best.map(|(_, p)| p))
+}
+
+/// Names of the `.entry` functions of a PTX module, in order.
+pub fn entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(entry_name)
+        .map(str::to_string)
+        .collect()
+}
+
+fn entry_name(line: &str) -> Option<&str> {
+    let rest = line.trim_start().split(".entry ").nth(1)?;
+    let end = rest
+        .find(|c: char| c == '(' || c.is_whitespace())
+        .unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// Threads per block of an entry, from the variant table.
+pub fn table_threads(entry: &str) -> Option<u32> {
+    GEMM.iter()
+        .find(|v| v.entry == entry)
+        .map(|v| v.threads())
+        .or_else(|| MEMCPY.iter().find(|v| v.entry == entry).map(|v| v.threads))
+}
+
+/// Inserts `directive(entry)` between each entry's parameter list and its body.
+fn patch_entries(
+    ptx: &str,
+    mut directive: impl FnMut(&str) -> Result<Option<String>, PtxError>,
+) -> Result<String, PtxError> {
+    let mut out = String::with_capacity(ptx.len() + 1024);
+    let mut pending: Option<String> = None;
+    for line in ptx.lines() {
+        if let Some(name) = entry_name(line) {
+            if let Some(open) = pending.take() {
+                return Err(PtxError::NoBody(open));
+            }
+            pending = Some(name.to_string());
+        } else if line.trim() == "{" {
+            if let Some(name) = pending.take() {
+                if let Some(d) = directive(&name)? {
+                    out.push_str(&d);
+                    out.push('\n');
+                }
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    match pending {
+        Some(name) => Err(PtxError::NoBody(name)),
+        None => Ok(out),
+    }
+}
+
+/// The module with launch bounds: every entry gets `.maxntid THREADS, 1, 1` from its table line,
+/// as nvcc's `__launch_bounds__(THREADS)` would. Entries and table must match one to one.
+pub fn with_launch_bounds(ptx: &str) -> Result<String, PtxError> {
+    check_matches_table(ptx)?;
+    patch_entries(ptx, |name| {
+        let threads =
+            table_threads(name).ok_or_else(|| PtxError::UnknownEntry(name.to_string()))?;
+        Ok(Some(format!(".maxntid {threads}, 1, 1")))
+    })
+}
+
+/// The module under a register cap: every entry gets `.maxnreg CAP` and no launch bounds
+/// (ptxas ignores a register cap on an entry that carries `.maxntid`).
+pub fn with_register_cap(ptx: &str, cap: u32) -> Result<String, PtxError> {
+    check_matches_table(ptx)?;
+    patch_entries(ptx, |_| Ok(Some(format!(".maxnreg {cap}"))))
+}
+
+/// Every PTX entry is a table line and every table line is a PTX entry.
+pub fn check_matches_table(ptx: &str) -> Result<(), PtxError> {
+    let found = entries(ptx);
+    if let Some(extra) = found.iter().find(|e| table_threads(e).is_none()) {
+        return Err(PtxError::UnknownEntry(extra.clone()));
+    }
+    let wanted = GEMM
+        .iter()
+        .map(|v| v.entry)
+        .chain(MEMCPY.iter().map(|v| v.entry));
+    for entry in wanted {
+        if !found.iter().any(|e| e == entry) {
+            return Err(PtxError::MissingEntry(entry.to_string()));
+        }
+    }
+    Ok(())
+}
