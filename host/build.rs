@@ -1,0 +1,69 @@
+//! Builds the Rust kernels to PTX (the same build as `cargo xtask build`) and embeds the modules
+//! in the host binary, so `cargo run -p host -- regs` works from a fresh clone.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use xtask::modules::{self, ModuleKind};
+use xtask::ptx::{PtxBuild, DEFAULT_ARCH};
+
+fn main() {
+    let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let workspace = manifest_dir.parent().expect("host lives in the workspace").to_path_buf();
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
+    for watched in ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "rust-toolchain.toml", "Cargo.toml"] {
+        println!("cargo:rerun-if-changed={}", workspace.join(watched).display());
+    }
+    println!("cargo:rerun-if-env-changed=LAB_PTX_ARCH");
+    let arch = std::env::var("LAB_PTX_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string());
+
+    let plain = match PtxBuild::new(&workspace, &arch).compile() {
+        Ok(ptx) => ptx,
+        Err(e) => panic!("building the Rust kernels to PTX failed: {e}"),
+    };
+    let written = match modules::write_all(&plain, &out) {
+        Ok(m) => m,
+        Err(e) => panic!("writing the kernel modules failed: {e}"),
+    };
+
+    let path_of = |file: &str| out.join(file).display().to_string();
+    let mut code = String::new();
+    writeln!(code, "/// `.target` of the embedded PTX.\npub const PTX_ARCH: &str = {arch:?};").unwrap();
+    writeln!(code, "/// The compiler that built the kernels.\npub const RUSTC: &str = {:?};", rustc_version()).unwrap();
+    for m in &written {
+        match m.kind {
+            ModuleKind::Main => writeln!(
+                code,
+                "/// All entries, each with launch bounds from the variant table.\n\
+                 pub const MAIN: &str = include_str!({:?});",
+                path_of(&m.file)
+            ),
+            ModuleKind::Unbounded => writeln!(
+                code,
+                "/// All entries, no launch bounds and no register cap.\n\
+                 pub const UNBOUNDED: &str = include_str!({:?});",
+                path_of(&m.file)
+            ),
+            ModuleKind::Capped { .. } => Ok(()),
+        }
+        .unwrap();
+    }
+    code.push_str("/// (cap, PTX): all entries under `.maxnreg cap`, no launch bounds; one per REGS cap.\n");
+    code.push_str("pub const CAPPED: &[(u32, &str)] = &[\n");
+    for m in &written {
+        if let ModuleKind::Capped { cap } = m.kind {
+            writeln!(code, "    ({cap}, include_str!({:?})),", path_of(&m.file)).unwrap();
+        }
+    }
+    code.push_str("];\n");
+    std::fs::write(out.join("modules.rs"), code).expect("writing modules.rs");
+}
+
+fn rustc_version() -> String {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    std::process::Command::new(rustc)
+        .arg("-V")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|_| "rustc (unknown)".into())
+}
