@@ -1,3 +1,4 @@
 //! The occupancy lab's host side: experiments, occupancy calculator, tables and reports.
 
+pub mod occupancy;
 pub mod results;

@@ -1,0 +1,190 @@
+//! `host calc`: the occupancy calculator's command line.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+
+use super::arch::{Arch, Limits};
+use super::block_size::max_potential_block_size;
+use super::calc::{occupancy_with_carveout, Carveout, KernelResources};
+use super::cliff::cliff_table;
+use super::curves::all_curves;
+use super::golden::{replay, table_vs_device, GoldenFile};
+use super::gpu::Gpu;
+use super::module_source::embedded_ptx;
+use super::render;
+use super::size::parse_size;
+use super::sweep::sweep;
+
+/// Occupancy of a kernel configuration, without a GPU (`--arch`) or from a real one (`--device`).
+#[derive(Debug, Clone, Args)]
+pub struct CalcArgs {
+    /// Architecture: sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_120.
+    #[arg(long, default_value = "sm_90", conflicts_with = "device")]
+    pub arch: String,
+    /// Take the limits from GPU N instead of the table.
+    #[arg(long, value_name = "N")]
+    pub device: Option<u32>,
+    /// Threads per block.
+    #[arg(long, default_value_t = 256)]
+    pub threads: u32,
+    /// Registers per thread.
+    #[arg(long, default_value_t = 32)]
+    pub regs: u32,
+    /// Static shared memory per block (bytes, or 16K, 1M).
+    #[arg(long, default_value = "0", value_parser = parse_size)]
+    pub smem: u32,
+    /// Dynamic shared memory per block (bytes, or 48K).
+    #[arg(long, default_value = "0", value_parser = parse_size)]
+    pub dyn_smem: u32,
+    /// Preferred shared memory carveout, percent of the maximum (default: none).
+    #[arg(long, value_name = "PCT")]
+    pub carveout: Option<u8>,
+    /// Number of SMs, for the minimum grid (a device reports its own).
+    #[arg(long, value_name = "N")]
+    pub sms: Option<u32>,
+    /// Also find the block size with the highest occupancy, as
+    /// cudaOccupancyMaxPotentialBlockSize.
+    #[arg(long)]
+    pub max_potential_block_size: bool,
+    /// Largest block size the search may pick.
+    #[arg(long, value_name = "N")]
+    pub block_size_limit: Option<u32>,
+    /// Print the register cliff table (registers/thread -> warps -> occupancy).
+    #[arg(long)]
+    pub cliff: bool,
+    /// Print occupancy vs registers, vs block size and vs dynamic shared memory.
+    #[arg(long)]
+    pub curves: bool,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Compare the calculator with the driver on this GPU over thousands of configurations.
+    #[arg(long)]
+    pub verify: bool,
+    /// Record the driver's answers to a golden CSV file (needs a GPU).
+    #[arg(long, value_name = "FILE")]
+    pub record_golden: Option<PathBuf>,
+    /// PTX module for --verify/--record-golden (default: the built-in unbounded kernels).
+    #[arg(long, value_name = "FILE")]
+    pub ptx: Option<PathBuf>,
+}
+
+impl CalcArgs {
+    fn kernel(&self) -> KernelResources {
+        KernelResources {
+            threads: self.threads,
+            regs_per_thread: self.regs,
+            static_smem: self.smem,
+            dyn_smem: self.dyn_smem,
+        }
+    }
+
+    fn ptx(&self) -> anyhow::Result<String> {
+        match &self.ptx {
+            Some(p) => {
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))
+            }
+            None => Ok(embedded_ptx().to_string()),
+        }
+    }
+}
+
+/// Runs `host calc` and returns what to print.
+pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
+    if args.verify || args.record_golden.is_some() {
+        return run_gpu(args);
+    }
+    let mut limits = match args.device {
+        Some(n) => Limits::from_device(n).with_context(|| format!("reading GPU {n}"))?,
+        None => args.arch.parse::<Arch>()?.limits(),
+    };
+    if args.sms.is_some() {
+        limits.sm_count = args.sms;
+    }
+    let kernel = args.kernel();
+    let carveout = args.carveout.map_or(Carveout::Default, Carveout::Percent);
+    let occ = occupancy_with_carveout(&limits, &kernel, carveout)
+        .with_context(|| format!("{} cannot launch this kernel", limits.name))?;
+    let block_size = args
+        .max_potential_block_size
+        .then(|| max_potential_block_size(&limits, &kernel, args.block_size_limit))
+        .transpose()?;
+    let cliff = args.cliff.then(|| cliff_table(&limits, &[args.regs]));
+    let curves = args.curves.then(|| all_curves(&limits, &kernel));
+
+    if args.json {
+        let v = serde_json::json!({
+            "limits": limits,
+            "kernel": kernel,
+            "occupancy": occ,
+            "max_potential_block_size": block_size,
+            "cliff": cliff,
+            "curves": curves,
+        });
+        return Ok(serde_json::to_string_pretty(&v)? + "\n");
+    }
+    let mut out = render::occupancy_report(&limits, &kernel, &occ);
+    if let Some(b) = &block_size {
+        out.push('\n');
+        out.push_str(&render::block_size_report(b));
+    }
+    if let Some(rows) = &cliff {
+        out.push('\n');
+        out.push_str(&render::cliff_report(&limits, rows));
+    }
+    if let Some(curves) = &curves {
+        for c in curves {
+            out.push('\n');
+            out.push_str(&render::curve_report(c));
+        }
+    }
+    Ok(out)
+}
+
+fn run_gpu(args: &CalcArgs) -> anyhow::Result<String> {
+    let ordinal = args.device.unwrap_or(0);
+    let ptx = args.ptx()?;
+    let gpu = Gpu::open(ordinal)?;
+    let attributes = gpu.attributes()?;
+    let device_limits = Limits::from_attributes(&attributes);
+    let mut out = String::new();
+    let rows = sweep(&ptx, &device_limits, &mut |line| eprintln!("{line}"))?;
+    let golden = GoldenFile { attributes, rows };
+    if let Some(path) = &args.record_golden {
+        std::fs::write(path, golden.render())
+            .with_context(|| format!("writing {}", path.display()))?;
+        out.push_str(&format!(
+            "recorded {} configurations on {} to {}\n",
+            golden.rows.len(),
+            golden.attributes.name,
+            path.display()
+        ));
+    }
+    // Against the device's own limits (works on any GPU) ...
+    let live = replay(&golden.rows, &device_limits);
+    out.push_str(&format!(
+        "against the device's limits: {}",
+        live.summary(20)
+    ));
+    // ... and against the table, when the table knows this part.
+    let mut failed = !live.mismatches.is_empty();
+    if let Ok(table) = golden.table_limits() {
+        for (field, t, d) in table_vs_device(&table, &device_limits) {
+            failed = true;
+            out.push_str(&format!("table {field} = {t}, device reports {d}\n"));
+        }
+        let by_table = replay(&golden.rows, &table);
+        failed |= !by_table.mismatches.is_empty();
+        out.push_str(&format!(
+            "against the {} table: {}",
+            table.name,
+            by_table.summary(20)
+        ));
+    }
+    if args.verify && failed {
+        bail!("{out}the calculator disagrees with the driver");
+    }
+    Ok(out)
+}

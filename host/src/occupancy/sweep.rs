@@ -1,0 +1,167 @@
+//! Asking the driver for occupancy over many configurations of real kernels (needs a GPU).
+
+use std::time::Instant;
+
+use super::arch::Limits;
+use super::golden::GoldenRow;
+use super::gpu::{Function, GpuError, JitModule};
+
+/// Register caps the module is JIT-compiled under (0: no cap).
+pub const REG_CAPS: [u32; 10] = [0, 24, 32, 40, 48, 64, 80, 96, 128, 168];
+
+/// Dynamic shared memory sizes tried at every block size (bytes; sizes over the opt-in are
+/// dropped). 30000 is not a multiple of the allocation unit; 110000 needs the opt-in.
+const GRID_DYN_SMEM: [u32; 3] = [0, 30_000, 110_000];
+
+/// Block sizes of the dense shared memory sweep.
+const DENSE_THREADS: [u32; 3] = [32, 256, 1024];
+
+/// The `.entry` names in a PTX module, in order.
+pub fn ptx_entries(ptx: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in ptx.lines() {
+        let Some(at) = line.find(".entry ") else {
+            continue;
+        };
+        let rest = line[at + ".entry ".len()..].trim_start();
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+            .collect();
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Dynamic shared memory sizes at and around each point where the number of resident blocks
+/// changes, plus an even 4 KB grid, all within the opt-in limit.
+pub fn dense_dyn_smem(limits: &Limits, static_smem: u32) -> Vec<u32> {
+    let max = limits.smem_per_block_optin.saturating_sub(static_smem);
+    let fixed = static_smem + limits.reserved_smem_per_block;
+    let mut sizes: Vec<u32> = (0..=max).step_by(4096).collect();
+    for k in 1..=limits.max_blocks_per_sm {
+        let per_block = limits.smem_per_sm / k / limits.smem_alloc_unit * limits.smem_alloc_unit;
+        if let Some(edge) = per_block.checked_sub(fixed) {
+            sizes.extend([edge.saturating_sub(1), edge, edge + 1]);
+        }
+    }
+    sizes.retain(|&s| s <= max);
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
+fn ask(
+    f: &Function<'_>,
+    limits: &Limits,
+    static_smem: u32,
+    threads: u32,
+    dyn_smem: u32,
+) -> Result<u32, GpuError> {
+    // Opt in only where the launch needs it, as a program would; otherwise restore the default.
+    let opt_in = if static_smem + dyn_smem > limits.smem_per_block {
+        limits.smem_per_block_optin
+    } else {
+        limits.smem_per_block
+    };
+    f.set_max_dyn_smem(opt_in.saturating_sub(static_smem))?;
+    f.driver_blocks_per_sm(threads, dyn_smem)
+}
+
+/// Every distinct (registers, static shared memory) kernel the module yields under
+/// [`REG_CAPS`], at every block size 32..=1024 and a few dynamic shared memory sizes, plus a
+/// dense shared memory sweep for the kernels with the fewest and the most registers.
+/// `log` receives one progress line per JIT. Needs `Gpu::open` first.
+pub fn sweep(
+    ptx: &str,
+    limits: &Limits,
+    log: &mut dyn FnMut(&str),
+) -> Result<Vec<GoldenRow>, GpuError> {
+    let entries = ptx_entries(ptx);
+    let mut seen: Vec<(u32, u32)> = Vec::new();
+    let mut rows = Vec::new();
+    let mut dense: Vec<(u32, u32)> = Vec::new();
+    let start = Instant::now();
+    for cap in REG_CAPS {
+        let t = Instant::now();
+        let module = JitModule::load(ptx, (cap > 0).then_some(cap))?;
+        let jit_ms = t.elapsed().as_millis();
+        let mut new = 0;
+        for name in &entries {
+            let f = module.function(name)?;
+            let (regs, static_smem) = (f.num_regs()?, f.static_smem()?);
+            if seen.contains(&(regs, static_smem)) {
+                continue;
+            }
+            seen.push((regs, static_smem));
+            new += 1;
+            for w in 1..=limits.max_threads_per_block / limits.warp_size {
+                let threads = w * limits.warp_size;
+                for dyn_smem in GRID_DYN_SMEM {
+                    if static_smem + dyn_smem > limits.smem_per_block_optin {
+                        continue;
+                    }
+                    rows.push(row(
+                        &f,
+                        name,
+                        cap,
+                        limits,
+                        threads,
+                        regs,
+                        static_smem,
+                        dyn_smem,
+                    )?);
+                }
+            }
+            let lowest = seen.iter().map(|s| s.0).min() == Some(regs);
+            let highest = seen.iter().map(|s| s.0).max() == Some(regs);
+            if (lowest || highest) && !dense.contains(&(regs, static_smem)) {
+                dense.push((regs, static_smem));
+                for threads in DENSE_THREADS {
+                    for dyn_smem in dense_dyn_smem(limits, static_smem) {
+                        rows.push(row(
+                            &f,
+                            name,
+                            cap,
+                            limits,
+                            threads,
+                            regs,
+                            static_smem,
+                            dyn_smem,
+                        )?);
+                    }
+                }
+            }
+        }
+        log(&format!(
+            "reg cap {cap:>3}: JIT {jit_ms} ms, {new} new kernels, {} rows, {:.1} s total",
+            rows.len(),
+            start.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(rows)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn row(
+    f: &Function<'_>,
+    entry: &str,
+    reg_cap: u32,
+    limits: &Limits,
+    threads: u32,
+    regs: u32,
+    static_smem: u32,
+    dyn_smem: u32,
+) -> Result<GoldenRow, GpuError> {
+    Ok(GoldenRow {
+        entry: entry.to_string(),
+        reg_cap,
+        threads,
+        regs,
+        static_smem,
+        dyn_smem,
+        driver_blocks: ask(f, limits, static_smem, threads, dyn_smem)?,
+    })
+}
