@@ -15,7 +15,7 @@ use super::gpu::Gpu;
 use super::module_source::embedded_ptx;
 use super::render;
 use super::size::parse_size;
-use super::sweep::sweep;
+use super::sweep::{sweep, REG_CAPS};
 
 /// Occupancy of a kernel configuration, without a GPU (`--arch`) or from a real one (`--device`).
 #[derive(Debug, Clone, Args)]
@@ -66,6 +66,9 @@ pub struct CalcArgs {
     /// Record the driver's answers to a golden CSV file (needs a GPU).
     #[arg(long, value_name = "FILE")]
     pub record_golden: Option<PathBuf>,
+    /// Register caps for --verify/--record-golden (0: uncapped), e.g. 0,32,64.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = REG_CAPS)]
+    pub reg_caps: Vec<u32>,
     /// PTX module for --verify/--record-golden (default: the built-in unbounded kernels).
     #[arg(long, value_name = "FILE")]
     pub ptx: Option<PathBuf>,
@@ -150,7 +153,9 @@ fn run_gpu(args: &CalcArgs) -> anyhow::Result<String> {
     let attributes = gpu.attributes()?;
     let device_limits = Limits::from_attributes(&attributes);
     let mut out = String::new();
-    let rows = sweep(&ptx, &device_limits, &mut |line| eprintln!("{line}"))?;
+    let rows = sweep(&ptx, &device_limits, &args.reg_caps, &mut |line| {
+        eprintln!("{line}")
+    })?;
     let golden = GoldenFile { attributes, rows };
     if let Some(path) = &args.record_golden {
         std::fs::write(path, golden.render())

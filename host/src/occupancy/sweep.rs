@@ -6,7 +6,7 @@ use super::arch::Limits;
 use super::golden::GoldenRow;
 use super::gpu::{Function, GpuError, JitModule};
 
-/// Register caps the module is JIT-compiled under (0: no cap).
+/// Register caps the module is JIT-compiled under by default (0: no cap).
 pub const REG_CAPS: [u32; 10] = [0, 24, 32, 40, 48, 64, 80, 96, 128, 168];
 
 /// Dynamic shared memory sizes tried at every block size (bytes; sizes over the opt-in are
@@ -70,21 +70,31 @@ fn ask(
     f.driver_blocks_per_sm(threads, dyn_smem)
 }
 
+/// Counts configurations the driver refused to answer for; they are recorded as 0 blocks (the
+/// calculator's answer for a kernel that cannot launch).
+#[derive(Default)]
+struct Refusals {
+    count: usize,
+    first: Option<String>,
+}
+
 /// Every distinct (registers, static shared memory) kernel the module yields under
-/// [`REG_CAPS`], at every block size 32..=1024 and a few dynamic shared memory sizes, plus a
+/// `reg_caps` (see [`REG_CAPS`]), at every block size 32..=1024 and a few dynamic shared memory sizes, plus a
 /// dense shared memory sweep for the kernels with the fewest and the most registers.
 /// `log` receives one progress line per JIT. Needs `Gpu::open` first.
 pub fn sweep(
     ptx: &str,
     limits: &Limits,
+    reg_caps: &[u32],
     log: &mut dyn FnMut(&str),
 ) -> Result<Vec<GoldenRow>, GpuError> {
     let entries = ptx_entries(ptx);
     let mut seen: Vec<(u32, u32)> = Vec::new();
     let mut rows = Vec::new();
     let mut dense: Vec<(u32, u32)> = Vec::new();
+    let mut refusals = Refusals::default();
     let start = Instant::now();
-    for cap in REG_CAPS {
+    for &cap in reg_caps {
         let t = Instant::now();
         let module = JitModule::load(ptx, (cap > 0).then_some(cap))?;
         let jit_ms = t.elapsed().as_millis();
@@ -112,6 +122,7 @@ pub fn sweep(
                         regs,
                         static_smem,
                         dyn_smem,
+                        &mut refusals,
                     )?);
                 }
             }
@@ -130,6 +141,7 @@ pub fn sweep(
                             regs,
                             static_smem,
                             dyn_smem,
+                            &mut refusals,
                         )?);
                     }
                 }
@@ -139,6 +151,12 @@ pub fn sweep(
             "reg cap {cap:>3}: JIT {jit_ms} ms, {new} new kernels, {} rows, {:.1} s total",
             rows.len(),
             start.elapsed().as_secs_f64()
+        ));
+    }
+    if let Some(first) = refusals.first {
+        log(&format!(
+            "the driver returned an error for {} configurations, recorded as 0 blocks; first: {first}",
+            refusals.count
         ));
     }
     Ok(rows)
@@ -154,7 +172,24 @@ fn row(
     regs: u32,
     static_smem: u32,
     dyn_smem: u32,
+    refusals: &mut Refusals,
 ) -> Result<GoldenRow, GpuError> {
+    let driver_blocks = match ask(f, limits, static_smem, threads, dyn_smem) {
+        Ok(n) => n,
+        Err(
+            e @ GpuError::Driver {
+                call: "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                ..
+            },
+        ) => {
+            refusals.count += 1;
+            refusals.first.get_or_insert_with(|| {
+                format!("{entry}: {threads} threads, {regs} regs, {dyn_smem} B dynamic: {e}")
+            });
+            0
+        }
+        Err(e) => return Err(e),
+    };
     Ok(GoldenRow {
         entry: entry.to_string(),
         reg_cap,
@@ -162,6 +197,6 @@ fn row(
         regs,
         static_smem,
         dyn_smem,
-        driver_blocks: ask(f, limits, static_smem, threads, dyn_smem)?,
+        driver_blocks,
     })
 }
