@@ -128,7 +128,7 @@ pub fn cliff_report(limits: &Limits, rows: &[CliffRow]) -> String {
         })
         .collect();
     format!(
-        "register cliff on {} ({} registers/SM in {} sub-partitions, {} B allocation unit per warp, {} warps max)\n{}\n",
+        "register cliff on {} ({} registers/SM in {} sub-partitions, {}-register allocation unit per warp, {} warps max)\n{}\n",
         limits.name,
         limits.regs_per_sm,
         limits.sub_partitions,
