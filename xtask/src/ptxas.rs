@@ -33,7 +33,7 @@ pub struct EntryReport {
 #[derive(Debug, thiserror::Error)]
 pub enum PtxasError {
     #[error(
-        "ptxas not found (looked at $PTXAS, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin); install the CUDA \
+        "ptxas not found (looked at $PTXAS, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin, pip's nvidia wheels); install the CUDA \
          toolkit or `python3 -m pip install nvidia-cuda-nvcc==13.0.88` and set PTXAS to its nvidia/cu13/bin/ptxas"
     )]
     NotFound,
@@ -50,7 +50,8 @@ pub enum PtxasError {
     MissingUsage(String),
 }
 
-/// The ptxas to use: `$PTXAS`, `$CUDA_PATH/bin/ptxas`, `ptxas` on PATH, `/usr/local/cuda/bin/ptxas`.
+/// The ptxas to use: `$PTXAS`, `$CUDA_PATH/bin/ptxas`, `ptxas` on PATH, `/usr/local/cuda/bin/ptxas`,
+/// then the one in pip's `nvidia-cuda-nvcc` wheel.
 pub fn find() -> Option<PathBuf> {
     let exe = |p: PathBuf| p.is_file().then_some(p);
     if let Some(p) = std::env::var_os("PTXAS").map(PathBuf::from).and_then(exe) {
@@ -66,7 +67,17 @@ pub fn find() -> Option<PathBuf> {
             return Some(p);
         }
     }
-    exe(PathBuf::from("/usr/local/cuda/bin/ptxas"))
+    exe(PathBuf::from("/usr/local/cuda/bin/ptxas")).or_else(pip_wheel_ptxas)
+}
+
+/// ptxas from pip's `nvidia-cuda-nvcc` wheel (`<site-packages>/nvidia/cu13/bin/ptxas`), if installed.
+fn pip_wheel_ptxas() -> Option<PathBuf> {
+    let out = Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+        .output()
+        .ok()?;
+    let site = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    ["cu13", "cu12"].iter().map(|v| site.join("nvidia").join(v).join("bin/ptxas")).find(|p| p.is_file())
 }
 
 /// `ptxas --version`'s last line, e.g. "Cuda compilation tools, release 13.0, V13.0.88".
