@@ -2,4 +2,5 @@
 
 pub mod modules;
 pub mod occupancy;
+pub mod report;
 pub mod results;

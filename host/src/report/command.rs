@@ -1,0 +1,36 @@
+//! The `host report DIR...` subcommand.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+
+/// `host report DIR... [--out DIR]`: rewrite one run's report, or merge several runs.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportArgs {
+    /// Results folders (each with a results.json).
+    #[arg(required = true, num_args = 1..)]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write report.md and the plots. Default with one folder: that folder (its report is
+    /// rewritten from its results.json). Required with several.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Runs the subcommand and prints the files written.
+pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+    let written = match (args.dirs.as_slice(), &args.out) {
+        ([dir], None) => {
+            let results = super::merge::load(dir)?;
+            super::write(&results, dir)
+                .with_context(|| format!("writing the report of {}", dir.display()))?
+        }
+        (_, None) => anyhow::bail!("--out DIR is required when merging several results folders"),
+        (dirs, Some(out)) => {
+            super::merge(dirs, out).with_context(|| format!("merging into {}", out.display()))?
+        }
+    };
+    for path in written {
+        println!("{}", path.display());
+    }
+    Ok(())
+}

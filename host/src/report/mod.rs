@@ -1,0 +1,83 @@
+//! Reports: `report.md` with a verdict per claim of the seed blog, SVG plots, and several runs
+//! merged side by side. Reads only [`crate::results`]; needs no GPU.
+
+mod command;
+pub mod error;
+pub mod figures;
+pub mod markdown;
+pub mod merge;
+pub mod plots;
+pub mod verdicts;
+
+use std::path::{Path, PathBuf};
+
+pub use command::{run, ReportArgs};
+pub use error::ReportError;
+pub use merge::merge;
+pub use plots::plot_curve;
+pub use verdicts::{verdicts, Verdict};
+
+use crate::results::RunResults;
+use figures::PlotRun;
+
+/// The report's file name inside a results folder.
+pub const REPORT_MD: &str = "report.md";
+/// The results file a folder is read from.
+pub const RESULTS_JSON: &str = "results.json";
+
+/// A curve plot drawn beside the experiments, e.g. one of the occupancy calculator's tables
+/// (occupancy vs registers/thread, vs block size, vs dynamic shared memory).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurvePlot {
+    /// File name without extension, e.g. `"curve_registers"`; `.svg` is added.
+    pub file_stem: String,
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// (legend label, points joined in order).
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+fn write_file(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
+    std::fs::write(path, text).map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(path.to_path_buf())
+}
+
+/// Writes `report.md` and the experiment plots (`occupancy.svg`, `bandwidth.svg`, `regs.svg`,
+/// each only when its experiment ran) into `dir`. Returns the files written.
+pub fn write(results: &RunResults, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    write_with_curves(results, dir, &[])
+}
+
+/// [`write`], plus one SVG per curve plot, linked from the report.
+pub fn write_with_curves(
+    results: &RunResults,
+    dir: &Path,
+    curves: &[CurvePlot],
+) -> Result<Vec<PathBuf>, ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Write {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let run = PlotRun {
+        name: &results.meta.module,
+        compare_name: results.meta.compare_module.as_deref(),
+        results,
+    };
+    let svgs = figures::draw_all(&[run], dir)?;
+    let mut written: Vec<PathBuf> = svgs.iter().map(|s| dir.join(s)).collect();
+    let mut curve_links = Vec::new();
+    for c in curves {
+        let file = format!("{}.svg", c.file_stem);
+        let path = dir.join(&file);
+        plot_curve(&c.title, &c.x_label, &c.y_label, &c.series, &path)?;
+        written.push(path);
+        curve_links.push((file, c.title.clone()));
+    }
+    let md = markdown::report(results, &verdicts(results), &svgs, &curve_links);
+    written.insert(0, write_file(&dir.join(REPORT_MD), &md)?);
+    Ok(written)
+}

@@ -1,0 +1,701 @@
+//! SVG plots: labelled scatter plots with reference lines (experiments 1 and 2), the register-cap
+//! plot with spill bars on a second axis (experiment 3), and plain curves (the calculator's).
+//!
+//! Every plot is 800x500 with labelled axes. Point labels are placed in pixel space by a small
+//! greedy placer that tries positions around each point and keeps the first one that overlaps
+//! neither another label, a point, a reference-line label nor the plot's edge.
+
+use std::ops::Range;
+use std::path::Path;
+
+use plotters::chart::DualCoordChartContext;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::error::ReportError;
+
+/// Width of every plot, pixels.
+pub const WIDTH: u32 = 800;
+/// Height of every plot, pixels.
+pub const HEIGHT: u32 = 500;
+
+/// plotters writes `font-size = size / 1.24` into the SVG; these are the sizes asked for.
+const TITLE_SIZE: f64 = 26.0;
+const AXIS_DESC_SIZE: f64 = 20.0;
+const TICK_SIZE: f64 = 18.0;
+const LABEL_SIZE: f64 = 18.0;
+const LEGEND_SIZE: f64 = 18.0;
+const POINT_RADIUS: i32 = 5;
+
+/// Series colours (colour-blind friendly order: blue, orange, green, red, purple, brown, ...).
+const COLOURS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(230, 120, 10),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(90, 90, 90),
+];
+const REFERENCE_COLOUR: RGBColor = RGBColor(110, 110, 110);
+
+/// The colour of the `i`-th series (cycles).
+pub fn colour(i: usize) -> RGBColor {
+    COLOURS[i % COLOURS.len()]
+}
+
+/// A point, optionally labelled next to its marker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelledPoint {
+    pub x: f64,
+    pub y: f64,
+    pub label: Option<String>,
+}
+
+/// One series of points (one module, or one run when merging).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend entry.
+    pub name: String,
+    pub points: Vec<LabelledPoint>,
+    /// Join the points (in the given order) with a line.
+    pub line: bool,
+    /// Draw a marker on each point.
+    pub markers: bool,
+}
+
+/// A horizontal reference line (a peak or a measured reference), labelled at its right end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceLine {
+    pub label: String,
+    pub y: f64,
+    /// Index of the series it belongs to (its colour); `None` for a grey line.
+    pub series: Option<usize>,
+}
+
+/// How the x axis is scaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XScale {
+    Linear,
+    Log,
+}
+
+/// A scatter/line plot with optional reference lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScatterPlot {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x_scale: XScale,
+    /// Format of the x tick labels: values are printed with this many decimals and this suffix.
+    pub x_unit_suffix: String,
+    pub series: Vec<Series>,
+    pub references: Vec<ReferenceLine>,
+}
+
+/// Experiment 3's data for one module/run: GFLOP/s and spill bytes per register cap.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegsSeries {
+    pub name: String,
+    /// (cap, GFLOP/s, label).
+    pub points: Vec<LabelledPoint>,
+    /// (cap, spill bytes: stores + loads); `None` where unknown.
+    pub spills: Vec<(f64, Option<f64>)>,
+}
+
+fn plot_error(path: &Path, e: impl std::fmt::Display) -> ReportError {
+    ReportError::Plot {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// A pixel rectangle: (x0, y0, x1, y1), x1/y1 exclusive.
+type Rect = (i32, i32, i32, i32);
+
+fn overlap(a: Rect, b: Rect) -> i64 {
+    let w = (a.2.min(b.2) - a.0.max(b.0)).max(0) as i64;
+    let h = (a.3.min(b.3) - a.1.max(b.1)).max(0) as i64;
+    w * h
+}
+
+/// Estimated pixel size of `text` at plotters size `size` (sans-serif, ~0.6 em per character).
+fn text_extent(text: &str, size: f64) -> (i32, i32) {
+    let px = size / 1.24;
+    let w = (text.chars().count() as f64 * px * 0.6).ceil() as i32;
+    (w, (px * 1.15).ceil() as i32)
+}
+
+/// Greedy label placer over the plotting area.
+struct Placer {
+    bounds: Rect,
+    taken: Vec<Rect>,
+}
+
+impl Placer {
+    fn new(bounds: Rect) -> Self {
+        Self {
+            bounds,
+            taken: Vec::new(),
+        }
+    }
+
+    fn block(&mut self, r: Rect) {
+        self.taken.push(r);
+    }
+
+    fn cost(&self, r: Rect) -> i64 {
+        let inside = overlap(r, self.bounds);
+        let area = ((r.2 - r.0) as i64) * ((r.3 - r.1) as i64);
+        let outside = area - inside;
+        let clash: i64 = self.taken.iter().map(|&t| overlap(r, t)).sum();
+        clash + 4 * outside
+    }
+
+    /// Places a `w` x `h` box near `p`; returns its top-left corner and whether it needed a
+    /// leader line (placed away from the point).
+    fn place(&mut self, p: (i32, i32), w: i32, h: i32) -> ((i32, i32), bool) {
+        let gap = POINT_RADIUS + 3;
+        let mut candidates: Vec<((i32, i32), bool)> = vec![
+            ((gap, -h - 2), false),
+            ((gap, 2), false),
+            ((-w - gap, -h - 2), false),
+            ((-w - gap, 2), false),
+            ((-w / 2, -h - gap), false),
+            ((-w / 2, gap), false),
+            ((gap, -h / 2), false),
+            ((-w - gap, -h / 2), false),
+        ];
+        for k in 1..=5 {
+            let step = k * (h + 2);
+            candidates.push(((gap, -h - 2 - step), true));
+            candidates.push(((gap, 2 + step), true));
+            candidates.push(((-w - gap, -h - 2 - step), true));
+            candidates.push(((-w - gap, 2 + step), true));
+        }
+        let mut best = (i64::MAX, ((0, 0), false));
+        for ((dx, dy), leader) in candidates {
+            let r = (p.0 + dx, p.1 + dy, p.0 + dx + w, p.1 + dy + h);
+            let c = self.cost(r);
+            if c == 0 {
+                best = (0, ((r.0, r.1), leader));
+                break;
+            }
+            if c < best.0 {
+                best = (c, ((r.0, r.1), leader));
+            }
+        }
+        let ((x, y), leader) = best.1;
+        self.block((x, y, x + w, y + h));
+        ((x, y), leader)
+    }
+}
+
+fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return 0.0..1.0;
+    }
+    let span = if hi > lo { hi - lo } else { hi.abs().max(1.0) };
+    (lo - span * frac)..(hi + span * frac)
+}
+
+fn thousands(v: f64) -> String {
+    let s = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0.0 && s != "0" {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// Formats an axis tick value compactly: thousands separators above 100, else up to 2 decimals.
+pub fn tick(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        thousands(v)
+    } else if (v - v.round()).abs() < 1e-9 {
+        format!("{:.0}", v)
+    } else if (v * 10.0 - (v * 10.0).round()).abs() < 1e-9 {
+        format!("{:.1}", v)
+    } else {
+        format!("{:.2}", v)
+    }
+}
+
+/// Draws a labelled scatter/line plot to `path` (SVG).
+pub fn scatter(plot: &ScatterPlot, path: &Path) -> Result<(), ReportError> {
+    let xs: Vec<f64> = plot
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.x))
+        .filter(|x| x.is_finite())
+        .collect();
+    let ys: Vec<f64> = plot
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.y))
+        .chain(plot.references.iter().map(|r| r.y))
+        .filter(|y| y.is_finite())
+        .collect();
+    let (xmin, xmax) = min_max(&xs).unwrap_or((0.0, 1.0));
+    let ymax = min_max(&ys)
+        .map(|m| m.1)
+        .unwrap_or(1.0)
+        .max(f64::MIN_POSITIVE);
+    let y_range = 0.0..ymax * 1.12;
+
+    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| plot_error(path, e))?;
+    match plot.x_scale {
+        XScale::Linear => {
+            let x = padded(xmin, xmax, 0.08);
+            draw_scatter(&root, plot, x, y_range, path)?;
+        }
+        XScale::Log => {
+            let lo = if xmin > 0.0 { xmin / 1.6 } else { 0.1 };
+            let hi = if xmax > lo { xmax * 1.6 } else { lo * 10.0 };
+            draw_scatter(&root, plot, (lo..hi).log_scale(), y_range, path)?;
+        }
+    }
+    root.present().map_err(|e| plot_error(path, e))
+}
+
+fn min_max(v: &[f64]) -> Option<(f64, f64)> {
+    let mut it = v.iter().copied();
+    let first = it.next()?;
+    Some(it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x))))
+}
+
+fn font(size: f64) -> TextStyle<'static> {
+    ("sans-serif", size).into_font().into()
+}
+
+fn draw_scatter<XS>(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    plot: &ScatterPlot,
+    x_spec: XS,
+    y_range: Range<f64>,
+    path: &Path,
+) -> Result<(), ReportError>
+where
+    XS: AsRangedCoord<Value = f64>,
+    XS::CoordDescType: ValueFormatter<f64>,
+{
+    let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
+    let mut chart = ChartBuilder::on(root)
+        .caption(&plot.title, font(TITLE_SIZE))
+        .margin(16)
+        .x_label_area_size(56)
+        .y_label_area_size(84)
+        .build_cartesian_2d(x_spec, y_range)
+        .map_err(err)?;
+    let suffix = plot.x_unit_suffix.clone();
+    let x_fmt = move |v: &f64| format!("{}{}", tick(*v), suffix);
+    let y_fmt = |v: &f64| tick(*v);
+    chart
+        .configure_mesh()
+        .x_desc(&plot.x_label)
+        .y_desc(&plot.y_label)
+        .axis_desc_style(font(AXIS_DESC_SIZE))
+        .label_style(font(TICK_SIZE))
+        .x_labels(8)
+        .y_labels(8)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .light_line_style(RGBColor(235, 235, 235))
+        .bold_line_style(RGBColor(215, 215, 215))
+        .draw()
+        .map_err(err)?;
+
+    let (px, py) = chart.plotting_area().get_pixel_range();
+    let bounds: Rect = (px.start, py.start, px.end, py.end);
+    let mut placer = Placer::new(bounds);
+    let x_domain = chart.x_range();
+
+    // Reference lines first: their labels take the right end, just above the line.
+    for r in &plot.references {
+        let c = r.series.map(colour).unwrap_or(REFERENCE_COLOUR);
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(x_domain.start, r.y), (x_domain.end, r.y)],
+                10,
+                6,
+                c.stroke_width(2),
+            ))
+            .map_err(err)?;
+        let (_, y) = chart.backend_coord(&(x_domain.end, r.y));
+        let (w, h) = text_extent(&r.label, LABEL_SIZE);
+        let mut best = (i64::MAX, (0, 0));
+        for dy in [-h - 3, 3, -2 * h - 5, h + 5] {
+            let rect = (bounds.2 - w - 6, y + dy, bounds.2 - 6, y + dy + h);
+            let cost = placer.cost(rect);
+            if cost < best.0 {
+                best = (cost, (rect.0, rect.1));
+            }
+        }
+        let (x0, y0) = best.1;
+        placer.block((x0, y0, x0 + w, y0 + h));
+        root.draw(&Text::new(
+            r.label.clone(),
+            (x0, y0),
+            font(LABEL_SIZE).color(&c),
+        ))
+        .map_err(err)?;
+    }
+
+    // Lines and markers, and block every marker for the labels.
+    for (i, s) in plot.series.iter().enumerate() {
+        let c = colour(i);
+        if s.line {
+            chart
+                .draw_series(LineSeries::new(
+                    s.points.iter().map(|p| (p.x, p.y)),
+                    c.stroke_width(2),
+                ))
+                .map_err(err)?;
+        }
+        if s.markers {
+            chart
+                .draw_series(
+                    s.points
+                        .iter()
+                        .map(|p| Circle::new((p.x, p.y), POINT_RADIUS, c.filled())),
+                )
+                .map_err(err)?;
+        }
+        for p in &s.points {
+            let (x, y) = chart.backend_coord(&(p.x, p.y));
+            placer.block((
+                x - POINT_RADIUS,
+                y - POINT_RADIUS,
+                x + POINT_RADIUS + 1,
+                y + POINT_RADIUS + 1,
+            ));
+        }
+    }
+
+    // Point labels, in each series' colour.
+    for (i, s) in plot.series.iter().enumerate() {
+        let c = colour(i);
+        for p in &s.points {
+            let Some(label) = &p.label else { continue };
+            let at = chart.backend_coord(&(p.x, p.y));
+            draw_label(root, &mut placer, at, label, &c, path)?;
+        }
+    }
+
+    let entries: Vec<(String, RGBColor, LegendMark)> = plot
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mark = if s.markers {
+                LegendMark::Dot
+            } else {
+                LegendMark::Line
+            };
+            (s.name.clone(), colour(i), mark)
+        })
+        .collect();
+    if entries.len() > 1 {
+        draw_legend(root, &mut placer, &entries, path)?;
+    }
+    Ok(())
+}
+
+fn draw_label(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    placer: &mut Placer,
+    at: (i32, i32),
+    label: &str,
+    c: &RGBColor,
+    path: &Path,
+) -> Result<(), ReportError> {
+    let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
+    let (w, h) = text_extent(label, LABEL_SIZE);
+    let ((x0, y0), leader) = placer.place(at, w, h);
+    if leader {
+        let ty = if y0 > at.1 { y0 } else { y0 + h };
+        let tx = if x0 > at.0 { x0 } else { x0 + w };
+        root.draw(&PathElement::new(
+            vec![at, (tx, ty)],
+            RGBColor(160, 160, 160).stroke_width(1),
+        ))
+        .map_err(err)?;
+    }
+    root.draw(&Text::new(
+        label.to_string(),
+        (x0, y0),
+        font(LABEL_SIZE).color(c),
+    ))
+    .map_err(err)?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LegendMark {
+    Dot,
+    Line,
+    Bar,
+}
+
+/// Draws a legend box in the corner of the plotting area where it covers the least.
+fn draw_legend(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    placer: &mut Placer,
+    entries: &[(String, RGBColor, LegendMark)],
+    path: &Path,
+) -> Result<(), ReportError> {
+    let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
+    let (_, h) = text_extent("X", LEGEND_SIZE);
+    let row = h + 4;
+    let text_w = entries
+        .iter()
+        .map(|(n, _, _)| text_extent(n, LEGEND_SIZE).0)
+        .max()
+        .unwrap_or(0);
+    let w = 10 + 24 + 8 + text_w + 10;
+    let total_h = 8 + row * entries.len() as i32 + 4;
+    let b = placer.bounds;
+    let corners = [
+        (b.2 - w - 8, b.1 + 8),
+        (b.0 + 8, b.1 + 8),
+        (b.2 - w - 8, b.3 - total_h - 8),
+        (b.0 + 8, b.3 - total_h - 8),
+    ];
+    let (x0, y0) = corners
+        .iter()
+        .copied()
+        .min_by_key(|&(x, y)| placer.cost((x, y, x + w, y + total_h)))
+        .unwrap_or(corners[0]);
+    placer.block((x0, y0, x0 + w, y0 + total_h));
+    root.draw(&Rectangle::new(
+        [(x0, y0), (x0 + w, y0 + total_h)],
+        WHITE.mix(0.85).filled(),
+    ))
+    .map_err(err)?;
+    root.draw(&Rectangle::new(
+        [(x0, y0), (x0 + w, y0 + total_h)],
+        RGBColor(180, 180, 180).stroke_width(1),
+    ))
+    .map_err(err)?;
+    for (i, (name, c, mark)) in entries.iter().enumerate() {
+        let y = y0 + 8 + row * i as i32;
+        let mid = y + h / 2;
+        match mark {
+            LegendMark::Dot => root
+                .draw(&Circle::new((x0 + 22, mid), POINT_RADIUS, c.filled()))
+                .map_err(err)?,
+            LegendMark::Line => root
+                .draw(&PathElement::new(
+                    vec![(x0 + 10, mid), (x0 + 34, mid)],
+                    c.stroke_width(2),
+                ))
+                .map_err(err)?,
+            LegendMark::Bar => root
+                .draw(&Rectangle::new(
+                    [(x0 + 14, mid - 6), (x0 + 30, mid + 6)],
+                    c.mix(0.45).filled(),
+                ))
+                .map_err(err)?,
+        }
+        root.draw(&Text::new(
+            name.clone(),
+            (x0 + 42, y),
+            font(LEGEND_SIZE).color(&RGBColor(30, 30, 30)),
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Draws experiment 3: register cap (x) vs GFLOP/s (left axis, lines with labelled points) and
+/// spill bytes (right axis, bars), one colour per series.
+pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), ReportError> {
+    let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
+    let caps: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.x))
+        .collect();
+    let gflops: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.y))
+        .collect();
+    let spill_max = series
+        .iter()
+        .flat_map(|s| s.spills.iter().filter_map(|&(_, b)| b))
+        .fold(0.0_f64, f64::max);
+    let (cmin, cmax) = min_max(&caps).unwrap_or((0.0, 256.0));
+    let x_range = (cmin - 0.06 * (cmax - cmin).max(16.0))..(cmax + 0.06 * (cmax - cmin).max(16.0));
+    let y_max = min_max(&gflops).map(|m| m.1).unwrap_or(1.0).max(1.0) * 1.15;
+    let y2_max = if spill_max > 0.0 {
+        spill_max * 1.15
+    } else {
+        1.0
+    };
+
+    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, font(TITLE_SIZE))
+        .margin(16)
+        .x_label_area_size(56)
+        .y_label_area_size(84)
+        .right_y_label_area_size(84)
+        .build_cartesian_2d(x_range.clone(), 0.0..y_max)
+        .map_err(err)?
+        .set_secondary_coord(x_range.clone(), 0.0..y2_max);
+    let fmt = |v: &f64| tick(*v);
+    chart
+        .configure_mesh()
+        .x_desc("Register cap (registers/thread)")
+        .y_desc("GFLOP/s (lines)")
+        .axis_desc_style(font(AXIS_DESC_SIZE))
+        .label_style(font(TICK_SIZE))
+        .x_labels(10)
+        .y_labels(8)
+        .x_label_formatter(&fmt)
+        .y_label_formatter(&fmt)
+        .light_line_style(RGBColor(235, 235, 235))
+        .bold_line_style(RGBColor(215, 215, 215))
+        .draw()
+        .map_err(err)?;
+    chart
+        .configure_secondary_axes()
+        .y_desc("Spill bytes, stores + loads (bars)")
+        .axis_desc_style(font(AXIS_DESC_SIZE))
+        .label_style(font(TICK_SIZE))
+        .y_labels(8)
+        .y_label_formatter(&fmt)
+        .draw()
+        .map_err(err)?;
+
+    // Bars: one group per cap, one bar per series, ~10 pixels each.
+    let (px, py) = chart.plotting_area().get_pixel_range();
+    let units_per_px = (x_range.end - x_range.start) / (px.end - px.start).max(1) as f64;
+    let bar_w = 10.0 * units_per_px;
+    let n = series.len().max(1) as f64;
+    for (i, s) in series.iter().enumerate() {
+        let c = colour(i);
+        let offset = (i as f64 - (n - 1.0) / 2.0) * bar_w;
+        chart
+            .draw_secondary_series(s.spills.iter().filter_map(|&(cap, b)| {
+                let b = b?;
+                let x0 = cap + offset - bar_w / 2.0;
+                Some(Rectangle::new(
+                    [(x0, 0.0), (x0 + bar_w * 0.9, b)],
+                    c.mix(0.4).filled(),
+                ))
+            }))
+            .map_err(err)?;
+    }
+
+    let bounds: Rect = (px.start, py.start, px.end, py.end);
+    let mut placer = Placer::new(bounds);
+    for (i, s) in series.iter().enumerate() {
+        let c = colour(i);
+        chart
+            .draw_series(LineSeries::new(
+                s.points.iter().map(|p| (p.x, p.y)),
+                c.stroke_width(2),
+            ))
+            .map_err(err)?;
+        chart
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|p| Circle::new((p.x, p.y), POINT_RADIUS, c.filled())),
+            )
+            .map_err(err)?;
+        for p in &s.points {
+            let (x, y) = backend_primary(&chart, p.x, p.y);
+            placer.block((
+                x - POINT_RADIUS,
+                y - POINT_RADIUS,
+                x + POINT_RADIUS + 1,
+                y + POINT_RADIUS + 1,
+            ));
+        }
+        for &(cap, b) in &s.spills {
+            if let Some(b) = b {
+                let (x, y0) = chart.borrow_secondary().backend_coord(&(cap, 0.0));
+                let (_, y1) = chart.borrow_secondary().backend_coord(&(cap, b));
+                placer.block((x - 6, y1, x + 6, y0));
+            }
+        }
+    }
+    for (i, s) in series.iter().enumerate() {
+        let c = colour(i);
+        for p in &s.points {
+            let Some(label) = &p.label else { continue };
+            let at = backend_primary(&chart, p.x, p.y);
+            draw_label(&root, &mut placer, at, label, &c, path)?;
+        }
+    }
+
+    let mut entries = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        entries.push((format!("GFLOP/s: {}", s.name), colour(i), LegendMark::Dot));
+        entries.push((
+            format!("spill bytes: {}", s.name),
+            colour(i),
+            LegendMark::Bar,
+        ));
+    }
+    draw_legend(&root, &mut placer, &entries, path)?;
+    root.present().map_err(err)
+}
+
+fn backend_primary<DB: DrawingBackend>(
+    chart: &DualCoordChartContext<
+        '_,
+        DB,
+        Cartesian2d<RangedCoordf64, RangedCoordf64>,
+        Cartesian2d<RangedCoordf64, RangedCoordf64>,
+    >,
+    x: f64,
+    y: f64,
+) -> (i32, i32) {
+    chart.backend_coord(&(x, y))
+}
+
+/// Draws plain curves (e.g. the occupancy calculator's occupancy vs registers/thread) to `path`.
+/// Each series is `(label, points)`; points are joined in order.
+pub fn plot_curve(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    path: &Path,
+) -> Result<(), ReportError> {
+    let plot = ScatterPlot {
+        title: title.to_string(),
+        x_label: x_label.to_string(),
+        y_label: y_label.to_string(),
+        x_scale: XScale::Linear,
+        x_unit_suffix: String::new(),
+        series: series
+            .iter()
+            .map(|(name, pts)| Series {
+                name: name.clone(),
+                points: pts
+                    .iter()
+                    .map(|&(x, y)| LabelledPoint { x, y, label: None })
+                    .collect(),
+                line: true,
+                markers: false,
+            })
+            .collect(),
+        references: Vec::new(),
+    };
+    scatter(&plot, path)
+}

@@ -1,0 +1,603 @@
+//! The report: verdict rules on hand-made result sets (each claim holding and failing), plots
+//! written and well-formed from the stored hand-made fixture, and runs merged side by side.
+//! No GPU needed.
+
+use std::path::{Path, PathBuf};
+
+use host::report::{self, CurvePlot, Verdict};
+use host::results::{Comparison, RunResults};
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_fixture")
+}
+
+fn fixture() -> RunResults {
+    report::merge::load(&fixture_dir()).expect("fixture loads")
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn by_key<'a>(vs: &'a [Verdict], key: &str) -> &'a Verdict {
+    vs.iter()
+        .find(|v| v.key == key)
+        .unwrap_or_else(|| panic!("no verdict {key}"))
+}
+
+fn judge(r: &RunResults, key: &str) -> Verdict {
+    by_key(&report::verdicts(r), key).clone()
+}
+
+#[test]
+fn fixture_is_marked_hand_made() {
+    let r = fixture();
+    assert_eq!(r.meta.module, "hand-made test fixture");
+}
+
+#[test]
+fn every_claim_holds_on_the_fixture() {
+    let vs = report::verdicts(&fixture());
+    assert_eq!(vs.len(), 8);
+    for v in &vs {
+        assert_eq!(v.holds, Some(true), "{}: {}", v.key, v.evidence);
+        assert!(v.evidence.chars().any(|c| c.is_ascii_digit()), "{}", v.key);
+    }
+}
+
+/// Parses an SVG as XML and returns the text of its `<text>` elements.
+fn svg_texts(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let doc = roxmltree::Document::parse(&text)
+        .unwrap_or_else(|e| panic!("{} is not well-formed XML: {e}", path.display()));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    assert_eq!(root.attribute("width"), Some("800"));
+    assert_eq!(root.attribute("height"), Some("500"));
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect()
+}
+
+fn has(texts: &[String], needle: &str) -> bool {
+    texts.iter().any(|t| t.contains(needle))
+}
+
+#[test]
+fn plots_are_written_and_well_formed_from_the_stored_fixture() {
+    let r = fixture();
+    let dir = out_dir("report_single");
+    let written = report::write(&r, &dir).expect("report written");
+    let names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["report.md", "occupancy.svg", "bandwidth.svg", "regs.svg"]
+    );
+
+    let occ = svg_texts(&dir.join("occupancy.svg"));
+    for v in r.occupancy.as_ref().unwrap() {
+        assert!(
+            occ.contains(&v.variant),
+            "occupancy.svg lacks label {}",
+            v.variant
+        );
+    }
+    assert!(has(&occ, "Theoretical occupancy (%)"));
+    assert!(has(&occ, "GFLOP/s"));
+    assert!(has(&occ, "FP32 peak: 11,996"), "{occ:?}");
+
+    let bw = svg_texts(&dir.join("bandwidth.svg"));
+    for v in &r.bandwidth.as_ref().unwrap().rows {
+        assert!(
+            bw.contains(&v.variant),
+            "bandwidth.svg lacks label {}",
+            v.variant
+        );
+    }
+    assert!(has(&bw, "log scale"));
+    assert!(has(&bw, "copy reference: 210.0 GB/s"), "{bw:?}");
+
+    let regs = svg_texts(&dir.join("regs.svg"));
+    assert!(has(&regs, "Register cap"));
+    assert!(has(&regs, "Spill bytes"));
+    assert!(
+        has(&regs, "154 regs"),
+        "the caps where the compiler stopped short are labelled"
+    );
+    assert!(has(&regs, "spill bytes: hand-made test fixture"));
+
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for svg in ["occupancy.svg", "bandwidth.svg", "regs.svg"] {
+        assert!(md.contains(&format!("]({svg})")), "report.md links {svg}");
+    }
+    assert!(md.contains(&r.device.name));
+    assert!(md.contains(&r.meta.command));
+    assert_eq!(
+        md.matches("**HOLDS**").count(),
+        16,
+        "8 in the summary, 8 in the details"
+    );
+    assert!(md.contains("| D+ | 16 | 16×16 | 255 |"));
+    assert!(md.contains("| T14f4 | 32 | 14×4 | 224 |"));
+    assert!(md.contains("| 128 | 128 |"));
+}
+
+fn gemm_mut<'a>(r: &'a mut RunResults, label: &str) -> &'a mut host::results::GemmRow {
+    r.occupancy
+        .as_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|x| x.variant == label)
+        .unwrap()
+}
+
+fn copy_mut<'a>(r: &'a mut RunResults, label: &str) -> &'a mut host::results::CopyRow {
+    r.bandwidth
+        .as_mut()
+        .unwrap()
+        .rows
+        .iter_mut()
+        .find(|x| x.variant == label)
+        .unwrap()
+}
+
+fn cap_mut(r: &mut RunResults, cap: u32) -> &mut host::results::RegsRow {
+    r.regs
+        .as_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|x| x.cap == cap)
+        .unwrap()
+}
+
+const PEAK: &str = "peak-below-max-occupancy";
+const ACC: &str = "more-accumulators-at-equal-occupancy";
+const FALLS: &str = "falls-past-peak";
+const FEW: &str = "few-threads-match-many";
+const FLAT: &str = "bandwidth-flat-over-occupancy";
+const SPILLS: &str = "throughput-rises-as-spills-fall";
+const FIRST_FREE: &str = "first-spill-free-cap-is-best";
+const MORE_REGS: &str = "more-registers-do-not-help";
+
+#[test]
+fn peak_at_the_highest_occupancy_fails_claim_1() {
+    let mut r = fixture();
+    gemm_mut(&mut r, "A1").gflops = 5000.0;
+    let v = judge(&r, PEAK);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("A1 5000 GFLOP/s at 100.0%"),
+        "{}",
+        v.evidence
+    );
+}
+
+#[test]
+fn a_peak_within_the_timing_noise_does_not_count_for_claim_1() {
+    let mut r = fixture();
+    // B is fastest at 4230, but A1 at the highest occupancy is within B's sample spread.
+    gemm_mut(&mut r, "A1").gflops = 4220.0;
+    let v = judge(&r, PEAK);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(v.evidence.contains("within noise"), "{}", v.evidence);
+}
+
+#[test]
+fn fewer_accumulators_winning_at_equal_occupancy_fails_claim_2() {
+    let mut r = fixture();
+    gemm_mut(&mut r, "S").gflops = 4000.0;
+    let v = judge(&r, ACC);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(v
+        .evidence
+        .contains("at 66.7%: A (16 accumulators) 3770 vs S (4 accumulators) 4000"));
+}
+
+#[test]
+fn no_pair_at_equal_occupancy_leaves_claim_2_not_judged() {
+    let mut r = fixture();
+    gemm_mut(&mut r, "S").occupancy = 0.5;
+    let v = judge(&r, ACC);
+    assert_eq!(v.holds, None);
+    assert_eq!(v.outcome(), "NOT JUDGED");
+    assert!(v.evidence.contains("no two variants share an occupancy"));
+}
+
+#[test]
+fn a_largest_tile_that_keeps_up_fails_claim_3() {
+    let mut r = fixture();
+    gemm_mut(&mut r, "D+").gflops = 3000.0;
+    let v = judge(&r, FALLS);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("D+ 3000 (255 regs, not lower)"),
+        "{}",
+        v.evidence
+    );
+
+    let mut r = fixture();
+    gemm_mut(&mut r, "D+").gflops = 5000.0;
+    let v = judge(&r, FALLS);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(v.evidence.contains("nothing falls past it"));
+}
+
+#[test]
+fn few_threads_well_short_of_many_fails_claim_4() {
+    let mut r = fixture();
+    copy_mut(&mut r, "T14f4").gbps = 150.0;
+    let v = judge(&r, FEW);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    // 150 / 194.7 = 77.0%, against a bound of 90%.
+    assert!(v.evidence.contains("77.0% (bound 90.0%)"), "{}", v.evidence);
+    assert!(
+        v.evidence.starts_with("T14f4 (32 threads"),
+        "{}",
+        v.evidence
+    );
+}
+
+#[test]
+fn the_bandwidth_claims_are_not_judged_without_experiment_2() {
+    let mut r = fixture();
+    r.bandwidth = None;
+    for key in [FEW, FLAT] {
+        let v = judge(&r, key);
+        assert_eq!(v.holds, None);
+        assert!(v.evidence.contains("experiment 2 was not run"));
+    }
+}
+
+#[test]
+fn bandwidth_collapsing_at_low_occupancy_fails_claim_5() {
+    let mut r = fixture();
+    for l in ["T8f2", "T8f4", "T14f4"] {
+        copy_mut(&mut r, l).gbps = 120.0;
+    }
+    let v = judge(&r, FLAT);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("they span 33.3% to 66.7% = 2.0x"),
+        "{}",
+        v.evidence
+    );
+}
+
+#[test]
+fn a_narrow_sweep_leaves_claim_5_not_judged() {
+    let mut r = fixture();
+    r.bandwidth
+        .as_mut()
+        .unwrap()
+        .rows
+        .retain(|x| x.occupancy > 0.3);
+    let v = judge(&r, FLAT);
+    assert_eq!(v.holds, None, "{}", v.evidence);
+    assert!(v.evidence.contains("less than 10x"));
+}
+
+#[test]
+fn more_spills_running_faster_fails_claim_6() {
+    let mut r = fixture();
+    cap_mut(&mut r, 48).gflops = 200.0;
+    let v = judge(&r, SPILLS);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(v
+        .evidence
+        .contains("cap 48 (48 regs, 6124 spill B) 200 GFLOP/s (not faster)"));
+}
+
+#[test]
+fn no_spills_at_all_leaves_the_spill_claims_not_judged() {
+    let mut r = fixture();
+    for x in r.regs.as_mut().unwrap() {
+        x.spill_stores = 0;
+        x.spill_loads = 0;
+    }
+    assert_eq!(judge(&r, SPILLS).holds, None);
+    // With every cap spill-free, the first is cap 32, and cap 128 clearly beats it.
+    assert_eq!(judge(&r, FIRST_FREE).holds, Some(false));
+
+    let mut r = fixture();
+    for x in r.regs.as_mut().unwrap() {
+        x.spill_stores = 8;
+    }
+    let v = judge(&r, FIRST_FREE);
+    assert_eq!(v.holds, None);
+    assert!(v.evidence.contains("every cap spills"));
+    assert_eq!(judge(&r, MORE_REGS).holds, None);
+}
+
+#[test]
+fn a_higher_cap_beating_the_first_spill_free_one_fails_claims_7_and_8() {
+    let mut r = fixture();
+    cap_mut(&mut r, 160).gflops = 4600.0;
+    let v = judge(&r, FIRST_FREE);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("beaten by cap 160 4600 GFLOP/s"),
+        "{}",
+        v.evidence
+    );
+    let v = judge(&r, MORE_REGS);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("(faster: slowest sample"),
+        "{}",
+        v.evidence
+    );
+}
+
+#[test]
+fn a_higher_cap_within_the_noise_does_not_fail_claim_7() {
+    let mut r = fixture();
+    // 4240 vs 4233 with a +-0.6% sample spread on both: not a win.
+    cap_mut(&mut r, 160).gflops = 4240.0;
+    let v = judge(&r, FIRST_FREE);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+}
+
+#[test]
+fn small_rises_above_the_first_spill_free_cap_within_noise_are_allowed() {
+    let r = fixture();
+    // The fixture has 3723 -> 3729 from cap 192 to 255 (as in the blog): within noise.
+    let v = judge(&r, MORE_REGS);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(v
+        .evidence
+        .contains("cap 255 (154 regs, 0 spill B) 3729 GFLOP/s"));
+
+    let mut r = fixture();
+    cap_mut(&mut r, 192).gflops = 3800.0;
+    let v = judge(&r, MORE_REGS);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+}
+
+#[test]
+fn rows_that_failed_their_check_are_left_out_and_named() {
+    let mut r = fixture();
+    let a1 = gemm_mut(&mut r, "A1");
+    a1.gflops = 9000.0;
+    a1.check.passed = false;
+    let v = judge(&r, PEAK);
+    // A1's 9000 would make the peak sit at the highest occupancy; it is excluded instead, and the
+    // highest occupancy left is 66.7% (S and A), below which B still peaks.
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(
+        v.evidence.ends_with("Excluded (check failed): A1"),
+        "{}",
+        v.evidence
+    );
+
+    let mut r = fixture();
+    for x in r.regs.as_mut().unwrap() {
+        x.check.passed = false;
+    }
+    let v = judge(&r, SPILLS);
+    assert_eq!(v.holds, None);
+    assert!(v
+        .evidence
+        .contains("Excluded (check failed): cap 32, cap 48"));
+}
+
+#[test]
+fn no_experiment_means_nothing_is_judged() {
+    let mut r = fixture();
+    r.occupancy = None;
+    r.bandwidth = None;
+    r.regs = None;
+    let vs = report::verdicts(&r);
+    assert!(vs.iter().all(|v| v.holds.is_none()));
+    let dir = out_dir("report_empty");
+    let written = report::write(&r, &dir).unwrap();
+    assert_eq!(written.len(), 1, "only report.md: {written:?}");
+    let md = std::fs::read_to_string(&written[0]).unwrap();
+    assert_eq!(md.matches("**NOT JUDGED**").count(), 16);
+    assert_eq!(md.matches("Not run.").count(), 3);
+}
+
+fn with_comparison(mut r: RunResults) -> RunResults {
+    let cmp = |throughput: f64, regs: u32, timing: &host::results::Timing, check| Comparison {
+        regs: regs + 2,
+        throughput: throughput * 0.9,
+        ratio: 1.0 / 0.9,
+        spill_stores: Some(0),
+        spill_loads: Some(0),
+        timing: timing.clone(),
+        check,
+    };
+    r.meta.compare_module = Some("nvcc (hand-made)".into());
+    for x in r.occupancy.as_mut().unwrap() {
+        x.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.check.clone()));
+    }
+    for x in &mut r.bandwidth.as_mut().unwrap().rows {
+        x.compare = Some(cmp(x.gbps, x.regs, &x.timing, x.check.clone()));
+    }
+    for x in r.regs.as_mut().unwrap() {
+        x.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.check.clone()));
+    }
+    r
+}
+
+#[test]
+fn compare_puts_both_modules_on_the_same_axes_and_adds_the_ratio() {
+    let r = with_comparison(fixture());
+    let dir = out_dir("report_compare");
+    report::write(&r, &dir).unwrap();
+    for svg in ["occupancy.svg", "bandwidth.svg", "regs.svg"] {
+        let t = svg_texts(&dir.join(svg));
+        assert!(has(&t, "hand-made test fixture"), "{svg} legend: {t:?}");
+        assert!(has(&t, "nvcc (hand-made)"), "{svg} legend: {t:?}");
+    }
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("| Ratio |"));
+    assert!(md.contains("1.11x"));
+    assert!(md.contains("hand-made test fixture (compared with nvcc (hand-made))"));
+}
+
+/// Boxes of the coloured (point and reference-line) labels, estimated as the placer does.
+fn label_boxes(path: &Path) -> Vec<(String, f64, f64, f64, f64)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter(|n| n.attribute("fill") != Some("#000000") && n.attribute("transform").is_none())
+        .filter(|n| n.attribute("text-anchor") == Some("start"))
+        .filter_map(|n| {
+            let s = n.text()?.trim().to_string();
+            let x: f64 = n.attribute("x")?.parse().ok()?;
+            let y: f64 = n.attribute("y")?.parse().ok()?;
+            let fs: f64 = n.attribute("font-size")?.parse().ok()?;
+            let w = s.chars().count() as f64 * fs * 0.6;
+            Some((s, x, y, x + w, y + fs * 1.15))
+        })
+        .collect()
+}
+
+#[test]
+fn point_labels_do_not_overlap() {
+    let dir = out_dir("report_overlap");
+    report::write(&with_comparison(fixture()), &dir).unwrap();
+    for svg in ["occupancy.svg", "bandwidth.svg", "regs.svg"] {
+        let boxes = label_boxes(&dir.join(svg));
+        assert!(boxes.len() >= 3, "{svg}: {boxes:?}");
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                let w = a.3.min(b.3) - a.1.max(b.1);
+                let h = a.4.min(b.4) - a.2.max(b.2);
+                assert!(w <= 1.0 || h <= 1.0, "{svg}: {a:?} overlaps {b:?}");
+            }
+            assert!(
+                a.1 >= 0.0 && a.3 <= 800.0 && a.2 >= 0.0 && a.4 <= 500.0,
+                "{svg}: {a:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn runs_merge_into_one_table_and_one_set_of_plots() {
+    let base = out_dir("report_merge");
+    let (a, b, out) = (base.join("a"), base.join("b"), base.join("out"));
+    let ra = fixture();
+    let mut rb = with_comparison(fixture());
+    rb.device.name = "Second fixture GPU".into();
+    for x in rb.occupancy.as_mut().unwrap() {
+        x.gflops *= 2.0;
+    }
+    for (dir, r) in [(&a, &ra), (&b, &rb)] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("results.json"), serde_json::to_string(r).unwrap()).unwrap();
+    }
+    let written = report::merge(&[a.clone(), b.clone()], &out).unwrap();
+    assert_eq!(written.len(), 4, "{written:?}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let col_a = "Fixture GPU (hand-made, not a measurement) · hand-made test fixture";
+    let col_b = "Second fixture GPU · hand-made test fixture";
+    let col_b_cmp = "Second fixture GPU · nvcc (hand-made)";
+    for col in [col_a, col_b, col_b_cmp] {
+        assert!(md.contains(col), "report.md lacks column {col}");
+    }
+    // Run b's own module runs twice as fast as run a; its compared module at 0.9 of run a
+    // (the comparison was made before the doubling).
+    assert!(
+        md.contains(
+            "| 1 | B | GFLOP/s | 4230 (41.7%) | 8460 (41.7%; 2.00x) | 3807 (41.7%; 0.90x) |"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("| 2 | copy reference | GB/s | 210.0 | 210.0 | - |"));
+    assert!(md.contains("| 3 | cap 128 | GFLOP/s |"));
+    assert_eq!(
+        md.matches("**HOLDS**").count(),
+        32,
+        "8 verdicts in the matrix and 8 in the details, for each of 2 runs"
+    );
+    for svg in ["occupancy.svg", "bandwidth.svg", "regs.svg"] {
+        let t = svg_texts(&out.join(svg));
+        for col in [col_a, col_b, col_b_cmp] {
+            assert!(has(&t, col), "{svg} lacks series {col}");
+        }
+    }
+
+    let missing = base.join("missing");
+    let err = report::merge(&[a, missing], &out).unwrap_err();
+    assert!(err.to_string().contains("results.json"), "{err}");
+    assert!(matches!(
+        report::merge(&[], &out),
+        Err(report::ReportError::NoRuns)
+    ));
+}
+
+#[test]
+fn curve_plots_are_drawn_and_linked() {
+    let dir = out_dir("report_curves");
+    let curve = CurvePlot {
+        file_stem: "curve_registers".into(),
+        title: "Occupancy vs registers per thread".into(),
+        x_label: "Registers per thread".into(),
+        y_label: "Theoretical occupancy (%)".into(),
+        series: vec![
+            (
+                "256 threads/block".into(),
+                (16..=255)
+                    .map(|r| {
+                        (
+                            r as f64,
+                            (65536 / (r * 256)).min(6) as f64 * 256.0 / 1536.0 * 100.0,
+                        )
+                    })
+                    .collect(),
+            ),
+            (
+                "1024 threads/block".into(),
+                (16..=64)
+                    .map(|r| {
+                        (
+                            r as f64,
+                            (65536 / (r * 1024)).min(1) as f64 * 1024.0 / 1536.0 * 100.0,
+                        )
+                    })
+                    .collect(),
+            ),
+        ],
+    };
+    let written = report::write_with_curves(&fixture(), &dir, &[curve]).unwrap();
+    assert!(written.contains(&dir.join("curve_registers.svg")));
+    let t = svg_texts(&dir.join("curve_registers.svg"));
+    assert!(has(&t, "Registers per thread"));
+    assert!(has(&t, "256 threads/block") && has(&t, "1024 threads/block"));
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("![Occupancy vs registers per thread](curve_registers.svg)"));
+}
+
+#[test]
+fn report_args_parse_and_single_dir_rewrites_its_report() {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: report::ReportArgs,
+    }
+    let dir = out_dir("report_cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixture_dir().join("results.json"), dir.join("results.json")).unwrap();
+    let cli = Cli::try_parse_from(["report", dir.to_str().unwrap()]).unwrap();
+    report::run(cli.args).unwrap();
+    assert!(dir.join("report.md").exists() && dir.join("regs.svg").exists());
+
+    let cli = Cli::try_parse_from(["report", "x", "y"]).unwrap();
+    assert!(report::run(cli.args).is_err(), "merging needs --out");
+    assert!(
+        Cli::try_parse_from(["report"]).is_err(),
+        "a folder is required"
+    );
+    let cli = Cli::try_parse_from(["report", "x", "y", "--out", "z"]).unwrap();
+    assert_eq!(cli.args.out.as_deref(), Some(Path::new("z")));
+}
