@@ -39,30 +39,32 @@ pub unsafe fn gemm<const TM: usize, const TN: usize>(
 
     let mut kk = 0;
     while kk < k {
-        // Stage the K slice: A[tile_row.., kk..kk+BK] and B[kk..kk+BK, tile_col..].
-        for pass in 0..(BM * BK).div_ceil(threads) {
-            let i = tx + pass * threads;
-            if i < BM * BK {
-                let (r, col) = (i / BK, i % BK);
-                let src = (tile_row + r) as i32 * k + kk + col as i32;
-                a_tile.store(r * AS_STRIDE + col, unsafe { gpu::load_global_nc(a, src) });
-            }
+        // Stage the K slice: A[tile_row.., kk..kk+BK] and B[kk..kk+BK, tile_col..], the block's
+        // threads striding over each tile.
+        let mut i = tx;
+        while i < BM * BK {
+            let (r, col) = (i / BK, i % BK);
+            let src = (tile_row + r) as i32 * k + kk + col as i32;
+            a_tile.store(r * AS_STRIDE + col, unsafe { gpu::load_global_nc(a, src) });
+            i += threads;
         }
-        for pass in 0..(BK * BN).div_ceil(threads) {
-            let i = tx + pass * threads;
-            if i < BK * BN {
-                let (r, col) = (i / BN, i % BN);
-                let src = (kk + r as i32) * n + (tile_col + col) as i32;
-                b_tile.store(r * BS_STRIDE + col, unsafe { gpu::load_global_nc(b, src) });
-            }
+        let mut i = tx;
+        while i < BK * BN {
+            let (r, col) = (i / BN, i % BN);
+            let src = (kk + r as i32) * n + (tile_col + col) as i32;
+            b_tile.store(r * BS_STRIDE + col, unsafe { gpu::load_global_nc(b, src) });
+            i += threads;
         }
         gpu::sync_threads();
 
+        // This thread's rows of As and columns of Bs.
+        let a_rows = a_tile.view(tr * TM as u32 * AS_STRIDE);
+        let b_cols = b_tile.view(tc * TN as u32);
         for kq in 0..BK {
             let a_frag: [f32; TM] =
-                core::array::from_fn(|i| a_tile.load((tr * TM as u32 + i as u32) * AS_STRIDE + kq));
+                core::array::from_fn(|i| a_rows.load(i as u32 * AS_STRIDE + kq));
             let b_frag: [f32; TN] =
-                core::array::from_fn(|j| b_tile.load(kq * BS_STRIDE + tc * TN as u32 + j as u32));
+                core::array::from_fn(|j| b_cols.load(kq * BS_STRIDE + j as u32));
             for (acc_row, &a_val) in acc.iter_mut().zip(&a_frag) {
                 for (acc_val, &b_val) in acc_row.iter_mut().zip(&b_frag) {
                     *acc_val = gpu::fma(a_val, b_val, *acc_val);

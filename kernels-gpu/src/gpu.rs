@@ -84,6 +84,15 @@ impl<const N: usize> SharedF32<N> {
         Self { base }
     }
 
+    /// The elements from `offset` on, as a window of the same array: a per-thread base kept in
+    /// one register, so that the kernel's unrolled indices stay compile-time offsets from it.
+    #[inline(always)]
+    pub fn view(&self, offset: u32) -> Self {
+        Self {
+            base: self.base + 4 * offset,
+        }
+    }
+
     /// Reads element `i`. Indices are checked in debug builds only (the kernels index with
     /// compile-time shapes).
     #[inline(always)]

@@ -73,11 +73,17 @@ pub fn find() -> Option<PathBuf> {
 /// ptxas from pip's `nvidia-cuda-nvcc` wheel (`<site-packages>/nvidia/cu13/bin/ptxas`), if installed.
 fn pip_wheel_ptxas() -> Option<PathBuf> {
     let out = Command::new("python3")
-        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ])
         .output()
         .ok()?;
     let site = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    ["cu13", "cu12"].iter().map(|v| site.join("nvidia").join(v).join("bin/ptxas")).find(|p| p.is_file())
+    ["cu13", "cu12"]
+        .iter()
+        .map(|v| site.join("nvidia").join(v).join("bin/ptxas"))
+        .find(|p| p.is_file())
 }
 
 /// `ptxas --version`'s last line, e.g. "Cuda compilation tools, release 13.0, V13.0.88".
