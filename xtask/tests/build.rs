@@ -26,7 +26,11 @@ fn plain_ptx() -> &'static str {
     })
 }
 
+/// Writes and assembles the modules for `arch`. Serialized: tests run in parallel and two of them
+/// assemble the same folder.
 fn built(arch: &str) -> (Vec<Module>, Manifest) {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = workspace().join("target").join("test-kernels").join(arch);
     let written = modules::write_all(plain_ptx(), &dir).expect("writing modules");
     let ptxas = ptxas::find().expect(
