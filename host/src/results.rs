@@ -182,6 +182,11 @@ pub struct RegsRow {
     pub gflops: f64,
     pub spill_stores: u32,
     pub spill_loads: u32,
+    /// True when no compiler report was found for the module (a cubin without a `.ptxas.txt`
+    /// beside it): `spill_stores` and `spill_loads` are then 0 placeholders, shown as "n/a", and
+    /// `stack_frame` is the function's local memory from the driver.
+    #[serde(default)]
+    pub spills_unknown: bool,
     pub stack_frame: u32,
     pub check: Check,
     pub flags: Vec<String>,

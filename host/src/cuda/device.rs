@@ -1,0 +1,298 @@
+//! One GPU: its context and stream, its limits as the driver reports them, and the spec peaks.
+
+use std::ffi::{c_char, c_int, CStr};
+use std::sync::Arc;
+
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
+use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+
+use super::{CudaError, DriverContext};
+use crate::results::DeviceInfo;
+
+/// Shared-memory limits of one SM, for the dynamic-shared-memory residency cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SmemLimits {
+    /// Shared memory an SM can give to resident blocks (bytes).
+    pub per_sm: u64,
+    /// Largest shared memory one block may opt in to (bytes, static + dynamic).
+    pub per_block_optin: u64,
+    /// Shared memory the system reserves per resident block (bytes; 1 KiB on sm_80 and later).
+    pub reserved_per_block: u64,
+    /// Allocation granularity of shared memory per block (bytes).
+    pub granularity: u64,
+}
+
+/// An open GPU: primary context, its default stream and the figures describing it.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    smem: SmemLimits,
+    pci_bus_id: Option<String>,
+}
+
+impl Gpu {
+    /// Opens device `ordinal`. Fails with [`CudaError::NoDriver`] when libcuda is absent.
+    pub fn open(ordinal: u32) -> Result<Self, CudaError> {
+        if !super::driver_present() {
+            return Err(CudaError::NoDriver);
+        }
+        let count = CudaContext::device_count().doing(|| "counting CUDA devices".into())?;
+        let count = u32::try_from(count).unwrap_or(0);
+        if ordinal >= count {
+            return Err(CudaError::NoSuchDevice { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal as usize)
+            .doing(|| format!("creating a context on device {ordinal}"))?;
+        let stream = ctx.default_stream();
+        let at = |a: Attr| -> Result<i64, CudaError> {
+            ctx.attribute(a)
+                .map(i64::from)
+                .doing(|| format!("reading device attribute {a:?}"))
+        };
+        let (major, minor) = (
+            at(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            at(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
+        let sm_count = at(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let sm_clock_khz = at(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)? as u32;
+        let mem_clock_khz = at(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)? as u32;
+        let mem_bus_width_bits = at(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)? as u32;
+        let cc = (major as u32, minor as u32);
+        let mut driver_version: c_int = 0;
+        // SAFETY: writes one int.
+        unsafe { sys::cuDriverGetVersion(&mut driver_version) }
+            .result()
+            .doing(|| "reading the driver version".into())?;
+        let info = DeviceInfo {
+            ordinal,
+            name: ctx.name().doing(|| "reading the device name".into())?,
+            compute_capability: cc,
+            sm_count,
+            sm_clock_khz,
+            mem_clock_khz,
+            mem_bus_width_bits,
+            l2_bytes: at(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64,
+            regs_per_sm: at(Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)? as u32,
+            max_regs_per_block: at(Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)? as u32,
+            smem_per_sm: at(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)? as u64,
+            smem_per_block: at(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u64,
+            smem_per_block_optin: at(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
+                as u64,
+            max_threads_per_sm: at(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?
+                as u32,
+            max_blocks_per_sm: at(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)? as u32,
+            warp_size: at(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)? as u32,
+            total_mem_bytes: ctx.total_mem().doing(|| "reading the memory size".into())? as u64,
+            driver_version: format!(
+                "CUDA {}.{}",
+                driver_version / 1000,
+                (driver_version % 1000) / 10
+            ),
+            peak_fp32_gflops: peak_fp32_gflops(cc, sm_count, sm_clock_khz),
+            peak_dram_gbps: peak_dram_gbps(mem_clock_khz, mem_bus_width_bits),
+        };
+        let smem = SmemLimits {
+            per_sm: info.smem_per_sm,
+            per_block_optin: info.smem_per_block_optin,
+            reserved_per_block: at(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?
+                as u64,
+            granularity: smem_granularity(cc),
+        };
+        let pci_bus_id = pci_bus_id(ctx.cu_device());
+        Ok(Self {
+            ctx,
+            stream,
+            info,
+            smem,
+            pci_bus_id,
+        })
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    pub fn smem_limits(&self) -> SmemLimits {
+        self.smem
+    }
+
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Copies a host slice to a new device buffer.
+    pub fn upload(&self, host: &[f32]) -> Result<CudaSlice<f32>, CudaError> {
+        self.stream
+            .clone_htod(host)
+            .doing(|| format!("uploading {} MiB", mib(host.len())))
+    }
+
+    /// Overwrites a device buffer with a host slice of the same length.
+    pub fn overwrite(&self, host: &[f32], dev: &mut CudaSlice<f32>) -> Result<(), CudaError> {
+        self.stream
+            .memcpy_htod(host, dev)
+            .doing(|| format!("uploading {} MiB", mib(host.len())))
+    }
+
+    /// A new zeroed device buffer of `len` floats.
+    pub fn zeros(&self, len: usize) -> Result<CudaSlice<f32>, CudaError> {
+        self.stream
+            .alloc_zeros(len)
+            .doing(|| format!("allocating {} MiB on the device", mib(len)))
+    }
+
+    /// Zeroes a device buffer.
+    pub fn clear(&self, dev: &mut CudaSlice<f32>) -> Result<(), CudaError> {
+        self.stream
+            .memset_zeros(dev)
+            .doing(|| "zeroing a device buffer".into())
+    }
+
+    /// Copies a device buffer back to the host (waits for the stream).
+    pub fn download(&self, dev: &CudaSlice<f32>) -> Result<Vec<f32>, CudaError> {
+        self.stream
+            .clone_dtoh(dev)
+            .doing(|| format!("downloading {} MiB", mib(dev.len())))
+    }
+
+    /// Enqueues a device-to-device copy of the whole of `src` into `dst` (`cuMemcpyDtoDAsync`).
+    pub fn copy_device(
+        &self,
+        src: &CudaSlice<f32>,
+        dst: &mut CudaSlice<f32>,
+    ) -> Result<(), CudaError> {
+        self.stream
+            .memcpy_dtod(src, dst)
+            .doing(|| "device-to-device copy".into())
+    }
+
+    /// The raw device address of a buffer, for kernel parameters.
+    pub fn address(&self, dev: &CudaSlice<f32>) -> u64 {
+        let (ptr, _record) = dev.device_ptr(&self.stream);
+        ptr
+    }
+
+    /// The raw device address of a buffer the kernel writes.
+    pub fn address_mut(&self, dev: &mut CudaSlice<f32>) -> u64 {
+        let (ptr, _record) = dev.device_ptr_mut(&self.stream);
+        ptr
+    }
+
+    /// Waits for all work on the stream.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        self.stream
+            .synchronize()
+            .doing(|| "waiting for the GPU (a kernel may have faulted)".into())
+    }
+
+    /// A timing event.
+    pub fn event(&self) -> Result<CudaEvent, CudaError> {
+        self.ctx
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .doing(|| "creating a CUDA event".into())
+    }
+
+    /// Records `event` on the stream.
+    pub fn record(&self, event: &CudaEvent) -> Result<(), CudaError> {
+        event
+            .record(&self.stream)
+            .doing(|| "recording a CUDA event".into())
+    }
+
+    /// The current SM clock in MHz from `nvidia-smi`, or None where it cannot be read (the CUDA
+    /// driver API has no current-clock query; NVML is not linked).
+    pub fn current_sm_clock_mhz(&self) -> Option<u32> {
+        let id = self.pci_bus_id.as_deref()?;
+        let out = std::process::Command::new("nvidia-smi")
+            .args([
+                "--query-gpu=clocks.sm",
+                "--format=csv,noheader,nounits",
+                "-i",
+                id,
+            ])
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    }
+}
+
+fn mib(floats: usize) -> usize {
+    (floats * 4) >> 20
+}
+
+fn pci_bus_id(dev: sys::CUdevice) -> Option<String> {
+    let mut buf = [0 as c_char; 64];
+    // SAFETY: the driver writes a NUL-terminated string of at most `len` bytes.
+    unsafe { sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as c_int, dev) }
+        .result()
+        .ok()?;
+    // SAFETY: NUL-terminated by the driver within the buffer.
+    let id = unsafe { CStr::from_ptr(buf.as_ptr()) };
+    Some(id.to_string_lossy().into_owned())
+}
+
+/// Shared-memory allocation granularity per block: 128 bytes on sm_70 and later, 256 before.
+pub fn smem_granularity(cc: (u32, u32)) -> u64 {
+    if cc.0 >= 7 {
+        128
+    } else {
+        256
+    }
+}
+
+/// FP32 lanes per SM: 64 on sm_60, sm_70/72/75 and sm_80; 128 on sm_61/62, sm_86/87/89, sm_90,
+/// sm_100 and sm_120. Falls back to 128 for later architectures.
+pub fn fp32_lanes_per_sm(cc: (u32, u32)) -> u32 {
+    match cc {
+        (6, 0) | (7, _) | (8, 0) => 64,
+        (major, _) if major < 6 => 128,
+        _ => 128,
+    }
+}
+
+/// Spec FP32 peak: SMs x FP32 lanes x 2 flops (FMA) x max SM clock, in GFLOP/s.
+pub fn peak_fp32_gflops(cc: (u32, u32), sm_count: u32, sm_clock_khz: u32) -> f64 {
+    sm_count as f64 * fp32_lanes_per_sm(cc) as f64 * 2.0 * sm_clock_khz as f64 * 1e3 / 1e9
+}
+
+/// Spec DRAM peak: 2 transfers per memory clock (DDR) x bus width in bytes, in GB/s (1e9 bytes).
+pub fn peak_dram_gbps(mem_clock_khz: u32, bus_width_bits: u32) -> f64 {
+    2.0 * mem_clock_khz as f64 * 1e3 * (bus_width_bits as f64 / 8.0) / 1e9
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn h100_sxm_fp32_peak_matches_the_datasheet() {
+        // H100 SXM: 132 SMs at 1980 MHz boost, 128 lanes: 66.9 TFLOP/s.
+        let p = peak_fp32_gflops((9, 0), 132, 1_980_000);
+        assert!((p - 66_908.16).abs() < 0.1, "{p}");
+    }
+
+    #[test]
+    fn a100_has_64_fp32_lanes_per_sm() {
+        // A100: 108 SMs at 1410 MHz, 64 lanes: 19.5 TFLOP/s.
+        let p = peak_fp32_gflops((8, 0), 108, 1_410_000);
+        assert!((p - 19_491.84).abs() < 0.1, "{p}");
+        assert_eq!(fp32_lanes_per_sm((8, 6)), 128);
+        assert_eq!(fp32_lanes_per_sm((8, 9)), 128);
+    }
+
+    #[test]
+    fn dram_peak_counts_both_clock_edges() {
+        // A 5120-bit HBM3 bus at a reported 2619 MHz: 3352 GB/s.
+        let p = peak_dram_gbps(2_619_000, 5120);
+        assert!((p - 3352.32).abs() < 0.01, "{p}");
+    }
+}

@@ -1,0 +1,86 @@
+//! The CUDA driver API, through `cudarc`, reduced to what the experiments need: a device with its
+//! limits, kernel modules loaded with the JIT's info log, kernel handles and events.
+//!
+//! Check [`driver_present`] before anything else here: without the driver library every other
+//! call fails.
+
+mod device;
+mod module;
+
+pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu, SmemLimits};
+pub use module::{module_entries, Kernel, Module, ModuleKind};
+
+use cudarc::driver::DriverError;
+
+/// Whether the CUDA driver library (`libcuda`) can be loaded on this machine.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the library by its usual names and closes it again.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// A failure talking to the GPU.
+#[derive(Debug, thiserror::Error)]
+pub enum CudaError {
+    #[error("no CUDA driver: libcuda could not be loaded (is the NVIDIA driver installed?)")]
+    NoDriver,
+    #[error("{what}: {}", driver_message(source))]
+    Driver {
+        what: String,
+        #[source]
+        source: DriverError,
+    },
+    #[error("device {ordinal} does not exist: this machine has {count} CUDA device(s) (valid: 0..{count})")]
+    NoSuchDevice { ordinal: u32, count: u32 },
+    #[error(
+        "{module}: the driver could not load the module: {}\n{log}",
+        driver_message(source)
+    )]
+    Load {
+        module: String,
+        log: String,
+        #[source]
+        source: DriverError,
+    },
+    #[error(
+        "{module}: has no entry `{entry}`; entries in the module: {}",
+        list_or_none(available)
+    )]
+    MissingEntry {
+        module: String,
+        entry: String,
+        available: Vec<String>,
+    },
+}
+
+fn list_or_none(names: &[String]) -> String {
+    if names.is_empty() {
+        "(none found)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn driver_message(e: &DriverError) -> String {
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{:?}", e.0));
+    match e.error_string() {
+        Ok(s) => format!("{name} ({})", s.to_string_lossy()),
+        Err(_) => name,
+    }
+}
+
+/// Attaches what was being done to a driver error.
+pub(crate) trait DriverContext<T> {
+    fn doing(self, what: impl FnOnce() -> String) -> Result<T, CudaError>;
+}
+
+impl<T> DriverContext<T> for Result<T, DriverError> {
+    fn doing(self, what: impl FnOnce() -> String) -> Result<T, CudaError> {
+        self.map_err(|source| CudaError::Driver {
+            what: what(),
+            source,
+        })
+    }
+}

@@ -1,0 +1,375 @@
+//! Kernel modules (PTX or cubin) loaded with `cuModuleLoadDataEx`, keeping the JIT's info log
+//! (the same register/spill/stack lines as `ptxas -v`), and kernel handles with their attributes.
+
+use std::ffi::{c_uint, c_void, CString};
+use std::ptr;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr, CUjit_option as Jit};
+use cudarc::driver::CudaContext;
+
+use super::{CudaError, DriverContext, Gpu};
+
+/// What a module image is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleKind {
+    /// PTX text: the driver JIT-compiles it for the device (and writes an info log).
+    Ptx,
+    /// A cubin (ELF): loaded as is, no JIT and no log.
+    Cubin,
+    /// A fatbinary container.
+    Fatbin,
+}
+
+impl ModuleKind {
+    /// Tells an image's kind from its first bytes.
+    pub fn sniff(image: &[u8]) -> Self {
+        if image.starts_with(b"\x7fELF") {
+            ModuleKind::Cubin
+        } else if image.starts_with(&0xBA55_ED50u32.to_le_bytes()) {
+            ModuleKind::Fatbin
+        } else {
+            ModuleKind::Ptx
+        }
+    }
+}
+
+/// A loaded module. Unloaded on drop; its kernels borrow it.
+pub struct Module {
+    raw: sys::CUmodule,
+    ctx: Arc<CudaContext>,
+    name: String,
+    kind: ModuleKind,
+    info_log: String,
+    entries: Vec<String>,
+}
+
+impl Module {
+    /// Loads a PTX, cubin or fatbin image; `name` says where it came from in messages.
+    pub fn load(gpu: &Gpu, name: &str, image: &[u8]) -> Result<Self, CudaError> {
+        let kind = ModuleKind::sniff(image);
+        let mut owned;
+        let bytes: &[u8] = match kind {
+            ModuleKind::Ptx if image.last() != Some(&0) => {
+                owned = image.to_vec();
+                owned.push(0);
+                &owned
+            }
+            _ => image,
+        };
+        let ctx = gpu.context().clone();
+        ctx.bind_to_thread()
+            .doing(|| "making the context current".into())?;
+        const LOG: usize = 1 << 16;
+        let mut info = vec![0u8; LOG];
+        let mut error = vec![0u8; LOG];
+        let mut options = [
+            Jit::CU_JIT_INFO_LOG_BUFFER,
+            Jit::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            Jit::CU_JIT_ERROR_LOG_BUFFER,
+            Jit::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            Jit::CU_JIT_LOG_VERBOSE,
+        ];
+        // Integer option values travel in the pointer slots, as the driver API specifies.
+        let mut values: [*mut c_void; 5] = [
+            info.as_mut_ptr().cast(),
+            std::ptr::without_provenance_mut(LOG),
+            error.as_mut_ptr().cast(),
+            std::ptr::without_provenance_mut(LOG),
+            // CU_JIT_LOG_VERBOSE = 1, passed by value in the pointer slot.
+            std::ptr::without_provenance_mut(1),
+        ];
+        let mut raw: sys::CUmodule = ptr::null_mut();
+        // SAFETY: `bytes` is a NUL-terminated PTX or a binary image that outlives the call; the
+        // log buffers are LOG bytes long as declared; the context is current.
+        let status = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut raw,
+                bytes.as_ptr().cast(),
+                options.len() as c_uint,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
+        let info_log = c_text(&info);
+        if let Err(source) = status.result() {
+            let error_log = c_text(&error);
+            return Err(CudaError::Load {
+                module: name.to_owned(),
+                log: if error_log.is_empty() {
+                    info_log
+                } else {
+                    error_log
+                },
+                source,
+            });
+        }
+        Ok(Self {
+            raw,
+            ctx,
+            name: name.to_owned(),
+            kind,
+            info_log,
+            entries: module_entries(image),
+        })
+    }
+
+    /// Where the module came from.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn kind(&self) -> ModuleKind {
+        self.kind
+    }
+
+    /// The JIT's info log (empty for a cubin).
+    pub fn info_log(&self) -> &str {
+        &self.info_log
+    }
+
+    /// Entry points found in the image (for messages).
+    pub fn entries(&self) -> &[String] {
+        &self.entries
+    }
+
+    /// Looks up an entry point.
+    pub fn kernel(&self, entry: &str) -> Result<Kernel<'_>, CudaError> {
+        let missing = || CudaError::MissingEntry {
+            module: self.name.clone(),
+            entry: entry.to_owned(),
+            available: self.entries.clone(),
+        };
+        let c_name = CString::new(entry).map_err(|_| missing())?;
+        self.ctx
+            .bind_to_thread()
+            .doing(|| "making the context current".into())?;
+        let mut raw: sys::CUfunction = ptr::null_mut();
+        // SAFETY: the module is loaded in this context; the name is NUL-terminated.
+        let status = unsafe { sys::cuModuleGetFunction(&mut raw, self.raw, c_name.as_ptr()) };
+        match status {
+            sys::CUresult::CUDA_SUCCESS => Ok(Kernel {
+                raw,
+                module: self,
+                entry: entry.to_owned(),
+            }),
+            sys::CUresult::CUDA_ERROR_NOT_FOUND => Err(missing()),
+            other => other
+                .result()
+                .doing(|| format!("{}: looking up `{entry}`", self.name))
+                .map(|_| unreachable!("a non-success status is an error")),
+        }
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: loaded by us in this context, unloaded once; kernels borrow the module so
+            // none outlive it.
+            let _ = unsafe { sys::cuModuleUnload(self.raw) };
+        }
+    }
+}
+
+/// One entry point of a loaded module.
+pub struct Kernel<'m> {
+    raw: sys::CUfunction,
+    module: &'m Module,
+    entry: String,
+}
+
+impl Kernel<'_> {
+    pub fn entry(&self) -> &str {
+        &self.entry
+    }
+
+    pub fn module(&self) -> &Module {
+        self.module
+    }
+
+    fn attribute(&self, attr: FnAttr) -> Result<i32, CudaError> {
+        let mut value = 0;
+        // SAFETY: a valid function handle of a loaded module; writes one int.
+        unsafe { sys::cuFuncGetAttribute(&mut value, attr, self.raw) }
+            .result()
+            .doing(|| format!("reading {attr:?} of `{}`", self.entry))?;
+        Ok(value)
+    }
+
+    /// Registers per thread, as allocated by the compiler.
+    pub fn num_regs(&self) -> Result<u32, CudaError> {
+        Ok(self.attribute(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32)
+    }
+
+    /// Local memory per thread (the stack frame, spills included), bytes.
+    pub fn local_bytes(&self) -> Result<u32, CudaError> {
+        Ok(self.attribute(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u32)
+    }
+
+    /// Static shared memory per block, bytes.
+    pub fn static_smem_bytes(&self) -> Result<u32, CudaError> {
+        Ok(self.attribute(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? as u32)
+    }
+
+    /// Largest block this kernel can be launched with.
+    pub fn max_threads_per_block(&self) -> Result<u32, CudaError> {
+        Ok(self.attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32)
+    }
+
+    /// Allows up to `bytes` of dynamic shared memory per launch (needed above 48 KiB).
+    pub fn set_max_dynamic_smem(&self, bytes: u32) -> Result<(), CudaError> {
+        // SAFETY: a valid function handle; the driver validates the value.
+        unsafe {
+            sys::cuFuncSetAttribute(
+                self.raw,
+                FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        }
+        .result()
+        .doing(|| {
+            format!(
+                "allowing {bytes} bytes of dynamic shared memory for `{}`",
+                self.entry
+            )
+        })
+    }
+
+    /// Resident blocks per SM, from `cuOccupancyMaxActiveBlocksPerMultiprocessor`.
+    pub fn max_active_blocks(&self, threads: u32, dyn_smem: u32) -> Result<u32, CudaError> {
+        let mut blocks = 0;
+        // SAFETY: a valid function handle; writes one int.
+        unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut blocks,
+                self.raw,
+                threads as i32,
+                dyn_smem as usize,
+            )
+        }
+        .result()
+        .doing(|| {
+            format!(
+                "occupancy of `{}` at {threads} threads, {dyn_smem} B dynamic smem",
+                self.entry
+            )
+        })?;
+        Ok(blocks as u32)
+    }
+
+    /// Enqueues one launch on the GPU's stream.
+    ///
+    /// # Safety
+    /// `params` must point to values whose types and order match the entry's parameter list, and
+    /// every device address among them must be valid for what the kernel does with it.
+    pub unsafe fn launch(
+        &self,
+        gpu: &Gpu,
+        grid: (u32, u32),
+        threads: u32,
+        dyn_smem: u32,
+        params: &mut [*mut c_void],
+    ) -> Result<(), CudaError> {
+        // SAFETY: forwarded from the caller; the stream belongs to this module's context.
+        unsafe {
+            sys::cuLaunchKernel(
+                self.raw,
+                grid.0,
+                grid.1,
+                1,
+                threads,
+                1,
+                1,
+                dyn_smem,
+                gpu.stream().cu_stream(),
+                params.as_mut_ptr(),
+                ptr::null_mut(),
+            )
+        }
+        .result()
+        .doing(|| {
+            format!(
+                "launching `{}` on grid {grid:?} x {threads} threads",
+                self.entry
+            )
+        })
+    }
+}
+
+/// The text before the first NUL of a log buffer.
+fn c_text(buf: &[u8]) -> String {
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).trim_end().to_owned()
+}
+
+/// Names of the entry points in a PTX (`.entry NAME`) or cubin (`.text.NAME` sections) image,
+/// for error messages. Best effort: a fatbin's compressed contents are not listed.
+pub fn module_entries(image: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    match ModuleKind::sniff(image) {
+        ModuleKind::Ptx => {
+            let text = String::from_utf8_lossy(image);
+            for line in text.lines() {
+                let mut words = line.split_whitespace();
+                while let Some(w) = words.next() {
+                    if w == ".entry" {
+                        if let Some(name) = words.next() {
+                            let name = name.split('(').next().unwrap_or(name);
+                            if !name.is_empty() {
+                                names.push(name.to_owned());
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        ModuleKind::Cubin | ModuleKind::Fatbin => {
+            for token in image.split(|&b| b == 0) {
+                if let Some(name) = token.strip_prefix(b".text.") {
+                    if !name.is_empty() && name.iter().all(|b| b.is_ascii_graphic()) {
+                        names.push(String::from_utf8_lossy(name).into_owned());
+                    }
+                }
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ptx_entries_are_listed() {
+        let ptx =
+            ".version 8.5\n.target sm_90\n.visible .entry gemm_tm8_tn8(\n\t.param .u64 a\n)\n\
+                   .maxntid 64, 1, 1\n{\n}\n.visible .entry memcpy_t32_l14_w4(.param .u64 s)\n{}\n\
+                   .func helper()\n";
+        assert_eq!(
+            module_entries(ptx.as_bytes()),
+            ["gemm_tm8_tn8", "memcpy_t32_l14_w4"]
+        );
+    }
+
+    #[test]
+    fn cubin_entries_come_from_text_sections() {
+        let mut elf =
+            b"\x7fELF\x02\x01\x01\0\0\0.shstrtab\0.text.gemm_tm2_tn2\0.nv.info\0".to_vec();
+        elf.extend_from_slice(b".text.memcpy_t1024_l1_w1\0\x01\x02");
+        assert_eq!(ModuleKind::sniff(&elf), ModuleKind::Cubin);
+        assert_eq!(module_entries(&elf), ["gemm_tm2_tn2", "memcpy_t1024_l1_w1"]);
+    }
+
+    #[test]
+    fn log_text_stops_at_the_nul() {
+        assert_eq!(
+            c_text(b"info : Used 8 registers\n\0garbage"),
+            "info : Used 8 registers"
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! Running one GEMM entry: buffers with random inputs, the launch, the timing and the check.
+//! Shared by experiment 1 (every variant) and experiment 3 (one variant under register caps).
+
+use std::ffi::c_void;
+
+use cudarc::driver::CudaSlice;
+use kernels_gpu::variants::{GemmVariant, BM, BN};
+
+use super::inputs::random_floats;
+use super::verify::{check_gemm, gemm_sample_points, GemmInputs, GEMM_RANDOM_SAMPLES};
+use super::{ExperimentError, Measured};
+use crate::cuda::{CudaError, Gpu, Kernel};
+use crate::results::Check;
+use crate::timing::{time_launches, TimingPlan};
+
+/// alpha and beta of the timed launches (the blog's plain product).
+const TIMED: (f32, f32) = (1.0, 0.0);
+/// alpha and beta of the verification launch: both terms of the epilogue are exercised.
+const VERIFIED: (f32, f32) = (1.5, 0.5);
+
+/// Device and host copies of one GEMM problem, M = N = K = `size`.
+pub struct GemmBuffers {
+    size: u32,
+    a_host: Vec<f32>,
+    b_t_host: Vec<f32>,
+    c0_host: Vec<f32>,
+    a: CudaSlice<f32>,
+    b: CudaSlice<f32>,
+    c: CudaSlice<f32>,
+    points: Vec<(u32, u32)>,
+}
+
+impl GemmBuffers {
+    /// Random A, B and initial C in [-1, 1), seeded.
+    pub fn new(gpu: &Gpu, size: u32, seed: u64) -> Result<Self, ExperimentError> {
+        let n = size as usize;
+        let a_host = random_floats(n * n, seed);
+        let b_host = random_floats(n * n, seed.wrapping_add(1));
+        let c0_host = random_floats(n * n, seed.wrapping_add(2));
+        let mut b_t_host = vec![0.0f32; n * n];
+        for (r, row) in b_host.chunks_exact(n).enumerate() {
+            for (c, &x) in row.iter().enumerate() {
+                b_t_host[c * n + r] = x;
+            }
+        }
+        Ok(Self {
+            size,
+            a: gpu.upload(&a_host)?,
+            b: gpu.upload(&b_host)?,
+            c: gpu.upload(&c0_host)?,
+            points: gemm_sample_points(size, BM, GEMM_RANDOM_SAMPLES, seed),
+            a_host,
+            b_t_host,
+            c0_host,
+        })
+    }
+
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// Enqueues one launch of `kernel` over the whole C.
+    fn launch(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        threads: u32,
+        (alpha, beta): (f32, f32),
+    ) -> Result<(), CudaError> {
+        let grid = (self.size / BN, self.size / BM);
+        let mut a = gpu.address(&self.a);
+        let mut b = gpu.address(&self.b);
+        let mut c = gpu.address_mut(&mut self.c);
+        let dim = self.size as i32;
+        let (mut m, mut n, mut k) = (dim, dim, dim);
+        let (mut alpha, mut beta) = (alpha, beta);
+        let mut params: [*mut c_void; 8] = [
+            (&raw mut a).cast(),
+            (&raw mut b).cast(),
+            (&raw mut c).cast(),
+            (&raw mut m).cast(),
+            (&raw mut n).cast(),
+            (&raw mut k).cast(),
+            (&raw mut alpha).cast(),
+            (&raw mut beta).cast(),
+        ];
+        // SAFETY: the entry ABI is gemm(a, b, c: pointers, m, n, k: i32, alpha, beta: f32);
+        // A, B and C hold size*size floats and the grid is (N/64, M/64) with `threads` threads,
+        // which is the launch contract of every gemm_tm*_tn* entry.
+        unsafe { kernel.launch(gpu, grid, threads, 0, &mut params) }
+    }
+
+    /// Times `kernel` (alpha=1, beta=0), then checks one launch with alpha=1.5, beta=0.5 on a
+    /// fresh C.
+    pub fn measure(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        variant: &GemmVariant,
+        plan: TimingPlan,
+    ) -> Result<Measured, ExperimentError> {
+        let threads = variant.threads();
+        let resident = super::residency_of(gpu, kernel, threads, 0)?;
+        let timing = time_launches(gpu, plan, || self.launch(gpu, kernel, threads, TIMED))?;
+        let check = self.verify(gpu, kernel, threads)?;
+        let n = f64::from(self.size);
+        let throughput = 2.0 * n * n * n / (timing.median_ms * 1e-3) / 1e9;
+        let mut flags = Vec::new();
+        super::flag_above_peak(
+            &mut flags,
+            throughput,
+            gpu.info().peak_fp32_gflops,
+            "GFLOP/s",
+            "FP32",
+        );
+        Ok(Measured {
+            regs: resident.regs,
+            blocks_per_sm: resident.blocks_per_sm,
+            occupancy: resident.occupancy,
+            timing,
+            throughput,
+            check,
+            flags,
+        })
+    }
+
+    fn verify(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        threads: u32,
+    ) -> Result<Check, ExperimentError> {
+        gpu.overwrite(&self.c0_host, &mut self.c)?;
+        self.launch(gpu, kernel, threads, VERIFIED)?;
+        gpu.synchronize()?;
+        let c = gpu.download(&self.c)?;
+        Ok(check_gemm(
+            &GemmInputs {
+                size: self.size,
+                a: &self.a_host,
+                b_t: &self.b_t_host,
+                c0: &self.c0_host,
+                alpha: VERIFIED.0,
+                beta: VERIFIED.1,
+            },
+            &c,
+            &self.points,
+        ))
+    }
+}

@@ -1,0 +1,293 @@
+//! Where an experiment's kernels come from: the Rust-built PTX embedded in the binary, or any
+//! PTX/cubin file exporting the entry interface (`--module`, `--compare`); for the register
+//! experiment, one module per cap from a folder. Also finds the compiler's report for a module.
+
+use std::path::{Path, PathBuf};
+
+use xtask::ptxas::{parse_report, EntryReport};
+
+use super::builtin;
+use crate::cuda::{CudaError, Gpu, Module};
+
+/// Name of the built-in module in results and messages.
+pub const BUILTIN: &str = "rust (built-in)";
+
+/// Kernels for experiments 1 and 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kernels {
+    Builtin,
+    File(PathBuf),
+}
+
+/// Kernels for experiment 3: one module per register cap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CappedKernels {
+    Builtin,
+    /// A folder holding one module per cap, named with `cap{N}` (e.g. `peer_cap32.cubin`).
+    Folder(PathBuf),
+}
+
+impl Kernels {
+    pub fn describe(&self) -> String {
+        match self {
+            Kernels::Builtin => BUILTIN.to_owned(),
+            Kernels::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+impl CappedKernels {
+    pub fn describe(&self) -> String {
+        match self {
+            CappedKernels::Builtin => BUILTIN.to_owned(),
+            CappedKernels::Folder(p) => format!("{}/*cap{{N}}*", p.display()),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("reading {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{folder}: no module for register cap {cap} (expected a .ptx, .cubin or .fatbin file whose \
+         name contains `cap{cap}` followed by a non-digit, e.g. peer_cap{cap}.cubin); modules \
+         there: {found}"
+    )]
+    NoCapFile {
+        folder: PathBuf,
+        cap: u32,
+        found: String,
+    },
+    #[error("{folder}: several modules for register cap {cap}: {files}; keep one")]
+    AmbiguousCap {
+        folder: PathBuf,
+        cap: u32,
+        files: String,
+    },
+    #[error("the built-in kernels have no module for register cap {cap}; built caps: {available}")]
+    NoBuiltinCap { cap: u32, available: String },
+    #[error(
+        "the built-in kernels are missing from this binary (the host build embeds them; rebuild \
+         with `cargo build -p host`)"
+    )]
+    NoBuiltin,
+    #[error(transparent)]
+    Cuda(#[from] CudaError),
+}
+
+/// The compiler's resource report for a module's entries, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompilerReport {
+    pub source: String,
+    pub entries: Vec<EntryReport>,
+}
+
+impl CompilerReport {
+    pub fn entry(&self, name: &str) -> Option<&EntryReport> {
+        self.entries.iter().find(|e| e.name == name)
+    }
+}
+
+/// A loaded module with its compiler report, when one is known.
+pub struct Loaded {
+    pub module: Module,
+    pub report: Option<CompilerReport>,
+}
+
+/// Loads the module for experiments 1 and 2.
+pub fn load(gpu: &Gpu, kernels: &Kernels) -> Result<Loaded, SourceError> {
+    match kernels {
+        Kernels::Builtin => load_builtin(gpu, builtin::MAIN, BUILTIN),
+        Kernels::File(path) => load_file(gpu, path),
+    }
+}
+
+/// Loads the module capped at `cap` registers for experiment 3.
+pub fn load_capped(gpu: &Gpu, kernels: &CappedKernels, cap: u32) -> Result<Loaded, SourceError> {
+    match kernels {
+        CappedKernels::Builtin => {
+            let ptx = builtin::CAPPED
+                .iter()
+                .find(|(c, _)| *c == cap)
+                .map(|(_, ptx)| *ptx)
+                .ok_or_else(|| SourceError::NoBuiltinCap {
+                    cap,
+                    available: builtin_caps(),
+                })?;
+            load_builtin(gpu, ptx, &format!("{BUILTIN}, cap {cap}"))
+        }
+        CappedKernels::Folder(folder) => load_file(gpu, &cap_file(folder, cap)?),
+    }
+}
+
+fn builtin_caps() -> String {
+    let caps: Vec<String> = builtin::CAPPED.iter().map(|(c, _)| c.to_string()).collect();
+    if caps.is_empty() {
+        "none".to_owned()
+    } else {
+        caps.join(", ")
+    }
+}
+
+fn load_builtin(gpu: &Gpu, ptx: &str, name: &str) -> Result<Loaded, SourceError> {
+    if ptx.trim().is_empty() {
+        return Err(SourceError::NoBuiltin);
+    }
+    let module = Module::load(gpu, name, ptx.as_bytes())?;
+    let report = jit_report(&module);
+    Ok(Loaded { module, report })
+}
+
+fn load_file(gpu: &Gpu, path: &Path) -> Result<Loaded, SourceError> {
+    let image = std::fs::read(path).map_err(|source| SourceError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let module = Module::load(gpu, &path.display().to_string(), &image)?;
+    let report = jit_report(&module).or_else(|| sidecar_report(path));
+    Ok(Loaded { module, report })
+}
+
+fn jit_report(module: &Module) -> Option<CompilerReport> {
+    let entries = parse_report(module.info_log()).ok()?;
+    (!entries.is_empty()).then(|| CompilerReport {
+        source: "driver JIT info log".to_owned(),
+        entries,
+    })
+}
+
+/// The `ptxas -v` report written beside a module: `NAME.ptxas.txt` for `NAME.cubin`.
+pub fn sidecar_path(module: &Path) -> PathBuf {
+    let stem = module
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    module.with_file_name(format!("{stem}.ptxas.txt"))
+}
+
+fn sidecar_report(module: &Path) -> Option<CompilerReport> {
+    let path = sidecar_path(module);
+    let text = std::fs::read_to_string(&path).ok()?;
+    let entries = parse_report(&text).ok()?;
+    Some(CompilerReport {
+        source: path.display().to_string(),
+        entries,
+    })
+}
+
+/// Whether a file name is a module for register cap `cap`: a `.ptx`, `.cubin` or `.fatbin` whose
+/// name contains `cap{cap}` followed by a non-digit.
+pub fn is_cap_module(file_name: &str, cap: u32) -> bool {
+    if !is_module_file(file_name) {
+        return false;
+    }
+    let needle = format!("cap{cap}");
+    file_name.match_indices(&needle).any(|(i, _)| {
+        !file_name[i + needle.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+fn is_module_file(file_name: &str) -> bool {
+    [".ptx", ".cubin", ".fatbin"]
+        .iter()
+        .any(|ext| file_name.ends_with(ext))
+}
+
+/// The one module for `cap` in `folder`.
+pub fn cap_file(folder: &Path, cap: u32) -> Result<PathBuf, SourceError> {
+    let io = |source| SourceError::Io {
+        path: folder.to_owned(),
+        source,
+    };
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .map_err(io)?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let matching: Vec<&String> = names.iter().filter(|n| is_cap_module(n, cap)).collect();
+    match matching.as_slice() {
+        [one] => Ok(folder.join(one)),
+        [] => {
+            let modules: Vec<&str> = names
+                .iter()
+                .filter(|n| is_module_file(n))
+                .map(String::as_str)
+                .collect();
+            Err(SourceError::NoCapFile {
+                folder: folder.to_owned(),
+                cap,
+                found: if modules.is_empty() {
+                    "none".to_owned()
+                } else {
+                    modules.join(", ")
+                },
+            })
+        }
+        many => Err(SourceError::AmbiguousCap {
+            folder: folder.to_owned(),
+            cap,
+            files: many
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cap_names_match_the_peer_and_ours_and_not_longer_numbers() {
+        assert!(is_cap_module("peer_cap32.cubin", 32));
+        assert!(is_cap_module("kernels_cap32.ptx", 32));
+        assert!(is_cap_module("cap255.fatbin", 255));
+        assert!(
+            !is_cap_module("peer_cap32.ptxas.txt", 32),
+            "reports are not modules"
+        );
+        assert!(!is_cap_module("peer_cap320.cubin", 32));
+        assert!(!is_cap_module("peer_cap3.cubin", 32));
+        assert!(!is_cap_module("peer.cubin", 32));
+    }
+
+    #[test]
+    fn cap_file_finds_the_one_module_and_names_the_others_when_missing() {
+        let dir = std::env::temp_dir().join(format!("host-capfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in [
+            "peer_cap32.cubin",
+            "peer_cap32.ptxas.txt",
+            "peer_cap48.cubin",
+            "peer.cubin",
+        ] {
+            std::fs::write(dir.join(f), b"x").unwrap();
+        }
+        assert_eq!(cap_file(&dir, 32).unwrap(), dir.join("peer_cap32.cubin"));
+        let e = cap_file(&dir, 64).unwrap_err().to_string();
+        assert!(e.contains("cap64") && e.contains("peer_cap48.cubin"), "{e}");
+        std::fs::write(dir.join("kernels_cap48.ptx"), b"x").unwrap();
+        let e = cap_file(&dir, 48).unwrap_err().to_string();
+        assert!(e.contains("several"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sidecar_is_beside_the_module() {
+        assert_eq!(
+            sidecar_path(Path::new("/p/peer_cap32.cubin")),
+            Path::new("/p/peer_cap32.ptxas.txt")
+        );
+    }
+}

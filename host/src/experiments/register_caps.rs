@@ -1,0 +1,79 @@
+//! Experiment 3, register pressure: one GEMM variant (the table's `REGS.variant`) rebuilt under
+//! each register cap; actual registers from the loaded function, spills and stack frame from
+//! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin).
+
+use kernels_gpu::variants::REGS;
+
+use super::gemm::GemmBuffers;
+use super::module_source::{load_capped, Loaded};
+use super::{limiter_placeholder, progress_bar, ExperimentError, Options};
+use crate::cuda::{Gpu, Kernel};
+use crate::results::RegsRow;
+
+/// Spill and stack figures of one entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spills {
+    pub stores: Option<u32>,
+    pub loads: Option<u32>,
+    /// Bytes of stack frame (the report's, else the function's local memory).
+    pub stack_frame: u32,
+}
+
+fn spills(loaded: &Loaded, kernel: &Kernel<'_>) -> Result<Spills, ExperimentError> {
+    match loaded.report.as_ref().and_then(|r| r.entry(kernel.entry())) {
+        Some(e) => Ok(Spills {
+            stores: Some(e.spill_stores),
+            loads: Some(e.spill_loads),
+            stack_frame: e.stack_frame,
+        }),
+        None => Ok(Spills {
+            stores: None,
+            loads: None,
+            stack_frame: kernel.local_bytes()?,
+        }),
+    }
+}
+
+/// Runs experiment 3 with `opts.capped`, and `opts.compare_capped` interleaved per cap.
+pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
+    let variant = REGS.gemm();
+    let mut buffers = GemmBuffers::new(gpu, opts.gemm_size, opts.seed)?;
+    let bar = progress_bar(opts, opts.caps.len(), "regs");
+    let mut rows = Vec::with_capacity(opts.caps.len());
+    for &cap in &opts.caps {
+        bar.set_message(format!("cap {cap}"));
+        let ours = load_capped(gpu, &opts.capped, cap)?;
+        let kernel = ours.module.kernel(variant.entry)?;
+        let measured = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+        let our_spills = spills(&ours, &kernel)?;
+        let compare = match &opts.compare_capped {
+            Some(other) => {
+                let theirs = load_capped(gpu, other, cap)?;
+                let kernel = theirs.module.kernel(variant.entry)?;
+                let m = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+                let s = spills(&theirs, &kernel)?;
+                Some(m.as_comparison(&measured, s.stores, s.loads))
+            }
+            None => None,
+        };
+        rows.push(RegsRow {
+            cap,
+            regs: measured.regs,
+            blocks_per_sm: measured.blocks_per_sm,
+            occupancy: measured.occupancy,
+            limiter: limiter_placeholder(),
+            timing: measured.timing,
+            gflops: measured.throughput,
+            spill_stores: our_spills.stores.unwrap_or(0),
+            spill_loads: our_spills.loads.unwrap_or(0),
+            spills_unknown: our_spills.stores.is_none(),
+            stack_frame: our_spills.stack_frame,
+            check: measured.check,
+            flags: measured.flags,
+            compare,
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(rows)
+}

@@ -1,0 +1,221 @@
+//! Correctness checks: GEMM entries against an f64 CPU reference, copies exactly.
+
+use super::inputs::Rng;
+use crate::results::Check;
+
+/// Relative error bound of a GEMM entry, relative to `|alpha|*sum|a*b| + |beta*c0|`.
+pub const GEMM_REL_BOUND: f64 = 1e-4;
+/// Random entries checked per GEMM, on top of every tile's corners.
+pub const GEMM_RANDOM_SAMPLES: usize = 4096;
+
+/// Host copies of a GEMM's inputs, row-major `size x size`; `b_t` is B transposed.
+pub struct GemmInputs<'a> {
+    pub size: u32,
+    pub a: &'a [f32],
+    pub b_t: &'a [f32],
+    pub c0: &'a [f32],
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+/// The entries to check: the four corners of every 64x64 tile and `random` random entries.
+pub fn gemm_sample_points(size: u32, tile: u32, random: usize, seed: u64) -> Vec<(u32, u32)> {
+    let mut points = Vec::new();
+    for r0 in (0..size).step_by(tile as usize) {
+        for c0 in (0..size).step_by(tile as usize) {
+            let (r1, c1) = ((r0 + tile).min(size) - 1, (c0 + tile).min(size) - 1);
+            points.extend([(r0, c0), (r0, c1), (r1, c0), (r1, c1)]);
+        }
+    }
+    let mut rng = Rng::new(seed ^ 0x5EED_C0DE);
+    points.extend((0..random).map(|_| (rng.below(size), rng.below(size))));
+    points
+}
+
+/// Checks `c` (the kernel's output) at `points` and that every entry is finite.
+pub fn check_gemm(inputs: &GemmInputs<'_>, c: &[f32], points: &[(u32, u32)]) -> Check {
+    let n = inputs.size as usize;
+    let non_finite = c.iter().filter(|x| !x.is_finite()).count();
+    let mut worst = 0.0f64;
+    let mut failed = 0usize;
+    for &(r, col) in points {
+        let (r, col) = (r as usize, col as usize);
+        let row = &inputs.a[r * n..(r + 1) * n];
+        let column = &inputs.b_t[col * n..(col + 1) * n];
+        let (mut dot, mut mag) = (0.0f64, 0.0f64);
+        for (&x, &y) in row.iter().zip(column) {
+            let p = f64::from(x) * f64::from(y);
+            dot += p;
+            mag += p.abs();
+        }
+        let c0 = f64::from(inputs.c0[r * n + col]);
+        let (alpha, beta) = (f64::from(inputs.alpha), f64::from(inputs.beta));
+        let reference = alpha * dot + beta * c0;
+        let scale = alpha.abs() * mag + (beta * c0).abs();
+        let diff = (f64::from(c[r * n + col]) - reference).abs();
+        let err = if scale > 0.0 { diff / scale } else { diff };
+        if err.is_nan() || err > GEMM_REL_BOUND {
+            failed += 1;
+        }
+        if err.is_nan() {
+            worst = f64::INFINITY;
+        } else {
+            worst = worst.max(err);
+        }
+    }
+    Check {
+        passed: failed == 0 && non_finite == 0 && !points.is_empty(),
+        error: if non_finite > 0 { f64::INFINITY } else { worst },
+        bound: GEMM_REL_BOUND,
+        what: format!(
+            "C = {}*A*B + {}*C0 on random inputs in [-1,1], {n}x{n}x{n}: {} entries (every \
+             64x64 tile's corners and {GEMM_RANDOM_SAMPLES} random ones) against an f64 CPU dot \
+             product, |c - ref| <= {GEMM_REL_BOUND:e} * (|alpha|*sum|a*b| + |beta*c0|) \
+             ({failed} over the bound); every entry finite ({non_finite} not)",
+            inputs.alpha,
+            inputs.beta,
+            points.len()
+        ),
+    }
+}
+
+/// Checks a copy of `src` into a zeroed `dst` by a kernel that copies whole `width`-float
+/// vectors only: the first `src.len() / width * width` floats must match bit for bit, the rest
+/// must still be zero.
+pub fn check_copy(src: &[f32], dst: &[f32], width: u32) -> Check {
+    let copied = src.len() / width as usize * width as usize;
+    let mut wrong = src.len().abs_diff(dst.len());
+    wrong += src[..copied]
+        .iter()
+        .zip(dst)
+        .filter(|(s, d)| s.to_bits() != d.to_bits())
+        .count();
+    wrong += dst
+        .get(copied..)
+        .unwrap_or_default()
+        .iter()
+        .filter(|d| d.to_bits() != 0)
+        .count();
+    Check {
+        passed: wrong == 0,
+        error: wrong as f64,
+        bound: 0.0,
+        what: format!(
+            "every one of {} floats of random data copied bit-exactly into a zeroed \
+             destination{}; error = floats that differ",
+            src.len(),
+            if copied < src.len() {
+                format!(
+                    " (the {} floats past the last whole vector must stay zero)",
+                    src.len() - copied
+                )
+            } else {
+                String::new()
+            }
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::inputs::random_floats;
+
+    fn transpose(m: &[f32], n: usize) -> Vec<f32> {
+        let mut t = vec![0.0; n * n];
+        for r in 0..n {
+            for c in 0..n {
+                t[c * n + r] = m[r * n + c];
+            }
+        }
+        t
+    }
+
+    fn cpu_gemm(a: &[f32], b: &[f32], c0: &[f32], n: usize, alpha: f32, beta: f32) -> Vec<f32> {
+        let mut c = vec![0.0f32; n * n];
+        for r in 0..n {
+            for col in 0..n {
+                let mut acc = 0.0f32;
+                for k in 0..n {
+                    acc = a[r * n + k].mul_add(b[k * n + col], acc);
+                }
+                c[r * n + col] = alpha * acc + beta * c0[r * n + col];
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn sample_points_cover_tile_corners_and_stay_inside() {
+        let p = gemm_sample_points(128, 64, 10, 1);
+        assert_eq!(p.len(), 4 * 4 + 10);
+        assert!(p.contains(&(0, 0)) && p.contains(&(127, 127)));
+        assert!(p.contains(&(63, 64)) && p.contains(&(64, 63)));
+        assert!(p.iter().all(|&(r, c)| r < 128 && c < 128));
+    }
+
+    #[test]
+    fn an_f32_gemm_passes_and_a_wrong_entry_fails() {
+        let n = 64;
+        let (a, b, c0) = (
+            random_floats(n * n, 1),
+            random_floats(n * n, 2),
+            random_floats(n * n, 3),
+        );
+        let b_t = transpose(&b, n);
+        let inputs = GemmInputs {
+            size: n as u32,
+            a: &a,
+            b_t: &b_t,
+            c0: &c0,
+            alpha: 1.5,
+            beta: 0.5,
+        };
+        let mut c = cpu_gemm(&a, &b, &c0, n, 1.5, 0.5);
+        let points = gemm_sample_points(n as u32, 64, 200, 9);
+        let ok = check_gemm(&inputs, &c, &points);
+        assert!(ok.passed, "{ok:?}");
+        assert!(ok.error < 1e-6);
+
+        // Forgetting the beta*C0 term is caught.
+        let no_beta = cpu_gemm(&a, &b, &c0, n, 1.5, 0.0);
+        assert!(!check_gemm(&inputs, &no_beta, &points).passed);
+
+        // One wrong corner is caught.
+        c[63 * n + 63] += 0.01;
+        let bad = check_gemm(&inputs, &c, &points);
+        assert!(!bad.passed && bad.error > GEMM_REL_BOUND);
+
+        // A NaN anywhere, even off the sampled points, is caught.
+        let mut nan = cpu_gemm(&a, &b, &c0, n, 1.5, 0.5);
+        nan[5 * n + 7] = f32::NAN;
+        assert!(!check_gemm(&inputs, &nan, &[(0, 0)]).passed);
+    }
+
+    #[test]
+    fn copy_check_is_exact() {
+        let src = random_floats(1000, 4);
+        assert!(check_copy(&src, &src, 4).passed);
+        let mut dst = src.clone();
+        dst[999] = 0.0;
+        let c = check_copy(&src, &dst, 1);
+        assert!(!c.passed);
+        assert_eq!(c.error, 1.0);
+    }
+
+    #[test]
+    fn copy_check_expects_the_partial_vector_tail_untouched() {
+        let src = random_floats(10, 5);
+        let mut dst = src.clone();
+        dst[8] = 0.0;
+        dst[9] = 0.0;
+        assert!(
+            check_copy(&src, &dst, 4).passed,
+            "10 floats = 2 float4s + 2 uncopied"
+        );
+        assert!(
+            !check_copy(&src, &src, 4).passed,
+            "the tail must not be written"
+        );
+    }
+}

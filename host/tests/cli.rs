@@ -1,0 +1,191 @@
+//! The `host` binary's command line: the no-driver path, flag validation, and (on a GPU) a tiny
+//! end-to-end run.
+
+use std::process::{Command, Output};
+
+fn host(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("run the host binary")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn has_driver() -> bool {
+    host::cuda::driver_present()
+}
+
+#[test]
+fn no_driver_is_one_line_and_exit_code_2() {
+    if has_driver() {
+        eprintln!("SKIP: a CUDA driver is present, the no-driver path cannot be seen here");
+        return;
+    }
+    for args in [
+        &["info"][..],
+        &["regs"],
+        &["all", "--size", "128"],
+        &["occupancy"],
+    ] {
+        let o = host(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
+        assert!(err.contains("no CUDA driver"), "{err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("backtrace"),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_size_that_does_not_tile_names_the_valid_values() {
+    let o = host(&["occupancy", "--size", "1000"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("1000 does not tile"), "{err}");
+    assert!(
+        err.contains("multiple of 64") && err.contains("64..=32768"),
+        "{err}"
+    );
+}
+
+#[test]
+fn zero_iterations_are_refused_with_the_range() {
+    let o = host(&["regs", "--iters", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("0 is not in 1..=1000000"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn an_unknown_variant_names_the_valid_labels() {
+    let o = host(&["occupancy", "--variants", "S,Q"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("unknown GEMM variant `Q`"), "{err}");
+    assert!(err.contains("S, A1, A, B, C, D, D+"), "{err}");
+    // A memcpy label is not a GEMM variant.
+    let o = host(&["occupancy", "--variants", "T1"]);
+    assert!(
+        stderr(&o).contains("unknown GEMM variant `T1`"),
+        "{}",
+        stderr(&o)
+    );
+    // `all` takes both kinds, and names both tables when the label is in neither.
+    let o = host(&["all", "--variants", "S,T1,X9"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("`X9`") && err.contains("memcpy T1, T2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_cap_outside_what_ptxas_accepts_is_refused() {
+    let o = host(&["regs", "--caps", "32,8"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("16..=255"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_missing_module_file_is_named() {
+    let o = host(&["occupancy", "--module", "/nonexistent/peer.cubin"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--module: /nonexistent/peer.cubin does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    // regs wants a folder of per-cap modules.
+    let file = env!("CARGO_MANIFEST_DIR").to_owned() + "/Cargo.toml";
+    let o = host(&["regs", "--module", &file]);
+    assert!(stderr(&o).contains("is not a folder"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_lists_the_experiments_and_the_common_flags() {
+    let o = host(&["--help"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    for c in ["occupancy", "bandwidth", "regs", "all", "info"] {
+        assert!(out.contains(c), "{out}");
+    }
+    let o = host(&["all", "--help"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    for f in [
+        "--device",
+        "--iters",
+        "--variants",
+        "--format",
+        "--out",
+        "--size",
+        "--copy-mib",
+        "--module",
+        "--compare",
+    ] {
+        assert!(out.contains(f), "{f} missing from:\n{out}");
+    }
+    assert!(
+        out.contains("[default: 50]") && out.contains("[default: 4096]"),
+        "{out}"
+    );
+}
+
+/// On a GPU: a small run of every experiment writes a results folder and passes its checks.
+#[test]
+fn small_run_on_the_gpu_writes_a_results_folder() {
+    if !has_driver() {
+        eprintln!("SKIP: no CUDA driver");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("host-cli-run-{}", std::process::id()));
+    let o = host(&[
+        "all",
+        "--size",
+        "256",
+        "--copy-mib",
+        "16",
+        "--iters",
+        "2",
+        "--samples",
+        "3",
+        "--variants",
+        "A,C,T1,T14f4",
+        "--caps",
+        "64,128",
+        "--format",
+        "csv",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for f in [
+        "results.json",
+        "tables.md",
+        "occupancy.csv",
+        "bandwidth.csv",
+        "regs.csv",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let r = host::results_io::read_results(&dir.join("results.json")).unwrap();
+    assert_eq!(r.occupancy.as_ref().unwrap().len(), 2);
+    assert_eq!(r.bandwidth.as_ref().unwrap().rows.len(), 2);
+    assert!(r
+        .bandwidth
+        .unwrap()
+        .rows
+        .iter()
+        .all(|row| row.blocks_per_sm == 2));
+    assert_eq!(r.regs.unwrap().len(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,303 @@
+//! Rendering a hand-made `RunResults` in every format, and its JSON round trip through a
+//! results folder.
+
+use host::results::{
+    Bandwidth, Check, Comparison, CopyRow, DeviceInfo, GemmRow, RegsRow, RunMeta, RunResults,
+    Timing,
+};
+use host::results_io::{read_results, write_results};
+use host::tables::{
+    bandwidth_table, device_table, occupancy_table, regs_table, render_results, to_csv, Format,
+};
+
+fn timing(ms: f64) -> Timing {
+    Timing {
+        samples_ms: vec![ms, ms * 1.01, ms * 0.99],
+        median_ms: ms,
+        min_ms: ms * 0.99,
+        max_ms: ms * 1.01,
+        sm_clock_mhz_before: Some(1980),
+        sm_clock_mhz_after: None,
+    }
+}
+
+fn ok(error: f64, bound: f64) -> Check {
+    Check {
+        passed: true,
+        error,
+        bound,
+        what: "checked, with a comma".into(),
+    }
+}
+
+fn sample() -> RunResults {
+    let device = DeviceInfo {
+        ordinal: 0,
+        name: "NVIDIA H200".into(),
+        compute_capability: (9, 0),
+        sm_count: 132,
+        sm_clock_khz: 1_980_000,
+        mem_clock_khz: 3_201_000,
+        mem_bus_width_bits: 6144,
+        l2_bytes: 60 << 20,
+        regs_per_sm: 65536,
+        max_regs_per_block: 65536,
+        smem_per_sm: 233_472,
+        smem_per_block: 49_152,
+        smem_per_block_optin: 232_448,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        warp_size: 32,
+        total_mem_bytes: 150_000_000_000,
+        driver_version: "CUDA 12.8".into(),
+        peak_fp32_gflops: 66_908.0,
+        peak_dram_gbps: 4_916.7,
+    };
+    let gemm = |label: &str, tm, tn, regs, gflops: f64, flags: Vec<String>| GemmRow {
+        variant: label.into(),
+        threads: 4096 / (tm * tn),
+        tm,
+        tn,
+        regs,
+        blocks_per_sm: 2,
+        occupancy: 0.25,
+        limiter: "registers".into(),
+        timing: timing(3.2),
+        gflops,
+        check: ok(3.1e-7, 1e-4),
+        flags,
+        compare: None,
+    };
+    let mut failed_c = gemm("C", 8, 8, 168, 99_999.0, vec!["above the FP32 peak".into()]);
+    failed_c.check.passed = false;
+    failed_c.check.error = 2e-2;
+    let copy = CopyRow {
+        variant: "T14f4".into(),
+        threads: 32,
+        loads: 14,
+        width: 4,
+        bytes_per_thread: 224,
+        regs: 50,
+        dyn_smem_bytes: 76_928,
+        blocks_per_sm: 2,
+        occupancy: 2.0 / 64.0,
+        limiter: "shared memory".into(),
+        timing: timing(0.9),
+        gbps: 2380.5,
+        fraction_of_reference: 0.61,
+        check: ok(0.0, 0.0),
+        flags: vec![],
+        compare: Some(Comparison {
+            regs: 40,
+            throughput: 2400.0,
+            ratio: 2380.5 / 2400.0,
+            spill_stores: None,
+            spill_loads: None,
+            timing: timing(0.89),
+            check: ok(0.0, 0.0),
+        }),
+    };
+    let regs = |cap, unknown| RegsRow {
+        cap,
+        regs: cap.min(154),
+        blocks_per_sm: 3,
+        occupancy: 0.1875,
+        limiter: "registers".into(),
+        timing: timing(40.0),
+        gflops: 3400.0,
+        spill_stores: if cap < 96 { 4840 } else { 0 },
+        spill_loads: if cap < 96 { 4652 } else { 0 },
+        spills_unknown: unknown,
+        stack_frame: 1672,
+        check: ok(1e-7, 1e-4),
+        flags: vec![],
+        compare: None,
+    };
+    RunResults {
+        meta: RunMeta {
+            date: "2026-05-20T12:00:00Z".into(),
+            command: "host all --out results/x".into(),
+            tool_version: "0.1.0".into(),
+            toolchain: "rustc 1.97.0-nightly".into(),
+            module: "rust (built-in)".into(),
+            compare_module: None,
+            iters: 50,
+            samples: 7,
+            gemm_size: 4096,
+            copy_bytes: 1 << 30,
+        },
+        device,
+        occupancy: Some(vec![gemm("S", 2, 2, 62, 1394.0, vec![]), failed_c]),
+        bandwidth: Some(Bandwidth {
+            reference_gbps: 3900.0,
+            reference_timing: timing(0.55),
+            rows: vec![copy],
+        }),
+        regs: Some(vec![regs(32, false), regs(128, true)]),
+    }
+}
+
+#[test]
+fn occupancy_table_has_the_blogs_columns_first() {
+    let r = sample();
+    let t = occupancy_table(r.occupancy.as_ref().unwrap());
+    assert_eq!(
+        t.header[..6],
+        [
+            "Variant",
+            "Threads/block",
+            "Sub-tile TMxTN",
+            "Regs/thread",
+            "Theo. occ",
+            "GFLOP/s"
+        ]
+    );
+    assert_eq!(t.rows[0][..6], ["S", "1024", "2x2", "62", "25.0%", "1394"]);
+    // A figure above the peak is flagged, and a failed check is marked.
+    assert_eq!(t.rows[1][5], "99999 (!)");
+    assert!(t.rows[1].iter().any(|c| c.starts_with("FAILED")));
+    assert!(t.notes.iter().any(|n| n.contains("C: above the FP32 peak")));
+    assert!(
+        !t.header.iter().any(|h| h.starts_with("Other")),
+        "no compare columns without --compare"
+    );
+}
+
+#[test]
+fn bandwidth_table_shows_compare_columns_and_the_reference_row() {
+    let r = sample();
+    let t = bandwidth_table(r.bandwidth.as_ref().unwrap());
+    assert_eq!(
+        t.header[..7],
+        [
+            "Variant",
+            "Threads/block",
+            "Loads x width",
+            "Bytes/thread",
+            "Regs/thread",
+            "Theo. occ",
+            "GB/s"
+        ]
+    );
+    assert_eq!(t.header[7], "% of D2D copy");
+    assert_eq!(
+        t.rows[0][..8],
+        ["T14f4", "32", "14x4", "224", "50", "3.1%", "2380.5", "61.0%"]
+    );
+    let other = t.header.iter().position(|h| h == "Other GB/s").unwrap();
+    assert_eq!(t.rows[0][other], "2400.0");
+    assert_eq!(t.rows[0][other + 2], "0.99");
+    let last = t.rows.last().unwrap();
+    assert_eq!((last[0].as_str(), last[6].as_str()), ("D2D copy", "3900.0"));
+}
+
+#[test]
+fn regs_table_says_na_for_unknown_spills() {
+    let r = sample();
+    let t = regs_table(r.regs.as_ref().unwrap());
+    assert_eq!(
+        t.header[..8],
+        [
+            "Cap",
+            "Actual regs",
+            "Theo. occ",
+            "ms/call [min-max]",
+            "GFLOP/s",
+            "Spill stores",
+            "Spill loads",
+            "Stack frame"
+        ]
+    );
+    assert_eq!(t.rows[0][5..8], ["4840", "4652", "1672"]);
+    assert_eq!(t.rows[1][5..7], ["n/a", "n/a"]);
+    assert!(t.notes.iter().any(|n| n.contains("n/a")));
+}
+
+#[test]
+fn every_format_renders_every_table() {
+    let r = sample();
+    let table = render_results(&r, Format::Table);
+    assert!(table.contains("1. Occupancy vs throughput") && table.contains("3. Register pressure"));
+    assert!(table.contains("NVIDIA H200"));
+    let md = render_results(&r, Format::Markdown);
+    assert!(md.contains("### 2. Bandwidth vs occupancy"));
+    assert!(
+        md.contains("| Variant |") || md.contains("| Variant"),
+        "{md}"
+    );
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with("|--") || l.starts_with("|-")),
+        "{md}"
+    );
+    let csv = render_results(&r, Format::Csv);
+    assert!(csv.contains("# 1. Occupancy vs throughput"));
+    assert!(csv.contains("Variant,Threads/block,Sub-tile TMxTN,Regs/thread,Theo. occ,GFLOP/s"));
+    let json = render_results(&r, Format::Json);
+    let back: RunResults = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, r);
+}
+
+#[test]
+fn csv_quotes_fields_with_commas_and_quotes() {
+    let mut t = occupancy_table(sample().occupancy.as_ref().unwrap());
+    t.rows[0][0] = "a,\"b\"".into();
+    let csv = to_csv(&t);
+    assert!(
+        csv.lines().nth(1).unwrap().starts_with("\"a,\"\"b\"\"\","),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 1 + t.rows.len());
+}
+
+#[test]
+fn device_table_names_the_spec_peaks() {
+    let t = device_table(&sample().device);
+    let get = |k: &str| {
+        t.rows
+            .iter()
+            .find(|r| r[0] == k)
+            .map(|r| r[1].clone())
+            .unwrap()
+    };
+    assert_eq!(get("Compute capability"), "9.0");
+    assert_eq!(get("Shared memory per SM"), "228 KiB");
+    assert_eq!(get("FP32 peak (spec)"), "66908 GFLOP/s");
+    assert!(t.notes[0].contains("spec"));
+}
+
+#[test]
+fn a_results_folder_round_trips() {
+    let r = sample();
+    let dir = std::env::temp_dir().join(format!("host-tables-{}", std::process::id()));
+    let written = write_results(&dir, &r).unwrap();
+    let names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "results.json",
+            "tables.md",
+            "occupancy.csv",
+            "bandwidth.csv",
+            "regs.csv"
+        ]
+    );
+    assert_eq!(read_results(&dir.join("results.json")).unwrap(), r);
+    let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+    assert!(md.contains("host all --out results/x") && md.contains("rustc 1.97.0-nightly"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn results_without_the_new_spill_flag_still_read() {
+    let r = sample();
+    let mut v = serde_json::to_value(&r).unwrap();
+    for row in v["regs"].as_array_mut().unwrap() {
+        row.as_object_mut().unwrap().remove("spills_unknown");
+    }
+    let back: RunResults = serde_json::from_value(v).unwrap();
+    assert!(back.regs.unwrap().iter().all(|row| !row.spills_unknown));
+}
