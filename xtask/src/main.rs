@@ -145,7 +145,7 @@ fn sweep(args: &SweepArgs) -> Result<()> {
         let cubin = nvcc_module(cu, &out)?;
         host.arg("--compare")
             .arg(cubin.0)
-            .arg("--compare-regs")
+            .arg("--compare-caps")
             .arg(cubin.1);
     }
     host.args(&args.host_args);
