@@ -601,3 +601,60 @@ fn report_args_parse_and_single_dir_rewrites_its_report() {
     let cli = Cli::try_parse_from(["report", "x", "y", "--out", "z"]).unwrap();
     assert_eq!(cli.args.out.as_deref(), Some(Path::new("z")));
 }
+
+#[test]
+fn the_calculators_curves_become_one_plot_per_axis() {
+    use host::occupancy::{all_curves, Arch, KernelResources};
+    let limits = Arch::from_compute_capability(9, 0).unwrap().limits();
+    let mut curves = Vec::new();
+    for v in kernels_gpu::variants::GEMM.iter().take(3) {
+        let kernel = KernelResources {
+            threads: v.threads(),
+            regs_per_thread: 64,
+            static_smem: kernels_gpu::variants::GemmVariant::static_shared_bytes(),
+            dyn_smem: 0,
+        };
+        for c in all_curves(&limits, &kernel) {
+            curves.push((v.label.to_string(), c));
+        }
+    }
+    let plots = report::curve_plots(&curves);
+    let stems: Vec<&str> = plots.iter().map(|p| p.file_stem.as_str()).collect();
+    assert_eq!(
+        stems,
+        ["curve_registers", "curve_block_size", "curve_dynamic_smem"]
+    );
+    for p in &plots {
+        assert_eq!(p.series.len(), 3);
+        assert!(p
+            .series
+            .iter()
+            .all(|(_, pts)| pts.iter().all(|&(_, y)| (0.0..=100.0).contains(&y))));
+    }
+    let dir = out_dir("report_calculator_curves");
+    report::write_with_curves(&fixture(), &dir, &plots).unwrap();
+    let t = svg_texts(&dir.join("curve_registers.svg"));
+    assert!(has(&t, "Registers per thread") && has(&t, "Theoretical occupancy (%)"));
+    for v in kernels_gpu::variants::GEMM.iter().take(3) {
+        assert!(t.contains(&v.label.to_string()), "legend has {}", v.label);
+    }
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("(curve_dynamic_smem.svg)"));
+}
+
+#[test]
+fn unknown_spills_leave_the_spill_claims_not_judged() {
+    let mut r = fixture();
+    cap_mut(&mut r, 64).spills_unknown = true;
+    for key in [SPILLS, FIRST_FREE, MORE_REGS] {
+        let v = judge(&r, key);
+        assert_eq!(v.holds, None, "{key}");
+        assert!(v
+            .evidence
+            .contains("spill bytes unknown (no compiler report) for cap 64"));
+    }
+    let dir = out_dir("report_spills_unknown");
+    report::write(&r, &dir).unwrap();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("| n/a | n/a |"));
+}

@@ -225,7 +225,10 @@ pub fn regs_series(runs: &[PlotRun<'_>]) -> Vec<RegsSeries> {
                 .collect(),
             spills: rows
                 .iter()
-                .map(|r| (r.cap as f64, Some((r.spill_stores + r.spill_loads) as f64)))
+                .map(|r| {
+                    let bytes = (r.spill_stores + r.spill_loads) as f64;
+                    (r.cap as f64, (!r.spills_unknown).then_some(bytes))
+                })
                 .collect(),
         });
         if let Some(cn) = run.compare_name {

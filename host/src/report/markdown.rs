@@ -75,6 +75,14 @@ fn ms_cell(t: &Timing) -> String {
     format!("{:.3} ({:.3}-{:.3})", t.median_ms, t.min_ms, t.max_ms)
 }
 
+fn spill_cell(bytes: u32, unknown: bool) -> String {
+    if unknown {
+        "n/a".into()
+    } else {
+        bytes.to_string()
+    }
+}
+
 fn notes(flags: &[String]) -> String {
     flags.join("; ")
 }
@@ -318,8 +326,8 @@ pub fn regs_table(r: &RunResults) -> Option<String> {
             x.limiter.clone(),
             ms_cell(&x.timing),
             format!("{:.0}", x.gflops),
-            x.spill_stores.to_string(),
-            x.spill_loads.to_string(),
+            spill_cell(x.spill_stores, x.spills_unknown),
+            spill_cell(x.spill_loads, x.spills_unknown),
             x.stack_frame.to_string(),
             check_cell(&x.check),
         ];

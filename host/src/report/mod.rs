@@ -2,6 +2,7 @@
 //! merged side by side. Reads only [`crate::results`]; needs no GPU.
 
 mod command;
+pub mod curves;
 pub mod error;
 pub mod figures;
 pub mod markdown;
@@ -12,6 +13,7 @@ pub mod verdicts;
 use std::path::{Path, PathBuf};
 
 pub use command::{run, ReportArgs};
+pub use curves::curve_plots;
 pub use error::ReportError;
 pub use merge::merge;
 pub use plots::plot_curve;

@@ -194,6 +194,27 @@ impl Placer {
     }
 }
 
+/// How far above the highest figure the y axis goes: room for the labels above the top points,
+/// and for a legend of `entries` rows when there is one, so it covers no data.
+fn headroom(entries: usize) -> f64 {
+    if entries > 1 {
+        1.12 + 0.09 * entries as f64
+    } else {
+        1.12
+    }
+}
+
+/// Log-axis tick labels only at 1, 2 and 5 times a power of ten; the other ticks stay unlabelled.
+fn log_tick_shown(v: f64) -> bool {
+    if v <= 0.0 {
+        return false;
+    }
+    let mantissa = v / 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|m| (mantissa - m).abs() < 1e-6)
+}
+
 fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
     if !(lo.is_finite() && hi.is_finite()) {
         return 0.0..1.0;
@@ -251,7 +272,7 @@ pub fn scatter(plot: &ScatterPlot, path: &Path) -> Result<(), ReportError> {
         .map(|m| m.1)
         .unwrap_or(1.0)
         .max(f64::MIN_POSITIVE);
-    let y_range = 0.0..ymax * 1.12;
+    let y_range = 0.0..ymax * headroom(plot.series.len());
 
     let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| plot_error(path, e))?;
@@ -299,7 +320,14 @@ where
         .build_cartesian_2d(x_spec, y_range)
         .map_err(err)?;
     let suffix = plot.x_unit_suffix.clone();
-    let x_fmt = move |v: &f64| format!("{}{}", tick(*v), suffix);
+    let log = plot.x_scale == XScale::Log;
+    let x_fmt = move |v: &f64| {
+        if log && !log_tick_shown(*v) {
+            String::new()
+        } else {
+            format!("{}{}", tick(*v), suffix)
+        }
+    };
     let y_fmt = |v: &f64| tick(*v);
     chart
         .configure_mesh()
@@ -307,11 +335,14 @@ where
         .y_desc(&plot.y_label)
         .axis_desc_style(font(AXIS_DESC_SIZE))
         .label_style(font(TICK_SIZE))
-        .x_labels(8)
+        .x_labels(match plot.x_scale {
+            XScale::Linear => 8,
+            XScale::Log => 16,
+        })
         .y_labels(8)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .light_line_style(RGBColor(235, 235, 235))
+        .light_line_style(RGBColor(246, 246, 246))
         .bold_line_style(RGBColor(215, 215, 215))
         .draw()
         .map_err(err)?;
@@ -467,8 +498,8 @@ fn draw_legend(
     let total_h = 8 + row * entries.len() as i32 + 4;
     let b = placer.bounds;
     let corners = [
-        (b.2 - w - 8, b.1 + 8),
         (b.0 + 8, b.1 + 8),
+        (b.2 - w - 8, b.1 + 8),
         (b.2 - w - 8, b.3 - total_h - 8),
         (b.0 + 8, b.3 - total_h - 8),
     ];
@@ -536,9 +567,10 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
         .fold(0.0_f64, f64::max);
     let (cmin, cmax) = min_max(&caps).unwrap_or((0.0, 256.0));
     let x_range = (cmin - 0.06 * (cmax - cmin).max(16.0))..(cmax + 0.06 * (cmax - cmin).max(16.0));
-    let y_max = min_max(&gflops).map(|m| m.1).unwrap_or(1.0).max(1.0) * 1.15;
+    let room = headroom(2 * series.len());
+    let y_max = min_max(&gflops).map(|m| m.1).unwrap_or(1.0).max(1.0) * room;
     let y2_max = if spill_max > 0.0 {
-        spill_max * 1.15
+        spill_max * room
     } else {
         1.0
     };
@@ -565,7 +597,7 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
         .y_labels(8)
         .x_label_formatter(&fmt)
         .y_label_formatter(&fmt)
-        .light_line_style(RGBColor(235, 235, 235))
+        .light_line_style(RGBColor(246, 246, 246))
         .bold_line_style(RGBColor(215, 215, 215))
         .draw()
         .map_err(err)?;

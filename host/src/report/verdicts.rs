@@ -533,6 +533,20 @@ fn regs_rows(rows: Option<&[RegsRow]>) -> Result<(Vec<&RegsRow>, Vec<String>), S
     let rows = rows.ok_or("experiment 3 was not run")?;
     let (mut ok, failed) = passing(rows, |r| &r.check, |r| format!("cap {}", r.cap));
     ok.sort_by_key(|r| r.cap);
+    let unknown: Vec<String> = ok
+        .iter()
+        .filter(|r| r.spills_unknown)
+        .map(|r| format!("cap {}", r.cap))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(with_exclusions(
+            format!(
+                "spill bytes unknown (no compiler report) for {}",
+                unknown.join(", ")
+            ),
+            &failed,
+        ));
+    }
     if ok.len() < 2 {
         return Err(with_exclusions(
             format!(

@@ -1,0 +1,53 @@
+//! The occupancy calculator's curves (occupancy vs registers/thread, vs block size, vs dynamic
+//! shared memory) turned into curve plots for the report, one plot per axis, one series per kernel.
+
+use crate::occupancy::{Axis, Curve};
+
+use super::CurvePlot;
+
+fn stem(axis: Axis) -> &'static str {
+    match axis {
+        Axis::Registers => "curve_registers",
+        Axis::BlockSize => "curve_block_size",
+        Axis::DynamicSharedMemory => "curve_dynamic_smem",
+    }
+}
+
+fn x_label(axis: Axis) -> &'static str {
+    match axis {
+        Axis::Registers => "Registers per thread",
+        Axis::BlockSize => "Threads per block",
+        Axis::DynamicSharedMemory => "Dynamic shared memory per block (bytes)",
+    }
+}
+
+/// One plot per axis present in `curves`, in the order Registers, BlockSize, DynamicSharedMemory.
+/// Each `(name, curve)` becomes a series called `name` (e.g. the variant label) with the
+/// occupancy in percent; a configuration that cannot launch plots as 0%.
+pub fn curve_plots(curves: &[(String, Curve)]) -> Vec<CurvePlot> {
+    [Axis::Registers, Axis::BlockSize, Axis::DynamicSharedMemory]
+        .into_iter()
+        .filter_map(|axis| {
+            let of_axis: Vec<&(String, Curve)> =
+                curves.iter().filter(|(_, c)| c.axis == axis).collect();
+            let arch = &of_axis.first()?.1.arch;
+            Some(CurvePlot {
+                file_stem: stem(axis).to_string(),
+                title: format!("Occupancy vs {} ({arch})", axis.label()),
+                x_label: x_label(axis).to_string(),
+                y_label: "Theoretical occupancy (%)".to_string(),
+                series: of_axis
+                    .iter()
+                    .map(|(name, c)| {
+                        let pts = c
+                            .points
+                            .iter()
+                            .map(|p| (p.x as f64, p.occupancy * 100.0))
+                            .collect();
+                        (name.clone(), pts)
+                    })
+                    .collect(),
+            })
+        })
+        .collect()
+}
