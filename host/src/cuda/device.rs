@@ -155,9 +155,12 @@ impl Gpu {
 
     /// Copies a device buffer back to the host (waits for the stream).
     pub fn download(&self, dev: &CudaSlice<f32>) -> Result<Vec<f32>, CudaError> {
-        self.stream
+        let host = self
+            .stream
             .clone_dtoh(dev)
-            .doing(|| format!("downloading {} MiB", mib(dev.len())))
+            .doing(|| format!("downloading {} MiB", mib(dev.len())))?;
+        self.synchronize()?;
+        Ok(host)
     }
 
     /// Enqueues a device-to-device copy of the whole of `src` into `dst` (`cuMemcpyDtoDAsync`).
@@ -207,13 +210,13 @@ impl Gpu {
     /// The current SM clock in MHz from `nvidia-smi`, or None where it cannot be read (the CUDA
     /// driver API has no current-clock query; NVML is not linked).
     pub fn current_sm_clock_mhz(&self) -> Option<u32> {
-        let id = self.pci_bus_id.as_deref()?;
+        let id = nvidia_smi_bus_id(self.pci_bus_id.as_deref()?);
         let out = std::process::Command::new("nvidia-smi")
             .args([
                 "--query-gpu=clocks.sm",
                 "--format=csv,noheader,nounits",
                 "-i",
-                id,
+                &id,
             ])
             .stderr(std::process::Stdio::null())
             .output()
@@ -227,6 +230,14 @@ impl Gpu {
 
 fn mib(floats: usize) -> usize {
     (floats * 4) >> 20
+}
+
+/// The driver's PCI bus id (`0000:18:00.0`) in nvidia-smi's form (`00000000:18:00.0`).
+pub fn nvidia_smi_bus_id(cuda_id: &str) -> String {
+    match cuda_id.split_once(':') {
+        Some((domain, rest)) => format!("{domain:0>8}:{rest}"),
+        None => cuda_id.to_owned(),
+    }
 }
 
 fn pci_bus_id(dev: sys::CUdevice) -> Option<String> {
@@ -287,6 +298,12 @@ mod tests {
         assert!((p - 19_491.84).abs() < 0.1, "{p}");
         assert_eq!(fp32_lanes_per_sm((8, 6)), 128);
         assert_eq!(fp32_lanes_per_sm((8, 9)), 128);
+    }
+
+    #[test]
+    fn bus_ids_are_widened_for_nvidia_smi() {
+        assert_eq!(nvidia_smi_bus_id("0000:18:00.0"), "00000000:18:00.0");
+        assert_eq!(nvidia_smi_bus_id("00000000:9A:00.0"), "00000000:9A:00.0");
     }
 
     #[test]

@@ -1,4 +1,21 @@
-//! Random inputs: a seeded SplitMix64 generator, uniform floats in [-1, 1].
+//! Random inputs: SplitMix64 used as a counter-based generator (element i of a sequence is the
+//! mix of `seed + (i+1)*gamma`), so a buffer fills in parallel chunks and is the same on every
+//! machine for a seed; uniform floats in [-1, 1).
+
+use std::thread;
+
+const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn unit(bits: u64) -> f32 {
+    let u = (bits >> 40) as f32 / (1u64 << 24) as f32;
+    2.0 * u - 1.0
+}
 
 /// SplitMix64: small, fast, and the same sequence on every machine for a seed.
 #[derive(Debug, Clone)]
@@ -10,17 +27,13 @@ impl Rng {
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0 = self.0.wrapping_add(GAMMA);
+        mix(self.0)
     }
 
     /// Uniform in [-1, 1), with 24 random mantissa bits.
     pub fn next_signed_unit(&mut self) -> f32 {
-        let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        2.0 * u - 1.0
+        unit(self.next_u64())
     }
 
     /// Uniform in 0..bound (bound > 0).
@@ -29,10 +42,29 @@ impl Rng {
     }
 }
 
-/// `len` floats uniform in [-1, 1).
+/// Threads for host-side work on large buffers.
+pub fn host_threads() -> usize {
+    thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(32)
+}
+
+/// `len` floats uniform in [-1, 1): element i is the (i+1)-th output of `Rng::new(seed)`.
 pub fn random_floats(len: usize, seed: u64) -> Vec<f32> {
-    let mut rng = Rng::new(seed);
-    (0..len).map(|_| rng.next_signed_unit()).collect()
+    let mut out = vec![0.0f32; len];
+    let chunk = len.div_ceil(host_threads()).max(1 << 16);
+    thread::scope(|s| {
+        for (c, part) in out.chunks_mut(chunk).enumerate() {
+            s.spawn(move || {
+                let start = (c * chunk) as u64;
+                for (i, x) in part.iter_mut().enumerate() {
+                    let counter = start + i as u64 + 1;
+                    *x = unit(mix(seed.wrapping_add(counter.wrapping_mul(GAMMA))));
+                }
+            });
+        }
+    });
+    out
 }
 
 #[cfg(test)]
@@ -52,6 +84,14 @@ mod tests {
     fn same_seed_same_sequence_other_seed_other_sequence() {
         assert_eq!(random_floats(16, 1), random_floats(16, 1));
         assert_ne!(random_floats(16, 1), random_floats(16, 2));
+    }
+
+    #[test]
+    fn parallel_fill_equals_the_sequential_generator() {
+        let len = 3 * (1 << 16) + 5;
+        let mut rng = Rng::new(42);
+        let sequential: Vec<f32> = (0..len).map(|_| rng.next_signed_unit()).collect();
+        assert_eq!(random_floats(len, 42), sequential);
     }
 
     #[test]

@@ -382,8 +382,10 @@ fn meta(
         command: opts.command.clone(),
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         toolchain: format!(
-            "kernels: {}; loaded by the {} driver JIT",
+            "built-in kernels: {} ({} PTX); PTX compiled for the device by the JIT of the {} \
+             driver",
             builtin::TOOLCHAIN,
+            builtin::PTX_ARCH,
             gpu.info().driver_version
         ),
         module,

@@ -7,7 +7,7 @@ use kernels_gpu::variants::REGS;
 use super::gemm::GemmBuffers;
 use super::module_source::{load_capped, Loaded};
 use super::{limiter_placeholder, progress_bar, ExperimentError, Options};
-use crate::cuda::{Gpu, Kernel};
+use crate::cuda::{Gpu, Kernel, ModuleKind};
 use crate::results::RegsRow;
 
 /// Spill and stack figures of one entry.
@@ -46,6 +46,14 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
         let kernel = ours.module.kernel(variant.entry)?;
         let measured = buffers.measure(gpu, &kernel, variant, opts.timing)?;
         let our_spills = spills(&ours, &kernel)?;
+        let mut flags = measured.flags.clone();
+        if our_spills.stores.is_none() && ours.module.kind() == ModuleKind::Ptx {
+            flags.push(format!(
+                "the JIT info log of {} has no resource report for `{}`; spills unknown",
+                ours.module.name(),
+                kernel.entry()
+            ));
+        }
         let compare = match &opts.compare_capped {
             Some(other) => {
                 let theirs = load_capped(gpu, other, cap)?;
@@ -69,7 +77,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
             spills_unknown: our_spills.stores.is_none(),
             stack_frame: our_spills.stack_frame,
             check: measured.check,
-            flags: measured.flags,
+            flags,
             compare,
         });
         bar.inc(1);

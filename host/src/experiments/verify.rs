@@ -1,6 +1,8 @@
 //! Correctness checks: GEMM entries against an f64 CPU reference, copies exactly.
 
-use super::inputs::Rng;
+use std::thread;
+
+use super::inputs::{host_threads, Rng};
 use crate::results::Check;
 
 /// Relative error bound of a GEMM entry, relative to `|alpha|*sum|a*b| + |beta*c0|`.
@@ -36,6 +38,36 @@ pub fn gemm_sample_points(size: u32, tile: u32, random: usize, seed: u64) -> Vec
 pub fn check_gemm(inputs: &GemmInputs<'_>, c: &[f32], points: &[(u32, u32)]) -> Check {
     let n = inputs.size as usize;
     let non_finite = c.iter().filter(|x| !x.is_finite()).count();
+    let chunk = points.len().div_ceil(host_threads()).max(256);
+    let (worst, failed) = thread::scope(|s| {
+        let parts: Vec<_> = points
+            .chunks(chunk)
+            .map(|part| s.spawn(move || check_points(inputs, c, part)))
+            .collect();
+        parts
+            .into_iter()
+            .map(|h| h.join().unwrap_or((f64::INFINITY, 1)))
+            .fold((0.0f64, 0usize), |(w, f), (pw, pf)| (w.max(pw), f + pf))
+    });
+    Check {
+        passed: failed == 0 && non_finite == 0 && !points.is_empty(),
+        error: if non_finite > 0 { f64::INFINITY } else { worst },
+        bound: GEMM_REL_BOUND,
+        what: format!(
+            "C = {}*A*B + {}*C0 on random inputs in [-1,1], {n}x{n}x{n}: {} entries (every \
+             64x64 tile's corners and {GEMM_RANDOM_SAMPLES} random ones) against an f64 CPU dot \
+             product, |c - ref| <= {GEMM_REL_BOUND:e} * (|alpha|*sum|a*b| + |beta*c0|) \
+             ({failed} over the bound); every entry finite ({non_finite} not)",
+            inputs.alpha,
+            inputs.beta,
+            points.len()
+        ),
+    }
+}
+
+/// Largest relative error and count over the bound at `points`.
+fn check_points(inputs: &GemmInputs<'_>, c: &[f32], points: &[(u32, u32)]) -> (f64, usize) {
+    let n = inputs.size as usize;
     let mut worst = 0.0f64;
     let mut failed = 0usize;
     for &(r, col) in points {
@@ -63,20 +95,7 @@ pub fn check_gemm(inputs: &GemmInputs<'_>, c: &[f32], points: &[(u32, u32)]) -> 
             worst = worst.max(err);
         }
     }
-    Check {
-        passed: failed == 0 && non_finite == 0 && !points.is_empty(),
-        error: if non_finite > 0 { f64::INFINITY } else { worst },
-        bound: GEMM_REL_BOUND,
-        what: format!(
-            "C = {}*A*B + {}*C0 on random inputs in [-1,1], {n}x{n}x{n}: {} entries (every \
-             64x64 tile's corners and {GEMM_RANDOM_SAMPLES} random ones) against an f64 CPU dot \
-             product, |c - ref| <= {GEMM_REL_BOUND:e} * (|alpha|*sum|a*b| + |beta*c0|) \
-             ({failed} over the bound); every entry finite ({non_finite} not)",
-            inputs.alpha,
-            inputs.beta,
-            points.len()
-        ),
-    }
+    (worst, failed)
 }
 
 /// Checks a copy of `src` into a zeroed `dst` by a kernel that copies whole `width`-float
@@ -85,11 +104,27 @@ pub fn check_gemm(inputs: &GemmInputs<'_>, c: &[f32], points: &[(u32, u32)]) -> 
 pub fn check_copy(src: &[f32], dst: &[f32], width: u32) -> Check {
     let copied = src.len() / width as usize * width as usize;
     let mut wrong = src.len().abs_diff(dst.len());
-    wrong += src[..copied]
-        .iter()
-        .zip(dst)
-        .filter(|(s, d)| s.to_bits() != d.to_bits())
-        .count();
+    let common = copied.min(dst.len());
+    let chunk = common.div_ceil(host_threads()).max(1 << 20);
+    wrong += copied - common;
+    wrong += thread::scope(|s| {
+        let parts: Vec<_> = src[..common]
+            .chunks(chunk)
+            .zip(dst[..common].chunks(chunk))
+            .map(|(a, b)| {
+                s.spawn(move || {
+                    a.iter()
+                        .zip(b)
+                        .filter(|(x, y)| x.to_bits() != y.to_bits())
+                        .count()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .map(|h| h.join().unwrap_or(usize::MAX / 2))
+            .sum::<usize>()
+    });
     wrong += dst
         .get(copied..)
         .unwrap_or_default()

@@ -1,0 +1,123 @@
+//! GPU-only checks of the pieces the experiments stand on; each skips with a visible reason on
+//! a machine without the CUDA driver.
+
+use std::process::Command;
+
+use host::cuda::{driver_present, CudaError, Gpu, Module};
+use host::experiments::residency::{hold_at_two_blocks, BLOCKS_PER_SM};
+use kernels_gpu::variants::{GEMM, MEMCPY, REGS};
+
+fn gpu() -> Option<Gpu> {
+    if !driver_present() {
+        eprintln!("SKIP: no CUDA driver");
+        return None;
+    }
+    Some(Gpu::open(0).expect("open device 0"))
+}
+
+#[test]
+fn the_built_in_module_has_every_entry_and_the_jit_reports_them() {
+    let Some(gpu) = gpu() else { return };
+    let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
+    let report = xtask::ptxas::parse_report(module.info_log()).unwrap();
+    for entry in GEMM
+        .iter()
+        .map(|v| v.entry)
+        .chain(MEMCPY.iter().map(|v| v.entry))
+    {
+        let k = module.kernel(entry).unwrap();
+        let jit = report.iter().find(|e| e.name == entry);
+        let jit = jit
+            .unwrap_or_else(|| panic!("{entry} missing from the JIT log:\n{}", module.info_log()));
+        assert_eq!(jit.registers, k.num_regs().unwrap(), "{entry}");
+    }
+}
+
+#[test]
+fn a_missing_entry_is_named_with_the_entries_the_module_has() {
+    let Some(gpu) = gpu() else { return };
+    let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
+    let Err(e) = module.kernel("gemm_tm3_tn3") else {
+        panic!("found a missing entry")
+    };
+    assert!(matches!(e, CudaError::MissingEntry { .. }));
+    let msg = e.to_string();
+    assert!(
+        msg.contains("gemm_tm3_tn3") && msg.contains("gemm_tm8_tn8"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn every_copy_variant_is_held_at_two_blocks_per_sm() {
+    let Some(gpu) = gpu() else { return };
+    let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
+    for v in MEMCPY {
+        let k = module.kernel(v.entry).unwrap();
+        let dyn_smem = hold_at_two_blocks(&k, v.threads, gpu.smem_limits()).unwrap();
+        assert_eq!(
+            k.max_active_blocks(v.threads, dyn_smem).unwrap(),
+            BLOCKS_PER_SM,
+            "{}",
+            v.label
+        );
+    }
+}
+
+#[test]
+fn every_cap_module_respects_its_cap() {
+    let Some(gpu) = gpu() else { return };
+    for &cap in REGS.caps {
+        let ptx = host::modules::capped(cap).expect("a module per cap");
+        let module = Module::load(&gpu, "capped", ptx.as_bytes()).unwrap();
+        let regs = module
+            .kernel(REGS.gemm().entry)
+            .unwrap()
+            .num_regs()
+            .unwrap();
+        assert!(regs <= cap, "cap {cap}: {regs} registers");
+    }
+}
+
+/// `--compare` with the same kernels: both sides verified, ratios near 1 (not asserted: timings
+/// never decide a test).
+#[test]
+fn compare_with_a_module_file_fills_the_comparison() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("host-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join("same.ptx");
+    std::fs::write(&ptx, host::modules::MAIN).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_host"))
+        .args([
+            "occupancy",
+            "--size",
+            "256",
+            "--iters",
+            "2",
+            "--samples",
+            "2",
+            "--variants",
+            "A,C",
+        ])
+        .args(["--format", "json", "--compare"])
+        .arg(&ptx)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: host::results::RunResults = serde_json::from_slice(&out.stdout).unwrap();
+    for row in r.occupancy.unwrap() {
+        let c = row.compare.expect("comparison filled");
+        assert!(c.check.passed);
+        assert_eq!(c.regs, row.regs, "same module, same registers");
+        assert!(c.ratio.is_finite() && c.ratio > 0.0);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
