@@ -9,10 +9,21 @@ use xtask::ptx::{PtxBuild, DEFAULT_ARCH};
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let workspace = manifest_dir.parent().expect("host lives in the workspace").to_path_buf();
+    let workspace = manifest_dir
+        .parent()
+        .expect("host lives in the workspace")
+        .to_path_buf();
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
-    for watched in ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "rust-toolchain.toml", "Cargo.toml"] {
-        println!("cargo:rerun-if-changed={}", workspace.join(watched).display());
+    for watched in [
+        "kernels-gpu/src",
+        "kernels-gpu/Cargo.toml",
+        "rust-toolchain.toml",
+        "Cargo.toml",
+    ] {
+        println!(
+            "cargo:rerun-if-changed={}",
+            workspace.join(watched).display()
+        );
     }
     println!("cargo:rerun-if-env-changed=LAB_PTX_ARCH");
     let arch = std::env::var("LAB_PTX_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string());
@@ -28,8 +39,17 @@ fn main() {
 
     let path_of = |file: &str| out.join(file).display().to_string();
     let mut code = String::new();
-    writeln!(code, "/// `.target` of the embedded PTX.\npub const PTX_ARCH: &str = {arch:?};").unwrap();
-    writeln!(code, "/// The compiler that built the kernels.\npub const RUSTC: &str = {:?};", rustc_version()).unwrap();
+    writeln!(
+        code,
+        "/// `.target` of the embedded PTX.\npub const PTX_ARCH: &str = {arch:?};"
+    )
+    .unwrap();
+    writeln!(
+        code,
+        "/// The compiler that built the kernels.\npub const RUSTC: &str = {:?};",
+        rustc_version()
+    )
+    .unwrap();
     for m in &written {
         match m.kind {
             ModuleKind::Main => writeln!(
@@ -48,7 +68,9 @@ fn main() {
         }
         .unwrap();
     }
-    code.push_str("/// (cap, PTX): all entries under `.maxnreg cap`, no launch bounds; one per REGS cap.\n");
+    code.push_str(
+        "/// (cap, PTX): all entries under `.maxnreg cap`, no launch bounds; one per REGS cap.\n",
+    );
     code.push_str("pub const CAPPED: &[(u32, &str)] = &[\n");
     for m in &written {
         if let ModuleKind::Capped { cap } = m.kind {
