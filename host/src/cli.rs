@@ -64,7 +64,8 @@ pub struct Common {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Also write results.json, tables.md and one CSV per experiment into DIR.
+    /// Also write results.json, tables.md, one CSV per experiment and the report (report.md,
+    /// plots, the occupancy calculator's curves for this GPU) into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Seed of the random inputs.

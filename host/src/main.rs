@@ -11,7 +11,7 @@ use clap::Parser;
 use host::cli::{command_line, Cli, Command, Plan};
 use host::cuda::{driver_present, CudaError, Gpu};
 use host::experiments::{self, ExperimentError};
-use host::results_io::write_results;
+use host::results_io::write_run;
 use host::tables::{device_table, render, render_results, Format};
 
 const NO_DRIVER: u8 = 2;
@@ -86,7 +86,7 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<ExitCode> {
     let results = experiments::run(&plan.options, &plan.experiments)?;
     print!("{}", render_results(&results, plan.format));
     if let Some(dir) = &plan.out {
-        let written = write_results(dir, &results)
+        let written = write_run(dir, &results)
             .with_context(|| format!("writing the results to {}", dir.display()))?;
         for path in written {
             eprintln!("wrote {}", path.display());

@@ -1,8 +1,9 @@
 //! Writing a run to a folder (`--out DIR`): `results.json` (the [`RunResults`] schema),
-//! `tables.md`, and one CSV per experiment; and reading `results.json` back.
+//! `tables.md`, one CSV per experiment, and the report; and reading `results.json` back.
 
 use std::path::{Path, PathBuf};
 
+use crate::report::ReportError;
 use crate::results::RunResults;
 use crate::tables::{render_results, tables, to_csv, Format};
 
@@ -18,6 +19,8 @@ pub enum ResultsIoError {
         path: PathBuf,
         source: serde_json::Error,
     },
+    #[error(transparent)]
+    Report(#[from] ReportError),
 }
 
 fn write(path: PathBuf, text: &str) -> Result<PathBuf, ResultsIoError> {
@@ -54,6 +57,16 @@ pub fn write_results(dir: &Path, results: &RunResults) -> Result<Vec<PathBuf>, R
     for (name, table) in tables(results) {
         written.push(write(dir.join(format!("{name}.csv")), &to_csv(&table))?);
     }
+    Ok(written)
+}
+
+/// The whole `--out DIR` folder of a run: [`write_results`], then the report
+/// ([`crate::report::write_folder`]: `report.md`, the experiment plots and the occupancy
+/// calculator's curves for the run's device, the tables linked to `tables.md`). Needs no GPU.
+/// Returns the files written.
+pub fn write_run(dir: &Path, results: &RunResults) -> Result<Vec<PathBuf>, ResultsIoError> {
+    let mut written = write_results(dir, results)?;
+    written.extend(crate::report::write_folder(results, dir)?);
     Ok(written)
 }
 

@@ -174,10 +174,34 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
         "occupancy.csv",
         "bandwidth.csv",
         "regs.csv",
+        "report.md",
+        "curve_registers.svg",
     ] {
         assert!(dir.join(f).is_file(), "{f}");
     }
     let r = host::results_io::read_results(&dir.join("results.json")).unwrap();
+    // The Limiter column is the occupancy calculator's, and it agrees with the driver.
+    let occ = r.occupancy.as_ref().unwrap();
+    let regs = r.regs.as_ref().unwrap();
+    let cells = occ
+        .iter()
+        .map(|x| (&x.limiter, &x.flags))
+        .chain(regs.iter().map(|x| (&x.limiter, &x.flags)))
+        .chain(
+            r.bandwidth
+                .as_ref()
+                .unwrap()
+                .rows
+                .iter()
+                .map(|x| (&x.limiter, &x.flags)),
+        );
+    for (limiter, flags) in cells {
+        assert!(!limiter.is_empty() && limiter != "?", "{limiter}");
+        assert!(
+            !flags.iter().any(|f| f.contains("calculator says")),
+            "{flags:?}"
+        );
+    }
     assert_eq!(r.occupancy.as_ref().unwrap().len(), 2);
     assert_eq!(r.bandwidth.as_ref().unwrap().rows.len(), 2);
     assert!(r

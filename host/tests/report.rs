@@ -658,3 +658,87 @@ fn unknown_spills_leave_the_spill_claims_not_judged() {
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("| n/a | n/a |"));
 }
+
+#[test]
+fn the_out_folder_write_path_gives_a_report_with_the_calculators_curves() {
+    let r = fixture();
+    let dir = out_dir("report_out_folder");
+    // What `--out DIR` writes after the experiments, from the stored fixture instead of a GPU.
+    let written = host::results_io::write_run(&dir, &r).expect("folder written");
+    let names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for f in [
+        "results.json",
+        "tables.md",
+        "occupancy.csv",
+        "report.md",
+        "occupancy.svg",
+        "bandwidth.svg",
+        "regs.svg",
+        "curve_registers.svg",
+        "curve_block_size.svg",
+        "curve_dynamic_smem.svg",
+    ] {
+        assert!(names.iter().any(|n| n == f), "{f} not in {names:?}");
+        assert!(dir.join(f).is_file(), "{f} not on disk");
+    }
+    for svg in names.iter().filter(|n| n.ends_with(".svg")) {
+        svg_texts(&dir.join(svg));
+    }
+    // One series per GEMM variant of experiment 1, on the fixture device's limits.
+    let curve = svg_texts(&dir.join("curve_registers.svg"));
+    assert!(has(&curve, &r.device.name), "{curve:?}");
+    for row in r.occupancy.as_ref().unwrap() {
+        assert!(curve.contains(&row.variant), "legend lacks {}", row.variant);
+    }
+
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for svg in names.iter().filter(|n| n.ends_with(".svg")) {
+        assert!(md.contains(&format!("]({svg})")), "report.md links {svg}");
+    }
+    // The tables are in tables.md, linked, not repeated.
+    assert!(md.contains("[tables.md](tables.md)"));
+    assert!(!md.contains("| D+ | 16 | 16×16 | 255 |"));
+    assert_eq!(md.matches("**HOLDS**").count(), 16);
+
+    // `host report DIR` rewrites the same report from the stored folder.
+    let before = md;
+    let again = report::write_folder(&r, &dir).unwrap();
+    assert!(again.contains(&dir.join("curve_dynamic_smem.svg")));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("report.md")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn the_calculators_curves_follow_each_variants_measured_resources() {
+    use host::occupancy::Limits;
+    let r = fixture();
+    let limits = Limits::from_device_info(&r.device);
+    let plots = report::curves_for(&r, &limits);
+    assert_eq!(plots.len(), 3);
+    let rows = r.occupancy.as_ref().unwrap();
+    let regs_plot = &plots[0];
+    assert_eq!(regs_plot.file_stem, "curve_registers");
+    assert_eq!(regs_plot.series.len(), rows.len());
+    for ((name, pts), row) in regs_plot.series.iter().zip(rows) {
+        assert_eq!(name, &row.variant);
+        // At the row's own register count the curve is the calculator's figure for the row.
+        let kernel = host::occupancy::KernelResources {
+            threads: row.threads,
+            regs_per_thread: row.regs,
+            static_smem: kernels_gpu::variants::GemmVariant::static_shared_bytes(),
+            dyn_smem: 0,
+        };
+        let o = host::occupancy::occupancy(&limits, &kernel).unwrap();
+        let at = pts.iter().find(|p| p.0 == f64::from(row.regs)).unwrap();
+        assert!((at.1 - o.occupancy * 100.0).abs() < 1e-9, "{}", row.variant);
+    }
+
+    let mut none = r.clone();
+    none.occupancy = None;
+    assert!(report::curves_for(&none, &limits).is_empty());
+}

@@ -7,6 +7,7 @@ use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 
 use super::{CudaError, DriverContext};
+use crate::occupancy::{DeviceAttributes, Limits};
 use crate::results::DeviceInfo;
 
 /// Shared-memory limits of one SM, for the dynamic-shared-memory residency cap.
@@ -28,6 +29,7 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     info: DeviceInfo,
     smem: SmemLimits,
+    limits: Limits,
     pci_bus_id: Option<String>,
 }
 
@@ -99,12 +101,20 @@ impl Gpu {
                 as u64,
             granularity: smem_granularity(cc),
         };
+        // The occupancy calculator's limits from the attributes read above, plus the one
+        // `DeviceInfo` does not keep.
+        let limits = Limits::from_attributes(&DeviceAttributes::from_device_info(
+            &info,
+            at(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+            smem.reserved_per_block as u32,
+        ));
         let pci_bus_id = pci_bus_id(ctx.cu_device());
         Ok(Self {
             ctx,
             stream,
             info,
             smem,
+            limits,
             pci_bus_id,
         })
     }
@@ -115,6 +125,11 @@ impl Gpu {
 
     pub fn smem_limits(&self) -> SmemLimits {
         self.smem
+    }
+
+    /// The occupancy calculator's limits for this device, from the attributes read at open.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     pub(crate) fn context(&self) -> &Arc<CudaContext> {

@@ -12,8 +12,8 @@ use super::module_source::load;
 use super::residency::hold_at_two_blocks;
 use super::verify::check_copy;
 use super::{
-    flag_above_peak, limiter_placeholder, progress_bar, residency_of, ExperimentError, Measured,
-    Options,
+    flag_above_peak, flag_compared_disagreement, progress_bar, residency_of, ExperimentError,
+    Measured, Options,
 };
 use crate::cuda::{CudaError, Gpu, Kernel};
 use crate::results::{Bandwidth, CopyRow};
@@ -88,7 +88,7 @@ impl CopyBuffers {
         let dst_host = gpu.download(&self.dst)?;
         let check = check_copy(&self.src_host, &dst_host, variant.width);
         let throughput = copy_gbps(self.bytes(), timing.median_ms);
-        let mut flags = Vec::new();
+        let mut flags: Vec<String> = resident.disagreement.iter().cloned().collect();
         flag_above_peak(
             &mut flags,
             throughput,
@@ -105,6 +105,8 @@ impl CopyBuffers {
                 throughput,
                 check,
                 flags,
+                limiter: resident.limiter,
+                disagreement: resident.disagreement,
             },
             dyn_smem,
         ))
@@ -142,10 +144,12 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Bandwidth, ExperimentError> {
         bar.set_message(variant.label);
         let kernel = ours.module.kernel(variant.entry)?;
         let (measured, dyn_smem) = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+        let mut flags = measured.flags.clone();
         let compare = match &theirs {
             Some(other) => {
                 let kernel = other.module.kernel(variant.entry)?;
                 let (m, _) = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+                flag_compared_disagreement(&mut flags, &m);
                 Some(m.as_comparison(&measured, None, None))
             }
             None => None,
@@ -160,12 +164,12 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Bandwidth, ExperimentError> {
             dyn_smem_bytes: dyn_smem,
             blocks_per_sm: measured.blocks_per_sm,
             occupancy: measured.occupancy,
-            limiter: limiter_placeholder(),
+            limiter: measured.limiter,
             timing: measured.timing,
             gbps: measured.throughput,
             fraction_of_reference: measured.throughput / reference_gbps,
             check: measured.check,
-            flags: measured.flags,
+            flags,
             compare,
         });
         bar.inc(1);

@@ -105,7 +105,7 @@ impl GemmBuffers {
         let check = self.verify(gpu, kernel, threads)?;
         let n = f64::from(self.size);
         let throughput = 2.0 * n * n * n / (timing.median_ms * 1e-3) / 1e9;
-        let mut flags = Vec::new();
+        let mut flags: Vec<String> = resident.disagreement.iter().cloned().collect();
         super::flag_above_peak(
             &mut flags,
             throughput,
@@ -121,6 +121,8 @@ impl GemmBuffers {
             throughput,
             check,
             flags,
+            limiter: resident.limiter,
+            disagreement: resident.disagreement,
         })
     }
 

@@ -17,6 +17,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kernels_gpu::variants::{GemmVariant, MemcpyVariant, GEMM, MEMCPY, REGS};
 
 use crate::cuda::{CudaError, Gpu, Kernel};
+use crate::occupancy::{limiter_names, occupancy, KernelResources, Limits};
 use crate::results::{Check, Comparison, RunMeta, RunResults, Timing};
 use crate::timing::TimingPlan;
 pub use module_source::{CappedKernels, Kernels, SourceError};
@@ -160,7 +161,12 @@ pub struct Measured {
     /// GFLOP/s or GB/s.
     pub throughput: f64,
     pub check: Check,
+    /// Warnings about the figures; [`Measured::disagreement`] is among them.
     pub flags: Vec<String>,
+    /// What limits the resident blocks, by the occupancy calculator.
+    pub limiter: String,
+    /// The calculator and the driver disagree on the resident blocks (also in `flags`).
+    pub disagreement: Option<String>,
 }
 
 impl Measured {
@@ -184,16 +190,21 @@ impl Measured {
 }
 
 /// Residency of a kernel as the driver computes it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Resident {
     pub regs: u32,
     pub blocks_per_sm: u32,
     /// Resident warps / the SM's maximum warps.
     pub occupancy: f64,
+    /// What limits the resident blocks, by the occupancy calculator.
+    pub limiter: String,
+    /// The calculator's blocks/SM differ from the driver's.
+    pub disagreement: Option<String>,
 }
 
 /// Registers from the loaded function's attribute; blocks per SM from
-/// `cuOccupancyMaxActiveBlocksPerMultiprocessor`; theoretical occupancy in warps.
+/// `cuOccupancyMaxActiveBlocksPerMultiprocessor`; theoretical occupancy in warps; the limiter
+/// from the occupancy calculator on the device's limits, checked against the driver's blocks.
 pub(crate) fn residency_of(
     gpu: &Gpu,
     kernel: &Kernel<'_>,
@@ -221,6 +232,13 @@ pub(crate) fn residency_of(
             dyn_smem,
         });
     }
+    let resources = KernelResources {
+        threads,
+        regs_per_thread: regs,
+        static_smem: kernel.static_smem_bytes()?,
+        dyn_smem,
+    };
+    let (limiter, disagreement) = calculator_limiter(gpu.limits(), &resources, blocks_per_sm);
     let info = gpu.info();
     Ok(Resident {
         regs,
@@ -231,7 +249,36 @@ pub(crate) fn residency_of(
             info.warp_size,
             info.max_threads_per_sm,
         ),
+        limiter,
+        disagreement,
     })
+}
+
+/// The Limiter cell for a kernel by the occupancy calculator (the binding resources, e.g.
+/// "registers" or "registers + warps"), and a flag when the calculator's blocks/SM differ from
+/// `driver_blocks`, the driver's `cuOccupancyMaxActiveBlocksPerMultiprocessor` for the same
+/// launch. A kernel the calculator says cannot launch at all gets "?" and a flag saying why.
+pub fn calculator_limiter(
+    limits: &Limits,
+    kernel: &KernelResources,
+    driver_blocks: u32,
+) -> (String, Option<String>) {
+    match occupancy(limits, kernel) {
+        Ok(o) if o.blocks_per_sm == driver_blocks => (limiter_names(&o.binding), None),
+        Ok(o) => (
+            limiter_names(&o.binding),
+            Some(format!(
+                "calculator says {} blocks/SM, driver says {driver_blocks}",
+                o.blocks_per_sm
+            )),
+        ),
+        Err(e) => (
+            "?".to_owned(),
+            Some(format!(
+                "calculator says 0 blocks/SM ({e}), driver says {driver_blocks}"
+            )),
+        ),
+    }
 }
 
 /// Resident warps over the SM's maximum warps (a block of 16 threads still takes a warp).
@@ -257,10 +304,12 @@ pub(crate) fn flag_above_peak(
     }
 }
 
-/// Which resource limits the resident blocks. TODO(lead): wire `crate::occupancy`'s calculator
-/// (its `binding` limiters); until then the column only says the figure is the driver's.
-pub(crate) fn limiter_placeholder() -> String {
-    "driver".to_owned()
+/// Keeps the compared module's calculator/driver disagreement on the row: a [`Comparison`] has
+/// no flags of its own, so without this it would be dropped with the compared module's figures.
+pub(crate) fn flag_compared_disagreement(flags: &mut Vec<String>, compared: &Measured) {
+    if let Some(d) = &compared.disagreement {
+        flags.push(format!("compared module: {d}"));
+    }
 }
 
 /// A progress bar over `len` steps, drawn only when asked for (on a terminal).
@@ -437,6 +486,60 @@ mod tests {
         assert_eq!(theoretical_occupancy(3, 128, 32, 2048), 12.0 / 64.0);
         // A 16-thread block still occupies a whole warp.
         assert_eq!(theoretical_occupancy(4, 16, 32, 1536), 4.0 / 48.0);
+    }
+
+    fn gemm(threads: u32, regs: u32) -> KernelResources {
+        KernelResources {
+            threads,
+            regs_per_thread: regs,
+            static_smem: kernels_gpu::variants::GemmVariant::static_shared_bytes(),
+            dyn_smem: 0,
+        }
+    }
+
+    #[test]
+    fn the_limiter_is_the_calculators_binding_resource() {
+        let h100 = crate::occupancy::Arch::Sm90.limits();
+        // 256 threads at 64 registers: 16384 registers a block, 4 blocks fill the register file.
+        let (limiter, flag) = calculator_limiter(&h100, &gemm(256, 64), 4);
+        assert_eq!(limiter, "registers");
+        assert_eq!(flag, None);
+        // 1024 threads at 32 registers: warps and registers both allow exactly 2.
+        let (limiter, flag) = calculator_limiter(&h100, &gemm(1024, 32), 2);
+        assert_eq!(limiter, "registers + warps");
+        assert_eq!(flag, None);
+        // 16 threads at 32 registers, no shared memory: the 32-blocks/SM cap binds.
+        let tiny = KernelResources {
+            static_smem: 0,
+            ..gemm(16, 32)
+        };
+        let (limiter, flag) = calculator_limiter(&h100, &tiny, 32);
+        assert_eq!(limiter, "blocks/SM");
+        assert_eq!(flag, None);
+    }
+
+    #[test]
+    fn a_driver_that_disagrees_is_flagged_with_both_figures() {
+        let h100 = crate::occupancy::Arch::Sm90.limits();
+        let (limiter, flag) = calculator_limiter(&h100, &gemm(256, 64), 3);
+        assert_eq!(limiter, "registers", "the limiter stays the calculator's");
+        assert_eq!(
+            flag.as_deref(),
+            Some("calculator says 4 blocks/SM, driver says 3")
+        );
+    }
+
+    #[test]
+    fn a_kernel_the_calculator_cannot_place_is_flagged_not_hidden() {
+        let h100 = crate::occupancy::Arch::Sm90.limits();
+        // 1024 threads at 255 registers cannot launch.
+        let (limiter, flag) = calculator_limiter(&h100, &gemm(1024, 255), 1);
+        assert_eq!(limiter, "?");
+        let flag = flag.expect("flagged");
+        assert!(
+            flag.starts_with("calculator says 0 blocks/SM (") && flag.ends_with("driver says 1"),
+            "{flag}"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use kernels_gpu::variants::REGS;
 
 use super::gemm::GemmBuffers;
 use super::module_source::{load_capped, Loaded};
-use super::{limiter_placeholder, progress_bar, ExperimentError, Options};
+use super::{flag_compared_disagreement, progress_bar, ExperimentError, Options};
 use crate::cuda::{Gpu, Kernel, ModuleKind};
 use crate::results::RegsRow;
 
@@ -60,6 +60,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
                 let kernel = theirs.module.kernel(variant.entry)?;
                 let m = buffers.measure(gpu, &kernel, variant, opts.timing)?;
                 let s = spills(&theirs, &kernel)?;
+                flag_compared_disagreement(&mut flags, &m);
                 Some(m.as_comparison(&measured, s.stores, s.loads))
             }
             None => None,
@@ -69,7 +70,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
             regs: measured.regs,
             blocks_per_sm: measured.blocks_per_sm,
             occupancy: measured.occupancy,
-            limiter: limiter_placeholder(),
+            limiter: measured.limiter,
             timing: measured.timing,
             gflops: measured.throughput,
             spill_stores: our_spills.stores.unwrap_or(0),

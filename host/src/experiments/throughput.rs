@@ -4,7 +4,7 @@
 
 use super::gemm::GemmBuffers;
 use super::module_source::load;
-use super::{limiter_placeholder, progress_bar, ExperimentError, Options};
+use super::{flag_compared_disagreement, progress_bar, ExperimentError, Options};
 use crate::cuda::Gpu;
 use crate::results::GemmRow;
 
@@ -19,10 +19,12 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<GemmRow>, ExperimentError> {
         bar.set_message(variant.label);
         let kernel = ours.module.kernel(variant.entry)?;
         let measured = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+        let mut flags = measured.flags.clone();
         let compare = match &theirs {
             Some(other) => {
                 let kernel = other.module.kernel(variant.entry)?;
                 let m = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+                flag_compared_disagreement(&mut flags, &m);
                 Some(m.as_comparison(&measured, None, None))
             }
             None => None,
@@ -35,11 +37,11 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<GemmRow>, ExperimentError> {
             regs: measured.regs,
             blocks_per_sm: measured.blocks_per_sm,
             occupancy: measured.occupancy,
-            limiter: limiter_placeholder(),
+            limiter: measured.limiter,
             timing: measured.timing,
             gflops: measured.throughput,
             check: measured.check,
-            flags: measured.flags,
+            flags,
             compare,
         });
         bar.inc(1);

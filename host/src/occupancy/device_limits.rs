@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::arch::{Arch, Limits};
+use crate::results::DeviceInfo;
 
 /// The device attributes the occupancy arithmetic needs, as `cuDeviceGetAttribute` reports them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,7 +23,54 @@ pub struct DeviceAttributes {
     pub reserved_smem_per_block: u32,
 }
 
+impl DeviceAttributes {
+    /// The attributes recorded in a run's [`DeviceInfo`] (`results.json`), plus the two it does
+    /// not record: the largest block and the shared memory reserved per block.
+    pub fn from_device_info(
+        info: &DeviceInfo,
+        max_threads_per_block: u32,
+        reserved_smem_per_block: u32,
+    ) -> DeviceAttributes {
+        DeviceAttributes {
+            name: info.name.clone(),
+            compute_capability: info.compute_capability,
+            sm_count: info.sm_count,
+            warp_size: info.warp_size,
+            max_threads_per_block,
+            max_threads_per_sm: info.max_threads_per_sm,
+            max_blocks_per_sm: info.max_blocks_per_sm,
+            regs_per_sm: info.regs_per_sm,
+            regs_per_block: info.max_regs_per_block,
+            smem_per_sm: u32::try_from(info.smem_per_sm).unwrap_or(u32::MAX),
+            smem_per_block: u32::try_from(info.smem_per_block).unwrap_or(u32::MAX),
+            smem_per_block_optin: u32::try_from(info.smem_per_block_optin).unwrap_or(u32::MAX),
+            reserved_smem_per_block,
+        }
+    }
+}
+
 impl Limits {
+    /// Limits of the device a run was made on, from its stored [`DeviceInfo`] alone (no GPU), so
+    /// a results folder's curves can be redrawn. The two attributes `DeviceInfo` lacks come from
+    /// the table entry of the same compute capability or, for a part the table lacks, from
+    /// `cuda_occupancy.h`'s rules: 1024 threads per block, 1 KiB reserved per block from sm_80 on
+    /// and none before.
+    pub fn from_device_info(info: &DeviceInfo) -> Limits {
+        let (major, minor) = info.compute_capability;
+        let (max_threads, reserved) = match Arch::from_compute_capability(major, minor) {
+            Some(a) => {
+                let t = a.limits();
+                (t.max_threads_per_block, t.reserved_smem_per_block)
+            }
+            None => (1024, if major >= 8 { 1024 } else { 0 }),
+        };
+        Limits::from_attributes(&DeviceAttributes::from_device_info(
+            info,
+            max_threads,
+            reserved,
+        ))
+    }
+
     /// Limits from device attributes. Granularities, sub-partitions, the per-thread register cap
     /// and the carveout steps are not attributes: they come from the table entry of the same
     /// compute capability, or, for a part the table lacks, from the rules `cuda_occupancy.h`
@@ -69,5 +117,59 @@ impl Limits {
             ("smem_per_block_optin", self.smem_per_block_optin),
             ("reserved_smem_per_block", self.reserved_smem_per_block),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored device record with the figures of the table's entry for `arch`.
+    fn info_of(arch: Arch) -> DeviceInfo {
+        let l = arch.limits();
+        DeviceInfo {
+            ordinal: 0,
+            name: l.name.clone(),
+            compute_capability: l.compute_capability,
+            sm_count: 132,
+            sm_clock_khz: 1_980_000,
+            mem_clock_khz: 2_619_000,
+            mem_bus_width_bits: 5120,
+            l2_bytes: 50 << 20,
+            regs_per_sm: l.regs_per_sm,
+            max_regs_per_block: l.regs_per_block,
+            smem_per_sm: u64::from(l.smem_per_sm),
+            smem_per_block: u64::from(l.smem_per_block),
+            smem_per_block_optin: u64::from(l.smem_per_block_optin),
+            max_threads_per_sm: l.max_warps_per_sm * l.warp_size,
+            max_blocks_per_sm: l.max_blocks_per_sm,
+            warp_size: l.warp_size,
+            total_mem_bytes: 80 << 30,
+            driver_version: "CUDA 12.8".into(),
+            peak_fp32_gflops: 0.0,
+            peak_dram_gbps: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_stored_device_gives_the_tables_limits() {
+        for arch in Arch::ALL {
+            let table = arch.limits();
+            let l = Limits::from_device_info(&info_of(arch));
+            assert_eq!(l.reported_fields(), table.reported_fields(), "{arch:?}");
+            assert_eq!(l.smem_alloc_unit, table.smem_alloc_unit, "{arch:?}");
+            assert_eq!(l.sub_partitions, table.sub_partitions, "{arch:?}");
+            assert_eq!(l.sm_count, Some(132));
+        }
+    }
+
+    #[test]
+    fn a_part_the_table_lacks_follows_cuda_occupancy_rules() {
+        let mut info = info_of(Arch::Sm90);
+        info.compute_capability = (11, 0);
+        let l = Limits::from_device_info(&info);
+        assert_eq!(l.max_threads_per_block, 1024);
+        assert_eq!(l.reserved_smem_per_block, 1024);
+        assert_eq!(l.smem_alloc_unit, 128);
     }
 }

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 
-/// `host report DIR... [--out DIR]`: rewrite one run's report, or merge several runs.
+/// `host report DIR... [--out DIR]`: rewrite one run's report (with the occupancy calculator's
+/// curves for its device), or merge several runs.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReportArgs {
     /// Results folders (each with a results.json).
@@ -21,7 +22,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let written = match (args.dirs.as_slice(), &args.out) {
         ([dir], None) => {
             let results = super::merge::load(dir)?;
-            super::write(&results, dir)
+            super::write_folder(&results, dir)
                 .with_context(|| format!("writing the report of {}", dir.display()))?
         }
         (_, None) => anyhow::bail!("--out DIR is required when merging several results folders"),

@@ -1,7 +1,10 @@
 //! The occupancy calculator's curves (occupancy vs registers/thread, vs block size, vs dynamic
 //! shared memory) turned into curve plots for the report, one plot per axis, one series per kernel.
 
-use crate::occupancy::{Axis, Curve};
+use kernels_gpu::variants::GemmVariant;
+
+use crate::occupancy::{all_curves, Axis, Curve, KernelResources, Limits};
+use crate::results::RunResults;
 
 use super::CurvePlot;
 
@@ -50,4 +53,25 @@ pub fn curve_plots(curves: &[(String, Curve)]) -> Vec<CurvePlot> {
             })
         })
         .collect()
+}
+
+/// The calculator's curves for experiment 1 of a run on `limits` (the run's device): one series
+/// per GEMM variant that ran, with its threads and registers as measured in its row, the tiles'
+/// static shared memory and no dynamic shared memory. None when experiment 1 did not run.
+pub fn curves_for(results: &RunResults, limits: &Limits) -> Vec<CurvePlot> {
+    let curves: Vec<(String, Curve)> = results
+        .occupancy
+        .iter()
+        .flatten()
+        .flat_map(|row| {
+            let kernel = KernelResources {
+                threads: row.threads,
+                regs_per_thread: row.regs,
+                static_smem: GemmVariant::static_shared_bytes(),
+                dyn_smem: 0,
+            };
+            all_curves(limits, &kernel).map(|c| (row.variant.clone(), c))
+        })
+        .collect();
+    curve_plots(&curves)
 }

@@ -353,12 +353,15 @@ pub fn regs_table(r: &RunResults) -> Option<String> {
 }
 
 /// The whole `report.md` for one run. `plots` are the SVG file names written beside it; `curves`
-/// are (file name, title) of the occupancy-curve plots.
+/// are (file name, title) of the occupancy-curve plots. With `tables_file` (e.g. `tables.md`
+/// written beside it from the same results) each experiment's table is linked there instead of
+/// repeated here.
 pub fn report(
     r: &RunResults,
     verdicts: &[Verdict],
     plots: &[&str],
     curves: &[(String, String)],
+    tables_file: Option<&str>,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Occupancy lab report: {}\n", r.device.name);
@@ -392,7 +395,12 @@ whose correctness check failed are left out of the judgement.\n\n## Verdicts\n\n
                 if plots.contains(&svg) {
                     let _ = writeln!(out, "![{title}]({svg})\n");
                 }
-                out.push_str(&t);
+                match tables_file {
+                    Some(f) => {
+                        let _ = writeln!(out, "The table, with every row's notes: [{f}]({f}).");
+                    }
+                    None => out.push_str(&t),
+                }
             }
             None => out.push_str("Not run.\n"),
         }

@@ -13,12 +13,13 @@ pub mod verdicts;
 use std::path::{Path, PathBuf};
 
 pub use command::{run, ReportArgs};
-pub use curves::curve_plots;
+pub use curves::{curve_plots, curves_for};
 pub use error::ReportError;
 pub use merge::merge;
 pub use plots::plot_curve;
 pub use verdicts::{verdicts, Verdict};
 
+use crate::occupancy::Limits;
 use crate::results::RunResults;
 use figures::PlotRun;
 
@@ -26,6 +27,8 @@ use figures::PlotRun;
 pub const REPORT_MD: &str = "report.md";
 /// The results file a folder is read from.
 pub const RESULTS_JSON: &str = "results.json";
+/// The blog-column tables a results folder has beside its report (`--out` writes them).
+pub const TABLES_MD: &str = "tables.md";
 
 /// A curve plot drawn beside the experiments, e.g. one of the occupancy calculator's tables
 /// (occupancy vs registers/thread, vs block size, vs dynamic shared memory).
@@ -60,6 +63,25 @@ pub fn write_with_curves(
     dir: &Path,
     curves: &[CurvePlot],
 ) -> Result<Vec<PathBuf>, ReportError> {
+    write_report(results, dir, curves, None)
+}
+
+/// The report of a results folder, as `--out` and `host report DIR` write it: [`write_with_curves`]
+/// with the occupancy calculator's curves for experiment 1's variants on the run's device (its
+/// limits from `results.device`, so no GPU is needed), and, when the folder has a `tables.md`,
+/// the tables linked there rather than repeated.
+pub fn write_folder(results: &RunResults, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let curves = curves_for(results, &Limits::from_device_info(&results.device));
+    let tables = dir.join(TABLES_MD).is_file().then_some(TABLES_MD);
+    write_report(results, dir, &curves, tables)
+}
+
+fn write_report(
+    results: &RunResults,
+    dir: &Path,
+    curves: &[CurvePlot],
+    tables_file: Option<&str>,
+) -> Result<Vec<PathBuf>, ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Write {
         path: dir.to_path_buf(),
         source,
@@ -79,7 +101,13 @@ pub fn write_with_curves(
         written.push(path);
         curve_links.push((file, c.title.clone()));
     }
-    let md = markdown::report(results, &verdicts(results), &svgs, &curve_links);
+    let md = markdown::report(
+        results,
+        &verdicts(results),
+        &svgs,
+        &curve_links,
+        tables_file,
+    );
     written.insert(0, write_file(&dir.join(REPORT_MD), &md)?);
     Ok(written)
 }
