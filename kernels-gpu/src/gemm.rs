@@ -4,7 +4,7 @@
 //! As[BM][BK+1] and Bs[BK][BN+1] in shared memory (one pad column against bank conflicts), then
 //! each thread accumulates its TM x TN sub-tile in registers with fused multiply-adds.
 
-use crate::gpu::{self, SharedF32};
+use crate::gpu::{self, GlobalTile, SharedF32};
 use crate::variants::{BK, BM, BN};
 
 const AS_STRIDE: u32 = BK + 1;
@@ -39,22 +39,11 @@ pub unsafe fn gemm<const TM: usize, const TN: usize>(
 
     let mut kk = 0;
     while kk < k {
-        // Stage the K slice: A[tile_row.., kk..kk+BK] and B[kk..kk+BK, tile_col..], the block's
-        // threads striding over each tile.
-        let mut i = tx;
-        while i < BM * BK {
-            let (r, col) = (i / BK, i % BK);
-            let src = (tile_row + r) as i32 * k + kk + col as i32;
-            a_tile.store(r * AS_STRIDE + col, unsafe { gpu::load_global_nc(a, src) });
-            i += threads;
-        }
-        let mut i = tx;
-        while i < BK * BN {
-            let (r, col) = (i / BN, i % BN);
-            let src = (kk + r as i32) * n + (tile_col + col) as i32;
-            b_tile.store(r * BS_STRIDE + col, unsafe { gpu::load_global_nc(b, src) });
-            i += threads;
-        }
+        // Stage the K slice: A[tile_row.., kk..kk+BK] and B[kk..kk+BK, tile_col..].
+        let a_slice = unsafe { GlobalTile::new(a, k, tile_row as i32, kk) };
+        let b_slice = unsafe { GlobalTile::new(b, n, kk, tile_col as i32) };
+        stage::<AS_LEN>(a_slice, a_tile, BM, BK, AS_STRIDE, tx, threads);
+        stage::<BS_LEN>(b_slice, b_tile, BK, BN, BS_STRIDE, tx, threads);
         gpu::sync_threads();
 
         // This thread's rows of As and columns of Bs.
@@ -83,8 +72,37 @@ pub unsafe fn gemm<const TM: usize, const TN: usize>(
             if row < m && col < n {
                 let at = (row * n + col) as isize;
                 let old = unsafe { gpu::load_global(c, at) };
-                unsafe { gpu::store_global(c, at, alpha * acc_val + beta * old) };
+                unsafe { gpu::store_global(c, at, gpu::fma(alpha, acc_val, beta * old)) };
             }
         }
+    }
+}
+
+/// Copies the `rows` x `cols` tile at `src`'s origin into `dst` (row pitch `pitch`), the block's
+/// `threads` threads taking elements `tx`, `tx + threads`, ... in row-major order.
+///
+/// With power-of-two shapes (the table's checks guarantee them) element `tx + pass*threads` is
+/// this thread's own (row, col) plus an offset that depends on `pass` alone: a compile-time
+/// constant once the loop is unrolled, so all the loads of a slice are independent and in flight
+/// together.
+#[inline(always)]
+fn stage<const N: usize>(
+    src: GlobalTile,
+    dst: SharedF32<N>,
+    rows: u32,
+    cols: u32,
+    pitch: u32,
+    tx: u32,
+    threads: u32,
+) {
+    let elements = rows * cols;
+    if tx >= elements {
+        return; // more threads than elements: the first `elements` threads copy one each
+    }
+    let (row, col) = (tx / cols, tx % cols);
+    let (src, dst) = (src.offset(row, col), dst.view(row * pitch + col));
+    for pass in 0..elements.div_ceil(threads) {
+        let (dr, dc) = (pass * threads / cols, pass * threads % cols);
+        dst.store(dr * pitch + dc, src.load(dr, dc));
     }
 }

@@ -114,33 +114,70 @@ impl<const N: usize> SharedF32<N> {
         debug_assert!((i as usize) < N);
         // SAFETY: base + 4*i lies inside this block's shared array.
         unsafe {
-            asm!("st.shared.f32 [{a}], {v};", a = in(reg32) self.base + 4 * i, v = in(reg32) v,
+            asm!("{{ .reg .u32 s; mad.lo.u32 s, {i}, 4, {base}; st.shared.f32 [s], {v}; }}",
+                 i = in(reg32) i, base = in(reg32) self.base, v = in(reg32) v,
                  options(nostack, preserves_flags));
         }
     }
 }
 
-/// Reads `p[i]` through the read-only (non-coherent) global path.
+/// A read-only row-major matrix in global memory, seen from one element (its origin).
 ///
-/// The index stays a 32-bit value up to the load (widened inside, as nvcc's `mul.wide.s32`):
-/// LLVM otherwise strength-reduces every tile load into its own 64-bit pointer induction
-/// variable, two registers each, which the largest GEMM tiles cannot afford.
-///
-/// # Safety
-/// `p.offset(i)` must be a valid global address that no thread writes during the kernel.
-#[inline(always)]
-pub unsafe fn load_global_nc(p: *const f32, i: i32) -> f32 {
-    let v: f32;
-    // SAFETY: the caller's contract.
-    unsafe {
-        asm!(
-            "{{ .reg .u64 g; mul.wide.s32 g, {i}, 4; add.s64 g, g, {p}; cvta.to.global.u64 g, g;",
-            "ld.global.nc.f32 {v}, [g]; }}",
-            v = out(reg32) v, i = in(reg32) i, p = in(reg64) p,
-            options(pure, readonly, nostack, preserves_flags),
-        );
+/// `load(dr, dc)` reads the element `dr` rows down and `dc` columns right of the origin through
+/// the non-coherent path (`ld.global.nc`, what nvcc emits for `const __restrict__`). The offsets
+/// are meant to be compile-time constants of unrolled loops: they reach the PTX as immediates
+/// and the index arithmetic happens inside the load, in 32 bits, widened last (nvcc's
+/// `mul.wide.s32`). Were it written as Rust arithmetic, LLVM would hoist one address per
+/// unrolled load out of the K loop, two registers each, which the large tiles cannot afford.
+#[derive(Clone, Copy)]
+pub struct GlobalTile {
+    ptr: *const f32,
+    origin: i32,
+    ld: i32,
+}
+
+impl GlobalTile {
+    /// The matrix at `ptr` with `ld` floats per row, seen from (`row`, `col`).
+    ///
+    /// # Safety
+    /// Every element the kernel then loads must lie inside the allocation, and no thread may
+    /// write the matrix during the kernel.
+    #[inline(always)]
+    pub unsafe fn new(ptr: *const f32, ld: i32, row: i32, col: i32) -> Self {
+        Self {
+            ptr,
+            origin: row * ld + col,
+            ld,
+        }
     }
-    v
+
+    /// The same matrix seen from `dr` rows down and `dc` columns right.
+    #[inline(always)]
+    pub fn offset(self, dr: u32, dc: u32) -> Self {
+        Self {
+            origin: self.origin + dr as i32 * self.ld + dc as i32,
+            ..self
+        }
+    }
+
+    /// The element `dr` rows down and `dc` columns right of the origin.
+    #[inline(always)]
+    pub fn load(&self, dr: u32, dc: u32) -> f32 {
+        let v: f32;
+        // SAFETY: in bounds and read-only by the contract of `new`.
+        unsafe {
+            asm!(
+                "{{ .reg .s32 i; .reg .u64 g;",
+                "mad.lo.s32 i, {dr}, {ld}, {origin}; add.s32 i, i, {dc};",
+                "mul.wide.s32 g, i, 4; add.s64 g, g, {p}; cvta.to.global.u64 g, g;",
+                "ld.global.nc.f32 {v}, [g]; }}",
+                v = out(reg32) v, dr = in(reg32) dr, dc = in(reg32) dc, ld = in(reg32) self.ld,
+                origin = in(reg32) self.origin, p = in(reg64) self.ptr,
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        v
+    }
 }
 
 /// Reads `p[i]` from global memory (coherent path).

@@ -28,6 +28,12 @@ macro_rules! variant_table {
                 "gemm variant ", $gl, ": the ", $tm, "x", $tn, " sub-tile does not divide the block tile"));
             assert!(BM * BN / ($tm * $tn) <= MAX_THREADS, concat!(
                 "gemm variant ", $gl, ": ", $tm, "x", $tn, " needs more than 1024 threads per block"));
+            // The tile staging (gemm.rs, `stage`) splits each thread's elements into its own
+            // (row, col) plus per-pass constants, which needs power-of-two shapes.
+            assert!(
+                (BM * BN / ($tm * $tn)).is_power_of_two() && BM.is_power_of_two() && BN.is_power_of_two()
+                    && BK.is_power_of_two(),
+                concat!("gemm variant ", $gl, ": threads per block and tile sides must be powers of two"));
         }; )*
         $( const _: () = {
             assert!($th >= 1 && $th <= MAX_THREADS, concat!(

@@ -47,7 +47,7 @@ fn check_with_line(case: &str, anchor: &str, line: &str) -> Result<(), String> {
         .args(["check", "--quiet", "--offline", "--manifest-path"])
         .arg(&manifest)
         .arg("--target-dir")
-        .arg(ws.join("target").join("bad-table").join("target"))
+        .arg(scratch.join("target"))
         .output()
         .unwrap();
     if out.status.success() {
