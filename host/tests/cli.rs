@@ -20,6 +20,10 @@ fn has_driver() -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    lab_gpu,
+    ignore = "a CUDA driver is present: the no-driver path needs a machine without one"
+)]
 fn no_driver_is_one_line_and_exit_code_2() {
     if has_driver() {
         eprintln!("SKIP: a CUDA driver is present, the no-driver path cannot be seen here");
@@ -142,6 +146,7 @@ fn help_lists_the_experiments_and_the_common_flags() {
 
 /// On a GPU: a small run of every experiment writes a results folder and passes its checks.
 #[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn small_run_on_the_gpu_writes_a_results_folder() {
     if !has_driver() {
         eprintln!("SKIP: no CUDA driver");

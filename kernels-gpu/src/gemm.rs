@@ -11,6 +11,8 @@ const AS_STRIDE: u32 = BK + 1;
 const BS_STRIDE: u32 = BN + 1;
 const AS_LEN: usize = (BM * AS_STRIDE) as usize;
 const BS_LEN: usize = (BK * BS_STRIDE) as usize;
+/// Tile-staging loads issued together (see `stage`).
+const STAGE_GROUP: u32 = 4;
 
 /// # Safety
 /// Launched with `BM*BN/(TM*TN)` threads per block and grid (N/BN, M/BM); `a`, `b`, `c` hold
@@ -82,9 +84,9 @@ pub unsafe fn gemm<const TM: usize, const TN: usize>(
 /// `threads` threads taking elements `tx`, `tx + threads`, ... in row-major order.
 ///
 /// With power-of-two shapes (the table's checks guarantee them) element `tx + pass*threads` is
-/// this thread's own (row, col) plus an offset that depends on `pass` alone: a compile-time
-/// constant once the loop is unrolled, so all the loads of a slice are independent and in flight
-/// together.
+/// this thread's own (row, col) plus an offset that depends on `pass` alone. Passes go in groups
+/// of [`STAGE_GROUP`] independent loads, as nvcc unrolls this loop: all of a slice's loads in
+/// flight at once were as fast without a register cap, but under one they cost extra spill slots.
 #[inline(always)]
 fn stage<const N: usize>(
     src: GlobalTile,
@@ -101,8 +103,17 @@ fn stage<const N: usize>(
     }
     let (row, col) = (tx / cols, tx % cols);
     let (src, dst) = (src.offset(row, col), dst.view(row * pitch + col));
-    for pass in 0..elements.div_ceil(threads) {
+    let passes = elements.div_ceil(threads);
+    let copy = |pass: u32| {
         let (dr, dc) = (pass * threads / cols, pass * threads % cols);
         dst.store(dr * pitch + dc, src.load(dr, dc));
+    };
+    if passes <= STAGE_GROUP {
+        (0..passes).for_each(copy);
+    } else {
+        // The group count is hidden from LLVM so that it keeps this loop rolled.
+        for group in 0..gpu::opaque(passes / STAGE_GROUP) {
+            (0..STAGE_GROUP).for_each(|q| copy(group * STAGE_GROUP + q));
+        }
     }
 }

@@ -47,6 +47,19 @@ pub fn sync_threads() {
     unsafe { nvptx::_syncthreads() }
 }
 
+/// `x`, opaque to the optimizer: a loop bounded by it keeps its trip count unknown to LLVM, which
+/// then leaves the loop rolled instead of unrolling it fully.
+#[inline(always)]
+pub fn opaque(x: u32) -> u32 {
+    let y: u32;
+    // SAFETY: a register move.
+    unsafe {
+        asm!("mov.u32 {y}, {x};", y = out(reg32) y, x = in(reg32) x,
+             options(nomem, nostack, preserves_flags));
+    }
+    y
+}
+
 /// Aborts the kernel.
 #[inline(always)]
 pub fn trap() -> ! {
