@@ -39,6 +39,7 @@ impl Gpu {
         if !super::driver_present() {
             return Err(CudaError::NoDriver);
         }
+        super::disable_jit_cache();
         let count = CudaContext::device_count().doing(|| "counting CUDA devices".into())?;
         let count = u32::try_from(count).unwrap_or(0);
         if ordinal >= count {
