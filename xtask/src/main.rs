@@ -152,7 +152,8 @@ fn sweep(args: &SweepArgs) -> Result<()> {
     eprintln!("running {host:?}");
     let status = host.status().context("running the host")?;
     if !status.success() {
-        bail!("the host exited with {status}");
+        // The host has said why (one line for a missing driver); pass its exit code on.
+        std::process::exit(status.code().unwrap_or(1));
     }
     Ok(())
 }

@@ -29,6 +29,12 @@ pub enum PtxError {
     Spawn { cmd: String, source: std::io::Error },
     #[error("the kernel build failed (`{cmd}`):\n{stderr}")]
     Build { cmd: String, stderr: String },
+    #[error("{path} targets `{found}`, not the requested {want}")]
+    WrongTarget {
+        path: PathBuf,
+        want: String,
+        found: String,
+    },
     #[error("the kernel build produced no PTX under {0}")]
     NoOutput(PathBuf),
     #[error("reading {path}: {source}")]
@@ -60,7 +66,9 @@ impl PtxBuild {
         Self {
             workspace: workspace.to_path_buf(),
             arch: arch.to_string(),
-            target_dir: workspace.join("target").join("ptx"),
+            // One folder per arch: cargo keeps one `.s` per flag set and this build picks the
+            // newest, so two archs sharing a folder could hand back the other's PTX.
+            target_dir: workspace.join("target").join("ptx").join(arch),
         }
     }
 
@@ -123,10 +131,20 @@ impl PtxBuild {
         }
         let deps = self.target_dir.join(TARGET).join("ptx").join("deps");
         let newest = newest_asm(&deps)?.ok_or_else(|| PtxError::NoOutput(deps.clone()))?;
-        std::fs::read_to_string(&newest).map_err(|source| PtxError::Io {
-            path: newest,
+        let ptx = std::fs::read_to_string(&newest).map_err(|source| PtxError::Io {
+            path: newest.clone(),
             source,
-        })
+        })?;
+        match ptx.lines().find_map(|l| l.trim().strip_prefix(".target ")) {
+            Some(target) if target.split(',').next().map(str::trim) == Some(self.arch.as_str()) => {
+                Ok(ptx)
+            }
+            found => Err(PtxError::WrongTarget {
+                path: newest,
+                want: self.arch.clone(),
+                found: found.unwrap_or("none").to_string(),
+            }),
+        }
     }
 }
 
