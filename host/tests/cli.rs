@@ -34,6 +34,8 @@ fn no_driver_is_one_line_and_exit_code_2() {
         &["regs"],
         &["all", "--size", "128"],
         &["occupancy"],
+        &["calc", "--device", "0"],
+        &["calc", "--verify"],
     ] {
         let o = host(args);
         let err = stderr(&o);

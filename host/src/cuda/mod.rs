@@ -8,7 +8,7 @@ mod device;
 mod module;
 
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu, SmemLimits};
-pub use module::{module_entries, Kernel, Module, ModuleKind};
+pub use module::{module_entries, JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;
 

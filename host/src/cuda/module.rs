@@ -34,6 +34,13 @@ impl ModuleKind {
     }
 }
 
+/// Options for the driver's JIT when a module is PTX (ignored for a cubin).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JitOptions {
+    /// `CU_JIT_MAX_REGISTERS`: the most registers per thread the JIT may allocate (None: no cap).
+    pub max_registers: Option<u32>,
+}
+
 /// A loaded module. Unloaded on drop; its kernels borrow it.
 pub struct Module {
     raw: sys::CUmodule,
@@ -47,6 +54,16 @@ pub struct Module {
 impl Module {
     /// Loads a PTX, cubin or fatbin image; `name` says where it came from in messages.
     pub fn load(gpu: &Gpu, name: &str, image: &[u8]) -> Result<Self, CudaError> {
+        Self::load_with(gpu, name, image, JitOptions::default())
+    }
+
+    /// [`Module::load`] with options for the JIT (e.g. a register cap).
+    pub fn load_with(
+        gpu: &Gpu,
+        name: &str,
+        image: &[u8],
+        jit: JitOptions,
+    ) -> Result<Self, CudaError> {
         let kind = ModuleKind::sniff(image);
         let mut owned;
         let bytes: &[u8] = match kind {
@@ -63,7 +80,7 @@ impl Module {
         const LOG: usize = 1 << 16;
         let mut info = vec![0u8; LOG];
         let mut error = vec![0u8; LOG];
-        let mut options = [
+        let mut options = vec![
             Jit::CU_JIT_INFO_LOG_BUFFER,
             Jit::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
             Jit::CU_JIT_ERROR_LOG_BUFFER,
@@ -71,7 +88,7 @@ impl Module {
             Jit::CU_JIT_LOG_VERBOSE,
         ];
         // Integer option values travel in the pointer slots, as the driver API specifies.
-        let mut values: [*mut c_void; 5] = [
+        let mut values: Vec<*mut c_void> = vec![
             info.as_mut_ptr().cast(),
             std::ptr::without_provenance_mut(LOG),
             error.as_mut_ptr().cast(),
@@ -79,9 +96,16 @@ impl Module {
             // CU_JIT_LOG_VERBOSE = 1, passed by value in the pointer slot.
             std::ptr::without_provenance_mut(1),
         ];
+        if let Some(regs) = jit.max_registers {
+            // An unsigned int, passed by value in the pointer slot.
+            options.push(Jit::CU_JIT_MAX_REGISTERS);
+            values.push(std::ptr::without_provenance_mut(regs as usize));
+        }
+        debug_assert_eq!(options.len(), values.len());
         let mut raw: sys::CUmodule = ptr::null_mut();
         // SAFETY: `bytes` is a NUL-terminated PTX or a binary image that outlives the call; the
-        // log buffers are LOG bytes long as declared; the context is current.
+        // log buffers are LOG bytes long as declared; `options` and `values` have equal lengths;
+        // the context is current.
         let status = unsafe {
             sys::cuModuleLoadDataEx(
                 &mut raw,

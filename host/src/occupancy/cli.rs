@@ -11,11 +11,12 @@ use super::calc::{occupancy_with_carveout, Carveout, KernelResources};
 use super::cliff::cliff_table;
 use super::curves::all_curves;
 use super::golden::{replay, table_vs_device, GoldenFile};
-use super::gpu::Gpu;
+use super::gpu::device_attributes;
 use super::module_source::embedded_ptx;
 use super::render;
 use super::size::parse_size;
 use super::sweep::{sweep, REG_CAPS};
+use crate::cuda::{driver_present, CudaError, Gpu};
 
 /// Occupancy of a kernel configuration, without a GPU (`--arch`) or from a real one (`--device`).
 #[derive(Debug, Clone, Args)]
@@ -100,7 +101,13 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
         return run_gpu(args);
     }
     let mut limits = match args.device {
-        Some(n) => Limits::from_device(n).with_context(|| format!("reading GPU {n}"))?,
+        Some(n) => {
+            // Without a driver, the one-line no-driver message (exit code 2) of every command.
+            if !driver_present() {
+                return Err(CudaError::NoDriver.into());
+            }
+            Limits::from_device(n).with_context(|| format!("reading GPU {n}"))?
+        }
         None => args.arch.parse::<Arch>()?.limits(),
     };
     if args.sms.is_some() {
@@ -150,10 +157,10 @@ fn run_gpu(args: &CalcArgs) -> anyhow::Result<String> {
     let ordinal = args.device.unwrap_or(0);
     let ptx = args.ptx()?;
     let gpu = Gpu::open(ordinal)?;
-    let attributes = gpu.attributes()?;
-    let device_limits = Limits::from_attributes(&attributes);
+    let attributes = device_attributes(&gpu);
+    let device_limits = gpu.limits().clone();
     let mut out = String::new();
-    let rows = sweep(&ptx, &device_limits, &args.reg_caps, &mut |line| {
+    let rows = sweep(&gpu, &ptx, &device_limits, &args.reg_caps, &mut |line| {
         eprintln!("{line}")
     })?;
     let golden = GoldenFile { attributes, rows };

@@ -4,7 +4,8 @@ use std::time::Instant;
 
 use super::arch::Limits;
 use super::golden::GoldenRow;
-use super::gpu::{Function, GpuError, JitModule};
+use super::gpu::jit;
+use crate::cuda::{CudaError, Gpu, Kernel};
 
 /// Register caps the module is JIT-compiled under by default (0: no cap).
 pub const REG_CAPS: [u32; 10] = [0, 24, 32, 40, 48, 64, 80, 96, 128, 168];
@@ -53,21 +54,20 @@ pub fn dense_dyn_smem(limits: &Limits, static_smem: u32) -> Vec<u32> {
     sizes
 }
 
-fn ask(
-    f: &Function<'_>,
+/// Sets the kernel's dynamic shared memory limit for a launch with `dyn_smem` bytes: opts in only
+/// where the launch needs it, as a program would; otherwise restores the default.
+fn set_opt_in(
+    k: &Kernel<'_>,
     limits: &Limits,
     static_smem: u32,
-    threads: u32,
     dyn_smem: u32,
-) -> Result<u32, GpuError> {
-    // Opt in only where the launch needs it, as a program would; otherwise restore the default.
+) -> Result<(), CudaError> {
     let opt_in = if static_smem + dyn_smem > limits.smem_per_block {
         limits.smem_per_block_optin
     } else {
         limits.smem_per_block
     };
-    f.set_max_dyn_smem(opt_in.saturating_sub(static_smem))?;
-    f.driver_blocks_per_sm(threads, dyn_smem)
+    k.set_max_dynamic_smem(opt_in.saturating_sub(static_smem))
 }
 
 /// Counts configurations the driver refused to answer for; they are recorded as 0 blocks (the
@@ -81,13 +81,14 @@ struct Refusals {
 /// Every distinct (registers, static shared memory) kernel the module yields under
 /// `reg_caps` (see [`REG_CAPS`]), at every block size 32..=1024 and a few dynamic shared memory sizes, plus a
 /// dense shared memory sweep for the kernels with the fewest and the most registers.
-/// `log` receives one progress line per JIT. Needs `Gpu::open` first.
+/// `log` receives one progress line per JIT.
 pub fn sweep(
+    gpu: &Gpu,
     ptx: &str,
     limits: &Limits,
     reg_caps: &[u32],
     log: &mut dyn FnMut(&str),
-) -> Result<Vec<GoldenRow>, GpuError> {
+) -> Result<Vec<GoldenRow>, CudaError> {
     let entries = ptx_entries(ptx);
     let mut seen: Vec<(u32, u32)> = Vec::new();
     let mut rows = Vec::new();
@@ -96,12 +97,12 @@ pub fn sweep(
     let start = Instant::now();
     for &cap in reg_caps {
         let t = Instant::now();
-        let module = JitModule::load(ptx, (cap > 0).then_some(cap))?;
+        let module = jit(gpu, &format!("occupancy PTX (reg cap {cap})"), ptx, cap)?;
         let jit_ms = t.elapsed().as_millis();
         let mut new = 0;
         for name in &entries {
-            let f = module.function(name)?;
-            let (regs, static_smem) = (f.num_regs()?, f.static_smem()?);
+            let f = module.kernel(name)?;
+            let (regs, static_smem) = (f.num_regs()?, f.static_smem_bytes()?);
             if seen.contains(&(regs, static_smem)) {
                 continue;
             }
@@ -164,7 +165,7 @@ pub fn sweep(
 
 #[allow(clippy::too_many_arguments)]
 fn row(
-    f: &Function<'_>,
+    f: &Kernel<'_>,
     entry: &str,
     reg_cap: u32,
     limits: &Limits,
@@ -173,15 +174,12 @@ fn row(
     static_smem: u32,
     dyn_smem: u32,
     refusals: &mut Refusals,
-) -> Result<GoldenRow, GpuError> {
-    let driver_blocks = match ask(f, limits, static_smem, threads, dyn_smem) {
+) -> Result<GoldenRow, CudaError> {
+    set_opt_in(f, limits, static_smem, dyn_smem)?;
+    // Only a refused occupancy query is recorded as 0; any other failure ends the sweep.
+    let driver_blocks = match f.max_active_blocks(threads, dyn_smem) {
         Ok(n) => n,
-        Err(
-            e @ GpuError::Driver {
-                call: "cuOccupancyMaxActiveBlocksPerMultiprocessor",
-                ..
-            },
-        ) => {
+        Err(e @ CudaError::Driver { .. }) => {
             refusals.count += 1;
             refusals.first.get_or_insert_with(|| {
                 format!("{entry}: {threads} threads, {regs} regs, {dyn_smem} B dynamic: {e}")
