@@ -73,6 +73,32 @@ pub struct Common {
     pub seed: u64,
 }
 
+/// `--size`, for the experiments that run the GEMM.
+#[derive(Debug, Clone, Args)]
+pub struct GemmSize {
+    /// GEMM M = N = K: a multiple of 64 in 64..=32768.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = parse_gemm_size)]
+    pub size: u32,
+}
+
+/// `--module` and `--compare` as PTX or cubin files (experiments 1 and 2 on their own).
+#[derive(Debug, Clone, Args)]
+pub struct ModuleFiles {
+    /// Run these kernels instead of the built-in ones: any PTX or cubin exporting the entries.
+    #[arg(long, value_name = "FILE")]
+    pub module: Option<PathBuf>,
+    /// Also run this module's kernels, interleaved per variant, and compare.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
+}
+
+impl ModuleFiles {
+    /// Checks the files and puts them into `o`.
+    fn apply(&self, o: &mut Options) -> Result<(), CliError> {
+        apply_module_files(o, &self.module, &self.compare)
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct OccupancyArgs {
     #[command(flatten)]
@@ -80,15 +106,10 @@ pub struct OccupancyArgs {
     /// GEMM variants to run, by label (comma-separated); default all.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub variants: Vec<String>,
-    /// GEMM M = N = K: a multiple of 64 in 64..=32768.
-    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = parse_gemm_size)]
-    pub size: u32,
-    /// Run these kernels instead of the built-in ones: any PTX or cubin exporting the entries.
-    #[arg(long, value_name = "FILE")]
-    pub module: Option<PathBuf>,
-    /// Also run this module's kernels, interleaved per variant, and compare.
-    #[arg(long, value_name = "FILE")]
-    pub compare: Option<PathBuf>,
+    #[command(flatten)]
+    pub gemm: GemmSize,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -102,12 +123,8 @@ pub struct BandwidthArgs {
     #[arg(long, value_name = "MIB", default_value_t = 1024,
           value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
     pub copy_mib: u64,
-    /// Run these kernels instead of the built-in ones: any PTX or cubin exporting the entries.
-    #[arg(long, value_name = "FILE")]
-    pub module: Option<PathBuf>,
-    /// Also run this module's kernels, interleaved per variant, and compare.
-    #[arg(long, value_name = "FILE")]
-    pub compare: Option<PathBuf>,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -117,9 +134,8 @@ pub struct RegsArgs {
     /// Register caps (comma-separated, each in 16..=255); default the table's.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cap)]
     pub caps: Vec<u32>,
-    /// GEMM M = N = K: a multiple of 64 in 64..=32768.
-    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = parse_gemm_size)]
-    pub size: u32,
+    #[command(flatten)]
+    pub gemm: GemmSize,
     /// A folder of per-cap modules (PTX or cubin) whose names contain `cap{N}`, e.g.
     /// peer_cap32.cubin; a `NAME.ptxas.txt` beside a cubin gives its spills.
     #[arg(long, value_name = "DIR")]
@@ -139,9 +155,8 @@ pub struct AllArgs {
     /// Register caps of experiment 3 (comma-separated, each in 16..=255).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cap)]
     pub caps: Vec<u32>,
-    /// GEMM M = N = K: a multiple of 64 in 64..=32768.
-    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = parse_gemm_size)]
-    pub size: u32,
+    #[command(flatten)]
+    pub gemm: GemmSize,
     /// Size of the copy's source (and destination) in MiB: 1..=1048576.
     #[arg(long, value_name = "MIB", default_value_t = 1024,
           value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
@@ -309,6 +324,17 @@ fn module_file(flag: &'static str, path: &Option<PathBuf>) -> Result<Option<Kern
     Ok(Some(Kernels::File(path.clone())))
 }
 
+/// `--module` and `--compare` files (checked) into `o`; no `--module` keeps the built-in kernels.
+fn apply_module_files(
+    o: &mut Options,
+    module: &Option<PathBuf>,
+    compare: &Option<PathBuf>,
+) -> Result<(), CliError> {
+    o.kernels = module_file("--module", module)?.unwrap_or(Kernels::Builtin);
+    o.compare = module_file("--compare", compare)?;
+    Ok(())
+}
+
 fn module_folder(
     flag: &'static str,
     path: &Option<PathBuf>,
@@ -371,23 +397,21 @@ impl Command {
             Command::Occupancy(a) => {
                 let mut o = base_options(&a.common, command_line);
                 o.gemm_variants = select_gemm(&a.variants)?;
-                o.gemm_size = a.size;
-                o.kernels = module_file("--module", &a.module)?.unwrap_or(Kernels::Builtin);
-                o.compare = module_file("--compare", &a.compare)?;
+                o.gemm_size = a.gemm.size;
+                a.modules.apply(&mut o)?;
                 plan(&a.common, o, vec![Experiment::Throughput])
             }
             Command::Bandwidth(a) => {
                 let mut o = base_options(&a.common, command_line);
                 o.copy_variants = select_memcpy(&a.variants)?;
                 o.copy_bytes = a.copy_mib << 20;
-                o.kernels = module_file("--module", &a.module)?.unwrap_or(Kernels::Builtin);
-                o.compare = module_file("--compare", &a.compare)?;
+                a.modules.apply(&mut o)?;
                 plan(&a.common, o, vec![Experiment::Bandwidth])
             }
             Command::Regs(a) => {
                 let mut o = base_options(&a.common, command_line);
                 o.caps = select_caps(&a.caps)?;
-                o.gemm_size = a.size;
+                o.gemm_size = a.gemm.size;
                 o.capped = module_folder("--module", &a.module)?.unwrap_or(CappedKernels::Builtin);
                 o.compare_capped = module_folder("--compare", &a.compare)?;
                 plan(&a.common, o, vec![Experiment::Regs])
@@ -396,10 +420,9 @@ impl Command {
                 let mut o = base_options(&a.common, command_line);
                 (o.gemm_variants, o.copy_variants) = select_mixed(&a.variants)?;
                 o.caps = select_caps(&a.caps)?;
-                o.gemm_size = a.size;
+                o.gemm_size = a.gemm.size;
                 o.copy_bytes = a.copy_mib << 20;
-                o.kernels = module_file("--module", &a.module)?.unwrap_or(Kernels::Builtin);
-                o.compare = module_file("--compare", &a.compare)?;
+                apply_module_files(&mut o, &a.module, &a.compare)?;
                 o.capped = module_folder("--module-caps", &a.module_caps)?
                     .unwrap_or(CappedKernels::Builtin);
                 o.compare_capped = module_folder("--compare-caps", &a.compare_caps)?;
