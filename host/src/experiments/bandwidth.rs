@@ -11,10 +11,7 @@ use super::inputs::random_floats;
 use super::module_source::load;
 use super::residency::hold_at_two_blocks;
 use super::verify::check_copy;
-use super::{
-    flag_above_peak, flag_compared_disagreement, progress_bar, residency_of, ExperimentError,
-    Measured, Options,
-};
+use super::{compare_with, progress_bar, residency_of, ExperimentError, Measured, Options};
 use crate::cuda::{CudaError, Gpu, Kernel};
 use crate::results::{Bandwidth, CopyRow};
 use crate::timing::{time_launches, TimingPlan};
@@ -88,28 +85,16 @@ impl CopyBuffers {
         let dst_host = gpu.download(&self.dst)?;
         let check = check_copy(&self.src_host, &dst_host, variant.width);
         let throughput = copy_gbps(self.bytes(), timing.median_ms);
-        let mut flags: Vec<String> = resident.disagreement.iter().cloned().collect();
-        flag_above_peak(
-            &mut flags,
+        let measured = Measured::new(
+            resident,
+            timing,
             throughput,
+            check,
             gpu.info().peak_dram_gbps,
             "GB/s",
             "DRAM",
         );
-        Ok((
-            Measured {
-                regs: resident.regs,
-                blocks_per_sm: resident.blocks_per_sm,
-                occupancy: resident.occupancy,
-                timing,
-                throughput,
-                check,
-                flags,
-                limiter: resident.limiter,
-                disagreement: resident.disagreement,
-            },
-            dyn_smem,
-        ))
+        Ok((measured, dyn_smem))
     }
 }
 
@@ -145,15 +130,11 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Bandwidth, ExperimentError> {
         let kernel = ours.module.kernel(variant.entry)?;
         let (measured, dyn_smem) = buffers.measure(gpu, &kernel, variant, opts.timing)?;
         let mut flags = measured.flags.clone();
-        let compare = match &theirs {
-            Some(other) => {
-                let kernel = other.module.kernel(variant.entry)?;
-                let (m, _) = buffers.measure(gpu, &kernel, variant, opts.timing)?;
-                flag_compared_disagreement(&mut flags, &m);
-                Some(m.as_comparison(&measured, None, None))
-            }
-            None => None,
-        };
+        let compare = compare_with(theirs.as_ref(), &measured, &mut flags, |other| {
+            let kernel = other.module.kernel(variant.entry)?;
+            let (m, _) = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+            Ok((m, None, None))
+        })?;
         rows.push(CopyRow {
             variant: variant.label.to_owned(),
             threads: variant.threads,

@@ -105,25 +105,15 @@ impl GemmBuffers {
         let check = self.verify(gpu, kernel, threads)?;
         let n = f64::from(self.size);
         let throughput = 2.0 * n * n * n / (timing.median_ms * 1e-3) / 1e9;
-        let mut flags: Vec<String> = resident.disagreement.iter().cloned().collect();
-        super::flag_above_peak(
-            &mut flags,
-            throughput,
-            gpu.info().peak_fp32_gflops,
-            "GFLOP/s",
-            "FP32",
-        );
-        Ok(Measured {
-            regs: resident.regs,
-            blocks_per_sm: resident.blocks_per_sm,
-            occupancy: resident.occupancy,
+        Ok(Measured::new(
+            resident,
             timing,
             throughput,
             check,
-            flags,
-            limiter: resident.limiter,
-            disagreement: resident.disagreement,
-        })
+            gpu.info().peak_fp32_gflops,
+            "GFLOP/s",
+            "FP32",
+        ))
     }
 
     fn verify(

@@ -170,6 +170,33 @@ pub struct Measured {
 }
 
 impl Measured {
+    /// A kernel's figures from its residency and what was measured: the residency's
+    /// calculator/driver disagreement and a throughput above the device's spec `peak` (in `unit`,
+    /// the peak of `what`) become the flags.
+    pub(crate) fn new(
+        resident: Resident,
+        timing: Timing,
+        throughput: f64,
+        check: Check,
+        peak: f64,
+        unit: &str,
+        what: &str,
+    ) -> Measured {
+        let mut flags: Vec<String> = resident.disagreement.iter().cloned().collect();
+        flag_above_peak(&mut flags, throughput, peak, unit, what);
+        Measured {
+            regs: resident.regs,
+            blocks_per_sm: resident.blocks_per_sm,
+            occupancy: resident.occupancy,
+            timing,
+            throughput,
+            check,
+            flags,
+            limiter: resident.limiter,
+            disagreement: resident.disagreement,
+        }
+    }
+
     /// This row's figures as the other module's side of a comparison with `ours`.
     pub fn as_comparison(
         self,
@@ -310,6 +337,23 @@ pub(crate) fn flag_compared_disagreement(flags: &mut Vec<String>, compared: &Mea
     if let Some(d) = &compared.disagreement {
         flags.push(format!("compared module: {d}"));
     }
+}
+
+/// The compared module's side of a row, when there is one (`other`): `measure` gives its figures
+/// and spill counts; its calculator/driver disagreement is added to `flags`, the row's flags
+/// (which start as `ours.flags`).
+pub(crate) fn compare_with<T>(
+    other: Option<T>,
+    ours: &Measured,
+    flags: &mut Vec<String>,
+    measure: impl FnOnce(T) -> Result<(Measured, Option<u32>, Option<u32>), ExperimentError>,
+) -> Result<Option<Comparison>, ExperimentError> {
+    let Some(other) = other else {
+        return Ok(None);
+    };
+    let (theirs, spill_stores, spill_loads) = measure(other)?;
+    flag_compared_disagreement(flags, &theirs);
+    Ok(Some(theirs.as_comparison(ours, spill_stores, spill_loads)))
 }
 
 /// A progress bar over `len` steps, drawn only when asked for (on a terminal).
@@ -540,6 +584,60 @@ mod tests {
             flag.starts_with("calculator says 0 blocks/SM (") && flag.ends_with("driver says 1"),
             "{flag}"
         );
+    }
+
+    fn measured(throughput: f64, disagreement: Option<&str>, peak: f64) -> Measured {
+        let resident = Resident {
+            regs: 40,
+            blocks_per_sm: 4,
+            occupancy: 0.5,
+            limiter: "registers".into(),
+            disagreement: disagreement.map(str::to_owned),
+        };
+        let timing = crate::timing::summarize(vec![1.0, 2.0, 3.0], None, None);
+        let check = Check {
+            passed: true,
+            error: 0.0,
+            bound: 1e-5,
+            what: "test".into(),
+        };
+        Measured::new(resident, timing, throughput, check, peak, "GB/s", "DRAM")
+    }
+
+    #[test]
+    fn measured_flags_the_disagreement_then_the_peak() {
+        let m = measured(
+            300.0,
+            Some("calculator says 4 blocks/SM, driver says 3"),
+            200.0,
+        );
+        assert_eq!(m.flags.len(), 2);
+        assert_eq!(m.flags[0], "calculator says 4 blocks/SM, driver says 3");
+        assert!(m.flags[1].contains("above the device's DRAM spec peak"));
+        assert_eq!(m.disagreement.as_deref(), Some(m.flags[0].as_str()));
+        assert_eq!(
+            (m.regs, m.blocks_per_sm, m.limiter.as_str()),
+            (40, 4, "registers")
+        );
+        assert_eq!(m.timing.median_ms, 2.0);
+        assert!(measured(100.0, None, 200.0).flags.is_empty());
+    }
+
+    #[test]
+    fn a_comparison_keeps_the_compared_modules_disagreement() {
+        let ours = measured(100.0, None, 0.0);
+        let mut flags = ours.flags.clone();
+        let none = compare_with(None::<()>, &ours, &mut flags, |_| unreachable!()).unwrap();
+        assert_eq!(none, None);
+        assert!(flags.is_empty());
+        let c = compare_with(Some(()), &ours, &mut flags, |()| {
+            Ok((measured(50.0, Some("driver says 3"), 0.0), Some(2), Some(1)))
+        })
+        .unwrap()
+        .expect("compared");
+        assert_eq!(flags, ["compared module: driver says 3"]);
+        assert_eq!((c.throughput, c.ratio), (50.0, 2.0));
+        assert_eq!((c.spill_stores, c.spill_loads), (Some(2), Some(1)));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use kernels_gpu::variants::REGS;
 
 use super::gemm::GemmBuffers;
 use super::module_source::{load_capped, Loaded};
-use super::{flag_compared_disagreement, progress_bar, ExperimentError, Options};
+use super::{compare_with, progress_bar, ExperimentError, Options};
 use crate::cuda::{Gpu, Kernel, ModuleKind};
 use crate::results::RegsRow;
 
@@ -54,17 +54,18 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
                 kernel.entry()
             ));
         }
-        let compare = match &opts.compare_capped {
-            Some(other) => {
+        let compare = compare_with(
+            opts.compare_capped.as_ref(),
+            &measured,
+            &mut flags,
+            |other| {
                 let theirs = load_capped(gpu, other, cap)?;
                 let kernel = theirs.module.kernel(variant.entry)?;
                 let m = buffers.measure(gpu, &kernel, variant, opts.timing)?;
                 let s = spills(&theirs, &kernel)?;
-                flag_compared_disagreement(&mut flags, &m);
-                Some(m.as_comparison(&measured, s.stores, s.loads))
-            }
-            None => None,
-        };
+                Ok((m, s.stores, s.loads))
+            },
+        )?;
         rows.push(RegsRow {
             cap,
             regs: measured.regs,

@@ -4,7 +4,7 @@
 
 use super::gemm::GemmBuffers;
 use super::module_source::load;
-use super::{flag_compared_disagreement, progress_bar, ExperimentError, Options};
+use super::{compare_with, progress_bar, ExperimentError, Options};
 use crate::cuda::Gpu;
 use crate::results::GemmRow;
 
@@ -20,15 +20,11 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<GemmRow>, ExperimentError> {
         let kernel = ours.module.kernel(variant.entry)?;
         let measured = buffers.measure(gpu, &kernel, variant, opts.timing)?;
         let mut flags = measured.flags.clone();
-        let compare = match &theirs {
-            Some(other) => {
-                let kernel = other.module.kernel(variant.entry)?;
-                let m = buffers.measure(gpu, &kernel, variant, opts.timing)?;
-                flag_compared_disagreement(&mut flags, &m);
-                Some(m.as_comparison(&measured, None, None))
-            }
-            None => None,
-        };
+        let compare = compare_with(theirs.as_ref(), &measured, &mut flags, |other| {
+            let kernel = other.module.kernel(variant.entry)?;
+            let m = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+            Ok((m, None, None))
+        })?;
         rows.push(GemmRow {
             variant: variant.label.to_owned(),
             threads: variant.threads(),
