@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::error::ReportError;
 use super::plots::{self, LabelledPoint, ReferenceLine, RegsSeries, ScatterPlot, Series, XScale};
-use crate::results::{Check, RunResults};
+use crate::results::{Check, Comparison, RunResults};
 
 /// One run to plot, with the name its series carry.
 #[derive(Debug, Clone, Copy)]
@@ -29,12 +29,69 @@ fn label(variant: &str, check: &Check) -> String {
     }
 }
 
-fn finish_labels(series: &mut [Series]) {
+/// With more than [`LABELLED_SERIES`] series, drops the point labels of all but the first.
+fn finish_labels<S>(series: &mut [S], points: impl Fn(&mut S) -> &mut Vec<LabelledPoint>) {
     if series.len() > LABELLED_SERIES {
         for s in series.iter_mut().skip(1) {
-            for p in &mut s.points {
+            for p in points(s) {
                 p.label = None;
             }
+        }
+    }
+}
+
+/// One row of experiment 1 or 2 as its scatter plot sees it.
+struct PlotRow<'r> {
+    /// Theoretical occupancy, 0..=1.
+    occupancy: f64,
+    /// This module's figure: GFLOP/s or GB/s.
+    throughput: f64,
+    variant: &'r str,
+    check: &'r Check,
+    compare: Option<&'r Comparison>,
+}
+
+impl<'r> PlotRow<'r> {
+    fn new(
+        occupancy: f64,
+        throughput: f64,
+        variant: &'r str,
+        check: &'r Check,
+        compare: &'r Option<Comparison>,
+    ) -> Self {
+        Self {
+            occupancy,
+            throughput,
+            variant,
+            check,
+            compare: compare.as_ref(),
+        }
+    }
+}
+
+/// Pushes the run's series over `rows` (x: occupancy in %), then, when the run was compared with
+/// another module and some row has its figures, that module's series.
+fn push_module_series(series: &mut Vec<Series>, run: &PlotRun<'_>, rows: &[PlotRow<'_>]) {
+    let point = |r: &PlotRow<'_>, y: f64, check: &Check| LabelledPoint {
+        x: r.occupancy * 100.0,
+        y,
+        label: Some(label(r.variant, check)),
+    };
+    let markers = |name: &str, points: Vec<LabelledPoint>| Series {
+        name: name.to_string(),
+        points,
+        line: false,
+        markers: true,
+    };
+    let own = rows.iter().map(|r| point(r, r.throughput, r.check));
+    series.push(markers(run.name, own.collect()));
+    if let Some(cn) = run.compare_name {
+        let points: Vec<LabelledPoint> = rows
+            .iter()
+            .filter_map(|r| r.compare.map(|c| point(r, c.throughput, &c.check)))
+            .collect();
+        if !points.is_empty() {
+            series.push(markers(cn, points));
         }
     }
 }
@@ -48,40 +105,11 @@ pub fn occupancy_plot(runs: &[PlotRun<'_>]) -> Option<ScatterPlot> {
             continue;
         };
         let first = series.len();
-        series.push(Series {
-            name: run.name.to_string(),
-            points: rows
-                .iter()
-                .map(|r| LabelledPoint {
-                    x: r.occupancy * 100.0,
-                    y: r.gflops,
-                    label: Some(label(&r.variant, &r.check)),
-                })
-                .collect(),
-            line: false,
-            markers: true,
-        });
-        if let Some(cn) = run.compare_name {
-            let points: Vec<LabelledPoint> = rows
-                .iter()
-                .filter_map(|r| {
-                    let c = r.compare.as_ref()?;
-                    Some(LabelledPoint {
-                        x: r.occupancy * 100.0,
-                        y: c.throughput,
-                        label: Some(label(&r.variant, &c.check)),
-                    })
-                })
-                .collect();
-            if !points.is_empty() {
-                series.push(Series {
-                    name: cn.to_string(),
-                    points,
-                    line: false,
-                    markers: true,
-                });
-            }
-        }
+        let rows: Vec<PlotRow<'_>> = rows
+            .iter()
+            .map(|r| PlotRow::new(r.occupancy, r.gflops, &r.variant, &r.check, &r.compare))
+            .collect();
+        push_module_series(&mut series, run, &rows);
         let peak = run.results.device.peak_fp32_gflops;
         if peak > 0.0 && !references.iter().any(|r| (r.y - peak).abs() < 1e-6) {
             references.push(ReferenceLine {
@@ -94,7 +122,7 @@ pub fn occupancy_plot(runs: &[PlotRun<'_>]) -> Option<ScatterPlot> {
     if series.is_empty() {
         return None;
     }
-    finish_labels(&mut series);
+    finish_labels(&mut series, |s| &mut s.points);
     Some(ScatterPlot {
         title: "Experiment 1: occupancy vs GEMM throughput".into(),
         x_label: "Theoretical occupancy (%)".into(),
@@ -128,42 +156,12 @@ pub fn bandwidth_plot(runs: &[PlotRun<'_>]) -> Option<ScatterPlot> {
             continue;
         };
         let first = series.len();
-        series.push(Series {
-            name: run.name.to_string(),
-            points: bw
-                .rows
-                .iter()
-                .map(|r| LabelledPoint {
-                    x: r.occupancy * 100.0,
-                    y: r.gbps,
-                    label: Some(label(&r.variant, &r.check)),
-                })
-                .collect(),
-            line: false,
-            markers: true,
-        });
-        if let Some(cn) = run.compare_name {
-            let points: Vec<LabelledPoint> = bw
-                .rows
-                .iter()
-                .filter_map(|r| {
-                    let c = r.compare.as_ref()?;
-                    Some(LabelledPoint {
-                        x: r.occupancy * 100.0,
-                        y: c.throughput,
-                        label: Some(label(&r.variant, &c.check)),
-                    })
-                })
-                .collect();
-            if !points.is_empty() {
-                series.push(Series {
-                    name: cn.to_string(),
-                    points,
-                    line: false,
-                    markers: true,
-                });
-            }
-        }
+        let rows: Vec<PlotRow<'_>> = bw
+            .rows
+            .iter()
+            .map(|r| PlotRow::new(r.occupancy, r.gbps, &r.variant, &r.check, &r.compare))
+            .collect();
+        push_module_series(&mut series, run, &rows);
         if bw.reference_gbps > 0.0 {
             references.push(ReferenceLine {
                 label: format!(
@@ -184,7 +182,7 @@ pub fn bandwidth_plot(runs: &[PlotRun<'_>]) -> Option<ScatterPlot> {
     if series.is_empty() {
         return None;
     }
-    finish_labels(&mut series);
+    finish_labels(&mut series, |s| &mut s.points);
     Some(ScatterPlot {
         title: "Experiment 2: copy bandwidth vs occupancy".into(),
         x_label: "Theoretical occupancy (%, log scale)".into(),
@@ -261,13 +259,7 @@ pub fn regs_series(runs: &[PlotRun<'_>]) -> Vec<RegsSeries> {
             }
         }
     }
-    if out.len() > LABELLED_SERIES {
-        for s in out.iter_mut().skip(1) {
-            for p in &mut s.points {
-                p.label = None;
-            }
-        }
-    }
+    finish_labels(&mut out, |s| &mut s.points);
     out
 }
 
