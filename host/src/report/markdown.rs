@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::verdicts::Verdict;
-use crate::results::{Check, RunResults, Timing};
+use crate::results::{Check, Comparison, RunResults, Timing};
 
 /// Column alignment in a Markdown table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,62 +162,84 @@ pub fn verdict_section(verdicts: &[Verdict]) -> String {
     out
 }
 
+/// An experiment's table: its own columns, the compared module's columns when any row has the
+/// other module's figures, then the row's notes. `row` splits a row into its own cells, its
+/// comparison and its flags; `other` gives the compared module's cells (`None`: the row has none).
+fn experiment_table<'r, R>(
+    rows: &'r [R],
+    headers: &[(&'static str, Align)],
+    other_headers: &[(&'static str, Align)],
+    row: impl Fn(&'r R) -> (Vec<String>, Option<&'r Comparison>, &'r [String]),
+    other: impl Fn(Option<&Comparison>) -> Vec<String>,
+) -> String {
+    let split: Vec<_> = rows.iter().map(row).collect();
+    let compare = split.iter().any(|(_, c, _)| c.is_some());
+    let mut h = headers.to_vec();
+    if compare {
+        h.extend_from_slice(other_headers);
+    }
+    h.push(("Notes", L));
+    let mut t = Table::new(&h);
+    for (mut cells, c, flags) in split {
+        if compare {
+            cells.extend(other(c));
+        }
+        cells.push(notes(flags));
+        t.push(cells);
+    }
+    t.render()
+}
+
 /// Experiment 1's table.
 pub fn occupancy_table(r: &RunResults) -> Option<String> {
     let rows = r.occupancy.as_ref()?;
-    let compare = rows.iter().any(|x| x.compare.is_some());
-    let mut h = vec![
-        ("Variant", L),
-        ("Threads", R),
-        ("TM×TN", R),
-        ("Regs", R),
-        ("Blocks/SM", R),
-        ("Occupancy", R),
-        ("Limiter", L),
-        ("ms (min-max)", R),
-        ("GFLOP/s", R),
-        ("% of FP32 peak", R),
-        ("Check", L),
-    ];
-    if compare {
-        h.extend([
+    let peak = r.device.peak_fp32_gflops;
+    Some(experiment_table(
+        rows,
+        &[
+            ("Variant", L),
+            ("Threads", R),
+            ("TM×TN", R),
+            ("Regs", R),
+            ("Blocks/SM", R),
+            ("Occupancy", R),
+            ("Limiter", L),
+            ("ms (min-max)", R),
+            ("GFLOP/s", R),
+            ("% of FP32 peak", R),
+            ("Check", L),
+        ],
+        &[
             ("Other regs", R),
             ("Other GFLOP/s", R),
             ("Ratio", R),
             ("Other check", L),
-        ]);
-    }
-    h.push(("Notes", L));
-    let mut t = Table::new(&h);
-    let peak = r.device.peak_fp32_gflops;
-    for x in rows {
-        let mut row = vec![
-            x.variant.clone(),
-            x.threads.to_string(),
-            format!("{}×{}", x.tm, x.tn),
-            x.regs.to_string(),
-            x.blocks_per_sm.to_string(),
-            pct(x.occupancy),
-            x.limiter.clone(),
-            ms_cell(&x.timing),
-            format!("{:.0}", x.gflops),
-            if peak > 0.0 {
-                pct(x.gflops / peak)
-            } else {
-                "-".into()
-            },
-            check_cell(&x.check),
-        ];
-        if compare {
-            row.extend(compare_cells(x.compare.as_ref(), 0));
-        }
-        row.push(notes(&x.flags));
-        t.push(row);
-    }
-    Some(t.render())
+        ],
+        |x| {
+            let cells = vec![
+                x.variant.clone(),
+                x.threads.to_string(),
+                format!("{}×{}", x.tm, x.tn),
+                x.regs.to_string(),
+                x.blocks_per_sm.to_string(),
+                pct(x.occupancy),
+                x.limiter.clone(),
+                ms_cell(&x.timing),
+                format!("{:.0}", x.gflops),
+                if peak > 0.0 {
+                    pct(x.gflops / peak)
+                } else {
+                    "-".into()
+                },
+                check_cell(&x.check),
+            ];
+            (cells, x.compare.as_ref(), &x.flags)
+        },
+        |c| compare_cells(c, 0),
+    ))
 }
 
-fn compare_cells(c: Option<&crate::results::Comparison>, decimals: usize) -> Vec<String> {
+fn compare_cells(c: Option<&Comparison>, decimals: usize) -> Vec<String> {
     match c {
         Some(c) => vec![
             c.regs.to_string(),
@@ -232,124 +254,118 @@ fn compare_cells(c: Option<&crate::results::Comparison>, decimals: usize) -> Vec
 /// Experiment 2's table, with the copy reference above it.
 pub fn bandwidth_table(r: &RunResults) -> Option<String> {
     let bw = r.bandwidth.as_ref()?;
-    let compare = bw.rows.iter().any(|x| x.compare.is_some());
-    let mut h = vec![
-        ("Variant", L),
-        ("Threads", R),
-        ("Loads×width", R),
-        ("B/thread", R),
-        ("Regs", R),
-        ("Dyn. smem", R),
-        ("Blocks/SM", R),
-        ("Occupancy", R),
-        ("Limiter", L),
-        ("ms (min-max)", R),
-        ("GB/s", R),
-        ("% of copy ref.", R),
-        ("Check", L),
-    ];
-    if compare {
-        h.extend([
+    let t = experiment_table(
+        &bw.rows,
+        &[
+            ("Variant", L),
+            ("Threads", R),
+            ("Loads×width", R),
+            ("B/thread", R),
+            ("Regs", R),
+            ("Dyn. smem", R),
+            ("Blocks/SM", R),
+            ("Occupancy", R),
+            ("Limiter", L),
+            ("ms (min-max)", R),
+            ("GB/s", R),
+            ("% of copy ref.", R),
+            ("Check", L),
+        ],
+        &[
             ("Other regs", R),
             ("Other GB/s", R),
             ("Ratio", R),
             ("Other check", L),
-        ]);
-    }
-    h.push(("Notes", L));
-    let mut t = Table::new(&h);
-    for x in &bw.rows {
-        let mut row = vec![
-            x.variant.clone(),
-            x.threads.to_string(),
-            format!("{}×{}", x.loads, x.width),
-            x.bytes_per_thread.to_string(),
-            x.regs.to_string(),
-            x.dyn_smem_bytes.to_string(),
-            x.blocks_per_sm.to_string(),
-            pct(x.occupancy),
-            x.limiter.clone(),
-            ms_cell(&x.timing),
-            format!("{:.1}", x.gbps),
-            pct(x.fraction_of_reference),
-            check_cell(&x.check),
-        ];
-        if compare {
-            row.extend(compare_cells(x.compare.as_ref(), 1));
-        }
-        row.push(notes(&x.flags));
-        t.push(row);
-    }
+        ],
+        |x| {
+            let cells = vec![
+                x.variant.clone(),
+                x.threads.to_string(),
+                format!("{}×{}", x.loads, x.width),
+                x.bytes_per_thread.to_string(),
+                x.regs.to_string(),
+                x.dyn_smem_bytes.to_string(),
+                x.blocks_per_sm.to_string(),
+                pct(x.occupancy),
+                x.limiter.clone(),
+                ms_cell(&x.timing),
+                format!("{:.1}", x.gbps),
+                pct(x.fraction_of_reference),
+                check_cell(&x.check),
+            ];
+            (cells, x.compare.as_ref(), &x.flags)
+        },
+        |c| compare_cells(c, 1),
+    );
     Some(format!(
         "Device-to-device copy reference (same run): {:.1} GB/s, {} ms (min-max); DRAM peak {:.1} GB/s.\n\n{}",
         bw.reference_gbps,
         ms_cell(&bw.reference_timing),
         r.device.peak_dram_gbps,
-        t.render()
+        t
     ))
+}
+
+/// The compared module's cells in experiment 3's table: its spills as "stores / loads".
+fn regs_compare_cells(c: Option<&Comparison>) -> Vec<String> {
+    match c {
+        Some(c) => vec![
+            c.regs.to_string(),
+            match (c.spill_stores, c.spill_loads) {
+                (Some(s), Some(l)) => format!("{s} / {l}"),
+                _ => "?".into(),
+            },
+            format!("{:.0}", c.throughput),
+            format!("{:.2}x", c.ratio),
+            check_cell(&c.check),
+        ],
+        None => vec!["-".to_string(); 5],
+    }
 }
 
 /// Experiment 3's table.
 pub fn regs_table(r: &RunResults) -> Option<String> {
     let rows = r.regs.as_ref()?;
-    let compare = rows.iter().any(|x| x.compare.is_some());
-    let mut h = vec![
-        ("Cap", R),
-        ("Regs", R),
-        ("Blocks/SM", R),
-        ("Occupancy", R),
-        ("Limiter", L),
-        ("ms (min-max)", R),
-        ("GFLOP/s", R),
-        ("Spill stores (B)", R),
-        ("Spill loads (B)", R),
-        ("Stack frame (B)", R),
-        ("Check", L),
-    ];
-    if compare {
-        h.extend([
+    Some(experiment_table(
+        rows,
+        &[
+            ("Cap", R),
+            ("Regs", R),
+            ("Blocks/SM", R),
+            ("Occupancy", R),
+            ("Limiter", L),
+            ("ms (min-max)", R),
+            ("GFLOP/s", R),
+            ("Spill stores (B)", R),
+            ("Spill loads (B)", R),
+            ("Stack frame (B)", R),
+            ("Check", L),
+        ],
+        &[
             ("Other regs", R),
             ("Other spills (B)", R),
             ("Other GFLOP/s", R),
             ("Ratio", R),
             ("Other check", L),
-        ]);
-    }
-    h.push(("Notes", L));
-    let mut t = Table::new(&h);
-    for x in rows {
-        let mut row = vec![
-            x.cap.to_string(),
-            x.regs.to_string(),
-            x.blocks_per_sm.to_string(),
-            pct(x.occupancy),
-            x.limiter.clone(),
-            ms_cell(&x.timing),
-            format!("{:.0}", x.gflops),
-            spill_cell(x.spill_stores, x.spills_unknown),
-            spill_cell(x.spill_loads, x.spills_unknown),
-            x.stack_frame.to_string(),
-            check_cell(&x.check),
-        ];
-        if compare {
-            match &x.compare {
-                Some(c) => row.extend([
-                    c.regs.to_string(),
-                    match (c.spill_stores, c.spill_loads) {
-                        (Some(s), Some(l)) => format!("{s} / {l}"),
-                        _ => "?".into(),
-                    },
-                    format!("{:.0}", c.throughput),
-                    format!("{:.2}x", c.ratio),
-                    check_cell(&c.check),
-                ]),
-                None => row.extend(std::iter::repeat_n("-".to_string(), 5)),
-            }
-        }
-        row.push(notes(&x.flags));
-        t.push(row);
-    }
-    Some(t.render())
+        ],
+        |x| {
+            let cells = vec![
+                x.cap.to_string(),
+                x.regs.to_string(),
+                x.blocks_per_sm.to_string(),
+                pct(x.occupancy),
+                x.limiter.clone(),
+                ms_cell(&x.timing),
+                format!("{:.0}", x.gflops),
+                spill_cell(x.spill_stores, x.spills_unknown),
+                spill_cell(x.spill_loads, x.spills_unknown),
+                x.stack_frame.to_string(),
+                check_cell(&x.check),
+            ];
+            (cells, x.compare.as_ref(), &x.flags)
+        },
+        regs_compare_cells,
+    ))
 }
 
 /// The whole `report.md` for one run. `plots` are the SVG file names written beside it; `curves`
