@@ -75,36 +75,73 @@ fn notes_for(label: &str, flags: &[String], notes: &mut Vec<String>) {
     }
 }
 
+/// One row of an experiment's table, split for [`experiment_table`].
+struct ExperimentRow<'r> {
+    /// Names the row in the notes made of its flags.
+    label: String,
+    /// The row's own cells.
+    cells: Vec<String>,
+    flags: &'r [String],
+    compare: Option<&'r Comparison>,
+}
+
+/// An experiment's table: its own columns, then the compared module's (`other`) when any row has
+/// that module's figures; each row's flags become notes under the table.
+fn experiment_table<'r, R>(
+    title: &str,
+    rows: &'r [R],
+    mut header: Vec<String>,
+    other_header: Vec<String>,
+    row: impl Fn(&'r R) -> ExperimentRow<'r>,
+    other: impl Fn(Option<&Comparison>) -> Vec<String>,
+) -> TableData {
+    let split: Vec<ExperimentRow<'r>> = rows.iter().map(row).collect();
+    let compare = split.iter().any(|r| r.compare.is_some());
+    if compare {
+        header.extend(other_header);
+    }
+    let mut notes = Vec::new();
+    let body = split
+        .into_iter()
+        .map(|r| {
+            notes_for(&r.label, r.flags, &mut notes);
+            let mut cells = r.cells;
+            if compare {
+                cells.extend(other(r.compare));
+            }
+            cells
+        })
+        .collect();
+    TableData {
+        title: title.to_owned(),
+        header,
+        rows: body,
+        notes,
+    }
+}
+
 /// Experiment 1: Variant, Threads/block, Sub-tile TMxTN, Regs/thread, Theo. occ, GFLOP/s; then
 /// blocks/SM, limiter, ms/call, verified, and the compared module's figures when present.
 pub fn occupancy_table(rows: &[GemmRow]) -> TableData {
-    let compare = rows.iter().any(|r| r.compare.is_some());
-    let mut header = cells([
-        "Variant",
-        "Threads/block",
-        "Sub-tile TMxTN",
-        "Regs/thread",
-        "Theo. occ",
-        "GFLOP/s",
-        "Blocks/SM",
-        "Limiter",
-        "ms/call [min-max]",
-        "Verified",
-    ]);
-    if compare {
-        header.extend(cells([
-            "Other GFLOP/s",
-            "Other regs",
-            "Ours/other",
-            "Other verified",
-        ]));
-    }
-    let mut notes = Vec::new();
-    let body = rows
-        .iter()
-        .map(|r| {
-            notes_for(&r.variant, &r.flags, &mut notes);
-            let mut row = vec![
+    experiment_table(
+        "Occupancy vs throughput",
+        rows,
+        cells([
+            "Variant",
+            "Threads/block",
+            "Sub-tile TMxTN",
+            "Regs/thread",
+            "Theo. occ",
+            "GFLOP/s",
+            "Blocks/SM",
+            "Limiter",
+            "ms/call [min-max]",
+            "Verified",
+        ]),
+        compare_header("Other GFLOP/s"),
+        |r| ExperimentRow {
+            label: r.variant.clone(),
+            cells: vec![
                 r.variant.clone(),
                 r.threads.to_string(),
                 format!("{}x{}", r.tm, r.tn),
@@ -115,19 +152,17 @@ pub fn occupancy_table(rows: &[GemmRow]) -> TableData {
                 r.limiter.clone(),
                 ms(&r.timing),
                 verified(&r.check),
-            ];
-            if compare {
-                row.extend(compare_cells(r.compare.as_ref(), 0));
-            }
-            row
-        })
-        .collect();
-    TableData {
-        title: "Occupancy vs throughput".to_owned(),
-        header,
-        rows: body,
-        notes,
-    }
+            ],
+            flags: &r.flags,
+            compare: r.compare.as_ref(),
+        },
+        |c| compare_cells(c, 0),
+    )
+}
+
+/// The compared module's columns: its throughput (`throughput`), then regs, ratio and check.
+fn compare_header(throughput: &str) -> Vec<String> {
+    cells([throughput, "Other regs", "Ours/other", "Other verified"])
 }
 
 fn compare_cells(c: Option<&Comparison>, decimals: usize) -> Vec<String> {
@@ -146,37 +181,28 @@ fn compare_cells(c: Option<&Comparison>, decimals: usize) -> Vec<String> {
 /// GB/s; then % of the device-to-device copy, blocks/SM, dynamic smem, ms/call, verified, and the
 /// compared module's figures. The last row is the device-to-device copy itself.
 pub fn bandwidth_table(b: &Bandwidth) -> TableData {
-    let compare = b.rows.iter().any(|r| r.compare.is_some());
-    let mut header = cells([
-        "Variant",
-        "Threads/block",
-        "Loads x width",
-        "Bytes/thread",
-        "Regs/thread",
-        "Theo. occ",
-        "GB/s",
-        "% of D2D copy",
-        "Blocks/SM",
-        "Dyn smem (B)",
-        "Limiter",
-        "ms/call [min-max]",
-        "Verified",
-    ]);
-    if compare {
-        header.extend(cells([
-            "Other GB/s",
-            "Other regs",
-            "Ours/other",
-            "Other verified",
-        ]));
-    }
-    let mut notes = Vec::new();
-    let mut rows: Vec<Vec<String>> = b
-        .rows
-        .iter()
-        .map(|r: &CopyRow| {
-            notes_for(&r.variant, &r.flags, &mut notes);
-            let mut row = vec![
+    let mut t = experiment_table(
+        "Bandwidth vs occupancy",
+        &b.rows,
+        cells([
+            "Variant",
+            "Threads/block",
+            "Loads x width",
+            "Bytes/thread",
+            "Regs/thread",
+            "Theo. occ",
+            "GB/s",
+            "% of D2D copy",
+            "Blocks/SM",
+            "Dyn smem (B)",
+            "Limiter",
+            "ms/call [min-max]",
+            "Verified",
+        ]),
+        compare_header("Other GB/s"),
+        |r: &CopyRow| ExperimentRow {
+            label: r.variant.clone(),
+            cells: vec![
                 r.variant.clone(),
                 r.threads.to_string(),
                 format!("{}x{}", r.loads, r.width),
@@ -190,60 +216,30 @@ pub fn bandwidth_table(b: &Bandwidth) -> TableData {
                 r.limiter.clone(),
                 ms(&r.timing),
                 verified(&r.check),
-            ];
-            if compare {
-                row.extend(compare_cells(r.compare.as_ref(), 1));
-            }
-            row
-        })
-        .collect();
-    let width = header.len();
+            ],
+            flags: &r.flags,
+            compare: r.compare.as_ref(),
+        },
+        |c| compare_cells(c, 1),
+    );
+    let width = t.header.len();
     let mut reference = vec![String::new(); width];
     reference[0] = "D2D copy".to_owned();
     reference[6] = format!("{:.1}", b.reference_gbps);
     reference[7] = percent(1.0);
     reference[11] = ms(&b.reference_timing);
-    rows.push(reference);
-    notes.push(
+    t.rows.push(reference);
+    t.notes.push(
         "GB/s count bytes read + bytes written (1e9 B); D2D copy = cuMemcpyDtoD of the same \
          buffer, timed the same way; every variant held at 2 blocks/SM by dynamic shared memory"
             .to_owned(),
     );
-    TableData {
-        title: "Bandwidth vs occupancy".to_owned(),
-        header,
-        rows,
-        notes,
-    }
+    t
 }
 
 /// Experiment 3: Cap, Actual regs, Theo. occ, ms/call, GFLOP/s, Spill stores, Spill loads, Stack
 /// frame; then blocks/SM, limiter, verified, and the compared module's figures.
 pub fn regs_table(rows: &[RegsRow]) -> TableData {
-    let compare = rows.iter().any(|r| r.compare.is_some());
-    let mut header = cells([
-        "Cap",
-        "Actual regs",
-        "Theo. occ",
-        "ms/call [min-max]",
-        "GFLOP/s",
-        "Spill stores",
-        "Spill loads",
-        "Stack frame",
-        "Blocks/SM",
-        "Limiter",
-        "Verified",
-    ]);
-    if compare {
-        header.extend(cells([
-            "Other GFLOP/s",
-            "Other regs",
-            "Ours/other",
-            "Other verified",
-            "Other spill st/ld",
-        ]));
-    }
-    let mut notes = Vec::new();
     let unknown = |x: u32, is_unknown: bool| {
         if is_unknown {
             "n/a".to_owned()
@@ -251,11 +247,28 @@ pub fn regs_table(rows: &[RegsRow]) -> TableData {
             x.to_string()
         }
     };
-    let body = rows
-        .iter()
-        .map(|r| {
-            notes_for(&format!("cap {}", r.cap), &r.flags, &mut notes);
-            let mut row = vec![
+    let mut other_header = compare_header("Other GFLOP/s");
+    other_header.push("Other spill st/ld".to_owned());
+    let mut t = experiment_table(
+        "Register pressure",
+        rows,
+        cells([
+            "Cap",
+            "Actual regs",
+            "Theo. occ",
+            "ms/call [min-max]",
+            "GFLOP/s",
+            "Spill stores",
+            "Spill loads",
+            "Stack frame",
+            "Blocks/SM",
+            "Limiter",
+            "Verified",
+        ]),
+        other_header,
+        |r| ExperimentRow {
+            label: format!("cap {}", r.cap),
+            cells: vec![
                 r.cap.to_string(),
                 r.regs.to_string(),
                 percent(r.occupancy),
@@ -267,33 +280,30 @@ pub fn regs_table(rows: &[RegsRow]) -> TableData {
                 r.blocks_per_sm.to_string(),
                 r.limiter.clone(),
                 verified(&r.check),
-            ];
-            if compare {
-                row.extend(compare_cells(r.compare.as_ref(), 0));
-                row.push(match &r.compare {
-                    Some(c) => match (c.spill_stores, c.spill_loads) {
-                        (Some(s), Some(l)) => format!("{s}/{l}"),
-                        _ => "n/a".to_owned(),
-                    },
-                    None => String::new(),
-                });
-            }
-            row
-        })
-        .collect();
+            ],
+            flags: &r.flags,
+            compare: r.compare.as_ref(),
+        },
+        |c| {
+            let mut other = compare_cells(c, 0);
+            other.push(match c {
+                Some(c) => match (c.spill_stores, c.spill_loads) {
+                    (Some(s), Some(l)) => format!("{s}/{l}"),
+                    _ => "n/a".to_owned(),
+                },
+                None => String::new(),
+            });
+            other
+        },
+    );
     if rows.iter().any(|r| r.spills_unknown) {
-        notes.push(
+        t.notes.push(
             "n/a: the module is a cubin with no ptxas report beside it; stack frame is the \
              function's local memory"
                 .to_owned(),
         );
     }
-    TableData {
-        title: "Register pressure".to_owned(),
-        header,
-        rows: body,
-        notes,
-    }
+    t
 }
 
 /// `host info`: the device and the spec peaks behind the percentage columns.
