@@ -54,6 +54,24 @@ pub fn dense_dyn_smem(limits: &Limits, static_smem: u32) -> Vec<u32> {
     sizes
 }
 
+/// The (threads, dynamic shared memory) launches every kernel is asked about: every block size
+/// 32..=1024 (whole warps) at each of [`GRID_DYN_SMEM`] that fits the opt-in limit.
+fn grid_configs(limits: &Limits, static_smem: u32) -> Vec<(u32, u32)> {
+    (1..=limits.max_threads_per_block / limits.warp_size)
+        .flat_map(|w| GRID_DYN_SMEM.map(|dyn_smem| (w * limits.warp_size, dyn_smem)))
+        .filter(|&(_, dyn_smem)| static_smem + dyn_smem <= limits.smem_per_block_optin)
+        .collect()
+}
+
+/// The dense shared memory sweep's launches: [`dense_dyn_smem`] at each of [`DENSE_THREADS`].
+fn dense_configs(limits: &Limits, static_smem: u32) -> Vec<(u32, u32)> {
+    let sizes = dense_dyn_smem(limits, static_smem);
+    DENSE_THREADS
+        .iter()
+        .flat_map(|&threads| sizes.iter().map(move |&dyn_smem| (threads, dyn_smem)))
+        .collect()
+}
+
 /// Sets the kernel's dynamic shared memory limit for a launch with `dyn_smem` bytes: opts in only
 /// where the launch needs it, as a program would; otherwise restores the default.
 fn set_opt_in(
@@ -108,44 +126,25 @@ pub fn sweep(
             }
             seen.push((regs, static_smem));
             new += 1;
-            for w in 1..=limits.max_threads_per_block / limits.warp_size {
-                let threads = w * limits.warp_size;
-                for dyn_smem in GRID_DYN_SMEM {
-                    if static_smem + dyn_smem > limits.smem_per_block_optin {
-                        continue;
-                    }
-                    rows.push(row(
-                        &f,
-                        name,
-                        cap,
-                        limits,
-                        threads,
-                        regs,
-                        static_smem,
-                        dyn_smem,
-                        &mut refusals,
-                    )?);
-                }
-            }
             let lowest = seen.iter().map(|s| s.0).min() == Some(regs);
             let highest = seen.iter().map(|s| s.0).max() == Some(regs);
+            let mut configs = grid_configs(limits, static_smem);
             if (lowest || highest) && !dense.contains(&(regs, static_smem)) {
                 dense.push((regs, static_smem));
-                for threads in DENSE_THREADS {
-                    for dyn_smem in dense_dyn_smem(limits, static_smem) {
-                        rows.push(row(
-                            &f,
-                            name,
-                            cap,
-                            limits,
-                            threads,
-                            regs,
-                            static_smem,
-                            dyn_smem,
-                            &mut refusals,
-                        )?);
-                    }
-                }
+                configs.extend(dense_configs(limits, static_smem));
+            }
+            for (threads, dyn_smem) in configs {
+                rows.push(row(
+                    &f,
+                    name,
+                    cap,
+                    limits,
+                    threads,
+                    regs,
+                    static_smem,
+                    dyn_smem,
+                    &mut refusals,
+                )?);
             }
         }
         log(&format!(
@@ -197,4 +196,48 @@ fn row(
         dyn_smem,
         driver_blocks,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::occupancy::Arch;
+
+    /// The launches in the order the sweep's nested loops asked for them before they became lists.
+    fn nested_loops(limits: &Limits, static_smem: u32, dense: bool) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for w in 1..=limits.max_threads_per_block / limits.warp_size {
+            let threads = w * limits.warp_size;
+            for dyn_smem in GRID_DYN_SMEM {
+                if static_smem + dyn_smem > limits.smem_per_block_optin {
+                    continue;
+                }
+                out.push((threads, dyn_smem));
+            }
+        }
+        if dense {
+            for threads in DENSE_THREADS {
+                for dyn_smem in dense_dyn_smem(limits, static_smem) {
+                    out.push((threads, dyn_smem));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn config_lists_keep_the_nested_loops_order() {
+        for arch in [Arch::Sm75, Arch::Sm86, Arch::Sm90] {
+            let limits = arch.limits();
+            for static_smem in [0, 4096, 40_000, 64 * 1024] {
+                let grid = grid_configs(&limits, static_smem);
+                assert_eq!(grid, nested_loops(&limits, static_smem, false));
+                let mut both = grid.clone();
+                both.extend(dense_configs(&limits, static_smem));
+                assert_eq!(both, nested_loops(&limits, static_smem, true));
+            }
+        }
+        // sm_90, no static shared memory: 32 block sizes x 3 dynamic sizes, all within the opt-in.
+        assert_eq!(grid_configs(&Arch::Sm90.limits(), 0).len(), 96);
+    }
 }
