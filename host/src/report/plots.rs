@@ -8,9 +8,7 @@
 use std::ops::Range;
 use std::path::Path;
 
-use plotters::chart::DualCoordChartContext;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -385,44 +383,20 @@ where
 
     // Lines and markers, and block every marker for the labels.
     for (i, s) in plot.series.iter().enumerate() {
-        let c = colour(i);
-        if s.line {
-            chart
-                .draw_series(LineSeries::new(
-                    s.points.iter().map(|p| (p.x, p.y)),
-                    c.stroke_width(2),
-                ))
-                .map_err(err)?;
-        }
-        if s.markers {
-            chart
-                .draw_series(
-                    s.points
-                        .iter()
-                        .map(|p| Circle::new((p.x, p.y), POINT_RADIUS, c.filled())),
-                )
-                .map_err(err)?;
-        }
-        for p in &s.points {
-            let (x, y) = chart.backend_coord(&(p.x, p.y));
-            placer.block((
-                x - POINT_RADIUS,
-                y - POINT_RADIUS,
-                x + POINT_RADIUS + 1,
-                y + POINT_RADIUS + 1,
-            ));
-        }
+        draw_points(
+            &mut chart,
+            &mut placer,
+            &s.points,
+            colour(i),
+            s.line,
+            s.markers,
+            path,
+        )?;
     }
 
     // Point labels, in each series' colour.
-    for (i, s) in plot.series.iter().enumerate() {
-        let c = colour(i);
-        for p in &s.points {
-            let Some(label) = &p.label else { continue };
-            let at = chart.backend_coord(&(p.x, p.y));
-            draw_label(root, &mut placer, at, label, &c, path)?;
-        }
-    }
+    let points = plot.series.iter().map(|s| s.points.as_slice());
+    draw_point_labels(root, &chart, &mut placer, points, path)?;
 
     let entries: Vec<(String, RGBColor, LegendMark)> = plot
         .series
@@ -439,6 +413,75 @@ where
         .collect();
     if entries.len() > 1 {
         draw_legend(root, &mut placer, &entries, path)?;
+    }
+    Ok(())
+}
+
+/// Draws one series on `chart`: a line through its points in order when `line`, a marker on each
+/// when `markers`; every point's marker area is kept free of labels either way.
+fn draw_points<X, Y>(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    placer: &mut Placer,
+    points: &[LabelledPoint],
+    c: RGBColor,
+    line: bool,
+    markers: bool,
+    path: &Path,
+) -> Result<(), ReportError>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
+    if line {
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().map(|p| (p.x, p.y)),
+                c.stroke_width(2),
+            ))
+            .map_err(err)?;
+    }
+    if markers {
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|p| Circle::new((p.x, p.y), POINT_RADIUS, c.filled())),
+            )
+            .map_err(err)?;
+    }
+    for p in points {
+        let (x, y) = chart.backend_coord(&(p.x, p.y));
+        placer.block((
+            x - POINT_RADIUS,
+            y - POINT_RADIUS,
+            x + POINT_RADIUS + 1,
+            y + POINT_RADIUS + 1,
+        ));
+    }
+    Ok(())
+}
+
+/// Draws the point labels of each series (the `i`-th in [`colour`]`(i)`), placed around their
+/// points on `chart`.
+fn draw_point_labels<'p, X, Y>(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    placer: &mut Placer,
+    series: impl Iterator<Item = &'p [LabelledPoint]>,
+    path: &Path,
+) -> Result<(), ReportError>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    for (i, points) in series.enumerate() {
+        let c = colour(i);
+        for p in points {
+            let Some(label) = &p.label else { continue };
+            let at = chart.backend_coord(&(p.x, p.y));
+            draw_label(root, placer, at, label, &c, path)?;
+        }
     }
     Ok(())
 }
@@ -634,29 +677,15 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
     let bounds: Rect = (px.start, py.start, px.end, py.end);
     let mut placer = Placer::new(bounds);
     for (i, s) in series.iter().enumerate() {
-        let c = colour(i);
-        chart
-            .draw_series(LineSeries::new(
-                s.points.iter().map(|p| (p.x, p.y)),
-                c.stroke_width(2),
-            ))
-            .map_err(err)?;
-        chart
-            .draw_series(
-                s.points
-                    .iter()
-                    .map(|p| Circle::new((p.x, p.y), POINT_RADIUS, c.filled())),
-            )
-            .map_err(err)?;
-        for p in &s.points {
-            let (x, y) = backend_primary(&chart, p.x, p.y);
-            placer.block((
-                x - POINT_RADIUS,
-                y - POINT_RADIUS,
-                x + POINT_RADIUS + 1,
-                y + POINT_RADIUS + 1,
-            ));
-        }
+        draw_points(
+            &mut chart,
+            &mut placer,
+            &s.points,
+            colour(i),
+            true,
+            true,
+            path,
+        )?;
         for &(cap, b) in &s.spills {
             if let Some(b) = b {
                 let (x, y0) = chart.borrow_secondary().backend_coord(&(cap, 0.0));
@@ -665,14 +694,8 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
             }
         }
     }
-    for (i, s) in series.iter().enumerate() {
-        let c = colour(i);
-        for p in &s.points {
-            let Some(label) = &p.label else { continue };
-            let at = backend_primary(&chart, p.x, p.y);
-            draw_label(&root, &mut placer, at, label, &c, path)?;
-        }
-    }
+    let points = series.iter().map(|s| s.points.as_slice());
+    draw_point_labels(&root, &chart, &mut placer, points, path)?;
 
     let mut entries = Vec::new();
     for (i, s) in series.iter().enumerate() {
@@ -685,19 +708,6 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
     }
     draw_legend(&root, &mut placer, &entries, path)?;
     root.present().map_err(err)
-}
-
-fn backend_primary<DB: DrawingBackend>(
-    chart: &DualCoordChartContext<
-        '_,
-        DB,
-        Cartesian2d<RangedCoordf64, RangedCoordf64>,
-        Cartesian2d<RangedCoordf64, RangedCoordf64>,
-    >,
-    x: f64,
-    y: f64,
-) -> (i32, i32) {
-    chart.backend_coord(&(x, y))
 }
 
 /// Draws plain curves (e.g. the occupancy calculator's occupancy vs registers/thread) to `path`.
