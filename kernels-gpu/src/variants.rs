@@ -188,3 +188,56 @@ const fn entries_unique(gemm: &[GemmVariant], memcpy: &[MemcpyVariant]) -> bool 
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gemm_lines_derive_threads_entries_and_grid() {
+        let c = find_gemm(GEMM, "C").expect("C is in the table");
+        assert_eq!(
+            (c.threads(), c.accumulators(), c.entry),
+            (64, 64, "gemm_tm8_tn8")
+        );
+        assert_eq!(c.grid(4096, 2048), (32, 64), "grid is (N/BN, M/BM)");
+        assert!(GEMM
+            .iter()
+            .all(|v| v.threads() * v.accumulators() == BM * BN));
+        assert_eq!(GemmVariant::static_shared_bytes(), 4 * (64 * 9 + 8 * 65));
+    }
+
+    #[test]
+    fn memcpy_lines_derive_bytes_and_a_covering_grid() {
+        let t14 = MEMCPY
+            .iter()
+            .find(|v| v.label == "T14f4")
+            .expect("T14f4 is in the table");
+        assert_eq!(
+            (t14.bytes_per_thread(), t14.entry),
+            (224, "memcpy_t32_l14_w4")
+        );
+        for v in MEMCPY {
+            for n in [1u64, 1000, 1 << 28, (1 << 28) + 3] {
+                let blocks = v.grid(n);
+                assert!(
+                    blocks * v.floats_per_block() >= n,
+                    "{}: grid covers n={n}",
+                    v.label
+                );
+                assert!(
+                    (blocks - 1) * v.floats_per_block() < n,
+                    "{}: no spare block for n={n}",
+                    v.label
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_regs_experiment_names_a_table_line() {
+        assert_eq!(REGS.gemm().label, REGS.variant);
+        assert!(REGS.caps.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(find_gemm(GEMM, "no such variant"), None);
+    }
+}
