@@ -47,8 +47,9 @@ pub fn sync_threads() {
     unsafe { nvptx::_syncthreads() }
 }
 
-/// `x`, opaque to the optimizer: a loop bounded by it keeps its trip count unknown to LLVM, which
-/// then leaves the loop rolled instead of unrolling it fully.
+/// `x`, opaque to the optimizer (LLVM sees a fresh value each time this runs). A loop bounded by
+/// it keeps its trip count unknown, so LLVM leaves the loop rolled instead of unrolling it fully;
+/// a value derived from it inside a loop is computed there, not hoisted and kept live across it.
 #[inline(always)]
 pub fn opaque(x: u32) -> u32 {
     let y: u32;
