@@ -124,6 +124,55 @@ fn compare_with_a_module_file_fills_the_comparison() {
         assert!(c.check.passed);
         assert_eq!(c.regs, row.regs, "same module, same registers");
         assert!(c.ratio.is_finite() && c.ratio > 0.0);
+        assert_eq!(row.timing.samples_ms.len(), 2, "our samples");
+        assert_eq!(
+            c.timing.samples_ms.len(),
+            2,
+            "their samples, interleaved with ours"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `bandwidth --compare`: ours held at 2 blocks/SM, both sides verified, each with its samples.
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn bandwidth_compare_holds_and_checks_both_sides() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("host-bw-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join("same.ptx");
+    std::fs::write(&ptx, host::modules::MAIN).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_host"))
+        .args([
+            "bandwidth",
+            "--copy-mib",
+            "16",
+            "--iters",
+            "2",
+            "--samples",
+            "3",
+        ])
+        .args(["--variants", "T1,T8f4", "--format", "json", "--compare"])
+        .arg(&ptx)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: host::results::RunResults = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = r.bandwidth.expect("bandwidth ran").rows;
+    assert_eq!(rows.len(), 2);
+    for row in rows {
+        assert_eq!(row.blocks_per_sm, 2, "{}", row.variant);
+        let c = row.compare.expect("comparison filled");
+        assert!(row.check.passed && c.check.passed, "{}", row.variant);
+        assert_eq!(c.timing.samples_ms.len(), 3);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

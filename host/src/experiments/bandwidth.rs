@@ -11,10 +11,10 @@ use super::inputs::random_floats;
 use super::module_source::load;
 use super::residency::hold_at_two_blocks;
 use super::verify::check_copy;
-use super::{compare_with, progress_bar, residency_of, ExperimentError, Measured, Options};
+use super::{comparison, progress_bar, residency_of, ExperimentError, Measured, Options};
 use crate::cuda::{CudaError, Gpu, Kernel};
-use crate::results::{Bandwidth, CopyRow};
-use crate::timing::{time_launches, TimingPlan};
+use crate::results::{Bandwidth, CopyRow, Timing};
+use crate::timing::{time_launches, time_sides, Side, TimingPlan};
 
 /// Largest grid x dimension.
 const MAX_GRID_X: u64 = (1 << 31) - 1;
@@ -57,13 +57,17 @@ impl CopyBuffers {
         unsafe { kernel.launch(gpu, (grid, 1), variant.threads, dyn_smem, &mut params) }
     }
 
+    /// Times `kernel`, and `other` with it when there is one (samples interleaved), each held
+    /// at 2 blocks/SM by its own dynamic shared memory, then checks one copy of each. Gives each
+    /// side's figures and our dynamic shared memory.
     fn measure(
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
+        other: Option<&Kernel<'_>>,
         variant: &MemcpyVariant,
         plan: TimingPlan,
-    ) -> Result<(Measured, u32), ExperimentError> {
+    ) -> Result<(Measured, Option<Measured>, u32), ExperimentError> {
         let floats = self.src_host.len() as u64;
         let blocks = variant.grid(floats);
         if blocks > MAX_GRID_X {
@@ -74,18 +78,43 @@ impl CopyBuffers {
             });
         }
         let grid = blocks as u32;
-        let dyn_smem = hold_at_two_blocks(kernel, variant.threads, gpu.smem_limits())?;
-        let resident = residency_of(gpu, kernel, variant.threads, dyn_smem)?;
-        let timing = time_launches(gpu, plan, || {
-            self.launch(gpu, kernel, variant, grid, dyn_smem)
+        let smem_limits = gpu.smem_limits();
+        let dyn_smem = hold_at_two_blocks(kernel, variant.threads, smem_limits)?;
+        let other = other
+            .map(|k| {
+                Ok::<_, ExperimentError>((k, hold_at_two_blocks(k, variant.threads, smem_limits)?))
+            })
+            .transpose()?;
+        let (ours, theirs) = time_sides(gpu, plan, other.is_some(), |side| match (side, other) {
+            (Side::Theirs, Some((k, smem))) => self.launch(gpu, k, variant, grid, smem),
+            _ => self.launch(gpu, kernel, variant, grid, dyn_smem),
         })?;
+        let ours = self.finish(gpu, kernel, variant, grid, dyn_smem, ours)?;
+        let theirs = match (other, theirs) {
+            (Some((k, smem)), Some(t)) => Some(self.finish(gpu, k, variant, grid, smem, t)?),
+            _ => None,
+        };
+        Ok((ours, theirs, dyn_smem))
+    }
+
+    /// `kernel`'s figures from its `timing`: residency, GB/s and the check of one fresh copy.
+    fn finish(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        variant: &MemcpyVariant,
+        grid: u32,
+        dyn_smem: u32,
+        timing: Timing,
+    ) -> Result<Measured, ExperimentError> {
+        let resident = residency_of(gpu, kernel, variant.threads, dyn_smem)?;
         gpu.clear(&mut self.dst)?;
         self.launch(gpu, kernel, variant, grid, dyn_smem)?;
         gpu.synchronize()?;
         let dst_host = gpu.download(&self.dst)?;
         let check = check_copy(&self.src_host, &dst_host, variant.width);
         let throughput = copy_gbps(self.bytes(), timing.median_ms);
-        let measured = Measured::new(
+        Ok(Measured::new(
             resident,
             timing,
             throughput,
@@ -93,12 +122,11 @@ impl CopyBuffers {
             gpu.info().peak_dram_gbps,
             "GB/s",
             "DRAM",
-        );
-        Ok((measured, dyn_smem))
+        ))
     }
 }
 
-/// Runs experiment 2 with `opts.kernels`, and `opts.compare` interleaved per variant.
+/// Runs experiment 2 with `opts.kernels`, and `opts.compare` timed with it per variant.
 pub fn run(gpu: &Gpu, opts: &Options) -> Result<Bandwidth, ExperimentError> {
     let total = gpu.info().total_mem_bytes;
     if opts.copy_bytes.saturating_mul(2) > total {
@@ -128,13 +156,14 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Bandwidth, ExperimentError> {
     for variant in &opts.copy_variants {
         bar.set_message(variant.label);
         let kernel = ours.module.kernel(variant.entry)?;
-        let (measured, dyn_smem) = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+        let other = theirs
+            .as_ref()
+            .map(|t| t.module.kernel(variant.entry))
+            .transpose()?;
+        let (measured, compared, dyn_smem) =
+            buffers.measure(gpu, &kernel, other.as_ref(), variant, opts.timing)?;
         let mut flags = measured.flags.clone();
-        let compare = compare_with(theirs.as_ref(), &measured, &mut flags, |other| {
-            let kernel = other.module.kernel(variant.entry)?;
-            let (m, _) = buffers.measure(gpu, &kernel, variant, opts.timing)?;
-            Ok((m, None, None))
-        })?;
+        let compare = comparison(&measured, compared.map(|m| (m, None, None)), &mut flags);
         rows.push(CopyRow {
             variant: variant.label.to_owned(),
             threads: variant.threads,

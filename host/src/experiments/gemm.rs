@@ -10,8 +10,8 @@ use super::inputs::random_floats;
 use super::verify::{check_gemm, gemm_sample_points, GemmInputs, GEMM_RANDOM_SAMPLES};
 use super::{ExperimentError, Measured};
 use crate::cuda::{CudaError, Gpu, Kernel};
-use crate::results::Check;
-use crate::timing::{time_launches, TimingPlan};
+use crate::results::{Check, Timing};
+use crate::timing::{time_sides, Side, TimingPlan};
 
 /// alpha and beta of the timed launches (the blog's plain product).
 const TIMED: (f32, f32) = (1.0, 0.0);
@@ -90,18 +90,41 @@ impl GemmBuffers {
         unsafe { kernel.launch(gpu, grid, threads, 0, &mut params) }
     }
 
-    /// Times `kernel` (alpha=1, beta=0), then checks one launch with alpha=1.5, beta=0.5 on a
-    /// fresh C.
+    /// Times `kernel` (alpha=1, beta=0), and `other` with it when there is one (samples
+    /// interleaved), then checks each with one launch with alpha=1.5, beta=0.5 on a fresh C.
     pub fn measure(
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
+        other: Option<&Kernel<'_>>,
         variant: &GemmVariant,
         plan: TimingPlan,
-    ) -> Result<Measured, ExperimentError> {
+    ) -> Result<(Measured, Option<Measured>), ExperimentError> {
         let threads = variant.threads();
+        let (ours, theirs) = time_sides(gpu, plan, other.is_some(), |side| {
+            let k = match (side, other) {
+                (Side::Theirs, Some(k)) => k,
+                _ => kernel,
+            };
+            self.launch(gpu, k, threads, TIMED)
+        })?;
+        let ours = self.finish(gpu, kernel, threads, ours)?;
+        let theirs = match (other, theirs) {
+            (Some(k), Some(t)) => Some(self.finish(gpu, k, threads, t)?),
+            _ => None,
+        };
+        Ok((ours, theirs))
+    }
+
+    /// `kernel`'s figures from its `timing`: residency, GFLOP/s and the check.
+    fn finish(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        threads: u32,
+        timing: Timing,
+    ) -> Result<Measured, ExperimentError> {
         let resident = super::residency_of(gpu, kernel, threads, 0)?;
-        let timing = time_launches(gpu, plan, || self.launch(gpu, kernel, threads, TIMED))?;
         let check = self.verify(gpu, kernel, threads)?;
         let n = f64::from(self.size);
         let throughput = 2.0 * n * n * n / (timing.median_ms * 1e-3) / 1e9;

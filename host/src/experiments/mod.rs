@@ -339,21 +339,17 @@ pub(crate) fn flag_compared_disagreement(flags: &mut Vec<String>, compared: &Mea
     }
 }
 
-/// The compared module's side of a row, when there is one (`other`): `measure` gives its figures
-/// and spill counts; its calculator/driver disagreement is added to `flags`, the row's flags
-/// (which start as `ours.flags`).
-pub(crate) fn compare_with<T>(
-    other: Option<T>,
+/// The compared module's side of a row, when there is one: its figures and spill counts
+/// (`theirs`) against `ours`; its calculator/driver disagreement is added to `flags`, the row's
+/// flags (which start as `ours.flags`).
+pub(crate) fn comparison(
     ours: &Measured,
+    theirs: Option<(Measured, Option<u32>, Option<u32>)>,
     flags: &mut Vec<String>,
-    measure: impl FnOnce(T) -> Result<(Measured, Option<u32>, Option<u32>), ExperimentError>,
-) -> Result<Option<Comparison>, ExperimentError> {
-    let Some(other) = other else {
-        return Ok(None);
-    };
-    let (theirs, spill_stores, spill_loads) = measure(other)?;
+) -> Option<Comparison> {
+    let (theirs, spill_stores, spill_loads) = theirs?;
     flag_compared_disagreement(flags, &theirs);
-    Ok(Some(theirs.as_comparison(ours, spill_stores, spill_loads)))
+    Some(theirs.as_comparison(ours, spill_stores, spill_loads))
 }
 
 /// A progress bar over `len` steps, drawn only when asked for (on a terminal).
@@ -627,14 +623,10 @@ mod tests {
     fn a_comparison_keeps_the_compared_modules_disagreement() {
         let ours = measured(100.0, None, 0.0);
         let mut flags = ours.flags.clone();
-        let none = compare_with(None::<()>, &ours, &mut flags, |_| unreachable!()).unwrap();
-        assert_eq!(none, None);
+        assert_eq!(comparison(&ours, None, &mut flags), None);
         assert!(flags.is_empty());
-        let c = compare_with(Some(()), &ours, &mut flags, |()| {
-            Ok((measured(50.0, Some("driver says 3"), 0.0), Some(2), Some(1)))
-        })
-        .unwrap()
-        .expect("compared");
+        let theirs = measured(50.0, Some("driver says 3"), 0.0);
+        let c = comparison(&ours, Some((theirs, Some(2), Some(1))), &mut flags).expect("compared");
         assert_eq!(flags, ["compared module: driver says 3"]);
         assert_eq!((c.throughput, c.ratio), (50.0, 2.0));
         assert_eq!((c.spill_stores, c.spill_loads), (Some(2), Some(1)));

@@ -6,7 +6,7 @@ use kernels_gpu::variants::REGS;
 
 use super::gemm::GemmBuffers;
 use super::module_source::{load_capped, Loaded};
-use super::{compare_with, progress_bar, ExperimentError, Options};
+use super::{comparison, progress_bar, ExperimentError, Options};
 use crate::cuda::{Gpu, Kernel, ModuleKind};
 use crate::results::RegsRow;
 
@@ -34,7 +34,7 @@ fn spills(loaded: &Loaded, kernel: &Kernel<'_>) -> Result<Spills, ExperimentErro
     }
 }
 
-/// Runs experiment 3 with `opts.capped`, and `opts.compare_capped` interleaved per cap.
+/// Runs experiment 3 with `opts.capped`, and `opts.compare_capped` timed with it per cap.
 pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
     let variant = REGS.gemm();
     let mut buffers = GemmBuffers::new(gpu, opts.gemm_size, opts.seed)?;
@@ -44,7 +44,17 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
         bar.set_message(format!("cap {cap}"));
         let ours = load_capped(gpu, &opts.capped, cap)?;
         let kernel = ours.module.kernel(variant.entry)?;
-        let measured = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+        let theirs = opts
+            .compare_capped
+            .as_ref()
+            .map(|other| load_capped(gpu, other, cap))
+            .transpose()?;
+        let other = theirs
+            .as_ref()
+            .map(|t| t.module.kernel(variant.entry))
+            .transpose()?;
+        let (measured, compared) =
+            buffers.measure(gpu, &kernel, other.as_ref(), variant, opts.timing)?;
         let our_spills = spills(&ours, &kernel)?;
         let mut flags = measured.flags.clone();
         if our_spills.stores.is_none() && ours.module.kind() == ModuleKind::Ptx {
@@ -54,18 +64,14 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
                 kernel.entry()
             ));
         }
-        let compare = compare_with(
-            opts.compare_capped.as_ref(),
-            &measured,
-            &mut flags,
-            |other| {
-                let theirs = load_capped(gpu, other, cap)?;
-                let kernel = theirs.module.kernel(variant.entry)?;
-                let m = buffers.measure(gpu, &kernel, variant, opts.timing)?;
-                let s = spills(&theirs, &kernel)?;
-                Ok((m, s.stores, s.loads))
-            },
-        )?;
+        let compared = match (compared, &theirs, &other) {
+            (Some(m), Some(t), Some(k)) => {
+                let s = spills(t, k)?;
+                Some((m, s.stores, s.loads))
+            }
+            _ => None,
+        };
+        let compare = comparison(&measured, compared, &mut flags);
         rows.push(RegsRow {
             cap,
             regs: measured.regs,

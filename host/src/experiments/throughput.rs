@@ -4,11 +4,11 @@
 
 use super::gemm::GemmBuffers;
 use super::module_source::load;
-use super::{compare_with, progress_bar, ExperimentError, Options};
+use super::{comparison, progress_bar, ExperimentError, Options};
 use crate::cuda::Gpu;
 use crate::results::GemmRow;
 
-/// Runs experiment 1 with `opts.kernels`, and `opts.compare` interleaved per variant.
+/// Runs experiment 1 with `opts.kernels`, and `opts.compare` timed with it per variant.
 pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<GemmRow>, ExperimentError> {
     let ours = load(gpu, &opts.kernels)?;
     let theirs = opts.compare.as_ref().map(|k| load(gpu, k)).transpose()?;
@@ -18,13 +18,14 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<GemmRow>, ExperimentError> {
     for variant in &opts.gemm_variants {
         bar.set_message(variant.label);
         let kernel = ours.module.kernel(variant.entry)?;
-        let measured = buffers.measure(gpu, &kernel, variant, opts.timing)?;
+        let other = theirs
+            .as_ref()
+            .map(|t| t.module.kernel(variant.entry))
+            .transpose()?;
+        let (measured, compared) =
+            buffers.measure(gpu, &kernel, other.as_ref(), variant, opts.timing)?;
         let mut flags = measured.flags.clone();
-        let compare = compare_with(theirs.as_ref(), &measured, &mut flags, |other| {
-            let kernel = other.module.kernel(variant.entry)?;
-            let m = buffers.measure(gpu, &kernel, variant, opts.timing)?;
-            Ok((m, None, None))
-        })?;
+        let compare = comparison(&measured, compared.map(|m| (m, None, None)), &mut flags);
         rows.push(GemmRow {
             variant: variant.label.to_owned(),
             threads: variant.threads(),
