@@ -7,7 +7,8 @@
 //! - global reads of data the kernel never writes use the non-coherent path (`ld.global.nc`),
 //!   the promise nvcc derives from `const __restrict__`, which Rust raw pointers cannot give;
 //! - vector accesses are single 8- or 16-byte instructions;
-//! - multiply-add is an explicit fused `fma.rn.f32`.
+//! - multiply-add is an explicit fused `fma.rn.f32`; a thread's 64-bit grid index is one
+//!   wide multiply-add.
 
 use core::arch::asm;
 use core::arch::nvptx;
@@ -38,6 +39,29 @@ pub fn block_idx_y() -> u32 {
 pub fn grid_dim_x() -> u32 {
     // SAFETY: reads a special register.
     unsafe { nvptx::_grid_dim_x() as u32 }
+}
+
+/// This thread's index in the whole grid (x), `block_idx_x() * threads + thread_idx_x()`, as 64
+/// bits, formed as nvcc forms it (a wide multiply plus the widened thread index), which ptxas
+/// turns into one `IMAD.WIDE.U32`. Written in plain Rust, LLVM knows the thread index is below
+/// the block size and turns the sum into an `or`, which ptxas cannot fold into the multiply: one
+/// more dependent instruction before the first load of every thread.
+#[inline(always)]
+pub fn global_thread_idx_x(threads: u32) -> u64 {
+    let (block, thread) = (block_idx_x(), thread_idx_x());
+    let index: u64;
+    // SAFETY: register arithmetic.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 p, t; mul.wide.u32 p, {b}, {n}; cvt.u64.u32 t, {x}; add.s64 {i}, p, t; }}",
+            i = out(reg64) index,
+            b = in(reg32) block,
+            n = in(reg32) threads,
+            x = in(reg32) thread,
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    index
 }
 
 /// Block-wide barrier (`bar.sync 0`); also orders shared-memory accesses around it.

@@ -14,7 +14,7 @@ pub unsafe fn memcpy<const THREADS: u32, const LOADS: usize, const WIDTH: usize>
     n: u64,
 ) {
     let grid_stride = gpu::grid_dim_x() as u64 * THREADS as u64;
-    let first = gpu::block_idx_x() as u64 * THREADS as u64 + gpu::thread_idx_x() as u64;
+    let first = gpu::global_thread_idx_x(THREADS);
     // Only whole vectors are copied, as in the blog's kernel: vector v is in range when its
     // last float is.
     let in_range = |v: u64| v * WIDTH as u64 + (WIDTH as u64 - 1) < n;
