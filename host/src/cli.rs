@@ -87,7 +87,7 @@ pub struct ModuleFiles {
     /// Run these kernels instead of the built-in ones: any PTX or cubin exporting the entries.
     #[arg(long, value_name = "FILE")]
     pub module: Option<PathBuf>,
-    /// Also run this module's kernels, interleaved per variant, and compare.
+    /// Also run this module's kernels, timed with ours (samples interleaved), and compare.
     #[arg(long, value_name = "FILE")]
     pub compare: Option<PathBuf>,
 }
@@ -140,7 +140,7 @@ pub struct RegsArgs {
     /// peer_cap32.cubin; a `NAME.ptxas.txt` beside a cubin gives its spills.
     #[arg(long, value_name = "DIR")]
     pub module: Option<PathBuf>,
-    /// Also run this folder's per-cap modules, interleaved per cap, and compare.
+    /// Also run this folder's per-cap modules, timed with ours (samples interleaved), and compare.
     #[arg(long, value_name = "DIR")]
     pub compare: Option<PathBuf>,
 }

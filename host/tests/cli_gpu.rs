@@ -84,6 +84,30 @@ fn every_cap_module_respects_its_cap() {
     }
 }
 
+/// Runs `host ARGS --format json --compare M`, M being the built-in module written to a file,
+/// expects exit 0 and gives the results.
+fn run_against_itself(what: &str, args: &[&str]) -> host::results::RunResults {
+    let dir = std::env::temp_dir().join(format!("host-{what}-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join("same.ptx");
+    std::fs::write(&ptx, host::modules::MAIN).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_host"))
+        .arg(what)
+        .args(args)
+        .args(["--format", "json", "--compare"])
+        .arg(&ptx)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// `--compare` with the same kernels: both sides verified, ratios near 1 (not asserted: timings
 /// never decide a test).
 #[test]
@@ -92,13 +116,9 @@ fn compare_with_a_module_file_fills_the_comparison() {
     if gpu().is_none() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("host-compare-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ptx = dir.join("same.ptx");
-    std::fs::write(&ptx, host::modules::MAIN).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_host"))
-        .args([
-            "occupancy",
+    let r = run_against_itself(
+        "occupancy",
+        &[
             "--size",
             "256",
             "--iters",
@@ -107,18 +127,8 @@ fn compare_with_a_module_file_fills_the_comparison() {
             "2",
             "--variants",
             "A,C",
-        ])
-        .args(["--format", "json", "--compare"])
-        .arg(&ptx)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let r: host::results::RunResults = serde_json::from_slice(&out.stdout).unwrap();
     for row in r.occupancy.unwrap() {
         let c = row.compare.expect("comparison filled");
         assert!(c.check.passed);
@@ -131,7 +141,6 @@ fn compare_with_a_module_file_fills_the_comparison() {
             "their samples, interleaved with ours"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `bandwidth --compare`: ours held at 2 blocks/SM, both sides verified, each with its samples.
@@ -141,31 +150,19 @@ fn bandwidth_compare_holds_and_checks_both_sides() {
     if gpu().is_none() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("host-bw-compare-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ptx = dir.join("same.ptx");
-    std::fs::write(&ptx, host::modules::MAIN).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_host"))
-        .args([
-            "bandwidth",
+    let r = run_against_itself(
+        "bandwidth",
+        &[
             "--copy-mib",
             "16",
             "--iters",
             "2",
             "--samples",
             "3",
-        ])
-        .args(["--variants", "T1,T8f4", "--format", "json", "--compare"])
-        .arg(&ptx)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+            "--variants",
+            "T1,T8f4",
+        ],
     );
-    let r: host::results::RunResults = serde_json::from_slice(&out.stdout).unwrap();
     let rows = r.bandwidth.expect("bandwidth ran").rows;
     assert_eq!(rows.len(), 2);
     for row in rows {
@@ -174,5 +171,4 @@ fn bandwidth_compare_holds_and_checks_both_sides() {
         assert!(row.check.passed && c.check.passed, "{}", row.variant);
         assert_eq!(c.timing.samples_ms.len(), 3);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

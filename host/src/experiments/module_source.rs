@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use xtask::ptxas::{parse_report, EntryReport};
 
 use super::builtin;
-use crate::cuda::{CudaError, Gpu, Module};
+use crate::cuda::{CudaError, Gpu, Kernel, Module};
 
 /// Name of the built-in module in results and messages.
 pub const BUILTIN: &str = "rust (built-in)";
@@ -96,6 +96,18 @@ impl CompilerReport {
 pub struct Loaded {
     pub module: Module,
     pub report: Option<CompilerReport>,
+}
+
+impl Loaded {
+    /// `entry` of this module and, when there is a compared module (`other`), of that one.
+    pub fn entry_pair<'m>(
+        &'m self,
+        other: Option<&'m Loaded>,
+        entry: &str,
+    ) -> Result<(Kernel<'m>, Option<Kernel<'m>>), CudaError> {
+        let theirs = other.map(|o| o.module.kernel(entry)).transpose()?;
+        Ok((self.module.kernel(entry)?, theirs))
+    }
 }
 
 /// Loads the module for experiments 1 and 2.

@@ -43,16 +43,12 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<RegsRow>, ExperimentError> {
     for &cap in &opts.caps {
         bar.set_message(format!("cap {cap}"));
         let ours = load_capped(gpu, &opts.capped, cap)?;
-        let kernel = ours.module.kernel(variant.entry)?;
         let theirs = opts
             .compare_capped
             .as_ref()
             .map(|other| load_capped(gpu, other, cap))
             .transpose()?;
-        let other = theirs
-            .as_ref()
-            .map(|t| t.module.kernel(variant.entry))
-            .transpose()?;
+        let (kernel, other) = ours.entry_pair(theirs.as_ref(), variant.entry)?;
         let (measured, compared) =
             buffers.measure(gpu, &kernel, other.as_ref(), variant, opts.timing)?;
         let our_spills = spills(&ours, &kernel)?;

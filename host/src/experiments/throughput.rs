@@ -17,11 +17,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<Vec<GemmRow>, ExperimentError> {
     let mut rows = Vec::with_capacity(opts.gemm_variants.len());
     for variant in &opts.gemm_variants {
         bar.set_message(variant.label);
-        let kernel = ours.module.kernel(variant.entry)?;
-        let other = theirs
-            .as_ref()
-            .map(|t| t.module.kernel(variant.entry))
-            .transpose()?;
+        let (kernel, other) = ours.entry_pair(theirs.as_ref(), variant.entry)?;
         let (measured, compared) =
             buffers.measure(gpu, &kernel, other.as_ref(), variant, opts.timing)?;
         let mut flags = measured.flags.clone();
