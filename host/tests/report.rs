@@ -62,6 +62,26 @@ fn svg_texts(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The rows of every Markdown table in `md`, each as its trimmed cells (separator lines left out).
+fn md_rows(md: &str) -> Vec<Vec<String>> {
+    md.lines()
+        .filter(|l| l.starts_with('|') && !l.contains("---"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether some table row of `md` starts with `cells`.
+fn has_row(md: &str, cells: &[&str]) -> bool {
+    md_rows(md)
+        .iter()
+        .any(|r| r.len() >= cells.len() && r.iter().zip(cells).all(|(a, b)| a == b))
+}
+
 fn has(texts: &[String], needle: &str) -> bool {
     texts.iter().any(|t| t.contains(needle))
 }
@@ -123,9 +143,9 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
         16,
         "8 in the summary, 8 in the details"
     );
-    assert!(md.contains("| D+ | 16 | 16×16 | 255 |"));
-    assert!(md.contains("| T14f4 | 32 | 14×4 | 224 |"));
-    assert!(md.contains("| 128 | 128 |"));
+    assert!(has_row(&md, &["D+", "16", "16x16", "255"]), "{md}");
+    assert!(has_row(&md, &["T14f4", "32", "14x4", "224"]));
+    assert!(has_row(&md, &["128", "128"]));
 }
 
 fn gemm_mut<'a>(r: &'a mut RunResults, label: &str) -> &'a mut host::results::GemmRow {
@@ -436,8 +456,17 @@ fn compare_puts_both_modules_on_the_same_axes_and_adds_the_ratio() {
         assert!(has(&t, "nvcc (hand-made)"), "{svg} legend: {t:?}");
     }
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert!(md.contains("| Ratio |"));
-    assert!(md.contains("1.11x"));
+    let rows = md_rows(&md);
+    let header = rows
+        .iter()
+        .find(|r| r.first().map(String::as_str) == Some("Variant"))
+        .expect("experiment 1's header");
+    let ratio = header
+        .iter()
+        .position(|h| h == "Ours/other")
+        .expect("ratio column");
+    let s = rows.iter().find(|r| r[0] == "S").expect("row S");
+    assert_eq!(s[ratio], "1.11");
     assert!(md.contains("hand-made test fixture (compared with nvcc (hand-made))"));
 }
 
@@ -656,7 +685,12 @@ fn unknown_spills_leave_the_spill_claims_not_judged() {
     let dir = out_dir("report_spills_unknown");
     report::write(&r, &dir).unwrap();
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert!(md.contains("| n/a | n/a |"));
+    assert!(
+        md_rows(&md)
+            .iter()
+            .any(|r| r[0] == "64" && r[5..7] == ["n/a", "n/a"]),
+        "{md}"
+    );
 }
 
 #[test]
