@@ -33,7 +33,9 @@ pub unsafe fn gemm<const TM: usize, const TN: usize>(
     let cols = BN / TN as u32;
     let tx = gpu::thread_idx_x();
     let (tile_col, tile_row) = (gpu::block_idx_x() * BN, gpu::block_idx_y() * BM);
-    let (tr, tc) = (tx / cols, tx % cols);
+    // Thread `tx`'s row and column in the block's grid of TM x TN sub-tiles.
+    let sub_tile = |tx: u32| (tx / cols, tx % cols);
+    let (tr, tc) = sub_tile(tx);
 
     let a_tile = SharedF32::<AS_LEN>::new();
     let b_tile = SharedF32::<BS_LEN>::new();
@@ -53,8 +55,7 @@ pub unsafe fn gemm<const TM: usize, const TN: usize>(
         // these two offsets instead of keeping them live across the K loop: under a register cap
         // that frees registers for the accumulators (variant C at cap 48 stores 1688 spill bytes
         // instead of 1856, and issues 324 local loads per K slice instead of 381).
-        let tx = gpu::opaque(gpu::thread_idx_x());
-        let (tr, tc) = (tx / cols, tx % cols);
+        let (tr, tc) = sub_tile(gpu::opaque(gpu::thread_idx_x()));
         let a_rows = a_tile.view(tr * TM as u32 * AS_STRIDE);
         let b_cols = b_tile.view(tc * TN as u32);
         for kq in 0..BK {
