@@ -1,6 +1,6 @@
 //! Strided copy: thread g moves vectors g + i*grid_stride (i < LOADS) of WIDTH floats each.
 //! All LOADS loads are issued before the first store, so a thread keeps LOADS*WIDTH*4 bytes in
-//! flight: written out because Rust cannot promise nvcc's `__restrict__` (src and dst disjoint).
+//! flight: the loads are coherent (`Vector::load`), so ptxas cannot sink them between the stores.
 
 use crate::gpu::{self, Vector};
 
@@ -23,7 +23,7 @@ pub unsafe fn memcpy<const THREADS: u32, const LOADS: usize, const WIDTH: usize>
     for (i, slot) in staged.iter_mut().enumerate() {
         let v = first + i as u64 * grid_stride;
         if in_range(v) {
-            *slot = unsafe { Vector::load_nc(src, v) };
+            *slot = unsafe { Vector::load(src, v) };
         }
     }
     for (i, slot) in staged.iter().enumerate() {
