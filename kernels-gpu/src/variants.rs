@@ -411,6 +411,10 @@ const fn entries_unique(gemm: &[GemmVariant], memcpy: &[MemcpyVariant]) -> bool 
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+    use std::format;
+    use std::vec::Vec;
+
     use super::*;
 
     #[test]
@@ -452,6 +456,100 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_grid_line_is_the_peers_cartesian_product_in_order() {
+        let (threads, loads, widths) = (
+            [32u32, 64, 128, 256, 512, 1024],
+            [1u32, 2, 3, 4, 6, 8, 12, 14, 16, 24, 32],
+            [1u32, 2, 4],
+        );
+        let mut want = Vec::new();
+        for t in threads {
+            for l in loads {
+                for w in widths {
+                    want.push((t, l, w));
+                }
+            }
+        }
+        let mut want = want.into_iter();
+        assert_eq!(MEMCPY_GRID.len(), 198);
+        for p in MEMCPY_GRID {
+            let (t, l, w) = want.next().expect("no more points than the product");
+            assert_eq!((p.threads, p.loads, p.width), (t, l, w));
+            assert_eq!(p.entry, format!("memcpy_t{t}_l{l}_w{w}"));
+        }
+        assert!(want.next().is_none());
+    }
+
+    #[test]
+    fn labelled_points_are_grid_points_and_know_their_label() {
+        for v in MEMCPY {
+            let p = MEMCPY_GRID
+                .iter()
+                .find(|p| p.entry == v.entry)
+                .expect("on the grid");
+            assert_eq!(*p, v.point);
+            assert_eq!(p.label(), Some(v.label));
+        }
+        let unlabelled = MEMCPY_GRID
+            .iter()
+            .find(|p| p.entry == "memcpy_t256_l4_w4")
+            .unwrap();
+        assert_eq!(unlabelled.label(), None);
+        assert_eq!(
+            (
+                unlabelled.bytes_per_thread(),
+                unlabelled.requests_per_thread()
+            ),
+            (64, 4)
+        );
+    }
+
+    #[test]
+    fn every_entry_is_listed_once_with_its_family() {
+        let all: [EntryDecl; 7 + 198 + 9 + 1] = {
+            let mut it = entries();
+            core::array::from_fn(|_| it.next().unwrap())
+        };
+        assert!(entries().nth(all.len()).is_none());
+        for (i, a) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
+            assert_eq!(entry(a.name), Some(*a));
+        }
+        let fma4 = entry("fma_ilp4").unwrap();
+        assert_eq!((fma4.family, fma4.max_threads), (Family::FmaIlp, None));
+        assert_eq!(fma4.params(), FmaParams::PARAMS);
+        let t1 = entry("memcpy_t1024_l1_w1").unwrap();
+        assert_eq!((t1.family, t1.max_threads), (Family::Memcpy, Some(1024)));
+        assert_eq!(entry(CHASE.entry).unwrap().params(), ChaseParams::PARAMS);
+        assert_eq!(entry("gemm_tm8_tn8").unwrap().max_threads, Some(64));
+        assert_eq!(entry("memcpy_t1024_l1_w3"), None);
+    }
+
+    #[test]
+    fn fma_lines_derive_flops_rounds_and_grids() {
+        assert_eq!(
+            FMA.iter().map(|v| v.ilp).collect::<Vec<u32>>(),
+            [1, 2, 3, 4, 5, 6, 8, 12, 16]
+        );
+        let v = FMA.iter().find(|v| v.ilp == 4).unwrap();
+        assert_eq!(v.entry, "fma_ilp4");
+        // 2 FLOPs x 4 chains x 32 rounds x 1000 threads; 20 iters run 32 rounds.
+        assert_eq!(v.flops(1000, 20), 2 * 4 * 32 * 1000);
+        assert_eq!(FmaVariant::grid(132 * 256, 256), Some(132));
+        assert_eq!(FmaVariant::grid(1000, 256), None, "no partial blocks");
+        assert_eq!(FmaVariant::grid(2048, 0), None);
+        assert_eq!(FmaVariant::grid(4096, 2048), None);
+    }
+
+    #[test]
+    fn the_chase_line_and_its_result() {
+        assert_eq!((CHASE.entry, CHASE.slot_bytes), ("chase_u32", 128));
+        assert_eq!(CHASE.slot_elems(), 32);
+        let r = ChaseKernel::result([77, 1_000, 2_000]);
+        assert_eq!((r.end, r.cycles, r.nanos), (77, 1_000, 2_000));
     }
 
     #[test]
