@@ -2,12 +2,19 @@
 //! value, so that exactly one load is in flight at a time and the time per hop is the latency.
 
 use crate::gpu;
+use crate::variants::ChaseArgs;
 
 /// # Safety
 /// `next` holds a ring: every index reached from `start` within `steps` hops is in bounds.
 /// `out` holds 3 u64 words. Launched with one thread (any other thread returns at once).
 #[inline(always)]
-pub unsafe fn chase(next: *const u32, start: u32, steps: u32, out: *mut u64) {
+pub unsafe fn chase(args: ChaseArgs) {
+    let ChaseArgs {
+        next,
+        start,
+        steps,
+        out,
+    } = args;
     if gpu::thread_idx_x() != 0 || gpu::block_idx_x() != 0 {
         return;
     }

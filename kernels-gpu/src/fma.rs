@@ -4,12 +4,13 @@
 //! thread writes the chains' sum, in chain order, to `out[g]`.
 
 use crate::gpu;
-use crate::variants::FMA_UNROLL;
+use crate::variants::{FmaArgs, FMA_UNROLL};
 
 /// # Safety
 /// `out` holds one float per launched thread (grid x block); `iters <= i32::MAX - 15`.
 #[inline(always)]
-pub unsafe fn fma_ilp<const ILP: usize>(out: *mut f32, a: f32, b: f32, iters: i32) {
+pub unsafe fn fma_ilp<const ILP: usize>(args: FmaArgs) {
+    let FmaArgs { out, a, b, iters } = args;
     // 32-bit, as the peer's `unsigned g`.
     let g = gpu::block_idx_x()
         .wrapping_mul(gpu::block_dim_x())

@@ -2,11 +2,22 @@
 //! compile-time checks that name the offending line, one params struct per kernel family, and
 //! (on nvptx64) one kernel entry per line or grid point.
 
-/// A family's host-side params struct from its parameter list in the table's `abi:` section:
-/// one field per parameter (device pointers become `u64` device addresses), the declared list
-/// as `PARAMS`, and the launch arguments in that order.
+/// A family's two structs from its parameter list in the table's `abi:` section:
+/// - the host's params struct: one field per parameter (device pointers become `u64` device
+///   addresses), the declared list as `PARAMS`, and the launch arguments in that order;
+/// - the kernel's argument struct (nvptx64): one field per parameter with its kernel-side type.
+///   The entry builds it from its parameters by name and the kernel function destructures it by
+///   name, so a reordered line cannot hand a kernel one parameter for another, and a renamed
+///   one fails to compile.
 macro_rules! kernel_params {
-    ($family:literal, $name:ident ( $( $p:ident : $t:ty ),* $(,)? )) => {
+    ($family:literal, ($name:ident, $args:ident) ( $( $p:ident : $t:ty ),* $(,)? )) => {
+        #[doc = concat!("The arguments of a `", $family, "` entry as its kernel function takes them.")]
+        #[cfg(target_arch = "nvptx64")]
+        #[derive(Clone, Copy)]
+        pub struct $args {
+            $( pub $p: $t, )*
+        }
+
         #[doc = concat!("Launch arguments of every `", $family, "` entry, named and ordered as ",
                         "the table's `abi:` line declares them; pointers are device addresses.")]
         #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,17 +47,17 @@ macro_rules! kernel_params {
     };
 }
 
-/// One nvptx64 kernel entry named `$name` with the family's parameter list, calling `$kernel`
-/// with the parameters by name, in the declared order.
+/// One nvptx64 kernel entry named `$name` with the family's parameter list, handing `$kernel`
+/// the family's argument struct built from the parameters by name.
 macro_rules! kernel_entry {
-    ($name:expr, ( $( $p:ident : $t:ty ),* $(,)? ), $($kernel:tt)+) => {
+    ($name:expr, ($params:ident, $args:ident) ( $( $p:ident : $t:ty ),* $(,)? ), $($kernel:tt)+) => {
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
             #[export_name = $name]
             unsafe extern "ptx-kernel" fn entry( $( $p: $t ),* ) {
                 // SAFETY: the family's launch contract (documented on the kernel function and on
                 // its host-side descriptor in variants.rs), which the host's launch follows.
-                unsafe { $($kernel)+ ( $( $p ),* ) }
+                unsafe { $($kernel)+ ($args { $( $p ),* }) }
             }
         };
     };
@@ -78,7 +89,7 @@ macro_rules! grid_product {
 
 /// The memcpy grid's points as `MEMCPY_GRID` and one entry per point (`grid_product!`'s callback).
 macro_rules! memcpy_grid_points {
-    ( ($abi:tt) [ $( ($t:literal, $l:literal, $w:literal) )* ] ) => {
+    ( ($names:tt $abi:tt) [ $( ($t:literal, $l:literal, $w:literal) )* ] ) => {
         /// Every point of the memcpy grid line, THREADS-major, then LOADS, then WIDTH: one entry
         /// each.
         pub const MEMCPY_GRID: &[MemcpyPoint] = &[
@@ -87,7 +98,7 @@ macro_rules! memcpy_grid_points {
                 entry: concat!("memcpy_t", $t, "_l", $l, "_w", $w),
             }, )*
         ];
-        $( kernel_entry!(concat!("memcpy_t", $t, "_l", $l, "_w", $w), $abi,
+        $( kernel_entry!(concat!("memcpy_t", $t, "_l", $l, "_w", $w), $names $abi,
                          crate::memcpy::memcpy::<$t, $l, $w>); )*
     };
 }
@@ -96,10 +107,10 @@ macro_rules! memcpy_grid_points {
 macro_rules! variant_table {
     (
         abi: {
-            gemm: $gemm_params:ident $gemm_abi:tt,
-            memcpy: $memcpy_params:ident $memcpy_abi:tt,
-            fma_ilp: $fma_params:ident $fma_abi:tt,
-            chase: $chase_params:ident $chase_abi:tt $(,)?
+            gemm: $gemm_names:tt $gemm_abi:tt,
+            memcpy: $memcpy_names:tt $memcpy_abi:tt,
+            fma_ilp: $fma_names:tt $fma_abi:tt,
+            chase: $chase_names:tt $chase_abi:tt $(,)?
         },
         gemm: [ $( ($gl:literal, $tm:literal, $tn:literal) ),* $(,)? ],
         memcpy: {
@@ -114,10 +125,10 @@ macro_rules! variant_table {
         chase: ($ce:literal, $slot:literal),
         regs: ($rl:literal, [ $( $cap:literal ),* $(,)? ]) $(,)?
     ) => {
-        kernel_params!("gemm", $gemm_params $gemm_abi);
-        kernel_params!("memcpy", $memcpy_params $memcpy_abi);
-        kernel_params!("fma_ilp", $fma_params $fma_abi);
-        kernel_params!("chase", $chase_params $chase_abi);
+        kernel_params!("gemm", $gemm_names $gemm_abi);
+        kernel_params!("memcpy", $memcpy_names $memcpy_abi);
+        kernel_params!("fma_ilp", $fma_names $fma_abi);
+        kernel_params!("chase", $chase_names $chase_abi);
 
         /// GEMM variants, in table order.
         pub const GEMM: &[GemmVariant] = &[
@@ -144,7 +155,7 @@ macro_rules! variant_table {
         pub const REGS: RegsExperiment = RegsExperiment { variant: $rl, caps: &[ $( $cap ),* ] };
 
         grid_product!(@threads [] [$($gt),*] [$($gld),*] [$($gw),*]
-            => memcpy_grid_points ($memcpy_abi));
+            => memcpy_grid_points ($memcpy_names $memcpy_abi));
 
         $( const _: () = {
             assert!($tm > 0 && $tn > 0, concat!("gemm variant ", $gl, ": TM and TN must be at least 1"));
@@ -200,9 +211,10 @@ macro_rules! variant_table {
             assert!(entries_unique(GEMM, MEMCPY), "variant table: two lines share an entry name or label");
         };
 
-        $( kernel_entry!(concat!("gemm_tm", $tm, "_tn", $tn), $gemm_abi,
+        $( kernel_entry!(concat!("gemm_tm", $tm, "_tn", $tn), $gemm_names $gemm_abi,
                          crate::gemm::gemm::<$tm, $tn>); )*
-        $( kernel_entry!(concat!("fma_ilp", $ilp), $fma_abi, crate::fma::fma_ilp::<$ilp>); )*
-        kernel_entry!($ce, $chase_abi, crate::chase::chase);
+        $( kernel_entry!(concat!("fma_ilp", $ilp), $fma_names $fma_abi,
+                         crate::fma::fma_ilp::<$ilp>); )*
+        kernel_entry!($ce, $chase_names $chase_abi, crate::chase::chase);
     };
 }

@@ -6,15 +6,18 @@
 use crate::abi::Param;
 
 variant_table! {
-    // The kernel ABI: each family's parameter list, written once. It generates the entry
-    // signature of every line of the family (calling the kernel function with these names, in
-    // this order) and the host's params struct (pointers as device addresses), whose `args()`
-    // yields the launch arguments in the same order. GEMM keeps the peer's 8 parameters.
+    // The kernel ABI: each family's parameter list, in entry order, written once. It generates
+    // the entry signature of every line of the family, the host's params struct (pointers as
+    // device addresses; `args()` yields the launch arguments in this order) and the kernel's
+    // argument struct, built by name and handed to the kernel function. GEMM keeps the peer's
+    // 8 parameters.
     abi: {
-        gemm: GemmParams(a: *const f32, b: *const f32, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32, beta: f32),
-        memcpy: MemcpyParams(src: *const f32, dst: *mut f32, n: u64),
-        fma_ilp: FmaParams(out: *mut f32, a: f32, b: f32, iters: i32),
-        chase: ChaseParams(next: *const u32, start: u32, steps: u32, out: *mut u64),
+        // family: (host params, kernel args) (parameters)
+        gemm: (GemmParams, GemmArgs)
+            (a: *const f32, b: *const f32, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32, beta: f32),
+        memcpy: (MemcpyParams, MemcpyArgs)(src: *const f32, dst: *mut f32, n: u64),
+        fma_ilp: (FmaParams, FmaArgs)(out: *mut f32, a: f32, b: f32, iters: i32),
+        chase: (ChaseParams, ChaseArgs)(next: *const u32, start: u32, steps: u32, out: *mut u64),
     },
     // GEMM: one 64x64 output tile per block (BK = 8); each thread owns a TM x TN accumulator tile,
     // so the block has 4096 / (TM * TN) threads. Entry: gemm_tm{TM}_tn{TN}.
