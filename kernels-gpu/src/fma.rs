@@ -6,6 +6,20 @@
 use crate::gpu;
 use crate::variants::{FmaArgs, FMA_UNROLL};
 
+/// Trips of [`FMA_UNROLL`] rounds the main loop runs per iteration for `ilp` chains: as many as
+/// keep an iteration within 128 fmas, at most 4. nvcc unrolls the peer's round loop the same way
+/// (its SASS holds 4, 4, 2, 2 iterations' worth of fmas for ILP 1 to 4, and 1 from ILP 5 on);
+/// with a single 16-round trip per iteration the loop's counter, compare and branch cost ILP 2
+/// one issue slot in 12 for nothing, which shows wherever the fmas, not their latency, bound
+/// the kernel.
+const fn trips_per_iteration(ilp: usize) -> i32 {
+    let mut trips = 4;
+    while trips > 1 && trips * FMA_UNROLL as usize * ilp > 128 {
+        trips /= 2;
+    }
+    trips as i32
+}
+
 /// # Safety
 /// `out` holds one float per launched thread (grid x block); `iters <= i32::MAX - 15`.
 #[inline(always)]
@@ -16,17 +30,30 @@ pub unsafe fn fma_ilp<const ILP: usize>(args: FmaArgs) {
         .wrapping_mul(gpu::block_dim_x())
         .wrapping_add(gpu::thread_idx_x());
     let mut x: [f32; ILP] = core::array::from_fn(|i| ((g & 4095) + i as u32) as f32);
-    let mut round = 0i32;
-    while round < iters {
-        for _ in 0..FMA_UNROLL {
+    let trip = FMA_UNROLL as i32;
+    let step = trip * trips_per_iteration(ILP);
+    let mut rounds = |x: &mut [f32; ILP], trips: i32| {
+        for _ in 0..trips * trip {
             for xi in x.iter_mut() {
                 *xi = gpu::fma(*xi, a, b);
             }
         }
-        // The round counter passes through `opaque` so that LLVM cannot count the trips: it
-        // would otherwise unroll this loop again at run time (NVPTX enables runtime unrolling),
-        // and the loop body would no longer be the peer's 16 x ILP fmas.
-        round = gpu::opaque(round.wrapping_add(FMA_UNROLL as i32) as u32) as i32;
+    };
+    // The round counter passes through `opaque` so that LLVM cannot count the trips: it would
+    // otherwise unroll these loops again at run time (NVPTX enables runtime unrolling), by
+    // factors of its own.
+    let mut round = 0i32;
+    // Whole iterations while they fit in the rounds the peer runs (iters rounded up to a trip).
+    if step > trip {
+        while round < iters.saturating_sub(step - trip) {
+            rounds(&mut x, step / trip);
+            round = gpu::opaque(round.wrapping_add(step) as u32) as i32;
+        }
+    }
+    // The rest, one trip of 16 rounds at a time.
+    while round < iters {
+        rounds(&mut x, 1);
+        round = gpu::opaque(round.wrapping_add(trip) as u32) as i32;
     }
     let mut sum = x[0];
     for &xi in &x[1..] {
