@@ -1,7 +1,10 @@
-//! THE variant table: one line per variant, and the only list of variants in the project.
+//! THE variant table: one line per variant (or one grid line per family of variants), and the
+//! only list of variants in the project.
 //!
 //! Add a line and it becomes a PTX entry point with its launch bounds, a host launch, a row in
-//! every table and plot. A line that cannot work is rejected at compile time with its label.
+//! every table and plot; a grid line becomes one entry per point of its cartesian product. A
+//! line that cannot work is rejected at compile time with its label (or, for the grid, the list
+//! and value at fault). Each family's parameter list is stated once, in the `abi:` section.
 
 use crate::abi::Param;
 
