@@ -24,7 +24,7 @@ fn has_driver() -> bool {
     lab_gpu,
     ignore = "a CUDA driver is present: the no-driver path needs a machine without one"
 )]
-fn no_driver_is_one_line_and_exit_code_2() {
+fn no_driver_is_one_line_and_exit_code_3() {
     if has_driver() {
         eprintln!("SKIP: a CUDA driver is present, the no-driver path cannot be seen here");
         return;
@@ -39,7 +39,7 @@ fn no_driver_is_one_line_and_exit_code_2() {
     ] {
         let o = host(args);
         let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
         assert!(err.contains("no CUDA driver"), "{err}");
         assert!(
@@ -91,7 +91,7 @@ fn an_unknown_variant_names_the_valid_labels() {
     let o = host(&["all", "--variants", "S,T1,X9"]);
     let err = stderr(&o);
     assert!(
-        err.contains("`X9`") && err.contains("memcpy T1, T2"),
+        err.contains("`X9`") && err.contains("bandwidth T1, T2") && err.contains("occupancy S, A1"),
         "{err}"
     );
 }

@@ -1,14 +1,25 @@
 //! Rendering a hand-made `RunResults` in every format, and its JSON round trip through a
 //! results folder.
 
-use host::results::{
-    Bandwidth, Check, Comparison, CopyRow, DeviceInfo, GemmRow, RegsRow, RunMeta, RunResults,
-    Timing,
-};
-use host::results_io::{read_results, write_results};
-use host::tables::{
-    bandwidth_table, device_table, occupancy_table, regs_table, render_results, to_csv, Format,
-};
+use host::experiments::bandwidth::{self, Bandwidth, CopyRow};
+use host::experiments::occupancy::{self, GemmRow};
+use host::experiments::regs::{self, RegsRow};
+use host::experiments::{Experiment, RunResults};
+use host::results::{Check, Comparison, DeviceInfo, RunMeta, Timing};
+use host::results_io::{device_table, read_results, render_results, write_results};
+use host::table::{to_csv, Format, TableData};
+
+fn occupancy_table(rows: &Vec<GemmRow>) -> TableData {
+    occupancy::Spec::table(rows, &sample().meta)
+}
+
+fn bandwidth_table(b: &Bandwidth) -> TableData {
+    bandwidth::Spec::table(b, &sample().meta)
+}
+
+fn regs_table(rows: &Vec<RegsRow>) -> TableData {
+    regs::Spec::table(rows, &sample().meta)
+}
 
 fn timing(ms: f64) -> Timing {
     Timing {
@@ -121,6 +132,7 @@ fn sample() -> RunResults {
             toolchain: "rustc 1.97.0-nightly".into(),
             module: "rust (built-in)".into(),
             compare_module: None,
+            compare_label: None,
             iters: 50,
             samples: 7,
             gemm_size: 4096,
@@ -134,6 +146,7 @@ fn sample() -> RunResults {
             rows: vec![copy],
         }),
         regs: Some(vec![regs(32, false), regs(128, true)]),
+        missing: vec![],
     }
 }
 

@@ -5,9 +5,11 @@
 //! call fails.
 
 mod device;
+pub mod launch;
 mod module;
 
-pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu, SmemLimits};
+pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
+pub use launch::{launch, KernelParams, Launch, LaunchShape};
 pub use module::{module_entries, JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;

@@ -32,6 +32,20 @@ impl ModuleKind {
             ModuleKind::Ptx
         }
     }
+
+    /// The image's kind when it is recognisably a module: an ELF cubin, a fatbinary, or PTX text
+    /// (UTF-8 with `.version` and `.target` directives); `None` for anything else, so that a
+    /// wrong file is refused before the driver sees it.
+    pub fn recognise(image: &[u8]) -> Option<Self> {
+        match Self::sniff(image) {
+            ModuleKind::Ptx => {
+                let text = std::str::from_utf8(image.strip_suffix(b"\0").unwrap_or(image)).ok()?;
+                let has = |d: &str| text.lines().any(|l| l.trim_start().starts_with(d));
+                (has(".version") && has(".target")).then_some(ModuleKind::Ptx)
+            }
+            kind => Some(kind),
+        }
+    }
 }
 
 /// Options for the driver's JIT when a module is PTX (ignored for a cubin).
@@ -152,11 +166,6 @@ impl Module {
         &self.info_log
     }
 
-    /// Entry points found in the image (for messages).
-    pub fn entries(&self) -> &[String] {
-        &self.entries
-    }
-
     /// Looks up an entry point.
     pub fn kernel(&self, entry: &str) -> Result<Kernel<'_>, CudaError> {
         let missing = || CudaError::MissingEntry {
@@ -210,6 +219,11 @@ impl Kernel<'_> {
 
     pub fn module(&self) -> &Module {
         self.module
+    }
+
+    /// The driver's handle, for the launch path (`super::launch`).
+    pub(crate) fn raw(&self) -> sys::CUfunction {
+        self.raw
     }
 
     fn attribute(&self, attr: FnAttr) -> Result<i32, CudaError> {
@@ -280,44 +294,6 @@ impl Kernel<'_> {
             )
         })?;
         Ok(blocks as u32)
-    }
-
-    /// Enqueues one launch on the GPU's stream.
-    ///
-    /// # Safety
-    /// `params` must point to values whose types and order match the entry's parameter list, and
-    /// every device address among them must be valid for what the kernel does with it.
-    pub unsafe fn launch(
-        &self,
-        gpu: &Gpu,
-        grid: (u32, u32),
-        threads: u32,
-        dyn_smem: u32,
-        params: &mut [*mut c_void],
-    ) -> Result<(), CudaError> {
-        // SAFETY: forwarded from the caller; the stream belongs to this module's context.
-        unsafe {
-            sys::cuLaunchKernel(
-                self.raw,
-                grid.0,
-                grid.1,
-                1,
-                threads,
-                1,
-                1,
-                dyn_smem,
-                gpu.stream().cu_stream(),
-                params.as_mut_ptr(),
-                ptr::null_mut(),
-            )
-        }
-        .result()
-        .doing(|| {
-            format!(
-                "launching `{}` on grid {grid:?} x {threads} threads",
-                self.entry
-            )
-        })
     }
 }
 

@@ -17,6 +17,7 @@ use super::render;
 use super::size::parse_size;
 use super::sweep::{sweep, REG_CAPS};
 use crate::cuda::{driver_present, CudaError, Gpu};
+use crate::table::Format;
 
 /// Occupancy of a kernel configuration, without a GPU (`--arch`) or from a real one (`--device`).
 #[derive(Debug, Clone, Args)]
@@ -42,15 +43,15 @@ pub struct CalcArgs {
     /// Preferred shared memory carveout, percent of the maximum (default: none).
     #[arg(long, value_name = "PCT")]
     pub carveout: Option<u8>,
-    /// Number of SMs, for the minimum grid (a device reports its own).
-    #[arg(long, value_name = "N")]
+    /// Number of SMs, for the minimum grid (a device reports its own): 1..=1024.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub sms: Option<u32>,
     /// Also find the block size with the highest occupancy, as
     /// cudaOccupancyMaxPotentialBlockSize.
     #[arg(long)]
     pub max_potential_block_size: bool,
-    /// Largest block size the search may pick.
-    #[arg(long, value_name = "N")]
+    /// Largest block size the search may pick: 1..=1024.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub block_size_limit: Option<u32>,
     /// Print the register cliff table (registers/thread -> warps -> occupancy).
     #[arg(long)]
@@ -58,8 +59,11 @@ pub struct CalcArgs {
     /// Print occupancy vs registers, vs block size and vs dynamic shared memory.
     #[arg(long)]
     pub curves: bool,
-    /// Print JSON instead of tables.
-    #[arg(long)]
+    /// Output format of the tables (json: everything as one JSON document).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Same as --format json.
+    #[arg(long, hide = true)]
     pub json: bool,
     /// Compare the calculator with the driver on this GPU over thousands of configurations.
     #[arg(long)]
@@ -102,7 +106,7 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
     }
     let mut limits = match args.device {
         Some(n) => {
-            // Without a driver, the one-line no-driver message (exit code 2) of every command.
+            // Without a driver, the one-line no-driver message (exit code 3) of every command.
             if !driver_present() {
                 return Err(CudaError::NoDriver.into());
             }
@@ -124,7 +128,8 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
     let cliff = args.cliff.then(|| cliff_table(&limits, &[args.regs]));
     let curves = args.curves.then(|| all_curves(&limits, &kernel));
 
-    if args.json {
+    let format = if args.json { Format::Json } else { args.format };
+    if format == Format::Json {
         let v = serde_json::json!({
             "limits": limits,
             "kernel": kernel,
@@ -135,19 +140,19 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
         });
         return Ok(serde_json::to_string_pretty(&v)? + "\n");
     }
-    let mut out = render::occupancy_report(&limits, &kernel, &occ);
+    let mut out = render::occupancy_report(format, &limits, &kernel, &occ);
     if let Some(b) = &block_size {
         out.push('\n');
         out.push_str(&render::block_size_report(b));
     }
     if let Some(rows) = &cliff {
         out.push('\n');
-        out.push_str(&render::cliff_report(&limits, rows));
+        out.push_str(&render::cliff_report(format, &limits, rows));
     }
     if let Some(curves) = &curves {
         for c in curves {
             out.push('\n');
-            out.push_str(&render::curve_report(c));
+            out.push_str(&render::curve_report(format, c));
         }
     }
     Ok(out)

@@ -171,5 +171,9 @@ mod tests {
         assert_eq!(l.max_threads_per_block, 1024);
         assert_eq!(l.reserved_smem_per_block, 1024);
         assert_eq!(l.smem_alloc_unit, 128);
+        // Xavier (7.2) is not in the table: cuda_occupancy.h's 256 B unit of 7.x.
+        info.compute_capability = (7, 2);
+        let l = Limits::from_device_info(&info);
+        assert_eq!((l.smem_alloc_unit, l.reserved_smem_per_block), (256, 0));
     }
 }

@@ -25,8 +25,8 @@ pub mod sweep;
 pub use arch::{Arch, Limits, UnknownArch};
 pub use block_size::{max_potential_block_size, BlockSizeSuggestion, NoBlockSize};
 pub use calc::{
-    limiter_names, occupancy, occupancy_with_carveout, BlockLimits, Carveout, KernelResources,
-    Limiter, Occupancy, OccupancyError,
+    dyn_smem_for_blocks, limiter_names, occupancy, occupancy_with_carveout, warp_occupancy,
+    BlockLimits, Carveout, HoldError, KernelResources, Limiter, Occupancy, OccupancyError,
 };
 pub use cli::{run, CalcArgs};
 pub use cliff::{cliff_table, CliffRow};

@@ -13,6 +13,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::error::ReportError;
+use crate::figure::{tick, LabelledPoint, RegsSeries, ScatterPlot, Series, XScale};
 
 /// Width of every plot, pixels.
 pub const WIDTH: u32 = 800;
@@ -43,65 +44,6 @@ const REFERENCE_COLOUR: RGBColor = RGBColor(110, 110, 110);
 /// The colour of the `i`-th series (cycles).
 pub fn colour(i: usize) -> RGBColor {
     COLOURS[i % COLOURS.len()]
-}
-
-/// A point, optionally labelled next to its marker.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LabelledPoint {
-    pub x: f64,
-    pub y: f64,
-    pub label: Option<String>,
-}
-
-/// One series of points (one module, or one run when merging).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Series {
-    /// Legend entry.
-    pub name: String,
-    pub points: Vec<LabelledPoint>,
-    /// Join the points (in the given order) with a line.
-    pub line: bool,
-    /// Draw a marker on each point.
-    pub markers: bool,
-}
-
-/// A horizontal reference line (a peak or a measured reference), labelled at its right end.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReferenceLine {
-    pub label: String,
-    pub y: f64,
-    /// Index of the series it belongs to (its colour); `None` for a grey line.
-    pub series: Option<usize>,
-}
-
-/// How the x axis is scaled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum XScale {
-    Linear,
-    Log,
-}
-
-/// A scatter/line plot with optional reference lines.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScatterPlot {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub x_scale: XScale,
-    /// Format of the x tick labels: values are printed with this many decimals and this suffix.
-    pub x_unit_suffix: String,
-    pub series: Vec<Series>,
-    pub references: Vec<ReferenceLine>,
-}
-
-/// Experiment 3's data for one module/run: GFLOP/s and spill bytes per register cap.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RegsSeries {
-    pub name: String,
-    /// (cap, GFLOP/s, label).
-    pub points: Vec<LabelledPoint>,
-    /// (cap, spill bytes: stores + loads); `None` where unknown.
-    pub spills: Vec<(f64, Option<f64>)>,
 }
 
 fn plot_error(path: &Path, e: impl std::fmt::Display) -> ReportError {
@@ -219,35 +161,6 @@ fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
     }
     let span = if hi > lo { hi - lo } else { hi.abs().max(1.0) };
     (lo - span * frac)..(hi + span * frac)
-}
-
-fn thousands(v: f64) -> String {
-    let s = format!("{:.0}", v.abs());
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if v < 0.0 && s != "0" {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
-
-/// Formats an axis tick value compactly: thousands separators above 100, else up to 2 decimals.
-pub fn tick(v: f64) -> String {
-    if v.abs() >= 100.0 {
-        thousands(v)
-    } else if (v - v.round()).abs() < 1e-9 {
-        format!("{:.0}", v)
-    } else if (v * 10.0 - (v * 10.0).round()).abs() < 1e-9 {
-        format!("{:.1}", v)
-    } else {
-        format!("{:.2}", v)
-    }
 }
 
 /// Draws a labelled scatter/line plot to `path` (SVG).
