@@ -278,7 +278,7 @@ pub fn occupancy_with_carveout(
         blocks_per_sm,
         warps_per_sm,
         max_warps_per_sm: limits.max_warps_per_sm,
-        occupancy: f64::from(warps_per_sm) / f64::from(limits.max_warps_per_sm),
+        occupancy: warp_occupancy(limits, blocks_per_sm, threads),
         block_limits,
         binding,
         regs_per_warp: per_warp,

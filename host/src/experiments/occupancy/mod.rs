@@ -3,6 +3,8 @@
 //! from the driver, GFLOP/s from CUDA events.
 
 mod claims;
+#[cfg(test)]
+mod column_test;
 mod row;
 
 use kernels_gpu::variants::{GemmVariant, GEMM};
@@ -190,6 +192,8 @@ impl Experiment for Spec {
             Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
         ];
         c.extend(compared_columns("Other GFLOP/s", "GFLOP/s", 0));
+        #[cfg(test)]
+        c.push(column_test::ACCUMULATORS);
         c
     }
 
