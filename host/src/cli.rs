@@ -86,6 +86,9 @@ pub struct Common {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
+    /// Check every flag and file (and create --out), then exit without touching the GPU.
+    #[arg(long)]
+    pub check_only: bool,
 }
 
 /// `--size`, for the experiments that run the GEMM.
@@ -360,6 +363,8 @@ pub struct Plan {
     pub out: Option<PathBuf>,
     /// The command line, for the results.
     pub command: String,
+    /// Stop after the checks (`--check-only`).
+    pub check_only: bool,
 }
 
 fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Plan, CliError> {
@@ -380,6 +385,7 @@ fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Pla
         format: common.format,
         out: common.out.clone(),
         command: command.to_owned(),
+        check_only: common.check_only,
     })
 }
 

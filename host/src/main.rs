@@ -78,6 +78,11 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
 
 /// Runs the plan's experiments, writing the results folder (when asked) after each one.
 fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
+    if plan.check_only {
+        let names: Vec<&str> = plan.experiments.iter().map(|e| e.name()).collect();
+        eprintln!("checked: {} (nothing run)", names.join(", "));
+        return Ok(EXIT_OK);
+    }
     if !driver_present() {
         return Err(CudaError::NoDriver.into());
     }
