@@ -12,7 +12,7 @@ use super::cliff::cliff_table;
 use super::curves::all_curves;
 use super::golden::{replay, table_vs_device, GoldenFile};
 use super::gpu::device_attributes;
-use super::module_source::embedded_ptx;
+
 use super::render;
 use super::size::parse_size;
 use super::sweep::{sweep, REG_CAPS};
@@ -94,7 +94,7 @@ impl CalcArgs {
             Some(p) => {
                 std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))
             }
-            None => Ok(embedded_ptx().to_string()),
+            None => Ok(crate::modules::UNBOUNDED.to_string()),
         }
     }
 }

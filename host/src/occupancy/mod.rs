@@ -17,7 +17,6 @@ pub mod curves;
 pub mod device_limits;
 pub mod golden;
 pub mod gpu;
-mod module_source;
 pub mod render;
 pub mod size;
 pub mod sweep;
