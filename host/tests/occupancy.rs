@@ -449,3 +449,14 @@ fn golden_h200_replays_with_zero_mismatches() {
     let r = replay(&golden.rows, &device);
     assert!(r.mismatches.is_empty(), "{}", r.summary(30));
 }
+
+#[test]
+fn the_recorded_golden_file_renders_back_byte_identical() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/occupancy_golden_h200.csv"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let g = GoldenFile::parse(&text).unwrap();
+    assert_eq!(g.render(), text);
+}
