@@ -32,7 +32,9 @@ pub struct RunMeta {
     pub copy_bytes: u64,
 }
 
-/// The device and the peak figures behind the percentage columns.
+/// The device as the driver reported it and the peak figures behind the percentage columns: the
+/// stored view of the device's limits ([`crate::occupancy::Limits::from_device_info`] rebuilds
+/// them from it, with or without a GPU).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DeviceInfo {
     pub ordinal: u32,
@@ -60,6 +62,13 @@ pub struct DeviceInfo {
     pub peak_fp32_gflops: f64,
     /// DRAM peak from memory clock and bus width (GB/s, 1e9 bytes).
     pub peak_dram_gbps: f64,
+    /// Largest block, threads. Recorded from this version on; older results take it from the
+    /// architecture table (see `Limits::from_device_info`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_threads_per_block: Option<u32>,
+    /// Shared memory the driver reserves per resident block, bytes (recorded as above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_smem_per_block: Option<u32>,
 }
 
 /// Repeated timing of one figure.

@@ -63,6 +63,8 @@ fn sample() -> RunResults {
         driver_version: "CUDA 12.8".into(),
         peak_fp32_gflops: 66_908.0,
         peak_dram_gbps: 4_916.7,
+        max_threads_per_block: Some(1024),
+        reserved_smem_per_block: Some(1024),
     };
     let gemm = |label: &str, tm, tn, regs, gflops: f64, flags: Vec<String>| GemmRow {
         variant: label.into(),

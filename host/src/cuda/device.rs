@@ -7,7 +7,7 @@ use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream};
 
 use super::{CudaError, DriverContext};
-use crate::occupancy::{DeviceAttributes, Limits};
+use crate::occupancy::Limits;
 use crate::results::DeviceInfo;
 
 /// An open GPU: primary context, its default stream and the figures describing it.
@@ -80,14 +80,13 @@ impl Gpu {
             ),
             peak_fp32_gflops: peak_fp32_gflops(cc, sm_count, sm_clock_khz),
             peak_dram_gbps: peak_dram_gbps(mem_clock_khz, mem_bus_width_bits),
+            max_threads_per_block: Some(at(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32),
+            reserved_smem_per_block: Some(at(
+                Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+            )? as u32),
         };
-        // The one set of limits of this device, built here once: the attributes `DeviceInfo`
-        // keeps (and `results.json` stores) plus the two it does not.
-        let limits = Limits::from_attributes(&DeviceAttributes::from_device_info(
-            &info,
-            at(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
-            at(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)? as u32,
-        ));
+        // The one set of limits of this device, built here once from what `results.json` stores.
+        let limits = Limits::from_device_info(&info);
         let pci_bus_id = pci_bus_id(ctx.cu_device());
         Ok(Self {
             ctx,

@@ -10,7 +10,7 @@ use super::device_limits::DeviceAttributes;
 use crate::cuda::{CudaError, Gpu, JitOptions, Module};
 
 /// The attributes the occupancy arithmetic needs, as the driver reported them when `gpu` was
-/// opened (the two [`crate::results::DeviceInfo`] does not keep are in its limits, unchanged).
+/// opened, for a golden file's record.
 pub fn device_attributes(gpu: &Gpu) -> DeviceAttributes {
     let limits = gpu.limits();
     DeviceAttributes::from_device_info(

@@ -76,6 +76,8 @@ fn run() -> RunResults {
         driver_version: "CUDA 13.0".into(),
         peak_fp32_gflops: 66_908.0,
         peak_dram_gbps: 3352.0,
+        max_threads_per_block: Some(1024),
+        reserved_smem_per_block: Some(1024),
     };
     let mut r = RunResults::empty(meta, device);
     r.occupancy = Some(vec![row("A", 4, 4), row("D", 16, 8)]);
