@@ -28,12 +28,64 @@ pub struct LaunchShape {
     pub dyn_smem: u32,
 }
 
+/// The type of one kernel parameter as PTX declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// `.param .u64 .ptr`: a device address.
+    Pointer,
+    /// `.param .u32` / `.s32`.
+    I32,
+    /// `.param .u64` (not a pointer).
+    U64,
+    /// `.param .f32`.
+    F32,
+}
+
+impl ParamKind {
+    /// The kind of a PTX parameter declaration's type words, e.g. `.u64 .ptr .align 1`.
+    pub fn from_ptx(words: &[&str]) -> Option<ParamKind> {
+        let pointer = words.contains(&".ptr");
+        match words.first().copied()? {
+            ".u64" | ".s64" | ".b64" if pointer => Some(ParamKind::Pointer),
+            ".u64" | ".s64" | ".b64" => Some(ParamKind::U64),
+            ".u32" | ".s32" | ".b32" => Some(ParamKind::I32),
+            ".f32" => Some(ParamKind::F32),
+            _ => None,
+        }
+    }
+}
+
+/// A scalar a kernel takes by value, with its PTX kind.
+pub trait DeviceValue: DeviceRepr {
+    const KIND: ParamKind;
+}
+
+impl DeviceValue for i32 {
+    const KIND: ParamKind = ParamKind::I32;
+}
+
+impl DeviceValue for u32 {
+    const KIND: ParamKind = ParamKind::I32;
+}
+
+impl DeviceValue for u64 {
+    const KIND: ParamKind = ParamKind::U64;
+}
+
+impl DeviceValue for f32 {
+    const KIND: ParamKind = ParamKind::F32;
+}
+
 /// A kernel family's parameter list: pushes each argument, in the order of the entry's
-/// signature, onto a [`Launch`].
+/// signature, onto a [`Launch`]. `SIGNATURE` states that order; every launch checks the pushed
+/// arguments against it (a mismatch is an error, not a launch), and the tests check it against
+/// the PTX of every entry of the family.
 ///
 /// # Safety
 /// An implementation must push exactly the entry's parameters, in order, with the entry's types.
 pub unsafe trait KernelParams {
+    /// The entry's parameters, in order.
+    const SIGNATURE: &'static [ParamKind];
     fn push<'p>(&'p mut self, launch: &mut Launch<'p>);
 }
 
@@ -43,6 +95,7 @@ pub unsafe trait KernelParams {
 pub struct Launch<'p> {
     gpu: &'p Gpu,
     args: Vec<*mut c_void>,
+    kinds: Vec<ParamKind>,
     // Boxed so that each address stays put while the vector grows: `args` points at them.
     #[allow(clippy::vec_box)]
     addresses: Vec<Box<sys::CUdeviceptr>>,
@@ -54,6 +107,7 @@ impl<'p> Launch<'p> {
         Self {
             gpu,
             args: Vec::new(),
+            kinds: Vec::new(),
             addresses: Vec::new(),
             guards: Vec::new(),
         }
@@ -62,6 +116,7 @@ impl<'p> Launch<'p> {
     fn address(&mut self, ptr: sys::CUdeviceptr, guard: SyncOnDrop<'p>) -> &mut Self {
         let boxed = Box::new(ptr);
         self.args.push((&raw const *boxed).cast_mut().cast());
+        self.kinds.push(ParamKind::Pointer);
         self.addresses.push(boxed);
         self.guards.push(guard);
         self
@@ -80,8 +135,9 @@ impl<'p> Launch<'p> {
     }
 
     /// A scalar passed by value.
-    pub fn value<T: DeviceRepr>(&mut self, v: &'p T) -> &mut Self {
+    pub fn value<T: DeviceValue>(&mut self, v: &'p T) -> &mut Self {
         self.args.push((v as *const T).cast_mut().cast());
+        self.kinds.push(T::KIND);
         self
     }
 }
@@ -99,6 +155,13 @@ pub unsafe fn launch<P: KernelParams>(
 ) -> Result<(), CudaError> {
     let mut l = Launch::new(gpu);
     params.push(&mut l);
+    if l.kinds != P::SIGNATURE {
+        return Err(CudaError::Signature {
+            entry: kernel.entry().to_owned(),
+            declared: format!("{:?}", P::SIGNATURE),
+            pushed: format!("{:?}", l.kinds),
+        });
+    }
     // SAFETY: the arguments point into `params` (borrowed until this function returns) and into
     // `l.addresses` (boxed, alive until `l` drops below); their order and types are the family's
     // (the caller's contract); the stream belongs to the kernel's context.

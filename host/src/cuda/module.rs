@@ -303,6 +303,25 @@ fn c_text(buf: &[u8]) -> String {
     String::from_utf8_lossy(&buf[..end]).trim_end().to_owned()
 }
 
+/// The parameter kinds of `entry` in a PTX module, in order; `None` when the module has no such
+/// entry or a parameter's type is not one a kernel family uses.
+pub fn ptx_entry_params(ptx: &str, entry: &str) -> Option<Vec<super::ParamKind>> {
+    let start = ptx.find(&format!(".entry {entry}("))?;
+    let rest = &ptx[start..];
+    let list = &rest[rest.find('(')? + 1..rest.find(')')?];
+    list.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let words: Vec<&str> = p.split_whitespace().collect();
+            match words.split_first() {
+                Some((&".param", types)) => super::ParamKind::from_ptx(types),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// Names of the entry points in a PTX (`.entry NAME`) or cubin (`.text.NAME` sections) image,
 /// for error messages. Best effort: a fatbin's compressed contents are not listed.
 pub fn module_entries(image: &[u8]) -> Vec<String> {

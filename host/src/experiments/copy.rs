@@ -9,7 +9,7 @@ use super::inputs::random_floats;
 use super::residency::hold_at_two_blocks;
 use super::verify::check_copy;
 use super::{residency_of, ExperimentError, Measured};
-use crate::cuda::{launch, CudaError, Gpu, Kernel, KernelParams, Launch, LaunchShape};
+use crate::cuda::{launch, CudaError, Gpu, Kernel, KernelParams, Launch, LaunchShape, ParamKind};
 use crate::results::Timing;
 use crate::timing::{time_launches, time_sides, Side, TimingPlan};
 
@@ -23,6 +23,9 @@ pub struct CopyParams<'b> {
 
 // SAFETY: pushes the entry's three parameters in its order with its types.
 unsafe impl KernelParams for CopyParams<'_> {
+    const SIGNATURE: &'static [ParamKind] =
+        &[ParamKind::Pointer, ParamKind::Pointer, ParamKind::U64];
+
     fn push<'p>(&'p mut self, l: &mut Launch<'p>) {
         l.input(self.src).output(self.dst).value(&self.n);
     }
@@ -158,6 +161,20 @@ impl CopyBuffers {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_parameter_list_matches_every_copy_entry() {
+        for v in kernels_gpu::variants::MEMCPY {
+            for ptx in [crate::modules::MAIN, crate::modules::UNBOUNDED] {
+                assert_eq!(
+                    crate::cuda::ptx_entry_params(ptx, v.entry).as_deref(),
+                    Some(CopyParams::SIGNATURE),
+                    "{}",
+                    v.entry
+                );
+            }
+        }
+    }
 
     #[test]
     fn gbps_counts_read_and_written_bytes() {

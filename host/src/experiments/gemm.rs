@@ -8,7 +8,7 @@ use kernels_gpu::variants::{GemmVariant, BM};
 use super::inputs::random_floats;
 use super::verify::{check_gemm, gemm_sample_points, GemmInputs, GEMM_RANDOM_SAMPLES};
 use super::{ExperimentError, Measured};
-use crate::cuda::{launch, CudaError, Gpu, Kernel, KernelParams, Launch, LaunchShape};
+use crate::cuda::{launch, CudaError, Gpu, Kernel, KernelParams, Launch, LaunchShape, ParamKind};
 use crate::results::{Check, Timing};
 use crate::timing::{time_sides, Side, TimingPlan};
 
@@ -32,6 +32,17 @@ pub struct GemmParams<'b> {
 
 // SAFETY: pushes the entry's eight parameters in its order with its types.
 unsafe impl KernelParams for GemmParams<'_> {
+    const SIGNATURE: &'static [ParamKind] = &[
+        ParamKind::Pointer,
+        ParamKind::Pointer,
+        ParamKind::Pointer,
+        ParamKind::I32,
+        ParamKind::I32,
+        ParamKind::I32,
+        ParamKind::F32,
+        ParamKind::F32,
+    ];
+
     fn push<'p>(&'p mut self, l: &mut Launch<'p>) {
         l.input(self.a)
             .input(self.b)
@@ -180,5 +191,47 @@ impl GemmBuffers {
             &c,
             &self.points,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::ptx_entry_params;
+    use kernels_gpu::variants::{GEMM, REGS};
+
+    /// The family's parameter list against the PTX of every GEMM entry the lab builds (the
+    /// launch-bounded module, the unbounded one and every capped one).
+    #[test]
+    fn the_parameter_list_matches_every_gemm_entry() {
+        let modules = [crate::modules::MAIN, crate::modules::UNBOUNDED]
+            .into_iter()
+            .chain(crate::modules::CAPPED.iter().map(|(_, ptx)| *ptx));
+        for ptx in modules {
+            for v in GEMM {
+                if ptx.contains(&format!(".entry {}(", v.entry)) {
+                    assert_eq!(
+                        ptx_entry_params(ptx, v.entry).as_deref(),
+                        Some(GemmParams::SIGNATURE),
+                        "{}",
+                        v.entry
+                    );
+                }
+            }
+        }
+        // Not vacuous: the main module has every entry, each capped module the regs variant.
+        for v in GEMM {
+            assert!(
+                ptx_entry_params(crate::modules::MAIN, v.entry).is_some(),
+                "{}",
+                v.entry
+            );
+        }
+        for (cap, ptx) in crate::modules::CAPPED {
+            assert!(
+                ptx_entry_params(ptx, REGS.gemm().entry).is_some(),
+                "cap {cap}"
+            );
+        }
     }
 }
