@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 use kernels_gpu::variants::{BM, MAX_REGS_PER_THREAD, MIN_REG_CAP};
 
-use crate::cuda::ModuleKind;
+use crate::cuda::{module_entries, ptx_entry_params, ModuleKind, ParamKind};
 use crate::experiments::registry::{self, AllExperimentArgs, ExperimentCommand, Planned};
 use crate::experiments::{RunContext, DEFAULT_ITERS, DEFAULT_SAMPLES, DEFAULT_SEED};
 use crate::table::Format;
@@ -203,6 +203,23 @@ pub enum CliError {
     NotAModule { flag: &'static str, path: PathBuf },
     #[error("{flag}: {reason}")]
     CapFolder { flag: &'static str, reason: String },
+    #[error("{flag}: {path} has no entry `{entry}`; entries in it: {available}")]
+    MissingEntry {
+        flag: &'static str,
+        path: PathBuf,
+        entry: String,
+        available: String,
+    },
+    #[error(
+        "{flag}: {path}: `{entry}` takes parameters {found}; the lab launches it with {expected}"
+    )]
+    WrongSignature {
+        flag: &'static str,
+        path: PathBuf,
+        entry: String,
+        found: String,
+        expected: String,
+    },
     #[error("--out: {path}: {reason}")]
     Out { path: PathBuf, reason: String },
 }
@@ -321,6 +338,53 @@ pub fn check_module_file(flag: &'static str, path: &Path) -> Result<ModuleKind, 
         flag,
         path: path.to_owned(),
     })
+}
+
+/// A module file exports `entries`, and, where it is PTX (whose parameter lists can be read), each
+/// with `signature`. A fatbinary whose contents cannot be listed is left to the driver.
+pub fn check_entries(
+    flag: &'static str,
+    path: &Path,
+    entries: &[&str],
+    signature: &[ParamKind],
+) -> Result<(), CliError> {
+    let image = std::fs::read(path).map_err(|e| CliError::Unreadable {
+        flag,
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let available = module_entries(&image);
+    if available.is_empty() && ModuleKind::sniff(&image) == ModuleKind::Fatbin {
+        return Ok(());
+    }
+    for &entry in entries {
+        if !available.iter().any(|a| a == entry) {
+            return Err(CliError::MissingEntry {
+                flag,
+                path: path.to_owned(),
+                entry: entry.to_owned(),
+                available: if available.is_empty() {
+                    "none".to_owned()
+                } else {
+                    available.join(", ")
+                },
+            });
+        }
+        if ModuleKind::sniff(&image) == ModuleKind::Ptx {
+            let found = ptx_entry_params(&String::from_utf8_lossy(&image), entry);
+            if found.as_deref() != Some(signature) {
+                return Err(CliError::WrongSignature {
+                    flag,
+                    path: path.to_owned(),
+                    entry: entry.to_owned(),
+                    found: found
+                        .map_or_else(|| "of unknown types".to_owned(), |f| format!("{f:?}")),
+                    expected: format!("{signature:?}"),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A folder of per-cap modules: exists, is a folder.

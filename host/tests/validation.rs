@@ -82,7 +82,11 @@ fn a_text_file_is_not_a_module() {
         );
     }
     // A folder of per-cap modules must hold a module for every cap asked for.
-    std::fs::write(dir.join("peer_cap32.cubin"), b"\x7fELF\x02\x01\x01\0").unwrap();
+    std::fs::write(
+        dir.join("peer_cap32.cubin"),
+        b"\x7fELF\x02\x01\x01\0.text.gemm_tm8_tn8\0",
+    )
+    .unwrap();
     let o = host(&[
         "regs",
         "--caps",
@@ -106,6 +110,34 @@ fn a_text_file_is_not_a_module() {
         stderr(&o).contains("is not a kernel module"),
         "{}",
         stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_module_without_the_entries_or_with_other_parameters_is_refused() {
+    let dir = temp("entries");
+    let ptx = dir.join("small.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 8.5\n.target sm_90\n.address_size 64\n\
+         .visible .entry gemm_tm2_tn2(\n\t.param .u64 .ptr .align 1 a,\n\t.param .u32 m\n)\n{\n}\n",
+    )
+    .unwrap();
+    let path = ptx.to_str().unwrap();
+    let o = host(&["occupancy", "--variants", "A", "--module", path]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("has no entry `gemm_tm4_tn4`") && err.contains("gemm_tm2_tn2"),
+        "{err}"
+    );
+    let o = host(&["occupancy", "--variants", "S", "--compare", path]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`gemm_tm2_tn2` takes parameters [Pointer, I32]"),
+        "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use ptxas_report::{parse_report, EntryReport};
 
-use crate::cli::{check_module_file, check_module_folder, default_label, CliError};
-use crate::cuda::{CudaError, Gpu, Kernel, Module};
+use crate::cli::{check_entries, check_module_file, check_module_folder, default_label, CliError};
+use crate::cuda::{CudaError, Gpu, Kernel, Module, ParamKind};
 use crate::modules;
 
 /// Name of the built-in module in results and messages.
@@ -80,25 +80,32 @@ pub enum SourceError {
     Cuda(#[from] CudaError),
 }
 
-/// `--module`, `--compare` and `--compare-label` checked: the files exist and are modules.
-/// Gives our kernels, the compared ones and the compared module's label.
+/// The entries a run will launch from a module, and the parameter list it will launch them with.
+#[derive(Debug, Clone, Copy)]
+pub struct Needs<'a> {
+    pub entries: &'a [&'a str],
+    pub signature: &'a [ParamKind],
+}
+
+/// `--module`, `--compare` and `--compare-label` checked: the files exist, are modules and
+/// export what `needs` says. Gives our kernels, the compared ones and the compared module's label.
 pub fn plan_files(
     (module_flag, module): (&'static str, &Option<PathBuf>),
     (compare_flag, compare): (&'static str, &Option<PathBuf>),
     label: &Option<String>,
+    needs: Needs<'_>,
 ) -> Result<(Kernels, Option<Kernels>, Option<String>), CliError> {
+    let file = |flag: &'static str, p: &PathBuf| -> Result<Kernels, CliError> {
+        check_module_file(flag, p)?;
+        check_entries(flag, p, needs.entries, needs.signature)?;
+        Ok(Kernels::File(p.clone()))
+    };
     let ours = match module {
-        Some(p) => {
-            check_module_file(module_flag, p)?;
-            Kernels::File(p.clone())
-        }
+        Some(p) => file(module_flag, p)?,
         None => Kernels::Builtin,
     };
     let theirs = match compare {
-        Some(p) => {
-            check_module_file(compare_flag, p)?;
-            Some((Kernels::File(p.clone()), default_label(label, p)))
-        }
+        Some(p) => Some((file(compare_flag, p)?, default_label(label, p))),
         None => None,
     };
     let (theirs, label) = theirs.unzip();
@@ -112,6 +119,7 @@ pub fn plan_folders(
     (module_flag, module): (&'static str, &Option<PathBuf>),
     (compare_flag, compare): (&'static str, &Option<PathBuf>),
     label: &Option<String>,
+    needs: Needs<'_>,
 ) -> Result<(CappedKernels, Option<CappedKernels>, Option<String>), CliError> {
     let folder = |flag: &'static str, dir: &Path| -> Result<CappedKernels, CliError> {
         check_module_folder(flag, dir)?;
@@ -121,6 +129,7 @@ pub fn plan_folders(
                 reason: e.to_string(),
             })?;
             check_module_file(flag, &file)?;
+            check_entries(flag, &file, needs.entries, needs.signature)?;
         }
         Ok(CappedKernels::Folder(dir.to_owned()))
     };

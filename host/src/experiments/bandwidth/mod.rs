@@ -11,12 +11,12 @@ pub use row::{Bandwidth, CopyRow};
 
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::copy::{copy_gbps, CopyBuffers};
-use super::module_source::{load, plan_files, Kernels};
+use super::copy::{copy_gbps, CopyBuffers, CopyParams};
+use super::module_source::{load, plan_files, Kernels, Needs};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
 use crate::cli::{own_labels, select, CliError, CopySize, ModuleFiles, Shared};
-use crate::cuda::Gpu;
+use crate::cuda::{Gpu, KernelParams};
 use crate::figure::{
     finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
     ScatterPlot, XScale,
@@ -88,13 +88,19 @@ impl Experiment for Spec {
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
+        let variants = select(&a.variants, MEMCPY, |v| v.label, "memcpy")?;
+        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
         let (kernels, compare, compare_label) = plan_files(
             ("--module", &a.modules.module),
             ("--compare", &a.modules.compare),
             &a.modules.compare_label,
+            Needs {
+                entries: &entries,
+                signature: CopyParams::SIGNATURE,
+            },
         )?;
         Ok(Plan {
-            variants: select(&a.variants, MEMCPY, |v| v.label, "memcpy")?,
+            variants,
             bytes: a.size.copy_mib << 20,
             kernels,
             compare,
@@ -103,14 +109,20 @@ impl Experiment for Spec {
     }
 
     fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let own = own_labels(&s.variants, &Self::variant_labels());
+        let variants = select(&own, MEMCPY, |v| v.label, "memcpy")?;
+        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
         let (kernels, compare, compare_label) = plan_files(
             ("--module", &s.module),
             ("--compare", &s.compare),
             &s.compare_label,
+            Needs {
+                entries: &entries,
+                signature: CopyParams::SIGNATURE,
+            },
         )?;
-        let own = own_labels(&s.variants, &Self::variant_labels());
         Ok(Plan {
-            variants: select(&own, MEMCPY, |v| v.label, "memcpy")?,
+            variants,
             bytes: a.size.copy_mib << 20,
             kernels,
             compare,

@@ -13,12 +13,12 @@ pub use row::GemmRow;
 
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::gemm::GemmBuffers;
-use super::module_source::{load, plan_files, Kernels};
+use super::gemm::{GemmBuffers, GemmParams};
+use super::module_source::{load, plan_files, Kernels, Needs};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
 use crate::cli::{own_labels, select, CliError, GemmSize, ModuleFiles, Shared};
-use crate::cuda::Gpu;
+use crate::cuda::{Gpu, KernelParams};
 use crate::figure::{
     finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
     ScatterPlot, XScale,
@@ -87,13 +87,19 @@ impl Experiment for Spec {
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
+        let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
+        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
         let (kernels, compare, compare_label) = plan_files(
             ("--module", &a.modules.module),
             ("--compare", &a.modules.compare),
             &a.modules.compare_label,
+            Needs {
+                entries: &entries,
+                signature: GemmParams::SIGNATURE,
+            },
         )?;
         Ok(Plan {
-            variants: select(&a.variants, GEMM, |v| v.label, "GEMM")?,
+            variants,
             size: a.gemm.size,
             kernels,
             compare,
@@ -102,14 +108,20 @@ impl Experiment for Spec {
     }
 
     fn plan_in_all(s: &Shared, _: &AllArgs) -> Result<Plan, CliError> {
+        let own = own_labels(&s.variants, &Self::variant_labels());
+        let variants = select(&own, GEMM, |v| v.label, "GEMM")?;
+        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
         let (kernels, compare, compare_label) = plan_files(
             ("--module", &s.module),
             ("--compare", &s.compare),
             &s.compare_label,
+            Needs {
+                entries: &entries,
+                signature: GemmParams::SIGNATURE,
+            },
         )?;
-        let own = own_labels(&s.variants, &Self::variant_labels());
         Ok(Plan {
-            variants: select(&own, GEMM, |v| v.label, "GEMM")?,
+            variants,
             size: s.gemm.size,
             kernels,
             compare,

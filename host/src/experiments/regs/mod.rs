@@ -11,12 +11,12 @@ pub use row::RegsRow;
 
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::gemm::GemmBuffers;
-use super::module_source::{load_capped, plan_folders, CappedKernels, Loaded, BUILTIN};
+use super::gemm::{GemmBuffers, GemmParams};
+use super::module_source::{load_capped, plan_folders, CappedKernels, Loaded, Needs, BUILTIN};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
 use crate::cli::{parse_cap, parse_label, CliError, GemmSize, Shared};
-use crate::cuda::{Gpu, Kernel, ModuleKind};
+use crate::cuda::{Gpu, Kernel, KernelParams, ModuleKind};
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::results::{Check, Comparison, RunMeta};
 use crate::table::{columns_table, Column, Kind, TableData, Value};
@@ -69,6 +69,14 @@ pub struct Plan {
     pub kernels: CappedKernels,
     pub compare: Option<CappedKernels>,
     pub compare_label: Option<String>,
+}
+
+/// Every per-cap module must export the capped variant's entry with the GEMM parameter list.
+fn needs() -> Needs<'static> {
+    Needs {
+        entries: std::slice::from_ref(&REGS.gemm().entry),
+        signature: GemmParams::SIGNATURE,
+    }
 }
 
 fn select_caps(caps: &[u32]) -> Result<Vec<u32>, CliError> {
@@ -174,6 +182,7 @@ impl Experiment for Spec {
             ("--module", &a.module),
             ("--compare", &a.compare),
             &a.compare_label,
+            needs(),
         )?;
         Ok(Plan {
             caps,
@@ -191,6 +200,7 @@ impl Experiment for Spec {
             ("--module-caps", &a.module_caps),
             ("--compare-caps", &a.compare_caps),
             &s.compare_label,
+            needs(),
         )?;
         Ok(Plan {
             caps,
