@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 use kernels_gpu::variants::{BM, MAX_REGS_PER_THREAD, MIN_REG_CAP};
 
-use crate::cuda::{module_entries, ptx_entry_params, ModuleKind, ParamKind};
+use crate::cuda::{module_entries, ptx_accepts, ptx_entry_params, ModuleKind, ParamKind};
 use crate::experiments::registry::{self, AllExperimentArgs, ExperimentCommand, Planned};
 use crate::experiments::{RunContext, DEFAULT_ITERS, DEFAULT_SAMPLES, DEFAULT_SEED};
 use crate::table::Format;
@@ -372,7 +372,7 @@ pub fn check_entries(
         }
         if ModuleKind::sniff(&image) == ModuleKind::Ptx {
             let found = ptx_entry_params(&String::from_utf8_lossy(&image), entry);
-            if found.as_deref() != Some(signature) {
+            if !found.as_deref().is_some_and(|f| ptx_accepts(f, signature)) {
                 return Err(CliError::WrongSignature {
                     flag,
                     path: path.to_owned(),

@@ -136,7 +136,7 @@ fn a_module_without_the_entries_or_with_other_parameters_is_refused() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("`gemm_tm2_tn2` takes parameters [Pointer, I32]"),
+        err.contains("`gemm_tm2_tn2` takes parameters [Pointer, Bits32]"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -41,18 +41,48 @@ pub enum ParamKind {
     F32,
 }
 
-impl ParamKind {
-    /// The kind of a PTX parameter declaration's type words, e.g. `.u64 .ptr .align 1`.
-    pub fn from_ptx(words: &[&str]) -> Option<ParamKind> {
+/// A kernel parameter as a PTX `.param` line declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PtxParam {
+    /// `.u64 .ptr`: an address (rustc marks pointers so).
+    Pointer,
+    /// `.u64`/`.s64`/`.b64` without `.ptr`: an address or a 64-bit integer (nvcc declares
+    /// pointers so).
+    Bits64,
+    /// `.u32`/`.s32`/`.b32`.
+    Bits32,
+    /// `.f32`.
+    F32,
+}
+
+impl PtxParam {
+    /// The parameter of a declaration's type words, e.g. `.u64 .ptr .align 1`.
+    pub fn from_words(words: &[&str]) -> Option<PtxParam> {
         let pointer = words.contains(&".ptr");
         match words.first().copied()? {
-            ".u64" | ".s64" | ".b64" if pointer => Some(ParamKind::Pointer),
-            ".u64" | ".s64" | ".b64" => Some(ParamKind::U64),
-            ".u32" | ".s32" | ".b32" => Some(ParamKind::I32),
-            ".f32" => Some(ParamKind::F32),
+            ".u64" | ".s64" | ".b64" if pointer => Some(PtxParam::Pointer),
+            ".u64" | ".s64" | ".b64" => Some(PtxParam::Bits64),
+            ".u32" | ".s32" | ".b32" => Some(PtxParam::Bits32),
+            ".f32" => Some(PtxParam::F32),
             _ => None,
         }
     }
+
+    /// Whether the host may pass a `kind` for this parameter.
+    pub fn accepts(self, kind: ParamKind) -> bool {
+        matches!(
+            (self, kind),
+            (PtxParam::Pointer, ParamKind::Pointer)
+                | (PtxParam::Bits64, ParamKind::Pointer | ParamKind::U64)
+                | (PtxParam::Bits32, ParamKind::I32)
+                | (PtxParam::F32, ParamKind::F32)
+        )
+    }
+}
+
+/// Whether a PTX entry's parameter list takes the arguments of `signature`.
+pub fn ptx_accepts(ptx: &[PtxParam], signature: &[ParamKind]) -> bool {
+    ptx.len() == signature.len() && ptx.iter().zip(signature).all(|(p, k)| p.accepts(*k))
 }
 
 /// A scalar a kernel takes by value, with its PTX kind.

@@ -166,12 +166,18 @@ mod tests {
     fn the_parameter_list_matches_every_copy_entry() {
         for v in kernels_gpu::variants::MEMCPY {
             for ptx in [crate::modules::MAIN, crate::modules::UNBOUNDED] {
+                use crate::cuda::PtxParam::{Bits64, Pointer};
+                // The copy's n is a u64, not an address: rustc does not mark it `.ptr`.
                 assert_eq!(
                     crate::cuda::ptx_entry_params(ptx, v.entry).as_deref(),
-                    Some(CopyParams::SIGNATURE),
+                    Some(&[Pointer, Pointer, Bits64][..]),
                     "{}",
                     v.entry
                 );
+                assert!(crate::cuda::ptx_accepts(
+                    &[Pointer, Pointer, Bits64],
+                    CopyParams::SIGNATURE
+                ));
             }
         }
     }

@@ -197,7 +197,7 @@ impl GemmBuffers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda::ptx_entry_params;
+    use crate::cuda::{ptx_entry_params, PtxParam};
     use kernels_gpu::variants::{GEMM, REGS};
 
     /// The family's parameter list against the PTX of every GEMM entry the lab builds (the
@@ -209,13 +209,18 @@ mod tests {
             .chain(crate::modules::CAPPED.iter().map(|(_, ptx)| *ptx));
         for ptx in modules {
             for v in GEMM {
-                if ptx.contains(&format!(".entry {}(", v.entry)) {
-                    assert_eq!(
-                        ptx_entry_params(ptx, v.entry).as_deref(),
-                        Some(GemmParams::SIGNATURE),
-                        "{}",
-                        v.entry
-                    );
+                if let Some(params) = ptx_entry_params(ptx, v.entry) {
+                    // rustc marks every pointer `.ptr`: the kinds match one for one.
+                    let exact: Vec<PtxParam> = GemmParams::SIGNATURE
+                        .iter()
+                        .map(|k| match k {
+                            ParamKind::Pointer => PtxParam::Pointer,
+                            ParamKind::U64 => PtxParam::Bits64,
+                            ParamKind::I32 => PtxParam::Bits32,
+                            ParamKind::F32 => PtxParam::F32,
+                        })
+                        .collect();
+                    assert_eq!(params, exact, "{}", v.entry);
                 }
             }
         }
