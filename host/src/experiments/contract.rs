@@ -84,6 +84,16 @@ pub trait Experiment: 'static {
         Vec::new()
     }
 
+    /// What its `--help` lists under the flags: by default its variant labels.
+    fn help() -> String {
+        let labels = Self::variant_labels();
+        if labels.is_empty() {
+            String::new()
+        } else {
+            format!("Variants (from the variant table): {}", labels.join(", "))
+        }
+    }
+
     /// Validates its own subcommand's flags (no GPU).
     fn plan(args: &Self::Args) -> Result<Self::Plan, CliError>;
 

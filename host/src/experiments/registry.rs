@@ -22,16 +22,6 @@ pub struct ExperimentArgs<A: clap::Args> {
     pub args: A,
 }
 
-/// `--help` text listing an experiment's variant labels.
-fn variants_help<E: Experiment>() -> String {
-    let labels = E::variant_labels();
-    if labels.is_empty() {
-        String::new()
-    } else {
-        format!("Variants (from the variant table): {}", labels.join(", "))
-    }
-}
-
 /// One experiment's output in a run, by name.
 pub struct Section {
     pub name: &'static str,
@@ -61,7 +51,7 @@ macro_rules! registry {
         pub enum ExperimentCommand {
             $(
                 #[command(name = <$ty as Experiment>::NAME, about = <$ty as Experiment>::ABOUT,
-                          after_help = variants_help::<$ty>())]
+                          after_help = <$ty as Experiment>::help())]
                 $variant(ExperimentArgs<<$ty as Experiment>::Args>),
             )*
         }

@@ -175,6 +175,15 @@ impl Experiment for Spec {
     type Output = Vec<RegsRow>;
     type Row = RegsRow;
 
+    /// The variant it caps and the caps the built-in kernels were built for.
+    fn help() -> String {
+        format!(
+            "Variant {} under register caps; built-in caps (the variant table's): {}",
+            REGS.variant,
+            super::module_source::builtin_caps()
+        )
+    }
+
     fn plan(a: &Args) -> Result<Plan, CliError> {
         let caps = select_caps(&a.caps)?;
         let (kernels, compare, compare_label) = plan_folders(
