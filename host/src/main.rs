@@ -65,7 +65,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             Ok(EXIT_OK)
         }
         (Command::Calc(a), None) => {
-            print!("{}", host::occupancy::cli::run(&a)?);
+            print!("{}", host::calculator::run(&a)?);
             Ok(EXIT_OK)
         }
         (Command::Report(a), None) => {

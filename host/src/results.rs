@@ -1,6 +1,6 @@
 //! The records every experiment's results are made of, as written to `results.json`: how the run
 //! was made, the device, timings, checks and a compared module's figures. Each experiment's own
-//! rows live in its folder; the whole run is [`crate::experiments::RunResults`].
+//! rows live in its folder; the whole run is `experiments::RunResults`.
 
 use serde::{Deserialize, Serialize};
 

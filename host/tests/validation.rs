@@ -364,7 +364,7 @@ fn a_thousand_random_command_lines_never_panic() {
             };
             if let host::cli::Command::Calc(a) = &cli.command {
                 if a.device.is_none() && !a.verify && a.record_golden.is_none() {
-                    let _ = host::occupancy::cli::run(a);
+                    let _ = host::calculator::run(a);
                 }
             }
             let _ = cli.command.plan(&line);

@@ -121,7 +121,7 @@ pub unsafe trait KernelParams {
 
 /// Arguments being gathered for one launch. Each scalar is referenced where it lives (in the
 /// parameter struct, borrowed for the launch); each device pointer is boxed here so its address
-/// is stable, and its stream guard is kept until [`Launch::enqueue`] has run.
+/// is stable, and its stream guard is kept until [`launch`] has enqueued the kernel.
 pub struct Launch<'p> {
     gpu: &'p Gpu,
     args: Vec<*mut c_void>,

@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use super::ExperimentError;
 use crate::claim::Verdict;
-use crate::cli::{CliError, Shared};
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
+use crate::flags::{CliError, Shared};
 use crate::results::RunMeta;
 use crate::table::{columns_table, Column, TableData, TableRow};
 use crate::timing::TimingPlan;

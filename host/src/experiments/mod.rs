@@ -26,21 +26,15 @@ pub use module_source::{CappedKernels, Kernels, SourceError};
 pub use registry::{Planned, RunResults};
 pub use residency::ResidencyError;
 
-use crate::cli::CliError;
 use crate::cuda::{CudaError, Gpu, Kernel};
+use crate::flags::CliError;
 use crate::occupancy::{limiter_names, occupancy, warp_occupancy, KernelResources, Limits};
 use crate::results::{Check, Comparison, Missing, RunMeta, Timing};
 
-/// The blog's launches per timed sample.
-pub const DEFAULT_ITERS: u32 = 50;
-/// Timed samples per figure.
-pub const DEFAULT_SAMPLES: u32 = 7;
 /// GEMM M = N = K.
 pub const DEFAULT_GEMM_SIZE: u32 = 4096;
 /// Copy buffer: 1 GiB, several times any current L2.
 pub const DEFAULT_COPY_BYTES: u64 = 1 << 30;
-/// Seed of the random inputs.
-pub const DEFAULT_SEED: u64 = 0x0CC_u64 << 32 | 2010;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExperimentError {

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use ptxas_report::{parse_report, EntryReport};
 
-use crate::cli::{check_entries, check_module_file, check_module_folder, default_label, CliError};
 use crate::cuda::{CudaError, Gpu, Kernel, Module, ParamKind};
+use crate::flags::{
+    check_entries, check_module_file, check_module_folder, default_label, CliError,
+};
 use crate::modules;
 
 /// Name of the built-in module in results and messages.

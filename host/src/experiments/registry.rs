@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::contract::{Experiment, Merged, ModuleNames, RunContext};
 use super::ExperimentError;
 use crate::claim::Verdict;
-use crate::cli::{AllArgs, CliError, Common};
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
+use crate::flags::{CliError, Common, Shared};
 use crate::results::{DeviceInfo, Missing, RunMeta};
 use crate::table::TableData;
 
@@ -20,6 +20,17 @@ pub struct ExperimentArgs<A: clap::Args> {
     pub common: Common,
     #[command(flatten)]
     pub args: A,
+}
+
+/// `host all`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AllArgs {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(flatten)]
+    pub shared: Shared,
+    #[command(flatten)]
+    pub experiments: AllExperimentArgs,
 }
 
 /// One experiment's output in a run, by name.

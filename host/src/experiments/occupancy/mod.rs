@@ -17,12 +17,12 @@ use super::gemm::{GemmBuffers, GemmParams};
 use super::module_source::{load, plan_files, Kernels, Needs};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
-use crate::cli::{own_labels, select, CliError, GemmSize, ModuleFiles, Shared};
 use crate::cuda::{Gpu, KernelParams};
 use crate::figure::{
     finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
     ScatterPlot, XScale,
 };
+use crate::flags::{own_labels, select, CliError, GemmSize, ModuleFiles, Shared};
 use crate::results::{Comparison, RunMeta};
 use crate::table::{Column, Kind, Value};
 

@@ -15,9 +15,9 @@ use super::gemm::{GemmBuffers, GemmParams};
 use super::module_source::{load_capped, plan_folders, CappedKernels, Loaded, Needs, BUILTIN};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
-use crate::cli::{parse_cap, parse_label, CliError, GemmSize, Shared};
 use crate::cuda::{Gpu, Kernel, KernelParams, ModuleKind};
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
+use crate::flags::{parse_cap, parse_label, CliError, GemmSize, Shared};
 use crate::results::{Check, Comparison, RunMeta};
 use crate::table::{columns_table, Column, Kind, TableData, Value};
 

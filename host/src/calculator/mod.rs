@@ -1,23 +1,27 @@
-//! `host calc`: the occupancy calculator's command line.
+//! `host calc`: the occupancy calculator's command line, and (on a GPU) its check against the
+//! driver. The arithmetic is [`crate::occupancy`], which needs no GPU.
+
+pub mod live;
+pub mod sweep;
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Args;
 
-use super::arch::{Arch, Limits};
-use super::block_size::max_potential_block_size;
-use super::calc::{occupancy_with_carveout, Carveout, KernelResources};
-use super::cliff::cliff_table;
-use super::curves::all_curves;
-use super::golden::{replay, table_vs_device, GoldenFile};
-use super::gpu::device_attributes;
+use crate::occupancy::arch::Arch;
+use crate::occupancy::block_size::max_potential_block_size;
+use crate::occupancy::calc::{occupancy_with_carveout, Carveout, KernelResources};
+use crate::occupancy::cliff::cliff_table;
+use crate::occupancy::curves::all_curves;
+use crate::occupancy::golden::{replay, table_vs_device, GoldenFile};
+use crate::occupancy::render;
+use crate::occupancy::size::parse_size;
+use live::device_attributes;
 
-use super::render;
-use super::size::parse_size;
-use super::sweep::{sweep, REG_CAPS};
 use crate::cuda::{driver_present, CudaError, Gpu};
 use crate::table::Format;
+use sweep::{sweep, REG_CAPS};
 
 /// Occupancy of a kernel configuration, without a GPU (`--arch`) or from a real one (`--device`).
 #[derive(Debug, Clone, Args)]
@@ -110,7 +114,7 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
             if !driver_present() {
                 return Err(CudaError::NoDriver.into());
             }
-            Limits::from_device(n).with_context(|| format!("reading GPU {n}"))?
+            live::limits_of_device(n).with_context(|| format!("reading GPU {n}"))?
         }
         None => args.arch.parse::<Arch>()?.limits(),
     };
