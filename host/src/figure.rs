@@ -63,16 +63,39 @@ pub struct RegsSeries {
     pub spills: Vec<(f64, Option<f64>)>,
 }
 
+/// A grid of values over two discrete axes (e.g. % of copy bandwidth over warps/SM and bytes per
+/// thread), each cell coloured by its value and labelled with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heatmap {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// Column labels, left to right.
+    pub x_ticks: Vec<String>,
+    /// Row labels, bottom to top.
+    pub y_ticks: Vec<String>,
+    /// `cells[row][column]`; `None` where there is no measurement.
+    pub cells: Vec<Vec<Option<f64>>>,
+    /// The value at which the colour scale saturates (e.g. 100 for a percentage); the largest
+    /// cell when `None`.
+    pub scale_max: Option<f64>,
+    /// Decimals of the cell labels.
+    pub decimals: usize,
+}
+
 /// One experiment's plot.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Figure {
-    /// Occupancy (or another x) against a throughput, with reference lines.
+    /// Occupancy (or another x) against a throughput, with reference lines; series with `line`
+    /// set draw a model's curve.
     Scatter(ScatterPlot),
     /// Throughput per register cap with spill bytes as bars.
     Regs {
         title: String,
         series: Vec<RegsSeries>,
     },
+    /// Values over two discrete axes.
+    Heatmap(Heatmap),
 }
 
 /// One run's output of an experiment to plot, with the names its series carry.

@@ -807,3 +807,39 @@ fn the_calculators_curves_follow_each_variants_measured_resources() {
     none.occupancy = None;
     assert!(report::curves_for(&none, &limits).is_empty());
 }
+
+#[test]
+fn a_heatmap_labels_every_measured_cell_and_its_axes() {
+    use host::figure::Heatmap;
+    let dir = out_dir("report_heatmap");
+    let h = Heatmap {
+        title: "% of copy bandwidth".into(),
+        x_label: "Warps per SM".into(),
+        y_label: "Bytes per thread".into(),
+        x_ticks: vec!["1".into(), "2".into(), "4".into()],
+        y_ticks: vec!["16".into(), "64".into()],
+        cells: vec![
+            vec![Some(12.5), Some(25.0), None],
+            vec![Some(50.0), Some(93.0), Some(96.4)],
+        ],
+        scale_max: Some(100.0),
+        decimals: 1,
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("heat.svg");
+    report::plots::heatmap(&h, &path).unwrap();
+    let t = svg_texts(&path);
+    for cell in ["12.5", "25.0", "50.0", "93.0", "96.4"] {
+        assert!(t.iter().any(|x| x == cell), "{cell} missing from {t:?}");
+    }
+    assert_eq!(t.iter().filter(|x| x.contains('.')).count(), 5, "{t:?}");
+    for label in [
+        "Warps per SM",
+        "Bytes per thread",
+        "% of copy bandwidth",
+        "64",
+        "4",
+    ] {
+        assert!(has(&t, label), "{label} missing from {t:?}");
+    }
+}

@@ -131,8 +131,9 @@ pub trait Experiment: 'static {
     /// The blog's claims about it, judged from `output` (NOT JUDGED, with the reason, when absent).
     fn claims(output: Option<&Self::Output>) -> Vec<Verdict>;
 
-    /// Its plot over one or more runs, `None` when no run has data.
-    fn figure(runs: &[PlotRun<'_, Self::Output>]) -> Option<Figure>;
+    /// Its plots over one or more runs, each with the stem of its file (`NAME` for its main
+    /// plot, `NAME_something` for others); none when no run has data.
+    fn figures(runs: &[PlotRun<'_, Self::Output>]) -> Vec<(String, Figure)>;
 
     /// Its rows for the merged table of several runs.
     fn merged(output: &Self::Output) -> Merged;

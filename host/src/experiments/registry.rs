@@ -202,8 +202,10 @@ macro_rules! registry {
         }
 
         /// The plots of several runs (one name per run and, when compared, per compared
-        /// module): (experiment name, figure) for each experiment some run has data for.
-        pub fn figures(runs: &[(&str, Option<&str>, &RunResults)]) -> Vec<(&'static str, Figure)> {
+        /// module): (experiment name, file stem, figure) for each plot some run has data for.
+        pub fn figures(
+            runs: &[(&str, Option<&str>, &RunResults)],
+        ) -> Vec<(&'static str, String, Figure)> {
             let mut out = Vec::new();
             $({
                 let plotted: Vec<PlotRun<'_, <$ty as Experiment>::Output>> = runs
@@ -217,8 +219,8 @@ macro_rules! registry {
                         })
                     })
                     .collect();
-                if let Some(f) = <$ty as Experiment>::figure(&plotted) {
-                    out.push((<$ty as Experiment>::NAME, f));
+                for (stem, f) in <$ty as Experiment>::figures(&plotted) {
+                    out.push((<$ty as Experiment>::NAME, stem, f));
                 }
             })*
             out

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::PlotFile;
 use crate::claim::{pct as percent, Verdict};
 use crate::experiments::RunResults;
 use crate::table::{markdown_grid, to_markdown};
@@ -99,7 +100,7 @@ pub fn verdict_section(verdicts: &[Verdict]) -> String {
 pub fn report(
     r: &RunResults,
     verdicts: &[Verdict],
-    plots: &[String],
+    plots: &[PlotFile],
     curves: &[(String, String)],
     tables_file: Option<&str>,
 ) -> String {
@@ -119,12 +120,11 @@ whose correctness check failed are left out of the judgement.\n\n## Verdicts\n\n
     out.push_str(&verdict_section(verdicts));
     for section in r.sections() {
         let title = section.heading;
-        let svg = format!("{}.svg", section.name);
         let _ = writeln!(out, "\n## {title}\n");
         match section.table {
             Some(t) => {
-                if plots.contains(&svg) {
-                    let _ = writeln!(out, "![{title}]({svg})\n");
+                for p in plots.iter().filter(|p| p.experiment == section.name) {
+                    let _ = writeln!(out, "![{title}]({})\n", p.file);
                 }
                 match tables_file {
                     Some(f) => {

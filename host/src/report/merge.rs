@@ -233,7 +233,7 @@ also the ratio to the first column.\n\n",
     md.push_str(&combined_table(&columns));
     md.push_str("\n## Plots\n\n");
     for svg in &svgs {
-        let _ = writeln!(md, "![{svg}]({svg})\n");
+        let _ = writeln!(md, "![{0}]({0})\n", svg.file);
     }
     md.push_str("## Verdicts\n\nJudged for each run's own module, by the rules of the single-run report.\n\n");
     md.push_str(&verdict_matrix(&names, &all_verdicts));
@@ -244,6 +244,6 @@ also the ratio to the first column.\n\n",
         }
     }
     let mut written = vec![write_file(&out.join(REPORT_MD), &md)?];
-    written.extend(svgs.iter().map(|s| out.join(s)));
+    written.extend(svgs.iter().map(|s| out.join(&s.file)));
     Ok(written)
 }

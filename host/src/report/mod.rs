@@ -103,7 +103,7 @@ fn write_report(
         &[(&results.meta.module, compare_name.as_deref(), results)],
         dir,
     )?;
-    let mut written: Vec<PathBuf> = svgs.iter().map(|s| dir.join(s)).collect();
+    let mut written: Vec<PathBuf> = svgs.iter().map(|s| dir.join(&s.file)).collect();
     let mut curve_links = Vec::new();
     for c in curves {
         let file = format!("{}.svg", c.file_stem);
@@ -123,19 +123,28 @@ fn write_report(
     Ok(written)
 }
 
-/// Draws each experiment's plot that has data (`NAME.svg`) into `dir`; returns the file names.
+/// A plot written beside a report: the experiment it belongs to and its file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlotFile {
+    pub experiment: &'static str,
+    pub file: String,
+}
+
+/// Draws every experiment's plots that have data (`STEM.svg`) into `dir`.
 pub fn draw_all(
     runs: &[(&str, Option<&str>, &RunResults)],
     dir: &Path,
-) -> Result<Vec<String>, ReportError> {
+) -> Result<Vec<PlotFile>, ReportError> {
     let mut written = Vec::new();
-    for (name, figure) in figures(runs) {
-        let file = format!("{name}.svg");
+    for (experiment, stem, figure) in figures(runs) {
+        let file = format!("{stem}.svg");
+        let path = dir.join(&file);
         match &figure {
-            Figure::Scatter(p) => plots::scatter(p, &dir.join(&file))?,
-            Figure::Regs { title, series } => plots::regs(title, series, &dir.join(&file))?,
+            Figure::Scatter(p) => plots::scatter(p, &path)?,
+            Figure::Regs { title, series } => plots::regs(title, series, &path)?,
+            Figure::Heatmap(h) => plots::heatmap(h, &path)?,
         }
-        written.push(file);
+        written.push(PlotFile { experiment, file });
     }
     Ok(written)
 }

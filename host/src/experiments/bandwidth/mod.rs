@@ -284,6 +284,35 @@ impl Experiment for Spec {
     }
 
     /// Theoretical occupancy (%, log) vs GB/s, the measured copy bandwidth as a line.
+    fn figures(runs: &[PlotRun<'_, Bandwidth>]) -> Vec<(String, Figure)> {
+        Self::figure(runs)
+            .map(|f| (Self::NAME.to_owned(), f))
+            .into_iter()
+            .collect()
+    }
+    fn merged(output: &Bandwidth) -> Merged {
+        Merged {
+            unit: "GB/s",
+            decimals: 1,
+            reference: Some(("copy reference", output.reference_gbps)),
+            rows: output
+                .rows
+                .iter()
+                .map(|r| MergeRow {
+                    key: r.variant.clone(),
+                    ours: (r.gbps, r.occupancy),
+                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
+                })
+                .collect(),
+        }
+    }
+
+    fn key_order(seen: Vec<String>) -> Vec<String> {
+        table_order(MEMCPY.iter().map(|v| v.label), seen)
+    }
+}
+
+impl Spec {
     fn figure(runs: &[PlotRun<'_, Bandwidth>]) -> Option<Figure> {
         let mut series = Vec::new();
         let mut references = Vec::new();
@@ -332,26 +361,5 @@ impl Experiment for Spec {
             series,
             references,
         }))
-    }
-
-    fn merged(output: &Bandwidth) -> Merged {
-        Merged {
-            unit: "GB/s",
-            decimals: 1,
-            reference: Some(("copy reference", output.reference_gbps)),
-            rows: output
-                .rows
-                .iter()
-                .map(|r| MergeRow {
-                    key: r.variant.clone(),
-                    ours: (r.gbps, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
-    }
-
-    fn key_order(seen: Vec<String>) -> Vec<String> {
-        table_order(MEMCPY.iter().map(|v| v.label), seen)
     }
 }

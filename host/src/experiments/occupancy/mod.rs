@@ -229,6 +229,34 @@ impl Experiment for Spec {
     }
 
     /// Theoretical occupancy (%) vs GFLOP/s, the FP32 peak as a line.
+    fn figures(runs: &[PlotRun<'_, Vec<GemmRow>>]) -> Vec<(String, Figure)> {
+        Self::figure(runs)
+            .map(|f| (Self::NAME.to_owned(), f))
+            .into_iter()
+            .collect()
+    }
+    fn merged(output: &Vec<GemmRow>) -> Merged {
+        Merged {
+            unit: "GFLOP/s",
+            decimals: 0,
+            reference: None,
+            rows: output
+                .iter()
+                .map(|r| MergeRow {
+                    key: r.variant.clone(),
+                    ours: (r.gflops, r.occupancy),
+                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
+                })
+                .collect(),
+        }
+    }
+
+    fn key_order(seen: Vec<String>) -> Vec<String> {
+        table_order(GEMM.iter().map(|v| v.label), seen)
+    }
+}
+
+impl Spec {
     fn figure(runs: &[PlotRun<'_, Vec<GemmRow>>]) -> Option<Figure> {
         let mut series = Vec::new();
         let mut references: Vec<ReferenceLine> = Vec::new();
@@ -268,25 +296,5 @@ impl Experiment for Spec {
             series,
             references,
         }))
-    }
-
-    fn merged(output: &Vec<GemmRow>) -> Merged {
-        Merged {
-            unit: "GFLOP/s",
-            decimals: 0,
-            reference: None,
-            rows: output
-                .iter()
-                .map(|r| MergeRow {
-                    key: r.variant.clone(),
-                    ours: (r.gflops, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
-    }
-
-    fn key_order(seen: Vec<String>) -> Vec<String> {
-        table_order(GEMM.iter().map(|v| v.label), seen)
     }
 }

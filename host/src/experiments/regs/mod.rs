@@ -374,6 +374,43 @@ impl Experiment for Spec {
     }
 
     /// Register cap vs GFLOP/s with spill bytes as bars.
+    fn figures(runs: &[PlotRun<'_, Vec<RegsRow>>]) -> Vec<(String, Figure)> {
+        Self::figure(runs)
+            .map(|f| (Self::NAME.to_owned(), f))
+            .into_iter()
+            .collect()
+    }
+    fn merged(output: &Vec<RegsRow>) -> Merged {
+        Merged {
+            unit: "GFLOP/s",
+            decimals: 0,
+            reference: None,
+            rows: output
+                .iter()
+                .map(|r| MergeRow {
+                    key: format!("cap {}", r.cap),
+                    ours: (r.gflops, r.occupancy),
+                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
+                })
+                .collect(),
+        }
+    }
+
+    /// Caps in numeric order.
+    fn key_order(seen: Vec<String>) -> Vec<String> {
+        let cap = |k: &String| {
+            k.trim_start_matches("cap ")
+                .parse::<u32>()
+                .unwrap_or(u32::MAX)
+        };
+        let mut keys = seen;
+        keys.sort_by_key(cap);
+        keys.dedup();
+        keys
+    }
+}
+
+impl Spec {
     fn figure(runs: &[PlotRun<'_, Vec<RegsRow>>]) -> Option<Figure> {
         let mut out = Vec::new();
         let cap_label = |cap: u32, regs: u32, check: &Check| {
@@ -447,34 +484,5 @@ impl Experiment for Spec {
             ),
             series: out,
         })
-    }
-
-    fn merged(output: &Vec<RegsRow>) -> Merged {
-        Merged {
-            unit: "GFLOP/s",
-            decimals: 0,
-            reference: None,
-            rows: output
-                .iter()
-                .map(|r| MergeRow {
-                    key: format!("cap {}", r.cap),
-                    ours: (r.gflops, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
-    }
-
-    /// Caps in numeric order.
-    fn key_order(seen: Vec<String>) -> Vec<String> {
-        let cap = |k: &String| {
-            k.trim_start_matches("cap ")
-                .parse::<u32>()
-                .unwrap_or(u32::MAX)
-        };
-        let mut keys = seen;
-        keys.sort_by_key(cap);
-        keys.dedup();
-        keys
     }
 }
