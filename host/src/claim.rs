@@ -72,7 +72,7 @@ pub fn spread(throughput: f64, t: &Timing) -> Spread {
 }
 
 pub fn pct(fraction: f64) -> String {
-    format!("{:.1}%", fraction * 100.0)
+    crate::table::percent(fraction)
 }
 
 /// Splits rows into those whose check passed and the names of those whose check failed.

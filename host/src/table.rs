@@ -46,6 +46,11 @@ pub enum Kind {
     Text,
 }
 
+/// A fraction as a percentage with one decimal ("12.5%"): the one percentage format.
+pub fn percent(fraction: f64) -> String {
+    format!("{:.1}%", fraction * 100.0)
+}
+
 /// One cell's value, before formatting.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -80,9 +85,9 @@ impl Value {
             (Value::Empty, _) => String::new(),
             (Value::NotAvailable, _) => "n/a".to_owned(),
             (Value::Text(s), _) => s.clone(),
-            (Value::Int(n), Kind::Percent) => format!("{:.1}%", *n as f64 * 100.0),
+            (Value::Int(n), Kind::Percent) => percent(*n as f64),
             (Value::Int(n), _) => n.to_string(),
-            (Value::Float(x), Kind::Percent) => format!("{:.1}%", x * 100.0),
+            (Value::Float(x), Kind::Percent) => percent(*x),
             (Value::Float(x), Kind::Rate { decimals, .. }) => format!("{x:.decimals$}"),
             (Value::Flagged(x), Kind::Rate { decimals, .. }) => format!("{x:.decimals$} (!)"),
             (Value::Float(x) | Value::Flagged(x), Kind::Ratio) => format!("{x:.2}"),

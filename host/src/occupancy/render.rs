@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::table::{grid, markdown_grid, to_csv, Format, Grid, TableData};
+use crate::table::{grid, markdown_grid, percent as pct, to_csv, Format, Grid, TableData};
 
 use super::arch::Limits;
 use super::block_size::BlockSizeSuggestion;
@@ -23,10 +23,6 @@ fn table(format: Format, header: &[&str], rows: Vec<Vec<String>>) -> String {
             notes: Vec::new(),
         }),
     }
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
 }
 
 fn limit(n: u32) -> String {

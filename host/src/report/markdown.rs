@@ -6,14 +6,9 @@
 use std::fmt::Write as _;
 
 use super::PlotFile;
-use crate::claim::{pct as percent, Verdict};
+use crate::claim::Verdict;
 use crate::experiments::RunResults;
 use crate::table::{markdown_grid, to_markdown};
-
-/// A fraction as a percentage, one decimal.
-pub fn pct(fraction: f64) -> String {
-    percent(fraction)
-}
 
 fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();

@@ -5,13 +5,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::error::ReportError;
-use super::markdown::pct;
 use super::{draw_all, write_file, REPORT_MD, RESULTS_JSON};
 use crate::claim::Verdict;
 use crate::experiments::contract::Merged;
 use crate::experiments::registry::key_order;
 use crate::experiments::RunResults;
-use crate::table::markdown_grid;
+use crate::table::{markdown_grid, percent as pct};
 
 fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
