@@ -316,3 +316,72 @@ fn results_without_the_new_spill_flag_still_read() {
     let back: RunResults = serde_json::from_value(v).unwrap();
     assert!(back.regs.unwrap().iter().all(|row| !row.spills_unknown));
 }
+
+/// The run loop without a GPU: experiment 1 "runs", experiment 2 fails. After experiment 1 the
+/// folder holds it with experiments 2 and 3 listed as not finished; after the failure, as failed
+/// and not run; what was written is what was returned.
+#[test]
+fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
+    use clap::Parser;
+    use host::experiments::{run_each, ExperimentError, Planned, NOT_FINISHED};
+    let cli = host::cli::Cli::try_parse_from(["host", "all"]).unwrap();
+    let plan = cli.command.plan("host all").unwrap().unwrap();
+    let names: Vec<&str> = plan.experiments.iter().map(Planned::name).collect();
+    assert_eq!(names, ["occupancy", "bandwidth", "regs"]);
+    let full = sample();
+    let mut start = full.clone();
+    (start.occupancy, start.bandwidth, start.regs) = (None, None, None);
+    let dir = std::env::temp_dir().join(format!("host-run-each-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut writes = Vec::new();
+    let (results, err) = run_each(
+        start,
+        &plan.experiments,
+        &mut |e, r| match e.name() {
+            "occupancy" => {
+                r.occupancy = full.occupancy.clone();
+                Ok(())
+            }
+            _ => Err(ExperimentError::CopyTooLarge {
+                mib: 2,
+                have_mib: 1,
+                max_mib: 0,
+            }),
+        },
+        &mut |r| {
+            host::results_io::write_results(&dir, r).unwrap();
+            writes.push(read_results(&dir.join("results.json")).unwrap());
+        },
+    );
+    let err = err.expect("experiment 2 failed").to_string();
+    assert!(err.starts_with("experiment bandwidth: "), "{err}");
+    assert_eq!(
+        writes.len(),
+        2,
+        "written after experiment 1 and after the failure"
+    );
+    let after_first: Vec<(&str, &str)> = writes[0]
+        .missing
+        .iter()
+        .map(|m| (m.experiment.as_str(), m.reason.as_str()))
+        .collect();
+    assert_eq!(
+        after_first,
+        [("bandwidth", NOT_FINISHED), ("regs", NOT_FINISHED)]
+    );
+    assert_eq!(writes[0].occupancy, full.occupancy);
+    let last = &writes[1];
+    assert_eq!(last, &results);
+    assert_eq!(last.occupancy, full.occupancy);
+    assert!(last.bandwidth.is_none() && last.regs.is_none());
+    assert!(last.missing[0]
+        .reason
+        .starts_with("failed: experiment bandwidth"));
+    assert!(last.missing[1]
+        .reason
+        .contains("stopped when bandwidth failed"));
+    let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+    assert!(md.contains("MISSING bandwidth: failed"), "{md}");
+    assert!(dir.join("occupancy.csv").is_file() && !dir.join("bandwidth.csv").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

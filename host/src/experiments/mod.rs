@@ -175,10 +175,7 @@ pub(crate) fn progress_bar(ctx: &RunContext, len: usize, what: &str) -> Progress
     bar
 }
 
-/// Runs `experiments` in order on `gpu`. After each one, `done` gets the results so far (the
-/// experiments not yet finished listed in `missing`), so a caller can write them at once. A
-/// failure stops the run: the results so far (with the failed experiment and those after it in
-/// `missing`) are given to `done` and returned with the error, which names the experiment.
+/// Runs `experiments` in order on `gpu`: [`run_each`] with each experiment's own run.
 pub fn run(
     gpu: &Gpu,
     ctx: &RunContext,
@@ -186,7 +183,25 @@ pub fn run(
     experiments: &[Planned],
     done: &mut dyn FnMut(&RunResults),
 ) -> (RunResults, Option<ExperimentError>) {
-    let mut results = RunResults::empty(meta, gpu.info().clone());
+    let results = RunResults::empty(meta, gpu.info().clone());
+    run_each(results, experiments, &mut |e, r| e.run(gpu, ctx, r), done)
+}
+
+/// What the results written after an experiment say of those not finished yet.
+pub const NOT_FINISHED: &str = "not finished: these results were written while the run was \
+still going; if it has ended, it stopped before this experiment finished (interrupted?)";
+
+/// Runs `experiments` in order through `step`, which stores each one's output in the results.
+/// After each one, `done` gets the results so far (the experiments not yet finished listed in
+/// `missing`), so a caller can write them at once. A failure stops the run: the results so far
+/// (with the failed experiment and those after it in `missing`) are given to `done` and
+/// returned with the error, which names the experiment.
+pub fn run_each(
+    mut results: RunResults,
+    experiments: &[Planned],
+    step: &mut dyn FnMut(&Planned, &mut RunResults) -> Result<(), ExperimentError>,
+    done: &mut dyn FnMut(&RunResults),
+) -> (RunResults, Option<ExperimentError>) {
     let pending = |from: usize, reason: &dyn Fn(&str) -> String| -> Vec<Missing> {
         experiments[from..]
             .iter()
@@ -197,7 +212,7 @@ pub fn run(
             .collect()
     };
     for (i, e) in experiments.iter().enumerate() {
-        if let Err(err) = e.run(gpu, ctx, &mut results) {
+        if let Err(err) = step(e, &mut results) {
             let err = ExperimentError::InExperiment {
                 experiment: e.name(),
                 source: Box::new(err),
@@ -213,11 +228,7 @@ pub fn run(
             done(&results);
             return (results, Some(err));
         }
-        results.missing = pending(i + 1, &|_| {
-            "not finished: the run was still going when these results were written and did not \
-             write them since (interrupted, or it failed before)"
-                .to_owned()
-        });
+        results.missing = pending(i + 1, &|_| NOT_FINISHED.to_owned());
         done(&results);
     }
     (results, None)
