@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use host::cuda::{driver_present, CudaError, Gpu, Module};
-use host::experiments::residency::{hold_at_two_blocks, BLOCKS_PER_SM};
+use host::experiments::residency::{hold_at_blocks, BLOCKS_PER_SM};
 use kernels_gpu::variants::{GEMM, MEMCPY, REGS};
 
 fn gpu() -> Option<Gpu> {
@@ -58,7 +58,7 @@ fn every_copy_variant_is_held_at_two_blocks_per_sm() {
     let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
     for v in MEMCPY {
         let k = module.kernel(v.entry).unwrap();
-        let dyn_smem = hold_at_two_blocks(&k, v.threads, gpu.limits()).unwrap();
+        let dyn_smem = hold_at_blocks(&k, v.threads, BLOCKS_PER_SM, gpu.limits()).unwrap();
         assert_eq!(
             k.max_active_blocks(v.threads, dyn_smem).unwrap(),
             BLOCKS_PER_SM,

@@ -6,7 +6,7 @@ use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::MemcpyVariant;
 
 use super::inputs::random_floats;
-use super::residency::hold_at_two_blocks;
+use super::residency::hold_at_blocks;
 use super::verify::check_copy;
 use super::{residency_of, ExperimentError, Measured};
 use crate::cuda::{launch, CudaError, Gpu, Kernel, KernelParams, Launch, LaunchShape, ParamKind};
@@ -92,14 +92,14 @@ impl CopyBuffers {
     }
 
     /// Times `kernel`, and `other` with it when there is one (samples interleaved), each held
-    /// at 2 blocks/SM by its own dynamic shared memory, then checks one copy of each. Gives each
-    /// side's figures and our dynamic shared memory.
+    /// at `blocks_per_sm` resident blocks by its own dynamic shared memory, then checks one copy
+    /// of each. Gives each side's figures and our dynamic shared memory.
     pub fn measure(
         &mut self,
         gpu: &Gpu,
-        kernel: &Kernel<'_>,
-        other: Option<&Kernel<'_>>,
+        (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
         variant: &MemcpyVariant,
+        blocks_per_sm: u32,
         plan: TimingPlan,
     ) -> Result<(Measured, Option<Measured>, u32), ExperimentError> {
         let floats = self.src_host.len() as u64;
@@ -113,9 +113,10 @@ impl CopyBuffers {
         }
         let grid = blocks as u32;
         let limits = gpu.limits();
-        let dyn_smem = hold_at_two_blocks(kernel, variant.threads, limits)?;
+        let hold = |k: &Kernel<'_>| hold_at_blocks(k, variant.threads, blocks_per_sm, limits);
+        let dyn_smem = hold(kernel)?;
         let other = other
-            .map(|k| Ok::<_, ExperimentError>((k, hold_at_two_blocks(k, variant.threads, limits)?)))
+            .map(|k| Ok::<_, ExperimentError>((k, hold(k)?)))
             .transpose()?;
         let (ours, theirs) = time_sides(gpu, plan, other.is_some(), |side| match (side, other) {
             (Side::Theirs, Some((k, smem))) => self.launch(gpu, k, variant, grid, smem),

@@ -83,15 +83,6 @@ pub fn hold_at_blocks(
     }
 }
 
-/// [`hold_at_blocks`] at [`BLOCKS_PER_SM`].
-pub fn hold_at_two_blocks(
-    kernel: &Kernel<'_>,
-    threads: u32,
-    limits: &Limits,
-) -> Result<u32, ResidencyError> {
-    hold_at_blocks(kernel, threads, BLOCKS_PER_SM, limits)
-}
-
 /// Residency of a kernel as the driver computes it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Resident {

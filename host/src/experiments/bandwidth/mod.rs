@@ -13,6 +13,7 @@ use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
 use super::copy::{copy_gbps, CopyBuffers, CopyParams};
 use super::module_source::{load, plan_files, Kernels, Needs};
+use super::residency::BLOCKS_PER_SM;
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
 use crate::cuda::{Gpu, KernelParams};
@@ -169,7 +170,13 @@ impl Experiment for Spec {
                 .entry_pair(theirs.as_ref(), variant.entry)
                 .in_variant(variant.label)?;
             let (measured, compared, dyn_smem) = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, ctx.timing)
+                .measure(
+                    gpu,
+                    (&kernel, other.as_ref()),
+                    variant,
+                    BLOCKS_PER_SM,
+                    ctx.timing,
+                )
                 .in_variant(variant.label)?;
             let mut flags = measured.flags.clone();
             let compare = comparison(&measured, compared.map(|m| (m, None, None)), &mut flags);
