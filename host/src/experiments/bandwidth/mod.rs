@@ -75,7 +75,7 @@ impl Experiment for Spec {
     const NAME: &'static str = "bandwidth";
     const NUMBER: u8 = 2;
     const ABOUT: &'static str =
-        "Experiment 2: bandwidth vs occupancy (strided copies held at 2 blocks/SM).";
+        "Experiment 2: bandwidth vs occupancy (strided copies held at 2 blocks/SM)";
     const SECTION: &'static str = "Experiment 2: bandwidth vs occupancy (strided copy)";
 
     type Args = Args;

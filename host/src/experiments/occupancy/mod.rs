@@ -73,7 +73,7 @@ const GFLOPS: Kind = Kind::Rate {
 impl Experiment for Spec {
     const NAME: &'static str = "occupancy";
     const NUMBER: u8 = 1;
-    const ABOUT: &'static str = "Experiment 1: occupancy vs throughput (the SGEMM variants).";
+    const ABOUT: &'static str = "Experiment 1: occupancy vs throughput (the SGEMM variants)";
     const SECTION: &'static str = "Experiment 1: occupancy vs throughput (GEMM tiles)";
 
     type Args = Args;

@@ -166,7 +166,7 @@ impl Experiment for Spec {
     const NAME: &'static str = "regs";
     const NUMBER: u8 = 3;
     const ABOUT: &'static str =
-        "Experiment 3: register pressure (one SGEMM variant under each register cap).";
+        "Experiment 3: register pressure (one SGEMM variant under each register cap)";
     const SECTION: &'static str = "Experiment 3: register cap vs throughput";
 
     type Args = Args;
