@@ -28,7 +28,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=LAB_PTX_ARCH");
     // GPU-only tests are marked ignored (with the reason) where no driver is installed.
     println!("cargo:rustc-check-cfg=cfg(lab_gpu)");
-    if driver_installed() {
+    if xtask::driver::installed() {
         println!("cargo:rustc-cfg=lab_gpu");
     }
     let arch = std::env::var("LAB_PTX_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string());
@@ -93,22 +93,4 @@ fn rustc_version() -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_else(|_| "rustc (unknown)".into())
-}
-
-/// Whether the NVIDIA driver's libcuda is installed (what cudarc loads at run time).
-fn driver_installed() -> bool {
-    let listed = std::process::Command::new("ldconfig")
-        .arg("-p")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains("libcuda.so"))
-        .unwrap_or(false);
-    listed
-        || [
-            "/usr/lib/x86_64-linux-gnu",
-            "/usr/lib64",
-            "/usr/local/nvidia/lib64",
-            "/usr/lib/wsl/lib",
-        ]
-        .iter()
-        .any(|d| std::path::Path::new(d).join("libcuda.so.1").exists())
 }

@@ -1,33 +1,33 @@
 //! `host`: runs the seed blog's experiments on the GPU at hand and prints the blog's tables.
 //!
-//! Exit codes: 0 all checks passed; 1 a check failed (the rows are marked) or an error;
-//! 2 no CUDA driver, or a bad flag.
+//! Exit codes (also in `--help`): 0 every check passed; 1 a correctness check failed; 2 a usage
+//! error; 3 no CUDA driver; 4 the run failed part-way (what finished is on disk).
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use host::cli::{command_line, Cli, Command, Plan};
+use host::cli::{
+    command_line, Cli, Command, Plan, EXIT_CHECK_FAILED, EXIT_NO_DRIVER, EXIT_OK, EXIT_RUN_FAILED,
+    EXIT_USAGE,
+};
 use host::cuda::{driver_present, CudaError, Gpu};
 use host::experiments::{self, ExperimentError};
-use host::results_io::write_run;
-use host::tables::{device_table, render, render_results, Format};
-
-const NO_DRIVER: u8 = 2;
-const BAD_FLAG: u8 = 2;
+use host::results_io::{device_table, render_results, write_run};
+use host::table::{render, Format};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(code) => code,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             if is_no_driver(&e) {
                 eprintln!("host: {e}");
-                return ExitCode::from(NO_DRIVER);
+                return ExitCode::from(EXIT_NO_DRIVER);
             }
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            ExitCode::from(EXIT_RUN_FAILED)
         }
     }
 }
@@ -35,20 +35,18 @@ fn main() -> ExitCode {
 fn is_no_driver(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         matches!(c.downcast_ref::<CudaError>(), Some(CudaError::NoDriver))
-            || matches!(
-                c.downcast_ref::<ExperimentError>(),
-                Some(ExperimentError::Cuda(CudaError::NoDriver))
-            )
+            || c.downcast_ref::<ExperimentError>()
+                .is_some_and(ExperimentError::is_no_driver)
     })
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: Cli) -> anyhow::Result<u8> {
     let line = command_line(std::env::args());
     let plan = match cli.command.plan(&line) {
         Ok(plan) => plan,
         Err(e) => {
             eprintln!("error: {e}");
-            return Ok(ExitCode::from(BAD_FLAG));
+            return Ok(EXIT_USAGE);
         }
     };
     match (cli.command, plan) {
@@ -64,42 +62,85 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 f => render(&device_table(gpu.info()), f),
             };
             print!("{text}");
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         (Command::Calc(a), None) => {
-            print!("{}", host::occupancy::cli::run(&a)?);
-            Ok(ExitCode::SUCCESS)
+            print!("{}", host::calculator::run(&a)?);
+            Ok(EXIT_OK)
         }
         (Command::Report(a), None) => {
             host::report::run(a)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(EXIT_OK)
         }
         (_, None) => unreachable!("every experiment subcommand has a plan"),
     }
 }
 
-fn run_experiments(mut plan: Plan) -> anyhow::Result<ExitCode> {
+/// Runs the plan's experiments, writing the results folder (when asked) after each one.
+fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
+    if plan.check_only {
+        let names: Vec<&str> = plan.experiments.iter().map(|e| e.name()).collect();
+        eprintln!("checked: {} (nothing run)", names.join(", "));
+        return Ok(EXIT_OK);
+    }
     if !driver_present() {
         return Err(CudaError::NoDriver.into());
     }
-    plan.options.progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
-    let results = experiments::run(&plan.options, &plan.experiments)?;
-    print!("{}", render_results(&results, plan.format));
-    if let Some(dir) = &plan.out {
-        let written = write_run(dir, &results)
-            .with_context(|| format!("writing the results to {}", dir.display()))?;
-        for path in written {
-            eprintln!("wrote {}", path.display());
+    plan.context.progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    let gpu = Gpu::open(plan.device).with_context(|| format!("opening device {}", plan.device))?;
+    let meta = experiments::meta(
+        &plan.command,
+        plan.context.timing,
+        &plan.experiments,
+        &gpu.info().driver_version,
+    );
+    let mut write_error = None;
+    let mut done = |results: &experiments::RunResults| {
+        let Some(dir) = &plan.out else { return };
+        match write_run(dir, results) {
+            Ok(_) => {
+                let finished: Vec<&str> = results
+                    .sections()
+                    .iter()
+                    .filter(|s| s.table.is_some())
+                    .map(|s| s.name)
+                    .collect();
+                eprintln!("wrote {} ({})", dir.display(), finished.join(", "));
+            }
+            Err(e) => {
+                eprintln!("error: writing the results to {}: {e}", dir.display());
+                write_error = Some(e);
+            }
         }
+    };
+    let (results, failure) =
+        experiments::run(&gpu, &plan.context, meta, &plan.experiments, &mut done);
+    print!("{}", render_results(&results, plan.format));
+    if let Some(e) = failure {
+        eprintln!("error: {e}");
+        if let Some(dir) = &plan.out {
+            eprintln!(
+                "the experiments that finished are in {}; results.json lists what is missing",
+                dir.display()
+            );
+        }
+        return Ok(if e.is_no_driver() {
+            EXIT_NO_DRIVER
+        } else {
+            EXIT_RUN_FAILED
+        });
     }
-    let failed = experiments::failed_checks(&results);
+    if let Some(e) = write_error {
+        return Err(e).context("writing the results");
+    }
+    let failed = results.failed_checks();
     if failed.is_empty() {
-        Ok(ExitCode::SUCCESS)
+        Ok(EXIT_OK)
     } else {
         for f in &failed {
             eprintln!("FAILED {f}");
         }
         eprintln!("{} check(s) failed", failed.len());
-        Ok(ExitCode::FAILURE)
+        Ok(EXIT_CHECK_FAILED)
     }
 }

@@ -1,23 +1,8 @@
-//! The results of a run, as written to `results.json` and read back by `host report`.
-//!
-//! This is the contract between the experiments (which fill it), the table renderer, the plots
-//! and the verdicts (which only read it). Every figure carries what is needed to judge it.
+//! The records every experiment's results are made of, as written to `results.json`: how the run
+//! was made, the device, timings, checks and a compared module's figures. Each experiment's own
+//! rows live in its folder; the whole run is `experiments::RunResults`.
 
 use serde::{Deserialize, Serialize};
-
-/// One run of the lab on one GPU with one kernel module (plus, optionally, a second module to
-/// compare against).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct RunResults {
-    pub meta: RunMeta,
-    pub device: DeviceInfo,
-    /// Experiment 1: occupancy vs throughput (GEMM variants).
-    pub occupancy: Option<Vec<GemmRow>>,
-    /// Experiment 2: bandwidth vs occupancy (memcpy variants).
-    pub bandwidth: Option<Bandwidth>,
-    /// Experiment 3: register pressure (one GEMM variant under each register cap).
-    pub regs: Option<Vec<RegsRow>>,
-}
 
 /// How the run was made.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -34,6 +19,9 @@ pub struct RunMeta {
     pub module: String,
     /// The module compared against, if any (`--compare`).
     pub compare_module: Option<String>,
+    /// Its name in tables, plots and legends (`--compare-label`, default the file's stem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_label: Option<String>,
     /// Launches per timed sample.
     pub iters: u32,
     /// Timed samples per figure.
@@ -44,7 +32,9 @@ pub struct RunMeta {
     pub copy_bytes: u64,
 }
 
-/// The device and the peak figures behind the percentage columns.
+/// The device as the driver reported it and the peak figures behind the percentage columns: the
+/// stored view of the device's limits ([`crate::occupancy::Limits::from_device_info`] rebuilds
+/// them from it, with or without a GPU).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DeviceInfo {
     pub ordinal: u32,
@@ -72,6 +62,13 @@ pub struct DeviceInfo {
     pub peak_fp32_gflops: f64,
     /// DRAM peak from memory clock and bus width (GB/s, 1e9 bytes).
     pub peak_dram_gbps: f64,
+    /// Largest block, threads. Recorded from this version on; older results take it from the
+    /// architecture table (see `Limits::from_device_info`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_threads_per_block: Option<u32>,
+    /// Shared memory the driver reserves per resident block, bytes (recorded as above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_smem_per_block: Option<u32>,
 }
 
 /// Repeated timing of one figure.
@@ -113,82 +110,26 @@ pub struct Comparison {
     pub check: Check,
 }
 
-/// Which resource caps the resident blocks per SM.
-pub type Limiter = String;
-
-/// Experiment 1, one GEMM variant.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct GemmRow {
-    pub variant: String,
-    pub threads: u32,
-    pub tm: u32,
-    pub tn: u32,
-    pub regs: u32,
-    pub blocks_per_sm: u32,
-    /// Theoretical occupancy, 0..=1.
-    pub occupancy: f64,
-    pub limiter: Limiter,
-    pub timing: Timing,
-    pub gflops: f64,
-    pub check: Check,
-    /// Warnings about the figure (e.g. above the physical peak).
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+/// An experiment asked for but not in the results, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Missing {
+    pub experiment: String,
+    pub reason: String,
 }
 
-/// Experiment 2.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Bandwidth {
-    /// Device-to-device copy (cuMemcpyDtoD) bandwidth measured in the same run, GB/s counting
-    /// read + written bytes.
-    pub reference_gbps: f64,
-    pub reference_timing: Timing,
-    pub rows: Vec<CopyRow>,
-}
-
-/// Experiment 2, one memcpy variant.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CopyRow {
-    pub variant: String,
-    pub threads: u32,
-    pub loads: u32,
-    pub width: u32,
-    pub bytes_per_thread: u32,
-    pub regs: u32,
-    /// Dynamic shared memory per block that holds residency at 2 blocks/SM.
-    pub dyn_smem_bytes: u32,
-    pub blocks_per_sm: u32,
-    pub occupancy: f64,
-    pub limiter: Limiter,
-    pub timing: Timing,
-    /// GB/s counting read + written bytes.
-    pub gbps: f64,
-    /// gbps / reference_gbps.
-    pub fraction_of_reference: f64,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
-}
-
-/// Experiment 3, one register cap.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct RegsRow {
-    pub cap: u32,
-    pub regs: u32,
-    pub blocks_per_sm: u32,
-    pub occupancy: f64,
-    pub limiter: Limiter,
-    pub timing: Timing,
-    pub gflops: f64,
-    pub spill_stores: u32,
-    pub spill_loads: u32,
-    /// True when no compiler report was found for the module (a cubin without a `.ptxas.txt`
-    /// beside it): `spill_stores` and `spill_loads` are then 0 placeholders, shown as "n/a", and
-    /// `stack_frame` is the function's local memory from the driver.
-    #[serde(default)]
-    pub spills_unknown: bool,
-    pub stack_frame: u32,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+impl RunMeta {
+    /// The compared module's name for tables, plots and legends: `--compare-label`, or for a run
+    /// recorded without one, the stem of the first compared file or folder.
+    pub fn compare_name(&self) -> Option<String> {
+        if let Some(l) = &self.compare_label {
+            return Some(l.clone());
+        }
+        let first = self.compare_module.as_deref()?.split(';').next()?.trim();
+        let path = std::path::Path::new(first.trim_end_matches("/*cap{N}*"));
+        Some(
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| first.to_owned()),
+        )
+    }
 }

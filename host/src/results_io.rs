@@ -1,11 +1,14 @@
-//! Writing a run to a folder (`--out DIR`): `results.json` (the [`RunResults`] schema),
-//! `tables.md`, one CSV per experiment, and the report; and reading `results.json` back.
+//! A run as text and as a folder (`--out DIR`): every experiment's table in one format,
+//! `results.json` (the [`RunResults`] schema), `tables.md`, one CSV per experiment and the report.
+//! Every file is written to a temporary name and renamed, so a folder never holds half a file;
+//! the run writes it after each experiment, so an interrupted run keeps what finished.
 
 use std::path::{Path, PathBuf};
 
-use crate::report::ReportError;
-use crate::results::RunResults;
-use crate::tables::{render_results, tables, to_csv, Format};
+use crate::experiments::RunResults;
+use crate::report::{write_atomic, ReportError};
+use crate::results::DeviceInfo;
+use crate::table::{render, to_csv, Format, TableData};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ResultsIoError {
@@ -24,15 +27,118 @@ pub enum ResultsIoError {
 }
 
 fn write(path: PathBuf, text: &str) -> Result<PathBuf, ResultsIoError> {
-    std::fs::write(&path, text).map_err(|source| ResultsIoError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    Ok(path)
+    write_atomic(&path, text).map_err(|source| ResultsIoError::Io { path, source })
 }
 
-/// Writes `results.json`, `tables.md` and `{occupancy,bandwidth,regs}.csv` (those present) into
-/// `dir`, creating it. Returns the files written.
+/// The experiments' tables present in `results`, in order, each with its experiment's name.
+pub fn tables(results: &RunResults) -> Vec<(&'static str, TableData)> {
+    results
+        .sections()
+        .into_iter()
+        .filter_map(|s| s.table.map(|t| (s.name, t)))
+        .collect()
+}
+
+/// Everything in `results` in one format: the tables one after another (CSV tables separated
+/// by a blank line, each after a `# title` line), or the results as pretty JSON. What is missing
+/// from an incomplete run is said under the heading.
+pub fn render_results(results: &RunResults, format: Format) -> String {
+    if format == Format::Json {
+        return serde_json::to_string_pretty(results).unwrap_or_default() + "\n";
+    }
+    let m = &results.meta;
+    let mut head = format!(
+        "{} (sm_{}{}, {} SMs) - kernels: {}{}",
+        results.device.name,
+        results.device.compute_capability.0,
+        results.device.compute_capability.1,
+        results.device.sm_count,
+        m.module,
+        m.compare_name()
+            .map(|c| format!(", compared with {c}"))
+            .unwrap_or_default()
+    );
+    for missing in &results.missing {
+        head.push_str(&format!(
+            "\nMISSING {}: {}",
+            missing.experiment, missing.reason
+        ));
+    }
+    let mut parts = vec![match format {
+        Format::Csv => format!("# {}\n", head.replace('\n', "\n# ")),
+        _ => format!("{head}\n"),
+    }];
+    for (_, t) in tables(results) {
+        parts.push(match format {
+            Format::Csv => format!("# {}\n{}", t.title, to_csv(&t)),
+            other => render(&t, other),
+        });
+    }
+    parts.join("\n")
+}
+
+/// `host info`: the device and the spec peaks behind the percentage columns.
+pub fn device_table(d: &DeviceInfo) -> TableData {
+    let kib = |b: u64| format!("{} KiB", b / 1024);
+    let rows = [
+        ("Device", format!("{} (ordinal {})", d.name, d.ordinal)),
+        (
+            "Compute capability",
+            format!("{}.{}", d.compute_capability.0, d.compute_capability.1),
+        ),
+        ("SMs", d.sm_count.to_string()),
+        ("SM clock (max)", format!("{} MHz", d.sm_clock_khz / 1000)),
+        (
+            "Memory clock (peak)",
+            format!("{} MHz", d.mem_clock_khz / 1000),
+        ),
+        ("Memory bus", format!("{} bits", d.mem_bus_width_bits)),
+        (
+            "L2 cache",
+            format!("{} MiB", d.l2_bytes as f64 / (1 << 20) as f64),
+        ),
+        ("Registers per SM", d.regs_per_sm.to_string()),
+        (
+            "Registers per block (max)",
+            d.max_regs_per_block.to_string(),
+        ),
+        ("Shared memory per SM", kib(d.smem_per_sm)),
+        ("Shared memory per block", kib(d.smem_per_block)),
+        (
+            "Shared memory per block (opt-in)",
+            kib(d.smem_per_block_optin),
+        ),
+        ("Threads per SM (max)", d.max_threads_per_sm.to_string()),
+        ("Blocks per SM (max)", d.max_blocks_per_sm.to_string()),
+        ("Warp size", d.warp_size.to_string()),
+        (
+            "Memory",
+            format!("{:.1} GiB", d.total_mem_bytes as f64 / (1u64 << 30) as f64),
+        ),
+        ("Driver", d.driver_version.clone()),
+        (
+            "FP32 peak (spec)",
+            format!("{:.0} GFLOP/s", d.peak_fp32_gflops),
+        ),
+        ("DRAM peak (spec)", format!("{:.1} GB/s", d.peak_dram_gbps)),
+    ];
+    TableData {
+        title: "Device".to_owned(),
+        header: vec!["Property".to_owned(), "Value".to_owned()],
+        rows: rows
+            .into_iter()
+            .map(|(k, v)| vec![k.to_owned(), v])
+            .collect(),
+        notes: vec![
+            "spec peaks: FP32 = SMs x FP32 lanes x 2 x max SM clock; DRAM = 2 x memory clock x \
+             bus width; figures above them are flagged, not reported as fact"
+                .to_owned(),
+        ],
+    }
+}
+
+/// Writes `results.json`, `tables.md` and `NAME.csv` for each experiment present into `dir`,
+/// creating it. Returns the files written.
 pub fn write_results(dir: &Path, results: &RunResults) -> Result<Vec<PathBuf>, ResultsIoError> {
     std::fs::create_dir_all(dir).map_err(|source| ResultsIoError::Io {
         path: dir.to_owned(),

@@ -24,7 +24,7 @@ fn has_driver() -> bool {
     lab_gpu,
     ignore = "a CUDA driver is present: the no-driver path needs a machine without one"
 )]
-fn no_driver_is_one_line_and_exit_code_2() {
+fn no_driver_is_one_line_and_exit_code_3() {
     if has_driver() {
         eprintln!("SKIP: a CUDA driver is present, the no-driver path cannot be seen here");
         return;
@@ -39,7 +39,7 @@ fn no_driver_is_one_line_and_exit_code_2() {
     ] {
         let o = host(args);
         let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
         assert!(err.contains("no CUDA driver"), "{err}");
         assert!(
@@ -91,7 +91,7 @@ fn an_unknown_variant_names_the_valid_labels() {
     let o = host(&["all", "--variants", "S,T1,X9"]);
     let err = stderr(&o);
     assert!(
-        err.contains("`X9`") && err.contains("memcpy T1, T2"),
+        err.contains("`X9`") && err.contains("bandwidth T1, T2") && err.contains("occupancy S, A1"),
         "{err}"
     );
 }
@@ -218,5 +218,53 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
         .iter()
         .all(|row| row.blocks_per_sm == 2));
     assert_eq!(r.regs.unwrap().len(), 2);
+    assert!(r.missing.is_empty(), "{:?}", r.missing);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// On a GPU: experiment 2 fails at run time (a copy larger than the device's memory), after
+/// experiment 1 finished: experiment 1 stays on disk, the note says what is missing and why, the
+/// error names the experiment, and the exit code is 4.
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn a_failure_in_one_experiment_keeps_the_ones_before_it() {
+    if !has_driver() {
+        eprintln!("SKIP: no CUDA driver");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("host-cli-fail-{}", std::process::id()));
+    let o = host(&[
+        "all",
+        "--size",
+        "256",
+        "--copy-mib",
+        "1048576",
+        "--iters",
+        "2",
+        "--samples",
+        "3",
+        "--variants",
+        "A,T1",
+        "--caps",
+        "64",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(err.contains("experiment bandwidth"), "{err}");
+    let r = host::results_io::read_results(&dir.join("results.json")).unwrap();
+    assert_eq!(r.occupancy.as_ref().map(Vec::len), Some(1));
+    assert!(r.bandwidth.is_none() && r.regs.is_none());
+    let missing: Vec<&str> = r.missing.iter().map(|m| m.experiment.as_str()).collect();
+    assert_eq!(missing, ["bandwidth", "regs"]);
+    assert!(
+        r.missing[0].reason.starts_with("failed:"),
+        "{:?}",
+        r.missing
+    );
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("Incomplete run"), "{report}");
+    assert!(dir.join("occupancy.csv").is_file() && !dir.join("bandwidth.csv").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use host::cuda::{driver_present, CudaError, Gpu, Module};
-use host::experiments::residency::{hold_at_two_blocks, BLOCKS_PER_SM};
+use host::experiments::residency::{hold_at_blocks, BLOCKS_PER_SM};
 use kernels_gpu::variants::{GEMM, MEMCPY, REGS};
 
 fn gpu() -> Option<Gpu> {
@@ -21,7 +21,7 @@ fn gpu() -> Option<Gpu> {
 fn the_built_in_module_has_every_entry_and_the_jit_reports_them() {
     let Some(gpu) = gpu() else { return };
     let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
-    let report = xtask::ptxas::parse_report(module.info_log()).unwrap();
+    let report = ptxas_report::parse_report(module.info_log()).unwrap();
     for entry in GEMM
         .iter()
         .map(|v| v.entry)
@@ -58,7 +58,7 @@ fn every_copy_variant_is_held_at_two_blocks_per_sm() {
     let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
     for v in MEMCPY {
         let k = module.kernel(v.entry).unwrap();
-        let dyn_smem = hold_at_two_blocks(&k, v.threads, gpu.smem_limits()).unwrap();
+        let dyn_smem = hold_at_blocks(&k, v.threads, BLOCKS_PER_SM, gpu.limits()).unwrap();
         assert_eq!(
             k.max_active_blocks(v.threads, dyn_smem).unwrap(),
             BLOCKS_PER_SM,
@@ -86,7 +86,7 @@ fn every_cap_module_respects_its_cap() {
 
 /// Runs `host ARGS --format json --compare M`, M being the built-in module written to a file,
 /// expects exit 0 and gives the results.
-fn run_against_itself(what: &str, args: &[&str]) -> host::results::RunResults {
+fn run_against_itself(what: &str, args: &[&str]) -> host::experiments::RunResults {
     let dir = std::env::temp_dir().join(format!("host-{what}-compare-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let ptx = dir.join("same.ptx");

@@ -2,12 +2,13 @@
 //! recorded on a GPU) the driver's own answers.
 
 use clap::Parser;
+use host::calculator::sweep::{dense_dyn_smem, ptx_entries};
+use host::calculator::CalcArgs;
 use host::occupancy::golden::table_vs_device;
-use host::occupancy::sweep::{dense_dyn_smem, ptx_entries};
 use host::occupancy::{
     all_curves, cliff_table, max_potential_block_size, occupancy, occupancy_with_carveout,
-    parse_size, replay, Arch, Axis, CalcArgs, Carveout, GoldenFile, KernelResources, Limiter,
-    Limits, OccupancyError,
+    parse_size, replay, Arch, Axis, Carveout, GoldenFile, KernelResources, Limiter, Limits,
+    OccupancyError,
 };
 
 fn kernel(threads: u32, regs: u32, static_smem: u32, dyn_smem: u32) -> KernelResources {
@@ -246,7 +247,7 @@ fn unknown_arch_is_an_error() {
     );
     assert!(e.to_string().contains("sm_90"), "{e}");
     let args = parse(&["--arch", "gfx90a"]);
-    let e = host::occupancy::run(&args).unwrap_err();
+    let e = host::calculator::run(&args).unwrap_err();
     assert!(e.to_string().contains("unknown architecture"), "{e}");
 }
 
@@ -343,7 +344,7 @@ fn sizes_parse_as_users_type_them() {
 
 #[test]
 fn calc_prints_the_block_limits() {
-    let out = host::occupancy::run(&parse(&[
+    let out = host::calculator::run(&parse(&[
         "--arch",
         "sm_80",
         "--threads",
@@ -359,7 +360,7 @@ fn calc_prints_the_block_limits() {
     assert!(out.contains("75.0%"), "{out}");
     assert!(out.contains("limited by registers"), "{out}");
 
-    let out = host::occupancy::run(&parse(&[
+    let out = host::calculator::run(&parse(&[
         "--arch",
         "sm_90",
         "--regs",
@@ -376,12 +377,12 @@ fn calc_prints_the_block_limits() {
     assert!(out.contains("occupancy vs registers/thread"), "{out}");
     assert!(out.contains("occupancy vs dynamic smem"), "{out}");
 
-    let json = host::occupancy::run(&parse(&["--arch", "sm_90", "--curves", "--json"])).unwrap();
+    let json = host::calculator::run(&parse(&["--arch", "sm_90", "--curves", "--json"])).unwrap();
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["occupancy"]["blocks_per_sm"], 8);
     assert_eq!(v["curves"][1]["points"].as_array().unwrap().len(), 32);
 
-    let e = host::occupancy::run(&parse(&["--arch", "sm_90", "--threads", "2048"])).unwrap_err();
+    let e = host::calculator::run(&parse(&["--arch", "sm_90", "--threads", "2048"])).unwrap_err();
     assert!(format!("{e:#}").contains("2048 threads per block"), "{e:#}");
 }
 
@@ -448,4 +449,15 @@ fn golden_h200_replays_with_zero_mismatches() {
     assert!(r.mismatches.is_empty(), "{}", r.summary(30));
     let r = replay(&golden.rows, &device);
     assert!(r.mismatches.is_empty(), "{}", r.summary(30));
+}
+
+#[test]
+fn the_recorded_golden_file_renders_back_byte_identical() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/occupancy_golden_h200.csv"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let g = GoldenFile::parse(&text).unwrap();
+    assert_eq!(g.render(), text);
 }

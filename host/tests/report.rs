@@ -4,8 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use host::report::{self, CurvePlot, Verdict};
-use host::results::{Comparison, RunResults};
+use host::claim::Verdict;
+use host::experiments::RunResults;
+use host::report::{self, CurvePlot};
+use host::results::Comparison;
 
 fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_fixture")
@@ -28,7 +30,7 @@ fn by_key<'a>(vs: &'a [Verdict], key: &str) -> &'a Verdict {
 }
 
 fn judge(r: &RunResults, key: &str) -> Verdict {
-    by_key(&report::verdicts(r), key).clone()
+    by_key(&r.verdicts(), key).clone()
 }
 
 #[test]
@@ -39,7 +41,7 @@ fn fixture_is_marked_hand_made() {
 
 #[test]
 fn every_claim_holds_on_the_fixture() {
-    let vs = report::verdicts(&fixture());
+    let vs = fixture().verdicts();
     assert_eq!(vs.len(), 8);
     for v in &vs {
         assert_eq!(v.holds, Some(true), "{}: {}", v.key, v.evidence);
@@ -148,7 +150,10 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
     assert!(has_row(&md, &["128", "128"]));
 }
 
-fn gemm_mut<'a>(r: &'a mut RunResults, label: &str) -> &'a mut host::results::GemmRow {
+fn gemm_mut<'a>(
+    r: &'a mut RunResults,
+    label: &str,
+) -> &'a mut host::experiments::occupancy::GemmRow {
     r.occupancy
         .as_mut()
         .unwrap()
@@ -157,7 +162,10 @@ fn gemm_mut<'a>(r: &'a mut RunResults, label: &str) -> &'a mut host::results::Ge
         .unwrap()
 }
 
-fn copy_mut<'a>(r: &'a mut RunResults, label: &str) -> &'a mut host::results::CopyRow {
+fn copy_mut<'a>(
+    r: &'a mut RunResults,
+    label: &str,
+) -> &'a mut host::experiments::bandwidth::CopyRow {
     r.bandwidth
         .as_mut()
         .unwrap()
@@ -167,7 +175,7 @@ fn copy_mut<'a>(r: &'a mut RunResults, label: &str) -> &'a mut host::results::Co
         .unwrap()
 }
 
-fn cap_mut(r: &mut RunResults, cap: u32) -> &mut host::results::RegsRow {
+fn cap_mut(r: &mut RunResults, cap: u32) -> &mut host::experiments::regs::RegsRow {
     r.regs
         .as_mut()
         .unwrap()
@@ -412,7 +420,7 @@ fn no_experiment_means_nothing_is_judged() {
     r.occupancy = None;
     r.bandwidth = None;
     r.regs = None;
-    let vs = report::verdicts(&r);
+    let vs = r.verdicts();
     assert!(vs.iter().all(|v| v.holds.is_none()));
     let dir = out_dir("report_empty");
     let written = report::write(&r, &dir).unwrap();
@@ -510,6 +518,20 @@ fn point_labels_do_not_overlap() {
     }
 }
 
+/// The cells of the first Markdown table row of `md` that starts with `first`.
+fn md_row(md: &str, first: &[&str]) -> Vec<String> {
+    md.lines()
+        .filter(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_owned())
+                .collect::<Vec<_>>()
+        })
+        .find(|cells| cells.len() >= first.len() && cells[..first.len()] == *first)
+        .unwrap_or_else(|| panic!("no row {first:?} in\n{md}"))
+}
+
 #[test]
 fn runs_merge_into_one_table_and_one_set_of_plots() {
     let base = out_dir("report_merge");
@@ -535,14 +557,23 @@ fn runs_merge_into_one_table_and_one_set_of_plots() {
     }
     // Run b's own module runs twice as fast as run a; its compared module at 0.9 of run a
     // (the comparison was made before the doubling).
-    assert!(
-        md.contains(
-            "| 1 | B | GFLOP/s | 4230 (41.7%) | 8460 (41.7%; 2.00x) | 3807 (41.7%; 0.90x) |"
-        ),
+    assert_eq!(
+        md_row(&md, &["1", "B"]),
+        [
+            "1",
+            "B",
+            "GFLOP/s",
+            "4230 (41.7%)",
+            "8460 (41.7%; 2.00x)",
+            "3807 (41.7%; 0.90x)"
+        ],
         "{md}"
     );
-    assert!(md.contains("| 2 | copy reference | GB/s | 210.0 | 210.0 | - |"));
-    assert!(md.contains("| 3 | cap 128 | GFLOP/s |"));
+    assert_eq!(
+        md_row(&md, &["2", "copy reference"]),
+        ["2", "copy reference", "GB/s", "210.0", "210.0", "-"]
+    );
+    assert_eq!(md_row(&md, &["3", "cap 128"])[2], "GFLOP/s");
     assert_eq!(
         md.matches("**HOLDS**").count(),
         32,
@@ -775,4 +806,40 @@ fn the_calculators_curves_follow_each_variants_measured_resources() {
     let mut none = r.clone();
     none.occupancy = None;
     assert!(report::curves_for(&none, &limits).is_empty());
+}
+
+#[test]
+fn a_heatmap_labels_every_measured_cell_and_its_axes() {
+    use host::figure::Heatmap;
+    let dir = out_dir("report_heatmap");
+    let h = Heatmap {
+        title: "% of copy bandwidth".into(),
+        x_label: "Warps per SM".into(),
+        y_label: "Bytes per thread".into(),
+        x_ticks: vec!["1".into(), "2".into(), "4".into()],
+        y_ticks: vec!["16".into(), "64".into()],
+        cells: vec![
+            vec![Some(12.5), Some(25.0), None],
+            vec![Some(50.0), Some(93.0), Some(96.4)],
+        ],
+        scale_max: Some(100.0),
+        decimals: 1,
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("heat.svg");
+    report::plots::heatmap(&h, &path).unwrap();
+    let t = svg_texts(&path);
+    for cell in ["12.5", "25.0", "50.0", "93.0", "96.4"] {
+        assert!(t.iter().any(|x| x == cell), "{cell} missing from {t:?}");
+    }
+    assert_eq!(t.iter().filter(|x| x.contains('.')).count(), 5, "{t:?}");
+    for label in [
+        "Warps per SM",
+        "Bytes per thread",
+        "% of copy bandwidth",
+        "64",
+        "4",
+    ] {
+        assert!(has(&t, label), "{label} missing from {t:?}");
+    }
 }

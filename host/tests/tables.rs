@@ -1,14 +1,25 @@
 //! Rendering a hand-made `RunResults` in every format, and its JSON round trip through a
 //! results folder.
 
-use host::results::{
-    Bandwidth, Check, Comparison, CopyRow, DeviceInfo, GemmRow, RegsRow, RunMeta, RunResults,
-    Timing,
-};
-use host::results_io::{read_results, write_results};
-use host::tables::{
-    bandwidth_table, device_table, occupancy_table, regs_table, render_results, to_csv, Format,
-};
+use host::experiments::bandwidth::{self, Bandwidth, CopyRow};
+use host::experiments::occupancy::{self, GemmRow};
+use host::experiments::regs::{self, RegsRow};
+use host::experiments::{Experiment, RunResults};
+use host::results::{Check, Comparison, DeviceInfo, RunMeta, Timing};
+use host::results_io::{device_table, read_results, render_results, write_results};
+use host::table::{to_csv, Format, TableData};
+
+fn occupancy_table(rows: &Vec<GemmRow>) -> TableData {
+    occupancy::Spec::table(rows, &sample().meta)
+}
+
+fn bandwidth_table(b: &Bandwidth) -> TableData {
+    bandwidth::Spec::table(b, &sample().meta)
+}
+
+fn regs_table(rows: &Vec<RegsRow>) -> TableData {
+    regs::Spec::table(rows, &sample().meta)
+}
 
 fn timing(ms: f64) -> Timing {
     Timing {
@@ -52,6 +63,8 @@ fn sample() -> RunResults {
         driver_version: "CUDA 12.8".into(),
         peak_fp32_gflops: 66_908.0,
         peak_dram_gbps: 4_916.7,
+        max_threads_per_block: Some(1024),
+        reserved_smem_per_block: Some(1024),
     };
     let gemm = |label: &str, tm, tn, regs, gflops: f64, flags: Vec<String>| GemmRow {
         variant: label.into(),
@@ -121,6 +134,7 @@ fn sample() -> RunResults {
             toolchain: "rustc 1.97.0-nightly".into(),
             module: "rust (built-in)".into(),
             compare_module: None,
+            compare_label: None,
             iters: 50,
             samples: 7,
             gemm_size: 4096,
@@ -134,6 +148,7 @@ fn sample() -> RunResults {
             rows: vec![copy],
         }),
         regs: Some(vec![regs(32, false), regs(128, true)]),
+        missing: vec![],
     }
 }
 
@@ -300,4 +315,73 @@ fn results_without_the_new_spill_flag_still_read() {
     }
     let back: RunResults = serde_json::from_value(v).unwrap();
     assert!(back.regs.unwrap().iter().all(|row| !row.spills_unknown));
+}
+
+/// The run loop without a GPU: experiment 1 "runs", experiment 2 fails. After experiment 1 the
+/// folder holds it with experiments 2 and 3 listed as not finished; after the failure, as failed
+/// and not run; what was written is what was returned.
+#[test]
+fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
+    use clap::Parser;
+    use host::experiments::{run_each, ExperimentError, Planned, NOT_FINISHED};
+    let cli = host::cli::Cli::try_parse_from(["host", "all"]).unwrap();
+    let plan = cli.command.plan("host all").unwrap().unwrap();
+    let names: Vec<&str> = plan.experiments.iter().map(Planned::name).collect();
+    assert_eq!(names, ["occupancy", "bandwidth", "regs"]);
+    let full = sample();
+    let mut start = full.clone();
+    (start.occupancy, start.bandwidth, start.regs) = (None, None, None);
+    let dir = std::env::temp_dir().join(format!("host-run-each-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut writes = Vec::new();
+    let (results, err) = run_each(
+        start,
+        &plan.experiments,
+        &mut |e, r| match e.name() {
+            "occupancy" => {
+                r.occupancy = full.occupancy.clone();
+                Ok(())
+            }
+            _ => Err(ExperimentError::CopyTooLarge {
+                mib: 2,
+                have_mib: 1,
+                max_mib: 0,
+            }),
+        },
+        &mut |r| {
+            host::results_io::write_results(&dir, r).unwrap();
+            writes.push(read_results(&dir.join("results.json")).unwrap());
+        },
+    );
+    let err = err.expect("experiment 2 failed").to_string();
+    assert!(err.starts_with("experiment bandwidth: "), "{err}");
+    assert_eq!(
+        writes.len(),
+        2,
+        "written after experiment 1 and after the failure"
+    );
+    let after_first: Vec<(&str, &str)> = writes[0]
+        .missing
+        .iter()
+        .map(|m| (m.experiment.as_str(), m.reason.as_str()))
+        .collect();
+    assert_eq!(
+        after_first,
+        [("bandwidth", NOT_FINISHED), ("regs", NOT_FINISHED)]
+    );
+    assert_eq!(writes[0].occupancy, full.occupancy);
+    let last = &writes[1];
+    assert_eq!(last, &results);
+    assert_eq!(last.occupancy, full.occupancy);
+    assert!(last.bandwidth.is_none() && last.regs.is_none());
+    assert!(last.missing[0]
+        .reason
+        .starts_with("failed: experiment bandwidth"));
+    assert!(last.missing[1]
+        .reason
+        .contains("stopped when bandwidth failed"));
+    let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+    assert!(md.contains("MISSING bandwidth: failed"), "{md}");
+    assert!(dir.join("occupancy.csv").is_file() && !dir.join("bandwidth.csv").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,8 +3,10 @@
 //! - [`ptx`]: compile `kernels-gpu` to PTX with rustc's nvptx64 backend and add the directives
 //!   rustc cannot express (launch bounds, register caps);
 //! - [`ptxas`]: find ptxas, assemble a module, parse its resource report (also the driver JIT's);
-//! - [`modules`]: the set of modules the lab uses, written to a folder with a manifest.
+//! - [`modules`]: the set of modules the lab uses, written to a folder with a manifest;
+//! - [`driver`]: whether the NVIDIA driver is installed.
 
+pub mod driver;
 pub mod modules;
 pub mod ptx;
 pub mod ptxas;

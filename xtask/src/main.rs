@@ -5,7 +5,9 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
-use xtask::{modules, ptx::PtxBuild, ptxas};
+use tabled::builder::Builder;
+use tabled::settings::Style;
+use xtask::{driver, modules, ptx::PtxBuild, ptxas};
 
 #[derive(Parser)]
 #[command(about = "Build the Rust kernels to PTX and run the occupancy lab")]
@@ -65,79 +67,172 @@ fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-fn build(args: &BuildArgs) -> Result<PathBuf> {
+/// How much of the build to print.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Print {
+    /// The ptxas table of every entry (`cargo xtask build`).
+    Table,
+    /// One summary line (`cargo xtask sweep`; the table is in the manifest).
+    Summary,
+}
+
+fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
     let ws = workspace();
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| ws.join("target/kernels").join(&args.arch));
-    eprintln!("compiling kernels-gpu for nvptx64 ({})", args.arch);
+    if print == Print::Table {
+        eprintln!("compiling kernels-gpu for nvptx64 ({})", args.arch);
+    }
     let plain = PtxBuild::new(&ws, &args.arch)
         .compile()
         .context("building the kernels")?;
     let written = modules::write_all(&plain, &out)?;
-    eprintln!("wrote {} modules to {}", written.len(), out.display());
     let Some(ptxas_path) = ptxas::find() else {
-        eprintln!("{}", ptxas::PtxasError::NotFound);
-        eprintln!("(the PTX is written; the driver JIT-compiles it at load time)");
+        eprintln!(
+            "kernels: {} PTX modules for {} in {} (no ptxas: {}; the driver JIT-compiles the PTX)",
+            written.len(),
+            args.arch,
+            out.display(),
+            ptxas::PtxasError::NotFound
+        );
         return Ok(out);
     };
     let manifest = modules::assemble_all(&ptxas_path, &written, &out, &args.arch)?;
-    println!("{}", render_manifest(&manifest));
+    let manifest_path = out.join(format!("manifest_{}.json", args.arch));
     let bad = modules::check_bars(&manifest);
-    for line in &bad {
-        eprintln!("warning: {line}");
+    match print {
+        Print::Table => {
+            println!("{}", render_manifest(&manifest));
+            for line in &bad {
+                eprintln!("warning: {line}");
+            }
+            eprintln!(
+                "ptxas ({}) report: {}",
+                manifest.ptxas,
+                manifest_path.display()
+            );
+        }
+        Print::Summary => {
+            let entries: usize = manifest.modules.iter().map(|m| m.entries.len()).sum();
+            eprintln!(
+                "kernels: {} modules, {entries} entries for {} ({}); {}; ptxas table in {}",
+                manifest.modules.len(),
+                args.arch,
+                manifest.ptxas,
+                if bad.is_empty() {
+                    "no unexpected spills or stack".to_owned()
+                } else {
+                    format!("{} warning(s): {}", bad.len(), bad.join("; "))
+                },
+                manifest_path.display()
+            );
+        }
     }
     let spills = modules::grid_spills(&manifest);
     if !spills.is_empty() {
         eprintln!(
-            "note: {} memcpy grid points spill under their launch bound (they stage more floats than it leaves registers for):",
-            spills.len()
+            "note: {} memcpy grid points spill under their launch bound (they stage more floats than it leaves registers for){}",
+            spills.len(),
+            match print {
+                Print::Table => ":",
+                Print::Summary => "; see the manifest",
+            }
         );
-        for line in &spills {
-            eprintln!("  {line}");
+        if matches!(print, Print::Table) {
+            for line in &spills {
+                eprintln!("  {line}");
+            }
         }
     }
-    eprintln!(
-        "ptxas ({}) report: {}",
-        manifest.ptxas,
-        out.join(format!("manifest_{}.json", args.arch)).display()
-    );
     Ok(out)
 }
 
 fn render_manifest(m: &modules::Manifest) -> String {
-    let mut s = format!(
-        "{:<28} {:<22} {:>5} {:>6} {:>7} {:>7} {:>6}\n",
-        "module", "entry", "regs", "stack", "spill-st", "spill-ld", "smem"
-    );
+    let mut b = Builder::default();
+    b.push_record([
+        "module", "entry", "regs", "stack", "spill-st", "spill-ld", "smem",
+    ]);
     for module in &m.modules {
         for e in &module.entries {
-            s += &format!(
-                "{:<28} {:<22} {:>5} {:>6} {:>7} {:>7} {:>6}\n",
-                module.module.file,
-                e.name,
-                e.registers,
-                e.stack_frame,
-                e.spill_stores,
-                e.spill_loads,
-                e.shared
-            );
+            b.push_record([
+                module.module.file.clone(),
+                e.name.clone(),
+                e.registers.to_string(),
+                e.stack_frame.to_string(),
+                e.spill_stores.to_string(),
+                e.spill_loads.to_string(),
+                e.shared.to_string(),
+            ]);
         }
     }
-    s
+    let mut t = b.build();
+    t.with(Style::psql());
+    t.to_string()
+}
+
+/// The sweep's own flags checked, and the driver looked for, before anything is built.
+fn check_sweep(args: &SweepArgs, out: &Path) -> Result<()> {
+    if !driver::installed() {
+        eprintln!(
+            "xtask: no CUDA driver: libcuda is not installed on this machine (the sweep runs the \
+             kernels on a GPU); nothing was built"
+        );
+        std::process::exit(3);
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("--out: cannot create {}", out.display()))?;
+    let probe = out.join(format!(".xtask-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"ok")
+        .with_context(|| format!("--out: cannot write into {}", out.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    if let Some(cu) = &args.compare_nvcc {
+        let text = std::fs::read_to_string(cu)
+            .with_context(|| format!("--compare-nvcc: cannot read {}", cu.display()))?;
+        if !text.contains("__global__") {
+            bail!(
+                "--compare-nvcc: {} has no __global__ function; expected the CUDA C++ of the \
+                 lab's kernels",
+                cu.display()
+            );
+        }
+        let nvcc = Command::new("nvcc").arg("--version").output();
+        if !nvcc.is_ok_and(|o| o.status.success()) {
+            bail!("--compare-nvcc: nvcc was not found on PATH (install the CUDA toolkit)");
+        }
+    }
+    Ok(())
 }
 
 fn sweep(args: &SweepArgs) -> Result<()> {
     let ws = workspace();
-    build(&BuildArgs {
-        arch: xtask::ptx::DEFAULT_ARCH.into(),
-        out: None,
-    })?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| ws.join("results").join(today()));
+    check_sweep(args, &out)?;
+    // The host checks its own flags (its --out, modules and caps) before it touches the GPU:
+    // build it and ask it to check only, so a bad flag stops the sweep here.
+    let checked = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .current_dir(&ws)
+        .args(["run", "--quiet", "--release", "-p", "host", "--"])
+        .args(["all", "--check-only", "--out"])
+        .arg(&out)
+        .args(&args.host_args)
+        .status()
+        .context("building and running the host")?;
+    if !checked.success() {
+        // The host (or cargo) has said what is wrong.
+        std::process::exit(checked.code().unwrap_or(2));
+    }
+    build(
+        &BuildArgs {
+            arch: xtask::ptx::DEFAULT_ARCH.into(),
+            out: None,
+        },
+        Print::Summary,
+    )?;
     let mut host = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     host.current_dir(&ws)
         .args([
@@ -213,7 +308,7 @@ fn today() -> String {
 
 fn main() -> Result<()> {
     match Cli::parse().command {
-        Cmd::Build(a) => build(&a).map(|_| ()),
+        Cmd::Build(a) => build(&a, Print::Table).map(|_| ()),
         Cmd::Sweep(a) => sweep(&a),
     }
 }

@@ -4,31 +4,17 @@ use std::ffi::{c_char, c_int, CStr};
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
-use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream};
 
 use super::{CudaError, DriverContext};
-use crate::occupancy::{DeviceAttributes, Limits};
+use crate::occupancy::Limits;
 use crate::results::DeviceInfo;
-
-/// Shared-memory limits of one SM, for the dynamic-shared-memory residency cap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SmemLimits {
-    /// Shared memory an SM can give to resident blocks (bytes).
-    pub per_sm: u64,
-    /// Largest shared memory one block may opt in to (bytes, static + dynamic).
-    pub per_block_optin: u64,
-    /// Shared memory the system reserves per resident block (bytes; 1 KiB on sm_80 and later).
-    pub reserved_per_block: u64,
-    /// Allocation granularity of shared memory per block (bytes).
-    pub granularity: u64,
-}
 
 /// An open GPU: primary context, its default stream and the figures describing it.
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     info: DeviceInfo,
-    smem: SmemLimits,
     limits: Limits,
     pci_bus_id: Option<String>,
 }
@@ -94,27 +80,18 @@ impl Gpu {
             ),
             peak_fp32_gflops: peak_fp32_gflops(cc, sm_count, sm_clock_khz),
             peak_dram_gbps: peak_dram_gbps(mem_clock_khz, mem_bus_width_bits),
+            max_threads_per_block: Some(at(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32),
+            reserved_smem_per_block: Some(at(
+                Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+            )? as u32),
         };
-        let smem = SmemLimits {
-            per_sm: info.smem_per_sm,
-            per_block_optin: info.smem_per_block_optin,
-            reserved_per_block: at(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?
-                as u64,
-            granularity: smem_granularity(cc),
-        };
-        // The occupancy calculator's limits from the attributes read above, plus the one
-        // `DeviceInfo` does not keep.
-        let limits = Limits::from_attributes(&DeviceAttributes::from_device_info(
-            &info,
-            at(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
-            smem.reserved_per_block as u32,
-        ));
+        // The one set of limits of this device, built here once from what `results.json` stores.
+        let limits = Limits::from_device_info(&info);
         let pci_bus_id = pci_bus_id(ctx.cu_device());
         Ok(Self {
             ctx,
             stream,
             info,
-            smem,
             limits,
             pci_bus_id,
         })
@@ -124,11 +101,7 @@ impl Gpu {
         &self.info
     }
 
-    pub fn smem_limits(&self) -> SmemLimits {
-        self.smem
-    }
-
-    /// The occupancy calculator's limits for this device, from the attributes read at open.
+    /// The device's limits (the occupancy calculator's input), read from the driver at open.
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
@@ -188,18 +161,6 @@ impl Gpu {
         self.stream
             .memcpy_dtod(src, dst)
             .doing(|| "device-to-device copy".into())
-    }
-
-    /// The raw device address of a buffer, for kernel parameters.
-    pub fn address(&self, dev: &CudaSlice<f32>) -> u64 {
-        let (ptr, _record) = dev.device_ptr(&self.stream);
-        ptr
-    }
-
-    /// The raw device address of a buffer the kernel writes.
-    pub fn address_mut(&self, dev: &mut CudaSlice<f32>) -> u64 {
-        let (ptr, _record) = dev.device_ptr_mut(&self.stream);
-        ptr
     }
 
     /// Waits for all work on the stream.
@@ -265,15 +226,6 @@ fn pci_bus_id(dev: sys::CUdevice) -> Option<String> {
     // SAFETY: NUL-terminated by the driver within the buffer.
     let id = unsafe { CStr::from_ptr(buf.as_ptr()) };
     Some(id.to_string_lossy().into_owned())
-}
-
-/// Shared-memory allocation granularity per block: 128 bytes on sm_70 and later, 256 before.
-pub fn smem_granularity(cc: (u32, u32)) -> u64 {
-    if cc.0 >= 7 {
-        128
-    } else {
-        256
-    }
 }
 
 /// FP32 lanes per SM: 64 on sm_60, sm_70/72/75 and sm_80; 128 on sm_61/62, sm_86/87/89, sm_90,

@@ -5,10 +5,14 @@
 //! call fails.
 
 mod device;
+pub mod launch;
 mod module;
 
-pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu, SmemLimits};
-pub use module::{module_entries, JitOptions, Kernel, Module, ModuleKind};
+pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
+pub use launch::{
+    launch, ptx_accepts, DeviceValue, KernelParams, Launch, LaunchShape, ParamKind, PtxParam,
+};
+pub use module::{module_entries, ptx_entry_params, JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;
 
@@ -54,6 +58,15 @@ pub enum CudaError {
         log: String,
         #[source]
         source: DriverError,
+    },
+    #[error(
+        "launching `{entry}`: the family's parameter list pushes {pushed}, its signature says \
+         {declared}"
+    )]
+    Signature {
+        entry: String,
+        declared: String,
+        pushed: String,
     },
     #[error(
         "{module}: has no entry `{entry}`; entries in the module: {}",

@@ -32,6 +32,20 @@ impl ModuleKind {
             ModuleKind::Ptx
         }
     }
+
+    /// The image's kind when it is recognisably a module: an ELF cubin, a fatbinary, or PTX text
+    /// (UTF-8 with `.version` and `.target` directives); `None` for anything else, so that a
+    /// wrong file is refused before the driver sees it.
+    pub fn recognise(image: &[u8]) -> Option<Self> {
+        match Self::sniff(image) {
+            ModuleKind::Ptx => {
+                let text = std::str::from_utf8(image.strip_suffix(b"\0").unwrap_or(image)).ok()?;
+                let has = |d: &str| text.lines().any(|l| l.trim_start().starts_with(d));
+                (has(".version") && has(".target")).then_some(ModuleKind::Ptx)
+            }
+            kind => Some(kind),
+        }
+    }
 }
 
 /// Options for the driver's JIT when a module is PTX (ignored for a cubin).
@@ -152,11 +166,6 @@ impl Module {
         &self.info_log
     }
 
-    /// Entry points found in the image (for messages).
-    pub fn entries(&self) -> &[String] {
-        &self.entries
-    }
-
     /// Looks up an entry point.
     pub fn kernel(&self, entry: &str) -> Result<Kernel<'_>, CudaError> {
         let missing = || CudaError::MissingEntry {
@@ -210,6 +219,11 @@ impl Kernel<'_> {
 
     pub fn module(&self) -> &Module {
         self.module
+    }
+
+    /// The driver's handle, for the launch path (`super::launch`).
+    pub(crate) fn raw(&self) -> sys::CUfunction {
+        self.raw
     }
 
     fn attribute(&self, attr: FnAttr) -> Result<i32, CudaError> {
@@ -281,50 +295,31 @@ impl Kernel<'_> {
         })?;
         Ok(blocks as u32)
     }
-
-    /// Enqueues one launch on the GPU's stream.
-    ///
-    /// # Safety
-    /// `params` must point to values whose types and order match the entry's parameter list, and
-    /// every device address among them must be valid for what the kernel does with it.
-    pub unsafe fn launch(
-        &self,
-        gpu: &Gpu,
-        grid: (u32, u32),
-        threads: u32,
-        dyn_smem: u32,
-        params: &mut [*mut c_void],
-    ) -> Result<(), CudaError> {
-        // SAFETY: forwarded from the caller; the stream belongs to this module's context.
-        unsafe {
-            sys::cuLaunchKernel(
-                self.raw,
-                grid.0,
-                grid.1,
-                1,
-                threads,
-                1,
-                1,
-                dyn_smem,
-                gpu.stream().cu_stream(),
-                params.as_mut_ptr(),
-                ptr::null_mut(),
-            )
-        }
-        .result()
-        .doing(|| {
-            format!(
-                "launching `{}` on grid {grid:?} x {threads} threads",
-                self.entry
-            )
-        })
-    }
 }
 
 /// The text before the first NUL of a log buffer.
 fn c_text(buf: &[u8]) -> String {
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
     String::from_utf8_lossy(&buf[..end]).trim_end().to_owned()
+}
+
+/// The parameters of `entry` in a PTX module, in order; `None` when the module has no such entry
+/// or a parameter's type is not one a kernel family uses.
+pub fn ptx_entry_params(ptx: &str, entry: &str) -> Option<Vec<super::PtxParam>> {
+    let start = ptx.find(&format!(".entry {entry}("))?;
+    let rest = &ptx[start..];
+    let list = &rest[rest.find('(')? + 1..rest.find(')')?];
+    list.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let words: Vec<&str> = p.split_whitespace().collect();
+            match words.split_first() {
+                Some((&".param", types)) => super::PtxParam::from_words(types),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// Names of the entry points in a PTX (`.entry NAME`) or cubin (`.text.NAME` sections) image,

@@ -1,15 +1,14 @@
-//! Running one GEMM entry: buffers with random inputs, the launch, the timing and the check.
-//! Shared by experiment 1 (every variant) and experiment 3 (one variant under register caps).
-
-use std::ffi::c_void;
+//! The GEMM kernel family on the host: its parameter list, buffers with random inputs, the
+//! launch, the timing and the check. Shared by experiment 1 (every variant) and experiment 3 (one
+//! variant under register caps).
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::variants::{GemmVariant, BM, BN};
+use kernels_gpu::variants::{GemmVariant, BM};
 
 use super::inputs::random_floats;
 use super::verify::{check_gemm, gemm_sample_points, GemmInputs, GEMM_RANDOM_SAMPLES};
 use super::{ExperimentError, Measured};
-use crate::cuda::{CudaError, Gpu, Kernel};
+use crate::cuda::{launch, CudaError, Gpu, Kernel, KernelParams, Launch, LaunchShape, ParamKind};
 use crate::results::{Check, Timing};
 use crate::timing::{time_sides, Side, TimingPlan};
 
@@ -17,6 +16,44 @@ use crate::timing::{time_sides, Side, TimingPlan};
 const TIMED: (f32, f32) = (1.0, 0.0);
 /// alpha and beta of the verification launch: both terms of the epilogue are exercised.
 const VERIFIED: (f32, f32) = (1.5, 0.5);
+
+/// The parameters of every `gemm_tm*_tn*` entry, in the order of its signature:
+/// `(a, b, c: *f32, m, n, k: i32, alpha, beta: f32)`, C = alpha A B + beta C, row-major.
+pub struct GemmParams<'b> {
+    pub a: &'b CudaSlice<f32>,
+    pub b: &'b CudaSlice<f32>,
+    pub c: &'b mut CudaSlice<f32>,
+    pub m: i32,
+    pub n: i32,
+    pub k: i32,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+// SAFETY: pushes the entry's eight parameters in its order with its types.
+unsafe impl KernelParams for GemmParams<'_> {
+    const SIGNATURE: &'static [ParamKind] = &[
+        ParamKind::Pointer,
+        ParamKind::Pointer,
+        ParamKind::Pointer,
+        ParamKind::I32,
+        ParamKind::I32,
+        ParamKind::I32,
+        ParamKind::F32,
+        ParamKind::F32,
+    ];
+
+    fn push<'p>(&'p mut self, l: &mut Launch<'p>) {
+        l.input(self.a)
+            .input(self.b)
+            .output(self.c)
+            .value(&self.m)
+            .value(&self.n)
+            .value(&self.k)
+            .value(&self.alpha)
+            .value(&self.beta);
+    }
+}
 
 /// Device and host copies of one GEMM problem, M = N = K = `size`.
 pub struct GemmBuffers {
@@ -55,39 +92,33 @@ impl GemmBuffers {
         })
     }
 
-    pub fn size(&self) -> u32 {
-        self.size
-    }
-
-    /// Enqueues one launch of `kernel` over the whole C.
+    /// Enqueues one launch of `kernel` over the whole C, in the variant table's shape.
     fn launch(
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
-        threads: u32,
+        variant: &GemmVariant,
         (alpha, beta): (f32, f32),
     ) -> Result<(), CudaError> {
-        let grid = (self.size / BN, self.size / BM);
-        let mut a = gpu.address(&self.a);
-        let mut b = gpu.address(&self.b);
-        let mut c = gpu.address_mut(&mut self.c);
         let dim = self.size as i32;
-        let (mut m, mut n, mut k) = (dim, dim, dim);
-        let (mut alpha, mut beta) = (alpha, beta);
-        let mut params: [*mut c_void; 8] = [
-            (&raw mut a).cast(),
-            (&raw mut b).cast(),
-            (&raw mut c).cast(),
-            (&raw mut m).cast(),
-            (&raw mut n).cast(),
-            (&raw mut k).cast(),
-            (&raw mut alpha).cast(),
-            (&raw mut beta).cast(),
-        ];
-        // SAFETY: the entry ABI is gemm(a, b, c: pointers, m, n, k: i32, alpha, beta: f32);
-        // A, B and C hold size*size floats and the grid is (N/64, M/64) with `threads` threads,
-        // which is the launch contract of every gemm_tm*_tn* entry.
-        unsafe { kernel.launch(gpu, grid, threads, 0, &mut params) }
+        let shape = LaunchShape {
+            grid: variant.grid(self.size, self.size),
+            threads: variant.threads(),
+            dyn_smem: 0,
+        };
+        let mut params = GemmParams {
+            a: &self.a,
+            b: &self.b,
+            c: &mut self.c,
+            m: dim,
+            n: dim,
+            k: dim,
+            alpha,
+            beta,
+        };
+        // SAFETY: A, B and C hold size*size floats, M = N = K = size is a multiple of the block
+        // tile (checked at parse time), and the shape is the variant table's for this entry.
+        unsafe { launch(gpu, kernel, shape, &mut params) }
     }
 
     /// Times `kernel` (alpha=1, beta=0), and `other` with it when there is one (samples
@@ -100,17 +131,16 @@ impl GemmBuffers {
         variant: &GemmVariant,
         plan: TimingPlan,
     ) -> Result<(Measured, Option<Measured>), ExperimentError> {
-        let threads = variant.threads();
         let (ours, theirs) = time_sides(gpu, plan, other.is_some(), |side| {
             let k = match (side, other) {
                 (Side::Theirs, Some(k)) => k,
                 _ => kernel,
             };
-            self.launch(gpu, k, threads, TIMED)
+            self.launch(gpu, k, variant, TIMED)
         })?;
-        let ours = self.finish(gpu, kernel, threads, ours)?;
+        let ours = self.finish(gpu, kernel, variant, ours)?;
         let theirs = match (other, theirs) {
-            (Some(k), Some(t)) => Some(self.finish(gpu, k, threads, t)?),
+            (Some(k), Some(t)) => Some(self.finish(gpu, k, variant, t)?),
             _ => None,
         };
         Ok((ours, theirs))
@@ -121,11 +151,11 @@ impl GemmBuffers {
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
-        threads: u32,
+        variant: &GemmVariant,
         timing: Timing,
     ) -> Result<Measured, ExperimentError> {
-        let resident = super::residency_of(gpu, kernel, threads, 0)?;
-        let check = self.verify(gpu, kernel, threads)?;
+        let resident = super::residency_of(gpu, kernel, variant.threads(), 0)?;
+        let check = self.verify(gpu, kernel, variant)?;
         let n = f64::from(self.size);
         let throughput = 2.0 * n * n * n / (timing.median_ms * 1e-3) / 1e9;
         Ok(Measured::new(
@@ -143,10 +173,10 @@ impl GemmBuffers {
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
-        threads: u32,
+        variant: &GemmVariant,
     ) -> Result<Check, ExperimentError> {
         gpu.overwrite(&self.c0_host, &mut self.c)?;
-        self.launch(gpu, kernel, threads, VERIFIED)?;
+        self.launch(gpu, kernel, variant, VERIFIED)?;
         gpu.synchronize()?;
         let c = gpu.download(&self.c)?;
         Ok(check_gemm(
@@ -161,5 +191,52 @@ impl GemmBuffers {
             &c,
             &self.points,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::{ptx_entry_params, PtxParam};
+    use kernels_gpu::variants::{GEMM, REGS};
+
+    /// The family's parameter list against the PTX of every GEMM entry the lab builds (the
+    /// launch-bounded module, the unbounded one and every capped one).
+    #[test]
+    fn the_parameter_list_matches_every_gemm_entry() {
+        let modules = [crate::modules::MAIN, crate::modules::UNBOUNDED]
+            .into_iter()
+            .chain(crate::modules::CAPPED.iter().map(|(_, ptx)| *ptx));
+        for ptx in modules {
+            for v in GEMM {
+                if let Some(params) = ptx_entry_params(ptx, v.entry) {
+                    // rustc marks every pointer `.ptr`: the kinds match one for one.
+                    let exact: Vec<PtxParam> = GemmParams::SIGNATURE
+                        .iter()
+                        .map(|k| match k {
+                            ParamKind::Pointer => PtxParam::Pointer,
+                            ParamKind::U64 => PtxParam::Bits64,
+                            ParamKind::I32 => PtxParam::Bits32,
+                            ParamKind::F32 => PtxParam::F32,
+                        })
+                        .collect();
+                    assert_eq!(params, exact, "{}", v.entry);
+                }
+            }
+        }
+        // Not vacuous: the main module has every entry, each capped module the regs variant.
+        for v in GEMM {
+            assert!(
+                ptx_entry_params(crate::modules::MAIN, v.entry).is_some(),
+                "{}",
+                v.entry
+            );
+        }
+        for (cap, ptx) in crate::modules::CAPPED {
+            assert!(
+                ptx_entry_params(ptx, REGS.gemm().entry).is_some(),
+                "cap {cap}"
+            );
+        }
     }
 }

@@ -4,10 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use xtask::ptxas::{parse_report, EntryReport};
+use ptxas_report::{parse_report, EntryReport};
 
-use super::builtin;
-use crate::cuda::{CudaError, Gpu, Kernel, Module};
+use crate::cuda::{CudaError, Gpu, Kernel, Module, ParamKind};
+use crate::flags::{
+    check_entries, check_module_file, check_module_folder, default_label, CliError,
+};
+use crate::modules;
 
 /// Name of the built-in module in results and messages.
 pub const BUILTIN: &str = "rust (built-in)";
@@ -79,6 +82,79 @@ pub enum SourceError {
     Cuda(#[from] CudaError),
 }
 
+/// The entries a run will launch from a module, and the parameter list it will launch them with.
+#[derive(Debug, Clone, Copy)]
+pub struct Needs<'a> {
+    pub entries: &'a [&'a str],
+    pub signature: &'a [ParamKind],
+}
+
+/// `--module`, `--compare` and `--compare-label` checked: the files exist, are modules and
+/// export what `needs` says. Gives our kernels, the compared ones and the compared module's label.
+pub fn plan_files(
+    (module_flag, module): (&'static str, &Option<PathBuf>),
+    (compare_flag, compare): (&'static str, &Option<PathBuf>),
+    label: &Option<String>,
+    needs: Needs<'_>,
+) -> Result<(Kernels, Option<Kernels>, Option<String>), CliError> {
+    let file = |flag: &'static str, p: &PathBuf| -> Result<Kernels, CliError> {
+        check_module_file(flag, p)?;
+        check_entries(flag, p, needs.entries, needs.signature)?;
+        Ok(Kernels::File(p.clone()))
+    };
+    let ours = match module {
+        Some(p) => file(module_flag, p)?,
+        None => Kernels::Builtin,
+    };
+    let theirs = match compare {
+        Some(p) => Some((file(compare_flag, p)?, default_label(label, p))),
+        None => None,
+    };
+    let (theirs, label) = theirs.unzip();
+    Ok((ours, theirs, label))
+}
+
+/// Per-cap folders checked for every cap asked for: a folder must hold exactly one module per
+/// cap, each recognisably a module; without a folder, the built-in kernels must have every cap.
+pub fn plan_folders(
+    caps: &[u32],
+    (module_flag, module): (&'static str, &Option<PathBuf>),
+    (compare_flag, compare): (&'static str, &Option<PathBuf>),
+    label: &Option<String>,
+    needs: Needs<'_>,
+) -> Result<(CappedKernels, Option<CappedKernels>, Option<String>), CliError> {
+    let folder = |flag: &'static str, dir: &Path| -> Result<CappedKernels, CliError> {
+        check_module_folder(flag, dir)?;
+        for &cap in caps {
+            let file = cap_file(dir, cap).map_err(|e| CliError::CapFolder {
+                flag,
+                reason: e.to_string(),
+            })?;
+            check_module_file(flag, &file)?;
+            check_entries(flag, &file, needs.entries, needs.signature)?;
+        }
+        Ok(CappedKernels::Folder(dir.to_owned()))
+    };
+    let ours = match module {
+        Some(dir) => folder(module_flag, dir)?,
+        None => {
+            if let Some(&cap) = caps.iter().find(|&&c| modules::capped(c).is_none()) {
+                return Err(CliError::NoBuiltinCap {
+                    cap,
+                    available: builtin_caps(),
+                });
+            }
+            CappedKernels::Builtin
+        }
+    };
+    let theirs = match compare {
+        Some(dir) => Some((folder(compare_flag, dir)?, default_label(label, dir))),
+        None => None,
+    };
+    let (theirs, label) = theirs.unzip();
+    Ok((ours, theirs, label))
+}
+
 /// The compiler's resource report for a module's entries, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompilerReport {
@@ -113,7 +189,7 @@ impl Loaded {
 /// Loads the module for experiments 1 and 2.
 pub fn load(gpu: &Gpu, kernels: &Kernels) -> Result<Loaded, SourceError> {
     match kernels {
-        Kernels::Builtin => load_builtin(gpu, builtin::MAIN, BUILTIN),
+        Kernels::Builtin => load_builtin(gpu, modules::MAIN, BUILTIN),
         Kernels::File(path) => load_file(gpu, path),
     }
 }
@@ -122,22 +198,19 @@ pub fn load(gpu: &Gpu, kernels: &Kernels) -> Result<Loaded, SourceError> {
 pub fn load_capped(gpu: &Gpu, kernels: &CappedKernels, cap: u32) -> Result<Loaded, SourceError> {
     match kernels {
         CappedKernels::Builtin => {
-            let ptx = builtin::CAPPED
-                .iter()
-                .find(|(c, _)| *c == cap)
-                .map(|(_, ptx)| *ptx)
-                .ok_or_else(|| SourceError::NoBuiltinCap {
-                    cap,
-                    available: builtin_caps(),
-                })?;
+            let ptx = modules::capped(cap).ok_or_else(|| SourceError::NoBuiltinCap {
+                cap,
+                available: builtin_caps(),
+            })?;
             load_builtin(gpu, ptx, &format!("{BUILTIN}, cap {cap}"))
         }
         CappedKernels::Folder(folder) => load_file(gpu, &cap_file(folder, cap)?),
     }
 }
 
-fn builtin_caps() -> String {
-    let caps: Vec<String> = builtin::CAPPED.iter().map(|(c, _)| c.to_string()).collect();
+/// The register caps the built-in kernels have a module for, listed.
+pub fn builtin_caps() -> String {
+    let caps: Vec<String> = modules::CAPPED.iter().map(|(c, _)| c.to_string()).collect();
     if caps.is_empty() {
         "none".to_owned()
     } else {

@@ -1,37 +1,27 @@
-//! Holding a kernel at a fixed number of resident blocks per SM with dynamic shared memory (the
-//! blog holds its copies at 2 blocks/SM with 48 KB per block; the size that does that depends on
-//! the SM's shared memory, so it is computed for the GPU at hand and confirmed by the driver).
+//! A kernel's residency: how many blocks the driver keeps on an SM, the theoretical occupancy and
+//! what limits it, by the occupancy calculator checked against the driver; and holding a kernel
+//! at a fixed number of resident blocks per SM with dynamic shared memory (the blog holds its
+//! copies at 2 blocks/SM with 48 KB per block; the size that does that depends on the SM's shared
+//! memory, so the occupancy calculator computes it for the GPU at hand and the driver confirms
+//! it).
 
-use crate::cuda::{CudaError, Kernel, SmemLimits};
+use super::ExperimentError;
+use crate::cuda::{CudaError, Gpu, Kernel};
+use crate::occupancy::{
+    dyn_smem_for_blocks, limiter_names, occupancy, warp_occupancy, HoldError, KernelResources,
+    Limits,
+};
 
 /// Resident blocks per SM the bandwidth experiment holds every variant at.
 pub const BLOCKS_PER_SM: u32 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ResidencyError {
-    #[error(
-        "`{entry}`: no dynamic shared memory gives exactly {blocks} blocks/SM: {static_smem} B \
-         static + {reserved} B reserved per block already allow only {max_blocks} block(s) in \
-         {per_sm} B per SM"
-    )]
-    StaticTooLarge {
+    #[error("`{entry}`: {source}")]
+    Calculator {
         entry: String,
-        blocks: u32,
-        static_smem: u64,
-        reserved: u64,
-        per_sm: u64,
-        max_blocks: u64,
-    },
-    #[error(
-        "`{entry}`: {needed} B of dynamic shared memory are needed for {blocks} blocks/SM but a \
-         block may have at most {optin} B (static {static_smem} B included)"
-    )]
-    AboveOptIn {
-        entry: String,
-        blocks: u32,
-        needed: u64,
-        optin: u64,
-        static_smem: u64,
+        #[source]
+        source: HoldError,
     },
     #[error(
         "`{entry}` at {threads} threads: the occupancy API gives {got} block(s)/SM with {dyn_smem} \
@@ -49,73 +39,40 @@ pub enum ResidencyError {
     Cuda(#[from] CudaError),
 }
 
-/// The smallest dynamic shared memory per block such that at most `blocks` blocks fit in an SM's
-/// shared memory (and `blocks` still do): the per-block footprint
-/// `roundup(static + dynamic + reserved, granularity)` must lie in `(per_sm/(blocks+1), per_sm/blocks]`.
-pub fn dyn_smem_for_blocks(
-    limits: SmemLimits,
-    static_smem: u64,
-    blocks: u32,
-    entry: &str,
-) -> Result<u32, ResidencyError> {
-    let g = limits.granularity.max(1);
-    let blocks64 = u64::from(blocks.max(1));
-    let fixed = static_smem + limits.reserved_per_block;
-    let footprint = |dynamic: u64| (fixed + dynamic).div_ceil(g) * g;
-    // Smallest footprint with floor(per_sm / footprint) <= blocks.
-    let min_footprint = (limits.per_sm / (blocks64 + 1) + 1).div_ceil(g) * g;
-    let dynamic = min_footprint.saturating_sub(fixed);
-    let fits = limits.per_sm / footprint(dynamic);
-    if fits < blocks64 {
-        return Err(ResidencyError::StaticTooLarge {
-            entry: entry.to_owned(),
-            blocks,
-            static_smem,
-            reserved: limits.reserved_per_block,
-            per_sm: limits.per_sm,
-            max_blocks: limits.per_sm / footprint(0),
-        });
-    }
-    if static_smem + dynamic > limits.per_block_optin {
-        return Err(ResidencyError::AboveOptIn {
-            entry: entry.to_owned(),
-            blocks,
-            needed: dynamic,
-            optin: limits.per_block_optin,
-            static_smem,
-        });
-    }
-    Ok(dynamic as u32)
-}
-
-/// Finds the dynamic shared memory that the occupancy API confirms gives exactly
-/// [`BLOCKS_PER_SM`] blocks for `kernel` at `threads`, starting from [`dyn_smem_for_blocks`] and
-/// stepping up by the allocation granularity while the driver still allows more blocks.
-/// Leaves the kernel allowed to use that much dynamic shared memory.
-pub fn hold_at_two_blocks(
+/// Finds the dynamic shared memory that the occupancy API confirms gives exactly `blocks`
+/// blocks for `kernel` at `threads`, starting from the calculator's answer
+/// ([`dyn_smem_for_blocks`]) and stepping up by the allocation unit while the driver still allows
+/// more blocks. Leaves the kernel allowed to use that much dynamic shared memory.
+pub fn hold_at_blocks(
     kernel: &Kernel<'_>,
     threads: u32,
-    limits: SmemLimits,
+    blocks: u32,
+    limits: &Limits,
 ) -> Result<u32, ResidencyError> {
-    let static_smem = u64::from(kernel.static_smem_bytes()?);
+    let static_smem = kernel.static_smem_bytes()?;
     let entry = kernel.entry();
-    let mut dynamic = dyn_smem_for_blocks(limits, static_smem, BLOCKS_PER_SM, entry)?;
-    let ceiling = limits.per_block_optin.saturating_sub(static_smem) as u32;
+    let mut dynamic = dyn_smem_for_blocks(limits, static_smem, blocks).map_err(|source| {
+        ResidencyError::Calculator {
+            entry: entry.to_owned(),
+            source,
+        }
+    })?;
+    let ceiling = limits.smem_per_block_optin.saturating_sub(static_smem);
     kernel.set_max_dynamic_smem(ceiling)?;
     loop {
         let got = kernel.max_active_blocks(threads, dynamic)?;
-        if got == BLOCKS_PER_SM {
+        if got == blocks {
             return Ok(dynamic);
         }
-        let next = dynamic + limits.granularity.max(1) as u32;
-        if got < BLOCKS_PER_SM || next > ceiling {
+        let next = dynamic.saturating_add(limits.smem_alloc_unit.max(1));
+        if got < blocks || next > ceiling {
             return Err(ResidencyError::DriverDisagrees {
                 entry: entry.to_owned(),
                 threads,
                 dyn_smem: dynamic,
                 got,
-                blocks: BLOCKS_PER_SM,
-                hint: if got < BLOCKS_PER_SM {
+                blocks,
+                hint: if got < blocks {
                     " (threads or registers per SM already allow fewer on this device)"
                 } else {
                     ""
@@ -126,72 +83,147 @@ pub fn hold_at_two_blocks(
     }
 }
 
+/// Residency of a kernel as the driver computes it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Resident {
+    pub regs: u32,
+    pub blocks_per_sm: u32,
+    /// Resident warps / the SM's maximum warps.
+    pub occupancy: f64,
+    /// What limits the resident blocks, by the occupancy calculator.
+    pub limiter: String,
+    /// The calculator's blocks/SM differ from the driver's.
+    pub disagreement: Option<String>,
+}
+
+/// Registers from the loaded function's attribute; blocks per SM from
+/// `cuOccupancyMaxActiveBlocksPerMultiprocessor`; theoretical occupancy in warps; the limiter
+/// from the occupancy calculator on the device's limits, checked against the driver's blocks.
+pub(crate) fn residency_of(
+    gpu: &Gpu,
+    kernel: &Kernel<'_>,
+    threads: u32,
+    dyn_smem: u32,
+) -> Result<Resident, ExperimentError> {
+    let module = kernel.module().name().to_owned();
+    let max = kernel.max_threads_per_block()?;
+    if threads > max {
+        return Err(ExperimentError::BlockTooLarge {
+            entry: kernel.entry().to_owned(),
+            module,
+            max,
+            threads,
+        });
+    }
+    let regs = kernel.num_regs()?;
+    let blocks_per_sm = kernel.max_active_blocks(threads, dyn_smem)?;
+    if blocks_per_sm == 0 {
+        return Err(ExperimentError::NoResidency {
+            entry: kernel.entry().to_owned(),
+            module,
+            threads,
+            regs,
+            dyn_smem,
+        });
+    }
+    let resources = KernelResources {
+        threads,
+        regs_per_thread: regs,
+        static_smem: kernel.static_smem_bytes()?,
+        dyn_smem,
+    };
+    let (limiter, disagreement) = calculator_limiter(gpu.limits(), &resources, blocks_per_sm);
+    Ok(Resident {
+        regs,
+        blocks_per_sm,
+        occupancy: warp_occupancy(gpu.limits(), blocks_per_sm, threads),
+        limiter,
+        disagreement,
+    })
+}
+
+/// The Limiter cell for a kernel by the occupancy calculator (the binding resources, e.g.
+/// "registers" or "registers + warps"), and a flag when the calculator's blocks/SM differ from
+/// `driver_blocks`, the driver's `cuOccupancyMaxActiveBlocksPerMultiprocessor` for the same
+/// launch. A kernel the calculator says cannot launch at all gets "?" and a flag saying why.
+pub fn calculator_limiter(
+    limits: &Limits,
+    kernel: &KernelResources,
+    driver_blocks: u32,
+) -> (String, Option<String>) {
+    match occupancy(limits, kernel) {
+        Ok(o) if o.blocks_per_sm == driver_blocks => (limiter_names(&o.binding), None),
+        Ok(o) => (
+            limiter_names(&o.binding),
+            Some(format!(
+                "calculator says {} blocks/SM, driver says {driver_blocks}",
+                o.blocks_per_sm
+            )),
+        ),
+        Err(e) => (
+            "?".to_owned(),
+            Some(format!(
+                "calculator says 0 blocks/SM ({e}), driver says {driver_blocks}"
+            )),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const H200: SmemLimits = SmemLimits {
-        per_sm: 233_472,
-        per_block_optin: 232_448,
-        reserved_per_block: 1024,
-        granularity: 128,
-    };
-    const ADA: SmemLimits = SmemLimits {
-        per_sm: 102_400,
-        per_block_optin: 101_376,
-        reserved_per_block: 1024,
-        granularity: 128,
-    };
-
-    fn blocks_fitting(l: SmemLimits, static_smem: u64, dynamic: u32) -> u64 {
-        let f = (static_smem + l.reserved_per_block + u64::from(dynamic)).div_ceil(l.granularity)
-            * l.granularity;
-        l.per_sm / f
+    fn gemm(threads: u32, regs: u32) -> KernelResources {
+        KernelResources {
+            threads,
+            regs_per_thread: regs,
+            static_smem: kernels_gpu::variants::GemmVariant::static_shared_bytes(),
+            dyn_smem: 0,
+        }
     }
 
     #[test]
-    fn h200_needs_about_76_kib_for_two_blocks() {
-        let d = dyn_smem_for_blocks(H200, 0, 2, "k").unwrap();
-        assert_eq!(d, 76_928);
-        assert_eq!(blocks_fitting(H200, 0, d), 2);
-        // It is the smallest: one granule less lets a third block in.
-        assert_eq!(blocks_fitting(H200, 0, d - 128), 3);
-    }
-
-    #[test]
-    fn a_100_kib_part_is_held_at_two_by_about_the_blogs_48_kb() {
-        let d = dyn_smem_for_blocks(ADA, 0, 2, "k").unwrap();
-        assert_eq!(blocks_fitting(ADA, 0, d), 2);
-        assert!(d > 32 * 1024 && d <= 48 * 1024, "{d}");
-    }
-
-    #[test]
-    fn static_shared_memory_counts_toward_the_footprint() {
-        let d0 = dyn_smem_for_blocks(H200, 0, 2, "k").unwrap();
-        let d = dyn_smem_for_blocks(H200, 4384, 2, "k").unwrap();
-        assert!(d < d0);
-        assert_eq!(blocks_fitting(H200, 4384, d), 2);
-        // Already past a third of the SM: no dynamic memory needed.
-        assert_eq!(dyn_smem_for_blocks(H200, 90_000, 2, "k").unwrap(), 0);
-    }
-
-    #[test]
-    fn too_much_static_memory_is_an_error_naming_the_kernel() {
-        let e = dyn_smem_for_blocks(H200, 200_000, 2, "memcpy_t1_l1_w1").unwrap_err();
-        assert!(
-            matches!(e, ResidencyError::StaticTooLarge { max_blocks: 1, .. }),
-            "{e:?}"
-        );
-        assert!(e.to_string().contains("memcpy_t1_l1_w1"));
-    }
-
-    #[test]
-    fn the_opt_in_limit_is_respected() {
-        let tight = SmemLimits {
-            per_block_optin: 48 * 1024,
-            ..H200
+    fn the_limiter_is_the_calculators_binding_resource() {
+        let h100 = crate::occupancy::Arch::Sm90.limits();
+        // 256 threads at 64 registers: 16384 registers a block, 4 blocks fill the register file.
+        let (limiter, flag) = calculator_limiter(&h100, &gemm(256, 64), 4);
+        assert_eq!(limiter, "registers");
+        assert_eq!(flag, None);
+        // 1024 threads at 32 registers: warps and registers both allow exactly 2.
+        let (limiter, flag) = calculator_limiter(&h100, &gemm(1024, 32), 2);
+        assert_eq!(limiter, "registers + warps");
+        assert_eq!(flag, None);
+        // 16 threads at 32 registers, no shared memory: the 32-blocks/SM cap binds.
+        let tiny = KernelResources {
+            static_smem: 0,
+            ..gemm(16, 32)
         };
-        let e = dyn_smem_for_blocks(tight, 0, 2, "k").unwrap_err();
-        assert!(matches!(e, ResidencyError::AboveOptIn { .. }), "{e:?}");
+        let (limiter, flag) = calculator_limiter(&h100, &tiny, 32);
+        assert_eq!(limiter, "blocks/SM");
+        assert_eq!(flag, None);
+    }
+
+    #[test]
+    fn a_driver_that_disagrees_is_flagged_with_both_figures() {
+        let h100 = crate::occupancy::Arch::Sm90.limits();
+        let (limiter, flag) = calculator_limiter(&h100, &gemm(256, 64), 3);
+        assert_eq!(limiter, "registers", "the limiter stays the calculator's");
+        assert_eq!(
+            flag.as_deref(),
+            Some("calculator says 4 blocks/SM, driver says 3")
+        );
+    }
+
+    #[test]
+    fn a_kernel_the_calculator_cannot_place_is_flagged_not_hidden() {
+        let h100 = crate::occupancy::Arch::Sm90.limits();
+        // 1024 threads at 255 registers cannot launch.
+        let (limiter, flag) = calculator_limiter(&h100, &gemm(1024, 255), 1);
+        assert_eq!(limiter, "?");
+        let flag = flag.expect("flagged");
+        assert!(
+            flag.starts_with("calculator says 0 blocks/SM (") && flag.ends_with("driver says 1"),
+            "{flag}"
+        );
     }
 }

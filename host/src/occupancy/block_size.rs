@@ -14,7 +14,7 @@ pub struct BlockSizeSuggestion {
     pub warps_per_sm: u32,
     pub occupancy: f64,
     /// Blocks for one full wave (`blocks_per_sm × SMs`), when the SM count is known.
-    pub min_grid_size: Option<u32>,
+    pub min_grid_size: Option<u64>,
 }
 
 /// No block size lets the kernel launch.
@@ -44,7 +44,7 @@ pub fn max_potential_block_size(
             l.min(limits.max_threads_per_block)
         });
     let warp = limits.warp_size;
-    let full = limits.max_warps_per_sm * warp;
+    let full = u64::from(limits.max_warps_per_sm) * u64::from(warp);
     let mut best: Option<BlockSizeSuggestion> = None;
     let mut best_threads = 0;
     let mut aligned = limit.next_multiple_of(warp);
@@ -52,7 +52,7 @@ pub fn max_potential_block_size(
         let threads = aligned.min(limit);
         let candidate = KernelResources { threads, ..*kernel };
         if let Ok(occ) = occupancy(limits, &candidate) {
-            let resident = threads * occ.blocks_per_sm;
+            let resident = u64::from(threads) * u64::from(occ.blocks_per_sm);
             if resident > best_threads {
                 best_threads = resident;
                 best = Some(BlockSizeSuggestion {
@@ -60,7 +60,9 @@ pub fn max_potential_block_size(
                     blocks_per_sm: occ.blocks_per_sm,
                     warps_per_sm: occ.warps_per_sm,
                     occupancy: occ.occupancy,
-                    min_grid_size: limits.sm_count.map(|n| n * occ.blocks_per_sm),
+                    min_grid_size: limits
+                        .sm_count
+                        .map(|n| u64::from(n) * u64::from(occ.blocks_per_sm)),
                 });
             }
         }

@@ -278,7 +278,7 @@ pub fn occupancy_with_carveout(
         blocks_per_sm,
         warps_per_sm,
         max_warps_per_sm: limits.max_warps_per_sm,
-        occupancy: f64::from(warps_per_sm) / f64::from(limits.max_warps_per_sm),
+        occupancy: warp_occupancy(limits, blocks_per_sm, threads),
         block_limits,
         binding,
         regs_per_warp: per_warp,
@@ -310,5 +310,174 @@ fn smem_config(
         Ok(limits
             .carveout_at_least(smem_block)
             .unwrap_or(limits.smem_per_sm))
+    }
+}
+
+/// Resident warps over the SM's maximum for `blocks` resident blocks of `threads` threads (a
+/// block of 16 threads still takes a whole warp).
+pub fn warp_occupancy(limits: &Limits, blocks: u32, threads: u32) -> f64 {
+    let warps = u64::from(blocks) * u64::from(limits.warps_per_block(threads));
+    warps as f64 / f64::from(limits.max_warps_per_sm.max(1))
+}
+
+/// Why no dynamic shared memory holds a kernel at a given number of blocks per SM.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum HoldError {
+    #[error(
+        "no dynamic shared memory gives exactly {blocks} blocks/SM: {static_smem} B static + \
+         {reserved} B reserved per block already allow only {max_blocks} block(s) in {per_sm} B \
+         per SM"
+    )]
+    StaticTooLarge {
+        blocks: u32,
+        static_smem: u32,
+        reserved: u32,
+        per_sm: u32,
+        max_blocks: u64,
+    },
+    #[error(
+        "{needed} B of dynamic shared memory are needed for {blocks} blocks/SM but a block may \
+         have at most {optin} B (static {static_smem} B included)"
+    )]
+    AboveOptIn {
+        blocks: u32,
+        needed: u64,
+        optin: u32,
+        static_smem: u32,
+    },
+}
+
+/// The smallest dynamic shared memory per block such that at most `blocks` blocks fit in an SM's
+/// shared memory (and `blocks` still do), by the same footprint rule as [`occupancy`]:
+/// `roundup(static + dynamic + reserved, unit)` must lie in `(per_sm/(blocks+1), per_sm/blocks]`.
+pub fn dyn_smem_for_blocks(
+    limits: &Limits,
+    static_smem: u32,
+    blocks: u32,
+) -> Result<u32, HoldError> {
+    let unit = u64::from(limits.smem_alloc_unit.max(1));
+    let per_sm = u64::from(limits.smem_per_sm);
+    let blocks64 = u64::from(blocks.max(1));
+    let fixed = u64::from(static_smem) + u64::from(limits.reserved_smem_per_block);
+    let footprint = |dynamic: u64| round_up(fixed + dynamic, unit);
+    // Smallest footprint with floor(per_sm / footprint) <= blocks.
+    let min_footprint = round_up(per_sm / (blocks64 + 1) + 1, unit);
+    let dynamic = min_footprint.saturating_sub(fixed);
+    if per_sm / footprint(dynamic) < blocks64 {
+        return Err(HoldError::StaticTooLarge {
+            blocks,
+            static_smem,
+            reserved: limits.reserved_smem_per_block,
+            per_sm: limits.smem_per_sm,
+            max_blocks: per_sm / footprint(0),
+        });
+    }
+    if u64::from(static_smem) + dynamic > u64::from(limits.smem_per_block_optin) {
+        return Err(HoldError::AboveOptIn {
+            blocks,
+            needed: dynamic,
+            optin: limits.smem_per_block_optin,
+            static_smem,
+        });
+    }
+    Ok(dynamic as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::occupancy::Arch;
+
+    fn h200() -> Limits {
+        Limits {
+            smem_per_sm: 233_472,
+            smem_per_block_optin: 232_448,
+            ..Arch::Sm90.limits()
+        }
+    }
+
+    fn blocks_fitting(l: &Limits, static_smem: u32, dynamic: u32) -> u32 {
+        let k = KernelResources {
+            threads: 32,
+            regs_per_thread: 8,
+            static_smem,
+            dyn_smem: dynamic,
+        };
+        occupancy(l, &k).unwrap().block_limits.shared_memory
+    }
+
+    #[test]
+    fn h200_needs_about_76_kib_for_two_blocks() {
+        let l = h200();
+        let d = dyn_smem_for_blocks(&l, 0, 2).unwrap();
+        assert_eq!(d, 76_928);
+        assert_eq!(blocks_fitting(&l, 0, d), 2);
+        // It is the smallest: one allocation unit less lets a third block in.
+        assert_eq!(blocks_fitting(&l, 0, d - 128), 3);
+    }
+
+    #[test]
+    fn a_100_kib_part_is_held_at_two_by_about_the_blogs_48_kb() {
+        let l = Arch::Sm89.limits();
+        let d = dyn_smem_for_blocks(&l, 0, 2).unwrap();
+        assert_eq!(blocks_fitting(&l, 0, d), 2);
+        assert!(d > 32 * 1024 && d <= 48 * 1024, "{d}");
+    }
+
+    #[test]
+    fn static_shared_memory_counts_toward_the_footprint() {
+        let l = h200();
+        let d0 = dyn_smem_for_blocks(&l, 0, 2).unwrap();
+        let d = dyn_smem_for_blocks(&l, 4384, 2).unwrap();
+        assert!(d < d0);
+        assert_eq!(blocks_fitting(&l, 4384, d), 2);
+        // Already past a third of the SM: no dynamic memory needed.
+        assert_eq!(dyn_smem_for_blocks(&l, 90_000, 2).unwrap(), 0);
+    }
+
+    #[test]
+    fn too_much_static_memory_or_a_low_opt_in_is_refused() {
+        let e = dyn_smem_for_blocks(&h200(), 200_000, 2).unwrap_err();
+        assert!(
+            matches!(e, HoldError::StaticTooLarge { max_blocks: 1, .. }),
+            "{e:?}"
+        );
+        let tight = Limits {
+            smem_per_block_optin: 48 * 1024,
+            ..h200()
+        };
+        let e = dyn_smem_for_blocks(&tight, 0, 2).unwrap_err();
+        assert!(matches!(e, HoldError::AboveOptIn { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn occupancy_counts_warps() {
+        let l = Arch::Sm90.limits();
+        assert_eq!(warp_occupancy(&l, 2, 1024), 1.0);
+        assert_eq!(warp_occupancy(&l, 3, 128), 12.0 / 64.0);
+        // A 16-thread block still occupies a whole warp.
+        assert_eq!(warp_occupancy(&Arch::Sm86.limits(), 4, 16), 4.0 / 48.0);
+    }
+
+    /// `cuda_occupancy.h` (`cudaOccSMemAllocationGranularity`) rounds a block's shared memory to
+    /// 256 B on compute capability 3.x to 7.x and to 128 B from 8.x on. On a V100, 3100 B per
+    /// block give 29 blocks under the 256 B unit (3328 B each) where a 128 B unit would give 30.
+    #[test]
+    fn volta_and_turing_allocate_shared_memory_in_256_byte_units() {
+        for arch in [Arch::Sm70, Arch::Sm75] {
+            assert_eq!(arch.limits().smem_alloc_unit, 256, "{arch}");
+        }
+        for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Sm120] {
+            assert_eq!(arch.limits().smem_alloc_unit, 128, "{arch}");
+        }
+        let k = KernelResources {
+            threads: 32,
+            regs_per_thread: 32,
+            static_smem: 3100,
+            dyn_smem: 0,
+        };
+        let o = occupancy(&Arch::Sm70.limits(), &k).unwrap();
+        assert_eq!((o.smem_per_block, o.blocks_per_sm), (3328, 29));
+        assert_eq!(o.binding, [Limiter::SharedMemory]);
     }
 }

@@ -50,20 +50,23 @@ impl DeviceAttributes {
 }
 
 impl Limits {
-    /// Limits of the device a run was made on, from its stored [`DeviceInfo`] alone (no GPU), so
-    /// a results folder's curves can be redrawn. The two attributes `DeviceInfo` lacks come from
-    /// the table entry of the same compute capability or, for a part the table lacks, from
+    /// The limits of a device from what the driver reported ([`DeviceInfo`]): how `Gpu::open`
+    /// builds them, and how a results folder's are rebuilt without a GPU. Results recorded before
+    /// `DeviceInfo` kept the largest block and the reserved shared memory take them from the table
+    /// entry of the same compute capability or, for a part the table lacks, from
     /// `cuda_occupancy.h`'s rules: 1024 threads per block, 1 KiB reserved per block from sm_80 on
     /// and none before.
     pub fn from_device_info(info: &DeviceInfo) -> Limits {
         let (major, minor) = info.compute_capability;
-        let (max_threads, reserved) = match Arch::from_compute_capability(major, minor) {
+        let (table_threads, table_reserved) = match Arch::from_compute_capability(major, minor) {
             Some(a) => {
                 let t = a.limits();
                 (t.max_threads_per_block, t.reserved_smem_per_block)
             }
             None => (1024, if major >= 8 { 1024 } else { 0 }),
         };
+        let max_threads = info.max_threads_per_block.unwrap_or(table_threads);
+        let reserved = info.reserved_smem_per_block.unwrap_or(table_reserved);
         Limits::from_attributes(&DeviceAttributes::from_device_info(
             info,
             max_threads,
@@ -148,6 +151,8 @@ mod tests {
             driver_version: "CUDA 12.8".into(),
             peak_fp32_gflops: 0.0,
             peak_dram_gbps: 0.0,
+            max_threads_per_block: None,
+            reserved_smem_per_block: None,
         }
     }
 
@@ -171,5 +176,9 @@ mod tests {
         assert_eq!(l.max_threads_per_block, 1024);
         assert_eq!(l.reserved_smem_per_block, 1024);
         assert_eq!(l.smem_alloc_unit, 128);
+        // Xavier (7.2) is not in the table: cuda_occupancy.h's 256 B unit of 7.x.
+        info.compute_capability = (7, 2);
+        let l = Limits::from_device_info(&info);
+        assert_eq!((l.smem_alloc_unit, l.reserved_smem_per_block), (256, 0));
     }
 }

@@ -1,12 +1,13 @@
 //! Golden files: the driver's answer for many kernel configurations, and replaying them through
 //! the calculator.
 //!
-//! Format: CSV with a header row; lines starting with `#` are comments, and one comment line
-//! `# attributes: {json}` records the device's [`DeviceAttributes`].
+//! Format: CSV (read and written with the `csv` crate) with a header row; lines starting with `#`
+//! are comments, and one comment line `# attributes: {json}` records the device's
+//! [`DeviceAttributes`].
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::arch::{Arch, Limits};
@@ -17,8 +18,8 @@ use super::device_limits::DeviceAttributes;
 pub const HEADER: &str = "entry,reg_cap,threads,regs,static_smem,dyn_smem,driver_blocks";
 const ATTRS_PREFIX: &str = "# attributes: ";
 
-/// One configuration and the driver's resident blocks per SM for it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One configuration and the driver's resident blocks per SM for it (a CSV record).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GoldenRow {
     /// Kernel entry point the row was measured on.
     pub entry: String,
@@ -65,45 +66,33 @@ pub enum GoldenError {
 impl GoldenFile {
     /// Parses the text of a golden file.
     pub fn parse(text: &str) -> Result<GoldenFile, GoldenError> {
-        let mut attributes = None;
-        let mut rows = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let line_no = i + 1;
-            let err = |what: String| GoldenError::Line {
-                line: line_no,
-                what,
-            };
-            let line = line.trim();
-            if let Some(json) = line.strip_prefix(ATTRS_PREFIX) {
-                attributes = Some(serde_json::from_str(json).map_err(|e| err(e.to_string()))?);
-                continue;
-            }
-            if line.is_empty() || line.starts_with('#') || line == HEADER {
-                continue;
-            }
-            let f: Vec<&str> = line.split(',').collect();
-            if f.len() != 7 {
-                return Err(err(format!("expected 7 fields, found {}", f.len())));
-            }
-            let num = |k: usize| {
-                f[k].trim()
-                    .parse::<u32>()
-                    .map_err(|e| err(format!("field {}: {e}", k + 1)))
-            };
-            rows.push(GoldenRow {
-                entry: f[0].trim().to_string(),
-                reg_cap: num(1)?,
-                threads: num(2)?,
-                regs: num(3)?,
-                static_smem: num(4)?,
-                dyn_smem: num(5)?,
-                driver_blocks: num(6)?,
+        let attributes = text
+            .lines()
+            .enumerate()
+            .find_map(|(i, line)| {
+                let json = line.trim().strip_prefix(ATTRS_PREFIX)?;
+                Some(serde_json::from_str(json).map_err(|e| GoldenError::Line {
+                    line: i + 1,
+                    what: e.to_string(),
+                }))
+            })
+            .ok_or(GoldenError::NoAttributes)??;
+        let mut reader = csv::ReaderBuilder::new()
+            .comment(Some(b'#'))
+            .trim(csv::Trim::All)
+            .from_reader(text.as_bytes());
+        let header = reader.headers().map_err(|e| csv_error(&e))?.clone();
+        if header.iter().collect::<Vec<_>>().join(",") != HEADER {
+            return Err(GoldenError::Line {
+                line: header.position().map_or(0, |p| p.line() as usize),
+                what: format!("expected the header `{HEADER}`"),
             });
         }
-        Ok(GoldenFile {
-            attributes: attributes.ok_or(GoldenError::NoAttributes)?,
-            rows,
-        })
+        let rows = reader
+            .deserialize()
+            .collect::<Result<Vec<GoldenRow>, _>>()
+            .map_err(|e| csv_error(&e))?;
+        Ok(GoldenFile { attributes, rows })
     }
 
     /// The file's text.
@@ -121,15 +110,17 @@ impl GoldenFile {
             "{ATTRS_PREFIX}{}",
             serde_json::to_string(a).unwrap_or_default()
         );
-        let _ = writeln!(s, "{HEADER}");
+        let mut w = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
         for r in &self.rows {
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{}",
-                r.entry, r.reg_cap, r.threads, r.regs, r.static_smem, r.dyn_smem, r.driver_blocks
-            );
+            // Writing records of plain fields to memory cannot fail.
+            let _ = w.serialize(r);
         }
-        s
+        if self.rows.is_empty() {
+            let _ = writeln!(s, "{HEADER}");
+        }
+        s + &String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
     }
 
     /// The table entry for the recorded device.
@@ -138,6 +129,13 @@ impl GoldenFile {
         Arch::from_compute_capability(ma, mi)
             .map(Arch::limits)
             .ok_or(GoldenError::UnknownDevice(ma, mi))
+    }
+}
+
+fn csv_error(e: &csv::Error) -> GoldenError {
+    GoldenError::Line {
+        line: e.position().map_or(0, |p| p.line() as usize),
+        what: e.to_string(),
     }
 }
 

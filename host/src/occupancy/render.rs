@@ -2,8 +2,7 @@
 
 use std::fmt::Write as _;
 
-use tabled::builder::Builder;
-use tabled::settings::Style;
+use crate::table::{grid, markdown_grid, percent as pct, to_csv, Format, Grid, TableData};
 
 use super::arch::Limits;
 use super::block_size::BlockSizeSuggestion;
@@ -11,19 +10,19 @@ use super::calc::{limiter_names, KernelResources, Limiter, Occupancy};
 use super::cliff::CliffRow;
 use super::curves::Curve;
 
-fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
-    let mut b = Builder::new();
-    b.push_record(header.iter().map(|h| h.to_string()));
-    for r in rows {
-        b.push_record(r);
+/// A table in `format` (`psql` style for the terminal).
+fn table(format: Format, header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
+    match format {
+        Format::Table => grid(&header, &rows, Grid::Psql),
+        Format::Markdown => markdown_grid(&header, &rows),
+        Format::Csv | Format::Json => to_csv(&TableData {
+            title: String::new(),
+            header,
+            rows,
+            notes: Vec::new(),
+        }),
     }
-    let mut t = b.build();
-    t.with(Style::psql());
-    t.to_string()
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
 }
 
 fn limit(n: u32) -> String {
@@ -48,7 +47,12 @@ pub fn kernel_line(limits: &Limits, k: &KernelResources) -> String {
 }
 
 /// The main answer: Nsight Compute's block-limit rows and the resulting occupancy.
-pub fn occupancy_report(limits: &Limits, k: &KernelResources, o: &Occupancy) -> String {
+pub fn occupancy_report(
+    format: Format,
+    limits: &Limits,
+    k: &KernelResources,
+    o: &Occupancy,
+) -> String {
     let mut s = kernel_line(limits, k);
     s.push('\n');
     let _ = writeln!(
@@ -79,7 +83,7 @@ pub fn occupancy_report(limits: &Limits, k: &KernelResources, o: &Occupancy) -> 
         ]
     })
     .collect();
-    s.push_str(&table(&["limit", "blocks/SM", ""], rows));
+    s.push_str(&table(format, &["limit", "blocks/SM", ""], rows));
     let _ = write!(
         s,
         "\nresident per SM: {} blocks, {} of {} warps -> occupancy {} (limited by {})\n",
@@ -112,7 +116,7 @@ pub fn block_size_report(b: &BlockSizeSuggestion) -> String {
 }
 
 /// The register cliff table.
-pub fn cliff_report(limits: &Limits, rows: &[CliffRow]) -> String {
+pub fn cliff_report(format: Format, limits: &Limits, rows: &[CliffRow]) -> String {
     let body = rows
         .iter()
         .map(|r| {
@@ -135,6 +139,7 @@ pub fn cliff_report(limits: &Limits, rows: &[CliffRow]) -> String {
         limits.reg_alloc_unit,
         limits.max_warps_per_sm,
         table(
+            format,
             &["regs/thread", "allocated/warp", "resident warps", "occupancy", "note"],
             body
         )
@@ -142,7 +147,7 @@ pub fn cliff_report(limits: &Limits, rows: &[CliffRow]) -> String {
 }
 
 /// A curve as a table, keeping only the points where the result changes (and the ends).
-pub fn curve_report(c: &Curve) -> String {
+pub fn curve_report(format: Format, c: &Curve) -> String {
     let mut rows = Vec::new();
     let n = c.points.len();
     for (i, p) in c.points.iter().enumerate() {
@@ -169,6 +174,7 @@ pub fn curve_report(c: &Curve) -> String {
         c.arch,
         n,
         table(
+            format,
             &[
                 c.axis.label(),
                 "blocks/SM",

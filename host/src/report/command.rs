@@ -11,8 +11,9 @@ pub struct ReportArgs {
     /// Results folders (each with a results.json).
     #[arg(required = true, num_args = 1..)]
     pub dirs: Vec<PathBuf>,
-    /// Where to write report.md and the plots. Default with one folder: that folder (its report is
-    /// rewritten from its results.json). Required with several.
+    /// Where to write. With one folder: its whole results folder regenerated there from its
+    /// results.json (tables.md, CSVs, results.json, report.md, plots); without --out, its report
+    /// is rewritten in place. With several folders (required then): the merged report.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
@@ -24,6 +25,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             let results = super::merge::load(dir)?;
             super::write_folder(&results, dir)
                 .with_context(|| format!("writing the report of {}", dir.display()))?
+        }
+        ([dir], Some(out)) => {
+            let results = super::merge::load(dir)?;
+            crate::results_io::write_run(out, &results)
+                .with_context(|| format!("regenerating {} into {}", dir.display(), out.display()))?
         }
         (_, None) => anyhow::bail!("--out DIR is required when merging several results folders"),
         (dirs, Some(out)) => {

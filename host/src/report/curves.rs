@@ -3,8 +3,8 @@
 
 use kernels_gpu::variants::GemmVariant;
 
+use crate::experiments::RunResults;
 use crate::occupancy::{all_curves, Axis, Curve, KernelResources, Limits};
-use crate::results::RunResults;
 
 use super::CurvePlot;
 

@@ -1,75 +1,25 @@
-//! `report.md` for one run: how it was made, the verdicts, the three tables and the plots.
+//! `report.md` for one run: how it was made, the verdicts, each experiment's table and plot.
 //!
-//! The experiment tables are the ones `--format markdown` prints (`crate::tables`), so the
-//! report and the CLI show the same columns.
+//! The experiment tables are the ones `--format markdown` prints (each experiment's columns),
+//! so the report and the CLI show the same columns; every table goes through `crate::table`.
 
 use std::fmt::Write as _;
 
-use super::verdicts::Verdict;
-use crate::results::RunResults;
+use super::PlotFile;
+use crate::claim::Verdict;
+use crate::experiments::RunResults;
+use crate::table::{markdown_grid, to_markdown};
 
-/// Column alignment in a Markdown table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
-    Left,
-    Right,
+fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
+    markdown_grid(&header, &rows)
 }
-
-/// A Markdown pipe table.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Table {
-    pub headers: Vec<(String, Align)>,
-    pub rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    pub fn new(headers: &[(&str, Align)]) -> Self {
-        Self {
-            headers: headers.iter().map(|(h, a)| (h.to_string(), *a)).collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    pub fn push(&mut self, row: Vec<String>) {
-        self.rows.push(row);
-    }
-
-    /// Renders the table; cells have `|` escaped and newlines flattened.
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        let cells = |v: &mut dyn Iterator<Item = String>| {
-            let parts: Vec<String> = v.map(|c| escape(&c)).collect();
-            format!("| {} |\n", parts.join(" | "))
-        };
-        out.push_str(&cells(&mut self.headers.iter().map(|(h, _)| h.clone())));
-        out.push_str(&cells(&mut self.headers.iter().map(|(_, a)| match a {
-            Align::Left => "---".to_string(),
-            Align::Right => "---:".to_string(),
-        })));
-        for r in &self.rows {
-            let mut padded = r.clone();
-            padded.resize(self.headers.len(), String::new());
-            out.push_str(&cells(&mut padded.into_iter()));
-        }
-        out
-    }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
-pub fn pct(fraction: f64) -> String {
-    format!("{:.1}%", fraction * 100.0)
-}
-
-use Align::{Left as L, Right as R};
 
 /// The run's header: device, date, command, modules, timing.
 pub fn run_header(r: &RunResults) -> String {
     let d = &r.device;
     let m = &r.meta;
-    let mut t = Table::new(&[("", L), ("", L)]);
+    let mut t: Vec<Vec<String>> = Vec::new();
     t.push(vec![
         "Device".into(),
         format!(
@@ -108,13 +58,13 @@ pub fn run_header(r: &RunResults) -> String {
             m.copy_bytes / (1024 * 1024)
         ),
     ]);
-    t.render()
+    table(&["", ""], t)
 }
 
 /// The verdict summary table and one paragraph per verdict.
 pub fn verdict_section(verdicts: &[Verdict]) -> String {
     let mut out = String::new();
-    let mut t = Table::new(&[("#", R), ("Experiment", R), ("Claim", L), ("Verdict", L)]);
+    let mut t = Vec::new();
     for (i, v) in verdicts.iter().enumerate() {
         t.push(vec![
             (i + 1).to_string(),
@@ -123,7 +73,7 @@ pub fn verdict_section(verdicts: &[Verdict]) -> String {
             format!("**{}**", v.outcome()),
         ]);
     }
-    out.push_str(&t.render());
+    out.push_str(&table(&["#", "Experiment", "Claim", "Verdict"], t));
     for (i, v) in verdicts.iter().enumerate() {
         let _ = write!(
             out,
@@ -145,57 +95,45 @@ pub fn verdict_section(verdicts: &[Verdict]) -> String {
 pub fn report(
     r: &RunResults,
     verdicts: &[Verdict],
-    plots: &[&str],
+    plots: &[PlotFile],
     curves: &[(String, String)],
     tables_file: Option<&str>,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Occupancy lab report: {}\n", r.device.name);
     out.push_str(&run_header(r));
+    if !r.missing.is_empty() {
+        out.push_str("\n**Incomplete run.** Not in these results:\n\n");
+        for m in &r.missing {
+            let _ = writeln!(out, "- {}: {}", m.experiment, m.reason);
+        }
+    }
     out.push_str(
         "\nEach claim below is judged from this run's figures by the rule stated with it; rows \
 whose correctness check failed are left out of the judgement.\n\n## Verdicts\n\n",
     );
     out.push_str(&verdict_section(verdicts));
-    let tables = crate::tables::tables(r);
-    let table = |key: &str| {
-        tables
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, t)| crate::tables::to_markdown(t))
-    };
-    let sections: [(&str, &str, Option<String>); 3] = [
-        (
-            "Experiment 1: occupancy vs throughput (GEMM tiles)",
-            super::figures::OCCUPANCY_SVG,
-            table("occupancy"),
-        ),
-        (
-            "Experiment 2: bandwidth vs occupancy (strided copy)",
-            super::figures::BANDWIDTH_SVG,
-            table("bandwidth"),
-        ),
-        (
-            "Experiment 3: register cap vs throughput",
-            super::figures::REGS_SVG,
-            table("regs"),
-        ),
-    ];
-    for (title, svg, table) in sections {
+    for section in r.sections() {
+        let title = section.heading;
         let _ = writeln!(out, "\n## {title}\n");
-        match table {
+        match section.table {
             Some(t) => {
-                if plots.contains(&svg) {
-                    let _ = writeln!(out, "![{title}]({svg})\n");
+                for p in plots.iter().filter(|p| p.experiment == section.name) {
+                    let _ = writeln!(out, "![{title}]({})\n", p.file);
                 }
                 match tables_file {
                     Some(f) => {
                         let _ = writeln!(out, "The table, with every row's notes: [{f}]({f}).");
                     }
-                    None => out.push_str(&t),
+                    None => out.push_str(&to_markdown(&t)),
                 }
             }
-            None => out.push_str("Not run.\n"),
+            None => match r.missing.iter().find(|m| m.experiment == section.name) {
+                Some(m) => {
+                    let _ = writeln!(out, "Missing from this run: {}.", m.reason);
+                }
+                None => out.push_str("Not run.\n"),
+            },
         }
     }
     if !curves.is_empty() {

@@ -4,14 +4,18 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{GEMM, MEMCPY};
-
 use super::error::ReportError;
-use super::figures::{self, PlotRun};
-use super::markdown::{pct, Align, Table};
-use super::verdicts::{verdicts, Verdict};
-use super::{write_file, REPORT_MD, RESULTS_JSON};
-use crate::results::RunResults;
+use super::{draw_all, write_file, REPORT_MD, RESULTS_JSON};
+use crate::claim::Verdict;
+use crate::experiments::contract::Merged;
+use crate::experiments::registry::key_order;
+use crate::experiments::RunResults;
+use crate::table::{markdown_grid, percent as pct};
+
+fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
+    markdown_grid(&header, &rows)
+}
 
 /// Reads `dir/results.json`.
 pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
@@ -53,53 +57,15 @@ fn run_names(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
         .collect()
 }
 
-/// Row keys in the variant table's order, then any label the table does not know (an older run).
-fn ordered_labels<'a>(table: impl Iterator<Item = &'a str>, seen: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = table
-        .filter(|l| seen.iter().any(|s| s == l))
-        .map(str::to_string)
-        .collect();
-    for s in seen {
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    }
-    out
-}
-
 /// (throughput, occupancy) of one experiment row in one column.
 type Cell = Option<(f64, f64)>;
 
-fn gemm_cell(c: &Column<'_>, label: &str) -> Cell {
-    let row = c
-        .run
-        .occupancy
-        .as_ref()?
-        .iter()
-        .find(|r| r.variant == label)?;
-    if c.compare {
-        Some((row.compare.as_ref()?.throughput, row.occupancy))
+fn cell(merged: Option<&Merged>, compare: bool, key: &str) -> Cell {
+    let row = merged?.rows.iter().find(|r| r.key == key)?;
+    if compare {
+        row.theirs
     } else {
-        Some((row.gflops, row.occupancy))
-    }
-}
-
-fn copy_cell(c: &Column<'_>, label: &str) -> Cell {
-    let bw = c.run.bandwidth.as_ref()?;
-    let row = bw.rows.iter().find(|r| r.variant == label)?;
-    if c.compare {
-        Some((row.compare.as_ref()?.throughput, row.occupancy))
-    } else {
-        Some((row.gbps, row.occupancy))
-    }
-}
-
-fn regs_cell(c: &Column<'_>, cap: u32) -> Cell {
-    let row = c.run.regs.as_ref()?.iter().find(|r| r.cap == cap)?;
-    if c.compare {
-        Some((row.compare.as_ref()?.throughput, row.occupancy))
-    } else {
-        Some((row.gflops, row.occupancy))
+        Some(row.ours)
     }
 }
 
@@ -122,69 +88,53 @@ fn render_cells(cells: &[Cell], decimals: usize) -> Vec<String> {
 
 /// The merged Markdown table: a row per experiment row, a column per run and module.
 fn combined_table(columns: &[Column<'_>]) -> String {
-    let mut headers: Vec<(&str, Align)> = vec![
-        ("Exp.", Align::Right),
-        ("Row", Align::Left),
-        ("Unit", Align::Left),
-    ];
-    headers.extend(columns.iter().map(|c| (c.name.as_str(), Align::Right)));
-    let mut t = Table::new(&headers);
-
-    let gemm_seen: Vec<String> = columns
-        .iter()
-        .flat_map(|c| c.run.occupancy.iter().flatten().map(|r| r.variant.clone()))
-        .collect();
-    for label in ordered_labels(GEMM.iter().map(|v| v.label), gemm_seen) {
-        let cells: Vec<Cell> = columns.iter().map(|c| gemm_cell(c, &label)).collect();
-        let mut row = vec!["1".into(), label.clone(), "GFLOP/s".into()];
-        row.extend(render_cells(&cells, 0));
-        t.push(row);
-    }
-    let copy_seen: Vec<String> = columns
-        .iter()
-        .flat_map(|c| {
-            c.run
-                .bandwidth
+    let mut header: Vec<&str> = vec!["Exp.", "Row", "Unit"];
+    header.extend(columns.iter().map(|c| c.name.as_str()));
+    let merged: Vec<Vec<(u8, Option<Merged>)>> = columns.iter().map(|c| c.run.merged()).collect();
+    let mut rows = Vec::new();
+    let numbers: Vec<u8> = merged
+        .first()
+        .map_or(Vec::new(), |m| m.iter().map(|(n, _)| *n).collect());
+    for (e, &number) in numbers.iter().enumerate() {
+        let of = |c: usize| merged[c][e].1.as_ref();
+        let Some(any) = (0..columns.len()).find_map(of) else {
+            continue;
+        };
+        let (unit, decimals) = (any.unit, any.decimals);
+        if let Some((name, _)) = any.reference {
+            let mut row = vec![number.to_string(), name.to_owned(), unit.to_owned()];
+            row.extend(columns.iter().enumerate().map(|(i, c)| {
+                match (of(i).and_then(|m| m.reference), c.compare) {
+                    (Some((_, v)), false) => format!("{v:.decimals$}"),
+                    _ => "-".into(),
+                }
+            }));
+            rows.push(row);
+        }
+        let seen: Vec<String> = (0..columns.len())
+            .filter_map(of)
+            .flat_map(|m| m.rows.iter().map(|r| r.key.clone()))
+            .collect();
+        for key in key_order(number, seen) {
+            let cells: Vec<Cell> = columns
                 .iter()
-                .flat_map(|b| b.rows.iter().map(|r| r.variant.clone()))
-        })
-        .collect();
-    let has_copy = columns.iter().any(|c| c.run.bandwidth.is_some());
-    if has_copy {
-        let mut row = vec!["2".into(), "copy reference".into(), "GB/s".into()];
-        row.extend(columns.iter().map(|c| match (&c.run.bandwidth, c.compare) {
-            (Some(b), false) => format!("{:.1}", b.reference_gbps),
-            _ => "-".into(),
-        }));
-        t.push(row);
+                .enumerate()
+                .map(|(i, c)| cell(of(i), c.compare, &key))
+                .collect();
+            let mut row = vec![number.to_string(), key.clone(), unit.to_owned()];
+            row.extend(render_cells(&cells, decimals));
+            rows.push(row);
+        }
     }
-    for label in ordered_labels(MEMCPY.iter().map(|v| v.label), copy_seen) {
-        let cells: Vec<Cell> = columns.iter().map(|c| copy_cell(c, &label)).collect();
-        let mut row = vec!["2".into(), label.clone(), "GB/s".into()];
-        row.extend(render_cells(&cells, 1));
-        t.push(row);
-    }
-    let mut caps: Vec<u32> = columns
-        .iter()
-        .flat_map(|c| c.run.regs.iter().flatten().map(|r| r.cap))
-        .collect();
-    caps.sort_unstable();
-    caps.dedup();
-    for cap in caps {
-        let cells: Vec<Cell> = columns.iter().map(|c| regs_cell(c, cap)).collect();
-        let mut row = vec!["3".into(), format!("cap {cap}"), "GFLOP/s".into()];
-        row.extend(render_cells(&cells, 0));
-        t.push(row);
-    }
-    t.render()
+    table(&header, rows)
 }
 
 fn verdict_matrix(names: &[String], all: &[Vec<Verdict>]) -> String {
-    let mut headers: Vec<(&str, Align)> = vec![("#", Align::Right), ("Claim", Align::Left)];
-    headers.extend(names.iter().map(|n| (n.as_str(), Align::Left)));
-    let mut t = Table::new(&headers);
+    let mut header: Vec<&str> = vec!["#", "Claim"];
+    header.extend(names.iter().map(String::as_str));
+    let mut t = Vec::new();
     let Some(first) = all.first() else {
-        return t.render();
+        return table(&header, t);
     };
     for (i, v) in first.iter().enumerate() {
         let mut row = vec![(i + 1).to_string(), v.claim.clone()];
@@ -195,7 +145,7 @@ fn verdict_matrix(names: &[String], all: &[Vec<Verdict>]) -> String {
         }));
         t.push(row);
     }
-    t.render()
+    table(&header, t)
 }
 
 /// Merges the `results.json` of each folder in `dirs` into `out`: `report.md` (one combined table,
@@ -219,8 +169,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ReportError> 
         .zip(&names)
         .map(|((_, r), n)| {
             r.meta
-                .compare_module
-                .as_ref()
+                .compare_name()
                 .map(|c| format!("{} · {c}", n.split(" · ").next().unwrap_or(n)))
         })
         .collect();
@@ -241,29 +190,18 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ReportError> 
         }
     }
 
-    let plot_runs: Vec<PlotRun<'_>> = runs
+    let plot_runs: Vec<(&str, Option<&str>, &RunResults)> = runs
         .iter()
         .zip(&names)
         .zip(&compare_names)
-        .map(|(((_, r), n), c)| PlotRun {
-            name: n,
-            compare_name: c.as_deref(),
-            results: r,
-        })
+        .map(|(((_, r), n), c)| (n.as_str(), c.as_deref(), r))
         .collect();
-    let svgs = figures::draw_all(&plot_runs, out)?;
+    let svgs = draw_all(&plot_runs, out)?;
 
-    let all_verdicts: Vec<Vec<Verdict>> = runs.iter().map(|(_, r)| verdicts(r)).collect();
+    let all_verdicts: Vec<Vec<Verdict>> = runs.iter().map(|(_, r)| r.verdicts()).collect();
     let mut md = String::new();
     md.push_str("# Occupancy lab: runs side by side\n\n## Runs\n\n");
-    let mut t = Table::new(&[
-        ("Run", Align::Left),
-        ("Folder", Align::Left),
-        ("Device", Align::Left),
-        ("Kernels", Align::Left),
-        ("Date", Align::Left),
-        ("Command", Align::Left),
-    ]);
+    let mut t = Vec::new();
     for ((dir, r), name) in runs.iter().zip(&names) {
         t.push(vec![
             name.clone(),
@@ -283,7 +221,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ReportError> 
             format!("`{}`", r.meta.command),
         ]);
     }
-    md.push_str(&t.render());
+    md.push_str(&table(
+        &["Run", "Folder", "Device", "Kernels", "Date", "Command"],
+        t,
+    ));
     md.push_str(
         "\n## Figures\n\nEach cell: throughput (theoretical occupancy); from the second column on, \
 also the ratio to the first column.\n\n",
@@ -291,7 +232,7 @@ also the ratio to the first column.\n\n",
     md.push_str(&combined_table(&columns));
     md.push_str("\n## Plots\n\n");
     for svg in &svgs {
-        let _ = writeln!(md, "![{svg}]({svg})\n");
+        let _ = writeln!(md, "![{0}]({0})\n", svg.file);
     }
     md.push_str("## Verdicts\n\nJudged for each run's own module, by the rules of the single-run report.\n\n");
     md.push_str(&verdict_matrix(&names, &all_verdicts));
@@ -302,6 +243,6 @@ also the ratio to the first column.\n\n",
         }
     }
     let mut written = vec![write_file(&out.join(REPORT_MD), &md)?];
-    written.extend(svgs.iter().map(|s| out.join(s)));
+    written.extend(svgs.iter().map(|s| out.join(&s.file)));
     Ok(written)
 }

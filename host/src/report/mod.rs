@@ -1,14 +1,12 @@
 //! Reports: `report.md` with a verdict per claim of the seed blog, SVG plots, and several runs
-//! merged side by side. Reads only [`crate::results`]; needs no GPU.
+//! merged side by side, all from the experiments' contract; needs no GPU.
 
 mod command;
 pub mod curves;
 pub mod error;
-pub mod figures;
 pub mod markdown;
 pub mod merge;
 pub mod plots;
-pub mod verdicts;
 
 use std::path::{Path, PathBuf};
 
@@ -17,11 +15,11 @@ pub use curves::{curve_plots, curves_for};
 pub use error::ReportError;
 pub use merge::merge;
 pub use plots::plot_curve;
-pub use verdicts::{verdicts, Verdict};
 
+use crate::experiments::registry::figures;
+use crate::experiments::RunResults;
+use crate::figure::Figure;
 use crate::occupancy::Limits;
-use crate::results::RunResults;
-use figures::PlotRun;
 
 /// The report's file name inside a results folder.
 pub const REPORT_MD: &str = "report.md";
@@ -43,12 +41,26 @@ pub struct CurvePlot {
     pub series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
+/// Writes `text` to `path` through a temporary file in the same folder and a rename, so the
+/// folder never holds half a file.
+pub fn write_atomic(path: &Path, text: &str) -> Result<PathBuf, std::io::Error> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })?;
+    Ok(path.to_owned())
+}
+
 fn write_file(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
-    std::fs::write(path, text).map_err(|source| ReportError::Write {
+    write_atomic(path, text).map_err(|source| ReportError::Write {
         path: path.to_path_buf(),
         source,
-    })?;
-    Ok(path.to_path_buf())
+    })
 }
 
 /// Writes `report.md` and the experiment plots (`occupancy.svg`, `bandwidth.svg`, `regs.svg`,
@@ -86,13 +98,12 @@ fn write_report(
         path: dir.to_path_buf(),
         source,
     })?;
-    let run = PlotRun {
-        name: &results.meta.module,
-        compare_name: results.meta.compare_module.as_deref(),
-        results,
-    };
-    let svgs = figures::draw_all(&[run], dir)?;
-    let mut written: Vec<PathBuf> = svgs.iter().map(|s| dir.join(s)).collect();
+    let compare_name = results.meta.compare_name();
+    let svgs = draw_all(
+        &[(&results.meta.module, compare_name.as_deref(), results)],
+        dir,
+    )?;
+    let mut written: Vec<PathBuf> = svgs.iter().map(|s| dir.join(&s.file)).collect();
     let mut curve_links = Vec::new();
     for c in curves {
         let file = format!("{}.svg", c.file_stem);
@@ -103,11 +114,37 @@ fn write_report(
     }
     let md = markdown::report(
         results,
-        &verdicts(results),
+        &results.verdicts(),
         &svgs,
         &curve_links,
         tables_file,
     );
     written.insert(0, write_file(&dir.join(REPORT_MD), &md)?);
+    Ok(written)
+}
+
+/// A plot written beside a report: the experiment it belongs to and its file name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlotFile {
+    pub experiment: &'static str,
+    pub file: String,
+}
+
+/// Draws every experiment's plots that have data (`STEM.svg`) into `dir`.
+pub fn draw_all(
+    runs: &[(&str, Option<&str>, &RunResults)],
+    dir: &Path,
+) -> Result<Vec<PlotFile>, ReportError> {
+    let mut written = Vec::new();
+    for (experiment, stem, figure) in figures(runs) {
+        let file = format!("{stem}.svg");
+        let path = dir.join(&file);
+        match &figure {
+            Figure::Scatter(p) => plots::scatter(p, &path)?,
+            Figure::Regs { title, series } => plots::regs(title, series, &path)?,
+            Figure::Heatmap(h) => plots::heatmap(h, &path)?,
+        }
+        written.push(PlotFile { experiment, file });
+    }
     Ok(written)
 }

@@ -13,6 +13,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::error::ReportError;
+use crate::figure::{tick, Heatmap, LabelledPoint, RegsSeries, ScatterPlot, Series, XScale};
 
 /// Width of every plot, pixels.
 pub const WIDTH: u32 = 800;
@@ -43,65 +44,6 @@ const REFERENCE_COLOUR: RGBColor = RGBColor(110, 110, 110);
 /// The colour of the `i`-th series (cycles).
 pub fn colour(i: usize) -> RGBColor {
     COLOURS[i % COLOURS.len()]
-}
-
-/// A point, optionally labelled next to its marker.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LabelledPoint {
-    pub x: f64,
-    pub y: f64,
-    pub label: Option<String>,
-}
-
-/// One series of points (one module, or one run when merging).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Series {
-    /// Legend entry.
-    pub name: String,
-    pub points: Vec<LabelledPoint>,
-    /// Join the points (in the given order) with a line.
-    pub line: bool,
-    /// Draw a marker on each point.
-    pub markers: bool,
-}
-
-/// A horizontal reference line (a peak or a measured reference), labelled at its right end.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReferenceLine {
-    pub label: String,
-    pub y: f64,
-    /// Index of the series it belongs to (its colour); `None` for a grey line.
-    pub series: Option<usize>,
-}
-
-/// How the x axis is scaled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum XScale {
-    Linear,
-    Log,
-}
-
-/// A scatter/line plot with optional reference lines.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScatterPlot {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub x_scale: XScale,
-    /// Format of the x tick labels: values are printed with this many decimals and this suffix.
-    pub x_unit_suffix: String,
-    pub series: Vec<Series>,
-    pub references: Vec<ReferenceLine>,
-}
-
-/// Experiment 3's data for one module/run: GFLOP/s and spill bytes per register cap.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RegsSeries {
-    pub name: String,
-    /// (cap, GFLOP/s, label).
-    pub points: Vec<LabelledPoint>,
-    /// (cap, spill bytes: stores + loads); `None` where unknown.
-    pub spills: Vec<(f64, Option<f64>)>,
 }
 
 fn plot_error(path: &Path, e: impl std::fmt::Display) -> ReportError {
@@ -219,35 +161,6 @@ fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
     }
     let span = if hi > lo { hi - lo } else { hi.abs().max(1.0) };
     (lo - span * frac)..(hi + span * frac)
-}
-
-fn thousands(v: f64) -> String {
-    let s = format!("{:.0}", v.abs());
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if v < 0.0 && s != "0" {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
-
-/// Formats an axis tick value compactly: thousands separators above 100, else up to 2 decimals.
-pub fn tick(v: f64) -> String {
-    if v.abs() >= 100.0 {
-        thousands(v)
-    } else if (v - v.round()).abs() < 1e-9 {
-        format!("{:.0}", v)
-    } else if (v * 10.0 - (v * 10.0).round()).abs() < 1e-9 {
-        format!("{:.1}", v)
-    } else {
-        format!("{:.2}", v)
-    }
 }
 
 /// Draws a labelled scatter/line plot to `path` (SVG).
@@ -740,4 +653,97 @@ pub fn plot_curve(
         references: Vec::new(),
     };
     scatter(&plot, path)
+}
+
+/// Colour of a heatmap cell at `t` in 0..=1: from near-white to the first series colour.
+fn ramp(t: f64) -> RGBColor {
+    let t = t.clamp(0.0, 1.0);
+    let (r0, g0, b0) = (247.0, 251.0, 255.0);
+    let RGBColor(r1, g1, b1) = colour(0);
+    let mix = |a: f64, b: u8| (a + (f64::from(b) - a) * t).round() as u8;
+    RGBColor(mix(r0, r1), mix(g0, g1), mix(b0, b1))
+}
+
+/// Draws a heatmap to `path` (SVG): one coloured, labelled rectangle per measured cell.
+pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
+    let (nx, ny) = (h.x_ticks.len().max(1), h.y_ticks.len().max(1));
+    let max = h
+        .scale_max
+        .or_else(|| {
+            h.cells
+                .iter()
+                .flatten()
+                .flatten()
+                .copied()
+                .filter(|v| v.is_finite())
+                .reduce(f64::max)
+        })
+        .filter(|m| *m > 0.0)
+        .unwrap_or(1.0);
+    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| plot_error(path, e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&h.title, font(TITLE_SIZE))
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..nx as f64, 0.0..ny as f64)
+        .map_err(|e| plot_error(path, e))?;
+    let x_tick = |v: &f64| {
+        let i = v.floor() as usize;
+        if (v - v.floor() - 0.5).abs() < 1e-6 {
+            h.x_ticks.get(i).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let y_tick = |v: &f64| {
+        let i = v.floor() as usize;
+        if (v - v.floor() - 0.5).abs() < 1e-6 {
+            h.y_ticks.get(i).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc(&h.x_label)
+        .y_desc(&h.y_label)
+        .axis_desc_style(font(AXIS_DESC_SIZE))
+        .label_style(font(TICK_SIZE))
+        .x_labels(2 * nx + 1)
+        .y_labels(2 * ny + 1)
+        .x_label_formatter(&x_tick)
+        .y_label_formatter(&y_tick)
+        .draw()
+        .map_err(|e| plot_error(path, e))?;
+    let cells = h.cells.iter().enumerate().flat_map(|(y, row)| {
+        row.iter()
+            .enumerate()
+            .filter_map(move |(x, v)| v.map(|v| (x as f64, y as f64, v)))
+    });
+    let cells: Vec<(f64, f64, f64)> = cells.collect();
+    chart
+        .draw_series(
+            cells.iter().map(|&(x, y, v)| {
+                Rectangle::new([(x, y), (x + 1.0, y + 1.0)], ramp(v / max).filled())
+            }),
+        )
+        .map_err(|e| plot_error(path, e))?;
+    let label = font(LABEL_SIZE * 0.8).pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Center,
+        plotters::style::text_anchor::VPos::Center,
+    ));
+    chart
+        .draw_series(cells.iter().map(|&(x, y, v)| {
+            let style = if v / max > 0.6 {
+                label.clone().color(&WHITE)
+            } else {
+                label.clone()
+            };
+            Text::new(format!("{v:.*}", h.decimals), (x + 0.5, y + 0.5), style)
+        }))
+        .map_err(|e| plot_error(path, e))?;
+    root.present().map_err(|e| plot_error(path, e))
 }

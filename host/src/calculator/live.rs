@@ -5,12 +5,12 @@
 //! [`Gpu::open`] checks that the CUDA driver library can be loaded before touching it, so a
 //! machine without a GPU gets [`CudaError::NoDriver`] instead of a panic.
 
-use super::arch::Limits;
-use super::device_limits::DeviceAttributes;
 use crate::cuda::{CudaError, Gpu, JitOptions, Module};
+use crate::occupancy::arch::Limits;
+use crate::occupancy::device_limits::DeviceAttributes;
 
 /// The attributes the occupancy arithmetic needs, as the driver reported them when `gpu` was
-/// opened (the two [`crate::results::DeviceInfo`] does not keep are in its limits, unchanged).
+/// opened, for a golden file's record.
 pub fn device_attributes(gpu: &Gpu) -> DeviceAttributes {
     let limits = gpu.limits();
     DeviceAttributes::from_device_info(
@@ -20,11 +20,9 @@ pub fn device_attributes(gpu: &Gpu) -> DeviceAttributes {
     )
 }
 
-impl Limits {
-    /// Limits of GPU `ordinal`, read from the driver.
-    pub fn from_device(ordinal: u32) -> Result<Limits, CudaError> {
-        Ok(Gpu::open(ordinal)?.limits().clone())
-    }
+/// Limits of GPU `ordinal`, read from the driver.
+pub fn limits_of_device(ordinal: u32) -> Result<Limits, CudaError> {
+    Ok(Gpu::open(ordinal)?.limits().clone())
 }
 
 /// JIT-compiles `ptx` on `gpu`, under a cap of `reg_cap` registers per thread (0: no cap).

@@ -2,10 +2,10 @@
 
 use std::time::Instant;
 
-use super::arch::Limits;
-use super::golden::GoldenRow;
-use super::gpu::jit;
+use super::live::jit;
 use crate::cuda::{CudaError, Gpu, Kernel};
+use crate::occupancy::arch::Limits;
+use crate::occupancy::golden::GoldenRow;
 
 /// Register caps the module is JIT-compiled under by default (0: no cap).
 pub const REG_CAPS: [u32; 10] = [0, 24, 32, 40, 48, 64, 80, 96, 128, 168];

@@ -1,22 +1,27 @@
-//! `host calc`: the occupancy calculator's command line.
+//! `host calc`: the occupancy calculator's command line, and (on a GPU) its check against the
+//! driver. The arithmetic is [`crate::occupancy`], which needs no GPU.
+
+pub mod live;
+pub mod sweep;
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Args;
 
-use super::arch::{Arch, Limits};
-use super::block_size::max_potential_block_size;
-use super::calc::{occupancy_with_carveout, Carveout, KernelResources};
-use super::cliff::cliff_table;
-use super::curves::all_curves;
-use super::golden::{replay, table_vs_device, GoldenFile};
-use super::gpu::device_attributes;
-use super::module_source::embedded_ptx;
-use super::render;
-use super::size::parse_size;
-use super::sweep::{sweep, REG_CAPS};
+use crate::occupancy::arch::Arch;
+use crate::occupancy::block_size::max_potential_block_size;
+use crate::occupancy::calc::{occupancy_with_carveout, Carveout, KernelResources};
+use crate::occupancy::cliff::cliff_table;
+use crate::occupancy::curves::all_curves;
+use crate::occupancy::golden::{replay, table_vs_device, GoldenFile};
+use crate::occupancy::render;
+use crate::occupancy::size::parse_size;
+use live::device_attributes;
+
 use crate::cuda::{driver_present, CudaError, Gpu};
+use crate::table::Format;
+use sweep::{sweep, REG_CAPS};
 
 /// Occupancy of a kernel configuration, without a GPU (`--arch`) or from a real one (`--device`).
 #[derive(Debug, Clone, Args)]
@@ -42,15 +47,15 @@ pub struct CalcArgs {
     /// Preferred shared memory carveout, percent of the maximum (default: none).
     #[arg(long, value_name = "PCT")]
     pub carveout: Option<u8>,
-    /// Number of SMs, for the minimum grid (a device reports its own).
-    #[arg(long, value_name = "N")]
+    /// Number of SMs, for the minimum grid (a device reports its own): 1..=1024.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub sms: Option<u32>,
     /// Also find the block size with the highest occupancy, as
     /// cudaOccupancyMaxPotentialBlockSize.
     #[arg(long)]
     pub max_potential_block_size: bool,
-    /// Largest block size the search may pick.
-    #[arg(long, value_name = "N")]
+    /// Largest block size the search may pick: 1..=1024.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub block_size_limit: Option<u32>,
     /// Print the register cliff table (registers/thread -> warps -> occupancy).
     #[arg(long)]
@@ -58,8 +63,11 @@ pub struct CalcArgs {
     /// Print occupancy vs registers, vs block size and vs dynamic shared memory.
     #[arg(long)]
     pub curves: bool,
-    /// Print JSON instead of tables.
-    #[arg(long)]
+    /// Output format of the tables (json: everything as one JSON document).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Same as --format json.
+    #[arg(long, hide = true)]
     pub json: bool,
     /// Compare the calculator with the driver on this GPU over thousands of configurations.
     #[arg(long)]
@@ -90,7 +98,7 @@ impl CalcArgs {
             Some(p) => {
                 std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))
             }
-            None => Ok(embedded_ptx().to_string()),
+            None => Ok(crate::modules::UNBOUNDED.to_string()),
         }
     }
 }
@@ -102,11 +110,11 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
     }
     let mut limits = match args.device {
         Some(n) => {
-            // Without a driver, the one-line no-driver message (exit code 2) of every command.
+            // Without a driver, the one-line no-driver message (exit code 3) of every command.
             if !driver_present() {
                 return Err(CudaError::NoDriver.into());
             }
-            Limits::from_device(n).with_context(|| format!("reading GPU {n}"))?
+            live::limits_of_device(n).with_context(|| format!("reading GPU {n}"))?
         }
         None => args.arch.parse::<Arch>()?.limits(),
     };
@@ -124,7 +132,8 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
     let cliff = args.cliff.then(|| cliff_table(&limits, &[args.regs]));
     let curves = args.curves.then(|| all_curves(&limits, &kernel));
 
-    if args.json {
+    let format = if args.json { Format::Json } else { args.format };
+    if format == Format::Json {
         let v = serde_json::json!({
             "limits": limits,
             "kernel": kernel,
@@ -135,19 +144,19 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
         });
         return Ok(serde_json::to_string_pretty(&v)? + "\n");
     }
-    let mut out = render::occupancy_report(&limits, &kernel, &occ);
+    let mut out = render::occupancy_report(format, &limits, &kernel, &occ);
     if let Some(b) = &block_size {
         out.push('\n');
         out.push_str(&render::block_size_report(b));
     }
     if let Some(rows) = &cliff {
         out.push('\n');
-        out.push_str(&render::cliff_report(&limits, rows));
+        out.push_str(&render::cliff_report(format, &limits, rows));
     }
     if let Some(curves) = &curves {
         for c in curves {
             out.push('\n');
-            out.push_str(&render::curve_report(c));
+            out.push_str(&render::curve_report(format, c));
         }
     }
     Ok(out)

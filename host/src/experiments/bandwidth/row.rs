@@ -1,0 +1,53 @@
+//! Experiment 2's output and row, as `results.json` stores them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::{Check, Comparison, Timing};
+use crate::table::TableRow;
+
+/// Experiment 2.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Bandwidth {
+    /// Device-to-device copy (cuMemcpyDtoD) bandwidth measured in the same run, GB/s counting
+    /// read + written bytes.
+    pub reference_gbps: f64,
+    pub reference_timing: Timing,
+    pub rows: Vec<CopyRow>,
+}
+
+/// Experiment 2, one memcpy variant.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CopyRow {
+    pub variant: String,
+    pub threads: u32,
+    pub loads: u32,
+    pub width: u32,
+    pub bytes_per_thread: u32,
+    pub regs: u32,
+    /// Dynamic shared memory per block that holds residency at 2 blocks/SM.
+    pub dyn_smem_bytes: u32,
+    pub blocks_per_sm: u32,
+    pub occupancy: f64,
+    /// What limits the resident blocks, by the occupancy calculator.
+    pub limiter: String,
+    pub timing: Timing,
+    /// GB/s counting read + written bytes.
+    pub gbps: f64,
+    /// gbps / reference_gbps.
+    pub fraction_of_reference: f64,
+    pub check: Check,
+    pub flags: Vec<String>,
+    pub compare: Option<Comparison>,
+}
+
+impl TableRow for CopyRow {
+    fn label(&self) -> String {
+        self.variant.clone()
+    }
+    fn flags(&self) -> &[String] {
+        &self.flags
+    }
+    fn compared(&self) -> bool {
+        self.compare.is_some()
+    }
+}

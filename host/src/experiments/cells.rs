@@ -1,0 +1,86 @@
+//! Cell values the experiments' columns share: a timing, a check, a flagged throughput, and the
+//! compared module's four columns.
+
+use crate::results::{Check, Comparison, Timing};
+use crate::table::{Column, Kind, Value};
+
+/// Milliseconds per call: median [min-max].
+pub fn timing(t: &Timing) -> Value {
+    Value::Spread {
+        median: t.median_ms,
+        min: t.min_ms,
+        max: t.max_ms,
+    }
+}
+
+/// A correctness check.
+pub fn check(c: &Check) -> Value {
+    Value::Check {
+        passed: c.passed,
+        error: c.error,
+        bound: c.bound,
+    }
+}
+
+/// A throughput, marked when the row has flags (see the notes).
+pub fn rate(x: f64, flags: &[String]) -> Value {
+    if flags.is_empty() {
+        Value::Float(x)
+    } else {
+        Value::Flagged(x)
+    }
+}
+
+/// A row that may carry the compared module's figures.
+pub trait HasComparison {
+    fn comparison(&self) -> Option<&Comparison>;
+}
+
+fn other_throughput<R: HasComparison>(r: &R) -> Value {
+    r.comparison()
+        .map_or(Value::Empty, |c| Value::Float(c.throughput))
+}
+
+fn other_regs<R: HasComparison>(r: &R) -> Value {
+    r.comparison()
+        .map_or(Value::Empty, |c| Value::Int(c.regs.into()))
+}
+
+fn ratio<R: HasComparison>(r: &R) -> Value {
+    r.comparison()
+        .map_or(Value::Empty, |c| Value::Float(c.ratio))
+}
+
+fn other_check<R: HasComparison>(r: &R) -> Value {
+    r.comparison().map_or(Value::Empty, |c| check(&c.check))
+}
+
+/// The compared module's columns: its throughput (header `throughput`, in `unit`), registers,
+/// our/its ratio and its check.
+pub fn compared_columns<R: HasComparison>(
+    throughput: &'static str,
+    unit: &'static str,
+    decimals: usize,
+) -> Vec<Column<R>> {
+    vec![
+        Column::compared(
+            throughput,
+            Kind::Rate { unit, decimals },
+            other_throughput::<R>,
+        ),
+        Column::compared("Other regs", Kind::Count, other_regs::<R>),
+        Column::compared("Ours/other", Kind::Ratio, ratio::<R>),
+        Column::compared("Other verified", Kind::Check, other_check::<R>),
+    ]
+}
+
+/// Every failed check of a row, ours and the compared module's, in words.
+pub fn failed(what: String, check: &Check, compare: Option<&Comparison>, out: &mut Vec<String>) {
+    let summary = |c: &Check| format!("error {:e} > bound {:e} ({})", c.error, c.bound, c.what);
+    if !check.passed {
+        out.push(format!("{what}: {}", summary(check)));
+    }
+    if let Some(c) = compare.filter(|c| !c.check.passed) {
+        out.push(format!("{what} (compared module): {}", summary(&c.check)));
+    }
+}

@@ -1,0 +1,243 @@
+//! The list of experiments. One line each: `Variant => key: folder::Spec`. From it come the
+//! subcommands, `host all`, the fields of `results.json` ([`RunResults`]), the order of the
+//! tables, report sections, plots, verdicts and merged rows.
+
+use serde::{Deserialize, Serialize};
+
+use super::contract::{Experiment, Merged, ModuleNames, RunContext};
+use super::ExperimentError;
+use crate::claim::Verdict;
+use crate::cuda::Gpu;
+use crate::figure::{Figure, PlotRun};
+use crate::flags::{CliError, Common, Shared};
+use crate::results::{DeviceInfo, Missing, RunMeta};
+use crate::table::TableData;
+
+/// An experiment's own subcommand: the common flags and its own.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ExperimentArgs<A: clap::Args> {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(flatten)]
+    pub args: A,
+}
+
+/// `host all`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AllArgs {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(flatten)]
+    pub shared: Shared,
+    #[command(flatten)]
+    pub experiments: AllExperimentArgs,
+}
+
+/// One experiment's output in a run, by name.
+pub struct Section {
+    pub name: &'static str,
+    pub number: u8,
+    pub heading: &'static str,
+    /// Its table, when it ran.
+    pub table: Option<TableData>,
+}
+
+macro_rules! registry {
+    ($($variant:ident => $field:ident : $ty:ty),* $(,)?) => {
+        /// One run of the lab on one GPU: how it was made, the device, each experiment's output
+        /// (`None` when not run) and what is missing from it.
+        #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+        pub struct RunResults {
+            pub meta: RunMeta,
+            pub device: DeviceInfo,
+            $(pub $field: Option<<$ty as Experiment>::Output>,)*
+            /// Experiments asked for but not on disk (still running when written, failed, or
+            /// interrupted), with the reason.
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub missing: Vec<Missing>,
+        }
+
+        /// The experiments' subcommands.
+        #[derive(Debug, Clone, clap::Subcommand)]
+        pub enum ExperimentCommand {
+            $(
+                #[command(name = <$ty as Experiment>::NAME, about = <$ty as Experiment>::ABOUT,
+                          after_help = <$ty as Experiment>::help())]
+                $variant(ExperimentArgs<<$ty as Experiment>::Args>),
+            )*
+        }
+
+        /// The flags of `host all`: the common ones, the shared ones, and each experiment's.
+        #[derive(Debug, Clone, clap::Args)]
+        pub struct AllExperimentArgs {
+            $(
+                #[command(flatten)]
+                pub $field: <$ty as Experiment>::AllArgs,
+            )*
+        }
+
+        /// One experiment, planned.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Planned {
+            $($variant(<$ty as Experiment>::Plan),)*
+        }
+
+        /// Every experiment's name, in order.
+        pub const NAMES: &[&str] = &[$(<$ty as Experiment>::NAME,)*];
+
+        impl ExperimentCommand {
+            pub fn common(&self) -> &Common {
+                match self {
+                    $(ExperimentCommand::$variant(a) => &a.common,)*
+                }
+            }
+
+            /// Validates the subcommand's flags.
+            pub fn plan(&self) -> Result<Planned, CliError> {
+                Ok(match self {
+                    $(ExperimentCommand::$variant(a) =>
+                        Planned::$variant(<$ty as Experiment>::plan(&a.args)?),)*
+                })
+            }
+        }
+
+        /// `host all --help`'s list of every experiment's variant labels.
+        pub fn all_variants_help() -> String {
+            let lines: Vec<String> = [$((<$ty as Experiment>::NAME, <$ty as Experiment>::variant_labels()),)*]
+                .iter()
+                .filter(|(_, l)| !l.is_empty())
+                .map(|(name, l)| format!("  {name}: {}", l.join(", ")))
+                .collect();
+            format!("Variants (from the variant table):\n{}", lines.join("\n"))
+        }
+
+        /// Validates `host all`'s flags into one plan per experiment.
+        pub fn plan_all(all: &AllArgs) -> Result<Vec<Planned>, CliError> {
+            let known: Vec<&str> = [$(<$ty as Experiment>::variant_labels(),)*].concat();
+            super::check_mixed_labels(&all.shared.variants, &known, &[
+                $((<$ty as Experiment>::NAME, <$ty as Experiment>::variant_labels()),)*
+            ])?;
+            Ok(vec![$(Planned::$variant(
+                <$ty as Experiment>::plan_in_all(&all.shared, &all.experiments.$field)?
+            ),)*])
+        }
+
+        impl Planned {
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Planned::$variant(_) => <$ty as Experiment>::NAME,)*
+                }
+            }
+
+            /// Writes the experiment's sizes into the run's record.
+            pub fn record(&self, meta: &mut RunMeta) {
+                match self {
+                    $(Planned::$variant(p) => <$ty as Experiment>::record(p, meta),)*
+                }
+            }
+
+            pub fn modules(&self) -> ModuleNames {
+                match self {
+                    $(Planned::$variant(p) => <$ty as Experiment>::modules(p),)*
+                }
+            }
+
+            /// Runs the experiment and stores its output in `results`.
+            pub fn run(
+                &self,
+                gpu: &Gpu,
+                ctx: &RunContext,
+                results: &mut RunResults,
+            ) -> Result<(), ExperimentError> {
+                match self {
+                    $(Planned::$variant(p) => {
+                        results.$field = Some(<$ty as Experiment>::run(gpu, ctx, p)?);
+                    })*
+                }
+                Ok(())
+            }
+        }
+
+        impl RunResults {
+            /// A run with no experiment output yet.
+            pub fn empty(meta: RunMeta, device: DeviceInfo) -> Self {
+                Self { meta, device, $($field: None,)* missing: Vec::new() }
+            }
+
+            /// Every experiment in order, with its table when it ran.
+            pub fn sections(&self) -> Vec<Section> {
+                vec![$(Section {
+                    name: <$ty as Experiment>::NAME,
+                    number: <$ty as Experiment>::NUMBER,
+                    heading: <$ty as Experiment>::SECTION,
+                    table: self.$field.as_ref().map(|o| <$ty as Experiment>::table(o, &self.meta)),
+                },)*]
+            }
+
+            /// Descriptions of every failed check, each prefixed with its experiment.
+            pub fn failed_checks(&self) -> Vec<String> {
+                let mut out = Vec::new();
+                $(if let Some(o) = &self.$field {
+                    out.extend(<$ty as Experiment>::failed_checks(o)
+                        .into_iter()
+                        .map(|f| format!("{} {f}", <$ty as Experiment>::NAME)));
+                })*
+                out
+            }
+
+            /// Every claim, judged from this run.
+            pub fn verdicts(&self) -> Vec<Verdict> {
+                let mut out = Vec::new();
+                $(out.extend(<$ty as Experiment>::claims(self.$field.as_ref()));)*
+                out
+            }
+
+            /// Each experiment's rows for the merged table (`None` where it did not run).
+            pub fn merged(&self) -> Vec<(u8, Option<Merged>)> {
+                vec![$((
+                    <$ty as Experiment>::NUMBER,
+                    self.$field.as_ref().map(<$ty as Experiment>::merged),
+                ),)*]
+            }
+        }
+
+        /// The plots of several runs (one name per run and, when compared, per compared
+        /// module): (experiment name, file stem, figure) for each plot some run has data for.
+        pub fn figures(
+            runs: &[(&str, Option<&str>, &RunResults)],
+        ) -> Vec<(&'static str, String, Figure)> {
+            let mut out = Vec::new();
+            $({
+                let plotted: Vec<PlotRun<'_, <$ty as Experiment>::Output>> = runs
+                    .iter()
+                    .filter_map(|(name, compare_name, r)| {
+                        r.$field.as_ref().map(|output| PlotRun {
+                            name,
+                            compare_name: *compare_name,
+                            device: &r.device,
+                            output,
+                        })
+                    })
+                    .collect();
+                for (stem, f) in <$ty as Experiment>::figures(&plotted) {
+                    out.push((<$ty as Experiment>::NAME, stem, f));
+                }
+            })*
+            out
+        }
+
+        /// Orders the row keys of experiment `number` seen across runs.
+        pub fn key_order(number: u8, seen: Vec<String>) -> Vec<String> {
+            $(if number == <$ty as Experiment>::NUMBER {
+                return <$ty as Experiment>::key_order(seen);
+            })*
+            seen
+        }
+    };
+}
+
+registry! {
+    Occupancy => occupancy: super::occupancy::Spec,
+    Bandwidth => bandwidth: super::bandwidth::Spec,
+    Regs => regs: super::regs::Spec,
+}

@@ -1,0 +1,488 @@
+//! Experiment 3, register pressure: one GEMM variant (the table's `REGS.variant`) rebuilt under
+//! each register cap; actual registers from the loaded function, spills and stack frame from
+//! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin).
+
+mod claims;
+mod row;
+
+use kernels_gpu::variants::REGS;
+
+pub use row::RegsRow;
+
+use super::cells::{self, compared_columns, HasComparison};
+use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
+use super::gemm::{GemmBuffers, GemmParams};
+use super::module_source::{load_capped, plan_folders, CappedKernels, Loaded, Needs, BUILTIN};
+use super::{comparison, progress_bar, ExperimentError, InVariant};
+use crate::claim::Verdict;
+use crate::cuda::{Gpu, Kernel, KernelParams, ModuleKind};
+use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
+use crate::flags::{parse_cap, parse_label, CliError, GemmSize, Shared};
+use crate::results::{Check, Comparison, RunMeta};
+use crate::table::{columns_table, Column, Kind, TableData, Value};
+
+/// Experiment 3.
+pub struct Spec;
+
+/// `host regs`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct Args {
+    /// Register caps (comma-separated, each in 16..=255); default the table's. Without --module
+    /// each must be one the built-in kernels were built for.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cap)]
+    pub caps: Vec<u32>,
+    #[command(flatten)]
+    pub gemm: GemmSize,
+    /// A folder of per-cap modules (PTX, cubin or fatbin) whose names contain `cap{N}`, e.g.
+    /// peer_cap32.cubin; a `NAME.ptxas.txt` beside a cubin gives its spills.
+    #[arg(long, value_name = "DIR")]
+    pub module: Option<std::path::PathBuf>,
+    /// Also run this folder's per-cap modules, timed with ours (samples interleaved), and compare.
+    #[arg(long, value_name = "DIR")]
+    pub compare: Option<std::path::PathBuf>,
+    /// Name of the compared modules in tables, plots and legends (default: the folder's name).
+    #[arg(long, value_name = "NAME", requires = "compare", value_parser = parse_label)]
+    pub compare_label: Option<String>,
+}
+
+/// What experiment 3 adds to `host all`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct AllArgs {
+    /// Register caps of experiment 3 (comma-separated, each in 16..=255).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cap)]
+    pub caps: Vec<u32>,
+    /// Folder of per-cap modules for experiment 3.
+    #[arg(long, value_name = "DIR")]
+    pub module_caps: Option<std::path::PathBuf>,
+    /// Folder of per-cap modules to compare against in experiment 3.
+    #[arg(long, value_name = "DIR")]
+    pub compare_caps: Option<std::path::PathBuf>,
+}
+
+/// Experiment 3, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub caps: Vec<u32>,
+    pub size: u32,
+    pub kernels: CappedKernels,
+    pub compare: Option<CappedKernels>,
+    pub compare_label: Option<String>,
+}
+
+/// Every per-cap module must export the capped variant's entry with the GEMM parameter list.
+fn needs() -> Needs<'static> {
+    Needs {
+        entries: std::slice::from_ref(&REGS.gemm().entry),
+        signature: GemmParams::SIGNATURE,
+    }
+}
+
+fn select_caps(caps: &[u32]) -> Result<Vec<u32>, CliError> {
+    if caps.is_empty() {
+        return Ok(REGS.caps.to_vec());
+    }
+    for (i, c) in caps.iter().enumerate() {
+        if caps[..i].contains(c) {
+            return Err(CliError::DuplicateCap(*c));
+        }
+    }
+    Ok(caps.to_vec())
+}
+
+/// Spill and stack figures of one entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spills {
+    pub stores: Option<u32>,
+    pub loads: Option<u32>,
+    /// Bytes of stack frame (the report's, else the function's local memory).
+    pub stack_frame: u32,
+}
+
+fn spills(loaded: &Loaded, kernel: &Kernel<'_>) -> Result<Spills, ExperimentError> {
+    match loaded.report.as_ref().and_then(|r| r.entry(kernel.entry())) {
+        Some(e) => Ok(Spills {
+            stores: Some(e.spill_stores),
+            loads: Some(e.spill_loads),
+            stack_frame: e.stack_frame,
+        }),
+        None => Ok(Spills {
+            stores: None,
+            loads: None,
+            stack_frame: kernel.local_bytes()?,
+        }),
+    }
+}
+
+impl HasComparison for RegsRow {
+    fn comparison(&self) -> Option<&Comparison> {
+        self.compare.as_ref()
+    }
+}
+
+fn spill(x: u32, unknown: bool) -> Value {
+    if unknown {
+        Value::NotAvailable
+    } else {
+        Value::Int(x.into())
+    }
+}
+
+fn other_spills(r: &RegsRow) -> Value {
+    match &r.compare {
+        Some(c) => match (c.spill_stores, c.spill_loads) {
+            (Some(s), Some(l)) => Value::Pair(s.into(), l.into()),
+            _ => Value::NotAvailable,
+        },
+        None => Value::Empty,
+    }
+}
+
+/// How a module description's register caps were applied: `.maxnreg` in the built-in PTX; a
+/// folder's files were capped by their own build (nvcc: `-maxrregcount`).
+fn cap_mechanism(module: &str) -> &'static str {
+    if module.starts_with(BUILTIN) {
+        "`.maxnreg`"
+    } else {
+        "its build's cap, e.g. `-maxrregcount`"
+    }
+}
+
+/// The regs part of a run's module description ("main; regs: folder" or one for all).
+fn regs_part(description: &str) -> &str {
+    description
+        .split("; ")
+        .find_map(|p| p.strip_prefix("regs: "))
+        .unwrap_or(description)
+}
+
+const GFLOPS: Kind = Kind::Rate {
+    unit: "GFLOP/s",
+    decimals: 0,
+};
+
+impl Experiment for Spec {
+    const NAME: &'static str = "regs";
+    const NUMBER: u8 = 3;
+    const ABOUT: &'static str =
+        "Experiment 3: register pressure (one SGEMM variant under each register cap)";
+    const SECTION: &'static str = "Experiment 3: register cap vs throughput";
+
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Plan = Plan;
+    type Output = Vec<RegsRow>;
+    type Row = RegsRow;
+
+    /// The variant it caps and the caps the built-in kernels were built for.
+    fn help() -> String {
+        format!(
+            "Variant {} under register caps; built-in caps (the variant table's): {}",
+            REGS.variant,
+            super::module_source::builtin_caps()
+        )
+    }
+
+    fn plan(a: &Args) -> Result<Plan, CliError> {
+        let caps = select_caps(&a.caps)?;
+        let (kernels, compare, compare_label) = plan_folders(
+            &caps,
+            ("--module", &a.module),
+            ("--compare", &a.compare),
+            &a.compare_label,
+            needs(),
+        )?;
+        Ok(Plan {
+            caps,
+            size: a.gemm.size,
+            kernels,
+            compare,
+            compare_label,
+        })
+    }
+
+    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let caps = select_caps(&a.caps)?;
+        let (kernels, compare, compare_label) = plan_folders(
+            &caps,
+            ("--module-caps", &a.module_caps),
+            ("--compare-caps", &a.compare_caps),
+            &s.compare_label,
+            needs(),
+        )?;
+        Ok(Plan {
+            caps,
+            size: s.gemm.size,
+            kernels,
+            compare,
+            compare_label,
+        })
+    }
+
+    fn modules(p: &Plan) -> ModuleNames {
+        ModuleNames {
+            ours: p.kernels.describe(),
+            theirs: p.compare.as_ref().map(CappedKernels::describe),
+            label: p.compare_label.clone(),
+        }
+    }
+
+    fn record(p: &Plan, meta: &mut RunMeta) {
+        meta.gemm_size = p.size;
+    }
+
+    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {
+        let variant = REGS.gemm();
+        let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
+        let bar = progress_bar(ctx, p.caps.len(), Self::NAME);
+        let mut rows = Vec::with_capacity(p.caps.len());
+        for &cap in &p.caps {
+            let at = format!("{} at cap {cap}", variant.label);
+            bar.set_message(format!("cap {cap}"));
+            let ours = load_capped(gpu, &p.kernels, cap).in_variant(&at)?;
+            let theirs = p
+                .compare
+                .as_ref()
+                .map(|other| load_capped(gpu, other, cap))
+                .transpose()
+                .in_variant(&at)?;
+            let (kernel, other) = ours
+                .entry_pair(theirs.as_ref(), variant.entry)
+                .in_variant(&at)?;
+            let (measured, compared) = buffers
+                .measure(gpu, &kernel, other.as_ref(), variant, ctx.timing)
+                .in_variant(&at)?;
+            let our_spills = spills(&ours, &kernel).in_variant(&at)?;
+            let mut flags = measured.flags.clone();
+            if our_spills.stores.is_none() && ours.module.kind() == ModuleKind::Ptx {
+                flags.push(format!(
+                    "the JIT info log of {} has no resource report for `{}`; spills unknown",
+                    ours.module.name(),
+                    kernel.entry()
+                ));
+            }
+            let compared = match (compared, &theirs, &other) {
+                (Some(m), Some(t), Some(k)) => {
+                    let s = spills(t, k).in_variant(&at)?;
+                    Some((m, s.stores, s.loads))
+                }
+                _ => None,
+            };
+            let compare = comparison(&measured, compared, &mut flags);
+            rows.push(RegsRow {
+                cap,
+                regs: measured.regs,
+                blocks_per_sm: measured.blocks_per_sm,
+                occupancy: measured.occupancy,
+                limiter: measured.limiter,
+                timing: measured.timing,
+                gflops: measured.throughput,
+                spill_stores: our_spills.stores.unwrap_or(0),
+                spill_loads: our_spills.loads.unwrap_or(0),
+                spills_unknown: our_spills.stores.is_none(),
+                stack_frame: our_spills.stack_frame,
+                check: measured.check,
+                flags,
+                compare,
+            });
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        Ok(rows)
+    }
+
+    fn rows(output: &Vec<RegsRow>) -> &[RegsRow] {
+        output
+    }
+
+    fn columns() -> Vec<Column<RegsRow>> {
+        let mut c: Vec<Column<Self::Row>> = vec![
+            Column::new("Cap", Kind::Count, |r| Value::Int(r.cap.into())),
+            Column::new("Actual regs", Kind::Count, |r| Value::Int(r.regs.into())),
+            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+            Column::new("ms/call [min-max]", Kind::Duration, |r| {
+                cells::timing(&r.timing)
+            }),
+            Column::new("GFLOP/s", GFLOPS, |r| cells::rate(r.gflops, &r.flags)),
+            Column::new("Spill stores", Kind::Bytes, |r| {
+                spill(r.spill_stores, r.spills_unknown)
+            }),
+            Column::new("Spill loads", Kind::Bytes, |r| {
+                spill(r.spill_loads, r.spills_unknown)
+            }),
+            Column::new("Stack frame", Kind::Bytes, |r| {
+                Value::Int(r.stack_frame.into())
+            }),
+            Column::new("Blocks/SM", Kind::Count, |r| {
+                Value::Int(r.blocks_per_sm.into())
+            }),
+            Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
+            Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+        ];
+        c.extend(compared_columns("Other GFLOP/s", "GFLOP/s", 0));
+        c.push(Column::compared(
+            "Other spill st/ld",
+            Kind::Pair { sep: "/" },
+            other_spills,
+        ));
+        c
+    }
+
+    /// Names the GEMM size and how each module's caps were applied.
+    fn title(m: &RunMeta) -> String {
+        let ours = cap_mechanism(regs_part(&m.module));
+        let theirs = match (&m.compare_module, m.compare_name()) {
+            (Some(c), Some(name)) => {
+                format!("; {name}: {}", cap_mechanism(regs_part(c)))
+            }
+            _ => String::new(),
+        };
+        format!(
+            "3. Register pressure (SGEMM M=N=K={}, variant {} under register caps; ours: {ours}{theirs})",
+            m.gemm_size, REGS.variant
+        )
+    }
+
+    fn table(rows: &Vec<RegsRow>, meta: &RunMeta) -> TableData {
+        let mut t = columns_table(&Self::title(meta), &Self::columns(), rows);
+        if rows.iter().any(|r| r.spills_unknown) {
+            t.notes.push(
+                "n/a: the module is a cubin with no ptxas report beside it; stack frame is the \
+                 function's local memory"
+                    .to_owned(),
+            );
+        }
+        t
+    }
+
+    fn failed_checks(output: &Vec<RegsRow>) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in output {
+            cells::failed(
+                format!("cap {}", r.cap),
+                &r.check,
+                r.compare.as_ref(),
+                &mut out,
+            );
+        }
+        out
+    }
+
+    fn claims(output: Option<&Vec<RegsRow>>) -> Vec<Verdict> {
+        claims::claims(output.map(Vec::as_slice))
+    }
+
+    /// Register cap vs GFLOP/s with spill bytes as bars.
+    fn figures(runs: &[PlotRun<'_, Vec<RegsRow>>]) -> Vec<(String, Figure)> {
+        Self::figure(runs)
+            .map(|f| (Self::NAME.to_owned(), f))
+            .into_iter()
+            .collect()
+    }
+    fn merged(output: &Vec<RegsRow>) -> Merged {
+        Merged {
+            unit: "GFLOP/s",
+            decimals: 0,
+            reference: None,
+            rows: output
+                .iter()
+                .map(|r| MergeRow {
+                    key: format!("cap {}", r.cap),
+                    ours: (r.gflops, r.occupancy),
+                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
+                })
+                .collect(),
+        }
+    }
+
+    /// Caps in numeric order.
+    fn key_order(seen: Vec<String>) -> Vec<String> {
+        let cap = |k: &String| {
+            k.trim_start_matches("cap ")
+                .parse::<u32>()
+                .unwrap_or(u32::MAX)
+        };
+        let mut keys = seen;
+        keys.sort_by_key(cap);
+        keys.dedup();
+        keys
+    }
+}
+
+impl Spec {
+    fn figure(runs: &[PlotRun<'_, Vec<RegsRow>>]) -> Option<Figure> {
+        let mut out = Vec::new();
+        let cap_label = |cap: u32, regs: u32, check: &Check| {
+            let mut l = String::new();
+            if regs != cap {
+                l = format!("{regs} regs");
+            }
+            if !check.passed {
+                l = format!("{l} (check failed)").trim().to_string();
+            }
+            (!l.is_empty()).then_some(l)
+        };
+        for run in runs {
+            let rows = run.output;
+            out.push(RegsSeries {
+                name: run.name.to_string(),
+                points: rows
+                    .iter()
+                    .map(|r| LabelledPoint {
+                        x: r.cap as f64,
+                        y: r.gflops,
+                        label: cap_label(r.cap, r.regs, &r.check),
+                    })
+                    .collect(),
+                spills: rows
+                    .iter()
+                    .map(|r| {
+                        let bytes = (r.spill_stores + r.spill_loads) as f64;
+                        (r.cap as f64, (!r.spills_unknown).then_some(bytes))
+                    })
+                    .collect(),
+            });
+            if let Some(cn) = run.compare_name {
+                let with: Vec<_> = rows
+                    .iter()
+                    .filter_map(|r| r.compare.as_ref().map(|c| (r.cap, c)))
+                    .collect();
+                if !with.is_empty() {
+                    out.push(RegsSeries {
+                        name: cn.to_string(),
+                        points: with
+                            .iter()
+                            .map(|(cap, c)| LabelledPoint {
+                                x: *cap as f64,
+                                y: c.throughput,
+                                label: cap_label(*cap, c.regs, &c.check),
+                            })
+                            .collect(),
+                        spills: with
+                            .iter()
+                            .map(|(cap, c)| {
+                                let b = c
+                                    .spill_stores
+                                    .zip(c.spill_loads)
+                                    .map(|(s, l)| (s + l) as f64);
+                                (*cap as f64, b)
+                            })
+                            .collect(),
+                    });
+                }
+            }
+        }
+        if out.is_empty() {
+            return None;
+        }
+        finish_labels(&mut out, |s| &mut s.points);
+        Some(Figure::Regs {
+            title: format!(
+                "Experiment 3: register cap on GEMM variant {}",
+                REGS.variant
+            ),
+            series: out,
+        })
+    }
+}

@@ -1,0 +1,361 @@
+//! The flags the experiments share and the checks every flag and file gets before any GPU work:
+//! `--out` created and writable, module files recognisably PTX, cubin or fatbin and exporting
+//! what a run launches, register caps, sizes and labels in range. Each experiment's own flags
+//! (its `Args`) live in its folder and are built from these.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use kernels_gpu::variants::{BM, MAX_REGS_PER_THREAD, MIN_REG_CAP};
+
+use crate::cuda::{module_entries, ptx_accepts, ptx_entry_params, ModuleKind, ParamKind};
+use crate::table::Format;
+
+/// Largest GEMM size accepted: the kernels index with 32-bit ints (M*K < 2^31).
+pub const MAX_GEMM_SIZE: u32 = 32_768;
+/// Largest copy buffer accepted, MiB.
+pub const MAX_COPY_MIB: u64 = 1 << 20;
+/// The blog's launches per timed sample.
+pub const DEFAULT_ITERS: u32 = 50;
+/// Timed samples per figure.
+pub const DEFAULT_SAMPLES: u32 = 7;
+/// Seed of the random inputs.
+pub const DEFAULT_SEED: u64 = 0x0CC_u64 << 32 | 2010;
+
+/// Flags every experiment takes.
+#[derive(Debug, Clone, Args)]
+pub struct Common {
+    /// CUDA device ordinal.
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=1023))]
+    pub device: u32,
+    /// Launches per timed sample (the blog: 50).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_ITERS,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub iters: u32,
+    /// Timed samples per figure; the median is reported with min and max.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SAMPLES,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub samples: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write results.json, tables.md, one CSV per experiment and the report (report.md,
+    /// plots, the occupancy calculator's curves for this GPU) into DIR, each experiment as soon
+    /// as it finishes. DIR is created and checked before anything runs.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Check every flag and file (and create --out), then exit without touching the GPU.
+    #[arg(long)]
+    pub check_only: bool,
+}
+
+/// `--size`, for the experiments that run the GEMM.
+#[derive(Debug, Clone, Args)]
+pub struct GemmSize {
+    /// GEMM M = N = K: a multiple of 64 in 64..=32768.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = parse_gemm_size)]
+    pub size: u32,
+}
+
+/// `--copy-mib`, for the experiments that copy.
+#[derive(Debug, Clone, Args)]
+pub struct CopySize {
+    /// Size of the copy's source (and destination) in MiB: 1..=1048576 (default 1 GiB).
+    #[arg(long, value_name = "MIB", default_value_t = 1024,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
+    pub copy_mib: u64,
+}
+
+/// `--module`, `--compare` and `--compare-label` as PTX, cubin or fatbin files.
+#[derive(Debug, Clone, Args)]
+pub struct ModuleFiles {
+    /// Run these kernels instead of the built-in ones: any PTX, cubin or fatbin exporting the
+    /// entries.
+    #[arg(long, value_name = "FILE")]
+    pub module: Option<PathBuf>,
+    /// Also run this module's kernels, timed with ours (samples interleaved), and compare.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
+    /// Name of the compared module in tables, plots and legends (default: the file's stem).
+    #[arg(long, value_name = "NAME", requires = "compare", value_parser = parse_label)]
+    pub compare_label: Option<String>,
+}
+
+/// The flags of `host all` that several experiments read.
+#[derive(Debug, Clone, Args)]
+pub struct Shared {
+    /// Variants to run, by label, of any experiment (comma-separated); an experiment none of
+    /// whose labels is listed runs all of its variants.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub variants: Vec<String>,
+    #[command(flatten)]
+    pub gemm: GemmSize,
+    /// Module for the experiments that take one file (PTX, cubin or fatbin).
+    #[arg(long, value_name = "FILE")]
+    pub module: Option<PathBuf>,
+    /// Module to compare against in the experiments that take one file.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
+    /// Name of the compared modules in tables, plots and legends (default: the stem of
+    /// --compare, else of --compare-caps).
+    #[arg(long, value_name = "NAME", value_parser = parse_label)]
+    pub compare_label: Option<String>,
+}
+
+/// A flag value that parses but does not make sense, or a file that is not what it should be.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum CliError {
+    #[error("--variants: unknown {kind} variant `{label}`; valid: {valid}")]
+    UnknownVariant {
+        kind: &'static str,
+        label: String,
+        valid: String,
+    },
+    #[error("--variants: `{0}` is listed twice")]
+    DuplicateVariant(String),
+    #[error("--caps: cap {0} is listed twice")]
+    DuplicateCap(u32),
+    #[error(
+        "--caps: the built-in kernels have no module for register cap {cap}; built-in caps: \
+         {available} (give a folder of per-cap modules with --module for other caps)"
+    )]
+    NoBuiltinCap { cap: u32, available: String },
+    #[error("{flag}: {path} does not exist")]
+    MissingPath { flag: &'static str, path: PathBuf },
+    #[error("{flag}: {path} is a folder; expected a PTX, cubin or fatbin file")]
+    NotAFile { flag: &'static str, path: PathBuf },
+    #[error("{flag}: {path} is not a folder; expected a folder of per-cap modules (e.g. peer_cap32.cubin)")]
+    NotAFolder { flag: &'static str, path: PathBuf },
+    #[error("{flag}: {path} cannot be read: {reason}")]
+    Unreadable {
+        flag: &'static str,
+        path: PathBuf,
+        reason: String,
+    },
+    #[error(
+        "{flag}: {path} is not a kernel module: expected PTX text (with .version and .target), \
+         a cubin (ELF) or a fatbinary"
+    )]
+    NotAModule { flag: &'static str, path: PathBuf },
+    #[error("{flag}: {reason}")]
+    CapFolder { flag: &'static str, reason: String },
+    #[error("{flag}: {path} has no entry `{entry}`; entries in it: {available}")]
+    MissingEntry {
+        flag: &'static str,
+        path: PathBuf,
+        entry: String,
+        available: String,
+    },
+    #[error(
+        "{flag}: {path}: `{entry}` takes parameters {found}; the lab launches it with {expected}"
+    )]
+    WrongSignature {
+        flag: &'static str,
+        path: PathBuf,
+        entry: String,
+        found: String,
+        expected: String,
+    },
+    #[error("--out: {path}: {reason}")]
+    Out { path: PathBuf, reason: String },
+}
+
+/// `--size`: M = N = K must tile by the 64x64 block tile.
+pub fn parse_gemm_size(s: &str) -> Result<u32, String> {
+    let n: u32 = s.trim().parse().map_err(|_| {
+        format!("`{s}` is not a whole number; valid: a multiple of {BM} in {BM}..={MAX_GEMM_SIZE}")
+    })?;
+    if !(BM..=MAX_GEMM_SIZE).contains(&n) || !n.is_multiple_of(BM) {
+        return Err(format!(
+            "{n} does not tile: M = N = K must be a multiple of {BM} (the block tile) in \
+             {BM}..={MAX_GEMM_SIZE}, e.g. {}",
+            (n / BM).clamp(1, MAX_GEMM_SIZE / BM) * BM
+        ));
+    }
+    Ok(n)
+}
+
+/// `--caps`: one register cap.
+pub fn parse_cap(s: &str) -> Result<u32, String> {
+    let n: u32 = s.trim().parse().map_err(|_| {
+        format!("`{s}` is not a whole number; valid caps: {MIN_REG_CAP}..={MAX_REGS_PER_THREAD}")
+    })?;
+    if !(MIN_REG_CAP..=MAX_REGS_PER_THREAD).contains(&n) {
+        return Err(format!(
+            "{n} is outside the register caps ptxas accepts: {MIN_REG_CAP}..={MAX_REGS_PER_THREAD}"
+        ));
+    }
+    Ok(n)
+}
+
+/// `--compare-label`: a short name, printable, no line breaks.
+pub fn parse_label(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if t.is_empty() || t.len() > 64 || t.chars().any(char::is_control) {
+        return Err(format!(
+            "`{s}` is not a label: 1 to 64 printable characters"
+        ));
+    }
+    Ok(t.to_owned())
+}
+
+/// The label of a compared module: the one given, else the file's (or folder's) stem.
+pub fn default_label(given: &Option<String>, path: &Path) -> String {
+    given.clone().unwrap_or_else(|| {
+        path.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| path.display().to_string())
+    })
+}
+
+fn labels<T>(table: &[T], label: impl Fn(&T) -> &str) -> String {
+    table.iter().map(label).collect::<Vec<_>>().join(", ")
+}
+
+/// The entries of `table` named in `list` (all when empty), in table order.
+pub fn select<T>(
+    list: &[String],
+    table: &'static [T],
+    label: impl Fn(&T) -> &str + Copy,
+    kind: &'static str,
+) -> Result<Vec<&'static T>, CliError> {
+    let list: Vec<&str> = list
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if list.is_empty() {
+        return Ok(table.iter().collect());
+    }
+    for (i, l) in list.iter().enumerate() {
+        if !table.iter().any(|v| label(v) == *l) {
+            return Err(CliError::UnknownVariant {
+                kind,
+                label: (*l).to_owned(),
+                valid: labels(table, label),
+            });
+        }
+        if list[..i].contains(l) {
+            return Err(CliError::DuplicateVariant((*l).to_owned()));
+        }
+    }
+    Ok(table.iter().filter(|v| list.contains(&label(v))).collect())
+}
+
+/// The labels of `list` that belong to `table` (for `all --variants`, which mixes experiments).
+pub fn own_labels(list: &[String], own: &[&str]) -> Vec<String> {
+    list.iter()
+        .filter(|l| own.contains(&l.trim()))
+        .cloned()
+        .collect()
+}
+
+/// A module file: exists, is a file, can be read and is recognisably PTX, cubin or fatbin.
+pub fn check_module_file(flag: &'static str, path: &Path) -> Result<ModuleKind, CliError> {
+    if !path.exists() {
+        return Err(CliError::MissingPath {
+            flag,
+            path: path.to_owned(),
+        });
+    }
+    if path.is_dir() {
+        return Err(CliError::NotAFile {
+            flag,
+            path: path.to_owned(),
+        });
+    }
+    let image = std::fs::read(path).map_err(|e| CliError::Unreadable {
+        flag,
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    ModuleKind::recognise(&image).ok_or_else(|| CliError::NotAModule {
+        flag,
+        path: path.to_owned(),
+    })
+}
+
+/// A module file exports `entries`, and, where it is PTX (whose parameter lists can be read), each
+/// with `signature`. A binary whose entries cannot be listed is left to the driver.
+pub fn check_entries(
+    flag: &'static str,
+    path: &Path,
+    entries: &[&str],
+    signature: &[ParamKind],
+) -> Result<(), CliError> {
+    let image = std::fs::read(path).map_err(|e| CliError::Unreadable {
+        flag,
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let available = module_entries(&image);
+    if available.is_empty() && ModuleKind::sniff(&image) != ModuleKind::Ptx {
+        // A binary whose entries cannot be listed (a compressed fatbin, a cubin laid out
+        // otherwise): the driver names a missing entry when it is looked up.
+        return Ok(());
+    }
+    for &entry in entries {
+        if !available.iter().any(|a| a == entry) {
+            return Err(CliError::MissingEntry {
+                flag,
+                path: path.to_owned(),
+                entry: entry.to_owned(),
+                available: if available.is_empty() {
+                    "none".to_owned()
+                } else {
+                    available.join(", ")
+                },
+            });
+        }
+        if ModuleKind::sniff(&image) == ModuleKind::Ptx {
+            let found = ptx_entry_params(&String::from_utf8_lossy(&image), entry);
+            if !found.as_deref().is_some_and(|f| ptx_accepts(f, signature)) {
+                return Err(CliError::WrongSignature {
+                    flag,
+                    path: path.to_owned(),
+                    entry: entry.to_owned(),
+                    found: found
+                        .map_or_else(|| "of unknown types".to_owned(), |f| format!("{f:?}")),
+                    expected: format!("{signature:?}"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A folder of per-cap modules: exists, is a folder.
+pub fn check_module_folder(flag: &'static str, path: &Path) -> Result<(), CliError> {
+    if !path.exists() {
+        return Err(CliError::MissingPath {
+            flag,
+            path: path.to_owned(),
+        });
+    }
+    if !path.is_dir() {
+        return Err(CliError::NotAFolder {
+            flag,
+            path: path.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// `--out DIR`: created (with its parents) and writable, checked by writing and removing a file.
+pub fn check_out(dir: &Path) -> Result<(), CliError> {
+    let fail = |reason: String| CliError::Out {
+        path: dir.to_owned(),
+        reason,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
+    let probe = dir.join(format!(".host-write-check-{}", std::process::id()));
+    let written = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"ok"));
+    let _ = std::fs::remove_file(&probe);
+    written.map_err(|e| fail(format!("cannot write into it: {e}")))
+}
