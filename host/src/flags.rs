@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use kernels_gpu::variants::{BM, MAX_REGS_PER_THREAD, MIN_REG_CAP};
 
-use crate::cuda::{module_entries, ptx_accepts, ptx_entry_params, ModuleKind, ParamKind};
+use crate::cuda::{module_entries, ptx_accepts, ptx_entry_params, ModuleKind};
 use crate::table::Format;
+use kernels_gpu::abi::Param;
 
 /// Largest GEMM size accepted: the kernels index with 32-bit ints (M*K < 2^31).
 pub const MAX_GEMM_SIZE: u32 = 32_768;
@@ -287,7 +288,7 @@ pub fn check_entries(
     flag: &'static str,
     path: &Path,
     entries: &[&str],
-    signature: &[ParamKind],
+    signature: &[Param],
 ) -> Result<(), CliError> {
     let image = std::fs::read(path).map_err(|e| CliError::Unreadable {
         flag,

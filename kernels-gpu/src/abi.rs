@@ -94,6 +94,15 @@ pub trait ArgSink {
     fn push(&mut self, arg: KernelArg);
 }
 
+/// A family's host params struct, as the table generates it: lets a launcher take any family's
+/// arguments through one generic path.
+pub trait HostParams {
+    /// The entry's parameter list, as declared.
+    const PARAMS: &'static [Param];
+    /// Pushes the launch arguments into `sink`, in parameter order.
+    fn push_args(&self, sink: &mut impl ArgSink);
+}
+
 /// A kernel-side parameter type and the host value that fills it.
 pub trait AbiParam {
     /// What the launch passes.

@@ -44,6 +44,13 @@ macro_rules! kernel_params {
                 $( sink.push(<$t as $crate::abi::AbiParam>::arg(self.$p)); )*
             }
         }
+
+        impl $crate::abi::HostParams for $name {
+            const PARAMS: &'static [$crate::abi::Param] = $name::PARAMS;
+            fn push_args(&self, sink: &mut impl $crate::abi::ArgSink) {
+                $name::push_args(self, sink)
+            }
+        }
     };
 }
 

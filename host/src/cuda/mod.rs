@@ -9,9 +9,7 @@ pub mod launch;
 mod module;
 
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
-pub use launch::{
-    launch, ptx_accepts, DeviceValue, KernelParams, Launch, LaunchShape, ParamKind, PtxParam,
-};
+pub use launch::{ptx_accepts, Launch, LaunchShape, PtxParam};
 pub use module::{module_entries, ptx_entry_params, JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;

@@ -3,12 +3,12 @@
 //! variant under register caps).
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::variants::{GemmVariant, BM};
+use kernels_gpu::variants::{GemmParams, GemmVariant, BM};
 
 use super::inputs::random_floats;
 use super::verify::{check_gemm, gemm_sample_points, GemmInputs, GEMM_RANDOM_SAMPLES};
 use super::{ExperimentError, Measured};
-use crate::cuda::{launch, CudaError, Gpu, Kernel, KernelParams, Launch, LaunchShape, ParamKind};
+use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::results::{Check, Timing};
 use crate::timing::{time_sides, Side, TimingPlan};
 
@@ -16,44 +16,6 @@ use crate::timing::{time_sides, Side, TimingPlan};
 const TIMED: (f32, f32) = (1.0, 0.0);
 /// alpha and beta of the verification launch: both terms of the epilogue are exercised.
 const VERIFIED: (f32, f32) = (1.5, 0.5);
-
-/// The parameters of every `gemm_tm*_tn*` entry, in the order of its signature:
-/// `(a, b, c: *f32, m, n, k: i32, alpha, beta: f32)`, C = alpha A B + beta C, row-major.
-pub struct GemmParams<'b> {
-    pub a: &'b CudaSlice<f32>,
-    pub b: &'b CudaSlice<f32>,
-    pub c: &'b mut CudaSlice<f32>,
-    pub m: i32,
-    pub n: i32,
-    pub k: i32,
-    pub alpha: f32,
-    pub beta: f32,
-}
-
-// SAFETY: pushes the entry's eight parameters in its order with its types.
-unsafe impl KernelParams for GemmParams<'_> {
-    const SIGNATURE: &'static [ParamKind] = &[
-        ParamKind::Pointer,
-        ParamKind::Pointer,
-        ParamKind::Pointer,
-        ParamKind::I32,
-        ParamKind::I32,
-        ParamKind::I32,
-        ParamKind::F32,
-        ParamKind::F32,
-    ];
-
-    fn push<'p>(&'p mut self, l: &mut Launch<'p>) {
-        l.input(self.a)
-            .input(self.b)
-            .output(self.c)
-            .value(&self.m)
-            .value(&self.n)
-            .value(&self.k)
-            .value(&self.alpha)
-            .value(&self.beta);
-    }
-}
 
 /// Device and host copies of one GEMM problem, M = N = K = `size`.
 pub struct GemmBuffers {
@@ -106,10 +68,11 @@ impl GemmBuffers {
             threads: variant.threads(),
             dyn_smem: 0,
         };
-        let mut params = GemmParams {
-            a: &self.a,
-            b: &self.b,
-            c: &mut self.c,
+        let mut l = Launch::new(gpu);
+        let params = GemmParams {
+            a: l.input(&self.a),
+            b: l.input(&self.b),
+            c: l.output(&mut self.c),
             m: dim,
             n: dim,
             k: dim,
@@ -118,7 +81,7 @@ impl GemmBuffers {
         };
         // SAFETY: A, B and C hold size*size floats, M = N = K = size is a multiple of the block
         // tile (checked at parse time), and the shape is the variant table's for this entry.
-        unsafe { launch(gpu, kernel, shape, &mut params) }
+        unsafe { l.launch(kernel, shape, &params) }
     }
 
     /// Times `kernel` (alpha=1, beta=0), and `other` with it when there is one (samples
@@ -196,40 +159,44 @@ impl GemmBuffers {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::cuda::{ptx_entry_params, PtxParam};
-    use kernels_gpu::variants::{GEMM, REGS};
+    use kernels_gpu::abi::ParamKind;
+    use kernels_gpu::variants::{entries, REGS};
 
-    /// The family's parameter list against the PTX of every GEMM entry the lab builds (the
-    /// launch-bounded module, the unbounded one and every capped one).
+    /// Every family's declared parameter list against the PTX of each of its entries in every
+    /// module the lab builds (launch-bounded, unbounded, capped): the launch pushes what the
+    /// table declares, so the two must agree.
     #[test]
-    fn the_parameter_list_matches_every_gemm_entry() {
+    fn every_entry_takes_its_familys_parameters() {
         let modules = [crate::modules::MAIN, crate::modules::UNBOUNDED]
             .into_iter()
             .chain(crate::modules::CAPPED.iter().map(|(_, ptx)| *ptx));
+        let mut checked = 0;
         for ptx in modules {
-            for v in GEMM {
-                if let Some(params) = ptx_entry_params(ptx, v.entry) {
+            for e in entries() {
+                if let Some(found) = ptx_entry_params(ptx, e.name) {
                     // rustc marks every pointer `.ptr`: the kinds match one for one.
-                    let exact: Vec<PtxParam> = GemmParams::SIGNATURE
+                    let declared: Vec<PtxParam> = e
+                        .params()
                         .iter()
-                        .map(|k| match k {
-                            ParamKind::Pointer => PtxParam::Pointer,
+                        .map(|p| match p.kind {
+                            ParamKind::Ptr => PtxParam::Pointer,
                             ParamKind::U64 => PtxParam::Bits64,
-                            ParamKind::I32 => PtxParam::Bits32,
+                            ParamKind::I32 | ParamKind::U32 => PtxParam::Bits32,
                             ParamKind::F32 => PtxParam::F32,
                         })
                         .collect();
-                    assert_eq!(params, exact, "{}", v.entry);
+                    assert_eq!(found, declared, "{}", e.name);
+                    checked += 1;
                 }
             }
         }
         // Not vacuous: the main module has every entry, each capped module the regs variant.
-        for v in GEMM {
+        for e in entries() {
             assert!(
-                ptx_entry_params(crate::modules::MAIN, v.entry).is_some(),
+                ptx_entry_params(crate::modules::MAIN, e.name).is_some(),
                 "{}",
-                v.entry
+                e.name
             );
         }
         for (cap, ptx) in crate::modules::CAPPED {
@@ -238,5 +205,6 @@ mod tests {
                 "cap {cap}"
             );
         }
+        assert!(checked > entries().count());
     }
 }

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use ptxas_report::{parse_report, EntryReport};
 
-use crate::cuda::{CudaError, Gpu, Kernel, Module, ParamKind};
+use crate::cuda::{CudaError, Gpu, Kernel, Module};
 use crate::flags::{
     check_entries, check_module_file, check_module_folder, default_label, CliError,
 };
 use crate::modules;
+use kernels_gpu::abi::Param;
 
 /// Name of the built-in module in results and messages.
 pub const BUILTIN: &str = "rust (built-in)";
@@ -86,7 +87,7 @@ pub enum SourceError {
 #[derive(Debug, Clone, Copy)]
 pub struct Needs<'a> {
     pub entries: &'a [&'a str],
-    pub signature: &'a [ParamKind],
+    pub signature: &'a [Param],
 }
 
 /// `--module`, `--compare` and `--compare-label` checked: the files exist, are modules and

@@ -11,12 +11,12 @@ pub use row::{Bandwidth, CopyRow};
 
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::copy::{copy_gbps, CopyBuffers, CopyParams};
+use super::copy::{copy_gbps, CopyBuffers};
 use super::module_source::{load, plan_files, Kernels, Needs};
 use super::residency::BLOCKS_PER_SM;
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
-use crate::cuda::{Gpu, KernelParams};
+use crate::cuda::Gpu;
 use crate::figure::{
     finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
     ScatterPlot, XScale,
@@ -24,6 +24,7 @@ use crate::figure::{
 use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared};
 use crate::results::{Comparison, RunMeta};
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
+use kernels_gpu::variants::MemcpyParams;
 
 /// Experiment 2.
 pub struct Spec;
@@ -97,7 +98,7 @@ impl Experiment for Spec {
             &a.modules.compare_label,
             Needs {
                 entries: &entries,
-                signature: CopyParams::SIGNATURE,
+                signature: MemcpyParams::PARAMS,
             },
         )?;
         Ok(Plan {
@@ -119,7 +120,7 @@ impl Experiment for Spec {
             &s.compare_label,
             Needs {
                 entries: &entries,
-                signature: CopyParams::SIGNATURE,
+                signature: MemcpyParams::PARAMS,
             },
         )?;
         Ok(Plan {

@@ -13,11 +13,11 @@ pub use row::GemmRow;
 
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::gemm::{GemmBuffers, GemmParams};
+use super::gemm::GemmBuffers;
 use super::module_source::{load, plan_files, Kernels, Needs};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
-use crate::cuda::{Gpu, KernelParams};
+use crate::cuda::Gpu;
 use crate::figure::{
     finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
     ScatterPlot, XScale,
@@ -25,6 +25,7 @@ use crate::figure::{
 use crate::flags::{own_labels, select, CliError, GemmSize, ModuleFiles, Shared};
 use crate::results::{Comparison, RunMeta};
 use crate::table::{Column, Kind, Value};
+use kernels_gpu::variants::GemmParams;
 
 /// Experiment 1.
 pub struct Spec;
@@ -95,7 +96,7 @@ impl Experiment for Spec {
             &a.modules.compare_label,
             Needs {
                 entries: &entries,
-                signature: GemmParams::SIGNATURE,
+                signature: GemmParams::PARAMS,
             },
         )?;
         Ok(Plan {
@@ -117,7 +118,7 @@ impl Experiment for Spec {
             &s.compare_label,
             Needs {
                 entries: &entries,
-                signature: GemmParams::SIGNATURE,
+                signature: GemmParams::PARAMS,
             },
         )?;
         Ok(Plan {

@@ -11,15 +11,16 @@ pub use row::RegsRow;
 
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::gemm::{GemmBuffers, GemmParams};
+use super::gemm::GemmBuffers;
 use super::module_source::{load_capped, plan_folders, CappedKernels, Loaded, Needs, BUILTIN};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
-use crate::cuda::{Gpu, Kernel, KernelParams, ModuleKind};
+use crate::cuda::{Gpu, Kernel, ModuleKind};
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::flags::{parse_cap, parse_label, CliError, GemmSize, Shared};
 use crate::results::{Check, Comparison, RunMeta};
 use crate::table::{columns_table, Column, Kind, TableData, Value};
+use kernels_gpu::variants::GemmParams;
 
 /// Experiment 3.
 pub struct Spec;
@@ -75,7 +76,7 @@ pub struct Plan {
 fn needs() -> Needs<'static> {
     Needs {
         entries: std::slice::from_ref(&REGS.gemm().entry),
-        signature: GemmParams::SIGNATURE,
+        signature: GemmParams::PARAMS,
     }
 }
 
