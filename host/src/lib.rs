@@ -8,5 +8,6 @@ pub mod occupancy;
 pub mod report;
 pub mod results;
 pub mod results_io;
+pub mod sampling;
 pub mod tables;
 pub mod timing;
