@@ -116,6 +116,79 @@ impl Default for SamplingConfig {
     }
 }
 
+/// The timing flags of the sweeps (experiments 4 and 5): a noise target by default, a fixed
+/// plan when both `--iters` and `--samples` are given.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct SamplingArgs {
+    /// Noise target: stop a figure once the relative standard deviation of its samples is at
+    /// most this many percent.
+    #[arg(long, value_name = "PERCENT", default_value_t = DEFAULT_MAX_NOISE * 100.0,
+          value_parser = parse_noise_percent)]
+    pub noise: f64,
+    /// Fewest samples per figure.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MIN_SAMPLES,
+          value_parser = clap::value_parser!(u32).range(2..=10_000))]
+    pub min_samples: u32,
+    /// Most samples per figure.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SAMPLES,
+          value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    pub max_samples: u32,
+    /// Time cap per figure, milliseconds (the fewest samples are taken even past it).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_MAX_TIME.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub max_time_ms: u64,
+    /// Fixed plan: launches per sample (with --samples; replaces the noise target).
+    #[arg(long, value_name = "N", requires = "samples",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub iters: Option<u32>,
+    /// Fixed plan: samples per figure (with --iters).
+    #[arg(long, value_name = "N", requires = "iters",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub samples: Option<u32>,
+    /// Read the SM clock every N sample rounds (0: before and after each figure only; each
+    /// reading runs nvidia-smi).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub clock_every: u32,
+}
+
+fn parse_noise_percent(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if v > 0.0 && v <= 100.0 {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a percentage in (0, 100]"))
+    }
+}
+
+impl SamplingArgs {
+    /// The sampling configuration these flags ask for; `reference_clock_mhz` is the clock the
+    /// device should hold.
+    pub fn config(&self, reference_clock_mhz: Option<u32>) -> Result<SamplingConfig, String> {
+        if self.min_samples > self.max_samples {
+            return Err(format!(
+                "--min-samples {} is above --max-samples {}",
+                self.min_samples, self.max_samples
+            ));
+        }
+        let plan = match (self.iters, self.samples) {
+            (Some(iters), Some(samples)) => SamplingPlan::Fixed(TimingPlan { iters, samples }),
+            _ => SamplingPlan::Noise(NoiseTarget {
+                max_noise: self.noise / 100.0,
+                min_samples: self.min_samples,
+                max_samples: self.max_samples,
+                max_time: Duration::from_millis(self.max_time_ms),
+                min_sample_ms: DEFAULT_MIN_SAMPLE_MS,
+            }),
+        };
+        Ok(SamplingConfig {
+            plan,
+            clock_every: self.clock_every,
+            clock_tolerance: DEFAULT_CLOCK_TOLERANCE,
+            reference_clock_mhz,
+        })
+    }
+}
+
 /// Why a figure stopped sampling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Stop {
@@ -201,7 +274,10 @@ pub fn rounds_with_clock_drop(
     reference_mhz: u32,
     tolerance: f64,
 ) -> Vec<bool> {
-    let low = |r: &ClockReading| r.mhz.is_some_and(|m| clock_dropped(m, reference_mhz, tolerance));
+    let low = |r: &ClockReading| {
+        r.mhz
+            .is_some_and(|m| clock_dropped(m, reference_mhz, tolerance))
+    };
     (0..rounds)
         .map(|round| {
             let before = readings
@@ -320,9 +396,9 @@ pub fn summarize_side(
         None => true,
     };
     let rounds = samples_ms.len() as u32;
-    let reference = config.reference_clock_mhz.or_else(|| {
-        gathered.readings.iter().filter_map(|r| r.mhz).max()
-    });
+    let reference = config
+        .reference_clock_mhz
+        .or_else(|| gathered.readings.iter().filter_map(|r| r.mhz).max());
     let dropped = reference
         .map(|r| {
             rounds_with_clock_drop(&gathered.readings, rounds, r, config.clock_tolerance)
@@ -415,8 +491,8 @@ pub fn sample_sides(
     )?;
     gpu.synchronize()?;
     let ours = summarize_side(gathered.ours_ms.clone(), &gathered, config, launches);
-    let theirs = compared
-        .then(|| summarize_side(gathered.theirs_ms.clone(), &gathered, config, launches));
+    let theirs =
+        compared.then(|| summarize_side(gathered.theirs_ms.clone(), &gathered, config, launches));
     Ok((ours, theirs))
 }
 
@@ -476,6 +552,50 @@ mod tests {
         }
     }
 
+    #[derive(clap::Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        sampling: SamplingArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<SamplingArgs, clap::Error> {
+        use clap::Parser;
+        Cmd::try_parse_from(std::iter::once("x").chain(args.iter().copied())).map(|c| c.sampling)
+    }
+
+    #[test]
+    fn flags_give_a_noise_target_or_a_fixed_plan() {
+        let c = parse(&[]).unwrap().config(Some(1980)).unwrap();
+        assert_eq!(c.plan, SamplingPlan::Noise(NoiseTarget::default()));
+        assert_eq!(c.reference_clock_mhz, Some(1980));
+        let c = parse(&["--noise", "1", "--min-samples", "3"]).unwrap();
+        match c.config(None).unwrap().plan {
+            SamplingPlan::Noise(t) => assert_eq!((t.max_noise, t.min_samples), (0.01, 3)),
+            p => panic!("{p:?}"),
+        }
+        let c = parse(&["--iters", "50", "--samples", "7"]).unwrap();
+        assert_eq!(
+            c.config(None).unwrap().plan,
+            SamplingPlan::Fixed(TimingPlan {
+                iters: 50,
+                samples: 7
+            })
+        );
+    }
+
+    #[test]
+    fn bad_sampling_flags_are_refused() {
+        assert!(
+            parse(&["--iters", "50"]).is_err(),
+            "--iters needs --samples"
+        );
+        assert!(parse(&["--noise", "0"]).is_err());
+        assert!(parse(&["--noise", "abc"]).is_err());
+        assert!(parse(&["--min-samples", "1"]).is_err());
+        let c = parse(&["--min-samples", "50", "--max-samples", "10"]).unwrap();
+        assert!(c.config(None).unwrap_err().contains("--min-samples 50"));
+    }
+
     #[test]
     fn noise_is_the_relative_sample_standard_deviation() {
         // mean 2, sample variance ((1)^2 + 0 + 1) / 2 = 1.
@@ -490,7 +610,11 @@ mod tests {
     fn quiet_data_converges_at_the_minimum() {
         let g = simulate(&noise_config(target()), false, 0.001, 1);
         assert_eq!(g.stop, Stop::Converged);
-        assert_eq!(g.ours_ms.len(), 5, "quiet samples need no more than the minimum");
+        assert_eq!(
+            g.ours_ms.len(),
+            5,
+            "quiet samples need no more than the minimum"
+        );
         assert!(relative_noise(&g.ours_ms).unwrap() <= 0.005);
     }
 
@@ -568,7 +692,10 @@ mod tests {
         );
         let g = simulate(&noise_config(t), true, 0.05, 1);
         assert_eq!(g.ours_ms.len(), g.theirs_ms.len());
-        assert!((g.theirs_ms[0] / 2.0 - 1.0).abs() < 0.06, "sides not mixed up");
+        assert!(
+            (g.theirs_ms[0] / 2.0 - 1.0).abs() < 0.06,
+            "sides not mixed up"
+        );
     }
 
     #[test]

@@ -1,0 +1,324 @@
+//! Experiment 4 on the GPU: the only file of the experiment that touches the driver and the
+//! kernels' parameter lists.
+//!
+//! What it assumes of the kernels (adapt here when the kernel crate's names settle):
+//! - the copies are `memcpy_t{T}_l{L}_w{W}(src: *const f32, dst: *mut f32, n: u64)`, n in
+//!   floats, grid `ceil(n / (T*L*W))` blocks of T threads (the contract of experiment 2 and of
+//!   `../shared/peer/README.md`);
+//! - the latency chase is [`CHASE_ENTRY`]`(next: *const u32, steps: u64, out: *mut u64)`, one
+//!   thread, starting at index 0, writing `out[0]` = the final index and `out[1]` = the
+//!   `%clock64` cycles the `steps` dependent loads took.
+
+use std::ffi::c_void;
+
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+use super::chase::{chase_end, check_chase, single_cycle, Latency};
+use super::grid::{PlanLimits, Point};
+use super::hold::hold_at_blocks;
+use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
+use super::row::{headline, ComparedCopy, CopyReference, Inflight, InflightRow};
+use super::{InflightArgs, CHASE_L2_MULTIPLE};
+use crate::cuda::{CudaError, DriverContext, Gpu, Kernel};
+use crate::experiments::bandwidth::copy_gbps;
+use crate::experiments::inputs::random_floats;
+use crate::experiments::module_source::{load, Kernels, Loaded};
+use crate::experiments::verify::check_copy;
+use crate::experiments::{residency_of, ExperimentError};
+use crate::results::Check;
+use crate::sampling::{sample_sides, Sampled, SamplingConfig};
+use crate::timing::Side;
+
+/// Entry name of the DRAM-latency pointer chase (assumed; see the module documentation).
+pub const CHASE_ENTRY: &str = "dram_chase";
+
+/// Largest grid x dimension.
+const MAX_GRID_X: u64 = (1 << 31) - 1;
+
+struct Buffers {
+    src_host: Vec<f32>,
+    src: CudaSlice<f32>,
+    dst: CudaSlice<f32>,
+}
+
+impl Buffers {
+    fn launch(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        point: &Point,
+        dyn_smem: u32,
+    ) -> Result<(), CudaError> {
+        let n = self.src_host.len() as u64;
+        let grid = point.shape.grid(n) as u32;
+        let mut src = gpu.address(&self.src);
+        let mut dst = gpu.address_mut(&mut self.dst);
+        let mut n = n;
+        let mut params: [*mut c_void; 3] = [
+            (&raw mut src).cast(),
+            (&raw mut dst).cast(),
+            (&raw mut n).cast(),
+        ];
+        // SAFETY: memcpy_t*_l*_w*(src, dst: pointers, n: u64 floats); both buffers hold n floats
+        // and the grid is ceil(n / floats per block), the entries' launch contract.
+        unsafe { kernel.launch(gpu, (grid, 1), point.shape.threads, dyn_smem, &mut params) }
+    }
+
+    /// One fresh copy into a zeroed destination, checked exactly.
+    fn verify(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        point: &Point,
+        dyn_smem: u32,
+    ) -> Result<Check, CudaError> {
+        gpu.clear(&mut self.dst)?;
+        self.launch(gpu, kernel, point, dyn_smem)?;
+        gpu.synchronize()?;
+        let dst = gpu.download(&self.dst)?;
+        Ok(check_copy(&self.src_host, &dst, point.shape.width))
+    }
+}
+
+/// Runs experiment 4 on `gpu` as `args` ask. `config` is the sampling plan of every figure.
+pub fn run(
+    gpu: &Gpu,
+    args: &InflightArgs,
+    config: &SamplingConfig,
+) -> Result<Inflight, ExperimentError> {
+    let info = gpu.info().clone();
+    let copy_bytes = args.copy_mib << 20;
+    if copy_bytes.saturating_mul(2) > info.total_mem_bytes {
+        return Err(ExperimentError::CopyTooLarge {
+            mib: args.copy_mib,
+            have_mib: info.total_mem_bytes >> 20,
+            max_mib: ((info.total_mem_bytes / 2) >> 20).saturating_sub(256),
+        });
+    }
+    let kernels = args.module.clone().map_or(Kernels::Builtin, Kernels::File);
+    let ours = load(gpu, &kernels)?;
+    let theirs = args
+        .compare
+        .as_ref()
+        .map(|p| load(gpu, &Kernels::File(p.clone())))
+        .transpose()?;
+
+    let latency = measure_latency(gpu, &ours, args, info.l2_bytes)?;
+
+    let floats = (copy_bytes / 4) as usize;
+    let src_host = random_floats(floats, args.seed.wrapping_add(40));
+    let mut buf = Buffers {
+        src: gpu.upload(&src_host)?,
+        dst: gpu.zeros(floats)?,
+        src_host,
+    };
+    let (copy_sampled, _) = sample_sides(gpu, config, false, |_| {
+        gpu.copy_device(&buf.src, &mut buf.dst)
+    })?;
+    let copy = CopyReference {
+        bytes: copy_bytes,
+        gbps: copy_gbps(copy_bytes, copy_sampled.timing.median_ms),
+        sampled: copy_sampled,
+    };
+    let model = LittlesLaw {
+        sms: info.sm_count,
+        latency_ns: latency.ns_per_step,
+        peak_gbps: copy.gbps,
+    };
+
+    let limits = PlanLimits {
+        warp_size: info.warp_size,
+        max_blocks_per_sm: info.max_blocks_per_sm,
+        max_warps_per_sm: info.max_threads_per_sm / info.warp_size.max(1),
+    };
+    let smem = gpu.smem_limits();
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for point in args.points(limits) {
+        let entry = point.shape.entry();
+        if point.shape.grid(floats as u64) > MAX_GRID_X {
+            skipped.push(format!(
+                "{entry}: more blocks than a grid holds; use a smaller copy"
+            ));
+            continue;
+        }
+        let (kernel, other) = ours.entry_pair(theirs.as_ref(), &entry)?;
+        let threads = point.shape.threads;
+        let dyn_smem = match hold_at_blocks(&kernel, threads, point.blocks_per_sm, smem) {
+            Ok(d) => d,
+            Err(e) => {
+                skipped.push(e.to_string());
+                continue;
+            }
+        };
+        let mut flags = Vec::new();
+        let other = match other {
+            Some(k) => match hold_at_blocks(&k, threads, point.blocks_per_sm, smem) {
+                Ok(d) => Some((k, d)),
+                Err(e) => {
+                    flags.push(format!("compared module not timed: {e}"));
+                    None
+                }
+            },
+            None => None,
+        };
+        let resident = residency_of(gpu, &kernel, threads, dyn_smem)?;
+        let (mine, compared) =
+            sample_sides(gpu, config, other.is_some(), |side| match (side, &other) {
+                (Side::Theirs, Some((k, d))) => buf.launch(gpu, k, &point, *d),
+                _ => buf.launch(gpu, &kernel, &point, dyn_smem),
+            })?;
+        let check = buf.verify(gpu, &kernel, &point, dyn_smem)?;
+        let gbps = copy_gbps(copy_bytes, mine.timing.median_ms);
+        let compare = match (other, compared) {
+            (Some((k, d)), Some(s)) => Some(compared_copy(
+                gpu, &mut buf, &k, &point, d, s, gbps, copy_bytes,
+            )?),
+            _ => None,
+        };
+        let warps = point.warps_per_sm(info.warp_size);
+        let bif = bytes_in_flight_per_sm(
+            threads * resident.blocks_per_sm,
+            point.shape.bytes_per_thread(),
+        );
+        flags.extend(mine.flags.iter().cloned());
+        flags.extend(resident.disagreement.iter().cloned());
+        rows.push(InflightRow {
+            point,
+            entry,
+            bytes_per_thread: point.shape.bytes_per_thread(),
+            regs: resident.regs,
+            dyn_smem_bytes: dyn_smem,
+            blocks_per_sm: resident.blocks_per_sm,
+            warps_per_sm: warps,
+            occupancy: resident.occupancy,
+            bytes_in_flight_per_sm: bif,
+            requests_in_flight_per_sm: requests_in_flight_per_sm(warps, point.shape.loads),
+            gbps,
+            fraction_of_copy: gbps / copy.gbps,
+            predicted_gbps: model.predicted_gbps(bif as f64),
+            noise: mine.noise,
+            sampled: mine,
+            check,
+            flags,
+            compare,
+        });
+    }
+    let headline = headline(&rows, &model);
+    Ok(Inflight {
+        copy,
+        latency,
+        model,
+        rows,
+        skipped,
+        headline,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compared_copy(
+    gpu: &Gpu,
+    buf: &mut Buffers,
+    kernel: &Kernel<'_>,
+    point: &Point,
+    dyn_smem: u32,
+    sampled: Sampled,
+    our_gbps: f64,
+    copy_bytes: u64,
+) -> Result<ComparedCopy, ExperimentError> {
+    let check = buf.verify(gpu, kernel, point, dyn_smem)?;
+    let gbps = copy_gbps(copy_bytes, sampled.timing.median_ms);
+    Ok(ComparedCopy {
+        regs: kernel.num_regs()?,
+        gbps,
+        ratio: our_gbps / gbps,
+        noise: sampled.noise,
+        check,
+        flags: sampled.flags,
+    })
+}
+
+/// The pointer chase: one thread, [`CHASE_ENTRY`] of our module, over a single-cycle
+/// permutation of `--chase-mib` (default 8 x L2), timed by events and by `%clock64`, its end
+/// checked against the CPU's walk. A short chase first warms the code and the TLB's first pages.
+fn measure_latency(
+    gpu: &Gpu,
+    module: &Loaded,
+    args: &InflightArgs,
+    l2_bytes: u64,
+) -> Result<Latency, ExperimentError> {
+    let bytes = args
+        .chase_mib
+        .map_or(CHASE_L2_MULTIPLE * l2_bytes.max(1 << 20), |m| m << 20);
+    let n = (bytes / 4).min(u64::from(u32::MAX)) as u32;
+    let next = single_cycle(n, args.seed.wrapping_add(41));
+    let kernel = module.module.kernel(CHASE_ENTRY)?;
+    let stream = gpu.stream();
+    let next_dev = stream
+        .clone_htod(&next)
+        .doing(|| format!("uploading the {} MiB chase buffer", bytes >> 20))?;
+    let mut out = stream
+        .alloc_zeros::<u64>(2)
+        .doing(|| "allocating the chase's result".into())?;
+    let launch = |out: &mut CudaSlice<u64>, steps: u64| -> Result<(), CudaError> {
+        let (mut next_ptr, _r) = next_dev.device_ptr(stream);
+        let (mut out_ptr, _w) = out.device_ptr_mut(stream);
+        let mut steps = steps;
+        let mut params: [*mut c_void; 3] = [
+            (&raw mut next_ptr).cast(),
+            (&raw mut steps).cast(),
+            (&raw mut out_ptr).cast(),
+        ];
+        // SAFETY: dram_chase(next: *const u32, steps: u64, out: *mut u64), one thread: `next`
+        // holds n indices below n (a permutation), `out` holds 2 u64.
+        unsafe { kernel.launch(gpu, (1, 1), 1, 0, &mut params) }
+    };
+    launch(&mut out, 1000)?;
+    gpu.synchronize()?;
+    let (start, end) = (gpu.event()?, gpu.event()?);
+    gpu.record(&start)?;
+    launch(&mut out, args.chase_steps)?;
+    gpu.record(&end)?;
+    gpu.synchronize()?;
+    let ms = start
+        .elapsed_ms(&end)
+        .doing(|| "timing the pointer chase".into())?;
+    let got = stream
+        .clone_dtoh(&out)
+        .doing(|| "reading the chase's result".into())?;
+    gpu.synchronize()?;
+    let predicted = chase_end(&next, 0, args.chase_steps);
+    let check = check_chase(got[0], predicted, args.chase_steps);
+    Ok(Latency::new(
+        args.chase_steps,
+        u64::from(n) * 4,
+        got[1],
+        f64::from(ms),
+        check,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::experiments::verify::check_copy;
+
+    #[test]
+    fn a_skipped_or_wrong_copy_is_caught() {
+        let src: Vec<f32> = (0..4096).map(|i| i as f32 + 0.5).collect();
+        assert!(check_copy(&src, &src, 4).passed);
+        // A block that never ran leaves its slice of the zeroed destination at zero.
+        let mut skipped = src.clone();
+        skipped[1024..1024 + 256].fill(0.0);
+        let c = check_copy(&src, &skipped, 4);
+        assert!(!c.passed);
+        assert_eq!(c.error, 256.0);
+        // One float copied to the wrong place.
+        let mut wrong = src.clone();
+        wrong.swap(7, 8);
+        assert!(!check_copy(&src, &wrong, 1).passed);
+        // A copy that stops one vector short.
+        let mut short = src.clone();
+        short[4092..].fill(0.0);
+        assert!(!check_copy(&src, &short, 4).passed);
+    }
+}
