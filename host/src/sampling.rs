@@ -212,7 +212,7 @@ pub fn relative_noise(samples: &[f64]) -> Option<f64> {
         return None;
     }
     let mean = samples.iter().sum::<f64>() / n as f64;
-    if !(mean > 0.0) {
+    if mean.is_nan() || mean <= 0.0 {
         return None;
     }
     let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
@@ -243,7 +243,7 @@ pub fn stopping_rule(sides: &[&[f64]], elapsed: Duration, target: &NoiseTarget) 
 /// Launches per sample so that one sample lasts at least `min_sample_ms`, from the time of one
 /// launch; at least 1, at most [`MAX_LAUNCHES_PER_SAMPLE`].
 pub fn launches_per_sample(one_launch_ms: f64, min_sample_ms: f64) -> u32 {
-    if !(one_launch_ms > 0.0) {
+    if one_launch_ms.is_nan() || one_launch_ms <= 0.0 {
         return MAX_LAUNCHES_PER_SAMPLE;
     }
     let n = (min_sample_ms / one_launch_ms).ceil();
@@ -339,7 +339,7 @@ pub fn sample_loop<E>(
             g.stop = stop;
             break;
         }
-        if round > 0 && config.clock_every > 0 && round % config.clock_every == 0 {
+        if round > 0 && config.clock_every > 0 && round.is_multiple_of(config.clock_every) {
             g.readings.push(ClockReading {
                 before_round: round,
                 mhz: clock(),

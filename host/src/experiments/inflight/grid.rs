@@ -111,7 +111,7 @@ pub fn plan_points(
             for &w in targets {
                 let mut ways: Vec<(u32, u32)> = threads
                     .iter()
-                    .filter(|&&t| t % warp == 0 && (w * warp) % t == 0)
+                    .filter(|&&t| t.is_multiple_of(warp) && (w * warp).is_multiple_of(t))
                     .map(|&t| (t, w * warp / t))
                     .filter(|&(t, b)| fits(t, b))
                     .collect();
