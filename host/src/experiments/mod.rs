@@ -6,6 +6,7 @@
 pub mod bandwidth;
 pub mod builtin;
 pub mod gemm;
+pub mod ilp;
 pub mod inflight;
 pub mod inputs;
 pub mod module_source;

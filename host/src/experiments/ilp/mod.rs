@@ -1,0 +1,123 @@
+//! Experiment 5, instruction-level parallelism: FMA kernels with 1 to 16 independent chains per
+//! thread over 1 to 64 resident warps per SM (blocks held by dynamic shared memory, one full
+//! wave), each point's GFLOP/s against the FP32 peak at the SM clock measured during the run,
+//! every launch checked bit for bit on a sample of threads. Volkov's table answers: for each
+//! ILP, how few warps reach 90% of the peak?
+//!
+//! Layout: [`plan`] (points and arithmetic), [`reference`] (the CPU's FMA chains and the
+//! check), [`row`] (typed results, Volkov's table), [`claims`] (verdict rules), [`plots`],
+//! [`table`], and [`run`] — the one file that touches the kernels and the driver.
+
+pub mod claims;
+pub mod plan;
+pub mod plots;
+pub mod reference;
+pub mod row;
+pub mod run;
+pub mod table;
+
+use std::path::PathBuf;
+
+use plan::{DEFAULT_TARGET_CYCLES, DEFAULT_WARPS_PER_SM, ILPS};
+
+use crate::sampling::SamplingArgs;
+
+/// `host ilp`: arithmetic throughput against warps per SM and ILP.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct IlpArgs {
+    /// CUDA device ordinal.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub device: u32,
+    /// Independent chains per thread to run (of 1, 2, 3, 4, 5, 6, 8, 12, 16).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = ILPS)]
+    pub ilp: Vec<u32>,
+    /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
+    /// at most the largest block is skipped with a note).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub warps_per_sm: Vec<u32>,
+    /// SM cycles one launch is sized for (rounds per thread follow from it).
+    #[arg(long, value_name = "CYCLES", default_value_t = DEFAULT_TARGET_CYCLES,
+          value_parser = parse_cycles)]
+    pub target_cycles: f64,
+    /// Module to measure instead of the built-in kernels (PTX, cubin or fatbin).
+    #[arg(long, value_name = "FILE")]
+    pub module: Option<PathBuf>,
+    /// Module timed against ours at every point, samples interleaved.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+    /// Seed of the sampled threads.
+    #[arg(long, default_value_t = crate::experiments::DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+fn parse_cycles(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if (1e3..=1e12).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a cycle count in 1e3..=1e12"))
+    }
+}
+
+/// An ILP the kernels are not built for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--ilp {0}: no fma_ilp{0} kernel (built: 1, 2, 3, 4, 5, 6, 8, 12, 16)")]
+pub struct UnknownIlp(pub u32);
+
+impl IlpArgs {
+    /// Refuses ILPs without a kernel, before any GPU work.
+    pub fn validate(&self) -> Result<(), UnknownIlp> {
+        match self.ilp.iter().find(|i| !ILPS.contains(i)) {
+            Some(&i) => Err(UnknownIlp(i)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The kernel entry for an ILP, by the contract `fma_ilp{ILP}`.
+pub fn entry(ilp: u32) -> String {
+    format!("fma_ilp{ilp}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: IlpArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<IlpArgs, clap::Error> {
+        Cmd::try_parse_from(std::iter::once("ilp").chain(args.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn defaults_span_every_ilp_and_warps_1_to_64() {
+        let a = parse(&[]).unwrap();
+        assert_eq!(a.ilp, ILPS);
+        assert_eq!(a.warps_per_sm.first(), Some(&1));
+        assert_eq!(a.warps_per_sm.last(), Some(&64));
+        assert!(a.validate().is_ok());
+        assert_eq!(entry(12), "fma_ilp12");
+    }
+
+    #[test]
+    fn bad_values_are_refused() {
+        assert_eq!(
+            parse(&["--ilp", "7"]).unwrap().validate(),
+            Err(UnknownIlp(7))
+        );
+        assert!(parse(&["--warps-per-sm", "65"]).is_err());
+        assert!(parse(&["--warps-per-sm", "0"]).is_err());
+        assert!(parse(&["--target-cycles", "0"]).is_err());
+        assert!(parse(&["--target-cycles", "NaN"]).is_err());
+        let a = parse(&["--ilp", "1,16", "--warps-per-sm", "8,64"]).unwrap();
+        assert_eq!((a.ilp, a.warps_per_sm), (vec![1, 16], vec![8, 64]));
+    }
+}

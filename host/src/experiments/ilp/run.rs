@@ -1,0 +1,270 @@
+//! Experiment 5 on the GPU: the only file of the experiment that touches the driver and the
+//! kernels' parameter lists.
+//!
+//! What it assumes of the kernels (adapt here when the kernel crate's names settle):
+//! `fma_ilp{ILP}(out: *mut f32, a: f32, b: f32, iters: i32)`, one result per thread at
+//! `out[blockIdx.x * blockDim.x + threadIdx.x]`, `iters` a multiple of 16 (the contract of
+//! `../shared/peer/README.md`).
+
+use std::ffi::c_void;
+
+use cudarc::driver::CudaSlice;
+
+use super::plan::{gflops, launch_flops, layout, sized_iters, Layout};
+use super::reference::{check_fma, checked_threads, DEFAULT_A, DEFAULT_B};
+use super::row::{volkov_table, ComparedFma, Ilp, IlpRow, VOLKOV_FRACTION};
+use super::{entry, IlpArgs};
+use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel};
+use crate::experiments::inflight::hold::hold_at_blocks;
+use crate::experiments::module_source::{load, Kernels};
+use crate::experiments::{residency_of, ExperimentError};
+use crate::results::{Check, Timing};
+use crate::sampling::{sample_sides, Sampled, SamplingConfig};
+use crate::timing::Side;
+
+/// FP32 lanes per SM of sm_80 and later as the sizing of `iters` assumes it (the peak itself
+/// comes from `crate::cuda::peak_fp32_gflops`, which knows the architectures).
+const SIZING_LANES: u32 = 128;
+
+struct Launch {
+    grid: u32,
+    threads: u32,
+    dyn_smem: u32,
+    iters: u32,
+}
+
+fn launch(
+    gpu: &Gpu,
+    kernel: &Kernel<'_>,
+    out: &mut CudaSlice<f32>,
+    l: &Launch,
+    a: f32,
+    b: f32,
+) -> Result<(), CudaError> {
+    let mut out_ptr = gpu.address_mut(out);
+    let (mut a, mut b) = (a, b);
+    let mut iters = l.iters as i32;
+    let mut params: [*mut c_void; 4] = [
+        (&raw mut out_ptr).cast(),
+        (&raw mut a).cast(),
+        (&raw mut b).cast(),
+        (&raw mut iters).cast(),
+    ];
+    // SAFETY: fma_ilp*(out: *mut f32, a: f32, b: f32, iters: i32); `out` holds at least
+    // grid x threads floats (allocated for every SM at its most resident threads).
+    unsafe { kernel.launch(gpu, (l.grid, 1), l.threads, l.dyn_smem, &mut params) }
+}
+
+fn verify(
+    gpu: &Gpu,
+    kernel: &Kernel<'_>,
+    out: &mut CudaSlice<f32>,
+    l: &Launch,
+    ilp: u32,
+    seed: u64,
+) -> Result<Check, CudaError> {
+    gpu.clear(out)?;
+    launch(gpu, kernel, out, l, DEFAULT_A, DEFAULT_B)?;
+    gpu.synchronize()?;
+    let host = gpu.download(out)?;
+    let threads = checked_threads(l.grid * l.threads, seed);
+    Ok(check_fma(
+        &host, &threads, ilp, DEFAULT_A, DEFAULT_B, l.iters,
+    ))
+}
+
+/// Mean of the clock readings around a figure's samples (MHz).
+pub fn mean_clock_mhz(timing: &Timing) -> Option<f64> {
+    let readings: Vec<f64> = [timing.sm_clock_mhz_before, timing.sm_clock_mhz_after]
+        .iter()
+        .flatten()
+        .map(|&m| f64::from(m))
+        .collect();
+    (!readings.is_empty()).then(|| readings.iter().sum::<f64>() / readings.len() as f64)
+}
+
+/// Runs experiment 5 on `gpu` as `args` ask. `config` is the sampling plan of every figure.
+pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, ExperimentError> {
+    let info = gpu.info().clone();
+    let kernels = args.module.clone().map_or(Kernels::Builtin, Kernels::File);
+    let ours = load(gpu, &kernels)?;
+    let theirs = args
+        .compare
+        .as_ref()
+        .map(|p| load(gpu, &Kernels::File(p.clone())))
+        .transpose()?;
+    let max_block = gpu.limits().max_threads_per_block;
+    let mut out = gpu.zeros((info.sm_count * info.max_threads_per_sm) as usize)?;
+    let smem = gpu.smem_limits();
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for &ilp in &args.ilp {
+        let name = entry(ilp);
+        let (kernel, other) = ours.entry_pair(theirs.as_ref(), &name)?;
+        for &warps in &args.warps_per_sm {
+            let Some(Layout {
+                blocks_per_sm,
+                threads,
+                ..
+            }) = layout(warps, info.warp_size, max_block, info.max_blocks_per_sm)
+            else {
+                skipped.push(format!(
+                    "{name} at {warps} warps/SM: no split into whole blocks of at most \
+                     {max_block} threads"
+                ));
+                continue;
+            };
+            let l_layout = Layout {
+                warps_per_sm: warps,
+                blocks_per_sm,
+                threads,
+            };
+            let dyn_smem = match hold_at_blocks(&kernel, threads, blocks_per_sm, smem) {
+                Ok(d) => d,
+                Err(e) => {
+                    skipped.push(e.to_string());
+                    continue;
+                }
+            };
+            let mut flags = Vec::new();
+            let other_hold = match &other {
+                Some(k) => match hold_at_blocks(k, threads, blocks_per_sm, smem) {
+                    Ok(d) => Some((k, d)),
+                    Err(e) => {
+                        flags.push(format!("compared module not timed: {e}"));
+                        None
+                    }
+                },
+                None => None,
+            };
+            let iters = sized_iters(ilp, warps, SIZING_LANES, info.warp_size, args.target_cycles);
+            let grid = info.sm_count * blocks_per_sm;
+            let mine = Launch {
+                grid,
+                threads,
+                dyn_smem,
+                iters,
+            };
+            let resident = residency_of(gpu, &kernel, threads, dyn_smem)?;
+            let (sampled, compared) =
+                sample_sides(gpu, config, other_hold.is_some(), |side| {
+                    match (side, &other_hold) {
+                        (Side::Theirs, Some((k, d))) => launch(
+                            gpu,
+                            k,
+                            &mut out,
+                            &Launch {
+                                dyn_smem: *d,
+                                ..mine
+                            },
+                            DEFAULT_A,
+                            DEFAULT_B,
+                        ),
+                        _ => launch(gpu, &kernel, &mut out, &mine, DEFAULT_A, DEFAULT_B),
+                    }
+                })?;
+            let check = verify(gpu, &kernel, &mut out, &mine, ilp, args.seed)?;
+            let flops = launch_flops(ilp, iters, u64::from(grid) * u64::from(threads));
+            let value = gflops(flops, sampled.timing.median_ms);
+            let clock = mean_clock_mhz(&sampled.timing);
+            if clock.is_none() {
+                flags.push("SM clock not readable: % of peak at the spec clock".to_owned());
+            }
+            let clock_khz = clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
+            let peak = peak_fp32_gflops(info.compute_capability, info.sm_count, clock_khz);
+            let compare = match (other_hold, compared) {
+                (Some((k, d)), Some(s)) => Some(compared_fma(
+                    gpu,
+                    k,
+                    &mut out,
+                    &Launch {
+                        dyn_smem: d,
+                        ..mine
+                    },
+                    ilp,
+                    args.seed,
+                    s,
+                    flops,
+                    value,
+                )?),
+                _ => None,
+            };
+            flags.extend(sampled.flags.iter().cloned());
+            flags.extend(resident.disagreement.iter().cloned());
+            if resident.blocks_per_sm != blocks_per_sm {
+                flags.push(format!(
+                    "driver gives {} blocks/SM, the layout asked for {blocks_per_sm}",
+                    resident.blocks_per_sm
+                ));
+            }
+            rows.push(IlpRow {
+                ilp,
+                entry: name.clone(),
+                layout: l_layout,
+                warps_per_sm: warps,
+                occupancy: resident.occupancy,
+                regs: resident.regs,
+                dyn_smem_bytes: dyn_smem,
+                iters,
+                gflops: value,
+                sm_clock_mhz: clock,
+                peak_gflops: peak,
+                fraction_of_peak: value / peak,
+                noise: sampled.noise,
+                sampled,
+                check,
+                flags,
+                compare,
+            });
+        }
+    }
+    let volkov = volkov_table(&rows, VOLKOV_FRACTION);
+    Ok(Ilp {
+        a: DEFAULT_A,
+        b: DEFAULT_B,
+        rows,
+        volkov,
+        skipped,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compared_fma(
+    gpu: &Gpu,
+    kernel: &Kernel<'_>,
+    out: &mut CudaSlice<f32>,
+    l: &Launch,
+    ilp: u32,
+    seed: u64,
+    sampled: Sampled,
+    flops: f64,
+    our_gflops: f64,
+) -> Result<ComparedFma, ExperimentError> {
+    let check = verify(gpu, kernel, out, l, ilp, seed)?;
+    let value = gflops(flops, sampled.timing.median_ms);
+    Ok(ComparedFma {
+        regs: kernel.num_regs()?,
+        gflops: value,
+        ratio: our_gflops / value,
+        noise: sampled.noise,
+        check,
+        flags: sampled.flags,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_is_the_mean_of_the_readings() {
+        let t = crate::timing::summarize(vec![1.0], Some(1980), Some(1940));
+        assert_eq!(mean_clock_mhz(&t), Some(1960.0));
+        let t = crate::timing::summarize(vec![1.0], None, Some(1940));
+        assert_eq!(mean_clock_mhz(&t), Some(1940.0));
+        assert_eq!(
+            mean_clock_mhz(&crate::timing::summarize(vec![], None, None)),
+            None
+        );
+    }
+}

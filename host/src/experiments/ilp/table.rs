@@ -1,0 +1,1 @@
+//! Tables of experiment 5.
