@@ -78,7 +78,10 @@ mod tests {
         assert_eq!(names, ["ILP 1", "ILP 4"]);
         let xs: Vec<f64> = p.series[1].points.iter().map(|q| q.x).collect();
         assert_eq!(xs, [1.0, 8.0, 64.0], "sorted, the failed row left out");
-        assert!((p.series[0].points[1].y - 25.0).abs() < 1e-9, "8 of 32: 25%");
+        assert!(
+            (p.series[0].points[1].y - 25.0).abs() < 1e-9,
+            "8 of 32: 25%"
+        );
     }
 
     #[test]

@@ -96,7 +96,10 @@ pub fn draw_heatmap(map: &Heatmap, title: &str, path: &Path) -> Result<(), Repor
             let ink = if f > 0.55 { WHITE } else { BLACK };
             Text::new(
                 format!("{:.0}", f * 100.0),
-                (SegmentValue::CenterOf(x as i32), SegmentValue::CenterOf(y as i32)),
+                (
+                    SegmentValue::CenterOf(x as i32),
+                    SegmentValue::CenterOf(y as i32),
+                ),
                 ("sans-serif", 13.0)
                     .into_font()
                     .color(&ink)
@@ -141,7 +144,10 @@ pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> Scat
             markers: true,
         })
         .collect();
-    let xs: Vec<f64> = rows.iter().map(|r| r.bytes_in_flight_per_sm as f64).collect();
+    let xs: Vec<f64> = rows
+        .iter()
+        .map(|r| r.bytes_in_flight_per_sm as f64)
+        .collect();
     let lo = xs.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
     let hi = xs.iter().copied().fold(0.0, f64::max).max(lo * 2.0);
     series.push(Series {
@@ -239,7 +245,10 @@ pub fn write_plots(result: &Inflight, dir: &Path) -> Result<Vec<PathBuf>, Report
         &heat,
     )?;
     let curve = dir.join("inflight_bytes.svg");
-    scatter(&gbps_vs_bytes_in_flight(&result.rows, &result.model), &curve)?;
+    scatter(
+        &gbps_vs_bytes_in_flight(&result.rows, &result.model),
+        &curve,
+    )?;
     let fit = dir.join("inflight_model.svg");
     scatter(&measured_vs_predicted(&result.rows), &fit)?;
     Ok(vec![heat, curve, fit])
@@ -267,7 +276,11 @@ mod tests {
         assert_eq!(map.warps, [1, 8, 64]);
         assert_eq!(map.bytes, [4, 16, 64]);
         assert_eq!(map.cells.len(), 3);
-        assert_eq!(map.cells[&(0, 1)], 0.30, "the wider access is the better of the cell");
+        assert_eq!(
+            map.cells[&(0, 1)],
+            0.30,
+            "the wider access is the better of the cell"
+        );
         assert_eq!(map.cells[&(1, 2)], 0.96);
     }
 
@@ -287,7 +300,10 @@ mod tests {
         assert_eq!(curve.last().unwrap().y, 4000.0, "ends on the ceiling");
         assert_eq!(p.x_scale, XScale::Log);
         let m = measured_vs_predicted(&rows());
-        assert_eq!(m.series.last().unwrap().points[1].x, m.series.last().unwrap().points[1].y);
+        assert_eq!(
+            m.series.last().unwrap().points[1].x,
+            m.series.last().unwrap().points[1].y
+        );
     }
 
     #[test]
@@ -309,7 +325,10 @@ mod tests {
         }
         assert!(!texts.contains(&"20"), "a cell shows its best row only");
         for axis in ["1", "8", "64", "4", "16"] {
-            assert!(texts.contains(&axis), "axis label {axis} missing from {texts:?}");
+            assert!(
+                texts.contains(&axis),
+                "axis label {axis} missing from {texts:?}"
+            );
         }
         std::fs::remove_dir_all(&dir).ok();
     }
