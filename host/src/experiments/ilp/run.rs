@@ -8,18 +8,24 @@
 
 use std::ffi::c_void;
 
+use anyhow::Context;
+
 use cudarc::driver::CudaSlice;
 
 use super::plan::{gflops, launch_flops, layout, sized_iters, Layout};
+use super::plots::write_plots;
 use super::reference::{check_fma, checked_threads, DEFAULT_A, DEFAULT_B};
 use super::row::{volkov_table, ComparedFma, Ilp, IlpRow, VOLKOV_FRACTION};
+use super::table::tables;
 use super::{entry, IlpArgs};
-use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel};
+use crate::cuda::{driver_present, peak_fp32_gflops, CudaError, Gpu, Kernel};
 use crate::experiments::inflight::hold::hold_at_blocks;
+use crate::experiments::inflight::run::{writable_dir, write_atomically};
 use crate::experiments::module_source::{load, Kernels};
 use crate::experiments::{residency_of, ExperimentError};
 use crate::results::{Check, Timing};
 use crate::sampling::{sample_sides, Sampled, SamplingConfig};
+use crate::tables::{render, to_csv, to_markdown, Format};
 use crate::timing::Side;
 
 /// FP32 lanes per SM of sm_80 and later as the sizing of `iters` assumes it (the peak itself
@@ -250,6 +256,65 @@ fn compared_fma(
         check,
         flags: sampled.flags,
     })
+}
+
+/// Every failed check of the run, in words (ours and the compared module's).
+pub fn failed_checks(result: &Ilp) -> Vec<String> {
+    let mut failed = Vec::new();
+    for r in &result.rows {
+        if !r.check.passed {
+            failed.push(format!(
+                "{} at {} warps/SM: {}",
+                r.entry, r.warps_per_sm, r.check.what
+            ));
+        }
+        if let Some(c) = r.compare.as_ref().filter(|c| !c.check.passed) {
+            failed.push(format!("{} (compared module): {}", r.entry, c.check.what));
+        }
+    }
+    failed
+}
+
+/// `host ilp`: validates the flags and the output folder, runs the experiment, prints its
+/// tables and writes the results. `Ok(false)` when a check failed (the rows say which).
+pub fn command(args: &IlpArgs) -> anyhow::Result<bool> {
+    args.validate()?;
+    if let Some(dir) = &args.out {
+        writable_dir(dir)?;
+    }
+    if !driver_present() {
+        return Err(CudaError::NoDriver.into());
+    }
+    let gpu = Gpu::open(args.device).with_context(|| format!("opening device {}", args.device))?;
+    let config = args
+        .sampling
+        .config(Some(gpu.info().sm_clock_khz / 1000))
+        .map_err(anyhow::Error::msg)?;
+    let result = run(&gpu, args, &config).context("experiment 5 (ILP)")?;
+    let ts = tables(&result);
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&result)?),
+        f => {
+            for t in &ts {
+                print!("{}", render(t, f));
+            }
+        }
+    }
+    if let Some(dir) = &args.out {
+        write_atomically(
+            &dir.join("ilp.json"),
+            &serde_json::to_string_pretty(&result)?,
+        )?;
+        let md: Vec<String> = ts.iter().map(to_markdown).collect();
+        write_atomically(&dir.join("ilp.md"), &md.join("\n"))?;
+        write_atomically(&dir.join("ilp.csv"), &to_csv(&ts[0]))?;
+        write_plots(&result.rows, dir)?;
+    }
+    let failed = failed_checks(&result);
+    for f in &failed {
+        eprintln!("FAILED {f}");
+    }
+    Ok(failed.is_empty())
 }
 
 #[cfg(test)]

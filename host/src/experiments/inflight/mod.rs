@@ -82,6 +82,13 @@ pub struct InflightArgs {
     pub compare: Option<PathBuf>,
     #[command(flatten)]
     pub sampling: SamplingArgs,
+    /// Output format of the tables (json: the full results).
+    #[arg(long, value_enum, default_value_t = crate::tables::Format::Table)]
+    pub format: crate::tables::Format,
+    /// Folder for the results (JSON, Markdown tables, SVG plots); created, and checked writable
+    /// before any GPU work.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Seed of the copy's input and of the chase's permutation.
     #[arg(long, default_value_t = crate::experiments::DEFAULT_SEED)]
     pub seed: u64,

@@ -10,6 +10,9 @@
 //!   `%clock64` cycles the `steps` dependent loads took.
 
 use std::ffi::c_void;
+use std::path::Path;
+
+use anyhow::Context;
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -17,9 +20,11 @@ use super::chase::{chase_end, check_chase, single_cycle, Latency};
 use super::grid::{PlanLimits, Point};
 use super::hold::hold_at_blocks;
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
+use super::plots::write_plots;
 use super::row::{headline, ComparedCopy, CopyReference, Inflight, InflightRow};
+use super::table::table;
 use super::{InflightArgs, CHASE_L2_MULTIPLE};
-use crate::cuda::{CudaError, DriverContext, Gpu, Kernel};
+use crate::cuda::{driver_present, CudaError, DriverContext, Gpu, Kernel};
 use crate::experiments::bandwidth::copy_gbps;
 use crate::experiments::inputs::random_floats;
 use crate::experiments::module_source::{load, Kernels, Loaded};
@@ -27,6 +32,7 @@ use crate::experiments::verify::check_copy;
 use crate::experiments::{residency_of, ExperimentError};
 use crate::results::Check;
 use crate::sampling::{sample_sides, Sampled, SamplingConfig};
+use crate::tables::{render, to_csv, to_markdown, Format};
 use crate::timing::Side;
 
 /// Entry name of the DRAM-latency pointer chase (assumed; see the module documentation).
@@ -298,9 +304,97 @@ fn measure_latency(
     ))
 }
 
+/// Makes sure `dir` exists and takes a file, before any GPU work.
+pub fn writable_dir(dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let probe = dir.join(".write-probe");
+    std::fs::write(&probe, b"").with_context(|| format!("{} is not writable", dir.display()))?;
+    std::fs::remove_file(&probe).ok();
+    Ok(())
+}
+
+/// Writes `text` to `path` through a temporary file, so a reader never sees half of it.
+pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))
+}
+
+/// Every failed check of the run, in words (ours, the compared module's, the chase's).
+pub fn failed_checks(result: &Inflight) -> Vec<String> {
+    let mut failed = Vec::new();
+    if !result.latency.check.passed {
+        failed.push(format!("latency: {}", result.latency.check.what));
+    }
+    for r in &result.rows {
+        if !r.check.passed {
+            failed.push(format!(
+                "{} at {} blocks/SM: {}",
+                r.entry, r.blocks_per_sm, r.check.what
+            ));
+        }
+        if let Some(c) = r.compare.as_ref().filter(|c| !c.check.passed) {
+            failed.push(format!("{} (compared module): {}", r.entry, c.check.what));
+        }
+    }
+    failed
+}
+
+/// `host inflight`: validates the flags and the output folder, runs the experiment, prints its
+/// table and writes the results. `Ok(false)` when a check failed (the rows say which).
+pub fn command(args: &InflightArgs) -> anyhow::Result<bool> {
+    args.validate()?;
+    if let Some(dir) = &args.out {
+        writable_dir(dir)?;
+    }
+    if !driver_present() {
+        return Err(CudaError::NoDriver.into());
+    }
+    let gpu = Gpu::open(args.device).with_context(|| format!("opening device {}", args.device))?;
+    let config = args
+        .sampling
+        .config(Some(gpu.info().sm_clock_khz / 1000))
+        .map_err(anyhow::Error::msg)?;
+    let result = run(&gpu, args, &config).context("experiment 4 (bytes in flight)")?;
+    let t = table(&result);
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&result)?),
+        f => print!("{}", render(&t, f)),
+    }
+    if let Some(dir) = &args.out {
+        write_atomically(
+            &dir.join("inflight.json"),
+            &serde_json::to_string_pretty(&result)?,
+        )?;
+        write_atomically(&dir.join("inflight.md"), &to_markdown(&t))?;
+        write_atomically(&dir.join("inflight.csv"), &to_csv(&t))?;
+        write_plots(&result, dir)?;
+    }
+    let failed = failed_checks(&result);
+    for f in &failed {
+        eprintln!("FAILED {f}");
+    }
+    Ok(failed.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::experiments::verify::check_copy;
+
+    #[test]
+    fn an_unwritable_out_folder_is_refused_and_a_fresh_one_is_made() {
+        assert!(writable_dir(Path::new("/proc/inflight-out")).is_err());
+        let dir = std::env::temp_dir().join(format!("inflight-out-{}", std::process::id()));
+        writable_dir(&dir.join("nested")).unwrap();
+        write_atomically(&dir.join("nested/a.txt"), "x").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("nested/a.txt")).unwrap(),
+            "x"
+        );
+        assert!(!dir.join("nested/a.tmp").exists());
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn a_skipped_or_wrong_copy_is_caught() {
