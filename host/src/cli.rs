@@ -38,6 +38,10 @@ pub enum Command {
     Regs(RegsArgs),
     /// All three experiments.
     All(AllArgs),
+    /// Experiment 4: bytes in flight vs occupancy (the memcpy grid against Little's law).
+    Inflight(crate::experiments::inflight::InflightArgs),
+    /// Experiment 5: FP32 throughput vs warps per SM and ILP (Volkov's table).
+    Ilp(crate::experiments::ilp::IlpArgs),
     /// The device: name, compute capability, SMs, clocks, registers and shared memory, L2, and
     /// the spec peaks behind the percentage columns.
     Info(InfoArgs),
@@ -429,6 +433,7 @@ impl Command {
                 plan(&a.common, o, Experiment::ALL.to_vec())
             }
             Command::Info(_) | Command::Calc(_) | Command::Report(_) => return Ok(None),
+            Command::Inflight(_) | Command::Ilp(_) => return Ok(None),
         }))
     }
 }
