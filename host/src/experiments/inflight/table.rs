@@ -5,7 +5,10 @@
 //! formatting. (A stand-in for the project-wide column declarations: when those land, these
 //! lists move over unchanged in spirit.)
 
-use super::claims::{bytes_not_occupancy, few_threads_match_many, model_fit, width_effect};
+use super::claims::{
+    bytes_not_occupancy, experiment2_pointer, few_threads_match_many, model_fit, width_effect,
+};
+use super::model::LittlesLaw;
 use super::row::{Inflight, InflightRow};
 use crate::report::Verdict;
 use crate::results::Check;
@@ -187,6 +190,17 @@ pub fn verdicts(result: &Inflight) -> Vec<Verdict> {
     ]
 }
 
+/// Experiment 2's pointer here: the bytes in flight its variants (the variant table's copies,
+/// held at experiment 2's blocks per SM) keep, against what this GPU's model needs.
+pub fn experiment2_note(model: &LittlesLaw) -> String {
+    let blocks = crate::experiments::residency::BLOCKS_PER_SM;
+    let variants: Vec<(&str, u32, u32, u32)> = kernels_gpu::variants::MEMCPY
+        .iter()
+        .map(|v| (v.label, v.threads, v.bytes_per_thread(), blocks))
+        .collect();
+    experiment2_pointer(&variants, model)
+}
+
 /// The sweep table with the latency, the model, the headline figures, the fit and the verdicts
 /// as notes.
 pub fn table(result: &Inflight) -> TableData {
@@ -254,6 +268,7 @@ pub fn table(result: &Inflight) -> TableData {
         format(Kind::Ratio, &opt(fit.median_ratio_below_knee)),
         format(Kind::Ratio, &opt(fit.median_ratio_above_knee))
     ));
+    t.notes.push(experiment2_note(m));
     if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
         t.notes.push(format!(
             "16-byte against 4-byte accesses at the same bytes in flight: median {ratio:.3}x over \
@@ -297,6 +312,19 @@ pub fn table(result: &Inflight) -> TableData {
 mod tests {
     use super::*;
     use crate::experiments::inflight::row::tests::row;
+
+    #[test]
+    fn experiment_2_is_pointed_here_with_its_own_variants() {
+        let model = LittlesLaw {
+            sms: 132,
+            latency_ns: 600.0,
+            peak_gbps: 4200.0,
+        };
+        let note = experiment2_note(&model);
+        // T1: 1024 threads x 4 B x 2 blocks.
+        assert!(note.contains("T1 8192 B"), "{note}");
+        assert!(note.contains("B per SM are needed for 95%"), "{note}");
+    }
 
     #[test]
     fn kinds_format_their_values() {
