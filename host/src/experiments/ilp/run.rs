@@ -332,4 +332,57 @@ mod tests {
             None
         );
     }
+
+    #[derive(clap::Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: IlpArgs,
+    }
+
+    /// A small sweep on device 0: every point verified bit for bit, at the asked residency, its
+    /// fraction of peak plausible.
+    #[test]
+    #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+    fn a_small_sweep_runs_verified_on_the_gpu() {
+        use clap::Parser;
+        if !driver_present() {
+            eprintln!("SKIP: no CUDA driver");
+            return;
+        }
+        let args = Cmd::parse_from([
+            "ilp",
+            "--ilp",
+            "1,4",
+            "--warps-per-sm",
+            "1,8,64",
+            "--target-cycles",
+            "200000",
+            "--iters",
+            "2",
+            "--samples",
+            "3",
+        ])
+        .args;
+        let gpu = Gpu::open(0).unwrap();
+        let config = args.sampling.config(None).unwrap();
+        let r = run(&gpu, &args, &config).unwrap();
+        assert!(failed_checks(&r).is_empty(), "{:?}", failed_checks(&r));
+        assert_eq!(r.rows.len(), 6);
+        for row in &r.rows {
+            assert_eq!(row.layout.warps_per_sm, row.warps_per_sm);
+            assert!(
+                !row.flags.iter().any(|f| f.contains("driver gives")),
+                "{:?}",
+                row.flags
+            );
+            assert!(
+                row.fraction_of_peak > 0.0 && row.fraction_of_peak < 1.1,
+                "ILP {} at {} warps: {}",
+                row.ilp,
+                row.warps_per_sm,
+                row.fraction_of_peak
+            );
+        }
+        assert_eq!(r.volkov.len(), 2);
+    }
 }

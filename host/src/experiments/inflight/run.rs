@@ -415,4 +415,56 @@ mod tests {
         short[4092..].fill(0.0);
         assert!(!check_copy(&src, &short, 4).passed);
     }
+
+    #[derive(clap::Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: InflightArgs,
+    }
+
+    /// A small sweep on device 0: every copy and the chase verified, every point at the asked
+    /// residency, the model and the headline filled in.
+    #[test]
+    #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+    fn a_small_sweep_runs_verified_on_the_gpu() {
+        use clap::Parser;
+        if !driver_present() {
+            eprintln!("SKIP: no CUDA driver");
+            return;
+        }
+        let args = Cmd::parse_from([
+            "inflight",
+            "--threads",
+            "32,256",
+            "--loads",
+            "1,14",
+            "--widths",
+            "1,4",
+            "--warps-per-sm",
+            "1,8,64",
+            "--copy-mib",
+            "64",
+            "--chase-mib",
+            "256",
+            "--chase-steps",
+            "20000",
+            "--iters",
+            "3",
+            "--samples",
+            "3",
+        ])
+        .args;
+        let gpu = Gpu::open(0).unwrap();
+        let config = args.sampling.config(None).unwrap();
+        let r = run(&gpu, &args, &config).unwrap();
+        assert!(failed_checks(&r).is_empty(), "{:?}", failed_checks(&r));
+        assert!(r.latency.cycles_per_step > 50.0, "{:?}", r.latency);
+        assert!(r.copy.gbps > 0.0 && r.model.latency_ns > 0.0);
+        assert!(!r.rows.is_empty());
+        for row in &r.rows {
+            assert_eq!(row.blocks_per_sm, row.point.blocks_per_sm, "{}", row.entry);
+            assert!(row.gbps > 0.0 && row.predicted_gbps > 0.0, "{}", row.entry);
+        }
+        assert_eq!(r.headline.least_occupancy.len(), 2);
+    }
 }
