@@ -25,7 +25,9 @@
 //! before the first round, after the last, and every [`SamplingConfig::clock_every`] rounds in
 //! between. A sample is marked when a reading bracketing it (the last one taken before it
 //! started, or the first one after it ended) lies more than [`SamplingConfig::clock_tolerance`]
-//! below the reference clock; each reading costs tens of milliseconds, hence the stride.
+//! below the reference clock. Each reading runs nvidia-smi (tens of milliseconds), hence the
+//! stride, and a reading younger than [`DEFAULT_CLOCK_REUSE`] is reused ([`ClockWatch`]): the
+//! reading after one figure is the reading before the next.
 
 use std::time::{Duration, Instant};
 
@@ -446,6 +448,45 @@ fn percent(x: Option<f64>) -> String {
     x.map_or_else(|| "n/a".to_owned(), |x| format!("{:.2}%", x * 100.0))
 }
 
+/// Default age below which a clock reading is reused instead of running nvidia-smi again.
+pub const DEFAULT_CLOCK_REUSE: Duration = Duration::from_millis(250);
+
+/// The SM clock readings of a run: a reading younger than `max_age` is reused, so the reading
+/// taken after one figure also serves as the reading before the next (each fresh reading runs
+/// nvidia-smi, tens of milliseconds, which over hundreds of figures adds up).
+#[derive(Debug)]
+pub struct ClockWatch {
+    max_age: Duration,
+    last: std::cell::Cell<Option<(Instant, Option<u32>)>>,
+}
+
+impl ClockWatch {
+    pub fn new(max_age: Duration) -> Self {
+        Self {
+            max_age,
+            last: std::cell::Cell::new(None),
+        }
+    }
+
+    /// The last reading if it is younger than `max_age`, else a fresh one from `fresh`.
+    pub fn read(&self, fresh: impl FnOnce() -> Option<u32>) -> Option<u32> {
+        if let Some((at, mhz)) = self.last.get() {
+            if at.elapsed() < self.max_age {
+                return mhz;
+            }
+        }
+        let mhz = fresh();
+        self.last.set(Some((Instant::now(), mhz)));
+        mhz
+    }
+}
+
+impl Default for ClockWatch {
+    fn default() -> Self {
+        Self::new(DEFAULT_CLOCK_REUSE)
+    }
+}
+
 /// Times our kernel and, when `compared`, theirs, by `config`: `launch(side)` enqueues exactly
 /// one launch of that side's kernel. One warm-up launch per side (also timed, to size the
 /// batches of a noise-driven plan: both sides get the same batch size, that of the faster), then
@@ -453,6 +494,7 @@ fn percent(x: Option<f64>) -> String {
 pub fn sample_sides(
     gpu: &Gpu,
     config: &SamplingConfig,
+    clock: &ClockWatch,
     compared: bool,
     mut launch: impl FnMut(Side) -> Result<(), CudaError>,
 ) -> Result<(Sampled, Option<Sampled>), CudaError> {
@@ -486,7 +528,7 @@ pub fn sample_sides(
             gpu.record(&end)?;
             Ok::<_, CudaError>(f64::from(elapsed_ms("a sample")?) / f64::from(launches))
         },
-        || gpu.current_sm_clock_mhz(),
+        || clock.read(|| gpu.current_sm_clock_mhz()),
         || started.elapsed(),
     )?;
     gpu.synchronize()?;
@@ -594,6 +636,25 @@ mod tests {
         assert!(parse(&["--min-samples", "1"]).is_err());
         let c = parse(&["--min-samples", "50", "--max-samples", "10"]).unwrap();
         assert!(c.config(None).unwrap_err().contains("--min-samples 50"));
+    }
+
+    #[test]
+    fn a_recent_clock_reading_is_reused() {
+        let fresh = Cell::new(0);
+        let read = || {
+            fresh.set(fresh.get() + 1);
+            Some(1980)
+        };
+        let watch = ClockWatch::new(Duration::from_secs(3600));
+        assert_eq!(
+            (watch.read(read), watch.read(read)),
+            (Some(1980), Some(1980))
+        );
+        assert_eq!(fresh.get(), 1, "the second reading came from the cache");
+        let always = ClockWatch::new(Duration::ZERO);
+        always.read(read);
+        always.read(read);
+        assert_eq!(fresh.get(), 3);
     }
 
     #[test]

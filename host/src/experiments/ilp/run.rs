@@ -24,7 +24,7 @@ use crate::experiments::inflight::run::{writable_dir, write_atomically};
 use crate::experiments::module_source::{load, Kernels};
 use crate::experiments::{residency_of, ExperimentError};
 use crate::results::{Check, Timing};
-use crate::sampling::{sample_sides, Sampled, SamplingConfig};
+use crate::sampling::{sample_sides, ClockWatch, Sampled, SamplingConfig};
 use crate::tables::{render, to_csv, to_markdown, Format};
 use crate::timing::Side;
 
@@ -102,6 +102,7 @@ pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, Ex
     let max_block = gpu.limits().max_threads_per_block;
     let mut out = gpu.zeros((info.sm_count * info.max_threads_per_sm) as usize)?;
     let smem = gpu.smem_limits();
+    let clock = ClockWatch::default();
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     for &ilp in &args.ilp {
@@ -153,7 +154,7 @@ pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, Ex
             };
             let resident = residency_of(gpu, &kernel, threads, dyn_smem)?;
             let (sampled, compared) =
-                sample_sides(gpu, config, other_hold.is_some(), |side| {
+                sample_sides(gpu, config, &clock, other_hold.is_some(), |side| {
                     match (side, &other_hold) {
                         (Side::Theirs, Some((k, d))) => launch(
                             gpu,

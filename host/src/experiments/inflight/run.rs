@@ -31,7 +31,7 @@ use crate::experiments::module_source::{load, Kernels, Loaded};
 use crate::experiments::verify::check_copy;
 use crate::experiments::{residency_of, ExperimentError};
 use crate::results::Check;
-use crate::sampling::{sample_sides, Sampled, SamplingConfig};
+use crate::sampling::{sample_sides, ClockWatch, Sampled, SamplingConfig};
 use crate::tables::{render, to_csv, to_markdown, Format};
 use crate::timing::Side;
 
@@ -118,7 +118,8 @@ pub fn run(
         dst: gpu.zeros(floats)?,
         src_host,
     };
-    let (copy_sampled, _) = sample_sides(gpu, config, false, |_| {
+    let clock = ClockWatch::default();
+    let (copy_sampled, _) = sample_sides(gpu, config, &clock, false, |_| {
         gpu.copy_device(&buf.src, &mut buf.dst)
     })?;
     let copy = CopyReference {
@@ -169,11 +170,12 @@ pub fn run(
             None => None,
         };
         let resident = residency_of(gpu, &kernel, threads, dyn_smem)?;
-        let (mine, compared) =
-            sample_sides(gpu, config, other.is_some(), |side| match (side, &other) {
+        let (mine, compared) = sample_sides(gpu, config, &clock, other.is_some(), |side| {
+            match (side, &other) {
                 (Side::Theirs, Some((k, d))) => buf.launch(gpu, k, &point, *d),
                 _ => buf.launch(gpu, &kernel, &point, dyn_smem),
-            })?;
+            }
+        })?;
         let check = buf.verify(gpu, &kernel, &point, dyn_smem)?;
         let gbps = copy_gbps(copy_bytes, mine.timing.median_ms);
         let compare = match (other, compared) {
