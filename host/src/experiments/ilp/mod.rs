@@ -4,7 +4,7 @@
 //! every launch checked bit for bit on a sample of threads. Volkov's table answers: for each
 //! ILP, how few warps reach 90% of the peak?
 //!
-//! Layout: [`plan`] (points and arithmetic), [`reference`] (the CPU's FMA chains and the
+//! Layout: [`plan`] (points and arithmetic), [`mod@reference`] (the CPU's FMA chains and the
 //! check), [`row`] (typed results, Volkov's table), [`claims`] (verdict rules), [`plots`],
 //! [`table`], and [`run`] — the one file that touches the kernels and the driver.
 
