@@ -4,6 +4,12 @@
 //! every launch checked bit for bit on a sample of threads. Volkov's table answers: for each
 //! ILP, how few warps reach 90% of the peak?
 //!
+//! ```text
+//! host ilp                                        # ILP 1..16 x warps/SM 1..64
+//! host ilp --ilp 1,4 --warps-per-sm 4,8,64 --noise 1
+//! host ilp --compare peer/peer.cubin --out results/ilp
+//! ```
+//!
 //! Layout: [`plan`] (points and arithmetic), [`mod@reference`] (the CPU's FMA chains and the
 //! check), [`row`] (typed results, Volkov's table), [`claims`] (verdict rules), [`plots`],
 //! [`table`], and [`run`] — the one file that touches the kernels and the driver.

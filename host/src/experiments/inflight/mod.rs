@@ -6,6 +6,13 @@
 //! Volkov's question, asked of the GPU at hand: how few threads does a copy need, and does the
 //! bandwidth follow bytes in flight rather than occupancy?
 //!
+//! ```text
+//! host inflight                                   # the default sweep: warps/SM 1..64 x the grid
+//! host inflight --threads 32,256 --loads 14 --widths 4 --blocks-per-sm 2
+//! host inflight --compare peer/peer.cubin --out results/inflight
+//! host inflight --iters 20 --samples 5            # a fixed plan instead of the noise target
+//! ```
+//!
 //! Layout: [`grid`] (the points), [`hold`] (residency by dynamic shared memory), [`model`]
 //! (Little's law and the byte convention), [`chase`] (latency, CPU side), [`row`] (typed
 //! results and headline figures), [`claims`] (verdict rules), [`plots`], [`table`], and

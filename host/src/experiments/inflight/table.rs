@@ -217,6 +217,14 @@ pub fn table(result: &Inflight) -> TableData {
         result.copy.bytes >> 20,
         format(Kind::Noise, &opt(result.copy.sampled.noise))
     ));
+    t.notes.extend(
+        result
+            .copy
+            .sampled
+            .flags
+            .iter()
+            .map(|f| format!("D2D copy: {f}")),
+    );
     t.notes.push(format!(
         "DRAM latency (pointer chase, {} dependent loads over {} MiB, one thread): {:.1} ns, {:.0} \
          cycles per load (implied SM clock {:.0} MHz); {}",
