@@ -713,24 +713,32 @@ mod tests {
     }
 
     #[test]
-    fn moderate_noise_needs_more_than_the_minimum() {
-        // 1% uniform jitter has a relative sd of about 0.58%: above target for a few samples at
-        // most, but the estimate itself wanders; the rule keeps sampling until it is below.
+    fn sampling_stops_at_the_first_quiet_enough_sample() {
+        // Two outliers, then exact samples: the sample variance is 0.000882 / (n - 1), at most
+        // 0.005^2 from n = 37 on (n - 1 >= 35.28), so the rule stops at exactly 37.
         let t = NoiseTarget {
-            max_noise: 0.006,
             max_samples: 1000,
             max_time: Duration::from_secs(3600),
             ..target()
         };
-        let g = simulate(&noise_config(t), false, 0.01, 1);
-        assert_eq!(g.stop, Stop::Converged);
-        assert!(relative_noise(&g.ours_ms).unwrap() <= 0.006);
-        // The rule's decision is only taken on the full sample set.
-        let n = g.ours_ms.len();
-        assert!(
-            relative_noise(&g.ours_ms[..n - 1]).unwrap() > 0.006 || n == 5,
-            "stopped later than needed"
-        );
+        let mut i = 0;
+        let g = sample_loop::<Infallible>(
+            &noise_config(t),
+            false,
+            |_| {
+                i += 1;
+                Ok(match i {
+                    2 => 1.021,
+                    3 => 0.979,
+                    _ => 1.0,
+                })
+            },
+            || None,
+            || Duration::ZERO,
+        )
+        .unwrap();
+        assert_eq!((g.ours_ms.len(), g.stop), (37, Stop::Converged));
+        assert!(relative_noise(&g.ours_ms[..36]).unwrap() > 0.005);
     }
 
     #[test]
