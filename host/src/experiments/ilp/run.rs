@@ -109,11 +109,7 @@ pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, Ex
         let name = entry(ilp);
         let (kernel, other) = ours.entry_pair(theirs.as_ref(), &name)?;
         for &warps in &args.warps_per_sm {
-            let Some(Layout {
-                blocks_per_sm,
-                threads,
-                ..
-            }) = layout(warps, info.warp_size, max_block, info.max_blocks_per_sm)
+            let Some(placed) = layout(warps, info.warp_size, max_block, info.max_blocks_per_sm)
             else {
                 skipped.push(format!(
                     "{name} at {warps} warps/SM: no split into whole blocks of at most \
@@ -121,11 +117,11 @@ pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, Ex
                 ));
                 continue;
             };
-            let l_layout = Layout {
-                warps_per_sm: warps,
+            let Layout {
                 blocks_per_sm,
                 threads,
-            };
+                ..
+            } = placed;
             let dyn_smem = match hold_at_blocks(&kernel, threads, blocks_per_sm, smem) {
                 Ok(d) => d,
                 Err(e) => {
@@ -173,11 +169,11 @@ pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, Ex
             let check = verify(gpu, &kernel, &mut out, &mine, ilp, args.seed)?;
             let flops = launch_flops(ilp, iters, u64::from(grid) * u64::from(threads));
             let value = gflops(flops, sampled.timing.median_ms);
-            let clock = mean_clock_mhz(&sampled.timing);
-            if clock.is_none() {
+            let sm_clock = mean_clock_mhz(&sampled.timing);
+            if sm_clock.is_none() {
                 flags.push("SM clock not readable: % of peak at the spec clock".to_owned());
             }
-            let clock_khz = clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
+            let clock_khz = sm_clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
             let peak = peak_fp32_gflops(info.compute_capability, info.sm_count, clock_khz);
             let compare = match (other_hold, compared) {
                 (Some((k, d)), Some(s)) => Some(compared_fma(
@@ -207,14 +203,14 @@ pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, Ex
             rows.push(IlpRow {
                 ilp,
                 entry: name.clone(),
-                layout: l_layout,
+                layout: placed,
                 warps_per_sm: warps,
                 occupancy: resident.occupancy,
                 regs: resident.regs,
                 dyn_smem_bytes: dyn_smem,
                 iters,
                 gflops: value,
-                sm_clock_mhz: clock,
+                sm_clock_mhz: sm_clock,
                 peak_gflops: peak,
                 fraction_of_peak: value / peak,
                 noise: sampled.noise,
