@@ -296,6 +296,56 @@ mod tests {
         rows
     }
 
+    /// Rows exactly on Little's law over the default sweep, each off by a deterministic
+    /// 0-15% shortfall, as a real GPU's noise and detail might put them.
+    fn littles_law_over_the_default_grid() -> Vec<InflightRow> {
+        use crate::experiments::inflight::grid::{
+            plan_points, PlanLimits, Residency, DEFAULT_WARPS_PER_SM, GRID_LOADS, GRID_THREADS,
+            GRID_WIDTHS,
+        };
+        let model = LittlesLaw {
+            sms: 132,
+            latency_ns: 600.0,
+            peak_gbps: 4200.0,
+        };
+        let points = plan_points(
+            &GRID_THREADS,
+            &GRID_LOADS,
+            &GRID_WIDTHS,
+            &Residency::WarpsPerSm {
+                targets: DEFAULT_WARPS_PER_SM.to_vec(),
+                every_block_size: false,
+            },
+            PlanLimits {
+                warp_size: 32,
+                max_blocks_per_sm: 32,
+                max_warps_per_sm: 64,
+            },
+        );
+        points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let bytes = p.shape.bytes_per_thread();
+                let bif = f64::from(p.shape.threads * p.blocks_per_sm * bytes);
+                let shortfall = 0.15 * ((i * 7) % 16) as f64 / 15.0;
+                let fraction = model.predicted_gbps(bif) / model.peak_gbps * (1.0 - shortfall);
+                let mut r = row(p.shape.threads, p.blocks_per_sm, bytes, fraction);
+                r.point = *p;
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn littles_law_data_with_noise_holds_both_claims() {
+        let rows = littles_law_over_the_default_grid();
+        let v = bytes_not_occupancy(&rows);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        let v = few_threads_match_many(&rows);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    }
+
     #[test]
     fn bytes_driven_data_holds_the_claim() {
         let v = bytes_not_occupancy(&bytes_driven());
