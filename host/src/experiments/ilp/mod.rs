@@ -24,7 +24,7 @@ pub mod table;
 
 use std::path::PathBuf;
 
-use plan::{DEFAULT_TARGET_CYCLES, DEFAULT_WARPS_PER_SM, ILPS};
+use plan::{DEFAULT_TARGET_CYCLES, FMA_WARPS_PER_SM, ILPS};
 
 use crate::sampling::SamplingArgs;
 
@@ -39,7 +39,7 @@ pub struct IlpArgs {
     pub ilp: Vec<u32>,
     /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
     /// at most the largest block is skipped with a note).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = FMA_WARPS_PER_SM,
           value_parser = clap::value_parser!(u32).range(1..=64))]
     pub warps_per_sm: Vec<u32>,
     /// SM cycles one launch is sized for (rounds per thread follow from it).

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub const ILPS: [u32; 9] = [1, 2, 3, 4, 5, 6, 8, 12, 16];
 /// Resident warps per SM the default sweep holds (1..64; above 8 only even counts, which split
 /// into whole blocks of at most 32 warps).
-pub const DEFAULT_WARPS_PER_SM: [u32; 20] = [
+pub const FMA_WARPS_PER_SM: [u32; 20] = [
     1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64,
 ];
 /// The kernels unroll their rounds by this much: `iters` must be a multiple of it.
@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn every_default_target_has_a_layout() {
-        for w in DEFAULT_WARPS_PER_SM {
+        for w in FMA_WARPS_PER_SM {
             let l = layout(w, 32, 1024, 32).unwrap_or_else(|| panic!("{w}"));
             assert_eq!(l.blocks_per_sm * l.threads / 32, w);
         }

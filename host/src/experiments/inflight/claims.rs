@@ -300,7 +300,7 @@ mod tests {
     /// 0-15% shortfall, as a real GPU's noise and detail might put them.
     fn littles_law_over_the_default_grid() -> Vec<InflightRow> {
         use crate::experiments::inflight::grid::{
-            plan_points, PlanLimits, Residency, DEFAULT_WARPS_PER_SM, GRID_LOADS, GRID_THREADS,
+            plan_points, PlanLimits, Residency, COPY_WARPS_PER_SM, GRID_LOADS, GRID_THREADS,
             GRID_WIDTHS,
         };
         let model = LittlesLaw {
@@ -313,7 +313,7 @@ mod tests {
             &GRID_LOADS,
             &GRID_WIDTHS,
             &Residency::WarpsPerSm {
-                targets: DEFAULT_WARPS_PER_SM.to_vec(),
+                targets: COPY_WARPS_PER_SM.to_vec(),
                 every_block_size: false,
             },
             PlanLimits {

@@ -14,7 +14,7 @@ pub const GRID_LOADS: [u32; 11] = [1, 2, 3, 4, 6, 8, 12, 14, 16, 24, 32];
 /// Floats per access of the memcpy grid.
 pub const GRID_WIDTHS: [u32; 3] = [1, 2, 4];
 /// Resident warps per SM the default sweep holds.
-pub const DEFAULT_WARPS_PER_SM: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
+pub const COPY_WARPS_PER_SM: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
 
 /// One copy kernel of the grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -157,7 +157,7 @@ mod tests {
             &GRID_LOADS,
             &GRID_WIDTHS,
             &Residency::WarpsPerSm {
-                targets: DEFAULT_WARPS_PER_SM.to_vec(),
+                targets: COPY_WARPS_PER_SM.to_vec(),
                 every_block_size: false,
             },
             H200,
@@ -181,7 +181,7 @@ mod tests {
         let points = default_points();
         let warps: std::collections::BTreeSet<u32> =
             points.iter().map(|p| p.warps_per_sm(32)).collect();
-        assert_eq!(warps.into_iter().collect::<Vec<_>>(), DEFAULT_WARPS_PER_SM);
+        assert_eq!(warps.into_iter().collect::<Vec<_>>(), COPY_WARPS_PER_SM);
         let bytes: Vec<u32> = points.iter().map(|p| p.shape.bytes_per_thread()).collect();
         assert_eq!(bytes.iter().min(), Some(&4));
         assert_eq!(bytes.iter().max(), Some(&512));

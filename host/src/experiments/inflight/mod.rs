@@ -31,7 +31,7 @@ pub mod table;
 use std::path::PathBuf;
 
 use grid::{
-    PlanLimits, Point, Residency, DEFAULT_WARPS_PER_SM, GRID_LOADS, GRID_THREADS, GRID_WIDTHS,
+    PlanLimits, Point, Residency, COPY_WARPS_PER_SM, GRID_LOADS, GRID_THREADS, GRID_WIDTHS,
 };
 
 use crate::sampling::SamplingArgs;
@@ -61,7 +61,7 @@ pub struct InflightArgs {
     pub widths: Vec<u32>,
     /// Resident warps per SM to hold; each is reached with the largest listed block size that
     /// divides it (all of them with --every-block-size).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
           conflicts_with = "blocks_per_sm")]
     pub warps_per_sm: Vec<u32>,
     /// Hold every kernel at this many blocks per SM instead of a warps target.
@@ -179,7 +179,7 @@ mod tests {
         assert_eq!(
             a.residency(),
             Residency::WarpsPerSm {
-                targets: DEFAULT_WARPS_PER_SM.to_vec(),
+                targets: COPY_WARPS_PER_SM.to_vec(),
                 every_block_size: false
             }
         );
