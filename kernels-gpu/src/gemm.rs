@@ -5,7 +5,7 @@
 //! each thread accumulates its TM x TN sub-tile in registers with fused multiply-adds.
 
 use crate::gpu::{self, GlobalTile, SharedF32};
-use crate::variants::{BK, BM, BN};
+use crate::variants::{GemmArgs, BK, BM, BN};
 
 const AS_STRIDE: u32 = BK + 1;
 const BS_STRIDE: u32 = BN + 1;
@@ -18,17 +18,17 @@ const STAGE_GROUP: u32 = 4;
 /// Launched with `BM*BN/(TM*TN)` threads per block and grid (N/BN, M/BM); `a`, `b`, `c` hold
 /// M*K, K*N and M*N floats; `a` and `b` are not written during the kernel.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn gemm<const TM: usize, const TN: usize>(
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
-    m: i32,
-    n: i32,
-    k: i32,
-    alpha: f32,
-    beta: f32,
-) {
+pub unsafe fn gemm<const TM: usize, const TN: usize>(args: GemmArgs) {
+    let GemmArgs {
+        a,
+        b,
+        c,
+        m,
+        n,
+        k,
+        alpha,
+        beta,
+    } = args;
     let threads = BM * BN / (TM * TN) as u32;
     let cols = BN / TN as u32;
     let tx = gpu::thread_idx_x();

@@ -4,8 +4,9 @@
 //! - shared memory is declared in PTX and reached through 32-bit `.shared` addresses
 //!   (`ld.shared`/`st.shared`), not generic pointers: rustc has no way to place a static in the
 //!   shared state space, and generic accesses cost a conversion per access;
-//! - global reads of data the kernel never writes use the non-coherent path (`ld.global.nc`),
-//!   the promise nvcc derives from `const __restrict__`, which Rust raw pointers cannot give;
+//! - the GEMM's global reads of data the kernel never writes use the non-coherent path
+//!   (`ld.global.nc`), the promise nvcc derives from `const __restrict__`, which Rust raw
+//!   pointers cannot give; the copies' loads stay coherent (see [`Vector::load`]);
 //! - vector accesses are single 8- or 16-byte instructions;
 //! - multiply-add is an explicit fused `fma.rn.f32`; a thread's 64-bit grid index is one
 //!   wide multiply-add.
@@ -32,6 +33,13 @@ pub fn block_idx_x() -> u32 {
 pub fn block_idx_y() -> u32 {
     // SAFETY: reads a special register.
     unsafe { nvptx::_block_idx_y() as u32 }
+}
+
+/// Threads in the block (x).
+#[inline(always)]
+pub fn block_dim_x() -> u32 {
+    // SAFETY: reads a special register.
+    unsafe { nvptx::_block_dim_x() as u32 }
 }
 
 /// Blocks in the grid (x).
@@ -83,6 +91,54 @@ pub fn opaque(x: u32) -> u32 {
              options(nomem, nostack, preserves_flags));
     }
     y
+}
+
+/// The SM's cycle counter (`%clock64`). The asm is volatile and not `nomem`, so LLVM keeps it in
+/// program order with every memory access around it; ptxas keeps `CS2R` clock reads in order too.
+#[inline(always)]
+pub fn clock64() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register.
+    unsafe {
+        asm!("mov.u64 {t}, %clock64;", t = out(reg64) t, options(nostack, preserves_flags));
+    }
+    t
+}
+
+/// The global nanosecond timer (`%globaltimer`; it advances in steps of up to a microsecond,
+/// so only long spans are meaningful). Ordered like [`clock64`].
+#[inline(always)]
+pub fn globaltimer() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register.
+    unsafe {
+        asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nostack, preserves_flags));
+    }
+    t
+}
+
+/// `p[i]` through `ld.global.cg`: cached in L2 only, never in L1. A pointer chase measures the
+/// memory below L1: with the default `.ca` a line once touched would be served by L1 on the next
+/// lap of a small ring, and `.cv` ("fetch again") is defined for system-memory coherence, not
+/// for reaching DRAM. With `.cg` every hop goes at least to L2; a ring far larger than L2 makes
+/// almost every hop an L2 miss, i.e. a DRAM access. The 32-bit index is widened last, as nvcc's
+/// `mul.wide.u32` does.
+///
+/// # Safety
+/// `p.add(i)` must be a valid, aligned global address.
+#[inline(always)]
+pub unsafe fn load_cg_u32(p: *const u32, i: u32) -> u32 {
+    let v: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g; mul.wide.u32 g, {i}, 4; add.s64 g, g, {p}; cvta.to.global.u64 g, g;",
+            "ld.global.cg.u32 {v}, [g]; }}",
+            v = out(reg32) v, i = in(reg32) i, p = in(reg64) p,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    v
 }
 
 /// Aborts the kernel.
@@ -233,7 +289,7 @@ pub unsafe fn load_global(p: *const f32, i: isize) -> f32 {
 /// # Safety
 /// `p.add(i)` must be a valid, aligned global address.
 #[inline(always)]
-pub unsafe fn store_global(p: *mut f32, i: isize, v: f32) {
+pub unsafe fn store_global<T>(p: *mut T, i: isize, v: T) {
     // SAFETY: the caller's contract.
     unsafe { p.offset(i).write(v) }
 }
@@ -243,28 +299,37 @@ pub unsafe fn store_global(p: *mut f32, i: isize, v: f32) {
 pub struct Vector<const W: usize>(pub [f32; W]);
 
 impl<const W: usize> Vector<W> {
-    /// Reads vector `i` (floats `W*i .. W*i+W`) of `p` through the read-only global path.
+    /// Reads vector `i` (floats `W*i .. W*i+W`) of `p` with a coherent `ld.global`.
+    ///
+    /// Not the read-only path (`ld.global.nc`): a `.nc` load promises that nothing writes the
+    /// data during the kernel, so ptxas may move it below any store, and it does: it sinks a
+    /// copy's loads between its stores to stay near 32 registers, which leaves only 3 or 4
+    /// loads in flight per thread whatever LOADS says (`memcpy_t256_l8_w4` issued 3 of its 8
+    /// 16-byte loads before the first store; nvcc's build of the peer's `const __restrict__`
+    /// copy does the same). A coherent load may alias the stores that follow it, so ptxas keeps
+    /// all of them above the first store and the thread really has LOADS*WIDTH*4 bytes in flight,
+    /// which is what the bytes-in-flight experiments vary.
     ///
     /// # Safety
-    /// The floats must be valid, `4*W`-byte aligned and not written during the kernel.
+    /// The floats must be valid and `4*W`-byte aligned.
     #[inline(always)]
-    pub unsafe fn load_nc(p: *const f32, i: u64) -> Self {
+    pub unsafe fn load(p: *const f32, i: u64) -> Self {
         let a = p.wrapping_add((i as usize) * W);
         let mut v = [0.0f32; W];
         // SAFETY: the caller's contract.
         unsafe {
             match W {
                 1 => {
-                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.f32 {x}, [g]; }}", x = out(reg32) v[0], a = in(reg64) a,
+                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.f32 {x}, [g]; }}", x = out(reg32) v[0], a = in(reg64) a,
                           options(pure, readonly, nostack, preserves_flags))
                 }
                 2 => {
-                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.v2.f32 {{{x}, {y}}}, [g]; }}", x = out(reg32) v[0],
+                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.v2.f32 {{{x}, {y}}}, [g]; }}", x = out(reg32) v[0],
                           y = out(reg32) v[1 % W], a = in(reg64) a,
                           options(pure, readonly, nostack, preserves_flags))
                 }
                 _ => {
-                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.nc.v4.f32 {{{x}, {y}, {z}, {w}}}, [g]; }}", x = out(reg32) v[0],
+                    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.v4.f32 {{{x}, {y}, {z}, {w}}}, [g]; }}", x = out(reg32) v[0],
                           y = out(reg32) v[1 % W], z = out(reg32) v[2 % W], w = out(reg32) v[3 % W],
                           a = in(reg64) a, options(pure, readonly, nostack, preserves_flags))
                 }

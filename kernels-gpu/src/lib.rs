@@ -1,9 +1,12 @@
 //! The lab's GPU kernels and the variant table that drives the whole project.
 //!
 //! Compiled twice: for `nvptx64-nvidia-cuda` (the kernels, see `xtask/src/ptx.rs`), and for the
-//! host, where only the [`variants`] table is visible. Every entry point, launch bound, register
-//! cap, host launch and report row comes from the table in `variants.rs`.
+//! host, where the [`variants`] table, the kernel ABI ([`abi`]) and the CPU references of the
+//! kernels' results ([`reference`]) are visible. Every entry point, launch bound, register cap,
+//! host launch and report row comes from the table in `variants.rs`.
 #![no_std]
+// The memcpy grid's cartesian product recurses once per (threads, loads) pair.
+#![recursion_limit = "256"]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_intrinsics)
@@ -12,8 +15,15 @@
 
 #[macro_use]
 mod table;
+pub mod abi;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod reference;
 pub mod variants;
 
+#[cfg(target_arch = "nvptx64")]
+mod chase;
+#[cfg(target_arch = "nvptx64")]
+mod fma;
 #[cfg(target_arch = "nvptx64")]
 mod gemm;
 #[cfg(target_arch = "nvptx64")]

@@ -1,18 +1,16 @@
 //! Strided copy: thread g moves vectors g + i*grid_stride (i < LOADS) of WIDTH floats each.
 //! All LOADS loads are issued before the first store, so a thread keeps LOADS*WIDTH*4 bytes in
-//! flight: written out because Rust cannot promise nvcc's `__restrict__` (src and dst disjoint).
+//! flight: the loads are coherent (`Vector::load`), so ptxas cannot sink them between the stores.
 
 use crate::gpu::{self, Vector};
+use crate::variants::MemcpyArgs;
 
 /// # Safety
 /// Launched with THREADS threads per block; `src` and `dst` hold `n` floats, are `4*WIDTH`-byte
 /// aligned and do not overlap.
 #[inline(always)]
-pub unsafe fn memcpy<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(
-    src: *const f32,
-    dst: *mut f32,
-    n: u64,
-) {
+pub unsafe fn memcpy<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(args: MemcpyArgs) {
+    let MemcpyArgs { src, dst, n } = args;
     let grid_stride = gpu::grid_dim_x() as u64 * THREADS as u64;
     let first = gpu::global_thread_idx_x(THREADS);
     // Only whole vectors are copied, as in the blog's kernel: vector v is in range when its
@@ -23,7 +21,7 @@ pub unsafe fn memcpy<const THREADS: u32, const LOADS: usize, const WIDTH: usize>
     for (i, slot) in staged.iter_mut().enumerate() {
         let v = first + i as u64 * grid_stride;
         if in_range(v) {
-            *slot = unsafe { Vector::load_nc(src, v) };
+            *slot = unsafe { Vector::load(src, v) };
         }
     }
     for (i, slot) in staged.iter().enumerate() {

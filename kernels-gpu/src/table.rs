@@ -1,26 +1,161 @@
 //! The `variant_table!` macro: turns the table in `variants.rs` into host-visible constants,
-//! compile-time checks that name the offending line, and (on nvptx64) one kernel entry per line.
+//! compile-time checks that name the offending line, one params struct per kernel family, and
+//! (on nvptx64) one kernel entry per line or grid point.
+
+/// A family's two structs from its parameter list in the table's `abi:` section:
+/// - the host's params struct: one field per parameter (device pointers become `u64` device
+///   addresses), the declared list as `PARAMS`, and the launch arguments in that order;
+/// - the kernel's argument struct (nvptx64): one field per parameter with its kernel-side type.
+///   The entry builds it from its parameters by name and the kernel function destructures it by
+///   name, so a reordered line cannot hand a kernel one parameter for another, and a renamed
+///   one fails to compile.
+macro_rules! kernel_params {
+    ($family:literal, ($name:ident, $args:ident) ( $( $p:ident : $t:ty ),* $(,)? )) => {
+        #[doc = concat!("The arguments of a `", $family, "` entry as its kernel function takes them.")]
+        #[cfg(target_arch = "nvptx64")]
+        #[derive(Clone, Copy)]
+        pub struct $args {
+            $( pub $p: $t, )*
+        }
+
+        #[doc = concat!("Launch arguments of every `", $family, "` entry, named and ordered as ",
+                        "the table's `abi:` line declares them; pointers are device addresses.")]
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub struct $name {
+            $( pub $p: <$t as $crate::abi::AbiParam>::Host, )*
+        }
+
+        impl $name {
+            /// The entry's parameter list, as declared (and as the PTX must show it).
+            pub const PARAMS: &'static [$crate::abi::Param] = &[
+                $( $crate::abi::Param {
+                    name: stringify!($p),
+                    kind: <$t as $crate::abi::AbiParam>::KIND,
+                }, )*
+            ];
+
+            /// The launch arguments, in parameter order.
+            pub fn args(&self) -> [$crate::abi::KernelArg; [$(stringify!($p)),*].len()] {
+                [ $( <$t as $crate::abi::AbiParam>::arg(self.$p), )* ]
+            }
+
+            /// Pushes the launch arguments into `sink`, in parameter order.
+            pub fn push_args(&self, sink: &mut impl $crate::abi::ArgSink) {
+                $( sink.push(<$t as $crate::abi::AbiParam>::arg(self.$p)); )*
+            }
+        }
+    };
+}
+
+/// One nvptx64 kernel entry named `$name` with the family's parameter list, handing `$kernel`
+/// the family's argument struct built from the parameters by name.
+macro_rules! kernel_entry {
+    ($name:expr, ($params:ident, $args:ident) ( $( $p:ident : $t:ty ),* $(,)? ), $($kernel:tt)+) => {
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            #[export_name = $name]
+            unsafe extern "ptx-kernel" fn entry( $( $p: $t ),* ) {
+                // SAFETY: the family's launch contract (documented on the kernel function and on
+                // its host-side descriptor in variants.rs), which the host's launch follows.
+                unsafe { $($kernel)+ ($args { $( $p ),* }) }
+            }
+        };
+    };
+}
+
+/// The cartesian product THREADS x LOADS x WIDTH of a memcpy grid line, handed to `$cb` as one
+/// list of `(threads, loads, width)` points in row-major order. One step per (threads, loads)
+/// pair, all widths at once, so the recursion stays shallow (threads x loads steps).
+macro_rules! grid_product {
+    // Every thread count done: hand the points over.
+    (@threads [$($acc:tt)*] [] $loads:tt $widths:tt => $cb:ident $ctx:tt) => {
+        $cb! { $ctx [$($acc)*] }
+    };
+    // Next thread count: walk the whole loads list for it.
+    (@threads $acc:tt [$t:literal $(, $ts:literal)*] $loads:tt $widths:tt => $cb:ident $ctx:tt) => {
+        grid_product!(@loads $acc $t $loads [$($ts),*] $loads $widths => $cb $ctx);
+    };
+    // This thread count's loads done: back to the thread counts left.
+    (@loads $acc:tt $t:literal [] $ts:tt $loads:tt $widths:tt => $cb:ident $ctx:tt) => {
+        grid_product!(@threads $acc $ts $loads $widths => $cb $ctx);
+    };
+    // One (threads, loads) pair: every width.
+    (@loads [$($acc:tt)*] $t:literal [$l:literal $(, $ls:literal)*] $ts:tt $loads:tt
+        [$($w:literal),*] => $cb:ident $ctx:tt) => {
+        grid_product!(@loads [$($acc)* $( ($t, $l, $w) )*] $t [$($ls),*] $ts $loads [$($w),*]
+            => $cb $ctx);
+    };
+}
+
+/// The memcpy grid's points as `MEMCPY_GRID` and one entry per point (`grid_product!`'s callback).
+macro_rules! memcpy_grid_points {
+    ( ($names:tt $abi:tt) [ $( ($t:literal, $l:literal, $w:literal) )* ] ) => {
+        /// Every point of the memcpy grid line, THREADS-major, then LOADS, then WIDTH: one entry
+        /// each.
+        pub const MEMCPY_GRID: &[MemcpyPoint] = &[
+            $( MemcpyPoint {
+                threads: $t, loads: $l, width: $w,
+                entry: concat!("memcpy_t", $t, "_l", $l, "_w", $w),
+            }, )*
+        ];
+        $( kernel_entry!(concat!("memcpy_t", $t, "_l", $l, "_w", $w), $names $abi,
+                         crate::memcpy::memcpy::<$t, $l, $w>); )*
+    };
+}
 
 /// Expands the variant table. See `variants.rs` for the one invocation.
 macro_rules! variant_table {
     (
+        abi: {
+            gemm: $gemm_names:tt $gemm_abi:tt,
+            memcpy: $memcpy_names:tt $memcpy_abi:tt,
+            fma_ilp: $fma_names:tt $fma_abi:tt,
+            chase: $chase_names:tt $chase_abi:tt $(,)?
+        },
         gemm: [ $( ($gl:literal, $tm:literal, $tn:literal) ),* $(,)? ],
-        memcpy: [ $( ($ml:literal, $th:literal, $ld:literal, $wd:literal) ),* $(,)? ],
+        memcpy: {
+            grid: (
+                threads [ $( $gt:literal ),* $(,)? ],
+                loads [ $( $gld:literal ),* $(,)? ],
+                widths [ $( $gw:literal ),* $(,)? ] $(,)?
+            ),
+            labels: [ $( ($ml:literal, $th:literal, $ld:literal, $wd:literal) ),* $(,)? ] $(,)?
+        },
+        fma_ilp: [ $( $ilp:literal ),* $(,)? ],
+        chase: ($ce:literal, $slot:literal),
         regs: ($rl:literal, [ $( $cap:literal ),* $(,)? ]) $(,)?
     ) => {
+        kernel_params!("gemm", $gemm_names $gemm_abi);
+        kernel_params!("memcpy", $memcpy_names $memcpy_abi);
+        kernel_params!("fma_ilp", $fma_names $fma_abi);
+        kernel_params!("chase", $chase_names $chase_abi);
+
         /// GEMM variants, in table order.
         pub const GEMM: &[GemmVariant] = &[
             $( GemmVariant { label: $gl, tm: $tm, tn: $tn, entry: concat!("gemm_tm", $tm, "_tn", $tn) }, )*
         ];
-        /// memcpy variants, in table order.
+        /// The labelled memcpy variants (experiment 2), in table order; each a point of
+        /// [`MEMCPY_GRID`].
         pub const MEMCPY: &[MemcpyVariant] = &[
             $( MemcpyVariant {
-                label: $ml, threads: $th, loads: $ld, width: $wd,
-                entry: concat!("memcpy_t", $th, "_l", $ld, "_w", $wd),
+                label: $ml,
+                point: MemcpyPoint {
+                    threads: $th, loads: $ld, width: $wd,
+                    entry: concat!("memcpy_t", $th, "_l", $ld, "_w", $wd),
+                },
             }, )*
         ];
+        /// The FMA kernels, one per ILP, ascending.
+        pub const FMA: &[FmaVariant] = &[
+            $( FmaVariant { ilp: $ilp, entry: concat!("fma_ilp", $ilp) }, )*
+        ];
+        /// The DRAM latency pointer chase.
+        pub const CHASE: ChaseKernel = ChaseKernel { entry: $ce, slot_bytes: $slot };
         /// The register-cap experiment.
         pub const REGS: RegsExperiment = RegsExperiment { variant: $rl, caps: &[ $( $cap ),* ] };
+
+        grid_product!(@threads [] [$($gt),*] [$($gld),*] [$($gw),*]
+            => memcpy_grid_points ($memcpy_names $memcpy_abi));
 
         $( const _: () = {
             assert!($tm > 0 && $tn > 0, concat!("gemm variant ", $gl, ": TM and TN must be at least 1"));
@@ -35,46 +170,51 @@ macro_rules! variant_table {
                     && BK.is_power_of_two(),
                 concat!("gemm variant ", $gl, ": threads per block and tile sides must be powers of two"));
         }; )*
+        const _: () = {
+            $( assert!($gt >= 1 && $gt <= MAX_THREADS, concat!(
+                "memcpy grid: threads ", $gt, " is outside 1..=1024")); )*
+            $( assert!($gld >= 1 && $gld <= MAX_LOADS, concat!(
+                "memcpy grid: loads ", $gld, " is outside 1..=64")); )*
+            $( assert!($gw == 1 || $gw == 2 || $gw == 4, concat!(
+                "memcpy grid: width ", $gw, " is not 1, 2 or 4 floats")); )*
+            assert!(strictly_ascending(&[$($gt),*]),
+                "memcpy grid: the threads list must be strictly ascending (no value twice)");
+            assert!(strictly_ascending(&[$($gld),*]),
+                "memcpy grid: the loads list must be strictly ascending (no value twice)");
+            assert!(strictly_ascending(&[$($gw),*]),
+                "memcpy grid: the widths list must be strictly ascending (no value twice)");
+        };
         $( const _: () = {
             assert!($th >= 1 && $th <= MAX_THREADS, concat!(
                 "memcpy variant ", $ml, ": threads per block must be 1..=1024"));
             assert!($ld >= 1, concat!("memcpy variant ", $ml, ": LOADS must be at least 1"));
             assert!($wd == 1 || $wd == 2 || $wd == 4, concat!(
                 "memcpy variant ", $ml, ": WIDTH must be 1, 2 or 4 floats"));
+            assert!(grid_has(MEMCPY_GRID, $th, $ld, $wd), concat!(
+                "memcpy variant ", $ml, ": (", $th, ", ", $ld, ", ", $wd,
+                ") is not a point of the memcpy grid line"));
         }; )*
+        const _: () = {
+            $( assert!($ilp >= 1 && $ilp <= MAX_ILP, concat!(
+                "fma_ilp line: ILP ", $ilp, " is outside 1..=32")); )*
+            assert!(strictly_ascending(&[$($ilp),*]),
+                "fma_ilp line: ILPs must be strictly ascending (no value twice)");
+            assert!($slot >= 128 && $slot % 4 == 0, concat!(
+                "chase line: slots of ", $slot, " bytes; want at least one 128-byte line of u32"));
+        };
         const _: () = {
             assert!(find_gemm(GEMM, $rl).is_some(), concat!(
                 "regs experiment: GEMM variant ", $rl, " is not in the gemm table"));
-            assert!(caps_ascending(REGS.caps), "regs experiment: caps must be strictly ascending");
+            assert!(strictly_ascending(REGS.caps), "regs experiment: caps must be strictly ascending");
             $( assert!($cap >= MIN_REG_CAP && $cap <= MAX_REGS_PER_THREAD, concat!(
                 "regs experiment: cap ", $cap, " is outside 16..=255")); )*
             assert!(entries_unique(GEMM, MEMCPY), "variant table: two lines share an entry name or label");
         };
 
-        $(
-            #[cfg(target_arch = "nvptx64")]
-            const _: () = {
-                #[export_name = concat!("gemm_tm", $tm, "_tn", $tn)]
-                unsafe extern "ptx-kernel" fn entry(
-                    a: *const f32, b: *const f32, c: *mut f32,
-                    m: i32, n: i32, k: i32, alpha: f32, beta: f32,
-                ) {
-                    // SAFETY: the host's launch contract (see GemmVariant): grid (N/64, M/64),
-                    // threads() threads, buffers of M*K, K*N and M*N floats.
-                    unsafe { crate::gemm::gemm::<$tm, $tn>(a, b, c, m, n, k, alpha, beta) }
-                }
-            };
-        )*
-        $(
-            #[cfg(target_arch = "nvptx64")]
-            const _: () = {
-                #[export_name = concat!("memcpy_t", $th, "_l", $ld, "_w", $wd)]
-                unsafe extern "ptx-kernel" fn entry(src: *const f32, dst: *mut f32, n: u64) {
-                    // SAFETY: the host's launch contract (see MemcpyVariant): THREADS threads,
-                    // src and dst hold n floats, 16-byte aligned.
-                    unsafe { crate::memcpy::memcpy::<$th, $ld, $wd>(src, dst, n) }
-                }
-            };
-        )*
+        $( kernel_entry!(concat!("gemm_tm", $tm, "_tn", $tn), $gemm_names $gemm_abi,
+                         crate::gemm::gemm::<$tm, $tn>); )*
+        $( kernel_entry!(concat!("fma_ilp", $ilp), $fma_names $fma_abi,
+                         crate::fma::fma_ilp::<$ilp>); )*
+        kernel_entry!($ce, $chase_names $chase_abi, crate::chase::chase);
     };
 }

@@ -1,9 +1,27 @@
-//! THE variant table: one line per variant, and the only list of variants in the project.
+//! THE variant table: one line per variant (or one grid line per family of variants), and the
+//! only list of variants in the project.
 //!
 //! Add a line and it becomes a PTX entry point with its launch bounds, a host launch, a row in
-//! every table and plot. A line that cannot work is rejected at compile time with its label.
+//! every table and plot; a grid line becomes one entry per point of its cartesian product. A
+//! line that cannot work is rejected at compile time with its label (or, for the grid, the list
+//! and value at fault). Each family's parameter list is stated once, in the `abi:` section.
+
+use crate::abi::Param;
 
 variant_table! {
+    // The kernel ABI: each family's parameter list, in entry order, written once. It generates
+    // the entry signature of every line of the family, the host's params struct (pointers as
+    // device addresses; `args()` yields the launch arguments in this order) and the kernel's
+    // argument struct, built by name and handed to the kernel function. GEMM keeps the peer's
+    // 8 parameters.
+    abi: {
+        // family: (host params, kernel args) (parameters)
+        gemm: (GemmParams, GemmArgs)
+            (a: *const f32, b: *const f32, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32, beta: f32),
+        memcpy: (MemcpyParams, MemcpyArgs)(src: *const f32, dst: *mut f32, n: u64),
+        fma_ilp: (FmaParams, FmaArgs)(out: *mut f32, a: f32, b: f32, iters: i32),
+        chase: (ChaseParams, ChaseArgs)(next: *const u32, start: u32, steps: u32, out: *mut u64),
+    },
     // GEMM: one 64x64 output tile per block (BK = 8); each thread owns a TM x TN accumulator tile,
     // so the block has 4096 / (TM * TN) threads. Entry: gemm_tm{TM}_tn{TN}.
     gemm: [
@@ -17,17 +35,31 @@ variant_table! {
         ("D+",    16, 16),
     ],
     // Strided copy: each thread moves LOADS accesses of WIDTH floats, all loads issued before any
-    // store. Entry: memcpy_t{THREADS}_l{LOADS}_w{WIDTH}.
-    memcpy: [
-        // label    THREADS  LOADS  WIDTH
-        ("T1",      1024,     1,     1),
-        ("T2",      1024,     2,     1),
-        ("T4",       512,     4,     1),
-        ("T8",       256,     8,     1),
-        ("T8f2",     128,     8,     2),
-        ("T8f4",      64,     8,     4),
-        ("T14f4",     32,    14,     4),
-    ],
+    // store. Entry: memcpy_t{THREADS}_l{LOADS}_w{WIDTH}, one per point of the grid line
+    // (THREADS x LOADS x WIDTH; the peer builds the same grid). Labelled points are experiment
+    // 2's variants; each must be a point of the grid.
+    memcpy: {
+        grid: (
+            threads [32, 64, 128, 256, 512, 1024],
+            loads [1, 2, 3, 4, 6, 8, 12, 14, 16, 24, 32],
+            widths [1, 2, 4],
+        ),
+        labels: [
+            // label    THREADS  LOADS  WIDTH
+            ("T1",      1024,     1,     1),
+            ("T2",      1024,     2,     1),
+            ("T4",       512,     4,     1),
+            ("T8",       256,     8,     1),
+            ("T8f2",     128,     8,     2),
+            ("T8f4",      64,     8,     4),
+            ("T14f4",     32,    14,     4),
+        ],
+    },
+    // Arithmetic ILP: ILP independent fma chains per thread. Entry: fma_ilp{ILP}.
+    fma_ilp: [1, 2, 3, 4, 5, 6, 8, 12, 16],
+    // DRAM latency: one thread follows a pointer ring whose consecutive hops lie at least
+    // SLOT_BYTES apart (entry name, slot bytes).
+    chase: ("chase_u32", 128),
     // Register-pressure experiment: one GEMM variant rebuilt under each register cap.
     regs: ("C", [32, 48, 64, 96, 128, 160, 192, 255]),
 }
@@ -42,6 +74,10 @@ pub const BK: u32 = 8;
 pub const MAX_THREADS: u32 = 1024;
 /// Largest register count a thread may use.
 pub const MAX_REGS_PER_THREAD: u32 = 255;
+/// Most loads per thread a memcpy grid line may ask for (each staged in registers).
+pub const MAX_LOADS: u32 = 64;
+/// Most independent chains an FMA line may ask for.
+pub const MAX_ILP: u32 = 32;
 /// Smallest register cap ptxas accepts for `.maxnreg` / `-maxrregcount`.
 pub const MIN_REG_CAP: u32 = 16;
 
@@ -76,10 +112,9 @@ impl GemmVariant {
     }
 }
 
-/// One strided-copy variant.
+/// One point of the memcpy grid: a strided-copy entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MemcpyVariant {
-    pub label: &'static str,
+pub struct MemcpyPoint {
     /// Threads per block (also the entry's launch bound).
     pub threads: u32,
     /// Independent loads each thread issues before its first store.
@@ -90,7 +125,7 @@ pub struct MemcpyVariant {
     pub entry: &'static str,
 }
 
-impl MemcpyVariant {
+impl MemcpyPoint {
     /// Bytes each thread has in flight (loaded before storing).
     pub const fn bytes_per_thread(&self) -> u32 {
         4 * self.loads * self.width
@@ -99,10 +134,187 @@ impl MemcpyVariant {
     pub const fn floats_per_block(&self) -> u64 {
         self.threads as u64 * self.loads as u64 * self.width as u64
     }
-    /// Blocks needed for n floats: ceil(n / (THREADS*LOADS*WIDTH)).
+    /// Blocks needed for n floats: ceil(n / (THREADS*LOADS*WIDTH)); launched as (grid, 1) blocks
+    /// of [`threads`](Self::threads) threads.
     pub const fn grid(&self, n: u64) -> u64 {
         n.div_ceil(self.floats_per_block())
     }
+    /// Memory requests each thread has in flight (one per load, whatever its width).
+    pub const fn requests_per_thread(&self) -> u32 {
+        self.loads
+    }
+    /// The label of this point in [`MEMCPY`], if experiment 2 names it.
+    pub fn label(&self) -> Option<&'static str> {
+        MEMCPY
+            .iter()
+            .find(|v| v.point.entry == self.entry)
+            .map(|v| v.label)
+    }
+}
+
+/// A labelled memcpy variant: a point of the grid with experiment 2's name for it. Derefs to its
+/// [`MemcpyPoint`] (threads, loads, width, entry, grid, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemcpyVariant {
+    pub label: &'static str,
+    pub point: MemcpyPoint,
+}
+
+impl core::ops::Deref for MemcpyVariant {
+    type Target = MemcpyPoint;
+    fn deref(&self) -> &MemcpyPoint {
+        &self.point
+    }
+}
+
+/// Inner-loop unroll of the FMA kernels: `iters` is consumed in rounds of this many fmas per
+/// chain (the peer's contract: iters a multiple of 16).
+pub const FMA_UNROLL: u32 = 16;
+
+/// One FMA kernel: `ILP` independent chains `x_i = fma(x_i, a, b)` per thread, chain i starting
+/// at `((g & 4095) + i) as f32` (g the global thread index); `out[g]` is the chains' sum in chain
+/// order. Launched with any block size (no launch bound) and one output float per thread:
+/// `out` must hold grid x block floats. See [`crate::reference`] for the CPU result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FmaVariant {
+    pub ilp: u32,
+    /// Exported PTX entry name, `fma_ilp{ILP}`.
+    pub entry: &'static str,
+}
+
+impl FmaVariant {
+    /// Rounds of one fma per chain the kernel runs for `iters`: `iters` rounded up to a multiple
+    /// of [`FMA_UNROLL`] (0 when `iters <= 0`).
+    pub const fn rounds(iters: i32) -> u64 {
+        if iters <= 0 {
+            0
+        } else {
+            (iters as u64).div_ceil(FMA_UNROLL as u64) * FMA_UNROLL as u64
+        }
+    }
+    /// FLOPs of a launch of `threads` threads in all (2 per fma).
+    pub const fn flops(&self, threads: u64, iters: i32) -> u64 {
+        2 * self.ilp as u64 * Self::rounds(iters) * threads
+    }
+    /// Grid for `threads` threads in all in blocks of `block`: the kernel has no bounds check, so
+    /// `threads` must be a multiple of `block` (None otherwise, or when block is 0 or > 1024).
+    pub const fn grid(threads: u64, block: u32) -> Option<u64> {
+        if block == 0 || block > MAX_THREADS || !threads.is_multiple_of(block as u64) {
+            None
+        } else {
+            Some(threads / block as u64)
+        }
+    }
+}
+
+/// The DRAM latency pointer chase: one thread follows `i = next[i]` for `steps` dependent loads
+/// that bypass L1 (`ld.global.cg`), then writes `out[0]` = the final index, `out[1]` = elapsed
+/// SM cycles (`%clock64`) and `out[2]` = elapsed ns (`%globaltimer`). `next` is a ring built by
+/// [`crate::reference::build_chase_ring`] with hops of at least `slot_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChaseKernel {
+    /// Exported PTX entry name.
+    pub entry: &'static str,
+    /// Least distance in bytes between the elements of two consecutive hops.
+    pub slot_bytes: u32,
+}
+
+impl ChaseKernel {
+    /// Grid and block of the launch: one thread (other threads would return at once).
+    pub const GRID: (u32, u32) = (1, 1);
+    pub const THREADS: u32 = 1;
+    /// u64 words the kernel writes to `out`.
+    pub const OUT_WORDS: usize = 3;
+    /// u32 elements per slot of the ring.
+    pub const fn slot_elems(&self) -> usize {
+        self.slot_bytes as usize / 4
+    }
+    /// Reads the kernel's output words.
+    pub const fn result(out: [u64; Self::OUT_WORDS]) -> ChaseResult {
+        ChaseResult {
+            end: out[0] as u32,
+            cycles: out[1],
+            nanos: out[2],
+        }
+    }
+}
+
+/// What one chase measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChaseResult {
+    /// The index reached after `steps` hops (compare with [`crate::reference::chase_end`]).
+    pub end: u32,
+    /// SM clock cycles from before the first load to after the last one.
+    pub cycles: u64,
+    /// The same span in ns of the global timer.
+    pub nanos: u64,
+}
+
+/// A kernel family: one parameter list and one kernel function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    Gemm,
+    Memcpy,
+    FmaIlp,
+    Chase,
+}
+
+impl Family {
+    /// The family's declared parameter list (the table's `abi:` line).
+    pub const fn params(self) -> &'static [Param] {
+        match self {
+            Family::Gemm => GemmParams::PARAMS,
+            Family::Memcpy => MemcpyParams::PARAMS,
+            Family::FmaIlp => FmaParams::PARAMS,
+            Family::Chase => ChaseParams::PARAMS,
+        }
+    }
+}
+
+/// One PTX entry the table generates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryDecl {
+    pub name: &'static str,
+    pub family: Family,
+    /// Threads per block every launch uses, when fixed: the main module's `.maxntid`. None for
+    /// entries launched with several block sizes (fma) or not worth bounding (chase).
+    pub max_threads: Option<u32>,
+}
+
+impl EntryDecl {
+    pub const fn params(&self) -> &'static [Param] {
+        self.family.params()
+    }
+}
+
+/// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase.
+pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
+    let gemm = GEMM.iter().map(|v| EntryDecl {
+        name: v.entry,
+        family: Family::Gemm,
+        max_threads: Some(v.threads()),
+    });
+    let memcpy = MEMCPY_GRID.iter().map(|p| EntryDecl {
+        name: p.entry,
+        family: Family::Memcpy,
+        max_threads: Some(p.threads),
+    });
+    let fma = FMA.iter().map(|v| EntryDecl {
+        name: v.entry,
+        family: Family::FmaIlp,
+        max_threads: None,
+    });
+    let chase = core::iter::once(EntryDecl {
+        name: CHASE.entry,
+        family: Family::Chase,
+        max_threads: None,
+    });
+    gemm.chain(memcpy).chain(fma).chain(chase)
+}
+
+/// The entry called `name`, if the table generates one.
+pub fn entry(name: &str) -> Option<EntryDecl> {
+    entries().find(|e| e.name == name)
 }
 
 /// The register-cap experiment: one GEMM variant rebuilt under each cap.
@@ -151,15 +363,28 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
-const fn caps_ascending(caps: &[u32]) -> bool {
+/// Non-empty and strictly ascending (so no value twice).
+const fn strictly_ascending(xs: &[u32]) -> bool {
     let mut i = 1;
-    while i < caps.len() {
-        if caps[i] <= caps[i - 1] {
+    while i < xs.len() {
+        if xs[i] <= xs[i - 1] {
             return false;
         }
         i += 1;
     }
-    !caps.is_empty()
+    !xs.is_empty()
+}
+
+const fn grid_has(grid: &[MemcpyPoint], threads: u32, loads: u32, width: u32) -> bool {
+    let mut i = 0;
+    while i < grid.len() {
+        let p = &grid[i];
+        if p.threads == threads && p.loads == loads && p.width == width {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 const fn entries_unique(gemm: &[GemmVariant], memcpy: &[MemcpyVariant]) -> bool {
@@ -178,7 +403,8 @@ const fn entries_unique(gemm: &[GemmVariant], memcpy: &[MemcpyVariant]) -> bool 
     while i < memcpy.len() {
         let mut j = i + 1;
         while j < memcpy.len() {
-            if str_eq(memcpy[i].entry, memcpy[j].entry) || str_eq(memcpy[i].label, memcpy[j].label)
+            if str_eq(memcpy[i].point.entry, memcpy[j].point.entry)
+                || str_eq(memcpy[i].label, memcpy[j].label)
             {
                 return false;
             }
@@ -191,6 +417,10 @@ const fn entries_unique(gemm: &[GemmVariant], memcpy: &[MemcpyVariant]) -> bool 
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+    use std::format;
+    use std::vec::Vec;
+
     use super::*;
 
     #[test]
@@ -232,6 +462,100 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_grid_line_is_the_peers_cartesian_product_in_order() {
+        let (threads, loads, widths) = (
+            [32u32, 64, 128, 256, 512, 1024],
+            [1u32, 2, 3, 4, 6, 8, 12, 14, 16, 24, 32],
+            [1u32, 2, 4],
+        );
+        let mut want = Vec::new();
+        for t in threads {
+            for l in loads {
+                for w in widths {
+                    want.push((t, l, w));
+                }
+            }
+        }
+        let mut want = want.into_iter();
+        assert_eq!(MEMCPY_GRID.len(), 198);
+        for p in MEMCPY_GRID {
+            let (t, l, w) = want.next().expect("no more points than the product");
+            assert_eq!((p.threads, p.loads, p.width), (t, l, w));
+            assert_eq!(p.entry, format!("memcpy_t{t}_l{l}_w{w}"));
+        }
+        assert!(want.next().is_none());
+    }
+
+    #[test]
+    fn labelled_points_are_grid_points_and_know_their_label() {
+        for v in MEMCPY {
+            let p = MEMCPY_GRID
+                .iter()
+                .find(|p| p.entry == v.entry)
+                .expect("on the grid");
+            assert_eq!(*p, v.point);
+            assert_eq!(p.label(), Some(v.label));
+        }
+        let unlabelled = MEMCPY_GRID
+            .iter()
+            .find(|p| p.entry == "memcpy_t256_l4_w4")
+            .unwrap();
+        assert_eq!(unlabelled.label(), None);
+        assert_eq!(
+            (
+                unlabelled.bytes_per_thread(),
+                unlabelled.requests_per_thread()
+            ),
+            (64, 4)
+        );
+    }
+
+    #[test]
+    fn every_entry_is_listed_once_with_its_family() {
+        let all: [EntryDecl; 7 + 198 + 9 + 1] = {
+            let mut it = entries();
+            core::array::from_fn(|_| it.next().unwrap())
+        };
+        assert!(entries().nth(all.len()).is_none());
+        for (i, a) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
+            assert_eq!(entry(a.name), Some(*a));
+        }
+        let fma4 = entry("fma_ilp4").unwrap();
+        assert_eq!((fma4.family, fma4.max_threads), (Family::FmaIlp, None));
+        assert_eq!(fma4.params(), FmaParams::PARAMS);
+        let t1 = entry("memcpy_t1024_l1_w1").unwrap();
+        assert_eq!((t1.family, t1.max_threads), (Family::Memcpy, Some(1024)));
+        assert_eq!(entry(CHASE.entry).unwrap().params(), ChaseParams::PARAMS);
+        assert_eq!(entry("gemm_tm8_tn8").unwrap().max_threads, Some(64));
+        assert_eq!(entry("memcpy_t1024_l1_w3"), None);
+    }
+
+    #[test]
+    fn fma_lines_derive_flops_rounds_and_grids() {
+        assert_eq!(
+            FMA.iter().map(|v| v.ilp).collect::<Vec<u32>>(),
+            [1, 2, 3, 4, 5, 6, 8, 12, 16]
+        );
+        let v = FMA.iter().find(|v| v.ilp == 4).unwrap();
+        assert_eq!(v.entry, "fma_ilp4");
+        // 2 FLOPs x 4 chains x 32 rounds x 1000 threads; 20 iters run 32 rounds.
+        assert_eq!(v.flops(1000, 20), 2 * 4 * 32 * 1000);
+        assert_eq!(FmaVariant::grid(132 * 256, 256), Some(132));
+        assert_eq!(FmaVariant::grid(1000, 256), None, "no partial blocks");
+        assert_eq!(FmaVariant::grid(2048, 0), None);
+        assert_eq!(FmaVariant::grid(4096, 2048), None);
+    }
+
+    #[test]
+    fn the_chase_line_and_its_result() {
+        assert_eq!((CHASE.entry, CHASE.slot_bytes), ("chase_u32", 128));
+        assert_eq!(CHASE.slot_elems(), 32);
+        let r = ChaseKernel::result([77, 1_000, 2_000]);
+        assert_eq!((r.end, r.cycles, r.nanos), (77, 1_000, 2_000));
     }
 
     #[test]

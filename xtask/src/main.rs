@@ -88,6 +88,16 @@ fn build(args: &BuildArgs) -> Result<PathBuf> {
     for line in &bad {
         eprintln!("warning: {line}");
     }
+    let spills = modules::grid_spills(&manifest);
+    if !spills.is_empty() {
+        eprintln!(
+            "note: {} memcpy grid points spill under their launch bound (they stage more floats than it leaves registers for):",
+            spills.len()
+        );
+        for line in &spills {
+            eprintln!("  {line}");
+        }
+    }
     eprintln!(
         "ptxas ({}) report: {}",
         manifest.ptxas,

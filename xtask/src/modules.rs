@@ -1,14 +1,14 @@
 //! The set of kernel modules the lab loads, written to one folder, and their ptxas manifest.
 //!
-//! | file                   | entries carry                | used by                  |
-//! |------------------------|------------------------------|--------------------------|
-//! | `kernels.ptx`          | `.maxntid` from the table    | experiments 1 and 2      |
-//! | `kernels_cap{N}.ptx`   | `.maxnreg N`, no `.maxntid`  | experiment 3 (one a cap) |
-//! | `kernels_unbounded.ptx`| nothing                      | the occupancy calculator |
+//! | file                   | entries                                   | used by                  |
+//! |------------------------|-------------------------------------------|--------------------------|
+//! | `kernels.ptx`          | all; `.maxntid` where the table fixes the block size (GEMM, memcpy) | the experiments |
+//! | `kernels_cap{N}.ptx`   | the regs experiment's GEMM entry, `.maxnreg N`, no `.maxntid` | experiment 3 (one a cap) |
+//! | `kernels_unbounded.ptx`| all, no directives                        | the occupancy calculator |
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{GEMM, MEMCPY, REGS};
+use kernels_gpu::variants::{CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, REGS};
 use serde::{Deserialize, Serialize};
 
 use crate::ptx::{self, PtxError};
@@ -159,17 +159,68 @@ pub fn assemble_all(
     Ok(manifest)
 }
 
+/// Registers a thread may hold under `.maxntid threads` (the register file of 64K 32-bit
+/// registers shared by one block, at most 255).
+fn register_budget(threads: u32) -> u32 {
+    (65_536 / threads).min(255)
+}
+
+/// Whether a grid copy's registers fit its budget under its launch bound: every staged float,
+/// a 64-bit address per load (all loads are issued before the first store, so their addresses
+/// are live together), and a few for the index and the bound. Such a copy must not spill. The
+/// rest (e.g. 32 x 16-byte loads at 1024 threads: 128 floats against 64 registers) spill by
+/// construction.
+pub fn fits_registers(p: &kernels_gpu::variants::MemcpyPoint) -> bool {
+    p.loads * p.width + 2 * p.loads + GRID_INDEX_REGISTERS <= register_budget(p.threads)
+}
+
+/// Registers a copy needs besides its staged floats and load addresses.
+const GRID_INDEX_REGISTERS: u32 = 8;
+
+/// The grid copies that spill in the main module: one line each, for the record.
+pub fn grid_spills(m: &Manifest) -> Vec<String> {
+    MEMCPY_GRID
+        .iter()
+        .filter_map(|p| {
+            let e = m.entry(ModuleKind::Main, p.entry)?;
+            (e.spill_stores != 0 || e.spill_loads != 0).then(|| {
+                format!(
+                    "{}: {} ({} floats staged, {} registers at {} threads): {} regs, {} B spill stores, {} B spill loads",
+                    m.arch,
+                    p.entry,
+                    p.loads * p.width,
+                    register_budget(p.threads),
+                    p.threads,
+                    e.registers,
+                    e.spill_stores,
+                    e.spill_loads
+                )
+            })
+        })
+        .collect()
+}
+
 /// The bars every build must clear (issue: accumulators in registers, caps that bind).
 /// Returns one line per violation; empty when all hold.
 pub fn check_bars(m: &Manifest) -> Vec<String> {
     let mut bad = Vec::new();
-    // GEMM variants up to the register file's reach, and every memcpy variant: no stack, no spills.
-    // The largest tiles (more accumulators than 255 registers can hold) are expected to spill.
+    // GEMM variants up to the register file's reach, the labelled memcpy variants, every FMA
+    // kernel and the chase: no stack, no spills. The largest tiles (more accumulators than 255
+    // registers can hold) are expected to spill; so are the grid's copies that stage more than
+    // their block size leaves registers for (see `grid_spills`).
     let entries = GEMM
         .iter()
         .filter(|v| v.accumulators() <= 128)
         .map(|v| v.entry)
-        .chain(MEMCPY.iter().map(|v| v.entry));
+        .chain(MEMCPY.iter().map(|v| v.entry))
+        .chain(
+            MEMCPY_GRID
+                .iter()
+                .filter(|p| fits_registers(p))
+                .map(|p| p.entry),
+        )
+        .chain(FMA.iter().map(|v| v.entry))
+        .chain([CHASE.entry]);
     for entry in entries {
         match m.entry(ModuleKind::Main, entry) {
             None => bad.push(format!("{}: {entry} missing from kernels.ptx's report", m.arch)),

@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kernels_gpu::variants::{GEMM, MEMCPY};
+use kernels_gpu::abi::Param;
+use kernels_gpu::variants::{self, REGS};
 
 /// Target triple of rustc's PTX backend.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
@@ -48,6 +49,17 @@ pub enum PtxError {
     MissingEntry(String),
     #[error("malformed PTX: entry `{0}` has no body")]
     NoBody(String),
+    #[error("malformed PTX: entry `{entry}` has an unreadable parameter `{line}`")]
+    BadParam { entry: String, line: String },
+    #[error(
+        "PTX entry `{entry}` takes ({found}), but the table's abi line declares ({declared}) \
+         (kernels-gpu/src/variants.rs)"
+    )]
+    ParamMismatch {
+        entry: String,
+        found: String,
+        declared: String,
+    },
 }
 
 /// What to compile and where.
@@ -194,12 +206,143 @@ fn entry_name(line: &str) -> Option<&str> {
     Some(&rest[..end])
 }
 
-/// Threads per block of an entry, from the variant table.
-pub fn table_threads(entry: &str) -> Option<u32> {
-    GEMM.iter()
-        .find(|v| v.entry == entry)
-        .map(|v| v.threads())
-        .or_else(|| MEMCPY.iter().find(|v| v.entry == entry).map(|v| v.threads))
+/// The launch bound of a table entry: `Some(None)` for an entry launched with several block sizes.
+pub fn table_threads(entry: &str) -> Option<Option<u32>> {
+    variants::entry(entry).map(|e| e.max_threads)
+}
+
+/// Entries of the register-capped modules: the regs experiment's GEMM variant (nothing else is
+/// launched from them, and every other entry would only grow the modules the host embeds).
+pub fn capped_entries() -> Vec<&'static str> {
+    vec![REGS.gemm().entry]
+}
+
+/// One `.param` of a PTX entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PtxParam {
+    /// `.u64`, `.u32`, `.f32`, ...
+    pub ty: String,
+    /// Declared with the `.ptr` attribute (a pointer).
+    pub ptr: bool,
+}
+
+impl std::fmt::Display for PtxParam {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.ty, if self.ptr { " .ptr" } else { "" })
+    }
+}
+
+/// Every entry's `.param` list, in module order.
+pub fn entry_params(ptx: &str) -> Result<Vec<(String, Vec<PtxParam>)>, PtxError> {
+    let mut all = Vec::new();
+    let mut open: Option<(String, Vec<PtxParam>)> = None;
+    for line in ptx.lines() {
+        if let Some(name) = entry_name(line) {
+            if let Some((prev, _)) = open.take() {
+                return Err(PtxError::NoBody(prev));
+            }
+            open = Some((name.to_string(), Vec::new()));
+            // `.entry f()` with no parameters closes on the same line.
+            if line.trim_end().ends_with(')') {
+                all.extend(open.take());
+            }
+            continue;
+        }
+        let Some((name, params)) = open.as_mut() else {
+            continue;
+        };
+        let t = line.trim();
+        if t.starts_with(')') {
+            all.extend(open.take());
+        } else if let Some(rest) = t.strip_prefix(".param") {
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let ty = words
+                .first()
+                .filter(|w| w.starts_with('.') && *w != &".ptr")
+                .ok_or_else(|| PtxError::BadParam {
+                    entry: name.clone(),
+                    line: t.to_string(),
+                })?;
+            params.push(PtxParam {
+                ty: ty.to_string(),
+                ptr: words.contains(&".ptr"),
+            });
+        }
+    }
+    match open {
+        Some((name, _)) => Err(PtxError::NoBody(name)),
+        None => Ok(all),
+    }
+}
+
+/// The PTX a declared parameter list compiles to.
+pub fn declared_ptx_params(params: &[Param]) -> Vec<PtxParam> {
+    params
+        .iter()
+        .map(|p| PtxParam {
+            ty: p.kind.ptx_type().to_string(),
+            ptr: p.kind.is_ptr(),
+        })
+        .collect()
+}
+
+/// Every entry's `.param` list is its family's declared list (kinds and order).
+pub fn check_params(ptx: &str) -> Result<(), PtxError> {
+    let show = |ps: &[PtxParam]| {
+        ps.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (entry, found) in entry_params(ptx)? {
+        let decl = variants::entry(&entry).ok_or_else(|| PtxError::UnknownEntry(entry.clone()))?;
+        let declared = declared_ptx_params(decl.params());
+        if found != declared {
+            return Err(PtxError::ParamMismatch {
+                entry,
+                found: show(&found),
+                declared: show(&declared),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The module with only the entries `keep` accepts (each entry runs from its `.entry` line,
+/// with the `.globl` comment before it, to the `}` that closes its body).
+pub fn keep_entries(ptx: &str, keep: impl Fn(&str) -> bool) -> Result<String, PtxError> {
+    let mut out = String::with_capacity(ptx.len());
+    let mut dropping: Option<String> = None;
+    let mut in_body = false;
+    for line in ptx.lines() {
+        if let Some(name) = dropping.as_deref() {
+            if line == "}" && in_body {
+                dropping = None;
+                in_body = false;
+            } else if line.trim() == "{" {
+                in_body = true;
+            } else if entry_name(line).is_some() {
+                return Err(PtxError::NoBody(name.to_string()));
+            }
+            continue;
+        }
+        if let Some(name) = entry_name(line) {
+            if !keep(name) {
+                dropping = Some(name.to_string());
+                continue;
+            }
+        }
+        let globl = line.trim_start().strip_prefix("// .globl").map(str::trim);
+        if globl.is_some_and(|name| !keep(name)) {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    match dropping {
+        Some(name) => Err(PtxError::NoBody(name)),
+        None => Ok(out),
+    }
 }
 
 /// Inserts `directive(entry)` between each entry's parameter list and its body.
@@ -232,38 +375,38 @@ fn patch_entries(
     }
 }
 
-/// The module with launch bounds: every entry gets `.maxntid THREADS, 1, 1` from its table line,
-/// as nvcc's `__launch_bounds__(THREADS)` would. Entries and table must match one to one.
+/// The module with launch bounds: every entry launched with one block size gets
+/// `.maxntid THREADS, 1, 1` from its table line, as nvcc's `__launch_bounds__(THREADS)` would;
+/// the others (fma, chase) none. Entries and table must match one to one.
 pub fn with_launch_bounds(ptx: &str) -> Result<String, PtxError> {
     check_matches_table(ptx)?;
     patch_entries(ptx, |name| {
         let threads =
             table_threads(name).ok_or_else(|| PtxError::UnknownEntry(name.to_string()))?;
-        Ok(Some(format!(".maxntid {threads}, 1, 1")))
+        Ok(threads.map(|t| format!(".maxntid {t}, 1, 1")))
     })
 }
 
-/// The module under a register cap: every entry gets `.maxnreg CAP` and no launch bounds
-/// (ptxas ignores a register cap on an entry that carries `.maxntid`).
+/// The module under a register cap: the [`capped_entries`], each with `.maxnreg CAP` and no
+/// launch bounds (ptxas ignores a register cap on an entry that carries `.maxntid`).
 pub fn with_register_cap(ptx: &str, cap: u32) -> Result<String, PtxError> {
     check_matches_table(ptx)?;
-    patch_entries(ptx, |_| Ok(Some(format!(".maxnreg {cap}"))))
+    let capped = capped_entries();
+    let kept = keep_entries(ptx, |e| capped.contains(&e))?;
+    patch_entries(&kept, |_| Ok(Some(format!(".maxnreg {cap}"))))
 }
 
-/// Every PTX entry is a table line and every table line is a PTX entry.
+/// Every PTX entry is a table entry, every table entry is a PTX entry, and every entry's
+/// parameter list is the one its family declares.
 pub fn check_matches_table(ptx: &str) -> Result<(), PtxError> {
     let found = entries(ptx);
     if let Some(extra) = found.iter().find(|e| table_threads(e).is_none()) {
         return Err(PtxError::UnknownEntry(extra.clone()));
     }
-    let wanted = GEMM
-        .iter()
-        .map(|v| v.entry)
-        .chain(MEMCPY.iter().map(|v| v.entry));
-    for entry in wanted {
-        if !found.iter().any(|e| e == entry) {
-            return Err(PtxError::MissingEntry(entry.to_string()));
+    for entry in variants::entries() {
+        if !found.iter().any(|e| e == entry.name) {
+            return Err(PtxError::MissingEntry(entry.name.to_string()));
         }
     }
-    Ok(())
+    check_params(ptx)
 }

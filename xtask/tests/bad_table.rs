@@ -19,21 +19,20 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// Checks kernels-gpu with `line` added after `anchor`; returns cargo's stderr on failure.
 fn check_with_line(case: &str, anchor: &str, line: &str) -> Result<(), String> {
+    check_with_edit(case, anchor, &format!("{anchor}\n        {line}"))
+}
+
+/// Checks kernels-gpu with the first `from` in the table replaced by `to`; returns cargo's
+/// stderr on failure.
+fn check_with_edit(case: &str, from: &str, to: &str) -> Result<(), String> {
     let ws = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let scratch: PathBuf = ws.join("target").join("bad-table").join(case);
     let _ = std::fs::remove_dir_all(&scratch);
     copy_dir(&ws.join("kernels-gpu"), &scratch.join("kernels-gpu"));
     let table = scratch.join("kernels-gpu/src/variants.rs");
     let text = std::fs::read_to_string(&table).unwrap();
-    assert!(
-        text.contains(anchor),
-        "anchor `{anchor}` not in variants.rs"
-    );
-    std::fs::write(
-        &table,
-        text.replacen(anchor, &format!("{anchor}\n        {line}"), 1),
-    )
-    .unwrap();
+    assert!(text.contains(from), "`{from}` not in variants.rs");
+    std::fs::write(&table, text.replacen(from, to, 1)).unwrap();
     // A standalone workspace: edition and version are spelled out, not inherited.
     let manifest = scratch.join("kernels-gpu/Cargo.toml");
     let toml = std::fs::read_to_string(&manifest).unwrap();
@@ -97,4 +96,96 @@ fn a_width_other_than_1_2_4_is_rejected() {
 fn more_than_1024_copy_threads_is_rejected() {
     let err = check_with_line("copythreads", COPY_ANCHOR, "(\"Big\", 2048, 1, 1),").unwrap_err();
     assert!(err.contains("memcpy variant Big"), "{err}");
+}
+
+const GRID_THREADS: &str = "threads [32, 64, 128, 256, 512, 1024],";
+const GRID_LOADS: &str = "loads [1, 2, 3, 4, 6, 8, 12, 14, 16, 24, 32],";
+const GRID_WIDTHS: &str = "widths [1, 2, 4],";
+
+#[test]
+fn a_grid_width_other_than_1_2_4_is_rejected() {
+    let err = check_with_edit("grid-width", GRID_WIDTHS, "widths [1, 2, 3, 4],").unwrap_err();
+    assert!(
+        err.contains("memcpy grid: width 3 is not 1, 2 or 4"),
+        "{err}"
+    );
+}
+
+#[test]
+fn grid_threads_of_0_or_over_1024_are_rejected() {
+    let err = check_with_edit(
+        "grid-threads0",
+        GRID_THREADS,
+        "threads [0, 32, 64, 128, 256, 512, 1024],",
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("memcpy grid: threads 0 is outside 1..=1024"),
+        "{err}"
+    );
+    let err = check_with_edit(
+        "grid-threads2048",
+        GRID_THREADS,
+        "threads [32, 64, 128, 256, 512, 1024, 2048],",
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("memcpy grid: threads 2048 is outside 1..=1024"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_grid_value_given_twice_is_rejected() {
+    let err = check_with_edit(
+        "grid-dup",
+        GRID_LOADS,
+        "loads [1, 2, 3, 4, 6, 8, 8, 12, 14, 16, 24, 32],",
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("memcpy grid: the loads list must be strictly ascending"),
+        "{err}"
+    );
+}
+
+#[test]
+fn grid_loads_of_0_are_rejected() {
+    let err = check_with_edit(
+        "grid-loads0",
+        GRID_LOADS,
+        "loads [0, 1, 2, 3, 4, 6, 8, 12, 14, 16, 24, 32],",
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("memcpy grid: loads 0 is outside 1..=64"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_labelled_point_off_the_grid_is_rejected() {
+    let err = check_with_line("offgrid", COPY_ANCHOR, "(\"Off\", 96, 1, 1),").unwrap_err();
+    assert!(
+        err.contains("memcpy variant Off: (96, 1, 1) is not a point of the memcpy grid line"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_new_label_on_a_grid_point_compiles() {
+    check_with_line("ongrid", COPY_ANCHOR, "(\"T4f4\", 256, 4, 4),")
+        .expect("a label on a grid point is accepted");
+}
+
+#[test]
+fn fma_and_chase_lines_are_checked() {
+    let err = check_with_edit("fma0", "fma_ilp: [1, 2, 3,", "fma_ilp: [0, 1, 2, 3,").unwrap_err();
+    assert!(
+        err.contains("fma_ilp line: ILP 0 is outside 1..=32"),
+        "{err}"
+    );
+    let err =
+        check_with_edit("chase64", "(\"chase_u32\", 128)", "(\"chase_u32\", 64)").unwrap_err();
+    assert!(err.contains("chase line: slots of 64 bytes"), "{err}");
 }

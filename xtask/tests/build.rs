@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use kernels_gpu::variants::{GEMM, MEMCPY, REGS};
+use kernels_gpu::variants::{self, CHASE, FMA, FMA_UNROLL, GEMM, MEMCPY_GRID, REGS};
 use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild};
 use xtask::ptxas;
@@ -44,11 +44,12 @@ fn built(arch: &str) -> (Vec<Module>, Manifest) {
 #[test]
 fn ptx_has_exactly_the_table_entries() {
     let found = ptx::entries(plain_ptx());
-    let mut want: Vec<&str> = GEMM
-        .iter()
-        .map(|v| v.entry)
-        .chain(MEMCPY.iter().map(|v| v.entry))
-        .collect();
+    let mut want: Vec<&str> = variants::entries().map(|e| e.name).collect();
+    assert_eq!(
+        want.len(),
+        GEMM.len() + 198 + FMA.len() + 1,
+        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA, chase"
+    );
     let mut got: Vec<&str> = found.iter().map(String::as_str).collect();
     want.sort_unstable();
     got.sort_unstable();
@@ -69,22 +70,28 @@ fn launch_bounds_come_from_the_table() {
             v.label
         );
     }
-    for v in MEMCPY {
+    for p in MEMCPY_GRID {
         assert!(
-            directive_of(&main, v.entry).contains(&format!(".maxntid {}, 1, 1", v.threads)),
+            directive_of(&main, p.entry).contains(&format!(".maxntid {}, 1, 1", p.threads)),
             "{}",
-            v.label
+            p.entry
         );
+    }
+    // Launched with many block sizes (fma) or one thread (chase): no bound.
+    for entry in FMA.iter().map(|v| v.entry).chain([CHASE.entry]) {
+        assert!(!directive_of(&main, entry).contains(".maxntid"), "{entry}");
     }
     let capped = ptx::with_register_cap(plain_ptx(), 64).unwrap();
     assert!(
         !capped.contains(".maxntid"),
         "a capped module carries no launch bounds"
     );
+    assert_eq!(ptx::entries(&capped), ptx::capped_entries());
     assert_eq!(
         capped.matches(".maxnreg 64").count(),
-        GEMM.len() + MEMCPY.len()
+        ptx::capped_entries().len()
     );
+    assert!(capped.contains(&format!(".entry {}(", REGS.gemm().entry)));
 }
 
 /// The text between an entry's name and its body.
@@ -104,10 +111,15 @@ fn a_module_missing_an_entry_is_rejected() {
 fn check_arch(arch: &str) {
     let (written, manifest) = built(arch);
     assert_eq!(manifest.modules.len(), written.len());
+    let all = variants::entries().count();
     for m in &manifest.modules {
+        let want = match m.module.kind {
+            ModuleKind::Capped { .. } => ptx::capped_entries().len(),
+            ModuleKind::Main | ModuleKind::Unbounded => all,
+        };
         assert_eq!(
             m.entries.len(),
-            GEMM.len() + MEMCPY.len(),
+            want,
             "{}: every entry reported",
             m.module.file
         );
@@ -135,6 +147,25 @@ fn check_arch(arch: &str) {
             v.label, v.entry, e.registers, e.stack_frame
         );
     }
+    for entry in FMA.iter().map(|v| v.entry).chain([CHASE.entry]) {
+        let e = manifest.entry(ModuleKind::Main, entry).unwrap();
+        eprintln!("{arch}: {entry:<16} {:>3} regs", e.registers);
+    }
+    // Grid copies that stage more floats than their launch bound leaves registers for spill by
+    // construction: recorded, not failed (check_bars holds the rest spill-free).
+    let spills = modules::grid_spills(&manifest);
+    eprintln!("{arch}: {} grid copies spill:", spills.len());
+    for line in &spills {
+        eprintln!("  {line}");
+    }
+    assert!(
+        MEMCPY_GRID
+            .iter()
+            .filter(|p| modules::fits_registers(p))
+            .count()
+            > MEMCPY_GRID.len() / 2,
+        "most of the grid is held spill-free"
+    );
 }
 
 #[test]
@@ -165,4 +196,192 @@ fn the_bars_catch_a_cap_that_does_not_bind() {
         bad.iter().any(|l| l.contains(&format!("cap {lowest}"))),
         "{bad:?}"
     );
+}
+
+#[test]
+fn every_entry_takes_its_familys_declared_parameters() {
+    let lists = ptx::entry_params(plain_ptx()).unwrap();
+    assert_eq!(lists.len(), variants::entries().count());
+    for (entry, found) in &lists {
+        let decl = variants::entry(entry).unwrap_or_else(|| panic!("{entry} not in the table"));
+        assert_eq!(
+            found,
+            &ptx::declared_ptx_params(decl.params()),
+            "{entry}: PTX parameters against the abi line"
+        );
+    }
+    // GEMM keeps the peer's 8-parameter ABI: 3 pointers, 3 ints, 2 floats.
+    let gemm = &lists.iter().find(|(e, _)| e == GEMM[0].entry).unwrap().1;
+    let shown: Vec<String> = gemm.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            ".u64 .ptr",
+            ".u64 .ptr",
+            ".u64 .ptr",
+            ".u32",
+            ".u32",
+            ".u32",
+            ".f32",
+            ".f32"
+        ]
+    );
+}
+
+#[test]
+fn a_reordered_parameter_fails_the_build_check() {
+    // Swap two parameters of one entry (an int and a float) as a signature change would.
+    let entry = GEMM[0].entry;
+    let (p3, p6) = (format!("{entry}_param_3"), format!("{entry}_param_6"));
+    let ptx = plain_ptx()
+        .replace(&format!(".param .u32 {p3}"), "@P3@")
+        .replace(&format!(".param .f32 {p6}"), &format!(".param .u32 {p3}"))
+        .replace("@P3@", &format!(".param .f32 {p6}"));
+    assert_ne!(ptx, plain_ptx());
+    let err = ptx::check_matches_table(&ptx).unwrap_err().to_string();
+    assert!(err.contains(entry) && err.contains("abi line"), "{err}");
+    assert!(ptx::with_launch_bounds(&ptx).is_err());
+    // A pointer turned into a plain u64 is caught too.
+    let ptx = plain_ptx().replacen(
+        &format!(".param .u64 .ptr .align 1 {}_param_0", MEMCPY_GRID[0].entry),
+        &format!(".param .u64 {}_param_0", MEMCPY_GRID[0].entry),
+        1,
+    );
+    assert!(ptx::check_matches_table(&ptx).is_err());
+}
+
+/// The text of `entry`'s body.
+fn body_of<'a>(ptx: &'a str, entry: &str) -> &'a str {
+    let start = ptx.find(&format!(".entry {entry}(")).unwrap();
+    let open = start + ptx[start..].find("\n{").unwrap();
+    let close = open + ptx[open..].find("\n}").unwrap();
+    &ptx[open..close]
+}
+
+/// The instructions of each loop of a body: from a label to the branch back to it.
+fn loops(body: &str) -> Vec<Vec<&str>> {
+    let lines: Vec<&str> = body.lines().map(str::trim).collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(at) = line.find("bra") else { continue };
+        let target = line[at..]
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(';');
+        if let Some(head) = lines[..i].iter().position(|l| *l == format!("{target}:")) {
+            found.push(lines[head + 1..i].to_vec());
+        }
+    }
+    found
+}
+
+/// `(dest, x, a, b)` of `fma.rn.f32 dest, x, a, b;`.
+fn fma_operands(line: &str) -> Option<[&str; 4]> {
+    let rest = line
+        .strip_prefix("fma.rn.f32")?
+        .trim()
+        .trim_end_matches(';');
+    let ops: Vec<&str> = rest.split(',').map(str::trim).collect();
+    ops.try_into().ok()
+}
+
+/// The chains of a loop's fmas, an fma continuing the chain whose latest value it reads: the
+/// length of each chain, in order of first appearance.
+fn chain_lengths(fmas: &[[&str; 4]]) -> Vec<u32> {
+    let mut latest: std::collections::HashMap<&str, usize> = Default::default();
+    let mut lengths: Vec<u32> = Vec::new();
+    for [dest, x, ..] in fmas {
+        let chain = match latest.get(x) {
+            Some(&c) => c,
+            None => {
+                lengths.push(0);
+                lengths.len() - 1
+            }
+        };
+        lengths[chain] += 1;
+        latest.insert(dest, chain);
+    }
+    lengths
+}
+
+/// Each FMA kernel has a loop of 16 rounds (16 x ILP fmas, in ILP chains of 16), the peer's
+/// inner loop, and at most one more that runs several such trips per iteration (fma.rs,
+/// `trips_per_iteration`: within 128 fmas, as nvcc unrolls the peer's loop); in every loop the
+/// ILP chains stay separate and none is vectorized.
+#[test]
+fn fma_loops_hold_ilp_separate_chains_of_16() {
+    let ptx = plain_ptx();
+    for v in FMA {
+        let body = body_of(ptx, v.entry);
+        let all_loops = loops(body);
+        assert!(
+            (1..=2).contains(&all_loops.len()),
+            "{}: the 16-round loop and at most one unrolled loop",
+            v.entry
+        );
+        let mut trips = Vec::new();
+        for lp in &all_loops {
+            assert!(
+                !lp.iter()
+                    .any(|l| l.contains("f32x2") || l.contains(".v2") || l.contains(".v4")),
+                "{}: nothing vectorized",
+                v.entry
+            );
+            let fmas: Vec<[&str; 4]> = lp.iter().filter_map(|l| fma_operands(l)).collect();
+            assert_eq!(
+                lp.iter().filter(|l| l.contains("fma")).count(),
+                fmas.len(),
+                "{}: every fma is fma.rn.f32",
+                v.entry
+            );
+            // Every fma takes the same multiplier and addend (the a and b parameters).
+            assert!(fmas.iter().all(|f| f[2..] == fmas[0][2..]), "{}", v.entry);
+            let per_trip = FMA_UNROLL * v.ilp;
+            assert_eq!(
+                fmas.len() as u32 % per_trip,
+                0,
+                "{}: whole trips of 16 x ILP fmas",
+                v.entry
+            );
+            let n = fmas.len() as u32 / per_trip;
+            assert_eq!(
+                chain_lengths(&fmas),
+                vec![FMA_UNROLL * n; v.ilp as usize],
+                "{}: ILP chains of dependent fmas, none merged",
+                v.entry
+            );
+            trips.push(n);
+        }
+        trips.sort_unstable();
+        assert_eq!(trips[0], 1, "{}: a loop of exactly 16 x ILP fmas", v.entry);
+        if let Some(&n) = trips.get(1) {
+            assert!(
+                n > 1 && n * FMA_UNROLL * v.ilp <= 128,
+                "{}: the unrolled loop runs {n} trips",
+                v.entry
+            );
+        }
+    }
+}
+
+#[test]
+fn the_chase_loads_bypass_l1_one_after_another() {
+    let body = body_of(plain_ptx(), CHASE.entry);
+    let all_loops = loops(body);
+    assert!(!all_loops.is_empty(), "the chase has a loop");
+    for lp in &all_loops {
+        let loads: Vec<&&str> = lp.iter().filter(|l| l.starts_with("ld.")).collect();
+        assert!(!loads.is_empty());
+        assert!(
+            loads.iter().all(|l| l.starts_with("ld.global.cg.u32")),
+            "{loads:?}"
+        );
+    }
+    assert_eq!(
+        body.matches("%clock64").count(),
+        2,
+        "clock read before and after"
+    );
+    assert_eq!(body.matches("%globaltimer").count(), 2);
 }
