@@ -24,7 +24,8 @@ pub mod table;
 
 use std::path::PathBuf;
 
-use plan::{DEFAULT_TARGET_CYCLES, FMA_WARPS_PER_SM, ILPS};
+use kernels_gpu::variants::{FmaVariant, FMA};
+use plan::{ilps, DEFAULT_TARGET_CYCLES, FMA_WARPS_PER_SM};
 
 use crate::sampling::SamplingArgs;
 
@@ -34,8 +35,9 @@ pub struct IlpArgs {
     /// CUDA device ordinal.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub device: u32,
-    /// Independent chains per thread to run (of 1, 2, 3, 4, 5, 6, 8, 12, 16).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = ILPS)]
+    /// Independent chains per thread to run (ILPs of the variant table's fma_ilp line).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = ilps(),
+          value_parser = parse_ilp)]
     pub ilp: Vec<u32>,
     /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
     /// at most the largest block is skipped with a note).
@@ -77,22 +79,40 @@ fn parse_cycles(s: &str) -> Result<f64, String> {
 
 /// An ILP the kernels are not built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--ilp {0}: no fma_ilp{0} kernel (built: 1, 2, 3, 4, 5, 6, 8, 12, 16)")]
+#[error("--ilp {0}: no fma_ilp{0} kernel (built: {built})", built = built_ilps())]
 pub struct UnknownIlp(pub u32);
 
+fn built_ilps() -> String {
+    ilps()
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One value of `--ilp`: an ILP with a kernel. Refused at parse time, so an unknown ILP is a
+/// usage error (clap's exit code 2) like any other bad flag.
+fn parse_ilp(s: &str) -> Result<u32, String> {
+    let ilp: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    kernel(ilp)
+        .map(|_| ilp)
+        .ok_or_else(|| UnknownIlp(ilp).to_string())
+}
+
 impl IlpArgs {
-    /// Refuses ILPs without a kernel, before any GPU work.
+    /// Refuses ILPs without a kernel, before any GPU work (the command line already refuses
+    /// them; this covers arguments built in code).
     pub fn validate(&self) -> Result<(), UnknownIlp> {
-        match self.ilp.iter().find(|i| !ILPS.contains(i)) {
+        match self.ilp.iter().find(|&&i| kernel(i).is_none()) {
             Some(&i) => Err(UnknownIlp(i)),
             None => Ok(()),
         }
     }
 }
 
-/// The kernel entry for an ILP, by the contract `fma_ilp{ILP}`.
-pub fn entry(ilp: u32) -> String {
-    format!("fma_ilp{ilp}")
+/// The variant table's kernel for an ILP.
+pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
+    FMA.iter().find(|v| v.ilp == ilp)
 }
 
 #[cfg(test)]
@@ -113,24 +133,36 @@ mod tests {
     #[test]
     fn defaults_span_every_ilp_and_warps_1_to_64() {
         let a = parse(&[]).unwrap();
-        assert_eq!(a.ilp, ILPS);
+        assert_eq!(a.ilp, FMA.iter().map(|v| v.ilp).collect::<Vec<_>>());
         assert_eq!(a.warps_per_sm.first(), Some(&1));
         assert_eq!(a.warps_per_sm.last(), Some(&64));
         assert!(a.validate().is_ok());
-        assert_eq!(entry(12), "fma_ilp12");
+        assert_eq!(kernel(12).map(|k| k.entry), Some("fma_ilp12"));
+        assert_eq!(kernel(7), None);
     }
 
     #[test]
-    fn bad_values_are_refused() {
-        assert_eq!(
-            parse(&["--ilp", "7"]).unwrap().validate(),
-            Err(UnknownIlp(7))
+    fn bad_values_are_usage_errors() {
+        let e = parse(&["--ilp", "4,7"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+        assert_eq!(e.exit_code(), 2, "a usage error");
+        assert!(
+            e.to_string().contains("no fma_ilp7 kernel (built: 1, 2, 3"),
+            "{e}"
         );
+        assert!(parse(&["--ilp", "x"]).is_err());
         assert!(parse(&["--warps-per-sm", "65"]).is_err());
         assert!(parse(&["--warps-per-sm", "0"]).is_err());
         assert!(parse(&["--target-cycles", "0"]).is_err());
         assert!(parse(&["--target-cycles", "NaN"]).is_err());
         let a = parse(&["--ilp", "1,16", "--warps-per-sm", "8,64"]).unwrap();
         assert_eq!((a.ilp, a.warps_per_sm), (vec![1, 16], vec![8, 64]));
+    }
+
+    #[test]
+    fn arguments_built_in_code_are_validated_too() {
+        let mut a = parse(&[]).unwrap();
+        a.ilp = vec![1, 7];
+        assert_eq!(a.validate(), Err(UnknownIlp(7)));
     }
 }

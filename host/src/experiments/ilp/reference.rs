@@ -1,14 +1,15 @@
-//! The FMA kernels' results, on the CPU, bit for bit: thread `g` runs `ilp` chains
-//! `x_i = fma(x_i, a, b)` for `iters` rounds, chain `i` starting at `(g % 4096) + i`, and writes
-//! `x_0 + x_1 + ... + x_{ilp-1}` summed in that order, all in f32 (the contract of
-//! `../shared/peer/README.md`). (The kernel crate has the same reference for one thread; this
-//! one is here so the check can be tested alone, and both follow the contract.)
+//! Checking the FMA kernels' results on the CPU, bit for bit, against the variant table's own
+//! reference (`kernels_gpu::reference::fma_ilp`: thread `g` runs `ilp` chains
+//! `x_i = fma(x_i, a, b)` for `FmaVariant::rounds(iters)` rounds, chain `i` starting at
+//! `(g % 4096) + i`, and writes their sum in chain order, all in f32).
 //!
 //! The default `a` and `b` keep every chain moving for millions of rounds: with
 //! `a = 1 - 2^-20` and `b = 1` a chain creeps from its start towards `b / (1 - a) = 2^20`
-//! without reaching it, so its value after `n` rounds differs from that after `n ± 1`, and a
-//! kernel that ran a different number of FMAs (or a multiply and an add instead of a fused
-//! multiply-add) ends on different bits.
+//! without reaching it, so its value after `n` rounds differs from that after `n ± 16` (one
+//! unroll of the kernels), and a kernel that ran a different number of FMAs (or a multiply and
+//! an add instead of a fused multiply-add) ends on different bits.
+
+use kernels_gpu::reference::fma_ilp;
 
 use crate::experiments::inputs::Rng;
 use crate::results::Check;
@@ -19,19 +20,6 @@ pub const DEFAULT_A: f32 = 1.0 - 1.0 / (1u32 << 20) as f32;
 pub const DEFAULT_B: f32 = 1.0;
 /// Threads of each launch checked against the CPU.
 pub const CHECKED_THREADS: usize = 8;
-
-/// What thread `g` writes.
-pub fn thread_result(g: u32, ilp: u32, a: f32, b: f32, iters: u32) -> f32 {
-    let mut total = 0.0f32;
-    for i in 0..ilp {
-        let mut x = ((g & 4095) + i) as f32;
-        for _ in 0..iters {
-            x = x.mul_add(a, b);
-        }
-        total = if i == 0 { x } else { total + x };
-    }
-    total
-}
 
 /// The threads checked in a grid of `threads` threads: the first, the last and random ones.
 pub fn checked_threads(threads: u32, seed: u64) -> Vec<u32> {
@@ -47,14 +35,14 @@ pub fn checked_threads(threads: u32, seed: u64) -> Vec<u32> {
 ///
 /// The CPU's chains take ILP x iters fused multiply-adds per thread (up to tens of millions),
 /// so the checked threads are computed in parallel, one host thread each.
-pub fn check_fma(out: &[f32], threads: &[u32], ilp: u32, a: f32, b: f32, iters: u32) -> Check {
+pub fn check_fma(out: &[f32], threads: &[u32], ilp: u32, a: f32, b: f32, iters: i32) -> Check {
     let wrong = std::thread::scope(|s| {
         let handles: Vec<_> = threads
             .iter()
             .map(|&g| {
                 s.spawn(move || {
                     out.get(g as usize)
-                        .is_none_or(|v| v.to_bits() != thread_result(g, ilp, a, b, iters).to_bits())
+                        .is_none_or(|v| v.to_bits() != fma_ilp(g, ilp, a, b, iters).to_bits())
                 })
             })
             .collect();
@@ -78,41 +66,37 @@ pub fn check_fma(out: &[f32], threads: &[u32], ilp: u32, a: f32, b: f32, iters: 
 
 #[cfg(test)]
 mod tests {
+    use kernels_gpu::variants::FMA_UNROLL;
+
     use super::*;
 
-    #[test]
-    fn a_chain_is_a_start_plus_fused_steps() {
-        // a = 1, b = 1: the chain counts; thread 4097 starts at 1 (4097 % 4096) and 2.
-        assert_eq!(thread_result(4097, 2, 1.0, 1.0, 10), 11.0 + 12.0);
-    }
+    const ROUND: i32 = FMA_UNROLL as i32;
 
     #[test]
     fn a_wrong_fma_count_is_caught() {
         let (ilp, iters) = (4, 4096);
         let threads = checked_threads(256, 1);
         let out: Vec<f32> = (0..256)
-            .map(|g| thread_result(g, ilp, DEFAULT_A, DEFAULT_B, iters))
+            .map(|g| fma_ilp(g, ilp, DEFAULT_A, DEFAULT_B, iters))
             .collect();
         assert!(check_fma(&out, &threads, ilp, DEFAULT_A, DEFAULT_B, iters).passed);
-        for wrong_iters in [iters - ROUND, iters - 1, iters + 1, iters + ROUND] {
+        for wrong_iters in [iters - ROUND, iters + ROUND] {
             let c = check_fma(&out, &threads, ilp, DEFAULT_A, DEFAULT_B, wrong_iters);
             assert!(!c.passed, "{wrong_iters} rounds not caught");
             assert_eq!(c.error, threads.len() as f64);
         }
         // A chain too few (ILP 3 results checked as ILP 4).
         let three: Vec<f32> = (0..256)
-            .map(|g| thread_result(g, 3, DEFAULT_A, DEFAULT_B, iters))
+            .map(|g| fma_ilp(g, 3, DEFAULT_A, DEFAULT_B, iters))
             .collect();
         assert!(!check_fma(&three, &threads, ilp, DEFAULT_A, DEFAULT_B, iters).passed);
     }
 
-    const ROUND: u32 = 16;
-
     #[test]
     fn chains_still_move_after_half_a_million_rounds() {
         let n = 500_000;
-        let x = thread_result(7, 1, DEFAULT_A, DEFAULT_B, n);
-        assert_ne!(x, thread_result(7, 1, DEFAULT_A, DEFAULT_B, n + 1));
+        let x = fma_ilp(7, 1, DEFAULT_A, DEFAULT_B, n);
+        assert_ne!(x, fma_ilp(7, 1, DEFAULT_A, DEFAULT_B, n + ROUND));
         assert!(x < (1u32 << 20) as f32);
     }
 
@@ -128,7 +112,7 @@ mod tests {
         };
         let differ = (0..64)
             .filter(|&g| {
-                unfused(g).to_bits() != thread_result(g, 1, DEFAULT_A, DEFAULT_B, iters).to_bits()
+                unfused(g).to_bits() != fma_ilp(g, 1, DEFAULT_A, DEFAULT_B, iters).to_bits()
             })
             .count();
         assert!(differ > 32, "only {differ} of 64 differ");

@@ -1,25 +1,24 @@
-//! Experiment 5 on the GPU: the only file of the experiment that touches the driver and the
-//! kernels' parameter lists.
+//! Experiment 5 on the GPU: the only file of the experiment that touches the driver.
 //!
-//! What it assumes of the kernels (adapt here when the kernel crate's names settle):
-//! `fma_ilp{ILP}(out: *mut f32, a: f32, b: f32, iters: i32)`, one result per thread at
-//! `out[blockIdx.x * blockDim.x + threadIdx.x]`, `iters` a multiple of 16 (the contract of
-//! `../shared/peer/README.md`).
-
-use std::ffi::c_void;
+//! The kernels are the variant table's `variants::FMA` entries (`fma_ilp{ILP}`), launched
+//! through `FmaParams` with one output float per thread (whole blocks: the kernels have no
+//! bounds check); `iters` is always a multiple of `FMA_UNROLL`, so the rounds run are the
+//! rounds counted.
 
 use anyhow::Context;
 
 use cudarc::driver::CudaSlice;
+use kernels_gpu::variants::FmaParams;
 
-use super::plan::{gflops, launch_flops, layout, sized_iters, Layout};
+use super::plan::{gflops, layout, sized_iters, Layout};
 use super::plots::write_plots;
 use super::reference::{check_fma, checked_threads, DEFAULT_A, DEFAULT_B};
 use super::row::{volkov_table, ComparedFma, Ilp, IlpRow, VOLKOV_FRACTION};
 use super::table::tables;
-use super::{entry, IlpArgs};
+use super::{kernel as fma_kernel, IlpArgs, UnknownIlp};
 use crate::cuda::{driver_present, peak_fp32_gflops, CudaError, Gpu, Kernel};
 use crate::experiments::inflight::hold::hold_at_blocks;
+use crate::experiments::inflight::launch::launch_args;
 use crate::experiments::inflight::run::{writable_dir, write_atomically};
 use crate::experiments::module_source::{load, Kernels};
 use crate::experiments::{residency_of, ExperimentError};
@@ -36,7 +35,8 @@ struct Launch {
     grid: u32,
     threads: u32,
     dyn_smem: u32,
-    iters: u32,
+    /// Rounds per chain, as the kernel's `i32` parameter (`sized_iters` keeps it in range).
+    iters: i32,
 }
 
 fn launch(
@@ -47,18 +47,24 @@ fn launch(
     a: f32,
     b: f32,
 ) -> Result<(), CudaError> {
-    let mut out_ptr = gpu.address_mut(out);
-    let (mut a, mut b) = (a, b);
-    let mut iters = l.iters as i32;
-    let mut params: [*mut c_void; 4] = [
-        (&raw mut out_ptr).cast(),
-        (&raw mut a).cast(),
-        (&raw mut b).cast(),
-        (&raw mut iters).cast(),
-    ];
-    // SAFETY: fma_ilp*(out: *mut f32, a: f32, b: f32, iters: i32); `out` holds at least
-    // grid x threads floats (allocated for every SM at its most resident threads).
-    unsafe { kernel.launch(gpu, (l.grid, 1), l.threads, l.dyn_smem, &mut params) }
+    let params = FmaParams {
+        out: gpu.address_mut(out),
+        a,
+        b,
+        iters: l.iters,
+    };
+    // SAFETY: an fma_ilp entry (out, a, b, iters), one output float per thread: `out` holds at
+    // least grid x threads floats (allocated for every SM at its most resident threads).
+    unsafe {
+        launch_args(
+            gpu,
+            kernel,
+            (l.grid, 1),
+            l.threads,
+            l.dyn_smem,
+            params.args(),
+        )
+    }
 }
 
 fn verify(
@@ -106,7 +112,11 @@ pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, Ex
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     for &ilp in &args.ilp {
-        let name = entry(ilp);
+        let Some(variant) = fma_kernel(ilp) else {
+            skipped.push(UnknownIlp(ilp).to_string());
+            continue;
+        };
+        let name = variant.entry.to_owned();
         let (kernel, other) = ours.entry_pair(theirs.as_ref(), &name)?;
         for &warps in &args.warps_per_sm {
             let Some(placed) = layout(warps, info.warp_size, max_block, info.max_blocks_per_sm)
@@ -142,11 +152,12 @@ pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, Ex
             };
             let iters = sized_iters(ilp, warps, SIZING_LANES, info.warp_size, args.target_cycles);
             let grid = info.sm_count * blocks_per_sm;
+            let total_threads = u64::from(grid) * u64::from(threads);
             let mine = Launch {
                 grid,
                 threads,
                 dyn_smem,
-                iters,
+                iters: i32::try_from(iters).expect("sized_iters stays within i32"),
             };
             let resident = residency_of(gpu, &kernel, threads, dyn_smem)?;
             let (sampled, compared) =
@@ -167,7 +178,7 @@ pub fn run(gpu: &Gpu, args: &IlpArgs, config: &SamplingConfig) -> Result<Ilp, Ex
                     }
                 })?;
             let check = verify(gpu, &kernel, &mut out, &mine, ilp, args.seed)?;
-            let flops = launch_flops(ilp, iters, u64::from(grid) * u64::from(threads));
+            let flops = variant.flops(total_threads, mine.iters) as f64;
             let value = gflops(flops, sampled.timing.median_ms);
             let sm_clock = mean_clock_mhz(&sampled.timing);
             if sm_clock.is_none() {

@@ -2,7 +2,9 @@
 //! function over the rows; it returns a [`Verdict`] with the numbers it used. Rows whose copy
 //! failed its check are never used.
 
-use super::model::LittlesLaw;
+use kernels_gpu::variants::MemcpyVariant;
+
+use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::row::InflightRow;
 use crate::report::Verdict;
 
@@ -244,13 +246,23 @@ pub fn width_effect(rows: &[InflightRow], wide: u32, narrow: u32) -> Option<(f64
     median(ratios).map(|m| (m, n))
 }
 
-/// The sentence experiment 2's verdicts point here with: the bytes in flight per SM the blog's
-/// variants hold (`(label, threads, bytes per thread, blocks per SM)`) against what the model
-/// says this GPU needs for 95% of the copy.
-pub fn experiment2_pointer(variants: &[(&str, u32, u32, u32)], model: &LittlesLaw) -> String {
-    let held: Vec<(String, u64)> = variants
+/// The sentence experiment 2's verdicts point here with: the bytes in flight per SM its
+/// labelled variants hold at `blocks_per_sm` against what the model says this GPU needs for 95%
+/// of the copy. Takes labelled variants (`MemcpyVariant`), not grid points, so experiment 2's
+/// sentence can only speak of experiment 2's variants.
+pub fn experiment2_pointer(
+    variants: &[MemcpyVariant],
+    blocks_per_sm: u32,
+    model: &LittlesLaw,
+) -> String {
+    let held: Vec<(&str, u64)> = variants
         .iter()
-        .map(|&(label, t, b, blocks)| (label.to_owned(), u64::from(t * blocks) * u64::from(b)))
+        .map(|v| {
+            (
+                v.label,
+                bytes_in_flight_per_sm(v.threads * blocks_per_sm, v.bytes_per_thread()),
+            )
+        })
         .collect();
     let max = held.iter().map(|(_, b)| *b).max().unwrap_or(0);
     let min = held.iter().map(|(_, b)| *b).min().unwrap_or(0);
@@ -300,8 +312,8 @@ mod tests {
     /// 0-15% shortfall, as a real GPU's noise and detail might put them.
     fn littles_law_over_the_default_grid() -> Vec<InflightRow> {
         use crate::experiments::inflight::grid::{
-            plan_points, PlanLimits, Residency, COPY_WARPS_PER_SM, GRID_LOADS, GRID_THREADS,
-            GRID_WIDTHS,
+            grid_loads, grid_threads, grid_widths, plan_points, PlanLimits, Residency,
+            COPY_WARPS_PER_SM,
         };
         let model = LittlesLaw {
             sms: 132,
@@ -309,9 +321,9 @@ mod tests {
             peak_gbps: 4200.0,
         };
         let points = plan_points(
-            &GRID_THREADS,
-            &GRID_LOADS,
-            &GRID_WIDTHS,
+            &grid_threads(),
+            &grid_loads(),
+            &grid_widths(),
             &Residency::WarpsPerSm {
                 targets: COPY_WARPS_PER_SM.to_vec(),
                 every_block_size: false,
@@ -422,8 +434,20 @@ mod tests {
             latency_ns: 500.0,
             peak_gbps: 4000.0,
         };
-        let s = experiment2_pointer(&[("T1", 1024, 4, 2), ("T14f4", 32, 224, 2)], &model);
-        assert!(s.contains("8192 B") && s.contains("14336 B"), "{s}");
+        let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model);
+        // T1: 2 x 1024 threads x 4 B; T14f4: 2 x 32 threads x 224 B.
+        assert!(
+            s.contains("T1 8192 B") && s.contains("T14f4 14336 B"),
+            "{s}"
+        );
+        // Every labelled variant and nothing else (no grid point without a label).
+        let listed = s.split('(').nth(2).unwrap().split(')').next().unwrap();
+        assert_eq!(
+            listed.split(", ").count(),
+            kernels_gpu::variants::MEMCPY.len(),
+            "{s}"
+        );
+        assert!(!s.contains("memcpy_t"), "{s}");
         // 95% of the knee's 10000 B.
         assert!(s.contains("9500 B per SM"), "{s}");
     }

@@ -1,22 +1,39 @@
-//! The points of the bytes-in-flight sweep: which copy kernel (threads per block, loads per
-//! thread, width) runs at how many resident blocks per SM.
+//! The points of the bytes-in-flight sweep: which copy kernel of the variant table's memcpy grid
+//! (threads per block, loads per thread, width) runs at how many resident blocks per SM.
 //!
-//! The kernels are the variant table's memcpy grid; their entry names follow the contract
-//! `memcpy_t{THREADS}_l{LOADS}_w{WIDTH}` (`../shared/peer/README.md`), which is all this file
-//! assumes about them.
+//! The kernels and their axes are the table's (`kernels_gpu::variants::MEMCPY_GRID`); this file
+//! only chooses among them and places them.
 
+use kernels_gpu::variants::{MemcpyPoint, MEMCPY_GRID};
 use serde::{Deserialize, Serialize};
 
-/// Threads per block of the memcpy grid.
-pub const GRID_THREADS: [u32; 6] = [32, 64, 128, 256, 512, 1024];
-/// Loads per thread of the memcpy grid.
-pub const GRID_LOADS: [u32; 11] = [1, 2, 3, 4, 6, 8, 12, 14, 16, 24, 32];
-/// Floats per access of the memcpy grid.
-pub const GRID_WIDTHS: [u32; 3] = [1, 2, 4];
 /// Resident warps per SM the default sweep holds.
 pub const COPY_WARPS_PER_SM: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
 
-/// One copy kernel of the grid.
+/// The distinct values of one axis of the table's memcpy grid, ascending.
+fn axis(value: fn(&MemcpyPoint) -> u32) -> Vec<u32> {
+    let mut values: Vec<u32> = MEMCPY_GRID.iter().map(value).collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+/// Threads per block of the table's memcpy grid.
+pub fn grid_threads() -> Vec<u32> {
+    axis(|p| p.threads)
+}
+
+/// Loads per thread of the table's memcpy grid.
+pub fn grid_loads() -> Vec<u32> {
+    axis(|p| p.loads)
+}
+
+/// Floats per access of the table's memcpy grid.
+pub fn grid_widths() -> Vec<u32> {
+    axis(|p| p.width)
+}
+
+/// One copy kernel of the grid, as the results name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CopyShape {
     pub threads: u32,
@@ -25,25 +42,26 @@ pub struct CopyShape {
     pub width: u32,
 }
 
+impl From<&MemcpyPoint> for CopyShape {
+    fn from(p: &MemcpyPoint) -> Self {
+        Self {
+            threads: p.threads,
+            loads: p.loads,
+            width: p.width,
+        }
+    }
+}
+
 impl CopyShape {
-    /// The entry point's name by the kernel contract.
-    pub fn entry(&self) -> String {
-        format!("memcpy_t{}_l{}_w{}", self.threads, self.loads, self.width)
+    /// The table's kernel of this shape (None for a shape the grid does not build).
+    pub fn kernel(&self) -> Option<&'static MemcpyPoint> {
+        MEMCPY_GRID.iter().find(|p| CopyShape::from(*p) == *self)
     }
 
-    /// Bytes each thread loads before its first store.
+    /// Bytes each thread loads before its first store (`MemcpyPoint::bytes_per_thread`, for
+    /// shapes known only by their numbers, as in results read back).
     pub fn bytes_per_thread(&self) -> u32 {
         4 * self.loads * self.width
-    }
-
-    /// Floats one block copies.
-    pub fn floats_per_block(&self) -> u64 {
-        u64::from(self.threads) * u64::from(self.loads) * u64::from(self.width)
-    }
-
-    /// Blocks for `floats` floats: ceil(floats / floats per block), the contract's grid.
-    pub fn grid(&self, floats: u64) -> u64 {
-        floats.div_ceil(self.floats_per_block())
     }
 }
 
@@ -82,10 +100,10 @@ pub struct PlanLimits {
     pub max_warps_per_sm: u32,
 }
 
-/// Every point of the sweep, in the order threads, loads, width within each residency: the
-/// shapes come from the filters (`threads`, `loads`, `widths`), the blocks per SM from
-/// `residency`; placements the SM cannot hold (more blocks or warps than it allows) are left
-/// out.
+/// Every point of the sweep, in the table's order (loads, then width) within each residency:
+/// the grid points that pass the filters (`threads`, `loads`, `widths`; values the grid does not
+/// have select nothing), the blocks per SM from `residency`; placements the SM cannot hold (more
+/// blocks or warps than it allows) are left out.
 pub fn plan_points(
     threads: &[u32],
     loads: &[u32],
@@ -125,18 +143,15 @@ pub fn plan_points(
     }
     let mut points = Vec::new();
     for (t, blocks) in placements {
-        for &l in loads {
-            for &w in widths {
-                points.push(Point {
-                    shape: CopyShape {
-                        threads: t,
-                        loads: l,
-                        width: w,
-                    },
+        points.extend(
+            MEMCPY_GRID
+                .iter()
+                .filter(|p| p.threads == t && loads.contains(&p.loads) && widths.contains(&p.width))
+                .map(|p| Point {
+                    shape: p.into(),
                     blocks_per_sm: blocks,
-                });
-            }
-        }
+                }),
+        );
     }
     points
 }
@@ -153,9 +168,9 @@ mod tests {
 
     fn default_points() -> Vec<Point> {
         plan_points(
-            &GRID_THREADS,
-            &GRID_LOADS,
-            &GRID_WIDTHS,
+            &grid_threads(),
+            &grid_loads(),
+            &grid_widths(),
             &Residency::WarpsPerSm {
                 targets: COPY_WARPS_PER_SM.to_vec(),
                 every_block_size: false,
@@ -165,15 +180,47 @@ mod tests {
     }
 
     #[test]
-    fn entry_names_follow_the_contract() {
+    fn shapes_name_table_kernels() {
         let s = CopyShape {
             threads: 32,
             loads: 14,
             width: 4,
         };
-        assert_eq!(s.entry(), "memcpy_t32_l14_w4");
+        assert_eq!(s.kernel().map(|k| k.entry), Some("memcpy_t32_l14_w4"));
         assert_eq!(s.bytes_per_thread(), 224);
-        assert_eq!(s.grid(32 * 14 * 4 * 3 + 1), 4);
+        assert_eq!(CopyShape { width: 3, ..s }.kernel(), None);
+        for p in MEMCPY_GRID {
+            let shape = CopyShape::from(p);
+            assert_eq!(shape.kernel(), Some(p));
+            assert_eq!(
+                shape.bytes_per_thread(),
+                p.bytes_per_thread(),
+                "{}",
+                p.entry
+            );
+        }
+    }
+
+    #[test]
+    fn the_axes_are_the_tables() {
+        let (t, l, w) = (grid_threads(), grid_loads(), grid_widths());
+        assert_eq!(
+            t.len() * l.len() * w.len(),
+            MEMCPY_GRID.len(),
+            "a full product"
+        );
+        assert!(MEMCPY_GRID
+            .iter()
+            .all(|p| t.contains(&p.threads) && l.contains(&p.loads) && w.contains(&p.width)));
+        assert!(t.windows(2).all(|x| x[0] < x[1]));
+    }
+
+    #[test]
+    fn filter_values_off_the_grid_select_nothing() {
+        let points = plan_points(&[256], &[5], &[4], &Residency::BlocksPerSm(1), H200);
+        assert!(points.is_empty());
+        let points = plan_points(&[256], &[4, 5], &[4], &Residency::BlocksPerSm(1), H200);
+        assert_eq!(points.len(), 1);
     }
 
     #[test]
@@ -198,7 +245,7 @@ mod tests {
     #[test]
     fn every_block_size_decomposes_each_target() {
         let points = plan_points(
-            &GRID_THREADS,
+            &grid_threads(),
             &[1],
             &[1],
             &Residency::WarpsPerSm {
@@ -217,7 +264,13 @@ mod tests {
 
     #[test]
     fn fixed_blocks_per_sm_drops_what_the_sm_cannot_hold() {
-        let points = plan_points(&GRID_THREADS, &[2], &[4], &Residency::BlocksPerSm(4), H200);
+        let points = plan_points(
+            &grid_threads(),
+            &[2],
+            &[4],
+            &Residency::BlocksPerSm(4),
+            H200,
+        );
         let threads: Vec<u32> = points.iter().map(|p| p.shape.threads).collect();
         // 4 x 1024 threads = 128 warps > 64.
         assert_eq!(threads, [32, 64, 128, 256, 512]);

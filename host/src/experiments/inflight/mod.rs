@@ -15,13 +15,15 @@
 //!
 //! Layout: [`grid`] (the points), [`hold`] (residency by dynamic shared memory), [`model`]
 //! (Little's law and the byte convention), [`chase`] (latency, CPU side), [`row`] (typed
-//! results and headline figures), [`claims`] (verdict rules), [`plots`], [`table`], and
-//! [`run`] — the one file that touches the kernels and the driver.
+//! results and headline figures), [`claims`] (verdict rules), [`plots`], [`table`], [`launch`]
+//! (a table kernel launched from its params struct), and [`run`] — the one file that touches
+//! the kernels and the driver.
 
 pub mod chase;
 pub mod claims;
 pub mod grid;
 pub mod hold;
+pub mod launch;
 pub mod model;
 pub mod plots;
 pub mod row;
@@ -31,7 +33,7 @@ pub mod table;
 use std::path::PathBuf;
 
 use grid::{
-    PlanLimits, Point, Residency, COPY_WARPS_PER_SM, GRID_LOADS, GRID_THREADS, GRID_WIDTHS,
+    grid_loads, grid_threads, grid_widths, PlanLimits, Point, Residency, COPY_WARPS_PER_SM,
 };
 
 use crate::sampling::SamplingArgs;
@@ -40,7 +42,7 @@ use crate::sampling::SamplingArgs;
 /// L2, small enough that verifying every point stays quick.
 pub const DEFAULT_COPY_MIB: u64 = 256;
 /// Default dependent loads of the latency chase.
-pub const DEFAULT_CHASE_STEPS: u64 = 1 << 20;
+pub const DEFAULT_CHASE_STEPS: u32 = 1 << 20;
 /// The chased buffer defaults to this many times the device's L2.
 pub const CHASE_L2_MULTIPLE: u64 = 8;
 
@@ -50,14 +52,17 @@ pub struct InflightArgs {
     /// CUDA device ordinal.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub device: u32,
-    /// Threads per block to run (of 32, 64, ..., 1024).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = GRID_THREADS)]
+    /// Threads per block to run (values of the variant table's memcpy grid).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_threads(),
+          value_parser = parse_threads)]
     pub threads: Vec<u32>,
-    /// Loads per thread to run (of 1, 2, 3, 4, 6, 8, 12, 14, 16, 24, 32).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = GRID_LOADS)]
+    /// Loads per thread to run (values of the variant table's memcpy grid).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_loads(),
+          value_parser = parse_loads)]
     pub loads: Vec<u32>,
-    /// Floats per access to run (of 1, 2, 4).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = GRID_WIDTHS)]
+    /// Floats per access to run (values of the variant table's memcpy grid).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_widths(),
+          value_parser = parse_widths)]
     pub widths: Vec<u32>,
     /// Resident warps per SM to hold; each is reached with the largest listed block size that
     /// divides it (all of them with --every-block-size).
@@ -79,8 +84,8 @@ pub struct InflightArgs {
     pub chase_mib: Option<u64>,
     /// Dependent loads of the latency chase.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CHASE_STEPS,
-          value_parser = clap::value_parser!(u64).range(1000..=1 << 30))]
-    pub chase_steps: u64,
+          value_parser = clap::value_parser!(u32).range(1000..=1 << 30))]
+    pub chase_steps: u32,
     /// Module to measure instead of the built-in kernels (PTX, cubin or fatbin).
     #[arg(long, value_name = "FILE")]
     pub module: Option<PathBuf>,
@@ -125,12 +130,33 @@ fn within(flag: &'static str, values: &[u32], grid: &[u32]) -> Result<(), OffGri
     }
 }
 
+/// One value of a grid-axis flag: a number on the axis. Refused at parse time, so an off-grid
+/// value is a usage error (clap's exit code 2) like any other bad flag.
+fn on_axis(flag: &'static str, s: &str, axis: &[u32]) -> Result<u32, String> {
+    let value: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    within(flag, &[value], axis).map_err(|e| e.to_string())?;
+    Ok(value)
+}
+
+fn parse_threads(s: &str) -> Result<u32, String> {
+    on_axis("threads", s, &grid_threads())
+}
+
+fn parse_loads(s: &str) -> Result<u32, String> {
+    on_axis("loads", s, &grid_loads())
+}
+
+fn parse_widths(s: &str) -> Result<u32, String> {
+    on_axis("widths", s, &grid_widths())
+}
+
 impl InflightArgs {
-    /// Refuses filters naming kernels the grid does not build, before any GPU work.
+    /// Refuses filters naming kernels the grid does not build, before any GPU work (the
+    /// command line already refuses them; this covers arguments built in code).
     pub fn validate(&self) -> Result<(), OffGrid> {
-        within("threads", &self.threads, &GRID_THREADS)?;
-        within("loads", &self.loads, &GRID_LOADS)?;
-        within("widths", &self.widths, &GRID_WIDTHS)
+        within("threads", &self.threads, &grid_threads())?;
+        within("loads", &self.loads, &grid_loads())?;
+        within("widths", &self.widths, &grid_widths())
     }
 
     pub fn residency(&self) -> Residency {
@@ -173,9 +199,9 @@ mod tests {
     #[test]
     fn defaults_cover_the_whole_grid() {
         let a = parse(&[]).unwrap();
-        assert_eq!(a.threads, GRID_THREADS);
-        assert_eq!(a.loads, GRID_LOADS);
-        assert_eq!(a.widths, GRID_WIDTHS);
+        assert_eq!(a.threads, grid_threads());
+        assert_eq!(a.loads, grid_loads());
+        assert_eq!(a.widths, grid_widths());
         assert_eq!(
             a.residency(),
             Residency::WarpsPerSm {
@@ -206,17 +232,37 @@ mod tests {
             max_blocks_per_sm: 32,
             max_warps_per_sm: 64,
         };
-        let entries: Vec<String> = a.points(limits).iter().map(|p| p.shape.entry()).collect();
+        let entries: Vec<&str> = a
+            .points(limits)
+            .iter()
+            .filter_map(|p| p.shape.kernel())
+            .map(|k| k.entry)
+            .collect();
         assert_eq!(entries, ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
     }
 
     #[test]
-    fn values_off_the_grid_are_refused_naming_the_flag() {
-        let e = parse(&["--loads", "5"]).unwrap().validate().unwrap_err();
-        assert_eq!((e.flag, e.value), ("loads", 5));
-        assert!(e.to_string().contains("1, 2, 3, 4, 6"));
-        assert!(parse(&["--widths", "3"]).unwrap().validate().is_err());
+    fn values_off_the_grid_are_usage_errors_naming_the_flag() {
+        let e = parse(&["--loads", "2,5"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+        assert_eq!(e.exit_code(), 2, "a usage error");
+        let text = e.to_string();
+        assert!(
+            text.contains("--loads 5") && text.contains("1, 2, 3, 4, 6"),
+            "{text}"
+        );
+        assert!(parse(&["--widths", "3"]).is_err());
+        assert!(parse(&["--threads", "96"]).is_err());
+        assert!(parse(&["--threads", "x"]).is_err());
         assert!(parse(&["--blocks-per-sm", "2", "--warps-per-sm", "4"]).is_err());
         assert!(parse(&["--blocks-per-sm", "0"]).is_err());
+    }
+
+    #[test]
+    fn arguments_built_in_code_are_validated_too() {
+        let mut a = parse(&[]).unwrap();
+        a.loads = vec![4, 5];
+        let e = a.validate().unwrap_err();
+        assert_eq!((e.flag, e.value), ("loads", 5));
     }
 }

@@ -1,24 +1,24 @@
-//! Experiment 4 on the GPU: the only file of the experiment that touches the driver and the
-//! kernels' parameter lists.
+//! Experiment 4 on the GPU: the only file of the experiment that touches the driver.
 //!
-//! What it assumes of the kernels (adapt here when the kernel crate's names settle):
-//! - the copies are `memcpy_t{T}_l{L}_w{W}(src: *const f32, dst: *mut f32, n: u64)`, n in
-//!   floats, grid `ceil(n / (T*L*W))` blocks of T threads (the contract of experiment 2 and of
-//!   `../shared/peer/README.md`);
-//! - the latency chase is [`CHASE_ENTRY`]`(next: *const u32, steps: u64, out: *mut u64)`, one
-//!   thread, starting at index 0, writing `out[0]` = the final index and `out[1]` = the
-//!   `%clock64` cycles the `steps` dependent loads took.
+//! The kernels are the variant table's: the copies are the points of
+//! `variants::MEMCPY_GRID` (`memcpy_t{T}_l{L}_w{W}`, launched through `MemcpyParams` on
+//! `MemcpyPoint::grid(n)` blocks of T threads), the latency chase is `variants::CHASE`
+//! (`ChaseParams`, one thread, its three output words read by `ChaseKernel::result`). The
+//! built-in module is the main one, whose copies carry `.maxntid` at their block size; a point
+//! that cannot be held at its residency (in any module) is skipped with a note.
 
-use std::ffi::c_void;
 use std::path::Path;
 
 use anyhow::Context;
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use kernels_gpu::reference::{build_chase_ring, chase_end};
+use kernels_gpu::variants::{ChaseKernel, ChaseParams, MemcpyParams, MemcpyPoint, CHASE};
 
-use super::chase::{chase_end, check_chase, single_cycle, Latency};
-use super::grid::{PlanLimits, Point};
+use super::chase::{check_chase, Latency};
+use super::grid::PlanLimits;
 use super::hold::hold_at_blocks;
+use super::launch::launch_args;
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
 use super::plots::write_plots;
 use super::row::{headline, ComparedCopy, CopyReference, Inflight, InflightRow};
@@ -26,7 +26,7 @@ use super::table::table;
 use super::{InflightArgs, CHASE_L2_MULTIPLE};
 use crate::cuda::{driver_present, CudaError, DriverContext, Gpu, Kernel};
 use crate::experiments::bandwidth::copy_gbps;
-use crate::experiments::inputs::random_floats;
+use crate::experiments::inputs::{random_floats, Rng};
 use crate::experiments::module_source::{load, Kernels, Loaded};
 use crate::experiments::verify::check_copy;
 use crate::experiments::{residency_of, ExperimentError};
@@ -34,9 +34,6 @@ use crate::results::Check;
 use crate::sampling::{sample_sides, ClockWatch, Sampled, SamplingConfig};
 use crate::tables::{render, to_csv, to_markdown, Format};
 use crate::timing::Side;
-
-/// Entry name of the DRAM-latency pointer chase (assumed; see the module documentation).
-pub const CHASE_ENTRY: &str = "dram_chase";
 
 /// Largest grid x dimension.
 const MAX_GRID_X: u64 = (1 << 31) - 1;
@@ -52,22 +49,28 @@ impl Buffers {
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
-        point: &Point,
+        copy: &MemcpyPoint,
         dyn_smem: u32,
     ) -> Result<(), CudaError> {
         let n = self.src_host.len() as u64;
-        let grid = point.shape.grid(n) as u32;
-        let mut src = gpu.address(&self.src);
-        let mut dst = gpu.address_mut(&mut self.dst);
-        let mut n = n;
-        let mut params: [*mut c_void; 3] = [
-            (&raw mut src).cast(),
-            (&raw mut dst).cast(),
-            (&raw mut n).cast(),
-        ];
-        // SAFETY: memcpy_t*_l*_w*(src, dst: pointers, n: u64 floats); both buffers hold n floats
-        // and the grid is ceil(n / floats per block), the entries' launch contract.
-        unsafe { kernel.launch(gpu, (grid, 1), point.shape.threads, dyn_smem, &mut params) }
+        let params = MemcpyParams {
+            src: gpu.address(&self.src),
+            dst: gpu.address_mut(&mut self.dst),
+            n,
+        };
+        // SAFETY: a memcpy entry (src, dst: device pointers, n floats); both buffers hold n
+        // floats and the grid is `MemcpyPoint::grid(n)` blocks of its threads (checked below
+        // MAX_GRID_X by the caller), the family's launch contract.
+        unsafe {
+            launch_args(
+                gpu,
+                kernel,
+                (copy.grid(n) as u32, 1),
+                copy.threads,
+                dyn_smem,
+                params.args(),
+            )
+        }
     }
 
     /// One fresh copy into a zeroed destination, checked exactly.
@@ -75,14 +78,14 @@ impl Buffers {
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
-        point: &Point,
+        copy: &MemcpyPoint,
         dyn_smem: u32,
     ) -> Result<Check, CudaError> {
         gpu.clear(&mut self.dst)?;
-        self.launch(gpu, kernel, point, dyn_smem)?;
+        self.launch(gpu, kernel, copy, dyn_smem)?;
         gpu.synchronize()?;
         let dst = gpu.download(&self.dst)?;
-        Ok(check_copy(&self.src_host, &dst, point.shape.width))
+        Ok(check_copy(&self.src_host, &dst, copy.width))
     }
 }
 
@@ -142,15 +145,19 @@ pub fn run(
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     for point in args.points(limits) {
-        let entry = point.shape.entry();
-        if point.shape.grid(floats as u64) > MAX_GRID_X {
+        let Some(copy_kernel) = point.shape.kernel() else {
+            skipped.push(format!("{:?}: not a point of the memcpy grid", point.shape));
+            continue;
+        };
+        let entry = copy_kernel.entry;
+        if copy_kernel.grid(floats as u64) > MAX_GRID_X {
             skipped.push(format!(
                 "{entry}: more blocks than a grid holds; use a smaller copy"
             ));
             continue;
         }
-        let (kernel, other) = ours.entry_pair(theirs.as_ref(), &entry)?;
-        let threads = point.shape.threads;
+        let (kernel, other) = ours.entry_pair(theirs.as_ref(), entry)?;
+        let threads = copy_kernel.threads;
         let dyn_smem = match hold_at_blocks(&kernel, threads, point.blocks_per_sm, smem) {
             Ok(d) => d,
             Err(e) => {
@@ -172,36 +179,46 @@ pub fn run(
         let resident = residency_of(gpu, &kernel, threads, dyn_smem)?;
         let (mine, compared) = sample_sides(gpu, config, &clock, other.is_some(), |side| {
             match (side, &other) {
-                (Side::Theirs, Some((k, d))) => buf.launch(gpu, k, &point, *d),
-                _ => buf.launch(gpu, &kernel, &point, dyn_smem),
+                (Side::Theirs, Some((k, d))) => buf.launch(gpu, k, copy_kernel, *d),
+                _ => buf.launch(gpu, &kernel, copy_kernel, dyn_smem),
             }
         })?;
-        let check = buf.verify(gpu, &kernel, &point, dyn_smem)?;
+        let check = buf.verify(gpu, &kernel, copy_kernel, dyn_smem)?;
         let gbps = copy_gbps(copy_bytes, mine.timing.median_ms);
         let compare = match (other, compared) {
             (Some((k, d)), Some(s)) => Some(compared_copy(
-                gpu, &mut buf, &k, &point, d, s, gbps, copy_bytes,
+                gpu,
+                &mut buf,
+                &k,
+                copy_kernel,
+                d,
+                s,
+                gbps,
+                copy_bytes,
             )?),
             _ => None,
         };
         let warps = point.warps_per_sm(info.warp_size);
         let bif = bytes_in_flight_per_sm(
             threads * resident.blocks_per_sm,
-            point.shape.bytes_per_thread(),
+            copy_kernel.bytes_per_thread(),
         );
         flags.extend(mine.flags.iter().cloned());
         flags.extend(resident.disagreement.iter().cloned());
         rows.push(InflightRow {
             point,
-            entry,
-            bytes_per_thread: point.shape.bytes_per_thread(),
+            entry: entry.to_owned(),
+            bytes_per_thread: copy_kernel.bytes_per_thread(),
             regs: resident.regs,
             dyn_smem_bytes: dyn_smem,
             blocks_per_sm: resident.blocks_per_sm,
             warps_per_sm: warps,
             occupancy: resident.occupancy,
             bytes_in_flight_per_sm: bif,
-            requests_in_flight_per_sm: requests_in_flight_per_sm(warps, point.shape.loads),
+            requests_in_flight_per_sm: requests_in_flight_per_sm(
+                warps,
+                copy_kernel.requests_per_thread(),
+            ),
             gbps,
             fraction_of_copy: gbps / copy.gbps,
             predicted_gbps: model.predicted_gbps(bif as f64),
@@ -228,13 +245,13 @@ fn compared_copy(
     gpu: &Gpu,
     buf: &mut Buffers,
     kernel: &Kernel<'_>,
-    point: &Point,
+    copy: &MemcpyPoint,
     dyn_smem: u32,
     sampled: Sampled,
     our_gbps: f64,
     copy_bytes: u64,
 ) -> Result<ComparedCopy, ExperimentError> {
-    let check = buf.verify(gpu, kernel, point, dyn_smem)?;
+    let check = buf.verify(gpu, kernel, copy, dyn_smem)?;
     let gbps = copy_gbps(copy_bytes, sampled.timing.median_ms);
     Ok(ComparedCopy {
         regs: kernel.num_regs()?,
@@ -246,9 +263,11 @@ fn compared_copy(
     })
 }
 
-/// The pointer chase: one thread, [`CHASE_ENTRY`] of our module, over a single-cycle
-/// permutation of `--chase-mib` (default 8 x L2), timed by events and by `%clock64`, its end
-/// checked against the CPU's walk. A short chase first warms the code and the TLB's first pages.
+/// The pointer chase: one thread, `variants::CHASE` of our module (the built-in one when
+/// `--module` names a file without it, e.g. the peer's), over a ring of `--chase-mib` (default
+/// 8 x L2) built by `reference::build_chase_ring`, timed by the kernel's own `%clock64` and
+/// `%globaltimer`, its end checked against the CPU's walk. A short chase first warms the code
+/// and the TLB's first pages.
 fn measure_latency(
     gpu: &Gpu,
     module: &Loaded,
@@ -258,50 +277,62 @@ fn measure_latency(
     let bytes = args
         .chase_mib
         .map_or(CHASE_L2_MULTIPLE * l2_bytes.max(1 << 20), |m| m << 20);
-    let n = (bytes / 4).min(u64::from(u32::MAX)) as u32;
-    let next = single_cycle(n, args.seed.wrapping_add(41));
-    let kernel = module.module.kernel(CHASE_ENTRY)?;
+    let n = (bytes / 4).min(u64::from(u32::MAX)) as usize;
+    let mut next = vec![0u32; n];
+    let mut rng = Rng::new(args.seed.wrapping_add(41));
+    build_chase_ring(&mut next, CHASE.slot_elems(), |below| rng.below(below));
+    let builtin;
+    let module = if module.module.entries().iter().any(|e| e == CHASE.entry) {
+        module
+    } else {
+        builtin = load(gpu, &Kernels::Builtin)?;
+        &builtin
+    };
+    let kernel = module.module.kernel(CHASE.entry)?;
     let stream = gpu.stream();
     let next_dev = stream
         .clone_htod(&next)
         .doing(|| format!("uploading the {} MiB chase buffer", bytes >> 20))?;
     let mut out = stream
-        .alloc_zeros::<u64>(2)
+        .alloc_zeros::<u64>(ChaseKernel::OUT_WORDS)
         .doing(|| "allocating the chase's result".into())?;
-    let launch = |out: &mut CudaSlice<u64>, steps: u64| -> Result<(), CudaError> {
-        let (mut next_ptr, _r) = next_dev.device_ptr(stream);
-        let (mut out_ptr, _w) = out.device_ptr_mut(stream);
-        let mut steps = steps;
-        let mut params: [*mut c_void; 3] = [
-            (&raw mut next_ptr).cast(),
-            (&raw mut steps).cast(),
-            (&raw mut out_ptr).cast(),
-        ];
-        // SAFETY: dram_chase(next: *const u32, steps: u64, out: *mut u64), one thread: `next`
-        // holds n indices below n (a permutation), `out` holds 2 u64.
-        unsafe { kernel.launch(gpu, (1, 1), 1, 0, &mut params) }
+    let launch = |out: &mut CudaSlice<u64>, steps: u32| -> Result<(), CudaError> {
+        let (next_ptr, _r) = next_dev.device_ptr(stream);
+        let (out_ptr, _w) = out.device_ptr_mut(stream);
+        let params = ChaseParams {
+            next: next_ptr,
+            start: 0,
+            steps,
+            out: out_ptr,
+        };
+        // SAFETY: the chase entry, one thread: `next` is a ring of n indices below n whose hops
+        // land on slot starts (index 0 is one), `out` holds OUT_WORDS u64.
+        unsafe {
+            launch_args(
+                gpu,
+                &kernel,
+                ChaseKernel::GRID,
+                ChaseKernel::THREADS,
+                0,
+                params.args(),
+            )
+        }
     };
     launch(&mut out, 1000)?;
-    gpu.synchronize()?;
-    let (start, end) = (gpu.event()?, gpu.event()?);
-    gpu.record(&start)?;
     launch(&mut out, args.chase_steps)?;
-    gpu.record(&end)?;
-    gpu.synchronize()?;
-    let ms = start
-        .elapsed_ms(&end)
-        .doing(|| "timing the pointer chase".into())?;
     let got = stream
         .clone_dtoh(&out)
         .doing(|| "reading the chase's result".into())?;
     gpu.synchronize()?;
-    let predicted = chase_end(&next, 0, args.chase_steps);
-    let check = check_chase(got[0], predicted, args.chase_steps);
+    let mut words = [0u64; ChaseKernel::OUT_WORDS];
+    words.copy_from_slice(&got); // `out` was allocated with OUT_WORDS words
+    let measured = ChaseKernel::result(words);
+    let predicted = chase_end(&next, 0, u64::from(args.chase_steps));
+    let check = check_chase(measured.end, predicted, args.chase_steps);
     Ok(Latency::new(
         args.chase_steps,
-        u64::from(n) * 4,
-        got[1],
-        f64::from(ms),
+        n as u64 * 4,
+        measured,
         check,
     ))
 }

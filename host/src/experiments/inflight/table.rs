@@ -190,15 +190,15 @@ pub fn verdicts(result: &Inflight) -> Vec<Verdict> {
     ]
 }
 
-/// Experiment 2's pointer here: the bytes in flight its variants (the variant table's copies,
-/// held at experiment 2's blocks per SM) keep, against what this GPU's model needs.
+/// Experiment 2's pointer here: the bytes in flight its seven labelled variants
+/// (`variants::MEMCPY`, not the grid, held at experiment 2's blocks per SM) keep, against what
+/// this GPU's model needs.
 pub fn experiment2_note(model: &LittlesLaw) -> String {
-    let blocks = crate::experiments::residency::BLOCKS_PER_SM;
-    let variants: Vec<(&str, u32, u32, u32)> = kernels_gpu::variants::MEMCPY
-        .iter()
-        .map(|v| (v.label, v.threads, v.bytes_per_thread(), blocks))
-        .collect();
-    experiment2_pointer(&variants, model)
+    experiment2_pointer(
+        kernels_gpu::variants::MEMCPY,
+        crate::experiments::residency::BLOCKS_PER_SM,
+        model,
+    )
 }
 
 /// The sweep table with the latency, the model, the headline figures, the fit and the verdicts
