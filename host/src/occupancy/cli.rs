@@ -15,7 +15,7 @@ use super::gpu::device_attributes;
 use super::module_source::embedded_ptx;
 use super::render;
 use super::size::parse_size;
-use super::sweep::{sweep, REG_CAPS};
+use super::sweep::{seed_entry, sweep, REG_CAPS};
 use crate::cuda::{driver_present, CudaError, Gpu};
 
 /// Occupancy of a kernel configuration, without a GPU (`--arch`) or from a real one (`--device`).
@@ -73,6 +73,11 @@ pub struct CalcArgs {
     /// PTX module for --verify/--record-golden (default: the built-in unbounded kernels).
     #[arg(long, value_name = "FILE")]
     pub ptx: Option<PathBuf>,
+    /// --verify/--record-golden over every entry of the module; by default the variant table's
+    /// memcpy grid points (other than experiment 2's labelled ones), FMA and chase entries are
+    /// left out.
+    #[arg(long)]
+    pub all_entries: bool,
 }
 
 impl CalcArgs {
@@ -160,9 +165,19 @@ fn run_gpu(args: &CalcArgs) -> anyhow::Result<String> {
     let attributes = device_attributes(&gpu);
     let device_limits = gpu.limits().clone();
     let mut out = String::new();
-    let rows = sweep(&gpu, &ptx, &device_limits, &args.reg_caps, &mut |line| {
-        eprintln!("{line}")
-    })?;
+    let keep: &dyn Fn(&str) -> bool = if args.all_entries {
+        &|_| true
+    } else {
+        &seed_entry
+    };
+    let rows = sweep(
+        &gpu,
+        &ptx,
+        &device_limits,
+        &args.reg_caps,
+        keep,
+        &mut |line| eprintln!("{line}"),
+    )?;
     let golden = GoldenFile { attributes, rows };
     if let Some(path) = &args.record_golden {
         std::fs::write(path, golden.render())
