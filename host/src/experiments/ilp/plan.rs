@@ -106,7 +106,7 @@ mod tests {
         // Capped where the kernels' i32 ends, still a whole number of unrolls.
         let most = sized_iters(1, 1, 128, 32, 1e12);
         assert!(
-            i32::try_from(most).is_ok() && most % FMA_UNROLL == 0,
+            i32::try_from(most).is_ok() && most.is_multiple_of(FMA_UNROLL),
             "{most}"
         );
     }
