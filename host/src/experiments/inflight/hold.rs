@@ -10,9 +10,33 @@
 use crate::cuda::{CudaError, Kernel, SmemLimits};
 use crate::experiments::residency::{dyn_smem_for_blocks, ResidencyError};
 
+/// Why a kernel cannot be held at a residency; the sweeps skip such a point with this as its
+/// note, and go on.
+#[derive(Debug, thiserror::Error)]
+pub enum HoldError {
+    /// The kernel's registers (no `.maxntid` to bound them, e.g. an unbounded module's big
+    /// copies) leave fewer threads per block than the point asks for: it cannot launch at all.
+    #[error(
+        "`{entry}` cannot launch {threads} threads per block: at most {max} with its {regs} \
+         registers per thread"
+    )]
+    BlockTooLarge {
+        entry: String,
+        threads: u32,
+        max: u32,
+        regs: u32,
+    },
+    #[error(transparent)]
+    Residency(#[from] ResidencyError),
+    #[error(transparent)]
+    Cuda(#[from] CudaError),
+}
+
 /// What holding a kernel at a residency needs to know of it.
 pub trait Occupant {
     fn entry_name(&self) -> &str;
+    /// Most threads per block the kernel can launch with, and its registers per thread.
+    fn launch_limit(&self) -> Result<(u32, u32), CudaError>;
     fn static_smem(&self) -> Result<u32, CudaError>;
     /// Resident blocks per SM at `threads` and `dyn_smem` (the driver's occupancy API).
     fn blocks_at(&self, threads: u32, dyn_smem: u32) -> Result<u32, CudaError>;
@@ -23,6 +47,9 @@ pub trait Occupant {
 impl Occupant for Kernel<'_> {
     fn entry_name(&self) -> &str {
         self.entry()
+    }
+    fn launch_limit(&self) -> Result<(u32, u32), CudaError> {
+        Ok((self.max_threads_per_block()?, self.num_regs()?))
     }
     fn static_smem(&self) -> Result<u32, CudaError> {
         self.static_smem_bytes()
@@ -37,15 +64,25 @@ impl Occupant for Kernel<'_> {
 
 /// The dynamic shared memory that the driver confirms gives exactly `blocks` resident blocks of
 /// `threads` threads: the arithmetic's size, then stepped up one allocation unit at a time while
-/// the driver still allows more. An error when registers or threads allow fewer than `blocks`.
+/// the driver still allows more. An error when the kernel cannot launch blocks of `threads`, or
+/// registers or threads allow fewer than `blocks`.
 pub fn hold_at_blocks(
     kernel: &impl Occupant,
     threads: u32,
     blocks: u32,
     limits: SmemLimits,
-) -> Result<u32, ResidencyError> {
-    let static_smem = u64::from(kernel.static_smem()?);
+) -> Result<u32, HoldError> {
     let entry = kernel.entry_name();
+    let (max, regs) = kernel.launch_limit()?;
+    if threads > max {
+        return Err(HoldError::BlockTooLarge {
+            entry: entry.to_owned(),
+            threads,
+            max,
+            regs,
+        });
+    }
+    let static_smem = u64::from(kernel.static_smem()?);
     let mut dynamic = dyn_smem_for_blocks(limits, static_smem, blocks, entry)?;
     let ceiling = limits.per_block_optin.saturating_sub(static_smem) as u32;
     kernel.allow_dyn_smem(ceiling)?;
@@ -56,7 +93,7 @@ pub fn hold_at_blocks(
         }
         let next = dynamic + limits.granularity.max(1) as u32;
         if got < blocks || next > ceiling {
-            return Err(ResidencyError::DriverDisagrees {
+            return Err(HoldError::Residency(ResidencyError::DriverDisagrees {
                 entry: entry.to_owned(),
                 threads,
                 dyn_smem: dynamic,
@@ -67,7 +104,7 @@ pub fn hold_at_blocks(
                 } else {
                     ""
                 },
-            });
+            }));
         }
         dynamic = next;
     }
@@ -89,11 +126,15 @@ mod tests {
     struct Fake {
         regs_blocks: u32,
         driver_slack: i64,
+        max_threads: u32,
     }
 
     impl Occupant for Fake {
         fn entry_name(&self) -> &str {
             "fake"
+        }
+        fn launch_limit(&self) -> Result<(u32, u32), CudaError> {
+            Ok((self.max_threads, 40))
         }
         fn static_smem(&self) -> Result<u32, CudaError> {
             Ok(0)
@@ -114,6 +155,7 @@ mod tests {
         let k = Fake {
             regs_blocks: 32,
             driver_slack: 0,
+            max_threads: 1024,
         };
         for blocks in [1, 2, 3, 4, 8, 16, 32] {
             let d = hold_at_blocks(&k, 64, blocks, H200).unwrap();
@@ -128,6 +170,7 @@ mod tests {
         let k = Fake {
             regs_blocks: 32,
             driver_slack: -1024,
+            max_threads: 1024,
         };
         let first = dyn_smem_for_blocks(H200, 0, 4, "fake").unwrap();
         assert_eq!(k.blocks_at(64, first).unwrap(), 5);
@@ -141,18 +184,43 @@ mod tests {
         let k = Fake {
             regs_blocks: 1,
             driver_slack: 0,
+            max_threads: 1024,
         };
         let e = hold_at_blocks(&k, 1024, 2, H200).unwrap_err();
         assert!(
             matches!(
                 e,
-                ResidencyError::DriverDisagrees {
+                HoldError::Residency(ResidencyError::DriverDisagrees {
                     got: 1,
                     blocks: 2,
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_block_the_kernel_cannot_launch_is_an_error_naming_the_limit() {
+        // An unbounded copy whose registers leave room for 256 threads per block.
+        let k = Fake {
+            regs_blocks: 32,
+            driver_slack: 0,
+            max_threads: 256,
+        };
+        let e = hold_at_blocks(&k, 1024, 1, H200).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                HoldError::BlockTooLarge {
+                    threads: 1024,
+                    max: 256,
                     ..
                 }
             ),
             "{e:?}"
         );
+        assert!(e.to_string().contains("at most 256"), "{e}");
+        assert!(hold_at_blocks(&k, 256, 1, H200).is_ok());
     }
 }
