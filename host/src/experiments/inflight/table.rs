@@ -227,7 +227,8 @@ pub fn table(result: &Inflight) -> TableData {
     );
     t.notes.push(format!(
         "DRAM latency (pointer chase, {} dependent loads over {} MiB, one thread): {:.1} ns, {:.0} \
-         cycles per load (implied SM clock {:.0} MHz); {}",
+         cycles per load (implied SM clock {:.0} MHz); {}; the hops are random over the whole \
+         buffer, so the figure includes TLB misses that a streaming copy mostly does not pay",
         l.steps,
         l.buffer_bytes >> 20,
         l.ns_per_step,
