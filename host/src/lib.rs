@@ -23,5 +23,6 @@ pub mod occupancy;
 pub mod report;
 pub mod results;
 pub mod results_io;
+pub mod sampling;
 pub mod table;
 pub mod timing;

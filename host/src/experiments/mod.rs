@@ -11,6 +11,8 @@ pub mod cells;
 pub mod contract;
 pub mod copy;
 pub mod gemm;
+pub mod ilp;
+pub mod inflight;
 pub mod inputs;
 pub mod measured;
 pub mod module_source;
