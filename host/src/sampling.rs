@@ -3,8 +3,8 @@
 //!
 //! **Noise** is the relative standard deviation of a figure's samples: the sample standard
 //! deviation (divisor `n - 1`) of the per-launch times, divided by their mean. A sample is one
-//! CUDA-event-timed batch of back-to-back launches of one kernel, divided by the batch size (as
-//! in [`crate::timing`]); the batch is sized so a sample lasts at least
+//! CUDA-event-timed batch of back-to-back launches of one kernel, divided by the batch size; the
+//! batch is sized so a sample lasts at least
 //! [`NoiseTarget::min_sample_ms`], which keeps the events' resolution and the launch gaps small
 //! against the figure. This is nvbench's "noise" (its relative standard deviation of the cold
 //! samples), taken over batches instead of single launches.
@@ -16,18 +16,19 @@
 //! the time cap: a figure always has at least the minimum number of samples.
 //! A figure that stopped at a cap with its noise above the target is flagged.
 //!
-//! The two compared sides (ours and theirs, `--compare`) are sampled in alternating rounds as
-//! [`crate::timing::time_sides`] does (A B, B A, ...), and one decision covers both, so both
-//! have the same number of samples. A fixed plan (`--iters/--samples`) stays available as
-//! [`SamplingPlan::Fixed`].
+//! The two compared sides (ours and theirs, `--compare`) are sampled in alternating rounds
+//! ([`round_order`]: A B, B A, ...), so that a drift of clocks or temperature over the run, or a
+//! cost of coming second, falls on both alike; one decision covers both, so both have the same
+//! number of samples. A fixed plan (`--iters/--samples`) stays available as
+//! [`SamplingPlan::Fixed`]. This is the one timing path of every experiment ([`time_sides`]).
 //!
-//! **Clock drops.** The SM clock is read (nvidia-smi, through [`Gpu::current_sm_clock_mhz`])
+//! **Clock drops.** The SM clock is read (nvidia-smi, through [`Gpu::recent_sm_clock_mhz`])
 //! before the first round, after the last, and every [`SamplingConfig::clock_every`] rounds in
 //! between. A sample is marked when a reading bracketing it (the last one taken before it
 //! started, or the first one after it ended) lies more than [`SamplingConfig::clock_tolerance`]
 //! below the reference clock. Each reading runs nvidia-smi (tens of milliseconds), hence the
-//! stride, and a reading younger than [`DEFAULT_CLOCK_REUSE`] is reused ([`ClockWatch`]): the
-//! reading after one figure is the reading before the next.
+//! stride, and [`Gpu::recent_sm_clock_mhz`] reuses a recent reading: the reading after one figure
+//! is the reading before the next.
 
 use std::time::{Duration, Instant};
 
@@ -35,7 +36,56 @@ use serde::{Deserialize, Serialize};
 
 use crate::cuda::{CudaError, Gpu};
 use crate::results::Timing;
-use crate::timing::{round_order, summarize, Side, TimingPlan};
+
+/// A fixed plan: exactly `samples` samples of `iters` back-to-back launches each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimingPlan {
+    /// Launches per timed sample (`--iters`).
+    pub iters: u32,
+    /// Timed samples (`--samples`).
+    pub samples: u32,
+}
+
+/// Which of the two modules of a comparison a launch belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The module under test (`--module`, or the built-in kernels).
+    Ours,
+    /// The module it is compared with (`--compare`).
+    Theirs,
+}
+
+/// The sides timed in sample round `round`: ours alone, or both, the first round ours first, the
+/// next theirs first, and so on (A B, B A, A B, ...).
+pub fn round_order(round: u32, compared: bool) -> &'static [Side] {
+    match (compared, round % 2) {
+        (false, _) => &[Side::Ours],
+        (true, 0) => &[Side::Ours, Side::Theirs],
+        (true, _) => &[Side::Theirs, Side::Ours],
+    }
+}
+
+/// Median, min and max of per-launch times (samples kept in their order). An empty list gives
+/// NaN figures. The noise fields are left empty; [`summarize_side`] fills them.
+pub fn summarize(samples_ms: Vec<f64>, before: Option<u32>, after: Option<u32>) -> Timing {
+    let mut sorted = samples_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median_ms = match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => sorted[n / 2],
+        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    };
+    Timing {
+        median_ms,
+        min_ms: sorted.first().copied().unwrap_or(f64::NAN),
+        max_ms: sorted.last().copied().unwrap_or(f64::NAN),
+        samples_ms,
+        sm_clock_mhz_before: before,
+        sm_clock_mhz_after: after,
+        ..Timing::default()
+    }
+}
 
 /// Default noise target: 0.5% relative standard deviation.
 pub const DEFAULT_MAX_NOISE: f64 = 0.005;
@@ -107,6 +157,24 @@ pub struct SamplingConfig {
     pub reference_clock_mhz: Option<u32>,
 }
 
+impl SamplingConfig {
+    /// The fixed plan, if this is one.
+    pub fn fixed(&self) -> Option<TimingPlan> {
+        match self.plan {
+            SamplingPlan::Fixed(p) => Some(p),
+            SamplingPlan::Noise(_) => None,
+        }
+    }
+
+    /// The noise target, if figures are sampled to one.
+    pub fn noise_target(&self) -> Option<f64> {
+        match self.plan {
+            SamplingPlan::Noise(t) => Some(t.max_noise),
+            SamplingPlan::Fixed(_) => None,
+        }
+    }
+}
+
 impl Default for SamplingConfig {
     fn default() -> Self {
         Self {
@@ -118,8 +186,8 @@ impl Default for SamplingConfig {
     }
 }
 
-/// The timing flags of the sweeps (experiments 4 and 5): a noise target by default, a fixed
-/// plan when both `--iters` and `--samples` are given.
+/// The timing flags of every experiment: a noise target by default, a fixed plan when both
+/// `--iters` and `--samples` are given.
 #[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct SamplingArgs {
     /// Noise target: stop a figure once the relative standard deviation of its samples is at
@@ -363,31 +431,13 @@ pub fn sample_loop<E>(
     Ok(g)
 }
 
-/// One side's figure: the timing summary plus what the noise-driven sampling found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sampled {
-    pub timing: Timing,
-    /// Relative standard deviation of the samples (see the module documentation).
-    pub noise: Option<f64>,
-    /// The noise target, for a noise-driven figure.
-    pub target: Option<f64>,
-    /// Whether the noise target was met (always true for a fixed plan).
-    pub target_met: bool,
-    pub stop: Stop,
-    pub launches_per_sample: u32,
-    /// Samples taken while the SM clock was below the reference.
-    pub clock_dropped_samples: u32,
-    /// Warnings: noise target missed, samples under a dropped clock.
-    pub flags: Vec<String>,
-}
-
 /// Summarizes one side's samples of a gathered figure.
 pub fn summarize_side(
     samples_ms: Vec<f64>,
     gathered: &Gathered,
     config: &SamplingConfig,
     launches: u32,
-) -> Sampled {
+) -> Timing {
     let noise = relative_noise(&samples_ms);
     let target = match config.plan {
         SamplingPlan::Noise(t) => Some(t.max_noise),
@@ -432,15 +482,13 @@ pub fn summarize_side(
     }
     let before = gathered.readings.first().and_then(|r| r.mhz);
     let after = gathered.readings.last().and_then(|r| r.mhz);
-    Sampled {
-        timing: summarize(samples_ms, before, after),
+    Timing {
         noise,
-        target,
-        target_met,
-        stop: gathered.stop,
-        launches_per_sample: launches,
+        noise_target: target,
+        launches_per_sample: Some(launches),
         clock_dropped_samples: dropped,
         flags,
+        ..summarize(samples_ms, before, after)
     }
 }
 
@@ -448,56 +496,16 @@ fn percent(x: Option<f64>) -> String {
     x.map_or_else(|| "n/a".to_owned(), |x| format!("{:.2}%", x * 100.0))
 }
 
-/// Default age below which a clock reading is reused instead of running nvidia-smi again.
-pub const DEFAULT_CLOCK_REUSE: Duration = Duration::from_millis(250);
-
-/// The SM clock readings of a run: a reading younger than `max_age` is reused, so the reading
-/// taken after one figure also serves as the reading before the next (each fresh reading runs
-/// nvidia-smi, tens of milliseconds, which over hundreds of figures adds up).
-#[derive(Debug)]
-pub struct ClockWatch {
-    max_age: Duration,
-    last: std::cell::Cell<Option<(Instant, Option<u32>)>>,
-}
-
-impl ClockWatch {
-    pub fn new(max_age: Duration) -> Self {
-        Self {
-            max_age,
-            last: std::cell::Cell::new(None),
-        }
-    }
-
-    /// The last reading if it is younger than `max_age`, else a fresh one from `fresh`.
-    pub fn read(&self, fresh: impl FnOnce() -> Option<u32>) -> Option<u32> {
-        if let Some((at, mhz)) = self.last.get() {
-            if at.elapsed() < self.max_age {
-                return mhz;
-            }
-        }
-        let mhz = fresh();
-        self.last.set(Some((Instant::now(), mhz)));
-        mhz
-    }
-}
-
-impl Default for ClockWatch {
-    fn default() -> Self {
-        Self::new(DEFAULT_CLOCK_REUSE)
-    }
-}
-
 /// Times our kernel and, when `compared`, theirs, by `config`: `launch(side)` enqueues exactly
 /// one launch of that side's kernel. One warm-up launch per side (also timed, to size the
 /// batches of a noise-driven plan: both sides get the same batch size, that of the faster), then
 /// rounds of one sample per side in alternating order until the plan says stop.
-pub fn sample_sides(
+pub fn time_sides(
     gpu: &Gpu,
     config: &SamplingConfig,
-    clock: &ClockWatch,
     compared: bool,
     mut launch: impl FnMut(Side) -> Result<(), CudaError>,
-) -> Result<(Sampled, Option<Sampled>), CudaError> {
+) -> Result<(Timing, Option<Timing>), CudaError> {
     let started = Instant::now();
     let (start, end) = (gpu.event()?, gpu.event()?);
     let elapsed_ms = |what: &str| {
@@ -528,7 +536,7 @@ pub fn sample_sides(
             gpu.record(&end)?;
             Ok::<_, CudaError>(f64::from(elapsed_ms("a sample")?) / f64::from(launches))
         },
-        || clock.read(|| gpu.current_sm_clock_mhz()),
+        || gpu.recent_sm_clock_mhz(),
         || started.elapsed(),
     )?;
     gpu.synchronize()?;
@@ -536,6 +544,16 @@ pub fn sample_sides(
     let theirs =
         compared.then(|| summarize_side(gathered.theirs_ms.clone(), &gathered, config, launches));
     Ok((ours, theirs))
+}
+
+/// Times `launch` (which enqueues exactly one launch) alone, by `config`.
+pub fn time_launches(
+    gpu: &Gpu,
+    config: &SamplingConfig,
+    mut launch: impl FnMut() -> Result<(), CudaError>,
+) -> Result<Timing, CudaError> {
+    let (ours, _) = time_sides(gpu, config, false, |_| launch())?;
+    Ok(ours)
 }
 
 #[cfg(test)]
@@ -639,22 +657,34 @@ mod tests {
     }
 
     #[test]
-    fn a_recent_clock_reading_is_reused() {
-        let fresh = Cell::new(0);
-        let read = || {
-            fresh.set(fresh.get() + 1);
-            Some(1980)
-        };
-        let watch = ClockWatch::new(Duration::from_secs(3600));
-        assert_eq!(
-            (watch.read(read), watch.read(read)),
-            (Some(1980), Some(1980))
-        );
-        assert_eq!(fresh.get(), 1, "the second reading came from the cache");
-        let always = ClockWatch::new(Duration::ZERO);
-        always.read(read);
-        always.read(read);
-        assert_eq!(fresh.get(), 3);
+    fn odd_sample_count_takes_the_middle() {
+        let t = summarize(vec![3.0, 1.0, 2.0], Some(1980), None);
+        assert_eq!((t.median_ms, t.min_ms, t.max_ms), (2.0, 1.0, 3.0));
+        assert_eq!(t.samples_ms, [3.0, 1.0, 2.0], "samples keep their order");
+        assert_eq!(t.sm_clock_mhz_before, Some(1980));
+    }
+
+    #[test]
+    fn even_sample_count_averages_the_middle_two() {
+        let t = summarize(vec![4.0, 1.0, 2.0, 10.0], None, None);
+        assert_eq!(t.median_ms, 3.0);
+        assert_eq!(t.max_ms, 10.0);
+    }
+
+    #[test]
+    fn compared_sides_alternate_which_goes_first() {
+        assert_eq!(round_order(0, false), [Side::Ours]);
+        assert_eq!(round_order(1, false), [Side::Ours]);
+        assert_eq!(round_order(0, true), [Side::Ours, Side::Theirs]);
+        assert_eq!(round_order(1, true), [Side::Theirs, Side::Ours]);
+        assert_eq!(round_order(6, true), [Side::Ours, Side::Theirs]);
+        let firsts = (0..7).filter(|&r| round_order(r, true)[0] == Side::Theirs);
+        assert_eq!(firsts.count(), 3, "7 rounds: theirs goes first in 3");
+    }
+
+    #[test]
+    fn no_samples_gives_nan() {
+        assert!(summarize(vec![], None, None).median_ms.is_nan());
     }
 
     #[test]
@@ -687,7 +717,8 @@ mod tests {
         assert_eq!(g.stop, Stop::TimeCap);
         assert_eq!(g.ours_ms.len(), 25);
         let s = summarize_side(g.ours_ms.clone(), &g, &config, 10);
-        assert!(!s.target_met);
+        assert!(!s.target_met());
+        assert!(s.noise.unwrap() > 0.005 && s.noise_target == Some(0.005));
         assert_eq!(s.flags.len(), 1);
         assert!(s.flags[0].contains("time cap"), "{:?}", s.flags);
     }
@@ -780,7 +811,7 @@ mod tests {
         assert_eq!((g.ours_ms.len(), g.theirs_ms.len()), (7, 7));
         assert_eq!(g.stop, Stop::Planned);
         let s = summarize_side(g.ours_ms.clone(), &g, &config, 50);
-        assert!(s.target_met && s.target.is_none() && s.flags.is_empty());
+        assert!(s.target_met() && s.noise_target.is_none() && s.flags.is_empty());
     }
 
     #[test]
@@ -836,6 +867,6 @@ mod tests {
         let s = summarize_side(g.ours_ms.clone(), &g, &config, 1);
         assert_eq!(s.clock_dropped_samples, 4);
         assert!(s.flags[0].contains("4 of 4 samples"), "{:?}", s.flags);
-        assert_eq!(s.timing.sm_clock_mhz_before, Some(1980));
+        assert_eq!(s.sm_clock_mhz_before, Some(1980));
     }
 }

@@ -29,6 +29,7 @@ fn timing(ms: f64) -> Timing {
         max_ms: ms * 1.01,
         sm_clock_mhz_before: Some(1980),
         sm_clock_mhz_after: None,
+        ..Timing::default()
     }
 }
 
@@ -139,6 +140,7 @@ fn sample() -> RunResults {
             samples: 7,
             gemm_size: 4096,
             copy_bytes: 1 << 30,
+            noise_target: None,
         },
         device,
         occupancy: Some(vec![gemm("S", 2, 2, 62, 1394.0, vec![]), failed_c]),

@@ -17,7 +17,14 @@ pub struct Gpu {
     info: DeviceInfo,
     limits: Limits,
     pci_bus_id: Option<String>,
+    /// The last SM clock reading and when it was taken ([`Gpu::recent_sm_clock_mhz`]).
+    last_clock: std::sync::Mutex<Option<(std::time::Instant, Option<u32>)>>,
 }
+
+/// Age below which [`Gpu::recent_sm_clock_mhz`] reuses a reading instead of running nvidia-smi
+/// again (about 0.1 s a call): over a sweep of short figures that keeps the readings to about
+/// one a second, a few percent of the run, while a throttling episode (seconds) is still seen.
+pub const CLOCK_REUSE: std::time::Duration = std::time::Duration::from_millis(1000);
 
 impl Gpu {
     /// Opens device `ordinal`. Fails with [`CudaError::NoDriver`] when libcuda is absent.
@@ -94,6 +101,7 @@ impl Gpu {
             info,
             limits,
             pci_bus_id,
+            last_clock: std::sync::Mutex::new(None),
         })
     }
 
@@ -182,6 +190,24 @@ impl Gpu {
         event
             .record(&self.stream)
             .doing(|| "recording a CUDA event".into())
+    }
+
+    /// The SM clock in MHz: the last reading when it is younger than [`CLOCK_REUSE`], else a
+    /// fresh one ([`Gpu::current_sm_clock_mhz`]). The timing's clock watch reads this before and
+    /// after every figure, so consecutive figures share readings.
+    pub fn recent_sm_clock_mhz(&self) -> Option<u32> {
+        let mut last = self
+            .last_clock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((at, mhz)) = *last {
+            if at.elapsed() < CLOCK_REUSE {
+                return mhz;
+            }
+        }
+        let mhz = self.current_sm_clock_mhz();
+        *last = Some((std::time::Instant::now(), mhz));
+        mhz
     }
 
     /// The current SM clock in MHz from `nvidia-smi`, or None where it cannot be read (the CUDA

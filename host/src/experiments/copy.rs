@@ -11,7 +11,7 @@ use super::verify::check_copy;
 use super::{residency_of, ExperimentError, Measured};
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::results::Timing;
-use crate::timing::{time_launches, time_sides, Side, TimingPlan};
+use crate::sampling::{time_launches, time_sides, SamplingConfig, Side};
 
 /// Largest grid x dimension.
 const MAX_GRID_X: u64 = (1 << 31) - 1;
@@ -45,7 +45,11 @@ impl CopyBuffers {
     }
 
     /// Times the device-to-device copy (`cuMemcpyDtoD`) of the same buffers.
-    pub fn time_reference(&mut self, gpu: &Gpu, plan: TimingPlan) -> Result<Timing, CudaError> {
+    pub fn time_reference(
+        &mut self,
+        gpu: &Gpu,
+        plan: &SamplingConfig,
+    ) -> Result<Timing, CudaError> {
         time_launches(gpu, plan, || gpu.copy_device(&self.src, &mut self.dst))
     }
 
@@ -84,7 +88,7 @@ impl CopyBuffers {
         (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
         variant: &MemcpyVariant,
         blocks_per_sm: u32,
-        plan: TimingPlan,
+        plan: &SamplingConfig,
     ) -> Result<(Measured, Option<Measured>, u32), ExperimentError> {
         let floats = self.src_host.len() as u64;
         let blocks = variant.grid(floats);

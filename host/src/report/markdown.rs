@@ -51,9 +51,15 @@ pub fn run_header(r: &RunResults) -> String {
     t.push(vec![
         "Timing".into(),
         format!(
-            "{} samples of {} launches; GEMM M = N = K = {}; copy buffer {} MiB",
-            m.samples,
-            m.iters,
+            "{}; GEMM M = N = K = {}; copy buffer {} MiB",
+            match m.noise_target {
+                Some(t) => format!(
+                    "each figure sampled until its relative noise is at most {:.1}% (or a cap; \
+                     flagged)",
+                    t * 100.0
+                ),
+                None => format!("{} samples of {} launches", m.samples, m.iters),
+            },
             m.gemm_size,
             m.copy_bytes / (1024 * 1024)
         ),
