@@ -123,24 +123,30 @@ impl Gpu {
     }
 
     /// Copies a host slice to a new device buffer.
-    pub fn upload(&self, host: &[f32]) -> Result<CudaSlice<f32>, CudaError> {
+    pub fn upload<T: cudarc::driver::DeviceRepr>(
+        &self,
+        host: &[T],
+    ) -> Result<CudaSlice<T>, CudaError> {
         self.stream
             .clone_htod(host)
-            .doing(|| format!("uploading {} MiB", mib(host.len())))
+            .doing(|| format!("uploading {} MiB", mib_of::<T>(host.len())))
     }
 
     /// Overwrites a device buffer with a host slice of the same length.
     pub fn overwrite(&self, host: &[f32], dev: &mut CudaSlice<f32>) -> Result<(), CudaError> {
         self.stream
             .memcpy_htod(host, dev)
-            .doing(|| format!("uploading {} MiB", mib(host.len())))
+            .doing(|| format!("uploading {} MiB", mib_of::<f32>(host.len())))
     }
 
     /// A new zeroed device buffer of `len` floats.
-    pub fn zeros(&self, len: usize) -> Result<CudaSlice<f32>, CudaError> {
+    pub fn zeros<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<CudaSlice<T>, CudaError> {
         self.stream
             .alloc_zeros(len)
-            .doing(|| format!("allocating {} MiB on the device", mib(len)))
+            .doing(|| format!("allocating {} MiB on the device", mib_of::<T>(len)))
     }
 
     /// Zeroes a device buffer.
@@ -151,11 +157,14 @@ impl Gpu {
     }
 
     /// Copies a device buffer back to the host (waits for the stream).
-    pub fn download(&self, dev: &CudaSlice<f32>) -> Result<Vec<f32>, CudaError> {
+    pub fn download<T: cudarc::driver::DeviceRepr>(
+        &self,
+        dev: &CudaSlice<T>,
+    ) -> Result<Vec<T>, CudaError> {
         let host = self
             .stream
             .clone_dtoh(dev)
-            .doing(|| format!("downloading {} MiB", mib(dev.len())))?;
+            .doing(|| format!("downloading {} MiB", mib_of::<T>(dev.len())))?;
         self.synchronize()?;
         Ok(host)
     }
@@ -231,8 +240,8 @@ impl Gpu {
     }
 }
 
-fn mib(floats: usize) -> usize {
-    (floats * 4) >> 20
+fn mib_of<T>(len: usize) -> usize {
+    (len * std::mem::size_of::<T>()) >> 20
 }
 
 /// The driver's PCI bus id (`0000:18:00.0`) in nvidia-smi's form (`00000000:18:00.0`).

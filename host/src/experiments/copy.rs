@@ -3,7 +3,7 @@
 //! will any experiment over the copy grid.
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::variants::{MemcpyParams, MemcpyVariant};
+use kernels_gpu::variants::{MemcpyParams, MemcpyPoint};
 
 use super::inputs::random_floats;
 use super::residency::hold_at_blocks;
@@ -58,7 +58,7 @@ impl CopyBuffers {
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
-        variant: &MemcpyVariant,
+        variant: &MemcpyPoint,
         grid: u32,
         dyn_smem: u32,
     ) -> Result<(), CudaError> {
@@ -86,7 +86,7 @@ impl CopyBuffers {
         &mut self,
         gpu: &Gpu,
         (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
-        variant: &MemcpyVariant,
+        variant: &MemcpyPoint,
         blocks_per_sm: u32,
         plan: &SamplingConfig,
     ) -> Result<(Measured, Option<Measured>, u32), ExperimentError> {
@@ -123,7 +123,7 @@ impl CopyBuffers {
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
-        variant: &MemcpyVariant,
+        variant: &MemcpyPoint,
         grid: u32,
         dyn_smem: u32,
         timing: Timing,

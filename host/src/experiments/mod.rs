@@ -12,7 +12,7 @@ pub mod contract;
 pub mod copy;
 pub mod gemm;
 // pub mod ilp;
-// pub mod inflight;
+pub mod inflight;
 pub mod inputs;
 pub mod measured;
 pub mod module_source;

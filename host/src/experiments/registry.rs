@@ -240,4 +240,5 @@ registry! {
     Occupancy => occupancy: super::occupancy::Spec,
     Bandwidth => bandwidth: super::bandwidth::Spec,
     Regs => regs: super::regs::Spec,
+    Inflight => inflight: super::inflight::Spec,
 }

@@ -5,8 +5,9 @@
 use kernels_gpu::variants::MemcpyVariant;
 
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
+use super::row::Inflight;
 use super::row::InflightRow;
-use crate::report::Verdict;
+use crate::claim::Verdict;
 
 /// Occupancy at or below which a row counts as "a few threads" (8 of 64 warps on sm_90).
 pub const FEW_THREADS_OCCUPANCY: f64 = 0.125;
@@ -127,6 +128,24 @@ pub fn bytes_not_occupancy(rows: &[InflightRow]) -> Verdict {
     }
 }
 
+/// Experiment 4's verdicts, in order; NOT JUDGED, saying so, when it did not run.
+pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
+    match result {
+        Some(r) => vec![
+            bytes_not_occupancy(&r.rows),
+            few_threads_match_many(&r.rows),
+        ],
+        None => {
+            let mut v = vec![bytes_not_occupancy(&[]), few_threads_match_many(&[])];
+            for x in &mut v {
+                x.holds = None;
+                x.evidence = "experiment 4 was not run".into();
+            }
+            v
+        }
+    }
+}
+
 /// "A few threads with many bytes in flight match many threads."
 ///
 /// Rule: the best checked row at occupancy <= 12.5% against the best at occupancy >= 50%:
@@ -179,7 +198,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
         ),
     };
     Verdict {
-        key: "few-threads-match-many",
+        key: "few-threads-with-bytes-match-many",
         experiment: 4,
         claim: "a few threads with many bytes in flight match many threads".into(),
         rule: format!(

@@ -7,57 +7,68 @@
 //! bandwidth follow bytes in flight rather than occupancy?
 //!
 //! ```text
-//! host inflight                                   # the default sweep: warps/SM 1..64 x the grid
+//! host inflight                                   # the default sweep (see Args)
 //! host inflight --threads 32,256 --loads 14 --widths 4 --blocks-per-sm 2
 //! host inflight --compare peer/peer.cubin --out results/inflight
 //! host inflight --iters 20 --samples 5            # a fixed plan instead of the noise target
 //! ```
 //!
-//! Layout: [`grid`] (the points), [`hold`] (residency by dynamic shared memory), [`model`]
-//! (Little's law and the byte convention), [`chase`] (latency, CPU side), [`row`] (typed
-//! results and headline figures), [`claims`] (verdict rules), [`plots`], [`table`], [`launch`]
-//! (a table kernel launched from its params struct), and [`run`] — the one file that touches
-//! the kernels and the driver.
+//! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`chase`]
+//! (latency, CPU side), [`row`] (typed results and headline figures), [`claims`] (verdict
+//! rules), [`plots`], [`table`] (columns and notes), and [`run`], the one file that touches the
+//! driver.
 
 pub mod chase;
 pub mod claims;
 pub mod grid;
-pub mod hold;
-pub mod launch;
 pub mod model;
 pub mod plots;
 pub mod row;
 pub mod run;
 pub mod table;
 
-use std::path::PathBuf;
+use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
+use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
 
-use grid::{
-    grid_loads, grid_threads, grid_widths, PlanLimits, Point, Residency, COPY_WARPS_PER_SM,
-};
+pub use row::{Inflight, InflightRow};
 
-use crate::sampling::SamplingArgs;
+use super::cells::{compared_columns, HasComparison};
+use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
+use super::module_source::{plan_files, Kernels, Needs};
+use super::ExperimentError;
+use crate::claim::Verdict;
+use crate::cuda::Gpu;
+use crate::figure::{Figure, PlotRun};
+use crate::flags::{CliError, ModuleFiles, Shared, MAX_COPY_MIB};
+use crate::results::{Comparison, RunMeta};
+use crate::table::{Column, TableData};
 
-/// Default bytes of each of the copy's source and destination (MiB): several times any current
-/// L2, small enough that verifying every point stays quick.
-pub const DEFAULT_COPY_MIB: u64 = 256;
+/// Default bytes of each of the copy's source and destination (MiB): several times the L2 of
+/// current GPUs, small enough that verifying every point (one download and compare per module)
+/// stays a small part of the sweep.
+pub const DEFAULT_COPY_MIB: u64 = 128;
+/// Default loads per thread of the sweep: every power of two of the grid's axis (the grid also
+/// builds 3, 6, 12, 14, 24; ask for them with `--loads`). With widths 1, 2, 4 they span 4 to
+/// 512 bytes per thread.
+pub const DEFAULT_LOADS: [u32; 6] = [1, 2, 4, 8, 16, 32];
 /// Default dependent loads of the latency chase.
 pub const DEFAULT_CHASE_STEPS: u32 = 1 << 20;
 /// The chased buffer defaults to this many times the device's L2.
 pub const CHASE_L2_MULTIPLE: u64 = 8;
 
-/// `host inflight`: bytes in flight against occupancy.
+/// Experiment 4.
+pub struct Spec;
+
+/// The sweep's axes and sizes (`host inflight`; `host all` takes the `--inflight-*` ones).
 #[derive(Debug, Clone, PartialEq, clap::Args)]
-pub struct InflightArgs {
-    /// CUDA device ordinal.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub device: u32,
+#[group(skip)]
+pub struct SweepArgs {
     /// Threads per block to run (values of the variant table's memcpy grid).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_threads(),
           value_parser = parse_threads)]
     pub threads: Vec<u32>,
     /// Loads per thread to run (values of the variant table's memcpy grid).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_loads(),
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
           value_parser = parse_loads)]
     pub loads: Vec<u32>,
     /// Floats per access to run (values of the variant table's memcpy grid).
@@ -67,7 +78,8 @@ pub struct InflightArgs {
     /// Resident warps per SM to hold; each is reached with the largest listed block size that
     /// divides it (all of them with --every-block-size).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
-          conflicts_with = "blocks_per_sm")]
+          conflicts_with = "blocks_per_sm",
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub warps_per_sm: Vec<u32>,
     /// Hold every kernel at this many blocks per SM instead of a warps target.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -77,7 +89,7 @@ pub struct InflightArgs {
     pub every_block_size: bool,
     /// MiB of each of the copy's source and destination.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
-          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+          value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
     pub copy_mib: u64,
     /// MiB of the pointer-chase buffer (default: 8 x the device's L2).
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=16384))]
@@ -86,24 +98,44 @@ pub struct InflightArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CHASE_STEPS,
           value_parser = clap::value_parser!(u32).range(1000..=1 << 30))]
     pub chase_steps: u32,
-    /// Module to measure instead of the built-in kernels (PTX, cubin or fatbin).
-    #[arg(long, value_name = "FILE")]
-    pub module: Option<PathBuf>,
-    /// Module timed against ours at every point, samples interleaved.
-    #[arg(long, value_name = "FILE")]
-    pub compare: Option<PathBuf>,
+}
+
+/// `host inflight`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct Args {
     #[command(flatten)]
-    pub sampling: SamplingArgs,
-    /// Output format of the tables (json: the full results).
-    #[arg(long, value_enum, default_value_t = crate::tables::Format::Table)]
-    pub format: crate::tables::Format,
-    /// Folder for the results (JSON, Markdown tables, SVG plots); created, and checked writable
-    /// before any GPU work.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Seed of the copy's input and of the chase's permutation.
-    #[arg(long, default_value_t = crate::experiments::DEFAULT_SEED)]
-    pub seed: u64,
+    pub sweep: SweepArgs,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
+}
+
+/// What experiment 4 adds to `host all`: its copy size, loads and warps targets (the other
+/// axes take their defaults there).
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct AllArgs {
+    /// Experiment 4: MiB of each of the copy's source and destination.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
+    pub inflight_copy_mib: u64,
+    /// Experiment 4: loads per thread (values of the memcpy grid).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
+          value_parser = parse_loads)]
+    pub inflight_loads: Vec<u32>,
+    /// Experiment 4: resident warps per SM to hold.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub inflight_warps_per_sm: Vec<u32>,
+}
+
+/// Experiment 4, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub sweep: SweepArgs,
+    pub kernels: Kernels,
+    pub compare: Option<Kernels>,
+    pub compare_label: Option<String>,
 }
 
 /// A flag value outside the kernel grid.
@@ -131,7 +163,7 @@ fn within(flag: &'static str, values: &[u32], grid: &[u32]) -> Result<(), OffGri
 }
 
 /// One value of a grid-axis flag: a number on the axis. Refused at parse time, so an off-grid
-/// value is a usage error (clap's exit code 2) like any other bad flag.
+/// value is a usage error (exit code 2) like any other bad flag.
 fn on_axis(flag: &'static str, s: &str, axis: &[u32]) -> Result<u32, String> {
     let value: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
     within(flag, &[value], axis).map_err(|e| e.to_string())?;
@@ -150,15 +182,7 @@ fn parse_widths(s: &str) -> Result<u32, String> {
     on_axis("widths", s, &grid_widths())
 }
 
-impl InflightArgs {
-    /// Refuses filters naming kernels the grid does not build, before any GPU work (the
-    /// command line already refuses them; this covers arguments built in code).
-    pub fn validate(&self) -> Result<(), OffGrid> {
-        within("threads", &self.threads, &grid_threads())?;
-        within("loads", &self.loads, &grid_loads())?;
-        within("widths", &self.widths, &grid_widths())
-    }
-
+impl SweepArgs {
     pub fn residency(&self) -> Residency {
         match self.blocks_per_sm {
             Some(b) => Residency::BlocksPerSm(b),
@@ -170,7 +194,7 @@ impl InflightArgs {
     }
 
     /// The sweep's points on a device with these limits.
-    pub fn points(&self, limits: PlanLimits) -> Vec<Point> {
+    pub fn points(&self, limits: grid::PlanLimits) -> Vec<grid::Point> {
         grid::plan_points(
             &self.threads,
             &self.loads,
@@ -179,28 +203,192 @@ impl InflightArgs {
             limits,
         )
     }
+
+    /// Every grid entry the sweep may launch (whatever the device's limits).
+    pub fn entries(&self) -> Vec<&'static str> {
+        MEMCPY_GRID
+            .iter()
+            .filter(|p| {
+                self.threads.contains(&p.threads)
+                    && self.loads.contains(&p.loads)
+                    && self.widths.contains(&p.width)
+            })
+            .map(|p| p.entry)
+            .collect()
+    }
+}
+
+impl HasComparison for InflightRow {
+    fn comparison(&self) -> Option<&Comparison> {
+        self.compare.as_ref()
+    }
+}
+
+fn planned(
+    sweep: SweepArgs,
+    module: (&'static str, &Option<std::path::PathBuf>),
+    compare: (&'static str, &Option<std::path::PathBuf>),
+    label: &Option<String>,
+) -> Result<Plan, CliError> {
+    let entries = sweep.entries();
+    let (kernels, compare, compare_label) = plan_files(
+        module,
+        compare,
+        label,
+        Needs {
+            entries: &entries,
+            signature: MemcpyParams::PARAMS,
+        },
+    )?;
+    Ok(Plan {
+        sweep,
+        kernels,
+        compare,
+        compare_label,
+    })
+}
+
+impl Experiment for Spec {
+    const NAME: &'static str = "inflight";
+    const NUMBER: u8 = 4;
+    const ABOUT: &'static str =
+        "Experiment 4: bytes in flight vs occupancy (the memcpy grid against Little's law)";
+    const SECTION: &'static str = "Experiment 4: bytes in flight vs occupancy";
+
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Plan = Plan;
+    type Output = Inflight;
+    type Row = InflightRow;
+
+    fn help() -> String {
+        format!(
+            "The memcpy grid (entries memcpy_t{{T}}_l{{L}}_w{{W}}): threads {:?}, loads {:?}, \
+             widths {:?}",
+            grid_threads(),
+            grid_loads(),
+            grid_widths()
+        )
+    }
+
+    fn plan(a: &Args) -> Result<Plan, CliError> {
+        planned(
+            a.sweep.clone(),
+            ("--module", &a.modules.module),
+            ("--compare", &a.modules.compare),
+            &a.modules.compare_label,
+        )
+    }
+
+    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let sweep = SweepArgs {
+            threads: grid_threads(),
+            loads: a.inflight_loads.clone(),
+            widths: grid_widths(),
+            warps_per_sm: a.inflight_warps_per_sm.clone(),
+            blocks_per_sm: None,
+            every_block_size: false,
+            copy_mib: a.inflight_copy_mib,
+            chase_mib: None,
+            chase_steps: DEFAULT_CHASE_STEPS,
+        };
+        planned(
+            sweep,
+            ("--module", &s.module),
+            ("--compare", &s.compare),
+            &s.compare_label,
+        )
+    }
+
+    fn modules(p: &Plan) -> ModuleNames {
+        ModuleNames {
+            ours: p.kernels.describe(),
+            theirs: p.compare.as_ref().map(Kernels::describe),
+            label: p.compare_label.clone(),
+        }
+    }
+
+    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
+        run::run(gpu, ctx, p)
+    }
+
+    fn rows(output: &Inflight) -> &[InflightRow] {
+        &output.rows
+    }
+
+    fn columns() -> Vec<Column<InflightRow>> {
+        let mut c = table::columns();
+        c.extend(compared_columns("Other GB/s", "GB/s", 1));
+        c
+    }
+
+    fn title(m: &RunMeta) -> String {
+        format!(
+            "4. Bytes in flight vs occupancy (memcpy grid, {})",
+            m.sampling_words()
+        )
+    }
+
+    fn table(output: &Inflight, meta: &RunMeta) -> TableData {
+        table::table(output, &Self::title(meta), &Self::columns())
+    }
+
+    fn failed_checks(output: &Inflight) -> Vec<String> {
+        run::failed_checks(output)
+    }
+
+    fn claims(output: Option<&Inflight>) -> Vec<Verdict> {
+        claims::verdicts(output)
+    }
+
+    fn figures(runs: &[PlotRun<'_, Inflight>]) -> Vec<(String, Figure)> {
+        runs.first()
+            .map(|r| plots::figures(r.name, r.output))
+            .unwrap_or_default()
+    }
+
+    /// The best point per bytes per thread at each warps/SM would be one choice; the merged
+    /// table keys every point by entry and residency.
+    fn merged(output: &Inflight) -> Merged {
+        Merged {
+            unit: "GB/s",
+            decimals: 1,
+            reference: Some(("copy reference", output.copy.gbps)),
+            rows: output
+                .rows
+                .iter()
+                .map(|r| MergeRow {
+                    key: format!("{} x{}", r.entry, r.blocks_per_sm),
+                    ours: (r.gbps, r.occupancy),
+                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
+                })
+                .collect(),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::Parser;
+    use grid::PlanLimits;
 
     #[derive(Parser)]
     struct Cmd {
         #[command(flatten)]
-        args: InflightArgs,
+        args: SweepArgs,
     }
 
-    fn parse(args: &[&str]) -> Result<InflightArgs, clap::Error> {
+    fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
         Cmd::try_parse_from(std::iter::once("inflight").chain(args.iter().copied())).map(|c| c.args)
     }
 
     #[test]
-    fn defaults_cover_the_whole_grid() {
+    fn defaults_take_the_grid_with_the_power_of_two_loads() {
         let a = parse(&[]).unwrap();
         assert_eq!(a.threads, grid_threads());
-        assert_eq!(a.loads, grid_loads());
+        assert_eq!(a.loads, DEFAULT_LOADS);
+        assert!(DEFAULT_LOADS.iter().all(|l| grid_loads().contains(l)));
         assert_eq!(a.widths, grid_widths());
         assert_eq!(
             a.residency(),
@@ -209,8 +397,15 @@ mod tests {
                 every_block_size: false
             }
         );
-        assert!(a.validate().is_ok());
         assert_eq!(a.copy_mib, DEFAULT_COPY_MIB);
+        // Bytes per thread span 4 to 512.
+        let bytes: Vec<u32> = MEMCPY_GRID
+            .iter()
+            .filter(|p| a.entries().contains(&p.entry))
+            .map(|p| p.bytes_per_thread())
+            .collect();
+        assert_eq!(bytes.iter().min(), Some(&4));
+        assert_eq!(bytes.iter().max(), Some(&512));
     }
 
     #[test]
@@ -239,6 +434,7 @@ mod tests {
             .map(|k| k.entry)
             .collect();
         assert_eq!(entries, ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
+        assert_eq!(a.entries(), ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
     }
 
     #[test]
@@ -256,13 +452,6 @@ mod tests {
         assert!(parse(&["--threads", "x"]).is_err());
         assert!(parse(&["--blocks-per-sm", "2", "--warps-per-sm", "4"]).is_err());
         assert!(parse(&["--blocks-per-sm", "0"]).is_err());
-    }
-
-    #[test]
-    fn arguments_built_in_code_are_validated_too() {
-        let mut a = parse(&[]).unwrap();
-        a.loads = vec![4, 5];
-        let e = a.validate().unwrap_err();
-        assert_eq!((e.flag, e.value), ("loads", 5));
+        assert!(parse(&["--warps-per-sm", "0"]).is_err());
     }
 }

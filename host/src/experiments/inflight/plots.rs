@@ -1,32 +1,24 @@
-//! Experiment 4's plots: a heatmap of % of the copy over (warps/SM, bytes/thread); GB/s against
-//! bytes in flight per SM on a log axis, one series per width, with the model's curve; measured
-//! against predicted GB/s. The two scatter plots are drawn by the report's plotter; the heatmap
-//! is drawn here. The data of each plot is built by a pure function, tested without drawing.
+//! Experiment 4's plots, as data for the report's one drawer: a heatmap of % of the copy over
+//! (warps/SM, bytes/thread); GB/s against bytes in flight per SM on a log axis, one series per
+//! width, with the model's curve; measured against predicted GB/s.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::model::LittlesLaw;
 use super::row::{Inflight, InflightRow};
-use crate::report::plots::{
-    scatter, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale, HEIGHT, WIDTH,
-};
-use crate::report::ReportError;
+use crate::figure::{Figure, Heatmap, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
 /// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among
 /// the checked rows there (widths and block sizes with the same bytes per thread share a cell).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Heatmap {
+pub struct HeatCells {
     pub warps: Vec<u32>,
     pub bytes: Vec<u32>,
     /// `cells[(w, b)]` = best fraction, by index into `warps` and `bytes`.
     pub cells: BTreeMap<(usize, usize), f64>,
 }
 
-pub fn heatmap(rows: &[InflightRow]) -> Heatmap {
+pub fn heat_cells(rows: &[InflightRow]) -> HeatCells {
     let checked: Vec<&InflightRow> = rows.iter().filter(|r| r.checked()).collect();
     let mut warps: Vec<u32> = checked.iter().map(|r| r.warps_per_sm).collect();
     let mut bytes: Vec<u32> = checked.iter().map(|r| r.bytes_per_thread).collect();
@@ -43,81 +35,31 @@ pub fn heatmap(rows: &[InflightRow]) -> Heatmap {
         let cell = cells.entry(key).or_insert(f64::NEG_INFINITY);
         *cell = f64::max(*cell, r.fraction_of_copy);
     }
-    Heatmap {
+    HeatCells {
         warps,
         bytes,
         cells,
     }
 }
 
-/// White at 0%, dark blue at 100% (and beyond).
-fn shade(fraction: f64) -> RGBColor {
-    let t = fraction.clamp(0.0, 1.0);
-    let mix = |from: f64, to: f64| (from + (to - from) * t).round() as u8;
-    RGBColor(mix(255.0, 8.0), mix(255.0, 48.0), mix(255.0, 107.0))
-}
-
-/// Draws the heatmap to `path` (SVG), each cell labelled with its percentage.
-pub fn draw_heatmap(map: &Heatmap, title: &str, path: &Path) -> Result<(), ReportError> {
-    let err = |e: &dyn std::fmt::Display| ReportError::Plot {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    };
-    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let (nx, ny) = (map.warps.len().max(1) as i32, map.bytes.len().max(1) as i32);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 24.0))
-        .margin(16)
-        .x_label_area_size(56)
-        .y_label_area_size(84)
-        .build_cartesian_2d((0..nx).into_segmented(), (0..ny).into_segmented())
-        .map_err(|e| err(&e))?;
-    let (warps, bytes) = (map.warps.clone(), map.bytes.clone());
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .x_desc("resident warps per SM")
-        .y_desc("bytes per thread")
-        .x_labels(nx as usize)
-        .y_labels(ny as usize)
-        .x_label_formatter(&move |v| cell_label(&warps, v))
-        .y_label_formatter(&move |v| cell_label(&bytes, v))
-        .draw()
-        .map_err(|e| err(&e))?;
-    let at = |i: usize| SegmentValue::Exact(i as i32);
-    chart
-        .draw_series(map.cells.iter().map(|(&(x, y), &f)| {
-            Rectangle::new([(at(x), at(y)), (at(x + 1), at(y + 1))], shade(f).filled())
-        }))
-        .map_err(|e| err(&e))?;
-    chart
-        .draw_series(map.cells.iter().map(|(&(x, y), &f)| {
-            let ink = if f > 0.55 { WHITE } else { BLACK };
-            Text::new(
-                format!("{:.0}", f * 100.0),
-                (
-                    SegmentValue::CenterOf(x as i32),
-                    SegmentValue::CenterOf(y as i32),
-                ),
-                ("sans-serif", 13.0)
-                    .into_font()
-                    .color(&ink)
-                    .pos(Pos::new(HPos::Center, VPos::Center)),
-            )
-        }))
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))
-}
-
-/// The axis label of a cell: the value of the row or column it is the centre of.
-fn cell_label(values: &[u32], v: &SegmentValue<i32>) -> String {
-    match v {
-        SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => usize::try_from(*i)
-            .ok()
-            .and_then(|i| values.get(i))
-            .map_or(String::new(), u32::to_string),
-        SegmentValue::Last => String::new(),
+/// The heatmap figure: warps/SM across, bytes/thread up, % of the copy in each cell.
+pub fn heatmap(rows: &[InflightRow], title: &str) -> Heatmap {
+    let h = heat_cells(rows);
+    Heatmap {
+        title: title.to_owned(),
+        x_label: "resident warps per SM".into(),
+        y_label: "bytes per thread in flight".into(),
+        x_ticks: h.warps.iter().map(u32::to_string).collect(),
+        y_ticks: h.bytes.iter().map(u32::to_string).collect(),
+        cells: (0..h.bytes.len())
+            .map(|b| {
+                (0..h.warps.len())
+                    .map(|w| h.cells.get(&(w, b)).map(|f| f * 100.0))
+                    .collect()
+            })
+            .collect(),
+        scale_max: Some(100.0),
+        decimals: 0,
     }
 }
 
@@ -236,22 +178,29 @@ pub fn measured_vs_predicted(rows: &[InflightRow]) -> ScatterPlot {
     }
 }
 
-/// Writes the three plots into `dir`; returns their paths.
-pub fn write_plots(result: &Inflight, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let heat = dir.join("inflight_heatmap.svg");
-    draw_heatmap(
-        &heatmap(&result.rows),
-        "% of the device-to-device copy",
-        &heat,
-    )?;
-    let curve = dir.join("inflight_bytes.svg");
-    scatter(
-        &gbps_vs_bytes_in_flight(&result.rows, &result.model),
-        &curve,
-    )?;
-    let fit = dir.join("inflight_model.svg");
-    scatter(&measured_vs_predicted(&result.rows), &fit)?;
-    Ok(vec![heat, curve, fit])
+/// The three plots of one run (`inflight`, `inflight_bytes`, `inflight_model`); a merged report
+/// of several runs plots the first run that has the experiment (the axes are per device).
+pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
+    if result.rows.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        (
+            "inflight".to_owned(),
+            Figure::Heatmap(heatmap(
+                &result.rows,
+                &format!("Experiment 4: % of the device-to-device copy ({name})"),
+            )),
+        ),
+        (
+            "inflight_bytes".to_owned(),
+            Figure::Scatter(gbps_vs_bytes_in_flight(&result.rows, &result.model)),
+        ),
+        (
+            "inflight_model".to_owned(),
+            Figure::Scatter(measured_vs_predicted(&result.rows)),
+        ),
+    ]
 }
 
 #[cfg(test)]
@@ -272,7 +221,7 @@ mod tests {
 
     #[test]
     fn cells_take_the_best_row_of_their_warps_and_bytes() {
-        let map = heatmap(&rows());
+        let map = heat_cells(&rows());
         assert_eq!(map.warps, [1, 8, 64]);
         assert_eq!(map.bytes, [4, 16, 64]);
         assert_eq!(map.cells.len(), 3);
@@ -307,29 +256,16 @@ mod tests {
     }
 
     #[test]
-    fn the_heatmap_draws_one_rectangle_per_cell() {
-        let dir = std::env::temp_dir().join(format!("inflight-heat-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("heat.svg");
-        draw_heatmap(&heatmap(&rows()), "test", &path).unwrap();
-        let svg = std::fs::read_to_string(&path).unwrap();
-        let doc = roxmltree::Document::parse(&svg).unwrap();
-        let texts: Vec<&str> = doc
-            .descendants()
-            .filter(|n| n.has_tag_name("text"))
-            .filter_map(|n| n.text())
-            .map(str::trim)
-            .collect();
-        for label in ["96", "30", "55"] {
-            assert!(texts.contains(&label), "{label} missing from {texts:?}");
-        }
-        assert!(!texts.contains(&"20"), "a cell shows its best row only");
-        for axis in ["1", "8", "64", "4", "16"] {
-            assert!(
-                texts.contains(&axis),
-                "axis label {axis} missing from {texts:?}"
-            );
-        }
-        std::fs::remove_dir_all(&dir).ok();
+    fn the_heatmap_figure_is_laid_out_by_warps_and_bytes() {
+        let h = heatmap(&rows(), "t");
+        assert_eq!(h.x_ticks, ["1", "8", "64"]);
+        assert_eq!(h.y_ticks, ["4", "16", "64"]);
+        assert_eq!(
+            h.cells[1][0],
+            Some(30.0),
+            "16 B at 1 warp: the wider access"
+        );
+        assert_eq!(h.cells[2][1], Some(96.0));
+        assert_eq!(h.cells[0][0], None);
     }
 }

@@ -6,21 +6,8 @@ use serde::{Deserialize, Serialize};
 use super::chase::Latency;
 use super::grid::Point;
 use super::model::LittlesLaw;
-use crate::results::Check;
-use crate::sampling::Sampled;
-
-/// The compared module's figures for the same point (`--compare`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ComparedCopy {
-    pub regs: u32,
-    /// GB/s, read + written.
-    pub gbps: f64,
-    /// Ours over theirs.
-    pub ratio: f64,
-    pub noise: Option<f64>,
-    pub check: Check,
-    pub flags: Vec<String>,
-}
+use crate::results::{Check, Comparison, Timing};
+use crate::table::TableRow;
 
 /// One point of the bytes-in-flight sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,12 +31,24 @@ pub struct InflightRow {
     pub fraction_of_copy: f64,
     /// The model's GB/s for `bytes_in_flight_per_sm` (read + written).
     pub predicted_gbps: f64,
-    /// Relative standard deviation of the samples.
-    pub noise: Option<f64>,
-    pub sampled: Sampled,
+    /// What limits the resident blocks, by the occupancy calculator.
+    pub limiter: String,
+    pub timing: Timing,
     pub check: Check,
     pub flags: Vec<String>,
-    pub compare: Option<ComparedCopy>,
+    pub compare: Option<Comparison>,
+}
+
+impl TableRow for InflightRow {
+    fn label(&self) -> String {
+        format!("{} at {} blocks/SM", self.entry, self.blocks_per_sm)
+    }
+    fn flags(&self) -> &[String] {
+        &self.flags
+    }
+    fn compared(&self) -> bool {
+        self.compare.is_some()
+    }
 }
 
 impl InflightRow {
@@ -66,7 +65,7 @@ pub struct CopyReference {
     pub bytes: u64,
     /// GB/s, read + written.
     pub gbps: f64,
-    pub sampled: Sampled,
+    pub timing: Timing,
 }
 
 /// The configuration that reaches a fraction of the copy at the least occupancy.
@@ -169,7 +168,6 @@ pub struct Inflight {
 pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::grid::CopyShape;
-    use crate::sampling::Stop;
 
     pub(crate) fn passed() -> Check {
         Check {
@@ -206,16 +204,11 @@ pub(crate) mod tests {
             gbps: 4000.0 * fraction,
             fraction_of_copy: fraction,
             predicted_gbps: 0.0,
-            noise: Some(0.001),
-            sampled: Sampled {
-                timing: crate::timing::summarize(vec![1.0], None, None),
+            limiter: "shared memory".into(),
+            timing: Timing {
                 noise: Some(0.001),
-                target: Some(0.005),
-                target_met: true,
-                stop: Stop::Converged,
-                launches_per_sample: 1,
-                clock_dropped_samples: 0,
-                flags: vec![],
+                noise_target: Some(0.005),
+                ..crate::sampling::summarize(vec![1.0], None, None)
             },
             check: passed(),
             flags: vec![],

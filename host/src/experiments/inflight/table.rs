@@ -1,192 +1,56 @@
-//! Experiment 4's tables: the sweep, the headline figures and the claims, as [`TableData`] for
-//! the terminal, Markdown and CSV renderers of [`crate::tables`].
-//!
-//! Each column is declared once, with a header, a kind and an accessor; the kind decides the
-//! formatting. (A stand-in for the project-wide column declarations: when those land, these
-//! lists move over unchanged in spirit.)
+//! Experiment 4's columns and table notes: the latency, the model, the headline figures, the
+//! model's fit and the pointer from experiment 2. Each column is declared once with its kind;
+//! the one renderer ([`crate::table`]) formats it everywhere.
 
-use super::claims::{
-    bytes_not_occupancy, experiment2_pointer, few_threads_match_many, model_fit, width_effect,
-};
+use super::claims::{experiment2_pointer, model_fit, width_effect};
 use super::model::LittlesLaw;
 use super::row::{Inflight, InflightRow};
-use crate::report::Verdict;
-use crate::results::Check;
-use crate::tables::TableData;
+use crate::experiments::cells;
+use crate::table::{columns_table, Column, Kind, TableData, Value};
 
-/// How a column's values are formatted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Count,
-    /// A fraction shown as a percentage.
-    Percent,
-    /// A throughput (GB/s, GFLOP/s), one decimal.
-    Rate,
-    /// A relative noise shown as a percentage with two decimals.
-    Noise,
-    /// A ratio, three decimals.
-    Ratio,
-    Bytes,
-    Text,
+const GBPS: Kind = Kind::Rate {
+    unit: "GB/s",
+    decimals: 1,
+};
+
+fn ratio(x: Option<f64>) -> String {
+    x.map_or("n/a".to_owned(), |x| format!("{x:.3}"))
 }
 
-/// A cell's value before formatting.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    Int(u64),
-    Real(f64),
-    Missing,
-    Text(String),
-}
-
-/// A column: header, kind and accessor.
-pub struct Column<R> {
-    pub header: &'static str,
-    pub kind: Kind,
-    pub get: fn(&R) -> Value,
-}
-
-/// Formats `value` by `kind`.
-pub fn format(kind: Kind, value: &Value) -> String {
-    match (kind, value) {
-        (_, Value::Missing) => "-".to_owned(),
-        (_, Value::Text(s)) => s.clone(),
-        (Kind::Percent, Value::Real(x)) => format!("{:.1}%", x * 100.0),
-        (Kind::Noise, Value::Real(x)) => format!("{:.2}%", x * 100.0),
-        (Kind::Rate, Value::Real(x)) => format!("{x:.1}"),
-        (Kind::Ratio, Value::Real(x)) => format!("{x:.3}"),
-        (_, Value::Real(x)) => format!("{x:.0}"),
-        (_, Value::Int(n)) => n.to_string(),
-    }
-}
-
-/// The rows of `rows` under `columns`.
-pub fn build<R>(title: &str, columns: &[Column<R>], rows: &[R]) -> TableData {
-    TableData {
-        title: title.to_owned(),
-        header: columns.iter().map(|c| c.header.to_owned()).collect(),
-        rows: rows
-            .iter()
-            .map(|r| {
-                columns
-                    .iter()
-                    .map(|c| format(c.kind, &(c.get)(r)))
-                    .collect()
-            })
-            .collect(),
-        notes: Vec::new(),
-    }
-}
-
-/// "ok" or "FAILED", with the count of wrong values.
-pub fn verified(c: &Check) -> Value {
-    Value::Text(if c.passed {
-        "ok, exact".to_owned()
-    } else {
-        format!("FAILED ({} wrong)", c.error)
-    })
-}
-
-fn opt(x: Option<f64>) -> Value {
-    x.map_or(Value::Missing, Value::Real)
-}
-
-/// The sweep's columns; the compared module's three come last.
+/// The sweep's columns (the compared module's are added by the experiment).
 pub fn columns() -> Vec<Column<InflightRow>> {
     vec![
-        Column {
-            header: "Entry",
-            kind: Kind::Text,
-            get: |r| Value::Text(r.entry.clone()),
-        },
-        Column {
-            header: "Bytes/thread",
-            kind: Kind::Bytes,
-            get: |r| Value::Int(r.bytes_per_thread.into()),
-        },
-        Column {
-            header: "Blocks/SM",
-            kind: Kind::Count,
-            get: |r| Value::Int(r.blocks_per_sm.into()),
-        },
-        Column {
-            header: "Warps/SM",
-            kind: Kind::Count,
-            get: |r| Value::Int(r.warps_per_sm.into()),
-        },
-        Column {
-            header: "Theo. occ",
-            kind: Kind::Percent,
-            get: |r| Value::Real(r.occupancy),
-        },
-        Column {
-            header: "Regs",
-            kind: Kind::Count,
-            get: |r| Value::Int(r.regs.into()),
-        },
-        Column {
-            header: "In flight/SM (B)",
-            kind: Kind::Bytes,
-            get: |r| Value::Int(r.bytes_in_flight_per_sm),
-        },
-        Column {
-            header: "Requests/SM",
-            kind: Kind::Count,
-            get: |r| Value::Int(r.requests_in_flight_per_sm),
-        },
-        Column {
-            header: "GB/s",
-            kind: Kind::Rate,
-            get: |r| Value::Real(r.gbps),
-        },
-        Column {
-            header: "% of D2D copy",
-            kind: Kind::Percent,
-            get: |r| Value::Real(r.fraction_of_copy),
-        },
-        Column {
-            header: "Model GB/s",
-            kind: Kind::Rate,
-            get: |r| Value::Real(r.predicted_gbps),
-        },
-        Column {
-            header: "Noise",
-            kind: Kind::Noise,
-            get: |r| opt(r.noise),
-        },
-        Column {
-            header: "Verified",
-            kind: Kind::Text,
-            get: |r| verified(&r.check),
-        },
-        Column {
-            header: "Flags",
-            kind: Kind::Count,
-            get: |r| Value::Int(r.flags.len() as u64),
-        },
-        Column {
-            header: "Other GB/s",
-            kind: Kind::Rate,
-            get: |r| opt(r.compare.as_ref().map(|c| c.gbps)),
-        },
-        Column {
-            header: "Ours/other",
-            kind: Kind::Ratio,
-            get: |r| opt(r.compare.as_ref().map(|c| c.ratio)),
-        },
-        Column {
-            header: "Other noise",
-            kind: Kind::Noise,
-            get: |r| opt(r.compare.as_ref().and_then(|c| c.noise)),
-        },
-    ]
-}
-
-/// The verdicts of experiment 4.
-pub fn verdicts(result: &Inflight) -> Vec<Verdict> {
-    vec![
-        bytes_not_occupancy(&result.rows),
-        few_threads_match_many(&result.rows),
+        Column::new("Entry", Kind::Text, |r| Value::Text(r.entry.clone())),
+        Column::new("Threads/block", Kind::Count, |r| {
+            Value::Int(r.point.shape.threads.into())
+        }),
+        Column::new("Loads x width", Kind::Pair { sep: "x" }, |r| {
+            Value::Pair(r.point.shape.loads.into(), r.point.shape.width.into())
+        }),
+        Column::new("Bytes/thread", Kind::Bytes, |r| {
+            Value::Int(r.bytes_per_thread.into())
+        }),
+        Column::new("Blocks/SM", Kind::Count, |r| {
+            Value::Int(r.blocks_per_sm.into())
+        }),
+        Column::new("Warps/SM", Kind::Count, |r| {
+            Value::Int(r.warps_per_sm.into())
+        }),
+        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
+        Column::new("In flight/SM (B)", Kind::Bytes, |r| {
+            Value::Int(r.bytes_in_flight_per_sm)
+        }),
+        Column::new("Requests/SM", Kind::Count, |r| {
+            Value::Int(r.requests_in_flight_per_sm)
+        }),
+        Column::new("GB/s", GBPS, |r| cells::rate(r.gbps, &r.flags)),
+        Column::new("% of D2D copy", Kind::Percent, |r| {
+            Value::Float(r.fraction_of_copy)
+        }),
+        Column::new("Model GB/s", GBPS, |r| Value::Float(r.predicted_gbps)),
+        Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
+        Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
     ]
 }
 
@@ -201,26 +65,25 @@ pub fn experiment2_note(model: &LittlesLaw) -> String {
     )
 }
 
-/// The sweep table with the latency, the model, the headline figures, the fit and the verdicts
-/// as notes.
-pub fn table(result: &Inflight) -> TableData {
-    let mut cols = columns();
-    if result.rows.iter().all(|r| r.compare.is_none()) {
-        cols.truncate(cols.len() - 3);
-    }
-    let mut t = build("4. Bytes in flight vs occupancy", &cols, &result.rows);
+/// The sweep table with the latency, the model, the headline figures and the fit as notes.
+pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) -> TableData {
+    let mut t = columns_table(title, columns, &result.rows);
     let l = &result.latency;
     t.notes.push(format!(
         "D2D copy (cuMemcpyDtoD): {:.1} GB/s over {} MiB, noise {}; GB/s count bytes read + \
          written",
         result.copy.gbps,
         result.copy.bytes >> 20,
-        format(Kind::Noise, &opt(result.copy.sampled.noise))
+        result
+            .copy
+            .timing
+            .noise
+            .map_or("n/a".to_owned(), |n| format!("{:.2}%", n * 100.0))
     ));
     t.notes.extend(
         result
             .copy
-            .sampled
+            .timing
             .flags
             .iter()
             .map(|f| format!("D2D copy: {f}")),
@@ -274,23 +137,14 @@ pub fn table(result: &Inflight) -> TableData {
          predicted {} below the knee, {} above",
         fit.within_15_percent,
         fit.rows,
-        format(Kind::Ratio, &opt(fit.median_ratio_below_knee)),
-        format(Kind::Ratio, &opt(fit.median_ratio_above_knee))
+        ratio(fit.median_ratio_below_knee),
+        ratio(fit.median_ratio_above_knee)
     ));
     t.notes.push(experiment2_note(m));
     if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
         t.notes.push(format!(
             "16-byte against 4-byte accesses at the same bytes in flight: median {ratio:.3}x over \
              {pairs} pairs"
-        ));
-    }
-    for v in verdicts(result) {
-        t.notes.push(format!(
-            "Claim: {} — {} ({}; rule: {})",
-            v.claim,
-            v.outcome(),
-            v.evidence,
-            v.rule
         ));
     }
     if !result.skipped.is_empty() {
@@ -300,20 +154,6 @@ pub fn table(result: &Inflight) -> TableData {
             result.skipped.join("; ")
         ));
     }
-    let flagged: Vec<String> = result
-        .rows
-        .iter()
-        .filter(|r| !r.flags.is_empty())
-        .map(|r| {
-            format!(
-                "{} at {} blocks/SM: {}",
-                r.entry,
-                r.blocks_per_sm,
-                r.flags.join("; ")
-            )
-        })
-        .collect();
-    t.notes.extend(flagged);
     t
 }
 
@@ -336,26 +176,16 @@ mod tests {
     }
 
     #[test]
-    fn kinds_format_their_values() {
-        assert_eq!(format(Kind::Percent, &Value::Real(0.125)), "12.5%");
-        assert_eq!(format(Kind::Noise, &Value::Real(0.0042)), "0.42%");
-        assert_eq!(format(Kind::Rate, &Value::Real(4242.04)), "4242.0");
-        assert_eq!(format(Kind::Ratio, &Value::Real(1.0)), "1.000");
-        assert_eq!(format(Kind::Bytes, &Value::Int(14336)), "14336");
-        assert_eq!(format(Kind::Rate, &Value::Missing), "-");
-    }
-
-    #[test]
-    fn a_row_fills_every_column_and_the_compare_columns_are_optional() {
+    fn a_row_fills_every_column() {
         let r = row(256, 1, 64, 0.96);
-        let t = build("t", &columns(), std::slice::from_ref(&r));
+        let t = columns_table("t", &columns(), std::slice::from_ref(&r));
         assert_eq!(t.rows[0].len(), t.header.len());
         let cell = |h: &str| &t.rows[0][t.header.iter().position(|x| x == h).unwrap()];
         assert_eq!(cell("Entry"), "memcpy_t256_l16_w1");
         assert_eq!(cell("% of D2D copy"), "96.0%");
         assert_eq!(cell("In flight/SM (B)"), "16384");
         assert_eq!(cell("Theo. occ"), "12.5%");
-        assert_eq!(cell("Other GB/s"), "-");
+        assert_eq!(cell("Noise"), "0.10%");
         assert_eq!(cell("Verified"), "ok, exact");
     }
 }
