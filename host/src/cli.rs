@@ -85,7 +85,7 @@ fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Pla
     Ok(Plan {
         device: common.device,
         context: RunContext {
-            timing: common.sampling.config(None).map_err(CliError::Sampling)?,
+            timing: common.sampling.config(None).map_err(CliError::Flag)?,
             seed: common.seed,
             progress: false,
         },

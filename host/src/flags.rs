@@ -157,7 +157,7 @@ pub enum CliError {
     #[error("--out: {path}: {reason}")]
     Out { path: PathBuf, reason: String },
     #[error("{0}")]
-    Sampling(String),
+    Flag(String),
 }
 
 /// `--size`: M = N = K must tile by the 64x64 block tile.

@@ -11,7 +11,7 @@ pub mod cells;
 pub mod contract;
 pub mod copy;
 pub mod gemm;
-// pub mod ilp;
+pub mod ilp;
 pub mod inflight;
 pub mod inputs;
 pub mod measured;

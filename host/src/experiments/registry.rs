@@ -241,4 +241,5 @@ registry! {
     Bandwidth => bandwidth: super::bandwidth::Spec,
     Regs => regs: super::regs::Spec,
     Inflight => inflight: super::inflight::Spec,
+    Ilp => ilp: super::ilp::Spec,
 }

@@ -2,8 +2,8 @@
 //! failed the bit-exact check are never used; "reaching the peak" means reaching
 //! [`REACHED`] of the FP32 peak at the measured clock, the fraction of Volkov's table.
 
-use super::row::{IlpRow, VOLKOV_FRACTION};
-use crate::report::Verdict;
+use super::row::{Ilp, IlpRow, VOLKOV_FRACTION};
+use crate::claim::Verdict;
 
 /// Fraction of peak that counts as reaching it.
 pub const REACHED: f64 = VOLKOV_FRACTION;
@@ -27,6 +27,22 @@ fn describe(r: &IlpRow) -> String {
         r.gflops,
         r.fraction_of_peak * 100.0
     )
+}
+
+/// Experiment 5's verdicts, in order; NOT JUDGED, saying so, when it did not run.
+pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
+    let rows = result.map_or(&[][..], |r| &r.rows[..]);
+    let mut v = vec![
+        ilp_reaches_peak_at_low_occupancy(rows),
+        no_ilp_misses_peak_at_full_occupancy(rows),
+    ];
+    if result.is_none() {
+        for x in &mut v {
+            x.holds = None;
+            x.evidence = "experiment 5 was not run".into();
+        }
+    }
+    v
 }
 
 /// "With ILP >= 4, 90% of FP32 peak is reached at <= 12.5% occupancy."

@@ -5,14 +5,14 @@
 //! ILP, how few warps reach 90% of the peak?
 //!
 //! ```text
-//! host ilp                                        # ILP 1..16 x warps/SM 1..64
+//! host ilp                                        # every ILP x the default warps/SM
 //! host ilp --ilp 1,4 --warps-per-sm 4,8,64 --noise 1
 //! host ilp --compare peer/peer.cubin --out results/ilp
 //! ```
 //!
 //! Layout: [`plan`] (points and arithmetic), [`mod@reference`] (the CPU's FMA chains and the
 //! check), [`row`] (typed results, Volkov's table), [`claims`] (verdict rules), [`plots`],
-//! [`table`], and [`run`] — the one file that touches the kernels and the driver.
+//! [`table`], and [`run`], the one file that touches the driver.
 
 pub mod claims;
 pub mod plan;
@@ -22,50 +22,76 @@ pub mod row;
 pub mod run;
 pub mod table;
 
-use std::path::PathBuf;
+use kernels_gpu::variants::{FmaParams, FmaVariant, FMA};
+use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
-use kernels_gpu::variants::{FmaVariant, FMA};
-use plan::{ilps, DEFAULT_TARGET_CYCLES, FMA_WARPS_PER_SM};
+pub use row::{Ilp, IlpRow};
 
-use crate::sampling::SamplingArgs;
+use super::cells::{compared_columns, HasComparison};
+use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
+use super::module_source::{plan_files, Kernels, Needs};
+use super::ExperimentError;
+use crate::claim::Verdict;
+use crate::cuda::Gpu;
+use crate::figure::{Figure, PlotRun};
+use crate::flags::{CliError, ModuleFiles, Shared};
+use crate::results::{Comparison, RunMeta};
+use crate::table::{Column, TableData};
 
-/// `host ilp`: arithmetic throughput against warps per SM and ILP.
+/// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is
+/// decided at high ILP), then a coarser ladder to 64 ([`plan::FMA_WARPS_PER_SM`] is the fine one; ask
+/// for it with `--warps-per-sm`).
+pub const DEFAULT_WARPS_PER_SM: [u32; 14] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
+
+/// Experiment 5.
+pub struct Spec;
+
+/// The sweep (`host ilp`; `host all` takes `--ilp-warps-per-sm`).
 #[derive(Debug, Clone, PartialEq, clap::Args)]
-pub struct IlpArgs {
-    /// CUDA device ordinal.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub device: u32,
+#[group(skip)]
+pub struct SweepArgs {
     /// Independent chains per thread to run (ILPs of the variant table's fma_ilp line).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = ilps(),
           value_parser = parse_ilp)]
     pub ilp: Vec<u32>,
     /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
     /// at most the largest block is skipped with a note).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = FMA_WARPS_PER_SM,
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
           value_parser = clap::value_parser!(u32).range(1..=64))]
     pub warps_per_sm: Vec<u32>,
     /// SM cycles one launch is sized for (rounds per thread follow from it).
     #[arg(long, value_name = "CYCLES", default_value_t = DEFAULT_TARGET_CYCLES,
           value_parser = parse_cycles)]
     pub target_cycles: f64,
-    /// Module to measure instead of the built-in kernels (PTX, cubin or fatbin).
-    #[arg(long, value_name = "FILE")]
-    pub module: Option<PathBuf>,
-    /// Module timed against ours at every point, samples interleaved.
-    #[arg(long, value_name = "FILE")]
-    pub compare: Option<PathBuf>,
+}
+
+/// `host ilp`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct Args {
     #[command(flatten)]
-    pub sampling: SamplingArgs,
-    /// Output format of the tables (json: the full results).
-    #[arg(long, value_enum, default_value_t = crate::tables::Format::Table)]
-    pub format: crate::tables::Format,
-    /// Folder for the results (JSON, Markdown tables, SVG plots); created, and checked writable
-    /// before any GPU work.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Seed of the sampled threads.
-    #[arg(long, default_value_t = crate::experiments::DEFAULT_SEED)]
-    pub seed: u64,
+    pub sweep: SweepArgs,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
+}
+
+/// What experiment 5 adds to `host all`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct AllArgs {
+    /// Experiment 5: resident warps per SM to hold.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub ilp_warps_per_sm: Vec<u32>,
+}
+
+/// Experiment 5, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub sweep: SweepArgs,
+    pub kernels: Kernels,
+    pub compare: Option<Kernels>,
+    pub compare_label: Option<String>,
 }
 
 fn parse_cycles(s: &str) -> Result<f64, String> {
@@ -91,7 +117,7 @@ fn built_ilps() -> String {
 }
 
 /// One value of `--ilp`: an ILP with a kernel. Refused at parse time, so an unknown ILP is a
-/// usage error (clap's exit code 2) like any other bad flag.
+/// usage error (exit code 2) like any other bad flag.
 fn parse_ilp(s: &str) -> Result<u32, String> {
     let ilp: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
     kernel(ilp)
@@ -99,9 +125,9 @@ fn parse_ilp(s: &str) -> Result<u32, String> {
         .ok_or_else(|| UnknownIlp(ilp).to_string())
 }
 
-impl IlpArgs {
-    /// Refuses ILPs without a kernel, before any GPU work (the command line already refuses
-    /// them; this covers arguments built in code).
+impl SweepArgs {
+    /// Refuses ILPs without a kernel (the command line already refuses them; this covers
+    /// arguments built in code).
     pub fn validate(&self) -> Result<(), UnknownIlp> {
         match self.ilp.iter().find(|&&i| kernel(i).is_none()) {
             Some(&i) => Err(UnknownIlp(i)),
@@ -115,18 +141,171 @@ pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
     FMA.iter().find(|v| v.ilp == ilp)
 }
 
+impl HasComparison for IlpRow {
+    fn comparison(&self) -> Option<&Comparison> {
+        self.compare.as_ref()
+    }
+}
+
+fn planned(
+    sweep: SweepArgs,
+    module: (&'static str, &Option<std::path::PathBuf>),
+    compare: (&'static str, &Option<std::path::PathBuf>),
+    label: &Option<String>,
+) -> Result<Plan, CliError> {
+    if let Err(e) = sweep.validate() {
+        return Err(CliError::Flag(e.to_string()));
+    }
+    let entries: Vec<&str> = sweep
+        .ilp
+        .iter()
+        .filter_map(|&i| kernel(i))
+        .map(|v| v.entry)
+        .collect();
+    let (kernels, compare, compare_label) = plan_files(
+        module,
+        compare,
+        label,
+        Needs {
+            entries: &entries,
+            signature: FmaParams::PARAMS,
+        },
+    )?;
+    Ok(Plan {
+        sweep,
+        kernels,
+        compare,
+        compare_label,
+    })
+}
+
+impl Experiment for Spec {
+    const NAME: &'static str = "ilp";
+    const NUMBER: u8 = 5;
+    const ABOUT: &'static str =
+        "Experiment 5: FP32 throughput vs warps per SM and ILP (Volkov's table)";
+    const SECTION: &'static str = "Experiment 5: instruction-level parallelism vs occupancy";
+
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Plan = Plan;
+    type Output = Ilp;
+    type Row = IlpRow;
+
+    fn help() -> String {
+        format!(
+            "FMA kernels (entries fma_ilp{{ILP}}) for ILP {}",
+            built_ilps()
+        )
+    }
+
+    fn plan(a: &Args) -> Result<Plan, CliError> {
+        planned(
+            a.sweep.clone(),
+            ("--module", &a.modules.module),
+            ("--compare", &a.modules.compare),
+            &a.modules.compare_label,
+        )
+    }
+
+    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let sweep = SweepArgs {
+            ilp: ilps(),
+            warps_per_sm: a.ilp_warps_per_sm.clone(),
+            target_cycles: DEFAULT_TARGET_CYCLES,
+        };
+        planned(
+            sweep,
+            ("--module", &s.module),
+            ("--compare", &s.compare),
+            &s.compare_label,
+        )
+    }
+
+    fn modules(p: &Plan) -> ModuleNames {
+        ModuleNames {
+            ours: p.kernels.describe(),
+            theirs: p.compare.as_ref().map(Kernels::describe),
+            label: p.compare_label.clone(),
+        }
+    }
+
+    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {
+        run::run(gpu, ctx, p)
+    }
+
+    fn rows(output: &Ilp) -> &[IlpRow] {
+        &output.rows
+    }
+
+    fn columns() -> Vec<Column<IlpRow>> {
+        let mut c = table::columns();
+        c.extend(compared_columns("Other GFLOP/s", "GFLOP/s", 0));
+        c
+    }
+
+    fn title(m: &RunMeta) -> String {
+        format!(
+            "5. FP32 throughput vs warps per SM and ILP ({})",
+            m.sampling_words()
+        )
+    }
+
+    fn table(output: &Ilp, meta: &RunMeta) -> TableData {
+        table::table(output, &Self::title(meta), &Self::columns())
+    }
+
+    fn failed_checks(output: &Ilp) -> Vec<String> {
+        run::failed_checks(output)
+    }
+
+    fn claims(output: Option<&Ilp>) -> Vec<Verdict> {
+        claims::verdicts(output)
+    }
+
+    fn figures(runs: &[PlotRun<'_, Ilp>]) -> Vec<(String, Figure)> {
+        runs.first()
+            .filter(|r| !r.output.rows.is_empty())
+            .map(|r| {
+                vec![(
+                    Self::NAME.to_owned(),
+                    Figure::Scatter(plots::percent_of_peak(&r.output.rows)),
+                )]
+            })
+            .unwrap_or_default()
+    }
+
+    fn merged(output: &Ilp) -> Merged {
+        Merged {
+            unit: "GFLOP/s",
+            decimals: 0,
+            reference: None,
+            rows: output
+                .rows
+                .iter()
+                .map(|r| MergeRow {
+                    key: format!("ILP {} x{} warps", r.ilp, r.warps_per_sm),
+                    ours: (r.gflops, r.occupancy),
+                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
+                })
+                .collect(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::Parser;
+    use plan::FMA_WARPS_PER_SM;
 
     #[derive(Parser)]
     struct Cmd {
         #[command(flatten)]
-        args: IlpArgs,
+        args: SweepArgs,
     }
 
-    fn parse(args: &[&str]) -> Result<IlpArgs, clap::Error> {
+    fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
         Cmd::try_parse_from(std::iter::once("ilp").chain(args.iter().copied())).map(|c| c.args)
     }
 
@@ -134,8 +313,12 @@ mod tests {
     fn defaults_span_every_ilp_and_warps_1_to_64() {
         let a = parse(&[]).unwrap();
         assert_eq!(a.ilp, FMA.iter().map(|v| v.ilp).collect::<Vec<_>>());
+        assert_eq!(a.warps_per_sm, DEFAULT_WARPS_PER_SM);
         assert_eq!(a.warps_per_sm.first(), Some(&1));
         assert_eq!(a.warps_per_sm.last(), Some(&64));
+        assert!(DEFAULT_WARPS_PER_SM
+            .iter()
+            .all(|w| FMA_WARPS_PER_SM.contains(w)));
         assert!(a.validate().is_ok());
         assert_eq!(kernel(12).map(|k| k.entry), Some("fma_ilp12"));
         assert_eq!(kernel(7), None);

@@ -1,12 +1,8 @@
 //! Experiment 5's plot: % of the FP32 peak over resident warps per SM, one series per ILP, with
-//! the 90% line of Volkov's table. Drawn by the report's plotter; the data is built by a pure
-//! function, tested without drawing.
-
-use std::path::{Path, PathBuf};
+//! the 90% line of Volkov's table. Drawn by the report's one drawer from this data.
 
 use super::row::{IlpRow, VOLKOV_FRACTION};
-use crate::report::plots::{scatter, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
-use crate::report::ReportError;
+use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
 /// % of peak over warps/SM (log x: the warps double along the sweep), one series per ILP in
 /// ascending order, points in ascending warps.
@@ -36,7 +32,7 @@ pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
         })
         .collect();
     ScatterPlot {
-        title: "FP32 throughput vs warps per SM and ILP".into(),
+        title: "Experiment 5: FP32 throughput vs warps per SM and ILP".into(),
         x_label: "resident warps per SM".into(),
         y_label: "% of FP32 peak at the measured clock".into(),
         x_scale: XScale::Log,
@@ -48,13 +44,6 @@ pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
             series: None,
         }],
     }
-}
-
-/// Writes the plot into `dir`; returns its path.
-pub fn write_plots(rows: &[IlpRow], dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    let path = dir.join("ilp_peak.svg");
-    scatter(&percent_of_peak(rows), &path)?;
-    Ok(vec![path])
 }
 
 #[cfg(test)]
@@ -82,17 +71,5 @@ mod tests {
             (p.series[0].points[1].y - 25.0).abs() < 1e-9,
             "8 of 32: 25%"
         );
-    }
-
-    #[test]
-    fn the_plot_is_written() {
-        let dir = std::env::temp_dir().join(format!("ilp-plot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let rows = vec![row(1, 1, 0.1), row(1, 64, 0.9), row(4, 8, 0.95)];
-        let paths = write_plots(&rows, &dir).unwrap();
-        let svg = std::fs::read_to_string(&paths[0]).unwrap();
-        roxmltree::Document::parse(&svg).unwrap();
-        assert!(svg.contains("ILP 4"));
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

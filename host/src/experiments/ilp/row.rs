@@ -3,23 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::plan::Layout;
-use crate::results::Check;
-use crate::sampling::Sampled;
+use crate::results::{Check, Comparison, Timing};
+use crate::table::TableRow;
 
 /// Fraction of the FP32 peak Volkov's table asks for.
 pub const VOLKOV_FRACTION: f64 = 0.90;
-
-/// The compared module's figures for the same point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ComparedFma {
-    pub regs: u32,
-    pub gflops: f64,
-    /// Ours over theirs.
-    pub ratio: f64,
-    pub noise: Option<f64>,
-    pub check: Check,
-    pub flags: Vec<String>,
-}
 
 /// One (ILP, warps per SM) point.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,11 +28,22 @@ pub struct IlpRow {
     pub peak_gflops: f64,
     /// `gflops / peak_gflops`.
     pub fraction_of_peak: f64,
-    pub noise: Option<f64>,
-    pub sampled: Sampled,
+    pub timing: Timing,
     pub check: Check,
     pub flags: Vec<String>,
-    pub compare: Option<ComparedFma>,
+    pub compare: Option<Comparison>,
+}
+
+impl TableRow for IlpRow {
+    fn label(&self) -> String {
+        format!("ILP {} at {} warps/SM", self.ilp, self.warps_per_sm)
+    }
+    fn flags(&self) -> &[String] {
+        &self.flags
+    }
+    fn compared(&self) -> bool {
+        self.compare.is_some()
+    }
 }
 
 impl IlpRow {
@@ -101,7 +100,6 @@ pub struct Ilp {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::sampling::Stop;
 
     /// A synthetic row on a 64-warp SM.
     pub(crate) fn row(ilp: u32, warps: u32, fraction: f64) -> IlpRow {
@@ -122,16 +120,10 @@ pub(crate) mod tests {
             sm_clock_mhz: Some(1980.0),
             peak_gflops: 60_000.0,
             fraction_of_peak: fraction,
-            noise: Some(0.001),
-            sampled: Sampled {
-                timing: crate::timing::summarize(vec![1.0], None, None),
+            timing: Timing {
                 noise: Some(0.001),
-                target: Some(0.005),
-                target_met: true,
-                stop: Stop::Converged,
-                launches_per_sample: 1,
-                clock_dropped_samples: 0,
-                flags: vec![],
+                noise_target: Some(0.005),
+                ..crate::sampling::summarize(vec![1.0], None, None)
             },
             check: Check {
                 passed: true,
