@@ -455,3 +455,97 @@ mod tests {
         assert!(parse(&["--warps-per-sm", "0"]).is_err());
     }
 }
+
+/// Experiments 4 and 5 through every renderer without a GPU: the committed H200 run with
+/// synthetic sweep rows added is written as a results folder (results.json, tables.md, CSVs,
+/// report.md with the plots), read back, and merged with itself.
+#[cfg(test)]
+mod render_test {
+    use super::model::LittlesLaw;
+    use super::row::tests::row;
+    use super::*;
+    use crate::experiments::ilp;
+    use crate::experiments::ilp::row::tests::{row as ilp_row, saturating};
+
+    fn run() -> crate::experiments::RunResults {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");
+        let mut r = crate::results_io::read_results(std::path::Path::new(path)).unwrap();
+        let model = LittlesLaw {
+            sms: 132,
+            latency_ns: 600.0,
+            peak_gbps: 4000.0,
+        };
+        let mut rows = Vec::new();
+        for (threads, blocks) in [(32, 1), (256, 1), (1024, 2)] {
+            for bytes in [4, 64, 256] {
+                let mut x = row(threads, blocks, bytes, 0.3 + f64::from(bytes) / 400.0);
+                x.predicted_gbps = model.predicted_gbps(x.bytes_in_flight_per_sm as f64);
+                rows.push(x);
+            }
+        }
+        let timing = rows[0].timing.clone();
+        r.inflight = Some(Inflight {
+            copy: row::CopyReference {
+                bytes: 1 << 27,
+                gbps: 4000.0,
+                timing,
+            },
+            latency: chase::Latency {
+                steps: 1000,
+                buffer_bytes: 1 << 30,
+                cycles_per_step: 1200.0,
+                ns_per_step: 600.0,
+                implied_clock_mhz: 2000.0,
+                check: row::tests::passed(),
+            },
+            headline: row::headline(&rows, &model),
+            model,
+            rows,
+            skipped: vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()],
+        });
+        let mut fma = Vec::new();
+        for ilp in [1, 4] {
+            for warps in [1, 8, 64] {
+                fma.push(ilp_row(ilp, warps, saturating(ilp, warps, 32)));
+            }
+        }
+        r.ilp = Some(ilp::Ilp {
+            a: 1.0,
+            b: 1.0,
+            volkov: ilp::row::volkov_table(&fma, ilp::row::VOLKOV_FRACTION),
+            rows: fma,
+            skipped: vec![],
+        });
+        r
+    }
+
+    #[test]
+    fn the_sweeps_reach_every_renderer() {
+        let r = run();
+        let dir = std::env::temp_dir().join(format!("h6-sweeps-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::results_io::write_run(&dir, &r).unwrap();
+        for f in [
+            "inflight.csv",
+            "ilp.csv",
+            "inflight.svg",
+            "inflight_bytes.svg",
+            "inflight_model.svg",
+            "ilp.svg",
+            "report.md",
+        ] {
+            assert!(dir.join(f).is_file(), "{f} not written");
+        }
+        let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
+        assert_eq!(back, r);
+        let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+        assert!(md.contains("4. Bytes in flight vs occupancy"), "{md}");
+        assert!(md.contains("Volkov's table"), "{md}");
+        let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert!(report.contains("Why (experiment 4)"), "{report}");
+        assert!(report.contains("inflight_bytes.svg") || report.contains("inflight.svg"));
+        let merged = dir.join("merged");
+        crate::report::merge::merge(&[dir.clone(), dir.clone()], &merged).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
