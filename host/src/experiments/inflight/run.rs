@@ -15,7 +15,7 @@ use super::grid::PlanLimits;
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
 use super::row::{headline, CopyReference, Inflight, InflightRow};
 use super::{Plan, Spec, CHASE_L2_MULTIPLE};
-use crate::cuda::{Gpu, Launch, LaunchShape};
+use crate::cuda::{Gpu, Kernel, Launch, LaunchShape};
 use crate::experiments::contract::{Experiment, RunContext};
 use crate::experiments::copy::{copy_gbps, CopyBuffers};
 use crate::experiments::inputs::Rng;
@@ -96,13 +96,25 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
             continue;
         }
         let (kernel, other) = ours.entry_pair(theirs.as_ref(), entry).in_variant(entry)?;
-        let measured = buffers.measure(
-            gpu,
-            (&kernel, other.as_ref()),
-            kernel_point,
-            point.blocks_per_sm,
-            &ctx.timing,
-        );
+        let mut measure = |other: Option<&Kernel<'_>>| {
+            buffers.measure(
+                gpu,
+                (&kernel, other),
+                kernel_point,
+                point.blocks_per_sm,
+                &ctx.timing,
+            )
+        };
+        let mut flags = Vec::new();
+        // The compared module's build of a point may not fit where ours does (e.g. registers
+        // without a launch bound leave fewer threads per block): ours is then timed alone.
+        let measured = match measure(other.as_ref()) {
+            Err(e) if other.is_some() && unplaceable(&e) => {
+                flags.push(format!("compared module not timed: {e}"));
+                measure(None)
+            }
+            r => r,
+        };
         let (mine, compared, dyn_smem) = match measured {
             Ok(m) => m,
             Err(e) if unplaceable(&e) => {
@@ -112,7 +124,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
             }
             Err(e) => return Err(e.in_variant(entry)),
         };
-        let mut flags = mine.flags.clone();
+        flags.extend(mine.flags.iter().cloned());
         let compare = comparison(&mine, compared.map(|m| (m, None, None)), &mut flags);
         let threads = kernel_point.threads;
         let warps = mine.blocks_per_sm * threads.div_ceil(info.warp_size.max(1));
