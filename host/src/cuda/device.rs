@@ -22,9 +22,10 @@ pub struct Gpu {
 }
 
 /// Age below which [`Gpu::recent_sm_clock_mhz`] reuses a reading instead of running nvidia-smi
-/// again (about 0.1 s a call): over a sweep of short figures that keeps the readings to about
-/// one a second, a few percent of the run, while a throttling episode (seconds) is still seen.
-pub const CLOCK_REUSE: std::time::Duration = std::time::Duration::from_millis(1000);
+/// again (about 0.1 s a call): over a sweep of short figures that keeps the readings to one every
+/// two seconds, a few percent of the run, while a throttling episode lasting seconds is still
+/// seen.
+pub const CLOCK_REUSE: std::time::Duration = std::time::Duration::from_millis(2000);
 
 impl Gpu {
     /// Opens device `ordinal`. Fails with [`CudaError::NoDriver`] when libcuda is absent.
