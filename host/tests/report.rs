@@ -890,3 +890,37 @@ fn experiment_2_points_to_experiment_4_when_both_ran() {
     }
     assert!(after.iter().any(|v| v.holds.is_some()));
 }
+
+/// A run that ran (or was asked for) only some experiments reports those alone: a run recorded
+/// before experiments 4 and 5 existed regenerates without them.
+#[test]
+fn the_report_is_about_the_experiments_the_run_asked_for() {
+    let mut r = fixture();
+    r.occupancy = None;
+    r.regs = None;
+    let dir = out_dir("report_one");
+    let written = report::write(&r, &dir).unwrap();
+    let md = std::fs::read_to_string(&written[0]).unwrap();
+    assert!(md.contains("## Experiment 2"), "{md}");
+    assert!(
+        !md.contains("## Experiment 1") && !md.contains("## Experiment 4"),
+        "{md}"
+    );
+    assert!(!md.contains("Not run."), "{md}");
+    assert!(!md.contains("**NOT JUDGED**"), "{md}");
+    r.missing.push(host::results::Missing {
+        experiment: "inflight".into(),
+        reason: "failed: synthetic".into(),
+    });
+    let written = report::write(&r, &dir).unwrap();
+    let md = std::fs::read_to_string(&written[0]).unwrap();
+    assert!(
+        md.contains("Missing from this run: failed: synthetic."),
+        "{md}"
+    );
+    assert_eq!(
+        md.matches("**NOT JUDGED**").count(),
+        4,
+        "experiment 4's two claims"
+    );
+}
