@@ -12,10 +12,13 @@
 
 #[macro_use]
 mod table;
+pub mod tuned_shape;
 pub mod variants;
 
 #[cfg(target_arch = "nvptx64")]
 mod gemm;
+#[cfg(target_arch = "nvptx64")]
+mod gemm_tuned;
 #[cfg(target_arch = "nvptx64")]
 mod gpu;
 #[cfg(target_arch = "nvptx64")]

@@ -137,7 +137,7 @@ impl PtxBuild {
         })?;
         match ptx.lines().find_map(|l| l.trim().strip_prefix(".target ")) {
             Some(target) if target.split(',').next().map(str::trim) == Some(self.arch.as_str()) => {
-                Ok(ptx)
+                Ok(declare_dynamic_shared(&ptx))
             }
             found => Err(PtxError::WrongTarget {
                 path: newest,
@@ -146,6 +146,31 @@ impl PtxBuild {
             }),
         }
     }
+}
+
+/// The symbol of the kernels' dynamic shared memory (kernels-gpu/src/gpu.rs, `dynamic_shared_base`).
+pub const DYNAMIC_SHARED_SYMBOL: &str = "lab_dyn_smem";
+
+/// The module with its dynamic shared memory declared, when an entry uses it. PTX allows
+/// `.extern .shared` only at module scope, out of reach of inline asm, so the kernels name the
+/// array and the build declares it, after the module header (`.address_size`).
+pub fn declare_dynamic_shared(ptx: &str) -> String {
+    let declaration = format!(".extern .shared .align 16 .b8 {DYNAMIC_SHARED_SYMBOL}[];");
+    if !ptx.contains(DYNAMIC_SHARED_SYMBOL) || ptx.contains(&declaration) {
+        return ptx.to_string();
+    }
+    let mut out = String::with_capacity(ptx.len() + declaration.len() + 2);
+    let mut declared = false;
+    for line in ptx.lines() {
+        out.push_str(line);
+        out.push('\n');
+        if !declared && line.trim_start().starts_with(".address_size") {
+            out.push_str(&declaration);
+            out.push('\n');
+            declared = true;
+        }
+    }
+    out
 }
 
 /// The most recently written `kernels_gpu-*.s` (cargo keeps older ones from other flag sets).
