@@ -56,8 +56,16 @@ macro_rules! variant_table {
 macro_rules! gemm_variant {
     ($gl:literal, seed { block: ($bm:literal, $bn:literal, $bk:literal), thread: ($tm:literal, $tn:literal) $(,)? }) => {
         GemmVariant {
-            label: $gl, family: GemmFamily::Seed, bm: $bm, bn: $bn, bk: $bk, warp: None,
-            tm: $tm, tn: $tn, stages: 1, entry: concat!("gemm_tm", $tm, "_tn", $tn),
+            label: $gl,
+            family: GemmFamily::Seed,
+            bm: $bm,
+            bn: $bn,
+            bk: $bk,
+            warp: None,
+            tm: $tm,
+            tn: $tn,
+            stages: 1,
+            entry: concat!("gemm_tm", $tm, "_tn", $tn),
         }
     };
     ($gl:literal, tuned {
@@ -65,10 +73,19 @@ macro_rules! gemm_variant {
         thread: ($tm:literal, $tn:literal), stages: $st:literal $(,)?
     }) => {
         GemmVariant {
-            label: $gl, family: GemmFamily::Tuned, bm: $bm, bn: $bn, bk: $bk, warp: Some(($wm, $wn)),
-            tm: $tm, tn: $tn, stages: $st,
-            entry: concat!("sgemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn,
-                           "_tm", $tm, "_tn", $tn, "_s", $st),
+            label: $gl,
+            family: GemmFamily::Tuned,
+            bm: $bm,
+            bn: $bn,
+            bk: $bk,
+            warp: Some(($wm, $wn)),
+            tm: $tm,
+            tn: $tn,
+            stages: $st,
+            entry: concat!(
+                "sgemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn, "_tm", $tm, "_tn",
+                $tn, "_s", $st
+            ),
         }
     };
 }
@@ -129,8 +146,14 @@ macro_rules! gemm_entry {
         const _: () = {
             #[export_name = concat!("gemm_tm", $tm, "_tn", $tn)]
             unsafe extern "ptx-kernel" fn entry(
-                a: *const f32, b: *const f32, c: *mut f32,
-                m: i32, n: i32, k: i32, alpha: f32, beta: f32,
+                a: *const f32,
+                b: *const f32,
+                c: *mut f32,
+                m: i32,
+                n: i32,
+                k: i32,
+                alpha: f32,
+                beta: f32,
             ) {
                 // SAFETY: the host's launch contract (see GemmVariant): grid (N/64, M/64),
                 // threads() threads, buffers of M*K, K*N and M*N floats.
@@ -145,10 +168,16 @@ macro_rules! gemm_entry {
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
             #[export_name = concat!("sgemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn,
-                                    "_tm", $tm, "_tn", $tn, "_s", $st)]
+                                            "_tm", $tm, "_tn", $tn, "_s", $st)]
             unsafe extern "ptx-kernel" fn entry(
-                a: *const f32, b: *const f32, c: *mut f32,
-                m: i32, n: i32, k: i32, alpha: f32, beta: f32,
+                a: *const f32,
+                b: *const f32,
+                c: *mut f32,
+                m: i32,
+                n: i32,
+                k: i32,
+                alpha: f32,
+                beta: f32,
             ) {
                 // SAFETY: the host's launch contract (see GemmVariant): grid(m, n), threads()
                 // threads, dynamic_shared_bytes() of dynamic shared memory, buffers of M*K, K*N

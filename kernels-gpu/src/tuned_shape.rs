@@ -81,7 +81,20 @@ impl TunedShape {
     /// Group `e` of thread `t` of the B slice: (row in BK, first column in BN).
     pub const fn b_load(&self, t: u32, e: u32) -> SliceIndex {
         let groups = self.bn / VEC;
-        (t / groups + e * (self.threads() / groups), VEC * (t % groups))
+        (
+            t / groups + e * (self.threads() / groups),
+            VEC * (t % groups),
+        )
+    }
+
+    /// Copies each thread issues per slice: A floats, then B groups.
+    pub const fn copies_per_slice(&self) -> u32 {
+        self.a_loads() + self.b_loads()
+    }
+    /// The depth of the current slice at which copy `j` of the next slice is issued: copies
+    /// spread evenly over the slice's BK depths.
+    pub const fn copy_step(&self, j: u32) -> u32 {
+        j * self.bk / self.copies_per_slice()
     }
 
     /// Thread `t`'s first accumulator in the block's output tile: (row, col).
@@ -178,7 +191,14 @@ mod tests {
     #[test]
     fn every_element_of_c_is_written_exactly_once() {
         for s in [R128X256, R256X128, R128X128] {
-            for (m, n) in [(1, 1), (129, 65), (1000, 1001), (257, 3), (3, 513), (256, 256)] {
+            for (m, n) in [
+                (1, 1),
+                (129, 65),
+                (1000, 1001),
+                (257, 3),
+                (3, 513),
+                (256, 256),
+            ] {
                 let count = writes(&s, m, n);
                 assert!(
                     count.iter().all(|&w| w == 1),
@@ -262,6 +282,25 @@ mod tests {
         }
         assert!(a_seen.iter().all(|&x| x == 1));
         assert!(b_seen.iter().all(|&x| x == 1));
+    }
+
+    #[test]
+    fn copies_spread_over_the_slice() {
+        for s in [R128X256, R256X128, R128X128] {
+            let steps: std::vec::Vec<u32> =
+                (0..s.copies_per_slice()).map(|j| s.copy_step(j)).collect();
+            assert!(steps.windows(2).all(|w| w[0] <= w[1]), "{s:?}: in order");
+            assert!(steps.iter().all(|&k| k < s.bk), "{s:?}: within the slice");
+            // At most ceil(copies / BK) copies at any one depth.
+            let most = (0..s.bk)
+                .map(|k| steps.iter().filter(|&&x| x == k).count())
+                .max();
+            assert_eq!(
+                most,
+                Some(s.copies_per_slice().div_ceil(s.bk) as usize),
+                "{s:?}"
+            );
+        }
     }
 
     #[test]

@@ -25,6 +25,13 @@ variant_table! {
         ("R2",    tuned { block: (256, 128, 8), warp: (64, 64), thread: (16, 8), stages: 3 }),
         ("R3",    tuned { block: (128, 256, 16), warp: (64, 64), thread: (8, 16), stages: 3 }),
         ("R4",    tuned { block: (128, 128, 8), warp: (64, 32), thread: (8, 8), stages: 3 }),
+        ("R5",    tuned { block: (256, 128, 16), warp: (64, 64), thread: (16, 8), stages: 3 }),
+        ("R6",    tuned { block: (128, 256, 8), warp: (64, 64), thread: (8, 16), stages: 4 }),
+        ("R7",    tuned { block: (128, 256, 16), warp: (64, 64), thread: (8, 16), stages: 4 }),
+        ("R8",    tuned { block: (128, 128, 16), warp: (64, 32), thread: (8, 8), stages: 4 }),
+        ("R9",    tuned { block: (256, 128, 16), warp: (64, 64), thread: (8, 16), stages: 3 }),
+        ("R10",   tuned { block: (128, 128, 32), warp: (64, 32), thread: (8, 8), stages: 3 }),
+        ("R11",   tuned { block: (128, 128, 16), warp: (64, 32), thread: (8, 8), stages: 3 }),
     ],
     // Strided copy: each thread moves LOADS accesses of WIDTH floats, all loads issued before any
     // store. Entry: memcpy_t{THREADS}_l{LOADS}_w{WIDTH}.
@@ -391,21 +398,54 @@ mod tests {
     }
 
     fn shape(bm: u32, bn: u32, bk: u32, wm: u32, wn: u32, tm: u32, tn: u32, st: u32) -> TunedShape {
-        TunedShape { bm, bn, bk, wm, wn, tm, tn, stages: st }
+        TunedShape {
+            bm,
+            bn,
+            bk,
+            wm,
+            wn,
+            tm,
+            tn,
+            stages: st,
+        }
     }
 
     #[test]
     fn tuned_checks_reject_each_misfit() {
         use TunedMisfit::*;
-        assert_eq!(tuned_shape_fits(&shape(128, 128, 8, 64, 32, 8, 8, 3)), Ok(()));
-        assert_eq!(tuned_shape_fits(&shape(128, 128, 8, 64, 32, 6, 8, 3)), Err(ThreadTile));
-        assert_eq!(tuned_shape_fits(&shape(128, 128, 8, 64, 64, 8, 8, 3)), Err(WarpTile));
-        assert_eq!(tuned_shape_fits(&shape(128, 96, 8, 64, 64, 8, 16, 3)), Err(BlockTile));
-        assert_eq!(tuned_shape_fits(&shape(512, 256, 8, 32, 32, 4, 8, 3)), Err(Threads));
+        assert_eq!(
+            tuned_shape_fits(&shape(128, 128, 8, 64, 32, 8, 8, 3)),
+            Ok(())
+        );
+        assert_eq!(
+            tuned_shape_fits(&shape(128, 128, 8, 64, 32, 6, 8, 3)),
+            Err(ThreadTile)
+        );
+        assert_eq!(
+            tuned_shape_fits(&shape(128, 128, 8, 64, 64, 8, 8, 3)),
+            Err(WarpTile)
+        );
+        assert_eq!(
+            tuned_shape_fits(&shape(128, 96, 8, 64, 64, 8, 16, 3)),
+            Err(BlockTile)
+        );
+        assert_eq!(
+            tuned_shape_fits(&shape(512, 256, 8, 32, 32, 4, 8, 3)),
+            Err(Threads)
+        );
         // 512 threads, but a 128x128x4 slice of A holds only 512 floats: fine; BK 4 and
         // BN/4 = 32 groups: 512 % 4 == 0 but 4 * 32 = 128 floats of B cannot feed 512 threads.
-        assert_eq!(tuned_shape_fits(&shape(128, 128, 4, 32, 32, 4, 8, 3)), Err(Staging));
-        assert_eq!(tuned_shape_fits(&shape(128, 128, 8, 64, 32, 8, 8, 1)), Err(Stages));
-        assert_eq!(tuned_shape_fits(&shape(256, 256, 32, 64, 64, 16, 8, 8)), Err(SharedMemory));
+        assert_eq!(
+            tuned_shape_fits(&shape(128, 128, 4, 32, 32, 4, 8, 3)),
+            Err(Staging)
+        );
+        assert_eq!(
+            tuned_shape_fits(&shape(128, 128, 8, 64, 32, 8, 8, 1)),
+            Err(Stages)
+        );
+        assert_eq!(
+            tuned_shape_fits(&shape(256, 256, 32, 64, 64, 16, 8, 8)),
+            Err(SharedMemory)
+        );
     }
 }
