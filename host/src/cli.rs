@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 use kernels_gpu::variants::{
-    GemmVariant, MemcpyVariant, BM, GEMM, MAX_REGS_PER_THREAD, MEMCPY, MIN_REG_CAP, REGS,
+    GemmFamily, GemmVariant, MemcpyVariant, BM, GEMM, MAX_REGS_PER_THREAD, MEMCPY, MIN_REG_CAP,
+    REGS,
 };
 
 use crate::experiments::{
@@ -238,9 +239,26 @@ fn labels<T>(table: &[T], label: impl Fn(&T) -> &str) -> String {
     table.iter().map(label).collect::<Vec<_>>().join(", ")
 }
 
-/// The GEMM variants named in `list` (all when empty), in table order.
+/// The GEMM variants named in `list` (all when empty), in table order. The host launches the
+/// seed family only (grid N/64 x M/64, no dynamic shared memory); tuned lines are built and
+/// checked by xtask until the host learns their launch (`GemmVariant::grid`,
+/// `dynamic_shared_bytes`).
 pub fn select_gemm(list: &[String]) -> Result<Vec<&'static GemmVariant>, CliError> {
-    select(list, GEMM, |v| v.label, "GEMM")
+    let chosen = select(list, GEMM, |v| v.label, "GEMM")?;
+    let seed = |v: &&GemmVariant| v.family == GemmFamily::Seed;
+    if let Some(tuned) = chosen.iter().find(|v| !list.is_empty() && !seed(v)) {
+        return Err(CliError::UnknownVariant {
+            kind: "seed-family GEMM",
+            label: tuned.label.to_owned(),
+            valid: GEMM
+                .iter()
+                .filter(seed)
+                .map(|v| v.label)
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    Ok(chosen.into_iter().filter(seed).collect())
 }
 
 /// The memcpy variants named in `list` (all when empty), in table order.

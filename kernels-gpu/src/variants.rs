@@ -21,17 +21,11 @@ variant_table! {
         ("C",     seed { block: (64, 64, 8), thread: (8, 8) }),
         ("D",     seed { block: (64, 64, 8), thread: (16, 8) }),
         ("D+",    seed { block: (64, 64, 8), thread: (16, 16) }),
-        ("R1",    tuned { block: (128, 256, 8), warp: (64, 64), thread: (8, 16), stages: 3 }),
-        ("R2",    tuned { block: (256, 128, 8), warp: (64, 64), thread: (16, 8), stages: 3 }),
-        ("R3",    tuned { block: (128, 256, 16), warp: (64, 64), thread: (8, 16), stages: 3 }),
-        ("R4",    tuned { block: (128, 128, 8), warp: (64, 32), thread: (8, 8), stages: 3 }),
-        ("R5",    tuned { block: (256, 128, 16), warp: (64, 64), thread: (16, 8), stages: 3 }),
-        ("R6",    tuned { block: (128, 256, 8), warp: (64, 64), thread: (8, 16), stages: 4 }),
-        ("R7",    tuned { block: (128, 256, 16), warp: (64, 64), thread: (8, 16), stages: 4 }),
-        ("R8",    tuned { block: (128, 128, 16), warp: (64, 32), thread: (8, 8), stages: 4 }),
-        ("R9",    tuned { block: (256, 128, 16), warp: (64, 64), thread: (8, 16), stages: 3 }),
-        ("R10",   tuned { block: (128, 128, 32), warp: (64, 32), thread: (8, 8), stages: 3 }),
-        ("R11",   tuned { block: (128, 128, 16), warp: (64, 32), thread: (8, 8), stages: 3 }),
+        ("R1",    tuned { block: (128, 128, 8), warp: (64, 32), thread: (8, 8), stages: 3 }),
+        ("R2",    tuned { block: (128, 128, 16), warp: (64, 32), thread: (8, 8), stages: 3 }),
+        ("R3",    tuned { block: (128, 256, 8), warp: (64, 64), thread: (8, 16), stages: 3 }),
+        ("R4",    tuned { block: (256, 128, 16), warp: (64, 64), thread: (16, 8), stages: 3 }),
+        ("R5",    tuned { block: (256, 128, 16), warp: (64, 64), thread: (16, 8), stages: 4 }),
     ],
     // Strided copy: each thread moves LOADS accesses of WIDTH floats, all loads issued before any
     // store. Entry: memcpy_t{THREADS}_l{LOADS}_w{WIDTH}.
@@ -380,16 +374,16 @@ mod tests {
 
     #[test]
     fn tuned_lines_derive_threads_grid_and_shared_memory() {
-        let r1 = find_gemm(GEMM, "R1").expect("R1 is in the table");
-        assert_eq!(r1.family, GemmFamily::Tuned);
-        assert_eq!(r1.entry, "sgemm_bm128_bn256_bk8_wm64_wn64_tm8_tn16_s3");
-        assert_eq!((r1.threads(), r1.accumulators()), (256, 128));
-        assert_eq!(r1.grid(4096, 4096), (16, 32));
-        assert_eq!(r1.grid(129, 257), (2, 2), "edge blocks round up");
-        assert_eq!(r1.grid(1, 1), (1, 1));
-        assert_eq!(r1.size_multiple(), None);
-        assert_eq!(r1.static_shared_bytes(), 0);
-        assert_eq!(r1.dynamic_shared_bytes(), 3 * 4 * (8 * (128 + 4) + 8 * 256));
+        let r3 = find_gemm(GEMM, "R3").expect("R3 is in the table");
+        assert_eq!(r3.family, GemmFamily::Tuned);
+        assert_eq!(r3.entry, "sgemm_bm128_bn256_bk8_wm64_wn64_tm8_tn16_s3");
+        assert_eq!((r3.threads(), r3.accumulators()), (256, 128));
+        assert_eq!(r3.grid(4096, 4096), (16, 32));
+        assert_eq!(r3.grid(129, 257), (2, 2), "edge blocks round up");
+        assert_eq!(r3.grid(1, 1), (1, 1));
+        assert_eq!(r3.size_multiple(), None);
+        assert_eq!(r3.static_shared_bytes(), 0);
+        assert_eq!(r3.dynamic_shared_bytes(), 3 * 4 * (8 * (128 + 4) + 8 * 256));
         for v in GEMM.iter().filter(|v| v.family == GemmFamily::Tuned) {
             let s = v.tuned_shape().expect("a tuned line has a shape");
             assert_eq!(tuned_shape_fits(&s), Ok(()), "{}", v.label);

@@ -258,13 +258,21 @@ fn patch_entries(
 }
 
 /// The module with launch bounds: every entry gets `.maxntid THREADS, 1, 1` from its table line,
-/// as nvcc's `__launch_bounds__(THREADS)` would. Entries and table must match one to one.
+/// as nvcc's `__launch_bounds__(THREADS)` would, and `.minnctapersm` where the line asks for it
+/// (`GemmVariant::min_blocks_per_sm`). Entries and table must match one to one.
 pub fn with_launch_bounds(ptx: &str) -> Result<String, PtxError> {
     check_matches_table(ptx)?;
     patch_entries(ptx, |name| {
         let threads =
             table_threads(name).ok_or_else(|| PtxError::UnknownEntry(name.to_string()))?;
-        Ok(Some(format!(".maxntid {threads}, 1, 1")))
+        let min_blocks = GEMM
+            .iter()
+            .find(|v| v.entry == name)
+            .and_then(|v| v.min_blocks_per_sm());
+        Ok(Some(match min_blocks {
+            Some(blocks) => format!(".maxntid {threads}, 1, 1\n.minnctapersm {blocks}"),
+            None => format!(".maxntid {threads}, 1, 1"),
+        }))
     })
 }
 

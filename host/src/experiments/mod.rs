@@ -14,7 +14,7 @@ pub mod throughput;
 pub mod verify;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use kernels_gpu::variants::{GemmVariant, MemcpyVariant, GEMM, MEMCPY, REGS};
+use kernels_gpu::variants::{GemmFamily, GemmVariant, MemcpyVariant, GEMM, MEMCPY, REGS};
 
 use crate::cuda::{CudaError, Gpu, Kernel};
 use crate::occupancy::{limiter_names, occupancy, KernelResources, Limits};
@@ -88,7 +88,11 @@ impl Options {
             },
             gemm_size: DEFAULT_GEMM_SIZE,
             copy_bytes: DEFAULT_COPY_BYTES,
-            gemm_variants: GEMM.iter().collect(),
+            // The seed family only: the host does not launch tuned lines yet (see cli::select_gemm).
+            gemm_variants: GEMM
+                .iter()
+                .filter(|v| v.family == GemmFamily::Seed)
+                .collect(),
             copy_variants: MEMCPY.iter().collect(),
             caps: REGS.caps.to_vec(),
             kernels: Kernels::Builtin,
@@ -532,7 +536,7 @@ mod tests {
         KernelResources {
             threads,
             regs_per_thread: regs,
-            static_smem: kernels_gpu::variants::GemmVariant::static_shared_bytes(),
+            static_smem: kernels_gpu::variants::GemmVariant::SEED_STATIC_SHARED_BYTES,
             dyn_smem: 0,
         }
     }
