@@ -181,9 +181,11 @@ unsafe fn body<
     for kt in 0..slices {
         // Refill the stage that slice kt-1 used (every thread finished reading it before the
         // barrier at the end of slice kt-1) with slice kt+STAGES-1, its copies spread over the
-        // depths of this slice (`copy_step`). Issued all at once after the barrier, every warp's
-        // copies queued at the same time and held back the products behind them in each warp's
-        // instruction stream (a 128x256x8 tile lost about 1000 cycles a slice that way).
+        // depths of this slice (`copy_step`). The first version issued them all right after the
+        // barrier, where every warp's copies queue at once and hold back the products behind
+        // them in each warp's in-order stream; with that and no fragment prefetch across the
+        // barrier, the 128x256x8 tile lost about 1000 cycles a slice to stalls on the H200 and
+        // ran at 0.78 of cuBLAS; with both changes, 0.93 (results/h200/k2_bench.txt).
         let refill = kt + s.stages - 1;
         let refill_stage = if stage == 0 { s.stages - 1 } else { stage - 1 };
         for kq in 0..s.bk {

@@ -1,7 +1,7 @@
 //! The lab's GPU kernels and the variant table that drives the whole project.
 //!
 //! Compiled twice: for `nvptx64-nvidia-cuda` (the kernels, see `xtask/src/ptx.rs`), and for the
-//! host, where only the [`variants`] table is visible. Every entry point, launch bound, register
+//! host, where only the [`variants`] table and the tuned family's index arithmetic ([`tuned_shape`]) are visible. Every entry point, launch bound, register
 //! cap, host launch and report row comes from the table in `variants.rs`.
 #![no_std]
 #![cfg_attr(

@@ -168,7 +168,7 @@ macro_rules! gemm_entry {
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
             #[export_name = concat!("sgemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn,
-                                                    "_tm", $tm, "_tn", $tn, "_s", $st)]
+                                                            "_tm", $tm, "_tn", $tn, "_s", $st)]
             unsafe extern "ptx-kernel" fn entry(
                 a: *const f32,
                 b: *const f32,

@@ -125,7 +125,7 @@ pub const fn inside(row: u32, col: u32, rows: u32, cols: u32) -> bool {
 /// and either wholly inside or wholly outside the matrix. Otherwise each float is copied alone.
 #[inline(always)]
 pub const fn rows_vectorizable(cols: u32, base_address: usize) -> bool {
-    cols % VEC == 0 && base_address % (4 * VEC as usize) == 0
+    cols.is_multiple_of(VEC) && base_address.is_multiple_of(4 * VEC as usize)
 }
 
 #[cfg(test)]

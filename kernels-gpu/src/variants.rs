@@ -25,7 +25,6 @@ variant_table! {
         ("R2",    tuned { block: (128, 128, 16), warp: (64, 32), thread: (8, 8), stages: 3 }),
         ("R3",    tuned { block: (128, 256, 8), warp: (64, 64), thread: (8, 16), stages: 3 }),
         ("R4",    tuned { block: (256, 128, 16), warp: (64, 64), thread: (16, 8), stages: 3 }),
-        ("R5",    tuned { block: (256, 128, 16), warp: (64, 64), thread: (16, 8), stages: 4 }),
     ],
     // Strided copy: each thread moves LOADS accesses of WIDTH floats, all loads issued before any
     // store. Entry: memcpy_t{THREADS}_l{LOADS}_w{WIDTH}.
@@ -175,13 +174,18 @@ pub enum TunedMisfit {
 /// The tuned kernel's requirements on its shape, in the order they are checked.
 pub const fn tuned_shape_fits(s: &TunedShape) -> Result<(), TunedMisfit> {
     use crate::tuned_shape::VEC;
-    if s.tm == 0 || s.tn == 0 || s.tm % VEC != 0 || s.tn % VEC != 0 {
+    if s.tm == 0 || s.tn == 0 || !s.tm.is_multiple_of(VEC) || !s.tn.is_multiple_of(VEC) {
         return Err(TunedMisfit::ThreadTile);
     }
-    if s.wm % s.tm != 0 || s.wn % s.tn != 0 || (s.wm / s.tm) * (s.wn / s.tn) != 32 {
+    if s.wm == 0
+        || s.wn == 0
+        || !s.wm.is_multiple_of(s.tm)
+        || !s.wn.is_multiple_of(s.tn)
+        || (s.wm / s.tm) * (s.wn / s.tn) != 32
+    {
         return Err(TunedMisfit::WarpTile);
     }
-    if s.bm % s.wm != 0 || s.bn % s.wn != 0 {
+    if !s.bm.is_multiple_of(s.wm) || !s.bn.is_multiple_of(s.wn) {
         return Err(TunedMisfit::BlockTile);
     }
     let threads = s.threads();
@@ -190,10 +194,10 @@ pub const fn tuned_shape_fits(s: &TunedShape) -> Result<(), TunedMisfit> {
     }
     let groups = s.bn / VEC;
     if s.bk == 0
-        || threads % s.bk != 0
-        || (s.bm * s.bk) % threads != 0
-        || threads % groups != 0
-        || (s.bk * groups) % threads != 0
+        || !threads.is_multiple_of(s.bk)
+        || !(s.bm * s.bk).is_multiple_of(threads)
+        || !threads.is_multiple_of(groups)
+        || !(s.bk * groups).is_multiple_of(threads)
     {
         return Err(TunedMisfit::Staging);
     }
@@ -391,7 +395,12 @@ mod tests {
         }
     }
 
-    fn shape(bm: u32, bn: u32, bk: u32, wm: u32, wn: u32, tm: u32, tn: u32, st: u32) -> TunedShape {
+    fn shape(
+        (bm, bn, bk): (u32, u32, u32),
+        (wm, wn): (u32, u32),
+        (tm, tn): (u32, u32),
+        stages: u32,
+    ) -> TunedShape {
         TunedShape {
             bm,
             bn,
@@ -400,7 +409,7 @@ mod tests {
             wn,
             tm,
             tn,
-            stages: st,
+            stages,
         }
     }
 
@@ -408,37 +417,37 @@ mod tests {
     fn tuned_checks_reject_each_misfit() {
         use TunedMisfit::*;
         assert_eq!(
-            tuned_shape_fits(&shape(128, 128, 8, 64, 32, 8, 8, 3)),
+            tuned_shape_fits(&shape((128, 128, 8), (64, 32), (8, 8), 3)),
             Ok(())
         );
         assert_eq!(
-            tuned_shape_fits(&shape(128, 128, 8, 64, 32, 6, 8, 3)),
+            tuned_shape_fits(&shape((128, 128, 8), (64, 32), (6, 8), 3)),
             Err(ThreadTile)
         );
         assert_eq!(
-            tuned_shape_fits(&shape(128, 128, 8, 64, 64, 8, 8, 3)),
+            tuned_shape_fits(&shape((128, 128, 8), (64, 64), (8, 8), 3)),
             Err(WarpTile)
         );
         assert_eq!(
-            tuned_shape_fits(&shape(128, 96, 8, 64, 64, 8, 16, 3)),
+            tuned_shape_fits(&shape((128, 96, 8), (64, 64), (8, 16), 3)),
             Err(BlockTile)
         );
         assert_eq!(
-            tuned_shape_fits(&shape(512, 256, 8, 32, 32, 4, 8, 3)),
+            tuned_shape_fits(&shape((512, 256, 8), (32, 32), (4, 8), 3)),
             Err(Threads)
         );
-        // 512 threads, but a 128x128x4 slice of A holds only 512 floats: fine; BK 4 and
-        // BN/4 = 32 groups: 512 % 4 == 0 but 4 * 32 = 128 floats of B cannot feed 512 threads.
+        // 512 threads: the 128x4 slice of A gives each one float, but the 4x128 slice of B holds
+        // only 128 four-float groups.
         assert_eq!(
-            tuned_shape_fits(&shape(128, 128, 4, 32, 32, 4, 8, 3)),
+            tuned_shape_fits(&shape((128, 128, 4), (32, 32), (4, 8), 3)),
             Err(Staging)
         );
         assert_eq!(
-            tuned_shape_fits(&shape(128, 128, 8, 64, 32, 8, 8, 1)),
+            tuned_shape_fits(&shape((128, 128, 8), (64, 32), (8, 8), 1)),
             Err(Stages)
         );
         assert_eq!(
-            tuned_shape_fits(&shape(256, 256, 32, 64, 64, 16, 8, 8)),
+            tuned_shape_fits(&shape((256, 256, 32), (64, 64), (16, 8), 8)),
             Err(SharedMemory)
         );
     }
