@@ -677,7 +677,7 @@ fn the_calculators_curves_become_one_plot_per_axis() {
         let kernel = KernelResources {
             threads: v.threads(),
             regs_per_thread: 64,
-            static_smem: kernels_gpu::variants::GemmVariant::static_shared_bytes(),
+            static_smem: kernels_gpu::variants::GemmVariant::SEED_STATIC_SHARED_BYTES,
             dyn_smem: 0,
         };
         for c in all_curves(&limits, &kernel) {
@@ -801,7 +801,7 @@ fn the_calculators_curves_follow_each_variants_measured_resources() {
         let kernel = host::occupancy::KernelResources {
             threads: row.threads,
             regs_per_thread: row.regs,
-            static_smem: kernels_gpu::variants::GemmVariant::static_shared_bytes(),
+            static_smem: kernels_gpu::variants::GemmVariant::SEED_STATIC_SHARED_BYTES,
             dyn_smem: 0,
         };
         let o = host::occupancy::occupancy(&limits, &kernel).unwrap();

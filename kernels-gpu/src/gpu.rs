@@ -366,3 +366,154 @@ impl<const W: usize> Vector<W> {
         }
     }
 }
+
+/// The block's dynamic shared memory (sized at launch): its 32-bit shared-space address.
+///
+/// PTX allows `.extern .shared` only at module scope, and inline asm can only reach function
+/// scope, so the declaration (`.extern .shared .align 16 .b8 lab_dyn_smem[];`) is added to the
+/// module by the build (`xtask/src/ptx.rs`, `declare_dynamic_shared`); this only names it.
+#[inline(always)]
+pub fn dynamic_shared_base() -> u32 {
+    let base: u32;
+    // SAFETY: takes the 32-bit shared address of the module's extern shared array.
+    unsafe {
+        asm!(
+            "mov.u32 {base}, lab_dyn_smem;",
+            base = out(reg32) base,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    base
+}
+
+/// Reads the four floats at shared address `base + offset` (16-byte aligned) with one 128-bit
+/// load. `offset` is meant to be a compile-time constant: the sum is formed inside the asm, so
+/// LLVM cannot hoist one address per unrolled load out of the K loop; ptxas folds it into the
+/// load's immediate.
+#[inline(always)]
+pub fn shared_load4(base: u32, offset: u32) -> [f32; 4] {
+    let v: [f32; 4];
+    // SAFETY: the caller's kernel keeps base + offset inside its shared array, 16-byte aligned.
+    unsafe {
+        let (x, y, z, w): (f32, f32, f32, f32);
+        asm!(
+            "{{ .reg .u32 s; add.u32 s, {base}, {off}; ld.shared.v4.f32 {{{x}, {y}, {z}, {w}}}, [s]; }}",
+            x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
+            base = in(reg32) base, off = in(reg32) offset,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+        v = [x, y, z, w];
+    }
+    v
+}
+
+/// Asynchronous copy of one float, `src[index]` (global) to shared address `dst`, or a zero when
+/// `inside` is false (source size 0: nothing is read, and the address is clamped to `src`
+/// so that no out-of-range address is even formed). Through L1 (`.ca`, the only cache
+/// option of a 4-byte copy).
+///
+/// # Safety
+/// When `inside`, `src[index]` must be a valid global float not written during the kernel; `dst`
+/// must lie in the block's shared memory, 4-byte aligned.
+#[inline(always)]
+pub unsafe fn cp_async_f32(dst: u32, src: *const f32, index: u32, inside: bool) {
+    // SAFETY: the caller's contract; a false predicate turns the index and the size to 0.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; .reg .u32 i, n; .reg .u64 g;",
+            "setp.ne.u32 p, {inside}, 0; selp.u32 i, {index}, 0, p; selp.u32 n, 4, 0, p;",
+            "mul.wide.u32 g, i, 4; add.s64 g, g, {src}; cvta.to.global.u64 g, g;",
+            "cp.async.ca.shared.global [{dst}], [g], 4, n; }}",
+            dst = in(reg32) dst, src = in(reg64) src, index = in(reg32) index,
+            inside = in(reg32) inside as u32,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// Asynchronous copy of four floats, `src[index..index + 4]` (global, 16-byte aligned) to
+/// shared address `dst` (16-byte aligned), bypassing L1 (`.cg`), or zeros when `inside` is false.
+///
+/// # Safety
+/// As [`cp_async_f32`], for the four floats, with 16-byte alignment on both sides.
+#[inline(always)]
+pub unsafe fn cp_async_f32x4(dst: u32, src: *const f32, index: u32, inside: bool) {
+    // SAFETY: the caller's contract; a false predicate turns the index and the size to 0.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; .reg .u32 i, n; .reg .u64 g;",
+            "setp.ne.u32 p, {inside}, 0; selp.u32 i, {index}, 0, p; selp.u32 n, 16, 0, p;",
+            "mul.wide.u32 g, i, 4; add.s64 g, g, {src}; cvta.to.global.u64 g, g;",
+            "cp.async.cg.shared.global [{dst}], [g], 16, n; }}",
+            dst = in(reg32) dst, src = in(reg64) src, index = in(reg32) index,
+            inside = in(reg32) inside as u32,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// Closes this thread's current group of asynchronous copies.
+#[inline(always)]
+pub fn cp_async_commit() {
+    // SAFETY: bookkeeping of this thread's own copies. Not `nomem`: the copies it closes write
+    // shared memory, so no shared access may move across it.
+    unsafe { asm!("cp.async.commit_group;", options(nostack, preserves_flags)) }
+}
+
+/// Waits until at most `pending` of this thread's copy groups are still in flight (`pending` is
+/// a compile-time constant of the caller; the PTX instruction takes an immediate).
+#[inline(always)]
+pub fn cp_async_wait(pending: u32) {
+    // SAFETY: waits on this thread's own copies; a memory clobber so that no shared load of the
+    // copied data moves above it.
+    unsafe {
+        match pending {
+            0 => asm!("cp.async.wait_group 0;", options(nostack, preserves_flags)),
+            1 => asm!("cp.async.wait_group 1;", options(nostack, preserves_flags)),
+            2 => asm!("cp.async.wait_group 2;", options(nostack, preserves_flags)),
+            3 => asm!("cp.async.wait_group 3;", options(nostack, preserves_flags)),
+            4 => asm!("cp.async.wait_group 4;", options(nostack, preserves_flags)),
+            5 => asm!("cp.async.wait_group 5;", options(nostack, preserves_flags)),
+            6 => asm!("cp.async.wait_group 6;", options(nostack, preserves_flags)),
+            _ => asm!("cp.async.wait_group 0;", options(nostack, preserves_flags)),
+        }
+    }
+}
+
+/// Reads the four floats `p[index..index + 4]` from global memory (coherent path, one 128-bit load).
+///
+/// # Safety
+/// The floats must be valid and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load_global4(p: *const f32, index: u32) -> [f32; 4] {
+    let (x, y, z, w): (f32, f32, f32, f32);
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g; mul.wide.u32 g, {i}, 4; add.s64 g, g, {p}; cvta.to.global.u64 g, g;",
+            "ld.global.v4.f32 {{{x}, {y}, {z}, {w}}}, [g]; }}",
+            x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
+            p = in(reg64) p, i = in(reg32) index,
+            options(readonly, nostack, preserves_flags),
+        );
+    }
+    [x, y, z, w]
+}
+
+/// Writes `v` to `p[index..index + 4]` in global memory with one 128-bit store.
+///
+/// # Safety
+/// The floats must be valid and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn store_global4(p: *mut f32, index: u32, v: [f32; 4]) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g; mul.wide.u32 g, {i}, 4; add.s64 g, g, {p}; cvta.to.global.u64 g, g;",
+            "st.global.v4.f32 [g], {{{x}, {y}, {z}, {w}}}; }}",
+            p = in(reg64) p, i = in(reg32) index,
+            x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
+            options(nostack, preserves_flags),
+        );
+    }
+}

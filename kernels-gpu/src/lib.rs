@@ -1,9 +1,10 @@
 //! The lab's GPU kernels and the variant table that drives the whole project.
 //!
 //! Compiled twice: for `nvptx64-nvidia-cuda` (the kernels, see `xtask/src/ptx.rs`), and for the
-//! host, where the [`variants`] table, the kernel ABI ([`abi`]) and the CPU references of the
-//! kernels' results ([`reference`]) are visible. Every entry point, launch bound, register cap,
-//! host launch and report row comes from the table in `variants.rs`.
+//! host, where the [`variants`] table, the kernel ABI ([`abi`]), the tuned GEMM family's index
+//! arithmetic ([`tuned_shape`]) and the CPU references of the kernels' results ([`reference`])
+//! are visible. Every entry point, launch bound, register cap, host launch and report row comes
+//! from the table in `variants.rs`.
 #![no_std]
 // The memcpy grid's cartesian product recurses once per (threads, loads) pair.
 #![recursion_limit = "256"]
@@ -18,6 +19,7 @@ mod table;
 pub mod abi;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
+pub mod tuned_shape;
 pub mod variants;
 
 #[cfg(target_arch = "nvptx64")]
@@ -26,6 +28,8 @@ mod chase;
 mod fma;
 #[cfg(target_arch = "nvptx64")]
 mod gemm;
+#[cfg(target_arch = "nvptx64")]
+mod gemm_tuned;
 #[cfg(target_arch = "nvptx64")]
 mod gpu;
 #[cfg(target_arch = "nvptx64")]

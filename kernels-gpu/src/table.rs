@@ -119,7 +119,7 @@ macro_rules! variant_table {
             fma_ilp: $fma_names:tt $fma_abi:tt,
             chase: $chase_names:tt $chase_abi:tt $(,)?
         },
-        gemm: [ $( ($gl:literal, $tm:literal, $tn:literal) ),* $(,)? ],
+        gemm: [ $( ($gl:literal, $gfam:ident $gshape:tt) ),* $(,)? ],
         memcpy: {
             grid: (
                 threads [ $( $gt:literal ),* $(,)? ],
@@ -138,9 +138,7 @@ macro_rules! variant_table {
         kernel_params!("chase", $chase_names $chase_abi);
 
         /// GEMM variants, in table order.
-        pub const GEMM: &[GemmVariant] = &[
-            $( GemmVariant { label: $gl, tm: $tm, tn: $tn, entry: concat!("gemm_tm", $tm, "_tn", $tn) }, )*
-        ];
+        pub const GEMM: &[GemmVariant] = &[ $( gemm_variant!($gl, $gfam $gshape), )* ];
         /// The labelled memcpy variants (experiment 2), in table order; each a point of
         /// [`MEMCPY_GRID`].
         pub const MEMCPY: &[MemcpyVariant] = &[
@@ -164,19 +162,7 @@ macro_rules! variant_table {
         grid_product!(@threads [] [$($gt),*] [$($gld),*] [$($gw),*]
             => memcpy_grid_points ($memcpy_names $memcpy_abi));
 
-        $( const _: () = {
-            assert!($tm > 0 && $tn > 0, concat!("gemm variant ", $gl, ": TM and TN must be at least 1"));
-            assert!(BM % $tm == 0 && BN % $tn == 0, concat!(
-                "gemm variant ", $gl, ": the ", $tm, "x", $tn, " sub-tile does not divide the block tile"));
-            assert!(BM * BN / ($tm * $tn) <= MAX_THREADS, concat!(
-                "gemm variant ", $gl, ": ", $tm, "x", $tn, " needs more than 1024 threads per block"));
-            // The tile staging (gemm.rs, `stage`) splits each thread's elements into its own
-            // (row, col) plus per-pass constants, which needs power-of-two shapes.
-            assert!(
-                (BM * BN / ($tm * $tn)).is_power_of_two() && BM.is_power_of_two() && BN.is_power_of_two()
-                    && BK.is_power_of_two(),
-                concat!("gemm variant ", $gl, ": threads per block and tile sides must be powers of two"));
-        }; )*
+        $( gemm_checks!($gl, $gfam $gshape); )*
         const _: () = {
             $( assert!($gt >= 1 && $gt <= MAX_THREADS, concat!(
                 "memcpy grid: threads ", $gt, " is outside 1..=1024")); )*
@@ -218,10 +204,113 @@ macro_rules! variant_table {
             assert!(entries_unique(GEMM, MEMCPY), "variant table: two lines share an entry name or label");
         };
 
-        $( kernel_entry!(concat!("gemm_tm", $tm, "_tn", $tn), $gemm_names $gemm_abi,
-                         crate::gemm::gemm::<$tm, $tn>); )*
+        $( gemm_entry!($gemm_names $gemm_abi, $gl, $gfam $gshape); )*
         $( kernel_entry!(concat!("fma_ilp", $ilp), $fma_names $fma_abi,
                          crate::fma::fma_ilp::<$ilp>); )*
         kernel_entry!($ce, $chase_names $chase_abi, crate::chase::chase);
+    };
+}
+
+/// One GEMM line as a [`GemmVariant`](crate::variants::GemmVariant), by family.
+macro_rules! gemm_variant {
+    ($gl:literal, seed { block: ($bm:literal, $bn:literal, $bk:literal), thread: ($tm:literal, $tn:literal) $(,)? }) => {
+        GemmVariant {
+            label: $gl,
+            family: GemmFamily::Seed,
+            bm: $bm,
+            bn: $bn,
+            bk: $bk,
+            warp: None,
+            tm: $tm,
+            tn: $tn,
+            stages: 1,
+            entry: concat!("gemm_tm", $tm, "_tn", $tn),
+        }
+    };
+    ($gl:literal, tuned {
+        block: ($bm:literal, $bn:literal, $bk:literal), warp: ($wm:literal, $wn:literal),
+        thread: ($tm:literal, $tn:literal), stages: $st:literal $(,)?
+    }) => {
+        GemmVariant {
+            label: $gl,
+            family: GemmFamily::Tuned,
+            bm: $bm,
+            bn: $bn,
+            bk: $bk,
+            warp: Some(($wm, $wn)),
+            tm: $tm,
+            tn: $tn,
+            stages: $st,
+            entry: concat!(
+                "sgemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn, "_tm", $tm, "_tn",
+                $tn, "_s", $st
+            ),
+        }
+    };
+}
+
+/// The compile-time checks of one GEMM line, each naming the line.
+macro_rules! gemm_checks {
+    ($gl:literal, seed { block: ($bm:literal, $bn:literal, $bk:literal), thread: ($tm:literal, $tn:literal) $(,)? }) => {
+        const _: () = {
+            assert!($bm == BM && $bn == BN && $bk == BK, concat!(
+                "gemm variant ", $gl, ": the seed family's block tile is 64x64x8"));
+            assert!($tm > 0 && $tn > 0, concat!("gemm variant ", $gl, ": TM and TN must be at least 1"));
+            assert!(BM % $tm == 0 && BN % $tn == 0, concat!(
+                "gemm variant ", $gl, ": the ", $tm, "x", $tn, " sub-tile does not divide the block tile"));
+            assert!(BM * BN / ($tm * $tn) <= MAX_THREADS, concat!(
+                "gemm variant ", $gl, ": ", $tm, "x", $tn, " needs more than 1024 threads per block"));
+            // The tile staging (gemm.rs, `stage`) splits each thread's elements into its own
+            // (row, col) plus per-pass constants, which needs power-of-two shapes.
+            assert!(
+                (BM * BN / ($tm * $tn)).is_power_of_two() && BM.is_power_of_two() && BN.is_power_of_two()
+                    && BK.is_power_of_two(),
+                concat!("gemm variant ", $gl, ": threads per block and tile sides must be powers of two"));
+        };
+    };
+    ($gl:literal, tuned {
+        block: ($bm:literal, $bn:literal, $bk:literal), warp: ($wm:literal, $wn:literal),
+        thread: ($tm:literal, $tn:literal), stages: $st:literal $(,)?
+    }) => {
+        const _: () = {
+            let s = TunedShape { bm: $bm, bn: $bn, bk: $bk, wm: $wm, wn: $wn, tm: $tm, tn: $tn, stages: $st };
+            if let Err(why) = tuned_shape_fits(&s) {
+                // const panics take a literal message; `why` picks it.
+                match why {
+                    TunedMisfit::ThreadTile => panic!(concat!("gemm variant ", $gl,
+                        ": the thread tile must be made of 4x4 blocks (TM, TN multiples of 4)")),
+                    TunedMisfit::WarpTile => panic!(concat!("gemm variant ", $gl,
+                        ": the warp tile must hold 32 thread tiles (WM/TM * WN/TN == 32)")),
+                    TunedMisfit::BlockTile => panic!(concat!("gemm variant ", $gl,
+                        ": the warp tile does not divide the block tile")),
+                    TunedMisfit::Threads => panic!(concat!("gemm variant ", $gl,
+                        ": more than 1024 threads per block")),
+                    TunedMisfit::Staging => panic!(concat!("gemm variant ", $gl,
+                        ": the threads do not split the A and B slices evenly (threads must be a multiple \
+                         of BK and of BN/4, and divide BM*BK and BK*BN/4)")),
+                    TunedMisfit::Stages => panic!(concat!("gemm variant ", $gl,
+                        ": stages must be 2..=8")),
+                    TunedMisfit::SharedMemory => panic!(concat!("gemm variant ", $gl,
+                        ": the stages need more than the 227 KB of shared memory a block can opt into")),
+                }
+            }
+        };
+    };
+}
+
+/// The kernel entry of one GEMM line (nvptx64 only), with the family's parameter list.
+macro_rules! gemm_entry {
+    ($names:tt $abi:tt, $gl:literal, seed { block: ($bm:literal, $bn:literal, $bk:literal), thread: ($tm:literal, $tn:literal) $(,)? }) => {
+        kernel_entry!(concat!("gemm_tm", $tm, "_tn", $tn), $names $abi, crate::gemm::gemm::<$tm, $tn>);
+    };
+    ($names:tt $abi:tt, $gl:literal, tuned {
+        block: ($bm:literal, $bn:literal, $bk:literal), warp: ($wm:literal, $wn:literal),
+        thread: ($tm:literal, $tn:literal), stages: $st:literal $(,)?
+    }) => {
+        kernel_entry!(
+            concat!("sgemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn, "_tm", $tm, "_tn", $tn, "_s", $st),
+            $names $abi,
+            crate::gemm_tuned::gemm_tuned::<$bm, $bn, $bk, $wm, $wn, $tm, $tn, $st>
+        );
     };
 }

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, REGS};
+use kernels_gpu::variants::{GemmFamily, CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, REGS};
 use serde::{Deserialize, Serialize};
 
 use crate::ptx::{self, PtxError};
@@ -204,13 +204,13 @@ pub fn grid_spills(m: &Manifest) -> Vec<String> {
 /// Returns one line per violation; empty when all hold.
 pub fn check_bars(m: &Manifest) -> Vec<String> {
     let mut bad = Vec::new();
-    // GEMM variants up to the register file's reach, the labelled memcpy variants, every FMA
-    // kernel and the chase: no stack, no spills. The largest tiles (more accumulators than 255
-    // registers can hold) are expected to spill; so are the grid's copies that stage more than
-    // their block size leaves registers for (see `grid_spills`).
+    // GEMM variants up to the register file's reach, every tuned variant, the labelled memcpy
+    // variants, every FMA kernel and the chase: no stack, no spills. The largest seed tiles (more
+    // accumulators than 255 registers can hold) are expected to spill; so are the grid's copies
+    // that stage more than their block size leaves registers for (see `grid_spills`).
     let entries = GEMM
         .iter()
-        .filter(|v| v.accumulators() <= 128)
+        .filter(|v| v.family == GemmFamily::Tuned || v.accumulators() <= 128)
         .map(|v| v.entry)
         .chain(MEMCPY.iter().map(|v| v.entry))
         .chain(

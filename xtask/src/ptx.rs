@@ -149,7 +149,7 @@ impl PtxBuild {
         })?;
         match ptx.lines().find_map(|l| l.trim().strip_prefix(".target ")) {
             Some(target) if target.split(',').next().map(str::trim) == Some(self.arch.as_str()) => {
-                Ok(ptx)
+                Ok(declare_dynamic_shared(&ptx))
             }
             found => Err(PtxError::WrongTarget {
                 path: newest,
@@ -158,6 +158,31 @@ impl PtxBuild {
             }),
         }
     }
+}
+
+/// The symbol of the kernels' dynamic shared memory (kernels-gpu/src/gpu.rs, `dynamic_shared_base`).
+pub const DYNAMIC_SHARED_SYMBOL: &str = "lab_dyn_smem";
+
+/// The module with its dynamic shared memory declared, when an entry uses it. PTX allows
+/// `.extern .shared` only at module scope, out of reach of inline asm, so the kernels name the
+/// array and the build declares it, after the module header (`.address_size`).
+pub fn declare_dynamic_shared(ptx: &str) -> String {
+    let declaration = format!(".extern .shared .align 16 .b8 {DYNAMIC_SHARED_SYMBOL}[];");
+    if !ptx.contains(DYNAMIC_SHARED_SYMBOL) || ptx.contains(&declaration) {
+        return ptx.to_string();
+    }
+    let mut out = String::with_capacity(ptx.len() + declaration.len() + 2);
+    let mut declared = false;
+    for line in ptx.lines() {
+        out.push_str(line);
+        out.push('\n');
+        if !declared && line.trim_start().starts_with(".address_size") {
+            out.push_str(&declaration);
+            out.push('\n');
+            declared = true;
+        }
+    }
+    out
 }
 
 /// The most recently written `kernels_gpu-*.s` (cargo keeps older ones from other flag sets).
@@ -376,14 +401,22 @@ fn patch_entries(
 }
 
 /// The module with launch bounds: every entry launched with one block size gets
-/// `.maxntid THREADS, 1, 1` from its table line, as nvcc's `__launch_bounds__(THREADS)` would;
-/// the others (fma, chase) none. Entries and table must match one to one.
+/// `.maxntid THREADS, 1, 1` from its table line, as nvcc's `__launch_bounds__(THREADS)` would,
+/// and `.minnctapersm` where a GEMM line asks for it (`GemmVariant::min_blocks_per_sm`); the
+/// others (fma, chase) none. Entries and table must match one to one.
 pub fn with_launch_bounds(ptx: &str) -> Result<String, PtxError> {
     check_matches_table(ptx)?;
     patch_entries(ptx, |name| {
         let threads =
             table_threads(name).ok_or_else(|| PtxError::UnknownEntry(name.to_string()))?;
-        Ok(threads.map(|t| format!(".maxntid {t}, 1, 1")))
+        let min_blocks = variants::GEMM
+            .iter()
+            .find(|v| v.entry == name)
+            .and_then(|v| v.min_blocks_per_sm());
+        Ok(threads.map(|t| match min_blocks {
+            Some(blocks) => format!(".maxntid {t}, 1, 1\n.minnctapersm {blocks}"),
+            None => format!(".maxntid {t}, 1, 1"),
+        }))
     })
 }
 

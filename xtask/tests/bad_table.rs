@@ -56,18 +56,27 @@ fn check_with_edit(case: &str, from: &str, to: &str) -> Result<(), String> {
     }
 }
 
-const GEMM_ANCHOR: &str = "(\"D+\",    16, 16),";
+const GEMM_ANCHOR: &str = "(\"D+\",    seed { block: (64, 64, 8), thread: (16, 16) }),";
 const COPY_ANCHOR: &str = "(\"T14f4\",     32,    14,     4),";
 
 #[test]
 fn a_good_extra_line_compiles() {
-    check_with_line("good", GEMM_ANCHOR, "(\"E\", 4, 8),")
-        .expect("a valid new tile shape is accepted");
+    check_with_line(
+        "good",
+        GEMM_ANCHOR,
+        "(\"E\", seed { block: (64, 64, 8), thread: (4, 8) }),",
+    )
+    .expect("a valid new tile shape is accepted");
 }
 
 #[test]
 fn more_than_1024_threads_is_rejected() {
-    let err = check_with_line("threads", GEMM_ANCHOR, "(\"X1\", 1, 2),").unwrap_err();
+    let err = check_with_line(
+        "threads",
+        GEMM_ANCHOR,
+        "(\"X1\", seed { block: (64, 64, 8), thread: (1, 2) }),",
+    )
+    .unwrap_err();
     assert!(
         err.contains("gemm variant X1") && err.contains("1024"),
         "{err}"
@@ -76,11 +85,92 @@ fn more_than_1024_threads_is_rejected() {
 
 #[test]
 fn a_sub_tile_that_does_not_divide_is_rejected() {
-    let err = check_with_line("divide", GEMM_ANCHOR, "(\"X3\", 3, 4),").unwrap_err();
+    let err = check_with_line(
+        "divide",
+        GEMM_ANCHOR,
+        "(\"X3\", seed { block: (64, 64, 8), thread: (3, 4) }),",
+    )
+    .unwrap_err();
     assert!(
         err.contains("gemm variant X3") && err.contains("does not divide"),
         "{err}"
     );
+}
+
+#[test]
+fn a_seed_line_with_another_block_tile_is_rejected() {
+    let err = check_with_line(
+        "seedblock",
+        GEMM_ANCHOR,
+        "(\"X4\", seed { block: (128, 128, 8), thread: (8, 8) }),",
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("gemm variant X4") && err.contains("64x64x8"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_good_tuned_line_compiles() {
+    check_with_line(
+        "tunedgood",
+        GEMM_ANCHOR,
+        "(\"G1\", tuned { block: (128, 128, 8), warp: (64, 32), thread: (8, 8), stages: 2 }),",
+    )
+    .expect("a valid tuned shape is accepted");
+}
+
+/// Each bad tuned line, and the words its error must contain besides its label.
+const BAD_TUNED: &[(&str, &str, &str)] = &[
+    (
+        "Y1",
+        "block: (128, 128, 8), warp: (64, 32), thread: (6, 8), stages: 3",
+        "4x4 blocks",
+    ),
+    (
+        "Y2",
+        "block: (128, 128, 8), warp: (64, 64), thread: (8, 8), stages: 3",
+        "32 thread tiles",
+    ),
+    (
+        "Y3",
+        "block: (128, 96, 8), warp: (64, 64), thread: (8, 16), stages: 3",
+        "does not divide the block tile",
+    ),
+    (
+        "Y4",
+        "block: (512, 256, 8), warp: (32, 32), thread: (4, 8), stages: 3",
+        "1024 threads",
+    ),
+    (
+        "Y5",
+        "block: (128, 128, 4), warp: (32, 32), thread: (4, 8), stages: 3",
+        "split the A and B slices",
+    ),
+    (
+        "Y6",
+        "block: (128, 128, 8), warp: (64, 32), thread: (8, 8), stages: 1",
+        "stages must be 2..=8",
+    ),
+    (
+        "Y7",
+        "block: (256, 256, 32), warp: (64, 64), thread: (16, 8), stages: 8",
+        "227 KB",
+    ),
+];
+
+#[test]
+fn bad_tuned_lines_are_rejected_by_name() {
+    for (label, shape, words) in BAD_TUNED {
+        let line = format!("(\"{label}\", tuned {{ {shape} }}),");
+        let err = check_with_line(&format!("tuned{label}"), GEMM_ANCHOR, &line)
+            .expect_err("a bad tuned line must not compile");
+        assert!(
+            err.contains(&format!("gemm variant {label}")) && err.contains(words),
+            "{label}: {err}"
+        );
+    }
 }
 
 #[test]

@@ -102,6 +102,27 @@ fn directive_of<'a>(ptx: &'a str, entry: &str) -> &'a str {
 }
 
 #[test]
+fn dynamic_shared_memory_is_declared_once_at_module_scope() {
+    let declaration = format!(
+        ".extern .shared .align 16 .b8 {}[];",
+        ptx::DYNAMIC_SHARED_SYMBOL
+    );
+    let ptx = plain_ptx();
+    assert_eq!(ptx.matches(&declaration).count(), 1, "declared once");
+    let at = ptx.find(&declaration).unwrap();
+    let first_entry = ptx.find(".entry").unwrap();
+    assert!(at < first_entry, "at module scope, before every function");
+    assert_eq!(
+        ptx::declare_dynamic_shared(ptx),
+        ptx,
+        "declaring twice changes nothing"
+    );
+    // Only the tuned family uses it: a module without it gets no declaration.
+    let none = ".version 7.8\n.target sm_90\n.address_size 64\n";
+    assert_eq!(ptx::declare_dynamic_shared(none), none);
+}
+
+#[test]
 fn a_module_missing_an_entry_is_rejected() {
     let renamed = plain_ptx().replace("memcpy_t32_l14_w4", "memcpy_t32_l14_w3");
     let err = ptx::with_launch_bounds(&renamed).unwrap_err().to_string();

@@ -177,7 +177,7 @@ mod tests {
         KernelResources {
             threads,
             regs_per_thread: regs,
-            static_smem: kernels_gpu::variants::GemmVariant::static_shared_bytes(),
+            static_smem: kernels_gpu::variants::GemmVariant::SEED_STATIC_SHARED_BYTES,
             dyn_smem: 0,
         }
     }

@@ -67,7 +67,7 @@ pub fn curves_for(results: &RunResults, limits: &Limits) -> Vec<CurvePlot> {
             let kernel = KernelResources {
                 threads: row.threads,
                 regs_per_thread: row.regs,
-                static_smem: GemmVariant::static_shared_bytes(),
+                static_smem: GemmVariant::SEED_STATIC_SHARED_BYTES,
                 dyn_smem: 0,
             };
             all_curves(limits, &kernel).map(|c| (row.variant.clone(), c))
