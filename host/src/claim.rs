@@ -24,7 +24,7 @@ pub const FAR_SLOWER: f64 = 0.5;
 pub struct Verdict {
     /// Short stable key, e.g. `"peak-below-max-occupancy"`.
     pub key: &'static str,
-    /// Which experiment (1, 2 or 3) the claim is about.
+    /// Which experiment (its number, 1 to 5) the claim is about.
     pub experiment: u8,
     /// The claim, in words.
     pub claim: String,

@@ -11,7 +11,6 @@ use crate::experiments::registry::{self, ExperimentCommand, Planned};
 use crate::experiments::RunContext;
 pub use crate::flags::{check_out, CliError, Common};
 use crate::table::Format;
-use crate::timing::TimingPlan;
 
 /// Exit code: every check passed.
 pub const EXIT_OK: u8 = 0;
@@ -86,10 +85,7 @@ fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Pla
     Ok(Plan {
         device: common.device,
         context: RunContext {
-            timing: TimingPlan {
-                iters: common.iters,
-                samples: common.samples,
-            },
+            timing: common.sampling.config(None).map_err(CliError::Flag)?,
             seed: common.seed,
             progress: false,
         },

@@ -10,6 +10,7 @@ use clap::Args;
 use kernels_gpu::variants::{BM, MAX_REGS_PER_THREAD, MIN_REG_CAP};
 
 use crate::cuda::{module_entries, ptx_accepts, ptx_entry_params, ModuleKind};
+use crate::sampling::SamplingArgs;
 use crate::table::Format;
 use kernels_gpu::abi::Param;
 
@@ -17,10 +18,6 @@ use kernels_gpu::abi::Param;
 pub const MAX_GEMM_SIZE: u32 = 32_768;
 /// Largest copy buffer accepted, MiB.
 pub const MAX_COPY_MIB: u64 = 1 << 20;
-/// The blog's launches per timed sample.
-pub const DEFAULT_ITERS: u32 = 50;
-/// Timed samples per figure.
-pub const DEFAULT_SAMPLES: u32 = 7;
 /// Seed of the random inputs.
 pub const DEFAULT_SEED: u64 = 0x0CC_u64 << 32 | 2010;
 
@@ -31,14 +28,9 @@ pub struct Common {
     #[arg(long, value_name = "N", default_value_t = 0,
           value_parser = clap::value_parser!(u32).range(0..=1023))]
     pub device: u32,
-    /// Launches per timed sample (the blog: 50).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_ITERS,
-          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    pub iters: u32,
-    /// Timed samples per figure; the median is reported with min and max.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SAMPLES,
-          value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub samples: u32,
+    /// How each figure is timed: to a noise target by default, or a fixed plan.
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -164,6 +156,8 @@ pub enum CliError {
     },
     #[error("--out: {path}: {reason}")]
     Out { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Flag(String),
 }
 
 /// `--size`: M = N = K must tile by the 64x64 block tile.

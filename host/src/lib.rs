@@ -5,7 +5,7 @@
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`occupancy`] (the calculator's
 //!    arithmetic, no GPU);
 //! 3. [`cuda`] (the driver: device and limits, modules, the one launch path);
-//! 4. [`timing`], [`flags`] (the shared flags and every check before the GPU);
+//! 4. [`sampling`] (the one timing path: noise-driven or fixed plans), [`flags`] (the shared flags and every check before the GPU);
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
 //! 7. [`report`], [`results_io`]: report.md, plots, merged runs, the results folder;
@@ -23,5 +23,5 @@ pub mod occupancy;
 pub mod report;
 pub mod results;
 pub mod results_io;
+pub mod sampling;
 pub mod table;
-pub mod timing;

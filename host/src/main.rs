@@ -88,9 +88,10 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
     }
     plan.context.progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     let gpu = Gpu::open(plan.device).with_context(|| format!("opening device {}", plan.device))?;
+    plan.context.timing.reference_clock_mhz = Some(gpu.info().sm_clock_khz / 1000);
     let meta = experiments::meta(
         &plan.command,
-        plan.context.timing,
+        &plan.context.timing,
         &plan.experiments,
         &gpu.info().driver_version,
     );

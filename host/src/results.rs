@@ -24,8 +24,12 @@ pub struct RunMeta {
     pub compare_label: Option<String>,
     /// Launches per timed sample.
     pub iters: u32,
-    /// Timed samples per figure.
+    /// Timed samples per figure (0 with a noise target: the count varies by figure).
     pub samples: u32,
+    /// The noise target every figure was sampled to (relative standard deviation); None for a
+    /// fixed plan (`--iters/--samples`), as in runs recorded before noise-driven timing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_target: Option<f64>,
     /// GEMM M = N = K.
     pub gemm_size: u32,
     /// Bytes of the copy buffer (each of source and destination).
@@ -72,7 +76,7 @@ pub struct DeviceInfo {
 }
 
 /// Repeated timing of one figure.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Timing {
     /// Milliseconds per launch, one entry per sample (each sample = `iters` launches).
     pub samples_ms: Vec<f64>,
@@ -82,6 +86,36 @@ pub struct Timing {
     /// SM clock read before and after the samples (MHz), where the driver reports it.
     pub sm_clock_mhz_before: Option<u32>,
     pub sm_clock_mhz_after: Option<u32>,
+    /// Relative standard deviation of the samples (sample sd over mean; see
+    /// [`crate::sampling`]). Recorded from the noise-driven timing on; older runs have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<f64>,
+    /// The noise target the figure was sampled to; None for a fixed plan (`--iters/--samples`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_target: Option<f64>,
+    /// Launches per sample (the batch a sample's events enclose).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launches_per_sample: Option<u32>,
+    /// Samples taken while the SM clock was more than the tolerance below the reference.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub clock_dropped_samples: u32,
+    /// Warnings about the figure: its noise target missed, samples taken under a dropped clock.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl Timing {
+    /// Whether the figure met its noise target (a fixed plan has none, and meets it).
+    pub fn target_met(&self) -> bool {
+        match self.noise_target {
+            Some(t) => self.noise.is_some_and(|n| n <= t),
+            None => true,
+        }
+    }
 }
 
 /// A correctness check of one run.
@@ -118,6 +152,15 @@ pub struct Missing {
 }
 
 impl RunMeta {
+    /// How each figure was timed, in words: "50 launches x 7 samples" for a fixed plan, or the
+    /// noise target.
+    pub fn sampling_words(&self) -> String {
+        match self.noise_target {
+            Some(t) => format!("sampled to {:.1}% noise", t * 100.0),
+            None => format!("{} launches x {} samples", self.iters, self.samples),
+        }
+    }
+
     /// The compared module's name for tables, plots and legends: `--compare-label`, or for a run
     /// recorded without one, the stem of the first compared file or folder.
     pub fn compare_name(&self) -> Option<String> {

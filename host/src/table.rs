@@ -32,8 +32,10 @@ pub enum Kind {
     /// A throughput in `unit` (e.g. "GFLOP/s") with `decimals` decimals; a flagged value is
     /// marked `(!)` and its flags become the table's notes.
     Rate { unit: &'static str, decimals: usize },
-    /// Milliseconds per call: median [min-max].
+    /// Milliseconds per call: median [min-max], and the samples' relative noise where measured.
     Duration,
+    /// A relative noise (standard deviation over mean) as a percentage with two decimals.
+    Noise,
     /// A ratio of two figures, two decimals.
     Ratio,
     /// A size in bytes.
@@ -62,11 +64,12 @@ pub enum Value {
     Float(f64),
     /// A rate marked as doubtful (see the row's flags).
     Flagged(f64),
-    /// Median, min and max, milliseconds.
+    /// Median, min and max, milliseconds, and the samples' relative noise where recorded.
     Spread {
         median: f64,
         min: f64,
         max: f64,
+        noise: Option<f64>,
     },
     Pair(u64, u64),
     /// Passed, the error found and the bound it was held to.
@@ -88,14 +91,24 @@ impl Value {
             (Value::Int(n), Kind::Percent) => percent(*n as f64),
             (Value::Int(n), _) => n.to_string(),
             (Value::Float(x), Kind::Percent) => percent(*x),
+            (Value::Float(x) | Value::Flagged(x), Kind::Noise) => format!("{:.2}%", x * 100.0),
             (Value::Float(x), Kind::Rate { decimals, .. }) => format!("{x:.decimals$}"),
             (Value::Flagged(x), Kind::Rate { decimals, .. }) => format!("{x:.decimals$} (!)"),
             (Value::Float(x) | Value::Flagged(x), Kind::Ratio) => format!("{x:.2}"),
             (Value::Float(x) | Value::Flagged(x), Kind::Count | Kind::Bytes) => format!("{x:.0}"),
             (Value::Float(x) | Value::Flagged(x), _) => x.to_string(),
-            (Value::Spread { median, min, max }, _) => {
-                format!("{median:.3} [{min:.3}-{max:.3}]")
-            }
+            (
+                Value::Spread {
+                    median,
+                    min,
+                    max,
+                    noise,
+                },
+                _,
+            ) => match noise {
+                Some(n) => format!("{median:.3} [{min:.3}-{max:.3}] ±{:.2}%", n * 100.0),
+                None => format!("{median:.3} [{min:.3}-{max:.3}]"),
+            },
             (Value::Pair(a, b), Kind::Pair { sep }) => format!("{a}{sep}{b}"),
             (Value::Pair(a, b), _) => format!("{a}x{b}"),
             (
@@ -356,7 +369,16 @@ mod tests {
             median: 1.0,
             min: 0.5,
             max: 2.0,
+            noise: None,
         };
         assert_eq!(spread.format(Kind::Duration), "1.000 [0.500-2.000]");
+        let noisy = Value::Spread {
+            median: 1.0,
+            min: 0.5,
+            max: 2.0,
+            noise: Some(0.0031),
+        };
+        assert_eq!(noisy.format(Kind::Duration), "1.000 [0.500-2.000] ±0.31%");
+        assert_eq!(Value::Float(0.0031).format(Kind::Noise), "0.31%");
     }
 }

@@ -122,7 +122,15 @@ fn a_missing_module_file_is_named() {
 fn help_lists_the_experiments_and_the_common_flags() {
     let o = host(&["--help"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    for c in ["occupancy", "bandwidth", "regs", "all", "info"] {
+    for c in [
+        "occupancy",
+        "bandwidth",
+        "regs",
+        "inflight",
+        "ilp",
+        "all",
+        "info",
+    ] {
         assert!(out.contains(c), "{out}");
     }
     let o = host(&["all", "--help"]);
@@ -137,11 +145,16 @@ fn help_lists_the_experiments_and_the_common_flags() {
         "--copy-mib",
         "--module",
         "--compare",
+        "--noise",
+        "--samples",
+        "--inflight-copy-mib",
+        "--inflight-loads",
+        "--ilp-warps-per-sm",
     ] {
         assert!(out.contains(f), "{f} missing from:\n{out}");
     }
     assert!(
-        out.contains("[default: 50]") && out.contains("[default: 4096]"),
+        out.contains("[default: 0.5]") && out.contains("[default: 4096]"),
         "{out}"
     );
 }
@@ -169,6 +182,14 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
         "A,C,T1,T14f4",
         "--caps",
         "64,128",
+        "--inflight-copy-mib",
+        "16",
+        "--inflight-loads",
+        "1,8",
+        "--inflight-warps-per-sm",
+        "2,8",
+        "--ilp-warps-per-sm",
+        "4,8",
         "--format",
         "csv",
         "--out",
@@ -181,6 +202,10 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
         "occupancy.csv",
         "bandwidth.csv",
         "regs.csv",
+        "inflight.csv",
+        "ilp.csv",
+        "inflight.svg",
+        "ilp.svg",
         "report.md",
         "curve_registers.svg",
     ] {
@@ -218,6 +243,10 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
         .iter()
         .all(|row| row.blocks_per_sm == 2));
     assert_eq!(r.regs.unwrap().len(), 2);
+    let inflight = r.inflight.as_ref().unwrap();
+    assert!(!inflight.rows.is_empty() && inflight.latency.check.passed);
+    let ilp = r.ilp.as_ref().unwrap();
+    assert_eq!(ilp.rows.len(), 2 * kernels_gpu::variants::FMA.len());
     assert!(r.missing.is_empty(), "{:?}", r.missing);
     std::fs::remove_dir_all(&dir).unwrap();
 }

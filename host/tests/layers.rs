@@ -9,7 +9,7 @@ const LAYERS: &[&[&str]] = &[
     &["results", "table", "modules"],
     &["claim", "figure", "occupancy"],
     &["cuda"],
-    &["timing", "flags"],
+    &["sampling", "flags"],
     &["calculator"],
     &["experiments"],
     &["report", "results_io"],

@@ -42,8 +42,14 @@ fn fixture_is_marked_hand_made() {
 #[test]
 fn every_claim_holds_on_the_fixture() {
     let vs = fixture().verdicts();
-    assert_eq!(vs.len(), 8);
-    for v in &vs {
+    assert_eq!(vs.len(), 12);
+    // The fixture has experiments 1-3; the sweeps' four claims say they were not run.
+    let (run, not_run): (Vec<_>, Vec<_>) = vs.iter().partition(|v| v.experiment <= 3);
+    assert_eq!(run.len(), 8);
+    assert!(not_run
+        .iter()
+        .all(|v| v.holds.is_none() && v.evidence.contains("was not run")));
+    for v in &run {
         assert_eq!(v.holds, Some(true), "{}: {}", v.key, v.evidence);
         assert!(v.evidence.chars().any(|c| c.is_ascii_digit()), "{}", v.key);
     }
@@ -426,8 +432,8 @@ fn no_experiment_means_nothing_is_judged() {
     let written = report::write(&r, &dir).unwrap();
     assert_eq!(written.len(), 1, "only report.md: {written:?}");
     let md = std::fs::read_to_string(&written[0]).unwrap();
-    assert_eq!(md.matches("**NOT JUDGED**").count(), 16);
-    assert_eq!(md.matches("Not run.").count(), 3);
+    assert_eq!(md.matches("**NOT JUDGED**").count(), 24);
+    assert_eq!(md.matches("Not run.").count(), 5);
 }
 
 fn with_comparison(mut r: RunResults) -> RunResults {
@@ -842,4 +848,79 @@ fn a_heatmap_labels_every_measured_cell_and_its_axes() {
     ] {
         assert!(has(&t, label), "{label} missing from {t:?}");
     }
+}
+
+/// With experiment 4 in the same results, experiment 2's judged verdicts give its reason: the
+/// bytes in flight the blog's variants hold against what the model says this GPU needs.
+#[test]
+fn experiment_2_points_to_experiment_4_when_both_ran() {
+    let mut r = fixture();
+    let before: Vec<_> = r
+        .verdicts()
+        .into_iter()
+        .filter(|v| v.experiment == 2)
+        .collect();
+    assert!(before.iter().all(|v| !v.evidence.contains("experiment 4")));
+    let timing = serde_json::json!({"samples_ms": [1.0], "median_ms": 1.0, "min_ms": 1.0,
+        "max_ms": 1.0, "sm_clock_mhz_before": null, "sm_clock_mhz_after": null});
+    let check = serde_json::json!({"passed": true, "error": 0.0, "bound": 0.0, "what": "x"});
+    r.inflight = Some(
+        serde_json::from_value(serde_json::json!({
+            "copy": {"bytes": 1u64 << 27, "gbps": 4200.0, "timing": timing},
+            "latency": {"steps": 1000, "buffer_bytes": 1u64 << 30, "cycles_per_step": 1200.0,
+                "ns_per_step": 600.0, "implied_clock_mhz": 2000.0, "check": check},
+            "model": {"sms": 132, "latency_ns": 600.0, "peak_gbps": 4200.0},
+            "rows": [], "skipped": [],
+            "headline": {"least_occupancy": [], "bytes_needed": []}
+        }))
+        .unwrap(),
+    );
+    let after: Vec<_> = r
+        .verdicts()
+        .into_iter()
+        .filter(|v| v.experiment == 2)
+        .collect();
+    assert_eq!(after.len(), before.len());
+    for v in after.iter().filter(|v| v.holds.is_some()) {
+        assert!(
+            v.evidence.contains("Why (experiment 4)") && v.evidence.contains("T1 8192 B"),
+            "{}",
+            v.evidence
+        );
+    }
+    assert!(after.iter().any(|v| v.holds.is_some()));
+}
+
+/// A run that ran (or was asked for) only some experiments reports those alone: a run recorded
+/// before experiments 4 and 5 existed regenerates without them.
+#[test]
+fn the_report_is_about_the_experiments_the_run_asked_for() {
+    let mut r = fixture();
+    r.occupancy = None;
+    r.regs = None;
+    let dir = out_dir("report_one");
+    let written = report::write(&r, &dir).unwrap();
+    let md = std::fs::read_to_string(&written[0]).unwrap();
+    assert!(md.contains("## Experiment 2"), "{md}");
+    assert!(
+        !md.contains("## Experiment 1") && !md.contains("## Experiment 4"),
+        "{md}"
+    );
+    assert!(!md.contains("Not run."), "{md}");
+    assert!(!md.contains("**NOT JUDGED**"), "{md}");
+    r.missing.push(host::results::Missing {
+        experiment: "inflight".into(),
+        reason: "failed: synthetic".into(),
+    });
+    let written = report::write(&r, &dir).unwrap();
+    let md = std::fs::read_to_string(&written[0]).unwrap();
+    assert!(
+        md.contains("Missing from this run: failed: synthetic."),
+        "{md}"
+    );
+    assert_eq!(
+        md.matches("**NOT JUDGED**").count(),
+        4,
+        "experiment 4's two claims"
+    );
 }

@@ -29,6 +29,7 @@ fn timing(ms: f64) -> Timing {
         max_ms: ms * 1.01,
         sm_clock_mhz_before: Some(1980),
         sm_clock_mhz_after: None,
+        ..Timing::default()
     }
 }
 
@@ -139,6 +140,7 @@ fn sample() -> RunResults {
             samples: 7,
             gemm_size: 4096,
             copy_bytes: 1 << 30,
+            noise_target: None,
         },
         device,
         occupancy: Some(vec![gemm("S", 2, 2, 62, 1394.0, vec![]), failed_c]),
@@ -148,6 +150,8 @@ fn sample() -> RunResults {
             rows: vec![copy],
         }),
         regs: Some(vec![regs(32, false), regs(128, true)]),
+        inflight: None,
+        ilp: None,
         missing: vec![],
     }
 }
@@ -327,7 +331,7 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
     let cli = host::cli::Cli::try_parse_from(["host", "all"]).unwrap();
     let plan = cli.command.plan("host all").unwrap().unwrap();
     let names: Vec<&str> = plan.experiments.iter().map(Planned::name).collect();
-    assert_eq!(names, ["occupancy", "bandwidth", "regs"]);
+    assert_eq!(names, ["occupancy", "bandwidth", "regs", "inflight", "ilp"]);
     let full = sample();
     let mut start = full.clone();
     (start.occupancy, start.bandwidth, start.regs) = (None, None, None);
@@ -367,7 +371,12 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
         .collect();
     assert_eq!(
         after_first,
-        [("bandwidth", NOT_FINISHED), ("regs", NOT_FINISHED)]
+        [
+            ("bandwidth", NOT_FINISHED),
+            ("regs", NOT_FINISHED),
+            ("inflight", NOT_FINISHED),
+            ("ilp", NOT_FINISHED)
+        ]
     );
     assert_eq!(writes[0].occupancy, full.occupancy);
     let last = &writes[1];

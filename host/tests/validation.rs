@@ -258,6 +258,8 @@ fn a_thousand_random_command_lines_never_panic() {
         "occupancy",
         "bandwidth",
         "regs",
+        "inflight",
+        "ilp",
         "all",
         "calc",
         "info",
@@ -304,8 +306,26 @@ fn a_thousand_random_command_lines_never_panic() {
         "--carveout",
         "--sms",
         "--block-size-limit",
+        "--noise",
+        "--min-samples",
+        "--max-samples",
+        "--max-time-ms",
+        "--chase-steps",
+        "--blocks-per-sm",
+        "--target-cycles",
+        "--inflight-copy-mib",
     ];
-    let list_flags = ["--variants", "--caps", "--reg-caps"];
+    let list_flags = [
+        "--variants",
+        "--caps",
+        "--reg-caps",
+        "--loads",
+        "--widths",
+        "--warps-per-sm",
+        "--ilp",
+        "--inflight-loads",
+        "--ilp-warps-per-sm",
+    ];
     let path_flags = [
         "--out",
         "--module",

@@ -21,7 +21,7 @@ enum Cmd {
     /// Compile kernels-gpu to PTX (launch-bounded, register-capped and unbounded modules) and,
     /// when ptxas is found, assemble every module and write its resource manifest.
     Build(BuildArgs),
-    /// Build, run the three experiments on the GPU, print the tables and write a results folder.
+    /// Build, run the five experiments on the GPU, print the tables and write a results folder.
     Sweep(SweepArgs),
 }
 

@@ -21,7 +21,7 @@ use live::device_attributes;
 
 use crate::cuda::{driver_present, CudaError, Gpu};
 use crate::table::Format;
-use sweep::{sweep, REG_CAPS};
+use sweep::{seed_entry, sweep, REG_CAPS};
 
 /// Occupancy of a kernel configuration, without a GPU (`--arch`) or from a real one (`--device`).
 #[derive(Debug, Clone, Args)]
@@ -81,6 +81,11 @@ pub struct CalcArgs {
     /// PTX module for --verify/--record-golden (default: the built-in unbounded kernels).
     #[arg(long, value_name = "FILE")]
     pub ptx: Option<PathBuf>,
+    /// --verify/--record-golden over every entry of the module; by default the variant table's
+    /// memcpy grid points (other than experiment 2's labelled ones), FMA and chase entries are
+    /// left out.
+    #[arg(long)]
+    pub all_entries: bool,
 }
 
 impl CalcArgs {
@@ -169,9 +174,19 @@ fn run_gpu(args: &CalcArgs) -> anyhow::Result<String> {
     let attributes = device_attributes(&gpu);
     let device_limits = gpu.limits().clone();
     let mut out = String::new();
-    let rows = sweep(&gpu, &ptx, &device_limits, &args.reg_caps, &mut |line| {
-        eprintln!("{line}")
-    })?;
+    let keep: &dyn Fn(&str) -> bool = if args.all_entries {
+        &|_| true
+    } else {
+        &seed_entry
+    };
+    let rows = sweep(
+        &gpu,
+        &ptx,
+        &device_limits,
+        &args.reg_caps,
+        keep,
+        &mut |line| eprintln!("{line}"),
+    )?;
     let golden = GoldenFile { attributes, rows };
     if let Some(path) = &args.record_golden {
         std::fs::write(path, golden.render())

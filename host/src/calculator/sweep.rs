@@ -2,6 +2,8 @@
 
 use std::time::Instant;
 
+use kernels_gpu::variants::{self, Family, MEMCPY};
+
 use super::live::jit;
 use crate::cuda::{CudaError, Gpu, Kernel};
 use crate::occupancy::arch::Limits;
@@ -34,6 +36,18 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
         }
     }
     names
+}
+
+/// Whether the driver is asked about `entry` without `--all-entries`: the seed families' entries
+/// (every GEMM line and experiment 2's labelled copies) and any entry the variant table does not
+/// generate (a foreign `--ptx`). The table's memcpy grid, FMA and chase entries add hundreds of
+/// kernels of the same two kinds of resources, and a sweep several times as long.
+pub fn seed_entry(entry: &str) -> bool {
+    match variants::entry(entry).map(|e| e.family) {
+        None | Some(Family::Gemm) => true,
+        Some(Family::Memcpy) => MEMCPY.iter().any(|v| v.entry == entry),
+        Some(Family::FmaIlp | Family::Chase) => false,
+    }
 }
 
 /// Dynamic shared memory sizes at and around each point where the number of resident blocks
@@ -99,15 +113,18 @@ struct Refusals {
 /// Every distinct (registers, static shared memory) kernel the module yields under
 /// `reg_caps` (see [`REG_CAPS`]), at every block size 32..=1024 and a few dynamic shared memory sizes, plus a
 /// dense shared memory sweep for the kernels with the fewest and the most registers.
-/// `log` receives one progress line per JIT.
+/// Only the entries `keep` accepts are asked about (see [`seed_entry`]). `log` receives one
+/// progress line per JIT.
 pub fn sweep(
     gpu: &Gpu,
     ptx: &str,
     limits: &Limits,
     reg_caps: &[u32],
+    keep: &dyn Fn(&str) -> bool,
     log: &mut dyn FnMut(&str),
 ) -> Result<Vec<GoldenRow>, CudaError> {
-    let entries = ptx_entries(ptx);
+    let mut entries = ptx_entries(ptx);
+    entries.retain(|e| keep(e));
     let mut seen: Vec<(u32, u32)> = Vec::new();
     let mut rows = Vec::new();
     let mut dense: Vec<(u32, u32)> = Vec::new();
@@ -223,6 +240,22 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn the_default_sweep_takes_the_seed_families() {
+        let kept: Vec<&str> = variants::entries()
+            .map(|e| e.name)
+            .filter(|e| seed_entry(e))
+            .collect();
+        assert_eq!(kept.len(), variants::GEMM.len() + MEMCPY.len());
+        assert!(kept.contains(&"gemm_tm8_tn8") && kept.contains(&"memcpy_t32_l14_w4"));
+        assert!(!seed_entry("memcpy_t256_l4_w4"), "an unlabelled grid point");
+        assert!(!seed_entry("fma_ilp4") && !seed_entry(variants::CHASE.entry));
+        assert!(
+            seed_entry("my_kernel"),
+            "entries of a foreign module are kept"
+        );
     }
 
     #[test]

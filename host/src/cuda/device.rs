@@ -17,7 +17,15 @@ pub struct Gpu {
     info: DeviceInfo,
     limits: Limits,
     pci_bus_id: Option<String>,
+    /// The last SM clock reading and when it was taken ([`Gpu::recent_sm_clock_mhz`]).
+    last_clock: std::sync::Mutex<Option<(std::time::Instant, Option<u32>)>>,
 }
+
+/// Age below which [`Gpu::recent_sm_clock_mhz`] reuses a reading instead of running nvidia-smi
+/// again (about 0.1 s a call): over a sweep of short figures that keeps the readings to one every
+/// two seconds, a few percent of the run, while a throttling episode lasting seconds is still
+/// seen.
+pub const CLOCK_REUSE: std::time::Duration = std::time::Duration::from_millis(2000);
 
 impl Gpu {
     /// Opens device `ordinal`. Fails with [`CudaError::NoDriver`] when libcuda is absent.
@@ -94,6 +102,7 @@ impl Gpu {
             info,
             limits,
             pci_bus_id,
+            last_clock: std::sync::Mutex::new(None),
         })
     }
 
@@ -115,24 +124,30 @@ impl Gpu {
     }
 
     /// Copies a host slice to a new device buffer.
-    pub fn upload(&self, host: &[f32]) -> Result<CudaSlice<f32>, CudaError> {
+    pub fn upload<T: cudarc::driver::DeviceRepr>(
+        &self,
+        host: &[T],
+    ) -> Result<CudaSlice<T>, CudaError> {
         self.stream
             .clone_htod(host)
-            .doing(|| format!("uploading {} MiB", mib(host.len())))
+            .doing(|| format!("uploading {} MiB", mib_of::<T>(host.len())))
     }
 
     /// Overwrites a device buffer with a host slice of the same length.
     pub fn overwrite(&self, host: &[f32], dev: &mut CudaSlice<f32>) -> Result<(), CudaError> {
         self.stream
             .memcpy_htod(host, dev)
-            .doing(|| format!("uploading {} MiB", mib(host.len())))
+            .doing(|| format!("uploading {} MiB", mib_of::<f32>(host.len())))
     }
 
     /// A new zeroed device buffer of `len` floats.
-    pub fn zeros(&self, len: usize) -> Result<CudaSlice<f32>, CudaError> {
+    pub fn zeros<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<CudaSlice<T>, CudaError> {
         self.stream
             .alloc_zeros(len)
-            .doing(|| format!("allocating {} MiB on the device", mib(len)))
+            .doing(|| format!("allocating {} MiB on the device", mib_of::<T>(len)))
     }
 
     /// Zeroes a device buffer.
@@ -143,11 +158,14 @@ impl Gpu {
     }
 
     /// Copies a device buffer back to the host (waits for the stream).
-    pub fn download(&self, dev: &CudaSlice<f32>) -> Result<Vec<f32>, CudaError> {
+    pub fn download<T: cudarc::driver::DeviceRepr>(
+        &self,
+        dev: &CudaSlice<T>,
+    ) -> Result<Vec<T>, CudaError> {
         let host = self
             .stream
             .clone_dtoh(dev)
-            .doing(|| format!("downloading {} MiB", mib(dev.len())))?;
+            .doing(|| format!("downloading {} MiB", mib_of::<T>(dev.len())))?;
         self.synchronize()?;
         Ok(host)
     }
@@ -184,6 +202,24 @@ impl Gpu {
             .doing(|| "recording a CUDA event".into())
     }
 
+    /// The SM clock in MHz: the last reading when it is younger than [`CLOCK_REUSE`], else a
+    /// fresh one ([`Gpu::current_sm_clock_mhz`]). The timing's clock watch reads this before and
+    /// after every figure, so consecutive figures share readings.
+    pub fn recent_sm_clock_mhz(&self) -> Option<u32> {
+        let mut last = self
+            .last_clock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((at, mhz)) = *last {
+            if at.elapsed() < CLOCK_REUSE {
+                return mhz;
+            }
+        }
+        let mhz = self.current_sm_clock_mhz();
+        *last = Some((std::time::Instant::now(), mhz));
+        mhz
+    }
+
     /// The current SM clock in MHz from `nvidia-smi`, or None where it cannot be read (the CUDA
     /// driver API has no current-clock query; NVML is not linked).
     pub fn current_sm_clock_mhz(&self) -> Option<u32> {
@@ -205,8 +241,8 @@ impl Gpu {
     }
 }
 
-fn mib(floats: usize) -> usize {
-    (floats * 4) >> 20
+fn mib_of<T>(len: usize) -> usize {
+    (len * std::mem::size_of::<T>()) >> 20
 }
 
 /// The driver's PCI bus id (`0000:18:00.0`) in nvidia-smi's form (`00000000:18:00.0`).

@@ -4,13 +4,19 @@
 use crate::results::{Check, Comparison, Timing};
 use crate::table::{Column, Kind, Value};
 
-/// Milliseconds per call: median [min-max].
+/// Milliseconds per call: median [min-max], with the noise where it was measured.
 pub fn timing(t: &Timing) -> Value {
     Value::Spread {
         median: t.median_ms,
         min: t.min_ms,
         max: t.max_ms,
+        noise: t.noise,
     }
+}
+
+/// A figure's relative noise (n/a for runs recorded without it).
+pub fn noise(t: &Timing) -> Value {
+    t.noise.map_or(Value::NotAvailable, Value::Float)
 }
 
 /// A correctness check.

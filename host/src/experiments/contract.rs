@@ -14,14 +14,16 @@ use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, Shared};
 use crate::results::RunMeta;
+use crate::sampling::SamplingConfig;
 use crate::table::{columns_table, Column, TableData, TableRow};
-use crate::timing::TimingPlan;
 
-/// What every experiment of a run shares: the timing plan, the seed of the inputs, whether to
-/// draw progress bars.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What every experiment of a run shares: how figures are timed, the seed of the inputs, whether
+/// to draw progress bars.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunContext {
-    pub timing: TimingPlan,
+    /// Every figure's timing ([`crate::sampling::time_sides`]); its reference clock is set once
+    /// the device is open.
+    pub timing: SamplingConfig,
     pub seed: u64,
     /// Draw a progress bar (on a terminal).
     pub progress: bool,

@@ -3,7 +3,7 @@
 //! will any experiment over the copy grid.
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::variants::{MemcpyParams, MemcpyVariant};
+use kernels_gpu::variants::{MemcpyParams, MemcpyPoint};
 
 use super::inputs::random_floats;
 use super::residency::hold_at_blocks;
@@ -11,7 +11,7 @@ use super::verify::check_copy;
 use super::{residency_of, ExperimentError, Measured};
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::results::Timing;
-use crate::timing::{time_launches, time_sides, Side, TimingPlan};
+use crate::sampling::{time_launches, time_sides, SamplingConfig, Side};
 
 /// Largest grid x dimension.
 const MAX_GRID_X: u64 = (1 << 31) - 1;
@@ -45,7 +45,11 @@ impl CopyBuffers {
     }
 
     /// Times the device-to-device copy (`cuMemcpyDtoD`) of the same buffers.
-    pub fn time_reference(&mut self, gpu: &Gpu, plan: TimingPlan) -> Result<Timing, CudaError> {
+    pub fn time_reference(
+        &mut self,
+        gpu: &Gpu,
+        plan: &SamplingConfig,
+    ) -> Result<Timing, CudaError> {
         time_launches(gpu, plan, || gpu.copy_device(&self.src, &mut self.dst))
     }
 
@@ -54,7 +58,7 @@ impl CopyBuffers {
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
-        variant: &MemcpyVariant,
+        variant: &MemcpyPoint,
         grid: u32,
         dyn_smem: u32,
     ) -> Result<(), CudaError> {
@@ -82,9 +86,9 @@ impl CopyBuffers {
         &mut self,
         gpu: &Gpu,
         (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
-        variant: &MemcpyVariant,
+        variant: &MemcpyPoint,
         blocks_per_sm: u32,
-        plan: TimingPlan,
+        plan: &SamplingConfig,
     ) -> Result<(Measured, Option<Measured>, u32), ExperimentError> {
         let floats = self.src_host.len() as u64;
         let blocks = variant.grid(floats);
@@ -119,7 +123,7 @@ impl CopyBuffers {
         &mut self,
         gpu: &Gpu,
         kernel: &Kernel<'_>,
-        variant: &MemcpyVariant,
+        variant: &MemcpyPoint,
         grid: u32,
         dyn_smem: u32,
         timing: Timing,

@@ -10,7 +10,7 @@ use super::verify::{check_gemm, gemm_sample_points, GemmInputs, GEMM_RANDOM_SAMP
 use super::{ExperimentError, Measured};
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::results::{Check, Timing};
-use crate::timing::{time_sides, Side, TimingPlan};
+use crate::sampling::{time_sides, SamplingConfig, Side};
 
 /// alpha and beta of the timed launches (the blog's plain product).
 const TIMED: (f32, f32) = (1.0, 0.0);
@@ -92,7 +92,7 @@ impl GemmBuffers {
         kernel: &Kernel<'_>,
         other: Option<&Kernel<'_>>,
         variant: &GemmVariant,
-        plan: TimingPlan,
+        plan: &SamplingConfig,
     ) -> Result<(Measured, Option<Measured>), ExperimentError> {
         let (ours, theirs) = time_sides(gpu, plan, other.is_some(), |side| {
             let k = match (side, other) {

@@ -36,6 +36,7 @@ impl Measured {
         what: &str,
     ) -> Measured {
         let mut flags: Vec<String> = resident.disagreement.iter().cloned().collect();
+        flags.extend(timing.flags.iter().cloned());
         flag_above_peak(&mut flags, throughput, peak, unit, what);
         Measured {
             regs: resident.regs,
@@ -103,6 +104,13 @@ pub(crate) fn comparison(
 ) -> Option<Comparison> {
     let (theirs, spill_stores, spill_loads) = theirs?;
     flag_compared_disagreement(flags, &theirs);
+    flags.extend(
+        theirs
+            .timing
+            .flags
+            .iter()
+            .map(|f| format!("compared module: {f}")),
+    );
     Some(theirs.as_comparison(ours, spill_stores, spill_loads))
 }
 
@@ -118,7 +126,7 @@ mod tests {
             limiter: "registers".into(),
             disagreement: disagreement.map(str::to_owned),
         };
-        let timing = crate::timing::summarize(vec![1.0, 2.0, 3.0], None, None);
+        let timing = crate::sampling::summarize(vec![1.0, 2.0, 3.0], None, None);
         let check = Check {
             passed: true,
             error: 0.0,

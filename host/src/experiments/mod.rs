@@ -11,6 +11,8 @@ pub mod cells;
 pub mod contract;
 pub mod copy;
 pub mod gemm;
+pub mod ilp;
+pub mod inflight;
 pub mod inputs;
 pub mod measured;
 pub mod module_source;
@@ -237,7 +239,7 @@ pub fn run_each(
 /// The run's record: the date, the command, the toolchain and where the kernels came from.
 pub fn meta(
     command: &str,
-    timing: crate::timing::TimingPlan,
+    timing: &crate::sampling::SamplingConfig,
     experiments: &[Planned],
     gpu_driver: &str,
 ) -> RunMeta {
@@ -281,8 +283,9 @@ pub fn meta(
         module: join(&ours).unwrap_or_default(),
         compare_module: join(&theirs),
         compare_label: label,
-        iters: timing.iters,
-        samples: timing.samples,
+        iters: timing.fixed().map_or(0, |p| p.iters),
+        samples: timing.fixed().map_or(0, |p| p.samples),
+        noise_target: timing.noise_target(),
         gemm_size: DEFAULT_GEMM_SIZE,
         copy_bytes: DEFAULT_COPY_BYTES,
     };

@@ -50,7 +50,10 @@ macro_rules! registry {
         pub struct RunResults {
             pub meta: RunMeta,
             pub device: DeviceInfo,
-            $(pub $field: Option<<$ty as Experiment>::Output>,)*
+            // An experiment that did not run is left out (results.json files written before an
+            // experiment existed read as it not having run).
+            $(#[serde(default, skip_serializing_if = "Option::is_none")]
+            pub $field: Option<<$ty as Experiment>::Output>,)*
             /// Experiments asked for but not on disk (still running when written, failed, or
             /// interrupted), with the reason.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -185,8 +188,8 @@ macro_rules! registry {
                 out
             }
 
-            /// Every claim, judged from this run.
-            pub fn verdicts(&self) -> Vec<Verdict> {
+            /// Every claim, judged from its own experiment's output alone.
+            fn own_verdicts(&self) -> Vec<Verdict> {
                 let mut out = Vec::new();
                 $(out.extend(<$ty as Experiment>::claims(self.$field.as_ref()));)*
                 out
@@ -240,4 +243,24 @@ registry! {
     Occupancy => occupancy: super::occupancy::Spec,
     Bandwidth => bandwidth: super::bandwidth::Spec,
     Regs => regs: super::regs::Spec,
+    Inflight => inflight: super::inflight::Spec,
+    Ilp => ilp: super::ilp::Spec,
+}
+
+impl RunResults {
+    /// Every claim, judged from this run. Where experiment 4 ran too, experiment 2's verdicts
+    /// carry its reason: the bytes in flight the blog's copy variants hold against what Little's
+    /// law with this GPU's latency says are needed.
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        let mut out = self.own_verdicts();
+        if let Some(inflight) = &self.inflight {
+            let why = super::inflight::table::experiment2_note(&inflight.model);
+            for v in out.iter_mut().filter(|v| {
+                v.experiment == <super::bandwidth::Spec as Experiment>::NUMBER && v.holds.is_some()
+            }) {
+                v.evidence = format!("{} {why}", v.evidence);
+            }
+        }
+        out
+    }
 }

@@ -51,9 +51,15 @@ pub fn run_header(r: &RunResults) -> String {
     t.push(vec![
         "Timing".into(),
         format!(
-            "{} samples of {} launches; GEMM M = N = K = {}; copy buffer {} MiB",
-            m.samples,
-            m.iters,
+            "{}; GEMM M = N = K = {}; copy buffer {} MiB",
+            match m.noise_target {
+                Some(t) => format!(
+                    "each figure sampled until its relative noise is at most {:.1}% (or a cap; \
+                     flagged)",
+                    t * 100.0
+                ),
+                None => format!("{} samples of {} launches", m.samples, m.iters),
+            },
             m.gemm_size,
             m.copy_bytes / (1024 * 1024)
         ),
@@ -108,12 +114,27 @@ pub fn report(
             let _ = writeln!(out, "- {}: {}", m.experiment, m.reason);
         }
     }
+    // The experiments this run is about: those it ran or was asked for (the missing list); a
+    // run of one experiment, or one recorded before an experiment existed, says nothing of the
+    // others. A run with none says "Not run." of every experiment.
+    let sections = r.sections();
+    let asked = |name: &str| r.missing.iter().any(|m| m.experiment == name);
+    let any = sections.iter().any(|s| s.table.is_some() || asked(s.name));
+    let sections: Vec<_> = sections
+        .into_iter()
+        .filter(|s| !any || s.table.is_some() || asked(s.name))
+        .collect();
+    let verdicts: Vec<Verdict> = verdicts
+        .iter()
+        .filter(|v| sections.iter().any(|s| s.number == v.experiment))
+        .cloned()
+        .collect();
     out.push_str(
         "\nEach claim below is judged from this run's figures by the rule stated with it; rows \
 whose correctness check failed are left out of the judgement.\n\n## Verdicts\n\n",
     );
-    out.push_str(&verdict_section(verdicts));
-    for section in r.sections() {
+    out.push_str(&verdict_section(&verdicts));
+    for section in sections {
         let title = section.heading;
         let _ = writeln!(out, "\n## {title}\n");
         match section.table {

@@ -160,7 +160,7 @@ impl Experiment for Spec {
         let bar = progress_bar(ctx, p.variants.len() + 1, Self::NAME);
         bar.set_message("cuMemcpyDtoD");
         let reference_timing = buffers
-            .time_reference(gpu, ctx.timing)
+            .time_reference(gpu, &ctx.timing)
             .in_variant("cuMemcpyDtoD")?;
         let reference_gbps = copy_gbps(buffers.bytes(), reference_timing.median_ms);
         bar.inc(1);
@@ -176,7 +176,7 @@ impl Experiment for Spec {
                     (&kernel, other.as_ref()),
                     variant,
                     BLOCKS_PER_SM,
-                    ctx.timing,
+                    &ctx.timing,
                 )
                 .in_variant(variant.label)?;
             let mut flags = measured.flags.clone();
@@ -249,10 +249,9 @@ impl Experiment for Spec {
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "2. Bandwidth vs occupancy ({} MiB copy, {} launches x {} samples)",
+            "2. Bandwidth vs occupancy ({} MiB copy, {})",
             m.copy_bytes >> 20,
-            m.iters,
-            m.samples
+            m.sampling_words()
         )
     }
 

@@ -21,6 +21,7 @@ fn run() -> RunResults {
         max_ms: 1.0,
         sm_clock_mhz_before: None,
         sm_clock_mhz_after: None,
+        ..Timing::default()
     };
     let row = |variant: &str, tm: u32, tn: u32| GemmRow {
         variant: variant.into(),
@@ -54,6 +55,7 @@ fn run() -> RunResults {
         samples: 1,
         gemm_size: 4096,
         copy_bytes: 1 << 30,
+        noise_target: None,
     };
     let device = DeviceInfo {
         ordinal: 0,

@@ -157,7 +157,7 @@ impl Experiment for Spec {
                 .entry_pair(theirs.as_ref(), variant.entry)
                 .in_variant(variant.label)?;
             let (measured, compared) = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, ctx.timing)
+                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing)
                 .in_variant(variant.label)?;
             let mut flags = measured.flags.clone();
             let compare = comparison(&measured, compared.map(|m| (m, None, None)), &mut flags);
@@ -215,8 +215,9 @@ impl Experiment for Spec {
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "1. Occupancy vs throughput (SGEMM M=N=K={}, {} launches x {} samples)",
-            m.gemm_size, m.iters, m.samples
+            "1. Occupancy vs throughput (SGEMM M=N=K={}, {})",
+            m.gemm_size,
+            m.sampling_words()
         )
     }
 

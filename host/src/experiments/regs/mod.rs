@@ -252,7 +252,7 @@ impl Experiment for Spec {
                 .entry_pair(theirs.as_ref(), variant.entry)
                 .in_variant(&at)?;
             let (measured, compared) = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, ctx.timing)
+                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing)
                 .in_variant(&at)?;
             let our_spills = spills(&ours, &kernel).in_variant(&at)?;
             let mut flags = measured.flags.clone();

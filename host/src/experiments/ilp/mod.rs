@@ -1,0 +1,351 @@
+//! Experiment 5, instruction-level parallelism: FMA kernels with 1 to 16 independent chains per
+//! thread over 1 to 64 resident warps per SM (blocks held by dynamic shared memory, one full
+//! wave), each point's GFLOP/s against the FP32 peak at the SM clock measured during the run,
+//! every launch checked bit for bit on a sample of threads. Volkov's table answers: for each
+//! ILP, how few warps reach 90% of the peak?
+//!
+//! ```text
+//! host ilp                                        # every ILP x the default warps/SM
+//! host ilp --ilp 1,4 --warps-per-sm 4,8,64 --noise 1
+//! host ilp --compare peer/peer.cubin --out results/ilp
+//! ```
+//!
+//! Layout: [`plan`] (points and arithmetic), [`mod@reference`] (the CPU's FMA chains and the
+//! check), [`row`] (typed results, Volkov's table), [`claims`] (verdict rules), [`plots`],
+//! [`table`], and [`run`], the one file that touches the driver.
+
+pub mod claims;
+pub mod plan;
+pub mod plots;
+pub mod reference;
+pub mod row;
+pub mod run;
+pub mod table;
+
+use kernels_gpu::variants::{FmaParams, FmaVariant, FMA};
+use plan::{ilps, DEFAULT_TARGET_CYCLES};
+
+pub use row::{Ilp, IlpRow};
+
+use super::cells::{compared_columns, HasComparison};
+use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
+use super::module_source::{plan_files, Kernels, Needs};
+use super::ExperimentError;
+use crate::claim::Verdict;
+use crate::cuda::Gpu;
+use crate::figure::{Figure, PlotRun};
+use crate::flags::{CliError, ModuleFiles, Shared};
+use crate::results::{Comparison, RunMeta};
+use crate::table::{Column, TableData};
+
+/// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is
+/// decided at high ILP), then a coarser ladder to 64 ([`plan::FMA_WARPS_PER_SM`] is the fine one; ask
+/// for it with `--warps-per-sm`).
+pub const DEFAULT_WARPS_PER_SM: [u32; 14] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
+
+/// Experiment 5.
+pub struct Spec;
+
+/// The sweep (`host ilp`; `host all` takes `--ilp-warps-per-sm`).
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+#[group(skip)]
+pub struct SweepArgs {
+    /// Independent chains per thread to run (ILPs of the variant table's fma_ilp line).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = ilps(),
+          value_parser = parse_ilp)]
+    pub ilp: Vec<u32>,
+    /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
+    /// at most the largest block is skipped with a note).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub warps_per_sm: Vec<u32>,
+    /// SM cycles one launch is sized for (rounds per thread follow from it).
+    #[arg(long, value_name = "CYCLES", default_value_t = DEFAULT_TARGET_CYCLES,
+          value_parser = parse_cycles)]
+    pub target_cycles: f64,
+}
+
+/// `host ilp`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct Args {
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
+}
+
+/// What experiment 5 adds to `host all`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct AllArgs {
+    /// Experiment 5: resident warps per SM to hold.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub ilp_warps_per_sm: Vec<u32>,
+}
+
+/// Experiment 5, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub sweep: SweepArgs,
+    pub kernels: Kernels,
+    pub compare: Option<Kernels>,
+    pub compare_label: Option<String>,
+}
+
+fn parse_cycles(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if (1e3..=1e12).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a cycle count in 1e3..=1e12"))
+    }
+}
+
+/// An ILP the kernels are not built for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--ilp {0}: no fma_ilp{0} kernel (built: {built})", built = built_ilps())]
+pub struct UnknownIlp(pub u32);
+
+fn built_ilps() -> String {
+    ilps()
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One value of `--ilp`: an ILP with a kernel. Refused at parse time, so an unknown ILP is a
+/// usage error (exit code 2) like any other bad flag.
+fn parse_ilp(s: &str) -> Result<u32, String> {
+    let ilp: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    kernel(ilp)
+        .map(|_| ilp)
+        .ok_or_else(|| UnknownIlp(ilp).to_string())
+}
+
+impl SweepArgs {
+    /// Refuses ILPs without a kernel (the command line already refuses them; this covers
+    /// arguments built in code).
+    pub fn validate(&self) -> Result<(), UnknownIlp> {
+        match self.ilp.iter().find(|&&i| kernel(i).is_none()) {
+            Some(&i) => Err(UnknownIlp(i)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The variant table's kernel for an ILP.
+pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
+    FMA.iter().find(|v| v.ilp == ilp)
+}
+
+impl HasComparison for IlpRow {
+    fn comparison(&self) -> Option<&Comparison> {
+        self.compare.as_ref()
+    }
+}
+
+fn planned(
+    sweep: SweepArgs,
+    module: (&'static str, &Option<std::path::PathBuf>),
+    compare: (&'static str, &Option<std::path::PathBuf>),
+    label: &Option<String>,
+) -> Result<Plan, CliError> {
+    if let Err(e) = sweep.validate() {
+        return Err(CliError::Flag(e.to_string()));
+    }
+    let entries: Vec<&str> = sweep
+        .ilp
+        .iter()
+        .filter_map(|&i| kernel(i))
+        .map(|v| v.entry)
+        .collect();
+    let (kernels, compare, compare_label) = plan_files(
+        module,
+        compare,
+        label,
+        Needs {
+            entries: &entries,
+            signature: FmaParams::PARAMS,
+        },
+    )?;
+    Ok(Plan {
+        sweep,
+        kernels,
+        compare,
+        compare_label,
+    })
+}
+
+impl Experiment for Spec {
+    const NAME: &'static str = "ilp";
+    const NUMBER: u8 = 5;
+    const ABOUT: &'static str =
+        "Experiment 5: FP32 throughput vs warps per SM and ILP (Volkov's table)";
+    const SECTION: &'static str = "Experiment 5: instruction-level parallelism vs occupancy";
+
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Plan = Plan;
+    type Output = Ilp;
+    type Row = IlpRow;
+
+    fn help() -> String {
+        format!(
+            "FMA kernels (entries fma_ilp{{ILP}}) for ILP {}",
+            built_ilps()
+        )
+    }
+
+    fn plan(a: &Args) -> Result<Plan, CliError> {
+        planned(
+            a.sweep.clone(),
+            ("--module", &a.modules.module),
+            ("--compare", &a.modules.compare),
+            &a.modules.compare_label,
+        )
+    }
+
+    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let sweep = SweepArgs {
+            ilp: ilps(),
+            warps_per_sm: a.ilp_warps_per_sm.clone(),
+            target_cycles: DEFAULT_TARGET_CYCLES,
+        };
+        planned(
+            sweep,
+            ("--module", &s.module),
+            ("--compare", &s.compare),
+            &s.compare_label,
+        )
+    }
+
+    fn modules(p: &Plan) -> ModuleNames {
+        ModuleNames {
+            ours: p.kernels.describe(),
+            theirs: p.compare.as_ref().map(Kernels::describe),
+            label: p.compare_label.clone(),
+        }
+    }
+
+    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {
+        run::run(gpu, ctx, p)
+    }
+
+    fn rows(output: &Ilp) -> &[IlpRow] {
+        &output.rows
+    }
+
+    fn columns() -> Vec<Column<IlpRow>> {
+        let mut c = table::columns();
+        c.extend(compared_columns("Other GFLOP/s", "GFLOP/s", 0));
+        c
+    }
+
+    fn title(m: &RunMeta) -> String {
+        format!(
+            "5. FP32 throughput vs warps per SM and ILP ({})",
+            m.sampling_words()
+        )
+    }
+
+    fn table(output: &Ilp, meta: &RunMeta) -> TableData {
+        table::table(output, &Self::title(meta), &Self::columns())
+    }
+
+    fn failed_checks(output: &Ilp) -> Vec<String> {
+        run::failed_checks(output)
+    }
+
+    fn claims(output: Option<&Ilp>) -> Vec<Verdict> {
+        claims::verdicts(output)
+    }
+
+    fn figures(runs: &[PlotRun<'_, Ilp>]) -> Vec<(String, Figure)> {
+        runs.first()
+            .filter(|r| !r.output.rows.is_empty())
+            .map(|r| {
+                vec![(
+                    Self::NAME.to_owned(),
+                    Figure::Scatter(plots::percent_of_peak(&r.output.rows)),
+                )]
+            })
+            .unwrap_or_default()
+    }
+
+    fn merged(output: &Ilp) -> Merged {
+        Merged {
+            unit: "GFLOP/s",
+            decimals: 0,
+            reference: None,
+            rows: output
+                .rows
+                .iter()
+                .map(|r| MergeRow {
+                    key: format!("ILP {} x{} warps", r.ilp, r.warps_per_sm),
+                    ours: (r.gflops, r.occupancy),
+                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use plan::FMA_WARPS_PER_SM;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: SweepArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
+        Cmd::try_parse_from(std::iter::once("ilp").chain(args.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn defaults_span_every_ilp_and_warps_1_to_64() {
+        let a = parse(&[]).unwrap();
+        assert_eq!(a.ilp, FMA.iter().map(|v| v.ilp).collect::<Vec<_>>());
+        assert_eq!(a.warps_per_sm, DEFAULT_WARPS_PER_SM);
+        assert_eq!(a.warps_per_sm.first(), Some(&1));
+        assert_eq!(a.warps_per_sm.last(), Some(&64));
+        assert!(DEFAULT_WARPS_PER_SM
+            .iter()
+            .all(|w| FMA_WARPS_PER_SM.contains(w)));
+        assert!(a.validate().is_ok());
+        assert_eq!(kernel(12).map(|k| k.entry), Some("fma_ilp12"));
+        assert_eq!(kernel(7), None);
+    }
+
+    #[test]
+    fn bad_values_are_usage_errors() {
+        let e = parse(&["--ilp", "4,7"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+        assert_eq!(e.exit_code(), 2, "a usage error");
+        assert!(
+            e.to_string().contains("no fma_ilp7 kernel (built: 1, 2, 3"),
+            "{e}"
+        );
+        assert!(parse(&["--ilp", "x"]).is_err());
+        assert!(parse(&["--warps-per-sm", "65"]).is_err());
+        assert!(parse(&["--warps-per-sm", "0"]).is_err());
+        assert!(parse(&["--target-cycles", "0"]).is_err());
+        assert!(parse(&["--target-cycles", "NaN"]).is_err());
+        let a = parse(&["--ilp", "1,16", "--warps-per-sm", "8,64"]).unwrap();
+        assert_eq!((a.ilp, a.warps_per_sm), (vec![1, 16], vec![8, 64]));
+    }
+
+    #[test]
+    fn arguments_built_in_code_are_validated_too() {
+        let mut a = parse(&[]).unwrap();
+        a.ilp = vec![1, 7];
+        assert_eq!(a.validate(), Err(UnknownIlp(7)));
+    }
+}

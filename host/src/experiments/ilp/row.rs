@@ -1,0 +1,169 @@
+//! Experiment 5's typed results and Volkov's table.
+
+use serde::{Deserialize, Serialize};
+
+use super::plan::Layout;
+use crate::results::{Check, Comparison, Timing};
+use crate::table::TableRow;
+
+/// Fraction of the FP32 peak Volkov's table asks for.
+pub const VOLKOV_FRACTION: f64 = 0.90;
+
+/// One (ILP, warps per SM) point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IlpRow {
+    pub ilp: u32,
+    pub entry: String,
+    pub layout: Layout,
+    pub warps_per_sm: u32,
+    pub occupancy: f64,
+    pub regs: u32,
+    pub dyn_smem_bytes: u32,
+    /// Rounds per thread.
+    pub iters: u32,
+    pub gflops: f64,
+    /// SM clock during the samples (MHz; mean of the readings), None where it could not be read.
+    pub sm_clock_mhz: Option<f64>,
+    /// FP32 peak at that clock (or at the spec clock when it could not be read), GFLOP/s.
+    pub peak_gflops: f64,
+    /// `gflops / peak_gflops`.
+    pub fraction_of_peak: f64,
+    pub timing: Timing,
+    pub check: Check,
+    pub flags: Vec<String>,
+    pub compare: Option<Comparison>,
+}
+
+impl TableRow for IlpRow {
+    fn label(&self) -> String {
+        format!("ILP {} at {} warps/SM", self.ilp, self.warps_per_sm)
+    }
+    fn flags(&self) -> &[String] {
+        &self.flags
+    }
+    fn compared(&self) -> bool {
+        self.compare.is_some()
+    }
+}
+
+impl IlpRow {
+    pub fn checked(&self) -> bool {
+        self.check.passed && self.compare.as_ref().is_none_or(|c| c.check.passed)
+    }
+}
+
+/// One line of Volkov's table: the fewest warps per SM at which `ilp` reaches the fraction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VolkovLine {
+    pub ilp: u32,
+    /// None when no measured point of this ILP reaches it.
+    pub fewest_warps_per_sm: Option<u32>,
+    pub occupancy: Option<f64>,
+    pub fraction_of_peak: Option<f64>,
+    /// The most warps per SM measured for this ILP (so "none" can be read as "not up to N").
+    pub most_warps_measured: u32,
+}
+
+/// Per ILP (ascending), the fewest warps per SM of a checked row reaching `fraction` of peak.
+pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
+    let mut ilps: Vec<u32> = rows.iter().map(|r| r.ilp).collect();
+    ilps.sort_unstable();
+    ilps.dedup();
+    ilps.into_iter()
+        .map(|ilp| {
+            let of = || rows.iter().filter(move |r| r.ilp == ilp && r.checked());
+            let best = of()
+                .filter(|r| r.fraction_of_peak >= fraction)
+                .min_by_key(|r| r.warps_per_sm);
+            VolkovLine {
+                ilp,
+                fewest_warps_per_sm: best.map(|r| r.warps_per_sm),
+                occupancy: best.map(|r| r.occupancy),
+                fraction_of_peak: best.map(|r| r.fraction_of_peak),
+                most_warps_measured: of().map(|r| r.warps_per_sm).max().unwrap_or(0),
+            }
+        })
+        .collect()
+}
+
+/// Everything experiment 5 measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ilp {
+    pub a: f32,
+    pub b: f32,
+    pub rows: Vec<IlpRow>,
+    pub volkov: Vec<VolkovLine>,
+    /// Points that could not be placed, with the reason.
+    pub skipped: Vec<String>,
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A synthetic row on a 64-warp SM.
+    pub(crate) fn row(ilp: u32, warps: u32, fraction: f64) -> IlpRow {
+        IlpRow {
+            ilp,
+            entry: format!("fma_ilp{ilp}"),
+            layout: Layout {
+                warps_per_sm: warps,
+                blocks_per_sm: 1,
+                threads: warps * 32,
+            },
+            warps_per_sm: warps,
+            occupancy: f64::from(warps) / 64.0,
+            regs: 16,
+            dyn_smem_bytes: 0,
+            iters: 1024,
+            gflops: 60_000.0 * fraction,
+            sm_clock_mhz: Some(1980.0),
+            peak_gflops: 60_000.0,
+            fraction_of_peak: fraction,
+            timing: Timing {
+                noise: Some(0.001),
+                noise_target: Some(0.005),
+                ..crate::sampling::summarize(vec![1.0], None, None)
+            },
+            check: Check {
+                passed: true,
+                error: 0.0,
+                bound: 0.0,
+                what: "synthetic".into(),
+            },
+            flags: vec![],
+            compare: None,
+        }
+    }
+
+    /// Throughput that saturates when warps x ILP covers `needed` independent FMAs.
+    pub(crate) fn saturating(ilp: u32, warps: u32, needed: u32) -> f64 {
+        (f64::from(warps * ilp) / f64::from(needed)).min(0.99)
+    }
+
+    #[test]
+    fn the_table_gives_the_fewest_warps_per_ilp() {
+        let mut rows = Vec::new();
+        for ilp in [1, 2, 4] {
+            for warps in [1, 2, 4, 8, 16, 32, 64] {
+                rows.push(row(ilp, warps, saturating(ilp, warps, 16)));
+            }
+        }
+        let t = volkov_table(&rows, 0.9);
+        let fewest: Vec<Option<u32>> = t.iter().map(|l| l.fewest_warps_per_sm).collect();
+        // 16 independent FMAs per SM needed: ILP 1 at 16 warps, 2 at 8, 4 at 4.
+        assert_eq!(fewest, [Some(16), Some(8), Some(4)]);
+        assert_eq!(t[2].occupancy, Some(4.0 / 64.0));
+        assert_eq!(t[0].most_warps_measured, 64);
+    }
+
+    #[test]
+    fn an_ilp_that_never_gets_there_has_no_entry_and_failed_checks_do_not_count() {
+        let mut wrong = row(1, 8, 0.99);
+        wrong.check.passed = false;
+        let t = volkov_table(&[row(1, 64, 0.5), wrong], 0.9);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].fewest_warps_per_sm, None);
+        assert_eq!(t[0].most_warps_measured, 64);
+    }
+}

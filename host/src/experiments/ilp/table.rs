@@ -1,0 +1,114 @@
+//! Experiment 5's columns and table notes: how the figures were made and Volkov's table (the
+//! fewest warps per SM reaching 90% of the FP32 peak, per ILP). Each column is declared once
+//! with its kind; the one renderer ([`crate::table`]) formats it everywhere.
+
+use super::row::{Ilp, IlpRow, VolkovLine, VOLKOV_FRACTION};
+use crate::experiments::cells;
+use crate::table::{columns_table, percent, Column, Kind, TableData, Value};
+
+const GFLOPS: Kind = Kind::Rate {
+    unit: "GFLOP/s",
+    decimals: 0,
+};
+
+/// The sweep's columns (the compared module's are added by the experiment).
+pub fn columns() -> Vec<Column<IlpRow>> {
+    vec![
+        Column::new("ILP", Kind::Count, |r| Value::Int(r.ilp.into())),
+        Column::new("Warps/SM", Kind::Count, |r| {
+            Value::Int(r.warps_per_sm.into())
+        }),
+        Column::new("Blocks x threads", Kind::Pair { sep: " x " }, |r| {
+            Value::Pair(r.layout.blocks_per_sm.into(), r.layout.threads.into())
+        }),
+        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
+        Column::new("Rounds", Kind::Count, |r| Value::Int(r.iters.into())),
+        Column::new("GFLOP/s", GFLOPS, |r| cells::rate(r.gflops, &r.flags)),
+        Column::new("SM clock (MHz)", Kind::Count, |r| {
+            r.sm_clock_mhz.map_or(Value::NotAvailable, Value::Float)
+        }),
+        Column::new("% of peak", Kind::Percent, |r| {
+            Value::Float(r.fraction_of_peak)
+        }),
+        Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
+        Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+    ]
+}
+
+/// One line of Volkov's table, in words.
+pub fn volkov_line(l: &VolkovLine) -> String {
+    match (l.fewest_warps_per_sm, l.occupancy, l.fraction_of_peak) {
+        (Some(w), Some(occ), Some(f)) => format!(
+            "ILP {}: {w} warps/SM ({} threads/SM, {} occupancy) reach {}",
+            l.ilp,
+            u64::from(w) * 32,
+            percent(occ),
+            percent(f)
+        ),
+        _ => format!(
+            "ILP {}: no verified point up to {} warps/SM reaches {}",
+            l.ilp,
+            l.most_warps_measured,
+            percent(VOLKOV_FRACTION)
+        ),
+    }
+}
+
+/// The sweep table, with how it was measured and Volkov's table as notes.
+pub fn table(result: &Ilp, title: &str, columns: &[Column<IlpRow>]) -> TableData {
+    let mut t = columns_table(title, columns, &result.rows);
+    t.notes.push(format!(
+        "Each thread runs ILP chains x = fma(x, {:e}, {}) for the listed rounds: 2 x ILP x rounds \
+         FLOPs; one full wave (SMs x blocks/SM blocks), blocks/SM held by dynamic shared memory; \
+         % of peak at the SM clock read around the samples; threads/SM assume 32-thread warps",
+        result.a, result.b
+    ));
+    t.notes.push(format!(
+        "Volkov's table, the fewest warps per SM reaching {} of the FP32 peak: {}",
+        percent(VOLKOV_FRACTION),
+        result
+            .volkov
+            .iter()
+            .map(volkov_line)
+            .collect::<Vec<_>>()
+            .join("; ")
+    ));
+    if !result.skipped.is_empty() {
+        t.notes
+            .push(format!("Not run: {}", result.skipped.join("; ")));
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::ilp::row::tests::row;
+    use crate::experiments::ilp::row::volkov_table;
+
+    #[test]
+    fn the_table_carries_the_rows_and_volkovs_lines() {
+        let rows = vec![row(1, 64, 0.95), row(4, 8, 0.93), row(2, 4, 0.3)];
+        let result = Ilp {
+            a: 1.0,
+            b: 1.0,
+            volkov: volkov_table(&rows, VOLKOV_FRACTION),
+            rows,
+            skipped: vec![],
+        };
+        let t = table(&result, "t", &columns());
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows[1][..3], ["4", "8", "1 x 256"]);
+        let volkov = t.notes.iter().find(|n| n.starts_with("Volkov")).unwrap();
+        assert!(
+            volkov.contains("ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%"),
+            "{volkov}"
+        );
+        assert!(
+            volkov.contains("ILP 2: no verified point up to 4 warps/SM"),
+            "{volkov}"
+        );
+        assert!(volkov.contains("ILP 4: 8 warps/SM"), "{volkov}");
+    }
+}

@@ -1,0 +1,473 @@
+//! Experiment 4's claims, judged by rules fixed before any data was seen. Each rule is a
+//! function over the rows; it returns a [`Verdict`] with the numbers it used. Rows whose copy
+//! failed its check are never used.
+
+use kernels_gpu::variants::MemcpyVariant;
+
+use super::model::{bytes_in_flight_per_sm, LittlesLaw};
+use super::row::Inflight;
+use super::row::InflightRow;
+use crate::claim::Verdict;
+
+/// Occupancy at or below which a row counts as "a few threads" (8 of 64 warps on sm_90).
+pub const FEW_THREADS_OCCUPANCY: f64 = 0.125;
+/// Occupancy at or above which a row counts as "many threads".
+pub const MANY_THREADS_OCCUPANCY: f64 = 0.5;
+/// The few-thread best must reach this fraction of the many-thread best to "match" ...
+pub const MATCH_HOLDS: f64 = 0.95;
+/// ... and falls short below this one.
+pub const MATCH_FAILS: f64 = 0.90;
+/// Largest median spread (in fractions of the copy) among rows with about the same bytes in
+/// flight for bytes in flight to "set" the bandwidth.
+pub const SAME_BYTES_SPREAD: f64 = 0.15;
+/// Bins needed on each side for the spread rule to judge.
+pub const MIN_BINS: usize = 3;
+
+fn checked(rows: &[InflightRow]) -> impl Iterator<Item = &InflightRow> {
+    rows.iter().filter(|r| r.checked())
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// Spread (max - min of the fraction of the copy) in each group of rows sharing `key`, for
+/// groups whose rows take at least two values of `other`.
+fn spreads(
+    rows: &[&InflightRow],
+    key: impl Fn(&InflightRow) -> i64,
+    other: impl Fn(&InflightRow) -> i64,
+) -> Vec<f64> {
+    let mut groups: std::collections::BTreeMap<i64, Vec<&InflightRow>> = Default::default();
+    for r in rows {
+        groups.entry(key(r)).or_default().push(r);
+    }
+    groups
+        .values()
+        .filter(|g| {
+            let first = other(g[0]);
+            g.iter().any(|r| other(r) != first)
+        })
+        .map(|g| {
+            let (lo, hi) = g
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                    (lo.min(r.fraction_of_copy), hi.max(r.fraction_of_copy))
+                });
+            hi - lo
+        })
+        .collect()
+}
+
+/// Half-octave bin of a byte count: rows within a factor of about 1.41 share a bin.
+fn half_octave(bytes: u64) -> i64 {
+    (2.0 * (bytes.max(1) as f64).log2()).floor() as i64
+}
+
+/// "Memory bandwidth is set by bytes in flight per SM rather than by occupancy."
+///
+/// Rule: group the checked rows by bytes in flight per SM (half-octave bins) and, separately,
+/// by warps per SM; in each group that mixes values of the other variable, take the spread
+/// (max - min) of the fraction of the copy. Let `S_bytes` and `S_occ` be the medians over the
+/// groups. HOLDS when `S_bytes <= 0.15` and `S_occ >= 2 x S_bytes`; DOES NOT HOLD when
+/// `S_occ <= S_bytes`; otherwise, or with fewer than 3 groups of either kind, NOT JUDGED.
+pub fn bytes_not_occupancy(rows: &[InflightRow]) -> Verdict {
+    let rows: Vec<&InflightRow> = checked(rows).collect();
+    let by_bytes = spreads(
+        &rows,
+        |r| half_octave(r.bytes_in_flight_per_sm),
+        |r| i64::from(r.warps_per_sm),
+    );
+    let by_occ = spreads(
+        &rows,
+        |r| i64::from(r.warps_per_sm),
+        |r| r.bytes_in_flight_per_sm as i64,
+    );
+    let (n_bytes, n_occ) = (by_bytes.len(), by_occ.len());
+    let (s_bytes, s_occ) = (median(by_bytes), median(by_occ));
+    let holds = match (s_bytes, s_occ) {
+        (Some(b), Some(o)) if n_bytes >= MIN_BINS && n_occ >= MIN_BINS => {
+            if b <= SAME_BYTES_SPREAD && o >= 2.0 * b {
+                Some(true)
+            } else if o <= b {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    let pct = |x: Option<f64>| x.map_or("n/a".to_owned(), |x| format!("{:.1} points", x * 100.0));
+    Verdict {
+        key: "bandwidth-set-by-bytes-in-flight",
+        experiment: 4,
+        claim: "memory bandwidth is set by bytes in flight per SM rather than by occupancy".into(),
+        rule: format!(
+            "median spread of % of copy among rows with about the same bytes in flight per SM \
+             (half-octave bins) S_bytes <= {:.0} points and at most half the median spread among \
+             rows with the same warps/SM S_occ; fails if S_occ <= S_bytes; needs {MIN_BINS} \
+             mixed groups of each",
+            SAME_BYTES_SPREAD * 100.0
+        ),
+        holds,
+        evidence: format!(
+            "S_bytes = {} over {n_bytes} groups; S_occ = {} over {n_occ} groups; {} checked rows",
+            pct(s_bytes),
+            pct(s_occ),
+            rows.len()
+        ),
+    }
+}
+
+/// Experiment 4's verdicts, in order; NOT JUDGED, saying so, when it did not run.
+pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
+    match result {
+        Some(r) => vec![
+            bytes_not_occupancy(&r.rows),
+            few_threads_match_many(&r.rows),
+        ],
+        None => {
+            let mut v = vec![bytes_not_occupancy(&[]), few_threads_match_many(&[])];
+            for x in &mut v {
+                x.holds = None;
+                x.evidence = "experiment 4 was not run".into();
+            }
+            v
+        }
+    }
+}
+
+/// "A few threads with many bytes in flight match many threads."
+///
+/// Rule: the best checked row at occupancy <= 12.5% against the best at occupancy >= 50%:
+/// HOLDS at >= 0.95 of it, DOES NOT HOLD below 0.90, NOT JUDGED in between or when either side
+/// has no row.
+pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
+    let best = |keep: &dyn Fn(&InflightRow) -> bool| {
+        checked(rows)
+            .filter(|r| keep(r))
+            .max_by(|a, b| a.gbps.total_cmp(&b.gbps))
+    };
+    let few = best(&|r| r.occupancy <= FEW_THREADS_OCCUPANCY + 1e-9);
+    let many = best(&|r| r.occupancy >= MANY_THREADS_OCCUPANCY - 1e-9);
+    let (holds, evidence) = match (few, many) {
+        (Some(f), Some(m)) => {
+            let ratio = f.gbps / m.gbps;
+            let holds = if ratio >= MATCH_HOLDS {
+                Some(true)
+            } else if ratio < MATCH_FAILS {
+                Some(false)
+            } else {
+                None
+            };
+            (
+                holds,
+                format!(
+                    "best at <= {:.1}% occupancy: {} at {} blocks/SM ({:.1}%, {} B in flight per \
+                     SM) {:.0} GB/s; best at >= {:.0}%: {} at {} blocks/SM ({:.1}%) {:.0} GB/s; \
+                     ratio {ratio:.3}",
+                    FEW_THREADS_OCCUPANCY * 100.0,
+                    f.entry,
+                    f.blocks_per_sm,
+                    f.occupancy * 100.0,
+                    f.bytes_in_flight_per_sm,
+                    f.gbps,
+                    MANY_THREADS_OCCUPANCY * 100.0,
+                    m.entry,
+                    m.blocks_per_sm,
+                    m.occupancy * 100.0,
+                    m.gbps
+                ),
+            )
+        }
+        _ => (
+            None,
+            format!(
+                "no checked row at {} occupancy",
+                if few.is_none() { "low" } else { "high" }
+            ),
+        ),
+    };
+    Verdict {
+        key: "few-threads-with-bytes-match-many",
+        experiment: 4,
+        claim: "a few threads with many bytes in flight match many threads".into(),
+        rule: format!(
+            "best GB/s at <= {:.1}% occupancy over best at >= {:.0}%: holds at >= {MATCH_HOLDS}, \
+             fails below {MATCH_FAILS}",
+            FEW_THREADS_OCCUPANCY * 100.0,
+            MANY_THREADS_OCCUPANCY * 100.0
+        ),
+        holds,
+        evidence,
+    }
+}
+
+/// How well Little's law describes the rows: the share within 15% of the prediction, and the
+/// median measured/predicted below and above the knee.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelFit {
+    pub rows: usize,
+    pub within_15_percent: usize,
+    pub median_ratio_below_knee: Option<f64>,
+    pub median_ratio_above_knee: Option<f64>,
+}
+
+pub fn model_fit(rows: &[InflightRow], model: &LittlesLaw) -> ModelFit {
+    let knee = model.bytes_needed_per_sm(1.0);
+    let mut below = Vec::new();
+    let mut above = Vec::new();
+    let mut within = 0;
+    let mut n = 0;
+    for r in checked(rows) {
+        let ratio = r.gbps / model.predicted_gbps(r.bytes_in_flight_per_sm as f64);
+        n += 1;
+        if (ratio - 1.0).abs() <= 0.15 {
+            within += 1;
+        }
+        if (r.bytes_in_flight_per_sm as f64) < knee {
+            below.push(ratio);
+        } else {
+            above.push(ratio);
+        }
+    }
+    ModelFit {
+        rows: n,
+        within_15_percent: within,
+        median_ratio_below_knee: median(below),
+        median_ratio_above_knee: median(above),
+    }
+}
+
+/// Wide against narrow requests at the same bytes in flight: for every (residency, bytes per
+/// thread) measured at both `wide` and `narrow` widths, GB/s wide over narrow; the median and
+/// the number of pairs.
+pub fn width_effect(rows: &[InflightRow], wide: u32, narrow: u32) -> Option<(f64, usize)> {
+    let key = |r: &InflightRow| (r.point.shape.threads, r.blocks_per_sm, r.bytes_per_thread);
+    let ratios: Vec<f64> = checked(rows)
+        .filter(|w| w.point.shape.width == wide)
+        .filter_map(|w| {
+            checked(rows)
+                .find(|n| n.point.shape.width == narrow && key(n) == key(w))
+                .map(|n| w.gbps / n.gbps)
+        })
+        .collect();
+    let n = ratios.len();
+    median(ratios).map(|m| (m, n))
+}
+
+/// The sentence experiment 2's verdicts point here with: the bytes in flight per SM its
+/// labelled variants hold at `blocks_per_sm` against what the model says this GPU needs for 95%
+/// of the copy. Takes labelled variants (`MemcpyVariant`), not grid points, so experiment 2's
+/// sentence can only speak of experiment 2's variants.
+pub fn experiment2_pointer(
+    variants: &[MemcpyVariant],
+    blocks_per_sm: u32,
+    model: &LittlesLaw,
+) -> String {
+    let held: Vec<(&str, u64)> = variants
+        .iter()
+        .map(|v| {
+            (
+                v.label,
+                bytes_in_flight_per_sm(v.threads * blocks_per_sm, v.bytes_per_thread()),
+            )
+        })
+        .collect();
+    let max = held.iter().map(|(_, b)| *b).max().unwrap_or(0);
+    let min = held.iter().map(|(_, b)| *b).min().unwrap_or(0);
+    let need = model.bytes_needed_per_sm(0.95);
+    let list: Vec<String> = held.iter().map(|(l, b)| format!("{l} {b} B")).collect();
+    format!(
+        "Why (experiment 4): the blog's variants keep {min}-{max} B of loads in flight per SM \
+         ({}); Little's law with this GPU's measured latency says {need:.0} B per SM are needed \
+         for 95% of the device-to-device copy, {:.1}x the most any of them holds.",
+        list.join(", "),
+        need / max.max(1) as f64
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::inflight::row::tests::row;
+
+    /// Synthetic rows where the fraction of the copy depends only on bytes in flight per SM
+    /// (a Little's-law curve with a knee at 16 KiB), over several occupancies each.
+    fn bytes_driven() -> Vec<InflightRow> {
+        let mut rows = Vec::new();
+        for (threads, blocks) in [(32, 1), (128, 1), (512, 1), (1024, 2)] {
+            for bytes in [4, 16, 64, 256, 512] {
+                let bif = threads * blocks * bytes;
+                let fraction = (f64::from(bif) / 16384.0).min(0.98);
+                rows.push(row(threads, blocks, bytes, fraction));
+            }
+        }
+        rows
+    }
+
+    /// Synthetic rows where only the occupancy matters.
+    fn occupancy_driven() -> Vec<InflightRow> {
+        let mut rows = Vec::new();
+        for (threads, blocks) in [(32, 1), (128, 1), (512, 1), (1024, 2)] {
+            for bytes in [4, 16, 64, 256, 512] {
+                let fraction = f64::from(threads * blocks) / 2048.0;
+                rows.push(row(threads, blocks, bytes, fraction));
+            }
+        }
+        rows
+    }
+
+    /// Rows exactly on Little's law over the default sweep, each off by a deterministic
+    /// 0-15% shortfall, as a real GPU's noise and detail might put them.
+    fn littles_law_over_the_default_grid() -> Vec<InflightRow> {
+        use crate::experiments::inflight::grid::{
+            grid_loads, grid_threads, grid_widths, plan_points, PlanLimits, Residency,
+            COPY_WARPS_PER_SM,
+        };
+        let model = LittlesLaw {
+            sms: 132,
+            latency_ns: 600.0,
+            peak_gbps: 4200.0,
+        };
+        let points = plan_points(
+            &grid_threads(),
+            &grid_loads(),
+            &grid_widths(),
+            &Residency::WarpsPerSm {
+                targets: COPY_WARPS_PER_SM.to_vec(),
+                every_block_size: false,
+            },
+            PlanLimits {
+                warp_size: 32,
+                max_blocks_per_sm: 32,
+                max_warps_per_sm: 64,
+            },
+        );
+        points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let bytes = p.shape.bytes_per_thread();
+                let bif = f64::from(p.shape.threads * p.blocks_per_sm * bytes);
+                let shortfall = 0.15 * ((i * 7) % 16) as f64 / 15.0;
+                let fraction = model.predicted_gbps(bif) / model.peak_gbps * (1.0 - shortfall);
+                let mut r = row(p.shape.threads, p.blocks_per_sm, bytes, fraction);
+                r.point = *p;
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn littles_law_data_with_noise_holds_both_claims() {
+        let rows = littles_law_over_the_default_grid();
+        let v = bytes_not_occupancy(&rows);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        let v = few_threads_match_many(&rows);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    }
+
+    #[test]
+    fn bytes_driven_data_holds_the_claim() {
+        let v = bytes_not_occupancy(&bytes_driven());
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        assert_eq!(v.experiment, 4);
+    }
+
+    #[test]
+    fn occupancy_driven_data_fails_the_claim() {
+        let v = bytes_not_occupancy(&occupancy_driven());
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    }
+
+    #[test]
+    fn too_few_groups_are_not_judged() {
+        let v = bytes_not_occupancy(&bytes_driven()[..3]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+    }
+
+    #[test]
+    fn few_threads_match_many_by_the_ratio_of_bests() {
+        let holds = few_threads_match_many(&[row(256, 1, 256, 0.96), row(1024, 2, 8, 0.98)]);
+        assert_eq!(holds.holds, Some(true), "{}", holds.evidence);
+        let fails = few_threads_match_many(&[row(256, 1, 256, 0.80), row(1024, 2, 8, 0.98)]);
+        assert_eq!(fails.holds, Some(false));
+        let between = few_threads_match_many(&[row(256, 1, 256, 0.91), row(1024, 2, 8, 0.98)]);
+        assert_eq!(between.holds, None);
+        let missing = few_threads_match_many(&[row(1024, 2, 8, 0.98)]);
+        assert_eq!(missing.holds, None);
+        assert!(missing.evidence.contains("low"));
+    }
+
+    #[test]
+    fn a_failed_copy_does_not_count() {
+        let mut fast_but_wrong = row(256, 1, 256, 0.99);
+        fast_but_wrong.check.passed = false;
+        let v = few_threads_match_many(&[fast_but_wrong, row(1024, 2, 8, 0.98)]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+    }
+
+    #[test]
+    fn the_fit_splits_at_the_knee() {
+        let model = LittlesLaw {
+            sms: 1,
+            latency_ns: 1.0,
+            peak_gbps: 2000.0,
+        };
+        // Knee at 1000 B: row 1 predicted 2 x 512 = 1024 GB/s, measured 1000; row 2 at the peak.
+        let mut a = row(128, 1, 4, 0.25);
+        a.gbps = 1000.0;
+        let mut b = row(1024, 2, 4, 0.5);
+        b.gbps = 1000.0;
+        let fit = model_fit(&[a, b], &model);
+        assert_eq!((fit.rows, fit.within_15_percent), (2, 1));
+        assert!((fit.median_ratio_below_knee.unwrap() - 1000.0 / 1024.0).abs() < 1e-12);
+        assert!((fit.median_ratio_above_knee.unwrap() - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn width_pairs_share_residency_and_bytes() {
+        let narrow = row(256, 1, 64, 0.5);
+        let mut wide = row(256, 1, 64, 0.6);
+        wide.point.shape.width = 4;
+        wide.gbps = narrow.gbps * 1.2;
+        let (m, n) = width_effect(&[narrow, wide], 4, 1).unwrap();
+        assert_eq!(n, 1);
+        assert!((m - 1.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn experiment_2_is_told_what_its_variants_hold() {
+        let model = LittlesLaw {
+            sms: 100,
+            latency_ns: 500.0,
+            peak_gbps: 4000.0,
+        };
+        let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model);
+        // T1: 2 x 1024 threads x 4 B; T14f4: 2 x 32 threads x 224 B.
+        assert!(
+            s.contains("T1 8192 B") && s.contains("T14f4 14336 B"),
+            "{s}"
+        );
+        // Every labelled variant and nothing else (no grid point without a label).
+        let listed = s.split('(').nth(2).unwrap().split(')').next().unwrap();
+        assert_eq!(
+            listed.split(", ").count(),
+            kernels_gpu::variants::MEMCPY.len(),
+            "{s}"
+        );
+        assert!(!s.contains("memcpy_t"), "{s}");
+        // 95% of the knee's 10000 B.
+        assert!(s.contains("9500 B per SM"), "{s}");
+    }
+}

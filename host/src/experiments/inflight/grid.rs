@@ -1,0 +1,278 @@
+//! The points of the bytes-in-flight sweep: which copy kernel of the variant table's memcpy grid
+//! (threads per block, loads per thread, width) runs at how many resident blocks per SM.
+//!
+//! The kernels and their axes are the table's (`kernels_gpu::variants::MEMCPY_GRID`); this file
+//! only chooses among them and places them.
+
+use kernels_gpu::variants::{MemcpyPoint, MEMCPY_GRID};
+use serde::{Deserialize, Serialize};
+
+/// Resident warps per SM the default sweep holds.
+pub const COPY_WARPS_PER_SM: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// The distinct values of one axis of the table's memcpy grid, ascending.
+fn axis(value: fn(&MemcpyPoint) -> u32) -> Vec<u32> {
+    let mut values: Vec<u32> = MEMCPY_GRID.iter().map(value).collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+/// Threads per block of the table's memcpy grid.
+pub fn grid_threads() -> Vec<u32> {
+    axis(|p| p.threads)
+}
+
+/// Loads per thread of the table's memcpy grid.
+pub fn grid_loads() -> Vec<u32> {
+    axis(|p| p.loads)
+}
+
+/// Floats per access of the table's memcpy grid.
+pub fn grid_widths() -> Vec<u32> {
+    axis(|p| p.width)
+}
+
+/// One copy kernel of the grid, as the results name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CopyShape {
+    pub threads: u32,
+    pub loads: u32,
+    /// Floats per access: 1, 2 or 4.
+    pub width: u32,
+}
+
+impl From<&MemcpyPoint> for CopyShape {
+    fn from(p: &MemcpyPoint) -> Self {
+        Self {
+            threads: p.threads,
+            loads: p.loads,
+            width: p.width,
+        }
+    }
+}
+
+impl CopyShape {
+    /// The table's kernel of this shape (None for a shape the grid does not build).
+    pub fn kernel(&self) -> Option<&'static MemcpyPoint> {
+        MEMCPY_GRID.iter().find(|p| CopyShape::from(*p) == *self)
+    }
+
+    /// Bytes each thread loads before its first store (`MemcpyPoint::bytes_per_thread`, for
+    /// shapes known only by their numbers, as in results read back).
+    pub fn bytes_per_thread(&self) -> u32 {
+        4 * self.loads * self.width
+    }
+}
+
+/// How residency is chosen for each point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Residency {
+    /// Every kernel at this many blocks per SM.
+    BlocksPerSm(u32),
+    /// These resident warps per SM. With `every_block_size`, every block size of the list that
+    /// divides the target into whole blocks runs; otherwise only the largest block (fewest
+    /// blocks per SM) does.
+    WarpsPerSm {
+        targets: Vec<u32>,
+        every_block_size: bool,
+    },
+}
+
+/// A point of the sweep: a kernel and the blocks per SM it is held at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Point {
+    pub shape: CopyShape,
+    pub blocks_per_sm: u32,
+}
+
+impl Point {
+    pub fn warps_per_sm(&self, warp_size: u32) -> u32 {
+        self.blocks_per_sm * self.shape.threads.div_ceil(warp_size.max(1))
+    }
+}
+
+/// The device limits the plan respects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanLimits {
+    pub warp_size: u32,
+    pub max_blocks_per_sm: u32,
+    pub max_warps_per_sm: u32,
+}
+
+/// Every point of the sweep, in the table's order (loads, then width) within each residency:
+/// the grid points that pass the filters (`threads`, `loads`, `widths`; values the grid does not
+/// have select nothing), the blocks per SM from `residency`; placements the SM cannot hold (more
+/// blocks or warps than it allows) are left out.
+pub fn plan_points(
+    threads: &[u32],
+    loads: &[u32],
+    widths: &[u32],
+    residency: &Residency,
+    limits: PlanLimits,
+) -> Vec<Point> {
+    let warp = limits.warp_size.max(1);
+    let fits = |t: u32, blocks: u32| {
+        blocks >= 1
+            && blocks <= limits.max_blocks_per_sm
+            && blocks * t.div_ceil(warp) <= limits.max_warps_per_sm
+    };
+    let mut placements: Vec<(u32, u32)> = Vec::new();
+    match residency {
+        Residency::BlocksPerSm(b) => {
+            placements.extend(threads.iter().filter(|&&t| fits(t, *b)).map(|&t| (t, *b)));
+        }
+        Residency::WarpsPerSm {
+            targets,
+            every_block_size,
+        } => {
+            for &w in targets {
+                let mut ways: Vec<(u32, u32)> = threads
+                    .iter()
+                    .filter(|&&t| t.is_multiple_of(warp) && (w * warp).is_multiple_of(t))
+                    .map(|&t| (t, w * warp / t))
+                    .filter(|&(t, b)| fits(t, b))
+                    .collect();
+                ways.sort_by_key(|&(t, _)| std::cmp::Reverse(t));
+                if !every_block_size {
+                    ways.truncate(1);
+                }
+                placements.extend(ways);
+            }
+        }
+    }
+    let mut points = Vec::new();
+    for (t, blocks) in placements {
+        points.extend(
+            MEMCPY_GRID
+                .iter()
+                .filter(|p| p.threads == t && loads.contains(&p.loads) && widths.contains(&p.width))
+                .map(|p| Point {
+                    shape: p.into(),
+                    blocks_per_sm: blocks,
+                }),
+        );
+    }
+    points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H200: PlanLimits = PlanLimits {
+        warp_size: 32,
+        max_blocks_per_sm: 32,
+        max_warps_per_sm: 64,
+    };
+
+    fn default_points() -> Vec<Point> {
+        plan_points(
+            &grid_threads(),
+            &grid_loads(),
+            &grid_widths(),
+            &Residency::WarpsPerSm {
+                targets: COPY_WARPS_PER_SM.to_vec(),
+                every_block_size: false,
+            },
+            H200,
+        )
+    }
+
+    #[test]
+    fn shapes_name_table_kernels() {
+        let s = CopyShape {
+            threads: 32,
+            loads: 14,
+            width: 4,
+        };
+        assert_eq!(s.kernel().map(|k| k.entry), Some("memcpy_t32_l14_w4"));
+        assert_eq!(s.bytes_per_thread(), 224);
+        assert_eq!(CopyShape { width: 3, ..s }.kernel(), None);
+        for p in MEMCPY_GRID {
+            let shape = CopyShape::from(p);
+            assert_eq!(shape.kernel(), Some(p));
+            assert_eq!(
+                shape.bytes_per_thread(),
+                p.bytes_per_thread(),
+                "{}",
+                p.entry
+            );
+        }
+    }
+
+    #[test]
+    fn the_axes_are_the_tables() {
+        let (t, l, w) = (grid_threads(), grid_loads(), grid_widths());
+        assert_eq!(
+            t.len() * l.len() * w.len(),
+            MEMCPY_GRID.len(),
+            "a full product"
+        );
+        assert!(MEMCPY_GRID
+            .iter()
+            .all(|p| t.contains(&p.threads) && l.contains(&p.loads) && w.contains(&p.width)));
+        assert!(t.windows(2).all(|x| x[0] < x[1]));
+    }
+
+    #[test]
+    fn filter_values_off_the_grid_select_nothing() {
+        let points = plan_points(&[256], &[5], &[4], &Residency::BlocksPerSm(1), H200);
+        assert!(points.is_empty());
+        let points = plan_points(&[256], &[4, 5], &[4], &Residency::BlocksPerSm(1), H200);
+        assert_eq!(points.len(), 1);
+    }
+
+    #[test]
+    fn the_default_sweep_spans_warps_1_to_64_and_bytes_4_to_512() {
+        let points = default_points();
+        let warps: std::collections::BTreeSet<u32> =
+            points.iter().map(|p| p.warps_per_sm(32)).collect();
+        assert_eq!(warps.into_iter().collect::<Vec<_>>(), COPY_WARPS_PER_SM);
+        let bytes: Vec<u32> = points.iter().map(|p| p.shape.bytes_per_thread()).collect();
+        assert_eq!(bytes.iter().min(), Some(&4));
+        assert_eq!(bytes.iter().max(), Some(&512));
+        assert_eq!(points.len(), 7 * 11 * 3, "one block size per warps target");
+        // The largest block is used: 64 warps as 2 x 1024, 8 warps as 1 x 256.
+        assert!(points
+            .iter()
+            .any(|p| p.shape.threads == 1024 && p.blocks_per_sm == 2));
+        assert!(points
+            .iter()
+            .any(|p| p.shape.threads == 256 && p.blocks_per_sm == 1));
+    }
+
+    #[test]
+    fn every_block_size_decomposes_each_target() {
+        let points = plan_points(
+            &grid_threads(),
+            &[1],
+            &[1],
+            &Residency::WarpsPerSm {
+                targets: vec![64],
+                every_block_size: true,
+            },
+            H200,
+        );
+        let ways: Vec<(u32, u32)> = points
+            .iter()
+            .map(|p| (p.shape.threads, p.blocks_per_sm))
+            .collect();
+        // 32 threads would need 64 blocks, above the 32-block limit.
+        assert_eq!(ways, [(1024, 2), (512, 4), (256, 8), (128, 16), (64, 32)]);
+    }
+
+    #[test]
+    fn fixed_blocks_per_sm_drops_what_the_sm_cannot_hold() {
+        let points = plan_points(
+            &grid_threads(),
+            &[2],
+            &[4],
+            &Residency::BlocksPerSm(4),
+            H200,
+        );
+        let threads: Vec<u32> = points.iter().map(|p| p.shape.threads).collect();
+        // 4 x 1024 threads = 128 warps > 64.
+        assert_eq!(threads, [32, 64, 128, 256, 512]);
+    }
+}

@@ -1,0 +1,551 @@
+//! Experiment 4, bytes in flight: the copy kernels of the memcpy grid (threads per block x
+//! loads per thread x width) held at chosen residencies by dynamic shared memory, each copy
+//! verified, against the device-to-device copy of the same run; the DRAM latency from a pointer
+//! chase; and Little's law ([`model`]) predicting every point from its bytes in flight per SM.
+//!
+//! Volkov's question, asked of the GPU at hand: how few threads does a copy need, and does the
+//! bandwidth follow bytes in flight rather than occupancy?
+//!
+//! ```text
+//! host inflight                                   # the default sweep (see Args)
+//! host inflight --threads 32,256 --loads 14 --widths 4 --blocks-per-sm 2
+//! host inflight --compare peer/peer.cubin --out results/inflight
+//! host inflight --iters 20 --samples 5            # a fixed plan instead of the noise target
+//! ```
+//!
+//! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`chase`]
+//! (latency, CPU side), [`row`] (typed results and headline figures), [`claims`] (verdict
+//! rules), [`plots`], [`table`] (columns and notes), and [`run`], the one file that touches the
+//! driver.
+
+pub mod chase;
+pub mod claims;
+pub mod grid;
+pub mod model;
+pub mod plots;
+pub mod row;
+pub mod run;
+pub mod table;
+
+use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
+use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
+
+pub use row::{Inflight, InflightRow};
+
+use super::cells::{compared_columns, HasComparison};
+use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
+use super::module_source::{plan_files, Kernels, Needs};
+use super::ExperimentError;
+use crate::claim::Verdict;
+use crate::cuda::Gpu;
+use crate::figure::{Figure, PlotRun};
+use crate::flags::{CliError, ModuleFiles, Shared, MAX_COPY_MIB};
+use crate::results::{Comparison, RunMeta};
+use crate::table::{Column, TableData};
+
+/// Default bytes of each of the copy's source and destination (MiB): several times the L2 of
+/// current GPUs, small enough that verifying every point (one download and compare per module)
+/// stays a small part of the sweep.
+pub const DEFAULT_COPY_MIB: u64 = 128;
+/// Default loads per thread of the sweep: every power of two of the grid's axis (the grid also
+/// builds 3, 6, 12, 14, 24; ask for them with `--loads`). With widths 1, 2, 4 they span 4 to
+/// 512 bytes per thread.
+pub const DEFAULT_LOADS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+/// Default dependent loads of the latency chase.
+pub const DEFAULT_CHASE_STEPS: u32 = 1 << 20;
+/// The chased buffer defaults to this many times the device's L2.
+pub const CHASE_L2_MULTIPLE: u64 = 8;
+
+/// Experiment 4.
+pub struct Spec;
+
+/// The sweep's axes and sizes (`host inflight`; `host all` takes the `--inflight-*` ones).
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+#[group(skip)]
+pub struct SweepArgs {
+    /// Threads per block to run (values of the variant table's memcpy grid).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_threads(),
+          value_parser = parse_threads)]
+    pub threads: Vec<u32>,
+    /// Loads per thread to run (values of the variant table's memcpy grid).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
+          value_parser = parse_loads)]
+    pub loads: Vec<u32>,
+    /// Floats per access to run (values of the variant table's memcpy grid).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_widths(),
+          value_parser = parse_widths)]
+    pub widths: Vec<u32>,
+    /// Resident warps per SM to hold; each is reached with the largest listed block size that
+    /// divides it (all of them with --every-block-size).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
+          conflicts_with = "blocks_per_sm",
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub warps_per_sm: Vec<u32>,
+    /// Hold every kernel at this many blocks per SM instead of a warps target.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub blocks_per_sm: Option<u32>,
+    /// Reach each warps target with every listed block size that divides it.
+    #[arg(long)]
+    pub every_block_size: bool,
+    /// MiB of each of the copy's source and destination.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
+    pub copy_mib: u64,
+    /// MiB of the pointer-chase buffer (default: 8 x the device's L2).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=16384))]
+    pub chase_mib: Option<u64>,
+    /// Dependent loads of the latency chase.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CHASE_STEPS,
+          value_parser = clap::value_parser!(u32).range(1000..=1 << 30))]
+    pub chase_steps: u32,
+}
+
+/// `host inflight`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct Args {
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
+}
+
+/// What experiment 4 adds to `host all`: its copy size, loads and warps targets (the other
+/// axes take their defaults there).
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct AllArgs {
+    /// Experiment 4: MiB of each of the copy's source and destination.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
+    pub inflight_copy_mib: u64,
+    /// Experiment 4: loads per thread (values of the memcpy grid).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
+          value_parser = parse_loads)]
+    pub inflight_loads: Vec<u32>,
+    /// Experiment 4: resident warps per SM to hold.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub inflight_warps_per_sm: Vec<u32>,
+}
+
+/// Experiment 4, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub sweep: SweepArgs,
+    pub kernels: Kernels,
+    pub compare: Option<Kernels>,
+    pub compare_label: Option<String>,
+}
+
+/// A flag value outside the kernel grid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--{flag} {value}: not in the memcpy grid (built: {allowed})")]
+pub struct OffGrid {
+    pub flag: &'static str,
+    pub value: u32,
+    pub allowed: String,
+}
+
+fn within(flag: &'static str, values: &[u32], grid: &[u32]) -> Result<(), OffGrid> {
+    match values.iter().find(|v| !grid.contains(v)) {
+        Some(&value) => Err(OffGrid {
+            flag,
+            value,
+            allowed: grid
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// One value of a grid-axis flag: a number on the axis. Refused at parse time, so an off-grid
+/// value is a usage error (exit code 2) like any other bad flag.
+fn on_axis(flag: &'static str, s: &str, axis: &[u32]) -> Result<u32, String> {
+    let value: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    within(flag, &[value], axis).map_err(|e| e.to_string())?;
+    Ok(value)
+}
+
+fn parse_threads(s: &str) -> Result<u32, String> {
+    on_axis("threads", s, &grid_threads())
+}
+
+fn parse_loads(s: &str) -> Result<u32, String> {
+    on_axis("loads", s, &grid_loads())
+}
+
+fn parse_widths(s: &str) -> Result<u32, String> {
+    on_axis("widths", s, &grid_widths())
+}
+
+impl SweepArgs {
+    pub fn residency(&self) -> Residency {
+        match self.blocks_per_sm {
+            Some(b) => Residency::BlocksPerSm(b),
+            None => Residency::WarpsPerSm {
+                targets: self.warps_per_sm.clone(),
+                every_block_size: self.every_block_size,
+            },
+        }
+    }
+
+    /// The sweep's points on a device with these limits.
+    pub fn points(&self, limits: grid::PlanLimits) -> Vec<grid::Point> {
+        grid::plan_points(
+            &self.threads,
+            &self.loads,
+            &self.widths,
+            &self.residency(),
+            limits,
+        )
+    }
+
+    /// Every grid entry the sweep may launch (whatever the device's limits).
+    pub fn entries(&self) -> Vec<&'static str> {
+        MEMCPY_GRID
+            .iter()
+            .filter(|p| {
+                self.threads.contains(&p.threads)
+                    && self.loads.contains(&p.loads)
+                    && self.widths.contains(&p.width)
+            })
+            .map(|p| p.entry)
+            .collect()
+    }
+}
+
+impl HasComparison for InflightRow {
+    fn comparison(&self) -> Option<&Comparison> {
+        self.compare.as_ref()
+    }
+}
+
+fn planned(
+    sweep: SweepArgs,
+    module: (&'static str, &Option<std::path::PathBuf>),
+    compare: (&'static str, &Option<std::path::PathBuf>),
+    label: &Option<String>,
+) -> Result<Plan, CliError> {
+    let entries = sweep.entries();
+    let (kernels, compare, compare_label) = plan_files(
+        module,
+        compare,
+        label,
+        Needs {
+            entries: &entries,
+            signature: MemcpyParams::PARAMS,
+        },
+    )?;
+    Ok(Plan {
+        sweep,
+        kernels,
+        compare,
+        compare_label,
+    })
+}
+
+impl Experiment for Spec {
+    const NAME: &'static str = "inflight";
+    const NUMBER: u8 = 4;
+    const ABOUT: &'static str =
+        "Experiment 4: bytes in flight vs occupancy (the memcpy grid against Little's law)";
+    const SECTION: &'static str = "Experiment 4: bytes in flight vs occupancy";
+
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Plan = Plan;
+    type Output = Inflight;
+    type Row = InflightRow;
+
+    fn help() -> String {
+        format!(
+            "The memcpy grid (entries memcpy_t{{T}}_l{{L}}_w{{W}}): threads {:?}, loads {:?}, \
+             widths {:?}",
+            grid_threads(),
+            grid_loads(),
+            grid_widths()
+        )
+    }
+
+    fn plan(a: &Args) -> Result<Plan, CliError> {
+        planned(
+            a.sweep.clone(),
+            ("--module", &a.modules.module),
+            ("--compare", &a.modules.compare),
+            &a.modules.compare_label,
+        )
+    }
+
+    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let sweep = SweepArgs {
+            threads: grid_threads(),
+            loads: a.inflight_loads.clone(),
+            widths: grid_widths(),
+            warps_per_sm: a.inflight_warps_per_sm.clone(),
+            blocks_per_sm: None,
+            every_block_size: false,
+            copy_mib: a.inflight_copy_mib,
+            chase_mib: None,
+            chase_steps: DEFAULT_CHASE_STEPS,
+        };
+        planned(
+            sweep,
+            ("--module", &s.module),
+            ("--compare", &s.compare),
+            &s.compare_label,
+        )
+    }
+
+    fn modules(p: &Plan) -> ModuleNames {
+        ModuleNames {
+            ours: p.kernels.describe(),
+            theirs: p.compare.as_ref().map(Kernels::describe),
+            label: p.compare_label.clone(),
+        }
+    }
+
+    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
+        run::run(gpu, ctx, p)
+    }
+
+    fn rows(output: &Inflight) -> &[InflightRow] {
+        &output.rows
+    }
+
+    fn columns() -> Vec<Column<InflightRow>> {
+        let mut c = table::columns();
+        c.extend(compared_columns("Other GB/s", "GB/s", 1));
+        c
+    }
+
+    fn title(m: &RunMeta) -> String {
+        format!(
+            "4. Bytes in flight vs occupancy (memcpy grid, {})",
+            m.sampling_words()
+        )
+    }
+
+    fn table(output: &Inflight, meta: &RunMeta) -> TableData {
+        table::table(output, &Self::title(meta), &Self::columns())
+    }
+
+    fn failed_checks(output: &Inflight) -> Vec<String> {
+        run::failed_checks(output)
+    }
+
+    fn claims(output: Option<&Inflight>) -> Vec<Verdict> {
+        claims::verdicts(output)
+    }
+
+    fn figures(runs: &[PlotRun<'_, Inflight>]) -> Vec<(String, Figure)> {
+        runs.first()
+            .map(|r| plots::figures(r.name, r.output))
+            .unwrap_or_default()
+    }
+
+    /// The best point per bytes per thread at each warps/SM would be one choice; the merged
+    /// table keys every point by entry and residency.
+    fn merged(output: &Inflight) -> Merged {
+        Merged {
+            unit: "GB/s",
+            decimals: 1,
+            reference: Some(("copy reference", output.copy.gbps)),
+            rows: output
+                .rows
+                .iter()
+                .map(|r| MergeRow {
+                    key: format!("{} x{}", r.entry, r.blocks_per_sm),
+                    ours: (r.gbps, r.occupancy),
+                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use grid::PlanLimits;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: SweepArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
+        Cmd::try_parse_from(std::iter::once("inflight").chain(args.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn defaults_take_the_grid_with_the_power_of_two_loads() {
+        let a = parse(&[]).unwrap();
+        assert_eq!(a.threads, grid_threads());
+        assert_eq!(a.loads, DEFAULT_LOADS);
+        assert!(DEFAULT_LOADS.iter().all(|l| grid_loads().contains(l)));
+        assert_eq!(a.widths, grid_widths());
+        assert_eq!(
+            a.residency(),
+            Residency::WarpsPerSm {
+                targets: COPY_WARPS_PER_SM.to_vec(),
+                every_block_size: false
+            }
+        );
+        assert_eq!(a.copy_mib, DEFAULT_COPY_MIB);
+        // Bytes per thread span 4 to 512.
+        let bytes: Vec<u32> = MEMCPY_GRID
+            .iter()
+            .filter(|p| a.entries().contains(&p.entry))
+            .map(|p| p.bytes_per_thread())
+            .collect();
+        assert_eq!(bytes.iter().min(), Some(&4));
+        assert_eq!(bytes.iter().max(), Some(&512));
+    }
+
+    #[test]
+    fn filters_and_blocks_per_sm_parse() {
+        let a = parse(&[
+            "--threads",
+            "32,256",
+            "--loads",
+            "14",
+            "--widths",
+            "4",
+            "--blocks-per-sm",
+            "2",
+        ])
+        .unwrap();
+        assert_eq!(a.residency(), Residency::BlocksPerSm(2));
+        let limits = PlanLimits {
+            warp_size: 32,
+            max_blocks_per_sm: 32,
+            max_warps_per_sm: 64,
+        };
+        let entries: Vec<&str> = a
+            .points(limits)
+            .iter()
+            .filter_map(|p| p.shape.kernel())
+            .map(|k| k.entry)
+            .collect();
+        assert_eq!(entries, ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
+        assert_eq!(a.entries(), ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
+    }
+
+    #[test]
+    fn values_off_the_grid_are_usage_errors_naming_the_flag() {
+        let e = parse(&["--loads", "2,5"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+        assert_eq!(e.exit_code(), 2, "a usage error");
+        let text = e.to_string();
+        assert!(
+            text.contains("--loads 5") && text.contains("1, 2, 3, 4, 6"),
+            "{text}"
+        );
+        assert!(parse(&["--widths", "3"]).is_err());
+        assert!(parse(&["--threads", "96"]).is_err());
+        assert!(parse(&["--threads", "x"]).is_err());
+        assert!(parse(&["--blocks-per-sm", "2", "--warps-per-sm", "4"]).is_err());
+        assert!(parse(&["--blocks-per-sm", "0"]).is_err());
+        assert!(parse(&["--warps-per-sm", "0"]).is_err());
+    }
+}
+
+/// Experiments 4 and 5 through every renderer without a GPU: the committed H200 run with
+/// synthetic sweep rows added is written as a results folder (results.json, tables.md, CSVs,
+/// report.md with the plots), read back, and merged with itself.
+#[cfg(test)]
+mod render_test {
+    use super::model::LittlesLaw;
+    use super::row::tests::row;
+    use super::*;
+    use crate::experiments::ilp;
+    use crate::experiments::ilp::row::tests::{row as ilp_row, saturating};
+
+    fn run() -> crate::experiments::RunResults {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");
+        let mut r = crate::results_io::read_results(std::path::Path::new(path)).unwrap();
+        let model = LittlesLaw {
+            sms: 132,
+            latency_ns: 600.0,
+            peak_gbps: 4000.0,
+        };
+        let mut rows = Vec::new();
+        for (threads, blocks) in [(32, 1), (256, 1), (1024, 2)] {
+            for bytes in [4, 64, 256] {
+                let mut x = row(threads, blocks, bytes, 0.3 + f64::from(bytes) / 400.0);
+                x.predicted_gbps = model.predicted_gbps(x.bytes_in_flight_per_sm as f64);
+                rows.push(x);
+            }
+        }
+        let timing = rows[0].timing.clone();
+        r.inflight = Some(Inflight {
+            copy: row::CopyReference {
+                bytes: 1 << 27,
+                gbps: 4000.0,
+                timing,
+            },
+            latency: chase::Latency {
+                steps: 1000,
+                buffer_bytes: 1 << 30,
+                cycles_per_step: 1200.0,
+                ns_per_step: 600.0,
+                implied_clock_mhz: 2000.0,
+                check: row::tests::passed(),
+            },
+            headline: row::headline(&rows, &model),
+            model,
+            rows,
+            skipped: vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()],
+        });
+        let mut fma = Vec::new();
+        for ilp in [1, 4] {
+            for warps in [1, 8, 64] {
+                fma.push(ilp_row(ilp, warps, saturating(ilp, warps, 32)));
+            }
+        }
+        r.ilp = Some(ilp::Ilp {
+            a: 1.0,
+            b: 1.0,
+            volkov: ilp::row::volkov_table(&fma, ilp::row::VOLKOV_FRACTION),
+            rows: fma,
+            skipped: vec![],
+        });
+        r
+    }
+
+    #[test]
+    fn the_sweeps_reach_every_renderer() {
+        let r = run();
+        let dir = std::env::temp_dir().join(format!("h6-sweeps-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::results_io::write_run(&dir, &r).unwrap();
+        for f in [
+            "inflight.csv",
+            "ilp.csv",
+            "inflight.svg",
+            "inflight_bytes.svg",
+            "inflight_model.svg",
+            "ilp.svg",
+            "report.md",
+        ] {
+            assert!(dir.join(f).is_file(), "{f} not written");
+        }
+        let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
+        assert_eq!(back, r);
+        let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+        assert!(md.contains("4. Bytes in flight vs occupancy"), "{md}");
+        assert!(md.contains("Volkov's table"), "{md}");
+        let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert!(report.contains("Why (experiment 4)"), "{report}");
+        assert!(report.contains("inflight_bytes.svg") || report.contains("inflight.svg"));
+        let merged = dir.join("merged");
+        crate::report::merge::merge(&[dir.clone(), dir.clone()], &merged).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

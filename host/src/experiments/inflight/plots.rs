@@ -1,0 +1,271 @@
+//! Experiment 4's plots, as data for the report's one drawer: a heatmap of % of the copy over
+//! (warps/SM, bytes/thread); GB/s against bytes in flight per SM on a log axis, one series per
+//! width, with the model's curve; measured against predicted GB/s.
+
+use std::collections::BTreeMap;
+
+use super::model::LittlesLaw;
+use super::row::{Inflight, InflightRow};
+use crate::figure::{Figure, Heatmap, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+
+/// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among
+/// the checked rows there (widths and block sizes with the same bytes per thread share a cell).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatCells {
+    pub warps: Vec<u32>,
+    pub bytes: Vec<u32>,
+    /// `cells[(w, b)]` = best fraction, by index into `warps` and `bytes`.
+    pub cells: BTreeMap<(usize, usize), f64>,
+}
+
+pub fn heat_cells(rows: &[InflightRow]) -> HeatCells {
+    let checked: Vec<&InflightRow> = rows.iter().filter(|r| r.checked()).collect();
+    let mut warps: Vec<u32> = checked.iter().map(|r| r.warps_per_sm).collect();
+    let mut bytes: Vec<u32> = checked.iter().map(|r| r.bytes_per_thread).collect();
+    for v in [&mut warps, &mut bytes] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    let mut cells = BTreeMap::new();
+    for r in checked {
+        let key = (
+            warps.binary_search(&r.warps_per_sm).unwrap_or(0),
+            bytes.binary_search(&r.bytes_per_thread).unwrap_or(0),
+        );
+        let cell = cells.entry(key).or_insert(f64::NEG_INFINITY);
+        *cell = f64::max(*cell, r.fraction_of_copy);
+    }
+    HeatCells {
+        warps,
+        bytes,
+        cells,
+    }
+}
+
+/// The heatmap figure: warps/SM across, bytes/thread up, % of the copy in each cell.
+pub fn heatmap(rows: &[InflightRow], title: &str) -> Heatmap {
+    let h = heat_cells(rows);
+    Heatmap {
+        title: title.to_owned(),
+        x_label: "resident warps per SM".into(),
+        y_label: "bytes per thread in flight".into(),
+        x_ticks: h.warps.iter().map(u32::to_string).collect(),
+        y_ticks: h.bytes.iter().map(u32::to_string).collect(),
+        cells: (0..h.bytes.len())
+            .map(|b| {
+                (0..h.warps.len())
+                    .map(|w| h.cells.get(&(w, b)).map(|f| f * 100.0))
+                    .collect()
+            })
+            .collect(),
+        scale_max: Some(100.0),
+        decimals: 0,
+    }
+}
+
+/// GB/s against bytes in flight per SM (log x), one series per width, with the model's curve
+/// and the copy as a reference line.
+pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> ScatterPlot {
+    let mut widths: Vec<u32> = rows.iter().map(|r| r.point.shape.width).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    let mut series: Vec<Series> = widths
+        .iter()
+        .map(|&w| Series {
+            name: format!("{} B per access", 4 * w),
+            points: rows
+                .iter()
+                .filter(|r| r.checked() && r.point.shape.width == w)
+                .map(|r| LabelledPoint {
+                    x: r.bytes_in_flight_per_sm as f64,
+                    y: r.gbps,
+                    label: None,
+                })
+                .collect(),
+            line: false,
+            markers: true,
+        })
+        .collect();
+    let xs: Vec<f64> = rows
+        .iter()
+        .map(|r| r.bytes_in_flight_per_sm as f64)
+        .collect();
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
+    let hi = xs.iter().copied().fold(0.0, f64::max).max(lo * 2.0);
+    series.push(Series {
+        name: "Little's law".into(),
+        points: model_curve(model, lo, hi, 64),
+        line: true,
+        markers: false,
+    });
+    ScatterPlot {
+        title: "Copy bandwidth vs bytes in flight".into(),
+        x_label: "bytes of loads in flight per SM".into(),
+        y_label: "GB/s (read + write)".into(),
+        x_scale: XScale::Log,
+        x_unit_suffix: String::new(),
+        series,
+        references: vec![ReferenceLine {
+            label: format!("D2D copy {:.0} GB/s", model.peak_gbps),
+            y: model.peak_gbps,
+            series: None,
+        }],
+    }
+}
+
+/// `n` points of the model's prediction, evenly spaced in log from `lo` to `hi`.
+pub fn model_curve(model: &LittlesLaw, lo: f64, hi: f64, n: usize) -> Vec<LabelledPoint> {
+    let n = n.max(2);
+    (0..n)
+        .map(|i| {
+            let x = lo * (hi / lo).powf(i as f64 / (n - 1) as f64);
+            LabelledPoint {
+                x,
+                y: model.predicted_gbps(x),
+                label: None,
+            }
+        })
+        .collect()
+}
+
+/// Measured against predicted GB/s, one series per width, with the line measured = predicted.
+pub fn measured_vs_predicted(rows: &[InflightRow]) -> ScatterPlot {
+    let mut widths: Vec<u32> = rows.iter().map(|r| r.point.shape.width).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    let mut series: Vec<Series> = widths
+        .iter()
+        .map(|&w| Series {
+            name: format!("{} B per access", 4 * w),
+            points: rows
+                .iter()
+                .filter(|r| r.checked() && r.point.shape.width == w)
+                .map(|r| LabelledPoint {
+                    x: r.predicted_gbps,
+                    y: r.gbps,
+                    label: None,
+                })
+                .collect(),
+            line: false,
+            markers: true,
+        })
+        .collect();
+    let top = rows
+        .iter()
+        .flat_map(|r| [r.gbps, r.predicted_gbps])
+        .fold(0.0, f64::max);
+    series.push(Series {
+        name: "measured = predicted".into(),
+        points: [0.0, top]
+            .iter()
+            .map(|&v| LabelledPoint {
+                x: v,
+                y: v,
+                label: None,
+            })
+            .collect(),
+        line: true,
+        markers: false,
+    });
+    ScatterPlot {
+        title: "Measured vs Little's law".into(),
+        x_label: "predicted GB/s".into(),
+        y_label: "measured GB/s".into(),
+        x_scale: XScale::Linear,
+        x_unit_suffix: String::new(),
+        series,
+        references: vec![],
+    }
+}
+
+/// The three plots of one run (`inflight`, `inflight_bytes`, `inflight_model`); a merged report
+/// of several runs plots the first run that has the experiment (the axes are per device).
+pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
+    if result.rows.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        (
+            "inflight".to_owned(),
+            Figure::Heatmap(heatmap(
+                &result.rows,
+                &format!("Experiment 4: % of the device-to-device copy ({name})"),
+            )),
+        ),
+        (
+            "inflight_bytes".to_owned(),
+            Figure::Scatter(gbps_vs_bytes_in_flight(&result.rows, &result.model)),
+        ),
+        (
+            "inflight_model".to_owned(),
+            Figure::Scatter(measured_vs_predicted(&result.rows)),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::inflight::row::tests::row;
+
+    fn rows() -> Vec<InflightRow> {
+        let mut wide = row(32, 1, 16, 0.30);
+        wide.point.shape.width = 4;
+        vec![
+            row(32, 1, 16, 0.20),
+            wide,
+            row(256, 1, 64, 0.96),
+            row(1024, 2, 4, 0.55),
+        ]
+    }
+
+    #[test]
+    fn cells_take_the_best_row_of_their_warps_and_bytes() {
+        let map = heat_cells(&rows());
+        assert_eq!(map.warps, [1, 8, 64]);
+        assert_eq!(map.bytes, [4, 16, 64]);
+        assert_eq!(map.cells.len(), 3);
+        assert_eq!(
+            map.cells[&(0, 1)],
+            0.30,
+            "the wider access is the better of the cell"
+        );
+        assert_eq!(map.cells[&(1, 2)], 0.96);
+    }
+
+    #[test]
+    fn one_series_per_width_plus_the_model() {
+        let model = LittlesLaw {
+            sms: 100,
+            latency_ns: 500.0,
+            peak_gbps: 4000.0,
+        };
+        let p = gbps_vs_bytes_in_flight(&rows(), &model);
+        let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["4 B per access", "16 B per access", "Little's law"]);
+        assert_eq!(p.series[0].points.len(), 3);
+        let curve = &p.series[2].points;
+        assert!(curve.windows(2).all(|w| w[1].y >= w[0].y), "non-decreasing");
+        assert_eq!(curve.last().unwrap().y, 4000.0, "ends on the ceiling");
+        assert_eq!(p.x_scale, XScale::Log);
+        let m = measured_vs_predicted(&rows());
+        assert_eq!(
+            m.series.last().unwrap().points[1].x,
+            m.series.last().unwrap().points[1].y
+        );
+    }
+
+    #[test]
+    fn the_heatmap_figure_is_laid_out_by_warps_and_bytes() {
+        let h = heatmap(&rows(), "t");
+        assert_eq!(h.x_ticks, ["1", "8", "64"]);
+        assert_eq!(h.y_ticks, ["4", "16", "64"]);
+        assert_eq!(
+            h.cells[1][0],
+            Some(30.0),
+            "16 B at 1 warp: the wider access"
+        );
+        assert_eq!(h.cells[2][1], Some(96.0));
+        assert_eq!(h.cells[0][0], None);
+    }
+}

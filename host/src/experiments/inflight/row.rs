@@ -1,0 +1,265 @@
+//! Experiment 4's typed results: one row per sweep point, the copy reference, the latency, the
+//! model and the headline figures drawn from them.
+
+use serde::{Deserialize, Serialize};
+
+use super::chase::Latency;
+use super::grid::Point;
+use super::model::LittlesLaw;
+use crate::results::{Check, Comparison, Timing};
+use crate::table::TableRow;
+
+/// One point of the bytes-in-flight sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InflightRow {
+    pub point: Point,
+    pub entry: String,
+    pub bytes_per_thread: u32,
+    pub regs: u32,
+    pub dyn_smem_bytes: u32,
+    pub blocks_per_sm: u32,
+    pub warps_per_sm: u32,
+    /// Resident warps over the SM's maximum.
+    pub occupancy: f64,
+    /// Resident threads x bytes per thread (loads in flight).
+    pub bytes_in_flight_per_sm: u64,
+    /// Resident warps x loads per thread (warp-wide load instructions outstanding).
+    pub requests_in_flight_per_sm: u64,
+    /// Measured GB/s, read + written.
+    pub gbps: f64,
+    /// `gbps` over the device-to-device copy's GB/s of the same run.
+    pub fraction_of_copy: f64,
+    /// The model's GB/s for `bytes_in_flight_per_sm` (read + written).
+    pub predicted_gbps: f64,
+    /// What limits the resident blocks, by the occupancy calculator.
+    pub limiter: String,
+    pub timing: Timing,
+    pub check: Check,
+    pub flags: Vec<String>,
+    pub compare: Option<Comparison>,
+}
+
+impl TableRow for InflightRow {
+    fn label(&self) -> String {
+        format!("{} at {} blocks/SM", self.entry, self.blocks_per_sm)
+    }
+    fn flags(&self) -> &[String] {
+        &self.flags
+    }
+    fn compared(&self) -> bool {
+        self.compare.is_some()
+    }
+}
+
+impl InflightRow {
+    /// Usable for conclusions: the copy was right (ours, and theirs when compared).
+    pub fn checked(&self) -> bool {
+        self.check.passed && self.compare.as_ref().is_none_or(|c| c.check.passed)
+    }
+}
+
+/// The device-to-device copy that sets 100%.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CopyReference {
+    /// Bytes of each of the source and the destination.
+    pub bytes: u64,
+    /// GB/s, read + written.
+    pub gbps: f64,
+    pub timing: Timing,
+}
+
+/// The configuration that reaches a fraction of the copy at the least occupancy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LeastOccupancy {
+    /// The fraction of the copy asked for (0.9, 0.95).
+    pub fraction: f64,
+    /// The row's entry, residency and figures; None when no checked row reaches the fraction.
+    pub found: Option<HeadlineRow>,
+}
+
+/// The few numbers of a row a headline quotes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeadlineRow {
+    pub entry: String,
+    pub blocks_per_sm: u32,
+    pub warps_per_sm: u32,
+    pub occupancy: f64,
+    pub bytes_in_flight_per_sm: u64,
+    pub fraction_of_copy: f64,
+}
+
+impl From<&InflightRow> for HeadlineRow {
+    fn from(r: &InflightRow) -> Self {
+        Self {
+            entry: r.entry.clone(),
+            blocks_per_sm: r.blocks_per_sm,
+            warps_per_sm: r.warps_per_sm,
+            occupancy: r.occupancy,
+            bytes_in_flight_per_sm: r.bytes_in_flight_per_sm,
+            fraction_of_copy: r.fraction_of_copy,
+        }
+    }
+}
+
+/// Bytes in flight per SM the model needs for a fraction of the copy.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BytesNeeded {
+    pub fraction: f64,
+    pub bytes_per_sm: f64,
+}
+
+/// The figures printed at the end of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Headline {
+    /// At 90% and 95% of the copy.
+    pub least_occupancy: Vec<LeastOccupancy>,
+    /// At 90%, 95% and 100% (the knee).
+    pub bytes_needed: Vec<BytesNeeded>,
+}
+
+/// Fractions of the copy the headline looks for.
+pub const HEADLINE_FRACTIONS: [f64; 2] = [0.90, 0.95];
+
+/// The checked row with the least occupancy among those reaching `fraction` of the copy; among
+/// equal occupancies, the fastest.
+pub fn least_occupancy_reaching(rows: &[InflightRow], fraction: f64) -> Option<&InflightRow> {
+    rows.iter()
+        .filter(|r| r.checked() && r.fraction_of_copy >= fraction)
+        .min_by(|a, b| {
+            a.occupancy
+                .total_cmp(&b.occupancy)
+                .then(b.fraction_of_copy.total_cmp(&a.fraction_of_copy))
+        })
+}
+
+/// The headline figures of a sweep.
+pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
+    Headline {
+        least_occupancy: HEADLINE_FRACTIONS
+            .iter()
+            .map(|&fraction| LeastOccupancy {
+                fraction,
+                found: least_occupancy_reaching(rows, fraction).map(HeadlineRow::from),
+            })
+            .collect(),
+        bytes_needed: [0.90, 0.95, 1.0]
+            .iter()
+            .map(|&fraction| BytesNeeded {
+                fraction,
+                bytes_per_sm: model.bytes_needed_per_sm(fraction),
+            })
+            .collect(),
+    }
+}
+
+/// Everything experiment 4 measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inflight {
+    pub copy: CopyReference,
+    pub latency: Latency,
+    pub model: LittlesLaw,
+    pub rows: Vec<InflightRow>,
+    /// Points that could not be placed at their residency, with the reason.
+    pub skipped: Vec<String>,
+    pub headline: Headline,
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::experiments::inflight::grid::CopyShape;
+
+    pub(crate) fn passed() -> Check {
+        Check {
+            passed: true,
+            error: 0.0,
+            bound: 0.0,
+            what: "synthetic".into(),
+        }
+    }
+
+    /// A synthetic row: `threads` x `blocks` resident, `bytes` per thread, at `fraction` of a
+    /// 4000 GB/s copy.
+    pub(crate) fn row(threads: u32, blocks: u32, bytes: u32, fraction: f64) -> InflightRow {
+        let warps = threads / 32 * blocks;
+        let bif = u64::from(threads * blocks) * u64::from(bytes);
+        InflightRow {
+            point: Point {
+                shape: CopyShape {
+                    threads,
+                    loads: bytes / 4,
+                    width: 1,
+                },
+                blocks_per_sm: blocks,
+            },
+            entry: format!("memcpy_t{threads}_l{}_w1", bytes / 4),
+            bytes_per_thread: bytes,
+            regs: 32,
+            dyn_smem_bytes: 0,
+            blocks_per_sm: blocks,
+            warps_per_sm: warps,
+            occupancy: f64::from(warps) / 64.0,
+            bytes_in_flight_per_sm: bif,
+            requests_in_flight_per_sm: u64::from(warps * bytes / 4),
+            gbps: 4000.0 * fraction,
+            fraction_of_copy: fraction,
+            predicted_gbps: 0.0,
+            limiter: "shared memory".into(),
+            timing: Timing {
+                noise: Some(0.001),
+                noise_target: Some(0.005),
+                ..crate::sampling::summarize(vec![1.0], None, None)
+            },
+            check: passed(),
+            flags: vec![],
+            compare: None,
+        }
+    }
+
+    #[test]
+    fn the_least_occupancy_reaching_a_fraction_is_found() {
+        let rows = vec![
+            row(1024, 2, 4, 0.55),  // 100%, too slow
+            row(256, 1, 64, 0.96),  // 12.5%
+            row(128, 1, 128, 0.91), // 6.25%, only 90
+            row(512, 1, 16, 0.97),  // 25%
+        ];
+        let r90 = least_occupancy_reaching(&rows, 0.90).unwrap();
+        assert_eq!(r90.warps_per_sm, 4);
+        let r95 = least_occupancy_reaching(&rows, 0.95).unwrap();
+        assert_eq!(r95.warps_per_sm, 8);
+        assert!(least_occupancy_reaching(&rows, 0.99).is_none());
+    }
+
+    #[test]
+    fn a_failed_check_never_makes_a_headline() {
+        let mut bad = row(32, 1, 512, 0.99);
+        bad.check.passed = false;
+        let rows = vec![bad, row(256, 1, 64, 0.96)];
+        assert_eq!(
+            least_occupancy_reaching(&rows, 0.95).unwrap().warps_per_sm,
+            8
+        );
+    }
+
+    #[test]
+    fn equal_occupancy_prefers_the_faster_row() {
+        let rows = vec![row(256, 1, 64, 0.955), row(256, 1, 128, 0.97)];
+        let r = least_occupancy_reaching(&rows, 0.95).unwrap();
+        assert_eq!(r.bytes_per_thread, 128);
+    }
+
+    #[test]
+    fn the_headline_carries_the_models_needs() {
+        let model = LittlesLaw {
+            sms: 100,
+            latency_ns: 500.0,
+            peak_gbps: 4000.0,
+        };
+        let h = headline(&[row(256, 1, 64, 0.96)], &model);
+        assert_eq!(h.least_occupancy.len(), 2);
+        assert!(h.least_occupancy[1].found.is_some());
+        assert_eq!(h.bytes_needed.len(), 3);
+        assert!((h.bytes_needed[2].bytes_per_sm - 10_000.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,269 @@
+//! Experiment 4 on the GPU: the only file of the experiment that touches the driver.
+//!
+//! The copies are the points of `variants::MEMCPY_GRID` (`memcpy_t{T}_l{L}_w{W}`), run by the
+//! copy family's host side ([`CopyBuffers::measure`]: held at the point's blocks/SM by dynamic
+//! shared memory, timed with the compared module's samples interleaved, each copy checked
+//! exactly). The latency chase is `variants::CHASE` (`ChaseParams`, one thread, its three output
+//! words read by `ChaseKernel::result`). A point that cannot be held at its residency (in
+//! either module) is skipped with a note.
+
+use kernels_gpu::reference::{build_chase_ring, chase_end};
+use kernels_gpu::variants::{ChaseKernel, ChaseParams, CHASE};
+
+use super::chase::{check_chase, Latency};
+use super::grid::PlanLimits;
+use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
+use super::row::{headline, CopyReference, Inflight, InflightRow};
+use super::{Plan, Spec, CHASE_L2_MULTIPLE};
+use crate::cuda::{Gpu, Kernel, Launch, LaunchShape};
+use crate::experiments::contract::{Experiment, RunContext};
+use crate::experiments::copy::{copy_gbps, CopyBuffers};
+use crate::experiments::inputs::Rng;
+use crate::experiments::module_source::{load, Kernels, Loaded};
+use crate::experiments::{comparison, progress_bar, ExperimentError, InVariant};
+
+/// Largest grid x dimension.
+const MAX_GRID_X: u64 = (1 << 31) - 1;
+
+/// Whether an error only means the point cannot be placed at its residency (a block size the
+/// kernel cannot launch, or registers or threads allowing fewer blocks): the sweep skips it.
+fn unplaceable(e: &ExperimentError) -> bool {
+    match e {
+        ExperimentError::Residency(_)
+        | ExperimentError::BlockTooLarge { .. }
+        | ExperimentError::NoResidency { .. } => true,
+        ExperimentError::InVariant { source, .. } => unplaceable(source),
+        _ => false,
+    }
+}
+
+/// Runs experiment 4 on `gpu` as `p` asks, timing every figure by `ctx.timing`.
+pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
+    let info = gpu.info().clone();
+    let copy_bytes = p.sweep.copy_mib << 20;
+    if copy_bytes.saturating_mul(2) > info.total_mem_bytes {
+        return Err(ExperimentError::CopyTooLarge {
+            mib: p.sweep.copy_mib,
+            have_mib: info.total_mem_bytes >> 20,
+            max_mib: ((info.total_mem_bytes / 2) >> 20).saturating_sub(256),
+        });
+    }
+    let ours = load(gpu, &p.kernels)?;
+    let theirs = p.compare.as_ref().map(|k| load(gpu, k)).transpose()?;
+    let limits = PlanLimits {
+        warp_size: info.warp_size,
+        max_blocks_per_sm: info.max_blocks_per_sm,
+        max_warps_per_sm: info.max_threads_per_sm / info.warp_size.max(1),
+    };
+    let points = p.sweep.points(limits);
+    let bar = progress_bar(ctx, points.len() + 2, Spec::NAME);
+
+    bar.set_message("latency");
+    let latency = measure_latency(gpu, &ours, p, ctx.seed, info.l2_bytes).in_variant("chase")?;
+    bar.inc(1);
+
+    let floats = (copy_bytes / 4) as usize;
+    let mut buffers = CopyBuffers::new(gpu, floats, ctx.seed.wrapping_add(40))?;
+    bar.set_message("cuMemcpyDtoD");
+    let copy_timing = buffers
+        .time_reference(gpu, &ctx.timing)
+        .in_variant("cuMemcpyDtoD")?;
+    let copy = CopyReference {
+        bytes: copy_bytes,
+        gbps: copy_gbps(copy_bytes, copy_timing.median_ms),
+        timing: copy_timing,
+    };
+    bar.inc(1);
+    let model = LittlesLaw {
+        sms: info.sm_count,
+        latency_ns: latency.ns_per_step,
+        peak_gbps: copy.gbps,
+    };
+
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for point in points {
+        let Some(kernel_point) = point.shape.kernel() else {
+            skipped.push(format!("{:?}: not a point of the memcpy grid", point.shape));
+            continue;
+        };
+        let entry = kernel_point.entry;
+        bar.set_message(entry);
+        if kernel_point.grid(floats as u64) > MAX_GRID_X {
+            skipped.push(format!(
+                "{entry}: more blocks than a grid holds; use a smaller copy"
+            ));
+            continue;
+        }
+        let (kernel, other) = ours.entry_pair(theirs.as_ref(), entry).in_variant(entry)?;
+        let mut measure = |other: Option<&Kernel<'_>>| {
+            buffers.measure(
+                gpu,
+                (&kernel, other),
+                kernel_point,
+                point.blocks_per_sm,
+                &ctx.timing,
+            )
+        };
+        let mut flags = Vec::new();
+        // The compared module's build of a point may not fit where ours does (e.g. registers
+        // without a launch bound leave fewer threads per block): ours is then timed alone.
+        let measured = match measure(other.as_ref()) {
+            Err(e) if other.is_some() && unplaceable(&e) => {
+                flags.push(format!("compared module not timed: {e}"));
+                measure(None)
+            }
+            r => r,
+        };
+        let (mine, compared, dyn_smem) = match measured {
+            Ok(m) => m,
+            Err(e) if unplaceable(&e) => {
+                skipped.push(format!("{entry} at {} blocks/SM: {e}", point.blocks_per_sm));
+                bar.inc(1);
+                continue;
+            }
+            Err(e) => return Err(e.in_variant(entry)),
+        };
+        flags.extend(mine.flags.iter().cloned());
+        let compare = comparison(&mine, compared.map(|m| (m, None, None)), &mut flags);
+        let threads = kernel_point.threads;
+        let warps = mine.blocks_per_sm * threads.div_ceil(info.warp_size.max(1));
+        let bif = bytes_in_flight_per_sm(
+            threads * mine.blocks_per_sm,
+            kernel_point.bytes_per_thread(),
+        );
+        rows.push(InflightRow {
+            point,
+            entry: entry.to_owned(),
+            bytes_per_thread: kernel_point.bytes_per_thread(),
+            regs: mine.regs,
+            dyn_smem_bytes: dyn_smem,
+            blocks_per_sm: mine.blocks_per_sm,
+            warps_per_sm: warps,
+            occupancy: mine.occupancy,
+            bytes_in_flight_per_sm: bif,
+            requests_in_flight_per_sm: requests_in_flight_per_sm(
+                warps,
+                kernel_point.requests_per_thread(),
+            ),
+            gbps: mine.throughput,
+            fraction_of_copy: mine.throughput / copy.gbps,
+            predicted_gbps: model.predicted_gbps(bif as f64),
+            limiter: mine.limiter.clone(),
+            timing: mine.timing.clone(),
+            check: mine.check.clone(),
+            flags,
+            compare,
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let headline = headline(&rows, &model);
+    Ok(Inflight {
+        copy,
+        latency,
+        model,
+        rows,
+        skipped,
+        headline,
+    })
+}
+
+/// The pointer chase: one thread, `variants::CHASE` of our module (the built-in one when
+/// `--module` names a file without it, e.g. the peer's), over a ring of `--chase-mib` (default
+/// 8 x L2) built by `reference::build_chase_ring`, timed by the kernel's own `%clock64` and
+/// `%globaltimer`, its end checked against the CPU's walk. A short chase first warms the code
+/// and the TLB's first pages.
+fn measure_latency(
+    gpu: &Gpu,
+    module: &Loaded,
+    p: &Plan,
+    seed: u64,
+    l2_bytes: u64,
+) -> Result<Latency, ExperimentError> {
+    let bytes = p
+        .sweep
+        .chase_mib
+        .map_or(CHASE_L2_MULTIPLE * l2_bytes.max(1 << 20), |m| m << 20);
+    let n = (bytes / 4).min(u64::from(u32::MAX)) as usize;
+    let mut next = vec![0u32; n];
+    let mut rng = Rng::new(seed.wrapping_add(41));
+    build_chase_ring(&mut next, CHASE.slot_elems(), |below| rng.below(below));
+    let builtin;
+    let module = if module.module.kernel(CHASE.entry).is_ok() {
+        module
+    } else {
+        builtin = load(gpu, &Kernels::Builtin)?;
+        &builtin
+    };
+    let kernel = module.module.kernel(CHASE.entry)?;
+    let next_dev = gpu.upload(&next)?;
+    let mut out = gpu.zeros::<u64>(ChaseKernel::OUT_WORDS)?;
+    let steps = p.sweep.chase_steps;
+    for s in [1000, steps] {
+        let mut l = Launch::new(gpu);
+        let params = ChaseParams {
+            next: l.input(&next_dev),
+            start: 0,
+            steps: s,
+            out: l.output(&mut out),
+        };
+        let shape = LaunchShape {
+            grid: ChaseKernel::GRID,
+            threads: ChaseKernel::THREADS,
+            dyn_smem: 0,
+        };
+        // SAFETY: the chase entry, one thread: `next` is a ring of n indices below n whose hops
+        // land on slot starts (index 0 is one), `out` holds OUT_WORDS u64.
+        unsafe { l.launch(&kernel, shape, &params) }?;
+    }
+    let got = gpu.download(&out)?;
+    let mut words = [0u64; ChaseKernel::OUT_WORDS];
+    words.copy_from_slice(&got); // `out` was allocated with OUT_WORDS words
+    let measured = ChaseKernel::result(words);
+    let predicted = chase_end(&next, 0, u64::from(steps));
+    let check = check_chase(measured.end, predicted, steps);
+    Ok(Latency::new(steps, n as u64 * 4, measured, check))
+}
+
+/// Every failed check of the run, in words (ours, the compared module's, the chase's).
+pub fn failed_checks(result: &Inflight) -> Vec<String> {
+    let mut failed = Vec::new();
+    if !result.latency.check.passed {
+        failed.push(format!("latency: {}", result.latency.check.what));
+    }
+    for r in &result.rows {
+        crate::experiments::cells::failed(
+            format!("{} at {} blocks/SM", r.entry, r.blocks_per_sm),
+            &r.check,
+            r.compare.as_ref(),
+            &mut failed,
+        );
+    }
+    failed
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::experiments::verify::check_copy;
+
+    #[test]
+    fn a_skipped_or_wrong_copy_is_caught() {
+        let src: Vec<f32> = (0..4096).map(|i| i as f32 + 0.5).collect();
+        assert!(check_copy(&src, &src, 4).passed);
+        // A block that never ran leaves its slice of the zeroed destination at zero.
+        let mut skipped = src.clone();
+        skipped[1024..1024 + 256].fill(0.0);
+        let c = check_copy(&src, &skipped, 4);
+        assert!(!c.passed);
+        assert_eq!(c.error, 256.0);
+        // One float copied to the wrong place.
+        let mut wrong = src.clone();
+        wrong.swap(7, 8);
+        assert!(!check_copy(&src, &wrong, 1).passed);
+        // A copy that stops one vector short.
+        let mut short = src.clone();
+        short[4092..].fill(0.0);
+        assert!(!check_copy(&src, &short, 4).passed);
+    }
+}

@@ -1,0 +1,191 @@
+//! Experiment 4's columns and table notes: the latency, the model, the headline figures, the
+//! model's fit and the pointer from experiment 2. Each column is declared once with its kind;
+//! the one renderer ([`crate::table`]) formats it everywhere.
+
+use super::claims::{experiment2_pointer, model_fit, width_effect};
+use super::model::LittlesLaw;
+use super::row::{Inflight, InflightRow};
+use crate::experiments::cells;
+use crate::table::{columns_table, Column, Kind, TableData, Value};
+
+const GBPS: Kind = Kind::Rate {
+    unit: "GB/s",
+    decimals: 1,
+};
+
+fn ratio(x: Option<f64>) -> String {
+    x.map_or("n/a".to_owned(), |x| format!("{x:.3}"))
+}
+
+/// The sweep's columns (the compared module's are added by the experiment).
+pub fn columns() -> Vec<Column<InflightRow>> {
+    vec![
+        Column::new("Entry", Kind::Text, |r| Value::Text(r.entry.clone())),
+        Column::new("Threads/block", Kind::Count, |r| {
+            Value::Int(r.point.shape.threads.into())
+        }),
+        Column::new("Loads x width", Kind::Pair { sep: "x" }, |r| {
+            Value::Pair(r.point.shape.loads.into(), r.point.shape.width.into())
+        }),
+        Column::new("Bytes/thread", Kind::Bytes, |r| {
+            Value::Int(r.bytes_per_thread.into())
+        }),
+        Column::new("Blocks/SM", Kind::Count, |r| {
+            Value::Int(r.blocks_per_sm.into())
+        }),
+        Column::new("Warps/SM", Kind::Count, |r| {
+            Value::Int(r.warps_per_sm.into())
+        }),
+        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
+        Column::new("In flight/SM (B)", Kind::Bytes, |r| {
+            Value::Int(r.bytes_in_flight_per_sm)
+        }),
+        Column::new("Requests/SM", Kind::Count, |r| {
+            Value::Int(r.requests_in_flight_per_sm)
+        }),
+        Column::new("GB/s", GBPS, |r| cells::rate(r.gbps, &r.flags)),
+        Column::new("% of D2D copy", Kind::Percent, |r| {
+            Value::Float(r.fraction_of_copy)
+        }),
+        Column::new("Model GB/s", GBPS, |r| Value::Float(r.predicted_gbps)),
+        Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
+        Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+    ]
+}
+
+/// Experiment 2's pointer here: the bytes in flight its seven labelled variants
+/// (`variants::MEMCPY`, not the grid, held at experiment 2's blocks per SM) keep, against what
+/// this GPU's model needs.
+pub fn experiment2_note(model: &LittlesLaw) -> String {
+    experiment2_pointer(
+        kernels_gpu::variants::MEMCPY,
+        crate::experiments::residency::BLOCKS_PER_SM,
+        model,
+    )
+}
+
+/// The sweep table with the latency, the model, the headline figures and the fit as notes.
+pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) -> TableData {
+    let mut t = columns_table(title, columns, &result.rows);
+    let l = &result.latency;
+    t.notes.push(format!(
+        "D2D copy (cuMemcpyDtoD): {:.1} GB/s over {} MiB, noise {}; GB/s count bytes read + \
+         written",
+        result.copy.gbps,
+        result.copy.bytes >> 20,
+        result
+            .copy
+            .timing
+            .noise
+            .map_or("n/a".to_owned(), |n| format!("{:.2}%", n * 100.0))
+    ));
+    t.notes.extend(
+        result
+            .copy
+            .timing
+            .flags
+            .iter()
+            .map(|f| format!("D2D copy: {f}")),
+    );
+    t.notes.push(format!(
+        "DRAM latency (pointer chase, {} dependent loads over {} MiB, one thread): {:.1} ns, {:.0} \
+         cycles per load (implied SM clock {:.0} MHz); {}; the hops are random over the whole \
+         buffer, so the figure includes TLB misses that a streaming copy mostly does not pay",
+        l.steps,
+        l.buffer_bytes >> 20,
+        l.ns_per_step,
+        l.cycles_per_step,
+        l.implied_clock_mhz,
+        if l.check.passed { "chase verified" } else { "CHASE CHECK FAILED" }
+    ));
+    let m = &result.model;
+    t.notes.push(format!(
+        "Model (Little's law): GB/s = min({:.0}, 2 x {} SMs x bytes in flight per SM / {:.1} ns); \
+         the 2 counts the bytes written as well as those read",
+        m.peak_gbps, m.sms, m.latency_ns
+    ));
+    for need in &result.headline.bytes_needed {
+        t.notes.push(format!(
+            "The model needs {:.0} B in flight per SM for {:.0}% of the copy",
+            need.bytes_per_sm,
+            need.fraction * 100.0
+        ));
+    }
+    for least in &result.headline.least_occupancy {
+        t.notes.push(match &least.found {
+            Some(h) => format!(
+                "Least occupancy reaching {:.0}% of the copy: {:.2}% ({} at {} blocks/SM, {} \
+                 warps/SM, {} B in flight per SM: {:.1}%)",
+                least.fraction * 100.0,
+                h.occupancy * 100.0,
+                h.entry,
+                h.blocks_per_sm,
+                h.warps_per_sm,
+                h.bytes_in_flight_per_sm,
+                h.fraction_of_copy * 100.0
+            ),
+            None => format!(
+                "No verified point reaches {:.0}% of the copy",
+                least.fraction * 100.0
+            ),
+        });
+    }
+    let fit = model_fit(&result.rows, m);
+    t.notes.push(format!(
+        "Model fit: {} of {} verified points within 15% of the prediction; median measured / \
+         predicted {} below the knee, {} above",
+        fit.within_15_percent,
+        fit.rows,
+        ratio(fit.median_ratio_below_knee),
+        ratio(fit.median_ratio_above_knee)
+    ));
+    t.notes.push(experiment2_note(m));
+    if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
+        t.notes.push(format!(
+            "16-byte against 4-byte accesses at the same bytes in flight: median {ratio:.3}x over \
+             {pairs} pairs"
+        ));
+    }
+    if !result.skipped.is_empty() {
+        t.notes.push(format!(
+            "{} points not run: {}",
+            result.skipped.len(),
+            result.skipped.join("; ")
+        ));
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::inflight::row::tests::row;
+
+    #[test]
+    fn experiment_2_is_pointed_here_with_its_own_variants() {
+        let model = LittlesLaw {
+            sms: 132,
+            latency_ns: 600.0,
+            peak_gbps: 4200.0,
+        };
+        let note = experiment2_note(&model);
+        // T1: 1024 threads x 4 B x 2 blocks.
+        assert!(note.contains("T1 8192 B"), "{note}");
+        assert!(note.contains("B per SM are needed for 95%"), "{note}");
+    }
+
+    #[test]
+    fn a_row_fills_every_column() {
+        let r = row(256, 1, 64, 0.96);
+        let t = columns_table("t", &columns(), std::slice::from_ref(&r));
+        assert_eq!(t.rows[0].len(), t.header.len());
+        let cell = |h: &str| &t.rows[0][t.header.iter().position(|x| x == h).unwrap()];
+        assert_eq!(cell("Entry"), "memcpy_t256_l16_w1");
+        assert_eq!(cell("% of D2D copy"), "96.0%");
+        assert_eq!(cell("In flight/SM (B)"), "16384");
+        assert_eq!(cell("Theo. occ"), "12.5%");
+        assert_eq!(cell("Noise"), "0.10%");
+        assert_eq!(cell("Verified"), "ok, exact");
+    }
+}

@@ -1,0 +1,140 @@
+//! GPU-only runs of experiments 4 and 5 on small sweeps: every copy, the chase and every FMA
+//! point verified, each point at the residency asked for, the model and Volkov's table filled in.
+//! Where the build found no CUDA driver (build.rs sets `lab_gpu` when it finds libcuda), `cargo
+//! test` lists them as ignored with the reason; they also return early, saying SKIP, if the
+//! driver is missing at run time. No timing decides anything here.
+
+use clap::Parser;
+use host::cuda::{driver_present, Gpu};
+use host::experiments::contract::{Experiment, RunContext};
+use host::experiments::{ilp, inflight};
+use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
+
+fn gpu() -> Option<Gpu> {
+    if !driver_present() {
+        eprintln!("SKIP: no CUDA driver");
+        return None;
+    }
+    Some(Gpu::open(0).expect("open device 0"))
+}
+
+fn context(gpu: &Gpu) -> RunContext {
+    RunContext {
+        timing: SamplingConfig {
+            plan: SamplingPlan::Fixed(TimingPlan {
+                iters: 2,
+                samples: 3,
+            }),
+            reference_clock_mhz: Some(gpu.info().sm_clock_khz / 1000),
+            ..SamplingConfig::default()
+        },
+        seed: 7,
+        progress: false,
+    }
+}
+
+#[derive(Parser)]
+struct InflightCmd {
+    #[command(flatten)]
+    args: inflight::Args,
+}
+
+#[derive(Parser)]
+struct IlpCmd {
+    #[command(flatten)]
+    args: ilp::Args,
+}
+
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn a_small_bytes_in_flight_sweep_runs_verified() {
+    let Some(gpu) = gpu() else { return };
+    let args = InflightCmd::parse_from([
+        "inflight",
+        "--threads",
+        "32,256",
+        "--loads",
+        "1,14",
+        "--widths",
+        "1,4",
+        "--warps-per-sm",
+        "1,8,64",
+        "--copy-mib",
+        "64",
+        "--chase-mib",
+        "256",
+        "--chase-steps",
+        "20000",
+    ])
+    .args;
+    let plan = inflight::Spec::plan(&args).unwrap();
+    let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    let failed = inflight::Spec::failed_checks(&r);
+    assert!(failed.is_empty(), "{failed:?}");
+    assert!(r.latency.cycles_per_step > 50.0, "{:?}", r.latency);
+    assert!(r.copy.gbps > 0.0 && r.model.latency_ns > 0.0);
+    // warps 1 and 8 with 32 or 256 threads, warps 64 with 256: (1, 8, 64) x 2 loads x 2 widths.
+    assert_eq!(r.rows.len(), 12, "skipped: {:?}", r.skipped);
+    for row in &r.rows {
+        assert_eq!(row.blocks_per_sm, row.point.blocks_per_sm, "{}", row.entry);
+        assert!(row.gbps > 0.0 && row.predicted_gbps > 0.0, "{}", row.entry);
+        assert_eq!(row.timing.samples_ms.len(), 3);
+    }
+    assert_eq!(r.headline.least_occupancy.len(), 2);
+    let t = inflight::Spec::table(&r, &test_meta());
+    assert_eq!(t.rows.len(), r.rows.len());
+}
+
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn a_small_ilp_sweep_runs_verified() {
+    let Some(gpu) = gpu() else { return };
+    let args = IlpCmd::parse_from([
+        "ilp",
+        "--ilp",
+        "1,4",
+        "--warps-per-sm",
+        "1,8,64",
+        "--target-cycles",
+        "200000",
+    ])
+    .args;
+    let plan = ilp::Spec::plan(&args).unwrap();
+    let r = ilp::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    let failed = ilp::Spec::failed_checks(&r);
+    assert!(failed.is_empty(), "{failed:?}");
+    assert_eq!(r.rows.len(), 6, "skipped: {:?}", r.skipped);
+    for row in &r.rows {
+        assert_eq!(row.layout.warps_per_sm, row.warps_per_sm);
+        assert!(
+            !row.flags.iter().any(|f| f.contains("driver gives")),
+            "{:?}",
+            row.flags
+        );
+        assert!(
+            row.fraction_of_peak > 0.0 && row.fraction_of_peak < 1.1,
+            "ILP {} at {} warps: {}",
+            row.ilp,
+            row.warps_per_sm,
+            row.fraction_of_peak
+        );
+    }
+    assert_eq!(r.volkov.len(), 2);
+}
+
+fn test_meta() -> host::results::RunMeta {
+    host::results::RunMeta {
+        date: String::new(),
+        command: String::new(),
+        tool_version: String::new(),
+        toolchain: String::new(),
+        module: String::new(),
+        compare_module: None,
+        compare_label: None,
+        iters: 2,
+        samples: 3,
+        noise_target: None,
+        gemm_size: 4096,
+        copy_bytes: 1 << 30,
+    }
+}
