@@ -191,6 +191,7 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
     let occ = r.occupancy.as_ref().unwrap();
     let regs = r.regs.as_ref().unwrap();
     let cells = occ
+        .rows
         .iter()
         .map(|x| (&x.limiter, &x.flags))
         .chain(regs.iter().map(|x| (&x.limiter, &x.flags)))
@@ -209,7 +210,7 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
             "{flags:?}"
         );
     }
-    assert_eq!(r.occupancy.as_ref().unwrap().len(), 2);
+    assert_eq!(r.occupancy.as_ref().unwrap().rows.len(), 2);
     assert_eq!(r.bandwidth.as_ref().unwrap().rows.len(), 2);
     assert!(r
         .bandwidth
@@ -254,7 +255,7 @@ fn a_failure_in_one_experiment_keeps_the_ones_before_it() {
     assert_eq!(o.status.code(), Some(4), "{err}");
     assert!(err.contains("experiment bandwidth"), "{err}");
     let r = host::results_io::read_results(&dir.join("results.json")).unwrap();
-    assert_eq!(r.occupancy.as_ref().map(Vec::len), Some(1));
+    assert_eq!(r.occupancy.as_ref().map(|o| o.rows.len()), Some(1));
     assert!(r.bandwidth.is_none() && r.regs.is_none());
     let missing: Vec<&str> = r.missing.iter().map(|m| m.experiment.as_str()).collect();
     assert_eq!(missing, ["bandwidth", "regs"]);

@@ -103,7 +103,7 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
     );
 
     let occ = svg_texts(&dir.join("occupancy.svg"));
-    for v in r.occupancy.as_ref().unwrap() {
+    for v in r.occupancy.as_ref().unwrap().rows {
         assert!(
             occ.contains(&v.variant),
             "occupancy.svg lacks label {}",
@@ -157,6 +157,7 @@ fn gemm_mut<'a>(
     r.occupancy
         .as_mut()
         .unwrap()
+        .rows
         .iter_mut()
         .find(|x| x.variant == label)
         .unwrap()
@@ -441,7 +442,7 @@ fn with_comparison(mut r: RunResults) -> RunResults {
         check,
     };
     r.meta.compare_module = Some("nvcc (hand-made)".into());
-    for x in r.occupancy.as_mut().unwrap() {
+    for x in r.occupancy.as_mut().unwrap().rows {
         x.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.check.clone()));
     }
     for x in &mut r.bandwidth.as_mut().unwrap().rows {
@@ -539,7 +540,7 @@ fn runs_merge_into_one_table_and_one_set_of_plots() {
     let ra = fixture();
     let mut rb = with_comparison(fixture());
     rb.device.name = "Second fixture GPU".into();
-    for x in rb.occupancy.as_mut().unwrap() {
+    for x in rb.occupancy.as_mut().unwrap().rows {
         x.gflops *= 2.0;
     }
     for (dir, r) in [(&a, &ra), (&b, &rb)] {
@@ -755,7 +756,7 @@ fn the_out_folder_write_path_gives_a_report_with_the_calculators_curves() {
     // One series per GEMM variant of experiment 1, on the fixture device's limits.
     let curve = svg_texts(&dir.join("curve_registers.svg"));
     assert!(has(&curve, &r.device.name), "{curve:?}");
-    for row in r.occupancy.as_ref().unwrap() {
+    for row in r.occupancy.as_ref().unwrap().rows {
         assert!(curve.contains(&row.variant), "legend lacks {}", row.variant);
     }
 
@@ -785,7 +786,7 @@ fn the_calculators_curves_follow_each_variants_measured_resources() {
     let limits = Limits::from_device_info(&r.device);
     let plots = report::curves_for(&r, &limits);
     assert_eq!(plots.len(), 3);
-    let rows = r.occupancy.as_ref().unwrap();
+    let rows = r.occupancy.as_ref().unwrap().rows;
     let regs_plot = &plots[0];
     assert_eq!(regs_plot.file_stem, "curve_registers");
     assert_eq!(regs_plot.series.len(), rows.len());

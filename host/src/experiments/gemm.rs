@@ -1,25 +1,46 @@
 //! The GEMM kernel family on the host: its parameter list, buffers with random inputs, the
-//! launch, the timing and the check. Shared by experiment 1 (every variant) and experiment 3 (one
-//! variant under register caps).
+//! launch in the variant table's shape (grid, threads, dynamic shared memory), the timing (with
+//! the compared module and cuBLAS interleaved) and the check. Shared by experiment 1 (every
+//! variant, and cuBLAS) and experiment 3 (one variant under register caps).
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::variants::{GemmParams, GemmVariant, BM};
+use kernels_gpu::variants::{GemmParams, GemmVariant};
 
 use super::inputs::random_floats;
 use super::verify::{check_gemm, gemm_sample_points, GemmInputs, GEMM_RANDOM_SAMPLES};
 use super::{ExperimentError, Measured};
-use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
-use crate::results::{Check, Timing};
-use crate::timing::{time_sides, Side, TimingPlan};
+use crate::cuda::{prepare, CudaError, Cublas, Gpu, Kernel, Launch, LaunchShape};
+use crate::results::{Check, GemmDims, Timing};
+use crate::timing::{summarize, time_sides, Side, TimingPlan};
 
 /// alpha and beta of the timed launches (the blog's plain product).
 const TIMED: (f32, f32) = (1.0, 0.0);
 /// alpha and beta of the verification launch: both terms of the epilogue are exercised.
 const VERIFIED: (f32, f32) = (1.5, 0.5);
+/// Tile of the sampled check points (every tile corner; the tuned tiles are multiples of it).
+const CHECK_TILE: u32 = 64;
 
-/// Device and host copies of one GEMM problem, M = N = K = `size`.
+/// The launch shape of `variant` over an M x N output: the variant table's grid, threads and
+/// dynamic shared memory.
+pub fn launch_shape(variant: &GemmVariant, dims: GemmDims) -> LaunchShape {
+    LaunchShape {
+        grid: variant.grid(dims.m, dims.n),
+        threads: variant.threads(),
+        dyn_smem: variant.dynamic_shared_bytes(),
+    }
+}
+
+/// One variant's figures: ours, the compared module's, and the cuBLAS samples interleaved with
+/// them.
+pub struct GemmMeasured {
+    pub ours: Measured,
+    pub theirs: Option<Measured>,
+    pub cublas: Option<Timing>,
+}
+
+/// Device and host copies of one GEMM problem: A is M x K, B is K x N, C is M x N, row-major.
 pub struct GemmBuffers {
-    size: u32,
+    dims: GemmDims,
     a_host: Vec<f32>,
     b_t_host: Vec<f32>,
     c0_host: Vec<f32>,
@@ -30,31 +51,38 @@ pub struct GemmBuffers {
 }
 
 impl GemmBuffers {
-    /// Random A, B and initial C in [-1, 1), seeded.
-    pub fn new(gpu: &Gpu, size: u32, seed: u64) -> Result<Self, ExperimentError> {
-        let n = size as usize;
-        let a_host = random_floats(n * n, seed);
-        let b_host = random_floats(n * n, seed.wrapping_add(1));
-        let c0_host = random_floats(n * n, seed.wrapping_add(2));
-        let mut b_t_host = vec![0.0f32; n * n];
+    /// Random A, B and initial C in [-1, 1), seeded. At M = N = K the inputs are those of the
+    /// square runs before `MxNxK` sizes.
+    pub fn new(gpu: &Gpu, dims: GemmDims, seed: u64) -> Result<Self, ExperimentError> {
+        let (m, n, k) = (dims.m as usize, dims.n as usize, dims.k as usize);
+        let a_host = random_floats(m * k, seed);
+        let b_host = random_floats(k * n, seed.wrapping_add(1));
+        let c0_host = random_floats(m * n, seed.wrapping_add(2));
+        let mut b_t_host = vec![0.0f32; k * n];
         for (r, row) in b_host.chunks_exact(n).enumerate() {
             for (c, &x) in row.iter().enumerate() {
-                b_t_host[c * n + r] = x;
+                b_t_host[c * k + r] = x;
             }
         }
         Ok(Self {
-            size,
+            dims,
             a: gpu.upload(&a_host)?,
             b: gpu.upload(&b_host)?,
             c: gpu.upload(&c0_host)?,
-            points: gemm_sample_points(size, BM, GEMM_RANDOM_SAMPLES, seed),
+            points: gemm_sample_points(
+                (dims.m, dims.n),
+                CHECK_TILE,
+                GEMM_RANDOM_SAMPLES,
+                seed,
+            ),
             a_host,
             b_t_host,
             c0_host,
         })
     }
 
-    /// Enqueues one launch of `kernel` over the whole C, in the variant table's shape.
+    /// Enqueues one launch of `kernel` over the whole C, in the variant table's shape (the
+    /// kernel already [`prepare`]d for it).
     fn launch(
         &mut self,
         gpu: &Gpu,
@@ -62,30 +90,47 @@ impl GemmBuffers {
         variant: &GemmVariant,
         (alpha, beta): (f32, f32),
     ) -> Result<(), CudaError> {
-        let dim = self.size as i32;
-        let shape = LaunchShape {
-            grid: variant.grid(self.size, self.size),
-            threads: variant.threads(),
-            dyn_smem: 0,
-        };
+        let shape = launch_shape(variant, self.dims);
         let mut l = Launch::new(gpu);
         let params = GemmParams {
             a: l.input(&self.a),
             b: l.input(&self.b),
             c: l.output(&mut self.c),
-            m: dim,
-            n: dim,
-            k: dim,
+            m: self.dims.m as i32,
+            n: self.dims.n as i32,
+            k: self.dims.k as i32,
             alpha,
             beta,
         };
-        // SAFETY: A, B and C hold size*size floats, M = N = K = size is a multiple of the block
-        // tile (checked at parse time), and the shape is the variant table's for this entry.
+        // SAFETY: A, B and C hold M*K, K*N and M*N floats; the sizes tile where the variant's
+        // family needs it (checked at parse time: `flags::check_tiling`), each dimension is at
+        // most 32768 (so M*K etc. fit the kernels' 32-bit indices); the shape is the variant
+        // table's for this entry, the kernel allowed its dynamic shared memory by `prepare`.
         unsafe { l.launch(kernel, shape, &params) }
     }
 
-    /// Times `kernel` (alpha=1, beta=0), and `other` with it when there is one (samples
-    /// interleaved), then checks each with one launch with alpha=1.5, beta=0.5 on a fresh C.
+    /// Enqueues cuBLAS's SGEMM over the same buffers.
+    fn launch_cublas(
+        &mut self,
+        gpu: &Gpu,
+        cublas: &Cublas,
+        (alpha, beta): (f32, f32),
+    ) -> Result<(), CudaError> {
+        let d = self.dims;
+        cublas.sgemm_row_major(
+            gpu,
+            (d.m, d.n, d.k),
+            alpha,
+            &self.a,
+            &self.b,
+            beta,
+            &mut self.c,
+        )
+    }
+
+    /// Times `kernel` (alpha=1, beta=0), with `other` and cuBLAS when given (samples
+    /// interleaved), then checks each kernel with one launch with alpha=1.5, beta=0.5 on a fresh
+    /// C (cuBLAS is checked once per run: [`Self::verify_cublas`]).
     pub fn measure(
         &mut self,
         gpu: &Gpu,
@@ -93,20 +138,95 @@ impl GemmBuffers {
         other: Option<&Kernel<'_>>,
         variant: &GemmVariant,
         plan: TimingPlan,
-    ) -> Result<(Measured, Option<Measured>), ExperimentError> {
-        let (ours, theirs) = time_sides(gpu, plan, other.is_some(), |side| {
-            let k = match (side, other) {
-                (Side::Theirs, Some(k)) => k,
-                _ => kernel,
-            };
-            self.launch(gpu, k, variant, TIMED)
-        })?;
+        cublas: Option<&Cublas>,
+    ) -> Result<GemmMeasured, ExperimentError> {
+        let shape = launch_shape(variant, self.dims);
+        prepare(kernel, shape)?;
+        if let Some(k) = other {
+            prepare(k, shape)?;
+        }
+        let (ours, theirs, cublas_timing) =
+            self.time(gpu, plan, kernel, other, variant, cublas)?;
         let ours = self.finish(gpu, kernel, variant, ours)?;
         let theirs = match (other, theirs) {
             (Some(k), Some(t)) => Some(self.finish(gpu, k, variant, t)?),
             _ => None,
         };
-        Ok((ours, theirs))
+        Ok(GemmMeasured {
+            ours,
+            theirs,
+            cublas: cublas_timing,
+        })
+    }
+
+    /// The one place GEMM launches are timed: ours, the compared kernel and cuBLAS, their
+    /// samples interleaved. Without cuBLAS this is `timing::time_sides` (ours and theirs in
+    /// alternating order); with it, each round takes the sides in turn, the first side rotating
+    /// from round to round (ours, theirs, cuBLAS; theirs, cuBLAS, ours; ...).
+    fn time(
+        &mut self,
+        gpu: &Gpu,
+        plan: TimingPlan,
+        kernel: &Kernel<'_>,
+        other: Option<&Kernel<'_>>,
+        variant: &GemmVariant,
+        cublas: Option<&Cublas>,
+    ) -> Result<(Timing, Option<Timing>, Option<Timing>), CudaError> {
+        let Some(cublas) = cublas else {
+            let (ours, theirs) = time_sides(gpu, plan, other.is_some(), |side| {
+                let k = match (side, other) {
+                    (Side::Theirs, Some(k)) => k,
+                    _ => kernel,
+                };
+                self.launch(gpu, k, variant, TIMED)
+            })?;
+            return Ok((ours, theirs, None));
+        };
+        // Sides: 0 ours, 1 theirs (when compared), last cuBLAS.
+        let mut sides: Vec<Option<&Kernel<'_>>> = vec![Some(kernel)];
+        if let Some(k) = other {
+            sides.push(Some(k));
+        }
+        sides.push(None);
+        let one = |this: &mut Self, side: usize| match sides[side] {
+            Some(k) => this.launch(gpu, k, variant, TIMED),
+            None => this.launch_cublas(gpu, cublas, TIMED),
+        };
+        for side in 0..sides.len() {
+            one(self, side)?;
+        }
+        gpu.synchronize()?;
+        let clock_before = gpu.current_sm_clock_mhz();
+        let (start, end) = (gpu.event()?, gpu.event()?);
+        let mut samples = vec![Vec::with_capacity(plan.samples as usize); sides.len()];
+        for round in 0..plan.samples as usize {
+            for i in 0..sides.len() {
+                let side = (round + i) % sides.len();
+                gpu.record(&start)?;
+                for _ in 0..plan.iters {
+                    one(self, side)?;
+                }
+                gpu.record(&end)?;
+                let ms = start
+                    .elapsed_ms(&end)
+                    .map_err(|source| CudaError::Driver {
+                        what: "reading the elapsed time between two events (a launch may have \
+                               faulted)"
+                            .into(),
+                        source,
+                    })?;
+                samples[side].push(f64::from(ms) / f64::from(plan.iters));
+            }
+        }
+        gpu.synchronize()?;
+        let clock_after = gpu.current_sm_clock_mhz();
+        let mut timings = samples
+            .into_iter()
+            .map(|s| summarize(s, clock_before, clock_after));
+        let ours = timings.next().expect("ours is timed");
+        let theirs = other.and_then(|_| timings.next());
+        let cublas = timings.next();
+        Ok((ours, theirs, cublas))
     }
 
     /// `kernel`'s figures from its `timing`: residency, GFLOP/s and the check.
@@ -117,10 +237,14 @@ impl GemmBuffers {
         variant: &GemmVariant,
         timing: Timing,
     ) -> Result<Measured, ExperimentError> {
-        let resident = super::residency_of(gpu, kernel, variant.threads(), 0)?;
+        let resident = super::residency_of(
+            gpu,
+            kernel,
+            variant.threads(),
+            variant.dynamic_shared_bytes(),
+        )?;
         let check = self.verify(gpu, kernel, variant)?;
-        let n = f64::from(self.size);
-        let throughput = 2.0 * n * n * n / (timing.median_ms * 1e-3) / 1e9;
+        let throughput = gflops(self.dims, &timing);
         Ok(Measured::new(
             resident,
             timing,
@@ -132,6 +256,11 @@ impl GemmBuffers {
         ))
     }
 
+    /// GFLOP/s of this problem at `timing`'s median.
+    pub fn gflops(&self, timing: &Timing) -> f64 {
+        gflops(self.dims, timing)
+    }
+
     fn verify(
         &mut self,
         gpu: &Gpu,
@@ -140,11 +269,22 @@ impl GemmBuffers {
     ) -> Result<Check, ExperimentError> {
         gpu.overwrite(&self.c0_host, &mut self.c)?;
         self.launch(gpu, kernel, variant, VERIFIED)?;
+        self.check_c(gpu)
+    }
+
+    /// Checks cuBLAS as the kernels are checked: one call with alpha=1.5, beta=0.5 on a fresh C.
+    pub fn verify_cublas(&mut self, gpu: &Gpu, cublas: &Cublas) -> Result<Check, ExperimentError> {
+        gpu.overwrite(&self.c0_host, &mut self.c)?;
+        self.launch_cublas(gpu, cublas, VERIFIED)?;
+        self.check_c(gpu)
+    }
+
+    fn check_c(&mut self, gpu: &Gpu) -> Result<Check, ExperimentError> {
         gpu.synchronize()?;
         let c = gpu.download(&self.c)?;
         Ok(check_gemm(
             &GemmInputs {
-                size: self.size,
+                dims: self.dims,
                 a: &self.a_host,
                 b_t: &self.b_t_host,
                 c0: &self.c0_host,
@@ -155,6 +295,11 @@ impl GemmBuffers {
             &self.points,
         ))
     }
+}
+
+/// GFLOP/s of a product of `dims` at `timing`'s median.
+pub fn gflops(dims: GemmDims, timing: &Timing) -> f64 {
+    dims.flops() / (timing.median_ms * 1e-3) / 1e9
 }
 
 #[cfg(test)]

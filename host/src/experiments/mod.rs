@@ -284,6 +284,7 @@ pub fn meta(
         iters: timing.iters,
         samples: timing.samples,
         gemm_size: DEFAULT_GEMM_SIZE,
+        gemm_dims: None,
         copy_bytes: DEFAULT_COPY_BYTES,
     };
     for e in experiments {

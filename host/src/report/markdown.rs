@@ -51,10 +51,10 @@ pub fn run_header(r: &RunResults) -> String {
     t.push(vec![
         "Timing".into(),
         format!(
-            "{} samples of {} launches; GEMM M = N = K = {}; copy buffer {} MiB",
+            "{} samples of {} launches; GEMM {}; copy buffer {} MiB",
             m.samples,
             m.iters,
-            m.gemm_size,
+            m.gemm_words(),
             m.copy_bytes / (1024 * 1024)
         ),
     ]);

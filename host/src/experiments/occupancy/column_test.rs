@@ -41,6 +41,8 @@ fn run() -> RunResults {
         },
         flags: vec![],
         compare: None,
+        tile: None,
+        vs_cublas: None,
     };
     let meta = RunMeta {
         date: "2026-11-30T00:00:00Z".into(),
@@ -53,6 +55,7 @@ fn run() -> RunResults {
         iters: 1,
         samples: 1,
         gemm_size: 4096,
+        gemm_dims: None,
         copy_bytes: 1 << 30,
     };
     let device = DeviceInfo {
@@ -80,7 +83,10 @@ fn run() -> RunResults {
         reserved_smem_per_block: Some(1024),
     };
     let mut r = RunResults::empty(meta, device);
-    r.occupancy = Some(vec![row("A", 4, 4), row("D", 16, 8)]);
+    r.occupancy = Some(super::GemmRun {
+        rows: vec![row("A", 4, 4), row("D", 16, 8)],
+        cublas: None,
+    });
     r
 }
 
