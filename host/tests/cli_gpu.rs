@@ -232,7 +232,11 @@ fn cublas_row_is_present_and_verified() {
         host::experiments::occupancy::CublasOutcome::Measured(c) => {
             assert!(c.check.passed, "{:?}", c.check);
             assert!(!c.version.is_empty() && c.gflops > 0.0);
-            assert_eq!(c.timing.samples_ms.len(), 2 * 3, "3 samples per variant, pooled");
+            assert_eq!(
+                c.timing.samples_ms.len(),
+                2 * 3,
+                "3 samples per variant, pooled"
+            );
             for row in &run.rows {
                 assert!(row.vs_cublas.is_some_and(|x| x > 0.0), "{}", row.variant);
             }

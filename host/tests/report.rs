@@ -42,8 +42,10 @@ fn fixture_is_marked_hand_made() {
 #[test]
 fn every_claim_holds_on_the_fixture() {
     let vs = fixture().verdicts();
-    assert_eq!(vs.len(), 8);
-    for v in &vs {
+    assert_eq!(vs.len(), 9);
+    // The fixture is a run recorded before cuBLAS was timed: that claim is not judged.
+    assert_eq!(judge(&fixture(), FASTEST).holds, None);
+    for v in vs.iter().filter(|v| v.key != FASTEST) {
         assert_eq!(v.holds, Some(true), "{}: {}", v.key, v.evidence);
         assert!(v.evidence.chars().any(|c| c.is_ascii_digit()), "{}", v.key);
     }
@@ -103,7 +105,7 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
     );
 
     let occ = svg_texts(&dir.join("occupancy.svg"));
-    for v in r.occupancy.as_ref().unwrap().rows {
+    for v in &r.occupancy.as_ref().unwrap().rows {
         assert!(
             occ.contains(&v.variant),
             "occupancy.svg lacks label {}",
@@ -186,6 +188,85 @@ fn cap_mut(r: &mut RunResults, cap: u32) -> &mut host::experiments::regs::RegsRo
 }
 
 const PEAK: &str = "peak-below-max-occupancy";
+const FASTEST: &str = "fastest-gemm-at-low-occupancy";
+
+/// The fixture with cuBLAS measured at `gflops` (checked), and a tuned row R at `occupancy`.
+fn with_cublas(gflops: f64, tuned: Option<(f64, f64)>) -> RunResults {
+    use host::experiments::occupancy::{CublasOutcome, CublasRow, GemmTile};
+    let mut r = fixture();
+    let run = r.occupancy.as_mut().unwrap();
+    let d = run.rows.iter().find(|x| x.variant == "D").unwrap().clone();
+    if let Some((gf, occ)) = tuned {
+        let mut t = d.clone();
+        t.variant = "R".into();
+        t.gflops = gf;
+        t.occupancy = occ;
+        t.tile = Some(GemmTile {
+            family: "tuned".into(),
+            block: (256, 128, 16),
+            warp: Some((64, 64)),
+            stages: 3,
+            dyn_smem: 80_000,
+        });
+        run.rows.push(t);
+    }
+    for x in &mut run.rows {
+        x.vs_cublas = Some(x.gflops / gflops);
+    }
+    run.cublas = Some(CublasOutcome::Measured(CublasRow {
+        version: "13.1.0".into(),
+        library: "libcublas.so.13".into(),
+        timing: d.timing.clone(),
+        gflops,
+        check: d.check.clone(),
+        flags: vec![],
+    }));
+    r
+}
+
+#[test]
+fn the_fastest_gemm_at_low_occupancy_holds_when_ours_wins_there() {
+    let v = judge(&with_cublas(4000.0, Some((5000.0, 0.125))), FASTEST);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(v.evidence.contains("fastest: ours, R"), "{}", v.evidence);
+    // The blog's claims still look at the seed rows only: the tuned row changes none of them.
+    let plain = fixture().verdicts();
+    for (a, b) in plain
+        .iter()
+        .zip(with_cublas(4000.0, Some((5000.0, 0.125))).verdicts())
+        .filter(|(a, _)| a.key != FASTEST)
+    {
+        assert_eq!(a.evidence, b.evidence, "{}", a.key);
+    }
+}
+
+#[test]
+fn cublas_winning_is_judged_on_our_fastest_without_inventing_its_occupancy() {
+    // cuBLAS fastest; our fastest (B, 41.7%) is above 12.5%: fails.
+    let v = judge(&with_cublas(9000.0, None), FASTEST);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("fastest: cuBLAS 13.1.0")
+            && v.evidence.contains("not measured by the lab"),
+        "{}",
+        v.evidence
+    );
+    // cuBLAS fastest, our fastest at 12.5%: holds, on ours.
+    let v = judge(&with_cublas(9000.0, Some((5000.0, 0.125))), FASTEST);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+}
+
+#[test]
+fn cublas_unavailable_leaves_the_claim_not_judged_and_says_why() {
+    use host::experiments::occupancy::CublasOutcome;
+    let mut r = fixture();
+    r.occupancy.as_mut().unwrap().cublas = Some(CublasOutcome::Unavailable {
+        reason: "cuBLAS not found: none of libcublas.so.13 could be loaded".into(),
+    });
+    let v = judge(&r, FASTEST);
+    assert_eq!(v.holds, None);
+    assert!(v.evidence.contains("cuBLAS not found"), "{}", v.evidence);
+}
 const ACC: &str = "more-accumulators-at-equal-occupancy";
 const FALLS: &str = "falls-past-peak";
 const FEW: &str = "few-threads-match-many";
@@ -427,7 +508,7 @@ fn no_experiment_means_nothing_is_judged() {
     let written = report::write(&r, &dir).unwrap();
     assert_eq!(written.len(), 1, "only report.md: {written:?}");
     let md = std::fs::read_to_string(&written[0]).unwrap();
-    assert_eq!(md.matches("**NOT JUDGED**").count(), 16);
+    assert_eq!(md.matches("**NOT JUDGED**").count(), 18);
     assert_eq!(md.matches("Not run.").count(), 3);
 }
 
@@ -442,7 +523,7 @@ fn with_comparison(mut r: RunResults) -> RunResults {
         check,
     };
     r.meta.compare_module = Some("nvcc (hand-made)".into());
-    for x in r.occupancy.as_mut().unwrap().rows {
+    for x in &mut r.occupancy.as_mut().unwrap().rows {
         x.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.check.clone()));
     }
     for x in &mut r.bandwidth.as_mut().unwrap().rows {
@@ -540,7 +621,7 @@ fn runs_merge_into_one_table_and_one_set_of_plots() {
     let ra = fixture();
     let mut rb = with_comparison(fixture());
     rb.device.name = "Second fixture GPU".into();
-    for x in rb.occupancy.as_mut().unwrap().rows {
+    for x in &mut rb.occupancy.as_mut().unwrap().rows {
         x.gflops *= 2.0;
     }
     for (dir, r) in [(&a, &ra), (&b, &rb)] {
@@ -756,7 +837,7 @@ fn the_out_folder_write_path_gives_a_report_with_the_calculators_curves() {
     // One series per GEMM variant of experiment 1, on the fixture device's limits.
     let curve = svg_texts(&dir.join("curve_registers.svg"));
     assert!(has(&curve, &r.device.name), "{curve:?}");
-    for row in r.occupancy.as_ref().unwrap().rows {
+    for row in &r.occupancy.as_ref().unwrap().rows {
         assert!(curve.contains(&row.variant), "legend lacks {}", row.variant);
     }
 
@@ -786,7 +867,7 @@ fn the_calculators_curves_follow_each_variants_measured_resources() {
     let limits = Limits::from_device_info(&r.device);
     let plots = report::curves_for(&r, &limits);
     assert_eq!(plots.len(), 3);
-    let rows = r.occupancy.as_ref().unwrap().rows;
+    let rows = &r.occupancy.as_ref().unwrap().rows;
     let regs_plot = &plots[0];
     assert_eq!(regs_plot.file_stem, "curve_registers");
     assert_eq!(regs_plot.series.len(), rows.len());

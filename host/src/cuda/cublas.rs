@@ -193,7 +193,9 @@ impl Cublas {
             set_stream(handle, gpu.stream().cu_stream().cast())
         })?;
         // SAFETY: a live handle; DEFAULT_MATH is a valid cublasMath_t.
-        check("cublasSetMathMode", unsafe { set_math(handle, DEFAULT_MATH) })?;
+        check("cublasSetMathMode", unsafe {
+            set_math(handle, DEFAULT_MATH)
+        })?;
         let mut version: c_int = 0;
         // SAFETY: a live handle; writes one int.
         check("cublasGetVersion", unsafe {
@@ -315,12 +317,8 @@ mod tests {
                 random_floats((m * n) as usize, 3),
             );
             let dims = crate::results::GemmDims { m, n, k };
-            let expected = crate::experiments::verify::tests::cpu_gemm(
-                (&a, &b, &c0),
-                dims,
-                1.5,
-                0.5,
-            );
+            let expected =
+                crate::experiments::verify::tests::cpu_gemm((&a, &b, &c0), dims, 1.5, 0.5);
             let g = ColumnMajorGemm::for_row_major(m, n, k);
             assert_eq!((g.m, g.n, g.k), (n as i32, m as i32, k as i32));
             assert_eq!((g.lda, g.ldb, g.ldc), (n as i32, k as i32, n as i32));
@@ -328,7 +326,10 @@ mod tests {
             let mut c = c0.clone();
             column_major_sgemm(&g, 1.5, first, second, 0.5, &mut c);
             for (x, y) in c.iter().zip(&expected) {
-                assert!((x - y).abs() <= 1e-5 * (1.0 + y.abs()), "{m}x{n}x{k}: {x} vs {y}");
+                assert!(
+                    (x - y).abs() <= 1e-5 * (1.0 + y.abs()),
+                    "{m}x{n}x{k}: {x} vs {y}"
+                );
             }
             // The unswapped call computes something else (unless the product is trivial).
             if m > 1 && n > 1 && m != n {
@@ -342,7 +343,10 @@ mod tests {
                 };
                 let mut wrong = c0.clone();
                 column_major_sgemm(&g_wrong, 1.5, &a, &b, 0.5, &mut wrong);
-                assert!(wrong.iter().zip(&expected).any(|(x, y)| (x - y).abs() > 1e-3));
+                assert!(wrong
+                    .iter()
+                    .zip(&expected)
+                    .any(|(x, y)| (x - y).abs() > 1e-3));
             }
         }
     }
@@ -360,6 +364,9 @@ mod tests {
             reason: "libcublas.so.13: not found".into(),
         };
         let text = e.to_string();
-        assert!(text.starts_with("cuBLAS not found: none of libcublas.so.13, "), "{text}");
+        assert!(
+            text.starts_with("cuBLAS not found: none of libcublas.so.13, "),
+            "{text}"
+        );
     }
 }

@@ -9,7 +9,7 @@ use kernels_gpu::variants::{GemmParams, GemmVariant};
 use super::inputs::random_floats;
 use super::verify::{check_gemm, gemm_sample_points, GemmInputs, GEMM_RANDOM_SAMPLES};
 use super::{ExperimentError, Measured};
-use crate::cuda::{prepare, CudaError, Cublas, Gpu, Kernel, Launch, LaunchShape};
+use crate::cuda::{prepare, Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::results::{Check, GemmDims, Timing};
 use crate::timing::{summarize, time_sides, Side, TimingPlan};
 
@@ -69,12 +69,7 @@ impl GemmBuffers {
             a: gpu.upload(&a_host)?,
             b: gpu.upload(&b_host)?,
             c: gpu.upload(&c0_host)?,
-            points: gemm_sample_points(
-                (dims.m, dims.n),
-                CHECK_TILE,
-                GEMM_RANDOM_SAMPLES,
-                seed,
-            ),
+            points: gemm_sample_points((dims.m, dims.n), CHECK_TILE, GEMM_RANDOM_SAMPLES, seed),
             a_host,
             b_t_host,
             c0_host,
@@ -145,8 +140,7 @@ impl GemmBuffers {
         if let Some(k) = other {
             prepare(k, shape)?;
         }
-        let (ours, theirs, cublas_timing) =
-            self.time(gpu, plan, kernel, other, variant, cublas)?;
+        let (ours, theirs, cublas_timing) = self.time(gpu, plan, kernel, other, variant, cublas)?;
         let ours = self.finish(gpu, kernel, variant, ours)?;
         let theirs = match (other, theirs) {
             (Some(k), Some(t)) => Some(self.finish(gpu, k, variant, t)?),
@@ -207,14 +201,12 @@ impl GemmBuffers {
                     one(self, side)?;
                 }
                 gpu.record(&end)?;
-                let ms = start
-                    .elapsed_ms(&end)
-                    .map_err(|source| CudaError::Driver {
-                        what: "reading the elapsed time between two events (a launch may have \
+                let ms = start.elapsed_ms(&end).map_err(|source| CudaError::Driver {
+                    what: "reading the elapsed time between two events (a launch may have \
                                faulted)"
-                            .into(),
-                        source,
-                    })?;
+                        .into(),
+                    source,
+                })?;
                 samples[side].push(f64::from(ms) / f64::from(plan.iters));
             }
         }

@@ -57,7 +57,10 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
         },
     };
     if ok.is_empty() {
-        return not_judged(with_exclusions("no variant passed its check".into(), &failed));
+        return not_judged(with_exclusions(
+            "no variant passed its check".into(),
+            &failed,
+        ));
     }
     let best = fastest(&ok);
     let holds = best.occupancy <= LOW_OCCUPANCY + OCCUPANCY_EPS / 100.0;

@@ -148,7 +148,10 @@ impl Experiment for Spec {
         let mut cublas_samples = Vec::new();
         for variant in &p.variants {
             bar.set_message(variant.label);
-            let kernel = ours.module.kernel(variant.entry).in_variant(variant.label)?;
+            let kernel = ours
+                .module
+                .kernel(variant.entry)
+                .in_variant(variant.label)?;
             // The compared module (e.g. nvcc's build of the seed kernels) may lack the tuned
             // entries: those rows are not compared (the plan has checked the seed entries).
             let other = match &theirs {
@@ -235,9 +238,9 @@ impl Experiment for Spec {
                 Value::Text(format!("{m}x{n}x{k}"))
             }),
             Column::new(WARP_TILE, Kind::Pair { sep: "x" }, |r| {
-                r.tile()
-                    .warp
-                    .map_or(Value::NotAvailable, |(m, n)| Value::Pair(m.into(), n.into()))
+                r.tile().warp.map_or(Value::NotAvailable, |(m, n)| {
+                    Value::Pair(m.into(), n.into())
+                })
             }),
             Column::new("Sub-tile TMxTN", Kind::Pair { sep: "x" }, |r| {
                 Value::Pair(r.tm.into(), r.tn.into())
@@ -303,7 +306,8 @@ impl Experiment for Spec {
                         (VS_CUBLAS, Value::Float(1.0)),
                     ],
                 );
-                t.notes.extend(c.flags.iter().map(|f| format!("(!) cuBLAS: {f}")));
+                t.notes
+                    .extend(c.flags.iter().map(|f| format!("(!) cuBLAS: {f}")));
                 t.notes.push(
                     "cuBLAS: cublasSgemm (row-major through C^T = B^T A^T), default math mode \
                      (FP32, no TF32), on the same buffers; its samples are interleaved with each \

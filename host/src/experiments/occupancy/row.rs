@@ -81,7 +81,9 @@ impl GemmRow {
 pub enum CublasOutcome {
     Measured(CublasRow),
     /// The library could not be loaded or set up (the message says why).
-    Unavailable { reason: String },
+    Unavailable {
+        reason: String,
+    },
 }
 
 /// cuBLAS's SGEMM on the same buffers: the reference row.

@@ -353,7 +353,8 @@ impl Experiment for Spec {
         };
         format!(
             "3. Register pressure (SGEMM {}, variant {} under register caps; ours: {ours}{theirs})",
-            m.gemm_title(), REGS.variant
+            m.gemm_title(),
+            REGS.variant
         )
     }
 
