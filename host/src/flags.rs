@@ -421,3 +421,93 @@ pub fn check_out(dir: &Path) -> Result<(), CliError> {
     let _ = std::fs::remove_file(&probe);
     written.map_err(|e| fail(format!("cannot write into it: {e}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels_gpu::variants::{find_gemm, GEMM};
+
+    #[test]
+    fn a_size_is_n_or_m_x_n_x_k() {
+        assert_eq!(parse_gemm_dims("4096"), Ok(GemmDims::square(4096)));
+        assert_eq!(
+            parse_gemm_dims(" 2048x8192x1024 "),
+            Ok(GemmDims {
+                m: 2048,
+                n: 8192,
+                k: 1024
+            })
+        );
+        assert_eq!(
+            parse_gemm_dims("3X5X7").map(|d| (d.m, d.n, d.k)),
+            Ok((3, 5, 7))
+        );
+        // Any size >= 1 parses; whether it tiles is the variants' business.
+        assert_eq!(parse_gemm_dims("1000"), Ok(GemmDims::square(1000)));
+        assert_eq!(parse_gemm_dims("1x1x1"), Ok(GemmDims::square(1)));
+    }
+
+    #[test]
+    fn malformed_or_out_of_range_sizes_are_refused_with_the_valid_forms() {
+        for bad in [
+            "",
+            "x",
+            "64x64",
+            "64x64x64x64",
+            "1e3",
+            "-64",
+            "64x0x64",
+            "64xx64",
+        ] {
+            let e = parse_gemm_dims(bad).expect_err(bad);
+            assert!(e.contains("N or MxNxK"), "{bad}: {e}");
+        }
+        let e = parse_gemm_dims("64x32769x64").unwrap_err();
+        assert!(e.starts_with("32769 is out of range"), "{e}");
+        assert!(parse_gemm_dims("0")
+            .unwrap_err()
+            .starts_with("0 is out of range"));
+    }
+
+    #[test]
+    fn sizes_print_as_they_are_given() {
+        assert_eq!(GemmDims::square(4096).to_string(), "4096");
+        let d = parse_gemm_dims("2048x8192x1024").unwrap();
+        assert_eq!(d.to_string(), "2048x8192x1024");
+        assert_eq!(d.flops(), 2.0 * 2048.0 * 8192.0 * 1024.0);
+    }
+
+    #[test]
+    fn the_seed_variants_refuse_a_size_that_does_not_tile_naming_themselves() {
+        let all: Vec<&GemmVariant> = GEMM.iter().collect();
+        let dims = parse_gemm_dims("2048x8192x1000").unwrap();
+        let e = check_tiling(dims, "experiment 1", &all, || "; try R".into()).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("S, A1, A, B, C, D, D+")
+                && !text.contains("R1")
+                && text.contains("multiple of 64")
+                && text.contains("e.g. 2048x8192x960")
+                && text.ends_with("; try R"),
+            "{text}"
+        );
+        // Tiling sizes pass, and the tuned family takes anything.
+        assert!(check_tiling(GemmDims::square(4096), "x", &all, String::new).is_ok());
+        let tuned: Vec<&GemmVariant> = GEMM
+            .iter()
+            .filter(|v| v.size_multiple().is_none())
+            .collect();
+        assert!(!tuned.is_empty());
+        for size in ["1", "1x1x1", "333x250x77", "32768x1x7"] {
+            let d = parse_gemm_dims(size).unwrap();
+            assert!(check_tiling(d, "x", &tuned, String::new).is_ok(), "{size}");
+        }
+        // One seed variant among tuned ones is named alone.
+        let mixed = [
+            find_gemm(GEMM, "C").unwrap(),
+            find_gemm(GEMM, "R4").unwrap(),
+        ];
+        let e = check_tiling(GemmDims::square(100), "x", &mixed, String::new).unwrap_err();
+        assert!(matches!(&e, CliError::SizeDoesNotTile { variants, .. } if variants == "C"));
+    }
+}

@@ -925,3 +925,108 @@ fn a_heatmap_labels_every_measured_cell_and_its_axes() {
         assert!(has(&t, label), "{label} missing from {t:?}");
     }
 }
+
+/// A run with a tuned row and cuBLAS: the family and tile columns and the ratio column appear,
+/// cuBLAS has its reference row (with its version in the title), in the terminal table, Markdown
+/// and CSV; the plot draws cuBLAS as a reference line; merging keeps the cuBLAS row.
+#[test]
+fn cublas_and_tuned_rows_render_everywhere_and_merge() {
+    use host::experiments::occupancy::Spec;
+    use host::experiments::Experiment;
+    use host::table::{render, Format};
+    let r = with_cublas(4000.0, Some((5000.0, 0.125)));
+    let run = r.occupancy.as_ref().unwrap();
+    let t = Spec::table(run, &r.meta);
+    for h in [
+        "Family",
+        "Block tile",
+        "Warp tile",
+        "Sub-tile TMxTN",
+        "Ours/cuBLAS",
+    ] {
+        assert!(t.header.iter().any(|x| x == h), "{h} in {:?}", t.header);
+    }
+    assert!(
+        t.title.contains("cuBLAS 13.1.0 (libcublas.so.13)"),
+        "{}",
+        t.title
+    );
+    let col = |name: &str| t.header.iter().position(|h| h == name).unwrap();
+    let tuned = t.rows.iter().find(|row| row[0] == "R").unwrap();
+    assert_eq!(tuned[col("Family")], "tuned");
+    assert_eq!(tuned[col("Block tile")], "256x128x16");
+    assert_eq!(tuned[col("Warp tile")], "64x64");
+    assert_eq!(tuned[col("Ours/cuBLAS")], "1.25");
+    let seed = t.rows.iter().find(|row| row[0] == "D").unwrap();
+    assert_eq!(
+        (
+            seed[col("Family")].as_str(),
+            seed[col("Block tile")].as_str()
+        ),
+        ("seed", "64x64x8")
+    );
+    assert_eq!(seed[col("Warp tile")], "n/a");
+    let cublas = t.rows.last().unwrap();
+    assert_eq!(cublas[0], "cuBLAS 13.1.0");
+    assert_eq!(cublas[col("GFLOP/s")], "4000");
+    assert_eq!(cublas[col("Ours/cuBLAS")], "1.00");
+    for f in [Format::Table, Format::Markdown, Format::Csv] {
+        let text = render(&t, f);
+        assert!(
+            text.contains("cuBLAS 13.1.0")
+                && text.contains("Ours/cuBLAS")
+                && text.contains("256x128x16"),
+            "{f:?}: {text}"
+        );
+    }
+
+    // The plot: cuBLAS is a reference line with its figure.
+    let dir = out_dir("report_cublas");
+    report::write(&r, &dir).unwrap();
+    let svg = svg_texts(&dir.join("occupancy.svg"));
+    assert!(has(&svg, "cuBLAS 13.1.0: 4,000"), "{svg:?}");
+
+    // Merging: the cuBLAS row is kept above the variants.
+    let base = out_dir("report_cublas_merge");
+    let (a, b, out) = (base.join("a"), base.join("b"), base.join("out"));
+    for (d, run) in [(&a, &r), (&b, &fixture())] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("results.json"), serde_json::to_string(run).unwrap()).unwrap();
+    }
+    report::merge(&[a, b], &out).unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(
+        md_row(&md, &["1", "cuBLAS"])[..5],
+        ["1", "cuBLAS", "GFLOP/s", "4000", "-"]
+    );
+}
+
+/// Without cuBLAS on the machine the run goes on: the ratio column says n/a and the reference row
+/// says why; a run without cuBLAS asked for keeps the table it always had.
+#[test]
+fn a_missing_cublas_is_said_in_the_table_and_nothing_else_changes() {
+    use host::experiments::occupancy::{CublasOutcome, Spec};
+    use host::experiments::Experiment;
+    let plain = fixture();
+    let before = Spec::table(plain.occupancy.as_ref().unwrap(), &plain.meta);
+    assert!(!before
+        .header
+        .iter()
+        .any(|h| h == "Ours/cuBLAS" || h == "Family"));
+    let mut r = fixture();
+    r.occupancy.as_mut().unwrap().cublas = Some(CublasOutcome::Unavailable {
+        reason: "cuBLAS not found: none of libcublas.so.13 could be loaded (x)".into(),
+    });
+    let t = Spec::table(r.occupancy.as_ref().unwrap(), &r.meta);
+    let col = t.header.iter().position(|h| h == "Ours/cuBLAS").unwrap();
+    assert_eq!(t.header.len(), before.header.len() + 1);
+    assert_eq!(t.rows.len(), before.rows.len() + 1);
+    for (row, old) in t.rows.iter().zip(&before.rows) {
+        assert_eq!(row[col], "n/a");
+        let mut without = row.clone();
+        without.remove(col);
+        assert_eq!(&without, old);
+    }
+    assert!(t.rows.last().unwrap()[0].starts_with("cuBLAS not found: none of libcublas.so.13"));
+    assert!(t.title.contains("cuBLAS not found"), "{}", t.title);
+}

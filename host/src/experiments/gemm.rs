@@ -296,7 +296,69 @@ pub fn gflops(dims: GemmDims, timing: &Timing) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::launch_shape;
     use crate::cuda::{ptx_entry_params, PtxParam};
+    use crate::results::GemmDims;
+    use kernels_gpu::variants::{find_gemm, GEMM, SHARED_WITHOUT_OPT_IN};
+
+    /// The launch of every line comes from the table: the seed's exact grid, the tuned family's
+    /// rounded-up grid at any size, and the dynamic shared memory that needs the opt-in attribute.
+    #[test]
+    fn launch_shapes_come_from_the_variant_table() {
+        let d = find_gemm(GEMM, "D").unwrap();
+        let s = launch_shape(d, GemmDims::square(4096));
+        assert_eq!((s.grid, s.threads, s.dyn_smem), ((64, 64), 32, 0));
+        assert_eq!(s.dyn_smem_opt_in(), None);
+
+        let r4 = find_gemm(GEMM, "R4").unwrap();
+        assert_eq!((r4.bm, r4.bn, r4.bk), (256, 128, 16));
+        let dims = GemmDims {
+            m: 2048,
+            n: 8192,
+            k: 1024,
+        };
+        let s = launch_shape(r4, dims);
+        assert_eq!(s.grid, (8192 / 128, 2048 / 256), "x over N, y over M");
+        assert_eq!(s.threads, 256);
+        assert_eq!(s.dyn_smem, r4.dynamic_shared_bytes());
+        assert!(s.dyn_smem > SHARED_WITHOUT_OPT_IN);
+        assert_eq!(s.dyn_smem_opt_in(), Some(s.dyn_smem));
+        // A size that does not tile: edge blocks round the grid up.
+        let s = launch_shape(
+            r4,
+            GemmDims {
+                m: 257,
+                n: 129,
+                k: 5,
+            },
+        );
+        assert_eq!(s.grid, (2, 2));
+        let s = launch_shape(r4, GemmDims::square(1));
+        assert_eq!(s.grid, (1, 1));
+
+        // Which lines need the opt-in is the table's, not a list here: the tuned lines whose
+        // stages pass 48 KB (R2 and R4 in today's table), none of the seed lines.
+        for v in GEMM {
+            let s = launch_shape(v, GemmDims::square(4096));
+            assert_eq!(
+                s.dyn_smem_opt_in().is_some(),
+                v.dynamic_shared_bytes() > SHARED_WITHOUT_OPT_IN,
+                "{}",
+                v.label
+            );
+            assert_eq!(s.threads, v.threads());
+        }
+        let opted: Vec<&str> = GEMM
+            .iter()
+            .filter(|v| {
+                launch_shape(v, GemmDims::square(64))
+                    .dyn_smem_opt_in()
+                    .is_some()
+            })
+            .map(|v| v.label)
+            .collect();
+        assert!(opted.contains(&"R4") && !opted.contains(&"D"), "{opted:?}");
+    }
     use kernels_gpu::abi::ParamKind;
     use kernels_gpu::variants::{entries, REGS};
 

@@ -166,3 +166,94 @@ impl TableRow for GemmRow {
         self.compare.is_some()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(variant: &str, tile: Option<GemmTile>) -> GemmRow {
+        let timing = Timing {
+            samples_ms: vec![1.0],
+            median_ms: 1.0,
+            min_ms: 1.0,
+            max_ms: 1.0,
+            sm_clock_mhz_before: None,
+            sm_clock_mhz_after: None,
+        };
+        GemmRow {
+            variant: variant.into(),
+            threads: 256,
+            tm: 16,
+            tn: 8,
+            regs: 244,
+            blocks_per_sm: 1,
+            occupancy: 0.125,
+            limiter: "registers".into(),
+            timing: timing.clone(),
+            gflops: 50_000.0,
+            check: Check {
+                passed: true,
+                error: 1e-7,
+                bound: 1e-4,
+                what: "t".into(),
+            },
+            flags: vec![],
+            compare: None,
+            tile,
+            vs_cublas: None,
+        }
+    }
+
+    #[test]
+    fn a_run_recorded_before_cublas_and_tiles_loads_as_seed_rows() {
+        // The stored form of experiment 1 before this version: a bare list of rows.
+        let mut old = serde_json::to_value(vec![row("D", None)]).unwrap();
+        let obj = old[0].as_object_mut().unwrap();
+        assert!(!obj.contains_key("tile") && !obj.contains_key("vs_cublas"));
+        let run: GemmRun = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(run.cublas, None);
+        assert!(run.rows[0].is_seed());
+        assert_eq!(run.rows[0].tile(), GemmTile::seed());
+        assert_eq!(run.rows[0].tile().block, (64, 64, 8));
+        // And it is written back the same way.
+        assert_eq!(serde_json::to_value(&run).unwrap(), old);
+    }
+
+    #[test]
+    fn a_run_with_cublas_round_trips() {
+        let tuned = GemmTile {
+            family: "tuned".into(),
+            block: (256, 128, 16),
+            warp: Some((64, 64)),
+            stages: 3,
+            dyn_smem: 3 * 4 * (16 * 260 + 16 * 128),
+        };
+        let mut r = row("R4", Some(tuned));
+        r.vs_cublas = Some(0.95);
+        let run = GemmRun {
+            rows: vec![r.clone()],
+            cublas: Some(CublasOutcome::Measured(CublasRow {
+                version: "13.1.0".into(),
+                library: "libcublas.so.13".into(),
+                timing: r.timing.clone(),
+                gflops: 52_000.0,
+                check: r.check.clone(),
+                flags: vec![],
+            })),
+        };
+        let json = serde_json::to_value(&run).unwrap();
+        assert_eq!(json["cublas"]["status"], "measured");
+        assert_eq!(json["cublas"]["version"], "13.1.0");
+        assert_eq!(serde_json::from_value::<GemmRun>(json).unwrap(), run);
+        assert!(!run.rows[0].is_seed());
+        let absent = GemmRun {
+            rows: vec![],
+            cublas: Some(CublasOutcome::Unavailable {
+                reason: "cuBLAS not found".into(),
+            }),
+        };
+        let json = serde_json::to_value(&absent).unwrap();
+        assert_eq!(json["cublas"]["status"], "unavailable");
+        assert_eq!(serde_json::from_value::<GemmRun>(json).unwrap(), absent);
+    }
+}
