@@ -37,7 +37,6 @@ type DestroyFn = unsafe extern "C" fn(Handle) -> Status;
 type SetStreamFn = unsafe extern "C" fn(Handle, *mut c_void) -> Status;
 type GetVersionFn = unsafe extern "C" fn(Handle, *mut c_int) -> Status;
 type SetMathModeFn = unsafe extern "C" fn(Handle, c_int) -> Status;
-#[allow(clippy::upper_case_acronyms)]
 type SgemmFn = unsafe extern "C" fn(
     Handle,
     c_int,
