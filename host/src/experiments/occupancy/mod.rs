@@ -19,7 +19,7 @@ use super::measured::flag_above_peak;
 use super::module_source::{load, plan_files, Kernels, Needs};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
-use crate::cuda::{Cublas, Gpu};
+use crate::cuda::{module_entries, Cublas, CudaError, Gpu};
 use crate::figure::{
     finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
     ScatterPlot, XScale,
@@ -158,7 +158,11 @@ impl Experiment for Spec {
                 Some(t) if variant.family == GemmFamily::Seed => {
                     Some(t.module.kernel(variant.entry).in_variant(variant.label)?)
                 }
-                Some(t) => t.module.kernel(variant.entry).ok(),
+                Some(t) => match t.module.kernel(variant.entry) {
+                    Ok(k) => Some(k),
+                    Err(CudaError::MissingEntry { .. }) => None,
+                    Err(e) => return Err(ExperimentError::from(e).in_variant(variant.label)),
+                },
                 None => None,
             };
             let m = buffers
@@ -465,7 +469,7 @@ pub fn cublas_reason(c: &CublasOutcome) -> String {
 fn plan_with(
     variants: Vec<&'static GemmVariant>,
     size: GemmDims,
-    (module, compare): (&Option<std::path::PathBuf>, &Option<std::path::PathBuf>),
+    (module, compare_file): (&Option<std::path::PathBuf>, &Option<std::path::PathBuf>),
     compare_label: &Option<String>,
     cublas: bool,
 ) -> Result<Plan, CliError> {
@@ -487,20 +491,32 @@ fn plan_with(
         .collect();
     let (kernels, compare, compare_label) = plan_files(
         ("--module", module),
-        ("--compare", compare),
+        ("--compare", compare_file),
         compare_label,
         Needs {
             entries: &seed_entries,
             signature: GemmParams::PARAMS,
         },
     )?;
+    let tuned: Vec<&str> = variants
+        .iter()
+        .filter(|v| v.family != GemmFamily::Seed)
+        .map(|v| v.entry)
+        .collect();
     if let Some(path) = module {
-        let tuned: Vec<&str> = variants
-            .iter()
-            .filter(|v| v.family != GemmFamily::Seed)
-            .map(|v| v.entry)
-            .collect();
         check_entries("--module", path, &tuned, GemmParams::PARAMS)?;
+    }
+    if let Some(path) = compare_file {
+        // The tuned entries the compared module does have are launched: their signatures too.
+        let listed = std::fs::read(path)
+            .map(|image| module_entries(&image))
+            .unwrap_or_default();
+        let present: Vec<&str> = tuned
+            .iter()
+            .copied()
+            .filter(|e| listed.iter().any(|l| l == e))
+            .collect();
+        check_entries("--compare", path, &present, GemmParams::PARAMS)?;
     }
     Ok(Plan {
         variants,
