@@ -7,14 +7,15 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use kernels_gpu::variants::{BM, MAX_REGS_PER_THREAD, MIN_REG_CAP};
+use kernels_gpu::variants::{GemmVariant, MAX_REGS_PER_THREAD, MIN_REG_CAP};
 
 use crate::cuda::{module_entries, ptx_accepts, ptx_entry_params, ModuleKind};
+pub use crate::results::GemmDims;
 use crate::sampling::SamplingArgs;
 use crate::table::Format;
 use kernels_gpu::abi::Param;
 
-/// Largest GEMM size accepted: the kernels index with 32-bit ints (M*K < 2^31).
+/// Largest GEMM dimension accepted: the kernels index with 32-bit ints (M*K < 2^31).
 pub const MAX_GEMM_SIZE: u32 = 32_768;
 /// Largest copy buffer accepted, MiB.
 pub const MAX_COPY_MIB: u64 = 1 << 20;
@@ -50,9 +51,11 @@ pub struct Common {
 /// `--size`, for the experiments that run the GEMM.
 #[derive(Debug, Clone, Args)]
 pub struct GemmSize {
-    /// GEMM M = N = K: a multiple of 64 in 64..=32768.
-    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = parse_gemm_size)]
-    pub size: u32,
+    /// GEMM size: N (M = N = K) or MxNxK (e.g. 2048x8192x1024), each in 1..=32768. The seed
+    /// variants need multiples of 64; the tuned ones take any size.
+    #[arg(long, value_name = "N|MxNxK", default_value_t = GemmDims::square(4096),
+          value_parser = parse_gemm_dims)]
+    pub size: GemmDims,
 }
 
 /// `--copy-mib`, for the experiments that copy.
@@ -158,21 +161,79 @@ pub enum CliError {
     Out { path: PathBuf, reason: String },
     #[error("{0}")]
     Flag(String),
+    #[error(
+        "--size {dims}: {dims} does not tile for the seed variant(s) {variants} of {experiment}: \
+         their M, N and K must each be a multiple of {multiple} in {multiple}..={MAX_GEMM_SIZE} \
+         (e.g. {suggestion}){hint}"
+    )]
+    SizeDoesNotTile {
+        dims: GemmDims,
+        experiment: &'static str,
+        variants: String,
+        multiple: u32,
+        suggestion: GemmDims,
+        /// What else the user can do (e.g. the tuned variants' labels).
+        hint: String,
+    },
 }
 
-/// `--size`: M = N = K must tile by the 64x64 block tile.
-pub fn parse_gemm_size(s: &str) -> Result<u32, String> {
-    let n: u32 = s.trim().parse().map_err(|_| {
-        format!("`{s}` is not a whole number; valid: a multiple of {BM} in {BM}..={MAX_GEMM_SIZE}")
-    })?;
-    if !(BM..=MAX_GEMM_SIZE).contains(&n) || !n.is_multiple_of(BM) {
-        return Err(format!(
-            "{n} does not tile: M = N = K must be a multiple of {BM} (the block tile) in \
-             {BM}..={MAX_GEMM_SIZE}, e.g. {}",
-            (n / BM).clamp(1, MAX_GEMM_SIZE / BM) * BM
-        ));
+/// `--size`: `N` (M = N = K) or `MxNxK`, each in 1..=[`MAX_GEMM_SIZE`]. Whether the size tiles
+/// for the variants asked for is checked with them ([`check_tiling`]).
+pub fn parse_gemm_dims(s: &str) -> Result<GemmDims, String> {
+    let parts: Vec<&str> = s.trim().split(['x', 'X']).map(str::trim).collect();
+    let valid = format!("N or MxNxK (e.g. 2048x8192x1024), each in 1..={MAX_GEMM_SIZE}");
+    let nums: Vec<u32> = parts
+        .iter()
+        .map(|p| p.parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("`{s}` is not a GEMM size; valid: {valid}"))?;
+    let dims = match nums[..] {
+        [n] => GemmDims::square(n),
+        [m, n, k] => GemmDims { m, n, k },
+        _ => return Err(format!("`{s}` has {} numbers; valid: {valid}", nums.len())),
+    };
+    if let Some(bad) = [dims.m, dims.n, dims.k]
+        .into_iter()
+        .find(|d| !(1..=MAX_GEMM_SIZE).contains(d))
+    {
+        return Err(format!("{bad} is out of range; valid: {valid}"));
     }
-    Ok(n)
+    Ok(dims)
+}
+
+/// Refuses a size that some of the GEMM `variants` an experiment would run cannot tile (the seed
+/// family needs multiples of 64), naming them; `hint` says what else to do.
+pub fn check_tiling(
+    dims: GemmDims,
+    experiment: &'static str,
+    variants: &[&GemmVariant],
+    hint: impl FnOnce() -> String,
+) -> Result<(), CliError> {
+    let Some(multiple) = variants.iter().filter_map(|v| v.size_multiple()).max() else {
+        return Ok(());
+    };
+    let stuck: Vec<&str> = variants
+        .iter()
+        .filter(|v| v.size_multiple().is_some_and(|m| !dims.tiles_by(m)))
+        .map(|v| v.label)
+        .collect();
+    if stuck.is_empty() {
+        return Ok(());
+    }
+    let round = |d: u32| (d / multiple).clamp(1, MAX_GEMM_SIZE / multiple) * multiple;
+    let suggestion = GemmDims {
+        m: round(dims.m),
+        n: round(dims.n),
+        k: round(dims.k),
+    };
+    Err(CliError::SizeDoesNotTile {
+        dims,
+        experiment,
+        variants: stuck.join(", "),
+        multiple,
+        suggestion,
+        hint: hint(),
+    })
 }
 
 /// `--caps`: one register cap.
@@ -353,4 +414,94 @@ pub fn check_out(dir: &Path) -> Result<(), CliError> {
     let written = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"ok"));
     let _ = std::fs::remove_file(&probe);
     written.map_err(|e| fail(format!("cannot write into it: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels_gpu::variants::{find_gemm, GEMM};
+
+    #[test]
+    fn a_size_is_n_or_m_x_n_x_k() {
+        assert_eq!(parse_gemm_dims("4096"), Ok(GemmDims::square(4096)));
+        assert_eq!(
+            parse_gemm_dims(" 2048x8192x1024 "),
+            Ok(GemmDims {
+                m: 2048,
+                n: 8192,
+                k: 1024
+            })
+        );
+        assert_eq!(
+            parse_gemm_dims("3X5X7").map(|d| (d.m, d.n, d.k)),
+            Ok((3, 5, 7))
+        );
+        // Any size >= 1 parses; whether it tiles is the variants' business.
+        assert_eq!(parse_gemm_dims("1000"), Ok(GemmDims::square(1000)));
+        assert_eq!(parse_gemm_dims("1x1x1"), Ok(GemmDims::square(1)));
+    }
+
+    #[test]
+    fn malformed_or_out_of_range_sizes_are_refused_with_the_valid_forms() {
+        for bad in [
+            "",
+            "x",
+            "64x64",
+            "64x64x64x64",
+            "1e3",
+            "-64",
+            "64x0x64",
+            "64xx64",
+        ] {
+            let e = parse_gemm_dims(bad).expect_err(bad);
+            assert!(e.contains("N or MxNxK"), "{bad}: {e}");
+        }
+        let e = parse_gemm_dims("64x32769x64").unwrap_err();
+        assert!(e.starts_with("32769 is out of range"), "{e}");
+        assert!(parse_gemm_dims("0")
+            .unwrap_err()
+            .starts_with("0 is out of range"));
+    }
+
+    #[test]
+    fn sizes_print_as_they_are_given() {
+        assert_eq!(GemmDims::square(4096).to_string(), "4096");
+        let d = parse_gemm_dims("2048x8192x1024").unwrap();
+        assert_eq!(d.to_string(), "2048x8192x1024");
+        assert_eq!(d.flops(), 2.0 * 2048.0 * 8192.0 * 1024.0);
+    }
+
+    #[test]
+    fn the_seed_variants_refuse_a_size_that_does_not_tile_naming_themselves() {
+        let all: Vec<&GemmVariant> = GEMM.iter().collect();
+        let dims = parse_gemm_dims("2048x8192x1000").unwrap();
+        let e = check_tiling(dims, "experiment 1", &all, || "; try R".into()).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("S, A1, A, B, C, D, D+")
+                && !text.contains("R1")
+                && text.contains("multiple of 64")
+                && text.contains("e.g. 2048x8192x960")
+                && text.ends_with("; try R"),
+            "{text}"
+        );
+        // Tiling sizes pass, and the tuned family takes anything.
+        assert!(check_tiling(GemmDims::square(4096), "x", &all, String::new).is_ok());
+        let tuned: Vec<&GemmVariant> = GEMM
+            .iter()
+            .filter(|v| v.size_multiple().is_none())
+            .collect();
+        assert!(!tuned.is_empty());
+        for size in ["1", "1x1x1", "333x250x77", "32768x1x7"] {
+            let d = parse_gemm_dims(size).unwrap();
+            assert!(check_tiling(d, "x", &tuned, String::new).is_ok(), "{size}");
+        }
+        // One seed variant among tuned ones is named alone.
+        let mixed = [
+            find_gemm(GEMM, "C").unwrap(),
+            find_gemm(GEMM, "R4").unwrap(),
+        ];
+        let e = check_tiling(GemmDims::square(100), "x", &mixed, String::new).unwrap_err();
+        assert!(matches!(&e, CliError::SizeDoesNotTile { variants, .. } if variants == "C"));
+    }
 }

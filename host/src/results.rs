@@ -30,10 +30,59 @@ pub struct RunMeta {
     /// fixed plan (`--iters/--samples`), as in runs recorded before noise-driven timing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise_target: Option<f64>,
-    /// GEMM M = N = K.
+    /// GEMM M = N = K; M where the GEMM was not square (see `gemm_dims`).
     pub gemm_size: u32,
+    /// The GEMM's M, N and K where they differ (`--size MxNxK`); absent when square.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gemm_dims: Option<GemmDims>,
     /// Bytes of the copy buffer (each of source and destination).
     pub copy_bytes: u64,
+}
+
+/// The GEMM's sizes: C is M x N, the product's depth K.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GemmDims {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+}
+
+impl GemmDims {
+    pub const fn square(size: u32) -> Self {
+        Self {
+            m: size,
+            n: size,
+            k: size,
+        }
+    }
+
+    /// M = N = K.
+    pub const fn is_square(&self) -> bool {
+        self.m == self.n && self.n == self.k
+    }
+
+    /// Whether M, N and K are all multiples of `multiple`.
+    pub const fn tiles_by(&self, multiple: u32) -> bool {
+        self.m.is_multiple_of(multiple)
+            && self.n.is_multiple_of(multiple)
+            && self.k.is_multiple_of(multiple)
+    }
+
+    /// Floating-point operations of one product (a multiply and an add per term).
+    pub fn flops(&self) -> f64 {
+        2.0 * f64::from(self.m) * f64::from(self.n) * f64::from(self.k)
+    }
+}
+
+/// `4096` when square, else `2048x8192x1024` (the form `--size` takes).
+impl std::fmt::Display for GemmDims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_square() {
+            write!(f, "{}", self.m)
+        } else {
+            write!(f, "{}x{}x{}", self.m, self.n, self.k)
+        }
+    }
 }
 
 /// The device as the driver reported it and the peak figures behind the percentage columns: the
@@ -158,6 +207,38 @@ impl RunMeta {
         match self.noise_target {
             Some(t) => format!("sampled to {:.1}% noise", t * 100.0),
             None => format!("{} launches x {} samples", self.iters, self.samples),
+        }
+    }
+
+    /// The GEMM's sizes: `gemm_dims`, else M = N = K = `gemm_size`.
+    pub fn gemm(&self) -> GemmDims {
+        self.gemm_dims
+            .unwrap_or_else(|| GemmDims::square(self.gemm_size))
+    }
+
+    /// Records the GEMM's sizes: `gemm_size` alone when square (as older runs record it).
+    pub fn set_gemm(&mut self, dims: GemmDims) {
+        self.gemm_size = dims.m;
+        self.gemm_dims = (!dims.is_square()).then_some(dims);
+    }
+
+    /// "M=N=K=4096" or "M=2048 N=8192 K=1024", for table titles.
+    pub fn gemm_title(&self) -> String {
+        let d = self.gemm();
+        if d.is_square() {
+            format!("M=N=K={}", d.m)
+        } else {
+            format!("M={} N={} K={}", d.m, d.n, d.k)
+        }
+    }
+
+    /// "M = N = K = 4096" or "M = 2048, N = 8192, K = 1024".
+    pub fn gemm_words(&self) -> String {
+        let d = self.gemm();
+        if d.is_square() {
+            format!("M = N = K = {}", d.m)
+        } else {
+            format!("M = {}, N = {}, K = {}", d.m, d.n, d.k)
         }
     }
 

@@ -366,10 +366,19 @@ pub fn rounds_with_clock_drop(
 /// What the sampling loop gathered, before it is summarized per side.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gathered {
-    pub ours_ms: Vec<f64>,
-    pub theirs_ms: Vec<f64>,
+    /// Per-launch milliseconds of each side's samples, in the order the sides were given
+    /// (ours first, then the compared module, then any reference such as cuBLAS).
+    pub sides_ms: Vec<Vec<f64>>,
     pub readings: Vec<ClockReading>,
     pub stop: Stop,
+}
+
+/// The sides sampled in round `round` of `sides` sides, in order: each round starts one side
+/// later than the last (A B C, B C A, C A B, ...), so that a drift of clocks or temperature, or a
+/// cost of going first or last, falls on every side alike. With two sides this is
+/// [`round_order`]'s A B, B A.
+pub fn rotation(round: u32, sides: usize) -> impl Iterator<Item = usize> {
+    (0..sides).map(move |i| (round as usize + i) % sides)
 }
 
 /// The sampling loop, independent of the GPU: `sample(side)` takes one sample of `side` (its
@@ -379,12 +388,35 @@ pub fn sample_loop<E>(
     config: &SamplingConfig,
     compared: bool,
     mut sample: impl FnMut(Side) -> Result<f64, E>,
+    clock: impl FnMut() -> Option<u32>,
+    elapsed: impl Fn() -> Duration,
+) -> Result<Gathered, E> {
+    let sides = if compared { 2 } else { 1 };
+    sample_rounds(
+        config,
+        sides,
+        |i| {
+            sample(match i {
+                0 => Side::Ours,
+                _ => Side::Theirs,
+            })
+        },
+        clock,
+        elapsed,
+    )
+}
+
+/// The sampling loop over `sides` sides (`sides` >= 1): `sample(i)` takes one sample of side `i`.
+/// Rounds rotate the order of the sides ([`rotation`]); the stopping rule waits for every side.
+pub fn sample_rounds<E>(
+    config: &SamplingConfig,
+    sides: usize,
+    mut sample: impl FnMut(usize) -> Result<f64, E>,
     mut clock: impl FnMut() -> Option<u32>,
     elapsed: impl Fn() -> Duration,
 ) -> Result<Gathered, E> {
     let mut g = Gathered {
-        ours_ms: Vec::new(),
-        theirs_ms: Vec::new(),
+        sides_ms: vec![Vec::new(); sides.max(1)],
         readings: vec![ClockReading {
             before_round: 0,
             mhz: clock(),
@@ -397,12 +429,8 @@ pub fn sample_loop<E>(
             SamplingPlan::Fixed(p) if round >= p.samples => Stop::Planned,
             SamplingPlan::Fixed(_) => Stop::Continue,
             SamplingPlan::Noise(t) => {
-                let sides: Vec<&[f64]> = if compared {
-                    vec![&g.ours_ms, &g.theirs_ms]
-                } else {
-                    vec![&g.ours_ms]
-                };
-                stopping_rule(&sides, elapsed(), &t)
+                let each: Vec<&[f64]> = g.sides_ms.iter().map(Vec::as_slice).collect();
+                stopping_rule(&each, elapsed(), &t)
             }
         };
         if stop != Stop::Continue {
@@ -415,12 +443,9 @@ pub fn sample_loop<E>(
                 mhz: clock(),
             });
         }
-        for &side in round_order(round, compared) {
+        for side in rotation(round, g.sides_ms.len()) {
             let ms = sample(side)?;
-            match side {
-                Side::Ours => g.ours_ms.push(ms),
-                Side::Theirs => g.theirs_ms.push(ms),
-            }
+            g.sides_ms[side].push(ms);
         }
         round += 1;
     }
@@ -506,6 +531,28 @@ pub fn time_sides(
     compared: bool,
     mut launch: impl FnMut(Side) -> Result<(), CudaError>,
 ) -> Result<(Timing, Option<Timing>), CudaError> {
+    let sides = if compared { 2 } else { 1 };
+    let mut timings = time_rotating(gpu, config, sides, |i| {
+        launch(match i {
+            0 => Side::Ours,
+            _ => Side::Theirs,
+        })
+    })?
+    .into_iter();
+    let ours = timings.next().expect("one timing per side");
+    Ok((ours, timings.next()))
+}
+
+/// Times `sides` launchers together by `config` (ours first, then the compared module, then any
+/// reference such as cuBLAS): `launch(i)` enqueues exactly one launch of side `i`. One warm-up
+/// launch per side, also timed to size the samples by the fastest side; then rounds in rotating
+/// order ([`rotation`]) until every side's noise meets the target (or a cap). One timing per side.
+pub fn time_rotating(
+    gpu: &Gpu,
+    config: &SamplingConfig,
+    sides: usize,
+    mut launch: impl FnMut(usize) -> Result<(), CudaError>,
+) -> Result<Vec<Timing>, CudaError> {
     let started = Instant::now();
     let (start, end) = (gpu.event()?, gpu.event()?);
     let elapsed_ms = |what: &str| {
@@ -515,7 +562,7 @@ pub fn time_sides(
         })
     };
     let mut fastest = f64::INFINITY;
-    for &side in round_order(0, compared) {
+    for side in 0..sides {
         gpu.record(&start)?;
         launch(side)?;
         gpu.record(&end)?;
@@ -525,9 +572,9 @@ pub fn time_sides(
         SamplingPlan::Fixed(p) => p.iters,
         SamplingPlan::Noise(t) => launches_per_sample(fastest, t.min_sample_ms),
     };
-    let gathered = sample_loop(
+    let gathered = sample_rounds(
         config,
-        compared,
+        sides,
         |side| {
             gpu.record(&start)?;
             for _ in 0..launches {
@@ -540,10 +587,11 @@ pub fn time_sides(
         || started.elapsed(),
     )?;
     gpu.synchronize()?;
-    let ours = summarize_side(gathered.ours_ms.clone(), &gathered, config, launches);
-    let theirs =
-        compared.then(|| summarize_side(gathered.theirs_ms.clone(), &gathered, config, launches));
-    Ok((ours, theirs))
+    Ok(gathered
+        .sides_ms
+        .iter()
+        .map(|ms| summarize_side(ms.clone(), &gathered, config, launches))
+        .collect())
 }
 
 /// Times `launch` (which enqueues exactly one launch) alone, by `config`.
@@ -672,6 +720,29 @@ mod tests {
     }
 
     #[test]
+    fn three_sides_rotate_which_goes_first() {
+        let rounds: Vec<Vec<usize>> = (0..4).map(|r| rotation(r, 3).collect()).collect();
+        assert_eq!(
+            rounds,
+            [vec![0, 1, 2], vec![1, 2, 0], vec![2, 0, 1], vec![0, 1, 2]]
+        );
+        for r in 0..6 {
+            let two: Vec<usize> = rotation(r, 2).collect();
+            let named: Vec<usize> = round_order(r, true)
+                .iter()
+                .map(|s| match s {
+                    Side::Ours => 0,
+                    Side::Theirs => 1,
+                })
+                .collect();
+            assert_eq!(
+                two, named,
+                "round {r}: two sides rotate as round_order alternates"
+            );
+        }
+    }
+
+    #[test]
     fn compared_sides_alternate_which_goes_first() {
         assert_eq!(round_order(0, false), [Side::Ours]);
         assert_eq!(round_order(1, false), [Side::Ours]);
@@ -702,11 +773,11 @@ mod tests {
         let g = simulate(&noise_config(target()), false, 0.001, 1);
         assert_eq!(g.stop, Stop::Converged);
         assert_eq!(
-            g.ours_ms.len(),
+            g.sides_ms[0].len(),
             5,
             "quiet samples need no more than the minimum"
         );
-        assert!(relative_noise(&g.ours_ms).unwrap() <= 0.005);
+        assert!(relative_noise(&g.sides_ms[0]).unwrap() <= 0.005);
     }
 
     #[test]
@@ -715,8 +786,8 @@ mod tests {
         let config = noise_config(target());
         let g = simulate(&config, false, 0.05, 40);
         assert_eq!(g.stop, Stop::TimeCap);
-        assert_eq!(g.ours_ms.len(), 25);
-        let s = summarize_side(g.ours_ms.clone(), &g, &config, 10);
+        assert_eq!(g.sides_ms[0].len(), 25);
+        let s = summarize_side(g.sides_ms[0].clone(), &g, &config, 10);
         assert!(!s.target_met());
         assert!(s.noise.unwrap() > 0.005 && s.noise_target == Some(0.005));
         assert_eq!(s.flags.len(), 1);
@@ -727,20 +798,20 @@ mod tests {
     fn noisy_fast_data_stops_at_the_sample_cap() {
         let g = simulate(&noise_config(target()), false, 0.05, 1);
         assert_eq!(g.stop, Stop::SampleCap);
-        assert_eq!(g.ours_ms.len(), 50);
+        assert_eq!(g.sides_ms[0].len(), 50);
     }
 
     #[test]
     fn the_minimum_wins_over_the_time_cap() {
         // Each sample alone exceeds the time cap, yet the minimum of 5 is taken.
         let g = simulate(&noise_config(target()), false, 0.001, 5_000);
-        assert_eq!(g.ours_ms.len(), 5);
+        assert_eq!(g.sides_ms[0].len(), 5);
         let t = NoiseTarget {
             min_samples: 8,
             ..target()
         };
         let g = simulate(&noise_config(t), false, 0.05, 5_000);
-        assert_eq!((g.ours_ms.len(), g.stop), (8, Stop::TimeCap));
+        assert_eq!((g.sides_ms[0].len(), g.stop), (8, Stop::TimeCap));
     }
 
     #[test]
@@ -768,8 +839,8 @@ mod tests {
             || Duration::ZERO,
         )
         .unwrap();
-        assert_eq!((g.ours_ms.len(), g.stop), (37, Stop::Converged));
-        assert!(relative_noise(&g.ours_ms[..36]).unwrap() > 0.005);
+        assert_eq!((g.sides_ms[0].len(), g.stop), (37, Stop::Converged));
+        assert!(relative_noise(&g.sides_ms[0][..36]).unwrap() > 0.005);
     }
 
     #[test]
@@ -791,9 +862,9 @@ mod tests {
             "the shorter side decides whether the minimum is met"
         );
         let g = simulate(&noise_config(t), true, 0.05, 1);
-        assert_eq!(g.ours_ms.len(), g.theirs_ms.len());
+        assert_eq!(g.sides_ms[0].len(), g.sides_ms[1].len());
         assert!(
-            (g.theirs_ms[0] / 2.0 - 1.0).abs() < 0.06,
+            (g.sides_ms[1][0] / 2.0 - 1.0).abs() < 0.06,
             "sides not mixed up"
         );
     }
@@ -808,9 +879,9 @@ mod tests {
             ..SamplingConfig::default()
         };
         let g = simulate(&config, true, 0.5, 1);
-        assert_eq!((g.ours_ms.len(), g.theirs_ms.len()), (7, 7));
+        assert_eq!((g.sides_ms[0].len(), g.sides_ms[1].len()), (7, 7));
         assert_eq!(g.stop, Stop::Planned);
-        let s = summarize_side(g.ours_ms.clone(), &g, &config, 50);
+        let s = summarize_side(g.sides_ms[0].clone(), &g, &config, 50);
         assert!(s.target_met() && s.noise_target.is_none() && s.flags.is_empty());
     }
 
@@ -864,7 +935,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(g.readings.len(), 3, "before 0, before 2, after 4");
-        let s = summarize_side(g.ours_ms.clone(), &g, &config, 1);
+        let s = summarize_side(g.sides_ms[0].clone(), &g, &config, 1);
         assert_eq!(s.clock_dropped_samples, 4);
         assert!(s.flags[0].contains("4 of 4 samples"), "{:?}", s.flags);
         assert_eq!(s.sm_clock_mhz_before, Some(1980));

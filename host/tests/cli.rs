@@ -216,6 +216,7 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
     let occ = r.occupancy.as_ref().unwrap();
     let regs = r.regs.as_ref().unwrap();
     let cells = occ
+        .rows
         .iter()
         .map(|x| (&x.limiter, &x.flags))
         .chain(regs.iter().map(|x| (&x.limiter, &x.flags)))
@@ -234,7 +235,7 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
             "{flags:?}"
         );
     }
-    assert_eq!(r.occupancy.as_ref().unwrap().len(), 2);
+    assert_eq!(r.occupancy.as_ref().unwrap().rows.len(), 2);
     assert_eq!(r.bandwidth.as_ref().unwrap().rows.len(), 2);
     assert!(r
         .bandwidth
@@ -283,7 +284,7 @@ fn a_failure_in_one_experiment_keeps_the_ones_before_it() {
     assert_eq!(o.status.code(), Some(4), "{err}");
     assert!(err.contains("experiment bandwidth"), "{err}");
     let r = host::results_io::read_results(&dir.join("results.json")).unwrap();
-    assert_eq!(r.occupancy.as_ref().map(Vec::len), Some(1));
+    assert_eq!(r.occupancy.as_ref().map(|o| o.rows.len()), Some(1));
     assert!(r.bandwidth.is_none() && r.regs.is_none());
     let missing: Vec<&str> = r.missing.iter().map(|m| m.experiment.as_str()).collect();
     assert_eq!(missing, ["bandwidth", "regs"]);
@@ -296,4 +297,59 @@ fn a_failure_in_one_experiment_keeps_the_ones_before_it() {
     assert!(report.contains("Incomplete run"), "{report}");
     assert!(dir.join("occupancy.csv").is_file() && !dir.join("bandwidth.csv").exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--size MxNxK`: a size the seed variants cannot tile is refused before anything runs, naming
+/// them and the tuned labels; with the tuned variants alone it passes the checks.
+#[test]
+fn a_rectangular_size_that_does_not_tile_is_refused_for_the_seed_variants_only() {
+    let o = host(&["occupancy", "--size", "2048x8192x1000", "--check-only"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("2048x8192x1000 does not tile for the seed variant(s) S, A1, A, B, C, D, D+")
+            && err.contains("--variants R1,"),
+        "{err}"
+    );
+    let o = host(&[
+        "occupancy",
+        "--size",
+        "2048x8192x1000",
+        "--variants",
+        "C,R4",
+        "--check-only",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("seed variant(s) C of"),
+        "{}",
+        stderr(&o)
+    );
+    for size in ["2048x8192x1000", "1", "333x250x77"] {
+        let o = host(&[
+            "occupancy",
+            "--size",
+            size,
+            "--variants",
+            "R1,R4",
+            "--check-only",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{size}: {}", stderr(&o));
+    }
+    let o = host(&["occupancy", "--size", "2048x8192x1024", "--check-only"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Experiment 3 rebuilds a seed variant: `all` refuses a size it cannot tile.
+    let o = host(&[
+        "all",
+        "--size",
+        "100",
+        "--variants",
+        "R1,R4",
+        "--check-only",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("experiment 3 (regs)"), "{}", stderr(&o));
+    let o = host(&["occupancy", "--size", "64x64", "--check-only"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("N or MxNxK"), "{}", stderr(&o));
 }

@@ -129,7 +129,7 @@ fn compare_with_a_module_file_fills_the_comparison() {
             "A,C",
         ],
     );
-    for row in r.occupancy.unwrap() {
+    for row in r.occupancy.unwrap().rows {
         let c = row.compare.expect("comparison filled");
         assert!(c.check.passed);
         assert_eq!(c.regs, row.regs, "same module, same registers");
@@ -170,5 +170,82 @@ fn bandwidth_compare_holds_and_checks_both_sides() {
         let c = row.compare.expect("comparison filled");
         assert!(row.check.passed && c.check.passed, "{}", row.variant);
         assert_eq!(c.timing.samples_ms.len(), 3);
+    }
+}
+
+/// Runs `host occupancy ARGS --format json` and gives the results (exit 0 expected).
+fn occupancy(args: &[&str]) -> host::experiments::RunResults {
+    let out = Command::new(env!("CARGO_BIN_EXE_host"))
+        .arg("occupancy")
+        .args(args)
+        .args(["--format", "json", "--iters", "2", "--samples", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn tuned_labels() -> String {
+    GEMM.iter()
+        .filter(|v| v.size_multiple().is_none())
+        .map(|v| v.label)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Every tuned line launched and verified against the f64 reference at a size that tiles and at
+/// sizes that do not (edge blocks in M and N, a K that no BK divides), with cuBLAS beside them.
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn tuned_variants_pass_at_tiling_and_non_tiling_sizes() {
+    if gpu().is_none() {
+        return;
+    }
+    let labels = tuned_labels();
+    for size in ["512", "333x250x77", "1x1x1", "257x129x1000"] {
+        let r = occupancy(&["--size", size, "--variants", &labels, "--no-cublas"]);
+        let rows = r.occupancy.expect("experiment 1 ran").rows;
+        assert_eq!(rows.len(), labels.split(',').count(), "{size}");
+        for row in rows {
+            assert!(row.check.passed, "{size} {}: {:?}", row.variant, row.check);
+            assert!(!row.is_seed());
+            assert!(row.occupancy > 0.0);
+        }
+    }
+}
+
+/// cuBLAS runs beside the variants: its row verified, its version recorded, a ratio on every row.
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn cublas_row_is_present_and_verified() {
+    if gpu().is_none() {
+        return;
+    }
+    let r = occupancy(&["--size", "384x256x200", "--variants", "R1,R4"]);
+    let run = r.occupancy.expect("experiment 1 ran");
+    match run.cublas.expect("cuBLAS asked for") {
+        host::experiments::occupancy::CublasOutcome::Measured(c) => {
+            assert!(c.check.passed, "{:?}", c.check);
+            assert!(!c.version.is_empty() && c.gflops > 0.0);
+            assert_eq!(
+                c.timing.samples_ms.len(),
+                2 * 3,
+                "3 samples per variant, pooled"
+            );
+            for row in &run.rows {
+                assert!(row.vs_cublas.is_some_and(|x| x > 0.0), "{}", row.variant);
+            }
+        }
+        host::experiments::occupancy::CublasOutcome::Unavailable { reason } => {
+            eprintln!("SKIP: cuBLAS is not on this machine: {reason}");
+            for row in &run.rows {
+                assert_eq!(row.vs_cublas, None);
+            }
+        }
     }
 }

@@ -42,14 +42,16 @@ fn fixture_is_marked_hand_made() {
 #[test]
 fn every_claim_holds_on_the_fixture() {
     let vs = fixture().verdicts();
-    assert_eq!(vs.len(), 12);
-    // The fixture has experiments 1-3; the sweeps' four claims say they were not run.
+    assert_eq!(vs.len(), 13);
+    // The fixture has experiments 1-3, recorded before cuBLAS was timed: the sweeps' four claims
+    // say they were not run, and the cuBLAS claim is not judged.
     let (run, not_run): (Vec<_>, Vec<_>) = vs.iter().partition(|v| v.experiment <= 3);
-    assert_eq!(run.len(), 8);
+    assert_eq!(run.len(), 9);
     assert!(not_run
         .iter()
         .all(|v| v.holds.is_none() && v.evidence.contains("was not run")));
-    for v in &run {
+    assert_eq!(judge(&fixture(), FASTEST).holds, None);
+    for v in run.iter().filter(|v| v.key != FASTEST) {
         assert_eq!(v.holds, Some(true), "{}: {}", v.key, v.evidence);
         assert!(v.evidence.chars().any(|c| c.is_ascii_digit()), "{}", v.key);
     }
@@ -109,7 +111,7 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
     );
 
     let occ = svg_texts(&dir.join("occupancy.svg"));
-    for v in r.occupancy.as_ref().unwrap() {
+    for v in &r.occupancy.as_ref().unwrap().rows {
         assert!(
             occ.contains(&v.variant),
             "occupancy.svg lacks label {}",
@@ -163,6 +165,7 @@ fn gemm_mut<'a>(
     r.occupancy
         .as_mut()
         .unwrap()
+        .rows
         .iter_mut()
         .find(|x| x.variant == label)
         .unwrap()
@@ -191,6 +194,85 @@ fn cap_mut(r: &mut RunResults, cap: u32) -> &mut host::experiments::regs::RegsRo
 }
 
 const PEAK: &str = "peak-below-max-occupancy";
+const FASTEST: &str = "fastest-gemm-at-low-occupancy";
+
+/// The fixture with cuBLAS measured at `gflops` (checked), and a tuned row R at `occupancy`.
+fn with_cublas(gflops: f64, tuned: Option<(f64, f64)>) -> RunResults {
+    use host::experiments::occupancy::{CublasOutcome, CublasRow, GemmTile};
+    let mut r = fixture();
+    let run = r.occupancy.as_mut().unwrap();
+    let d = run.rows.iter().find(|x| x.variant == "D").unwrap().clone();
+    if let Some((gf, occ)) = tuned {
+        let mut t = d.clone();
+        t.variant = "R".into();
+        t.gflops = gf;
+        t.occupancy = occ;
+        t.tile = Some(GemmTile {
+            family: "tuned".into(),
+            block: (256, 128, 16),
+            warp: Some((64, 64)),
+            stages: 3,
+            dyn_smem: 80_000,
+        });
+        run.rows.push(t);
+    }
+    for x in &mut run.rows {
+        x.vs_cublas = Some(x.gflops / gflops);
+    }
+    run.cublas = Some(CublasOutcome::Measured(Box::new(CublasRow {
+        version: "13.1.0".into(),
+        library: "libcublas.so.13".into(),
+        timing: d.timing.clone(),
+        gflops,
+        check: d.check.clone(),
+        flags: vec![],
+    })));
+    r
+}
+
+#[test]
+fn the_fastest_gemm_at_low_occupancy_holds_when_ours_wins_there() {
+    let v = judge(&with_cublas(4000.0, Some((5000.0, 0.125))), FASTEST);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(v.evidence.contains("fastest: ours, R"), "{}", v.evidence);
+    // The blog's claims still look at the seed rows only: the tuned row changes none of them.
+    let plain = fixture().verdicts();
+    for (a, b) in plain
+        .iter()
+        .zip(with_cublas(4000.0, Some((5000.0, 0.125))).verdicts())
+        .filter(|(a, _)| a.key != FASTEST)
+    {
+        assert_eq!(a.evidence, b.evidence, "{}", a.key);
+    }
+}
+
+#[test]
+fn cublas_winning_is_judged_on_our_fastest_without_inventing_its_occupancy() {
+    // cuBLAS fastest; our fastest (B, 41.7%) is above 12.5%: fails.
+    let v = judge(&with_cublas(9000.0, None), FASTEST);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("fastest: cuBLAS 13.1.0")
+            && v.evidence.contains("not measured by the lab"),
+        "{}",
+        v.evidence
+    );
+    // cuBLAS fastest, our fastest at 12.5%: holds, on ours.
+    let v = judge(&with_cublas(9000.0, Some((5000.0, 0.125))), FASTEST);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+}
+
+#[test]
+fn cublas_unavailable_leaves_the_claim_not_judged_and_says_why() {
+    use host::experiments::occupancy::CublasOutcome;
+    let mut r = fixture();
+    r.occupancy.as_mut().unwrap().cublas = Some(CublasOutcome::Unavailable {
+        reason: "cuBLAS not found: none of libcublas.so.13 could be loaded".into(),
+    });
+    let v = judge(&r, FASTEST);
+    assert_eq!(v.holds, None);
+    assert!(v.evidence.contains("cuBLAS not found"), "{}", v.evidence);
+}
 const ACC: &str = "more-accumulators-at-equal-occupancy";
 const FALLS: &str = "falls-past-peak";
 const FEW: &str = "few-threads-match-many";
@@ -432,7 +514,7 @@ fn no_experiment_means_nothing_is_judged() {
     let written = report::write(&r, &dir).unwrap();
     assert_eq!(written.len(), 1, "only report.md: {written:?}");
     let md = std::fs::read_to_string(&written[0]).unwrap();
-    assert_eq!(md.matches("**NOT JUDGED**").count(), 24);
+    assert_eq!(md.matches("**NOT JUDGED**").count(), 26);
     assert_eq!(md.matches("Not run.").count(), 5);
 }
 
@@ -447,7 +529,7 @@ fn with_comparison(mut r: RunResults) -> RunResults {
         check,
     };
     r.meta.compare_module = Some("nvcc (hand-made)".into());
-    for x in r.occupancy.as_mut().unwrap() {
+    for x in &mut r.occupancy.as_mut().unwrap().rows {
         x.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.check.clone()));
     }
     for x in &mut r.bandwidth.as_mut().unwrap().rows {
@@ -545,7 +627,7 @@ fn runs_merge_into_one_table_and_one_set_of_plots() {
     let ra = fixture();
     let mut rb = with_comparison(fixture());
     rb.device.name = "Second fixture GPU".into();
-    for x in rb.occupancy.as_mut().unwrap() {
+    for x in &mut rb.occupancy.as_mut().unwrap().rows {
         x.gflops *= 2.0;
     }
     for (dir, r) in [(&a, &ra), (&b, &rb)] {
@@ -761,7 +843,7 @@ fn the_out_folder_write_path_gives_a_report_with_the_calculators_curves() {
     // One series per GEMM variant of experiment 1, on the fixture device's limits.
     let curve = svg_texts(&dir.join("curve_registers.svg"));
     assert!(has(&curve, &r.device.name), "{curve:?}");
-    for row in r.occupancy.as_ref().unwrap() {
+    for row in &r.occupancy.as_ref().unwrap().rows {
         assert!(curve.contains(&row.variant), "legend lacks {}", row.variant);
     }
 
@@ -791,7 +873,7 @@ fn the_calculators_curves_follow_each_variants_measured_resources() {
     let limits = Limits::from_device_info(&r.device);
     let plots = report::curves_for(&r, &limits);
     assert_eq!(plots.len(), 3);
-    let rows = r.occupancy.as_ref().unwrap();
+    let rows = &r.occupancy.as_ref().unwrap().rows;
     let regs_plot = &plots[0];
     assert_eq!(regs_plot.file_stem, "curve_registers");
     assert_eq!(regs_plot.series.len(), rows.len());
@@ -923,4 +1005,109 @@ fn the_report_is_about_the_experiments_the_run_asked_for() {
         4,
         "experiment 4's two claims"
     );
+}
+
+/// A run with a tuned row and cuBLAS: the family and tile columns and the ratio column appear,
+/// cuBLAS has its reference row (with its version in the title), in the terminal table, Markdown
+/// and CSV; the plot draws cuBLAS as a reference line; merging keeps the cuBLAS row.
+#[test]
+fn cublas_and_tuned_rows_render_everywhere_and_merge() {
+    use host::experiments::occupancy::Spec;
+    use host::experiments::Experiment;
+    use host::table::{render, Format};
+    let r = with_cublas(4000.0, Some((5000.0, 0.125)));
+    let run = r.occupancy.as_ref().unwrap();
+    let t = Spec::table(run, &r.meta);
+    for h in [
+        "Family",
+        "Block tile",
+        "Warp tile",
+        "Sub-tile TMxTN",
+        "Ours/cuBLAS",
+    ] {
+        assert!(t.header.iter().any(|x| x == h), "{h} in {:?}", t.header);
+    }
+    assert!(
+        t.title.contains("cuBLAS 13.1.0 (libcublas.so.13)"),
+        "{}",
+        t.title
+    );
+    let col = |name: &str| t.header.iter().position(|h| h == name).unwrap();
+    let tuned = t.rows.iter().find(|row| row[0] == "R").unwrap();
+    assert_eq!(tuned[col("Family")], "tuned");
+    assert_eq!(tuned[col("Block tile")], "256x128x16");
+    assert_eq!(tuned[col("Warp tile")], "64x64");
+    assert_eq!(tuned[col("Ours/cuBLAS")], "1.25");
+    let seed = t.rows.iter().find(|row| row[0] == "D").unwrap();
+    assert_eq!(
+        (
+            seed[col("Family")].as_str(),
+            seed[col("Block tile")].as_str()
+        ),
+        ("seed", "64x64x8")
+    );
+    assert_eq!(seed[col("Warp tile")], "n/a");
+    let cublas = t.rows.last().unwrap();
+    assert_eq!(cublas[0], "cuBLAS 13.1.0");
+    assert_eq!(cublas[col("GFLOP/s")], "4000");
+    assert_eq!(cublas[col("Ours/cuBLAS")], "1.00");
+    for f in [Format::Table, Format::Markdown, Format::Csv] {
+        let text = render(&t, f);
+        assert!(
+            text.contains("cuBLAS 13.1.0")
+                && text.contains("Ours/cuBLAS")
+                && text.contains("256x128x16"),
+            "{f:?}: {text}"
+        );
+    }
+
+    // The plot: cuBLAS is a reference line with its figure.
+    let dir = out_dir("report_cublas");
+    report::write(&r, &dir).unwrap();
+    let svg = svg_texts(&dir.join("occupancy.svg"));
+    assert!(has(&svg, "cuBLAS 13.1.0: 4,000"), "{svg:?}");
+
+    // Merging: the cuBLAS row is kept above the variants.
+    let base = out_dir("report_cublas_merge");
+    let (a, b, out) = (base.join("a"), base.join("b"), base.join("out"));
+    for (d, run) in [(&a, &r), (&b, &fixture())] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("results.json"), serde_json::to_string(run).unwrap()).unwrap();
+    }
+    report::merge(&[a, b], &out).unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(
+        md_row(&md, &["1", "cuBLAS"])[..5],
+        ["1", "cuBLAS", "GFLOP/s", "4000", "-"]
+    );
+}
+
+/// Without cuBLAS on the machine the run goes on: the ratio column says n/a and the reference row
+/// says why; a run without cuBLAS asked for keeps the table it always had.
+#[test]
+fn a_missing_cublas_is_said_in_the_table_and_nothing_else_changes() {
+    use host::experiments::occupancy::{CublasOutcome, Spec};
+    use host::experiments::Experiment;
+    let plain = fixture();
+    let before = Spec::table(plain.occupancy.as_ref().unwrap(), &plain.meta);
+    assert!(!before
+        .header
+        .iter()
+        .any(|h| h == "Ours/cuBLAS" || h == "Family"));
+    let mut r = fixture();
+    r.occupancy.as_mut().unwrap().cublas = Some(CublasOutcome::Unavailable {
+        reason: "cuBLAS not found: none of libcublas.so.13 could be loaded (x)".into(),
+    });
+    let t = Spec::table(r.occupancy.as_ref().unwrap(), &r.meta);
+    let col = t.header.iter().position(|h| h == "Ours/cuBLAS").unwrap();
+    assert_eq!(t.header.len(), before.header.len() + 1);
+    assert_eq!(t.rows.len(), before.rows.len() + 1);
+    for (row, old) in t.rows.iter().zip(&before.rows) {
+        assert_eq!(row[col], "n/a");
+        let mut without = row.clone();
+        without.remove(col);
+        assert_eq!(&without, old);
+    }
+    assert!(t.rows.last().unwrap()[0].starts_with("cuBLAS not found: none of libcublas.so.13"));
+    assert!(t.title.contains("cuBLAS not found"), "{}", t.title);
 }

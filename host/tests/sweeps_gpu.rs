@@ -135,6 +135,7 @@ fn test_meta() -> host::results::RunMeta {
         samples: 3,
         noise_target: None,
         gemm_size: 4096,
+        gemm_dims: None,
         copy_bytes: 1 << 30,
     }
 }

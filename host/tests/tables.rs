@@ -2,14 +2,14 @@
 //! results folder.
 
 use host::experiments::bandwidth::{self, Bandwidth, CopyRow};
-use host::experiments::occupancy::{self, GemmRow};
+use host::experiments::occupancy::{self, GemmRow, GemmRun};
 use host::experiments::regs::{self, RegsRow};
 use host::experiments::{Experiment, RunResults};
 use host::results::{Check, Comparison, DeviceInfo, RunMeta, Timing};
 use host::results_io::{device_table, read_results, render_results, write_results};
 use host::table::{to_csv, Format, TableData};
 
-fn occupancy_table(rows: &Vec<GemmRow>) -> TableData {
+fn occupancy_table(rows: &GemmRun) -> TableData {
     occupancy::Spec::table(rows, &sample().meta)
 }
 
@@ -81,6 +81,8 @@ fn sample() -> RunResults {
         check: ok(3.1e-7, 1e-4),
         flags,
         compare: None,
+        tile: None,
+        vs_cublas: None,
     };
     let mut failed_c = gemm("C", 8, 8, 168, 99_999.0, vec!["above the FP32 peak".into()]);
     failed_c.check.passed = false;
@@ -139,11 +141,15 @@ fn sample() -> RunResults {
             iters: 50,
             samples: 7,
             gemm_size: 4096,
+            gemm_dims: None,
             copy_bytes: 1 << 30,
             noise_target: None,
         },
         device,
-        occupancy: Some(vec![gemm("S", 2, 2, 62, 1394.0, vec![]), failed_c]),
+        occupancy: Some(GemmRun {
+            rows: vec![gemm("S", 2, 2, 62, 1394.0, vec![]), failed_c],
+            cublas: None,
+        }),
         bandwidth: Some(Bandwidth {
             reference_gbps: 3900.0,
             reference_timing: timing(0.55),

@@ -399,3 +399,39 @@ fn a_thousand_random_command_lines_never_panic() {
     assert!(parsed > 100 && parsed < 1100, "{parsed} of 1200 parsed");
     std::fs::remove_dir_all(&scratch).unwrap();
 }
+
+/// A compared build of the seed kernels (nvcc's peer) has no tuned entries: it is accepted, and
+/// those rows run uncompared; a tuned entry it does have is held to the GEMM signature. Our own
+/// `--module` must have every entry.
+#[test]
+fn a_compared_module_needs_the_seed_entries_only() {
+    use kernels_gpu::variants::GEMM;
+    let dir = temp("seed-only-compare");
+    let gemm = "(\n\t.param .u64 a,\n\t.param .u64 b,\n\t.param .u64 c,\n\t.param .u32 m,\n\t\
+                .param .u32 n,\n\t.param .u32 k,\n\t.param .f32 alpha,\n\t.param .f32 beta\n)\n{\n}\n";
+    let mut seed_only = String::from(".version 8.5\n.target sm_90\n.address_size 64\n");
+    for v in GEMM.iter().filter(|v| v.size_multiple().is_some()) {
+        seed_only.push_str(&format!(".visible .entry {}{gemm}", v.entry));
+    }
+    let ptx = dir.join("peer.ptx");
+    std::fs::write(&ptx, &seed_only).unwrap();
+    let path = ptx.to_str().unwrap();
+    let o = host(&["occupancy", "--compare", path, "--check-only"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = host(&["occupancy", "--module", path, "--check-only"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--module") && err.contains("has no entry `sgemm_"),
+        "{err}"
+    );
+    // A tuned entry with other parameters is refused in the compared module too.
+    let r4 = GEMM.iter().find(|v| v.label == "R4").unwrap().entry;
+    let bad = format!("{seed_only}.visible .entry {r4}(\n\t.param .u64 a\n)\n{{\n}}\n");
+    std::fs::write(&ptx, bad).unwrap();
+    let o = host(&["occupancy", "--compare", path, "--check-only"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("`{r4}` takes parameters")), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

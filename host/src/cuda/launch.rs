@@ -29,6 +29,30 @@ pub struct LaunchShape {
     pub dyn_smem: u32,
 }
 
+impl LaunchShape {
+    /// The dynamic shared memory the kernel must be allowed first
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`): more than a block gets without
+    /// opting in.
+    pub const fn dyn_smem_opt_in(&self) -> Option<u32> {
+        if self.dyn_smem > kernels_gpu::variants::SHARED_WITHOUT_OPT_IN {
+            Some(self.dyn_smem)
+        } else {
+            None
+        }
+    }
+}
+
+/// Makes `kernel` launchable in `shape`: where the shape needs more dynamic shared memory than a
+/// block gets without opting in, raises the kernel's limit to it (once per kernel handle is
+/// enough; again is harmless). Also needed before asking the driver for the kernel's occupancy
+/// at that much dynamic shared memory.
+pub fn prepare(kernel: &Kernel<'_>, shape: LaunchShape) -> Result<(), CudaError> {
+    match shape.dyn_smem_opt_in() {
+        Some(bytes) => kernel.set_max_dynamic_smem(bytes),
+        None => Ok(()),
+    }
+}
+
 /// A kernel parameter as a PTX `.param` line declares it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PtxParam {

@@ -4,12 +4,14 @@
 //! Check [`driver_present`] before anything else here: without the driver library every other
 //! call fails.
 
+mod cublas;
 mod device;
 pub mod launch;
 mod module;
 
+pub use cublas::{version_text, ColumnMajorGemm, Cublas, CublasError, CUBLAS_NAMES};
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
-pub use launch::{ptx_accepts, Launch, LaunchShape, PtxParam};
+pub use launch::{prepare, ptx_accepts, Launch, LaunchShape, PtxParam};
 pub use module::{module_entries, ptx_entry_params, JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;
@@ -66,6 +68,8 @@ pub enum CudaError {
         declared: String,
         pushed: String,
     },
+    #[error(transparent)]
+    Cublas(#[from] CublasError),
     #[error(
         "{module}: has no entry `{entry}`; entries in the module: {}",
         list_or_none(available)

@@ -287,6 +287,7 @@ pub fn meta(
         samples: timing.fixed().map_or(0, |p| p.samples),
         noise_target: timing.noise_target(),
         gemm_size: DEFAULT_GEMM_SIZE,
+        gemm_dims: None,
         copy_bytes: DEFAULT_COPY_BYTES,
     };
     for e in experiments {

@@ -56,19 +56,25 @@ pub fn curve_plots(curves: &[(String, Curve)]) -> Vec<CurvePlot> {
 }
 
 /// The calculator's curves for experiment 1 of a run on `limits` (the run's device): one series
-/// per GEMM variant that ran, with its threads and registers as measured in its row, the tiles'
-/// static shared memory and no dynamic shared memory. None when experiment 1 did not run.
+/// per GEMM variant that ran, with its threads and registers as measured in its row and its
+/// family's shared memory (the seed's static tiles, or the tuned line's dynamic stages; rows
+/// recorded without a tile are the seed's). None when experiment 1 did not run.
 pub fn curves_for(results: &RunResults, limits: &Limits) -> Vec<CurvePlot> {
     let curves: Vec<(String, Curve)> = results
         .occupancy
         .iter()
-        .flatten()
+        .flat_map(|run| &run.rows)
         .flat_map(|row| {
+            let tile = row.tile();
             let kernel = KernelResources {
                 threads: row.threads,
                 regs_per_thread: row.regs,
-                static_smem: GemmVariant::SEED_STATIC_SHARED_BYTES,
-                dyn_smem: 0,
+                static_smem: if tile.family == "seed" {
+                    GemmVariant::SEED_STATIC_SHARED_BYTES
+                } else {
+                    0
+                },
+                dyn_smem: tile.dyn_smem,
             };
             all_curves(limits, &kernel).map(|c| (row.variant.clone(), c))
         })

@@ -51,7 +51,7 @@ pub fn run_header(r: &RunResults) -> String {
     t.push(vec![
         "Timing".into(),
         format!(
-            "{}; GEMM M = N = K = {}; copy buffer {} MiB",
+            "{}; GEMM {}; copy buffer {} MiB",
             match m.noise_target {
                 Some(t) => format!(
                     "each figure sampled until its relative noise is at most {:.1}% (or a cap; \
@@ -60,7 +60,7 @@ pub fn run_header(r: &RunResults) -> String {
                 ),
                 None => format!("{} samples of {} launches", m.samples, m.iters),
             },
-            m.gemm_size,
+            m.gemm_words(),
             m.copy_bytes / (1024 * 1024)
         ),
     ]);

@@ -1,17 +1,104 @@
 //! The blog's claims about experiment 1, each judged by the rule written beside it.
 
-use super::GemmRow;
+use super::{GemmRow, GemmRun};
 use crate::claim::{
     passing, pct, spread, verdict, with_exclusions, Verdict, FAR_SLOWER, OCCUPANCY_EPS,
 };
 
-/// The three claims, in order.
-pub fn claims(rows: Option<&[GemmRow]>) -> Vec<Verdict> {
+/// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
+/// lab's claim about the fastest GEMM of the run, ours or cuBLAS.
+pub fn claims(run: Option<&GemmRun>) -> Vec<Verdict> {
+    let seed: Option<Vec<GemmRow>> =
+        run.map(|r| r.rows.iter().filter(|r| r.is_seed()).cloned().collect());
+    let seed = seed.as_deref();
     vec![
-        peak_below_max_occupancy(rows),
-        accumulators_at_equal_occupancy(rows),
-        falls_past_peak(rows),
+        peak_below_max_occupancy(seed),
+        accumulators_at_equal_occupancy(seed),
+        falls_past_peak(seed),
+        fastest_at_low_occupancy(run),
     ]
+}
+
+/// The occupancy the claim below holds the fastest GEMM to.
+pub const LOW_OCCUPANCY: f64 = 0.125;
+
+const CLAIM_4: &str = "The fastest GEMM of the run, ours or cuBLAS, runs at <= 12.5% theoretical \
+occupancy.";
+const RULE_4: &str = "Among the variants with a passing check and cuBLAS (when it ran and passed \
+its check), take the highest median GFLOP/s. When that is one of our variants, the claim holds \
+if its theoretical occupancy (driver and calculator) is at most 12.5%. When it is cuBLAS, whose \
+kernel the lab does not read (not its name, registers or shared memory), its occupancy is not \
+known to the lab: the claim is judged on the fastest of our variants and the evidence says so; \
+no occupancy is assumed for cuBLAS. Not judged without cuBLAS in the run.";
+
+pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
+    let key = "fastest-gemm-at-low-occupancy";
+    let not_judged = |why: String| verdict(key, 1, CLAIM_4, RULE_4, None, why);
+    let Some(run) = run else {
+        return not_judged("experiment 1 was not run".into());
+    };
+    let (ok, failed) = passing(&run.rows, |r| &r.check, |r| r.variant.clone());
+    let cublas = match &run.cublas {
+        None => {
+            return not_judged(
+                "cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
+                 was timed)"
+                    .into(),
+            )
+        }
+        Some(c) => match c.measured() {
+            None => {
+                return not_judged(with_exclusions(
+                    format!("cuBLAS did not run: {}", super::cublas_reason(c)),
+                    &failed,
+                ))
+            }
+            Some(m) => m,
+        },
+    };
+    if ok.is_empty() {
+        return not_judged(with_exclusions(
+            "no variant passed its check".into(),
+            &failed,
+        ));
+    }
+    let best = fastest(&ok);
+    let holds = best.occupancy <= LOW_OCCUPANCY + OCCUPANCY_EPS / 100.0;
+    let ours = format!(
+        "fastest of ours: {} ({})",
+        gf(best),
+        if holds { "<= 12.5%" } else { "above 12.5%" }
+    );
+    let ev = if !cublas.check.passed {
+        format!(
+            "cuBLAS {} failed its check and is left out; {ours}",
+            cublas.version
+        )
+    } else if cublas.gflops > best.gflops {
+        format!(
+            "fastest: cuBLAS {} at {:.0} GFLOP/s ({:.3}x the fastest of ours; its occupancy is \
+             not measured by the lab, so the claim is judged on ours); {ours}",
+            cublas.version,
+            cublas.gflops,
+            cublas.gflops / best.gflops
+        )
+    } else {
+        format!(
+            "fastest: ours, {} ({:.3}x cuBLAS {} at {:.0} GFLOP/s); {ours}",
+            best.variant,
+            best.gflops / cublas.gflops,
+            cublas.version,
+            cublas.gflops
+        )
+    };
+    verdict(
+        key,
+        1,
+        CLAIM_4,
+        RULE_4,
+        Some(holds),
+        with_exclusions(ev, &failed),
+    )
 }
 
 fn gemm_rows(rows: Option<&[GemmRow]>) -> Result<(Vec<&GemmRow>, Vec<String>), String> {

@@ -42,6 +42,8 @@ fn run() -> RunResults {
         },
         flags: vec![],
         compare: None,
+        tile: None,
+        vs_cublas: None,
     };
     let meta = RunMeta {
         date: "2026-11-30T00:00:00Z".into(),
@@ -54,6 +56,7 @@ fn run() -> RunResults {
         iters: 1,
         samples: 1,
         gemm_size: 4096,
+        gemm_dims: None,
         copy_bytes: 1 << 30,
         noise_target: None,
     };
@@ -82,7 +85,10 @@ fn run() -> RunResults {
         reserved_smem_per_block: Some(1024),
     };
     let mut r = RunResults::empty(meta, device);
-    r.occupancy = Some(vec![row("A", 4, 4), row("D", 16, 8)]);
+    r.occupancy = Some(super::GemmRun {
+        rows: vec![row("A", 4, 4), row("D", 16, 8)],
+        cublas: None,
+    });
     r
 }
 

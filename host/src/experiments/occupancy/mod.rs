@@ -1,6 +1,7 @@
-//! Experiment 1, occupancy vs throughput: every GEMM variant (same 64x64 tile per block, a
-//! larger per-thread sub-tile means fewer threads and more registers), theoretical occupancy
-//! from the driver, GFLOP/s from CUDA events.
+//! Experiment 1, occupancy vs throughput: every GEMM line of the variant table (the seed
+//! family's 64x64 tile, where a larger per-thread sub-tile means fewer threads and more
+//! registers, and the tuned family's tiles), theoretical occupancy from the driver, GFLOP/s from
+//! CUDA events, and cuBLAS's SGEMM on the same buffers as the reference.
 
 mod claims;
 #[cfg(test)]
@@ -9,22 +10,27 @@ mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmVariant, GEMM};
 
-pub use row::GemmRow;
+pub use row::{CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
 
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::gemm::GemmBuffers;
+use super::gemm::{gflops, GemmBuffers};
+use super::measured::flag_above_peak;
 use super::module_source::{load, plan_files, Kernels, Needs};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
-use crate::cuda::Gpu;
+use crate::cuda::{module_entries, Cublas, CudaError, Gpu};
 use crate::figure::{
     finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
     ScatterPlot, XScale,
 };
-use crate::flags::{own_labels, select, CliError, GemmSize, ModuleFiles, Shared};
+use crate::flags::{
+    check_entries, check_tiling, own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles,
+    Shared,
+};
 use crate::results::{Comparison, RunMeta};
-use crate::table::{Column, Kind, Value};
+use crate::sampling::summarize;
+use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
 use kernels_gpu::variants::GemmParams;
 
 /// Experiment 1.
@@ -41,23 +47,32 @@ pub struct Args {
     pub gemm: GemmSize,
     #[command(flatten)]
     pub modules: ModuleFiles,
+    /// Do not time cuBLAS's SGEMM beside the variants.
+    #[arg(long)]
+    pub no_cublas: bool,
 }
 
-/// Experiment 1 adds no flags to `host all` (it reads `--variants`, `--size`, `--module`,
+/// What experiment 1 adds to `host all` (it also reads `--variants`, `--size`, `--module`,
 /// `--compare`).
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
-pub struct AllArgs {}
+pub struct AllArgs {
+    /// Experiment 1: do not time cuBLAS's SGEMM beside the variants.
+    #[arg(long)]
+    pub no_cublas: bool,
+}
 
 /// Experiment 1, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub variants: Vec<&'static GemmVariant>,
-    /// M = N = K, a multiple of the block tile.
-    pub size: u32,
+    /// M, N, K: multiples of 64 where a seed variant runs.
+    pub size: GemmDims,
     pub kernels: Kernels,
     pub compare: Option<Kernels>,
     pub compare_label: Option<String>,
+    /// Time cuBLAS too (unless `--no-cublas`).
+    pub cublas: bool,
 }
 
 impl HasComparison for GemmRow {
@@ -80,57 +95,34 @@ impl Experiment for Spec {
     type Args = Args;
     type AllArgs = AllArgs;
     type Plan = Plan;
-    type Output = Vec<GemmRow>;
+    type Output = GemmRun;
     type Row = GemmRow;
 
     fn variant_labels() -> Vec<&'static str> {
-        GEMM.iter()
-            .filter(|v| v.family == GemmFamily::Seed)
-            .map(|v| v.label)
-            .collect()
+        GEMM.iter().map(|v| v.label).collect()
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
-        let variants = seed_only(&a.variants)?;
-        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
-        let (kernels, compare, compare_label) = plan_files(
-            ("--module", &a.modules.module),
-            ("--compare", &a.modules.compare),
-            &a.modules.compare_label,
-            Needs {
-                entries: &entries,
-                signature: GemmParams::PARAMS,
-            },
-        )?;
-        Ok(Plan {
+        let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
+        plan_with(
             variants,
-            size: a.gemm.size,
-            kernels,
-            compare,
-            compare_label,
-        })
+            a.gemm.size,
+            (&a.modules.module, &a.modules.compare),
+            &a.modules.compare_label,
+            !a.no_cublas,
+        )
     }
 
-    fn plan_in_all(s: &Shared, _: &AllArgs) -> Result<Plan, CliError> {
+    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
         let own = own_labels(&s.variants, &Self::variant_labels());
-        let variants = seed_only(&own)?;
-        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
-        let (kernels, compare, compare_label) = plan_files(
-            ("--module", &s.module),
-            ("--compare", &s.compare),
-            &s.compare_label,
-            Needs {
-                entries: &entries,
-                signature: GemmParams::PARAMS,
-            },
-        )?;
-        Ok(Plan {
+        let variants = select(&own, GEMM, |v| v.label, "GEMM")?;
+        plan_with(
             variants,
-            size: s.gemm.size,
-            kernels,
-            compare,
-            compare_label,
-        })
+            s.gemm.size,
+            (&s.module, &s.compare),
+            &s.compare_label,
+            !a.no_cublas,
+        )
     }
 
     fn modules(p: &Plan) -> ModuleNames {
@@ -142,25 +134,47 @@ impl Experiment for Spec {
     }
 
     fn record(p: &Plan, meta: &mut RunMeta) {
-        meta.gemm_size = p.size;
+        meta.set_gemm(p.size);
     }
 
-    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<GemmRow>, ExperimentError> {
+    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<GemmRun, ExperimentError> {
         let ours = load(gpu, &p.kernels)?;
         let theirs = p.compare.as_ref().map(|k| load(gpu, k)).transpose()?;
         let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
+        let cublas = p.cublas.then(|| Cublas::open(gpu));
+        let usable = cublas.as_ref().and_then(|c| c.as_ref().ok());
         let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
         let mut rows = Vec::with_capacity(p.variants.len());
+        let mut cublas_samples = Vec::new();
         for variant in &p.variants {
             bar.set_message(variant.label);
-            let (kernel, other) = ours
-                .entry_pair(theirs.as_ref(), variant.entry)
+            let kernel = ours
+                .module
+                .kernel(variant.entry)
                 .in_variant(variant.label)?;
-            let (measured, compared) = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing)
+            // The compared module (e.g. nvcc's build of the seed kernels) may lack the tuned
+            // entries: those rows are not compared (the plan has checked the seed entries).
+            let other = match &theirs {
+                Some(t) if variant.family == GemmFamily::Seed => {
+                    Some(t.module.kernel(variant.entry).in_variant(variant.label)?)
+                }
+                Some(t) => match t.module.kernel(variant.entry) {
+                    Ok(k) => Some(k),
+                    Err(CudaError::MissingEntry { .. }) => None,
+                    Err(e) => return Err(ExperimentError::from(e).in_variant(variant.label)),
+                },
+                None => None,
+            };
+            let m = buffers
+                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, usable)
                 .in_variant(variant.label)?;
+            let measured = m.ours;
             let mut flags = measured.flags.clone();
-            let compare = comparison(&measured, compared.map(|m| (m, None, None)), &mut flags);
+            let compare = comparison(&measured, m.theirs.map(|t| (t, None, None)), &mut flags);
+            let vs_cublas = m.cublas.as_ref().map(|t| {
+                cublas_samples.extend_from_slice(&t.samples_ms);
+                measured.throughput / gflops(p.size, t)
+            });
             rows.push(GemmRow {
                 variant: variant.label.to_owned(),
                 threads: variant.threads(),
@@ -175,15 +189,45 @@ impl Experiment for Spec {
                 check: measured.check,
                 flags,
                 compare,
+                tile: Some(tile_of(variant)),
+                vs_cublas,
             });
             bar.inc(1);
         }
         bar.finish_and_clear();
-        Ok(rows)
+        let cublas = match cublas {
+            None => None,
+            Some(Err(e)) => Some(CublasOutcome::Unavailable {
+                reason: e.to_string(),
+            }),
+            Some(Ok(c)) => {
+                let check = buffers.verify_cublas(gpu, &c).in_variant("cuBLAS")?;
+                // Every cuBLAS sample of the run, each interleaved with one variant's.
+                let timing = summarize(cublas_samples, None, None);
+                let gflops = buffers.gflops(&timing);
+                let mut flags = Vec::new();
+                flag_above_peak(
+                    &mut flags,
+                    gflops,
+                    gpu.info().peak_fp32_gflops,
+                    "GFLOP/s",
+                    "FP32",
+                );
+                Some(CublasOutcome::Measured(Box::new(CublasRow {
+                    version: c.version(),
+                    library: c.library().to_owned(),
+                    timing,
+                    gflops,
+                    check,
+                    flags,
+                })))
+            }
+        };
+        Ok(GemmRun { rows, cublas })
     }
 
-    fn rows(output: &Vec<GemmRow>) -> &[GemmRow] {
-        output
+    fn rows(output: &GemmRun) -> &[GemmRow] {
+        &output.rows
     }
 
     fn columns() -> Vec<Column<GemmRow>> {
@@ -191,6 +235,16 @@ impl Experiment for Spec {
             Column::new("Variant", Kind::Text, |r| Value::Text(r.variant.clone())),
             Column::new("Threads/block", Kind::Count, |r| {
                 Value::Int(r.threads.into())
+            }),
+            Column::new(FAMILY, Kind::Text, |r| Value::Text(r.tile().family)),
+            Column::new(BLOCK_TILE, Kind::Text, |r| {
+                let (m, n, k) = r.tile().block;
+                Value::Text(format!("{m}x{n}x{k}"))
+            }),
+            Column::new(WARP_TILE, Kind::Pair { sep: "x" }, |r| {
+                r.tile().warp.map_or(Value::NotAvailable, |(m, n)| {
+                    Value::Pair(m.into(), n.into())
+                })
             }),
             Column::new("Sub-tile TMxTN", Kind::Pair { sep: "x" }, |r| {
                 Value::Pair(r.tm.into(), r.tn.into())
@@ -206,6 +260,9 @@ impl Experiment for Spec {
                 cells::timing(&r.timing)
             }),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+            Column::new(VS_CUBLAS, Kind::Ratio, |r| {
+                r.vs_cublas.map_or(Value::NotAvailable, Value::Float)
+            }),
         ];
         c.extend(compared_columns("Other GFLOP/s", "GFLOP/s", 0));
         #[cfg(test)]
@@ -215,37 +272,99 @@ impl Experiment for Spec {
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "1. Occupancy vs throughput (SGEMM M=N=K={}, {})",
-            m.gemm_size,
+            "1. Occupancy vs throughput (SGEMM {}, {})",
+            m.gemm_title(),
             m.sampling_words()
         )
     }
 
-    fn failed_checks(output: &Vec<GemmRow>) -> Vec<String> {
+    /// The rows; the family and tile columns only when a tuned line ran (older runs and seed-only
+    /// runs keep their table); cuBLAS's reference row, version and ratio column when it was
+    /// asked for.
+    fn table(output: &GemmRun, meta: &RunMeta) -> TableData {
+        let tuned = output.rows.iter().any(|r| !r.is_seed());
+        let columns: Vec<Column<GemmRow>> = Self::columns()
+            .into_iter()
+            .filter(|c| tuned || ![FAMILY, BLOCK_TILE, WARP_TILE].contains(&c.header))
+            .filter(|c| output.cublas.is_some() || c.header != VS_CUBLAS)
+            .collect();
+        let mut title = Self::title(meta);
+        if let Some(c) = &output.cublas {
+            match c.measured() {
+                Some(m) => title = format!("{title}; cuBLAS {} ({})", m.version, m.library),
+                None => title = format!("{title}; {}", cublas_reason(c)),
+            }
+        }
+        let mut t = columns_table(&title, &columns, &output.rows);
+        match &output.cublas {
+            Some(CublasOutcome::Measured(c)) => {
+                extra_row(
+                    &mut t,
+                    &columns,
+                    &[
+                        ("Variant", Value::Text(format!("cuBLAS {}", c.version))),
+                        ("GFLOP/s", cells::rate(c.gflops, &c.flags)),
+                        ("ms/call [min-max]", cells::timing(&c.timing)),
+                        ("Verified", cells::check(&c.check)),
+                        (VS_CUBLAS, Value::Float(1.0)),
+                    ],
+                );
+                t.notes
+                    .extend(c.flags.iter().map(|f| format!("(!) cuBLAS: {f}")));
+                t.notes.push(
+                    "cuBLAS: cublasSgemm (row-major through C^T = B^T A^T), default math mode \
+                     (FP32, no TF32), on the same buffers; its samples are interleaved with each \
+                     variant's and pooled in its row; Ours/cuBLAS compares the samples taken \
+                     together. The kernel cuBLAS chose, its registers and occupancy are not read \
+                     by the lab."
+                        .to_owned(),
+                );
+            }
+            Some(c @ CublasOutcome::Unavailable { .. }) => {
+                extra_row(
+                    &mut t,
+                    &columns,
+                    &[("Variant", Value::Text(cublas_reason(c)))],
+                );
+            }
+            None => {}
+        }
+        t
+    }
+
+    fn failed_checks(output: &GemmRun) -> Vec<String> {
         let mut out = Vec::new();
-        for r in output {
+        for r in &output.rows {
             cells::failed(r.variant.clone(), &r.check, r.compare.as_ref(), &mut out);
+        }
+        if let Some(c) = output.cublas.as_ref().and_then(CublasOutcome::measured) {
+            cells::failed(format!("cuBLAS {}", c.version), &c.check, None, &mut out);
         }
         out
     }
 
-    fn claims(output: Option<&Vec<GemmRow>>) -> Vec<Verdict> {
-        claims::claims(output.map(Vec::as_slice))
+    fn claims(output: Option<&GemmRun>) -> Vec<Verdict> {
+        claims::claims(output)
     }
 
-    /// Theoretical occupancy (%) vs GFLOP/s, the FP32 peak as a line.
-    fn figures(runs: &[PlotRun<'_, Vec<GemmRow>>]) -> Vec<(String, Figure)> {
+    /// Theoretical occupancy (%) vs GFLOP/s, the FP32 peak and cuBLAS as lines.
+    fn figures(runs: &[PlotRun<'_, GemmRun>]) -> Vec<(String, Figure)> {
         Self::figure(runs)
             .map(|f| (Self::NAME.to_owned(), f))
             .into_iter()
             .collect()
     }
-    fn merged(output: &Vec<GemmRow>) -> Merged {
+    fn merged(output: &GemmRun) -> Merged {
         Merged {
             unit: "GFLOP/s",
             decimals: 0,
-            reference: None,
+            reference: output
+                .cublas
+                .as_ref()
+                .and_then(CublasOutcome::measured)
+                .map(|c| ("cuBLAS", c.gflops)),
             rows: output
+                .rows
                 .iter()
                 .map(|r| MergeRow {
                     key: r.variant.clone(),
@@ -262,13 +381,14 @@ impl Experiment for Spec {
 }
 
 impl Spec {
-    fn figure(runs: &[PlotRun<'_, Vec<GemmRow>>]) -> Option<Figure> {
+    fn figure(runs: &[PlotRun<'_, GemmRun>]) -> Option<Figure> {
         let mut series = Vec::new();
         let mut references: Vec<ReferenceLine> = Vec::new();
         for run in runs {
             let first = series.len();
             let rows: Vec<PlotRow<'_>> = run
                 .output
+                .rows
                 .iter()
                 .map(|r| PlotRow {
                     occupancy: r.occupancy,
@@ -284,6 +404,14 @@ impl Spec {
                 references.push(ReferenceLine {
                     label: peak_label("FP32 peak", runs.len(), &run.device.name, peak, 0),
                     y: peak,
+                    series: (runs.len() > 1).then_some(first),
+                });
+            }
+            if let Some(c) = run.output.cublas.as_ref().and_then(CublasOutcome::measured) {
+                let name = format!("cuBLAS {}", c.version);
+                references.push(ReferenceLine {
+                    label: peak_label(&name, runs.len(), &run.device.name, c.gflops, 0),
+                    y: c.gflops,
                     series: (runs.len() > 1).then_some(first),
                 });
             }
@@ -304,19 +432,97 @@ impl Spec {
     }
 }
 
-/// The GEMM lines `list` names (all of the seed family when empty): the host does not launch the
-/// tuned family yet (its grid and dynamic shared memory differ).
-fn seed_only(list: &[String]) -> Result<Vec<&'static GemmVariant>, CliError> {
-    let mut variants = select(list, GEMM, |v| v.label, "GEMM")?;
-    if let Some(v) = variants.iter().find(|v| v.family != GemmFamily::Seed) {
-        if !list.iter().all(|l| l.trim().is_empty()) {
-            return Err(CliError::UnknownVariant {
-                kind: "GEMM (seed family)",
-                label: v.label.to_owned(),
-                valid: Spec::variant_labels().join(", "),
-            });
+/// Headers of the columns shown only for some runs (see `Spec::table`).
+const FAMILY: &str = "Family";
+const BLOCK_TILE: &str = "Block tile";
+const WARP_TILE: &str = "Warp tile";
+const VS_CUBLAS: &str = "Ours/cuBLAS";
+
+/// The variant table's line as a row's tile record.
+pub fn tile_of(v: &GemmVariant) -> GemmTile {
+    GemmTile {
+        family: match v.family {
+            GemmFamily::Seed => "seed",
+            GemmFamily::Tuned => "tuned",
         }
+        .to_owned(),
+        block: (v.bm, v.bn, v.bk),
+        warp: v.warp,
+        stages: v.stages,
+        dyn_smem: v.dynamic_shared_bytes(),
     }
-    variants.retain(|v| v.family == GemmFamily::Seed);
-    Ok(variants)
+}
+
+/// Why cuBLAS has no figures in a run, in words.
+pub fn cublas_reason(c: &CublasOutcome) -> String {
+    match c {
+        CublasOutcome::Measured(m) => format!("cuBLAS {} measured", m.version),
+        CublasOutcome::Unavailable { reason } if reason.starts_with("cuBLAS") => reason.clone(),
+        CublasOutcome::Unavailable { reason } => format!("cuBLAS unavailable: {reason}"),
+    }
+}
+
+/// Checks the size against the variants asked for and the module files against their entries:
+/// `--module` must export every entry; `--compare` the seed entries (a compared build of the
+/// seed kernels has no tuned entries: those rows run uncompared).
+fn plan_with(
+    variants: Vec<&'static GemmVariant>,
+    size: GemmDims,
+    (module, compare_file): (&Option<std::path::PathBuf>, &Option<std::path::PathBuf>),
+    compare_label: &Option<String>,
+    cublas: bool,
+) -> Result<Plan, CliError> {
+    check_tiling(size, "experiment 1 (occupancy)", &variants, || {
+        let tuned: Vec<&str> = GEMM
+            .iter()
+            .filter(|v| v.size_multiple().is_none())
+            .map(|v| v.label)
+            .collect();
+        format!(
+            "; the tuned variants take any size: --variants {}",
+            tuned.join(",")
+        )
+    })?;
+    let seed_entries: Vec<&str> = variants
+        .iter()
+        .filter(|v| v.family == GemmFamily::Seed)
+        .map(|v| v.entry)
+        .collect();
+    let (kernels, compare, compare_label) = plan_files(
+        ("--module", module),
+        ("--compare", compare_file),
+        compare_label,
+        Needs {
+            entries: &seed_entries,
+            signature: GemmParams::PARAMS,
+        },
+    )?;
+    let tuned: Vec<&str> = variants
+        .iter()
+        .filter(|v| v.family != GemmFamily::Seed)
+        .map(|v| v.entry)
+        .collect();
+    if let Some(path) = module {
+        check_entries("--module", path, &tuned, GemmParams::PARAMS)?;
+    }
+    if let Some(path) = compare_file {
+        // The tuned entries the compared module does have are launched: their signatures too.
+        let listed = std::fs::read(path)
+            .map(|image| module_entries(&image))
+            .unwrap_or_default();
+        let present: Vec<&str> = tuned
+            .iter()
+            .copied()
+            .filter(|e| listed.iter().any(|l| l == e))
+            .collect();
+        check_entries("--compare", path, &present, GemmParams::PARAMS)?;
+    }
+    Ok(Plan {
+        variants,
+        size,
+        kernels,
+        compare,
+        compare_label,
+        cublas,
+    })
 }

@@ -1,4 +1,4 @@
-//! Experiment 1's row, as `results.json` stores it.
+//! Experiment 1's row and output, as `results.json` stores them.
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +24,135 @@ pub struct GemmRow {
     /// Warnings about the figure (e.g. above the physical peak).
     pub flags: Vec<String>,
     pub compare: Option<Comparison>,
+    /// The line's family and tiles. Runs before the tuned family recorded none: their rows are
+    /// the seed family's (64x64x8 block tile, no warp tile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tile: Option<GemmTile>,
+    /// This variant's GFLOP/s over cuBLAS's, from the samples interleaved with it; absent when
+    /// cuBLAS did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_cublas: Option<f64>,
+}
+
+/// A GEMM line's family and tiles, as the variant table gives them.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct GemmTile {
+    /// "seed" or "tuned".
+    pub family: String,
+    /// Block tile: BM, BN, BK.
+    pub block: (u32, u32, u32),
+    /// Warp tile (WM, WN), where the family has one.
+    pub warp: Option<(u32, u32)>,
+    /// K slices in shared memory at once.
+    pub stages: u32,
+    /// Dynamic shared memory per block, bytes.
+    pub dyn_smem: u32,
+}
+
+impl GemmTile {
+    /// The seed family's line, for rows recorded without a tile.
+    pub fn seed() -> Self {
+        use kernels_gpu::variants::{BK, BM, BN};
+        Self {
+            family: "seed".into(),
+            block: (BM, BN, BK),
+            warp: None,
+            stages: 1,
+            dyn_smem: 0,
+        }
+    }
+}
+
+impl GemmRow {
+    /// The row's family and tiles (the seed family's where the run recorded none).
+    pub fn tile(&self) -> GemmTile {
+        self.tile.clone().unwrap_or_else(GemmTile::seed)
+    }
+
+    /// Whether the row is of the seed blog's kernel.
+    pub fn is_seed(&self) -> bool {
+        self.tile.as_ref().is_none_or(|t| t.family == "seed")
+    }
+}
+
+/// cuBLAS in experiment 1: measured, or why not.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum CublasOutcome {
+    Measured(Box<CublasRow>),
+    /// The library could not be loaded or set up (the message says why).
+    Unavailable {
+        reason: String,
+    },
+}
+
+/// cuBLAS's SGEMM on the same buffers: the reference row.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CublasRow {
+    /// `cublasGetVersion`, major.minor.patch.
+    pub version: String,
+    /// The library file loaded.
+    pub library: String,
+    /// Every sample taken, across the variants it was interleaved with.
+    pub timing: Timing,
+    pub gflops: f64,
+    pub check: Check,
+    pub flags: Vec<String>,
+}
+
+impl CublasOutcome {
+    /// The measured row, if any.
+    pub fn measured(&self) -> Option<&CublasRow> {
+        match self {
+            CublasOutcome::Measured(r) => Some(r.as_ref()),
+            CublasOutcome::Unavailable { .. } => None,
+        }
+    }
+}
+
+/// What experiment 1 stores: a row per variant and cuBLAS (absent when skipped with `--no-cublas`
+/// or recorded before cuBLAS was timed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Stored", into = "Stored")]
+pub struct GemmRun {
+    pub rows: Vec<GemmRow>,
+    pub cublas: Option<CublasOutcome>,
+}
+
+/// The stored form: a bare list of rows (older runs, and runs without cuBLAS, so that they
+/// regenerate byte for byte), or rows with cuBLAS.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Rows(Vec<GemmRow>),
+    Run {
+        rows: Vec<GemmRow>,
+        cublas: CublasOutcome,
+    },
+}
+
+impl From<Stored> for GemmRun {
+    fn from(s: Stored) -> Self {
+        match s {
+            Stored::Rows(rows) => GemmRun { rows, cublas: None },
+            Stored::Run { rows, cublas } => GemmRun {
+                rows,
+                cublas: Some(cublas),
+            },
+        }
+    }
+}
+
+impl From<GemmRun> for Stored {
+    fn from(r: GemmRun) -> Self {
+        match r.cublas {
+            None => Stored::Rows(r.rows),
+            Some(cublas) => Stored::Run {
+                rows: r.rows,
+                cublas,
+            },
+        }
+    }
 }
 
 impl TableRow for GemmRow {
@@ -35,5 +164,89 @@ impl TableRow for GemmRow {
     }
     fn compared(&self) -> bool {
         self.compare.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(variant: &str, tile: Option<GemmTile>) -> GemmRow {
+        let timing = crate::sampling::summarize(vec![1.0], None, None);
+        GemmRow {
+            variant: variant.into(),
+            threads: 256,
+            tm: 16,
+            tn: 8,
+            regs: 244,
+            blocks_per_sm: 1,
+            occupancy: 0.125,
+            limiter: "registers".into(),
+            timing: timing.clone(),
+            gflops: 50_000.0,
+            check: Check {
+                passed: true,
+                error: 1e-7,
+                bound: 1e-4,
+                what: "t".into(),
+            },
+            flags: vec![],
+            compare: None,
+            tile,
+            vs_cublas: None,
+        }
+    }
+
+    #[test]
+    fn a_run_recorded_before_cublas_and_tiles_loads_as_seed_rows() {
+        // The stored form of experiment 1 before this version: a bare list of rows.
+        let mut old = serde_json::to_value(vec![row("D", None)]).unwrap();
+        let obj = old[0].as_object_mut().unwrap();
+        assert!(!obj.contains_key("tile") && !obj.contains_key("vs_cublas"));
+        let run: GemmRun = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(run.cublas, None);
+        assert!(run.rows[0].is_seed());
+        assert_eq!(run.rows[0].tile(), GemmTile::seed());
+        assert_eq!(run.rows[0].tile().block, (64, 64, 8));
+        // And it is written back the same way.
+        assert_eq!(serde_json::to_value(&run).unwrap(), old);
+    }
+
+    #[test]
+    fn a_run_with_cublas_round_trips() {
+        let tuned = GemmTile {
+            family: "tuned".into(),
+            block: (256, 128, 16),
+            warp: Some((64, 64)),
+            stages: 3,
+            dyn_smem: 3 * 4 * (16 * 260 + 16 * 128),
+        };
+        let mut r = row("R4", Some(tuned));
+        r.vs_cublas = Some(0.95);
+        let run = GemmRun {
+            rows: vec![r.clone()],
+            cublas: Some(CublasOutcome::Measured(Box::new(CublasRow {
+                version: "13.1.0".into(),
+                library: "libcublas.so.13".into(),
+                timing: r.timing.clone(),
+                gflops: 52_000.0,
+                check: r.check.clone(),
+                flags: vec![],
+            }))),
+        };
+        let json = serde_json::to_value(&run).unwrap();
+        assert_eq!(json["cublas"]["status"], "measured");
+        assert_eq!(json["cublas"]["version"], "13.1.0");
+        assert_eq!(serde_json::from_value::<GemmRun>(json).unwrap(), run);
+        assert!(!run.rows[0].is_seed());
+        let absent = GemmRun {
+            rows: vec![],
+            cublas: Some(CublasOutcome::Unavailable {
+                reason: "cuBLAS not found".into(),
+            }),
+        };
+        let json = serde_json::to_value(&absent).unwrap();
+        assert_eq!(json["cublas"]["status"], "unavailable");
+        assert_eq!(serde_json::from_value::<GemmRun>(json).unwrap(), absent);
     }
 }

@@ -17,7 +17,7 @@ use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
 use crate::cuda::{Gpu, Kernel, ModuleKind};
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
-use crate::flags::{parse_cap, parse_label, CliError, GemmSize, Shared};
+use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
 use crate::results::{Check, Comparison, RunMeta};
 use crate::table::{columns_table, Column, Kind, TableData, Value};
 use kernels_gpu::variants::GemmParams;
@@ -66,10 +66,19 @@ pub struct AllArgs {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub caps: Vec<u32>,
-    pub size: u32,
+    pub size: GemmDims,
     pub kernels: CappedKernels,
     pub compare: Option<CappedKernels>,
     pub compare_label: Option<String>,
+}
+
+/// The capped variant must be able to run the size.
+fn check_size(dims: GemmDims) -> Result<(), CliError> {
+    check_tiling(dims, "experiment 3 (regs)", &[REGS.gemm()], || {
+        "; a size the seed family cannot tile runs with the tuned variants alone: \
+         `host occupancy --variants` with their labels"
+            .to_owned()
+    })
 }
 
 /// Every per-cap module must export the capped variant's entry with the GEMM parameter list.
@@ -187,6 +196,7 @@ impl Experiment for Spec {
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
         let caps = select_caps(&a.caps)?;
+        check_size(a.gemm.size)?;
         let (kernels, compare, compare_label) = plan_folders(
             &caps,
             ("--module", &a.module),
@@ -205,6 +215,7 @@ impl Experiment for Spec {
 
     fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
         let caps = select_caps(&a.caps)?;
+        check_size(s.gemm.size)?;
         let (kernels, compare, compare_label) = plan_folders(
             &caps,
             ("--module-caps", &a.module_caps),
@@ -230,7 +241,7 @@ impl Experiment for Spec {
     }
 
     fn record(p: &Plan, meta: &mut RunMeta) {
-        meta.gemm_size = p.size;
+        meta.set_gemm(p.size);
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {
@@ -251,9 +262,10 @@ impl Experiment for Spec {
             let (kernel, other) = ours
                 .entry_pair(theirs.as_ref(), variant.entry)
                 .in_variant(&at)?;
-            let (measured, compared) = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing)
+            let m = buffers
+                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, None)
                 .in_variant(&at)?;
+            let (measured, compared) = (m.ours, m.theirs);
             let our_spills = spills(&ours, &kernel).in_variant(&at)?;
             let mut flags = measured.flags.clone();
             if our_spills.stores.is_none() && ours.module.kind() == ModuleKind::Ptx {
@@ -340,8 +352,9 @@ impl Experiment for Spec {
             _ => String::new(),
         };
         format!(
-            "3. Register pressure (SGEMM M=N=K={}, variant {} under register caps; ours: {ours}{theirs})",
-            m.gemm_size, REGS.variant
+            "3. Register pressure (SGEMM {}, variant {} under register caps; ours: {ours}{theirs})",
+            m.gemm_title(),
+            REGS.variant
         )
     }
 

@@ -1,0 +1,371 @@
+//! cuBLAS's SGEMM, loaded at run time, as the reference the lab's GEMMs are measured against.
+//!
+//! The library is opened with `libloading` by its usual names, newest first, and only the five
+//! functions the lab calls are bound. cudarc's own cuBLAS bindings would do the same, but with the
+//! workspace's `cuda-12080` feature their candidate names stop at `libcublas.so.12`, and a CUDA 13
+//! machine has `libcublas.so.13` only; binding the handful of functions here keeps the driver
+//! bindings on the version they were checked against.
+//!
+//! The lab's matrices are row-major and cuBLAS is column-major: [`ColumnMajorGemm`] holds the
+//! mapping (a pure function, tested on the CPU).
+
+use std::ffi::{c_int, c_void};
+
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use libloading::Library;
+
+use super::{CudaError, Gpu};
+
+/// Library names tried, in order.
+pub const CUBLAS_NAMES: &[&str] = &[
+    "libcublas.so.13",
+    "libcublas.so.12",
+    "libcublas.so.11",
+    "libcublas.so",
+];
+
+/// `cublasStatus_t`: 0 is success.
+type Status = c_int;
+type Handle = *mut c_void;
+/// `cublasOperation_t`: `CUBLAS_OP_N`.
+const OP_N: c_int = 0;
+/// `cublasMath_t`: `CUBLAS_DEFAULT_MATH` (plain FP32 for SGEMM: no TF32 tensor cores).
+const DEFAULT_MATH: c_int = 0;
+
+type CreateFn = unsafe extern "C" fn(*mut Handle) -> Status;
+type DestroyFn = unsafe extern "C" fn(Handle) -> Status;
+type SetStreamFn = unsafe extern "C" fn(Handle, *mut c_void) -> Status;
+type GetVersionFn = unsafe extern "C" fn(Handle, *mut c_int) -> Status;
+type SetMathModeFn = unsafe extern "C" fn(Handle, c_int) -> Status;
+type SgemmFn = unsafe extern "C" fn(
+    Handle,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    *const f32,
+    *const f32,
+    c_int,
+    *const f32,
+    c_int,
+    *const f32,
+    *mut f32,
+    c_int,
+) -> Status;
+
+/// Why cuBLAS cannot be used.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum CublasError {
+    #[error("cuBLAS not found: none of {} could be loaded ({reason})", CUBLAS_NAMES.join(", "))]
+    NotFound { reason: String },
+    #[error("cuBLAS ({library}) lacks `{symbol}`: {reason}")]
+    MissingSymbol {
+        library: String,
+        symbol: &'static str,
+        reason: String,
+    },
+    #[error("cuBLAS {call} failed with status {status}")]
+    Call { call: &'static str, status: i32 },
+}
+
+/// A row-major GEMM (C = alpha*A*B + beta*C, A m x k, B k x n, C m x n, all row-major) as the
+/// column-major `sgemm` that computes it: a row-major matrix is its transpose in column-major
+/// order, so C^T = B^T A^T is a column-major product of size (n, m, k) with B's memory as the
+/// first operand (leading dimension n) and A's as the second (leading dimension k); C's memory
+/// is the column-major n x m result with leading dimension n. No data moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnMajorGemm {
+    /// Rows of the column-major result (= N).
+    pub m: i32,
+    /// Columns of the column-major result (= M).
+    pub n: i32,
+    pub k: i32,
+    /// The first operand is the row-major B (`true`) — always so; kept explicit for the tests.
+    pub first_is_b: bool,
+    pub lda: i32,
+    pub ldb: i32,
+    pub ldc: i32,
+}
+
+impl ColumnMajorGemm {
+    /// The column-major call for a row-major (m, n, k) product.
+    pub const fn for_row_major(m: u32, n: u32, k: u32) -> Self {
+        Self {
+            m: n as i32,
+            n: m as i32,
+            k: k as i32,
+            first_is_b: true,
+            lda: n as i32,
+            ldb: k as i32,
+            ldc: n as i32,
+        }
+    }
+}
+
+/// cuBLAS, loaded, with one handle bound to the GPU's stream.
+pub struct Cublas {
+    // Kept alive as long as the function pointers below are used.
+    _library: Library,
+    library_name: &'static str,
+    handle: Handle,
+    destroy: DestroyFn,
+    sgemm: SgemmFn,
+    version: i32,
+}
+
+/// `major.minor.patch` from `cublasGetVersion` (major*10000 + minor*100 + patch from CUDA 12 on;
+/// major*1000 + minor*100 + patch before).
+pub fn version_text(v: i32) -> String {
+    if v >= 100_000 {
+        format!("{}.{}.{}", v / 10_000, (v % 10_000) / 100, v % 100)
+    } else {
+        format!("{}.{}.{}", v / 1000, (v % 1000) / 100, v % 100)
+    }
+}
+
+impl Cublas {
+    /// Opens cuBLAS, creates a handle on `gpu`'s context and binds it to its stream, in the
+    /// default (plain FP32) math mode.
+    pub fn open(gpu: &Gpu) -> Result<Self, CublasError> {
+        let mut reasons = Vec::new();
+        let mut found = None;
+        for &name in CUBLAS_NAMES {
+            // SAFETY: loading cuBLAS runs its initialisers, which only set up the library (it
+            // depends on libcublasLt and the driver, both already meant to be in this process).
+            match unsafe { Library::new(name) } {
+                Ok(lib) => {
+                    found = Some((lib, name));
+                    break;
+                }
+                Err(e) => reasons.push(format!("{name}: {e}")),
+            }
+        }
+        let (library, library_name) = found.ok_or_else(|| CublasError::NotFound {
+            reason: reasons.join("; "),
+        })?;
+        fn symbol<T: Copy>(
+            lib: &Library,
+            library: &str,
+            name: &'static str,
+        ) -> Result<T, CublasError> {
+            // SAFETY: every type `T` asked for below is the C prototype of that cuBLAS function
+            // (cublas_api.h, the `_v2` entry points); the pointer is used only while `lib` lives.
+            unsafe { lib.get::<T>(name.as_bytes()) }
+                .map(|s| *s)
+                .map_err(|e| CublasError::MissingSymbol {
+                    library: library.to_owned(),
+                    symbol: name,
+                    reason: e.to_string(),
+                })
+        }
+        let create: CreateFn = symbol(&library, library_name, "cublasCreate_v2")?;
+        let destroy: DestroyFn = symbol(&library, library_name, "cublasDestroy_v2")?;
+        let set_stream: SetStreamFn = symbol(&library, library_name, "cublasSetStream_v2")?;
+        let get_version: GetVersionFn = symbol(&library, library_name, "cublasGetVersion_v2")?;
+        let set_math: SetMathModeFn = symbol(&library, library_name, "cublasSetMathMode")?;
+        let sgemm: SgemmFn = symbol(&library, library_name, "cublasSgemm_v2")?;
+        let check = |call: &'static str, status: Status| match status {
+            0 => Ok(()),
+            status => Err(CublasError::Call { call, status }),
+        };
+        // cuBLAS creates its handle in the current context.
+        gpu.context()
+            .bind_to_thread()
+            .map_err(|_| CublasError::Call {
+                call: "binding the context before cublasCreate",
+                status: -1,
+            })?;
+        let mut handle: Handle = std::ptr::null_mut();
+        // SAFETY: writes one handle; the GPU's context is current.
+        check("cublasCreate", unsafe { create(&mut handle) })?;
+        let mut cublas = Self {
+            _library: library,
+            library_name,
+            handle,
+            destroy,
+            sgemm,
+            version: 0,
+        };
+        // SAFETY: a live handle; the stream belongs to the context the handle was created in.
+        check("cublasSetStream", unsafe {
+            set_stream(handle, gpu.stream().cu_stream().cast())
+        })?;
+        // SAFETY: a live handle; DEFAULT_MATH is a valid cublasMath_t.
+        check("cublasSetMathMode", unsafe {
+            set_math(handle, DEFAULT_MATH)
+        })?;
+        let mut version: c_int = 0;
+        // SAFETY: a live handle; writes one int.
+        check("cublasGetVersion", unsafe {
+            get_version(handle, &mut version)
+        })?;
+        // (From here on `cublas` owns the handle: an error above drops it, destroying it.)
+        cublas.version = version;
+        Ok(cublas)
+    }
+
+    /// The version, `major.minor.patch`.
+    pub fn version(&self) -> String {
+        version_text(self.version)
+    }
+
+    /// The library file that was loaded.
+    pub fn library(&self) -> &'static str {
+        self.library_name
+    }
+
+    /// Enqueues C = alpha*A*B + beta*C for row-major A (m x k), B (k x n), C (m x n) on the GPU's
+    /// stream, through [`ColumnMajorGemm::for_row_major`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm_row_major(
+        &self,
+        gpu: &Gpu,
+        (m, n, k): (u32, u32, u32),
+        alpha: f32,
+        a: &CudaSlice<f32>,
+        b: &CudaSlice<f32>,
+        beta: f32,
+        c: &mut CudaSlice<f32>,
+    ) -> Result<(), CudaError> {
+        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+        assert!(
+            a.len() >= mu * ku && b.len() >= ku * nu && c.len() >= mu * nu,
+            "buffers smaller than the product"
+        );
+        let g = ColumnMajorGemm::for_row_major(m, n, k);
+        let stream = gpu.stream();
+        let (pa, _ga) = a.device_ptr(stream);
+        let (pb, _gb) = b.device_ptr(stream);
+        let (pc, _gc) = c.device_ptr_mut(stream);
+        let (first, second) = if g.first_is_b { (pb, pa) } else { (pa, pb) };
+        // SAFETY: a live handle bound to the GPU's stream; the device buffers hold at least the
+        // product's elements (asserted above) and live until the guards drop, after the call
+        // has been enqueued; alpha and beta are host pointers (the default pointer mode).
+        let status = unsafe {
+            (self.sgemm)(
+                self.handle,
+                OP_N,
+                OP_N,
+                g.m,
+                g.n,
+                g.k,
+                &alpha,
+                first as *const f32,
+                g.lda,
+                second as *const f32,
+                g.ldb,
+                &beta,
+                pc as *mut f32,
+                g.ldc,
+            )
+        };
+        if status != 0 {
+            return Err(CudaError::Cublas(CublasError::Call {
+                call: "cublasSgemm",
+                status,
+            }));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Cublas {
+    fn drop(&mut self) {
+        // SAFETY: the handle was created by us and is destroyed once; the library is still
+        // loaded (fields drop after this).
+        let _ = unsafe { (self.destroy)(self.handle) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::inputs::random_floats;
+
+    /// Reference column-major sgemm (no transposes): C = alpha*A*B + beta*C with A m x k (lda),
+    /// B k x n (ldb), C m x n (ldc), all column-major, as cuBLAS defines it.
+    #[allow(clippy::too_many_arguments)]
+    fn column_major_sgemm(
+        g: &ColumnMajorGemm,
+        alpha: f32,
+        a: &[f32],
+        b: &[f32],
+        beta: f32,
+        c: &mut [f32],
+    ) {
+        let (m, n, k) = (g.m as usize, g.n as usize, g.k as usize);
+        let (lda, ldb, ldc) = (g.lda as usize, g.ldb as usize, g.ldc as usize);
+        for j in 0..n {
+            for i in 0..m {
+                let mut acc = 0.0f32;
+                for p in 0..k {
+                    acc = a[i + p * lda].mul_add(b[p + j * ldb], acc);
+                }
+                c[i + j * ldc] = alpha * acc + beta * c[i + j * ldc];
+            }
+        }
+    }
+
+    #[test]
+    fn the_row_major_product_is_the_column_major_call_with_the_operands_swapped() {
+        for (m, n, k) in [(3u32, 5u32, 7u32), (1, 1, 1), (8, 2, 1), (5, 9, 4)] {
+            let (a, b, c0) = (
+                random_floats((m * k) as usize, 1),
+                random_floats((k * n) as usize, 2),
+                random_floats((m * n) as usize, 3),
+            );
+            let dims = crate::results::GemmDims { m, n, k };
+            let expected =
+                crate::experiments::verify::tests::cpu_gemm((&a, &b, &c0), dims, 1.5, 0.5);
+            let g = ColumnMajorGemm::for_row_major(m, n, k);
+            assert_eq!((g.m, g.n, g.k), (n as i32, m as i32, k as i32));
+            assert_eq!((g.lda, g.ldb, g.ldc), (n as i32, k as i32, n as i32));
+            let (first, second) = if g.first_is_b { (&b, &a) } else { (&a, &b) };
+            let mut c = c0.clone();
+            column_major_sgemm(&g, 1.5, first, second, 0.5, &mut c);
+            for (x, y) in c.iter().zip(&expected) {
+                assert!(
+                    (x - y).abs() <= 1e-5 * (1.0 + y.abs()),
+                    "{m}x{n}x{k}: {x} vs {y}"
+                );
+            }
+            // The unswapped call computes something else (unless the product is trivial).
+            if m > 1 && n > 1 && m != n {
+                let g_wrong = ColumnMajorGemm {
+                    m: m as i32,
+                    n: n as i32,
+                    lda: m as i32,
+                    ldb: k as i32,
+                    ldc: m as i32,
+                    ..g
+                };
+                let mut wrong = c0.clone();
+                column_major_sgemm(&g_wrong, 1.5, &a, &b, 0.5, &mut wrong);
+                assert!(wrong
+                    .iter()
+                    .zip(&expected)
+                    .any(|(x, y)| (x - y).abs() > 1e-3));
+            }
+        }
+    }
+
+    #[test]
+    fn versions_read_as_major_minor_patch() {
+        assert_eq!(version_text(130_100), "13.1.0");
+        assert_eq!(version_text(120_804), "12.8.4");
+        assert_eq!(version_text(11_402), "11.4.2");
+    }
+
+    #[test]
+    fn a_missing_library_says_which_names_were_tried() {
+        let e = CublasError::NotFound {
+            reason: "libcublas.so.13: not found".into(),
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("cuBLAS not found: none of libcublas.so.13, "),
+            "{text}"
+        );
+    }
+}
