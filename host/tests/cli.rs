@@ -287,7 +287,7 @@ fn a_failure_in_one_experiment_keeps_the_ones_before_it() {
     assert_eq!(r.occupancy.as_ref().map(|o| o.rows.len()), Some(1));
     assert!(r.bandwidth.is_none() && r.regs.is_none());
     let missing: Vec<&str> = r.missing.iter().map(|m| m.experiment.as_str()).collect();
-    assert_eq!(missing, ["bandwidth", "regs"]);
+    assert_eq!(missing, ["bandwidth", "regs", "inflight", "ilp"]);
     assert!(
         r.missing[0].reason.starts_with("failed:"),
         "{:?}",

@@ -73,8 +73,20 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
     assert!(failed.is_empty(), "{failed:?}");
     assert!(r.latency.cycles_per_step > 50.0, "{:?}", r.latency);
     assert!(r.copy.gbps > 0.0 && r.model.latency_ns > 0.0);
-    // warps 1 and 8 with 32 or 256 threads, warps 64 with 256: (1, 8, 64) x 2 loads x 2 widths.
-    assert_eq!(r.rows.len(), 12, "skipped: {:?}", r.skipped);
+    // (1, 8, 64) warps/SM x 2 loads x 2 widths, each at the largest block that divides the warps.
+    // A point whose registers cannot hold its residency (14 loads at 64 warps/SM) is skipped with
+    // the reason, not run: every point is either a row or a skipped note.
+    assert_eq!(
+        r.rows.len() + r.skipped.len(),
+        12,
+        "rows {:?}, skipped {:?}",
+        r.rows.iter().map(|x| &x.entry).collect::<Vec<_>>(),
+        r.skipped
+    );
+    assert!(r.rows.len() >= 8, "skipped: {:?}", r.skipped);
+    for s in &r.skipped {
+        assert!(s.contains("_l14_") && s.contains("blocks/SM"), "{s}");
+    }
     for row in &r.rows {
         assert_eq!(row.blocks_per_sm, row.point.blocks_per_sm, "{}", row.entry);
         assert!(row.gbps > 0.0 && row.predicted_gbps > 0.0, "{}", row.entry);
