@@ -241,6 +241,22 @@ pub struct TableData {
 }
 
 impl TableData {
+    /// The compared module's columns named after it (`--compare-label`, or the compared file's
+    /// stem): a header `Other X` becomes `NAME X`, and `Ours/other` becomes `Ours/NAME`.
+    pub fn name_compared(mut self, name: Option<&str>) -> Self {
+        let Some(name) = name else { return self };
+        for h in &mut self.header {
+            if let Some(rest) = h.strip_prefix("Other ") {
+                *h = format!("{name} {rest}");
+            } else if h == "Ours/other" {
+                *h = format!("Ours/{name}");
+            }
+        }
+        self
+    }
+}
+
+impl TableData {
     /// A table of plain text cells.
     pub fn new(title: &str, header: &[&str], rows: Vec<Vec<String>>) -> Self {
         Self {

@@ -557,10 +557,13 @@ fn compare_puts_both_modules_on_the_same_axes_and_adds_the_ratio() {
         .iter()
         .find(|r| r.first().map(String::as_str) == Some("Variant"))
         .expect("experiment 1's header");
+    // The compared module's columns carry its label, not "other".
     let ratio = header
         .iter()
-        .position(|h| h == "Ours/other")
-        .expect("ratio column");
+        .position(|h| h == "Ours/nvcc (hand-made)")
+        .expect("ratio column named after the compared module");
+    assert!(header.iter().any(|h| h == "nvcc (hand-made) GFLOP/s"), "{header:?}");
+    assert!(!header.iter().any(|h| h.starts_with("Other")), "{header:?}");
     let s = rows.iter().find(|r| r[0] == "S").expect("row S");
     assert_eq!(s[ratio], "1.11");
     assert!(md.contains("hand-made test fixture (compared with nvcc (hand-made))"));

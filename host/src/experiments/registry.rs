@@ -173,7 +173,10 @@ macro_rules! registry {
                     name: <$ty as Experiment>::NAME,
                     number: <$ty as Experiment>::NUMBER,
                     heading: <$ty as Experiment>::SECTION,
-                    table: self.$field.as_ref().map(|o| <$ty as Experiment>::table(o, &self.meta)),
+                    table: self.$field.as_ref().map(|o| {
+                        <$ty as Experiment>::table(o, &self.meta)
+                            .name_compared(self.meta.compare_name().as_deref())
+                    }),
                 },)*]
             }
 
