@@ -562,7 +562,10 @@ fn compare_puts_both_modules_on_the_same_axes_and_adds_the_ratio() {
         .iter()
         .position(|h| h == "Ours/nvcc (hand-made)")
         .expect("ratio column named after the compared module");
-    assert!(header.iter().any(|h| h == "nvcc (hand-made) GFLOP/s"), "{header:?}");
+    assert!(
+        header.iter().any(|h| h == "nvcc (hand-made) GFLOP/s"),
+        "{header:?}"
+    );
     assert!(!header.iter().any(|h| h.starts_with("Other")), "{header:?}");
     let s = rows.iter().find(|r| r[0] == "S").expect("row S");
     assert_eq!(s[ratio], "1.11");
