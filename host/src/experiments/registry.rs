@@ -257,7 +257,7 @@ impl RunResults {
     pub fn verdicts(&self) -> Vec<Verdict> {
         let mut out = self.own_verdicts();
         if let Some(inflight) = &self.inflight {
-            let why = super::inflight::table::experiment2_note(&inflight.model);
+            let why = super::inflight::table::experiment2_note(&inflight.model, &inflight.rows);
             for v in out.iter_mut().filter(|v| {
                 v.experiment == <super::bandwidth::Spec as Experiment>::NUMBER && v.holds.is_some()
             }) {

@@ -273,6 +273,7 @@ pub fn experiment2_pointer(
     variants: &[MemcpyVariant],
     blocks_per_sm: u32,
     model: &LittlesLaw,
+    rows: &[InflightRow],
 ) -> String {
     let held: Vec<(&str, u64)> = variants
         .iter()
@@ -287,10 +288,29 @@ pub fn experiment2_pointer(
     let min = held.iter().map(|(_, b)| *b).min().unwrap_or(0);
     let need = model.bytes_needed_per_sm(0.95);
     let list: Vec<String> = held.iter().map(|(l, b)| format!("{l} {b} B")).collect();
+    // What the sweep itself needed: the fewest bytes in flight per SM of a verified point at 95%.
+    let measured = rows
+        .iter()
+        .filter(|r| r.checked() && r.fraction_of_copy >= 0.95)
+        .min_by_key(|r| r.bytes_in_flight_per_sm);
+    let measured = match measured {
+        Some(r) => format!(
+            " Measured, 95% of the copy first came with {} B in flight per SM ({} at {} \
+             blocks/SM, {:.1}% occupancy), {:.1}x the most the blog's variants hold and {:.1}x \
+             the model's figure.",
+            r.bytes_in_flight_per_sm,
+            r.entry,
+            r.blocks_per_sm,
+            r.occupancy * 100.0,
+            r.bytes_in_flight_per_sm as f64 / max.max(1) as f64,
+            r.bytes_in_flight_per_sm as f64 / need.max(1.0)
+        ),
+        None => " No verified point of the sweep reached 95% of the copy.".to_owned(),
+    };
     format!(
         "Why (experiment 4): the blog's variants keep {min}-{max} B of loads in flight per SM \
          ({}); Little's law with this GPU's measured latency says {need:.0} B per SM are needed \
-         for 95% of the device-to-device copy, {:.1}x the most any of them holds.",
+         for 95% of the device-to-device copy, {:.1}x the most any of them holds.{measured}",
         list.join(", "),
         need / max.max(1) as f64
     )
@@ -453,7 +473,11 @@ mod tests {
             latency_ns: 500.0,
             peak_gbps: 4000.0,
         };
-        let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model);
+        let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model, &[]);
+        assert!(
+            s.ends_with("No verified point of the sweep reached 95% of the copy."),
+            "{s}"
+        );
         // T1: 2 x 1024 threads x 4 B; T14f4: 2 x 32 threads x 224 B.
         assert!(
             s.contains("T1 8192 B") && s.contains("T14f4 14336 B"),

@@ -56,12 +56,13 @@ pub fn columns() -> Vec<Column<InflightRow>> {
 
 /// Experiment 2's pointer here: the bytes in flight its seven labelled variants
 /// (`variants::MEMCPY`, not the grid, held at experiment 2's blocks per SM) keep, against what
-/// this GPU's model needs.
-pub fn experiment2_note(model: &LittlesLaw) -> String {
+/// this GPU's model needs and what the sweep's `rows` needed.
+pub fn experiment2_note(model: &LittlesLaw, rows: &[InflightRow]) -> String {
     experiment2_pointer(
         kernels_gpu::variants::MEMCPY,
         crate::experiments::residency::BLOCKS_PER_SM,
         model,
+        rows,
     )
 }
 
@@ -140,7 +141,7 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
         ratio(fit.median_ratio_below_knee),
         ratio(fit.median_ratio_above_knee)
     ));
-    t.notes.push(experiment2_note(m));
+    t.notes.push(experiment2_note(m, &result.rows));
     if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
         t.notes.push(format!(
             "16-byte against 4-byte accesses at the same bytes in flight: median {ratio:.3}x over \
@@ -169,10 +170,21 @@ mod tests {
             latency_ns: 600.0,
             peak_gbps: 4200.0,
         };
-        let note = experiment2_note(&model);
+        // The sweep needed 65536 B per SM for 95% (a 256-thread block of 256 B each); a faster
+        // point with more bytes and a point below 95% do not count.
+        let rows = [
+            row(256, 1, 256, 0.96),
+            row(512, 1, 256, 0.97),
+            row(128, 1, 256, 0.90),
+        ];
+        let note = experiment2_note(&model, &rows);
         // T1: 1024 threads x 4 B x 2 blocks.
         assert!(note.contains("T1 8192 B"), "{note}");
         assert!(note.contains("B per SM are needed for 95%"), "{note}");
+        assert!(
+            note.contains("95% of the copy first came with 65536 B in flight per SM (memcpy_t256_l64_w1 at 1 blocks/SM, 12.5% occupancy)"),
+            "{note}"
+        );
     }
 
     #[test]
