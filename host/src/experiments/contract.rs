@@ -8,6 +8,7 @@ use std::fmt::Debug;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::module_source::DescribeModule;
 use super::ExperimentError;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
@@ -36,6 +37,17 @@ pub struct ModuleNames {
     pub theirs: Option<String>,
     /// The compared module's name in tables, plots and legends (`--compare-label`).
     pub label: Option<String>,
+}
+
+impl ModuleNames {
+    /// The names of a plan's module, its compared module and the compared module's label.
+    pub fn of<K: DescribeModule>(ours: &K, theirs: Option<&K>, label: &Option<String>) -> Self {
+        Self {
+            ours: ours.describe(),
+            theirs: theirs.map(DescribeModule::describe),
+            label: label.clone(),
+        }
+    }
 }
 
 /// One row of the merged table of `host report DIR...`: a row key (variant label, "cap 32") with

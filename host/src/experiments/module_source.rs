@@ -31,8 +31,13 @@ pub enum CappedKernels {
     Folder(PathBuf),
 }
 
-impl Kernels {
-    pub fn describe(&self) -> String {
+/// A source of kernels that can say where it comes from (a built-in module, a file, a folder).
+pub trait DescribeModule {
+    fn describe(&self) -> String;
+}
+
+impl DescribeModule for Kernels {
+    fn describe(&self) -> String {
         match self {
             Kernels::Builtin => BUILTIN.to_owned(),
             Kernels::File(p) => p.display().to_string(),
@@ -40,8 +45,8 @@ impl Kernels {
     }
 }
 
-impl CappedKernels {
-    pub fn describe(&self) -> String {
+impl DescribeModule for CappedKernels {
+    fn describe(&self) -> String {
         match self {
             CappedKernels::Builtin => BUILTIN.to_owned(),
             CappedKernels::Folder(p) => format!("{}/*cap{{N}}*", p.display()),

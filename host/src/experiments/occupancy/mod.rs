@@ -126,11 +126,7 @@ impl Experiment for Spec {
     }
 
     fn modules(p: &Plan) -> ModuleNames {
-        ModuleNames {
-            ours: p.kernels.describe(),
-            theirs: p.compare.as_ref().map(Kernels::describe),
-            label: p.compare_label.clone(),
-        }
+        ModuleNames::of(&p.kernels, p.compare.as_ref(), &p.compare_label)
     }
 
     fn record(p: &Plan, meta: &mut RunMeta) {
