@@ -90,46 +90,22 @@ impl Experiment for Spec {
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
-        let variants = select(&a.variants, MEMCPY, |v| v.label, "memcpy")?;
-        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
-        let (kernels, compare, compare_label) = plan_files(
-            ("--module", &a.modules.module),
-            ("--compare", &a.modules.compare),
+        planned(
+            &a.variants,
+            a.size.copy_mib,
+            (&a.modules.module, &a.modules.compare),
             &a.modules.compare_label,
-            Needs {
-                entries: &entries,
-                signature: MemcpyParams::PARAMS,
-            },
-        )?;
-        Ok(Plan {
-            variants,
-            bytes: a.size.copy_mib << 20,
-            kernels,
-            compare,
-            compare_label,
-        })
+        )
     }
 
     fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
         let own = own_labels(&s.variants, &Self::variant_labels());
-        let variants = select(&own, MEMCPY, |v| v.label, "memcpy")?;
-        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
-        let (kernels, compare, compare_label) = plan_files(
-            ("--module", &s.module),
-            ("--compare", &s.compare),
+        planned(
+            &own,
+            a.size.copy_mib,
+            (&s.module, &s.compare),
             &s.compare_label,
-            Needs {
-                entries: &entries,
-                signature: MemcpyParams::PARAMS,
-            },
-        )?;
-        Ok(Plan {
-            variants,
-            bytes: a.size.copy_mib << 20,
-            kernels,
-            compare,
-            compare_label,
-        })
+        )
     }
 
     fn modules(p: &Plan) -> ModuleNames {
@@ -313,6 +289,34 @@ impl Experiment for Spec {
     fn key_order(seen: Vec<String>) -> Vec<String> {
         table_order(MEMCPY.iter().map(|v| v.label), seen)
     }
+}
+
+/// The plan of the copies `list` names (all when empty) from `--copy-mib` and the module files,
+/// for `host bandwidth` and `host all` alike.
+fn planned(
+    list: &[String],
+    copy_mib: u64,
+    (module, compare): (&Option<std::path::PathBuf>, &Option<std::path::PathBuf>),
+    compare_label: &Option<String>,
+) -> Result<Plan, CliError> {
+    let variants = select(list, MEMCPY, |v| v.label, "memcpy")?;
+    let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
+    let (kernels, compare, compare_label) = plan_files(
+        ("--module", module),
+        ("--compare", compare),
+        compare_label,
+        Needs {
+            entries: &entries,
+            signature: MemcpyParams::PARAMS,
+        },
+    )?;
+    Ok(Plan {
+        variants,
+        bytes: copy_mib << 20,
+        kernels,
+        compare,
+        compare_label,
+    })
 }
 
 impl Spec {

@@ -66,26 +66,7 @@ pub fn heatmap(rows: &[InflightRow], title: &str) -> Heatmap {
 /// GB/s against bytes in flight per SM (log x), one series per width, with the model's curve
 /// and the copy as a reference line.
 pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> ScatterPlot {
-    let mut widths: Vec<u32> = rows.iter().map(|r| r.point.shape.width).collect();
-    widths.sort_unstable();
-    widths.dedup();
-    let mut series: Vec<Series> = widths
-        .iter()
-        .map(|&w| Series {
-            name: format!("{} B per access", 4 * w),
-            points: rows
-                .iter()
-                .filter(|r| r.checked() && r.point.shape.width == w)
-                .map(|r| LabelledPoint {
-                    x: r.bytes_in_flight_per_sm as f64,
-                    y: r.gbps,
-                    label: None,
-                })
-                .collect(),
-            line: false,
-            markers: true,
-        })
-        .collect();
+    let mut series = per_width(rows, |r| r.bytes_in_flight_per_sm as f64);
     let xs: Vec<f64> = rows
         .iter()
         .map(|r| r.bytes_in_flight_per_sm as f64)
@@ -113,6 +94,30 @@ pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> Scat
     }
 }
 
+/// One series of measured GB/s per access width over the checked rows, at `x(row)`.
+fn per_width(rows: &[InflightRow], x: impl Fn(&InflightRow) -> f64) -> Vec<Series> {
+    let mut widths: Vec<u32> = rows.iter().map(|r| r.point.shape.width).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    widths
+        .iter()
+        .map(|&w| Series {
+            name: format!("{} B per access", 4 * w),
+            points: rows
+                .iter()
+                .filter(|r| r.checked() && r.point.shape.width == w)
+                .map(|r| LabelledPoint {
+                    x: x(r),
+                    y: r.gbps,
+                    label: None,
+                })
+                .collect(),
+            line: false,
+            markers: true,
+        })
+        .collect()
+}
+
 /// `n` points of the model's prediction, evenly spaced in log from `lo` to `hi`.
 pub fn model_curve(model: &LittlesLaw, lo: f64, hi: f64, n: usize) -> Vec<LabelledPoint> {
     let n = n.max(2);
@@ -130,26 +135,7 @@ pub fn model_curve(model: &LittlesLaw, lo: f64, hi: f64, n: usize) -> Vec<Labell
 
 /// Measured against predicted GB/s, one series per width, with the line measured = predicted.
 pub fn measured_vs_predicted(rows: &[InflightRow]) -> ScatterPlot {
-    let mut widths: Vec<u32> = rows.iter().map(|r| r.point.shape.width).collect();
-    widths.sort_unstable();
-    widths.dedup();
-    let mut series: Vec<Series> = widths
-        .iter()
-        .map(|&w| Series {
-            name: format!("{} B per access", 4 * w),
-            points: rows
-                .iter()
-                .filter(|r| r.checked() && r.point.shape.width == w)
-                .map(|r| LabelledPoint {
-                    x: r.predicted_gbps,
-                    y: r.gbps,
-                    label: None,
-                })
-                .collect(),
-            line: false,
-            markers: true,
-        })
-        .collect();
+    let mut series = per_width(rows, |r| r.predicted_gbps);
     let top = rows
         .iter()
         .flat_map(|r| [r.gbps, r.predicted_gbps])
