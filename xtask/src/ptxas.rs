@@ -79,12 +79,26 @@ pub fn version(ptxas: &Path) -> Result<String, PtxasError> {
 }
 
 /// Assembles `input` (PTX) for `arch` into `cubin` and returns the per-entry report.
+///
+/// ptxas is the slow part of a warm test run (every module, for two architectures), so its
+/// report is kept beside the cubin (`*.ptxas.txt`) under a key of everything that decides it: the
+/// PTX text, the arch, and the ptxas binary (path, size, modification time). When the key and the
+/// cubin are both there, the kept report is parsed again instead of running ptxas.
 pub fn assemble(
     ptxas: &Path,
     input: &Path,
     arch: &str,
     cubin: &Path,
 ) -> Result<Vec<EntryReport>, PtxasError> {
+    let key = cache_key(ptxas, input, arch);
+    let kept = cubin.with_extension("ptxas.txt");
+    if let (Some(key), Ok(text)) = (&key, std::fs::read_to_string(&kept)) {
+        if let Some(report) = text.strip_prefix(key.as_str()) {
+            if cubin.is_file() {
+                return Ok(parse_report(report)?);
+            }
+        }
+    }
     let out = Command::new(ptxas)
         .arg(format!("-arch={arch}"))
         .arg("-v")
@@ -103,5 +117,84 @@ pub fn assemble(
             stderr,
         });
     }
-    Ok(parse_report(&stderr)?)
+    let entries = parse_report(&stderr)?;
+    if let Some(key) = key {
+        // A cache that cannot be written only costs the next run its time.
+        let _ = std::fs::write(&kept, format!("{key}{stderr}"));
+    }
+    Ok(entries)
+}
+
+/// The first line of a kept report: what must be equal for the report to be reused. None when the
+/// input or ptxas cannot be read (then nothing is kept or reused).
+fn cache_key(ptxas: &Path, input: &Path, arch: &str) -> Option<String> {
+    use std::hash::{Hash, Hasher};
+    let ptx = std::fs::read(input).ok()?;
+    let tool = std::fs::metadata(ptxas).ok()?;
+    // std's SipHash with its fixed keys: stable for one toolchain, which is all a cache inside
+    // target/ needs (the toolchain is pinned; a different one at worst misses the cache).
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    ptx.hash(&mut h);
+    Some(format!(
+        "// ptxas-cache arch={arch} ptx={:016x} len={} ptxas={} size={} mtime={:?}\n",
+        h.finish(),
+        ptx.len(),
+        ptxas.display(),
+        tool.len(),
+        tool.modified().ok()?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in ptxas that counts its runs, writes a cubin and prints a one-entry report.
+    fn fake_ptxas(dir: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("ptxas");
+        let script = format!(
+            "#!/bin/sh\necho run >> {runs}\nfor a; do out=$a; done\n: > \"$out\"\n\
+             echo \"ptxas info    : Compiling entry function 'k' for 'sm_90'\" >&2\n\
+             echo \"ptxas info    : Function properties for k\" >&2\n\
+             echo \"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\" >&2\n\
+             echo \"ptxas info    : Used 12 registers, used 0 barriers, 360 bytes cmem[0]\" >&2\n",
+            runs = dir.join("runs").display()
+        );
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    fn runs(dir: &Path) -> usize {
+        std::fs::read_to_string(dir.join("runs"))
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    }
+
+    /// The kept report is reused only while the PTX, the arch and the cubin are unchanged.
+    #[test]
+    fn a_kept_report_is_reused_only_for_the_same_input() {
+        let dir = std::env::temp_dir().join(format!("xtask-ptxas-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let ptxas = fake_ptxas(&dir);
+        let (ptx, cubin) = (dir.join("m.ptx"), dir.join("m.sm_90.cubin"));
+        std::fs::write(&ptx, ".version 8.0\n.target sm_80\n").unwrap();
+
+        let first = assemble(&ptxas, &ptx, "sm_90", &cubin).unwrap();
+        assert_eq!((first.len(), first[0].registers, runs(&dir)), (1, 12, 1));
+        assert_eq!(assemble(&ptxas, &ptx, "sm_90", &cubin).unwrap(), first);
+        assert_eq!(runs(&dir), 1, "same PTX, arch and ptxas: the kept report");
+
+        assemble(&ptxas, &ptx, "sm_80", &cubin).unwrap();
+        assert_eq!(runs(&dir), 2, "another arch runs ptxas");
+        std::fs::write(&ptx, ".version 8.0\n.target sm_80\n// changed\n").unwrap();
+        assemble(&ptxas, &ptx, "sm_80", &cubin).unwrap();
+        assert_eq!(runs(&dir), 3, "changed PTX runs ptxas");
+        std::fs::remove_file(&cubin).unwrap();
+        assemble(&ptxas, &ptx, "sm_80", &cubin).unwrap();
+        assert_eq!(runs(&dir), 4, "a missing cubin runs ptxas");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
