@@ -22,13 +22,13 @@
 //! number of samples. A fixed plan (`--iters/--samples`) stays available as
 //! [`SamplingPlan::Fixed`]. This is the one timing path of every experiment ([`time_sides`]).
 //!
-//! **Clock drops.** The SM clock is read (nvidia-smi, through [`Gpu::recent_sm_clock_mhz`])
+//! **Clock drops.** The SM clock is read (NVML, through [`Gpu::recent_sm_clock_mhz`])
 //! before the first round, after the last, and every [`SamplingConfig::clock_every`] rounds in
 //! between. A sample is marked when a reading bracketing it (the last one taken before it
 //! started, or the first one after it ended) lies more than [`SamplingConfig::clock_tolerance`]
-//! below the reference clock. Each reading runs nvidia-smi (tens of milliseconds), hence the
-//! stride, and [`Gpu::recent_sm_clock_mhz`] reuses a recent reading: the reading after one figure
-//! is the reading before the next.
+//! below the reference clock, and the figure's flag names what NVML says held the clocks down.
+//! [`Gpu::recent_sm_clock_mhz`] reuses a reading younger than a tenth of a second: the reading
+//! after one figure is the reading before the next.
 
 use std::time::{Duration, Instant};
 
@@ -215,8 +215,7 @@ pub struct SamplingArgs {
     #[arg(long, value_name = "N", requires = "iters",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub samples: Option<u32>,
-    /// Read the SM clock every N sample rounds (0: before and after each figure only; each
-    /// reading runs nvidia-smi).
+    /// Read the SM clock (NVML) every N sample rounds (0: before and after each figure only).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub clock_every: u32,
 }
@@ -587,11 +586,20 @@ pub fn time_rotating(
         || started.elapsed(),
     )?;
     gpu.synchronize()?;
-    Ok(gathered
+    let mut timings: Vec<Timing> = gathered
         .sides_ms
         .iter()
         .map(|ms| summarize_side(ms.clone(), &gathered, config, launches))
-        .collect())
+        .collect();
+    // A dropped clock's flag says what held it down, as NVML reports it right after the figure.
+    if timings.iter().any(|t| t.clock_dropped_samples > 0) {
+        if let Some(why) = gpu.throttled_by().filter(|w| !w.is_empty()) {
+            for t in timings.iter_mut().filter(|t| t.clock_dropped_samples > 0) {
+                t.flags.push(format!("clocks held down by: {why}"));
+            }
+        }
+    }
+    Ok(timings)
 }
 
 /// Times `launch` (which enqueues exactly one launch) alone, by `config`.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream};
 
+use super::clocks::SmClock;
 use super::{CudaError, DriverContext};
 use crate::occupancy::Limits;
 use crate::results::DeviceInfo;
@@ -16,16 +17,15 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     info: DeviceInfo,
     limits: Limits,
-    pci_bus_id: Option<String>,
+    clock: SmClock,
     /// The last SM clock reading and when it was taken ([`Gpu::recent_sm_clock_mhz`]).
     last_clock: std::sync::Mutex<Option<(std::time::Instant, Option<u32>)>>,
 }
 
-/// Age below which [`Gpu::recent_sm_clock_mhz`] reuses a reading instead of running nvidia-smi
-/// again (about 0.1 s a call): over a sweep of short figures that keeps the readings to one every
-/// two seconds, a few percent of the run, while a throttling episode lasting seconds is still
-/// seen.
-pub const CLOCK_REUSE: std::time::Duration = std::time::Duration::from_millis(2000);
+/// Age below which [`Gpu::recent_sm_clock_mhz`] reuses a reading instead of asking NVML again:
+/// the watch reads around every figure, and NVML's clock is itself an average over a short
+/// window, so readings closer than this add nothing.
+pub const CLOCK_REUSE: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl Gpu {
     /// Opens device `ordinal`. Fails with [`CudaError::NoDriver`] when libcuda is absent.
@@ -95,13 +95,13 @@ impl Gpu {
         };
         // The one set of limits of this device, built here once from what `results.json` stores.
         let limits = Limits::from_device_info(&info);
-        let pci_bus_id = pci_bus_id(ctx.cu_device());
+        let clock = SmClock::open(pci_bus_id(ctx.cu_device()).as_deref());
         Ok(Self {
             ctx,
             stream,
             info,
             limits,
-            pci_bus_id,
+            clock,
             last_clock: std::sync::Mutex::new(None),
         })
     }
@@ -220,37 +220,19 @@ impl Gpu {
         mhz
     }
 
-    /// The current SM clock in MHz from `nvidia-smi`, or None where it cannot be read (the CUDA
-    /// driver API has no current-clock query; NVML is not linked).
+    /// The current SM clock in MHz (NVML), or None where NVML cannot be read.
     pub fn current_sm_clock_mhz(&self) -> Option<u32> {
-        let id = nvidia_smi_bus_id(self.pci_bus_id.as_deref()?);
-        let out = std::process::Command::new("nvidia-smi")
-            .args([
-                "--query-gpu=clocks.sm",
-                "--format=csv,noheader,nounits",
-                "-i",
-                &id,
-            ])
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            return None;
-        }
-        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+        self.clock.mhz()
+    }
+
+    /// What holds the clocks down now, in words (empty: nothing), or None without NVML.
+    pub fn throttled_by(&self) -> Option<String> {
+        self.clock.throttled_by()
     }
 }
 
 fn mib_of<T>(len: usize) -> usize {
     (len * std::mem::size_of::<T>()) >> 20
-}
-
-/// The driver's PCI bus id (`0000:18:00.0`) in nvidia-smi's form (`00000000:18:00.0`).
-pub fn nvidia_smi_bus_id(cuda_id: &str) -> String {
-    match cuda_id.split_once(':') {
-        Some((domain, rest)) => format!("{domain:0>8}:{rest}"),
-        None => cuda_id.to_owned(),
-    }
 }
 
 fn pci_bus_id(dev: sys::CUdevice) -> Option<String> {
@@ -302,12 +284,6 @@ mod tests {
         assert!((p - 19_491.84).abs() < 0.1, "{p}");
         assert_eq!(fp32_lanes_per_sm((8, 6)), 128);
         assert_eq!(fp32_lanes_per_sm((8, 9)), 128);
-    }
-
-    #[test]
-    fn bus_ids_are_widened_for_nvidia_smi() {
-        assert_eq!(nvidia_smi_bus_id("0000:18:00.0"), "00000000:18:00.0");
-        assert_eq!(nvidia_smi_bus_id("00000000:9A:00.0"), "00000000:9A:00.0");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! Check [`driver_present`] before anything else here: without the driver library every other
 //! call fails.
 
+mod clocks;
 mod cublas;
 mod device;
 pub mod launch;
