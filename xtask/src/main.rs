@@ -299,11 +299,10 @@ fn nvcc_module(cu: &Path, out: &Path) -> Result<(PathBuf, PathBuf)> {
     Ok((main, dir))
 }
 
+/// Today's UTC date, `YYYY-MM-DD` (the results folder's name).
 fn today() -> String {
-    let out = Command::new("date").arg("-u").arg("+%Y-%m-%d").output();
-    out.ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "latest".into())
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    stamp[..10].to_string()
 }
 
 fn main() -> Result<()> {
