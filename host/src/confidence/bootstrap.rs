@@ -16,6 +16,15 @@ pub fn statistic(
     figures: &[Timed<'_>],
     stat: impl Fn(&[f64]) -> Option<f64>,
 ) -> Result<Interval, NoInterval> {
+    statistics(figures, |v| stat(v).map(|x| [x])).map(|[iv]| iv)
+}
+
+/// The intervals of `N` statistics over the same resamples of `figures` (one pass, one seed):
+/// as [`statistic`], with a replicate left out where any of them is undefined.
+pub fn statistics<const N: usize>(
+    figures: &[Timed<'_>],
+    stat: impl Fn(&[f64]) -> Option<[f64; N]>,
+) -> Result<[Interval; N], NoInterval> {
     for f in figures {
         if f.samples_ms.len() < MIN_SAMPLES {
             return Err(NoInterval::TooFewSamples {
@@ -28,13 +37,14 @@ pub fn statistic(
             return Err(NoInterval::NotPositive);
         }
     }
+    let finite = |x: &[f64; N]| x.iter().all(|v| v.is_finite());
     let mut values: Vec<f64> = figures.iter().map(|f| f.value).collect();
     let point = stat(&values)
-        .filter(|x| x.is_finite())
+        .filter(finite)
         .ok_or(NoInterval::Undefined)?;
     let mut rng = ChaCha8Rng::seed_from_u64(SEED);
     let mut resample = Vec::new();
-    let mut replicates = Vec::with_capacity(RESAMPLES);
+    let mut replicates: [Vec<f64>; N] = std::array::from_fn(|_| Vec::with_capacity(RESAMPLES));
     for _ in 0..RESAMPLES {
         for (v, f) in values.iter_mut().zip(figures) {
             let n = f.samples_ms.len();
@@ -43,20 +53,30 @@ pub fn statistic(
             // The figure is work over the median time: scale it by the ratio of the medians.
             *v = f.value * f.median_ms / median(&mut resample);
         }
-        if let Some(x) = stat(&values).filter(|x| x.is_finite()) {
-            replicates.push(x);
+        if let Some(x) = stat(&values).filter(finite) {
+            for (r, x) in replicates.iter_mut().zip(x) {
+                r.push(x);
+            }
         }
     }
     // A statistic undefined on most resamples says nothing reliable.
-    if replicates.len() < RESAMPLES / 2 {
+    if replicates[0].len() < RESAMPLES / 2 {
         return Err(NoInterval::Undefined);
     }
-    replicates.sort_by(f64::total_cmp);
-    Ok(Interval {
-        point,
-        lo: percentile(&replicates, (1.0 - LEVEL) / 2.0),
-        hi: percentile(&replicates, (1.0 + LEVEL) / 2.0),
-    })
+    let mut out = [Interval {
+        point: 0.0,
+        lo: 0.0,
+        hi: 0.0,
+    }; N];
+    for ((o, r), p) in out.iter_mut().zip(&mut replicates).zip(point) {
+        r.sort_by(f64::total_cmp);
+        *o = Interval {
+            point: p,
+            lo: percentile(r, (1.0 - LEVEL) / 2.0),
+            hi: percentile(r, (1.0 + LEVEL) / 2.0),
+        };
+    }
+    Ok(out)
 }
 
 /// The interval of `a.value / b.value`: for throughputs, how many times faster `a` is.
@@ -228,6 +248,16 @@ mod tests {
         let iv = statistic(&figs, spread).unwrap();
         assert!((iv.point - 1.0).abs() < 1e-12);
         assert!(iv.lo > 0.95 && iv.hi < 1.05 && iv.lo < iv.hi, "{iv}");
+    }
+
+    #[test]
+    fn several_statistics_share_their_resamples() {
+        let a = samples(1.0, 0.01, 20);
+        let b = samples(2.0, 0.01, 20);
+        let figs = [timed(2.0, &a), timed(1.0, &b)];
+        let [r, d] = statistics(&figs, |v| Some([v[0] / v[1], v[0] - v[1]])).unwrap();
+        assert_eq!(r, ratio(figs[0], figs[1]).unwrap());
+        assert_eq!(d, statistic(&figs, |v| Some(v[0] - v[1])).unwrap());
     }
 
     #[test]

@@ -15,7 +15,7 @@
 mod bootstrap;
 mod interval;
 
-pub use bootstrap::{ratio, statistic, value};
+pub use bootstrap::{ratio, statistic, statistics, value};
 pub use interval::Interval;
 
 use crate::results::Timing;
