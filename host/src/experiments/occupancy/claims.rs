@@ -79,7 +79,7 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
     let against_cublas = if cublas.check.passed {
         let iv = ratio((best.gflops, &best.timing), (cublas.gflops, &cublas.timing));
         let words = format!(
-            "fastest of ours: {}, {} x cuBLAS {} at {:.0} GFLOP/s",
+            "{}, {} x cuBLAS {} at {:.0} GFLOP/s",
             gf(best),
             ratio_words(&iv),
             cublas.version,
@@ -88,7 +88,7 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
         if faster(&iv) != Some(true) {
             return not_judged(with_exclusions(
                 format!(
-                    "{words}: cuBLAS is as fast or faster, and the lab does not read which \
+                    "fastest of ours: {words}: cuBLAS is as fast or faster, and the lab does not read which \
                      kernel it runs, so its occupancy is unknown; not judged until its kernel \
                      is read"
                 ),
