@@ -62,8 +62,9 @@ pub const EQUIVALENCE: f64 = 0.02;
 pub fn interval_rule() -> String {
     format!(
         "Each comparison is judged on the {:.0}% percentile-bootstrap interval of the ratio of \
-         medians ({} resamples of each figure's samples, fixed seed); an interval that straddles \
-         the threshold, or a figure with fewer than {} samples, leaves the claim NOT JUDGED.",
+         medians ({} resamples of each figure's samples, fixed seed); a comparison whose interval \
+         straddles its threshold, or one of whose figures has fewer than {} samples, is \
+         undecided, and leaves the claim NOT JUDGED unless a decided one makes it fail.",
         confidence::LEVEL * 100.0,
         confidence::RESAMPLES,
         confidence::MIN_SAMPLES

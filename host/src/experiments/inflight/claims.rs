@@ -9,7 +9,7 @@ use kernels_gpu::variants::MemcpyVariant;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::row::{CopyReference, Inflight, InflightRow, SPILLS_NOTE};
 use crate::claim::Verdict;
-use crate::confidence::{self, Timed};
+use crate::confidence::{self, Interval, Timed};
 
 /// Occupancy at or below which a row counts as "a few threads" (8 of 64 warps on sm_90).
 pub const FEW_THREADS_OCCUPANCY: f64 = 0.125;
@@ -138,7 +138,7 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
             Some([b, o, o - 2.0 * b, o - b])
         })
     });
-    let points = |x: f64| format!("{:.1} points", x * 100.0);
+    let points = |iv: &Interval| format!("{} points", iv.show(|x| format!("{:.1}", x * 100.0)));
     let (holds, evidence) = match intervals {
         None => (
             None,
@@ -160,9 +160,9 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
                 format!(
                     "S_bytes = {} over {n_bytes} groups; S_occ = {} over {n_occ} groups; \
                      S_occ - 2 S_bytes = {}",
-                    b.show(points),
-                    o.show(points),
-                    twice.show(points)
+                    points(&b),
+                    points(&o),
+                    points(&twice)
                 ),
             )
         }
