@@ -47,6 +47,11 @@ pub struct InflightRow {
     pub compare_spills: Option<Spills>,
 }
 
+/// The rows conclusions about bytes in flight may use ([`InflightRow::usable`]).
+pub fn usable(rows: &[InflightRow]) -> impl Iterator<Item = &InflightRow> {
+    rows.iter().filter(|r| r.usable())
+}
+
 /// How the table and the notes show a point whose build keeps values in local memory.
 pub const SPILLS_NOTE: &str = "spills: not all loads in flight";
 

@@ -2,7 +2,7 @@
 //! model's fit and the pointer from experiment 2. Each column is declared once with its kind;
 //! the one renderer ([`crate::table`]) formats it everywhere.
 
-use super::claims::{experiment2_pointer, model_fit, width_effect};
+use super::notes::{experiment2_pointer, model_fit, width_effect};
 use super::model::LittlesLaw;
 use super::row::{Inflight, InflightRow, SPILLS_NOTE};
 use crate::experiments::spills::Spills;
