@@ -183,7 +183,13 @@ mod tests {
 
     #[test]
     fn no_help_needs_the_whole_interval_inside_the_band() {
-        let iv = |lo: f64, hi: f64| Ok(Interval { point: (lo + hi) / 2.0, lo, hi });
+        let iv = |lo: f64, hi: f64| {
+            Ok(Interval {
+                point: (lo + hi) / 2.0,
+                lo,
+                hi,
+            })
+        };
         assert_eq!(no_help(&iv(0.99, 1.01)), Some(true));
         assert_eq!(no_help(&iv(0.80, 0.85)), Some(true), "slower is no help");
         assert_eq!(no_help(&iv(1.03, 1.04)), Some(false));

@@ -502,7 +502,11 @@ fn small_rises_above_the_first_spill_free_cap_within_noise_are_allowed() {
     cap_mut(&mut r, 192).gflops = 3800.0;
     let v = judge(&r, MORE_REGS);
     assert_eq!(v.holds, None, "{}", v.evidence);
-    assert!(v.evidence.contains("interval across 1.02"), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("interval across 1.02"),
+        "{}",
+        v.evidence
+    );
 }
 
 #[test]

@@ -96,7 +96,11 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         assert_eq!(row.timing.samples_ms.len(), 3);
         // The built-in PTX is JIT-compiled with a report for every entry.
         let s = row.spills.expect("spill figures recorded");
-        assert!(s.stores.is_some() && s.loads.is_some(), "{}: {s:?}", row.entry);
+        assert!(
+            s.stores.is_some() && s.loads.is_some(),
+            "{}: {s:?}",
+            row.entry
+        );
     }
     assert_eq!(r.headline.least_occupancy.len(), 2);
     let t = inflight::Spec::table(&r, &test_meta());
@@ -184,21 +188,27 @@ fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
     assert!(big.spilled(), "{:?}", big.spills);
     assert!(!big.usable());
     assert!(
-        big.flags.iter().any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
+        big.flags
+            .iter()
+            .any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
         "{:?}",
         big.flags
     );
     for row in &r.rows {
         assert_eq!(
             row.spilled(),
-            row.flags.iter().any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
+            row.flags
+                .iter()
+                .any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
             "{}",
             row.entry
         );
     }
     let t = inflight::Spec::table(&r, &test_meta());
     assert!(
-        t.notes.iter().any(|n| n.contains("memcpy_t1024_l32_w4 at 1 blocks/SM")),
+        t.notes
+            .iter()
+            .any(|n| n.contains("memcpy_t1024_l32_w4 at 1 blocks/SM")),
         "{:?}",
         t.notes
     );

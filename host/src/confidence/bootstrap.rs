@@ -32,16 +32,16 @@ pub fn statistics<const N: usize>(
             });
         }
         let positive = |x: f64| x > 0.0 && x.is_finite();
-        if !positive(f.value) || !positive(f.median_ms) || !f.samples_ms.iter().all(|&s| positive(s))
+        if !positive(f.value)
+            || !positive(f.median_ms)
+            || !f.samples_ms.iter().all(|&s| positive(s))
         {
             return Err(NoInterval::NotPositive);
         }
     }
     let finite = |x: &[f64; N]| x.iter().all(|v| v.is_finite());
     let mut values: Vec<f64> = figures.iter().map(|f| f.value).collect();
-    let point = stat(&values)
-        .filter(finite)
-        .ok_or(NoInterval::Undefined)?;
+    let point = stat(&values).filter(finite).ok_or(NoInterval::Undefined)?;
     let mut rng = ChaCha8Rng::seed_from_u64(SEED);
     let mut resample = Vec::new();
     let mut replicates: [Vec<f64>; N] = std::array::from_fn(|_| Vec::with_capacity(RESAMPLES));

@@ -56,7 +56,10 @@ mod tests {
         assert!(!s(Some(0), Some(0), 0).in_local_memory());
         assert!(s(Some(792), Some(792), 800).in_local_memory());
         assert!(s(Some(4), Some(0), 0).in_local_memory());
-        assert!(s(None, None, 64).in_local_memory(), "a report-less module's stack");
+        assert!(
+            s(None, None, 64).in_local_memory(),
+            "a report-less module's stack"
+        );
         assert!(!s(None, None, 0).in_local_memory());
     }
 }

@@ -23,7 +23,6 @@ pub const SAME_BYTES_SPREAD: f64 = 0.15;
 /// Bins needed on each side for the spread rule to judge.
 pub const MIN_BINS: usize = 3;
 
-
 /// What was left out of a claim, in words ("" when nothing was).
 fn left_out(rows: &[InflightRow]) -> String {
     let failed = rows.iter().filter(|r| !r.checked()).count();
@@ -65,9 +64,11 @@ fn median_spread(groups: &[Vec<usize>], fractions: &[f64]) -> Option<f64> {
         groups
             .iter()
             .map(|g| {
-                let (lo, hi) = g.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &i| {
-                    (lo.min(fractions[i]), hi.max(fractions[i]))
-                });
+                let (lo, hi) = g
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &i| {
+                        (lo.min(fractions[i]), hi.max(fractions[i]))
+                    });
                 hi - lo
             })
             .collect(),
@@ -169,11 +170,7 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
             SPILLS_NOTE
         ),
         holds,
-        evidence: format!(
-            "{evidence}; {} usable rows{}",
-            used.len(),
-            left_out(rows)
-        ),
+        evidence: format!("{evidence}; {} usable rows{}", used.len(), left_out(rows)),
     }
 }
 
@@ -202,8 +199,8 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
 
 /// "A few threads with many bytes in flight match many threads."
 ///
-/// Rule: the best usable row (median GB/s) at occupancy <= 12.5% against the best at occupancy
-/// >= 50%, on the bootstrap interval of the ratio: HOLDS when it lies wholly at or above 0.95,
+/// Rule: the best usable row (median GB/s) at occupancy <= 12.5% against the best at 50% or
+/// more, on the bootstrap interval of the ratio: HOLDS when it lies wholly at or above 0.95,
 /// DOES NOT HOLD when wholly below 0.90, NOT JUDGED otherwise or when either side has no row.
 pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
     let best = |keep: &dyn Fn(&InflightRow) -> bool| {
@@ -215,7 +212,8 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
     let many = best(&|r| r.occupancy >= MANY_THREADS_OCCUPANCY - 1e-9);
     let (holds, evidence) = match (few, many) {
         (Some(f), Some(m)) => {
-            let iv = confidence::ratio(Timed::new(f.gbps, &f.timing), Timed::new(m.gbps, &m.timing));
+            let iv =
+                confidence::ratio(Timed::new(f.gbps, &f.timing), Timed::new(m.gbps, &m.timing));
             let holds = iv.as_ref().ok().and_then(|iv| {
                 if iv.exceeds(MATCH_HOLDS) == Some(true) {
                     Some(true)
@@ -386,7 +384,11 @@ mod tests {
         let v = bytes_not_occupancy(&bytes_driven(), &copy());
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         assert_eq!(v.experiment, 4);
-        assert!(v.evidence.contains("S_bytes = ") && v.evidence.contains("95% CI"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("S_bytes = ") && v.evidence.contains("95% CI"),
+            "{}",
+            v.evidence
+        );
     }
 
     #[test]
@@ -425,7 +427,8 @@ mod tests {
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         assert!(v.evidence.contains("memcpy_t256_l64_w1"), "{}", v.evidence);
         assert!(
-            v.evidence.contains("left out: 1 spilling points (spills: not all loads in flight)"),
+            v.evidence
+                .contains("left out: 1 spilling points (spills: not all loads in flight)"),
             "{}",
             v.evidence
         );
@@ -458,5 +461,4 @@ mod tests {
         let v = few_threads_match_many(&[fast_but_wrong, row(1024, 2, 8, 0.98)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
     }
-
 }

@@ -145,7 +145,13 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         }
         let compare = comparison(
             &mine,
-            compared.map(|m| (m, compare_spills.and_then(|s| s.stores), compare_spills.and_then(|s| s.loads))),
+            compared.map(|m| {
+                (
+                    m,
+                    compare_spills.and_then(|s| s.stores),
+                    compare_spills.and_then(|s| s.loads),
+                )
+            }),
             &mut flags,
         );
         let threads = kernel_point.threads;
@@ -256,7 +262,10 @@ fn spill_flag(whose: &str, s: &Spills) -> String {
         (Some(st), Some(ld)) => format!("{st} B of spill stores, {ld} B of spill loads, "),
         _ => String::new(),
     };
-    format!("{SPILLS_NOTE} ({whose}: {spilled}{} B stack frame)", s.stack_frame)
+    format!(
+        "{SPILLS_NOTE} ({whose}: {spilled}{} B stack frame)",
+        s.stack_frame
+    )
 }
 
 /// Every failed check of the run, in words (ours, the compared module's, the chase's).

@@ -2,11 +2,11 @@
 //! model's fit and the pointer from experiment 2. Each column is declared once with its kind;
 //! the one renderer ([`crate::table`]) formats it everywhere.
 
-use super::notes::{experiment2_pointer, model_fit, width_effect};
 use super::model::LittlesLaw;
+use super::notes::{experiment2_pointer, model_fit, width_effect};
 use super::row::{Inflight, InflightRow, SPILLS_NOTE};
-use crate::experiments::spills::Spills;
 use crate::experiments::cells;
+use crate::experiments::spills::Spills;
 use crate::table::{columns_table, Column, Kind, TableData, Value};
 
 const GBPS: Kind = Kind::Rate {
@@ -74,11 +74,14 @@ pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
         Column::compared("Other spill st/ld", Kind::Pair { sep: "/" }, |r| {
             match (r.compare.as_ref(), r.compare_spills) {
                 (None, _) => Value::Empty,
-                (Some(_), Some(Spills {
-                    stores: Some(st),
-                    loads: Some(ld),
-                    ..
-                })) => Value::Pair(st.into(), ld.into()),
+                (
+                    Some(_),
+                    Some(Spills {
+                        stores: Some(st),
+                        loads: Some(ld),
+                        ..
+                    }),
+                ) => Value::Pair(st.into(), ld.into()),
                 (Some(_), _) => Value::NotAvailable,
             }
         }),
@@ -299,14 +302,21 @@ mod tests {
         let cell = |i: usize, h: &str| &t.rows[i][t.header.iter().position(|x| x == h).unwrap()];
         assert_eq!(cell(0, "In flight/SM (B)"), SPILLS_NOTE);
         assert_eq!(
-            (cell(0, "Spill stores"), cell(0, "Spill loads"), cell(0, "Stack frame")),
+            (
+                cell(0, "Spill stores"),
+                cell(0, "Spill loads"),
+                cell(0, "Stack frame")
+            ),
             (&"792".to_owned(), &"792".to_owned(), &"800".to_owned())
         );
         assert_eq!(cell(1, "In flight/SM (B)"), "16384");
         assert_eq!(cell(1, "Stack frame"), "n/a");
         let notes = spill_notes(&rows);
         assert_eq!(notes.len(), 2, "{notes:?}");
-        assert!(notes[0].contains("memcpy_t1024_l128_w1 at 1 blocks/SM"), "{notes:?}");
+        assert!(
+            notes[0].contains("memcpy_t1024_l128_w1 at 1 blocks/SM"),
+            "{notes:?}"
+        );
         assert!(notes[1].starts_with("Spill and stack n/a"), "{notes:?}");
     }
 }

@@ -2,8 +2,8 @@
 
 use super::{GemmRow, GemmRun};
 use crate::claim::{
-    all_of, faster, passing, pct, ratio, ratio_words, verdict, with_exclusions,
-    with_interval_rule, Verdict, FAR_SLOWER, OCCUPANCY_EPS,
+    all_of, faster, passing, pct, ratio, ratio_words, verdict, with_exclusions, with_interval_rule,
+    Verdict, FAR_SLOWER, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
 
@@ -26,7 +26,8 @@ pub const LOW_OCCUPANCY: f64 = 0.125;
 
 const CLAIM_4: &str = "The fastest GEMM of the run, ours or cuBLAS, runs at <= 12.5% theoretical \
 occupancy.";
-const RULE_4: &str = "Among the variants with a passing check, take the fastest by median GFLOP/s. \
+const RULE_4: &str =
+    "Among the variants with a passing check, take the fastest by median GFLOP/s. \
 cuBLAS (when it ran and passed its check) must be slower than it, its interval of ours over \
 cuBLAS lying wholly above 1: the lab does not read which kernel cuBLAS runs (not its name, \
 registers or shared memory), so while cuBLAS is as fast or faster the claim is NOT JUDGED until \
