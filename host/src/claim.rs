@@ -7,7 +7,13 @@
 //! over a list of labels. A claim whose data is missing (experiment not run, no pair to compare,
 //! every row failed its check) is NOT JUDGED, with the reason. Rows whose correctness check failed
 //! are left out of every rule, and the evidence says which.
+//!
+//! Comparisons of timed figures are judged on confidence intervals ([`crate::confidence`]), never
+//! on two medians alone: a difference counts when the interval of the ratio lies wholly on one
+//! side of the threshold, and an interval that straddles it leaves the claim NOT JUDGED, so that
+//! noisier data can never make a claim likelier to hold.
 
+use crate::confidence::{self, Interval, NoInterval, Timed};
 use crate::results::{Check, Timing};
 
 /// Two occupancies closer than this (as a fraction, i.e. 0.1 percentage point) are equal.
@@ -47,28 +53,72 @@ impl Verdict {
     }
 }
 
-/// The throughput implied by the fastest and slowest samples around the median figure.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spread {
-    pub lo: f64,
-    pub mid: f64,
-    pub hi: f64,
+/// Claims that something does not help (a higher register cap, ...): a ratio whose whole interval
+/// lies at or below `1 + EQUIVALENCE` is "no help" (equal within the band, or slower); one whose
+/// whole interval lies above it helps; an interval across the band's edge is not judged.
+pub const EQUIVALENCE: f64 = 0.02;
+
+/// How every verdict's comparisons are judged, for its rule text.
+pub fn interval_rule() -> String {
+    format!(
+        "Each comparison is judged on the {:.0}% percentile-bootstrap interval of the ratio of \
+         medians ({} resamples of each figure's samples, fixed seed); a comparison whose interval \
+         straddles its threshold, or one of whose figures has fewer than {} samples, is \
+         undecided, and leaves the claim NOT JUDGED unless a decided one makes it fail.",
+        confidence::LEVEL * 100.0,
+        confidence::RESAMPLES,
+        confidence::MIN_SAMPLES
+    )
 }
 
-pub fn spread(throughput: f64, t: &Timing) -> Spread {
-    if t.median_ms > 0.0 && t.min_ms > 0.0 && t.max_ms >= t.min_ms {
-        Spread {
-            lo: throughput * t.median_ms / t.max_ms,
-            mid: throughput,
-            hi: throughput * t.median_ms / t.min_ms,
-        }
-    } else {
-        Spread {
-            lo: throughput,
-            mid: throughput,
-            hi: throughput,
+/// A rule followed by [`interval_rule`].
+pub fn with_interval_rule(rule: &str) -> String {
+    format!("{rule} {}", interval_rule())
+}
+
+/// The interval of throughput `a` over throughput `b`, each with the timing it came from.
+pub fn ratio(a: (f64, &Timing), b: (f64, &Timing)) -> Result<Interval, NoInterval> {
+    confidence::ratio(Timed::new(a.0, a.1), Timed::new(b.0, b.1))
+}
+
+/// A ratio's interval in words, or why there is none.
+pub fn ratio_words(r: &Result<Interval, NoInterval>) -> String {
+    match r {
+        Ok(iv) => iv.to_string(),
+        Err(e) => format!("no interval ({e})"),
+    }
+}
+
+/// Whether a ratio's interval shows `a` faster than `b` (`Some(true)`), slower
+/// (`Some(false)`), or neither (`None`, also when there is no interval).
+pub fn faster(r: &Result<Interval, NoInterval>) -> Option<bool> {
+    r.as_ref().ok().and_then(|iv| iv.exceeds(1.0))
+}
+
+/// Whether a ratio's interval shows that `a` does not help over `b` (`Some(true)`: the whole
+/// interval at or below `1 + EQUIVALENCE`), that it helps (`Some(false)`: wholly above), or
+/// neither (`None`).
+pub fn no_help(r: &Result<Interval, NoInterval>) -> Option<bool> {
+    r.as_ref()
+        .ok()
+        .and_then(|iv| iv.exceeds(1.0 + EQUIVALENCE))
+        .map(|helps| !helps)
+}
+
+/// Several outcomes taken together: DOES NOT HOLD when any does not hold, else NOT JUDGED when
+/// any is not judged (or there are none), else HOLDS.
+pub fn all_of(outcomes: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
+    let mut any = false;
+    let mut unsure = false;
+    for o in outcomes {
+        any = true;
+        match o {
+            Some(false) => return Some(false),
+            None => unsure = true,
+            Some(true) => {}
         }
     }
+    (any && !unsure).then_some(true)
 }
 
 pub fn pct(fraction: f64) -> String {
@@ -116,5 +166,36 @@ pub fn verdict(
         rule: rule.to_string(),
         holds,
         evidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_combine_failure_first() {
+        assert_eq!(all_of([Some(true), Some(true)]), Some(true));
+        assert_eq!(all_of([Some(true), None]), None);
+        assert_eq!(all_of([None, Some(false)]), Some(false));
+        assert_eq!(all_of([]), None);
+    }
+
+    #[test]
+    fn no_help_needs_the_whole_interval_inside_the_band() {
+        let iv = |lo: f64, hi: f64| {
+            Ok(Interval {
+                point: (lo + hi) / 2.0,
+                lo,
+                hi,
+            })
+        };
+        assert_eq!(no_help(&iv(0.99, 1.01)), Some(true));
+        assert_eq!(no_help(&iv(0.80, 0.85)), Some(true), "slower is no help");
+        assert_eq!(no_help(&iv(1.03, 1.04)), Some(false));
+        assert_eq!(no_help(&iv(1.01, 1.03)), None, "across the band's edge");
+        assert_eq!(no_help(&Err(NoInterval::TooFewSamples { have: 2 })), None);
+        assert_eq!(faster(&iv(1.01, 1.03)), Some(true));
+        assert_eq!(faster(&iv(0.99, 1.03)), None);
     }
 }

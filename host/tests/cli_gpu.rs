@@ -1,6 +1,6 @@
 //! GPU-only checks of the pieces the experiments stand on. Where the build found no CUDA driver
 //! (build.rs sets `lab_gpu` when it finds libcuda), `cargo test` lists them as ignored with the
-//! reason; they also return early, saying SKIP, if the driver is missing at run time.
+//! reason; asked to run anyway (`--ignored`) without a driver, they fail.
 
 use std::process::Command;
 
@@ -8,18 +8,26 @@ use host::cuda::{driver_present, CudaError, Gpu, Module};
 use host::experiments::residency::{hold_at_blocks, BLOCKS_PER_SM};
 use kernels_gpu::variants::{GEMM, MEMCPY, REGS};
 
-fn gpu() -> Option<Gpu> {
-    if !driver_present() {
-        eprintln!("SKIP: no CUDA driver");
-        return None;
-    }
-    Some(Gpu::open(0).expect("open device 0"))
+/// Fails a GPU-only test asked to run (`--ignored`, or a build that found libcuda) on a machine
+/// without a driver: it must not pass without having run.
+fn require_driver() {
+    assert!(
+        driver_present(),
+        "no CUDA driver: this GPU-only test was asked to run and cannot (it fails rather than \
+         passing untested)"
+    );
+}
+
+/// Device 0 (see [`require_driver`]).
+fn gpu() -> Gpu {
+    require_driver();
+    Gpu::open(0).expect("open device 0")
 }
 
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_built_in_module_has_every_entry_and_the_jit_reports_them() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
     let report = ptxas_report::parse_report(module.info_log()).unwrap();
     for entry in GEMM
@@ -38,7 +46,7 @@ fn the_built_in_module_has_every_entry_and_the_jit_reports_them() {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_missing_entry_is_named_with_the_entries_the_module_has() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
     let Err(e) = module.kernel("gemm_tm3_tn3") else {
         panic!("found a missing entry")
@@ -54,7 +62,7 @@ fn a_missing_entry_is_named_with_the_entries_the_module_has() {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_copy_variant_is_held_at_two_blocks_per_sm() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
     for v in MEMCPY {
         let k = module.kernel(v.entry).unwrap();
@@ -71,7 +79,7 @@ fn every_copy_variant_is_held_at_two_blocks_per_sm() {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_cap_module_respects_its_cap() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     for &cap in REGS.caps {
         let ptx = host::modules::capped(cap).expect("a module per cap");
         let module = Module::load(&gpu, "capped", ptx.as_bytes()).unwrap();
@@ -113,9 +121,7 @@ fn run_against_itself(what: &str, args: &[&str]) -> host::experiments::RunResult
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn compare_with_a_module_file_fills_the_comparison() {
-    if gpu().is_none() {
-        return;
-    }
+    require_driver();
     let r = run_against_itself(
         "occupancy",
         &[
@@ -147,9 +153,7 @@ fn compare_with_a_module_file_fills_the_comparison() {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn bandwidth_compare_holds_and_checks_both_sides() {
-    if gpu().is_none() {
-        return;
-    }
+    require_driver();
     let r = run_against_itself(
         "bandwidth",
         &[
@@ -203,9 +207,7 @@ fn tuned_labels() -> String {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn tuned_variants_pass_at_tiling_and_non_tiling_sizes() {
-    if gpu().is_none() {
-        return;
-    }
+    require_driver();
     let labels = tuned_labels();
     for size in ["512", "333x250x77", "1x1x1", "257x129x1000"] {
         let r = occupancy(&["--size", size, "--variants", &labels, "--no-cublas"]);
@@ -220,12 +222,11 @@ fn tuned_variants_pass_at_tiling_and_non_tiling_sizes() {
 }
 
 /// cuBLAS runs beside the variants: its row verified, its version recorded, a ratio on every row.
+/// The run asks for cuBLAS, so a machine without it fails the test.
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn cublas_row_is_present_and_verified() {
-    if gpu().is_none() {
-        return;
-    }
+    require_driver();
     let r = occupancy(&["--size", "384x256x200", "--variants", "R1,R4"]);
     let run = r.occupancy.expect("experiment 1 ran");
     match run.cublas.expect("cuBLAS asked for") {
@@ -242,10 +243,7 @@ fn cublas_row_is_present_and_verified() {
             }
         }
         host::experiments::occupancy::CublasOutcome::Unavailable { reason } => {
-            eprintln!("SKIP: cuBLAS is not on this machine: {reason}");
-            for row in &run.rows {
-                assert_eq!(row.vs_cublas, None);
-            }
+            panic!("cuBLAS was asked for and is not on this machine: {reason}")
         }
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 /// Top-level modules of `host/src` by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
     &["results", "table", "modules"],
-    &["claim", "figure", "occupancy"],
+    &["claim", "confidence", "figure", "occupancy"],
     &["cuda"],
     &["sampling", "flags"],
     &["calculator"],

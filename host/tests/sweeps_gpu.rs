@@ -1,8 +1,8 @@
 //! GPU-only runs of experiments 4 and 5 on small sweeps: every copy, the chase and every FMA
 //! point verified, each point at the residency asked for, the model and Volkov's table filled in.
 //! Where the build found no CUDA driver (build.rs sets `lab_gpu` when it finds libcuda), `cargo
-//! test` lists them as ignored with the reason; they also return early, saying SKIP, if the
-//! driver is missing at run time. No timing decides anything here.
+//! test` lists them as ignored with the reason; asked to run anyway (`--ignored`) without a
+//! driver, they fail. No timing decides anything here.
 
 use clap::Parser;
 use host::cuda::{driver_present, Gpu};
@@ -10,12 +10,15 @@ use host::experiments::contract::{Experiment, RunContext};
 use host::experiments::{ilp, inflight};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 
-fn gpu() -> Option<Gpu> {
-    if !driver_present() {
-        eprintln!("SKIP: no CUDA driver");
-        return None;
-    }
-    Some(Gpu::open(0).expect("open device 0"))
+/// Device 0. A GPU-only test asked to run (`--ignored`, or a build that found libcuda) on a
+/// machine without a driver fails here: it must not pass without having run.
+fn gpu() -> Gpu {
+    assert!(
+        driver_present(),
+        "no CUDA driver: this GPU-only test was asked to run and cannot (it fails rather than \
+         passing untested)"
+    );
+    Gpu::open(0).expect("open device 0")
 }
 
 fn context(gpu: &Gpu) -> RunContext {
@@ -48,7 +51,7 @@ struct IlpCmd {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_small_bytes_in_flight_sweep_runs_verified() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     let args = InflightCmd::parse_from([
         "inflight",
         "--threads",
@@ -91,6 +94,13 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         assert_eq!(row.blocks_per_sm, row.point.blocks_per_sm, "{}", row.entry);
         assert!(row.gbps > 0.0 && row.predicted_gbps > 0.0, "{}", row.entry);
         assert_eq!(row.timing.samples_ms.len(), 3);
+        // The built-in PTX is JIT-compiled with a report for every entry.
+        let s = row.spills.expect("spill figures recorded");
+        assert!(
+            s.stores.is_some() && s.loads.is_some(),
+            "{}: {s:?}",
+            row.entry
+        );
     }
     assert_eq!(r.headline.least_occupancy.len(), 2);
     let t = inflight::Spec::table(&r, &test_meta());
@@ -100,7 +110,7 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_small_ilp_sweep_runs_verified() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = gpu();
     let args = IlpCmd::parse_from([
         "ilp",
         "--ilp",
@@ -132,6 +142,76 @@ fn a_small_ilp_sweep_runs_verified() {
         );
     }
     assert_eq!(r.volkov.len(), 2);
+    for row in &r.rows {
+        assert!(
+            row.check.what.starts_with("every one of"),
+            "every thread checked: {}",
+            row.check.what
+        );
+    }
+}
+
+/// A copy whose loads cannot fit the registers its block size allows: 1024 threads leave 64
+/// registers per thread, and 32 loads of 16 B are 128 registers of data alone. The compiler's
+/// report for the module run must show it (spills or a stack frame), the row must say so, and
+/// the claims must leave it out.
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
+    let gpu = gpu();
+    let args = InflightCmd::parse_from([
+        "inflight",
+        "--threads",
+        "1024",
+        "--loads",
+        "32",
+        "--widths",
+        "4",
+        "--warps-per-sm",
+        "32",
+        "--copy-mib",
+        "64",
+        "--chase-mib",
+        "256",
+        "--chase-steps",
+        "20000",
+    ])
+    .args;
+    let plan = inflight::Spec::plan(&args).unwrap();
+    let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    assert!(inflight::Spec::failed_checks(&r).is_empty());
+    let big = r
+        .rows
+        .iter()
+        .find(|x| x.entry == "memcpy_t1024_l32_w4")
+        .unwrap_or_else(|| panic!("not run: {:?}", r.skipped));
+    assert!(big.spilled(), "{:?}", big.spills);
+    assert!(!big.usable());
+    assert!(
+        big.flags
+            .iter()
+            .any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
+        "{:?}",
+        big.flags
+    );
+    for row in &r.rows {
+        assert_eq!(
+            row.spilled(),
+            row.flags
+                .iter()
+                .any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
+            "{}",
+            row.entry
+        );
+    }
+    let t = inflight::Spec::table(&r, &test_meta());
+    assert!(
+        t.notes
+            .iter()
+            .any(|n| n.contains("memcpy_t1024_l32_w4 at 1 blocks/SM")),
+        "{:?}",
+        t.notes
+    );
 }
 
 fn test_meta() -> host::results::RunMeta {

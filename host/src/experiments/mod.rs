@@ -20,6 +20,7 @@ pub mod occupancy;
 pub mod registry;
 pub mod regs;
 pub mod residency;
+pub mod spills;
 pub mod verify;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

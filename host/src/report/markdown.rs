@@ -129,9 +129,13 @@ pub fn report(
         .filter(|v| sections.iter().any(|s| s.number == v.experiment))
         .cloned()
         .collect();
-    out.push_str(
-        "\nEach claim below is judged from this run's figures by the rule stated with it; rows \
-whose correctness check failed are left out of the judgement.\n\n## Verdicts\n\n",
+    let _ = write!(
+        out,
+        "\nEach claim below is judged from this run's figures by the rule stated with it, every \
+comparison on the {:.0}% bootstrap confidence interval of its ratio (a claim is NOT JUDGED when \
+an interval it rests on straddles the threshold); rows whose correctness check failed are left \
+out of the judgement.\n\n## Verdicts\n\n",
+        crate::confidence::LEVEL * 100.0
     );
     out.push_str(&verdict_section(&verdicts));
     for section in sections {

@@ -2,8 +2,11 @@
 
 use super::{Bandwidth, CopyRow};
 use crate::claim::{
-    passing, pct, verdict, with_exclusions, Verdict, BANDWIDTH_WITHIN, OCCUPANCY_SPAN,
+    passing, pct, ratio, verdict, with_exclusions, with_interval_rule, Verdict, BANDWIDTH_WITHIN,
+    OCCUPANCY_SPAN,
 };
+use crate::confidence::{Interval, NoInterval};
+use crate::results::Timing;
 
 /// The two claims, in order.
 pub fn claims(bw: Option<&Bandwidth>) -> Vec<Verdict> {
@@ -44,13 +47,26 @@ const CLAIM_4: &str = "A few threads with many bytes in flight reach the bandwid
 threads (the blog's T14f4 vs T1).";
 const RULE_4: &str = "The copy variant with the fewest threads per block (ties: most bytes in \
 flight per thread) reaches at least 90% of the GB/s of the variant with the most threads per \
-block (ties: fewest bytes per thread).";
+block (ties: fewest bytes per thread): the interval of its GB/s over the other's lies wholly at \
+or above 0.9. DOES NOT HOLD when it lies wholly below 0.9.";
+
+fn share(a: &CopyRow, b: (f64, &Timing)) -> Result<Interval, NoInterval> {
+    ratio((a.gbps, &a.timing), b)
+}
+
+fn share_words(r: &Result<Interval, NoInterval>, point: f64) -> String {
+    match r {
+        Ok(iv) => iv.show(pct),
+        Err(e) => format!("{} (no interval: {e})", pct(point)),
+    }
+}
 
 fn few_threads_match_many(bw: Option<&Bandwidth>) -> Verdict {
     let key = "few-threads-match-many";
+    let rule = with_interval_rule(RULE_4);
     let (ok, failed) = match copy_rows(bw) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 2, CLAIM_4, RULE_4, None, why),
+        Err(why) => return verdict(key, 2, CLAIM_4, &rule, None, why),
     };
     let few = ok
         .iter()
@@ -76,44 +92,42 @@ fn few_threads_match_many(bw: Option<&Bandwidth>) -> Verdict {
             cp(few),
             cp(many)
         );
-        return verdict(key, 2, CLAIM_4, RULE_4, None, with_exclusions(why, &failed));
+        return verdict(key, 2, CLAIM_4, &rule, None, with_exclusions(why, &failed));
     }
-    let share = few.gbps / many.gbps;
-    let holds = share >= 1.0 - BANDWIDTH_WITHIN;
+    let iv = share(few, (many.gbps, &many.timing));
+    let holds = iv
+        .as_ref()
+        .ok()
+        .and_then(|iv| iv.exceeds(1.0 - BANDWIDTH_WITHIN));
     let ev = format!(
         "{} vs {}: {} (bound {})",
         cp(few),
         cp(many),
-        pct(share),
+        share_words(&iv, few.gbps / many.gbps),
         pct(1.0 - BANDWIDTH_WITHIN)
     );
-    verdict(
-        key,
-        2,
-        CLAIM_4,
-        RULE_4,
-        Some(holds),
-        with_exclusions(ev, &failed),
-    )
+    verdict(key, 2, CLAIM_4, &rule, holds, with_exclusions(ev, &failed))
 }
 
 const CLAIM_5: &str = "Bandwidth stays saturated across a wide range of occupancy: many threads \
 are not needed to hide memory latency.";
 const RULE_5: &str = "The copy variants that reach at least 90% of the device-to-device copy \
-bandwidth measured in the same run span at least a 10x range of theoretical occupancy (highest / \
-lowest occupancy among them).";
+bandwidth measured in the same run (the interval of their GB/s over the copy's wholly at or \
+above 0.9) span at least a 10x range of theoretical occupancy (highest / lowest occupancy among \
+them). DOES NOT HOLD when even the variants not shown below 90% (interval not wholly below 0.9) \
+span less than 10x.";
 
 fn bandwidth_flat_over_occupancy(bw: Option<&Bandwidth>) -> Verdict {
     let key = "bandwidth-flat-over-occupancy";
+    let rule = with_interval_rule(RULE_5);
     let (ok, failed) = match copy_rows(bw) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 2, CLAIM_5, RULE_5, None, why),
+        Err(why) => return verdict(key, 2, CLAIM_5, &rule, None, why),
     };
-    let reference = bw.map(|b| b.reference_gbps).unwrap_or(0.0);
-    if reference <= 0.0 {
+    let Some(bw) = bw.filter(|b| b.reference_gbps > 0.0) else {
         let why = "no copy reference bandwidth was measured".to_string();
-        return verdict(key, 2, CLAIM_5, RULE_5, None, with_exclusions(why, &failed));
-    }
+        return verdict(key, 2, CLAIM_5, &rule, None, with_exclusions(why, &failed));
+    };
     let occ = |rows: &[&CopyRow]| {
         let hi = rows.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
         let lo = rows.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
@@ -127,51 +141,69 @@ fn bandwidth_flat_over_occupancy(bw: Option<&Bandwidth>) -> Verdict {
             pct(hi_all),
             OCCUPANCY_SPAN
         );
-        return verdict(key, 2, CLAIM_5, RULE_5, None, with_exclusions(why, &failed));
+        return verdict(key, 2, CLAIM_5, &rule, None, with_exclusions(why, &failed));
     }
-    let bound = reference * (1.0 - BANDWIDTH_WITHIN);
-    let (within, below): (Vec<&CopyRow>, Vec<&CopyRow>) =
-        ok.iter().copied().partition(|r| r.gbps >= bound);
-    let list = |rows: &[&CopyRow]| {
-        if rows.is_empty() {
-            "none".to_string()
-        } else {
-            rows.iter()
-                .map(|r| format!("{} {:.1} GB/s at {}", r.variant, r.gbps, pct(r.occupancy)))
-                .collect::<Vec<_>>()
-                .join(", ")
+    let reference = (bw.reference_gbps, &bw.reference_timing);
+    let mut within = Vec::new();
+    let mut possible = Vec::new();
+    let mut listed = Vec::new();
+    for r in &ok {
+        let iv = share(r, reference);
+        let reaches = iv
+            .as_ref()
+            .ok()
+            .and_then(|iv| iv.exceeds(1.0 - BANDWIDTH_WITHIN));
+        if reaches == Some(true) {
+            within.push(*r);
         }
+        if reaches != Some(false) {
+            possible.push(*r);
+        }
+        listed.push(format!(
+            "{} at {}: {}{}",
+            r.variant,
+            pct(r.occupancy),
+            share_words(&iv, r.gbps / bw.reference_gbps),
+            match reaches {
+                Some(true) => "",
+                Some(false) => " (below)",
+                None => " (not judged)",
+            }
+        ));
+    }
+    let span = |rows: &[&CopyRow]| {
+        let (lo, hi) = occ(rows);
+        (!rows.is_empty()).then(|| (lo, hi, hi / lo))
     };
-    let (holds, span_text) = if within.is_empty() {
-        (false, "no variant reaches the bound".to_string())
-    } else {
-        let (lo, hi) = occ(&within);
-        let span = hi / lo;
-        (
-            span >= OCCUPANCY_SPAN,
+    let (holds, span_text) = match (span(&within), span(&possible)) {
+        (Some((lo, hi, s)), _) if s >= OCCUPANCY_SPAN => (
+            Some(true),
             format!(
-                "they span {} to {} = {:.1}x (need {:.0}x)",
+                "those reaching it span {} to {} = {:.1}x (need {:.0}x)",
                 pct(lo),
                 pct(hi),
-                span,
+                s,
                 OCCUPANCY_SPAN
             ),
-        )
+        ),
+        (_, None) => (Some(false), "no variant reaches the bound".to_string()),
+        (_, Some((lo, hi, s))) => (
+            (s < OCCUPANCY_SPAN).then_some(false),
+            format!(
+                "those not shown below it span {} to {} = {:.1}x (need {:.0}x)",
+                pct(lo),
+                pct(hi),
+                s,
+                OCCUPANCY_SPAN
+            ),
+        ),
     };
     let ev = format!(
-        "reference {:.1} GB/s, bound {:.1} GB/s; at or above: {}; {}; below: {}",
-        reference,
-        bound,
-        list(&within),
-        span_text,
-        list(&below)
+        "reference {:.1} GB/s, bound {}; each variant's share of it: {}; {}",
+        bw.reference_gbps,
+        pct(1.0 - BANDWIDTH_WITHIN),
+        listed.join(", "),
+        span_text
     );
-    verdict(
-        key,
-        2,
-        CLAIM_5,
-        RULE_5,
-        Some(holds),
-        with_exclusions(ev, &failed),
-    )
+    verdict(key, 2, CLAIM_5, &rule, holds, with_exclusions(ev, &failed))
 }

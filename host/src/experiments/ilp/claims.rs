@@ -3,7 +3,8 @@
 //! [`REACHED`] of the FP32 peak at the measured clock, the fraction of Volkov's table.
 
 use super::row::{Ilp, IlpRow, VOLKOV_FRACTION};
-use crate::claim::Verdict;
+use crate::claim::{all_of, Verdict};
+use crate::confidence::{self, Interval, NoInterval, Timed};
 
 /// Fraction of peak that counts as reaching it.
 pub const REACHED: f64 = VOLKOV_FRACTION;
@@ -13,19 +14,37 @@ pub const LOW_OCCUPANCY: f64 = 0.125;
 pub const MIN_ILP: u32 = 4;
 const EPS: f64 = 1e-9;
 
-fn best<'a>(rows: impl Iterator<Item = &'a IlpRow>) -> Option<&'a IlpRow> {
-    rows.filter(|r| r.checked())
-        .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
+/// A row's fraction of the peak with its bootstrap interval.
+fn fraction(r: &IlpRow) -> Result<Interval, NoInterval> {
+    confidence::value(Timed::new(r.fraction_of_peak, &r.timing))
+}
+
+/// Whether a row reaches the peak: its interval wholly at or above [`REACHED`] (`Some(true)`),
+/// wholly below it (`Some(false)`), or neither.
+fn reaches(r: &IlpRow) -> Option<bool> {
+    fraction(r).ok().and_then(|iv| iv.exceeds(REACHED))
 }
 
 fn describe(r: &IlpRow) -> String {
     format!(
-        "ILP {} at {} warps/SM ({:.2}% occupancy): {:.0} GFLOP/s, {:.1}% of peak",
+        "ILP {} at {} warps/SM ({:.2}% occupancy): {:.0} GFLOP/s, {} of peak",
         r.ilp,
         r.warps_per_sm,
         r.occupancy * 100.0,
         r.gflops,
-        r.fraction_of_peak * 100.0
+        match fraction(r) {
+            Ok(iv) => iv.show(|x| format!("{:.1}%", x * 100.0)),
+            Err(e) => format!("{:.1}% (no interval: {e})", r.fraction_of_peak * 100.0),
+        }
+    )
+}
+
+fn interval_words() -> String {
+    format!(
+        "on the {:.0}% bootstrap interval of the row's fraction of the peak ({} resamples of its \
+         samples, fixed seed)",
+        confidence::LEVEL * 100.0,
+        confidence::RESAMPLES
     )
 }
 
@@ -47,13 +66,34 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
 
 /// "With ILP >= 4, 90% of FP32 peak is reached at <= 12.5% occupancy."
 ///
-/// Rule: among checked rows with ILP >= 4 and occupancy <= 12.5%, HOLDS when the best reaches
-/// 90% of peak, DOES NOT HOLD when it does not, NOT JUDGED without such rows.
+/// Rule: among checked rows with ILP >= 4 and occupancy <= 12.5%, HOLDS when one's interval lies
+/// wholly at or above 90% of the peak, DOES NOT HOLD when every one's lies wholly below it, NOT
+/// JUDGED otherwise or without such rows.
 pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
-    let b = best(
-        rows.iter()
-            .filter(|r| r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS),
-    );
+    let low: Vec<&IlpRow> = rows
+        .iter()
+        .filter(|r| r.checked() && r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS)
+        .collect();
+    let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
+    let holds = if outcomes.contains(&Some(true)) {
+        Some(true)
+    } else if !outcomes.is_empty() && outcomes.iter().all(|o| *o == Some(false)) {
+        Some(false)
+    } else {
+        None
+    };
+    // The row that decides: one that reaches the peak, else the best by median.
+    let shown = low
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, o)| **o == Some(true))
+        .map(|(r, _)| *r)
+        .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
+        .or_else(|| {
+            low.iter()
+                .copied()
+                .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
+        });
     Verdict {
         key: "ilp-peak-at-low-occupancy",
         experiment: 5,
@@ -63,41 +103,51 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
             LOW_OCCUPANCY * 100.0
         ),
         rule: format!(
-            "best checked row with ILP >= {MIN_ILP} and occupancy <= {:.1}% reaches {:.0}% of the \
-             peak at the measured SM clock",
+            "a checked row with ILP >= {MIN_ILP} and occupancy <= {:.1}% reaches {:.0}% of the \
+             peak at the measured SM clock, {}: HOLDS when one row's interval lies at or above \
+             it, DOES NOT HOLD when every row's lies below it, NOT JUDGED otherwise",
             LOW_OCCUPANCY * 100.0,
-            REACHED * 100.0
+            REACHED * 100.0,
+            interval_words()
         ),
-        holds: b.map(|r| r.fraction_of_peak >= REACHED),
-        evidence: b.map_or_else(
+        holds,
+        evidence: shown.map_or_else(
             || format!("no checked row with ILP >= {MIN_ILP} at <= 12.5% occupancy"),
-            |r| format!("best: {}", describe(r)),
+            |r| format!("best: {} ({} rows considered)", describe(r), low.len()),
         ),
     }
 }
 
 /// "At 100% occupancy without ILP the peak is not reached."
 ///
-/// Rule: the checked rows with ILP 1 at 100% occupancy; HOLDS when the best stays below 90% of
-/// peak, DOES NOT HOLD when it reaches it, NOT JUDGED without such a row.
+/// Rule: the checked rows with ILP 1 at 100% occupancy; HOLDS when every one's interval lies
+/// wholly below 90% of the peak, DOES NOT HOLD when one's lies wholly at or above it, NOT JUDGED
+/// otherwise or without such a row.
 pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
-    let b = best(
-        rows.iter()
-            .filter(|r| r.ilp == 1 && r.occupancy >= 1.0 - EPS),
-    );
+    let full: Vec<&IlpRow> = rows
+        .iter()
+        .filter(|r| r.checked() && r.ilp == 1 && r.occupancy >= 1.0 - EPS)
+        .collect();
+    let holds = all_of(full.iter().map(|r| reaches(r).map(|reached| !reached)));
+    let best = full
+        .iter()
+        .copied()
+        .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak));
     Verdict {
         key: "no-ilp-misses-peak-at-full-occupancy",
         experiment: 5,
         claim: "at 100% occupancy without ILP the FP32 peak is not reached".into(),
         rule: format!(
-            "best checked row with ILP 1 at 100% occupancy stays below {:.0}% of the peak at the \
-             measured SM clock",
-            REACHED * 100.0
+            "every checked row with ILP 1 at 100% occupancy stays below {:.0}% of the peak at the \
+             measured SM clock, {}: HOLDS when every row's interval lies below it, DOES NOT HOLD \
+             when one's lies at or above it, NOT JUDGED otherwise",
+            REACHED * 100.0,
+            interval_words()
         ),
-        holds: b.map(|r| r.fraction_of_peak < REACHED),
-        evidence: b.map_or_else(
+        holds,
+        evidence: best.map_or_else(
             || "no checked row with ILP 1 at 100% occupancy".to_owned(),
-            describe,
+            |r| format!("best: {}", describe(r)),
         ),
     }
 }
@@ -140,5 +190,29 @@ mod tests {
         let mut wrong = row(1, 64, 0.5);
         wrong.check.passed = false;
         assert_eq!(no_ilp_misses_peak_at_full_occupancy(&[wrong]).holds, None);
+    }
+
+    #[test]
+    fn a_fraction_within_noise_of_the_bar_is_not_judged() {
+        // 90.1% of the peak with +-2% noise: the interval straddles 90%.
+        let mut r = row(4, 8, 0.901);
+        let m = r.timing.median_ms;
+        r.timing = crate::sampling::summarize(
+            (0..9).map(|i| m * (0.98 + 0.005 * f64::from(i))).collect(),
+            None,
+            None,
+        );
+        let v = ilp_reaches_peak_at_low_occupancy(std::slice::from_ref(&r));
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
+        let mut full = r.clone();
+        full.ilp = 1;
+        full.occupancy = 1.0;
+        let v = no_ilp_misses_peak_at_full_occupancy(&[full]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        // Too few samples: no interval, no judgement.
+        let mut few = row(4, 8, 0.99);
+        few.timing = crate::sampling::summarize(vec![1.0, 1.0], None, None);
+        assert_eq!(ilp_reaches_peak_at_low_occupancy(&[few]).holds, None);
     }
 }

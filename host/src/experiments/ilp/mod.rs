@@ -1,7 +1,7 @@
 //! Experiment 5, instruction-level parallelism: FMA kernels with 1 to 16 independent chains per
 //! thread over 1 to 64 resident warps per SM (blocks held by dynamic shared memory, one full
 //! wave), each point's GFLOP/s against the FP32 peak at the SM clock measured during the run,
-//! every launch checked bit for bit on a sample of threads. Volkov's table answers: for each
+//! every thread of every launch checked bit for bit against the CPU. Volkov's table answers: for each
 //! ILP, how few warps reach 90% of the peak?
 //!
 //! ```text

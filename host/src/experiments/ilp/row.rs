@@ -123,7 +123,7 @@ pub(crate) mod tests {
             timing: Timing {
                 noise: Some(0.001),
                 noise_target: Some(0.005),
-                ..crate::sampling::summarize(vec![1.0], None, None)
+                ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
             },
             check: Check {
                 passed: true,

@@ -11,9 +11,9 @@ use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::FmaParams;
 
 use super::plan::{gflops, layout, sized_iters, Layout};
-use super::reference::{check_fma, checked_threads, DEFAULT_A, DEFAULT_B};
+use super::reference::{check_fma, ChainTable, DEFAULT_A, DEFAULT_B};
 use super::row::{volkov_table, Ilp, IlpRow, VOLKOV_FRACTION};
-use super::{kernel as fma_kernel, Plan, Spec, UnknownIlp};
+use super::{kernel as fma_kernel, Plan, Spec, SweepArgs, UnknownIlp};
 use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel, Launch as KernelLaunch, LaunchShape};
 use crate::experiments::contract::{Experiment, RunContext};
 use crate::experiments::module_source::load;
@@ -59,21 +59,39 @@ fn launch(
     unsafe { l.launch(kernel, shape, &params) }
 }
 
+/// One launch into a zeroed `out`, every thread's result checked against `table`.
 fn verify(
     gpu: &Gpu,
     kernel: &Kernel<'_>,
     out: &mut CudaSlice<f32>,
     s: &Shape,
     ilp: u32,
-    seed: u64,
+    table: &ChainTable,
 ) -> Result<Check, CudaError> {
     gpu.clear(out)?;
     launch(gpu, kernel, out, s)?;
     let host = gpu.download(out)?;
-    let threads = checked_threads(s.grid * s.threads, seed);
-    Ok(check_fma(
-        &host, &threads, ilp, DEFAULT_A, DEFAULT_B, s.iters,
-    ))
+    Ok(check_fma(&host, s.grid * s.threads, ilp, s.iters, table))
+}
+
+/// The rounds (`iters`) of every point the sweep may run, for the CPU's chain table.
+fn sweep_iters(
+    sweep: &SweepArgs,
+    warp_size: u32,
+    max_block: u32,
+    max_blocks: u32,
+    lanes: u32,
+) -> Vec<i32> {
+    let mut all = Vec::new();
+    for &ilp in &sweep.ilp {
+        for &warps in &sweep.warps_per_sm {
+            if layout(warps, warp_size, max_block, max_blocks).is_some() {
+                let iters = sized_iters(ilp, warps, lanes, warp_size, sweep.target_cycles);
+                all.push(i32::try_from(iters).expect("sized_iters stays within i32"));
+            }
+        }
+    }
+    all
 }
 
 /// Mean of the clock readings around a figure's samples (MHz).
@@ -98,6 +116,21 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError
         ctx,
         p.sweep.ilp.len() * p.sweep.warps_per_sm.len(),
         Spec::NAME,
+    );
+    // Every chain of the sweep on the CPU first, once: then every thread of every launch can be
+    // checked against it.
+    bar.set_message("CPU reference chains");
+    let table = ChainTable::new(
+        sweep_iters(
+            &p.sweep,
+            info.warp_size,
+            max_block,
+            info.max_blocks_per_sm,
+            SIZING_LANES,
+        ),
+        p.sweep.ilp.iter().copied().max().unwrap_or(1),
+        DEFAULT_A,
+        DEFAULT_B,
     );
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
@@ -173,7 +206,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError
                 }
             })
             .in_variant(name)?;
-            let check = verify(gpu, &kernel, &mut out, &mine, ilp, ctx.seed).in_variant(name)?;
+            let check = verify(gpu, &kernel, &mut out, &mine, ilp, &table).in_variant(name)?;
             let flops = variant.flops(total_threads, mine.iters) as f64;
             let value = gflops(flops, timing.median_ms);
             let sm_clock = mean_clock_mhz(&timing);
@@ -188,7 +221,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError
                         dyn_smem: d,
                         ..mine
                     };
-                    let check = verify(gpu, k, &mut out, &s, ilp, ctx.seed).in_variant(name)?;
+                    let check = verify(gpu, k, &mut out, &s, ilp, &table).in_variant(name)?;
                     let theirs = gflops(flops, t.median_ms);
                     flags.extend(t.flags.iter().map(|f| format!("compared module: {f}")));
                     Some(Comparison {
@@ -260,6 +293,35 @@ pub fn failed_checks(result: &Ilp) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::sampling::summarize;
+
+    #[test]
+    fn the_chain_table_covers_every_point_of_the_sweep() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cmd {
+            #[command(flatten)]
+            args: SweepArgs,
+        }
+        // Every ILP and warps target, sized to few rounds so that the CPU's chains are quick.
+        let sweep = Cmd::try_parse_from(["ilp", "--target-cycles", "1000"])
+            .unwrap()
+            .args;
+        let table = ChainTable::new(
+            sweep_iters(&sweep, 32, 1024, 32, SIZING_LANES),
+            *sweep.ilp.iter().max().unwrap(),
+            DEFAULT_A,
+            DEFAULT_B,
+        );
+        for &ilp in &sweep.ilp {
+            for &warps in &sweep.warps_per_sm {
+                let iters = sized_iters(ilp, warps, SIZING_LANES, 32, sweep.target_cycles);
+                assert!(
+                    table.expected(ilp, iters as i32).is_some(),
+                    "ILP {ilp} at {warps} warps/SM ({iters} rounds) has no reference"
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_clock_is_the_mean_of_the_readings() {

@@ -15,13 +15,14 @@
 //!
 //! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`chase`]
 //! (latency, CPU side), [`row`] (typed results and headline figures), [`claims`] (verdict
-//! rules), [`plots`], [`table`] (columns and notes), and [`run`], the one file that touches the
-//! driver.
+//! rules), [`notes`] (the model's fit and the other figures the notes quote), [`plots`],
+//! [`table`] (columns and notes), and [`run`], the one file that touches the driver.
 
 pub mod chase;
 pub mod claims;
 pub mod grid;
 pub mod model;
+pub mod notes;
 pub mod plots;
 pub mod row;
 pub mod run;
@@ -315,6 +316,7 @@ impl Experiment for Spec {
     fn columns() -> Vec<Column<InflightRow>> {
         let mut c = table::columns();
         c.extend(compared_columns("Other GB/s", "GB/s", 1));
+        c.extend(table::compared_spill_columns());
         c
     }
 

@@ -9,7 +9,7 @@ use super::row::{Inflight, InflightRow};
 use crate::figure::{Figure, Heatmap, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
 /// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among
-/// the checked rows there (widths and block sizes with the same bytes per thread share a cell).
+/// the usable rows there (checked, and not spilling) (widths and block sizes with the same bytes per thread share a cell).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeatCells {
     pub warps: Vec<u32>,
@@ -19,7 +19,7 @@ pub struct HeatCells {
 }
 
 pub fn heat_cells(rows: &[InflightRow]) -> HeatCells {
-    let checked: Vec<&InflightRow> = rows.iter().filter(|r| r.checked()).collect();
+    let checked: Vec<&InflightRow> = rows.iter().filter(|r| r.usable()).collect();
     let mut warps: Vec<u32> = checked.iter().map(|r| r.warps_per_sm).collect();
     let mut bytes: Vec<u32> = checked.iter().map(|r| r.bytes_per_thread).collect();
     for v in [&mut warps, &mut bytes] {
@@ -69,6 +69,7 @@ pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> Scat
     let mut series = per_width(rows, |r| r.bytes_in_flight_per_sm as f64);
     let xs: Vec<f64> = rows
         .iter()
+        .filter(|r| r.usable())
         .map(|r| r.bytes_in_flight_per_sm as f64)
         .collect();
     let lo = xs.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
@@ -94,7 +95,8 @@ pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> Scat
     }
 }
 
-/// One series of measured GB/s per access width over the checked rows, at `x(row)`.
+/// One series of measured GB/s per access width over the usable rows (checked, and not
+/// spilling: a spilling point's bytes in flight are not what it claims), at `x(row)`.
 fn per_width(rows: &[InflightRow], x: impl Fn(&InflightRow) -> f64) -> Vec<Series> {
     let mut widths: Vec<u32> = rows.iter().map(|r| r.point.shape.width).collect();
     widths.sort_unstable();
@@ -105,7 +107,7 @@ fn per_width(rows: &[InflightRow], x: impl Fn(&InflightRow) -> f64) -> Vec<Serie
             name: format!("{} B per access", 4 * w),
             points: rows
                 .iter()
-                .filter(|r| r.checked() && r.point.shape.width == w)
+                .filter(|r| r.usable() && r.point.shape.width == w)
                 .map(|r| LabelledPoint {
                     x: x(r),
                     y: r.gbps,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::chase::Latency;
 use super::grid::Point;
 use super::model::LittlesLaw;
+use crate::experiments::spills::Spills;
 use crate::results::{Check, Comparison, Timing};
 use crate::table::TableRow;
 
@@ -37,7 +38,22 @@ pub struct InflightRow {
     pub check: Check,
     pub flags: Vec<String>,
     pub compare: Option<Comparison>,
+    /// Our build's spill and stack figures for the entry, as compiled for this run (absent in
+    /// runs recorded before they were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spills: Option<Spills>,
+    /// The compared module's, where it was timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_spills: Option<Spills>,
 }
+
+/// The rows conclusions about bytes in flight may use ([`InflightRow::usable`]).
+pub fn usable(rows: &[InflightRow]) -> impl Iterator<Item = &InflightRow> {
+    rows.iter().filter(|r| r.usable())
+}
+
+/// How the table and the notes show a point whose build keeps values in local memory.
+pub const SPILLS_NOTE: &str = "spills: not all loads in flight";
 
 impl TableRow for InflightRow {
     fn label(&self) -> String {
@@ -55,6 +71,24 @@ impl InflightRow {
     /// Usable for conclusions: the copy was right (ours, and theirs when compared).
     pub fn checked(&self) -> bool {
         self.check.passed && self.compare.as_ref().is_none_or(|c| c.check.passed)
+    }
+
+    /// Our build keeps values in local memory (spills, or a stack frame): its loads cannot all be
+    /// held in the registers its block size allows, so not all of them are in flight together
+    /// and `bytes_in_flight_per_sm` overstates what the point holds. False where the run
+    /// recorded no compiler figures.
+    pub fn spilled(&self) -> bool {
+        self.spills.is_some_and(|s| s.in_local_memory())
+    }
+
+    /// The same of the compared module's build.
+    pub fn compare_spilled(&self) -> bool {
+        self.compare_spills.is_some_and(|s| s.in_local_memory())
+    }
+
+    /// Usable for conclusions about bytes in flight: checked, and our build does not spill.
+    pub fn usable(&self) -> bool {
+        self.checked() && !self.spilled()
     }
 }
 
@@ -120,11 +154,11 @@ pub struct Headline {
 /// Fractions of the copy the headline looks for.
 pub const HEADLINE_FRACTIONS: [f64; 2] = [0.90, 0.95];
 
-/// The checked row with the least occupancy among those reaching `fraction` of the copy; among
-/// equal occupancies, the fastest.
+/// The usable row ([`InflightRow::usable`]) with the least occupancy among those reaching
+/// `fraction` of the copy; among equal occupancies, the fastest.
 pub fn least_occupancy_reaching(rows: &[InflightRow], fraction: f64) -> Option<&InflightRow> {
     rows.iter()
-        .filter(|r| r.checked() && r.fraction_of_copy >= fraction)
+        .filter(|r| r.usable() && r.fraction_of_copy >= fraction)
         .min_by(|a, b| {
             a.occupancy
                 .total_cmp(&b.occupancy)
@@ -208,11 +242,17 @@ pub(crate) mod tests {
             timing: Timing {
                 noise: Some(0.001),
                 noise_target: Some(0.005),
-                ..crate::sampling::summarize(vec![1.0], None, None)
+                ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
             },
             check: passed(),
             flags: vec![],
             compare: None,
+            spills: Some(Spills {
+                stores: Some(0),
+                loads: Some(0),
+                stack_frame: 0,
+            }),
+            compare_spills: None,
         }
     }
 
@@ -240,6 +280,26 @@ pub(crate) mod tests {
             least_occupancy_reaching(&rows, 0.95).unwrap().warps_per_sm,
             8
         );
+    }
+
+    #[test]
+    fn a_spilling_point_never_makes_a_headline() {
+        let mut spills = row(1024, 2, 512, 0.99);
+        spills.spills = Some(Spills {
+            stores: Some(792),
+            loads: Some(792),
+            stack_frame: 800,
+        });
+        assert!(spills.checked() && spills.spilled() && !spills.usable());
+        let rows = vec![spills, row(256, 1, 64, 0.96)];
+        assert_eq!(
+            least_occupancy_reaching(&rows, 0.95).unwrap().warps_per_sm,
+            8
+        );
+        // A run that recorded no compiler figures cannot tell: the point counts.
+        let mut unknown = row(1024, 2, 512, 0.99);
+        unknown.spills = None;
+        assert!(unknown.usable());
     }
 
     #[test]

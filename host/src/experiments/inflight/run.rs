@@ -13,13 +13,14 @@ use kernels_gpu::variants::{ChaseKernel, ChaseParams, CHASE};
 use super::chase::{check_chase, Latency};
 use super::grid::PlanLimits;
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
-use super::row::{headline, CopyReference, Inflight, InflightRow};
+use super::row::{headline, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
 use super::{Plan, Spec, CHASE_L2_MULTIPLE};
 use crate::cuda::{Gpu, Kernel, Launch, LaunchShape};
 use crate::experiments::contract::{Experiment, RunContext};
 use crate::experiments::copy::{copy_gbps, CopyBuffers};
 use crate::experiments::inputs::Rng;
 use crate::experiments::module_source::{load, Kernels, Loaded};
+use crate::experiments::spills::Spills;
 use crate::experiments::{comparison, progress_bar, ExperimentError, InVariant};
 
 /// Largest grid x dimension.
@@ -125,7 +126,34 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
             Err(e) => return Err(e.in_variant(entry)),
         };
         flags.extend(mine.flags.iter().cloned());
-        let compare = comparison(&mine, compared.map(|m| (m, None, None)), &mut flags);
+        // What the compiler did with each module's build of the entry decides whether all its
+        // loads can be in flight: a spill or a stack frame means they cannot.
+        let spills = Spills::of(&ours, &kernel).in_variant(entry)?;
+        let compare_spills = match (&compared, theirs.as_ref(), other.as_ref()) {
+            (Some(_), Some(t), Some(k)) => Some(Spills::of(t, k).in_variant(entry)?),
+            _ => None,
+        };
+        if spills.in_local_memory() {
+            flags.push(format!(
+                "{}; left out of the bytes-in-flight plots, the model fit, the headline and the \
+                 verdicts",
+                spill_flag("ours", &spills)
+            ));
+        }
+        if let Some(s) = compare_spills.filter(Spills::in_local_memory) {
+            flags.push(spill_flag("compared module", &s));
+        }
+        let compare = comparison(
+            &mine,
+            compared.map(|m| {
+                (
+                    m,
+                    compare_spills.and_then(|s| s.stores),
+                    compare_spills.and_then(|s| s.loads),
+                )
+            }),
+            &mut flags,
+        );
         let threads = kernel_point.threads;
         let warps = mine.blocks_per_sm * threads.div_ceil(info.warp_size.max(1));
         let bif = bytes_in_flight_per_sm(
@@ -154,6 +182,8 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
             check: mine.check.clone(),
             flags,
             compare,
+            spills: Some(spills),
+            compare_spills,
         });
         bar.inc(1);
     }
@@ -224,6 +254,18 @@ fn measure_latency(
     let predicted = chase_end(&next, 0, u64::from(steps));
     let check = check_chase(measured.end, predicted, steps);
     Ok(Latency::new(steps, n as u64 * 4, measured, check))
+}
+
+/// The row's note for a build that keeps values in local memory.
+fn spill_flag(whose: &str, s: &Spills) -> String {
+    let spilled = match (s.stores, s.loads) {
+        (Some(st), Some(ld)) => format!("{st} B of spill stores, {ld} B of spill loads, "),
+        _ => String::new(),
+    };
+    format!(
+        "{SPILLS_NOTE} ({whose}: {spilled}{} B stack frame)",
+        s.stack_frame
+    )
 }
 
 /// Every failed check of the run, in words (ours, the compared module's, the chase's).

@@ -2,10 +2,11 @@
 //! model's fit and the pointer from experiment 2. Each column is declared once with its kind;
 //! the one renderer ([`crate::table`]) formats it everywhere.
 
-use super::claims::{experiment2_pointer, model_fit, width_effect};
 use super::model::LittlesLaw;
-use super::row::{Inflight, InflightRow};
+use super::notes::{experiment2_pointer, model_fit, width_effect};
+use super::row::{Inflight, InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
+use crate::experiments::spills::Spills;
 use crate::table::{columns_table, Column, Kind, TableData, Value};
 
 const GBPS: Kind = Kind::Rate {
@@ -39,7 +40,11 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
         Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
         Column::new("In flight/SM (B)", Kind::Bytes, |r| {
-            Value::Int(r.bytes_in_flight_per_sm)
+            if r.spilled() {
+                Value::Text(SPILLS_NOTE.to_owned())
+            } else {
+                Value::Int(r.bytes_in_flight_per_sm)
+            }
         }),
         Column::new("Requests/SM", Kind::Count, |r| {
             Value::Int(r.requests_in_flight_per_sm)
@@ -50,8 +55,47 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         }),
         Column::new("Model GB/s", GBPS, |r| Value::Float(r.predicted_gbps)),
         Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
+        Column::new("Spill stores", Kind::Bytes, |r| {
+            spill(r.spills.and_then(|s| s.stores))
+        }),
+        Column::new("Spill loads", Kind::Bytes, |r| {
+            spill(r.spills.and_then(|s| s.loads))
+        }),
+        Column::new("Stack frame", Kind::Bytes, |r| {
+            spill(r.spills.map(|s| s.stack_frame))
+        }),
         Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
     ]
+}
+
+/// The compared module's spill and stack columns (added after its other columns).
+pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
+    vec![
+        Column::compared("Other spill st/ld", Kind::Pair { sep: "/" }, |r| {
+            match (r.compare.as_ref(), r.compare_spills) {
+                (None, _) => Value::Empty,
+                (
+                    Some(_),
+                    Some(Spills {
+                        stores: Some(st),
+                        loads: Some(ld),
+                        ..
+                    }),
+                ) => Value::Pair(st.into(), ld.into()),
+                (Some(_), _) => Value::NotAvailable,
+            }
+        }),
+        Column::compared("Other stack frame", Kind::Bytes, |r| {
+            match (r.compare.as_ref(), r.compare_spills) {
+                (None, _) => Value::Empty,
+                (Some(_), s) => spill(s.map(|s| s.stack_frame)),
+            }
+        }),
+    ]
+}
+
+fn spill(bytes: Option<u32>) -> Value {
+    bytes.map_or(Value::NotAvailable, |b| Value::Int(b.into()))
 }
 
 /// Experiment 2's pointer here: the bytes in flight its seven labelled variants
@@ -69,6 +113,7 @@ pub fn experiment2_note(model: &LittlesLaw, rows: &[InflightRow]) -> String {
 /// The sweep table with the latency, the model, the headline figures and the fit as notes.
 pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) -> TableData {
     let mut t = columns_table(title, columns, &result.rows);
+    t.notes.extend(spill_notes(&result.rows));
     let l = &result.latency;
     t.notes.push(format!(
         "D2D copy (cuMemcpyDtoD): {:.1} GB/s over {} MiB, noise {}; GB/s count bytes read + \
@@ -158,6 +203,44 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
     t
 }
 
+/// What the spill and stack columns mean, which points they put out of the conclusions, and
+/// why they are n/a where they are.
+pub fn spill_notes(rows: &[InflightRow]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let spilled: Vec<String> = rows
+        .iter()
+        .filter(|r| r.spilled())
+        .map(|r| format!("{} at {} blocks/SM", r.entry, r.blocks_per_sm))
+        .collect();
+    if !spilled.is_empty() {
+        notes.push(format!(
+            "{SPILLS_NOTE}: {} point(s) whose build keeps values in local memory (spill stores or \
+             loads, or a stack frame, in the compiler's report for the module run): their loads \
+             cannot all be held in the registers their block size allows, so their bytes in \
+             flight are not what the point claims; they are left out of the bytes-in-flight \
+             plots, the model fit, the headline and the verdicts: {}",
+            spilled.len(),
+            spilled.join(", ")
+        ));
+    }
+    let theirs = rows.iter().filter(|r| r.compare_spilled()).count();
+    if theirs > 0 {
+        notes.push(format!(
+            "The compared module's build spills at {theirs} point(s) (Other spill st/ld, Other \
+             stack frame): its figures there do not hold all its loads in flight either"
+        ));
+    }
+    if rows.iter().any(|r| r.spills.is_none()) {
+        notes.push(
+            "Spill and stack n/a: the run recorded no compiler report for the point (runs before \
+             the figures were kept, or a module without a report); spilling points cannot be \
+             told apart there and are not left out"
+                .to_owned(),
+        );
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,5 +282,41 @@ mod tests {
         assert_eq!(cell("Theo. occ"), "12.5%");
         assert_eq!(cell("Noise"), "0.10%");
         assert_eq!(cell("Verified"), "ok, exact");
+        assert_eq!(cell("Spill stores"), "0");
+        assert_eq!(cell("Stack frame"), "0");
+    }
+
+    #[test]
+    fn a_spilling_point_is_named_not_given_bytes_in_flight() {
+        // memcpy_t1024_l32_w4: 524288 B "in flight" per SM at 64 registers per thread.
+        let mut r = row(1024, 1, 512, 0.4);
+        r.spills = Some(Spills {
+            stores: Some(792),
+            loads: Some(792),
+            stack_frame: 800,
+        });
+        let mut old = row(256, 1, 64, 0.96);
+        old.spills = None;
+        let rows = [r, old];
+        let t = columns_table("t", &columns(), &rows);
+        let cell = |i: usize, h: &str| &t.rows[i][t.header.iter().position(|x| x == h).unwrap()];
+        assert_eq!(cell(0, "In flight/SM (B)"), SPILLS_NOTE);
+        assert_eq!(
+            (
+                cell(0, "Spill stores"),
+                cell(0, "Spill loads"),
+                cell(0, "Stack frame")
+            ),
+            (&"792".to_owned(), &"792".to_owned(), &"800".to_owned())
+        );
+        assert_eq!(cell(1, "In flight/SM (B)"), "16384");
+        assert_eq!(cell(1, "Stack frame"), "n/a");
+        let notes = spill_notes(&rows);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].contains("memcpy_t1024_l128_w1 at 1 blocks/SM"),
+            "{notes:?}"
+        );
+        assert!(notes[1].starts_with("Spill and stack n/a"), "{notes:?}");
     }
 }

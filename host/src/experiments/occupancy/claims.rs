@@ -2,8 +2,10 @@
 
 use super::{GemmRow, GemmRun};
 use crate::claim::{
-    passing, pct, spread, verdict, with_exclusions, Verdict, FAR_SLOWER, OCCUPANCY_EPS,
+    all_of, faster, passing, pct, ratio, ratio_words, verdict, with_exclusions, with_interval_rule,
+    Verdict, FAR_SLOWER, OCCUPANCY_EPS,
 };
+use crate::confidence::{Interval, NoInterval};
 
 /// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
 /// lab's claim about the fastest GEMM of the run, ours or cuBLAS.
@@ -24,16 +26,28 @@ pub const LOW_OCCUPANCY: f64 = 0.125;
 
 const CLAIM_4: &str = "The fastest GEMM of the run, ours or cuBLAS, runs at <= 12.5% theoretical \
 occupancy.";
-const RULE_4: &str = "Among the variants with a passing check and cuBLAS (when it ran and passed \
-its check), take the highest median GFLOP/s. When that is one of our variants, the claim holds \
-if its theoretical occupancy (driver and calculator) is at most 12.5%. When it is cuBLAS, whose \
-kernel the lab does not read (not its name, registers or shared memory), its occupancy is not \
-known to the lab: the claim is judged on the fastest of our variants and the evidence says so; \
-no occupancy is assumed for cuBLAS. Not judged without cuBLAS in the run.";
+const RULE_4: &str =
+    "Among the variants with a passing check, take the fastest by median GFLOP/s. \
+cuBLAS (when it ran and passed its check) must be slower than it, its interval of ours over \
+cuBLAS lying wholly above 1: the lab does not read which kernel cuBLAS runs (not its name, \
+registers or shared memory), so while cuBLAS is as fast or faster the claim is NOT JUDGED until \
+its kernel is read, and no occupancy is assumed for it. With ours the fastest: HOLDS when it is \
+at <= 12.5% theoretical occupancy (driver and calculator) and faster than every variant above \
+12.5% (its interval over the fastest of them wholly above 1); DOES NOT HOLD when it is above \
+12.5% and faster than every variant at <= 12.5%. Not judged without cuBLAS in the run.";
+
+fn low(r: &GemmRow) -> bool {
+    r.occupancy <= LOW_OCCUPANCY + OCCUPANCY_EPS / 100.0
+}
+
+fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
+    ratio((a.gflops, &a.timing), (b.gflops, &b.timing))
+}
 
 pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
     let key = "fastest-gemm-at-low-occupancy";
-    let not_judged = |why: String| verdict(key, 1, CLAIM_4, RULE_4, None, why);
+    let rule = with_interval_rule(RULE_4);
+    let not_judged = |why: String| verdict(key, 1, CLAIM_4, &rule, None, why);
     let Some(run) = run else {
         return not_judged("experiment 1 was not run".into());
     };
@@ -63,41 +77,68 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
         ));
     }
     let best = fastest(&ok);
-    let holds = best.occupancy <= LOW_OCCUPANCY + OCCUPANCY_EPS / 100.0;
-    let ours = format!(
-        "fastest of ours: {} ({})",
-        gf(best),
-        if holds { "<= 12.5%" } else { "above 12.5%" }
-    );
-    let ev = if !cublas.check.passed {
-        format!(
-            "cuBLAS {} failed its check and is left out; {ours}",
-            cublas.version
-        )
-    } else if cublas.gflops > best.gflops {
-        format!(
-            "fastest: cuBLAS {} at {:.0} GFLOP/s ({:.3}x the fastest of ours; its occupancy is \
-             not measured by the lab, so the claim is judged on ours); {ours}",
-            cublas.version,
-            cublas.gflops,
-            cublas.gflops / best.gflops
-        )
-    } else {
-        format!(
-            "fastest: ours, {} ({:.3}x cuBLAS {} at {:.0} GFLOP/s); {ours}",
-            best.variant,
-            best.gflops / cublas.gflops,
+    let against_cublas = if cublas.check.passed {
+        let iv = ratio((best.gflops, &best.timing), (cublas.gflops, &cublas.timing));
+        let words = format!(
+            "{}, {} x cuBLAS {} at {:.0} GFLOP/s",
+            gf(best),
+            ratio_words(&iv),
             cublas.version,
             cublas.gflops
+        );
+        if faster(&iv) != Some(true) {
+            return not_judged(with_exclusions(
+                format!(
+                    "fastest of ours: {words}: cuBLAS is as fast or faster, and the lab does not read which \
+                     kernel it runs, so its occupancy is unknown; not judged until its kernel \
+                     is read"
+                ),
+                &failed,
+            ));
+        }
+        format!("fastest: ours, {words}")
+    } else {
+        format!(
+            "cuBLAS {} failed its check and is left out; fastest: ours, {}",
+            cublas.version,
+            gf(best)
+        )
+    };
+    // Ours is the fastest GEMM: is it clearly faster than the best on the other side of 12.5%?
+    let rivals: Vec<&GemmRow> = ok.iter().copied().filter(|r| low(r) != low(best)).collect();
+    let (holds, rival) = if rivals.is_empty() {
+        (
+            Some(low(best)),
+            format!(
+                "every variant is {} 12.5%",
+                if low(best) { "at or below" } else { "above" }
+            ),
+        )
+    } else {
+        let rival = fastest(&rivals);
+        let iv = speedup(best, rival);
+        let holds = match faster(&iv) {
+            Some(true) => Some(low(best)),
+            _ => None,
+        };
+        (
+            holds,
+            format!(
+                "fastest {} 12.5%: {}, {} over it{}",
+                if low(rival) { "at or below" } else { "above" },
+                gf(rival),
+                ratio_words(&iv),
+                if holds.is_none() { " (not judged)" } else { "" }
+            ),
         )
     };
     verdict(
         key,
         1,
         CLAIM_4,
-        RULE_4,
-        Some(holds),
-        with_exclusions(ev, &failed),
+        &rule,
+        holds,
+        with_exclusions(format!("{against_cublas}; {rival}"), &failed),
     )
 }
 
@@ -135,15 +176,17 @@ fn gf(r: &GemmRow) -> String {
 }
 
 const CLAIM_1: &str = "Peak GFLOP/s is not reached at the highest occupancy.";
-const RULE_1: &str = "The fastest GEMM variant (median GFLOP/s) has a lower theoretical occupancy \
-than the highest one measured, and its slowest sample beats the fastest sample of every variant \
-at the highest occupancy.";
+const RULE_1: &str = "Let B be the fastest variant (median GFLOP/s) below the highest theoretical \
+occupancy measured. HOLDS when B's GFLOP/s over that of every variant at the highest occupancy \
+lies wholly above 1; DOES NOT HOLD when one of those variants is faster than B (its interval \
+wholly below 1).";
 
 pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let key = "peak-below-max-occupancy";
+    let rule = with_interval_rule(RULE_1);
     let (ok, failed) = match gemm_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 1, CLAIM_1, RULE_1, None, why),
+        Err(why) => return verdict(key, 1, CLAIM_1, &rule, None, why),
     };
     let max_occ = ok.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
     let min_occ = ok.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
@@ -152,56 +195,41 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
             "every variant runs at the same occupancy ({})",
             pct(max_occ)
         );
-        return verdict(key, 1, CLAIM_1, RULE_1, None, with_exclusions(why, &failed));
+        return verdict(key, 1, CLAIM_1, &rule, None, with_exclusions(why, &failed));
     }
-    let best = fastest(&ok);
-    let top: Vec<&GemmRow> = ok
+    let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) = ok
         .iter()
         .copied()
-        .filter(|r| max_occ - r.occupancy < OCCUPANCY_EPS)
-        .collect();
-    let best_spread = spread(best.gflops, &best.timing);
-    let (holds, evidence) = if max_occ - best.occupancy < OCCUPANCY_EPS {
-        (
-            false,
-            format!(
-                "the fastest variant is at the highest occupancy: {}",
-                gf(best)
-            ),
-        )
-    } else {
-        let mut parts = Vec::new();
-        let mut beats_all = true;
-        for t in &top {
-            let ts = spread(t.gflops, &t.timing);
-            let beats = best_spread.lo > ts.hi;
-            beats_all &= beats;
-            parts.push(format!(
-                "{} ({:.2}x; slowest sample of {} {:.0} vs fastest of {} {:.0}{})",
-                gf(t),
-                best.gflops / t.gflops,
-                best.variant,
-                best_spread.lo,
-                t.variant,
-                ts.hi,
-                if beats { "" } else { ": within noise" }
-            ));
-        }
-        (
-            beats_all,
-            format!(
-                "fastest: {}; at the highest occupancy: {}",
-                gf(best),
-                parts.join("; ")
-            ),
-        )
-    };
+        .partition(|r| max_occ - r.occupancy < OCCUPANCY_EPS);
+    let best = fastest(&below);
+    let mut outcomes = Vec::new();
+    let mut parts = Vec::new();
+    for t in &top {
+        let iv = speedup(best, t);
+        let o = faster(&iv);
+        outcomes.push(o);
+        parts.push(format!(
+            "{}, {} over it{}",
+            gf(t),
+            ratio_words(&iv),
+            match o {
+                Some(true) => "",
+                Some(false) => ": faster than B",
+                None => ": within noise",
+            }
+        ));
+    }
+    let evidence = format!(
+        "fastest below the highest occupancy (B): {}; at the highest occupancy: {}",
+        gf(best),
+        parts.join("; ")
+    );
     verdict(
         key,
         1,
         CLAIM_1,
-        RULE_1,
-        Some(holds),
+        &rule,
+        all_of(outcomes),
         with_exclusions(evidence, &failed),
     )
 }
@@ -211,16 +239,18 @@ const CLAIM_2: &str =
 (the blog's S vs A).";
 const RULE_2: &str = "For every pair of GEMM variants at the same theoretical occupancy (within \
 0.1 percentage point) with different accumulators per thread (TM x TN), the one with more \
-accumulators has the higher median GFLOP/s.";
+accumulators is faster: its GFLOP/s over the other's lies wholly above 1. DOES NOT HOLD when \
+one such ratio lies wholly below 1.";
 
 pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let key = "more-accumulators-at-equal-occupancy";
+    let rule = with_interval_rule(RULE_2);
     let (ok, failed) = match gemm_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 1, CLAIM_2, RULE_2, None, why),
+        Err(why) => return verdict(key, 1, CLAIM_2, &rule, None, why),
     };
     let mut parts = Vec::new();
-    let mut holds = true;
+    let mut outcomes = Vec::new();
     for (i, a) in ok.iter().enumerate() {
         for b in &ok[i + 1..] {
             let (acc_a, acc_b) = (a.tm * a.tn, b.tm * b.tn);
@@ -228,10 +258,11 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
                 continue;
             }
             let (more, fewer) = if acc_a > acc_b { (a, b) } else { (b, a) };
-            let faster = more.gflops > fewer.gflops;
-            holds &= faster;
+            let iv = speedup(more, fewer);
+            let o = faster(&iv);
+            outcomes.push(o);
             parts.push(format!(
-                "at {}: {} ({} accumulators) {:.0} vs {} ({} accumulators) {:.0} GFLOP/s = {:.2}x",
+                "at {}: {} ({} accumulators) {:.0} vs {} ({} accumulators) {:.0} GFLOP/s = {}{}",
                 pct(more.occupancy),
                 more.variant,
                 more.tm * more.tn,
@@ -239,21 +270,22 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
                 fewer.variant,
                 fewer.tm * fewer.tn,
                 fewer.gflops,
-                more.gflops / fewer.gflops
+                ratio_words(&iv),
+                if o.is_none() { " (not judged)" } else { "" }
             ));
         }
     }
     if parts.is_empty() {
         let why =
             "no two variants share an occupancy with different accumulator counts".to_string();
-        return verdict(key, 1, CLAIM_2, RULE_2, None, with_exclusions(why, &failed));
+        return verdict(key, 1, CLAIM_2, &rule, None, with_exclusions(why, &failed));
     }
     verdict(
         key,
         1,
         CLAIM_2,
-        RULE_2,
-        Some(holds),
+        &rule,
+        all_of(outcomes),
         with_exclusions(parts.join("; "), &failed),
     )
 }
@@ -261,14 +293,17 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
 const CLAIM_3: &str = "Past the peak, throughput falls as the tile grows towards the 255-register \
 limit, and the largest tile (which spills) is far slower.";
 const RULE_3: &str = "Ordering GEMM variants by accumulators per thread, each variant with more \
-accumulators than the fastest one has a lower median GFLOP/s than the one before it, and the \
-variant with the most accumulators runs below 50% of the fastest variant's GFLOP/s.";
+accumulators than the fastest one (median GFLOP/s) is slower than the one before it (its GFLOP/s \
+over that one's lies wholly below 1), and the variant with the most accumulators runs below 50% \
+of the fastest variant's GFLOP/s (the interval of that ratio wholly below 0.5). DOES NOT HOLD when \
+a step's interval lies wholly above 1, or the largest tile's wholly at or above 0.5.";
 
 pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
     let key = "falls-past-peak";
+    let rule = with_interval_rule(RULE_3);
     let (mut ok, failed) = match gemm_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 1, CLAIM_3, RULE_3, None, why),
+        Err(why) => return verdict(key, 1, CLAIM_3, &rule, None, why),
     };
     ok.sort_by_key(|r| r.tm * r.tn);
     let best = fastest(&ok);
@@ -287,30 +322,43 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
             key,
             1,
             CLAIM_3,
-            RULE_3,
+            &rule,
             Some(false),
             with_exclusions(ev, &failed),
         );
     }
     let mut prev = best;
-    let mut falling = true;
+    let mut outcomes = Vec::new();
     let mut steps = Vec::new();
     for r in &past {
-        let falls = r.gflops < prev.gflops;
-        falling &= falls;
+        let iv = speedup(r, prev);
+        let falls = faster(&iv).map(|rises| !rises);
+        outcomes.push(falls);
         steps.push(format!(
-            "{} {:.0} ({} regs{})",
+            "{} {:.0} ({} regs, {} x {}{})",
             r.variant,
             r.gflops,
             r.regs,
-            if falls { "" } else { ", not lower" }
+            ratio_words(&iv),
+            prev.variant,
+            match falls {
+                Some(true) => "",
+                Some(false) => ", not lower",
+                None => ", not judged",
+            }
         ));
         prev = r;
     }
-    let share = largest.gflops / best.gflops;
-    let far = share < FAR_SLOWER;
+    let share = speedup(largest, best);
+    let far = share
+        .as_ref()
+        .ok()
+        .and_then(|iv| iv.exceeds(FAR_SLOWER))
+        .map(|kept_up| !kept_up);
+    outcomes.push(far);
     let ev = format!(
-        "peak: {}; past it: {}; largest tile {} ({}x{}, {} of {} registers) at {} of the peak (bound {})",
+        "peak: {}; past it: {}; largest tile {} ({}x{}, {} of {} registers) at {} of the peak \
+         (bound {})",
         gf(best),
         steps.join(", "),
         largest.variant,
@@ -318,15 +366,18 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
         largest.tn,
         largest.regs,
         kernels_gpu::variants::MAX_REGS_PER_THREAD,
-        pct(share),
+        match &share {
+            Ok(iv) => iv.show(pct),
+            Err(e) => format!("{} (no interval: {e})", pct(largest.gflops / best.gflops)),
+        },
         pct(FAR_SLOWER)
     );
     verdict(
         key,
         1,
         CLAIM_3,
-        RULE_3,
-        Some(falling && far),
+        &rule,
+        all_of(outcomes),
         with_exclusions(ev, &failed),
     )
 }

@@ -1,7 +1,11 @@
 //! The blog's claims about experiment 3, each judged by the rule written beside it.
 
 use super::RegsRow;
-use crate::claim::{passing, spread, verdict, with_exclusions, Spread, Verdict};
+use crate::claim::{
+    all_of, faster, no_help, passing, ratio, ratio_words, verdict, with_exclusions,
+    with_interval_rule, Verdict, EQUIVALENCE,
+};
+use crate::confidence::{Interval, NoInterval};
 
 /// The three claims, in order.
 pub fn claims(rows: Option<&[RegsRow]>) -> Vec<Verdict> {
@@ -57,21 +61,27 @@ fn rg(r: &RegsRow) -> String {
     )
 }
 
+fn speedup(a: &RegsRow, b: &RegsRow) -> Result<Interval, NoInterval> {
+    ratio((a.gflops, &a.timing), (b.gflops, &b.timing))
+}
+
 const CLAIM_6: &str = "Under a register cap, throughput rises as spills fall.";
 const RULE_6: &str = "Ordering the capped builds that spill by spill bytes (stores + loads), most \
 first, and ending with the lowest spill-free cap: every build with fewer spill bytes than the one \
-before it has a higher median GFLOP/s.";
+before it is faster, its GFLOP/s over the one before lying wholly above 1. DOES NOT HOLD when one \
+such ratio lies wholly below 1.";
 
 fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
     let key = "throughput-rises-as-spills-fall";
+    let rule = with_interval_rule(RULE_6);
     let (ok, failed) = match regs_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 3, CLAIM_6, RULE_6, None, why),
+        Err(why) => return verdict(key, 3, CLAIM_6, &rule, None, why),
     };
     let mut chain: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) > 0).collect();
     if chain.is_empty() {
         let why = "no cap made the kernel spill".to_string();
-        return verdict(key, 3, CLAIM_6, RULE_6, None, with_exclusions(why, &failed));
+        return verdict(key, 3, CLAIM_6, &rule, None, with_exclusions(why, &failed));
     }
     chain.sort_by(|a, b| spill_bytes(b).cmp(&spill_bytes(a)).then(a.cap.cmp(&b.cap)));
     if let Some(z) = ok.iter().copied().find(|r| spill_bytes(r) == 0) {
@@ -79,134 +89,165 @@ fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
     }
     if chain.len() < 2 {
         let why = format!("only one build to compare: {}", rg(chain[0]));
-        return verdict(key, 3, CLAIM_6, RULE_6, None, with_exclusions(why, &failed));
+        return verdict(key, 3, CLAIM_6, &rule, None, with_exclusions(why, &failed));
     }
-    let mut holds = true;
-    let mut compared = false;
+    let mut outcomes = Vec::new();
     let mut steps = vec![rg(chain[0])];
     for w in chain.windows(2) {
         let (prev, next) = (w[0], w[1]);
         if spill_bytes(next) < spill_bytes(prev) {
-            compared = true;
-            let rises = next.gflops > prev.gflops;
-            holds &= rises;
+            let r = speedup(next, prev);
+            let rises = faster(&r);
+            outcomes.push(rises);
             steps.push(format!(
-                "{}{}",
+                "{}, {} x the one before{}",
                 rg(next),
-                if rises { "" } else { " (not faster)" }
+                ratio_words(&r),
+                match rises {
+                    Some(true) => "",
+                    Some(false) => " (slower)",
+                    None => " (not judged)",
+                }
             ));
         } else {
             steps.push(format!("{} (same spill bytes, not compared)", rg(next)));
         }
     }
-    if !compared {
+    if outcomes.is_empty() {
         let why = format!("every build spills the same bytes: {}", steps.join(" -> "));
-        return verdict(key, 3, CLAIM_6, RULE_6, None, with_exclusions(why, &failed));
+        return verdict(key, 3, CLAIM_6, &rule, None, with_exclusions(why, &failed));
     }
     verdict(
         key,
         3,
         CLAIM_6,
-        RULE_6,
-        Some(holds),
+        &rule,
+        all_of(outcomes),
         with_exclusions(steps.join(" -> "), &failed),
     )
 }
 
 const CLAIM_7: &str = "No register cap beats the first cap that removes every spill.";
-const RULE_7: &str = "Let Z be the lowest cap with zero spill stores and loads. No other build's \
-slowest sample is faster than Z's fastest sample (the run's own timing spread is the noise).";
+
+fn rule_7() -> String {
+    with_interval_rule(&format!(
+        "Let Z be the lowest cap with zero spill stores and loads. For every other build, its \
+         GFLOP/s over Z's: HOLDS when every interval lies at or below {:.2} (no build is more than \
+         {:.0}% faster: equal within that band, or slower), DOES NOT HOLD when one lies wholly \
+         above it.",
+        1.0 + EQUIVALENCE,
+        EQUIVALENCE * 100.0
+    ))
+}
 
 fn first_spill_free(ok: &[&RegsRow]) -> Option<usize> {
     ok.iter().position(|r| spill_bytes(r) == 0)
 }
 
+/// "cap 192 (156 regs) 0.922 (95% CI ...)": a build's GFLOP/s over another's.
+fn over(r: &RegsRow, iv: &Result<Interval, NoInterval>) -> String {
+    format!("cap {} ({} regs) {}", r.cap, r.regs, ratio_words(iv))
+}
+
 fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
     let key = "first-spill-free-cap-is-best";
+    let rule = rule_7();
     let (ok, failed) = match regs_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 3, CLAIM_7, RULE_7, None, why),
+        Err(why) => return verdict(key, 3, CLAIM_7, &rule, None, why),
     };
     let Some(zi) = first_spill_free(&ok) else {
         let why = "every cap spills".to_string();
-        return verdict(key, 3, CLAIM_7, RULE_7, None, with_exclusions(why, &failed));
+        return verdict(key, 3, CLAIM_7, &rule, None, with_exclusions(why, &failed));
     };
     let z = ok[zi];
-    let zs = spread(z.gflops, &z.timing);
+    let mut outcomes = Vec::new();
     let mut beaters = Vec::new();
-    let mut best_other: Option<(&RegsRow, Spread)> = None;
+    let mut unsure = Vec::new();
+    let mut others = Vec::new();
     for r in ok.iter().copied().filter(|r| r.cap != z.cap) {
-        let s = spread(r.gflops, &r.timing);
-        if s.lo > zs.hi {
-            beaters.push(format!(
-                "cap {} {:.0} GFLOP/s (slowest sample {:.0} > {:.0})",
-                r.cap, s.mid, s.lo, zs.hi
-            ));
+        let iv = speedup(r, z);
+        let o = no_help(&iv);
+        outcomes.push(o);
+        match o {
+            Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.gflops)),
+            None => unsure.push(format!("cap {}", r.cap)),
+            Some(true) => {}
         }
-        if best_other.is_none_or(|(_, b)| s.mid > b.mid) {
-            best_other = Some((r, s));
-        }
+        others.push(over(r, &iv));
     }
-    let (other, os) = best_other.expect("two rows");
     let mut ev = format!(
-        "first spill-free cap: {} (samples {:.0}-{:.0}); best other: cap {} {:.0} GFLOP/s (samples {:.0}-{:.0})",
+        "first spill-free cap: {}; every other build's GFLOP/s over it: {}",
         rg(z),
-        zs.lo,
-        zs.hi,
-        other.cap,
-        os.mid,
-        os.lo,
-        os.hi
+        others.join(", ")
     );
     if !beaters.is_empty() {
-        ev.push_str(&format!("; beaten by {}", beaters.join(", ")));
+        ev.push_str(&format!(
+            "; beaten by more than {:.0}% by {}",
+            EQUIVALENCE * 100.0,
+            beaters.join(", ")
+        ));
+    }
+    if !unsure.is_empty() {
+        ev.push_str(&format!(
+            "; not judged (interval across {:.2}): {}",
+            1.0 + EQUIVALENCE,
+            unsure.join(", ")
+        ));
     }
     verdict(
         key,
         3,
         CLAIM_7,
-        RULE_7,
-        Some(beaters.is_empty()),
+        &rule,
+        all_of(outcomes),
         with_exclusions(ev, &failed),
     )
 }
 
 const CLAIM_8: &str = "Above the first spill-free cap, more registers do not help.";
-const RULE_8: &str =
-    "For each cap above the lowest spill-free cap, in ascending order, its slowest \
-sample is not faster than the fastest sample of the cap before it.";
+
+fn rule_8() -> String {
+    with_interval_rule(&format!(
+        "For each cap above the lowest spill-free cap, in ascending order, its GFLOP/s over the \
+         cap before it: HOLDS when every interval lies at or below {:.2} (equal within +-{:.0}%, \
+         or slower), DOES NOT HOLD when one lies wholly above it (that cap helps).",
+        1.0 + EQUIVALENCE,
+        EQUIVALENCE * 100.0
+    ))
+}
 
 fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
     let key = "more-registers-do-not-help";
+    let rule = rule_8();
     let (ok, failed) = match regs_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 3, CLAIM_8, RULE_8, None, why),
+        Err(why) => return verdict(key, 3, CLAIM_8, &rule, None, why),
     };
     let Some(zi) = first_spill_free(&ok) else {
         let why = "every cap spills".to_string();
-        return verdict(key, 3, CLAIM_8, RULE_8, None, with_exclusions(why, &failed));
+        return verdict(key, 3, CLAIM_8, &rule, None, with_exclusions(why, &failed));
     };
     if zi + 1 >= ok.len() {
         let why = format!("no cap above the first spill-free one ({})", rg(ok[zi]));
-        return verdict(key, 3, CLAIM_8, RULE_8, None, with_exclusions(why, &failed));
+        return verdict(key, 3, CLAIM_8, &rule, None, with_exclusions(why, &failed));
     }
-    let mut holds = true;
+    let mut outcomes = Vec::new();
     let mut steps = vec![rg(ok[zi])];
     for w in ok[zi..].windows(2) {
         let (prev, next) = (w[0], w[1]);
-        let (ps, ns) = (
-            spread(prev.gflops, &prev.timing),
-            spread(next.gflops, &next.timing),
-        );
-        let helps = ns.lo > ps.hi;
-        holds &= !helps;
+        let iv = speedup(next, prev);
+        let o = no_help(&iv);
+        outcomes.push(o);
         steps.push(format!(
-            "{}{}",
+            "{}, {} x cap {}{}",
             rg(next),
-            if helps {
-                format!(" (faster: slowest sample {:.0} > {:.0})", ns.lo, ps.hi)
-            } else {
-                String::new()
+            ratio_words(&iv),
+            prev.cap,
+            match o {
+                Some(true) => String::new(),
+                Some(false) => format!(" (helps: more than {:.0}% faster)", EQUIVALENCE * 100.0),
+                None => format!(" (not judged: interval across {:.2})", 1.0 + EQUIVALENCE),
             }
         ));
     }
@@ -214,8 +255,8 @@ fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
         key,
         3,
         CLAIM_8,
-        RULE_8,
-        Some(holds),
+        &rule,
+        all_of(outcomes),
         with_exclusions(steps.join(" -> "), &failed),
     )
 }

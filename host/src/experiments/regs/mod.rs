@@ -12,10 +12,11 @@ pub use row::RegsRow;
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
 use super::gemm::GemmBuffers;
-use super::module_source::{load_capped, plan_folders, CappedKernels, Loaded, Needs, BUILTIN};
+use super::module_source::{load_capped, plan_folders, CappedKernels, Needs, BUILTIN};
+use super::spills::Spills;
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
-use crate::cuda::{Gpu, Kernel, ModuleKind};
+use crate::cuda::{Gpu, ModuleKind};
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
 use crate::results::{Check, Comparison, RunMeta};
@@ -99,30 +100,6 @@ fn select_caps(caps: &[u32]) -> Result<Vec<u32>, CliError> {
         }
     }
     Ok(caps.to_vec())
-}
-
-/// Spill and stack figures of one entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Spills {
-    pub stores: Option<u32>,
-    pub loads: Option<u32>,
-    /// Bytes of stack frame (the report's, else the function's local memory).
-    pub stack_frame: u32,
-}
-
-fn spills(loaded: &Loaded, kernel: &Kernel<'_>) -> Result<Spills, ExperimentError> {
-    match loaded.report.as_ref().and_then(|r| r.entry(kernel.entry())) {
-        Some(e) => Ok(Spills {
-            stores: Some(e.spill_stores),
-            loads: Some(e.spill_loads),
-            stack_frame: e.stack_frame,
-        }),
-        None => Ok(Spills {
-            stores: None,
-            loads: None,
-            stack_frame: kernel.local_bytes()?,
-        }),
-    }
 }
 
 impl HasComparison for RegsRow {
@@ -262,7 +239,7 @@ impl Experiment for Spec {
                 .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, None)
                 .in_variant(&at)?;
             let (measured, compared) = (m.ours, m.theirs);
-            let our_spills = spills(&ours, &kernel).in_variant(&at)?;
+            let our_spills = Spills::of(&ours, &kernel).in_variant(&at)?;
             let mut flags = measured.flags.clone();
             if our_spills.stores.is_none() && ours.module.kind() == ModuleKind::Ptx {
                 flags.push(format!(
@@ -273,7 +250,7 @@ impl Experiment for Spec {
             }
             let compared = match (compared, &theirs, &other) {
                 (Some(m), Some(t), Some(k)) => {
-                    let s = spills(t, k).in_variant(&at)?;
+                    let s = Spills::of(t, k).in_variant(&at)?;
                     Some((m, s.stores, s.loads))
                 }
                 _ => None,

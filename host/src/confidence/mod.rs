@@ -1,0 +1,58 @@
+//! How sure a comparison of timed figures is: a percentile bootstrap over each figure's samples.
+//!
+//! Every figure the verdicts compare (GFLOP/s, GB/s, a fraction of a peak) is some amount of work
+//! over the median time of its samples. Resampling a figure's samples with replacement and taking
+//! the median again gives the figure that resample would have reported; doing that a few thousand
+//! times for every figure a statistic uses (a ratio of two figures, a spread over a sweep) gives
+//! the statistic's bootstrap distribution, and its 2.5th and 97.5th percentiles the 95% interval.
+//! The resampling is seeded, so a results file always yields the same intervals.
+//!
+//! [`Interval`] says what an interval tells about a threshold: wholly above, wholly below, or
+//! straddling it (then nothing is concluded). Bootstrap intervals of a median from few samples are
+//! coarse (from five samples the interval spans nearly the whole sample range); figures with fewer
+//! than [`MIN_SAMPLES`] samples get no interval at all.
+
+mod bootstrap;
+mod interval;
+
+pub use bootstrap::{ratio, statistic, statistics, value};
+pub use interval::Interval;
+
+use crate::results::Timing;
+
+/// Bootstrap resamples per interval.
+pub const RESAMPLES: usize = 2000;
+/// Coverage of every interval: the percentiles (1 - LEVEL)/2 and (1 + LEVEL)/2 of the resamples.
+pub const LEVEL: f64 = 0.95;
+/// The fewest samples a figure needs for an interval (the noise-driven timing's minimum).
+pub const MIN_SAMPLES: usize = 5;
+
+/// One figure derived from a timing: `value` is the figure as reported (work over `median_ms`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timed<'a> {
+    pub value: f64,
+    pub median_ms: f64,
+    pub samples_ms: &'a [f64],
+}
+
+impl<'a> Timed<'a> {
+    /// The figure `value` that `timing` produced.
+    pub fn new(value: f64, timing: &'a Timing) -> Self {
+        Self {
+            value,
+            median_ms: timing.median_ms,
+            samples_ms: &timing.samples_ms,
+        }
+    }
+}
+
+/// Why a statistic has no interval.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NoInterval {
+    #[error("{have} samples, fewer than the {MIN_SAMPLES} an interval needs")]
+    TooFewSamples { have: usize },
+    #[error("a figure or its median time is not a positive number")]
+    NotPositive,
+    #[error("the statistic is undefined on these figures")]
+    Undefined,
+}

@@ -1,0 +1,191 @@
+//! The figures experiment 4's table notes quote besides the verdicts: how well Little's law fits
+//! the rows, wide against narrow accesses at the same bytes in flight, and the sentence that
+//! points experiment 2 here. Like the verdicts, they use only the usable rows (checked, and not
+//! spilling: a spilling point's bytes in flight are not what it claims).
+
+use kernels_gpu::variants::MemcpyVariant;
+
+use super::model::{bytes_in_flight_per_sm, LittlesLaw};
+use super::row::{usable, InflightRow};
+
+/// The median of `v` (the mean of the middle two for an even count); `None` when empty.
+pub(super) fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// How well Little's law describes the rows: the share within 15% of the prediction, and the
+/// median measured/predicted below and above the knee.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelFit {
+    pub rows: usize,
+    pub within_15_percent: usize,
+    pub median_ratio_below_knee: Option<f64>,
+    pub median_ratio_above_knee: Option<f64>,
+}
+
+pub fn model_fit(rows: &[InflightRow], model: &LittlesLaw) -> ModelFit {
+    let knee = model.bytes_needed_per_sm(1.0);
+    let mut below = Vec::new();
+    let mut above = Vec::new();
+    let mut within = 0;
+    let mut n = 0;
+    for r in usable(rows) {
+        let ratio = r.gbps / model.predicted_gbps(r.bytes_in_flight_per_sm as f64);
+        n += 1;
+        if (ratio - 1.0).abs() <= 0.15 {
+            within += 1;
+        }
+        if (r.bytes_in_flight_per_sm as f64) < knee {
+            below.push(ratio);
+        } else {
+            above.push(ratio);
+        }
+    }
+    ModelFit {
+        rows: n,
+        within_15_percent: within,
+        median_ratio_below_knee: median(below),
+        median_ratio_above_knee: median(above),
+    }
+}
+
+/// Wide against narrow requests at the same bytes in flight: for every (residency, bytes per
+/// thread) measured at both `wide` and `narrow` widths, GB/s wide over narrow; the median and
+/// the number of pairs.
+pub fn width_effect(rows: &[InflightRow], wide: u32, narrow: u32) -> Option<(f64, usize)> {
+    let key = |r: &InflightRow| (r.point.shape.threads, r.blocks_per_sm, r.bytes_per_thread);
+    let ratios: Vec<f64> = usable(rows)
+        .filter(|w| w.point.shape.width == wide)
+        .filter_map(|w| {
+            usable(rows)
+                .find(|n| n.point.shape.width == narrow && key(n) == key(w))
+                .map(|n| w.gbps / n.gbps)
+        })
+        .collect();
+    let n = ratios.len();
+    median(ratios).map(|m| (m, n))
+}
+
+/// The sentence experiment 2's verdicts point here with: the bytes in flight per SM its
+/// labelled variants hold at `blocks_per_sm` against what the model says this GPU needs for 95%
+/// of the copy. Takes labelled variants (`MemcpyVariant`), not grid points, so experiment 2's
+/// sentence can only speak of experiment 2's variants.
+pub fn experiment2_pointer(
+    variants: &[MemcpyVariant],
+    blocks_per_sm: u32,
+    model: &LittlesLaw,
+    rows: &[InflightRow],
+) -> String {
+    let held: Vec<(&str, u64)> = variants
+        .iter()
+        .map(|v| {
+            (
+                v.label,
+                bytes_in_flight_per_sm(v.threads * blocks_per_sm, v.bytes_per_thread()),
+            )
+        })
+        .collect();
+    let max = held.iter().map(|(_, b)| *b).max().unwrap_or(0);
+    let min = held.iter().map(|(_, b)| *b).min().unwrap_or(0);
+    let need = model.bytes_needed_per_sm(0.95);
+    let list: Vec<String> = held.iter().map(|(l, b)| format!("{l} {b} B")).collect();
+    // What the sweep itself needed: the fewest bytes in flight per SM of a verified point at 95%.
+    let measured = rows
+        .iter()
+        .filter(|r| r.usable() && r.fraction_of_copy >= 0.95)
+        .min_by_key(|r| r.bytes_in_flight_per_sm);
+    let measured = match measured {
+        Some(r) => format!(
+            " Measured, 95% of the copy first came with {} B in flight per SM ({} at {} \
+             blocks/SM, {:.1}% occupancy), {:.1}x the most the blog's variants hold and {:.1}x \
+             the model's figure.",
+            r.bytes_in_flight_per_sm,
+            r.entry,
+            r.blocks_per_sm,
+            r.occupancy * 100.0,
+            r.bytes_in_flight_per_sm as f64 / max.max(1) as f64,
+            r.bytes_in_flight_per_sm as f64 / need.max(1.0)
+        ),
+        None => " No verified point of the sweep reached 95% of the copy.".to_owned(),
+    };
+    format!(
+        "Why (experiment 4): the blog's variants keep {min}-{max} B of loads in flight per SM \
+         ({}); Little's law with this GPU's measured latency says {need:.0} B per SM are needed \
+         for 95% of the device-to-device copy, {:.1}x the most any of them holds.{measured}",
+        list.join(", "),
+        need / max.max(1) as f64
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::inflight::row::tests::row;
+
+    #[test]
+    fn the_fit_splits_at_the_knee() {
+        let model = LittlesLaw {
+            sms: 1,
+            latency_ns: 1.0,
+            peak_gbps: 2000.0,
+        };
+        // Knee at 1000 B: row 1 predicted 2 x 512 = 1024 GB/s, measured 1000; row 2 at the peak.
+        let mut a = row(128, 1, 4, 0.25);
+        a.gbps = 1000.0;
+        let mut b = row(1024, 2, 4, 0.5);
+        b.gbps = 1000.0;
+        let fit = model_fit(&[a, b], &model);
+        assert_eq!((fit.rows, fit.within_15_percent), (2, 1));
+        assert!((fit.median_ratio_below_knee.unwrap() - 1000.0 / 1024.0).abs() < 1e-12);
+        assert!((fit.median_ratio_above_knee.unwrap() - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn width_pairs_share_residency_and_bytes() {
+        let narrow = row(256, 1, 64, 0.5);
+        let mut wide = row(256, 1, 64, 0.6);
+        wide.point.shape.width = 4;
+        wide.gbps = narrow.gbps * 1.2;
+        let (m, n) = width_effect(&[narrow, wide], 4, 1).unwrap();
+        assert_eq!(n, 1);
+        assert!((m - 1.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn experiment_2_is_told_what_its_variants_hold() {
+        let model = LittlesLaw {
+            sms: 100,
+            latency_ns: 500.0,
+            peak_gbps: 4000.0,
+        };
+        let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model, &[]);
+        assert!(
+            s.ends_with("No verified point of the sweep reached 95% of the copy."),
+            "{s}"
+        );
+        // T1: 2 x 1024 threads x 4 B; T14f4: 2 x 32 threads x 224 B.
+        assert!(
+            s.contains("T1 8192 B") && s.contains("T14f4 14336 B"),
+            "{s}"
+        );
+        // Every labelled variant and nothing else (no grid point without a label).
+        let listed = s.split('(').nth(2).unwrap().split(')').next().unwrap();
+        assert_eq!(
+            listed.split(", ").count(),
+            kernels_gpu::variants::MEMCPY.len(),
+            "{s}"
+        );
+        assert!(!s.contains("memcpy_t"), "{s}");
+        // 95% of the knee's 10000 B.
+        assert!(s.contains("9500 B per SM"), "{s}");
+    }
+}
