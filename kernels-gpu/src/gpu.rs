@@ -215,6 +215,124 @@ impl<const N: usize> SharedF32<N> {
     }
 }
 
+/// A block-wide array of `N` doubles in shared memory, addressed by 32-bit shared-space offsets
+/// (as [`SharedF32`]).
+#[derive(Clone, Copy)]
+pub struct SharedF64<const N: usize> {
+    base: u32,
+}
+
+impl<const N: usize> SharedF64<N> {
+    /// Declares a fresh shared array (one per call site; every call is a separate allocation).
+    #[inline(always)]
+    pub fn new() -> Self {
+        let base: u32;
+        // SAFETY: declares a block-scoped .shared variable and takes its 32-bit shared address.
+        unsafe {
+            asm!(
+                "{{ .shared .align 16 .b8 lab_smem_f64[{bytes}];",
+                "mov.u32 {base}, lab_smem_f64; }}",
+                bytes = const N * 8,
+                base = out(reg32) base,
+                options(nomem, nostack, preserves_flags),
+            );
+        }
+        Self { base }
+    }
+
+    /// Reads element `i` (checked in debug builds only).
+    #[inline(always)]
+    pub fn load(&self, i: u32) -> f64 {
+        debug_assert!((i as usize) < N);
+        let v: f64;
+        // SAFETY: base + 8*i lies inside this block's shared array.
+        unsafe {
+            asm!("{{ .reg .u32 s; mad.lo.u32 s, {i}, 8, {base}; ld.shared.f64 {v}, [s]; }}",
+                 v = out(reg64) v, i = in(reg32) i, base = in(reg32) self.base,
+                 options(pure, readonly, nostack, preserves_flags));
+        }
+        v
+    }
+
+    /// Writes element `i`.
+    #[inline(always)]
+    pub fn store(&self, i: u32, v: f64) {
+        debug_assert!((i as usize) < N);
+        // SAFETY: base + 8*i lies inside this block's shared array.
+        unsafe {
+            asm!("{{ .reg .u32 s; mad.lo.u32 s, {i}, 8, {base}; st.shared.f64 [s], {v}; }}",
+                 i = in(reg32) i, base = in(reg32) self.base, v = in(reg64) v,
+                 options(nostack, preserves_flags));
+        }
+    }
+}
+
+/// This thread's lane in its warp (`%laneid`).
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    let lane: u32;
+    // SAFETY: reads a special register.
+    unsafe {
+        asm!("mov.u32 {l}, %laneid;", l = out(reg32) lane,
+             options(pure, nomem, nostack, preserves_flags));
+    }
+    lane
+}
+
+/// `v` of the lane whose id is this lane's XOR `mask` (`shfl.sync.bfly`, over the full warp).
+/// Every lane of the warp must call it together (the full member mask says so).
+#[inline(always)]
+pub fn shuffle_xor_u64(v: u64, mask: u32) -> u64 {
+    let out: u64;
+    // SAFETY: register moves and a warp shuffle among all 32 lanes, which the caller's contract
+    // has reach this instruction together.
+    unsafe {
+        asm!(
+            "{{ .reg .b32 lo, hi; mov.b64 {{lo, hi}}, {v};",
+            "shfl.sync.bfly.b32 lo, lo, {m}, 0x1f, 0xffffffff;",
+            "shfl.sync.bfly.b32 hi, hi, {m}, 0x1f, 0xffffffff;",
+            "mov.b64 {o}, {{lo, hi}}; }}",
+            o = out(reg64) out, v = in(reg64) v, m = in(reg32) mask,
+            options(nomem, nostack, preserves_flags),
+        );
+    }
+    out
+}
+
+/// Adds `v` to the global word `p[i]` atomically (`atom.global.add.u64`).
+///
+/// # Safety
+/// `p.add(i)` must be a valid, 8-byte aligned global address.
+#[inline(always)]
+pub unsafe fn atomic_add_u64(p: *mut u64, i: usize, v: u64) {
+    let a = p.wrapping_add(i);
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g, old; cvta.to.global.u64 g, {a}; atom.global.add.u64 old, [g], {v}; }}",
+            a = in(reg64) a, v = in(reg64) v,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// Raises the global word `p[i]` to `v` if `v` is larger, atomically (`atom.global.max.u64`).
+///
+/// # Safety
+/// `p.add(i)` must be a valid, 8-byte aligned global address.
+#[inline(always)]
+pub unsafe fn atomic_max_u64(p: *mut u64, i: usize, v: u64) {
+    let a = p.wrapping_add(i);
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g, old; cvta.to.global.u64 g, {a}; atom.global.max.u64 old, [g], {v}; }}",
+            a = in(reg64) a, v = in(reg64) v,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
 /// A read-only row-major matrix in global memory, seen from one element (its origin).
 ///
 /// `load(dr, dc)` reads the element `dr` rows down and `dc` columns right of the origin through
@@ -279,7 +397,7 @@ impl GlobalTile {
 /// # Safety
 /// `p.add(i)` must be a valid, aligned global address.
 #[inline(always)]
-pub unsafe fn load_global(p: *const f32, i: isize) -> f32 {
+pub unsafe fn load_global<T: Copy>(p: *const T, i: isize) -> T {
     // SAFETY: the caller's contract.
     unsafe { p.offset(i).read() }
 }

@@ -21,6 +21,11 @@ variant_table! {
         memcpy: (MemcpyParams, MemcpyArgs)(src: *const f32, dst: *mut f32, n: u64),
         fma_ilp: (FmaParams, FmaArgs)(out: *mut f32, a: f32, b: f32, iters: i32),
         chase: (ChaseParams, ChaseArgs)(next: *const u32, start: u32, steps: u32, out: *mut u64),
+        gemm_ref: (GemmRefParams, GemmRefArgs)
+            (a: *const f32, b: *const f32, m: i32, n: i32, k: i32, dot: *mut f64, spread: *mut f64),
+        gemm_check: (GemmCheckParams, GemmCheckArgs)
+            (c: *const f32, c0: *const f32, dot: *const f64, spread: *const f64, len: u64,
+             alpha: f32, beta: f32, out: *mut u64),
     },
     // GEMM: C = alpha*A*B + beta*C. Each line names its family and its tiles:
     // - seed: the seed blog's kernel. One 64x64x8 block tile, shared memory staged by plain
@@ -70,6 +75,11 @@ variant_table! {
     // DRAM latency: one thread follows a pointer ring whose consecutive hops lie at least
     // SLOT_BYTES apart (entry name, slot bytes).
     chase: ("chase_u32", 128),
+    // The GEMM check (gemm_ref.rs, gemm_check.rs, the rule in gemm_tolerance.rs): not variants,
+    // never timed. The f64 reference, one thread per element of C in TILE x TILE blocks (entry,
+    // TILE); the comparison of an f32 C with it, every element (entry, threads per block).
+    gemm_ref: ("gemm_ref_f64", 16),
+    gemm_check: ("gemm_check_f32", 256),
     // Register-pressure experiment: one GEMM variant rebuilt under each register cap.
     regs: ("C", [32, 48, 64, 96, 128, 160, 192, 255]),
 }
@@ -384,6 +394,53 @@ pub struct ChaseResult {
     pub nanos: u64,
 }
 
+/// The GEMM check's f64 reference kernel (gemm_ref.rs): one thread per element of C, a block
+/// per TILE x TILE tile; writes per element the dot product and the spread of its partial sums
+/// ([`crate::gemm_tolerance::Reference`]) into two M*N arrays of doubles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GemmRefKernel {
+    /// Exported PTX entry name.
+    pub entry: &'static str,
+    /// Side of a block's tile of C (and depth of its K slices).
+    pub tile: u32,
+}
+
+impl GemmRefKernel {
+    /// Threads per block (also the entry's launch bound).
+    pub const fn threads(&self) -> u32 {
+        self.tile * self.tile
+    }
+    /// Grid (x over N, y over M) for an M x N output, edge blocks partial.
+    pub const fn grid(&self, m: u32, n: u32) -> (u32, u32) {
+        (n.div_ceil(self.tile), m.div_ceil(self.tile))
+    }
+}
+
+/// The GEMM check's comparison kernel (gemm_check.rs): judges every element of an f32 C
+/// against the reference and adds its [`crate::gemm_tolerance::Tally`] into `out`'s words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GemmCheckKernel {
+    /// Exported PTX entry name.
+    pub entry: &'static str,
+    /// Threads per block (a multiple of 32: the kernel merges whole warps).
+    pub threads: u32,
+}
+
+impl GemmCheckKernel {
+    /// Blocks for `len` elements: one element per thread, but no more than `max_blocks` (the
+    /// kernel loops over the rest, so that few warps add into the tally's words).
+    pub const fn grid(&self, len: u64, max_blocks: u32) -> u32 {
+        let needed = len.div_ceil(self.threads as u64);
+        if needed == 0 {
+            1
+        } else if needed < max_blocks as u64 {
+            needed as u32
+        } else {
+            max_blocks
+        }
+    }
+}
+
 /// A kernel family: one parameter list and one kernel function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Family {
@@ -391,6 +448,8 @@ pub enum Family {
     Memcpy,
     FmaIlp,
     Chase,
+    GemmRef,
+    GemmCheck,
 }
 
 impl Family {
@@ -401,6 +460,8 @@ impl Family {
             Family::Memcpy => MemcpyParams::PARAMS,
             Family::FmaIlp => FmaParams::PARAMS,
             Family::Chase => ChaseParams::PARAMS,
+            Family::GemmRef => GemmRefParams::PARAMS,
+            Family::GemmCheck => GemmCheckParams::PARAMS,
         }
     }
 }
@@ -421,7 +482,8 @@ impl EntryDecl {
     }
 }
 
-/// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase.
+/// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase, the
+/// GEMM check's reference and comparison.
 pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
     let gemm = GEMM.iter().map(|v| EntryDecl {
         name: v.entry,
@@ -443,7 +505,24 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         family: Family::Chase,
         max_threads: None,
     });
-    gemm.chain(memcpy).chain(fma).chain(chase)
+    let check = [
+        EntryDecl {
+            name: GEMM_REF.entry,
+            family: Family::GemmRef,
+            max_threads: Some(GEMM_REF.threads()),
+        },
+        EntryDecl {
+            name: GEMM_CHECK.entry,
+            family: Family::GemmCheck,
+            max_threads: Some(GEMM_CHECK.threads),
+        },
+    ];
+    gemm.chain(memcpy).chain(fma).chain(chase).chain(check)
+}
+
+/// The entries of the GEMM check, in table order.
+pub fn check_entries() -> [&'static str; 2] {
+    [GEMM_REF.entry, GEMM_CHECK.entry]
 }
 
 /// The entry called `name`, if the table generates one.
@@ -650,7 +729,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 1] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 1 + 2] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -667,6 +746,25 @@ mod tests {
         assert_eq!(entry(CHASE.entry).unwrap().params(), ChaseParams::PARAMS);
         assert_eq!(entry("gemm_tm8_tn8").unwrap().max_threads, Some(64));
         assert_eq!(entry("memcpy_t1024_l1_w3"), None);
+        let r = entry(GEMM_REF.entry).unwrap();
+        assert_eq!((r.family, r.max_threads), (Family::GemmRef, Some(256)));
+        assert_eq!(r.params(), GemmRefParams::PARAMS);
+        let c = entry(GEMM_CHECK.entry).unwrap();
+        assert_eq!((c.family, c.max_threads), (Family::GemmCheck, Some(256)));
+        assert_eq!(check_entries(), [GEMM_REF.entry, GEMM_CHECK.entry]);
+    }
+
+    #[test]
+    fn the_check_kernels_cover_every_element() {
+        assert_eq!(GEMM_REF.grid(333, 250), (16, 21), "x over N, y over M, rounded up");
+        assert_eq!(GEMM_REF.grid(1, 1), (1, 1));
+        assert_eq!(GEMM_REF.grid(8192, 8192), (512, 512));
+        // One element per thread up to the cap; at least one block.
+        assert_eq!(GEMM_CHECK.grid(1, 1000), 1);
+        assert_eq!(GEMM_CHECK.grid(0, 1000), 1);
+        assert_eq!(GEMM_CHECK.grid(256 * 10 + 1, 1000), 11);
+        assert_eq!(GEMM_CHECK.grid(1 << 26, 1056), 1056);
+        assert_eq!(GEMM_CHECK.threads % 32, 0);
     }
 
     #[test]
