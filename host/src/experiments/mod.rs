@@ -11,6 +11,7 @@ pub mod cells;
 pub mod contract;
 pub mod copy;
 pub mod gemm;
+pub mod gemm_check;
 pub mod ilp;
 pub mod inflight;
 pub mod inputs;
@@ -20,6 +21,8 @@ pub mod occupancy;
 pub mod registry;
 pub mod regs;
 pub mod residency;
+#[cfg(test)]
+mod tolerance_margins;
 pub mod verify;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

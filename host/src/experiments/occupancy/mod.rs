@@ -142,6 +142,7 @@ impl Experiment for Spec {
         let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
         let mut rows = Vec::with_capacity(p.variants.len());
         let mut cublas_samples = Vec::new();
+        let mut cublas_checks = Vec::new();
         for variant in &p.variants {
             bar.set_message(variant.label);
             let kernel = ours
@@ -167,9 +168,11 @@ impl Experiment for Spec {
             let measured = m.ours;
             let mut flags = measured.flags.clone();
             let compare = comparison(&measured, m.theirs.map(|t| (t, None, None)), &mut flags);
-            let vs_cublas = m.cublas.as_ref().map(|t| {
+            let vs_cublas = m.cublas.map(|(t, mut checked)| {
                 cublas_samples.extend_from_slice(&t.samples_ms);
-                measured.throughput / gflops(p.size, t)
+                checked.launch = format!("its last timed launch beside {}", variant.label);
+                cublas_checks.push(checked);
+                measured.throughput / gflops(p.size, &t)
             });
             rows.push(GemmRow {
                 variant: variant.label.to_owned(),
@@ -197,7 +200,9 @@ impl Experiment for Spec {
                 reason: e.to_string(),
             }),
             Some(Ok(c)) => {
-                let check = buffers.verify_cublas(gpu, &c).in_variant("cuBLAS")?;
+                let check = buffers
+                    .verify_cublas(gpu, &c, std::mem::take(&mut cublas_checks))
+                    .in_variant("cuBLAS")?;
                 // Every cuBLAS sample of the run, each interleaved with one variant's.
                 let timing = summarize(cublas_samples, None, None);
                 let gflops = buffers.gflops(&timing);
