@@ -308,10 +308,7 @@ mod tests {
         );
         let both = t.merge(u);
         assert_eq!((both.over, both.non_finite), (1, 1));
-        assert_eq!(
-            (both.worst_ratio(), both.worst_index()),
-            (f32::INFINITY, 9)
-        );
+        assert_eq!((both.worst_ratio(), both.worst_index()), (f32::INFINITY, 9));
         assert_eq!(Tally::from_words(both.to_words()), both);
         // Equal ratios: the higher index wins, whichever merges first.
         let (mut x, mut y) = (Tally::default(), Tally::default());

@@ -756,7 +756,11 @@ mod tests {
 
     #[test]
     fn the_check_kernels_cover_every_element() {
-        assert_eq!(GEMM_REF.grid(333, 250), (16, 21), "x over N, y over M, rounded up");
+        assert_eq!(
+            GEMM_REF.grid(333, 250),
+            (16, 21),
+            "x over N, y over M, rounded up"
+        );
         assert_eq!(GEMM_REF.grid(1, 1), (1, 1));
         assert_eq!(GEMM_REF.grid(8192, 8192), (512, 512));
         // One element per thread up to the cap; at least one block.

@@ -205,7 +205,10 @@ impl GemmBuffers {
             // An earlier variant's correct output must not stand in for an element this one
             // never writes.
             self.c_of(gpu, side)?;
-            gpu.fill(self.c[side as usize].as_mut().expect("allocated"), UNWRITTEN)?;
+            gpu.fill(
+                self.c[side as usize].as_mut().expect("allocated"),
+                UNWRITTEN,
+            )?;
         }
         let (ours, theirs, cublas_timing) = self.time(gpu, plan, kernel, other, variant, cublas)?;
         let cublas = match cublas_timing {

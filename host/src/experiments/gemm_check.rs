@@ -29,6 +29,16 @@ pub fn rule() -> String {
     )
 }
 
+/// What `--help` says of the GEMM check.
+pub fn help() -> String {
+    format!(
+        "Checked: the output of every timed side (ours, --compare's module, cuBLAS) after its \
+         last timed launch (alpha=1, beta=0, into its own C), and after one more launch at \
+         alpha=1.5, beta=0.5 on a fresh C: {}.",
+        rule()
+    )
+}
+
 /// The f64 reference of one problem, on the device: per element of C, the dot product and the
 /// spread of its partial sums (`kernels_gpu::gemm_tolerance::Reference`, as two arrays).
 pub struct GemmReference {
@@ -150,7 +160,10 @@ impl GemmChecker {
 /// Elements of C.
 fn elements(dims: GemmDims) -> usize {
     let len = dims.m as usize * dims.n as usize;
-    assert!(u32::try_from(len).is_ok(), "element indices must fit 32 bits");
+    assert!(
+        u32::try_from(len).is_ok(),
+        "element indices must fit 32 bits"
+    );
     len
 }
 
@@ -207,9 +220,22 @@ pub fn record(dims: GemmDims, parts: &[Checked]) -> Check {
     }
 }
 
-/// Whether `check` was made by [`record`] (older runs recorded a sampled relative error).
+/// Whether `check` was made by [`record`] (older runs recorded a sampled relative error
+/// against a bound of 1e-4).
 pub fn is_every_element(check: &Check) -> bool {
     check.bound == RATIO_BOUND
+}
+
+/// The table note on the GEMM checks, when any of `checks` is one of [`record`]'s (a table of an
+/// older run keeps its notes as they were).
+pub fn note<'a>(checks: impl IntoIterator<Item = &'a Check>) -> Option<String> {
+    checks.into_iter().any(is_every_element).then(|| {
+        format!(
+            "Verified: the output of each side's last timed launch (alpha=1, beta=0, its own C) \
+             and of one more launch at alpha=1.5, beta=0.5 on a fresh C, both checked: {}",
+            rule()
+        )
+    })
 }
 
 #[cfg(test)]
@@ -231,26 +257,45 @@ mod tests {
 
     #[test]
     fn the_record_passes_only_when_every_output_passed() {
-        let dims = GemmDims {
-            m: 3,
-            n: 5,
-            k: 7,
-        };
+        let dims = GemmDims { m: 3, n: 5, k: 7 };
         let ok = record(
             dims,
-            &[checked("the timed launch", 0, 0.25, 7), checked("one more", 0, 0.5, 0)],
+            &[
+                checked("the timed launch", 0, 0.25, 7),
+                checked("one more", 0, 0.5, 0),
+            ],
         );
         assert!(ok.passed && is_every_element(&ok));
         assert_eq!((ok.error, ok.bound), (0.5, 1.0));
-        assert!(ok.what.contains("the timed launch (alpha=1, beta=0): 0 of 15 over"));
+        assert!(ok
+            .what
+            .contains("the timed launch (alpha=1, beta=0): 0 of 15 over"));
         assert!(ok.what.contains("worst 0.250 at (1, 2)"), "{}", ok.what);
         assert!(ok.what.contains("every element of C"));
         let bad = record(
             dims,
-            &[checked("the timed launch", 0, 0.25, 7), checked("one more", 2, 9.0, 14)],
+            &[
+                checked("the timed launch", 0, 0.25, 7),
+                checked("one more", 2, 9.0, 14),
+            ],
         );
         assert!(!bad.passed && bad.error == 9.0);
         assert!(bad.what.contains("2 of 15 over"));
         assert!(!record(dims, &[]).passed, "nothing checked is no pass");
+    }
+
+    #[test]
+    fn the_note_comes_with_the_every_element_checks_only() {
+        let dims = GemmDims::square(4);
+        let new = record(dims, &[checked("the timed launch", 0, 0.25, 7)]);
+        let old = Check {
+            passed: true,
+            error: 2.2e-7,
+            bound: 1e-4,
+            what: "sampled".into(),
+        };
+        assert_eq!(note([&old]), None);
+        let text = note([&old, &new]).expect("a new check is noted");
+        assert!(text.contains("alpha=1.5, beta=0.5") && text.contains("8u|alpha|*spread"));
     }
 }

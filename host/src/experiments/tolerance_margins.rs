@@ -63,7 +63,9 @@ fn pairwise(p: &[f32]) -> f32 {
 }
 
 fn fma_sum(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).fold(0.0f32, |acc, (&x, &y)| x.mul_add(y, acc))
+    a.iter()
+        .zip(b)
+        .fold(0.0f32, |acc, (&x, &y)| x.mul_add(y, acc))
 }
 
 fn dot(a: &[f32], b: &[f32], order: Order) -> f32 {
@@ -71,10 +73,17 @@ fn dot(a: &[f32], b: &[f32], order: Order) -> f32 {
     match order {
         Order::Fma => fma_sum(a, b),
         Order::MulAdd => a.iter().zip(b).fold(0.0, |acc, (&x, &y)| acc + x * y),
-        Order::Reverse => a.iter().zip(b).rev().fold(0.0, |acc, (&x, &y)| x.mul_add(y, acc)),
+        Order::Reverse => a
+            .iter()
+            .zip(b)
+            .rev()
+            .fold(0.0, |acc, (&x, &y)| x.mul_add(y, acc)),
         Order::SplitK(parts) => {
             let len = k.div_ceil(parts).max(1);
-            a.chunks(len).zip(b.chunks(len)).map(|(x, y)| fma_sum(x, y)).fold(0.0, |t, s| t + s)
+            a.chunks(len)
+                .zip(b.chunks(len))
+                .map(|(x, y)| fma_sum(x, y))
+                .fold(0.0, |t, s| t + s)
         }
         Order::Slices(len) => a
             .chunks(len)

@@ -68,7 +68,11 @@ pub fn tally_gemm(reference: &[Reference], c0: &[f32], c: &[f32], alpha: f32, be
                     let end = (start + chunk).min(c.len());
                     let mut t = Tally::default();
                     for i in start..end {
-                        t.add(i as u32, c[i], judge(c[i], c0[i], reference[i], alpha, beta));
+                        t.add(
+                            i as u32,
+                            c[i],
+                            judge(c[i], c0[i], reference[i], alpha, beta),
+                        );
                     }
                     t
                 })
@@ -203,11 +207,16 @@ pub(crate) mod tests {
                     .collect();
                 let dot: f64 = p.iter().sum();
                 let forward: f64 = (1..=7).map(|j| p[..j].iter().sum::<f64>().powi(2)).sum();
-                let backward: f64 = (1..=7).map(|j| p[7 - j..].iter().sum::<f64>().powi(2)).sum();
+                let backward: f64 = (1..=7)
+                    .map(|j| p[7 - j..].iter().sum::<f64>().powi(2))
+                    .sum();
                 let got = reference[r * 5 + c];
                 assert!((got.dot - dot).abs() <= 1e-15, "{got:?} vs {dot}");
                 let spread = forward.max(backward).sqrt();
-                assert!((got.spread - spread).abs() <= 1e-12 * spread, "{got:?} vs {spread}");
+                assert!(
+                    (got.spread - spread).abs() <= 1e-12 * spread,
+                    "{got:?} vs {spread}"
+                );
             }
         }
     }

@@ -15,6 +15,7 @@ pub use row::{CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
 use super::gemm::{gflops, GemmBuffers};
+use super::gemm_check;
 use super::measured::flag_above_peak;
 use super::module_source::{load, plan_files, Kernels, Needs};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
@@ -100,6 +101,15 @@ impl Experiment for Spec {
 
     fn variant_labels() -> Vec<&'static str> {
         GEMM.iter().map(|v| v.label).collect()
+    }
+
+    /// The variant labels and the check.
+    fn help() -> String {
+        format!(
+            "Variants (from the variant table): {}\n\n{}",
+            Self::variant_labels().join(", "),
+            gemm_check::help()
+        )
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
@@ -330,6 +340,16 @@ impl Experiment for Spec {
             }
             None => {}
         }
+        let checks = output
+            .rows
+            .iter()
+            .flat_map(|r| std::iter::once(&r.check).chain(r.compare.as_ref().map(|c| &c.check)));
+        let cublas_check = output
+            .cublas
+            .as_ref()
+            .and_then(CublasOutcome::measured)
+            .map(|c| &c.check);
+        t.notes.extend(gemm_check::note(checks.chain(cublas_check)));
         t
     }
 
