@@ -9,7 +9,9 @@
 //!   pointers cannot give; the copies' loads stay coherent (see [`Vector::load`]);
 //! - vector accesses are single 8- or 16-byte instructions;
 //! - multiply-add is an explicit fused `fma.rn.f32`; a thread's 64-bit grid index is one
-//!   wide multiply-add.
+//!   wide multiply-add;
+//! - the GEMM check's reference stages f64 in shared memory ([`SharedF64`]); its tally merges a
+//!   warp with shuffles and adds into global words with 64-bit atomics.
 
 use core::arch::asm;
 use core::arch::nvptx;
