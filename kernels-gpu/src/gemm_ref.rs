@@ -5,7 +5,7 @@
 //!
 //! A block owns a TILE x TILE tile of C; per K slice of depth TILE it stages the slices of A and
 //! B in shared memory as f64 (widened once there, not once per use), so that each input is read
-//! from global memory once per block.
+//! from global memory once per block, and loads the next slice while it sums this one.
 
 use crate::gemm_tolerance::Accumulator;
 use crate::gpu::{self, SharedF64};
@@ -33,14 +33,10 @@ pub unsafe fn gemm_ref<const TILE: u32, const SLICE: usize>(args: GemmRefArgs) {
     let (row0, col0) = (gpu::block_idx_y() * TILE, gpu::block_idx_x() * TILE);
     let (row, col) = (row0 + tr, col0 + tc);
 
-    let a_slice = SharedF64::<SLICE>::new();
-    let b_slice = SharedF64::<SLICE>::new();
-    let mut acc = Accumulator::new();
-    let mut k0 = 0;
-    while k0 < k {
-        // Thread (tr, tc) stages A[row, k0 + tc] and B[k0 + tr, col]; outside the matrices, 0.
-        let a_k = k0 + tc;
-        let b_k = k0 + tr;
+    // Thread (tr, tc) stages A[row, k0 + tc] and B[k0 + tr, col] of each slice; outside the
+    // matrices, 0.
+    let fetch = |k0: u32| -> (f32, f32) {
+        let (a_k, b_k) = (k0 + tc, k0 + tr);
         let a_val = if row < m && a_k < k {
             // SAFETY: inside A (row < M, a_k < K).
             unsafe { gpu::load_global(a, (row * k + a_k) as isize) }
@@ -53,9 +49,21 @@ pub unsafe fn gemm_ref<const TILE: u32, const SLICE: usize>(args: GemmRefArgs) {
         } else {
             0.0
         };
-        a_slice.store(tr * TILE + tc, f64::from(a_val));
-        b_slice.store(tr * TILE + tc, f64::from(b_val));
+        (a_val, b_val)
+    };
+    let a_slice = SharedF64::<SLICE>::new();
+    let b_slice = SharedF64::<SLICE>::new();
+    let mut acc = Accumulator::new();
+    let mut staged = fetch(0);
+    let mut k0 = 0;
+    while k0 < k {
+        a_slice.store(tr * TILE + tc, f64::from(staged.0));
+        b_slice.store(tr * TILE + tc, f64::from(staged.1));
         gpu::sync_threads();
+        // The next slice's loads are in flight while this one is summed.
+        if k0 + TILE < k {
+            staged = fetch(k0 + TILE);
+        }
 
         // Only the slice's real k terms: a zero term would still add a partial sum (the same
         // one again) to the spread.
