@@ -20,6 +20,7 @@
 #[macro_use]
 mod table;
 pub mod abi;
+pub mod check_kernels;
 pub mod gemm_tolerance;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
