@@ -69,6 +69,12 @@ fn main() {
                  pub const UNBOUNDED: &str = include_str!({:?});",
                 path_of(&m.file)
             ),
+            ModuleKind::Checks => writeln!(
+                code,
+                "/// The GEMM check's reference and comparison entries, with launch bounds.\n\
+                 pub const CHECKS: &str = include_str!({:?});",
+                path_of(&m.file)
+            ),
             ModuleKind::Capped { .. } => Ok(()),
         }
         .unwrap();

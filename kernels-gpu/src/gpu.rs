@@ -9,10 +9,15 @@
 //!   pointers cannot give; the copies' loads stay coherent (see [`Vector::load`]);
 //! - vector accesses are single 8- or 16-byte instructions;
 //! - multiply-add is an explicit fused `fma.rn.f32`; a thread's 64-bit grid index is one
-//!   wide multiply-add.
+//!   wide multiply-add;
+//! - the GEMM check's reference stages f64 in shared memory ([`SharedF64`]); its tally merges a
+//!   warp with shuffles and adds into global words with 64-bit atomics (`gpu/reduce.rs`).
 
 use core::arch::asm;
 use core::arch::nvptx;
+
+mod reduce;
+pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, shuffle_xor_u64};
 
 /// This thread's index in its block (x).
 #[inline(always)]
@@ -215,6 +220,58 @@ impl<const N: usize> SharedF32<N> {
     }
 }
 
+/// A block-wide array of `N` doubles in shared memory, addressed by 32-bit shared-space offsets
+/// (as [`SharedF32`]).
+#[derive(Clone, Copy)]
+pub struct SharedF64<const N: usize> {
+    base: u32,
+}
+
+impl<const N: usize> SharedF64<N> {
+    /// Declares a fresh shared array (one per call site; every call is a separate allocation).
+    #[inline(always)]
+    pub fn new() -> Self {
+        let base: u32;
+        // SAFETY: declares a block-scoped .shared variable and takes its 32-bit shared address.
+        unsafe {
+            asm!(
+                "{{ .shared .align 16 .b8 lab_smem_f64[{bytes}];",
+                "mov.u32 {base}, lab_smem_f64; }}",
+                bytes = const N * 8,
+                base = out(reg32) base,
+                options(nomem, nostack, preserves_flags),
+            );
+        }
+        Self { base }
+    }
+
+    /// Reads element `i` (checked in debug builds only).
+    #[inline(always)]
+    pub fn load(&self, i: u32) -> f64 {
+        debug_assert!((i as usize) < N);
+        let v: f64;
+        // SAFETY: base + 8*i lies inside this block's shared array.
+        unsafe {
+            asm!("{{ .reg .u32 s; mad.lo.u32 s, {i}, 8, {base}; ld.shared.f64 {v}, [s]; }}",
+                 v = out(reg64) v, i = in(reg32) i, base = in(reg32) self.base,
+                 options(pure, readonly, nostack, preserves_flags));
+        }
+        v
+    }
+
+    /// Writes element `i`.
+    #[inline(always)]
+    pub fn store(&self, i: u32, v: f64) {
+        debug_assert!((i as usize) < N);
+        // SAFETY: base + 8*i lies inside this block's shared array.
+        unsafe {
+            asm!("{{ .reg .u32 s; mad.lo.u32 s, {i}, 8, {base}; st.shared.f64 [s], {v}; }}",
+                 i = in(reg32) i, base = in(reg32) self.base, v = in(reg64) v,
+                 options(nostack, preserves_flags));
+        }
+    }
+}
+
 /// A read-only row-major matrix in global memory, seen from one element (its origin).
 ///
 /// `load(dr, dc)` reads the element `dr` rows down and `dc` columns right of the origin through
@@ -279,7 +336,7 @@ impl GlobalTile {
 /// # Safety
 /// `p.add(i)` must be a valid, aligned global address.
 #[inline(always)]
-pub unsafe fn load_global(p: *const f32, i: isize) -> f32 {
+pub unsafe fn load_global<T: Copy>(p: *const T, i: isize) -> T {
     // SAFETY: the caller's contract.
     unsafe { p.offset(i).read() }
 }

@@ -6,6 +6,9 @@
 //! are visible. Every entry point, launch bound, register cap, host launch and report row comes
 //! from the table in `variants.rs`.
 #![no_std]
+// `core::f64::math` (fused multiply-add and square root without std): the GEMM check's rule
+// (`gemm_tolerance`) runs the same arithmetic on the GPU and in the host's CPU twin.
+#![feature(core_float_math)]
 // The memcpy grid's cartesian product recurses once per (threads, loads) pair.
 #![recursion_limit = "256"]
 #![cfg_attr(
@@ -17,6 +20,8 @@
 #[macro_use]
 mod table;
 pub mod abi;
+pub mod check_kernels;
+pub mod gemm_tolerance;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
 pub mod tuned_shape;
@@ -28,6 +33,10 @@ mod chase;
 mod fma;
 #[cfg(target_arch = "nvptx64")]
 mod gemm;
+#[cfg(target_arch = "nvptx64")]
+mod gemm_check;
+#[cfg(target_arch = "nvptx64")]
+mod gemm_ref;
 #[cfg(target_arch = "nvptx64")]
 mod gemm_tuned;
 #[cfg(target_arch = "nvptx64")]

@@ -117,7 +117,9 @@ macro_rules! variant_table {
             gemm: $gemm_names:tt $gemm_abi:tt,
             memcpy: $memcpy_names:tt $memcpy_abi:tt,
             fma_ilp: $fma_names:tt $fma_abi:tt,
-            chase: $chase_names:tt $chase_abi:tt $(,)?
+            chase: $chase_names:tt $chase_abi:tt,
+            gemm_ref: $ref_names:tt $ref_abi:tt,
+            gemm_check: $check_names:tt $check_abi:tt $(,)?
         },
         gemm: [ $( ($gl:literal, $gfam:ident $gshape:tt) ),* $(,)? ],
         memcpy: {
@@ -130,12 +132,16 @@ macro_rules! variant_table {
         },
         fma_ilp: [ $( $ilp:literal ),* $(,)? ],
         chase: ($ce:literal, $slot:literal),
+        gemm_ref: ($gre:literal, $gr_tile:literal),
+        gemm_check: ($gce:literal, $gc_threads:literal),
         regs: ($rl:literal, [ $( $cap:literal ),* $(,)? ]) $(,)?
     ) => {
         kernel_params!("gemm", $gemm_names $gemm_abi);
         kernel_params!("memcpy", $memcpy_names $memcpy_abi);
         kernel_params!("fma_ilp", $fma_names $fma_abi);
         kernel_params!("chase", $chase_names $chase_abi);
+        kernel_params!("gemm_ref", $ref_names $ref_abi);
+        kernel_params!("gemm_check", $check_names $check_abi);
 
         /// GEMM variants, in table order.
         pub const GEMM: &[GemmVariant] = &[ $( gemm_variant!($gl, $gfam $gshape), )* ];
@@ -156,6 +162,10 @@ macro_rules! variant_table {
         ];
         /// The DRAM latency pointer chase.
         pub const CHASE: ChaseKernel = ChaseKernel { entry: $ce, slot_bytes: $slot };
+        /// The GEMM check's f64 reference kernel.
+        pub const GEMM_REF: GemmRefKernel = GemmRefKernel { entry: $gre, tile: $gr_tile };
+        /// The GEMM check's comparison kernel.
+        pub const GEMM_CHECK: GemmCheckKernel = GemmCheckKernel { entry: $gce, threads: $gc_threads };
         /// The register-cap experiment.
         pub const REGS: RegsExperiment = RegsExperiment { variant: $rl, caps: &[ $( $cap ),* ] };
 
@@ -194,6 +204,10 @@ macro_rules! variant_table {
                 "fma_ilp line: ILPs must be strictly ascending (no value twice)");
             assert!($slot >= 128 && $slot % 4 == 0, concat!(
                 "chase line: slots of ", $slot, " bytes; want at least one 128-byte line of u32"));
+            assert!($gr_tile >= 1 && $gr_tile * $gr_tile <= MAX_THREADS, concat!(
+                "gemm_ref line: a ", $gr_tile, "x", $gr_tile, " tile needs 1..=1024 threads"));
+            assert!($gc_threads >= 32 && $gc_threads <= MAX_THREADS && $gc_threads % 32 == 0, concat!(
+                "gemm_check line: ", $gc_threads, " threads per block; want whole warps, at most 1024"));
         };
         const _: () = {
             assert!(find_gemm(GEMM, $rl).is_some(), concat!(
@@ -208,6 +222,9 @@ macro_rules! variant_table {
         $( kernel_entry!(concat!("fma_ilp", $ilp), $fma_names $fma_abi,
                          crate::fma::fma_ilp::<$ilp>); )*
         kernel_entry!($ce, $chase_names $chase_abi, crate::chase::chase);
+        kernel_entry!($gre, $ref_names $ref_abi,
+                      crate::gemm_ref::gemm_ref::<$gr_tile, { $gr_tile * $gr_tile }>);
+        kernel_entry!($gce, $check_names $check_abi, crate::gemm_check::gemm_check);
     };
 }
 

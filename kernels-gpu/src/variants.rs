@@ -21,6 +21,11 @@ variant_table! {
         memcpy: (MemcpyParams, MemcpyArgs)(src: *const f32, dst: *mut f32, n: u64),
         fma_ilp: (FmaParams, FmaArgs)(out: *mut f32, a: f32, b: f32, iters: i32),
         chase: (ChaseParams, ChaseArgs)(next: *const u32, start: u32, steps: u32, out: *mut u64),
+        gemm_ref: (GemmRefParams, GemmRefArgs)
+            (a: *const f32, b: *const f32, m: i32, n: i32, k: i32, dot: *mut f64, spread: *mut f64),
+        gemm_check: (GemmCheckParams, GemmCheckArgs)
+            (c: *const f32, c0: *const f32, dot: *const f64, spread: *const f64, len: u64,
+             alpha: f32, beta: f32, out: *mut u64),
     },
     // GEMM: C = alpha*A*B + beta*C. Each line names its family and its tiles:
     // - seed: the seed blog's kernel. One 64x64x8 block tile, shared memory staged by plain
@@ -70,10 +75,16 @@ variant_table! {
     // DRAM latency: one thread follows a pointer ring whose consecutive hops lie at least
     // SLOT_BYTES apart (entry name, slot bytes).
     chase: ("chase_u32", 128),
+    // The GEMM check (gemm_ref.rs, gemm_check.rs, the rule in gemm_tolerance.rs): not variants,
+    // never timed. The f64 reference, one thread per element of C in TILE x TILE blocks (entry,
+    // TILE); the comparison of an f32 C with it, every element (entry, threads per block).
+    gemm_ref: ("gemm_ref_f64", 16),
+    gemm_check: ("gemm_check_f32", 256),
     // Register-pressure experiment: one GEMM variant rebuilt under each register cap.
     regs: ("C", [32, 48, 64, 96, 128, 160, 192, 255]),
 }
 
+pub use crate::check_kernels::{GemmCheckKernel, GemmRefKernel};
 pub use crate::tuned_shape::TunedShape;
 
 /// Rows of the seed family's output tile per block.
@@ -391,6 +402,8 @@ pub enum Family {
     Memcpy,
     FmaIlp,
     Chase,
+    GemmRef,
+    GemmCheck,
 }
 
 impl Family {
@@ -401,6 +414,8 @@ impl Family {
             Family::Memcpy => MemcpyParams::PARAMS,
             Family::FmaIlp => FmaParams::PARAMS,
             Family::Chase => ChaseParams::PARAMS,
+            Family::GemmRef => GemmRefParams::PARAMS,
+            Family::GemmCheck => GemmCheckParams::PARAMS,
         }
     }
 }
@@ -421,7 +436,8 @@ impl EntryDecl {
     }
 }
 
-/// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase.
+/// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase, the
+/// GEMM check's reference and comparison.
 pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
     let gemm = GEMM.iter().map(|v| EntryDecl {
         name: v.entry,
@@ -443,7 +459,24 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         family: Family::Chase,
         max_threads: None,
     });
-    gemm.chain(memcpy).chain(fma).chain(chase)
+    let check = [
+        EntryDecl {
+            name: GEMM_REF.entry,
+            family: Family::GemmRef,
+            max_threads: Some(GEMM_REF.threads()),
+        },
+        EntryDecl {
+            name: GEMM_CHECK.entry,
+            family: Family::GemmCheck,
+            max_threads: Some(GEMM_CHECK.threads),
+        },
+    ];
+    gemm.chain(memcpy).chain(fma).chain(chase).chain(check)
+}
+
+/// The entries of the GEMM check, in table order.
+pub fn check_entries() -> [&'static str; 2] {
+    [GEMM_REF.entry, GEMM_CHECK.entry]
 }
 
 /// The entry called `name`, if the table generates one.
@@ -650,7 +683,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 1] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 1 + 2] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -667,6 +700,12 @@ mod tests {
         assert_eq!(entry(CHASE.entry).unwrap().params(), ChaseParams::PARAMS);
         assert_eq!(entry("gemm_tm8_tn8").unwrap().max_threads, Some(64));
         assert_eq!(entry("memcpy_t1024_l1_w3"), None);
+        let r = entry(GEMM_REF.entry).unwrap();
+        assert_eq!((r.family, r.max_threads), (Family::GemmRef, Some(256)));
+        assert_eq!(r.params(), GemmRefParams::PARAMS);
+        let c = entry(GEMM_CHECK.entry).unwrap();
+        assert_eq!((c.family, c.max_threads), (Family::GemmCheck, Some(256)));
+        assert_eq!(check_entries(), [GEMM_REF.entry, GEMM_CHECK.entry]);
     }
 
     #[test]

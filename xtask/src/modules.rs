@@ -5,10 +5,13 @@
 //! | `kernels.ptx`          | all; `.maxntid` where the table fixes the block size (GEMM, memcpy) | the experiments |
 //! | `kernels_cap{N}.ptx`   | the regs experiment's GEMM entry, `.maxnreg N`, no `.maxntid` | experiment 3 (one a cap) |
 //! | `kernels_unbounded.ptx`| all, no directives                        | the occupancy calculator |
+//! | `kernels_check.ptx`    | the GEMM check's reference and comparison, `.maxntid` | every GEMM check, whatever module is timed |
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{GemmFamily, CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, REGS};
+use kernels_gpu::variants::{
+    check_entries, GemmFamily, CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, REGS,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::ptx::{self, PtxError};
@@ -37,6 +40,9 @@ pub enum ModuleKind {
     Capped { cap: u32 },
     /// Neither.
     Unbounded,
+    /// The GEMM check's entries only, with launch bounds: loaded beside any module under test
+    /// (a user's file, a capped module), small enough to JIT in a moment.
+    Checks,
 }
 
 /// One module file.
@@ -61,6 +67,10 @@ impl Module {
             kind: ModuleKind::Unbounded,
             file: "kernels_unbounded.ptx".into(),
         });
+        v.push(Module {
+            kind: ModuleKind::Checks,
+            file: "kernels_check.ptx".into(),
+        });
         v
     }
 
@@ -73,6 +83,7 @@ impl Module {
                 ptx::check_matches_table(plain)?;
                 Ok(plain.to_string())
             }
+            ModuleKind::Checks => ptx::with_check_entries(plain),
         }
     }
 }
@@ -220,7 +231,8 @@ pub fn check_bars(m: &Manifest) -> Vec<String> {
                 .map(|p| p.entry),
         )
         .chain(FMA.iter().map(|v| v.entry))
-        .chain([CHASE.entry]);
+        .chain([CHASE.entry])
+        .chain(check_entries());
     for entry in entries {
         match m.entry(ModuleKind::Main, entry) {
             None => bad.push(format!("{}: {entry} missing from kernels.ptx's report", m.arch)),

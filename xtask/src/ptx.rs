@@ -429,6 +429,14 @@ pub fn with_register_cap(ptx: &str, cap: u32) -> Result<String, PtxError> {
     patch_entries(&kept, |_| Ok(Some(format!(".maxnreg {cap}"))))
 }
 
+/// The module of the GEMM check: its reference and comparison entries only, with their launch
+/// bounds.
+pub fn with_check_entries(ptx: &str) -> Result<String, PtxError> {
+    let bounded = with_launch_bounds(ptx)?;
+    let checks = variants::check_entries();
+    keep_entries(&bounded, |e| checks.contains(&e))
+}
+
 /// Every PTX entry is a table entry, every table entry is a PTX entry, and every entry's
 /// parameter list is the one its family declares.
 pub fn check_matches_table(ptx: &str) -> Result<(), PtxError> {

@@ -47,8 +47,8 @@ fn ptx_has_exactly_the_table_entries() {
     let mut want: Vec<&str> = variants::entries().map(|e| e.name).collect();
     assert_eq!(
         want.len(),
-        GEMM.len() + 198 + FMA.len() + 1,
-        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA, chase"
+        GEMM.len() + 198 + FMA.len() + 1 + 2,
+        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA, chase, the GEMM check's two"
     );
     let mut got: Vec<&str> = found.iter().map(String::as_str).collect();
     want.sort_unstable();
@@ -92,6 +92,17 @@ fn launch_bounds_come_from_the_table() {
         ptx::capped_entries().len()
     );
     assert!(capped.contains(&format!(".entry {}(", REGS.gemm().entry)));
+    // The GEMM check's module: its two entries, each with the table's bound.
+    let checks = ptx::with_check_entries(plain_ptx()).unwrap();
+    let mut found = ptx::entries(&checks);
+    found.sort_unstable();
+    let mut want = variants::check_entries();
+    want.sort_unstable();
+    assert_eq!(found, want);
+    assert!(directive_of(&checks, variants::GEMM_REF.entry)
+        .contains(&format!(".maxntid {}, 1, 1", variants::GEMM_REF.threads())));
+    assert!(directive_of(&checks, variants::GEMM_CHECK.entry)
+        .contains(&format!(".maxntid {}, 1, 1", variants::GEMM_CHECK.threads)));
 }
 
 /// The text between an entry's name and its body.
@@ -136,6 +147,7 @@ fn check_arch(arch: &str) {
     for m in &manifest.modules {
         let want = match m.module.kind {
             ModuleKind::Capped { .. } => ptx::capped_entries().len(),
+            ModuleKind::Checks => variants::check_entries().len(),
             ModuleKind::Main | ModuleKind::Unbounded => all,
         };
         assert_eq!(

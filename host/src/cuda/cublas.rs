@@ -31,6 +31,9 @@ type Handle = *mut c_void;
 const OP_N: c_int = 0;
 /// `cublasMath_t`: `CUBLAS_DEFAULT_MATH` (plain FP32 for SGEMM: no TF32 tensor cores).
 const DEFAULT_MATH: c_int = 0;
+/// `cublasMath_t`: `CUBLAS_TF32_TENSOR_OP_MATH` (SGEMM's inputs rounded to TF32 for the tensor
+/// cores, products accumulated in FP32).
+const TF32_TENSOR_OP_MATH: c_int = 3;
 
 type CreateFn = unsafe extern "C" fn(*mut Handle) -> Status;
 type DestroyFn = unsafe extern "C" fn(Handle) -> Status;
@@ -110,6 +113,7 @@ pub struct Cublas {
     library_name: &'static str,
     handle: Handle,
     destroy: DestroyFn,
+    set_math: SetMathModeFn,
     sgemm: SgemmFn,
     version: i32,
 }
@@ -184,6 +188,7 @@ impl Cublas {
             library_name,
             handle,
             destroy,
+            set_math,
             sgemm,
             version: 0,
         };
@@ -203,6 +208,20 @@ impl Cublas {
         // (From here on `cublas` owns the handle: an error above drops it, destroying it.)
         cublas.version = version;
         Ok(cublas)
+    }
+
+    /// Switches this handle to TF32 tensor-core math. The lab never times it: the GEMM check's
+    /// GPU tests use it as a real kernel whose inputs are rounded to TF32, which the check must
+    /// fail.
+    pub fn use_tf32(&self) -> Result<(), CublasError> {
+        // SAFETY: a live handle; TF32_TENSOR_OP_MATH is a valid cublasMath_t.
+        match unsafe { (self.set_math)(self.handle, TF32_TENSOR_OP_MATH) } {
+            0 => Ok(()),
+            status => Err(CublasError::Call {
+                call: "cublasSetMathMode",
+                status,
+            }),
+        }
     }
 
     /// The version, `major.minor.patch`.

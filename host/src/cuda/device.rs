@@ -4,7 +4,7 @@ use std::ffi::{c_char, c_int, CStr};
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
-use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream};
+use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtrMut};
 
 use super::clocks::SmClock;
 use super::{CudaError, DriverContext};
@@ -155,6 +155,18 @@ impl Gpu {
         self.stream
             .memset_zeros(dev)
             .doing(|| "zeroing a device buffer".into())
+    }
+
+    /// Enqueues setting every float of a device buffer to `value` (`cuMemsetD32Async`).
+    pub fn fill(&self, dev: &mut CudaSlice<f32>, value: f32) -> Result<(), CudaError> {
+        let len = dev.len();
+        let (ptr, _guard) = dev.device_ptr_mut(&self.stream);
+        // SAFETY: `ptr` addresses the buffer's `len` floats, alive until the guard drops after
+        // the memset has been enqueued on the stream the buffer belongs to; any bit pattern is
+        // a valid f32.
+        unsafe { sys::cuMemsetD32Async(ptr, value.to_bits(), len, self.stream.cu_stream()) }
+            .result()
+            .doing(|| format!("filling {} MiB with {value:e}", mib_of::<f32>(len)))
     }
 
     /// Copies a device buffer back to the host (waits for the stream).

@@ -11,6 +11,7 @@ pub mod cells;
 pub mod contract;
 pub mod copy;
 pub mod gemm;
+pub mod gemm_check;
 pub mod ilp;
 pub mod inflight;
 pub mod inputs;
@@ -21,6 +22,8 @@ pub mod registry;
 pub mod regs;
 pub mod residency;
 pub mod spills;
+#[cfg(test)]
+mod tolerance_margins;
 pub mod verify;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -1,14 +1,13 @@
-//! Correctness checks: GEMM entries against an f64 CPU reference, copies exactly.
+//! Correctness checks on the CPU: the GEMM check's twin (the rule of the GPU check kernels,
+//! `kernels_gpu::gemm_tolerance`, applied to every element on the CPU: for the tests, and as
+//! the oracle the GPU tests hold the kernels to), and copies, exactly.
 
 use std::thread;
 
-use super::inputs::{host_threads, Rng};
-use crate::results::{Check, GemmDims};
+use kernels_gpu::gemm_tolerance::{judge, Accumulator, Reference, Tally};
 
-/// Relative error bound of a GEMM entry, relative to `|alpha|*sum|a*b| + |beta*c0|`.
-pub const GEMM_REL_BOUND: f64 = 1e-4;
-/// Random entries checked per GEMM, on top of every tile's corners.
-pub const GEMM_RANDOM_SAMPLES: usize = 4096;
+use super::inputs::host_threads;
+use crate::results::{Check, GemmDims};
 
 /// Host copies of a GEMM's inputs, row-major: A is M x K, `b_t` is B (K x N) transposed (N x K),
 /// C0 is M x N.
@@ -17,99 +16,73 @@ pub struct GemmInputs<'a> {
     pub a: &'a [f32],
     pub b_t: &'a [f32],
     pub c0: &'a [f32],
-    pub alpha: f32,
-    pub beta: f32,
 }
 
-/// The entries of an `m x n` C to check: the four corners of every `tile x tile` tile (a partial
-/// edge tile's corners are its last row and column), every entry of the last row and of the last
-/// column when the size does not tile (the edge blocks of every tile shape lie there), and
-/// `random` random entries.
-pub fn gemm_sample_points(
-    (m, n): (u32, u32),
-    tile: u32,
-    random: usize,
-    seed: u64,
-) -> Vec<(u32, u32)> {
-    let mut points = Vec::new();
-    for r0 in (0..m).step_by(tile as usize) {
-        for c0 in (0..n).step_by(tile as usize) {
-            let (r1, c1) = ((r0 + tile).min(m) - 1, (c0 + tile).min(n) - 1);
-            points.extend([(r0, c0), (r0, c1), (r1, c0), (r1, c1)]);
-        }
-    }
-    if !m.is_multiple_of(tile) || !n.is_multiple_of(tile) {
-        points.extend((0..n).map(|c| (m - 1, c)));
-        points.extend((0..m).map(|r| (r, n - 1)));
-    }
-    let mut rng = Rng::new(seed ^ 0x5EED_C0DE);
-    points.extend((0..random).map(|_| (rng.below(m), rng.below(n))));
-    points
-}
-
-/// Checks `c` (the kernel's output) at `points` and that every entry is finite.
-pub fn check_gemm(inputs: &GemmInputs<'_>, c: &[f32], points: &[(u32, u32)]) -> Check {
+/// The f64 reference of every element of C, row-major: the reference kernel's arithmetic
+/// (`gemm_ref.rs`), the same [`Accumulator`] over k in natural order, on the CPU's threads.
+pub fn gemm_reference(inputs: &GemmInputs<'_>) -> Vec<Reference> {
     let GemmDims { m, n, k } = inputs.dims;
-    let non_finite = c.iter().filter(|x| !x.is_finite()).count();
-    let chunk = points.len().div_ceil(host_threads()).max(256);
-    let (worst, failed) = thread::scope(|s| {
-        let parts: Vec<_> = points
-            .chunks(chunk)
-            .map(|part| s.spawn(move || check_points(inputs, c, part)))
+    let (n, k) = (n as usize, k as usize);
+    let zero = Reference {
+        dot: 0.0,
+        spread: 0.0,
+    };
+    let mut out = vec![zero; m as usize * n];
+    let rows_per_part = (m as usize).div_ceil(host_threads()).max(1);
+    thread::scope(|s| {
+        for (part, chunk) in out.chunks_mut(rows_per_part * n).enumerate() {
+            s.spawn(move || {
+                for (i, r) in chunk.iter_mut().enumerate() {
+                    let (row, col) = (part * rows_per_part + i / n, i % n);
+                    let a = &inputs.a[row * k..(row + 1) * k];
+                    let b = &inputs.b_t[col * k..(col + 1) * k];
+                    let mut acc = Accumulator::new();
+                    for (&x, &y) in a.iter().zip(b) {
+                        acc.add(f64::from(x), f64::from(y));
+                    }
+                    *r = acc.finish(k as u32);
+                }
+            });
+        }
+    });
+    out
+}
+
+/// The tally of an f32 `c` against `reference` for C = alpha*A*B + beta*C0: what the check
+/// kernel (`gemm_check.rs`) adds up, element for element the same verdicts.
+pub fn tally_gemm(reference: &[Reference], c0: &[f32], c: &[f32], alpha: f32, beta: f32) -> Tally {
+    assert!(
+        reference.len() == c0.len() && c.len() == c0.len(),
+        "reference, C0 and C differ in length"
+    );
+    assert!(
+        u32::try_from(c.len()).is_ok(),
+        "element indices must fit 32 bits"
+    );
+    let chunk = c.len().div_ceil(host_threads()).max(1 << 16);
+    thread::scope(|s| {
+        let parts: Vec<_> = (0..c.len())
+            .step_by(chunk)
+            .map(|start| {
+                s.spawn(move || {
+                    let end = (start + chunk).min(c.len());
+                    let mut t = Tally::default();
+                    for i in start..end {
+                        t.add(
+                            i as u32,
+                            c[i],
+                            judge(c[i], c0[i], reference[i], alpha, beta),
+                        );
+                    }
+                    t
+                })
+            })
             .collect();
         parts
             .into_iter()
-            .map(|h| h.join().unwrap_or((f64::INFINITY, 1)))
-            .fold((0.0f64, 0usize), |(w, f), (pw, pf)| (w.max(pw), f + pf))
-    });
-    Check {
-        passed: failed == 0 && non_finite == 0 && !points.is_empty(),
-        error: if non_finite > 0 { f64::INFINITY } else { worst },
-        bound: GEMM_REL_BOUND,
-        what: format!(
-            "C = {}*A*B + {}*C0 on random inputs in [-1,1], M x N x K = {m}x{n}x{k}: {} \
-             entries (every 64x64 tile's corners, the last row and column where the size does \
-             not tile, and {GEMM_RANDOM_SAMPLES} random ones) against an f64 CPU dot product, \
-             |c - ref| <= {GEMM_REL_BOUND:e} * (|alpha|*sum|a*b| + |beta*c0|) ({failed} over \
-             the bound); every entry finite ({non_finite} not)",
-            inputs.alpha,
-            inputs.beta,
-            points.len()
-        ),
-    }
-}
-
-/// Largest relative error and count over the bound at `points`.
-fn check_points(inputs: &GemmInputs<'_>, c: &[f32], points: &[(u32, u32)]) -> (f64, usize) {
-    let (n, k) = (inputs.dims.n as usize, inputs.dims.k as usize);
-    let mut worst = 0.0f64;
-    let mut failed = 0usize;
-    for &(r, col) in points {
-        let (r, col) = (r as usize, col as usize);
-        let row = &inputs.a[r * k..(r + 1) * k];
-        let column = &inputs.b_t[col * k..(col + 1) * k];
-        let (mut dot, mut mag) = (0.0f64, 0.0f64);
-        for (&x, &y) in row.iter().zip(column) {
-            let p = f64::from(x) * f64::from(y);
-            dot += p;
-            mag += p.abs();
-        }
-        let c0 = f64::from(inputs.c0[r * n + col]);
-        let (alpha, beta) = (f64::from(inputs.alpha), f64::from(inputs.beta));
-        let reference = alpha * dot + beta * c0;
-        let scale = alpha.abs() * mag + (beta * c0).abs();
-        let diff = (f64::from(c[r * n + col]) - reference).abs();
-        let err = if scale > 0.0 { diff / scale } else { diff };
-        if err.is_nan() || err > GEMM_REL_BOUND {
-            failed += 1;
-        }
-        if err.is_nan() {
-            worst = f64::INFINITY;
-        } else {
-            worst = worst.max(err);
-        }
-    }
-    (worst, failed)
+            .map(|h| h.join().expect("a tally thread panicked"))
+            .fold(Tally::default(), Tally::merge)
+    })
 }
 
 /// Checks a copy of `src` into a zeroed `dst` by a kernel that copies whole `width`-float
@@ -202,69 +175,93 @@ pub(crate) mod tests {
         c
     }
 
-    #[test]
-    fn sample_points_cover_tile_corners_and_stay_inside() {
-        let p = gemm_sample_points((128, 128), 64, 10, 1);
-        assert_eq!(p.len(), 4 * 4 + 10);
-        assert!(p.contains(&(0, 0)) && p.contains(&(127, 127)));
-        assert!(p.contains(&(63, 64)) && p.contains(&(64, 63)));
-        assert!(p.iter().all(|&(r, c)| r < 128 && c < 128));
-        // Not tiling: partial tiles' corners, the whole last row and column, all inside.
-        let p = gemm_sample_points((100, 70), 64, 10, 1);
-        assert!(p.contains(&(99, 69)) && p.contains(&(64, 69)) && p.contains(&(99, 64)));
-        assert!((0..70).all(|c| p.contains(&(99, c))));
-        assert!((0..100).all(|r| p.contains(&(r, 69))));
-        assert!(p.iter().all(|&(r, c)| r < 100 && c < 70));
-    }
-
-    fn problem(dims: GemmDims) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    pub(crate) fn problem(dims: GemmDims, seed: u64) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
         let GemmDims { m, n, k } = dims;
         let (m, n, k) = (m as usize, n as usize, k as usize);
         (
-            random_floats(m * k, 1),
-            random_floats(k * n, 2),
-            random_floats(m * n, 3),
+            random_floats(m * k, seed),
+            random_floats(k * n, seed + 1),
+            random_floats(m * n, seed + 2),
         )
     }
 
+    /// The twin's reference is the f64 dot product, and its spread the larger of the forward
+    /// and backward partial sums' root sum of squares, computed here the long way.
     #[test]
-    fn an_f32_gemm_passes_and_a_wrong_entry_fails() {
-        let dims = GemmDims::square(64);
-        let n = 64;
-        let (a, b, c0) = problem(dims);
-        let b_t = transpose(&b, n, n);
+    fn the_reference_is_the_f64_dot_and_the_spread_of_its_partial_sums() {
+        let dims = GemmDims { m: 3, n: 5, k: 7 };
+        let (a, b, c0) = problem(dims, 1);
+        let b_t = transpose(&b, 7, 5);
         let inputs = GemmInputs {
             dims,
             a: &a,
             b_t: &b_t,
             c0: &c0,
-            alpha: 1.5,
-            beta: 0.5,
         };
-        let mut c = cpu_gemm((&a, &b, &c0), dims, 1.5, 0.5);
-        let points = gemm_sample_points((64, 64), 64, 200, 9);
-        let ok = check_gemm(&inputs, &c, &points);
-        assert!(ok.passed, "{ok:?}");
-        assert!(ok.error < 1e-6);
-
-        // Forgetting the beta*C0 term is caught.
-        let no_beta = cpu_gemm((&a, &b, &c0), dims, 1.5, 0.0);
-        assert!(!check_gemm(&inputs, &no_beta, &points).passed);
-
-        // One wrong corner is caught.
-        c[63 * n + 63] += 0.01;
-        let bad = check_gemm(&inputs, &c, &points);
-        assert!(!bad.passed && bad.error > GEMM_REL_BOUND);
-
-        // A NaN anywhere, even off the sampled points, is caught.
-        let mut nan = cpu_gemm((&a, &b, &c0), dims, 1.5, 0.5);
-        nan[5 * n + 7] = f32::NAN;
-        assert!(!check_gemm(&inputs, &nan, &[(0, 0)]).passed);
+        let reference = gemm_reference(&inputs);
+        assert_eq!(reference.len(), 15);
+        for r in 0..3 {
+            for c in 0..5 {
+                let p: Vec<f64> = (0..7)
+                    .map(|i| f64::from(a[r * 7 + i]) * f64::from(b[i * 5 + c]))
+                    .collect();
+                let dot: f64 = p.iter().sum();
+                let forward: f64 = (1..=7).map(|j| p[..j].iter().sum::<f64>().powi(2)).sum();
+                let backward: f64 = (1..=7)
+                    .map(|j| p[7 - j..].iter().sum::<f64>().powi(2))
+                    .sum();
+                let got = reference[r * 5 + c];
+                assert!((got.dot - dot).abs() <= 1e-15, "{got:?} vs {dot}");
+                let spread = forward.max(backward).sqrt();
+                assert!(
+                    (got.spread - spread).abs() <= 1e-12 * spread,
+                    "{got:?} vs {spread}"
+                );
+            }
+        }
     }
 
-    /// A kernel whose edge block is wrong at a size that does not tile (here: the partial block
-    /// at the bottom right of a 128-tile grid over 200 x 150, computed without the last partial
-    /// K slice, or left at C0) fails the check, while the right answer passes.
+    #[test]
+    fn every_element_is_judged_and_the_worst_is_located() {
+        let dims = GemmDims::square(64);
+        let (a, b, c0) = problem(dims, 1);
+        let b_t = transpose(&b, 64, 64);
+        let inputs = GemmInputs {
+            dims,
+            a: &a,
+            b_t: &b_t,
+            c0: &c0,
+        };
+        let reference = gemm_reference(&inputs);
+        let mut c = cpu_gemm((&a, &b, &c0), dims, 1.5, 0.5);
+        let ok = tally_gemm(&reference, &c0, &c, 1.5, 0.5);
+        assert_eq!((ok.over, ok.non_finite), (0, 0), "{ok:?}");
+        assert!(ok.worst_ratio() < 0.5, "{ok:?}");
+
+        // Forgetting the beta*C0 term fails almost every element.
+        let no_beta = cpu_gemm((&a, &b, &c0), dims, 1.5, 0.0);
+        assert!(tally_gemm(&reference, &c0, &no_beta, 1.5, 0.5).over > 4000);
+
+        // One wrong element anywhere is found, and named as the worst.
+        c[37 * 64 + 11] += 0.01;
+        let bad = tally_gemm(&reference, &c0, &c, 1.5, 0.5);
+        assert_eq!(bad.over, 1);
+        assert_eq!(bad.worst_index(), 37 * 64 + 11);
+        assert!(bad.worst_ratio() > 1.0);
+
+        // A NaN and an infinity count twice: over the tolerance, and not finite.
+        c[5 * 64 + 7] = f32::NAN;
+        c[63 * 64 + 63] = f32::NEG_INFINITY;
+        let t = tally_gemm(&reference, &c0, &c, 1.5, 0.5);
+        assert_eq!((t.over, t.non_finite), (3, 2));
+        assert_eq!(t.worst_ratio(), f32::INFINITY);
+        assert_eq!(t.worst_index(), 63 * 64 + 63, "ties go to the higher index");
+    }
+
+    /// A kernel whose edge block is wrong at a size that does not tile (the partial block at the
+    /// bottom right of a 128-tile grid over 200 x 150, computed without the last partial K slice,
+    /// or left at C0) fails, while the right answer passes: every element is checked, so no
+    /// choice of sample points is needed to catch it.
     #[test]
     fn a_wrong_edge_tile_is_caught_at_a_size_that_does_not_tile() {
         let dims = GemmDims {
@@ -273,47 +270,32 @@ pub(crate) mod tests {
             k: 75,
         };
         let (m, n, k) = (200usize, 150usize, 75usize);
-        let (a, b, c0) = problem(dims);
+        let (a, b, c0) = problem(dims, 1);
         let b_t = transpose(&b, k, n);
         let inputs = GemmInputs {
             dims,
             a: &a,
             b_t: &b_t,
             c0: &c0,
-            alpha: 1.5,
-            beta: 0.5,
         };
-        let points = gemm_sample_points((200, 150), 64, 64, 11);
+        let reference = gemm_reference(&inputs);
         let right = cpu_gemm((&a, &b, &c0), dims, 1.5, 0.5);
-        assert!(check_gemm(&inputs, &right, &points).passed);
-        // The edge block (rows 128.., columns 128..) without K's last partial slice of 8.
+        assert_eq!(tally_gemm(&reference, &c0, &right, 1.5, 0.5).over, 0);
+        let edge = (128 * 128..m * n).filter(|i| i / n >= 128 && i % n >= 128);
         let short_k = GemmDims { k: 72, ..dims };
         let a_short: Vec<f32> = (0..m).flat_map(|r| a[r * k..r * k + 72].to_vec()).collect();
         let truncated = cpu_gemm((&a_short, &b[..72 * n], &c0), short_k, 1.5, 0.5);
-        let mut wrong = right.clone();
-        for r in 128..m {
-            for c in 128..n {
-                wrong[r * n + c] = truncated[r * n + c];
-            }
+        let (mut wrong, mut untouched) = (right.clone(), right.clone());
+        for i in edge.clone() {
+            wrong[i] = truncated[i];
+            untouched[i] = c0[i];
         }
-        let bad = check_gemm(&inputs, &wrong, &points);
-        assert!(!bad.passed, "{bad:?}");
-        // The edge block never written (still C0).
-        let mut untouched = right.clone();
-        for r in 128..m {
-            for c in 128..n {
-                untouched[r * n + c] = c0[r * n + c];
-            }
-        }
-        assert!(!check_gemm(&inputs, &untouched, &points).passed);
-        // Without the points inside the edge block it would pass: the sampling is what catches
-        // it, not luck.
-        let random_only: Vec<(u32, u32)> = points
-            .iter()
-            .copied()
-            .filter(|&(r, c)| r < 128 || c < 128)
-            .collect();
-        assert!(check_gemm(&inputs, &untouched, &random_only).passed);
+        let edge_len = edge.count() as u64;
+        assert_eq!(edge_len, 72 * 22);
+        let bad = tally_gemm(&reference, &c0, &wrong, 1.5, 0.5);
+        assert!(bad.over > edge_len * 9 / 10, "{bad:?}");
+        let bad = tally_gemm(&reference, &c0, &untouched, 1.5, 0.5);
+        assert!(bad.over > edge_len * 9 / 10, "{bad:?}");
     }
 
     #[test]

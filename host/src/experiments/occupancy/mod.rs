@@ -15,6 +15,7 @@ pub use row::{CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
 use super::gemm::{gflops, GemmBuffers};
+use super::gemm_check;
 use super::measured::flag_above_peak;
 use super::module_source::{load, plan_files, Kernels, Needs};
 use super::{comparison, progress_bar, ExperimentError, InVariant};
@@ -102,6 +103,15 @@ impl Experiment for Spec {
         GEMM.iter().map(|v| v.label).collect()
     }
 
+    /// The variant labels and the check.
+    fn help() -> String {
+        format!(
+            "Variants (from the variant table): {}\n\n{}",
+            Self::variant_labels().join(", "),
+            gemm_check::help()
+        )
+    }
+
     fn plan(a: &Args) -> Result<Plan, CliError> {
         let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
         plan_with(
@@ -142,6 +152,7 @@ impl Experiment for Spec {
         let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
         let mut rows = Vec::with_capacity(p.variants.len());
         let mut cublas_samples = Vec::new();
+        let mut cublas_checks = Vec::new();
         for variant in &p.variants {
             bar.set_message(variant.label);
             let kernel = ours
@@ -167,9 +178,11 @@ impl Experiment for Spec {
             let measured = m.ours;
             let mut flags = measured.flags.clone();
             let compare = comparison(&measured, m.theirs.map(|t| (t, None, None)), &mut flags);
-            let vs_cublas = m.cublas.as_ref().map(|t| {
+            let vs_cublas = m.cublas.map(|(t, mut checked)| {
                 cublas_samples.extend_from_slice(&t.samples_ms);
-                measured.throughput / gflops(p.size, t)
+                checked.launch = format!("its last timed launch beside {}", variant.label);
+                cublas_checks.push(checked);
+                measured.throughput / gflops(p.size, &t)
             });
             rows.push(GemmRow {
                 variant: variant.label.to_owned(),
@@ -197,7 +210,9 @@ impl Experiment for Spec {
                 reason: e.to_string(),
             }),
             Some(Ok(c)) => {
-                let check = buffers.verify_cublas(gpu, &c).in_variant("cuBLAS")?;
+                let check = buffers
+                    .verify_cublas(gpu, &c, std::mem::take(&mut cublas_checks))
+                    .in_variant("cuBLAS")?;
                 // Every cuBLAS sample of the run, each interleaved with one variant's.
                 let timing = summarize(cublas_samples, None, None);
                 let gflops = buffers.gflops(&timing);
@@ -325,6 +340,16 @@ impl Experiment for Spec {
             }
             None => {}
         }
+        let checks = output
+            .rows
+            .iter()
+            .flat_map(|r| std::iter::once(&r.check).chain(r.compare.as_ref().map(|c| &c.check)));
+        let cublas_check = output
+            .cublas
+            .as_ref()
+            .and_then(CublasOutcome::measured)
+            .map(|c| &c.check);
+        t.notes.extend(gemm_check::note(checks.chain(cublas_check)));
         t
     }
 

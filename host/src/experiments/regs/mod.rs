@@ -12,6 +12,7 @@ pub use row::RegsRow;
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
 use super::gemm::GemmBuffers;
+use super::gemm_check;
 use super::module_source::{load_capped, plan_folders, CappedKernels, Needs, BUILTIN};
 use super::spills::Spills;
 use super::{comparison, progress_bar, ExperimentError, InVariant};
@@ -162,12 +163,13 @@ impl Experiment for Spec {
     type Output = Vec<RegsRow>;
     type Row = RegsRow;
 
-    /// The variant it caps and the caps the built-in kernels were built for.
+    /// The variant it caps, the caps the built-in kernels were built for, and the check.
     fn help() -> String {
         format!(
-            "Variant {} under register caps; built-in caps (the variant table's): {}",
+            "Variant {} under register caps; built-in caps (the variant table's): {}\n\n{}",
             REGS.variant,
-            super::module_source::builtin_caps()
+            super::module_source::builtin_caps(),
+            gemm_check::help()
         )
     }
 
@@ -333,6 +335,9 @@ impl Experiment for Spec {
 
     fn table(rows: &Vec<RegsRow>, meta: &RunMeta) -> TableData {
         let mut t = columns_table(&Self::title(meta), &Self::columns(), rows);
+        t.notes.extend(gemm_check::note(rows.iter().flat_map(|r| {
+            std::iter::once(&r.check).chain(r.compare.as_ref().map(|c| &c.check))
+        })));
         if rows.iter().any(|r| r.spills_unknown) {
             t.notes.push(
                 "n/a: the module is a cubin with no ptxas report beside it; stack frame is the \

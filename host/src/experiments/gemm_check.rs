@@ -1,0 +1,301 @@
+//! The GEMM check on the GPU: the f64 reference of a problem, computed once by `gemm_ref` and
+//! kept on the device, and the comparison of any f32 C with it by `gemm_check`, every element,
+//! of which only the tally (24 bytes) comes back. Both kernels come from the built-in check
+//! module (`modules::CHECKS`), whatever module is being timed. The rule is
+//! `kernels_gpu::gemm_tolerance`; `verify.rs` holds its CPU twin.
+
+use cudarc::driver::CudaSlice;
+use kernels_gpu::gemm_tolerance::{Tally, LAMBDA, RATIO_BOUND};
+use kernels_gpu::variants::{GemmCheckParams, GemmRefParams, GEMM_CHECK, GEMM_REF};
+
+use crate::cuda::{CudaError, Gpu, Launch, LaunchShape, Module};
+use crate::modules;
+use crate::results::{Check, GemmDims};
+
+/// Check blocks per SM at most: enough to fill the SMs, few enough that the atomics at the end
+/// (one per warp) cost nothing.
+const CHECK_BLOCKS_PER_SM: u32 = 8;
+
+/// The rule, in words, for check records and table notes.
+pub fn rule() -> String {
+    format!(
+        "every element of C against an f64 reference computed on the GPU (k in natural order); \
+         an element passes when |c - ref| <= {LAMBDA}u|alpha|*spread + 2u(|alpha*dot| + \
+         |beta*c0|), u = 2^-24 (FP32's unit roundoff), spread = the root sum of squares of the \
+         dot product's partial sums in k order or in reverse, whichever is larger (the \
+         probabilistic model of FP32 accumulation, ~14 standard deviations, plus the \
+         epilogue's roundings); NaN and infinities fail; error = the worst |c - ref| / \
+         tolerance (fails above {RATIO_BOUND})"
+    )
+}
+
+/// What `--help` says of the GEMM check.
+pub fn help() -> String {
+    format!(
+        "Checked: the output of every timed side (ours, --compare's module, cuBLAS) after its \
+         last timed launch (alpha=1, beta=0, into its own C), and after one more launch at \
+         alpha=1.5, beta=0.5 on a fresh C: {}.",
+        rule()
+    )
+}
+
+/// The f64 reference of one problem, on the device: per element of C, the dot product and the
+/// spread of its partial sums (`kernels_gpu::gemm_tolerance::Reference`, as two arrays).
+pub struct GemmReference {
+    dims: GemmDims,
+    dot: CudaSlice<f64>,
+    spread: CudaSlice<f64>,
+}
+
+impl GemmReference {
+    pub fn dims(&self) -> GemmDims {
+        self.dims
+    }
+
+    /// The reference's dot products and spreads, downloaded (for the GPU tests).
+    pub fn download(&self, gpu: &Gpu) -> Result<(Vec<f64>, Vec<f64>), CudaError> {
+        Ok((gpu.download(&self.dot)?, gpu.download(&self.spread)?))
+    }
+}
+
+/// The check kernels, loaded.
+pub struct GemmChecker {
+    module: Module,
+}
+
+impl GemmChecker {
+    /// Loads the built-in check module.
+    pub fn new(gpu: &Gpu) -> Result<Self, CudaError> {
+        Ok(Self {
+            module: Module::load(gpu, "built-in GEMM check", modules::CHECKS.as_bytes())?,
+        })
+    }
+
+    /// Enqueues the reference of A (M x K) times B (K x N), row-major, on the device.
+    pub fn reference(
+        &self,
+        gpu: &Gpu,
+        dims: GemmDims,
+        a: &CudaSlice<f32>,
+        b: &CudaSlice<f32>,
+    ) -> Result<GemmReference, CudaError> {
+        let GemmDims { m, n, k } = dims;
+        let len = elements(dims);
+        assert!(
+            a.len() >= m as usize * k as usize && b.len() >= k as usize * n as usize,
+            "inputs smaller than the product"
+        );
+        let mut dot = gpu.zeros::<f64>(len)?;
+        let mut spread = gpu.zeros::<f64>(len)?;
+        let kernel = self.module.kernel(GEMM_REF.entry)?;
+        let shape = LaunchShape {
+            grid: GEMM_REF.grid(m, n),
+            threads: GEMM_REF.threads(),
+            dyn_smem: 0,
+        };
+        let mut l = Launch::new(gpu);
+        let params = GemmRefParams {
+            a: l.input(a),
+            b: l.input(b),
+            m: m as i32,
+            n: n as i32,
+            k: k as i32,
+            dot: l.output(&mut dot),
+            spread: l.output(&mut spread),
+        };
+        // SAFETY: A and B hold at least M*K and K*N floats (asserted), dot and spread M*N
+        // doubles; every dimension is at most 32768, so M*K, K*N and M*N fit 32 bits; the
+        // shape is the table's for this entry (TILE*TILE threads, the grid over C's tiles).
+        unsafe { l.launch(&kernel, shape, &params)? };
+        Ok(GemmReference { dims, dot, spread })
+    }
+
+    /// Judges every element of `c`, the output of C = alpha*A*B + beta*C0 for the problem of
+    /// `reference` (with `c0` the C it started from), and returns the tally.
+    pub fn tally(
+        &self,
+        gpu: &Gpu,
+        reference: &GemmReference,
+        c0: &CudaSlice<f32>,
+        c: &CudaSlice<f32>,
+        (alpha, beta): (f32, f32),
+    ) -> Result<Tally, CudaError> {
+        let len = elements(reference.dims);
+        assert!(
+            c.len() == len && c0.len() == len,
+            "C and C0 must have the reference's M*N elements"
+        );
+        let mut out = gpu.zeros::<u64>(Tally::WORDS)?;
+        let kernel = self.module.kernel(GEMM_CHECK.entry)?;
+        let shape = LaunchShape {
+            grid: (
+                GEMM_CHECK.grid(len as u64, gpu.info().sm_count * CHECK_BLOCKS_PER_SM),
+                1,
+            ),
+            threads: GEMM_CHECK.threads,
+            dyn_smem: 0,
+        };
+        let mut l = Launch::new(gpu);
+        let params = GemmCheckParams {
+            c: l.input(c),
+            c0: l.input(c0),
+            dot: l.input(&reference.dot),
+            spread: l.input(&reference.spread),
+            len: len as u64,
+            alpha,
+            beta,
+            out: l.output(&mut out),
+        };
+        // SAFETY: C and C0 hold `len` floats (asserted), the reference `len` doubles each, `out`
+        // the tally's words, zeroed; `len` = M*N < 2^32; the shape is whole warps (the table
+        // checks the thread count), any grid.
+        unsafe { l.launch(&kernel, shape, &params)? };
+        let words = gpu.download(&out)?;
+        Ok(Tally::from_words(
+            words.try_into().expect("the tally's words came back"),
+        ))
+    }
+}
+
+/// Elements of C.
+fn elements(dims: GemmDims) -> usize {
+    let len = dims.m as usize * dims.n as usize;
+    assert!(
+        u32::try_from(len).is_ok(),
+        "element indices must fit 32 bits"
+    );
+    len
+}
+
+/// One checked output: which launch it came from, at which alpha and beta, and its tally.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The launch, in words (e.g. "the timed launch").
+    pub launch: String,
+    pub alpha: f32,
+    pub beta: f32,
+    pub tally: Tally,
+}
+
+impl Checked {
+    fn passed(&self) -> bool {
+        self.tally.over == 0
+    }
+
+    fn describe(&self, dims: GemmDims) -> String {
+        let t = &self.tally;
+        let at = t.worst_index();
+        let (row, col) = (at / dims.n.max(1), at % dims.n.max(1));
+        format!(
+            "{} (alpha={}, beta={}): {} of {} over, {} not finite, worst {:.3} at ({row}, {col})",
+            self.launch,
+            self.alpha,
+            self.beta,
+            t.over,
+            dims.m as u64 * dims.n as u64,
+            t.non_finite,
+            t.worst_ratio()
+        )
+    }
+}
+
+/// The record of one or more checked outputs of the same problem: passed when every one passed,
+/// the error the worst ratio of them all (bound [`RATIO_BOUND`]), each described.
+pub fn record(dims: GemmDims, parts: &[Checked]) -> Check {
+    let GemmDims { m, n, k } = dims;
+    let worst = parts
+        .iter()
+        .map(|p| f64::from(p.tally.worst_ratio()))
+        .fold(0.0, f64::max);
+    let each: Vec<String> = parts.iter().map(|p| p.describe(dims)).collect();
+    Check {
+        passed: !parts.is_empty() && parts.iter().all(Checked::passed),
+        error: worst,
+        bound: RATIO_BOUND,
+        what: format!(
+            "M x N x K = {m}x{n}x{k}, random inputs in [-1,1]: {}. {}",
+            rule(),
+            each.join("; ")
+        ),
+    }
+}
+
+/// Whether `check` was made by [`record`] (older runs recorded a sampled relative error
+/// against a bound of 1e-4).
+pub fn is_every_element(check: &Check) -> bool {
+    check.bound == RATIO_BOUND
+}
+
+/// The table note on the GEMM checks, when any of `checks` is one of [`record`]'s (a table of an
+/// older run keeps its notes as they were).
+pub fn note<'a>(checks: impl IntoIterator<Item = &'a Check>) -> Option<String> {
+    checks.into_iter().any(is_every_element).then(|| {
+        format!(
+            "Verified: the output of each side's last timed launch (alpha=1, beta=0, its own C) \
+             and of one more launch at alpha=1.5, beta=0.5 on a fresh C, both checked: {}",
+            rule()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(launch: &str, over: u64, worst: f32, index: u32) -> Checked {
+        Checked {
+            launch: launch.into(),
+            alpha: 1.0,
+            beta: 0.0,
+            tally: Tally {
+                over,
+                non_finite: 0,
+                worst: (u64::from(worst.to_bits()) << 32) | u64::from(index),
+            },
+        }
+    }
+
+    #[test]
+    fn the_record_passes_only_when_every_output_passed() {
+        let dims = GemmDims { m: 3, n: 5, k: 7 };
+        let ok = record(
+            dims,
+            &[
+                checked("the timed launch", 0, 0.25, 7),
+                checked("one more", 0, 0.5, 0),
+            ],
+        );
+        assert!(ok.passed && is_every_element(&ok));
+        assert_eq!((ok.error, ok.bound), (0.5, 1.0));
+        assert!(ok
+            .what
+            .contains("the timed launch (alpha=1, beta=0): 0 of 15 over"));
+        assert!(ok.what.contains("worst 0.250 at (1, 2)"), "{}", ok.what);
+        assert!(ok.what.contains("every element of C"));
+        let bad = record(
+            dims,
+            &[
+                checked("the timed launch", 0, 0.25, 7),
+                checked("one more", 2, 9.0, 14),
+            ],
+        );
+        assert!(!bad.passed && bad.error == 9.0);
+        assert!(bad.what.contains("2 of 15 over"));
+        assert!(!record(dims, &[]).passed, "nothing checked is no pass");
+    }
+
+    #[test]
+    fn the_note_comes_with_the_every_element_checks_only() {
+        let dims = GemmDims::square(4);
+        let new = record(dims, &[checked("the timed launch", 0, 0.25, 7)]);
+        let old = Check {
+            passed: true,
+            error: 2.2e-7,
+            bound: 1e-4,
+            what: "sampled".into(),
+        };
+        assert_eq!(note([&old]), None);
+        let text = note([&old, &new]).expect("a new check is noted");
+        assert!(text.contains("alpha=1.5, beta=0.5") && text.contains("8u|alpha|*spread"));
+    }
+}

@@ -1,0 +1,70 @@
+//! What a reduction across threads needs: a warp's lanes exchanging values by shuffles, and
+//! one lane per warp adding into global words with 64-bit atomics.
+
+use core::arch::asm;
+
+/// This thread's lane in its warp (`%laneid`).
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    let lane: u32;
+    // SAFETY: reads a special register.
+    unsafe {
+        asm!("mov.u32 {l}, %laneid;", l = out(reg32) lane,
+             options(pure, nomem, nostack, preserves_flags));
+    }
+    lane
+}
+
+/// `v` of the lane whose id is this lane's XOR `mask` (`shfl.sync.bfly`, over the full warp).
+/// Every lane of the warp must call it together (the full member mask says so).
+#[inline(always)]
+pub fn shuffle_xor_u64(v: u64, mask: u32) -> u64 {
+    let out: u64;
+    // SAFETY: register moves and a warp shuffle among all 32 lanes, which the caller's contract
+    // has reach this instruction together.
+    unsafe {
+        asm!(
+            "{{ .reg .b32 lo, hi; mov.b64 {{lo, hi}}, {v};",
+            "shfl.sync.bfly.b32 lo, lo, {m}, 0x1f, 0xffffffff;",
+            "shfl.sync.bfly.b32 hi, hi, {m}, 0x1f, 0xffffffff;",
+            "mov.b64 {o}, {{lo, hi}}; }}",
+            o = out(reg64) out, v = in(reg64) v, m = in(reg32) mask,
+            options(nomem, nostack, preserves_flags),
+        );
+    }
+    out
+}
+
+/// Adds `v` to the global word `p[i]` atomically (`atom.global.add.u64`).
+///
+/// # Safety
+/// `p.add(i)` must be a valid, 8-byte aligned global address.
+#[inline(always)]
+pub unsafe fn atomic_add_u64(p: *mut u64, i: usize, v: u64) {
+    let a = p.wrapping_add(i);
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g, old; cvta.to.global.u64 g, {a}; atom.global.add.u64 old, [g], {v}; }}",
+            a = in(reg64) a, v = in(reg64) v,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// Raises the global word `p[i]` to `v` if `v` is larger, atomically (`atom.global.max.u64`).
+///
+/// # Safety
+/// `p.add(i)` must be a valid, 8-byte aligned global address.
+#[inline(always)]
+pub unsafe fn atomic_max_u64(p: *mut u64, i: usize, v: u64) {
+    let a = p.wrapping_add(i);
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g, old; cvta.to.global.u64 g, {a}; atom.global.max.u64 old, [g], {v}; }}",
+            a = in(reg64) a, v = in(reg64) v,
+            options(nostack, preserves_flags),
+        );
+    }
+}
