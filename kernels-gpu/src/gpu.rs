@@ -14,6 +14,9 @@
 use core::arch::asm;
 use core::arch::nvptx;
 
+mod tensor;
+pub use tensor::*;
+
 /// This thread's index in its block (x).
 #[inline(always)]
 pub fn thread_idx_x() -> u32 {
