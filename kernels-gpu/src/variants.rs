@@ -87,7 +87,7 @@ variant_table! {
         ("M1",    mma { block: (128, 128, 32), warp: (64, 64), mma: (16, 8, 16), stages: 4 }), // 128  128
         ("M2",    mma { block: (128, 256, 32), warp: (64, 64), mma: (16, 8, 16), stages: 3 }), // 256  128
         ("M3",    mma { block: (256, 128, 32), warp: (64, 64), mma: (16, 8, 16), stages: 3 }), // 256  128
-        ("M4",    mma { block: (128, 128, 32), warp: (64, 32), mma: (16, 8, 16), stages: 3 }), // 256   64
+        ("M4",    mma { block: (64, 128, 32), warp: (32, 32), mma: (16, 8, 16), stages: 4 }),  // 256   32
         ("M5",    mma { block: (64, 128, 32), warp: (32, 64), mma: (16, 8, 16), stages: 4 }),  // 128   64
         ("M6",    mma { block: (64, 64, 32), warp: (32, 32), mma: (16, 8, 16), stages: 4 }),   // 128   32
     ],
