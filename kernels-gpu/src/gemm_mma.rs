@@ -131,7 +131,9 @@ unsafe fn body<
                     0
                 }
             };
-            let words = core::array::from_fn(|w| gpu::pack_bf16x2(elem(2 * w as u32), elem(2 * w as u32 + 1)));
+            let words = core::array::from_fn(|w| {
+                gpu::pack_bf16x2(elem(2 * w as u32), elem(2 * w as u32 + 1))
+            });
             // SAFETY: dst is a 16-byte aligned chunk of this stage, which no thread reads until
             // the barrier before its slice.
             unsafe { gpu::shared_store4(dst, words) };

@@ -9,7 +9,9 @@
 //!   pointers cannot give; the copies' loads stay coherent (see [`Vector::load`]);
 //! - vector accesses are single 8- or 16-byte instructions;
 //! - multiply-add is an explicit fused `fma.rn.f32`; a thread's 64-bit grid index is one
-//!   wide multiply-add.
+//!   wide multiply-add;
+//! - the tensor-core instructions (`ldmatrix`, `mma.sync`) and the BF16 GEMM's copies are in
+//!   `gpu/tensor.rs`.
 
 use core::arch::asm;
 use core::arch::nvptx;

@@ -78,8 +78,16 @@ pub fn b_fragments(b: &[[u16; MMA_N as usize]; MMA_K as usize]) -> [u32; LANES a
 /// The 16 x 8 product A*B of the matrices a warp's fragments hold (`a`: 4 words a lane, `b`: 2),
 /// each element with the sum of its terms' magnitudes (the bound of any partial sum).
 fn product(a: &[u32], b: &[u32]) -> Result<[[(f64, f64); 8]; 16], Inexact> {
-    assert_eq!(a.len(), LANES as usize * A_REGS, "A fragments: 4 words a lane");
-    assert_eq!(b.len(), LANES as usize * B_REGS, "B fragments: 2 words a lane");
+    assert_eq!(
+        a.len(),
+        LANES as usize * A_REGS,
+        "A fragments: 4 words a lane"
+    );
+    assert_eq!(
+        b.len(),
+        LANES as usize * B_REGS,
+        "B fragments: 2 words a lane"
+    );
     let mut am = [[0f64; 16]; 16];
     let mut bm = [[0f64; 8]; 16];
     for lane in 0..LANES {
@@ -96,7 +104,8 @@ fn product(a: &[u32], b: &[u32]) -> Result<[[(f64, f64); 8]; 16], Inexact> {
             }
         }
     }
-    if !am.iter().flatten().all(|&x| is_integer(x)) || !bm.iter().flatten().all(|&x| is_integer(x)) {
+    if !am.iter().flatten().all(|&x| is_integer(x)) || !bm.iter().flatten().all(|&x| is_integer(x))
+    {
         return Err(Inexact::NotAnInteger);
     }
     let mut p = [[(0.0, 0.0); 8]; 16];
@@ -154,7 +163,11 @@ pub fn mma_bf16_ilp_outputs(
 ) -> Result<[f32; LANES as usize], Inexact> {
     let p = product(a, b)?;
     let rounds = f64::from(iters.max(0));
-    let worst = p.iter().flatten().map(|&(_, bound)| bound).fold(0.0, f64::max);
+    let worst = p
+        .iter()
+        .flatten()
+        .map(|&(_, bound)| bound)
+        .fold(0.0, f64::max);
     if rounds * worst * f64::from(ilp) * D_REGS as f64 > EXACT_LIMIT {
         return Err(Inexact::TooLarge);
     }
@@ -175,7 +188,10 @@ pub fn mma_bf16_ilp_outputs(
 pub fn small_integer_fragments(
     range: i32,
     mut next: impl FnMut() -> u32,
-) -> ([u32; LANES as usize * A_REGS], [u32; LANES as usize * B_REGS]) {
+) -> (
+    [u32; LANES as usize * A_REGS],
+    [u32; LANES as usize * B_REGS],
+) {
     let span = (2 * range + 1) as u32;
     let mut draw = || bf16_of_int((next() % span) as i32 - range);
     let mut a = [[0u16; 16]; 16];
@@ -228,7 +244,7 @@ mod tests {
                 let (r, n) = d_element(lane as u32, reg as u32);
                 let (r, n) = (r as usize, n as usize);
                 let want: i32 = (0..16)
-                    .map(|k| (r as i32 * 3 - k as i32 * 2) % 7 * ((k as i32 - 2 * n as i32) % 5))
+                    .map(|k| (r as i32 * 3 - k * 2) % 7 * ((k - 2 * n as i32) % 5))
                     .sum::<i32>()
                     + (r * 100 + n) as i32;
                 assert_eq!(x, want as f32, "D[{r}][{n}] in lane {lane} reg {reg}");
@@ -300,10 +316,7 @@ mod tests {
         // 16 terms of 65536 each: 2^20 a round; 16 rounds reach 2^24, times 4 registers more.
         let (af, bf) = (a_fragments(&a), b_fragments(&b));
         assert!(mma_bf16_ilp_outputs(&af, &bf, 1, 4).is_ok());
-        assert_eq!(
-            mma_bf16_ilp_outputs(&af, &bf, 1, 5),
-            Err(Inexact::TooLarge)
-        );
+        assert_eq!(mma_bf16_ilp_outputs(&af, &bf, 1, 5), Err(Inexact::TooLarge));
         let big = [[16_777_216.0f32; 4]; 32];
         assert_eq!(mma_m16n8k16(&af, &bf, &big), Err(Inexact::TooLarge));
     }

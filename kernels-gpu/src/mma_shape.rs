@@ -201,7 +201,14 @@ impl MmaShape {
 
     /// Accumulator register `reg` of m16n8 tile (`mi`, `ni`) of `lane` in warp `warp`: its
     /// (row, col) in the block's output tile.
-    pub const fn accumulator(&self, warp: u32, lane: u32, mi: u32, ni: u32, reg: u32) -> (u32, u32) {
+    pub const fn accumulator(
+        &self,
+        warp: u32,
+        lane: u32,
+        mi: u32,
+        ni: u32,
+        reg: u32,
+    ) -> (u32, u32) {
         let (wr, wc) = self.warp_origin(warp);
         let (r, c) = d_element(lane, reg);
         (wr + MMA_M * mi + r, wc + MMA_N * ni + c)
@@ -282,7 +289,8 @@ mod tests {
                 for kk in 0..s.k_steps() {
                     let phases = |f: &dyn Fn(u32) -> u32| {
                         for j in 0..4 {
-                            let mut groups: Vec<u32> = (8 * j..8 * j + 8).map(|l| bank_group(f(l))).collect();
+                            let mut groups: Vec<u32> =
+                                (8 * j..8 * j + 8).map(|l| bank_group(f(l))).collect();
                             groups.sort_unstable();
                             groups.dedup();
                             assert_eq!(groups.len(), 8, "{s:?} warp {warp} kk {kk} matrix {j}");
@@ -518,7 +526,10 @@ mod tests {
         }
         assert!(a_seen.iter().all(|&x| x == 1));
         assert!(b_seen.iter().all(|&x| x == 1));
-        assert!(!chunks_aligned(n + 1, 256), "an odd row length needs the gather");
+        assert!(
+            !chunks_aligned(n + 1, 256),
+            "an odd row length needs the gather"
+        );
         assert!(!chunks_aligned(n, 8), "so does a base off 16 bytes");
     }
 
@@ -539,7 +550,10 @@ mod tests {
     fn shapes_derive_threads_tiles_and_shared_memory() {
         let s = shape(128, 128, 32, 64, 64, 3);
         assert_eq!((s.threads(), s.warps()), (128, 4));
-        assert_eq!((s.m_tiles(), s.n_tiles(), s.n_pairs(), s.k_steps()), (4, 8, 4, 2));
+        assert_eq!(
+            (s.m_tiles(), s.n_tiles(), s.n_pairs(), s.k_steps()),
+            (4, 8, 4, 2)
+        );
         assert_eq!(s.accumulators(), 128);
         assert_eq!(s.stage_bytes(), 2 * (128 * 32 + 32 * 128));
         assert_eq!(s.shared_bytes(), 3 * 16384);

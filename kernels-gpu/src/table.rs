@@ -246,6 +246,7 @@ macro_rules! variant_table {
 }
 
 /// The entry name of a BF16 GEMM line.
+#[rustfmt::skip]
 macro_rules! bf16_gemm_entry {
     ($bm:literal, $bn:literal, $bk:literal, $wm:literal, $wn:literal, $mm:literal, $mn:literal,
      $mk:literal, $st:literal) => {
@@ -255,6 +256,7 @@ macro_rules! bf16_gemm_entry {
 }
 
 /// The compile-time checks of one BF16 GEMM line, each naming the line.
+#[rustfmt::skip]
 macro_rules! bf16_gemm_checks {
     ($hl:literal, ($bm:literal, $bn:literal, $bk:literal), ($wm:literal, $wn:literal),
      ($mm:literal, $mn:literal, $mk:literal), $st:literal) => {

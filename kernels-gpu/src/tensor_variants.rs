@@ -208,9 +208,16 @@ mod tests {
             assert_eq!(v.grid(1, 1), (1, 1));
             assert_eq!(v.grid(v.shape.bm + 1, v.shape.bn), (1, 2), "{}", v.label);
             assert_eq!(v.dynamic_shared_bytes(), v.shape.shared_bytes());
-            assert!(v.shape.stages >= 3, "{}: the pipeline has at least 3 stages", v.label);
+            assert!(
+                v.shape.stages >= 3,
+                "{}: the pipeline has at least 3 stages",
+                v.label
+            );
             let e = entry(v.entry).expect("an entry");
-            assert_eq!((e.family, e.max_threads), (Family::Bf16Gemm, Some(v.threads())));
+            assert_eq!(
+                (e.family, e.max_threads),
+                (Family::Bf16Gemm, Some(v.threads()))
+            );
         }
         assert_eq!(Bf16GemmVariant::flops(2, 3, 4), 48);
         // The lines span occupancy: from one 128-thread block of 128 accumulators up to
@@ -222,7 +229,10 @@ mod tests {
 
     #[test]
     fn mma_lines_derive_flops_grids_and_rounds() {
-        assert_eq!(MMA_ILP.iter().map(|v| v.ilp).collect::<Vec<u32>>(), [1, 2, 4, 8]);
+        assert_eq!(
+            MMA_ILP.iter().map(|v| v.ilp).collect::<Vec<u32>>(),
+            [1, 2, 4, 8]
+        );
         let v = MMA_ILP[2];
         assert_eq!(v.entry, "mma_bf16_ilp4");
         assert_eq!(v.flops(10, 100), 4096 * 4 * 100 * 10);
@@ -230,7 +240,9 @@ mod tests {
         assert_eq!(MmaIlpVariant::grid(132 * 128, 128), Some(132));
         assert_eq!(MmaIlpVariant::grid(96, 48), None, "whole warps");
         assert_eq!(MmaIlpVariant::grid(100, 32), None, "whole blocks");
-        let rounds: Vec<u32> = [1, 2, 4, 8, 16].map(MmaIlpVariant::rounds_per_iteration).to_vec();
+        let rounds: Vec<u32> = [1, 2, 4, 8, 16]
+            .map(MmaIlpVariant::rounds_per_iteration)
+            .to_vec();
         assert_eq!(rounds, [4, 4, 2, 1, 1]);
         let e = entry("mma_bf16_ilp8").unwrap();
         assert_eq!((e.family, e.max_threads), (Family::MmaIlp, None));
@@ -242,16 +254,46 @@ mod tests {
         let ok = shape(128, 128, 32, 64, 64, 3);
         assert_eq!(mma_shape_fits(&ok, (16, 8, 16)), Ok(()));
         assert_eq!(mma_shape_fits(&ok, (16, 8, 8)), Err(MmaShape));
-        assert_eq!(mma_shape_fits(&shape(128, 128, 32, 56, 64, 3), (16, 8, 16)), Err(WarpTile));
-        assert_eq!(mma_shape_fits(&shape(128, 192, 32, 64, 48, 3), (16, 8, 16)), Err(WarpTile));
-        assert_eq!(mma_shape_fits(&shape(96, 128, 32, 64, 64, 3), (16, 8, 16)), Err(BlockTile));
-        assert_eq!(mma_shape_fits(&shape(512, 256, 32, 16, 64, 3), (16, 8, 16)), Err(Threads));
-        assert_eq!(mma_shape_fits(&shape(128, 128, 32, 128, 64, 3), (16, 8, 16)), Err(Accumulators));
-        assert_eq!(mma_shape_fits(&shape(128, 128, 48, 64, 64, 3), (16, 8, 16)), Err(Depth));
-        assert_eq!(mma_shape_fits(&shape(128, 96, 32, 64, 32, 3), (16, 8, 16)), Err(Width));
+        assert_eq!(
+            mma_shape_fits(&shape(128, 128, 32, 56, 64, 3), (16, 8, 16)),
+            Err(WarpTile)
+        );
+        assert_eq!(
+            mma_shape_fits(&shape(128, 192, 32, 64, 48, 3), (16, 8, 16)),
+            Err(WarpTile)
+        );
+        assert_eq!(
+            mma_shape_fits(&shape(96, 128, 32, 64, 64, 3), (16, 8, 16)),
+            Err(BlockTile)
+        );
+        assert_eq!(
+            mma_shape_fits(&shape(512, 256, 32, 16, 64, 3), (16, 8, 16)),
+            Err(Threads)
+        );
+        assert_eq!(
+            mma_shape_fits(&shape(128, 128, 32, 128, 64, 3), (16, 8, 16)),
+            Err(Accumulators)
+        );
+        assert_eq!(
+            mma_shape_fits(&shape(128, 128, 48, 64, 64, 3), (16, 8, 16)),
+            Err(Depth)
+        );
+        assert_eq!(
+            mma_shape_fits(&shape(128, 96, 32, 64, 32, 3), (16, 8, 16)),
+            Err(Width)
+        );
         // 1024 threads: the 64 x 32 A slice is 256 chunks, a quarter of a copy each.
-        assert_eq!(mma_shape_fits(&shape(64, 128, 32, 16, 16, 3), (16, 8, 16)), Err(Staging));
-        assert_eq!(mma_shape_fits(&shape(128, 128, 32, 64, 64, 1), (16, 8, 16)), Err(Stages));
-        assert_eq!(mma_shape_fits(&shape(256, 256, 64, 64, 64, 4), (16, 8, 16)), Err(SharedMemory));
+        assert_eq!(
+            mma_shape_fits(&shape(64, 128, 32, 16, 16, 3), (16, 8, 16)),
+            Err(Staging)
+        );
+        assert_eq!(
+            mma_shape_fits(&shape(128, 128, 32, 64, 64, 1), (16, 8, 16)),
+            Err(Stages)
+        );
+        assert_eq!(
+            mma_shape_fits(&shape(256, 256, 64, 64, 64, 4), (16, 8, 16)),
+            Err(SharedMemory)
+        );
     }
 }

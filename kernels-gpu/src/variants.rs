@@ -97,8 +97,8 @@ variant_table! {
 }
 
 pub use crate::tensor_variants::{
-    bf16_lines_unique, mma_shape_fits, Bf16GemmVariant, MmaIlpVariant, MmaMisfit, MAX_MMA_ACCUMULATORS, MAX_MMA_ILP,
-    MMA_FLOPS,
+    bf16_lines_unique, mma_shape_fits, Bf16GemmVariant, MmaIlpVariant, MmaMisfit,
+    MAX_MMA_ACCUMULATORS, MAX_MMA_ILP, MMA_FLOPS,
 };
 
 pub use crate::mma_shape::MmaShape;
@@ -486,7 +486,11 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         family: Family::MmaIlp,
         max_threads: None,
     });
-    gemm.chain(memcpy).chain(fma).chain(chase).chain(bf16).chain(mma)
+    gemm.chain(memcpy)
+        .chain(fma)
+        .chain(chase)
+        .chain(bf16)
+        .chain(mma)
 }
 
 /// The entry called `name`, if the table generates one.

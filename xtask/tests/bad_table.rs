@@ -375,7 +375,8 @@ fn a_bf16_label_taken_by_a_gemm_line_or_a_bad_mma_ilp_is_rejected() {
     )
     .unwrap_err();
     assert!(err.contains("gemm_bf16: two lines share a label"), "{err}");
-    let err = check_with_edit("mma0", "mma_bf16_ilp: [1, 2,", "mma_bf16_ilp: [0, 1, 2,").unwrap_err();
+    let err =
+        check_with_edit("mma0", "mma_bf16_ilp: [1, 2,", "mma_bf16_ilp: [0, 1, 2,").unwrap_err();
     assert!(
         err.contains("mma_bf16_ilp line: ILP 0 is outside 1..=16"),
         "{err}"

@@ -478,7 +478,8 @@ fn mma_loops_hold_ilp_independent_accumulators() {
                 v.entry
             );
             assert!(
-                mmas.iter().all(|[d, a, b, c]| d == c && [a, b] == [&mmas[0][1], &mmas[0][2]]),
+                mmas.iter()
+                    .all(|[d, a, b, c]| d == c && [a, b] == [&mmas[0][1], &mmas[0][2]]),
                 "{}: accumulators updated in place, the same fragments throughout",
                 v.entry
             );
@@ -490,7 +491,12 @@ fn mma_loops_hold_ilp_independent_accumulators() {
             let mut distinct = registers.clone();
             distinct.sort_unstable();
             distinct.dedup();
-            assert_eq!(distinct.len(), registers.len(), "{}: no shared register", v.entry);
+            assert_eq!(
+                distinct.len(),
+                registers.len(),
+                "{}: no shared register",
+                v.entry
+            );
             for g in &groups {
                 assert_eq!(
                     mmas.iter().filter(|m| m[0] == *g).count() * v.ilp as usize,
@@ -543,6 +549,10 @@ fn bf16_gemms_use_the_tensor_core_path() {
             "{}: zero-filling 16-byte copies",
             v.label
         );
-        assert!(!body.contains("ld.shared.f32") && !body.contains(".local"), "{}", v.label);
+        assert!(
+            !body.contains("ld.shared.f32") && !body.contains(".local"),
+            "{}",
+            v.label
+        );
     }
 }

@@ -46,7 +46,7 @@ pub fn seed_entry(entry: &str) -> bool {
     match variants::entry(entry).map(|e| e.family) {
         None | Some(Family::Gemm) => true,
         Some(Family::Memcpy) => MEMCPY.iter().any(|v| v.entry == entry),
-        Some(Family::FmaIlp | Family::Chase) => false,
+        Some(Family::FmaIlp | Family::Chase | Family::Bf16Gemm | Family::MmaIlp) => false,
     }
 }
 
