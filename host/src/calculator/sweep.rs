@@ -40,8 +40,8 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
 
 /// Whether the driver is asked about `entry` without `--all-entries`: the seed families' entries
 /// (every GEMM line and experiment 2's labelled copies) and any entry the variant table does not
-/// generate (a foreign `--ptx`). The table's memcpy grid, FMA and chase entries add hundreds of
-/// kernels of the same two kinds of resources, and a sweep several times as long.
+/// generate (a foreign `--ptx`). The table's memcpy grid, FMA, chase and tensor-core entries add
+/// hundreds of kernels of the same kinds of resources, and a sweep several times as long.
 pub fn seed_entry(entry: &str) -> bool {
     match variants::entry(entry).map(|e| e.family) {
         None | Some(Family::Gemm) => true,
