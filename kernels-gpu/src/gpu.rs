@@ -12,12 +12,16 @@
 //!   wide multiply-add;
 //! - the GEMM check's reference stages f64 in shared memory ([`SharedF64`]); its tally merges a
 //!   warp with shuffles and adds into global words with 64-bit atomics (`gpu/reduce.rs`).
+//! - the tensor-core instructions (`ldmatrix`, `mma.sync`) and the BF16 GEMM's copies are in
+//!   `gpu/tensor.rs`.
 
 use core::arch::asm;
 use core::arch::nvptx;
 
 mod reduce;
 pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, shuffle_xor_u64};
+mod tensor;
+pub use tensor::*;
 
 /// This thread's index in its block (x).
 #[inline(always)]

@@ -1,9 +1,10 @@
 //! The lab's GPU kernels and the variant table that drives the whole project.
 //!
 //! Compiled twice: for `nvptx64-nvidia-cuda` (the kernels, see `xtask/src/ptx.rs`), and for the
-//! host, where the [`variants`] table, the kernel ABI ([`abi`]), the tuned GEMM family's index
-//! arithmetic ([`tuned_shape`]) and the CPU references of the kernels' results ([`reference`])
-//! are visible. Every entry point, launch bound, register cap, host launch and report row comes
+//! host, where the [`variants`] table, the kernel ABI ([`abi`]), the tuned and tensor-core GEMM
+//! families' index arithmetic ([`tuned_shape`], [`mma_shape`]), the mma fragment layouts
+//! ([`mma_layout`]) and the CPU references of the kernels' results ([`reference`],
+//! [`mma_reference`]) are visible. Every entry point, launch bound, register cap, host launch and report row comes
 //! from the table in `variants.rs`.
 #![no_std]
 // `core::f64::math` (fused multiply-add and square root without std): the GEMM check's rule
@@ -22,8 +23,13 @@ mod table;
 pub mod abi;
 pub mod check_kernels;
 pub mod gemm_tolerance;
+pub mod mma_layout;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod mma_reference;
+pub mod mma_shape;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
+mod tensor_variants;
 pub mod tuned_shape;
 pub mod variants;
 
@@ -36,6 +42,8 @@ mod gemm;
 #[cfg(target_arch = "nvptx64")]
 mod gemm_check;
 #[cfg(target_arch = "nvptx64")]
+mod gemm_mma;
+#[cfg(target_arch = "nvptx64")]
 mod gemm_ref;
 #[cfg(target_arch = "nvptx64")]
 mod gemm_tuned;
@@ -43,6 +51,8 @@ mod gemm_tuned;
 mod gpu;
 #[cfg(target_arch = "nvptx64")]
 mod memcpy;
+#[cfg(target_arch = "nvptx64")]
+mod mma_ilp;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -119,7 +119,9 @@ macro_rules! variant_table {
             fma_ilp: $fma_names:tt $fma_abi:tt,
             chase: $chase_names:tt $chase_abi:tt,
             gemm_ref: $ref_names:tt $ref_abi:tt,
-            gemm_check: $check_names:tt $check_abi:tt $(,)?
+            gemm_check: $check_names:tt $check_abi:tt,
+            gemm_bf16: $bf16_names:tt $bf16_abi:tt,
+            mma_bf16_ilp: $mma_names:tt $mma_abi:tt $(,)?
         },
         gemm: [ $( ($gl:literal, $gfam:ident $gshape:tt) ),* $(,)? ],
         memcpy: {
@@ -134,7 +136,12 @@ macro_rules! variant_table {
         chase: ($ce:literal, $slot:literal),
         gemm_ref: ($gre:literal, $gr_tile:literal),
         gemm_check: ($gce:literal, $gc_threads:literal),
-        regs: ($rl:literal, [ $( $cap:literal ),* $(,)? ]) $(,)?
+                regs: ($rl:literal, [ $( $cap:literal ),* $(,)? ]),
+        gemm_bf16: [ $( ($hl:literal, mma {
+            block: ($hbm:literal, $hbn:literal, $hbk:literal), warp: ($hwm:literal, $hwn:literal),
+            mma: ($mm:literal, $mn:literal, $mk:literal), stages: $hst:literal $(,)?
+        }) ),* $(,)? ],
+        mma_bf16_ilp: [ $( $milp:literal ),* $(,)? ] $(,)?
     ) => {
         kernel_params!("gemm", $gemm_names $gemm_abi);
         kernel_params!("memcpy", $memcpy_names $memcpy_abi);
@@ -142,6 +149,8 @@ macro_rules! variant_table {
         kernel_params!("chase", $chase_names $chase_abi);
         kernel_params!("gemm_ref", $ref_names $ref_abi);
         kernel_params!("gemm_check", $check_names $check_abi);
+        kernel_params!("gemm_bf16", $bf16_names $bf16_abi);
+        kernel_params!("mma_bf16_ilp", $mma_names $mma_abi);
 
         /// GEMM variants, in table order.
         pub const GEMM: &[GemmVariant] = &[ $( gemm_variant!($gl, $gfam $gshape), )* ];
@@ -225,6 +234,83 @@ macro_rules! variant_table {
         kernel_entry!($gre, $ref_names $ref_abi,
                       crate::gemm_ref::gemm_ref::<$gr_tile, { $gr_tile * $gr_tile }>);
         kernel_entry!($gce, $check_names $check_abi, crate::gemm_check::gemm_check);
+
+        /// BF16 tensor-core GEMM variants, in table order.
+        pub const BF16_GEMM: &[Bf16GemmVariant] = &[ $( Bf16GemmVariant {
+            label: $hl,
+            shape: MmaShape { bm: $hbm, bn: $hbn, bk: $hbk, wm: $hwm, wn: $hwn, stages: $hst },
+            entry: bf16_gemm_entry!($hbm, $hbn, $hbk, $hwm, $hwn, $mm, $mn, $mk, $hst),
+        }, )* ];
+        /// The tensor-core microbenchmarks, one per ILP, ascending.
+        pub const MMA_ILP: &[MmaIlpVariant] = &[
+            $( MmaIlpVariant { ilp: $milp, entry: concat!("mma_bf16_ilp", $milp) }, )*
+        ];
+        $( bf16_gemm_checks!($hl, ($hbm, $hbn, $hbk), ($hwm, $hwn), ($mm, $mn, $mk), $hst); )*
+        const _: () = {
+            assert!(bf16_lines_unique(GEMM, BF16_GEMM),
+                "gemm_bf16: two lines share a label or an entry, or a label is also a gemm line's");
+            $( assert!($milp >= 1 && $milp <= MAX_MMA_ILP, concat!(
+                "mma_bf16_ilp line: ILP ", $milp, " is outside 1..=16")); )*
+            assert!(strictly_ascending(&[$($milp),*]),
+                "mma_bf16_ilp line: ILPs must be strictly ascending (no value twice)");
+        };
+        $( kernel_entry!(bf16_gemm_entry!($hbm, $hbn, $hbk, $hwm, $hwn, $mm, $mn, $mk, $hst),
+                         $bf16_names $bf16_abi,
+                         crate::gemm_mma::gemm_mma::<$hbm, $hbn, $hbk, { $hwm / 16 }, { $hwn / 8 }, $hst>); )*
+        $( kernel_entry!(concat!("mma_bf16_ilp", $milp), $mma_names $mma_abi,
+                         crate::mma_ilp::mma_bf16_ilp::<$milp>); )*
+    };
+}
+
+/// The entry name of a BF16 GEMM line.
+#[rustfmt::skip]
+macro_rules! bf16_gemm_entry {
+    ($bm:literal, $bn:literal, $bk:literal, $wm:literal, $wn:literal, $mm:literal, $mn:literal,
+     $mk:literal, $st:literal) => {
+        concat!("bf16_gemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn,
+                "_m", $mm, "n", $mn, "k", $mk, "_s", $st)
+    };
+}
+
+/// The compile-time checks of one BF16 GEMM line, each naming the line.
+#[rustfmt::skip]
+macro_rules! bf16_gemm_checks {
+    ($hl:literal, ($bm:literal, $bn:literal, $bk:literal), ($wm:literal, $wn:literal),
+     ($mm:literal, $mn:literal, $mk:literal), $st:literal) => {
+        const _: () = {
+            let s = MmaShape { bm: $bm, bn: $bn, bk: $bk, wm: $wm, wn: $wn, stages: $st };
+            if let Err(why) = mma_shape_fits(&s, ($mm, $mn, $mk)) {
+                // const panics take a literal message; `why` picks it.
+                match why {
+                    MmaMisfit::MmaShape => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": the only mma shape implemented is (16, 8, 16), m16n8k16")),
+                    MmaMisfit::WarpTile => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": the warp tile must be a multiple of 16 rows and a power of two of at \
+                         least 16 columns")),
+                    MmaMisfit::BlockTile => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": the warp tile does not divide the block tile")),
+                    MmaMisfit::Threads => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": more than 1024 threads per block")),
+                    MmaMisfit::Accumulators => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": more than 128 accumulators per thread (WM/16 * WN/8 * 4) do not fit \
+                         in registers with their fragments")),
+                    MmaMisfit::Depth => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": BK must be 32 or a multiple of 64 (rows of 4 chunks or of whole \
+                         128-byte lines, for the swizzle)")),
+                    MmaMisfit::Width => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": BN must be a multiple of 64 (B's rows whole 128-byte lines, for the \
+                         swizzle)")),
+                    MmaMisfit::Staging => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": the threads do not split the A and B slices' 16-byte chunks evenly \
+                         (threads must divide BM*BK/8 and BK*BN/8)")),
+                    MmaMisfit::Stages => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": stages must be 2..=8")),
+                    MmaMisfit::SharedMemory => panic!(concat!("gemm_bf16 variant ", $hl,
+                        ": the stages need more than the 227 KB of shared memory a block can \
+                         opt into")),
+                }
+            }
+        };
     };
 }
 

@@ -26,6 +26,11 @@ variant_table! {
         gemm_check: (GemmCheckParams, GemmCheckArgs)
             (c: *const f32, c0: *const f32, dot: *const f64, spread: *const f64, len: u64,
              alpha: f32, beta: f32, out: *mut u64),
+        // The tensor-core families: BF16 GEMM takes GEMM's parameters with bf16 A and B; the
+        // mma microbenchmark keeps the peer's (fragments as 32-bit words, two bf16 each).
+        gemm_bf16: (Bf16GemmParams, Bf16GemmArgs)
+            (a: *const u16, b: *const u16, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32, beta: f32),
+        mma_bf16_ilp: (MmaParams, MmaArgs)(a: *const u32, b: *const u32, out: *mut f32, iters: i32),
     },
     // GEMM: C = alpha*A*B + beta*C. Each line names its family and its tiles:
     // - seed: the seed blog's kernel. One 64x64x8 block tile, shared memory staged by plain
@@ -82,9 +87,32 @@ variant_table! {
     gemm_check: ("gemm_check_f32", 256),
     // Register-pressure experiment: one GEMM variant rebuilt under each register cap.
     regs: ("C", [32, 48, 64, 96, 128, 160, 192, 255]),
+    // BF16 tensor-core GEMM (gemm_mma.rs): C = alpha*A*B + beta*C, A and B row-major bf16, C
+    // f32. A BM x BN block tile over K slices of depth BK, pipelined through `stages` slices of
+    // dynamic shared memory filled by 16-byte cp.async into a swizzled layout; warps own WM x WN
+    // tiles of m16n8k16 mma fed by ldmatrix. Any size (K or N not a multiple of 8 is staged
+    // element by element). Entry: bf16_gemm_bm{BM}_bn{BN}_bk{BK}_wm{WM}_wn{WN}_m16n8k16_s{stages}.
+    gemm_bf16: [
+        // label  family  tiles                                                       threads accumulators
+        ("M1",    mma { block: (128, 128, 32), warp: (64, 64), mma: (16, 8, 16), stages: 4 }), // 128  128
+        ("M2",    mma { block: (128, 256, 32), warp: (64, 64), mma: (16, 8, 16), stages: 3 }), // 256  128
+        ("M3",    mma { block: (256, 128, 32), warp: (64, 64), mma: (16, 8, 16), stages: 3 }), // 256  128
+        ("M4",    mma { block: (64, 128, 32), warp: (32, 32), mma: (16, 8, 16), stages: 4 }),  // 256   32
+        ("M5",    mma { block: (64, 128, 32), warp: (32, 64), mma: (16, 8, 16), stages: 4 }),  // 128   64
+        ("M6",    mma { block: (64, 64, 32), warp: (32, 32), mma: (16, 8, 16), stages: 4 }),   // 128   32
+    ],
+    // Tensor-core ILP (the peer's contract): ILP independent m16n8k16 BF16 accumulators per warp.
+    // Entry: mma_bf16_ilp{ILP}.
+    mma_bf16_ilp: [1, 2, 4, 8],
 }
 
 pub use crate::check_kernels::{GemmCheckKernel, GemmRefKernel};
+pub use crate::tensor_variants::{
+    bf16_lines_unique, mma_shape_fits, Bf16GemmVariant, MmaIlpVariant, MmaMisfit,
+    MAX_MMA_ACCUMULATORS, MAX_MMA_ILP, MMA_FLOPS,
+};
+
+pub use crate::mma_shape::MmaShape;
 pub use crate::tuned_shape::TunedShape;
 
 /// Rows of the seed family's output tile per block.
@@ -404,6 +432,8 @@ pub enum Family {
     Chase,
     GemmRef,
     GemmCheck,
+    Bf16Gemm,
+    MmaIlp,
 }
 
 impl Family {
@@ -416,6 +446,8 @@ impl Family {
             Family::Chase => ChaseParams::PARAMS,
             Family::GemmRef => GemmRefParams::PARAMS,
             Family::GemmCheck => GemmCheckParams::PARAMS,
+            Family::Bf16Gemm => Bf16GemmParams::PARAMS,
+            Family::MmaIlp => MmaParams::PARAMS,
         }
     }
 }
@@ -437,7 +469,7 @@ impl EntryDecl {
 }
 
 /// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase, the
-/// GEMM check's reference and comparison.
+/// GEMM check's reference and comparison, BF16 GEMM lines, mma microbenchmarks.
 pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
     let gemm = GEMM.iter().map(|v| EntryDecl {
         name: v.entry,
@@ -471,7 +503,22 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
             max_threads: Some(GEMM_CHECK.threads),
         },
     ];
-    gemm.chain(memcpy).chain(fma).chain(chase).chain(check)
+    let bf16 = BF16_GEMM.iter().map(|v| EntryDecl {
+        name: v.entry,
+        family: Family::Bf16Gemm,
+        max_threads: Some(v.threads()),
+    });
+    let mma = MMA_ILP.iter().map(|v| EntryDecl {
+        name: v.entry,
+        family: Family::MmaIlp,
+        max_threads: None,
+    });
+    gemm.chain(memcpy)
+        .chain(fma)
+        .chain(chase)
+        .chain(check)
+        .chain(bf16)
+        .chain(mma)
 }
 
 /// The entries of the GEMM check, in table order.
@@ -515,7 +562,7 @@ pub const fn find_gemm(table: &'static [GemmVariant], label: &str) -> Option<&'s
     None
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -683,7 +730,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 1 + 2] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 1 + 2 + 6 + 4] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };

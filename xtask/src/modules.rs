@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::{
-    check_entries, GemmFamily, CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, REGS,
+    check_entries, GemmFamily, BF16_GEMM, CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, MMA_ILP, REGS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -215,10 +215,11 @@ pub fn grid_spills(m: &Manifest) -> Vec<String> {
 /// Returns one line per violation; empty when all hold.
 pub fn check_bars(m: &Manifest) -> Vec<String> {
     let mut bad = Vec::new();
-    // GEMM variants up to the register file's reach, every tuned variant, the labelled memcpy
-    // variants, every FMA kernel and the chase: no stack, no spills. The largest seed tiles (more
-    // accumulators than 255 registers can hold) are expected to spill; so are the grid's copies
-    // that stage more than their block size leaves registers for (see `grid_spills`).
+    // GEMM variants up to the register file's reach, every tuned and BF16 tensor-core variant,
+    // the labelled memcpy variants, every FMA and mma kernel and the chase: no stack, no spills.
+    // The largest seed tiles (more accumulators than 255 registers can hold) are expected to
+    // spill; so are the grid's copies that stage more than their block size leaves registers for
+    // (see `grid_spills`).
     let entries = GEMM
         .iter()
         .filter(|v| v.family == GemmFamily::Tuned || v.accumulators() <= 128)
@@ -232,7 +233,9 @@ pub fn check_bars(m: &Manifest) -> Vec<String> {
         )
         .chain(FMA.iter().map(|v| v.entry))
         .chain([CHASE.entry])
-        .chain(check_entries());
+        .chain(check_entries())
+        .chain(BF16_GEMM.iter().map(|v| v.entry))
+        .chain(MMA_ILP.iter().map(|v| v.entry));
     for entry in entries {
         match m.entry(ModuleKind::Main, entry) {
             None => bad.push(format!("{}: {entry} missing from kernels.ptx's report", m.arch)),

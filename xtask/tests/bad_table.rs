@@ -279,3 +279,106 @@ fn fma_and_chase_lines_are_checked() {
         check_with_edit("chase64", "(\"chase_u32\", 128)", "(\"chase_u32\", 64)").unwrap_err();
     assert!(err.contains("chase line: slots of 64 bytes"), "{err}");
 }
+
+const BF16_ANCHOR: &str =
+    "(\"M6\",    mma { block: (64, 64, 32), warp: (32, 32), mma: (16, 8, 16), stages: 4 }),";
+
+#[test]
+fn a_good_bf16_line_compiles() {
+    check_with_line(
+        "bf16good",
+        BF16_ANCHOR,
+        "(\"G2\", mma { block: (128, 64, 64), warp: (64, 32), mma: (16, 8, 16), stages: 3 }),",
+    )
+    .expect("a valid tensor-core shape is accepted");
+}
+
+/// Each bad BF16 GEMM line, and the words its error must contain besides its label.
+const BAD_BF16: &[(&str, &str, &str)] = &[
+    (
+        "Z1",
+        "block: (128, 128, 32), warp: (64, 64), mma: (16, 8, 8), stages: 3",
+        "m16n8k16",
+    ),
+    (
+        "Z2",
+        "block: (128, 192, 32), warp: (64, 48), mma: (16, 8, 16), stages: 3",
+        "power of two",
+    ),
+    (
+        "Z3",
+        "block: (96, 128, 32), warp: (64, 64), mma: (16, 8, 16), stages: 3",
+        "does not divide the block tile",
+    ),
+    (
+        "Z4",
+        "block: (512, 256, 32), warp: (16, 64), mma: (16, 8, 16), stages: 3",
+        "1024 threads",
+    ),
+    (
+        "Z5",
+        "block: (128, 128, 32), warp: (128, 64), mma: (16, 8, 16), stages: 3",
+        "128 accumulators",
+    ),
+    (
+        "Z6",
+        "block: (128, 128, 48), warp: (64, 64), mma: (16, 8, 16), stages: 3",
+        "BK must be 32 or a multiple of 64",
+    ),
+    (
+        "Z7",
+        "block: (128, 96, 32), warp: (64, 32), mma: (16, 8, 16), stages: 3",
+        "BN must be a multiple of 64",
+    ),
+    (
+        "Z8",
+        "block: (64, 128, 32), warp: (16, 16), mma: (16, 8, 16), stages: 3",
+        "16-byte chunks evenly",
+    ),
+    (
+        "Z9",
+        "block: (128, 128, 32), warp: (64, 64), mma: (16, 8, 16), stages: 9",
+        "stages must be 2..=8",
+    ),
+    (
+        "Z10",
+        "block: (256, 256, 64), warp: (64, 64), mma: (16, 8, 16), stages: 4",
+        "227 KB",
+    ),
+];
+
+/// All bad lines at once (the compiler reports every failing check), each error naming its line.
+#[test]
+fn bad_bf16_lines_are_rejected_by_name() {
+    let lines: Vec<String> = BAD_BF16
+        .iter()
+        .map(|(label, shape, _)| format!("(\"{label}\", mma {{ {shape} }}),"))
+        .collect();
+    let err = check_with_line("bf16bad", BF16_ANCHOR, &lines.join("\n        "))
+        .expect_err("bad tensor-core lines must not compile");
+    for (label, _, words) in BAD_BF16 {
+        let named = format!("gemm_bf16 variant {label}: ");
+        let line = err
+            .lines()
+            .find(|l| l.contains(&named))
+            .unwrap_or_else(|| panic!("{label} not named in:\n{err}"));
+        assert!(line.contains(words), "{label}: {line}");
+    }
+}
+
+#[test]
+fn a_bf16_label_taken_by_a_gemm_line_or_a_bad_mma_ilp_is_rejected() {
+    let err = check_with_line(
+        "bf16dup",
+        BF16_ANCHOR,
+        "(\"R1\", mma { block: (64, 64, 32), warp: (32, 32), mma: (16, 8, 16), stages: 3 }),",
+    )
+    .unwrap_err();
+    assert!(err.contains("gemm_bf16: two lines share a label"), "{err}");
+    let err =
+        check_with_edit("mma0", "mma_bf16_ilp: [1, 2,", "mma_bf16_ilp: [0, 1, 2,").unwrap_err();
+    assert!(
+        err.contains("mma_bf16_ilp line: ILP 0 is outside 1..=16"),
+        "{err}"
+    );
+}

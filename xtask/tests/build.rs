@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use kernels_gpu::variants::{self, CHASE, FMA, FMA_UNROLL, GEMM, MEMCPY_GRID, REGS};
+use kernels_gpu::variants::{
+    self, MmaIlpVariant, BF16_GEMM, CHASE, FMA, FMA_UNROLL, GEMM, MEMCPY_GRID, MMA_ILP, REGS,
+};
 use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild};
 use xtask::ptxas;
@@ -47,8 +49,8 @@ fn ptx_has_exactly_the_table_entries() {
     let mut want: Vec<&str> = variants::entries().map(|e| e.name).collect();
     assert_eq!(
         want.len(),
-        GEMM.len() + 198 + FMA.len() + 1 + 2,
-        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA, chase, the GEMM check's two"
+        GEMM.len() + 198 + FMA.len() + 1 + 2 + BF16_GEMM.len() + MMA_ILP.len(),
+        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA, chase, the GEMM check's two, BF16 GEMM, mma"
     );
     let mut got: Vec<&str> = found.iter().map(String::as_str).collect();
     want.sort_unstable();
@@ -77,8 +79,20 @@ fn launch_bounds_come_from_the_table() {
             p.entry
         );
     }
-    // Launched with many block sizes (fma) or one thread (chase): no bound.
-    for entry in FMA.iter().map(|v| v.entry).chain([CHASE.entry]) {
+    for v in BF16_GEMM {
+        assert!(
+            directive_of(&main, v.entry).contains(&format!(".maxntid {}, 1, 1", v.threads())),
+            "{}",
+            v.label
+        );
+    }
+    // Launched with many block sizes (fma, mma) or one thread (chase): no bound.
+    for entry in FMA
+        .iter()
+        .map(|v| v.entry)
+        .chain(MMA_ILP.iter().map(|v| v.entry))
+        .chain([CHASE.entry])
+    {
         assert!(!directive_of(&main, entry).contains(".maxntid"), "{entry}");
     }
     let capped = ptx::with_register_cap(plain_ptx(), 64).unwrap();
@@ -180,7 +194,23 @@ fn check_arch(arch: &str) {
             v.label, v.entry, e.registers, e.stack_frame
         );
     }
-    for entry in FMA.iter().map(|v| v.entry).chain([CHASE.entry]) {
+    for v in BF16_GEMM {
+        let e = manifest.entry(ModuleKind::Main, v.entry).unwrap();
+        eprintln!(
+            "{arch}: {:<3} {:<48} {:>3} regs, {} B stack, {} B dynamic shared",
+            v.label,
+            v.entry,
+            e.registers,
+            e.stack_frame,
+            v.dynamic_shared_bytes()
+        );
+    }
+    for entry in FMA
+        .iter()
+        .map(|v| v.entry)
+        .chain(MMA_ILP.iter().map(|v| v.entry))
+        .chain([CHASE.entry])
+    {
         let e = manifest.entry(ModuleKind::Main, entry).unwrap();
         eprintln!("{arch}: {entry:<16} {:>3} regs", e.registers);
     }
@@ -417,4 +447,124 @@ fn the_chase_loads_bypass_l1_one_after_another() {
         "clock read before and after"
     );
     assert_eq!(body.matches("%globaltimer").count(), 2);
+}
+
+/// The instruction every tensor-core entry is built on.
+const MMA: &str = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
+
+/// The four register groups `{d..}, {a..}, {b..}, {c..}` of an mma line.
+fn mma_operands(line: &str) -> Option<[&str; 4]> {
+    let rest = line.strip_prefix(MMA)?;
+    let groups: Vec<&str> = rest
+        .split('{')
+        .skip(1)
+        .map(|g| g.split('}').next().unwrap_or_default().trim())
+        .collect();
+    groups.try_into().ok()
+}
+
+/// Each mma microbenchmark has a loop of exactly one round (ILP mma) and at most one more that
+/// runs `rounds_per_iteration` rounds; in every loop the ILP accumulators are separate register
+/// groups, each updated in place round after round, all from the same A and B fragments.
+#[test]
+fn mma_loops_hold_ilp_independent_accumulators() {
+    let ptx = plain_ptx();
+    for v in MMA_ILP {
+        let body = body_of(ptx, v.entry);
+        let mma_loops: Vec<Vec<&str>> = loops(body)
+            .into_iter()
+            .filter(|lp| lp.iter().any(|l| l.starts_with("mma.")))
+            .collect();
+        assert!(
+            (1..=2).contains(&mma_loops.len()),
+            "{}: the one-round loop and at most one unrolled loop",
+            v.entry
+        );
+        let mut counts = Vec::new();
+        for lp in &mma_loops {
+            let mmas: Vec<[&str; 4]> = lp.iter().filter_map(|l| mma_operands(l)).collect();
+            assert_eq!(
+                lp.iter().filter(|l| l.starts_with("mma.")).count(),
+                mmas.len(),
+                "{}: every mma is {MMA}",
+                v.entry
+            );
+            assert!(
+                mmas.iter()
+                    .all(|[d, a, b, c]| d == c && [a, b] == [&mmas[0][1], &mmas[0][2]]),
+                "{}: accumulators updated in place, the same fragments throughout",
+                v.entry
+            );
+            let mut groups: Vec<&str> = mmas.iter().map(|m| m[0]).collect();
+            groups.sort_unstable();
+            groups.dedup();
+            assert_eq!(groups.len() as u32, v.ilp, "{}: ILP accumulators", v.entry);
+            let registers: Vec<&str> = groups.iter().flat_map(|g| g.split(", ")).collect();
+            let mut distinct = registers.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert_eq!(
+                distinct.len(),
+                registers.len(),
+                "{}: no shared register",
+                v.entry
+            );
+            for g in &groups {
+                assert_eq!(
+                    mmas.iter().filter(|m| m[0] == *g).count() * v.ilp as usize,
+                    mmas.len(),
+                    "{}: every accumulator runs the same rounds",
+                    v.entry
+                );
+            }
+            counts.push(mmas.len() as u32);
+        }
+        counts.sort_unstable();
+        assert_eq!(counts[0], v.ilp, "{}: a loop of exactly one round", v.entry);
+        if let Some(&n) = counts.get(1) {
+            assert_eq!(
+                n,
+                MmaIlpVariant::rounds_per_iteration(v.ilp) * v.ilp,
+                "{}: the unrolled loop",
+                v.entry
+            );
+        }
+    }
+}
+
+/// Each BF16 GEMM entry is built on m16n8k16 BF16 mma fed by ldmatrix (plain for A, .trans for
+/// B) from shared memory filled by 16-byte cp.async that zero-fill by their source size.
+#[test]
+fn bf16_gemms_use_the_tensor_core_path() {
+    let ptx = plain_ptx();
+    for v in BF16_GEMM {
+        let body = body_of(ptx, v.entry);
+        let lines: Vec<&str> = body.lines().map(str::trim).collect();
+        let mma = lines.iter().filter(|l| l.starts_with("mma.")).count();
+        assert!(
+            mma > 0 && lines.iter().filter(|l| l.starts_with(MMA)).count() == mma,
+            "{}: every mma is {MMA}",
+            v.label
+        );
+        // The K loop of each of the two bodies (16-byte and element-wise staging) issues one
+        // mma per accumulator tile and k-step; the count is a multiple of that.
+        let per_slice = (v.shape.m_tiles() * v.shape.n_tiles() * v.shape.k_steps()) as usize;
+        assert_eq!(mma % per_slice, 0, "{}: {mma} mma", v.label);
+        assert!(
+            body.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16")
+                && body.contains("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
+            "{}",
+            v.label
+        );
+        assert!(
+            body.contains("cp.async.cg.shared.global [") && body.contains("], 16, n;"),
+            "{}: zero-filling 16-byte copies",
+            v.label
+        );
+        assert!(
+            !body.contains("ld.shared.f32") && !body.contains(".local"),
+            "{}",
+            v.label
+        );
+    }
 }

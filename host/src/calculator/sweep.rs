@@ -40,14 +40,21 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
 
 /// Whether the driver is asked about `entry` without `--all-entries`: the seed families' entries
 /// (every GEMM line and experiment 2's labelled copies) and any entry the variant table does not
-/// generate (a foreign `--ptx`). The table's memcpy grid, FMA and chase entries add hundreds of
-/// kernels of the same two kinds of resources, and a sweep several times as long; the GEMM
+/// generate (a foreign `--ptx`). The table's memcpy grid, FMA, chase and tensor-core entries add
+/// hundreds of kernels of the same kinds of resources, and a sweep several times as long; the GEMM
 /// check's kernels are not the lab's subject.
 pub fn seed_entry(entry: &str) -> bool {
     match variants::entry(entry).map(|e| e.family) {
         None | Some(Family::Gemm) => true,
         Some(Family::Memcpy) => MEMCPY.iter().any(|v| v.entry == entry),
-        Some(Family::FmaIlp | Family::Chase | Family::GemmRef | Family::GemmCheck) => false,
+        Some(
+            Family::FmaIlp
+            | Family::Chase
+            | Family::GemmRef
+            | Family::GemmCheck
+            | Family::Bf16Gemm
+            | Family::MmaIlp,
+        ) => false,
     }
 }
 

@@ -91,7 +91,10 @@ impl Module {
         let ctx = gpu.context().clone();
         ctx.bind_to_thread()
             .doing(|| "making the context current".into())?;
-        const LOG: usize = 1 << 16;
+        // Room for the verbose report of every entry: the main module's (about 300 bytes an
+        // entry) outgrew 64 KiB with the tensor-core entries, and a cut log loses the register
+        // and spill figures of the entries reported last.
+        const LOG: usize = 1 << 20;
         let mut info = vec![0u8; LOG];
         let mut error = vec![0u8; LOG];
         let mut options = vec![

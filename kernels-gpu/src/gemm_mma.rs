@@ -1,0 +1,280 @@
+//! The BF16 tensor-core GEMM family, C = alpha*A*B + beta*C: A (M x K) and B (K x N) row-major
+//! bf16, C row-major f32, f32 accumulation, any M, N, K >= 1.
+//!
+//! A block computes one BM x BN tile of C through a pipeline of `STAGES` K slices in dynamic
+//! shared memory, filled with 16-byte asynchronous copies (`cp.async`, 8 bf16 each) while the
+//! block computes on an earlier slice; chunks outside the matrices are zero-filled by the copy's
+//! source size, so edge tiles and a K that BK does not divide need no other case. Each warp owns
+//! a WM x WN part of the tile as (WM/16) x (WN/8) m16n8k16 accumulator tiles; at each k16 step
+//! it loads its A fragments with `ldmatrix.x4` and its B fragments with `ldmatrix.x4.trans` (the
+//! slice of B is row-major, the mma wants it column-major) and issues one `mma.sync` per tile.
+//! Fragments are double-buffered: those of the next k16 step are loaded while the current
+//! step's mma run. `mma_shape.rs` holds the index arithmetic, the swizzle that keeps shared
+//! memory free of bank conflicts, and their CPU tests.
+//!
+//! A 16-byte copy needs its 8 bf16 16-byte aligned, which rows of K (A) or N (B) bf16 only give
+//! when K and N are multiples of 8 (and A and B 16-byte aligned). Otherwise the kernel stages
+//! each chunk element by element through registers: right at any size, and slower.
+
+use crate::gpu;
+use crate::mma_shape::{chunks_aligned, MmaShape, CHUNK_ELEMS, WARP};
+use crate::tuned_shape::inside;
+use crate::variants::Bf16GemmArgs;
+
+/// The kernel of a table line with block tile BM x BN x BK, warps of MI x NI m16n8 tiles (a warp
+/// tile of 16*MI x 8*NI) and STAGES pipeline stages.
+///
+/// # Safety
+/// Launched with `MmaShape::threads()` threads per block, grid (ceil(N/BN), ceil(M/BM)) and
+/// `MmaShape::shared_bytes()` bytes of dynamic shared memory; `a`, `b` hold M*K and K*N bf16
+/// (2-byte aligned) and are not written during the kernel; `c` holds M*N floats (4-byte
+/// aligned); M*K, K*N and M*N are below 2^32.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_mma<
+    const BM: usize,
+    const BN: usize,
+    const BK: usize,
+    const MI: usize,
+    const NI: usize,
+    const STAGES: usize,
+>(
+    args: Bf16GemmArgs,
+) {
+    let Bf16GemmArgs {
+        a,
+        b,
+        c,
+        m,
+        n,
+        k,
+        alpha,
+        beta,
+    } = args;
+    // Two copies of the kernel, one per way of staging, chosen once: chosen per copy inside the
+    // K loop, both ways' instructions would be issued every slice, one predicated off (as in
+    // gemm_tuned.rs).
+    if chunks_aligned(k as u32, a as usize) && chunks_aligned(n as u32, b as usize) {
+        // SAFETY: the caller's contract; A's and B's rows allow 16-byte copies.
+        unsafe { body::<BM, BN, BK, MI, NI, STAGES, true>(a, b, c, m, n, k, alpha, beta) }
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { body::<BM, BN, BK, MI, NI, STAGES, false>(a, b, c, m, n, k, alpha, beta) }
+    }
+}
+
+/// The kernel, staging 16-byte chunks by `cp.async` (`CHUNKED`) or element by element.
+///
+/// # Safety
+/// As [`gemm_mma`]; with `CHUNKED`, `chunks_aligned` holds for A (K columns) and B (N columns).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn body<
+    const BM: usize,
+    const BN: usize,
+    const BK: usize,
+    const MI: usize,
+    const NI: usize,
+    const STAGES: usize,
+    const CHUNKED: bool,
+>(
+    a: *const u16,
+    b: *const u16,
+    c: *mut f32,
+    m: i32,
+    n: i32,
+    k: i32,
+    alpha: f32,
+    beta: f32,
+) {
+    let s = MmaShape {
+        bm: BM as u32,
+        bn: BN as u32,
+        bk: BK as u32,
+        wm: 16 * MI as u32,
+        wn: 8 * NI as u32,
+        stages: STAGES as u32,
+    };
+    let (m, n, k) = (m as u32, n as u32, k as u32);
+    let t = gpu::thread_idx_x();
+    let (warp, lane) = (t / WARP, t % WARP);
+    let (row0, col0) = (gpu::block_idx_y() * s.bm, gpu::block_idx_x() * s.bn);
+    let smem = gpu::dynamic_shared_base();
+    let slices = k.div_ceil(s.bk);
+
+    // Copy `j` of this thread's share of K slice `kt` into stage `stage`: copies below
+    // `a_copies()` are chunks of A, the rest chunks of B.
+    let copy = |stage: u32, kt: u32, j: u32| {
+        let base = smem + stage * s.stage_bytes();
+        let k0 = kt * s.bk;
+        let (dst, src, (row, col), (rows, cols)) = if j < s.a_copies() {
+            let (r, ch) = s.a_copy(t, j);
+            let at = (row0 + r, k0 + CHUNK_ELEMS * ch);
+            (base + s.a_chunk_offset(r, ch), a, at, (m, k))
+        } else {
+            let (r, ch) = s.b_copy(t, j - s.a_copies());
+            let at = (k0 + r, col0 + CHUNK_ELEMS * ch);
+            (base + s.b_chunk_offset(r, ch), b, at, (k, n))
+        };
+        if CHUNKED {
+            // SAFETY: read only when inside the matrix; chunks_aligned: the chunk is 16-byte
+            // aligned and wholly inside or wholly outside; dst is in this stage.
+            unsafe {
+                gpu::cp_async_bf16x8(dst, src, row * cols + col, inside(row, col, rows, cols))
+            };
+        } else {
+            let elem = |i: u32| {
+                if inside(row, col + i, rows, cols) {
+                    // SAFETY: inside the matrix.
+                    unsafe { gpu::load_bf16(src, row * cols + col + i) }
+                } else {
+                    0
+                }
+            };
+            let words = core::array::from_fn(|w| {
+                gpu::pack_bf16x2(elem(2 * w as u32), elem(2 * w as u32 + 1))
+            });
+            // SAFETY: dst is a 16-byte aligned chunk of this stage, which no thread reads until
+            // the barrier before its slice.
+            unsafe { gpu::shared_store4(dst, words) };
+        }
+    };
+    let stage_slice = |stage: u32, kt: u32| {
+        for j in 0..s.copies_per_slice() {
+            copy(stage, kt, j);
+        }
+    };
+
+    // The pipeline's first STAGES-1 slices; a group is committed even when empty so that the
+    // wait below always counts the same number of groups.
+    for kt in 0..s.stages - 1 {
+        if kt < slices {
+            stage_slice(kt, kt);
+        }
+        gpu::cp_async_commit();
+    }
+
+    // The warp's A fragments (one ldmatrix.x4 per m-tile) and B fragments (one
+    // ldmatrix.x4.trans per pair of n-tiles) at k16 step `kk` of the slice in `stage`. The
+    // lane's part of each address is the same every slice (LLVM keeps it in a register per
+    // k-step or n-pair); the m-tile and k-step parts are constants (`mma_shape.rs`).
+    let fragments = |stage: u32, kk: u32| {
+        let at = smem + stage * s.stage_bytes();
+        let a_at = at + s.a_lane_offset(warp, lane, kk);
+        // SAFETY: the whole warp loads (uniform control flow); addresses inside the stage.
+        let a_frag: [[u32; 4]; MI] =
+            core::array::from_fn(|mi| unsafe { gpu::ldmatrix_x4(a_at + s.a_tile_step(mi as u32)) });
+        let mut b_frag = [[0u32; 2]; NI];
+        for nj in 0..NI / 2 {
+            let b_at = at + s.b_lane_offset(warp, lane, nj as u32) + s.b_step(kk);
+            // SAFETY: as above.
+            let v = unsafe { gpu::ldmatrix_x4_trans(b_at) };
+            b_frag[2 * nj] = [v[0], v[1]];
+            b_frag[2 * nj + 1] = [v[2], v[3]];
+        }
+        (a_frag, b_frag)
+    };
+
+    // Slice 0 has landed (this thread's copies; after the barrier, every thread's).
+    gpu::cp_async_wait(s.stages - 2);
+    gpu::sync_threads();
+    let mut acc = [[[0.0f32; 4]; NI]; MI];
+    let mut stage = 0;
+    // As in gemm_tuned.rs: the barrier that hands the block the next slice sits before the last
+    // k-step's mma, whose fragments are already in registers, so the next slice's first
+    // fragment loads overlap them instead of following an idle barrier; the refill of the
+    // stage slice kt-1 used is spread over the slice's k-steps.
+    let mut current = fragments(stage, 0);
+    for kt in 0..slices {
+        let refill = kt + s.stages - 1;
+        let refill_stage = if stage == 0 { s.stages - 1 } else { stage - 1 };
+        for kk in 0..s.k_steps() {
+            if refill < slices {
+                for j in 0..s.copies_per_slice() {
+                    if s.copy_step(j) == kk {
+                        copy(refill_stage, refill, j);
+                    }
+                }
+            }
+            if kk + 1 == s.k_steps() {
+                gpu::cp_async_commit();
+            }
+            let next = if kk + 1 < s.k_steps() {
+                fragments(stage, kk + 1)
+            } else {
+                // Slice kt+1 has landed, and every thread is done reading slice kt. After the
+                // last slice this reads a stage that holds no slice: in bounds, and unused.
+                gpu::cp_async_wait(s.stages - 2);
+                gpu::sync_threads();
+                stage = if stage + 1 == s.stages { 0 } else { stage + 1 };
+                fragments(stage, 0)
+            };
+            let (a_frag, b_frag) = current;
+            for (acc_row, a_tile) in acc.iter_mut().zip(&a_frag) {
+                for (acc_tile, b_tile) in acc_row.iter_mut().zip(&b_frag) {
+                    // SAFETY: the whole warp runs every k-step (uniform control flow).
+                    *acc_tile = unsafe { gpu::mma_bf16_m16n8k16(*acc_tile, *a_tile, *b_tile) };
+                }
+            }
+            current = next;
+        }
+    }
+    gpu::cp_async_wait(0);
+
+    // Epilogue: each accumulator register pair is two neighbouring columns of one row, stored as
+    // one 8-byte access where C's rows allow (N even, C 8-byte aligned: the pair, starting at
+    // an even column, is then wholly inside or outside), else one float at a time. C is read
+    // only when beta is not zero.
+    let pairs = n.is_multiple_of(2) && (c as usize).is_multiple_of(8);
+    let read_c = beta != 0.0;
+    for (mi, acc_row) in acc.iter().enumerate() {
+        for (ni, acc_tile) in acc_row.iter().enumerate() {
+            for half in 0..2 {
+                let (r, cc) = s.accumulator(warp, lane, mi as u32, ni as u32, 2 * half);
+                let (row, col) = (row0 + r, col0 + cc);
+                let at = row * n + col;
+                let vals = [acc_tile[2 * half as usize], acc_tile[2 * half as usize + 1]];
+                if pairs {
+                    if inside(row, col, m, n) {
+                        // SAFETY: the pair is inside C and 8-byte aligned.
+                        let old = if read_c {
+                            unsafe { gpu::load_global2(c, at) }
+                        } else {
+                            [0.0; 2]
+                        };
+                        let out = [
+                            blend(alpha, vals[0], beta, old[0]),
+                            blend(alpha, vals[1], beta, old[1]),
+                        ];
+                        // SAFETY: as above.
+                        unsafe { gpu::store_global2(c, at, out) };
+                    }
+                } else {
+                    for (i, &v) in vals.iter().enumerate() {
+                        if inside(row, col + i as u32, m, n) {
+                            let at = (at + i as u32) as isize;
+                            // SAFETY: inside C.
+                            let old = if read_c {
+                                unsafe { gpu::load_global(c, at) }
+                            } else {
+                                0.0
+                            };
+                            // SAFETY: inside C.
+                            unsafe { gpu::store_global(c, at, blend(alpha, v, beta, old)) };
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// alpha*acc + beta*old, with beta*old left out when beta is zero (C may hold anything then).
+#[inline(always)]
+fn blend(alpha: f32, acc: f32, beta: f32, old: f32) -> f32 {
+    if beta == 0.0 {
+        alpha * acc
+    } else {
+        gpu::fma(alpha, acc, beta * old)
+    }
+}

@@ -1,0 +1,59 @@
+//! Tensor-core ILP: every warp runs ILP independent m16n8k16 BF16 accumulators through `iters`
+//! rounds of D_i = A*B + D_i, the peer's `mma_body` (../shared/peer/blog_kernels.cu) written in
+//! Rust. Lane l reads its A fragment from `a[4l..4l+4]` and its B fragment from `b[2l..2l+2]`;
+//! accumulators start at 0; thread g writes the sum over accumulators, then registers, from 0.0.
+
+use crate::gpu;
+use crate::variants::{MmaArgs, MmaIlpVariant};
+
+/// # Safety
+/// Launched with whole warps per block; `a` holds 128 words, `b` 64, `out` one float per
+/// launched thread (grid x block).
+#[inline(always)]
+pub unsafe fn mma_bf16_ilp<const ILP: usize>(args: MmaArgs) {
+    let MmaArgs { a, b, out, iters } = args;
+    let lane = gpu::thread_idx_x() % 32;
+    // 32-bit, as the peer's `unsigned g`.
+    let g = gpu::block_idx_x()
+        .wrapping_mul(gpu::block_dim_x())
+        .wrapping_add(gpu::thread_idx_x());
+    // SAFETY: a and b hold a fragment for every lane (the contract above).
+    let (a_frag, b_frag): ([u32; 4], [u32; 2]) = unsafe {
+        (
+            core::array::from_fn(|i| a.add(4 * lane as usize + i).read()),
+            core::array::from_fn(|i| b.add(2 * lane as usize + i).read()),
+        )
+    };
+    let mut d = [[0.0f32; 4]; ILP];
+    let round = |d: &mut [[f32; 4]; ILP]| {
+        for acc in d.iter_mut() {
+            // SAFETY: every lane of the warp runs the same number of rounds (iters is uniform).
+            *acc = unsafe { gpu::mma_bf16_m16n8k16(*acc, a_frag, b_frag) };
+        }
+    };
+    // The round counter passes through `opaque` so that LLVM cannot count the trips and unroll
+    // the loops again at run time by factors of its own (as in fma.rs): the main loop runs
+    // `per_iteration` rounds an iteration, the second loop the rest, one round at a time.
+    let per_iteration = MmaIlpVariant::rounds_per_iteration(ILP as u32) as i32;
+    let mut r = 0i32;
+    if per_iteration > 1 {
+        while r < iters.saturating_sub(per_iteration - 1) {
+            for _ in 0..per_iteration {
+                round(&mut d);
+            }
+            r = gpu::opaque(r.wrapping_add(per_iteration) as u32) as i32;
+        }
+    }
+    while r < iters {
+        round(&mut d);
+        r = gpu::opaque(r.wrapping_add(1) as u32) as i32;
+    }
+    let mut t = 0.0f32;
+    for acc in &d {
+        for &x in acc {
+            t += x;
+        }
+    }
+    // SAFETY: out holds a float for every launched thread (the contract above).
+    unsafe { gpu::store_global(out, g as isize, t) };
+}
