@@ -5,7 +5,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::error::ReportError;
+use super::validate::validate;
 use super::{draw_all, write_file, REPORT_MD, RESULTS_JSON};
+use crate::out_dir::{MAX_RESULTS_BYTES, MERGED_HEADING};
+use crate::regular_file::read_regular;
 use crate::claim::Verdict;
 use crate::experiments::contract::Merged;
 use crate::experiments::registry::key_order;
@@ -17,14 +20,25 @@ fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     markdown_grid(&header, &rows)
 }
 
-/// Reads `dir/results.json`.
+/// Reads `dir/results.json` (a regular file, within [`MAX_RESULTS_BYTES`]) and checks its figures
+/// ([`validate`]) before anything is drawn from it.
 pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
     let path = dir.join(RESULTS_JSON);
-    let text = std::fs::read_to_string(&path).map_err(|source| ReportError::Read {
+    let bytes = read_regular(&path, MAX_RESULTS_BYTES).map_err(|e| ReportError::Read {
         path: path.clone(),
-        source,
+        reason: e.to_string(),
     })?;
-    serde_json::from_str(&text).map_err(|source| ReportError::Parse { path, source })
+    let results: RunResults = serde_json::from_slice(&bytes).map_err(|source| {
+        ReportError::Parse {
+            path: path.clone(),
+            source,
+        }
+    })?;
+    validate(&results).map_err(|e| ReportError::Invalid {
+        path,
+        reason: e.to_string(),
+    })?;
+    Ok(results)
 }
 
 /// One column of the merged table: a run's own module, or the module it was compared with.
@@ -152,13 +166,24 @@ fn verdict_matrix(names: &[String], all: &[Vec<Verdict>]) -> String {
 /// the verdicts of every run side by side) and the three plots with one series per run and module.
 /// Returns the files written.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    merge_runs(&load_all(dirs)?, out)
+}
+
+/// The runs of `dirs`, each loaded and checked ([`load`]).
+pub fn load_all(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunResults)>, ReportError> {
     if dirs.is_empty() {
         return Err(ReportError::NoRuns);
     }
-    let runs: Vec<(PathBuf, RunResults)> = dirs
-        .iter()
+    dirs.iter()
         .map(|d| load(d).map(|r| (d.clone(), r)))
-        .collect::<Result<_, _>>()?;
+        .collect()
+}
+
+/// [`merge`] of runs already loaded, each with its folder.
+pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    if runs.is_empty() {
+        return Err(ReportError::NoRuns);
+    }
     std::fs::create_dir_all(out).map_err(|source| ReportError::Write {
         path: out.to_path_buf(),
         source,
@@ -200,7 +225,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ReportError> 
 
     let all_verdicts: Vec<Vec<Verdict>> = runs.iter().map(|(_, r)| r.verdicts()).collect();
     let mut md = String::new();
-    md.push_str("# Occupancy lab: runs side by side\n\n## Runs\n\n");
+    md.push_str(MERGED_HEADING);
+    md.push_str("\n\n## Runs\n\n");
     let mut t = Vec::new();
     for ((dir, r), name) in runs.iter().zip(&names) {
         t.push(vec![
