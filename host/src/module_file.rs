@@ -163,7 +163,11 @@ mod tests {
                 ptx.display()
             )
         );
-        assert!(check_entries("--module", &ptx, &["only_one"], &[Param::Pointer]).is_ok());
+        let u64_param = Param {
+            name: "a",
+            kind: kernels_gpu::abi::ParamKind::U64,
+        };
+        assert!(check_entries("--module", &ptx, &["only_one"], &[u64_param]).is_ok());
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

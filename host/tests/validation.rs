@@ -2,6 +2,8 @@
 //! each bad flag or file is refused with exit code 2 (usage) and a message naming it, and a
 //! fuzz of random command lines finds no panic in the parser and the checks.
 
+mod support;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -32,10 +34,11 @@ fn temp(name: &str) -> PathBuf {
 #[test]
 fn the_command_line_definition_is_consistent() {
     Cli::command().debug_assert();
+    host::cli::definition().debug_assert();
 }
 
 #[test]
-fn an_unwritable_out_is_refused_before_anything_else() {
+fn an_unwritable_out_is_refused_before_the_driver_is_looked_for() {
     let o = host(&["all", "--out", "/proc/x"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
@@ -82,11 +85,11 @@ fn a_text_file_is_not_a_module() {
         );
     }
     // A folder of per-cap modules must hold a module for every cap asked for.
-    std::fs::write(
-        dir.join("peer_cap32.cubin"),
-        b"\x7fELF\x02\x01\x01\0.text.gemm_tm8_tn8\0",
-    )
-    .unwrap();
+    support::cubin(
+        &dir,
+        "peer_cap32",
+        &[kernels_gpu::variants::REGS.gemm().entry],
+    );
     let o = host(&[
         "regs",
         "--caps",
