@@ -13,11 +13,9 @@ pub enum ReportError {
     /// A results folder's results.json cannot be read: missing, not a regular file, too large.
     #[error("{path} {reason}; a results folder holds the results.json of a run (--out DIR)")]
     Read { path: PathBuf, reason: String },
-    #[error("{path} is not a results file: {source}")]
-    Parse {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
+    /// A results.json that does not read: `reason` names the field where it stopped.
+    #[error("{path} is not a results file: {reason}")]
+    Parse { path: PathBuf, reason: String },
     #[error("{path}: {reason}")]
     Invalid { path: PathBuf, reason: String },
     #[error("cannot draw {path}: {message}")]

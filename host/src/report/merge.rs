@@ -28,12 +28,14 @@ pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
         path: path.clone(),
         reason: e.to_string(),
     })?;
-    let results: RunResults = serde_json::from_slice(&bytes).map_err(|source| {
-        ReportError::Parse {
-            path: path.clone(),
-            source,
-        }
-    })?;
+    let parse = |reason: String| ReportError::Parse {
+        path: path.clone(),
+        reason,
+    };
+    let mut json = serde_json::Deserializer::from_slice(&bytes);
+    let results: RunResults =
+        serde_path_to_error::deserialize(&mut json).map_err(|e| parse(e.to_string()))?;
+    json.end().map_err(|e| parse(e.to_string()))?;
     validate(&results).map_err(|e| ReportError::Invalid {
         path,
         reason: e.to_string(),
