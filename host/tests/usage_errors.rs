@@ -101,7 +101,7 @@ fn a_damaged_or_impossible_results_json_is_refused_naming_the_field() {
     });
     refused(
         &["report", &neg],
-        &["occupancy.rows[0].gflops is -11630.0; it must be a number above zero"],
+        &["occupancy[0].gflops is -11630.0; it must be a number above zero"],
     );
     let zero = edited(&root.join("zero"), |v| v["device"]["sm_count"] = 0.into());
     refused(&["report", &zero], &["device.sm_count is 0"]);
