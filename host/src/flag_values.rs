@@ -23,6 +23,12 @@ pub fn shown(value: &str) -> String {
     format!("{start}... ({n} characters)")
 }
 
+/// `text` with every long word [`shown`] short: for messages that quote what they were given
+/// (a parser's error repeats the string it could not read).
+pub fn shorten_words(text: &str) -> String {
+    text.split(' ').map(shown).collect::<Vec<_>>().join(" ")
+}
+
 /// Reads a whole number in `lo..=hi`; the error names the range and never repeats a long value.
 pub fn parse_whole(text: &str, lo: u128, hi: u128) -> Result<u128, String> {
     let t = text.trim();
@@ -166,6 +172,10 @@ mod tests {
     fn long_values_are_shortened_and_empty_items_refused() {
         assert_eq!(shown("short"), "short");
         assert_eq!(shown(&"x".repeat(41)), "xxxxxxxxxxxxxxxx... (41 characters)");
+        assert_eq!(
+            shorten_words(&format!("invalid type: string \"{}\", expected f64", "x".repeat(99))),
+            "invalid type: string \"xxxxxxxxxxxxxxx... (102 characters) expected f64"
+        );
         assert!(parse_list_item("").is_err() && parse_list_item("  ").is_err());
         assert_eq!(parse_list_item(" A "), Ok("A".to_owned()));
     }

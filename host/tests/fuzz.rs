@@ -80,10 +80,45 @@ fn leaves(v: &Value, at: String, out: &mut Vec<String>) {
     }
 }
 
-/// Results folders made from the report fixture: the run itself, and hostile versions of it.
+/// Values that once made a report hang or overflow, where they were put: each must be refused.
+const HAZARDS: &[(&str, &str)] = &[
+    ("/device/smem_per_block", "1073741824"),
+    ("/device/smem_per_block_optin", "4294967295"),
+    ("/device/sm_count", "0"),
+    ("/occupancy/0/tm", "4294967295"),
+    ("/regs/0/spill_stores", "4294967295"),
+    ("/bandwidth/rows/0/occupancy", "5e-324"),
+    ("/occupancy/0/gflops", "-11630"),
+];
+
+/// The report fixture with each of [`HAZARDS`], and with a register cap measured twice.
+fn hazard_folders(root: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(fixture_dir().join("results.json")).unwrap();
+    let good: Value = serde_json::from_str(&text).unwrap();
+    let mut made = Vec::new();
+    let mut folder = |name: String, v: Value| {
+        write(&root.join(&name).join("results.json"), v.to_string());
+        made.push(path(&root.join(name)).to_owned());
+    };
+    for (i, (at, value)) in HAZARDS.iter().enumerate() {
+        let mut v = good.clone();
+        *v.pointer_mut(at).unwrap_or_else(|| panic!("{at} in the fixture")) =
+            serde_json::from_str(value).unwrap();
+        folder(format!("hazard{i}"), v);
+    }
+    let mut twice = good;
+    twice["regs"][1]["cap"] = twice["regs"][0]["cap"].clone();
+    folder("cap-twice".into(), twice);
+    made
+}
+
+/// Results folders made from the report fixture (experiments 1-3) and the H200 run of
+/// 2026-11-30 (all five): the runs themselves, and hostile versions of them.
 fn runs(root: &Path, rng: &mut StdRng) -> Vec<String> {
     let text = std::fs::read_to_string(fixture_dir().join("results.json")).unwrap();
     let good: Value = serde_json::from_str(&text).unwrap();
+    let h200 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-11-30-h200/results.json");
+    let h200: Value = serde_json::from_str(&std::fs::read_to_string(h200).unwrap()).unwrap();
     let mut all_leaves = Vec::new();
     leaves(&good, String::new(), &mut all_leaves);
     write(&root.join("good/results.json"), &text);
@@ -123,6 +158,15 @@ fn runs(root: &Path, rng: &mut StdRng) -> Vec<String> {
         }
         folder(format!("hostile{i}"), v.to_string().into_bytes());
     }
+    let mut h200_leaves = Vec::new();
+    leaves(&h200, String::new(), &mut h200_leaves);
+    folder("h200".into(), h200.to_string().into_bytes());
+    for i in 0..8 {
+        let mut v = h200.clone();
+        let leaf = h200_leaves.choose(rng).unwrap();
+        *v.pointer_mut(leaf).unwrap() = hostile.choose(rng).unwrap().clone();
+        folder(format!("h200-hostile{i}"), v.to_string().into_bytes());
+    }
     // Whole files that are not results.
     for (i, body) in [
         &b""[..],
@@ -148,6 +192,7 @@ fn runs(root: &Path, rng: &mut StdRng) -> Vec<String> {
         }
     }
     folder("empty-rows".into(), empty.to_string().into_bytes());
+    out.extend(hazard_folders(root));
     // results.json as a folder, a FIFO, a link to a device; a folder without one.
     std::fs::create_dir_all(root.join("json-dir/results.json")).unwrap();
     out.push(path(&root.join("json-dir")).to_owned());
@@ -417,6 +462,18 @@ fn five_thousand_random_command_lines_end_as_documented() {
         codes[2],
         codes[3]
     );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn every_hazard_found_before_is_refused() {
+    let root = scratch("fuzz-hazards");
+    for dir in hazard_folders(&root) {
+        let o = support::host(&["report", &dir]);
+        let err = support::stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{dir}: {err}");
+        assert!(err.contains("results.json: "), "{dir}: {err}");
+    }
     std::fs::remove_dir_all(&root).unwrap();
 }
 

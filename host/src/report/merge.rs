@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::error::ReportError;
 use super::validate::validate;
 use super::{draw_all, write_file, REPORT_MD, RESULTS_JSON};
+use crate::flag_values::shorten_words;
 use crate::out_dir::{MAX_RESULTS_BYTES, MERGED_HEADING};
 use crate::regular_file::read_regular;
 use crate::claim::Verdict;
@@ -28,9 +29,10 @@ pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
         path: path.clone(),
         reason: e.to_string(),
     })?;
+    // A parser's message quotes the value it could not read, which may be long.
     let parse = |reason: String| ReportError::Parse {
         path: path.clone(),
-        reason,
+        reason: shorten_words(&reason),
     };
     let mut json = serde_json::Deserializer::from_slice(&bytes);
     let results: RunResults =

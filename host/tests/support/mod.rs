@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 pub const DEADLINE: Duration = Duration::from_secs(10);
 
 /// The host binary run with `args`, killed after `deadline`: `None` if it had to be killed.
+/// Its output is read while it runs, so that a long message cannot fill a pipe and stall it.
 pub fn host_within(args: &[&str], deadline: Duration) -> Option<Output> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_host"))
         .args(args)
@@ -21,18 +23,33 @@ pub fn host_within(args: &[&str], deadline: Duration) -> Option<Output> {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run the host binary");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
     let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait for the host").is_some() {
-            return Some(child.wait_with_output().expect("collect the host's output"));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the host") {
+            break Some(status);
         }
         if start.elapsed() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            return None;
+            break None;
         }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+    status.map(|status| Output {
+        status,
+        stdout,
+        stderr,
+    })
 }
 
 /// The host binary run with `args`; the test fails if it takes longer than [`DEADLINE`].
