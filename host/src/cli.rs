@@ -223,3 +223,49 @@ pub fn command_line(args: impl IntoIterator<Item = String>) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read x: {0}")]
+        struct Repeats(#[source] std::io::Error);
+        let e = anyhow::Error::new(Repeats(io)).context("loading the run");
+        assert_eq!(describe(&e), "loading the run: cannot read x: No such file");
+    }
+
+    #[test]
+    fn usage_errors_exit_2_under_any_context() {
+        let usage = anyhow::Error::new(UsageError("--out DIR is required".into()))
+            .context("report");
+        assert_eq!(exit_code(&usage), EXIT_USAGE);
+        let flag = anyhow::Error::new(CliError::Flag("--x: bad".into())).context("planning");
+        assert_eq!(exit_code(&flag), EXIT_USAGE);
+        let read = anyhow::Error::new(ReportError::Read {
+            path: "r/results.json".into(),
+            reason: "does not exist".into(),
+        });
+        assert_eq!(exit_code(&read), EXIT_USAGE);
+        let write = anyhow::Error::new(ReportError::Write {
+            path: "r/report.md".into(),
+            source: std::io::Error::other("disk full"),
+        });
+        assert_eq!(exit_code(&write), EXIT_RUN_FAILED);
+        let driver = anyhow::Error::new(crate::cuda::CudaError::NoDriver).context("opening");
+        assert_eq!(exit_code(&driver), EXIT_NO_DRIVER);
+    }
+
+    #[test]
+    fn a_long_value_in_a_clap_message_is_shortened() {
+        let huge = "9".repeat(300);
+        let e = parse(["host", "occupancy", "--size", &huge]).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("(300 characters)") && !text.contains(&huge[..50]), "{text}");
+        let e = parse(["host", "occupancy", "--size", "-1"]).unwrap_err();
+        assert!(e.to_string().contains("--size"), "{e}");
+    }
+}
