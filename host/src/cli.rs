@@ -240,8 +240,8 @@ mod tests {
 
     #[test]
     fn usage_errors_exit_2_under_any_context() {
-        let usage = anyhow::Error::new(UsageError("--out DIR is required".into()))
-            .context("report");
+        let usage =
+            anyhow::Error::new(UsageError("--out DIR is required".into())).context("report");
         assert_eq!(exit_code(&usage), EXIT_USAGE);
         let flag = anyhow::Error::new(CliError::Flag("--x: bad".into())).context("planning");
         assert_eq!(exit_code(&flag), EXIT_USAGE);
@@ -264,7 +264,10 @@ mod tests {
         let huge = "9".repeat(300);
         let e = parse(["host", "occupancy", "--size", &huge]).unwrap_err();
         let text = e.to_string();
-        assert!(text.contains("(300 characters)") && !text.contains(&huge[..50]), "{text}");
+        assert!(
+            text.contains("(300 characters)") && !text.contains(&huge[..50]),
+            "{text}"
+        );
         let e = parse(["host", "occupancy", "--size", "-1"]).unwrap_err();
         assert!(e.to_string().contains("--size"), "{e}");
     }

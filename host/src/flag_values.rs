@@ -171,9 +171,15 @@ mod tests {
     #[test]
     fn long_values_are_shortened_and_empty_items_refused() {
         assert_eq!(shown("short"), "short");
-        assert_eq!(shown(&"x".repeat(41)), "xxxxxxxxxxxxxxxx... (41 characters)");
         assert_eq!(
-            shorten_words(&format!("invalid type: string \"{}\", expected f64", "x".repeat(99))),
+            shown(&"x".repeat(41)),
+            "xxxxxxxxxxxxxxxx... (41 characters)"
+        );
+        assert_eq!(
+            shorten_words(&format!(
+                "invalid type: string \"{}\", expected f64",
+                "x".repeat(99)
+            )),
             "invalid type: string \"xxxxxxxxxxxxxxx... (102 characters) expected f64"
         );
         assert!(parse_list_item("").is_err() && parse_list_item("  ").is_err());

@@ -141,8 +141,13 @@ mod tests {
         assert_eq!(check_module_file("--module", &ptx), Ok(ModuleKind::Ptx));
         let junk = d.join("junk.cubin");
         std::fs::write(&junk, [0u8, 1, 2, 3, 0xff]).unwrap();
-        let e = check_module_file("--module", &junk).unwrap_err().to_string();
-        assert!(e.contains("is not a kernel module: it is binary data"), "{e}");
+        let e = check_module_file("--module", &junk)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("is not a kernel module: it is binary data"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -29,7 +29,9 @@ const FATBIN_COMPRESSED: u64 = 0x2000 | 0x8000;
 pub enum NotAModule {
     #[error("it is empty")]
     Empty,
-    #[error("it is an ELF file for machine {0}, not a cubin (an NVIDIA CUDA ELF has machine {EM_CUDA})")]
+    #[error(
+        "it is an ELF file for machine {0}, not a cubin (an NVIDIA CUDA ELF has machine {EM_CUDA})"
+    )]
     ForeignElf(u16),
     #[error("it starts as an ELF file but is damaged: {0}")]
     BadElf(String),
@@ -209,7 +211,9 @@ fn fatbin_entries(image: &[u8]) -> Result<Option<Vec<String>>, NotAModule> {
             0
         };
         if entry_header < FATBIN_ENTRY_MIN {
-            return Err(bad(format!("entry {count} has a header of {entry_header} bytes")));
+            return Err(bad(format!(
+                "entry {count} has a header of {entry_header} bytes"
+            )));
         }
         let start = at + entry_header;
         let stop = usize::try_from(payload_size)
@@ -346,10 +350,7 @@ mod tests {
             recognise(&f[..f.len() - 1]),
             Err(NotAModule::BadFatbin(_))
         ));
-        assert!(matches!(
-            recognise(&f[..20]),
-            Err(NotAModule::BadFatbin(_))
-        ));
+        assert!(matches!(recognise(&f[..20]), Err(NotAModule::BadFatbin(_))));
         assert!(matches!(
             recognise(&fatbin(&[])),
             Err(NotAModule::BadFatbin(_))

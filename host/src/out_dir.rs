@@ -134,13 +134,18 @@ pub fn check_out(dir: &Path, incoming: Incoming<'_>, force: bool) -> Result<(), 
     };
     match (held, incoming) {
         (Holds::Nothing, _) | (Holds::Merge, Incoming::Merge) => Ok(()),
-        (Holds::Run { date, command }, Incoming::Regenerated { date: d, command: c })
-            if date == d && command == c =>
-        {
-            Ok(())
-        }
+        (
+            Holds::Run { date, command },
+            Incoming::Regenerated {
+                date: d,
+                command: c,
+            },
+        ) if date == d && command == c => Ok(()),
         (Holds::Run { date, command }, _) => refuse(
-            format!("another run (`{}`, {date})", crate::flag_values::shown(&command)),
+            format!(
+                "another run (`{}`, {date})",
+                crate::flag_values::shown(&command)
+            ),
             "replace its files",
         ),
         (Holds::Merge, _) => refuse(
@@ -216,7 +221,9 @@ mod tests {
     }
 
     fn run_json(date: &str, command: &str) -> String {
-        format!(r#"{{"meta": {{"date": "{date}", "command": "{command}", "more": 1}}, "device": {{}}}}"#)
+        format!(
+            r#"{{"meta": {{"date": "{date}", "command": "{command}", "more": 1}}, "device": {{}}}}"#
+        )
     }
 
     const NEW_RUN: Incoming<'static> = Incoming::Run;
@@ -247,8 +254,10 @@ mod tests {
         std::fs::write(d.join("occupancy.csv"), "x").unwrap();
         let e = check_out(&d, NEW_RUN, false).unwrap_err().to_string();
         assert!(
-            e.starts_with(&format!("--out: {} holds another run (`host all --out results/h200`, 2026-11-29T10:00:00Z)", d.display()))
-                && e.contains("nothing was written")
+            e.starts_with(&format!(
+                "--out: {} holds another run (`host all --out results/h200`, 2026-11-29T10:00:00Z)",
+                d.display()
+            )) && e.contains("nothing was written")
                 && e.contains("--force"),
             "{e}"
         );
@@ -293,7 +302,11 @@ mod tests {
     #[test]
     fn a_merge_may_replace_a_merge_only() {
         let d = scratch("merge");
-        std::fs::write(d.join("report.md"), format!("{MERGED_HEADING}\n\n## Runs\n")).unwrap();
+        std::fs::write(
+            d.join("report.md"),
+            format!("{MERGED_HEADING}\n\n## Runs\n"),
+        )
+        .unwrap();
         std::fs::write(d.join("occupancy.svg"), "<svg/>").unwrap();
         assert_eq!(holds(&d), Ok(Holds::Merge));
         assert!(check_out(&d, Incoming::Merge, false).is_ok());
@@ -308,7 +321,11 @@ mod tests {
         let deep = d.join("a/b/c");
         let made = create_out(&deep).unwrap();
         assert!(deep.is_dir());
-        assert_eq!(std::fs::read_dir(&deep).unwrap().count(), 0, "the probe is gone");
+        assert_eq!(
+            std::fs::read_dir(&deep).unwrap().count(),
+            0,
+            "the probe is gone"
+        );
         made.undo();
         assert!(!d.join("a").exists(), "every folder made is removed");
         assert!(d.is_dir(), "the existing parent stays");

@@ -109,10 +109,7 @@ mod tests {
         assert_eq!(read_regular(&f, 10).unwrap(), b"0123456789");
         assert_eq!(read_head(&f, 4).unwrap(), b"0123");
         assert_eq!(read_head(&f, 100).unwrap(), b"0123456789");
-        assert_eq!(
-            read_regular(&f, 9),
-            Err(FileError::TooLarge { limit: 9 })
-        );
+        assert_eq!(read_regular(&f, 9), Err(FileError::TooLarge { limit: 9 }));
         std::fs::remove_dir_all(&d).unwrap();
     }
 
@@ -120,10 +117,7 @@ mod tests {
     fn folders_devices_and_missing_paths_are_refused_without_reading() {
         let d = scratch("special");
         assert_eq!(read_regular(&d, 10), Err(FileError::NotRegular("a folder")));
-        assert_eq!(
-            read_head(&d.join("none"), 4),
-            Err(FileError::Missing)
-        );
+        assert_eq!(read_head(&d.join("none"), 4), Err(FileError::Missing));
         #[cfg(unix)]
         {
             // /dev/zero never ends: refused before a byte is read.

@@ -102,7 +102,8 @@ fn hazard_folders(root: &Path) -> Vec<String> {
     };
     for (i, (at, value)) in HAZARDS.iter().enumerate() {
         let mut v = good.clone();
-        *v.pointer_mut(at).unwrap_or_else(|| panic!("{at} in the fixture")) =
+        *v.pointer_mut(at)
+            .unwrap_or_else(|| panic!("{at} in the fixture")) =
             serde_json::from_str(value).unwrap();
         folder(format!("hazard{i}"), v);
     }
@@ -117,7 +118,8 @@ fn hazard_folders(root: &Path) -> Vec<String> {
 fn runs(root: &Path, rng: &mut StdRng) -> Vec<String> {
     let text = std::fs::read_to_string(fixture_dir().join("results.json")).unwrap();
     let good: Value = serde_json::from_str(&text).unwrap();
-    let h200 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-11-30-h200/results.json");
+    let h200 =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-11-30-h200/results.json");
     let h200: Value = serde_json::from_str(&std::fs::read_to_string(h200).unwrap()).unwrap();
     let mut all_leaves = Vec::new();
     leaves(&good, String::new(), &mut all_leaves);
@@ -182,7 +184,10 @@ fn runs(root: &Path, rng: &mut StdRng) -> Vec<String> {
     {
         folder(format!("odd{i}"), body.to_vec());
     }
-    folder("deep".into(), format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes());
+    folder(
+        "deep".into(),
+        format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
+    );
     folder("trailing".into(), format!("{text}\n{{}}").into_bytes());
     // Empty sections and rows.
     let mut empty = good.clone();
@@ -207,7 +212,12 @@ fn runs(root: &Path, rng: &mut StdRng) -> Vec<String> {
     }
     std::fs::create_dir_all(root.join("no-results")).unwrap();
     out.push(path(&root.join("no-results")).to_owned());
-    out.extend(["/nonexistent".into(), "/dev".into(), "/dev/null".into(), String::new()]);
+    out.extend([
+        "/nonexistent".into(),
+        "/dev".into(),
+        "/dev/null".into(),
+        String::new(),
+    ]);
     out
 }
 
@@ -232,7 +242,10 @@ fn pool(root: &Path, rng: &mut StdRng) -> Pool {
         write(&m.join("ls.cubin"), elf(62)),
         write(&m.join("cuda-header.cubin"), elf(190)),
         write(&m.join("cut.cubin"), &real_bytes[..real_bytes.len() / 3]),
-        write(&m.join("fake.cubin"), b"\x7fELF\x02\x01\x01\0.text.gemm_tm8_tn8\0"),
+        write(
+            &m.join("fake.cubin"),
+            b"\x7fELF\x02\x01\x01\0.text.gemm_tm8_tn8\0",
+        ),
         write(&m.join("over.fatbin"), fatbin(u64::MAX, b"")),
         write(&m.join("short.fatbin"), fatbin(4, b"\x02\0")),
         write(&m.join("bad-entry.fatbin"), fatbin(64, &[0xff; 64])),
@@ -264,7 +277,11 @@ fn pool(root: &Path, rng: &mut StdRng) -> Pool {
     let o = root.join("outs");
     let taken = o.join("taken");
     std::fs::create_dir_all(&taken).unwrap();
-    std::fs::copy(fixture_dir().join("results.json"), taken.join("results.json")).unwrap();
+    std::fs::copy(
+        fixture_dir().join("results.json"),
+        taken.join("results.json"),
+    )
+    .unwrap();
     write(&o.join("unrelated/notes.txt"), "mine");
     write(&o.join("a-file"), "x");
     let outs = vec![
@@ -286,40 +303,142 @@ fn pool(root: &Path, rng: &mut StdRng) -> Pool {
 }
 
 const SUBCOMMANDS: &[&str] = &[
-    "occupancy", "bandwidth", "regs", "inflight", "ilp", "all", "calc", "calc", "info", "report",
-    "report", "report", "bogus",
+    "occupancy",
+    "bandwidth",
+    "regs",
+    "inflight",
+    "ilp",
+    "all",
+    "calc",
+    "calc",
+    "info",
+    "report",
+    "report",
+    "report",
+    "bogus",
 ];
 const NUMBERS: &[&str] = &[
-    "0", "1", "2", "16", "20", "32", "48", "64", "65", "100", "128", "255", "256", "1000", "1024",
-    "1025", "4096", "32768", "32769", "4294967295", "4294967296", "18446744073709551615",
-    "18446744073709551616", "-1", "-0", "+5", "1e3", "0x10", "1.5", "x", "", " 64 ", "64x64x64",
-    "128x256x100", "1x1x1", "64x0x64", "16K", "48KiB", "1M", "1.5K", "NaN", "inf",
+    "0",
+    "1",
+    "2",
+    "16",
+    "20",
+    "32",
+    "48",
+    "64",
+    "65",
+    "100",
+    "128",
+    "255",
+    "256",
+    "1000",
+    "1024",
+    "1025",
+    "4096",
+    "32768",
+    "32769",
+    "4294967295",
+    "4294967296",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-1",
+    "-0",
+    "+5",
+    "1e3",
+    "0x10",
+    "1.5",
+    "x",
+    "",
+    " 64 ",
+    "64x64x64",
+    "128x256x100",
+    "1x1x1",
+    "64x0x64",
+    "16K",
+    "48KiB",
+    "1M",
+    "1.5K",
+    "NaN",
+    "inf",
 ];
 const LISTS: &[&str] = &[
     "S,A", "T1", "S,S", "X9", "S,T1", "", ",", ",,,", "A,,C", "32,64", "32,20", "D+", "R1,R4",
     "1,2,4", "1,7", "0", "65", "4,8", "128,256", "1,64", "-1",
 ];
 const NUMBER_FLAGS: &[&str] = &[
-    "--device", "--iters", "--samples", "--seed", "--size", "--copy-mib", "--threads", "--regs",
-    "--smem", "--dyn-smem", "--carveout", "--sms", "--block-size-limit", "--noise", "--min-samples",
-    "--max-samples", "--max-time-ms", "--clock-every", "--chase-steps", "--chase-mib",
-    "--blocks-per-sm", "--target-cycles", "--inflight-copy-mib",
+    "--device",
+    "--iters",
+    "--samples",
+    "--seed",
+    "--size",
+    "--copy-mib",
+    "--threads",
+    "--regs",
+    "--smem",
+    "--dyn-smem",
+    "--carveout",
+    "--sms",
+    "--block-size-limit",
+    "--noise",
+    "--min-samples",
+    "--max-samples",
+    "--max-time-ms",
+    "--clock-every",
+    "--chase-steps",
+    "--chase-mib",
+    "--blocks-per-sm",
+    "--target-cycles",
+    "--inflight-copy-mib",
 ];
 const LIST_FLAGS: &[&str] = &[
-    "--variants", "--caps", "--reg-caps", "--loads", "--widths", "--threads", "--warps-per-sm",
-    "--ilp", "--inflight-loads", "--inflight-warps-per-sm", "--ilp-warps-per-sm",
+    "--variants",
+    "--caps",
+    "--reg-caps",
+    "--loads",
+    "--widths",
+    "--threads",
+    "--warps-per-sm",
+    "--ilp",
+    "--inflight-loads",
+    "--inflight-warps-per-sm",
+    "--ilp-warps-per-sm",
 ];
 const MODULE_FLAGS: &[&str] = &["--module", "--compare", "--ptx", "--record-golden"];
 const FOLDER_FLAGS: &[&str] = &["--module", "--compare", "--module-caps", "--compare-caps"];
 const SWITCHES: &[&str] = &[
-    "--check-only", "--check-only", "--force", "--cliff", "--curves", "--json",
-    "--max-potential-block-size", "--no-cublas", "--every-block-size", "--all-entries", "--verify",
-    "--help", "--version", "--nonsense", "-x", "--",
+    "--check-only",
+    "--check-only",
+    "--force",
+    "--cliff",
+    "--curves",
+    "--json",
+    "--max-potential-block-size",
+    "--no-cublas",
+    "--every-block-size",
+    "--all-entries",
+    "--verify",
+    "--help",
+    "--version",
+    "--nonsense",
+    "-x",
+    "--",
 ];
 const WORDED: &[&str] = &["--format", "--arch", "--compare-label"];
 const WORDS: &[&str] = &[
-    "table", "markdown", "csv", "json", "sm_90", "sm_91", "sm_61", "9.0", "compute_80", "peer",
-    "", "x\ny", "\u{1b}[31m", "ünï",
+    "table",
+    "markdown",
+    "csv",
+    "json",
+    "sm_90",
+    "sm_91",
+    "sm_61",
+    "9.0",
+    "compute_80",
+    "peer",
+    "",
+    "x\ny",
+    "\u{1b}[31m",
+    "ünï",
 ];
 
 /// One random command line.
@@ -393,7 +512,9 @@ fn judge(o: &std::process::Output) -> Option<String> {
         Some(2) => Some(format!("usage error without a message: {err:?}")),
         Some(3) if err.lines().count() == 1 && err.contains("no CUDA driver") => None,
         Some(3) => Some(format!("no-driver exit without its one line: {err:?}")),
-        other => Some(format!("exit code {other:?} (no GPU here: 0, 2 or 3): {err}")),
+        other => Some(format!(
+            "exit code {other:?} (no GPU here: 0, 2 or 3): {err}"
+        )),
     }
 }
 
@@ -416,7 +537,10 @@ fn five_thousand_random_command_lines_end_as_documented() {
     let failures = Mutex::new(Vec::new());
     let codes = Mutex::new([0usize; 256]);
     let start = Instant::now();
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 8) * 2;
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(2, 8)
+        * 2;
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
@@ -434,7 +558,10 @@ fn five_thousand_random_command_lines_end_as_documented() {
                 };
                 if let Some(p) = problem {
                     let p: String = p.chars().take(600).collect();
-                    failures.lock().unwrap().push(format!("line {i} {args:?}: {p}"));
+                    failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("line {i} {args:?}: {p}"));
                 }
             });
         }
@@ -452,7 +579,12 @@ fn five_thousand_random_command_lines_end_as_documented() {
         failures.is_empty(),
         "{} of {LINES} lines went wrong; the first:\n{}",
         failures.len(),
-        failures.iter().take(15).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(15)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     // Every documented ending was reached, so the lines exercise the checks, not one path.
     assert!(

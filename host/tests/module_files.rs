@@ -16,14 +16,31 @@ fn t1_entry() -> &'static str {
 fn a_real_cubin_with_the_entries_passes_and_one_without_them_is_refused() {
     let dir = scratch("cubin");
     let good = cubin(&dir, "good", &[t1_entry(), "helper_kernel"]);
-    let o = host(&["bandwidth", "--variants", "T1", "--module", path(&good), "--check-only"]);
+    let o = host(&[
+        "bandwidth",
+        "--variants",
+        "T1",
+        "--module",
+        path(&good),
+        "--check-only",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let other = cubin(&dir, "other", &["helper_kernel"]);
-    let o = host(&["bandwidth", "--variants", "T1", "--compare", path(&other), "--check-only"]);
+    let o = host(&[
+        "bandwidth",
+        "--variants",
+        "T1",
+        "--compare",
+        path(&other),
+        "--check-only",
+    ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains(&format!("has no entry `{}`; entries in it: helper_kernel", t1_entry())),
+        err.contains(&format!(
+            "has no entry `{}`; entries in it: helper_kernel",
+            t1_entry()
+        )),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -100,9 +117,23 @@ fn a_fatbin_is_recognised_and_the_cubin_inside_checked() {
         f.extend(elf);
         std::fs::write(&fatbin, f).unwrap();
     }
-    let o = host(&["bandwidth", "--variants", "T1", "--compare", path(&fatbin), "--check-only"]);
+    let o = host(&[
+        "bandwidth",
+        "--variants",
+        "T1",
+        "--compare",
+        path(&fatbin),
+        "--check-only",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let o = host(&["bandwidth", "--variants", "T2", "--compare", path(&fatbin), "--check-only"]);
+    let o = host(&[
+        "bandwidth",
+        "--variants",
+        "T2",
+        "--compare",
+        path(&fatbin),
+        "--check-only",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("has no entry"), "{}", stderr(&o));
     // Cut short, it is damaged.
@@ -111,7 +142,10 @@ fn a_fatbin_is_recognised_and_the_cubin_inside_checked() {
     let o = host(&["bandwidth", "--compare", path(&fatbin), "--check-only"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("starts as a fatbinary but is damaged"), "{err}");
+    assert!(
+        err.contains("starts as a fatbinary but is damaged"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -122,7 +156,10 @@ fn a_results_json_that_is_a_fifo_or_a_device_is_refused() {
         let o = host(&["report", path(&dir)]);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains("is a FIFO (named pipe), not a regular file"), "{err}");
+        assert!(
+            err.contains("is a FIFO (named pipe), not a regular file"),
+            "{err}"
+        );
     }
     let o = host(&["report", "/dev"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -94,7 +94,10 @@ fn out_is_created_only_after_every_other_check_and_not_left_by_check_only() {
     }
     let o = host(&["occupancy", "--out", path(&new), "--check-only"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(!root.join("a").exists(), "--check-only removes the folders it made");
+    assert!(
+        !root.join("a").exists(),
+        "--check-only removes the folders it made"
+    );
     std::fs::remove_dir_all(&root).unwrap();
 }
 

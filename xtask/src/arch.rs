@@ -79,9 +79,22 @@ mod tests {
         for ok in ["sm_80", "sm_90", "sm_90a", "sm_100f", "sm_120a", "sm_50"] {
             assert_eq!(parse_arch(ok), Ok(ok.to_owned()), "{ok}");
         }
-        for bad in ["sm_91", "sm_80a", "sm_90f", "sm_9", "sm_090", "80", "compute_80", "sm_", ""] {
+        for bad in [
+            "sm_91",
+            "sm_80a",
+            "sm_90f",
+            "sm_9",
+            "sm_090",
+            "80",
+            "compute_80",
+            "sm_",
+            "",
+        ] {
             let e = parse_arch(bad).unwrap_err();
-            assert!(e.contains("is not a GPU architecture") && e.contains("sm_90"), "{e}");
+            assert!(
+                e.contains("is not a GPU architecture") && e.contains("sm_90"),
+                "{e}"
+            );
         }
     }
 
@@ -92,7 +105,12 @@ mod tests {
                     'sm_75','sm_90','sm_90a'.\n        Default value:  'sm_75'.\n\n--help\n";
         assert_eq!(
             targets_in_help(help),
-            Some(vec!["sm_100".into(), "sm_75".into(), "sm_90".into(), "sm_90a".into()])
+            Some(vec![
+                "sm_100".into(),
+                "sm_75".into(),
+                "sm_90".into(),
+                "sm_90a".into()
+            ])
         );
         assert_eq!(targets_in_help("no such section"), None);
     }

@@ -78,7 +78,10 @@ fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
                 "error: --arch {}: the ptxas found ({}) does not take it; it takes {}; nothing \
                  was compiled",
                 args.arch,
-                ptxas_path.as_deref().unwrap_or(Path::new("ptxas")).display(),
+                ptxas_path
+                    .as_deref()
+                    .unwrap_or(Path::new("ptxas"))
+                    .display(),
                 targets.join(", ")
             );
             std::process::exit(2);
@@ -251,7 +254,9 @@ fn sweep(args: &SweepArgs) -> Result<()> {
     if let Some(cu) = &args.compare_nvcc {
         let cubin = nvcc_module(cu, &out)?;
         // The folder passed the host's check (new or empty) before nvcc's build was put in it.
-        host.arg("--force");
+        if !args.host_args.iter().any(|a| a == "--force") {
+            host.arg("--force");
+        }
         host.arg("--compare")
             .arg(cubin.0)
             .arg("--compare-caps")

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use super::error::ReportError;
 use super::validate::validate;
 use super::{draw_all, write_file, REPORT_MD, RESULTS_JSON};
-use crate::flag_values::shorten_words;
-use crate::out_dir::{MAX_RESULTS_BYTES, MERGED_HEADING};
-use crate::regular_file::read_regular;
 use crate::claim::Verdict;
 use crate::experiments::contract::Merged;
 use crate::experiments::registry::key_order;
 use crate::experiments::RunResults;
+use crate::flag_values::shorten_words;
+use crate::out_dir::{MAX_RESULTS_BYTES, MERGED_HEADING};
+use crate::regular_file::read_regular;
 use crate::table::{markdown_grid, percent as pct};
 
 fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
@@ -192,7 +192,7 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
         path: out.to_path_buf(),
         source,
     })?;
-    let names = run_names(&runs);
+    let names = run_names(runs);
     let compare_names: Vec<Option<String>> = runs
         .iter()
         .zip(&names)

@@ -213,7 +213,10 @@ mod tests {
         assert!(walk(&null).is_err());
         // A figure no measurement gives (a plot's axis cannot span it).
         let tiny = json!({"bandwidth": {"rows": [{"occupancy": 5e-324}]}});
-        assert_eq!(walk(&tiny).unwrap_err().field, "bandwidth.rows[0].occupancy");
+        assert_eq!(
+            walk(&tiny).unwrap_err().field,
+            "bandwidth.rows[0].occupancy"
+        );
         // Fields off the list may be zero (a cap of 0 is "uncapped", spills are counts).
         let counts = json!({"regs": [{"spill_stores": 0, "cap": 0}]});
         assert_eq!(walk(&counts), Ok(()));

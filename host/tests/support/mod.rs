@@ -44,7 +44,10 @@ pub fn host_within(args: &[&str], deadline: Duration) -> Option<Output> {
         }
         std::thread::sleep(Duration::from_millis(2));
     };
-    let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+    let (stdout, stderr) = (
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    );
     status.map(|status| Output {
         status,
         stdout,
@@ -85,11 +88,7 @@ pub fn fixture_dir() -> PathBuf {
 /// A copy of the report fixture's results.json in a new folder `dir`.
 pub fn run_folder(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
-    std::fs::copy(
-        fixture_dir().join("results.json"),
-        dir.join("results.json"),
-    )
-    .unwrap();
+    std::fs::copy(fixture_dir().join("results.json"), dir.join("results.json")).unwrap();
     dir.to_owned()
 }
 
