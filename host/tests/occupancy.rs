@@ -247,7 +247,9 @@ fn unknown_arch_is_an_error() {
     );
     assert!(e.to_string().contains("sm_90"), "{e}");
     // The flag is refused as it is read, naming the architectures the table knows.
-    let e = Cli::try_parse_from(["calc", "--arch", "gfx90a"]).err().unwrap();
+    let e = Cli::try_parse_from(["calc", "--arch", "gfx90a"])
+        .err()
+        .unwrap();
     assert!(
         e.to_string().contains("unknown architecture `gfx90a`") && e.to_string().contains("sm_90"),
         "{e}"
@@ -386,12 +388,20 @@ fn calc_prints_the_block_limits() {
     assert_eq!(v["curves"][1]["points"].as_array().unwrap().len(), 32);
 
     // More threads than any block holds is refused as the flag is read, naming its range.
-    let e = Cli::try_parse_from(["calc", "--arch", "sm_90", "--threads", "2048"]).err().unwrap();
-    assert!(e.to_string().contains("--threads: 2048 is not in 1..=1024"), "{e}");
+    let e = Cli::try_parse_from(["calc", "--arch", "sm_90", "--threads", "2048"])
+        .err()
+        .unwrap();
+    assert!(
+        e.to_string().contains("--threads: 2048 is not in 1..=1024"),
+        "{e}"
+    );
     // A kernel the architecture cannot hold is a usage error.
     let e = host::calculator::run(&parse(&["--arch", "sm_70", "--smem", "200K"])).unwrap_err();
     assert!(e.is::<host::flags::UsageError>(), "{e:#}");
-    assert!(format!("{e:#}").contains("sm_70 cannot launch this kernel"), "{e:#}");
+    assert!(
+        format!("{e:#}").contains("sm_70 cannot launch this kernel"),
+        "{e:#}"
+    );
 }
 
 // ---- golden files ----
