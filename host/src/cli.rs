@@ -2,14 +2,19 @@
 //! codes, and the [`Plan`] a command line makes once every flag and file is checked
 //! ([`crate::flags`]), before anything touches the GPU.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::error::{ContextKind, ContextValue};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub use crate::experiments::registry::AllArgs;
 use crate::experiments::registry::{self, ExperimentCommand, Planned};
-use crate::experiments::RunContext;
-pub use crate::flags::{check_out, CliError, Common};
+use crate::experiments::{ExperimentError, RunContext};
+use crate::flag_values::{shown, whole};
+pub use crate::flags::{CliError, Common, UsageError};
+use crate::out_dir::{check_out, create_out, Incoming};
+use crate::report::ReportError;
 use crate::table::Format;
 
 /// Exit code: every check passed.
@@ -23,10 +28,16 @@ pub const EXIT_NO_DRIVER: u8 = 3;
 /// Exit code: the run failed part-way (GPU or I/O error); finished experiments are on disk.
 pub const EXIT_RUN_FAILED: u8 = 4;
 
-const EXIT_CODES: &str = "Exit codes: 0 every check passed; 1 a correctness check failed; 2 a \
-usage error (bad flag or file, nothing ran); 3 no CUDA driver; 4 the run failed part-way (a GPU \
-or I/O error; the experiments that finished are written to --out, with a note of what is \
-missing).";
+const EXIT_CODES: &str = "Exit codes: 0 every check passed; 1 a correctness check failed (or, \
+for calc --verify, the calculator disagrees with the driver); 2 a usage error (a bad flag, file \
+or results.json; nothing ran); 3 no CUDA driver; 4 the run failed part-way (a GPU or I/O error; \
+the experiments that finished are written to --out, with a note of what is missing).
+
+Files: --module/--compare take regular files only (not a FIFO or device), told PTX, cubin or \
+fatbin by their first bytes; a cubin must be an NVIDIA ELF exporting the entries a run launches. \
+--out must be a new or empty folder, or one holding the very run being written (report A --out \
+B, B regenerated from A before): a folder holding another run's results.json, a merged report \
+or other files is refused unless --force is given.";
 
 /// Occupancy lab: the seed blog's experiments (occupancy vs throughput, bandwidth vs occupancy,
 /// register pressure) on the GPU at hand, with the Rust-built kernels.
@@ -56,8 +67,7 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct InfoArgs {
     /// CUDA device ordinal.
-    #[arg(long, value_name = "N", default_value_t = 0,
-          value_parser = clap::value_parser!(u32).range(0..=1023))]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = whole(0u32..=1023))]
     pub device: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -78,14 +88,22 @@ pub struct Plan {
     pub check_only: bool,
 }
 
+/// The plan of checked experiments; `--out` last, once everything else has passed: refused when
+/// it holds something else (see [`crate::out_dir`]), then created and probed (and removed again
+/// after `--check-only` when it was new).
 fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Plan, CliError> {
+    let timing = common.sampling.config(None).map_err(CliError::Flag)?;
     if let Some(out) = &common.out {
-        check_out(out)?;
+        check_out(out, Incoming::Run, common.force)?;
+        let created = create_out(out)?;
+        if common.check_only {
+            created.undo();
+        }
     }
     Ok(Plan {
         device: common.device,
         context: RunContext {
-            timing: common.sampling.config(None).map_err(CliError::Flag)?,
+            timing,
             seed: common.seed,
             progress: false,
         },
@@ -99,24 +117,97 @@ fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Pla
 
 impl Command {
     /// Validates an experiment subcommand into a [`Plan`]; `None` for `info`, `calc` and `report`.
-    /// `--out` is checked first, then each experiment's flags and files.
+    /// Each experiment's flags and files are checked first, `--out` last.
     pub fn plan(&self, command_line: &str) -> Result<Option<Plan>, CliError> {
         Ok(Some(match self {
-            Command::Experiment(e) => {
-                if let Some(out) = &e.common().out {
-                    check_out(out)?;
-                }
-                plan(e.common(), command_line, vec![e.plan()?])?
-            }
-            Command::All(a) => {
-                if let Some(out) = &a.common.out {
-                    check_out(out)?;
-                }
-                plan(&a.common, command_line, registry::plan_all(a)?)?
-            }
+            Command::Experiment(e) => plan(e.common(), command_line, vec![e.plan()?])?,
+            Command::All(a) => plan(&a.common, command_line, registry::plan_all(a)?)?,
             Command::Info(_) | Command::Calc(_) | Command::Report(_) => return Ok(None),
         }))
     }
+}
+
+/// The command line's definition, with the rule every flag shares: a value may look like a
+/// negative number, so that `--size -1` is refused by `--size` itself, naming it, rather than
+/// read as an unknown flag `-1`.
+pub fn definition() -> clap::Command {
+    fn negatives(a: clap::Arg) -> clap::Arg {
+        let takes_values = a.get_action().takes_values();
+        a.allow_negative_numbers(takes_values)
+    }
+    fn all_args(c: clap::Command) -> clap::Command {
+        c.mut_args(negatives).mut_subcommands(all_args)
+    }
+    all_args(Cli::command())
+}
+
+/// Parses a command line (the program's name first) by [`definition`]. A value a clap message
+/// repeats is shortened when long ([`shown`]).
+pub fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut cmd = definition();
+    let matches = cmd.try_get_matches_from_mut(args).map_err(shorten)?;
+    Cli::from_arg_matches(&matches).map_err(|e| shorten(e.format(&mut cmd)))
+}
+
+/// A clap error whose repeated value is long, with the value shortened.
+fn shorten(mut e: clap::Error) -> clap::Error {
+    for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg] {
+        if let Some(ContextValue::String(v)) = e.get(kind) {
+            let short = shown(v);
+            if short != *v {
+                e.insert(kind, ContextValue::String(short));
+            }
+        }
+    }
+    e
+}
+
+/// The exit code of a command that failed with `e`: 2 for a usage error (a flag or file, a
+/// results folder that cannot be read, a configuration the calculator cannot launch), 3 without
+/// a CUDA driver, 4 for anything else (the run failed part-way).
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    let usage = e.chain().any(|c| {
+        c.is::<UsageError>()
+            || c.is::<CliError>()
+            || c.downcast_ref::<ReportError>()
+                .is_some_and(ReportError::is_usage)
+    });
+    let no_driver = e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<crate::cuda::CudaError>(),
+            Some(crate::cuda::CudaError::NoDriver)
+        ) || c
+            .downcast_ref::<ExperimentError>()
+            .is_some_and(ExperimentError::is_no_driver)
+    });
+    if no_driver {
+        EXIT_NO_DRIVER
+    } else if usage {
+        EXIT_USAGE
+    } else {
+        EXIT_RUN_FAILED
+    }
+}
+
+/// `e` and its causes in one line, each cause said once: a cause whose text the message already
+/// holds (many errors repeat their source in their own message) is not repeated.
+pub fn describe(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if part.is_empty() || text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }
 
 /// The command line as typed, arguments with spaces quoted.
@@ -131,4 +222,53 @@ pub fn command_line(args: impl IntoIterator<Item = String>) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read x: {0}")]
+        struct Repeats(#[source] std::io::Error);
+        let e = anyhow::Error::new(Repeats(io)).context("loading the run");
+        assert_eq!(describe(&e), "loading the run: cannot read x: No such file");
+    }
+
+    #[test]
+    fn usage_errors_exit_2_under_any_context() {
+        let usage =
+            anyhow::Error::new(UsageError("--out DIR is required".into())).context("report");
+        assert_eq!(exit_code(&usage), EXIT_USAGE);
+        let flag = anyhow::Error::new(CliError::Flag("--x: bad".into())).context("planning");
+        assert_eq!(exit_code(&flag), EXIT_USAGE);
+        let read = anyhow::Error::new(ReportError::Read {
+            path: "r/results.json".into(),
+            reason: "does not exist".into(),
+        });
+        assert_eq!(exit_code(&read), EXIT_USAGE);
+        let write = anyhow::Error::new(ReportError::Write {
+            path: "r/report.md".into(),
+            source: std::io::Error::other("disk full"),
+        });
+        assert_eq!(exit_code(&write), EXIT_RUN_FAILED);
+        let driver = anyhow::Error::new(crate::cuda::CudaError::NoDriver).context("opening");
+        assert_eq!(exit_code(&driver), EXIT_NO_DRIVER);
+    }
+
+    #[test]
+    fn a_long_value_in_a_clap_message_is_shortened() {
+        let huge = "9".repeat(300);
+        let e = parse(["host", "occupancy", "--size", &huge]).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("(300 characters)") && !text.contains(&huge[..50]),
+            "{text}"
+        );
+        let e = parse(["host", "occupancy", "--size", "-1"]).unwrap_err();
+        assert!(e.to_string().contains("--size"), "{e}");
+    }
 }

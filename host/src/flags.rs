@@ -1,19 +1,18 @@
 //! The flags the experiments share and the checks every flag and file gets before any GPU work:
-//! `--out` created and writable, module files recognisably PTX, cubin or fatbin and exporting
-//! what a run launches, register caps, sizes and labels in range. Each experiment's own flags
-//! (its `Args`) live in its folder and are built from these.
+//! register caps, sizes and labels in range, module files ([`crate::module_file`]) and `--out`
+//! ([`crate::out_dir`]). Each experiment's own flags (its `Args`) live in its folder and are
+//! built from these.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use kernels_gpu::variants::{GemmVariant, MAX_REGS_PER_THREAD, MIN_REG_CAP};
 
-use crate::cuda::{module_entries, ptx_accepts, ptx_entry_params, ModuleKind};
+use crate::flag_values::{parse_list_item, shown, whole};
+pub use crate::module_file::{check_entries, check_module_file, check_module_folder};
 pub use crate::results::GemmDims;
 use crate::sampling::SamplingArgs;
 use crate::table::Format;
-use kernels_gpu::abi::Param;
 
 /// Largest GEMM dimension accepted: the kernels index with 32-bit ints (M*K < 2^31).
 pub const MAX_GEMM_SIZE: u32 = 32_768;
@@ -27,7 +26,7 @@ pub const DEFAULT_SEED: u64 = 0x0CC_u64 << 32 | 2010;
 pub struct Common {
     /// CUDA device ordinal.
     #[arg(long, value_name = "N", default_value_t = 0,
-          value_parser = clap::value_parser!(u32).range(0..=1023))]
+          value_parser = whole(0u32..=1023))]
     pub device: u32,
     /// How each figure is timed: to a noise target by default, or a fixed plan.
     #[command(flatten)]
@@ -37,13 +36,20 @@ pub struct Common {
     pub format: Format,
     /// Also write results.json, tables.md, one CSV per experiment and the report (report.md,
     /// plots, the occupancy calculator's curves for this GPU) into DIR, each experiment as soon
-    /// as it finishes. DIR is created and checked before anything runs.
+    /// as it finishes. DIR must be new or empty: a folder holding another run's results.json, or
+    /// other files, is refused (see --force). It is created once every other flag and file has
+    /// passed its checks.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Write into --out even when it holds another run (its results are replaced) or other
+    /// files (they are left beside the new ones).
+    #[arg(long, requires = "out")]
+    pub force: bool,
     /// Seed of the random inputs.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
+    #[arg(long, default_value_t = DEFAULT_SEED, value_parser = whole(0u64..=u64::MAX))]
     pub seed: u64,
-    /// Check every flag and file (and create --out), then exit without touching the GPU.
+    /// Check every flag and file (--out too, by creating it and removing it again when it was
+    /// new), then exit without touching the GPU.
     #[arg(long)]
     pub check_only: bool,
 }
@@ -63,7 +69,7 @@ pub struct GemmSize {
 pub struct CopySize {
     /// Size of the copy's source (and destination) in MiB: 1..=1048576 (default 1 GiB).
     #[arg(long, value_name = "MIB", default_value_t = 1024,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
+          value_parser = whole(1u64..=MAX_COPY_MIB))]
     pub copy_mib: u64,
 }
 
@@ -86,8 +92,8 @@ pub struct ModuleFiles {
 #[derive(Debug, Clone, Args)]
 pub struct Shared {
     /// Variants to run, by label, of any experiment (comma-separated); an experiment none of
-    /// whose labels is listed runs all of its variants.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    /// whose labels is listed runs all of its variants. An empty list or item is refused.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_list_item)]
     pub variants: Vec<String>,
     #[command(flatten)]
     pub gemm: GemmSize,
@@ -102,6 +108,12 @@ pub struct Shared {
     #[arg(long, value_name = "NAME", value_parser = parse_label)]
     pub compare_label: Option<String>,
 }
+
+/// Something the user gave is wrong and nothing ran (exit code 2): a message for the commands
+/// whose checks are not [`CliError`]s (`calc`, `report`).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{0}")]
+pub struct UsageError(pub String);
 
 /// A flag value that parses but does not make sense, or a file that is not what it should be.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -125,6 +137,12 @@ pub enum CliError {
     MissingPath { flag: &'static str, path: PathBuf },
     #[error("{flag}: {path} is a folder; expected a PTX, cubin or fatbin file")]
     NotAFile { flag: &'static str, path: PathBuf },
+    #[error("{flag}: {path} is {what}; expected a regular file (PTX, cubin or fatbin)")]
+    NotRegular {
+        flag: &'static str,
+        path: PathBuf,
+        what: &'static str,
+    },
     #[error("{flag}: {path} is not a folder; expected a folder of per-cap modules (e.g. peer_cap32.cubin)")]
     NotAFolder { flag: &'static str, path: PathBuf },
     #[error("{flag}: {path} cannot be read: {reason}")]
@@ -133,11 +151,12 @@ pub enum CliError {
         path: PathBuf,
         reason: String,
     },
-    #[error(
-        "{flag}: {path} is not a kernel module: expected PTX text (with .version and .target), \
-         a cubin (ELF) or a fatbinary"
-    )]
-    NotAModule { flag: &'static str, path: PathBuf },
+    #[error("{flag}: {path} is not a kernel module: {reason}")]
+    NotAModule {
+        flag: &'static str,
+        path: PathBuf,
+        reason: String,
+    },
     #[error("{flag}: {reason}")]
     CapFolder { flag: &'static str, reason: String },
     #[error("{flag}: {path} has no entry `{entry}`; entries in it: {available}")]
@@ -157,8 +176,12 @@ pub enum CliError {
         found: String,
         expected: String,
     },
-    #[error("--out: {path}: {reason}")]
-    Out { path: PathBuf, reason: String },
+    #[error("{flag}: {path} {reason}")]
+    Out {
+        flag: &'static str,
+        path: PathBuf,
+        reason: String,
+    },
     #[error("{0}")]
     Flag(String),
     #[error(
@@ -186,11 +209,17 @@ pub fn parse_gemm_dims(s: &str) -> Result<GemmDims, String> {
         .iter()
         .map(|p| p.parse::<u32>())
         .collect::<Result<_, _>>()
-        .map_err(|_| format!("`{s}` is not a GEMM size; valid: {valid}"))?;
+        .map_err(|_| format!("`{}` is not a GEMM size; valid: {valid}", shown(s)))?;
     let dims = match nums[..] {
         [n] => GemmDims::square(n),
         [m, n, k] => GemmDims { m, n, k },
-        _ => return Err(format!("`{s}` has {} numbers; valid: {valid}", nums.len())),
+        _ => {
+            return Err(format!(
+                "`{}` has {} numbers; valid: {valid}",
+                shown(s),
+                nums.len()
+            ))
+        }
     };
     if let Some(bad) = [dims.m, dims.n, dims.k]
         .into_iter()
@@ -239,7 +268,10 @@ pub fn check_tiling(
 /// `--caps`: one register cap.
 pub fn parse_cap(s: &str) -> Result<u32, String> {
     let n: u32 = s.trim().parse().map_err(|_| {
-        format!("`{s}` is not a whole number; valid caps: {MIN_REG_CAP}..={MAX_REGS_PER_THREAD}")
+        format!(
+            "`{}` is not a whole number; valid caps: {MIN_REG_CAP}..={MAX_REGS_PER_THREAD}",
+            shown(s)
+        )
     })?;
     if !(MIN_REG_CAP..=MAX_REGS_PER_THREAD).contains(&n) {
         return Err(format!(
@@ -254,7 +286,8 @@ pub fn parse_label(s: &str) -> Result<String, String> {
     let t = s.trim();
     if t.is_empty() || t.len() > 64 || t.chars().any(char::is_control) {
         return Err(format!(
-            "`{s}` is not a label: 1 to 64 printable characters"
+            "`{}` is not a label: 1 to 64 printable characters",
+            shown(s)
         ));
     }
     Ok(t.to_owned())
@@ -274,18 +307,21 @@ fn labels<T>(table: &[T], label: impl Fn(&T) -> &str) -> String {
     table.iter().map(label).collect::<Vec<_>>().join(", ")
 }
 
-/// The entries of `table` named in `list` (all when empty), in table order.
+/// The entries of `table` named in `list` (all when the flag was not given), in table order. An
+/// empty item (`--variants ""`, `S,,A`) is refused, not read as "all".
 pub fn select<T>(
     list: &[String],
     table: &'static [T],
     label: impl Fn(&T) -> &str + Copy,
     kind: &'static str,
 ) -> Result<Vec<&'static T>, CliError> {
-    let list: Vec<&str> = list
-        .iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-        .collect();
+    let list: Vec<&str> = list.iter().map(|s| s.trim()).collect();
+    if list.iter().any(|s| s.is_empty()) {
+        return Err(CliError::Flag(format!(
+            "--variants: {}",
+            crate::flag_values::parse_list_item("").unwrap_err()
+        )));
+    }
     if list.is_empty() {
         return Ok(table.iter().collect());
     }
@@ -293,7 +329,7 @@ pub fn select<T>(
         if !table.iter().any(|v| label(v) == *l) {
             return Err(CliError::UnknownVariant {
                 kind,
-                label: (*l).to_owned(),
+                label: shown(l),
                 valid: labels(table, label),
             });
         }
@@ -310,110 +346,6 @@ pub fn own_labels(list: &[String], own: &[&str]) -> Vec<String> {
         .filter(|l| own.contains(&l.trim()))
         .cloned()
         .collect()
-}
-
-/// A module file: exists, is a file, can be read and is recognisably PTX, cubin or fatbin.
-pub fn check_module_file(flag: &'static str, path: &Path) -> Result<ModuleKind, CliError> {
-    if !path.exists() {
-        return Err(CliError::MissingPath {
-            flag,
-            path: path.to_owned(),
-        });
-    }
-    if path.is_dir() {
-        return Err(CliError::NotAFile {
-            flag,
-            path: path.to_owned(),
-        });
-    }
-    let image = std::fs::read(path).map_err(|e| CliError::Unreadable {
-        flag,
-        path: path.to_owned(),
-        reason: e.to_string(),
-    })?;
-    ModuleKind::recognise(&image).ok_or_else(|| CliError::NotAModule {
-        flag,
-        path: path.to_owned(),
-    })
-}
-
-/// A module file exports `entries`, and, where it is PTX (whose parameter lists can be read), each
-/// with `signature`. A binary whose entries cannot be listed is left to the driver.
-pub fn check_entries(
-    flag: &'static str,
-    path: &Path,
-    entries: &[&str],
-    signature: &[Param],
-) -> Result<(), CliError> {
-    let image = std::fs::read(path).map_err(|e| CliError::Unreadable {
-        flag,
-        path: path.to_owned(),
-        reason: e.to_string(),
-    })?;
-    let available = module_entries(&image);
-    if available.is_empty() && ModuleKind::sniff(&image) != ModuleKind::Ptx {
-        // A binary whose entries cannot be listed (a compressed fatbin, a cubin laid out
-        // otherwise): the driver names a missing entry when it is looked up.
-        return Ok(());
-    }
-    for &entry in entries {
-        if !available.iter().any(|a| a == entry) {
-            return Err(CliError::MissingEntry {
-                flag,
-                path: path.to_owned(),
-                entry: entry.to_owned(),
-                available: if available.is_empty() {
-                    "none".to_owned()
-                } else {
-                    available.join(", ")
-                },
-            });
-        }
-        if ModuleKind::sniff(&image) == ModuleKind::Ptx {
-            let found = ptx_entry_params(&String::from_utf8_lossy(&image), entry);
-            if !found.as_deref().is_some_and(|f| ptx_accepts(f, signature)) {
-                return Err(CliError::WrongSignature {
-                    flag,
-                    path: path.to_owned(),
-                    entry: entry.to_owned(),
-                    found: found
-                        .map_or_else(|| "of unknown types".to_owned(), |f| format!("{f:?}")),
-                    expected: format!("{signature:?}"),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A folder of per-cap modules: exists, is a folder.
-pub fn check_module_folder(flag: &'static str, path: &Path) -> Result<(), CliError> {
-    if !path.exists() {
-        return Err(CliError::MissingPath {
-            flag,
-            path: path.to_owned(),
-        });
-    }
-    if !path.is_dir() {
-        return Err(CliError::NotAFolder {
-            flag,
-            path: path.to_owned(),
-        });
-    }
-    Ok(())
-}
-
-/// `--out DIR`: created (with its parents) and writable, checked by writing and removing a file.
-pub fn check_out(dir: &Path) -> Result<(), CliError> {
-    let fail = |reason: String| CliError::Out {
-        path: dir.to_owned(),
-        reason,
-    };
-    std::fs::create_dir_all(dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
-    let probe = dir.join(format!(".host-write-check-{}", std::process::id()));
-    let written = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"ok"));
-    let _ = std::fs::remove_file(&probe);
-    written.map_err(|e| fail(format!("cannot write into it: {e}")))
 }
 
 #[cfg(test)]

@@ -1,11 +1,15 @@
 //! The occupancy lab's host side, in layers; each module uses only its own layer and those below
 //! it (`tests/layers.rs` checks this from the source):
 //! 1. [`results`] (the records a run is made of), [`table`] (the one table renderer),
-//!    [`modules`] (the built-in kernels);
+//!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
 //!    of the figures a verdict compares), [`occupancy`] (the calculator's arithmetic, no GPU);
-//! 3. [`cuda`] (the driver: device and limits, modules, the one launch path);
-//! 4. [`sampling`] (the one timing path: noise-driven or fixed plans), [`flags`] (the shared flags and every check before the GPU);
+//! 3. [`cuda`] (the driver: device and limits, modules, the one launch path), [`module_image`]
+//!    (PTX, cubin or fatbin told from its bytes, and its entries);
+//! 4. [`sampling`] (the one timing path: noise-driven or fixed plans), [`flags`] (the shared flags
+//!    and every check before the GPU), [`flag_values`] (numbers, lists and echoes of flag
+//!    values), [`module_file`] (module files and folders), [`out_dir`] (`--out` and the rule
+//!    that no run is overwritten);
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
 //! 7. [`report`], [`results_io`]: report.md, plots, merged runs, the results folder;
@@ -18,9 +22,14 @@ pub mod confidence;
 pub mod cuda;
 pub mod experiments;
 pub mod figure;
+pub mod flag_values;
 pub mod flags;
+pub mod module_file;
+pub mod module_image;
 pub mod modules;
 pub mod occupancy;
+pub mod out_dir;
+pub mod regular_file;
 pub mod report;
 pub mod results;
 pub mod results_io;

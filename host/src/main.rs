@@ -7,41 +7,43 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Parser;
+use host::calculator::Disagreement;
 use host::cli::{
-    command_line, Cli, Command, Plan, EXIT_CHECK_FAILED, EXIT_NO_DRIVER, EXIT_OK, EXIT_RUN_FAILED,
-    EXIT_USAGE,
+    command_line, describe, exit_code, Cli, Command, Plan, EXIT_CHECK_FAILED, EXIT_NO_DRIVER,
+    EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE,
 };
 use host::cuda::{driver_present, CudaError, Gpu};
-use host::experiments::{self, ExperimentError};
+use host::experiments;
 use host::results_io::{device_table, render_results, write_run};
 use host::table::{render, Format};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match host::cli::parse(std::env::args_os()) {
+        Ok(cli) => cli,
+        // Help and version (exit 0) or a usage error (exit 2), as clap prints them.
+        Err(e) => e.exit(),
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            if is_no_driver(&e) {
-                eprintln!("host: {e}");
-                return ExitCode::from(EXIT_NO_DRIVER);
+            if let Some(d) = e.downcast_ref::<Disagreement>() {
+                print!("{}", d.report);
+                eprintln!("error: {d}");
+                return ExitCode::from(EXIT_CHECK_FAILED);
             }
-            eprintln!("error: {e:#}");
-            ExitCode::from(EXIT_RUN_FAILED)
+            let code = exit_code(&e);
+            if code == EXIT_NO_DRIVER {
+                eprintln!("host: {e}");
+            } else {
+                eprintln!("error: {}", describe(&e));
+            }
+            ExitCode::from(code)
         }
     }
 }
 
-fn is_no_driver(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        matches!(c.downcast_ref::<CudaError>(), Some(CudaError::NoDriver))
-            || c.downcast_ref::<ExperimentError>()
-                .is_some_and(ExperimentError::is_no_driver)
-    })
-}
-
 fn run(cli: Cli) -> anyhow::Result<u8> {
-    let line = command_line(std::env::args());
+    let line = command_line(std::env::args_os().map(|a| a.to_string_lossy().into_owned()));
     let plan = match cli.command.plan(&line) {
         Ok(plan) => plan,
         Err(e) => {

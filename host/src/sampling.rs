@@ -197,26 +197,27 @@ pub struct SamplingArgs {
     pub noise: f64,
     /// Fewest samples per figure.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MIN_SAMPLES,
-          value_parser = clap::value_parser!(u32).range(2..=10_000))]
+          value_parser = crate::flag_values::whole(2u32..=10_000))]
     pub min_samples: u32,
     /// Most samples per figure.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SAMPLES,
-          value_parser = clap::value_parser!(u32).range(2..=100_000))]
+          value_parser = crate::flag_values::whole(2u32..=100_000))]
     pub max_samples: u32,
     /// Time cap per figure, milliseconds (the fewest samples are taken even past it).
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_MAX_TIME.as_millis() as u64,
-          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+          value_parser = crate::flag_values::whole(1u64..=3_600_000))]
     pub max_time_ms: u64,
     /// Fixed plan: launches per sample (with --samples; replaces the noise target).
     #[arg(long, value_name = "N", requires = "samples",
-          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+          value_parser = crate::flag_values::whole(1u32..=1_000_000))]
     pub iters: Option<u32>,
     /// Fixed plan: samples per figure (with --iters).
     #[arg(long, value_name = "N", requires = "iters",
-          value_parser = clap::value_parser!(u32).range(1..=1000))]
+          value_parser = crate::flag_values::whole(1u32..=1000))]
     pub samples: Option<u32>,
     /// Read the SM clock (NVML) every N sample rounds (0: before and after each figure only).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = crate::flag_values::whole(0u32..=1_000_000))]
     pub clock_every: u32,
 }
 

@@ -6,10 +6,10 @@ use std::path::Path;
 
 /// Top-level modules of `host/src` by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["results", "table", "modules"],
+    &["results", "table", "modules", "regular_file", "flag_values"],
     &["claim", "confidence", "figure", "occupancy"],
-    &["cuda"],
-    &["sampling", "flags"],
+    &["cuda", "module_image"],
+    &["sampling", "flags", "module_file", "out_dir"],
     &["calculator"],
     &["experiments"],
     &["report", "results_io"],

@@ -246,9 +246,14 @@ fn unknown_arch_is_an_error() {
         "{e}"
     );
     assert!(e.to_string().contains("sm_90"), "{e}");
-    let args = parse(&["--arch", "gfx90a"]);
-    let e = host::calculator::run(&args).unwrap_err();
-    assert!(e.to_string().contains("unknown architecture"), "{e}");
+    // The flag is refused as it is read, naming the architectures the table knows.
+    let e = Cli::try_parse_from(["calc", "--arch", "gfx90a"])
+        .err()
+        .unwrap();
+    assert!(
+        e.to_string().contains("unknown architecture `gfx90a`") && e.to_string().contains("sm_90"),
+        "{e}"
+    );
 }
 
 // ---- cudaOccupancyMaxPotentialBlockSize ----
@@ -382,8 +387,21 @@ fn calc_prints_the_block_limits() {
     assert_eq!(v["occupancy"]["blocks_per_sm"], 8);
     assert_eq!(v["curves"][1]["points"].as_array().unwrap().len(), 32);
 
-    let e = host::calculator::run(&parse(&["--arch", "sm_90", "--threads", "2048"])).unwrap_err();
-    assert!(format!("{e:#}").contains("2048 threads per block"), "{e:#}");
+    // More threads than any block holds is refused as the flag is read, naming its range.
+    let e = Cli::try_parse_from(["calc", "--arch", "sm_90", "--threads", "2048"])
+        .err()
+        .unwrap();
+    assert!(
+        e.to_string().contains("--threads: 2048 is not in 1..=1024"),
+        "{e}"
+    );
+    // A kernel the architecture cannot hold is a usage error.
+    let e = host::calculator::run(&parse(&["--arch", "sm_70", "--smem", "200K"])).unwrap_err();
+    assert!(e.is::<host::flags::UsageError>(), "{e:#}");
+    assert!(
+        format!("{e:#}").contains("sm_70 cannot launch this kernel"),
+        "{e:#}"
+    );
 }
 
 // ---- golden files ----

@@ -1,14 +1,14 @@
 //! Everything a run is given is checked before any GPU work, so none of these needs a driver:
-//! each bad flag or file is refused with exit code 2 (usage) and a message naming it, and a
-//! fuzz of random command lines finds no panic in the parser and the checks.
+//! each bad flag or file is refused with exit code 2 (usage) and a message naming it (`fuzz.rs`
+//! runs thousands of random command lines through the same checks).
+
+mod support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use clap::{CommandFactory, Parser};
 use host::cli::Cli;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 fn host(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_host"))
@@ -32,10 +32,11 @@ fn temp(name: &str) -> PathBuf {
 #[test]
 fn the_command_line_definition_is_consistent() {
     Cli::command().debug_assert();
+    host::cli::definition().debug_assert();
 }
 
 #[test]
-fn an_unwritable_out_is_refused_before_anything_else() {
+fn an_unwritable_out_is_refused_before_the_driver_is_looked_for() {
     let o = host(&["all", "--out", "/proc/x"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
@@ -82,11 +83,11 @@ fn a_text_file_is_not_a_module() {
         );
     }
     // A folder of per-cap modules must hold a module for every cap asked for.
-    std::fs::write(
-        dir.join("peer_cap32.cubin"),
-        b"\x7fELF\x02\x01\x01\0.text.gemm_tm8_tn8\0",
-    )
-    .unwrap();
+    support::cubin(
+        &dir,
+        "peer_cap32",
+        &[kernels_gpu::variants::REGS.gemm().entry],
+    );
     let o = host(&[
         "regs",
         "--caps",
@@ -229,175 +230,6 @@ fn help_names_the_exit_codes_and_each_experiment_its_variants() {
         out.contains("occupancy: S, A1") && out.contains("bandwidth: T1"),
         "{out}"
     );
-}
-
-/// Random command lines: a subcommand, then flags of every subcommand (so most are foreign to
-/// the one chosen), each with a valid, borderline or invalid value. Every line is parsed and, when
-/// it parses, validated into a plan (and, for `calc`, computed): no panic, whatever the input.
-#[test]
-fn a_thousand_random_command_lines_never_panic() {
-    let scratch = temp("fuzz");
-    let module = scratch.join("m.ptx");
-    std::fs::write(&module, host::modules::MAIN).unwrap();
-    let junk = scratch.join("junk.cubin");
-    std::fs::write(&junk, "junk").unwrap();
-    let caps = scratch.join("caps");
-    std::fs::create_dir_all(&caps).unwrap();
-    std::fs::write(caps.join("x_cap32.ptx"), host::modules::MAIN).unwrap();
-    let out_ok = scratch.join("out");
-    let paths = [
-        module.display().to_string(),
-        junk.display().to_string(),
-        caps.display().to_string(),
-        out_ok.display().to_string(),
-        "/proc/x".into(),
-        "/nonexistent/file".into(),
-        String::new(),
-    ];
-    let subcommands = [
-        "occupancy",
-        "bandwidth",
-        "regs",
-        "inflight",
-        "ilp",
-        "all",
-        "calc",
-        "info",
-        "report",
-        "bogus",
-    ];
-    let numbers = [
-        "0",
-        "1",
-        "16",
-        "20",
-        "32",
-        "64",
-        "100",
-        "255",
-        "256",
-        "1000",
-        "1024",
-        "4096",
-        "32768",
-        "32769",
-        "4294967295",
-        "4294967296",
-        "-1",
-        "18446744073709551615",
-        "1e3",
-        "x",
-        "",
-    ];
-    let lists = [
-        "S,A", "T1", "S,S", "X9", "S,T1", "", ",", "32,64", "32,20", "D+",
-    ];
-    let number_flags = [
-        "--device",
-        "--iters",
-        "--samples",
-        "--seed",
-        "--size",
-        "--copy-mib",
-        "--threads",
-        "--regs",
-        "--smem",
-        "--dyn-smem",
-        "--carveout",
-        "--sms",
-        "--block-size-limit",
-        "--noise",
-        "--min-samples",
-        "--max-samples",
-        "--max-time-ms",
-        "--chase-steps",
-        "--blocks-per-sm",
-        "--target-cycles",
-        "--inflight-copy-mib",
-    ];
-    let list_flags = [
-        "--variants",
-        "--caps",
-        "--reg-caps",
-        "--loads",
-        "--widths",
-        "--warps-per-sm",
-        "--ilp",
-        "--inflight-loads",
-        "--ilp-warps-per-sm",
-    ];
-    let path_flags = [
-        "--out",
-        "--module",
-        "--compare",
-        "--module-caps",
-        "--compare-caps",
-        "--ptx",
-    ];
-    let other = [
-        "--format",
-        "--arch",
-        "--compare-label",
-        "--cliff",
-        "--curves",
-        "--json",
-        "--max-potential-block-size",
-        "--help",
-        "--version",
-        "--nonsense",
-    ];
-    let words = [
-        "table", "markdown", "csv", "json", "sm_90", "sm_61", "peer", "", "x\ny",
-    ];
-    let mut rng = StdRng::seed_from_u64(0x0CC_2010);
-    let mut parsed = 0;
-    for _ in 0..1200 {
-        let mut args = vec!["host".to_string()];
-        args.push(subcommands[rng.gen_range(0..subcommands.len())].to_string());
-        for _ in 0..rng.gen_range(0..6) {
-            match rng.gen_range(0..5) {
-                0 => {
-                    args.push(number_flags[rng.gen_range(0..number_flags.len())].into());
-                    args.push(numbers[rng.gen_range(0..numbers.len())].into());
-                }
-                1 => {
-                    args.push(list_flags[rng.gen_range(0..list_flags.len())].into());
-                    args.push(lists[rng.gen_range(0..lists.len())].into());
-                }
-                2 => {
-                    args.push(path_flags[rng.gen_range(0..path_flags.len())].into());
-                    args.push(paths[rng.gen_range(0..paths.len())].clone());
-                }
-                3 => {
-                    args.push(other[rng.gen_range(0..other.len())].into());
-                    if rng.gen_bool(0.5) {
-                        args.push(words[rng.gen_range(0..words.len())].into());
-                    }
-                }
-                _ => args.push(paths[rng.gen_range(0..paths.len())].clone()),
-            }
-        }
-        let line = args.join(" ");
-        let outcome = std::panic::catch_unwind(|| {
-            let Ok(cli) = Cli::try_parse_from(&args) else {
-                return false;
-            };
-            if let host::cli::Command::Calc(a) = &cli.command {
-                if a.device.is_none() && !a.verify && a.record_golden.is_none() {
-                    let _ = host::calculator::run(a);
-                }
-            }
-            let _ = cli.command.plan(&line);
-            true
-        });
-        match outcome {
-            Ok(ok) => parsed += usize::from(ok),
-            Err(_) => panic!("panicked on: {args:?}"),
-        }
-    }
-    // Both paths were exercised: lines that parse (and were validated) and lines that do not.
-    assert!(parsed > 100 && parsed < 1100, "{parsed} of 1200 parsed");
-    std::fs::remove_dir_all(&scratch).unwrap();
 }
 
 /// A compared build of the seed kernels (nvcc's peer) has no tuned entries: it is accepted, and

@@ -4,8 +4,10 @@
 //!   rustc cannot express (launch bounds, register caps);
 //! - [`ptxas`]: find ptxas, assemble a module, parse its resource report (also the driver JIT's);
 //! - [`modules`]: the set of modules the lab uses, written to a folder with a manifest;
-//! - [`driver`]: whether the NVIDIA driver is installed.
+//! - [`driver`]: whether the NVIDIA driver is installed;
+//! - [`arch`]: the `--arch` values that exist and that the ptxas at hand takes.
 
+pub mod arch;
 pub mod driver;
 pub mod modules;
 pub mod ptx;

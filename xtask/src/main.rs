@@ -27,8 +27,9 @@ enum Cmd {
 
 #[derive(clap::Args)]
 struct BuildArgs {
-    /// GPU architecture: the PTX target and the ptxas arch.
-    #[arg(long, default_value = xtask::ptx::DEFAULT_ARCH, value_parser = parse_arch)]
+    /// GPU architecture: the PTX target and the ptxas arch (sm_XY of a real GPU; one the ptxas
+    /// found takes). Checked before anything is compiled.
+    #[arg(long, default_value = xtask::ptx::DEFAULT_ARCH, value_parser = xtask::arch::parse_arch)]
     arch: String,
     /// Output folder (default: target/kernels/ARCH).
     #[arg(long)]
@@ -46,18 +47,6 @@ struct SweepArgs {
     /// Extra arguments for `host all` (e.g. `--device 1 --iters 20`).
     #[arg(last = true)]
     host_args: Vec<String>,
-}
-
-fn parse_arch(s: &str) -> Result<String, String> {
-    match s
-        .strip_prefix("sm_")
-        .map(|n| n.trim_end_matches(['a', 'f']).parse::<u32>())
-    {
-        Some(Ok(n)) if (50..=130).contains(&n) => Ok(s.to_string()),
-        _ => Err(format!(
-            "`{s}` is not a GPU architecture; expected sm_XX, e.g. sm_80 or sm_90"
-        )),
-    }
 }
 
 fn workspace() -> PathBuf {
@@ -82,6 +71,22 @@ fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
         .out
         .clone()
         .unwrap_or_else(|| ws.join("target/kernels").join(&args.arch));
+    let ptxas_path = ptxas::find();
+    if let Some(targets) = ptxas_path.as_deref().and_then(xtask::arch::ptxas_targets) {
+        if !targets.contains(&args.arch) {
+            eprintln!(
+                "error: --arch {}: the ptxas found ({}) does not take it; it takes {}; nothing \
+                 was compiled",
+                args.arch,
+                ptxas_path
+                    .as_deref()
+                    .unwrap_or(Path::new("ptxas"))
+                    .display(),
+                targets.join(", ")
+            );
+            std::process::exit(2);
+        }
+    }
     if print == Print::Table {
         eprintln!("compiling kernels-gpu for nvptx64 ({})", args.arch);
     }
@@ -89,7 +94,7 @@ fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
         .compile()
         .context("building the kernels")?;
     let written = modules::write_all(&plain, &out)?;
-    let Some(ptxas_path) = ptxas::find() else {
+    let Some(ptxas_path) = ptxas_path else {
         eprintln!(
             "kernels: {} PTX modules for {} in {} (no ptxas: {}; the driver JIT-compiles the PTX)",
             written.len(),
@@ -248,6 +253,10 @@ fn sweep(args: &SweepArgs) -> Result<()> {
         .arg(&out);
     if let Some(cu) = &args.compare_nvcc {
         let cubin = nvcc_module(cu, &out)?;
+        // The folder passed the host's check (new or empty) before nvcc's build was put in it.
+        if !args.host_args.iter().any(|a| a == "--force") {
+            host.arg("--force");
+        }
         host.arg("--compare")
             .arg(cubin.0)
             .arg("--compare-caps")

@@ -6,7 +6,7 @@ pub mod sweep;
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
 
 use crate::occupancy::arch::Arch;
@@ -19,7 +19,10 @@ use crate::occupancy::render;
 use crate::occupancy::size::parse_size;
 use live::device_attributes;
 
-use crate::cuda::{driver_present, CudaError, Gpu};
+use crate::cuda::{driver_present, CudaError, Gpu, ModuleKind};
+use crate::flag_values::whole;
+use crate::flags::UsageError;
+use crate::module_file::read_module;
 use crate::table::Format;
 use sweep::{seed_entry, sweep, REG_CAPS};
 
@@ -27,16 +30,16 @@ use sweep::{seed_entry, sweep, REG_CAPS};
 #[derive(Debug, Clone, Args)]
 pub struct CalcArgs {
     /// Architecture: sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_120.
-    #[arg(long, default_value = "sm_90", conflicts_with = "device")]
+    #[arg(long, default_value = "sm_90", conflicts_with = "device", value_parser = parse_arch)]
     pub arch: String,
     /// Take the limits from GPU N instead of the table.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = whole(0u32..=1023))]
     pub device: Option<u32>,
-    /// Threads per block.
-    #[arg(long, default_value_t = 256)]
+    /// Threads per block: 1..=1024.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = whole(1u32..=1024))]
     pub threads: u32,
-    /// Registers per thread.
-    #[arg(long, default_value_t = 32)]
+    /// Registers per thread: 0..=255.
+    #[arg(long, value_name = "N", default_value_t = 32, value_parser = whole(0u32..=255))]
     pub regs: u32,
     /// Static shared memory per block (bytes, or 16K, 1M).
     #[arg(long, default_value = "0", value_parser = parse_size)]
@@ -44,18 +47,18 @@ pub struct CalcArgs {
     /// Dynamic shared memory per block (bytes, or 48K).
     #[arg(long, default_value = "0", value_parser = parse_size)]
     pub dyn_smem: u32,
-    /// Preferred shared memory carveout, percent of the maximum (default: none).
-    #[arg(long, value_name = "PCT")]
+    /// Preferred shared memory carveout, percent of the maximum: 0..=100 (default: none).
+    #[arg(long, value_name = "PCT", value_parser = whole(0u8..=100))]
     pub carveout: Option<u8>,
     /// Number of SMs, for the minimum grid (a device reports its own): 1..=1024.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", value_parser = whole(1u32..=1024))]
     pub sms: Option<u32>,
     /// Also find the block size with the highest occupancy, as
     /// cudaOccupancyMaxPotentialBlockSize.
     #[arg(long)]
     pub max_potential_block_size: bool,
     /// Largest block size the search may pick: 1..=1024.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "N", value_parser = whole(1u32..=1024))]
     pub block_size_limit: Option<u32>,
     /// Print the register cliff table (registers/thread -> warps -> occupancy).
     #[arg(long)]
@@ -75,10 +78,12 @@ pub struct CalcArgs {
     /// Record the driver's answers to a golden CSV file (needs a GPU).
     #[arg(long, value_name = "FILE")]
     pub record_golden: Option<PathBuf>,
-    /// Register caps for --verify/--record-golden (0: uncapped), e.g. 0,32,64.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = REG_CAPS)]
+    /// Register caps for --verify/--record-golden (0: uncapped), e.g. 0,32,64; each in 0..=255.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = REG_CAPS,
+          value_parser = whole(0u32..=255))]
     pub reg_caps: Vec<u32>,
-    /// PTX module for --verify/--record-golden (default: the built-in unbounded kernels).
+    /// PTX module for --verify/--record-golden (default: the built-in unbounded kernels); a
+    /// regular file of PTX text.
     #[arg(long, value_name = "FILE")]
     pub ptx: Option<PathBuf>,
     /// --verify/--record-golden over every entry of the module; by default the variant table's
@@ -98,14 +103,35 @@ impl CalcArgs {
         }
     }
 
+    /// The PTX of `--ptx` (a regular file of PTX text), or the built-in unbounded kernels.
     fn ptx(&self) -> anyhow::Result<String> {
         match &self.ptx {
-            Some(p) => {
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))
-            }
+            Some(p) => match read_module("--ptx", p)? {
+                (ModuleKind::Ptx, image) => Ok(String::from_utf8_lossy(&image).into_owned()),
+                _ => Err(UsageError(format!(
+                    "--ptx: {} is a binary module; --verify JIT-compiles PTX text under each \
+                     register cap",
+                    p.display()
+                ))
+                .into()),
+            },
             None => Ok(crate::modules::UNBOUNDED.to_string()),
         }
     }
+}
+
+/// `--arch`: an architecture of the calculator's table.
+fn parse_arch(s: &str) -> Result<String, String> {
+    s.parse::<Arch>().map_err(|e| e.to_string())?;
+    Ok(s.to_owned())
+}
+
+/// `calc --verify` found the calculator disagreeing with the driver: a failed check (exit code
+/// 1), with the comparison to print.
+#[derive(Debug, thiserror::Error)]
+#[error("the calculator disagrees with the driver")]
+pub struct Disagreement {
+    pub report: String,
 }
 
 /// Runs `host calc` and returns what to print.
@@ -121,19 +147,25 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
             }
             live::limits_of_device(n).with_context(|| format!("reading GPU {n}"))?
         }
-        None => args.arch.parse::<Arch>()?.limits(),
+        None => args
+            .arch
+            .parse::<Arch>()
+            .map_err(|e| UsageError(e.to_string()))?
+            .limits(),
     };
     if args.sms.is_some() {
         limits.sm_count = args.sms;
     }
     let kernel = args.kernel();
     let carveout = args.carveout.map_or(Carveout::Default, Carveout::Percent);
+    // A configuration the architecture cannot launch is a usage error: the input is wrong.
     let occ = occupancy_with_carveout(&limits, &kernel, carveout)
-        .with_context(|| format!("{} cannot launch this kernel", limits.name))?;
+        .map_err(|e| UsageError(format!("{} cannot launch this kernel: {e}", limits.name)))?;
     let block_size = args
         .max_potential_block_size
         .then(|| max_potential_block_size(&limits, &kernel, args.block_size_limit))
-        .transpose()?;
+        .transpose()
+        .map_err(|e| UsageError(format!("--max-potential-block-size: {e}")))?;
     let cliff = args.cliff.then(|| cliff_table(&limits, &[args.regs]));
     let curves = args.curves.then(|| all_curves(&limits, &kernel));
 
@@ -170,6 +202,9 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
 fn run_gpu(args: &CalcArgs) -> anyhow::Result<String> {
     let ordinal = args.device.unwrap_or(0);
     let ptx = args.ptx()?;
+    if !driver_present() {
+        return Err(CudaError::NoDriver.into());
+    }
     let gpu = Gpu::open(ordinal)?;
     let attributes = device_attributes(&gpu);
     let device_limits = gpu.limits().clone();
@@ -220,7 +255,7 @@ fn run_gpu(args: &CalcArgs) -> anyhow::Result<String> {
         ));
     }
     if args.verify && failed {
-        bail!("{out}the calculator disagrees with the driver");
+        return Err(Disagreement { report: out }.into());
     }
     Ok(out)
 }

@@ -10,10 +10,11 @@ mod device;
 pub mod launch;
 mod module;
 
+pub use crate::module_image::module_entries;
 pub use cublas::{version_text, ColumnMajorGemm, Cublas, CublasError, CUBLAS_NAMES};
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
 pub use launch::{prepare, ptx_accepts, Launch, LaunchShape, PtxParam};
-pub use module::{module_entries, ptx_entry_params, JitOptions, Kernel, Module, ModuleKind};
+pub use module::{ptx_entry_params, JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;
 

@@ -9,6 +9,7 @@ use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr, CUjit_option as 
 use cudarc::driver::CudaContext;
 
 use super::{CudaError, DriverContext, Gpu};
+use crate::module_image::module_entries;
 
 /// What a module image is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,20 +31,6 @@ impl ModuleKind {
             ModuleKind::Fatbin
         } else {
             ModuleKind::Ptx
-        }
-    }
-
-    /// The image's kind when it is recognisably a module: an ELF cubin, a fatbinary, or PTX text
-    /// (UTF-8 with `.version` and `.target` directives); `None` for anything else, so that a
-    /// wrong file is refused before the driver sees it.
-    pub fn recognise(image: &[u8]) -> Option<Self> {
-        match Self::sniff(image) {
-            ModuleKind::Ptx => {
-                let text = std::str::from_utf8(image.strip_suffix(b"\0").unwrap_or(image)).ok()?;
-                let has = |d: &str| text.lines().any(|l| l.trim_start().starts_with(d));
-                (has(".version") && has(".target")).then_some(ModuleKind::Ptx)
-            }
-            kind => Some(kind),
         }
     }
 }
@@ -325,67 +312,9 @@ pub fn ptx_entry_params(ptx: &str, entry: &str) -> Option<Vec<super::PtxParam>> 
         .collect()
 }
 
-/// Names of the entry points in a PTX (`.entry NAME`) or cubin (`.text.NAME` sections) image,
-/// for error messages. Best effort: a fatbin's compressed contents are not listed.
-pub fn module_entries(image: &[u8]) -> Vec<String> {
-    let mut names = Vec::new();
-    match ModuleKind::sniff(image) {
-        ModuleKind::Ptx => {
-            let text = String::from_utf8_lossy(image);
-            for line in text.lines() {
-                let mut words = line.split_whitespace();
-                while let Some(w) = words.next() {
-                    if w == ".entry" {
-                        if let Some(name) = words.next() {
-                            let name = name.split('(').next().unwrap_or(name);
-                            if !name.is_empty() {
-                                names.push(name.to_owned());
-                            }
-                        }
-                        break;
-                    }
-                }
-            }
-        }
-        ModuleKind::Cubin | ModuleKind::Fatbin => {
-            for token in image.split(|&b| b == 0) {
-                if let Some(name) = token.strip_prefix(b".text.") {
-                    if !name.is_empty() && name.iter().all(|b| b.is_ascii_graphic()) {
-                        names.push(String::from_utf8_lossy(name).into_owned());
-                    }
-                }
-            }
-        }
-    }
-    names.sort();
-    names.dedup();
-    names
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ptx_entries_are_listed() {
-        let ptx =
-            ".version 8.5\n.target sm_90\n.visible .entry gemm_tm8_tn8(\n\t.param .u64 a\n)\n\
-                   .maxntid 64, 1, 1\n{\n}\n.visible .entry memcpy_t32_l14_w4(.param .u64 s)\n{}\n\
-                   .func helper()\n";
-        assert_eq!(
-            module_entries(ptx.as_bytes()),
-            ["gemm_tm8_tn8", "memcpy_t32_l14_w4"]
-        );
-    }
-
-    #[test]
-    fn cubin_entries_come_from_text_sections() {
-        let mut elf =
-            b"\x7fELF\x02\x01\x01\0\0\0.shstrtab\0.text.gemm_tm2_tn2\0.nv.info\0".to_vec();
-        elf.extend_from_slice(b".text.memcpy_t1024_l1_w1\0\x01\x02");
-        assert_eq!(ModuleKind::sniff(&elf), ModuleKind::Cubin);
-        assert_eq!(module_entries(&elf), ["gemm_tm2_tn2", "memcpy_t1024_l1_w1"]);
-    }
 
     #[test]
     fn log_text_stops_at_the_nul() {

@@ -2,14 +2,14 @@
 
 use thiserror::Error;
 
-/// A size that could not be read.
+/// A size that could not be read (the value as a message shows it).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("cannot read `{0}` as a size: use bytes (4096) or a K/M suffix (16K, 48KiB, 1M)")]
 pub struct BadSize(pub String);
 
 /// Parses a byte count; K and M are 1024 and 1024², with or without a trailing B / iB.
 pub fn parse_size(s: &str) -> Result<u32, BadSize> {
-    let bad = || BadSize(s.to_string());
+    let bad = || BadSize(crate::flag_values::shown(s));
     let t = s.trim().to_ascii_uppercase();
     let t = t
         .strip_suffix("IB")

@@ -10,18 +10,30 @@ pub enum ReportError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path} is not a results file: {source}")]
-    Parse {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
+    /// A results folder's results.json cannot be read: missing, not a regular file, too large.
+    #[error("{path} {reason}; a results folder holds the results.json of a run (--out DIR)")]
+    Read { path: PathBuf, reason: String },
+    /// A results.json that does not read: `reason` names the field where it stopped.
+    #[error("{path} is not a results file: {reason}")]
+    Parse { path: PathBuf, reason: String },
+    #[error("{path}: {reason}")]
+    Invalid { path: PathBuf, reason: String },
     #[error("cannot draw {path}: {message}")]
     Plot { path: PathBuf, message: String },
     #[error("no results folder given")]
     NoRuns,
+}
+
+impl ReportError {
+    /// Whether the error is in what the user gave (a results folder that cannot be read, or a
+    /// results.json that is damaged or holds impossible figures) rather than in writing.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            ReportError::Read { .. }
+                | ReportError::Parse { .. }
+                | ReportError::Invalid { .. }
+                | ReportError::NoRuns
+        )
+    }
 }

@@ -5,11 +5,15 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::error::ReportError;
+use super::validate::validate;
 use super::{draw_all, write_file, REPORT_MD, RESULTS_JSON};
 use crate::claim::Verdict;
 use crate::experiments::contract::Merged;
 use crate::experiments::registry::key_order;
 use crate::experiments::RunResults;
+use crate::flag_values::shorten_words;
+use crate::out_dir::{MAX_RESULTS_BYTES, MERGED_HEADING};
+use crate::regular_file::read_regular;
 use crate::table::{markdown_grid, percent as pct};
 
 fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
@@ -17,14 +21,28 @@ fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     markdown_grid(&header, &rows)
 }
 
-/// Reads `dir/results.json`.
+/// Reads `dir/results.json` (a regular file, within [`MAX_RESULTS_BYTES`]) and checks its figures
+/// ([`validate`]) before anything is drawn from it.
 pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
     let path = dir.join(RESULTS_JSON);
-    let text = std::fs::read_to_string(&path).map_err(|source| ReportError::Read {
+    let bytes = read_regular(&path, MAX_RESULTS_BYTES).map_err(|e| ReportError::Read {
         path: path.clone(),
-        source,
+        reason: e.to_string(),
     })?;
-    serde_json::from_str(&text).map_err(|source| ReportError::Parse { path, source })
+    // A parser's message quotes the value it could not read, which may be long.
+    let parse = |reason: String| ReportError::Parse {
+        path: path.clone(),
+        reason: shorten_words(&reason),
+    };
+    let mut json = serde_json::Deserializer::from_slice(&bytes);
+    let results: RunResults =
+        serde_path_to_error::deserialize(&mut json).map_err(|e| parse(e.to_string()))?;
+    json.end().map_err(|e| parse(e.to_string()))?;
+    validate(&results).map_err(|e| ReportError::Invalid {
+        path,
+        reason: e.to_string(),
+    })?;
+    Ok(results)
 }
 
 /// One column of the merged table: a run's own module, or the module it was compared with.
@@ -152,18 +170,29 @@ fn verdict_matrix(names: &[String], all: &[Vec<Verdict>]) -> String {
 /// the verdicts of every run side by side) and the three plots with one series per run and module.
 /// Returns the files written.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    merge_runs(&load_all(dirs)?, out)
+}
+
+/// The runs of `dirs`, each loaded and checked ([`load`]).
+pub fn load_all(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunResults)>, ReportError> {
     if dirs.is_empty() {
         return Err(ReportError::NoRuns);
     }
-    let runs: Vec<(PathBuf, RunResults)> = dirs
-        .iter()
+    dirs.iter()
         .map(|d| load(d).map(|r| (d.clone(), r)))
-        .collect::<Result<_, _>>()?;
+        .collect()
+}
+
+/// [`merge`] of runs already loaded, each with its folder.
+pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    if runs.is_empty() {
+        return Err(ReportError::NoRuns);
+    }
     std::fs::create_dir_all(out).map_err(|source| ReportError::Write {
         path: out.to_path_buf(),
         source,
     })?;
-    let names = run_names(&runs);
+    let names = run_names(runs);
     let compare_names: Vec<Option<String>> = runs
         .iter()
         .zip(&names)
@@ -200,7 +229,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ReportError> 
 
     let all_verdicts: Vec<Vec<Verdict>> = runs.iter().map(|(_, r)| r.verdicts()).collect();
     let mut md = String::new();
-    md.push_str("# Occupancy lab: runs side by side\n\n## Runs\n\n");
+    md.push_str(MERGED_HEADING);
+    md.push_str("\n\n## Runs\n\n");
     let mut t = Vec::new();
     for ((dir, r), name) in runs.iter().zip(&names) {
         t.push(vec![

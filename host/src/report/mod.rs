@@ -7,6 +7,7 @@ pub mod error;
 pub mod markdown;
 pub mod merge;
 pub mod plots;
+pub mod validate;
 
 use std::path::{Path, PathBuf};
 

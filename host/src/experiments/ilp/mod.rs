@@ -57,7 +57,7 @@ pub struct SweepArgs {
     /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
     /// at most the largest block is skipped with a note).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
-          value_parser = clap::value_parser!(u32).range(1..=64))]
+          value_parser = crate::flag_values::whole(1u32..=64))]
     pub warps_per_sm: Vec<u32>,
     /// SM cycles one launch is sized for (rounds per thread follow from it).
     #[arg(long, value_name = "CYCLES", default_value_t = DEFAULT_TARGET_CYCLES,
@@ -81,7 +81,7 @@ pub struct Args {
 pub struct AllArgs {
     /// Experiment 5: resident warps per SM to hold.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
-          value_parser = clap::value_parser!(u32).range(1..=64))]
+          value_parser = crate::flag_values::whole(1u32..=64))]
     pub ilp_warps_per_sm: Vec<u32>,
 }
 

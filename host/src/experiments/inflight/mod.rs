@@ -76,28 +76,28 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_widths(),
           value_parser = parse_widths)]
     pub widths: Vec<u32>,
-    /// Resident warps per SM to hold; each is reached with the largest listed block size that
-    /// divides it (all of them with --every-block-size).
+    /// Resident warps per SM to hold, each in 1..=64 (the most an SM holds); each is reached
+    /// with the largest listed block size that divides it (all of them with --every-block-size).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
           conflicts_with = "blocks_per_sm",
-          value_parser = clap::value_parser!(u32).range(1..=1024))]
+          value_parser = crate::flag_values::whole(1u32..=64))]
     pub warps_per_sm: Vec<u32>,
     /// Hold every kernel at this many blocks per SM instead of a warps target.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, value_name = "N", value_parser = crate::flag_values::whole(1u32..=64))]
     pub blocks_per_sm: Option<u32>,
     /// Reach each warps target with every listed block size that divides it.
     #[arg(long)]
     pub every_block_size: bool,
     /// MiB of each of the copy's source and destination.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
+          value_parser = crate::flag_values::whole(1u64..=MAX_COPY_MIB))]
     pub copy_mib: u64,
     /// MiB of the pointer-chase buffer (default: 8 x the device's L2).
-    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=16384))]
+    #[arg(long, value_name = "MIB", value_parser = crate::flag_values::whole(1u64..=16384))]
     pub chase_mib: Option<u64>,
     /// Dependent loads of the latency chase.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CHASE_STEPS,
-          value_parser = clap::value_parser!(u32).range(1000..=1 << 30))]
+          value_parser = crate::flag_values::whole(1000u32..=1 << 30))]
     pub chase_steps: u32,
 }
 
@@ -118,15 +118,15 @@ pub struct Args {
 pub struct AllArgs {
     /// Experiment 4: MiB of each of the copy's source and destination.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
-          value_parser = clap::value_parser!(u64).range(1..=MAX_COPY_MIB))]
+          value_parser = crate::flag_values::whole(1u64..=MAX_COPY_MIB))]
     pub inflight_copy_mib: u64,
     /// Experiment 4: loads per thread (values of the memcpy grid).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
           value_parser = parse_loads)]
     pub inflight_loads: Vec<u32>,
-    /// Experiment 4: resident warps per SM to hold.
+    /// Experiment 4: resident warps per SM to hold, each in 1..=64.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
-          value_parser = clap::value_parser!(u32).range(1..=1024))]
+          value_parser = crate::flag_values::whole(1u32..=64))]
     pub inflight_warps_per_sm: Vec<u32>,
 }
 

@@ -1,0 +1,342 @@
+//! `--out DIR`, and the rule that keeps a run from being lost to another: a folder is written
+//! into only when it is new, empty, or holds what is being written already.
+//!
+//! What a folder holds is read from its files: a `results.json` whose `meta` has a date and a
+//! command is a run (the same run when both are equal), a `report.md` that starts with the
+//! merged report's heading is a merge of several runs, and anything else is unrelated files. A
+//! new run of the experiments owns no existing run; `host report A --out B` owns B when B holds
+//! A's run; a merge owns an earlier merge. `--force` writes anyway. The folder is created only
+//! after every other flag and file has passed ([`create_out`]).
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::flags::CliError;
+use crate::regular_file::read_regular;
+
+/// The first line of a merged report (`host report A B --out C`), by which a merge's folder is
+/// known.
+pub const MERGED_HEADING: &str = "# Occupancy lab: runs side by side";
+/// The largest results.json read to tell whose run a folder holds.
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
+/// How many of a folder's unrelated files a refusal names.
+const NAMED_FILES: usize = 3;
+
+/// What is about to be written into an `--out` folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Incoming<'a> {
+    /// A new run of the experiments.
+    Run,
+    /// A run regenerated from its results.json (`host report A --out B`): its date and command.
+    Regenerated { date: &'a str, command: &'a str },
+    /// Several runs merged (`host report A B... --out C`).
+    Merge,
+}
+
+/// What an `--out` folder holds before anything is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Holds {
+    /// Nothing: it does not exist, or is empty (save for this tool's own leftover temporary files).
+    Nothing,
+    /// A run's results, known by its date and command.
+    Run { date: String, command: String },
+    /// A merged report.
+    Merge,
+    /// Files of something else: the first few names and how many there are.
+    Other { names: Vec<String>, count: usize },
+}
+
+#[derive(Deserialize)]
+struct RunIdentity {
+    meta: MetaIdentity,
+}
+
+#[derive(Deserialize)]
+struct MetaIdentity {
+    date: String,
+    command: String,
+}
+
+fn out_error(dir: &Path, reason: String) -> CliError {
+    CliError::Out {
+        flag: "--out",
+        path: dir.to_owned(),
+        reason,
+    }
+}
+
+/// A temporary file this tool writes and renames (`.NAME.tmp-PID`) or its write probe: left
+/// behind only by a killed run, and no one's data.
+fn is_leftover(name: &str) -> bool {
+    name.starts_with(".host-write-check-")
+        || (name.starts_with('.')
+            && name
+                .rsplit_once(".tmp-")
+                .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())))
+}
+
+/// What `dir` holds now.
+pub fn holds(dir: &Path) -> Result<Holds, CliError> {
+    let meta = match std::fs::metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Holds::Nothing),
+        Err(e) => return Err(out_error(dir, format!("cannot be looked at: {e}"))),
+    };
+    if !meta.is_dir() {
+        return Err(out_error(dir, "exists and is not a folder".to_owned()));
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| out_error(dir, format!("cannot be listed: {e}")))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !is_leftover(n))
+        .collect();
+    if names.is_empty() {
+        return Ok(Holds::Nothing);
+    }
+    names.sort();
+    if let Ok(bytes) = read_regular(&dir.join("results.json"), MAX_RESULTS_BYTES) {
+        if let Ok(run) = serde_json::from_slice::<RunIdentity>(&bytes) {
+            return Ok(Holds::Run {
+                date: run.meta.date,
+                command: run.meta.command,
+            });
+        }
+    }
+    let report = read_regular(&dir.join("report.md"), MAX_RESULTS_BYTES).unwrap_or_default();
+    if !names.iter().any(|n| n == "results.json")
+        && String::from_utf8_lossy(&report).lines().next() == Some(MERGED_HEADING)
+    {
+        return Ok(Holds::Merge);
+    }
+    let count = names.len();
+    names.truncate(NAMED_FILES);
+    let names = names.iter().map(|n| crate::flag_values::shown(n)).collect();
+    Ok(Holds::Other { names, count })
+}
+
+/// Whether `incoming` may be written into `dir` (with `force`, anything that is a folder or can
+/// be one may). Creates nothing.
+pub fn check_out(dir: &Path, incoming: Incoming<'_>, force: bool) -> Result<(), CliError> {
+    let held = holds(dir)?;
+    if force {
+        return Ok(());
+    }
+    let refuse = |what: String, force_does: &str| {
+        Err(out_error(
+            dir,
+            format!(
+                "holds {what}; nothing was written. Give a new or empty folder, or add --force \
+                 to {force_does}"
+            ),
+        ))
+    };
+    match (held, incoming) {
+        (Holds::Nothing, _) | (Holds::Merge, Incoming::Merge) => Ok(()),
+        (
+            Holds::Run { date, command },
+            Incoming::Regenerated {
+                date: d,
+                command: c,
+            },
+        ) if date == d && command == c => Ok(()),
+        (Holds::Run { date, command }, _) => refuse(
+            format!(
+                "another run (`{}`, {date})",
+                crate::flag_values::shown(&command)
+            ),
+            "replace its files",
+        ),
+        (Holds::Merge, _) => refuse(
+            "a merged report of several runs".to_owned(),
+            "replace its report and plots",
+        ),
+        (Holds::Other { names, count }, _) => {
+            let more = count - names.len();
+            let listed = if more > 0 {
+                format!("{} and {more} more", names.join(", "))
+            } else {
+                names.join(", ")
+            };
+            refuse(
+                format!("files that are not this lab's results ({listed})"),
+                "write beside them",
+            )
+        }
+    }
+}
+
+/// The folders [`create_out`] made, to be removed again after `--check-only`.
+#[derive(Debug)]
+pub struct CreatedOut {
+    made: Vec<PathBuf>,
+}
+
+impl CreatedOut {
+    /// Removes the folders that were made, innermost first (each only if still empty).
+    pub fn undo(self) {
+        for dir in self.made.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Creates `dir` (with its parents) and checks that it can be written, by writing and removing a
+/// file.
+pub fn create_out(dir: &Path) -> Result<CreatedOut, CliError> {
+    let mut made = Vec::new();
+    let mut missing = Some(dir);
+    while let Some(d) = missing.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+        made.push(d.to_owned());
+        missing = d.parent();
+    }
+    made.reverse();
+    let created = CreatedOut { made };
+    let fail = |created: CreatedOut, reason: String| {
+        created.undo();
+        Err(out_error(dir, reason))
+    };
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return fail(created, format!("cannot be created: {e}"));
+    }
+    let probe = dir.join(format!(".host-write-check-{}", std::process::id()));
+    let written = std::fs::write(&probe, b"ok");
+    let _ = std::fs::remove_file(&probe);
+    match written {
+        Ok(()) => Ok(created),
+        Err(e) => fail(created, format!("cannot be written into: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("host-outdir-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn run_json(date: &str, command: &str) -> String {
+        format!(
+            r#"{{"meta": {{"date": "{date}", "command": "{command}", "more": 1}}, "device": {{}}}}"#
+        )
+    }
+
+    const NEW_RUN: Incoming<'static> = Incoming::Run;
+
+    #[test]
+    fn a_new_or_empty_folder_takes_anything() {
+        let d = scratch("empty");
+        assert_eq!(holds(&d.join("new")), Ok(Holds::Nothing));
+        assert_eq!(holds(&d), Ok(Holds::Nothing));
+        // A killed run's temporary files are no one's data.
+        std::fs::write(d.join(".results.json.tmp-1234"), "{").unwrap();
+        std::fs::write(d.join(".host-write-check-99"), "ok").unwrap();
+        assert_eq!(holds(&d), Ok(Holds::Nothing));
+        for incoming in [NEW_RUN, Incoming::Merge] {
+            assert!(check_out(&d, incoming, false).is_ok());
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_folder_holding_another_run_is_refused_unless_forced() {
+        let d = scratch("run");
+        std::fs::write(
+            d.join("results.json"),
+            run_json("2026-11-29T10:00:00Z", "host all --out results/h200"),
+        )
+        .unwrap();
+        std::fs::write(d.join("occupancy.csv"), "x").unwrap();
+        let e = check_out(&d, NEW_RUN, false).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "--out: {} holds another run (`host all --out results/h200`, 2026-11-29T10:00:00Z)",
+                d.display()
+            )) && e.contains("nothing was written")
+                && e.contains("--force"),
+            "{e}"
+        );
+        assert!(check_out(&d, Incoming::Merge, false).is_err());
+        // Regenerating that same run is not losing it; another run is.
+        let same = Incoming::Regenerated {
+            date: "2026-11-29T10:00:00Z",
+            command: "host all --out results/h200",
+        };
+        assert!(check_out(&d, same, false).is_ok());
+        let other = Incoming::Regenerated {
+            date: "2026-11-30T10:00:00Z",
+            command: "host all --out results/h200",
+        };
+        assert!(check_out(&d, other, false).is_err());
+        assert!(check_out(&d, NEW_RUN, true).is_ok());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn unrelated_files_are_refused_and_named() {
+        let d = scratch("other");
+        for f in ["a.txt", "b.png", "c", "d", "e"] {
+            std::fs::write(d.join(f), "x").unwrap();
+        }
+        // A results.json that is not a run's is no run.
+        std::fs::write(d.join("results.json"), "[1, 2").unwrap();
+        let e = check_out(&d, NEW_RUN, false).unwrap_err().to_string();
+        assert!(
+            e.contains("files that are not this lab's results (a.txt, b.png, c and 3 more)"),
+            "{e}"
+        );
+        assert!(check_out(&d, Incoming::Merge, false).is_err());
+        assert!(check_out(&d, Incoming::Merge, true).is_ok());
+        // A file where the folder should be is refused even with --force.
+        let f = d.join("a.txt");
+        let e = check_out(&f, NEW_RUN, true).unwrap_err().to_string();
+        assert!(e.contains("is not a folder"), "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_merge_may_replace_a_merge_only() {
+        let d = scratch("merge");
+        std::fs::write(
+            d.join("report.md"),
+            format!("{MERGED_HEADING}\n\n## Runs\n"),
+        )
+        .unwrap();
+        std::fs::write(d.join("occupancy.svg"), "<svg/>").unwrap();
+        assert_eq!(holds(&d), Ok(Holds::Merge));
+        assert!(check_out(&d, Incoming::Merge, false).is_ok());
+        let e = check_out(&d, NEW_RUN, false).unwrap_err().to_string();
+        assert!(e.contains("a merged report"), "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn created_folders_are_probed_and_can_be_removed_again() {
+        let d = scratch("create");
+        let deep = d.join("a/b/c");
+        let made = create_out(&deep).unwrap();
+        assert!(deep.is_dir());
+        assert_eq!(
+            std::fs::read_dir(&deep).unwrap().count(),
+            0,
+            "the probe is gone"
+        );
+        made.undo();
+        assert!(!d.join("a").exists(), "every folder made is removed");
+        assert!(d.is_dir(), "the existing parent stays");
+        // An existing folder is not removed by undo.
+        create_out(&d).unwrap().undo();
+        assert!(d.is_dir());
+        #[cfg(target_os = "linux")]
+        {
+            let e = create_out(Path::new("/proc/x")).unwrap_err().to_string();
+            assert!(e.starts_with("--out: /proc/x cannot be"), "{e}");
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

@@ -1,0 +1,129 @@
+//! What the command-line tests share: running the host binary (with a deadline, so a check that
+//! hangs fails the test instead of stalling it), scratch folders, and real kernel modules made
+//! with ptxas.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long one command may take before it is killed and the test fails.
+pub const DEADLINE: Duration = Duration::from_secs(10);
+
+/// The host binary run with `args`, killed after `deadline`: `None` if it had to be killed.
+/// Its output is read while it runs, so that a long message cannot fill a pipe and stall it.
+pub fn host_within(args: &[&str], deadline: Duration) -> Option<Output> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the host binary");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the host") {
+            break Some(status);
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let (stdout, stderr) = (
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    );
+    status.map(|status| Output {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
+/// The host binary run with `args`; the test fails if it takes longer than [`DEADLINE`].
+pub fn host(args: &[&str]) -> Output {
+    host_within(args, DEADLINE).unwrap_or_else(|| panic!("host {args:?} ran past {DEADLINE:?}"))
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A fresh, empty scratch folder for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("host-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+pub fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// The report fixture's folder (a hand-made run with experiments 1-3).
+pub fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_fixture")
+}
+
+/// A copy of the report fixture's results.json in a new folder `dir`.
+pub fn run_folder(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::copy(fixture_dir().join("results.json"), dir.join("results.json")).unwrap();
+    dir.to_owned()
+}
+
+/// ptxas (as the build finds it); the tests need it, as the README says.
+pub fn ptxas() -> PathBuf {
+    xtask::ptxas::find().expect("ptxas (set PTXAS; see the README)")
+}
+
+/// A real cubin `name.cubin` in `dir` exporting `entries` (each an empty kernel), assembled by
+/// ptxas for sm_90.
+pub fn cubin(dir: &Path, name: &str, entries: &[&str]) -> PathBuf {
+    let mut ptx = String::from(".version 8.0\n.target sm_80\n.address_size 64\n");
+    for e in entries {
+        ptx.push_str(&format!(
+            ".visible .entry {e}(.param .u64 a)\n{{\n\tret;\n}}\n"
+        ));
+    }
+    let src = dir.join(format!("{name}.ptx"));
+    std::fs::write(&src, ptx).unwrap();
+    let out = dir.join(format!("{name}.cubin"));
+    let o = Command::new(ptxas())
+        .args(["-arch=sm_90", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .expect("run ptxas");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_file(&src).unwrap();
+    out
+}
+
+/// Makes a FIFO at `path`; false where mkfifo is not available.
+pub fn mkfifo(path: &Path) -> bool {
+    Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
+}

@@ -1,0 +1,175 @@
+//! Every usage error exits 2 with one message that names the flag or file and what is valid,
+//! says its cause once and does not repeat a long value back; a results.json that is damaged or
+//! holds impossible figures is one too. No GPU needed.
+
+mod support;
+
+use std::path::Path;
+
+use support::{fixture_dir, host, path, scratch, stderr};
+
+/// Runs `args`, expecting exit code 2 and a message containing each of `named`.
+fn refused(args: &[&str], named: &[&str]) -> String {
+    let o = host(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    for n in named {
+        assert!(err.contains(n), "{args:?}: `{n}` missing from: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(o.stdout.is_empty(), "{args:?}");
+    err
+}
+
+#[test]
+fn calc_refuses_impossible_kernels_as_usage_errors() {
+    refused(
+        &["calc", "--threads", "0"],
+        &["--threads: 0 is not in 1..=1024"],
+    );
+    refused(
+        &["calc", "--regs", "256"],
+        &["--regs: 256 is not in 0..=255"],
+    );
+    refused(
+        &["calc", "--arch", "sm_91"],
+        &["--arch", "unknown architecture `sm_91`", "sm_90"],
+    );
+    refused(
+        &["calc", "--threads", "99999999999"],
+        &["--threads: 99999999999 is not in 1..=1024"],
+    );
+    refused(
+        &["calc", "--carveout", "101"],
+        &["--carveout: 101 is not in 0..=100"],
+    );
+    // A configuration the architecture cannot hold is the user's input too.
+    refused(&["calc", "--smem", "1M"], &["cannot launch this kernel"]);
+}
+
+#[test]
+fn long_values_are_not_repeated_back() {
+    let huge = format!("1{}", "0".repeat(308));
+    for flag in ["--threads", "--smem"] {
+        let err = refused(&["calc", flag, &huge], &[flag, "(309 characters)"]);
+        assert!(!err.contains(&huge[..60]), "{err}");
+    }
+    let err = refused(
+        &["occupancy", "--size", &huge],
+        &["--size", "(309 characters)"],
+    );
+    assert!(!err.contains(&huge[..60]), "{err}");
+    let err = refused(
+        &["regs", &format!("--{}", "x".repeat(300))],
+        &["(302 characters)"],
+    );
+    assert!(err.len() < 400, "{err}");
+}
+
+#[test]
+fn a_negative_size_is_refused_by_its_own_flag() {
+    refused(
+        &["occupancy", "--size", "-1"],
+        &["--size", "`-1` is not a GEMM size"],
+    );
+    refused(
+        &["bandwidth", "--copy-mib", "-5"],
+        &["--copy-mib: -5 is not in 1..=1048576"],
+    );
+}
+
+#[test]
+fn an_empty_list_is_refused_not_read_as_all() {
+    for list in ["", ",,,", "A,,C", " "] {
+        refused(
+            &["occupancy", "--variants", list, "--check-only"],
+            &["--variants", "empty item"],
+        );
+        refused(
+            &["all", "--variants", list, "--check-only"],
+            &["--variants", "empty item"],
+        );
+    }
+}
+
+#[test]
+fn the_warps_targets_of_both_sweeps_are_bounded_alike() {
+    refused(
+        &["inflight", "--warps-per-sm", "65"],
+        &["--warps-per-sm: 65 is not in 1..=64"],
+    );
+    refused(
+        &["ilp", "--warps-per-sm", "65"],
+        &["--warps-per-sm: 65 is not in 1..=64"],
+    );
+    refused(
+        &["all", "--inflight-warps-per-sm", "128"],
+        &["not in 1..=64"],
+    );
+}
+
+#[test]
+fn report_usage_errors_exit_2_saying_their_cause_once() {
+    let err = refused(
+        &["report", "/nonexistent"],
+        &["/nonexistent/results.json does not exist"],
+    );
+    assert_eq!(err.matches("does not exist").count(), 1, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let f = fixture_dir();
+    refused(&["report", path(&f), path(&f)], &["--out DIR is required"]);
+}
+
+/// A copy of the fixture's results.json with `edit` applied, in `dir`.
+fn edited(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let text = std::fs::read_to_string(fixture_dir().join("results.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(&mut v);
+    std::fs::write(dir.join("results.json"), v.to_string()).unwrap();
+    path(dir).to_owned()
+}
+
+#[test]
+fn a_damaged_or_impossible_results_json_is_refused_naming_the_field() {
+    let root = scratch("bad-results");
+    let cut = root.join("cut");
+    std::fs::create_dir_all(&cut).unwrap();
+    let text = std::fs::read_to_string(fixture_dir().join("results.json")).unwrap();
+    std::fs::write(cut.join("results.json"), &text[..text.len() / 2]).unwrap();
+    refused(
+        &["report", path(&cut)],
+        &["results.json is not a results file:", "EOF while parsing"],
+    );
+    let neg = edited(&root.join("neg"), |v| {
+        v["occupancy"][0]["gflops"] = (-11630.0).into()
+    });
+    refused(
+        &["report", &neg],
+        &["occupancy[0].gflops is -11630.0; it must be a number above zero"],
+    );
+    let zero = edited(&root.join("zero"), |v| v["device"]["sm_count"] = 0.into());
+    refused(&["report", &zero], &["device.sm_count is 0"]);
+    // serde_json writes a NaN as null: the field is named where it does not read.
+    let nan = edited(&root.join("nan"), |v| {
+        v["regs"][0]["gflops"] = serde_json::Value::Null
+    });
+    refused(
+        &["report", &nan],
+        &["results.json is not a results file: regs[0].gflops: invalid type: null"],
+    );
+    // Nothing was drawn from them.
+    for d in ["cut", "neg", "zero", "nan"] {
+        assert!(!root.join(d).join("report.md").exists(), "{d}");
+    }
+    // Also when merged, or regenerated elsewhere; and --out is not created.
+    let f = fixture_dir();
+    let out = root.join("out");
+    refused(
+        &["report", path(&f), &neg, "--out", path(&out)],
+        &["gflops"],
+    );
+    refused(&["report", &zero, "--out", path(&out)], &["sm_count"]);
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&root).unwrap();
+}
