@@ -4,9 +4,14 @@
 //!   rustc cannot express (launch bounds, register caps);
 //! - [`ptxas`]: find ptxas, assemble a module, parse its resource report (also the driver JIT's);
 //! - [`modules`]: the set of modules the lab uses, written to a folder with a manifest;
-//! - [`driver`]: whether the NVIDIA driver is installed.
+//! - [`driver`]: whether the NVIDIA driver is installed;
+//! - [`nvcc`], [`twin_header`], [`twin`]: nvcc's twin of the kernels (`nvcc/twin.cu`), its
+//!   header generated from the variant table, its build and its checks against the table.
 
 pub mod driver;
 pub mod modules;
+pub mod nvcc;
 pub mod ptx;
 pub mod ptxas;
+pub mod twin;
+pub mod twin_header;

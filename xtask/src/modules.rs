@@ -120,6 +120,14 @@ pub struct ModuleReport {
 }
 
 impl Manifest {
+    /// The file name of the module of `kind`, for messages ("(none)" when the manifest has none).
+    pub fn file_of(&self, kind: ModuleKind) -> &str {
+        self.modules
+            .iter()
+            .find(|m| m.module.kind == kind)
+            .map_or("(none)", |m| m.module.file.as_str())
+    }
+
     /// The report of `entry` in the module of `kind`.
     pub fn entry(&self, kind: ModuleKind, entry: &str) -> Option<&EntryReport> {
         self.modules
@@ -223,7 +231,11 @@ pub fn check_bars(m: &Manifest) -> Vec<String> {
         .chain([CHASE.entry]);
     for entry in entries {
         match m.entry(ModuleKind::Main, entry) {
-            None => bad.push(format!("{}: {entry} missing from kernels.ptx's report", m.arch)),
+            None => bad.push(format!(
+                "{}: {entry} missing from {}'s report",
+                m.arch,
+                m.file_of(ModuleKind::Main)
+            )),
             Some(e) if e.stack_frame != 0 || e.spill_stores != 0 || e.spill_loads != 0 => bad.push(format!(
                 "{}: {entry} has a {} byte stack frame, {} bytes spill stores, {} bytes spill loads (want 0)",
                 m.arch, e.stack_frame, e.spill_stores, e.spill_loads
@@ -236,8 +248,9 @@ pub fn check_bars(m: &Manifest) -> Vec<String> {
     for &cap in REGS.caps {
         let Some(e) = m.entry(ModuleKind::Capped { cap }, capped) else {
             bad.push(format!(
-                "{}: {capped} missing from kernels_cap{cap}.ptx's report",
-                m.arch
+                "{}: {capped} missing from {}'s report",
+                m.arch,
+                m.file_of(ModuleKind::Capped { cap })
             ));
             continue;
         };
