@@ -54,4 +54,4 @@ for cap in $caps; do
   pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
-echo "build.sh: $out/$stem.cubin and $(wc -w <<<"$caps") capped modules for $arch ($("$nvcc" --version | tail -1))"
+echo "build.sh: $out/$stem.cubin and $(wc -w <<<"$caps") capped modules for $arch ($("$nvcc" --version | grep -o 'release [0-9.]*, V[0-9.]*'))"

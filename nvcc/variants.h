@@ -22,6 +22,9 @@
 // The register-cap experiment's caps (variants.rs `regs:`), for build scripts.
 #define LAB_REGS_CAPS "32 48 64 96 128 160 192 255"
 
+// The tuned GEMM lines' labels, for check scripts.
+#define LAB_TUNED_LABELS "R1,R2,R3,R4"
+
 #ifndef LAB_REGS_ONLY
 LAB_GEMM_SEED(gemm_tm2_tn2, 1024, 0, 2, 2)
 LAB_GEMM_SEED(gemm_tm2_tn4, 512, 0, 2, 4)

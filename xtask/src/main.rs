@@ -202,6 +202,18 @@ fn build_twin(
     for line in &bad {
         eprintln!("warning: {line}");
     }
+    let spills = twin::grid_spills(&built);
+    if !spills.is_empty() {
+        eprintln!(
+            "note: {} memcpy grid points spill in the twin (nvcc's allocation of copies that keep every load in flight)",
+            spills.len()
+        );
+        if print == Print::Table {
+            for line in &spills {
+                eprintln!("  {line}");
+            }
+        }
+    }
     let entries = built.manifest.modules[0].entries.len();
     eprintln!(
         "twin: {entries} entries for {arch} ({}), entries, parameters and launch bounds as the table; {} in {}",

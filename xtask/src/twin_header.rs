@@ -177,6 +177,15 @@ pub fn render() -> Result<String, HeaderError> {
             .collect::<Vec<_>>()
             .join(" ")
     );
+    let _ = writeln!(
+        w,
+        "// The tuned GEMM lines' labels, for check scripts.\n#define LAB_TUNED_LABELS \"{}\"\n",
+        GEMM.iter()
+            .filter(|v| v.family == GemmFamily::Tuned)
+            .map(|v| v.label)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
     let _ = writeln!(w, "#ifndef LAB_REGS_ONLY");
     for l in &lines {
         match l {
@@ -280,7 +289,15 @@ mod tests {
         );
         assert_eq!(capped.matches("\nLAB_").count(), 1);
         assert!(capped.contains(&format!("({}, ", REGS.gemm().entry)));
-        assert!(h.contains("#define LAB_REGS_CAPS \"32 48 64 96 128 160 192 255\""));
+        let caps: Vec<String> = REGS.caps.iter().map(u32::to_string).collect();
+        assert!(h.contains(&format!("#define LAB_REGS_CAPS \"{}\"", caps.join(" "))));
+        let tuned: Vec<&str> = GEMM
+            .iter()
+            .filter(|v| v.family == GemmFamily::Tuned)
+            .map(|v| v.label)
+            .collect();
+        assert!(!tuned.is_empty());
+        assert!(h.contains(&format!("#define LAB_TUNED_LABELS \"{}\"", tuned.join(","))));
     }
 
     #[test]
