@@ -12,9 +12,6 @@
 #include "lab_device.cuh"
 #include "tuned_shape.cuh"
 
-// The block's dynamic shared memory, sized at launch (gpu.rs `dynamic_shared_base`).
-extern __shared__ __align__(16) float lab_dyn_smem[];
-
 namespace lab::tuned {
 
 // A thread's register fragments of one depth of a slice: TM rows of A, TN columns of B.

@@ -5,9 +5,16 @@
 // indexing there. What stays here is what CUDA C++ has no plain spelling for: asynchronous copies
 // with a zero-fill predicate, the global nanosecond timer, and cycle-counter reads that keep
 // their place among the memory accesses.
-#pragma once
+//
+// A classic include guard, not #pragma once: the CPU check of the twin (nvcc/cpu/) provides these
+// functions itself and defines the guard, so that the family headers take its versions.
+#ifndef LAB_DEVICE_CUH
+#define LAB_DEVICE_CUH
 
 #include <cstdint>
+
+// The block's dynamic shared memory, sized at launch (gpu.rs `dynamic_shared_base`).
+extern __shared__ __align__(16) float lab_dyn_smem[];
 
 namespace lab {
 
@@ -75,3 +82,5 @@ __device__ __forceinline__ bool rows_vectorizable(unsigned cols, const void* bas
 }
 
 }  // namespace lab
+
+#endif  // LAB_DEVICE_CUH

@@ -386,3 +386,43 @@ fn main() -> Result<()> {
         Cmd::Sweep(a) => sweep(&a),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sweep(args: &[&str]) -> Result<SweepArgs, clap::Error> {
+        let argv = ["xtask", "sweep"].iter().chain(args);
+        match Cli::try_parse_from(argv)?.command {
+            Cmd::Sweep(a) => Ok(a),
+            Cmd::Build(_) => unreachable!("parsed a sweep"),
+        }
+    }
+
+    #[test]
+    fn compare_nvcc_takes_the_twin_or_a_file() {
+        assert!(sweep(&[]).unwrap().compare_nvcc.is_none());
+        assert_eq!(sweep(&["--compare-nvcc"]).unwrap().compare_nvcc, Some(None));
+        assert_eq!(
+            sweep(&["--compare-nvcc", "peer.cu"]).unwrap().compare_nvcc,
+            Some(Some(PathBuf::from("peer.cu")))
+        );
+        // The host's arguments after `--` are not taken for the file.
+        let a = sweep(&["--compare-nvcc", "--", "--device", "1"]).unwrap();
+        assert_eq!(a.compare_nvcc, Some(None));
+        assert_eq!(a.host_args, ["--device", "1"]);
+        assert!(sweep(&["--compare-nvcc", "a.cu", "b.cu"]).is_err());
+    }
+
+    #[test]
+    fn build_nvcc_is_a_flag() {
+        let Cmd::Build(b) = Cli::try_parse_from(["xtask", "build", "--nvcc", "--arch", "sm_90"])
+            .unwrap()
+            .command
+        else {
+            panic!("parsed a build")
+        };
+        assert!(b.nvcc);
+        assert_eq!(b.arch, "sm_90");
+    }
+}
