@@ -169,13 +169,7 @@ fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
 
 /// Builds nvcc's twin into `out` and checks it against the table: a mismatch is an error, a
 /// missed bar (a spill, a cap that does not bind) a warning, as in the Rust build.
-fn build_twin(
-    ws: &Path,
-    nvcc: &Path,
-    arch: &str,
-    out: &Path,
-    print: Print,
-) -> Result<twin::Twin> {
+fn build_twin(ws: &Path, nvcc: &Path, arch: &str, out: &Path, print: Print) -> Result<twin::Twin> {
     eprintln!(
         "building nvcc's twin ({}) for {arch} with {}",
         xtask::twin_header::SOURCE,
@@ -331,7 +325,10 @@ fn sweep(args: &SweepArgs) -> Result<()> {
         .arg(&out);
     if let Some(file) = &args.compare_nvcc {
         let (cubin, caps) = nvcc_module(file.as_deref(), &out)?;
-        host.arg("--compare").arg(cubin).arg("--compare-caps").arg(caps);
+        host.arg("--compare")
+            .arg(cubin)
+            .arg("--compare-caps")
+            .arg(caps);
         if !args.host_args.iter().any(|a| a == "--compare-label") {
             host.args(["--compare-label", "nvcc"]);
         }

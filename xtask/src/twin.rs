@@ -110,7 +110,11 @@ pub fn manifest(built: &Built, compiler: &str) -> Result<Manifest, TwinError> {
         &built.main.report,
     )?];
     for (cap, m) in &built.capped {
-        modules.push(report(ModuleKind::Capped { cap: *cap }, &m.cubin, &m.report)?);
+        modules.push(report(
+            ModuleKind::Capped { cap: *cap },
+            &m.cubin,
+            &m.report,
+        )?);
     }
     let arch = modules[0]
         .entries
@@ -133,7 +137,9 @@ pub fn mismatches(twin: &Twin) -> Result<Vec<String>, TwinError> {
     let found = ptx::entries(&twin.ptx);
     for name in &found {
         if !want.contains(&name.as_str()) {
-            bad.push(format!("twin.ptx exports `{name}`, which is not a table entry"));
+            bad.push(format!(
+                "twin.ptx exports `{name}`, which is not a table entry"
+            ));
         }
     }
     for name in &want {

@@ -35,7 +35,10 @@ pub enum HeaderError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Line {
     /// A macro invocation that defines the entry: `MACRO(NAME, ...)`.
-    Entry { name: &'static str, invocation: String },
+    Entry {
+        name: &'static str,
+        invocation: String,
+    },
     /// An entry of the lab's checking machinery (not a measured variant): the twin need not
     /// mirror it, and the header says so in a comment.
     NotMeasured {
@@ -68,7 +71,10 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
     };
     let invocation = match e.family {
         Family::Gemm => {
-            let v = GEMM.iter().find(|v| v.entry == e.name).ok_or_else(missing)?;
+            let v = GEMM
+                .iter()
+                .find(|v| v.entry == e.name)
+                .ok_or_else(missing)?;
             gemm_invocation(v)
         }
         Family::Memcpy => {

@@ -120,7 +120,10 @@ mod with_nvcc {
                     .registers
             })
             .collect();
-        eprintln!("{arch}: twin {c} registers at caps {:?}: {regs:?}", REGS.caps);
+        eprintln!(
+            "{arch}: twin {c} registers at caps {:?}: {regs:?}",
+            REGS.caps
+        );
     }
 
     #[test]
@@ -170,10 +173,7 @@ mod with_nvcc {
             retyped.iter().any(|l| l.contains(fma) && l.contains("abi")),
             "{retyped:?}"
         );
-        let r1 = GEMM
-            .iter()
-            .find(|v| v.family == GemmFamily::Tuned)
-            .unwrap();
+        let r1 = GEMM.iter().find(|v| v.family == GemmFamily::Tuned).unwrap();
         let head = t.ptx.find(&format!(".entry {}(", r1.entry)).unwrap();
         let bound = head + t.ptx[head..].find(".maxntid").unwrap();
         let mut unbounded = t.ptx.clone();

@@ -69,7 +69,10 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
     // Every table line was checked: two sizes per seed line, four per tuned line, one per copy.
     let checks = |entry: &str| {
         out.lines()
-            .filter(|l| l.strip_prefix("ok ").is_some_and(|r| r.starts_with(&format!("{entry} "))))
+            .filter(|l| {
+                l.strip_prefix("ok ")
+                    .is_some_and(|r| r.starts_with(&format!("{entry} ")))
+            })
             .count()
     };
     for v in GEMM {
@@ -104,5 +107,9 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
         );
         compared += 1;
     }
-    assert_eq!(compared, FMA.len() * 10, "5 threads x 2 iteration counts per FMA line");
+    assert_eq!(
+        compared,
+        FMA.len() * 10,
+        "5 threads x 2 iteration counts per FMA line"
+    );
 }

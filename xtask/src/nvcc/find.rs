@@ -14,8 +14,7 @@ pub fn find() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("NVCC").map(PathBuf::from).and_then(exe) {
         return Some(p);
     }
-    if let Some(p) =
-        std::env::var_os("CUDA_PATH").and_then(|c| exe(Path::new(&c).join("bin/nvcc")))
+    if let Some(p) = std::env::var_os("CUDA_PATH").and_then(|c| exe(Path::new(&c).join("bin/nvcc")))
     {
         return Some(p);
     }

@@ -93,8 +93,8 @@ pub fn read_built(source: &Path, out: &Path) -> Result<Built, NvccError> {
         .unwrap_or_default();
     let module = |name: String| -> Result<BuiltModule, NvccError> {
         let path = out.join(format!("{name}.ptxas.txt"));
-        let report = std::fs::read_to_string(&path)
-            .map_err(|source| NvccError::Read { path, source })?;
+        let report =
+            std::fs::read_to_string(&path).map_err(|source| NvccError::Read { path, source })?;
         Ok(BuiltModule {
             cubin: out.join(format!("{name}.cubin")),
             report,
