@@ -210,7 +210,8 @@ fn build_twin(ws: &Path, nvcc: &Path, arch: &str, out: &Path, print: Print) -> R
     }
     let entries = built.manifest.modules[0].entries.len();
     eprintln!(
-        "twin: {entries} entries for {arch} ({}), entries, parameters and launch bounds as the table; {} in {}",
+        "twin: {entries} entries for {} ({}), entries, parameters and launch bounds as the table; {} in {}",
+        built.manifest.arch,
         built.manifest.ptxas,
         if bad.is_empty() {
             "no unexpected spills or stack".to_owned()
@@ -261,10 +262,8 @@ fn check_sweep(args: &SweepArgs, out: &Path) -> Result<()> {
         .with_context(|| format!("--out: cannot write into {}", out.display()))?;
     let _ = std::fs::remove_file(&probe);
     if let Some(file) = &args.compare_nvcc {
-        let cu = file
-            .clone()
-            .unwrap_or_else(|| workspace().join(xtask::twin_header::SOURCE));
-        let cu = &cu;
+        let twin = workspace().join(xtask::twin_header::SOURCE);
+        let cu = file.as_deref().unwrap_or(&twin);
         let text = std::fs::read_to_string(cu)
             .with_context(|| format!("--compare-nvcc: cannot read {}", cu.display()))?;
         if !text.contains("__global__") {
