@@ -35,9 +35,9 @@ struct BuildArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Build nvcc's twin of the kernels (nvcc/twin.cu, CUDA C++) instead of the Rust kernels:
-    /// regenerate nvcc/variants.h from the variant table, build the launch-bounded and capped
-    /// cubins with nvcc, and check their entries, parameter lists and launch bounds against the
-    /// table.
+    /// regenerate nvcc/variants.h from the variant table (also without nvcc), build the
+    /// launch-bounded and capped cubins with nvcc, and check their entries, parameter lists and
+    /// launch bounds against the table.
     #[arg(long)]
     nvcc: bool,
 }
@@ -92,6 +92,13 @@ fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
             .out
             .clone()
             .unwrap_or_else(|| ws.join("target/nvcc").join(&args.arch));
+        // The header first, so that a table change reaches the twin even where nvcc is missing.
+        if xtask::twin_header::write(&ws)? {
+            eprintln!(
+                "{} rewritten from the variant table",
+                xtask::twin_header::HEADER
+            );
+        }
         let nvcc = nvcc::find().ok_or(nvcc::NvccError::NotFound)?;
         build_twin(&ws, &nvcc, &args.arch, &out, print)?;
         return Ok(out);

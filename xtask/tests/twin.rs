@@ -22,8 +22,8 @@ fn the_committed_header_is_the_tables() {
     let committed = std::fs::read_to_string(workspace().join(HEADER)).unwrap();
     assert!(
         committed == twin_header::render().unwrap(),
-        "{HEADER} is not the variant table's: run `cargo xtask build --nvcc` (or any \
-         `cargo xtask sweep --compare-nvcc`) to regenerate it, and commit it"
+        "{HEADER} is not the variant table's: run `cargo xtask build --nvcc` to regenerate it \
+         (it does so before it looks for nvcc), and commit it"
     );
 }
 
