@@ -6,12 +6,11 @@
 // table (kernels-gpu/src/variants.rs): one macro invocation per entry, each macro defined below.
 // A table line of a family this file has no macro for stops the build with an #error.
 //
-// Builds (nvcc/build.sh, or `cargo xtask build --nvcc`):
-//   nvcc -cubin -O3 -arch=sm_90 twin.cu                  launch bounds as the Rust main module
-//   nvcc ... -DNO_LAUNCH_BOUNDS -maxrregcount=N twin.cu  no bounds, so the cap binds (ptxas
-//                                                        ignores -maxrregcount under bounds)
-//   add -DLAB_REGS_ONLY to build only the register-cap experiment's GEMM entry, as the Rust
-//   capped modules hold only that one.
+// Builds (nvcc/build.sh, the lab's one recipe; `cargo xtask build --nvcc` runs it):
+//   the main module: launch bounds as the Rust main module has them;
+//   -DNO_LAUNCH_BOUNDS -maxrregcount=N: no bounds, so that the register cap binds (ptxas ignores
+//   -maxrregcount on an entry with bounds); with -DLAB_REGS_ONLY, only the register experiment's
+//   GEMM entry, as the Rust capped modules hold only that one.
 
 #include "chase.cuh"
 #include "fma_ilp.cuh"

@@ -4,9 +4,9 @@
 //! The build regenerates `nvcc/variants.h` from the table, then runs `nvcc/build.sh` (`twin.ptx`,
 //! `twin.cubin`, `twin_cap{N}.cubin` with the register experiment's GEMM entry under each cap,
 //! ptxas's reports beside them) and writes `manifest_{arch}.json` (the reports in the Rust
-//! build's manifest format). The checks hold the twin to the table as the Rust module is held: exactly
-//! the table's entries, each with its family's parameter list and its line's launch bound, and
-//! the Rust build's spill and register-cap bars ([`bars`]).
+//! build's manifest format). The checks hold the twin to the table as the Rust module is held:
+//! exactly the table's entries, each with its family's parameter list and its line's launch
+//! bound, and the Rust build's spill and register-cap bars ([`bars`]).
 
 use std::path::{Path, PathBuf};
 
