@@ -6,9 +6,14 @@
 //! - [`modules`]: the set of modules the lab uses, written to a folder with a manifest;
 //! - [`driver`]: whether the NVIDIA driver is installed;
 //! - [`arch`]: the `--arch` values that exist and that the ptxas at hand takes.
+//! - [`nvcc`], [`twin_header`], [`twin`]: nvcc's twin of the kernels (`nvcc/twin.cu`), its
+//!   header generated from the variant table, its build and its checks against the table.
 
 pub mod arch;
 pub mod driver;
 pub mod modules;
+pub mod nvcc;
 pub mod ptx;
 pub mod ptxas;
+pub mod twin;
+pub mod twin_header;

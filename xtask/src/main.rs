@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use tabled::builder::Builder;
 use tabled::settings::Style;
-use xtask::{driver, modules, ptx::PtxBuild, ptxas};
+use xtask::{driver, modules, nvcc, ptx::PtxBuild, ptxas, twin};
 
 #[derive(Parser)]
 #[command(about = "Build the Rust kernels to PTX and run the occupancy lab")]
@@ -19,7 +19,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Compile kernels-gpu to PTX (launch-bounded, register-capped and unbounded modules) and,
-    /// when ptxas is found, assemble every module and write its resource manifest.
+    /// when ptxas is found, assemble every module and write its resource manifest. With --nvcc,
+    /// build nvcc's twin of the kernels instead.
     Build(BuildArgs),
     /// Build, run the five experiments on the GPU, print the tables and write a results folder.
     Sweep(SweepArgs),
@@ -31,9 +32,15 @@ struct BuildArgs {
     /// found takes). Checked before anything is compiled.
     #[arg(long, default_value = xtask::ptx::DEFAULT_ARCH, value_parser = xtask::arch::parse_arch)]
     arch: String,
-    /// Output folder (default: target/kernels/ARCH).
+    /// Output folder (default: target/kernels/ARCH; with --nvcc, target/nvcc/ARCH).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Build nvcc's twin of the kernels (nvcc/twin.cu, CUDA C++) instead of the Rust kernels:
+    /// regenerate nvcc/variants.h from the variant table (also without nvcc), build the
+    /// launch-bounded and capped cubins with nvcc, and check their entries, parameter lists and
+    /// launch bounds against the table.
+    #[arg(long)]
+    nvcc: bool,
 }
 
 #[derive(clap::Args)]
@@ -41,9 +48,11 @@ struct SweepArgs {
     /// Results folder (default: results/<date>).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Build this CUDA C++ file with nvcc (exporting the lab's entry names) and compare against it.
-    #[arg(long, value_name = "FILE.cu")]
-    compare_nvcc: Option<PathBuf>,
+    /// Also build CUDA C++ with nvcc and compare against it: without FILE, the lab's own twin of
+    /// every kernel (nvcc/twin.cu); with FILE, that file (it must export the lab's entry names).
+    /// nvcc builds for $LAB_NVCC_ARCH (default: native, the GPU of this machine).
+    #[arg(long, value_name = "FILE.cu", num_args = 0..=1)]
+    compare_nvcc: Option<Option<PathBuf>>,
     /// Extra arguments for `host all` (e.g. `--device 1 --iters 20`).
     #[arg(last = true)]
     host_args: Vec<String>,
@@ -67,6 +76,22 @@ enum Print {
 
 fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
     let ws = workspace();
+    if args.nvcc {
+        let out = args
+            .out
+            .clone()
+            .unwrap_or_else(|| ws.join("target/nvcc").join(&args.arch));
+        // The header first, so that a table change reaches the twin even where nvcc is missing.
+        if xtask::twin_header::write(&ws)? {
+            eprintln!(
+                "{} rewritten from the variant table",
+                xtask::twin_header::HEADER
+            );
+        }
+        let nvcc = nvcc::find().ok_or(nvcc::NvccError::NotFound)?;
+        build_twin(&ws, &nvcc, &args.arch, &out, print)?;
+        return Ok(out);
+    }
     let out = args
         .out
         .clone()
@@ -154,6 +179,62 @@ fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
     Ok(out)
 }
 
+/// Builds nvcc's twin into `out` and checks it against the table: a mismatch is an error, a
+/// missed bar (a spill, a cap that does not bind) a warning, as in the Rust build.
+fn build_twin(ws: &Path, nvcc: &Path, arch: &str, out: &Path, print: Print) -> Result<twin::Twin> {
+    eprintln!(
+        "building nvcc's twin ({}) for {arch} with {}",
+        xtask::twin_header::SOURCE,
+        nvcc.display()
+    );
+    let built = twin::build(ws, nvcc, arch, out).context("building nvcc's twin")?;
+    if built.header_rewritten {
+        eprintln!(
+            "{} rewritten from the variant table (commit it with the table change)",
+            xtask::twin_header::HEADER
+        );
+    }
+    let wrong = twin::mismatches(&built)?;
+    if !wrong.is_empty() {
+        bail!(
+            "nvcc's twin does not match the variant table:\n  {}",
+            wrong.join("\n  ")
+        );
+    }
+    let bad = twin::bars(&built);
+    if print == Print::Table {
+        println!("{}", render_manifest(&built.manifest));
+    }
+    for line in &bad {
+        eprintln!("warning: {line}");
+    }
+    let spills = twin::grid_spills(&built);
+    if !spills.is_empty() {
+        eprintln!(
+            "note: {} memcpy grid points spill in the twin (nvcc's allocation of copies that keep every load in flight)",
+            spills.len()
+        );
+        if print == Print::Table {
+            for line in &spills {
+                eprintln!("  {line}");
+            }
+        }
+    }
+    let entries = built.manifest.modules[0].entries.len();
+    eprintln!(
+        "twin: {entries} entries for {} ({}), entries, parameters and launch bounds as the table; {} in {}",
+        built.manifest.arch,
+        built.manifest.ptxas,
+        if bad.is_empty() {
+            "no unexpected spills or stack".to_owned()
+        } else {
+            format!("{} warning(s)", bad.len())
+        },
+        out.display()
+    );
+    Ok(built)
+}
+
 fn render_manifest(m: &modules::Manifest) -> String {
     let mut b = Builder::default();
     b.push_record([
@@ -192,7 +273,9 @@ fn check_sweep(args: &SweepArgs, out: &Path) -> Result<()> {
     std::fs::write(&probe, b"ok")
         .with_context(|| format!("--out: cannot write into {}", out.display()))?;
     let _ = std::fs::remove_file(&probe);
-    if let Some(cu) = &args.compare_nvcc {
+    if let Some(file) = &args.compare_nvcc {
+        let twin = workspace().join(xtask::twin_header::SOURCE);
+        let cu = file.as_deref().unwrap_or(&twin);
         let text = std::fs::read_to_string(cu)
             .with_context(|| format!("--compare-nvcc: cannot read {}", cu.display()))?;
         if !text.contains("__global__") {
@@ -202,9 +285,8 @@ fn check_sweep(args: &SweepArgs, out: &Path) -> Result<()> {
                 cu.display()
             );
         }
-        let nvcc = Command::new("nvcc").arg("--version").output();
-        if !nvcc.is_ok_and(|o| o.status.success()) {
-            bail!("--compare-nvcc: nvcc was not found on PATH (install the CUDA toolkit)");
+        if nvcc::find().is_none() {
+            bail!("--compare-nvcc: {}", nvcc::NvccError::NotFound);
         }
     }
     Ok(())
@@ -235,6 +317,7 @@ fn sweep(args: &SweepArgs) -> Result<()> {
         &BuildArgs {
             arch: xtask::ptx::DEFAULT_ARCH.into(),
             out: None,
+            nvcc: false,
         },
         Print::Summary,
     )?;
@@ -251,16 +334,19 @@ fn sweep(args: &SweepArgs) -> Result<()> {
             "--out",
         ])
         .arg(&out);
-    if let Some(cu) = &args.compare_nvcc {
-        let cubin = nvcc_module(cu, &out)?;
+    if let Some(file) = &args.compare_nvcc {
+        let (cubin, caps) = nvcc_module(file.as_deref(), &out)?;
         // The folder passed the host's check (new or empty) before nvcc's build was put in it.
         if !args.host_args.iter().any(|a| a == "--force") {
             host.arg("--force");
         }
         host.arg("--compare")
-            .arg(cubin.0)
+            .arg(cubin)
             .arg("--compare-caps")
-            .arg(cubin.1);
+            .arg(caps);
+        if !args.host_args.iter().any(|a| a == "--compare-label") {
+            host.args(["--compare-label", "nvcc"]);
+        }
     }
     host.args(&args.host_args);
     eprintln!("running {host:?}");
@@ -272,39 +358,30 @@ fn sweep(args: &SweepArgs) -> Result<()> {
     Ok(())
 }
 
-/// Builds a CUDA C++ file exporting the lab's entry names with nvcc: the launch-bounded cubin and
-/// one capped cubin per register cap (no launch bounds), with ptxas reports beside them.
-fn nvcc_module(cu: &Path, out: &Path) -> Result<(PathBuf, PathBuf)> {
-    let dir = out.join("nvcc");
-    std::fs::create_dir_all(&dir)?;
+/// Builds the CUDA C++ to compare with into `OUT/nvcc/STEM/`: the lab's twin (`file` None: built
+/// and checked against the table) or `file` (exporting the lab's entry names); gives the
+/// launch-bounded cubin and the folder of capped ones.
+fn nvcc_module(file: Option<&Path>, out: &Path) -> Result<(PathBuf, PathBuf)> {
+    let stem = file.map_or(twin::STEM.into(), |f| {
+        f.file_stem().unwrap_or_default().to_string_lossy()
+    });
+    let dir = out.join("nvcc").join(&*stem);
     let arch = std::env::var("LAB_NVCC_ARCH").unwrap_or_else(|_| "native".into());
-    let nvcc = |extra: &[String], cubin: &Path| -> Result<()> {
-        let o = Command::new("nvcc")
-            .args(["-cubin", "-O3", &format!("-arch={arch}"), "-Xptxas", "-v"])
-            .args(extra)
-            .arg(cu)
-            .arg("-o")
-            .arg(cubin)
-            .output()
-            .context("running nvcc (is the CUDA toolkit installed?)")?;
-        std::fs::write(cubin.with_extension("ptxas.txt"), &o.stderr)?;
-        if !o.status.success() {
-            bail!(
-                "nvcc failed on {}:\n{}",
-                cu.display(),
-                String::from_utf8_lossy(&o.stderr)
-            );
+    let nvcc = nvcc::find().ok_or(nvcc::NvccError::NotFound)?;
+    let main = match file {
+        None => {
+            build_twin(&workspace(), &nvcc, &arch, &dir, Print::Summary)?
+                .built
+                .main
+                .cubin
         }
-        Ok(())
+        Some(cu) => {
+            nvcc::build(&workspace(), &nvcc, cu, &arch, &dir)
+                .with_context(|| format!("building {} with nvcc", cu.display()))?
+                .main
+                .cubin
+        }
     };
-    let main = dir.join("nvcc.cubin");
-    nvcc(&[], &main)?;
-    for cap in kernels_gpu::variants::REGS.caps {
-        nvcc(
-            &["-DNO_LAUNCH_BOUNDS".into(), format!("-maxrregcount={cap}")],
-            &dir.join(format!("nvcc_cap{cap}.cubin")),
-        )?;
-    }
     Ok((main, dir))
 }
 
@@ -318,5 +395,45 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Cmd::Build(a) => build(&a, Print::Table).map(|_| ()),
         Cmd::Sweep(a) => sweep(&a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sweep(args: &[&str]) -> Result<SweepArgs, clap::Error> {
+        let argv = ["xtask", "sweep"].iter().chain(args);
+        match Cli::try_parse_from(argv)?.command {
+            Cmd::Sweep(a) => Ok(a),
+            Cmd::Build(_) => unreachable!("parsed a sweep"),
+        }
+    }
+
+    #[test]
+    fn compare_nvcc_takes_the_twin_or_a_file() {
+        assert!(sweep(&[]).unwrap().compare_nvcc.is_none());
+        assert_eq!(sweep(&["--compare-nvcc"]).unwrap().compare_nvcc, Some(None));
+        assert_eq!(
+            sweep(&["--compare-nvcc", "peer.cu"]).unwrap().compare_nvcc,
+            Some(Some(PathBuf::from("peer.cu")))
+        );
+        // The host's arguments after `--` are not taken for the file.
+        let a = sweep(&["--compare-nvcc", "--", "--device", "1"]).unwrap();
+        assert_eq!(a.compare_nvcc, Some(None));
+        assert_eq!(a.host_args, ["--device", "1"]);
+        assert!(sweep(&["--compare-nvcc", "a.cu", "b.cu"]).is_err());
+    }
+
+    #[test]
+    fn build_nvcc_is_a_flag() {
+        let Cmd::Build(b) = Cli::try_parse_from(["xtask", "build", "--nvcc", "--arch", "sm_90"])
+            .unwrap()
+            .command
+        else {
+            panic!("parsed a build")
+        };
+        assert!(b.nvcc);
+        assert_eq!(b.arch, "sm_90");
     }
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds CUDA C++ exporting the lab's entries with nvcc: by default nvcc's twin of the lab's kernels
+# (twin.cu beside this script). The one nvcc recipe of the lab: `cargo xtask build --nvcc` and
+# `cargo xtask sweep --compare-nvcc [FILE.cu]` run it too; on a machine without Rust run it by hand.
+#
+#   nvcc/build.sh OUT [ARCH] [FILE.cu]
+#
+# ARCH: sm_80, sm_90, ... or native (the compute capability of GPU 0, read by nvidia-smi); default
+# native. nvcc: $NVCC, else nvcc on PATH. Writes, for STEM the source's name without .cu:
+#   OUT/STEM.ptx                the PTX, launch bounds on (its parameter lists are checkable)
+#   OUT/STEM.cubin              ptxas's build of that PTX      + OUT/STEM.ptxas.txt (ptxas -v)
+#   OUT/STEM_cap{N}.cubin       -DNO_LAUNCH_BOUNDS -DLAB_REGS_ONLY -maxrregcount=N, for each cap
+#                               of the register experiment     + OUT/STEM_cap{N}.ptxas.txt
+# (ptxas ignores -maxrregcount on an entry with launch bounds, hence NO_LAUNCH_BOUNDS.) The host
+# reads a cubin's registers and spills from the .ptxas.txt beside it.
+set -euo pipefail
+usage="usage: nvcc/build.sh OUT [ARCH] [FILE.cu]"
+out=${1:?$usage}
+arch=${2:-native}
+here=$(cd "$(dirname "$0")" && pwd)
+source=${3:-$here/twin.cu}
+nvcc=${NVCC:-nvcc}
+stem=$(basename "$source" .cu)
+
+if [ "$arch" = native ]; then
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0) ||
+    { echo "build.sh: ARCH native needs nvidia-smi and a GPU; give sm_XX instead" >&2; exit 2; }
+  arch=sm_${cc/./}
+fi
+# The caps come from the variant table, through the generated header.
+caps=$(sed -n 's/^#define LAB_REGS_CAPS "\(.*\)"$/\1/p' "$here/variants.h")
+[ -n "$caps" ] || { echo "build.sh: no LAB_REGS_CAPS in $here/variants.h" >&2; exit 1; }
+mkdir -p "$out"
+
+# nvcc OUTPUT_STEM FLAGS...: one cubin and its ptxas report; on failure, the report is nvcc's errors.
+cubin() {
+  local name=$1
+  shift
+  if ! "$nvcc" -cubin -O3 -arch="$arch" -Xptxas -v "$@" -o "$out/$name.cubin" 2>"$out/$name.ptxas.txt"; then
+    cat "$out/$name.ptxas.txt" >&2
+    echo "build.sh: nvcc failed on $source ($name)" >&2
+    exit 1
+  fi
+}
+
+# The launch-bounded module: the front end once to PTX, then ptxas on that PTX.
+"$nvcc" -ptx -O3 -arch="$arch" "$source" -o "$out/$stem.ptx"
+cubin "$stem" "$out/$stem.ptx"
+# The capped modules are small (-DLAB_REGS_ONLY: the twin's capped modules hold only the register
+# experiment's entry, as the Rust ones do; another file may ignore it): build them side by side.
+pids=()
+for cap in $caps; do
+  cubin "${stem}_cap$cap" -DNO_LAUNCH_BOUNDS -DLAB_REGS_ONLY -maxrregcount="$cap" "$source" &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+echo "build.sh: $out/$stem.cubin and $(wc -w <<<"$caps") capped modules for $arch ($("$nvcc" --version | grep -o 'release [0-9.]*, V[0-9.]*'))"

@@ -1,0 +1,180 @@
+// The twin's kernels run on the CPU (cuda_on_cpu.h), for every line of the generated variant
+// table (../variants.h): each GEMM line against an f64 product at sizes that take each of its
+// paths, each point of the copy grid against the source, and each FMA line's results printed for
+// the Rust test (xtask/tests/twin_cpu.rs) to compare bit for bit with the lab's CPU reference.
+// This checks the CUDA C++ algorithm (indices, edges, the pipeline's order of copies, waits and
+// barriers), not nvcc's code: that is for the GPU run (nvcc/check_on_gpu.sh).
+//
+// Output: one line per check, `ok ...` or `FAIL ...`, and `fma ILP G A B ITERS OUT` lines (floats
+// as their bits); the exit status is 1 when a check failed.
+
+#include "cuda_on_cpu.h"
+
+#include <algorithm>
+#include <limits>
+#include <random>
+#include <thread>
+
+#include "../chase.cuh"
+#include "../fma_ilp.cuh"
+#include "../gemm_seed.cuh"
+#include "../gemm_tuned.cuh"
+#include "../memcpy.cuh"
+
+namespace {
+
+// Runs `kernel` over a (gx, gy) grid of `threads`-thread blocks, one block at a time: each thread
+// an OS thread (for kernels with barriers) or a call in turn.
+template <class Kernel>
+void launch(unsigned gx, unsigned gy, unsigned threads, bool barriers, Kernel kernel) {
+    gridDim = {gx, gy, 1};
+    blockDim = {threads, 1, 1};
+    for (unsigned by = 0; by < gy; ++by)
+        for (unsigned bx = 0; bx < gx; ++bx) {
+            std::fill(std::begin(lab_dyn_smem), std::end(lab_dyn_smem), std::numeric_limits<float>::quiet_NaN());
+            auto thread = [&, bx, by](unsigned t) {
+                threadIdx = {t, 0, 0};
+                blockIdx = {bx, by, 0};
+                kernel();
+                lab::check_no_copies_in_flight();
+            };
+            if (!barriers) {
+                for (unsigned t = 0; t < threads; ++t) thread(t);
+                continue;
+            }
+            std::barrier<> barrier(threads);
+            block_barrier = &barrier;
+            std::vector<std::thread> pool;
+            for (unsigned t = 0; t < threads; ++t) pool.emplace_back(thread, t);
+            for (auto& t : pool) t.join();
+        }
+}
+
+struct Gemm {
+    unsigned m, n, k;
+    float alpha, beta;
+    // B one float past a 16-byte boundary: the one-float staging path even when 4 divides N.
+    bool b_misaligned;
+};
+
+// Runs `run(a, b, c)` on random matrices and compares C with alpha*A*B + beta*C in f64.
+template <class Run>
+bool check_gemm(const char* entry, const Gemm& g, Run run) {
+    std::mt19937 rng(g.m * 131 + g.n * 17 + g.k);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> a(std::size_t(g.m) * g.k), b_store(std::size_t(g.k) * g.n + 4), c(std::size_t(g.m) * g.n);
+    float* b = b_store.data() + (g.b_misaligned ? 1 : 0);
+    for (auto& x : a) x = uniform(rng);
+    for (std::size_t i = 0; i < std::size_t(g.k) * g.n; ++i) b[i] = uniform(rng);
+    for (auto& x : c) x = uniform(rng);
+    const std::vector<float> c0 = c;
+    run(a.data(), b, c.data());
+    double worst = 0;
+    for (unsigned i = 0; i < g.m; ++i)
+        for (unsigned j = 0; j < g.n; ++j) {
+            double sum = 0;
+            for (unsigned q = 0; q < g.k; ++q) sum += double(a[std::size_t(i) * g.k + q]) * b[std::size_t(q) * g.n + j];
+            const double old = g.beta == 0.0f ? 0.0 : double(g.beta) * c0[std::size_t(i) * g.n + j];
+            const double err = std::fabs(double(g.alpha) * sum + old - c[std::size_t(i) * g.n + j]);
+            worst = std::isnan(err) ? std::numeric_limits<double>::infinity() : std::max(worst, err);
+        }
+    // f32 accumulation of k products of magnitude <= 1: far below any misplaced or missing term.
+    const double tolerance = 1e-5 + 2e-6 * g.k;
+    const bool ok = worst <= tolerance;
+    std::printf("%s %s %ux%ux%u alpha %g beta %g%s: worst error %.3g (tolerance %.3g)\n", ok ? "ok" : "FAIL", entry,
+                g.m, g.n, g.k, g.alpha, g.beta, g.b_misaligned ? ", B misaligned" : "", worst, tolerance);
+    return ok;
+}
+
+template <int TM, int TN>
+bool check_seed(const char* entry, unsigned threads) {
+    using namespace lab::seed;
+    bool ok = true;
+    for (const Gemm& g : {Gemm{2 * BM, BN, 2 * BM, 1.5f, 0.5f, false}, Gemm{BM, 2 * BN, BM, 1.0f, 0.0f, false}})
+        ok &= check_gemm(entry, g, [&](const float* a, const float* b, float* c) {
+            launch(g.n / BN, g.m / BM, threads, true,
+                   [&] { gemm<TM, TN>(a, b, c, g.m, g.n, g.k, g.alpha, g.beta); });
+        });
+    return ok;
+}
+
+template <class S>
+bool check_tuned(const char* entry) {
+    bool ok = true;
+    for (const Gemm& g : {
+             // Edge tiles in both directions, N not a multiple of 4 (B and C one float at a
+             // time), K not a multiple of BK.
+             Gemm{S::BM + 1, S::BN + 5, 2 * S::BK + 3, 1.5f, 0.5f, false},
+             // 16-byte staging of B and stores of C, beta 0 (C not read), a partial last slice.
+             Gemm{S::BM + 7, S::BN + 4, 3 * S::BK + 1, 1.0f, 0.0f, false},
+             // Whole tiles, more slices than stages, B misaligned.
+             Gemm{S::BM, S::BN, 4 * S::BK * S::STAGES, 1.5f, 0.5f, true},
+             // Smaller than one tile and one slice.
+             Gemm{3, 5, 1, 1.5f, 0.5f, false},
+         })
+        ok &= check_gemm(entry, g, [&](const float* a, const float* b, float* c) {
+            launch((g.n + S::BN - 1) / S::BN, (g.m + S::BM - 1) / S::BM, S::THREADS, true,
+                   [&] { lab::tuned::gemm<S>(a, b, c, g.m, g.n, g.k, g.alpha, g.beta); });
+        });
+    return ok;
+}
+
+// The copy over n floats (two blocks and a ragged tail): whole vectors copied, the rest untouched.
+template <unsigned THREADS, int LOADS, int WIDTH>
+bool check_copy(const char* entry) {
+    const unsigned long long per_block = 1ull * THREADS * LOADS * WIDTH;
+    const unsigned long long n = 2 * per_block + 3;
+    std::vector<float> src_store(n + 4), dst_store(n + 4, -1.0f);
+    // 16-byte aligned, as the host's buffers are.
+    float* src = src_store.data() + (4 - reinterpret_cast<std::uintptr_t>(src_store.data()) / 4 % 4) % 4;
+    float* dst = dst_store.data() + (4 - reinterpret_cast<std::uintptr_t>(dst_store.data()) / 4 % 4) % 4;
+    for (unsigned long long i = 0; i < n; ++i) src[i] = float(i);
+    launch(unsigned((n + per_block - 1) / per_block), 1, THREADS, false,
+           [&] { lab::copy::memcpy<THREADS, LOADS, WIDTH>(src, dst, n); });
+    const unsigned long long whole = n / WIDTH * WIDTH;
+    unsigned long long wrong = 0;
+    for (unsigned long long i = 0; i < n; ++i) wrong += dst[i] != (i < whole ? src[i] : -1.0f);
+    std::printf("%s %s n=%llu: %llu floats wrong\n", wrong == 0 ? "ok" : "FAIL", entry, n, wrong);
+    return wrong == 0;
+}
+
+std::uint32_t bits(float x) {
+    std::uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+}
+
+// Prints what fma_ilp<ILP> writes for a few threads, for the Rust test to compare with the lab's
+// CPU reference.
+template <int ILP>
+void print_fma(const char*) {
+    const float a = 0.999f, b = 0.5f;
+    for (int iters : {0, 20}) {
+        for (unsigned g : {0u, 1u, 4095u, 4096u, 70001u}) {
+            std::vector<float> out(g + 1);
+            gridDim = {g / 256 + 1, 1, 1};
+            blockDim = {256, 1, 1};
+            blockIdx = {g / 256, 0, 0};
+            threadIdx = {g % 256, 0, 0};
+            lab::fma::fma_ilp<ILP>(out.data(), a, b, iters);
+            std::printf("fma %d %u %u %u %d %u\n", ILP, g, bits(a), bits(b), iters, bits(out[g]));
+        }
+    }
+}
+
+}  // namespace
+
+int main() {
+    bool ok = true;
+    // One check per table line (the generated header's invocations).
+#define LAB_GEMM_SEED(NAME, threads, min_blocks, tm, tn) ok &= check_seed<tm, tn>(#NAME, threads);
+#define LAB_GEMM_TUNED(NAME, threads, min_blocks, shared_bytes, bm, bn, bk, wm, wn, tm, tn, stages) \
+    ok &= check_tuned<lab::tuned::Shape<bm, bn, bk, wm, wn, tm, tn, stages>>(#NAME);
+#define LAB_MEMCPY(NAME, threads, loads, width) ok &= check_copy<threads, loads, width>(#NAME);
+#define LAB_FMA_ILP(NAME, ilp) print_fma<ilp>(#NAME);
+// The chase's result is one thread's walk of a ring; it is checked on the GPU only.
+#define LAB_CHASE(NAME)
+#include "../variants.h"
+    std::printf("%s\n", ok ? "twin_on_cpu: every check passed" : "twin_on_cpu: some checks FAILED");
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,55 @@
+// The strided copy in CUDA C++: kernels-gpu/src/memcpy.rs. Thread g moves vectors
+// g + i*grid_stride (i < LOADS) of WIDTH floats each, and issues all LOADS loads before its first
+// store, so that it keeps LOADS*WIDTH*4 bytes in flight.
+//
+// The loads are coherent (plain `ld.global`, as memcpy.rs's `Vector::load`): `src` is not
+// `__restrict__`, so it may alias `dst`, and neither nvcc nor ptxas may move a load below a
+// store. With the read-only path a copy's loads could sink between its stores, leaving fewer
+// bytes in flight than LOADS says, which is the quantity the bytes-in-flight experiments vary.
+#pragma once
+
+namespace lab::copy {
+
+// WIDTH consecutive floats moved as one access: float, float2 (8 bytes) or float4 (16 bytes).
+template <int WIDTH>
+struct Vector;
+template <>
+struct Vector<1> {
+    using type = float;
+};
+template <>
+struct Vector<2> {
+    using type = float2;
+};
+template <>
+struct Vector<4> {
+    using type = float4;
+};
+
+// memcpy.rs `memcpy`: launched with THREADS threads per block; src and dst hold n floats, are
+// 4*WIDTH-byte aligned and do not overlap.
+template <unsigned THREADS, int LOADS, int WIDTH>
+__device__ __forceinline__ void memcpy(const float* src, float* dst, unsigned long long n) {
+    using V = typename Vector<WIDTH>::type;
+    const unsigned long long grid_stride = (unsigned long long)gridDim.x * THREADS;
+    const unsigned long long first = (unsigned long long)blockIdx.x * THREADS + threadIdx.x;
+    // Only whole vectors are copied, as in the blog's kernel: vector v is in range when its
+    // last float is.
+    auto in_range = [n](unsigned long long v) { return v * WIDTH + (WIDTH - 1) < n; };
+    const V* from = reinterpret_cast<const V*>(src);
+    V* to = reinterpret_cast<V*>(dst);
+
+    V staged[LOADS];
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i) {
+        const unsigned long long v = first + i * grid_stride;
+        staged[i] = in_range(v) ? from[v] : V{};
+    }
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i) {
+        const unsigned long long v = first + i * grid_stride;
+        if (in_range(v)) to[v] = staged[i];
+    }
+}
+
+}  // namespace lab::copy

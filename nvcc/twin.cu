@@ -1,0 +1,68 @@
+// nvcc's twin of the lab's kernels: every entry the Rust module exports (kernels-gpu), with the
+// same names, parameter lists, launch bounds and results, written in CUDA C++ so that the lab can
+// compare rustc's build of its kernels with nvcc's build of the same algorithms.
+//
+// The entries come from variants.h, which `cargo xtask build --nvcc` generates from the variant
+// table (kernels-gpu/src/variants.rs): one macro invocation per entry, each macro defined below.
+// A table line of a family this file has no macro for stops the build with an #error.
+//
+// Builds (nvcc/build.sh, the lab's one recipe; `cargo xtask build --nvcc` runs it):
+//   the main module: launch bounds as the Rust main module has them;
+//   -DNO_LAUNCH_BOUNDS -maxrregcount=N: no bounds, so that the register cap binds (ptxas ignores
+//   -maxrregcount on an entry with bounds); with -DLAB_REGS_ONLY, only the register experiment's
+//   GEMM entry, as the Rust capped modules hold only that one.
+
+#include "chase.cuh"
+#include "fma_ilp.cuh"
+#include "gemm_seed.cuh"
+#include "gemm_tuned.cuh"
+#include "memcpy.cuh"
+
+// The launch bound of an entry whose table line fixes its block size (`.maxntid`, and
+// `.minnctapersm` where min_blocks is not 0), as xtask's `with_launch_bounds` gives the Rust entry.
+#ifdef NO_LAUNCH_BOUNDS
+#define LAB_BOUNDS(threads, min_blocks)
+#else
+#define LAB_BOUNDS(threads, min_blocks) __launch_bounds__(threads, min_blocks)
+#endif
+
+// The GEMM ABI (variants.rs `abi:` gemm): (a, b, c, m, n, k, alpha, beta).
+#define LAB_GEMM_PARAMS \
+    const float *__restrict__ a, const float *__restrict__ b, float *c, int m, int n, int k, float alpha, float beta
+
+// A seed GEMM line: 64x64x8 block tile, tm x tn per thread; the table's block size is checked
+// against the tile's own.
+#define LAB_GEMM_SEED(NAME, threads, min_blocks, tm, tn)                                          \
+    static_assert((threads) == lab::seed::BM * lab::seed::BN / ((tm) * (tn)), #NAME ": threads"); \
+    extern "C" __global__ void LAB_BOUNDS(threads, min_blocks) NAME(LAB_GEMM_PARAMS) {             \
+        lab::seed::gemm<tm, tn>(a, b, c, m, n, k, alpha, beta);                                   \
+    }
+
+// A tuned GEMM line: block, warp and thread tiles and pipeline stages. The table's block size and
+// dynamic shared memory (what the host launches it with) are checked against the shape's own.
+#define LAB_GEMM_TUNED(NAME, threads, min_blocks, shared_bytes, bm, bn, bk, wm, wn, tm, tn, stages)    \
+    using NAME##_shape = lab::tuned::Shape<bm, bn, bk, wm, wn, tm, tn, stages>;                       \
+    static_assert(NAME##_shape::THREADS == (threads), #NAME ": threads");                             \
+    static_assert(NAME##_shape::SHARED_BYTES == (shared_bytes), #NAME ": dynamic shared memory");     \
+    extern "C" __global__ void LAB_BOUNDS(threads, min_blocks) NAME(LAB_GEMM_PARAMS) {                \
+        lab::tuned::gemm<NAME##_shape>(a, b, c, m, n, k, alpha, beta);                                \
+    }
+
+// A point of the memcpy grid (variants.rs `abi:` memcpy: src, dst, n).
+#define LAB_MEMCPY(NAME, threads, loads, width)                                                          \
+    extern "C" __global__ void LAB_BOUNDS(threads, 0) NAME(const float* src, float* dst, unsigned long long n) { \
+        lab::copy::memcpy<threads, loads, width>(src, dst, n);                                                \
+    }
+
+// An FMA line (variants.rs `abi:` fma_ilp: out, a, b, iters); launched with many block sizes, so
+// no launch bound, as the Rust entry.
+#define LAB_FMA_ILP(NAME, ilp) \
+    extern "C" __global__ void NAME(float* out, float a, float b, int iters) { lab::fma::fma_ilp<ilp>(out, a, b, iters); }
+
+// The chase line (variants.rs `abi:` chase: next, start, steps, out); one thread, no bound.
+#define LAB_CHASE(NAME)                                                                                 \
+    extern "C" __global__ void NAME(const unsigned* next, unsigned start, unsigned steps, unsigned long long* out) { \
+        lab::chase::chase(next, start, steps, out);                                                     \
+    }
+
+#include "variants.h"

@@ -1,0 +1,336 @@
+//! `nvcc/variants.h`: the variant table as the CUDA C++ twin (`nvcc/twin.cu`) reads it, one
+//! macro invocation per entry of [`variants::entries`], so that a table line flows into the twin
+//! as it flows into the Rust module.
+//!
+//! Each entry maps to the macro of its family (`LAB_GEMM_SEED`, `LAB_GEMM_TUNED`, `LAB_MEMCPY`,
+//! `LAB_FMA_ILP`, `LAB_CHASE`) through exhaustive matches on the table's family enums: a new
+//! family does not compile here until it is given a macro (and `twin.cu` a kernel for it) or is
+//! skipped as checking machinery with [`Line::NotMeasured`]. The header also refuses, with an
+//! `#error`, to be included by a file that does not define every macro it uses.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use kernels_gpu::variants::{
+    self, EntryDecl, Family, GemmFamily, GemmVariant, CHASE, FMA, GEMM, MEMCPY_GRID, REGS,
+};
+
+/// The header, relative to the workspace root.
+pub const HEADER: &str = "nvcc/variants.h";
+/// The twin's source, relative to the workspace root.
+pub const SOURCE: &str = "nvcc/twin.cu";
+
+#[derive(Debug, thiserror::Error)]
+pub enum HeaderError {
+    #[error("table entry `{entry}` ({family:?}) has no line in its family's table")]
+    NoLine { entry: String, family: Family },
+    #[error("writing {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What the twin does with one table entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    /// A macro invocation that defines the entry: `MACRO(NAME, ...)`.
+    Entry {
+        name: &'static str,
+        invocation: String,
+    },
+    /// An entry of the lab's checking machinery (not a measured variant): the twin need not
+    /// mirror it, and the header says so in a comment.
+    NotMeasured {
+        name: &'static str,
+        why: &'static str,
+    },
+}
+
+impl Line {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Line::Entry { name, .. } | Line::NotMeasured { name, .. } => name,
+        }
+    }
+
+    /// The macro this line invokes, if it defines an entry.
+    fn macro_name(&self) -> Option<&str> {
+        match self {
+            Line::Entry { invocation, .. } => invocation.split('(').next(),
+            Line::NotMeasured { .. } => None,
+        }
+    }
+}
+
+/// The twin's line for one table entry.
+pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
+    let missing = || HeaderError::NoLine {
+        entry: e.name.to_owned(),
+        family: e.family,
+    };
+    let invocation = match e.family {
+        Family::Gemm => {
+            let v = GEMM
+                .iter()
+                .find(|v| v.entry == e.name)
+                .ok_or_else(missing)?;
+            gemm_invocation(v)
+        }
+        Family::Memcpy => {
+            let p = MEMCPY_GRID
+                .iter()
+                .find(|p| p.entry == e.name)
+                .ok_or_else(missing)?;
+            format!(
+                "LAB_MEMCPY({}, {}, {}, {})",
+                p.entry, p.threads, p.loads, p.width
+            )
+        }
+        Family::FmaIlp => {
+            let v = FMA.iter().find(|v| v.entry == e.name).ok_or_else(missing)?;
+            format!("LAB_FMA_ILP({}, {})", v.entry, v.ilp)
+        }
+        Family::Chase => format!("LAB_CHASE({})", CHASE.entry),
+        Family::GemmRef | Family::GemmCheck => {
+            return Ok(Line::NotMeasured {
+                name: e.name,
+                why: "the GEMM check's own kernel: every timed module is checked by the Rust one",
+            })
+        }
+        // The tensor-core families' twin kernels are not written yet: until they are, a compared
+        // run has no nvcc figures for them, and the header says so.
+        Family::Bf16Gemm | Family::MmaIlp => {
+            return Ok(Line::NotMeasured {
+                name: e.name,
+                why: "tensor-core twin not written yet",
+            })
+        }
+    };
+    Ok(Line::Entry {
+        name: e.name,
+        invocation,
+    })
+}
+
+/// A GEMM line's invocation: the launch bound (threads, minimum blocks per SM, 0 for none) first,
+/// then the tiles.
+fn gemm_invocation(v: &GemmVariant) -> String {
+    let min_blocks = v.min_blocks_per_sm().unwrap_or(0);
+    match v.family {
+        GemmFamily::Seed => format!(
+            "LAB_GEMM_SEED({}, {}, {min_blocks}, {}, {})",
+            v.entry,
+            v.threads(),
+            v.tm,
+            v.tn
+        ),
+        GemmFamily::Tuned => {
+            let (wm, wn) = v.warp.expect("a tuned line has a warp tile");
+            format!(
+                "LAB_GEMM_TUNED({}, {}, {min_blocks}, {}, {}, {}, {}, {wm}, {wn}, {}, {}, {})",
+                v.entry,
+                v.threads(),
+                v.dynamic_shared_bytes(),
+                v.bm,
+                v.bn,
+                v.bk,
+                v.tm,
+                v.tn,
+                v.stages
+            )
+        }
+    }
+}
+
+/// Every table entry's twin line, in table order.
+pub fn lines() -> Result<Vec<Line>, HeaderError> {
+    variants::entries().map(|e| line(&e)).collect()
+}
+
+/// The names of the entries the twin defines, in table order.
+pub fn twin_entries() -> Result<Vec<&'static str>, HeaderError> {
+    Ok(lines()?
+        .into_iter()
+        .filter_map(|l| match l {
+            Line::Entry { name, .. } => Some(name),
+            Line::NotMeasured { .. } => None,
+        })
+        .collect())
+}
+
+/// The header's text.
+pub fn render() -> Result<String, HeaderError> {
+    let lines = lines()?;
+    let mut macros: Vec<&str> = lines.iter().filter_map(Line::macro_name).collect();
+    macros.sort_unstable();
+    macros.dedup();
+    let regs = REGS.gemm().entry;
+    let regs_line = lines
+        .iter()
+        .find(|l| l.name() == regs)
+        .expect("the regs experiment's entry is a table entry");
+
+    let mut h = String::new();
+    let w = &mut h;
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        w,
+        "// Generated from the variant table (kernels-gpu/src/variants.rs) by `cargo xtask build --nvcc`;\n\
+         // do not edit. One macro invocation per entry of the Rust module, in table order; nvcc/twin.cu\n\
+         // defines the macros.\n\
+         #pragma once\n"
+    );
+    for m in &macros {
+        let _ = writeln!(
+            w,
+            "#ifndef {m}\n#error \"the including file defines no {m}: it has no kernel for these table lines\"\n#endif"
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\n// The register-cap experiment's caps (variants.rs `regs:`), for build scripts.\n\
+         #define LAB_REGS_CAPS \"{}\"\n",
+        REGS.caps
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let _ = writeln!(
+        w,
+        "// The tuned GEMM lines' labels, for check scripts.\n#define LAB_TUNED_LABELS \"{}\"\n",
+        GEMM.iter()
+            .filter(|v| v.family == GemmFamily::Tuned)
+            .map(|v| v.label)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let _ = writeln!(w, "#ifndef LAB_REGS_ONLY");
+    for l in &lines {
+        match l {
+            Line::Entry { invocation, .. } => {
+                let _ = writeln!(w, "{invocation}");
+            }
+            Line::NotMeasured { name, why } => {
+                let _ = writeln!(w, "// not in the twin: {name} ({why})");
+            }
+        }
+    }
+    let _ = writeln!(
+        w,
+        "#else\n// The capped modules hold only the register-cap experiment's GEMM entry, as the Rust ones do."
+    );
+    match regs_line {
+        Line::Entry { invocation, .. } => {
+            let _ = writeln!(w, "{invocation}");
+        }
+        Line::NotMeasured { name, .. } => {
+            let _ = writeln!(w, "#error \"{name} is not in the twin\"");
+        }
+    }
+    let _ = writeln!(w, "#endif");
+    Ok(h)
+}
+
+/// Writes the header into the workspace when its text differs (so an unchanged header keeps its
+/// timestamp); returns whether it was written.
+pub fn write(workspace: &Path) -> Result<bool, HeaderError> {
+    let path = workspace.join(HEADER);
+    let text = render()?;
+    if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+        return Ok(false);
+    }
+    std::fs::write(&path, text).map_err(|source| HeaderError::Io { path, source })?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_entry_has_a_twin_line_in_table_order() {
+        let lines = lines().unwrap();
+        let names: Vec<&str> = lines.iter().map(Line::name).collect();
+        let table: Vec<&str> = variants::entries().map(|e| e.name).collect();
+        assert_eq!(names, table);
+    }
+
+    #[test]
+    fn lines_carry_the_tables_numbers() {
+        let c = GEMM.iter().find(|v| v.label == "C").unwrap();
+        assert_eq!(
+            line(&variants::entry(c.entry).unwrap()).unwrap(),
+            Line::Entry {
+                name: c.entry,
+                invocation: "LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)".into()
+            }
+        );
+        let r3 = GEMM.iter().find(|v| v.label == "R3").unwrap();
+        let Line::Entry { invocation, .. } = line(&variants::entry(r3.entry).unwrap()).unwrap()
+        else {
+            panic!("R3 is measured")
+        };
+        assert_eq!(
+            invocation,
+            format!(
+                "LAB_GEMM_TUNED({}, 256, 0, {}, 128, 256, 8, 64, 64, 8, 16, 3)",
+                r3.entry,
+                r3.dynamic_shared_bytes()
+            )
+        );
+        let t14 = variants::entry("memcpy_t32_l14_w4").unwrap();
+        assert_eq!(
+            line(&t14).unwrap().macro_name(),
+            Some("LAB_MEMCPY"),
+            "{:?}",
+            line(&t14)
+        );
+    }
+
+    #[test]
+    fn the_header_guards_every_macro_and_names_the_capped_entry() {
+        let h = render().unwrap();
+        for m in [
+            "LAB_GEMM_SEED",
+            "LAB_GEMM_TUNED",
+            "LAB_MEMCPY",
+            "LAB_FMA_ILP",
+            "LAB_CHASE",
+        ] {
+            assert!(h.contains(&format!("#ifndef {m}\n#error")), "{m}");
+        }
+        let (all, capped) = h.split_once("#else").unwrap();
+        let measured = variants::entries()
+            .filter(|e| matches!(line(e), Ok(Line::Entry { .. })))
+            .count();
+        assert_eq!(
+            all.matches("\nLAB_").count(),
+            measured,
+            "one invocation per measured entry"
+        );
+        assert_eq!(capped.matches("\nLAB_").count(), 1);
+        assert!(capped.contains(&format!("({}, ", REGS.gemm().entry)));
+        let caps: Vec<String> = REGS.caps.iter().map(u32::to_string).collect();
+        assert!(h.contains(&format!("#define LAB_REGS_CAPS \"{}\"", caps.join(" "))));
+        let tuned: Vec<&str> = GEMM
+            .iter()
+            .filter(|v| v.family == GemmFamily::Tuned)
+            .map(|v| v.label)
+            .collect();
+        assert!(!tuned.is_empty());
+        assert!(h.contains(&format!("#define LAB_TUNED_LABELS \"{}\"", tuned.join(","))));
+    }
+
+    #[test]
+    fn a_line_without_a_table_row_is_an_error() {
+        let ghost = EntryDecl {
+            name: "gemm_tm3_tn3",
+            family: Family::Gemm,
+            max_threads: Some(64),
+        };
+        let err = line(&ghost).unwrap_err().to_string();
+        assert!(err.contains("gemm_tm3_tn3"), "{err}");
+    }
+}

@@ -1,0 +1,216 @@
+//! nvcc's twin of the kernels (`nvcc/`): its generated header against the variant table (no
+//! nvcc needed), and, where nvcc is found, its build for sm_90 and sm_80 through `nvcc/build.sh`
+//! held to the table (entries, parameter lists, launch bounds) and to the Rust build's bars
+//! (no spills or stack where the Rust module has none, register caps that bind). Without nvcc
+//! those tests are listed as ignored, with the reason.
+
+use std::path::{Path, PathBuf};
+
+use kernels_gpu::variants::{self, GemmFamily, GEMM, REGS};
+use xtask::modules::ModuleKind;
+use xtask::twin_header::{self, HEADER, SOURCE};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+#[test]
+fn the_committed_header_is_the_tables() {
+    let committed = std::fs::read_to_string(workspace().join(HEADER)).unwrap();
+    assert!(
+        committed == twin_header::render().unwrap(),
+        "{HEADER} is not the variant table's: run `cargo xtask build --nvcc` to regenerate it \
+         (it does so before it looks for nvcc), and commit it"
+    );
+}
+
+#[test]
+fn the_twin_defines_every_macro_the_header_invokes() {
+    let header = twin_header::render().unwrap();
+    let source = std::fs::read_to_string(workspace().join(SOURCE)).unwrap();
+    let invoked: std::collections::BTreeSet<&str> = header
+        .lines()
+        .filter(|l| l.starts_with("LAB_"))
+        .filter_map(|l| l.split('(').next())
+        .collect();
+    assert_eq!(invoked.len(), 5, "{invoked:?}");
+    for m in invoked {
+        assert!(
+            source.contains(&format!("#define {m}(")),
+            "{SOURCE} defines no {m}"
+        );
+    }
+    assert!(source.contains("#include \"variants.h\""));
+}
+
+/// The tests below need nvcc; xtask's build script sets `lab_nvcc` where it finds one.
+mod with_nvcc {
+    use super::*;
+    use std::sync::OnceLock;
+    use xtask::nvcc;
+    use xtask::twin::{self, Twin};
+
+    fn nvcc() -> PathBuf {
+        nvcc::find().expect("the build script found nvcc")
+    }
+
+    /// The twin built for `arch` by `nvcc/build.sh` from the committed header.
+    fn built(arch: &'static str) -> &'static Twin {
+        static SM90: OnceLock<Twin> = OnceLock::new();
+        static SM80: OnceLock<Twin> = OnceLock::new();
+        let cell = match arch {
+            "sm_90" => &SM90,
+            "sm_80" => &SM80,
+            _ => panic!("no cell for {arch}"),
+        };
+        cell.get_or_init(|| {
+            let ws = workspace();
+            let dir = ws.join("target/test-twin").join(arch);
+            let source = ws.join(SOURCE);
+            nvcc::build(&ws, &nvcc(), &source, arch, &dir).expect("nvcc/build.sh");
+            let version = xtask::ptxas::version(&nvcc()).unwrap();
+            twin::load(&source, &dir, &version).expect("the build's files")
+        })
+    }
+
+    fn check_arch(arch: &'static str) {
+        let t = built(arch);
+        assert_eq!(t.manifest.arch, arch);
+        let wrong = twin::mismatches(t).unwrap();
+        assert!(wrong.is_empty(), "{arch}:\n{}", wrong.join("\n"));
+        let bad = twin::bars(t);
+        assert!(bad.is_empty(), "{arch}: bars not met:\n{}", bad.join("\n"));
+        let spills = twin::grid_spills(t);
+        eprintln!("{arch}: {} grid copies spill in the twin:", spills.len());
+        for line in &spills {
+            eprintln!("  {line}");
+        }
+        // Accumulators in registers: every GEMM line whose tile fits the register file holds at
+        // least one register per accumulator and no stack.
+        for v in GEMM.iter().filter(|v| v.accumulators() <= 128) {
+            let e = t.manifest.entry(ModuleKind::Main, v.entry).unwrap();
+            assert!(
+                e.registers >= v.accumulators() && e.stack_frame == 0,
+                "{arch}: {} {}: {} registers, {} B stack",
+                v.label,
+                v.entry,
+                e.registers,
+                e.stack_frame
+            );
+        }
+        // For the record (and the lead's comparison with the Rust build's manifest).
+        for v in GEMM {
+            let e = t.manifest.entry(ModuleKind::Main, v.entry).unwrap();
+            eprintln!(
+                "{arch}: twin {:<3} {:<45} {:>3} regs, spill {}/{} B",
+                v.label, v.entry, e.registers, e.spill_stores, e.spill_loads
+            );
+        }
+        let c = REGS.gemm().entry;
+        let regs: Vec<u32> = REGS
+            .caps
+            .iter()
+            .map(|&cap| {
+                t.manifest
+                    .entry(ModuleKind::Capped { cap }, c)
+                    .unwrap()
+                    .registers
+            })
+            .collect();
+        eprintln!(
+            "{arch}: twin {c} registers at caps {:?}: {regs:?}",
+            REGS.caps
+        );
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(lab_nvcc),
+        ignore = "needs nvcc: set NVCC or install the CUDA toolkit (xtask/src/nvcc/mod.rs, NOT_FOUND)"
+    )]
+    fn the_sm90_twin_matches_the_table_and_meets_the_bars() {
+        check_arch("sm_90");
+    }
+
+    #[test]
+    #[cfg_attr(
+        not(lab_nvcc),
+        ignore = "needs nvcc: set NVCC or install the CUDA toolkit (xtask/src/nvcc/mod.rs, NOT_FOUND)"
+    )]
+    fn the_sm80_twin_matches_the_table_and_meets_the_bars() {
+        check_arch("sm_80");
+    }
+
+    /// The checks fail on a twin that departs from the table: a renamed entry, a parameter of
+    /// another type, a launch bound dropped.
+    #[test]
+    #[cfg_attr(
+        not(lab_nvcc),
+        ignore = "needs nvcc: set NVCC or install the CUDA toolkit (xtask/src/nvcc/mod.rs, NOT_FOUND)"
+    )]
+    fn the_checks_catch_a_twin_that_departs_from_the_table() {
+        let t = built("sm_90");
+        let broken = |ptx: String| {
+            let mut b = t.clone();
+            b.ptx = ptx;
+            twin::mismatches(&b).unwrap()
+        };
+        let renamed = broken(t.ptx.replace("memcpy_t32_l14_w4", "memcpy_t32_l14_w3"));
+        assert!(
+            renamed.iter().any(|l| l.contains("memcpy_t32_l14_w3"))
+                && renamed.iter().any(|l| l.contains("lacks")),
+            "{renamed:?}"
+        );
+        let fma = variants::FMA[0].entry;
+        let retyped = broken(t.ptx.replace(
+            &format!(".param .u32 {fma}_param_3"),
+            &format!(".param .f32 {fma}_param_3"),
+        ));
+        assert!(
+            retyped.iter().any(|l| l.contains(fma) && l.contains("abi")),
+            "{retyped:?}"
+        );
+        let r1 = GEMM.iter().find(|v| v.family == GemmFamily::Tuned).unwrap();
+        let head = t.ptx.find(&format!(".entry {}(", r1.entry)).unwrap();
+        let bound = head + t.ptx[head..].find(".maxntid").unwrap();
+        let mut unbounded = t.ptx.clone();
+        unbounded.replace_range(bound..bound + ".maxntid".len(), ".reqntid");
+        let unbounded = broken(unbounded);
+        assert!(
+            unbounded
+                .iter()
+                .any(|l| l.contains(r1.entry) && l.contains("launch bound")),
+            "{unbounded:?}"
+        );
+    }
+
+    /// A table line whose family the including file has no macro for stops the build, naming it.
+    #[test]
+    #[cfg_attr(
+        not(lab_nvcc),
+        ignore = "needs nvcc: set NVCC or install the CUDA toolkit (xtask/src/nvcc/mod.rs, NOT_FOUND)"
+    )]
+    fn a_family_without_a_kernel_stops_the_build() {
+        let dir = workspace().join("target/test-twin");
+        std::fs::create_dir_all(&dir).unwrap();
+        let cu = dir.join("no_chase.cu");
+        std::fs::write(
+            &cu,
+            "#define LAB_GEMM_SEED(...)\n#define LAB_GEMM_TUNED(...)\n#define LAB_MEMCPY(...)\n\
+             #define LAB_FMA_ILP(...)\n#include \"variants.h\"\n",
+        )
+        .unwrap();
+        let out = std::process::Command::new(nvcc())
+            .args(["-E", "-I"])
+            .arg(workspace().join("nvcc"))
+            .arg(&cu)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "the build went on: {stderr}");
+        assert!(stderr.contains("defines no LAB_CHASE"), "{stderr}");
+    }
+}
