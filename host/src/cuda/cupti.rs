@@ -46,6 +46,8 @@ type Status = i32;
 const SUCCESS: Status = 0;
 /// `CUPTI_ACTIVITY_FLAG_FLUSH_FORCED`: deliver records of buffers not yet full.
 const FLUSH_FORCED: u32 = 1;
+/// Flushes tried before a call is taken to have launched no kernel.
+const FLUSH_ATTEMPTS: u32 = 5;
 
 type EnableFn = unsafe extern "C" fn(u32) -> Status;
 type FlushAllFn = unsafe extern "C" fn(u32) -> Status;
@@ -249,10 +251,21 @@ impl Cupti {
         })?;
         let ran = call().and_then(|()| gpu.synchronize());
         // Flushed and disabled whether or not the call worked, so that no recording outlives it.
-        // SAFETY: flushes CUPTI's buffers through the callbacks registered at open.
-        let flushed = self.check("cuptiActivityFlushAll", unsafe {
-            (self.flush_all)(FLUSH_FORCED)
-        });
+        // A forced flush delivers only complete records; one still being completed after the
+        // synchronization is waited for, a little, when none came.
+        let mut flushed = Ok(());
+        for attempt in 0..FLUSH_ATTEMPTS {
+            if attempt > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            // SAFETY: flushes CUPTI's buffers through the callbacks registered at open.
+            flushed = self.check("cuptiActivityFlushAll", unsafe {
+                (self.flush_all)(FLUSH_FORCED)
+            });
+            if flushed.is_err() || ran.is_err() || !delivered().is_empty() {
+                break;
+            }
+        }
         // SAFETY: a valid activity kind, enabled above.
         let disabled = self.check("cuptiActivityDisable", unsafe {
             (self.disable)(KIND_CONCURRENT_KERNEL)
