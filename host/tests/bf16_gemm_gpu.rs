@@ -21,7 +21,7 @@ use host::cuda::{
     cupti, prepare, Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape, LibraryKernel, Module,
 };
 use host::experiments::gemm_bf16::{launch_shape, Bf16GemmBuffers, TIMED};
-use host::experiments::inputs::random_floats;
+use host::experiments::gemm::GemmBuffers;
 use host::results::GemmDims;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, BF16_GEMM};
@@ -248,16 +248,12 @@ fn the_kernels_cublas_runs_are_read_through_cupti() {
     };
     for size in [4096u32, 8192] {
         let d = GemmDims::square(size);
-        let len = (size * size) as usize;
-        let a = gpu.upload(&random_floats(len, 1)).unwrap();
-        let b = gpu.upload(&random_floats(len, 2)).unwrap();
-        let mut c = gpu.zeros::<f32>(len).unwrap();
-        let sgemm = LibraryKernel::read(&gpu, || {
-            cublas.sgemm_row_major(&gpu, (d.m, d.n, d.k), 1.0, &a, &b, 0.0, &mut c)
-        })
-        .unwrap_or_else(|e| panic!("SGEMM at {size}^3: {e}"));
+        let mut fp32 = GemmBuffers::new(&gpu, d, 1).unwrap();
+        let sgemm = fp32
+            .cublas_kernel(&gpu, &cublas)
+            .unwrap_or_else(|e| panic!("SGEMM at {size}^3: {e}"));
         sane(&format!("SGEMM {size}^3"), &sgemm);
-        drop((a, b, c));
+        drop(fp32);
         let mut bf16 = Bf16GemmBuffers::new(&gpu, d, 1).unwrap();
         let gemm_ex = bf16
             .cublas_kernel(&gpu, &cublas)
