@@ -20,8 +20,8 @@ use cudarc::driver::CudaSlice;
 use host::cuda::{
     cupti, prepare, Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape, LibraryKernel, Module,
 };
-use host::experiments::gemm_bf16::{launch_shape, Bf16GemmBuffers, TIMED};
 use host::experiments::gemm::GemmBuffers;
+use host::experiments::gemm_bf16::{launch_shape, Bf16GemmBuffers, TIMED};
 use host::results::GemmDims;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, BF16_GEMM};
@@ -83,9 +83,7 @@ fn every_line_and_cublas_pass_at(gpu: &Gpu, module: &Module, cublas: &Cublas, d:
         assert!(
             m.ours.check.passed,
             "{} ({}) at {d:?}: {}",
-            v.label,
-            v.entry,
-            m.ours.check.what
+            v.label, v.entry, m.ours.check.what
         );
         let (cublas_timing, cublas_check) = m.cublas.expect("cuBLAS was timed");
         cublas_tflops.push(host::experiments::gemm_bf16::buffers::gflops(d, &cublas_timing) / 1e3);
@@ -185,7 +183,11 @@ fn cupti_records_the_labs_own_launch_as_it_was_made() {
     let gpu = gpu();
     let module = built_in(&gpu);
     let cupti = cupti().unwrap_or_else(|e| panic!("CUPTI is part of this test: {e}"));
-    eprintln!("CUPTI: {} (API version {})", cupti.library(), cupti.version());
+    eprintln!(
+        "CUPTI: {} (API version {})",
+        cupti.library(),
+        cupti.version()
+    );
     let d = dims(333, 250, 80);
     for v in BF16_GEMM {
         let kernel = module.kernel(v.entry).unwrap();
@@ -204,14 +206,21 @@ fn cupti_records_the_labs_own_launch_as_it_was_made() {
         assert_eq!(r.name, v.entry);
         assert_eq!(r.grid, [shape.grid.0, shape.grid.1, 1], "{}", v.label);
         assert_eq!(r.block, [shape.threads, 1, 1], "{}", v.label);
-        assert_eq!(r.registers_per_thread, kernel.num_regs().unwrap(), "{}", v.label);
+        assert_eq!(
+            r.registers_per_thread,
+            kernel.num_regs().unwrap(),
+            "{}",
+            v.label
+        );
         assert_eq!(r.static_shared_bytes, kernel.static_smem_bytes().unwrap());
         assert_eq!(r.dynamic_shared_bytes, shape.dyn_smem, "{}", v.label);
         assert_eq!(r.cluster_blocks(), 1, "{}", v.label);
         let read = LibraryKernel::from_records(&gpu, records).unwrap();
         assert_eq!(
             read.blocks_per_sm,
-            kernel.max_active_blocks(shape.threads, shape.dyn_smem).unwrap(),
+            kernel
+                .max_active_blocks(shape.threads, shape.dyn_smem)
+                .unwrap(),
             "{}: calculator on the record vs the driver",
             v.label
         );
@@ -241,7 +250,10 @@ fn the_kernels_cublas_runs_are_read_through_cupti() {
         assert!(!r.name.is_empty(), "{what}: no name");
         assert!(r.registers_per_thread > 0, "{what}: {r:?}");
         let threads = r.threads_per_block();
-        assert!(threads >= 32 && threads % 32 == 0 && threads <= 1024, "{what}: {r:?}");
+        assert!(
+            threads >= 32 && threads.is_multiple_of(32) && threads <= 1024,
+            "{what}: {r:?}"
+        );
         assert!(r.grid.iter().all(|&g| g > 0), "{what}: {r:?}");
         assert!(k.blocks_per_sm > 0 && k.occupancy > 0.0, "{what}: {k:?}");
         eprintln!("{what}: {}", k.describe("cuBLAS"));

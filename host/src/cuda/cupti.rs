@@ -132,7 +132,10 @@ fn cuda_roots() -> Vec<PathBuf> {
 
 /// CUPTI for this process: opened and set up on first use; the same answer every time after.
 pub fn cupti() -> Result<&'static Cupti, CuptiError> {
-    LOADED.get_or_init(Cupti::open).as_ref().map_err(Clone::clone)
+    LOADED
+        .get_or_init(Cupti::open)
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 impl Cupti {
@@ -159,7 +162,11 @@ impl Cupti {
                 .join(", "),
             reason: reasons.join("; "),
         })?;
-        fn symbol<T: Copy>(lib: &Library, library: &str, name: &'static str) -> Result<T, CuptiError> {
+        fn symbol<T: Copy>(
+            lib: &Library,
+            library: &str,
+            name: &'static str,
+        ) -> Result<T, CuptiError> {
             // SAFETY: every `T` asked for below is the C prototype of that CUPTI function
             // (cupti_activity.h, cupti_result.h, cupti_version.h); the pointer is used only while
             // `lib` lives, which is the life of the process.
@@ -325,7 +332,12 @@ unsafe extern "C" fn buffer_completed(
     }
     // SAFETY: `buffer` is a boxed slice of `size / 8` words made by `buffer_requested` (CUPTI
     // returns the size it was given), freed once, here.
-    drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(buffer.cast::<u64>(), size / 8)) });
+    drop(unsafe {
+        Box::from_raw(ptr::slice_from_raw_parts_mut(
+            buffer.cast::<u64>(),
+            size / 8,
+        ))
+    });
 }
 
 #[cfg(test)]
@@ -352,7 +364,10 @@ mod tests {
             reason: "libcupti.so.13: cannot open shared object file".into(),
         };
         let text = e.to_string();
-        assert!(text.starts_with("CUPTI not found: none of libcupti.so.13, "), "{text}");
+        assert!(
+            text.starts_with("CUPTI not found: none of libcupti.so.13, "),
+            "{text}"
+        );
         let old = CuptiError::TooOld {
             library: "libcupti.so.11".into(),
             version: 16,

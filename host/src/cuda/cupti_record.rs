@@ -233,11 +233,19 @@ mod tests {
         assert_eq!((r.cluster_blocks(), r.threads_per_block()), (2, 384));
         let res = r.resources();
         assert_eq!(
-            (res.threads, res.regs_per_thread, res.static_smem, res.dyn_smem),
+            (
+                res.threads,
+                res.regs_per_thread,
+                res.static_smem,
+                res.dyn_smem
+            ),
             (384, 168, 0, 213_000)
         );
         let text = r.launch_text();
-        assert!(text.contains("grid 66x2x1, block 384x1x1 (384 threads)"), "{text}");
+        assert!(
+            text.contains("grid 66x2x1, block 384x1x1 (384 threads)"),
+            "{text}"
+        );
         assert!(text.contains("clusters of 2x1x1"), "{text}");
     }
 

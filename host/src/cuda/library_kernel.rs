@@ -56,10 +56,7 @@ impl LibraryKernel {
 
     /// The library kernel among `records` (the longest-running; the first of equals) and its
     /// residency on `gpu`'s limits.
-    pub fn from_records(
-        gpu: &Gpu,
-        records: Vec<KernelRecord>,
-    ) -> Result<Self, LibraryKernelError> {
+    pub fn from_records(gpu: &Gpu, records: Vec<KernelRecord>) -> Result<Self, LibraryKernelError> {
         Self::on_limits(gpu.limits(), records)
     }
 
@@ -154,7 +151,10 @@ mod tests {
         assert!((k.occupancy - 12.0 / 64.0).abs() < 1e-12);
         assert!(k.limiter.contains("shared memory"), "{}", k.limiter);
         let text = k.describe("cuBLAS");
-        assert!(text.starts_with("cuBLAS ran `sm90_gemm` (grid 132x1x1"), "{text}");
+        assert!(
+            text.starts_with("cuBLAS ran `sm90_gemm` (grid 132x1x1"),
+            "{text}"
+        );
         assert!(text.contains("18.8% theoretical occupancy"), "{text}");
         assert!(text.contains("other kernel(s): splitk_reduce"), "{text}");
     }
@@ -170,6 +170,9 @@ mod tests {
         );
         let huge = record("too_big", 1024, 255, 0, 1);
         let e = LibraryKernel::on_limits(&limits, vec![huge]).unwrap_err();
-        assert!(e.to_string().starts_with("`too_big` as CUPTI recorded it"), "{e}");
+        assert!(
+            e.to_string().starts_with("`too_big` as CUPTI recorded it"),
+            "{e}"
+        );
     }
 }

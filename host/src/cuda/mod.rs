@@ -17,10 +17,10 @@ pub mod tensor_peak;
 
 pub use crate::module_image::module_entries;
 pub use cublas::{version_text, ColumnMajorGemm, Cublas, CublasError, CUBLAS_NAMES};
-pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
-pub use launch::{prepare, ptx_accepts, Launch, LaunchShape, PtxParam};
 pub use cupti::{cupti, Cupti, CuptiError};
 pub use cupti_record::KernelRecord;
+pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
+pub use launch::{prepare, ptx_accepts, Launch, LaunchShape, PtxParam};
 pub use library_kernel::{LibraryKernel, LibraryKernelError};
 pub use module::{ptx_entry_params, JitOptions, Kernel, Module, ModuleKind};
 

@@ -12,8 +12,7 @@ use super::inputs::Bf16Inputs;
 use super::tolerance::{record, spread_factor};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::cuda::{
-    prepare, Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape, LibraryKernel,
-    LibraryKernelError,
+    prepare, Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape, LibraryKernel, LibraryKernelError,
 };
 use crate::results::{Check, GemmDims, Timing};
 use crate::sampling::{time_rotating, SamplingConfig};
@@ -333,7 +332,10 @@ mod tests {
                 "{}",
                 v.label
             );
-            assert_eq!((s.threads, s.dyn_smem), (v.threads(), v.shape.shared_bytes()));
+            assert_eq!(
+                (s.threads, s.dyn_smem),
+                (v.threads(), v.shape.shared_bytes())
+            );
             assert_eq!(
                 s.dyn_smem_opt_in().is_some(),
                 v.dynamic_shared_bytes() > SHARED_WITHOUT_OPT_IN

@@ -33,7 +33,10 @@ impl Bf16Inputs {
     /// A, B and C0 from `seed`, `seed + 1` and `seed + 2`, as the FP32 problem's.
     pub fn new(dims: GemmDims, seed: u64) -> Self {
         let (m, n, k) = (dims.m as usize, dims.n as usize, dims.k as usize);
-        let a: Vec<u16> = random_floats(m * k, seed).into_iter().map(bf16_bits).collect();
+        let a: Vec<u16> = random_floats(m * k, seed)
+            .into_iter()
+            .map(bf16_bits)
+            .collect();
         let b: Vec<u16> = random_floats(k * n, seed.wrapping_add(1))
             .into_iter()
             .map(bf16_bits)
@@ -58,8 +61,14 @@ mod tests {
         // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: to even, 1.
         assert_eq!(widen(bf16_bits(1.0 + 2f32.powi(-8))), 1.0);
         // 1 + 3*2^-8 lies halfway between 1 + 2^-7 and 1 + 2^-6: to even, 1 + 2^-6.
-        assert_eq!(widen(bf16_bits(1.0 + 3.0 * 2f32.powi(-8))), 1.0 + 2f32.powi(-6));
-        assert_eq!(widen(bf16_bits(1.0 + 2f32.powi(-8) + 2f32.powi(-20))), 1.0 + 2f32.powi(-7));
+        assert_eq!(
+            widen(bf16_bits(1.0 + 3.0 * 2f32.powi(-8))),
+            1.0 + 2f32.powi(-6)
+        );
+        assert_eq!(
+            widen(bf16_bits(1.0 + 2f32.powi(-8) + 2f32.powi(-20))),
+            1.0 + 2f32.powi(-7)
+        );
         assert_eq!(widen(bf16_bits(-0.75)), -0.75);
         // Near 1 from below rounds up to exactly 1, still in the inputs' range.
         assert_eq!(widen(bf16_bits(0.999_999_9)), 1.0);

@@ -168,7 +168,11 @@ fn both_tensor_core_models_pass_with_room_to_spare() {
                     dims.k,
                     t.worst_ratio()
                 );
-                assert_eq!((t.over, t.non_finite), (0, 0), "{dims:?} {name} {setting:?}");
+                assert_eq!(
+                    (t.over, t.non_finite),
+                    (0, 0),
+                    "{dims:?} {name} {setting:?}"
+                );
                 assert!(t.worst_ratio() < 0.25, "{dims:?} {name} {setting:?}: {t:?}");
             }
         }
@@ -286,6 +290,9 @@ fn inputs_rounded_beyond_bf16_fail() {
 fn rounding_to_fewer_mantissa_bits_is_to_nearest_even() {
     assert_eq!(round_mantissa(1.0 + 2f32.powi(-4), 3), 1.0);
     assert_eq!(round_mantissa(1.0 + 3.0 * 2f32.powi(-4), 3), 1.25);
-    assert_eq!(round_mantissa(-1.0 - 2f32.powi(-3) - 2f32.powi(-6), 3), -1.125);
+    assert_eq!(
+        round_mantissa(-1.0 - 2f32.powi(-3) - 2f32.powi(-6), 3),
+        -1.125
+    );
     assert_eq!(round_mantissa(0.75, 6), 0.75);
 }

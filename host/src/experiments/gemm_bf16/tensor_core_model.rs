@@ -100,7 +100,11 @@ mod tests {
         let tiny = 3.0 * 2f64.powi(-25);
         assert_eq!(SM90.group_add(1.0, &[tiny]), 1.0);
         assert_eq!(SM90.group_add(-1.0, &[-tiny]), -1.0);
-        assert_eq!((1.0 + tiny) as f32, 1.0 + f32::EPSILON, "round to nearest differs");
+        assert_eq!(
+            (1.0 + tiny) as f32,
+            1.0 + f32::EPSILON,
+            "round to nearest differs"
+        );
         // Across a carry into the next binade: 2 + 3*2^-24 is 0.75 of an ulp above 2 there.
         let below_two = 2.0 - f64::from(f32::EPSILON);
         let carry = 5.0 * 2f64.powi(-24);
@@ -120,6 +124,9 @@ mod tests {
         // sm_80 keeps one fractional bit fewer: 2^-25 is lost there, kept on sm_90.
         let half_step = [2f64.powi(-25); 8];
         assert_eq!(SM80.group_add(1.0, &half_step), 1.0);
-        assert_eq!(f64::from(SM90.group_add(1.0, &half_step)), 1.0 + 2f64.powi(-22));
+        assert_eq!(
+            f64::from(SM90.group_add(1.0, &half_step)),
+            1.0 + 2f64.powi(-22)
+        );
     }
 }
