@@ -9,7 +9,7 @@
 //! (`/usr/local/cuda/targets/x86_64-linux/lib`, not in the linker cache), so it would need
 //! `LD_LIBRARY_PATH` set; it panics when the library is absent, where the lab must say why a
 //! row has no kernel; and its record structs follow the CUDA feature, while the lab reads only the
-//! leading fields every CUPTI since CUDA 11.8 shares. Six functions are bound, as `cublas.rs`
+//! leading fields every CUPTI since CUDA 11.8 shares. Seven functions are bound, as `cublas.rs`
 //! binds cuBLAS.
 //!
 //! CUPTI's activity state belongs to the process: the library is opened once, its buffer
