@@ -1,13 +1,14 @@
-//! cuBLAS's SGEMM, loaded at run time, as the reference the lab's GEMMs are measured against.
+//! cuBLAS's SGEMM and its BF16 GEMM (`cublasGemmEx`), loaded at run time, as the references the
+//! lab's GEMMs are measured against.
 //!
-//! The library is opened with `libloading` by its usual names, newest first, and only the five
+//! The library is opened with `libloading` by its usual names, newest first, and only the
 //! functions the lab calls are bound. cudarc's own cuBLAS bindings would do the same, but with the
 //! workspace's `cuda-12080` feature their candidate names stop at `libcublas.so.12`, and a CUDA 13
 //! machine has `libcublas.so.13` only; binding the handful of functions here keeps the driver
 //! bindings on the version they were checked against.
 //!
 //! The lab's matrices are row-major and cuBLAS is column-major: [`ColumnMajorGemm`] holds the
-//! mapping (a pure function, tested on the CPU).
+//! mapping (a pure function, tested on the CPU), the same for both calls.
 
 use std::ffi::{c_int, c_void};
 
@@ -34,6 +35,15 @@ const DEFAULT_MATH: c_int = 0;
 /// `cublasMath_t`: `CUBLAS_TF32_TENSOR_OP_MATH` (SGEMM's inputs rounded to TF32 for the tensor
 /// cores, products accumulated in FP32).
 const TF32_TENSOR_OP_MATH: c_int = 3;
+/// `cudaDataType_t`: `CUDA_R_32F`.
+const R_32F: c_int = 0;
+/// `cudaDataType_t`: `CUDA_R_16BF`.
+const R_16BF: c_int = 14;
+/// `cublasComputeType_t`: `CUBLAS_COMPUTE_32F` (FP32 accumulation; with BF16 inputs cuBLAS runs
+/// them on the tensor cores in any math mode).
+const COMPUTE_32F: c_int = 68;
+/// `cublasGemmAlgo_t`: `CUBLAS_GEMM_DEFAULT` (cuBLAS's heuristics choose the kernel).
+const GEMM_DEFAULT: c_int = -1;
 
 type CreateFn = unsafe extern "C" fn(*mut Handle) -> Status;
 type DestroyFn = unsafe extern "C" fn(Handle) -> Status;
@@ -54,6 +64,28 @@ type SgemmFn = unsafe extern "C" fn(
     c_int,
     *const f32,
     *mut f32,
+    c_int,
+) -> Status;
+/// `cublasGemmEx`: alpha and beta point to floats (the scale type of `CUBLAS_COMPUTE_32F`).
+type GemmExFn = unsafe extern "C" fn(
+    Handle,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    *const c_void,
+    *const c_void,
+    c_int,
+    c_int,
+    *const c_void,
+    c_int,
+    c_int,
+    *const c_void,
+    *mut c_void,
+    c_int,
+    c_int,
+    c_int,
     c_int,
 ) -> Status;
 
@@ -115,6 +147,7 @@ pub struct Cublas {
     destroy: DestroyFn,
     set_math: SetMathModeFn,
     sgemm: SgemmFn,
+    gemm_ex: GemmExFn,
     version: i32,
 }
 
@@ -169,6 +202,7 @@ impl Cublas {
         let get_version: GetVersionFn = symbol(&library, library_name, "cublasGetVersion_v2")?;
         let set_math: SetMathModeFn = symbol(&library, library_name, "cublasSetMathMode")?;
         let sgemm: SgemmFn = symbol(&library, library_name, "cublasSgemm_v2")?;
+        let gemm_ex: GemmExFn = symbol(&library, library_name, "cublasGemmEx")?;
         let check = |call: &'static str, status: Status| match status {
             0 => Ok(()),
             status => Err(CublasError::Call { call, status }),
@@ -190,6 +224,7 @@ impl Cublas {
             destroy,
             set_math,
             sgemm,
+            gemm_ex,
             version: 0,
         };
         // SAFETY: a live handle; the stream belongs to the context the handle was created in.
@@ -282,6 +317,68 @@ impl Cublas {
         if status != 0 {
             return Err(CudaError::Cublas(CublasError::Call {
                 call: "cublasSgemm",
+                status,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Enqueues C = alpha*A*B + beta*C for row-major bf16 A (m x k) and B (k x n), given as their
+    /// bits, and f32 C (m x n), accumulated in FP32 (`cublasGemmEx`, `CUDA_R_16BF` inputs,
+    /// `CUDA_R_32F` output, `CUBLAS_COMPUTE_32F`, the default algorithm), on the GPU's stream,
+    /// through [`ColumnMajorGemm::for_row_major`] as SGEMM.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_bf16_row_major(
+        &self,
+        gpu: &Gpu,
+        (m, n, k): (u32, u32, u32),
+        alpha: f32,
+        a: &CudaSlice<u16>,
+        b: &CudaSlice<u16>,
+        beta: f32,
+        c: &mut CudaSlice<f32>,
+    ) -> Result<(), CudaError> {
+        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+        assert!(
+            a.len() >= mu * ku && b.len() >= ku * nu && c.len() >= mu * nu,
+            "buffers smaller than the product"
+        );
+        let g = ColumnMajorGemm::for_row_major(m, n, k);
+        let stream = gpu.stream();
+        let (pa, _ga) = a.device_ptr(stream);
+        let (pb, _gb) = b.device_ptr(stream);
+        let (pc, _gc) = c.device_ptr_mut(stream);
+        let (first, second) = if g.first_is_b { (pb, pa) } else { (pa, pb) };
+        // SAFETY: a live handle bound to the GPU's stream; A and B hold at least the product's
+        // bf16 elements (2 bytes each, as CUDA_R_16BF reads them) and C its floats (asserted),
+        // all alive until the guards drop, after the call has been enqueued; alpha and beta are
+        // host floats, the scale type of CUBLAS_COMPUTE_32F (default pointer mode).
+        let status = unsafe {
+            (self.gemm_ex)(
+                self.handle,
+                OP_N,
+                OP_N,
+                g.m,
+                g.n,
+                g.k,
+                (&alpha as *const f32).cast(),
+                first as *const c_void,
+                R_16BF,
+                g.lda,
+                second as *const c_void,
+                R_16BF,
+                g.ldb,
+                (&beta as *const f32).cast(),
+                pc as *mut c_void,
+                R_32F,
+                g.ldc,
+                COMPUTE_32F,
+                GEMM_DEFAULT,
+            )
+        };
+        if status != 0 {
+            return Err(CudaError::Cublas(CublasError::Call {
+                call: "cublasGemmEx (BF16 in, FP32 compute and out)",
                 status,
             }));
         }

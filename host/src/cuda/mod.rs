@@ -1,19 +1,27 @@
 //! The CUDA driver API, through `cudarc`, reduced to what the experiments need: a device with its
-//! limits, kernel modules loaded with the JIT's info log, kernel handles and events.
+//! limits, kernel modules loaded with the JIT's info log, kernel handles and events; and the
+//! libraries beside it: cuBLAS, and CUPTI for the kernel a cuBLAS call really ran.
 //!
 //! Check [`driver_present`] before anything else here: without the driver library every other
 //! call fails.
 
 mod clocks;
 mod cublas;
+pub mod cupti;
+pub mod cupti_record;
 mod device;
 pub mod launch;
+pub mod library_kernel;
 mod module;
+pub mod tensor_peak;
 
 pub use crate::module_image::module_entries;
 pub use cublas::{version_text, ColumnMajorGemm, Cublas, CublasError, CUBLAS_NAMES};
+pub use cupti::{cupti, Cupti, CuptiError};
+pub use cupti_record::KernelRecord;
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
 pub use launch::{prepare, ptx_accepts, Launch, LaunchShape, PtxParam};
+pub use library_kernel::{LibraryKernel, LibraryKernelError};
 pub use module::{ptx_entry_params, JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;
@@ -72,6 +80,8 @@ pub enum CudaError {
     },
     #[error(transparent)]
     Cublas(#[from] CublasError),
+    #[error(transparent)]
+    Cupti(#[from] CuptiError),
     #[error(
         "{module}: has no entry `{entry}`; entries in the module: {}",
         list_or_none(available)

@@ -17,7 +17,9 @@ use kernels_gpu::variants::{GemmParams, GemmVariant};
 use super::gemm_check::{record, Checked, GemmChecker, GemmReference};
 use super::inputs::random_floats;
 use super::{ExperimentError, Measured};
-use crate::cuda::{prepare, Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape};
+use crate::cuda::{
+    prepare, Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape, LibraryKernel, LibraryKernelError,
+};
 use crate::results::{Check, GemmDims, Timing};
 use crate::sampling::{time_rotating, SamplingConfig};
 
@@ -311,6 +313,18 @@ impl GemmBuffers {
     /// The problem's f64 reference on the device.
     pub fn reference(&self) -> &GemmReference {
         &self.reference
+    }
+
+    /// The kernel cuBLAS's SGEMM runs for this problem (one timed call into cuBLAS's C,
+    /// recorded through CUPTI) and its theoretical occupancy. Overwrites cuBLAS's C: call it
+    /// before [`Self::measure`] or after [`Self::verify_cublas`].
+    pub fn cublas_kernel(
+        &mut self,
+        gpu: &Gpu,
+        cublas: &Cublas,
+    ) -> Result<LibraryKernel, LibraryKernelError> {
+        self.c_of(gpu, Side::Cublas)?;
+        LibraryKernel::read(gpu, || self.launch_cublas(gpu, cublas, TIMED))
     }
 }
 

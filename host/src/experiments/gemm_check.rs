@@ -56,6 +56,18 @@ impl GemmReference {
     pub fn download(&self, gpu: &Gpu) -> Result<(Vec<f64>, Vec<f64>), CudaError> {
         Ok((gpu.download(&self.dot)?, gpu.download(&self.spread)?))
     }
+
+    /// Multiplies every spread by `factor`, so that the check's accumulation term becomes
+    /// `factor` times FP32's (the tensor-core rule, `gemm_bf16::tolerance`). Once per problem,
+    /// through the host: the check module has no kernel for it.
+    pub fn scale_spread(&mut self, gpu: &Gpu, factor: f64) -> Result<(), CudaError> {
+        let mut spread = gpu.download(&self.spread)?;
+        for s in &mut spread {
+            *s *= factor;
+        }
+        self.spread = gpu.upload(&spread)?;
+        Ok(())
+    }
 }
 
 /// The check kernels, loaded.
@@ -178,11 +190,13 @@ pub struct Checked {
 }
 
 impl Checked {
-    fn passed(&self) -> bool {
+    /// No element over its tolerance.
+    pub fn passed(&self) -> bool {
         self.tally.over == 0
     }
 
-    fn describe(&self, dims: GemmDims) -> String {
+    /// The output's tally in words: over, not finite, the worst element and where it is.
+    pub fn describe(&self, dims: GemmDims) -> String {
         let t = &self.tally;
         let at = t.worst_index();
         let (row, col) = (at / dims.n.max(1), at % dims.n.max(1));

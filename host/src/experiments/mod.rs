@@ -11,6 +11,7 @@ pub mod cells;
 pub mod contract;
 pub mod copy;
 pub mod gemm;
+pub mod gemm_bf16;
 pub mod gemm_check;
 pub mod ilp;
 pub mod inflight;

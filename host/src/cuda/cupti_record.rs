@@ -1,0 +1,264 @@
+//! CUPTI's kernel activity record (`CUpti_ActivityKernelN` of `cupti_activity.h`), as the lab
+//! reads it: the leading fields every version since CUDA 11.8 shares (`CUpti_ActivityKernel8` to
+//! the `CUpti_ActivityKernel13` of CUDA 13.4 add fields only at the end), and the owned record
+//! the lab keeps of it.
+
+use std::ffi::{c_char, c_void, CStr};
+
+use serde::{Deserialize, Serialize};
+
+use crate::occupancy::KernelResources;
+
+/// `CUpti_ActivityKind`: `CUPTI_ACTIVITY_KIND_KERNEL` (kernels serialized for the record).
+pub const KIND_KERNEL: u32 = 3;
+/// `CUpti_ActivityKind`: `CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL` (kernels as they really run).
+pub const KIND_CONCURRENT_KERNEL: u32 = 10;
+
+/// The shared leading part of a kernel record, field for field as the header declares it (every
+/// field naturally aligned, so `repr(C)` is the header's `PACKED_ALIGNMENT` of 8). The lab reads
+/// some of them; the others are here to keep the offsets.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(dead_code)]
+pub(crate) struct RawKernelRecord {
+    pub kind: u32,
+    pub cache_config: u8,
+    pub shared_memory_config: u8,
+    pub registers_per_thread: u16,
+    pub partitioned_global_cache_requested: u32,
+    pub partitioned_global_cache_executed: u32,
+    pub start: u64,
+    pub end: u64,
+    pub completed: u64,
+    pub device_id: u32,
+    pub context_id: u32,
+    pub stream_id: u32,
+    pub grid: [i32; 3],
+    pub block: [i32; 3],
+    pub static_shared_memory: i32,
+    pub dynamic_shared_memory: i32,
+    pub local_memory_per_thread: u32,
+    pub local_memory_total: u32,
+    pub correlation_id: u32,
+    pub grid_id: i64,
+    pub name: *const c_char,
+    pub reserved0: *mut c_void,
+    pub queued: u64,
+    pub submitted: u64,
+    pub launch_type: u8,
+    pub is_shared_memory_carveout_requested: u8,
+    pub shared_memory_carveout_requested: u8,
+    pub padding: u8,
+    pub shared_memory_executed: u32,
+    pub graph_node_id: u64,
+    pub shmem_limit_config: u32,
+    pub graph_id: u32,
+    pub access_policy_window: *mut c_void,
+    pub channel_id: u32,
+    pub channel_type: u32,
+    pub cluster: [u32; 3],
+    pub cluster_scheduling_policy: u32,
+}
+
+/// One kernel launch as CUPTI recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelRecord {
+    /// The kernel's name as the module exports it (C++ names mangled).
+    pub name: String,
+    /// Blocks in x, y, z.
+    pub grid: [u32; 3],
+    /// Threads per block in x, y, z.
+    pub block: [u32; 3],
+    pub registers_per_thread: u32,
+    /// Shared memory per block, bytes: declared in the kernel, and given at launch.
+    pub static_shared_bytes: u32,
+    pub dynamic_shared_bytes: u32,
+    /// Local memory per thread (spills and stack), bytes.
+    pub local_bytes_per_thread: u32,
+    /// Thread-block cluster dimensions; 0 in every dimension for a launch without clusters.
+    pub cluster: [u32; 3],
+    /// The SM's shared memory configuration the kernel ran with (the carveout), bytes.
+    pub shared_memory_executed: u32,
+    /// From the kernel's start to its end on the GPU, nanoseconds.
+    pub duration_ns: u64,
+}
+
+impl KernelRecord {
+    /// The owned record of a raw one.
+    ///
+    /// # Safety
+    /// `raw.name` is null or points to a NUL-terminated string that lives through the call (CUPTI
+    /// keeps kernel names for the life of the process).
+    pub(crate) unsafe fn from_raw(raw: &RawKernelRecord) -> Self {
+        let name = if raw.name.is_null() {
+            String::new()
+        } else {
+            // SAFETY: the caller's contract: a NUL-terminated string.
+            unsafe { CStr::from_ptr(raw.name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let count = |v: i32| u32::try_from(v).unwrap_or(0);
+        Self {
+            name,
+            grid: raw.grid.map(count),
+            block: raw.block.map(count),
+            registers_per_thread: u32::from(raw.registers_per_thread),
+            static_shared_bytes: count(raw.static_shared_memory),
+            dynamic_shared_bytes: count(raw.dynamic_shared_memory),
+            local_bytes_per_thread: raw.local_memory_per_thread,
+            cluster: raw.cluster,
+            shared_memory_executed: raw.shared_memory_executed,
+            duration_ns: raw.end.saturating_sub(raw.start),
+        }
+    }
+
+    /// Threads per block.
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
+    }
+
+    /// Blocks per cluster (1 for a launch without clusters).
+    pub fn cluster_blocks(&self) -> u32 {
+        self.cluster.iter().map(|&d| d.max(1)).product()
+    }
+
+    /// What the kernel asks of an SM per block, for the occupancy calculator.
+    pub fn resources(&self) -> KernelResources {
+        KernelResources {
+            threads: self.threads_per_block(),
+            regs_per_thread: self.registers_per_thread,
+            static_smem: self.static_shared_bytes,
+            dyn_smem: self.dynamic_shared_bytes,
+        }
+    }
+
+    /// The launch in words: grid, block, registers, shared memory and cluster.
+    pub fn launch_text(&self) -> String {
+        let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
+        let cluster = if self.cluster_blocks() > 1 {
+            format!(", clusters of {}", dims(self.cluster))
+        } else {
+            ", no clusters".to_owned()
+        };
+        format!(
+            "grid {}, block {} ({} threads), {} registers/thread, {} B static + {} B dynamic \
+             shared memory/block{}",
+            dims(self.grid),
+            dims(self.block),
+            self.threads_per_block(),
+            self.registers_per_thread,
+            self.static_shared_bytes,
+            self.dynamic_shared_bytes,
+            cluster
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The offsets of `cupti_activity.h` (CUpti_ActivityKernel8 and later, LP64): a field out
+    /// of place would read another field's bytes.
+    #[test]
+    fn the_record_prefix_has_the_headers_offsets() {
+        assert_eq!(offset_of!(RawKernelRecord, registers_per_thread), 6);
+        assert_eq!(offset_of!(RawKernelRecord, start), 16);
+        assert_eq!(offset_of!(RawKernelRecord, end), 24);
+        assert_eq!(offset_of!(RawKernelRecord, grid), 52);
+        assert_eq!(offset_of!(RawKernelRecord, block), 64);
+        assert_eq!(offset_of!(RawKernelRecord, static_shared_memory), 76);
+        assert_eq!(offset_of!(RawKernelRecord, dynamic_shared_memory), 80);
+        assert_eq!(offset_of!(RawKernelRecord, local_memory_per_thread), 84);
+        assert_eq!(offset_of!(RawKernelRecord, grid_id), 96);
+        assert_eq!(offset_of!(RawKernelRecord, name), 104);
+        assert_eq!(offset_of!(RawKernelRecord, shared_memory_executed), 140);
+        assert_eq!(offset_of!(RawKernelRecord, access_policy_window), 160);
+        assert_eq!(offset_of!(RawKernelRecord, cluster), 176);
+        assert_eq!(size_of::<RawKernelRecord>(), 192);
+    }
+
+    fn raw(name: &CStr) -> RawKernelRecord {
+        RawKernelRecord {
+            kind: KIND_CONCURRENT_KERNEL,
+            cache_config: 0,
+            shared_memory_config: 0,
+            registers_per_thread: 168,
+            partitioned_global_cache_requested: 0,
+            partitioned_global_cache_executed: 0,
+            start: 1_000,
+            end: 5_500,
+            completed: 0,
+            device_id: 0,
+            context_id: 1,
+            stream_id: 7,
+            grid: [66, 2, 1],
+            block: [384, 1, 1],
+            static_shared_memory: 0,
+            dynamic_shared_memory: 213_000,
+            local_memory_per_thread: 0,
+            local_memory_total: 0,
+            correlation_id: 3,
+            grid_id: 9,
+            name: name.as_ptr(),
+            reserved0: std::ptr::null_mut(),
+            queued: 0,
+            submitted: 0,
+            launch_type: 0,
+            is_shared_memory_carveout_requested: 0,
+            shared_memory_carveout_requested: 0,
+            padding: 0,
+            shared_memory_executed: 233_472,
+            graph_node_id: 0,
+            shmem_limit_config: 0,
+            graph_id: 0,
+            access_policy_window: std::ptr::null_mut(),
+            channel_id: 0,
+            channel_type: 0,
+            cluster: [2, 1, 1],
+            cluster_scheduling_policy: 0,
+        }
+    }
+
+    #[test]
+    fn a_raw_record_becomes_the_launch_it_describes() {
+        let name = c"nvjet_tst_128x256_64x4_2x1_v_bz_coopB_NNT";
+        // SAFETY: the name is a NUL-terminated literal.
+        let r = unsafe { KernelRecord::from_raw(&raw(name)) };
+        assert_eq!(r.name, "nvjet_tst_128x256_64x4_2x1_v_bz_coopB_NNT");
+        assert_eq!((r.grid, r.block), ([66, 2, 1], [384, 1, 1]));
+        assert_eq!((r.registers_per_thread, r.duration_ns), (168, 4_500));
+        assert_eq!((r.cluster_blocks(), r.threads_per_block()), (2, 384));
+        let res = r.resources();
+        assert_eq!(
+            (
+                res.threads,
+                res.regs_per_thread,
+                res.static_smem,
+                res.dyn_smem
+            ),
+            (384, 168, 0, 213_000)
+        );
+        let text = r.launch_text();
+        assert!(
+            text.contains("grid 66x2x1, block 384x1x1 (384 threads)"),
+            "{text}"
+        );
+        assert!(text.contains("clusters of 2x1x1"), "{text}");
+    }
+
+    #[test]
+    fn a_launch_without_clusters_or_name_reads_as_such() {
+        let mut r = raw(c"k");
+        r.cluster = [0, 0, 0];
+        r.name = std::ptr::null();
+        r.dynamic_shared_memory = -1;
+        // SAFETY: a null name is allowed.
+        let k = unsafe { KernelRecord::from_raw(&r) };
+        assert_eq!((k.name.as_str(), k.cluster_blocks()), ("", 1));
+        assert_eq!(k.dynamic_shared_bytes, 0, "a negative size is no size");
+        assert!(k.launch_text().ends_with("no clusters"));
+    }
+}
