@@ -59,13 +59,14 @@ fn main() {
         match m.kind {
             ModuleKind::Main => writeln!(
                 code,
-                "/// All entries, each with launch bounds from the variant table.\n\
+                "/// Part I's entries (all but the tensor-core families'), each with launch bounds from\n\
+                 /// the variant table.\n\
                  pub const MAIN: &str = include_str!({:?});",
                 path_of(&m.file)
             ),
             ModuleKind::Unbounded => writeln!(
                 code,
-                "/// All entries, no launch bounds and no register cap.\n\
+                "/// Part I's entries, no launch bounds and no register cap.\n\
                  pub const UNBOUNDED: &str = include_str!({:?});",
                 path_of(&m.file)
             ),
@@ -73,6 +74,13 @@ fn main() {
                 code,
                 "/// The GEMM check's reference and comparison entries, with launch bounds.\n\
                  pub const CHECKS: &str = include_str!({:?});",
+                path_of(&m.file)
+            ),
+            ModuleKind::Tensor => writeln!(
+                code,
+                "/// The tensor-core families' entries (BF16 GEMM, mma microbenchmarks), with launch\n\
+                 /// bounds.\n\
+                 pub const TENSOR: &str = include_str!({:?});",
                 path_of(&m.file)
             ),
             ModuleKind::Capped { .. } => Ok(()),

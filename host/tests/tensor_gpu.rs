@@ -33,8 +33,12 @@ fn gpu() -> Gpu {
 }
 
 fn built_in(gpu: &Gpu) -> Module {
-    Module::load(gpu, "built-in", host::modules::MAIN.as_bytes())
-        .expect("loading the built-in module")
+    Module::load(
+        gpu,
+        "built-in tensor-core kernels",
+        host::modules::TENSOR.as_bytes(),
+    )
+    .expect("loading the built-in module")
 }
 
 /// A small deterministic generator (SplitMix64).

@@ -34,15 +34,17 @@ pub enum ModulesError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModuleKind {
-    /// Launch bounds on every entry.
+    /// Launch bounds on every entry, the tensor-core families' aside.
     Main,
     /// Register cap on every entry, no launch bounds.
     Capped { cap: u32 },
-    /// Neither.
+    /// Neither, the tensor-core families' entries aside.
     Unbounded,
     /// The GEMM check's entries only, with launch bounds: loaded beside any module under test
     /// (a user's file, a capped module), small enough to JIT in a moment.
     Checks,
+    /// The tensor-core families' entries (BF16 GEMM, mma microbenchmarks), with launch bounds.
+    Tensor,
 }
 
 /// One module file.
@@ -71,19 +73,24 @@ impl Module {
             kind: ModuleKind::Checks,
             file: "kernels_check.ptx".into(),
         });
+        v.push(Module {
+            kind: ModuleKind::Tensor,
+            file: "kernels_tensor.ptx".into(),
+        });
         v
     }
 
     /// The module's PTX from the compiler's plain PTX.
     pub fn render(&self, plain: &str) -> Result<String, PtxError> {
         match self.kind {
-            ModuleKind::Main => ptx::with_launch_bounds(plain),
+            ModuleKind::Main => ptx::with_launch_bounds_part_one(plain),
             ModuleKind::Capped { cap } => ptx::with_register_cap(plain, cap),
             ModuleKind::Unbounded => {
                 ptx::check_matches_table(plain)?;
-                Ok(plain.to_string())
+                ptx::keep_entries(plain, |e| !ptx::is_tensor_entry(e))
             }
             ModuleKind::Checks => ptx::with_check_entries(plain),
+            ModuleKind::Tensor => ptx::with_tensor_entries(plain),
         }
     }
 }
@@ -131,6 +138,20 @@ pub struct ModuleReport {
 }
 
 impl Manifest {
+    /// Where the tensor-core entries are: the lab's own build has a module for them, nvcc's
+    /// twin keeps every entry in its main module.
+    pub fn tensor_kind(&self) -> ModuleKind {
+        if self
+            .modules
+            .iter()
+            .any(|m| m.module.kind == ModuleKind::Tensor)
+        {
+            ModuleKind::Tensor
+        } else {
+            ModuleKind::Main
+        }
+    }
+
     /// The file name of the module of `kind`, for messages ("(none)" when the manifest has none).
     pub fn file_of(&self, kind: ModuleKind) -> &str {
         self.modules
@@ -259,14 +280,20 @@ pub fn check_bars_with(m: &Manifest, grid: GridBar) -> Vec<String> {
         .chain(FMA.iter().map(|v| v.entry))
         .chain([CHASE.entry])
         .chain(check_entries())
-        .chain(BF16_GEMM.iter().map(|v| v.entry))
-        .chain(MMA_ILP.iter().map(|v| v.entry));
-    for entry in entries {
-        match m.entry(ModuleKind::Main, entry) {
+        .map(|e| (ModuleKind::Main, e))
+        .chain(
+            BF16_GEMM
+                .iter()
+                .map(|v| v.entry)
+                .chain(MMA_ILP.iter().map(|v| v.entry))
+                .map(|e| (m.tensor_kind(), e)),
+        );
+    for (kind, entry) in entries {
+        match m.entry(kind, entry) {
             None => bad.push(format!(
                 "{}: {entry} missing from {}'s report",
                 m.arch,
-                m.file_of(ModuleKind::Main)
+                m.file_of(kind)
             )),
             Some(e) if e.stack_frame != 0 || e.spill_stores != 0 || e.spill_loads != 0 => bad.push(format!(
                 "{}: {entry} has a {} byte stack frame, {} bytes spill stores, {} bytes spill loads (want 0)",

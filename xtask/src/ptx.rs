@@ -429,6 +429,31 @@ pub fn with_register_cap(ptx: &str, cap: u32) -> Result<String, PtxError> {
     patch_entries(&kept, |_| Ok(Some(format!(".maxnreg {cap}"))))
 }
 
+/// Whether `entry` belongs to a tensor-core family (the BF16 GEMM lines, the mma
+/// microbenchmarks): those live in a module of their own, so that loading part I's kernels does
+/// not JIT-compile them (they need more registers than the calculator's lowest caps allow, and
+/// double the module's compile time).
+pub fn is_tensor_entry(entry: &str) -> bool {
+    variants::entries().any(|e| {
+        e.name == entry
+            && matches!(
+                e.family,
+                variants::Family::Bf16Gemm | variants::Family::MmaIlp
+            )
+    })
+}
+
+/// The part I modules' entries: launch bounds on each (see [`with_launch_bounds`]), no
+/// tensor-core entry.
+pub fn with_launch_bounds_part_one(ptx: &str) -> Result<String, PtxError> {
+    keep_entries(&with_launch_bounds(ptx)?, |e| !is_tensor_entry(e))
+}
+
+/// The tensor-core module: the tensor-core entries only, with their launch bounds.
+pub fn with_tensor_entries(ptx: &str) -> Result<String, PtxError> {
+    keep_entries(&with_launch_bounds(ptx)?, is_tensor_entry)
+}
+
 /// The module of the GEMM check: its reference and comparison entries only, with their launch
 /// bounds.
 pub fn with_check_entries(ptx: &str) -> Result<String, PtxError> {

@@ -406,9 +406,13 @@ mod tests {
     /// table declares, so the two must agree.
     #[test]
     fn every_entry_takes_its_familys_parameters() {
-        let modules = [crate::modules::MAIN, crate::modules::UNBOUNDED]
-            .into_iter()
-            .chain(crate::modules::CAPPED.iter().map(|(_, ptx)| *ptx));
+        let modules = [
+            crate::modules::MAIN,
+            crate::modules::UNBOUNDED,
+            crate::modules::TENSOR,
+        ]
+        .into_iter()
+        .chain(crate::modules::CAPPED.iter().map(|(_, ptx)| *ptx));
         let mut checked = 0;
         for ptx in modules {
             for e in entries() {
@@ -429,13 +433,12 @@ mod tests {
                 }
             }
         }
-        // Not vacuous: the main module has every entry, each capped module the regs variant.
+        // Not vacuous: every entry is in the main module or the tensor-core one (exactly one of
+        // the two), each capped module has the regs variant.
         for e in entries() {
-            assert!(
-                ptx_entry_params(crate::modules::MAIN, e.name).is_some(),
-                "{}",
-                e.name
-            );
+            let in_main = ptx_entry_params(crate::modules::MAIN, e.name).is_some();
+            let in_tensor = ptx_entry_params(crate::modules::TENSOR, e.name).is_some();
+            assert!(in_main != in_tensor, "{}", e.name);
         }
         for (cap, ptx) in crate::modules::CAPPED {
             assert!(
