@@ -4,6 +4,18 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::module_name::RunModules;
+
+/// The `schema_version` a `results.json` is written with. Files without one are version 1 (the
+/// runs recorded before it was written); version 2 adds the field itself and is otherwise read
+/// the same way (module names a struct, GEMM families an enum, both stored as before).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema version of a `results.json` that does not state one.
+pub const fn schema_version_1() -> u32 {
+    1
+}
+
 /// How the run was made.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunMeta {
@@ -15,10 +27,11 @@ pub struct RunMeta {
     pub tool_version: String,
     /// rustc that built the kernels (`rustc -V`), and the ptxas/JIT used.
     pub toolchain: String,
-    /// Where the kernels came from: "rust (built-in)" or a module path.
-    pub module: String,
-    /// The module compared against, if any (`--compare`).
-    pub compare_module: Option<String>,
+    /// Where each experiment's kernels came from (stored as "rust (built-in)", a module path, or
+    /// "first; experiment: other" where experiments differ).
+    pub module: RunModules,
+    /// The modules compared against, if any (`--compare`, `--compare-caps`).
+    pub compare_module: Option<RunModules>,
     /// Its name in tables, plots and legends (`--compare-label`, default the file's stem).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare_label: Option<String>,
@@ -248,12 +261,6 @@ impl RunMeta {
         if let Some(l) = &self.compare_label {
             return Some(l.clone());
         }
-        let first = self.compare_module.as_deref()?.split(';').next()?.trim();
-        let path = std::path::Path::new(first.trim_end_matches("/*cap{N}*"));
-        Some(
-            path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| first.to_owned()),
-        )
+        self.compare_module.as_ref().map(|m| m.first.stem())
     }
 }

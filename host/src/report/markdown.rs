@@ -43,7 +43,7 @@ pub fn run_header(r: &RunResults) -> String {
     t.push(vec!["Command".into(), format!("`{}`", m.command)]);
     let module = match &m.compare_module {
         Some(c) => format!("{} (compared with {c})", m.module),
-        None => m.module.clone(),
+        None => m.module.to_string(),
     };
     t.push(vec!["Kernels".into(), module]);
     t.push(vec!["Toolchain".into(), m.toolchain.clone()]);
