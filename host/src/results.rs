@@ -4,16 +4,24 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cell::percent;
 use crate::module_name::RunModules;
 
-/// The `schema_version` a `results.json` is written with. Files without one are version 1 (the
-/// runs recorded before it was written); version 2 adds the field itself and is otherwise read
-/// the same way (module names a struct, GEMM families an enum, both stored as before).
+/// The `schema_version` a run's `results.json` is written with. Files without one are version 1
+/// (the runs recorded before it was stated); version 2 states it and is otherwise read the same
+/// way (module names a struct, GEMM families an enum, both stored as before). A run keeps the
+/// version it was recorded with: one of version 1 regenerated is written without the field, as
+/// it was.
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// The schema version of a `results.json` that does not state one.
 pub const fn schema_version_1() -> u32 {
     1
+}
+
+/// Whether a run is of version 1, stored without the field.
+pub fn is_schema_version_1(version: &u32) -> bool {
+    *version == 1
 }
 
 /// How the run was made.
@@ -218,7 +226,7 @@ impl RunMeta {
     /// noise target.
     pub fn sampling_words(&self) -> String {
         match self.noise_target {
-            Some(t) => format!("sampled to {:.1}% noise", t * 100.0),
+            Some(t) => format!("sampled to {} noise", percent(t)),
             None => format!("{} launches x {} samples", self.iters, self.samples),
         }
     }

@@ -10,7 +10,9 @@ use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, Common, Shared};
-use crate::results::{schema_version_1, DeviceInfo, Missing, RunMeta, SCHEMA_VERSION};
+use crate::results::{
+    is_schema_version_1, schema_version_1, DeviceInfo, Missing, RunMeta, SCHEMA_VERSION,
+};
 use crate::table::TableData;
 
 /// An experiment's own subcommand: the common flags and its own.
@@ -49,8 +51,8 @@ macro_rules! registry {
         #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
         pub struct RunResults {
             /// The file's layout: absent in the runs recorded before it was stated (version 1),
-            /// [`SCHEMA_VERSION`] when written now.
-            #[serde(default = "schema_version_1")]
+            /// [`SCHEMA_VERSION`] for a run recorded now.
+            #[serde(default = "schema_version_1", skip_serializing_if = "is_schema_version_1")]
             pub schema_version: u32,
             pub meta: RunMeta,
             pub device: DeviceInfo,

@@ -7,7 +7,7 @@ use super::notes::{experiment2_pointer, model_fit, width_effect};
 use super::row::{Inflight, InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
 use crate::experiments::spills::Spills;
-use crate::table::{columns_table, Column, Kind, TableData, Value};
+use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, Value};
 
 const GBPS: Kind = Kind::Rate {
     unit: "GB/s",
@@ -124,7 +124,7 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
             .copy
             .timing
             .noise
-            .map_or("n/a".to_owned(), |n| format!("{:.2}%", n * 100.0))
+            .map_or("n/a".to_owned(), |n| percent_with(n, 2))
     ));
     t.notes.extend(
         result
@@ -153,27 +153,27 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
     ));
     for need in &result.headline.bytes_needed {
         t.notes.push(format!(
-            "The model needs {:.0} B in flight per SM for {:.0}% of the copy",
+            "The model needs {:.0} B in flight per SM for {} of the copy",
             need.bytes_per_sm,
-            need.fraction * 100.0
+            percent_with(need.fraction, 0)
         ));
     }
     for least in &result.headline.least_occupancy {
         t.notes.push(match &least.found {
             Some(h) => format!(
-                "Least occupancy reaching {:.0}% of the copy: {:.2}% ({} at {} blocks/SM, {} \
-                 warps/SM, {} B in flight per SM: {:.1}%)",
-                least.fraction * 100.0,
-                h.occupancy * 100.0,
+                "Least occupancy reaching {} of the copy: {} ({} at {} blocks/SM, {} \
+                 warps/SM, {} B in flight per SM: {})",
+                percent_with(least.fraction, 0),
+                percent_with(h.occupancy, 2),
                 h.entry,
                 h.blocks_per_sm,
                 h.warps_per_sm,
                 h.bytes_in_flight_per_sm,
-                h.fraction_of_copy * 100.0
+                percent(h.fraction_of_copy)
             ),
             None => format!(
-                "No verified point reaches {:.0}% of the copy",
-                least.fraction * 100.0
+                "No verified point reaches {} of the copy",
+                percent_with(least.fraction, 0)
             ),
         });
     }
