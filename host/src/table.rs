@@ -19,7 +19,8 @@ pub enum Format {
     Table,
     /// GitHub-flavoured Markdown.
     Markdown,
-    /// Comma-separated values, one header line per table.
+    /// Comma-separated values, one header line per table: one number per column, its unit in
+    /// the header (`ms/call median`, `Theo. occ (%)`), and each row's flags in a `flags` column.
     Csv,
     /// The full results as JSON (the `results.json` schema).
     Json,
