@@ -13,6 +13,7 @@
 //! side of the threshold, and an interval that straddles it leaves the claim NOT JUDGED, so that
 //! noisier data can never make a claim likelier to hold.
 
+use crate::cell::percent_with;
 use crate::confidence::{self, Interval, NoInterval, Timed};
 use crate::results::{Check, Timing};
 
@@ -61,11 +62,11 @@ pub const EQUIVALENCE: f64 = 0.02;
 /// How every verdict's comparisons are judged, for its rule text.
 pub fn interval_rule() -> String {
     format!(
-        "Each comparison is judged on the {:.0}% percentile-bootstrap interval of the ratio of \
+        "Each comparison is judged on the {} percentile-bootstrap interval of the ratio of \
          medians ({} resamples of each figure's samples, fixed seed); a comparison whose interval \
          straddles its threshold, or one of whose figures has fewer than {} samples, is \
          undecided, and leaves the claim NOT JUDGED unless a decided one makes it fail.",
-        confidence::LEVEL * 100.0,
+        percent_with(confidence::LEVEL, 0),
         confidence::RESAMPLES,
         confidence::MIN_SAMPLES
     )

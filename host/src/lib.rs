@@ -1,6 +1,7 @@
 //! The occupancy lab's host side, in layers; each module uses only its own layer and those below
 //! it (`tests/layers.rs` checks this from the source):
-//! 1. [`results`] (the records a run is made of), [`table`] (the one table renderer),
+//! 1. [`results`] (the records a run is made of), [`module_name`] (where a run's kernels came
+//!    from), [`table`] (the one table renderer) and [`cell`] (a typed cell and its formats),
 //!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
 //!    of the figures a verdict compares), [`occupancy`] (the calculator's arithmetic, no GPU);
@@ -16,6 +17,7 @@
 //! 8. [`cli`]: the command line.
 
 pub mod calculator;
+pub mod cell;
 pub mod claim;
 pub mod cli;
 pub mod confidence;
@@ -26,6 +28,7 @@ pub mod flag_values;
 pub mod flags;
 pub mod module_file;
 pub mod module_image;
+pub mod module_name;
 pub mod modules;
 pub mod occupancy;
 pub mod out_dir;

@@ -4,6 +4,26 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cell::percent;
+use crate::module_name::RunModules;
+
+/// The `schema_version` a run's `results.json` is written with. Files without one are version 1
+/// (the runs recorded before it was stated); version 2 states it and is otherwise read the same
+/// way (module names a struct, GEMM families an enum, both stored as before). A run keeps the
+/// version it was recorded with: one of version 1 regenerated is written without the field, as
+/// it was.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The schema version of a `results.json` that does not state one.
+pub const fn schema_version_1() -> u32 {
+    1
+}
+
+/// Whether a run is of version 1, stored without the field.
+pub fn is_schema_version_1(version: &u32) -> bool {
+    *version == 1
+}
+
 /// How the run was made.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunMeta {
@@ -15,10 +35,11 @@ pub struct RunMeta {
     pub tool_version: String,
     /// rustc that built the kernels (`rustc -V`), and the ptxas/JIT used.
     pub toolchain: String,
-    /// Where the kernels came from: "rust (built-in)" or a module path.
-    pub module: String,
-    /// The module compared against, if any (`--compare`).
-    pub compare_module: Option<String>,
+    /// Where each experiment's kernels came from (stored as "rust (built-in)", a module path, or
+    /// "first; experiment: other" where experiments differ).
+    pub module: RunModules,
+    /// The modules compared against, if any (`--compare`, `--compare-caps`).
+    pub compare_module: Option<RunModules>,
     /// Its name in tables, plots and legends (`--compare-label`, default the file's stem).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare_label: Option<String>,
@@ -205,7 +226,7 @@ impl RunMeta {
     /// noise target.
     pub fn sampling_words(&self) -> String {
         match self.noise_target {
-            Some(t) => format!("sampled to {:.1}% noise", t * 100.0),
+            Some(t) => format!("sampled to {} noise", percent(t)),
             None => format!("{} launches x {} samples", self.iters, self.samples),
         }
     }
@@ -248,12 +269,6 @@ impl RunMeta {
         if let Some(l) = &self.compare_label {
             return Some(l.clone());
         }
-        let first = self.compare_module.as_deref()?.split(';').next()?.trim();
-        let path = std::path::Path::new(first.trim_end_matches("/*cap{N}*"));
-        Some(
-            path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| first.to_owned()),
-        )
+        self.compare_module.as_ref().map(|m| m.first.stem())
     }
 }

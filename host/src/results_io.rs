@@ -122,19 +122,19 @@ pub fn device_table(d: &DeviceInfo) -> TableData {
         ),
         ("DRAM peak (spec)", format!("{:.1} GB/s", d.peak_dram_gbps)),
     ];
-    TableData {
-        title: "Device".to_owned(),
-        header: vec!["Property".to_owned(), "Value".to_owned()],
-        rows: rows
-            .into_iter()
+    let mut t = TableData::new(
+        "Device",
+        &["Property", "Value"],
+        rows.into_iter()
             .map(|(k, v)| vec![k.to_owned(), v])
             .collect(),
-        notes: vec![
-            "spec peaks: FP32 = SMs x FP32 lanes x 2 x max SM clock; DRAM = 2 x memory clock x \
-             bus width; figures above them are flagged, not reported as fact"
-                .to_owned(),
-        ],
-    }
+    );
+    t.notes.push(
+        "spec peaks: FP32 = SMs x FP32 lanes x 2 x max SM clock; DRAM = 2 x memory clock x bus \
+         width; figures above them are flagged, not reported as fact"
+            .to_owned(),
+    );
+    t
 }
 
 /// Writes `results.json`, `tables.md` and `NAME.csv` for each experiment present into `dir`,

@@ -1,13 +1,16 @@
-//! The one table renderer: a [`TableData`] (title, header, rows of cells, notes) printed for a
-//! terminal, as Markdown or as CSV, all through `tabled` and the `csv` crate. Experiments declare
-//! their tables as lists of [`Column`]s: a header, a typed accessor and a [`Kind`] from which
-//! every renderer formats the cell, so a column is written once.
+//! The one table renderer: a [`TableData`] (title, columns, rows of typed values, notes) printed
+//! for a terminal, as Markdown or as CSV, all through `tabled` and the `csv` crate. Experiments
+//! declare their tables as lists of [`Column`]s: a header, a typed accessor and a [`Kind`]; the
+//! values stay typed until a renderer formats each from its (value, kind) pair (see
+//! [`crate::cell`]), so a column is written once and a CSV holds numbers, not the table's text.
 //!
 //! This module knows nothing about experiments, devices or results: everything above it (the
 //! experiments, the report, the calculator's printouts) renders through it.
 
 use tabled::builder::Builder;
 use tabled::settings::Style;
+
+pub use crate::cell::{percent, percent_with, CsvHeader, Kind, Value};
 
 /// Output format (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -16,131 +19,25 @@ pub enum Format {
     Table,
     /// GitHub-flavoured Markdown.
     Markdown,
-    /// Comma-separated values, one header line per table.
+    /// Comma-separated values, one header line per table: one number per column, its unit in
+    /// the header (`ms/call median`, `Theo. occ (%)`), and each row's flags in a `flags` column.
     Csv,
     /// The full results as JSON (the `results.json` schema).
     Json,
 }
 
-/// How a column's values are written: each kind has one formatting, used by every renderer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A whole number of things (threads, registers, blocks).
-    Count,
-    /// A fraction shown as a percentage with one decimal.
-    Percent,
-    /// A throughput in `unit` (e.g. "GFLOP/s") with `decimals` decimals; a flagged value is
-    /// marked `(!)` and its flags become the table's notes.
-    Rate { unit: &'static str, decimals: usize },
-    /// Milliseconds per call: median [min-max], and the samples' relative noise where measured.
-    Duration,
-    /// A relative noise (standard deviation over mean) as a percentage with two decimals.
-    Noise,
-    /// A ratio of two figures, two decimals.
-    Ratio,
-    /// A size in bytes.
-    Bytes,
-    /// Two whole numbers joined by `sep` (a tile "8x4", spills "12/8").
-    Pair { sep: &'static str },
-    /// A correctness check: "ok, exact", "ok, err 2.2e-7", "FAILED, 3 differ".
-    Check,
-    /// Free text.
-    Text,
-}
-
-/// A fraction as a percentage with one decimal ("12.5%"): the one percentage format.
-pub fn percent(fraction: f64) -> String {
-    format!("{:.1}%", fraction * 100.0)
-}
-
-/// One cell's value, before formatting.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    /// An empty cell (e.g. the compared module's columns of a row it lacks).
-    Empty,
-    /// A figure that cannot be known for this row ("n/a").
-    NotAvailable,
-    Int(u64),
-    Float(f64),
-    /// A rate marked as doubtful (see the row's flags).
-    Flagged(f64),
-    /// Median, min and max, milliseconds, and the samples' relative noise where recorded.
-    Spread {
-        median: f64,
-        min: f64,
-        max: f64,
-        noise: Option<f64>,
-    },
-    Pair(u64, u64),
-    /// Passed, the error found and the bound it was held to.
-    Check {
-        passed: bool,
-        error: f64,
-        bound: f64,
-    },
-    Text(String),
-}
-
-impl Value {
-    /// The cell's text under `kind`.
-    pub fn format(&self, kind: Kind) -> String {
-        match (self, kind) {
-            (Value::Empty, _) => String::new(),
-            (Value::NotAvailable, _) => "n/a".to_owned(),
-            (Value::Text(s), _) => s.clone(),
-            (Value::Int(n), Kind::Percent) => percent(*n as f64),
-            (Value::Int(n), _) => n.to_string(),
-            (Value::Float(x), Kind::Percent) => percent(*x),
-            (Value::Float(x) | Value::Flagged(x), Kind::Noise) => format!("{:.2}%", x * 100.0),
-            (Value::Float(x), Kind::Rate { decimals, .. }) => format!("{x:.decimals$}"),
-            (Value::Flagged(x), Kind::Rate { decimals, .. }) => format!("{x:.decimals$} (!)"),
-            (Value::Float(x) | Value::Flagged(x), Kind::Ratio) => format!("{x:.2}"),
-            (Value::Float(x) | Value::Flagged(x), Kind::Count | Kind::Bytes) => format!("{x:.0}"),
-            (Value::Float(x) | Value::Flagged(x), _) => x.to_string(),
-            (
-                Value::Spread {
-                    median,
-                    min,
-                    max,
-                    noise,
-                },
-                _,
-            ) => match noise {
-                Some(n) => format!("{median:.3} [{min:.3}-{max:.3}] ±{:.2}%", n * 100.0),
-                None => format!("{median:.3} [{min:.3}-{max:.3}]"),
-            },
-            (Value::Pair(a, b), Kind::Pair { sep }) => format!("{a}{sep}{b}"),
-            (Value::Pair(a, b), _) => format!("{a}x{b}"),
-            (
-                Value::Check {
-                    passed,
-                    error,
-                    bound,
-                },
-                _,
-            ) => {
-                let status = if *passed { "ok" } else { "FAILED" };
-                if *bound == 0.0 {
-                    if *error == 0.0 {
-                        format!("{status}, exact")
-                    } else {
-                        format!("{status}, {error} differ")
-                    }
-                } else {
-                    format!("{status}, err {error:.1e}")
-                }
-            }
-        }
-    }
-}
-
-/// Which module's figures a column shows.
+/// Which module's figures a column shows; the compared module's columns are named after it when
+/// the table is printed ([`TableData::name_compared`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
     /// The module under test: always shown.
     Ours,
-    /// The compared module (`--compare`): shown only when some row was compared.
+    /// The compared module (`--compare`): shown only when some row was compared; printed as its
+    /// name and the header ("peer GFLOP/s").
     Compared,
+    /// Ours over the compared module's figure: shown as [`Side::Compared`] is; printed as the
+    /// header, a slash and the module's name ("Ours/peer").
+    OursOverCompared,
 }
 
 /// One column of an experiment's table: declared once, formatted by every renderer from its
@@ -163,13 +60,32 @@ impl<R> Column<R> {
         }
     }
 
-    /// A column of the compared module's figures.
+    /// A column of the compared module's figures; `header` follows the module's name.
     pub const fn compared(header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
         Self {
             header,
             kind,
             side: Side::Compared,
             value,
+        }
+    }
+
+    /// A column of our figure over the compared module's; `header` ("Ours") comes before a slash
+    /// and the module's name.
+    pub const fn over_compared(header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
+        Self {
+            header,
+            kind,
+            side: Side::OursOverCompared,
+            value,
+        }
+    }
+
+    fn head(&self) -> Head {
+        Head {
+            header: self.header.to_owned(),
+            kind: self.kind,
+            side: self.side,
         }
     }
 }
@@ -186,7 +102,7 @@ pub trait TableRow {
 }
 
 /// The table of `rows` under `columns`: the compared module's columns only when some row was
-/// compared; each row's flags become notes `(!) label: flag`.
+/// compared; each row's flags become notes `(!) label: flag` (and, in a CSV, its `flags`).
 pub fn columns_table<R: TableRow>(title: &str, columns: &[Column<R>], rows: &[R]) -> TableData {
     let compared = rows.iter().any(TableRow::compared);
     let shown: Vec<&Column<R>> = columns
@@ -200,60 +116,71 @@ pub fn columns_table<R: TableRow>(title: &str, columns: &[Column<R>], rows: &[R]
             for f in r.flags() {
                 notes.push(format!("(!) {}: {f}", r.label()));
             }
-            shown.iter().map(|c| (c.value)(r).format(c.kind)).collect()
+            Row {
+                cells: shown.iter().map(|c| (c.value)(r)).collect(),
+                flags: r.flags().to_vec(),
+            }
         })
         .collect();
     TableData {
         title: title.to_owned(),
-        header: shown.iter().map(|c| c.header.to_owned()).collect(),
+        columns: shown.iter().map(|c| c.head()).collect(),
         rows: body,
         notes,
+        compare_label: None,
+        flags_column: true,
     }
 }
 
-/// A row outside the column accessors (e.g. a reference measurement): values by header, each
-/// formatted by that column's kind; columns not named stay empty.
-pub fn extra_row<R>(t: &mut TableData, columns: &[Column<R>], values: &[(&str, Value)]) {
+/// A row outside the column accessors (e.g. a reference measurement): values by the header
+/// their column of our side was declared with; other columns stay empty. Its `flags` become
+/// notes `(!) label: flag`, as a row's do.
+pub fn extra_row(t: &mut TableData, label: &str, flags: &[String], values: &[(&str, Value)]) {
     let cells = t
-        .header
+        .columns
         .iter()
-        .map(|h| {
-            let kind = columns
-                .iter()
-                .find(|c| c.header == h)
-                .map_or(Kind::Text, |c| c.kind);
+        .map(|c| {
             values
                 .iter()
-                .find(|(name, _)| name == h)
-                .map_or_else(String::new, |(_, v)| v.format(kind))
+                .find(|(name, _)| c.side == Side::Ours && *name == c.header)
+                .map_or(Value::Empty, |(_, v)| v.clone())
         })
         .collect();
-    t.rows.push(cells);
+    t.notes
+        .extend(flags.iter().map(|f| format!("(!) {label}: {f}")));
+    t.rows.push(Row {
+        cells,
+        flags: flags.to_vec(),
+    });
 }
 
-/// One table: a title, a header, rows of cells and notes printed under it.
+/// A column of a built table: its header as declared, its kind and whose figures it shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    pub header: String,
+    pub kind: Kind,
+    pub side: Side,
+}
+
+/// A row of a built table: a value per column, and the warnings about its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub cells: Vec<Value>,
+    pub flags: Vec<String>,
+}
+
+/// One table: a title, its columns, rows of values and notes printed under it. The values stay
+/// typed here; each renderer formats them ([`to_terminal`], [`to_markdown`], [`to_csv`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct TableData {
     pub title: String,
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
+    pub columns: Vec<Head>,
+    pub rows: Vec<Row>,
     pub notes: Vec<String>,
-}
-
-impl TableData {
-    /// The compared module's columns named after it (`--compare-label`, or the compared file's
-    /// stem): a header `Other X` becomes `NAME X`, and `Ours/other` becomes `Ours/NAME`.
-    pub fn name_compared(mut self, name: Option<&str>) -> Self {
-        let Some(name) = name else { return self };
-        for h in &mut self.header {
-            if let Some(rest) = h.strip_prefix("Other ") {
-                *h = format!("{name} {rest}");
-            } else if h == "Ours/other" {
-                *h = format!("Ours/{name}");
-            }
-        }
-        self
-    }
+    /// The compared module's name, printed in its columns' headers (None: "Other").
+    pub compare_label: Option<String>,
+    /// A CSV of it ends with a `flags` column (the tables of measured rows).
+    pub flags_column: bool,
 }
 
 impl TableData {
@@ -261,12 +188,123 @@ impl TableData {
     pub fn new(title: &str, header: &[&str], rows: Vec<Vec<String>>) -> Self {
         Self {
             title: title.to_owned(),
-            header: header.iter().map(|h| (*h).to_owned()).collect(),
-            rows,
+            columns: header
+                .iter()
+                .map(|h| Head {
+                    header: (*h).to_owned(),
+                    kind: Kind::Text,
+                    side: Side::Ours,
+                })
+                .collect(),
+            rows: rows
+                .into_iter()
+                .map(|r| Row {
+                    cells: r.into_iter().map(Value::Text).collect(),
+                    flags: Vec::new(),
+                })
+                .collect(),
             notes: Vec::new(),
+            compare_label: None,
+            flags_column: false,
         }
     }
+
+    /// The compared module's columns named after it (`--compare-label`, or the compared file's
+    /// stem) when printed.
+    pub fn name_compared(mut self, name: Option<&str>) -> Self {
+        self.compare_label = name.map(str::to_owned);
+        self
+    }
+
+    /// A column's header with the compared module's name where it shows that module.
+    fn named(&self, c: &Head) -> String {
+        match c.side {
+            Side::Ours => c.header.clone(),
+            Side::Compared => format!(
+                "{} {}",
+                self.compare_label.as_deref().unwrap_or("Other"),
+                c.header
+            ),
+            Side::OursOverCompared => format!(
+                "{}/{}",
+                c.header,
+                self.compare_label.as_deref().unwrap_or("other")
+            ),
+        }
+    }
+
+    /// The headers a table prints.
+    pub fn header(&self) -> Vec<String> {
+        self.columns
+            .iter()
+            .map(|c| c.kind.table_header(&self.named(c)))
+            .collect()
+    }
+
+    /// The cells as a table prints them, row by row.
+    pub fn cells(&self) -> Vec<Vec<String>> {
+        self.rows
+            .iter()
+            .map(|r| {
+                r.cells
+                    .iter()
+                    .zip(&self.columns)
+                    .map(|(v, c)| v.format(c.kind))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The text of row `row`'s cell under the printed header `header`, if there is one.
+    pub fn cell(&self, row: usize, header: &str) -> Option<String> {
+        let column = self.header().iter().position(|h| h == header)?;
+        let kind = self.columns[column].kind;
+        Some(self.rows.get(row)?.cells.get(column)?.format(kind))
+    }
+
+    /// The CSV's columns: one per number (the unit in its header), the text ones marked, and
+    /// `flags` last for the tables of measured rows.
+    pub fn csv_header(&self) -> Vec<CsvHeader> {
+        let mut out: Vec<CsvHeader> = self
+            .columns
+            .iter()
+            .flat_map(|c| {
+                let label = (c.side == Side::Compared)
+                    .then(|| self.compare_label.as_deref().unwrap_or("Other"));
+                c.kind.csv_headers(&self.named(c), label)
+            })
+            .collect();
+        if self.flags_column {
+            out.push(CsvHeader {
+                name: FLAGS.to_owned(),
+                numeric: false,
+            });
+        }
+        out
+    }
+
+    /// The CSV's records, one per row, matching [`TableData::csv_header`].
+    pub fn csv_records(&self) -> Vec<Vec<String>> {
+        self.rows
+            .iter()
+            .map(|r| {
+                let mut fields: Vec<String> = r
+                    .cells
+                    .iter()
+                    .zip(&self.columns)
+                    .flat_map(|(v, c)| v.csv_fields(c.kind))
+                    .collect();
+                if self.flags_column {
+                    fields.push(r.flags.join("; "));
+                }
+                fields
+            })
+            .collect()
+    }
 }
+
+/// The header of a CSV's last column: each row's flags, joined by "; ".
+pub const FLAGS: &str = "flags";
 
 /// The look of a bare grid (no title or notes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -297,14 +335,21 @@ pub fn grid(header: &[String], rows: &[Vec<String>], look: Grid) -> String {
     t.to_string()
 }
 
-/// The table as CSV: a header line, then one line per row (RFC 4180 quoting).
+/// The table as CSV: a header line, then one line per row (RFC 4180 quoting): one column per
+/// number with its unit in the header, empty fields where there is no figure.
 pub fn to_csv(t: &TableData) -> String {
+    let header: Vec<String> = t.csv_header().into_iter().map(|h| h.name).collect();
+    csv_text(&header, &t.csv_records())
+}
+
+/// Text records as CSV.
+pub fn csv_text(header: &[String], records: &[Vec<String>]) -> String {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new());
     // Writing to memory cannot fail; a record of the wrong length is a bug caught by the tests.
-    let _ = w.write_record(&t.header);
-    for r in &t.rows {
+    let _ = w.write_record(header);
+    for r in records {
         let _ = w.write_record(r);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
@@ -315,7 +360,7 @@ pub fn to_markdown(t: &TableData) -> String {
     let mut out = format!(
         "### {}\n\n{}\n",
         t.title,
-        grid(&t.header, &t.rows, Grid::Markdown)
+        grid(&t.header(), &t.cells(), Grid::Markdown)
     );
     if !t.notes.is_empty() {
         out.push('\n');
@@ -336,7 +381,11 @@ pub fn markdown_grid(header: &[String], rows: &[Vec<String>]) -> String {
 
 /// The table for a terminal, with its title and notes.
 pub fn to_terminal(t: &TableData) -> String {
-    let mut out = format!("{}\n{}\n", t.title, grid(&t.header, &t.rows, Grid::Rounded));
+    let mut out = format!(
+        "{}\n{}\n",
+        t.title,
+        grid(&t.header(), &t.cells(), Grid::Rounded)
+    );
     for n in &t.notes {
         out.push_str(&format!("  {n}\n"));
     }
@@ -366,35 +415,100 @@ mod tests {
         assert_eq!(to_csv(&t), "a,b\n\"x, y\",\"say \"\"hi\"\"\"\n");
     }
 
+    struct R {
+        gflops: f64,
+        theirs: Option<f64>,
+        flags: Vec<String>,
+    }
+
+    impl TableRow for R {
+        fn label(&self) -> String {
+            "r".into()
+        }
+        fn flags(&self) -> &[String] {
+            &self.flags
+        }
+        fn compared(&self) -> bool {
+            self.theirs.is_some()
+        }
+    }
+
+    const RATE: Kind = Kind::Rate {
+        unit: "GFLOP/s",
+        decimals: 0,
+    };
+
+    fn columns() -> Vec<Column<R>> {
+        vec![
+            Column::new("GFLOP/s", RATE, |r| {
+                if r.flags.is_empty() {
+                    Value::Float(r.gflops)
+                } else {
+                    Value::Flagged(r.gflops)
+                }
+            }),
+            Column::compared("GFLOP/s", RATE, |r| {
+                r.theirs.map_or(Value::Empty, Value::Float)
+            }),
+            Column::over_compared("Ours", Kind::Ratio, |r| {
+                r.theirs
+                    .map_or(Value::Empty, |t| Value::Float(r.gflops / t))
+            }),
+        ]
+    }
+
+    /// The compared columns are named after the module when printed, by their side, whatever
+    /// their header says; a flagged figure is marked in the table and a bare number in the CSV,
+    /// its flag in the CSV's own column.
     #[test]
-    fn kinds_format_their_values() {
-        assert_eq!(Value::Float(0.125).format(Kind::Percent), "12.5%");
-        let rate = Kind::Rate {
-            unit: "GB/s",
-            decimals: 1,
-        };
-        assert_eq!(Value::Flagged(3.25).format(rate), "3.2 (!)");
-        assert_eq!(Value::Pair(8, 4).format(Kind::Pair { sep: "x" }), "8x4");
-        let exact = Value::Check {
-            passed: true,
-            error: 0.0,
-            bound: 0.0,
-        };
-        assert_eq!(exact.format(Kind::Check), "ok, exact");
-        let spread = Value::Spread {
-            median: 1.0,
-            min: 0.5,
-            max: 2.0,
-            noise: None,
-        };
-        assert_eq!(spread.format(Kind::Duration), "1.000 [0.500-2.000]");
-        let noisy = Value::Spread {
-            median: 1.0,
-            min: 0.5,
-            max: 2.0,
-            noise: Some(0.0031),
-        };
-        assert_eq!(noisy.format(Kind::Duration), "1.000 [0.500-2.000] ±0.31%");
-        assert_eq!(Value::Float(0.0031).format(Kind::Noise), "0.31%");
+    fn compared_columns_take_the_label_and_flags_get_their_own_column() {
+        let rows = [
+            R {
+                gflops: 100.4,
+                theirs: Some(50.0),
+                flags: vec![],
+            },
+            R {
+                gflops: 99999.0,
+                theirs: None,
+                flags: vec!["above the peak".into()],
+            },
+        ];
+        let t = columns_table("t", &columns(), &rows).name_compared(Some("Other"));
+        assert_eq!(t.header(), ["GFLOP/s", "Other GFLOP/s", "Ours/Other"]);
+        let t = t.name_compared(Some("peer"));
+        assert_eq!(t.header(), ["GFLOP/s", "peer GFLOP/s", "Ours/peer"]);
+        assert_eq!(t.cells()[1], ["99999 (!)", "", ""]);
+        assert_eq!(t.notes, ["(!) r: above the peak"]);
+        assert_eq!(
+            to_csv(&t),
+            "GFLOP/s,peer GFLOP/s,Ours/peer,flags\n100.4,50,2.008,\n99999,,,above the peak\n"
+        );
+        // Without a compared row, no compared column.
+        let t = columns_table("t", &columns(), &rows[1..]);
+        assert_eq!(t.header(), ["GFLOP/s"]);
+    }
+
+    #[test]
+    fn an_extra_row_fills_the_columns_it_names_and_notes_its_flags() {
+        let rows = [R {
+            gflops: 1.0,
+            theirs: Some(2.0),
+            flags: vec![],
+        }];
+        let mut t = columns_table("t", &columns(), &rows);
+        extra_row(
+            &mut t,
+            "cuBLAS",
+            &["clock dropped".to_owned()],
+            &[("GFLOP/s", Value::Float(2.0)), ("Other", Value::Int(1))],
+        );
+        // Only our side's column of that name is filled.
+        assert_eq!(
+            t.rows[1].cells,
+            [Value::Float(2.0), Value::Empty, Value::Empty]
+        );
+        assert_eq!(t.notes, ["(!) cuBLAS: clock dropped"]);
+        assert!(to_csv(&t).ends_with("\n2,,,clock dropped\n"));
     }
 }

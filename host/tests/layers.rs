@@ -6,7 +6,15 @@ use std::path::Path;
 
 /// Top-level modules of `host/src` by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["results", "table", "modules", "regular_file", "flag_values"],
+    &[
+        "results",
+        "module_name",
+        "table",
+        "cell",
+        "modules",
+        "regular_file",
+        "flag_values",
+    ],
     &["claim", "confidence", "figure", "occupancy"],
     &["cuda", "module_image"],
     &["sampling", "flags", "module_file", "out_dir"],

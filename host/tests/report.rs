@@ -36,7 +36,7 @@ fn judge(r: &RunResults, key: &str) -> Verdict {
 #[test]
 fn fixture_is_marked_hand_made() {
     let r = fixture();
-    assert_eq!(r.meta.module, "hand-made test fixture");
+    assert_eq!(r.meta.module.to_string(), "hand-made test fixture");
 }
 
 #[test]
@@ -208,7 +208,7 @@ fn with_cublas(gflops: f64, tuned: Option<(f64, f64)>) -> RunResults {
         t.gflops = gf;
         t.occupancy = occ;
         t.tile = Some(GemmTile {
-            family: "tuned".into(),
+            family: kernels_gpu::variants::GemmFamily::Tuned,
             block: (256, 128, 16),
             warp: Some((64, 64)),
             stages: 3,
@@ -1058,6 +1058,7 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
     let r = with_cublas(4000.0, Some((5000.0, 0.125)));
     let run = r.occupancy.as_ref().unwrap();
     let t = Spec::table(run, &r.meta);
+    let (header, rows) = (t.header(), t.cells());
     for h in [
         "Family",
         "Block tile",
@@ -1065,20 +1066,20 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
         "Sub-tile TMxTN",
         "Ours/cuBLAS",
     ] {
-        assert!(t.header.iter().any(|x| x == h), "{h} in {:?}", t.header);
+        assert!(header.iter().any(|x| x == h), "{h} in {header:?}");
     }
     assert!(
         t.title.contains("cuBLAS 13.1.0 (libcublas.so.13)"),
         "{}",
         t.title
     );
-    let col = |name: &str| t.header.iter().position(|h| h == name).unwrap();
-    let tuned = t.rows.iter().find(|row| row[0] == "R").unwrap();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let tuned = rows.iter().find(|row| row[0] == "R").unwrap();
     assert_eq!(tuned[col("Family")], "tuned");
     assert_eq!(tuned[col("Block tile")], "256x128x16");
     assert_eq!(tuned[col("Warp tile")], "64x64");
     assert_eq!(tuned[col("Ours/cuBLAS")], "1.25");
-    let seed = t.rows.iter().find(|row| row[0] == "D").unwrap();
+    let seed = rows.iter().find(|row| row[0] == "D").unwrap();
     assert_eq!(
         (
             seed[col("Family")].as_str(),
@@ -1087,16 +1088,19 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
         ("seed", "64x64x8")
     );
     assert_eq!(seed[col("Warp tile")], "n/a");
-    let cublas = t.rows.last().unwrap();
+    let cublas = rows.last().unwrap();
     assert_eq!(cublas[0], "cuBLAS 13.1.0");
     assert_eq!(cublas[col("GFLOP/s")], "4000");
     assert_eq!(cublas[col("Ours/cuBLAS")], "1.00");
-    for f in [Format::Table, Format::Markdown, Format::Csv] {
+    // The tables print the tile joined; a CSV gives each side its own number.
+    for (f, tile) in [
+        (Format::Table, "256x128x16"),
+        (Format::Markdown, "256x128x16"),
+        (Format::Csv, ",tuned,256,128,16,64,64,"),
+    ] {
         let text = render(&t, f);
         assert!(
-            text.contains("cuBLAS 13.1.0")
-                && text.contains("Ours/cuBLAS")
-                && text.contains("256x128x16"),
+            text.contains("cuBLAS 13.1.0") && text.contains("Ours/cuBLAS") && text.contains(tile),
             "{f:?}: {text}"
         );
     }
@@ -1131,7 +1135,7 @@ fn a_missing_cublas_is_said_in_the_table_and_nothing_else_changes() {
     let plain = fixture();
     let before = Spec::table(plain.occupancy.as_ref().unwrap(), &plain.meta);
     assert!(!before
-        .header
+        .header()
         .iter()
         .any(|h| h == "Ours/cuBLAS" || h == "Family"));
     let mut r = fixture();
@@ -1139,15 +1143,16 @@ fn a_missing_cublas_is_said_in_the_table_and_nothing_else_changes() {
         reason: "cuBLAS not found: none of libcublas.so.13 could be loaded (x)".into(),
     });
     let t = Spec::table(r.occupancy.as_ref().unwrap(), &r.meta);
-    let col = t.header.iter().position(|h| h == "Ours/cuBLAS").unwrap();
-    assert_eq!(t.header.len(), before.header.len() + 1);
-    assert_eq!(t.rows.len(), before.rows.len() + 1);
-    for (row, old) in t.rows.iter().zip(&before.rows) {
+    let col = t.header().iter().position(|h| h == "Ours/cuBLAS").unwrap();
+    assert_eq!(t.header().len(), before.header().len() + 1);
+    let (rows, old_rows) = (t.cells(), before.cells());
+    assert_eq!(rows.len(), old_rows.len() + 1);
+    for (row, old) in rows.iter().zip(&old_rows) {
         assert_eq!(row[col], "n/a");
         let mut without = row.clone();
         without.remove(col);
         assert_eq!(&without, old);
     }
-    assert!(t.rows.last().unwrap()[0].starts_with("cuBLAS not found: none of libcublas.so.13"));
+    assert!(rows.last().unwrap()[0].starts_with("cuBLAS not found: none of libcublas.so.13"));
     assert!(t.title.contains("cuBLAS not found"), "{}", t.title);
 }

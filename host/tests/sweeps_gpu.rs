@@ -220,7 +220,7 @@ fn test_meta() -> host::results::RunMeta {
         command: String::new(),
         tool_version: String::new(),
         toolchain: String::new(),
-        module: String::new(),
+        module: host::module_name::RunModules::default(),
         compare_module: None,
         compare_label: None,
         iters: 2,

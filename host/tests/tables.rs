@@ -7,7 +7,7 @@ use host::experiments::regs::{self, RegsRow};
 use host::experiments::{Experiment, RunResults};
 use host::results::{Check, Comparison, DeviceInfo, RunMeta, Timing};
 use host::results_io::{device_table, read_results, render_results, write_results};
-use host::table::{to_csv, Format, TableData};
+use host::table::{to_csv, Format, TableData, Value};
 
 fn occupancy_table(rows: &GemmRun) -> TableData {
     occupancy::Spec::table(rows, &sample().meta)
@@ -130,6 +130,7 @@ fn sample() -> RunResults {
         compare: None,
     };
     RunResults {
+        schema_version: host::results::SCHEMA_VERSION,
         meta: RunMeta {
             date: "2026-05-20T12:00:00Z".into(),
             command: "host all --out results/x".into(),
@@ -166,8 +167,9 @@ fn sample() -> RunResults {
 fn occupancy_table_has_the_blogs_columns_first() {
     let r = sample();
     let t = occupancy_table(r.occupancy.as_ref().unwrap());
+    let (header, rows) = (t.header(), t.cells());
     assert_eq!(
-        t.header[..6],
+        header[..6],
         [
             "Variant",
             "Threads/block",
@@ -177,13 +179,13 @@ fn occupancy_table_has_the_blogs_columns_first() {
             "GFLOP/s"
         ]
     );
-    assert_eq!(t.rows[0][..6], ["S", "1024", "2x2", "62", "25.0%", "1394"]);
+    assert_eq!(rows[0][..6], ["S", "1024", "2x2", "62", "25.0%", "1394"]);
     // A figure above the peak is flagged, and a failed check is marked.
-    assert_eq!(t.rows[1][5], "99999 (!)");
-    assert!(t.rows[1].iter().any(|c| c.starts_with("FAILED")));
+    assert_eq!(rows[1][5], "99999 (!)");
+    assert!(rows[1].iter().any(|c| c.starts_with("FAILED")));
     assert!(t.notes.iter().any(|n| n.contains("C: above the FP32 peak")));
     assert!(
-        !t.header.iter().any(|h| h.starts_with("Other")),
+        !header.iter().any(|h| h.starts_with("Other")),
         "no compare columns without --compare"
     );
 }
@@ -192,8 +194,9 @@ fn occupancy_table_has_the_blogs_columns_first() {
 fn bandwidth_table_shows_compare_columns_and_the_reference_row() {
     let r = sample();
     let t = bandwidth_table(r.bandwidth.as_ref().unwrap());
+    let (header, rows) = (t.header(), t.cells());
     assert_eq!(
-        t.header[..7],
+        header[..7],
         [
             "Variant",
             "Threads/block",
@@ -204,15 +207,16 @@ fn bandwidth_table_shows_compare_columns_and_the_reference_row() {
             "GB/s"
         ]
     );
-    assert_eq!(t.header[7], "% of D2D copy");
+    assert_eq!(header[7], "% of D2D copy");
     assert_eq!(
-        t.rows[0][..8],
+        rows[0][..8],
         ["T14f4", "32", "14x4", "224", "50", "3.1%", "2380.5", "61.0%"]
     );
-    let other = t.header.iter().position(|h| h == "Other GB/s").unwrap();
-    assert_eq!(t.rows[0][other], "2400.0");
-    assert_eq!(t.rows[0][other + 2], "0.99");
-    let last = t.rows.last().unwrap();
+    let other = header.iter().position(|h| h == "Other GB/s").unwrap();
+    assert_eq!(rows[0][other], "2400.0");
+    assert_eq!(header[other + 2], "Ours/other");
+    assert_eq!(rows[0][other + 2], "0.99");
+    let last = rows.last().unwrap();
     assert_eq!((last[0].as_str(), last[6].as_str()), ("D2D copy", "3900.0"));
 }
 
@@ -220,21 +224,22 @@ fn bandwidth_table_shows_compare_columns_and_the_reference_row() {
 fn regs_table_says_na_for_unknown_spills() {
     let r = sample();
     let t = regs_table(r.regs.as_ref().unwrap());
+    let (header, rows) = (t.header(), t.cells());
     assert_eq!(
-        t.header[..8],
+        header[..8],
         [
             "Cap",
             "Actual regs",
             "Theo. occ",
             "ms/call [min-max]",
             "GFLOP/s",
-            "Spill stores",
-            "Spill loads",
-            "Stack frame"
+            "Spill stores (B)",
+            "Spill loads (B)",
+            "Stack frame (B)"
         ]
     );
-    assert_eq!(t.rows[0][5..8], ["4840", "4652", "1672"]);
-    assert_eq!(t.rows[1][5..7], ["n/a", "n/a"]);
+    assert_eq!(rows[0][5..8], ["4840", "4652", "1672"]);
+    assert_eq!(rows[1][5..7], ["n/a", "n/a"]);
     assert!(t.notes.iter().any(|n| n.contains("n/a")));
 }
 
@@ -257,7 +262,7 @@ fn every_format_renders_every_table() {
     );
     let csv = render_results(&r, Format::Csv);
     assert!(csv.contains("# 1. Occupancy vs throughput"));
-    assert!(csv.contains("Variant,Threads/block,Sub-tile TMxTN,Regs/thread,Theo. occ,GFLOP/s"));
+    assert!(csv.contains("Variant,Threads/block,TM,TN,Regs/thread,Theo. occ (%),GFLOP/s,"));
     let json = render_results(&r, Format::Json);
     let back: RunResults = serde_json::from_str(&json).unwrap();
     assert_eq!(back, r);
@@ -266,7 +271,7 @@ fn every_format_renders_every_table() {
 #[test]
 fn csv_quotes_fields_with_commas_and_quotes() {
     let mut t = occupancy_table(sample().occupancy.as_ref().unwrap());
-    t.rows[0][0] = "a,\"b\"".into();
+    t.rows[0].cells[0] = Value::Text("a,\"b\"".into());
     let csv = to_csv(&t);
     assert!(
         csv.lines().nth(1).unwrap().starts_with("\"a,\"\"b\"\"\","),
@@ -278,9 +283,9 @@ fn csv_quotes_fields_with_commas_and_quotes() {
 #[test]
 fn device_table_names_the_spec_peaks() {
     let t = device_table(&sample().device);
+    let rows = t.cells();
     let get = |k: &str| {
-        t.rows
-            .iter()
+        rows.iter()
             .find(|r| r[0] == k)
             .map(|r| r[1].clone())
             .unwrap()

@@ -1,6 +1,7 @@
 //! A confidence interval and what it says about a threshold.
 
 use super::LEVEL;
+use crate::cell::percent_with;
 
 /// A statistic's value and its confidence interval ([`super::LEVEL`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,9 +37,9 @@ impl Interval {
     /// The interval in words, each number formatted by `fmt`: "1.037 (95% CI 1.031 to 1.043)".
     pub fn show(&self, fmt: impl Fn(f64) -> String) -> String {
         format!(
-            "{} ({:.0}% CI {} to {})",
+            "{} ({} CI {} to {})",
             fmt(self.point),
-            LEVEL * 100.0,
+            percent_with(LEVEL, 0),
             fmt(self.lo),
             fmt(self.hi)
         )
@@ -68,7 +69,7 @@ mod tests {
         assert_eq!(iv.exceeds(1.03), None);
         assert_eq!(iv.to_string(), "1.030 (95% CI 1.020 to 1.040)");
         assert_eq!(
-            iv.show(|x| format!("{:.1}%", x * 100.0)),
+            iv.show(crate::cell::percent),
             "103.0% (95% CI 102.0% to 104.0%)"
         );
     }

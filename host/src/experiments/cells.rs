@@ -1,5 +1,5 @@
-//! Cell values the experiments' columns share: a timing, a check, a flagged throughput, and the
-//! compared module's four columns.
+//! Cell values the experiments' columns share: a timing, a check, a flagged throughput, the
+//! copy's and the spills' pairs, and the compared module's four columns.
 
 use crate::results::{Check, Comparison, Timing};
 use crate::table::{Column, Kind, Value};
@@ -27,6 +27,18 @@ pub fn check(c: &Check) -> Value {
         bound: c.bound,
     }
 }
+
+/// A copy's loads per thread and floats per load, printed "4x2".
+pub const LOADS_X_WIDTH: Kind = Kind::Dims {
+    sep: "x",
+    names: &["Loads", "Floats/load"],
+};
+
+/// A module's spill stores and loads, bytes, printed "12/8".
+pub const SPILLS_STORES_LOADS: Kind = Kind::Dims {
+    sep: "/",
+    names: &["spill stores (B)", "spill loads (B)"],
+};
 
 /// A throughput, marked when the row has flags (see the notes).
 pub fn rate(x: f64, flags: &[String]) -> Value {
@@ -62,7 +74,7 @@ fn other_check<R: HasComparison>(r: &R) -> Value {
 }
 
 /// The compared module's columns: its throughput (header `throughput`, in `unit`), registers,
-/// our/its ratio and its check.
+/// our/its ratio and its check; each printed after the module's name.
 pub fn compared_columns<R: HasComparison>(
     throughput: &'static str,
     unit: &'static str,
@@ -74,9 +86,9 @@ pub fn compared_columns<R: HasComparison>(
             Kind::Rate { unit, decimals },
             other_throughput::<R>,
         ),
-        Column::compared("Other regs", Kind::Count, other_regs::<R>),
-        Column::compared("Ours/other", Kind::Ratio, ratio::<R>),
-        Column::compared("Other verified", Kind::Check, other_check::<R>),
+        Column::compared("regs", Kind::Count, other_regs::<R>),
+        Column::over_compared("Ours", Kind::Ratio, ratio::<R>),
+        Column::compared("verified", Kind::Check, other_check::<R>),
     ]
 }
 

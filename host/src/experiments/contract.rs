@@ -14,6 +14,7 @@ use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, Shared};
+use crate::module_name::ModuleSource;
 use crate::results::RunMeta;
 use crate::sampling::SamplingConfig;
 use crate::table::{columns_table, Column, TableData, TableRow};
@@ -30,11 +31,11 @@ pub struct RunContext {
     pub progress: bool,
 }
 
-/// Where an experiment's kernels come from, in words, for the run's record.
+/// Where an experiment's kernels come from, for the run's record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModuleNames {
-    pub ours: String,
-    pub theirs: Option<String>,
+    pub ours: ModuleSource,
+    pub theirs: Option<ModuleSource>,
     /// The compared module's name in tables, plots and legends (`--compare-label`).
     pub label: Option<String>,
 }

@@ -36,6 +36,7 @@ pub use residency::ResidencyError;
 
 use crate::cuda::{CudaError, Gpu};
 use crate::flags::CliError;
+use crate::module_name::{ModuleSource, RunModules};
 use crate::results::{Missing, RunMeta};
 pub(crate) use measured::{comparison, Measured};
 pub(crate) use residency::residency_of;
@@ -248,8 +249,8 @@ pub fn meta(
     experiments: &[Planned],
     gpu_driver: &str,
 ) -> RunMeta {
-    let mut ours: Vec<(&str, String)> = Vec::new();
-    let mut theirs: Vec<(&str, String)> = Vec::new();
+    let mut ours: Vec<(&str, ModuleSource)> = Vec::new();
+    let mut theirs: Vec<(&str, ModuleSource)> = Vec::new();
     let mut label = None;
     for e in experiments {
         let m = e.modules();
@@ -261,19 +262,6 @@ pub fn meta(
             label = m.label;
         }
     }
-    // "first; other-experiment: different" for modules that differ between experiments.
-    let join = |names: &[(&str, String)]| -> Option<String> {
-        let (_, first) = names.first()?;
-        let mut out = first.clone();
-        let mut seen = vec![first.clone()];
-        for (name, m) in &names[1..] {
-            if !seen.contains(m) {
-                out.push_str(&format!("; {name}: {m}"));
-                seen.push(m.clone());
-            }
-        }
-        Some(out)
-    };
     let mut meta = RunMeta {
         date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         command: command.to_owned(),
@@ -285,8 +273,8 @@ pub fn meta(
             crate::modules::PTX_ARCH,
             gpu_driver
         ),
-        module: join(&ours).unwrap_or_default(),
-        compare_module: join(&theirs),
+        module: RunModules::of(ours).unwrap_or_default(),
+        compare_module: RunModules::of(theirs),
         compare_label: label,
         iters: timing.fixed().map_or(0, |p| p.iters),
         samples: timing.fixed().map_or(0, |p| p.samples),

@@ -13,8 +13,8 @@ use crate::flags::{
 use crate::modules;
 use kernels_gpu::abi::Param;
 
-/// Name of the built-in module in results and messages.
-pub const BUILTIN: &str = "rust (built-in)";
+use crate::module_name::ModuleSource;
+pub use crate::module_name::BUILTIN;
 
 /// Kernels for experiments 1 and 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,23 +33,23 @@ pub enum CappedKernels {
 
 /// A source of kernels that can say where it comes from (a built-in module, a file, a folder).
 pub trait DescribeModule {
-    fn describe(&self) -> String;
+    fn describe(&self) -> ModuleSource;
 }
 
 impl DescribeModule for Kernels {
-    fn describe(&self) -> String {
+    fn describe(&self) -> ModuleSource {
         match self {
-            Kernels::Builtin => BUILTIN.to_owned(),
-            Kernels::File(p) => p.display().to_string(),
+            Kernels::Builtin => ModuleSource::BuiltIn,
+            Kernels::File(p) => ModuleSource::File(p.clone()),
         }
     }
 }
 
 impl DescribeModule for CappedKernels {
-    fn describe(&self) -> String {
+    fn describe(&self) -> ModuleSource {
         match self {
-            CappedKernels::Builtin => BUILTIN.to_owned(),
-            CappedKernels::Folder(p) => format!("{}/*cap{{N}}*", p.display()),
+            CappedKernels::Builtin => ModuleSource::BuiltIn,
+            CappedKernels::Folder(p) => ModuleSource::CapFolder(p.clone()),
         }
     }
 }

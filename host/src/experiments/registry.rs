@@ -10,7 +10,9 @@ use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, Common, Shared};
-use crate::results::{DeviceInfo, Missing, RunMeta};
+use crate::results::{
+    is_schema_version_1, schema_version_1, DeviceInfo, Missing, RunMeta, SCHEMA_VERSION,
+};
 use crate::table::TableData;
 
 /// An experiment's own subcommand: the common flags and its own.
@@ -48,6 +50,10 @@ macro_rules! registry {
         /// (`None` when not run) and what is missing from it.
         #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
         pub struct RunResults {
+            /// The file's layout: absent in the runs recorded before it was stated (version 1),
+            /// [`SCHEMA_VERSION`] for a run recorded now.
+            #[serde(default = "schema_version_1", skip_serializing_if = "is_schema_version_1")]
+            pub schema_version: u32,
             pub meta: RunMeta,
             pub device: DeviceInfo,
             // An experiment that did not run is left out (results.json files written before an
@@ -164,7 +170,13 @@ macro_rules! registry {
         impl RunResults {
             /// A run with no experiment output yet.
             pub fn empty(meta: RunMeta, device: DeviceInfo) -> Self {
-                Self { meta, device, $($field: None,)* missing: Vec::new() }
+                Self {
+                    schema_version: SCHEMA_VERSION,
+                    meta,
+                    device,
+                    $($field: None,)*
+                    missing: Vec::new(),
+                }
             }
 
             /// Every experiment in order, with its table when it ran.

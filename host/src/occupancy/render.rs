@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::table::{grid, markdown_grid, percent as pct, to_csv, Format, Grid, TableData};
+use crate::table::{csv_text, grid, markdown_grid, percent as pct, Format, Grid};
 
 use super::arch::Limits;
 use super::block_size::BlockSizeSuggestion;
@@ -16,12 +16,7 @@ fn table(format: Format, header: &[&str], rows: Vec<Vec<String>>) -> String {
     match format {
         Format::Table => grid(&header, &rows, Grid::Psql),
         Format::Markdown => markdown_grid(&header, &rows),
-        Format::Csv | Format::Json => to_csv(&TableData {
-            title: String::new(),
-            header,
-            rows,
-            notes: Vec::new(),
-        }),
+        Format::Csv | Format::Json => csv_text(&header, &rows),
     }
 }
 

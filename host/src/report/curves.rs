@@ -1,7 +1,7 @@
 //! The occupancy calculator's curves (occupancy vs registers/thread, vs block size, vs dynamic
 //! shared memory) turned into curve plots for the report, one plot per axis, one series per kernel.
 
-use kernels_gpu::variants::GemmVariant;
+use kernels_gpu::variants::{GemmFamily, GemmVariant};
 
 use crate::experiments::RunResults;
 use crate::occupancy::{all_curves, Axis, Curve, KernelResources, Limits};
@@ -69,10 +69,9 @@ pub fn curves_for(results: &RunResults, limits: &Limits) -> Vec<CurvePlot> {
             let kernel = KernelResources {
                 threads: row.threads,
                 regs_per_thread: row.regs,
-                static_smem: if tile.family == "seed" {
-                    GemmVariant::SEED_STATIC_SHARED_BYTES
-                } else {
-                    0
+                static_smem: match tile.family {
+                    GemmFamily::Seed => GemmVariant::SEED_STATIC_SHARED_BYTES,
+                    GemmFamily::Tuned => 0,
                 },
                 dyn_smem: tile.dyn_smem,
             };

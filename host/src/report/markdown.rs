@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::PlotFile;
 use crate::claim::Verdict;
 use crate::experiments::RunResults;
-use crate::table::{markdown_grid, to_markdown};
+use crate::table::{markdown_grid, percent, percent_with, to_markdown};
 
 fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
@@ -43,7 +43,7 @@ pub fn run_header(r: &RunResults) -> String {
     t.push(vec!["Command".into(), format!("`{}`", m.command)]);
     let module = match &m.compare_module {
         Some(c) => format!("{} (compared with {c})", m.module),
-        None => m.module.clone(),
+        None => m.module.to_string(),
     };
     t.push(vec!["Kernels".into(), module]);
     t.push(vec!["Toolchain".into(), m.toolchain.clone()]);
@@ -54,9 +54,9 @@ pub fn run_header(r: &RunResults) -> String {
             "{}; GEMM {}; copy buffer {} MiB",
             match m.noise_target {
                 Some(t) => format!(
-                    "each figure sampled until its relative noise is at most {:.1}% (or a cap; \
+                    "each figure sampled until its relative noise is at most {} (or a cap; \
                      flagged)",
-                    t * 100.0
+                    percent(t)
                 ),
                 None => format!("{} samples of {} launches", m.samples, m.iters),
             },
@@ -132,10 +132,10 @@ pub fn report(
     let _ = write!(
         out,
         "\nEach claim below is judged from this run's figures by the rule stated with it, every \
-comparison on the {:.0}% bootstrap confidence interval of its ratio (a claim is NOT JUDGED when \
+comparison on the {} bootstrap confidence interval of its ratio (a claim is NOT JUDGED when \
 an interval it rests on straddles the threshold); rows whose correctness check failed are left \
 out of the judgement.\n\n## Verdicts\n\n",
-        crate::confidence::LEVEL * 100.0
+        percent_with(crate::confidence::LEVEL, 0)
     );
     out.push_str(&verdict_section(&verdicts));
     for section in sections {

@@ -245,7 +245,7 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
             ),
             match &r.meta.compare_module {
                 Some(c) => format!("{} vs {c}", r.meta.module),
-                None => r.meta.module.clone(),
+                None => r.meta.module.to_string(),
             },
             r.meta.date.clone(),
             format!("`{}`", r.meta.command),

@@ -100,10 +100,8 @@ fn write_report(
         source,
     })?;
     let compare_name = results.meta.compare_name();
-    let svgs = draw_all(
-        &[(&results.meta.module, compare_name.as_deref(), results)],
-        dir,
-    )?;
+    let module = results.meta.module.to_string();
+    let svgs = draw_all(&[(&module, compare_name.as_deref(), results)], dir)?;
     let mut written: Vec<PathBuf> = svgs.iter().map(|s| dir.join(&s.file)).collect();
     let mut curve_links = Vec::new();
     for c in curves {

@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use crate::experiments::RunResults;
+use crate::results::SCHEMA_VERSION;
 
 /// Fields that hold a measured or derived figure, or a device property something is divided
 /// by: each must be a finite number above zero wherever it appears (in a list, each element).
@@ -87,8 +88,18 @@ pub struct BadFigure {
     pub rule: String,
 }
 
-/// Checks every figure of `results` ([`POSITIVE`]); the first bad one is named.
+/// Checks the schema version, then every figure of `results` ([`POSITIVE`]); the first bad one
+/// is named.
 pub fn validate(results: &RunResults) -> Result<(), BadFigure> {
+    if !(1..=SCHEMA_VERSION).contains(&results.schema_version) {
+        return Err(BadFigure {
+            field: "schema_version".to_owned(),
+            value: results.schema_version.to_string(),
+            rule: format!(
+                "this host reads versions 1 to {SCHEMA_VERSION} (a newer host may read it)"
+            ),
+        });
+    }
     let value = serde_json::to_value(results).map_err(|e| BadFigure {
         field: "results".to_owned(),
         value: "not storable".to_owned(),

@@ -5,6 +5,7 @@
 use super::row::{Ilp, IlpRow, VOLKOV_FRACTION};
 use crate::claim::{all_of, Verdict};
 use crate::confidence::{self, Interval, NoInterval, Timed};
+use crate::table::{percent, percent_with};
 
 /// Fraction of peak that counts as reaching it.
 pub const REACHED: f64 = VOLKOV_FRACTION;
@@ -27,23 +28,23 @@ fn reaches(r: &IlpRow) -> Option<bool> {
 
 fn describe(r: &IlpRow) -> String {
     format!(
-        "ILP {} at {} warps/SM ({:.2}% occupancy): {:.0} GFLOP/s, {} of peak",
+        "ILP {} at {} warps/SM ({} occupancy): {:.0} GFLOP/s, {} of peak",
         r.ilp,
         r.warps_per_sm,
-        r.occupancy * 100.0,
+        percent_with(r.occupancy, 2),
         r.gflops,
         match fraction(r) {
-            Ok(iv) => iv.show(|x| format!("{:.1}%", x * 100.0)),
-            Err(e) => format!("{:.1}% (no interval: {e})", r.fraction_of_peak * 100.0),
+            Ok(iv) => iv.show(percent),
+            Err(e) => format!("{} (no interval: {e})", percent(r.fraction_of_peak)),
         }
     )
 }
 
 fn interval_words() -> String {
     format!(
-        "on the {:.0}% bootstrap interval of the row's fraction of the peak ({} resamples of its \
+        "on the {} bootstrap interval of the row's fraction of the peak ({} resamples of its \
          samples, fixed seed)",
-        confidence::LEVEL * 100.0,
+        percent_with(confidence::LEVEL, 0),
         confidence::RESAMPLES
     )
 }
@@ -98,16 +99,16 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
         key: "ilp-peak-at-low-occupancy",
         experiment: 5,
         claim: format!(
-            "with ILP >= {MIN_ILP}, {:.0}% of FP32 peak is reached at <= {:.1}% occupancy",
-            REACHED * 100.0,
-            LOW_OCCUPANCY * 100.0
+            "with ILP >= {MIN_ILP}, {} of FP32 peak is reached at <= {} occupancy",
+            percent_with(REACHED, 0),
+            percent(LOW_OCCUPANCY)
         ),
         rule: format!(
-            "a checked row with ILP >= {MIN_ILP} and occupancy <= {:.1}% reaches {:.0}% of the \
+            "a checked row with ILP >= {MIN_ILP} and occupancy <= {} reaches {} of the \
              peak at the measured SM clock, {}: HOLDS when one row's interval lies at or above \
              it, DOES NOT HOLD when every row's lies below it, NOT JUDGED otherwise",
-            LOW_OCCUPANCY * 100.0,
-            REACHED * 100.0,
+            percent(LOW_OCCUPANCY),
+            percent_with(REACHED, 0),
             interval_words()
         ),
         holds,
@@ -138,10 +139,10 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
         experiment: 5,
         claim: "at 100% occupancy without ILP the FP32 peak is not reached".into(),
         rule: format!(
-            "every checked row with ILP 1 at 100% occupancy stays below {:.0}% of the peak at the \
+            "every checked row with ILP 1 at 100% occupancy stays below {} of the peak at the \
              measured SM clock, {}: HOLDS when every row's interval lies below it, DOES NOT HOLD \
              when one's lies at or above it, NOT JUDGED otherwise",
-            REACHED * 100.0,
+            percent_with(REACHED, 0),
             interval_words()
         ),
         holds,

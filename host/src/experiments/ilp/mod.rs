@@ -236,7 +236,7 @@ impl Experiment for Spec {
 
     fn columns() -> Vec<Column<IlpRow>> {
         let mut c = table::columns();
-        c.extend(compared_columns("Other GFLOP/s", "GFLOP/s", 0));
+        c.extend(compared_columns("GFLOP/s", "GFLOP/s", 0));
         c
     }
 

@@ -3,6 +3,7 @@
 
 use super::row::{IlpRow, VOLKOV_FRACTION};
 use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::table::percent_with;
 
 /// % of peak over warps/SM (log x: the warps double along the sweep), one series per ILP in
 /// ascending order, points in ascending warps.
@@ -39,7 +40,7 @@ pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
         x_unit_suffix: String::new(),
         series,
         references: vec![ReferenceLine {
-            label: format!("{:.0}%", VOLKOV_FRACTION * 100.0),
+            label: percent_with(VOLKOV_FRACTION, 0),
             y: VOLKOV_FRACTION * 100.0,
             series: None,
         }],

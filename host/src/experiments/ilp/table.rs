@@ -18,9 +18,14 @@ pub fn columns() -> Vec<Column<IlpRow>> {
         Column::new("Warps/SM", Kind::Count, |r| {
             Value::Int(r.warps_per_sm.into())
         }),
-        Column::new("Blocks x threads", Kind::Pair { sep: " x " }, |r| {
-            Value::Pair(r.layout.blocks_per_sm.into(), r.layout.threads.into())
-        }),
+        Column::new(
+            "Blocks x threads",
+            Kind::Dims {
+                sep: " x ",
+                names: &["Blocks/SM", "Threads/block"],
+            },
+            |r| Value::pair(r.layout.blocks_per_sm.into(), r.layout.threads.into()),
+        ),
         Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
         Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
         Column::new("Rounds", Kind::Count, |r| Value::Int(r.iters.into())),
@@ -99,7 +104,7 @@ mod tests {
         };
         let t = table(&result, "t", &columns());
         assert_eq!(t.rows.len(), 3);
-        assert_eq!(t.rows[1][..3], ["4", "8", "1 x 256"]);
+        assert_eq!(t.cells()[1][..3], ["4", "8", "1 x 256"]);
         let volkov = t.notes.iter().find(|n| n.starts_with("Volkov")).unwrap();
         assert!(
             volkov.contains("ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%"),

@@ -8,6 +8,7 @@ use super::notes::median;
 use super::row::{usable, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
 use crate::claim::Verdict;
 use crate::confidence::{self, Interval, Timed};
+use crate::table::{percent, percent_with};
 
 /// Occupancy at or below which a row counts as "a few threads" (8 of 64 warps on sm_90).
 pub const FEW_THREADS_OCCUPANCY: f64 = 0.125;
@@ -157,14 +158,14 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
         rule: format!(
             "median spread of % of copy among rows with about the same bytes in flight per SM \
              (half-octave bins) S_bytes below {:.0} points and at most half the median spread \
-             among rows with the same warps/SM S_occ, each on its {:.0}% bootstrap interval \
+             among rows with the same warps/SM S_occ, each on its {} bootstrap interval \
              ({} resamples of every row's and the copy's samples, fixed seed): HOLDS when the \
              interval of S_bytes lies below {:.0} points and that of S_occ - 2 S_bytes above 0; \
              DOES NOT HOLD when that of S_occ - S_bytes lies below 0; NOT JUDGED otherwise, or \
              with fewer than {MIN_BINS} mixed groups of each; points whose build spills ({}) \
              and failed checks are left out",
             SAME_BYTES_SPREAD * 100.0,
-            confidence::LEVEL * 100.0,
+            percent_with(confidence::LEVEL, 0),
             confidence::RESAMPLES,
             SAME_BYTES_SPREAD * 100.0,
             SPILLS_NOTE
@@ -226,19 +227,19 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
             (
                 holds,
                 format!(
-                    "best at <= {:.1}% occupancy: {} at {} blocks/SM ({:.1}%, {} B in flight per \
-                     SM) {:.0} GB/s; best at >= {:.0}%: {} at {} blocks/SM ({:.1}%) {:.0} GB/s; \
+                    "best at <= {} occupancy: {} at {} blocks/SM ({}, {} B in flight per \
+                     SM) {:.0} GB/s; best at >= {}: {} at {} blocks/SM ({}) {:.0} GB/s; \
                      ratio {}",
-                    FEW_THREADS_OCCUPANCY * 100.0,
+                    percent(FEW_THREADS_OCCUPANCY),
                     f.entry,
                     f.blocks_per_sm,
-                    f.occupancy * 100.0,
+                    percent(f.occupancy),
                     f.bytes_in_flight_per_sm,
                     f.gbps,
-                    MANY_THREADS_OCCUPANCY * 100.0,
+                    percent_with(MANY_THREADS_OCCUPANCY, 0),
                     m.entry,
                     m.blocks_per_sm,
-                    m.occupancy * 100.0,
+                    percent(m.occupancy),
                     m.gbps,
                     match &iv {
                         Ok(iv) => iv.to_string(),
@@ -260,13 +261,13 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
         experiment: 4,
         claim: "a few threads with many bytes in flight match many threads".into(),
         rule: format!(
-            "best GB/s at <= {:.1}% occupancy over best at >= {:.0}%, on the {:.0}% bootstrap \
+            "best GB/s at <= {} occupancy over best at >= {}, on the {} bootstrap \
              interval of the ratio of medians ({} resamples, fixed seed): holds when it lies at \
              or above {MATCH_HOLDS}, fails when it lies below {MATCH_FAILS}, NOT JUDGED \
              otherwise; points whose build spills ({}) and failed checks are left out",
-            FEW_THREADS_OCCUPANCY * 100.0,
-            MANY_THREADS_OCCUPANCY * 100.0,
-            confidence::LEVEL * 100.0,
+            percent(FEW_THREADS_OCCUPANCY),
+            percent_with(MANY_THREADS_OCCUPANCY, 0),
+            percent_with(confidence::LEVEL, 0),
             confidence::RESAMPLES,
             SPILLS_NOTE
         ),

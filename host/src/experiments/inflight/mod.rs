@@ -315,7 +315,7 @@ impl Experiment for Spec {
 
     fn columns() -> Vec<Column<InflightRow>> {
         let mut c = table::columns();
-        c.extend(compared_columns("Other GB/s", "GB/s", 1));
+        c.extend(compared_columns("GB/s", "GB/s", 1));
         c.extend(table::compared_spill_columns());
         c
     }

@@ -7,6 +7,7 @@ use kernels_gpu::variants::MemcpyVariant;
 
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::row::{usable, InflightRow};
+use crate::table::percent;
 
 /// The median of `v` (the mean of the middle two for an even count); `None` when empty.
 pub(super) fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -106,12 +107,12 @@ pub fn experiment2_pointer(
     let measured = match measured {
         Some(r) => format!(
             " Measured, 95% of the copy first came with {} B in flight per SM ({} at {} \
-             blocks/SM, {:.1}% occupancy), {:.1}x the most the blog's variants hold and {:.1}x \
+             blocks/SM, {} occupancy), {:.1}x the most the blog's variants hold and {:.1}x \
              the model's figure.",
             r.bytes_in_flight_per_sm,
             r.entry,
             r.blocks_per_sm,
-            r.occupancy * 100.0,
+            percent(r.occupancy),
             r.bytes_in_flight_per_sm as f64 / max.max(1) as f64,
             r.bytes_in_flight_per_sm as f64 / need.max(1.0)
         ),

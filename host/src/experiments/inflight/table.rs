@@ -7,7 +7,7 @@ use super::notes::{experiment2_pointer, model_fit, width_effect};
 use super::row::{Inflight, InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
 use crate::experiments::spills::Spills;
-use crate::table::{columns_table, Column, Kind, TableData, Value};
+use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, Value};
 
 const GBPS: Kind = Kind::Rate {
     unit: "GB/s",
@@ -25,8 +25,8 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         Column::new("Threads/block", Kind::Count, |r| {
             Value::Int(r.point.shape.threads.into())
         }),
-        Column::new("Loads x width", Kind::Pair { sep: "x" }, |r| {
-            Value::Pair(r.point.shape.loads.into(), r.point.shape.width.into())
+        Column::new("Loads x width", cells::LOADS_X_WIDTH, |r| {
+            Value::pair(r.point.shape.loads.into(), r.point.shape.width.into())
         }),
         Column::new("Bytes/thread", Kind::Bytes, |r| {
             Value::Int(r.bytes_per_thread.into())
@@ -41,7 +41,7 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
         Column::new("In flight/SM (B)", Kind::Bytes, |r| {
             if r.spilled() {
-                Value::Text(SPILLS_NOTE.to_owned())
+                Value::Withheld(SPILLS_NOTE)
             } else {
                 Value::Int(r.bytes_in_flight_per_sm)
             }
@@ -55,13 +55,13 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         }),
         Column::new("Model GB/s", GBPS, |r| Value::Float(r.predicted_gbps)),
         Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
-        Column::new("Spill stores", Kind::Bytes, |r| {
+        Column::new("Spill stores (B)", Kind::Bytes, |r| {
             spill(r.spills.and_then(|s| s.stores))
         }),
-        Column::new("Spill loads", Kind::Bytes, |r| {
+        Column::new("Spill loads (B)", Kind::Bytes, |r| {
             spill(r.spills.and_then(|s| s.loads))
         }),
-        Column::new("Stack frame", Kind::Bytes, |r| {
+        Column::new("Stack frame (B)", Kind::Bytes, |r| {
             spill(r.spills.map(|s| s.stack_frame))
         }),
         Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
@@ -71,7 +71,7 @@ pub fn columns() -> Vec<Column<InflightRow>> {
 /// The compared module's spill and stack columns (added after its other columns).
 pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
     vec![
-        Column::compared("Other spill st/ld", Kind::Pair { sep: "/" }, |r| {
+        Column::compared("spill st/ld", cells::SPILLS_STORES_LOADS, |r| {
             match (r.compare.as_ref(), r.compare_spills) {
                 (None, _) => Value::Empty,
                 (
@@ -81,11 +81,11 @@ pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
                         loads: Some(ld),
                         ..
                     }),
-                ) => Value::Pair(st.into(), ld.into()),
+                ) => Value::pair(st.into(), ld.into()),
                 (Some(_), _) => Value::NotAvailable,
             }
         }),
-        Column::compared("Other stack frame", Kind::Bytes, |r| {
+        Column::compared("stack frame (B)", Kind::Bytes, |r| {
             match (r.compare.as_ref(), r.compare_spills) {
                 (None, _) => Value::Empty,
                 (Some(_), s) => spill(s.map(|s| s.stack_frame)),
@@ -124,7 +124,7 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
             .copy
             .timing
             .noise
-            .map_or("n/a".to_owned(), |n| format!("{:.2}%", n * 100.0))
+            .map_or("n/a".to_owned(), |n| percent_with(n, 2))
     ));
     t.notes.extend(
         result
@@ -153,27 +153,27 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
     ));
     for need in &result.headline.bytes_needed {
         t.notes.push(format!(
-            "The model needs {:.0} B in flight per SM for {:.0}% of the copy",
+            "The model needs {:.0} B in flight per SM for {} of the copy",
             need.bytes_per_sm,
-            need.fraction * 100.0
+            percent_with(need.fraction, 0)
         ));
     }
     for least in &result.headline.least_occupancy {
         t.notes.push(match &least.found {
             Some(h) => format!(
-                "Least occupancy reaching {:.0}% of the copy: {:.2}% ({} at {} blocks/SM, {} \
-                 warps/SM, {} B in flight per SM: {:.1}%)",
-                least.fraction * 100.0,
-                h.occupancy * 100.0,
+                "Least occupancy reaching {} of the copy: {} ({} at {} blocks/SM, {} \
+                 warps/SM, {} B in flight per SM: {})",
+                percent_with(least.fraction, 0),
+                percent_with(h.occupancy, 2),
                 h.entry,
                 h.blocks_per_sm,
                 h.warps_per_sm,
                 h.bytes_in_flight_per_sm,
-                h.fraction_of_copy * 100.0
+                percent(h.fraction_of_copy)
             ),
             None => format!(
-                "No verified point reaches {:.0}% of the copy",
-                least.fraction * 100.0
+                "No verified point reaches {} of the copy",
+                percent_with(least.fraction, 0)
             ),
         });
     }
@@ -274,16 +274,16 @@ mod tests {
     fn a_row_fills_every_column() {
         let r = row(256, 1, 64, 0.96);
         let t = columns_table("t", &columns(), std::slice::from_ref(&r));
-        assert_eq!(t.rows[0].len(), t.header.len());
-        let cell = |h: &str| &t.rows[0][t.header.iter().position(|x| x == h).unwrap()];
+        assert_eq!(t.rows[0].cells.len(), t.columns.len());
+        let cell = |h: &str| t.cell(0, h).unwrap();
         assert_eq!(cell("Entry"), "memcpy_t256_l16_w1");
         assert_eq!(cell("% of D2D copy"), "96.0%");
         assert_eq!(cell("In flight/SM (B)"), "16384");
         assert_eq!(cell("Theo. occ"), "12.5%");
         assert_eq!(cell("Noise"), "0.10%");
         assert_eq!(cell("Verified"), "ok, exact");
-        assert_eq!(cell("Spill stores"), "0");
-        assert_eq!(cell("Stack frame"), "0");
+        assert_eq!(cell("Spill stores (B)"), "0");
+        assert_eq!(cell("Stack frame (B)"), "0");
     }
 
     #[test]
@@ -299,18 +299,27 @@ mod tests {
         old.spills = None;
         let rows = [r, old];
         let t = columns_table("t", &columns(), &rows);
-        let cell = |i: usize, h: &str| &t.rows[i][t.header.iter().position(|x| x == h).unwrap()];
+        let cell = |i: usize, h: &str| t.cell(i, h).unwrap();
         assert_eq!(cell(0, "In flight/SM (B)"), SPILLS_NOTE);
         assert_eq!(
             (
-                cell(0, "Spill stores"),
-                cell(0, "Spill loads"),
-                cell(0, "Stack frame")
+                cell(0, "Spill stores (B)"),
+                cell(0, "Spill loads (B)"),
+                cell(0, "Stack frame (B)")
             ),
-            (&"792".to_owned(), &"792".to_owned(), &"800".to_owned())
+            ("792".to_owned(), "792".to_owned(), "800".to_owned())
         );
         assert_eq!(cell(1, "In flight/SM (B)"), "16384");
-        assert_eq!(cell(1, "Stack frame"), "n/a");
+        assert_eq!(cell(1, "Stack frame (B)"), "n/a");
+        // A CSV leaves the withheld figure empty: its column holds numbers only.
+        let csv = crate::table::to_csv(&t);
+        let header = csv.lines().next().unwrap();
+        let in_flight = header
+            .split(',')
+            .position(|h| h == "In flight/SM (B)")
+            .unwrap();
+        let fields: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+        assert_eq!(fields[in_flight], "");
         let notes = spill_notes(&rows);
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(

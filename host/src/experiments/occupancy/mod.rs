@@ -10,7 +10,7 @@ mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmVariant, GEMM};
 
-pub use row::{CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
+pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
 
 use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
@@ -247,18 +247,20 @@ impl Experiment for Spec {
             Column::new("Threads/block", Kind::Count, |r| {
                 Value::Int(r.threads.into())
             }),
-            Column::new(FAMILY, Kind::Text, |r| Value::Text(r.tile().family)),
-            Column::new(BLOCK_TILE, Kind::Text, |r| {
-                let (m, n, k) = r.tile().block;
-                Value::Text(format!("{m}x{n}x{k}"))
+            Column::new(FAMILY, Kind::Text, |r| {
+                Value::Text(family_name(r.tile().family).to_owned())
             }),
-            Column::new(WARP_TILE, Kind::Pair { sep: "x" }, |r| {
+            Column::new(BLOCK_TILE, BLOCK_TILE_KIND, |r| {
+                let (m, n, k) = r.tile().block;
+                Value::Dims(vec![m.into(), n.into(), k.into()])
+            }),
+            Column::new(WARP_TILE, WARP_TILE_KIND, |r| {
                 r.tile().warp.map_or(Value::NotAvailable, |(m, n)| {
-                    Value::Pair(m.into(), n.into())
+                    Value::pair(m.into(), n.into())
                 })
             }),
-            Column::new("Sub-tile TMxTN", Kind::Pair { sep: "x" }, |r| {
-                Value::Pair(r.tm.into(), r.tn.into())
+            Column::new("Sub-tile TMxTN", SUB_TILE_KIND, |r| {
+                Value::pair(r.tm.into(), r.tn.into())
             }),
             Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
             Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
@@ -267,15 +269,13 @@ impl Experiment for Spec {
                 Value::Int(r.blocks_per_sm.into())
             }),
             Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
-            Column::new("ms/call [min-max]", Kind::Duration, |r| {
-                cells::timing(&r.timing)
-            }),
+            Column::new(MS_PER_CALL, Kind::Duration, |r| cells::timing(&r.timing)),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
             Column::new(VS_CUBLAS, Kind::Ratio, |r| {
                 r.vs_cublas.map_or(Value::NotAvailable, Value::Float)
             }),
         ];
-        c.extend(compared_columns("Other GFLOP/s", "GFLOP/s", 0));
+        c.extend(compared_columns("GFLOP/s", "GFLOP/s", 0));
         #[cfg(test)]
         c.push(column_test::ACCUMULATORS);
         c
@@ -311,17 +311,16 @@ impl Experiment for Spec {
             Some(CublasOutcome::Measured(c)) => {
                 extra_row(
                     &mut t,
-                    &columns,
+                    "cuBLAS",
+                    &c.flags,
                     &[
                         ("Variant", Value::Text(format!("cuBLAS {}", c.version))),
                         ("GFLOP/s", cells::rate(c.gflops, &c.flags)),
-                        ("ms/call [min-max]", cells::timing(&c.timing)),
+                        (MS_PER_CALL, cells::timing(&c.timing)),
                         ("Verified", cells::check(&c.check)),
                         (VS_CUBLAS, Value::Float(1.0)),
                     ],
                 );
-                t.notes
-                    .extend(c.flags.iter().map(|f| format!("(!) cuBLAS: {f}")));
                 t.notes.push(
                     "cuBLAS: cublasSgemm (row-major through C^T = B^T A^T), default math mode \
                      (FP32, no TF32), on the same buffers; its samples are interleaved with each \
@@ -334,7 +333,8 @@ impl Experiment for Spec {
             Some(c @ CublasOutcome::Unavailable { .. }) => {
                 extra_row(
                     &mut t,
-                    &columns,
+                    "cuBLAS",
+                    &[],
                     &[("Variant", Value::Text(cublas_reason(c)))],
                 );
             }
@@ -458,15 +458,26 @@ const FAMILY: &str = "Family";
 const BLOCK_TILE: &str = "Block tile";
 const WARP_TILE: &str = "Warp tile";
 const VS_CUBLAS: &str = "Ours/cuBLAS";
+const MS_PER_CALL: &str = "ms/call";
+
+/// The tiles' columns: printed joined, one CSV column per side.
+const BLOCK_TILE_KIND: Kind = Kind::Dims {
+    sep: "x",
+    names: &["Block tile M", "Block tile N", "Block tile K"],
+};
+const WARP_TILE_KIND: Kind = Kind::Dims {
+    sep: "x",
+    names: &["Warp tile M", "Warp tile N"],
+};
+const SUB_TILE_KIND: Kind = Kind::Dims {
+    sep: "x",
+    names: &["TM", "TN"],
+};
 
 /// The variant table's line as a row's tile record.
 pub fn tile_of(v: &GemmVariant) -> GemmTile {
     GemmTile {
-        family: match v.family {
-            GemmFamily::Seed => "seed",
-            GemmFamily::Tuned => "tuned",
-        }
-        .to_owned(),
+        family: v.family,
         block: (v.bm, v.bn, v.bk),
         warp: v.warp,
         stages: v.stages,

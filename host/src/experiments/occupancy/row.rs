@@ -1,5 +1,6 @@
 //! Experiment 1's row and output, as `results.json` stores them.
 
+use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
 use crate::results::{Check, Comparison, Timing};
@@ -34,11 +35,28 @@ pub struct GemmRow {
     pub vs_cublas: Option<f64>,
 }
 
+/// How a GEMM family is stored: by the names the runs recorded before it was an enum.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "GemmFamily", rename_all = "lowercase")]
+enum StoredFamily {
+    Seed,
+    Tuned,
+}
+
+/// A family's name in tables ("seed", "tuned"), as it is stored.
+pub fn family_name(family: GemmFamily) -> &'static str {
+    match family {
+        GemmFamily::Seed => "seed",
+        GemmFamily::Tuned => "tuned",
+    }
+}
+
 /// A GEMM line's family and tiles, as the variant table gives them.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct GemmTile {
-    /// "seed" or "tuned".
-    pub family: String,
+    /// Which kernel the line instantiates (stored as "seed" or "tuned").
+    #[serde(with = "StoredFamily")]
+    pub family: GemmFamily,
     /// Block tile: BM, BN, BK.
     pub block: (u32, u32, u32),
     /// Warp tile (WM, WN), where the family has one.
@@ -54,7 +72,7 @@ impl GemmTile {
     pub fn seed() -> Self {
         use kernels_gpu::variants::{BK, BM, BN};
         Self {
-            family: "seed".into(),
+            family: GemmFamily::Seed,
             block: (BM, BN, BK),
             warp: None,
             stages: 1,
@@ -71,7 +89,9 @@ impl GemmRow {
 
     /// Whether the row is of the seed blog's kernel.
     pub fn is_seed(&self) -> bool {
-        self.tile.as_ref().is_none_or(|t| t.family == "seed")
+        self.tile
+            .as_ref()
+            .is_none_or(|t| t.family == GemmFamily::Seed)
     }
 }
 
@@ -215,7 +235,7 @@ mod tests {
     #[test]
     fn a_run_with_cublas_round_trips() {
         let tuned = GemmTile {
-            family: "tuned".into(),
+            family: GemmFamily::Tuned,
             block: (256, 128, 16),
             warp: Some((64, 64)),
             stages: 3,
@@ -235,6 +255,7 @@ mod tests {
             }))),
         };
         let json = serde_json::to_value(&run).unwrap();
+        assert_eq!(json["rows"][0]["tile"]["family"], "tuned");
         assert_eq!(json["cublas"]["status"], "measured");
         assert_eq!(json["cublas"]["version"], "13.1.0");
         assert_eq!(serde_json::from_value::<GemmRun>(json).unwrap(), run);
@@ -248,5 +269,24 @@ mod tests {
         let json = serde_json::to_value(&absent).unwrap();
         assert_eq!(json["cublas"]["status"], "unavailable");
         assert_eq!(serde_json::from_value::<GemmRun>(json).unwrap(), absent);
+    }
+
+    /// Each family is stored under the name the tables print, the strings runs stored before it
+    /// was an enum.
+    #[test]
+    fn families_are_stored_by_their_names() {
+        for family in [GemmFamily::Seed, GemmFamily::Tuned] {
+            let tile = GemmTile {
+                family,
+                ..GemmTile::seed()
+            };
+            let json = serde_json::to_value(&tile).unwrap();
+            assert_eq!(json["family"], family_name(family));
+            assert_eq!(serde_json::from_value::<GemmTile>(json).unwrap(), tile);
+        }
+        let unknown = serde_json::json!({
+            "family": "bf16", "block": [64, 64, 8], "warp": null, "stages": 1, "dyn_smem": 0
+        });
+        assert!(serde_json::from_value::<GemmTile>(unknown).is_err());
     }
 }

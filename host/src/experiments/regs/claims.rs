@@ -6,6 +6,7 @@ use crate::claim::{
     with_interval_rule, Verdict, EQUIVALENCE,
 };
 use crate::confidence::{Interval, NoInterval};
+use crate::table::percent_with;
 
 /// The three claims, in order.
 pub fn claims(rows: Option<&[RegsRow]>) -> Vec<Verdict> {
@@ -133,10 +134,10 @@ fn rule_7() -> String {
     with_interval_rule(&format!(
         "Let Z be the lowest cap with zero spill stores and loads. For every other build, its \
          GFLOP/s over Z's: HOLDS when every interval lies at or below {:.2} (no build is more than \
-         {:.0}% faster: equal within that band, or slower), DOES NOT HOLD when one lies wholly \
+         {} faster: equal within that band, or slower), DOES NOT HOLD when one lies wholly \
          above it.",
         1.0 + EQUIVALENCE,
-        EQUIVALENCE * 100.0
+        percent_with(EQUIVALENCE, 0)
     ))
 }
 
@@ -183,8 +184,8 @@ fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
     );
     if !beaters.is_empty() {
         ev.push_str(&format!(
-            "; beaten by more than {:.0}% by {}",
-            EQUIVALENCE * 100.0,
+            "; beaten by more than {} by {}",
+            percent_with(EQUIVALENCE, 0),
             beaters.join(", ")
         ));
     }
@@ -210,10 +211,10 @@ const CLAIM_8: &str = "Above the first spill-free cap, more registers do not hel
 fn rule_8() -> String {
     with_interval_rule(&format!(
         "For each cap above the lowest spill-free cap, in ascending order, its GFLOP/s over the \
-         cap before it: HOLDS when every interval lies at or below {:.2} (equal within +-{:.0}%, \
+         cap before it: HOLDS when every interval lies at or below {:.2} (equal within +-{}, \
          or slower), DOES NOT HOLD when one lies wholly above it (that cap helps).",
         1.0 + EQUIVALENCE,
-        EQUIVALENCE * 100.0
+        percent_with(EQUIVALENCE, 0)
     ))
 }
 
@@ -246,7 +247,10 @@ fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
             prev.cap,
             match o {
                 Some(true) => String::new(),
-                Some(false) => format!(" (helps: more than {:.0}% faster)", EQUIVALENCE * 100.0),
+                Some(false) => format!(
+                    " (helps: more than {} faster)",
+                    percent_with(EQUIVALENCE, 0)
+                ),
                 None => format!(" (not judged: interval across {:.2})", 1.0 + EQUIVALENCE),
             }
         ));

@@ -13,13 +13,14 @@ use super::cells::{self, compared_columns, HasComparison};
 use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
 use super::gemm::GemmBuffers;
 use super::gemm_check;
-use super::module_source::{load_capped, plan_folders, CappedKernels, Needs, BUILTIN};
+use super::module_source::{load_capped, plan_folders, CappedKernels, Needs};
 use super::spills::Spills;
 use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
 use crate::cuda::{Gpu, ModuleKind};
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
+use crate::module_name::ModuleSource;
 use crate::results::{Check, Comparison, RunMeta};
 use crate::table::{columns_table, Column, Kind, TableData, Value};
 use kernels_gpu::variants::GemmParams;
@@ -120,29 +121,20 @@ fn spill(x: u32, unknown: bool) -> Value {
 fn other_spills(r: &RegsRow) -> Value {
     match &r.compare {
         Some(c) => match (c.spill_stores, c.spill_loads) {
-            (Some(s), Some(l)) => Value::Pair(s.into(), l.into()),
+            (Some(s), Some(l)) => Value::pair(s.into(), l.into()),
             _ => Value::NotAvailable,
         },
         None => Value::Empty,
     }
 }
 
-/// How a module description's register caps were applied: `.maxnreg` in the built-in PTX; a
-/// folder's files were capped by their own build (nvcc: `-maxrregcount`).
-fn cap_mechanism(module: &str) -> &'static str {
-    if module.starts_with(BUILTIN) {
-        "`.maxnreg`"
-    } else {
-        "its build's cap, e.g. `-maxrregcount`"
+/// How a module's register caps were applied: `.maxnreg` in the built-in PTX; a folder's files
+/// were capped by their own build (nvcc: `-maxrregcount`).
+fn cap_mechanism(module: &ModuleSource) -> &'static str {
+    match module {
+        ModuleSource::BuiltIn => "`.maxnreg`",
+        _ => "its build's cap, e.g. `-maxrregcount`",
     }
-}
-
-/// The regs part of a run's module description ("main; regs: folder" or one for all).
-fn regs_part(description: &str) -> &str {
-    description
-        .split("; ")
-        .find_map(|p| p.strip_prefix("regs: "))
-        .unwrap_or(description)
 }
 
 const GFLOPS: Kind = Kind::Rate {
@@ -289,17 +281,15 @@ impl Experiment for Spec {
             Column::new("Cap", Kind::Count, |r| Value::Int(r.cap.into())),
             Column::new("Actual regs", Kind::Count, |r| Value::Int(r.regs.into())),
             Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
-            Column::new("ms/call [min-max]", Kind::Duration, |r| {
-                cells::timing(&r.timing)
-            }),
+            Column::new("ms/call", Kind::Duration, |r| cells::timing(&r.timing)),
             Column::new("GFLOP/s", GFLOPS, |r| cells::rate(r.gflops, &r.flags)),
-            Column::new("Spill stores", Kind::Bytes, |r| {
+            Column::new("Spill stores (B)", Kind::Bytes, |r| {
                 spill(r.spill_stores, r.spills_unknown)
             }),
-            Column::new("Spill loads", Kind::Bytes, |r| {
+            Column::new("Spill loads (B)", Kind::Bytes, |r| {
                 spill(r.spill_loads, r.spills_unknown)
             }),
-            Column::new("Stack frame", Kind::Bytes, |r| {
+            Column::new("Stack frame (B)", Kind::Bytes, |r| {
                 Value::Int(r.stack_frame.into())
             }),
             Column::new("Blocks/SM", Kind::Count, |r| {
@@ -308,10 +298,10 @@ impl Experiment for Spec {
             Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
         ];
-        c.extend(compared_columns("Other GFLOP/s", "GFLOP/s", 0));
+        c.extend(compared_columns("GFLOP/s", "GFLOP/s", 0));
         c.push(Column::compared(
-            "Other spill st/ld",
-            Kind::Pair { sep: "/" },
+            "spill st/ld",
+            cells::SPILLS_STORES_LOADS,
             other_spills,
         ));
         c
@@ -319,10 +309,10 @@ impl Experiment for Spec {
 
     /// Names the GEMM size and how each module's caps were applied.
     fn title(m: &RunMeta) -> String {
-        let ours = cap_mechanism(regs_part(&m.module));
+        let ours = cap_mechanism(m.module.of_experiment(Self::NAME));
         let theirs = match (&m.compare_module, m.compare_name()) {
             (Some(c), Some(name)) => {
-                format!("; {name}: {}", cap_mechanism(regs_part(c)))
+                format!("; {name}: {}", cap_mechanism(c.of_experiment(Self::NAME)))
             }
             _ => String::new(),
         };
