@@ -1,0 +1,119 @@
+//! Every `host` command the README shows, run as a user would run it from a fresh clone: the
+//! GPU-free ones (the calculator, `report`, `--help`) must succeed here; the GPU ones must get past
+//! their flag checks, so on a machine without a driver they end with code 3 (no driver), never 2
+//! (a usage error in the README).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The arguments of every `cargo run --release -p host -- ...` line of the README's code blocks,
+/// comments cut off.
+fn readme_commands() -> Vec<Vec<String>> {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let mut in_code = false;
+    let mut out = Vec::new();
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        let Some(rest) = line
+            .strip_prefix("cargo run --release -p host -- ")
+            .filter(|_| in_code)
+        else {
+            continue;
+        };
+        let args = rest.split('#').next().unwrap_or_default();
+        out.push(args.split_whitespace().map(str::to_owned).collect());
+    }
+    out
+}
+
+/// Whether the command needs a GPU to do its work.
+fn needs_gpu(args: &[String]) -> bool {
+    match args.first().map(String::as_str) {
+        Some("calc") => args.iter().any(|a| a == "--device"),
+        Some("report") => false,
+        _ => true,
+    }
+}
+
+/// The command with every `/tmp/...` path replaced by a fresh folder of this test's, paths into
+/// the repository made absolute (the test runs in `host/`), and the user's own modules the README
+/// names (`mine.cubin`, `caps_folder/`) made from the built-in kernels.
+fn localised(args: &[String], scratch: &Path) -> Vec<String> {
+    args.iter()
+        .map(|a| {
+            if a == "mine.cubin" {
+                let own = scratch.join("mine.ptx");
+                std::fs::write(&own, host::modules::MAIN).unwrap();
+                own.display().to_string()
+            } else if a == "caps_folder/" {
+                let caps = scratch.join("caps_folder");
+                std::fs::create_dir_all(&caps).unwrap();
+                for (cap, ptx) in host::modules::CAPPED {
+                    std::fs::write(caps.join(format!("mine_cap{cap}.ptx")), ptx).unwrap();
+                }
+                caps.display().to_string()
+            } else if a == "DIR" {
+                scratch.join("DIR").display().to_string()
+            } else if let Some(rest) = a.strip_prefix("/tmp/") {
+                scratch.join(rest).display().to_string()
+            } else if a.starts_with("results/") {
+                workspace().join(a).display().to_string()
+            } else {
+                a.clone()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_gpu_free_readme_command_runs_and_the_others_pass_their_checks() {
+    let commands = readme_commands();
+    assert!(
+        commands.len() >= 10,
+        "the README's host commands were not found ({})",
+        commands.len()
+    );
+    let scratch = std::env::temp_dir().join(format!("host-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let driver = host::cuda::driver_present();
+    let mut ran_gpu_free = 0;
+    for args in &commands {
+        let local = localised(args, &scratch);
+        let out = Command::new(env!("CARGO_BIN_EXE_host"))
+            .args(&local)
+            .output()
+            .unwrap();
+        let code = out.status.code();
+        let said = String::from_utf8_lossy(&out.stderr);
+        if !needs_gpu(args) {
+            assert_eq!(code, Some(0), "host {}: {said}", args.join(" "));
+            ran_gpu_free += 1;
+        } else if !driver {
+            assert_eq!(
+                code,
+                Some(3),
+                "host {}: want 'no driver' after the flag checks: {said}",
+                args.join(" ")
+            );
+        }
+        // Every subcommand the README names has a --help that says what it checks.
+        let help = Command::new(env!("CARGO_BIN_EXE_host"))
+            .args([args[0].as_str(), "--help"])
+            .output()
+            .unwrap();
+        assert!(help.status.success(), "host {} --help", args[0]);
+    }
+    assert!(ran_gpu_free >= 4, "{ran_gpu_free} GPU-free commands ran");
+    let _ = std::fs::remove_dir_all(&scratch);
+}
