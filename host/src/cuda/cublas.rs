@@ -2,10 +2,14 @@
 //! lab's GEMMs are measured against.
 //!
 //! The library is opened with `libloading` by its usual names, newest first, and only the
-//! functions the lab calls are bound. cudarc's own cuBLAS bindings would do the same, but with the
-//! workspace's `cuda-12080` feature their candidate names stop at `libcublas.so.12`, and a CUDA 13
-//! machine has `libcublas.so.13` only; binding the handful of functions here keeps the driver
-//! bindings on the version they were checked against.
+//! functions the lab calls are bound. Why not cudarc's `cublas` module (0.19.10 has it): cudarc
+//! picks one CUDA version at build time for all its bindings, driver included. With the
+//! workspace's `cuda-12080` its loader looks for `libcublas.so.12` and older (and the unversioned
+//! name, which only a toolkit's dev files provide), so on the H200's CUDA 13 machine, which has
+//! `libcublas.so.13` alone, it finds nothing, and it panics rather than returning an error. With
+//! `cuda-13000` it finds `.so.13`, but every driver binding becomes CUDA 13's, which the lab could
+//! not check on a CUDA 12 driver while it promises any driver of an sm_80+ GPU. Binding these few
+//! functions by hand keeps both: any cuBLAS from 11 to 13, and an error instead of a panic.
 //!
 //! The lab's matrices are row-major and cuBLAS is column-major: [`ColumnMajorGemm`] holds the
 //! mapping (a pure function, tested on the CPU), the same for both calls.
