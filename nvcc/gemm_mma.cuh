@@ -126,8 +126,9 @@ __device__ __forceinline__ void body(const std::uint16_t* __restrict__ a, const 
     // As gemm_mma.rs: the barrier that hands the block the next slice sits before the last
     // k-step's mma, whose fragments are already in registers, so the next slice's first fragment
     // loads overlap them; the refill of the stage slice kt-1 used is spread over the k-steps.
+    // No unroll directive on the slice loop, as the Rust kernel has none: its trip count is
+    // unknown, and nvcc, like LLVM, keeps it rolled.
     Fragments<S> current = fragments(stage, 0);
-#pragma unroll 1
     for (unsigned kt = 0; kt < slices; ++kt) {
         const unsigned refill = kt + S::STAGES - 1;
         const unsigned refill_stage = stage == 0 ? S::STAGES - 1 : stage - 1;

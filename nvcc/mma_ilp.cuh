@@ -42,21 +42,23 @@ __device__ __forceinline__ void mma_bf16_ilp(const unsigned* a, const unsigned* 
         for (int i = 0; i < ILP; ++i) mma_bf16_m16n8k16(d[i], a_frag, b_frag);
     };
     // mma_ilp.rs's loops: the main loop runs PER_ITERATION rounds an iteration, the second loop
-    // the rest, one round at a time. The Rust kernel hides the counter from LLVM (`opaque`) so
-    // that it keeps both loops as written; `#pragma unroll 1` asks nvcc for the same.
+    // the rest, one round at a time; the counter passes through `opaque`, as in the Rust kernel,
+    // so that neither loop is unrolled again by a factor of the front end's own.
     constexpr int PER_ITERATION = rounds_per_iteration(ILP);
     int r = 0;
     if (PER_ITERATION > 1) {
         // iters.saturating_sub(PER_ITERATION - 1)
         const int last = iters < INT_MIN + (PER_ITERATION - 1) ? INT_MIN : iters - (PER_ITERATION - 1);
-#pragma unroll 1
-        for (; r < last; r += PER_ITERATION) {
+        while (r < last) {
 #pragma unroll
             for (int q = 0; q < PER_ITERATION; ++q) round();
+            r = int(opaque(unsigned(r) + PER_ITERATION));
         }
     }
-#pragma unroll 1
-    for (; r < iters; ++r) round();
+    while (r < iters) {
+        round();
+        r = int(opaque(unsigned(r) + 1u));
+    }
     float sum = 0.0f;
 #pragma unroll
     for (int i = 0; i < ILP; ++i)

@@ -14,6 +14,17 @@
 
 namespace lab {
 
+// gpu.rs `opaque`: x, opaque to the optimizer (a volatile register move, as the Rust asm without
+// `pure`). A loop counter passed through it keeps the loop's trip count unknown to the front end,
+// so nvcc leaves the loop as written, as LLVM does the Rust one; what ptxas then does with the
+// loop it does to both builds alike (a `#pragma unroll 1` would instead reach ptxas as
+// `.pragma "nounroll"`, a constraint the Rust build does not have).
+__device__ __forceinline__ unsigned opaque(unsigned x) {
+    unsigned y;
+    asm volatile("mov.u32 %0, %1;" : "=r"(y) : "r"(x));
+    return y;
+}
+
 // tensor.rs `ldmatrix_x4`: four 8 x 8 matrices of b16, lane 8j + i giving the shared address of
 // row i of matrix j. Volatile (the whole warp must issue it together, and it must stay after the
 // barrier and the cp.async wait that make its rows visible) but without a memory clobber: like
