@@ -289,6 +289,31 @@ mod with_nvcc {
         );
     }
 
+    /// The GPU comparison of the tensor-core entries (`nvcc/check_tensor_on_gpu.sh`) compiles
+    /// against the generated header; it runs on a GPU only, and links the driver there.
+    #[test]
+    #[cfg_attr(
+        not(lab_nvcc),
+        ignore = "needs nvcc: set NVCC or install the CUDA toolkit (xtask/src/nvcc/mod.rs, NOT_FOUND)"
+    )]
+    fn the_tensor_comparison_program_compiles() {
+        let dir = workspace().join("target/test-twin");
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = std::process::Command::new(nvcc())
+            .args(["-std=c++17", "-c", "-Xcompiler", "-Wall,-Wextra,-Werror", "-I"])
+            .arg(workspace().join("nvcc"))
+            .arg(workspace().join("nvcc/tensor_compare.cpp"))
+            .arg("-o")
+            .arg(dir.join("tensor_compare.o"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// A table line whose family the including file has no macro for stops the build, naming it.
     #[test]
     #[cfg_attr(
