@@ -132,7 +132,9 @@ mod with_nvcc {
         let start = ptx
             .find(&format!(".entry {entry}("))
             .unwrap_or_else(|| panic!("no entry {entry}"));
-        let len = ptx[start..].find("\n}\n").expect("the entry's closing brace");
+        let len = ptx[start..]
+            .find("\n}\n")
+            .expect("the entry's closing brace");
         &ptx[start..start + len]
     }
 
@@ -300,7 +302,13 @@ mod with_nvcc {
         let dir = workspace().join("target/test-twin");
         std::fs::create_dir_all(&dir).unwrap();
         let out = std::process::Command::new(nvcc())
-            .args(["-std=c++17", "-c", "-Xcompiler", "-Wall,-Wextra,-Werror", "-I"])
+            .args([
+                "-std=c++17",
+                "-c",
+                "-Xcompiler",
+                "-Wall,-Wextra,-Werror",
+                "-I",
+            ])
             .arg(workspace().join("nvcc"))
             .arg(workspace().join("nvcc/tensor_compare.cpp"))
             .arg("-o")

@@ -183,7 +183,11 @@ fn the_twins_mma_kernels_match_the_fragment_model_bit_for_bit() {
         }
         compared += 1;
     }
-    assert_eq!(compared, MMA_ILP.len() * 6, "6 iteration counts per mma line");
+    assert_eq!(
+        compared,
+        MMA_ILP.len() * 6,
+        "6 iteration counts per mma line"
+    );
     // The CPU model of one mma.sync the twin runs on, against the lab's.
     let line = out
         .lines()
