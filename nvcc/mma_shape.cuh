@@ -12,7 +12,6 @@
 //   m16n8k16 tiles: one ldmatrix.x4 per 16 rows of A, one ldmatrix.x4.trans per 16 columns of B.
 #pragma once
 
-// With the CPU check's definitions of __host__ and __device__ (nvcc/cpu/) as with nvcc's.
 namespace lab::mma {
 
 // mma_shape.rs `WARP`, `CHUNK_BYTES`, `CHUNK_ELEMS`, `BF16_BYTES`, `LINE_CHUNKS`, and

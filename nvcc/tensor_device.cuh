@@ -5,7 +5,7 @@
 // so that nvcc may move it exactly as far as LLVM may move the Rust one.
 //
 // A classic include guard, not #pragma once: the CPU check of the twin (nvcc/cpu/) provides these
-// functions itself (warp_on_cpu.h) and defines the guard, so that the kernel headers take its
+// functions itself (cpu/tensor_on_cpu.h) and defines the guard, so that the kernel headers take its
 // versions.
 #ifndef LAB_TENSOR_DEVICE_CUH
 #define LAB_TENSOR_DEVICE_CUH

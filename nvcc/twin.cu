@@ -81,8 +81,11 @@
     }
 
 // An mma line (variants.rs `abi:` mma_bf16_ilp: a, b, out, iters); launched with any whole
-// number of warps per block, so no launch bound, as the Rust entry.
-#define LAB_MMA_ILP(NAME, ilp)                                                                       \
+// number of warps per block, so no launch bound, as the Rust entry. The rounds its main loop runs
+// per iteration are the table's (`MmaIlpVariant::rounds_per_iteration`), checked against the
+// twin's own.
+#define LAB_MMA_ILP(NAME, ilp, rounds)                                                               \
+    static_assert(lab::mma::rounds_per_iteration(ilp) == (rounds), #NAME ": rounds per iteration"); \
     extern "C" __global__ void NAME(const unsigned* a, const unsigned* b, float* out, int iters) {  \
         lab::mma::mma_bf16_ilp<ilp>(a, b, out, iters);                                              \
     }

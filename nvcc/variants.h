@@ -259,10 +259,10 @@ LAB_GEMM_BF16(bf16_gemm_bm256_bn128_bk32_wm64_wn64_m16n8k16_s3, 256, 73728, 256,
 LAB_GEMM_BF16(bf16_gemm_bm64_bn128_bk32_wm32_wn32_m16n8k16_s4, 256, 49152, 64, 128, 32, 32, 32, 4)
 LAB_GEMM_BF16(bf16_gemm_bm64_bn128_bk32_wm32_wn64_m16n8k16_s4, 128, 49152, 64, 128, 32, 32, 64, 4)
 LAB_GEMM_BF16(bf16_gemm_bm64_bn64_bk32_wm32_wn32_m16n8k16_s4, 128, 32768, 64, 64, 32, 32, 32, 4)
-LAB_MMA_ILP(mma_bf16_ilp1, 1)
-LAB_MMA_ILP(mma_bf16_ilp2, 2)
-LAB_MMA_ILP(mma_bf16_ilp4, 4)
-LAB_MMA_ILP(mma_bf16_ilp8, 8)
+LAB_MMA_ILP(mma_bf16_ilp1, 1, 4)
+LAB_MMA_ILP(mma_bf16_ilp2, 2, 4)
+LAB_MMA_ILP(mma_bf16_ilp4, 4, 2)
+LAB_MMA_ILP(mma_bf16_ilp8, 8, 1)
 #else
 // The capped modules hold only the register-cap experiment's GEMM entry, as the Rust ones do.
 LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)

@@ -179,7 +179,7 @@ int main() {
 #define LAB_CHASE(NAME)
 #define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
     ok &= tensor_checks::check_bf16_gemm<lab::mma::Shape<bm, bn, bk, wm, wn, stages>>(#NAME);
-#define LAB_MMA_ILP(NAME, ilp) tensor_checks::print_mma_ilp<ilp>(#NAME);
+#define LAB_MMA_ILP(NAME, ilp, rounds) tensor_checks::print_mma_ilp<ilp>(#NAME);
 #include "../variants.h"
     // The model of one mma itself, which every tensor-core line above runs on.
     tensor_checks::print_mma_instruction();

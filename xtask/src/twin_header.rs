@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::{
-    self, EntryDecl, Family, GemmFamily, GemmVariant, BF16_GEMM, CHASE, FMA, GEMM, MEMCPY_GRID,
-    MMA_ILP, REGS,
+    self, EntryDecl, Family, GemmFamily, GemmVariant, MmaIlpVariant, BF16_GEMM, CHASE, FMA, GEMM,
+    MEMCPY_GRID, MMA_ILP, REGS,
 };
 
 /// The header, relative to the workspace root.
@@ -123,7 +123,12 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
                 .iter()
                 .find(|v| v.entry == e.name)
                 .ok_or_else(missing)?;
-            format!("LAB_MMA_ILP({}, {})", v.entry, v.ilp)
+            format!(
+                "LAB_MMA_ILP({}, {}, {})",
+                v.entry,
+                v.ilp,
+                MmaIlpVariant::rounds_per_iteration(v.ilp)
+            )
         }
     };
     Ok(Line::Entry {
@@ -298,6 +303,25 @@ mod tests {
                 r3.entry,
                 r3.dynamic_shared_bytes()
             )
+        );
+        let m1 = BF16_GEMM.iter().find(|v| v.label == "M1").unwrap();
+        assert_eq!(
+            line(&variants::entry(m1.entry).unwrap()).unwrap(),
+            Line::Entry {
+                name: m1.entry,
+                invocation: format!(
+                    "LAB_GEMM_BF16({}, 128, {}, 128, 128, 32, 64, 64, 4)",
+                    m1.entry,
+                    m1.dynamic_shared_bytes()
+                )
+            }
+        );
+        assert_eq!(
+            line(&variants::entry("mma_bf16_ilp2").unwrap()).unwrap(),
+            Line::Entry {
+                name: "mma_bf16_ilp2",
+                invocation: "LAB_MMA_ILP(mma_bf16_ilp2, 2, 4)".into()
+            }
         );
         let t14 = variants::entry("memcpy_t32_l14_w4").unwrap();
         assert_eq!(
