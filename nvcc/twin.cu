@@ -14,9 +14,11 @@
 
 #include "chase.cuh"
 #include "fma_ilp.cuh"
+#include "gemm_mma.cuh"
 #include "gemm_seed.cuh"
 #include "gemm_tuned.cuh"
 #include "memcpy.cuh"
+#include "mma_ilp.cuh"
 
 // The launch bound of an entry whose table line fixes its block size (`.maxntid`, and
 // `.minnctapersm` where min_blocks is not 0), as xtask's `with_launch_bounds` gives the Rust entry.
@@ -63,6 +65,29 @@
 #define LAB_CHASE(NAME)                                                                                 \
     extern "C" __global__ void NAME(const unsigned* next, unsigned start, unsigned steps, unsigned long long* out) { \
         lab::chase::chase(next, start, steps, out);                                                     \
+    }
+
+// A BF16 tensor-core GEMM line (variants.rs `abi:` gemm_bf16: GEMM's parameters with bf16 A and
+// B): block tile, warp tile and pipeline stages (the mma shape is m16n8k16, the only one the table
+// takes). The table's block size and dynamic shared memory are checked against the shape's own.
+#define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages)                      \
+    using NAME##_shape = lab::mma::Shape<bm, bn, bk, wm, wn, stages>;                               \
+    static_assert(NAME##_shape::THREADS == (threads), #NAME ": threads");                           \
+    static_assert(NAME##_shape::SHARED_BYTES == (shared_bytes), #NAME ": dynamic shared memory");   \
+    extern "C" __global__ void LAB_BOUNDS(threads, 0)                                               \
+        NAME(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ b, float* c, int m, int n, \
+             int k, float alpha, float beta) {                                                      \
+        lab::mma::gemm<NAME##_shape>(a, b, c, m, n, k, alpha, beta);                                \
+    }
+
+// An mma line (variants.rs `abi:` mma_bf16_ilp: a, b, out, iters); launched with any whole
+// number of warps per block, so no launch bound, as the Rust entry. The rounds its main loop runs
+// per iteration are the table's (`MmaIlpVariant::rounds_per_iteration`), checked against the
+// twin's own.
+#define LAB_MMA_ILP(NAME, ilp, rounds)                                                               \
+    static_assert(lab::mma::rounds_per_iteration(ilp) == (rounds), #NAME ": rounds per iteration"); \
+    extern "C" __global__ void NAME(const unsigned* a, const unsigned* b, float* out, int iters) {  \
+        lab::mma::mma_bf16_ilp<ilp>(a, b, out, iters);                                              \
     }
 
 #include "variants.h"

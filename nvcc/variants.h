@@ -9,6 +9,9 @@
 #ifndef LAB_FMA_ILP
 #error "the including file defines no LAB_FMA_ILP: it has no kernel for these table lines"
 #endif
+#ifndef LAB_GEMM_BF16
+#error "the including file defines no LAB_GEMM_BF16: it has no kernel for these table lines"
+#endif
 #ifndef LAB_GEMM_SEED
 #error "the including file defines no LAB_GEMM_SEED: it has no kernel for these table lines"
 #endif
@@ -17,6 +20,9 @@
 #endif
 #ifndef LAB_MEMCPY
 #error "the including file defines no LAB_MEMCPY: it has no kernel for these table lines"
+#endif
+#ifndef LAB_MMA_ILP
+#error "the including file defines no LAB_MMA_ILP: it has no kernel for these table lines"
 #endif
 
 // The register-cap experiment's caps (variants.rs `regs:`), for build scripts.
@@ -247,16 +253,16 @@ LAB_FMA_ILP(fma_ilp16, 16)
 LAB_CHASE(chase_u32)
 // not in the twin: gemm_ref_f64 (the GEMM check's own kernel: every timed module is checked by the Rust one)
 // not in the twin: gemm_check_f32 (the GEMM check's own kernel: every timed module is checked by the Rust one)
-// not in the twin: bf16_gemm_bm128_bn128_bk32_wm64_wn64_m16n8k16_s4 (tensor-core twin not written yet)
-// not in the twin: bf16_gemm_bm128_bn256_bk32_wm64_wn64_m16n8k16_s3 (tensor-core twin not written yet)
-// not in the twin: bf16_gemm_bm256_bn128_bk32_wm64_wn64_m16n8k16_s3 (tensor-core twin not written yet)
-// not in the twin: bf16_gemm_bm64_bn128_bk32_wm32_wn32_m16n8k16_s4 (tensor-core twin not written yet)
-// not in the twin: bf16_gemm_bm64_bn128_bk32_wm32_wn64_m16n8k16_s4 (tensor-core twin not written yet)
-// not in the twin: bf16_gemm_bm64_bn64_bk32_wm32_wn32_m16n8k16_s4 (tensor-core twin not written yet)
-// not in the twin: mma_bf16_ilp1 (tensor-core twin not written yet)
-// not in the twin: mma_bf16_ilp2 (tensor-core twin not written yet)
-// not in the twin: mma_bf16_ilp4 (tensor-core twin not written yet)
-// not in the twin: mma_bf16_ilp8 (tensor-core twin not written yet)
+LAB_GEMM_BF16(bf16_gemm_bm128_bn128_bk32_wm64_wn64_m16n8k16_s4, 128, 65536, 128, 128, 32, 64, 64, 4)
+LAB_GEMM_BF16(bf16_gemm_bm128_bn256_bk32_wm64_wn64_m16n8k16_s3, 256, 73728, 128, 256, 32, 64, 64, 3)
+LAB_GEMM_BF16(bf16_gemm_bm256_bn128_bk32_wm64_wn64_m16n8k16_s3, 256, 73728, 256, 128, 32, 64, 64, 3)
+LAB_GEMM_BF16(bf16_gemm_bm64_bn128_bk32_wm32_wn32_m16n8k16_s4, 256, 49152, 64, 128, 32, 32, 32, 4)
+LAB_GEMM_BF16(bf16_gemm_bm64_bn128_bk32_wm32_wn64_m16n8k16_s4, 128, 49152, 64, 128, 32, 32, 64, 4)
+LAB_GEMM_BF16(bf16_gemm_bm64_bn64_bk32_wm32_wn32_m16n8k16_s4, 128, 32768, 64, 64, 32, 32, 32, 4)
+LAB_MMA_ILP(mma_bf16_ilp1, 1, 4)
+LAB_MMA_ILP(mma_bf16_ilp2, 2, 4)
+LAB_MMA_ILP(mma_bf16_ilp4, 4, 2)
+LAB_MMA_ILP(mma_bf16_ilp8, 8, 1)
 #else
 // The capped modules hold only the register-cap experiment's GEMM entry, as the Rust ones do.
 LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)

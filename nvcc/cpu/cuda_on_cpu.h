@@ -32,7 +32,14 @@ inline thread_local dim3 threadIdx, blockIdx;
 inline dim3 blockDim, gridDim;
 
 inline std::barrier<>* block_barrier = nullptr;
-inline void __syncthreads() { block_barrier->arrive_and_wait(); }
+// Set while a block runs as fibers (fibers_on_cpu.h): their block barrier instead.
+inline void (*fiber_sync_threads)() = nullptr;
+inline void __syncthreads() {
+    if (fiber_sync_threads)
+        fiber_sync_threads();
+    else
+        block_barrier->arrive_and_wait();
+}
 
 struct float2 {
     float x, y;

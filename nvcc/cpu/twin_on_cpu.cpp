@@ -1,14 +1,17 @@
 // The twin's kernels run on the CPU (cuda_on_cpu.h), for every line of the generated variant
 // table (../variants.h): each GEMM line against an f64 product at sizes that take each of its
-// paths, each point of the copy grid against the source, and each FMA line's results printed for
-// the Rust test (xtask/tests/twin_cpu.rs) to compare bit for bit with the lab's CPU reference.
+// paths, each point of the copy grid against the source, each BF16 GEMM line against an exact
+// product (tensor_checks.h), and each FMA and mma line's results printed for the Rust test
+// (xtask/tests/twin_cpu.rs) to compare bit for bit with the lab's CPU reference and mma model.
 // This checks the CUDA C++ algorithm (indices, edges, the pipeline's order of copies, waits and
 // barriers), not nvcc's code: that is for the GPU run (nvcc/check_on_gpu.sh).
 //
-// Output: one line per check, `ok ...` or `FAIL ...`, and `fma ILP G A B ITERS OUT` lines (floats
-// as their bits); the exit status is 1 when a check failed.
+// Output: one line per check, `ok ...` or `FAIL ...`, `fma ILP G A B ITERS OUT` lines (floats as
+// their bits), and the `mma_ilp` and `mma_op` lines tensor_checks.h describes; the exit status is
+// 1 when a check failed.
 
 #include "cuda_on_cpu.h"
+#include "tensor_checks.h"
 
 #include <algorithm>
 #include <limits>
@@ -174,7 +177,12 @@ int main() {
 #define LAB_FMA_ILP(NAME, ilp) print_fma<ilp>(#NAME);
 // The chase's result is one thread's walk of a ring; it is checked on the GPU only.
 #define LAB_CHASE(NAME)
+#define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
+    ok &= tensor_checks::check_bf16_gemm<lab::mma::Shape<bm, bn, bk, wm, wn, stages>>(#NAME);
+#define LAB_MMA_ILP(NAME, ilp, rounds) tensor_checks::print_mma_ilp<ilp>(#NAME);
 #include "../variants.h"
+    // The model of one mma itself, which every tensor-core line above runs on.
+    tensor_checks::print_mma_instruction();
     std::printf("%s\n", ok ? "twin_on_cpu: every check passed" : "twin_on_cpu: some checks FAILED");
     return ok ? 0 : 1;
 }

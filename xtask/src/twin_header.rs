@@ -3,16 +3,17 @@
 //! as it flows into the Rust module.
 //!
 //! Each entry maps to the macro of its family (`LAB_GEMM_SEED`, `LAB_GEMM_TUNED`, `LAB_MEMCPY`,
-//! `LAB_FMA_ILP`, `LAB_CHASE`) through exhaustive matches on the table's family enums: a new
-//! family does not compile here until it is given a macro (and `twin.cu` a kernel for it) or is
-//! skipped as checking machinery with [`Line::NotMeasured`]. The header also refuses, with an
+//! `LAB_FMA_ILP`, `LAB_CHASE`, `LAB_GEMM_BF16`, `LAB_MMA_ILP`) through exhaustive matches on the
+//! table's family enums: a new family does not compile here until it is given a macro (and
+//! `twin.cu` a kernel for it) or is skipped as checking machinery with [`Line::NotMeasured`]. The header also refuses, with an
 //! `#error`, to be included by a file that does not define every macro it uses.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::{
-    self, EntryDecl, Family, GemmFamily, GemmVariant, CHASE, FMA, GEMM, MEMCPY_GRID, REGS,
+    self, EntryDecl, Family, GemmFamily, GemmVariant, MmaIlpVariant, BF16_GEMM, CHASE, FMA, GEMM,
+    MEMCPY_GRID, MMA_ILP, REGS,
 };
 
 /// The header, relative to the workspace root.
@@ -98,13 +99,36 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
                 why: "the GEMM check's own kernel: every timed module is checked by the Rust one",
             })
         }
-        // The tensor-core families' twin kernels are not written yet: until they are, a compared
-        // run has no nvcc figures for them, and the header says so.
-        Family::Bf16Gemm | Family::MmaIlp => {
-            return Ok(Line::NotMeasured {
-                name: e.name,
-                why: "tensor-core twin not written yet",
-            })
+        Family::Bf16Gemm => {
+            let v = BF16_GEMM
+                .iter()
+                .find(|v| v.entry == e.name)
+                .ok_or_else(missing)?;
+            let s = &v.shape;
+            format!(
+                "LAB_GEMM_BF16({}, {}, {}, {}, {}, {}, {}, {}, {})",
+                v.entry,
+                v.threads(),
+                v.dynamic_shared_bytes(),
+                s.bm,
+                s.bn,
+                s.bk,
+                s.wm,
+                s.wn,
+                s.stages
+            )
+        }
+        Family::MmaIlp => {
+            let v = MMA_ILP
+                .iter()
+                .find(|v| v.entry == e.name)
+                .ok_or_else(missing)?;
+            format!(
+                "LAB_MMA_ILP({}, {}, {})",
+                v.entry,
+                v.ilp,
+                MmaIlpVariant::rounds_per_iteration(v.ilp)
+            )
         }
     };
     Ok(Line::Entry {
@@ -280,6 +304,25 @@ mod tests {
                 r3.dynamic_shared_bytes()
             )
         );
+        let m1 = BF16_GEMM.iter().find(|v| v.label == "M1").unwrap();
+        assert_eq!(
+            line(&variants::entry(m1.entry).unwrap()).unwrap(),
+            Line::Entry {
+                name: m1.entry,
+                invocation: format!(
+                    "LAB_GEMM_BF16({}, 128, {}, 128, 128, 32, 64, 64, 4)",
+                    m1.entry,
+                    m1.dynamic_shared_bytes()
+                )
+            }
+        );
+        assert_eq!(
+            line(&variants::entry("mma_bf16_ilp2").unwrap()).unwrap(),
+            Line::Entry {
+                name: "mma_bf16_ilp2",
+                invocation: "LAB_MMA_ILP(mma_bf16_ilp2, 2, 4)".into()
+            }
+        );
         let t14 = variants::entry("memcpy_t32_l14_w4").unwrap();
         assert_eq!(
             line(&t14).unwrap().macro_name(),
@@ -298,6 +341,8 @@ mod tests {
             "LAB_MEMCPY",
             "LAB_FMA_ILP",
             "LAB_CHASE",
+            "LAB_GEMM_BF16",
+            "LAB_MMA_ILP",
         ] {
             assert!(h.contains(&format!("#ifndef {m}\n#error")), "{m}");
         }

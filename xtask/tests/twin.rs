@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{self, GemmFamily, GEMM, REGS};
+use kernels_gpu::variants::{self, GemmFamily, MmaIlpVariant, BF16_GEMM, GEMM, MMA_ILP, REGS};
 use xtask::modules::ModuleKind;
 use xtask::twin_header::{self, HEADER, SOURCE};
 
@@ -36,7 +36,7 @@ fn the_twin_defines_every_macro_the_header_invokes() {
         .filter(|l| l.starts_with("LAB_"))
         .filter_map(|l| l.split('(').next())
         .collect();
-    assert_eq!(invoked.len(), 5, "{invoked:?}");
+    assert_eq!(invoked.len(), 7, "{invoked:?}");
     for m in invoked {
         assert!(
             source.contains(&format!("#define {m}(")),
@@ -109,6 +109,7 @@ mod with_nvcc {
                 v.label, v.entry, e.registers, e.spill_stores, e.spill_loads
             );
         }
+        tensor_lines_mirror_the_rust_kernels(t, arch);
         let c = REGS.gemm().entry;
         let regs: Vec<u32> = REGS
             .caps
@@ -124,6 +125,86 @@ mod with_nvcc {
             "{arch}: twin {c} registers at caps {:?}: {regs:?}",
             REGS.caps
         );
+    }
+
+    /// The PTX of `entry`'s body in a module.
+    fn entry_body<'a>(ptx: &'a str, entry: &str) -> &'a str {
+        let start = ptx
+            .find(&format!(".entry {entry}("))
+            .unwrap_or_else(|| panic!("no entry {entry}"));
+        let len = ptx[start..]
+            .find("\n}\n")
+            .expect("the entry's closing brace");
+        &ptx[start..start + len]
+    }
+
+    /// The tensor-core lines (which the bars above hold to no spills and no stack) have the Rust
+    /// kernels' structure in the twin's PTX, so that a comparison measures the compilers: an mma
+    /// line runs `rounds_per_iteration` rounds of ILP mma in its main loop and one round in its
+    /// remainder loop, without an unroll directive that the Rust build does not give ptxas; a
+    /// BF16 line issues, in each of its two staging bodies, one mma per tile and k-step and one
+    /// ldmatrix per m-tile and n-pair at each k-step and once more before the slice loop.
+    fn tensor_lines_mirror_the_rust_kernels(t: &Twin, arch: &str) {
+        let count = |body: &str, op: &str| body.lines().filter(|l| l.contains(op)).count();
+        for v in MMA_ILP {
+            let body = entry_body(&t.ptx, v.entry);
+            let rounds = MmaIlpVariant::rounds_per_iteration(v.ilp) as usize;
+            let main_loop = if rounds > 1 { rounds } else { 0 };
+            assert_eq!(
+                count(body, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+                v.ilp as usize * (main_loop + 1),
+                "{arch}: {}",
+                v.entry
+            );
+            assert_eq!(count(body, "nounroll"), 0, "{arch}: {}", v.entry);
+        }
+        for v in BF16_GEMM {
+            let body = entry_body(&t.ptx, v.entry);
+            let s = v.shape;
+            let (mi, ni, k_steps) = (s.m_tiles(), s.n_tiles(), s.k_steps());
+            // Two staging bodies; fragments loaded at every k-step and once before the loop.
+            let mma = 2 * k_steps * mi * ni;
+            let loads = 2 * (k_steps + 1);
+            assert_eq!(
+                count(body, "mma.sync.aligned.m16n8k16"),
+                mma as usize,
+                "{arch}: {}",
+                v.label
+            );
+            assert_eq!(
+                count(body, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"),
+                (loads * mi) as usize,
+                "{arch}: {}",
+                v.label
+            );
+            assert_eq!(
+                count(body, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"),
+                (loads * s.n_pairs()) as usize,
+                "{arch}: {}",
+                v.label
+            );
+            let e = t.manifest.entry(ModuleKind::Main, v.entry).unwrap();
+            assert!(
+                e.registers >= v.accumulators() && e.stack_frame == 0,
+                "{arch}: {} {}: {} registers, {} B stack",
+                v.label,
+                v.entry,
+                e.registers,
+                e.stack_frame
+            );
+        }
+        // For the record.
+        for entry in BF16_GEMM
+            .iter()
+            .map(|v| v.entry)
+            .chain(MMA_ILP.iter().map(|v| v.entry))
+        {
+            let e = t.manifest.entry(ModuleKind::Main, entry).unwrap();
+            eprintln!(
+                "{arch}: twin {entry:<50} {:>3} regs, spill {}/{} B",
+                e.registers, e.spill_stores, e.spill_loads
+            );
+        }
     }
 
     #[test]
@@ -184,6 +265,60 @@ mod with_nvcc {
                 .iter()
                 .any(|l| l.contains(r1.entry) && l.contains("launch bound")),
             "{unbounded:?}"
+        );
+        // The tensor-core lines are held alike: a BF16 line without its bound, an mma line's
+        // fragments taken as another type.
+        let m1 = BF16_GEMM[0].entry;
+        let head = t.ptx.find(&format!(".entry {m1}(")).unwrap();
+        let bound = head + t.ptx[head..].find(".maxntid").unwrap();
+        let mut unbounded = t.ptx.clone();
+        unbounded.replace_range(bound..bound + ".maxntid".len(), ".reqntid");
+        let unbounded = broken(unbounded);
+        assert!(
+            unbounded
+                .iter()
+                .any(|l| l.contains(m1) && l.contains("launch bound")),
+            "{unbounded:?}"
+        );
+        let mma = MMA_ILP[0].entry;
+        let retyped = broken(t.ptx.replace(
+            &format!(".param .u32 {mma}_param_3"),
+            &format!(".param .f32 {mma}_param_3"),
+        ));
+        assert!(
+            retyped.iter().any(|l| l.contains(mma) && l.contains("abi")),
+            "{retyped:?}"
+        );
+    }
+
+    /// The GPU comparison of the tensor-core entries (`nvcc/check_tensor_on_gpu.sh`) compiles
+    /// against the generated header; it runs on a GPU only, and links the driver there.
+    #[test]
+    #[cfg_attr(
+        not(lab_nvcc),
+        ignore = "needs nvcc: set NVCC or install the CUDA toolkit (xtask/src/nvcc/mod.rs, NOT_FOUND)"
+    )]
+    fn the_tensor_comparison_program_compiles() {
+        let dir = workspace().join("target/test-twin");
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = std::process::Command::new(nvcc())
+            .args([
+                "-std=c++17",
+                "-c",
+                "-Xcompiler",
+                "-Wall,-Wextra,-Werror",
+                "-I",
+            ])
+            .arg(workspace().join("nvcc"))
+            .arg(workspace().join("nvcc/tensor_compare.cpp"))
+            .arg("-o")
+            .arg(dir.join("tensor_compare.o"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
         );
     }
 

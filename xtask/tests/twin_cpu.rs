@@ -1,21 +1,32 @@
 //! nvcc's twin run on the CPU (`nvcc/cpu/`): its kernel headers compiled with the host's C++
-//! compiler, GPU threads as OS threads, cp.async as queued copies that land only at the wait.
-//! Every GEMM line must match an f64 product at sizes that take each of its paths, every copy of
-//! the grid must copy exactly, and every FMA line must give, bit for bit, what the lab's CPU
-//! reference (`kernels_gpu::reference`) says the Rust kernel gives. This checks the CUDA C++
+//! compiler, GPU threads as OS threads (the tensor-core kernels' as fibers, their warp-wide
+//! instructions modelled), cp.async as queued copies that land only at the wait. Every GEMM line
+//! must match an f64 product at sizes that take each of its paths, every BF16 GEMM line an exact
+//! product of small integers, every copy of the grid must copy exactly, and every FMA and mma
+//! line must give, bit for bit, what the lab's CPU reference (`kernels_gpu::reference`) and mma
+//! model (`kernels_gpu::mma_reference`) say the Rust kernel gives. This checks the CUDA C++
 //! algorithm before any GPU time is spent on it; nvcc's code is checked on the GPU.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
+use kernels_gpu::mma_reference::{mma_bf16_ilp_outputs, mma_m16n8k16};
 use kernels_gpu::reference;
-use kernels_gpu::variants::{GemmFamily, FMA, GEMM, MEMCPY_GRID};
+use kernels_gpu::variants::{GemmFamily, BF16_GEMM, FMA, GEMM, MEMCPY_GRID, MMA_ILP};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
         .to_path_buf()
+}
+
+/// The exit status and output of `nvcc/cpu/twin_on_cpu.cpp`, compiled and run once for the tests
+/// below.
+fn on_cpu() -> &'static (bool, String) {
+    static RUN: OnceLock<(bool, String)> = OnceLock::new();
+    RUN.get_or_init(run_on_cpu)
 }
 
 /// Compiles and runs `nvcc/cpu/twin_on_cpu.cpp`; gives its exit status and output.
@@ -59,14 +70,15 @@ fn run_on_cpu() -> (bool, String) {
     ignore = "needs a C++20 compiler: set CXX or put c++ on PATH"
 )]
 fn the_twin_computes_the_tables_results_on_the_cpu() {
-    let (passed, out) = run_on_cpu();
+    let (passed, out) = on_cpu();
     let failed: Vec<&str> = out.lines().filter(|l| l.starts_with("FAIL")).collect();
     assert!(
-        passed && failed.is_empty(),
+        *passed && failed.is_empty(),
         "the twin on the CPU:\n{}",
         failed.join("\n")
     );
-    // Every table line was checked: two sizes per seed line, four per tuned line, one per copy.
+    // Every table line was checked: two sizes per seed line, four per tuned line, five per BF16
+    // line, one per copy.
     let checks = |entry: &str| {
         out.lines()
             .filter(|l| {
@@ -84,6 +96,9 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
     }
     for p in MEMCPY_GRID {
         assert_eq!(checks(p.entry), 1, "{}", p.entry);
+    }
+    for v in BF16_GEMM {
+        assert_eq!(checks(v.entry), 5, "{} ({})", v.label, v.entry);
     }
     // FMA: bit for bit what the lab's CPU reference gives for the Rust kernel.
     let mut compared = 0;
@@ -111,5 +126,85 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
         compared,
         FMA.len() * 10,
         "5 threads x 2 iteration counts per FMA line"
+    );
+}
+
+/// The numbers after each label of a `mma_ilp` or `mma_op` line, by label.
+fn fields<'a>(line: &'a str, labels: &[&str]) -> Vec<Vec<&'a str>> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    labels
+        .iter()
+        .map(|label| {
+            let start = words
+                .iter()
+                .position(|w| w == label)
+                .unwrap_or_else(|| panic!("no `{label}` in `{line}`"))
+                + 1;
+            words[start..]
+                .iter()
+                .take_while(|w| w.parse::<u32>().is_ok())
+                .copied()
+                .collect()
+        })
+        .collect()
+}
+
+fn numbers(words: &[&str]) -> Vec<u32> {
+    words.iter().map(|w| w.parse().unwrap()).collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(lab_cxx),
+    ignore = "needs a C++20 compiler: set CXX or put c++ on PATH"
+)]
+fn the_twins_mma_kernels_match_the_fragment_model_bit_for_bit() {
+    let (passed, out) = on_cpu();
+    assert!(*passed, "the twin on the CPU failed a check");
+    // Every mma line, at every iteration count the C++ side runs: each thread g writes what the
+    // model gives lane g % 32 (every warp holds the same fragments).
+    let mut compared = 0;
+    for line in out.lines().filter(|l| l.starts_with("mma_ilp ")) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let (ilp, iters): (u32, i32) = (w[1].parse().unwrap(), w[2].parse().unwrap());
+        let f = fields(line, &["a", "b", "out"]);
+        let (a, b, got) = (numbers(&f[0]), numbers(&f[1]), numbers(&f[2]));
+        assert_eq!((a.len(), b.len(), got.len()), (128, 64, 128), "{line}");
+        let want = mma_bf16_ilp_outputs(&a, &b, ilp, iters)
+            .unwrap_or_else(|why| panic!("ilp {ilp} iters {iters}: the model refuses ({why:?})"));
+        for (g, &bits) in got.iter().enumerate() {
+            assert_eq!(
+                bits,
+                want[g % 32].to_bits(),
+                "mma_bf16_ilp{ilp}, iters {iters}, thread {g}: twin {}, model {}",
+                f32::from_bits(bits),
+                want[g % 32]
+            );
+        }
+        compared += 1;
+    }
+    assert_eq!(
+        compared,
+        MMA_ILP.len() * 6,
+        "6 iteration counts per mma line"
+    );
+    // The CPU model of one mma.sync the twin runs on, against the lab's.
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("mma_op "))
+        .expect("an mma_op line");
+    let f = fields(line, &["a", "b", "c", "d"]);
+    let (a, b) = (numbers(&f[0]), numbers(&f[1]));
+    let regs = |words: &[&str]| -> [[f32; 4]; 32] {
+        let v = numbers(words);
+        assert_eq!(v.len(), 128, "{line}");
+        core::array::from_fn(|l| core::array::from_fn(|q| f32::from_bits(v[4 * l + q])))
+    };
+    let (c, d) = (regs(&f[2]), regs(&f[3]));
+    let want = mma_m16n8k16(&a, &b, &c).expect("integer fragments");
+    assert_eq!(d, want, "one m16n8k16 mma, lane-major");
+    assert!(
+        want.iter().flatten().any(|&x| x != 0.0),
+        "a product that shows its layout"
     );
 }

@@ -1,0 +1,148 @@
+// A block's threads as fibers on one OS thread, for kernels whose warps exchange registers at
+// every tensor-core instruction (tensor_on_cpu.h): a warp collective is a barrier of 32 threads,
+// and thousands of them as OS-thread barriers cost seconds of context switches per block, while
+// a fiber switch is a few hundred nanoseconds. Each GPU thread runs on its own stack (ucontext);
+// a fiber runs until it waits at a barrier (the block's, or its warp's), then the next one runs,
+// round robin, until every fiber has returned.
+//
+// Each fiber keeps its own cp.async queues (cuda_on_cpu.h's per-thread groups are swapped in and
+// out around it), and __syncthreads() is this scheduler's block barrier while it runs.
+#pragma once
+
+#include <ucontext.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "cuda_on_cpu.h"
+
+namespace lab::cpu {
+
+// A barrier of `expected` fibers: the last to arrive opens it for the others.
+struct FiberBarrier {
+    unsigned expected = 0, arrived = 0;
+    unsigned long long generation = 0;
+};
+
+struct Fiber {
+    ucontext_t context;
+    unsigned thread = 0;
+    bool done = false;
+    // The barrier this fiber waits at and its generation then: the scheduler resumes the fiber
+    // only once that generation has passed.
+    const FiberBarrier* waiting_at = nullptr;
+    unsigned long long waiting_for = 0;
+    std::vector<PendingCopy> open_group;
+    std::deque<std::vector<PendingCopy>> committed;
+};
+
+// The block being run: its fibers, barriers, and the kernel they run.
+struct FiberBlock {
+    ucontext_t scheduler;
+    std::vector<Fiber> fibers;
+    Fiber* running = nullptr;
+    FiberBarrier block;
+    std::vector<FiberBarrier> warps;
+    void (*body)(void*) = nullptr;
+    void* kernel = nullptr;
+};
+inline FiberBlock* fiber_block = nullptr;
+
+// The running fiber gives the OS thread back to the scheduler.
+inline void yield_fiber() {
+    FiberBlock& b = *fiber_block;
+    swapcontext(&b.running->context, &b.scheduler);
+}
+
+inline void arrive_and_wait(FiberBarrier& barrier) {
+    if (++barrier.arrived == barrier.expected) {
+        barrier.arrived = 0;
+        ++barrier.generation;
+        return;
+    }
+    Fiber& f = *fiber_block->running;
+    f.waiting_at = &barrier;
+    f.waiting_for = barrier.generation;
+    yield_fiber();
+    f.waiting_at = nullptr;
+}
+
+// The barrier of the running fiber's warp (its lanes are threads 32w .. 32w + 31).
+inline void warp_sync() { arrive_and_wait(fiber_block->warps[threadIdx.x / 32]); }
+
+inline void block_sync() { arrive_and_wait(fiber_block->block); }
+
+inline void fiber_entry() {
+    FiberBlock& b = *fiber_block;
+    b.body(b.kernel);
+    check_no_copies_in_flight();
+    b.running->done = true;
+    swapcontext(&b.running->context, &b.scheduler);
+}
+
+// Fresh shared memory holds a NaN in every 4-byte word and in both of its bf16 halves, so that
+// an element read before it is written spoils the result whatever its type.
+inline float shared_poison() {
+    constexpr unsigned bits = 0x7fc07fc0u;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+// Runs `kernel` over a (gx, gy) grid of `threads`-thread blocks (whole warps), one block at a
+// time, each thread a fiber.
+template <class Kernel>
+void launch_fibers(unsigned gx, unsigned gy, unsigned threads, Kernel kernel) {
+    constexpr std::size_t STACK_BYTES = 128 * 1024;
+    if (threads % 32 != 0) fail("launch_fibers: blocks of whole warps only");
+    gridDim = {gx, gy, 1};
+    blockDim = {threads, 1, 1};
+    std::vector<std::unique_ptr<char[]>> stacks;
+    for (unsigned t = 0; t < threads; ++t) stacks.emplace_back(new char[STACK_BYTES]);
+    for (unsigned by = 0; by < gy; ++by)
+        for (unsigned bx = 0; bx < gx; ++bx) {
+            std::fill(std::begin(lab_dyn_smem), std::end(lab_dyn_smem), shared_poison());
+            FiberBlock b;
+            b.block.expected = threads;
+            b.warps.assign(threads / 32, FiberBarrier{32, 0, 0});
+            b.body = [](void* k) { (*static_cast<Kernel*>(k))(); };
+            b.kernel = &kernel;
+            b.fibers.resize(threads);
+            fiber_block = &b;
+            fiber_sync_threads = block_sync;
+            for (unsigned t = 0; t < threads; ++t) {
+                Fiber& f = b.fibers[t];
+                f.thread = t;
+                getcontext(&f.context);
+                f.context.uc_stack.ss_sp = stacks[t].get();
+                f.context.uc_stack.ss_size = STACK_BYTES;
+                f.context.uc_stack.ss_flags = 0;
+                f.context.uc_link = nullptr;
+                makecontext(&f.context, fiber_entry, 0);
+            }
+            std::vector<Fiber*> live;
+            for (Fiber& f : b.fibers) live.push_back(&f);
+            while (!live.empty()) {
+                bool moved = false;
+                for (Fiber* f : live) {
+                    if (f->waiting_at && f->waiting_at->generation == f->waiting_for) continue;
+                    moved = true;
+                    threadIdx = {f->thread, 0, 0};
+                    blockIdx = {bx, by, 0};
+                    std::swap(open_group, f->open_group);
+                    std::swap(committed, f->committed);
+                    b.running = f;
+                    swapcontext(&b.scheduler, &f->context);
+                    std::swap(open_group, f->open_group);
+                    std::swap(committed, f->committed);
+                }
+                if (!moved) fail("launch_fibers: every thread waits at a barrier no other reaches");
+                std::erase_if(live, [](const Fiber* f) { return f->done; });
+            }
+            fiber_sync_threads = nullptr;
+            fiber_block = nullptr;
+        }
+}
+
+}  // namespace lab::cpu
