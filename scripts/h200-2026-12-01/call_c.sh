@@ -24,11 +24,11 @@ echo "=== 3. the calculator against the driver"
 tail -4 "$W/calc_verify.log"
 echo "=== 4. GPU-only tests: tensor-core kernels, BF16 host side"
 for t in tensor_gpu bf16_gemm_gpu; do
-  echo "## $t"; timeout 240 "$D/tests/$t" --ignored --test-threads 1 --nocapture 2>&1
+  echo "## $t"; timeout 150 "$D/tests/$t" --ignored --test-threads 1 --nocapture 2>&1
 done > "$W/gpu_tests.log" 2>&1
 grep -E "^## |^test |test result|panicked" "$W/gpu_tests.log"
 echo "=== 5. the tensor-core twin against the Rust kernels (bit for bit, TFLOP/s)"
-timeout 200 bash nvcc/check_tensor_on_gpu.sh "$D/kernels_tensor.sm_90.cubin" "$W/tensor" sm_90 > "$W/tensor_twin.log" 2>&1
+timeout 150 bash nvcc/check_tensor_on_gpu.sh "$D/kernels_tensor.sm_90.cubin" "$W/tensor" sm_90 > "$W/tensor_twin.log" 2>&1
 echo "tensor twin rc=$?" | tee -a "$W/tensor_twin.log"; tail -30 "$W/tensor_twin.log"
 tar czf "$OUT/tests.tgz" -C "$W" gpu_tests.log calc_verify.log tensor_twin.log
 date -u
