@@ -30,7 +30,8 @@ pub const FAR_SLOWER: f64 = 0.5;
 pub struct Verdict {
     /// Short stable key, e.g. `"peak-below-max-occupancy"`.
     pub key: &'static str,
-    /// Which experiment (its number, 1 to 5) the claim is about.
+    /// Which experiment (its number in the registry) the claim is about; 0 until the registry
+    /// sets it.
     pub experiment: u8,
     /// The claim, in words.
     pub claim: String,
@@ -143,6 +144,11 @@ pub fn passing<T>(
     (ok, failed)
 }
 
+/// What a claim's evidence says when its experiment did not run (the registry names the
+/// experiment).
+pub const NOT_RUN: &str = "the experiment was not run";
+
+/// `evidence`, and the rows left out because their check failed.
 pub fn with_exclusions(evidence: String, failed: &[String]) -> String {
     if failed.is_empty() {
         evidence
@@ -151,9 +157,9 @@ pub fn with_exclusions(evidence: String, failed: &[String]) -> String {
     }
 }
 
+/// A verdict on `claim` by `rule`; the registry sets its experiment's number.
 pub fn verdict(
     key: &'static str,
-    experiment: u8,
     claim: &str,
     rule: &str,
     holds: Option<bool>,
@@ -161,7 +167,7 @@ pub fn verdict(
 ) -> Verdict {
     Verdict {
         key,
-        experiment,
+        experiment: 0,
         claim: claim.to_string(),
         rule: rule.to_string(),
         holds,

@@ -1,7 +1,8 @@
 //! The occupancy lab's host side, in layers; each module uses only its own layer and those below
 //! it (`tests/layers.rs` checks this from the source):
 //! 1. [`results`] (the records a run is made of), [`table`] (the one table renderer),
-//!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging);
+//!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging),
+//!    [`atomic_file`] (writing one that no reader sees half of);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
 //!    of the figures a verdict compares), [`occupancy`] (the calculator's arithmetic, no GPU);
 //! 3. [`cuda`] (the driver: device and limits, modules, the one launch path), [`module_image`]
@@ -12,9 +13,11 @@
 //!    that no run is overwritten);
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
-//! 7. [`report`], [`results_io`]: report.md, plots, merged runs, the results folder;
-//! 8. [`cli`]: the command line.
+//! 7. [`results_io`]: a run's tables as text, and its results.json, tables.md and CSVs;
+//! 8. [`report`]: report.md, plots, merged runs, the whole results folder;
+//! 9. [`cli`]: the command line.
 
+pub mod atomic_file;
 pub mod calculator;
 pub mod claim;
 pub mod cli;

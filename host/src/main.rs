@@ -14,7 +14,8 @@ use host::cli::{
 };
 use host::cuda::{driver_present, CudaError, Gpu};
 use host::experiments;
-use host::results_io::{device_table, render_results, write_run};
+use host::report::write_run;
+use host::results_io::{device_table, render_results};
 use host::table::{render, Format};
 
 fn main() -> ExitCode {

@@ -136,7 +136,7 @@ fn compare_with_a_module_file_fills_the_comparison() {
         ],
     );
     for row in r.occupancy.unwrap().rows {
-        let c = row.compare.expect("comparison filled");
+        let c = row.measured.compare.expect("comparison filled");
         assert!(c.check.passed);
         assert_eq!(c.regs, row.regs, "same module, same registers");
         assert!(c.ratio.is_finite() && c.ratio > 0.0);
@@ -171,8 +171,12 @@ fn bandwidth_compare_holds_and_checks_both_sides() {
     assert_eq!(rows.len(), 2);
     for row in rows {
         assert_eq!(row.blocks_per_sm, 2, "{}", row.variant);
-        let c = row.compare.expect("comparison filled");
-        assert!(row.check.passed && c.check.passed, "{}", row.variant);
+        let c = row.measured.compare.expect("comparison filled");
+        assert!(
+            row.measured.check.passed && c.check.passed,
+            "{}",
+            row.variant
+        );
         assert_eq!(c.timing.samples_ms.len(), 3);
     }
 }
@@ -214,7 +218,11 @@ fn tuned_variants_pass_at_tiling_and_non_tiling_sizes() {
         let rows = r.occupancy.expect("experiment 1 ran").rows;
         assert_eq!(rows.len(), labels.split(',').count(), "{size}");
         for row in rows {
-            assert!(row.check.passed, "{size} {}: {:?}", row.variant, row.check);
+            assert!(
+                row.measured.check.passed,
+                "{size} {}: {:?}",
+                row.variant, row.measured.check
+            );
             assert!(!row.is_seed());
             assert!(row.occupancy > 0.0);
         }

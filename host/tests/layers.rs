@@ -6,13 +6,21 @@ use std::path::Path;
 
 /// Top-level modules of `host/src` by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["results", "table", "modules", "regular_file", "flag_values"],
+    &[
+        "results",
+        "table",
+        "modules",
+        "regular_file",
+        "atomic_file",
+        "flag_values",
+    ],
     &["claim", "confidence", "figure", "occupancy"],
     &["cuda", "module_image"],
     &["sampling", "flags", "module_file", "out_dir"],
     &["calculator"],
     &["experiments"],
-    &["report", "results_io"],
+    &["results_io"],
+    &["report"],
     &["cli"],
 ];
 

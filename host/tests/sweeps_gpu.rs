@@ -129,9 +129,12 @@ fn a_small_ilp_sweep_runs_verified() {
     for row in &r.rows {
         assert_eq!(row.layout.warps_per_sm, row.warps_per_sm);
         assert!(
-            !row.flags.iter().any(|f| f.contains("driver gives")),
+            !row.measured
+                .flags
+                .iter()
+                .any(|f| f.contains("driver gives")),
             "{:?}",
-            row.flags
+            row.measured.flags
         );
         assert!(
             row.fraction_of_peak > 0.0 && row.fraction_of_peak < 1.1,
@@ -144,9 +147,9 @@ fn a_small_ilp_sweep_runs_verified() {
     assert_eq!(r.volkov.len(), 2);
     for row in &r.rows {
         assert!(
-            row.check.what.starts_with("every one of"),
+            row.measured.check.what.starts_with("every one of"),
             "every thread checked: {}",
-            row.check.what
+            row.measured.check.what
         );
     }
 }
@@ -188,16 +191,18 @@ fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
     assert!(big.spilled(), "{:?}", big.spills);
     assert!(!big.usable());
     assert!(
-        big.flags
+        big.measured
+            .flags
             .iter()
             .any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
         "{:?}",
-        big.flags
+        big.measured.flags
     );
     for row in &r.rows {
         assert_eq!(
             row.spilled(),
-            row.flags
+            row.measured
+                .flags
                 .iter()
                 .any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
             "{}",

@@ -1,20 +1,35 @@
 //! The copy kernel family on the host: its parameter list, buffers, the launch held at a
-//! number of resident blocks per SM, the timing and the exact check. Experiment 2 runs it; so
-//! will any experiment over the copy grid.
+//! number of resident blocks per SM, the timing and the exact check. The bandwidth experiment
+//! runs its variants, the bytes-in-flight experiment its grid.
 
 use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{MemcpyParams, MemcpyPoint};
 
+use super::error::ExperimentError;
 use super::inputs::random_floats;
-use super::residency::hold_at_blocks;
+use super::measurement::{Measurement, Peak};
+use super::residency::{hold_at_blocks, residency_of};
 use super::verify::check_copy;
-use super::{residency_of, ExperimentError, Measured};
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::results::Timing;
 use crate::sampling::{time_launches, time_sides, SamplingConfig, Side};
 
 /// Largest grid x dimension.
-const MAX_GRID_X: u64 = (1 << 31) - 1;
+pub const MAX_GRID_X: u64 = (1 << 31) - 1;
+
+/// Refuses a copy whose source and destination of `bytes` each do not fit in the device's
+/// memory, naming the largest that would.
+pub fn check_fits(gpu: &Gpu, bytes: u64) -> Result<(), ExperimentError> {
+    let total = gpu.info().total_mem_bytes;
+    if bytes.saturating_mul(2) > total {
+        return Err(ExperimentError::CopyTooLarge {
+            mib: bytes >> 20,
+            have_mib: total >> 20,
+            max_mib: ((total / 2) >> 20).saturating_sub(256),
+        });
+    }
+    Ok(())
+}
 
 /// GB/s (1e9 bytes) for `bytes` read and as many written in `ms`.
 pub fn copy_gbps(bytes: u64, ms: f64) -> f64 {
@@ -89,7 +104,7 @@ impl CopyBuffers {
         variant: &MemcpyPoint,
         blocks_per_sm: u32,
         plan: &SamplingConfig,
-    ) -> Result<(Measured, Option<Measured>, u32), ExperimentError> {
+    ) -> Result<(Measurement, Option<Measurement>, u32), ExperimentError> {
         let floats = self.src_host.len() as u64;
         let blocks = variant.grid(floats);
         if blocks > MAX_GRID_X {
@@ -127,7 +142,7 @@ impl CopyBuffers {
         grid: u32,
         dyn_smem: u32,
         timing: Timing,
-    ) -> Result<Measured, ExperimentError> {
+    ) -> Result<Measurement, ExperimentError> {
         let resident = residency_of(gpu, kernel, variant.threads, dyn_smem)?;
         gpu.clear(&mut self.dst)?;
         self.launch(gpu, kernel, variant, grid, dyn_smem)?;
@@ -135,15 +150,8 @@ impl CopyBuffers {
         let dst_host = gpu.download(&self.dst)?;
         let check = check_copy(&self.src_host, &dst_host, variant.width);
         let throughput = copy_gbps(self.bytes(), timing.median_ms);
-        Ok(Measured::new(
-            resident,
-            timing,
-            throughput,
-            check,
-            gpu.info().peak_dram_gbps,
-            "GB/s",
-            "DRAM",
-        ))
+        let peak = Peak::dram(gpu.info());
+        Ok(Measurement::new(resident, timing, throughput, check, peak))
     }
 }
 

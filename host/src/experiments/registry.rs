@@ -1,15 +1,16 @@
-//! The list of experiments. One line each: `Variant => key: folder::Spec`. From it come the
-//! subcommands, `host all`, the fields of `results.json` ([`RunResults`]), the order of the
-//! tables, report sections, plots, verdicts and merged rows.
+//! The list of experiments. One line each: `Variant => key: folder::Spec`. From it come each
+//! experiment's number (its place in the list), the subcommands, `host all`, the fields of
+//! `results.json` ([`RunResults`]), the order of the tables, report sections, plots, verdicts and
+//! merged rows.
 
 use serde::{Deserialize, Serialize};
 
-use super::contract::{Experiment, Merged, ModuleNames, RunContext};
-use super::ExperimentError;
+use super::contract::{Experiment, Merged, ModuleNames, Numbered, Plan, RunContext};
+use super::error::ExperimentError;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{CliError, Common, Shared};
+use crate::flags::{check_mixed_labels, CliError, Common, Shared};
 use crate::results::{DeviceInfo, Missing, RunMeta};
 use crate::table::TableData;
 
@@ -37,13 +38,42 @@ pub struct AllArgs {
 pub struct Section {
     pub name: &'static str,
     pub number: u8,
-    pub heading: &'static str,
+    /// "Experiment N: what it measures".
+    pub heading: String,
     /// Its table, when it ran.
     pub table: Option<TableData>,
 }
 
+/// "Experiment N: ...", the words of `--help` and the report's headings.
+fn numbered(number: u8, words: &str) -> String {
+    format!("Experiment {number}: {words}")
+}
+
+/// Experiment `E`'s verdicts from its output (NOT JUDGED where it did not run), each with its
+/// number.
+fn claims_of<E: Experiment>(output: Option<&E::Output>) -> Vec<Verdict> {
+    let mut verdicts = E::claims(output);
+    for v in &mut verdicts {
+        v.experiment = E::NUMBER;
+        if output.is_none() {
+            v.evidence = format!("experiment {} was not run", E::NUMBER);
+        }
+    }
+    verdicts
+}
+
 macro_rules! registry {
     ($($variant:ident => $field:ident : $ty:ty),* $(,)?) => {
+        /// The experiments in order; the number of each is its place in the list.
+        #[repr(u8)]
+        enum Place {
+            $($variant,)*
+        }
+
+        $(impl Numbered for $ty {
+            const NUMBER: u8 = Place::$variant as u8 + 1;
+        })*
+
         /// One run of the lab on one GPU: how it was made, the device, each experiment's output
         /// (`None` when not run) and what is missing from it.
         #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -64,7 +94,8 @@ macro_rules! registry {
         #[derive(Debug, Clone, clap::Subcommand)]
         pub enum ExperimentCommand {
             $(
-                #[command(name = <$ty as Experiment>::NAME, about = <$ty as Experiment>::ABOUT,
+                #[command(name = <$ty as Experiment>::NAME,
+                          about = numbered(<$ty>::NUMBER, <$ty as Experiment>::ABOUT),
                           after_help = <$ty as Experiment>::help())]
                 $variant(ExperimentArgs<<$ty as Experiment>::Args>),
             )*
@@ -117,7 +148,7 @@ macro_rules! registry {
         /// Validates `host all`'s flags into one plan per experiment.
         pub fn plan_all(all: &AllArgs) -> Result<Vec<Planned>, CliError> {
             let known: Vec<&str> = [$(<$ty as Experiment>::variant_labels(),)*].concat();
-            super::check_mixed_labels(&all.shared.variants, &known, &[
+            check_mixed_labels(&all.shared.variants, &known, &[
                 $((<$ty as Experiment>::NAME, <$ty as Experiment>::variant_labels()),)*
             ])?;
             Ok(vec![$(Planned::$variant(
@@ -135,13 +166,14 @@ macro_rules! registry {
             /// Writes the experiment's sizes into the run's record.
             pub fn record(&self, meta: &mut RunMeta) {
                 match self {
-                    $(Planned::$variant(p) => <$ty as Experiment>::record(p, meta),)*
+                    $(Planned::$variant(p) => p.record(meta),)*
                 }
             }
 
+            /// The modules the experiment will load.
             pub fn modules(&self) -> ModuleNames {
                 match self {
-                    $(Planned::$variant(p) => <$ty as Experiment>::modules(p),)*
+                    $(Planned::$variant(p) => p.modules(),)*
                 }
             }
 
@@ -171,11 +203,13 @@ macro_rules! registry {
             pub fn sections(&self) -> Vec<Section> {
                 vec![$(Section {
                     name: <$ty as Experiment>::NAME,
-                    number: <$ty as Experiment>::NUMBER,
-                    heading: <$ty as Experiment>::SECTION,
+                    number: <$ty>::NUMBER,
+                    heading: numbered(<$ty>::NUMBER, <$ty as Experiment>::SECTION),
                     table: self.$field.as_ref().map(|o| {
-                        <$ty as Experiment>::table(o, &self.meta)
-                            .name_compared(self.meta.compare_name().as_deref())
+                        let mut t = <$ty as Experiment>::table(o, &self.meta)
+                            .name_compared(self.meta.compare_name().as_deref());
+                        t.title = format!("{}. {}", <$ty>::NUMBER, t.title);
+                        t
                     }),
                 },)*]
             }
@@ -194,14 +228,14 @@ macro_rules! registry {
             /// Every claim, judged from its own experiment's output alone.
             fn own_verdicts(&self) -> Vec<Verdict> {
                 let mut out = Vec::new();
-                $(out.extend(<$ty as Experiment>::claims(self.$field.as_ref()));)*
+                $(out.extend(claims_of::<$ty>(self.$field.as_ref()));)*
                 out
             }
 
             /// Each experiment's rows for the merged table (`None` where it did not run).
             pub fn merged(&self) -> Vec<(u8, Option<Merged>)> {
                 vec![$((
-                    <$ty as Experiment>::NUMBER,
+                    <$ty>::NUMBER,
                     self.$field.as_ref().map(<$ty as Experiment>::merged),
                 ),)*]
             }
@@ -234,7 +268,7 @@ macro_rules! registry {
 
         /// Orders the row keys of experiment `number` seen across runs.
         pub fn key_order(number: u8, seen: Vec<String>) -> Vec<String> {
-            $(if number == <$ty as Experiment>::NUMBER {
+            $(if number == <$ty>::NUMBER {
                 return <$ty as Experiment>::key_order(seen);
             })*
             seen
@@ -258,9 +292,10 @@ impl RunResults {
         let mut out = self.own_verdicts();
         if let Some(inflight) = &self.inflight {
             let why = super::inflight::table::experiment2_note(&inflight.model, &inflight.rows);
-            for v in out.iter_mut().filter(|v| {
-                v.experiment == <super::bandwidth::Spec as Experiment>::NUMBER && v.holds.is_some()
-            }) {
+            for v in out
+                .iter_mut()
+                .filter(|v| v.experiment == super::bandwidth::Spec::NUMBER && v.holds.is_some())
+            {
                 v.evidence = format!("{} {why}", v.evidence);
             }
         }

@@ -3,7 +3,7 @@
 use super::{Bandwidth, CopyRow};
 use crate::claim::{
     passing, pct, ratio, verdict, with_exclusions, with_interval_rule, Verdict, BANDWIDTH_WITHIN,
-    OCCUPANCY_SPAN,
+    NOT_RUN, OCCUPANCY_SPAN,
 };
 use crate::confidence::{Interval, NoInterval};
 use crate::results::Timing;
@@ -17,8 +17,8 @@ pub fn claims(bw: Option<&Bandwidth>) -> Vec<Verdict> {
 }
 
 fn copy_rows(bw: Option<&Bandwidth>) -> Result<(Vec<&CopyRow>, Vec<String>), String> {
-    let bw = bw.ok_or("experiment 2 was not run")?;
-    let (ok, failed) = passing(&bw.rows, |r| &r.check, |r| r.variant.clone());
+    let bw = bw.ok_or(NOT_RUN)?;
+    let (ok, failed) = passing(&bw.rows, |r| &r.measured.check, |r| r.variant.clone());
     if ok.len() < 2 {
         return Err(with_exclusions(
             format!(
@@ -66,7 +66,7 @@ fn few_threads_match_many(bw: Option<&Bandwidth>) -> Verdict {
     let rule = with_interval_rule(RULE_4);
     let (ok, failed) = match copy_rows(bw) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 2, CLAIM_4, &rule, None, why),
+        Err(why) => return verdict(key, CLAIM_4, &rule, None, why),
     };
     let few = ok
         .iter()
@@ -92,7 +92,7 @@ fn few_threads_match_many(bw: Option<&Bandwidth>) -> Verdict {
             cp(few),
             cp(many)
         );
-        return verdict(key, 2, CLAIM_4, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_4, &rule, None, with_exclusions(why, &failed));
     }
     let iv = share(few, (many.gbps, &many.timing));
     let holds = iv
@@ -106,7 +106,7 @@ fn few_threads_match_many(bw: Option<&Bandwidth>) -> Verdict {
         share_words(&iv, few.gbps / many.gbps),
         pct(1.0 - BANDWIDTH_WITHIN)
     );
-    verdict(key, 2, CLAIM_4, &rule, holds, with_exclusions(ev, &failed))
+    verdict(key, CLAIM_4, &rule, holds, with_exclusions(ev, &failed))
 }
 
 const CLAIM_5: &str = "Bandwidth stays saturated across a wide range of occupancy: many threads \
@@ -122,11 +122,11 @@ fn bandwidth_flat_over_occupancy(bw: Option<&Bandwidth>) -> Verdict {
     let rule = with_interval_rule(RULE_5);
     let (ok, failed) = match copy_rows(bw) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 2, CLAIM_5, &rule, None, why),
+        Err(why) => return verdict(key, CLAIM_5, &rule, None, why),
     };
     let Some(bw) = bw.filter(|b| b.reference_gbps > 0.0) else {
         let why = "no copy reference bandwidth was measured".to_string();
-        return verdict(key, 2, CLAIM_5, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_5, &rule, None, with_exclusions(why, &failed));
     };
     let occ = |rows: &[&CopyRow]| {
         let hi = rows.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
@@ -141,7 +141,7 @@ fn bandwidth_flat_over_occupancy(bw: Option<&Bandwidth>) -> Verdict {
             pct(hi_all),
             OCCUPANCY_SPAN
         );
-        return verdict(key, 2, CLAIM_5, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_5, &rule, None, with_exclusions(why, &failed));
     }
     let reference = (bw.reference_gbps, &bw.reference_timing);
     let mut within = Vec::new();
@@ -205,5 +205,5 @@ fn bandwidth_flat_over_occupancy(bw: Option<&Bandwidth>) -> Verdict {
         listed.join(", "),
         span_text
     );
-    verdict(key, 2, CLAIM_5, &rule, holds, with_exclusions(ev, &failed))
+    verdict(key, CLAIM_5, &rule, holds, with_exclusions(ev, &failed))
 }

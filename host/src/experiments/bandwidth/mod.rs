@@ -5,26 +5,27 @@
 mod claims;
 mod row;
 
-use kernels_gpu::variants::{MemcpyVariant, MEMCPY};
+use kernels_gpu::variants::{MemcpyParams, MemcpyVariant, MEMCPY};
 
 pub use row::{Bandwidth, CopyRow};
 
-use super::cells::{self, compared_columns, HasComparison};
-use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::copy::{copy_gbps, CopyBuffers};
-use super::module_source::{load, plan_files, Kernels, Needs};
+use super::cells;
+use super::contract::{self, table_order, Experiment, ModuleNames, Numbered, RunContext, GBPS};
+use super::copy::{check_fits, copy_gbps, CopyBuffers};
+use super::error::{ExperimentError, InVariant};
+use super::measured::{plot_rows, Measured};
+use super::module_source::{plan_files, Kernels, Needs, Sources};
+use super::progress::progress_bar;
 use super::residency::BLOCKS_PER_SM;
-use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{
-    finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
-    ScatterPlot, XScale,
+    finish_labels, peak_label, push_module_series, Figure, PlotRun, ReferenceLine, ScatterPlot,
+    XScale,
 };
 use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared};
-use crate::results::{Comparison, RunMeta};
+use crate::results::RunMeta;
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
-use kernels_gpu::variants::MemcpyParams;
 
 /// Experiment 2.
 pub struct Spec;
@@ -56,77 +57,44 @@ pub struct Plan {
     pub variants: Vec<&'static MemcpyVariant>,
     /// Bytes of each of the copy's source and destination.
     pub bytes: u64,
-    pub kernels: Kernels,
-    pub compare: Option<Kernels>,
-    pub compare_label: Option<String>,
+    pub sources: Sources<Kernels>,
 }
 
-impl HasComparison for CopyRow {
-    fn comparison(&self) -> Option<&Comparison> {
-        self.compare.as_ref()
+impl contract::Plan for Plan {
+    fn modules(&self) -> ModuleNames {
+        self.sources.names()
+    }
+    fn record(&self, meta: &mut RunMeta) {
+        meta.copy_bytes = self.bytes;
     }
 }
 
-const GBPS: Kind = Kind::Rate {
-    unit: "GB/s",
-    decimals: 1,
-};
-
 impl Experiment for Spec {
     const NAME: &'static str = "bandwidth";
-    const NUMBER: u8 = 2;
-    const ABOUT: &'static str =
-        "Experiment 2: bandwidth vs occupancy (strided copies held at 2 blocks/SM)";
-    const SECTION: &'static str = "Experiment 2: bandwidth vs occupancy (strided copy)";
+    const ABOUT: &'static str = "bandwidth vs occupancy (strided copies held at 2 blocks/SM)";
+    const SECTION: &'static str = "bandwidth vs occupancy (strided copy)";
 
     type Args = Args;
     type AllArgs = AllArgs;
     type Plan = Plan;
     type Output = Bandwidth;
-    type Row = CopyRow;
 
     fn variant_labels() -> Vec<&'static str> {
         MEMCPY.iter().map(|v| v.label).collect()
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
-        planned(
-            &a.variants,
-            a.size.copy_mib,
-            (&a.modules.module, &a.modules.compare),
-            &a.modules.compare_label,
-        )
+        planned(&a.variants, a.size.copy_mib, &a.modules)
     }
 
     fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
         let own = own_labels(&s.variants, &Self::variant_labels());
-        planned(
-            &own,
-            a.size.copy_mib,
-            (&s.module, &s.compare),
-            &s.compare_label,
-        )
-    }
-
-    fn modules(p: &Plan) -> ModuleNames {
-        ModuleNames::of(&p.kernels, p.compare.as_ref(), &p.compare_label)
-    }
-
-    fn record(p: &Plan, meta: &mut RunMeta) {
-        meta.copy_bytes = p.bytes;
+        planned(&own, a.size.copy_mib, &s.module_files())
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Bandwidth, ExperimentError> {
-        let total = gpu.info().total_mem_bytes;
-        if p.bytes.saturating_mul(2) > total {
-            return Err(ExperimentError::CopyTooLarge {
-                mib: p.bytes >> 20,
-                have_mib: total >> 20,
-                max_mib: ((total / 2) >> 20).saturating_sub(256),
-            });
-        }
-        let ours = load(gpu, &p.kernels)?;
-        let theirs = p.compare.as_ref().map(|k| load(gpu, k)).transpose()?;
+        check_fits(gpu, p.bytes)?;
+        let (ours, theirs) = p.sources.load(gpu)?;
         let floats = (p.bytes / 4) as usize;
         let mut buffers = CopyBuffers::new(gpu, floats, ctx.seed.wrapping_add(10))?;
         let bar = progress_bar(ctx, p.variants.len() + 1, Self::NAME);
@@ -142,7 +110,7 @@ impl Experiment for Spec {
             let (kernel, other) = ours
                 .entry_pair(theirs.as_ref(), variant.entry)
                 .in_variant(variant.label)?;
-            let (measured, compared, dyn_smem) = buffers
+            let (mine, compared, dyn_smem) = buffers
                 .measure(
                     gpu,
                     (&kernel, other.as_ref()),
@@ -151,25 +119,21 @@ impl Experiment for Spec {
                     &ctx.timing,
                 )
                 .in_variant(variant.label)?;
-            let mut flags = measured.flags.clone();
-            let compare = comparison(&measured, compared.map(|m| (m, None, None)), &mut flags);
             rows.push(CopyRow {
                 variant: variant.label.to_owned(),
                 threads: variant.threads,
                 loads: variant.loads,
                 width: variant.width,
                 bytes_per_thread: variant.bytes_per_thread(),
-                regs: measured.regs,
+                regs: mine.regs,
                 dyn_smem_bytes: dyn_smem,
-                blocks_per_sm: measured.blocks_per_sm,
-                occupancy: measured.occupancy,
-                limiter: measured.limiter,
-                timing: measured.timing,
-                gbps: measured.throughput,
-                fraction_of_reference: measured.throughput / reference_gbps,
-                check: measured.check,
-                flags,
-                compare,
+                blocks_per_sm: mine.blocks_per_sm,
+                occupancy: mine.occupancy,
+                limiter: mine.limiter.clone(),
+                timing: mine.timing.clone(),
+                gbps: mine.throughput,
+                fraction_of_reference: mine.throughput / reference_gbps,
+                measured: Measured::of(&mine, compared.map(|m| (m, None))),
             });
             bar.inc(1);
         }
@@ -181,12 +145,8 @@ impl Experiment for Spec {
         })
     }
 
-    fn rows(output: &Bandwidth) -> &[CopyRow] {
-        &output.rows
-    }
-
     fn columns() -> Vec<Column<CopyRow>> {
-        let mut c: Vec<Column<Self::Row>> = vec![
+        let mut c: Vec<Column<CopyRow>> = vec![
             Column::new("Variant", Kind::Text, |r| Value::Text(r.variant.clone())),
             Column::new("Threads/block", Kind::Count, |r| {
                 Value::Int(r.threads.into())
@@ -199,7 +159,9 @@ impl Experiment for Spec {
             }),
             Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
             Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
-            Column::new("GB/s", GBPS, |r| cells::rate(r.gbps, &r.flags)),
+            Column::new("GB/s", GBPS.kind(), |r| {
+                cells::rate(r.gbps, &r.measured.flags)
+            }),
             Column::new("% of D2D copy", Kind::Percent, |r| {
                 Value::Float(r.fraction_of_reference)
             }),
@@ -213,15 +175,15 @@ impl Experiment for Spec {
             Column::new("ms/call [min-max]", Kind::Duration, |r| {
                 cells::timing(&r.timing)
             }),
-            Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+            Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
-        c.extend(compared_columns("Other GB/s", "GB/s", 1));
+        c.extend(GBPS.compared_columns());
         c
     }
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "2. Bandwidth vs occupancy ({} MiB copy, {})",
+            "Bandwidth vs occupancy ({} MiB copy, {})",
             m.copy_bytes >> 20,
             m.sampling_words()
         )
@@ -250,14 +212,6 @@ impl Experiment for Spec {
         t
     }
 
-    fn failed_checks(output: &Bandwidth) -> Vec<String> {
-        let mut out = Vec::new();
-        for r in &output.rows {
-            cells::failed(r.variant.clone(), &r.check, r.compare.as_ref(), &mut out);
-        }
-        out
-    }
-
     fn claims(output: Option<&Bandwidth>) -> Vec<Verdict> {
         claims::claims(output)
     }
@@ -269,22 +223,6 @@ impl Experiment for Spec {
             .into_iter()
             .collect()
     }
-    fn merged(output: &Bandwidth) -> Merged {
-        Merged {
-            unit: "GB/s",
-            decimals: 1,
-            reference: Some(("copy reference", output.reference_gbps)),
-            rows: output
-                .rows
-                .iter()
-                .map(|r| MergeRow {
-                    key: r.variant.clone(),
-                    ours: (r.gbps, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
-    }
 
     fn key_order(seen: Vec<String>) -> Vec<String> {
         table_order(MEMCPY.iter().map(|v| v.label), seen)
@@ -293,29 +231,17 @@ impl Experiment for Spec {
 
 /// The plan of the copies `list` names (all when empty) from `--copy-mib` and the module files,
 /// for `host bandwidth` and `host all` alike.
-fn planned(
-    list: &[String],
-    copy_mib: u64,
-    (module, compare): (&Option<std::path::PathBuf>, &Option<std::path::PathBuf>),
-    compare_label: &Option<String>,
-) -> Result<Plan, CliError> {
+fn planned(list: &[String], copy_mib: u64, files: &ModuleFiles) -> Result<Plan, CliError> {
     let variants = select(list, MEMCPY, |v| v.label, "memcpy")?;
     let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
-    let (kernels, compare, compare_label) = plan_files(
-        ("--module", module),
-        ("--compare", compare),
-        compare_label,
-        Needs {
-            entries: &entries,
-            signature: MemcpyParams::PARAMS,
-        },
-    )?;
+    let needs = Needs {
+        entries: &entries,
+        signature: MemcpyParams::PARAMS,
+    };
     Ok(Plan {
         variants,
         bytes: copy_mib << 20,
-        kernels,
-        compare,
-        compare_label,
+        sources: plan_files(files, needs)?,
     })
 }
 
@@ -326,17 +252,7 @@ impl Spec {
         for run in runs {
             let bw = run.output;
             let first = series.len();
-            let rows: Vec<PlotRow<'_>> = bw
-                .rows
-                .iter()
-                .map(|r| PlotRow {
-                    occupancy: r.occupancy,
-                    throughput: r.gbps,
-                    variant: &r.variant,
-                    check: &r.check,
-                    compare: r.compare.as_ref(),
-                })
-                .collect();
+            let rows = plot_rows(&bw.rows, |r| &r.variant);
             push_module_series(&mut series, run, &rows);
             if bw.reference_gbps > 0.0 {
                 references.push(ReferenceLine {
@@ -360,7 +276,7 @@ impl Spec {
         }
         finish_labels(&mut series, |s| &mut s.points);
         Some(Figure::Scatter(ScatterPlot {
-            title: "Experiment 2: copy bandwidth vs occupancy".into(),
+            title: format!("Experiment {}: copy bandwidth vs occupancy", Self::NUMBER),
             x_label: "Theoretical occupancy (%, log scale)".into(),
             y_label: "GB/s (read + written)".into(),
             x_scale: XScale::Log,

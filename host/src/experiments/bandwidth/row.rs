@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::experiments::contract::{Output, Rate, Row, GBPS};
+use crate::experiments::measured::Measured;
+use crate::results::Timing;
 
 /// Experiment 2.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -35,19 +36,29 @@ pub struct CopyRow {
     pub gbps: f64,
     /// gbps / reference_gbps.
     pub fraction_of_reference: f64,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
 }
 
-impl TableRow for CopyRow {
+impl Row for CopyRow {
+    const RATE: Rate = GBPS;
     fn label(&self) -> String {
         self.variant.clone()
     }
-    fn flags(&self) -> &[String] {
-        &self.flags
+    fn measured(&self) -> &Measured {
+        &self.measured
     }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
+    fn figures(&self) -> (f64, f64) {
+        (self.gbps, self.occupancy)
+    }
+}
+
+impl Output for Bandwidth {
+    type Row = CopyRow;
+    fn rows(&self) -> &[CopyRow] {
+        &self.rows
+    }
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        Some(("copy reference", self.reference_gbps))
     }
 }

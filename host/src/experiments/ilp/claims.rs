@@ -3,7 +3,7 @@
 //! [`REACHED`] of the FP32 peak at the measured clock, the fraction of Volkov's table.
 
 use super::row::{Ilp, IlpRow, VOLKOV_FRACTION};
-use crate::claim::{all_of, Verdict};
+use crate::claim::{all_of, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, NoInterval, Timed};
 
 /// Fraction of peak that counts as reaching it.
@@ -58,7 +58,7 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
     if result.is_none() {
         for x in &mut v {
             x.holds = None;
-            x.evidence = "experiment 5 was not run".into();
+            x.evidence = NOT_RUN.into();
         }
     }
     v
@@ -96,7 +96,7 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
         });
     Verdict {
         key: "ilp-peak-at-low-occupancy",
-        experiment: 5,
+        experiment: 0,
         claim: format!(
             "with ILP >= {MIN_ILP}, {:.0}% of FP32 peak is reached at <= {:.1}% occupancy",
             REACHED * 100.0,
@@ -135,7 +135,7 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
         .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak));
     Verdict {
         key: "no-ilp-misses-peak-at-full-occupancy",
-        experiment: 5,
+        experiment: 0,
         claim: "at 100% occupancy without ILP the FP32 peak is not reached".into(),
         rule: format!(
             "every checked row with ILP 1 at 100% occupancy stays below {:.0}% of the peak at the \
@@ -188,7 +188,7 @@ mod tests {
         let v = no_ilp_misses_peak_at_full_occupancy(&[row(1, 32, 0.5)]);
         assert_eq!(v.holds, None);
         let mut wrong = row(1, 64, 0.5);
-        wrong.check.passed = false;
+        wrong.measured.check.passed = false;
         assert_eq!(no_ilp_misses_peak_at_full_occupancy(&[wrong]).holds, None);
     }
 

@@ -27,15 +27,14 @@ use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
 pub use row::{Ilp, IlpRow};
 
-use super::cells::{compared_columns, HasComparison};
-use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::module_source::{plan_files, Kernels, Needs};
-use super::ExperimentError;
+use super::contract::{self, Experiment, ModuleNames, RunContext, GFLOPS};
+use super::error::ExperimentError;
+use super::module_source::{plan_files, Kernels, Needs, Sources};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, ModuleFiles, Shared};
-use crate::results::{Comparison, RunMeta};
+use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
 /// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is
@@ -89,9 +88,13 @@ pub struct AllArgs {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub sweep: SweepArgs,
-    pub kernels: Kernels,
-    pub compare: Option<Kernels>,
-    pub compare_label: Option<String>,
+    pub sources: Sources<Kernels>,
+}
+
+impl contract::Plan for Plan {
+    fn modules(&self) -> ModuleNames {
+        self.sources.names()
+    }
 }
 
 fn parse_cycles(s: &str) -> Result<f64, String> {
@@ -141,18 +144,7 @@ pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
     FMA.iter().find(|v| v.ilp == ilp)
 }
 
-impl HasComparison for IlpRow {
-    fn comparison(&self) -> Option<&Comparison> {
-        self.compare.as_ref()
-    }
-}
-
-fn planned(
-    sweep: SweepArgs,
-    module: (&'static str, &Option<std::path::PathBuf>),
-    compare: (&'static str, &Option<std::path::PathBuf>),
-    label: &Option<String>,
-) -> Result<Plan, CliError> {
+fn planned(sweep: SweepArgs, files: &ModuleFiles) -> Result<Plan, CliError> {
     if let Err(e) = sweep.validate() {
         return Err(CliError::Flag(e.to_string()));
     }
@@ -162,35 +154,23 @@ fn planned(
         .filter_map(|&i| kernel(i))
         .map(|v| v.entry)
         .collect();
-    let (kernels, compare, compare_label) = plan_files(
-        module,
-        compare,
-        label,
-        Needs {
-            entries: &entries,
-            signature: FmaParams::PARAMS,
-        },
-    )?;
-    Ok(Plan {
-        sweep,
-        kernels,
-        compare,
-        compare_label,
-    })
+    let needs = Needs {
+        entries: &entries,
+        signature: FmaParams::PARAMS,
+    };
+    let sources = plan_files(files, needs)?;
+    Ok(Plan { sweep, sources })
 }
 
 impl Experiment for Spec {
     const NAME: &'static str = "ilp";
-    const NUMBER: u8 = 5;
-    const ABOUT: &'static str =
-        "Experiment 5: FP32 throughput vs warps per SM and ILP (Volkov's table)";
-    const SECTION: &'static str = "Experiment 5: instruction-level parallelism vs occupancy";
+    const ABOUT: &'static str = "FP32 throughput vs warps per SM and ILP (Volkov's table)";
+    const SECTION: &'static str = "instruction-level parallelism vs occupancy";
 
     type Args = Args;
     type AllArgs = AllArgs;
     type Plan = Plan;
     type Output = Ilp;
-    type Row = IlpRow;
 
     fn help() -> String {
         format!(
@@ -200,12 +180,7 @@ impl Experiment for Spec {
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
-        planned(
-            a.sweep.clone(),
-            ("--module", &a.modules.module),
-            ("--compare", &a.modules.compare),
-            &a.modules.compare_label,
-        )
+        planned(a.sweep.clone(), &a.modules)
     }
 
     fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
@@ -214,45 +189,28 @@ impl Experiment for Spec {
             warps_per_sm: a.ilp_warps_per_sm.clone(),
             target_cycles: DEFAULT_TARGET_CYCLES,
         };
-        planned(
-            sweep,
-            ("--module", &s.module),
-            ("--compare", &s.compare),
-            &s.compare_label,
-        )
-    }
-
-    fn modules(p: &Plan) -> ModuleNames {
-        ModuleNames::of(&p.kernels, p.compare.as_ref(), &p.compare_label)
+        planned(sweep, &s.module_files())
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {
         run::run(gpu, ctx, p)
     }
 
-    fn rows(output: &Ilp) -> &[IlpRow] {
-        &output.rows
-    }
-
     fn columns() -> Vec<Column<IlpRow>> {
         let mut c = table::columns();
-        c.extend(compared_columns("Other GFLOP/s", "GFLOP/s", 0));
+        c.extend(GFLOPS.compared_columns());
         c
     }
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "5. FP32 throughput vs warps per SM and ILP ({})",
+            "FP32 throughput vs warps per SM and ILP ({})",
             m.sampling_words()
         )
     }
 
     fn table(output: &Ilp, meta: &RunMeta) -> TableData {
         table::table(output, &Self::title(meta), &Self::columns())
-    }
-
-    fn failed_checks(output: &Ilp) -> Vec<String> {
-        run::failed_checks(output)
     }
 
     fn claims(output: Option<&Ilp>) -> Vec<Verdict> {
@@ -269,23 +227,6 @@ impl Experiment for Spec {
                 )]
             })
             .unwrap_or_default()
-    }
-
-    fn merged(output: &Ilp) -> Merged {
-        Merged {
-            unit: "GFLOP/s",
-            decimals: 0,
-            reference: None,
-            rows: output
-                .rows
-                .iter()
-                .map(|r| MergeRow {
-                    key: format!("ILP {} x{} warps", r.ilp, r.warps_per_sm),
-                    ours: (r.gflops, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
     }
 }
 

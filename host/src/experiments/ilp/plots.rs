@@ -2,6 +2,8 @@
 //! the 90% line of Volkov's table. Drawn by the report's one drawer from this data.
 
 use super::row::{IlpRow, VOLKOV_FRACTION};
+use super::Spec;
+use crate::experiments::contract::Numbered;
 use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
 /// % of peak over warps/SM (log x: the warps double along the sweep), one series per ILP in
@@ -32,7 +34,10 @@ pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
         })
         .collect();
     ScatterPlot {
-        title: "Experiment 5: FP32 throughput vs warps per SM and ILP".into(),
+        title: format!(
+            "Experiment {}: FP32 throughput vs warps per SM and ILP",
+            Spec::NUMBER
+        ),
         x_label: "resident warps per SM".into(),
         y_label: "% of FP32 peak at the measured clock".into(),
         x_scale: XScale::Log,
@@ -60,7 +65,7 @@ mod tests {
             }
         }
         let mut wrong = row(4, 2, 0.99);
-        wrong.check.passed = false;
+        wrong.measured.check.passed = false;
         rows.push(wrong);
         let p = percent_of_peak(&rows);
         let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();

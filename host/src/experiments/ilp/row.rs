@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::plan::Layout;
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::experiments::contract::{Output, Rate, Row, GFLOPS};
+use crate::experiments::measured::Measured;
+use crate::results::Timing;
 
 /// Fraction of the FP32 peak Volkov's table asks for.
 pub const VOLKOV_FRACTION: f64 = 0.90;
@@ -29,26 +30,37 @@ pub struct IlpRow {
     /// `gflops / peak_gflops`.
     pub fraction_of_peak: f64,
     pub timing: Timing,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
 }
 
-impl TableRow for IlpRow {
+impl Row for IlpRow {
+    const RATE: Rate = GFLOPS;
     fn label(&self) -> String {
         format!("ILP {} at {} warps/SM", self.ilp, self.warps_per_sm)
     }
-    fn flags(&self) -> &[String] {
-        &self.flags
+    fn measured(&self) -> &Measured {
+        &self.measured
     }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
+    fn figures(&self) -> (f64, f64) {
+        (self.gflops, self.occupancy)
+    }
+    fn merge_key(&self) -> String {
+        format!("ILP {} x{} warps", self.ilp, self.warps_per_sm)
+    }
+}
+
+impl Output for Ilp {
+    type Row = IlpRow;
+    fn rows(&self) -> &[IlpRow] {
+        &self.rows
     }
 }
 
 impl IlpRow {
+    /// Usable for conclusions: the chains were right (ours, and theirs when compared).
     pub fn checked(&self) -> bool {
-        self.check.passed && self.compare.as_ref().is_none_or(|c| c.check.passed)
+        self.measured.checked()
     }
 }
 
@@ -125,14 +137,16 @@ pub(crate) mod tests {
                 noise_target: Some(0.005),
                 ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
             },
-            check: Check {
-                passed: true,
-                error: 0.0,
-                bound: 0.0,
-                what: "synthetic".into(),
+            measured: Measured {
+                check: crate::results::Check {
+                    passed: true,
+                    error: 0.0,
+                    bound: 0.0,
+                    what: "synthetic".into(),
+                },
+                flags: vec![],
+                compare: None,
             },
-            flags: vec![],
-            compare: None,
         }
     }
 
@@ -160,7 +174,7 @@ pub(crate) mod tests {
     #[test]
     fn an_ilp_that_never_gets_there_has_no_entry_and_failed_checks_do_not_count() {
         let mut wrong = row(1, 8, 0.99);
-        wrong.check.passed = false;
+        wrong.measured.check.passed = false;
         let t = volkov_table(&[row(1, 64, 0.5), wrong], 0.9);
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].fewest_warps_per_sm, None);

@@ -6,7 +6,7 @@
 
 use super::notes::median;
 use super::row::{usable, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
-use crate::claim::Verdict;
+use crate::claim::{Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 
 /// Occupancy at or below which a row counts as "a few threads" (8 of 64 warps on sm_90).
@@ -152,7 +152,7 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
     };
     Verdict {
         key: "bandwidth-set-by-bytes-in-flight",
-        experiment: 4,
+        experiment: 0,
         claim: "memory bandwidth is set by bytes in flight per SM rather than by occupancy".into(),
         rule: format!(
             "median spread of % of copy among rows with about the same bytes in flight per SM \
@@ -190,7 +190,7 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
             let mut v = vec![bytes_not_occupancy(&[], &copy), few_threads_match_many(&[])];
             for x in &mut v {
                 x.holds = None;
-                x.evidence = "experiment 4 was not run".into();
+                x.evidence = NOT_RUN.into();
             }
             v
         }
@@ -257,7 +257,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
     };
     Verdict {
         key: "few-threads-with-bytes-match-many",
-        experiment: 4,
+        experiment: 0,
         claim: "a few threads with many bytes in flight match many threads".into(),
         rule: format!(
             "best GB/s at <= {:.1}% occupancy over best at >= {:.0}%, on the {:.0}% bootstrap \
@@ -383,7 +383,6 @@ mod tests {
     fn bytes_driven_data_holds_the_claim() {
         let v = bytes_not_occupancy(&bytes_driven(), &copy());
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert_eq!(v.experiment, 4);
         assert!(
             v.evidence.contains("S_bytes = ") && v.evidence.contains("95% CI"),
             "{}",
@@ -457,7 +456,7 @@ mod tests {
     #[test]
     fn a_failed_copy_does_not_count() {
         let mut fast_but_wrong = row(256, 1, 256, 0.99);
-        fast_but_wrong.check.passed = false;
+        fast_but_wrong.measured.check.passed = false;
         let v = few_threads_match_many(&[fast_but_wrong, row(1024, 2, 8, 0.98)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
     }

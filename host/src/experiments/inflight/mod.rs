@@ -33,15 +33,14 @@ use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
 
 pub use row::{Inflight, InflightRow};
 
-use super::cells::{compared_columns, HasComparison};
-use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::module_source::{plan_files, Kernels, Needs};
-use super::ExperimentError;
+use super::contract::{self, Experiment, ModuleNames, RunContext, GBPS};
+use super::error::ExperimentError;
+use super::module_source::{plan_files, Kernels, Needs, Sources};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, ModuleFiles, Shared, MAX_COPY_MIB};
-use crate::results::{Comparison, RunMeta};
+use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
 /// Default bytes of each of the copy's source and destination (MiB): several times the L2 of
@@ -134,9 +133,13 @@ pub struct AllArgs {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub sweep: SweepArgs,
-    pub kernels: Kernels,
-    pub compare: Option<Kernels>,
-    pub compare_label: Option<String>,
+    pub sources: Sources<Kernels>,
+}
+
+impl contract::Plan for Plan {
+    fn modules(&self) -> ModuleNames {
+        self.sources.names()
+    }
 }
 
 /// A flag value outside the kernel grid.
@@ -219,48 +222,26 @@ impl SweepArgs {
     }
 }
 
-impl HasComparison for InflightRow {
-    fn comparison(&self) -> Option<&Comparison> {
-        self.compare.as_ref()
-    }
-}
-
-fn planned(
-    sweep: SweepArgs,
-    module: (&'static str, &Option<std::path::PathBuf>),
-    compare: (&'static str, &Option<std::path::PathBuf>),
-    label: &Option<String>,
-) -> Result<Plan, CliError> {
+fn planned(sweep: SweepArgs, files: &ModuleFiles) -> Result<Plan, CliError> {
     let entries = sweep.entries();
-    let (kernels, compare, compare_label) = plan_files(
-        module,
-        compare,
-        label,
-        Needs {
-            entries: &entries,
-            signature: MemcpyParams::PARAMS,
-        },
-    )?;
-    Ok(Plan {
-        sweep,
-        kernels,
-        compare,
-        compare_label,
-    })
+    let needs = Needs {
+        entries: &entries,
+        signature: MemcpyParams::PARAMS,
+    };
+    let sources = plan_files(files, needs)?;
+    Ok(Plan { sweep, sources })
 }
 
 impl Experiment for Spec {
     const NAME: &'static str = "inflight";
-    const NUMBER: u8 = 4;
     const ABOUT: &'static str =
-        "Experiment 4: bytes in flight vs occupancy (the memcpy grid against Little's law)";
-    const SECTION: &'static str = "Experiment 4: bytes in flight vs occupancy";
+        "bytes in flight vs occupancy (the memcpy grid against Little's law)";
+    const SECTION: &'static str = "bytes in flight vs occupancy";
 
     type Args = Args;
     type AllArgs = AllArgs;
     type Plan = Plan;
     type Output = Inflight;
-    type Row = InflightRow;
 
     fn help() -> String {
         format!(
@@ -273,12 +254,7 @@ impl Experiment for Spec {
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
-        planned(
-            a.sweep.clone(),
-            ("--module", &a.modules.module),
-            ("--compare", &a.modules.compare),
-            &a.modules.compare_label,
-        )
+        planned(a.sweep.clone(), &a.modules)
     }
 
     fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
@@ -293,46 +269,29 @@ impl Experiment for Spec {
             chase_mib: None,
             chase_steps: DEFAULT_CHASE_STEPS,
         };
-        planned(
-            sweep,
-            ("--module", &s.module),
-            ("--compare", &s.compare),
-            &s.compare_label,
-        )
-    }
-
-    fn modules(p: &Plan) -> ModuleNames {
-        ModuleNames::of(&p.kernels, p.compare.as_ref(), &p.compare_label)
+        planned(sweep, &s.module_files())
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
         run::run(gpu, ctx, p)
     }
 
-    fn rows(output: &Inflight) -> &[InflightRow] {
-        &output.rows
-    }
-
     fn columns() -> Vec<Column<InflightRow>> {
         let mut c = table::columns();
-        c.extend(compared_columns("Other GB/s", "GB/s", 1));
+        c.extend(GBPS.compared_columns());
         c.extend(table::compared_spill_columns());
         c
     }
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "4. Bytes in flight vs occupancy (memcpy grid, {})",
+            "Bytes in flight vs occupancy (memcpy grid, {})",
             m.sampling_words()
         )
     }
 
     fn table(output: &Inflight, meta: &RunMeta) -> TableData {
         table::table(output, &Self::title(meta), &Self::columns())
-    }
-
-    fn failed_checks(output: &Inflight) -> Vec<String> {
-        run::failed_checks(output)
     }
 
     fn claims(output: Option<&Inflight>) -> Vec<Verdict> {
@@ -343,25 +302,6 @@ impl Experiment for Spec {
         runs.first()
             .map(|r| plots::figures(r.name, r.output))
             .unwrap_or_default()
-    }
-
-    /// The best point per bytes per thread at each warps/SM would be one choice; the merged
-    /// table keys every point by entry and residency.
-    fn merged(output: &Inflight) -> Merged {
-        Merged {
-            unit: "GB/s",
-            decimals: 1,
-            reference: Some(("copy reference", output.copy.gbps)),
-            rows: output
-                .rows
-                .iter()
-                .map(|r| MergeRow {
-                    key: format!("{} x{}", r.entry, r.blocks_per_sm),
-                    ours: (r.gbps, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
     }
 }
 
@@ -522,7 +462,7 @@ mod render_test {
         let r = run();
         let dir = std::env::temp_dir().join(format!("h6-sweeps-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        crate::results_io::write_run(&dir, &r).unwrap();
+        crate::report::write_run(&dir, &r).unwrap();
         for f in [
             "inflight.csv",
             "ilp.csv",

@@ -7,6 +7,8 @@ use kernels_gpu::variants::MemcpyVariant;
 
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::row::{usable, InflightRow};
+use super::Spec;
+use crate::experiments::contract::Numbered;
 
 /// The median of `v` (the mean of the middle two for an even count); `None` when empty.
 pub(super) fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -118,9 +120,10 @@ pub fn experiment2_pointer(
         None => " No verified point of the sweep reached 95% of the copy.".to_owned(),
     };
     format!(
-        "Why (experiment 4): the blog's variants keep {min}-{max} B of loads in flight per SM \
+        "Why (experiment {}): the blog's variants keep {min}-{max} B of loads in flight per SM \
          ({}); Little's law with this GPU's measured latency says {need:.0} B per SM are needed \
          for 95% of the device-to-device copy, {:.1}x the most any of them holds.{measured}",
+        Spec::NUMBER,
         list.join(", "),
         need / max.max(1) as f64
     )

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use super::model::LittlesLaw;
 use super::row::{Inflight, InflightRow};
+use super::Spec;
+use crate::experiments::contract::Numbered;
 use crate::figure::{Figure, Heatmap, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
 /// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among
@@ -177,7 +179,10 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
             "inflight".to_owned(),
             Figure::Heatmap(heatmap(
                 &result.rows,
-                &format!("Experiment 4: % of the device-to-device copy ({name})"),
+                &format!(
+                    "Experiment {}: % of the device-to-device copy ({name})",
+                    Spec::NUMBER
+                ),
             )),
         ),
         (

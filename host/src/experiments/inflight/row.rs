@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 use super::chase::Latency;
 use super::grid::Point;
 use super::model::LittlesLaw;
+use crate::experiments::contract::{Output, Rate, Row, GBPS};
+use crate::experiments::measured::Measured;
 use crate::experiments::spills::Spills;
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::results::Timing;
 
 /// One point of the bytes-in-flight sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,9 +36,8 @@ pub struct InflightRow {
     /// What limits the resident blocks, by the occupancy calculator.
     pub limiter: String,
     pub timing: Timing,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
     /// Our build's spill and stack figures for the entry, as compiled for this run (absent in
     /// runs recorded before they were kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,22 +55,42 @@ pub fn usable(rows: &[InflightRow]) -> impl Iterator<Item = &InflightRow> {
 /// How the table and the notes show a point whose build keeps values in local memory.
 pub const SPILLS_NOTE: &str = "spills: not all loads in flight";
 
-impl TableRow for InflightRow {
+impl Row for InflightRow {
+    const RATE: Rate = GBPS;
     fn label(&self) -> String {
         format!("{} at {} blocks/SM", self.entry, self.blocks_per_sm)
     }
-    fn flags(&self) -> &[String] {
-        &self.flags
+    fn measured(&self) -> &Measured {
+        &self.measured
     }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
+    fn figures(&self) -> (f64, f64) {
+        (self.gbps, self.occupancy)
+    }
+    /// Every point keyed by its entry and residency.
+    fn merge_key(&self) -> String {
+        format!("{} x{}", self.entry, self.blocks_per_sm)
+    }
+}
+
+impl Output for Inflight {
+    type Row = InflightRow;
+    fn rows(&self) -> &[InflightRow] {
+        &self.rows
+    }
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        Some(("copy reference", self.copy.gbps))
+    }
+    fn other_failures(&self) -> Vec<String> {
+        let chase = &self.latency.check;
+        let failed = (!chase.passed).then(|| format!("latency: {}", chase.what));
+        failed.into_iter().collect()
     }
 }
 
 impl InflightRow {
     /// Usable for conclusions: the copy was right (ours, and theirs when compared).
     pub fn checked(&self) -> bool {
-        self.check.passed && self.compare.as_ref().is_none_or(|c| c.check.passed)
+        self.measured.checked()
     }
 
     /// Our build keeps values in local memory (spills, or a stack frame): its loads cannot all be
@@ -203,8 +223,8 @@ pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::grid::CopyShape;
 
-    pub(crate) fn passed() -> Check {
-        Check {
+    pub(crate) fn passed() -> crate::results::Check {
+        crate::results::Check {
             passed: true,
             error: 0.0,
             bound: 0.0,
@@ -244,9 +264,11 @@ pub(crate) mod tests {
                 noise_target: Some(0.005),
                 ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
             },
-            check: passed(),
-            flags: vec![],
-            compare: None,
+            measured: Measured {
+                check: passed(),
+                flags: vec![],
+                compare: None,
+            },
             spills: Some(Spills {
                 stores: Some(0),
                 loads: Some(0),
@@ -274,7 +296,7 @@ pub(crate) mod tests {
     #[test]
     fn a_failed_check_never_makes_a_headline() {
         let mut bad = row(32, 1, 512, 0.99);
-        bad.check.passed = false;
+        bad.measured.check.passed = false;
         let rows = vec![bad, row(256, 1, 64, 0.96)];
         assert_eq!(
             least_occupancy_reaching(&rows, 0.95).unwrap().warps_per_sm,

@@ -6,13 +6,9 @@ use super::model::LittlesLaw;
 use super::notes::{experiment2_pointer, model_fit, width_effect};
 use super::row::{Inflight, InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
+use crate::experiments::contract::GBPS;
 use crate::experiments::spills::Spills;
 use crate::table::{columns_table, Column, Kind, TableData, Value};
-
-const GBPS: Kind = Kind::Rate {
-    unit: "GB/s",
-    decimals: 1,
-};
 
 fn ratio(x: Option<f64>) -> String {
     x.map_or("n/a".to_owned(), |x| format!("{x:.3}"))
@@ -49,11 +45,15 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         Column::new("Requests/SM", Kind::Count, |r| {
             Value::Int(r.requests_in_flight_per_sm)
         }),
-        Column::new("GB/s", GBPS, |r| cells::rate(r.gbps, &r.flags)),
+        Column::new("GB/s", GBPS.kind(), |r| {
+            cells::rate(r.gbps, &r.measured.flags)
+        }),
         Column::new("% of D2D copy", Kind::Percent, |r| {
             Value::Float(r.fraction_of_copy)
         }),
-        Column::new("Model GB/s", GBPS, |r| Value::Float(r.predicted_gbps)),
+        Column::new("Model GB/s", GBPS.kind(), |r| {
+            Value::Float(r.predicted_gbps)
+        }),
         Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
         Column::new("Spill stores", Kind::Bytes, |r| {
             spill(r.spills.and_then(|s| s.stores))
@@ -64,7 +64,7 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         Column::new("Stack frame", Kind::Bytes, |r| {
             spill(r.spills.map(|s| s.stack_frame))
         }),
-        Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+        Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
     ]
 }
 
@@ -72,7 +72,7 @@ pub fn columns() -> Vec<Column<InflightRow>> {
 pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
     vec![
         Column::compared("Other spill st/ld", Kind::Pair { sep: "/" }, |r| {
-            match (r.compare.as_ref(), r.compare_spills) {
+            match (r.measured.compare.as_ref(), r.compare_spills) {
                 (None, _) => Value::Empty,
                 (
                     Some(_),
@@ -86,7 +86,7 @@ pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
             }
         }),
         Column::compared("Other stack frame", Kind::Bytes, |r| {
-            match (r.compare.as_ref(), r.compare_spills) {
+            match (r.measured.compare.as_ref(), r.compare_spills) {
                 (None, _) => Value::Empty,
                 (Some(_), s) => spill(s.map(|s| s.stack_frame)),
             }

@@ -3,7 +3,7 @@
 use super::{GemmRow, GemmRun};
 use crate::claim::{
     all_of, faster, passing, pct, ratio, ratio_words, verdict, with_exclusions, with_interval_rule,
-    Verdict, FAR_SLOWER, OCCUPANCY_EPS,
+    Verdict, FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
 
@@ -47,11 +47,11 @@ fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
 pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
     let key = "fastest-gemm-at-low-occupancy";
     let rule = with_interval_rule(RULE_4);
-    let not_judged = |why: String| verdict(key, 1, CLAIM_4, &rule, None, why);
+    let not_judged = |why: String| verdict(key, CLAIM_4, &rule, None, why);
     let Some(run) = run else {
-        return not_judged("experiment 1 was not run".into());
+        return not_judged(NOT_RUN.into());
     };
-    let (ok, failed) = passing(&run.rows, |r| &r.check, |r| r.variant.clone());
+    let (ok, failed) = passing(&run.rows, |r| &r.measured.check, |r| r.variant.clone());
     let cublas = match &run.cublas {
         None => {
             return not_judged(
@@ -134,7 +134,6 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
     };
     verdict(
         key,
-        1,
         CLAIM_4,
         &rule,
         holds,
@@ -143,8 +142,8 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
 }
 
 fn gemm_rows(rows: Option<&[GemmRow]>) -> Result<(Vec<&GemmRow>, Vec<String>), String> {
-    let rows = rows.ok_or("experiment 1 was not run")?;
-    let (ok, failed) = passing(rows, |r| &r.check, |r| r.variant.clone());
+    let rows = rows.ok_or(NOT_RUN)?;
+    let (ok, failed) = passing(rows, |r| &r.measured.check, |r| r.variant.clone());
     if ok.len() < 2 {
         return Err(with_exclusions(
             format!(
@@ -186,7 +185,7 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let rule = with_interval_rule(RULE_1);
     let (ok, failed) = match gemm_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 1, CLAIM_1, &rule, None, why),
+        Err(why) => return verdict(key, CLAIM_1, &rule, None, why),
     };
     let max_occ = ok.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
     let min_occ = ok.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
@@ -195,7 +194,7 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
             "every variant runs at the same occupancy ({})",
             pct(max_occ)
         );
-        return verdict(key, 1, CLAIM_1, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_1, &rule, None, with_exclusions(why, &failed));
     }
     let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) = ok
         .iter()
@@ -226,7 +225,6 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     );
     verdict(
         key,
-        1,
         CLAIM_1,
         &rule,
         all_of(outcomes),
@@ -247,7 +245,7 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let rule = with_interval_rule(RULE_2);
     let (ok, failed) = match gemm_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 1, CLAIM_2, &rule, None, why),
+        Err(why) => return verdict(key, CLAIM_2, &rule, None, why),
     };
     let mut parts = Vec::new();
     let mut outcomes = Vec::new();
@@ -278,11 +276,10 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     if parts.is_empty() {
         let why =
             "no two variants share an occupancy with different accumulator counts".to_string();
-        return verdict(key, 1, CLAIM_2, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_2, &rule, None, with_exclusions(why, &failed));
     }
     verdict(
         key,
-        1,
         CLAIM_2,
         &rule,
         all_of(outcomes),
@@ -303,7 +300,7 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
     let rule = with_interval_rule(RULE_3);
     let (mut ok, failed) = match gemm_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 1, CLAIM_3, &rule, None, why),
+        Err(why) => return verdict(key, CLAIM_3, &rule, None, why),
     };
     ok.sort_by_key(|r| r.tm * r.tn);
     let best = fastest(&ok);
@@ -320,7 +317,6 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
         );
         return verdict(
             key,
-            1,
             CLAIM_3,
             &rule,
             Some(false),
@@ -374,7 +370,6 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
     );
     verdict(
         key,
-        1,
         CLAIM_3,
         &rule,
         all_of(outcomes),

@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::experiments::contract::{Output, Rate, Row, GFLOPS};
+use crate::experiments::measured::{push_failed, Measured};
+use crate::results::{Check, Timing};
 
 /// Experiment 1, one GEMM variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -20,10 +21,8 @@ pub struct GemmRow {
     pub limiter: String,
     pub timing: Timing,
     pub gflops: f64,
-    pub check: Check,
-    /// Warnings about the figure (e.g. above the physical peak).
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
     /// The line's family and tiles. Runs before the tuned family recorded none: their rows are
     /// the seed family's (64x64x8 block tile, no warp tile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -155,15 +154,41 @@ impl From<GemmRun> for Stored {
     }
 }
 
-impl TableRow for GemmRow {
+impl Row for GemmRow {
+    const RATE: Rate = GFLOPS;
     fn label(&self) -> String {
         self.variant.clone()
     }
-    fn flags(&self) -> &[String] {
-        &self.flags
+    fn measured(&self) -> &Measured {
+        &self.measured
     }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
+    fn figures(&self) -> (f64, f64) {
+        (self.gflops, self.occupancy)
+    }
+}
+
+impl Output for GemmRun {
+    type Row = GemmRow;
+    fn rows(&self) -> &[GemmRow] {
+        &self.rows
+    }
+    /// cuBLAS's GFLOP/s, where it was measured.
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        self.cublas_row().map(|c| ("cuBLAS", c.gflops))
+    }
+    fn other_failures(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(c) = self.cublas_row() {
+            push_failed(&format!("cuBLAS {}", c.version), &c.check, &mut out);
+        }
+        out
+    }
+}
+
+impl GemmRun {
+    /// cuBLAS's row, where it was measured.
+    pub fn cublas_row(&self) -> Option<&CublasRow> {
+        self.cublas.as_ref().and_then(CublasOutcome::measured)
     }
 }
 
@@ -184,14 +209,16 @@ mod tests {
             limiter: "registers".into(),
             timing: timing.clone(),
             gflops: 50_000.0,
-            check: Check {
-                passed: true,
-                error: 1e-7,
-                bound: 1e-4,
-                what: "t".into(),
+            measured: Measured {
+                check: Check {
+                    passed: true,
+                    error: 1e-7,
+                    bound: 1e-4,
+                    what: "t".into(),
+                },
+                flags: vec![],
+                compare: None,
             },
-            flags: vec![],
-            compare: None,
             tile,
             vs_cublas: None,
         }
@@ -230,7 +257,7 @@ mod tests {
                 library: "libcublas.so.13".into(),
                 timing: r.timing.clone(),
                 gflops: 52_000.0,
-                check: r.check.clone(),
+                check: r.measured.check.clone(),
                 flags: vec![],
             }))),
         };

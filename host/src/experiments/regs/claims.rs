@@ -3,7 +3,7 @@
 use super::RegsRow;
 use crate::claim::{
     all_of, faster, no_help, passing, ratio, ratio_words, verdict, with_exclusions,
-    with_interval_rule, Verdict, EQUIVALENCE,
+    with_interval_rule, Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::confidence::{Interval, NoInterval};
 
@@ -21,8 +21,8 @@ fn spill_bytes(r: &RegsRow) -> u64 {
 }
 
 fn regs_rows(rows: Option<&[RegsRow]>) -> Result<(Vec<&RegsRow>, Vec<String>), String> {
-    let rows = rows.ok_or("experiment 3 was not run")?;
-    let (mut ok, failed) = passing(rows, |r| &r.check, |r| format!("cap {}", r.cap));
+    let rows = rows.ok_or(NOT_RUN)?;
+    let (mut ok, failed) = passing(rows, |r| &r.measured.check, |r| format!("cap {}", r.cap));
     ok.sort_by_key(|r| r.cap);
     let unknown: Vec<String> = ok
         .iter()
@@ -76,12 +76,12 @@ fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
     let rule = with_interval_rule(RULE_6);
     let (ok, failed) = match regs_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 3, CLAIM_6, &rule, None, why),
+        Err(why) => return verdict(key, CLAIM_6, &rule, None, why),
     };
     let mut chain: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) > 0).collect();
     if chain.is_empty() {
         let why = "no cap made the kernel spill".to_string();
-        return verdict(key, 3, CLAIM_6, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_6, &rule, None, with_exclusions(why, &failed));
     }
     chain.sort_by(|a, b| spill_bytes(b).cmp(&spill_bytes(a)).then(a.cap.cmp(&b.cap)));
     if let Some(z) = ok.iter().copied().find(|r| spill_bytes(r) == 0) {
@@ -89,7 +89,7 @@ fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
     }
     if chain.len() < 2 {
         let why = format!("only one build to compare: {}", rg(chain[0]));
-        return verdict(key, 3, CLAIM_6, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_6, &rule, None, with_exclusions(why, &failed));
     }
     let mut outcomes = Vec::new();
     let mut steps = vec![rg(chain[0])];
@@ -115,11 +115,10 @@ fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
     }
     if outcomes.is_empty() {
         let why = format!("every build spills the same bytes: {}", steps.join(" -> "));
-        return verdict(key, 3, CLAIM_6, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_6, &rule, None, with_exclusions(why, &failed));
     }
     verdict(
         key,
-        3,
         CLAIM_6,
         &rule,
         all_of(outcomes),
@@ -154,11 +153,11 @@ fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
     let rule = rule_7();
     let (ok, failed) = match regs_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 3, CLAIM_7, &rule, None, why),
+        Err(why) => return verdict(key, CLAIM_7, &rule, None, why),
     };
     let Some(zi) = first_spill_free(&ok) else {
         let why = "every cap spills".to_string();
-        return verdict(key, 3, CLAIM_7, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_7, &rule, None, with_exclusions(why, &failed));
     };
     let z = ok[zi];
     let mut outcomes = Vec::new();
@@ -197,7 +196,6 @@ fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
     }
     verdict(
         key,
-        3,
         CLAIM_7,
         &rule,
         all_of(outcomes),
@@ -222,15 +220,15 @@ fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
     let rule = rule_8();
     let (ok, failed) = match regs_rows(rows) {
         Ok(v) => v,
-        Err(why) => return verdict(key, 3, CLAIM_8, &rule, None, why),
+        Err(why) => return verdict(key, CLAIM_8, &rule, None, why),
     };
     let Some(zi) = first_spill_free(&ok) else {
         let why = "every cap spills".to_string();
-        return verdict(key, 3, CLAIM_8, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_8, &rule, None, with_exclusions(why, &failed));
     };
     if zi + 1 >= ok.len() {
         let why = format!("no cap above the first spill-free one ({})", rg(ok[zi]));
-        return verdict(key, 3, CLAIM_8, &rule, None, with_exclusions(why, &failed));
+        return verdict(key, CLAIM_8, &rule, None, with_exclusions(why, &failed));
     }
     let mut outcomes = Vec::new();
     let mut steps = vec![rg(ok[zi])];
@@ -253,7 +251,6 @@ fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
     }
     verdict(
         key,
-        3,
         CLAIM_8,
         &rule,
         all_of(outcomes),

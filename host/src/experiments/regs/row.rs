@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::experiments::contract::{Rate, Row, GFLOPS};
+use crate::experiments::measured::Measured;
+use crate::results::Timing;
 
 /// Experiment 3, one register cap.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -24,19 +25,19 @@ pub struct RegsRow {
     #[serde(default)]
     pub spills_unknown: bool,
     pub stack_frame: u32,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
 }
 
-impl TableRow for RegsRow {
+impl Row for RegsRow {
+    const RATE: Rate = GFLOPS;
     fn label(&self) -> String {
         format!("cap {}", self.cap)
     }
-    fn flags(&self) -> &[String] {
-        &self.flags
+    fn measured(&self) -> &Measured {
+        &self.measured
     }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
+    fn figures(&self) -> (f64, f64) {
+        (self.gflops, self.occupancy)
     }
 }
