@@ -669,15 +669,8 @@ mod tests {
         }
     }
 
-    #[derive(clap::Parser)]
-    struct Cmd {
-        #[command(flatten)]
-        sampling: SamplingArgs,
-    }
-
     fn parse(args: &[&str]) -> Result<SamplingArgs, clap::Error> {
-        use clap::Parser;
-        Cmd::try_parse_from(std::iter::once("x").chain(args.iter().copied())).map(|c| c.sampling)
+        crate::flag_values::parse_flags(args)
     }
 
     #[test]

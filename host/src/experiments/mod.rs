@@ -28,6 +28,7 @@ pub mod registry;
 pub mod regs;
 pub mod residency;
 pub mod run_loop;
+pub mod scatter;
 pub mod spills;
 pub mod sweep;
 #[cfg(test)]

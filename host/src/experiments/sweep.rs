@@ -1,11 +1,62 @@
-//! The run loop of the sweep experiments (bytes in flight, ILP): every point measured in turn
-//! under one progress bar. A point that cannot be placed at its residency is skipped with a note
-//! instead of stopping the run; where only the compared module's build cannot be placed, ours is
-//! measured alone and the row says why.
+//! The sweep experiments (bytes in flight, ILP): their flags and plan (a sweep's own flags and
+//! the module files), and their run loop: every point measured in turn under one progress bar. A
+//! point that cannot be placed at its residency is skipped with a note instead of stopping the
+//! run; where only the compared module's build cannot be placed, ours is measured alone and the
+//! row says why.
+
+use std::fmt::Debug;
 
 use indicatif::ProgressBar;
+use kernels_gpu::abi::Param;
 
+use super::contract::{self, ModuleNames};
 use super::error::ExperimentError;
+use super::module_source::{plan_files, Kernels, Needs, Sources};
+use crate::flags::{CliError, ModuleFiles};
+
+/// A sweep's own flags: the entries it launches, and their parameter list.
+pub trait SweepFlags: clap::Args + clap::FromArgMatches + Clone + Debug + PartialEq {
+    /// The parameter list of every entry.
+    const SIGNATURE: &'static [Param];
+    /// Every entry the sweep may launch; an error names a flag value with no kernel.
+    fn entries(&self) -> Result<Vec<&'static str>, CliError>;
+}
+
+/// A sweep experiment's subcommand: the sweep's flags and the module files.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct Args<S: SweepFlags> {
+    #[command(flatten)]
+    pub sweep: S,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
+}
+
+/// A sweep experiment, validated: the sweep, and where its kernels come from (each module file
+/// checked to export every entry the sweep may launch).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan<S> {
+    pub sweep: S,
+    pub sources: Sources<Kernels>,
+}
+
+impl<S: SweepFlags> Plan<S> {
+    pub fn new(sweep: S, files: &ModuleFiles) -> Result<Self, CliError> {
+        let entries = sweep.entries()?;
+        let needs = Needs {
+            entries: &entries,
+            signature: S::SIGNATURE,
+        };
+        let sources = plan_files(files, needs)?;
+        Ok(Plan { sweep, sources })
+    }
+}
+
+impl<S: SweepFlags> contract::Plan for Plan<S> {
+    fn modules(&self) -> ModuleNames {
+        self.sources.names()
+    }
+}
 
 /// What became of one point.
 pub enum Step<R> {

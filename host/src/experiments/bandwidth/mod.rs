@@ -13,16 +13,14 @@ use super::cells;
 use super::contract::{self, table_order, Experiment, ModuleNames, Numbered, RunContext, GBPS};
 use super::copy::{check_fits, copy_gbps, CopyBuffers};
 use super::error::{ExperimentError, InVariant};
-use super::measured::{plot_rows, Measured};
+use super::measured::Measured;
 use super::module_source::{plan_files, Kernels, Needs, Sources};
 use super::progress::progress_bar;
 use super::residency::BLOCKS_PER_SM;
+use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
-use crate::figure::{
-    finish_labels, peak_label, push_module_series, Figure, PlotRun, ReferenceLine, ScatterPlot,
-    XScale,
-};
+use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared};
 use crate::results::RunMeta;
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
@@ -218,10 +216,24 @@ impl Experiment for Spec {
 
     /// Theoretical occupancy (%, log) vs GB/s, the measured copy bandwidth as a line.
     fn figures(runs: &[PlotRun<'_, Bandwidth>]) -> Vec<(String, Figure)> {
-        Self::figure(runs)
-            .map(|f| (Self::NAME.to_owned(), f))
-            .into_iter()
-            .collect()
+        let axes = Axes {
+            title: format!("Experiment {}: copy bandwidth vs occupancy", Self::NUMBER),
+            x_label: "Theoretical occupancy (%, log scale)",
+            y_label: "GB/s (read + written)",
+            x_scale: XScale::Log,
+        };
+        let references = |run: &PlotRun<'_, Bandwidth>| {
+            let copy = Reference {
+                what: "copy reference".into(),
+                y: run.output.reference_gbps,
+                decimals: 1,
+                unit: " GB/s",
+                once: false,
+            };
+            (copy.y > 0.0).then_some(copy).into_iter().collect()
+        };
+        let figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
+        named(Self::NAME, figure)
     }
 
     fn key_order(seen: Vec<String>) -> Vec<String> {
@@ -243,46 +255,4 @@ fn planned(list: &[String], copy_mib: u64, files: &ModuleFiles) -> Result<Plan, 
         bytes: copy_mib << 20,
         sources: plan_files(files, needs)?,
     })
-}
-
-impl Spec {
-    fn figure(runs: &[PlotRun<'_, Bandwidth>]) -> Option<Figure> {
-        let mut series = Vec::new();
-        let mut references = Vec::new();
-        for run in runs {
-            let bw = run.output;
-            let first = series.len();
-            let rows = plot_rows(&bw.rows, |r| &r.variant);
-            push_module_series(&mut series, run, &rows);
-            if bw.reference_gbps > 0.0 {
-                references.push(ReferenceLine {
-                    label: format!(
-                        "{} GB/s",
-                        peak_label(
-                            "copy reference",
-                            runs.len(),
-                            &run.device.name,
-                            bw.reference_gbps,
-                            1
-                        )
-                    ),
-                    y: bw.reference_gbps,
-                    series: (runs.len() > 1).then_some(first),
-                });
-            }
-        }
-        if series.is_empty() {
-            return None;
-        }
-        finish_labels(&mut series, |s| &mut s.points);
-        Some(Figure::Scatter(ScatterPlot {
-            title: format!("Experiment {}: copy bandwidth vs occupancy", Self::NUMBER),
-            x_label: "Theoretical occupancy (%, log scale)".into(),
-            y_label: "GB/s (read + written)".into(),
-            x_scale: XScale::Log,
-            x_unit_suffix: "%".into(),
-            series,
-            references,
-        }))
-    }
 }

@@ -22,18 +22,19 @@ pub mod row;
 pub mod run;
 pub mod table;
 
+use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{FmaParams, FmaVariant, FMA};
 use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
 pub use row::{Ilp, IlpRow};
 
-use super::contract::{self, Experiment, ModuleNames, RunContext, GFLOPS};
+use super::contract::{Experiment, RunContext, GFLOPS};
 use super::error::ExperimentError;
-use super::module_source::{plan_files, Kernels, Needs, Sources};
+use super::sweep::{self, SweepFlags};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{CliError, ModuleFiles, Shared};
+use crate::flags::{CliError, Shared};
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
@@ -65,14 +66,7 @@ pub struct SweepArgs {
 }
 
 /// `host ilp`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    #[command(flatten)]
-    pub sweep: SweepArgs,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-}
+pub type Args = sweep::Args<SweepArgs>;
 
 /// What experiment 5 adds to `host all`.
 #[derive(Debug, Clone, clap::Args)]
@@ -85,17 +79,7 @@ pub struct AllArgs {
 }
 
 /// Experiment 5, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    pub sweep: SweepArgs,
-    pub sources: Sources<Kernels>,
-}
-
-impl contract::Plan for Plan {
-    fn modules(&self) -> ModuleNames {
-        self.sources.names()
-    }
-}
+pub type Plan = sweep::Plan<SweepArgs>;
 
 fn parse_cycles(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
@@ -139,27 +123,22 @@ impl SweepArgs {
     }
 }
 
+impl SweepFlags for SweepArgs {
+    const SIGNATURE: &'static [Param] = FmaParams::PARAMS;
+    fn entries(&self) -> Result<Vec<&'static str>, CliError> {
+        self.validate().map_err(|e| CliError::Flag(e.to_string()))?;
+        Ok(self
+            .ilp
+            .iter()
+            .filter_map(|&i| kernel(i))
+            .map(|v| v.entry)
+            .collect())
+    }
+}
+
 /// The variant table's kernel for an ILP.
 pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
     FMA.iter().find(|v| v.ilp == ilp)
-}
-
-fn planned(sweep: SweepArgs, files: &ModuleFiles) -> Result<Plan, CliError> {
-    if let Err(e) = sweep.validate() {
-        return Err(CliError::Flag(e.to_string()));
-    }
-    let entries: Vec<&str> = sweep
-        .ilp
-        .iter()
-        .filter_map(|&i| kernel(i))
-        .map(|v| v.entry)
-        .collect();
-    let needs = Needs {
-        entries: &entries,
-        signature: FmaParams::PARAMS,
-    };
-    let sources = plan_files(files, needs)?;
-    Ok(Plan { sweep, sources })
 }
 
 impl Experiment for Spec {
@@ -180,7 +159,7 @@ impl Experiment for Spec {
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
-        planned(a.sweep.clone(), &a.modules)
+        Plan::new(a.sweep.clone(), &a.modules)
     }
 
     fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
@@ -189,7 +168,7 @@ impl Experiment for Spec {
             warps_per_sm: a.ilp_warps_per_sm.clone(),
             target_cycles: DEFAULT_TARGET_CYCLES,
         };
-        planned(sweep, &s.module_files())
+        Plan::new(sweep, &s.module_files())
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {
@@ -233,17 +212,11 @@ impl Experiment for Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use crate::flag_values::parse_flags;
     use plan::FMA_WARPS_PER_SM;
 
-    #[derive(Parser)]
-    struct Cmd {
-        #[command(flatten)]
-        args: SweepArgs,
-    }
-
     fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
-        Cmd::try_parse_from(std::iter::once("ilp").chain(args.iter().copied())).map(|c| c.args)
+        parse_flags(args)
     }
 
     #[test]

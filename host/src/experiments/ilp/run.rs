@@ -297,16 +297,9 @@ mod tests {
 
     #[test]
     fn the_chain_table_covers_every_point_of_the_sweep() {
-        use clap::Parser;
-        #[derive(Parser)]
-        struct Cmd {
-            #[command(flatten)]
-            args: SweepArgs,
-        }
         // Every ILP and warps target, sized to few rounds so that the CPU's chains are quick.
-        let sweep = Cmd::try_parse_from(["ilp", "--target-cycles", "1000"])
-            .unwrap()
-            .args;
+        let sweep: SweepArgs =
+            crate::flag_values::parse_flags(&["--target-cycles", "1000"]).unwrap();
         let table = ChainTable::new(
             sweep_iters(&sweep, 32, 1024, 32, SIZING_LANES),
             *sweep.ilp.iter().max().unwrap(),

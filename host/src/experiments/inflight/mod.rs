@@ -29,17 +29,18 @@ pub mod run;
 pub mod table;
 
 use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
+use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
 
 pub use row::{Inflight, InflightRow};
 
-use super::contract::{self, Experiment, ModuleNames, RunContext, GBPS};
+use super::contract::{Experiment, RunContext, GBPS};
 use super::error::ExperimentError;
-use super::module_source::{plan_files, Kernels, Needs, Sources};
+use super::sweep::{self, SweepFlags};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{CliError, ModuleFiles, Shared, MAX_COPY_MIB};
+use crate::flags::{CliError, Shared, MAX_COPY_MIB};
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
@@ -101,14 +102,7 @@ pub struct SweepArgs {
 }
 
 /// `host inflight`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    #[command(flatten)]
-    pub sweep: SweepArgs,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-}
+pub type Args = sweep::Args<SweepArgs>;
 
 /// What experiment 4 adds to `host all`: its copy size, loads and warps targets (the other
 /// axes take their defaults there).
@@ -130,17 +124,7 @@ pub struct AllArgs {
 }
 
 /// Experiment 4, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    pub sweep: SweepArgs,
-    pub sources: Sources<Kernels>,
-}
-
-impl contract::Plan for Plan {
-    fn modules(&self) -> ModuleNames {
-        self.sources.names()
-    }
-}
+pub type Plan = sweep::Plan<SweepArgs>;
 
 /// A flag value outside the kernel grid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -209,7 +193,7 @@ impl SweepArgs {
     }
 
     /// Every grid entry the sweep may launch (whatever the device's limits).
-    pub fn entries(&self) -> Vec<&'static str> {
+    pub fn grid_entries(&self) -> Vec<&'static str> {
         MEMCPY_GRID
             .iter()
             .filter(|p| {
@@ -222,14 +206,11 @@ impl SweepArgs {
     }
 }
 
-fn planned(sweep: SweepArgs, files: &ModuleFiles) -> Result<Plan, CliError> {
-    let entries = sweep.entries();
-    let needs = Needs {
-        entries: &entries,
-        signature: MemcpyParams::PARAMS,
-    };
-    let sources = plan_files(files, needs)?;
-    Ok(Plan { sweep, sources })
+impl SweepFlags for SweepArgs {
+    const SIGNATURE: &'static [Param] = MemcpyParams::PARAMS;
+    fn entries(&self) -> Result<Vec<&'static str>, CliError> {
+        Ok(self.grid_entries())
+    }
 }
 
 impl Experiment for Spec {
@@ -254,7 +235,7 @@ impl Experiment for Spec {
     }
 
     fn plan(a: &Args) -> Result<Plan, CliError> {
-        planned(a.sweep.clone(), &a.modules)
+        Plan::new(a.sweep.clone(), &a.modules)
     }
 
     fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
@@ -269,7 +250,7 @@ impl Experiment for Spec {
             chase_mib: None,
             chase_steps: DEFAULT_CHASE_STEPS,
         };
-        planned(sweep, &s.module_files())
+        Plan::new(sweep, &s.module_files())
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
@@ -308,17 +289,11 @@ impl Experiment for Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use crate::flag_values::parse_flags;
     use grid::PlanLimits;
 
-    #[derive(Parser)]
-    struct Cmd {
-        #[command(flatten)]
-        args: SweepArgs,
-    }
-
     fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
-        Cmd::try_parse_from(std::iter::once("inflight").chain(args.iter().copied())).map(|c| c.args)
+        parse_flags(args)
     }
 
     #[test]
@@ -339,7 +314,7 @@ mod tests {
         // Bytes per thread span 4 to 512.
         let bytes: Vec<u32> = MEMCPY_GRID
             .iter()
-            .filter(|p| a.entries().contains(&p.entry))
+            .filter(|p| a.grid_entries().contains(&p.entry))
             .map(|p| p.bytes_per_thread())
             .collect();
         assert_eq!(bytes.iter().min(), Some(&4));
@@ -372,7 +347,10 @@ mod tests {
             .map(|k| k.entry)
             .collect();
         assert_eq!(entries, ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
-        assert_eq!(a.entries(), ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
+        assert_eq!(
+            a.grid_entries(),
+            ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]
+        );
     }
 
     #[test]

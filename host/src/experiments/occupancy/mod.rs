@@ -17,16 +17,14 @@ use super::contract::{self, table_order, Experiment, ModuleNames, Numbered, RunC
 use super::error::{ExperimentError, InVariant};
 use super::gemm::{gflops, GemmBuffers};
 use super::gemm_check;
-use super::measured::{plot_rows, Measured};
+use super::measured::Measured;
 use super::measurement::{flag_above_peak, Peak};
 use super::module_source::{plan_files, Kernels, Needs, Sources};
 use super::progress::progress_bar;
+use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
 use crate::cuda::{module_entries, Cublas, CudaError, Gpu};
-use crate::figure::{
-    finish_labels, peak_label, push_module_series, Figure, PlotRun, ReferenceLine, ScatterPlot,
-    XScale,
-};
+use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{
     check_entries, check_tiling, own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles,
     Shared,
@@ -317,55 +315,36 @@ impl Experiment for Spec {
 
     /// Theoretical occupancy (%) vs GFLOP/s, the FP32 peak and cuBLAS as lines.
     fn figures(runs: &[PlotRun<'_, GemmRun>]) -> Vec<(String, Figure)> {
-        Self::figure(runs)
-            .map(|f| (Self::NAME.to_owned(), f))
-            .into_iter()
-            .collect()
+        let axes = Axes {
+            title: format!("Experiment {}: occupancy vs GEMM throughput", Self::NUMBER),
+            x_label: "Theoretical occupancy (%)",
+            y_label: "GFLOP/s",
+            x_scale: XScale::Linear,
+        };
+        let references = |run: &PlotRun<'_, GemmRun>| {
+            let peak = Reference {
+                what: "FP32 peak".into(),
+                y: run.device.peak_fp32_gflops,
+                decimals: 0,
+                unit: "",
+                once: true,
+            };
+            let cublas = run.output.cublas_row().map(|c| Reference {
+                what: format!("cuBLAS {}", c.version),
+                y: c.gflops,
+                decimals: 0,
+                unit: "",
+                once: false,
+            });
+            let peak = (peak.y > 0.0).then_some(peak);
+            peak.into_iter().chain(cublas).collect()
+        };
+        let figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
+        named(Self::NAME, figure)
     }
 
     fn key_order(seen: Vec<String>) -> Vec<String> {
         table_order(GEMM.iter().map(|v| v.label), seen)
-    }
-}
-
-impl Spec {
-    fn figure(runs: &[PlotRun<'_, GemmRun>]) -> Option<Figure> {
-        let mut series = Vec::new();
-        let mut references: Vec<ReferenceLine> = Vec::new();
-        for run in runs {
-            let first = series.len();
-            let rows = plot_rows(&run.output.rows, |r| &r.variant);
-            push_module_series(&mut series, run, &rows);
-            let peak = run.device.peak_fp32_gflops;
-            if peak > 0.0 && !references.iter().any(|r| (r.y - peak).abs() < 1e-6) {
-                references.push(ReferenceLine {
-                    label: peak_label("FP32 peak", runs.len(), &run.device.name, peak, 0),
-                    y: peak,
-                    series: (runs.len() > 1).then_some(first),
-                });
-            }
-            if let Some(c) = run.output.cublas_row() {
-                let name = format!("cuBLAS {}", c.version);
-                references.push(ReferenceLine {
-                    label: peak_label(&name, runs.len(), &run.device.name, c.gflops, 0),
-                    y: c.gflops,
-                    series: (runs.len() > 1).then_some(first),
-                });
-            }
-        }
-        if series.is_empty() {
-            return None;
-        }
-        finish_labels(&mut series, |s| &mut s.points);
-        Some(Figure::Scatter(ScatterPlot {
-            title: format!("Experiment {}: occupancy vs GEMM throughput", Self::NUMBER),
-            x_label: "Theoretical occupancy (%)".into(),
-            y_label: "GFLOP/s".into(),
-            x_scale: XScale::Linear,
-            x_unit_suffix: "%".into(),
-            series,
-            references,
-        }))
     }
 }
 

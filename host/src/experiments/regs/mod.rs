@@ -17,6 +17,7 @@ use super::gemm_check;
 use super::measured::Measured;
 use super::module_source::{load_capped, plan_folders, CappedKernels, Needs, Sources, BUILTIN};
 use super::progress::progress_bar;
+use super::scatter::named;
 use super::spills::Spills;
 use crate::claim::Verdict;
 use crate::cuda::{Gpu, ModuleKind};
@@ -333,10 +334,7 @@ impl Experiment for Spec {
 
     /// Register cap vs GFLOP/s with spill bytes as bars.
     fn figures(runs: &[PlotRun<'_, Vec<RegsRow>>]) -> Vec<(String, Figure)> {
-        Self::figure(runs)
-            .map(|f| (Self::NAME.to_owned(), f))
-            .into_iter()
-            .collect()
+        named(Self::NAME, Self::figure(runs))
     }
 
     /// Caps in numeric order.
