@@ -92,7 +92,7 @@ pub struct Plan {
 /// it holds something else (see [`crate::out_dir`]), then created and probed (and removed again
 /// after `--check-only` when it was new).
 fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Plan, CliError> {
-    let timing = common.sampling.config(None).map_err(CliError::Flag)?;
+    let timing = common.sampling.config().map_err(CliError::Flag)?;
     if let Some(out) = &common.out {
         check_out(out, Incoming::Run, common.force)?;
         let created = create_out(out)?;
