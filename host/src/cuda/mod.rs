@@ -13,8 +13,8 @@ mod module;
 pub use crate::module_image::module_entries;
 pub use cublas::{version_text, ColumnMajorGemm, Cublas, CublasError, CUBLAS_NAMES};
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
-pub use launch::{prepare, ptx_accepts, Launch, LaunchShape, PtxParam};
-pub use module::{ptx_entry_params, JitOptions, Kernel, Module, ModuleKind};
+pub use launch::{prepare, ptx_accepts, ptx_entry_params, Launch, LaunchShape, ParamClass};
+pub use module::{JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;
 

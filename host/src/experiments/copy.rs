@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn nvcc_style_parameter_lists_are_accepted() {
-        use crate::cuda::PtxParam::{Bits64, Pointer};
+        use crate::cuda::ParamClass::{Bits64, Pointer};
         // nvcc declares pointers as plain `.u64`; rustc marks them `.ptr`.
         assert!(crate::cuda::ptx_accepts(
             &[Pointer, Pointer, Bits64],

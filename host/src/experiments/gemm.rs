@@ -317,7 +317,7 @@ pub fn gflops(dims: GemmDims, timing: &Timing) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::launch_shape;
-    use crate::cuda::{ptx_entry_params, PtxParam};
+    use crate::cuda::{ptx_entry_params, ParamClass};
     use crate::results::GemmDims;
     use kernels_gpu::variants::{find_gemm, GEMM, SHARED_WITHOUT_OPT_IN};
 
@@ -395,14 +395,14 @@ mod tests {
             for e in entries() {
                 if let Some(found) = ptx_entry_params(ptx, e.name) {
                     // rustc marks every pointer `.ptr`: the kinds match one for one.
-                    let declared: Vec<PtxParam> = e
+                    let declared: Vec<ParamClass> = e
                         .params()
                         .iter()
                         .map(|p| match p.kind {
-                            ParamKind::Ptr => PtxParam::Pointer,
-                            ParamKind::U64 => PtxParam::Bits64,
-                            ParamKind::I32 | ParamKind::U32 => PtxParam::Bits32,
-                            ParamKind::F32 => PtxParam::F32,
+                            ParamKind::Ptr => ParamClass::Pointer,
+                            ParamKind::U64 => ParamClass::Bits64,
+                            ParamKind::I32 | ParamKind::U32 => ParamClass::Bits32,
+                            ParamKind::F32 => ParamClass::F32,
                         })
                         .collect();
                     assert_eq!(found, declared, "{}", e.name);
