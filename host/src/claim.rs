@@ -14,7 +14,7 @@
 //! noisier data can never make a claim likelier to hold.
 
 use crate::confidence::{self, Interval, NoInterval, Timed};
-use crate::results::{Check, Timing};
+use crate::results::Timing;
 
 /// Two occupancies closer than this (as a fraction, i.e. 0.1 percentage point) are equal.
 pub const OCCUPANCY_EPS: f64 = 1e-3;
@@ -124,24 +124,6 @@ pub fn all_of(outcomes: impl IntoIterator<Item = Option<bool>>) -> Option<bool> 
 
 pub fn pct(fraction: f64) -> String {
     crate::table::percent(fraction)
-}
-
-/// Splits rows into those whose check passed and the names of those whose check failed.
-pub fn passing<T>(
-    rows: &[T],
-    check: impl Fn(&T) -> &Check,
-    name: impl Fn(&T) -> String,
-) -> (Vec<&T>, Vec<String>) {
-    let mut ok = Vec::new();
-    let mut failed = Vec::new();
-    for r in rows {
-        if check(r).passed {
-            ok.push(r);
-        } else {
-            failed.push(name(r));
-        }
-    }
-    (ok, failed)
 }
 
 /// What a claim's evidence says when its experiment did not run (the registry names the

@@ -9,6 +9,7 @@ use super::cells::HasComparison;
 use super::contract::Row;
 use super::measurement::Measurement;
 use super::spills::Spills;
+use crate::claim::with_exclusions;
 use crate::figure::PlotRow;
 use crate::results::{Check, Comparison};
 use crate::table::TableRow;
@@ -70,6 +71,31 @@ pub fn push_failed(what: &str, check: &Check, out: &mut Vec<String>) {
             check.what
         ));
     }
+}
+
+/// The rows whose check passed, and the labels of those whose check failed (the claims leave
+/// the latter out, and say so).
+pub fn passing<R: Row>(rows: &[R]) -> (Vec<&R>, Vec<String>) {
+    let (ok, failed): (Vec<&R>, Vec<&R>) = rows.iter().partition(|r| r.measured().check.passed);
+    (ok, failed.iter().map(|r| r.label()).collect())
+}
+
+/// [`passing`], where fewer than two passing rows (`what`, e.g. "GEMM variants") leave nothing
+/// to compare, and the reason says so.
+pub fn two_passing<'r, R: Row>(
+    rows: &'r [R],
+    what: &str,
+) -> Result<(Vec<&'r R>, Vec<String>), String> {
+    let (ok, failed) = passing(rows);
+    if ok.len() < 2 {
+        let why = format!(
+            "fewer than two {what} with a passing check ({} of {})",
+            ok.len(),
+            rows.len()
+        );
+        return Err(with_exclusions(why, &failed));
+    }
+    Ok((ok, failed))
 }
 
 /// The rows of a scatter over occupancy, each named by `name`.

@@ -22,12 +22,47 @@ pub struct Reference {
     pub once: bool,
 }
 
+impl Reference {
+    /// A device's spec peak, drawn once when several runs share it.
+    pub fn peak(what: &str, y: f64) -> Self {
+        Self {
+            what: what.to_owned(),
+            y,
+            decimals: 0,
+            unit: "",
+            once: true,
+        }
+    }
+
+    /// A figure one run measured, with `decimals` and `unit` in its label.
+    pub fn measured(what: String, y: f64, decimals: usize, unit: &'static str) -> Self {
+        Self {
+            what,
+            y,
+            decimals,
+            unit,
+            once: false,
+        }
+    }
+}
+
 /// The plot's words and x axis.
 pub struct Axes {
     pub title: String,
     pub x_label: &'static str,
     pub y_label: &'static str,
     pub x_scale: XScale,
+}
+
+impl Axes {
+    pub fn new(title: String, (x_label, x_scale): (&'static str, XScale), y: &'static str) -> Self {
+        Self {
+            title,
+            x_label,
+            y_label: y,
+            x_scale,
+        }
+    }
 }
 
 /// Throughput (y) over occupancy (x, in %) of every run's rows, each point named by `name`, and

@@ -2,10 +2,11 @@
 
 use super::{Bandwidth, CopyRow};
 use crate::claim::{
-    passing, pct, ratio, verdict, with_exclusions, with_interval_rule, Verdict, BANDWIDTH_WITHIN,
-    NOT_RUN, OCCUPANCY_SPAN,
+    pct, ratio, verdict, with_exclusions, with_interval_rule, Verdict, BANDWIDTH_WITHIN, NOT_RUN,
+    OCCUPANCY_SPAN,
 };
 use crate::confidence::{Interval, NoInterval};
+use crate::experiments::measured::two_passing;
 use crate::results::Timing;
 
 /// The two claims, in order.
@@ -17,19 +18,7 @@ pub fn claims(bw: Option<&Bandwidth>) -> Vec<Verdict> {
 }
 
 fn copy_rows(bw: Option<&Bandwidth>) -> Result<(Vec<&CopyRow>, Vec<String>), String> {
-    let bw = bw.ok_or(NOT_RUN)?;
-    let (ok, failed) = passing(&bw.rows, |r| &r.measured.check, |r| r.variant.clone());
-    if ok.len() < 2 {
-        return Err(with_exclusions(
-            format!(
-                "fewer than two copy variants with a passing check ({} of {})",
-                ok.len(),
-                bw.rows.len()
-            ),
-            &failed,
-        ));
-    }
-    Ok((ok, failed))
+    two_passing(&bw.ok_or(NOT_RUN)?.rows, "copy variants")
 }
 
 fn cp(r: &CopyRow) -> String {

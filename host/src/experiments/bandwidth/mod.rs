@@ -216,21 +216,13 @@ impl Experiment for Spec {
 
     /// Theoretical occupancy (%, log) vs GB/s, the measured copy bandwidth as a line.
     fn figures(runs: &[PlotRun<'_, Bandwidth>]) -> Vec<(String, Figure)> {
-        let axes = Axes {
-            title: format!("Experiment {}: copy bandwidth vs occupancy", Self::NUMBER),
-            x_label: "Theoretical occupancy (%, log scale)",
-            y_label: "GB/s (read + written)",
-            x_scale: XScale::Log,
-        };
+        let title = format!("Experiment {}: copy bandwidth vs occupancy", Self::NUMBER);
+        let x = ("Theoretical occupancy (%, log scale)", XScale::Log);
+        let axes = Axes::new(title, x, "GB/s (read + written)");
         let references = |run: &PlotRun<'_, Bandwidth>| {
-            let copy = Reference {
-                what: "copy reference".into(),
-                y: run.output.reference_gbps,
-                decimals: 1,
-                unit: " GB/s",
-                once: false,
-            };
-            (copy.y > 0.0).then_some(copy).into_iter().collect()
+            let gbps = run.output.reference_gbps;
+            let copy = Reference::measured("copy reference".into(), gbps, 1, " GB/s");
+            (gbps > 0.0).then_some(copy).into_iter().collect()
         };
         let figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
         named(Self::NAME, figure)

@@ -279,8 +279,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
 mod tests {
     use super::*;
     use crate::experiments::inflight::model::LittlesLaw;
-    use crate::experiments::inflight::row::tests::row;
-    use crate::experiments::spills::Spills;
+    use crate::experiments::inflight::row::tests::{row, spilling};
 
     /// The 4000 GB/s copy the synthetic rows are fractions of, timed like them.
     fn copy() -> CopyReference {
@@ -332,30 +331,12 @@ mod tests {
     /// Rows exactly on Little's law over the default sweep, each off by a deterministic
     /// 0-15% shortfall, as a real GPU's noise and detail might put them.
     fn littles_law_over_the_default_grid() -> Vec<InflightRow> {
-        use crate::experiments::inflight::grid::{
-            grid_loads, grid_threads, grid_widths, plan_points, PlanLimits, Residency,
-            COPY_WARPS_PER_SM,
-        };
         let model = LittlesLaw {
             sms: 132,
             latency_ns: 600.0,
             peak_gbps: 4200.0,
         };
-        let points = plan_points(
-            &grid_threads(),
-            &grid_loads(),
-            &grid_widths(),
-            &Residency::WarpsPerSm {
-                targets: COPY_WARPS_PER_SM.to_vec(),
-                every_block_size: false,
-            },
-            PlanLimits {
-                warp_size: 32,
-                max_blocks_per_sm: 32,
-                max_warps_per_sm: 64,
-            },
-        );
-        points
+        crate::experiments::inflight::grid::tests::default_points()
             .iter()
             .enumerate()
             .map(|(i, p)| {
@@ -415,12 +396,7 @@ mod tests {
     #[test]
     fn spilling_points_are_left_out_of_the_claims() {
         // The fastest few-thread point spills: the claim falls to the next one, which is short.
-        let mut spills = row(128, 1, 512, 0.99);
-        spills.spills = Some(Spills {
-            stores: Some(368),
-            loads: Some(368),
-            stack_frame: 376,
-        });
+        let spills = spilling(row(128, 1, 512, 0.99), 368, 376);
         let rows = [spills, row(256, 1, 256, 0.80), row(1024, 2, 8, 0.98)];
         let v = few_threads_match_many(&rows);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);

@@ -278,6 +278,16 @@ pub(crate) mod tests {
         }
     }
 
+    /// `r` as a build that spills `bytes` each way with a stack frame of `stack` bytes.
+    pub(crate) fn spilling(mut r: InflightRow, bytes: u32, stack: u32) -> InflightRow {
+        r.spills = Some(Spills {
+            stores: Some(bytes),
+            loads: Some(bytes),
+            stack_frame: stack,
+        });
+        r
+    }
+
     #[test]
     fn the_least_occupancy_reaching_a_fraction_is_found() {
         let rows = vec![
@@ -306,12 +316,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_spilling_point_never_makes_a_headline() {
-        let mut spills = row(1024, 2, 512, 0.99);
-        spills.spills = Some(Spills {
-            stores: Some(792),
-            loads: Some(792),
-            stack_frame: 800,
-        });
+        let spills = spilling(row(1024, 2, 512, 0.99), 792, 800);
         assert!(spills.checked() && spills.spilled() && !spills.usable());
         let rows = vec![spills, row(256, 1, 64, 0.96)];
         assert_eq!(

@@ -244,7 +244,7 @@ pub fn spill_notes(rows: &[InflightRow]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::inflight::row::tests::row;
+    use crate::experiments::inflight::row::tests::{row, spilling};
 
     #[test]
     fn experiment_2_is_pointed_here_with_its_own_variants() {
@@ -289,12 +289,7 @@ mod tests {
     #[test]
     fn a_spilling_point_is_named_not_given_bytes_in_flight() {
         // memcpy_t1024_l32_w4: 524288 B "in flight" per SM at 64 registers per thread.
-        let mut r = row(1024, 1, 512, 0.4);
-        r.spills = Some(Spills {
-            stores: Some(792),
-            loads: Some(792),
-            stack_frame: 800,
-        });
+        let r = spilling(row(1024, 1, 512, 0.4), 792, 800);
         let mut old = row(256, 1, 64, 0.96);
         old.spills = None;
         let rows = [r, old];

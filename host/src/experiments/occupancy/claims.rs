@@ -2,10 +2,11 @@
 
 use super::{GemmRow, GemmRun};
 use crate::claim::{
-    all_of, faster, passing, pct, ratio, ratio_words, verdict, with_exclusions, with_interval_rule,
-    Verdict, FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
+    all_of, faster, pct, ratio, ratio_words, verdict, with_exclusions, with_interval_rule, Verdict,
+    FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
+use crate::experiments::measured::{passing, two_passing};
 
 /// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
 /// lab's claim about the fastest GEMM of the run, ours or cuBLAS.
@@ -51,7 +52,7 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
     let Some(run) = run else {
         return not_judged(NOT_RUN.into());
     };
-    let (ok, failed) = passing(&run.rows, |r| &r.measured.check, |r| r.variant.clone());
+    let (ok, failed) = passing(&run.rows);
     let cublas = match &run.cublas {
         None => {
             return not_judged(
@@ -142,19 +143,7 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
 }
 
 fn gemm_rows(rows: Option<&[GemmRow]>) -> Result<(Vec<&GemmRow>, Vec<String>), String> {
-    let rows = rows.ok_or(NOT_RUN)?;
-    let (ok, failed) = passing(rows, |r| &r.measured.check, |r| r.variant.clone());
-    if ok.len() < 2 {
-        return Err(with_exclusions(
-            format!(
-                "fewer than two GEMM variants with a passing check ({} of {})",
-                ok.len(),
-                rows.len()
-            ),
-            &failed,
-        ));
-    }
-    Ok((ok, failed))
+    two_passing(rows.ok_or(NOT_RUN)?, "GEMM variants")
 }
 
 fn fastest<'a>(rows: &[&'a GemmRow]) -> &'a GemmRow {

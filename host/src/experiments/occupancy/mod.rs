@@ -315,28 +315,18 @@ impl Experiment for Spec {
 
     /// Theoretical occupancy (%) vs GFLOP/s, the FP32 peak and cuBLAS as lines.
     fn figures(runs: &[PlotRun<'_, GemmRun>]) -> Vec<(String, Figure)> {
-        let axes = Axes {
-            title: format!("Experiment {}: occupancy vs GEMM throughput", Self::NUMBER),
-            x_label: "Theoretical occupancy (%)",
-            y_label: "GFLOP/s",
-            x_scale: XScale::Linear,
-        };
+        let title = format!("Experiment {}: occupancy vs GEMM throughput", Self::NUMBER);
+        let axes = Axes::new(
+            title,
+            ("Theoretical occupancy (%)", XScale::Linear),
+            "GFLOP/s",
+        );
         let references = |run: &PlotRun<'_, GemmRun>| {
-            let peak = Reference {
-                what: "FP32 peak".into(),
-                y: run.device.peak_fp32_gflops,
-                decimals: 0,
-                unit: "",
-                once: true,
-            };
-            let cublas = run.output.cublas_row().map(|c| Reference {
-                what: format!("cuBLAS {}", c.version),
-                y: c.gflops,
-                decimals: 0,
-                unit: "",
-                once: false,
-            });
-            let peak = (peak.y > 0.0).then_some(peak);
+            let peak = run.device.peak_fp32_gflops;
+            let peak = (peak > 0.0).then(|| Reference::peak("FP32 peak", peak));
+            let cublas = run.output.cublas_row();
+            let cublas = cublas
+                .map(|c| Reference::measured(format!("cuBLAS {}", c.version), c.gflops, 0, ""));
             peak.into_iter().chain(cublas).collect()
         };
         let figure = occupancy_scatter(runs, axes, |r| &r.variant, references);

@@ -2,10 +2,12 @@
 
 use super::RegsRow;
 use crate::claim::{
-    all_of, faster, no_help, passing, ratio, ratio_words, verdict, with_exclusions,
-    with_interval_rule, Verdict, EQUIVALENCE, NOT_RUN,
+    all_of, faster, no_help, ratio, ratio_words, verdict, with_exclusions, with_interval_rule,
+    Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::confidence::{Interval, NoInterval};
+use crate::experiments::contract::Row;
+use crate::experiments::measured::two_passing;
 
 /// The three claims, in order.
 pub fn claims(rows: Option<&[RegsRow]>) -> Vec<Verdict> {
@@ -22,32 +24,27 @@ fn spill_bytes(r: &RegsRow) -> u64 {
 
 fn regs_rows(rows: Option<&[RegsRow]>) -> Result<(Vec<&RegsRow>, Vec<String>), String> {
     let rows = rows.ok_or(NOT_RUN)?;
-    let (mut ok, failed) = passing(rows, |r| &r.measured.check, |r| format!("cap {}", r.cap));
-    ok.sort_by_key(|r| r.cap);
-    let unknown: Vec<String> = ok
+    // The claims compare spill bytes: a passing cap without them leaves nothing to judge.
+    let mut unknown: Vec<&RegsRow> = rows
         .iter()
-        .filter(|r| r.spills_unknown)
-        .map(|r| format!("cap {}", r.cap))
+        .filter(|r| r.measured.check.passed && r.spills_unknown)
         .collect();
     if !unknown.is_empty() {
-        return Err(with_exclusions(
-            format!(
-                "spill bytes unknown (no compiler report) for {}",
-                unknown.join(", ")
-            ),
-            &failed,
-        ));
+        unknown.sort_by_key(|r| r.cap);
+        let unknown: Vec<String> = unknown.iter().map(|r| r.label()).collect();
+        let failed: Vec<String> = rows
+            .iter()
+            .filter(|r| !r.measured.check.passed)
+            .map(Row::label)
+            .collect();
+        let why = format!(
+            "spill bytes unknown (no compiler report) for {}",
+            unknown.join(", ")
+        );
+        return Err(with_exclusions(why, &failed));
     }
-    if ok.len() < 2 {
-        return Err(with_exclusions(
-            format!(
-                "fewer than two register caps with a passing check ({} of {})",
-                ok.len(),
-                rows.len()
-            ),
-            &failed,
-        ));
-    }
+    let (mut ok, failed) = two_passing(rows, "register caps")?;
+    ok.sort_by_key(|r| r.cap);
     Ok((ok, failed))
 }
 
