@@ -6,7 +6,7 @@
 
 use clap::Parser;
 use host::cuda::{driver_present, Gpu};
-use host::experiments::contract::{Experiment, RunContext};
+use host::experiments::contract::{Experiment, Plan as _, RunContext};
 use host::experiments::{ilp, inflight};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 
@@ -70,7 +70,7 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         "20000",
     ])
     .args;
-    let plan = inflight::Spec::plan(&args).unwrap();
+    let plan = inflight::Plan::new(&args).unwrap();
     let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
     let failed = inflight::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
@@ -121,7 +121,7 @@ fn a_small_ilp_sweep_runs_verified() {
         "200000",
     ])
     .args;
-    let plan = ilp::Spec::plan(&args).unwrap();
+    let plan = ilp::Plan::new(&args).unwrap();
     let r = ilp::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
     let failed = ilp::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
@@ -180,7 +180,7 @@ fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
         "20000",
     ])
     .args;
-    let plan = inflight::Spec::plan(&args).unwrap();
+    let plan = inflight::Plan::new(&args).unwrap();
     let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
     assert!(inflight::Spec::failed_checks(&r).is_empty());
     let big = r

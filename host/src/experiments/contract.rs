@@ -1,8 +1,8 @@
 //! What an experiment is, to everything that consumes one: the CLI (its flags and plan), the run,
 //! the tables (terminal, Markdown, CSV; JSON is its output as stored), `report.md`, the plots'
 //! data, the verdicts and `host report` merging. An experiment is a folder under
-//! `experiments/` implementing [`Experiment`], its output [`Output`] and its rows [`Row`], plus
-//! one line in [`super::registry`] (which also gives it its number).
+//! `experiments/` implementing [`Experiment`], its [`Plan`], its [`Output`] and its rows' [`Row`]
+//! (by [`row!`]), plus one line in [`super::registry`], which gives it its number and name.
 //!
 //! Most of the contract has defaults: the table is the rows under the columns, the failed checks
 //! and the merged table come from the part of a row every experiment measures alike
@@ -106,6 +106,7 @@ pub const GBPS: Rate = Rate {
 /// One row of an experiment's table, as `results.json` stores it: its own columns and, embedded,
 /// the part every experiment measures alike ([`Measured`]: the check, the flags, the compared
 /// module's side), from which the table's notes, the failed checks and the comparison come.
+/// [`row!`](crate::experiments::contract::row) implements it for a row struct.
 pub trait Row: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
     /// The unit of [`Row::figures`]' throughput.
     const RATE: Rate;
@@ -119,6 +120,37 @@ pub trait Row: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
         self.label()
     }
 }
+
+/// Implements [`Row`] for a row struct with a `measured: Measured` field and an `occupancy`
+/// field, from its rate, the field holding its throughput and how it is labelled (and, where
+/// the merged table keys it otherwise, how it is keyed there):
+///
+/// ```ignore
+/// row!(RegsRow, GFLOPS, gflops, |r| format!("cap {}", r.cap));
+/// row!(IlpRow, GFLOPS, gflops, |r| ..., merge_key: |r| ...);
+/// ```
+macro_rules! row {
+    ($row:ty, $rate:expr, $throughput:ident, |$r:ident| $label:expr $(, merge_key: |$k:ident| $key:expr)?) => {
+        impl $crate::experiments::contract::Row for $row {
+            const RATE: $crate::experiments::contract::Rate = $rate;
+            fn label(&self) -> String {
+                let $r = self;
+                $label
+            }
+            fn measured(&self) -> &$crate::experiments::measured::Measured {
+                &self.measured
+            }
+            fn figures(&self) -> (f64, f64) {
+                (self.$throughput, self.occupancy)
+            }
+            $(fn merge_key(&self) -> String {
+                let $k = self;
+                $key
+            })?
+        }
+    };
+}
+pub(crate) use row;
 
 /// What an experiment stores in `results.json`: its rows, and what it measured besides them.
 pub trait Output: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
@@ -142,43 +174,51 @@ impl<R: Row> Output for Vec<R> {
     }
 }
 
-/// The rows of experiment `E`.
-pub type RowOf<E> = <<E as Experiment>::Output as Output>::Row;
-
-/// An experiment's number (1, 2, 3, ...): its line in the registry, which implements this.
-pub trait Numbered {
-    const NUMBER: u8;
-}
-
-/// One experiment. `NAME` is its subcommand, its key in `results.json`, the stem of its CSV and
-/// of its plot. Required: the plan (from its own flags and from `host all`'s), the run, the
-/// columns and the title; the rest has defaults.
-pub trait Experiment: Numbered + 'static {
-    /// Subcommand, `results.json` key, `NAME.csv`, `NAME.svg`.
-    const NAME: &'static str;
-    /// One line for `host --help`, after "Experiment N: ".
-    const ABOUT: &'static str;
-    /// The report's section heading, after "Experiment N: ".
-    const SECTION: &'static str;
-
+/// An experiment's validated flags: everything its run needs, every file checked, and where
+/// its kernels come from (a `sources` field, [`super::module_source::Sources`], which the
+/// registry reads for the run's record).
+pub trait Plan: Sized + Clone + Debug + PartialEq {
     /// Its own subcommand's flags (besides the common ones).
     type Args: clap::Args + Clone + Debug;
     /// The flags it adds to `host all` (besides the shared ones); often none.
     type AllArgs: clap::Args + Clone + Debug;
-    /// Its flags validated: everything the run needs, every file checked.
-    type Plan: Plan;
-    /// What it measured, as `results.json` stores it.
+    /// What running it gives, as `results.json` stores it.
     type Output: Output;
-
     /// Validates its own subcommand's flags (no GPU).
-    fn plan(args: &Self::Args) -> Result<Self::Plan, CliError>;
-
+    fn new(args: &Self::Args) -> Result<Self, CliError>;
     /// Validates its part of `host all` (no GPU).
-    fn plan_in_all(shared: &Shared, args: &Self::AllArgs) -> Result<Self::Plan, CliError>;
+    fn in_all(shared: &Shared, args: &Self::AllArgs) -> Result<Self, CliError>;
+    /// Writes its sizes into the run's record (e.g. the GEMM size).
+    fn record(&self, _meta: &mut RunMeta) {}
+}
+
+/// What experiment `E` stores.
+pub type OutputOf<E> = <<E as Experiment>::Plan as Plan>::Output;
+/// The rows of experiment `E`.
+pub type RowOf<E> = <OutputOf<E> as Output>::Row;
+
+/// An experiment's place in the registry, which implements this from its line: its number
+/// (1, 2, 3, ...) and its name (the subcommand, the key in `results.json`, the stem of its CSV
+/// and plots).
+pub trait Registered {
+    const NUMBER: u8;
+    const NAME: &'static str;
+}
+
+/// One experiment: its words, its plan, its run and its table; the rest has defaults.
+pub trait Experiment: Registered + 'static {
+    /// One line for `host --help`, after "Experiment N: ".
+    const ABOUT: &'static str;
+    /// The report's section heading, after "Experiment N: ".
+    const SECTION: &'static str;
+    type Plan: Plan;
 
     /// Runs it on `gpu`.
-    fn run(gpu: &Gpu, ctx: &RunContext, plan: &Self::Plan)
-        -> Result<Self::Output, ExperimentError>;
+    fn run(
+        gpu: &Gpu,
+        ctx: &RunContext,
+        plan: &Self::Plan,
+    ) -> Result<OutputOf<Self>, ExperimentError>;
 
     /// Its table's columns, in order: each declared once, formatted by its kind everywhere.
     fn columns() -> Vec<Column<RowOf<Self>>>;
@@ -203,13 +243,13 @@ pub trait Experiment: Numbered + 'static {
 
     /// Its table: the rows under [`Experiment::columns`]; an experiment with a reference row or
     /// notes of its own adds them here.
-    fn table(output: &Self::Output, meta: &RunMeta) -> TableData {
+    fn table(output: &OutputOf<Self>, meta: &RunMeta) -> TableData {
         columns_table(&Self::title(meta), &Self::columns(), output.rows())
     }
 
     /// Every failed correctness check (ours and the compared module's per row, then the checks
     /// outside the rows), in words.
-    fn failed_checks(output: &Self::Output) -> Vec<String> {
+    fn failed_checks(output: &OutputOf<Self>) -> Vec<String> {
         let mut out = Vec::new();
         for r in output.rows() {
             r.measured().failed(&r.label(), &mut out);
@@ -220,19 +260,19 @@ pub trait Experiment: Numbered + 'static {
 
     /// The blog's claims about it, judged from `output` (NOT JUDGED, with the reason, when
     /// absent; the registry fills in the experiment's number).
-    fn claims(_output: Option<&Self::Output>) -> Vec<Verdict> {
+    fn claims(_output: Option<&OutputOf<Self>>) -> Vec<Verdict> {
         Vec::new()
     }
 
     /// Its plots over one or more runs, each with the stem of its file (`NAME` for its main
     /// plot, `NAME_something` for others); none when no run has data.
-    fn figures(_runs: &[PlotRun<'_, Self::Output>]) -> Vec<(String, Figure)> {
+    fn figures(_runs: &[PlotRun<'_, OutputOf<Self>>]) -> Vec<(String, Figure)> {
         Vec::new()
     }
 
     /// Its rows for the merged table of several runs: each row's figures and the compared
     /// module's throughput at the row's occupancy.
-    fn merged(output: &Self::Output) -> Merged {
+    fn merged(output: &OutputOf<Self>) -> Merged {
         let rate = RowOf::<Self>::RATE;
         Merged {
             unit: rate.unit,
@@ -267,14 +307,6 @@ pub trait Experiment: Numbered + 'static {
         }
         out
     }
-}
-
-/// An experiment's validated flags, as the run's record needs them.
-pub trait Plan: Clone + Debug + PartialEq {
-    /// The modules it will load.
-    fn modules(&self) -> ModuleNames;
-    /// Writes its sizes into the run's record (e.g. the GEMM size).
-    fn record(&self, _meta: &mut RunMeta) {}
 }
 
 /// Keys in the variant table's order, then any key the table does not know (an older run).

@@ -1,11 +1,11 @@
-//! The list of experiments. One line each: `Variant => key: folder::Spec`. From it come each
-//! experiment's number (its place in the list), the subcommands, `host all`, the fields of
-//! `results.json` ([`RunResults`]), the order of the tables, report sections, plots, verdicts and
-//! merged rows.
+//! The list of experiments. One line each: `Variant => name: folder::Spec`. From it come each
+//! experiment's number (its place in the list) and name (its subcommand and its key in
+//! `results.json`), the subcommands, `host all`, the fields of `results.json` ([`RunResults`]),
+//! the order of the tables, report sections, plots, verdicts and merged rows.
 
 use serde::{Deserialize, Serialize};
 
-use super::contract::{Experiment, Merged, ModuleNames, Numbered, Plan, RunContext};
+use super::contract::{Experiment, Merged, ModuleNames, OutputOf, Plan, Registered, RunContext};
 use super::error::ExperimentError;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
@@ -51,7 +51,7 @@ fn numbered(number: u8, words: &str) -> String {
 
 /// Experiment `E`'s verdicts from its output (NOT JUDGED where it did not run), each with its
 /// number.
-fn claims_of<E: Experiment>(output: Option<&E::Output>) -> Vec<Verdict> {
+fn claims_of<E: Experiment>(output: Option<&OutputOf<E>>) -> Vec<Verdict> {
     let mut verdicts = E::claims(output);
     for v in &mut verdicts {
         v.experiment = E::NUMBER;
@@ -70,8 +70,9 @@ macro_rules! registry {
             $($variant,)*
         }
 
-        $(impl Numbered for $ty {
+        $(impl Registered for $ty {
             const NUMBER: u8 = Place::$variant as u8 + 1;
+            const NAME: &'static str = stringify!($field);
         })*
 
         /// One run of the lab on one GPU: how it was made, the device, each experiment's output
@@ -83,7 +84,7 @@ macro_rules! registry {
             // An experiment that did not run is left out (results.json files written before an
             // experiment existed read as it not having run).
             $(#[serde(default, skip_serializing_if = "Option::is_none")]
-            pub $field: Option<<$ty as Experiment>::Output>,)*
+            pub $field: Option<OutputOf<$ty>>,)*
             /// Experiments asked for but not on disk (still running when written, failed, or
             /// interrupted), with the reason.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -94,10 +95,10 @@ macro_rules! registry {
         #[derive(Debug, Clone, clap::Subcommand)]
         pub enum ExperimentCommand {
             $(
-                #[command(name = <$ty as Experiment>::NAME,
+                #[command(name = <$ty>::NAME,
                           about = numbered(<$ty>::NUMBER, <$ty as Experiment>::ABOUT),
                           after_help = <$ty as Experiment>::help())]
-                $variant(ExperimentArgs<<$ty as Experiment>::Args>),
+                $variant(ExperimentArgs<<<$ty as Experiment>::Plan as Plan>::Args>),
             )*
         }
 
@@ -106,7 +107,7 @@ macro_rules! registry {
         pub struct AllExperimentArgs {
             $(
                 #[command(flatten)]
-                pub $field: <$ty as Experiment>::AllArgs,
+                pub $field: <<$ty as Experiment>::Plan as Plan>::AllArgs,
             )*
         }
 
@@ -117,7 +118,7 @@ macro_rules! registry {
         }
 
         /// Every experiment's name, in order.
-        pub const NAMES: &[&str] = &[$(<$ty as Experiment>::NAME,)*];
+        pub const NAMES: &[&str] = &[$(<$ty>::NAME,)*];
 
         impl ExperimentCommand {
             pub fn common(&self) -> &Common {
@@ -130,14 +131,14 @@ macro_rules! registry {
             pub fn plan(&self) -> Result<Planned, CliError> {
                 Ok(match self {
                     $(ExperimentCommand::$variant(a) =>
-                        Planned::$variant(<$ty as Experiment>::plan(&a.args)?),)*
+                        Planned::$variant(Plan::new(&a.args)?),)*
                 })
             }
         }
 
         /// `host all --help`'s list of every experiment's variant labels.
         pub fn all_variants_help() -> String {
-            let lines: Vec<String> = [$((<$ty as Experiment>::NAME, <$ty as Experiment>::variant_labels()),)*]
+            let lines: Vec<String> = [$((<$ty>::NAME, <$ty as Experiment>::variant_labels()),)*]
                 .iter()
                 .filter(|(_, l)| !l.is_empty())
                 .map(|(name, l)| format!("  {name}: {}", l.join(", ")))
@@ -149,17 +150,17 @@ macro_rules! registry {
         pub fn plan_all(all: &AllArgs) -> Result<Vec<Planned>, CliError> {
             let known: Vec<&str> = [$(<$ty as Experiment>::variant_labels(),)*].concat();
             check_mixed_labels(&all.shared.variants, &known, &[
-                $((<$ty as Experiment>::NAME, <$ty as Experiment>::variant_labels()),)*
+                $((<$ty>::NAME, <$ty as Experiment>::variant_labels()),)*
             ])?;
             Ok(vec![$(Planned::$variant(
-                <$ty as Experiment>::plan_in_all(&all.shared, &all.experiments.$field)?
+                Plan::in_all(&all.shared, &all.experiments.$field)?
             ),)*])
         }
 
         impl Planned {
             pub fn name(&self) -> &'static str {
                 match self {
-                    $(Planned::$variant(_) => <$ty as Experiment>::NAME,)*
+                    $(Planned::$variant(_) => <$ty>::NAME,)*
                 }
             }
 
@@ -170,10 +171,11 @@ macro_rules! registry {
                 }
             }
 
-            /// The modules the experiment will load.
+            /// The modules the experiment will load (every plan says where its kernels come
+            /// from in its `sources`).
             pub fn modules(&self) -> ModuleNames {
                 match self {
-                    $(Planned::$variant(p) => p.modules(),)*
+                    $(Planned::$variant(p) => p.sources.names(),)*
                 }
             }
 
@@ -202,7 +204,7 @@ macro_rules! registry {
             /// Every experiment in order, with its table when it ran.
             pub fn sections(&self) -> Vec<Section> {
                 vec![$(Section {
-                    name: <$ty as Experiment>::NAME,
+                    name: <$ty>::NAME,
                     number: <$ty>::NUMBER,
                     heading: numbered(<$ty>::NUMBER, <$ty as Experiment>::SECTION),
                     table: self.$field.as_ref().map(|o| {
@@ -220,7 +222,7 @@ macro_rules! registry {
                 $(if let Some(o) = &self.$field {
                     out.extend(<$ty as Experiment>::failed_checks(o)
                         .into_iter()
-                        .map(|f| format!("{} {f}", <$ty as Experiment>::NAME)));
+                        .map(|f| format!("{} {f}", <$ty>::NAME)));
                 })*
                 out
             }
@@ -248,7 +250,7 @@ macro_rules! registry {
         ) -> Vec<(&'static str, String, Figure)> {
             let mut out = Vec::new();
             $({
-                let plotted: Vec<PlotRun<'_, <$ty as Experiment>::Output>> = runs
+                let plotted: Vec<PlotRun<'_, OutputOf<$ty>>> = runs
                     .iter()
                     .filter_map(|(name, compare_name, r)| {
                         r.$field.as_ref().map(|output| PlotRun {
@@ -260,7 +262,7 @@ macro_rules! registry {
                     })
                     .collect();
                 for (stem, f) in <$ty as Experiment>::figures(&plotted) {
-                    out.push((<$ty as Experiment>::NAME, stem, f));
+                    out.push((<$ty>::NAME, stem, f));
                 }
             })*
             out

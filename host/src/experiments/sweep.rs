@@ -9,17 +9,24 @@ use std::fmt::Debug;
 use indicatif::ProgressBar;
 use kernels_gpu::abi::Param;
 
-use super::contract::{self, ModuleNames};
+use super::contract::{self, Output};
 use super::error::ExperimentError;
 use super::module_source::{plan_files, Kernels, Needs, Sources};
-use crate::flags::{CliError, ModuleFiles};
+use crate::flags::{CliError, ModuleFiles, Shared};
 
-/// A sweep's own flags: the entries it launches, and their parameter list.
+/// A sweep's own flags: the entries it launches and their parameter list, the sweep `host all`
+/// runs, and what the sweep gives.
 pub trait SweepFlags: clap::Args + clap::FromArgMatches + Clone + Debug + PartialEq {
     /// The parameter list of every entry.
     const SIGNATURE: &'static [Param];
+    /// The sweep's flags in `host all` (its other axes take their defaults there).
+    type AllArgs: clap::Args + Clone + Debug;
+    /// What running the sweep gives.
+    type Output: Output;
     /// Every entry the sweep may launch; an error names a flag value with no kernel.
     fn entries(&self) -> Result<Vec<&'static str>, CliError>;
+    /// The sweep `host all` runs.
+    fn in_all(args: &Self::AllArgs) -> Self;
 }
 
 /// A sweep experiment's subcommand: the sweep's flags and the module files.
@@ -41,7 +48,8 @@ pub struct Plan<S> {
 }
 
 impl<S: SweepFlags> Plan<S> {
-    pub fn new(sweep: S, files: &ModuleFiles) -> Result<Self, CliError> {
+    /// The plan of `sweep` with the kernels of `files`.
+    pub fn of(sweep: S, files: &ModuleFiles) -> Result<Self, CliError> {
         let entries = sweep.entries()?;
         let needs = Needs {
             entries: &entries,
@@ -53,8 +61,14 @@ impl<S: SweepFlags> Plan<S> {
 }
 
 impl<S: SweepFlags> contract::Plan for Plan<S> {
-    fn modules(&self) -> ModuleNames {
-        self.sources.names()
+    type Args = Args<S>;
+    type AllArgs = S::AllArgs;
+    type Output = S::Output;
+    fn new(args: &Args<S>) -> Result<Self, CliError> {
+        Self::of(args.sweep.clone(), &args.modules)
+    }
+    fn in_all(shared: &Shared, args: &S::AllArgs) -> Result<Self, CliError> {
+        Self::of(S::in_all(args), &shared.module_files())
     }
 }
 

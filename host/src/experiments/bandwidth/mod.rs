@@ -10,7 +10,7 @@ use kernels_gpu::variants::{MemcpyParams, MemcpyVariant, MEMCPY};
 pub use row::{Bandwidth, CopyRow};
 
 use super::cells;
-use super::contract::{self, table_order, Experiment, ModuleNames, Numbered, RunContext, GBPS};
+use super::contract::{self, table_order, Experiment, Registered, RunContext, GBPS};
 use super::copy::{check_fits, copy_gbps, CopyBuffers};
 use super::error::{ExperimentError, InVariant};
 use super::measured::Measured;
@@ -59,8 +59,15 @@ pub struct Plan {
 }
 
 impl contract::Plan for Plan {
-    fn modules(&self) -> ModuleNames {
-        self.sources.names()
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Output = Bandwidth;
+    fn new(a: &Args) -> Result<Plan, CliError> {
+        planned(&a.variants, a.size.copy_mib, &a.modules)
+    }
+    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let own = own_labels(&s.variants, &Spec::variant_labels());
+        planned(&own, a.size.copy_mib, &s.module_files())
     }
     fn record(&self, meta: &mut RunMeta) {
         meta.copy_bytes = self.bytes;
@@ -68,26 +75,12 @@ impl contract::Plan for Plan {
 }
 
 impl Experiment for Spec {
-    const NAME: &'static str = "bandwidth";
     const ABOUT: &'static str = "bandwidth vs occupancy (strided copies held at 2 blocks/SM)";
     const SECTION: &'static str = "bandwidth vs occupancy (strided copy)";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
     type Plan = Plan;
-    type Output = Bandwidth;
 
     fn variant_labels() -> Vec<&'static str> {
         MEMCPY.iter().map(|v| v.label).collect()
-    }
-
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        planned(&a.variants, a.size.copy_mib, &a.modules)
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let own = own_labels(&s.variants, &Self::variant_labels());
-        planned(&own, a.size.copy_mib, &s.module_files())
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Bandwidth, ExperimentError> {

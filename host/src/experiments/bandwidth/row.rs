@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::contract::{Output, Rate, Row, GBPS};
+use crate::experiments::contract::{row, Output, GBPS};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
@@ -40,18 +40,7 @@ pub struct CopyRow {
     pub measured: Measured,
 }
 
-impl Row for CopyRow {
-    const RATE: Rate = GBPS;
-    fn label(&self) -> String {
-        self.variant.clone()
-    }
-    fn measured(&self) -> &Measured {
-        &self.measured
-    }
-    fn figures(&self) -> (f64, f64) {
-        (self.gbps, self.occupancy)
-    }
-}
+row!(CopyRow, GBPS, gbps, |r| r.variant.clone());
 
 impl Output for Bandwidth {
     type Row = CopyRow;

@@ -28,13 +28,13 @@ use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
 pub use row::{Ilp, IlpRow};
 
-use super::contract::{Experiment, RunContext, GFLOPS};
+use super::contract::{Experiment, Registered, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::sweep::{self, SweepFlags};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{CliError, Shared};
+use crate::flags::CliError;
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
@@ -125,6 +125,16 @@ impl SweepArgs {
 
 impl SweepFlags for SweepArgs {
     const SIGNATURE: &'static [Param] = FmaParams::PARAMS;
+    type AllArgs = AllArgs;
+    type Output = Ilp;
+    /// Every ILP at the warps targets asked for.
+    fn in_all(a: &AllArgs) -> Self {
+        SweepArgs {
+            ilp: ilps(),
+            warps_per_sm: a.ilp_warps_per_sm.clone(),
+            target_cycles: DEFAULT_TARGET_CYCLES,
+        }
+    }
     fn entries(&self) -> Result<Vec<&'static str>, CliError> {
         self.validate().map_err(|e| CliError::Flag(e.to_string()))?;
         Ok(self
@@ -142,33 +152,15 @@ pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
 }
 
 impl Experiment for Spec {
-    const NAME: &'static str = "ilp";
     const ABOUT: &'static str = "FP32 throughput vs warps per SM and ILP (Volkov's table)";
     const SECTION: &'static str = "instruction-level parallelism vs occupancy";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
     type Plan = Plan;
-    type Output = Ilp;
 
     fn help() -> String {
         format!(
             "FMA kernels (entries fma_ilp{{ILP}}) for ILP {}",
             built_ilps()
         )
-    }
-
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        Plan::new(a.sweep.clone(), &a.modules)
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let sweep = SweepArgs {
-            ilp: ilps(),
-            warps_per_sm: a.ilp_warps_per_sm.clone(),
-            target_cycles: DEFAULT_TARGET_CYCLES,
-        };
-        Plan::new(sweep, &s.module_files())
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {

@@ -3,7 +3,7 @@
 
 use super::row::{IlpRow, VOLKOV_FRACTION};
 use super::Spec;
-use crate::experiments::contract::Numbered;
+use crate::experiments::contract::Registered;
 use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
 /// % of peak over warps/SM (log x: the warps double along the sweep), one series per ILP in

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::plan::Layout;
-use crate::experiments::contract::{Output, Rate, Row, GFLOPS};
+use crate::experiments::contract::{row, Output, GFLOPS};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
@@ -34,21 +34,13 @@ pub struct IlpRow {
     pub measured: Measured,
 }
 
-impl Row for IlpRow {
-    const RATE: Rate = GFLOPS;
-    fn label(&self) -> String {
-        format!("ILP {} at {} warps/SM", self.ilp, self.warps_per_sm)
-    }
-    fn measured(&self) -> &Measured {
-        &self.measured
-    }
-    fn figures(&self) -> (f64, f64) {
-        (self.gflops, self.occupancy)
-    }
-    fn merge_key(&self) -> String {
-        format!("ILP {} x{} warps", self.ilp, self.warps_per_sm)
-    }
-}
+row!(
+    IlpRow,
+    GFLOPS,
+    gflops,
+    |r| format!("ILP {} at {} warps/SM", r.ilp, r.warps_per_sm),
+    merge_key: |r| format!("ILP {} x{} warps", r.ilp, r.warps_per_sm)
+);
 
 impl Output for Ilp {
     type Row = IlpRow;

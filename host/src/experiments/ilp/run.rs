@@ -15,7 +15,7 @@ use super::reference::{check_fma, ChainTable, DEFAULT_A, DEFAULT_B};
 use super::row::{volkov_table, Ilp, IlpRow, VOLKOV_FRACTION};
 use super::{kernel as fma_kernel, Plan, Spec, SweepArgs, UnknownIlp};
 use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel, Launch as KernelLaunch, LaunchShape};
-use crate::experiments::contract::{Experiment, RunContext};
+use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::ExperimentError;
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::{Measurement, Peak};

@@ -40,7 +40,7 @@ use super::sweep::{self, SweepFlags};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{CliError, Shared, MAX_COPY_MIB};
+use crate::flags::{CliError, MAX_COPY_MIB};
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
@@ -208,38 +208,14 @@ impl SweepArgs {
 
 impl SweepFlags for SweepArgs {
     const SIGNATURE: &'static [Param] = MemcpyParams::PARAMS;
+    type AllArgs = AllArgs;
+    type Output = Inflight;
     fn entries(&self) -> Result<Vec<&'static str>, CliError> {
         Ok(self.grid_entries())
     }
-}
-
-impl Experiment for Spec {
-    const NAME: &'static str = "inflight";
-    const ABOUT: &'static str =
-        "bytes in flight vs occupancy (the memcpy grid against Little's law)";
-    const SECTION: &'static str = "bytes in flight vs occupancy";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
-    type Plan = Plan;
-    type Output = Inflight;
-
-    fn help() -> String {
-        format!(
-            "The memcpy grid (entries memcpy_t{{T}}_l{{L}}_w{{W}}): threads {:?}, loads {:?}, \
-             widths {:?}",
-            grid_threads(),
-            grid_loads(),
-            grid_widths()
-        )
-    }
-
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        Plan::new(a.sweep.clone(), &a.modules)
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let sweep = SweepArgs {
+    /// The whole grid at the loads, warps targets and copy size asked for.
+    fn in_all(a: &AllArgs) -> Self {
+        SweepArgs {
             threads: grid_threads(),
             loads: a.inflight_loads.clone(),
             widths: grid_widths(),
@@ -249,8 +225,24 @@ impl Experiment for Spec {
             copy_mib: a.inflight_copy_mib,
             chase_mib: None,
             chase_steps: DEFAULT_CHASE_STEPS,
-        };
-        Plan::new(sweep, &s.module_files())
+        }
+    }
+}
+
+impl Experiment for Spec {
+    const ABOUT: &'static str =
+        "bytes in flight vs occupancy (the memcpy grid against Little's law)";
+    const SECTION: &'static str = "bytes in flight vs occupancy";
+    type Plan = Plan;
+
+    fn help() -> String {
+        format!(
+            "The memcpy grid (entries memcpy_t{{T}}_l{{L}}_w{{W}}): threads {:?}, loads {:?}, \
+             widths {:?}",
+            grid_threads(),
+            grid_loads(),
+            grid_widths()
+        )
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {

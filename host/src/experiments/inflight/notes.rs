@@ -8,7 +8,7 @@ use kernels_gpu::variants::MemcpyVariant;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::row::{usable, InflightRow};
 use super::Spec;
-use crate::experiments::contract::Numbered;
+use crate::experiments::contract::Registered;
 
 /// The median of `v` (the mean of the middle two for an even count); `None` when empty.
 pub(super) fn median(mut v: Vec<f64>) -> Option<f64> {

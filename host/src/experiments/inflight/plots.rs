@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::model::LittlesLaw;
 use super::row::{Inflight, InflightRow};
 use super::Spec;
-use crate::experiments::contract::Numbered;
+use crate::experiments::contract::Registered;
 use crate::figure::{Figure, Heatmap, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
 /// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among

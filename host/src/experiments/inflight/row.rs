@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::chase::Latency;
 use super::grid::Point;
 use super::model::LittlesLaw;
-use crate::experiments::contract::{Output, Rate, Row, GBPS};
+use crate::experiments::contract::{row, Output, GBPS};
 use crate::experiments::measured::Measured;
 use crate::experiments::spills::Spills;
 use crate::results::Timing;
@@ -55,22 +55,13 @@ pub fn usable(rows: &[InflightRow]) -> impl Iterator<Item = &InflightRow> {
 /// How the table and the notes show a point whose build keeps values in local memory.
 pub const SPILLS_NOTE: &str = "spills: not all loads in flight";
 
-impl Row for InflightRow {
-    const RATE: Rate = GBPS;
-    fn label(&self) -> String {
-        format!("{} at {} blocks/SM", self.entry, self.blocks_per_sm)
-    }
-    fn measured(&self) -> &Measured {
-        &self.measured
-    }
-    fn figures(&self) -> (f64, f64) {
-        (self.gbps, self.occupancy)
-    }
-    /// Every point keyed by its entry and residency.
-    fn merge_key(&self) -> String {
-        format!("{} x{}", self.entry, self.blocks_per_sm)
-    }
-}
+row!(
+    InflightRow,
+    GBPS,
+    gbps,
+    |r| format!("{} at {} blocks/SM", r.entry, r.blocks_per_sm),
+    merge_key: |r| format!("{} x{}", r.entry, r.blocks_per_sm)
+);
 
 impl Output for Inflight {
     type Row = InflightRow;

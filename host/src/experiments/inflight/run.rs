@@ -16,7 +16,7 @@ use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw
 use super::row::{headline, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
 use super::{Plan, Spec, CHASE_L2_MULTIPLE};
 use crate::cuda::{Gpu, Launch, LaunchShape};
-use crate::experiments::contract::{Experiment, RunContext};
+use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::copy::{check_fits, copy_gbps, CopyBuffers, MAX_GRID_X};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::inputs::Rng;

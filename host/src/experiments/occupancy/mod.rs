@@ -13,7 +13,7 @@ use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 pub use row::{CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
 
 use super::cells;
-use super::contract::{self, table_order, Experiment, ModuleNames, Numbered, RunContext, GFLOPS};
+use super::contract::{self, table_order, Experiment, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::{gflops, GemmBuffers};
 use super::gemm_check;
@@ -74,8 +74,17 @@ pub struct Plan {
 }
 
 impl contract::Plan for Plan {
-    fn modules(&self) -> ModuleNames {
-        self.sources.names()
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Output = GemmRun;
+    fn new(a: &Args) -> Result<Plan, CliError> {
+        let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
+        plan_with(variants, a.gemm.size, &a.modules, !a.no_cublas)
+    }
+    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let own = own_labels(&s.variants, &Spec::variant_labels());
+        let variants = select(&own, GEMM, |v| v.label, "GEMM")?;
+        plan_with(variants, s.gemm.size, &s.module_files(), !a.no_cublas)
     }
     fn record(&self, meta: &mut RunMeta) {
         meta.set_gemm(self.size);
@@ -83,14 +92,9 @@ impl contract::Plan for Plan {
 }
 
 impl Experiment for Spec {
-    const NAME: &'static str = "occupancy";
     const ABOUT: &'static str = "occupancy vs throughput (the SGEMM variants)";
     const SECTION: &'static str = "occupancy vs throughput (GEMM tiles)";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
     type Plan = Plan;
-    type Output = GemmRun;
 
     fn variant_labels() -> Vec<&'static str> {
         GEMM.iter().map(|v| v.label).collect()
@@ -103,17 +107,6 @@ impl Experiment for Spec {
             Self::variant_labels().join(", "),
             gemm_check::help()
         )
-    }
-
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
-        plan_with(variants, a.gemm.size, &a.modules, !a.no_cublas)
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let own = own_labels(&s.variants, &Self::variant_labels());
-        let variants = select(&own, GEMM, |v| v.label, "GEMM")?;
-        plan_with(variants, s.gemm.size, &s.module_files(), !a.no_cublas)
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<GemmRun, ExperimentError> {

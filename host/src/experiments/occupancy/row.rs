@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::contract::{Output, Rate, Row, GFLOPS};
+use crate::experiments::contract::{row, Output, GFLOPS};
 use crate::experiments::measured::{push_failed, Measured};
 use crate::results::{Check, Timing};
 
@@ -154,18 +154,7 @@ impl From<GemmRun> for Stored {
     }
 }
 
-impl Row for GemmRow {
-    const RATE: Rate = GFLOPS;
-    fn label(&self) -> String {
-        self.variant.clone()
-    }
-    fn measured(&self) -> &Measured {
-        &self.measured
-    }
-    fn figures(&self) -> (f64, f64) {
-        (self.gflops, self.occupancy)
-    }
-}
+row!(GemmRow, GFLOPS, gflops, |r| r.variant.clone());
 
 impl Output for GemmRun {
     type Row = GemmRow;

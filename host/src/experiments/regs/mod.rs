@@ -10,7 +10,7 @@ use kernels_gpu::variants::{GemmParams, REGS};
 pub use row::RegsRow;
 
 use super::cells;
-use super::contract::{self, Experiment, ModuleNames, Numbered, RunContext, GFLOPS};
+use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
 use super::gemm_check;
@@ -75,8 +75,18 @@ pub struct Plan {
 }
 
 impl contract::Plan for Plan {
-    fn modules(&self) -> ModuleNames {
-        self.sources.names()
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Output = Vec<RegsRow>;
+    fn new(a: &Args) -> Result<Plan, CliError> {
+        let module = ("--module", &a.module);
+        let compare = ("--compare", &a.compare);
+        planned(&a.caps, a.gemm.size, module, compare, &a.compare_label)
+    }
+    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let module = ("--module-caps", &a.module_caps);
+        let compare = ("--compare-caps", &a.compare_caps);
+        planned(&a.caps, s.gemm.size, module, compare, &s.compare_label)
     }
     fn record(&self, meta: &mut RunMeta) {
         meta.set_gemm(self.size);
@@ -217,14 +227,9 @@ fn measure_cap(
 }
 
 impl Experiment for Spec {
-    const NAME: &'static str = "regs";
     const ABOUT: &'static str = "register pressure (one SGEMM variant under each register cap)";
     const SECTION: &'static str = "register cap vs throughput";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
     type Plan = Plan;
-    type Output = Vec<RegsRow>;
 
     /// The variant it caps, the caps the built-in kernels were built for, and the check.
     fn help() -> String {
@@ -234,18 +239,6 @@ impl Experiment for Spec {
             super::module_source::builtin_caps(),
             gemm_check::help()
         )
-    }
-
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        let module = ("--module", &a.module);
-        let compare = ("--compare", &a.compare);
-        planned(&a.caps, a.gemm.size, module, compare, &a.compare_label)
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let module = ("--module-caps", &a.module_caps);
-        let compare = ("--compare-caps", &a.compare_caps);
-        planned(&a.caps, s.gemm.size, module, compare, &s.compare_label)
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::contract::{Rate, Row, GFLOPS};
+use crate::experiments::contract::{row, GFLOPS};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
@@ -29,15 +29,4 @@ pub struct RegsRow {
     pub measured: Measured,
 }
 
-impl Row for RegsRow {
-    const RATE: Rate = GFLOPS;
-    fn label(&self) -> String {
-        format!("cap {}", self.cap)
-    }
-    fn measured(&self) -> &Measured {
-        &self.measured
-    }
-    fn figures(&self) -> (f64, f64) {
-        (self.gflops, self.occupancy)
-    }
-}
+row!(RegsRow, GFLOPS, gflops, |r| format!("cap {}", r.cap));
