@@ -64,6 +64,18 @@ pub struct Sources<K> {
     pub label: Option<String>,
 }
 
+impl<K> Sources<K> {
+    /// Ours, and the compared module with its label when there is one.
+    pub fn new(ours: K, theirs: Option<(K, String)>) -> Self {
+        let (theirs, label) = theirs.unzip();
+        Sources {
+            ours,
+            theirs,
+            label,
+        }
+    }
+}
+
 impl<K: DescribeModule> Sources<K> {
     /// The modules' names, for the run's record.
     pub fn names(&self) -> ModuleNames {
@@ -136,19 +148,12 @@ pub fn plan_files(files: &ModuleFiles, needs: Needs<'_>) -> Result<Sources<Kerne
         Some(p) => file("--module", p)?,
         None => Kernels::Builtin,
     };
-    let theirs = match &files.compare {
-        Some(p) => Some((
-            file("--compare", p)?,
-            default_label(&files.compare_label, p),
-        )),
-        None => None,
-    };
-    let (theirs, label) = theirs.unzip();
-    Ok(Sources {
-        ours,
-        theirs,
-        label,
-    })
+    let theirs = files.compare.as_ref().map(|p| {
+        let label = default_label(&files.compare_label, p);
+        file("--compare", p).map(|k| (k, label))
+    });
+    let theirs = theirs.transpose()?;
+    Ok(Sources::new(ours, theirs))
 }
 
 /// Per-cap folders checked for every cap asked for: a folder must hold exactly one module per
@@ -188,12 +193,7 @@ pub fn plan_folders(
         Some(dir) => Some((folder(compare_flag, dir)?, default_label(label, dir))),
         None => None,
     };
-    let (theirs, label) = theirs.unzip();
-    Ok(Sources {
-        ours,
-        theirs,
-        label,
-    })
+    Ok(Sources::new(ours, theirs))
 }
 
 /// The compiler's resource report for a module's entries, and where it came from.

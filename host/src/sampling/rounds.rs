@@ -312,15 +312,17 @@ mod tests {
         );
     }
 
+    /// A fixed plan of `samples` samples of `iters` launches.
+    fn fixed(iters: u32, samples: u32) -> SamplingConfig {
+        SamplingConfig {
+            plan: SamplingPlan::Fixed(TimingPlan { iters, samples }),
+            ..SamplingConfig::default()
+        }
+    }
+
     #[test]
     fn a_fixed_plan_takes_exactly_its_samples() {
-        let config = SamplingConfig {
-            plan: SamplingPlan::Fixed(TimingPlan {
-                iters: 50,
-                samples: 7,
-            }),
-            ..SamplingConfig::default()
-        };
+        let config = fixed(50, 7);
         let g = simulate(&config, true, 0.5, 1);
         assert_eq!((g.sides_ms[0].len(), g.sides_ms[1].len()), (7, 7));
         assert_eq!(g.stop, Stop::Planned);
@@ -331,13 +333,9 @@ mod tests {
     #[test]
     fn a_clock_drop_is_flagged_on_the_figure() {
         let config = SamplingConfig {
-            plan: SamplingPlan::Fixed(TimingPlan {
-                iters: 1,
-                samples: 4,
-            }),
             clock_every: 2,
             reference_clock_mhz: Some(1980),
-            ..SamplingConfig::default()
+            ..fixed(1, 4)
         };
         let readings = Cell::new(0u32);
         let g = sample_loop::<Infallible>(

@@ -16,6 +16,16 @@ pub struct Bandwidth {
     pub rows: Vec<CopyRow>,
 }
 
+impl Output for Bandwidth {
+    type Row = CopyRow;
+    fn rows(&self) -> &[CopyRow] {
+        &self.rows
+    }
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        Some(("copy reference", self.reference_gbps))
+    }
+}
+
 /// Experiment 2, one memcpy variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CopyRow {
@@ -41,13 +51,3 @@ pub struct CopyRow {
 }
 
 row!(CopyRow, GBPS, gbps, |r| r.variant.clone());
-
-impl Output for Bandwidth {
-    type Row = CopyRow;
-    fn rows(&self) -> &[CopyRow] {
-        &self.rows
-    }
-    fn reference(&self) -> Option<(&'static str, f64)> {
-        Some(("copy reference", self.reference_gbps))
-    }
-}

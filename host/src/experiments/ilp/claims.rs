@@ -72,7 +72,7 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
 pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
     let low: Vec<&IlpRow> = rows
         .iter()
-        .filter(|r| r.checked() && r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS)
+        .filter(|r| r.measured.checked() && r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS)
         .collect();
     let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
     let holds = if outcomes.contains(&Some(true)) {
@@ -126,7 +126,7 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
 pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
     let full: Vec<&IlpRow> = rows
         .iter()
-        .filter(|r| r.checked() && r.ilp == 1 && r.occupancy >= 1.0 - EPS)
+        .filter(|r| r.measured.checked() && r.ilp == 1 && r.occupancy >= 1.0 - EPS)
         .collect();
     let holds = all_of(full.iter().map(|r| reaches(r).map(|reached| !reached)));
     let best = full

@@ -17,7 +17,7 @@ pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
         .map(|&ilp| {
             let mut points: Vec<LabelledPoint> = rows
                 .iter()
-                .filter(|r| r.ilp == ilp && r.checked())
+                .filter(|r| r.ilp == ilp && r.measured.checked())
                 .map(|r| LabelledPoint {
                     x: f64::from(r.warps_per_sm),
                     y: r.fraction_of_peak * 100.0,

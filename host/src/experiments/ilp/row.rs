@@ -42,20 +42,6 @@ row!(
     merge_key: |r| format!("ILP {} x{} warps", r.ilp, r.warps_per_sm)
 );
 
-impl Output for Ilp {
-    type Row = IlpRow;
-    fn rows(&self) -> &[IlpRow] {
-        &self.rows
-    }
-}
-
-impl IlpRow {
-    /// Usable for conclusions: the chains were right (ours, and theirs when compared).
-    pub fn checked(&self) -> bool {
-        self.measured.checked()
-    }
-}
-
 /// One line of Volkov's table: the fewest warps per SM at which `ilp` reaches the fraction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VolkovLine {
@@ -75,7 +61,10 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
     ilps.dedup();
     ilps.into_iter()
         .map(|ilp| {
-            let of = || rows.iter().filter(move |r| r.ilp == ilp && r.checked());
+            let of = || {
+                rows.iter()
+                    .filter(move |r| r.ilp == ilp && r.measured.checked())
+            };
             let best = of()
                 .filter(|r| r.fraction_of_peak >= fraction)
                 .min_by_key(|r| r.warps_per_sm);
@@ -99,6 +88,13 @@ pub struct Ilp {
     pub volkov: Vec<VolkovLine>,
     /// Points that could not be placed, with the reason.
     pub skipped: Vec<String>,
+}
+
+impl Output for Ilp {
+    type Row = IlpRow;
+    fn rows(&self) -> &[IlpRow] {
+        &self.rows
+    }
 }
 
 #[cfg(test)]

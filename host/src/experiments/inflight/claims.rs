@@ -25,8 +25,11 @@ pub const MIN_BINS: usize = 3;
 
 /// What was left out of a claim, in words ("" when nothing was).
 fn left_out(rows: &[InflightRow]) -> String {
-    let failed = rows.iter().filter(|r| !r.checked()).count();
-    let spilled = rows.iter().filter(|r| r.checked() && r.spilled()).count();
+    let failed = rows.iter().filter(|r| !r.measured.checked()).count();
+    let spilled = rows
+        .iter()
+        .filter(|r| r.measured.checked() && r.spilled())
+        .count();
     let mut parts = Vec::new();
     if spilled > 0 {
         parts.push(format!("{spilled} spilling points ({SPILLS_NOTE})"));

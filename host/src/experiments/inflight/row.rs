@@ -63,27 +63,7 @@ row!(
     merge_key: |r| format!("{} x{}", r.entry, r.blocks_per_sm)
 );
 
-impl Output for Inflight {
-    type Row = InflightRow;
-    fn rows(&self) -> &[InflightRow] {
-        &self.rows
-    }
-    fn reference(&self) -> Option<(&'static str, f64)> {
-        Some(("copy reference", self.copy.gbps))
-    }
-    fn other_failures(&self) -> Vec<String> {
-        let chase = &self.latency.check;
-        let failed = (!chase.passed).then(|| format!("latency: {}", chase.what));
-        failed.into_iter().collect()
-    }
-}
-
 impl InflightRow {
-    /// Usable for conclusions: the copy was right (ours, and theirs when compared).
-    pub fn checked(&self) -> bool {
-        self.measured.checked()
-    }
-
     /// Our build keeps values in local memory (spills, or a stack frame): its loads cannot all be
     /// held in the registers its block size allows, so not all of them are in flight together
     /// and `bytes_in_flight_per_sm` overstates what the point holds. False where the run
@@ -99,7 +79,7 @@ impl InflightRow {
 
     /// Usable for conclusions about bytes in flight: checked, and our build does not spill.
     pub fn usable(&self) -> bool {
-        self.checked() && !self.spilled()
+        self.measured.checked() && !self.spilled()
     }
 }
 
@@ -209,6 +189,21 @@ pub struct Inflight {
     pub headline: Headline,
 }
 
+impl Output for Inflight {
+    type Row = InflightRow;
+    fn rows(&self) -> &[InflightRow] {
+        &self.rows
+    }
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        Some(("copy reference", self.copy.gbps))
+    }
+    fn other_failures(&self) -> Vec<String> {
+        let chase = &self.latency.check;
+        let failed = (!chase.passed).then(|| format!("latency: {}", chase.what));
+        failed.into_iter().collect()
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -308,7 +303,7 @@ pub(crate) mod tests {
     #[test]
     fn a_spilling_point_never_makes_a_headline() {
         let spills = spilling(row(1024, 2, 512, 0.99), 792, 800);
-        assert!(spills.checked() && spills.spilled() && !spills.usable());
+        assert!(spills.measured.checked() && spills.spilled() && !spills.usable());
         let rows = vec![spills, row(256, 1, 64, 0.96)];
         assert_eq!(
             least_occupancy_reaching(&rows, 0.95).unwrap().warps_per_sm,

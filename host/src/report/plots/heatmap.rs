@@ -19,6 +19,16 @@ fn ramp(t: f64) -> RGBColor {
     RGBColor(mix(r0, r1), mix(g0, g1), mix(b0, b1))
 }
 
+/// The label of the cell whose middle is at `v` on an axis of cells one unit wide (ticks fall
+/// on cell edges and middles; only the middles are labelled).
+fn cell_tick(ticks: &[String], v: f64) -> String {
+    if (v - v.floor() - 0.5).abs() < 1e-6 {
+        ticks.get(v.floor() as usize).cloned().unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
+
 /// Draws a heatmap to `path` (SVG): one coloured, labelled rectangle per measured cell.
 pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
     let (nx, ny) = (h.x_ticks.len().max(1), h.y_ticks.len().max(1));
@@ -44,22 +54,8 @@ pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
         .y_label_area_size(70)
         .build_cartesian_2d(0.0..nx as f64, 0.0..ny as f64)
         .map_err(|e| plot_error(path, e))?;
-    let x_tick = |v: &f64| {
-        let i = v.floor() as usize;
-        if (v - v.floor() - 0.5).abs() < 1e-6 {
-            h.x_ticks.get(i).cloned().unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
-    let y_tick = |v: &f64| {
-        let i = v.floor() as usize;
-        if (v - v.floor() - 0.5).abs() < 1e-6 {
-            h.y_ticks.get(i).cloned().unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
+    let x_tick = |v: &f64| cell_tick(&h.x_ticks, *v);
+    let y_tick = |v: &f64| cell_tick(&h.y_ticks, *v);
     chart
         .configure_mesh()
         .disable_mesh()

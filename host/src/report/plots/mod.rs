@@ -12,6 +12,7 @@ mod regs;
 use std::ops::Range;
 use std::path::Path;
 
+use plotters::chart::MeshStyle;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -91,6 +92,23 @@ fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
     (lo - span * frac)..(hi + span * frac)
 }
 
+/// The mesh of every plot with axes: axis words and tick labels in the plot's fonts, eight
+/// labelled y ticks, light grid lines.
+fn house_style<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged,
+    Y: Ranged,
+    DB: DrawingBackend,
+{
+    mesh.axis_desc_style(font(AXIS_DESC_SIZE))
+        .label_style(font(TICK_SIZE))
+        .y_labels(8)
+        .light_line_style(RGBColor(246, 246, 246))
+        .bold_line_style(RGBColor(215, 215, 215))
+}
+
 /// Draws a labelled scatter/line plot to `path` (SVG).
 pub fn scatter(plot: &ScatterPlot, path: &Path) -> Result<(), ReportError> {
     let xs: Vec<f64> = plot
@@ -168,21 +186,16 @@ where
         }
     };
     let y_fmt = |v: &f64| tick(*v);
-    chart
-        .configure_mesh()
+    let mut mesh = chart.configure_mesh();
+    house_style(&mut mesh)
         .x_desc(&plot.x_label)
         .y_desc(&plot.y_label)
-        .axis_desc_style(font(AXIS_DESC_SIZE))
-        .label_style(font(TICK_SIZE))
         .x_labels(match plot.x_scale {
             XScale::Linear => 8,
             XScale::Log => 16,
         })
-        .y_labels(8)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .light_line_style(RGBColor(246, 246, 246))
-        .bold_line_style(RGBColor(215, 215, 215))
         .draw()
         .map_err(err)?;
 

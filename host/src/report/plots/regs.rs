@@ -7,8 +7,8 @@ use plotters::prelude::*;
 
 use super::labels::{draw_legend, draw_point_labels, LegendMark, Placer, Rect};
 use super::{
-    colour, draw_points, font, headroom, min_max, plot_error, AXIS_DESC_SIZE, HEIGHT, TICK_SIZE,
-    TITLE_SIZE, WIDTH,
+    colour, draw_points, font, headroom, house_style, min_max, plot_error, AXIS_DESC_SIZE, HEIGHT,
+    TICK_SIZE, TITLE_SIZE, WIDTH,
 };
 use crate::figure::{tick, RegsSeries};
 use crate::report::error::ReportError;
@@ -51,18 +51,13 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
         .map_err(err)?
         .set_secondary_coord(x_range.clone(), 0.0..y2_max);
     let fmt = |v: &f64| tick(*v);
-    chart
-        .configure_mesh()
+    let mut mesh = chart.configure_mesh();
+    house_style(&mut mesh)
         .x_desc("Register cap (registers/thread)")
         .y_desc("GFLOP/s (lines)")
-        .axis_desc_style(font(AXIS_DESC_SIZE))
-        .label_style(font(TICK_SIZE))
         .x_labels(10)
-        .y_labels(8)
         .x_label_formatter(&fmt)
         .y_label_formatter(&fmt)
-        .light_line_style(RGBColor(246, 246, 246))
-        .bold_line_style(RGBColor(215, 215, 215))
         .draw()
         .map_err(err)?;
     chart
