@@ -57,24 +57,13 @@ fn few_threads_match_many(bw: Option<&Bandwidth>) -> Verdict {
         Ok(v) => v,
         Err(why) => return verdict(key, CLAIM_4, &rule, None, why),
     };
-    let few = ok
-        .iter()
-        .copied()
-        .min_by(|a, b| {
-            a.threads
-                .cmp(&b.threads)
-                .then(b.bytes_per_thread.cmp(&a.bytes_per_thread))
-        })
-        .expect("two rows");
-    let many = ok
-        .iter()
-        .copied()
-        .max_by(|a, b| {
-            a.threads
-                .cmp(&b.threads)
-                .then(b.bytes_per_thread.cmp(&a.bytes_per_thread))
-        })
-        .expect("two rows");
+    // By threads per block; among equal threads, more bytes in flight counts as fewer threads.
+    let order = |a: &&CopyRow, b: &&CopyRow| {
+        let fewer_bytes = b.bytes_per_thread.cmp(&a.bytes_per_thread);
+        a.threads.cmp(&b.threads).then(fewer_bytes)
+    };
+    let few = ok.iter().copied().min_by(order).expect("two rows");
+    let many = ok.iter().copied().max_by(order).expect("two rows");
     if few.threads == many.threads || few.bytes_per_thread <= many.bytes_per_thread {
         let why = format!(
             "no variant has both fewer threads and more bytes in flight than another ({} vs {})",

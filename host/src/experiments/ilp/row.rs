@@ -34,13 +34,8 @@ pub struct IlpRow {
     pub measured: Measured,
 }
 
-row!(
-    IlpRow,
-    GFLOPS,
-    gflops,
-    |r| format!("ILP {} at {} warps/SM", r.ilp, r.warps_per_sm),
-    merge_key: |r| format!("ILP {} x{} warps", r.ilp, r.warps_per_sm)
-);
+row!(IlpRow, GFLOPS, gflops, |r| format!("ILP {} at {} warps/SM", r.ilp, r.warps_per_sm),
+    merge_key: |r| format!("ILP {} x{} warps", r.ilp, r.warps_per_sm));
 
 /// One line of Volkov's table: the fewest warps per SM at which `ilp` reaches the fraction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -55,13 +55,8 @@ pub fn usable(rows: &[InflightRow]) -> impl Iterator<Item = &InflightRow> {
 /// How the table and the notes show a point whose build keeps values in local memory.
 pub const SPILLS_NOTE: &str = "spills: not all loads in flight";
 
-row!(
-    InflightRow,
-    GBPS,
-    gbps,
-    |r| format!("{} at {} blocks/SM", r.entry, r.blocks_per_sm),
-    merge_key: |r| format!("{} x{}", r.entry, r.blocks_per_sm)
-);
+row!(InflightRow, GBPS, gbps, |r| format!("{} at {} blocks/SM", r.entry, r.blocks_per_sm),
+    merge_key: |r| format!("{} x{}", r.entry, r.blocks_per_sm));
 
 impl InflightRow {
     /// Our build keeps values in local memory (spills, or a stack frame): its loads cannot all be
