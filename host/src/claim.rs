@@ -139,6 +139,50 @@ pub fn with_exclusions(evidence: String, failed: &[String]) -> String {
     }
 }
 
+/// A claim of the blog: its stable key, its words and the rule it is judged by.
+pub struct Claim {
+    pub key: &'static str,
+    pub claim: &'static str,
+    pub rule: String,
+}
+
+impl Claim {
+    pub fn new(key: &'static str, claim: &'static str, rule: String) -> Self {
+        Self { key, claim, rule }
+    }
+
+    /// The verdict `judge` reaches: its outcome and evidence, or NOT JUDGED with the reason it
+    /// gives instead.
+    pub fn judge(&self, judge: impl FnOnce() -> Result<(Option<bool>, String), String>) -> Verdict {
+        let (holds, evidence) = judge().unwrap_or_else(|why| (None, why));
+        verdict(self.key, self.claim, &self.rule, holds, evidence)
+    }
+}
+
+/// The comparisons a claim is judged by: each one's outcome and its words.
+#[derive(Debug, Default)]
+pub struct Comparisons {
+    outcomes: Vec<Option<bool>>,
+    words: Vec<String>,
+}
+
+impl Comparisons {
+    pub fn push(&mut self, outcome: Option<bool>, words: String) {
+        self.outcomes.push(outcome);
+        self.words.push(words);
+    }
+
+    /// Every comparison taken together ([`all_of`]).
+    pub fn outcome(&self) -> Option<bool> {
+        all_of(self.outcomes.iter().copied())
+    }
+
+    /// Each comparison's words, joined by `sep`.
+    pub fn words(&self, sep: &str) -> String {
+        self.words.join(sep)
+    }
+}
+
 /// A verdict on `claim` by `rule`; the registry sets its experiment's number.
 pub fn verdict(
     key: &'static str,

@@ -2,7 +2,7 @@
 
 use super::{GemmRow, GemmRun};
 use crate::claim::{
-    all_of, faster, pct, ratio, ratio_words, verdict, with_exclusions, with_interval_rule, Verdict,
+    all_of, faster, pct, ratio, ratio_words, with_exclusions, with_interval_rule, Claim, Verdict,
     FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
@@ -46,16 +46,17 @@ fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
 }
 
 pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
-    let key = "fastest-gemm-at-low-occupancy";
-    let rule = with_interval_rule(RULE_4);
-    let not_judged = |why: String| verdict(key, CLAIM_4, &rule, None, why);
-    let Some(run) = run else {
-        return not_judged(NOT_RUN.into());
-    };
+    let claim = Claim::new(
+        "fastest-gemm-at-low-occupancy",
+        CLAIM_4,
+        with_interval_rule(RULE_4),
+    );
+    claim.judge(|| {
+    let run = run.ok_or(NOT_RUN)?;
     let (ok, failed) = passing(&run.rows);
     let cublas = match &run.cublas {
         None => {
-            return not_judged(
+            return Err(
                 "cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
                  was timed)"
                     .into(),
@@ -63,7 +64,7 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
         }
         Some(c) => match c.measured() {
             None => {
-                return not_judged(with_exclusions(
+                return Err(with_exclusions(
                     format!("cuBLAS did not run: {}", super::cublas_reason(c)),
                     &failed,
                 ))
@@ -72,7 +73,7 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
         },
     };
     if ok.is_empty() {
-        return not_judged(with_exclusions(
+        return Err(with_exclusions(
             "no variant passed its check".into(),
             &failed,
         ));
@@ -88,7 +89,7 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
             cublas.gflops
         );
         if faster(&iv) != Some(true) {
-            return not_judged(with_exclusions(
+            return Err(with_exclusions(
                 format!(
                     "fastest of ours: {words}: cuBLAS is as fast or faster, and the lab does not read which \
                      kernel it runs, so its occupancy is unknown; not judged until its kernel \
@@ -133,13 +134,8 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
             ),
         )
     };
-    verdict(
-        key,
-        CLAIM_4,
-        &rule,
-        holds,
-        with_exclusions(format!("{against_cublas}; {rival}"), &failed),
-    )
+    Ok((holds, with_exclusions(format!("{against_cublas}; {rival}"), &failed)))
+    })
 }
 
 fn gemm_rows(rows: Option<&[GemmRow]>) -> Result<(Vec<&GemmRow>, Vec<String>), String> {
@@ -170,55 +166,51 @@ lies wholly above 1; DOES NOT HOLD when one of those variants is faster than B (
 wholly below 1).";
 
 pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
-    let key = "peak-below-max-occupancy";
-    let rule = with_interval_rule(RULE_1);
-    let (ok, failed) = match gemm_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, CLAIM_1, &rule, None, why),
-    };
-    let max_occ = ok.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
-    let min_occ = ok.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
-    if max_occ - min_occ < OCCUPANCY_EPS {
-        let why = format!(
-            "every variant runs at the same occupancy ({})",
-            pct(max_occ)
-        );
-        return verdict(key, CLAIM_1, &rule, None, with_exclusions(why, &failed));
-    }
-    let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) = ok
-        .iter()
-        .copied()
-        .partition(|r| max_occ - r.occupancy < OCCUPANCY_EPS);
-    let best = fastest(&below);
-    let mut outcomes = Vec::new();
-    let mut parts = Vec::new();
-    for t in &top {
-        let iv = speedup(best, t);
-        let o = faster(&iv);
-        outcomes.push(o);
-        parts.push(format!(
-            "{}, {} over it{}",
-            gf(t),
-            ratio_words(&iv),
-            match o {
-                Some(true) => "",
-                Some(false) => ": faster than B",
-                None => ": within noise",
-            }
-        ));
-    }
-    let evidence = format!(
-        "fastest below the highest occupancy (B): {}; at the highest occupancy: {}",
-        gf(best),
-        parts.join("; ")
-    );
-    verdict(
-        key,
+    let claim = Claim::new(
+        "peak-below-max-occupancy",
         CLAIM_1,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(evidence, &failed),
-    )
+        with_interval_rule(RULE_1),
+    );
+    claim.judge(|| {
+        let (ok, failed) = gemm_rows(rows)?;
+        let max_occ = ok.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
+        let min_occ = ok.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
+        if max_occ - min_occ < OCCUPANCY_EPS {
+            let why = format!(
+                "every variant runs at the same occupancy ({})",
+                pct(max_occ)
+            );
+            return Err(with_exclusions(why, &failed));
+        }
+        let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) = ok
+            .iter()
+            .copied()
+            .partition(|r| max_occ - r.occupancy < OCCUPANCY_EPS);
+        let best = fastest(&below);
+        let mut outcomes = Vec::new();
+        let mut parts = Vec::new();
+        for t in &top {
+            let iv = speedup(best, t);
+            let o = faster(&iv);
+            outcomes.push(o);
+            parts.push(format!(
+                "{}, {} over it{}",
+                gf(t),
+                ratio_words(&iv),
+                match o {
+                    Some(true) => "",
+                    Some(false) => ": faster than B",
+                    None => ": within noise",
+                }
+            ));
+        }
+        let evidence = format!(
+            "fastest below the highest occupancy (B): {}; at the highest occupancy: {}",
+            gf(best),
+            parts.join("; ")
+        );
+        Ok((all_of(outcomes), with_exclusions(evidence, &failed)))
+    })
 }
 
 const CLAIM_2: &str =
@@ -230,25 +222,26 @@ accumulators is faster: its GFLOP/s over the other's lies wholly above 1. DOES N
 one such ratio lies wholly below 1.";
 
 pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
-    let key = "more-accumulators-at-equal-occupancy";
-    let rule = with_interval_rule(RULE_2);
-    let (ok, failed) = match gemm_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, CLAIM_2, &rule, None, why),
-    };
-    let mut parts = Vec::new();
-    let mut outcomes = Vec::new();
-    for (i, a) in ok.iter().enumerate() {
-        for b in &ok[i + 1..] {
-            let (acc_a, acc_b) = (a.tm * a.tn, b.tm * b.tn);
-            if (a.occupancy - b.occupancy).abs() >= OCCUPANCY_EPS || acc_a == acc_b {
-                continue;
-            }
-            let (more, fewer) = if acc_a > acc_b { (a, b) } else { (b, a) };
-            let iv = speedup(more, fewer);
-            let o = faster(&iv);
-            outcomes.push(o);
-            parts.push(format!(
+    let claim = Claim::new(
+        "more-accumulators-at-equal-occupancy",
+        CLAIM_2,
+        with_interval_rule(RULE_2),
+    );
+    claim.judge(|| {
+        let (ok, failed) = gemm_rows(rows)?;
+        let mut parts = Vec::new();
+        let mut outcomes = Vec::new();
+        for (i, a) in ok.iter().enumerate() {
+            for b in &ok[i + 1..] {
+                let (acc_a, acc_b) = (a.tm * a.tn, b.tm * b.tn);
+                if (a.occupancy - b.occupancy).abs() >= OCCUPANCY_EPS || acc_a == acc_b {
+                    continue;
+                }
+                let (more, fewer) = if acc_a > acc_b { (a, b) } else { (b, a) };
+                let iv = speedup(more, fewer);
+                let o = faster(&iv);
+                outcomes.push(o);
+                parts.push(format!(
                 "at {}: {} ({} accumulators) {:.0} vs {} ({} accumulators) {:.0} GFLOP/s = {}{}",
                 pct(more.occupancy),
                 more.variant,
@@ -260,20 +253,15 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
                 ratio_words(&iv),
                 if o.is_none() { " (not judged)" } else { "" }
             ));
+            }
         }
-    }
-    if parts.is_empty() {
-        let why =
-            "no two variants share an occupancy with different accumulator counts".to_string();
-        return verdict(key, CLAIM_2, &rule, None, with_exclusions(why, &failed));
-    }
-    verdict(
-        key,
-        CLAIM_2,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(parts.join("; "), &failed),
-    )
+        if parts.is_empty() {
+            let why =
+                "no two variants share an occupancy with different accumulator counts".to_string();
+            return Err(with_exclusions(why, &failed));
+        }
+        Ok((all_of(outcomes), with_exclusions(parts.join("; "), &failed)))
+    })
 }
 
 const CLAIM_3: &str = "Past the peak, throughput falls as the tile grows towards the 255-register \
@@ -285,83 +273,72 @@ of the fastest variant's GFLOP/s (the interval of that ratio wholly below 0.5). 
 a step's interval lies wholly above 1, or the largest tile's wholly at or above 0.5.";
 
 pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
-    let key = "falls-past-peak";
-    let rule = with_interval_rule(RULE_3);
-    let (mut ok, failed) = match gemm_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, CLAIM_3, &rule, None, why),
-    };
-    ok.sort_by_key(|r| r.tm * r.tn);
-    let best = fastest(&ok);
-    let largest = *ok.last().expect("two rows");
-    let past: Vec<&GemmRow> = ok
-        .iter()
-        .copied()
-        .filter(|r| r.tm * r.tn > best.tm * best.tn)
-        .collect();
-    if past.is_empty() {
-        let ev = format!(
+    let claim = Claim::new("falls-past-peak", CLAIM_3, with_interval_rule(RULE_3));
+    claim.judge(|| {
+        let (mut ok, failed) = match gemm_rows(rows) {
+            Ok(v) => v,
+            Err(why) => return Err(why),
+        };
+        ok.sort_by_key(|r| r.tm * r.tn);
+        let best = fastest(&ok);
+        let largest = *ok.last().expect("two rows");
+        let past: Vec<&GemmRow> = ok
+            .iter()
+            .copied()
+            .filter(|r| r.tm * r.tn > best.tm * best.tn)
+            .collect();
+        if past.is_empty() {
+            let ev = format!(
             "the fastest variant has the most accumulators per thread: {}; nothing falls past it",
             gf(best)
         );
-        return verdict(
-            key,
-            CLAIM_3,
-            &rule,
-            Some(false),
-            with_exclusions(ev, &failed),
-        );
-    }
-    let mut prev = best;
-    let mut outcomes = Vec::new();
-    let mut steps = Vec::new();
-    for r in &past {
-        let iv = speedup(r, prev);
-        let falls = faster(&iv).map(|rises| !rises);
-        outcomes.push(falls);
-        steps.push(format!(
-            "{} {:.0} ({} regs, {} x {}{})",
-            r.variant,
-            r.gflops,
-            r.regs,
-            ratio_words(&iv),
-            prev.variant,
-            match falls {
-                Some(true) => "",
-                Some(false) => ", not lower",
-                None => ", not judged",
-            }
-        ));
-        prev = r;
-    }
-    let share = speedup(largest, best);
-    let far = share
-        .as_ref()
-        .ok()
-        .and_then(|iv| iv.exceeds(FAR_SLOWER))
-        .map(|kept_up| !kept_up);
-    outcomes.push(far);
-    let ev = format!(
-        "peak: {}; past it: {}; largest tile {} ({}x{}, {} of {} registers) at {} of the peak \
+            return Ok((Some(false), with_exclusions(ev, &failed)));
+        }
+        let mut prev = best;
+        let mut outcomes = Vec::new();
+        let mut steps = Vec::new();
+        for r in &past {
+            let iv = speedup(r, prev);
+            let falls = faster(&iv).map(|rises| !rises);
+            outcomes.push(falls);
+            steps.push(format!(
+                "{} {:.0} ({} regs, {} x {}{})",
+                r.variant,
+                r.gflops,
+                r.regs,
+                ratio_words(&iv),
+                prev.variant,
+                match falls {
+                    Some(true) => "",
+                    Some(false) => ", not lower",
+                    None => ", not judged",
+                }
+            ));
+            prev = r;
+        }
+        let share = speedup(largest, best);
+        let far = share
+            .as_ref()
+            .ok()
+            .and_then(|iv| iv.exceeds(FAR_SLOWER))
+            .map(|kept_up| !kept_up);
+        outcomes.push(far);
+        let ev = format!(
+            "peak: {}; past it: {}; largest tile {} ({}x{}, {} of {} registers) at {} of the peak \
          (bound {})",
-        gf(best),
-        steps.join(", "),
-        largest.variant,
-        largest.tm,
-        largest.tn,
-        largest.regs,
-        kernels_gpu::variants::MAX_REGS_PER_THREAD,
-        match &share {
-            Ok(iv) => iv.show(pct),
-            Err(e) => format!("{} (no interval: {e})", pct(largest.gflops / best.gflops)),
-        },
-        pct(FAR_SLOWER)
-    );
-    verdict(
-        key,
-        CLAIM_3,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(ev, &failed),
-    )
+            gf(best),
+            steps.join(", "),
+            largest.variant,
+            largest.tm,
+            largest.tn,
+            largest.regs,
+            kernels_gpu::variants::MAX_REGS_PER_THREAD,
+            match &share {
+                Ok(iv) => iv.show(pct),
+                Err(e) => format!("{} (no interval: {e})", pct(largest.gflops / best.gflops)),
+            },
+            pct(FAR_SLOWER)
+        );
+        Ok((all_of(outcomes), with_exclusions(ev, &failed)))
+    })
 }

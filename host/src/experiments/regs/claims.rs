@@ -2,7 +2,7 @@
 
 use super::RegsRow;
 use crate::claim::{
-    all_of, faster, no_help, ratio, ratio_words, verdict, with_exclusions, with_interval_rule,
+    all_of, faster, no_help, ratio, ratio_words, with_exclusions, with_interval_rule, Claim,
     Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::confidence::{Interval, NoInterval};
@@ -69,58 +69,57 @@ before it is faster, its GFLOP/s over the one before lying wholly above 1. DOES 
 such ratio lies wholly below 1.";
 
 fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
-    let key = "throughput-rises-as-spills-fall";
-    let rule = with_interval_rule(RULE_6);
-    let (ok, failed) = match regs_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, CLAIM_6, &rule, None, why),
-    };
-    let mut chain: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) > 0).collect();
-    if chain.is_empty() {
-        let why = "no cap made the kernel spill".to_string();
-        return verdict(key, CLAIM_6, &rule, None, with_exclusions(why, &failed));
-    }
-    chain.sort_by(|a, b| spill_bytes(b).cmp(&spill_bytes(a)).then(a.cap.cmp(&b.cap)));
-    if let Some(z) = ok.iter().copied().find(|r| spill_bytes(r) == 0) {
-        chain.push(z);
-    }
-    if chain.len() < 2 {
-        let why = format!("only one build to compare: {}", rg(chain[0]));
-        return verdict(key, CLAIM_6, &rule, None, with_exclusions(why, &failed));
-    }
-    let mut outcomes = Vec::new();
-    let mut steps = vec![rg(chain[0])];
-    for w in chain.windows(2) {
-        let (prev, next) = (w[0], w[1]);
-        if spill_bytes(next) < spill_bytes(prev) {
-            let r = speedup(next, prev);
-            let rises = faster(&r);
-            outcomes.push(rises);
-            steps.push(format!(
-                "{}, {} x the one before{}",
-                rg(next),
-                ratio_words(&r),
-                match rises {
-                    Some(true) => "",
-                    Some(false) => " (slower)",
-                    None => " (not judged)",
-                }
-            ));
-        } else {
-            steps.push(format!("{} (same spill bytes, not compared)", rg(next)));
-        }
-    }
-    if outcomes.is_empty() {
-        let why = format!("every build spills the same bytes: {}", steps.join(" -> "));
-        return verdict(key, CLAIM_6, &rule, None, with_exclusions(why, &failed));
-    }
-    verdict(
-        key,
+    let claim = Claim::new(
+        "throughput-rises-as-spills-fall",
         CLAIM_6,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(steps.join(" -> "), &failed),
-    )
+        with_interval_rule(RULE_6),
+    );
+    claim.judge(|| {
+        let (ok, failed) = regs_rows(rows)?;
+        let mut chain: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) > 0).collect();
+        if chain.is_empty() {
+            let why = "no cap made the kernel spill".to_string();
+            return Err(with_exclusions(why, &failed));
+        }
+        chain.sort_by(|a, b| spill_bytes(b).cmp(&spill_bytes(a)).then(a.cap.cmp(&b.cap)));
+        if let Some(z) = ok.iter().copied().find(|r| spill_bytes(r) == 0) {
+            chain.push(z);
+        }
+        if chain.len() < 2 {
+            let why = format!("only one build to compare: {}", rg(chain[0]));
+            return Err(with_exclusions(why, &failed));
+        }
+        let mut outcomes = Vec::new();
+        let mut steps = vec![rg(chain[0])];
+        for w in chain.windows(2) {
+            let (prev, next) = (w[0], w[1]);
+            if spill_bytes(next) < spill_bytes(prev) {
+                let r = speedup(next, prev);
+                let rises = faster(&r);
+                outcomes.push(rises);
+                steps.push(format!(
+                    "{}, {} x the one before{}",
+                    rg(next),
+                    ratio_words(&r),
+                    match rises {
+                        Some(true) => "",
+                        Some(false) => " (slower)",
+                        None => " (not judged)",
+                    }
+                ));
+            } else {
+                steps.push(format!("{} (same spill bytes, not compared)", rg(next)));
+            }
+        }
+        if outcomes.is_empty() {
+            let why = format!("every build spills the same bytes: {}", steps.join(" -> "));
+            return Err(with_exclusions(why, &failed));
+        }
+        Ok((
+            all_of(outcomes),
+            with_exclusions(steps.join(" -> "), &failed),
+        ))
+    })
 }
 
 const CLAIM_7: &str = "No register cap beats the first cap that removes every spill.";
@@ -146,58 +145,50 @@ fn over(r: &RegsRow, iv: &Result<Interval, NoInterval>) -> String {
 }
 
 fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
-    let key = "first-spill-free-cap-is-best";
-    let rule = rule_7();
-    let (ok, failed) = match regs_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, CLAIM_7, &rule, None, why),
-    };
-    let Some(zi) = first_spill_free(&ok) else {
-        let why = "every cap spills".to_string();
-        return verdict(key, CLAIM_7, &rule, None, with_exclusions(why, &failed));
-    };
-    let z = ok[zi];
-    let mut outcomes = Vec::new();
-    let mut beaters = Vec::new();
-    let mut unsure = Vec::new();
-    let mut others = Vec::new();
-    for r in ok.iter().copied().filter(|r| r.cap != z.cap) {
-        let iv = speedup(r, z);
-        let o = no_help(&iv);
-        outcomes.push(o);
-        match o {
-            Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.gflops)),
-            None => unsure.push(format!("cap {}", r.cap)),
-            Some(true) => {}
+    let claim = Claim::new("first-spill-free-cap-is-best", CLAIM_7, rule_7());
+    claim.judge(|| {
+        let (ok, failed) = regs_rows(rows)?;
+        let Some(zi) = first_spill_free(&ok) else {
+            let why = "every cap spills".to_string();
+            return Err(with_exclusions(why, &failed));
+        };
+        let z = ok[zi];
+        let mut outcomes = Vec::new();
+        let mut beaters = Vec::new();
+        let mut unsure = Vec::new();
+        let mut others = Vec::new();
+        for r in ok.iter().copied().filter(|r| r.cap != z.cap) {
+            let iv = speedup(r, z);
+            let o = no_help(&iv);
+            outcomes.push(o);
+            match o {
+                Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.gflops)),
+                None => unsure.push(format!("cap {}", r.cap)),
+                Some(true) => {}
+            }
+            others.push(over(r, &iv));
         }
-        others.push(over(r, &iv));
-    }
-    let mut ev = format!(
-        "first spill-free cap: {}; every other build's GFLOP/s over it: {}",
-        rg(z),
-        others.join(", ")
-    );
-    if !beaters.is_empty() {
-        ev.push_str(&format!(
-            "; beaten by more than {:.0}% by {}",
-            EQUIVALENCE * 100.0,
-            beaters.join(", ")
-        ));
-    }
-    if !unsure.is_empty() {
-        ev.push_str(&format!(
-            "; not judged (interval across {:.2}): {}",
-            1.0 + EQUIVALENCE,
-            unsure.join(", ")
-        ));
-    }
-    verdict(
-        key,
-        CLAIM_7,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(ev, &failed),
-    )
+        let mut ev = format!(
+            "first spill-free cap: {}; every other build's GFLOP/s over it: {}",
+            rg(z),
+            others.join(", ")
+        );
+        if !beaters.is_empty() {
+            ev.push_str(&format!(
+                "; beaten by more than {:.0}% by {}",
+                EQUIVALENCE * 100.0,
+                beaters.join(", ")
+            ));
+        }
+        if !unsure.is_empty() {
+            ev.push_str(&format!(
+                "; not judged (interval across {:.2}): {}",
+                1.0 + EQUIVALENCE,
+                unsure.join(", ")
+            ));
+        }
+        Ok((all_of(outcomes), with_exclusions(ev, &failed)))
+    })
 }
 
 const CLAIM_8: &str = "Above the first spill-free cap, more registers do not help.";
@@ -213,44 +204,40 @@ fn rule_8() -> String {
 }
 
 fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
-    let key = "more-registers-do-not-help";
-    let rule = rule_8();
-    let (ok, failed) = match regs_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, CLAIM_8, &rule, None, why),
-    };
-    let Some(zi) = first_spill_free(&ok) else {
-        let why = "every cap spills".to_string();
-        return verdict(key, CLAIM_8, &rule, None, with_exclusions(why, &failed));
-    };
-    if zi + 1 >= ok.len() {
-        let why = format!("no cap above the first spill-free one ({})", rg(ok[zi]));
-        return verdict(key, CLAIM_8, &rule, None, with_exclusions(why, &failed));
-    }
-    let mut outcomes = Vec::new();
-    let mut steps = vec![rg(ok[zi])];
-    for w in ok[zi..].windows(2) {
-        let (prev, next) = (w[0], w[1]);
-        let iv = speedup(next, prev);
-        let o = no_help(&iv);
-        outcomes.push(o);
-        steps.push(format!(
-            "{}, {} x cap {}{}",
-            rg(next),
-            ratio_words(&iv),
-            prev.cap,
-            match o {
-                Some(true) => String::new(),
-                Some(false) => format!(" (helps: more than {:.0}% faster)", EQUIVALENCE * 100.0),
-                None => format!(" (not judged: interval across {:.2})", 1.0 + EQUIVALENCE),
-            }
-        ));
-    }
-    verdict(
-        key,
-        CLAIM_8,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(steps.join(" -> "), &failed),
-    )
+    let claim = Claim::new("more-registers-do-not-help", CLAIM_8, rule_8());
+    claim.judge(|| {
+        let (ok, failed) = regs_rows(rows)?;
+        let Some(zi) = first_spill_free(&ok) else {
+            let why = "every cap spills".to_string();
+            return Err(with_exclusions(why, &failed));
+        };
+        if zi + 1 >= ok.len() {
+            let why = format!("no cap above the first spill-free one ({})", rg(ok[zi]));
+            return Err(with_exclusions(why, &failed));
+        }
+        let mut outcomes = Vec::new();
+        let mut steps = vec![rg(ok[zi])];
+        for w in ok[zi..].windows(2) {
+            let (prev, next) = (w[0], w[1]);
+            let iv = speedup(next, prev);
+            let o = no_help(&iv);
+            outcomes.push(o);
+            steps.push(format!(
+                "{}, {} x cap {}{}",
+                rg(next),
+                ratio_words(&iv),
+                prev.cap,
+                match o {
+                    Some(true) => String::new(),
+                    Some(false) =>
+                        format!(" (helps: more than {:.0}% faster)", EQUIVALENCE * 100.0),
+                    None => format!(" (not judged: interval across {:.2})", 1.0 + EQUIVALENCE),
+                }
+            ));
+        }
+        Ok((
+            all_of(outcomes),
+            with_exclusions(steps.join(" -> "), &failed),
+        ))
+    })
 }
