@@ -151,6 +151,11 @@ impl Claim {
         Self { key, claim, rule }
     }
 
+    /// A claim whose comparisons are judged on intervals: `rule`, then [`interval_rule`].
+    pub fn interval(key: &'static str, claim: &'static str, rule: &str) -> Self {
+        Self::new(key, claim, with_interval_rule(rule))
+    }
+
     /// The verdict `judge` reaches: its outcome and evidence, or NOT JUDGED with the reason it
     /// gives instead.
     pub fn judge(&self, judge: impl FnOnce() -> Result<(Option<bool>, String), String>) -> Verdict {

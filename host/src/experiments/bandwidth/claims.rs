@@ -2,8 +2,7 @@
 
 use super::{Bandwidth, CopyRow};
 use crate::claim::{
-    pct, ratio, with_exclusions, with_interval_rule, Claim, Verdict, BANDWIDTH_WITHIN, NOT_RUN,
-    OCCUPANCY_SPAN,
+    pct, ratio, with_exclusions, Claim, Verdict, BANDWIDTH_WITHIN, NOT_RUN, OCCUPANCY_SPAN,
 };
 use crate::confidence::{Interval, NoInterval};
 use crate::experiments::measured::two_passing;
@@ -51,11 +50,7 @@ fn share_words(r: &Result<Interval, NoInterval>, point: f64) -> String {
 }
 
 fn few_threads_match_many(bw: Option<&Bandwidth>) -> Verdict {
-    let claim = Claim::new(
-        "few-threads-match-many",
-        CLAIM_4,
-        with_interval_rule(RULE_4),
-    );
+    let claim = Claim::interval("few-threads-match-many", CLAIM_4, RULE_4);
     claim.judge(|| {
         let (ok, failed) = copy_rows(bw)?;
         // By threads per block; among equal threads, more bytes in flight counts as fewer threads.
@@ -98,11 +93,7 @@ them). DOES NOT HOLD when even the variants not shown below 90% (interval not wh
 span less than 10x.";
 
 fn bandwidth_flat_over_occupancy(bw: Option<&Bandwidth>) -> Verdict {
-    let claim = Claim::new(
-        "bandwidth-flat-over-occupancy",
-        CLAIM_5,
-        with_interval_rule(RULE_5),
-    );
+    let claim = Claim::interval("bandwidth-flat-over-occupancy", CLAIM_5, RULE_5);
     claim.judge(|| {
         let (ok, failed) = copy_rows(bw)?;
         let Some(bw) = bw.filter(|b| b.reference_gbps > 0.0) else {

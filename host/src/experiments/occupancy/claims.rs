@@ -2,7 +2,7 @@
 
 use super::{GemmRow, GemmRun};
 use crate::claim::{
-    all_of, faster, pct, ratio, ratio_words, with_exclusions, with_interval_rule, Claim, Verdict,
+    all_of, faster, pct, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
     FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
@@ -46,11 +46,7 @@ fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
 }
 
 pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
-    let claim = Claim::new(
-        "fastest-gemm-at-low-occupancy",
-        CLAIM_4,
-        with_interval_rule(RULE_4),
-    );
+    let claim = Claim::interval("fastest-gemm-at-low-occupancy", CLAIM_4, RULE_4);
     claim.judge(|| {
     let run = run.ok_or(NOT_RUN)?;
     let (ok, failed) = passing(&run.rows);
@@ -166,11 +162,7 @@ lies wholly above 1; DOES NOT HOLD when one of those variants is faster than B (
 wholly below 1).";
 
 pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
-    let claim = Claim::new(
-        "peak-below-max-occupancy",
-        CLAIM_1,
-        with_interval_rule(RULE_1),
-    );
+    let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1);
     claim.judge(|| {
         let (ok, failed) = gemm_rows(rows)?;
         let max_occ = ok.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
@@ -187,29 +179,23 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
             .copied()
             .partition(|r| max_occ - r.occupancy < OCCUPANCY_EPS);
         let best = fastest(&below);
-        let mut outcomes = Vec::new();
-        let mut parts = Vec::new();
+        let mut against_b = Comparisons::default();
         for t in &top {
             let iv = speedup(best, t);
             let o = faster(&iv);
-            outcomes.push(o);
-            parts.push(format!(
-                "{}, {} over it{}",
-                gf(t),
-                ratio_words(&iv),
-                match o {
-                    Some(true) => "",
-                    Some(false) => ": faster than B",
-                    None => ": within noise",
-                }
-            ));
+            let mark = match o {
+                Some(true) => "",
+                Some(false) => ": faster than B",
+                None => ": within noise",
+            };
+            against_b.push(o, format!("{}, {} over it{mark}", gf(t), ratio_words(&iv)));
         }
         let evidence = format!(
             "fastest below the highest occupancy (B): {}; at the highest occupancy: {}",
             gf(best),
-            parts.join("; ")
+            against_b.words("; ")
         );
-        Ok((all_of(outcomes), with_exclusions(evidence, &failed)))
+        Ok((against_b.outcome(), with_exclusions(evidence, &failed)))
     })
 }
 
@@ -222,11 +208,7 @@ accumulators is faster: its GFLOP/s over the other's lies wholly above 1. DOES N
 one such ratio lies wholly below 1.";
 
 pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
-    let claim = Claim::new(
-        "more-accumulators-at-equal-occupancy",
-        CLAIM_2,
-        with_interval_rule(RULE_2),
-    );
+    let claim = Claim::interval("more-accumulators-at-equal-occupancy", CLAIM_2, RULE_2);
     claim.judge(|| {
         let (ok, failed) = gemm_rows(rows)?;
         let mut parts = Vec::new();
@@ -273,7 +255,7 @@ of the fastest variant's GFLOP/s (the interval of that ratio wholly below 0.5). 
 a step's interval lies wholly above 1, or the largest tile's wholly at or above 0.5.";
 
 pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
-    let claim = Claim::new("falls-past-peak", CLAIM_3, with_interval_rule(RULE_3));
+    let claim = Claim::interval("falls-past-peak", CLAIM_3, RULE_3);
     claim.judge(|| {
         let (mut ok, failed) = match gemm_rows(rows) {
             Ok(v) => v,

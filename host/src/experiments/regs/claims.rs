@@ -3,7 +3,7 @@
 use super::RegsRow;
 use crate::claim::{
     all_of, faster, no_help, ratio, ratio_words, with_exclusions, with_interval_rule, Claim,
-    Verdict, EQUIVALENCE, NOT_RUN,
+    Comparisons, Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::confidence::{Interval, NoInterval};
 use crate::experiments::contract::Row;
@@ -69,11 +69,7 @@ before it is faster, its GFLOP/s over the one before lying wholly above 1. DOES 
 such ratio lies wholly below 1.";
 
 fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
-    let claim = Claim::new(
-        "throughput-rises-as-spills-fall",
-        CLAIM_6,
-        with_interval_rule(RULE_6),
-    );
+    let claim = Claim::interval("throughput-rises-as-spills-fall", CLAIM_6, RULE_6);
     claim.judge(|| {
         let (ok, failed) = regs_rows(rows)?;
         let mut chain: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) > 0).collect();
@@ -89,36 +85,34 @@ fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
             let why = format!("only one build to compare: {}", rg(chain[0]));
             return Err(with_exclusions(why, &failed));
         }
-        let mut outcomes = Vec::new();
         let mut steps = vec![rg(chain[0])];
+        let mut judged = Vec::new();
         for w in chain.windows(2) {
             let (prev, next) = (w[0], w[1]);
-            if spill_bytes(next) < spill_bytes(prev) {
-                let r = speedup(next, prev);
-                let rises = faster(&r);
-                outcomes.push(rises);
-                steps.push(format!(
-                    "{}, {} x the one before{}",
-                    rg(next),
-                    ratio_words(&r),
-                    match rises {
-                        Some(true) => "",
-                        Some(false) => " (slower)",
-                        None => " (not judged)",
-                    }
-                ));
-            } else {
+            if spill_bytes(next) >= spill_bytes(prev) {
                 steps.push(format!("{} (same spill bytes, not compared)", rg(next)));
+                continue;
             }
+            let r = speedup(next, prev);
+            let rises = faster(&r);
+            judged.push(rises);
+            let mark = match rises {
+                Some(true) => "",
+                Some(false) => " (slower)",
+                None => " (not judged)",
+            };
+            steps.push(format!(
+                "{}, {} x the one before{mark}",
+                rg(next),
+                ratio_words(&r)
+            ));
         }
-        if outcomes.is_empty() {
-            let why = format!("every build spills the same bytes: {}", steps.join(" -> "));
+        let steps = steps.join(" -> ");
+        if judged.is_empty() {
+            let why = format!("every build spills the same bytes: {steps}");
             return Err(with_exclusions(why, &failed));
         }
-        Ok((
-            all_of(outcomes),
-            with_exclusions(steps.join(" -> "), &failed),
-        ))
+        Ok((all_of(judged), with_exclusions(steps, &failed)))
     })
 }
 
@@ -135,8 +129,16 @@ fn rule_7() -> String {
     ))
 }
 
-fn first_spill_free(ok: &[&RegsRow]) -> Option<usize> {
-    ok.iter().position(|r| spill_bytes(r) == 0)
+/// The passing caps, those whose check failed, and where the first cap without spills is
+/// among the passing ones (the claims about caps past it need one).
+fn from_spill_free(
+    rows: Option<&[RegsRow]>,
+) -> Result<(Vec<&RegsRow>, Vec<String>, usize), String> {
+    let (ok, failed) = regs_rows(rows)?;
+    match ok.iter().position(|r| spill_bytes(r) == 0) {
+        Some(zi) => Ok((ok, failed, zi)),
+        None => Err(with_exclusions("every cap spills".to_string(), &failed)),
+    }
 }
 
 /// "cap 192 (156 regs) 0.922 (95% CI ...)": a build's GFLOP/s over another's.
@@ -147,11 +149,7 @@ fn over(r: &RegsRow, iv: &Result<Interval, NoInterval>) -> String {
 fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
     let claim = Claim::new("first-spill-free-cap-is-best", CLAIM_7, rule_7());
     claim.judge(|| {
-        let (ok, failed) = regs_rows(rows)?;
-        let Some(zi) = first_spill_free(&ok) else {
-            let why = "every cap spills".to_string();
-            return Err(with_exclusions(why, &failed));
-        };
+        let (ok, failed, zi) = from_spill_free(rows)?;
         let z = ok[zi];
         let mut outcomes = Vec::new();
         let mut beaters = Vec::new();
@@ -206,38 +204,30 @@ fn rule_8() -> String {
 fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
     let claim = Claim::new("more-registers-do-not-help", CLAIM_8, rule_8());
     claim.judge(|| {
-        let (ok, failed) = regs_rows(rows)?;
-        let Some(zi) = first_spill_free(&ok) else {
-            let why = "every cap spills".to_string();
-            return Err(with_exclusions(why, &failed));
-        };
+        let (ok, failed, zi) = from_spill_free(rows)?;
         if zi + 1 >= ok.len() {
             let why = format!("no cap above the first spill-free one ({})", rg(ok[zi]));
             return Err(with_exclusions(why, &failed));
         }
-        let mut outcomes = Vec::new();
-        let mut steps = vec![rg(ok[zi])];
+        let mut steps = Comparisons::default();
         for w in ok[zi..].windows(2) {
             let (prev, next) = (w[0], w[1]);
             let iv = speedup(next, prev);
             let o = no_help(&iv);
-            outcomes.push(o);
-            steps.push(format!(
-                "{}, {} x cap {}{}",
+            let mark = match o {
+                Some(true) => String::new(),
+                Some(false) => format!(" (helps: more than {:.0}% faster)", EQUIVALENCE * 100.0),
+                None => format!(" (not judged: interval across {:.2})", 1.0 + EQUIVALENCE),
+            };
+            let words = format!(
+                "{}, {} x cap {}{mark}",
                 rg(next),
                 ratio_words(&iv),
-                prev.cap,
-                match o {
-                    Some(true) => String::new(),
-                    Some(false) =>
-                        format!(" (helps: more than {:.0}% faster)", EQUIVALENCE * 100.0),
-                    None => format!(" (not judged: interval across {:.2})", 1.0 + EQUIVALENCE),
-                }
-            ));
+                prev.cap
+            );
+            steps.push(o, words);
         }
-        Ok((
-            all_of(outcomes),
-            with_exclusions(steps.join(" -> "), &failed),
-        ))
+        let chain = format!("{} -> {}", rg(ok[zi]), steps.words(" -> "));
+        Ok((steps.outcome(), with_exclusions(chain, &failed)))
     })
 }
