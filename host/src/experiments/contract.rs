@@ -130,7 +130,8 @@ pub trait Row: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
 /// row!(IlpRow, GFLOPS, gflops, |r| ..., merge_key: |r| ...);
 /// ```
 macro_rules! row {
-    ($row:ty, $rate:expr, $throughput:ident, |$r:ident| $label:expr $(, merge_key: |$k:ident| $key:expr)?) => {
+    ($row:ty, $rate:expr, $throughput:ident, |$r:ident| $label:expr
+        $(, merge_key: |$k:ident| $key:expr)?) => {
         impl $crate::experiments::contract::Row for $row {
             const RATE: $crate::experiments::contract::Rate = $rate;
             fn label(&self) -> String {

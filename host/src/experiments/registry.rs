@@ -287,9 +287,9 @@ registry! {
 }
 
 impl RunResults {
-    /// Every claim, judged from this run. Where experiment 4 ran too, experiment 2's verdicts
-    /// carry its reason: the bytes in flight the blog's copy variants hold against what Little's
-    /// law with this GPU's latency says are needed.
+    /// Every claim, judged from this run. Where the `inflight` experiment ran too, the `bandwidth`
+    /// experiment's verdicts carry its reason: the bytes in flight the blog's copy variants hold
+    /// against what Little's law with this GPU's latency says are needed.
     pub fn verdicts(&self) -> Vec<Verdict> {
         let mut out = self.own_verdicts();
         if let Some(inflight) = &self.inflight {

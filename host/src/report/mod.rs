@@ -78,9 +78,9 @@ pub fn write_run(dir: &Path, results: &RunResults) -> Result<Vec<PathBuf>, Repor
 }
 
 /// The report of a results folder, as `--out` and `host report DIR` write it: [`write_with_curves`]
-/// with the occupancy calculator's curves for experiment 1's variants on the run's device (its
-/// limits from `results.device`, so no GPU is needed), and, when the folder has a `tables.md`,
-/// the tables linked there rather than repeated.
+/// with the occupancy calculator's curves for the `occupancy` experiment's variants on the run's
+/// device (its limits from `results.device`, so no GPU is needed), and, when the folder has a
+/// `tables.md`, the tables linked there rather than repeated.
 pub fn write_folder(results: &RunResults, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let curves = curves_for(results, &Limits::from_device_info(&results.device));
     let tables = dir.join(TABLES_MD).is_file().then_some(TABLES_MD);

@@ -1,4 +1,4 @@
-//! The blog's claims about experiment 2, each judged by the rule written beside it.
+//! The blog's claims about the `bandwidth` experiment, each judged by the rule written beside it.
 
 use super::{Bandwidth, CopyRow};
 use crate::claim::{

@@ -1,5 +1,5 @@
-//! Experiment 2, bandwidth vs occupancy: strided copies that trade threads for bytes in flight
-//! per thread, every variant held at 2 blocks/SM by dynamic shared memory, against the
+//! The `bandwidth` experiment, bandwidth vs occupancy: strided copies that trade threads for bytes
+//! in flight per thread, every variant held at 2 blocks/SM by dynamic shared memory, against the
 //! device-to-device copy (`cuMemcpyDtoD`) of the same buffer timed the same way.
 
 mod claims;
@@ -25,7 +25,7 @@ use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared};
 use crate::results::RunMeta;
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
 
-/// Experiment 2.
+/// The `bandwidth` experiment.
 pub struct Spec;
 
 /// `host bandwidth`.
@@ -41,7 +41,7 @@ pub struct Args {
     pub modules: ModuleFiles,
 }
 
-/// What experiment 2 adds to `host all`: the copy size.
+/// What the `bandwidth` experiment adds to `host all`: the copy size.
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
@@ -49,7 +49,7 @@ pub struct AllArgs {
     pub size: CopySize,
 }
 
-/// Experiment 2, validated.
+/// The `bandwidth` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub variants: Vec<&'static MemcpyVariant>,

@@ -1,4 +1,4 @@
-//! Experiment 2's output and row, as `results.json` stores them.
+//! The `bandwidth` experiment's output and row, as `results.json` stores them.
 
 use serde::{Deserialize, Serialize};
 
@@ -6,7 +6,7 @@ use crate::experiments::contract::{row, Output, GBPS};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
-/// Experiment 2.
+/// The `bandwidth` experiment.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Bandwidth {
     /// Device-to-device copy (cuMemcpyDtoD) bandwidth measured in the same run, GB/s counting
@@ -26,7 +26,7 @@ impl Output for Bandwidth {
     }
 }
 
-/// Experiment 2, one memcpy variant.
+/// The `bandwidth` experiment, one memcpy variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CopyRow {
     pub variant: String,

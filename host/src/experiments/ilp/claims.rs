@@ -1,5 +1,5 @@
-//! Experiment 5's claims, judged by rules fixed before any data was seen. Rows whose results
-//! failed the bit-exact check are never used; "reaching the peak" means reaching
+//! The `ilp` experiment's claims, judged by rules fixed before any data was seen. Rows whose
+//! results failed the bit-exact check are never used; "reaching the peak" means reaching
 //! [`REACHED`] of the FP32 peak at the measured clock, the fraction of Volkov's table.
 
 use super::row::{Ilp, IlpRow, VOLKOV_FRACTION};
@@ -48,7 +48,7 @@ fn interval_words() -> String {
     )
 }
 
-/// Experiment 5's verdicts, in order; NOT JUDGED, saying so, when it did not run.
+/// The `ilp` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
 pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
     let rows = result.map_or(&[][..], |r| &r.rows[..]);
     let mut v = vec![

@@ -1,7 +1,7 @@
-//! Experiment 5, instruction-level parallelism: FMA kernels with 1 to 16 independent chains per
-//! thread over 1 to 64 resident warps per SM (blocks held by dynamic shared memory, one full
-//! wave), each point's GFLOP/s against the FP32 peak at the SM clock measured during the run,
-//! every thread of every launch checked bit for bit against the CPU. Volkov's table answers: for each
+//! The `ilp` experiment, instruction-level parallelism: FMA kernels with 1 to 16 independent chains
+//! per thread over 1 to 64 resident warps per SM (blocks held by dynamic shared memory, one full
+//! wave), each point's GFLOP/s against the FP32 peak at the SM clock measured during the run, every
+//! thread of every launch checked bit for bit against the CPU. Volkov's table answers: for each
 //! ILP, how few warps reach 90% of the peak?
 //!
 //! ```text
@@ -38,12 +38,12 @@ use crate::flags::CliError;
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
-/// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is
-/// decided at high ILP), then a coarser ladder to 64 ([`plan::FMA_WARPS_PER_SM`] is the fine one; ask
-/// for it with `--warps-per-sm`).
+/// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is decided
+/// at high ILP), then a coarser ladder to 64 ([`plan::FMA_WARPS_PER_SM`] is the fine one; ask for
+/// it with `--warps-per-sm`).
 pub const DEFAULT_WARPS_PER_SM: [u32; 14] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
 
-/// Experiment 5.
+/// The `ilp` experiment.
 pub struct Spec;
 
 /// The sweep (`host ilp`; `host all` takes `--ilp-warps-per-sm`).
@@ -68,17 +68,17 @@ pub struct SweepArgs {
 /// `host ilp`.
 pub type Args = sweep::Args<SweepArgs>;
 
-/// What experiment 5 adds to `host all`.
+/// What the `ilp` experiment adds to `host all`.
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
-    /// Experiment 5: resident warps per SM to hold.
+    /// ilp: resident warps per SM to hold.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
           value_parser = crate::flag_values::whole(1u32..=64))]
     pub ilp_warps_per_sm: Vec<u32>,
 }
 
-/// Experiment 5, validated.
+/// The `ilp` experiment, validated.
 pub type Plan = sweep::Plan<SweepArgs>;
 
 fn parse_cycles(s: &str) -> Result<f64, String> {

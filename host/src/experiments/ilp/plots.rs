@@ -1,5 +1,5 @@
-//! Experiment 5's plot: % of the FP32 peak over resident warps per SM, one series per ILP, with
-//! the 90% line of Volkov's table. Drawn by the report's one drawer from this data.
+//! The `ilp` experiment's plot: % of the FP32 peak over resident warps per SM, one series per ILP,
+//! with the 90% line of Volkov's table. Drawn by the report's one drawer from this data.
 
 use super::row::{IlpRow, VOLKOV_FRACTION};
 use super::Spec;

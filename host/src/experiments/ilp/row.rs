@@ -1,4 +1,4 @@
-//! Experiment 5's typed results and Volkov's table.
+//! The `ilp` experiment's typed results and Volkov's table.
 
 use serde::{Deserialize, Serialize};
 
@@ -74,7 +74,7 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
         .collect()
 }
 
-/// Everything experiment 5 measured.
+/// Everything the `ilp` experiment measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ilp {
     pub a: f32,

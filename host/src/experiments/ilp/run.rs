@@ -1,9 +1,9 @@
-//! Experiment 5 on the GPU: the only file of the experiment that touches the driver.
+//! The `ilp` experiment on the GPU: the only file of the experiment that touches the driver.
 //!
 //! The kernels are the variant table's `variants::FMA` entries (`fma_ilp{ILP}`), launched
 //! through `Launch` + `FmaParams` with one output float per thread (whole blocks: the kernels
 //! have no bounds check); `iters` is always a multiple of `FMA_UNROLL`, so the rounds run are
-//! the rounds counted. Residency is held by the hold experiment 2 uses
+//! the rounds counted. Residency is held by the hold the `bandwidth` experiment uses
 //! ([`hold_at_blocks`]), and every figure is timed by [`time_sides`] (the compared module's
 //! samples interleaved with ours).
 
@@ -119,7 +119,7 @@ struct Sweeper<'a> {
     table: ChainTable,
 }
 
-/// Runs experiment 5 on `gpu` as `p` asks, timing every figure by `ctx.timing`.
+/// Runs the `ilp` experiment on `gpu` as `p` asks, timing every figure by `ctx.timing`.
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {
     let info = gpu.info();
     let (ours, theirs) = p.sources.load(gpu)?;

@@ -1,5 +1,5 @@
-//! Experiment 5's columns and table notes: how the figures were made and Volkov's table (the
-//! fewest warps per SM reaching 90% of the FP32 peak, per ILP). Each column is declared once
+//! The `ilp` experiment's columns and table notes: how the figures were made and Volkov's table
+//! (the fewest warps per SM reaching 90% of the FP32 peak, per ILP). Each column is declared once
 //! with its kind; the one renderer ([`crate::table`]) formats it everywhere.
 
 use super::row::{Ilp, IlpRow, VolkovLine, VOLKOV_FRACTION};

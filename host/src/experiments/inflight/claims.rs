@@ -1,8 +1,8 @@
-//! Experiment 4's claims, judged by rules fixed before any data was seen. Each rule is a
-//! function over the rows; it returns a [`Verdict`] with the numbers it used and their bootstrap
-//! intervals ([`crate::confidence`]). Rows whose copy failed its check are never used, nor
-//! points whose build spills (their loads are not all in flight, so their bytes in flight are
-//! not what the point claims).
+//! The `inflight` experiment's claims, judged by rules fixed before any data was seen. Each rule is
+//! a function over the rows; it returns a [`Verdict`] with the numbers it used and their bootstrap
+//! intervals ([`crate::confidence`]). Rows whose copy failed its check are never used, nor points
+//! whose build spills (their loads are not all in flight, so their bytes in flight are not what the
+//! point claims).
 
 use super::notes::median;
 use super::row::{usable, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
@@ -177,7 +177,7 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
     }
 }
 
-/// Experiment 4's verdicts, in order; NOT JUDGED, saying so, when it did not run.
+/// The `inflight` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
 pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
     match result {
         Some(r) => vec![

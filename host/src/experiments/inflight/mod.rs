@@ -1,5 +1,5 @@
-//! Experiment 4, bytes in flight: the copy kernels of the memcpy grid (threads per block x
-//! loads per thread x width) held at chosen residencies by dynamic shared memory, each copy
+//! The `inflight` experiment, bytes in flight: the copy kernels of the memcpy grid (threads per
+//! block x loads per thread x width) held at chosen residencies by dynamic shared memory, each copy
 //! verified, against the device-to-device copy of the same run; the DRAM latency from a pointer
 //! chase; and Little's law ([`model`]) predicting every point from its bytes in flight per SM.
 //!
@@ -57,7 +57,7 @@ pub const DEFAULT_CHASE_STEPS: u32 = 1 << 20;
 /// The chased buffer defaults to this many times the device's L2.
 pub const CHASE_L2_MULTIPLE: u64 = 8;
 
-/// Experiment 4.
+/// The `inflight` experiment.
 pub struct Spec;
 
 /// The sweep's axes and sizes (`host inflight`; `host all` takes the `--inflight-*` ones).
@@ -104,26 +104,26 @@ pub struct SweepArgs {
 /// `host inflight`.
 pub type Args = sweep::Args<SweepArgs>;
 
-/// What experiment 4 adds to `host all`: its copy size, loads and warps targets (the other
-/// axes take their defaults there).
+/// What the `inflight` experiment adds to `host all`: its copy size, loads and warps targets (the
+/// other axes take their defaults there).
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
-    /// Experiment 4: MiB of each of the copy's source and destination.
+    /// inflight: MiB of each of the copy's source and destination.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
           value_parser = crate::flag_values::whole(1u64..=MAX_COPY_MIB))]
     pub inflight_copy_mib: u64,
-    /// Experiment 4: loads per thread (values of the memcpy grid).
+    /// inflight: loads per thread (values of the memcpy grid).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
           value_parser = parse_loads)]
     pub inflight_loads: Vec<u32>,
-    /// Experiment 4: resident warps per SM to hold, each in 1..=64.
+    /// inflight: resident warps per SM to hold, each in 1..=64.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
           value_parser = crate::flag_values::whole(1u32..=64))]
     pub inflight_warps_per_sm: Vec<u32>,
 }
 
-/// Experiment 4, validated.
+/// The `inflight` experiment, validated.
 pub type Plan = sweep::Plan<SweepArgs>;
 
 /// A flag value outside the kernel grid.

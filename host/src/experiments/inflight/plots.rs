@@ -1,6 +1,6 @@
-//! Experiment 4's plots, as data for the report's one drawer: a heatmap of % of the copy over
-//! (warps/SM, bytes/thread); GB/s against bytes in flight per SM on a log axis, one series per
-//! width, with the model's curve; measured against predicted GB/s.
+//! The `inflight` experiment's plots, as data for the report's one drawer: a heatmap of % of the
+//! copy over (warps/SM, bytes/thread); GB/s against bytes in flight per SM on a log axis, one
+//! series per width, with the model's curve; measured against predicted GB/s.
 
 use std::collections::BTreeMap;
 
@@ -10,8 +10,9 @@ use super::Spec;
 use crate::experiments::contract::Registered;
 use crate::figure::{Figure, Heatmap, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
-/// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among
-/// the usable rows there (checked, and not spilling) (widths and block sizes with the same bytes per thread share a cell).
+/// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among the
+/// usable rows there (checked, and not spilling) (widths and block sizes with the same bytes per
+/// thread share a cell).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeatCells {
     pub warps: Vec<u32>,

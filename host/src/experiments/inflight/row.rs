@@ -1,5 +1,5 @@
-//! Experiment 4's typed results: one row per sweep point, the copy reference, the latency, the
-//! model and the headline figures drawn from them.
+//! The `inflight` experiment's typed results: one row per sweep point, the copy reference, the
+//! latency, the model and the headline figures drawn from them.
 
 use serde::{Deserialize, Serialize};
 
@@ -172,7 +172,7 @@ pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
     }
 }
 
-/// Everything experiment 4 measured.
+/// Everything the `inflight` experiment measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Inflight {
     pub copy: CopyReference,

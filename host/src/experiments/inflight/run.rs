@@ -1,4 +1,4 @@
-//! Experiment 4 on the GPU: the only file of the experiment that touches the driver.
+//! The `inflight` experiment on the GPU: the only file of the experiment that touches the driver.
 //!
 //! The copies are the points of `variants::MEMCPY_GRID` (`memcpy_t{T}_l{L}_w{W}`), run by the
 //! copy family's host side ([`CopyBuffers::measure`]: held at the point's blocks/SM by dynamic
@@ -26,7 +26,7 @@ use crate::experiments::progress::progress_bar;
 use crate::experiments::spills::Spills;
 use crate::experiments::sweep::{sweep, with_compared, Step};
 
-/// Runs experiment 4 on `gpu` as `p` asks, timing every figure by `ctx.timing`.
+/// Runs the `inflight` experiment on `gpu` as `p` asks, timing every figure by `ctx.timing`.
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
     let info = gpu.info().clone();
     let copy_bytes = p.sweep.copy_mib << 20;

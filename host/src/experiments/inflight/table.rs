@@ -1,6 +1,6 @@
-//! Experiment 4's columns and table notes: the latency, the model, the headline figures, the
-//! model's fit and the pointer from experiment 2. Each column is declared once with its kind;
-//! the one renderer ([`crate::table`]) formats it everywhere.
+//! The `inflight` experiment's columns and table notes: the latency, the model, the headline
+//! figures, the model's fit and the pointer from the `bandwidth` experiment. Each column is
+//! declared once with its kind; the one renderer ([`crate::table`]) formats it everywhere.
 
 use super::model::LittlesLaw;
 use super::notes::{experiment2_pointer, model_fit, width_effect};
@@ -98,9 +98,9 @@ fn spill(bytes: Option<u32>) -> Value {
     bytes.map_or(Value::NotAvailable, |b| Value::Int(b.into()))
 }
 
-/// Experiment 2's pointer here: the bytes in flight its seven labelled variants
-/// (`variants::MEMCPY`, not the grid, held at experiment 2's blocks per SM) keep, against what
-/// this GPU's model needs and what the sweep's `rows` needed.
+/// The `bandwidth` experiment's pointer here: the bytes in flight its seven labelled variants
+/// (`variants::MEMCPY`, not the grid, held at the `bandwidth` experiment's blocks per SM) keep,
+/// against what this GPU's model needs and what the sweep's `rows` needed.
 pub fn experiment2_note(model: &LittlesLaw, rows: &[InflightRow]) -> String {
     experiment2_pointer(
         kernels_gpu::variants::MEMCPY,

@@ -1,4 +1,4 @@
-//! The blog's claims about experiment 1, each judged by the rule written beside it.
+//! The blog's claims about the `occupancy` experiment, each judged by the rule written beside it.
 
 use super::{GemmRow, GemmRun};
 use crate::claim::{
@@ -48,89 +48,91 @@ fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
 pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
     let claim = Claim::interval("fastest-gemm-at-low-occupancy", CLAIM_4, RULE_4);
     claim.judge(|| {
-    let run = run.ok_or(NOT_RUN)?;
-    let (ok, failed) = passing(&run.rows);
-    let cublas = match &run.cublas {
-        None => {
-            return Err(
-                "cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
+        let run = run.ok_or(NOT_RUN)?;
+        let (ok, failed) = passing(&run.rows);
+        let cublas =
+            match &run.cublas {
+                None => return Err(
+                    "cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
                  was timed)"
-                    .into(),
-            )
-        }
-        Some(c) => match c.measured() {
-            None => {
-                return Err(with_exclusions(
-                    format!("cuBLAS did not run: {}", super::cublas_reason(c)),
-                    &failed,
-                ))
-            }
-            Some(m) => m,
-        },
-    };
-    if ok.is_empty() {
-        return Err(with_exclusions(
-            "no variant passed its check".into(),
-            &failed,
-        ));
-    }
-    let best = fastest(&ok);
-    let against_cublas = if cublas.check.passed {
-        let iv = ratio((best.gflops, &best.timing), (cublas.gflops, &cublas.timing));
-        let words = format!(
-            "{}, {} x cuBLAS {} at {:.0} GFLOP/s",
-            gf(best),
-            ratio_words(&iv),
-            cublas.version,
-            cublas.gflops
-        );
-        if faster(&iv) != Some(true) {
-            return Err(with_exclusions(
-                format!(
-                    "fastest of ours: {words}: cuBLAS is as fast or faster, and the lab does not read which \
-                     kernel it runs, so its occupancy is unknown; not judged until its kernel \
-                     is read"
+                        .into(),
                 ),
+                Some(c) => match c.measured() {
+                    None => {
+                        return Err(with_exclusions(
+                            format!("cuBLAS did not run: {}", super::cublas_reason(c)),
+                            &failed,
+                        ))
+                    }
+                    Some(m) => m,
+                },
+            };
+        if ok.is_empty() {
+            return Err(with_exclusions(
+                "no variant passed its check".into(),
                 &failed,
             ));
         }
-        format!("fastest: ours, {words}")
-    } else {
-        format!(
-            "cuBLAS {} failed its check and is left out; fastest: ours, {}",
-            cublas.version,
-            gf(best)
-        )
-    };
-    // Ours is the fastest GEMM: is it clearly faster than the best on the other side of 12.5%?
-    let rivals: Vec<&GemmRow> = ok.iter().copied().filter(|r| low(r) != low(best)).collect();
-    let (holds, rival) = if rivals.is_empty() {
-        (
-            Some(low(best)),
-            format!(
-                "every variant is {} 12.5%",
-                if low(best) { "at or below" } else { "above" }
-            ),
-        )
-    } else {
-        let rival = fastest(&rivals);
-        let iv = speedup(best, rival);
-        let holds = match faster(&iv) {
-            Some(true) => Some(low(best)),
-            _ => None,
-        };
-        (
-            holds,
-            format!(
-                "fastest {} 12.5%: {}, {} over it{}",
-                if low(rival) { "at or below" } else { "above" },
-                gf(rival),
+        let best = fastest(&ok);
+        let against_cublas = if cublas.check.passed {
+            let iv = ratio((best.gflops, &best.timing), (cublas.gflops, &cublas.timing));
+            let words = format!(
+                "{}, {} x cuBLAS {} at {:.0} GFLOP/s",
+                gf(best),
                 ratio_words(&iv),
-                if holds.is_none() { " (not judged)" } else { "" }
-            ),
-        )
-    };
-    Ok((holds, with_exclusions(format!("{against_cublas}; {rival}"), &failed)))
+                cublas.version,
+                cublas.gflops
+            );
+            if faster(&iv) != Some(true) {
+                return Err(with_exclusions(
+                    format!(
+                    "fastest of ours: {words}: cuBLAS is as fast or faster, and the lab does not \
+                     read which kernel it runs, so its occupancy is unknown; not judged until \
+                     its kernel is read"
+                ),
+                    &failed,
+                ));
+            }
+            format!("fastest: ours, {words}")
+        } else {
+            format!(
+                "cuBLAS {} failed its check and is left out; fastest: ours, {}",
+                cublas.version,
+                gf(best)
+            )
+        };
+        // Ours is the fastest GEMM: is it clearly faster than the best on the other side of 12.5%?
+        let rivals: Vec<&GemmRow> = ok.iter().copied().filter(|r| low(r) != low(best)).collect();
+        let (holds, rival) = if rivals.is_empty() {
+            (
+                Some(low(best)),
+                format!(
+                    "every variant is {} 12.5%",
+                    if low(best) { "at or below" } else { "above" }
+                ),
+            )
+        } else {
+            let rival = fastest(&rivals);
+            let iv = speedup(best, rival);
+            let holds = match faster(&iv) {
+                Some(true) => Some(low(best)),
+                _ => None,
+            };
+            (
+                holds,
+                format!(
+                    "fastest {} 12.5%: {}, {} over it{}",
+                    if low(rival) { "at or below" } else { "above" },
+                    gf(rival),
+                    ratio_words(&iv),
+                    if holds.is_none() { " (not judged)" } else { "" }
+                ),
+            )
+        };
+        Ok((
+            holds,
+            with_exclusions(format!("{against_cublas}; {rival}"), &failed),
+        ))
     })
 }
 

@@ -1,6 +1,7 @@
-//! A column added to experiment 1 in one place (the `#[cfg(test)]` line in `columns()`), seen by
-//! every renderer: the terminal table, Markdown, CSV, `tables.md`, `report.md` (which repeats
-//! the table when there is no `tables.md` to link), and in the JSON as the row it is read from.
+//! A column added to the `occupancy` experiment in one place (the `#[cfg(test)]` line in
+//! `columns()`), seen by every renderer: the terminal table, Markdown, CSV, `tables.md`,
+//! `report.md` (which repeats the table when there is no `tables.md` to link), and in the JSON as
+//! the row it is read from.
 
 use super::GemmRow;
 use crate::experiments::measured::Measured;

@@ -1,5 +1,5 @@
-//! Experiment 1, occupancy vs throughput: every GEMM line of the variant table (the seed
-//! family's 64x64 tile, where a larger per-thread sub-tile means fewer threads and more
+//! The `occupancy` experiment, occupancy vs throughput: every GEMM line of the variant table (the
+//! seed family's 64x64 tile, where a larger per-thread sub-tile means fewer threads and more
 //! registers, and the tuned family's tiles), theoretical occupancy from the driver, GFLOP/s from
 //! CUDA events, and cuBLAS's SGEMM on the same buffers as the reference.
 
@@ -33,7 +33,7 @@ use crate::results::RunMeta;
 use crate::sampling::summarize;
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
 
-/// Experiment 1.
+/// The `occupancy` experiment.
 pub struct Spec;
 
 /// `host occupancy`.
@@ -52,17 +52,17 @@ pub struct Args {
     pub no_cublas: bool,
 }
 
-/// What experiment 1 adds to `host all` (it also reads `--variants`, `--size`, `--module`,
-/// `--compare`).
+/// What the `occupancy` experiment adds to `host all` (it also reads `--variants`, `--size`,
+/// `--module`, `--compare`).
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
-    /// Experiment 1: do not time cuBLAS's SGEMM beside the variants.
+    /// occupancy: do not time cuBLAS's SGEMM beside the variants.
     #[arg(long)]
     pub no_cublas: bool,
 }
 
-/// Experiment 1, validated.
+/// The `occupancy` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub variants: Vec<&'static GemmVariant>,

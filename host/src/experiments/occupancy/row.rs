@@ -1,4 +1,4 @@
-//! Experiment 1's row and output, as `results.json` stores them.
+//! The `occupancy` experiment's row and output, as `results.json` stores them.
 
 use serde::{Deserialize, Serialize};
 
@@ -6,7 +6,7 @@ use crate::experiments::contract::{row, Output, GFLOPS};
 use crate::experiments::measured::{push_failed, Measured};
 use crate::results::{Check, Timing};
 
-/// Experiment 1, one GEMM variant.
+/// The `occupancy` experiment, one GEMM variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct GemmRow {
     pub variant: String,
@@ -74,7 +74,7 @@ impl GemmRow {
     }
 }
 
-/// cuBLAS in experiment 1: measured, or why not.
+/// cuBLAS in the `occupancy` experiment: measured, or why not.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum CublasOutcome {
@@ -109,8 +109,8 @@ impl CublasOutcome {
     }
 }
 
-/// What experiment 1 stores: a row per variant and cuBLAS (absent when skipped with `--no-cublas`
-/// or recorded before cuBLAS was timed).
+/// What the `occupancy` experiment stores: a row per variant and cuBLAS (absent when skipped with
+/// `--no-cublas` or recorded before cuBLAS was timed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "Stored", into = "Stored")]
 pub struct GemmRun {
@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn a_run_recorded_before_cublas_and_tiles_loads_as_seed_rows() {
-        // The stored form of experiment 1 before this version: a bare list of rows.
+        // The stored form of the `occupancy` experiment before this version: a bare list of rows.
         let mut old = serde_json::to_value(vec![row("D", None)]).unwrap();
         let obj = old[0].as_object_mut().unwrap();
         assert!(!obj.contains_key("tile") && !obj.contains_key("vs_cublas"));

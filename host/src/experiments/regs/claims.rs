@@ -1,4 +1,4 @@
-//! The blog's claims about experiment 3, each judged by the rule written beside it.
+//! The blog's claims about the `regs` experiment, each judged by the rule written beside it.
 
 use super::RegsRow;
 use crate::claim::{

@@ -1,5 +1,5 @@
-//! Experiment 3, register pressure: one GEMM variant (the table's `REGS.variant`) rebuilt under
-//! each register cap; actual registers from the loaded function, spills and stack frame from
+//! The `regs` experiment, register pressure: one GEMM variant (the table's `REGS.variant`) rebuilt
+//! under each register cap; actual registers from the loaded function, spills and stack frame from
 //! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin).
 
 mod claims;
@@ -26,7 +26,7 @@ use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, Gem
 use crate::results::{Check, RunMeta};
 use crate::table::{columns_table, Column, Kind, TableData, Value};
 
-/// Experiment 3.
+/// The `regs` experiment.
 pub struct Spec;
 
 /// `host regs`.
@@ -51,22 +51,22 @@ pub struct Args {
     pub compare_label: Option<String>,
 }
 
-/// What experiment 3 adds to `host all`.
+/// What the `regs` experiment adds to `host all`.
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
-    /// Register caps of experiment 3 (comma-separated, each in 16..=255).
+    /// regs: register caps (comma-separated, each in 16..=255).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cap)]
     pub caps: Vec<u32>,
-    /// Folder of per-cap modules for experiment 3.
+    /// regs: a folder of per-cap modules.
     #[arg(long, value_name = "DIR")]
     pub module_caps: Option<std::path::PathBuf>,
-    /// Folder of per-cap modules to compare against in experiment 3.
+    /// regs: a folder of per-cap modules to compare against.
     #[arg(long, value_name = "DIR")]
     pub compare_caps: Option<std::path::PathBuf>,
 }
 
-/// Experiment 3, validated.
+/// The `regs` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub caps: Vec<u32>,

@@ -1,4 +1,4 @@
-//! Experiment 3's row, as `results.json` stores it.
+//! The `regs` experiment's row, as `results.json` stores it.
 
 use serde::{Deserialize, Serialize};
 
@@ -6,7 +6,7 @@ use crate::experiments::contract::{row, GFLOPS};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
-/// Experiment 3, one register cap.
+/// The `regs` experiment, one register cap.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RegsRow {
     pub cap: u32,

@@ -13,8 +13,8 @@ use super::{
 use crate::figure::{tick, RegsSeries};
 use crate::report::error::ReportError;
 
-/// Draws experiment 3: register cap (x) vs GFLOP/s (left axis, lines with labelled points) and
-/// spill bytes (right axis, bars), one colour per series.
+/// Draws the `regs` experiment: register cap (x) vs GFLOP/s (left axis, lines with labelled points)
+/// and spill bytes (right axis, bars), one colour per series.
 pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), ReportError> {
     let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
     let caps: Vec<f64> = series
