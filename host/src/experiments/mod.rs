@@ -8,25 +8,21 @@
 //! [`run`] is the library entry point: the `host` binary and `cargo xtask sweep` both go through
 //! it.
 
-pub mod bandwidth;
 pub mod cells;
 pub mod contract;
 pub mod copy;
 pub mod error;
 pub mod gemm;
 pub mod gemm_check;
-pub mod ilp;
-pub mod inflight;
 pub mod inputs;
 pub mod measured;
 pub mod measurement;
 pub mod module_source;
-pub mod occupancy;
 pub(crate) mod progress;
 pub mod record;
-pub mod registry;
-pub mod regs;
 pub mod residency;
+#[macro_use]
+mod roster;
 pub mod run_loop;
 pub mod scatter;
 pub mod spills;
@@ -34,6 +30,16 @@ pub mod sweep;
 #[cfg(test)]
 mod tolerance_margins;
 pub mod verify;
+
+// The experiments, in order: each line is a folder (`experiments/name/`, its `Spec` the
+// experiment) and gives the experiment its number and its name (see `roster`).
+registry! {
+    Occupancy => occupancy,
+    Bandwidth => bandwidth,
+    Regs => regs,
+    Inflight => inflight,
+    Ilp => ilp,
+}
 
 pub use contract::{Experiment, RunContext};
 pub use error::ExperimentError;
