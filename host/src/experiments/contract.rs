@@ -2,7 +2,8 @@
 //! the tables (terminal, Markdown, CSV; JSON is its output as stored), `report.md`, the plots'
 //! data, the verdicts and `host report` merging. An experiment is a folder under
 //! `experiments/` implementing [`Experiment`], its [`Plan`], its [`Output`] and its rows' [`Row`]
-//! (by [`row!`]), plus one line in [`super::registry`], which gives it its number and name.
+//! (by [`row!`]), plus one line in the list of `experiments/mod.rs`, which gives it its number and
+//! name ([`super::registry`]).
 //!
 //! Most of the contract has defaults: the table is the rows under the columns, the failed checks
 //! and the merged table come from the part of a row every experiment measures alike
@@ -198,9 +199,9 @@ pub type OutputOf<E> = <<E as Experiment>::Plan as Plan>::Output;
 /// The rows of experiment `E`.
 pub type RowOf<E> = <OutputOf<E> as Output>::Row;
 
-/// An experiment's place in the registry, which implements this from its line: its number
-/// (1, 2, 3, ...) and its name (the subcommand, the key in `results.json`, the stem of its CSV
-/// and plots).
+/// An experiment's place in the list of experiments, which implements this from its line: its
+/// number (1, 2, 3, ...) and its name (the subcommand, the key in `results.json`, the stem of its
+/// CSV and plots).
 pub trait Registered {
     const NUMBER: u8;
     const NAME: &'static str;

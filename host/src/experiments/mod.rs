@@ -1,9 +1,10 @@
-//! The experiments. Each is one folder implementing [`contract::Experiment`] (its flags, run,
-//! columns and title; claims, plots and the rest have defaults) and one line in [`registry`],
-//! which numbers them; the kernel families they launch ([`gemm`], [`copy`]) and what they share
-//! (the part of a row every experiment measures alike, residency, verification, inputs, where
-//! modules come from, the sweeps' loop) sit beside them. `docs/adding-an-experiment.md` says
-//! what a new one takes.
+//! The experiments. Each is one folder implementing [`contract::Experiment`] (its words, plan,
+//! run, columns and title; claims, plots and the rest have defaults) and one line in the list
+//! below, which declares its module and numbers and names it ([`registry`] is what comes of the
+//! list); the kernel families they launch ([`gemm`], [`copy`]) and what they share (the part of
+//! a row every experiment measures alike, residency, verification, inputs, where modules come
+//! from, the sweeps' loop) sit beside them. `docs/adding-an-experiment.md` says what a new one
+//! takes.
 //!
 //! [`run`] is the library entry point: the `host` binary and `cargo xtask sweep` both go through
 //! it.
