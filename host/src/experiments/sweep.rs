@@ -218,7 +218,7 @@ mod tests {
             "{flags:?}"
         );
         let mut flags = Vec::new();
-        let both = with_compared(Some(1), &mut flags, |other| Ok(other)).unwrap();
+        let both = with_compared(Some(1), &mut flags, Ok).unwrap();
         assert_eq!((both, flags.len()), (Some(1), 0));
     }
 }
