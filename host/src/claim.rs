@@ -15,7 +15,7 @@
 
 use crate::cell::percent_with;
 use crate::confidence::{self, Interval, NoInterval, Timed};
-use crate::results::{Check, Timing};
+use crate::results::Timing;
 
 /// Two occupancies closer than this (as a fraction, i.e. 0.1 percentage point) are equal.
 pub const OCCUPANCY_EPS: f64 = 1e-3;
@@ -31,7 +31,8 @@ pub const FAR_SLOWER: f64 = 0.5;
 pub struct Verdict {
     /// Short stable key, e.g. `"peak-below-max-occupancy"`.
     pub key: &'static str,
-    /// Which experiment (its number, 1 to 5) the claim is about.
+    /// Which experiment (its number in the registry) the claim is about; 0 until the registry
+    /// sets it.
     pub experiment: u8,
     /// The claim, in words.
     pub claim: String,
@@ -126,24 +127,11 @@ pub fn pct(fraction: f64) -> String {
     crate::table::percent(fraction)
 }
 
-/// Splits rows into those whose check passed and the names of those whose check failed.
-pub fn passing<T>(
-    rows: &[T],
-    check: impl Fn(&T) -> &Check,
-    name: impl Fn(&T) -> String,
-) -> (Vec<&T>, Vec<String>) {
-    let mut ok = Vec::new();
-    let mut failed = Vec::new();
-    for r in rows {
-        if check(r).passed {
-            ok.push(r);
-        } else {
-            failed.push(name(r));
-        }
-    }
-    (ok, failed)
-}
+/// What a claim's evidence says when its experiment did not run (the registry names the
+/// experiment).
+pub const NOT_RUN: &str = "the experiment was not run";
 
+/// `evidence`, and the rows left out because their check failed.
 pub fn with_exclusions(evidence: String, failed: &[String]) -> String {
     if failed.is_empty() {
         evidence
@@ -152,9 +140,58 @@ pub fn with_exclusions(evidence: String, failed: &[String]) -> String {
     }
 }
 
+/// A claim of the blog: its stable key, its words and the rule it is judged by.
+pub struct Claim {
+    pub key: &'static str,
+    pub claim: &'static str,
+    pub rule: String,
+}
+
+impl Claim {
+    pub fn new(key: &'static str, claim: &'static str, rule: String) -> Self {
+        Self { key, claim, rule }
+    }
+
+    /// A claim whose comparisons are judged on intervals: `rule`, then [`interval_rule`].
+    pub fn interval(key: &'static str, claim: &'static str, rule: &str) -> Self {
+        Self::new(key, claim, with_interval_rule(rule))
+    }
+
+    /// The verdict `judge` reaches: its outcome and evidence, or NOT JUDGED with the reason it
+    /// gives instead.
+    pub fn judge(&self, judge: impl FnOnce() -> Result<(Option<bool>, String), String>) -> Verdict {
+        let (holds, evidence) = judge().unwrap_or_else(|why| (None, why));
+        verdict(self.key, self.claim, &self.rule, holds, evidence)
+    }
+}
+
+/// The comparisons a claim is judged by: each one's outcome and its words.
+#[derive(Debug, Default)]
+pub struct Comparisons {
+    outcomes: Vec<Option<bool>>,
+    words: Vec<String>,
+}
+
+impl Comparisons {
+    pub fn push(&mut self, outcome: Option<bool>, words: String) {
+        self.outcomes.push(outcome);
+        self.words.push(words);
+    }
+
+    /// Every comparison taken together ([`all_of`]).
+    pub fn outcome(&self) -> Option<bool> {
+        all_of(self.outcomes.iter().copied())
+    }
+
+    /// Each comparison's words, joined by `sep`.
+    pub fn words(&self, sep: &str) -> String {
+        self.words.join(sep)
+    }
+}
+
+/// A verdict on `claim` by `rule`; the registry sets its experiment's number.
 pub fn verdict(
     key: &'static str,
-    experiment: u8,
     claim: &str,
     rule: &str,
     holds: Option<bool>,
@@ -162,7 +199,7 @@ pub fn verdict(
 ) -> Verdict {
     Verdict {
         key,
-        experiment,
+        experiment: 0,
         claim: claim.to_string(),
         rule: rule.to_string(),
         holds,

@@ -39,8 +39,8 @@ fatbin by their first bytes; a cubin must be an NVIDIA ELF exporting the entries
 B, B regenerated from A before): a folder holding another run's results.json, a merged report \
 or other files is refused unless --force is given.";
 
-/// Occupancy lab: the seed blog's experiments (occupancy vs throughput, bandwidth vs occupancy,
-/// register pressure) on the GPU at hand, with the Rust-built kernels.
+/// Occupancy lab: the seed blog's and Volkov's experiments (occupancy, bandwidth, register
+/// pressure, bytes in flight, ILP) on the GPU at hand, with the Rust-built kernels.
 #[derive(Debug, Parser)]
 #[command(name = "host", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {
@@ -92,7 +92,7 @@ pub struct Plan {
 /// it holds something else (see [`crate::out_dir`]), then created and probed (and removed again
 /// after `--check-only` when it was new).
 fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Plan, CliError> {
-    let timing = common.sampling.config(None).map_err(CliError::Flag)?;
+    let timing = common.sampling.config().map_err(CliError::Flag)?;
     if let Some(out) = &common.out {
         check_out(out, Incoming::Run, common.force)?;
         let created = create_out(out)?;

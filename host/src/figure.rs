@@ -53,7 +53,7 @@ pub struct ScatterPlot {
     pub references: Vec<ReferenceLine>,
 }
 
-/// Experiment 3's data for one module/run: GFLOP/s and spill bytes per register cap.
+/// The `regs` experiment's data for one module/run: GFLOP/s and spill bytes per register cap.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegsSeries {
     pub name: String,

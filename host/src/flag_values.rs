@@ -114,6 +114,17 @@ pub fn parse_list_item(s: &str) -> Result<String, String> {
     Ok(t.to_owned())
 }
 
+/// Parses `args` (without a program name) as the one group of flags `A`, as a subcommand
+/// would: for the tests of each group's defaults and refusals.
+#[cfg(test)]
+pub(crate) fn parse_flags<A: clap::Args + clap::FromArgMatches>(
+    args: &[&str],
+) -> Result<A, clap::Error> {
+    let cmd = A::augment_args(clap::Command::new("flags"));
+    let matches = cmd.try_get_matches_from(std::iter::once("flags").chain(args.iter().copied()))?;
+    A::from_arg_matches(&matches)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

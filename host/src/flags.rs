@@ -18,6 +18,10 @@ use crate::table::Format;
 pub const MAX_GEMM_SIZE: u32 = 32_768;
 /// Largest copy buffer accepted, MiB.
 pub const MAX_COPY_MIB: u64 = 1 << 20;
+/// GEMM M = N = K unless `--size` says otherwise.
+pub const DEFAULT_GEMM_SIZE: u32 = 4096;
+/// Copy buffer (each of source and destination), MiB: 1 GiB, several times any current L2.
+pub const DEFAULT_COPY_MIB: u64 = 1024;
 /// Seed of the random inputs.
 pub const DEFAULT_SEED: u64 = 0x0CC_u64 << 32 | 2010;
 
@@ -59,7 +63,7 @@ pub struct Common {
 pub struct GemmSize {
     /// GEMM size: N (M = N = K) or MxNxK (e.g. 2048x8192x1024), each in 1..=32768. The seed
     /// variants need multiples of 64; the tuned ones take any size.
-    #[arg(long, value_name = "N|MxNxK", default_value_t = GemmDims::square(4096),
+    #[arg(long, value_name = "N|MxNxK", default_value_t = GemmDims::square(DEFAULT_GEMM_SIZE),
           value_parser = parse_gemm_dims)]
     pub size: GemmDims,
 }
@@ -68,7 +72,7 @@ pub struct GemmSize {
 #[derive(Debug, Clone, Args)]
 pub struct CopySize {
     /// Size of the copy's source (and destination) in MiB: 1..=1048576 (default 1 GiB).
-    #[arg(long, value_name = "MIB", default_value_t = 1024,
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
           value_parser = whole(1u64..=MAX_COPY_MIB))]
     pub copy_mib: u64,
 }
@@ -107,6 +111,18 @@ pub struct Shared {
     /// --compare, else of --compare-caps).
     #[arg(long, value_name = "NAME", value_parser = parse_label)]
     pub compare_label: Option<String>,
+}
+
+impl Shared {
+    /// `--module`, `--compare` and `--compare-label` as the experiments that take one file
+    /// read them.
+    pub fn module_files(&self) -> ModuleFiles {
+        ModuleFiles {
+            module: self.module.clone(),
+            compare: self.compare.clone(),
+            compare_label: self.compare_label.clone(),
+        }
+    }
 }
 
 /// Something the user gave is wrong and nothing ran (exit code 2): a message for the commands
@@ -191,7 +207,7 @@ pub enum CliError {
     )]
     SizeDoesNotTile {
         dims: GemmDims,
-        experiment: &'static str,
+        experiment: String,
         variants: String,
         multiple: u32,
         suggestion: GemmDims,
@@ -234,7 +250,7 @@ pub fn parse_gemm_dims(s: &str) -> Result<GemmDims, String> {
 /// family needs multiples of 64), naming them; `hint` says what else to do.
 pub fn check_tiling(
     dims: GemmDims,
-    experiment: &'static str,
+    experiment: &str,
     variants: &[&GemmVariant],
     hint: impl FnOnce() -> String,
 ) -> Result<(), CliError> {
@@ -257,7 +273,7 @@ pub fn check_tiling(
     };
     Err(CliError::SizeDoesNotTile {
         dims,
-        experiment,
+        experiment: experiment.to_owned(),
         variants: stuck.join(", "),
         multiple,
         suggestion,
@@ -338,6 +354,32 @@ pub fn select<T>(
         }
     }
     Ok(table.iter().filter(|v| list.contains(&label(v))).collect())
+}
+
+/// `all --variants`: every label must belong to some experiment; `per_experiment` lists each
+/// experiment's labels, for the message.
+pub fn check_mixed_labels(
+    list: &[String],
+    known: &[&str],
+    per_experiment: &[(&str, Vec<&str>)],
+) -> Result<(), CliError> {
+    if let Some(bad) = list
+        .iter()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty() && !known.contains(l))
+    {
+        return Err(CliError::UnknownVariant {
+            kind: "experiment",
+            label: bad.to_owned(),
+            valid: per_experiment
+                .iter()
+                .filter(|(_, l)| !l.is_empty())
+                .map(|(name, l)| format!("{name} {}", l.join(", ")))
+                .collect::<Vec<_>>()
+                .join("; "),
+        });
+    }
+    Ok(())
 }
 
 /// The labels of `list` that belong to `table` (for `all --variants`, which mixes experiments).

@@ -2,7 +2,8 @@
 //! it (`tests/layers.rs` checks this from the source):
 //! 1. [`results`] (the records a run is made of), [`module_name`] (where a run's kernels came
 //!    from), [`table`] (the one table renderer) and [`cell`] (a typed cell and its formats),
-//!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging);
+//!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging),
+//!    [`atomic_file`] (writing one that no reader sees half of);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
 //!    of the figures a verdict compares), [`occupancy`] (the calculator's arithmetic, no GPU);
 //! 3. [`cuda`] (the driver: device and limits, modules, the one launch path), [`module_image`]
@@ -13,9 +14,11 @@
 //!    that no run is overwritten);
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
-//! 7. [`report`], [`results_io`]: report.md, plots, merged runs, the results folder;
-//! 8. [`cli`]: the command line.
+//! 7. [`results_io`]: a run's tables as text, and its results.json, tables.md and CSVs;
+//! 8. [`report`]: report.md, plots, merged runs, the whole results folder;
+//! 9. [`cli`]: the command line.
 
+pub mod atomic_file;
 pub mod calculator;
 pub mod cell;
 pub mod claim;

@@ -1,4 +1,4 @@
-//! `host`: runs the seed blog's experiments on the GPU at hand and prints the blog's tables.
+//! `host`: runs the lab's experiments (the registry's) on the GPU at hand and prints their tables.
 //!
 //! Exit codes (also in `--help`): 0 every check passed; 1 a correctness check failed; 2 a usage
 //! error; 3 no CUDA driver; 4 the run failed part-way (what finished is on disk).
@@ -14,7 +14,8 @@ use host::cli::{
 };
 use host::cuda::{driver_present, CudaError, Gpu};
 use host::experiments;
-use host::results_io::{device_table, render_results, write_run};
+use host::report::write_run;
+use host::results_io::{device_table, render_results};
 use host::table::{render, Format};
 
 fn main() -> ExitCode {

@@ -213,11 +213,24 @@ pub fn create_out(dir: &Path) -> Result<CreatedOut, CliError> {
 mod tests {
     use super::*;
 
+    /// Why `check_out` refuses `d`.
+    fn refused(d: &std::path::Path, incoming: Incoming<'_>, force: bool) -> String {
+        check_out(d, incoming, force).unwrap_err().to_string()
+    }
+
+    /// Asserts that `check_out` refuses `d` saying `why`.
+    fn assert_refused(d: &std::path::Path, incoming: Incoming<'_>, force: bool, why: &str) {
+        let e = refused(d, incoming, force);
+        assert!(e.contains(why), "{e}");
+    }
+
+    /// Writes `text` to `name` in `d`.
+    fn put(d: &std::path::Path, name: &str, text: impl AsRef<[u8]>) {
+        std::fs::write(d.join(name), text).unwrap();
+    }
+
     fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("host-outdir-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+        crate::regular_file::tests::scratch(&format!("outdir-{name}"))
     }
 
     fn run_json(date: &str, command: &str) -> String {
@@ -234,8 +247,8 @@ mod tests {
         assert_eq!(holds(&d.join("new")), Ok(Holds::Nothing));
         assert_eq!(holds(&d), Ok(Holds::Nothing));
         // A killed run's temporary files are no one's data.
-        std::fs::write(d.join(".results.json.tmp-1234"), "{").unwrap();
-        std::fs::write(d.join(".host-write-check-99"), "ok").unwrap();
+        put(&d, ".results.json.tmp-1234", "{");
+        put(&d, ".host-write-check-99", "ok");
         assert_eq!(holds(&d), Ok(Holds::Nothing));
         for incoming in [NEW_RUN, Incoming::Merge] {
             assert!(check_out(&d, incoming, false).is_ok());
@@ -246,13 +259,13 @@ mod tests {
     #[test]
     fn a_folder_holding_another_run_is_refused_unless_forced() {
         let d = scratch("run");
-        std::fs::write(
-            d.join("results.json"),
+        put(
+            &d,
+            "results.json",
             run_json("2026-11-29T10:00:00Z", "host all --out results/h200"),
-        )
-        .unwrap();
-        std::fs::write(d.join("occupancy.csv"), "x").unwrap();
-        let e = check_out(&d, NEW_RUN, false).unwrap_err().to_string();
+        );
+        put(&d, "occupancy.csv", "x");
+        let e = refused(&d, NEW_RUN, false);
         assert!(
             e.starts_with(&format!(
                 "--out: {} holds another run (`host all --out results/h200`, 2026-11-29T10:00:00Z)",
@@ -284,8 +297,8 @@ mod tests {
             std::fs::write(d.join(f), "x").unwrap();
         }
         // A results.json that is not a run's is no run.
-        std::fs::write(d.join("results.json"), "[1, 2").unwrap();
-        let e = check_out(&d, NEW_RUN, false).unwrap_err().to_string();
+        put(&d, "results.json", "[1, 2");
+        let e = refused(&d, NEW_RUN, false);
         assert!(
             e.contains("files that are not this lab's results (a.txt, b.png, c and 3 more)"),
             "{e}"
@@ -294,24 +307,18 @@ mod tests {
         assert!(check_out(&d, Incoming::Merge, true).is_ok());
         // A file where the folder should be is refused even with --force.
         let f = d.join("a.txt");
-        let e = check_out(&f, NEW_RUN, true).unwrap_err().to_string();
-        assert!(e.contains("is not a folder"), "{e}");
+        assert_refused(&f, NEW_RUN, true, "is not a folder");
         std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn a_merge_may_replace_a_merge_only() {
         let d = scratch("merge");
-        std::fs::write(
-            d.join("report.md"),
-            format!("{MERGED_HEADING}\n\n## Runs\n"),
-        )
-        .unwrap();
-        std::fs::write(d.join("occupancy.svg"), "<svg/>").unwrap();
+        put(&d, "report.md", format!("{MERGED_HEADING}\n\n## Runs\n"));
+        put(&d, "occupancy.svg", "<svg/>");
         assert_eq!(holds(&d), Ok(Holds::Merge));
         assert!(check_out(&d, Incoming::Merge, false).is_ok());
-        let e = check_out(&d, NEW_RUN, false).unwrap_err().to_string();
-        assert!(e.contains("a merged report"), "{e}");
+        assert_refused(&d, NEW_RUN, false, "a merged report");
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -91,11 +91,12 @@ pub fn read_head(path: &Path, n: usize) -> Result<Vec<u8>, FileError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("host-regular-{name}-{}", std::process::id()));
+    /// A new, empty folder for one test, `host-{name}-{pid}` in the temporary folder.
+    pub(crate) fn scratch(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("host-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d

@@ -245,21 +245,21 @@ impl RunMeta {
 
     /// "M=N=K=4096" or "M=2048 N=8192 K=1024", for table titles.
     pub fn gemm_title(&self) -> String {
-        let d = self.gemm();
-        if d.is_square() {
-            format!("M=N=K={}", d.m)
-        } else {
-            format!("M={} N={} K={}", d.m, d.n, d.k)
-        }
+        self.gemm_sizes("=", " ")
     }
 
     /// "M = N = K = 4096" or "M = 2048, N = 8192, K = 1024".
     pub fn gemm_words(&self) -> String {
+        self.gemm_sizes(" = ", ", ")
+    }
+
+    /// The GEMM's sizes with `eq` between a name and its value, `sep` between sizes.
+    fn gemm_sizes(&self, eq: &str, sep: &str) -> String {
         let d = self.gemm();
         if d.is_square() {
-            format!("M = N = K = {}", d.m)
+            format!("M{eq}N{eq}K{eq}{}", d.m)
         } else {
-            format!("M = {}, N = {}, K = {}", d.m, d.n, d.k)
+            format!("M{eq}{}{sep}N{eq}{}{sep}K{eq}{}", d.m, d.n, d.k)
         }
     }
 

@@ -1,12 +1,13 @@
-//! A run as text and as a folder (`--out DIR`): every experiment's table in one format,
-//! `results.json` (the [`RunResults`] schema), `tables.md`, one CSV per experiment and the report.
-//! Every file is written to a temporary name and renamed, so a folder never holds half a file;
-//! the run writes it after each experiment, so an interrupted run keeps what finished.
+//! A run as text and as files: every experiment's table in one format, and `results.json` (the
+//! [`RunResults`] schema), `tables.md` and one CSV per experiment in a results folder (the report
+//! beside them is [`crate::report`]'s). Every file is written to a temporary name and renamed, so
+//! a folder never holds half a file; the run writes it after each experiment, so an interrupted
+//! run keeps what finished.
 
 use std::path::{Path, PathBuf};
 
+use crate::atomic_file::write_atomic;
 use crate::experiments::RunResults;
-use crate::report::{write_atomic, ReportError};
 use crate::results::DeviceInfo;
 use crate::table::{render, to_csv, Format, TableData};
 
@@ -22,8 +23,6 @@ pub enum ResultsIoError {
         path: PathBuf,
         source: serde_json::Error,
     },
-    #[error(transparent)]
-    Report(#[from] ReportError),
 }
 
 fn write(path: PathBuf, text: &str) -> Result<PathBuf, ResultsIoError> {
@@ -163,16 +162,6 @@ pub fn write_results(dir: &Path, results: &RunResults) -> Result<Vec<PathBuf>, R
     for (name, table) in tables(results) {
         written.push(write(dir.join(format!("{name}.csv")), &to_csv(&table))?);
     }
-    Ok(written)
-}
-
-/// The whole `--out DIR` folder of a run: [`write_results`], then the report
-/// ([`crate::report::write_folder`]: `report.md`, the experiment plots and the occupancy
-/// calculator's curves for the run's device, the tables linked to `tables.md`). Needs no GPU.
-/// Returns the files written.
-pub fn write_run(dir: &Path, results: &RunResults) -> Result<Vec<PathBuf>, ResultsIoError> {
-    let mut written = write_results(dir, results)?;
-    written.extend(crate::report::write_folder(results, dir)?);
     Ok(written)
 }
 

@@ -220,15 +220,15 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
     let cells = occ
         .rows
         .iter()
-        .map(|x| (&x.limiter, &x.flags))
-        .chain(regs.iter().map(|x| (&x.limiter, &x.flags)))
+        .map(|x| (&x.limiter, &x.measured.flags))
+        .chain(regs.iter().map(|x| (&x.limiter, &x.measured.flags)))
         .chain(
             r.bandwidth
                 .as_ref()
                 .unwrap()
                 .rows
                 .iter()
-                .map(|x| (&x.limiter, &x.flags)),
+                .map(|x| (&x.limiter, &x.measured.flags)),
         );
     for (limiter, flags) in cells {
         assert!(!limiter.is_empty() && limiter != "?", "{limiter}");

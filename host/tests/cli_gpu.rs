@@ -136,7 +136,7 @@ fn compare_with_a_module_file_fills_the_comparison() {
         ],
     );
     for row in r.occupancy.unwrap().rows {
-        let c = row.compare.expect("comparison filled");
+        let c = row.measured.compare.expect("comparison filled");
         assert!(c.check.passed);
         assert_eq!(c.regs, row.regs, "same module, same registers");
         assert!(c.ratio.is_finite() && c.ratio > 0.0);
@@ -171,9 +171,77 @@ fn bandwidth_compare_holds_and_checks_both_sides() {
     assert_eq!(rows.len(), 2);
     for row in rows {
         assert_eq!(row.blocks_per_sm, 2, "{}", row.variant);
-        let c = row.compare.expect("comparison filled");
-        assert!(row.check.passed && c.check.passed, "{}", row.variant);
+        let c = row.measured.compare.expect("comparison filled");
+        assert!(
+            row.measured.check.passed && c.check.passed,
+            "{}",
+            row.variant
+        );
         assert_eq!(c.timing.samples_ms.len(), 3);
+    }
+}
+
+/// The sweeps against their own module: every point that runs is compared (the same build can
+/// be held wherever ours is), both sides verified, the compared registers ours, each side with
+/// its samples, and no point says its compared module was not timed.
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn sweeps_compare_every_point_they_run() {
+    require_driver();
+    let plan = ["--iters", "2", "--samples", "3"];
+    let ilp = [
+        "--ilp",
+        "1,4",
+        "--warps-per-sm",
+        "1,8",
+        "--target-cycles",
+        "100000",
+    ];
+    let r = run_against_itself("ilp", &[&plan[..], &ilp[..]].concat()).ilp;
+    let ilp_rows: Vec<(String, u32, host::experiments::measured::Measured)> = r
+        .expect("ilp ran")
+        .rows
+        .into_iter()
+        .map(|x| (x.entry, x.regs, x.measured))
+        .collect();
+    let copy = [
+        "--threads",
+        "32,256",
+        "--loads",
+        "1,4",
+        "--widths",
+        "1",
+        "--warps-per-sm",
+        "8",
+        "--every-block-size",
+        "--copy-mib",
+        "16",
+        "--chase-steps",
+        "20000",
+        "--chase-mib",
+        "64",
+    ];
+    let r = run_against_itself("inflight", &[&plan[..], &copy[..]].concat()).inflight;
+    let copy_rows: Vec<(String, u32, host::experiments::measured::Measured)> = r
+        .expect("inflight ran")
+        .rows
+        .into_iter()
+        .map(|x| (x.entry, x.regs, x.measured))
+        .collect();
+    assert_eq!((ilp_rows.len(), copy_rows.len()), (4, 4));
+    for (entry, regs, m) in ilp_rows.iter().chain(&copy_rows) {
+        let c = m
+            .compare
+            .as_ref()
+            .unwrap_or_else(|| panic!("{entry}: not compared"));
+        assert!(m.check.passed && c.check.passed, "{entry}");
+        assert_eq!(c.regs, *regs, "{entry}: same module, same registers");
+        assert_eq!(c.timing.samples_ms.len(), 3, "{entry}");
+        assert!(
+            !m.flags.iter().any(|f| f.contains("not timed")),
+            "{entry}: {:?}",
+            m.flags
+        );
     }
 }
 
@@ -214,7 +282,11 @@ fn tuned_variants_pass_at_tiling_and_non_tiling_sizes() {
         let rows = r.occupancy.expect("experiment 1 ran").rows;
         assert_eq!(rows.len(), labels.split(',').count(), "{size}");
         for row in rows {
-            assert!(row.check.passed, "{size} {}: {:?}", row.variant, row.check);
+            assert!(
+                row.measured.check.passed,
+                "{size} {}: {:?}",
+                row.variant, row.measured.check
+            );
             assert!(!row.is_seed());
             assert!(row.occupancy > 0.0);
         }

@@ -148,7 +148,10 @@ fn runs_without_a_schema_version_read_as_version_1_and_write_back_unchanged() {
         );
         assert_eq!(serde_json::to_string_pretty(&results).unwrap() + "\n", text);
     }
-    assert!(unversioned >= 2, "the runs of 2026-11-29 and 2026-11-30 state no version");
+    assert!(
+        unversioned >= 2,
+        "the runs of 2026-11-29 and 2026-11-30 state no version"
+    );
 }
 
 #[test]

@@ -13,6 +13,7 @@ const LAYERS: &[&[&str]] = &[
         "cell",
         "modules",
         "regular_file",
+        "atomic_file",
         "flag_values",
     ],
     &["claim", "confidence", "figure", "occupancy"],
@@ -20,7 +21,8 @@ const LAYERS: &[&[&str]] = &[
     &["sampling", "flags", "module_file", "out_dir"],
     &["calculator"],
     &["experiments"],
-    &["report", "results_io"],
+    &["results_io"],
+    &["report"],
     &["cli"],
 ];
 

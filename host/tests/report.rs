@@ -224,7 +224,7 @@ fn with_cublas(gflops: f64, tuned: Option<(f64, f64)>) -> RunResults {
         library: "libcublas.so.13".into(),
         timing: d.timing.clone(),
         gflops,
-        check: d.check.clone(),
+        check: d.measured.check.clone(),
         flags: vec![],
     })));
     r
@@ -514,7 +514,7 @@ fn rows_that_failed_their_check_are_left_out_and_named() {
     let mut r = fixture();
     let a1 = gemm_mut(&mut r, "A1");
     a1.gflops = 9000.0;
-    a1.check.passed = false;
+    a1.measured.check.passed = false;
     let v = judge(&r, PEAK);
     // A1's 9000 would make the peak sit at the highest occupancy; it is excluded instead, and the
     // highest occupancy left is 66.7% (S and A), below which B still peaks.
@@ -527,7 +527,7 @@ fn rows_that_failed_their_check_are_left_out_and_named() {
 
     let mut r = fixture();
     for x in r.regs.as_mut().unwrap() {
-        x.check.passed = false;
+        x.measured.check.passed = false;
     }
     let v = judge(&r, SPILLS);
     assert_eq!(v.holds, None);
@@ -564,13 +564,13 @@ fn with_comparison(mut r: RunResults) -> RunResults {
     };
     r.meta.compare_module = Some("nvcc (hand-made)".into());
     for x in &mut r.occupancy.as_mut().unwrap().rows {
-        x.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.check.clone()));
+        x.measured.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.measured.check.clone()));
     }
     for x in &mut r.bandwidth.as_mut().unwrap().rows {
-        x.compare = Some(cmp(x.gbps, x.regs, &x.timing, x.check.clone()));
+        x.measured.compare = Some(cmp(x.gbps, x.regs, &x.timing, x.measured.check.clone()));
     }
     for x in r.regs.as_mut().unwrap() {
-        x.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.check.clone()));
+        x.measured.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.measured.check.clone()));
     }
     r
 }
@@ -857,7 +857,7 @@ fn the_out_folder_write_path_gives_a_report_with_the_calculators_curves() {
     let r = fixture();
     let dir = out_dir("report_out_folder");
     // What `--out DIR` writes after the experiments, from the stored fixture instead of a GPU.
-    let written = host::results_io::write_run(&dir, &r).expect("folder written");
+    let written = host::report::write_run(&dir, &r).expect("folder written");
     let names: Vec<String> = written
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())

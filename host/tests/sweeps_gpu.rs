@@ -6,7 +6,7 @@
 
 use clap::Parser;
 use host::cuda::{driver_present, Gpu};
-use host::experiments::contract::{Experiment, RunContext};
+use host::experiments::contract::{Experiment, Plan as _, RunContext};
 use host::experiments::{ilp, inflight};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 
@@ -70,7 +70,7 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         "20000",
     ])
     .args;
-    let plan = inflight::Spec::plan(&args).unwrap();
+    let plan = inflight::Plan::new(&args).unwrap();
     let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
     let failed = inflight::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
@@ -121,7 +121,7 @@ fn a_small_ilp_sweep_runs_verified() {
         "200000",
     ])
     .args;
-    let plan = ilp::Spec::plan(&args).unwrap();
+    let plan = ilp::Plan::new(&args).unwrap();
     let r = ilp::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
     let failed = ilp::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
@@ -129,9 +129,12 @@ fn a_small_ilp_sweep_runs_verified() {
     for row in &r.rows {
         assert_eq!(row.layout.warps_per_sm, row.warps_per_sm);
         assert!(
-            !row.flags.iter().any(|f| f.contains("driver gives")),
+            !row.measured
+                .flags
+                .iter()
+                .any(|f| f.contains("driver gives")),
             "{:?}",
-            row.flags
+            row.measured.flags
         );
         assert!(
             row.fraction_of_peak > 0.0 && row.fraction_of_peak < 1.1,
@@ -144,9 +147,9 @@ fn a_small_ilp_sweep_runs_verified() {
     assert_eq!(r.volkov.len(), 2);
     for row in &r.rows {
         assert!(
-            row.check.what.starts_with("every one of"),
+            row.measured.check.what.starts_with("every one of"),
             "every thread checked: {}",
-            row.check.what
+            row.measured.check.what
         );
     }
 }
@@ -177,7 +180,7 @@ fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
         "20000",
     ])
     .args;
-    let plan = inflight::Spec::plan(&args).unwrap();
+    let plan = inflight::Plan::new(&args).unwrap();
     let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
     assert!(inflight::Spec::failed_checks(&r).is_empty());
     let big = r
@@ -188,16 +191,18 @@ fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
     assert!(big.spilled(), "{:?}", big.spills);
     assert!(!big.usable());
     assert!(
-        big.flags
+        big.measured
+            .flags
             .iter()
             .any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
         "{:?}",
-        big.flags
+        big.measured.flags
     );
     for row in &r.rows {
         assert_eq!(
             row.spilled(),
-            row.flags
+            row.measured
+                .flags
                 .iter()
                 .any(|f| f.starts_with(inflight::row::SPILLS_NOTE)),
             "{}",

@@ -2,6 +2,7 @@
 //! results folder.
 
 use host::experiments::bandwidth::{self, Bandwidth, CopyRow};
+use host::experiments::measured::Measured;
 use host::experiments::occupancy::{self, GemmRow, GemmRun};
 use host::experiments::regs::{self, RegsRow};
 use host::experiments::{Experiment, RunResults};
@@ -78,15 +79,17 @@ fn sample() -> RunResults {
         limiter: "registers".into(),
         timing: timing(3.2),
         gflops,
-        check: ok(3.1e-7, 1e-4),
-        flags,
-        compare: None,
+        measured: Measured {
+            check: ok(3.1e-7, 1e-4),
+            flags,
+            compare: None,
+        },
         tile: None,
         vs_cublas: None,
     };
     let mut failed_c = gemm("C", 8, 8, 168, 99_999.0, vec!["above the FP32 peak".into()]);
-    failed_c.check.passed = false;
-    failed_c.check.error = 2e-2;
+    failed_c.measured.check.passed = false;
+    failed_c.measured.check.error = 2e-2;
     let copy = CopyRow {
         variant: "T14f4".into(),
         threads: 32,
@@ -101,17 +104,19 @@ fn sample() -> RunResults {
         timing: timing(0.9),
         gbps: 2380.5,
         fraction_of_reference: 0.61,
-        check: ok(0.0, 0.0),
-        flags: vec![],
-        compare: Some(Comparison {
-            regs: 40,
-            throughput: 2400.0,
-            ratio: 2380.5 / 2400.0,
-            spill_stores: None,
-            spill_loads: None,
-            timing: timing(0.89),
+        measured: Measured {
             check: ok(0.0, 0.0),
-        }),
+            flags: vec![],
+            compare: Some(Comparison {
+                regs: 40,
+                throughput: 2400.0,
+                ratio: 2380.5 / 2400.0,
+                spill_stores: None,
+                spill_loads: None,
+                timing: timing(0.89),
+                check: ok(0.0, 0.0),
+            }),
+        },
     };
     let regs = |cap, unknown| RegsRow {
         cap,
@@ -125,9 +130,11 @@ fn sample() -> RunResults {
         spill_loads: if cap < 96 { 4652 } else { 0 },
         spills_unknown: unknown,
         stack_frame: 1672,
-        check: ok(1e-7, 1e-4),
-        flags: vec![],
-        compare: None,
+        measured: Measured {
+            check: ok(1e-7, 1e-4),
+            flags: vec![],
+            compare: None,
+        },
     };
     RunResults {
         schema_version: host::results::SCHEMA_VERSION,

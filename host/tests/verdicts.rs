@@ -206,7 +206,7 @@ fn spilling_copy_points_are_named_and_left_out() {
     assert!(by_key(&vs, BYTES).evidence.contains("112 usable rows"));
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("verdicts_spilling_points");
     let _ = std::fs::remove_dir_all(&dir);
-    host::results_io::write_run(&dir, &r).expect("written");
+    host::report::write_run(&dir, &r).expect("written");
     let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
     let row = md
         .lines()

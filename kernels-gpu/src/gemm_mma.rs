@@ -30,7 +30,6 @@ use crate::variants::Bf16GemmArgs;
 /// (2-byte aligned) and are not written during the kernel; `c` holds M*N floats (4-byte
 /// aligned); M*K, K*N and M*N are below 2^32.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_mma<
     const BM: usize,
     const BN: usize,

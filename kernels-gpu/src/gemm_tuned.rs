@@ -18,7 +18,6 @@ use crate::variants::GemmArgs;
 /// M*N floats (4-byte aligned); `a` and `b` are not written during the kernel; M*K, K*N and
 /// M*N are below 2^32.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_tuned<
     const BM: usize,
     const BN: usize,

@@ -22,13 +22,18 @@
 mod table;
 pub mod abi;
 pub mod check_kernels;
+mod copy_lines;
+mod entries;
+mod gemm_lines;
 pub mod gemm_tolerance;
 pub mod mma_layout;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod mma_reference;
 pub mod mma_shape;
+mod probe_lines;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
+mod table_rules;
 mod tensor_variants;
 pub mod tuned_shape;
 pub mod variants;

@@ -1,14 +1,17 @@
-//! The resource report of ptxas (`ptxas -v`, `nvcc -Xptxas -v`) and of the driver JIT's info log,
-//! read into one record per entry function. Both the PTX build (`xtask`, at build time) and the
-//! running host (spills of a loaded module) read it, so it lives in its own small crate.
+//! What the PTX toolchain says about a module's kernels, read by both the PTX build (`xtask`, at
+//! build time) and the running host, so it lives in its own small crate: the resource report of
+//! ptxas (`ptxas -v`, `nvcc -Xptxas -v`) and of the driver JIT's info log, one record per entry
+//! function (below), and the entries' parameter lists of a PTX module ([`ptx`]).
 //!
-//! The format:
+//! The report's format:
 //! ```text
 //! ptxas info    : Compiling entry function 'gemm_tm8_tn8' for 'sm_90'
 //! ptxas info    : Function properties for gemm_tm8_tn8
 //!     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 //! ptxas info    : Used 168 registers, used 1 barriers, 4384 bytes smem, 400 bytes cmem[0]
 //! ```
+
+pub mod ptx;
 
 use std::sync::LazyLock;
 

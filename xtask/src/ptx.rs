@@ -9,6 +9,8 @@ use std::process::Command;
 
 use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{self, REGS};
+pub use ptxas_report::ptx::PtxParam;
+use ptxas_report::ptx::PtxParamError;
 
 /// Target triple of rustc's PTX backend.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
@@ -49,8 +51,8 @@ pub enum PtxError {
     MissingEntry(String),
     #[error("malformed PTX: entry `{0}` has no body")]
     NoBody(String),
-    #[error("malformed PTX: entry `{entry}` has an unreadable parameter `{line}`")]
-    BadParam { entry: String, line: String },
+    #[error(transparent)]
+    Params(#[from] PtxParamError),
     #[error(
         "PTX entry `{entry}` takes ({found}), but the table's abi line declares ({declared}) \
          (kernels-gpu/src/variants.rs)"
@@ -242,62 +244,11 @@ pub fn capped_entries() -> Vec<&'static str> {
     vec![REGS.gemm().entry]
 }
 
-/// One `.param` of a PTX entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PtxParam {
-    /// `.u64`, `.u32`, `.f32`, ...
-    pub ty: String,
-    /// Declared with the `.ptr` attribute (a pointer).
-    pub ptr: bool,
-}
-
-impl std::fmt::Display for PtxParam {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}{}", self.ty, if self.ptr { " .ptr" } else { "" })
-    }
-}
-
-/// Every entry's `.param` list, in module order.
+/// Every entry's `.param` list, in module order (read by [`ptxas_report::ptx`], the reader the
+/// host checks module files with).
 pub fn entry_params(ptx: &str) -> Result<Vec<(String, Vec<PtxParam>)>, PtxError> {
-    let mut all = Vec::new();
-    let mut open: Option<(String, Vec<PtxParam>)> = None;
-    for line in ptx.lines() {
-        if let Some(name) = entry_name(line) {
-            if let Some((prev, _)) = open.take() {
-                return Err(PtxError::NoBody(prev));
-            }
-            open = Some((name.to_string(), Vec::new()));
-            // `.entry f()` with no parameters closes on the same line.
-            if line.trim_end().ends_with(')') {
-                all.extend(open.take());
-            }
-            continue;
-        }
-        let Some((name, params)) = open.as_mut() else {
-            continue;
-        };
-        let t = line.trim();
-        if t.starts_with(')') {
-            all.extend(open.take());
-        } else if let Some(rest) = t.strip_prefix(".param") {
-            let words: Vec<&str> = rest.split_whitespace().collect();
-            let ty = words
-                .first()
-                .filter(|w| w.starts_with('.') && *w != &".ptr")
-                .ok_or_else(|| PtxError::BadParam {
-                    entry: name.clone(),
-                    line: t.to_string(),
-                })?;
-            params.push(PtxParam {
-                ty: ty.to_string(),
-                ptr: words.contains(&".ptr"),
-            });
-        }
-    }
-    match open {
-        Some((name, _)) => Err(PtxError::NoBody(name)),
-        None => Ok(all),
-    }
+    let all = ptxas_report::ptx::entry_params(ptx)?;
+    Ok(all.into_iter().map(|e| (e.name, e.params)).collect())
 }
 
 /// The PTX a declared parameter list compiles to.

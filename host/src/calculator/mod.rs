@@ -87,7 +87,7 @@ pub struct CalcArgs {
     #[arg(long, value_name = "FILE")]
     pub ptx: Option<PathBuf>,
     /// --verify/--record-golden over every entry of the module; by default the variant table's
-    /// memcpy grid points (other than experiment 2's labelled ones), FMA and chase entries are
+    /// memcpy grid points (other than the `bandwidth` experiment's labelled ones), FMA and chase entries are
     /// left out.
     #[arg(long)]
     pub all_entries: bool,

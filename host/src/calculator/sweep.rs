@@ -39,10 +39,10 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
 }
 
 /// Whether the driver is asked about `entry` without `--all-entries`: the seed families' entries
-/// (every GEMM line and experiment 2's labelled copies) and any entry the variant table does not
-/// generate (a foreign `--ptx`). The table's memcpy grid, FMA, chase and tensor-core entries add
-/// hundreds of kernels of the same kinds of resources, and a sweep several times as long; the GEMM
-/// check's kernels are not the lab's subject.
+/// (every GEMM line and the `bandwidth` experiment's labelled copies) and any entry the variant
+/// table does not generate (a foreign `--ptx`). The table's memcpy grid, FMA, chase and tensor-core
+/// entries add hundreds of kernels of the same kinds of resources, and a sweep several times as
+/// long; the GEMM check's kernels are not the lab's subject.
 pub fn seed_entry(entry: &str) -> bool {
     match variants::entry(entry).map(|e| e.family) {
         None | Some(Family::Gemm) => true,
@@ -118,11 +118,10 @@ struct Refusals {
     first: Option<String>,
 }
 
-/// Every distinct (registers, static shared memory) kernel the module yields under
-/// `reg_caps` (see [`REG_CAPS`]), at every block size 32..=1024 and a few dynamic shared memory sizes, plus a
-/// dense shared memory sweep for the kernels with the fewest and the most registers.
-/// Only the entries `keep` accepts are asked about (see [`seed_entry`]). `log` receives one
-/// progress line per JIT.
+/// Every distinct (registers, static shared memory) kernel the module yields under `reg_caps` (see
+/// [`REG_CAPS`]), at every block size 32..=1024 and a few dynamic shared memory sizes, plus a dense
+/// shared memory sweep for the kernels with the fewest and the most registers. Only the entries
+/// `keep` accepts are asked about (see [`seed_entry`]). `log` receives one progress line per JIT.
 pub fn sweep(
     gpu: &Gpu,
     ptx: &str,

@@ -405,7 +405,6 @@ mod tests {
 
     /// Reference column-major sgemm (no transposes): C = alpha*A*B + beta*C with A m x k (lda),
     /// B k x n (ldb), C m x n (ldc), all column-major, as cuBLAS defines it.
-    #[allow(clippy::too_many_arguments)]
     fn column_major_sgemm(
         g: &ColumnMajorGemm,
         alpha: f32,

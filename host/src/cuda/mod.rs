@@ -20,9 +20,9 @@ pub use cublas::{version_text, ColumnMajorGemm, Cublas, CublasError, CUBLAS_NAME
 pub use cupti::{cupti, Cupti, CuptiError};
 pub use cupti_record::KernelRecord;
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
-pub use launch::{prepare, ptx_accepts, Launch, LaunchShape, PtxParam};
+pub use launch::{prepare, ptx_accepts, ptx_entry_params, Launch, LaunchShape, ParamClass};
 pub use library_kernel::{LibraryKernel, LibraryKernelError};
-pub use module::{ptx_entry_params, JitOptions, Kernel, Module, ModuleKind};
+pub use module::{JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;
 

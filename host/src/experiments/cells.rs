@@ -91,14 +91,3 @@ pub fn compared_columns<R: HasComparison>(
         Column::compared("verified", Kind::Check, other_check::<R>),
     ]
 }
-
-/// Every failed check of a row, ours and the compared module's, in words.
-pub fn failed(what: String, check: &Check, compare: Option<&Comparison>, out: &mut Vec<String>) {
-    let summary = |c: &Check| format!("error {:e} > bound {:e} ({})", c.error, c.bound, c.what);
-    if !check.passed {
-        out.push(format!("{what}: {}", summary(check)));
-    }
-    if let Some(c) = compare.filter(|c| !c.check.passed) {
-        out.push(format!("{what} (compared module): {}", summary(&c.check)));
-    }
-}

@@ -1,15 +1,22 @@
 //! What an experiment is, to everything that consumes one: the CLI (its flags and plan), the run,
 //! the tables (terminal, Markdown, CSV; JSON is its output as stored), `report.md`, the plots'
 //! data, the verdicts and `host report` merging. An experiment is a folder under
-//! `experiments/` implementing [`Experiment`], plus one line in [`super::registry`].
+//! `experiments/` implementing [`Experiment`], its [`Plan`], its [`Output`] and its rows' [`Row`]
+//! (by [`row!`]), plus one line in the list of `experiments/mod.rs`, which gives it its number and
+//! name ([`super::registry`]).
+//!
+//! Most of the contract has defaults: the table is the rows under the columns, the failed checks
+//! and the merged table come from the part of a row every experiment measures alike
+//! ([`Measured`]), and an experiment with no claims or plots says nothing.
 
 use std::fmt::Debug;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::module_source::DescribeModule;
-use super::ExperimentError;
+use super::cells::{compared_columns, HasComparison};
+use super::error::ExperimentError;
+use super::measured::Measured;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
@@ -17,7 +24,7 @@ use crate::flags::{CliError, Shared};
 use crate::module_name::ModuleSource;
 use crate::results::RunMeta;
 use crate::sampling::SamplingConfig;
-use crate::table::{columns_table, Column, TableData, TableRow};
+use crate::table::{columns_table, Column, Kind, TableData};
 
 /// What every experiment of a run shares: how figures are timed, the seed of the inputs, whether
 /// to draw progress bars.
@@ -40,17 +47,6 @@ pub struct ModuleNames {
     pub label: Option<String>,
 }
 
-impl ModuleNames {
-    /// The names of a plan's module, its compared module and the compared module's label.
-    pub fn of<K: DescribeModule>(ours: &K, theirs: Option<&K>, label: &Option<String>) -> Self {
-        Self {
-            ours: ours.describe(),
-            theirs: theirs.map(DescribeModule::describe),
-            label: label.clone(),
-        }
-    }
-}
-
 /// One row of the merged table of `host report DIR...`: a row key (variant label, "cap 32") with
 /// (throughput, occupancy) of our module and of the compared one.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,28 +67,167 @@ pub struct Merged {
     pub rows: Vec<MergeRow>,
 }
 
-/// One experiment. `NAME` is its subcommand, its key in `results.json`, the stem of its CSV and
-/// of its plot.
-pub trait Experiment: 'static {
-    /// Subcommand, `results.json` key, `NAME.csv`, `NAME.svg`.
-    const NAME: &'static str;
-    /// Its number in the tables and the report (1, 2, 3, ...).
-    const NUMBER: u8;
-    /// One line for `host --help`.
-    const ABOUT: &'static str;
-    /// The report's section heading.
-    const SECTION: &'static str;
+/// A row's throughput: its unit, the decimals it is shown with, and the header of the compared
+/// module's column of it (the renderer puts the compared module's name before it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    pub unit: &'static str,
+    pub decimals: usize,
+    pub other: &'static str,
+}
 
+impl Rate {
+    /// The column kind of a figure in this unit.
+    pub const fn kind(self) -> Kind {
+        Kind::Rate {
+            unit: self.unit,
+            decimals: self.decimals,
+        }
+    }
+
+    /// The compared module's columns of a row in this unit.
+    pub fn compared_columns<R: HasComparison>(self) -> Vec<Column<R>> {
+        compared_columns(self.other, self.unit, self.decimals)
+    }
+}
+
+/// FP32 arithmetic, whole GFLOP/s.
+pub const GFLOPS: Rate = Rate {
+    unit: "GFLOP/s",
+    decimals: 0,
+    other: "GFLOP/s",
+};
+
+/// Copies, GB/s (read + written) to a tenth.
+pub const GBPS: Rate = Rate {
+    unit: "GB/s",
+    decimals: 1,
+    other: "GB/s",
+};
+
+/// One row of an experiment's table, as `results.json` stores it: its own columns and, embedded,
+/// the part every experiment measures alike ([`Measured`]: the check, the flags, the compared
+/// module's side), from which the table's notes, the failed checks and the comparison come.
+/// [`row!`](crate::experiments::contract::row) implements it for a row struct.
+pub trait Row: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
+    /// The unit of [`Row::figures`]' throughput.
+    const RATE: Rate;
+    /// Names the row in the table's notes, the failed checks and the merged table.
+    fn label(&self) -> String;
+    fn measured(&self) -> &Measured;
+    /// Throughput (in [`Row::RATE`]) and theoretical occupancy, for the merged table.
+    fn figures(&self) -> (f64, f64);
+    /// The row's key in the merged table of several runs.
+    fn merge_key(&self) -> String {
+        self.label()
+    }
+}
+
+/// Implements [`Row`] for a row struct with a `measured: Measured` field and an `occupancy`
+/// field, from its rate, the field holding its throughput and how it is labelled (and, where
+/// the merged table keys it otherwise, how it is keyed there):
+///
+/// ```ignore
+/// row!(RegsRow, GFLOPS, gflops, |r| format!("cap {}", r.cap));
+/// row!(IlpRow, GFLOPS, gflops, |r| ..., merge_key: |r| ...);
+/// ```
+macro_rules! row {
+    ($row:ty, $rate:expr, $throughput:ident, |$r:ident| $label:expr
+        $(, merge_key: |$k:ident| $key:expr)?) => {
+        impl $crate::experiments::contract::Row for $row {
+            const RATE: $crate::experiments::contract::Rate = $rate;
+            fn label(&self) -> String {
+                let $r = self;
+                $label
+            }
+            fn measured(&self) -> &$crate::experiments::measured::Measured {
+                &self.measured
+            }
+            fn figures(&self) -> (f64, f64) {
+                (self.$throughput, self.occupancy)
+            }
+            $(fn merge_key(&self) -> String {
+                let $k = self;
+                $key
+            })?
+        }
+    };
+}
+pub(crate) use row;
+
+/// What an experiment stores in `results.json`: its rows, and what it measured besides them.
+pub trait Output: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
+    type Row: Row;
+    fn rows(&self) -> &[Self::Row];
+    /// A measured reference above the merged table's rows (name, value), e.g. cuBLAS.
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        None
+    }
+    /// The failed checks outside the rows, in words, e.g. cuBLAS's or the latency chase's.
+    fn other_failures(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// An experiment whose output is its rows alone.
+impl<R: Row> Output for Vec<R> {
+    type Row = R;
+    fn rows(&self) -> &[R] {
+        self
+    }
+}
+
+/// An experiment's validated flags: everything its run needs, every file checked, and where
+/// its kernels come from (a `sources` field, [`super::module_source::Sources`], which the
+/// registry reads for the run's record).
+pub trait Plan: Sized + Clone + Debug + PartialEq {
     /// Its own subcommand's flags (besides the common ones).
     type Args: clap::Args + Clone + Debug;
     /// The flags it adds to `host all` (besides the shared ones); often none.
     type AllArgs: clap::Args + Clone + Debug;
-    /// Its flags validated: everything the run needs, every file checked.
-    type Plan: Clone + Debug + PartialEq;
-    /// What it measured, as `results.json` stores it.
-    type Output: Serialize + DeserializeOwned + Clone + Debug + PartialEq;
-    /// One row of its table.
-    type Row: TableRow;
+    /// What running it gives, as `results.json` stores it.
+    type Output: Output;
+    /// Validates its own subcommand's flags (no GPU).
+    fn new(args: &Self::Args) -> Result<Self, CliError>;
+    /// Validates its part of `host all` (no GPU).
+    fn in_all(shared: &Shared, args: &Self::AllArgs) -> Result<Self, CliError>;
+    /// Writes its sizes into the run's record (e.g. the GEMM size).
+    fn record(&self, _meta: &mut RunMeta) {}
+}
+
+/// What experiment `E` stores.
+pub type OutputOf<E> = <<E as Experiment>::Plan as Plan>::Output;
+/// The rows of experiment `E`.
+pub type RowOf<E> = <OutputOf<E> as Output>::Row;
+
+/// An experiment's place in the list of experiments, which implements this from its line: its
+/// number (1, 2, 3, ...) and its name (the subcommand, the key in `results.json`, the stem of its
+/// CSV and plots).
+pub trait Registered {
+    const NUMBER: u8;
+    const NAME: &'static str;
+}
+
+/// One experiment: its words, its plan, its run and its table; the rest has defaults.
+pub trait Experiment: Registered + 'static {
+    /// One line for `host --help`, after "Experiment N: ".
+    const ABOUT: &'static str;
+    /// The report's section heading, after "Experiment N: ".
+    const SECTION: &'static str;
+    type Plan: Plan;
+
+    /// Runs it on `gpu`.
+    fn run(
+        gpu: &Gpu,
+        ctx: &RunContext,
+        plan: &Self::Plan,
+    ) -> Result<OutputOf<Self>, ExperimentError>;
+
+    /// Its table's columns, in order: each declared once, formatted by its kind everywhere.
+    fn columns() -> Vec<Column<RowOf<Self>>>;
+
+    /// Its table's title (what was measured, at what size); the registry puts its number first.
+    fn title(meta: &RunMeta) -> String;
 
     /// The labels `--variants` accepts (listed in `--help`); empty when it has none.
     fn variant_labels() -> Vec<&'static str> {
@@ -109,49 +244,61 @@ pub trait Experiment: 'static {
         }
     }
 
-    /// Validates its own subcommand's flags (no GPU).
-    fn plan(args: &Self::Args) -> Result<Self::Plan, CliError>;
-
-    /// Validates its part of `host all` (no GPU).
-    fn plan_in_all(shared: &Shared, args: &Self::AllArgs) -> Result<Self::Plan, CliError>;
-
-    /// The modules it will load, for the run's record.
-    fn modules(plan: &Self::Plan) -> ModuleNames;
-
-    /// Writes its sizes into the run's record (e.g. the GEMM size).
-    fn record(_plan: &Self::Plan, _meta: &mut RunMeta) {}
-
-    /// Runs it on `gpu`.
-    fn run(gpu: &Gpu, ctx: &RunContext, plan: &Self::Plan)
-        -> Result<Self::Output, ExperimentError>;
-
-    /// Its table rows.
-    fn rows(output: &Self::Output) -> &[Self::Row];
-
-    /// Its table's columns, in order: each declared once, formatted by its kind everywhere.
-    fn columns() -> Vec<Column<Self::Row>>;
-
-    /// Its table's title (what was measured, at what size).
-    fn title(meta: &RunMeta) -> String;
-
     /// Its table: the rows under [`Experiment::columns`]; an experiment with a reference row or
     /// notes of its own adds them here.
-    fn table(output: &Self::Output, meta: &RunMeta) -> TableData {
-        columns_table(&Self::title(meta), &Self::columns(), Self::rows(output))
+    fn table(output: &OutputOf<Self>, meta: &RunMeta) -> TableData {
+        columns_table(&Self::title(meta), &Self::columns(), output.rows())
     }
 
-    /// Every failed correctness check (ours and the compared module's), in words.
-    fn failed_checks(output: &Self::Output) -> Vec<String>;
+    /// Every failed correctness check (ours and the compared module's per row, then the checks
+    /// outside the rows), in words.
+    fn failed_checks(output: &OutputOf<Self>) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in output.rows() {
+            r.measured().failed(&r.label(), &mut out);
+        }
+        out.extend(output.other_failures());
+        out
+    }
 
-    /// The blog's claims about it, judged from `output` (NOT JUDGED, with the reason, when absent).
-    fn claims(output: Option<&Self::Output>) -> Vec<Verdict>;
+    /// The blog's claims about it, judged from `output` (NOT JUDGED, with the reason, when
+    /// absent; the registry fills in the experiment's number).
+    fn claims(_output: Option<&OutputOf<Self>>) -> Vec<Verdict> {
+        Vec::new()
+    }
 
     /// Its plots over one or more runs, each with the stem of its file (`NAME` for its main
     /// plot, `NAME_something` for others); none when no run has data.
-    fn figures(runs: &[PlotRun<'_, Self::Output>]) -> Vec<(String, Figure)>;
+    fn figures(_runs: &[PlotRun<'_, OutputOf<Self>>]) -> Vec<(String, Figure)> {
+        Vec::new()
+    }
 
-    /// Its rows for the merged table of several runs.
-    fn merged(output: &Self::Output) -> Merged;
+    /// Its rows for the merged table of several runs: each row's figures and the compared
+    /// module's throughput at the row's occupancy.
+    fn merged(output: &OutputOf<Self>) -> Merged {
+        let rate = RowOf::<Self>::RATE;
+        Merged {
+            unit: rate.unit,
+            decimals: rate.decimals,
+            reference: output.reference(),
+            rows: output
+                .rows()
+                .iter()
+                .map(|r| {
+                    let (throughput, occupancy) = r.figures();
+                    MergeRow {
+                        key: r.merge_key(),
+                        ours: (throughput, occupancy),
+                        theirs: r
+                            .measured()
+                            .compare
+                            .as_ref()
+                            .map(|c| (c.throughput, occupancy)),
+                    }
+                })
+                .collect(),
+        }
+    }
 
     /// Orders the row keys seen across runs (default: first seen first).
     fn key_order(seen: Vec<String>) -> Vec<String> {

@@ -1,20 +1,35 @@
 //! The copy kernel family on the host: its parameter list, buffers, the launch held at a
-//! number of resident blocks per SM, the timing and the exact check. Experiment 2 runs it; so
-//! will any experiment over the copy grid.
+//! number of resident blocks per SM, the timing and the exact check. The bandwidth experiment
+//! runs its variants, the bytes-in-flight experiment its grid.
 
 use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{MemcpyParams, MemcpyPoint};
 
+use super::error::ExperimentError;
 use super::inputs::random_floats;
-use super::residency::hold_at_blocks;
+use super::measurement::{Measurement, Peak};
+use super::residency::{hold_at_blocks, residency_of};
 use super::verify::check_copy;
-use super::{residency_of, ExperimentError, Measured};
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::results::Timing;
 use crate::sampling::{time_launches, time_sides, SamplingConfig, Side};
 
 /// Largest grid x dimension.
-const MAX_GRID_X: u64 = (1 << 31) - 1;
+pub const MAX_GRID_X: u64 = (1 << 31) - 1;
+
+/// Refuses a copy whose source and destination of `bytes` each do not fit in the device's
+/// memory, naming the largest that would.
+pub fn check_fits(gpu: &Gpu, bytes: u64) -> Result<(), ExperimentError> {
+    let total = gpu.info().total_mem_bytes;
+    if bytes.saturating_mul(2) > total {
+        return Err(ExperimentError::CopyTooLarge {
+            mib: bytes >> 20,
+            have_mib: total >> 20,
+            max_mib: ((total / 2) >> 20).saturating_sub(256),
+        });
+    }
+    Ok(())
+}
 
 /// GB/s (1e9 bytes) for `bytes` read and as many written in `ms`.
 pub fn copy_gbps(bytes: u64, ms: f64) -> f64 {
@@ -53,19 +68,12 @@ impl CopyBuffers {
         time_launches(gpu, plan, || gpu.copy_device(&self.src, &mut self.dst))
     }
 
-    /// Enqueues one copy with `kernel` in the variant table's shape.
-    fn launch(
-        &mut self,
-        gpu: &Gpu,
-        kernel: &Kernel<'_>,
-        variant: &MemcpyPoint,
-        grid: u32,
-        dyn_smem: u32,
-    ) -> Result<(), CudaError> {
+    /// Enqueues one copy with `held`'s kernel in the variant table's shape.
+    fn launch(&mut self, gpu: &Gpu, held: &Held<'_, '_>) -> Result<(), CudaError> {
         let shape = LaunchShape {
-            grid: (grid, 1),
-            threads: variant.threads,
-            dyn_smem,
+            grid: (held.grid, 1),
+            threads: held.point.threads,
+            dyn_smem: held.dyn_smem,
         };
         let n = self.src_host.len() as u64;
         let mut l = Launch::new(gpu);
@@ -76,7 +84,7 @@ impl CopyBuffers {
         };
         // SAFETY: both buffers hold n floats (allocations are 256-byte aligned, as the vector
         // loads need) and the grid is the variant table's ceil(n / floats per block).
-        unsafe { l.launch(kernel, shape, &params) }
+        unsafe { l.launch(held.kernel, shape, &params) }
     }
 
     /// Times `kernel`, and `other` with it when there is one (samples interleaved), each held
@@ -86,65 +94,69 @@ impl CopyBuffers {
         &mut self,
         gpu: &Gpu,
         (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
-        variant: &MemcpyPoint,
+        point: &MemcpyPoint,
         blocks_per_sm: u32,
         plan: &SamplingConfig,
-    ) -> Result<(Measured, Option<Measured>, u32), ExperimentError> {
+    ) -> Result<(Measurement, Option<Measurement>, u32), ExperimentError> {
         let floats = self.src_host.len() as u64;
-        let blocks = variant.grid(floats);
+        let blocks = point.grid(floats);
         if blocks > MAX_GRID_X {
             return Err(ExperimentError::GridTooLarge {
-                entry: variant.entry.to_owned(),
+                entry: point.entry.to_owned(),
                 blocks,
                 floats,
             });
         }
-        let grid = blocks as u32;
         let limits = gpu.limits();
-        let hold = |k: &Kernel<'_>| hold_at_blocks(k, variant.threads, blocks_per_sm, limits);
-        let dyn_smem = hold(kernel)?;
-        let other = other
-            .map(|k| Ok::<_, ExperimentError>((k, hold(k)?)))
-            .transpose()?;
-        let (ours, theirs) = time_sides(gpu, plan, other.is_some(), |side| match (side, other) {
-            (Side::Theirs, Some((k, smem))) => self.launch(gpu, k, variant, grid, smem),
-            _ => self.launch(gpu, kernel, variant, grid, dyn_smem),
-        })?;
-        let ours = self.finish(gpu, kernel, variant, grid, dyn_smem, ours)?;
-        let theirs = match (other, theirs) {
-            (Some((k, smem)), Some(t)) => Some(self.finish(gpu, k, variant, grid, smem, t)?),
+        let hold = |kernel| -> Result<Held<'_, '_>, ExperimentError> {
+            Ok(Held {
+                kernel,
+                point,
+                grid: blocks as u32,
+                dyn_smem: hold_at_blocks(kernel, point.threads, blocks_per_sm, limits)?,
+            })
+        };
+        let ours = hold(kernel)?;
+        let theirs = other.map(hold).transpose()?;
+        let (timing, compared) =
+            time_sides(gpu, plan, theirs.is_some(), |side| match (side, &theirs) {
+                (Side::Theirs, Some(t)) => self.launch(gpu, t),
+                _ => self.launch(gpu, &ours),
+            })?;
+        let mine = self.finish(gpu, &ours, timing)?;
+        let compared = match (theirs, compared) {
+            (Some(t), Some(timing)) => Some(self.finish(gpu, &t, timing)?),
             _ => None,
         };
-        Ok((ours, theirs, dyn_smem))
+        Ok((mine, compared, ours.dyn_smem))
     }
 
-    /// `kernel`'s figures from its `timing`: residency, GB/s and the check of one fresh copy.
+    /// `held`'s figures from its `timing`: residency, GB/s and the check of one fresh copy.
     fn finish(
         &mut self,
         gpu: &Gpu,
-        kernel: &Kernel<'_>,
-        variant: &MemcpyPoint,
-        grid: u32,
-        dyn_smem: u32,
+        held: &Held<'_, '_>,
         timing: Timing,
-    ) -> Result<Measured, ExperimentError> {
-        let resident = residency_of(gpu, kernel, variant.threads, dyn_smem)?;
+    ) -> Result<Measurement, ExperimentError> {
+        let resident = residency_of(gpu, held.kernel, held.point.threads, held.dyn_smem)?;
         gpu.clear(&mut self.dst)?;
-        self.launch(gpu, kernel, variant, grid, dyn_smem)?;
+        self.launch(gpu, held)?;
         gpu.synchronize()?;
         let dst_host = gpu.download(&self.dst)?;
-        let check = check_copy(&self.src_host, &dst_host, variant.width);
+        let check = check_copy(&self.src_host, &dst_host, held.point.width);
         let throughput = copy_gbps(self.bytes(), timing.median_ms);
-        Ok(Measured::new(
-            resident,
-            timing,
-            throughput,
-            check,
-            gpu.info().peak_dram_gbps,
-            "GB/s",
-            "DRAM",
-        ))
+        let peak = Peak::dram(gpu.info());
+        Ok(Measurement::new(resident, timing, throughput, check, peak))
     }
+}
+
+/// A kernel held at its residency: its point of the grid, its grid and the dynamic shared
+/// memory that holds it there.
+struct Held<'a, 'k> {
+    kernel: &'a Kernel<'k>,
+    point: &'a MemcpyPoint,
+    grid: u32,
+    dyn_smem: u32,
 }
 
 #[cfg(test)]
@@ -153,7 +165,7 @@ mod tests {
 
     #[test]
     fn nvcc_style_parameter_lists_are_accepted() {
-        use crate::cuda::PtxParam::{Bits64, Pointer};
+        use crate::cuda::ParamClass::{Bits64, Pointer};
         // nvcc declares pointers as plain `.u64`; rustc marks them `.ptr`.
         assert!(crate::cuda::ptx_accepts(
             &[Pointer, Pointer, Bits64],

@@ -1,7 +1,7 @@
 //! The GEMM kernel family on the host: its parameter list, buffers with random inputs, the
 //! launch in the variant table's shape (grid, threads, dynamic shared memory), the timing (with
-//! the compared module and cuBLAS interleaved) and the check. Shared by experiment 1 (every
-//! variant, and cuBLAS) and experiment 3 (one variant under register caps).
+//! the compared module and cuBLAS interleaved) and the check. Shared by the occupancy experiment
+//! (every variant, and cuBLAS) and the register experiment (one variant under register caps).
 //!
 //! What is checked is what was timed: each timed side (ours, the compared module, cuBLAS)
 //! launches into a C of its own, so that after the interleaved timing each C holds that side's
@@ -14,9 +14,11 @@ use cudarc::driver::CudaSlice;
 use kernels_gpu::gemm_tolerance::Tally;
 use kernels_gpu::variants::{GemmParams, GemmVariant};
 
+use super::error::ExperimentError;
 use super::gemm_check::{record, Checked, GemmChecker, GemmReference};
 use super::inputs::random_floats;
-use super::{ExperimentError, Measured};
+use super::measurement::{Measurement, Peak};
+use super::residency::residency_of;
 use crate::cuda::{
     prepare, Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape, LibraryKernel, LibraryKernelError,
 };
@@ -49,8 +51,8 @@ pub fn launch_shape(variant: &GemmVariant, dims: GemmDims) -> LaunchShape {
 /// One variant's figures: ours, the compared module's, and the cuBLAS samples interleaved with
 /// them with the check of cuBLAS's last timed launch among them.
 pub struct GemmMeasured {
-    pub ours: Measured,
-    pub theirs: Option<Measured>,
+    pub ours: Measurement,
+    pub theirs: Option<Measurement>,
     pub cublas: Option<(Timing, Checked)>,
 }
 
@@ -265,8 +267,8 @@ impl GemmBuffers {
         kernel: &Kernel<'_>,
         variant: &GemmVariant,
         timing: Timing,
-    ) -> Result<Measured, ExperimentError> {
-        let resident = super::residency_of(
+    ) -> Result<Measurement, ExperimentError> {
+        let resident = residency_of(
             gpu,
             kernel,
             variant.threads(),
@@ -278,15 +280,8 @@ impl GemmBuffers {
         let epilogue = self.check_side(gpu, side, EPILOGUE_LAUNCH, EPILOGUE)?;
         let check = record(self.dims, &[timed, epilogue]);
         let throughput = gflops(self.dims, &timing);
-        Ok(Measured::new(
-            resident,
-            timing,
-            throughput,
-            check,
-            gpu.info().peak_fp32_gflops,
-            "GFLOP/s",
-            "FP32",
-        ))
+        let peak = Peak::fp32(gpu.info());
+        Ok(Measurement::new(resident, timing, throughput, check, peak))
     }
 
     /// GFLOP/s of this problem at `timing`'s median.
@@ -336,7 +331,7 @@ pub fn gflops(dims: GemmDims, timing: &Timing) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::launch_shape;
-    use crate::cuda::{ptx_entry_params, PtxParam};
+    use crate::cuda::{ptx_entry_params, ParamClass};
     use crate::results::GemmDims;
     use kernels_gpu::variants::{find_gemm, GEMM, SHARED_WITHOUT_OPT_IN};
 
@@ -418,14 +413,14 @@ mod tests {
             for e in entries() {
                 if let Some(found) = ptx_entry_params(ptx, e.name) {
                     // rustc marks every pointer `.ptr`: the kinds match one for one.
-                    let declared: Vec<PtxParam> = e
+                    let declared: Vec<ParamClass> = e
                         .params()
                         .iter()
                         .map(|p| match p.kind {
-                            ParamKind::Ptr => PtxParam::Pointer,
-                            ParamKind::U64 => PtxParam::Bits64,
-                            ParamKind::I32 | ParamKind::U32 => PtxParam::Bits32,
-                            ParamKind::F32 => PtxParam::F32,
+                            ParamKind::Ptr => ParamClass::Pointer,
+                            ParamKind::U64 => ParamClass::Bits64,
+                            ParamKind::I32 | ParamKind::U32 => ParamClass::Bits32,
+                            ParamKind::F32 => ParamClass::F32,
                         })
                         .collect();
                     assert_eq!(found, declared, "{}", e.name);

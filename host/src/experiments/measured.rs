@@ -1,180 +1,190 @@
-//! One module's figures for one table row: residency, timing, throughput, check and the flags
-//! that keep a doubtful figure from passing as fact; and the compared module's side of a row.
+//! The part of a row every experiment measures alike: our module's check, the warnings about the
+//! row's figures, and the compared module's side. Each row embeds it (`#[serde(flatten)]`, so
+//! `results.json` keeps the fields `check`, `flags` and `compare` where they always were), and
+//! from it come the table's notes and compared columns, and the failed checks.
 
-use super::residency::Resident;
-use crate::results::{Check, Comparison, Timing};
+use serde::{Deserialize, Serialize};
 
-/// One module's figures for one row.
-#[derive(Debug, Clone, PartialEq)]
+use super::cells::HasComparison;
+use super::contract::Row;
+use super::measurement::Measurement;
+use super::spills::Spills;
+use crate::claim::with_exclusions;
+use crate::figure::PlotRow;
+use crate::results::{Check, Comparison};
+use crate::table::TableRow;
+
+/// Our check, the row's flags and the compared module's figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
-    pub regs: u32,
-    pub blocks_per_sm: u32,
-    pub occupancy: f64,
-    pub timing: Timing,
-    /// GFLOP/s or GB/s.
-    pub throughput: f64,
     pub check: Check,
-    /// Warnings about the figures; [`Measured::disagreement`] is among them.
+    /// Warnings about the row's figures (ours, and the compared module's, marked so).
     pub flags: Vec<String>,
-    /// What limits the resident blocks, by the occupancy calculator.
-    pub limiter: String,
-    /// The calculator and the driver disagree on the resident blocks (also in `flags`).
-    pub disagreement: Option<String>,
+    pub compare: Option<Comparison>,
 }
+
+/// The compared module's figures for a row, with its spill counts where they are known.
+pub type Theirs = (Measurement, Option<Spills>);
 
 impl Measured {
-    /// A kernel's figures from its residency and what was measured: the residency's
-    /// calculator/driver disagreement and a throughput above the device's spec `peak` (in `unit`,
-    /// the peak of `what`) become the flags.
-    pub(crate) fn new(
-        resident: Resident,
-        timing: Timing,
-        throughput: f64,
-        check: Check,
-        peak: f64,
-        unit: &str,
-        what: &str,
-    ) -> Measured {
-        let mut flags: Vec<String> = resident.disagreement.iter().cloned().collect();
-        flags.extend(timing.flags.iter().cloned());
-        flag_above_peak(&mut flags, throughput, peak, unit, what);
+    /// The row of `ours` with the row's `flags` (which start with `ours.flags`), compared with
+    /// `theirs` when there is one: its calculator/driver disagreement and its timing's flags join
+    /// the row's flags (a [`Comparison`] has none of its own).
+    pub fn new(ours: &Measurement, mut flags: Vec<String>, theirs: Option<Theirs>) -> Measured {
+        let compare = theirs.map(|(theirs, spills)| {
+            let of_theirs = theirs.disagreement.iter().chain(&theirs.timing.flags);
+            flags.extend(of_theirs.map(|f| format!("compared module: {f}")));
+            theirs.as_comparison(ours, spills)
+        });
         Measured {
-            regs: resident.regs,
-            blocks_per_sm: resident.blocks_per_sm,
-            occupancy: resident.occupancy,
-            timing,
-            throughput,
-            check,
+            check: ours.check.clone(),
             flags,
-            limiter: resident.limiter,
-            disagreement: resident.disagreement,
+            compare,
         }
     }
 
-    /// This row's figures as the other module's side of a comparison with `ours`.
-    pub fn as_comparison(
-        self,
-        ours: &Measured,
-        spill_stores: Option<u32>,
-        spill_loads: Option<u32>,
-    ) -> Comparison {
-        Comparison {
-            regs: self.regs,
-            throughput: self.throughput,
-            ratio: ours.throughput / self.throughput,
-            spill_stores,
-            spill_loads,
-            timing: self.timing,
-            check: self.check,
+    /// [`Measured::new`] with our flags alone.
+    pub fn of(ours: &Measurement, theirs: Option<Theirs>) -> Measured {
+        Measured::new(ours, ours.flags.clone(), theirs)
+    }
+
+    /// Our check and the compared module's (where compared) both passed.
+    pub fn checked(&self) -> bool {
+        self.check.passed && self.compare.as_ref().is_none_or(|c| c.check.passed)
+    }
+
+    /// Adds each failed check of the row named `what`, ours and the compared module's, to `out`.
+    pub fn failed(&self, what: &str, out: &mut Vec<String>) {
+        push_failed(what, &self.check, out);
+        if let Some(c) = &self.compare {
+            push_failed(&format!("{what} (compared module)"), &c.check, out);
         }
     }
 }
 
-/// Flags a figure above the device's spec peak instead of letting it pass as fact.
-pub(crate) fn flag_above_peak(
-    flags: &mut Vec<String>,
-    value: f64,
-    peak: f64,
-    unit: &str,
-    what: &str,
-) {
-    if peak > 0.0 && value > peak {
-        flags.push(format!(
-            "{value:.0} {unit} is above the device's {what} spec peak of {peak:.0} {unit}: \
-             the timing cannot be right"
+/// Adds `check`, of `what`, to `out` in words when it failed.
+pub fn push_failed(what: &str, check: &Check, out: &mut Vec<String>) {
+    if !check.passed {
+        let Check { error, bound, .. } = check;
+        out.push(format!(
+            "{what}: error {error:e} > bound {bound:e} ({})",
+            check.what
         ));
     }
 }
 
-/// Keeps the compared module's calculator/driver disagreement on the row: a [`Comparison`] has
-/// no flags of its own, so without this it would be dropped with the compared module's figures.
-pub(crate) fn flag_compared_disagreement(flags: &mut Vec<String>, compared: &Measured) {
-    if let Some(d) = &compared.disagreement {
-        flags.push(format!("compared module: {d}"));
+/// The rows whose check passed, and the labels of those whose check failed (the claims leave
+/// the latter out, and say so).
+pub fn passing<R: Row>(rows: &[R]) -> (Vec<&R>, Vec<String>) {
+    let (ok, failed): (Vec<&R>, Vec<&R>) = rows.iter().partition(|r| r.measured().check.passed);
+    (ok, failed.iter().map(|r| r.label()).collect())
+}
+
+/// [`passing`], where fewer than two passing rows (`what`, e.g. "GEMM variants") leave nothing
+/// to compare, and the reason says so.
+pub fn two_passing<'r, R: Row>(
+    rows: &'r [R],
+    what: &str,
+) -> Result<(Vec<&'r R>, Vec<String>), String> {
+    let (ok, failed) = passing(rows);
+    if ok.len() < 2 {
+        let why = format!(
+            "fewer than two {what} with a passing check ({} of {})",
+            ok.len(),
+            rows.len()
+        );
+        return Err(with_exclusions(why, &failed));
+    }
+    Ok((ok, failed))
+}
+
+/// The rows of a scatter over occupancy, each named by `name`.
+pub fn plot_rows<'r, R: Row>(rows: &'r [R], name: impl Fn(&'r R) -> &'r str) -> Vec<PlotRow<'r>> {
+    rows.iter()
+        .map(|r| {
+            let (throughput, occupancy) = r.figures();
+            let m = r.measured();
+            PlotRow {
+                occupancy,
+                throughput,
+                variant: name(r),
+                check: &m.check,
+                compare: m.compare.as_ref(),
+            }
+        })
+        .collect()
+}
+
+impl<R: Row> TableRow for R {
+    fn label(&self) -> String {
+        Row::label(self)
+    }
+    fn flags(&self) -> &[String] {
+        &self.measured().flags
+    }
+    fn compared(&self) -> bool {
+        self.measured().compare.is_some()
     }
 }
 
-/// The compared module's side of a row, when there is one: its figures and spill counts
-/// (`theirs`) against `ours`; its calculator/driver disagreement is added to `flags`, the row's
-/// flags (which start as `ours.flags`).
-pub(crate) fn comparison(
-    ours: &Measured,
-    theirs: Option<(Measured, Option<u32>, Option<u32>)>,
-    flags: &mut Vec<String>,
-) -> Option<Comparison> {
-    let (theirs, spill_stores, spill_loads) = theirs?;
-    flag_compared_disagreement(flags, &theirs);
-    flags.extend(
-        theirs
-            .timing
-            .flags
-            .iter()
-            .map(|f| format!("compared module: {f}")),
-    );
-    Some(theirs.as_comparison(ours, spill_stores, spill_loads))
+impl<R: Row> HasComparison for R {
+    fn comparison(&self) -> Option<&Comparison> {
+        self.measured().compare.as_ref()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn measured(throughput: f64, disagreement: Option<&str>, peak: f64) -> Measured {
-        let resident = Resident {
-            regs: 40,
-            blocks_per_sm: 4,
-            occupancy: 0.5,
-            limiter: "registers".into(),
-            disagreement: disagreement.map(str::to_owned),
-        };
-        let timing = crate::sampling::summarize(vec![1.0, 2.0, 3.0], None, None);
-        let check = Check {
-            passed: true,
-            error: 0.0,
-            bound: 1e-5,
-            what: "test".into(),
-        };
-        Measured::new(resident, timing, throughput, check, peak, "GB/s", "DRAM")
-    }
+    use crate::experiments::measurement::tests::measured;
 
     #[test]
-    fn measured_flags_the_disagreement_then_the_peak() {
-        let m = measured(
-            300.0,
-            Some("calculator says 4 blocks/SM, driver says 3"),
-            200.0,
-        );
-        assert_eq!(m.flags.len(), 2);
-        assert_eq!(m.flags[0], "calculator says 4 blocks/SM, driver says 3");
-        assert!(m.flags[1].contains("above the device's DRAM spec peak"));
-        assert_eq!(m.disagreement.as_deref(), Some(m.flags[0].as_str()));
-        assert_eq!(
-            (m.regs, m.blocks_per_sm, m.limiter.as_str()),
-            (40, 4, "registers")
-        );
-        assert_eq!(m.timing.median_ms, 2.0);
-        assert!(measured(100.0, None, 200.0).flags.is_empty());
-    }
-
-    #[test]
-    fn a_comparison_keeps_the_compared_modules_disagreement() {
+    fn a_comparison_keeps_the_compared_modules_disagreement_and_timing_flags() {
         let ours = measured(100.0, None, 0.0);
-        let mut flags = ours.flags.clone();
-        assert_eq!(comparison(&ours, None, &mut flags), None);
-        assert!(flags.is_empty());
-        let theirs = measured(50.0, Some("driver says 3"), 0.0);
-        let c = comparison(&ours, Some((theirs, Some(2), Some(1))), &mut flags).expect("compared");
-        assert_eq!(flags, ["compared module: driver says 3"]);
+        let alone = Measured::of(&ours, None);
+        assert!(alone.flags.is_empty() && alone.compare.is_none());
+        let mut theirs = measured(50.0, Some("driver says 3"), 0.0);
+        theirs.timing.flags.push("noise above the target".into());
+        let spills = Spills {
+            stores: Some(2),
+            loads: Some(1),
+            stack_frame: 0,
+        };
+        let row = Measured::new(&ours, vec!["ours".into()], Some((theirs, Some(spills))));
+        assert_eq!(
+            row.flags,
+            [
+                "ours",
+                "compared module: driver says 3",
+                "compared module: noise above the target"
+            ]
+        );
+        let c = row.compare.expect("compared");
         assert_eq!((c.throughput, c.ratio), (50.0, 2.0));
         assert_eq!((c.spill_stores, c.spill_loads), (Some(2), Some(1)));
     }
 
     #[test]
-    fn peak_flags_only_above_the_peak() {
-        let mut flags = Vec::new();
-        flag_above_peak(&mut flags, 100.0, 200.0, "GB/s", "DRAM");
-        assert!(flags.is_empty());
-        flag_above_peak(&mut flags, 300.0, 200.0, "GB/s", "DRAM");
-        assert_eq!(flags.len(), 1);
-        assert!(flags[0].contains("300 GB/s") && flags[0].contains("200"));
+    fn failed_checks_name_the_row_and_the_side() {
+        let ours = measured(100.0, None, 0.0);
+        let mut theirs = measured(50.0, None, 0.0);
+        theirs.check.passed = false;
+        let mut row = Measured::of(&ours, Some((theirs, None)));
+        assert!(!row.checked());
+        let mut out = Vec::new();
+        row.failed("cap 32", &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(
+            out[0].starts_with("cap 32 (compared module): error"),
+            "{out:?}"
+        );
+        row.check.passed = false;
+        out.clear();
+        row.failed("cap 32", &mut out);
+        assert_eq!(out.len(), 2);
+        assert!(
+            out[0].starts_with("cap 32: error 0e0 > bound 1e-5 (test)"),
+            "{out:?}"
+        );
     }
 }

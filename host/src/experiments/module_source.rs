@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use ptxas_report::{parse_report, EntryReport};
 
+use super::contract::ModuleNames;
 use crate::cuda::{CudaError, Gpu, Kernel, Module};
 use crate::flags::{
-    check_entries, check_module_file, check_module_folder, default_label, CliError,
+    check_entries, check_module_file, check_module_folder, default_label, CliError, ModuleFiles,
 };
 use crate::modules;
 use kernels_gpu::abi::Param;
@@ -16,14 +17,14 @@ use kernels_gpu::abi::Param;
 use crate::module_name::ModuleSource;
 pub use crate::module_name::BUILTIN;
 
-/// Kernels for experiments 1 and 2.
+/// Kernels of one module: the built-in PTX, or a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kernels {
     Builtin,
     File(PathBuf),
 }
 
-/// Kernels for experiment 3: one module per register cap.
+/// Kernels of one module per register cap: the built-in capped PTX, or a folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CappedKernels {
     Builtin,
@@ -51,6 +52,46 @@ impl DescribeModule for CappedKernels {
             CappedKernels::Builtin => ModuleSource::BuiltIn,
             CappedKernels::Folder(p) => ModuleSource::CapFolder(p.clone()),
         }
+    }
+}
+
+/// Where a plan's kernels come from: ours, the compared module's (`--compare`) and the name the
+/// compared module goes by in tables, plots and legends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sources<K> {
+    pub ours: K,
+    pub theirs: Option<K>,
+    pub label: Option<String>,
+}
+
+impl<K> Sources<K> {
+    /// Ours, and the compared module with its label when there is one.
+    pub fn new(ours: K, theirs: Option<(K, String)>) -> Self {
+        let (theirs, label) = theirs.unzip();
+        Sources {
+            ours,
+            theirs,
+            label,
+        }
+    }
+}
+
+impl<K: DescribeModule> Sources<K> {
+    /// The modules' names, for the run's record.
+    pub fn names(&self) -> ModuleNames {
+        ModuleNames {
+            ours: self.ours.describe(),
+            theirs: self.theirs.as_ref().map(DescribeModule::describe),
+            label: self.label.clone(),
+        }
+    }
+}
+
+impl Sources<Kernels> {
+    /// Loads our module and the compared one, when there is one.
+    pub fn load(&self, gpu: &Gpu) -> Result<(Loaded, Option<Loaded>), SourceError> {
+        let theirs = self.theirs.as_ref().map(|k| load(gpu, k)).transpose()?;
+        Ok((load(gpu, &self.ours)?, theirs))
     }
 }
 
@@ -97,27 +138,22 @@ pub struct Needs<'a> {
 
 /// `--module`, `--compare` and `--compare-label` checked: the files exist, are modules and
 /// export what `needs` says. Gives our kernels, the compared ones and the compared module's label.
-pub fn plan_files(
-    (module_flag, module): (&'static str, &Option<PathBuf>),
-    (compare_flag, compare): (&'static str, &Option<PathBuf>),
-    label: &Option<String>,
-    needs: Needs<'_>,
-) -> Result<(Kernels, Option<Kernels>, Option<String>), CliError> {
+pub fn plan_files(files: &ModuleFiles, needs: Needs<'_>) -> Result<Sources<Kernels>, CliError> {
     let file = |flag: &'static str, p: &PathBuf| -> Result<Kernels, CliError> {
         check_module_file(flag, p)?;
         check_entries(flag, p, needs.entries, needs.signature)?;
         Ok(Kernels::File(p.clone()))
     };
-    let ours = match module {
-        Some(p) => file(module_flag, p)?,
+    let ours = match &files.module {
+        Some(p) => file("--module", p)?,
         None => Kernels::Builtin,
     };
-    let theirs = match compare {
-        Some(p) => Some((file(compare_flag, p)?, default_label(label, p))),
-        None => None,
-    };
-    let (theirs, label) = theirs.unzip();
-    Ok((ours, theirs, label))
+    let theirs = files.compare.as_ref().map(|p| {
+        let label = default_label(&files.compare_label, p);
+        file("--compare", p).map(|k| (k, label))
+    });
+    let theirs = theirs.transpose()?;
+    Ok(Sources::new(ours, theirs))
 }
 
 /// Per-cap folders checked for every cap asked for: a folder must hold exactly one module per
@@ -128,7 +164,7 @@ pub fn plan_folders(
     (compare_flag, compare): (&'static str, &Option<PathBuf>),
     label: &Option<String>,
     needs: Needs<'_>,
-) -> Result<(CappedKernels, Option<CappedKernels>, Option<String>), CliError> {
+) -> Result<Sources<CappedKernels>, CliError> {
     let folder = |flag: &'static str, dir: &Path| -> Result<CappedKernels, CliError> {
         check_module_folder(flag, dir)?;
         for &cap in caps {
@@ -157,8 +193,7 @@ pub fn plan_folders(
         Some(dir) => Some((folder(compare_flag, dir)?, default_label(label, dir))),
         None => None,
     };
-    let (theirs, label) = theirs.unzip();
-    Ok((ours, theirs, label))
+    Ok(Sources::new(ours, theirs))
 }
 
 /// The compiler's resource report for a module's entries, and where it came from.
@@ -192,7 +227,7 @@ impl Loaded {
     }
 }
 
-/// Loads the module for experiments 1 and 2.
+/// Loads one module.
 pub fn load(gpu: &Gpu, kernels: &Kernels) -> Result<Loaded, SourceError> {
     match kernels {
         Kernels::Builtin => load_builtin(gpu, modules::MAIN, BUILTIN),
@@ -200,7 +235,7 @@ pub fn load(gpu: &Gpu, kernels: &Kernels) -> Result<Loaded, SourceError> {
     }
 }
 
-/// Loads the module capped at `cap` registers for experiment 3.
+/// Loads the module capped at `cap` registers.
 pub fn load_capped(gpu: &Gpu, kernels: &CappedKernels, cap: u32) -> Result<Loaded, SourceError> {
     match kernels {
         CappedKernels::Builtin => {

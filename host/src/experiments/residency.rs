@@ -5,7 +5,7 @@
 //! memory, so the occupancy calculator computes it for the GPU at hand and the driver confirms
 //! it).
 
-use super::ExperimentError;
+use super::error::ExperimentError;
 use crate::cuda::{CudaError, Gpu, Kernel};
 use crate::occupancy::{
     dyn_smem_for_blocks, limiter_names, occupancy, warp_occupancy, HoldError, KernelResources,

@@ -9,8 +9,8 @@ use std::thread;
 use kernels_gpu::gemm_tolerance::{Reference, Tally};
 
 use super::inputs::{host_threads, Rng};
-use super::verify::tests::{problem, transpose};
-use super::verify::{gemm_reference, tally_gemm, GemmInputs};
+use super::verify::tally_gemm;
+use super::verify::tests::{problem, reference_of, transpose};
 use crate::results::GemmDims;
 
 /// How an FP32 kernel sums the K products of one element.
@@ -137,12 +137,7 @@ impl Problem {
     fn new(dims: GemmDims, seed: u64) -> Self {
         let (a, b, c0) = problem(dims, seed);
         let b_t = transpose(&b, dims.k as usize, dims.n as usize);
-        let reference = gemm_reference(&GemmInputs {
-            dims,
-            a: &a,
-            b_t: &b_t,
-            c0: &c0,
-        });
+        let reference = reference_of(dims, (&a, &b_t, &c0));
         Self {
             dims,
             a,
@@ -154,6 +149,23 @@ impl Problem {
 
     fn len(&self) -> usize {
         self.c0.len()
+    }
+
+    /// Asserts that under every setting at least `percent`% of the elements of `acc` (and at
+    /// least one) fail, printing how many did.
+    fn assert_most_fail(&self, acc: &[f32], percent: usize, what: &str) {
+        for setting in SETTINGS {
+            let t = self.judge(acc, setting);
+            let (over, all) = (t.over as usize, self.len());
+            eprintln!(
+                "{what} {setting:?}: {over} of {all} over, worst {:.0}",
+                t.worst_ratio()
+            );
+            assert!(
+                over >= all * percent / 100 && over > 0,
+                "{what} {setting:?}: {t:?}"
+            );
+        }
     }
 
     /// Every element's FP32 dot product by `dot`, on the CPU's threads.
@@ -240,22 +252,7 @@ fn tf32_inputs_fail_at_every_size() {
     for dims in sizes() {
         let p = Problem::new(dims, 1);
         let acc = p.products(|a, b| faulty_dot(a, b, Fault::Tf32));
-        for setting in SETTINGS {
-            let t = p.judge(&acc, setting);
-            eprintln!(
-                "{}x{}x{} TF32 {setting:?}: {} of {} over, worst {:.0}",
-                dims.m,
-                dims.n,
-                dims.k,
-                t.over,
-                p.len(),
-                t.worst_ratio()
-            );
-            assert!(
-                t.over as usize >= p.len() * 9 / 10 && t.over > 0,
-                "{dims:?} {setting:?}: {t:?}"
-            );
-        }
+        p.assert_most_fail(&acc, 90, &format!("{dims:?} TF32"));
     }
 }
 
@@ -268,13 +265,7 @@ fn a_product_that_drops_one_k_term_fails() {
         let p = Problem::new(dims, 1);
         for fault in [Fault::DropTerm(0), Fault::DropTerm(dims.k as usize / 2)] {
             let acc = p.products(|a, b| faulty_dot(a, b, fault));
-            for setting in SETTINGS {
-                let t = p.judge(&acc, setting);
-                assert!(
-                    t.over as usize >= p.len() * 99 / 100 && t.over > 0,
-                    "{dims:?} {fault:?} {setting:?}: {t:?}"
-                );
-            }
+            p.assert_most_fail(&acc, 99, &format!("{dims:?} {fault:?}"));
         }
     }
 }

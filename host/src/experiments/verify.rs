@@ -175,6 +175,14 @@ pub(crate) mod tests {
         c
     }
 
+    /// The f64 reference of A (M x K), B^T (N x K) and C0 at `dims`.
+    pub(crate) fn reference_of(
+        dims: GemmDims,
+        (a, b_t, c0): (&[f32], &[f32], &[f32]),
+    ) -> Vec<Reference> {
+        gemm_reference(&GemmInputs { dims, a, b_t, c0 })
+    }
+
     pub(crate) fn problem(dims: GemmDims, seed: u64) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
         let GemmDims { m, n, k } = dims;
         let (m, n, k) = (m as usize, n as usize, k as usize);
@@ -192,13 +200,7 @@ pub(crate) mod tests {
         let dims = GemmDims { m: 3, n: 5, k: 7 };
         let (a, b, c0) = problem(dims, 1);
         let b_t = transpose(&b, 7, 5);
-        let inputs = GemmInputs {
-            dims,
-            a: &a,
-            b_t: &b_t,
-            c0: &c0,
-        };
-        let reference = gemm_reference(&inputs);
+        let reference = reference_of(dims, (&a, &b_t, &c0));
         assert_eq!(reference.len(), 15);
         for r in 0..3 {
             for c in 0..5 {
@@ -226,13 +228,7 @@ pub(crate) mod tests {
         let dims = GemmDims::square(64);
         let (a, b, c0) = problem(dims, 1);
         let b_t = transpose(&b, 64, 64);
-        let inputs = GemmInputs {
-            dims,
-            a: &a,
-            b_t: &b_t,
-            c0: &c0,
-        };
-        let reference = gemm_reference(&inputs);
+        let reference = reference_of(dims, (&a, &b_t, &c0));
         let mut c = cpu_gemm((&a, &b, &c0), dims, 1.5, 0.5);
         let ok = tally_gemm(&reference, &c0, &c, 1.5, 0.5);
         assert_eq!((ok.over, ok.non_finite), (0, 0), "{ok:?}");
@@ -272,13 +268,7 @@ pub(crate) mod tests {
         let (m, n, k) = (200usize, 150usize, 75usize);
         let (a, b, c0) = problem(dims, 1);
         let b_t = transpose(&b, k, n);
-        let inputs = GemmInputs {
-            dims,
-            a: &a,
-            b_t: &b_t,
-            c0: &c0,
-        };
-        let reference = gemm_reference(&inputs);
+        let reference = reference_of(dims, (&a, &b_t, &c0));
         let right = cpu_gemm((&a, &b, &c0), dims, 1.5, 0.5);
         assert_eq!(tally_gemm(&reference, &c0, &right, 1.5, 0.5).over, 0);
         let edge = (128 * 128..m * n).filter(|i| i / n >= 128 && i % n >= 128);

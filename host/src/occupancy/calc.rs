@@ -30,7 +30,8 @@ pub struct KernelResources {
     pub dyn_smem: u32,
 }
 
-/// The shared memory / L1 split asked for with `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`.
+/// The shared memory / L1 split asked for with
+/// `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub enum Carveout {
     /// No preference: the SM's full shared memory counts (what the driver reports by default).

@@ -57,7 +57,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             };
             check_out(out, incoming, args.force)?;
             create_out(out)?;
-            crate::results_io::write_run(out, &results)
+            super::write_run(out, &results)
                 .with_context(|| format!("regenerating {} into {}", dir.display(), out.display()))?
         }
         (_, None) => {

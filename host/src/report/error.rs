@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::results_io::ResultsIoError;
+
 /// An error of the report writer, naming the file it concerns.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -22,6 +24,9 @@ pub enum ReportError {
     Plot { path: PathBuf, message: String },
     #[error("no results folder given")]
     NoRuns,
+    /// The run's results (results.json, tables.md, the CSVs) could not be written.
+    #[error(transparent)]
+    Results(#[from] ResultsIoError),
 }
 
 impl ReportError {

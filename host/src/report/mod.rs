@@ -1,5 +1,6 @@
 //! Reports: `report.md` with a verdict per claim of the seed blog, SVG plots, and several runs
-//! merged side by side, all from the experiments' contract; needs no GPU.
+//! merged side by side, all from the experiments' contract; and the whole results folder of a
+//! run (its results through [`crate::results_io`], then the report). Needs no GPU.
 
 mod command;
 pub mod curves;
@@ -17,10 +18,12 @@ pub use error::ReportError;
 pub use merge::merge;
 pub use plots::plot_curve;
 
+use crate::atomic_file::write_atomic;
 use crate::experiments::registry::figures;
 use crate::experiments::RunResults;
 use crate::figure::Figure;
 use crate::occupancy::Limits;
+use crate::results_io::write_results;
 
 /// The report's file name inside a results folder.
 pub const REPORT_MD: &str = "report.md";
@@ -42,21 +45,6 @@ pub struct CurvePlot {
     pub series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder and a rename, so the
-/// folder never holds half a file.
-pub fn write_atomic(path: &Path, text: &str) -> Result<PathBuf, std::io::Error> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })?;
-    Ok(path.to_owned())
-}
-
 fn write_file(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
     write_atomic(path, text).map_err(|source| ReportError::Write {
         path: path.to_path_buf(),
@@ -64,8 +52,8 @@ fn write_file(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
     })
 }
 
-/// Writes `report.md` and the experiment plots (`occupancy.svg`, `bandwidth.svg`, `regs.svg`,
-/// each only when its experiment ran) into `dir`. Returns the files written.
+/// Writes `report.md` and the experiment plots (`NAME.svg` and the like, each only when its
+/// experiment ran) into `dir`. Returns the files written.
 pub fn write(results: &RunResults, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     write_with_curves(results, dir, &[])
 }
@@ -79,10 +67,20 @@ pub fn write_with_curves(
     write_report(results, dir, curves, None)
 }
 
+/// The whole `--out DIR` folder of a run: the results ([`write_results`]: `results.json`,
+/// `tables.md`, the CSVs), then the report ([`write_folder`]: `report.md`, the experiment plots
+/// and the occupancy calculator's curves for the run's device, the tables linked to
+/// `tables.md`). Needs no GPU. Returns the files written.
+pub fn write_run(dir: &Path, results: &RunResults) -> Result<Vec<PathBuf>, ReportError> {
+    let mut written = write_results(dir, results)?;
+    written.extend(write_folder(results, dir)?);
+    Ok(written)
+}
+
 /// The report of a results folder, as `--out` and `host report DIR` write it: [`write_with_curves`]
-/// with the occupancy calculator's curves for experiment 1's variants on the run's device (its
-/// limits from `results.device`, so no GPU is needed), and, when the folder has a `tables.md`,
-/// the tables linked there rather than repeated.
+/// with the occupancy calculator's curves for the `occupancy` experiment's variants on the run's
+/// device (its limits from `results.device`, so no GPU is needed), and, when the folder has a
+/// `tables.md`, the tables linked there rather than repeated.
 pub fn write_folder(results: &RunResults, dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let curves = curves_for(results, &Limits::from_device_info(&results.device));
     let tables = dir.join(TABLES_MD).is_file().then_some(TABLES_MD);

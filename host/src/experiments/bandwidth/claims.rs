@@ -1,11 +1,11 @@
-//! The blog's claims about experiment 2, each judged by the rule written beside it.
+//! The blog's claims about the `bandwidth` experiment, each judged by the rule written beside it.
 
 use super::{Bandwidth, CopyRow};
 use crate::claim::{
-    passing, pct, ratio, verdict, with_exclusions, with_interval_rule, Verdict, BANDWIDTH_WITHIN,
-    OCCUPANCY_SPAN,
+    pct, ratio, with_exclusions, Claim, Verdict, BANDWIDTH_WITHIN, NOT_RUN, OCCUPANCY_SPAN,
 };
 use crate::confidence::{Interval, NoInterval};
+use crate::experiments::measured::two_passing;
 use crate::results::Timing;
 
 /// The two claims, in order.
@@ -17,19 +17,7 @@ pub fn claims(bw: Option<&Bandwidth>) -> Vec<Verdict> {
 }
 
 fn copy_rows(bw: Option<&Bandwidth>) -> Result<(Vec<&CopyRow>, Vec<String>), String> {
-    let bw = bw.ok_or("experiment 2 was not run")?;
-    let (ok, failed) = passing(&bw.rows, |r| &r.check, |r| r.variant.clone());
-    if ok.len() < 2 {
-        return Err(with_exclusions(
-            format!(
-                "fewer than two copy variants with a passing check ({} of {})",
-                ok.len(),
-                bw.rows.len()
-            ),
-            &failed,
-        ));
-    }
-    Ok((ok, failed))
+    two_passing(&bw.ok_or(NOT_RUN)?.rows, "copy variants")
 }
 
 fn cp(r: &CopyRow) -> String {
@@ -62,51 +50,38 @@ fn share_words(r: &Result<Interval, NoInterval>, point: f64) -> String {
 }
 
 fn few_threads_match_many(bw: Option<&Bandwidth>) -> Verdict {
-    let key = "few-threads-match-many";
-    let rule = with_interval_rule(RULE_4);
-    let (ok, failed) = match copy_rows(bw) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, 2, CLAIM_4, &rule, None, why),
-    };
-    let few = ok
-        .iter()
-        .copied()
-        .min_by(|a, b| {
-            a.threads
-                .cmp(&b.threads)
-                .then(b.bytes_per_thread.cmp(&a.bytes_per_thread))
-        })
-        .expect("two rows");
-    let many = ok
-        .iter()
-        .copied()
-        .max_by(|a, b| {
-            a.threads
-                .cmp(&b.threads)
-                .then(b.bytes_per_thread.cmp(&a.bytes_per_thread))
-        })
-        .expect("two rows");
-    if few.threads == many.threads || few.bytes_per_thread <= many.bytes_per_thread {
-        let why = format!(
+    let claim = Claim::interval("few-threads-match-many", CLAIM_4, RULE_4);
+    claim.judge(|| {
+        let (ok, failed) = copy_rows(bw)?;
+        // By threads per block; among equal threads, more bytes in flight counts as fewer threads.
+        let order = |a: &&CopyRow, b: &&CopyRow| {
+            let fewer_bytes = b.bytes_per_thread.cmp(&a.bytes_per_thread);
+            a.threads.cmp(&b.threads).then(fewer_bytes)
+        };
+        let few = ok.iter().copied().min_by(order).expect("two rows");
+        let many = ok.iter().copied().max_by(order).expect("two rows");
+        if few.threads == many.threads || few.bytes_per_thread <= many.bytes_per_thread {
+            let why = format!(
             "no variant has both fewer threads and more bytes in flight than another ({} vs {})",
             cp(few),
             cp(many)
         );
-        return verdict(key, 2, CLAIM_4, &rule, None, with_exclusions(why, &failed));
-    }
-    let iv = share(few, (many.gbps, &many.timing));
-    let holds = iv
-        .as_ref()
-        .ok()
-        .and_then(|iv| iv.exceeds(1.0 - BANDWIDTH_WITHIN));
-    let ev = format!(
-        "{} vs {}: {} (bound {})",
-        cp(few),
-        cp(many),
-        share_words(&iv, few.gbps / many.gbps),
-        pct(1.0 - BANDWIDTH_WITHIN)
-    );
-    verdict(key, 2, CLAIM_4, &rule, holds, with_exclusions(ev, &failed))
+            return Err(with_exclusions(why, &failed));
+        }
+        let iv = share(few, (many.gbps, &many.timing));
+        let holds = iv
+            .as_ref()
+            .ok()
+            .and_then(|iv| iv.exceeds(1.0 - BANDWIDTH_WITHIN));
+        let ev = format!(
+            "{} vs {}: {} (bound {})",
+            cp(few),
+            cp(many),
+            share_words(&iv, few.gbps / many.gbps),
+            pct(1.0 - BANDWIDTH_WITHIN)
+        );
+        Ok((holds, with_exclusions(ev, &failed)))
+    })
 }
 
 const CLAIM_5: &str = "Bandwidth stays saturated across a wide range of occupancy: many threads \
@@ -118,92 +93,90 @@ them). DOES NOT HOLD when even the variants not shown below 90% (interval not wh
 span less than 10x.";
 
 fn bandwidth_flat_over_occupancy(bw: Option<&Bandwidth>) -> Verdict {
-    let key = "bandwidth-flat-over-occupancy";
-    let rule = with_interval_rule(RULE_5);
-    let (ok, failed) = match copy_rows(bw) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, 2, CLAIM_5, &rule, None, why),
-    };
-    let Some(bw) = bw.filter(|b| b.reference_gbps > 0.0) else {
-        let why = "no copy reference bandwidth was measured".to_string();
-        return verdict(key, 2, CLAIM_5, &rule, None, with_exclusions(why, &failed));
-    };
-    let occ = |rows: &[&CopyRow]| {
-        let hi = rows.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
-        let lo = rows.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
-        (lo, hi)
-    };
-    let (lo_all, hi_all) = occ(&ok);
-    if lo_all <= 0.0 || hi_all / lo_all < OCCUPANCY_SPAN {
-        let why = format!(
-            "the sweep spans only {} to {} occupancy, less than {:.0}x",
-            pct(lo_all),
-            pct(hi_all),
-            OCCUPANCY_SPAN
-        );
-        return verdict(key, 2, CLAIM_5, &rule, None, with_exclusions(why, &failed));
-    }
-    let reference = (bw.reference_gbps, &bw.reference_timing);
-    let mut within = Vec::new();
-    let mut possible = Vec::new();
-    let mut listed = Vec::new();
-    for r in &ok {
-        let iv = share(r, reference);
-        let reaches = iv
-            .as_ref()
-            .ok()
-            .and_then(|iv| iv.exceeds(1.0 - BANDWIDTH_WITHIN));
-        if reaches == Some(true) {
-            within.push(*r);
+    let claim = Claim::interval("bandwidth-flat-over-occupancy", CLAIM_5, RULE_5);
+    claim.judge(|| {
+        let (ok, failed) = copy_rows(bw)?;
+        let Some(bw) = bw.filter(|b| b.reference_gbps > 0.0) else {
+            let why = "no copy reference bandwidth was measured".to_string();
+            return Err(with_exclusions(why, &failed));
+        };
+        let occ = |rows: &[&CopyRow]| {
+            let hi = rows.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
+            let lo = rows.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
+            (lo, hi)
+        };
+        let (lo_all, hi_all) = occ(&ok);
+        if lo_all <= 0.0 || hi_all / lo_all < OCCUPANCY_SPAN {
+            let why = format!(
+                "the sweep spans only {} to {} occupancy, less than {:.0}x",
+                pct(lo_all),
+                pct(hi_all),
+                OCCUPANCY_SPAN
+            );
+            return Err(with_exclusions(why, &failed));
         }
-        if reaches != Some(false) {
-            possible.push(*r);
-        }
-        listed.push(format!(
-            "{} at {}: {}{}",
-            r.variant,
-            pct(r.occupancy),
-            share_words(&iv, r.gbps / bw.reference_gbps),
-            match reaches {
-                Some(true) => "",
-                Some(false) => " (below)",
-                None => " (not judged)",
+        let reference = (bw.reference_gbps, &bw.reference_timing);
+        let mut within = Vec::new();
+        let mut possible = Vec::new();
+        let mut listed = Vec::new();
+        for r in &ok {
+            let iv = share(r, reference);
+            let reaches = iv
+                .as_ref()
+                .ok()
+                .and_then(|iv| iv.exceeds(1.0 - BANDWIDTH_WITHIN));
+            if reaches == Some(true) {
+                within.push(*r);
             }
-        ));
-    }
-    let span = |rows: &[&CopyRow]| {
-        let (lo, hi) = occ(rows);
-        (!rows.is_empty()).then(|| (lo, hi, hi / lo))
-    };
-    let (holds, span_text) = match (span(&within), span(&possible)) {
-        (Some((lo, hi, s)), _) if s >= OCCUPANCY_SPAN => (
-            Some(true),
-            format!(
-                "those reaching it span {} to {} = {:.1}x (need {:.0}x)",
-                pct(lo),
-                pct(hi),
-                s,
-                OCCUPANCY_SPAN
+            if reaches != Some(false) {
+                possible.push(*r);
+            }
+            listed.push(format!(
+                "{} at {}: {}{}",
+                r.variant,
+                pct(r.occupancy),
+                share_words(&iv, r.gbps / bw.reference_gbps),
+                match reaches {
+                    Some(true) => "",
+                    Some(false) => " (below)",
+                    None => " (not judged)",
+                }
+            ));
+        }
+        let span = |rows: &[&CopyRow]| {
+            let (lo, hi) = occ(rows);
+            (!rows.is_empty()).then(|| (lo, hi, hi / lo))
+        };
+        let (holds, span_text) = match (span(&within), span(&possible)) {
+            (Some((lo, hi, s)), _) if s >= OCCUPANCY_SPAN => (
+                Some(true),
+                format!(
+                    "those reaching it span {} to {} = {:.1}x (need {:.0}x)",
+                    pct(lo),
+                    pct(hi),
+                    s,
+                    OCCUPANCY_SPAN
+                ),
             ),
-        ),
-        (_, None) => (Some(false), "no variant reaches the bound".to_string()),
-        (_, Some((lo, hi, s))) => (
-            (s < OCCUPANCY_SPAN).then_some(false),
-            format!(
-                "those not shown below it span {} to {} = {:.1}x (need {:.0}x)",
-                pct(lo),
-                pct(hi),
-                s,
-                OCCUPANCY_SPAN
+            (_, None) => (Some(false), "no variant reaches the bound".to_string()),
+            (_, Some((lo, hi, s))) => (
+                (s < OCCUPANCY_SPAN).then_some(false),
+                format!(
+                    "those not shown below it span {} to {} = {:.1}x (need {:.0}x)",
+                    pct(lo),
+                    pct(hi),
+                    s,
+                    OCCUPANCY_SPAN
+                ),
             ),
-        ),
-    };
-    let ev = format!(
-        "reference {:.1} GB/s, bound {}; each variant's share of it: {}; {}",
-        bw.reference_gbps,
-        pct(1.0 - BANDWIDTH_WITHIN),
-        listed.join(", "),
-        span_text
-    );
-    verdict(key, 2, CLAIM_5, &rule, holds, with_exclusions(ev, &failed))
+        };
+        let ev = format!(
+            "reference {:.1} GB/s, bound {}; each variant's share of it: {}; {}",
+            bw.reference_gbps,
+            pct(1.0 - BANDWIDTH_WITHIN),
+            listed.join(", "),
+            span_text
+        );
+        Ok((holds, with_exclusions(ev, &failed)))
+    })
 }

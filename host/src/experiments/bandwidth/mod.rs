@@ -1,32 +1,31 @@
-//! Experiment 2, bandwidth vs occupancy: strided copies that trade threads for bytes in flight
-//! per thread, every variant held at 2 blocks/SM by dynamic shared memory, against the
+//! The `bandwidth` experiment, bandwidth vs occupancy: strided copies that trade threads for bytes
+//! in flight per thread, every variant held at 2 blocks/SM by dynamic shared memory, against the
 //! device-to-device copy (`cuMemcpyDtoD`) of the same buffer timed the same way.
 
 mod claims;
 mod row;
 
-use kernels_gpu::variants::{MemcpyVariant, MEMCPY};
+use kernels_gpu::variants::{MemcpyParams, MemcpyVariant, MEMCPY};
 
 pub use row::{Bandwidth, CopyRow};
 
-use super::cells::{self, compared_columns, HasComparison};
-use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::copy::{copy_gbps, CopyBuffers};
-use super::module_source::{load, plan_files, Kernels, Needs};
+use super::cells;
+use super::contract::{self, table_order, Experiment, Registered, RunContext, GBPS};
+use super::copy::{check_fits, copy_gbps, CopyBuffers};
+use super::error::{ExperimentError, InVariant};
+use super::measured::Measured;
+use super::module_source::{plan_files, Kernels, Needs, Sources};
+use super::progress::progress_bar;
 use super::residency::BLOCKS_PER_SM;
-use super::{comparison, progress_bar, ExperimentError, InVariant};
+use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
-use crate::figure::{
-    finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
-    ScatterPlot, XScale,
-};
+use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared};
-use crate::results::{Comparison, RunMeta};
+use crate::results::RunMeta;
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
-use kernels_gpu::variants::MemcpyParams;
 
-/// Experiment 2.
+/// The `bandwidth` experiment.
 pub struct Spec;
 
 /// `host bandwidth`.
@@ -42,7 +41,7 @@ pub struct Args {
     pub modules: ModuleFiles,
 }
 
-/// What experiment 2 adds to `host all`: the copy size.
+/// What the `bandwidth` experiment adds to `host all`: the copy size.
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
@@ -50,83 +49,43 @@ pub struct AllArgs {
     pub size: CopySize,
 }
 
-/// Experiment 2, validated.
+/// The `bandwidth` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub variants: Vec<&'static MemcpyVariant>,
     /// Bytes of each of the copy's source and destination.
     pub bytes: u64,
-    pub kernels: Kernels,
-    pub compare: Option<Kernels>,
-    pub compare_label: Option<String>,
+    pub sources: Sources<Kernels>,
 }
 
-impl HasComparison for CopyRow {
-    fn comparison(&self) -> Option<&Comparison> {
-        self.compare.as_ref()
+impl contract::Plan for Plan {
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Output = Bandwidth;
+    fn new(a: &Args) -> Result<Plan, CliError> {
+        planned(&a.variants, a.size.copy_mib, &a.modules)
+    }
+    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let own = own_labels(&s.variants, &Spec::variant_labels());
+        planned(&own, a.size.copy_mib, &s.module_files())
+    }
+    fn record(&self, meta: &mut RunMeta) {
+        meta.copy_bytes = self.bytes;
     }
 }
 
-const GBPS: Kind = Kind::Rate {
-    unit: "GB/s",
-    decimals: 1,
-};
-
 impl Experiment for Spec {
-    const NAME: &'static str = "bandwidth";
-    const NUMBER: u8 = 2;
-    const ABOUT: &'static str =
-        "Experiment 2: bandwidth vs occupancy (strided copies held at 2 blocks/SM)";
-    const SECTION: &'static str = "Experiment 2: bandwidth vs occupancy (strided copy)";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
+    const ABOUT: &'static str = "bandwidth vs occupancy (strided copies held at 2 blocks/SM)";
+    const SECTION: &'static str = "bandwidth vs occupancy (strided copy)";
     type Plan = Plan;
-    type Output = Bandwidth;
-    type Row = CopyRow;
 
     fn variant_labels() -> Vec<&'static str> {
         MEMCPY.iter().map(|v| v.label).collect()
     }
 
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        planned(
-            &a.variants,
-            a.size.copy_mib,
-            (&a.modules.module, &a.modules.compare),
-            &a.modules.compare_label,
-        )
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let own = own_labels(&s.variants, &Self::variant_labels());
-        planned(
-            &own,
-            a.size.copy_mib,
-            (&s.module, &s.compare),
-            &s.compare_label,
-        )
-    }
-
-    fn modules(p: &Plan) -> ModuleNames {
-        ModuleNames::of(&p.kernels, p.compare.as_ref(), &p.compare_label)
-    }
-
-    fn record(p: &Plan, meta: &mut RunMeta) {
-        meta.copy_bytes = p.bytes;
-    }
-
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Bandwidth, ExperimentError> {
-        let total = gpu.info().total_mem_bytes;
-        if p.bytes.saturating_mul(2) > total {
-            return Err(ExperimentError::CopyTooLarge {
-                mib: p.bytes >> 20,
-                have_mib: total >> 20,
-                max_mib: ((total / 2) >> 20).saturating_sub(256),
-            });
-        }
-        let ours = load(gpu, &p.kernels)?;
-        let theirs = p.compare.as_ref().map(|k| load(gpu, k)).transpose()?;
+        check_fits(gpu, p.bytes)?;
+        let (ours, theirs) = p.sources.load(gpu)?;
         let floats = (p.bytes / 4) as usize;
         let mut buffers = CopyBuffers::new(gpu, floats, ctx.seed.wrapping_add(10))?;
         let bar = progress_bar(ctx, p.variants.len() + 1, Self::NAME);
@@ -142,7 +101,7 @@ impl Experiment for Spec {
             let (kernel, other) = ours
                 .entry_pair(theirs.as_ref(), variant.entry)
                 .in_variant(variant.label)?;
-            let (measured, compared, dyn_smem) = buffers
+            let (mine, compared, dyn_smem) = buffers
                 .measure(
                     gpu,
                     (&kernel, other.as_ref()),
@@ -151,25 +110,21 @@ impl Experiment for Spec {
                     &ctx.timing,
                 )
                 .in_variant(variant.label)?;
-            let mut flags = measured.flags.clone();
-            let compare = comparison(&measured, compared.map(|m| (m, None, None)), &mut flags);
             rows.push(CopyRow {
                 variant: variant.label.to_owned(),
                 threads: variant.threads,
                 loads: variant.loads,
                 width: variant.width,
                 bytes_per_thread: variant.bytes_per_thread(),
-                regs: measured.regs,
+                regs: mine.regs,
                 dyn_smem_bytes: dyn_smem,
-                blocks_per_sm: measured.blocks_per_sm,
-                occupancy: measured.occupancy,
-                limiter: measured.limiter,
-                timing: measured.timing,
-                gbps: measured.throughput,
-                fraction_of_reference: measured.throughput / reference_gbps,
-                check: measured.check,
-                flags,
-                compare,
+                blocks_per_sm: mine.blocks_per_sm,
+                occupancy: mine.occupancy,
+                limiter: mine.limiter.clone(),
+                timing: mine.timing.clone(),
+                gbps: mine.throughput,
+                fraction_of_reference: mine.throughput / reference_gbps,
+                measured: Measured::of(&mine, compared.map(|m| (m, None))),
             });
             bar.inc(1);
         }
@@ -181,12 +136,8 @@ impl Experiment for Spec {
         })
     }
 
-    fn rows(output: &Bandwidth) -> &[CopyRow] {
-        &output.rows
-    }
-
     fn columns() -> Vec<Column<CopyRow>> {
-        let mut c: Vec<Column<Self::Row>> = vec![
+        let mut c: Vec<Column<CopyRow>> = vec![
             Column::new("Variant", Kind::Text, |r| Value::Text(r.variant.clone())),
             Column::new("Threads/block", Kind::Count, |r| {
                 Value::Int(r.threads.into())
@@ -199,7 +150,9 @@ impl Experiment for Spec {
             }),
             Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
             Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
-            Column::new("GB/s", GBPS, |r| cells::rate(r.gbps, &r.flags)),
+            Column::new("GB/s", GBPS.kind(), |r| {
+                cells::rate(r.gbps, &r.measured.flags)
+            }),
             Column::new("% of D2D copy", Kind::Percent, |r| {
                 Value::Float(r.fraction_of_reference)
             }),
@@ -210,16 +163,18 @@ impl Experiment for Spec {
                 Value::Int(r.dyn_smem_bytes.into())
             }),
             Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
-            Column::new("ms/call", Kind::Duration, |r| cells::timing(&r.timing)),
-            Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+            Column::new("ms/call", Kind::Duration, |r| {
+                cells::timing(&r.timing)
+            }),
+            Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
-        c.extend(compared_columns("GB/s", "GB/s", 1));
+        c.extend(GBPS.compared_columns());
         c
     }
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "2. Bandwidth vs occupancy ({} MiB copy, {})",
+            "Bandwidth vs occupancy ({} MiB copy, {})",
             m.copy_bytes >> 20,
             m.sampling_words()
         )
@@ -249,40 +204,22 @@ impl Experiment for Spec {
         t
     }
 
-    fn failed_checks(output: &Bandwidth) -> Vec<String> {
-        let mut out = Vec::new();
-        for r in &output.rows {
-            cells::failed(r.variant.clone(), &r.check, r.compare.as_ref(), &mut out);
-        }
-        out
-    }
-
     fn claims(output: Option<&Bandwidth>) -> Vec<Verdict> {
         claims::claims(output)
     }
 
     /// Theoretical occupancy (%, log) vs GB/s, the measured copy bandwidth as a line.
     fn figures(runs: &[PlotRun<'_, Bandwidth>]) -> Vec<(String, Figure)> {
-        Self::figure(runs)
-            .map(|f| (Self::NAME.to_owned(), f))
-            .into_iter()
-            .collect()
-    }
-    fn merged(output: &Bandwidth) -> Merged {
-        Merged {
-            unit: "GB/s",
-            decimals: 1,
-            reference: Some(("copy reference", output.reference_gbps)),
-            rows: output
-                .rows
-                .iter()
-                .map(|r| MergeRow {
-                    key: r.variant.clone(),
-                    ours: (r.gbps, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
+        let title = format!("Experiment {}: copy bandwidth vs occupancy", Self::NUMBER);
+        let x = ("Theoretical occupancy (%, log scale)", XScale::Log);
+        let axes = Axes::new(title, x, "GB/s (read + written)");
+        let references = |run: &PlotRun<'_, Bandwidth>| {
+            let gbps = run.output.reference_gbps;
+            let copy = Reference::measured("copy reference".into(), gbps, 1, " GB/s");
+            (gbps > 0.0).then_some(copy).into_iter().collect()
+        };
+        let figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
+        named(Self::NAME, figure)
     }
 
     fn key_order(seen: Vec<String>) -> Vec<String> {
@@ -292,80 +229,16 @@ impl Experiment for Spec {
 
 /// The plan of the copies `list` names (all when empty) from `--copy-mib` and the module files,
 /// for `host bandwidth` and `host all` alike.
-fn planned(
-    list: &[String],
-    copy_mib: u64,
-    (module, compare): (&Option<std::path::PathBuf>, &Option<std::path::PathBuf>),
-    compare_label: &Option<String>,
-) -> Result<Plan, CliError> {
+fn planned(list: &[String], copy_mib: u64, files: &ModuleFiles) -> Result<Plan, CliError> {
     let variants = select(list, MEMCPY, |v| v.label, "memcpy")?;
     let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
-    let (kernels, compare, compare_label) = plan_files(
-        ("--module", module),
-        ("--compare", compare),
-        compare_label,
-        Needs {
-            entries: &entries,
-            signature: MemcpyParams::PARAMS,
-        },
-    )?;
+    let needs = Needs {
+        entries: &entries,
+        signature: MemcpyParams::PARAMS,
+    };
     Ok(Plan {
         variants,
         bytes: copy_mib << 20,
-        kernels,
-        compare,
-        compare_label,
+        sources: plan_files(files, needs)?,
     })
-}
-
-impl Spec {
-    fn figure(runs: &[PlotRun<'_, Bandwidth>]) -> Option<Figure> {
-        let mut series = Vec::new();
-        let mut references = Vec::new();
-        for run in runs {
-            let bw = run.output;
-            let first = series.len();
-            let rows: Vec<PlotRow<'_>> = bw
-                .rows
-                .iter()
-                .map(|r| PlotRow {
-                    occupancy: r.occupancy,
-                    throughput: r.gbps,
-                    variant: &r.variant,
-                    check: &r.check,
-                    compare: r.compare.as_ref(),
-                })
-                .collect();
-            push_module_series(&mut series, run, &rows);
-            if bw.reference_gbps > 0.0 {
-                references.push(ReferenceLine {
-                    label: format!(
-                        "{} GB/s",
-                        peak_label(
-                            "copy reference",
-                            runs.len(),
-                            &run.device.name,
-                            bw.reference_gbps,
-                            1
-                        )
-                    ),
-                    y: bw.reference_gbps,
-                    series: (runs.len() > 1).then_some(first),
-                });
-            }
-        }
-        if series.is_empty() {
-            return None;
-        }
-        finish_labels(&mut series, |s| &mut s.points);
-        Some(Figure::Scatter(ScatterPlot {
-            title: "Experiment 2: copy bandwidth vs occupancy".into(),
-            x_label: "Theoretical occupancy (%, log scale)".into(),
-            y_label: "GB/s (read + written)".into(),
-            x_scale: XScale::Log,
-            x_unit_suffix: "%".into(),
-            series,
-            references,
-        }))
-    }
 }

@@ -1,11 +1,12 @@
-//! Experiment 2's output and row, as `results.json` stores them.
+//! The `bandwidth` experiment's output and row, as `results.json` stores them.
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::experiments::contract::{row, Output, GBPS};
+use crate::experiments::measured::Measured;
+use crate::results::Timing;
 
-/// Experiment 2.
+/// The `bandwidth` experiment.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Bandwidth {
     /// Device-to-device copy (cuMemcpyDtoD) bandwidth measured in the same run, GB/s counting
@@ -15,7 +16,17 @@ pub struct Bandwidth {
     pub rows: Vec<CopyRow>,
 }
 
-/// Experiment 2, one memcpy variant.
+impl Output for Bandwidth {
+    type Row = CopyRow;
+    fn rows(&self) -> &[CopyRow] {
+        &self.rows
+    }
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        Some(("copy reference", self.reference_gbps))
+    }
+}
+
+/// The `bandwidth` experiment, one memcpy variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CopyRow {
     pub variant: String,
@@ -35,19 +46,8 @@ pub struct CopyRow {
     pub gbps: f64,
     /// gbps / reference_gbps.
     pub fraction_of_reference: f64,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
 }
 
-impl TableRow for CopyRow {
-    fn label(&self) -> String {
-        self.variant.clone()
-    }
-    fn flags(&self) -> &[String] {
-        &self.flags
-    }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
-    }
-}
+row!(CopyRow, GBPS, gbps, |r| r.variant.clone());

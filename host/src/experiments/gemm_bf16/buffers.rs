@@ -7,7 +7,9 @@ use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant};
 
 use super::super::gemm_check::{Checked, GemmChecker, GemmReference};
-use super::super::{residency_of, ExperimentError, Measured};
+use super::super::measurement::{Measurement, Peak};
+use super::super::residency::residency_of;
+use super::super::ExperimentError;
 use super::inputs::Bf16Inputs;
 use super::tolerance::{record, spread_factor};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
@@ -46,8 +48,8 @@ pub fn gflops(dims: GemmDims, timing: &Timing) -> f64 {
 /// One line's figures: ours, the compared module's, and cuBLAS's samples interleaved with them
 /// with the check of cuBLAS's last timed launch among them. Throughputs in GFLOP/s.
 pub struct Bf16Measured {
-    pub ours: Measured,
-    pub theirs: Option<Measured>,
+    pub ours: Measurement,
+    pub theirs: Option<Measurement>,
     pub cublas: Option<(Timing, Checked)>,
 }
 
@@ -254,7 +256,7 @@ impl Bf16GemmBuffers {
         kernel: &Kernel<'_>,
         variant: &Bf16GemmVariant,
         timing: Timing,
-    ) -> Result<Measured, ExperimentError> {
+    ) -> Result<Measurement, ExperimentError> {
         let resident = residency_of(
             gpu,
             kernel,
@@ -269,15 +271,18 @@ impl Bf16GemmBuffers {
         let peak =
             peak_bf16_dense_gflops(info.compute_capability, info.sm_count, info.sm_clock_khz);
         let throughput = gflops(self.dims, &timing);
-        Ok(Measured::new(
+        // Unknown peak: no flag (the check is `value > peak` for a positive peak only).
+        let peak = Peak {
+            value: peak.unwrap_or(0.0),
+            unit: "GFLOP/s",
+            what: "dense BF16 tensor-core",
+        };
+        Ok(Measurement::new(
             resident,
             timing,
             throughput,
             record(self.dims, &[timed, epilogue]),
-            // Unknown peak: no flag (the check is `value > peak` for a positive peak only).
-            peak.unwrap_or(0.0),
-            "GFLOP/s",
-            "dense BF16 tensor-core",
+            peak,
         ))
     }
 

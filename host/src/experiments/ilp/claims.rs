@@ -1,9 +1,9 @@
-//! Experiment 5's claims, judged by rules fixed before any data was seen. Rows whose results
-//! failed the bit-exact check are never used; "reaching the peak" means reaching
+//! The `ilp` experiment's claims, judged by rules fixed before any data was seen. Rows whose
+//! results failed the bit-exact check are never used; "reaching the peak" means reaching
 //! [`REACHED`] of the FP32 peak at the measured clock, the fraction of Volkov's table.
 
 use super::row::{Ilp, IlpRow, VOLKOV_FRACTION};
-use crate::claim::{all_of, Verdict};
+use crate::claim::{all_of, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, NoInterval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -49,7 +49,7 @@ fn interval_words() -> String {
     )
 }
 
-/// Experiment 5's verdicts, in order; NOT JUDGED, saying so, when it did not run.
+/// The `ilp` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
 pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
     let rows = result.map_or(&[][..], |r| &r.rows[..]);
     let mut v = vec![
@@ -59,7 +59,7 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
     if result.is_none() {
         for x in &mut v {
             x.holds = None;
-            x.evidence = "experiment 5 was not run".into();
+            x.evidence = NOT_RUN.into();
         }
     }
     v
@@ -73,7 +73,7 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
 pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
     let low: Vec<&IlpRow> = rows
         .iter()
-        .filter(|r| r.checked() && r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS)
+        .filter(|r| r.measured.checked() && r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS)
         .collect();
     let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
     let holds = if outcomes.contains(&Some(true)) {
@@ -97,7 +97,7 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
         });
     Verdict {
         key: "ilp-peak-at-low-occupancy",
-        experiment: 5,
+        experiment: 0,
         claim: format!(
             "with ILP >= {MIN_ILP}, {} of FP32 peak is reached at <= {} occupancy",
             percent_with(REACHED, 0),
@@ -127,7 +127,7 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
 pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
     let full: Vec<&IlpRow> = rows
         .iter()
-        .filter(|r| r.checked() && r.ilp == 1 && r.occupancy >= 1.0 - EPS)
+        .filter(|r| r.measured.checked() && r.ilp == 1 && r.occupancy >= 1.0 - EPS)
         .collect();
     let holds = all_of(full.iter().map(|r| reaches(r).map(|reached| !reached)));
     let best = full
@@ -136,7 +136,7 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
         .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak));
     Verdict {
         key: "no-ilp-misses-peak-at-full-occupancy",
-        experiment: 5,
+        experiment: 0,
         claim: "at 100% occupancy without ILP the FP32 peak is not reached".into(),
         rule: format!(
             "every checked row with ILP 1 at 100% occupancy stays below {} of the peak at the \
@@ -189,7 +189,7 @@ mod tests {
         let v = no_ilp_misses_peak_at_full_occupancy(&[row(1, 32, 0.5)]);
         assert_eq!(v.holds, None);
         let mut wrong = row(1, 64, 0.5);
-        wrong.check.passed = false;
+        wrong.measured.check.passed = false;
         assert_eq!(no_ilp_misses_peak_at_full_occupancy(&[wrong]).holds, None);
     }
 

@@ -1,7 +1,7 @@
-//! Experiment 5, instruction-level parallelism: FMA kernels with 1 to 16 independent chains per
-//! thread over 1 to 64 resident warps per SM (blocks held by dynamic shared memory, one full
-//! wave), each point's GFLOP/s against the FP32 peak at the SM clock measured during the run,
-//! every thread of every launch checked bit for bit against the CPU. Volkov's table answers: for each
+//! The `ilp` experiment, instruction-level parallelism: FMA kernels with 1 to 16 independent chains
+//! per thread over 1 to 64 resident warps per SM (blocks held by dynamic shared memory, one full
+//! wave), each point's GFLOP/s against the FP32 peak at the SM clock measured during the run, every
+//! thread of every launch checked bit for bit against the CPU. Volkov's table answers: for each
 //! ILP, how few warps reach 90% of the peak?
 //!
 //! ```text
@@ -22,28 +22,28 @@ pub mod row;
 pub mod run;
 pub mod table;
 
+use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{FmaParams, FmaVariant, FMA};
 use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
 pub use row::{Ilp, IlpRow};
 
-use super::cells::{compared_columns, HasComparison};
-use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::module_source::{plan_files, Kernels, Needs};
-use super::ExperimentError;
+use super::contract::{Experiment, Registered, RunContext, GFLOPS};
+use super::error::ExperimentError;
+use super::sweep::{self, SweepFlags};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{CliError, ModuleFiles, Shared};
-use crate::results::{Comparison, RunMeta};
+use crate::flags::CliError;
+use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
-/// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is
-/// decided at high ILP), then a coarser ladder to 64 ([`plan::FMA_WARPS_PER_SM`] is the fine one; ask
-/// for it with `--warps-per-sm`).
+/// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is decided
+/// at high ILP), then a coarser ladder to 64 ([`plan::FMA_WARPS_PER_SM`] is the fine one; ask for
+/// it with `--warps-per-sm`).
 pub const DEFAULT_WARPS_PER_SM: [u32; 14] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
 
-/// Experiment 5.
+/// The `ilp` experiment.
 pub struct Spec;
 
 /// The sweep (`host ilp`; `host all` takes `--ilp-warps-per-sm`).
@@ -66,33 +66,20 @@ pub struct SweepArgs {
 }
 
 /// `host ilp`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    #[command(flatten)]
-    pub sweep: SweepArgs,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-}
+pub type Args = sweep::Args<SweepArgs>;
 
-/// What experiment 5 adds to `host all`.
+/// What the `ilp` experiment adds to `host all`.
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
-    /// Experiment 5: resident warps per SM to hold.
+    /// ilp: resident warps per SM to hold.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
           value_parser = crate::flag_values::whole(1u32..=64))]
     pub ilp_warps_per_sm: Vec<u32>,
 }
 
-/// Experiment 5, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    pub sweep: SweepArgs,
-    pub kernels: Kernels,
-    pub compare: Option<Kernels>,
-    pub compare_label: Option<String>,
-}
+/// The `ilp` experiment, validated.
+pub type Plan = sweep::Plan<SweepArgs>;
 
 fn parse_cycles(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
@@ -136,61 +123,38 @@ impl SweepArgs {
     }
 }
 
+impl SweepFlags for SweepArgs {
+    const SIGNATURE: &'static [Param] = FmaParams::PARAMS;
+    type AllArgs = AllArgs;
+    type Output = Ilp;
+    /// Every ILP at the warps targets asked for.
+    fn in_all(a: &AllArgs) -> Self {
+        SweepArgs {
+            ilp: ilps(),
+            warps_per_sm: a.ilp_warps_per_sm.clone(),
+            target_cycles: DEFAULT_TARGET_CYCLES,
+        }
+    }
+    fn entries(&self) -> Result<Vec<&'static str>, CliError> {
+        self.validate().map_err(|e| CliError::Flag(e.to_string()))?;
+        Ok(self
+            .ilp
+            .iter()
+            .filter_map(|&i| kernel(i))
+            .map(|v| v.entry)
+            .collect())
+    }
+}
+
 /// The variant table's kernel for an ILP.
 pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
     FMA.iter().find(|v| v.ilp == ilp)
 }
 
-impl HasComparison for IlpRow {
-    fn comparison(&self) -> Option<&Comparison> {
-        self.compare.as_ref()
-    }
-}
-
-fn planned(
-    sweep: SweepArgs,
-    module: (&'static str, &Option<std::path::PathBuf>),
-    compare: (&'static str, &Option<std::path::PathBuf>),
-    label: &Option<String>,
-) -> Result<Plan, CliError> {
-    if let Err(e) = sweep.validate() {
-        return Err(CliError::Flag(e.to_string()));
-    }
-    let entries: Vec<&str> = sweep
-        .ilp
-        .iter()
-        .filter_map(|&i| kernel(i))
-        .map(|v| v.entry)
-        .collect();
-    let (kernels, compare, compare_label) = plan_files(
-        module,
-        compare,
-        label,
-        Needs {
-            entries: &entries,
-            signature: FmaParams::PARAMS,
-        },
-    )?;
-    Ok(Plan {
-        sweep,
-        kernels,
-        compare,
-        compare_label,
-    })
-}
-
 impl Experiment for Spec {
-    const NAME: &'static str = "ilp";
-    const NUMBER: u8 = 5;
-    const ABOUT: &'static str =
-        "Experiment 5: FP32 throughput vs warps per SM and ILP (Volkov's table)";
-    const SECTION: &'static str = "Experiment 5: instruction-level parallelism vs occupancy";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
+    const ABOUT: &'static str = "FP32 throughput vs warps per SM and ILP (Volkov's table)";
+    const SECTION: &'static str = "instruction-level parallelism vs occupancy";
     type Plan = Plan;
-    type Output = Ilp;
-    type Row = IlpRow;
 
     fn help() -> String {
         format!(
@@ -199,60 +163,25 @@ impl Experiment for Spec {
         )
     }
 
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        planned(
-            a.sweep.clone(),
-            ("--module", &a.modules.module),
-            ("--compare", &a.modules.compare),
-            &a.modules.compare_label,
-        )
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let sweep = SweepArgs {
-            ilp: ilps(),
-            warps_per_sm: a.ilp_warps_per_sm.clone(),
-            target_cycles: DEFAULT_TARGET_CYCLES,
-        };
-        planned(
-            sweep,
-            ("--module", &s.module),
-            ("--compare", &s.compare),
-            &s.compare_label,
-        )
-    }
-
-    fn modules(p: &Plan) -> ModuleNames {
-        ModuleNames::of(&p.kernels, p.compare.as_ref(), &p.compare_label)
-    }
-
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {
         run::run(gpu, ctx, p)
     }
 
-    fn rows(output: &Ilp) -> &[IlpRow] {
-        &output.rows
-    }
-
     fn columns() -> Vec<Column<IlpRow>> {
         let mut c = table::columns();
-        c.extend(compared_columns("GFLOP/s", "GFLOP/s", 0));
+        c.extend(GFLOPS.compared_columns());
         c
     }
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "5. FP32 throughput vs warps per SM and ILP ({})",
+            "FP32 throughput vs warps per SM and ILP ({})",
             m.sampling_words()
         )
     }
 
     fn table(output: &Ilp, meta: &RunMeta) -> TableData {
         table::table(output, &Self::title(meta), &Self::columns())
-    }
-
-    fn failed_checks(output: &Ilp) -> Vec<String> {
-        run::failed_checks(output)
     }
 
     fn claims(output: Option<&Ilp>) -> Vec<Verdict> {
@@ -270,39 +199,16 @@ impl Experiment for Spec {
             })
             .unwrap_or_default()
     }
-
-    fn merged(output: &Ilp) -> Merged {
-        Merged {
-            unit: "GFLOP/s",
-            decimals: 0,
-            reference: None,
-            rows: output
-                .rows
-                .iter()
-                .map(|r| MergeRow {
-                    key: format!("ILP {} x{} warps", r.ilp, r.warps_per_sm),
-                    ours: (r.gflops, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use crate::flag_values::parse_flags;
     use plan::FMA_WARPS_PER_SM;
 
-    #[derive(Parser)]
-    struct Cmd {
-        #[command(flatten)]
-        args: SweepArgs,
-    }
-
     fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
-        Cmd::try_parse_from(std::iter::once("ilp").chain(args.iter().copied())).map(|c| c.args)
+        parse_flags(args)
     }
 
     #[test]

@@ -1,7 +1,9 @@
-//! Experiment 5's plot: % of the FP32 peak over resident warps per SM, one series per ILP, with
-//! the 90% line of Volkov's table. Drawn by the report's one drawer from this data.
+//! The `ilp` experiment's plot: % of the FP32 peak over resident warps per SM, one series per ILP,
+//! with the 90% line of Volkov's table. Drawn by the report's one drawer from this data.
 
 use super::row::{IlpRow, VOLKOV_FRACTION};
+use super::Spec;
+use crate::experiments::contract::Registered;
 use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 use crate::table::percent_with;
 
@@ -16,7 +18,7 @@ pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
         .map(|&ilp| {
             let mut points: Vec<LabelledPoint> = rows
                 .iter()
-                .filter(|r| r.ilp == ilp && r.checked())
+                .filter(|r| r.ilp == ilp && r.measured.checked())
                 .map(|r| LabelledPoint {
                     x: f64::from(r.warps_per_sm),
                     y: r.fraction_of_peak * 100.0,
@@ -33,7 +35,10 @@ pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
         })
         .collect();
     ScatterPlot {
-        title: "Experiment 5: FP32 throughput vs warps per SM and ILP".into(),
+        title: format!(
+            "Experiment {}: FP32 throughput vs warps per SM and ILP",
+            Spec::NUMBER
+        ),
         x_label: "resident warps per SM".into(),
         y_label: "% of FP32 peak at the measured clock".into(),
         x_scale: XScale::Log,
@@ -61,7 +66,7 @@ mod tests {
             }
         }
         let mut wrong = row(4, 2, 0.99);
-        wrong.check.passed = false;
+        wrong.measured.check.passed = false;
         rows.push(wrong);
         let p = percent_of_peak(&rows);
         let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();

@@ -1,10 +1,11 @@
-//! Experiment 5's typed results and Volkov's table.
+//! The `ilp` experiment's typed results and Volkov's table.
 
 use serde::{Deserialize, Serialize};
 
 use super::plan::Layout;
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::experiments::contract::{row, Output, GFLOPS};
+use crate::experiments::measured::Measured;
+use crate::results::Timing;
 
 /// Fraction of the FP32 peak Volkov's table asks for.
 pub const VOLKOV_FRACTION: f64 = 0.90;
@@ -29,28 +30,12 @@ pub struct IlpRow {
     /// `gflops / peak_gflops`.
     pub fraction_of_peak: f64,
     pub timing: Timing,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
 }
 
-impl TableRow for IlpRow {
-    fn label(&self) -> String {
-        format!("ILP {} at {} warps/SM", self.ilp, self.warps_per_sm)
-    }
-    fn flags(&self) -> &[String] {
-        &self.flags
-    }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
-    }
-}
-
-impl IlpRow {
-    pub fn checked(&self) -> bool {
-        self.check.passed && self.compare.as_ref().is_none_or(|c| c.check.passed)
-    }
-}
+row!(IlpRow, GFLOPS, gflops, |r| format!("ILP {} at {} warps/SM", r.ilp, r.warps_per_sm),
+    merge_key: |r| format!("ILP {} x{} warps", r.ilp, r.warps_per_sm));
 
 /// One line of Volkov's table: the fewest warps per SM at which `ilp` reaches the fraction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,7 +56,10 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
     ilps.dedup();
     ilps.into_iter()
         .map(|ilp| {
-            let of = || rows.iter().filter(move |r| r.ilp == ilp && r.checked());
+            let of = || {
+                rows.iter()
+                    .filter(move |r| r.ilp == ilp && r.measured.checked())
+            };
             let best = of()
                 .filter(|r| r.fraction_of_peak >= fraction)
                 .min_by_key(|r| r.warps_per_sm);
@@ -86,7 +74,7 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
         .collect()
 }
 
-/// Everything experiment 5 measured.
+/// Everything the `ilp` experiment measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ilp {
     pub a: f32,
@@ -95,6 +83,13 @@ pub struct Ilp {
     pub volkov: Vec<VolkovLine>,
     /// Points that could not be placed, with the reason.
     pub skipped: Vec<String>,
+}
+
+impl Output for Ilp {
+    type Row = IlpRow;
+    fn rows(&self) -> &[IlpRow] {
+        &self.rows
+    }
 }
 
 #[cfg(test)]
@@ -125,14 +120,16 @@ pub(crate) mod tests {
                 noise_target: Some(0.005),
                 ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
             },
-            check: Check {
-                passed: true,
-                error: 0.0,
-                bound: 0.0,
-                what: "synthetic".into(),
+            measured: Measured {
+                check: crate::results::Check {
+                    passed: true,
+                    error: 0.0,
+                    bound: 0.0,
+                    what: "synthetic".into(),
+                },
+                flags: vec![],
+                compare: None,
             },
-            flags: vec![],
-            compare: None,
         }
     }
 
@@ -160,7 +157,7 @@ pub(crate) mod tests {
     #[test]
     fn an_ilp_that_never_gets_there_has_no_entry_and_failed_checks_do_not_count() {
         let mut wrong = row(1, 8, 0.99);
-        wrong.check.passed = false;
+        wrong.measured.check.passed = false;
         let t = volkov_table(&[row(1, 64, 0.5), wrong], 0.9);
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].fewest_warps_per_sm, None);

@@ -1,25 +1,29 @@
-//! Experiment 5 on the GPU: the only file of the experiment that touches the driver.
+//! The `ilp` experiment on the GPU: the only file of the experiment that touches the driver.
 //!
 //! The kernels are the variant table's `variants::FMA` entries (`fma_ilp{ILP}`), launched
 //! through `Launch` + `FmaParams` with one output float per thread (whole blocks: the kernels
 //! have no bounds check); `iters` is always a multiple of `FMA_UNROLL`, so the rounds run are
-//! the rounds counted. Residency is held by the hold experiment 2 uses
+//! the rounds counted. Residency is held by the hold the `bandwidth` experiment uses
 //! ([`hold_at_blocks`]), and every figure is timed by [`time_sides`] (the compared module's
 //! samples interleaved with ours).
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::variants::FmaParams;
+use kernels_gpu::variants::{FmaParams, FmaVariant};
 
-use super::plan::{gflops, layout, sized_iters, Layout};
+use super::plan::{gflops, layout, sized_iters};
 use super::reference::{check_fma, ChainTable, DEFAULT_A, DEFAULT_B};
 use super::row::{volkov_table, Ilp, IlpRow, VOLKOV_FRACTION};
 use super::{kernel as fma_kernel, Plan, Spec, SweepArgs, UnknownIlp};
 use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel, Launch as KernelLaunch, LaunchShape};
-use crate::experiments::contract::{Experiment, RunContext};
-use crate::experiments::module_source::load;
-use crate::experiments::residency::hold_at_blocks;
-use crate::experiments::{progress_bar, residency_of, ExperimentError, InVariant};
-use crate::results::{Check, Comparison, Timing};
+use crate::experiments::contract::{Registered, RunContext};
+use crate::experiments::error::ExperimentError;
+use crate::experiments::measured::Measured;
+use crate::experiments::measurement::{Measurement, Peak};
+use crate::experiments::module_source::Loaded;
+use crate::experiments::progress::progress_bar;
+use crate::experiments::residency::{hold_at_blocks, residency_of};
+use crate::experiments::sweep::{sweep, with_compared, Step};
+use crate::results::{Check, Timing};
 use crate::sampling::{time_sides, Side};
 
 /// FP32 lanes per SM of sm_80 and later as the sizing of `iters` assumes it (the peak itself
@@ -104,19 +108,28 @@ pub fn mean_clock_mhz(timing: &Timing) -> Option<f64> {
     (!readings.is_empty()).then(|| readings.iter().sum::<f64>() / readings.len() as f64)
 }
 
-/// Runs experiment 5 on `gpu` as `p` asks, timing every figure by `ctx.timing`.
+/// What every point of a run shares: the device, the timing, the modules, the output buffer
+/// and the CPU's chains.
+struct Sweeper<'a> {
+    gpu: &'a Gpu,
+    ctx: &'a RunContext,
+    sweep: &'a SweepArgs,
+    modules: (&'a Loaded, Option<&'a Loaded>),
+    out: CudaSlice<f32>,
+    table: ChainTable,
+}
+
+/// Runs the `ilp` experiment on `gpu` as `p` asks, timing every figure by `ctx.timing`.
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {
-    let info = gpu.info().clone();
-    let ours = load(gpu, &p.kernels)?;
-    let theirs = p.compare.as_ref().map(|k| load(gpu, k)).transpose()?;
-    let limits = gpu.limits().clone();
-    let max_block = limits.max_threads_per_block;
-    let mut out = gpu.zeros::<f32>((info.sm_count * info.max_threads_per_sm) as usize)?;
-    let bar = progress_bar(
-        ctx,
-        p.sweep.ilp.len() * p.sweep.warps_per_sm.len(),
-        Spec::NAME,
-    );
+    let info = gpu.info();
+    let (ours, theirs) = p.sources.load(gpu)?;
+    let points: Vec<(u32, u32)> = p
+        .sweep
+        .ilp
+        .iter()
+        .flat_map(|&ilp| p.sweep.warps_per_sm.iter().map(move |&w| (ilp, w)))
+        .collect();
+    let bar = progress_bar(ctx, points.len(), Spec::NAME);
     // Every chain of the sweep on the CPU first, once: then every thread of every launch can be
     // checked against it.
     bar.set_message("CPU reference chains");
@@ -124,7 +137,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError
         sweep_iters(
             &p.sweep,
             info.warp_size,
-            max_block,
+            gpu.limits().max_threads_per_block,
             info.max_blocks_per_sm,
             SIZING_LANES,
         ),
@@ -132,161 +145,149 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError
         DEFAULT_A,
         DEFAULT_B,
     );
-    let mut rows = Vec::new();
-    let mut skipped = Vec::new();
-    for &ilp in &p.sweep.ilp {
-        let Some(variant) = fma_kernel(ilp) else {
-            skipped.push(UnknownIlp(ilp).to_string());
-            continue;
-        };
-        let name = variant.entry;
-        let (kernel, other) = ours.entry_pair(theirs.as_ref(), name).in_variant(name)?;
-        for &warps in &p.sweep.warps_per_sm {
-            bar.set_message(format!("{name} at {warps} warps/SM"));
-            bar.inc(1);
-            let Some(placed) = layout(warps, info.warp_size, max_block, info.max_blocks_per_sm)
-            else {
-                skipped.push(format!(
-                    "{name} at {warps} warps/SM: no split into whole blocks of at most \
-                     {max_block} threads"
-                ));
-                continue;
-            };
-            let Layout {
-                blocks_per_sm,
-                threads,
-                ..
-            } = placed;
-            let hold = |k: &Kernel<'_>| hold_at_blocks(k, threads, blocks_per_sm, &limits);
-            let dyn_smem = match hold(&kernel) {
-                Ok(d) => d,
-                Err(e) => {
-                    skipped.push(format!("{name} at {warps} warps/SM: {e}"));
-                    continue;
-                }
-            };
-            let mut flags = Vec::new();
-            let other = match &other {
-                Some(k) => match hold(k) {
-                    Ok(d) => Some((k, d)),
-                    Err(e) => {
-                        flags.push(format!("compared module not timed: {e}"));
-                        None
-                    }
-                },
-                None => None,
-            };
-            let iters = sized_iters(
-                ilp,
-                warps,
-                SIZING_LANES,
-                info.warp_size,
-                p.sweep.target_cycles,
-            );
-            let mine = Shape {
-                grid: info.sm_count * blocks_per_sm,
-                threads,
-                dyn_smem,
-                iters: i32::try_from(iters).expect("sized_iters stays within i32"),
-            };
-            let total_threads = u64::from(mine.grid) * u64::from(threads);
-            let resident = residency_of(gpu, &kernel, threads, dyn_smem).in_variant(name)?;
-            let (timing, compared) = time_sides(gpu, &ctx.timing, other.is_some(), |side| {
-                match (side, &other) {
-                    (Side::Theirs, Some((k, d))) => launch(
-                        gpu,
-                        k,
-                        &mut out,
-                        &Shape {
-                            dyn_smem: *d,
-                            ..mine
-                        },
-                    ),
-                    _ => launch(gpu, &kernel, &mut out, &mine),
-                }
-            })
-            .in_variant(name)?;
-            let check = verify(gpu, &kernel, &mut out, &mine, ilp, &table).in_variant(name)?;
-            let flops = variant.flops(total_threads, mine.iters) as f64;
-            let value = gflops(flops, timing.median_ms);
-            let sm_clock = mean_clock_mhz(&timing);
-            if sm_clock.is_none() {
-                flags.push("SM clock not readable: % of peak at the spec clock".to_owned());
-            }
-            let clock_khz = sm_clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
-            let peak = peak_fp32_gflops(info.compute_capability, info.sm_count, clock_khz);
-            let compare = match (other, compared) {
-                (Some((k, d)), Some(t)) => {
-                    let s = Shape {
-                        dyn_smem: d,
-                        ..mine
-                    };
-                    let check = verify(gpu, k, &mut out, &s, ilp, &table).in_variant(name)?;
-                    let theirs = gflops(flops, t.median_ms);
-                    flags.extend(t.flags.iter().map(|f| format!("compared module: {f}")));
-                    Some(Comparison {
-                        regs: k.num_regs().in_variant(name)?,
-                        throughput: theirs,
-                        ratio: value / theirs,
-                        spill_stores: None,
-                        spill_loads: None,
-                        timing: t,
-                        check,
-                    })
-                }
-                _ => None,
-            };
-            flags.extend(timing.flags.iter().cloned());
-            flags.extend(resident.disagreement.iter().cloned());
-            if resident.blocks_per_sm != blocks_per_sm {
-                flags.push(format!(
-                    "driver gives {} blocks/SM, the layout asked for {blocks_per_sm}",
-                    resident.blocks_per_sm
-                ));
-            }
-            rows.push(IlpRow {
-                ilp,
-                entry: name.to_owned(),
-                layout: placed,
-                warps_per_sm: warps,
-                occupancy: resident.occupancy,
-                regs: resident.regs,
-                dyn_smem_bytes: dyn_smem,
-                iters,
-                gflops: value,
-                sm_clock_mhz: sm_clock,
-                peak_gflops: peak,
-                fraction_of_peak: value / peak,
-                timing,
-                check,
-                flags,
-                compare,
-            });
-        }
-    }
+    let mut sweeper = Sweeper {
+        gpu,
+        ctx,
+        sweep: &p.sweep,
+        modules: (&ours, theirs.as_ref()),
+        out: gpu.zeros::<f32>((info.sm_count * info.max_threads_per_sm) as usize)?,
+        table,
+    };
+    let name = |&(ilp, warps): &(u32, u32)| format!("fma_ilp{ilp} at {warps} warps/SM");
+    let swept = sweep(&bar, points, name, |&(ilp, warps)| {
+        sweeper.point(ilp, warps)
+    })?;
     bar.finish_and_clear();
-    let volkov = volkov_table(&rows, VOLKOV_FRACTION);
     Ok(Ilp {
         a: DEFAULT_A,
         b: DEFAULT_B,
-        rows,
-        volkov,
-        skipped,
+        volkov: volkov_table(&swept.rows, VOLKOV_FRACTION),
+        rows: swept.rows,
+        skipped: swept.skipped,
     })
 }
 
-/// Every failed check of the run, in words (ours and the compared module's).
-pub fn failed_checks(result: &Ilp) -> Vec<String> {
-    let mut failed = Vec::new();
-    for r in &result.rows {
-        crate::experiments::cells::failed(
-            format!("{} at {} warps/SM", r.entry, r.warps_per_sm),
-            &r.check,
-            r.compare.as_ref(),
-            &mut failed,
+impl Sweeper<'_> {
+    /// One (ILP, warps per SM) point: laid out as whole blocks, held there, timed (the compared
+    /// module's build interleaved where it can be held there too), every thread checked.
+    fn point(&mut self, ilp: u32, warps: u32) -> Result<Step<IlpRow>, ExperimentError> {
+        let info = self.gpu.info().clone();
+        let max_block = self.gpu.limits().max_threads_per_block;
+        let Some(variant) = fma_kernel(ilp) else {
+            return Ok(Step::Skipped(UnknownIlp(ilp).to_string()));
+        };
+        let name = variant.entry;
+        let Some(placed) = layout(warps, info.warp_size, max_block, info.max_blocks_per_sm) else {
+            return Ok(Step::Skipped(format!(
+                "{name} at {warps} warps/SM: no split into whole blocks of at most {max_block} \
+                 threads"
+            )));
+        };
+        let (ours, theirs) = self.modules;
+        let (kernel, other) = ours.entry_pair(theirs, name)?;
+        let iters = sized_iters(
+            ilp,
+            warps,
+            SIZING_LANES,
+            info.warp_size,
+            self.sweep.target_cycles,
         );
+        let shape = Shape {
+            grid: info.sm_count * placed.blocks_per_sm,
+            threads: placed.threads,
+            dyn_smem: 0,
+            iters: i32::try_from(iters).expect("sized_iters stays within i32"),
+        };
+        let mut flags = Vec::new();
+        let (mine, compared, dyn_smem) = with_compared(other.as_ref(), &mut flags, |other| {
+            self.time(
+                (variant, ilp),
+                placed.blocks_per_sm,
+                shape,
+                (&kernel, other),
+            )
+        })?;
+        flags.extend(mine.flags.iter().cloned());
+        let sm_clock = mean_clock_mhz(&mine.timing);
+        if sm_clock.is_none() {
+            flags.push("SM clock not readable: % of peak at the spec clock".to_owned());
+        }
+        let clock_khz = sm_clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
+        let peak = peak_fp32_gflops(info.compute_capability, info.sm_count, clock_khz);
+        if mine.blocks_per_sm != placed.blocks_per_sm {
+            flags.push(format!(
+                "driver gives {} blocks/SM, the layout asked for {}",
+                mine.blocks_per_sm, placed.blocks_per_sm
+            ));
+        }
+        Ok(Step::Row(IlpRow {
+            ilp,
+            entry: name.to_owned(),
+            layout: placed,
+            warps_per_sm: warps,
+            occupancy: mine.occupancy,
+            regs: mine.regs,
+            dyn_smem_bytes: dyn_smem,
+            iters,
+            gflops: mine.throughput,
+            sm_clock_mhz: sm_clock,
+            peak_gflops: peak,
+            fraction_of_peak: mine.throughput / peak,
+            timing: mine.timing.clone(),
+            measured: Measured::new(&mine, flags, compared.map(|m| (m, None))),
+        }))
     }
-    failed
+
+    /// `kernel`, and `other` with it (samples interleaved), each held at `blocks_per_sm` by its
+    /// own dynamic shared memory, timed in `shape`, then each checked on every thread. Gives
+    /// each side's figures and our dynamic shared memory.
+    fn time(
+        &mut self,
+        (variant, ilp): (&FmaVariant, u32),
+        blocks_per_sm: u32,
+        shape: Shape,
+        (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
+    ) -> Result<(Measurement, Option<Measurement>, u32), ExperimentError> {
+        let gpu = self.gpu;
+        let limits = gpu.limits();
+        let hold = |k: &Kernel<'_>| hold_at_blocks(k, shape.threads, blocks_per_sm, limits);
+        let mine = Shape {
+            dyn_smem: hold(kernel)?,
+            ..shape
+        };
+        let other = match other {
+            Some(k) => Some((
+                k,
+                Shape {
+                    dyn_smem: hold(k)?,
+                    ..shape
+                },
+            )),
+            None => None,
+        };
+        let out = &mut self.out;
+        let (timing, compared) =
+            time_sides(gpu, &self.ctx.timing, other.is_some(), |side| {
+                match (side, &other) {
+                    (Side::Theirs, Some((k, s))) => launch(gpu, k, out, s),
+                    _ => launch(gpu, kernel, out, &mine),
+                }
+            })?;
+        let flops = variant.flops(u64::from(mine.grid) * u64::from(mine.threads), mine.iters);
+        let mut figures = |k: &Kernel<'_>, s: &Shape, t: Timing| {
+            let resident = residency_of(gpu, k, s.threads, s.dyn_smem)?;
+            let check = verify(gpu, k, &mut self.out, s, ilp, &self.table)?;
+            let value = gflops(flops as f64, t.median_ms);
+            let peak = Peak::fp32(gpu.info());
+            Ok::<_, ExperimentError>(Measurement::new(resident, t, value, check, peak))
+        };
+        let ours = figures(kernel, &mine, timing)?;
+        let theirs = match (other, compared) {
+            (Some((k, s)), Some(t)) => Some(figures(k, &s, t)?),
+            _ => None,
+        };
+        Ok((ours, theirs, mine.dyn_smem))
+    }
 }
 
 #[cfg(test)]
@@ -296,16 +297,9 @@ mod tests {
 
     #[test]
     fn the_chain_table_covers_every_point_of_the_sweep() {
-        use clap::Parser;
-        #[derive(Parser)]
-        struct Cmd {
-            #[command(flatten)]
-            args: SweepArgs,
-        }
         // Every ILP and warps target, sized to few rounds so that the CPU's chains are quick.
-        let sweep = Cmd::try_parse_from(["ilp", "--target-cycles", "1000"])
-            .unwrap()
-            .args;
+        let sweep: SweepArgs =
+            crate::flag_values::parse_flags(&["--target-cycles", "1000"]).unwrap();
         let table = ChainTable::new(
             sweep_iters(&sweep, 32, 1024, 32, SIZING_LANES),
             *sweep.ilp.iter().max().unwrap(),

@@ -1,15 +1,11 @@
-//! Experiment 5's columns and table notes: how the figures were made and Volkov's table (the
-//! fewest warps per SM reaching 90% of the FP32 peak, per ILP). Each column is declared once
+//! The `ilp` experiment's columns and table notes: how the figures were made and Volkov's table
+//! (the fewest warps per SM reaching 90% of the FP32 peak, per ILP). Each column is declared once
 //! with its kind; the one renderer ([`crate::table`]) formats it everywhere.
 
 use super::row::{Ilp, IlpRow, VolkovLine, VOLKOV_FRACTION};
 use crate::experiments::cells;
+use crate::experiments::contract::GFLOPS;
 use crate::table::{columns_table, percent, Column, Kind, TableData, Value};
-
-const GFLOPS: Kind = Kind::Rate {
-    unit: "GFLOP/s",
-    decimals: 0,
-};
 
 /// The sweep's columns (the compared module's are added by the experiment).
 pub fn columns() -> Vec<Column<IlpRow>> {
@@ -29,7 +25,9 @@ pub fn columns() -> Vec<Column<IlpRow>> {
         Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
         Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
         Column::new("Rounds", Kind::Count, |r| Value::Int(r.iters.into())),
-        Column::new("GFLOP/s", GFLOPS, |r| cells::rate(r.gflops, &r.flags)),
+        Column::new("GFLOP/s", GFLOPS.kind(), |r| {
+            cells::rate(r.gflops, &r.measured.flags)
+        }),
         Column::new("SM clock (MHz)", Kind::Count, |r| {
             r.sm_clock_mhz.map_or(Value::NotAvailable, Value::Float)
         }),
@@ -37,7 +35,7 @@ pub fn columns() -> Vec<Column<IlpRow>> {
             Value::Float(r.fraction_of_peak)
         }),
         Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
-        Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+        Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
     ]
 }
 

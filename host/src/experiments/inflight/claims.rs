@@ -1,12 +1,12 @@
-//! Experiment 4's claims, judged by rules fixed before any data was seen. Each rule is a
-//! function over the rows; it returns a [`Verdict`] with the numbers it used and their bootstrap
-//! intervals ([`crate::confidence`]). Rows whose copy failed its check are never used, nor
-//! points whose build spills (their loads are not all in flight, so their bytes in flight are
-//! not what the point claims).
+//! The `inflight` experiment's claims, judged by rules fixed before any data was seen. Each rule is
+//! a function over the rows; it returns a [`Verdict`] with the numbers it used and their bootstrap
+//! intervals ([`crate::confidence`]). Rows whose copy failed its check are never used, nor points
+//! whose build spills (their loads are not all in flight, so their bytes in flight are not what the
+//! point claims).
 
 use super::notes::median;
 use super::row::{usable, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
-use crate::claim::Verdict;
+use crate::claim::{Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -26,8 +26,11 @@ pub const MIN_BINS: usize = 3;
 
 /// What was left out of a claim, in words ("" when nothing was).
 fn left_out(rows: &[InflightRow]) -> String {
-    let failed = rows.iter().filter(|r| !r.checked()).count();
-    let spilled = rows.iter().filter(|r| r.checked() && r.spilled()).count();
+    let failed = rows.iter().filter(|r| !r.measured.checked()).count();
+    let spilled = rows
+        .iter()
+        .filter(|r| r.measured.checked() && r.spilled())
+        .count();
     let mut parts = Vec::new();
     if spilled > 0 {
         parts.push(format!("{spilled} spilling points ({SPILLS_NOTE})"));
@@ -153,7 +156,7 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
     };
     Verdict {
         key: "bandwidth-set-by-bytes-in-flight",
-        experiment: 4,
+        experiment: 0,
         claim: "memory bandwidth is set by bytes in flight per SM rather than by occupancy".into(),
         rule: format!(
             "median spread of % of copy among rows with about the same bytes in flight per SM \
@@ -175,7 +178,7 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
     }
 }
 
-/// Experiment 4's verdicts, in order; NOT JUDGED, saying so, when it did not run.
+/// The `inflight` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
 pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
     match result {
         Some(r) => vec![
@@ -191,7 +194,7 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
             let mut v = vec![bytes_not_occupancy(&[], &copy), few_threads_match_many(&[])];
             for x in &mut v {
                 x.holds = None;
-                x.evidence = "experiment 4 was not run".into();
+                x.evidence = NOT_RUN.into();
             }
             v
         }
@@ -258,7 +261,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
     };
     Verdict {
         key: "few-threads-with-bytes-match-many",
-        experiment: 4,
+        experiment: 0,
         claim: "a few threads with many bytes in flight match many threads".into(),
         rule: format!(
             "best GB/s at <= {} occupancy over best at >= {}, on the {} bootstrap \
@@ -280,8 +283,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
 mod tests {
     use super::*;
     use crate::experiments::inflight::model::LittlesLaw;
-    use crate::experiments::inflight::row::tests::row;
-    use crate::experiments::spills::Spills;
+    use crate::experiments::inflight::row::tests::{row, spilling};
 
     /// The 4000 GB/s copy the synthetic rows are fractions of, timed like them.
     fn copy() -> CopyReference {
@@ -333,30 +335,12 @@ mod tests {
     /// Rows exactly on Little's law over the default sweep, each off by a deterministic
     /// 0-15% shortfall, as a real GPU's noise and detail might put them.
     fn littles_law_over_the_default_grid() -> Vec<InflightRow> {
-        use crate::experiments::inflight::grid::{
-            grid_loads, grid_threads, grid_widths, plan_points, PlanLimits, Residency,
-            COPY_WARPS_PER_SM,
-        };
         let model = LittlesLaw {
             sms: 132,
             latency_ns: 600.0,
             peak_gbps: 4200.0,
         };
-        let points = plan_points(
-            &grid_threads(),
-            &grid_loads(),
-            &grid_widths(),
-            &Residency::WarpsPerSm {
-                targets: COPY_WARPS_PER_SM.to_vec(),
-                every_block_size: false,
-            },
-            PlanLimits {
-                warp_size: 32,
-                max_blocks_per_sm: 32,
-                max_warps_per_sm: 64,
-            },
-        );
-        points
+        crate::experiments::inflight::grid::tests::default_points()
             .iter()
             .enumerate()
             .map(|(i, p)| {
@@ -384,7 +368,6 @@ mod tests {
     fn bytes_driven_data_holds_the_claim() {
         let v = bytes_not_occupancy(&bytes_driven(), &copy());
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert_eq!(v.experiment, 4);
         assert!(
             v.evidence.contains("S_bytes = ") && v.evidence.contains("95% CI"),
             "{}",
@@ -417,12 +400,7 @@ mod tests {
     #[test]
     fn spilling_points_are_left_out_of_the_claims() {
         // The fastest few-thread point spills: the claim falls to the next one, which is short.
-        let mut spills = row(128, 1, 512, 0.99);
-        spills.spills = Some(Spills {
-            stores: Some(368),
-            loads: Some(368),
-            stack_frame: 376,
-        });
+        let spills = spilling(row(128, 1, 512, 0.99), 368, 376);
         let rows = [spills, row(256, 1, 256, 0.80), row(1024, 2, 8, 0.98)];
         let v = few_threads_match_many(&rows);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
@@ -458,7 +436,7 @@ mod tests {
     #[test]
     fn a_failed_copy_does_not_count() {
         let mut fast_but_wrong = row(256, 1, 256, 0.99);
-        fast_but_wrong.check.passed = false;
+        fast_but_wrong.measured.check.passed = false;
         let v = few_threads_match_many(&[fast_but_wrong, row(1024, 2, 8, 0.98)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
     }

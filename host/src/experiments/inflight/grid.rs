@@ -157,7 +157,7 @@ pub fn plan_points(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const H200: PlanLimits = PlanLimits {
@@ -166,7 +166,8 @@ mod tests {
         max_warps_per_sm: 64,
     };
 
-    fn default_points() -> Vec<Point> {
+    /// The default sweep's points on an H200.
+    pub(crate) fn default_points() -> Vec<Point> {
         plan_points(
             &grid_threads(),
             &grid_loads(),

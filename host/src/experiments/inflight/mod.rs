@@ -1,5 +1,5 @@
-//! Experiment 4, bytes in flight: the copy kernels of the memcpy grid (threads per block x
-//! loads per thread x width) held at chosen residencies by dynamic shared memory, each copy
+//! The `inflight` experiment, bytes in flight: the copy kernels of the memcpy grid (threads per
+//! block x loads per thread x width) held at chosen residencies by dynamic shared memory, each copy
 //! verified, against the device-to-device copy of the same run; the DRAM latency from a pointer
 //! chase; and Little's law ([`model`]) predicting every point from its bytes in flight per SM.
 //!
@@ -29,19 +29,19 @@ pub mod run;
 pub mod table;
 
 use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
+use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
 
 pub use row::{Inflight, InflightRow};
 
-use super::cells::{compared_columns, HasComparison};
-use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
-use super::module_source::{plan_files, Kernels, Needs};
-use super::ExperimentError;
+use super::contract::{Experiment, RunContext, GBPS};
+use super::error::ExperimentError;
+use super::sweep::{self, SweepFlags};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{CliError, ModuleFiles, Shared, MAX_COPY_MIB};
-use crate::results::{Comparison, RunMeta};
+use crate::flags::{CliError, MAX_COPY_MIB};
+use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
 /// Default bytes of each of the copy's source and destination (MiB): several times the L2 of
@@ -57,7 +57,7 @@ pub const DEFAULT_CHASE_STEPS: u32 = 1 << 20;
 /// The chased buffer defaults to this many times the device's L2.
 pub const CHASE_L2_MULTIPLE: u64 = 8;
 
-/// Experiment 4.
+/// The `inflight` experiment.
 pub struct Spec;
 
 /// The sweep's axes and sizes (`host inflight`; `host all` takes the `--inflight-*` ones).
@@ -102,42 +102,29 @@ pub struct SweepArgs {
 }
 
 /// `host inflight`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    #[command(flatten)]
-    pub sweep: SweepArgs,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-}
+pub type Args = sweep::Args<SweepArgs>;
 
-/// What experiment 4 adds to `host all`: its copy size, loads and warps targets (the other
-/// axes take their defaults there).
+/// What the `inflight` experiment adds to `host all`: its copy size, loads and warps targets (the
+/// other axes take their defaults there).
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
-    /// Experiment 4: MiB of each of the copy's source and destination.
+    /// inflight: MiB of each of the copy's source and destination.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
           value_parser = crate::flag_values::whole(1u64..=MAX_COPY_MIB))]
     pub inflight_copy_mib: u64,
-    /// Experiment 4: loads per thread (values of the memcpy grid).
+    /// inflight: loads per thread (values of the memcpy grid).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
           value_parser = parse_loads)]
     pub inflight_loads: Vec<u32>,
-    /// Experiment 4: resident warps per SM to hold, each in 1..=64.
+    /// inflight: resident warps per SM to hold, each in 1..=64.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
           value_parser = crate::flag_values::whole(1u32..=64))]
     pub inflight_warps_per_sm: Vec<u32>,
 }
 
-/// Experiment 4, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    pub sweep: SweepArgs,
-    pub kernels: Kernels,
-    pub compare: Option<Kernels>,
-    pub compare_label: Option<String>,
-}
+/// The `inflight` experiment, validated.
+pub type Plan = sweep::Plan<SweepArgs>;
 
 /// A flag value outside the kernel grid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -206,7 +193,7 @@ impl SweepArgs {
     }
 
     /// Every grid entry the sweep may launch (whatever the device's limits).
-    pub fn entries(&self) -> Vec<&'static str> {
+    pub fn grid_entries(&self) -> Vec<&'static str> {
         MEMCPY_GRID
             .iter()
             .filter(|p| {
@@ -219,48 +206,34 @@ impl SweepArgs {
     }
 }
 
-impl HasComparison for InflightRow {
-    fn comparison(&self) -> Option<&Comparison> {
-        self.compare.as_ref()
+impl SweepFlags for SweepArgs {
+    const SIGNATURE: &'static [Param] = MemcpyParams::PARAMS;
+    type AllArgs = AllArgs;
+    type Output = Inflight;
+    fn entries(&self) -> Result<Vec<&'static str>, CliError> {
+        Ok(self.grid_entries())
+    }
+    /// The whole grid at the loads, warps targets and copy size asked for.
+    fn in_all(a: &AllArgs) -> Self {
+        SweepArgs {
+            threads: grid_threads(),
+            loads: a.inflight_loads.clone(),
+            widths: grid_widths(),
+            warps_per_sm: a.inflight_warps_per_sm.clone(),
+            blocks_per_sm: None,
+            every_block_size: false,
+            copy_mib: a.inflight_copy_mib,
+            chase_mib: None,
+            chase_steps: DEFAULT_CHASE_STEPS,
+        }
     }
 }
 
-fn planned(
-    sweep: SweepArgs,
-    module: (&'static str, &Option<std::path::PathBuf>),
-    compare: (&'static str, &Option<std::path::PathBuf>),
-    label: &Option<String>,
-) -> Result<Plan, CliError> {
-    let entries = sweep.entries();
-    let (kernels, compare, compare_label) = plan_files(
-        module,
-        compare,
-        label,
-        Needs {
-            entries: &entries,
-            signature: MemcpyParams::PARAMS,
-        },
-    )?;
-    Ok(Plan {
-        sweep,
-        kernels,
-        compare,
-        compare_label,
-    })
-}
-
 impl Experiment for Spec {
-    const NAME: &'static str = "inflight";
-    const NUMBER: u8 = 4;
     const ABOUT: &'static str =
-        "Experiment 4: bytes in flight vs occupancy (the memcpy grid against Little's law)";
-    const SECTION: &'static str = "Experiment 4: bytes in flight vs occupancy";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
+        "bytes in flight vs occupancy (the memcpy grid against Little's law)";
+    const SECTION: &'static str = "bytes in flight vs occupancy";
     type Plan = Plan;
-    type Output = Inflight;
-    type Row = InflightRow;
 
     fn help() -> String {
         format!(
@@ -272,67 +245,26 @@ impl Experiment for Spec {
         )
     }
 
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        planned(
-            a.sweep.clone(),
-            ("--module", &a.modules.module),
-            ("--compare", &a.modules.compare),
-            &a.modules.compare_label,
-        )
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let sweep = SweepArgs {
-            threads: grid_threads(),
-            loads: a.inflight_loads.clone(),
-            widths: grid_widths(),
-            warps_per_sm: a.inflight_warps_per_sm.clone(),
-            blocks_per_sm: None,
-            every_block_size: false,
-            copy_mib: a.inflight_copy_mib,
-            chase_mib: None,
-            chase_steps: DEFAULT_CHASE_STEPS,
-        };
-        planned(
-            sweep,
-            ("--module", &s.module),
-            ("--compare", &s.compare),
-            &s.compare_label,
-        )
-    }
-
-    fn modules(p: &Plan) -> ModuleNames {
-        ModuleNames::of(&p.kernels, p.compare.as_ref(), &p.compare_label)
-    }
-
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
         run::run(gpu, ctx, p)
     }
 
-    fn rows(output: &Inflight) -> &[InflightRow] {
-        &output.rows
-    }
-
     fn columns() -> Vec<Column<InflightRow>> {
         let mut c = table::columns();
-        c.extend(compared_columns("GB/s", "GB/s", 1));
+        c.extend(GBPS.compared_columns());
         c.extend(table::compared_spill_columns());
         c
     }
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "4. Bytes in flight vs occupancy (memcpy grid, {})",
+            "Bytes in flight vs occupancy (memcpy grid, {})",
             m.sampling_words()
         )
     }
 
     fn table(output: &Inflight, meta: &RunMeta) -> TableData {
         table::table(output, &Self::title(meta), &Self::columns())
-    }
-
-    fn failed_checks(output: &Inflight) -> Vec<String> {
-        run::failed_checks(output)
     }
 
     fn claims(output: Option<&Inflight>) -> Vec<Verdict> {
@@ -344,41 +276,16 @@ impl Experiment for Spec {
             .map(|r| plots::figures(r.name, r.output))
             .unwrap_or_default()
     }
-
-    /// The best point per bytes per thread at each warps/SM would be one choice; the merged
-    /// table keys every point by entry and residency.
-    fn merged(output: &Inflight) -> Merged {
-        Merged {
-            unit: "GB/s",
-            decimals: 1,
-            reference: Some(("copy reference", output.copy.gbps)),
-            rows: output
-                .rows
-                .iter()
-                .map(|r| MergeRow {
-                    key: format!("{} x{}", r.entry, r.blocks_per_sm),
-                    ours: (r.gbps, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use crate::flag_values::parse_flags;
     use grid::PlanLimits;
 
-    #[derive(Parser)]
-    struct Cmd {
-        #[command(flatten)]
-        args: SweepArgs,
-    }
-
     fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
-        Cmd::try_parse_from(std::iter::once("inflight").chain(args.iter().copied())).map(|c| c.args)
+        parse_flags(args)
     }
 
     #[test]
@@ -399,7 +306,7 @@ mod tests {
         // Bytes per thread span 4 to 512.
         let bytes: Vec<u32> = MEMCPY_GRID
             .iter()
-            .filter(|p| a.entries().contains(&p.entry))
+            .filter(|p| a.grid_entries().contains(&p.entry))
             .map(|p| p.bytes_per_thread())
             .collect();
         assert_eq!(bytes.iter().min(), Some(&4));
@@ -432,7 +339,10 @@ mod tests {
             .map(|k| k.entry)
             .collect();
         assert_eq!(entries, ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
-        assert_eq!(a.entries(), ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
+        assert_eq!(
+            a.grid_entries(),
+            ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]
+        );
     }
 
     #[test]
@@ -522,7 +432,7 @@ mod render_test {
         let r = run();
         let dir = std::env::temp_dir().join(format!("h6-sweeps-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        crate::results_io::write_run(&dir, &r).unwrap();
+        crate::report::write_run(&dir, &r).unwrap();
         for f in [
             "inflight.csv",
             "ilp.csv",

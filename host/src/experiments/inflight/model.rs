@@ -2,8 +2,8 @@
 //! divided by the time one request takes (the DRAM latency), up to the copy's peak.
 //!
 //! **Byte convention.** Every GB/s of this experiment counts bytes read plus bytes written, as
-//! experiment 2 does (`bandwidth::copy_gbps`) and as the device-to-device copy's figure is
-//! counted. Bytes *in flight* are the bytes a thread has loaded and not yet stored: each thread
+//! the `bandwidth` experiment does (`bandwidth::copy_gbps`) and as the device-to-device copy's
+//! figure is counted. Bytes *in flight* are the bytes a thread has loaded and not yet stored: each thread
 //! issues all its loads before its first store, so an SM holds
 //! `resident threads x bytes per thread` of reads in flight. Little's law on those gives the
 //! *read* rate, `bytes in flight / latency`; the copy writes as many bytes as it reads (stores

@@ -1,13 +1,16 @@
-//! The figures experiment 4's table notes quote besides the verdicts: how well Little's law fits
-//! the rows, wide against narrow accesses at the same bytes in flight, and the sentence that
-//! points experiment 2 here. Like the verdicts, they use only the usable rows (checked, and not
-//! spilling: a spilling point's bytes in flight are not what it claims).
+//! The figures the `inflight` experiment's table notes quote besides the verdicts: how well
+//! Little's law fits the rows, wide against narrow accesses at the same bytes in flight, and the
+//! sentence that points the `bandwidth` experiment here. Like the verdicts, they use only the
+//! usable rows (checked, and not spilling: a spilling point's bytes in flight are not what it
+//! claims).
 
 use kernels_gpu::variants::MemcpyVariant;
 
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::row::{usable, InflightRow};
 use crate::table::percent;
+use super::Spec;
+use crate::experiments::contract::Registered;
 
 /// The median of `v` (the mean of the middle two for an even count); `None` when empty.
 pub(super) fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -76,10 +79,10 @@ pub fn width_effect(rows: &[InflightRow], wide: u32, narrow: u32) -> Option<(f64
     median(ratios).map(|m| (m, n))
 }
 
-/// The sentence experiment 2's verdicts point here with: the bytes in flight per SM its
-/// labelled variants hold at `blocks_per_sm` against what the model says this GPU needs for 95%
-/// of the copy. Takes labelled variants (`MemcpyVariant`), not grid points, so experiment 2's
-/// sentence can only speak of experiment 2's variants.
+/// The sentence the `bandwidth` experiment's verdicts point here with: the bytes in flight per SM
+/// its labelled variants hold at `blocks_per_sm` against what the model says this GPU needs for 95%
+/// of the copy. Takes labelled variants (`MemcpyVariant`), not grid points, so the `bandwidth`
+/// experiment's sentence can only speak of the `bandwidth` experiment's variants.
 pub fn experiment2_pointer(
     variants: &[MemcpyVariant],
     blocks_per_sm: u32,
@@ -119,9 +122,10 @@ pub fn experiment2_pointer(
         None => " No verified point of the sweep reached 95% of the copy.".to_owned(),
     };
     format!(
-        "Why (experiment 4): the blog's variants keep {min}-{max} B of loads in flight per SM \
+        "Why (experiment {}): the blog's variants keep {min}-{max} B of loads in flight per SM \
          ({}); Little's law with this GPU's measured latency says {need:.0} B per SM are needed \
          for 95% of the device-to-device copy, {:.1}x the most any of them holds.{measured}",
+        Spec::NUMBER,
         list.join(", "),
         need / max.max(1) as f64
     )

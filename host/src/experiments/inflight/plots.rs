@@ -1,15 +1,18 @@
-//! Experiment 4's plots, as data for the report's one drawer: a heatmap of % of the copy over
-//! (warps/SM, bytes/thread); GB/s against bytes in flight per SM on a log axis, one series per
-//! width, with the model's curve; measured against predicted GB/s.
+//! The `inflight` experiment's plots, as data for the report's one drawer: a heatmap of % of the
+//! copy over (warps/SM, bytes/thread); GB/s against bytes in flight per SM on a log axis, one
+//! series per width, with the model's curve; measured against predicted GB/s.
 
 use std::collections::BTreeMap;
 
 use super::model::LittlesLaw;
 use super::row::{Inflight, InflightRow};
+use super::Spec;
+use crate::experiments::contract::Registered;
 use crate::figure::{Figure, Heatmap, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
-/// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among
-/// the usable rows there (checked, and not spilling) (widths and block sizes with the same bytes per thread share a cell).
+/// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among the
+/// usable rows there (checked, and not spilling) (widths and block sizes with the same bytes per
+/// thread share a cell).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeatCells {
     pub warps: Vec<u32>,
@@ -177,7 +180,10 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
             "inflight".to_owned(),
             Figure::Heatmap(heatmap(
                 &result.rows,
-                &format!("Experiment 4: % of the device-to-device copy ({name})"),
+                &format!(
+                    "Experiment {}: % of the device-to-device copy ({name})",
+                    Spec::NUMBER
+                ),
             )),
         ),
         (

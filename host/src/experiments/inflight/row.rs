@@ -1,14 +1,15 @@
-//! Experiment 4's typed results: one row per sweep point, the copy reference, the latency, the
-//! model and the headline figures drawn from them.
+//! The `inflight` experiment's typed results: one row per sweep point, the copy reference, the
+//! latency, the model and the headline figures drawn from them.
 
 use serde::{Deserialize, Serialize};
 
 use super::chase::Latency;
 use super::grid::Point;
 use super::model::LittlesLaw;
+use crate::experiments::contract::{row, Output, GBPS};
+use crate::experiments::measured::Measured;
 use crate::experiments::spills::Spills;
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::results::Timing;
 
 /// One point of the bytes-in-flight sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,9 +36,8 @@ pub struct InflightRow {
     /// What limits the resident blocks, by the occupancy calculator.
     pub limiter: String,
     pub timing: Timing,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
     /// Our build's spill and stack figures for the entry, as compiled for this run (absent in
     /// runs recorded before they were kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,24 +55,10 @@ pub fn usable(rows: &[InflightRow]) -> impl Iterator<Item = &InflightRow> {
 /// How the table and the notes show a point whose build keeps values in local memory.
 pub const SPILLS_NOTE: &str = "spills: not all loads in flight";
 
-impl TableRow for InflightRow {
-    fn label(&self) -> String {
-        format!("{} at {} blocks/SM", self.entry, self.blocks_per_sm)
-    }
-    fn flags(&self) -> &[String] {
-        &self.flags
-    }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
-    }
-}
+row!(InflightRow, GBPS, gbps, |r| format!("{} at {} blocks/SM", r.entry, r.blocks_per_sm),
+    merge_key: |r| format!("{} x{}", r.entry, r.blocks_per_sm));
 
 impl InflightRow {
-    /// Usable for conclusions: the copy was right (ours, and theirs when compared).
-    pub fn checked(&self) -> bool {
-        self.check.passed && self.compare.as_ref().is_none_or(|c| c.check.passed)
-    }
-
     /// Our build keeps values in local memory (spills, or a stack frame): its loads cannot all be
     /// held in the registers its block size allows, so not all of them are in flight together
     /// and `bytes_in_flight_per_sm` overstates what the point holds. False where the run
@@ -88,7 +74,7 @@ impl InflightRow {
 
     /// Usable for conclusions about bytes in flight: checked, and our build does not spill.
     pub fn usable(&self) -> bool {
-        self.checked() && !self.spilled()
+        self.measured.checked() && !self.spilled()
     }
 }
 
@@ -186,7 +172,7 @@ pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
     }
 }
 
-/// Everything experiment 4 measured.
+/// Everything the `inflight` experiment measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Inflight {
     pub copy: CopyReference,
@@ -198,13 +184,28 @@ pub struct Inflight {
     pub headline: Headline,
 }
 
+impl Output for Inflight {
+    type Row = InflightRow;
+    fn rows(&self) -> &[InflightRow] {
+        &self.rows
+    }
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        Some(("copy reference", self.copy.gbps))
+    }
+    fn other_failures(&self) -> Vec<String> {
+        let chase = &self.latency.check;
+        let failed = (!chase.passed).then(|| format!("latency: {}", chase.what));
+        failed.into_iter().collect()
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::grid::CopyShape;
 
-    pub(crate) fn passed() -> Check {
-        Check {
+    pub(crate) fn passed() -> crate::results::Check {
+        crate::results::Check {
             passed: true,
             error: 0.0,
             bound: 0.0,
@@ -244,9 +245,11 @@ pub(crate) mod tests {
                 noise_target: Some(0.005),
                 ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
             },
-            check: passed(),
-            flags: vec![],
-            compare: None,
+            measured: Measured {
+                check: passed(),
+                flags: vec![],
+                compare: None,
+            },
             spills: Some(Spills {
                 stores: Some(0),
                 loads: Some(0),
@@ -254,6 +257,16 @@ pub(crate) mod tests {
             }),
             compare_spills: None,
         }
+    }
+
+    /// `r` as a build that spills `bytes` each way with a stack frame of `stack` bytes.
+    pub(crate) fn spilling(mut r: InflightRow, bytes: u32, stack: u32) -> InflightRow {
+        r.spills = Some(Spills {
+            stores: Some(bytes),
+            loads: Some(bytes),
+            stack_frame: stack,
+        });
+        r
     }
 
     #[test]
@@ -274,7 +287,7 @@ pub(crate) mod tests {
     #[test]
     fn a_failed_check_never_makes_a_headline() {
         let mut bad = row(32, 1, 512, 0.99);
-        bad.check.passed = false;
+        bad.measured.check.passed = false;
         let rows = vec![bad, row(256, 1, 64, 0.96)];
         assert_eq!(
             least_occupancy_reaching(&rows, 0.95).unwrap().warps_per_sm,
@@ -284,13 +297,8 @@ pub(crate) mod tests {
 
     #[test]
     fn a_spilling_point_never_makes_a_headline() {
-        let mut spills = row(1024, 2, 512, 0.99);
-        spills.spills = Some(Spills {
-            stores: Some(792),
-            loads: Some(792),
-            stack_frame: 800,
-        });
-        assert!(spills.checked() && spills.spilled() && !spills.usable());
+        let spills = spilling(row(1024, 2, 512, 0.99), 792, 800);
+        assert!(spills.measured.checked() && spills.spilled() && !spills.usable());
         let rows = vec![spills, row(256, 1, 64, 0.96)];
         assert_eq!(
             least_occupancy_reaching(&rows, 0.95).unwrap().warps_per_sm,

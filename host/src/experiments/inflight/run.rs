@@ -1,4 +1,4 @@
-//! Experiment 4 on the GPU: the only file of the experiment that touches the driver.
+//! The `inflight` experiment on the GPU: the only file of the experiment that touches the driver.
 //!
 //! The copies are the points of `variants::MEMCPY_GRID` (`memcpy_t{T}_l{L}_w{W}`), run by the
 //! copy family's host side ([`CopyBuffers::measure`]: held at the point's blocks/SM by dynamic
@@ -11,46 +11,27 @@ use kernels_gpu::reference::{build_chase_ring, chase_end};
 use kernels_gpu::variants::{ChaseKernel, ChaseParams, CHASE};
 
 use super::chase::{check_chase, Latency};
-use super::grid::PlanLimits;
+use super::grid::{PlanLimits, Point};
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
 use super::row::{headline, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
 use super::{Plan, Spec, CHASE_L2_MULTIPLE};
-use crate::cuda::{Gpu, Kernel, Launch, LaunchShape};
-use crate::experiments::contract::{Experiment, RunContext};
-use crate::experiments::copy::{copy_gbps, CopyBuffers};
+use crate::cuda::{Gpu, Launch, LaunchShape};
+use crate::experiments::contract::{Registered, RunContext};
+use crate::experiments::copy::{check_fits, copy_gbps, CopyBuffers, MAX_GRID_X};
+use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::inputs::Rng;
+use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, Kernels, Loaded};
+use crate::experiments::progress::progress_bar;
 use crate::experiments::spills::Spills;
-use crate::experiments::{comparison, progress_bar, ExperimentError, InVariant};
+use crate::experiments::sweep::{sweep, with_compared, Step};
 
-/// Largest grid x dimension.
-const MAX_GRID_X: u64 = (1 << 31) - 1;
-
-/// Whether an error only means the point cannot be placed at its residency (a block size the
-/// kernel cannot launch, or registers or threads allowing fewer blocks): the sweep skips it.
-fn unplaceable(e: &ExperimentError) -> bool {
-    match e {
-        ExperimentError::Residency(_)
-        | ExperimentError::BlockTooLarge { .. }
-        | ExperimentError::NoResidency { .. } => true,
-        ExperimentError::InVariant { source, .. } => unplaceable(source),
-        _ => false,
-    }
-}
-
-/// Runs experiment 4 on `gpu` as `p` asks, timing every figure by `ctx.timing`.
+/// Runs the `inflight` experiment on `gpu` as `p` asks, timing every figure by `ctx.timing`.
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
     let info = gpu.info().clone();
     let copy_bytes = p.sweep.copy_mib << 20;
-    if copy_bytes.saturating_mul(2) > info.total_mem_bytes {
-        return Err(ExperimentError::CopyTooLarge {
-            mib: p.sweep.copy_mib,
-            have_mib: info.total_mem_bytes >> 20,
-            max_mib: ((info.total_mem_bytes / 2) >> 20).saturating_sub(256),
-        });
-    }
-    let ours = load(gpu, &p.kernels)?;
-    let theirs = p.compare.as_ref().map(|k| load(gpu, k)).transpose()?;
+    check_fits(gpu, copy_bytes)?;
+    let (ours, theirs) = p.sources.load(gpu)?;
     let limits = PlanLimits {
         warp_size: info.warp_size,
         max_blocks_per_sm: info.max_blocks_per_sm,
@@ -81,122 +62,105 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         peak_gbps: copy.gbps,
     };
 
-    let mut rows = Vec::new();
-    let mut skipped = Vec::new();
-    for point in points {
-        let Some(kernel_point) = point.shape.kernel() else {
-            skipped.push(format!("{:?}: not a point of the memcpy grid", point.shape));
-            continue;
-        };
-        let entry = kernel_point.entry;
-        bar.set_message(entry);
-        if kernel_point.grid(floats as u64) > MAX_GRID_X {
-            skipped.push(format!(
-                "{entry}: more blocks than a grid holds; use a smaller copy"
-            ));
-            continue;
-        }
-        let (kernel, other) = ours.entry_pair(theirs.as_ref(), entry).in_variant(entry)?;
-        let mut measure = |other: Option<&Kernel<'_>>| {
-            buffers.measure(
-                gpu,
-                (&kernel, other),
-                kernel_point,
-                point.blocks_per_sm,
-                &ctx.timing,
-            )
-        };
-        let mut flags = Vec::new();
-        // The compared module's build of a point may not fit where ours does (e.g. registers
-        // without a launch bound leave fewer threads per block): ours is then timed alone.
-        let measured = match measure(other.as_ref()) {
-            Err(e) if other.is_some() && unplaceable(&e) => {
-                flags.push(format!("compared module not timed: {e}"));
-                measure(None)
-            }
-            r => r,
-        };
-        let (mine, compared, dyn_smem) = match measured {
-            Ok(m) => m,
-            Err(e) if unplaceable(&e) => {
-                skipped.push(format!("{entry} at {} blocks/SM: {e}", point.blocks_per_sm));
-                bar.inc(1);
-                continue;
-            }
-            Err(e) => return Err(e.in_variant(entry)),
-        };
-        flags.extend(mine.flags.iter().cloned());
-        // What the compiler did with each module's build of the entry decides whether all its
-        // loads can be in flight: a spill or a stack frame means they cannot.
-        let spills = Spills::of(&ours, &kernel).in_variant(entry)?;
-        let compare_spills = match (&compared, theirs.as_ref(), other.as_ref()) {
-            (Some(_), Some(t), Some(k)) => Some(Spills::of(t, k).in_variant(entry)?),
-            _ => None,
-        };
-        if spills.in_local_memory() {
-            flags.push(format!(
-                "{}; left out of the bytes-in-flight plots, the model fit, the headline and the \
-                 verdicts",
-                spill_flag("ours", &spills)
-            ));
-        }
-        if let Some(s) = compare_spills.filter(Spills::in_local_memory) {
-            flags.push(spill_flag("compared module", &s));
-        }
-        let compare = comparison(
-            &mine,
-            compared.map(|m| {
-                (
-                    m,
-                    compare_spills.and_then(|s| s.stores),
-                    compare_spills.and_then(|s| s.loads),
-                )
-            }),
-            &mut flags,
-        );
-        let threads = kernel_point.threads;
-        let warps = mine.blocks_per_sm * threads.div_ceil(info.warp_size.max(1));
-        let bif = bytes_in_flight_per_sm(
-            threads * mine.blocks_per_sm,
-            kernel_point.bytes_per_thread(),
-        );
-        rows.push(InflightRow {
-            point,
-            entry: entry.to_owned(),
-            bytes_per_thread: kernel_point.bytes_per_thread(),
-            regs: mine.regs,
-            dyn_smem_bytes: dyn_smem,
-            blocks_per_sm: mine.blocks_per_sm,
-            warps_per_sm: warps,
-            occupancy: mine.occupancy,
-            bytes_in_flight_per_sm: bif,
-            requests_in_flight_per_sm: requests_in_flight_per_sm(
-                warps,
-                kernel_point.requests_per_thread(),
-            ),
-            gbps: mine.throughput,
-            fraction_of_copy: mine.throughput / copy.gbps,
-            predicted_gbps: model.predicted_gbps(bif as f64),
-            limiter: mine.limiter.clone(),
-            timing: mine.timing.clone(),
-            check: mine.check.clone(),
-            flags,
-            compare,
-            spills: Some(spills),
-            compare_spills,
-        });
-        bar.inc(1);
-    }
+    let modules = (&ours, theirs.as_ref());
+    let swept = sweep(&bar, points, point_name, |point| {
+        let at = (&copy, &model);
+        measure_point(gpu, ctx, &mut buffers, modules, point, at)
+    })?;
     bar.finish_and_clear();
-    let headline = headline(&rows, &model);
     Ok(Inflight {
+        headline: headline(&swept.rows, &model),
         copy,
         latency,
         model,
-        rows,
-        skipped,
-        headline,
+        rows: swept.rows,
+        skipped: swept.skipped,
     })
+}
+
+/// A point as the progress bar, its skip note and its errors name it.
+fn point_name(point: &Point) -> String {
+    match point.shape.kernel() {
+        Some(k) => format!("{} at {} blocks/SM", k.entry, point.blocks_per_sm),
+        None => format!("{:?}", point.shape),
+    }
+}
+
+/// One point of the sweep: its copy held at the point's blocks/SM and timed (the compared
+/// module's build interleaved where it can be held there too), checked, and set against the
+/// copy reference and the model.
+fn measure_point(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    buffers: &mut CopyBuffers,
+    (ours, theirs): (&Loaded, Option<&Loaded>),
+    point: &Point,
+    (copy, model): (&CopyReference, &LittlesLaw),
+) -> Result<Step<InflightRow>, ExperimentError> {
+    let Some(kernel_point) = point.shape.kernel() else {
+        let why = format!("{:?}: not a point of the memcpy grid", point.shape);
+        return Ok(Step::Skipped(why));
+    };
+    let entry = kernel_point.entry;
+    if kernel_point.grid(buffers.bytes() / 4) > MAX_GRID_X {
+        let why = format!("{entry}: more blocks than a grid holds; use a smaller copy");
+        return Ok(Step::Skipped(why));
+    }
+    let (kernel, other) = ours.entry_pair(theirs, entry)?;
+    // The compared module's build of a point may not fit where ours does (e.g. registers
+    // without a launch bound leave fewer threads per block): ours is then timed alone.
+    let mut flags = Vec::new();
+    let (mine, compared, dyn_smem) = with_compared(other.as_ref(), &mut flags, |other| {
+        let kernels = (&kernel, other);
+        buffers.measure(gpu, kernels, kernel_point, point.blocks_per_sm, &ctx.timing)
+    })?;
+    flags.extend(mine.flags.iter().cloned());
+    // What the compiler did with each module's build of the entry decides whether all its
+    // loads can be in flight: a spill or a stack frame means they cannot.
+    let spills = Spills::of(ours, &kernel)?;
+    let compare_spills = match (&compared, theirs, other.as_ref()) {
+        (Some(_), Some(t), Some(k)) => Some(Spills::of(t, k)?),
+        _ => None,
+    };
+    if spills.in_local_memory() {
+        flags.push(format!(
+            "{}; left out of the bytes-in-flight plots, the model fit, the headline and the \
+             verdicts",
+            spill_flag("ours", &spills)
+        ));
+    }
+    if let Some(s) = compare_spills.filter(Spills::in_local_memory) {
+        flags.push(spill_flag("compared module", &s));
+    }
+    let threads = kernel_point.threads;
+    let warps = mine.blocks_per_sm * threads.div_ceil(gpu.info().warp_size.max(1));
+    let bif = bytes_in_flight_per_sm(
+        threads * mine.blocks_per_sm,
+        kernel_point.bytes_per_thread(),
+    );
+    Ok(Step::Row(InflightRow {
+        point: *point,
+        entry: entry.to_owned(),
+        bytes_per_thread: kernel_point.bytes_per_thread(),
+        regs: mine.regs,
+        dyn_smem_bytes: dyn_smem,
+        blocks_per_sm: mine.blocks_per_sm,
+        warps_per_sm: warps,
+        occupancy: mine.occupancy,
+        bytes_in_flight_per_sm: bif,
+        requests_in_flight_per_sm: requests_in_flight_per_sm(
+            warps,
+            kernel_point.requests_per_thread(),
+        ),
+        gbps: mine.throughput,
+        fraction_of_copy: mine.throughput / copy.gbps,
+        predicted_gbps: model.predicted_gbps(bif as f64),
+        limiter: mine.limiter.clone(),
+        timing: mine.timing.clone(),
+        measured: Measured::new(&mine, flags, compared.map(|m| (m, compare_spills))),
+        spills: Some(spills),
+        compare_spills,
+    }))
 }
 
 /// The pointer chase: one thread, `variants::CHASE` of our module (the built-in one when
@@ -266,23 +230,6 @@ fn spill_flag(whose: &str, s: &Spills) -> String {
         "{SPILLS_NOTE} ({whose}: {spilled}{} B stack frame)",
         s.stack_frame
     )
-}
-
-/// Every failed check of the run, in words (ours, the compared module's, the chase's).
-pub fn failed_checks(result: &Inflight) -> Vec<String> {
-    let mut failed = Vec::new();
-    if !result.latency.check.passed {
-        failed.push(format!("latency: {}", result.latency.check.what));
-    }
-    for r in &result.rows {
-        crate::experiments::cells::failed(
-            format!("{} at {} blocks/SM", r.entry, r.blocks_per_sm),
-            &r.check,
-            r.compare.as_ref(),
-            &mut failed,
-        );
-    }
-    failed
 }
 
 #[cfg(test)]

@@ -1,18 +1,14 @@
-//! Experiment 4's columns and table notes: the latency, the model, the headline figures, the
-//! model's fit and the pointer from experiment 2. Each column is declared once with its kind;
-//! the one renderer ([`crate::table`]) formats it everywhere.
+//! The `inflight` experiment's columns and table notes: the latency, the model, the headline
+//! figures, the model's fit and the pointer from the `bandwidth` experiment. Each column is
+//! declared once with its kind; the one renderer ([`crate::table`]) formats it everywhere.
 
 use super::model::LittlesLaw;
 use super::notes::{experiment2_pointer, model_fit, width_effect};
 use super::row::{Inflight, InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
+use crate::experiments::contract::GBPS;
 use crate::experiments::spills::Spills;
 use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, Value};
-
-const GBPS: Kind = Kind::Rate {
-    unit: "GB/s",
-    decimals: 1,
-};
 
 fn ratio(x: Option<f64>) -> String {
     x.map_or("n/a".to_owned(), |x| format!("{x:.3}"))
@@ -49,11 +45,15 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         Column::new("Requests/SM", Kind::Count, |r| {
             Value::Int(r.requests_in_flight_per_sm)
         }),
-        Column::new("GB/s", GBPS, |r| cells::rate(r.gbps, &r.flags)),
+        Column::new("GB/s", GBPS.kind(), |r| {
+            cells::rate(r.gbps, &r.measured.flags)
+        }),
         Column::new("% of D2D copy", Kind::Percent, |r| {
             Value::Float(r.fraction_of_copy)
         }),
-        Column::new("Model GB/s", GBPS, |r| Value::Float(r.predicted_gbps)),
+        Column::new("Model GB/s", GBPS.kind(), |r| {
+            Value::Float(r.predicted_gbps)
+        }),
         Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
         Column::new("Spill stores (B)", Kind::Bytes, |r| {
             spill(r.spills.and_then(|s| s.stores))
@@ -64,7 +64,7 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         Column::new("Stack frame (B)", Kind::Bytes, |r| {
             spill(r.spills.map(|s| s.stack_frame))
         }),
-        Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+        Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
     ]
 }
 
@@ -72,7 +72,7 @@ pub fn columns() -> Vec<Column<InflightRow>> {
 pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
     vec![
         Column::compared("spill st/ld", cells::SPILLS_STORES_LOADS, |r| {
-            match (r.compare.as_ref(), r.compare_spills) {
+            match (r.measured.compare.as_ref(), r.compare_spills) {
                 (None, _) => Value::Empty,
                 (
                     Some(_),
@@ -86,7 +86,7 @@ pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
             }
         }),
         Column::compared("stack frame (B)", Kind::Bytes, |r| {
-            match (r.compare.as_ref(), r.compare_spills) {
+            match (r.measured.compare.as_ref(), r.compare_spills) {
                 (None, _) => Value::Empty,
                 (Some(_), s) => spill(s.map(|s| s.stack_frame)),
             }
@@ -98,9 +98,9 @@ fn spill(bytes: Option<u32>) -> Value {
     bytes.map_or(Value::NotAvailable, |b| Value::Int(b.into()))
 }
 
-/// Experiment 2's pointer here: the bytes in flight its seven labelled variants
-/// (`variants::MEMCPY`, not the grid, held at experiment 2's blocks per SM) keep, against what
-/// this GPU's model needs and what the sweep's `rows` needed.
+/// The `bandwidth` experiment's pointer here: the bytes in flight its seven labelled variants
+/// (`variants::MEMCPY`, not the grid, held at the `bandwidth` experiment's blocks per SM) keep,
+/// against what this GPU's model needs and what the sweep's `rows` needed.
 pub fn experiment2_note(model: &LittlesLaw, rows: &[InflightRow]) -> String {
     experiment2_pointer(
         kernels_gpu::variants::MEMCPY,
@@ -244,7 +244,7 @@ pub fn spill_notes(rows: &[InflightRow]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::inflight::row::tests::row;
+    use crate::experiments::inflight::row::tests::{row, spilling};
 
     #[test]
     fn experiment_2_is_pointed_here_with_its_own_variants() {
@@ -289,12 +289,7 @@ mod tests {
     #[test]
     fn a_spilling_point_is_named_not_given_bytes_in_flight() {
         // memcpy_t1024_l32_w4: 524288 B "in flight" per SM at 64 registers per thread.
-        let mut r = row(1024, 1, 512, 0.4);
-        r.spills = Some(Spills {
-            stores: Some(792),
-            loads: Some(792),
-            stack_frame: 800,
-        });
+        let r = spilling(row(1024, 1, 512, 0.4), 792, 800);
         let mut old = row(256, 1, 64, 0.96);
         old.spills = None;
         let rows = [r, old];

@@ -1,11 +1,12 @@
-//! The blog's claims about experiment 1, each judged by the rule written beside it.
+//! The blog's claims about the `occupancy` experiment, each judged by the rule written beside it.
 
 use super::{GemmRow, GemmRun};
 use crate::claim::{
-    all_of, faster, passing, pct, ratio, ratio_words, verdict, with_exclusions, with_interval_rule,
-    Verdict, FAR_SLOWER, OCCUPANCY_EPS,
+    all_of, faster, pct, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
+    FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
+use crate::experiments::measured::{passing, two_passing};
 
 /// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
 /// lab's claim about the fastest GEMM of the run, ours or cuBLAS.
@@ -45,117 +46,98 @@ fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
 }
 
 pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
-    let key = "fastest-gemm-at-low-occupancy";
-    let rule = with_interval_rule(RULE_4);
-    let not_judged = |why: String| verdict(key, 1, CLAIM_4, &rule, None, why);
-    let Some(run) = run else {
-        return not_judged("experiment 1 was not run".into());
-    };
-    let (ok, failed) = passing(&run.rows, |r| &r.check, |r| r.variant.clone());
-    let cublas = match &run.cublas {
-        None => {
-            return not_judged(
-                "cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
+    let claim = Claim::interval("fastest-gemm-at-low-occupancy", CLAIM_4, RULE_4);
+    claim.judge(|| {
+        let run = run.ok_or(NOT_RUN)?;
+        let (ok, failed) = passing(&run.rows);
+        let cublas =
+            match &run.cublas {
+                None => return Err(
+                    "cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
                  was timed)"
-                    .into(),
-            )
-        }
-        Some(c) => match c.measured() {
-            None => {
-                return not_judged(with_exclusions(
-                    format!("cuBLAS did not run: {}", super::cublas_reason(c)),
-                    &failed,
-                ))
-            }
-            Some(m) => m,
-        },
-    };
-    if ok.is_empty() {
-        return not_judged(with_exclusions(
-            "no variant passed its check".into(),
-            &failed,
-        ));
-    }
-    let best = fastest(&ok);
-    let against_cublas = if cublas.check.passed {
-        let iv = ratio((best.gflops, &best.timing), (cublas.gflops, &cublas.timing));
-        let words = format!(
-            "{}, {} x cuBLAS {} at {:.0} GFLOP/s",
-            gf(best),
-            ratio_words(&iv),
-            cublas.version,
-            cublas.gflops
-        );
-        if faster(&iv) != Some(true) {
-            return not_judged(with_exclusions(
-                format!(
-                    "fastest of ours: {words}: cuBLAS is as fast or faster, and the lab does not read which \
-                     kernel it runs, so its occupancy is unknown; not judged until its kernel \
-                     is read"
+                        .into(),
                 ),
+                Some(c) => match c.measured() {
+                    None => {
+                        return Err(with_exclusions(
+                            format!("cuBLAS did not run: {}", super::cublas_reason(c)),
+                            &failed,
+                        ))
+                    }
+                    Some(m) => m,
+                },
+            };
+        if ok.is_empty() {
+            return Err(with_exclusions(
+                "no variant passed its check".into(),
                 &failed,
             ));
         }
-        format!("fastest: ours, {words}")
-    } else {
-        format!(
-            "cuBLAS {} failed its check and is left out; fastest: ours, {}",
-            cublas.version,
-            gf(best)
-        )
-    };
-    // Ours is the fastest GEMM: is it clearly faster than the best on the other side of 12.5%?
-    let rivals: Vec<&GemmRow> = ok.iter().copied().filter(|r| low(r) != low(best)).collect();
-    let (holds, rival) = if rivals.is_empty() {
-        (
-            Some(low(best)),
-            format!(
-                "every variant is {} 12.5%",
-                if low(best) { "at or below" } else { "above" }
-            ),
-        )
-    } else {
-        let rival = fastest(&rivals);
-        let iv = speedup(best, rival);
-        let holds = match faster(&iv) {
-            Some(true) => Some(low(best)),
-            _ => None,
-        };
-        (
-            holds,
-            format!(
-                "fastest {} 12.5%: {}, {} over it{}",
-                if low(rival) { "at or below" } else { "above" },
-                gf(rival),
+        let best = fastest(&ok);
+        let against_cublas = if cublas.check.passed {
+            let iv = ratio((best.gflops, &best.timing), (cublas.gflops, &cublas.timing));
+            let words = format!(
+                "{}, {} x cuBLAS {} at {:.0} GFLOP/s",
+                gf(best),
                 ratio_words(&iv),
-                if holds.is_none() { " (not judged)" } else { "" }
-            ),
-        )
-    };
-    verdict(
-        key,
-        1,
-        CLAIM_4,
-        &rule,
-        holds,
-        with_exclusions(format!("{against_cublas}; {rival}"), &failed),
-    )
+                cublas.version,
+                cublas.gflops
+            );
+            if faster(&iv) != Some(true) {
+                return Err(with_exclusions(
+                    format!(
+                    "fastest of ours: {words}: cuBLAS is as fast or faster, and the lab does not \
+                     read which kernel it runs, so its occupancy is unknown; not judged until \
+                     its kernel is read"
+                ),
+                    &failed,
+                ));
+            }
+            format!("fastest: ours, {words}")
+        } else {
+            format!(
+                "cuBLAS {} failed its check and is left out; fastest: ours, {}",
+                cublas.version,
+                gf(best)
+            )
+        };
+        // Ours is the fastest GEMM: is it clearly faster than the best on the other side of 12.5%?
+        let rivals: Vec<&GemmRow> = ok.iter().copied().filter(|r| low(r) != low(best)).collect();
+        let (holds, rival) = if rivals.is_empty() {
+            (
+                Some(low(best)),
+                format!(
+                    "every variant is {} 12.5%",
+                    if low(best) { "at or below" } else { "above" }
+                ),
+            )
+        } else {
+            let rival = fastest(&rivals);
+            let iv = speedup(best, rival);
+            let holds = match faster(&iv) {
+                Some(true) => Some(low(best)),
+                _ => None,
+            };
+            (
+                holds,
+                format!(
+                    "fastest {} 12.5%: {}, {} over it{}",
+                    if low(rival) { "at or below" } else { "above" },
+                    gf(rival),
+                    ratio_words(&iv),
+                    if holds.is_none() { " (not judged)" } else { "" }
+                ),
+            )
+        };
+        Ok((
+            holds,
+            with_exclusions(format!("{against_cublas}; {rival}"), &failed),
+        ))
+    })
 }
 
 fn gemm_rows(rows: Option<&[GemmRow]>) -> Result<(Vec<&GemmRow>, Vec<String>), String> {
-    let rows = rows.ok_or("experiment 1 was not run")?;
-    let (ok, failed) = passing(rows, |r| &r.check, |r| r.variant.clone());
-    if ok.len() < 2 {
-        return Err(with_exclusions(
-            format!(
-                "fewer than two GEMM variants with a passing check ({} of {})",
-                ok.len(),
-                rows.len()
-            ),
-            &failed,
-        ));
-    }
-    Ok((ok, failed))
+    two_passing(rows.ok_or(NOT_RUN)?, "GEMM variants")
 }
 
 fn fastest<'a>(rows: &[&'a GemmRow]) -> &'a GemmRow {
@@ -182,56 +164,41 @@ lies wholly above 1; DOES NOT HOLD when one of those variants is faster than B (
 wholly below 1).";
 
 pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
-    let key = "peak-below-max-occupancy";
-    let rule = with_interval_rule(RULE_1);
-    let (ok, failed) = match gemm_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, 1, CLAIM_1, &rule, None, why),
-    };
-    let max_occ = ok.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
-    let min_occ = ok.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
-    if max_occ - min_occ < OCCUPANCY_EPS {
-        let why = format!(
-            "every variant runs at the same occupancy ({})",
-            pct(max_occ)
-        );
-        return verdict(key, 1, CLAIM_1, &rule, None, with_exclusions(why, &failed));
-    }
-    let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) = ok
-        .iter()
-        .copied()
-        .partition(|r| max_occ - r.occupancy < OCCUPANCY_EPS);
-    let best = fastest(&below);
-    let mut outcomes = Vec::new();
-    let mut parts = Vec::new();
-    for t in &top {
-        let iv = speedup(best, t);
-        let o = faster(&iv);
-        outcomes.push(o);
-        parts.push(format!(
-            "{}, {} over it{}",
-            gf(t),
-            ratio_words(&iv),
-            match o {
+    let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1);
+    claim.judge(|| {
+        let (ok, failed) = gemm_rows(rows)?;
+        let max_occ = ok.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
+        let min_occ = ok.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
+        if max_occ - min_occ < OCCUPANCY_EPS {
+            let why = format!(
+                "every variant runs at the same occupancy ({})",
+                pct(max_occ)
+            );
+            return Err(with_exclusions(why, &failed));
+        }
+        let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) = ok
+            .iter()
+            .copied()
+            .partition(|r| max_occ - r.occupancy < OCCUPANCY_EPS);
+        let best = fastest(&below);
+        let mut against_b = Comparisons::default();
+        for t in &top {
+            let iv = speedup(best, t);
+            let o = faster(&iv);
+            let mark = match o {
                 Some(true) => "",
                 Some(false) => ": faster than B",
                 None => ": within noise",
-            }
-        ));
-    }
-    let evidence = format!(
-        "fastest below the highest occupancy (B): {}; at the highest occupancy: {}",
-        gf(best),
-        parts.join("; ")
-    );
-    verdict(
-        key,
-        1,
-        CLAIM_1,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(evidence, &failed),
-    )
+            };
+            against_b.push(o, format!("{}, {} over it{mark}", gf(t), ratio_words(&iv)));
+        }
+        let evidence = format!(
+            "fastest below the highest occupancy (B): {}; at the highest occupancy: {}",
+            gf(best),
+            against_b.words("; ")
+        );
+        Ok((against_b.outcome(), with_exclusions(evidence, &failed)))
+    })
 }
 
 const CLAIM_2: &str =
@@ -243,25 +210,22 @@ accumulators is faster: its GFLOP/s over the other's lies wholly above 1. DOES N
 one such ratio lies wholly below 1.";
 
 pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
-    let key = "more-accumulators-at-equal-occupancy";
-    let rule = with_interval_rule(RULE_2);
-    let (ok, failed) = match gemm_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, 1, CLAIM_2, &rule, None, why),
-    };
-    let mut parts = Vec::new();
-    let mut outcomes = Vec::new();
-    for (i, a) in ok.iter().enumerate() {
-        for b in &ok[i + 1..] {
-            let (acc_a, acc_b) = (a.tm * a.tn, b.tm * b.tn);
-            if (a.occupancy - b.occupancy).abs() >= OCCUPANCY_EPS || acc_a == acc_b {
-                continue;
-            }
-            let (more, fewer) = if acc_a > acc_b { (a, b) } else { (b, a) };
-            let iv = speedup(more, fewer);
-            let o = faster(&iv);
-            outcomes.push(o);
-            parts.push(format!(
+    let claim = Claim::interval("more-accumulators-at-equal-occupancy", CLAIM_2, RULE_2);
+    claim.judge(|| {
+        let (ok, failed) = gemm_rows(rows)?;
+        let mut parts = Vec::new();
+        let mut outcomes = Vec::new();
+        for (i, a) in ok.iter().enumerate() {
+            for b in &ok[i + 1..] {
+                let (acc_a, acc_b) = (a.tm * a.tn, b.tm * b.tn);
+                if (a.occupancy - b.occupancy).abs() >= OCCUPANCY_EPS || acc_a == acc_b {
+                    continue;
+                }
+                let (more, fewer) = if acc_a > acc_b { (a, b) } else { (b, a) };
+                let iv = speedup(more, fewer);
+                let o = faster(&iv);
+                outcomes.push(o);
+                parts.push(format!(
                 "at {}: {} ({} accumulators) {:.0} vs {} ({} accumulators) {:.0} GFLOP/s = {}{}",
                 pct(more.occupancy),
                 more.variant,
@@ -273,21 +237,15 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
                 ratio_words(&iv),
                 if o.is_none() { " (not judged)" } else { "" }
             ));
+            }
         }
-    }
-    if parts.is_empty() {
-        let why =
-            "no two variants share an occupancy with different accumulator counts".to_string();
-        return verdict(key, 1, CLAIM_2, &rule, None, with_exclusions(why, &failed));
-    }
-    verdict(
-        key,
-        1,
-        CLAIM_2,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(parts.join("; "), &failed),
-    )
+        if parts.is_empty() {
+            let why =
+                "no two variants share an occupancy with different accumulator counts".to_string();
+            return Err(with_exclusions(why, &failed));
+        }
+        Ok((all_of(outcomes), with_exclusions(parts.join("; "), &failed)))
+    })
 }
 
 const CLAIM_3: &str = "Past the peak, throughput falls as the tile grows towards the 255-register \
@@ -299,85 +257,72 @@ of the fastest variant's GFLOP/s (the interval of that ratio wholly below 0.5). 
 a step's interval lies wholly above 1, or the largest tile's wholly at or above 0.5.";
 
 pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
-    let key = "falls-past-peak";
-    let rule = with_interval_rule(RULE_3);
-    let (mut ok, failed) = match gemm_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, 1, CLAIM_3, &rule, None, why),
-    };
-    ok.sort_by_key(|r| r.tm * r.tn);
-    let best = fastest(&ok);
-    let largest = *ok.last().expect("two rows");
-    let past: Vec<&GemmRow> = ok
-        .iter()
-        .copied()
-        .filter(|r| r.tm * r.tn > best.tm * best.tn)
-        .collect();
-    if past.is_empty() {
-        let ev = format!(
+    let claim = Claim::interval("falls-past-peak", CLAIM_3, RULE_3);
+    claim.judge(|| {
+        let (mut ok, failed) = match gemm_rows(rows) {
+            Ok(v) => v,
+            Err(why) => return Err(why),
+        };
+        ok.sort_by_key(|r| r.tm * r.tn);
+        let best = fastest(&ok);
+        let largest = *ok.last().expect("two rows");
+        let past: Vec<&GemmRow> = ok
+            .iter()
+            .copied()
+            .filter(|r| r.tm * r.tn > best.tm * best.tn)
+            .collect();
+        if past.is_empty() {
+            let ev = format!(
             "the fastest variant has the most accumulators per thread: {}; nothing falls past it",
             gf(best)
         );
-        return verdict(
-            key,
-            1,
-            CLAIM_3,
-            &rule,
-            Some(false),
-            with_exclusions(ev, &failed),
-        );
-    }
-    let mut prev = best;
-    let mut outcomes = Vec::new();
-    let mut steps = Vec::new();
-    for r in &past {
-        let iv = speedup(r, prev);
-        let falls = faster(&iv).map(|rises| !rises);
-        outcomes.push(falls);
-        steps.push(format!(
-            "{} {:.0} ({} regs, {} x {}{})",
-            r.variant,
-            r.gflops,
-            r.regs,
-            ratio_words(&iv),
-            prev.variant,
-            match falls {
-                Some(true) => "",
-                Some(false) => ", not lower",
-                None => ", not judged",
-            }
-        ));
-        prev = r;
-    }
-    let share = speedup(largest, best);
-    let far = share
-        .as_ref()
-        .ok()
-        .and_then(|iv| iv.exceeds(FAR_SLOWER))
-        .map(|kept_up| !kept_up);
-    outcomes.push(far);
-    let ev = format!(
-        "peak: {}; past it: {}; largest tile {} ({}x{}, {} of {} registers) at {} of the peak \
+            return Ok((Some(false), with_exclusions(ev, &failed)));
+        }
+        let mut prev = best;
+        let mut outcomes = Vec::new();
+        let mut steps = Vec::new();
+        for r in &past {
+            let iv = speedup(r, prev);
+            let falls = faster(&iv).map(|rises| !rises);
+            outcomes.push(falls);
+            steps.push(format!(
+                "{} {:.0} ({} regs, {} x {}{})",
+                r.variant,
+                r.gflops,
+                r.regs,
+                ratio_words(&iv),
+                prev.variant,
+                match falls {
+                    Some(true) => "",
+                    Some(false) => ", not lower",
+                    None => ", not judged",
+                }
+            ));
+            prev = r;
+        }
+        let share = speedup(largest, best);
+        let far = share
+            .as_ref()
+            .ok()
+            .and_then(|iv| iv.exceeds(FAR_SLOWER))
+            .map(|kept_up| !kept_up);
+        outcomes.push(far);
+        let ev = format!(
+            "peak: {}; past it: {}; largest tile {} ({}x{}, {} of {} registers) at {} of the peak \
          (bound {})",
-        gf(best),
-        steps.join(", "),
-        largest.variant,
-        largest.tm,
-        largest.tn,
-        largest.regs,
-        kernels_gpu::variants::MAX_REGS_PER_THREAD,
-        match &share {
-            Ok(iv) => iv.show(pct),
-            Err(e) => format!("{} (no interval: {e})", pct(largest.gflops / best.gflops)),
-        },
-        pct(FAR_SLOWER)
-    );
-    verdict(
-        key,
-        1,
-        CLAIM_3,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(ev, &failed),
-    )
+            gf(best),
+            steps.join(", "),
+            largest.variant,
+            largest.tm,
+            largest.tn,
+            largest.regs,
+            kernels_gpu::variants::MAX_REGS_PER_THREAD,
+            match &share {
+                Ok(iv) => iv.show(pct),
+                Err(e) => format!("{} (no interval: {e})", pct(largest.gflops / best.gflops)),
+            },
+            pct(FAR_SLOWER)
+        );
+        Ok((all_of(outcomes), with_exclusions(ev, &failed)))
+    })
 }

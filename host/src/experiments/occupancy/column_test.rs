@@ -1,8 +1,10 @@
-//! A column added to experiment 1 in one place (the `#[cfg(test)]` line in `columns()`), seen by
-//! every renderer: the terminal table, Markdown, CSV, `tables.md`, `report.md` (which repeats
-//! the table when there is no `tables.md` to link), and in the JSON as the row it is read from.
+//! A column added to the `occupancy` experiment in one place (the `#[cfg(test)]` line in
+//! `columns()`), seen by every renderer: the terminal table, Markdown, CSV, `tables.md`,
+//! `report.md` (which repeats the table when there is no `tables.md` to link), and in the JSON as
+//! the row it is read from.
 
 use super::GemmRow;
+use crate::experiments::measured::Measured;
 use crate::experiments::RunResults;
 use crate::results::{Check, DeviceInfo, RunMeta, Timing};
 use crate::results_io::{render_results, write_results};
@@ -34,14 +36,16 @@ fn run() -> RunResults {
         limiter: "registers".into(),
         timing: timing.clone(),
         gflops: 1000.0,
-        check: Check {
-            passed: true,
-            error: 0.0,
-            bound: 1e-4,
-            what: "test".into(),
+        measured: Measured {
+            check: Check {
+                passed: true,
+                error: 0.0,
+                bound: 1e-4,
+                what: "test".into(),
+            },
+            flags: vec![],
+            compare: None,
         },
-        flags: vec![],
-        compare: None,
         tile: None,
         vs_cublas: None,
     };

@@ -1,5 +1,5 @@
-//! Experiment 1, occupancy vs throughput: every GEMM line of the variant table (the seed
-//! family's 64x64 tile, where a larger per-thread sub-tile means fewer threads and more
+//! The `occupancy` experiment, occupancy vs throughput: every GEMM line of the variant table (the
+//! seed family's 64x64 tile, where a larger per-thread sub-tile means fewer threads and more
 //! registers, and the tuned family's tiles), theoretical occupancy from the driver, GFLOP/s from
 //! CUDA events, and cuBLAS's SGEMM on the same buffers as the reference.
 
@@ -8,33 +8,32 @@ mod claims;
 mod column_test;
 mod row;
 
-use kernels_gpu::variants::{GemmFamily, GemmVariant, GEMM};
+use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 
 pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
 
-use super::cells::{self, compared_columns, HasComparison};
-use super::contract::{table_order, Experiment, MergeRow, Merged, ModuleNames, RunContext};
+use super::cells;
+use super::contract::{self, table_order, Experiment, Registered, RunContext, GFLOPS};
+use super::error::{ExperimentError, InVariant};
 use super::gemm::{gflops, GemmBuffers};
 use super::gemm_check;
-use super::measured::flag_above_peak;
-use super::module_source::{load, plan_files, Kernels, Needs};
-use super::{comparison, progress_bar, ExperimentError, InVariant};
+use super::measured::Measured;
+use super::measurement::{flag_above_peak, Peak};
+use super::module_source::{plan_files, Kernels, Needs, Sources};
+use super::progress::progress_bar;
+use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
 use crate::cuda::{module_entries, Cublas, CudaError, Gpu};
-use crate::figure::{
-    finish_labels, peak_label, push_module_series, Figure, PlotRow, PlotRun, ReferenceLine,
-    ScatterPlot, XScale,
-};
+use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{
     check_entries, check_tiling, own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles,
     Shared,
 };
-use crate::results::{Comparison, RunMeta};
+use crate::results::RunMeta;
 use crate::sampling::summarize;
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
-use kernels_gpu::variants::GemmParams;
 
-/// Experiment 1.
+/// The `occupancy` experiment.
 pub struct Spec;
 
 /// `host occupancy`.
@@ -53,51 +52,49 @@ pub struct Args {
     pub no_cublas: bool,
 }
 
-/// What experiment 1 adds to `host all` (it also reads `--variants`, `--size`, `--module`,
-/// `--compare`).
+/// What the `occupancy` experiment adds to `host all` (it also reads `--variants`, `--size`,
+/// `--module`, `--compare`).
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
-    /// Experiment 1: do not time cuBLAS's SGEMM beside the variants.
+    /// occupancy: do not time cuBLAS's SGEMM beside the variants.
     #[arg(long)]
     pub no_cublas: bool,
 }
 
-/// Experiment 1, validated.
+/// The `occupancy` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub variants: Vec<&'static GemmVariant>,
     /// M, N, K: multiples of 64 where a seed variant runs.
     pub size: GemmDims,
-    pub kernels: Kernels,
-    pub compare: Option<Kernels>,
-    pub compare_label: Option<String>,
+    pub sources: Sources<Kernels>,
     /// Time cuBLAS too (unless `--no-cublas`).
     pub cublas: bool,
 }
 
-impl HasComparison for GemmRow {
-    fn comparison(&self) -> Option<&Comparison> {
-        self.compare.as_ref()
+impl contract::Plan for Plan {
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Output = GemmRun;
+    fn new(a: &Args) -> Result<Plan, CliError> {
+        let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
+        plan_with(variants, a.gemm.size, &a.modules, !a.no_cublas)
+    }
+    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let own = own_labels(&s.variants, &Spec::variant_labels());
+        let variants = select(&own, GEMM, |v| v.label, "GEMM")?;
+        plan_with(variants, s.gemm.size, &s.module_files(), !a.no_cublas)
+    }
+    fn record(&self, meta: &mut RunMeta) {
+        meta.set_gemm(self.size);
     }
 }
 
-const GFLOPS: Kind = Kind::Rate {
-    unit: "GFLOP/s",
-    decimals: 0,
-};
-
 impl Experiment for Spec {
-    const NAME: &'static str = "occupancy";
-    const NUMBER: u8 = 1;
-    const ABOUT: &'static str = "Experiment 1: occupancy vs throughput (the SGEMM variants)";
-    const SECTION: &'static str = "Experiment 1: occupancy vs throughput (GEMM tiles)";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
+    const ABOUT: &'static str = "occupancy vs throughput (the SGEMM variants)";
+    const SECTION: &'static str = "occupancy vs throughput (GEMM tiles)";
     type Plan = Plan;
-    type Output = GemmRun;
-    type Row = GemmRow;
 
     fn variant_labels() -> Vec<&'static str> {
         GEMM.iter().map(|v| v.label).collect()
@@ -112,40 +109,8 @@ impl Experiment for Spec {
         )
     }
 
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
-        plan_with(
-            variants,
-            a.gemm.size,
-            (&a.modules.module, &a.modules.compare),
-            &a.modules.compare_label,
-            !a.no_cublas,
-        )
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let own = own_labels(&s.variants, &Self::variant_labels());
-        let variants = select(&own, GEMM, |v| v.label, "GEMM")?;
-        plan_with(
-            variants,
-            s.gemm.size,
-            (&s.module, &s.compare),
-            &s.compare_label,
-            !a.no_cublas,
-        )
-    }
-
-    fn modules(p: &Plan) -> ModuleNames {
-        ModuleNames::of(&p.kernels, p.compare.as_ref(), &p.compare_label)
-    }
-
-    fn record(p: &Plan, meta: &mut RunMeta) {
-        meta.set_gemm(p.size);
-    }
-
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<GemmRun, ExperimentError> {
-        let ours = load(gpu, &p.kernels)?;
-        let theirs = p.compare.as_ref().map(|k| load(gpu, k)).transpose()?;
+        let (ours, theirs) = p.sources.load(gpu)?;
         let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
         let cublas = p.cublas.then(|| Cublas::open(gpu));
         let usable = cublas.as_ref().and_then(|c| c.as_ref().ok());
@@ -175,29 +140,25 @@ impl Experiment for Spec {
             let m = buffers
                 .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, usable)
                 .in_variant(variant.label)?;
-            let measured = m.ours;
-            let mut flags = measured.flags.clone();
-            let compare = comparison(&measured, m.theirs.map(|t| (t, None, None)), &mut flags);
+            let ours = m.ours;
             let vs_cublas = m.cublas.map(|(t, mut checked)| {
                 cublas_samples.extend_from_slice(&t.samples_ms);
                 checked.launch = format!("its last timed launch beside {}", variant.label);
                 cublas_checks.push(checked);
-                measured.throughput / gflops(p.size, &t)
+                ours.throughput / gflops(p.size, &t)
             });
             rows.push(GemmRow {
                 variant: variant.label.to_owned(),
                 threads: variant.threads(),
                 tm: variant.tm,
                 tn: variant.tn,
-                regs: measured.regs,
-                blocks_per_sm: measured.blocks_per_sm,
-                occupancy: measured.occupancy,
-                limiter: measured.limiter,
-                timing: measured.timing,
-                gflops: measured.throughput,
-                check: measured.check,
-                flags,
-                compare,
+                regs: ours.regs,
+                blocks_per_sm: ours.blocks_per_sm,
+                occupancy: ours.occupancy,
+                limiter: ours.limiter.clone(),
+                timing: ours.timing.clone(),
+                gflops: ours.throughput,
+                measured: Measured::of(&ours, m.theirs.map(|t| (t, None))),
                 tile: Some(tile_of(variant)),
                 vs_cublas,
             });
@@ -217,13 +178,7 @@ impl Experiment for Spec {
                 let timing = summarize(cublas_samples, None, None);
                 let gflops = buffers.gflops(&timing);
                 let mut flags = Vec::new();
-                flag_above_peak(
-                    &mut flags,
-                    gflops,
-                    gpu.info().peak_fp32_gflops,
-                    "GFLOP/s",
-                    "FP32",
-                );
+                flag_above_peak(&mut flags, gflops, Peak::fp32(gpu.info()));
                 Some(CublasOutcome::Measured(Box::new(CublasRow {
                     version: c.version(),
                     library: c.library().to_owned(),
@@ -237,12 +192,8 @@ impl Experiment for Spec {
         Ok(GemmRun { rows, cublas })
     }
 
-    fn rows(output: &GemmRun) -> &[GemmRow] {
-        &output.rows
-    }
-
     fn columns() -> Vec<Column<GemmRow>> {
-        let mut c: Vec<Column<Self::Row>> = vec![
+        let mut c: Vec<Column<GemmRow>> = vec![
             Column::new("Variant", Kind::Text, |r| Value::Text(r.variant.clone())),
             Column::new("Threads/block", Kind::Count, |r| {
                 Value::Int(r.threads.into())
@@ -264,18 +215,22 @@ impl Experiment for Spec {
             }),
             Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
             Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
-            Column::new("GFLOP/s", GFLOPS, |r| cells::rate(r.gflops, &r.flags)),
+            Column::new("GFLOP/s", GFLOPS.kind(), |r| {
+                cells::rate(r.gflops, &r.measured.flags)
+            }),
             Column::new("Blocks/SM", Kind::Count, |r| {
                 Value::Int(r.blocks_per_sm.into())
             }),
             Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
-            Column::new(MS_PER_CALL, Kind::Duration, |r| cells::timing(&r.timing)),
-            Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+            Column::new(MS_PER_CALL, Kind::Duration, |r| {
+                cells::timing(&r.timing)
+            }),
+            Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
             Column::new(VS_CUBLAS, Kind::Ratio, |r| {
                 r.vs_cublas.map_or(Value::NotAvailable, Value::Float)
             }),
         ];
-        c.extend(compared_columns("GFLOP/s", "GFLOP/s", 0));
+        c.extend(GFLOPS.compared_columns());
         #[cfg(test)]
         c.push(column_test::ACCUMULATORS);
         c
@@ -283,7 +238,7 @@ impl Experiment for Spec {
 
     fn title(m: &RunMeta) -> String {
         format!(
-            "1. Occupancy vs throughput (SGEMM {}, {})",
+            "Occupancy vs throughput (SGEMM {}, {})",
             m.gemm_title(),
             m.sampling_words()
         )
@@ -340,28 +295,13 @@ impl Experiment for Spec {
             }
             None => {}
         }
-        let checks = output
-            .rows
-            .iter()
-            .flat_map(|r| std::iter::once(&r.check).chain(r.compare.as_ref().map(|c| &c.check)));
-        let cublas_check = output
-            .cublas
-            .as_ref()
-            .and_then(CublasOutcome::measured)
-            .map(|c| &c.check);
+        let checks = output.rows.iter().flat_map(|r| {
+            let m = &r.measured;
+            std::iter::once(&m.check).chain(m.compare.as_ref().map(|c| &c.check))
+        });
+        let cublas_check = output.cublas_row().map(|c| &c.check);
         t.notes.extend(gemm_check::note(checks.chain(cublas_check)));
         t
-    }
-
-    fn failed_checks(output: &GemmRun) -> Vec<String> {
-        let mut out = Vec::new();
-        for r in &output.rows {
-            cells::failed(r.variant.clone(), &r.check, r.compare.as_ref(), &mut out);
-        }
-        if let Some(c) = output.cublas.as_ref().and_then(CublasOutcome::measured) {
-            cells::failed(format!("cuBLAS {}", c.version), &c.check, None, &mut out);
-        }
-        out
     }
 
     fn claims(output: Option<&GemmRun>) -> Vec<Verdict> {
@@ -370,86 +310,26 @@ impl Experiment for Spec {
 
     /// Theoretical occupancy (%) vs GFLOP/s, the FP32 peak and cuBLAS as lines.
     fn figures(runs: &[PlotRun<'_, GemmRun>]) -> Vec<(String, Figure)> {
-        Self::figure(runs)
-            .map(|f| (Self::NAME.to_owned(), f))
-            .into_iter()
-            .collect()
-    }
-    fn merged(output: &GemmRun) -> Merged {
-        Merged {
-            unit: "GFLOP/s",
-            decimals: 0,
-            reference: output
-                .cublas
-                .as_ref()
-                .and_then(CublasOutcome::measured)
-                .map(|c| ("cuBLAS", c.gflops)),
-            rows: output
-                .rows
-                .iter()
-                .map(|r| MergeRow {
-                    key: r.variant.clone(),
-                    ours: (r.gflops, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
+        let title = format!("Experiment {}: occupancy vs GEMM throughput", Self::NUMBER);
+        let axes = Axes::new(
+            title,
+            ("Theoretical occupancy (%)", XScale::Linear),
+            "GFLOP/s",
+        );
+        let references = |run: &PlotRun<'_, GemmRun>| {
+            let peak = run.device.peak_fp32_gflops;
+            let peak = (peak > 0.0).then(|| Reference::peak("FP32 peak", peak));
+            let cublas = run.output.cublas_row();
+            let cublas = cublas
+                .map(|c| Reference::measured(format!("cuBLAS {}", c.version), c.gflops, 0, ""));
+            peak.into_iter().chain(cublas).collect()
+        };
+        let figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
+        named(Self::NAME, figure)
     }
 
     fn key_order(seen: Vec<String>) -> Vec<String> {
         table_order(GEMM.iter().map(|v| v.label), seen)
-    }
-}
-
-impl Spec {
-    fn figure(runs: &[PlotRun<'_, GemmRun>]) -> Option<Figure> {
-        let mut series = Vec::new();
-        let mut references: Vec<ReferenceLine> = Vec::new();
-        for run in runs {
-            let first = series.len();
-            let rows: Vec<PlotRow<'_>> = run
-                .output
-                .rows
-                .iter()
-                .map(|r| PlotRow {
-                    occupancy: r.occupancy,
-                    throughput: r.gflops,
-                    variant: &r.variant,
-                    check: &r.check,
-                    compare: r.compare.as_ref(),
-                })
-                .collect();
-            push_module_series(&mut series, run, &rows);
-            let peak = run.device.peak_fp32_gflops;
-            if peak > 0.0 && !references.iter().any(|r| (r.y - peak).abs() < 1e-6) {
-                references.push(ReferenceLine {
-                    label: peak_label("FP32 peak", runs.len(), &run.device.name, peak, 0),
-                    y: peak,
-                    series: (runs.len() > 1).then_some(first),
-                });
-            }
-            if let Some(c) = run.output.cublas.as_ref().and_then(CublasOutcome::measured) {
-                let name = format!("cuBLAS {}", c.version);
-                references.push(ReferenceLine {
-                    label: peak_label(&name, runs.len(), &run.device.name, c.gflops, 0),
-                    y: c.gflops,
-                    series: (runs.len() > 1).then_some(first),
-                });
-            }
-        }
-        if series.is_empty() {
-            return None;
-        }
-        finish_labels(&mut series, |s| &mut s.points);
-        Some(Figure::Scatter(ScatterPlot {
-            title: "Experiment 1: occupancy vs GEMM throughput".into(),
-            x_label: "Theoretical occupancy (%)".into(),
-            y_label: "GFLOP/s".into(),
-            x_scale: XScale::Linear,
-            x_unit_suffix: "%".into(),
-            series,
-            references,
-        }))
     }
 }
 
@@ -500,11 +380,11 @@ pub fn cublas_reason(c: &CublasOutcome) -> String {
 fn plan_with(
     variants: Vec<&'static GemmVariant>,
     size: GemmDims,
-    (module, compare_file): (&Option<std::path::PathBuf>, &Option<std::path::PathBuf>),
-    compare_label: &Option<String>,
+    files: &ModuleFiles,
     cublas: bool,
 ) -> Result<Plan, CliError> {
-    check_tiling(size, "experiment 1 (occupancy)", &variants, || {
+    let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
+    check_tiling(size, &experiment, &variants, || {
         let tuned: Vec<&str> = GEMM
             .iter()
             .filter(|v| v.size_multiple().is_none())
@@ -520,24 +400,20 @@ fn plan_with(
         .filter(|v| v.family == GemmFamily::Seed)
         .map(|v| v.entry)
         .collect();
-    let (kernels, compare, compare_label) = plan_files(
-        ("--module", module),
-        ("--compare", compare_file),
-        compare_label,
-        Needs {
-            entries: &seed_entries,
-            signature: GemmParams::PARAMS,
-        },
-    )?;
+    let needs = Needs {
+        entries: &seed_entries,
+        signature: GemmParams::PARAMS,
+    };
+    let sources = plan_files(files, needs)?;
     let tuned: Vec<&str> = variants
         .iter()
         .filter(|v| v.family != GemmFamily::Seed)
         .map(|v| v.entry)
         .collect();
-    if let Some(path) = module {
+    if let Some(path) = &files.module {
         check_entries("--module", path, &tuned, GemmParams::PARAMS)?;
     }
-    if let Some(path) = compare_file {
+    if let Some(path) = &files.compare {
         // The tuned entries the compared module does have are launched: their signatures too.
         let listed = std::fs::read(path)
             .map(|image| module_entries(&image))
@@ -552,9 +428,7 @@ fn plan_with(
     Ok(Plan {
         variants,
         size,
-        kernels,
-        compare,
-        compare_label,
+        sources,
         cublas,
     })
 }

@@ -1,12 +1,13 @@
-//! Experiment 1's row and output, as `results.json` stores them.
+//! The `occupancy` experiment's row and output, as `results.json` stores them.
 
 use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::experiments::contract::{row, Output, GFLOPS};
+use crate::experiments::measured::{push_failed, Measured};
+use crate::results::{Check, Timing};
 
-/// Experiment 1, one GEMM variant.
+/// The `occupancy` experiment, one GEMM variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct GemmRow {
     pub variant: String,
@@ -21,10 +22,8 @@ pub struct GemmRow {
     pub limiter: String,
     pub timing: Timing,
     pub gflops: f64,
-    pub check: Check,
-    /// Warnings about the figure (e.g. above the physical peak).
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
     /// The line's family and tiles. Runs before the tuned family recorded none: their rows are
     /// the seed family's (64x64x8 block tile, no warp tile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,7 +94,7 @@ impl GemmRow {
     }
 }
 
-/// cuBLAS in experiment 1: measured, or why not.
+/// cuBLAS in the `occupancy` experiment: measured, or why not.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum CublasOutcome {
@@ -130,8 +129,8 @@ impl CublasOutcome {
     }
 }
 
-/// What experiment 1 stores: a row per variant and cuBLAS (absent when skipped with `--no-cublas`
-/// or recorded before cuBLAS was timed).
+/// What the `occupancy` experiment stores: a row per variant and cuBLAS (absent when skipped with
+/// `--no-cublas` or recorded before cuBLAS was timed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "Stored", into = "Stored")]
 pub struct GemmRun {
@@ -175,15 +174,30 @@ impl From<GemmRun> for Stored {
     }
 }
 
-impl TableRow for GemmRow {
-    fn label(&self) -> String {
-        self.variant.clone()
+row!(GemmRow, GFLOPS, gflops, |r| r.variant.clone());
+
+impl Output for GemmRun {
+    type Row = GemmRow;
+    fn rows(&self) -> &[GemmRow] {
+        &self.rows
     }
-    fn flags(&self) -> &[String] {
-        &self.flags
+    /// cuBLAS's GFLOP/s, where it was measured.
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        self.cublas_row().map(|c| ("cuBLAS", c.gflops))
     }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
+    fn other_failures(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(c) = self.cublas_row() {
+            push_failed(&format!("cuBLAS {}", c.version), &c.check, &mut out);
+        }
+        out
+    }
+}
+
+impl GemmRun {
+    /// cuBLAS's row, where it was measured.
+    pub fn cublas_row(&self) -> Option<&CublasRow> {
+        self.cublas.as_ref().and_then(CublasOutcome::measured)
     }
 }
 
@@ -204,14 +218,16 @@ mod tests {
             limiter: "registers".into(),
             timing: timing.clone(),
             gflops: 50_000.0,
-            check: Check {
-                passed: true,
-                error: 1e-7,
-                bound: 1e-4,
-                what: "t".into(),
+            measured: Measured {
+                check: Check {
+                    passed: true,
+                    error: 1e-7,
+                    bound: 1e-4,
+                    what: "t".into(),
+                },
+                flags: vec![],
+                compare: None,
             },
-            flags: vec![],
-            compare: None,
             tile,
             vs_cublas: None,
         }
@@ -219,7 +235,7 @@ mod tests {
 
     #[test]
     fn a_run_recorded_before_cublas_and_tiles_loads_as_seed_rows() {
-        // The stored form of experiment 1 before this version: a bare list of rows.
+        // The stored form of the `occupancy` experiment before this version: a bare list of rows.
         let mut old = serde_json::to_value(vec![row("D", None)]).unwrap();
         let obj = old[0].as_object_mut().unwrap();
         assert!(!obj.contains_key("tile") && !obj.contains_key("vs_cublas"));
@@ -250,7 +266,7 @@ mod tests {
                 library: "libcublas.so.13".into(),
                 timing: r.timing.clone(),
                 gflops: 52_000.0,
-                check: r.check.clone(),
+                check: r.measured.check.clone(),
                 flags: vec![],
             }))),
         };

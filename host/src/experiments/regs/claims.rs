@@ -1,12 +1,14 @@
-//! The blog's claims about experiment 3, each judged by the rule written beside it.
+//! The blog's claims about the `regs` experiment, each judged by the rule written beside it.
 
 use super::RegsRow;
 use crate::claim::{
-    all_of, faster, no_help, passing, ratio, ratio_words, verdict, with_exclusions,
-    with_interval_rule, Verdict, EQUIVALENCE,
+    all_of, faster, no_help, ratio, ratio_words, with_exclusions, with_interval_rule, Claim,
+    Comparisons, Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::confidence::{Interval, NoInterval};
 use crate::table::percent_with;
+use crate::experiments::contract::Row;
+use crate::experiments::measured::two_passing;
 
 /// The three claims, in order.
 pub fn claims(rows: Option<&[RegsRow]>) -> Vec<Verdict> {
@@ -22,33 +24,28 @@ fn spill_bytes(r: &RegsRow) -> u64 {
 }
 
 fn regs_rows(rows: Option<&[RegsRow]>) -> Result<(Vec<&RegsRow>, Vec<String>), String> {
-    let rows = rows.ok_or("experiment 3 was not run")?;
-    let (mut ok, failed) = passing(rows, |r| &r.check, |r| format!("cap {}", r.cap));
-    ok.sort_by_key(|r| r.cap);
-    let unknown: Vec<String> = ok
+    let rows = rows.ok_or(NOT_RUN)?;
+    // The claims compare spill bytes: a passing cap without them leaves nothing to judge.
+    let mut unknown: Vec<&RegsRow> = rows
         .iter()
-        .filter(|r| r.spills_unknown)
-        .map(|r| format!("cap {}", r.cap))
+        .filter(|r| r.measured.check.passed && r.spills_unknown)
         .collect();
     if !unknown.is_empty() {
-        return Err(with_exclusions(
-            format!(
-                "spill bytes unknown (no compiler report) for {}",
-                unknown.join(", ")
-            ),
-            &failed,
-        ));
+        unknown.sort_by_key(|r| r.cap);
+        let unknown: Vec<String> = unknown.iter().map(|r| r.label()).collect();
+        let failed: Vec<String> = rows
+            .iter()
+            .filter(|r| !r.measured.check.passed)
+            .map(Row::label)
+            .collect();
+        let why = format!(
+            "spill bytes unknown (no compiler report) for {}",
+            unknown.join(", ")
+        );
+        return Err(with_exclusions(why, &failed));
     }
-    if ok.len() < 2 {
-        return Err(with_exclusions(
-            format!(
-                "fewer than two register caps with a passing check ({} of {})",
-                ok.len(),
-                rows.len()
-            ),
-            &failed,
-        ));
-    }
+    let (mut ok, failed) = two_passing(rows, "register caps")?;
+    ok.sort_by_key(|r| r.cap);
     Ok((ok, failed))
 }
 
@@ -73,59 +70,51 @@ before it is faster, its GFLOP/s over the one before lying wholly above 1. DOES 
 such ratio lies wholly below 1.";
 
 fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
-    let key = "throughput-rises-as-spills-fall";
-    let rule = with_interval_rule(RULE_6);
-    let (ok, failed) = match regs_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, 3, CLAIM_6, &rule, None, why),
-    };
-    let mut chain: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) > 0).collect();
-    if chain.is_empty() {
-        let why = "no cap made the kernel spill".to_string();
-        return verdict(key, 3, CLAIM_6, &rule, None, with_exclusions(why, &failed));
-    }
-    chain.sort_by(|a, b| spill_bytes(b).cmp(&spill_bytes(a)).then(a.cap.cmp(&b.cap)));
-    if let Some(z) = ok.iter().copied().find(|r| spill_bytes(r) == 0) {
-        chain.push(z);
-    }
-    if chain.len() < 2 {
-        let why = format!("only one build to compare: {}", rg(chain[0]));
-        return verdict(key, 3, CLAIM_6, &rule, None, with_exclusions(why, &failed));
-    }
-    let mut outcomes = Vec::new();
-    let mut steps = vec![rg(chain[0])];
-    for w in chain.windows(2) {
-        let (prev, next) = (w[0], w[1]);
-        if spill_bytes(next) < spill_bytes(prev) {
+    let claim = Claim::interval("throughput-rises-as-spills-fall", CLAIM_6, RULE_6);
+    claim.judge(|| {
+        let (ok, failed) = regs_rows(rows)?;
+        let mut chain: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) > 0).collect();
+        if chain.is_empty() {
+            let why = "no cap made the kernel spill".to_string();
+            return Err(with_exclusions(why, &failed));
+        }
+        chain.sort_by(|a, b| spill_bytes(b).cmp(&spill_bytes(a)).then(a.cap.cmp(&b.cap)));
+        if let Some(z) = ok.iter().copied().find(|r| spill_bytes(r) == 0) {
+            chain.push(z);
+        }
+        if chain.len() < 2 {
+            let why = format!("only one build to compare: {}", rg(chain[0]));
+            return Err(with_exclusions(why, &failed));
+        }
+        let mut steps = vec![rg(chain[0])];
+        let mut judged = Vec::new();
+        for w in chain.windows(2) {
+            let (prev, next) = (w[0], w[1]);
+            if spill_bytes(next) >= spill_bytes(prev) {
+                steps.push(format!("{} (same spill bytes, not compared)", rg(next)));
+                continue;
+            }
             let r = speedup(next, prev);
             let rises = faster(&r);
-            outcomes.push(rises);
+            judged.push(rises);
+            let mark = match rises {
+                Some(true) => "",
+                Some(false) => " (slower)",
+                None => " (not judged)",
+            };
             steps.push(format!(
-                "{}, {} x the one before{}",
+                "{}, {} x the one before{mark}",
                 rg(next),
-                ratio_words(&r),
-                match rises {
-                    Some(true) => "",
-                    Some(false) => " (slower)",
-                    None => " (not judged)",
-                }
+                ratio_words(&r)
             ));
-        } else {
-            steps.push(format!("{} (same spill bytes, not compared)", rg(next)));
         }
-    }
-    if outcomes.is_empty() {
-        let why = format!("every build spills the same bytes: {}", steps.join(" -> "));
-        return verdict(key, 3, CLAIM_6, &rule, None, with_exclusions(why, &failed));
-    }
-    verdict(
-        key,
-        3,
-        CLAIM_6,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(steps.join(" -> "), &failed),
-    )
+        let steps = steps.join(" -> ");
+        if judged.is_empty() {
+            let why = format!("every build spills the same bytes: {steps}");
+            return Err(with_exclusions(why, &failed));
+        }
+        Ok((all_of(judged), with_exclusions(steps, &failed)))
+    })
 }
 
 const CLAIM_7: &str = "No register cap beats the first cap that removes every spill.";
@@ -141,8 +130,16 @@ fn rule_7() -> String {
     ))
 }
 
-fn first_spill_free(ok: &[&RegsRow]) -> Option<usize> {
-    ok.iter().position(|r| spill_bytes(r) == 0)
+/// The passing caps, those whose check failed, and where the first cap without spills is
+/// among the passing ones (the claims about caps past it need one).
+fn from_spill_free(
+    rows: Option<&[RegsRow]>,
+) -> Result<(Vec<&RegsRow>, Vec<String>, usize), String> {
+    let (ok, failed) = regs_rows(rows)?;
+    match ok.iter().position(|r| spill_bytes(r) == 0) {
+        Some(zi) => Ok((ok, failed, zi)),
+        None => Err(with_exclusions("every cap spills".to_string(), &failed)),
+    }
 }
 
 /// "cap 192 (156 regs) 0.922 (95% CI ...)": a build's GFLOP/s over another's.
@@ -151,59 +148,46 @@ fn over(r: &RegsRow, iv: &Result<Interval, NoInterval>) -> String {
 }
 
 fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
-    let key = "first-spill-free-cap-is-best";
-    let rule = rule_7();
-    let (ok, failed) = match regs_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, 3, CLAIM_7, &rule, None, why),
-    };
-    let Some(zi) = first_spill_free(&ok) else {
-        let why = "every cap spills".to_string();
-        return verdict(key, 3, CLAIM_7, &rule, None, with_exclusions(why, &failed));
-    };
-    let z = ok[zi];
-    let mut outcomes = Vec::new();
-    let mut beaters = Vec::new();
-    let mut unsure = Vec::new();
-    let mut others = Vec::new();
-    for r in ok.iter().copied().filter(|r| r.cap != z.cap) {
-        let iv = speedup(r, z);
-        let o = no_help(&iv);
-        outcomes.push(o);
-        match o {
-            Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.gflops)),
-            None => unsure.push(format!("cap {}", r.cap)),
-            Some(true) => {}
+    let claim = Claim::new("first-spill-free-cap-is-best", CLAIM_7, rule_7());
+    claim.judge(|| {
+        let (ok, failed, zi) = from_spill_free(rows)?;
+        let z = ok[zi];
+        let mut outcomes = Vec::new();
+        let mut beaters = Vec::new();
+        let mut unsure = Vec::new();
+        let mut others = Vec::new();
+        for r in ok.iter().copied().filter(|r| r.cap != z.cap) {
+            let iv = speedup(r, z);
+            let o = no_help(&iv);
+            outcomes.push(o);
+            match o {
+                Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.gflops)),
+                None => unsure.push(format!("cap {}", r.cap)),
+                Some(true) => {}
+            }
+            others.push(over(r, &iv));
         }
-        others.push(over(r, &iv));
-    }
-    let mut ev = format!(
-        "first spill-free cap: {}; every other build's GFLOP/s over it: {}",
-        rg(z),
-        others.join(", ")
-    );
-    if !beaters.is_empty() {
-        ev.push_str(&format!(
-            "; beaten by more than {} by {}",
-            percent_with(EQUIVALENCE, 0),
-            beaters.join(", ")
-        ));
-    }
-    if !unsure.is_empty() {
-        ev.push_str(&format!(
-            "; not judged (interval across {:.2}): {}",
-            1.0 + EQUIVALENCE,
-            unsure.join(", ")
-        ));
-    }
-    verdict(
-        key,
-        3,
-        CLAIM_7,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(ev, &failed),
-    )
+        let mut ev = format!(
+            "first spill-free cap: {}; every other build's GFLOP/s over it: {}",
+            rg(z),
+            others.join(", ")
+        );
+        if !beaters.is_empty() {
+            ev.push_str(&format!(
+                "; beaten by more than {} by {}",
+                percent_with(EQUIVALENCE, 0),
+                beaters.join(", ")
+            ));
+        }
+        if !unsure.is_empty() {
+            ev.push_str(&format!(
+                "; not judged (interval across {:.2}): {}",
+                1.0 + EQUIVALENCE,
+                unsure.join(", ")
+            ));
+        }
+        Ok((all_of(outcomes), with_exclusions(ev, &failed)))
+    })
 }
 
 const CLAIM_8: &str = "Above the first spill-free cap, more registers do not help.";
@@ -219,48 +203,35 @@ fn rule_8() -> String {
 }
 
 fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
-    let key = "more-registers-do-not-help";
-    let rule = rule_8();
-    let (ok, failed) = match regs_rows(rows) {
-        Ok(v) => v,
-        Err(why) => return verdict(key, 3, CLAIM_8, &rule, None, why),
-    };
-    let Some(zi) = first_spill_free(&ok) else {
-        let why = "every cap spills".to_string();
-        return verdict(key, 3, CLAIM_8, &rule, None, with_exclusions(why, &failed));
-    };
-    if zi + 1 >= ok.len() {
-        let why = format!("no cap above the first spill-free one ({})", rg(ok[zi]));
-        return verdict(key, 3, CLAIM_8, &rule, None, with_exclusions(why, &failed));
-    }
-    let mut outcomes = Vec::new();
-    let mut steps = vec![rg(ok[zi])];
-    for w in ok[zi..].windows(2) {
-        let (prev, next) = (w[0], w[1]);
-        let iv = speedup(next, prev);
-        let o = no_help(&iv);
-        outcomes.push(o);
-        steps.push(format!(
-            "{}, {} x cap {}{}",
-            rg(next),
-            ratio_words(&iv),
-            prev.cap,
-            match o {
+    let claim = Claim::new("more-registers-do-not-help", CLAIM_8, rule_8());
+    claim.judge(|| {
+        let (ok, failed, zi) = from_spill_free(rows)?;
+        if zi + 1 >= ok.len() {
+            let why = format!("no cap above the first spill-free one ({})", rg(ok[zi]));
+            return Err(with_exclusions(why, &failed));
+        }
+        let mut steps = Comparisons::default();
+        for w in ok[zi..].windows(2) {
+            let (prev, next) = (w[0], w[1]);
+            let iv = speedup(next, prev);
+            let o = no_help(&iv);
+            let mark = match o {
                 Some(true) => String::new(),
                 Some(false) => format!(
                     " (helps: more than {} faster)",
                     percent_with(EQUIVALENCE, 0)
                 ),
                 None => format!(" (not judged: interval across {:.2})", 1.0 + EQUIVALENCE),
-            }
-        ));
-    }
-    verdict(
-        key,
-        3,
-        CLAIM_8,
-        &rule,
-        all_of(outcomes),
-        with_exclusions(steps.join(" -> "), &failed),
-    )
+            };
+            let words = format!(
+                "{}, {} x cap {}{mark}",
+                rg(next),
+                ratio_words(&iv),
+                prev.cap
+            );
+            steps.push(o, words);
+        }
+        let chain = format!("{} -> {}", rg(ok[zi]), steps.words(" -> "));
+        Ok((steps.outcome(), with_exclusions(chain, &failed)))
+    })
 }

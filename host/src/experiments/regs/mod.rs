@@ -1,31 +1,33 @@
-//! Experiment 3, register pressure: one GEMM variant (the table's `REGS.variant`) rebuilt under
-//! each register cap; actual registers from the loaded function, spills and stack frame from
+//! The `regs` experiment, register pressure: one GEMM variant (the table's `REGS.variant`) rebuilt
+//! under each register cap; actual registers from the loaded function, spills and stack frame from
 //! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin).
 
 mod claims;
 mod row;
 
-use kernels_gpu::variants::REGS;
+use kernels_gpu::variants::{GemmParams, REGS};
 
 pub use row::RegsRow;
 
-use super::cells::{self, compared_columns, HasComparison};
-use super::contract::{Experiment, MergeRow, Merged, ModuleNames, RunContext};
+use super::cells;
+use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
+use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
 use super::gemm_check;
-use super::module_source::{load_capped, plan_folders, CappedKernels, Needs};
+use super::measured::Measured;
+use super::module_source::{load_capped, plan_folders, CappedKernels, Needs, Sources};
+use super::progress::progress_bar;
+use super::scatter::named;
 use super::spills::Spills;
-use super::{comparison, progress_bar, ExperimentError, InVariant};
 use crate::claim::Verdict;
 use crate::cuda::{Gpu, ModuleKind};
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
 use crate::module_name::ModuleSource;
-use crate::results::{Check, Comparison, RunMeta};
+use crate::results::{Check, RunMeta};
 use crate::table::{columns_table, Column, Kind, TableData, Value};
-use kernels_gpu::variants::GemmParams;
 
-/// Experiment 3.
+/// The `regs` experiment.
 pub struct Spec;
 
 /// `host regs`.
@@ -50,46 +52,76 @@ pub struct Args {
     pub compare_label: Option<String>,
 }
 
-/// What experiment 3 adds to `host all`.
+/// What the `regs` experiment adds to `host all`.
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {
-    /// Register caps of experiment 3 (comma-separated, each in 16..=255).
+    /// regs: register caps (comma-separated, each in 16..=255).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cap)]
     pub caps: Vec<u32>,
-    /// Folder of per-cap modules for experiment 3.
+    /// regs: a folder of per-cap modules.
     #[arg(long, value_name = "DIR")]
     pub module_caps: Option<std::path::PathBuf>,
-    /// Folder of per-cap modules to compare against in experiment 3.
+    /// regs: a folder of per-cap modules to compare against.
     #[arg(long, value_name = "DIR")]
     pub compare_caps: Option<std::path::PathBuf>,
 }
 
-/// Experiment 3, validated.
+/// The `regs` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub caps: Vec<u32>,
     pub size: GemmDims,
-    pub kernels: CappedKernels,
-    pub compare: Option<CappedKernels>,
-    pub compare_label: Option<String>,
+    pub sources: Sources<CappedKernels>,
 }
 
-/// The capped variant must be able to run the size.
-fn check_size(dims: GemmDims) -> Result<(), CliError> {
-    check_tiling(dims, "experiment 3 (regs)", &[REGS.gemm()], || {
+impl contract::Plan for Plan {
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Output = Vec<RegsRow>;
+    fn new(a: &Args) -> Result<Plan, CliError> {
+        let module = ("--module", &a.module);
+        let compare = ("--compare", &a.compare);
+        planned(&a.caps, a.gemm.size, module, compare, &a.compare_label)
+    }
+    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
+        let module = ("--module-caps", &a.module_caps);
+        let compare = ("--compare-caps", &a.compare_caps);
+        planned(&a.caps, s.gemm.size, module, compare, &s.compare_label)
+    }
+    fn record(&self, meta: &mut RunMeta) {
+        meta.set_gemm(self.size);
+    }
+}
+
+/// The plan of the caps `caps` asks for (the table's when empty) at `size`, from the per-cap
+/// folders `module` and `compare`, for `host regs` and `host all` alike.
+fn planned(
+    caps: &[u32],
+    size: GemmDims,
+    module: (&'static str, &Option<std::path::PathBuf>),
+    compare: (&'static str, &Option<std::path::PathBuf>),
+    compare_label: &Option<String>,
+) -> Result<Plan, CliError> {
+    let caps = select_caps(caps)?;
+    // The capped variant must be able to run the size.
+    let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
+    check_tiling(size, &experiment, &[REGS.gemm()], || {
         "; a size the seed family cannot tile runs with the tuned variants alone: \
          `host occupancy --variants` with their labels"
             .to_owned()
-    })
-}
-
-/// Every per-cap module must export the capped variant's entry with the GEMM parameter list.
-fn needs() -> Needs<'static> {
-    Needs {
+    })?;
+    // Every per-cap module must export the capped variant's entry with the GEMM parameters.
+    let needs = Needs {
         entries: std::slice::from_ref(&REGS.gemm().entry),
         signature: GemmParams::PARAMS,
-    }
+    };
+    let sources = plan_folders(&caps, module, compare, compare_label, needs)?;
+    Ok(Plan {
+        caps,
+        size,
+        sources,
+    })
 }
 
 fn select_caps(caps: &[u32]) -> Result<Vec<u32>, CliError> {
@@ -104,12 +136,6 @@ fn select_caps(caps: &[u32]) -> Result<Vec<u32>, CliError> {
     Ok(caps.to_vec())
 }
 
-impl HasComparison for RegsRow {
-    fn comparison(&self) -> Option<&Comparison> {
-        self.compare.as_ref()
-    }
-}
-
 fn spill(x: u32, unknown: bool) -> Value {
     if unknown {
         Value::NotAvailable
@@ -119,7 +145,7 @@ fn spill(x: u32, unknown: bool) -> Value {
 }
 
 fn other_spills(r: &RegsRow) -> Value {
-    match &r.compare {
+    match &r.measured.compare {
         Some(c) => match (c.spill_stores, c.spill_loads) {
             (Some(s), Some(l)) => Value::pair(s.into(), l.into()),
             _ => Value::NotAvailable,
@@ -137,23 +163,65 @@ fn cap_mechanism(module: &ModuleSource) -> &'static str {
     }
 }
 
-const GFLOPS: Kind = Kind::Rate {
-    unit: "GFLOP/s",
-    decimals: 0,
-};
+/// One cap's row: the capped variant timed (with the compared module's build of the same cap,
+/// samples interleaved), checked, and its spills read from each compiler's report.
+fn measure_cap(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    buffers: &mut GemmBuffers,
+    cap: u32,
+) -> Result<RegsRow, ExperimentError> {
+    let variant = REGS.gemm();
+    let at = format!("{} at cap {cap}", variant.label);
+    let ours = load_capped(gpu, &p.sources.ours, cap).in_variant(&at)?;
+    let theirs = p
+        .sources
+        .theirs
+        .as_ref()
+        .map(|other| load_capped(gpu, other, cap))
+        .transpose()
+        .in_variant(&at)?;
+    let (kernel, other) = ours
+        .entry_pair(theirs.as_ref(), variant.entry)
+        .in_variant(&at)?;
+    let m = buffers
+        .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, None)
+        .in_variant(&at)?;
+    let our_spills = Spills::of(&ours, &kernel).in_variant(&at)?;
+    let mut flags = m.ours.flags.clone();
+    if our_spills.stores.is_none() && ours.module.kind() == ModuleKind::Ptx {
+        flags.push(format!(
+            "the JIT info log of {} has no resource report for `{}`; spills unknown",
+            ours.module.name(),
+            kernel.entry()
+        ));
+    }
+    let compared = match (m.theirs, &theirs, &other) {
+        (Some(m), Some(t), Some(k)) => Some((m, Some(Spills::of(t, k).in_variant(&at)?))),
+        _ => None,
+    };
+    let ours = m.ours;
+    Ok(RegsRow {
+        cap,
+        regs: ours.regs,
+        blocks_per_sm: ours.blocks_per_sm,
+        occupancy: ours.occupancy,
+        limiter: ours.limiter.clone(),
+        timing: ours.timing.clone(),
+        gflops: ours.throughput,
+        spill_stores: our_spills.stores.unwrap_or(0),
+        spill_loads: our_spills.loads.unwrap_or(0),
+        spills_unknown: our_spills.stores.is_none(),
+        stack_frame: our_spills.stack_frame,
+        measured: Measured::new(&ours, flags, compared),
+    })
+}
 
 impl Experiment for Spec {
-    const NAME: &'static str = "regs";
-    const NUMBER: u8 = 3;
-    const ABOUT: &'static str =
-        "Experiment 3: register pressure (one SGEMM variant under each register cap)";
-    const SECTION: &'static str = "Experiment 3: register cap vs throughput";
-
-    type Args = Args;
-    type AllArgs = AllArgs;
+    const ABOUT: &'static str = "register pressure (one SGEMM variant under each register cap)";
+    const SECTION: &'static str = "register cap vs throughput";
     type Plan = Plan;
-    type Output = Vec<RegsRow>;
-    type Row = RegsRow;
 
     /// The variant it caps, the caps the built-in kernels were built for, and the check.
     fn help() -> String {
@@ -165,124 +233,30 @@ impl Experiment for Spec {
         )
     }
 
-    fn plan(a: &Args) -> Result<Plan, CliError> {
-        let caps = select_caps(&a.caps)?;
-        check_size(a.gemm.size)?;
-        let (kernels, compare, compare_label) = plan_folders(
-            &caps,
-            ("--module", &a.module),
-            ("--compare", &a.compare),
-            &a.compare_label,
-            needs(),
-        )?;
-        Ok(Plan {
-            caps,
-            size: a.gemm.size,
-            kernels,
-            compare,
-            compare_label,
-        })
-    }
-
-    fn plan_in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let caps = select_caps(&a.caps)?;
-        check_size(s.gemm.size)?;
-        let (kernels, compare, compare_label) = plan_folders(
-            &caps,
-            ("--module-caps", &a.module_caps),
-            ("--compare-caps", &a.compare_caps),
-            &s.compare_label,
-            needs(),
-        )?;
-        Ok(Plan {
-            caps,
-            size: s.gemm.size,
-            kernels,
-            compare,
-            compare_label,
-        })
-    }
-
-    fn modules(p: &Plan) -> ModuleNames {
-        ModuleNames::of(&p.kernels, p.compare.as_ref(), &p.compare_label)
-    }
-
-    fn record(p: &Plan, meta: &mut RunMeta) {
-        meta.set_gemm(p.size);
-    }
-
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {
-        let variant = REGS.gemm();
         let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
         let bar = progress_bar(ctx, p.caps.len(), Self::NAME);
         let mut rows = Vec::with_capacity(p.caps.len());
         for &cap in &p.caps {
-            let at = format!("{} at cap {cap}", variant.label);
             bar.set_message(format!("cap {cap}"));
-            let ours = load_capped(gpu, &p.kernels, cap).in_variant(&at)?;
-            let theirs = p
-                .compare
-                .as_ref()
-                .map(|other| load_capped(gpu, other, cap))
-                .transpose()
-                .in_variant(&at)?;
-            let (kernel, other) = ours
-                .entry_pair(theirs.as_ref(), variant.entry)
-                .in_variant(&at)?;
-            let m = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, None)
-                .in_variant(&at)?;
-            let (measured, compared) = (m.ours, m.theirs);
-            let our_spills = Spills::of(&ours, &kernel).in_variant(&at)?;
-            let mut flags = measured.flags.clone();
-            if our_spills.stores.is_none() && ours.module.kind() == ModuleKind::Ptx {
-                flags.push(format!(
-                    "the JIT info log of {} has no resource report for `{}`; spills unknown",
-                    ours.module.name(),
-                    kernel.entry()
-                ));
-            }
-            let compared = match (compared, &theirs, &other) {
-                (Some(m), Some(t), Some(k)) => {
-                    let s = Spills::of(t, k).in_variant(&at)?;
-                    Some((m, s.stores, s.loads))
-                }
-                _ => None,
-            };
-            let compare = comparison(&measured, compared, &mut flags);
-            rows.push(RegsRow {
-                cap,
-                regs: measured.regs,
-                blocks_per_sm: measured.blocks_per_sm,
-                occupancy: measured.occupancy,
-                limiter: measured.limiter,
-                timing: measured.timing,
-                gflops: measured.throughput,
-                spill_stores: our_spills.stores.unwrap_or(0),
-                spill_loads: our_spills.loads.unwrap_or(0),
-                spills_unknown: our_spills.stores.is_none(),
-                stack_frame: our_spills.stack_frame,
-                check: measured.check,
-                flags,
-                compare,
-            });
+            rows.push(measure_cap(gpu, ctx, p, &mut buffers, cap)?);
             bar.inc(1);
         }
         bar.finish_and_clear();
         Ok(rows)
     }
 
-    fn rows(output: &Vec<RegsRow>) -> &[RegsRow] {
-        output
-    }
-
     fn columns() -> Vec<Column<RegsRow>> {
-        let mut c: Vec<Column<Self::Row>> = vec![
+        let mut c: Vec<Column<RegsRow>> = vec![
             Column::new("Cap", Kind::Count, |r| Value::Int(r.cap.into())),
             Column::new("Actual regs", Kind::Count, |r| Value::Int(r.regs.into())),
             Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
-            Column::new("ms/call", Kind::Duration, |r| cells::timing(&r.timing)),
-            Column::new("GFLOP/s", GFLOPS, |r| cells::rate(r.gflops, &r.flags)),
+            Column::new("ms/call", Kind::Duration, |r| {
+                cells::timing(&r.timing)
+            }),
+            Column::new("GFLOP/s", GFLOPS.kind(), |r| {
+                cells::rate(r.gflops, &r.measured.flags)
+            }),
             Column::new("Spill stores (B)", Kind::Bytes, |r| {
                 spill(r.spill_stores, r.spills_unknown)
             }),
@@ -296,9 +270,9 @@ impl Experiment for Spec {
                 Value::Int(r.blocks_per_sm.into())
             }),
             Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
-            Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+            Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
-        c.extend(compared_columns("GFLOP/s", "GFLOP/s", 0));
+        c.extend(GFLOPS.compared_columns());
         c.push(Column::compared(
             "spill st/ld",
             cells::SPILLS_STORES_LOADS,
@@ -317,7 +291,7 @@ impl Experiment for Spec {
             _ => String::new(),
         };
         format!(
-            "3. Register pressure (SGEMM {}, variant {} under register caps; ours: {ours}{theirs})",
+            "Register pressure (SGEMM {}, variant {} under register caps; ours: {ours}{theirs})",
             m.gemm_title(),
             REGS.variant
         )
@@ -326,7 +300,8 @@ impl Experiment for Spec {
     fn table(rows: &Vec<RegsRow>, meta: &RunMeta) -> TableData {
         let mut t = columns_table(&Self::title(meta), &Self::columns(), rows);
         t.notes.extend(gemm_check::note(rows.iter().flat_map(|r| {
-            std::iter::once(&r.check).chain(r.compare.as_ref().map(|c| &c.check))
+            let m = &r.measured;
+            std::iter::once(&m.check).chain(m.compare.as_ref().map(|c| &c.check))
         })));
         if rows.iter().any(|r| r.spills_unknown) {
             t.notes.push(
@@ -338,44 +313,13 @@ impl Experiment for Spec {
         t
     }
 
-    fn failed_checks(output: &Vec<RegsRow>) -> Vec<String> {
-        let mut out = Vec::new();
-        for r in output {
-            cells::failed(
-                format!("cap {}", r.cap),
-                &r.check,
-                r.compare.as_ref(),
-                &mut out,
-            );
-        }
-        out
-    }
-
     fn claims(output: Option<&Vec<RegsRow>>) -> Vec<Verdict> {
         claims::claims(output.map(Vec::as_slice))
     }
 
     /// Register cap vs GFLOP/s with spill bytes as bars.
     fn figures(runs: &[PlotRun<'_, Vec<RegsRow>>]) -> Vec<(String, Figure)> {
-        Self::figure(runs)
-            .map(|f| (Self::NAME.to_owned(), f))
-            .into_iter()
-            .collect()
-    }
-    fn merged(output: &Vec<RegsRow>) -> Merged {
-        Merged {
-            unit: "GFLOP/s",
-            decimals: 0,
-            reference: None,
-            rows: output
-                .iter()
-                .map(|r| MergeRow {
-                    key: format!("cap {}", r.cap),
-                    ours: (r.gflops, r.occupancy),
-                    theirs: r.compare.as_ref().map(|c| (c.throughput, r.occupancy)),
-                })
-                .collect(),
-        }
+        named(Self::NAME, Self::figure(runs))
     }
 
     /// Caps in numeric order.
@@ -414,7 +358,7 @@ impl Spec {
                     .map(|r| LabelledPoint {
                         x: r.cap as f64,
                         y: r.gflops,
-                        label: cap_label(r.cap, r.regs, &r.check),
+                        label: cap_label(r.cap, r.regs, &r.measured.check),
                     })
                     .collect(),
                 spills: rows
@@ -428,7 +372,7 @@ impl Spec {
             if let Some(cn) = run.compare_name {
                 let with: Vec<_> = rows
                     .iter()
-                    .filter_map(|r| r.compare.as_ref().map(|c| (r.cap, c)))
+                    .filter_map(|r| r.measured.compare.as_ref().map(|c| (r.cap, c)))
                     .collect();
                 if !with.is_empty() {
                     out.push(RegsSeries {
@@ -461,7 +405,8 @@ impl Spec {
         finish_labels(&mut out, |s| &mut s.points);
         Some(Figure::Regs {
             title: format!(
-                "Experiment 3: register cap on GEMM variant {}",
+                "Experiment {}: register cap on GEMM variant {}",
+                Self::NUMBER,
                 REGS.variant
             ),
             series: out,

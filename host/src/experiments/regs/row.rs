@@ -1,11 +1,12 @@
-//! Experiment 3's row, as `results.json` stores it.
+//! The `regs` experiment's row, as `results.json` stores it.
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::{Check, Comparison, Timing};
-use crate::table::TableRow;
+use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::measured::Measured;
+use crate::results::Timing;
 
-/// Experiment 3, one register cap.
+/// The `regs` experiment, one register cap.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RegsRow {
     pub cap: u32,
@@ -24,19 +25,8 @@ pub struct RegsRow {
     #[serde(default)]
     pub spills_unknown: bool,
     pub stack_frame: u32,
-    pub check: Check,
-    pub flags: Vec<String>,
-    pub compare: Option<Comparison>,
+    #[serde(flatten)]
+    pub measured: Measured,
 }
 
-impl TableRow for RegsRow {
-    fn label(&self) -> String {
-        format!("cap {}", self.cap)
-    }
-    fn flags(&self) -> &[String] {
-        &self.flags
-    }
-    fn compared(&self) -> bool {
-        self.compare.is_some()
-    }
-}
+row!(RegsRow, GFLOPS, gflops, |r| format!("cap {}", r.cap));

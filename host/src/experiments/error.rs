@@ -1,0 +1,113 @@
+//! What can go wrong while an experiment runs: the driver, a module source, a residency that
+//! cannot be held, a launch the variant table's shape does not fit; each error says in which
+//! variant and which experiment it happened.
+
+use super::module_source::SourceError;
+use super::residency::ResidencyError;
+use crate::cuda::CudaError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExperimentError {
+    #[error(transparent)]
+    Cuda(#[from] CudaError),
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error(transparent)]
+    Residency(#[from] ResidencyError),
+    #[error(
+        "`{entry}` in {module}: launches with at most {max} threads per block but the variant \
+         needs {threads} (the module's launch bounds do not match the variant table)"
+    )]
+    BlockTooLarge {
+        entry: String,
+        module: String,
+        max: u32,
+        threads: u32,
+    },
+    #[error(
+        "`{entry}` in {module}: not one block of {threads} threads fits on an SM \
+         ({regs} registers/thread, {dyn_smem} B dynamic shared memory)"
+    )]
+    NoResidency {
+        entry: String,
+        module: String,
+        threads: u32,
+        regs: u32,
+        dyn_smem: u32,
+    },
+    #[error(
+        "the copy needs a source and a destination of {mib} MiB each but the device has \
+         {have_mib} MiB in all; use --copy-mib {max_mib} or less"
+    )]
+    CopyTooLarge {
+        mib: u64,
+        have_mib: u64,
+        max_mib: u64,
+    },
+    #[error(
+        "`{entry}`: {blocks} blocks are needed for {floats} floats, more than a grid's \
+         2147483647; use a smaller copy buffer"
+    )]
+    GridTooLarge {
+        entry: String,
+        blocks: u64,
+        floats: u64,
+    },
+    /// What failed, and in which variant.
+    #[error("variant {variant}: {source}")]
+    InVariant {
+        variant: String,
+        #[source]
+        source: Box<ExperimentError>,
+    },
+    /// What failed, and in which experiment.
+    #[error("experiment {experiment}: {source}")]
+    InExperiment {
+        experiment: &'static str,
+        #[source]
+        source: Box<ExperimentError>,
+    },
+}
+
+impl ExperimentError {
+    /// This error, said to have happened in `variant`.
+    pub fn in_variant(self, variant: impl Into<String>) -> Self {
+        ExperimentError::InVariant {
+            variant: variant.into(),
+            source: Box::new(self),
+        }
+    }
+
+    /// Whether it only means a kernel cannot be placed at the residency asked for (a block size
+    /// it cannot launch, or registers or threads allowing fewer blocks): a sweep skips the point.
+    pub fn is_unplaceable(&self) -> bool {
+        match self {
+            ExperimentError::Residency(_)
+            | ExperimentError::BlockTooLarge { .. }
+            | ExperimentError::NoResidency { .. } => true,
+            ExperimentError::InVariant { source, .. } => source.is_unplaceable(),
+            _ => false,
+        }
+    }
+
+    /// Whether the cause is a missing driver.
+    pub fn is_no_driver(&self) -> bool {
+        match self {
+            ExperimentError::Cuda(CudaError::NoDriver) => true,
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.is_no_driver(),
+            _ => false,
+        }
+    }
+}
+
+/// Attaches the variant to an error of one variant's measurement.
+pub(crate) trait InVariant<T> {
+    fn in_variant(self, variant: &str) -> Result<T, ExperimentError>;
+}
+
+impl<T, E: Into<ExperimentError>> InVariant<T> for Result<T, E> {
+    fn in_variant(self, variant: &str) -> Result<T, ExperimentError> {
+        self.map_err(|e| e.into().in_variant(variant))
+    }
+}

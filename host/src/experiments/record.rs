@@ -1,0 +1,55 @@
+//! The run's record ([`RunMeta`]): the date, the command, the toolchain, how figures were timed,
+//! where the kernels came from and the sizes each experiment ran at.
+
+use super::registry::Planned;
+use crate::flags::{DEFAULT_COPY_MIB, DEFAULT_GEMM_SIZE};
+use crate::module_name::{ModuleSource, RunModules};
+use crate::results::RunMeta;
+use crate::sampling::SamplingConfig;
+
+/// The run's record: the date, the command, the toolchain and where the kernels came from.
+pub fn meta(
+    command: &str,
+    timing: &SamplingConfig,
+    experiments: &[Planned],
+    gpu_driver: &str,
+) -> RunMeta {
+    let mut ours: Vec<(&str, ModuleSource)> = Vec::new();
+    let mut theirs: Vec<(&str, ModuleSource)> = Vec::new();
+    let mut label = None;
+    for e in experiments {
+        let m = e.modules();
+        ours.push((e.name(), m.ours));
+        if let Some(t) = m.theirs {
+            theirs.push((e.name(), t));
+        }
+        if label.is_none() {
+            label = m.label;
+        }
+    }
+    let mut meta = RunMeta {
+        date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        command: command.to_owned(),
+        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        toolchain: format!(
+            "built-in kernels: {} ({} PTX); PTX compiled for the device by the JIT of the {} \
+             driver",
+            crate::modules::RUSTC,
+            crate::modules::PTX_ARCH,
+            gpu_driver
+        ),
+        module: RunModules::of(ours).unwrap_or_default(),
+        compare_module: RunModules::of(theirs),
+        compare_label: label,
+        iters: timing.fixed().map_or(0, |p| p.iters),
+        samples: timing.fixed().map_or(0, |p| p.samples),
+        noise_target: timing.noise_target(),
+        gemm_size: DEFAULT_GEMM_SIZE,
+        gemm_dims: None,
+        copy_bytes: DEFAULT_COPY_MIB << 20,
+    };
+    for e in experiments {
+        e.record(&mut meta);
+    }
+    meta
+}

@@ -1,0 +1,55 @@
+//! Noise-driven timing, as nvbench measures: each figure takes samples until its noise is below a
+//! target, with a minimum number of samples and a time cap, and reports the noise it reached.
+//!
+//! **Noise** is the relative standard deviation of a figure's samples: the sample standard
+//! deviation (divisor `n - 1`) of the per-launch times, divided by their mean. A sample is one
+//! CUDA-event-timed batch of back-to-back launches of one kernel, divided by the batch size; the
+//! batch is sized so a sample lasts at least
+//! [`NoiseTarget::min_sample_ms`], which keeps the events' resolution and the launch gaps small
+//! against the figure. This is nvbench's "noise" (its relative standard deviation of the cold
+//! samples), taken over batches instead of single launches.
+//!
+//! **Stopping rule** ([`stopping_rule`], pure and tested on synthetic samples): never before
+//! [`NoiseTarget::min_samples`] samples of every side; then stop as soon as every side's noise is
+//! at or below [`NoiseTarget::max_noise`]; otherwise stop at [`NoiseTarget::max_samples`] or once
+//! the figure has taken [`NoiseTarget::max_time`], whichever comes first. The minimum wins over
+//! the time cap: a figure always has at least the minimum number of samples.
+//! A figure that stopped at a cap with its noise above the target is flagged.
+//!
+//! The two compared sides (ours and theirs, `--compare`) are sampled in alternating rounds
+//! ([`round_order`]: A B, B A, ...), so that a drift of clocks or temperature over the run, or a
+//! cost of coming second, falls on both alike; one decision covers both, so both have the same
+//! number of samples. A fixed plan (`--iters/--samples`) stays available as
+//! [`SamplingPlan::Fixed`]. This is the one timing path of every experiment ([`time_sides`]).
+//!
+//! **Clock drops.** The SM clock is read (NVML, through [`Gpu::recent_sm_clock_mhz`])
+//! before the first round, after the last, and every [`SamplingConfig::clock_every`] rounds in
+//! between. A sample is marked when a reading bracketing it (the last one taken before it
+//! started, or the first one after it ended) lies more than [`SamplingConfig::clock_tolerance`]
+//! below the reference clock, and the figure's flag names what NVML says held the clocks down.
+//! [`Gpu::recent_sm_clock_mhz`] reuses a reading younger than a tenth of a second: the reading
+//! after one figure is the reading before the next.
+//!
+//! Layout: [`plan`] (fixed plans, noise targets, defaults), [`flags`] (the timing flags),
+//! [`stats`] (median, noise, the stopping rule, a figure's summary), [`clocks`] (clock drops),
+//! [`rounds`] (the loop, without a GPU) and [`gpu`] (the loop on the GPU).
+
+pub mod clocks;
+pub mod flags;
+pub mod gpu;
+pub mod plan;
+pub mod rounds;
+pub mod stats;
+
+pub use clocks::{clock_dropped, rounds_with_clock_drop, ClockReading};
+pub use flags::SamplingArgs;
+pub use gpu::{time_launches, time_rotating, time_sides};
+pub use plan::{
+    NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_TOLERANCE,
+    DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME, DEFAULT_MIN_SAMPLES,
+    DEFAULT_MIN_SAMPLE_MS, MAX_LAUNCHES_PER_SAMPLE,
+};
+pub use rounds::{rotation, round_order, sample_loop, sample_rounds, Gathered, Side};
+pub use stats::{
+    launches_per_sample, relative_noise, stopping_rule, summarize, summarize_side, Stop,
+};

@@ -1,0 +1,72 @@
+//! The compile-time rules the variant table's lines are held to (const fns: no allocation, no
+//! iterators), besides each family's own shape rules.
+
+use crate::copy_lines::{MemcpyPoint, MemcpyVariant};
+use crate::gemm_lines::GemmVariant;
+
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Non-empty and strictly ascending (so no value twice).
+pub(crate) const fn strictly_ascending(xs: &[u32]) -> bool {
+    let mut i = 1;
+    while i < xs.len() {
+        if xs[i] <= xs[i - 1] {
+            return false;
+        }
+        i += 1;
+    }
+    !xs.is_empty()
+}
+
+pub(crate) const fn grid_has(grid: &[MemcpyPoint], threads: u32, loads: u32, width: u32) -> bool {
+    let mut i = 0;
+    while i < grid.len() {
+        let p = &grid[i];
+        if p.threads == threads && p.loads == loads && p.width == width {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+pub(crate) const fn entries_unique(gemm: &[GemmVariant], memcpy: &[MemcpyVariant]) -> bool {
+    let mut i = 0;
+    while i < gemm.len() {
+        let mut j = i + 1;
+        while j < gemm.len() {
+            if str_eq(gemm[i].entry, gemm[j].entry) || str_eq(gemm[i].label, gemm[j].label) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < memcpy.len() {
+        let mut j = i + 1;
+        while j < memcpy.len() {
+            if str_eq(memcpy[i].point.entry, memcpy[j].point.entry)
+                || str_eq(memcpy[i].label, memcpy[j].label)
+            {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
