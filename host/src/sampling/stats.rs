@@ -159,8 +159,9 @@ pub fn summarize_side(
     }
 }
 
+/// A noise figure as the lab writes percentages (two decimals), or "n/a".
 fn percent(x: Option<f64>) -> String {
-    x.map_or_else(|| "n/a".to_owned(), |x| format!("{:.2}%", x * 100.0))
+    x.map_or_else(|| "n/a".to_owned(), |x| crate::cell::percent_with(x, 2))
 }
 
 #[cfg(test)]
