@@ -5,12 +5,11 @@
 //! Shared by the occupancy experiment (every variant, and cuBLAS) and the register experiment
 //! (one variant under register caps).
 
-use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{GemmParams, GemmVariant};
 
 use super::error::ExperimentError;
 use super::gemm_check::{record, Checked, GemmChecker};
-use super::gemm_sides::{GemmKind, GemmSides};
+use super::gemm_sides::{GemmKind, GemmSides, Operands};
 use super::inputs::random_floats;
 use super::measurement::Peak;
 use crate::cuda::{Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape};
@@ -43,12 +42,15 @@ impl GemmKind for Fp32 {
         gpu: &Gpu,
         kernel: &Kernel<'_>,
         shape: LaunchShape,
-        dims: GemmDims,
-        a: &CudaSlice<f32>,
-        b: &CudaSlice<f32>,
-        c: &mut CudaSlice<f32>,
-        (alpha, beta): (f32, f32),
+        ops: Operands<'_, f32>,
     ) -> Result<(), CudaError> {
+        let Operands {
+            dims,
+            a,
+            b,
+            c,
+            setting: (alpha, beta),
+        } = ops;
         let mut l = Launch::new(gpu);
         let params = GemmParams {
             a: l.input(a),
@@ -67,15 +69,14 @@ impl GemmKind for Fp32 {
         unsafe { l.launch(kernel, shape, &params) }
     }
 
-    fn launch_cublas(
-        gpu: &Gpu,
-        cublas: &Cublas,
-        dims: GemmDims,
-        a: &CudaSlice<f32>,
-        b: &CudaSlice<f32>,
-        c: &mut CudaSlice<f32>,
-        (alpha, beta): (f32, f32),
-    ) -> Result<(), CudaError> {
+    fn launch_cublas(gpu: &Gpu, cublas: &Cublas, ops: Operands<'_, f32>) -> Result<(), CudaError> {
+        let Operands {
+            dims,
+            a,
+            b,
+            c,
+            setting: (alpha, beta),
+        } = ops;
         cublas.sgemm_row_major(gpu, (dims.m, dims.n, dims.k), alpha, a, b, beta, c)
     }
 

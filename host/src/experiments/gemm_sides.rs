@@ -47,29 +47,19 @@ pub trait GemmKind {
     /// dynamic shared memory.
     fn launch_shape(variant: &Self::Variant, dims: GemmDims) -> LaunchShape;
 
-    /// Enqueues one launch of `kernel` (already [`prepare`]d for `shape`) computing
-    /// C = alpha A B + beta C.
-    #[allow(clippy::too_many_arguments)]
+    /// Enqueues one launch of `kernel` (already [`prepare`]d for `shape`) over `ops`.
     fn launch(
         gpu: &Gpu,
         kernel: &Kernel<'_>,
         shape: LaunchShape,
-        dims: GemmDims,
-        a: &CudaSlice<Self::Elem>,
-        b: &CudaSlice<Self::Elem>,
-        c: &mut CudaSlice<f32>,
-        setting: (f32, f32),
+        ops: Operands<'_, Self::Elem>,
     ) -> Result<(), CudaError>;
 
-    /// Enqueues cuBLAS's GEMM for this element type over the same operands.
+    /// Enqueues cuBLAS's GEMM for this element type over `ops`.
     fn launch_cublas(
         gpu: &Gpu,
         cublas: &Cublas,
-        dims: GemmDims,
-        a: &CudaSlice<Self::Elem>,
-        b: &CudaSlice<Self::Elem>,
-        c: &mut CudaSlice<f32>,
-        setting: (f32, f32),
+        ops: Operands<'_, Self::Elem>,
     ) -> Result<(), CudaError>;
 
     /// The record of one or more checked outputs of the same problem.
@@ -77,6 +67,16 @@ pub trait GemmKind {
 
     /// The peak a throughput of this family is held against.
     fn peak(gpu: &Gpu) -> Peak;
+}
+
+/// What one launch computes: C = alpha A B + beta C over M x K A and K x N B (row-major), at
+/// `setting` = (alpha, beta).
+pub struct Operands<'a, E> {
+    pub dims: GemmDims,
+    pub a: &'a CudaSlice<E>,
+    pub b: &'a CudaSlice<E>,
+    pub c: &'a mut CudaSlice<f32>,
+    pub setting: (f32, f32),
 }
 
 /// One line's figures: ours, the compared module's, and cuBLAS's samples interleaved with
@@ -164,7 +164,19 @@ impl<K: GemmKind> GemmSides<K> {
         self.c_of(gpu, side)?;
         let Self { dims, a, b, c, .. } = self;
         let c = c[side as usize].as_mut().expect("allocated by c_of");
-        K::launch(gpu, kernel, shape, *dims, a, b, c, setting)
+        let dims = *dims;
+        K::launch(
+            gpu,
+            kernel,
+            shape,
+            Operands {
+                dims,
+                a,
+                b,
+                c,
+                setting,
+            },
+        )
     }
 
     /// Enqueues cuBLAS's GEMM over the same inputs, into cuBLAS's C.
@@ -179,7 +191,18 @@ impl<K: GemmKind> GemmSides<K> {
         let c = c[Side::Cublas as usize]
             .as_mut()
             .expect("allocated by c_of");
-        K::launch_cublas(gpu, cublas, *dims, a, b, c, setting)
+        let dims = *dims;
+        K::launch_cublas(
+            gpu,
+            cublas,
+            Operands {
+                dims,
+                a,
+                b,
+                c,
+                setting,
+            },
+        )
     }
 
     /// Judges every element of `side`'s C as the output of a launch at `setting`.

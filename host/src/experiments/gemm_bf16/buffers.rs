@@ -3,11 +3,10 @@
 //! of every element of each timed side's output) need of BF16: the launch of a table line in its
 //! shape, the tensor-core rule of `tolerance.rs` and the dense BF16 peak.
 
-use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant};
 
 use super::super::gemm_check::{Checked, GemmChecker};
-use super::super::gemm_sides::{GemmKind, GemmSides};
+use super::super::gemm_sides::{GemmKind, GemmSides, Operands};
 use super::super::measurement::Peak;
 use super::inputs::Bf16Inputs;
 use super::tolerance::{record, spread_factor};
@@ -43,12 +42,15 @@ impl GemmKind for Bf16 {
         gpu: &Gpu,
         kernel: &Kernel<'_>,
         shape: LaunchShape,
-        dims: GemmDims,
-        a: &CudaSlice<u16>,
-        b: &CudaSlice<u16>,
-        c: &mut CudaSlice<f32>,
-        (alpha, beta): (f32, f32),
+        ops: Operands<'_, u16>,
     ) -> Result<(), CudaError> {
+        let Operands {
+            dims,
+            a,
+            b,
+            c,
+            setting: (alpha, beta),
+        } = ops;
         let mut l = Launch::new(gpu);
         let params = Bf16GemmParams {
             a: l.input(a),
@@ -67,15 +69,14 @@ impl GemmKind for Bf16 {
         unsafe { l.launch(kernel, shape, &params) }
     }
 
-    fn launch_cublas(
-        gpu: &Gpu,
-        cublas: &Cublas,
-        dims: GemmDims,
-        a: &CudaSlice<u16>,
-        b: &CudaSlice<u16>,
-        c: &mut CudaSlice<f32>,
-        (alpha, beta): (f32, f32),
-    ) -> Result<(), CudaError> {
+    fn launch_cublas(gpu: &Gpu, cublas: &Cublas, ops: Operands<'_, u16>) -> Result<(), CudaError> {
+        let Operands {
+            dims,
+            a,
+            b,
+            c,
+            setting: (alpha, beta),
+        } = ops;
         cublas.gemm_bf16_row_major(gpu, (dims.m, dims.n, dims.k), alpha, a, b, beta, c)
     }
 
