@@ -366,3 +366,20 @@ impl<K: GemmKind> GemmSides<K> {
 pub fn gflops(dims: GemmDims, timing: &Timing) -> f64 {
     dims.flops() / (timing.median_ms * 1e-3) / 1e9
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn throughput_is_the_products_flops_over_the_median() {
+        let t = Timing {
+            samples_ms: vec![1.0, 2.0, 9.0],
+            median_ms: 2.0,
+            ..Timing::default()
+        };
+        // 2 * 4096^3 flops in 2 ms: 68.7 TFLOP/s.
+        let g = gflops(GemmDims::square(4096), &t);
+        assert!((g - 68_719.476_736).abs() < 1e-6, "{g}");
+    }
+}

@@ -131,7 +131,6 @@ impl GemmSides<Bf16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Timing;
     use kernels_gpu::variants::{BF16_GEMM, SHARED_WITHOUT_OPT_IN};
 
     /// Every line's launch comes from the table: the grid rounded up over any size, x over N,
@@ -161,25 +160,5 @@ mod tests {
             );
             assert_eq!(launch_shape(v, GemmDims { m: 1, n: 1, k: 8 }).grid, (1, 1));
         }
-    }
-
-    #[test]
-    fn throughput_is_the_products_flops_over_the_median() {
-        let t = Timing {
-            samples_ms: vec![2.0],
-            median_ms: 2.0,
-            min_ms: 2.0,
-            max_ms: 2.0,
-            sm_clock_mhz_before: None,
-            sm_clock_mhz_after: None,
-            noise: None,
-            noise_target: None,
-            launches_per_sample: None,
-            clock_dropped_samples: 0,
-            flags: Vec::new(),
-        };
-        // 2 * 4096^3 flops in 2 ms: 68.7 TFLOP/s.
-        let g = gflops(GemmDims::square(4096), &t);
-        assert!((g - 68_719.476_736).abs() < 1e-6, "{g}");
     }
 }
