@@ -19,6 +19,7 @@ use std::ffi::{c_int, c_void};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use libloading::Library;
 
+use super::dynamic_library::{self, load_first, MissingSymbol};
 use super::{CudaError, Gpu};
 
 /// Library names tried, in order.
@@ -98,12 +99,8 @@ type GemmExFn = unsafe extern "C" fn(
 pub enum CublasError {
     #[error("cuBLAS not found: none of {} could be loaded ({reason})", CUBLAS_NAMES.join(", "))]
     NotFound { reason: String },
-    #[error("cuBLAS ({library}) lacks `{symbol}`: {reason}")]
-    MissingSymbol {
-        library: String,
-        symbol: &'static str,
-        reason: String,
-    },
+    #[error(transparent)]
+    MissingSymbol(#[from] MissingSymbol),
     #[error("cuBLAS {call} failed with status {status}")]
     Call { call: &'static str, status: i32 },
 }
@@ -169,36 +166,19 @@ impl Cublas {
     /// Opens cuBLAS, creates a handle on `gpu`'s context and binds it to its stream, in the
     /// default (plain FP32) math mode.
     pub fn open(gpu: &Gpu) -> Result<Self, CublasError> {
-        let mut reasons = Vec::new();
-        let mut found = None;
-        for &name in CUBLAS_NAMES {
-            // SAFETY: loading cuBLAS runs its initialisers, which only set up the library (it
-            // depends on libcublasLt and the driver, both already meant to be in this process).
-            match unsafe { Library::new(name) } {
-                Ok(lib) => {
-                    found = Some((lib, name));
-                    break;
-                }
-                Err(e) => reasons.push(format!("{name}: {e}")),
-            }
-        }
-        let (library, library_name) = found.ok_or_else(|| CublasError::NotFound {
-            reason: reasons.join("; "),
-        })?;
+        // SAFETY: loading cuBLAS runs its initialisers, which only set up the library (it
+        // depends on libcublasLt and the driver, both already meant to be in this process).
+        let (library, library_name) =
+            unsafe { load_first(CUBLAS_NAMES.iter().copied(), |name| name.to_string()) }
+                .map_err(|reason| CublasError::NotFound { reason })?;
         fn symbol<T: Copy>(
             lib: &Library,
             library: &str,
             name: &'static str,
-        ) -> Result<T, CublasError> {
+        ) -> Result<T, MissingSymbol> {
             // SAFETY: every type `T` asked for below is the C prototype of that cuBLAS function
             // (cublas_api.h, the `_v2` entry points); the pointer is used only while `lib` lives.
-            unsafe { lib.get::<T>(name.as_bytes()) }
-                .map(|s| *s)
-                .map_err(|e| CublasError::MissingSymbol {
-                    library: library.to_owned(),
-                    symbol: name,
-                    reason: e.to_string(),
-                })
+            unsafe { dynamic_library::symbol(lib, "cuBLAS", library, name) }
         }
         let create: CreateFn = symbol(&library, library_name, "cublasCreate_v2")?;
         let destroy: DestroyFn = symbol(&library, library_name, "cublasDestroy_v2")?;
@@ -279,52 +259,37 @@ impl Cublas {
     pub fn sgemm_row_major(
         &self,
         gpu: &Gpu,
-        (m, n, k): (u32, u32, u32),
+        mnk: (u32, u32, u32),
         alpha: f32,
         a: &CudaSlice<f32>,
         b: &CudaSlice<f32>,
         beta: f32,
         c: &mut CudaSlice<f32>,
     ) -> Result<(), CudaError> {
-        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
-        assert!(
-            a.len() >= mu * ku && b.len() >= ku * nu && c.len() >= mu * nu,
-            "buffers smaller than the product"
-        );
-        let g = ColumnMajorGemm::for_row_major(m, n, k);
-        let stream = gpu.stream();
-        let (pa, _ga) = a.device_ptr(stream);
-        let (pb, _gb) = b.device_ptr(stream);
-        let (pc, _gc) = c.device_ptr_mut(stream);
-        let (first, second) = if g.first_is_b { (pb, pa) } else { (pa, pb) };
-        // SAFETY: a live handle bound to the GPU's stream; the device buffers hold at least the
-        // product's elements (asserted above) and live until the guards drop, after the call
-        // has been enqueued; alpha and beta are host pointers (the default pointer mode).
-        let status = unsafe {
-            (self.sgemm)(
-                self.handle,
-                OP_N,
-                OP_N,
-                g.m,
-                g.n,
-                g.k,
-                &alpha,
-                first as *const f32,
-                g.lda,
-                second as *const f32,
-                g.ldb,
-                &beta,
-                pc as *mut f32,
-                g.ldc,
-            )
-        };
-        if status != 0 {
-            return Err(CudaError::Cublas(CublasError::Call {
-                call: "cublasSgemm",
-                status,
-            }));
-        }
-        Ok(())
+        row_major(gpu, mnk, a, b, c, "cublasSgemm", |g, first, second, pc| {
+            // SAFETY: a live handle bound to the GPU's stream; the device buffers hold at least
+            // the product's elements (asserted by `row_major`) and live until its guards drop,
+            // after the call has been enqueued; alpha and beta are host pointers (the default
+            // pointer mode).
+            unsafe {
+                (self.sgemm)(
+                    self.handle,
+                    OP_N,
+                    OP_N,
+                    g.m,
+                    g.n,
+                    g.k,
+                    &alpha,
+                    first as *const f32,
+                    g.lda,
+                    second as *const f32,
+                    g.ldb,
+                    &beta,
+                    pc as *mut f32,
+                    g.ldc,
+                )
+            }
+        })
     }
 
     /// Enqueues C = alpha*A*B + beta*C for row-major bf16 A (m x k) and B (k x n), given as their
@@ -335,58 +300,74 @@ impl Cublas {
     pub fn gemm_bf16_row_major(
         &self,
         gpu: &Gpu,
-        (m, n, k): (u32, u32, u32),
+        mnk: (u32, u32, u32),
         alpha: f32,
         a: &CudaSlice<u16>,
         b: &CudaSlice<u16>,
         beta: f32,
         c: &mut CudaSlice<f32>,
     ) -> Result<(), CudaError> {
-        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
-        assert!(
-            a.len() >= mu * ku && b.len() >= ku * nu && c.len() >= mu * nu,
-            "buffers smaller than the product"
-        );
-        let g = ColumnMajorGemm::for_row_major(m, n, k);
-        let stream = gpu.stream();
-        let (pa, _ga) = a.device_ptr(stream);
-        let (pb, _gb) = b.device_ptr(stream);
-        let (pc, _gc) = c.device_ptr_mut(stream);
-        let (first, second) = if g.first_is_b { (pb, pa) } else { (pa, pb) };
-        // SAFETY: a live handle bound to the GPU's stream; A and B hold at least the product's
-        // bf16 elements (2 bytes each, as CUDA_R_16BF reads them) and C its floats (asserted),
-        // all alive until the guards drop, after the call has been enqueued; alpha and beta are
-        // host floats, the scale type of CUBLAS_COMPUTE_32F (default pointer mode).
-        let status = unsafe {
-            (self.gemm_ex)(
-                self.handle,
-                OP_N,
-                OP_N,
-                g.m,
-                g.n,
-                g.k,
-                (&alpha as *const f32).cast(),
-                first as *const c_void,
-                R_16BF,
-                g.lda,
-                second as *const c_void,
-                R_16BF,
-                g.ldb,
-                (&beta as *const f32).cast(),
-                pc as *mut c_void,
-                R_32F,
-                g.ldc,
-                COMPUTE_32F,
-                GEMM_DEFAULT,
-            )
-        };
-        if status != 0 {
-            return Err(CudaError::Cublas(CublasError::Call {
-                call: "cublasGemmEx (BF16 in, FP32 compute and out)",
-                status,
-            }));
-        }
-        Ok(())
+        let call = "cublasGemmEx (BF16 in, FP32 compute and out)";
+        row_major(gpu, mnk, a, b, c, call, |g, first, second, pc| {
+            // SAFETY: a live handle bound to the GPU's stream; A and B hold at least the
+            // product's bf16 elements (2 bytes each, as CUDA_R_16BF reads them) and C its floats
+            // (asserted by `row_major`), all alive until its guards drop, after the call has been
+            // enqueued; alpha and beta are host floats, the scale type of CUBLAS_COMPUTE_32F
+            // (default pointer mode).
+            unsafe {
+                (self.gemm_ex)(
+                    self.handle,
+                    OP_N,
+                    OP_N,
+                    g.m,
+                    g.n,
+                    g.k,
+                    (&alpha as *const f32).cast(),
+                    first as *const c_void,
+                    R_16BF,
+                    g.lda,
+                    second as *const c_void,
+                    R_16BF,
+                    g.ldb,
+                    (&beta as *const f32).cast(),
+                    pc as *mut c_void,
+                    R_32F,
+                    g.ldc,
+                    COMPUTE_32F,
+                    GEMM_DEFAULT,
+                )
+            }
+        })
+    }
+}
+
+/// Maps a row-major (m, n, k) product of A (m x k), B (k x n) into C (m x n) onto the
+/// column-major call ([`ColumnMajorGemm::for_row_major`]) and makes it: `gemm` gets the call's
+/// shape, the device pointers of its first and second operand and of C, and gives cuBLAS's
+/// status (`call` names it in the error).
+fn row_major<E>(
+    gpu: &Gpu,
+    (m, n, k): (u32, u32, u32),
+    a: &CudaSlice<E>,
+    b: &CudaSlice<E>,
+    c: &mut CudaSlice<f32>,
+    call: &'static str,
+    gemm: impl FnOnce(&ColumnMajorGemm, u64, u64, u64) -> Status,
+) -> Result<(), CudaError> {
+    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    assert!(
+        a.len() >= mu * ku && b.len() >= ku * nu && c.len() >= mu * nu,
+        "buffers smaller than the product"
+    );
+    let g = ColumnMajorGemm::for_row_major(m, n, k);
+    let stream = gpu.stream();
+    let (pa, _ga) = a.device_ptr(stream);
+    let (pb, _gb) = b.device_ptr(stream);
+    let (pc, _gc) = c.device_ptr_mut(stream);
+    let (first, second) = if g.first_is_b { (pb, pa) } else { (pa, pb) };
+    match gemm(&g, first, second, pc) {
+        0 => Ok(()),
+        status => Err(CudaError::Cublas(CublasError::Call { call, status })),
     }
 }
 

@@ -23,6 +23,7 @@ use std::sync::{Mutex, OnceLock};
 use libloading::Library;
 
 use super::cupti_record::{KernelRecord, RawKernelRecord, KIND_CONCURRENT_KERNEL, KIND_KERNEL};
+use super::dynamic_library::{self, load_first, MissingSymbol};
 use super::{CudaError, Gpu};
 
 /// Library names tried through the dynamic loader, newest first.
@@ -63,12 +64,8 @@ type RegisterFn = unsafe extern "C" fn(Option<RequestFn>, Option<CompleteFn>) ->
 pub enum CuptiError {
     #[error("CUPTI not found: none of {tried} could be loaded ({reason})")]
     NotFound { tried: String, reason: String },
-    #[error("CUPTI ({library}) lacks `{symbol}`: {reason}")]
-    MissingSymbol {
-        library: String,
-        symbol: &'static str,
-        reason: String,
-    },
+    #[error(transparent)]
+    MissingSymbol(#[from] MissingSymbol),
     #[error(
         "CUPTI ({library}) has API version {version}; its kernel records lack fields the lab \
          reads before version {MIN_API_VERSION} (CUDA 11.8)"
@@ -141,42 +138,29 @@ pub fn cupti() -> Result<&'static Cupti, CuptiError> {
 impl Cupti {
     fn open() -> Result<Self, CuptiError> {
         let candidates = library_candidates(&cuda_roots());
-        let mut reasons = Vec::new();
-        let mut found = None;
-        for path in &candidates {
-            // SAFETY: loading CUPTI runs its initialisers, which only set up the library (it
-            // depends on the driver, which this process loads anyway).
-            match unsafe { Library::new(path) } {
-                Ok(lib) => {
-                    found = Some((lib, path.display().to_string()));
-                    break;
+        // SAFETY: loading CUPTI runs its initialisers, which only set up the library (it
+        // depends on the driver, which this process loads anyway).
+        let (lib, path) =
+            unsafe { load_first(&candidates, |p| p.display().to_string()) }.map_err(|reason| {
+                CuptiError::NotFound {
+                    tried: candidates
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    reason,
                 }
-                Err(e) => reasons.push(format!("{}: {e}", path.display())),
-            }
-        }
-        let (lib, library) = found.ok_or_else(|| CuptiError::NotFound {
-            tried: candidates
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            reason: reasons.join("; "),
-        })?;
+            })?;
+        let library = path.display().to_string();
         fn symbol<T: Copy>(
             lib: &Library,
             library: &str,
             name: &'static str,
-        ) -> Result<T, CuptiError> {
+        ) -> Result<T, MissingSymbol> {
             // SAFETY: every `T` asked for below is the C prototype of that CUPTI function
             // (cupti_activity.h, cupti_result.h, cupti_version.h); the pointer is used only while
             // `lib` lives, which is the life of the process.
-            unsafe { lib.get::<T>(name.as_bytes()) }
-                .map(|s| *s)
-                .map_err(|e| CuptiError::MissingSymbol {
-                    library: library.to_owned(),
-                    symbol: name,
-                    reason: e.to_string(),
-                })
+            unsafe { dynamic_library::symbol(lib, "CUPTI", library, name) }
         }
         let get_version: GetVersionFn = symbol(&lib, &library, "cuptiGetVersion")?;
         let register: RegisterFn = symbol(&lib, &library, "cuptiActivityRegisterCallbacks")?;

@@ -10,6 +10,7 @@ mod cublas;
 pub mod cupti;
 pub mod cupti_record;
 mod device;
+mod dynamic_library;
 pub mod launch;
 pub mod library_kernel;
 mod module;
@@ -20,6 +21,7 @@ pub use cublas::{version_text, ColumnMajorGemm, Cublas, CublasError, CUBLAS_NAME
 pub use cupti::{cupti, Cupti, CuptiError};
 pub use cupti_record::KernelRecord;
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
+pub use dynamic_library::MissingSymbol;
 pub use launch::{prepare, ptx_accepts, ptx_entry_params, Launch, LaunchShape, ParamClass};
 pub use library_kernel::{LibraryKernel, LibraryKernelError};
 pub use module::{JitOptions, Kernel, Module, ModuleKind};

@@ -216,6 +216,12 @@ impl Checked {
 /// The record of one or more checked outputs of the same problem: passed when every one passed,
 /// the error the worst ratio of them all (bound [`RATIO_BOUND`]), each described.
 pub fn record(dims: GemmDims, parts: &[Checked]) -> Check {
+    record_under(dims, parts, "random inputs in [-1,1]", &rule())
+}
+
+/// [`record`] for a family with its own `inputs` (in words) and `rule`: the BF16 check's record
+/// is this one with the tensor-core rule.
+pub fn record_under(dims: GemmDims, parts: &[Checked], inputs: &str, rule: &str) -> Check {
     let GemmDims { m, n, k } = dims;
     let worst = parts
         .iter()
@@ -227,8 +233,7 @@ pub fn record(dims: GemmDims, parts: &[Checked]) -> Check {
         error: worst,
         bound: RATIO_BOUND,
         what: format!(
-            "M x N x K = {m}x{n}x{k}, random inputs in [-1,1]: {}. {}",
-            rule(),
+            "M x N x K = {m}x{n}x{k}, {inputs}: {rule}. {}",
             each.join("; ")
         ),
     }

@@ -4,13 +4,12 @@
 //! with room to spare, every fault fails.
 
 use std::collections::BTreeSet;
-use std::thread;
 
 use kernels_gpu::gemm_tolerance::{Reference, Tally};
 
-use super::inputs::{host_threads, Rng};
+use super::inputs::Rng;
 use super::verify::tally_gemm;
-use super::verify::tests::{problem, reference_of, transpose};
+use super::verify::tests::{every_dot, problem, reference_of, transpose};
 use crate::results::GemmDims;
 
 /// How an FP32 kernel sums the K products of one element.
@@ -170,24 +169,7 @@ impl Problem {
 
     /// Every element's FP32 dot product by `dot`, on the CPU's threads.
     fn products(&self, dot: impl Fn(&[f32], &[f32]) -> f32 + Sync) -> Vec<f32> {
-        let (n, k) = (self.dims.n as usize, self.dims.k as usize);
-        let mut out = vec![0.0f32; self.len()];
-        let rows_per_part = (self.dims.m as usize).div_ceil(host_threads()).max(1);
-        let dot = &dot;
-        thread::scope(|s| {
-            for (part, chunk) in out.chunks_mut(rows_per_part * n).enumerate() {
-                s.spawn(move || {
-                    for (i, x) in chunk.iter_mut().enumerate() {
-                        let (row, col) = (part * rows_per_part + i / n, i % n);
-                        *x = dot(
-                            &self.a[row * k..(row + 1) * k],
-                            &self.b_t[col * k..(col + 1) * k],
-                        );
-                    }
-                });
-            }
-        });
-        out
+        every_dot(self.dims, &self.a, &self.b_t, dot)
     }
 
     /// C = alpha*acc + beta*C0 as the lab's kernels finish (one fma), judged.

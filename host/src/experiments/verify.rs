@@ -154,6 +154,33 @@ pub(crate) mod tests {
         t
     }
 
+    /// Every element's dot product by `dot` (row of the row-major M x K `a`, column of B given
+    /// as its transpose `b_t`), row-major M x N, on the CPU's threads.
+    pub(crate) fn every_dot(
+        dims: GemmDims,
+        a: &[f32],
+        b_t: &[f32],
+        dot: impl Fn(&[f32], &[f32]) -> f32 + Sync,
+    ) -> Vec<f32> {
+        let (n, k) = (dims.n as usize, dims.k as usize);
+        let mut out = vec![0.0f32; dims.m as usize * n];
+        let rows_per_part = (dims.m as usize)
+            .div_ceil(crate::experiments::inputs::host_threads())
+            .max(1);
+        let dot = &dot;
+        std::thread::scope(|s| {
+            for (part, chunk) in out.chunks_mut(rows_per_part * n).enumerate() {
+                s.spawn(move || {
+                    for (i, x) in chunk.iter_mut().enumerate() {
+                        let (row, col) = (part * rows_per_part + i / n, i % n);
+                        *x = dot(&a[row * k..(row + 1) * k], &b_t[col * k..(col + 1) * k]);
+                    }
+                });
+            }
+        });
+        out
+    }
+
     /// Row-major C = alpha*A*B + beta*C0 in f32, A m x k, B k x n.
     pub(crate) fn cpu_gemm(
         (a, b, c0): (&[f32], &[f32], &[f32]),

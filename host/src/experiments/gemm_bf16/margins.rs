@@ -3,12 +3,11 @@
 //! outputs that lose a term, elements or input precision fail it.
 
 use std::collections::BTreeSet;
-use std::thread;
 
 use kernels_gpu::gemm_tolerance::{judge, Reference, Tally};
 
-use super::super::inputs::{host_threads, Rng};
-use super::super::verify::tests::transpose;
+use super::super::inputs::Rng;
+use super::super::verify::tests::{every_dot, transpose};
 use super::super::verify::{gemm_reference, tally_gemm, GemmInputs};
 use super::inputs::Bf16Inputs;
 use super::tensor_core_model::{TensorCoreModel, SM80, SM90};
@@ -62,24 +61,7 @@ impl Problem {
 
     /// Every element's accumulator by `dot` (row of A, column of B), on the CPU's threads.
     fn accumulate(&self, dot: impl Fn(&[f32], &[f32]) -> f32 + Sync) -> Vec<f32> {
-        let (n, k) = (self.dims.n as usize, self.dims.k as usize);
-        let mut out = vec![0.0f32; self.len()];
-        let rows_per_part = (self.dims.m as usize).div_ceil(host_threads()).max(1);
-        let dot = &dot;
-        thread::scope(|s| {
-            for (part, chunk) in out.chunks_mut(rows_per_part * n).enumerate() {
-                s.spawn(move || {
-                    for (i, x) in chunk.iter_mut().enumerate() {
-                        let (row, col) = (part * rows_per_part + i / n, i % n);
-                        *x = dot(
-                            &self.a[row * k..(row + 1) * k],
-                            &self.b_t[col * k..(col + 1) * k],
-                        );
-                    }
-                });
-            }
-        });
-        out
+        every_dot(self.dims, &self.a, &self.b_t, dot)
     }
 
     /// C from the accumulators as the BF16 kernels finish: alpha*acc when beta is 0, else one

@@ -15,5 +15,5 @@ mod margins;
 mod tensor_core_model;
 pub mod tolerance;
 
-pub use buffers::{launch_shape, Bf16GemmBuffers, Bf16Measured, EPILOGUE, TIMED};
+pub use buffers::{launch_shape, Bf16GemmBuffers, EPILOGUE, TIMED};
 pub use inputs::Bf16Inputs;

@@ -53,7 +53,7 @@
 
 use kernels_gpu::gemm_tolerance::{LAMBDA, RATIO_BOUND};
 
-use super::super::gemm_check::Checked;
+use super::super::gemm_check::{record_under, Checked};
 use crate::results::{Check, GemmDims};
 
 /// Products a tensor core sums before it truncates to FP32, at the fewest among the GPUs the
@@ -86,23 +86,11 @@ pub fn rule() -> String {
 /// The record of one or more checked outputs of the same BF16 problem: passed when every one
 /// passed, the error the worst ratio of them all, each described.
 pub fn record(dims: GemmDims, parts: &[Checked]) -> Check {
-    let GemmDims { m, n, k } = dims;
-    let worst = parts
-        .iter()
-        .map(|p| f64::from(p.tally.worst_ratio()))
-        .fold(0.0, f64::max);
-    let each: Vec<String> = parts.iter().map(|p| p.describe(dims)).collect();
-    Check {
-        passed: !parts.is_empty() && parts.iter().all(Checked::passed),
-        error: worst,
-        bound: RATIO_BOUND,
-        what: format!(
-            "M x N x K = {m}x{n}x{k}, random bf16 inputs in [-1,1], F(K) = {:.3}: {}. {}",
-            spread_factor(k),
-            rule(),
-            each.join("; ")
-        ),
-    }
+    let inputs = format!(
+        "random bf16 inputs in [-1,1], F(K) = {:.3}",
+        spread_factor(dims.k)
+    );
+    record_under(dims, parts, &inputs, &rule())
 }
 
 #[cfg(test)]

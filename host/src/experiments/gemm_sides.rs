@@ -1,0 +1,385 @@
+//! The timed sides of one GEMM problem, whatever its element type: ours, the compared module's
+//! and cuBLAS's, each launching into a C of its own, timed together with their samples
+//! interleaved (`sampling::time_rotating`), and every element of each side's output judged
+//! against the problem's f64 reference (`gemm_check`). The FP32 family (`gemm.rs`) and the BF16
+//! one (`gemm_bf16/buffers.rs`) differ only in what [`GemmKind`] says: the input element, the
+//! variant table, the launch, the cuBLAS call, the check's record and the peak.
+//!
+//! What is checked is what was timed: after the interleaved timing each C holds that side's
+//! last timed launch (alpha=1, beta=0). One more launch per side at alpha=1.5, beta=0.5 on a
+//! fresh C checks the epilogue's C term, which the timed launch skips; a row passes when both
+//! pass.
+
+use cudarc::driver::CudaSlice;
+
+use super::error::ExperimentError;
+use super::gemm_check::{Checked, GemmChecker, GemmReference};
+use super::measurement::{Measurement, Peak};
+use super::residency::residency_of;
+use crate::cuda::{
+    prepare, Cublas, CudaError, Gpu, Kernel, LaunchShape, LibraryKernel, LibraryKernelError,
+};
+use crate::results::{Check, GemmDims, Timing};
+use crate::sampling::{time_rotating, SamplingConfig};
+
+/// alpha and beta of the timed launches (the blog's plain product).
+pub const TIMED: (f32, f32) = (1.0, 0.0);
+/// alpha and beta of the extra checked launch: both terms of the epilogue are exercised.
+pub const EPILOGUE: (f32, f32) = (1.5, 0.5);
+/// What every timed side's C holds before the timing: a finite value no correct element comes
+/// near (so an element a kernel never writes fails), whose product with beta = 0 is 0 (the FP32
+/// seed kernel reads C even then).
+const UNWRITTEN: f32 = f32::MAX;
+
+/// The launch of each check, in the records' words.
+const TIMED_LAUNCH: &str = "the last timed launch";
+const EPILOGUE_LAUNCH: &str = "one more launch on a fresh C";
+
+/// What a GEMM family brings to the shared sides: its input element, its variant table's line,
+/// how one of its kernels and cuBLAS are launched, how its checks are recorded, and its peak.
+pub trait GemmKind {
+    /// The element of A and B on the device (C is always f32).
+    type Elem;
+    /// A line of the family's variant table.
+    type Variant;
+
+    /// The launch shape of `variant` over an M x N output: the table's grid, threads and
+    /// dynamic shared memory.
+    fn launch_shape(variant: &Self::Variant, dims: GemmDims) -> LaunchShape;
+
+    /// Enqueues one launch of `kernel` (already [`prepare`]d for `shape`) over `ops`.
+    fn launch(
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        shape: LaunchShape,
+        ops: Operands<'_, Self::Elem>,
+    ) -> Result<(), CudaError>;
+
+    /// Enqueues cuBLAS's GEMM for this element type over `ops`.
+    fn launch_cublas(
+        gpu: &Gpu,
+        cublas: &Cublas,
+        ops: Operands<'_, Self::Elem>,
+    ) -> Result<(), CudaError>;
+
+    /// The record of one or more checked outputs of the same problem.
+    fn record(dims: GemmDims, parts: &[Checked]) -> Check;
+
+    /// The peak a throughput of this family is held against.
+    fn peak(gpu: &Gpu) -> Peak;
+}
+
+/// What one launch computes: C = alpha A B + beta C over M x K A and K x N B (row-major), at
+/// `setting` = (alpha, beta).
+pub struct Operands<'a, E> {
+    pub dims: GemmDims,
+    pub a: &'a CudaSlice<E>,
+    pub b: &'a CudaSlice<E>,
+    pub c: &'a mut CudaSlice<f32>,
+    pub setting: (f32, f32),
+}
+
+/// One line's figures: ours, the compared module's, and cuBLAS's samples interleaved with
+/// them, with the check of cuBLAS's last timed launch among them.
+pub struct GemmMeasured {
+    pub ours: Measurement,
+    pub theirs: Option<Measurement>,
+    pub cublas: Option<(Timing, Checked)>,
+}
+
+/// A timed side, and the index of its C.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Ours = 0,
+    Theirs = 1,
+    Cublas = 2,
+}
+
+/// Device buffers of one GEMM problem (A is M x K, B is K x N, C0 and every C are M x N,
+/// row-major), its f64 reference and the check kernels.
+pub struct GemmSides<K: GemmKind> {
+    dims: GemmDims,
+    a: CudaSlice<K::Elem>,
+    b: CudaSlice<K::Elem>,
+    c0: CudaSlice<f32>,
+    /// One C per side, allocated when the side is first used.
+    c: [Option<CudaSlice<f32>>; 3],
+    checker: GemmChecker,
+    reference: GemmReference,
+}
+
+impl<K: GemmKind> GemmSides<K> {
+    /// The sides of a problem whose operands and reference are already on the device.
+    pub(super) fn from_parts(
+        dims: GemmDims,
+        (a, b, c0): (CudaSlice<K::Elem>, CudaSlice<K::Elem>, CudaSlice<f32>),
+        checker: GemmChecker,
+        reference: GemmReference,
+    ) -> Self {
+        Self {
+            dims,
+            a,
+            b,
+            c0,
+            c: [None, None, None],
+            checker,
+            reference,
+        }
+    }
+
+    pub fn dims(&self) -> GemmDims {
+        self.dims
+    }
+
+    /// GFLOP/s of this problem at `timing`'s median.
+    pub fn gflops(&self, timing: &Timing) -> f64 {
+        gflops(self.dims, timing)
+    }
+
+    /// The problem's f64 reference on the device.
+    pub fn reference(&self) -> &GemmReference {
+        &self.reference
+    }
+
+    /// The C of `side`, allocated on first use.
+    fn c_of(&mut self, gpu: &Gpu, side: Side) -> Result<&mut CudaSlice<f32>, CudaError> {
+        let slot = &mut self.c[side as usize];
+        if slot.is_none() {
+            *slot = Some(gpu.zeros(self.dims.m as usize * self.dims.n as usize)?);
+        }
+        Ok(slot.as_mut().expect("allocated above"))
+    }
+
+    /// Enqueues one launch of `kernel` over `side`'s C, in the variant table's shape (the
+    /// kernel already [`prepare`]d for it).
+    fn launch(
+        &mut self,
+        gpu: &Gpu,
+        side: Side,
+        kernel: &Kernel<'_>,
+        variant: &K::Variant,
+        setting: (f32, f32),
+    ) -> Result<(), CudaError> {
+        let shape = K::launch_shape(variant, self.dims);
+        self.c_of(gpu, side)?;
+        let Self { dims, a, b, c, .. } = self;
+        let c = c[side as usize].as_mut().expect("allocated by c_of");
+        let dims = *dims;
+        K::launch(
+            gpu,
+            kernel,
+            shape,
+            Operands {
+                dims,
+                a,
+                b,
+                c,
+                setting,
+            },
+        )
+    }
+
+    /// Enqueues cuBLAS's GEMM over the same inputs, into cuBLAS's C.
+    fn launch_cublas(
+        &mut self,
+        gpu: &Gpu,
+        cublas: &Cublas,
+        setting: (f32, f32),
+    ) -> Result<(), CudaError> {
+        self.c_of(gpu, Side::Cublas)?;
+        let Self { dims, a, b, c, .. } = self;
+        let c = c[Side::Cublas as usize]
+            .as_mut()
+            .expect("allocated by c_of");
+        let dims = *dims;
+        K::launch_cublas(
+            gpu,
+            cublas,
+            Operands {
+                dims,
+                a,
+                b,
+                c,
+                setting,
+            },
+        )
+    }
+
+    /// Judges every element of `side`'s C as the output of a launch at `setting`.
+    fn check_side(
+        &self,
+        gpu: &Gpu,
+        side: Side,
+        launch: &str,
+        setting: (f32, f32),
+    ) -> Result<Checked, CudaError> {
+        let c = self.c[side as usize]
+            .as_ref()
+            .expect("a side is checked after it ran");
+        let tally = self
+            .checker
+            .tally(gpu, &self.reference, &self.c0, c, setting)?;
+        Ok(Checked {
+            launch: launch.to_owned(),
+            alpha: setting.0,
+            beta: setting.1,
+            tally,
+        })
+    }
+
+    /// Resets `side`'s C to C0, for a launch with beta != 0.
+    fn fresh_c(&mut self, gpu: &Gpu, side: Side) -> Result<(), CudaError> {
+        self.c_of(gpu, side)?;
+        let Self { c0, c, .. } = self;
+        gpu.copy_device(c0, c[side as usize].as_mut().expect("allocated by c_of"))
+    }
+
+    /// Times `kernel` (alpha=1, beta=0), with `other` and cuBLAS when given (samples
+    /// interleaved, each side into its own C), checks every element of each side's last timed
+    /// launch, then each kernel again after one launch with alpha=1.5, beta=0.5 on a fresh C
+    /// (cuBLAS's is checked so once per problem: [`Self::verify_cublas`]).
+    pub fn measure(
+        &mut self,
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        other: Option<&Kernel<'_>>,
+        variant: &K::Variant,
+        plan: &SamplingConfig,
+        cublas: Option<&Cublas>,
+    ) -> Result<GemmMeasured, ExperimentError> {
+        let shape = K::launch_shape(variant, self.dims);
+        prepare(kernel, shape)?;
+        if let Some(k) = other {
+            prepare(k, shape)?;
+        }
+        let sides = [Side::Ours]
+            .into_iter()
+            .chain(other.map(|_| Side::Theirs))
+            .chain(cublas.map(|_| Side::Cublas));
+        for side in sides {
+            // An earlier variant's correct output must not stand in for an element this one
+            // never writes.
+            let c = self.c_of(gpu, side)?;
+            gpu.fill(c, UNWRITTEN)?;
+        }
+        let (ours, theirs, cublas_timing) = self.time(gpu, plan, kernel, other, variant, cublas)?;
+        let cublas = match cublas_timing {
+            Some(t) => Some((t, self.check_side(gpu, Side::Cublas, TIMED_LAUNCH, TIMED)?)),
+            None => None,
+        };
+        let ours = self.finish(gpu, Side::Ours, kernel, variant, ours)?;
+        let theirs = match (other, theirs) {
+            (Some(k), Some(t)) => Some(self.finish(gpu, Side::Theirs, k, variant, t)?),
+            _ => None,
+        };
+        Ok(GemmMeasured {
+            ours,
+            theirs,
+            cublas,
+        })
+    }
+
+    /// Times `kernel`, the compared module's `other` and cuBLAS, whichever are present, together:
+    /// their samples interleaved in rotating order (`sampling::time_rotating`), each sampled
+    /// until every side meets the noise target (or a cap). Gives ours, theirs and cuBLAS's timing.
+    fn time(
+        &mut self,
+        gpu: &Gpu,
+        plan: &SamplingConfig,
+        kernel: &Kernel<'_>,
+        other: Option<&Kernel<'_>>,
+        variant: &K::Variant,
+        cublas: Option<&Cublas>,
+    ) -> Result<(Timing, Option<Timing>, Option<Timing>), CudaError> {
+        // Sides in order: ours, theirs (when compared), cuBLAS (when timed).
+        let kernels: Vec<(Side, &Kernel<'_>)> = std::iter::once((Side::Ours, kernel))
+            .chain(other.map(|k| (Side::Theirs, k)))
+            .collect();
+        let sides = kernels.len() + usize::from(cublas.is_some());
+        let mut timings = time_rotating(gpu, plan, sides, |i| match kernels.get(i) {
+            Some(&(side, k)) => self.launch(gpu, side, k, variant, TIMED),
+            None => self.launch_cublas(gpu, cublas.expect("the last side is cuBLAS"), TIMED),
+        })?
+        .into_iter();
+        let ours = timings.next().expect("ours is timed");
+        let theirs = other.and_then(|_| timings.next());
+        Ok((ours, theirs, timings.next()))
+    }
+
+    /// `kernel`'s figures from its `timing`: residency, GFLOP/s and the check of its timed
+    /// output and of one launch at alpha=1.5, beta=0.5.
+    fn finish(
+        &mut self,
+        gpu: &Gpu,
+        side: Side,
+        kernel: &Kernel<'_>,
+        variant: &K::Variant,
+        timing: Timing,
+    ) -> Result<Measurement, ExperimentError> {
+        let shape = K::launch_shape(variant, self.dims);
+        let resident = residency_of(gpu, kernel, shape.threads, shape.dyn_smem)?;
+        let timed = self.check_side(gpu, side, TIMED_LAUNCH, TIMED)?;
+        self.fresh_c(gpu, side)?;
+        self.launch(gpu, side, kernel, variant, EPILOGUE)?;
+        let epilogue = self.check_side(gpu, side, EPILOGUE_LAUNCH, EPILOGUE)?;
+        let check = K::record(self.dims, &[timed, epilogue]);
+        let throughput = gflops(self.dims, &timing);
+        Ok(Measurement::new(
+            resident,
+            timing,
+            throughput,
+            check,
+            K::peak(gpu),
+        ))
+    }
+
+    /// cuBLAS's record: the checks of its timed launches (`timed`, one per variant it was
+    /// interleaved with, from [`GemmMeasured::cublas`]) and of one call at alpha=1.5, beta=0.5
+    /// on a fresh C.
+    pub fn verify_cublas(
+        &mut self,
+        gpu: &Gpu,
+        cublas: &Cublas,
+        timed: Vec<Checked>,
+    ) -> Result<Check, ExperimentError> {
+        self.fresh_c(gpu, Side::Cublas)?;
+        self.launch_cublas(gpu, cublas, EPILOGUE)?;
+        let mut parts = timed;
+        parts.push(self.check_side(gpu, Side::Cublas, EPILOGUE_LAUNCH, EPILOGUE)?);
+        Ok(K::record(self.dims, &parts))
+    }
+
+    /// The kernel cuBLAS runs for this problem (one timed call into cuBLAS's C, recorded through
+    /// CUPTI) and its theoretical occupancy. Overwrites cuBLAS's C: call it before
+    /// [`Self::measure`] or after [`Self::verify_cublas`].
+    pub fn cublas_kernel(
+        &mut self,
+        gpu: &Gpu,
+        cublas: &Cublas,
+    ) -> Result<LibraryKernel, LibraryKernelError> {
+        self.c_of(gpu, Side::Cublas)?;
+        LibraryKernel::read(gpu, || self.launch_cublas(gpu, cublas, TIMED))
+    }
+}
+
+/// GFLOP/s of a product of `dims` at `timing`'s median.
+pub fn gflops(dims: GemmDims, timing: &Timing) -> f64 {
+    dims.flops() / (timing.median_ms * 1e-3) / 1e9
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn throughput_is_the_products_flops_over_the_median() {
+        let t = Timing {
+            samples_ms: vec![1.0, 2.0, 9.0],
+            median_ms: 2.0,
+            ..Timing::default()
+        };
+        // 2 * 4096^3 flops in 2 ms: 68.7 TFLOP/s.
+        let g = gflops(GemmDims::square(4096), &t);
+        assert!((g - 68_719.476_736).abs() < 1e-6, "{g}");
+    }
+}
