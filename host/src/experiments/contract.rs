@@ -5,7 +5,7 @@
 //! (by [`row!`]), plus one line in the list of `experiments/mod.rs`, which gives it its number and
 //! name ([`super::registry`]).
 //!
-//! Most of the contract has defaults: the table is the rows under the columns, the failed checks
+//! Most of the contract has defaults: the table is the rows under the columns and the notes, the failed checks
 //! and the merged table come from the part of a row every experiment measures alike
 //! ([`Measured`]), and an experiment with no claims or plots says nothing.
 
@@ -244,10 +244,18 @@ pub trait Experiment: Registered + 'static {
         }
     }
 
-    /// Its table: the rows under [`Experiment::columns`]; an experiment with a reference row or
-    /// notes of its own adds them here.
+    /// What its table says below the rows besides the rows' own flags (how it was measured,
+    /// what was not run); none by default.
+    fn notes(_output: &OutputOf<Self>) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Its table: the rows under [`Experiment::columns`], then [`Experiment::notes`]; an
+    /// experiment with a reference row adds it here.
     fn table(output: &OutputOf<Self>, meta: &RunMeta) -> TableData {
-        columns_table(&Self::title(meta), &Self::columns(), output.rows())
+        let mut t = columns_table(&Self::title(meta), &Self::columns(), output.rows());
+        t.notes.extend(Self::notes(output));
+        t
     }
 
     /// Every failed correctness check (ours and the compared module's per row, then the checks

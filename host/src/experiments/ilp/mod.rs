@@ -36,7 +36,7 @@ use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::CliError;
 use crate::results::RunMeta;
-use crate::table::{Column, TableData};
+use crate::table::Column;
 
 /// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is decided
 /// at high ILP), then a coarser ladder to 64 ([`plan::FMA_WARPS_PER_SM`] is the fine one; ask for
@@ -180,8 +180,8 @@ impl Experiment for Spec {
         )
     }
 
-    fn table(output: &Ilp, meta: &RunMeta) -> TableData {
-        table::table(output, &Self::title(meta), &Self::columns())
+    fn notes(output: &Ilp) -> Vec<String> {
+        table::notes(output)
     }
 
     fn claims(output: Option<&Ilp>) -> Vec<Verdict> {

@@ -5,7 +5,7 @@
 use super::row::{Ilp, IlpRow, VolkovLine, VOLKOV_FRACTION};
 use crate::experiments::cells;
 use crate::experiments::contract::GFLOPS;
-use crate::table::{columns_table, percent, Column, Kind, TableData, Value};
+use crate::table::{percent, Column, Kind, Value};
 
 /// The sweep's columns (the compared module's are added by the experiment).
 pub fn columns() -> Vec<Column<IlpRow>> {
@@ -58,16 +58,15 @@ pub fn volkov_line(l: &VolkovLine) -> String {
     }
 }
 
-/// The sweep table, with how it was measured and Volkov's table as notes.
-pub fn table(result: &Ilp, title: &str, columns: &[Column<IlpRow>]) -> TableData {
-    let mut t = columns_table(title, columns, &result.rows);
-    t.notes.push(format!(
+/// The sweep table's notes: how it was measured, Volkov's table and what was not run.
+pub fn notes(result: &Ilp) -> Vec<String> {
+    let mut notes = vec![format!(
         "Each thread runs ILP chains x = fma(x, {:e}, {}) for the listed rounds: 2 x ILP x rounds \
          FLOPs; one full wave (SMs x blocks/SM blocks), blocks/SM held by dynamic shared memory; \
          % of peak at the SM clock read around the samples; threads/SM assume 32-thread warps",
         result.a, result.b
-    ));
-    t.notes.push(format!(
+    )];
+    notes.push(format!(
         "Volkov's table, the fewest warps per SM reaching {} of the FP32 peak: {}",
         percent(VOLKOV_FRACTION),
         result
@@ -78,10 +77,9 @@ pub fn table(result: &Ilp, title: &str, columns: &[Column<IlpRow>]) -> TableData
             .join("; ")
     ));
     if !result.skipped.is_empty() {
-        t.notes
-            .push(format!("Not run: {}", result.skipped.join("; ")));
+        notes.push(format!("Not run: {}", result.skipped.join("; ")));
     }
-    t
+    notes
 }
 
 #[cfg(test)]
@@ -89,6 +87,7 @@ mod tests {
     use super::*;
     use crate::experiments::ilp::row::tests::row;
     use crate::experiments::ilp::row::volkov_table;
+    use crate::table::columns_table;
 
     #[test]
     fn the_table_carries_the_rows_and_volkovs_lines() {
@@ -100,10 +99,11 @@ mod tests {
             rows,
             skipped: vec![],
         };
-        let t = table(&result, "t", &columns());
+        let t = columns_table("t", &columns(), &result.rows);
         assert_eq!(t.rows.len(), 3);
         assert_eq!(t.cells()[1][..3], ["4", "8", "1 x 256"]);
-        let volkov = t.notes.iter().find(|n| n.starts_with("Volkov")).unwrap();
+        let notes = notes(&result);
+        let volkov = notes.iter().find(|n| n.starts_with("Volkov")).unwrap();
         assert!(
             volkov.contains("ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%"),
             "{volkov}"

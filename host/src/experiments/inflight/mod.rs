@@ -42,7 +42,7 @@ use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, MAX_COPY_MIB};
 use crate::results::RunMeta;
-use crate::table::{Column, TableData};
+use crate::table::Column;
 
 /// Default bytes of each of the copy's source and destination (MiB): several times the L2 of
 /// current GPUs, small enough that verifying every point (one download and compare per module)
@@ -263,8 +263,8 @@ impl Experiment for Spec {
         )
     }
 
-    fn table(output: &Inflight, meta: &RunMeta) -> TableData {
-        table::table(output, &Self::title(meta), &Self::columns())
+    fn notes(output: &Inflight) -> Vec<String> {
+        table::notes(output)
     }
 
     fn claims(output: Option<&Inflight>) -> Vec<Verdict> {

@@ -8,7 +8,7 @@ use super::row::{Inflight, InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
 use crate::experiments::contract::GBPS;
 use crate::experiments::spills::Spills;
-use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, Value};
+use crate::table::{percent, percent_with, Column, Kind, Value};
 
 fn ratio(x: Option<f64>) -> String {
     x.map_or("n/a".to_owned(), |x| format!("{x:.3}"))
@@ -110,12 +110,11 @@ pub fn experiment2_note(model: &LittlesLaw, rows: &[InflightRow]) -> String {
     )
 }
 
-/// The sweep table with the latency, the model, the headline figures and the fit as notes.
-pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) -> TableData {
-    let mut t = columns_table(title, columns, &result.rows);
-    t.notes.extend(spill_notes(&result.rows));
+/// The sweep table's notes: the spills, the latency, the model, the headline figures and the fit.
+pub fn notes(result: &Inflight) -> Vec<String> {
+    let mut notes = spill_notes(&result.rows);
     let l = &result.latency;
-    t.notes.push(format!(
+    notes.push(format!(
         "D2D copy (cuMemcpyDtoD): {:.1} GB/s over {} MiB, noise {}; GB/s count bytes read + \
          written",
         result.copy.gbps,
@@ -126,7 +125,7 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
             .noise
             .map_or("n/a".to_owned(), |n| percent_with(n, 2))
     ));
-    t.notes.extend(
+    notes.extend(
         result
             .copy
             .timing
@@ -134,7 +133,7 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
             .iter()
             .map(|f| format!("D2D copy: {f}")),
     );
-    t.notes.push(format!(
+    notes.push(format!(
         "DRAM latency (pointer chase, {} dependent loads over {} MiB, one thread): {:.1} ns, {:.0} \
          cycles per load (implied SM clock {:.0} MHz); {}; the hops are random over the whole \
          buffer, so the figure includes TLB misses that a streaming copy mostly does not pay",
@@ -146,20 +145,20 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
         if l.check.passed { "chase verified" } else { "CHASE CHECK FAILED" }
     ));
     let m = &result.model;
-    t.notes.push(format!(
+    notes.push(format!(
         "Model (Little's law): GB/s = min({:.0}, 2 x {} SMs x bytes in flight per SM / {:.1} ns); \
          the 2 counts the bytes written as well as those read",
         m.peak_gbps, m.sms, m.latency_ns
     ));
     for need in &result.headline.bytes_needed {
-        t.notes.push(format!(
+        notes.push(format!(
             "The model needs {:.0} B in flight per SM for {} of the copy",
             need.bytes_per_sm,
             percent_with(need.fraction, 0)
         ));
     }
     for least in &result.headline.least_occupancy {
-        t.notes.push(match &least.found {
+        notes.push(match &least.found {
             Some(h) => format!(
                 "Least occupancy reaching {} of the copy: {} ({} at {} blocks/SM, {} \
                  warps/SM, {} B in flight per SM: {})",
@@ -178,7 +177,7 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
         });
     }
     let fit = model_fit(&result.rows, m);
-    t.notes.push(format!(
+    notes.push(format!(
         "Model fit: {} of {} verified points within 15% of the prediction; median measured / \
          predicted {} below the knee, {} above",
         fit.within_15_percent,
@@ -186,21 +185,21 @@ pub fn table(result: &Inflight, title: &str, columns: &[Column<InflightRow>]) ->
         ratio(fit.median_ratio_below_knee),
         ratio(fit.median_ratio_above_knee)
     ));
-    t.notes.push(experiment2_note(m, &result.rows));
+    notes.push(experiment2_note(m, &result.rows));
     if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
-        t.notes.push(format!(
+        notes.push(format!(
             "16-byte against 4-byte accesses at the same bytes in flight: median {ratio:.3}x over \
              {pairs} pairs"
         ));
     }
     if !result.skipped.is_empty() {
-        t.notes.push(format!(
+        notes.push(format!(
             "{} points not run: {}",
             result.skipped.len(),
             result.skipped.join("; ")
         ));
     }
-    t
+    notes
 }
 
 /// What the spill and stack columns mean, which points they put out of the conclusions, and
@@ -245,6 +244,7 @@ pub fn spill_notes(rows: &[InflightRow]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::experiments::inflight::row::tests::{row, spilling};
+    use crate::table::columns_table;
 
     #[test]
     fn experiment_2_is_pointed_here_with_its_own_variants() {

@@ -25,7 +25,7 @@ use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
 use crate::module_name::ModuleSource;
 use crate::results::{Check, RunMeta};
-use crate::table::{columns_table, Column, Kind, TableData, Value};
+use crate::table::{Column, Kind, Value};
 
 /// The `regs` experiment.
 pub struct Spec;
@@ -297,20 +297,21 @@ impl Experiment for Spec {
         )
     }
 
-    fn table(rows: &Vec<RegsRow>, meta: &RunMeta) -> TableData {
-        let mut t = columns_table(&Self::title(meta), &Self::columns(), rows);
-        t.notes.extend(gemm_check::note(rows.iter().flat_map(|r| {
+    fn notes(rows: &Vec<RegsRow>) -> Vec<String> {
+        let mut notes: Vec<String> = gemm_check::note(rows.iter().flat_map(|r| {
             let m = &r.measured;
             std::iter::once(&m.check).chain(m.compare.as_ref().map(|c| &c.check))
-        })));
+        }))
+        .into_iter()
+        .collect();
         if rows.iter().any(|r| r.spills_unknown) {
-            t.notes.push(
+            notes.push(
                 "n/a: the module is a cubin with no ptxas report beside it; stack frame is the \
                  function's local memory"
                     .to_owned(),
             );
         }
-        t
+        notes
     }
 
     fn claims(output: Option<&Vec<RegsRow>>) -> Vec<Verdict> {
