@@ -108,6 +108,34 @@ impl Arch {
             carveout_steps_kib: &[],
             sm_count: None,
         };
+        // From sm_80 on, 1 KB of shared memory is reserved per block [PG, OCC
+        // cudaOccSMemPerBlock]; the later architectures share one of three shared memory
+        // layouts.
+        // A100: 164 KB per SM, 163 KB opt-in per block; carveouts up to 164 KB [OCC, TG Ampere].
+        let a100 = Limits {
+            smem_per_sm: 164 * KIB,
+            smem_per_block_optin: 163 * KIB,
+            reserved_smem_per_block: KIB,
+            carveout_steps_kib: &[0, 8, 16, 32, 64, 100, 132, 164],
+            ..base.clone()
+        };
+        // GA10x: 100 KB per SM, 99 KB opt-in [PG]; carveouts up to 100 KB [OCC].
+        let ga10x = Limits {
+            smem_per_sm: 100 * KIB,
+            smem_per_block_optin: 99 * KIB,
+            reserved_smem_per_block: KIB,
+            carveout_steps_kib: &[0, 8, 16, 32, 64, 100],
+            ..base.clone()
+        };
+        // Hopper: 64 warps, 32 blocks, 228 KB per SM, 227 KB opt-in [PG, TG Hopper]; carveouts
+        // 0, 8, 16, 32, 64, 100, 132, 164, 196, 228 KB [TG Hopper, OCC 12.x].
+        let hopper = Limits {
+            smem_per_sm: 228 * KIB,
+            smem_per_block_optin: 227 * KIB,
+            reserved_smem_per_block: KIB,
+            carveout_steps_kib: &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
+            ..base.clone()
+        };
         match self {
             // Volta (V100): 64 warps, 32 blocks, 96 KB shared memory per SM, all of it opt-in per
             // block [PG]; no reserved shared memory before sm_80 and a 256-byte shared memory
@@ -131,74 +159,33 @@ impl Arch {
                 carveout_steps_kib: &[32, 64],
                 ..base
             },
-            // A100: 64 warps, 32 blocks, 164 KB per SM, 163 KB opt-in per block, 1 KB reserved
-            // per block [PG, OCC cudaOccSMemPerBlock]; carveouts up to 164 KB [OCC, TG Ampere].
-            Arch::Sm80 => Limits {
-                smem_per_sm: 164 * KIB,
-                smem_per_block_optin: 163 * KIB,
-                reserved_smem_per_block: KIB,
-                carveout_steps_kib: &[0, 8, 16, 32, 64, 100, 132, 164],
-                ..base
-            },
-            // GA10x: 48 warps (1536 threads), 16 blocks, 100 KB per SM, 99 KB opt-in [PG];
-            // carveouts up to 100 KB [OCC].
+            Arch::Sm80 => a100,
+            // GA10x: 48 warps (1536 threads), 16 blocks [PG].
             Arch::Sm86 => Limits {
                 max_warps_per_sm: 48,
                 max_blocks_per_sm: 16,
-                smem_per_sm: 100 * KIB,
-                smem_per_block_optin: 99 * KIB,
-                reserved_smem_per_block: KIB,
-                carveout_steps_kib: &[0, 8, 16, 32, 64, 100],
-                ..base
+                ..ga10x
             },
-            // Jetson Orin: 48 warps, 16 blocks, 164 KB per SM, 163 KB opt-in [PG]; it shares the
-            // A100 carveout steps [OCC: minor 0 or 7].
+            // Jetson Orin: 48 warps, 16 blocks [PG], with the A100's shared memory and carveout
+            // steps [PG, OCC: minor 0 or 7].
             Arch::Sm87 => Limits {
                 max_warps_per_sm: 48,
                 max_blocks_per_sm: 16,
-                smem_per_sm: 164 * KIB,
-                smem_per_block_optin: 163 * KIB,
-                reserved_smem_per_block: KIB,
-                carveout_steps_kib: &[0, 8, 16, 32, 64, 100, 132, 164],
-                ..base
+                ..a100
             },
-            // Ada: 48 warps, 24 blocks, 100 KB per SM, 99 KB opt-in [PG, TG Ada]; GA10x steps.
+            // Ada: 48 warps, 24 blocks [PG, TG Ada], with GA10x's shared memory.
             Arch::Sm89 => Limits {
                 max_warps_per_sm: 48,
                 max_blocks_per_sm: 24,
-                smem_per_sm: 100 * KIB,
-                smem_per_block_optin: 99 * KIB,
-                reserved_smem_per_block: KIB,
-                carveout_steps_kib: &[0, 8, 16, 32, 64, 100],
-                ..base
+                ..ga10x
             },
-            // Hopper: 64 warps, 32 blocks, 228 KB per SM, 227 KB opt-in [PG, TG Hopper];
-            // carveouts 0, 8, 16, 32, 64, 100, 132, 164, 196, 228 KB [TG Hopper, OCC 12.x].
-            Arch::Sm90 => Limits {
-                smem_per_sm: 228 * KIB,
-                smem_per_block_optin: 227 * KIB,
-                reserved_smem_per_block: KIB,
-                carveout_steps_kib: &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
-                ..base
-            },
-            // Datacenter Blackwell: Hopper's SM limits [PG, TG Blackwell].
-            Arch::Sm100 => Limits {
-                smem_per_sm: 228 * KIB,
-                smem_per_block_optin: 227 * KIB,
-                reserved_smem_per_block: KIB,
-                carveout_steps_kib: &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
-                ..base
-            },
-            // Consumer Blackwell: 48 warps, 32 blocks, 100 KB per SM, 99 KB opt-in [PG 12.x
-            // column, TG Blackwell]; GA10x carveout steps.
+            // Datacenter Blackwell has Hopper's SM limits [PG, TG Blackwell].
+            Arch::Sm90 | Arch::Sm100 => hopper,
+            // Consumer Blackwell: 48 warps, 32 blocks [PG 12.x column, TG Blackwell], with GA10x's
+            // shared memory.
             Arch::Sm120 => Limits {
                 max_warps_per_sm: 48,
-                max_blocks_per_sm: 32,
-                smem_per_sm: 100 * KIB,
-                smem_per_block_optin: 99 * KIB,
-                reserved_smem_per_block: KIB,
-                carveout_steps_kib: &[0, 8, 16, 32, 64, 100],
-                ..base
+                ..ga10x
             },
         }
     }
