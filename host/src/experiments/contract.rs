@@ -308,20 +308,15 @@ pub trait Experiment: Registered + 'static {
         }
     }
 
-    /// Orders the row keys seen across runs (default: first seen first).
+    /// Orders the row keys seen across runs (default: in the order of
+    /// [`Experiment::variant_labels`], then first seen first).
     fn key_order(seen: Vec<String>) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for s in seen {
-            if !out.contains(&s) {
-                out.push(s);
-            }
-        }
-        out
+        table_order(Self::variant_labels().into_iter(), seen)
     }
 }
 
 /// Keys in the variant table's order, then any key the table does not know (an older run).
-pub fn table_order<'a>(table: impl Iterator<Item = &'a str>, seen: Vec<String>) -> Vec<String> {
+fn table_order<'a>(table: impl Iterator<Item = &'a str>, seen: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = table
         .filter(|l| seen.iter().any(|s| s == l))
         .map(str::to_string)

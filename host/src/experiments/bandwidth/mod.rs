@@ -10,7 +10,7 @@ use kernels_gpu::variants::{MemcpyParams, MemcpyVariant, MEMCPY};
 pub use row::{Bandwidth, CopyRow};
 
 use super::cells;
-use super::contract::{self, table_order, Experiment, Registered, RunContext, GBPS};
+use super::contract::{self, Experiment, Registered, RunContext, GBPS};
 use super::copy::{check_fits, copy_gbps, CopyBuffers};
 use super::error::{ExperimentError, InVariant};
 use super::measured::Measured;
@@ -220,10 +220,6 @@ impl Experiment for Spec {
         };
         let figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
         named(Self::NAME, figure)
-    }
-
-    fn key_order(seen: Vec<String>) -> Vec<String> {
-        table_order(MEMCPY.iter().map(|v| v.label), seen)
     }
 }
 

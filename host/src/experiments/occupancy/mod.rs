@@ -13,7 +13,7 @@ use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
 
 use super::cells;
-use super::contract::{self, table_order, Experiment, Registered, RunContext, GFLOPS};
+use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::{gflops, GemmBuffers};
 use super::gemm_check;
@@ -326,10 +326,6 @@ impl Experiment for Spec {
         };
         let figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
         named(Self::NAME, figure)
-    }
-
-    fn key_order(seen: Vec<String>) -> Vec<String> {
-        table_order(GEMM.iter().map(|v| v.label), seen)
     }
 }
 
