@@ -14,6 +14,8 @@
 //! they never skip. CUPTI records every kernel of the process, so the tests here run one at a
 //! time (a lock), whatever the harness's threads.
 
+mod tensor_support;
+
 use std::sync::Mutex;
 
 use cudarc::driver::CudaSlice;
@@ -33,28 +35,8 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Device 0, or a panic that says why these tests cannot run here.
 fn gpu() -> Gpu {
-    let gpu = Gpu::open(0).unwrap_or_else(|e| {
-        panic!("the BF16 GEMM tests need a CUDA GPU (sm_80 or newer), and device 0 could not be opened: {e}")
-    });
-    let cc = gpu.info().compute_capability;
-    assert!(
-        cc >= (8, 0),
-        "the BF16 GEMM tests need sm_80 or newer (mma.sync bf16); device 0 is sm_{}{}",
-        cc.0,
-        cc.1
-    );
-    gpu
-}
-
-fn built_in(gpu: &Gpu) -> Module {
-    Module::load(
-        gpu,
-        "built-in tensor-core kernels",
-        host::modules::TENSOR.as_bytes(),
-    )
-    .expect("loading the built-in module")
+    tensor_support::sm80_gpu("the BF16 GEMM tests")
 }
 
 fn open_cublas(gpu: &Gpu) -> Cublas {
@@ -131,7 +113,7 @@ fn every_line_and_cublas_pass_at(gpu: &Gpu, module: &Module, cublas: &Cublas, d:
 fn every_bf16_line_and_cublas_pass_the_check_at_small_and_odd_sizes() {
     let _serial = serial();
     let gpu = gpu();
-    let module = built_in(&gpu);
+    let module = tensor_support::built_in(&gpu);
     let cublas = open_cublas(&gpu);
     for d in [dims(1, 1, 8), dims(333, 250, 80)] {
         every_line_and_cublas_pass_at(&gpu, &module, &cublas, d);
@@ -143,7 +125,7 @@ fn every_bf16_line_and_cublas_pass_the_check_at_small_and_odd_sizes() {
 fn every_bf16_line_and_cublas_pass_the_check_at_4096_and_8192_cubed() {
     let _serial = serial();
     let gpu = gpu();
-    let module = built_in(&gpu);
+    let module = tensor_support::built_in(&gpu);
     let cublas = open_cublas(&gpu);
     for size in [4096, 8192] {
         every_line_and_cublas_pass_at(&gpu, &module, &cublas, GemmDims::square(size));
@@ -185,7 +167,7 @@ fn launch_line(
 fn cupti_records_the_labs_own_launch_as_it_was_made() {
     let _serial = serial();
     let gpu = gpu();
-    let module = built_in(&gpu);
+    let module = tensor_support::built_in(&gpu);
     let cupti = cupti().unwrap_or_else(|e| panic!("CUPTI is part of this test: {e}"));
     eprintln!(
         "CUPTI: {} (API version {})",

@@ -11,65 +11,29 @@
 //! `cargo test --release -p host --test tensor_gpu -- --ignored --nocapture`.
 //! Without a driver (or on a GPU older than sm_80) they fail with the reason; they never skip.
 
+mod tensor_support;
+
 use cudarc::driver::CudaSlice;
-use host::cuda::{prepare, CudaError, Gpu, Kernel, Launch, LaunchShape, Module};
+use host::cuda::{prepare, CudaError, Gpu, Kernel, Launch, LaunchShape};
+use host::experiments::inputs::Rng;
 use host::sampling::{time_launches, SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::mma_reference::{bf16_to_f32, mma_bf16_ilp_outputs, small_integer_fragments};
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, MmaParams, BF16_GEMM, MMA_ILP};
 
-/// Device 0, or a panic that says why these tests cannot run here.
 fn gpu() -> Gpu {
-    let gpu = Gpu::open(0).unwrap_or_else(|e| {
-        panic!("the tensor-core tests need a CUDA GPU (sm_80 or newer), and device 0 could not be opened: {e}")
-    });
-    let cc = gpu.info().compute_capability;
-    assert!(
-        cc >= (8, 0),
-        "the tensor-core tests need sm_80 or newer (mma.sync bf16, ldmatrix, cp.async); device 0 is sm_{}{}",
-        cc.0,
-        cc.1
-    );
-    gpu
+    tensor_support::sm80_gpu("the tensor-core tests")
 }
 
-fn built_in(gpu: &Gpu) -> Module {
-    Module::load(
-        gpu,
-        "built-in tensor-core kernels",
-        host::modules::TENSOR.as_bytes(),
-    )
-    .expect("loading the built-in module")
-}
-
-/// A small deterministic generator (SplitMix64).
-struct Gen(u64);
-
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-    /// A bf16 in [-1, 1): an f32's upper half (bf16 is exactly that).
-    fn bf16(&mut self) -> u16 {
-        (self.unit().to_bits() >> 16) as u16
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (((self.next() >> 32) * u64::from(n)) >> 32) as u32
-    }
+/// A bf16 in [-1, 1): the upper half of a uniform f32 (bf16 is exactly that, truncated).
+fn bf16(gen: &mut Rng) -> u16 {
+    (gen.next_signed_unit().to_bits() >> 16) as u16
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU (sm_80+): cargo test --release -p host --test tensor_gpu -- --ignored"]
 fn the_jit_reports_every_tensor_core_entry_without_spills() {
     let gpu = gpu();
-    let module = built_in(&gpu);
+    let module = tensor_support::built_in(&gpu);
     let report = ptxas_report::parse_report(module.info_log()).expect("the JIT's report parses");
     let entries = BF16_GEMM
         .iter()
@@ -95,10 +59,10 @@ fn the_jit_reports_every_tensor_core_entry_without_spills() {
 #[ignore = "needs a CUDA GPU (sm_80+): cargo test --release -p host --test tensor_gpu -- --ignored"]
 fn every_mma_ilp_entry_matches_the_fragment_model_bit_for_bit() {
     let gpu = gpu();
-    let module = built_in(&gpu);
+    let module = tensor_support::built_in(&gpu);
     let sms = gpu.info().sm_count;
-    let mut gen = Gen(17);
-    let (a_host, b_host) = small_integer_fragments(2, || gen.next() as u32);
+    let mut gen = Rng::new(17);
+    let (a_host, b_host) = small_integer_fragments(2, || gen.next_u64() as u32);
     let a = gpu.upload(&a_host).unwrap();
     let b = gpu.upload(&b_host).unwrap();
     for v in MMA_ILP {
@@ -158,11 +122,11 @@ struct Problem {
 }
 
 impl Problem {
-    fn new(m: u32, n: u32, k: u32, seed: u64, c0: impl Fn(&mut Gen) -> f32) -> Self {
-        let mut gen = Gen(seed);
+    fn new(m: u32, n: u32, k: u32, seed: u64, c0: impl Fn(&mut Rng) -> f32) -> Self {
+        let mut gen = Rng::new(seed);
         let (m_, n_, k_) = (m as usize, n as usize, k as usize);
-        let a = (0..m_ * k_).map(|_| gen.bf16()).collect();
-        let b = (0..k_ * n_).map(|_| gen.bf16()).collect();
+        let a = (0..m_ * k_).map(|_| bf16(&mut gen)).collect();
+        let b = (0..k_ * n_).map(|_| bf16(&mut gen)).collect();
         let c0 = (0..m_ * n_).map(|_| c0(&mut gen)).collect();
         Self { m, n, k, a, b, c0 }
     }
@@ -275,7 +239,7 @@ fn check(
 #[ignore = "needs a CUDA GPU (sm_80+): cargo test --release -p host --test tensor_gpu -- --ignored"]
 fn every_bf16_gemm_line_is_right_at_small_and_odd_sizes() {
     let gpu = gpu();
-    let module = built_in(&gpu);
+    let module = tensor_support::built_in(&gpu);
     let scale = (1.5f32, 0.5f32);
     let sizes = [
         (1, 1, 8),
@@ -286,7 +250,7 @@ fn every_bf16_gemm_line_is_right_at_small_and_odd_sizes() {
         (64, 128, 32),
     ];
     for (i, &(m, n, k)) in sizes.iter().enumerate() {
-        let p = Problem::new(m, n, k, 100 + i as u64, Gen::unit);
+        let p = Problem::new(m, n, k, 100 + i as u64, Rng::next_signed_unit);
         let points: Vec<(u32, u32)> = (0..m).flat_map(|r| (0..n).map(move |c| (r, c))).collect();
         for v in BF16_GEMM {
             let kernel = module.kernel(v.entry).unwrap();
@@ -309,7 +273,7 @@ fn every_bf16_gemm_line_is_right_at_small_and_odd_sizes() {
 #[ignore = "needs a CUDA GPU (sm_80+): cargo test --release -p host --test tensor_gpu -- --ignored"]
 fn every_bf16_gemm_line_is_right_at_4096_and_8192_cubed() {
     let gpu = gpu();
-    let module = built_in(&gpu);
+    let module = tensor_support::built_in(&gpu);
     let scale = (1.0f32, 0.0f32);
     let timing = SamplingConfig {
         plan: SamplingPlan::Fixed(TimingPlan {
@@ -320,7 +284,7 @@ fn every_bf16_gemm_line_is_right_at_4096_and_8192_cubed() {
     };
     for size in [4096u32, 8192] {
         let p = Problem::new(size, size, size, size as u64, |_| f32::NAN);
-        let mut gen = Gen(u64::from(size) + 1);
+        let mut gen = Rng::new(u64::from(size) + 1);
         let mut points: Vec<(u32, u32)> = (0..1000)
             .map(|_| (gen.below(size), gen.below(size)))
             .collect();
