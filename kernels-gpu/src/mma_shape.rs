@@ -59,6 +59,18 @@ pub const fn swizzle(row: u32, chunk: u32, per_row: u32) -> u32 {
 }
 
 impl MmaShape {
+    /// The shape of block tile `bm x bn x bk`, warp tile `wm x wn` and `stages` stages.
+    pub const fn new(bm: u32, bn: u32, bk: u32, wm: u32, wn: u32, stages: u32) -> Self {
+        Self {
+            bm,
+            bn,
+            bk,
+            wm,
+            wn,
+            stages,
+        }
+    }
+
     pub const fn threads(&self) -> u32 {
         self.warps() * WARP
     }
@@ -232,25 +244,14 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    const fn shape(bm: u32, bn: u32, bk: u32, wm: u32, wn: u32, stages: u32) -> MmaShape {
-        MmaShape {
-            bm,
-            bn,
-            bk,
-            wm,
-            wn,
-            stages,
-        }
-    }
-
     /// The table's lines and a few more corners of the checks (BK 64, narrow warps).
     fn shapes() -> Vec<MmaShape> {
         let mut v: Vec<MmaShape> = crate::variants::BF16_GEMM.iter().map(|g| g.shape).collect();
         v.extend([
-            shape(128, 128, 64, 64, 32, 3),
-            shape(64, 64, 32, 32, 16, 4),
-            shape(256, 128, 32, 64, 64, 3),
-            shape(32, 64, 64, 16, 64, 2),
+            MmaShape::new(128, 128, 64, 64, 32, 3),
+            MmaShape::new(64, 64, 32, 32, 16, 4),
+            MmaShape::new(256, 128, 32, 64, 64, 3),
+            MmaShape::new(32, 64, 64, 16, 64, 2),
         ]);
         v
     }
@@ -548,7 +549,7 @@ mod tests {
 
     #[test]
     fn shapes_derive_threads_tiles_and_shared_memory() {
-        let s = shape(128, 128, 32, 64, 64, 3);
+        let s = MmaShape::new(128, 128, 32, 64, 64, 3);
         assert_eq!((s.threads(), s.warps()), (128, 4));
         assert_eq!(
             (s.m_tiles(), s.n_tiles(), s.n_pairs(), s.k_steps()),

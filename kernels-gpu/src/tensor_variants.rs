@@ -185,19 +185,9 @@ impl MmaIlpVariant {
 mod tests {
     extern crate std;
     use super::*;
+    use crate::mma_shape::MmaShape as Shape;
     use crate::variants::{entry, Family, BF16_GEMM, MMA_ILP};
     use std::vec::Vec;
-
-    fn shape(bm: u32, bn: u32, bk: u32, wm: u32, wn: u32, stages: u32) -> MmaShape {
-        MmaShape {
-            bm,
-            bn,
-            bk,
-            wm,
-            wn,
-            stages,
-        }
-    }
 
     #[test]
     fn bf16_lines_derive_threads_grid_and_shared_memory() {
@@ -251,48 +241,48 @@ mod tests {
     #[test]
     fn bf16_checks_reject_each_misfit() {
         use MmaMisfit::*;
-        let ok = shape(128, 128, 32, 64, 64, 3);
+        let ok = Shape::new(128, 128, 32, 64, 64, 3);
         assert_eq!(mma_shape_fits(&ok, (16, 8, 16)), Ok(()));
         assert_eq!(mma_shape_fits(&ok, (16, 8, 8)), Err(MmaShape));
         assert_eq!(
-            mma_shape_fits(&shape(128, 128, 32, 56, 64, 3), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(128, 128, 32, 56, 64, 3), (16, 8, 16)),
             Err(WarpTile)
         );
         assert_eq!(
-            mma_shape_fits(&shape(128, 192, 32, 64, 48, 3), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(128, 192, 32, 64, 48, 3), (16, 8, 16)),
             Err(WarpTile)
         );
         assert_eq!(
-            mma_shape_fits(&shape(96, 128, 32, 64, 64, 3), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(96, 128, 32, 64, 64, 3), (16, 8, 16)),
             Err(BlockTile)
         );
         assert_eq!(
-            mma_shape_fits(&shape(512, 256, 32, 16, 64, 3), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(512, 256, 32, 16, 64, 3), (16, 8, 16)),
             Err(Threads)
         );
         assert_eq!(
-            mma_shape_fits(&shape(128, 128, 32, 128, 64, 3), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(128, 128, 32, 128, 64, 3), (16, 8, 16)),
             Err(Accumulators)
         );
         assert_eq!(
-            mma_shape_fits(&shape(128, 128, 48, 64, 64, 3), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(128, 128, 48, 64, 64, 3), (16, 8, 16)),
             Err(Depth)
         );
         assert_eq!(
-            mma_shape_fits(&shape(128, 96, 32, 64, 32, 3), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(128, 96, 32, 64, 32, 3), (16, 8, 16)),
             Err(Width)
         );
         // 1024 threads: the 64 x 32 A slice is 256 chunks, a quarter of a copy each.
         assert_eq!(
-            mma_shape_fits(&shape(64, 128, 32, 16, 16, 3), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(64, 128, 32, 16, 16, 3), (16, 8, 16)),
             Err(Staging)
         );
         assert_eq!(
-            mma_shape_fits(&shape(128, 128, 32, 64, 64, 1), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(128, 128, 32, 64, 64, 1), (16, 8, 16)),
             Err(Stages)
         );
         assert_eq!(
-            mma_shape_fits(&shape(256, 256, 64, 64, 64, 4), (16, 8, 16)),
+            mma_shape_fits(&Shape::new(256, 256, 64, 64, 64, 4), (16, 8, 16)),
             Err(SharedMemory)
         );
     }
