@@ -47,7 +47,8 @@ __device__ __forceinline__ void body(const std::uint16_t* __restrict__ a, const 
                                      float* c, unsigned m, unsigned n, unsigned k, float alpha, float beta) {
     const unsigned t = threadIdx.x;
     const unsigned warp = t / WARP, lane = t % WARP;
-    const unsigned row0 = blockIdx.y * S::BM, col0 = blockIdx.x * S::BN;
+    const Tile tile = block_tile(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y);
+    const unsigned row0 = tile.row * S::BM, col0 = tile.col * S::BN;
     const unsigned smem = shared_address(lab_dyn_smem);
     const unsigned slices = (k + S::BK - 1) / S::BK;
 

@@ -45,6 +45,22 @@ __host__ __device__ constexpr unsigned swizzle(unsigned row, unsigned chunk, uns
     return q ^ ((q / line_of_phase) % LINE_CHUNKS);
 }
 
+// mma_shape.rs `block_tile`: the C tile (row, column) block (bx, by) of a gx x gy grid computes,
+// consecutive blocks walking down columns of RASTER_ROWS tile rows so that the resident wave
+// shares rows of A and columns of B in L2.
+constexpr unsigned RASTER_ROWS = 8;
+struct Tile {
+    unsigned row, col;
+};
+__host__ __device__ constexpr Tile block_tile(unsigned bx, unsigned by, unsigned gx, unsigned gy) {
+    const unsigned id = by * gx + bx;
+    const unsigned group_blocks = RASTER_ROWS * gx;
+    const unsigned first_row = id / group_blocks * RASTER_ROWS;
+    const unsigned rows = gy - first_row < RASTER_ROWS ? gy - first_row : RASTER_ROWS;
+    const unsigned within = id % group_blocks;
+    return {first_row + within % rows, within / rows};
+}
+
 // mma_layout.rs `ldmatrix_address_of`: lane l gives the address of row l % 8 of matrix l / 8.
 __host__ __device__ constexpr LdmatrixRow ldmatrix_address_of(unsigned lane) { return {lane / 8, lane % 8}; }
 

@@ -17,7 +17,7 @@
 //! each chunk element by element through registers: right at any size, and slower.
 
 use crate::gpu;
-use crate::mma_shape::{chunks_aligned, MmaShape, CHUNK_ELEMS, WARP};
+use crate::mma_shape::{block_tile, chunks_aligned, MmaShape, CHUNK_ELEMS, WARP};
 use crate::tuned_shape::inside;
 use crate::variants::Bf16GemmArgs;
 
@@ -97,7 +97,13 @@ unsafe fn body<
     let (m, n, k) = (m as u32, n as u32, k as u32);
     let t = gpu::thread_idx_x();
     let (warp, lane) = (t / WARP, t % WARP);
-    let (row0, col0) = (gpu::block_idx_y() * s.bm, gpu::block_idx_x() * s.bn);
+    let (tile_row, tile_col) = block_tile(
+        gpu::block_idx_x(),
+        gpu::block_idx_y(),
+        gpu::grid_dim_x(),
+        gpu::grid_dim_y(),
+    );
+    let (row0, col0) = (tile_row * s.bm, tile_col * s.bn);
     let smem = gpu::dynamic_shared_base();
     let slices = k.div_ceil(s.bk);
 

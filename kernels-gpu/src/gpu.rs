@@ -58,6 +58,13 @@ pub fn grid_dim_x() -> u32 {
     unsafe { nvptx::_grid_dim_x() as u32 }
 }
 
+/// Blocks in the grid (y).
+#[inline(always)]
+pub fn grid_dim_y() -> u32 {
+    // SAFETY: reads a special register.
+    unsafe { nvptx::_grid_dim_y() as u32 }
+}
+
 /// This thread's index in the whole grid (x), `block_idx_x() * threads + thread_idx_x()`, as 64
 /// bits, formed as nvcc forms it (a wide multiply plus the widened thread index), which ptxas
 /// turns into one `IMAD.WIDE.U32`. Written in plain Rust, LLVM knows the thread index is below
