@@ -21,6 +21,8 @@ pub mod claims;
 pub mod plan;
 pub mod plots;
 pub mod reference;
+#[cfg(test)]
+mod render_test;
 pub mod row;
 pub mod run;
 pub mod table;

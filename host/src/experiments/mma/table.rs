@@ -49,7 +49,7 @@ fn reach_line(ilp: Option<u32>, most_warps: u32, reaches: &[Reach<'_>]) -> Strin
         .iter()
         .map(|r| match r.row {
             Some(row) => format!(
-                "{} at {} occupancy ({}{} warps/SM, {})",
+                "{} at {} occupancy ({}{} warps/SM: {} of it)",
                 percent(r.fraction),
                 percent(row.occupancy),
                 ilp.map_or_else(|| format!("ILP {} x ", row.ilp), |_| String::new()),
@@ -142,7 +142,7 @@ mod tests {
         );
         let reach = &notes[2];
         assert!(
-            reach.contains("ILP 1: 90.0% at 50.0% occupancy (32 warps/SM, 100.0%), 95.0% at"),
+            reach.contains("ILP 1: 90.0% at 50.0% occupancy (32 warps/SM: 100.0% of it), 95.0% at"),
             "{reach}"
         );
         assert!(
