@@ -100,7 +100,9 @@ impl Sources<Kernels> {
     pub fn load_tensor(&self, gpu: &Gpu) -> Result<(Loaded, Option<Loaded>), SourceError> {
         let theirs = self.theirs.as_ref().map(|k| load(gpu, k)).transpose()?;
         let ours = match &self.ours {
-            Kernels::Builtin => load_builtin(gpu, modules::TENSOR, &format!("{BUILTIN}, tensor cores"))?,
+            Kernels::Builtin => {
+                load_builtin(gpu, modules::TENSOR, &format!("{BUILTIN}, tensor cores"))?
+            }
             file => load(gpu, file)?,
         };
         Ok((ours, theirs))
