@@ -4,8 +4,8 @@
 //! judged on the bootstrap interval of the ratio of the two rows' figures, so the noise of both
 //! counts.
 
-use super::row::{ceiling, MmaRow};
-use crate::claim::{all_of, Verdict, NOT_RUN};
+use super::row::{ceiling, Mma, MmaRow};
+use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, NoInterval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -73,20 +73,28 @@ fn interval_words() -> String {
     )
 }
 
-/// The sweep's verdicts, in order; NOT JUDGED, saying so, when it did not run.
-pub fn verdicts(rows: Option<&[MmaRow]>) -> Vec<Verdict> {
-    let all = rows.unwrap_or(&[]);
-    let mut v = vec![
-        mma_ilp_reaches_ceiling_at_low_occupancy(all),
-        no_mma_ilp_misses_ceiling_at_full_occupancy(all),
-    ];
-    if rows.is_none() {
-        for x in &mut v {
-            x.holds = None;
-            x.evidence = NOT_RUN.into();
-        }
-    }
-    v
+/// The sweep's verdicts, in order: judged on its rows, or NOT JUDGED saying why there are none
+/// (it was not run, or its GPU has no bf16 `mma.sync`).
+pub fn verdicts(output: Option<&Mma>) -> Vec<Verdict> {
+    let why_not = match output {
+        None => Some(NOT_RUN.to_owned()),
+        Some(o) => o.not_run.as_ref().map(|why| format!("not run: {why}")),
+    };
+    let rows = output.map_or(&[][..], |o| &o.rows[..]);
+    [
+        mma_ilp_reaches_ceiling_at_low_occupancy(rows),
+        no_mma_ilp_misses_ceiling_at_full_occupancy(rows),
+    ]
+    .into_iter()
+    .map(|v| match &why_not {
+        Some(why) => Verdict {
+            holds: None,
+            evidence: why.clone(),
+            ..v
+        },
+        None => v,
+    })
+    .collect()
 }
 
 /// "With >= 4 independent MMAs per warp, 95% of the mma.sync ceiling is reached at <= 12.5%
@@ -105,13 +113,7 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
         Some(top) => low.iter().map(|r| reaches(r, top)).collect(),
         None => Vec::new(),
     };
-    let holds = if outcomes.contains(&Some(true)) {
-        Some(true)
-    } else if !outcomes.is_empty() && outcomes.iter().all(|o| *o == Some(false)) {
-        Some(false)
-    } else {
-        None
-    };
+    let holds = any_of(outcomes.iter().copied());
     // The row that decides: one that reaches the ceiling, else the best by median.
     let reached = low
         .iter()
@@ -189,7 +191,7 @@ pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::mma::row::tests::{row, sweep};
+    use crate::experiments::mma::row::tests::{not_run, row, sweep};
     use crate::experiments::mma::row::with_ceiling;
 
     #[test]
@@ -264,7 +266,15 @@ mod tests {
         let v = verdicts(None);
         assert_eq!(v.len(), 2);
         assert!(v.iter().all(|x| x.holds.is_none() && x.evidence == NOT_RUN));
-        let v = verdicts(Some(&sweep(32)));
-        assert_eq!(v[0].holds, Some(true));
+        let v = verdicts(Some(&not_run("needs sm_80")));
+        assert!(v
+            .iter()
+            .all(|x| x.holds.is_none() && x.evidence == "not run: needs sm_80"));
+        let ran = Mma {
+            rows: sweep(32),
+            not_run: None,
+            ..not_run("")
+        };
+        assert_eq!(verdicts(Some(&ran))[0].holds, Some(true));
     }
 }

@@ -37,54 +37,50 @@ fn run() -> crate::experiments::RunResults {
     r
 }
 
+/// `r` written as a results folder into a fresh scratch folder.
+fn written(r: &crate::experiments::RunResults) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mma6-render-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    crate::report::write_run(&dir, r).unwrap();
+    dir
+}
+
 #[test]
 fn the_sweep_reaches_every_renderer() {
     let r = run();
-    let dir = std::env::temp_dir().join(format!("mma6-render-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    crate::report::write_run(&dir, &r).unwrap();
-    for f in ["mma.csv", "mma.svg", "report.md", "tables.md"] {
-        assert!(dir.join(f).is_file(), "{f} not written");
-    }
+    let dir = written(&r);
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
     let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
     assert_eq!(back, r);
     assert_eq!(back.mma.unwrap().ceiling_tflops(), Some(650.0));
-    let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
-    assert!(
-        md.contains("6. Tensor-core throughput vs warps per SM and independent MMAs"),
-        "{md}"
-    );
-    assert!(md.contains("mma.sync ceiling on this GPU: 650.0 TFLOP/s"), "{md}");
-    assert!(md.contains("Least occupancy reaching 90% and 95%"), "{md}");
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert!(
-        report.contains("Experiment 6: tensor-core parallelism vs occupancy (mma.sync)"),
-        "{report}"
-    );
-    assert!(report.contains("mma.svg"), "{report}");
-    assert!(report.contains("95% of the mma.sync ceiling"), "{report}");
+    for (file, says) in [
+        ("tables.md", "6. Tensor-core throughput vs warps per SM and independent MMAs"),
+        ("tables.md", "mma.sync ceiling on this GPU: 650.0 TFLOP/s"),
+        ("tables.md", "Least occupancy reaching 90% and 95%"),
+        ("report.md", "Experiment 6: tensor-core parallelism vs occupancy (mma.sync)"),
+        ("report.md", "(mma.svg)"),
+        ("report.md", "95% of the mma.sync ceiling"),
+        ("mma.svg", "mma.sync ceiling 650"),
+        ("mma.svg", "dense BF16 spec 1000"),
+    ] {
+        let text = read(file);
+        assert!(text.contains(says), "{file} does not say {says:?}:\n{text}");
+    }
     // The CSV: a number per cell, its unit in the header.
     let mut csv = csv::Reader::from_path(dir.join("mma.csv")).unwrap();
     let headers = csv.headers().unwrap().clone();
-    let col = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h == name)
-            .unwrap_or_else(|| panic!("no column {name:?} in {headers:?}"))
-    };
     let records: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
     assert_eq!(records.len(), 6);
-    let tflops: Vec<f64> = records
-        .iter()
-        .map(|rec| rec[col("TFLOP/s")].parse().unwrap())
-        .collect();
+    let number = |row: usize, name: &str| -> f64 {
+        let col = headers.iter().position(|h| h == name);
+        let col = col.unwrap_or_else(|| panic!("no column {name:?} in {headers:?}"));
+        records[row][col].parse().unwrap()
+    };
+    let tflops: Vec<f64> = (0..6).map(|i| number(i, "TFLOP/s")).collect();
     assert_eq!(tflops, [20.3125, 162.5, 650.0, 162.5, 650.0, 650.0]);
-    let ceiling: f64 = records[1][col("% of ceiling (%)")].parse().unwrap();
-    assert!((ceiling - 25.0).abs() < 1e-9, "{ceiling}");
-    let spec: f64 = records[2][col("% of BF16 spec (%)")].parse().unwrap();
-    assert!((spec - 65.0).abs() < 1e-9, "{spec}");
-    let svg = std::fs::read_to_string(dir.join("mma.svg")).unwrap();
-    assert!(svg.contains("mma.sync ceiling 650") && svg.contains("dense BF16 spec 1000"));
+    assert_eq!(number(1, "% of ceiling (%)"), 25.0);
+    assert_eq!(number(2, "% of BF16 spec (%)"), 65.0);
+    assert!((number(1, "peer TFLOP/s") - 162.5 / 1.01).abs() < 1e-6);
     let merged = dir.join("merged");
     crate::report::merge::merge(&[dir.clone(), dir.clone()], &merged).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();

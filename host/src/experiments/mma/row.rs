@@ -134,42 +134,37 @@ impl Output for Mma {
 pub(crate) mod tests {
     use super::*;
 
-    /// A synthetic verified row on a 64-warp SM at 1,000 TFLOP/s of spec peak, timed at 1 ms
-    /// with 0.1% noise.
+    /// A synthetic verified row on a 64-warp SM at 1,000 TFLOP/s of spec peak: experiment 5's
+    /// synthetic point (its layout, occupancy, 1 ms timing with 0.1% noise and passed check)
+    /// with the tensor-core figures.
     pub(crate) fn row(ilp: u32, warps: u32, tflops: f64) -> MmaRow {
+        let point = crate::experiments::ilp::row::tests::row(ilp, warps, tflops / 1000.0);
         MmaRow {
             ilp,
             entry: format!("mma_bf16_ilp{ilp}"),
-            layout: Layout {
-                warps_per_sm: warps,
-                blocks_per_sm: 1,
-                threads: warps * 32,
-            },
+            layout: point.layout,
             warps_per_sm: warps,
-            occupancy: f64::from(warps) / 64.0,
+            occupancy: point.occupancy,
             regs: 32,
             dyn_smem_bytes: 0,
             iters: 4096,
             tflops,
-            sm_clock_mhz: Some(1980.0),
+            sm_clock_mhz: point.sm_clock_mhz,
             spec_peak_tflops: Some(1000.0),
             fraction_of_spec: Some(tflops / 1000.0),
             fraction_of_ceiling: 0.0,
-            timing: Timing {
-                noise: Some(0.001),
-                noise_target: Some(0.005),
-                ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
-            },
-            measured: Measured {
-                check: crate::results::Check {
-                    passed: true,
-                    error: 0.0,
-                    bound: 0.0,
-                    what: "synthetic".into(),
-                },
-                flags: vec![],
-                compare: None,
-            },
+            timing: point.timing,
+            measured: point.measured,
+        }
+    }
+
+    /// The output of a GPU the sweep could not run on.
+    pub(crate) fn not_run(why: &str) -> Mma {
+        Mma {
+            input_range: 1,
+            rows: vec![],
+            skipped: vec![],
+            not_run: Some(why.into()),
         }
     }
 

@@ -40,13 +40,17 @@ pub fn unsupported(info: &DeviceInfo) -> Option<String> {
     })
 }
 
-/// One side's launch of a point: a full wave of `grid` blocks.
+/// One side's launch of a point: a full wave of blocks, each warp running `iters` rounds.
 #[derive(Debug, Clone, Copy)]
 struct Shape {
-    grid: u32,
-    threads: u32,
-    dyn_smem: u32,
+    launch: LaunchShape,
     iters: i32,
+}
+
+impl Shape {
+    fn threads(&self) -> u32 {
+        self.launch.grid.0 * self.launch.threads
+    }
 }
 
 /// The device's buffers: the fragments every warp reads, and one float per resident thread.
@@ -64,15 +68,10 @@ fn launch(gpu: &Gpu, kernel: &Kernel<'_>, bufs: &mut Buffers, s: &Shape) -> Resu
         out: l.output(&mut bufs.out),
         iters: s.iters,
     };
-    let shape = LaunchShape {
-        grid: (s.grid, 1),
-        threads: s.threads,
-        dyn_smem: s.dyn_smem,
-    };
     // SAFETY: an mma_bf16_ilp entry (a, b, out, iters): `a` holds 128 words and `b` 64 (a
     // fragment for every lane), `out` a float for every SM's most resident threads, at least
-    // grid x threads; the block is whole warps (the layout's).
-    unsafe { l.launch(kernel, shape, &params) }
+    // one a launched thread; the block is whole warps (the layout's).
+    unsafe { l.launch(kernel, s.launch, &params) }
 }
 
 /// The spec peak a figure is held to (a throughput above it is flagged): the dense BF16 rate at
@@ -124,12 +123,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Mma, ExperimentError
         inputs,
         bufs,
     };
-    let points: Vec<(u32, u32)> = p
-        .sweep
-        .ilp
-        .iter()
-        .flat_map(|&ilp| p.sweep.warps_per_sm.iter().map(move |&w| (ilp, w)))
-        .collect();
+    let points = p.sweep.points();
     let bar = progress_bar(ctx, points.len(), Spec::NAME);
     let name = |&(ilp, warps): &(u32, u32)| format!("mma_bf16_ilp{ilp} at {warps} warps/SM");
     let swept = sweep(&bar, points, name, |&(ilp, warps)| {
@@ -167,9 +161,11 @@ impl Sweeper<'_> {
             self.inputs.most_exact_iters(ilp),
         );
         let shape = Shape {
-            grid: info.sm_count * placed.blocks_per_sm,
-            threads: placed.threads,
-            dyn_smem: 0,
+            launch: LaunchShape {
+                grid: (info.sm_count * placed.blocks_per_sm, 1),
+                threads: placed.threads,
+                dyn_smem: 0,
+            },
             iters: i32::try_from(iters).expect("the model's rounds stay within i32"),
         };
         let mut flags = Vec::new();
@@ -223,37 +219,29 @@ impl Sweeper<'_> {
         sides: &[&Kernel<'_>],
     ) -> Result<Vec<(Measurement, u32)>, ExperimentError> {
         let gpu = self.gpu;
-        let held = sides
-            .iter()
-            .map(|k| {
-                let dyn_smem = hold_at_blocks(k, shape.threads, blocks_per_sm, gpu.limits())?;
-                Ok(Shape { dyn_smem, ..shape })
-            })
-            .collect::<Result<Vec<Shape>, ExperimentError>>()?;
+        let mut held = vec![shape; sides.len()];
+        for (k, s) in sides.iter().zip(&mut held) {
+            s.launch.dyn_smem = hold_at_blocks(k, shape.launch.threads, blocks_per_sm, gpu.limits())?;
+        }
         let bufs = &mut self.bufs;
         let timings = time_rotating(gpu, &self.ctx.timing, sides.len(), |i| {
             launch(gpu, sides[i], bufs, &held[i])
         })?;
-        let warps = u64::from(shape.grid) * u64::from(shape.threads) / 32;
+        let warps = u64::from(shape.threads()) / 32;
         let flops = variant.flops(warps, shape.iters) as f64;
         let expected = self.inputs.expected(variant.ilp, shape.iters);
         let mut out = Vec::with_capacity(sides.len());
         for ((k, s), timing) in sides.iter().zip(&held).zip(timings) {
-            let resident = residency_of(gpu, k, s.threads, s.dyn_smem)?;
+            let resident = residency_of(gpu, k, s.launch.threads, s.launch.dyn_smem)?;
             // NaN first, so that a thread that writes nothing fails.
             gpu.fill(&mut self.bufs.out, f32::NAN)?;
             launch(gpu, k, &mut self.bufs, s)?;
             let host = gpu.download(&self.bufs.out)?;
-            let check = check_mma(
-                &host,
-                s.grid * s.threads,
-                (variant.ilp, s.iters),
-                expected,
-            );
+            let check = check_mma(&host, s.threads(), (variant.ilp, s.iters), expected);
             let value = tflops(flops, timing.median_ms);
             let peak = spec_peak(gpu.info());
             let m = Measurement::new(resident, timing, value, check, peak);
-            out.push((m, s.dyn_smem));
+            out.push((m, s.launch.dyn_smem));
         }
         Ok(out)
     }

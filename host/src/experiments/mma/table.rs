@@ -169,12 +169,7 @@ mod tests {
 
     #[test]
     fn a_gpu_without_tensor_cores_says_why() {
-        let result = Mma {
-            input_range: 1,
-            rows: vec![],
-            skipped: vec![],
-            not_run: Some("needs sm_80".into()),
-        };
+        let result = crate::experiments::mma::row::tests::not_run("needs sm_80");
         assert_eq!(notes(&result), ["Not run: needs sm_80"]);
     }
 }
