@@ -1,7 +1,7 @@
 //! GPU-only runs of experiment 6 (tensor-core throughput vs warps per SM and independent MMAs;
 //! sm_80 or newer): a small sweep through the library with every thread of every point checked
 //! bit for bit, each point at the residency asked for and the ceiling filled in; and `host mma`
-//! end to end with the built-in tensor-core module as the compared module too, writing its
+//! end to end with the built-in mma module as the compared module too, writing its
 //! results folder. No timing decides anything here.
 //!
 //! Ignored by default; on a GPU machine:
@@ -106,9 +106,9 @@ fn a_small_mma_sweep_runs_with_every_thread_verified() {
 fn host_mma_writes_its_results_folder_with_a_compared_module() {
     let _gpu = tensor_support::sm80_gpu("experiment 6");
     let dir = scratch("mma");
-    // The built-in tensor-core PTX as a file: the compared side runs the same kernels.
-    let module = dir.join("tensor.ptx");
-    std::fs::write(&module, host::modules::TENSOR).unwrap();
+    // The built-in mma PTX as a file: the compared side runs the same kernels.
+    let module = dir.join("mma_ilp.ptx");
+    std::fs::write(&module, host::modules::MMA_ILP).unwrap();
     let out = dir.join("run");
     let o = host_within(
         &[
