@@ -121,6 +121,12 @@ impl Mma {
     pub fn ceiling_tflops(&self) -> Option<f64> {
         ceiling(&self.rows).map(|r| r.tflops)
     }
+
+    /// The row that sets the ceiling, with its clock and its fraction of the dense BF16 spec
+    /// (a picture in % of the spec peak draws the ceiling at `fraction_of_spec`).
+    pub fn ceiling_row(&self) -> Option<&MmaRow> {
+        ceiling(&self.rows)
+    }
 }
 
 impl Output for Mma {
@@ -196,6 +202,7 @@ pub(crate) mod tests {
             not_run: None,
         };
         assert_eq!(out.ceiling_tflops(), Some(640.0));
+        assert_eq!(out.ceiling_row().map(|r| (r.ilp, r.warps_per_sm)), Some((8, 16)));
         assert_eq!(out.rows[1].fraction_of_ceiling, 1.0);
         assert!((out.rows[0].fraction_of_ceiling - 600.0 / 640.0).abs() < 1e-12);
         let empty = Mma {
