@@ -87,6 +87,25 @@ fn main() {
         }
         .unwrap();
     }
+    // Experiment 6 launches only the mma microbenchmark: a module of its entries alone spares
+    // every run the JIT of the BF16 GEMM lines beside them in the tensor-core module (seconds).
+    let tensor = written
+        .iter()
+        .find(|m| m.kind == ModuleKind::Tensor)
+        .expect("the lab builds a tensor-core module");
+    let tensor_ptx = std::fs::read_to_string(out.join(&tensor.file)).expect("reading it back");
+    let mma_ilp = xtask::ptx::keep_entries(&tensor_ptx, |e| {
+        kernels_gpu::variants::MMA_ILP.iter().any(|v| v.entry == e)
+    })
+    .expect("the tensor-core module's entries have bodies");
+    std::fs::write(out.join("kernels_mma_ilp.ptx"), mma_ilp).expect("writing the mma module");
+    writeln!(
+        code,
+        "/// The mma microbenchmark's entries of `TENSOR` alone.\n\
+         pub const MMA_ILP: &str = include_str!({:?});",
+        path_of("kernels_mma_ilp.ptx")
+    )
+    .unwrap();
     code.push_str(
         "/// (cap, PTX): all entries under `.maxnreg cap`, no launch bounds; one per REGS cap.\n",
     );

@@ -123,6 +123,12 @@ pub fn all_of(outcomes: impl IntoIterator<Item = Option<bool>>) -> Option<bool> 
     (any && !unsure).then_some(true)
 }
 
+/// The dual of [`all_of`]: HOLDS when any outcome holds, else NOT JUDGED when any is not judged
+/// (or there are none), else DOES NOT HOLD.
+pub fn any_of(outcomes: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
+    all_of(outcomes.into_iter().map(|o| o.map(|holds| !holds))).map(|none_holds| !none_holds)
+}
+
 pub fn pct(fraction: f64) -> String {
     crate::table::percent(fraction)
 }
@@ -217,6 +223,10 @@ mod tests {
         assert_eq!(all_of([Some(true), None]), None);
         assert_eq!(all_of([None, Some(false)]), Some(false));
         assert_eq!(all_of([]), None);
+        assert_eq!(any_of([Some(false), Some(true)]), Some(true));
+        assert_eq!(any_of([Some(false), None]), None);
+        assert_eq!(any_of([Some(false), Some(false)]), Some(false));
+        assert_eq!(any_of([]), None);
     }
 
     #[test]

@@ -129,6 +129,7 @@ fn help_lists_the_experiments_and_the_common_flags() {
         "regs",
         "inflight",
         "ilp",
+        "mma",
         "all",
         "info",
     ] {
@@ -151,6 +152,7 @@ fn help_lists_the_experiments_and_the_common_flags() {
         "--inflight-copy-mib",
         "--inflight-loads",
         "--ilp-warps-per-sm",
+        "--mma-warps-per-sm",
     ] {
         assert!(out.contains(f), "{f} missing from:\n{out}");
     }
@@ -192,6 +194,8 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
         "2,8",
         "--ilp-warps-per-sm",
         "4,8",
+        "--mma-warps-per-sm",
+        "4,8",
         "--format",
         "csv",
         "--out",
@@ -208,6 +212,8 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
         "ilp.csv",
         "inflight.svg",
         "ilp.svg",
+        "mma.csv",
+        "mma.svg",
         "report.md",
         "curve_registers.svg",
     ] {
@@ -250,6 +256,8 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
     assert!(!inflight.rows.is_empty() && inflight.latency.check.passed);
     let ilp = r.ilp.as_ref().unwrap();
     assert_eq!(ilp.rows.len(), 2 * kernels_gpu::variants::FMA.len());
+    let mma = r.mma.as_ref().unwrap();
+    assert_eq!(mma.rows.len(), 2 * kernels_gpu::variants::MMA_ILP.len());
     assert!(r.missing.is_empty(), "{:?}", r.missing);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -290,7 +298,7 @@ fn a_failure_in_one_experiment_keeps_the_ones_before_it() {
     assert_eq!(r.occupancy.as_ref().map(|o| o.rows.len()), Some(1));
     assert!(r.bandwidth.is_none() && r.regs.is_none());
     let missing: Vec<&str> = r.missing.iter().map(|m| m.experiment.as_str()).collect();
-    assert_eq!(missing, ["bandwidth", "regs", "inflight", "ilp"]);
+    assert_eq!(missing, ["bandwidth", "regs", "inflight", "ilp", "mma"]);
     assert!(
         r.missing[0].reason.starts_with("failed:"),
         "{:?}",

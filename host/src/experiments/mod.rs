@@ -42,6 +42,7 @@ registry! {
     Regs => regs,
     Inflight => inflight,
     Ilp => ilp,
+    Mma => mma,
 }
 
 pub use contract::{Experiment, RunContext};

@@ -93,6 +93,21 @@ impl Sources<Kernels> {
         let theirs = self.theirs.as_ref().map(|k| load(gpu, k)).transpose()?;
         Ok((load(gpu, &self.ours)?, theirs))
     }
+
+    /// [`Sources::load`] for the mma microbenchmark: the built-in kernels are then its module
+    /// (`modules::MMA_ILP`, its entries of the tensor-core module, which is apart from the main
+    /// one so that part I's modules still load on GPUs older than sm_80); a file holds every
+    /// entry.
+    pub fn load_mma_ilp(&self, gpu: &Gpu) -> Result<(Loaded, Option<Loaded>), SourceError> {
+        let theirs = self.theirs.as_ref().map(|k| load(gpu, k)).transpose()?;
+        let ours = match &self.ours {
+            Kernels::Builtin => {
+                load_builtin(gpu, modules::MMA_ILP, &format!("{BUILTIN}, tensor cores"))?
+            }
+            file => load(gpu, file)?,
+        };
+        Ok((ours, theirs))
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

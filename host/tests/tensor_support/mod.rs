@@ -1,6 +1,9 @@
 //! What the tensor-core GPU tests share: device 0 checked for sm_80 (mma.sync bf16, ldmatrix,
 //! cp.async), and the built-in tensor-core module.
 
+// Each test crate that includes this uses part of it.
+#![allow(dead_code)]
+
 use host::cuda::{Gpu, Module};
 
 /// Device 0, or a panic that says why `what` cannot run here.

@@ -1,0 +1,280 @@
+//! The tensor-core sweep's claims, judged by rules fixed before any data was seen. Rows whose
+//! results failed the bit-exact check are never used. "Reaching the ceiling" means reaching
+//! [`REACHED`] of it, the ceiling being the run's best verified point; a row's fraction of it is
+//! judged on the bootstrap interval of the ratio of the two rows' figures, so the noise of both
+//! counts.
+
+use super::row::{ceiling, Mma, MmaRow};
+use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
+use crate::confidence::{self, Interval, NoInterval, Timed};
+use crate::table::{percent, percent_with};
+
+/// Fraction of the ceiling that counts as reaching it.
+pub const REACHED: f64 = 0.95;
+/// "Low occupancy" of the ILP claim: 12.5% (8 of 64 warps on sm_80 and sm_90).
+pub const LOW_OCCUPANCY: f64 = 0.125;
+/// Fewest independent mma per warp of the ILP claim.
+pub const MIN_ILP: u32 = 4;
+const EPS: f64 = 1e-9;
+
+/// A row's fraction of the ceiling row's throughput, with its bootstrap interval.
+fn fraction(r: &MmaRow, top: &MmaRow) -> Result<Interval, NoInterval> {
+    confidence::ratio(
+        Timed::new(r.tflops, &r.timing),
+        Timed::new(top.tflops, &top.timing),
+    )
+}
+
+/// Whether a row reaches the ceiling: its interval wholly at or above [`REACHED`]
+/// (`Some(true)`), wholly below it (`Some(false)`), or neither. The ceiling row reaches itself.
+fn reaches(r: &MmaRow, top: &MmaRow) -> Option<bool> {
+    if std::ptr::eq(r, top) {
+        return Some(true);
+    }
+    fraction(r, top).ok().and_then(|iv| iv.exceeds(REACHED))
+}
+
+fn describe(r: &MmaRow, top: &MmaRow) -> String {
+    let of_ceiling = if std::ptr::eq(r, top) {
+        "the ceiling itself".to_owned()
+    } else {
+        match fraction(r, top) {
+            Ok(iv) => format!("{} of the ceiling", iv.show(percent)),
+            Err(e) => format!(
+                "{} of the ceiling (no interval: {e})",
+                percent(r.fraction_of_ceiling)
+            ),
+        }
+    };
+    format!(
+        "ILP {} at {} warps/SM ({} occupancy): {:.1} TFLOP/s, {of_ceiling} ({:.1} TFLOP/s, ILP {} \
+         at {} warps/SM)",
+        r.ilp,
+        r.warps_per_sm,
+        percent_with(r.occupancy, 2),
+        r.tflops,
+        top.tflops,
+        top.ilp,
+        top.warps_per_sm
+    )
+}
+
+/// The row with the most TFLOP/s (by median).
+fn fastest<'r>(rows: impl Iterator<Item = &'r MmaRow>) -> Option<&'r MmaRow> {
+    rows.max_by(|a, b| a.tflops.total_cmp(&b.tflops))
+}
+
+fn interval_words() -> String {
+    format!(
+        "on the {} bootstrap interval of the row's throughput over the ceiling's ({} resamples \
+         of both rows' samples, fixed seed)",
+        percent_with(confidence::LEVEL, 0),
+        confidence::RESAMPLES
+    )
+}
+
+/// The sweep's verdicts, in order: judged on its rows, or NOT JUDGED saying why there are none
+/// (it was not run, or its GPU has no bf16 `mma.sync`).
+pub fn verdicts(output: Option<&Mma>) -> Vec<Verdict> {
+    let why_not = match output {
+        None => Some(NOT_RUN.to_owned()),
+        Some(o) => o.not_run.as_ref().map(|why| format!("not run: {why}")),
+    };
+    let rows = output.map_or(&[][..], |o| &o.rows[..]);
+    [
+        mma_ilp_reaches_ceiling_at_low_occupancy(rows),
+        no_mma_ilp_misses_ceiling_at_full_occupancy(rows),
+    ]
+    .into_iter()
+    .map(|v| match &why_not {
+        Some(why) => Verdict {
+            holds: None,
+            evidence: why.clone(),
+            ..v
+        },
+        None => v,
+    })
+    .collect()
+}
+
+/// "With >= 4 independent MMAs per warp, 95% of the mma.sync ceiling is reached at <= 12.5%
+/// occupancy."
+///
+/// Rule: among checked rows with ILP >= 4 and occupancy <= 12.5%, HOLDS when one's interval
+/// lies wholly at or above 95% of the ceiling, DOES NOT HOLD when every one's lies wholly below
+/// it, NOT JUDGED otherwise or without such rows.
+pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
+    let top = ceiling(rows);
+    let low: Vec<&MmaRow> = rows
+        .iter()
+        .filter(|r| r.measured.checked() && r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS)
+        .collect();
+    let outcomes: Vec<Option<bool>> = match top {
+        Some(top) => low.iter().map(|r| reaches(r, top)).collect(),
+        None => Vec::new(),
+    };
+    let holds = any_of(outcomes.iter().copied());
+    // The row that decides: one that reaches the ceiling, else the best by median.
+    let reached = low
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, o)| **o == Some(true))
+        .map(|(r, _)| *r);
+    let shown = fastest(reached).or_else(|| fastest(low.iter().copied()));
+    Verdict {
+        key: "mma-ilp-ceiling-at-low-occupancy",
+        experiment: 0,
+        claim: format!(
+            "with >= {MIN_ILP} independent MMAs per warp, {} of the mma.sync ceiling is reached \
+             at <= {} occupancy",
+            percent_with(REACHED, 0),
+            percent(LOW_OCCUPANCY)
+        ),
+        rule: format!(
+            "a checked row with ILP >= {MIN_ILP} and occupancy <= {} reaches {} of the run's \
+             best verified throughput, {}: HOLDS when one row's interval lies at or above it, \
+             DOES NOT HOLD when every row's lies below it, NOT JUDGED otherwise",
+            percent(LOW_OCCUPANCY),
+            percent_with(REACHED, 0),
+            interval_words()
+        ),
+        holds,
+        evidence: match (shown, top) {
+            (Some(r), Some(top)) => {
+                format!("best: {} ({} rows considered)", describe(r, top), low.len())
+            }
+            _ => format!(
+                "no checked row with ILP >= {MIN_ILP} at <= {} occupancy",
+                percent(LOW_OCCUPANCY)
+            ),
+        },
+    }
+}
+
+/// "Without MMA-level parallelism, 100% occupancy does not reach the mma.sync ceiling."
+///
+/// Rule: the checked rows with ILP 1 at 100% occupancy; HOLDS when every one's interval lies
+/// wholly below 95% of the ceiling, DOES NOT HOLD when one's lies wholly at or above it, NOT
+/// JUDGED otherwise or without such a row.
+pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
+    let top = ceiling(rows);
+    let full: Vec<&MmaRow> = rows
+        .iter()
+        .filter(|r| r.measured.checked() && r.ilp == 1 && r.occupancy >= 1.0 - EPS)
+        .collect();
+    let holds = match top {
+        Some(top) => all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))),
+        None => None,
+    };
+    let best = fastest(full.iter().copied());
+    Verdict {
+        key: "no-mma-ilp-misses-ceiling-at-full-occupancy",
+        experiment: 0,
+        claim: "without MMA-level parallelism (one mma in flight per warp), 100% occupancy does \
+                not reach the mma.sync ceiling"
+            .into(),
+        rule: format!(
+            "every checked row with ILP 1 at 100% occupancy stays below {} of the run's best \
+             verified throughput, {}: HOLDS when every row's interval lies below it, DOES NOT \
+             HOLD when one's lies at or above it, NOT JUDGED otherwise",
+            percent_with(REACHED, 0),
+            interval_words()
+        ),
+        holds,
+        evidence: match (best, top) {
+            (Some(r), Some(top)) => format!("best: {}", describe(r, top)),
+            _ => "no checked row with ILP 1 at 100% occupancy".to_owned(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::mma::row::tests::{not_run, row, sweep};
+    use crate::experiments::mma::row::with_ceiling;
+
+    #[test]
+    fn ilp_at_low_occupancy_is_judged_against_the_ceiling() {
+        // 32 mma in flight per SM needed: ILP 4 x 8 warps gets there at 12.5%.
+        let v = mma_ilp_reaches_ceiling_at_low_occupancy(&sweep(32));
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        assert!(v.evidence.contains("ILP 8 at 8 warps/SM"), "{}", v.evidence);
+        // Needing 256: ILP 8 x 8 warps is a quarter of the ceiling (reached at 64 warps x ILP 4).
+        let v = mma_ilp_reaches_ceiling_at_low_occupancy(&sweep(256));
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        assert!(v.evidence.contains("25.0% (95% CI") && v.evidence.contains("ILP 8"), "{}", v.evidence);
+        // ILP 2 rows or 25% occupancy rows do not count.
+        let rows = with_ceiling(vec![row(2, 4, 650.0), row(4, 16, 650.0)]);
+        assert_eq!(mma_ilp_reaches_ceiling_at_low_occupancy(&rows).holds, None);
+        assert_eq!(mma_ilp_reaches_ceiling_at_low_occupancy(&[]).holds, None);
+    }
+
+    #[test]
+    fn full_occupancy_without_ilp() {
+        let rows = with_ceiling(vec![row(1, 64, 500.0), row(4, 64, 650.0)]);
+        let v = no_mma_ilp_misses_ceiling_at_full_occupancy(&rows);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        assert!(v.evidence.contains("76.9% (95% CI"), "{}", v.evidence);
+        let rows = with_ceiling(vec![row(1, 64, 640.0), row(4, 64, 650.0)]);
+        assert_eq!(
+            no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds,
+            Some(false)
+        );
+        // ILP 1 at 100% occupancy is itself the ceiling: it reaches it.
+        let rows = with_ceiling(vec![row(1, 64, 650.0), row(4, 8, 600.0)]);
+        let v = no_mma_ilp_misses_ceiling_at_full_occupancy(&rows);
+        assert_eq!(v.holds, Some(false));
+        assert!(v.evidence.contains("the ceiling itself"), "{}", v.evidence);
+        let rows = with_ceiling(vec![row(1, 32, 300.0)]);
+        assert_eq!(no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds, None);
+        let mut wrong = row(1, 64, 300.0);
+        wrong.measured.check.passed = false;
+        let rows = with_ceiling(vec![wrong, row(4, 8, 650.0)]);
+        assert_eq!(no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds, None);
+    }
+
+    #[test]
+    fn a_fraction_within_noise_of_the_bar_is_not_judged() {
+        // 95.1% of the ceiling with +-2% noise: the interval straddles 95%.
+        let mut r = row(4, 8, 0.951 * 650.0);
+        let m = r.timing.median_ms;
+        r.timing = crate::sampling::summarize(
+            (0..9).map(|i| m * (0.98 + 0.005 * f64::from(i))).collect(),
+            None,
+            None,
+        );
+        let rows = with_ceiling(vec![r.clone(), row(8, 64, 650.0)]);
+        let v = mma_ilp_reaches_ceiling_at_low_occupancy(&rows);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
+        let mut full = r;
+        full.ilp = 1;
+        full.occupancy = 1.0;
+        let rows = with_ceiling(vec![full, row(8, 64, 650.0)]);
+        let v = no_mma_ilp_misses_ceiling_at_full_occupancy(&rows);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        // Too few samples: no interval, no judgement.
+        let mut few = row(4, 8, 640.0);
+        few.timing = crate::sampling::summarize(vec![1.0, 1.0], None, None);
+        let rows = with_ceiling(vec![few, row(8, 64, 650.0)]);
+        assert_eq!(mma_ilp_reaches_ceiling_at_low_occupancy(&rows).holds, None);
+    }
+
+    #[test]
+    fn not_run_is_not_judged() {
+        let v = verdicts(None);
+        assert_eq!(v.len(), 2);
+        assert!(v.iter().all(|x| x.holds.is_none() && x.evidence == NOT_RUN));
+        let v = verdicts(Some(&not_run("needs sm_80")));
+        assert!(v
+            .iter()
+            .all(|x| x.holds.is_none() && x.evidence == "not run: needs sm_80"));
+        let ran = Mma {
+            rows: sweep(32),
+            not_run: None,
+            ..not_run("")
+        };
+        assert_eq!(verdicts(Some(&ran))[0].holds, Some(true));
+    }
+}

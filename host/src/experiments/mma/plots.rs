@@ -1,0 +1,100 @@
+//! The tensor-core sweep's plot: TFLOP/s over resident warps per SM, one series per ILP, with the
+//! `mma.sync` ceiling and the dense BF16 spec peak drawn. Drawn by the report's one drawer from
+//! this data.
+
+use std::collections::BTreeMap;
+
+use super::row::{ceiling, MmaRow};
+use super::Spec;
+use crate::experiments::contract::Registered;
+use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+
+/// TFLOP/s over warps/SM (log x: the warps double along the sweep), one series per ILP in
+/// ascending order, points in ascending warps; failed rows left out (an ILP with none has no
+/// series).
+pub fn tflops_by_warps(rows: &[MmaRow]) -> ScatterPlot {
+    let mut by_ilp: BTreeMap<u32, Vec<LabelledPoint>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.measured.checked()) {
+        by_ilp.entry(r.ilp).or_default().push(LabelledPoint {
+            x: f64::from(r.warps_per_sm),
+            y: r.tflops,
+            label: None,
+        });
+    }
+    let series = by_ilp
+        .into_iter()
+        .map(|(ilp, mut points)| {
+            points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            Series {
+                name: format!("ILP {ilp}"),
+                points,
+                line: true,
+                markers: true,
+            }
+        })
+        .collect();
+    let mut references = Vec::new();
+    if let Some(top) = ceiling(rows) {
+        references.push(ReferenceLine {
+            label: format!("mma.sync ceiling {:.0}", top.tflops),
+            y: top.tflops,
+            series: None,
+        });
+        // The spec at the ceiling's clock: the peak the ceiling is a fraction of in the table.
+        if let Some(peak) = top.spec_peak_tflops {
+            references.push(ReferenceLine {
+                label: format!("dense BF16 spec {peak:.0}"),
+                y: peak,
+                series: None,
+            });
+        }
+    }
+    ScatterPlot {
+        title: format!(
+            "Experiment {}: tensor-core throughput vs warps per SM and independent MMAs",
+            Spec::NUMBER
+        ),
+        x_label: "resident warps per SM".into(),
+        y_label: "TFLOP/s (mma.sync m16n8k16 BF16)".into(),
+        x_scale: XScale::Log,
+        x_unit_suffix: String::new(),
+        series,
+        references,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::mma::row::tests::{row, saturating};
+    use crate::experiments::mma::row::with_ceiling;
+
+    #[test]
+    fn one_series_per_ilp_in_warps_order_with_the_ceiling_and_spec() {
+        let mut rows = Vec::new();
+        for warps in [64, 1, 8] {
+            for ilp in [4, 1] {
+                rows.push(row(ilp, warps, saturating(ilp, warps, 32)));
+            }
+        }
+        let mut wrong = row(4, 2, 900.0);
+        wrong.measured.check.passed = false;
+        rows.push(wrong);
+        let p = tflops_by_warps(&with_ceiling(rows));
+        let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["ILP 1", "ILP 4"]);
+        let xs: Vec<f64> = p.series[1].points.iter().map(|q| q.x).collect();
+        assert_eq!(xs, [1.0, 8.0, 64.0], "sorted, the failed row left out");
+        assert!((p.series[0].points[1].y - 162.5).abs() < 1e-9, "8 of 32");
+        let lines: Vec<(&str, f64)> = p
+            .references
+            .iter()
+            .map(|l| (l.label.as_str(), l.y))
+            .collect();
+        assert_eq!(
+            lines,
+            [("mma.sync ceiling 650", 650.0), ("dense BF16 spec 1000", 1000.0)]
+        );
+        assert!(tflops_by_warps(&[]).references.is_empty());
+    }
+}
