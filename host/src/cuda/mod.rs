@@ -13,6 +13,7 @@ mod device;
 mod dynamic_library;
 pub mod launch;
 pub mod library_kernel;
+mod side_stream;
 mod module;
 pub mod tensor_peak;
 
@@ -24,6 +25,7 @@ pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
 pub use dynamic_library::MissingSymbol;
 pub use launch::{prepare, ptx_accepts, ptx_entry_params, Launch, LaunchShape, ParamClass};
 pub use library_kernel::{LibraryKernel, LibraryKernelError};
+pub use side_stream::SideStream;
 pub use module::{JitOptions, Kernel, Module, ModuleKind};
 
 use cudarc::driver::DriverError;

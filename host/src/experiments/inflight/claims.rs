@@ -4,6 +4,7 @@
 //! whose build spills (their loads are not all in flight, so their bytes in flight are not what the
 //! point claims).
 
+use super::law_claim::loaded_law_predicts;
 use super::notes::median;
 use super::row::{usable, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
 use crate::claim::{Verdict, NOT_RUN};
@@ -184,6 +185,7 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
         Some(r) => vec![
             bytes_not_occupancy(&r.rows, &r.copy),
             few_threads_match_many(&r.rows),
+            loaded_law_predicts(&r.rows, &r.copy, &r.loaded_predictions),
         ],
         None => {
             let copy = CopyReference {
@@ -191,7 +193,11 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
                 gbps: 0.0,
                 timing: Default::default(),
             };
-            let mut v = vec![bytes_not_occupancy(&[], &copy), few_threads_match_many(&[])];
+            let mut v = vec![
+                bytes_not_occupancy(&[], &copy),
+                few_threads_match_many(&[]),
+                loaded_law_predicts(&[], &copy, &[]),
+            ];
             for x in &mut v {
                 x.holds = None;
                 x.evidence = NOT_RUN.into();

@@ -16,11 +16,16 @@
 //! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`chase`]
 //! (latency, CPU side), [`row`] (typed results and headline figures), [`claims`] (verdict
 //! rules), [`notes`] (the model's fit and the other figures the notes quote), [`plots`],
-//! [`table`] (columns and notes), and [`run`], the one file that touches the driver.
+//! [`table`] (columns and notes), [`loaded`] (Little's law with the latency measured under
+//! load), and the two files that touch the driver: [`run`] (the sweep) and [`chase_run`] (the
+//! chases, alone and beside background copies).
 
 pub mod chase;
+pub mod chase_run;
 pub mod claims;
 pub mod grid;
+pub mod law_claim;
+pub mod loaded;
 pub mod model;
 pub mod notes;
 pub mod plots;
@@ -54,6 +59,10 @@ pub const DEFAULT_COPY_MIB: u64 = 128;
 pub const DEFAULT_LOADS: [u32; 6] = [1, 2, 4, 8, 16, 32];
 /// Default dependent loads of the latency chase.
 pub const DEFAULT_CHASE_STEPS: u32 = 1 << 20;
+/// Default dependent loads of each chase of the loaded-latency curve (0 leaves the curve out):
+/// a few milliseconds per background at loaded latencies, so the whole curve costs well under a
+/// second.
+pub const DEFAULT_LOADED_STEPS: u32 = 1 << 13;
 /// The chased buffer defaults to this many times the device's L2.
 pub const CHASE_L2_MULTIPLE: u64 = 8;
 
@@ -99,6 +108,11 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CHASE_STEPS,
           value_parser = crate::flag_values::whole(1000u32..=1 << 30))]
     pub chase_steps: u32,
+    /// Dependent loads of each chase of the loaded-latency curve (the chase timed while
+    /// background copies run at rates from a trickle to the full copy); 0 leaves it out.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LOADED_STEPS,
+          value_parser = crate::flag_values::whole(0u32..=1 << 24))]
+    pub loaded_steps: u32,
 }
 
 /// `host inflight`.
@@ -225,6 +239,7 @@ impl SweepFlags for SweepArgs {
             copy_mib: a.inflight_copy_mib,
             chase_mib: None,
             chase_steps: DEFAULT_CHASE_STEPS,
+            loaded_steps: DEFAULT_LOADED_STEPS,
         }
     }
 }
@@ -303,6 +318,8 @@ mod tests {
             }
         );
         assert_eq!(a.copy_mib, DEFAULT_COPY_MIB);
+        assert_eq!(a.loaded_steps, DEFAULT_LOADED_STEPS);
+        assert_eq!(parse(&["--loaded-steps", "0"]).unwrap().loaded_steps, 0);
         // Bytes per thread span 4 to 512.
         let bytes: Vec<u32> = MEMCPY_GRID
             .iter()
@@ -410,6 +427,8 @@ mod render_test {
             model,
             rows,
             skipped: vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()],
+            loaded: Default::default(),
+            loaded_predictions: vec![],
         });
         let mut fma = Vec::new();
         for ilp in [1, 4] {

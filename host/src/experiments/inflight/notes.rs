@@ -6,9 +6,10 @@
 
 use kernels_gpu::variants::MemcpyVariant;
 
+use super::loaded::PREDICTION_WITHIN;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
-use super::row::{usable, InflightRow};
-use crate::table::percent;
+use super::row::{usable, Inflight, InflightRow};
+use crate::table::{percent, percent_with};
 use super::Spec;
 use crate::experiments::contract::Registered;
 
@@ -79,6 +80,32 @@ pub fn width_effect(rows: &[InflightRow], wide: u32, narrow: u32) -> Option<(f64
     median(ratios).map(|m| (m, n))
 }
 
+/// The seed blog's GPU, for bandwidth per SM across GPUs: its name, its spec DRAM GB/s (all
+/// bytes moved, as a copy's read + written count) and its SMs. A copy reaches most of the spec,
+/// so the figure per SM is an upper bound on what the blog's copies moved per SM.
+pub const BLOG_GPU: (&str, f64, u32) = ("RTX 2000 Ada", 224.0, 22);
+
+/// Bandwidth per SM here against the blog's GPU: why the blog's bytes in flight fall short
+/// here. At equal latency Little's law asks bytes in flight per SM in proportion to GB/s per SM.
+pub fn per_sm_scale(model: &LittlesLaw) -> String {
+    let (name, gbps, sms) = BLOG_GPU;
+    let blog = gbps / f64::from(sms);
+    let here = model.peak_gbps / f64::from(model.sms.max(1));
+    format!(
+        "Per SM, this GPU's copy moves {here:.1} GB/s (read + written, {:.0} GB/s over {} SMs), \
+         {:.1}x the seed blog's {name} ({blog:.1} GB/s per SM at its spec {gbps:.0} GB/s over \
+         {sms} SMs): at an equal latency each SM here needs {:.1}x the bytes in flight, so \
+         variants sized to saturate that GPU fall short on this one; the claim at this GPU's \
+         scale (bytes in flight chosen freely) is experiment {}'s \"a few threads with many \
+         bytes in flight match many threads\".",
+        model.peak_gbps,
+        model.sms,
+        here / blog,
+        here / blog,
+        Spec::NUMBER
+    )
+}
+
 /// The sentence the `bandwidth` experiment's verdicts point here with: the bytes in flight per SM
 /// its labelled variants hold at `blocks_per_sm` against what the model says this GPU needs for 95%
 /// of the copy. Takes labelled variants (`MemcpyVariant`), not grid points, so the `bandwidth`
@@ -124,11 +151,69 @@ pub fn experiment2_pointer(
     format!(
         "Why (experiment {}): the blog's variants keep {min}-{max} B of loads in flight per SM \
          ({}); Little's law with this GPU's measured latency says {need:.0} B per SM are needed \
-         for 95% of the device-to-device copy, {:.1}x the most any of them holds.{measured}",
+         for 95% of the device-to-device copy, {:.1}x the most any of them holds.{measured} {}",
         Spec::NUMBER,
         list.join(", "),
-        need / max.max(1) as f64
+        need / max.max(1) as f64,
+        per_sm_scale(model)
     )
+}
+
+/// The loaded-latency curve and what Little's law makes of it, one note each.
+pub fn loaded_notes(result: &Inflight) -> Vec<String> {
+    let curve = &result.loaded;
+    if curve.points.is_empty() {
+        return vec!["Loaded latency: not measured (--loaded-steps 0, or a run before it was)".into()];
+    }
+    let points: Vec<String> = curve
+        .points
+        .iter()
+        .map(|p| {
+            let mark = match (p.check.passed, p.covered) {
+                (true, true) => "",
+                (false, _) => " CHECK FAILED, left out",
+                (true, false) => " (the chase outlasted the copies, left out)",
+            };
+            format!(
+                "{:.0} ns at {:.0} GB/s ({}){mark}",
+                p.ns_per_hop, p.background_gbps, p.background
+            )
+        })
+        .collect();
+    let mut notes = vec![format!(
+        "Loaded latency (measured): the chase's ns per hop on one SM while a memcpy grid point \
+         copies on every SM, against the copy's GB/s over the same window: {}",
+        points.join("; ")
+    )];
+    for p in &result.loaded_predictions {
+        let loaded = p.loaded_bytes.map_or("n/a".into(), |b| format!("{b:.0} B"));
+        let judged = match (p.measured_bytes, p.ratio()) {
+            (Some(m), Some(r)) => format!(
+                "the sweep's least was {m} B: the loaded model's figure is {:.2}x it ({}), \
+                 the unloaded one's {:.2}x",
+                r,
+                if p.within() == Some(true) {
+                    format!("within {}", percent_with(PREDICTION_WITHIN, 0))
+                } else {
+                    format!("misses by {}", percent_with((r - 1.0).abs(), 0))
+                },
+                p.unloaded_bytes / m.max(1) as f64
+            ),
+            _ => "no verified point of the sweep reached it".into(),
+        };
+        notes.push(format!(
+            "Little's law with loaded latency (inferred from the curve{}): {} of the copy needs \
+             {loaded} in flight per SM (unloaded latency: {:.0} B); {judged}",
+            if p.extrapolated {
+                ", extrapolated past its fastest background"
+            } else {
+                ""
+            },
+            percent_with(p.fraction, 0),
+            p.unloaded_bytes
+        ));
+    }
+    notes
 }
 
 #[cfg(test)]
@@ -174,7 +259,12 @@ mod tests {
         };
         let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model, &[]);
         assert!(
-            s.ends_with("No verified point of the sweep reached 95% of the copy."),
+            s.contains("No verified point of the sweep reached 95% of the copy."),
+            "{s}"
+        );
+        // 4000 GB/s over 100 SMs is 40 GB/s per SM, 3.9x the blog's 224 / 22 = 10.2.
+        assert!(
+            s.contains("moves 40.0 GB/s") && s.contains("3.9x the seed blog's RTX 2000 Ada"),
             "{s}"
         );
         // T1: 2 x 1024 threads x 4 B; T14f4: 2 x 32 threads x 224 B.

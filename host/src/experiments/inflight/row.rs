@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::chase::Latency;
 use super::grid::Point;
+use super::loaded::{LoadedLatency, LoadedPrediction};
 use super::model::LittlesLaw;
 use crate::experiments::contract::{row, Output, GBPS};
 use crate::experiments::measured::Measured;
@@ -33,6 +34,10 @@ pub struct InflightRow {
     pub fraction_of_copy: f64,
     /// The model's GB/s for `bytes_in_flight_per_sm` (read + written).
     pub predicted_gbps: f64,
+    /// The latency Little's law implies from the row's own bytes in flight and GB/s
+    /// ([`LittlesLaw::effective_latency_ns`]); absent in runs recorded before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective_latency_ns: Option<f64>,
     /// What limits the resident blocks, by the occupancy calculator.
     pub limiter: String,
     pub timing: Timing,
@@ -182,6 +187,14 @@ pub struct Inflight {
     /// Points that could not be placed at their residency, with the reason.
     pub skipped: Vec<String>,
     pub headline: Headline,
+    /// The chase timed under background copies (empty when not run, and in runs recorded
+    /// before it was measured).
+    #[serde(default)]
+    pub loaded: LoadedLatency,
+    /// Little's law with the loaded latency against the rows' need, at the headline's
+    /// fractions.
+    #[serde(default)]
+    pub loaded_predictions: Vec<LoadedPrediction>,
 }
 
 impl Output for Inflight {
@@ -239,6 +252,7 @@ pub(crate) mod tests {
             gbps: 4000.0 * fraction,
             fraction_of_copy: fraction,
             predicted_gbps: 0.0,
+            effective_latency_ns: None,
             limiter: "shared memory".into(),
             timing: Timing {
                 noise: Some(0.001),
