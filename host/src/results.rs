@@ -156,6 +156,10 @@ pub struct Timing {
     /// SM clock read before and after the samples (MHz), where the driver reports it.
     pub sm_clock_mhz_before: Option<u32>,
     pub sm_clock_mhz_after: Option<u32>,
+    /// The SM clock over the figure: every reading before, between and after its samples
+    /// (absent in runs recorded before it was kept, and where the driver answered none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_mhz_during: Option<crate::sampling::ClockSpan>,
     /// Relative standard deviation of the samples (sample sd over mean; see
     /// [`crate::sampling`]). Recorded from the noise-driven timing on; older runs have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -208,7 +208,10 @@ impl Output for Inflight {
     fn other_failures(&self) -> Vec<String> {
         let chase = &self.latency.check;
         let failed = (!chase.passed).then(|| format!("latency: {}", chase.what));
-        failed.into_iter().collect()
+        let loaded = self.loaded.points.iter().filter(|p| !p.check.passed).map(|p| {
+            format!("loaded latency beside {}: {}", p.background, p.check.what)
+        });
+        failed.into_iter().chain(loaded).collect()
     }
 }
 

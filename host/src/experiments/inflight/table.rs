@@ -77,6 +77,9 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         Column::new("Stack frame (B)", Kind::Bytes, |r| {
             spill(r.spills.map(|s| s.stack_frame))
         }),
+        Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r| {
+            cells::sm_clock(&r.timing)
+        }),
         Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
     ]
 }
@@ -295,6 +298,12 @@ mod tests {
     fn a_row_fills_every_column() {
         let mut r = row(256, 1, 64, 0.96);
         r.effective_latency_ns = Some(1234.4);
+        r.timing.sm_clock_mhz_during = Some(crate::sampling::ClockSpan {
+            readings: 5,
+            min_mhz: 1755,
+            median_mhz: 1980,
+            max_mhz: 1980,
+        });
         let t = columns_table("t", &columns(), std::slice::from_ref(&r));
         assert_eq!(t.rows[0].cells.len(), t.columns.len());
         let cell = |h: &str| t.cell(0, h).unwrap();
@@ -304,6 +313,7 @@ mod tests {
         assert_eq!(cell("Theo. occ"), "12.5%");
         assert_eq!(cell("Noise"), "0.10%");
         assert_eq!(cell("Eff. latency (ns)"), "1234");
+        assert_eq!(cell("SM MHz during"), "1755-1980");
         assert_eq!(cell("Verified"), "ok, exact");
         assert_eq!(cell("Spill stores (B)"), "0");
         assert_eq!(cell("Stack frame (B)"), "0");
@@ -331,6 +341,7 @@ mod tests {
         assert_eq!(cell(1, "Stack frame (B)"), "n/a");
         assert_eq!(cell(0, "Eff. latency (ns)"), SPILLS_NOTE);
         assert_eq!(cell(1, "Eff. latency (ns)"), "n/a");
+        assert_eq!(cell(1, "SM MHz during"), "n/a");
         // A CSV leaves the withheld figure empty: its column holds numbers only.
         let csv = crate::table::to_csv(&t);
         let header = csv.lines().next().unwrap();
