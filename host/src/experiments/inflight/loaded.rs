@@ -45,6 +45,11 @@ impl LoadedLatency {
         Self { points }
     }
 
+    /// Whether no point was measured (the curve was not run).
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
     fn checked(&self) -> impl Iterator<Item = &LoadedPoint> {
         self.points.iter().filter(|p| p.check.passed && p.covered)
     }

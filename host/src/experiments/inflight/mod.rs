@@ -31,9 +31,12 @@ pub mod notes;
 pub mod plots;
 pub mod row;
 pub mod run;
+pub mod sizes;
+pub mod sizes_run;
 pub mod table;
 
 use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
+use sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
 use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
 
@@ -113,6 +116,11 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_LOADED_STEPS,
           value_parser = crate::flag_values::whole(0u32..=1 << 24))]
     pub loaded_steps: u32,
+    /// Copy sizes (MiB) to run the sweep's fastest point at, each against its own
+    /// device-to-device copy, to show where the L2 stops serving the copy; 0 for none.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_SIZES_MIB,
+          value_parser = crate::flag_values::whole(0u64..=MAX_COPY_MIB))]
+    pub sizes_mib: Vec<u64>,
 }
 
 /// `host inflight`.
@@ -135,6 +143,11 @@ pub struct AllArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
           value_parser = crate::flag_values::whole(1u32..=64))]
     pub inflight_warps_per_sm: Vec<u32>,
+    /// inflight: copy sizes (MiB) of the size sweep (each against its own device-to-device
+    /// copy); 0 for none.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = ALL_SIZES_MIB,
+          value_parser = crate::flag_values::whole(0u64..=MAX_COPY_MIB))]
+    pub inflight_sizes_mib: Vec<u64>,
 }
 
 /// The `inflight` experiment, validated.
@@ -240,6 +253,7 @@ impl SweepFlags for SweepArgs {
             chase_mib: None,
             chase_steps: DEFAULT_CHASE_STEPS,
             loaded_steps: DEFAULT_LOADED_STEPS,
+            sizes_mib: a.inflight_sizes_mib.clone(),
         }
     }
 }
@@ -320,6 +334,10 @@ mod tests {
         assert_eq!(a.copy_mib, DEFAULT_COPY_MIB);
         assert_eq!(a.loaded_steps, DEFAULT_LOADED_STEPS);
         assert_eq!(parse(&["--loaded-steps", "0"]).unwrap().loaded_steps, 0);
+        assert_eq!(a.sizes_mib, DEFAULT_SIZES_MIB);
+        assert_eq!(parse(&["--sizes-mib", "16,4096"]).unwrap().sizes_mib, [16, 4096]);
+        assert_eq!(parse(&["--sizes-mib", "0"]).unwrap().sizes_mib, [0]);
+        assert!(parse(&["--sizes-mib", "x"]).is_err());
         // Bytes per thread span 4 to 512.
         let bytes: Vec<u32> = MEMCPY_GRID
             .iter()
@@ -429,6 +447,7 @@ mod render_test {
             skipped: vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()],
             loaded: Default::default(),
             loaded_predictions: vec![],
+            sizes: None,
         });
         let mut fma = Vec::new();
         for ilp in [1, 4] {

@@ -159,6 +159,51 @@ pub fn experiment2_pointer(
     )
 }
 
+/// Bands of the share of the copy the effective-latency note groups rows by: [lo, hi).
+pub const LATENCY_BANDS: [(f64, f64); 4] = [(0.0, 0.1), (0.1, 0.5), (0.5, 0.9), (0.9, f64::INFINITY)];
+
+/// The effective latency (Little's law solved with each usable row's own bytes in flight and
+/// GB/s) by share of the copy: for each band of [`LATENCY_BANDS`], the median and the number of
+/// rows. Computed from the rows and the model, so runs recorded before the column have it too.
+pub fn effective_latency_bands(rows: &[InflightRow], model: &LittlesLaw) -> Vec<(f64, f64, Option<f64>, usize)> {
+    LATENCY_BANDS
+        .iter()
+        .map(|&(lo, hi)| {
+            let ns: Vec<f64> = usable(rows)
+                .filter(|r| r.fraction_of_copy >= lo && r.fraction_of_copy < hi)
+                .filter_map(|r| model.effective_latency_ns(r.bytes_in_flight_per_sm as f64, r.gbps))
+                .collect();
+            let n = ns.len();
+            (lo, hi, median(ns), n)
+        })
+        .collect()
+}
+
+/// The note on [`effective_latency_bands`]: latency rising with load, measured from the rows.
+pub fn effective_latency_note(rows: &[InflightRow], model: &LittlesLaw) -> String {
+    let bands: Vec<String> = effective_latency_bands(rows, model)
+        .iter()
+        .map(|&(lo, hi, m, n)| {
+            let band = if hi.is_finite() {
+                format!("{} to {}", percent_with(lo, 0), percent_with(hi, 0))
+            } else {
+                format!("{} and more", percent_with(lo, 0))
+            };
+            match m {
+                Some(ns) => format!("{band} of the copy: {ns:.0} ns ({n} rows)"),
+                None => format!("{band}: no row"),
+            }
+        })
+        .collect();
+    format!(
+        "Effective latency by share of the copy (median of 2 x {} SMs x bytes in flight per SM / \
+         GB/s over the usable rows; the unloaded chase says {:.0} ns): {}",
+        model.sms,
+        model.latency_ns,
+        bands.join("; ")
+    )
+}
+
 /// The loaded-latency curve and what Little's law makes of it, one note each.
 pub fn loaded_notes(result: &Inflight) -> Vec<String> {
     let curve = &result.loaded;
@@ -237,6 +282,26 @@ mod tests {
         assert_eq!((fit.rows, fit.within_15_percent), (2, 1));
         assert!((fit.median_ratio_below_knee.unwrap() - 1000.0 / 1024.0).abs() < 1e-12);
         assert!((fit.median_ratio_above_knee.unwrap() - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_effective_latency_rises_band_by_band() {
+        let model = LittlesLaw {
+            sms: 100,
+            latency_ns: 500.0,
+            peak_gbps: 4000.0,
+        };
+        // 256 threads x 4 B = 1 KiB per SM at 5% (200 GB/s): 2 x 100 x 1024 / 200 = 1024 ns.
+        // 1024 threads x 2 x 32 B = 64 KiB at 95% (3800 GB/s): 3449 ns.
+        let rows = [row(256, 1, 4, 0.05), row(1024, 2, 32, 0.95)];
+        let bands = effective_latency_bands(&rows, &model);
+        assert_eq!(bands.len(), 4);
+        assert!((bands[0].2.unwrap() - 1024.0).abs() < 1e-9);
+        assert_eq!((bands[1].2, bands[1].3), (None, 0));
+        assert!((bands[3].2.unwrap() - 2.0 * 100.0 * 65536.0 / 3800.0).abs() < 1e-9);
+        let note = effective_latency_note(&rows, &model);
+        assert!(note.contains("0% to 10% of the copy: 1024 ns (1 rows)"), "{note}");
+        assert!(note.contains("90% and more of the copy: 3449 ns"), "{note}");
     }
 
     #[test]

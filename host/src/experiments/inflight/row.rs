@@ -7,6 +7,7 @@ use super::chase::Latency;
 use super::grid::Point;
 use super::loaded::{LoadedLatency, LoadedPrediction};
 use super::model::LittlesLaw;
+use super::sizes::SizeSweep;
 use crate::experiments::contract::{row, Output, GBPS};
 use crate::experiments::measured::Measured;
 use crate::experiments::spills::Spills;
@@ -189,12 +190,15 @@ pub struct Inflight {
     pub headline: Headline,
     /// The chase timed under background copies (empty when not run, and in runs recorded
     /// before it was measured).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "LoadedLatency::is_empty")]
     pub loaded: LoadedLatency,
     /// Little's law with the loaded latency against the rows' need, at the headline's
     /// fractions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loaded_predictions: Vec<LoadedPrediction>,
+    /// The copy-size sweep (absent when not asked for, and in runs recorded before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<SizeSweep>,
 }
 
 impl Output for Inflight {
@@ -211,7 +215,9 @@ impl Output for Inflight {
         let loaded = self.loaded.points.iter().filter(|p| !p.check.passed).map(|p| {
             format!("loaded latency beside {}: {}", p.background, p.check.what)
         });
-        failed.into_iter().chain(loaded).collect()
+        let sizes = self.sizes.iter().flat_map(|s| &s.rows).filter(|r| !r.check.passed);
+        let sizes = sizes.map(|r| format!("copy size {} MiB: {}", r.bytes >> 20, r.check.what));
+        failed.into_iter().chain(loaded).chain(sizes).collect()
     }
 }
 

@@ -12,6 +12,7 @@ use super::chase_run::{measure_latency, measure_loaded, Ring};
 use super::grid::{PlanLimits, Point};
 use super::loaded::{predictions, LoadedLatency};
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
+use super::sizes_run::measure_sizes;
 use super::row::{headline, CopyReference, Inflight, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use super::{Plan, Spec, CHASE_L2_MULTIPLE};
 use crate::cuda::Gpu;
@@ -91,8 +92,12 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         let at = (&copy, &model);
         measure_point(gpu, ctx, &mut buffers, modules, point, at)
     })?;
+    bar.set_message("copy sizes");
+    let (sizes, mut skipped) = measure_sizes(gpu, ctx, &ours, &swept.rows, &p.sweep.sizes_mib)?;
+    skipped.splice(0..0, swept.skipped);
     bar.finish_and_clear();
     Ok(Inflight {
+        sizes,
         headline: headline(&swept.rows, &model),
         loaded_predictions: predictions(&loaded, &model, &swept.rows, &HEADLINE_FRACTIONS),
         loaded,
@@ -100,7 +105,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         latency,
         model,
         rows: swept.rows,
-        skipped: swept.skipped,
+        skipped,
     })
 }
 

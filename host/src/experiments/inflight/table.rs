@@ -3,7 +3,9 @@
 //! declared once with its kind; the one renderer ([`crate::table`]) formats it everywhere.
 
 use super::model::LittlesLaw;
-use super::notes::{experiment2_pointer, loaded_notes, model_fit, width_effect};
+use super::notes::{
+    effective_latency_note, experiment2_pointer, loaded_notes, model_fit, width_effect,
+};
 use super::row::{Inflight, InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
 use crate::experiments::contract::GBPS;
@@ -208,7 +210,9 @@ pub fn notes(result: &Inflight) -> Vec<String> {
         ratio(fit.median_ratio_below_knee),
         ratio(fit.median_ratio_above_knee)
     ));
+    notes.push(effective_latency_note(&result.rows, m));
     notes.extend(loaded_notes(result));
+    notes.extend(result.sizes.iter().flat_map(|s| s.notes()));
     notes.push(experiment2_note(m, &result.rows));
     if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
         notes.push(format!(
