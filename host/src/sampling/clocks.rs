@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::results::ClockSpan;
+
 /// Whether a clock reading lies more than `tolerance` below `reference`.
 pub fn clock_dropped(reading_mhz: u32, reference_mhz: u32, tolerance: f64) -> bool {
     f64::from(reading_mhz) < f64::from(reference_mhz) * (1.0 - tolerance)
@@ -40,17 +42,6 @@ pub fn rounds_with_clock_drop(
             before.is_some_and(low) || after.is_some_and(low)
         })
         .collect()
-}
-
-/// The SM clock over a figure: the readings taken before, between and after its samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClockSpan {
-    /// Readings the driver answered.
-    pub readings: u32,
-    pub min_mhz: u32,
-    /// The median reading (the lower middle one for an even count).
-    pub median_mhz: u32,
-    pub max_mhz: u32,
 }
 
 /// The span of the answered readings; None when the driver answered none.

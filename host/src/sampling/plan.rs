@@ -72,7 +72,7 @@ impl Default for SamplingPlan {
 }
 
 /// Read the SM clock between every round of samples by default: the figure then records the
-/// clock it ran at throughout ([`crate::sampling::ClockSpan`]), not only before and after.
+/// clock it ran at throughout ([`crate::results::ClockSpan`]), not only before and after.
 pub const DEFAULT_CLOCK_EVERY: u32 = 1;
 
 /// The plan plus the clock watch.

@@ -6,7 +6,7 @@
 //! samples (a resample can move rows across the fraction).
 
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
-use super::row::{usable, CopyReference, InflightRow, SPILLS_NOTE};
+use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use crate::claim::Verdict;
 use crate::confidence::{self, Interval, Timed};
 use crate::table::percent_with;
@@ -37,14 +37,24 @@ pub fn loaded_law_predicts(
     let (lo, hi) = (1.0 - PREDICTION_WITHIN, 1.0 + PREDICTION_WITHIN);
     let mut outcomes = Vec::new();
     let mut parts = Vec::new();
-    for p in predictions {
-        let at = percent_with(p.fraction, 0);
-        let Some(predicted) = p.loaded_bytes else {
+    for fraction in HEADLINE_FRACTIONS {
+        let at = percent_with(fraction, 0);
+        let need = confidence::statistic(&figures, |v| least_bytes(&used, v, fraction));
+        let predicted = predictions
+            .iter()
+            .find(|p| (p.fraction - fraction).abs() < 1e-9)
+            .and_then(|p| p.loaded_bytes.map(|b| (b, p.extrapolated)));
+        let Some((predicted, extrapolated)) = predicted else {
             outcomes.push(None);
-            parts.push(format!("{at}: no loaded-latency curve"));
+            parts.push(match need {
+                Ok(need) => format!(
+                    "{at}: no loaded-latency curve to predict from; measured need {} B",
+                    need.show(|x| format!("{x:.0}"))
+                ),
+                Err(e) => format!("{at}: no loaded-latency curve, and no measured need ({e})"),
+            });
             continue;
         };
-        let need = confidence::statistic(&figures, |v| least_bytes(&used, v, p.fraction));
         match need {
             Ok(need) => {
                 // The prediction over the need: its interval is the need's, inverted.
@@ -62,7 +72,7 @@ pub fn loaded_law_predicts(
                 });
                 parts.push(format!(
                     "{at}: predicted {predicted:.0} B per SM{}, measured need {} B, ratio {}",
-                    if p.extrapolated {
+                    if extrapolated {
                         " (latency extrapolated)"
                     } else {
                         ""
@@ -104,11 +114,7 @@ pub fn loaded_law_predicts(
             confidence::RESAMPLES,
         ),
         holds,
-        evidence: if parts.is_empty() {
-            "no prediction was made (the loaded-latency curve was not measured)".into()
-        } else {
-            parts.join("; ")
-        },
+        evidence: parts.join("; "),
     }
 }
 
@@ -163,8 +169,15 @@ mod tests {
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         let v = loaded_law_predicts(&rows(), &copy(), &[predicted(0.9, None)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
+        // Without a curve the evidence still gives the measured need and its interval.
         let v = loaded_law_predicts(&rows(), &copy(), &[]);
         assert_eq!(v.holds, None, "{}", v.evidence);
+        assert!(
+            v.evidence.contains("90%: no loaded-latency curve to predict from; measured need 32768")
+                && v.evidence.contains("(95% CI"),
+            "{}",
+            v.evidence
+        );
     }
 
     #[test]
