@@ -4,7 +4,7 @@
 //! whose build spills (their loads are not all in flight, so their bytes in flight are not what the
 //! point claims).
 
-use super::law_claim::loaded_law_predicts;
+use super::law_claim::{loaded_law_predicts, warps_cannot_hide_latency};
 use super::notes::median;
 use super::row::{usable, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
 use crate::claim::{Verdict, NOT_RUN};
@@ -186,6 +186,7 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
             bytes_not_occupancy(&r.rows, &r.copy),
             few_threads_match_many(&r.rows),
             loaded_law_predicts(&r.rows, &r.copy, &r.loaded_predictions),
+            warps_cannot_hide_latency(&r.rows, &r.copy, r.latency.cycles_per_step),
         ],
         None => {
             let copy = CopyReference {
@@ -197,6 +198,7 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
                 bytes_not_occupancy(&[], &copy),
                 few_threads_match_many(&[]),
                 loaded_law_predicts(&[], &copy, &[]),
+                warps_cannot_hide_latency(&[], &copy, 0.0),
             ];
             for x in &mut v {
                 x.holds = None;

@@ -1,3 +1,7 @@
+//! Two claims about the parallelism memory needs. Seed 003's "64 warps cannot hide a 400-cycle
+//! latency" ([`warps_cannot_hide_latency`]) counts one request per warp; the rows count bytes in
+//! flight.
+//!
 //! "Needed parallelism = latency x throughput", for memory: Little's law, fed the latency
 //! measured under load ([`super::loaded`]), must predict the bytes in flight per SM the sweep
 //! needed for 90% and 95% of the copy. The prediction is one figure (the chase is timed once
@@ -9,7 +13,7 @@ use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
 use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use crate::claim::Verdict;
 use crate::confidence::{self, Interval, Timed};
-use crate::table::percent_with;
+use crate::table::{percent, percent_with};
 
 /// The fewest bytes in flight per SM among `rows` whose GB/s (in `gbps`, one per row, then the
 /// copy's last) reach `fraction` of the copy.
@@ -118,6 +122,91 @@ pub fn loaded_law_predicts(
     }
 }
 
+/// Seed 003 counts the warps needed as latency / cycles per instruction (400 / 4 = 100), more
+/// than an SM's 64, and concludes that the latency cannot be hidden.
+pub const SEED_003_CLAIM: &str = "64 warps cannot hide a 400-cycle memory latency (seed 003: \
+it takes latency / cycles per instruction = 100 warps, and an SM holds 64)";
+/// "Hidden": a copy at this share of the device-to-device copy or more.
+pub const HIDDEN_AT: f64 = 0.90;
+
+/// Rule: the usable rows (all at 64 warps/SM or fewer) against the copy: DOES NOT HOLD when one
+/// row's interval of GB/s over the copy's lies wholly at or above [`HIDDEN_AT`] (the latency is
+/// hidden, by that row's warps); HOLDS when every row's lies wholly below it; NOT JUDGED
+/// otherwise. The evidence names the row with the fewest warps/SM that hides it, and the
+/// latency in cycles the chase measured.
+pub fn warps_cannot_hide_latency(
+    rows: &[InflightRow],
+    copy: &CopyReference,
+    chase_cycles: f64,
+) -> Verdict {
+    let share = |r: &InflightRow| {
+        confidence::ratio(Timed::new(r.gbps, &r.timing), Timed::new(copy.gbps, &copy.timing))
+    };
+    let judged: Vec<(&InflightRow, Option<bool>, String)> = usable(rows)
+        .map(|r| {
+            let iv = share(r);
+            let reaches = iv.as_ref().ok().and_then(|iv| iv.exceeds(HIDDEN_AT));
+            let text = match iv {
+                Ok(iv) => iv.show(percent),
+                Err(e) => format!("{} (no interval: {e})", percent(r.fraction_of_copy)),
+            };
+            (r, reaches, text)
+        })
+        .collect();
+    let hidden = judged
+        .iter()
+        .filter(|(_, reaches, _)| *reaches == Some(true))
+        .min_by_key(|(r, _, _)| (r.warps_per_sm, std::cmp::Reverse(r.bytes_in_flight_per_sm)));
+    let best = judged
+        .iter()
+        .max_by(|a, b| a.0.fraction_of_copy.total_cmp(&b.0.fraction_of_copy));
+    let holds = if hidden.is_some() {
+        Some(false)
+    } else if !judged.is_empty() && judged.iter().all(|(_, reaches, _)| *reaches == Some(false)) {
+        Some(true)
+    } else {
+        None
+    };
+    let latency = format!("the chase measured {chase_cycles:.0} cycles per DRAM load");
+    let evidence = match (hidden, best) {
+        (Some((r, _, text)), _) => format!(
+            "{} at {} blocks/SM hides it with {} warps/SM ({} B in flight per SM, {}              occupancy): {text} of the copy; {latency}; what hides it is bytes in flight, not              warps: each warp keeps {} loads of {} B per thread outstanding",
+            r.entry,
+            r.blocks_per_sm,
+            r.warps_per_sm,
+            r.bytes_in_flight_per_sm,
+            percent(r.occupancy),
+            r.point.shape.loads,
+            r.point.shape.width * 4
+        ),
+        (None, Some((r, _, text))) => format!(
+            "no row reaches {} of the copy on its interval; the best, {} at {} warps/SM:              {text}; {latency}",
+            percent(HIDDEN_AT),
+            r.entry,
+            r.warps_per_sm
+        ),
+        (None, None) => "no usable row".into(),
+    };
+    Verdict {
+        key: "warps-cannot-hide-memory-latency",
+        experiment: 0,
+        claim: SEED_003_CLAIM.into(),
+        rule: format!(
+            "each usable row (all hold 64 warps/SM or fewer) against the device-to-device copy, \
+             on the {} bootstrap interval of its GB/s over the copy's ({} resamples, fixed \
+             seed): DOES NOT HOLD when one lies wholly at or above {} (the latency is hidden; \
+             the row with the fewest warps/SM named), HOLDS when every one lies wholly below it, \
+             NOT JUDGED otherwise; points whose build spills ({SPILLS_NOTE}) and failed checks \
+             are left out",
+            percent_with(confidence::LEVEL, 0),
+            confidence::RESAMPLES,
+            percent(HIDDEN_AT)
+        ),
+        holds,
+        evidence,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +267,22 @@ mod tests {
             "{}",
             v.evidence
         );
+    }
+
+    #[test]
+    fn eight_warps_with_bytes_in_flight_refute_seed_003() {
+        // 8 warps/SM (256 threads) x 256 B each reach 96%: hidden, by bytes in flight.
+        let rows = [row(1024, 2, 4, 0.55), row(256, 1, 256, 0.96), row(512, 1, 256, 0.97)];
+        let v = warps_cannot_hide_latency(&rows, &copy(), 665.0);
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        assert!(v.evidence.starts_with("memcpy_t256_l64_w1 at 1 blocks/SM hides it with 8 warps/SM"), "{}", v.evidence);
+        assert!(v.evidence.contains("665 cycles") && v.evidence.contains("95% CI"), "{}", v.evidence);
+        // Nothing near the copy: the claim holds; a row at the bound on noisy figures is not judged.
+        let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.55)], &copy(), 665.0);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.90)], &copy(), 665.0);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        assert_eq!(warps_cannot_hide_latency(&[], &copy(), 665.0).holds, None);
     }
 
     #[test]
