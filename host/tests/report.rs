@@ -367,7 +367,8 @@ fn few_threads_well_short_of_many_fails_claim_4() {
     // Against the best many-thread variant (T4, 206.7 at 66.7%), not the weakest (T1, 194.7):
     // 150 / 206.7 = 72.6%, against a bound of 90%.
     assert!(
-        v.evidence.contains("vs the best many-thread variant T4 (512 threads")
+        v.evidence
+            .contains("vs the best many-thread variant T4 (512 threads")
             && v.evidence.contains("72.6% (95% CI")
             && v.evidence.ends_with("(bound 90.0%)"),
         "{}",

@@ -107,13 +107,29 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
     // checked (failed_checks above) and run wholly under its copies; the backgrounds step from
     // a trickle to most of the copy.
     let curve = &r.loaded.points;
-    assert_eq!(curve.len(), 1 + inflight::chase_run::BACKGROUNDS.len(), "{curve:?}");
-    assert!(curve.iter().all(|p| p.covered && p.ns_per_hop > 0.0), "{curve:?}");
+    assert_eq!(
+        curve.len(),
+        1 + inflight::chase_run::BACKGROUNDS.len(),
+        "{curve:?}"
+    );
+    assert!(
+        curve.iter().all(|p| p.covered && p.ns_per_hop > 0.0),
+        "{curve:?}"
+    );
     let fastest = curve.iter().map(|p| p.background_gbps).fold(0.0, f64::max);
-    let slowest = curve[1..].iter().map(|p| p.background_gbps).fold(f64::MAX, f64::min);
-    assert!(fastest > 10.0 * slowest && fastest > 0.5 * r.copy.gbps, "{curve:?}");
+    let slowest = curve[1..]
+        .iter()
+        .map(|p| p.background_gbps)
+        .fold(f64::MAX, f64::min);
+    assert!(
+        fastest > 10.0 * slowest && fastest > 0.5 * r.copy.gbps,
+        "{curve:?}"
+    );
     assert_eq!(r.loaded_predictions.len(), 2);
-    assert!(r.loaded_predictions.iter().all(|p| p.loaded_bytes.is_some()));
+    assert!(r
+        .loaded_predictions
+        .iter()
+        .all(|p| p.loaded_bytes.is_some()));
     let t = inflight::Spec::table(&r, &test_meta());
     assert_eq!(t.rows.len(), r.rows.len());
 }

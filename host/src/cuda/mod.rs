@@ -13,8 +13,8 @@ mod device;
 mod dynamic_library;
 pub mod launch;
 pub mod library_kernel;
-mod side_stream;
 mod module;
+mod side_stream;
 pub mod tensor_peak;
 
 pub use crate::module_image::module_entries;
@@ -25,8 +25,8 @@ pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
 pub use dynamic_library::MissingSymbol;
 pub use launch::{prepare, ptx_accepts, ptx_entry_params, Launch, LaunchShape, ParamClass};
 pub use library_kernel::{LibraryKernel, LibraryKernelError};
-pub use side_stream::SideStream;
 pub use module::{JitOptions, Kernel, Module, ModuleKind};
+pub use side_stream::SideStream;
 
 use cudarc::driver::DriverError;
 

@@ -21,8 +21,9 @@ impl SideStream {
         gpu.bind()?;
         let (_, greatest) =
             result::stream::get_priority_range().doing(|| "reading stream priorities".into())?;
-        let raw = result::stream::create_with_priority(result::stream::StreamKind::NonBlocking, greatest)
-            .doing(|| "creating a side stream".into())?;
+        let raw =
+            result::stream::create_with_priority(result::stream::StreamKind::NonBlocking, greatest)
+                .doing(|| "creating a side stream".into())?;
         Ok(Self { raw })
     }
 

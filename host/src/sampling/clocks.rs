@@ -63,7 +63,12 @@ mod tests {
     #[test]
     fn the_span_covers_the_answered_readings() {
         let r = |before_round, mhz| ClockReading { before_round, mhz };
-        let readings = [r(0, Some(1980)), r(1, None), r(2, Some(1755)), r(3, Some(1980))];
+        let readings = [
+            r(0, Some(1980)),
+            r(1, None),
+            r(2, Some(1755)),
+            r(3, Some(1980)),
+        ];
         let span = clock_span(&readings).unwrap();
         assert_eq!(
             (span.readings, span.min_mhz, span.median_mhz, span.max_mhz),

@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use super::plan::{
     NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_EVERY,
-    DEFAULT_CLOCK_TOLERANCE,
-    DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME, DEFAULT_MIN_SAMPLES,
-    DEFAULT_MIN_SAMPLE_MS,
+    DEFAULT_CLOCK_TOLERANCE, DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME,
+    DEFAULT_MIN_SAMPLES, DEFAULT_MIN_SAMPLE_MS,
 };
 
 /// The timing flags of every experiment: a noise target by default, a fixed plan when both

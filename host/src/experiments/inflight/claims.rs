@@ -288,13 +288,13 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::model::LittlesLaw;
     use crate::experiments::inflight::row::tests::{row, spilling};
 
     /// The 4000 GB/s copy the synthetic rows are fractions of, timed like them.
-    fn copy() -> CopyReference {
+    pub(crate) fn copy() -> CopyReference {
         CopyReference {
             bytes: 1 << 27,
             gbps: 4000.0,

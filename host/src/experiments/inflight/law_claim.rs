@@ -26,6 +26,15 @@ fn least_bytes(rows: &[&InflightRow], gbps: &[f64], fraction: f64) -> Option<f64
         .min_by(f64::total_cmp)
 }
 
+/// Every comparison decided and holding: HOLDS; one failing: DOES NOT HOLD; else undecided.
+fn every(outcomes: &[Option<bool>]) -> Option<bool> {
+    if outcomes.contains(&Some(false)) {
+        return Some(false);
+    }
+    let decided = !outcomes.is_empty() && outcomes.iter().all(Option::is_some);
+    decided.then_some(true)
+}
+
 /// Rule: for each fraction with a loaded prediction, the interval of prediction / measured need
 /// (the need's bootstrap interval, the prediction fixed). HOLDS when every interval lies within
 /// `1 +- PREDICTION_WITHIN`; DOES NOT HOLD when one lies wholly outside it; NOT JUDGED otherwise,
@@ -93,13 +102,6 @@ pub fn loaded_law_predicts(
             }
         }
     }
-    let holds = if outcomes.contains(&Some(false)) {
-        Some(false)
-    } else if !outcomes.is_empty() && outcomes.iter().all(|o| *o == Some(true)) {
-        Some(true)
-    } else {
-        None
-    };
     Verdict {
         key: "loaded-littles-law-predicts-need",
         experiment: 0,
@@ -117,7 +119,7 @@ pub fn loaded_law_predicts(
             percent_with(confidence::LEVEL, 0),
             confidence::RESAMPLES,
         ),
-        holds,
+        holds: every(&outcomes),
         evidence: parts.join("; "),
     }
 }
@@ -170,7 +172,9 @@ pub fn warps_cannot_hide_latency(
     let latency = format!("the chase measured {chase_cycles:.0} cycles per DRAM load");
     let evidence = match (hidden, best) {
         (Some((r, _, text)), _) => format!(
-            "{} at {} blocks/SM hides it with {} warps/SM ({} B in flight per SM, {}              occupancy): {text} of the copy; {latency}; what hides it is bytes in flight, not              warps: each warp keeps {} loads of {} B per thread outstanding",
+            "{} at {} blocks/SM hides it with {} warps/SM ({} B in flight per SM, {} \
+             occupancy): {text} of the copy; {latency}; what hides it is bytes in flight, not \
+             warps: each warp keeps {} loads of {} B per thread outstanding",
             r.entry,
             r.blocks_per_sm,
             r.warps_per_sm,
@@ -180,7 +184,8 @@ pub fn warps_cannot_hide_latency(
             r.point.shape.width * 4
         ),
         (None, Some((r, _, text))) => format!(
-            "no row reaches {} of the copy on its interval; the best, {} at {} warps/SM:              {text}; {latency}",
+            "no row reaches {} of the copy on its interval; the best, {} at {} warps/SM: \
+             {text}; {latency}",
             percent(HIDDEN_AT),
             r.entry,
             r.warps_per_sm
@@ -210,15 +215,8 @@ pub fn warps_cannot_hide_latency(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::claims::tests::copy;
     use crate::experiments::inflight::row::tests::row;
-
-    fn copy() -> CopyReference {
-        CopyReference {
-            bytes: 1 << 27,
-            gbps: 4000.0,
-            timing: row(32, 1, 4, 1.0).timing,
-        }
-    }
 
     fn predicted(fraction: f64, bytes: Option<f64>) -> LoadedPrediction {
         LoadedPrediction {
@@ -277,6 +275,7 @@ mod tests {
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         assert!(v.evidence.starts_with("memcpy_t256_l64_w1 at 1 blocks/SM hides it with 8 warps/SM"), "{}", v.evidence);
         assert!(v.evidence.contains("665 cycles") && v.evidence.contains("95% CI"), "{}", v.evidence);
+        assert!(!v.evidence.contains("  "), "{}", v.evidence);
         // Nothing near the copy: the claim holds; a row at the bound on noisy figures is not judged.
         let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.55)], &copy(), 665.0);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);

@@ -154,13 +154,8 @@ pub fn predictions(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::model::tests::GPU;
     use crate::experiments::inflight::row::tests::{passed, row, spilling};
-
-    const GPU: LittlesLaw = LittlesLaw {
-        sms: 100,
-        latency_ns: 500.0,
-        peak_gbps: 4000.0,
-    };
 
     fn point(gbps: f64, ns: f64) -> LoadedPoint {
         LoadedPoint {

@@ -71,11 +71,11 @@ pub fn requests_in_flight_per_sm(resident_warps_per_sm: u32, loads: u32) -> u64 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A made-up GPU: 100 SMs, 500 ns, 4000 GB/s copy (read+write).
-    const GPU: LittlesLaw = LittlesLaw {
+    pub(crate) const GPU: LittlesLaw = LittlesLaw {
         sms: 100,
         latency_ns: 500.0,
         peak_gbps: 4000.0,

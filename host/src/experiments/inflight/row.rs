@@ -183,11 +183,6 @@ pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
 pub struct Inflight {
     pub copy: CopyReference,
     pub latency: Latency,
-    pub model: LittlesLaw,
-    pub rows: Vec<InflightRow>,
-    /// Points that could not be placed at their residency, with the reason.
-    pub skipped: Vec<String>,
-    pub headline: Headline,
     /// The chase timed under background copies (empty when not run, and in runs recorded
     /// before it was measured).
     #[serde(default, skip_serializing_if = "LoadedLatency::is_empty")]
@@ -199,6 +194,11 @@ pub struct Inflight {
     /// The copy-size sweep (absent when not asked for, and in runs recorded before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sizes: Option<SizeSweep>,
+    pub model: LittlesLaw,
+    pub rows: Vec<InflightRow>,
+    /// Points that could not be placed at their residency, with the reason.
+    pub skipped: Vec<String>,
+    pub headline: Headline,
 }
 
 impl Output for Inflight {
