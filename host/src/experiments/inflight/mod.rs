@@ -426,29 +426,38 @@ mod render_test {
                 rows.push(x);
             }
         }
-        let timing = rows[0].timing.clone();
-        r.inflight = Some(Inflight {
-            copy: row::CopyReference {
-                bytes: 1 << 27,
-                gbps: 4000.0,
-                timing,
-            },
-            latency: chase::Latency {
-                steps: 1000,
-                buffer_bytes: 1 << 30,
-                cycles_per_step: 1200.0,
-                ns_per_step: 600.0,
-                implied_clock_mhz: 2000.0,
-                check: row::tests::passed(),
-            },
-            headline: row::headline(&rows, &model),
-            model,
-            rows,
-            skipped: vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()],
-            loaded: Default::default(),
-            loaded_predictions: vec![],
-            sizes: None,
+        let mut run = row::tests::synthetic(rows, model);
+        run.skipped = vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()];
+        // A loaded curve and a size sweep, so their notes, verdict and plot render too.
+        let at = |gbps: f64, ns: f64| loaded::LoadedPoint {
+            background: format!("synthetic {gbps} GB/s"),
+            background_gbps: gbps,
+            ns_per_hop: ns,
+            covered: true,
+            check: row::tests::passed(),
+        };
+        run.loaded = loaded::LoadedLatency::new(vec![at(0.0, 600.0), at(3000.0, 1400.0)]);
+        run.loaded_predictions = loaded::predictions(
+            &run.loaded,
+            &run.model,
+            &run.rows,
+            &row::HEADLINE_FRACTIONS,
+        );
+        let size = |mib: u64, gbps: f64| sizes::SizeRow {
+            bytes: mib << 20,
+            gbps,
+            timing: run.copy.timing.clone(),
+            d2d_gbps: gbps * 1.05,
+            d2d_timing: run.copy.timing.clone(),
+            check: row::tests::passed(),
+        };
+        run.sizes = Some(sizes::SizeSweep {
+            entry: "memcpy_t256_l64_w1".into(),
+            blocks_per_sm: 1,
+            l2_bytes: 50 << 20,
+            rows: vec![size(16, 6000.0), size(256, 3900.0), size(1024, 3850.0)],
         });
+        r.inflight = Some(run);
         let mut fma = Vec::new();
         for ilp in [1, 4] {
             for warps in [1, 8, 64] {
@@ -477,6 +486,7 @@ mod render_test {
             "inflight.svg",
             "inflight_bytes.svg",
             "inflight_model.svg",
+            "inflight_latency.svg",
             "ilp.svg",
             "report.md",
         ] {
@@ -489,6 +499,16 @@ mod render_test {
         assert!(md.contains("Volkov's table"), "{md}");
         let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
         assert!(report.contains("Why (experiment 4)"), "{report}");
+        let tables = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+        for note in [
+            "Loaded latency (measured)",
+            "Little's law with loaded latency",
+            "Copy size sweep",
+            "The L2 stops serving the copy by 256 MiB",
+            "Effective latency by share of the copy",
+        ] {
+            assert!(tables.contains(note), "{note}: {tables}");
+        }
         assert!(report.contains("inflight_bytes.svg") || report.contains("inflight.svg"));
         let merged = dir.join("merged");
         crate::report::merge::merge(&[dir.clone(), dir.clone()], &merged).unwrap();

@@ -226,6 +226,33 @@ pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::grid::CopyShape;
 
+    /// A run of `rows` against a 4000 GB/s copy timed like them, with a 600 ns chase and the
+    /// model `model`; no loaded curve or size sweep.
+    pub(crate) fn synthetic(rows: Vec<InflightRow>, model: LittlesLaw) -> Inflight {
+        Inflight {
+            copy: CopyReference {
+                bytes: 1 << 27,
+                gbps: 4000.0,
+                timing: row(32, 1, 4, 1.0).timing,
+            },
+            latency: Latency {
+                steps: 1000,
+                buffer_bytes: 1 << 30,
+                cycles_per_step: 1200.0,
+                ns_per_step: 600.0,
+                implied_clock_mhz: 2000.0,
+                check: passed(),
+            },
+            loaded: LoadedLatency::default(),
+            loaded_predictions: vec![],
+            sizes: None,
+            headline: headline(&rows, &model),
+            model,
+            rows,
+            skipped: vec![],
+        }
+    }
+
     pub(crate) fn passed() -> crate::results::Check {
         crate::results::Check {
             passed: true,
