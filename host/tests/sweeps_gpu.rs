@@ -68,6 +68,8 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         "256",
         "--chase-steps",
         "20000",
+        "--sizes-mib",
+        "16,64",
     ])
     .args;
     let plan = inflight::Plan::new(&args).unwrap();
@@ -130,6 +132,18 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         .loaded_predictions
         .iter()
         .all(|p| p.loaded_bytes.is_some()));
+    // The size sweep: the fastest point at both sizes, each against its own copy (its checks
+    // are among failed_checks above).
+    let sizes = r.sizes.as_ref().expect("a size sweep");
+    assert!(sizes.l2_bytes > 0);
+    let mib: Vec<u64> = sizes.rows.iter().map(|s| s.bytes >> 20).collect();
+    assert_eq!(mib, [16, 64]);
+    assert!(sizes.rows.iter().all(|s| s.gbps > 0.0 && s.d2d_gbps > 0.0));
+    // The SM clock was read during every figure, not only around it.
+    assert!(r.rows.iter().all(|x| x
+        .timing
+        .sm_clock_mhz_during
+        .is_some_and(|c| c.readings >= 2)));
     let t = inflight::Spec::table(&r, &test_meta());
     assert_eq!(t.rows.len(), r.rows.len());
 }
