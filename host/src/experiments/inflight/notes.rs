@@ -204,6 +204,20 @@ pub fn effective_latency_note(rows: &[InflightRow], model: &LittlesLaw) -> Strin
     )
 }
 
+/// The likely reasons for a loaded prediction off the measured need, by its direction. They are
+/// hypotheses the run did not measure, and the note says so.
+pub fn miss_reason(ratio: f64) -> &'static str {
+    if ratio < 1.0 {
+        "low: possible reasons, not measured here: the chase's single load per hop does not wait \
+         behind its own SM's queue of loads as each of a copy's loads does, so the copy's loads \
+         see a longer latency than the chase beside it; and the sweep's points are coarse (a \
+         factor of 2 in bytes apart), so the least that reached the fraction may overshoot it"
+    } else {
+        "high: possible reasons, not measured here: the copy's loads hit sectors already on their \
+         way (adjacent requests merged in L2), so they wait less than a random hop"
+    }
+}
+
 /// The loaded-latency curve and what Little's law makes of it, one note each.
 pub fn loaded_notes(result: &Inflight) -> Vec<String> {
     let curve = &result.loaded;
@@ -240,7 +254,11 @@ pub fn loaded_notes(result: &Inflight) -> Vec<String> {
                 if p.within() == Some(true) {
                     format!("within {}", percent_with(PREDICTION_WITHIN, 0))
                 } else {
-                    format!("misses by {}", percent_with((r - 1.0).abs(), 0))
+                    format!(
+                        "misses by {}; {}",
+                        percent_with((r - 1.0).abs(), 0),
+                        miss_reason(r)
+                    )
                 },
                 p.unloaded_bytes / m.max(1) as f64
             ),
@@ -302,6 +320,12 @@ mod tests {
         let note = effective_latency_note(&rows, &model);
         assert!(note.contains("0% to 10% of the copy: 1024 ns (1 rows)"), "{note}");
         assert!(note.contains("90% and more of the copy: 3449 ns"), "{note}");
+    }
+
+    #[test]
+    fn a_miss_says_which_way_and_that_its_reasons_are_unmeasured() {
+        assert!(miss_reason(0.5).starts_with("low: possible reasons, not measured here"));
+        assert!(miss_reason(1.5).starts_with("high: possible reasons, not measured here"));
     }
 
     #[test]
