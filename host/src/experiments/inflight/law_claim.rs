@@ -50,9 +50,18 @@ pub fn loaded_law_predicts(
     let (lo, hi) = (1.0 - PREDICTION_WITHIN, 1.0 + PREDICTION_WITHIN);
     let mut outcomes = Vec::new();
     let mut parts = Vec::new();
-    for fraction in HEADLINE_FRACTIONS {
+    // Both fractions' needs over the same resamples (one pass: the resampling is the cost); a
+    // fraction no row reaches gets its own (failing) pass, so it cannot take the other's away.
+    let needs = confidence::statistics(&figures, |v| {
+        let [a, b] = HEADLINE_FRACTIONS.map(|f| least_bytes(&used, v, f));
+        Some([a?, b?])
+    });
+    for (i, fraction) in HEADLINE_FRACTIONS.into_iter().enumerate() {
         let at = percent_with(fraction, 0);
-        let need = confidence::statistic(&figures, |v| least_bytes(&used, v, fraction));
+        let need = match &needs {
+            Ok(both) => Ok(both[i]),
+            Err(_) => confidence::statistic(&figures, |v| least_bytes(&used, v, fraction)),
+        };
         let predicted = predictions
             .iter()
             .find(|p| (p.fraction - fraction).abs() < 1e-9)
@@ -144,27 +153,44 @@ pub fn warps_cannot_hide_latency(
     let share = |r: &InflightRow| {
         confidence::ratio(Timed::new(r.gbps, &r.timing), Timed::new(copy.gbps, &copy.timing))
     };
-    let judged: Vec<(&InflightRow, Option<bool>, String)> = usable(rows)
-        .map(|r| {
-            let iv = share(r);
-            let reaches = iv.as_ref().ok().and_then(|iv| iv.exceeds(HIDDEN_AT));
-            let text = match iv {
-                Ok(iv) => iv.show(percent),
-                Err(e) => format!("{} (no interval: {e})", percent(r.fraction_of_copy)),
-            };
-            (r, reaches, text)
-        })
-        .collect();
-    let hidden = judged
+    let judge = |r: &InflightRow| {
+        let iv = share(r);
+        let reaches = iv.as_ref().ok().and_then(|iv| iv.exceeds(HIDDEN_AT));
+        let text = match iv {
+            Ok(iv) => iv.show(percent),
+            Err(e) => format!("{} (no interval: {e})", percent(r.fraction_of_copy)),
+        };
+        (reaches, text)
+    };
+    // Fewest warps first (most bytes in flight among equals); only a row whose median reaches
+    // the bound can have its interval above it, so the first such row that does decides, and
+    // the intervals of the others are taken only when none does.
+    let mut order: Vec<&InflightRow> = usable(rows).collect();
+    order.sort_by_key(|r| (r.warps_per_sm, std::cmp::Reverse(r.bytes_in_flight_per_sm)));
+    let hidden = order
         .iter()
-        .filter(|(_, reaches, _)| *reaches == Some(true))
-        .min_by_key(|(r, _, _)| (r.warps_per_sm, std::cmp::Reverse(r.bytes_in_flight_per_sm)));
+        .filter(|r| r.fraction_of_copy >= HIDDEN_AT)
+        .map(|r| (*r, judge(r)))
+        .find(|(_, (reaches, _))| *reaches == Some(true))
+        .map(|(r, (reaches, text))| (r, reaches, text));
+    let judged: Vec<(&InflightRow, Option<bool>, String)> = if hidden.is_some() {
+        Vec::new()
+    } else {
+        order
+            .iter()
+            .map(|r| {
+                let (reaches, text) = judge(r);
+                (*r, reaches, text)
+            })
+            .collect()
+    };
+    let hidden = hidden.as_ref();
     let best = judged
         .iter()
         .max_by(|a, b| a.0.fraction_of_copy.total_cmp(&b.0.fraction_of_copy));
     let holds = if hidden.is_some() {
         Some(false)
-    } else if !judged.is_empty() && judged.iter().all(|(_, reaches, _)| *reaches == Some(false)) {
+    } else if !order.is_empty() && judged.iter().all(|(_, reaches, _)| *reaches == Some(false)) {
         Some(true)
     } else {
         None
