@@ -38,8 +38,16 @@ pub const BACKGROUNDS: [(u32, u32, u32, u32); 8] = [
 /// take (every hop at [`SLOWEST_HOP_NS`] or 8x the unloaded latency, whichever is longer), so
 /// the whole chase runs under load.
 const COVER: f64 = 1.5;
-/// A hop slower than any loaded latency seen on current GPUs (a few microseconds).
-const SLOWEST_HOP_NS: f64 = 4000.0;
+/// A hop slower than any loaded latency expected on current GPUs (the rows' effective latency
+/// near the full copy is a few microseconds, itself an upper bound).
+const SLOWEST_HOP_NS: f64 = 8000.0;
+
+/// How many back-to-back copies of `one_ms` each outlast a chase of `steps` hops by [`COVER`]
+/// at the slowest hop it could take; at least 2, at most 20000 (a few seconds of launches).
+pub fn copies_to_cover(steps: u32, unloaded_ns: f64, one_ms: f64) -> u32 {
+    let longest_ms = f64::from(steps) * SLOWEST_HOP_NS.max(8.0 * unloaded_ns) * 1e-6;
+    ((COVER * longest_ms / one_ms.max(1e-3)).ceil() as u32).clamp(2, 20_000)
+}
 
 /// The chase's ring on the host (for the CPU's walk) and on the device, with its output words.
 pub struct Ring {
@@ -155,7 +163,6 @@ pub fn measure_loaded(
         covered: true,
         check,
     });
-    let longest_ms = f64::from(steps) * SLOWEST_HOP_NS.max(8.0 * unloaded_ns) * 1e-6;
     for (threads, loads, width, blocks) in BACKGROUNDS {
         let Some(point) = background_point(threads, loads, width) else {
             continue;
@@ -171,7 +178,7 @@ pub fn measure_loaded(
         gpu.record(&end)?;
         gpu.synchronize()?;
         let one_ms = elapsed_ms(&start, &end)?.max(1e-3);
-        let k = ((COVER * longest_ms / one_ms).ceil() as u32).clamp(2, 20_000);
+        let k = copies_to_cover(steps, unloaded_ns, one_ms);
         gpu.record(&start)?;
         buffers.launch(gpu, &held)?;
         ring.launch(gpu, chase, steps, Some(&side))?;
@@ -210,4 +217,29 @@ fn elapsed_ms(
             what: "reading the background copies' events".into(),
             source,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_copies_outlast_the_slowest_chase() {
+        // 8192 hops at 8 us (the floor over 8 x 350 ns) = 65.5 ms, x1.5 = 98.3 ms of 0.067 ms
+        // copies: 1468 of them.
+        assert_eq!(copies_to_cover(8192, 350.0, 0.067), 1468);
+        // A slow unloaded latency raises the bound: 8 x 2000 ns = 16 us a hop.
+        assert_eq!(copies_to_cover(1000, 2000.0, 1.0), 24);
+        // Long copies: never fewer than two; absurdly short ones: capped.
+        assert_eq!(copies_to_cover(10, 350.0, 100.0), 2);
+        assert_eq!(copies_to_cover(1 << 20, 350.0, 0.0), 20_000);
+    }
+
+    #[test]
+    fn every_background_is_a_grid_point_with_room_for_the_chase() {
+        for (threads, loads, width, blocks) in BACKGROUNDS {
+            assert!(background_point(threads, loads, width).is_some(), "{threads} {loads} {width}");
+            assert!(threads / 32 * blocks <= 32, "{threads} x {blocks}");
+        }
+    }
 }
