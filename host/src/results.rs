@@ -145,6 +145,17 @@ pub struct DeviceInfo {
     pub reserved_smem_per_block: Option<u32>,
 }
 
+/// The SM clock over a figure: the readings taken before, between and after its samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockSpan {
+    /// Readings the driver answered.
+    pub readings: u32,
+    pub min_mhz: u32,
+    /// The median reading (the lower middle one for an even count).
+    pub median_mhz: u32,
+    pub max_mhz: u32,
+}
+
 /// Repeated timing of one figure.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Timing {
@@ -156,6 +167,10 @@ pub struct Timing {
     /// SM clock read before and after the samples (MHz), where the driver reports it.
     pub sm_clock_mhz_before: Option<u32>,
     pub sm_clock_mhz_after: Option<u32>,
+    /// The SM clock over the figure: every reading before, between and after its samples
+    /// (absent in runs recorded before it was kept, and where the driver answered none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_mhz_during: Option<ClockSpan>,
     /// Relative standard deviation of the samples (sample sd over mean; see
     /// [`crate::sampling`]). Recorded from the noise-driven timing on; older runs have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]

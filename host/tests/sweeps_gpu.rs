@@ -68,6 +68,8 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         "256",
         "--chase-steps",
         "20000",
+        "--sizes-mib",
+        "16,64",
     ])
     .args;
     let plan = inflight::Plan::new(&args).unwrap();
@@ -103,6 +105,45 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         );
     }
     assert_eq!(r.headline.least_occupancy.len(), 2);
+    // The loaded-latency curve: the chase alone, then beside each background copy, every chase
+    // checked (failed_checks above) and run wholly under its copies; the backgrounds step from
+    // a trickle to most of the copy.
+    let curve = &r.loaded.points;
+    assert_eq!(
+        curve.len(),
+        1 + inflight::chase_run::BACKGROUNDS.len(),
+        "{curve:?}"
+    );
+    assert!(
+        curve.iter().all(|p| p.covered && p.ns_per_hop > 0.0),
+        "{curve:?}"
+    );
+    let fastest = curve.iter().map(|p| p.background_gbps).fold(0.0, f64::max);
+    let slowest = curve[1..]
+        .iter()
+        .map(|p| p.background_gbps)
+        .fold(f64::MAX, f64::min);
+    assert!(
+        fastest > 10.0 * slowest && fastest > 0.5 * r.copy.gbps,
+        "{curve:?}"
+    );
+    assert_eq!(r.loaded_predictions.len(), 2);
+    assert!(r
+        .loaded_predictions
+        .iter()
+        .all(|p| p.loaded_bytes.is_some()));
+    // The size sweep: the fastest point at both sizes, each against its own copy (its checks
+    // are among failed_checks above).
+    let sizes = r.sizes.as_ref().expect("a size sweep");
+    assert!(sizes.l2_bytes > 0);
+    let mib: Vec<u64> = sizes.rows.iter().map(|s| s.bytes >> 20).collect();
+    assert_eq!(mib, [16, 64]);
+    assert!(sizes.rows.iter().all(|s| s.gbps > 0.0 && s.d2d_gbps > 0.0));
+    // The SM clock was read during every figure, not only around it.
+    assert!(r.rows.iter().all(|x| x
+        .timing
+        .sm_clock_mhz_during
+        .is_some_and(|c| c.readings >= 2)));
     let t = inflight::Spec::table(&r, &test_meta());
     assert_eq!(t.rows.len(), r.rows.len());
 }

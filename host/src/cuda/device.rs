@@ -193,6 +193,13 @@ impl Gpu {
             .doing(|| "device-to-device copy".into())
     }
 
+    /// Makes the GPU's context current on this thread (for driver calls made outside cudarc).
+    pub(crate) fn bind(&self) -> Result<(), CudaError> {
+        self.ctx
+            .bind_to_thread()
+            .doing(|| "making the GPU's context current".into())
+    }
+
     /// Waits for all work on the stream.
     pub fn synchronize(&self) -> Result<(), CudaError> {
         self.stream

@@ -17,7 +17,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, SyncOnDrop};
 use kernels_gpu::abi::{ArgSink, HostParams, KernelArg, Param, ParamKind};
 use ptxas_report::ptx::PtxParam;
 
-use super::{CudaError, DriverContext, Gpu, Kernel};
+use super::{CudaError, DriverContext, Gpu, Kernel, SideStream};
 
 /// Grid, block and dynamic shared memory of one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +116,8 @@ pub fn ptx_accepts(ptx: &[ParamClass], signature: &[Param]) -> bool {
 pub struct Launch<'p> {
     gpu: &'p Gpu,
     guards: Vec<SyncOnDrop<'p>>,
+    /// The stream to launch on instead of the GPU's ([`Launch::on_side`]).
+    side: Option<&'p SideStream>,
 }
 
 impl<'p> Launch<'p> {
@@ -123,6 +125,17 @@ impl<'p> Launch<'p> {
         Self {
             gpu,
             guards: Vec::new(),
+            side: None,
+        }
+    }
+
+    /// A launch on `side` instead of the GPU's stream. The buffers' guards still name the GPU's
+    /// stream: in cudarc's single-stream mode they record nothing, so the caller orders the
+    /// side stream's work against the GPU's (synchronizing both before reading results).
+    pub fn on_side(gpu: &'p Gpu, side: &'p SideStream) -> Self {
+        Self {
+            side: Some(side),
+            ..Self::new(gpu)
         }
     }
 
@@ -169,7 +182,8 @@ impl<'p> Launch<'p> {
                 1,
                 1,
                 shape.dyn_smem,
-                self.gpu.stream().cu_stream(),
+                self.side
+                    .map_or_else(|| self.gpu.stream().cu_stream(), SideStream::raw),
                 values.as_mut_ptr(),
                 ptr::null_mut(),
             )

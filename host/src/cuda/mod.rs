@@ -14,6 +14,7 @@ mod dynamic_library;
 pub mod launch;
 pub mod library_kernel;
 mod module;
+mod side_stream;
 pub mod tensor_peak;
 
 pub use crate::module_image::module_entries;
@@ -25,6 +26,7 @@ pub use dynamic_library::MissingSymbol;
 pub use launch::{prepare, ptx_accepts, ptx_entry_params, Launch, LaunchShape, ParamClass};
 pub use library_kernel::{LibraryKernel, LibraryKernelError};
 pub use module::{JitOptions, Kernel, Module, ModuleKind};
+pub use side_stream::SideStream;
 
 use cudarc::driver::DriverError;
 

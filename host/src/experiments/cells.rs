@@ -1,5 +1,5 @@
-//! Cell values the experiments' columns share: a timing, a check, a flagged throughput, the
-//! copy's and the spills' pairs, and the compared module's four columns.
+//! Cell values the experiments' columns share: a timing, the SM clock over it, a check, a
+//! flagged throughput, the copy's and the spills' pairs, and the compared module's four columns.
 
 use crate::results::{Check, Comparison, Timing};
 use crate::table::{Column, Kind, Value};
@@ -17,6 +17,22 @@ pub fn timing(t: &Timing) -> Value {
 /// A figure's relative noise (n/a for runs recorded without it).
 pub fn noise(t: &Timing) -> Value {
     t.noise.map_or(Value::NotAvailable, Value::Float)
+}
+
+/// The SM clock over a figure's samples, lowest to highest reading, printed "1755-1980".
+pub const SM_CLOCK: Kind = Kind::Dims {
+    sep: "-",
+    names: &["SM clock min (MHz)", "SM clock max (MHz)"],
+};
+
+/// The header of the [`SM_CLOCK`] column.
+pub const SM_CLOCK_HEADER: &str = "SM MHz during";
+
+/// The [`SM_CLOCK`] cell of a figure (n/a for runs recorded before the readings were kept).
+pub fn sm_clock(t: &Timing) -> Value {
+    t.sm_clock_mhz_during.map_or(Value::NotAvailable, |s| {
+        Value::pair(s.min_mhz.into(), s.max_mhz.into())
+    })
 }
 
 /// A correctness check.

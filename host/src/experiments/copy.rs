@@ -11,7 +11,7 @@ use super::measurement::{Measurement, Peak};
 use super::residency::{hold_at_blocks, residency_of};
 use super::verify::check_copy;
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
-use crate::results::Timing;
+use crate::results::{Check, Timing};
 use crate::sampling::{time_launches, time_sides, SamplingConfig, Side};
 
 /// Largest grid x dimension.
@@ -69,7 +69,7 @@ impl CopyBuffers {
     }
 
     /// Enqueues one copy with `held`'s kernel in the variant table's shape.
-    fn launch(&mut self, gpu: &Gpu, held: &Held<'_, '_>) -> Result<(), CudaError> {
+    pub fn launch(&mut self, gpu: &Gpu, held: &Held<'_, '_>) -> Result<(), CudaError> {
         let shape = LaunchShape {
             grid: (held.grid, 1),
             threads: held.point.threads,
@@ -98,24 +98,7 @@ impl CopyBuffers {
         blocks_per_sm: u32,
         plan: &SamplingConfig,
     ) -> Result<(Measurement, Option<Measurement>, u32), ExperimentError> {
-        let floats = self.src_host.len() as u64;
-        let blocks = point.grid(floats);
-        if blocks > MAX_GRID_X {
-            return Err(ExperimentError::GridTooLarge {
-                entry: point.entry.to_owned(),
-                blocks,
-                floats,
-            });
-        }
-        let limits = gpu.limits();
-        let hold = |kernel| -> Result<Held<'_, '_>, ExperimentError> {
-            Ok(Held {
-                kernel,
-                point,
-                grid: blocks as u32,
-                dyn_smem: hold_at_blocks(kernel, point.threads, blocks_per_sm, limits)?,
-            })
-        };
+        let hold = |kernel| self.hold(gpu, kernel, point, blocks_per_sm);
         let ours = hold(kernel)?;
         let theirs = other.map(hold).transpose()?;
         let (timing, compared) =
@@ -129,6 +112,43 @@ impl CopyBuffers {
             _ => None,
         };
         Ok((mine, compared, ours.dyn_smem))
+    }
+
+    /// `kernel` of `point`, held at `blocks_per_sm` by its dynamic shared memory, over these
+    /// buffers: what [`CopyBuffers::launch`] enqueues.
+    pub fn hold<'a, 'k>(
+        &self,
+        gpu: &Gpu,
+        kernel: &'a Kernel<'k>,
+        point: &'a MemcpyPoint,
+        blocks_per_sm: u32,
+    ) -> Result<Held<'a, 'k>, ExperimentError> {
+        let floats = self.src_host.len() as u64;
+        let blocks = point.grid(floats);
+        if blocks > MAX_GRID_X {
+            return Err(ExperimentError::GridTooLarge {
+                entry: point.entry.to_owned(),
+                blocks,
+                floats,
+            });
+        }
+        let dyn_smem = hold_at_blocks(kernel, point.threads, blocks_per_sm, gpu.limits())?;
+        Ok(Held {
+            kernel,
+            point,
+            grid: blocks as u32,
+            dyn_smem,
+        })
+    }
+
+    /// Checks the destination against the source, exactly (after the caller's copies have
+    /// finished), then clears it for the next copy.
+    pub fn check_and_clear(&mut self, gpu: &Gpu, width: u32) -> Result<Check, CudaError> {
+        gpu.synchronize()?;
+        let dst_host = gpu.download(&self.dst)?;
+        let check = check_copy(&self.src_host, &dst_host, width);
+        gpu.clear(&mut self.dst)?;
+        Ok(check)
     }
 
     /// `held`'s figures from its `timing`: residency, GB/s and the check of one fresh copy.
@@ -152,7 +172,7 @@ impl CopyBuffers {
 
 /// A kernel held at its residency: its point of the grid, its grid and the dynamic shared
 /// memory that holds it there.
-struct Held<'a, 'k> {
+pub struct Held<'a, 'k> {
     kernel: &'a Kernel<'k>,
     point: &'a MemcpyPoint,
     grid: u32,

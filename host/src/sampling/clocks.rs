@@ -1,6 +1,9 @@
-//! Clock drops: which samples a low SM clock reading brackets.
+//! Clock drops: which samples a low SM clock reading brackets; and the span of the readings a
+//! figure took, the clock it ran at.
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::results::ClockSpan;
 
 /// Whether a clock reading lies more than `tolerance` below `reference`.
 pub fn clock_dropped(reading_mhz: u32, reference_mhz: u32, tolerance: f64) -> bool {
@@ -41,9 +44,39 @@ pub fn rounds_with_clock_drop(
         .collect()
 }
 
+/// The span of the answered readings; None when the driver answered none.
+pub fn clock_span(readings: &[ClockReading]) -> Option<ClockSpan> {
+    let mut mhz: Vec<u32> = readings.iter().filter_map(|r| r.mhz).collect();
+    mhz.sort_unstable();
+    Some(ClockSpan {
+        readings: mhz.len() as u32,
+        min_mhz: *mhz.first()?,
+        median_mhz: mhz[(mhz.len() - 1) / 2],
+        max_mhz: *mhz.last()?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_span_covers_the_answered_readings() {
+        let r = |before_round, mhz| ClockReading { before_round, mhz };
+        let readings = [
+            r(0, Some(1980)),
+            r(1, None),
+            r(2, Some(1755)),
+            r(3, Some(1980)),
+        ];
+        let span = clock_span(&readings).unwrap();
+        assert_eq!(
+            (span.readings, span.min_mhz, span.median_mhz, span.max_mhz),
+            (3, 1755, 1980, 1980)
+        );
+        assert_eq!(clock_span(&[r(0, None)]), None);
+        assert_eq!(clock_span(&[]), None);
+    }
 
     #[test]
     fn samples_bracketed_by_a_low_clock_are_marked() {

@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use super::plan::{
-    NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_TOLERANCE,
-    DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME, DEFAULT_MIN_SAMPLES,
-    DEFAULT_MIN_SAMPLE_MS,
+    NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_EVERY,
+    DEFAULT_CLOCK_TOLERANCE, DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME,
+    DEFAULT_MIN_SAMPLES, DEFAULT_MIN_SAMPLE_MS,
 };
 
 /// The timing flags of every experiment: a noise target by default, a fixed plan when both
@@ -38,8 +38,9 @@ pub struct SamplingArgs {
     #[arg(long, value_name = "N", requires = "iters",
           value_parser = crate::flag_values::whole(1u32..=1000))]
     pub samples: Option<u32>,
-    /// Read the SM clock (NVML) every N sample rounds (0: before and after each figure only).
-    #[arg(long, value_name = "N", default_value_t = 0,
+    /// Read the SM clock (NVML) every N sample rounds (0: before and after each figure only);
+    /// readings younger than a tenth of a second are reused, so every round costs little.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CLOCK_EVERY,
           value_parser = crate::flag_values::whole(0u32..=1_000_000))]
     pub clock_every: u32,
 }

@@ -24,7 +24,8 @@
 //!
 //! **Clock drops.** The SM clock is read (NVML, through [`Gpu::recent_sm_clock_mhz`])
 //! before the first round, after the last, and every [`SamplingConfig::clock_every`] rounds in
-//! between. A sample is marked when a reading bracketing it (the last one taken before it
+//! between (every round by default); the figure keeps the span of those readings
+//! ([`ClockSpan`]: the clock it ran at, not only before and after). A sample is marked when a reading bracketing it (the last one taken before it
 //! started, or the first one after it ended) lies more than [`SamplingConfig::clock_tolerance`]
 //! below the reference clock, and the figure's flag names what NVML says held the clocks down.
 //! [`Gpu::recent_sm_clock_mhz`] reuses a reading younger than a tenth of a second: the reading
@@ -41,13 +42,13 @@ pub mod plan;
 pub mod rounds;
 pub mod stats;
 
-pub use clocks::{clock_dropped, rounds_with_clock_drop, ClockReading};
+pub use clocks::{clock_dropped, clock_span, rounds_with_clock_drop, ClockReading, ClockSpan};
 pub use flags::SamplingArgs;
 pub use gpu::{time_launches, time_rotating, time_sides};
 pub use plan::{
-    NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_TOLERANCE,
-    DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME, DEFAULT_MIN_SAMPLES,
-    DEFAULT_MIN_SAMPLE_MS, MAX_LAUNCHES_PER_SAMPLE,
+    NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_EVERY,
+    DEFAULT_CLOCK_TOLERANCE, DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME,
+    DEFAULT_MIN_SAMPLES, DEFAULT_MIN_SAMPLE_MS, MAX_LAUNCHES_PER_SAMPLE,
 };
 pub use rounds::{rotation, round_order, sample_loop, sample_rounds, Gathered, Side};
 pub use stats::{

@@ -71,6 +71,10 @@ impl Default for SamplingPlan {
     }
 }
 
+/// Read the SM clock between every round of samples by default: the figure then records the
+/// clock it ran at throughout ([`crate::results::ClockSpan`]), not only before and after.
+pub const DEFAULT_CLOCK_EVERY: u32 = 1;
+
 /// The plan plus the clock watch.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SamplingConfig {
@@ -106,7 +110,7 @@ impl Default for SamplingConfig {
     fn default() -> Self {
         Self {
             plan: SamplingPlan::default(),
-            clock_every: 0,
+            clock_every: DEFAULT_CLOCK_EVERY,
             clock_tolerance: DEFAULT_CLOCK_TOLERANCE,
             reference_clock_mhz: None,
         }

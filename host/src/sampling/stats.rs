@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::clocks::rounds_with_clock_drop;
+use super::clocks::{clock_span, rounds_with_clock_drop};
 use super::plan::{NoiseTarget, SamplingConfig, SamplingPlan, MAX_LAUNCHES_PER_SAMPLE};
 use super::rounds::Gathered;
 use crate::results::Timing;
@@ -155,6 +155,7 @@ pub fn summarize_side(
         launches_per_sample: Some(launches),
         clock_dropped_samples: dropped,
         flags,
+        sm_clock_mhz_during: clock_span(&gathered.readings),
         ..summarize(samples_ms, before, after)
     }
 }

@@ -4,6 +4,7 @@
 //! whose build spills (their loads are not all in flight, so their bytes in flight are not what the
 //! point claims).
 
+use super::law_claim::{loaded_law_predicts, warps_cannot_hide_latency};
 use super::notes::median;
 use super::row::{usable, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
 use crate::claim::{Verdict, NOT_RUN};
@@ -184,6 +185,8 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
         Some(r) => vec![
             bytes_not_occupancy(&r.rows, &r.copy),
             few_threads_match_many(&r.rows),
+            loaded_law_predicts(&r.rows, &r.copy, &r.loaded_predictions),
+            warps_cannot_hide_latency(&r.rows, &r.copy, r.latency.cycles_per_step),
         ],
         None => {
             let copy = CopyReference {
@@ -191,7 +194,12 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
                 gbps: 0.0,
                 timing: Default::default(),
             };
-            let mut v = vec![bytes_not_occupancy(&[], &copy), few_threads_match_many(&[])];
+            let mut v = vec![
+                bytes_not_occupancy(&[], &copy),
+                few_threads_match_many(&[]),
+                loaded_law_predicts(&[], &copy, &[]),
+                warps_cannot_hide_latency(&[], &copy, 0.0),
+            ];
             for x in &mut v {
                 x.holds = None;
                 x.evidence = NOT_RUN.into();
@@ -280,13 +288,13 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::model::LittlesLaw;
     use crate::experiments::inflight::row::tests::{row, spilling};
 
     /// The 4000 GB/s copy the synthetic rows are fractions of, timed like them.
-    fn copy() -> CopyReference {
+    pub(crate) fn copy() -> CopyReference {
         CopyReference {
             bytes: 1 << 27,
             gbps: 4000.0,

@@ -16,19 +16,27 @@
 //! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`chase`]
 //! (latency, CPU side), [`row`] (typed results and headline figures), [`claims`] (verdict
 //! rules), [`notes`] (the model's fit and the other figures the notes quote), [`plots`],
-//! [`table`] (columns and notes), and [`run`], the one file that touches the driver.
+//! [`table`] (columns and notes), [`loaded`] (Little's law with the latency measured under
+//! load), and the two files that touch the driver: [`run`] (the sweep) and [`chase_run`] (the
+//! chases, alone and beside background copies).
 
 pub mod chase;
+pub mod chase_run;
 pub mod claims;
 pub mod grid;
+pub mod law_claim;
+pub mod loaded;
 pub mod model;
 pub mod notes;
 pub mod plots;
 pub mod row;
 pub mod run;
+pub mod sizes;
+pub mod sizes_run;
 pub mod table;
 
 use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
+use sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
 use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
 
@@ -54,6 +62,10 @@ pub const DEFAULT_COPY_MIB: u64 = 128;
 pub const DEFAULT_LOADS: [u32; 6] = [1, 2, 4, 8, 16, 32];
 /// Default dependent loads of the latency chase.
 pub const DEFAULT_CHASE_STEPS: u32 = 1 << 20;
+/// Default dependent loads of each chase of the loaded-latency curve (0 leaves the curve out):
+/// a few milliseconds per background at loaded latencies, so the whole curve costs well under a
+/// second.
+pub const DEFAULT_LOADED_STEPS: u32 = 1 << 13;
 /// The chased buffer defaults to this many times the device's L2.
 pub const CHASE_L2_MULTIPLE: u64 = 8;
 
@@ -99,6 +111,16 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CHASE_STEPS,
           value_parser = crate::flag_values::whole(1000u32..=1 << 30))]
     pub chase_steps: u32,
+    /// Dependent loads of each chase of the loaded-latency curve (the chase timed while
+    /// background copies run at rates from a trickle to the full copy); 0 leaves it out.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LOADED_STEPS,
+          value_parser = crate::flag_values::whole(0u32..=1 << 24))]
+    pub loaded_steps: u32,
+    /// Copy sizes (MiB) to run the sweep's fastest point at, each against its own
+    /// device-to-device copy, to show where the L2 stops serving the copy; 0 for none.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_SIZES_MIB,
+          value_parser = crate::flag_values::whole(0u64..=MAX_COPY_MIB))]
+    pub sizes_mib: Vec<u64>,
 }
 
 /// `host inflight`.
@@ -121,6 +143,11 @@ pub struct AllArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
           value_parser = crate::flag_values::whole(1u32..=64))]
     pub inflight_warps_per_sm: Vec<u32>,
+    /// inflight: copy sizes (MiB) of the size sweep (each against its own device-to-device
+    /// copy); 0 for none.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = ALL_SIZES_MIB,
+          value_parser = crate::flag_values::whole(0u64..=MAX_COPY_MIB))]
+    pub inflight_sizes_mib: Vec<u64>,
 }
 
 /// The `inflight` experiment, validated.
@@ -225,6 +252,8 @@ impl SweepFlags for SweepArgs {
             copy_mib: a.inflight_copy_mib,
             chase_mib: None,
             chase_steps: DEFAULT_CHASE_STEPS,
+            loaded_steps: DEFAULT_LOADED_STEPS,
+            sizes_mib: a.inflight_sizes_mib.clone(),
         }
     }
 }
@@ -303,6 +332,12 @@ mod tests {
             }
         );
         assert_eq!(a.copy_mib, DEFAULT_COPY_MIB);
+        assert_eq!(a.loaded_steps, DEFAULT_LOADED_STEPS);
+        assert_eq!(parse(&["--loaded-steps", "0"]).unwrap().loaded_steps, 0);
+        assert_eq!(a.sizes_mib, DEFAULT_SIZES_MIB);
+        assert_eq!(parse(&["--sizes-mib", "16,4096"]).unwrap().sizes_mib, [16, 4096]);
+        assert_eq!(parse(&["--sizes-mib", "0"]).unwrap().sizes_mib, [0]);
+        assert!(parse(&["--sizes-mib", "x"]).is_err());
         // Bytes per thread span 4 to 512.
         let bytes: Vec<u32> = MEMCPY_GRID
             .iter()
@@ -391,26 +426,38 @@ mod render_test {
                 rows.push(x);
             }
         }
-        let timing = rows[0].timing.clone();
-        r.inflight = Some(Inflight {
-            copy: row::CopyReference {
-                bytes: 1 << 27,
-                gbps: 4000.0,
-                timing,
-            },
-            latency: chase::Latency {
-                steps: 1000,
-                buffer_bytes: 1 << 30,
-                cycles_per_step: 1200.0,
-                ns_per_step: 600.0,
-                implied_clock_mhz: 2000.0,
-                check: row::tests::passed(),
-            },
-            headline: row::headline(&rows, &model),
-            model,
-            rows,
-            skipped: vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()],
+        let mut run = row::tests::synthetic(rows, model);
+        run.skipped = vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()];
+        // A loaded curve and a size sweep, so their notes, verdict and plot render too.
+        let at = |gbps: f64, ns: f64| loaded::LoadedPoint {
+            background: format!("synthetic {gbps} GB/s"),
+            background_gbps: gbps,
+            ns_per_hop: ns,
+            covered: true,
+            check: row::tests::passed(),
+        };
+        run.loaded = loaded::LoadedLatency::new(vec![at(0.0, 600.0), at(3000.0, 1400.0)]);
+        run.loaded_predictions = loaded::predictions(
+            &run.loaded,
+            &run.model,
+            &run.rows,
+            &row::HEADLINE_FRACTIONS,
+        );
+        let size = |mib: u64, gbps: f64| sizes::SizeRow {
+            bytes: mib << 20,
+            gbps,
+            timing: run.copy.timing.clone(),
+            d2d_gbps: gbps * 1.05,
+            d2d_timing: run.copy.timing.clone(),
+            check: row::tests::passed(),
+        };
+        run.sizes = Some(sizes::SizeSweep {
+            entry: "memcpy_t256_l64_w1".into(),
+            blocks_per_sm: 1,
+            l2_bytes: 50 << 20,
+            rows: vec![size(16, 6000.0), size(256, 3900.0), size(1024, 3850.0)],
         });
+        r.inflight = Some(run);
         let mut fma = Vec::new();
         for ilp in [1, 4] {
             for warps in [1, 8, 64] {
@@ -439,6 +486,7 @@ mod render_test {
             "inflight.svg",
             "inflight_bytes.svg",
             "inflight_model.svg",
+            "inflight_latency.svg",
             "ilp.svg",
             "report.md",
         ] {
@@ -451,6 +499,16 @@ mod render_test {
         assert!(md.contains("Volkov's table"), "{md}");
         let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
         assert!(report.contains("Why (experiment 4)"), "{report}");
+        let tables = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+        for note in [
+            "Loaded latency (measured)",
+            "Little's law with loaded latency",
+            "Copy size sweep",
+            "The L2 stops serving the copy by 256 MiB",
+            "Effective latency by share of the copy",
+        ] {
+            assert!(tables.contains(note), "{note}: {tables}");
+        }
         assert!(report.contains("inflight_bytes.svg") || report.contains("inflight.svg"));
         let merged = dir.join("merged");
         crate::report::merge::merge(&[dir.clone(), dir.clone()], &merged).unwrap();

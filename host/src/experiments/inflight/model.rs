@@ -40,6 +40,17 @@ impl LittlesLaw {
         unbounded.min(self.peak_gbps)
     }
 
+    /// The latency a row implies, ns: Little's law solved for the latency with the row's own
+    /// bytes in flight and GB/s, `2 x SMs x bytes in flight per SM / GB/s` (the 2 as in the
+    /// prediction: the GB/s count the bytes written too). Above the knee it is an upper bound,
+    /// as more bytes are in flight than the rate needs; below it, the time a load took under the
+    /// row's own load. `None` for a row that moved nothing.
+    pub fn effective_latency_ns(&self, bytes_in_flight_per_sm: f64, gbps: f64) -> Option<f64> {
+        (gbps > 0.0).then(|| {
+            BYTES_MOVED_PER_BYTE_LOADED * f64::from(self.sms) * bytes_in_flight_per_sm / gbps
+        })
+    }
+
     /// Bytes of loads in flight per SM the model needs for `fraction` of the peak (1.0: the
     /// knee, where the line meets the ceiling).
     pub fn bytes_needed_per_sm(&self, fraction: f64) -> f64 {
@@ -60,11 +71,11 @@ pub fn requests_in_flight_per_sm(resident_warps_per_sm: u32, loads: u32) -> u64 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A made-up GPU: 100 SMs, 500 ns, 4000 GB/s copy (read+write).
-    const GPU: LittlesLaw = LittlesLaw {
+    pub(crate) const GPU: LittlesLaw = LittlesLaw {
         sms: 100,
         latency_ns: 500.0,
         peak_gbps: 4000.0,
@@ -89,6 +100,15 @@ mod tests {
         assert!((GPU.bytes_needed_per_sm(1.0) - 10_000.0).abs() < 1e-9);
         let b95 = GPU.bytes_needed_per_sm(0.95);
         assert!((GPU.predicted_gbps(b95) - 3800.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_effective_latency_inverts_the_prediction_below_the_knee() {
+        // 1000 B per SM predicts 400 GB/s; measured at 400 the latency is the model's 500 ns.
+        assert!((GPU.effective_latency_ns(1000.0, 400.0).unwrap() - 500.0).abs() < 1e-9);
+        // Half the rate with the same bytes in flight: each load took twice as long.
+        assert!((GPU.effective_latency_ns(1000.0, 200.0).unwrap() - 1000.0).abs() < 1e-9);
+        assert_eq!(GPU.effective_latency_ns(1000.0, 0.0), None);
     }
 
     #[test]

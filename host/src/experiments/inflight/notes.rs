@@ -6,9 +6,10 @@
 
 use kernels_gpu::variants::MemcpyVariant;
 
+use super::loaded::PREDICTION_WITHIN;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
-use super::row::{usable, InflightRow};
-use crate::table::percent;
+use super::row::{usable, Inflight, InflightRow};
+use crate::table::{percent, percent_with};
 use super::Spec;
 use crate::experiments::contract::Registered;
 
@@ -79,6 +80,32 @@ pub fn width_effect(rows: &[InflightRow], wide: u32, narrow: u32) -> Option<(f64
     median(ratios).map(|m| (m, n))
 }
 
+/// The seed blog's GPU, for bandwidth per SM across GPUs: its name, its spec DRAM GB/s (all
+/// bytes moved, as a copy's read + written count) and its SMs. A copy reaches most of the spec,
+/// so the figure per SM is an upper bound on what the blog's copies moved per SM.
+pub const BLOG_GPU: (&str, f64, u32) = ("RTX 2000 Ada", 224.0, 22);
+
+/// Bandwidth per SM here against the blog's GPU: why the blog's bytes in flight fall short
+/// here. At equal latency Little's law asks bytes in flight per SM in proportion to GB/s per SM.
+pub fn per_sm_scale(model: &LittlesLaw) -> String {
+    let (name, gbps, sms) = BLOG_GPU;
+    let blog = gbps / f64::from(sms);
+    let here = model.peak_gbps / f64::from(model.sms.max(1));
+    format!(
+        "Per SM, this GPU's copy moves {here:.1} GB/s (read + written, {:.0} GB/s over {} SMs), \
+         {:.1}x the seed blog's {name} ({blog:.1} GB/s per SM at its spec {gbps:.0} GB/s over \
+         {sms} SMs): at an equal latency each SM here needs {:.1}x the bytes in flight, so \
+         variants sized to saturate that GPU fall short on this one; the claim at this GPU's \
+         scale (bytes in flight chosen freely) is experiment {}'s \"a few threads with many \
+         bytes in flight match many threads\".",
+        model.peak_gbps,
+        model.sms,
+        here / blog,
+        here / blog,
+        Spec::NUMBER
+    )
+}
+
 /// The sentence the `bandwidth` experiment's verdicts point here with: the bytes in flight per SM
 /// its labelled variants hold at `blocks_per_sm` against what the model says this GPU needs for 95%
 /// of the copy. Takes labelled variants (`MemcpyVariant`), not grid points, so the `bandwidth`
@@ -124,11 +151,132 @@ pub fn experiment2_pointer(
     format!(
         "Why (experiment {}): the blog's variants keep {min}-{max} B of loads in flight per SM \
          ({}); Little's law with this GPU's measured latency says {need:.0} B per SM are needed \
-         for 95% of the device-to-device copy, {:.1}x the most any of them holds.{measured}",
+         for 95% of the device-to-device copy, {:.1}x the most any of them holds.{measured} {}",
         Spec::NUMBER,
         list.join(", "),
-        need / max.max(1) as f64
+        need / max.max(1) as f64,
+        per_sm_scale(model)
     )
+}
+
+/// Bands of the share of the copy the effective-latency note groups rows by: [lo, hi).
+pub const LATENCY_BANDS: [(f64, f64); 4] = [(0.0, 0.1), (0.1, 0.5), (0.5, 0.9), (0.9, f64::INFINITY)];
+
+/// The effective latency (Little's law solved with each usable row's own bytes in flight and
+/// GB/s) by share of the copy: for each band of [`LATENCY_BANDS`], the median and the number of
+/// rows. Computed from the rows and the model, so runs recorded before the column have it too.
+pub fn effective_latency_bands(rows: &[InflightRow], model: &LittlesLaw) -> Vec<(f64, f64, Option<f64>, usize)> {
+    LATENCY_BANDS
+        .iter()
+        .map(|&(lo, hi)| {
+            let ns: Vec<f64> = usable(rows)
+                .filter(|r| r.fraction_of_copy >= lo && r.fraction_of_copy < hi)
+                .filter_map(|r| model.effective_latency_ns(r.bytes_in_flight_per_sm as f64, r.gbps))
+                .collect();
+            let n = ns.len();
+            (lo, hi, median(ns), n)
+        })
+        .collect()
+}
+
+/// The note on [`effective_latency_bands`]: latency rising with load, measured from the rows.
+pub fn effective_latency_note(rows: &[InflightRow], model: &LittlesLaw) -> String {
+    let bands: Vec<String> = effective_latency_bands(rows, model)
+        .iter()
+        .map(|&(lo, hi, m, n)| {
+            let band = if hi.is_finite() {
+                format!("{} to {}", percent_with(lo, 0), percent_with(hi, 0))
+            } else {
+                format!("{} and more", percent_with(lo, 0))
+            };
+            match m {
+                Some(ns) => format!("{band} of the copy: {ns:.0} ns ({n} rows)"),
+                None => format!("{band}: no row"),
+            }
+        })
+        .collect();
+    format!(
+        "Effective latency by share of the copy (median of 2 x {} SMs x bytes in flight per SM / \
+         GB/s over the usable rows; the unloaded chase says {:.0} ns): {}",
+        model.sms,
+        model.latency_ns,
+        bands.join("; ")
+    )
+}
+
+/// The likely reasons for a loaded prediction off the measured need, by its direction. They are
+/// hypotheses the run did not measure, and the note says so.
+pub fn miss_reason(ratio: f64) -> &'static str {
+    if ratio < 1.0 {
+        "low: possible reasons, not measured here: the chase's single load per hop does not wait \
+         behind its own SM's queue of loads as each of a copy's loads does, so the copy's loads \
+         see a longer latency than the chase beside it; and the sweep's points are coarse (a \
+         factor of 2 in bytes apart), so the least that reached the fraction may overshoot it"
+    } else {
+        "high: possible reasons, not measured here: the copy's loads hit sectors already on their \
+         way (adjacent requests merged in L2), so they wait less than a random hop"
+    }
+}
+
+/// The loaded-latency curve and what Little's law makes of it, one note each.
+pub fn loaded_notes(result: &Inflight) -> Vec<String> {
+    let curve = &result.loaded;
+    if curve.points.is_empty() {
+        return vec!["Loaded latency: not measured (--loaded-steps 0, or a run before it was)".into()];
+    }
+    let points: Vec<String> = curve
+        .points
+        .iter()
+        .map(|p| {
+            let mark = match (p.check.passed, p.covered) {
+                (true, true) => "",
+                (false, _) => " CHECK FAILED, left out",
+                (true, false) => " (the chase outlasted the copies, left out)",
+            };
+            format!(
+                "{:.0} ns at {:.0} GB/s ({}){mark}",
+                p.ns_per_hop, p.background_gbps, p.background
+            )
+        })
+        .collect();
+    let mut notes = vec![format!(
+        "Loaded latency (measured): the chase's ns per hop on one SM while a memcpy grid point \
+         copies on every SM, against the copy's GB/s over the same window: {}",
+        points.join("; ")
+    )];
+    for p in &result.loaded_predictions {
+        let loaded = p.loaded_bytes.map_or("n/a".into(), |b| format!("{b:.0} B"));
+        let judged = match (p.measured_bytes, p.ratio()) {
+            (Some(m), Some(r)) => format!(
+                "the sweep's least was {m} B: the loaded model's figure is {:.2}x it ({}), \
+                 the unloaded one's {:.2}x",
+                r,
+                if p.within() == Some(true) {
+                    format!("within {}", percent_with(PREDICTION_WITHIN, 0))
+                } else {
+                    format!(
+                        "misses by {}; {}",
+                        percent_with((r - 1.0).abs(), 0),
+                        miss_reason(r)
+                    )
+                },
+                p.unloaded_bytes / m.max(1) as f64
+            ),
+            _ => "no verified point of the sweep reached it".into(),
+        };
+        notes.push(format!(
+            "Little's law with loaded latency (inferred from the curve{}): {} of the copy needs \
+             {loaded} in flight per SM (unloaded latency: {:.0} B); {judged}",
+            if p.extrapolated {
+                ", extrapolated past its fastest background"
+            } else {
+                ""
+            },
+            percent_with(p.fraction, 0),
+            p.unloaded_bytes
+        ));
+    }
+    notes
 }
 
 #[cfg(test)]
@@ -155,6 +303,32 @@ mod tests {
     }
 
     #[test]
+    fn the_effective_latency_rises_band_by_band() {
+        let model = LittlesLaw {
+            sms: 100,
+            latency_ns: 500.0,
+            peak_gbps: 4000.0,
+        };
+        // 256 threads x 4 B = 1 KiB per SM at 5% (200 GB/s): 2 x 100 x 1024 / 200 = 1024 ns.
+        // 1024 threads x 2 x 32 B = 64 KiB at 95% (3800 GB/s): 3449 ns.
+        let rows = [row(256, 1, 4, 0.05), row(1024, 2, 32, 0.95)];
+        let bands = effective_latency_bands(&rows, &model);
+        assert_eq!(bands.len(), 4);
+        assert!((bands[0].2.unwrap() - 1024.0).abs() < 1e-9);
+        assert_eq!((bands[1].2, bands[1].3), (None, 0));
+        assert!((bands[3].2.unwrap() - 2.0 * 100.0 * 65536.0 / 3800.0).abs() < 1e-9);
+        let note = effective_latency_note(&rows, &model);
+        assert!(note.contains("0% to 10% of the copy: 1024 ns (1 rows)"), "{note}");
+        assert!(note.contains("90% and more of the copy: 3449 ns"), "{note}");
+    }
+
+    #[test]
+    fn a_miss_says_which_way_and_that_its_reasons_are_unmeasured() {
+        assert!(miss_reason(0.5).starts_with("low: possible reasons, not measured here"));
+        assert!(miss_reason(1.5).starts_with("high: possible reasons, not measured here"));
+    }
+
+    #[test]
     fn width_pairs_share_residency_and_bytes() {
         let narrow = row(256, 1, 64, 0.5);
         let mut wide = row(256, 1, 64, 0.6);
@@ -174,7 +348,12 @@ mod tests {
         };
         let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model, &[]);
         assert!(
-            s.ends_with("No verified point of the sweep reached 95% of the copy."),
+            s.contains("No verified point of the sweep reached 95% of the copy."),
+            "{s}"
+        );
+        // 4000 GB/s over 100 SMs is 40 GB/s per SM, 3.9x the blog's 224 / 22 = 10.2.
+        assert!(
+            s.contains("moves 40.0 GB/s") && s.contains("3.9x the seed blog's RTX 2000 Ada"),
             "{s}"
         );
         // T1: 2 x 1024 threads x 4 B; T14f4: 2 x 32 threads x 224 B.

@@ -1,11 +1,12 @@
 //! The `inflight` experiment's plots, as data for the report's one drawer: a heatmap of % of the
 //! copy over (warps/SM, bytes/thread); GB/s against bytes in flight per SM on a log axis, one
-//! series per width, with the model's curve; measured against predicted GB/s.
+//! series per width, with the model's curve; measured against predicted GB/s; latency against
+//! bandwidth, the rows' effective latency beside the chase under load.
 
 use std::collections::BTreeMap;
 
 use super::model::LittlesLaw;
-use super::row::{Inflight, InflightRow};
+use super::row::{usable, Inflight, InflightRow};
 use super::Spec;
 use crate::experiments::contract::Registered;
 use crate::figure::{Figure, Heatmap, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
@@ -169,7 +170,58 @@ pub fn measured_vs_predicted(rows: &[InflightRow]) -> ScatterPlot {
     }
 }
 
-/// The three plots of one run (`inflight`, `inflight_bytes`, `inflight_model`); a merged report
+/// Latency against bandwidth: each usable row's effective latency (Little's law solved with its
+/// own figures) at its GB/s, the chase timed under background copies at theirs, and the unloaded
+/// chase as a reference line. Where the two series meet, the rows' latency is the memory
+/// system's under that load.
+pub fn latency_vs_bandwidth(result: &Inflight) -> ScatterPlot {
+    let model = &result.model;
+    let rows = unlabelled(usable(&result.rows).filter_map(|r| {
+        let ns = model.effective_latency_ns(r.bytes_in_flight_per_sm as f64, r.gbps)?;
+        Some((r.gbps, ns))
+    }));
+    let chase = unlabelled(
+        result
+            .loaded
+            .points
+            .iter()
+            .filter(|p| p.check.passed && p.covered)
+            .map(|p| (p.background_gbps, p.ns_per_hop)),
+    );
+    ScatterPlot {
+        title: "Latency under load".into(),
+        x_label: "GB/s (read + write)".into(),
+        y_label: "ns per load".into(),
+        x_scale: XScale::Linear,
+        x_unit_suffix: String::new(),
+        series: vec![
+            Series {
+                name: "rows: 2 x SMs x bytes in flight / GB/s".into(),
+                points: rows,
+                line: false,
+                markers: true,
+            },
+            Series {
+                name: "chase beside a background copy".into(),
+                points: chase,
+                line: true,
+                markers: true,
+            },
+        ],
+        references: vec![ReferenceLine {
+            label: format!("unloaded chase {:.0} ns", model.latency_ns),
+            y: model.latency_ns,
+            series: None,
+        }],
+    }
+}
+
+fn unlabelled(xy: impl Iterator<Item = (f64, f64)>) -> Vec<LabelledPoint> {
+    xy.map(|(x, y)| LabelledPoint { x, y, label: None })
+        .collect()
+}
+
+/// The plots of one run (`inflight`, `inflight_bytes`, `inflight_model`); a merged report
 /// of several runs plots the first run that has the experiment (the axes are per device).
 pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
     if result.rows.is_empty() {
@@ -193,6 +245,10 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
         (
             "inflight_model".to_owned(),
             Figure::Scatter(measured_vs_predicted(&result.rows)),
+        ),
+        (
+            "inflight_latency".to_owned(),
+            Figure::Scatter(latency_vs_bandwidth(result)),
         ),
     ]
 }
@@ -247,6 +303,40 @@ mod tests {
             m.series.last().unwrap().points[1].x,
             m.series.last().unwrap().points[1].y
         );
+    }
+
+    #[test]
+    fn latency_pairs_the_rows_with_the_chase_under_load() {
+        use crate::experiments::inflight::loaded::{LoadedLatency, LoadedPoint};
+        use crate::experiments::inflight::row::tests::passed;
+        let model = LittlesLaw {
+            sms: 100,
+            latency_ns: 500.0,
+            peak_gbps: 4000.0,
+        };
+        let mut result = crate::experiments::inflight::row::tests::synthetic(rows(), model);
+        let at = |gbps: f64, ns: f64, covered: bool| LoadedPoint {
+            background: "synthetic".into(),
+            background_gbps: gbps,
+            ns_per_hop: ns,
+            covered,
+            check: passed(),
+        };
+        result.loaded = LoadedLatency::new(vec![
+            at(0.0, 500.0, true),
+            at(3000.0, 1500.0, true),
+            at(3500.0, 9.0, false),
+        ]);
+        let p = latency_vs_bandwidth(&result);
+        // Every row is usable; 256 threads x 64 B at 96% of 4000 GB/s with 100 SMs:
+        // 2 x 100 x 16384 / 3840 = 853 ns.
+        assert_eq!(p.series[0].points.len(), 4);
+        let r = &p.series[0].points[2];
+        assert!((r.x - 3840.0).abs() < 1e-9 && (r.y - 2.0 * 100.0 * 16384.0 / 3840.0).abs() < 1e-9);
+        // The chase that outlasted its copies is not drawn.
+        let xs: Vec<f64> = p.series[1].points.iter().map(|q| q.x).collect();
+        assert_eq!(xs, [0.0, 3000.0]);
+        assert_eq!(p.references[0].y, result.model.latency_ns);
     }
 
     #[test]

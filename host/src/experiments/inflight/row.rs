@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use super::chase::Latency;
 use super::grid::Point;
+use super::loaded::{LoadedLatency, LoadedPrediction};
 use super::model::LittlesLaw;
+use super::sizes::SizeSweep;
 use crate::experiments::contract::{row, Output, GBPS};
 use crate::experiments::measured::Measured;
 use crate::experiments::spills::Spills;
@@ -33,6 +35,10 @@ pub struct InflightRow {
     pub fraction_of_copy: f64,
     /// The model's GB/s for `bytes_in_flight_per_sm` (read + written).
     pub predicted_gbps: f64,
+    /// The latency Little's law implies from the row's own bytes in flight and GB/s
+    /// ([`LittlesLaw::effective_latency_ns`]); absent in runs recorded before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective_latency_ns: Option<f64>,
     /// What limits the resident blocks, by the occupancy calculator.
     pub limiter: String,
     pub timing: Timing,
@@ -177,6 +183,17 @@ pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
 pub struct Inflight {
     pub copy: CopyReference,
     pub latency: Latency,
+    /// The chase timed under background copies (empty when not run, and in runs recorded
+    /// before it was measured).
+    #[serde(default, skip_serializing_if = "LoadedLatency::is_empty")]
+    pub loaded: LoadedLatency,
+    /// Little's law with the loaded latency against the rows' need, at the headline's
+    /// fractions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loaded_predictions: Vec<LoadedPrediction>,
+    /// The copy-size sweep (absent when not asked for, and in runs recorded before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<SizeSweep>,
     pub model: LittlesLaw,
     pub rows: Vec<InflightRow>,
     /// Points that could not be placed at their residency, with the reason.
@@ -195,7 +212,12 @@ impl Output for Inflight {
     fn other_failures(&self) -> Vec<String> {
         let chase = &self.latency.check;
         let failed = (!chase.passed).then(|| format!("latency: {}", chase.what));
-        failed.into_iter().collect()
+        let loaded = self.loaded.points.iter().filter(|p| !p.check.passed).map(|p| {
+            format!("loaded latency beside {}: {}", p.background, p.check.what)
+        });
+        let sizes = self.sizes.iter().flat_map(|s| &s.rows).filter(|r| !r.check.passed);
+        let sizes = sizes.map(|r| format!("copy size {} MiB: {}", r.bytes >> 20, r.check.what));
+        failed.into_iter().chain(loaded).chain(sizes).collect()
     }
 }
 
@@ -203,6 +225,33 @@ impl Output for Inflight {
 pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::grid::CopyShape;
+
+    /// A run of `rows` against a 4000 GB/s copy timed like them, with a 600 ns chase and the
+    /// model `model`; no loaded curve or size sweep.
+    pub(crate) fn synthetic(rows: Vec<InflightRow>, model: LittlesLaw) -> Inflight {
+        Inflight {
+            copy: CopyReference {
+                bytes: 1 << 27,
+                gbps: 4000.0,
+                timing: row(32, 1, 4, 1.0).timing,
+            },
+            latency: Latency {
+                steps: 1000,
+                buffer_bytes: 1 << 30,
+                cycles_per_step: 1200.0,
+                ns_per_step: 600.0,
+                implied_clock_mhz: 2000.0,
+                check: passed(),
+            },
+            loaded: LoadedLatency::default(),
+            loaded_predictions: vec![],
+            sizes: None,
+            headline: headline(&rows, &model),
+            model,
+            rows,
+            skipped: vec![],
+        }
+    }
 
     pub(crate) fn passed() -> crate::results::Check {
         crate::results::Check {
@@ -239,6 +288,7 @@ pub(crate) mod tests {
             gbps: 4000.0 * fraction,
             fraction_of_copy: fraction,
             predicted_gbps: 0.0,
+            effective_latency_ns: None,
             limiter: "shared memory".into(),
             timing: Timing {
                 noise: Some(0.001),

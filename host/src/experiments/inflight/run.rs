@@ -1,25 +1,24 @@
-//! The `inflight` experiment on the GPU: the only file of the experiment that touches the driver.
+//! The `inflight` experiment on the GPU: the sweep (the chases are [`super::chase_run`]).
 //!
 //! The copies are the points of `variants::MEMCPY_GRID` (`memcpy_t{T}_l{L}_w{W}`), run by the
 //! copy family's host side ([`CopyBuffers::measure`]: held at the point's blocks/SM by dynamic
 //! shared memory, timed with the compared module's samples interleaved, each copy checked
-//! exactly). The latency chase is `variants::CHASE` (`ChaseParams`, one thread, its three output
-//! words read by `ChaseKernel::result`). A point that cannot be held at its residency (in
+//! exactly). The latency chases come first, the loaded ones on the copy's own buffers. A point that cannot be held at its residency (in
 //! either module) is skipped with a note.
 
-use kernels_gpu::reference::{build_chase_ring, chase_end};
-use kernels_gpu::variants::{ChaseKernel, ChaseParams, CHASE};
+use kernels_gpu::variants::CHASE;
 
-use super::chase::{check_chase, Latency};
+use super::chase_run::{measure_latency, measure_loaded, Ring};
 use super::grid::{PlanLimits, Point};
+use super::loaded::{predictions, LoadedLatency};
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
-use super::row::{headline, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
+use super::sizes_run::measure_sizes;
+use super::row::{headline, CopyReference, Inflight, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use super::{Plan, Spec, CHASE_L2_MULTIPLE};
-use crate::cuda::{Gpu, Launch, LaunchShape};
+use crate::cuda::Gpu;
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::copy::{check_fits, copy_gbps, CopyBuffers, MAX_GRID_X};
 use crate::experiments::error::{ExperimentError, InVariant};
-use crate::experiments::inputs::Rng;
 use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, Kernels, Loaded};
 use crate::experiments::progress::progress_bar;
@@ -41,11 +40,37 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
     let bar = progress_bar(ctx, points.len() + 2, Spec::NAME);
 
     bar.set_message("latency");
-    let latency = measure_latency(gpu, &ours, p, ctx.seed, info.l2_bytes).in_variant("chase")?;
+    // The chase of our module, or the built-in one when `--module` names a file without it
+    // (e.g. the peer's).
+    let builtin;
+    let chase_module = if ours.module.kernel(CHASE.entry).is_ok() {
+        &ours
+    } else {
+        builtin = load(gpu, &Kernels::Builtin)?;
+        &builtin
+    };
+    let chase = chase_module.module.kernel(CHASE.entry).in_variant("chase")?;
+    let chase_bytes = p
+        .sweep
+        .chase_mib
+        .map_or(CHASE_L2_MULTIPLE * info.l2_bytes.max(1 << 20), |m| m << 20);
+    let mut ring = Ring::new(gpu, chase_bytes, ctx.seed.wrapping_add(41))?;
+    let latency =
+        measure_latency(gpu, &chase, &mut ring, p.sweep.chase_steps).in_variant("chase")?;
     bar.inc(1);
 
     let floats = (copy_bytes / 4) as usize;
     let mut buffers = CopyBuffers::new(gpu, floats, ctx.seed.wrapping_add(40))?;
+    let loaded = match p.sweep.loaded_steps {
+        0 => LoadedLatency::default(),
+        steps => {
+            bar.set_message("loaded latency");
+            let kernels = (&chase, &chase_module.module);
+            let unloaded = latency.ns_per_step;
+            measure_loaded(gpu, kernels, &mut ring, &mut buffers, steps, unloaded)?
+        }
+    };
+    drop(ring);
     bar.set_message("cuMemcpyDtoD");
     let copy_timing = buffers
         .time_reference(gpu, &ctx.timing)
@@ -67,14 +92,20 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         let at = (&copy, &model);
         measure_point(gpu, ctx, &mut buffers, modules, point, at)
     })?;
+    bar.set_message("copy sizes");
+    let (sizes, mut skipped) = measure_sizes(gpu, ctx, &ours, &swept.rows, &p.sweep.sizes_mib)?;
+    skipped.splice(0..0, swept.skipped);
     bar.finish_and_clear();
     Ok(Inflight {
+        sizes,
         headline: headline(&swept.rows, &model),
+        loaded_predictions: predictions(&loaded, &model, &swept.rows, &HEADLINE_FRACTIONS),
+        loaded,
         copy,
         latency,
         model,
         rows: swept.rows,
-        skipped: swept.skipped,
+        skipped,
     })
 }
 
@@ -155,69 +186,13 @@ fn measure_point(
         gbps: mine.throughput,
         fraction_of_copy: mine.throughput / copy.gbps,
         predicted_gbps: model.predicted_gbps(bif as f64),
+        effective_latency_ns: model.effective_latency_ns(bif as f64, mine.throughput),
         limiter: mine.limiter.clone(),
         timing: mine.timing.clone(),
         measured: Measured::new(&mine, flags, compared.map(|m| (m, compare_spills))),
         spills: Some(spills),
         compare_spills,
     }))
-}
-
-/// The pointer chase: one thread, `variants::CHASE` of our module (the built-in one when
-/// `--module` names a file without it, e.g. the peer's), over a ring of `--chase-mib` (default
-/// 8 x L2) built by `reference::build_chase_ring`, timed by the kernel's own `%clock64` and
-/// `%globaltimer`, its end checked against the CPU's walk. A short chase first warms the code
-/// and the TLB's first pages.
-fn measure_latency(
-    gpu: &Gpu,
-    module: &Loaded,
-    p: &Plan,
-    seed: u64,
-    l2_bytes: u64,
-) -> Result<Latency, ExperimentError> {
-    let bytes = p
-        .sweep
-        .chase_mib
-        .map_or(CHASE_L2_MULTIPLE * l2_bytes.max(1 << 20), |m| m << 20);
-    let n = (bytes / 4).min(u64::from(u32::MAX)) as usize;
-    let mut next = vec![0u32; n];
-    let mut rng = Rng::new(seed.wrapping_add(41));
-    build_chase_ring(&mut next, CHASE.slot_elems(), |below| rng.below(below));
-    let builtin;
-    let module = if module.module.kernel(CHASE.entry).is_ok() {
-        module
-    } else {
-        builtin = load(gpu, &Kernels::Builtin)?;
-        &builtin
-    };
-    let kernel = module.module.kernel(CHASE.entry)?;
-    let next_dev = gpu.upload(&next)?;
-    let mut out = gpu.zeros::<u64>(ChaseKernel::OUT_WORDS)?;
-    let steps = p.sweep.chase_steps;
-    for s in [1000, steps] {
-        let mut l = Launch::new(gpu);
-        let params = ChaseParams {
-            next: l.input(&next_dev),
-            start: 0,
-            steps: s,
-            out: l.output(&mut out),
-        };
-        let shape = LaunchShape {
-            grid: ChaseKernel::GRID,
-            threads: ChaseKernel::THREADS,
-            dyn_smem: 0,
-        };
-        // SAFETY: the chase entry, one thread: `next` is a ring of n indices below n whose hops
-        // land on slot starts (index 0 is one), `out` holds OUT_WORDS u64.
-        unsafe { l.launch(&kernel, shape, &params) }?;
-    }
-    let got = gpu.download(&out)?;
-    let mut words = [0u64; ChaseKernel::OUT_WORDS];
-    words.copy_from_slice(&got); // `out` was allocated with OUT_WORDS words
-    let measured = ChaseKernel::result(words);
-    let predicted = chase_end(&next, 0, u64::from(steps));
-    let check = check_chase(measured.end, predicted, steps);
-    Ok(Latency::new(steps, n as u64 * 4, measured, check))
 }
 
 /// The row's note for a build that keeps values in local memory.

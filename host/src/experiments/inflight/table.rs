@@ -3,7 +3,9 @@
 //! declared once with its kind; the one renderer ([`crate::table`]) formats it everywhere.
 
 use super::model::LittlesLaw;
-use super::notes::{experiment2_pointer, model_fit, width_effect};
+use super::notes::{
+    effective_latency_note, experiment2_pointer, loaded_notes, model_fit, width_effect,
+};
 use super::row::{Inflight, InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
 use crate::experiments::contract::GBPS;
@@ -13,6 +15,12 @@ use crate::table::{percent, percent_with, Column, Kind, Value};
 fn ratio(x: Option<f64>) -> String {
     x.map_or("n/a".to_owned(), |x| format!("{x:.3}"))
 }
+
+/// Nanoseconds, whole: the effective latency column.
+const EFFECTIVE_LATENCY: Kind = Kind::Rate {
+    unit: "ns",
+    decimals: 0,
+};
 
 /// The sweep's columns (the compared module's are added by the experiment).
 pub fn columns() -> Vec<Column<InflightRow>> {
@@ -54,6 +62,13 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         Column::new("Model GB/s", GBPS.kind(), |r| {
             Value::Float(r.predicted_gbps)
         }),
+        Column::new("Eff. latency (ns)", EFFECTIVE_LATENCY, |r| {
+            match (r.spilled(), r.effective_latency_ns) {
+                (true, _) => Value::Withheld(SPILLS_NOTE),
+                (false, Some(ns)) => Value::Float(ns),
+                (false, None) => Value::NotAvailable,
+            }
+        }),
         Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
         Column::new("Spill stores (B)", Kind::Bytes, |r| {
             spill(r.spills.and_then(|s| s.stores))
@@ -63,6 +78,9 @@ pub fn columns() -> Vec<Column<InflightRow>> {
         }),
         Column::new("Stack frame (B)", Kind::Bytes, |r| {
             spill(r.spills.map(|s| s.stack_frame))
+        }),
+        Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r| {
+            cells::sm_clock(&r.timing)
         }),
         Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
     ]
@@ -150,6 +168,13 @@ pub fn notes(result: &Inflight) -> Vec<String> {
          the 2 counts the bytes written as well as those read",
         m.peak_gbps, m.sms, m.latency_ns
     ));
+    notes.push(format!(
+        "Eff. latency: Little's law solved for the latency with each row's own figures, 2 x {} \
+         SMs x bytes in flight per SM / GB/s; below the knee it is the time a load took under \
+         the row's own traffic (latency rises with load), above it an upper bound (more bytes \
+         in flight than the rate needs)",
+        m.sms
+    ));
     for need in &result.headline.bytes_needed {
         notes.push(format!(
             "The model needs {:.0} B in flight per SM for {} of the copy",
@@ -185,6 +210,9 @@ pub fn notes(result: &Inflight) -> Vec<String> {
         ratio(fit.median_ratio_below_knee),
         ratio(fit.median_ratio_above_knee)
     ));
+    notes.push(effective_latency_note(&result.rows, m));
+    notes.extend(loaded_notes(result));
+    notes.extend(result.sizes.iter().flat_map(|s| s.notes()));
     notes.push(experiment2_note(m, &result.rows));
     if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
         notes.push(format!(
@@ -272,7 +300,14 @@ mod tests {
 
     #[test]
     fn a_row_fills_every_column() {
-        let r = row(256, 1, 64, 0.96);
+        let mut r = row(256, 1, 64, 0.96);
+        r.effective_latency_ns = Some(1234.4);
+        r.timing.sm_clock_mhz_during = Some(crate::sampling::ClockSpan {
+            readings: 5,
+            min_mhz: 1755,
+            median_mhz: 1980,
+            max_mhz: 1980,
+        });
         let t = columns_table("t", &columns(), std::slice::from_ref(&r));
         assert_eq!(t.rows[0].cells.len(), t.columns.len());
         let cell = |h: &str| t.cell(0, h).unwrap();
@@ -281,6 +316,8 @@ mod tests {
         assert_eq!(cell("In flight/SM (B)"), "16384");
         assert_eq!(cell("Theo. occ"), "12.5%");
         assert_eq!(cell("Noise"), "0.10%");
+        assert_eq!(cell("Eff. latency (ns)"), "1234");
+        assert_eq!(cell("SM MHz during"), "1755-1980");
         assert_eq!(cell("Verified"), "ok, exact");
         assert_eq!(cell("Spill stores (B)"), "0");
         assert_eq!(cell("Stack frame (B)"), "0");
@@ -306,6 +343,9 @@ mod tests {
         );
         assert_eq!(cell(1, "In flight/SM (B)"), "16384");
         assert_eq!(cell(1, "Stack frame (B)"), "n/a");
+        assert_eq!(cell(0, "Eff. latency (ns)"), SPILLS_NOTE);
+        assert_eq!(cell(1, "Eff. latency (ns)"), "n/a");
+        assert_eq!(cell(1, "SM MHz during"), "n/a");
         // A CSV leaves the withheld figure empty: its column holds numbers only.
         let csv = crate::table::to_csv(&t);
         let header = csv.lines().next().unwrap();

@@ -225,6 +225,9 @@ impl Experiment for Spec {
             Column::new(MS_PER_CALL, Kind::Duration, |r| {
                 cells::timing(&r.timing)
             }),
+            Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r| {
+                cells::sm_clock(&r.timing)
+            }),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
             Column::new(VS_CUBLAS, Kind::Ratio, |r| {
                 r.vs_cublas.map_or(Value::NotAvailable, Value::Float)

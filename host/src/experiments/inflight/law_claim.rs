@@ -1,0 +1,319 @@
+//! Two claims about the parallelism memory needs. Seed 003's "64 warps cannot hide a 400-cycle
+//! latency" ([`warps_cannot_hide_latency`]) counts one request per warp; the rows count bytes in
+//! flight.
+//!
+//! "Needed parallelism = latency x throughput", for memory: Little's law, fed the latency
+//! measured under load ([`super::loaded`]), must predict the bytes in flight per SM the sweep
+//! needed for 90% and 95% of the copy. The prediction is one figure (the chase is timed once
+//! per background); the measured need is the fewest bytes in flight per SM among the usable rows
+//! reaching the fraction, and its interval comes from resampling every row's and the copy's
+//! samples (a resample can move rows across the fraction).
+
+use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
+use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
+use crate::claim::Verdict;
+use crate::confidence::{self, Interval, Timed};
+use crate::table::{percent, percent_with};
+
+/// The fewest bytes in flight per SM among `rows` whose GB/s (in `gbps`, one per row, then the
+/// copy's last) reach `fraction` of the copy.
+fn least_bytes(rows: &[&InflightRow], gbps: &[f64], fraction: f64) -> Option<f64> {
+    let (rates, copy) = gbps.split_at(gbps.len() - 1);
+    rows.iter()
+        .zip(rates)
+        .filter(|(_, g)| **g / copy[0] >= fraction)
+        .map(|(r, _)| r.bytes_in_flight_per_sm as f64)
+        .min_by(f64::total_cmp)
+}
+
+/// Every comparison decided and holding: HOLDS; one failing: DOES NOT HOLD; else undecided.
+fn every(outcomes: &[Option<bool>]) -> Option<bool> {
+    if outcomes.contains(&Some(false)) {
+        return Some(false);
+    }
+    let decided = !outcomes.is_empty() && outcomes.iter().all(Option::is_some);
+    decided.then_some(true)
+}
+
+/// Rule: for each fraction with a loaded prediction, the interval of prediction / measured need
+/// (the need's bootstrap interval, the prediction fixed). HOLDS when every interval lies within
+/// `1 +- PREDICTION_WITHIN`; DOES NOT HOLD when one lies wholly outside it; NOT JUDGED otherwise,
+/// or without a curve or a row reaching the fraction.
+pub fn loaded_law_predicts(
+    rows: &[InflightRow],
+    copy: &CopyReference,
+    predictions: &[LoadedPrediction],
+) -> Verdict {
+    let used: Vec<&InflightRow> = usable(rows).collect();
+    let mut figures: Vec<Timed<'_>> = used.iter().map(|r| Timed::new(r.gbps, &r.timing)).collect();
+    figures.push(Timed::new(copy.gbps, &copy.timing));
+    let (lo, hi) = (1.0 - PREDICTION_WITHIN, 1.0 + PREDICTION_WITHIN);
+    let mut outcomes = Vec::new();
+    let mut parts = Vec::new();
+    // Both fractions' needs over the same resamples (one pass: the resampling is the cost); a
+    // fraction no row reaches gets its own (failing) pass, so it cannot take the other's away.
+    let needs = confidence::statistics(&figures, |v| {
+        let [a, b] = HEADLINE_FRACTIONS.map(|f| least_bytes(&used, v, f));
+        Some([a?, b?])
+    });
+    for (i, fraction) in HEADLINE_FRACTIONS.into_iter().enumerate() {
+        let at = percent_with(fraction, 0);
+        let need = match &needs {
+            Ok(both) => Ok(both[i]),
+            Err(_) => confidence::statistic(&figures, |v| least_bytes(&used, v, fraction)),
+        };
+        let predicted = predictions
+            .iter()
+            .find(|p| (p.fraction - fraction).abs() < 1e-9)
+            .and_then(|p| p.loaded_bytes.map(|b| (b, p.extrapolated)));
+        let Some((predicted, extrapolated)) = predicted else {
+            outcomes.push(None);
+            parts.push(match need {
+                Ok(need) => format!(
+                    "{at}: no loaded-latency curve to predict from; measured need {} B",
+                    need.show(|x| format!("{x:.0}"))
+                ),
+                Err(e) => format!("{at}: no loaded-latency curve, and no measured need ({e})"),
+            });
+            continue;
+        };
+        match need {
+            Ok(need) => {
+                // The prediction over the need: its interval is the need's, inverted.
+                let ratio = Interval {
+                    point: predicted / need.point,
+                    lo: predicted / need.hi,
+                    hi: predicted / need.lo,
+                };
+                outcomes.push(if ratio.above(lo) && ratio.below(hi) {
+                    Some(true)
+                } else if ratio.below(lo) || ratio.above(hi) {
+                    Some(false)
+                } else {
+                    None
+                });
+                parts.push(format!(
+                    "{at}: predicted {predicted:.0} B per SM{}, measured need {} B, ratio {}",
+                    if extrapolated {
+                        " (latency extrapolated)"
+                    } else {
+                        ""
+                    },
+                    need.show(|x| format!("{x:.0}")),
+                    ratio.show(|x| format!("{x:.2}"))
+                ));
+            }
+            Err(e) => {
+                outcomes.push(None);
+                parts.push(format!(
+                    "{at}: predicted {predicted:.0} B per SM; no measured need ({e})"
+                ));
+            }
+        }
+    }
+    Verdict {
+        key: "loaded-littles-law-predicts-need",
+        experiment: 0,
+        claim: "needed parallelism = latency x throughput, for memory: Little's law with the \
+                latency measured under load predicts the bytes in flight per SM a copy needs"
+            .into(),
+        rule: format!(
+            "for 90% and 95% of the device-to-device copy, the loaded model's bytes in flight per \
+             SM (fraction x copy GB/s x L(fraction x copy GB/s) / (2 x SMs), L interpolated on \
+             the chase timed under background copies) over the fewest a usable row needed, on \
+             the {} bootstrap interval of that need ({} resamples of every row's and the copy's \
+             samples, fixed seed): HOLDS when every ratio lies within {lo:.2} to {hi:.2}, DOES \
+             NOT HOLD when one lies wholly outside, NOT JUDGED otherwise; points whose build \
+             spills ({SPILLS_NOTE}) and failed checks are left out",
+            percent_with(confidence::LEVEL, 0),
+            confidence::RESAMPLES,
+        ),
+        holds: every(&outcomes),
+        evidence: parts.join("; "),
+    }
+}
+
+/// Seed 003 counts the warps needed as latency / cycles per instruction (400 / 4 = 100), more
+/// than an SM's 64, and concludes that the latency cannot be hidden.
+pub const SEED_003_CLAIM: &str = "64 warps cannot hide a 400-cycle memory latency (seed 003: \
+it takes latency / cycles per instruction = 100 warps, and an SM holds 64)";
+/// "Hidden": a copy at this share of the device-to-device copy or more.
+pub const HIDDEN_AT: f64 = 0.90;
+
+/// Rule: the usable rows (all at 64 warps/SM or fewer) against the copy: DOES NOT HOLD when one
+/// row's interval of GB/s over the copy's lies wholly at or above [`HIDDEN_AT`] (the latency is
+/// hidden, by that row's warps); HOLDS when every row's lies wholly below it; NOT JUDGED
+/// otherwise. The evidence names the row with the fewest warps/SM that hides it, and the
+/// latency in cycles the chase measured.
+pub fn warps_cannot_hide_latency(
+    rows: &[InflightRow],
+    copy: &CopyReference,
+    chase_cycles: f64,
+) -> Verdict {
+    let share = |r: &InflightRow| {
+        confidence::ratio(Timed::new(r.gbps, &r.timing), Timed::new(copy.gbps, &copy.timing))
+    };
+    let judge = |r: &InflightRow| {
+        let iv = share(r);
+        let reaches = iv.as_ref().ok().and_then(|iv| iv.exceeds(HIDDEN_AT));
+        let text = match iv {
+            Ok(iv) => iv.show(percent),
+            Err(e) => format!("{} (no interval: {e})", percent(r.fraction_of_copy)),
+        };
+        (reaches, text)
+    };
+    // Fewest warps first (most bytes in flight among equals); only a row whose median reaches
+    // the bound can have its interval above it, so the first such row that does decides, and
+    // the intervals of the others are taken only when none does.
+    let mut order: Vec<&InflightRow> = usable(rows).collect();
+    order.sort_by_key(|r| (r.warps_per_sm, std::cmp::Reverse(r.bytes_in_flight_per_sm)));
+    let hidden = order
+        .iter()
+        .filter(|r| r.fraction_of_copy >= HIDDEN_AT)
+        .map(|r| (*r, judge(r)))
+        .find(|(_, (reaches, _))| *reaches == Some(true))
+        .map(|(r, (reaches, text))| (r, reaches, text));
+    let judged: Vec<(&InflightRow, Option<bool>, String)> = if hidden.is_some() {
+        Vec::new()
+    } else {
+        order
+            .iter()
+            .map(|r| {
+                let (reaches, text) = judge(r);
+                (*r, reaches, text)
+            })
+            .collect()
+    };
+    let hidden = hidden.as_ref();
+    let best = judged
+        .iter()
+        .max_by(|a, b| a.0.fraction_of_copy.total_cmp(&b.0.fraction_of_copy));
+    let holds = if hidden.is_some() {
+        Some(false)
+    } else if !order.is_empty() && judged.iter().all(|(_, reaches, _)| *reaches == Some(false)) {
+        Some(true)
+    } else {
+        None
+    };
+    let latency = format!("the chase measured {chase_cycles:.0} cycles per DRAM load");
+    let evidence = match (hidden, best) {
+        (Some((r, _, text)), _) => format!(
+            "{} at {} blocks/SM hides it with {} warps/SM ({} B in flight per SM, {} \
+             occupancy): {text} of the copy; {latency}; what hides it is bytes in flight, not \
+             warps: each warp keeps {} loads of {} B per thread outstanding",
+            r.entry,
+            r.blocks_per_sm,
+            r.warps_per_sm,
+            r.bytes_in_flight_per_sm,
+            percent(r.occupancy),
+            r.point.shape.loads,
+            r.point.shape.width * 4
+        ),
+        (None, Some((r, _, text))) => format!(
+            "no row reaches {} of the copy on its interval; the best, {} at {} warps/SM: \
+             {text}; {latency}",
+            percent(HIDDEN_AT),
+            r.entry,
+            r.warps_per_sm
+        ),
+        (None, None) => "no usable row".into(),
+    };
+    Verdict {
+        key: "warps-cannot-hide-memory-latency",
+        experiment: 0,
+        claim: SEED_003_CLAIM.into(),
+        rule: format!(
+            "each usable row (all hold 64 warps/SM or fewer) against the device-to-device copy, \
+             on the {} bootstrap interval of its GB/s over the copy's ({} resamples, fixed \
+             seed): DOES NOT HOLD when one lies wholly at or above {} (the latency is hidden; \
+             the row with the fewest warps/SM named), HOLDS when every one lies wholly below it, \
+             NOT JUDGED otherwise; points whose build spills ({SPILLS_NOTE}) and failed checks \
+             are left out",
+            percent_with(confidence::LEVEL, 0),
+            confidence::RESAMPLES,
+            percent(HIDDEN_AT)
+        ),
+        holds,
+        evidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::inflight::claims::tests::copy;
+    use crate::experiments::inflight::row::tests::row;
+
+    fn predicted(fraction: f64, bytes: Option<f64>) -> LoadedPrediction {
+        LoadedPrediction {
+            fraction,
+            unloaded_bytes: 5000.0,
+            loaded_bytes: bytes,
+            measured_bytes: None,
+            extrapolated: false,
+        }
+    }
+
+    /// 32 KiB per SM reaches 91%, 64 KiB 96%; less stays below 90%.
+    fn rows() -> Vec<InflightRow> {
+        vec![
+            row(1024, 1, 16, 0.85),
+            row(1024, 1, 32, 0.91),
+            row(1024, 2, 32, 0.96),
+        ]
+    }
+
+    #[test]
+    fn a_prediction_near_the_need_holds() {
+        let p = [
+            predicted(0.90, Some(30_000.0)),
+            predicted(0.95, Some(70_000.0)),
+        ];
+        let v = loaded_law_predicts(&rows(), &copy(), &p);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        assert!(v.evidence.contains("measured need 32768"), "{}", v.evidence);
+        assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
+    }
+
+    #[test]
+    fn the_unloaded_figure_fails_and_a_missing_curve_is_not_judged() {
+        let p = [predicted(0.90, Some(5000.0)), predicted(0.95, Some(70_000.0))];
+        let v = loaded_law_predicts(&rows(), &copy(), &p);
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        let v = loaded_law_predicts(&rows(), &copy(), &[predicted(0.9, None)]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        // Without a curve the evidence still gives the measured need and its interval.
+        let v = loaded_law_predicts(&rows(), &copy(), &[]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        assert!(
+            v.evidence.contains("90%: no loaded-latency curve to predict from; measured need 32768")
+                && v.evidence.contains("(95% CI"),
+            "{}",
+            v.evidence
+        );
+    }
+
+    #[test]
+    fn eight_warps_with_bytes_in_flight_refute_seed_003() {
+        // 8 warps/SM (256 threads) x 256 B each reach 96%: hidden, by bytes in flight.
+        let rows = [row(1024, 2, 4, 0.55), row(256, 1, 256, 0.96), row(512, 1, 256, 0.97)];
+        let v = warps_cannot_hide_latency(&rows, &copy(), 665.0);
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        assert!(v.evidence.starts_with("memcpy_t256_l64_w1 at 1 blocks/SM hides it with 8 warps/SM"), "{}", v.evidence);
+        assert!(v.evidence.contains("665 cycles") && v.evidence.contains("95% CI"), "{}", v.evidence);
+        assert!(!v.evidence.contains("  "), "{}", v.evidence);
+        // Nothing near the copy: the claim holds; a row at the bound on noisy figures is not judged.
+        let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.55)], &copy(), 665.0);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.90)], &copy(), 665.0);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        assert_eq!(warps_cannot_hide_latency(&[], &copy(), 665.0).holds, None);
+    }
+
+    #[test]
+    fn no_row_reaching_the_fraction_is_not_judged() {
+        let slow = vec![row(1024, 1, 16, 0.5), row(1024, 2, 16, 0.6)];
+        let v = loaded_law_predicts(&slow, &copy(), &[predicted(0.9, Some(30_000.0))]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+    }
+}

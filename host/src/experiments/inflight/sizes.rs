@@ -1,0 +1,171 @@
+//! The copy-size sweep: the sweep's fastest point run again over copies from a few MiB to a few
+//! GiB, each size against its own device-to-device copy (`cuMemcpyDtoD` of the same buffers), to
+//! show where the L2 stops serving a copy and both fall to the DRAM's rate. A copy of `S` bytes
+//! touches `2 S` (source and destination): it can stay in an L2 of `L` bytes only while
+//! `2 S <= L`.
+//!
+//! CPU side: the rows, the size at which the DRAM level starts, and the table notes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::{Check, Timing};
+
+/// Default sizes of `host inflight --sizes-mib`: 16 MiB (within an H100/H200-class L2 with its
+/// destination) to 4 GiB.
+pub const DEFAULT_SIZES_MIB: [u64; 7] = [16, 32, 64, 128, 256, 1024, 4096];
+/// Default sizes in `host all`: the small end only, where the L2 boundary lies on current GPUs
+/// (the large sizes cost seconds each to fill and check).
+pub const ALL_SIZES_MIB: [u64; 4] = [16, 32, 64, 256];
+/// A size is at the DRAM level when its device-to-device GB/s is within this share of the
+/// largest size's.
+pub const DRAM_LEVEL_WITHIN: f64 = 0.10;
+
+/// One size of the sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizeRow {
+    /// Bytes of each of the source and the destination.
+    pub bytes: u64,
+    /// The kernel's GB/s (read + written) and its timing.
+    pub gbps: f64,
+    pub timing: Timing,
+    /// The device-to-device copy of the same buffers.
+    pub d2d_gbps: f64,
+    pub d2d_timing: Timing,
+    /// The kernel's copy checked exactly.
+    pub check: Check,
+}
+
+impl SizeRow {
+    /// Whether source and destination fit the L2 together.
+    pub fn within_l2(&self, l2_bytes: u64) -> bool {
+        2 * self.bytes <= l2_bytes
+    }
+}
+
+/// The size sweep of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizeSweep {
+    /// The grid point run at every size, and its residency.
+    pub entry: String,
+    pub blocks_per_sm: u32,
+    /// The device's L2, as the driver reports it.
+    pub l2_bytes: u64,
+    /// By size, ascending.
+    pub rows: Vec<SizeRow>,
+}
+
+impl SizeSweep {
+    /// The smallest size from which every size's device-to-device GB/s lies within
+    /// [`DRAM_LEVEL_WITHIN`] of the largest size's (the copy no longer gains from the L2);
+    /// None with fewer than two sizes.
+    pub fn dram_level_from(&self) -> Option<u64> {
+        if self.rows.len() < 2 {
+            return None;
+        }
+        let last = self.rows.last()?.d2d_gbps;
+        let near = |r: &SizeRow| (r.d2d_gbps / last - 1.0).abs() <= DRAM_LEVEL_WITHIN;
+        let first_off = self.rows.iter().rposition(|r| !near(r));
+        Some(self.rows[first_off.map_or(0, |i| i + 1)].bytes)
+    }
+
+    /// The table notes: the sizes, each against its own copy, and where the DRAM level starts.
+    pub fn notes(&self) -> Vec<String> {
+        let mib = |b: u64| b >> 20;
+        let rows: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} MiB{}: {:.0} GB/s, its own D2D copy {:.0} GB/s ({:.2}x){}",
+                    mib(r.bytes),
+                    if r.within_l2(self.l2_bytes) {
+                        " (fits the L2 with its destination)"
+                    } else {
+                        ""
+                    },
+                    r.gbps,
+                    r.d2d_gbps,
+                    r.gbps / r.d2d_gbps,
+                    if r.check.passed {
+                        ""
+                    } else {
+                        ", CHECK FAILED"
+                    }
+                )
+            })
+            .collect();
+        let mut notes = vec![format!(
+            "Copy size sweep ({} at {} blocks/SM, the sweep's fastest point; L2 {} MiB as the \
+             driver reports it; a copy of S MiB touches 2S): {}",
+            self.entry,
+            self.blocks_per_sm,
+            mib(self.l2_bytes),
+            rows.join("; ")
+        )];
+        if let Some(from) = self.dram_level_from() {
+            notes.push(format!(
+                "The L2 stops serving the copy by {} MiB: from there on the D2D copy runs within \
+                 {:.0}% of the largest size's rate (the DRAM's); every smaller size runs faster",
+                mib(from),
+                DRAM_LEVEL_WITHIN * 100.0
+            ));
+        }
+        notes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::inflight::row::tests::{passed, row};
+
+    fn size(mib: u64, d2d: f64) -> SizeRow {
+        let timing = row(32, 1, 4, 1.0).timing;
+        SizeRow {
+            bytes: mib << 20,
+            gbps: d2d * 0.95,
+            timing: timing.clone(),
+            d2d_gbps: d2d,
+            d2d_timing: timing,
+            check: passed(),
+        }
+    }
+
+    fn sweep(rows: Vec<SizeRow>) -> SizeSweep {
+        SizeSweep {
+            entry: "memcpy_t1024_l2_w4".into(),
+            blocks_per_sm: 2,
+            l2_bytes: 50 << 20,
+            rows,
+        }
+    }
+
+    #[test]
+    fn the_dram_level_starts_after_the_last_size_off_it() {
+        // 16 MiB served by the L2 at 7000; 32 MiB still 5000; from 64 MiB on, 4000-4200.
+        let s = sweep(vec![
+            size(16, 7000.0),
+            size(32, 5000.0),
+            size(64, 4200.0),
+            size(256, 4100.0),
+            size(1024, 4000.0),
+        ]);
+        assert_eq!(s.dram_level_from(), Some(64 << 20));
+        let notes = s.notes();
+        assert!(notes[0].contains("16 MiB (fits the L2 with its destination): 6650 GB/s"));
+        assert!(notes[0].contains("32 MiB: 4750 GB/s, its own D2D copy 5000 GB/s (0.95x)"));
+        assert!(notes[1].starts_with("The L2 stops serving the copy by 64 MiB"), "{notes:?}");
+        // Flat from the first size: the DRAM level starts there; one size says nothing.
+        let flat = sweep(vec![size(16, 4000.0), size(64, 4100.0)]);
+        assert_eq!(flat.dram_level_from(), Some(16 << 20));
+        assert_eq!(sweep(vec![size(16, 4000.0)]).dram_level_from(), None);
+    }
+
+    #[test]
+    fn a_failed_check_is_named() {
+        let mut bad = size(64, 4000.0);
+        bad.check.passed = false;
+        let s = sweep(vec![size(16, 7000.0), bad]);
+        assert!(s.notes()[0].contains("CHECK FAILED"));
+    }
+}
