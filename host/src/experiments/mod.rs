@@ -14,8 +14,8 @@ pub mod contract;
 pub mod copy;
 pub mod error;
 pub mod gemm;
-pub mod gemm_bf16;
 pub mod gemm_check;
+pub mod gemm_cublas;
 pub mod gemm_sides;
 pub mod inputs;
 pub mod measured;
@@ -42,6 +42,7 @@ registry! {
     Regs => regs,
     Inflight => inflight,
     Ilp => ilp,
+    GemmBf16 => gemm_bf16,
 }
 
 pub use contract::{Experiment, RunContext};

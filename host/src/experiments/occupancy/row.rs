@@ -4,6 +4,7 @@ use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, GFLOPS};
+use crate::experiments::gemm_cublas::CublasKernel;
 use crate::experiments::measured::{push_failed, Measured};
 use crate::results::{Check, Timing};
 
@@ -117,6 +118,10 @@ pub struct CublasRow {
     pub gflops: f64,
     pub check: Check,
     pub flags: Vec<String>,
+    /// The kernel cuBLAS ran, read through CUPTI (or why not); absent in runs recorded before
+    /// the lab read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<CublasKernel>,
 }
 
 impl CublasOutcome {
@@ -268,6 +273,7 @@ mod tests {
                 gflops: 52_000.0,
                 check: r.measured.check.clone(),
                 flags: vec![],
+                kernel: None,
             }))),
         };
         let json = serde_json::to_value(&run).unwrap();
