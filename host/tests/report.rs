@@ -107,7 +107,13 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
         .collect();
     assert_eq!(
         names,
-        ["report.md", "occupancy.svg", "bandwidth.svg", "regs.svg"]
+        [
+            "report.md",
+            "occupancy.svg",
+            "bandwidth.svg",
+            "regs.svg",
+            "part2.svg"
+        ]
     );
 
     let occ = svg_texts(&dir.join("occupancy.svg"));
@@ -196,8 +202,44 @@ fn cap_mut(r: &mut RunResults, cap: u32) -> &mut host::experiments::regs::RegsRo
 const PEAK: &str = "peak-below-max-occupancy";
 const FASTEST: &str = "fastest-gemm-at-low-occupancy";
 
-/// The fixture with cuBLAS measured at `gflops` (checked), and a tuned row R at `occupancy`.
-fn with_cublas(gflops: f64, tuned: Option<(f64, f64)>) -> RunResults {
+/// The kernel cuBLAS ran as CUPTI would give it, at `occupancy` by the calculator; not read
+/// (with the reason) for `None`.
+fn cublas_kernel(occupancy: Option<f64>) -> host::experiments::gemm_cublas::CublasKernel {
+    use host::cuda::{KernelRecord, LibraryKernel};
+    use host::experiments::gemm_cublas::CublasKernel;
+    let Some(occupancy) = occupancy else {
+        return CublasKernel::Unread {
+            reason: "the kernel cuBLAS ran was not read: CUPTI not found".into(),
+        };
+    };
+    CublasKernel::Read(Box::new(LibraryKernel {
+        kernel: KernelRecord {
+            name: "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n".into(),
+            grid: [32, 32, 1],
+            block: [256, 1, 1],
+            registers_per_thread: 200,
+            static_shared_bytes: 0,
+            dynamic_shared_bytes: 100_000,
+            local_bytes_per_thread: 0,
+            cluster: [0, 0, 0],
+            shared_memory_executed: 233_472,
+            duration_ns: 1_000_000,
+        },
+        others: vec![],
+        blocks_per_sm: 1,
+        warps_per_sm: (occupancy * 64.0) as u32,
+        occupancy,
+        limiter: "registers".into(),
+    }))
+}
+
+/// The fixture with cuBLAS measured at `gflops` (checked), the kernel it ran read at
+/// `kernel_occupancy` (or not read), and a tuned row R of (GFLOP/s, occupancy).
+fn with_cublas(
+    gflops: f64,
+    tuned: Option<(f64, f64)>,
+    kernel_occupancy: Option<f64>,
+) -> RunResults {
     use host::experiments::occupancy::{CublasOutcome, CublasRow, GemmTile};
     let mut r = fixture();
     let run = r.occupancy.as_mut().unwrap();
@@ -226,20 +268,24 @@ fn with_cublas(gflops: f64, tuned: Option<(f64, f64)>) -> RunResults {
         gflops,
         check: d.measured.check.clone(),
         flags: vec![],
+        kernel: Some(cublas_kernel(kernel_occupancy)),
     })));
     r
 }
 
 #[test]
 fn the_fastest_gemm_at_low_occupancy_holds_when_ours_wins_there() {
-    let v = judge(&with_cublas(4000.0, Some((5000.0, 0.125))), FASTEST);
-    assert_eq!(v.holds, Some(true), "{}", v.evidence);
-    assert!(v.evidence.contains("fastest: ours, R"), "{}", v.evidence);
+    // cuBLAS slower than ours: judged on ours whether or not its kernel was read.
+    for kernel in [None, Some(0.5)] {
+        let v = judge(&with_cublas(4000.0, Some((5000.0, 0.125)), kernel), FASTEST);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        assert!(v.evidence.contains("fastest: R 5000 GFLOP/s"), "{}", v.evidence);
+    }
     // The blog's claims still look at the seed rows only: the tuned row changes none of them.
     let plain = fixture().verdicts();
     for (a, b) in plain
         .iter()
-        .zip(with_cublas(4000.0, Some((5000.0, 0.125))).verdicts())
+        .zip(with_cublas(4000.0, Some((5000.0, 0.125)), None).verdicts())
         .filter(|(a, _)| a.key != FASTEST)
     {
         assert_eq!(a.evidence, b.evidence, "{}", a.key);
@@ -247,31 +293,49 @@ fn the_fastest_gemm_at_low_occupancy_holds_when_ours_wins_there() {
 }
 
 #[test]
-fn cublas_winning_leaves_the_claim_not_judged_until_its_kernel_is_read() {
-    // cuBLAS fastest; our fastest (B, 41.7%) is above 12.5%, and cuBLAS's occupancy is unknown.
-    let v = judge(&with_cublas(9000.0, None), FASTEST);
-    assert_eq!(v.holds, None, "{}", v.evidence);
+fn cublas_winning_is_judged_at_the_occupancy_of_the_kernel_it_ran() {
+    // cuBLAS fastest, its kernel at 12.5%: faster than every GEMM above 12.5% (B, 41.7%).
+    let v = judge(&with_cublas(9000.0, None, Some(0.125)), FASTEST);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
     assert!(
-        v.evidence.contains("cuBLAS 13.1.0 at 9000 GFLOP/s")
-            && v.evidence.contains("not judged until its kernel is read"),
+        v.evidence.contains("fastest: cuBLAS 13.1.0 (sm90_xmma_gemm")
+            && v.evidence.contains("9000 GFLOP/s at 12.5% (200 regs)"),
         "{}",
         v.evidence
     );
-    // cuBLAS fastest, our fastest at 12.5%: still cuBLAS's claim to answer, not ours.
-    let v = judge(&with_cublas(9000.0, Some((5000.0, 0.125))), FASTEST);
-    assert_eq!(v.holds, None, "{}", v.evidence);
-    // cuBLAS level with ours (within the samples' noise): not judged either.
-    let v = judge(&with_cublas(5005.0, Some((5000.0, 0.125))), FASTEST);
+    // Its kernel at 25%, faster than the fastest GEMM at <= 12.5% (R): the claim fails.
+    let v = judge(&with_cublas(9000.0, Some((5000.0, 0.125)), Some(0.25)), FASTEST);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(v.evidence.contains("fastest at or below 12.5%: R"), "{}", v.evidence);
+    // Its kernel at 25%, level with R at 12.5% (within the samples' noise): not judged.
+    let v = judge(&with_cublas(5005.0, Some((5000.0, 0.125)), Some(0.25)), FASTEST);
     assert_eq!(v.holds, None, "{}", v.evidence);
     assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
 }
 
 #[test]
+fn cublas_winning_with_its_kernel_unread_leaves_the_claim_not_judged() {
+    // cuBLAS fastest and the kernel it ran unknown: no occupancy is assumed for it.
+    let v = judge(&with_cublas(9000.0, Some((5000.0, 0.125)), None), FASTEST);
+    assert_eq!(v.holds, None, "{}", v.evidence);
+    assert!(
+        v.evidence.contains("cuBLAS 13.1.0 at 9000 GFLOP/s")
+            && v.evidence.contains("its occupancy is unknown")
+            && v.evidence.contains("CUPTI not found"),
+        "{}",
+        v.evidence
+    );
+    // Level with ours: not judged either.
+    let v = judge(&with_cublas(5005.0, Some((5000.0, 0.125)), None), FASTEST);
+    assert_eq!(v.holds, None, "{}", v.evidence);
+}
+
+#[test]
 fn ours_fastest_above_low_occupancy_fails_the_fastest_gemm_claim() {
     // Ours beats cuBLAS, and the fastest of ours (B, 41.7%) beats every variant at <= 12.5%.
-    let v = judge(&with_cublas(2000.0, None), FASTEST);
+    let v = judge(&with_cublas(2000.0, None, None), FASTEST);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
-    assert!(v.evidence.contains("fastest: ours, B"), "{}", v.evidence);
+    assert!(v.evidence.contains("fastest: B"), "{}", v.evidence);
 }
 
 #[test]
@@ -549,7 +613,10 @@ fn no_experiment_means_nothing_is_judged() {
     assert_eq!(written.len(), 1, "only report.md: {written:?}");
     let md = std::fs::read_to_string(&written[0]).unwrap();
     assert_eq!(md.matches("**NOT JUDGED**").count(), 26);
-    assert_eq!(md.matches("Not run.").count(), 5);
+    assert_eq!(
+        md.matches("Not run.").count(),
+        host::experiments::registry::NAMES.len()
+    );
 }
 
 fn with_comparison(mut r: RunResults) -> RunResults {
@@ -1048,14 +1115,15 @@ fn the_report_is_about_the_experiments_the_run_asked_for() {
 }
 
 /// A run with a tuned row and cuBLAS: the family and tile columns and the ratio column appear,
-/// cuBLAS has its reference row (with its version in the title), in the terminal table, Markdown
-/// and CSV; the plot draws cuBLAS as a reference line; merging keeps the cuBLAS row.
+/// cuBLAS has its reference row (with its version in the title, and the kernel it ran: name,
+/// block, registers, occupancy), in the terminal table, Markdown and CSV; the plot draws cuBLAS
+/// as a reference line and its kernel as a point; merging keeps the cuBLAS row.
 #[test]
 fn cublas_and_tuned_rows_render_everywhere_and_merge() {
     use host::experiments::occupancy::Spec;
     use host::experiments::Experiment;
     use host::table::{render, Format};
-    let r = with_cublas(4000.0, Some((5000.0, 0.125)));
+    let r = with_cublas(4000.0, Some((5000.0, 0.125)), Some(0.125));
     let run = r.occupancy.as_ref().unwrap();
     let t = Spec::table(run, &r.meta);
     let (header, rows) = (t.header(), t.cells());
@@ -1089,8 +1157,23 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
     );
     assert_eq!(seed[col("Warp tile")], "n/a");
     let cublas = rows.last().unwrap();
-    assert_eq!(cublas[0], "cuBLAS 13.1.0");
+    assert_eq!(cublas[0], "cuBLAS 13.1.0: sm90_xmma_gemm_f32f32_f32f32_f32_nn_n");
     assert_eq!(cublas[col("GFLOP/s")], "4000");
+    assert_eq!(
+        [
+            &cublas[col("Threads/block")],
+            &cublas[col("Regs/thread")],
+            &cublas[col("Theo. occ")],
+            &cublas[col("Blocks/SM")]
+        ],
+        ["256", "200", "12.5%", "1"]
+    );
+    assert!(
+        t.notes.iter().any(|n| n.starts_with("cuBLAS's kernel: cuBLAS 13.1.0 ran")),
+        "{:?}",
+        t.notes
+    );
+    assert!(!t.notes.iter().any(|n| n.contains("not read by the lab")));
     assert_eq!(cublas[col("Ours/cuBLAS")], "1.00");
     // The tables print the tile joined; a CSV gives each side its own number.
     for (f, tile) in [
@@ -1110,6 +1193,7 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
     report::write(&r, &dir).unwrap();
     let svg = svg_texts(&dir.join("occupancy.svg"));
     assert!(has(&svg, "cuBLAS 13.1.0: 4,000"), "{svg:?}");
+    assert!(has(&svg, "cuBLAS 13.1.0 kernel"), "{svg:?}");
 
     // Merging: the cuBLAS row is kept above the variants.
     let base = out_dir("report_cublas_merge");

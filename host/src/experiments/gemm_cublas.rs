@@ -66,7 +66,7 @@ impl CublasRow {
         match &self.kernel {
             Some(CublasKernel::Read(k)) => k.describe(&format!("cuBLAS {}", self.version)),
             Some(CublasKernel::Unread { reason }) => reason.clone(),
-            None => "the kernel cuBLAS ran was not recorded (a run made before the lab read it)"
+            None => "the kernel cuBLAS ran was not recorded: a run made before the lab read it"
                 .to_owned(),
         }
     }

@@ -209,7 +209,7 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
     let mut unplaced = Vec::new();
     for p in points(results) {
         let Some(peak) = peaks.get(p.pipe) else {
-            unplaced.push(p.label);
+            unplaced.push(format!("{} (no peak known for its pipe)", p.label));
             continue;
         };
         rows.push(vec![
@@ -236,8 +236,15 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
         "), at its theoretical occupancy; cuBLAS's kernels at the occupancy of the kernel each \
          call ran, read through CUPTI.",
     );
+    let sgemm = results.occupancy.iter().filter_map(GemmRun::cublas_row);
+    let bf16 = results.gemm_bf16.iter().filter_map(Bf16Run::cublas_row);
+    for (what, c) in sgemm.map(|c| ("SGEMM", c)).chain(bf16.map(|c| ("BF16", c))) {
+        if c.occupancy().is_none() {
+            unplaced.push(format!("cuBLAS {what} ({})", c.kernel_words()));
+        }
+    }
     if !unplaced.is_empty() {
-        let _ = write!(out, " Not placed (no peak): {}.", unplaced.join(", "));
+        let _ = write!(out, " Not placed: {}.", unplaced.join("; "));
     }
     match ceiling {
         Some(c) => {
