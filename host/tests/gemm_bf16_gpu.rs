@@ -59,10 +59,7 @@ fn kernel_read(what: &str, c: &CublasRow) {
     match &c.kernel {
         Some(CublasKernel::Read(k)) => {
             let threads = k.kernel.threads_per_block();
-            assert!(
-                threads >= 32 && threads.is_multiple_of(32),
-                "{what}: {k:?}"
-            );
+            assert!(threads >= 32 && threads.is_multiple_of(32), "{what}: {k:?}");
             assert!(k.occupancy > 0.0 && k.occupancy <= 1.0, "{what}: {k:?}");
             eprintln!("{what}: {}", c.kernel_words());
         }
@@ -86,7 +83,10 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
             assert!(row.blocks_per_sm > 0 && row.occupancy > 0.0, "{row:?}");
             assert!(row.vs_cublas.is_some(), "{}", row.variant);
             assert!(
-                !row.measured.flags.iter().any(|f| f.contains("driver gives")),
+                !row.measured
+                    .flags
+                    .iter()
+                    .any(|f| f.contains("driver gives")),
                 "{}: {:?}",
                 row.variant,
                 row.measured.flags

@@ -279,7 +279,11 @@ fn the_fastest_gemm_at_low_occupancy_holds_when_ours_wins_there() {
     for kernel in [None, Some(0.5)] {
         let v = judge(&with_cublas(4000.0, Some((5000.0, 0.125)), kernel), FASTEST);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(v.evidence.contains("fastest: R 5000 GFLOP/s"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("fastest: R 5000 GFLOP/s"),
+            "{}",
+            v.evidence
+        );
     }
     // The blog's claims still look at the seed rows only: the tuned row changes none of them.
     let plain = fixture().verdicts();
@@ -298,17 +302,28 @@ fn cublas_winning_is_judged_at_the_occupancy_of_the_kernel_it_ran() {
     let v = judge(&with_cublas(9000.0, None, Some(0.125)), FASTEST);
     assert_eq!(v.holds, Some(true), "{}", v.evidence);
     assert!(
-        v.evidence.contains("fastest: cuBLAS 13.1.0 (sm90_xmma_gemm")
+        v.evidence
+            .contains("fastest: cuBLAS 13.1.0 (sm90_xmma_gemm")
             && v.evidence.contains("9000 GFLOP/s at 12.5% (200 regs)"),
         "{}",
         v.evidence
     );
     // Its kernel at 25%, faster than the fastest GEMM at <= 12.5% (R): the claim fails.
-    let v = judge(&with_cublas(9000.0, Some((5000.0, 0.125)), Some(0.25)), FASTEST);
+    let v = judge(
+        &with_cublas(9000.0, Some((5000.0, 0.125)), Some(0.25)),
+        FASTEST,
+    );
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
-    assert!(v.evidence.contains("fastest at or below 12.5%: R"), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("fastest at or below 12.5%: R"),
+        "{}",
+        v.evidence
+    );
     // Its kernel at 25%, level with R at 12.5% (within the samples' noise): not judged.
-    let v = judge(&with_cublas(5005.0, Some((5000.0, 0.125)), Some(0.25)), FASTEST);
+    let v = judge(
+        &with_cublas(5005.0, Some((5000.0, 0.125)), Some(0.25)),
+        FASTEST,
+    );
     assert_eq!(v.holds, None, "{}", v.evidence);
     assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
 }
@@ -1157,7 +1172,10 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
     );
     assert_eq!(seed[col("Warp tile")], "n/a");
     let cublas = rows.last().unwrap();
-    assert_eq!(cublas[0], "cuBLAS 13.1.0: sm90_xmma_gemm_f32f32_f32f32_f32_nn_n");
+    assert_eq!(
+        cublas[0],
+        "cuBLAS 13.1.0: sm90_xmma_gemm_f32f32_f32f32_f32_nn_n"
+    );
     assert_eq!(cublas[col("GFLOP/s")], "4000");
     assert_eq!(
         [
@@ -1169,7 +1187,9 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
         ["256", "200", "12.5%", "1"]
     );
     assert!(
-        t.notes.iter().any(|n| n.starts_with("cuBLAS's kernel: cuBLAS 13.1.0 ran")),
+        t.notes
+            .iter()
+            .any(|n| n.starts_with("cuBLAS's kernel: cuBLAS 13.1.0 ran")),
         "{:?}",
         t.notes
     );

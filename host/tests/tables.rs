@@ -350,7 +350,17 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
     let cli = host::cli::Cli::try_parse_from(["host", "all"]).unwrap();
     let plan = cli.command.plan("host all").unwrap().unwrap();
     let names: Vec<&str> = plan.experiments.iter().map(Planned::name).collect();
-    assert_eq!(names, ["occupancy", "bandwidth", "regs", "inflight", "ilp", "gemm_bf16"]);
+    assert_eq!(
+        names,
+        [
+            "occupancy",
+            "bandwidth",
+            "regs",
+            "inflight",
+            "ilp",
+            "gemm_bf16"
+        ]
+    );
     let full = sample();
     let mut start = full.clone();
     (start.occupancy, start.bandwidth, start.regs) = (None, None, None);

@@ -27,7 +27,9 @@ pub enum CublasKernel {
     Read(Box<LibraryKernel>),
     /// CUPTI could not be had, recorded nothing, or recorded a kernel the calculator cannot
     /// place (the reason says which).
-    Unread { reason: String },
+    Unread {
+        reason: String,
+    },
 }
 
 impl CublasKernel {
@@ -205,7 +207,8 @@ pub fn push_row(t: &mut TableData, outcome: &CublasOutcome, cols: &CublasColumns
     }
     extra_row(t, "cuBLAS", &c.flags, &values);
     t.notes.push(format!("cuBLAS: {how}"));
-    t.notes.push(format!("cuBLAS's kernel: {}.", c.kernel_words()));
+    t.notes
+        .push(format!("cuBLAS's kernel: {}.", c.kernel_words()));
 }
 
 /// Adds the kernel cuBLAS ran to an occupancy plot as a point at its theoretical occupancy
@@ -299,9 +302,14 @@ pub(crate) mod tests {
             Column::new(THREADS, Kind::Count, |_| Value::Empty),
             Column::new(REGS, Kind::Count, |_| Value::Empty),
             Column::new(OCCUPANCY, Kind::Percent, |_| Value::Empty),
-            Column::new("GFLOP/s", Kind::Rate { unit: "GFLOP/s", decimals: 0 }, |_| {
-                Value::Empty
-            }),
+            Column::new(
+                "GFLOP/s",
+                Kind::Rate {
+                    unit: "GFLOP/s",
+                    decimals: 0,
+                },
+                |_| Value::Empty,
+            ),
         ];
         let mut t = columns_table("t", &columns, &[]);
         let cols = CublasColumns {
@@ -339,7 +347,10 @@ pub(crate) mod tests {
         let t = table(&CublasOutcome::Measured(Box::new(row.clone())));
         let csv = to_csv(&t);
         assert!(
-            csv.lines().last().unwrap().starts_with("cuBLAS 13.1.0,,,,600000"),
+            csv.lines()
+                .last()
+                .unwrap()
+                .starts_with("cuBLAS 13.1.0,,,,600000"),
             "{csv}"
         );
         assert!(t.notes.iter().any(|n| n.contains("CUPTI not found")));
@@ -348,7 +359,10 @@ pub(crate) mod tests {
         assert_eq!(json["kernel"]["status"], "unread");
         assert_eq!(serde_json::from_value::<CublasRow>(json).unwrap(), row);
         // A run recorded before the kernel was read has no kernel and says so.
-        let old = CublasRow { kernel: None, ..row };
+        let old = CublasRow {
+            kernel: None,
+            ..row
+        };
         assert!(old.kernel_words().contains("not recorded"));
         let unavailable = CublasOutcome::Unavailable {
             reason: "cuBLAS not found".into(),
@@ -368,7 +382,11 @@ pub(crate) mod tests {
             references: vec![],
         };
         let mut figure = Some(Figure::Scatter(plot));
-        plot_point(&mut figure, "unread".into(), &cublas_row(1.0, vec![1.0], None));
+        plot_point(
+            &mut figure,
+            "unread".into(),
+            &cublas_row(1.0, vec![1.0], None),
+        );
         let read = cublas_row(5.0, vec![1.0], Some("k"));
         plot_point(&mut figure, "cuBLAS kernel".into(), &read);
         let Some(Figure::Scatter(p)) = figure else {

@@ -117,7 +117,9 @@ fn of_sgemm(run: &GemmRun) -> impl Iterator<Item = Point> + '_ {
         gflops: r.gflops,
         passed: r.measured.check.passed,
     });
-    let cublas = run.cublas_row().and_then(|c| cublas_point(c, "SGEMM", Pipe::Fp32));
+    let cublas = run
+        .cublas_row()
+        .and_then(|c| cublas_point(c, "SGEMM", Pipe::Fp32));
     rows.chain(cublas)
 }
 
@@ -130,7 +132,9 @@ fn of_bf16(run: &Bf16Run) -> impl Iterator<Item = Point> + '_ {
         gflops: r.gflops,
         passed: r.measured.check.passed,
     });
-    let cublas = run.cublas_row().and_then(|c| cublas_point(c, "BF16", Pipe::Bf16));
+    let cublas = run
+        .cublas_row()
+        .and_then(|c| cublas_point(c, "BF16", Pipe::Bf16));
     rows.chain(cublas)
 }
 
@@ -178,13 +182,19 @@ pub fn figure(results: &RunResults, ceiling: Option<MmaCeiling>) -> Option<Scatt
     }];
     if let (Some(c), Some(b)) = (ceiling, peaks.bf16) {
         references.push(ReferenceLine {
-            label: format!("mma.sync ceiling (experiment 6): {} GFLOP/s", tick(c.gflops)),
+            label: format!(
+                "mma.sync ceiling (experiment 6): {} GFLOP/s",
+                tick(c.gflops)
+            ),
             y: c.gflops / b * 100.0,
             series: None,
         });
     }
     Some(ScatterPlot {
-        title: format!("Part II: every GEMM against its pipe's peak ({})", results.device.name),
+        title: format!(
+            "Part II: every GEMM against its pipe's peak ({})",
+            results.device.name
+        ),
         x_label: "Theoretical occupancy (%)".into(),
         y_label: "% of the pipe's peak".into(),
         x_scale: XScale::Linear,
@@ -200,11 +210,20 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
     figure(results, ceiling)?;
     let peaks = Peaks::of(results);
     let mut out = String::from("\n## Part II: every GEMM against its pipe's peak\n\n");
-    let _ = writeln!(out, "![Part II: every GEMM against its pipe's peak]({file})\n");
-    let header: Vec<String> = ["GEMM", "Pipe", "Theo. occ", "GFLOP/s", "% of the pipe's peak"]
-        .iter()
-        .map(|h| (*h).to_owned())
-        .collect();
+    let _ = writeln!(
+        out,
+        "![Part II: every GEMM against its pipe's peak]({file})\n"
+    );
+    let header: Vec<String> = [
+        "GEMM",
+        "Pipe",
+        "Theo. occ",
+        "GFLOP/s",
+        "% of the pipe's peak",
+    ]
+    .iter()
+    .map(|h| (*h).to_owned())
+    .collect();
     let mut rows = Vec::new();
     let mut unplaced = Vec::new();
     for p in points(results) {
@@ -254,9 +273,8 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
                 tick(c.gflops)
             );
         }
-        None => out.push_str(
-            " The mma.sync ceiling is not drawn: experiment 6 did not run in this run.",
-        ),
+        None => out
+            .push_str(" The mma.sync ceiling is not drawn: experiment 6 did not run in this run."),
     }
     out.push('\n');
     Some(out)
@@ -312,11 +330,17 @@ mod tests {
         let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
         assert_eq!(back, r);
         let svg = std::fs::read_to_string(dir.join(format!("{STEM}.svg"))).unwrap();
-        assert!(svg.contains("BF16 mma.sync") && svg.contains("% of the pipe"), "{svg}");
+        assert!(
+            svg.contains("BF16 mma.sync") && svg.contains("% of the pipe"),
+            "{svg}"
+        );
         let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
         assert!(report.contains("## Part II: every GEMM against its pipe's peak"));
         assert!(report.contains(&format!("]({STEM}.svg)")), "{report}");
-        let m1 = report.lines().find(|l| l.starts_with("| M1 ")).expect("M1's line");
+        let m1 = report
+            .lines()
+            .find(|l| l.starts_with("| M1 "))
+            .expect("M1's line");
         assert!(m1.contains("| dense BF16 tensor core | 12.5%"), "{m1}");
         assert!(report.contains("experiment 6 did not run"), "{report}");
         std::fs::remove_dir_all(&dir).unwrap();
