@@ -10,7 +10,7 @@ use super::cells;
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check::Checked;
 use super::gemm_sides::{gflops, GemmKind, GemmSides};
-use super::measured::Measured;
+use super::measured::{push_failed, Measured};
 use super::measurement::{flag_above_peak, Peak};
 use super::occupancy::{CublasOutcome, CublasRow};
 use crate::cuda::library_kernel::unread;
@@ -74,15 +74,30 @@ impl CublasRow {
     }
 }
 
-/// cuBLAS's part of a run as the lines are measured: its samples interleaved with each line's
-/// and the checks of its timed launches.
-#[derive(Default)]
-pub struct CublasTimes {
+/// cuBLAS's part of a run as the lines are measured: the library (when asked for, or why it
+/// could not be loaded), its samples interleaved with each line's and the checks of its timed
+/// launches.
+pub struct CublasSide {
+    opened: Option<Result<Cublas, CublasError>>,
     samples: Vec<f64>,
     checks: Vec<Checked>,
 }
 
-impl CublasTimes {
+impl CublasSide {
+    /// cuBLAS loaded on `gpu` when `asked` for.
+    pub fn open(gpu: &Gpu, asked: bool) -> Self {
+        Self {
+            opened: asked.then(|| Cublas::open(gpu)),
+            samples: Vec::new(),
+            checks: Vec::new(),
+        }
+    }
+
+    /// The library to time beside the lines, where it was asked for and loaded.
+    pub fn usable(&self) -> Option<&Cublas> {
+        self.opened.as_ref().and_then(|c| c.as_ref().ok())
+    }
+
     /// Keeps cuBLAS's `timing` and `checked` output taken beside line `label` (whose GFLOP/s at
     /// `dims` is `ours`); gives ours over cuBLAS from the samples taken together.
     pub fn add(
@@ -98,17 +113,16 @@ impl CublasTimes {
         ours / gflops(dims, &timing)
     }
 
-    /// cuBLAS's row when it was asked for (`opened`): every sample pooled, its timed outputs and
+    /// cuBLAS's row when it was asked for: every sample pooled, its timed outputs and
     /// one more call checked, its figure held to `peak`, and the kernel it ran read through
     /// CUPTI; or why it could not be loaded.
     pub fn finish<K: GemmKind>(
         self,
         gpu: &Gpu,
         sides: &mut GemmSides<K>,
-        opened: Option<Result<Cublas, CublasError>>,
         peak: Peak,
     ) -> Result<Option<CublasOutcome>, ExperimentError> {
-        let c = match opened {
+        let c = match self.opened {
             None => return Ok(None),
             Some(Err(e)) => {
                 return Ok(Some(CublasOutcome::Unavailable {
@@ -135,6 +149,16 @@ impl CublasTimes {
             kernel: Some(kernel),
         }))))
     }
+}
+
+/// cuBLAS's failed check, where it was measured and failed, in words: its row named "cuBLAS
+/// VERSION" and `suffix` (e.g. " BF16").
+pub fn failed_check(c: Option<&CublasRow>, suffix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(c) = c {
+        push_failed(&format!("cuBLAS {}{suffix}", c.version), &c.check, &mut out);
+    }
+    out
 }
 
 /// A GEMM table's title with cuBLAS's version and library, or why cuBLAS did not run.

@@ -16,6 +16,7 @@ pub mod error;
 pub mod gemm;
 pub mod gemm_check;
 pub mod gemm_cublas;
+pub mod gemm_plan;
 pub mod gemm_sides;
 pub mod inputs;
 pub mod measured;

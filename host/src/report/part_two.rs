@@ -8,8 +8,9 @@
 
 use std::fmt::Write as _;
 
+use crate::experiments::contract::Row;
 use crate::experiments::gemm_bf16::Bf16Run;
-use crate::experiments::occupancy::{CublasRow, GemmRun};
+use crate::experiments::occupancy::{CublasRow, GemmRow, GemmRun};
 use crate::experiments::RunResults;
 use crate::figure::{tick, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 use crate::table::{markdown_grid, percent};
@@ -108,40 +109,43 @@ fn cublas_point(c: &CublasRow, what: &str, pipe: Pipe) -> Option<Point> {
     })
 }
 
-fn of_sgemm(run: &GemmRun) -> impl Iterator<Item = Point> + '_ {
-    let rows = run.rows.iter().map(|r| Point {
-        series: if r.is_seed() { SEED } else { TUNED },
-        label: r.variant.clone(),
-        pipe: Pipe::Fp32,
-        occupancy: r.occupancy,
-        gflops: r.gflops,
-        passed: r.measured.check.passed,
-    });
-    let cublas = run
-        .cublas_row()
-        .and_then(|c| cublas_point(c, "SGEMM", Pipe::Fp32));
-    rows.chain(cublas)
-}
-
-fn of_bf16(run: &Bf16Run) -> impl Iterator<Item = Point> + '_ {
-    let rows = run.rows.iter().map(|r| Point {
-        series: MMA,
-        label: r.variant.clone(),
-        pipe: Pipe::Bf16,
-        occupancy: r.occupancy,
-        gflops: r.gflops,
-        passed: r.measured.check.passed,
-    });
-    let cublas = run
-        .cublas_row()
-        .and_then(|c| cublas_point(c, "BF16", Pipe::Bf16));
-    rows.chain(cublas)
+/// The rows of one GEMM experiment on `pipe`, each in the series `series` names.
+fn of_rows<'r, R: Row>(
+    rows: &'r [R],
+    series: impl Fn(&R) -> &'static str + 'r,
+    pipe: Pipe,
+) -> impl Iterator<Item = Point> + 'r {
+    rows.iter().map(move |r| {
+        let (gflops, occupancy) = r.figures();
+        Point {
+            series: series(r),
+            label: r.label(),
+            pipe,
+            occupancy,
+            gflops,
+            passed: r.measured().check.passed,
+        }
+    })
 }
 
 fn points(results: &RunResults) -> Vec<Point> {
-    let sgemm = results.occupancy.iter().flat_map(of_sgemm);
-    let bf16 = results.gemm_bf16.iter().flat_map(of_bf16);
-    sgemm.chain(bf16).collect()
+    let mut out = Vec::new();
+    if let Some(run) = &results.occupancy {
+        let family = |r: &GemmRow| if r.is_seed() { SEED } else { TUNED };
+        out.extend(of_rows(&run.rows, family, Pipe::Fp32));
+        out.extend(
+            run.cublas_row()
+                .and_then(|c| cublas_point(c, "SGEMM", Pipe::Fp32)),
+        );
+    }
+    if let Some(run) = &results.gemm_bf16 {
+        out.extend(of_rows(&run.rows, |_| MMA, Pipe::Bf16));
+        out.extend(
+            run.cublas_row()
+                .and_then(|c| cublas_point(c, "BF16", Pipe::Bf16)),
+        );
+    }
+    out
 }
 
 /// The picture of `results`, with experiment 6's `ceiling` where given; none when the run has
@@ -321,29 +325,27 @@ mod tests {
         assert!((with.references[1].y - 65.0).abs() < 1e-9);
     }
 
+    /// The section names the picture and gives each GEMM's share of its pipe's peak; the
+    /// picture itself is written with every report (`tests/report.rs` reads it back).
     #[test]
-    fn the_section_and_the_picture_render_from_a_results_folder() {
-        let r = results();
-        let dir = std::env::temp_dir().join(format!("part2-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        crate::report::write_run(&dir, &r).unwrap();
-        let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
-        assert_eq!(back, r);
-        let svg = std::fs::read_to_string(dir.join(format!("{STEM}.svg"))).unwrap();
-        assert!(
-            svg.contains("BF16 mma.sync") && svg.contains("% of the pipe"),
-            "{svg}"
-        );
-        let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-        assert!(report.contains("## Part II: every GEMM against its pipe's peak"));
-        assert!(report.contains(&format!("]({STEM}.svg)")), "{report}");
-        let m1 = report
+    fn the_section_lists_every_gemm_and_what_is_not_drawn() {
+        let md = section(&results(), "part2.svg", None).unwrap();
+        assert!(md.contains("## Part II: every GEMM against its pipe's peak"));
+        assert!(md.contains("](part2.svg)"), "{md}");
+        let m1 = md
             .lines()
             .find(|l| l.starts_with("| M1 "))
             .expect("M1's line");
         assert!(m1.contains("| dense BF16 tensor core | 12.5%"), "{m1}");
-        assert!(report.contains("experiment 6 did not run"), "{report}");
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(md.contains("experiment 6 did not run"), "{md}");
+        let with = section(
+            &results(),
+            "part2.svg",
+            Some(MmaCeiling { gflops: 650_000.0 }),
+        );
+        assert!(with
+            .unwrap()
+            .contains("measured by experiment 6 (650,000 GFLOP/s) is drawn"));
     }
 
     #[test]

@@ -28,16 +28,17 @@ pub use inputs::Bf16Inputs;
 pub use row::{Bf16Row, Bf16Run};
 pub use table::bf16_peak;
 
-use super::contract::{self, Experiment, Registered, RunContext};
+use super::contract::{Experiment, Registered, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check;
-use super::gemm_cublas::CublasTimes;
+use super::gemm_cublas::CublasSide;
+use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_sides::GemmKind;
 use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
 use super::progress::progress_bar;
-use crate::cuda::{Cublas, Gpu};
+use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{check_entries, own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles, Shared};
+use crate::flags::{check_entries, CliError, GemmDims, ModuleFiles};
 use crate::modules;
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
@@ -46,86 +47,34 @@ use crate::table::{Column, TableData};
 pub struct Spec;
 
 /// `host gemm_bf16`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    /// BF16 lines to run, by label (comma-separated); default all.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub variants: Vec<String>,
-    #[command(flatten)]
-    pub gemm: GemmSize,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-    /// Do not time cuBLAS's BF16 GEMM beside the lines.
-    #[arg(long)]
-    pub no_cublas: bool,
-}
+pub type Args = GemmArgs;
 
-/// What the `gemm_bf16` experiment adds to `host all` (it also reads `--variants`, `--size`,
-/// `--module`, `--compare`).
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    /// gemm_bf16: do not time cuBLAS's BF16 GEMM beside the lines.
-    #[arg(long)]
-    pub bf16_no_cublas: bool,
-}
+/// The `gemm_bf16` experiment, validated (any M, N, K: the lines zero-fill their edge tiles).
+pub type Plan = GemmPlan<Bf16GemmVariant>;
 
-/// The `gemm_bf16` experiment, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    pub variants: Vec<&'static Bf16GemmVariant>,
-    /// M, N, K: any sizes (the lines zero-fill their edge tiles).
-    pub size: GemmDims,
-    pub sources: Sources<Kernels>,
-    /// Time cuBLAS too (unless `--no-cublas`).
-    pub cublas: bool,
-}
-
-impl contract::Plan for Plan {
-    type Args = Args;
-    type AllArgs = AllArgs;
+impl GemmLines for Bf16GemmVariant {
+    const TABLE: &'static [Self] = BF16_GEMM;
+    const KIND: &'static str = "BF16 GEMM";
+    const LABEL: fn(&Self) -> &'static str = |v| v.label;
     type Output = Bf16Run;
-    fn new(a: &Args) -> Result<Plan, CliError> {
-        let variants = select(&a.variants, BF16_GEMM, |v| v.label, "BF16 GEMM")?;
-        plan_with(variants, a.gemm.size, &a.modules, !a.no_cublas)
+    /// `--module` must export every line's entry; `--compare` is checked on the entries it has
+    /// (a compared build without the tensor-core family runs those rows uncompared). Any size.
+    fn sources(
+        variants: &[&'static Self],
+        _: GemmDims,
+        files: &ModuleFiles,
+    ) -> Result<Sources<Kernels>, CliError> {
+        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
+        let signature = Bf16GemmParams::PARAMS;
+        let sources = plan_files(files, Needs { entries: &[], signature })?;
+        if let Some(path) = &files.module {
+            check_entries("--module", path, &entries, signature)?;
+        }
+        if let Some(path) = &files.compare {
+            check_compared_entries(path, &entries, signature)?;
+        }
+        Ok(sources)
     }
-    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let own = own_labels(&s.variants, &Spec::variant_labels());
-        let variants = select(&own, BF16_GEMM, |v| v.label, "BF16 GEMM")?;
-        plan_with(variants, s.gemm.size, &s.module_files(), !a.bf16_no_cublas)
-    }
-    fn record(&self, meta: &mut RunMeta) {
-        meta.set_gemm(self.size);
-    }
-}
-
-/// `--module` must export every line's entry; `--compare` is checked on the entries it has (a
-/// compared build without the tensor-core family runs those rows uncompared).
-fn plan_with(
-    variants: Vec<&'static Bf16GemmVariant>,
-    size: GemmDims,
-    files: &ModuleFiles,
-    cublas: bool,
-) -> Result<Plan, CliError> {
-    let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
-    let needs = Needs {
-        entries: &[],
-        signature: Bf16GemmParams::PARAMS,
-    };
-    let sources = plan_files(files, needs)?;
-    if let Some(path) = &files.module {
-        check_entries("--module", path, &entries, Bf16GemmParams::PARAMS)?;
-    }
-    if let Some(path) = &files.compare {
-        check_compared_entries(path, &entries, Bf16GemmParams::PARAMS)?;
-    }
-    Ok(Plan {
-        variants,
-        size,
-        sources,
-        cublas,
-    })
 }
 
 impl Experiment for Spec {
@@ -153,11 +102,9 @@ impl Experiment for Spec {
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Bf16Run, ExperimentError> {
         let (ours, theirs) = p.sources.load_with(gpu, modules::TENSOR)?;
         let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
-        let cublas = p.cublas.then(|| Cublas::open(gpu));
-        let usable = cublas.as_ref().and_then(|c| c.as_ref().ok());
+        let mut cublas = CublasSide::open(gpu, p.cublas);
         let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
         let mut rows = Vec::with_capacity(p.variants.len());
-        let mut cublas_times = CublasTimes::default();
         for v in &p.variants {
             bar.set_message(v.label);
             let kernel = ours.module.kernel(v.entry).in_variant(v.label)?;
@@ -166,17 +113,17 @@ impl Experiment for Spec {
                 None => None,
             };
             let m = buffers
-                .measure(gpu, &kernel, other.as_ref(), v, &ctx.timing, usable)
+                .measure(gpu, &kernel, other.as_ref(), v, &ctx.timing, cublas.usable())
                 .in_variant(v.label)?;
             let vs_cublas = m
                 .cublas
-                .map(|c| cublas_times.add(v.label, m.ours.throughput, p.size, c));
+                .map(|c| cublas.add(v.label, m.ours.throughput, p.size, c));
             rows.push(Bf16Row::new(v, &m.ours, m.theirs, vs_cublas));
             bar.inc(1);
         }
         bar.finish_and_clear();
         let peak = buffers::Bf16::peak(gpu);
-        let cublas = cublas_times.finish(gpu, &mut buffers, cublas, peak)?;
+        let cublas = cublas.finish(gpu, &mut buffers, peak)?;
         Ok(Bf16Run { rows, cublas })
     }
 

@@ -4,7 +4,8 @@ use kernels_gpu::variants::Bf16GemmVariant;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, GFLOPS};
-use crate::experiments::measured::{push_failed, Measured};
+use crate::experiments::gemm_cublas::failed_check;
+use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
 use crate::experiments::occupancy::{CublasOutcome, CublasRow};
 use crate::results::Timing;
@@ -94,11 +95,7 @@ impl Output for Bf16Run {
         self.cublas_row().map(|c| ("cuBLAS BF16", c.gflops))
     }
     fn other_failures(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(c) = self.cublas_row() {
-            push_failed(&format!("cuBLAS {} BF16", c.version), &c.check, &mut out);
-        }
-        out
+        failed_check(self.cublas_row(), " BF16")
     }
 }
 

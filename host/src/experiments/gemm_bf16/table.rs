@@ -8,6 +8,7 @@ use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::cells;
 use crate::experiments::contract::GFLOPS;
 use crate::experiments::gemm_check;
+use crate::experiments::occupancy::{BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns};
 use crate::experiments::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::figure::{Figure, PlotRun, XScale};
@@ -31,11 +32,11 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
         Column::new("Threads/block", Kind::Count, |r| {
             Value::Int(r.threads.into())
         }),
-        Column::new("Block tile", BLOCK_TILE, |r| {
+        Column::new("Block tile", BLOCK_TILE_KIND, |r| {
             let (m, n, k) = r.block;
             Value::Dims(vec![m.into(), n.into(), k.into()])
         }),
-        Column::new("Warp tile", WARP_TILE, |r| {
+        Column::new("Warp tile", WARP_TILE_KIND, |r| {
             Value::pair(r.warp.0.into(), r.warp.1.into())
         }),
         Column::new("Stages", Kind::Count, |r| Value::Int(r.stages.into())),
@@ -59,14 +60,6 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
     c
 }
 
-const BLOCK_TILE: Kind = Kind::Dims {
-    sep: "x",
-    names: &["Block tile M", "Block tile N", "Block tile K"],
-};
-const WARP_TILE: Kind = Kind::Dims {
-    sep: "x",
-    names: &["Warp tile M", "Warp tile N"],
-};
 
 /// The rows, cuBLAS's row (with the kernel it ran) where it was asked for, the check's note.
 pub fn table(output: &Bf16Run, title: &str) -> TableData {

@@ -13,24 +13,24 @@ use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
 
 use super::cells;
-use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
+use super::contract::{Experiment, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
 use super::gemm_cublas::{
-    all_checks, plot_point, push_row, titled, CublasColumns, CublasTimes,
+    all_checks, plot_point, push_row, titled, CublasColumns, CublasSide,
 };
 use super::gemm_check;
+use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::measured::Measured;
 use super::measurement::Peak;
 use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
 use super::progress::progress_bar;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
-use crate::cuda::{Cublas, CudaError, Gpu};
+use crate::cuda::{CudaError, Gpu};
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{
-    check_entries, check_tiling, own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles,
-    Shared,
+    check_entries, check_tiling, CliError, GemmDims, ModuleFiles,
 };
 use crate::results::RunMeta;
 use crate::table::{columns_table, Column, Kind, TableData, Value};
@@ -39,57 +39,22 @@ use crate::table::{columns_table, Column, Kind, TableData, Value};
 pub struct Spec;
 
 /// `host occupancy`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    /// GEMM variants to run, by label (comma-separated); default all.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub variants: Vec<String>,
-    #[command(flatten)]
-    pub gemm: GemmSize,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-    /// Do not time cuBLAS's SGEMM beside the variants.
-    #[arg(long)]
-    pub no_cublas: bool,
-}
+pub type Args = GemmArgs;
 
-/// What the `occupancy` experiment adds to `host all` (it also reads `--variants`, `--size`,
-/// `--module`, `--compare`).
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    /// occupancy: do not time cuBLAS's SGEMM beside the variants.
-    #[arg(long)]
-    pub no_cublas: bool,
-}
+/// The `occupancy` experiment, validated (M, N, K: multiples of 64 where a seed variant runs).
+pub type Plan = GemmPlan<GemmVariant>;
 
-/// The `occupancy` experiment, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    pub variants: Vec<&'static GemmVariant>,
-    /// M, N, K: multiples of 64 where a seed variant runs.
-    pub size: GemmDims,
-    pub sources: Sources<Kernels>,
-    /// Time cuBLAS too (unless `--no-cublas`).
-    pub cublas: bool,
-}
-
-impl contract::Plan for Plan {
-    type Args = Args;
-    type AllArgs = AllArgs;
+impl GemmLines for GemmVariant {
+    const TABLE: &'static [Self] = GEMM;
+    const KIND: &'static str = "GEMM";
+    const LABEL: fn(&Self) -> &'static str = |v| v.label;
     type Output = GemmRun;
-    fn new(a: &Args) -> Result<Plan, CliError> {
-        let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
-        plan_with(variants, a.gemm.size, &a.modules, !a.no_cublas)
-    }
-    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let own = own_labels(&s.variants, &Spec::variant_labels());
-        let variants = select(&own, GEMM, |v| v.label, "GEMM")?;
-        plan_with(variants, s.gemm.size, &s.module_files(), !a.no_cublas)
-    }
-    fn record(&self, meta: &mut RunMeta) {
-        meta.set_gemm(self.size);
+    fn sources(
+        variants: &[&'static Self],
+        size: GemmDims,
+        files: &ModuleFiles,
+    ) -> Result<Sources<Kernels>, CliError> {
+        checked_sources(variants, size, files)
     }
 }
 
@@ -114,11 +79,9 @@ impl Experiment for Spec {
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<GemmRun, ExperimentError> {
         let (ours, theirs) = p.sources.load(gpu)?;
         let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
-        let cublas = p.cublas.then(|| Cublas::open(gpu));
-        let usable = cublas.as_ref().and_then(|c| c.as_ref().ok());
+        let mut cublas = CublasSide::open(gpu, p.cublas);
         let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
         let mut rows = Vec::with_capacity(p.variants.len());
-        let mut cublas_times = CublasTimes::default();
         for variant in &p.variants {
             bar.set_message(variant.label);
             let kernel = ours
@@ -139,12 +102,12 @@ impl Experiment for Spec {
                 None => None,
             };
             let m = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, usable)
+                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, cublas.usable())
                 .in_variant(variant.label)?;
             let ours = m.ours;
             let vs_cublas = m
                 .cublas
-                .map(|c| cublas_times.add(variant.label, ours.throughput, p.size, c));
+                .map(|c| cublas.add(variant.label, ours.throughput, p.size, c));
             rows.push(GemmRow {
                 variant: variant.label.to_owned(),
                 threads: variant.threads(),
@@ -164,7 +127,7 @@ impl Experiment for Spec {
         }
         bar.finish_and_clear();
         let peak = Peak::fp32(gpu.info());
-        let cublas = cublas_times.finish(gpu, &mut buffers, cublas, peak)?;
+        let cublas = cublas.finish(gpu, &mut buffers, peak)?;
         Ok(GemmRun { rows, cublas })
     }
 
@@ -293,12 +256,12 @@ const WARP_TILE: &str = "Warp tile";
 const VS_CUBLAS: &str = "Ours/cuBLAS";
 const MS_PER_CALL: &str = "ms/call";
 
-/// The tiles' columns: printed joined, one CSV column per side.
-const BLOCK_TILE_KIND: Kind = Kind::Dims {
+/// The tiles' columns: printed joined, one CSV column per side (the BF16 experiment's too).
+pub const BLOCK_TILE_KIND: Kind = Kind::Dims {
     sep: "x",
     names: &["Block tile M", "Block tile N", "Block tile K"],
 };
-const WARP_TILE_KIND: Kind = Kind::Dims {
+pub const WARP_TILE_KIND: Kind = Kind::Dims {
     sep: "x",
     names: &["Warp tile M", "Warp tile N"],
 };
@@ -329,15 +292,15 @@ pub fn cublas_reason(c: &CublasOutcome) -> String {
 
 /// Checks the size against the variants asked for and the module files against their entries:
 /// `--module` must export every entry; `--compare` the seed entries (a compared build of the
-/// seed kernels has no tuned entries: those rows run uncompared).
-fn plan_with(
-    variants: Vec<&'static GemmVariant>,
+/// seed kernels has no tuned entries: those rows run uncompared). Gives where the kernels come
+/// from.
+fn checked_sources(
+    variants: &[&'static GemmVariant],
     size: GemmDims,
     files: &ModuleFiles,
-    cublas: bool,
-) -> Result<Plan, CliError> {
+) -> Result<Sources<Kernels>, CliError> {
     let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
-    check_tiling(size, &experiment, &variants, || {
+    check_tiling(size, &experiment, variants, || {
         let tuned: Vec<&str> = GEMM
             .iter()
             .filter(|v| v.size_multiple().is_none())
@@ -370,10 +333,5 @@ fn plan_with(
         // The tuned entries the compared module does have are launched: their signatures too.
         check_compared_entries(path, &tuned, GemmParams::PARAMS)?;
     }
-    Ok(Plan {
-        variants,
-        size,
-        sources,
-        cublas,
-    })
+    Ok(sources)
 }

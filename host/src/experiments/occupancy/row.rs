@@ -4,8 +4,8 @@ use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, GFLOPS};
-use crate::experiments::gemm_cublas::CublasKernel;
-use crate::experiments::measured::{push_failed, Measured};
+use crate::experiments::gemm_cublas::{failed_check, CublasKernel};
+use crate::experiments::measured::Measured;
 use crate::results::{Check, Timing};
 
 /// The `occupancy` experiment, one GEMM variant.
@@ -191,11 +191,7 @@ impl Output for GemmRun {
         self.cublas_row().map(|c| ("cuBLAS", c.gflops))
     }
     fn other_failures(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(c) = self.cublas_row() {
-            push_failed(&format!("cuBLAS {}", c.version), &c.check, &mut out);
-        }
-        out
+        failed_check(self.cublas_row(), "")
     }
 }
 
