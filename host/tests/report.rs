@@ -128,6 +128,11 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
     assert!(has(&occ, "GFLOP/s"));
     assert!(has(&occ, "FP32 peak: 11,996"), "{occ:?}");
 
+    // Part II's picture: experiment 1's rows at their share of the FP32 peak.
+    let part2 = svg_texts(&dir.join("part2.svg"));
+    assert!(has(&part2, "% of the pipe's peak"), "{part2:?}");
+    assert!(part2.contains(&"D".to_owned()), "{part2:?}");
+
     let bw = svg_texts(&dir.join("bandwidth.svg"));
     for v in &r.bandwidth.as_ref().unwrap().rows {
         assert!(
