@@ -31,11 +31,15 @@ pub fn rule() -> String {
 
 /// What `--help` says of the GEMM check.
 pub fn help() -> String {
+    help_under(&rule())
+}
+
+/// [`help`] under another family's `rule` (e.g. the tensor-core rule).
+pub fn help_under(rule: &str) -> String {
     format!(
         "Checked: the output of every timed side (ours, --compare's module, cuBLAS) after its \
          last timed launch (alpha=1, beta=0, into its own C), and after one more launch at \
-         alpha=1.5, beta=0.5 on a fresh C: {}.",
-        rule()
+         alpha=1.5, beta=0.5 on a fresh C: {rule}."
     )
 }
 

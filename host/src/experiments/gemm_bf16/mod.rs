@@ -91,11 +91,9 @@ impl Experiment for Spec {
     fn help() -> String {
         format!(
             "Variants (from the variant table's gemm_bf16 section): {}\n\nNeeds sm_80 or newer \
-             (mma.sync bf16, ldmatrix, cp.async). Every element of every timed output is checked \
-             against an f64 reference of the bf16 inputs, under the tensor-core rule (the FP32 \
-             rule's accumulation term times 1 + sqrt(ceil(K/8))/4).\n\n{}",
+             (mma.sync bf16, ldmatrix, cp.async).\n\n{}",
             Self::variant_labels().join(", "),
-            gemm_check::help()
+            gemm_check::help_under(&tolerance::rule())
         )
     }
 
