@@ -9,6 +9,9 @@ use host::experiments::RunResults;
 use host::report::{self, CurvePlot};
 use host::results::Comparison;
 
+mod cublas_fixture;
+use cublas_fixture::with_cublas;
+
 fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/report_fixture")
 }
@@ -206,157 +209,6 @@ fn cap_mut(r: &mut RunResults, cap: u32) -> &mut host::experiments::regs::RegsRo
 
 const PEAK: &str = "peak-below-max-occupancy";
 const FASTEST: &str = "fastest-gemm-at-low-occupancy";
-
-/// The kernel cuBLAS ran as CUPTI would give it, at `occupancy` by the calculator; not read
-/// (with the reason) for `None`.
-fn cublas_kernel(occupancy: Option<f64>) -> host::experiments::gemm_cublas::CublasKernel {
-    use host::cuda::{KernelRecord, LibraryKernel};
-    use host::experiments::gemm_cublas::CublasKernel;
-    let Some(occupancy) = occupancy else {
-        return CublasKernel::Unread {
-            reason: "the kernel cuBLAS ran was not read: CUPTI not found".into(),
-        };
-    };
-    CublasKernel::Read(Box::new(LibraryKernel {
-        kernel: KernelRecord {
-            name: "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n".into(),
-            grid: [32, 32, 1],
-            block: [256, 1, 1],
-            registers_per_thread: 200,
-            static_shared_bytes: 0,
-            dynamic_shared_bytes: 100_000,
-            local_bytes_per_thread: 0,
-            cluster: [0, 0, 0],
-            shared_memory_executed: 233_472,
-            duration_ns: 1_000_000,
-        },
-        others: vec![],
-        blocks_per_sm: 1,
-        warps_per_sm: (occupancy * 64.0) as u32,
-        occupancy,
-        limiter: "registers".into(),
-    }))
-}
-
-/// The fixture with cuBLAS measured at `gflops` (checked), the kernel it ran read at
-/// `kernel_occupancy` (or not read), and a tuned row R of (GFLOP/s, occupancy).
-fn with_cublas(
-    gflops: f64,
-    tuned: Option<(f64, f64)>,
-    kernel_occupancy: Option<f64>,
-) -> RunResults {
-    use host::experiments::occupancy::{CublasOutcome, CublasRow, GemmTile};
-    let mut r = fixture();
-    let run = r.occupancy.as_mut().unwrap();
-    let d = run.rows.iter().find(|x| x.variant == "D").unwrap().clone();
-    if let Some((gf, occ)) = tuned {
-        let mut t = d.clone();
-        t.variant = "R".into();
-        t.gflops = gf;
-        t.occupancy = occ;
-        t.tile = Some(GemmTile {
-            family: kernels_gpu::variants::GemmFamily::Tuned,
-            block: (256, 128, 16),
-            warp: Some((64, 64)),
-            stages: 3,
-            dyn_smem: 80_000,
-        });
-        run.rows.push(t);
-    }
-    for x in &mut run.rows {
-        x.vs_cublas = Some(x.gflops / gflops);
-    }
-    run.cublas = Some(CublasOutcome::Measured(Box::new(CublasRow {
-        version: "13.1.0".into(),
-        library: "libcublas.so.13".into(),
-        timing: d.timing.clone(),
-        gflops,
-        check: d.measured.check.clone(),
-        flags: vec![],
-        kernel: Some(cublas_kernel(kernel_occupancy)),
-    })));
-    r
-}
-
-#[test]
-fn the_fastest_gemm_at_low_occupancy_holds_when_ours_wins_there() {
-    // cuBLAS slower than ours: judged on ours whether or not its kernel was read.
-    for kernel in [None, Some(0.5)] {
-        let v = judge(&with_cublas(4000.0, Some((5000.0, 0.125)), kernel), FASTEST);
-        assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(
-            v.evidence.contains("fastest: R 5000 GFLOP/s"),
-            "{}",
-            v.evidence
-        );
-    }
-    // The blog's claims still look at the seed rows only: the tuned row changes none of them.
-    let plain = fixture().verdicts();
-    for (a, b) in plain
-        .iter()
-        .zip(with_cublas(4000.0, Some((5000.0, 0.125)), None).verdicts())
-        .filter(|(a, _)| a.key != FASTEST)
-    {
-        assert_eq!(a.evidence, b.evidence, "{}", a.key);
-    }
-}
-
-#[test]
-fn cublas_winning_is_judged_at_the_occupancy_of_the_kernel_it_ran() {
-    // cuBLAS fastest, its kernel at 12.5%: faster than every GEMM above 12.5% (B, 41.7%).
-    let v = judge(&with_cublas(9000.0, None, Some(0.125)), FASTEST);
-    assert_eq!(v.holds, Some(true), "{}", v.evidence);
-    assert!(
-        v.evidence
-            .contains("fastest: cuBLAS 13.1.0 (sm90_xmma_gemm")
-            && v.evidence.contains("9000 GFLOP/s at 12.5% (200 regs)"),
-        "{}",
-        v.evidence
-    );
-    // Its kernel at 25%, faster than the fastest GEMM at <= 12.5% (R): the claim fails.
-    let v = judge(
-        &with_cublas(9000.0, Some((5000.0, 0.125)), Some(0.25)),
-        FASTEST,
-    );
-    assert_eq!(v.holds, Some(false), "{}", v.evidence);
-    assert!(
-        v.evidence.contains("fastest at or below 12.5%: R"),
-        "{}",
-        v.evidence
-    );
-    // Its kernel at 25%, level with R at 12.5% (within the samples' noise): not judged.
-    let v = judge(
-        &with_cublas(5005.0, Some((5000.0, 0.125)), Some(0.25)),
-        FASTEST,
-    );
-    assert_eq!(v.holds, None, "{}", v.evidence);
-    assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
-}
-
-#[test]
-fn cublas_winning_with_its_kernel_unread_leaves_the_claim_not_judged() {
-    // cuBLAS fastest and the kernel it ran unknown: no occupancy is assumed for it.
-    let v = judge(&with_cublas(9000.0, Some((5000.0, 0.125)), None), FASTEST);
-    assert_eq!(v.holds, None, "{}", v.evidence);
-    assert!(
-        v.evidence.contains("cuBLAS 13.1.0 at 9000 GFLOP/s")
-            && v.evidence.contains("its occupancy is unknown")
-            && v.evidence.contains("CUPTI not found"),
-        "{}",
-        v.evidence
-    );
-    // Level with ours: not judged either.
-    let v = judge(&with_cublas(5005.0, Some((5000.0, 0.125)), None), FASTEST);
-    assert_eq!(v.holds, None, "{}", v.evidence);
-}
-
-#[test]
-fn ours_fastest_above_low_occupancy_fails_the_fastest_gemm_claim() {
-    // Ours beats cuBLAS, and the fastest of ours (B, 41.7%) beats every variant at <= 12.5%.
-    let v = judge(&with_cublas(2000.0, None, None), FASTEST);
-    assert_eq!(v.holds, Some(false), "{}", v.evidence);
-    assert!(v.evidence.contains("fastest: B"), "{}", v.evidence);
-}
 
 #[test]
 fn cublas_unavailable_leaves_the_claim_not_judged_and_says_why() {
