@@ -111,6 +111,9 @@ pub struct Shared {
     /// --compare, else of --compare-caps).
     #[arg(long, value_name = "NAME", value_parser = parse_label)]
     pub compare_label: Option<String>,
+    /// The GEMM experiments (occupancy, gemm_bf16): do not time cuBLAS beside the lines.
+    #[arg(long)]
+    pub no_cublas: bool,
 }
 
 impl Shared {

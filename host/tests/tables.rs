@@ -167,6 +167,7 @@ fn sample() -> RunResults {
         inflight: None,
         ilp: None,
         mma: None,
+        gemm_bf16: None,
         missing: vec![],
     }
 }
@@ -352,7 +353,15 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
     let names: Vec<&str> = plan.experiments.iter().map(Planned::name).collect();
     assert_eq!(
         names,
-        ["occupancy", "bandwidth", "regs", "inflight", "ilp", "mma"]
+        [
+            "occupancy",
+            "bandwidth",
+            "regs",
+            "inflight",
+            "ilp",
+            "mma",
+            "gemm_bf16"
+        ]
     );
     let full = sample();
     let mut start = full.clone();
@@ -398,7 +407,8 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
             ("regs", NOT_FINISHED),
             ("inflight", NOT_FINISHED),
             ("ilp", NOT_FINISHED),
-            ("mma", NOT_FINISHED)
+            ("mma", NOT_FINISHED),
+            ("gemm_bf16", NOT_FINISHED)
         ]
     );
     assert_eq!(writes[0].occupancy, full.occupancy);

@@ -77,7 +77,8 @@ fn cublas_faster_than_every_variant_leaves_verdict_4_not_judged() {
     assert!(
         v.evidence.contains("R4 48797 GFLOP/s")
             && v.evidence.contains("x cuBLAS 13.1.0")
-            && v.evidence.contains("not judged until its kernel is read"),
+            && v.evidence.contains("its occupancy is unknown")
+            && v.evidence.contains("was not recorded"),
         "{}",
         v.evidence
     );

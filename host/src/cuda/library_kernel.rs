@@ -60,7 +60,9 @@ impl LibraryKernel {
         Self::on_limits(gpu.limits(), records)
     }
 
-    fn on_limits(
+    /// The library kernel among `records` and its residency on `limits` (a device's, or an
+    /// architecture's for a run without one).
+    pub fn on_limits(
         limits: &crate::occupancy::Limits,
         mut records: Vec<KernelRecord>,
     ) -> Result<Self, LibraryKernelError> {

@@ -31,11 +31,15 @@ pub fn rule() -> String {
 
 /// What `--help` says of the GEMM check.
 pub fn help() -> String {
+    help_under(&rule())
+}
+
+/// [`help`] under another family's `rule` (e.g. the tensor-core rule).
+pub fn help_under(rule: &str) -> String {
     format!(
         "Checked: the output of every timed side (ours, --compare's module, cuBLAS) after its \
          last timed launch (alpha=1, beta=0, into its own C), and after one more launch at \
-         alpha=1.5, beta=0.5 on a fresh C: {}.",
-        rule()
+         alpha=1.5, beta=0.5 on a fresh C: {rule}."
     )
 }
 
@@ -248,6 +252,14 @@ pub fn is_every_element(check: &Check) -> bool {
 /// The table note on the GEMM checks, when any of `checks` is one of [`record`]'s (a table of an
 /// older run keeps its notes as they were).
 pub fn note<'a>(checks: impl IntoIterator<Item = &'a Check>) -> Option<String> {
+    note_under(checks, rule)
+}
+
+/// [`note`] under another family's `rule` (e.g. the tensor-core rule), in words.
+pub fn note_under<'a>(
+    checks: impl IntoIterator<Item = &'a Check>,
+    rule: impl FnOnce() -> String,
+) -> Option<String> {
     checks.into_iter().any(is_every_element).then(|| {
         format!(
             "Verified: the output of each side's last timed launch (alpha=1, beta=0, its own C) \

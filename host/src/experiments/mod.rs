@@ -14,8 +14,9 @@ pub mod contract;
 pub mod copy;
 pub mod error;
 pub mod gemm;
-pub mod gemm_bf16;
 pub mod gemm_check;
+pub mod gemm_cublas;
+pub mod gemm_plan;
 pub mod gemm_sides;
 pub mod inputs;
 pub mod measured;
@@ -43,6 +44,7 @@ registry! {
     Inflight => inflight,
     Ilp => ilp,
     Mma => mma,
+    GemmBf16 => gemm_bf16,
 }
 
 pub use contract::{Experiment, RunContext};

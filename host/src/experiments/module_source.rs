@@ -90,8 +90,22 @@ impl<K: DescribeModule> Sources<K> {
 impl Sources<Kernels> {
     /// Loads our module and the compared one, when there is one.
     pub fn load(&self, gpu: &Gpu) -> Result<(Loaded, Option<Loaded>), SourceError> {
-        let theirs = self.theirs.as_ref().map(|k| load(gpu, k)).transpose()?;
-        Ok((load(gpu, &self.ours)?, theirs))
+        self.load_with(gpu, modules::MAIN)
+    }
+
+    /// [`Self::load`], the built-in kernels being the PTX `builtin` (e.g. the tensor-core
+    /// module).
+    pub fn load_with(
+        &self,
+        gpu: &Gpu,
+        builtin: &str,
+    ) -> Result<(Loaded, Option<Loaded>), SourceError> {
+        let theirs = self
+            .theirs
+            .as_ref()
+            .map(|k| load_in(gpu, k, builtin))
+            .transpose()?;
+        Ok((load_in(gpu, &self.ours, builtin)?, theirs))
     }
 
     /// [`Sources::load`] for the mma microbenchmark: the built-in kernels are then its module
@@ -171,6 +185,24 @@ pub fn plan_files(files: &ModuleFiles, needs: Needs<'_>) -> Result<Sources<Kerne
     Ok(Sources::new(ours, theirs))
 }
 
+/// `--compare`'s signature of the `entries` it exports: a compared build may lack a family (the
+/// rows of those entries run uncompared), but what it has is launched.
+pub fn check_compared_entries(
+    path: &Path,
+    entries: &[&str],
+    signature: &[Param],
+) -> Result<(), CliError> {
+    let listed = std::fs::read(path)
+        .map(|image| crate::module_image::module_entries(&image))
+        .unwrap_or_default();
+    let present: Vec<&str> = entries
+        .iter()
+        .copied()
+        .filter(|e| listed.iter().any(|l| l == e))
+        .collect();
+    check_entries("--compare", path, &present, signature)
+}
+
 /// Per-cap folders checked for every cap asked for: a folder must hold exactly one module per
 /// cap, each recognisably a module; without a folder, the built-in kernels must have every cap.
 pub fn plan_folders(
@@ -231,6 +263,16 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// `entry` of this module, or `None` where the module does not export it (a compared
+    /// module built without a family).
+    pub fn kernel_if_present(&self, entry: &str) -> Result<Option<Kernel<'_>>, CudaError> {
+        match self.module.kernel(entry) {
+            Ok(k) => Ok(Some(k)),
+            Err(CudaError::MissingEntry { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// `entry` of this module and, when there is a compared module (`other`), of that one.
     pub fn entry_pair<'m>(
         &'m self,
@@ -244,8 +286,13 @@ impl Loaded {
 
 /// Loads one module.
 pub fn load(gpu: &Gpu, kernels: &Kernels) -> Result<Loaded, SourceError> {
+    load_in(gpu, kernels, modules::MAIN)
+}
+
+/// Loads one module, the built-in kernels being the PTX `builtin`.
+fn load_in(gpu: &Gpu, kernels: &Kernels, builtin: &str) -> Result<Loaded, SourceError> {
     match kernels {
-        Kernels::Builtin => load_builtin(gpu, modules::MAIN, BUILTIN),
+        Kernels::Builtin => load_builtin(gpu, builtin, BUILTIN),
         Kernels::File(path) => load_file(gpu, path),
     }
 }

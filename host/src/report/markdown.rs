@@ -97,13 +97,14 @@ pub fn verdict_section(verdicts: &[Verdict]) -> String {
 /// The whole `report.md` for one run. `plots` are the SVG file names written beside it; `curves`
 /// are (file name, title) of the occupancy-curve plots. With `tables_file` (e.g. `tables.md`
 /// written beside it from the same results) each experiment's table is linked there instead of
-/// repeated here.
+/// repeated here. `part_two` is part II's section (`report::part_two`), after the experiments'.
 pub fn report(
     r: &RunResults,
     verdicts: &[Verdict],
     plots: &[PlotFile],
     curves: &[(String, String)],
     tables_file: Option<&str>,
+    part_two: Option<&str>,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Occupancy lab report: {}\n", r.device.name);
@@ -161,6 +162,7 @@ out of the judgement.\n\n## Verdicts\n\n",
             },
         }
     }
+    out.push_str(part_two.unwrap_or_default());
     if !curves.is_empty() {
         out.push_str("\n## Occupancy calculator curves for this GPU\n\n");
         for (file, title) in curves {

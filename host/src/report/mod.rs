@@ -7,6 +7,7 @@ pub mod curves;
 pub mod error;
 pub mod markdown;
 pub mod merge;
+pub mod part_two;
 pub mod plots;
 pub mod validate;
 
@@ -101,6 +102,18 @@ fn write_report(
     let module = results.meta.module.to_string();
     let svgs = draw_all(&[(&module, compare_name.as_deref(), results)], dir)?;
     let mut written: Vec<PathBuf> = svgs.iter().map(|s| dir.join(&s.file)).collect();
+    // Part II's picture, where the run has a GEMM to place.
+    let ceiling = part_two::mma_ceiling(results);
+    let part_two_file = format!("{}.svg", part_two::STEM);
+    let part_two = match part_two::figure(results, ceiling) {
+        Some(fig) => {
+            let path = dir.join(&part_two_file);
+            plots::scatter(&fig, &path)?;
+            written.push(path);
+            part_two::section(results, &part_two_file, ceiling)
+        }
+        None => None,
+    };
     let mut curve_links = Vec::new();
     for c in curves {
         let file = format!("{}.svg", c.file_stem);
@@ -115,6 +128,7 @@ fn write_report(
         &svgs,
         &curve_links,
         tables_file,
+        part_two.as_deref(),
     );
     written.insert(0, write_file(&dir.join(REPORT_MD), &md)?);
     Ok(written)

@@ -1,19 +1,193 @@
-//! The BF16 tensor-core GEMM family on the host (the `gemm_bf16` lines of the variant table,
-//! `kernels-gpu/src/gemm_mma.rs`), the pieces an experiment builds its rows from:
+//! The `gemm_bf16` experiment, part II's GEMM: every BF16 tensor-core line of the variant table
+//! (the `gemm_bf16` section, `kernels-gpu/src/gemm_mma.rs`: `mma.sync` m16n8k16, BF16 A and B,
+//! FP32 accumulate and C) beside cuBLAS's BF16 GEMM (`cublasGemmEx`) and the kernel cuBLAS really
+//! runs, on the occupancy table: theoretical occupancy, GFLOP/s, Ours/cuBLAS, every element of
+//! every timed output checked under the tensor-core rule. Its pieces:
 //! - [`inputs`]: random bf16 A and B (the FP32 problem's inputs rounded to bf16) and their exact
 //!   f32 widening;
 //! - [`buffers`]: the problem on the device, a line's launch in the table's shape, ours, the
 //!   compared module's and cuBLAS's BF16 GEMM timed interleaved, every element of each checked,
 //!   and the kernel cuBLAS runs, read through CUPTI;
-//! - [`tolerance`]: the rule a tensor-core output is held to, and why.
+//! - [`tolerance`]: the rule a tensor-core output is held to, and why;
+//! - [`row`]: what a run stores; [`table`]: its columns, table and plot.
 
 pub mod buffers;
 pub mod inputs;
 #[cfg(test)]
 mod margins;
+pub mod row;
+mod table;
 #[cfg(test)]
 mod tensor_core_model;
 pub mod tolerance;
 
+use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, BF16_GEMM};
+
 pub use buffers::{launch_shape, Bf16GemmBuffers, EPILOGUE, TIMED};
 pub use inputs::Bf16Inputs;
+pub use row::{Bf16Row, Bf16Run};
+pub use table::bf16_peak;
+
+use super::contract::{Experiment, Registered, RunContext};
+use super::error::{ExperimentError, InVariant};
+use super::gemm_check;
+use super::gemm_cublas::CublasSide;
+use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
+use super::gemm_sides::GemmKind;
+use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
+use super::progress::progress_bar;
+use crate::cuda::Gpu;
+use crate::figure::{Figure, PlotRun};
+use crate::flags::{check_entries, CliError, GemmDims, ModuleFiles};
+use crate::modules;
+use crate::results::RunMeta;
+use crate::table::{Column, TableData};
+
+/// The `gemm_bf16` experiment.
+pub struct Spec;
+
+/// `host gemm_bf16`.
+pub type Args = GemmArgs;
+
+/// The `gemm_bf16` experiment, validated (any M, N, K: the lines zero-fill their edge tiles).
+pub type Plan = GemmPlan<Bf16GemmVariant>;
+
+impl GemmLines for Bf16GemmVariant {
+    const TABLE: &'static [Self] = BF16_GEMM;
+    const KIND: &'static str = "BF16 GEMM";
+    const LABEL: fn(&Self) -> &'static str = |v| v.label;
+    type Output = Bf16Run;
+    /// `--module` must export every line's entry; `--compare` is checked on the entries it has
+    /// (a compared build without the tensor-core family runs those rows uncompared). Any size.
+    fn sources(
+        variants: &[&'static Self],
+        _: GemmDims,
+        files: &ModuleFiles,
+    ) -> Result<Sources<Kernels>, CliError> {
+        let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
+        let signature = Bf16GemmParams::PARAMS;
+        let sources = plan_files(files, Needs { entries: &[], signature })?;
+        if let Some(path) = &files.module {
+            check_entries("--module", path, &entries, signature)?;
+        }
+        if let Some(path) = &files.compare {
+            check_compared_entries(path, &entries, signature)?;
+        }
+        Ok(sources)
+    }
+}
+
+impl Experiment for Spec {
+    const ABOUT: &'static str =
+        "BF16 tensor-core GEMM vs occupancy (the mma.sync lines beside cuBLAS BF16)";
+    const SECTION: &'static str = "BF16 tensor-core GEMM vs occupancy (mma.sync lines, cuBLAS)";
+    type Plan = Plan;
+
+    fn variant_labels() -> Vec<&'static str> {
+        BF16_GEMM.iter().map(|v| v.label).collect()
+    }
+
+    /// The variant labels and the check.
+    fn help() -> String {
+        format!(
+            "Variants (from the variant table's gemm_bf16 section): {}\n\nNeeds sm_80 or newer \
+             (mma.sync bf16, ldmatrix, cp.async).\n\n{}",
+            Self::variant_labels().join(", "),
+            gemm_check::help_under(&tolerance::rule())
+        )
+    }
+
+    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Bf16Run, ExperimentError> {
+        let (ours, theirs) = p.sources.load_with(gpu, modules::TENSOR)?;
+        let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
+        let mut cublas = CublasSide::open(gpu, p.cublas);
+        let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
+        let mut rows = Vec::with_capacity(p.variants.len());
+        for v in &p.variants {
+            bar.set_message(v.label);
+            let kernel = ours.module.kernel(v.entry).in_variant(v.label)?;
+            let other = match &theirs {
+                Some(t) => t.kernel_if_present(v.entry).in_variant(v.label)?,
+                None => None,
+            };
+            let m = buffers
+                .measure(gpu, &kernel, other.as_ref(), v, &ctx.timing, cublas.usable())
+                .in_variant(v.label)?;
+            let vs_cublas = m
+                .cublas
+                .map(|c| cublas.add(v.label, m.ours.throughput, p.size, c));
+            rows.push(Bf16Row::new(v, &m.ours, m.theirs, vs_cublas));
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        let peak = buffers::Bf16::peak(gpu);
+        let cublas = cublas.finish(gpu, &mut buffers, peak)?;
+        Ok(Bf16Run { rows, cublas })
+    }
+
+    fn columns() -> Vec<Column<Bf16Row>> {
+        table::columns()
+    }
+
+    fn title(m: &RunMeta) -> String {
+        format!(
+            "BF16 tensor-core GEMM vs occupancy (mma.sync m16n8k16, BF16 A and B, FP32 \
+             accumulate and C, {}, {})",
+            m.gemm_title(),
+            m.sampling_words()
+        )
+    }
+
+    fn table(output: &Bf16Run, meta: &RunMeta) -> TableData {
+        table::table(output, &Self::title(meta))
+    }
+
+    /// Theoretical occupancy (%) vs GFLOP/s, the dense BF16 peak and cuBLAS as lines, the kernel
+    /// cuBLAS ran as a point.
+    fn figures(runs: &[PlotRun<'_, Bf16Run>]) -> Vec<(String, Figure)> {
+        let title = format!(
+            "Experiment {}: occupancy vs BF16 GEMM throughput",
+            Self::NUMBER
+        );
+        table::figures(Self::NAME, title, runs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::contract::Plan as _;
+    use crate::flag_values::parse_flags;
+
+    fn plan(args: &[&str]) -> Result<Plan, CliError> {
+        Plan::new(&parse_flags::<Args>(args).unwrap())
+    }
+
+    #[test]
+    fn defaults_take_every_line_at_4096_cubed_with_cublas() {
+        let p = plan(&[]).unwrap();
+        assert_eq!(p.variants.len(), BF16_GEMM.len());
+        assert_eq!(p.size, GemmDims::square(4096));
+        assert!(p.cublas);
+        assert_eq!(p.sources.ours, Kernels::Builtin);
+    }
+
+    #[test]
+    fn any_size_and_a_subset_of_lines_are_taken() {
+        let p = plan(&["--variants", "M1,M4", "--size", "1000", "--no-cublas"]).unwrap();
+        let labels: Vec<&str> = p.variants.iter().map(|v| v.label).collect();
+        assert_eq!(labels, ["M1", "M4"]);
+        assert_eq!(p.size, GemmDims::square(1000));
+        assert!(!p.cublas);
+        let odd = plan(&["--size", "2048x8192x1024"]).unwrap();
+        assert_eq!((odd.size.m, odd.size.n, odd.size.k), (2048, 8192, 1024));
+    }
+
+    #[test]
+    fn an_unknown_line_or_a_missing_module_is_refused() {
+        let e = plan(&["--variants", "M99"]).unwrap_err().to_string();
+        assert!(e.contains("M99") && e.contains("M1"), "{e}");
+        let e = plan(&["--compare", "/nonexistent/twin.cubin"]).unwrap_err();
+        assert!(e.to_string().contains("/nonexistent/twin.cubin"), "{e}");
+    }
+}

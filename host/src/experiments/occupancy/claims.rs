@@ -1,6 +1,8 @@
 //! The blog's claims about the `occupancy` experiment, each judged by the rule written beside it.
 
-use super::{GemmRow, GemmRun};
+use super::{CublasRow, GemmRow, GemmRun};
+use crate::cuda::LibraryKernel;
+use crate::results::Timing;
 use crate::claim::{
     all_of, faster, pct, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
     FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
@@ -27,22 +29,88 @@ pub const LOW_OCCUPANCY: f64 = 0.125;
 
 const CLAIM_4: &str = "The fastest GEMM of the run, ours or cuBLAS, runs at <= 12.5% theoretical \
 occupancy.";
-const RULE_4: &str =
-    "Among the variants with a passing check, take the fastest by median GFLOP/s. \
-cuBLAS (when it ran and passed its check) must be slower than it, its interval of ours over \
-cuBLAS lying wholly above 1: the lab does not read which kernel cuBLAS runs (not its name, \
-registers or shared memory), so while cuBLAS is as fast or faster the claim is NOT JUDGED until \
-its kernel is read, and no occupancy is assumed for it. With ours the fastest: HOLDS when it is \
-at <= 12.5% theoretical occupancy (driver and calculator) and faster than every variant above \
-12.5% (its interval over the fastest of them wholly above 1); DOES NOT HOLD when it is above \
-12.5% and faster than every variant at <= 12.5%. Not judged without cuBLAS in the run.";
+const RULE_4: &str = "Contenders: the variants with a passing check, and cuBLAS (when it ran and \
+passed its check) at the theoretical occupancy of the kernel it ran, read through CUPTI and \
+placed by the lab's calculator. Take the fastest by median GFLOP/s. HOLDS when it is at <= 12.5% \
+theoretical occupancy and faster than the fastest contender above 12.5% (its interval over it \
+wholly above 1), or no contender is above; DOES NOT HOLD when it is above 12.5% and faster than \
+the fastest contender at or below 12.5%, or none is. Where the kernel cuBLAS ran was not read, \
+cuBLAS is left out only when the fastest variant is faster than it (interval wholly above 1); \
+otherwise NOT JUDGED, no occupancy being assumed for it. Not judged without cuBLAS in the run.";
 
-fn low(r: &GemmRow) -> bool {
-    r.occupancy <= LOW_OCCUPANCY + OCCUPANCY_EPS / 100.0
+fn low(occupancy: f64) -> bool {
+    occupancy <= LOW_OCCUPANCY + OCCUPANCY_EPS / 100.0
 }
 
 fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
     ratio((a.gflops, &a.timing), (b.gflops, &b.timing))
+}
+
+/// A GEMM verdict 4 weighs: one of our variants, or cuBLAS at the occupancy of the kernel it
+/// ran.
+struct Contender<'a> {
+    name: String,
+    gflops: f64,
+    timing: &'a Timing,
+    occupancy: f64,
+    regs: u32,
+}
+
+impl<'a> Contender<'a> {
+    fn ours(r: &'a GemmRow) -> Self {
+        Self {
+            name: r.variant.clone(),
+            gflops: r.gflops,
+            timing: &r.timing,
+            occupancy: r.occupancy,
+            regs: r.regs,
+        }
+    }
+
+    fn cublas(c: &'a CublasRow, k: &LibraryKernel) -> Self {
+        Self {
+            name: format!("cuBLAS {} ({})", c.version, k.kernel.name),
+            gflops: c.gflops,
+            timing: &c.timing,
+            occupancy: k.occupancy,
+            regs: k.kernel.registers_per_thread,
+        }
+    }
+
+    fn over(&self, other: &Contender<'_>) -> Result<Interval, NoInterval> {
+        ratio((self.gflops, self.timing), (other.gflops, other.timing))
+    }
+
+    fn words(&self) -> String {
+        format!(
+            "{} {:.0} GFLOP/s at {} ({} regs)",
+            self.name,
+            self.gflops,
+            pct(self.occupancy),
+            self.regs
+        )
+    }
+}
+
+fn fastest_of<'c, 'a: 'c>(
+    all: impl IntoIterator<Item = &'c Contender<'a>>,
+) -> Option<&'c Contender<'a>> {
+    all.into_iter().max_by(|a, b| a.gflops.total_cmp(&b.gflops))
+}
+
+/// The measured cuBLAS row of a run, or why there is none.
+fn measured_cublas<'r>(run: &'r GemmRun, failed: &[String]) -> Result<&'r CublasRow, String> {
+    match &run.cublas {
+        None => Err("cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
+             was timed)"
+            .into()),
+        Some(c) => c.measured().ok_or_else(|| {
+            with_exclusions(
+                format!("cuBLAS did not run: {}", super::cublas_reason(c)),
+                failed,
+            )
+        }),
+    }
 }
 
 pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
@@ -50,89 +118,75 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
     claim.judge(|| {
         let run = run.ok_or(NOT_RUN)?;
         let (ok, failed) = passing(&run.rows);
-        let cublas =
-            match &run.cublas {
-                None => return Err(
-                    "cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
-                 was timed)"
-                        .into(),
-                ),
-                Some(c) => match c.measured() {
-                    None => {
-                        return Err(with_exclusions(
-                            format!("cuBLAS did not run: {}", super::cublas_reason(c)),
-                            &failed,
-                        ))
-                    }
-                    Some(m) => m,
-                },
-            };
+        let cublas = measured_cublas(run, &failed)?;
         if ok.is_empty() {
             return Err(with_exclusions(
                 "no variant passed its check".into(),
                 &failed,
             ));
         }
-        let best = fastest(&ok);
-        let against_cublas = if cublas.check.passed {
-            let iv = ratio((best.gflops, &best.timing), (cublas.gflops, &cublas.timing));
-            let words = format!(
-                "{}, {} x cuBLAS {} at {:.0} GFLOP/s",
-                gf(best),
-                ratio_words(&iv),
-                cublas.version,
-                cublas.gflops
-            );
-            if faster(&iv) != Some(true) {
-                return Err(with_exclusions(
-                    format!(
-                    "fastest of ours: {words}: cuBLAS is as fast or faster, and the lab does not \
-                     read which kernel it runs, so its occupancy is unknown; not judged until \
-                     its kernel is read"
-                ),
-                    &failed,
-                ));
+        let mut all: Vec<Contender<'_>> = ok.iter().map(|r| Contender::ours(r)).collect();
+        let mut aside = String::new();
+        match cublas.library_kernel() {
+            _ if !cublas.check.passed => {
+                aside = format!("; cuBLAS {} failed its check and is left out", cublas.version);
             }
-            format!("fastest: ours, {words}")
-        } else {
-            format!(
-                "cuBLAS {} failed its check and is left out; fastest: ours, {}",
-                cublas.version,
-                gf(best)
-            )
-        };
-        // Ours is the fastest GEMM: is it clearly faster than the best on the other side of 12.5%?
-        let rivals: Vec<&GemmRow> = ok.iter().copied().filter(|r| low(r) != low(best)).collect();
-        let (holds, rival) = if rivals.is_empty() {
-            (
-                Some(low(best)),
-                format!(
-                    "every variant is {} 12.5%",
-                    if low(best) { "at or below" } else { "above" }
-                ),
-            )
-        } else {
-            let rival = fastest(&rivals);
-            let iv = speedup(best, rival);
-            let holds = match faster(&iv) {
-                Some(true) => Some(low(best)),
-                _ => None,
-            };
-            (
-                holds,
-                format!(
-                    "fastest {} 12.5%: {}, {} over it{}",
-                    if low(rival) { "at or below" } else { "above" },
-                    gf(rival),
+            Some(k) => all.push(Contender::cublas(cublas, k)),
+            None => {
+                let best = fastest_of(&all).expect("a variant passed");
+                let against = Contender {
+                    name: format!("cuBLAS {}", cublas.version),
+                    gflops: cublas.gflops,
+                    timing: &cublas.timing,
+                    occupancy: f64::NAN,
+                    regs: 0,
+                };
+                let iv = best.over(&against);
+                let words = format!(
+                    "fastest of ours: {}, {} x cuBLAS {} at {:.0} GFLOP/s",
+                    best.words(),
                     ratio_words(&iv),
-                    if holds.is_none() { " (not judged)" } else { "" }
-                ),
-            )
+                    cublas.version,
+                    cublas.gflops
+                );
+                if faster(&iv) != Some(true) {
+                    return Err(with_exclusions(
+                        format!(
+                            "{words}: cuBLAS is as fast or faster and its occupancy is unknown \
+                             ({})",
+                            cublas.kernel_words()
+                        ),
+                        &failed,
+                    ));
+                }
+                aside = format!("; {words}, cuBLAS left out ({})", cublas.kernel_words());
+            }
+        }
+        let best = fastest_of(&all).expect("a variant passed");
+        let side = |o: f64| if low(o) { "at or below" } else { "above" };
+        let rival = fastest_of(all.iter().filter(|c| low(c.occupancy) != low(best.occupancy)));
+        let (holds, rival) = match rival {
+            None => (
+                Some(low(best.occupancy)),
+                format!("every contender is {} 12.5%", side(best.occupancy)),
+            ),
+            Some(rival) => {
+                let iv = best.over(rival);
+                let holds = (faster(&iv) == Some(true)).then_some(low(best.occupancy));
+                (
+                    holds,
+                    format!(
+                        "fastest {} 12.5%: {}, {} over it{}",
+                        side(rival.occupancy),
+                        rival.words(),
+                        ratio_words(&iv),
+                        if holds.is_none() { " (not judged)" } else { "" }
+                    ),
+                )
+            }
         };
-        Ok((
-            holds,
-            with_exclusions(format!("{against_cublas}; {rival}"), &failed),
-        ))
+        let evidence = format!("fastest: {}; {rival}{aside}", best.words());
+        Ok((holds, with_exclusions(evidence, &failed)))
     })
 }
 

@@ -13,81 +13,48 @@ use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
 
 use super::cells;
-use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
+use super::contract::{Experiment, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
-use super::gemm::{gflops, GemmBuffers};
+use super::gemm::GemmBuffers;
+use super::gemm_cublas::{
+    all_checks, plot_point, push_row, titled, CublasColumns, CublasSide,
+};
 use super::gemm_check;
+use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::measured::Measured;
-use super::measurement::{flag_above_peak, Peak};
-use super::module_source::{plan_files, Kernels, Needs, Sources};
+use super::measurement::Peak;
+use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
 use super::progress::progress_bar;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
-use crate::cuda::{module_entries, Cublas, CudaError, Gpu};
+use crate::cuda::{CudaError, Gpu};
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{
-    check_entries, check_tiling, own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles,
-    Shared,
+    check_entries, check_tiling, CliError, GemmDims, ModuleFiles,
 };
 use crate::results::RunMeta;
-use crate::sampling::summarize;
-use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
+use crate::table::{columns_table, Column, Kind, TableData, Value};
 
 /// The `occupancy` experiment.
 pub struct Spec;
 
 /// `host occupancy`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    /// GEMM variants to run, by label (comma-separated); default all.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub variants: Vec<String>,
-    #[command(flatten)]
-    pub gemm: GemmSize,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-    /// Do not time cuBLAS's SGEMM beside the variants.
-    #[arg(long)]
-    pub no_cublas: bool,
-}
+pub type Args = GemmArgs;
 
-/// What the `occupancy` experiment adds to `host all` (it also reads `--variants`, `--size`,
-/// `--module`, `--compare`).
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    /// occupancy: do not time cuBLAS's SGEMM beside the variants.
-    #[arg(long)]
-    pub no_cublas: bool,
-}
+/// The `occupancy` experiment, validated (M, N, K: multiples of 64 where a seed variant runs).
+pub type Plan = GemmPlan<GemmVariant>;
 
-/// The `occupancy` experiment, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    pub variants: Vec<&'static GemmVariant>,
-    /// M, N, K: multiples of 64 where a seed variant runs.
-    pub size: GemmDims,
-    pub sources: Sources<Kernels>,
-    /// Time cuBLAS too (unless `--no-cublas`).
-    pub cublas: bool,
-}
-
-impl contract::Plan for Plan {
-    type Args = Args;
-    type AllArgs = AllArgs;
+impl GemmLines for GemmVariant {
+    const TABLE: &'static [Self] = GEMM;
+    const KIND: &'static str = "GEMM";
+    const LABEL: fn(&Self) -> &'static str = |v| v.label;
     type Output = GemmRun;
-    fn new(a: &Args) -> Result<Plan, CliError> {
-        let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
-        plan_with(variants, a.gemm.size, &a.modules, !a.no_cublas)
-    }
-    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let own = own_labels(&s.variants, &Spec::variant_labels());
-        let variants = select(&own, GEMM, |v| v.label, "GEMM")?;
-        plan_with(variants, s.gemm.size, &s.module_files(), !a.no_cublas)
-    }
-    fn record(&self, meta: &mut RunMeta) {
-        meta.set_gemm(self.size);
+    fn sources(
+        variants: &[&'static Self],
+        size: GemmDims,
+        files: &ModuleFiles,
+    ) -> Result<Sources<Kernels>, CliError> {
+        checked_sources(variants, size, files)
     }
 }
 
@@ -112,12 +79,9 @@ impl Experiment for Spec {
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<GemmRun, ExperimentError> {
         let (ours, theirs) = p.sources.load(gpu)?;
         let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
-        let cublas = p.cublas.then(|| Cublas::open(gpu));
-        let usable = cublas.as_ref().and_then(|c| c.as_ref().ok());
+        let mut cublas = CublasSide::open(gpu, p.cublas);
         let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
         let mut rows = Vec::with_capacity(p.variants.len());
-        let mut cublas_samples = Vec::new();
-        let mut cublas_checks = Vec::new();
         for variant in &p.variants {
             bar.set_message(variant.label);
             let kernel = ours
@@ -138,15 +102,12 @@ impl Experiment for Spec {
                 None => None,
             };
             let m = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, usable)
+                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, cublas.usable())
                 .in_variant(variant.label)?;
             let ours = m.ours;
-            let vs_cublas = m.cublas.map(|(t, mut checked)| {
-                cublas_samples.extend_from_slice(&t.samples_ms);
-                checked.launch = format!("its last timed launch beside {}", variant.label);
-                cublas_checks.push(checked);
-                ours.throughput / gflops(p.size, &t)
-            });
+            let vs_cublas = m
+                .cublas
+                .map(|c| cublas.add(variant.label, ours.throughput, p.size, c));
             rows.push(GemmRow {
                 variant: variant.label.to_owned(),
                 threads: variant.threads(),
@@ -165,30 +126,8 @@ impl Experiment for Spec {
             bar.inc(1);
         }
         bar.finish_and_clear();
-        let cublas = match cublas {
-            None => None,
-            Some(Err(e)) => Some(CublasOutcome::Unavailable {
-                reason: e.to_string(),
-            }),
-            Some(Ok(c)) => {
-                let check = buffers
-                    .verify_cublas(gpu, &c, std::mem::take(&mut cublas_checks))
-                    .in_variant("cuBLAS")?;
-                // Every cuBLAS sample of the run, each interleaved with one variant's.
-                let timing = summarize(cublas_samples, None, None);
-                let gflops = buffers.gflops(&timing);
-                let mut flags = Vec::new();
-                flag_above_peak(&mut flags, gflops, Peak::fp32(gpu.info()));
-                Some(CublasOutcome::Measured(Box::new(CublasRow {
-                    version: c.version(),
-                    library: c.library().to_owned(),
-                    timing,
-                    gflops,
-                    check,
-                    flags,
-                })))
-            }
-        };
+        let peak = Peak::fp32(gpu.info());
+        let cublas = cublas.finish(gpu, &mut buffers, peak)?;
         Ok(GemmRun { rows, cublas })
     }
 
@@ -257,53 +196,23 @@ impl Experiment for Spec {
             .filter(|c| tuned || ![FAMILY, BLOCK_TILE, WARP_TILE].contains(&c.header))
             .filter(|c| output.cublas.is_some() || c.header != VS_CUBLAS)
             .collect();
-        let mut title = Self::title(meta);
-        if let Some(c) = &output.cublas {
-            match c.measured() {
-                Some(m) => title = format!("{title}; cuBLAS {} ({})", m.version, m.library),
-                None => title = format!("{title}; {}", cublas_reason(c)),
-            }
-        }
+        let title = titled(Self::title(meta), output.cublas.as_ref());
         let mut t = columns_table(&title, &columns, &output.rows);
-        match &output.cublas {
-            Some(CublasOutcome::Measured(c)) => {
-                extra_row(
-                    &mut t,
-                    "cuBLAS",
-                    &c.flags,
-                    &[
-                        ("Variant", Value::Text(format!("cuBLAS {}", c.version))),
-                        ("GFLOP/s", cells::rate(c.gflops, &c.flags)),
-                        (MS_PER_CALL, cells::timing(&c.timing)),
-                        ("Verified", cells::check(&c.check)),
-                        (VS_CUBLAS, Value::Float(1.0)),
-                    ],
-                );
-                t.notes.push(
-                    "cuBLAS: cublasSgemm (row-major through C^T = B^T A^T), default math mode \
-                     (FP32, no TF32), on the same buffers; its samples are interleaved with each \
-                     variant's and pooled in its row; Ours/cuBLAS compares the samples taken \
-                     together. The kernel cuBLAS chose, its registers and occupancy are not read \
-                     by the lab."
-                        .to_owned(),
-                );
-            }
-            Some(c @ CublasOutcome::Unavailable { .. }) => {
-                extra_row(
-                    &mut t,
-                    "cuBLAS",
-                    &[],
-                    &[("Variant", Value::Text(cublas_reason(c)))],
-                );
-            }
-            None => {}
+        if let Some(c) = &output.cublas {
+            let cols = CublasColumns {
+                variant: "Variant",
+                rate: "GFLOP/s",
+                duration: MS_PER_CALL,
+                check: "Verified",
+                ratio: VS_CUBLAS,
+            };
+            push_row(&mut t, c, &cols, CUBLAS_CALL);
         }
-        let checks = output.rows.iter().flat_map(|r| {
-            let m = &r.measured;
-            std::iter::once(&m.check).chain(m.compare.as_ref().map(|c| &c.check))
-        });
-        let cublas_check = output.cublas_row().map(|c| &c.check);
-        t.notes.extend(gemm_check::note(checks.chain(cublas_check)));
+        let measured = output.rows.iter().map(|r| &r.measured);
+        t.notes.extend(gemm_check::note(all_checks(
+            measured,
+            output.cublas_row(),
+        )));
         t
     }
 
@@ -327,10 +236,21 @@ impl Experiment for Spec {
                 .map(|c| Reference::measured(format!("cuBLAS {}", c.version), c.gflops, 0, ""));
             peak.into_iter().chain(cublas).collect()
         };
-        let figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
+        let mut figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
+        // The kernel cuBLAS ran, at its occupancy (one run's plot; merged plots keep the line).
+        if let [run] = runs {
+            if let Some(c) = run.output.cublas_row() {
+                plot_point(&mut figure, format!("cuBLAS {} kernel", c.version), c);
+            }
+        }
         named(Self::NAME, figure)
     }
 }
+
+/// How cuBLAS's SGEMM is called and timed, for the table's note.
+const CUBLAS_CALL: &str = "cublasSgemm (row-major through C^T = B^T A^T), default math mode (FP32, \
+no TF32), on the same buffers; its samples are interleaved with each variant's and pooled in its \
+row; Ours/cuBLAS compares the samples taken together.";
 
 /// Headers of the columns shown only for some runs (see `Spec::table`).
 const FAMILY: &str = "Family";
@@ -339,12 +259,12 @@ const WARP_TILE: &str = "Warp tile";
 const VS_CUBLAS: &str = "Ours/cuBLAS";
 const MS_PER_CALL: &str = "ms/call";
 
-/// The tiles' columns: printed joined, one CSV column per side.
-const BLOCK_TILE_KIND: Kind = Kind::Dims {
+/// The tiles' columns: printed joined, one CSV column per side (the BF16 experiment's too).
+pub const BLOCK_TILE_KIND: Kind = Kind::Dims {
     sep: "x",
     names: &["Block tile M", "Block tile N", "Block tile K"],
 };
-const WARP_TILE_KIND: Kind = Kind::Dims {
+pub const WARP_TILE_KIND: Kind = Kind::Dims {
     sep: "x",
     names: &["Warp tile M", "Warp tile N"],
 };
@@ -375,15 +295,15 @@ pub fn cublas_reason(c: &CublasOutcome) -> String {
 
 /// Checks the size against the variants asked for and the module files against their entries:
 /// `--module` must export every entry; `--compare` the seed entries (a compared build of the
-/// seed kernels has no tuned entries: those rows run uncompared).
-fn plan_with(
-    variants: Vec<&'static GemmVariant>,
+/// seed kernels has no tuned entries: those rows run uncompared). Gives where the kernels come
+/// from.
+fn checked_sources(
+    variants: &[&'static GemmVariant],
     size: GemmDims,
     files: &ModuleFiles,
-    cublas: bool,
-) -> Result<Plan, CliError> {
+) -> Result<Sources<Kernels>, CliError> {
     let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
-    check_tiling(size, &experiment, &variants, || {
+    check_tiling(size, &experiment, variants, || {
         let tuned: Vec<&str> = GEMM
             .iter()
             .filter(|v| v.size_multiple().is_none())
@@ -414,20 +334,7 @@ fn plan_with(
     }
     if let Some(path) = &files.compare {
         // The tuned entries the compared module does have are launched: their signatures too.
-        let listed = std::fs::read(path)
-            .map(|image| module_entries(&image))
-            .unwrap_or_default();
-        let present: Vec<&str> = tuned
-            .iter()
-            .copied()
-            .filter(|e| listed.iter().any(|l| l == e))
-            .collect();
-        check_entries("--compare", path, &present, GemmParams::PARAMS)?;
+        check_compared_entries(path, &tuned, GemmParams::PARAMS)?;
     }
-    Ok(Plan {
-        variants,
-        size,
-        sources,
-        cublas,
-    })
+    Ok(sources)
 }

@@ -4,7 +4,8 @@ use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, GFLOPS};
-use crate::experiments::measured::{push_failed, Measured};
+use crate::experiments::gemm_cublas::{failed_check, CublasKernel};
+use crate::experiments::measured::Measured;
 use crate::results::{Check, Timing};
 
 /// The `occupancy` experiment, one GEMM variant.
@@ -117,6 +118,10 @@ pub struct CublasRow {
     pub gflops: f64,
     pub check: Check,
     pub flags: Vec<String>,
+    /// The kernel cuBLAS ran, read through CUPTI (or why not); absent in runs recorded before
+    /// the lab read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<CublasKernel>,
 }
 
 impl CublasOutcome {
@@ -186,11 +191,7 @@ impl Output for GemmRun {
         self.cublas_row().map(|c| ("cuBLAS", c.gflops))
     }
     fn other_failures(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(c) = self.cublas_row() {
-            push_failed(&format!("cuBLAS {}", c.version), &c.check, &mut out);
-        }
-        out
+        failed_check(self.cublas_row(), "")
     }
 }
 
@@ -268,6 +269,7 @@ mod tests {
                 gflops: 52_000.0,
                 check: r.measured.check.clone(),
                 flags: vec![],
+                kernel: None,
             }))),
         };
         let json = serde_json::to_value(&run).unwrap();

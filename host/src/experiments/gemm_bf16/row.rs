@@ -1,0 +1,173 @@
+//! The `gemm_bf16` experiment's row and output, as `results.json` stores them.
+
+use kernels_gpu::variants::Bf16GemmVariant;
+use serde::{Deserialize, Serialize};
+
+use crate::experiments::contract::{row, Output, GFLOPS};
+use crate::experiments::gemm_cublas::failed_check;
+use crate::experiments::measured::Measured;
+use crate::experiments::measurement::Measurement;
+use crate::experiments::occupancy::{CublasOutcome, CublasRow};
+use crate::results::Timing;
+
+/// One BF16 line of the variant table at the run's size.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Bf16Row {
+    pub variant: String,
+    pub threads: u32,
+    /// Block tile: BM, BN, BK.
+    pub block: (u32, u32, u32),
+    /// Warp tile: WM, WN (m16n8k16 mma tiles inside it).
+    pub warp: (u32, u32),
+    /// K slices in shared memory at once (`cp.async` stages).
+    pub stages: u32,
+    /// Dynamic shared memory per block, bytes.
+    pub dyn_smem: u32,
+    pub regs: u32,
+    pub blocks_per_sm: u32,
+    /// Theoretical occupancy, 0..=1.
+    pub occupancy: f64,
+    /// What limits the resident blocks, by the occupancy calculator.
+    pub limiter: String,
+    pub timing: Timing,
+    pub gflops: f64,
+    #[serde(flatten)]
+    pub measured: Measured,
+    /// This line's GFLOP/s over cuBLAS's, from the samples interleaved with it; absent when
+    /// cuBLAS did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_cublas: Option<f64>,
+}
+
+impl Bf16Row {
+    /// The row of line `v` from our measurement, the compared module's and ours over cuBLAS.
+    pub fn new(
+        v: &Bf16GemmVariant,
+        ours: &Measurement,
+        theirs: Option<Measurement>,
+        vs_cublas: Option<f64>,
+    ) -> Self {
+        let s = &v.shape;
+        Self {
+            variant: v.label.to_owned(),
+            threads: v.threads(),
+            block: (s.bm, s.bn, s.bk),
+            warp: (s.wm, s.wn),
+            stages: s.stages,
+            dyn_smem: v.dynamic_shared_bytes(),
+            regs: ours.regs,
+            blocks_per_sm: ours.blocks_per_sm,
+            occupancy: ours.occupancy,
+            limiter: ours.limiter.clone(),
+            timing: ours.timing.clone(),
+            gflops: ours.throughput,
+            measured: Measured::of(ours, theirs.map(|t| (t, None))),
+            vs_cublas,
+        }
+    }
+}
+
+row!(Bf16Row, GFLOPS, gflops, |r| r.variant.clone());
+
+/// What the `gemm_bf16` experiment stores: a row per line, and cuBLAS's BF16 GEMM (absent when
+/// skipped).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bf16Run {
+    pub rows: Vec<Bf16Row>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cublas: Option<CublasOutcome>,
+}
+
+impl Bf16Run {
+    /// cuBLAS's row, where it was measured.
+    pub fn cublas_row(&self) -> Option<&CublasRow> {
+        self.cublas.as_ref().and_then(CublasOutcome::measured)
+    }
+}
+
+impl Output for Bf16Run {
+    type Row = Bf16Row;
+    fn rows(&self) -> &[Bf16Row] {
+        &self.rows
+    }
+    /// cuBLAS's GFLOP/s, where it was measured.
+    fn reference(&self) -> Option<(&'static str, f64)> {
+        self.cublas_row().map(|c| ("cuBLAS BF16", c.gflops))
+    }
+    fn other_failures(&self) -> Vec<String> {
+        failed_check(self.cublas_row(), " BF16")
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::experiments::gemm_cublas::tests::cublas_row;
+    use crate::results::Check;
+    use crate::sampling::summarize;
+
+    fn check(passed: bool) -> Check {
+        Check {
+            passed,
+            error: if passed { 0.01 } else { 3.0 },
+            bound: 1.0,
+            what: "every element within the tensor-core rule".into(),
+        }
+    }
+
+    /// Line `label` at `occupancy`, `gflops` over `samples` (ms), its check passed or not.
+    pub fn row(label: &str, occupancy: f64, gflops: f64, samples: Vec<f64>) -> Bf16Row {
+        Bf16Row {
+            variant: label.into(),
+            threads: 128,
+            block: (128, 128, 32),
+            warp: (64, 64),
+            stages: 4,
+            dyn_smem: 4 * (128 * 32 + 32 * 128) * 2,
+            regs: 232,
+            blocks_per_sm: 2,
+            occupancy,
+            limiter: "registers".into(),
+            timing: summarize(samples, None, None),
+            gflops,
+            measured: Measured {
+                check: check(true),
+                flags: vec![],
+                compare: None,
+            },
+            vs_cublas: Some(0.8),
+        }
+    }
+
+    /// Lines M1 (12.5%) and M4 (25%), and cuBLAS with its kernel read.
+    pub fn run() -> Bf16Run {
+        Bf16Run {
+            rows: vec![
+                row("M1", 0.125, 520_000.0, vec![0.264, 0.265, 0.266]),
+                row("M4", 0.25, 400_000.0, vec![0.343, 0.344, 0.345]),
+            ],
+            cublas: Some(CublasOutcome::Measured(Box::new(cublas_row(
+                650_000.0,
+                vec![0.211, 0.212, 0.213],
+                Some("nvjet_tst_bf16"),
+            )))),
+        }
+    }
+
+    #[test]
+    fn a_run_round_trips_with_cublas_and_its_kernel() {
+        let r = run();
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["cublas"]["status"], "measured");
+        assert_eq!(json["cublas"]["kernel"]["status"], "read");
+        assert_eq!(json["cublas"]["kernel"]["kernel"]["name"], "nvjet_tst_bf16");
+        assert_eq!(json["rows"][0]["block"], serde_json::json!([128, 128, 32]));
+        assert_eq!(serde_json::from_value::<Bf16Run>(json).unwrap(), r);
+        let mut failed = r.clone();
+        if let Some(CublasOutcome::Measured(c)) = &mut failed.cublas {
+            c.check = check(false);
+        }
+        assert_eq!(failed.other_failures().len(), 1);
+        assert_eq!(r.reference(), Some(("cuBLAS BF16", 650_000.0)));
+    }
+}

@@ -1,0 +1,155 @@
+//! The `gemm_bf16` experiment's columns, table (its rows, cuBLAS's row with the kernel it ran,
+//! the check's note) and plot (GFLOP/s over theoretical occupancy, the dense BF16 peak and
+//! cuBLAS as lines, the kernel cuBLAS ran as a point).
+
+use super::tolerance;
+use super::{Bf16Row, Bf16Run};
+use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
+use crate::experiments::cells;
+use crate::experiments::contract::GFLOPS;
+use crate::experiments::gemm_check;
+use crate::experiments::occupancy::{BLOCK_TILE_KIND, WARP_TILE_KIND};
+use crate::experiments::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns};
+use crate::experiments::scatter::{named, occupancy_scatter, Axes, Reference};
+use crate::figure::{Figure, PlotRun, XScale};
+use crate::results::DeviceInfo;
+use crate::table::{columns_table, Column, Kind, TableData, Value};
+
+const VARIANT: &str = "Variant";
+const RATE: &str = "GFLOP/s";
+const MS_PER_CALL: &str = "ms/call";
+const VERIFIED: &str = "Verified";
+const VS_CUBLAS: &str = "Ours/cuBLAS";
+
+/// How cuBLAS's BF16 GEMM is called and timed, for the table's note.
+const CUBLAS_CALL: &str = "cublasGemmEx with BF16 A and B, FP32 compute and C, default \
+algorithm (row-major through C^T = B^T A^T), on the same inputs; its samples are interleaved \
+with each line's and pooled in its row; Ours/cuBLAS compares the samples taken together.";
+
+pub fn columns() -> Vec<Column<Bf16Row>> {
+    let mut c: Vec<Column<Bf16Row>> = vec![
+        Column::new(VARIANT, Kind::Text, |r| Value::Text(r.variant.clone())),
+        Column::new("Threads/block", Kind::Count, |r| {
+            Value::Int(r.threads.into())
+        }),
+        Column::new("Block tile", BLOCK_TILE_KIND, |r| {
+            let (m, n, k) = r.block;
+            Value::Dims(vec![m.into(), n.into(), k.into()])
+        }),
+        Column::new("Warp tile", WARP_TILE_KIND, |r| {
+            Value::pair(r.warp.0.into(), r.warp.1.into())
+        }),
+        Column::new("Stages", Kind::Count, |r| Value::Int(r.stages.into())),
+        Column::new("Smem/block", Kind::Bytes, |r| Value::Int(r.dyn_smem.into())),
+        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
+        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+        Column::new(RATE, GFLOPS.kind(), |r| {
+            cells::rate(r.gflops, &r.measured.flags)
+        }),
+        Column::new("Blocks/SM", Kind::Count, |r| {
+            Value::Int(r.blocks_per_sm.into())
+        }),
+        Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
+        Column::new(MS_PER_CALL, Kind::Duration, |r| cells::timing(&r.timing)),
+        Column::new(VERIFIED, Kind::Check, |r| cells::check(&r.measured.check)),
+        Column::new(VS_CUBLAS, Kind::Ratio, |r| {
+            r.vs_cublas.map_or(Value::NotAvailable, Value::Float)
+        }),
+    ];
+    c.extend(GFLOPS.compared_columns());
+    c
+}
+
+
+/// The rows, cuBLAS's row (with the kernel it ran) where it was asked for, the check's note.
+pub fn table(output: &Bf16Run, title: &str) -> TableData {
+    let columns: Vec<Column<Bf16Row>> = columns()
+        .into_iter()
+        .filter(|c| output.cublas.is_some() || c.header != VS_CUBLAS)
+        .collect();
+    let title = titled(title.to_owned(), output.cublas.as_ref());
+    let mut t = columns_table(&title, &columns, &output.rows);
+    if let Some(c) = &output.cublas {
+        let cols = CublasColumns {
+            variant: VARIANT,
+            rate: RATE,
+            duration: MS_PER_CALL,
+            check: VERIFIED,
+            ratio: VS_CUBLAS,
+        };
+        push_row(&mut t, c, &cols, CUBLAS_CALL);
+    }
+    let measured = output.rows.iter().map(|r| &r.measured);
+    let checks = all_checks(measured, output.cublas_row());
+    t.notes
+        .extend(gemm_check::note_under(checks, tolerance::rule));
+    t
+}
+
+/// The dense BF16 spec peak of a run's device, where the lab knows its rate.
+pub fn bf16_peak(device: &DeviceInfo) -> Option<f64> {
+    peak_bf16_dense_gflops(
+        device.compute_capability,
+        device.sm_count,
+        device.sm_clock_khz,
+    )
+}
+
+/// GFLOP/s over theoretical occupancy, the peak and cuBLAS as lines, cuBLAS's kernel as a
+/// point (one run's plot).
+pub fn figures(name: &str, title: String, runs: &[PlotRun<'_, Bf16Run>]) -> Vec<(String, Figure)> {
+    let axes = Axes::new(
+        title,
+        ("Theoretical occupancy (%)", XScale::Linear),
+        "GFLOP/s",
+    );
+    let references = |run: &PlotRun<'_, Bf16Run>| {
+        let peak = bf16_peak(run.device).map(|p| Reference::peak("dense BF16 peak", p));
+        let cublas = run.output.cublas_row().map(|c| {
+            Reference::measured(format!("cuBLAS {} BF16", c.version), c.gflops, 0, "")
+        });
+        peak.into_iter().chain(cublas).collect()
+    };
+    let mut figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
+    if let [run] = runs {
+        if let Some(c) = run.output.cublas_row() {
+            plot_point(&mut figure, format!("cuBLAS {} BF16 kernel", c.version), c);
+        }
+    }
+    named(name, figure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::row::tests::run;
+    use super::*;
+    use crate::table::{to_csv, to_markdown};
+
+    #[test]
+    fn the_table_has_every_line_and_cublas_with_its_kernel() {
+        let r = run();
+        let t = table(&r, "t");
+        assert!(t.title.contains("cuBLAS 13.1.0 (libcublas.so.13)"), "{}", t.title);
+        let csv = to_csv(&t);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 4, "{csv}");
+        assert!(lines[0].starts_with("Variant,Threads/block,Block tile M"), "{csv}");
+        assert!(lines[1].starts_with("M1,128,128,128,32,64,64,4,65536,232,12.5"), "{csv}");
+        assert!(
+            lines[3].starts_with("cuBLAS 13.1.0: nvjet_tst_bf16,384,,,,,,,,168,18.75,650000"),
+            "{csv}"
+        );
+        let md = to_markdown(&t);
+        assert!(md.contains("cublasGemmEx"), "{md}");
+        assert!(md.contains("F(K) = 1 + sqrt(ceil(K/8))/4"), "{md}");
+        assert!(md.contains("clusters of 2x1x1"), "{md}");
+    }
+
+    #[test]
+    fn without_cublas_there_is_no_ratio_column() {
+        let mut r = run();
+        r.cublas = None;
+        let csv = to_csv(&table(&r, "t"));
+        assert!(!csv.contains("Ours/cuBLAS") && !csv.contains("cuBLAS 13"), "{csv}");
+    }
+}

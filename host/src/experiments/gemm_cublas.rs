@@ -1,0 +1,423 @@
+//! cuBLAS's reference row in a GEMM experiment, whatever the element type (SGEMM beside the FP32
+//! lines, `cublasGemmEx` beside the BF16 ones): its samples pooled from the interleaved timing of
+//! every line, its checks, the kernel it really ran (read through CUPTI, with that kernel's
+//! theoretical occupancy by the lab's calculator), and how the row reads in a table and a plot.
+//! A kernel that could not be read is recorded with the reason, never a failed run.
+
+use serde::{Deserialize, Serialize};
+
+use super::cells;
+use super::error::{ExperimentError, InVariant};
+use super::gemm_check::Checked;
+use super::gemm_sides::{gflops, GemmKind, GemmSides};
+use super::measured::{push_failed, Measured};
+use super::measurement::{flag_above_peak, Peak};
+use super::occupancy::{CublasOutcome, CublasRow};
+use crate::cuda::library_kernel::unread;
+use crate::cuda::{Cublas, CublasError, Gpu, LibraryKernel};
+use crate::figure::{Figure, LabelledPoint, Series};
+use crate::results::{Check, GemmDims, Timing};
+use crate::sampling::summarize;
+use crate::table::{extra_row, TableData, Value};
+
+/// The kernel cuBLAS ran for the run's problem, or why it is not known.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum CublasKernel {
+    Read(Box<LibraryKernel>),
+    /// CUPTI could not be had, recorded nothing, or recorded a kernel the calculator cannot
+    /// place (the reason says which).
+    Unread {
+        reason: String,
+    },
+}
+
+impl CublasKernel {
+    /// The kernel of one more cuBLAS call on `sides`' problem (into cuBLAS's own C).
+    pub fn read<K: GemmKind>(gpu: &Gpu, sides: &mut GemmSides<K>, cublas: &Cublas) -> Self {
+        match sides.cublas_kernel(gpu, cublas) {
+            Ok(k) => CublasKernel::Read(Box::new(k)),
+            Err(e) => CublasKernel::Unread {
+                reason: unread("cuBLAS", &e),
+            },
+        }
+    }
+
+    /// The kernel, where it was read.
+    pub fn kernel(&self) -> Option<&LibraryKernel> {
+        match self {
+            CublasKernel::Read(k) => Some(k),
+            CublasKernel::Unread { .. } => None,
+        }
+    }
+}
+
+impl CublasRow {
+    /// The kernel cuBLAS ran, where it was read.
+    pub fn library_kernel(&self) -> Option<&LibraryKernel> {
+        self.kernel.as_ref().and_then(CublasKernel::kernel)
+    }
+
+    /// Theoretical occupancy of the kernel cuBLAS ran, where it was read.
+    pub fn occupancy(&self) -> Option<f64> {
+        self.library_kernel().map(|k| k.occupancy)
+    }
+
+    /// What the run knows of the kernel cuBLAS ran, in words.
+    pub fn kernel_words(&self) -> String {
+        match &self.kernel {
+            Some(CublasKernel::Read(k)) => k.describe(&format!("cuBLAS {}", self.version)),
+            Some(CublasKernel::Unread { reason }) => reason.clone(),
+            None => "the kernel cuBLAS ran was not recorded: a run made before the lab read it"
+                .to_owned(),
+        }
+    }
+}
+
+/// cuBLAS's part of a run as the lines are measured: the library (when asked for, or why it
+/// could not be loaded), its samples interleaved with each line's and the checks of its timed
+/// launches.
+pub struct CublasSide {
+    opened: Option<Result<Cublas, CublasError>>,
+    samples: Vec<f64>,
+    checks: Vec<Checked>,
+}
+
+impl CublasSide {
+    /// cuBLAS loaded on `gpu` when `asked` for.
+    pub fn open(gpu: &Gpu, asked: bool) -> Self {
+        Self {
+            opened: asked.then(|| Cublas::open(gpu)),
+            samples: Vec::new(),
+            checks: Vec::new(),
+        }
+    }
+
+    /// The library to time beside the lines, where it was asked for and loaded.
+    pub fn usable(&self) -> Option<&Cublas> {
+        self.opened.as_ref().and_then(|c| c.as_ref().ok())
+    }
+
+    /// Keeps cuBLAS's `timing` and `checked` output taken beside line `label` (whose GFLOP/s at
+    /// `dims` is `ours`); gives ours over cuBLAS from the samples taken together.
+    pub fn add(
+        &mut self,
+        label: &str,
+        ours: f64,
+        dims: GemmDims,
+        (timing, mut checked): (Timing, Checked),
+    ) -> f64 {
+        self.samples.extend_from_slice(&timing.samples_ms);
+        checked.launch = format!("its last timed launch beside {label}");
+        self.checks.push(checked);
+        ours / gflops(dims, &timing)
+    }
+
+    /// cuBLAS's row when it was asked for: every sample pooled, its timed outputs and
+    /// one more call checked, its figure held to `peak`, and the kernel it ran read through
+    /// CUPTI; or why it could not be loaded.
+    pub fn finish<K: GemmKind>(
+        self,
+        gpu: &Gpu,
+        sides: &mut GemmSides<K>,
+        peak: Peak,
+    ) -> Result<Option<CublasOutcome>, ExperimentError> {
+        let c = match self.opened {
+            None => return Ok(None),
+            Some(Err(e)) => {
+                return Ok(Some(CublasOutcome::Unavailable {
+                    reason: e.to_string(),
+                }))
+            }
+            Some(Ok(c)) => c,
+        };
+        let check = sides
+            .verify_cublas(gpu, &c, self.checks)
+            .in_variant("cuBLAS")?;
+        let timing = summarize(self.samples, None, None);
+        let gflops = sides.gflops(&timing);
+        let mut flags = Vec::new();
+        flag_above_peak(&mut flags, gflops, peak);
+        let kernel = CublasKernel::read(gpu, sides, &c);
+        Ok(Some(CublasOutcome::Measured(Box::new(CublasRow {
+            version: c.version(),
+            library: c.library().to_owned(),
+            timing,
+            gflops,
+            check,
+            flags,
+            kernel: Some(kernel),
+        }))))
+    }
+}
+
+/// cuBLAS's failed check, where it was measured and failed, in words: its row named "cuBLAS
+/// VERSION" and `suffix` (e.g. " BF16").
+pub fn failed_check(c: Option<&CublasRow>, suffix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(c) = c {
+        push_failed(&format!("cuBLAS {}{suffix}", c.version), &c.check, &mut out);
+    }
+    out
+}
+
+/// A GEMM table's title with cuBLAS's version and library, or why cuBLAS did not run.
+pub fn titled(title: String, outcome: Option<&CublasOutcome>) -> String {
+    match outcome {
+        None => title,
+        Some(c) => match c.measured() {
+            Some(m) => format!("{title}; cuBLAS {} ({})", m.version, m.library),
+            None => format!("{title}; {}", super::occupancy::cublas_reason(c)),
+        },
+    }
+}
+
+/// Every check of a GEMM table: each row's (ours and the compared module's) and cuBLAS's.
+pub fn all_checks<'a>(
+    rows: impl Iterator<Item = &'a Measured> + 'a,
+    cublas: Option<&'a CublasRow>,
+) -> impl Iterator<Item = &'a Check> + 'a {
+    rows.flat_map(|m| std::iter::once(&m.check).chain(m.compare.as_ref().map(|c| &c.check)))
+        .chain(cublas.map(|c| &c.check))
+}
+
+/// The headers of a GEMM table's columns that cuBLAS's row fills.
+pub struct CublasColumns {
+    pub variant: &'static str,
+    pub rate: &'static str,
+    pub duration: &'static str,
+    pub check: &'static str,
+    pub ratio: &'static str,
+}
+
+/// The headers both GEMM experiments give the figures of the kernel cuBLAS ran.
+const THREADS: &str = "Threads/block";
+const REGS: &str = "Regs/thread";
+const OCCUPANCY: &str = "Theo. occ";
+const BLOCKS: &str = "Blocks/SM";
+const LIMITER: &str = "Limiter";
+
+/// Appends cuBLAS's row to `t` (its figures, and the kernel it ran in the columns of ours:
+/// block size, registers, occupancy, blocks/SM, limiter), with `how` (how it was called) and
+/// the kernel in words as notes; or, when it could not be loaded, a row saying why.
+pub fn push_row(t: &mut TableData, outcome: &CublasOutcome, cols: &CublasColumns, how: &str) {
+    let c = match outcome {
+        CublasOutcome::Measured(c) => c,
+        CublasOutcome::Unavailable { .. } => {
+            let why = super::occupancy::cublas_reason(outcome);
+            extra_row(t, "cuBLAS", &[], &[(cols.variant, Value::Text(why))]);
+            return;
+        }
+    };
+    let name = match c.library_kernel() {
+        Some(k) => format!("cuBLAS {}: {}", c.version, k.kernel.name),
+        None => format!("cuBLAS {}", c.version),
+    };
+    let mut values = vec![
+        (cols.variant, Value::Text(name)),
+        (cols.rate, cells::rate(c.gflops, &c.flags)),
+        (cols.duration, cells::timing(&c.timing)),
+        (cols.check, cells::check(&c.check)),
+        (cols.ratio, Value::Float(1.0)),
+    ];
+    if let Some(k) = c.library_kernel() {
+        values.extend([
+            (THREADS, Value::Int(k.kernel.threads_per_block().into())),
+            (REGS, Value::Int(k.kernel.registers_per_thread.into())),
+            (OCCUPANCY, Value::Float(k.occupancy)),
+            (BLOCKS, Value::Int(k.blocks_per_sm.into())),
+            (LIMITER, Value::Text(k.limiter.clone())),
+        ]);
+    }
+    extra_row(t, "cuBLAS", &c.flags, &values);
+    t.notes.push(format!("cuBLAS: {how}"));
+    t.notes
+        .push(format!("cuBLAS's kernel: {}.", c.kernel_words()));
+}
+
+/// Adds the kernel cuBLAS ran to an occupancy plot as a point at its theoretical occupancy
+/// (x in %), in a series of its own named `series`; nothing where its kernel was not read.
+pub fn plot_point(figure: &mut Option<Figure>, series: String, c: &CublasRow) {
+    let (Some(Figure::Scatter(plot)), Some(occupancy)) = (figure.as_mut(), c.occupancy()) else {
+        return;
+    };
+    plot.series.push(Series {
+        name: series,
+        points: vec![LabelledPoint {
+            x: occupancy * 100.0,
+            y: c.gflops,
+            label: Some(format!("cuBLAS {}", c.version)),
+        }],
+        line: false,
+        markers: true,
+    });
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::cuda::KernelRecord;
+    use crate::table::{columns_table, to_csv, Column, Kind, TableRow};
+
+    /// A kernel as CUPTI would record cuBLAS's: 384 threads, 168 registers, 200 KiB of shared
+    /// memory (one block of 12 warps out of 64 on sm_90), clusters of 2.
+    pub fn record(name: &str) -> KernelRecord {
+        KernelRecord {
+            name: name.into(),
+            grid: [66, 2, 1],
+            block: [384, 1, 1],
+            registers_per_thread: 168,
+            static_shared_bytes: 0,
+            dynamic_shared_bytes: 200 * 1024,
+            local_bytes_per_thread: 0,
+            cluster: [2, 1, 1],
+            shared_memory_executed: 233_472,
+            duration_ns: 1_000_000,
+        }
+    }
+
+    /// cuBLAS's row at `gflops` over `samples` (ms), with `kernel` read (at the calculator's
+    /// occupancy of [`record`] on sm_90) or not.
+    pub fn cublas_row(gflops: f64, samples: Vec<f64>, kernel: Option<&str>) -> CublasRow {
+        let limits = crate::occupancy::Arch::Sm90.limits();
+        let kernel = match kernel {
+            Some(name) => {
+                let k = LibraryKernel::on_limits(&limits, vec![record(name)]).unwrap();
+                CublasKernel::Read(Box::new(k))
+            }
+            None => CublasKernel::Unread {
+                reason: "the kernel cuBLAS ran was not read: CUPTI not found".into(),
+            },
+        };
+        CublasRow {
+            version: "13.1.0".into(),
+            library: "libcublas.so.13".into(),
+            timing: summarize(samples, None, None),
+            gflops,
+            check: Check {
+                passed: true,
+                error: 1e-7,
+                bound: 1e-4,
+                what: "every element".into(),
+            },
+            flags: vec![],
+            kernel: Some(kernel),
+        }
+    }
+
+    /// A table with no rows of its own, for cuBLAS's row alone.
+    struct NoRow;
+
+    impl TableRow for NoRow {
+        fn label(&self) -> String {
+            String::new()
+        }
+        fn flags(&self) -> &[String] {
+            &[]
+        }
+        fn compared(&self) -> bool {
+            false
+        }
+    }
+
+    fn table(outcome: &CublasOutcome) -> TableData {
+        let columns: Vec<Column<NoRow>> = vec![
+            Column::new("Variant", Kind::Text, |_| Value::Empty),
+            Column::new(THREADS, Kind::Count, |_| Value::Empty),
+            Column::new(REGS, Kind::Count, |_| Value::Empty),
+            Column::new(OCCUPANCY, Kind::Percent, |_| Value::Empty),
+            Column::new(
+                "GFLOP/s",
+                Kind::Rate {
+                    unit: "GFLOP/s",
+                    decimals: 0,
+                },
+                |_| Value::Empty,
+            ),
+        ];
+        let mut t = columns_table("t", &columns, &[]);
+        let cols = CublasColumns {
+            variant: "Variant",
+            rate: "GFLOP/s",
+            duration: "ms/call",
+            check: "Verified",
+            ratio: "Ours/cuBLAS",
+        };
+        push_row(&mut t, outcome, &cols, "how it was called.");
+        t
+    }
+
+    #[test]
+    fn cublas_row_shows_the_kernel_it_ran_and_its_occupancy() {
+        let row = cublas_row(600_000.0, vec![0.23, 0.24], Some("nvjet_tst_128x256"));
+        assert!((row.occupancy().unwrap() - 12.0 / 64.0).abs() < 1e-12);
+        let t = table(&CublasOutcome::Measured(Box::new(row)));
+        let csv = to_csv(&t);
+        let last = csv.lines().last().unwrap();
+        assert!(
+            last.starts_with("cuBLAS 13.1.0: nvjet_tst_128x256,384,168,18.75,600000"),
+            "{csv}"
+        );
+        let notes = t.notes.join("\n");
+        assert!(notes.contains("clusters of 2x1x1"), "{notes}");
+        assert!(notes.contains("204800 B dynamic"), "{notes}");
+        assert!(notes.contains("18.8% theoretical occupancy"), "{notes}");
+    }
+
+    #[test]
+    fn a_kernel_not_read_leaves_its_cells_empty_and_says_why() {
+        let row = cublas_row(600_000.0, vec![0.23], None);
+        assert_eq!(row.occupancy(), None);
+        let t = table(&CublasOutcome::Measured(Box::new(row.clone())));
+        let csv = to_csv(&t);
+        assert!(
+            csv.lines()
+                .last()
+                .unwrap()
+                .starts_with("cuBLAS 13.1.0,,,,600000"),
+            "{csv}"
+        );
+        assert!(t.notes.iter().any(|n| n.contains("CUPTI not found")));
+        // Stored and read back with the reason.
+        let json = serde_json::to_value(&row).unwrap();
+        assert_eq!(json["kernel"]["status"], "unread");
+        assert_eq!(serde_json::from_value::<CublasRow>(json).unwrap(), row);
+        // A run recorded before the kernel was read has no kernel and says so.
+        let old = CublasRow {
+            kernel: None,
+            ..row
+        };
+        assert!(old.kernel_words().contains("not recorded"));
+        let unavailable = CublasOutcome::Unavailable {
+            reason: "cuBLAS not found".into(),
+        };
+        assert!(to_csv(&table(&unavailable)).contains("cuBLAS not found"));
+    }
+
+    #[test]
+    fn the_kernel_is_a_point_at_its_occupancy() {
+        let plot = crate::figure::ScatterPlot {
+            title: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            x_scale: crate::figure::XScale::Linear,
+            x_unit_suffix: "%".into(),
+            series: vec![],
+            references: vec![],
+        };
+        let mut figure = Some(Figure::Scatter(plot));
+        plot_point(
+            &mut figure,
+            "unread".into(),
+            &cublas_row(1.0, vec![1.0], None),
+        );
+        let read = cublas_row(5.0, vec![1.0], Some("k"));
+        plot_point(&mut figure, "cuBLAS kernel".into(), &read);
+        let Some(Figure::Scatter(p)) = figure else {
+            panic!()
+        };
+        assert_eq!(p.series.len(), 1);
+        let point = &p.series[0].points[0];
+        assert_eq!((point.x, point.y), (18.75, 5.0));
+    }
+}

@@ -1,0 +1,99 @@
+//! The flags and the validated plan the GEMM experiments share (the SGEMM lines of experiment 1,
+//! the BF16 lines): which lines of the experiment's table section, the size, the modules, and
+//! whether cuBLAS is timed beside them (`--no-cublas`; in `host all` one `--no-cublas` for both).
+//! Each experiment says through [`GemmLines`] which table it runs and how its size and modules
+//! are checked.
+
+use std::fmt::Debug;
+
+use super::contract::{self, Output};
+use super::module_source::{Kernels, Sources};
+use crate::flags::{own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles, Shared};
+use crate::results::RunMeta;
+
+/// A GEMM experiment's own subcommand flags.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct GemmArgs {
+    /// Lines to run, by label (comma-separated; the labels are listed below); default all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub variants: Vec<String>,
+    #[command(flatten)]
+    pub gemm: GemmSize,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
+    /// Do not time cuBLAS's GEMM of the same element type beside the lines.
+    #[arg(long)]
+    pub no_cublas: bool,
+}
+
+/// What a GEMM experiment adds to `host all`: nothing of its own (it reads `--variants`,
+/// `--size`, `--module`, `--compare` and `--no-cublas` from the shared flags).
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct GemmAllArgs {}
+
+/// A GEMM experiment, validated: lines of its table section (`V`), the size, where the kernels
+/// come from, and whether cuBLAS is timed too.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GemmPlan<V: 'static> {
+    pub variants: Vec<&'static V>,
+    pub size: GemmDims,
+    pub sources: Sources<Kernels>,
+    /// Time cuBLAS too (unless `--no-cublas`).
+    pub cublas: bool,
+}
+
+/// A line of a GEMM experiment's table section, and how the experiment checks a plan of them.
+pub trait GemmLines: Debug + Clone + PartialEq + 'static {
+    /// The experiment's table section.
+    const TABLE: &'static [Self];
+    /// What its lines are called in errors ("GEMM", "BF16 GEMM").
+    const KIND: &'static str;
+    /// A line's label.
+    const LABEL: fn(&Self) -> &'static str;
+    /// What running the experiment gives.
+    type Output: Output;
+    /// Where the kernels of `variants` come from, `files` and `size` checked against them.
+    fn sources(
+        variants: &[&'static Self],
+        size: GemmDims,
+        files: &ModuleFiles,
+    ) -> Result<Sources<Kernels>, CliError>;
+}
+
+impl<V: GemmLines> GemmPlan<V> {
+    fn of(
+        list: &[String],
+        size: GemmDims,
+        files: &ModuleFiles,
+        cublas: bool,
+    ) -> Result<Self, CliError> {
+        let variants = select(list, V::TABLE, |v| V::LABEL(v), V::KIND)?;
+        let sources = V::sources(&variants, size, files)?;
+        Ok(Self {
+            variants,
+            size,
+            sources,
+            cublas,
+        })
+    }
+}
+
+impl<V: GemmLines> contract::Plan for GemmPlan<V> {
+    type Args = GemmArgs;
+    type AllArgs = GemmAllArgs;
+    type Output = V::Output;
+    fn new(a: &GemmArgs) -> Result<Self, CliError> {
+        Self::of(&a.variants, a.gemm.size, &a.modules, !a.no_cublas)
+    }
+    /// The lines of the shared `--variants` that are this experiment's (all when none is).
+    fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
+        let labels: Vec<&str> = V::TABLE.iter().map(V::LABEL).collect();
+        let own = own_labels(&s.variants, &labels);
+        Self::of(&own, s.gemm.size, &s.module_files(), !s.no_cublas)
+    }
+    fn record(&self, meta: &mut RunMeta) {
+        meta.set_gemm(self.size);
+    }
+}

@@ -1,0 +1,360 @@
+//! Part II's picture: every GEMM of a run (the FP32 seed and tuned lines, the BF16 `mma.sync`
+//! lines, and the kernels cuBLAS ran for SGEMM and for BF16) as a share of its own pipe's peak
+//! (the FP32 FMA peak for SGEMM, the dense BF16 tensor-core peak for BF16) against its
+//! theoretical occupancy. On one axis the two pipes, some fifteen times apart in FLOP/s, ask the
+//! same question: how much occupancy does a GEMM need to come near its peak? Drawn when
+//! experiment 1 or the BF16 experiment (7) ran; the `mma.sync` ceiling that experiment 6 measures is
+//! drawn where the run has it.
+
+use std::fmt::Write as _;
+
+use crate::experiments::contract::Row;
+use crate::experiments::gemm_bf16::Bf16Run;
+use crate::experiments::occupancy::{CublasRow, GemmRow, GemmRun};
+use crate::experiments::RunResults;
+use crate::figure::{tick, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::table::{markdown_grid, percent};
+
+/// The picture's file stem in a results folder.
+pub const STEM: &str = "part2";
+
+/// The `mma.sync` ceiling of this GPU as experiment 6 measured it, GFLOP/s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MmaCeiling {
+    pub gflops: f64,
+}
+
+/// Experiment 6's measured ceiling (its best verified point) in `results`; none when it did not
+/// run or verified no point, and the picture then says so.
+pub fn mma_ceiling(results: &RunResults) -> Option<MmaCeiling> {
+    let tflops = results.mma.as_ref()?.ceiling_tflops()?;
+    Some(MmaCeiling {
+        gflops: tflops * 1e3,
+    })
+}
+
+/// Which pipe a GEMM runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pipe {
+    Fp32,
+    Bf16,
+}
+
+impl Pipe {
+    fn name(self) -> &'static str {
+        match self {
+            Pipe::Fp32 => "FP32 FMA",
+            Pipe::Bf16 => "dense BF16 tensor core",
+        }
+    }
+}
+
+/// One GEMM on the picture.
+#[derive(Debug, Clone, PartialEq)]
+struct Point {
+    /// The series it is drawn in.
+    series: &'static str,
+    label: String,
+    pipe: Pipe,
+    occupancy: f64,
+    gflops: f64,
+    passed: bool,
+}
+
+impl Point {
+    /// Its label, marked when its check failed.
+    fn shown(&self) -> String {
+        if self.passed {
+            self.label.clone()
+        } else {
+            format!("{} (check failed)", self.label)
+        }
+    }
+}
+
+const SEED: &str = "FP32 seed (SGEMM)";
+const TUNED: &str = "FP32 tuned (SGEMM)";
+const MMA: &str = "BF16 mma.sync";
+const CUBLAS: &str = "cuBLAS kernels (CUPTI)";
+
+/// The peaks of a run's device, GFLOP/s: FP32 always, BF16 where the lab knows the rate.
+struct Peaks {
+    fp32: f64,
+    bf16: Option<f64>,
+}
+
+impl Peaks {
+    fn of(results: &RunResults) -> Self {
+        Self {
+            fp32: results.device.peak_fp32_gflops,
+            bf16: crate::experiments::gemm_bf16::bf16_peak(&results.device),
+        }
+    }
+
+    fn get(&self, pipe: Pipe) -> Option<f64> {
+        match pipe {
+            Pipe::Fp32 => (self.fp32 > 0.0).then_some(self.fp32),
+            Pipe::Bf16 => self.bf16,
+        }
+    }
+}
+
+fn cublas_point(c: &CublasRow, what: &str, pipe: Pipe) -> Option<Point> {
+    Some(Point {
+        series: CUBLAS,
+        label: format!("cuBLAS {what}"),
+        pipe,
+        occupancy: c.occupancy()?,
+        gflops: c.gflops,
+        passed: c.check.passed,
+    })
+}
+
+/// The rows of one GEMM experiment on `pipe`, each in the series `series` names.
+fn of_rows<'r, R: Row>(
+    rows: &'r [R],
+    series: impl Fn(&R) -> &'static str + 'r,
+    pipe: Pipe,
+) -> impl Iterator<Item = Point> + 'r {
+    rows.iter().map(move |r| {
+        let (gflops, occupancy) = r.figures();
+        Point {
+            series: series(r),
+            label: r.label(),
+            pipe,
+            occupancy,
+            gflops,
+            passed: r.measured().check.passed,
+        }
+    })
+}
+
+fn points(results: &RunResults) -> Vec<Point> {
+    let mut out = Vec::new();
+    if let Some(run) = &results.occupancy {
+        let family = |r: &GemmRow| if r.is_seed() { SEED } else { TUNED };
+        out.extend(of_rows(&run.rows, family, Pipe::Fp32));
+        out.extend(
+            run.cublas_row()
+                .and_then(|c| cublas_point(c, "SGEMM", Pipe::Fp32)),
+        );
+    }
+    if let Some(run) = &results.gemm_bf16 {
+        out.extend(of_rows(&run.rows, |_| MMA, Pipe::Bf16));
+        out.extend(
+            run.cublas_row()
+                .and_then(|c| cublas_point(c, "BF16", Pipe::Bf16)),
+        );
+    }
+    out
+}
+
+/// The picture of `results`, with experiment 6's `ceiling` where given; none when the run has
+/// no GEMM to place (neither GEMM experiment ran, or the device's peaks are unknown).
+pub fn figure(results: &RunResults, ceiling: Option<MmaCeiling>) -> Option<ScatterPlot> {
+    let peaks = Peaks::of(results);
+    let mut series: Vec<Series> = Vec::new();
+    for p in points(results) {
+        let Some(peak) = peaks.get(p.pipe) else {
+            continue;
+        };
+        let point = LabelledPoint {
+            x: p.occupancy * 100.0,
+            y: p.gflops / peak * 100.0,
+            label: Some(p.shown()),
+        };
+        match series.iter_mut().find(|s| s.name == p.series) {
+            Some(s) => s.points.push(point),
+            None => series.push(Series {
+                name: p.series.to_owned(),
+                points: vec![point],
+                line: false,
+                markers: true,
+            }),
+        }
+    }
+    if series.is_empty() {
+        return None;
+    }
+    let mut peak_words = format!("FP32 peak {} GFLOP/s", tick(peaks.fp32));
+    if let Some(b) = peaks.bf16 {
+        let _ = write!(peak_words, " = dense BF16 peak {} GFLOP/s", tick(b));
+    }
+    let mut references = vec![ReferenceLine {
+        label: format!("{peak_words} = 100%"),
+        y: 100.0,
+        series: None,
+    }];
+    if let (Some(c), Some(b)) = (ceiling, peaks.bf16) {
+        references.push(ReferenceLine {
+            label: format!(
+                "mma.sync ceiling (experiment 6): {} GFLOP/s",
+                tick(c.gflops)
+            ),
+            y: c.gflops / b * 100.0,
+            series: None,
+        });
+    }
+    Some(ScatterPlot {
+        title: format!(
+            "Part II: every GEMM against its pipe's peak ({})",
+            results.device.name
+        ),
+        x_label: "Theoretical occupancy (%)".into(),
+        y_label: "% of the pipe's peak".into(),
+        x_scale: XScale::Linear,
+        x_unit_suffix: "%".into(),
+        series,
+        references,
+    })
+}
+
+/// Part II's section of `report.md`: the picture (`file`), each GEMM's share of its pipe's peak
+/// and what the picture leaves out; none when the run has no GEMM to place.
+pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) -> Option<String> {
+    figure(results, ceiling)?;
+    let peaks = Peaks::of(results);
+    let mut out = String::from("\n## Part II: every GEMM against its pipe's peak\n\n");
+    let _ = writeln!(
+        out,
+        "![Part II: every GEMM against its pipe's peak]({file})\n"
+    );
+    let header: Vec<String> = [
+        "GEMM",
+        "Pipe",
+        "Theo. occ",
+        "GFLOP/s",
+        "% of the pipe's peak",
+    ]
+    .iter()
+    .map(|h| (*h).to_owned())
+    .collect();
+    let mut rows = Vec::new();
+    let mut unplaced = Vec::new();
+    for p in points(results) {
+        let Some(peak) = peaks.get(p.pipe) else {
+            unplaced.push(format!("{} (no peak known for its pipe)", p.label));
+            continue;
+        };
+        rows.push(vec![
+            p.shown(),
+            p.pipe.name().to_owned(),
+            percent(p.occupancy),
+            format!("{:.0}", p.gflops),
+            percent(p.gflops / peak),
+        ]);
+    }
+    out.push_str(&markdown_grid(&header, &rows));
+    let _ = write!(
+        out,
+        "\nEach GEMM's median GFLOP/s over its own pipe's spec peak (FP32 {} GFLOP/s",
+        tick(peaks.fp32)
+    );
+    match peaks.bf16 {
+        Some(b) => {
+            let _ = write!(out, "; dense BF16 {} GFLOP/s", tick(b));
+        }
+        None => out.push_str("; the dense BF16 peak of this GPU is not known to the lab"),
+    }
+    out.push_str(
+        "), at its theoretical occupancy; cuBLAS's kernels at the occupancy of the kernel each \
+         call ran, read through CUPTI.",
+    );
+    let sgemm = results.occupancy.iter().filter_map(GemmRun::cublas_row);
+    let bf16 = results.gemm_bf16.iter().filter_map(Bf16Run::cublas_row);
+    for (what, c) in sgemm.map(|c| ("SGEMM", c)).chain(bf16.map(|c| ("BF16", c))) {
+        if c.occupancy().is_none() {
+            unplaced.push(format!("cuBLAS {what} ({})", c.kernel_words()));
+        }
+    }
+    if !unplaced.is_empty() {
+        let _ = write!(out, " Not placed: {}.", unplaced.join("; "));
+    }
+    match ceiling {
+        Some(c) => {
+            let _ = write!(
+                out,
+                " The mma.sync ceiling measured by experiment 6 ({} GFLOP/s) is drawn.",
+                tick(c.gflops)
+            );
+        }
+        None => out
+            .push_str(" The mma.sync ceiling is not drawn: experiment 6 did not run in this run."),
+    }
+    out.push('\n');
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::gemm_bf16::row::tests::run as bf16_run;
+
+    /// The committed H200 run (experiment 1 with cuBLAS, no kernel recorded) with a synthetic
+    /// BF16 run added, written to results.json and read back.
+    fn results() -> RunResults {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");
+        let mut r = crate::results_io::read_results(std::path::Path::new(path)).unwrap();
+        r.gemm_bf16 = Some(bf16_run());
+        r
+    }
+
+    #[test]
+    fn every_gemm_stands_at_its_share_of_its_pipes_peak() {
+        let r = results();
+        let plot = figure(&r, None).unwrap();
+        let names: Vec<&str> = plot.series.iter().map(|s| s.name.as_str()).collect();
+        assert!(names.contains(&SEED) && names.contains(&MMA) && names.contains(&CUBLAS));
+        let bf16_peak = crate::experiments::gemm_bf16::bf16_peak(&r.device).unwrap();
+        let mma = plot.series.iter().find(|s| s.name == MMA).unwrap();
+        let m1 = &mma.points[0];
+        assert_eq!(m1.x, 12.5);
+        assert!((m1.y - 520_000.0 / bf16_peak * 100.0).abs() < 1e-9);
+        // The kernel cuBLAS ran for BF16 is read in the synthetic run; SGEMM's, recorded before
+        // the lab read it, is not placed.
+        let cublas = plot.series.iter().find(|s| s.name == CUBLAS).unwrap();
+        assert_eq!(cublas.points.len(), 1);
+        assert_eq!(cublas.points[0].label.as_deref(), Some("cuBLAS BF16"));
+        assert_eq!(plot.references.len(), 1);
+        assert_eq!(plot.references[0].y, 100.0);
+        assert!(plot.references[0].label.contains("dense BF16 peak"));
+        let ceiling = MmaCeiling {
+            gflops: bf16_peak * 0.65,
+        };
+        let with = figure(&r, Some(ceiling)).unwrap();
+        assert_eq!(with.references.len(), 2);
+        assert!((with.references[1].y - 65.0).abs() < 1e-9);
+    }
+
+    /// The section names the picture and gives each GEMM's share of its pipe's peak; the
+    /// picture itself is written with every report (`tests/report.rs` reads it back).
+    #[test]
+    fn the_section_lists_every_gemm_and_what_is_not_drawn() {
+        let md = section(&results(), "part2.svg", None).unwrap();
+        assert!(md.contains("## Part II: every GEMM against its pipe's peak"));
+        assert!(md.contains("](part2.svg)"), "{md}");
+        let m1 = md
+            .lines()
+            .find(|l| l.starts_with("| M1 "))
+            .expect("M1's line");
+        assert!(m1.contains("| dense BF16 tensor core | 12.5%"), "{m1}");
+        assert!(md.contains("experiment 6 did not run"), "{md}");
+        let with = section(
+            &results(),
+            "part2.svg",
+            Some(MmaCeiling { gflops: 650_000.0 }),
+        );
+        assert!(with
+            .unwrap()
+            .contains("measured by experiment 6 (650,000 GFLOP/s) is drawn"));
+    }
+
+    #[test]
+    fn a_run_without_a_gemm_has_no_picture() {
+        let mut r = results();
+        r.occupancy = None;
+        r.gemm_bf16 = None;
+        assert_eq!(figure(&r, None), None);
+        assert_eq!(section(&r, "x.svg", None), None);
+    }
+}

@@ -1,0 +1,136 @@
+//! GPU-only runs of the GEMM experiments' cuBLAS rows and of the BF16 experiment (sm_80 or
+//! newer, cuBLAS and CUPTI):
+//! - `host gemm_bf16` at an odd size and at 1024^3: every line and cuBLAS BF16 checked, each row
+//!   at the occupancy the driver gives, cuBLAS's row with the kernel it ran read through CUPTI;
+//! - experiment 1 on one tuned line: cuBLAS SGEMM's row with its kernel read, and both kernels'
+//!   occupancy by the calculator placed on part II's picture.
+//!
+//! Ignored by default; on a GPU machine:
+//! `cargo test --release -p host --test gemm_bf16_gpu -- --ignored --nocapture`.
+//! They fail, with the reason, without a driver, cuBLAS or CUPTI; they never skip. No timing
+//! decides anything here (the figures are printed).
+
+// Only the device check is used here: the experiments load their own modules.
+#[allow(dead_code)]
+mod tensor_support;
+
+use std::sync::Mutex;
+
+use clap::Parser;
+use host::cuda::Gpu;
+use host::experiments::contract::{Experiment, Plan as _, RunContext};
+use host::experiments::gemm_cublas::CublasKernel;
+use host::experiments::occupancy::CublasRow;
+use host::experiments::{gemm_bf16, occupancy};
+use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
+
+/// One test at a time: CUPTI's window records every kernel the process runs.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn context(gpu: &Gpu) -> RunContext {
+    RunContext {
+        timing: SamplingConfig {
+            plan: SamplingPlan::Fixed(TimingPlan {
+                iters: 3,
+                samples: 3,
+            }),
+            reference_clock_mhz: Some(gpu.info().sm_clock_khz / 1000),
+            ..SamplingConfig::default()
+        },
+        seed: 11,
+        progress: false,
+    }
+}
+
+#[derive(Parser)]
+struct Bf16Cmd {
+    #[command(flatten)]
+    args: gemm_bf16::Args,
+}
+
+#[derive(Parser)]
+struct OccupancyCmd {
+    #[command(flatten)]
+    args: occupancy::Args,
+}
+
+/// cuBLAS's row has the kernel it ran, read, with a whole-warp block and an occupancy in (0, 1].
+fn kernel_read(what: &str, c: &CublasRow) {
+    match &c.kernel {
+        Some(CublasKernel::Read(k)) => {
+            let threads = k.kernel.threads_per_block();
+            assert!(threads >= 32 && threads.is_multiple_of(32), "{what}: {k:?}");
+            assert!(k.occupancy > 0.0 && k.occupancy <= 1.0, "{what}: {k:?}");
+            eprintln!("{what}: {}", c.kernel_words());
+        }
+        other => panic!("{what}: the kernel cuBLAS ran was not read: {other:?}"),
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU (sm_80+), cuBLAS and CUPTI: cargo test --release -p host --test gemm_bf16_gpu -- --ignored"]
+fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpu = tensor_support::sm80_gpu("the BF16 experiment");
+    for size in ["333x250x80", "1024"] {
+        let args = Bf16Cmd::parse_from(["gemm_bf16", "--size", size]).args;
+        let plan = gemm_bf16::Plan::new(&args).unwrap();
+        let r = gemm_bf16::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+        let failed = gemm_bf16::Spec::failed_checks(&r);
+        assert!(failed.is_empty(), "{size}: {failed:?}");
+        assert_eq!(r.rows.len(), kernels_gpu::variants::BF16_GEMM.len());
+        for row in &r.rows {
+            assert!(row.blocks_per_sm > 0 && row.occupancy > 0.0, "{row:?}");
+            assert!(row.vs_cublas.is_some(), "{}", row.variant);
+            assert!(
+                !row.measured
+                    .flags
+                    .iter()
+                    .any(|f| f.contains("driver gives")),
+                "{}: {:?}",
+                row.variant,
+                row.measured.flags
+            );
+            eprintln!(
+                "{size}: {} {:.1} TFLOP/s at {:.1}% occupancy, {:.2} x cuBLAS",
+                row.variant,
+                row.gflops / 1e3,
+                row.occupancy * 100.0,
+                row.vs_cublas.unwrap()
+            );
+        }
+        let c = r.cublas_row().expect("cuBLAS BF16 measured");
+        assert!(c.check.passed, "{}", c.check.what);
+        kernel_read(&format!("cuBLAS BF16 at {size}"), c);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU (sm_80+), cuBLAS and CUPTI: cargo test --release -p host --test gemm_bf16_gpu -- --ignored"]
+fn experiment_1_reads_the_kernel_cublas_ran_and_part_two_places_both() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpu = tensor_support::sm80_gpu("part II's picture");
+    let ctx = context(&gpu);
+    let args = OccupancyCmd::parse_from(["occupancy", "--variants", "R4", "--size", "1024"]).args;
+    let plan = occupancy::Plan::new(&args).unwrap();
+    let sgemm = occupancy::Spec::run(&gpu, &ctx, &plan).unwrap();
+    assert!(occupancy::Spec::failed_checks(&sgemm).is_empty());
+    kernel_read("cuBLAS SGEMM at 1024^3", sgemm.cublas_row().unwrap());
+    let args = Bf16Cmd::parse_from(["gemm_bf16", "--variants", "M1", "--size", "1024"]).args;
+    let plan = gemm_bf16::Plan::new(&args).unwrap();
+    let bf16 = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
+    let meta = host::experiments::meta("test", &ctx.timing, &[], "test");
+    let mut results = host::experiments::RunResults::empty(meta, gpu.info().clone());
+    results.occupancy = Some(sgemm);
+    results.gemm_bf16 = Some(bf16);
+    let plot = host::report::part_two::figure(&results, None).expect("a picture");
+    let cublas = plot
+        .series
+        .iter()
+        .find(|s| s.name.starts_with("cuBLAS"))
+        .expect("cuBLAS's kernels on the picture");
+    assert_eq!(cublas.points.len(), 2, "{:?}", cublas.points);
+    for p in plot.series.iter().flat_map(|s| &s.points) {
+        assert!(p.x > 0.0 && p.x <= 100.0 && p.y > 0.0, "{p:?}");
+    }
+}
