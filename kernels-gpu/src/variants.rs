@@ -11,9 +11,9 @@ pub use crate::entries::{check_entries, entries, entry, EntryDecl, Family};
 pub use crate::gemm_lines::{
     find_gemm, tuned_shape_fits, GemmFamily, GemmVariant, RegsExperiment, TunedMisfit, BK, BM, BN,
 };
-pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaVariant, FMA_UNROLL};
+pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaOp, FmaVariant, FFMA_IMM, FMA_UNROLL};
 pub(crate) use crate::table_rules::str_eq;
-use crate::table_rules::{entries_unique, grid_has, strictly_ascending};
+use crate::table_rules::{controls_unique, entries_unique, grid_has, strictly_ascending};
 
 variant_table! {
     // The kernel ABI: each family's parameter list, in entry order, written once. It generates
@@ -84,6 +84,13 @@ variant_table! {
     },
     // Arithmetic ILP: ILP independent fma chains per thread. Entry: fma_ilp{ILP}.
     fma_ilp: [1, 2, 3, 4, 5, 6, 8, 12, 16],
+    // Its controls: the same chains, each round one FP32 instruction with other operands
+    // (probe_lines.rs `FmaOp`: fadd, fmul, ffma_imm, ffma_const), to tell apart what caps
+    // ILP 1. Entry: {op}_ilp{ILP}.
+    fma_controls: [
+        (fadd, 1), (fadd, 2), (fmul, 1), (fmul, 2),
+        (ffma_imm, 1), (ffma_imm, 2), (ffma_const, 1), (ffma_const, 2),
+    ],
     // DRAM latency: one thread follows a pointer ring whose consecutive hops lie at least
     // SLOT_BYTES apart (entry name, slot bytes).
     chase: ("chase_u32", 128),

@@ -73,7 +73,12 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
 pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
     let low: Vec<&IlpRow> = rows
         .iter()
-        .filter(|r| r.measured.checked() && r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS)
+        .filter(|r| {
+            r.is_ffma()
+                && r.measured.checked()
+                && r.ilp >= MIN_ILP
+                && r.occupancy <= LOW_OCCUPANCY + EPS
+        })
         .collect();
     let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
     let holds = if outcomes.contains(&Some(true)) {
