@@ -339,6 +339,57 @@ fn no_pair_at_equal_occupancy_leaves_claim_2_not_judged() {
 }
 
 #[test]
+fn claim_2_pairs_only_whole_warp_spill_free_variants() {
+    // D+ (16 threads, 256 accumulators) beside D at D's occupancy, far slower: left out, so
+    // the claim still holds, and the evidence says why.
+    let mut r = fixture();
+    let d = gemm_mut(&mut r, "D").occupancy;
+    gemm_mut(&mut r, "D+").occupancy = d;
+    let v = judge(&r, ACC);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(
+        v.evidence
+            .contains("D+ (16 threads, 16x16) left out: blocks of part of a warp"),
+        "{}",
+        v.evidence
+    );
+    // A whole-warp variant with too many accumulators is left out for its spills.
+    gemm_mut(&mut r, "D+").threads = 32;
+    let v = judge(&r, ACC);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("left out: more accumulators"),
+        "{}",
+        v.evidence
+    );
+    // The same pair with D+ valid (64 accumulators) and faster than D decides against it.
+    gemm_mut(&mut r, "D+").tm = 8;
+    gemm_mut(&mut r, "D+").tn = 8;
+    gemm_mut(&mut r, "D+").gflops = 4000.0;
+    let v = judge(&r, ACC);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+}
+
+#[test]
+fn one_point_past_the_peak_leaves_claim_3_not_judged() {
+    // D the fastest: only D+ is past it.
+    let mut r = fixture();
+    gemm_mut(&mut r, "D").gflops = 5000.0;
+    let v = judge(&r, FALLS);
+    assert_eq!(v.holds, None, "{}", v.evidence);
+    assert!(
+        v.evidence.contains("one point is not a trend"),
+        "{}",
+        v.evidence
+    );
+    // C the fastest: D and D+ past it, both falling: a trend.
+    let mut r = fixture();
+    gemm_mut(&mut r, "C").gflops = 5000.0;
+    let v = judge(&r, FALLS);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+}
+
+#[test]
 fn a_largest_tile_that_keeps_up_fails_claim_3() {
     let mut r = fixture();
     gemm_mut(&mut r, "D+").gflops = 3000.0;

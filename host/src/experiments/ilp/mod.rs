@@ -23,6 +23,7 @@
 pub mod claims;
 pub mod controls;
 pub mod dip;
+pub mod needed_parallelism;
 pub mod plan;
 pub mod plots;
 pub mod reference;

@@ -204,15 +204,54 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
 const CLAIM_2: &str =
     "At equal occupancy, the variant with more accumulators per thread is faster \
 (the blog's S vs A).";
-const RULE_2: &str = "For every pair of GEMM variants at the same theoretical occupancy (within \
-0.1 percentage point) with different accumulators per thread (TM x TN), the one with more \
-accumulators is faster: its GFLOP/s over the other's lies wholly above 1. DOES NOT HOLD when \
-one such ratio lies wholly below 1.";
+const RULE_2: &str = "For every pair of valid GEMM variants at the same theoretical occupancy \
+(within 0.1 percentage point) with different accumulators per thread (TM x TN), the one with \
+more accumulators is faster: its GFLOP/s over the other's lies wholly above 1. DOES NOT HOLD \
+when one such ratio lies wholly below 1. A variant is valid for the comparison when its blocks \
+are whole warps (a 16-thread block idles half of every warp) and its accumulators fit the \
+register file (at most 128 a thread; more spill, which `cargo test -p xtask --test build` \
+records): the claim is about accumulators, not about idle lanes or local memory.";
+
+/// Most accumulators a thread of a valid pair holds: past it the 255 registers cannot hold the
+/// tile and its operands, and the build spills (xtask's bars hold every line up to it
+/// spill-free).
+pub const SPILL_FREE_ACCUMULATORS: u32 = 128;
+
+/// Why a variant is left out of the equal-occupancy pairs, None when it is valid.
+fn invalid_for_pairs(r: &GemmRow) -> Option<&'static str> {
+    if !r.threads.is_multiple_of(WARP) {
+        Some("blocks of part of a warp")
+    } else if r.tm * r.tn > SPILL_FREE_ACCUMULATORS {
+        Some("more accumulators than the registers hold (spills)")
+    } else {
+        None
+    }
+}
+
+/// Threads of a warp on every GPU the lab runs on.
+const WARP: u32 = 32;
 
 pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("more-accumulators-at-equal-occupancy", CLAIM_2, RULE_2);
     claim.judge(|| {
-        let (ok, failed) = gemm_rows(rows)?;
+        let (all, failed) = gemm_rows(rows)?;
+        let (ok, invalid): (Vec<&GemmRow>, Vec<&GemmRow>) = all
+            .iter()
+            .copied()
+            .partition(|r| invalid_for_pairs(r).is_none());
+        let left_out = invalid
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} ({} threads, {}x{}) left out: {}",
+                    r.variant,
+                    r.threads,
+                    r.tm,
+                    r.tn,
+                    invalid_for_pairs(r).unwrap_or_default()
+                )
+            })
+            .collect::<Vec<_>>();
         let mut parts = Vec::new();
         let mut outcomes = Vec::new();
         for (i, a) in ok.iter().enumerate() {
@@ -239,9 +278,16 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
             ));
             }
         }
-        if parts.is_empty() {
-            let why =
-                "no two variants share an occupancy with different accumulator counts".to_string();
+        parts.extend(left_out);
+        if outcomes.is_empty() {
+            let why = format!(
+                "no two valid variants share an occupancy with different accumulator counts{}",
+                if parts.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", parts.join("; "))
+                }
+            );
             return Err(with_exclusions(why, &failed));
         }
         Ok((all_of(outcomes), with_exclusions(parts.join("; "), &failed)))
@@ -253,8 +299,12 @@ limit, and the largest tile (which spills) is far slower.";
 const RULE_3: &str = "Ordering GEMM variants by accumulators per thread, each variant with more \
 accumulators than the fastest one (median GFLOP/s) is slower than the one before it (its GFLOP/s \
 over that one's lies wholly below 1), and the variant with the most accumulators runs below 50% \
-of the fastest variant's GFLOP/s (the interval of that ratio wholly below 0.5). DOES NOT HOLD when \
-a step's interval lies wholly above 1, or the largest tile's wholly at or above 0.5.";
+of the fastest variant's GFLOP/s (the interval of that ratio wholly below 0.5). A trend needs at \
+least two variants past the peak: with fewer the claim is NOT JUDGED. DOES NOT HOLD when a step's \
+interval lies wholly above 1, or the largest tile's wholly at or above 0.5.";
+
+/// Variants past the peak a falling trend needs.
+pub const TREND_POINTS: usize = 2;
 
 pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("falls-past-peak", CLAIM_3, RULE_3);
@@ -277,6 +327,15 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
             gf(best)
         );
             return Ok((Some(false), with_exclusions(ev, &failed)));
+        }
+        if past.len() < TREND_POINTS {
+            let ev = format!(
+                "peak: {}; past it only {}: one point is not a trend (at least {TREND_POINTS} \
+                 needed)",
+                gf(best),
+                past.iter().map(|r| gf(r)).collect::<Vec<_>>().join(", ")
+            );
+            return Err(with_exclusions(ev, &failed));
         }
         let mut prev = best;
         let mut outcomes = Vec::new();
