@@ -29,7 +29,7 @@
 #endif
 
 // The register-cap experiment's caps (variants.rs `regs:`), for build scripts.
-#define LAB_REGS_CAPS "32 48 64 96 128 160 192 255"
+#define LAB_REGS_CAPS "32 48 64 96 128 144 160 192 255"
 
 // The tuned GEMM lines' labels, for check scripts.
 #define LAB_TUNED_LABELS "R1,R2,R3,R4"

@@ -42,11 +42,11 @@ fn fixture_is_marked_hand_made() {
 #[test]
 fn every_claim_holds_on_the_fixture() {
     let vs = fixture().verdicts();
-    assert_eq!(vs.len(), 13);
-    // The fixture has experiments 1-3, recorded before cuBLAS was timed: the sweeps' four claims
+    assert_eq!(vs.len(), 16);
+    // The fixture has experiments 1-3, recorded before cuBLAS was timed: the sweeps' five claims
     // say they were not run, and the cuBLAS claim is not judged.
     let (run, not_run): (Vec<_>, Vec<_>) = vs.iter().partition(|v| v.experiment <= 3);
-    assert_eq!(run.len(), 9);
+    assert_eq!(run.len(), 11);
     assert!(not_run
         .iter()
         .all(|v| v.holds.is_none() && v.evidence.contains("was not run")));
@@ -150,8 +150,8 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
     assert!(md.contains(&r.meta.command));
     assert_eq!(
         md.matches("**HOLDS**").count(),
-        16,
-        "8 in the summary, 8 in the details"
+        20,
+        "10 in the summary, 10 in the details"
     );
     assert!(has_row(&md, &["D+", "16", "16x16", "255"]), "{md}");
     assert!(has_row(&md, &["T14f4", "32", "14x4", "224"]));
@@ -335,7 +335,9 @@ fn no_pair_at_equal_occupancy_leaves_claim_2_not_judged() {
     let v = judge(&r, ACC);
     assert_eq!(v.holds, None);
     assert_eq!(v.outcome(), "NOT JUDGED");
-    assert!(v.evidence.contains("no two variants share an occupancy"));
+    assert!(v
+        .evidence
+        .contains("no two valid variants share an occupancy"));
 }
 
 #[test]
@@ -599,7 +601,7 @@ fn no_experiment_means_nothing_is_judged() {
     let written = report::write(&r, &dir).unwrap();
     assert_eq!(written.len(), 1, "only report.md: {written:?}");
     let md = std::fs::read_to_string(&written[0]).unwrap();
-    assert_eq!(md.matches("**NOT JUDGED**").count(), 26);
+    assert_eq!(md.matches("**NOT JUDGED**").count(), 32);
     assert_eq!(md.matches("Not run.").count(), 5);
 }
 
@@ -755,8 +757,8 @@ fn runs_merge_into_one_table_and_one_set_of_plots() {
     assert_eq!(md_row(&md, &["3", "cap 128"])[2], "GFLOP/s");
     assert_eq!(
         md.matches("**HOLDS**").count(),
-        32,
-        "8 verdicts in the matrix and 8 in the details, for each of 2 runs"
+        40,
+        "10 verdicts in the matrix and 10 in the details, for each of 2 runs"
     );
     for svg in ["occupancy.svg", "bandwidth.svg", "regs.svg"] {
         let t = svg_texts(&out.join(svg));
@@ -945,7 +947,7 @@ fn the_out_folder_write_path_gives_a_report_with_the_calculators_curves() {
     // The tables are in tables.md, linked, not repeated.
     assert!(md.contains("[tables.md](tables.md)"));
     assert!(!md.contains("| D+ | 16 | 16×16 | 255 |"));
-    assert_eq!(md.matches("**HOLDS**").count(), 16);
+    assert_eq!(md.matches("**HOLDS**").count(), 20);
 
     // `host report DIR` rewrites the same report from the stored folder.
     let before = md;
@@ -1206,4 +1208,52 @@ fn a_missing_cublas_is_said_in_the_table_and_nothing_else_changes() {
     }
     assert!(rows.last().unwrap()[0].starts_with("cuBLAS not found: none of libcublas.so.13"));
     assert!(t.title.contains("cuBLAS not found"), "{}", t.title);
+}
+
+const CAP_HELPS: &str = "cap-helps-without-spills";
+const CLIFF: &str = "register-cliff";
+
+#[test]
+fn seed_001_a_spill_free_cap_that_raises_occupancy_against_the_uncapped_build() {
+    // Cap 128 (8 blocks/SM, no spills) over the uncapped cap 255 (6 blocks/SM).
+    let v = judge(&fixture(), CAP_HELPS);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(
+        v.evidence
+            .contains("cap 128 (128 regs, 0 spill B) 4233 GFLOP/s at 8 blocks/SM")
+            && v.evidence.contains("(95% CI"),
+        "{}",
+        v.evidence
+    );
+    let mut r = fixture();
+    cap_mut(&mut r, 128).gflops = 3000.0;
+    assert_eq!(judge(&r, CAP_HELPS).holds, Some(false));
+    // No spill-free cap holds more blocks than the uncapped build: nothing to judge.
+    let mut r = fixture();
+    cap_mut(&mut r, 128).blocks_per_sm = 6;
+    let v = judge(&r, CAP_HELPS);
+    assert_eq!(v.holds, None);
+    assert!(
+        v.evidence.contains("no spill-free cap holds more blocks"),
+        "{}",
+        v.evidence
+    );
+}
+
+#[test]
+fn seed_002_the_register_cliff_needs_builds_close_either_side_of_a_boundary() {
+    // 128 registers (8 blocks/SM) against 136 (6 blocks/SM), 8 registers apart.
+    let v = judge(&fixture(), CLIFF);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(v.evidence.contains("(8 registers apart)"), "{}", v.evidence);
+    let mut r = fixture();
+    cap_mut(&mut r, 160).gflops = 4600.0;
+    assert_eq!(judge(&r, CLIFF).holds, Some(false));
+    // The nearest build past the boundary 22 registers away: not the cliff.
+    let mut r = fixture();
+    cap_mut(&mut r, 160).regs = 150;
+    let v = judge(&r, CLIFF);
+    assert_eq!(v.holds, None);
+    assert!(v.evidence.contains("22 registers apart"), "{}", v.evidence);
+    assert!(v.evidence.contains("(95% CI"), "{}", v.evidence);
 }

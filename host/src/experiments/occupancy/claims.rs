@@ -333,7 +333,10 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
                 "peak: {}; past it only {}: one point is not a trend (at least {TREND_POINTS} \
                  needed)",
                 gf(best),
-                past.iter().map(|r| gf(r)).collect::<Vec<_>>().join(", ")
+                past.iter()
+                    .map(|r| format!("{} ({} x it)", gf(r), ratio_words(&speedup(r, best))))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             return Err(with_exclusions(ev, &failed));
         }
