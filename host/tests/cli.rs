@@ -249,7 +249,12 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
     let inflight = r.inflight.as_ref().unwrap();
     assert!(!inflight.rows.is_empty() && inflight.latency.check.passed);
     let ilp = r.ilp.as_ref().unwrap();
-    assert_eq!(ilp.rows.len(), 2 * kernels_gpu::variants::FMA.len());
+    assert_eq!(
+        ilp.rows.len(),
+        2 * kernels_gpu::variants::FMA.len()
+            + kernels_gpu::variants::FMA_CONTROLS.len()
+                * host::experiments::ilp::DEFAULT_CONTROL_WARPS_PER_SM.len()
+    );
     assert!(r.missing.is_empty(), "{:?}", r.missing);
     std::fs::remove_dir_all(&dir).unwrap();
 }
