@@ -42,16 +42,18 @@ fn fixture_is_marked_hand_made() {
 #[test]
 fn every_claim_holds_on_the_fixture() {
     let vs = fixture().verdicts();
-    assert_eq!(vs.len(), 16);
+    assert_eq!(vs.len(), 17);
     // The fixture has experiments 1-3, recorded before cuBLAS was timed: the sweeps' five claims
     // say they were not run, and the cuBLAS claim is not judged.
     let (run, not_run): (Vec<_>, Vec<_>) = vs.iter().partition(|v| v.experiment <= 3);
-    assert_eq!(run.len(), 11);
+    assert_eq!(run.len(), 12);
     assert!(not_run
         .iter()
         .all(|v| v.holds.is_none() && v.evidence.contains("was not run")));
     assert_eq!(judge(&fixture(), FASTEST).holds, None);
-    for v in run.iter().filter(|v| v.key != FASTEST) {
+    // The fixture's shared-memory word rates (S against B) are 14% apart: not judged.
+    assert_eq!(judge(&fixture(), SMEM).holds, None);
+    for v in run.iter().filter(|v| v.key != FASTEST && v.key != SMEM) {
         assert_eq!(v.holds, Some(true), "{}: {}", v.key, v.evidence);
         assert!(v.evidence.chars().any(|c| c.is_ascii_digit()), "{}", v.key);
     }
@@ -601,7 +603,7 @@ fn no_experiment_means_nothing_is_judged() {
     let written = report::write(&r, &dir).unwrap();
     assert_eq!(written.len(), 1, "only report.md: {written:?}");
     let md = std::fs::read_to_string(&written[0]).unwrap();
-    assert_eq!(md.matches("**NOT JUDGED**").count(), 32);
+    assert_eq!(md.matches("**NOT JUDGED**").count(), 34);
     assert_eq!(md.matches("Not run.").count(), 5);
 }
 
@@ -1211,6 +1213,37 @@ fn a_missing_cublas_is_said_in_the_table_and_nothing_else_changes() {
 }
 
 const CAP_HELPS: &str = "cap-helps-without-spills";
+const SMEM: &str = "shared-memory-as-fast-as-registers";
+
+#[test]
+fn shared_memory_word_rates_that_agree_fail_the_as_fast_as_registers_claim() {
+    // B reads 0.375 shared words per FFMA, S 1: at the same shared-memory word rate B runs
+    // 1/0.375 times S's GFLOP/s, so shared memory sets their rate.
+    let mut r = fixture();
+    gemm_mut(&mut r, "S").gflops = 4230.0 * 0.375;
+    let v = judge(&r, SMEM);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("S 1.000 words/FFMA 1586 GFLOP/s")
+            && v.evidence.contains("B over S: GFLOP/s 2.66")
+            && v.evidence.contains("shared-memory words/s 1.000 (95% CI"),
+        "{}",
+        v.evidence
+    );
+    // S as fast as B with 2.7 times the words: shared memory did not hold it back.
+    let mut r = fixture();
+    gemm_mut(&mut r, "S").gflops = 4230.0;
+    assert_eq!(judge(&r, SMEM).holds, Some(true));
+    // No line reads more than 1/4 word per FFMA: nothing to judge.
+    let mut r = fixture();
+    for v in ["S", "A1", "A", "B"] {
+        gemm_mut(&mut r, v).tm = 8;
+        gemm_mut(&mut r, v).tn = 8;
+    }
+    let v = judge(&r, SMEM);
+    assert_eq!(v.holds, None);
+    assert!(v.evidence.contains("more than 1/4"), "{}", v.evidence);
+}
 const CLIFF: &str = "register-cliff";
 
 #[test]

@@ -35,7 +35,7 @@ const FEW_MATCH: &str = "few-threads-with-bytes-match-many";
 #[test]
 fn every_verdict_of_the_committed_run_states_its_interval() {
     let vs = h200().verdicts();
-    assert_eq!(vs.len(), 16);
+    assert_eq!(vs.len(), 17);
     for v in &vs {
         assert!(v.rule.contains("95%"), "{}: {}", v.key, v.rule);
         assert!(v.evidence.contains("(95% CI "), "{}: {}", v.key, v.evidence);
