@@ -226,8 +226,8 @@ macro_rules! variant_table {
                 "fma_ilp line: ILPs must be strictly ascending (no value twice)");
             $( assert!($cilp >= 1 && $cilp <= MAX_ILP, concat!(
                 "fma_controls line: ", stringify!($cop), " at ILP ", $cilp, " is outside 1..=32"));
-               assert!(!str_eq(stringify!($cop), "ffma"), concat!(
-                "fma_controls line: the three-register FFMA is the fma_ilp line, not a control")); )*
+               assert!(!str_eq(stringify!($cop), "ffma"),
+                "fma_controls line: the three-register FFMA is the fma_ilp line, not a control"); )*
             assert!(controls_unique(FMA_CONTROLS),
                 "fma_controls line: a (op, ILP) pair twice");
             assert!($slot >= 128 && $slot % 4 == 0, concat!(

@@ -92,14 +92,16 @@ mod tests {
 
     #[test]
     fn the_model_scales_the_same_kernels_balanced_point() {
-        let mut rows = vec![
-            row(4, 5, 0.60),
-            row(4, 8, 0.96),
-            row(2, 5, 0.41),
-            row(2, 8, 0.66),
-            row(2, 6, 0.5),
-            row(1, 7, 0.3),
+        // (ILP, warps/SM, fraction of the peak)
+        let points = [
+            (4, 5, 0.60),
+            (4, 8, 0.96),
+            (2, 5, 0.41),
+            (2, 8, 0.66),
+            (2, 6, 0.5),
+            (1, 7, 0.3),
         ];
+        let mut rows: Vec<IlpRow> = points.iter().map(|&(i, w, f)| row(i, w, f)).collect();
         fill(&mut rows);
         let p: Vec<Option<f64>> = rows.iter().map(|r| r.scheduler_model).collect();
         assert!((p[0].unwrap() - 0.96 * 5.0 / 8.0).abs() < 1e-12);

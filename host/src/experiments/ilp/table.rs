@@ -134,16 +134,20 @@ mod tests {
     use crate::experiments::ilp::row::volkov_table;
     use crate::table::columns_table;
 
-    #[test]
-    fn the_table_carries_the_rows_and_volkovs_lines() {
-        let rows = vec![row(1, 64, 0.95), row(4, 8, 0.93), row(2, 4, 0.3)];
-        let result = Ilp {
+    /// A run's output of `rows`, Volkov's table computed from them.
+    fn output(rows: Vec<IlpRow>) -> Ilp {
+        Ilp {
             a: 1.0,
             b: 1.0,
             volkov: volkov_table(&rows, VOLKOV_FRACTION),
             rows,
             skipped: vec![],
-        };
+        }
+    }
+
+    #[test]
+    fn the_table_carries_the_rows_and_volkovs_lines() {
+        let result = output(vec![row(1, 64, 0.95), row(4, 8, 0.93), row(2, 4, 0.3)]);
         let t = columns_table("t", &columns(), &result.rows);
         assert_eq!(t.rows.len(), 3);
         assert_eq!(t.cells()[1][..4], ["ffma", "4", "8", "1 x 256"]);
@@ -173,13 +177,7 @@ mod tests {
             rows.push(control(FmaOp::FfmaImm, 1, w, 0.5));
         }
         super::super::dip::fill(&mut rows);
-        let result = Ilp {
-            a: 1.0,
-            b: 1.0,
-            volkov: volkov_table(&rows, VOLKOV_FRACTION),
-            rows,
-            skipped: vec![],
-        };
+        let result = output(rows);
         let cols = columns();
         let model = cols
             .iter()
