@@ -16,7 +16,7 @@ pub const VOLKOV_FRACTION: f64 = 0.90;
 pub struct IlpRow {
     /// The kernel's op (`kernels_gpu::variants::FmaOp::name`): "ffma" for the sweep's
     /// three-register FFMA (and in runs recorded before the controls existed), else a control's.
-    #[serde(default = "ffma")]
+    #[serde(default = "ffma", skip_serializing_if = "is_ffma")]
     pub op: String,
     pub ilp: u32,
     pub entry: String,
@@ -35,10 +35,10 @@ pub struct IlpRow {
     /// `gflops / peak_gflops`.
     pub fraction_of_peak: f64,
     pub timing: Timing,
-    /// The scheduler model's % of peak for this point (`dip::predicted`), filled in once the
-    /// sweep is done; None where it predicts nothing (warps a multiple of the schedulers, or no
-    /// measured point to scale from), and in runs recorded before it existed.
-    #[serde(default)]
+    /// The scheduler model's % of peak for this point (`dip::predicted`): derived from the rows,
+    /// so not stored; filled in when the sweep is done and when a run is read. None where it
+    /// predicts nothing (warps a multiple of the schedulers, or no measured point to scale from).
+    #[serde(skip)]
     pub scheduler_model: Option<f64>,
     #[serde(flatten)]
     pub measured: Measured,
@@ -46,6 +46,11 @@ pub struct IlpRow {
 
 fn ffma() -> String {
     FmaOp::Ffma.name().to_owned()
+}
+
+/// The FFMA's rows store no op (as before the controls existed).
+fn is_ffma(op: &str) -> bool {
+    op == FmaOp::Ffma.name()
 }
 
 impl IlpRow {
@@ -113,6 +118,7 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
 
 /// Everything the `ilp` experiment measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredIlp")]
 pub struct Ilp {
     pub a: f32,
     pub b: f32,
@@ -120,6 +126,30 @@ pub struct Ilp {
     pub volkov: Vec<VolkovLine>,
     /// Points that could not be placed, with the reason.
     pub skipped: Vec<String>,
+}
+
+/// [`Ilp`] as `results.json` holds it: read, its rows get the scheduler model back.
+#[derive(Deserialize)]
+struct StoredIlp {
+    a: f32,
+    b: f32,
+    rows: Vec<IlpRow>,
+    volkov: Vec<VolkovLine>,
+    skipped: Vec<String>,
+}
+
+impl From<StoredIlp> for Ilp {
+    fn from(s: StoredIlp) -> Self {
+        let mut rows = s.rows;
+        super::dip::fill(&mut rows);
+        Ilp {
+            a: s.a,
+            b: s.b,
+            rows,
+            volkov: s.volkov,
+            skipped: s.skipped,
+        }
+    }
 }
 
 impl Output for Ilp {
@@ -200,6 +230,26 @@ pub(crate) mod tests {
         assert_eq!(fewest, [Some(16), Some(8), Some(4)]);
         assert_eq!(t[2].occupancy, Some(4.0 / 64.0));
         assert_eq!(t[0].most_warps_measured, 64);
+    }
+
+    #[test]
+    fn a_run_reads_back_with_its_scheduler_model_and_stores_no_ffma_op() {
+        let mut rows = vec![row(2, 5, 0.41), row(2, 8, 0.66), control(FmaOp::Fadd, 1, 8, 0.5)];
+        super::super::dip::fill(&mut rows);
+        let ilp = Ilp {
+            a: 1.0,
+            b: 1.0,
+            volkov: volkov_table(&rows, VOLKOV_FRACTION),
+            rows,
+            skipped: vec![],
+        };
+        let text = serde_json::to_string(&ilp).unwrap();
+        assert!(!text.contains("scheduler_model"), "derived, not stored");
+        assert_eq!(text.matches("\"op\":").count(), 1, "only the control's op: {text}");
+        let back: Ilp = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, ilp);
+        assert!(back.rows[0].scheduler_model.is_some());
+        assert_eq!(back.rows[2].op, "fadd");
     }
 
     #[test]
