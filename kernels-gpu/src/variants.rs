@@ -254,7 +254,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 1 + 2 + 6 + 4] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 6 + 4] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -266,6 +266,23 @@ mod tests {
         let fma4 = entry("fma_ilp4").unwrap();
         assert_eq!((fma4.family, fma4.max_threads), (Family::FmaIlp, None));
         assert_eq!(fma4.params(), FmaParams::PARAMS);
+        // The FMA controls are FMA entries: the same parameters, no launch bound.
+        let imm = entry("ffma_imm_ilp2").unwrap();
+        assert_eq!((imm.family, imm.max_threads), (Family::FmaIlp, None));
+        let c = FMA_CONTROLS
+            .iter()
+            .find(|v| v.entry == "ffma_imm_ilp2")
+            .unwrap();
+        assert_eq!((c.op, c.ilp), (FmaOp::FfmaImm, 2));
+        assert_eq!(c.flops(10, 16), 2 * 2 * 16 * 10);
+        let fadd = FMA_CONTROLS
+            .iter()
+            .find(|v| v.entry == "fadd_ilp1")
+            .unwrap();
+        assert_eq!(fadd.flops(10, 16), 16 * 10, "one FLOP per FADD");
+        assert!(FMA.iter().all(|v| v.op == FmaOp::Ffma));
+        assert_eq!(FmaOp::named("ffma_const"), Some(FmaOp::FfmaConst));
+        assert_eq!(FmaOp::named("fsub"), None);
         let t1 = entry("memcpy_t1024_l1_w1").unwrap();
         assert_eq!((t1.family, t1.max_threads), (Family::Memcpy, Some(1024)));
         assert_eq!(entry(CHASE.entry).unwrap().params(), ChaseParams::PARAMS);
