@@ -255,7 +255,12 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
     let inflight = r.inflight.as_ref().unwrap();
     assert!(!inflight.rows.is_empty() && inflight.latency.check.passed);
     let ilp = r.ilp.as_ref().unwrap();
-    assert_eq!(ilp.rows.len(), 2 * kernels_gpu::variants::FMA.len());
+    assert_eq!(
+        ilp.rows.len(),
+        2 * kernels_gpu::variants::FMA.len()
+            + kernels_gpu::variants::FMA_CONTROLS.len()
+                * host::experiments::ilp::DEFAULT_CONTROL_WARPS_PER_SM.len()
+    );
     let mma = r.mma.as_ref().unwrap();
     assert_eq!(mma.rows.len(), 2 * kernels_gpu::variants::MMA_ILP.len());
     assert!(r.missing.is_empty(), "{:?}", r.missing);

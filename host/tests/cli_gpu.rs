@@ -194,6 +194,8 @@ fn sweeps_compare_every_point_they_run() {
         "1,4",
         "--warps-per-sm",
         "1,8",
+        "--controls",
+        "none",
         "--target-cycles",
         "100000",
     ];

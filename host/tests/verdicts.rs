@@ -35,7 +35,7 @@ const FEW_MATCH: &str = "few-threads-with-bytes-match-many";
 #[test]
 fn every_verdict_of_the_committed_run_states_its_interval() {
     let vs = h200().verdicts();
-    assert_eq!(vs.len(), 17);
+    assert_eq!(vs.len(), 21);
     // The committed run predates experiment 6: its verdicts say it was not run.
     let (ran, not_run): (Vec<_>, Vec<_>) = vs.iter().partition(|v| v.experiment <= 5);
     assert_eq!(not_run.len(), 2);

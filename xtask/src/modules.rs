@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::{
-    check_entries, GemmFamily, BF16_GEMM, CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, MMA_ILP, REGS,
+    check_entries, GemmFamily, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, MEMCPY, MEMCPY_GRID,
+    MMA_ILP, REGS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -277,7 +278,7 @@ pub fn check_bars_with(m: &Manifest, grid: GridBar) -> Vec<String> {
                 .filter(|p| grid == GridBar::FittingPoints && fits_registers(p))
                 .map(|p| p.entry),
         )
-        .chain(FMA.iter().map(|v| v.entry))
+        .chain(FMA.iter().chain(FMA_CONTROLS).map(|v| v.entry))
         .chain([CHASE.entry])
         .chain(check_entries())
         .map(|e| (ModuleKind::Main, e))
