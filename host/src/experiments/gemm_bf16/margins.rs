@@ -94,6 +94,11 @@ impl Problem {
     }
 }
 
+/// `dims` as `MxNxK` in the tests' logs, squares included (unlike `GemmDims`' `Display`).
+fn mnk(dims: GemmDims) -> String {
+    format!("{}x{}x{}", dims.m, dims.n, dims.k)
+}
+
 /// The CPU's sizes: one element over one group, a size that tiles nothing with K = 80, a cube,
 /// and a few elements at the largest K the lab runs (8192).
 fn sizes() -> [GemmDims; 4] {
@@ -143,13 +148,8 @@ fn both_tensor_core_models_pass_with_room_to_spare() {
             let acc = p.accumulate(model_dot(model));
             for setting in SETTINGS {
                 let t = p.judge(&p.output(&acc, setting), setting);
-                eprintln!(
-                    "{}x{}x{} {name} {setting:?}: worst {:.3}",
-                    dims.m,
-                    dims.n,
-                    dims.k,
-                    t.worst_ratio()
-                );
+                let worst = t.worst_ratio();
+                eprintln!("{} {name} {setting:?}: worst {worst:.3}", mnk(dims));
                 assert_eq!(
                     (t.over, t.non_finite),
                     (0, 0),
@@ -251,14 +251,8 @@ fn inputs_rounded_beyond_bf16_fail() {
             });
             for setting in SETTINGS {
                 let t = p.judge(&p.output(&acc, setting), setting);
-                eprintln!(
-                    "{}x{}x{} {bits} bits {setting:?}: {} of {} over",
-                    dims.m,
-                    dims.n,
-                    dims.k,
-                    t.over,
-                    p.len()
-                );
+                let (over, len) = (t.over, p.len());
+                eprintln!("{} {bits} bits {setting:?}: {over} of {len} over", mnk(dims));
                 assert!(
                     t.over as f64 >= 0.9 * p.len() as f64 && t.over > 0,
                     "{dims:?} {bits} bits {setting:?}: {t:?}"
