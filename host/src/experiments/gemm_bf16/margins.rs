@@ -252,7 +252,10 @@ fn inputs_rounded_beyond_bf16_fail() {
             for setting in SETTINGS {
                 let t = p.judge(&p.output(&acc, setting), setting);
                 let (over, len) = (t.over, p.len());
-                eprintln!("{} {bits} bits {setting:?}: {over} of {len} over", mnk(dims));
+                eprintln!(
+                    "{} {bits} bits {setting:?}: {over} of {len} over",
+                    mnk(dims)
+                );
                 assert!(
                     t.over as f64 >= 0.9 * p.len() as f64 && t.over > 0,
                     "{dims:?} {bits} bits {setting:?}: {t:?}"
