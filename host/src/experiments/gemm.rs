@@ -27,6 +27,33 @@ pub fn launch_shape(variant: &GemmVariant, dims: GemmDims) -> LaunchShape {
     }
 }
 
+/// The params struct `$params` of one launch over `$ops` (an [`Operands`]), the device addresses
+/// taken through the [`Launch`] `$launch`. Both GEMM families declare the same parameter list in
+/// the variant table's `abi:` (A, B, C, M, N, K, alpha, beta; only A's and B's element differs),
+/// so this one expression builds either family's struct.
+macro_rules! gemm_params {
+    ($params:ident, $launch:ident, $ops:expr) => {{
+        let $crate::experiments::gemm_sides::Operands {
+            dims,
+            a,
+            b,
+            c,
+            setting: (alpha, beta),
+        } = $ops;
+        $params {
+            a: $launch.input(a),
+            b: $launch.input(b),
+            c: $launch.output(c),
+            m: dims.m as i32,
+            n: dims.n as i32,
+            k: dims.k as i32,
+            alpha,
+            beta,
+        }
+    }};
+}
+pub(super) use gemm_params;
+
 /// The FP32 family: f32 operands, the `GEMM` table, cuBLAS's SGEMM, FP32's check and peak.
 pub struct Fp32;
 
@@ -44,24 +71,8 @@ impl GemmKind for Fp32 {
         shape: LaunchShape,
         ops: Operands<'_, f32>,
     ) -> Result<(), CudaError> {
-        let Operands {
-            dims,
-            a,
-            b,
-            c,
-            setting: (alpha, beta),
-        } = ops;
         let mut l = Launch::new(gpu);
-        let params = GemmParams {
-            a: l.input(a),
-            b: l.input(b),
-            c: l.output(c),
-            m: dims.m as i32,
-            n: dims.n as i32,
-            k: dims.k as i32,
-            alpha,
-            beta,
-        };
+        let params = gemm_params!(GemmParams, l, ops);
         // SAFETY: A, B and C hold M*K, K*N and M*N floats; the sizes tile where the variant's
         // family needs it (checked at parse time: `flags::check_tiling`), each dimension is at
         // most 32768 (so M*K etc. fit the kernels' 32-bit indices); the shape is the variant
@@ -70,14 +81,9 @@ impl GemmKind for Fp32 {
     }
 
     fn launch_cublas(gpu: &Gpu, cublas: &Cublas, ops: Operands<'_, f32>) -> Result<(), CudaError> {
-        let Operands {
-            dims,
-            a,
-            b,
-            c,
-            setting: (alpha, beta),
-        } = ops;
-        cublas.sgemm_row_major(gpu, (dims.m, dims.n, dims.k), alpha, a, b, beta, c)
+        let (alpha, beta) = ops.setting;
+        let mnk = (ops.dims.m, ops.dims.n, ops.dims.k);
+        cublas.sgemm_row_major(gpu, mnk, alpha, ops.a, ops.b, beta, ops.c)
     }
 
     fn record(dims: GemmDims, parts: &[Checked]) -> Check {

@@ -5,6 +5,7 @@
 
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant};
 
+use super::super::gemm::gemm_params;
 use super::super::gemm_check::{Checked, GemmChecker};
 use super::super::gemm_sides::{GemmKind, GemmSides, Operands};
 use super::super::measurement::Peak;
@@ -44,24 +45,8 @@ impl GemmKind for Bf16 {
         shape: LaunchShape,
         ops: Operands<'_, u16>,
     ) -> Result<(), CudaError> {
-        let Operands {
-            dims,
-            a,
-            b,
-            c,
-            setting: (alpha, beta),
-        } = ops;
         let mut l = Launch::new(gpu);
-        let params = Bf16GemmParams {
-            a: l.input(a),
-            b: l.input(b),
-            c: l.output(c),
-            m: dims.m as i32,
-            n: dims.n as i32,
-            k: dims.k as i32,
-            alpha,
-            beta,
-        };
+        let params = gemm_params!(Bf16GemmParams, l, ops);
         // SAFETY: A, B and C hold M*K and K*N bf16 and M*N floats (cudarc's allocations are
         // aligned far beyond the 16 bytes the kernel's copies need); the lines take any size and
         // each dimension is at most 32768, so M*K etc. fit the kernels' 32-bit indices; the shape
@@ -70,14 +55,9 @@ impl GemmKind for Bf16 {
     }
 
     fn launch_cublas(gpu: &Gpu, cublas: &Cublas, ops: Operands<'_, u16>) -> Result<(), CudaError> {
-        let Operands {
-            dims,
-            a,
-            b,
-            c,
-            setting: (alpha, beta),
-        } = ops;
-        cublas.gemm_bf16_row_major(gpu, (dims.m, dims.n, dims.k), alpha, a, b, beta, c)
+        let (alpha, beta) = ops.setting;
+        let mnk = (ops.dims.m, ops.dims.n, ops.dims.k);
+        cublas.gemm_bf16_row_major(gpu, mnk, alpha, ops.a, ops.b, beta, ops.c)
     }
 
     fn record(dims: GemmDims, parts: &[Checked]) -> Check {
