@@ -220,8 +220,8 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
     let cells = occ
         .rows
         .iter()
-        .map(|x| (&x.limiter, &x.measured.flags))
-        .chain(regs.iter().map(|x| (&x.limiter, &x.measured.flags)))
+        .map(|x| (&x.figures.limiter, &x.measured.flags))
+        .chain(regs.iter().map(|x| (&x.figures.limiter, &x.measured.flags)))
         .chain(
             r.bandwidth
                 .as_ref()

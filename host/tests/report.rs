@@ -205,8 +205,8 @@ fn with_cublas(gflops: f64, tuned: Option<(f64, f64)>) -> RunResults {
     if let Some((gf, occ)) = tuned {
         let mut t = d.clone();
         t.variant = "R".into();
-        t.gflops = gf;
-        t.occupancy = occ;
+        t.figures.gflops = gf;
+        t.figures.occupancy = occ;
         t.tile = Some(GemmTile {
             family: kernels_gpu::variants::GemmFamily::Tuned,
             block: (256, 128, 16),
@@ -217,12 +217,12 @@ fn with_cublas(gflops: f64, tuned: Option<(f64, f64)>) -> RunResults {
         run.rows.push(t);
     }
     for x in &mut run.rows {
-        x.vs_cublas = Some(x.gflops / gflops);
+        x.vs_cublas = Some(x.figures.gflops / gflops);
     }
     run.cublas = Some(CublasOutcome::Measured(Box::new(CublasRow {
         version: "13.1.0".into(),
         library: "libcublas.so.13".into(),
-        timing: d.timing.clone(),
+        timing: d.figures.timing.clone(),
         gflops,
         check: d.measured.check.clone(),
         flags: vec![],
@@ -296,7 +296,7 @@ const MORE_REGS: &str = "more-registers-do-not-help";
 #[test]
 fn peak_at_the_highest_occupancy_fails_claim_1() {
     let mut r = fixture();
-    gemm_mut(&mut r, "A1").gflops = 5000.0;
+    gemm_mut(&mut r, "A1").figures.gflops = 5000.0;
     let v = judge(&r, PEAK);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(
@@ -310,7 +310,7 @@ fn peak_at_the_highest_occupancy_fails_claim_1() {
 fn a_peak_within_the_timing_noise_leaves_claim_1_not_judged() {
     let mut r = fixture();
     // B is fastest at 4230, but A1 at the highest occupancy is within B's sample spread.
-    gemm_mut(&mut r, "A1").gflops = 4220.0;
+    gemm_mut(&mut r, "A1").figures.gflops = 4220.0;
     let v = judge(&r, PEAK);
     assert_eq!(v.holds, None, "{}", v.evidence);
     assert!(v.evidence.contains("within noise"), "{}", v.evidence);
@@ -320,7 +320,7 @@ fn a_peak_within_the_timing_noise_leaves_claim_1_not_judged() {
 #[test]
 fn fewer_accumulators_winning_at_equal_occupancy_fails_claim_2() {
     let mut r = fixture();
-    gemm_mut(&mut r, "S").gflops = 4000.0;
+    gemm_mut(&mut r, "S").figures.gflops = 4000.0;
     let v = judge(&r, ACC);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(v
@@ -331,7 +331,7 @@ fn fewer_accumulators_winning_at_equal_occupancy_fails_claim_2() {
 #[test]
 fn no_pair_at_equal_occupancy_leaves_claim_2_not_judged() {
     let mut r = fixture();
-    gemm_mut(&mut r, "S").occupancy = 0.5;
+    gemm_mut(&mut r, "S").figures.occupancy = 0.5;
     let v = judge(&r, ACC);
     assert_eq!(v.holds, None);
     assert_eq!(v.outcome(), "NOT JUDGED");
@@ -341,7 +341,7 @@ fn no_pair_at_equal_occupancy_leaves_claim_2_not_judged() {
 #[test]
 fn a_largest_tile_that_keeps_up_fails_claim_3() {
     let mut r = fixture();
-    gemm_mut(&mut r, "D+").gflops = 3000.0;
+    gemm_mut(&mut r, "D+").figures.gflops = 3000.0;
     let v = judge(&r, FALLS);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(
@@ -352,7 +352,7 @@ fn a_largest_tile_that_keeps_up_fails_claim_3() {
     );
 
     let mut r = fixture();
-    gemm_mut(&mut r, "D+").gflops = 5000.0;
+    gemm_mut(&mut r, "D+").figures.gflops = 5000.0;
     let v = judge(&r, FALLS);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(v.evidence.contains("nothing falls past it"));
@@ -419,7 +419,7 @@ fn a_narrow_sweep_leaves_claim_5_not_judged() {
 #[test]
 fn more_spills_running_faster_fails_claim_6() {
     let mut r = fixture();
-    cap_mut(&mut r, 48).gflops = 200.0;
+    cap_mut(&mut r, 48).figures.gflops = 200.0;
     let v = judge(&r, SPILLS);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(
@@ -455,7 +455,7 @@ fn no_spills_at_all_leaves_the_spill_claims_not_judged() {
 #[test]
 fn a_higher_cap_beating_the_first_spill_free_one_fails_claims_7_and_8() {
     let mut r = fixture();
-    cap_mut(&mut r, 160).gflops = 4600.0;
+    cap_mut(&mut r, 160).figures.gflops = 4600.0;
     let v = judge(&r, FIRST_FREE);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(
@@ -477,7 +477,7 @@ fn a_higher_cap_beating_the_first_spill_free_one_fails_claims_7_and_8() {
 fn a_higher_cap_within_the_noise_does_not_fail_claim_7() {
     let mut r = fixture();
     // 4240 vs 4233 with a +-0.6% sample spread on both: not a win.
-    cap_mut(&mut r, 160).gflops = 4240.0;
+    cap_mut(&mut r, 160).figures.gflops = 4240.0;
     let v = judge(&r, FIRST_FREE);
     assert_eq!(v.holds, Some(true), "{}", v.evidence);
 }
@@ -494,12 +494,12 @@ fn small_rises_above_the_first_spill_free_cap_within_noise_are_allowed() {
 
     // 3.7% above the cap before it, well outside the noise: that cap helps.
     let mut r = fixture();
-    cap_mut(&mut r, 192).gflops = 3875.0;
+    cap_mut(&mut r, 192).figures.gflops = 3875.0;
     let v = judge(&r, MORE_REGS);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     // 1.7% above, with an interval across the 2% band: not shown to help, nor not to.
     let mut r = fixture();
-    cap_mut(&mut r, 192).gflops = 3800.0;
+    cap_mut(&mut r, 192).figures.gflops = 3800.0;
     let v = judge(&r, MORE_REGS);
     assert_eq!(v.holds, None, "{}", v.evidence);
     assert!(
@@ -513,7 +513,7 @@ fn small_rises_above_the_first_spill_free_cap_within_noise_are_allowed() {
 fn rows_that_failed_their_check_are_left_out_and_named() {
     let mut r = fixture();
     let a1 = gemm_mut(&mut r, "A1");
-    a1.gflops = 9000.0;
+    a1.figures.gflops = 9000.0;
     a1.measured.check.passed = false;
     let v = judge(&r, PEAK);
     // A1's 9000 would make the peak sit at the highest occupancy; it is excluded instead, and the
@@ -564,13 +564,23 @@ fn with_comparison(mut r: RunResults) -> RunResults {
     };
     r.meta.compare_module = Some("nvcc (hand-made)".into());
     for x in &mut r.occupancy.as_mut().unwrap().rows {
-        x.measured.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.measured.check.clone()));
+        x.measured.compare = Some(cmp(
+            x.figures.gflops,
+            x.figures.regs,
+            &x.figures.timing,
+            x.measured.check.clone(),
+        ));
     }
     for x in &mut r.bandwidth.as_mut().unwrap().rows {
         x.measured.compare = Some(cmp(x.gbps, x.regs, &x.timing, x.measured.check.clone()));
     }
     for x in r.regs.as_mut().unwrap() {
-        x.measured.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.measured.check.clone()));
+        x.measured.compare = Some(cmp(
+            x.figures.gflops,
+            x.figures.regs,
+            &x.figures.timing,
+            x.measured.check.clone(),
+        ));
     }
     r
 }
@@ -668,7 +678,7 @@ fn runs_merge_into_one_table_and_one_set_of_plots() {
     let mut rb = with_comparison(fixture());
     rb.device.name = "Second fixture GPU".into();
     for x in &mut rb.occupancy.as_mut().unwrap().rows {
-        x.gflops *= 2.0;
+        x.figures.gflops *= 2.0;
     }
     for (dir, r) in [(&a, &ra), (&b, &rb)] {
         std::fs::create_dir_all(dir).unwrap();
@@ -922,12 +932,15 @@ fn the_calculators_curves_follow_each_variants_measured_resources() {
         // At the row's own register count the curve is the calculator's figure for the row.
         let kernel = host::occupancy::KernelResources {
             threads: row.threads,
-            regs_per_thread: row.regs,
+            regs_per_thread: row.figures.regs,
             static_smem: kernels_gpu::variants::GemmVariant::SEED_STATIC_SHARED_BYTES,
             dyn_smem: 0,
         };
         let o = host::occupancy::occupancy(&limits, &kernel).unwrap();
-        let at = pts.iter().find(|p| p.0 == f64::from(row.regs)).unwrap();
+        let at = pts
+            .iter()
+            .find(|p| p.0 == f64::from(row.figures.regs))
+            .unwrap();
         assert!((at.1 - o.occupancy * 100.0).abs() < 1e-9, "{}", row.variant);
     }
 

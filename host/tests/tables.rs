@@ -2,6 +2,7 @@
 //! results folder.
 
 use host::experiments::bandwidth::{self, Bandwidth, CopyRow};
+use host::experiments::gemm_figures::GemmFigures;
 use host::experiments::measured::Measured;
 use host::experiments::occupancy::{self, GemmRow, GemmRun};
 use host::experiments::regs::{self, RegsRow};
@@ -73,12 +74,14 @@ fn sample() -> RunResults {
         threads: 4096 / (tm * tn),
         tm,
         tn,
-        regs,
-        blocks_per_sm: 2,
-        occupancy: 0.25,
-        limiter: "registers".into(),
-        timing: timing(3.2),
-        gflops,
+        figures: GemmFigures {
+            regs,
+            blocks_per_sm: 2,
+            occupancy: 0.25,
+            limiter: "registers".into(),
+            timing: timing(3.2),
+            gflops,
+        },
         measured: Measured {
             check: ok(3.1e-7, 1e-4),
             flags,
@@ -120,12 +123,14 @@ fn sample() -> RunResults {
     };
     let regs = |cap, unknown| RegsRow {
         cap,
-        regs: cap.min(154),
-        blocks_per_sm: 3,
-        occupancy: 0.1875,
-        limiter: "registers".into(),
-        timing: timing(40.0),
-        gflops: 3400.0,
+        figures: GemmFigures {
+            regs: cap.min(154),
+            blocks_per_sm: 3,
+            occupancy: 0.1875,
+            limiter: "registers".into(),
+            timing: timing(40.0),
+            gflops: 3400.0,
+        },
         spill_stores: if cap < 96 { 4840 } else { 0 },
         spill_loads: if cap < 96 { 4652 } else { 0 },
         spills_unknown: unknown,

@@ -139,7 +139,7 @@ fn an_older_fixed_plan_run_renders_and_too_few_samples_are_not_judged() {
     report::write(&r, &dir).expect("the older run renders");
     // Three samples per figure: too few for an interval, so nothing timed is judged.
     for row in r.regs.as_mut().unwrap() {
-        row.timing.samples_ms.truncate(3);
+        row.figures.timing.samples_ms.truncate(3);
     }
     let vs = r.verdicts();
     for key in [FIRST_FREE, MORE_REGS] {

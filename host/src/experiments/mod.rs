@@ -16,6 +16,7 @@ pub mod error;
 pub mod gemm;
 pub mod gemm_bf16;
 pub mod gemm_check;
+pub mod gemm_figures;
 pub mod gemm_sides;
 pub mod inputs;
 pub mod measured;

@@ -4,6 +4,7 @@ use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, GFLOPS};
+use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::{push_failed, Measured};
 use crate::results::{Check, Timing};
 
@@ -14,14 +15,8 @@ pub struct GemmRow {
     pub threads: u32,
     pub tm: u32,
     pub tn: u32,
-    pub regs: u32,
-    pub blocks_per_sm: u32,
-    /// Theoretical occupancy, 0..=1.
-    pub occupancy: f64,
-    /// What limits the resident blocks, by the occupancy calculator (e.g. "registers + warps").
-    pub limiter: String,
-    pub timing: Timing,
-    pub gflops: f64,
+    #[serde(flatten)]
+    pub figures: GemmFigures,
     #[serde(flatten)]
     pub measured: Measured,
     /// The line's family and tiles. Runs before the tuned family recorded none: their rows are
@@ -174,7 +169,7 @@ impl From<GemmRun> for Stored {
     }
 }
 
-row!(GemmRow, GFLOPS, gflops, |r| r.variant.clone());
+row!(GemmRow, GFLOPS, figures.gflops, |r| r.variant.clone());
 
 impl Output for GemmRun {
     type Row = GemmRow;
@@ -212,12 +207,14 @@ mod tests {
             threads: 256,
             tm: 16,
             tn: 8,
-            regs: 244,
-            blocks_per_sm: 1,
-            occupancy: 0.125,
-            limiter: "registers".into(),
-            timing: timing.clone(),
-            gflops: 50_000.0,
+            figures: GemmFigures {
+                regs: 244,
+                blocks_per_sm: 1,
+                occupancy: 0.125,
+                limiter: "registers".into(),
+                timing: timing.clone(),
+                gflops: 50_000.0,
+            },
             measured: Measured {
                 check: Check {
                     passed: true,
@@ -264,7 +261,7 @@ mod tests {
             cublas: Some(CublasOutcome::Measured(Box::new(CublasRow {
                 version: "13.1.0".into(),
                 library: "libcublas.so.13".into(),
-                timing: r.timing.clone(),
+                timing: r.figures.timing.clone(),
                 gflops: 52_000.0,
                 check: r.measured.check.clone(),
                 flags: vec![],

@@ -53,14 +53,14 @@ fn rg(r: &RegsRow) -> String {
     format!(
         "cap {} ({} regs, {} spill B) {:.0} GFLOP/s",
         r.cap,
-        r.regs,
+        r.figures.regs,
         spill_bytes(r),
-        r.gflops
+        r.figures.gflops
     )
 }
 
 fn speedup(a: &RegsRow, b: &RegsRow) -> Result<Interval, NoInterval> {
-    ratio((a.gflops, &a.timing), (b.gflops, &b.timing))
+    ratio((a.figures.gflops, &a.figures.timing), (b.figures.gflops, &b.figures.timing))
 }
 
 const CLAIM_6: &str = "Under a register cap, throughput rises as spills fall.";
@@ -144,7 +144,7 @@ fn from_spill_free(
 
 /// "cap 192 (156 regs) 0.922 (95% CI ...)": a build's GFLOP/s over another's.
 fn over(r: &RegsRow, iv: &Result<Interval, NoInterval>) -> String {
-    format!("cap {} ({} regs) {}", r.cap, r.regs, ratio_words(iv))
+    format!("cap {} ({} regs) {}", r.cap, r.figures.regs, ratio_words(iv))
 }
 
 fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
@@ -161,7 +161,7 @@ fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
             let o = no_help(&iv);
             outcomes.push(o);
             match o {
-                Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.gflops)),
+                Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.figures.gflops)),
                 None => unsure.push(format!("cap {}", r.cap)),
                 Some(true) => {}
             }

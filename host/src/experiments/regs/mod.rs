@@ -12,6 +12,7 @@ pub use row::RegsRow;
 use super::cells;
 use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
+use super::gemm_figures::GemmFigures;
 use super::gemm::GemmBuffers;
 use super::gemm_check;
 use super::measured::Measured;
@@ -204,12 +205,7 @@ fn measure_cap(
     let ours = m.ours;
     Ok(RegsRow {
         cap,
-        regs: ours.regs,
-        blocks_per_sm: ours.blocks_per_sm,
-        occupancy: ours.occupancy,
-        limiter: ours.limiter.clone(),
-        timing: ours.timing.clone(),
-        gflops: ours.throughput,
+        figures: GemmFigures::of(&ours),
         spill_stores: our_spills.stores.unwrap_or(0),
         spill_loads: our_spills.loads.unwrap_or(0),
         spills_unknown: our_spills.stores.is_none(),
@@ -249,13 +245,13 @@ impl Experiment for Spec {
     fn columns() -> Vec<Column<RegsRow>> {
         let mut c: Vec<Column<RegsRow>> = vec![
             Column::new("Cap", Kind::Count, |r| Value::Int(r.cap.into())),
-            Column::new("Actual regs", Kind::Count, |r| Value::Int(r.regs.into())),
-            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+            Column::new("Actual regs", Kind::Count, |r| Value::Int(r.figures.regs.into())),
+            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
             Column::new("ms/call", Kind::Duration, |r| {
-                cells::timing(&r.timing)
+                cells::timing(&r.figures.timing)
             }),
             Column::new("GFLOP/s", GFLOPS.kind(), |r| {
-                cells::rate(r.gflops, &r.measured.flags)
+                cells::rate(r.figures.gflops, &r.measured.flags)
             }),
             Column::new("Spill stores (B)", Kind::Bytes, |r| {
                 spill(r.spill_stores, r.spills_unknown)
@@ -267,9 +263,9 @@ impl Experiment for Spec {
                 Value::Int(r.stack_frame.into())
             }),
             Column::new("Blocks/SM", Kind::Count, |r| {
-                Value::Int(r.blocks_per_sm.into())
+                Value::Int(r.figures.blocks_per_sm.into())
             }),
-            Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
+            Column::new("Limiter", Kind::Text, |r| Value::Text(r.figures.limiter.clone())),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
         c.extend(GFLOPS.compared_columns());
@@ -358,8 +354,8 @@ impl Spec {
                     .iter()
                     .map(|r| LabelledPoint {
                         x: r.cap as f64,
-                        y: r.gflops,
-                        label: cap_label(r.cap, r.regs, &r.measured.check),
+                        y: r.figures.gflops,
+                        label: cap_label(r.cap, r.figures.regs, &r.measured.check),
                     })
                     .collect(),
                 spills: rows
