@@ -21,7 +21,7 @@ use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun, XScale};
-use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared};
+use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared, VariantRun};
 use crate::results::RunMeta;
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
 
@@ -29,17 +29,7 @@ use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
 pub struct Spec;
 
 /// `host bandwidth`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    /// memcpy variants to run, by label (comma-separated); default all.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub variants: Vec<String>,
-    #[command(flatten)]
-    pub size: CopySize,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-}
+pub type Args = VariantRun<CopySize>;
 
 /// What the `bandwidth` experiment adds to `host all`: the copy size.
 #[derive(Debug, Clone, clap::Args)]

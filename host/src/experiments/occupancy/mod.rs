@@ -28,7 +28,7 @@ use crate::cuda::{module_entries, Cublas, CudaError, Gpu};
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{
     check_entries, check_tiling, own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles,
-    Shared,
+    Shared, VariantRun,
 };
 use crate::results::RunMeta;
 use crate::sampling::summarize;
@@ -41,13 +41,8 @@ pub struct Spec;
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct Args {
-    /// GEMM variants to run, by label (comma-separated); default all.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub variants: Vec<String>,
     #[command(flatten)]
-    pub gemm: GemmSize,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
+    pub run: VariantRun<GemmSize>,
     /// Do not time cuBLAS's SGEMM beside the variants.
     #[arg(long)]
     pub no_cublas: bool,
@@ -79,8 +74,8 @@ impl contract::Plan for Plan {
     type AllArgs = AllArgs;
     type Output = GemmRun;
     fn new(a: &Args) -> Result<Plan, CliError> {
-        let variants = select(&a.variants, GEMM, |v| v.label, "GEMM")?;
-        plan_with(variants, a.gemm.size, &a.modules, !a.no_cublas)
+        let variants = select(&a.run.variants, GEMM, |v| v.label, "GEMM")?;
+        plan_with(variants, a.run.size.size, &a.run.modules, !a.no_cublas)
     }
     fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
         let own = own_labels(&s.variants, &Spec::variant_labels());
