@@ -32,12 +32,7 @@ pub struct Spec;
 pub type Args = VariantRun<CopySize>;
 
 /// What the `bandwidth` experiment adds to `host all`: the copy size.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    #[command(flatten)]
-    pub size: CopySize,
-}
+pub type AllArgs = CopySize;
 
 /// The `bandwidth` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +52,7 @@ impl contract::Plan for Plan {
     }
     fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
         let own = own_labels(&s.variants, &Spec::variant_labels());
-        planned(&own, a.size.copy_mib, &s.module_files())
+        planned(&own, a.copy_mib, &s.module_files())
     }
     fn record(&self, meta: &mut RunMeta) {
         meta.copy_bytes = self.bytes;
