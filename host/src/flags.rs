@@ -154,6 +154,8 @@ pub enum CliError {
         label: String,
         valid: String,
     },
+    #[error("--variant: unknown GEMM line `{label}`; valid: {valid}")]
+    UnknownLine { label: String, valid: String },
     #[error("--variants: `{0}` is listed twice")]
     DuplicateVariant(String),
     #[error("--caps: cap {0} is listed twice")]

@@ -155,6 +155,7 @@ fn sample() -> RunResults {
             samples: 7,
             gemm_size: 4096,
             gemm_dims: None,
+            regs_variant: None,
             copy_bytes: 1 << 30,
             noise_target: None,
         },

@@ -64,6 +64,7 @@ fn run() -> RunResults {
         samples: 1,
         gemm_size: 4096,
         gemm_dims: None,
+        regs_variant: None,
         copy_bytes: 1 << 30,
         noise_target: None,
     };
