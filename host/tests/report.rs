@@ -42,9 +42,9 @@ fn fixture_is_marked_hand_made() {
 #[test]
 fn every_claim_holds_on_the_fixture() {
     let vs = fixture().verdicts();
-    assert_eq!(vs.len(), 13);
+    assert_eq!(vs.len(), 14);
     // The fixture has experiments 1-3, recorded before cuBLAS was timed: the sweeps' four claims
-    // say they were not run, and the cuBLAS claim is not judged.
+    // and experiment 6's say they were not run, and the cuBLAS claim is not judged.
     let (run, not_run): (Vec<_>, Vec<_>) = vs.iter().partition(|v| v.experiment <= 3);
     assert_eq!(run.len(), 9);
     assert!(not_run
@@ -548,8 +548,8 @@ fn no_experiment_means_nothing_is_judged() {
     let written = report::write(&r, &dir).unwrap();
     assert_eq!(written.len(), 1, "only report.md: {written:?}");
     let md = std::fs::read_to_string(&written[0]).unwrap();
-    assert_eq!(md.matches("**NOT JUDGED**").count(), 26);
-    assert_eq!(md.matches("Not run.").count(), 5);
+    assert_eq!(md.matches("**NOT JUDGED**").count(), 28);
+    assert_eq!(md.matches("Not run.").count(), 6);
 }
 
 fn with_comparison(mut r: RunResults) -> RunResults {

@@ -172,6 +172,7 @@ fn sample() -> RunResults {
         regs: Some(vec![regs(32, false), regs(128, true)]),
         inflight: None,
         ilp: None,
+        held: None,
         missing: vec![],
     }
 }
@@ -355,7 +356,10 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
     let cli = host::cli::Cli::try_parse_from(["host", "all"]).unwrap();
     let plan = cli.command.plan("host all").unwrap().unwrap();
     let names: Vec<&str> = plan.experiments.iter().map(Planned::name).collect();
-    assert_eq!(names, ["occupancy", "bandwidth", "regs", "inflight", "ilp"]);
+    assert_eq!(
+        names,
+        ["occupancy", "bandwidth", "regs", "inflight", "ilp", "held"]
+    );
     let full = sample();
     let mut start = full.clone();
     (start.occupancy, start.bandwidth, start.regs) = (None, None, None);
@@ -399,7 +403,8 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
             ("bandwidth", NOT_FINISHED),
             ("regs", NOT_FINISHED),
             ("inflight", NOT_FINISHED),
-            ("ilp", NOT_FINISHED)
+            ("ilp", NOT_FINISHED),
+            ("held", NOT_FINISHED)
         ]
     );
     assert_eq!(writes[0].occupancy, full.occupancy);

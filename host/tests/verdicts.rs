@@ -35,8 +35,11 @@ const FEW_MATCH: &str = "few-threads-with-bytes-match-many";
 #[test]
 fn every_verdict_of_the_committed_run_states_its_interval() {
     let vs = h200().verdicts();
-    assert_eq!(vs.len(), 13);
-    for v in &vs {
+    assert_eq!(vs.len(), 14);
+    // Experiment 6 came after this run: its verdict says it did not run.
+    let (ran, later): (Vec<_>, Vec<_>) = vs.iter().partition(|v| v.experiment < 6);
+    assert!(later.iter().all(|v| v.holds.is_none()));
+    for v in ran {
         assert!(v.rule.contains("95%"), "{}: {}", v.key, v.rule);
         assert!(v.evidence.contains("(95% CI "), "{}: {}", v.key, v.evidence);
     }

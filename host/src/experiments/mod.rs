@@ -43,6 +43,7 @@ registry! {
     Regs => regs,
     Inflight => inflight,
     Ilp => ilp,
+    Held => held,
 }
 
 pub use contract::{Experiment, RunContext};
