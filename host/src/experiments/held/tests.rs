@@ -3,7 +3,7 @@
 use super::*;
 use crate::experiments::contract::Plan as _;
 use crate::flag_values::parse_flags;
-use crate::results::{Check, Timing};
+use crate::results::Timing;
 use crate::table::columns_table;
 
 fn plan(args: &[&str]) -> Result<Plan, CliError> {
@@ -42,16 +42,7 @@ fn row(binary: &str, blocks: u32, gflops: f64) -> HeldRow {
             timing,
             gflops,
         },
-        measured: Measured {
-            check: Check {
-                passed: true,
-                error: 1e-7,
-                bound: 1e-4,
-                what: "t".into(),
-            },
-            flags: vec![],
-            compare: None,
-        },
+        measured: Measured::passing(),
     }
 }
 
@@ -60,12 +51,15 @@ fn a_row_fills_every_column() {
     let r = row("C@128", 2, 9000.0);
     let t = columns_table("t", &Spec::columns(), std::slice::from_ref(&r));
     assert_eq!(t.rows[0].cells.len(), t.columns.len());
-    let cell = |h: &str| t.cell(0, h).unwrap();
-    assert_eq!(cell("Binary"), "C@128");
-    assert_eq!(cell("Blocks/SM"), "2");
-    assert_eq!(cell("Dyn smem B"), "6144");
-    assert_eq!(cell("Theo. occ"), "25.0%");
-    assert_eq!(cell("Verified"), "ok, err 1.0e-7");
+    for (head, shown) in [
+        ("Binary", "C@128"),
+        ("Blocks/SM", "2"),
+        ("Dyn smem B", "6144"),
+        ("Theo. occ", "25.0%"),
+        ("Verified", "ok, err 1.0e-7"),
+    ] {
+        assert_eq!(t.cell(0, head).unwrap(), shown, "{head}");
+    }
 }
 
 #[test]
