@@ -330,6 +330,7 @@ fn test_meta() -> host::results::RunMeta {
         noise_target: None,
         gemm_size: 4096,
         gemm_dims: None,
+        regs_variant: None,
         copy_bytes: 1 << 30,
     }
 }

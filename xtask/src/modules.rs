@@ -15,6 +15,8 @@ use kernels_gpu::variants::{
 };
 use serde::{Deserialize, Serialize};
 
+use ptxas_report::ptx_entries::keep_entries;
+
 use crate::ptx::{self, PtxError};
 use crate::ptxas::{self, EntryReport, PtxasError};
 
@@ -88,7 +90,8 @@ impl Module {
             ModuleKind::Capped { cap } => ptx::with_register_cap(plain, cap),
             ModuleKind::Unbounded => {
                 ptx::check_matches_table(plain)?;
-                ptx::keep_entries(plain, |e| !ptx::is_tensor_entry(e))
+                let kept = keep_entries(plain, |e| !ptx::is_tensor_entry(e))?;
+                Ok(kept)
             }
             ModuleKind::Checks => ptx::with_check_entries(plain),
             ModuleKind::Tensor => ptx::with_tensor_entries(plain),

@@ -44,7 +44,7 @@ fn low(occupancy: f64) -> bool {
 }
 
 fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
-    ratio((a.gflops, &a.timing), (b.gflops, &b.timing))
+    ratio((a.figures.gflops, &a.figures.timing), (b.figures.gflops, &b.figures.timing))
 }
 
 /// A GEMM verdict 4 weighs: one of our variants, or cuBLAS at the occupancy of the kernel it
@@ -61,10 +61,10 @@ impl<'a> Contender<'a> {
     fn ours(r: &'a GemmRow) -> Self {
         Self {
             name: r.variant.clone(),
-            gflops: r.gflops,
-            timing: &r.timing,
-            occupancy: r.occupancy,
-            regs: r.regs,
+            gflops: r.figures.gflops,
+            timing: &r.figures.timing,
+            occupancy: r.figures.occupancy,
+            regs: r.figures.regs,
         }
     }
 
@@ -198,7 +198,7 @@ fn gemm_rows(rows: Option<&[GemmRow]>) -> Result<(Vec<&GemmRow>, Vec<String>), S
 fn fastest<'a>(rows: &[&'a GemmRow]) -> &'a GemmRow {
     rows.iter()
         .copied()
-        .max_by(|a, b| a.gflops.total_cmp(&b.gflops))
+        .max_by(|a, b| a.figures.gflops.total_cmp(&b.figures.gflops))
         .expect("at least one row")
 }
 
@@ -206,9 +206,9 @@ fn gf(r: &GemmRow) -> String {
     format!(
         "{} {:.0} GFLOP/s at {} ({} regs)",
         r.variant,
-        r.gflops,
-        pct(r.occupancy),
-        r.regs
+        r.figures.gflops,
+        pct(r.figures.occupancy),
+        r.figures.regs
     )
 }
 
@@ -222,8 +222,8 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1);
     claim.judge(|| {
         let (ok, failed) = gemm_rows(rows)?;
-        let max_occ = ok.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
-        let min_occ = ok.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
+        let max_occ = ok.iter().map(|r| r.figures.occupancy).fold(f64::MIN, f64::max);
+        let min_occ = ok.iter().map(|r| r.figures.occupancy).fold(f64::MAX, f64::min);
         if max_occ - min_occ < OCCUPANCY_EPS {
             let why = format!(
                 "every variant runs at the same occupancy ({})",
@@ -234,7 +234,7 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
         let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) = ok
             .iter()
             .copied()
-            .partition(|r| max_occ - r.occupancy < OCCUPANCY_EPS);
+            .partition(|r| max_occ - r.figures.occupancy < OCCUPANCY_EPS);
         let best = fastest(&below);
         let mut against_b = Comparisons::default();
         for t in &top {
@@ -312,7 +312,7 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
         for (i, a) in ok.iter().enumerate() {
             for b in &ok[i + 1..] {
                 let (acc_a, acc_b) = (a.tm * a.tn, b.tm * b.tn);
-                if (a.occupancy - b.occupancy).abs() >= OCCUPANCY_EPS || acc_a == acc_b {
+                if (a.figures.occupancy - b.figures.occupancy).abs() >= OCCUPANCY_EPS || acc_a == acc_b {
                     continue;
                 }
                 let (more, fewer) = if acc_a > acc_b { (a, b) } else { (b, a) };
@@ -321,13 +321,13 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
                 outcomes.push(o);
                 parts.push(format!(
                 "at {}: {} ({} accumulators) {:.0} vs {} ({} accumulators) {:.0} GFLOP/s = {}{}",
-                pct(more.occupancy),
+                pct(more.figures.occupancy),
                 more.variant,
                 more.tm * more.tn,
-                more.gflops,
+                more.figures.gflops,
                 fewer.variant,
                 fewer.tm * fewer.tn,
-                fewer.gflops,
+                fewer.figures.gflops,
                 ratio_words(&iv),
                 if o.is_none() { " (not judged)" } else { "" }
             ));
@@ -405,8 +405,8 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
             steps.push(format!(
                 "{} {:.0} ({} regs, {} x {}{})",
                 r.variant,
-                r.gflops,
-                r.regs,
+                r.figures.gflops,
+                r.figures.regs,
                 ratio_words(&iv),
                 prev.variant,
                 match falls {
@@ -432,11 +432,11 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
             largest.variant,
             largest.tm,
             largest.tn,
-            largest.regs,
+            largest.figures.regs,
             kernels_gpu::variants::MAX_REGS_PER_THREAD,
             match &share {
                 Ok(iv) => iv.show(pct),
-                Err(e) => format!("{} (no interval: {e})", pct(largest.gflops / best.gflops)),
+                Err(e) => format!("{} (no interval: {e})", pct(largest.figures.gflops / best.figures.gflops)),
             },
             pct(FAR_SLOWER)
         );
@@ -487,8 +487,8 @@ pub fn shared_memory_as_fast_as_registers(rows: Option<&[GemmRow]>) -> Verdict {
                     "{} {:.3} words/FFMA {:.0} GFLOP/s ({:.0} G words/s)",
                     r.variant,
                     shared_words_per_ffma(r),
-                    r.gflops,
-                    r.gflops / 2.0 * shared_words_per_ffma(r)
+                    r.figures.gflops,
+                    r.figures.gflops / 2.0 * shared_words_per_ffma(r)
                 )
             })
             .collect::<Vec<_>>()

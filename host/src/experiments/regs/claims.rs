@@ -55,14 +55,14 @@ fn rg(r: &RegsRow) -> String {
     format!(
         "cap {} ({} regs, {} spill B) {:.0} GFLOP/s",
         r.cap,
-        r.regs,
+        r.figures.regs,
         spill_bytes(r),
-        r.gflops
+        r.figures.gflops
     )
 }
 
 fn speedup(a: &RegsRow, b: &RegsRow) -> Result<Interval, NoInterval> {
-    ratio((a.gflops, &a.timing), (b.gflops, &b.timing))
+    ratio((a.figures.gflops, &a.figures.timing), (b.figures.gflops, &b.figures.timing))
 }
 
 const CLAIM_6: &str = "Under a register cap, throughput rises as spills fall.";
@@ -146,7 +146,7 @@ fn from_spill_free(
 
 /// "cap 192 (156 regs) 0.922 (95% CI ...)": a build's GFLOP/s over another's.
 fn over(r: &RegsRow, iv: &Result<Interval, NoInterval>) -> String {
-    format!("cap {} ({} regs) {}", r.cap, r.regs, ratio_words(iv))
+    format!("cap {} ({} regs) {}", r.cap, r.figures.regs, ratio_words(iv))
 }
 
 fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
@@ -163,7 +163,7 @@ fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
             let o = no_help(&iv);
             outcomes.push(o);
             match o {
-                Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.gflops)),
+                Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.figures.gflops)),
                 None => unsure.push(format!("cap {}", r.cap)),
                 Some(true) => {}
             }
@@ -257,13 +257,13 @@ pub fn cap_helps_without_spills(rows: Option<&[RegsRow]>) -> Verdict {
         let Some(capped) = free
             .iter()
             .copied()
-            .find(|r| r.blocks_per_sm > uncapped.blocks_per_sm)
+            .find(|r| r.figures.blocks_per_sm > uncapped.figures.blocks_per_sm)
         else {
             let why = format!(
                 "no spill-free cap holds more blocks per SM than the uncapped build ({}, {} \
                  blocks/SM)",
                 rg(uncapped),
-                uncapped.blocks_per_sm
+                uncapped.figures.blocks_per_sm
             );
             return Err(with_exclusions(why, &failed));
         };
@@ -271,11 +271,11 @@ pub fn cap_helps_without_spills(rows: Option<&[RegsRow]>) -> Verdict {
         let ev = format!(
             "{} at {} blocks/SM ({} occupancy) over the uncapped {} at {} blocks/SM ({}): {}",
             rg(capped),
-            capped.blocks_per_sm,
-            percent_with(capped.occupancy, 1),
+            capped.figures.blocks_per_sm,
+            percent_with(capped.figures.occupancy, 1),
             rg(uncapped),
-            uncapped.blocks_per_sm,
-            percent_with(uncapped.occupancy, 1),
+            uncapped.figures.blocks_per_sm,
+            percent_with(uncapped.figures.occupancy, 1),
             ratio_words(&iv)
         );
         Ok((faster(&iv), with_exclusions(ev, &failed)))
@@ -303,18 +303,18 @@ pub fn register_cliff(rows: Option<&[RegsRow]>) -> Verdict {
     claim.judge(|| {
         let (ok, failed) = regs_rows(rows)?;
         let mut free: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) == 0).collect();
-        free.sort_by_key(|r| (r.regs, r.cap));
+        free.sort_by_key(|r| (r.figures.regs, r.cap));
         let pair = free
             .windows(2)
-            .filter(|w| w[0].blocks_per_sm > w[1].blocks_per_sm)
-            .min_by_key(|w| w[1].regs - w[0].regs)
+            .filter(|w| w[0].figures.blocks_per_sm > w[1].figures.blocks_per_sm)
+            .min_by_key(|w| w[1].figures.regs - w[0].figures.regs)
             .map(|w| (w[0], w[1]));
         let Some((below, above)) = pair else {
             let why = "no two spill-free builds either side of a block boundary".to_owned();
             return Err(with_exclusions(why, &failed));
         };
-        let gap = above.regs - below.regs;
-        let side = |r: &RegsRow| format!("{} at {} blocks/SM", rg(r), r.blocks_per_sm);
+        let gap = above.figures.regs - below.figures.regs;
+        let side = |r: &RegsRow| format!("{} at {} blocks/SM", rg(r), r.figures.blocks_per_sm);
         let iv = speedup(below, above);
         if gap > CLIFF_GAP {
             let why = format!(
