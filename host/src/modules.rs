@@ -1,5 +1,6 @@
 //! The Rust-built kernel modules, embedded at build time by `build.rs` (the same build as
-//! `cargo xtask build`): `MAIN`, `CAPPED`, `UNBOUNDED`, `CHECKS`, `TENSOR`, `PTX_ARCH`, `RUSTC`.
+//! `cargo xtask build`): `MAIN`, `CAPPED`, `UNBOUNDED`, `CHECKS`, `TENSOR`, `HOPPER`, `PTX_ARCH`,
+//! `RUSTC`.
 
 include!(concat!(env!("OUT_DIR"), "/modules.rs"));
 

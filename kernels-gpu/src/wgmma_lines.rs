@@ -73,6 +73,20 @@ pub const fn k_major_offset(row: u32, k: u32) -> u32 {
     (row / 8) * STRIDE_BYTES + (k / 8) * LEADING_BYTES + (row % 8) * 16 + (k % 8) * 2
 }
 
+/// A shared-memory matrix descriptor without swizzle (PTX ISA, "Matrix Descriptor Format"): the
+/// operand is made of 8 x 16-byte core matrices, each 128 contiguous bytes; `leading` is the byte
+/// distance between core matrices along K, `stride` between core matrices along M (or N).
+/// Addresses and offsets are encoded in 16-byte units, 14 bits each (bits 0-13, 16-29, 32-45);
+/// layout type 0 (no swizzle) and base offset 0 sit in the upper bits, which stay clear.
+pub const fn wgmma_descriptor(shared_addr: u32, leading: u32, stride: u32) -> u64 {
+    descriptor_field(shared_addr) | (descriptor_field(leading) << 16) | (descriptor_field(stride) << 32)
+}
+
+/// A byte address or offset as a descriptor field: 16-byte units, 14 bits.
+const fn descriptor_field(bytes: u32) -> u64 {
+    ((bytes >> 4) & 0x3fff) as u64
+}
+
 /// A's element (m, k) as a small integer in -1..=1: mixes both indices, so a transposed or
 /// misplaced operand changes the product.
 pub const fn a_value(m: u32, k: u32) -> i32 {

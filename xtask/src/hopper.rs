@@ -104,3 +104,91 @@ pub fn assemble(ptxas_path: &Path, dir: &Path) -> Result<String, ModulesError> {
         &cubin,
     )?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ptxas -v's lines for one entry.
+    fn entry_report(name: &str, spill_bytes: u32) -> String {
+        format!(
+            "ptxas info    : Compiling entry function '{name}' for 'sm_90a'\n\
+             ptxas info    : Function properties for {name}\n\
+             \x20   0 bytes stack frame, {spill_bytes} bytes spill stores, {spill_bytes} bytes spill loads\n\
+             ptxas info    : Used 154 registers, used 1 barriers\n"
+        )
+    }
+
+    fn clean_log() -> String {
+        WGMMA_BF16.iter().map(|v| entry_report(v.entry, 0)).collect()
+    }
+
+    #[test]
+    fn a_clean_report_clears_the_bars() {
+        assert_eq!(check_bars(&clean_log()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_serialized_wgmma_fails_the_build() {
+        let entry = WGMMA_BF16[0].entry;
+        for warning in [
+            format!(
+                "ptxas warning : (C7515) Potential Performance Loss: wgmma.mma_async instructions \
+                 are serialized due to the presence of Extern calls in the function '{entry}'."
+            ),
+            format!(
+                "ptxas warning : (C7510) Potential Performance Loss: wgmma.mma_async instructions \
+                 are serialized due to a wgmma pipeline crossing function boundary at a function \
+                 call in the function '{entry}'."
+            ),
+            // Worded, whatever a later ptxas numbers it.
+            format!("ptxas warning : (C7599) wgmma pipeline serialized in '{entry}'"),
+        ] {
+            let log = format!("{}{warning}\n", clean_log());
+            let bad = check_bars(&log);
+            assert_eq!(bad.len(), 1, "{bad:?}");
+            assert!(bad[0].contains("serialized a wgmma") && bad[0].contains(entry), "{bad:?}");
+        }
+        // Other warnings pass.
+        let log = format!("{}ptxas warning : (C7500) something else\n", clean_log());
+        assert!(check_bars(&log).is_empty());
+    }
+
+    #[test]
+    fn a_spill_or_a_missing_wgmma_entry_fails_the_build() {
+        let (spilling, missing) = (WGMMA_BF16[1].entry, WGMMA_BF16[2].entry);
+        let log: String = WGMMA_BF16
+            .iter()
+            .filter(|v| v.entry != missing)
+            .map(|v| entry_report(v.entry, if v.entry == spilling { 8 } else { 0 }))
+            .collect();
+        let bad = check_bars(&log);
+        assert_eq!(bad.len(), 2, "{bad:?}");
+        assert!(bad.iter().any(|b| b.contains(spilling) && b.contains("8 bytes spill stores")));
+        assert!(bad.iter().any(|b| b.contains(missing) && b.contains("missing")));
+    }
+
+    fn entry_ptx(name: &str) -> String {
+        format!(".visible .entry {name}(\n\t.param .u32 {name}_param_0\n)\n{{\n\tret;\n}}\n")
+    }
+
+    #[test]
+    fn the_module_keeps_the_wgmma_entries_bounded_to_one_warpgroup() {
+        let header = ".version 8.0\n.target sm_90a\n.address_size 64\n\n";
+        let mut plain = format!("{header}{}", entry_ptx("fma_ilp1"));
+        for v in WGMMA_BF16 {
+            plain.push_str(&entry_ptx(v.entry));
+        }
+        let module = render(&plain).unwrap();
+        assert!(!module.contains("fma_ilp1"), "{module}");
+        assert_eq!(module.matches(".maxntid 128, 1, 1").count(), WGMMA_BF16.len());
+        for v in WGMMA_BF16 {
+            assert!(module.contains(&format!(".entry {}(", v.entry)));
+        }
+        let without_last = plain.replace(&entry_ptx(WGMMA_BF16[0].entry), "");
+        assert!(matches!(
+            render(&without_last),
+            Err(PtxError::MissingEntry(e)) if e == WGMMA_BF16[0].entry
+        ));
+    }
+}

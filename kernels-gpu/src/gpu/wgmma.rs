@@ -10,16 +10,7 @@
 
 use core::arch::asm;
 
-/// A shared-memory matrix descriptor without swizzle (PTX ISA, "Matrix Descriptor Format"): the
-/// operand is made of 8 x 16-byte core matrices, each 128 contiguous bytes; `leading` is the byte
-/// distance between core matrices along K, `stride` between core matrices along M (or N).
-/// Addresses and offsets are encoded in 16-byte units, 14 bits each; layout type 0 (no swizzle)
-/// and base offset 0 sit in the upper bits, which stay clear.
-#[inline(always)]
-pub fn wgmma_descriptor(shared_addr: u32, leading: u32, stride: u32) -> u64 {
-    let field = |bytes: u32| ((bytes >> 4) & 0x3fff) as u64;
-    field(shared_addr) | (field(leading) << 16) | (field(stride) << 32)
-}
+pub use crate::wgmma_lines::wgmma_descriptor;
 
 /// Orders this thread's register and shared-memory accesses before the wgmma that follow
 /// (`wgmma.fence`): required before the first MMA of a group that reads accumulators the thread
