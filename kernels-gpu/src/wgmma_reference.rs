@@ -12,15 +12,15 @@ use crate::wgmma_lines::{a_value, b_value, WgmmaVariant, WGMMA_K, WGMMA_M};
 #[derive(Debug, Clone, Copy)]
 pub struct WgmmaTile {
     n: u32,
-    mmas: f64,
+    mmas: i64,
 }
 
 impl WgmmaTile {
     /// The tile of `v` after `iters` rounds, or why the model cannot vouch for it.
     pub fn new(v: &WgmmaVariant, iters: u32) -> Result<Self, Inexact> {
         // Each MMA adds at most K products of magnitude 1 to an accumulator.
-        let mmas = f64::from(iters) * f64::from(v.groups);
-        if mmas * f64::from(WGMMA_K) >= EXACT_LIMIT {
+        let mmas = i64::from(iters) * i64::from(v.groups);
+        if (mmas * i64::from(WGMMA_K)) as f64 >= EXACT_LIMIT {
             return Err(Inexact::TooLarge);
         }
         Ok(Self { n: v.n, mmas })
@@ -31,7 +31,9 @@ impl WgmmaTile {
         let (m, n) = (i as u32 / self.n, i as u32 % self.n);
         debug_assert!(m < WGMMA_M);
         let dot: i32 = (0..WGMMA_K).map(|k| a_value(m, k) * b_value(k, n)).sum();
-        (f64::from(dot) * self.mmas) as f32
+        // In integers: the accumulators start at +0.0 and a zero sum stays +0.0 (a float
+        // product of a negative dot and zero rounds would be -0.0, which the GPU never writes).
+        (i64::from(dot) * self.mmas) as f32
     }
 }
 
@@ -123,5 +125,8 @@ mod tests {
         let dot: i32 = (0..16).map(|k| a_value(1, k) * b_value(k, 3)).sum();
         assert_eq!(one.element(64 + 3), (2 * dot) as f32);
         assert_eq!(WgmmaTile::new(v, 1 << 20).unwrap_err(), Inexact::TooLarge);
+        // No rounds: every element is +0.0, as the accumulators start.
+        let none = WgmmaTile::new(v, 0).unwrap();
+        assert!((0..64 * 64).all(|i| none.element(i).to_bits() == 0));
     }
 }
