@@ -77,7 +77,10 @@ fn the_jit_reports_every_wgmma_entry_without_spills_or_serialization() {
     let (_gpu, module) = hopper();
     let log = module.info_log();
     let warnings = xtask::hopper::serialization_warnings(log);
-    assert!(warnings.is_empty(), "the JIT serialized wgmma: {warnings:?}");
+    assert!(
+        warnings.is_empty(),
+        "the JIT serialized wgmma: {warnings:?}"
+    );
     let report = ptxas_report::parse_report(log).expect("the JIT's report parses");
     for v in WGMMA_BF16 {
         let e = report
@@ -108,7 +111,10 @@ fn every_wgmma_line_matches_the_model_bit_for_bit() {
             launch(&gpu, &kernel, &mut out, (blocks, v.operand_bytes()), iters).unwrap();
             check_tiles(v, iters, &gpu.download(&out).unwrap(), "bit check");
         }
-        eprintln!("{}: {blocks} blocks, every element bit-exact at 0, 1, 37 rounds", v.entry);
+        eprintln!(
+            "{}: {blocks} blocks, every element bit-exact at 0, 1, 37 rounds",
+            v.entry
+        );
     }
 }
 
@@ -136,15 +142,16 @@ fn wgmma_throughput_against_warpgroups_per_sm_n_and_groups_in_flight() {
         peak / 1e3,
         info.sm_clock_khz / 1000
     );
-    println!("| Entry | N | Groups | Warpgroups/SM | Occupancy | Regs | TFLOP/s | % of peak | Check |");
+    println!(
+        "| Entry | N | Groups | Warpgroups/SM | Occupancy | Regs | TFLOP/s | % of peak | Check |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|");
     for v in WGMMA_BF16 {
         let kernel = module.kernel(v.entry).unwrap();
         let regs = kernel.num_regs().unwrap();
         let iters = MMAS_PER_WARPGROUP / v.groups;
         for per_sm in [1u32, 2, 3, 4, 8] {
-            let dyn_smem = match hold_at_blocks(&kernel, WARPGROUP_THREADS, per_sm, gpu.limits())
-            {
+            let dyn_smem = match hold_at_blocks(&kernel, WARPGROUP_THREADS, per_sm, gpu.limits()) {
                 Ok(bytes) => bytes.max(v.operand_bytes()),
                 Err(e) => {
                     println!(
@@ -165,7 +172,8 @@ fn wgmma_throughput_against_warpgroups_per_sm_n_and_groups_in_flight() {
             check_tiles(v, iters, &gpu.download(&out).unwrap(), "timed");
             let flops = f64::from(blocks) * f64::from(iters * v.groups) * v.mma_flops() as f64;
             let gflops = flops / (t.median_ms * 1e-3) / 1e9;
-            let occupancy = f64::from(per_sm * WARPGROUP_THREADS) / f64::from(info.max_threads_per_sm);
+            let occupancy =
+                f64::from(per_sm * WARPGROUP_THREADS) / f64::from(info.max_threads_per_sm);
             println!(
                 "| {} | {} | {} | {per_sm} | {:.2}% | {regs} | {:.1} | {:.1}% | bit-exact |",
                 v.entry,

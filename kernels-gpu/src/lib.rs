@@ -35,12 +35,12 @@ pub mod mma_shape;
 mod probe_lines;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
-#[cfg(not(target_arch = "nvptx64"))]
-pub mod wgmma_reference;
 mod table_rules;
 mod tensor_variants;
 pub mod tuned_shape;
 pub mod variants;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod wgmma_reference;
 
 #[cfg(target_arch = "nvptx64")]
 mod chase;

@@ -6,8 +6,8 @@
 use crate::gpu;
 use crate::variants::WgmmaArgs;
 use crate::wgmma_lines::{
-    a_value, accumulator_position, b_offset, b_value, k_major_offset, small_bf16,
-    LEADING_BYTES, STRIDE_BYTES, WARPGROUP_THREADS, WGMMA_K, WGMMA_M,
+    a_value, accumulator_position, b_offset, b_value, k_major_offset, small_bf16, LEADING_BYTES,
+    STRIDE_BYTES, WARPGROUP_THREADS, WGMMA_K, WGMMA_M,
 };
 
 /// # Safety
@@ -31,7 +31,9 @@ pub unsafe fn wgmma_bf16<const ACC: usize, const GROUPS: usize>(args: WgmmaArgs)
     while i < n * WGMMA_K {
         let (col, k) = (i / WGMMA_K, i % WGMMA_K);
         // SAFETY: inside B's N x 16 bf16, after A (the launch gives the line's operand bytes).
-        unsafe { gpu::store_shared_u16(b_base + k_major_offset(col, k), small_bf16(b_value(k, col))) };
+        unsafe {
+            gpu::store_shared_u16(b_base + k_major_offset(col, k), small_bf16(b_value(k, col)))
+        };
         i += WARPGROUP_THREADS;
     }
     gpu::fence_proxy_async_shared();

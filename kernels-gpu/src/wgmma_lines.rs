@@ -79,7 +79,9 @@ pub const fn k_major_offset(row: u32, k: u32) -> u32 {
 /// Addresses and offsets are encoded in 16-byte units, 14 bits each (bits 0-13, 16-29, 32-45);
 /// layout type 0 (no swizzle) and base offset 0 sit in the upper bits, which stay clear.
 pub const fn wgmma_descriptor(shared_addr: u32, leading: u32, stride: u32) -> u64 {
-    descriptor_field(shared_addr) | (descriptor_field(leading) << 16) | (descriptor_field(stride) << 32)
+    descriptor_field(shared_addr)
+        | (descriptor_field(leading) << 16)
+        | (descriptor_field(stride) << 32)
 }
 
 /// A byte address or offset as a descriptor field: 16-byte units, 14 bits.
@@ -114,7 +116,10 @@ pub const fn small_bf16(v: i32) -> u16 {
 pub const fn accumulator_position(t: u32, r: u32) -> (u32, u32) {
     let (warp, lane) = (t / 32, t % 32);
     let (slice, j) = (r / 4, r % 4);
-    (16 * warp + lane / 4 + 8 * (j / 2), 8 * slice + 2 * (lane % 4) + j % 2)
+    (
+        16 * warp + lane / 4 + 8 * (j / 2),
+        8 * slice + 2 * (lane % 4) + j % 2,
+    )
 }
 
 /// No two lines share a shape and a group count (and so an entry).

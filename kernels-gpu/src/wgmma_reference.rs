@@ -41,12 +41,12 @@ impl WgmmaTile {
 mod tests {
     extern crate std;
     use super::*;
-    use std::vec;
     use crate::variants::WGMMA_BF16;
     use crate::wgmma_lines::{
         accumulator_position, b_offset, k_major_offset, small_bf16, wgmma_descriptor,
         WARPGROUP_THREADS,
     };
+    use std::vec;
 
     /// Every element of the 64 x N tile is held by exactly one (thread, register).
     #[test]
@@ -56,7 +56,10 @@ mod tests {
             for t in 0..WARPGROUP_THREADS {
                 for r in 0..n / 2 {
                     let (row, col) = accumulator_position(t, r);
-                    assert!(row < WGMMA_M && col < n, "n {n}: ({t}, {r}) -> ({row}, {col})");
+                    assert!(
+                        row < WGMMA_M && col < n,
+                        "n {n}: ({t}, {r}) -> ({row}, {col})"
+                    );
                     seen[(row * n + col) as usize] += 1;
                 }
             }
@@ -114,10 +117,16 @@ mod tests {
 
     #[test]
     fn the_model_scales_one_product_by_the_mmas_and_refuses_past_2_pow_24() {
-        let v = WGMMA_BF16.iter().find(|v| v.n == 64 && v.groups == 2).unwrap();
+        let v = WGMMA_BF16
+            .iter()
+            .find(|v| v.n == 64 && v.groups == 2)
+            .unwrap();
         let one = WgmmaTile::new(v, 1).unwrap();
         let many = WgmmaTile::new(v, 1000).unwrap();
-        assert!((0..64 * 64).any(|i| one.element(i) != 0.0), "the product is not all zeros");
+        assert!(
+            (0..64 * 64).any(|i| one.element(i) != 0.0),
+            "the product is not all zeros"
+        );
         for i in 0..64 * 64 {
             assert_eq!(one.element(i) * 1000.0, many.element(i));
         }

@@ -120,7 +120,10 @@ mod tests {
     }
 
     fn clean_log() -> String {
-        WGMMA_BF16.iter().map(|v| entry_report(v.entry, 0)).collect()
+        WGMMA_BF16
+            .iter()
+            .map(|v| entry_report(v.entry, 0))
+            .collect()
     }
 
     #[test]
@@ -147,7 +150,10 @@ mod tests {
             let log = format!("{}{warning}\n", clean_log());
             let bad = check_bars(&log);
             assert_eq!(bad.len(), 1, "{bad:?}");
-            assert!(bad[0].contains("serialized a wgmma") && bad[0].contains(entry), "{bad:?}");
+            assert!(
+                bad[0].contains("serialized a wgmma") && bad[0].contains(entry),
+                "{bad:?}"
+            );
         }
         // Other warnings pass.
         let log = format!("{}ptxas warning : (C7500) something else\n", clean_log());
@@ -164,8 +170,12 @@ mod tests {
             .collect();
         let bad = check_bars(&log);
         assert_eq!(bad.len(), 2, "{bad:?}");
-        assert!(bad.iter().any(|b| b.contains(spilling) && b.contains("8 bytes spill stores")));
-        assert!(bad.iter().any(|b| b.contains(missing) && b.contains("missing")));
+        assert!(bad
+            .iter()
+            .any(|b| b.contains(spilling) && b.contains("8 bytes spill stores")));
+        assert!(bad
+            .iter()
+            .any(|b| b.contains(missing) && b.contains("missing")));
     }
 
     fn entry_ptx(name: &str) -> String {
@@ -181,7 +191,10 @@ mod tests {
         }
         let module = render(&plain).unwrap();
         assert!(!module.contains("fma_ilp1"), "{module}");
-        assert_eq!(module.matches(".maxntid 128, 1, 1").count(), WGMMA_BF16.len());
+        assert_eq!(
+            module.matches(".maxntid 128, 1, 1").count(),
+            WGMMA_BF16.len()
+        );
         for v in WGMMA_BF16 {
             assert!(module.contains(&format!(".entry {}(", v.entry)));
         }

@@ -21,7 +21,12 @@ pub use crate::wgmma_lines::wgmma_descriptor;
 #[inline(always)]
 pub unsafe fn wgmma_fence() {
     // SAFETY: the caller's contract; no operands.
-    unsafe { asm!("wgmma.fence.sync.aligned;", options(nostack, preserves_flags)) }
+    unsafe {
+        asm!(
+            "wgmma.fence.sync.aligned;",
+            options(nostack, preserves_flags)
+        )
+    }
 }
 
 /// Closes the wgmma issued since the last commit into one group (`wgmma.commit_group`).
@@ -31,7 +36,12 @@ pub unsafe fn wgmma_fence() {
 #[inline(always)]
 pub unsafe fn wgmma_commit_group() {
     // SAFETY: the caller's contract; no operands.
-    unsafe { asm!("wgmma.commit_group.sync.aligned;", options(nostack, preserves_flags)) }
+    unsafe {
+        asm!(
+            "wgmma.commit_group.sync.aligned;",
+            options(nostack, preserves_flags)
+        )
+    }
 }
 
 /// Waits until at most `PENDING` committed groups are in flight (`wgmma.wait_group`).
@@ -51,7 +61,12 @@ pub unsafe fn wgmma_wait_group<const PENDING: u32>() {
 #[inline(always)]
 pub fn fence_proxy_async_shared() {
     // SAFETY: a fence; no operands.
-    unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack, preserves_flags)) }
+    unsafe {
+        asm!(
+            "fence.proxy.async.shared::cta;",
+            options(nostack, preserves_flags)
+        )
+    }
 }
 
 /// Stores one 16-bit value at the 32-bit shared address `addr`.
