@@ -152,7 +152,15 @@ fn wgmma_throughput_against_warpgroups_per_sm_n_and_groups_in_flight() {
         let iters = MMAS_PER_WARPGROUP / v.groups;
         for per_sm in [1u32, 2, 3, 4, 8] {
             let dyn_smem = match hold_at_blocks(&kernel, WARPGROUP_THREADS, per_sm, gpu.limits()) {
-                Ok(bytes) => bytes.max(v.operand_bytes()),
+                Ok(bytes) => {
+                    // Raising it to the operands' size could change the residency just confirmed.
+                    assert!(
+                        bytes >= v.operand_bytes(),
+                        "{}: {per_sm}/SM leaves {bytes} B",
+                        v.entry
+                    );
+                    bytes
+                }
                 Err(e) => {
                     println!(
                         "| {} | {} | {} | {per_sm} | | {regs} | not held: {e} | | |",
