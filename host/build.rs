@@ -42,6 +42,14 @@ fn main() {
         Err(e) => panic!("writing the kernel modules failed: {e}"),
     };
 
+    let hopper = match PtxBuild::hopper(&workspace).compile() {
+        Ok(ptx) => ptx,
+        Err(e) => panic!("building the sm_90a kernels to PTX failed: {e}"),
+    };
+    if let Err(e) = xtask::hopper::write(&hopper, &out) {
+        panic!("writing the sm_90a module failed: {e}");
+    }
+
     let path_of = |file: &str| out.join(file).display().to_string();
     let mut code = String::new();
     writeln!(
@@ -104,6 +112,14 @@ fn main() {
         "/// The mma microbenchmark's entries of `TENSOR` alone.\n\
          pub const MMA_ILP: &str = include_str!({:?});",
         path_of("kernels_mma_ilp.ptx")
+    )
+    .unwrap();
+    writeln!(
+        code,
+        "/// The sm_90a module: the wgmma microbenchmark's entries, one warpgroup per block. Only a\n\
+         /// compute capability 9.0 device can load it (see `hopper_module`).\n\
+         pub const HOPPER: &str = include_str!({:?});",
+        path_of(xtask::hopper::HOPPER_FILE)
     )
     .unwrap();
     code.push_str(

@@ -1,6 +1,6 @@
 //! The Rust-built kernel modules, embedded at build time by `build.rs` (the same build as
 //! `cargo xtask build`): `MAIN`, `CAPPED`, `UNBOUNDED`, `CHECKS`, `TENSOR`, `MMA_ILP` (the
-//! mma microbenchmark's entries of `TENSOR` alone), `PTX_ARCH`, `RUSTC`.
+//! mma microbenchmark's entries of `TENSOR` alone), `HOPPER`, `PTX_ARCH`, `RUSTC`.
 
 include!(concat!(env!("OUT_DIR"), "/modules.rs"));
 

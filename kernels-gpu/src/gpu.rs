@@ -22,6 +22,10 @@ mod reduce;
 pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, shuffle_xor_u64};
 mod tensor;
 pub use tensor::*;
+#[cfg(lab_sm90a)]
+mod wgmma;
+#[cfg(lab_sm90a)]
+pub use wgmma::*;
 
 /// This thread's index in its block (x).
 #[inline(always)]

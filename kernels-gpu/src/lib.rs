@@ -20,6 +20,8 @@
 
 #[macro_use]
 mod table;
+#[macro_use]
+pub mod wgmma_lines;
 pub mod abi;
 pub mod check_kernels;
 mod copy_lines;
@@ -37,6 +39,8 @@ mod table_rules;
 mod tensor_variants;
 pub mod tuned_shape;
 pub mod variants;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod wgmma_reference;
 
 #[cfg(target_arch = "nvptx64")]
 mod chase;
@@ -60,6 +64,9 @@ mod gpu;
 mod memcpy;
 #[cfg(target_arch = "nvptx64")]
 mod mma_ilp;
+// Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
+#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
+mod wgmma;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

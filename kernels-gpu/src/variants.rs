@@ -125,6 +125,23 @@ variant_table! {
     mma_bf16_ilp: [1, 2, 4, 8],
 }
 
+// Hopper's warpgroup MMA (sm_90a only: these lines live in the sm_90a module, which the host
+// loads only on a compute capability 9.0 device). One warpgroup per block; each line is
+// (N of m64nNk16, commit groups in flight before `wait_group 0`). Entry: wgmma_bf16_n{N}_g{GROUPS}.
+wgmma_table! {
+    abi: (WgmmaParams, WgmmaArgs)(out: *mut f32, iters: i32),
+    wgmma_bf16: [
+        // N    groups
+        (64,    1), (64,  2), (64,  4), (64,  8),
+        (128,   1), (128, 2), (128, 4), (128, 8),
+        (256,   1), (256, 2), (256, 4), (256, 8),
+    ],
+}
+
+pub use crate::wgmma_lines::{
+    wgmma_lines_unique, wgmma_n_supported, WgmmaVariant, MAX_WGMMA_GROUPS, WARPGROUP_THREADS,
+};
+
 pub use crate::check_kernels::{GemmCheckKernel, GemmRefKernel};
 pub use crate::tensor_variants::{
     bf16_lines_unique, mma_shape_fits, Bf16GemmVariant, MmaIlpVariant, MmaMisfit,

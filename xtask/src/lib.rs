@@ -3,6 +3,7 @@
 //! - [`ptx`]: compile `kernels-gpu` to PTX with rustc's nvptx64 backend and add the directives
 //!   rustc cannot express (launch bounds, register caps);
 //! - [`ptxas`]: find ptxas, assemble a module, parse its resource report (also the driver JIT's);
+//! - [`hopper`]: the sm_90a module (the wgmma entries) and the bars its ptxas report must clear;
 //! - [`modules`]: the set of modules the lab uses, written to a folder with a manifest;
 //! - [`driver`]: whether the NVIDIA driver is installed;
 //! - [`arch`]: the `--arch` values that exist and that the ptxas at hand takes.
@@ -11,6 +12,7 @@
 
 pub mod arch;
 pub mod driver;
+pub mod hopper;
 pub mod modules;
 pub mod nvcc;
 pub mod ptx;

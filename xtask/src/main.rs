@@ -176,7 +176,36 @@ fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
             }
         }
     }
+    build_hopper(&ws, &ptxas_path, &out)?;
     Ok(out)
+}
+
+/// Builds the sm_90a module (the wgmma entries) into `out` and assembles it; a serialized wgmma
+/// or a spill on a wgmma entry fails the build. Skipped, with a note, where ptxas cannot
+/// target sm_90a.
+fn build_hopper(ws: &Path, ptxas_path: &Path, out: &Path) -> Result<()> {
+    let arch = xtask::ptx::HOPPER_ARCH;
+    let plain = PtxBuild::hopper(ws)
+        .compile()
+        .context("building the sm_90a kernels")?;
+    let path = xtask::hopper::write(&plain, out)?;
+    if xtask::arch::ptxas_targets(ptxas_path).is_some_and(|t| !t.iter().any(|a| a == arch)) {
+        eprintln!(
+            "note: {} written, not assembled: the ptxas found does not take {arch}",
+            path.display()
+        );
+        return Ok(());
+    }
+    let log = xtask::hopper::assemble(ptxas_path, out)?;
+    let bad = xtask::hopper::check_bars(&log);
+    if !bad.is_empty() {
+        bail!("{} fails its bars:\n{}", path.display(), bad.join("\n"));
+    }
+    eprintln!(
+        "kernels: {} assembled for {arch}: no serialized wgmma, no spills",
+        path.display()
+    );
+    Ok(())
 }
 
 /// Builds nvcc's twin into `out` and checks it against the table: a mismatch is an error, a

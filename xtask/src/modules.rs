@@ -6,6 +6,8 @@
 //! | `kernels_cap{N}.ptx`   | the regs experiment's GEMM entry, `.maxnreg N`, no `.maxntid` | experiment 3 (one a cap) |
 //! | `kernels_unbounded.ptx`| all, no directives                        | the occupancy calculator |
 //! | `kernels_check.ptx`    | the GEMM check's reference and comparison, `.maxntid` | every GEMM check, whatever module is timed |
+//!
+//! Beside them, from a second build for sm_90a: `kernels_sm90a.ptx`, the wgmma entries (see [`crate::hopper`]).
 
 use std::path::{Path, PathBuf};
 

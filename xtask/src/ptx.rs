@@ -74,7 +74,12 @@ pub struct PtxBuild {
     pub arch: String,
     /// Cargo target directory for the nvptx build (kept apart from the host's).
     pub target_dir: PathBuf,
+    /// More rustc flags for the kernels crate (the sm_90a build's features and cfg).
+    pub extra_rustc_args: Vec<String>,
 }
+
+/// `.target` of the Hopper module: wgmma needs the architecture-specific `sm_90a`.
+pub const HOPPER_ARCH: &str = "sm_90a";
 
 impl PtxBuild {
     pub fn new(workspace: &Path, arch: &str) -> Self {
@@ -84,7 +89,18 @@ impl PtxBuild {
             // One folder per arch: cargo keeps one `.s` per flag set and this build picks the
             // newest, so two archs sharing a folder could hand back the other's PTX.
             target_dir: workspace.join("target").join("ptx").join(arch),
+            extra_rustc_args: Vec::new(),
         }
+    }
+
+    /// The sm_90a build: PTX ISA 8.0 (wgmma's) and `--cfg lab_sm90a`, which compiles the
+    /// wgmma entries in (see kernels-gpu/src/lib.rs).
+    pub fn hopper(workspace: &Path) -> Self {
+        let mut build = Self::new(workspace, HOPPER_ARCH);
+        build.extra_rustc_args = ["-Ctarget-feature=+ptx80", "--cfg", "lab_sm90a"]
+            .map(String::from)
+            .to_vec();
+        build
     }
 
     /// Compiles kernels-gpu and returns the module's PTX text (entries carry no directives).
@@ -116,6 +132,7 @@ impl PtxBuild {
         for arg in LLVM_ARGS {
             cmd.arg(format!("-Cllvm-args={arg}"));
         }
+        cmd.args(&self.extra_rustc_args);
         // A build script's environment describes the host build; none of it applies here.
         for var in [
             "RUSTFLAGS",

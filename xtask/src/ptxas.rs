@@ -90,12 +90,23 @@ pub fn assemble(
     arch: &str,
     cubin: &Path,
 ) -> Result<Vec<EntryReport>, PtxasError> {
+    Ok(parse_report(&assemble_log(ptxas, input, arch, cubin)?)?)
+}
+
+/// [`assemble`], returning ptxas's whole log (the report and any warnings) instead of the parsed
+/// report.
+pub fn assemble_log(
+    ptxas: &Path,
+    input: &Path,
+    arch: &str,
+    cubin: &Path,
+) -> Result<String, PtxasError> {
     let key = cache_key(ptxas, input, arch);
     let kept = cubin.with_extension("ptxas.txt");
     if let (Some(key), Ok(text)) = (&key, std::fs::read_to_string(&kept)) {
         if let Some(report) = text.strip_prefix(key.as_str()) {
             if cubin.is_file() {
-                return Ok(parse_report(report)?);
+                return Ok(report.to_string());
             }
         }
     }
@@ -117,12 +128,11 @@ pub fn assemble(
             stderr,
         });
     }
-    let entries = parse_report(&stderr)?;
     if let Some(key) = key {
         // A cache that cannot be written only costs the next run its time.
         let _ = std::fs::write(&kept, format!("{key}{stderr}"));
     }
-    Ok(entries)
+    Ok(stderr)
 }
 
 /// The first line of a kept report: what must be equal for the report to be reused. None when the

@@ -11,6 +11,7 @@ pub mod cupti;
 pub mod cupti_record;
 mod device;
 mod dynamic_library;
+pub mod hopper;
 pub mod launch;
 pub mod library_kernel;
 mod module;

@@ -1,0 +1,208 @@
+//! The sm_90a module (`kernels_sm90a.ptx`): the wgmma entries of the variant table's
+//! `wgmma_bf16` section, built by [`PtxBuild::hopper`](crate::ptx::PtxBuild::hopper), each with
+//! `.maxntid 128` (one warpgroup per block), and the bars its ptxas report must clear: no
+//! serialized wgmma (ptxas warnings C7510-C7515), no spill and no stack frame on a wgmma entry.
+
+use std::path::{Path, PathBuf};
+
+use kernels_gpu::variants::{WARPGROUP_THREADS, WGMMA_BF16};
+
+use crate::modules::ModulesError;
+use crate::ptx::{self, PtxError, HOPPER_ARCH};
+use crate::ptxas::{self, EntryReport};
+use ptxas_report::ptx_entries::{keep_entries, patch_entries};
+
+/// The module's file name.
+pub const HOPPER_FILE: &str = "kernels_sm90a.ptx";
+
+/// Whether `entry` is one of the wgmma lines.
+pub fn is_wgmma_entry(entry: &str) -> bool {
+    WGMMA_BF16.iter().any(|v| v.entry == entry)
+}
+
+/// The module from the sm_90a build's plain PTX: every wgmma line's entry and nothing else,
+/// each bounded to one warpgroup.
+pub fn render(plain: &str) -> Result<String, PtxError> {
+    let found = ptx::entries(plain);
+    if let Some(missing) = WGMMA_BF16
+        .iter()
+        .find(|v| !found.iter().any(|e| e == v.entry))
+    {
+        return Err(PtxError::MissingEntry(missing.entry.to_string()));
+    }
+    let kept = keep_entries(plain, is_wgmma_entry)?;
+    patch_entries(&kept, |_| {
+        Ok(Some(format!(".maxntid {WARPGROUP_THREADS}, 1, 1")))
+    })
+}
+
+/// Writes the module into `dir` and returns its path.
+pub fn write(plain: &str, dir: &Path) -> Result<PathBuf, ModulesError> {
+    let path = dir.join(HOPPER_FILE);
+    let text = render(plain)?;
+    std::fs::write(&path, text).map_err(|source| ModulesError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(path)
+}
+
+/// ptxas's log lines that say it serialized a wgmma pipeline: the warnings C7510-C7515 (e.g.
+/// accumulators touched while an MMA is in flight, a call inside the pipeline), or any line
+/// naming wgmma as serialized, should a later ptxas number them otherwise.
+pub fn serialization_warnings(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|l| {
+            let coded = (7510..=7515).any(|c| l.contains(&format!("(C{c})")));
+            let worded = l.contains("wgmma") && l.contains("serializ");
+            coded || worded
+        })
+        .map(str::trim)
+        .collect()
+}
+
+/// The bars of the sm_90a module, one line per violation (empty when all hold): every wgmma
+/// line assembled, without stack frame or spills, and no serialization warning in the log.
+pub fn check_bars(log: &str) -> Vec<String> {
+    let mut bad: Vec<String> = serialization_warnings(log)
+        .into_iter()
+        .map(|w| format!("{HOPPER_ARCH}: ptxas serialized a wgmma: {w}"))
+        .collect();
+    let entries: Vec<EntryReport> = match ptxas::parse_report(log) {
+        Ok(e) => e,
+        Err(e) => {
+            bad.push(format!("{HOPPER_ARCH}: ptxas's report does not parse: {e}"));
+            return bad;
+        }
+    };
+    for v in WGMMA_BF16 {
+        match entries.iter().find(|e| e.name == v.entry) {
+            None => bad.push(format!(
+                "{HOPPER_ARCH}: {} missing from {HOPPER_FILE}'s report",
+                v.entry
+            )),
+            Some(e) if e.stack_frame != 0 || e.spill_stores != 0 || e.spill_loads != 0 => {
+                bad.push(format!(
+                    "{HOPPER_ARCH}: {} has a {} byte stack frame, {} bytes spill stores, {} bytes \
+                     spill loads (want 0)",
+                    v.entry, e.stack_frame, e.spill_stores, e.spill_loads
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    bad
+}
+
+/// Assembles the module in `dir` for sm_90a (the cubin and the kept log beside it) and returns
+/// ptxas's log.
+pub fn assemble(ptxas_path: &Path, dir: &Path) -> Result<String, ModulesError> {
+    let cubin = dir.join(HOPPER_FILE.replace(".ptx", &format!(".{HOPPER_ARCH}.cubin")));
+    Ok(ptxas::assemble_log(
+        ptxas_path,
+        &dir.join(HOPPER_FILE),
+        HOPPER_ARCH,
+        &cubin,
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ptxas -v's lines for one entry.
+    fn entry_report(name: &str, spill_bytes: u32) -> String {
+        format!(
+            "ptxas info    : Compiling entry function '{name}' for 'sm_90a'\n\
+             ptxas info    : Function properties for {name}\n\
+             \x20   0 bytes stack frame, {spill_bytes} bytes spill stores, {spill_bytes} bytes spill loads\n\
+             ptxas info    : Used 154 registers, used 1 barriers\n"
+        )
+    }
+
+    fn clean_log() -> String {
+        WGMMA_BF16
+            .iter()
+            .map(|v| entry_report(v.entry, 0))
+            .collect()
+    }
+
+    #[test]
+    fn a_clean_report_clears_the_bars() {
+        assert_eq!(check_bars(&clean_log()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_serialized_wgmma_fails_the_build() {
+        let entry = WGMMA_BF16[0].entry;
+        for warning in [
+            format!(
+                "ptxas warning : (C7515) Potential Performance Loss: wgmma.mma_async instructions \
+                 are serialized due to the presence of Extern calls in the function '{entry}'."
+            ),
+            format!(
+                "ptxas warning : (C7510) Potential Performance Loss: wgmma.mma_async instructions \
+                 are serialized due to a wgmma pipeline crossing function boundary at a function \
+                 call in the function '{entry}'."
+            ),
+            // Worded, whatever a later ptxas numbers it.
+            format!("ptxas warning : (C7599) wgmma pipeline serialized in '{entry}'"),
+        ] {
+            let log = format!("{}{warning}\n", clean_log());
+            let bad = check_bars(&log);
+            assert_eq!(bad.len(), 1, "{bad:?}");
+            assert!(
+                bad[0].contains("serialized a wgmma") && bad[0].contains(entry),
+                "{bad:?}"
+            );
+        }
+        // Other warnings pass.
+        let log = format!("{}ptxas warning : (C7500) something else\n", clean_log());
+        assert!(check_bars(&log).is_empty());
+    }
+
+    #[test]
+    fn a_spill_or_a_missing_wgmma_entry_fails_the_build() {
+        let (spilling, missing) = (WGMMA_BF16[1].entry, WGMMA_BF16[2].entry);
+        let log: String = WGMMA_BF16
+            .iter()
+            .filter(|v| v.entry != missing)
+            .map(|v| entry_report(v.entry, if v.entry == spilling { 8 } else { 0 }))
+            .collect();
+        let bad = check_bars(&log);
+        assert_eq!(bad.len(), 2, "{bad:?}");
+        assert!(bad
+            .iter()
+            .any(|b| b.contains(spilling) && b.contains("8 bytes spill stores")));
+        assert!(bad
+            .iter()
+            .any(|b| b.contains(missing) && b.contains("missing")));
+    }
+
+    fn entry_ptx(name: &str) -> String {
+        format!(".visible .entry {name}(\n\t.param .u32 {name}_param_0\n)\n{{\n\tret;\n}}\n")
+    }
+
+    #[test]
+    fn the_module_keeps_the_wgmma_entries_bounded_to_one_warpgroup() {
+        let header = ".version 8.0\n.target sm_90a\n.address_size 64\n\n";
+        let mut plain = format!("{header}{}", entry_ptx("fma_ilp1"));
+        for v in WGMMA_BF16 {
+            plain.push_str(&entry_ptx(v.entry));
+        }
+        let module = render(&plain).unwrap();
+        assert!(!module.contains("fma_ilp1"), "{module}");
+        assert_eq!(
+            module.matches(".maxntid 128, 1, 1").count(),
+            WGMMA_BF16.len()
+        );
+        for v in WGMMA_BF16 {
+            assert!(module.contains(&format!(".entry {}(", v.entry)));
+        }
+        let without_last = plain.replace(&entry_ptx(WGMMA_BF16[0].entry), "");
+        assert!(matches!(
+            render(&without_last),
+            Err(PtxError::MissingEntry(e)) if e == WGMMA_BF16[0].entry
+        ));
+    }
+}
