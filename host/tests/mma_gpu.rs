@@ -41,13 +41,14 @@ fn a_small_mma_sweep_runs_with_every_thread_verified() {
         seed: 11,
         progress: false,
     };
-    // 5 warps/SM: one block of 160 threads, not a power of two.
+    // 5 warps/SM: one block of 160 threads, not a power of two; 32 warps/SM: one block of 1024
+    // (ILP 8's registers allow no second block, so 48 and 64 would be skipped as not held).
     let args = MmaCmd::parse_from([
         "mma",
         "--ilp",
         "1,8",
         "--warps-per-sm",
-        "1,5,8,64",
+        "1,5,8,32",
         "--target-cycles",
         "200000",
     ])

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Call G on the H200 (2026-12-01): the merged lab end to end. nvcc's twin built from this tree's nvcc/, then
-# `host all` with the twin compared (every experiment, 1-7), timed. Carried: dist/pack.tar.xz (host and the
+# `host all` with the twin compared (every experiment, 1-8), timed, then the new GPU-only tests. Carried: dist/pack.tar.xz (host and the
 # GPU-only test binaries, built here by `cargo build --release -p host` and `cargo test --release -p host --no-run`).
 set -u
 W=/tmp/work; mkdir -p "$W"; D=$(pwd)/dist
@@ -12,4 +12,11 @@ echo "=== host all, nvcc's twin compared"
 echo "final sweep rc=$?" >> "$W/final_sweep.log"; tail -6 "$W/final_sweep.log"
 grep -E "FAIL|failed|error" "$W/final_sweep.log" | head -20
 tar czf "$OUT/call_g.tgz" -C "$W" final final_sweep.log twin_build.log
+# Then the GPU-only tests of what is new since call D, while the call's time lasts.
+for t in mma_gpu gemm_bf16_gpu held_gpu regs_variant_gpu wgmma_gpu; do
+  [ "$SECONDS" -gt 470 ] && { echo "## $t not run: the call's time is spent"; continue; }
+  echo "## $t"; timeout 100 "$D/tests/$t" --ignored --test-threads 1 --nocapture > "$W/test_$t.log" 2>&1
+  echo "## $t rc=$?" >> "$W/test_$t.log"; grep -E "^test |test result|panicked|rc=" "$W/test_$t.log" | tail -12
+  tar czf "$OUT/call_g_tests.tgz" -C "$W" $(cd "$W" && ls test_*.log)
+done
 date -u

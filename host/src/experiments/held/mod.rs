@@ -98,7 +98,20 @@ fn measure_binary(
     kernel: &Kernel<'_>,
 ) -> Result<Vec<HeldRow>, ExperimentError> {
     let own = launch_shape(binary.line, buffers.dims());
+    // The occupancy API counts no block at all for a launch asking more dynamic shared memory
+    // than the kernel's opt-in allows (R4's pipeline does), so the opt-in comes first.
+    let static_smem = kernel.static_smem_bytes()?;
+    kernel.set_max_dynamic_smem(gpu.limits().smem_per_block_optin.saturating_sub(static_smem))?;
     let most = kernel.max_active_blocks(own.threads, own.dyn_smem)?;
+    if most == 0 {
+        return Err(ExperimentError::NoResidency {
+            entry: binary.line.entry.to_owned(),
+            module: format!("binary {}", binary.label),
+            threads: own.threads,
+            regs: kernel.num_regs()?,
+            dyn_smem: own.dyn_smem,
+        });
+    }
     let mut rows = Vec::new();
     for blocks in 1..=most {
         let at = format!("{} at {blocks} blocks/SM", binary.label);
