@@ -130,17 +130,20 @@ pub trait Row: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
 ///
 /// ```ignore
 /// row!(RegsRow, GFLOPS, figures.gflops, |r| format!("cap {}", r.cap));
-/// row!(IlpRow, GFLOPS, gflops, |r| ..., merge_key: |r| ...);
+/// row!(IlpRow, GFLOPS, gflops, occupancy: point.occupancy, |r| ..., merge_key: |r| ...);
 /// ```
 macro_rules! row {
-    (@figures $s:ident, $throughput:ident) => {
-        ($s.$throughput, $s.occupancy)
+    (@occupancy $s:ident, [$($throughput:ident).+], [$($occupancy:ident).+]) => {
+        $s.$($occupancy).+
     };
-    (@figures $s:ident, $outer:ident . $throughput:ident) => {
-        ($s.$outer.$throughput, $s.$outer.occupancy)
+    (@occupancy $s:ident, [$throughput:ident]) => {
+        $s.occupancy
     };
-    ($row:ty, $rate:expr, $($throughput:ident).+, |$r:ident| $label:expr
-        $(, merge_key: |$k:ident| $key:expr)?) => {
+    (@occupancy $s:ident, [$outer:ident . $throughput:ident]) => {
+        $s.$outer.occupancy
+    };
+    ($row:ty, $rate:expr, $($throughput:ident).+ $(, occupancy: $($occupancy:ident).+)?,
+        |$r:ident| $label:expr $(, merge_key: |$k:ident| $key:expr)?) => {
         impl $crate::experiments::contract::Row for $row {
             const RATE: $crate::experiments::contract::Rate = $rate;
             fn label(&self) -> String {
@@ -151,7 +154,12 @@ macro_rules! row {
                 &self.measured
             }
             fn figures(&self) -> (f64, f64) {
-                $crate::experiments::contract::row!(@figures self, $($throughput).+)
+                (
+                    self.$($throughput).+,
+                    $crate::experiments::contract::row!(
+                        @occupancy self, [$($throughput).+] $(, [$($occupancy).+])?
+                    ),
+                )
             }
             $(fn merge_key(&self) -> String {
                 let $k = self;
