@@ -170,6 +170,29 @@ macro_rules! row {
 }
 pub(crate) use row;
 
+/// The [`Experiment`] methods of an experiment whose folder is laid out as the sweeps' are:
+/// `run::run` runs it, `table::notes` writes the notes under its table and `claims::verdicts`
+/// judges its claims (the paths resolve in the module that invokes it, inside its
+/// `impl Experiment`).
+macro_rules! forward_to_modules {
+    ($output:ty) => {
+        fn run(
+            gpu: &$crate::cuda::Gpu,
+            ctx: &$crate::experiments::contract::RunContext,
+            p: &Self::Plan,
+        ) -> Result<$output, $crate::experiments::error::ExperimentError> {
+            run::run(gpu, ctx, p)
+        }
+        fn notes(output: &$output) -> Vec<String> {
+            table::notes(output)
+        }
+        fn claims(output: Option<&$output>) -> Vec<$crate::claim::Verdict> {
+            claims::verdicts(output)
+        }
+    };
+}
+pub(crate) use forward_to_modules;
+
 /// What an experiment stores in `results.json`: its rows, and what it measured besides them.
 pub trait Output: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
     type Row: Row;

@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::cells;
-use crate::experiments::contract::Row;
+use crate::experiments::contract::{Output, Row};
 use crate::experiments::ilp::plan::Layout;
 use crate::experiments::measurement::Measurement;
-use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::figure::{Figure, LabelledPoint, PlotRun, ReferenceLine, ScatterPlot, Series, XScale};
 use crate::results::Timing;
 use crate::table::{Column, Kind, Value};
 
@@ -111,6 +111,20 @@ pub fn sweep_columns<R: SweepRow>(lead: Vec<Column<R>>, figures: Vec<Column<R>>)
         .chain(figures)
         .chain(checks)
         .collect()
+}
+
+/// A sweep's one plot: `plot` of the first run's rows, named `name`; none when that run has no
+/// rows.
+pub fn first_run_plot<O: Output>(
+    runs: &[PlotRun<'_, O>],
+    name: &str,
+    plot: fn(&[O::Row]) -> ScatterPlot,
+) -> Vec<(String, Figure)> {
+    runs.first()
+        .map(|r| r.output.rows())
+        .filter(|rows| !rows.is_empty())
+        .map(|rows| vec![(name.to_owned(), Figure::Scatter(plot(rows)))])
+        .unwrap_or_default()
 }
 
 /// The flag a point carries when the driver placed another number of blocks per SM than its
