@@ -11,7 +11,6 @@
 //! decides anything here (the figures are printed).
 
 // Only the device check is used here: the experiments load their own modules.
-#[allow(dead_code)]
 mod tensor_support;
 
 use std::sync::Mutex;

@@ -64,6 +64,24 @@ pub trait SweepRow: Row {
     fn timing(&self) -> &Timing;
 }
 
+/// [`SweepRow`] for a row type whose `point`, `sm_clock_mhz` and `timing` fields are those.
+macro_rules! sweep_row {
+    ($row:ty) => {
+        impl $crate::experiments::ilp_sweep::SweepRow for $row {
+            fn point(&self) -> &$crate::experiments::ilp_sweep::SweepPoint {
+                &self.point
+            }
+            fn sm_clock_mhz(&self) -> Option<f64> {
+                self.sm_clock_mhz
+            }
+            fn timing(&self) -> &$crate::results::Timing {
+                &self.timing
+            }
+        }
+    };
+}
+pub(crate) use sweep_row;
+
 /// A sweep's table columns: `lead` (e.g. the op, where a sweep times several), the point's,
 /// from ILP to the rounds, the rate and the SM clock it ran at, the sweep's own `figures`, then
 /// the noise and the check.

@@ -4,7 +4,7 @@ use kernels_gpu::variants::FmaOp;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, GFLOPS};
-use crate::experiments::ilp_sweep::{SweepPoint, SweepRow};
+use crate::experiments::ilp_sweep::{sweep_row, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
@@ -68,6 +68,7 @@ row!(IlpRow, GFLOPS, gflops, occupancy: point.occupancy, |r| if r.is_ffma() {
     } else {
         format!("{} x{} warps", r.point.entry, r.point.warps_per_sm)
     });
+sweep_row!(IlpRow);
 
 /// One line of Volkov's table: the fewest warps per SM at which `ilp` reaches the fraction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -142,18 +143,6 @@ impl From<StoredIlp> for Ilp {
             volkov: s.volkov,
             skipped: s.skipped,
         }
-    }
-}
-
-impl SweepRow for IlpRow {
-    fn point(&self) -> &SweepPoint {
-        &self.point
-    }
-    fn sm_clock_mhz(&self) -> Option<f64> {
-        self.sm_clock_mhz
-    }
-    fn timing(&self) -> &Timing {
-        &self.timing
     }
 }
 

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, Rate};
-use crate::experiments::ilp_sweep::{SweepPoint, SweepRow};
+use crate::experiments::ilp_sweep::{sweep_row, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
@@ -42,6 +42,7 @@ pub struct MmaRow {
 
 row!(MmaRow, TFLOPS, tflops, occupancy: point.occupancy, |r| format!("ILP {} at {} warps/SM", r.point.ilp, r.point.warps_per_sm),
     merge_key: |r| format!("ILP {} x{} warps", r.point.ilp, r.point.warps_per_sm));
+sweep_row!(MmaRow);
 
 /// The run's best verified point: what `mma.sync` reaches on this GPU.
 pub fn ceiling(rows: &[MmaRow]) -> Option<&MmaRow> {
@@ -109,6 +110,13 @@ pub struct Mma {
     pub not_run: Option<String>,
 }
 
+impl Output for Mma {
+    type Row = MmaRow;
+    fn rows(&self) -> &[MmaRow] {
+        &self.rows
+    }
+}
+
 impl Mma {
     /// The `mma.sync` ceiling of the run, TFLOP/s: its best verified point (None without one).
     pub fn ceiling_tflops(&self) -> Option<f64> {
@@ -119,25 +127,6 @@ impl Mma {
     /// (a picture in % of the spec peak draws the ceiling at `fraction_of_spec`).
     pub fn ceiling_row(&self) -> Option<&MmaRow> {
         ceiling(&self.rows)
-    }
-}
-
-impl SweepRow for MmaRow {
-    fn point(&self) -> &SweepPoint {
-        &self.point
-    }
-    fn sm_clock_mhz(&self) -> Option<f64> {
-        self.sm_clock_mhz
-    }
-    fn timing(&self) -> &Timing {
-        &self.timing
-    }
-}
-
-impl Output for Mma {
-    type Row = MmaRow;
-    fn rows(&self) -> &[MmaRow] {
-        &self.rows
     }
 }
 
