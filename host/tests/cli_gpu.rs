@@ -204,7 +204,7 @@ fn sweeps_compare_every_point_they_run() {
         .expect("ilp ran")
         .rows
         .into_iter()
-        .map(|x| (x.entry, x.regs, x.measured))
+        .map(|x| (x.point.entry, x.point.regs, x.measured))
         .collect();
     let copy = [
         "--threads",

@@ -11,7 +11,6 @@
 //! decides anything here (the figures are printed).
 
 // Only the device check is used here: the experiments load their own modules.
-#[allow(dead_code)]
 mod tensor_support;
 
 use std::sync::Mutex;
@@ -80,7 +79,10 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
         assert!(failed.is_empty(), "{size}: {failed:?}");
         assert_eq!(r.rows.len(), kernels_gpu::variants::BF16_GEMM.len());
         for row in &r.rows {
-            assert!(row.blocks_per_sm > 0 && row.occupancy > 0.0, "{row:?}");
+            assert!(
+                row.figures.blocks_per_sm > 0 && row.figures.occupancy > 0.0,
+                "{row:?}"
+            );
             assert!(row.vs_cublas.is_some(), "{}", row.variant);
             assert!(
                 !row.measured
@@ -94,8 +96,8 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
             eprintln!(
                 "{size}: {} {:.1} TFLOP/s at {:.1}% occupancy, {:.2} x cuBLAS",
                 row.variant,
-                row.gflops / 1e3,
-                row.occupancy * 100.0,
+                row.figures.gflops / 1e3,
+                row.figures.occupancy * 100.0,
                 row.vs_cublas.unwrap()
             );
         }

@@ -63,18 +63,18 @@ fn a_small_mma_sweep_runs_with_every_thread_verified() {
     let info = gpu.info();
     let inputs = Fragments::draw(ctx.seed);
     for row in &r.rows {
-        let want = layout(row.warps_per_sm, 32, 1024, info.max_blocks_per_sm).unwrap();
-        assert_eq!(row.layout, want, "{}", row.entry);
+        let want = layout(row.point.warps_per_sm, 32, 1024, info.max_blocks_per_sm).unwrap();
+        assert_eq!(row.point.layout, want, "{}", row.point.entry);
         assert!(row.measured.check.passed, "{}", row.measured.check.what);
         assert!(
             row.measured.check.what.contains(&format!(
                 "every one of {} threads",
-                info.sm_count * row.warps_per_sm * 32
+                info.sm_count * row.point.warps_per_sm * 32
             )),
             "{}",
             row.measured.check.what
         );
-        assert!(row.iters >= 1 && row.iters <= inputs.most_exact_iters(row.ilp));
+        assert!(row.point.iters >= 1 && row.point.iters <= inputs.most_exact_iters(row.point.ilp));
         assert!(
             !row.measured
                 .flags
@@ -89,12 +89,12 @@ fn a_small_mma_sweep_runs_with_every_thread_verified() {
         }
         eprintln!(
             "{} at {} warps/SM: {:.1} TFLOP/s, {:.1}% of the ceiling, {} regs, {} rounds",
-            row.entry,
-            row.warps_per_sm,
+            row.point.entry,
+            row.point.warps_per_sm,
             row.tflops,
             row.fraction_of_ceiling * 100.0,
-            row.regs,
-            row.iters
+            row.point.regs,
+            row.point.iters
         );
     }
     let ceiling = r.ceiling_tflops().expect("a ceiling");
@@ -148,7 +148,7 @@ fn host_mma_writes_its_results_folder_with_a_compared_module() {
     for row in &m.rows {
         let c = row.measured.compare.as_ref().expect("the compared side");
         assert!(c.check.passed, "{}", c.check.what);
-        assert_eq!(c.regs, row.regs, "the same PTX");
+        assert_eq!(c.regs, row.point.regs, "the same PTX");
     }
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("Experiment 6"), "{report}");

@@ -170,7 +170,7 @@ fn a_small_ilp_sweep_runs_verified() {
     assert!(failed.is_empty(), "{failed:?}");
     assert_eq!(r.rows.len(), 6, "skipped: {:?}", r.skipped);
     for row in &r.rows {
-        assert_eq!(row.layout.warps_per_sm, row.warps_per_sm);
+        assert_eq!(row.point.layout.warps_per_sm, row.point.warps_per_sm);
         assert!(
             !row.measured
                 .flags
@@ -182,8 +182,8 @@ fn a_small_ilp_sweep_runs_verified() {
         assert!(
             row.fraction_of_peak > 0.0 && row.fraction_of_peak < 1.1,
             "ILP {} at {} warps: {}",
-            row.ilp,
-            row.warps_per_sm,
+            row.point.ilp,
+            row.point.warps_per_sm,
             row.fraction_of_peak
         );
     }
@@ -228,7 +228,7 @@ fn the_fma_controls_run_verified_beside_the_ffma() {
         r.skipped
     );
     for v in controls {
-        let rows: Vec<_> = r.rows.iter().filter(|x| x.entry == v.entry).collect();
+        let rows: Vec<_> = r.rows.iter().filter(|x| x.point.entry == v.entry).collect();
         assert_eq!(rows.len(), 3, "{}", v.entry);
         for row in rows {
             assert_eq!(row.op, v.op.name());
@@ -239,7 +239,7 @@ fn the_fma_controls_run_verified_beside_the_ffma() {
                 row.measured.check.what
             );
             assert!(row.fraction_of_peak > 0.0 && row.fraction_of_peak < 1.1);
-            assert_eq!(row.scheduler_model.is_some(), row.warps_per_sm == 5);
+            assert_eq!(row.scheduler_model.is_some(), row.point.warps_per_sm == 5);
         }
     }
     // The ILP-1 plateau of every kernel, and the notes that set them beside the model.

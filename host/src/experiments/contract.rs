@@ -130,17 +130,20 @@ pub trait Row: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
 ///
 /// ```ignore
 /// row!(RegsRow, GFLOPS, figures.gflops, |r| format!("cap {}", r.cap));
-/// row!(IlpRow, GFLOPS, gflops, |r| ..., merge_key: |r| ...);
+/// row!(IlpRow, GFLOPS, gflops, occupancy: point.occupancy, |r| ..., merge_key: |r| ...);
 /// ```
 macro_rules! row {
-    (@figures $s:ident, $throughput:ident) => {
-        ($s.$throughput, $s.occupancy)
+    (@occupancy $s:ident, [$($throughput:ident).+], [$($occupancy:ident).+]) => {
+        $s.$($occupancy).+
     };
-    (@figures $s:ident, $outer:ident . $throughput:ident) => {
-        ($s.$outer.$throughput, $s.$outer.occupancy)
+    (@occupancy $s:ident, [$throughput:ident]) => {
+        $s.occupancy
     };
-    ($row:ty, $rate:expr, $($throughput:ident).+, |$r:ident| $label:expr
-        $(, merge_key: |$k:ident| $key:expr)?) => {
+    (@occupancy $s:ident, [$outer:ident . $throughput:ident]) => {
+        $s.$outer.occupancy
+    };
+    ($row:ty, $rate:expr, $($throughput:ident).+ $(, occupancy: $($occupancy:ident).+)?,
+        |$r:ident| $label:expr $(, merge_key: |$k:ident| $key:expr)?) => {
         impl $crate::experiments::contract::Row for $row {
             const RATE: $crate::experiments::contract::Rate = $rate;
             fn label(&self) -> String {
@@ -151,7 +154,12 @@ macro_rules! row {
                 &self.measured
             }
             fn figures(&self) -> (f64, f64) {
-                $crate::experiments::contract::row!(@figures self, $($throughput).+)
+                (
+                    self.$($throughput).+,
+                    $crate::experiments::contract::row!(
+                        @occupancy self, [$($throughput).+] $(, [$($occupancy).+])?
+                    ),
+                )
             }
             $(fn merge_key(&self) -> String {
                 let $k = self;
@@ -161,6 +169,29 @@ macro_rules! row {
     };
 }
 pub(crate) use row;
+
+/// The [`Experiment`] methods of an experiment whose folder is laid out as the sweeps' are:
+/// `run::run` runs it, `table::notes` writes the notes under its table and `claims::verdicts`
+/// judges its claims (the paths resolve in the module that invokes it, inside its
+/// `impl Experiment`).
+macro_rules! forward_to_modules {
+    ($output:ty) => {
+        fn run(
+            gpu: &$crate::cuda::Gpu,
+            ctx: &$crate::experiments::contract::RunContext,
+            p: &Self::Plan,
+        ) -> Result<$output, $crate::experiments::error::ExperimentError> {
+            run::run(gpu, ctx, p)
+        }
+        fn notes(output: &$output) -> Vec<String> {
+            table::notes(output)
+        }
+        fn claims(output: Option<&$output>) -> Vec<$crate::claim::Verdict> {
+            claims::verdicts(output)
+        }
+    };
+}
+pub(crate) use forward_to_modules;
 
 /// What an experiment stores in `results.json`: its rows, and what it measured besides them.
 pub trait Output: Serialize + DeserializeOwned + Clone + Debug + PartialEq {

@@ -60,6 +60,10 @@ pub trait GemmLines: Debug + Clone + PartialEq + 'static {
         size: GemmDims,
         files: &ModuleFiles,
     ) -> Result<Sources<Kernels>, CliError>;
+    /// Every line's label, in table order.
+    fn labels() -> Vec<&'static str> {
+        Self::TABLE.iter().map(Self::LABEL).collect()
+    }
 }
 
 impl<V: GemmLines> GemmPlan<V> {
@@ -89,7 +93,7 @@ impl<V: GemmLines> contract::Plan for GemmPlan<V> {
     }
     /// The lines of the shared `--variants` that are this experiment's (all when none is).
     fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
-        let labels: Vec<&str> = V::TABLE.iter().map(V::LABEL).collect();
+        let labels = V::labels();
         let own = own_labels(&s.variants, &labels);
         Self::of(&own, s.gemm.size, &s.module_files(), !s.no_cublas)
     }

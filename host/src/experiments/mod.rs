@@ -19,6 +19,7 @@ pub mod gemm_cublas;
 pub mod gemm_figures;
 pub mod gemm_plan;
 pub mod gemm_sides;
+pub mod ilp_sweep;
 pub mod inputs;
 pub mod measured;
 pub mod measurement;

@@ -84,7 +84,7 @@ impl Experiment for Spec {
     type Plan = Plan;
 
     fn variant_labels() -> Vec<&'static str> {
-        BF16_GEMM.iter().map(|v| v.label).collect()
+        Bf16GemmVariant::labels()
     }
 
     /// The variant labels and the check.

@@ -5,10 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, GFLOPS};
 use crate::experiments::gemm_cublas::failed_check;
+use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
 use crate::experiments::occupancy::{CublasOutcome, CublasRow};
-use crate::results::Timing;
 
 /// One BF16 line of the variant table at the run's size.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -23,14 +23,10 @@ pub struct Bf16Row {
     pub stages: u32,
     /// Dynamic shared memory per block, bytes.
     pub dyn_smem: u32,
-    pub regs: u32,
-    pub blocks_per_sm: u32,
-    /// Theoretical occupancy, 0..=1.
-    pub occupancy: f64,
-    /// What limits the resident blocks, by the occupancy calculator.
-    pub limiter: String,
-    pub timing: Timing,
-    pub gflops: f64,
+    /// Registers, residency, timing and GFLOP/s, as experiments 1 and 3 record them (flattened:
+    /// `results.json` keeps these fields where they always were).
+    #[serde(flatten)]
+    pub figures: GemmFigures,
     #[serde(flatten)]
     pub measured: Measured,
     /// This line's GFLOP/s over cuBLAS's, from the samples interleaved with it; absent when
@@ -55,19 +51,14 @@ impl Bf16Row {
             warp: (s.wm, s.wn),
             stages: s.stages,
             dyn_smem: v.dynamic_shared_bytes(),
-            regs: ours.regs,
-            blocks_per_sm: ours.blocks_per_sm,
-            occupancy: ours.occupancy,
-            limiter: ours.limiter.clone(),
-            timing: ours.timing.clone(),
-            gflops: ours.throughput,
+            figures: GemmFigures::of(ours),
             measured: Measured::of(ours, theirs.map(|t| (t, None))),
             vs_cublas,
         }
     }
 }
 
-row!(Bf16Row, GFLOPS, gflops, |r| r.variant.clone());
+row!(Bf16Row, GFLOPS, figures.gflops, |r| r.variant.clone());
 
 /// What the `gemm_bf16` experiment stores: a row per line, and cuBLAS's BF16 GEMM (absent when
 /// skipped).
@@ -124,12 +115,14 @@ pub(crate) mod tests {
             warp: (64, 64),
             stages: 4,
             dyn_smem: 4 * (128 * 32 + 32 * 128) * 2,
-            regs: 232,
-            blocks_per_sm: 2,
-            occupancy,
-            limiter: "registers".into(),
-            timing: summarize(samples, None, None),
-            gflops,
+            figures: GemmFigures {
+                regs: 232,
+                blocks_per_sm: 2,
+                occupancy,
+                limiter: "registers".into(),
+                timing: summarize(samples, None, None),
+                gflops,
+            },
             measured: Measured {
                 check: check(true),
                 flags: vec![],

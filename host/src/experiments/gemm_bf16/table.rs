@@ -41,16 +41,16 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
         }),
         Column::new("Stages", Kind::Count, |r| Value::Int(r.stages.into())),
         Column::new("Smem/block", Kind::Bytes, |r| Value::Int(r.dyn_smem.into())),
-        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
-        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.figures.regs.into())),
+        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
         Column::new(RATE, GFLOPS.kind(), |r| {
-            cells::rate(r.gflops, &r.measured.flags)
+            cells::rate(r.figures.gflops, &r.measured.flags)
         }),
         Column::new("Blocks/SM", Kind::Count, |r| {
-            Value::Int(r.blocks_per_sm.into())
+            Value::Int(r.figures.blocks_per_sm.into())
         }),
-        Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
-        Column::new(MS_PER_CALL, Kind::Duration, |r| cells::timing(&r.timing)),
+        Column::new("Limiter", Kind::Text, |r| Value::Text(r.figures.limiter.clone())),
+        Column::new(MS_PER_CALL, Kind::Duration, |r| cells::timing(&r.figures.timing)),
         Column::new(VERIFIED, Kind::Check, |r| cells::check(&r.measured.check)),
         Column::new(VS_CUBLAS, Kind::Ratio, |r| {
             r.vs_cublas.map_or(Value::NotAvailable, Value::Float)

@@ -31,12 +31,12 @@ pub(crate) fn describe(r: &IlpRow) -> String {
     format!(
         "{} at {} warps/SM ({} occupancy): {:.0} GFLOP/s, {} of peak",
         if r.is_ffma() {
-            format!("ILP {}", r.ilp)
+            format!("ILP {}", r.point.ilp)
         } else {
-            r.entry.clone()
+            r.point.entry.clone()
         },
-        r.warps_per_sm,
-        percent_with(r.occupancy, 2),
+        r.point.warps_per_sm,
+        percent_with(r.point.occupancy, 2),
         r.gflops,
         match fraction(r) {
             Ok(iv) => iv.show(percent),
@@ -82,8 +82,8 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
         .filter(|r| {
             r.is_ffma()
                 && r.measured.checked()
-                && r.ilp >= MIN_ILP
-                && r.occupancy <= LOW_OCCUPANCY + EPS
+                && r.point.ilp >= MIN_ILP
+                && r.point.occupancy <= LOW_OCCUPANCY + EPS
         })
         .collect();
     let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
@@ -140,7 +140,7 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
 pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
     let full: Vec<&IlpRow> = rows
         .iter()
-        .filter(|r| r.measured.checked() && r.ilp == 1 && r.occupancy >= 1.0 - EPS)
+        .filter(|r| r.measured.checked() && r.point.ilp == 1 && r.point.occupancy >= 1.0 - EPS)
         .collect();
     let (ffma, controls): (Vec<&IlpRow>, Vec<&IlpRow>) = full.iter().partition(|r| r.is_ffma());
     let holds = if ffma.is_empty() || controls.is_empty() {
@@ -263,8 +263,8 @@ mod tests {
         assert_eq!(v.holds, None, "{}", v.evidence);
         assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
         let mut full = r.clone();
-        full.ilp = 1;
-        full.occupancy = 1.0;
+        full.point.ilp = 1;
+        full.point.occupancy = 1.0;
         let control = crate::experiments::ilp::row::tests::control(
             kernels_gpu::variants::FmaOp::Fadd,
             1,

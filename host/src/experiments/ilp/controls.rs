@@ -39,8 +39,8 @@ pub struct Plateau {
 pub fn plateaus(rows: &[IlpRow]) -> Vec<Plateau> {
     let mut keys: Vec<(FmaOp, u32, String)> = rows
         .iter()
-        .filter(|r| r.ilp <= 2)
-        .filter_map(|r| r.fma_op().map(|op| (op, r.ilp, r.entry.clone())))
+        .filter(|r| r.point.ilp <= 2)
+        .filter_map(|r| r.fma_op().map(|op| (op, r.point.ilp, r.point.entry.clone())))
         .collect();
     keys.sort();
     keys.dedup();
@@ -48,8 +48,8 @@ pub fn plateaus(rows: &[IlpRow]) -> Vec<Plateau> {
         .filter_map(|(op, ilp, entry)| {
             let mut f: Vec<f64> = rows
                 .iter()
-                .filter(|r| r.entry == entry && r.measured.checked())
-                .filter(|r| r.warps_per_sm >= PLATEAU_FROM_WARPS)
+                .filter(|r| r.point.entry == entry && r.measured.checked())
+                .filter(|r| r.point.warps_per_sm >= PLATEAU_FROM_WARPS)
                 .map(|r| r.fraction_of_peak)
                 .collect();
             f.sort_by(f64::total_cmp);

@@ -32,13 +32,13 @@ pub fn fraction_of_balanced(warps: u32) -> f64 {
 pub fn predicted(rows: &[IlpRow]) -> Vec<Option<f64>> {
     rows.iter()
         .map(|r| {
-            let full = balanced(r.warps_per_sm);
-            if full == r.warps_per_sm {
+            let full = balanced(r.point.warps_per_sm);
+            if full == r.point.warps_per_sm {
                 return None;
             }
             rows.iter()
-                .find(|o| o.entry == r.entry && o.warps_per_sm == full && o.measured.checked())
-                .map(|o| o.fraction_of_peak * fraction_of_balanced(r.warps_per_sm))
+                .find(|o| o.point.entry == r.point.entry && o.point.warps_per_sm == full && o.measured.checked())
+                .map(|o| o.fraction_of_peak * fraction_of_balanced(r.point.warps_per_sm))
         })
         .collect()
 }

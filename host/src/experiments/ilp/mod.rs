@@ -37,11 +37,9 @@ use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
 pub use row::{Ilp, IlpRow};
 
-use super::contract::{Experiment, Registered, RunContext, GFLOPS};
-use super::error::ExperimentError;
+use super::contract::{Experiment, Registered, GFLOPS, forward_to_modules};
+use super::ilp_sweep::first_run_plot;
 use super::sweep::{self, SweepFlags};
-use crate::claim::Verdict;
-use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::CliError;
 use crate::results::RunMeta;
@@ -238,9 +236,7 @@ impl Experiment for Spec {
         )
     }
 
-    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {
-        run::run(gpu, ctx, p)
-    }
+    forward_to_modules!(Ilp);
 
     fn columns() -> Vec<Column<IlpRow>> {
         let mut c = table::columns();
@@ -255,24 +251,8 @@ impl Experiment for Spec {
         )
     }
 
-    fn notes(output: &Ilp) -> Vec<String> {
-        table::notes(output)
-    }
-
-    fn claims(output: Option<&Ilp>) -> Vec<Verdict> {
-        claims::verdicts(output)
-    }
-
     fn figures(runs: &[PlotRun<'_, Ilp>]) -> Vec<(String, Figure)> {
-        runs.first()
-            .filter(|r| !r.output.rows.is_empty())
-            .map(|r| {
-                vec![(
-                    Self::NAME.to_owned(),
-                    Figure::Scatter(plots::percent_of_peak(&r.output.rows)),
-                )]
-            })
-            .unwrap_or_default()
+        first_run_plot(runs, Self::NAME, plots::percent_of_peak)
     }
 }
 

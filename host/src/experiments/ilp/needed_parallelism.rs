@@ -21,7 +21,7 @@ use crate::table::{percent, percent_with};
 pub fn latency_cycles(rows: &[IlpRow]) -> Option<(f64, Option<(f64, f64)>)> {
     let r = rows
         .iter()
-        .find(|r| r.is_ffma() && r.ilp == 1 && r.warps_per_sm == 1 && r.measured.checked())?;
+        .find(|r| r.is_ffma() && r.point.ilp == 1 && r.point.warps_per_sm == 1 && r.measured.checked())?;
     let cycles = |fraction: f64| 1.0 / (f64::from(SCHEDULERS_PER_SM) * fraction);
     let iv = confidence::value(Timed::new(r.fraction_of_peak, &r.timing))
         .ok()
@@ -54,7 +54,7 @@ pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
         ),
         Some((l, iv)) => {
             let need = needed(l, REACHED);
-            let in_flight = |r: &IlpRow| f64::from(r.warps_per_sm * r.ilp);
+            let in_flight = |r: &IlpRow| f64::from(r.point.warps_per_sm * r.point.ilp);
             let reached: Vec<&&IlpRow> = rows.iter().filter(|r| reaches(r) == Some(true)).collect();
             let too_few: Vec<&&&IlpRow> = reached.iter().filter(|r| in_flight(r) < need).collect();
             let holds = if !too_few.is_empty() {
@@ -70,9 +70,9 @@ pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
                 .map_or("no row reaches it".to_owned(), |r| {
                     format!(
                         "fewest in flight reaching it: ILP {} x {} warps/SM = {}",
-                        r.ilp,
-                        r.warps_per_sm,
-                        r.ilp * r.warps_per_sm
+                        r.point.ilp,
+                        r.point.warps_per_sm,
+                        r.point.ilp * r.point.warps_per_sm
                     )
                 });
             (
@@ -96,8 +96,8 @@ pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
                             .map(|r| {
                                 format!(
                                     "ILP {} x {} warps/SM at {}",
-                                    r.ilp,
-                                    r.warps_per_sm,
+                                    r.point.ilp,
+                                    r.point.warps_per_sm,
                                     percent(r.fraction_of_peak)
                                 )
                             })
@@ -167,7 +167,7 @@ mod tests {
         // ILP 4 at 2 warps (8 in flight) at 95%: faster than the law allows.
         let mut rows = sweep(4.0);
         rows.iter_mut()
-            .find(|r| r.ilp == 4 && r.warps_per_sm == 2)
+            .find(|r| r.point.ilp == 4 && r.point.warps_per_sm == 2)
             .unwrap()
             .fraction_of_peak = 0.95;
         let v = latency_times_throughput(&rows);

@@ -1,55 +1,41 @@
 //! The `ilp` experiment's plot: % of the FP32 peak over resident warps per SM, one series per ILP,
 //! with the 90% line of Volkov's table. Drawn by the report's one drawer from this data.
 
+use std::collections::BTreeMap;
+
 use super::row::{IlpRow, VOLKOV_FRACTION};
 use super::Spec;
 use crate::experiments::contract::Registered;
-use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::experiments::ilp_sweep::{at_warps, over_warps, series_by_ilp};
+use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot};
 use crate::table::percent_with;
 
 /// % of peak over warps/SM (log x: the warps double along the sweep), one series per ILP in
-/// ascending order, points in ascending warps.
+/// ascending order, points in ascending warps; an ILP whose rows all failed keeps its (empty)
+/// series.
 pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
-    let mut ilps: Vec<u32> = rows.iter().filter(|r| r.is_ffma()).map(|r| r.ilp).collect();
-    ilps.sort_unstable();
-    ilps.dedup();
-    let series = ilps
-        .iter()
-        .map(|&ilp| {
-            let mut points: Vec<LabelledPoint> = rows
-                .iter()
-                .filter(|r| r.is_ffma() && r.ilp == ilp && r.measured.checked())
-                .map(|r| LabelledPoint {
-                    x: f64::from(r.warps_per_sm),
-                    y: r.fraction_of_peak * 100.0,
-                    label: None,
-                })
-                .collect();
-            points.sort_by(|a, b| a.x.total_cmp(&b.x));
-            Series {
-                name: format!("ILP {ilp}"),
-                points,
-                line: true,
-                markers: true,
-            }
-        })
-        .collect();
-    ScatterPlot {
-        title: format!(
+    let ffma = || rows.iter().filter(|r| r.is_ffma());
+    let mut by_ilp: BTreeMap<u32, Vec<LabelledPoint>> =
+        ffma().map(|r| (r.point.ilp, Vec::new())).collect();
+    for r in ffma().filter(|r| r.measured.checked()) {
+        by_ilp
+            .entry(r.point.ilp)
+            .or_default()
+            .push(at_warps(r.point.warps_per_sm, r.fraction_of_peak * 100.0));
+    }
+    over_warps(
+        format!(
             "Experiment {}: FP32 throughput vs warps per SM and ILP",
             Spec::NUMBER
         ),
-        x_label: "resident warps per SM".into(),
-        y_label: "% of FP32 peak at the measured clock".into(),
-        x_scale: XScale::Log,
-        x_unit_suffix: String::new(),
-        series,
-        references: vec![ReferenceLine {
+        "% of FP32 peak at the measured clock",
+        series_by_ilp(by_ilp),
+        vec![ReferenceLine {
             label: percent_with(VOLKOV_FRACTION, 0),
             y: VOLKOV_FRACTION * 100.0,
             series: None,
         }],
-    }
+    )
 }
 
 #[cfg(test)]
@@ -58,24 +44,20 @@ mod tests {
     use crate::experiments::ilp::row::tests::{row, saturating};
 
     #[test]
-    fn one_series_per_ilp_in_warps_order() {
-        let mut rows = Vec::new();
-        for warps in [64, 1, 8] {
-            for ilp in [4, 1] {
-                rows.push(row(ilp, warps, saturating(ilp, warps, 32)));
-            }
-        }
-        let mut wrong = row(4, 2, 0.99);
-        wrong.measured.check.passed = false;
-        rows.push(wrong);
+    fn percent_per_ilp_keeping_an_ilp_whose_rows_all_failed() {
+        let mut failed = row(4, 2, 0.99);
+        failed.measured.check.passed = false;
+        let rows = [
+            row(1, 64, saturating(1, 64, 32)),
+            row(1, 8, saturating(1, 8, 32)),
+            failed,
+        ];
         let p = percent_of_peak(&rows);
         let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["ILP 1", "ILP 4"]);
-        let xs: Vec<f64> = p.series[1].points.iter().map(|q| q.x).collect();
-        assert_eq!(xs, [1.0, 8.0, 64.0], "sorted, the failed row left out");
-        assert!(
-            (p.series[0].points[1].y - 25.0).abs() < 1e-9,
-            "8 of 32: 25%"
-        );
+        assert!(p.series[1].points.is_empty(), "the failed row left out");
+        let ys: Vec<f64> = p.series[0].points.iter().map(|q| q.y).collect();
+        assert!((ys[0] - 25.0).abs() < 1e-9, "8 of 32: 25%, first in warps");
+        assert_eq!(p.references.len(), 1, "Volkov's line");
     }
 }

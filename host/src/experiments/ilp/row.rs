@@ -3,8 +3,8 @@
 use kernels_gpu::variants::FmaOp;
 use serde::{Deserialize, Serialize};
 
-use super::plan::Layout;
 use crate::experiments::contract::{row, Output, GFLOPS};
+use crate::experiments::ilp_sweep::{sweep_row, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
@@ -18,15 +18,8 @@ pub struct IlpRow {
     /// three-register FFMA (and in runs recorded before the controls existed), else a control's.
     #[serde(default = "ffma", skip_serializing_if = "is_ffma")]
     pub op: String,
-    pub ilp: u32,
-    pub entry: String,
-    pub layout: Layout,
-    pub warps_per_sm: u32,
-    pub occupancy: f64,
-    pub regs: u32,
-    pub dyn_smem_bytes: u32,
-    /// Rounds per thread.
-    pub iters: u32,
+    #[serde(flatten)]
+    pub point: SweepPoint,
     pub gflops: f64,
     /// SM clock during the samples (MHz; mean of the readings), None where it could not be read.
     pub sm_clock_mhz: Option<f64>,
@@ -65,16 +58,17 @@ impl IlpRow {
     }
 }
 
-row!(IlpRow, GFLOPS, gflops, |r| if r.is_ffma() {
-        format!("ILP {} at {} warps/SM", r.ilp, r.warps_per_sm)
+row!(IlpRow, GFLOPS, gflops, occupancy: point.occupancy, |r| if r.is_ffma() {
+        format!("ILP {} at {} warps/SM", r.point.ilp, r.point.warps_per_sm)
     } else {
-        format!("{} at {} warps/SM", r.entry, r.warps_per_sm)
+        format!("{} at {} warps/SM", r.point.entry, r.point.warps_per_sm)
     },
     merge_key: |r| if r.is_ffma() {
-        format!("ILP {} x{} warps", r.ilp, r.warps_per_sm)
+        format!("ILP {} x{} warps", r.point.ilp, r.point.warps_per_sm)
     } else {
-        format!("{} x{} warps", r.entry, r.warps_per_sm)
+        format!("{} x{} warps", r.point.entry, r.point.warps_per_sm)
     });
+sweep_row!(IlpRow);
 
 /// One line of Volkov's table: the fewest warps per SM at which `ilp` reaches the fraction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -93,24 +87,24 @@ pub struct VolkovLine {
 pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
     let ffma: Vec<IlpRow> = rows.iter().filter(|r| r.is_ffma()).cloned().collect();
     let rows = &ffma[..];
-    let mut ilps: Vec<u32> = rows.iter().map(|r| r.ilp).collect();
+    let mut ilps: Vec<u32> = rows.iter().map(|r| r.point.ilp).collect();
     ilps.sort_unstable();
     ilps.dedup();
     ilps.into_iter()
         .map(|ilp| {
             let of = || {
                 rows.iter()
-                    .filter(move |r| r.ilp == ilp && r.measured.checked())
+                    .filter(move |r| r.point.ilp == ilp && r.measured.checked())
             };
             let best = of()
                 .filter(|r| r.fraction_of_peak >= fraction)
-                .min_by_key(|r| r.warps_per_sm);
+                .min_by_key(|r| r.point.warps_per_sm);
             VolkovLine {
                 ilp,
-                fewest_warps_per_sm: best.map(|r| r.warps_per_sm),
-                occupancy: best.map(|r| r.occupancy),
+                fewest_warps_per_sm: best.map(|r| r.point.warps_per_sm),
+                occupancy: best.map(|r| r.point.occupancy),
                 fraction_of_peak: best.map(|r| r.fraction_of_peak),
-                most_warps_measured: of().map(|r| r.warps_per_sm).max().unwrap_or(0),
+                most_warps_measured: of().map(|r| r.point.warps_per_sm).max().unwrap_or(0),
             }
         })
         .collect()
@@ -162,23 +156,26 @@ impl Output for Ilp {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::experiments::ilp::plan::Layout;
 
     /// A synthetic row on a 64-warp SM.
     pub(crate) fn row(ilp: u32, warps: u32, fraction: f64) -> IlpRow {
         IlpRow {
             op: ffma(),
-            ilp,
-            entry: format!("fma_ilp{ilp}"),
-            layout: Layout {
+            point: SweepPoint {
+                ilp,
+                entry: format!("fma_ilp{ilp}"),
+                layout: Layout {
+                    warps_per_sm: warps,
+                    blocks_per_sm: 1,
+                    threads: warps * 32,
+                },
                 warps_per_sm: warps,
-                blocks_per_sm: 1,
-                threads: warps * 32,
+                occupancy: f64::from(warps) / 64.0,
+                regs: 16,
+                dyn_smem_bytes: 0,
+                iters: 1024,
             },
-            warps_per_sm: warps,
-            occupancy: f64::from(warps) / 64.0,
-            regs: 16,
-            dyn_smem_bytes: 0,
-            iters: 1024,
             gflops: 60_000.0 * fraction,
             sm_clock_mhz: Some(1980.0),
             peak_gflops: 60_000.0,
@@ -204,11 +201,10 @@ pub(crate) mod tests {
 
     /// A synthetic row of a control kernel (`op` a control's name).
     pub(crate) fn control(op: FmaOp, ilp: u32, warps: u32, fraction: f64) -> IlpRow {
-        IlpRow {
-            op: op.name().to_owned(),
-            entry: format!("{}_ilp{ilp}", op.name()),
-            ..row(ilp, warps, fraction)
-        }
+        let mut r = row(ilp, warps, fraction);
+        r.op = op.name().to_owned();
+        r.point.entry = format!("{}_ilp{ilp}", op.name());
+        r
     }
 
     /// Throughput that saturates when warps x ILP covers `needed` independent FMAs.

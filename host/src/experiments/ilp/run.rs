@@ -19,6 +19,7 @@ use super::{dip, Plan, Spec, SweepArgs};
 use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel, Launch as KernelLaunch, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::ExperimentError;
+use crate::experiments::ilp_sweep::{layout_mismatch, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::{Measurement, Peak};
 use crate::experiments::module_source::Loaded;
@@ -222,22 +223,10 @@ impl Sweeper<'_> {
         let peak = peak_fp32_gflops(info.compute_capability, info.sm_count, clock_khz)
             * variant.op.flops() as f64
             / 2.0;
-        if mine.blocks_per_sm != placed.blocks_per_sm {
-            flags.push(format!(
-                "driver gives {} blocks/SM, the layout asked for {}",
-                mine.blocks_per_sm, placed.blocks_per_sm
-            ));
-        }
+        flags.extend(layout_mismatch(mine.blocks_per_sm, &placed));
         Ok(Step::Row(IlpRow {
             op: variant.op.name().to_owned(),
-            ilp,
-            entry: name.to_owned(),
-            layout: placed,
-            warps_per_sm: warps,
-            occupancy: mine.occupancy,
-            regs: mine.regs,
-            dyn_smem_bytes: dyn_smem,
-            iters,
+            point: SweepPoint::launched(ilp, name.to_owned(), placed, &mine, dyn_smem, iters),
             gflops: mine.throughput,
             sm_clock_mhz: sm_clock,
             peak_gflops: peak,

@@ -4,44 +4,22 @@
 
 use super::row::{Ilp, IlpRow, VolkovLine, VOLKOV_FRACTION};
 use super::{controls, dip};
-use crate::experiments::cells;
-use crate::experiments::contract::GFLOPS;
+use crate::experiments::ilp_sweep::sweep_columns;
 use crate::table::{percent, Column, Kind, Value};
 
 /// The sweep's columns (the compared module's are added by the experiment).
 pub fn columns() -> Vec<Column<IlpRow>> {
-    vec![
-        Column::new("Op", Kind::Text, |r| Value::Text(r.op.clone())),
-        Column::new("ILP", Kind::Count, |r| Value::Int(r.ilp.into())),
-        Column::new("Warps/SM", Kind::Count, |r| {
-            Value::Int(r.warps_per_sm.into())
-        }),
-        Column::new(
-            "Blocks x threads",
-            Kind::Dims {
-                sep: " x ",
-                names: &["Blocks/SM", "Threads/block"],
-            },
-            |r| Value::pair(r.layout.blocks_per_sm.into(), r.layout.threads.into()),
-        ),
-        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
-        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
-        Column::new("Rounds", Kind::Count, |r| Value::Int(r.iters.into())),
-        Column::new("GFLOP/s", GFLOPS.kind(), |r| {
-            cells::rate(r.gflops, &r.measured.flags)
-        }),
-        Column::new("SM clock (MHz)", Kind::Count, |r| {
-            r.sm_clock_mhz.map_or(Value::NotAvailable, Value::Float)
-        }),
-        Column::new("% of peak", Kind::Percent, |r| {
-            Value::Float(r.fraction_of_peak)
-        }),
-        Column::new("Scheduler model", Kind::Percent, |r| {
-            r.scheduler_model.map_or(Value::NotAvailable, Value::Float)
-        }),
-        Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
-        Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
-    ]
+    sweep_columns(
+        vec![Column::new("Op", Kind::Text, |r| Value::Text(r.op.clone()))],
+        vec![
+            Column::new("% of peak", Kind::Percent, |r| {
+                Value::Float(r.fraction_of_peak)
+            }),
+            Column::new("Scheduler model", Kind::Percent, |r| {
+                r.scheduler_model.map_or(Value::NotAvailable, Value::Float)
+            }),
+        ],
+    )
 }
 
 /// One line of Volkov's table, in words.

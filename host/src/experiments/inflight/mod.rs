@@ -42,11 +42,8 @@ use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
 
 pub use row::{Inflight, InflightRow};
 
-use super::contract::{Experiment, RunContext, GBPS};
-use super::error::ExperimentError;
+use super::contract::{Experiment, GBPS, forward_to_modules};
 use super::sweep::{self, SweepFlags};
-use crate::claim::Verdict;
-use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, MAX_COPY_MIB};
 use crate::results::RunMeta;
@@ -274,9 +271,7 @@ impl Experiment for Spec {
         )
     }
 
-    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
-        run::run(gpu, ctx, p)
-    }
+    forward_to_modules!(Inflight);
 
     fn columns() -> Vec<Column<InflightRow>> {
         let mut c = table::columns();
@@ -290,14 +285,6 @@ impl Experiment for Spec {
             "Bytes in flight vs occupancy (memcpy grid, {})",
             m.sampling_words()
         )
-    }
-
-    fn notes(output: &Inflight) -> Vec<String> {
-        table::notes(output)
-    }
-
-    fn claims(output: Option<&Inflight>) -> Vec<Verdict> {
-        claims::verdicts(output)
     }
 
     fn figures(runs: &[PlotRun<'_, Inflight>]) -> Vec<(String, Figure)> {

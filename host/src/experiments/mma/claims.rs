@@ -49,13 +49,13 @@ fn describe(r: &MmaRow, top: &MmaRow) -> String {
     format!(
         "ILP {} at {} warps/SM ({} occupancy): {:.1} TFLOP/s, {of_ceiling} ({:.1} TFLOP/s, ILP {} \
          at {} warps/SM)",
-        r.ilp,
-        r.warps_per_sm,
-        percent_with(r.occupancy, 2),
+        r.point.ilp,
+        r.point.warps_per_sm,
+        percent_with(r.point.occupancy, 2),
         r.tflops,
         top.tflops,
-        top.ilp,
-        top.warps_per_sm
+        top.point.ilp,
+        top.point.warps_per_sm
     )
 }
 
@@ -107,7 +107,7 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
     let top = ceiling(rows);
     let low: Vec<&MmaRow> = rows
         .iter()
-        .filter(|r| r.measured.checked() && r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS)
+        .filter(|r| r.measured.checked() && r.point.ilp >= MIN_ILP && r.point.occupancy <= LOW_OCCUPANCY + EPS)
         .collect();
     let outcomes: Vec<Option<bool>> = match top {
         Some(top) => low.iter().map(|r| reaches(r, top)).collect(),
@@ -160,7 +160,7 @@ pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
     let top = ceiling(rows);
     let full: Vec<&MmaRow> = rows
         .iter()
-        .filter(|r| r.measured.checked() && r.ilp == 1 && r.occupancy >= 1.0 - EPS)
+        .filter(|r| r.measured.checked() && r.point.ilp == 1 && r.point.occupancy >= 1.0 - EPS)
         .collect();
     let holds = match top {
         Some(top) => all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))),
@@ -249,8 +249,8 @@ mod tests {
         assert_eq!(v.holds, None, "{}", v.evidence);
         assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
         let mut full = r;
-        full.ilp = 1;
-        full.occupancy = 1.0;
+        full.point.ilp = 1;
+        full.point.occupancy = 1.0;
         let rows = with_ceiling(vec![full, row(8, 64, 650.0)]);
         let v = no_mma_ilp_misses_ceiling_at_full_occupancy(&rows);
         assert_eq!(v.holds, None, "{}", v.evidence);

@@ -33,11 +33,9 @@ use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
 pub use row::{Mma, MmaRow};
 
-use super::contract::{Experiment, Registered, RunContext};
-use super::error::ExperimentError;
+use super::contract::{Experiment, Registered, forward_to_modules};
+use super::ilp_sweep::first_run_plot;
 use super::sweep::{self, SweepFlags};
-use crate::claim::Verdict;
-use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::CliError;
 use crate::results::RunMeta;
@@ -169,9 +167,7 @@ impl Experiment for Spec {
         )
     }
 
-    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Mma, ExperimentError> {
-        run::run(gpu, ctx, p)
-    }
+    forward_to_modules!(Mma);
 
     fn columns() -> Vec<Column<MmaRow>> {
         let mut c = table::columns();
@@ -186,24 +182,8 @@ impl Experiment for Spec {
         )
     }
 
-    fn notes(output: &Mma) -> Vec<String> {
-        table::notes(output)
-    }
-
-    fn claims(output: Option<&Mma>) -> Vec<Verdict> {
-        claims::verdicts(output)
-    }
-
     fn figures(runs: &[PlotRun<'_, Mma>]) -> Vec<(String, Figure)> {
-        runs.first()
-            .filter(|r| !r.output.rows.is_empty())
-            .map(|r| {
-                vec![(
-                    Self::NAME.to_owned(),
-                    Figure::Scatter(plots::tflops_by_warps(&r.output.rows)),
-                )]
-            })
-            .unwrap_or_default()
+        first_run_plot(runs, Self::NAME, plots::tflops_by_warps)
     }
 }
 

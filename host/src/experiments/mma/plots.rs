@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use super::row::{ceiling, MmaRow};
 use super::Spec;
 use crate::experiments::contract::Registered;
-use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::experiments::ilp_sweep::{at_warps, over_warps, series_by_ilp};
+use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot};
 
 /// TFLOP/s over warps/SM (log x: the warps double along the sweep), one series per ILP in
 /// ascending order, points in ascending warps; failed rows left out (an ILP with none has no
@@ -15,24 +16,11 @@ use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 pub fn tflops_by_warps(rows: &[MmaRow]) -> ScatterPlot {
     let mut by_ilp: BTreeMap<u32, Vec<LabelledPoint>> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.measured.checked()) {
-        by_ilp.entry(r.ilp).or_default().push(LabelledPoint {
-            x: f64::from(r.warps_per_sm),
-            y: r.tflops,
-            label: None,
-        });
+        by_ilp
+            .entry(r.point.ilp)
+            .or_default()
+            .push(at_warps(r.point.warps_per_sm, r.tflops));
     }
-    let series = by_ilp
-        .into_iter()
-        .map(|(ilp, mut points)| {
-            points.sort_by(|a, b| a.x.total_cmp(&b.x));
-            Series {
-                name: format!("ILP {ilp}"),
-                points,
-                line: true,
-                markers: true,
-            }
-        })
-        .collect();
     let mut references = Vec::new();
     if let Some(top) = ceiling(rows) {
         references.push(ReferenceLine {
@@ -49,18 +37,15 @@ pub fn tflops_by_warps(rows: &[MmaRow]) -> ScatterPlot {
             });
         }
     }
-    ScatterPlot {
-        title: format!(
+    over_warps(
+        format!(
             "Experiment {}: tensor-core throughput vs warps per SM and independent MMAs",
             Spec::NUMBER
         ),
-        x_label: "resident warps per SM".into(),
-        y_label: "TFLOP/s (mma.sync m16n8k16 BF16)".into(),
-        x_scale: XScale::Log,
-        x_unit_suffix: String::new(),
-        series,
+        "TFLOP/s (mma.sync m16n8k16 BF16)",
+        series_by_ilp(by_ilp),
         references,
-    }
+    )
 }
 
 #[cfg(test)]

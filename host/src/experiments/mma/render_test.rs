@@ -16,7 +16,7 @@ fn run() -> crate::experiments::RunResults {
             let mut x = row(ilp, warps, saturating(ilp, warps, 32));
             if warps == 8 {
                 x.measured.compare = Some(Comparison {
-                    regs: x.regs + 4,
+                    regs: x.point.regs + 4,
                     throughput: x.tflops / 1.01,
                     ratio: 1.01,
                     spill_stores: None,

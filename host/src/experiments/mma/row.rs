@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, Rate};
-use crate::experiments::ilp::plan::Layout;
+use crate::experiments::ilp_sweep::{sweep_row, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
@@ -22,16 +22,9 @@ pub const REACH_FRACTIONS: [f64; 2] = [0.90, 0.95];
 /// One (ILP, warps per SM) point.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MmaRow {
-    /// Independent mma (accumulators) per warp.
-    pub ilp: u32,
-    pub entry: String,
-    pub layout: Layout,
-    pub warps_per_sm: u32,
-    pub occupancy: f64,
-    pub regs: u32,
-    pub dyn_smem_bytes: u32,
-    /// Rounds per warp (ILP mma each).
-    pub iters: u32,
+    /// ILP: independent mma (accumulators) per warp; rounds: per warp (ILP mma each).
+    #[serde(flatten)]
+    pub point: SweepPoint,
     pub tflops: f64,
     /// SM clock during the samples (MHz; mean of the readings), None where it could not be read.
     pub sm_clock_mhz: Option<f64>,
@@ -47,8 +40,9 @@ pub struct MmaRow {
     pub measured: Measured,
 }
 
-row!(MmaRow, TFLOPS, tflops, |r| format!("ILP {} at {} warps/SM", r.ilp, r.warps_per_sm),
-    merge_key: |r| format!("ILP {} x{} warps", r.ilp, r.warps_per_sm));
+row!(MmaRow, TFLOPS, tflops, occupancy: point.occupancy, |r| format!("ILP {} at {} warps/SM", r.point.ilp, r.point.warps_per_sm),
+    merge_key: |r| format!("ILP {} x{} warps", r.point.ilp, r.point.warps_per_sm));
+sweep_row!(MmaRow);
 
 /// The run's best verified point: what `mma.sync` reaches on this GPU.
 pub fn ceiling(rows: &[MmaRow]) -> Option<&MmaRow> {
@@ -77,7 +71,7 @@ pub struct Reach<'r> {
 /// Per ILP (ascending; `None` for every ILP together), the least occupancy reaching each of
 /// [`REACH_FRACTIONS`] of the ceiling, and the most warps per SM measured.
 pub fn reach_table(rows: &[MmaRow]) -> Vec<(Option<u32>, u32, Vec<Reach<'_>>)> {
-    let mut ilps: Vec<Option<u32>> = rows.iter().map(|r| Some(r.ilp)).collect();
+    let mut ilps: Vec<Option<u32>> = rows.iter().map(|r| Some(r.point.ilp)).collect();
     ilps.sort_unstable();
     ilps.dedup();
     ilps.push(None);
@@ -85,20 +79,20 @@ pub fn reach_table(rows: &[MmaRow]) -> Vec<(Option<u32>, u32, Vec<Reach<'_>>)> {
         .map(|ilp| {
             let of = || {
                 rows.iter()
-                    .filter(move |r| r.measured.checked() && ilp.is_none_or(|i| r.ilp == i))
+                    .filter(move |r| r.measured.checked() && ilp.is_none_or(|i| r.point.ilp == i))
             };
             let reaches = REACH_FRACTIONS
                 .iter()
                 .map(|&fraction| Reach {
                     fraction,
                     row: of().filter(|r| r.fraction_of_ceiling >= fraction).min_by(|a, b| {
-                        a.occupancy
-                            .total_cmp(&b.occupancy)
+                        a.point.occupancy
+                            .total_cmp(&b.point.occupancy)
                             .then(b.tflops.total_cmp(&a.tflops))
                     }),
                 })
                 .collect();
-            let most = of().map(|r| r.warps_per_sm).max().unwrap_or(0);
+            let most = of().map(|r| r.point.warps_per_sm).max().unwrap_or(0);
             (ilp, most, reaches)
         })
         .collect()
@@ -116,6 +110,13 @@ pub struct Mma {
     pub not_run: Option<String>,
 }
 
+impl Output for Mma {
+    type Row = MmaRow;
+    fn rows(&self) -> &[MmaRow] {
+        &self.rows
+    }
+}
+
 impl Mma {
     /// The `mma.sync` ceiling of the run, TFLOP/s: its best verified point (None without one).
     pub fn ceiling_tflops(&self) -> Option<f64> {
@@ -129,13 +130,6 @@ impl Mma {
     }
 }
 
-impl Output for Mma {
-    type Row = MmaRow;
-    fn rows(&self) -> &[MmaRow] {
-        &self.rows
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -144,23 +138,21 @@ pub(crate) mod tests {
     /// synthetic point (its layout, occupancy, 1 ms timing with 0.1% noise and passed check)
     /// with the tensor-core figures.
     pub(crate) fn row(ilp: u32, warps: u32, tflops: f64) -> MmaRow {
-        let point = crate::experiments::ilp::row::tests::row(ilp, warps, tflops / 1000.0);
+        let fma = crate::experiments::ilp::row::tests::row(ilp, warps, tflops / 1000.0);
         MmaRow {
-            ilp,
-            entry: format!("mma_bf16_ilp{ilp}"),
-            layout: point.layout,
-            warps_per_sm: warps,
-            occupancy: point.occupancy,
-            regs: 32,
-            dyn_smem_bytes: 0,
-            iters: 4096,
+            point: SweepPoint {
+                entry: format!("mma_bf16_ilp{ilp}"),
+                regs: 32,
+                iters: 4096,
+                ..fma.point
+            },
             tflops,
-            sm_clock_mhz: point.sm_clock_mhz,
+            sm_clock_mhz: fma.sm_clock_mhz,
             spec_peak_tflops: Some(1000.0),
             fraction_of_spec: Some(tflops / 1000.0),
             fraction_of_ceiling: 0.0,
-            timing: point.timing,
-            measured: point.measured,
+            timing: fma.timing,
+            measured: fma.measured,
         }
     }
 
@@ -202,7 +194,7 @@ pub(crate) mod tests {
             not_run: None,
         };
         assert_eq!(out.ceiling_tflops(), Some(640.0));
-        assert_eq!(out.ceiling_row().map(|r| (r.ilp, r.warps_per_sm)), Some((8, 16)));
+        assert_eq!(out.ceiling_row().map(|r| (r.point.ilp, r.point.warps_per_sm)), Some((8, 16)));
         assert_eq!(out.rows[1].fraction_of_ceiling, 1.0);
         assert!((out.rows[0].fraction_of_ceiling - 600.0 / 640.0).abs() < 1e-12);
         let empty = Mma {
@@ -219,7 +211,7 @@ pub(crate) mod tests {
         let t = reach_table(&rows);
         let least: Vec<(Option<u32>, Option<u32>)> = t
             .iter()
-            .map(|(ilp, _, r)| (*ilp, r[1].row.map(|r| r.warps_per_sm)))
+            .map(|(ilp, _, r)| (*ilp, r[1].row.map(|r| r.point.warps_per_sm)))
             .collect();
         assert_eq!(
             least,
@@ -233,7 +225,7 @@ pub(crate) mod tests {
         );
         assert_eq!(t[0].1, 64, "the most warps measured");
         // 90% of 32 in flight is 28.8: ILP 4 still needs 8 warps, ILP 8 still 4.
-        assert_eq!(t[2].2[0].row.map(|r| r.warps_per_sm), Some(8));
+        assert_eq!(t[2].2[0].row.map(|r| r.point.warps_per_sm), Some(8));
     }
 
     #[test]
@@ -245,6 +237,6 @@ pub(crate) mod tests {
         assert_eq!(t[0].0, Some(1));
         assert!(t[0].2.iter().all(|r| r.row.is_none()));
         assert_eq!(t[0].1, 64);
-        assert_eq!(t[1].2[1].row.map(|r| r.warps_per_sm), Some(8));
+        assert_eq!(t[1].2[1].row.map(|r| r.point.warps_per_sm), Some(8));
     }
 }

@@ -18,6 +18,7 @@ use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::ExperimentError;
+use crate::experiments::ilp_sweep::{layout_mismatch, SweepPoint};
 use crate::experiments::ilp::plan::layout;
 use crate::experiments::ilp::run::mean_clock_mhz;
 use crate::experiments::measured::Measured;
@@ -180,24 +181,12 @@ impl Sweeper<'_> {
         if sm_clock.is_none() {
             flags.push("SM clock not readable: % of spec at the maximum clock".to_owned());
         }
-        if mine.blocks_per_sm != placed.blocks_per_sm {
-            flags.push(format!(
-                "driver gives {} blocks/SM, the layout asked for {}",
-                mine.blocks_per_sm, placed.blocks_per_sm
-            ));
-        }
+        flags.extend(layout_mismatch(mine.blocks_per_sm, &placed));
         let clock_khz = sm_clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
         let spec = peak_bf16_dense_gflops(info.compute_capability, info.sm_count, clock_khz)
             .map(|g| g / 1e3);
         Ok(Step::Row(MmaRow {
-            ilp,
-            entry: variant.entry.to_owned(),
-            layout: placed,
-            warps_per_sm: warps,
-            occupancy: mine.occupancy,
-            regs: mine.regs,
-            dyn_smem_bytes: dyn_smem,
-            iters,
+            point: SweepPoint::launched(ilp, variant.entry.to_owned(), placed, &mine, dyn_smem, iters),
             tflops: mine.throughput,
             sm_clock_mhz: sm_clock,
             spec_peak_tflops: spec,

@@ -3,43 +3,23 @@
 //! tensor cores). Each column is declared once with its kind; the one renderer
 //! ([`crate::table`]) formats it everywhere.
 
-use super::row::{ceiling, reach_table, Mma, MmaRow, Reach, TFLOPS};
-use crate::experiments::cells;
+use super::row::{ceiling, reach_table, Mma, MmaRow, Reach};
+use crate::experiments::ilp_sweep::sweep_columns;
 use crate::table::{percent, Column, Kind, Value};
 
 /// The sweep's columns (the compared module's are added by the experiment).
 pub fn columns() -> Vec<Column<MmaRow>> {
-    vec![
-        Column::new("ILP", Kind::Count, |r| Value::Int(r.ilp.into())),
-        Column::new("Warps/SM", Kind::Count, |r| {
-            Value::Int(r.warps_per_sm.into())
-        }),
-        Column::new(
-            "Blocks x threads",
-            Kind::Dims {
-                sep: " x ",
-                names: &["Blocks/SM", "Threads/block"],
-            },
-            |r| Value::pair(r.layout.blocks_per_sm.into(), r.layout.threads.into()),
-        ),
-        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
-        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
-        Column::new("Rounds", Kind::Count, |r| Value::Int(r.iters.into())),
-        Column::new("TFLOP/s", TFLOPS.kind(), |r| {
-            cells::rate(r.tflops, &r.measured.flags)
-        }),
-        Column::new("SM clock (MHz)", Kind::Count, |r| {
-            r.sm_clock_mhz.map_or(Value::NotAvailable, Value::Float)
-        }),
-        Column::new("% of BF16 spec", Kind::Percent, |r| {
-            r.fraction_of_spec.map_or(Value::NotAvailable, Value::Float)
-        }),
-        Column::new("% of ceiling", Kind::Percent, |r| {
-            Value::Float(r.fraction_of_ceiling)
-        }),
-        Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
-        Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
-    ]
+    sweep_columns(
+        Vec::new(),
+        vec![
+            Column::new("% of BF16 spec", Kind::Percent, |r| {
+                r.fraction_of_spec.map_or(Value::NotAvailable, Value::Float)
+            }),
+            Column::new("% of ceiling", Kind::Percent, |r| {
+                Value::Float(r.fraction_of_ceiling)
+            }),
+        ],
+    )
 }
 
 /// One ILP's (or every ILP's) line of the reach table, in words.
@@ -51,9 +31,9 @@ fn reach_line(ilp: Option<u32>, most_warps: u32, reaches: &[Reach<'_>]) -> Strin
             Some(row) => format!(
                 "{} at {} occupancy ({}{} warps/SM: {} of it)",
                 percent(r.fraction),
-                percent(row.occupancy),
-                ilp.map_or_else(|| format!("ILP {} x ", row.ilp), |_| String::new()),
-                row.warps_per_sm,
+                percent(row.point.occupancy),
+                ilp.map_or_else(|| format!("ILP {} x ", row.point.ilp), |_| String::new()),
+                row.point.warps_per_sm,
                 percent(row.fraction_of_ceiling)
             ),
             None => format!(
@@ -85,9 +65,9 @@ pub fn notes(result: &Mma) -> Vec<String> {
         notes.push(format!(
             "mma.sync ceiling on this GPU: {:.1} TFLOP/s (ILP {} at {} warps/SM, {} occupancy){}",
             top.tflops,
-            top.ilp,
-            top.warps_per_sm,
-            percent(top.occupancy),
+            top.point.ilp,
+            top.point.warps_per_sm,
+            percent(top.point.occupancy),
             top.fraction_of_spec.map_or_else(
                 || ", the dense BF16 spec of this architecture is not known to the lab".to_owned(),
                 |f| format!(", {} of the dense BF16 spec at its clock", percent(f))
@@ -155,7 +135,7 @@ mod tests {
     #[test]
     fn an_ilp_short_of_the_ceiling_says_how_far_it_was_measured() {
         let mut result = output(32);
-        result.rows.retain(|r| r.ilp == 8 || r.warps_per_sm <= 4);
+        result.rows.retain(|r| r.point.ilp == 8 || r.point.warps_per_sm <= 4);
         let result = Mma {
             rows: crate::experiments::mma::row::with_ceiling(result.rows),
             ..result

@@ -65,7 +65,7 @@ impl Experiment for Spec {
     type Plan = Plan;
 
     fn variant_labels() -> Vec<&'static str> {
-        GEMM.iter().map(|v| v.label).collect()
+        GemmVariant::labels()
     }
 
     /// The variant labels and the check.

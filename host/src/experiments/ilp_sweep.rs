@@ -1,0 +1,231 @@
+//! What the two "ILP x warps per SM" sweeps share (experiment 5's FMA chains and experiment 6's
+//! `mma.sync` chains): the point a row was launched at and its columns, the driver-placement
+//! flag of a point, and the plot of a rate over resident warps per SM with one series per ILP.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::experiments::cells;
+use crate::experiments::contract::{Output, Row};
+use crate::experiments::ilp::plan::Layout;
+use crate::experiments::measurement::Measurement;
+use crate::figure::{Figure, LabelledPoint, PlotRun, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::results::Timing;
+use crate::table::{Column, Kind, Value};
+
+/// One (ILP, warps per SM) point as it was launched: the kernel, its layout, the occupancy and
+/// registers the driver reports and the rounds each thread ran. The rows embed it
+/// (`#[serde(flatten)]`, so `results.json` keeps these fields where they always were).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// Independent chains per thread (FMA chains, or `mma` accumulators per warp).
+    pub ilp: u32,
+    pub entry: String,
+    pub layout: Layout,
+    pub warps_per_sm: u32,
+    pub occupancy: f64,
+    pub regs: u32,
+    pub dyn_smem_bytes: u32,
+    /// Rounds per thread (ILP independent ops each).
+    pub iters: u32,
+}
+
+impl SweepPoint {
+    /// The point of `entry` (`ilp` chains) launched as `placed`, with the occupancy and
+    /// registers its measurement read.
+    pub fn launched(
+        ilp: u32,
+        entry: String,
+        placed: Layout,
+        mine: &Measurement,
+        dyn_smem_bytes: u32,
+        iters: u32,
+    ) -> Self {
+        Self {
+            ilp,
+            entry,
+            layout: placed,
+            warps_per_sm: placed.warps_per_sm,
+            occupancy: mine.occupancy,
+            regs: mine.regs,
+            dyn_smem_bytes,
+            iters,
+        }
+    }
+}
+
+/// A row of an "ILP x warps per SM" sweep: a [`Row`] measured at a [`SweepPoint`].
+pub trait SweepRow: Row {
+    fn point(&self) -> &SweepPoint;
+    /// The SM clock during its samples (MHz; mean of the readings), None where it could not
+    /// be read.
+    fn sm_clock_mhz(&self) -> Option<f64>;
+    fn timing(&self) -> &Timing;
+}
+
+/// [`SweepRow`] for a row type whose `point`, `sm_clock_mhz` and `timing` fields are those.
+macro_rules! sweep_row {
+    ($row:ty) => {
+        impl $crate::experiments::ilp_sweep::SweepRow for $row {
+            fn point(&self) -> &$crate::experiments::ilp_sweep::SweepPoint {
+                &self.point
+            }
+            fn sm_clock_mhz(&self) -> Option<f64> {
+                self.sm_clock_mhz
+            }
+            fn timing(&self) -> &$crate::results::Timing {
+                &self.timing
+            }
+        }
+    };
+}
+pub(crate) use sweep_row;
+
+/// A sweep's table columns: `lead` (e.g. the op, where a sweep times several), the point's,
+/// from ILP to the rounds, the rate and the SM clock it ran at, the sweep's own `figures`, then
+/// the noise and the check.
+pub fn sweep_columns<R: SweepRow>(lead: Vec<Column<R>>, figures: Vec<Column<R>>) -> Vec<Column<R>> {
+    let point = [
+        Column::new("ILP", Kind::Count, |r: &R| Value::Int(r.point().ilp.into())),
+        Column::new("Warps/SM", Kind::Count, |r| {
+            Value::Int(r.point().warps_per_sm.into())
+        }),
+        Column::new(
+            "Blocks x threads",
+            Kind::Dims {
+                sep: " x ",
+                names: &["Blocks/SM", "Threads/block"],
+            },
+            |r| {
+                let l = r.point().layout;
+                Value::pair(l.blocks_per_sm.into(), l.threads.into())
+            },
+        ),
+        Column::new("Theo. occ", Kind::Percent, |r| {
+            Value::Float(r.point().occupancy)
+        }),
+        Column::new("Regs/thread", Kind::Count, |r| {
+            Value::Int(r.point().regs.into())
+        }),
+        Column::new("Rounds", Kind::Count, |r| {
+            Value::Int(r.point().iters.into())
+        }),
+        Column::new(R::RATE.unit, R::RATE.kind(), |r| {
+            cells::rate(r.figures().0, &r.measured().flags)
+        }),
+        Column::new("SM clock (MHz)", Kind::Count, |r| {
+            r.sm_clock_mhz().map_or(Value::NotAvailable, Value::Float)
+        }),
+    ];
+    let checks = [
+        Column::new("Noise", Kind::Noise, |r: &R| cells::noise(r.timing())),
+        Column::new("Verified", Kind::Check, |r| {
+            cells::check(&r.measured().check)
+        }),
+    ];
+    lead.into_iter()
+        .chain(point)
+        .chain(figures)
+        .chain(checks)
+        .collect()
+}
+
+/// A sweep's one plot: `plot` of the first run's rows, named `name`; none when that run has no
+/// rows.
+pub fn first_run_plot<O: Output>(
+    runs: &[PlotRun<'_, O>],
+    name: &str,
+    plot: fn(&[O::Row]) -> ScatterPlot,
+) -> Vec<(String, Figure)> {
+    runs.first()
+        .map(|r| r.output.rows())
+        .filter(|rows| !rows.is_empty())
+        .map(|rows| vec![(name.to_owned(), Figure::Scatter(plot(rows)))])
+        .unwrap_or_default()
+}
+
+/// The flag a point carries when the driver placed another number of blocks per SM than its
+/// layout asked for (its warps per SM are then not the ones the row names).
+pub fn layout_mismatch(driver_blocks_per_sm: u32, placed: &Layout) -> Option<String> {
+    (driver_blocks_per_sm != placed.blocks_per_sm).then(|| {
+        format!(
+            "driver gives {} blocks/SM, the layout asked for {}",
+            driver_blocks_per_sm, placed.blocks_per_sm
+        )
+    })
+}
+
+/// A point of a per-ILP series: `y` at `warps` resident warps per SM.
+pub fn at_warps(warps: u32, y: f64) -> LabelledPoint {
+    LabelledPoint {
+        x: f64::from(warps),
+        y,
+        label: None,
+    }
+}
+
+/// One drawn series per ILP, in ascending ILP, each with its points in ascending warps.
+pub fn series_by_ilp(by_ilp: BTreeMap<u32, Vec<LabelledPoint>>) -> Vec<Series> {
+    by_ilp
+        .into_iter()
+        .map(|(ilp, mut points)| {
+            points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            Series {
+                name: format!("ILP {ilp}"),
+                points,
+                line: true,
+                markers: true,
+            }
+        })
+        .collect()
+}
+
+/// A sweep's plot over resident warps per SM (log x: the warps double along the sweep).
+pub fn over_warps(
+    title: String,
+    y_label: &str,
+    series: Vec<Series>,
+    references: Vec<ReferenceLine>,
+) -> ScatterPlot {
+    ScatterPlot {
+        title,
+        x_label: "resident warps per SM".into(),
+        y_label: y_label.into(),
+        x_scale: XScale::Log,
+        x_unit_suffix: String::new(),
+        series,
+        references,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mismatch_is_flagged_and_a_match_is_not() {
+        let placed = Layout {
+            warps_per_sm: 8,
+            blocks_per_sm: 2,
+            threads: 128,
+        };
+        assert_eq!(layout_mismatch(2, &placed), None);
+        assert_eq!(
+            layout_mismatch(1, &placed).as_deref(),
+            Some("driver gives 1 blocks/SM, the layout asked for 2")
+        );
+    }
+
+    #[test]
+    fn series_come_in_ilp_order_with_points_in_warps_order() {
+        let mut by_ilp = BTreeMap::new();
+        by_ilp.insert(4, vec![at_warps(8, 1.0), at_warps(1, 2.0)]);
+        by_ilp.insert(1, Vec::new());
+        let s = series_by_ilp(by_ilp);
+        let names: Vec<&str> = s.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["ILP 1", "ILP 4"]);
+        let xs: Vec<f64> = s[1].points.iter().map(|p| p.x).collect();
+        assert_eq!(xs, [1.0, 8.0]);
+    }
+}
