@@ -31,6 +31,7 @@ pub mod mma_layout;
 pub mod mma_reference;
 pub mod mma_shape;
 mod probe_lines;
+mod read_lines;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
 mod table_rules;
@@ -58,6 +59,8 @@ mod gpu;
 mod memcpy;
 #[cfg(target_arch = "nvptx64")]
 mod mma_ilp;
+#[cfg(target_arch = "nvptx64")]
+mod read;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -11,6 +11,7 @@ pub use crate::entries::{check_entries, entries, entry, EntryDecl, Family};
 pub use crate::gemm_lines::{
     find_gemm, tuned_shape_fits, GemmFamily, GemmVariant, RegsExperiment, TunedMisfit, BK, BM, BN,
 };
+pub use crate::read_lines::{ReadPoint, READ_WARP};
 pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaVariant, FMA_UNROLL};
 pub(crate) use crate::table_rules::str_eq;
 use crate::table_rules::{entries_unique, grid_has, strictly_ascending};
@@ -38,6 +39,8 @@ variant_table! {
         gemm_bf16: (Bf16GemmParams, Bf16GemmArgs)
             (a: *const u16, b: *const u16, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32, beta: f32),
         mma_bf16_ilp: (MmaParams, MmaArgs)(a: *const u32, b: *const u32, out: *mut f32, iters: i32),
+        // The copy's read-only twin: its source and length, and one sum per warp.
+        read: (ReadParams, ReadArgs)(src: *const f32, n: u64, out: *mut u64),
     },
     // GEMM: C = alpha*A*B + beta*C. Each line names its family and its tiles:
     // - seed: the seed blog's kernel. One 64x64x8 block tile, shared memory staged by plain
@@ -113,6 +116,14 @@ variant_table! {
     // Tensor-core ILP (the peer's contract): ILP independent m16n8k16 BF16 accumulators per warp.
     // Entry: mma_bf16_ilp{ILP}.
     mma_bf16_ilp: [1, 2, 4, 8],
+    // Read-only twins of memcpy grid points (read.rs): the copy's loads, summed exactly, one word
+    // written per warp. Experiment 4 runs each beside its copy at the copy's residencies; the
+    // points span the bytes in flight per SM over which the copy climbs to its plateau.
+    // Entry: read_t{THREADS}_l{LOADS}_w{WIDTH}.
+    read: [
+        (256, 1, 4), (256, 2, 4), (256, 4, 4), (256, 8, 4), (256, 16, 4), (256, 32, 4),
+        (1024, 1, 4), (1024, 2, 4), (1024, 4, 4), (1024, 8, 4), (1024, 16, 4), (1024, 32, 4),
+    ],
 }
 
 pub use crate::check_kernels::{GemmCheckKernel, GemmRefKernel};

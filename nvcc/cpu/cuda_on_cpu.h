@@ -48,6 +48,11 @@ struct alignas(16) float4 {
     float x, y, z, w;
 };
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline unsigned __float_as_uint(float x) {
+    unsigned b;
+    std::memcpy(&b, &x, 4);
+    return b;
+}
 template <class T>
 T __ldg(const T* p) {
     return *p;

@@ -16,7 +16,7 @@
 //! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`chase`]
 //! (latency, CPU side), [`row`] (typed results and headline figures), [`claims`] (verdict
 //! rules), [`notes`] (the model's fit and the other figures the notes quote), [`plots`],
-//! [`table`] (columns and notes), [`loaded`] (Little's law with the latency measured under
+//! [`table`] (columns and notes), [`reads`] (the read-only kernels beside the copies), [`loaded`] (Little's law with the latency measured under
 //! load), and the two files that touch the driver: [`run`] (the sweep) and [`chase_run`] (the
 //! chases, alone and beside background copies).
 
@@ -29,6 +29,8 @@ pub mod loaded;
 pub mod model;
 pub mod notes;
 pub mod plots;
+pub mod reads;
+pub mod reads_run;
 pub mod row;
 pub mod run;
 pub mod sizes;
@@ -457,6 +459,24 @@ mod render_test {
             l2_bytes: 50 << 20,
             rows: vec![size(16, 6000.0), size(256, 3900.0), size(1024, 3850.0)],
         });
+        run.reads = Some(reads::ReadOnly {
+            reference_gbps: run.copy.gbps,
+            rows: vec![reads::ReadRow {
+                entry: "read_t256_l16_w4".into(),
+                copy_entry: "memcpy_t256_l16_w4".into(),
+                blocks_per_sm: 1,
+                warps_per_sm: 8,
+                bytes_in_flight_per_sm: 64 << 10,
+                gbps: 3800.0,
+                fraction_of_reference: 0.95,
+                copy_gbps: 3400.0,
+                copy_fraction: 0.85,
+                timing: run.copy.timing.clone(),
+                check: row::tests::passed(),
+                compared_gbps: Some(3700.0),
+                compared_check: Some(row::tests::passed()),
+            }],
+        });
         r.inflight = Some(run);
         let mut fma = Vec::new();
         for ilp in [1, 4] {
@@ -506,6 +526,7 @@ mod render_test {
             "Copy size sweep",
             "The L2 stops serving the copy by 256 MiB",
             "Effective latency by share of the copy",
+            "Read-only vs copy: read_t256_l16_w4 x1 (64 KiB in flight/SM): read 3800 GB/s",
         ] {
             assert!(tables.contains(note), "{note}: {tables}");
         }

@@ -1,0 +1,45 @@
+//! Read-only twin of the strided copy (`memcpy.rs`): thread g loads vectors g + i*grid_stride
+//! (i < LOADS) of WIDTH floats each, all before it uses any, and adds their bit patterns as
+//! integers, so the sum is exact and the loads cannot be dropped. The warp's 32 sums are added by
+//! shuffles and lane 0 writes the warp's total: one 8-byte word per warp is all the kernel
+//! writes, so its traffic is the copy's reads alone.
+
+use crate::gpu::{self, Vector};
+use crate::variants::ReadArgs;
+
+/// # Safety
+/// Launched with THREADS threads per block (a multiple of 32, so that every lane of every warp
+/// reaches the shuffles); `src` holds `n` floats and is `4*WIDTH`-byte aligned; `out` holds one
+/// `u64` per warp of the grid (grid blocks * THREADS / 32).
+#[inline(always)]
+pub unsafe fn read<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(args: ReadArgs) {
+    let ReadArgs { src, n, out } = args;
+    let grid_stride = gpu::grid_dim_x() as u64 * THREADS as u64;
+    let first = gpu::global_thread_idx_x(THREADS);
+    // Whole vectors only, as the copy moves them.
+    let in_range = |v: u64| v * WIDTH as u64 + (WIDTH as u64 - 1) < n;
+
+    let mut staged = [Vector::<WIDTH>([0.0; WIDTH]); LOADS];
+    for (i, slot) in staged.iter_mut().enumerate() {
+        let v = first + i as u64 * grid_stride;
+        if in_range(v) {
+            *slot = unsafe { Vector::load(src, v) };
+        }
+    }
+    let mut sum = 0u64;
+    for slot in &staged {
+        for x in slot.0 {
+            sum += u64::from(x.to_bits());
+        }
+    }
+    let mut mask = 16;
+    while mask > 0 {
+        sum += gpu::shuffle_xor_u64(sum, mask);
+        mask >>= 1;
+    }
+    if gpu::lane_id() == 0 {
+        // SAFETY: the caller's contract: `out` has a word for every warp of the grid, and
+        // `first / 32` is this warp's index in it (THREADS is a multiple of 32).
+        unsafe { gpu::store_global(out, (first / 32) as isize, sum) };
+    }
+}
