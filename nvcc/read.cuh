@@ -4,9 +4,10 @@
 // warp's total, so the kernel writes one word per warp.
 //
 // The loads are coherent, as the copy's (memcpy.cuh): the two kernels differ only in what follows
-// the loads.
+// the loads. Each warp's word is written twice (the fence, then the sum).
 #pragma once
 
+#include "lab_device.cuh"
 #include "memcpy.cuh"
 
 namespace lab::read {
@@ -28,7 +29,12 @@ __device__ __forceinline__ void read(const float* src, unsigned long long n, uns
         const unsigned long long v = first + i * grid_stride;
         staged[i] = in_range(v) ? from[v] : V{};
     }
-    unsigned long long sum = 0;
+    // read.rs's fence: the sum starts from this warp's word as reloaded after lane 0 stores to
+    // it, so that every load is issued above the store (they may alias it) and every add waits
+    // below the reload; `n >> 63` (zero) masks the value and cannot be folded.
+    unsigned long long* word = out + first / 32;
+    if (threadIdx.x % 32 == 0) store_word(word, 0);
+    unsigned long long sum = load_word(word) & (n >> 63);
 #pragma unroll
     for (int i = 0; i < LOADS; ++i) {
         const float* x = reinterpret_cast<const float*>(&staged[i]);
@@ -37,7 +43,7 @@ __device__ __forceinline__ void read(const float* src, unsigned long long n, uns
     }
 #pragma unroll
     for (int mask = 16; mask > 0; mask >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, mask);
-    if (threadIdx.x % 32 == 0) out[first / 32] = sum;
+    if (threadIdx.x % 32 == 0) store_word(word, sum);
 }
 
 }  // namespace lab::read

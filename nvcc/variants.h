@@ -278,8 +278,6 @@ LAB_READ(read_t1024_l1_w4, 1024, 1, 4)
 LAB_READ(read_t1024_l2_w4, 1024, 2, 4)
 LAB_READ(read_t1024_l4_w4, 1024, 4, 4)
 LAB_READ(read_t1024_l8_w4, 1024, 8, 4)
-LAB_READ(read_t1024_l16_w4, 1024, 16, 4)
-LAB_READ(read_t1024_l32_w4, 1024, 32, 4)
 #else
 // The capped modules hold only the register-cap experiment's GEMM entry, as the Rust ones do.
 LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)

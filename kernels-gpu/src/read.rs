@@ -1,8 +1,8 @@
 //! Read-only twin of the strided copy (`memcpy.rs`): thread g loads vectors g + i*grid_stride
 //! (i < LOADS) of WIDTH floats each, all before it uses any, and adds their bit patterns as
 //! integers, so the sum is exact and the loads cannot be dropped. The warp's 32 sums are added by
-//! shuffles and lane 0 writes the warp's total: one 8-byte word per warp is all the kernel
-//! writes, so its traffic is the copy's reads alone.
+//! shuffles and lane 0 writes the warp's total: one 8-byte word per warp (written twice, see the
+//! fence below) is all the kernel writes, so its traffic is the copy's reads alone.
 
 use crate::gpu::{self, Vector};
 use crate::variants::ReadArgs;
@@ -26,7 +26,20 @@ pub unsafe fn read<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(a
             *slot = unsafe { Vector::load(src, v) };
         }
     }
-    let mut sum = 0u64;
+    // ptxas would add each value as it arrives, to stay near 32 registers, and a thread would
+    // keep only a few loads in flight (as it sinks a copy's `.nc` loads, memcpy.rs). So the sum
+    // starts from this warp's output word as reloaded after lane 0 stores to it: the loads may
+    // alias that store, so they are all issued above it, and every add waits for the reload
+    // below it. The reloaded value is masked to zero by `n >> 63` (n < 2^63 floats), which ptxas
+    // cannot fold.
+    let warp = (first / 32) as isize;
+    if gpu::lane_id() == 0 {
+        // SAFETY: the caller's contract: `out` has a word for every warp of the grid, and
+        // `first / 32` is this warp's index in it (THREADS is a multiple of 32).
+        unsafe { gpu::store_word(out, warp, 0) };
+    }
+    // SAFETY: as above.
+    let mut sum = unsafe { gpu::load_word(out, warp) } & (n >> 63);
     for slot in &staged {
         for x in slot.0 {
             sum += u64::from(x.to_bits());
@@ -38,8 +51,7 @@ pub unsafe fn read<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(a
         mask >>= 1;
     }
     if gpu::lane_id() == 0 {
-        // SAFETY: the caller's contract: `out` has a word for every warp of the grid, and
-        // `first / 32` is this warp's index in it (THREADS is a multiple of 32).
-        unsafe { gpu::store_global(out, (first / 32) as isize, sum) };
+        // SAFETY: as above.
+        unsafe { gpu::store_word(out, warp, sum) };
     }
 }

@@ -120,6 +120,8 @@ inline void check_no_copies_in_flight() {
 }
 
 inline unsigned long long clock_cycles() { return 0; }
+inline void store_word(unsigned long long* p, unsigned long long v) { *p = v; }
+inline unsigned long long load_word(const unsigned long long* p) { return *p; }
 inline unsigned long long global_timer_ns() { return 0; }
 
 inline bool inside(unsigned row, unsigned col, unsigned rows, unsigned cols) { return row < rows && col < cols; }
