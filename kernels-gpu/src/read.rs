@@ -41,9 +41,7 @@ pub unsafe fn read<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(a
     // SAFETY: as above.
     let mut sum = unsafe { gpu::load_word(out, warp) } & (n >> 63);
     for slot in &staged {
-        for x in slot.0 {
-            sum += u64::from(x.to_bits());
-        }
+        sum += slot.bits_sum();
     }
     let mut mask = 16;
     while mask > 0 {

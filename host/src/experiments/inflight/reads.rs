@@ -224,9 +224,10 @@ mod tests {
 
     #[test]
     fn the_sums_follow_the_copys_layout() {
-        // Two blocks of 64 threads, 2 loads of 4 floats: 1024 floats per block, 256 vectors in
-        // all, thread g owns vectors g and g + 128. A ragged tail of 3 floats is not read.
-        let src: Vec<f32> = (0..2048 + 3).map(|i| i as f32 * 0.5).collect();
+        // Blocks of 64 threads, 2 loads of 4 floats: 512 floats per block; 1024 floats and a
+        // ragged tail of 3 (not read) take 3 blocks, 192 threads, and thread g owns vectors g
+        // and g + 192 of the 256.
+        let src: Vec<f32> = (0..1024 + 3).map(|i| i as f32 * 0.5).collect();
         let p = point(64, 2, 4);
         let sums = expected_sums(&src, &p);
         assert_eq!(p.grid(src.len() as u64), 3, "the tail starts a third block");
@@ -238,7 +239,7 @@ mod tests {
         // The third block's warps own vectors 128..192 and nothing past the whole vectors.
         let want4: u64 = (128..160).map(bits).sum();
         assert_eq!(sums[4], want4);
-        let total: u64 = (0..512).map(bits).sum();
+        let total: u64 = (0..256).map(bits).sum();
         assert_eq!(sums.iter().sum::<u64>(), total);
     }
 
