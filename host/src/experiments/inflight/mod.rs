@@ -40,7 +40,7 @@ pub mod table;
 use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
 use sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
 use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
+use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID, READ};
 
 pub use row::{Inflight, InflightRow};
 
@@ -267,12 +267,19 @@ impl Experiment for Spec {
     type Plan = Plan;
 
     fn help() -> String {
+        let reads: Vec<String> = READ
+            .iter()
+            .map(|r| format!("{}x{}x{}", r.threads, r.loads, r.width))
+            .collect();
         format!(
             "The memcpy grid (entries memcpy_t{{T}}_l{{L}}_w{{W}}): threads {:?}, loads {:?}, \
-             widths {:?}",
+             widths {:?}. Read-only kernels (read_t{{T}}_l{{L}}_w{{W}}: the copy's loads, \
+             every warp's sum checked exactly) run beside the copy rows of their points \
+             (threads x loads x width: {}), against the D2D copy's bytes moved per second",
             grid_threads(),
             grid_loads(),
-            grid_widths()
+            grid_widths(),
+            reads.join(", ")
         )
     }
 
