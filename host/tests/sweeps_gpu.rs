@@ -209,7 +209,10 @@ fn the_read_only_kernels_run_beside_their_copies_verified() {
     }
     assert_eq!(reads.reference_gbps, r.copy.gbps);
     let notes = inflight::Spec::notes(&r);
-    assert!(notes.iter().any(|n| n.starts_with("Read-only vs copy")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.starts_with("Read-only vs copy")),
+        "{notes:?}"
+    );
 }
 
 #[test]

@@ -4,8 +4,8 @@
 use crate::abi::Param;
 use crate::variants::{
     Bf16GemmParams, ChaseParams, FmaParams, GemmCheckParams, GemmParams, GemmRefParams,
-    MemcpyParams, MmaParams, ReadParams, BF16_GEMM, CHASE, FMA, GEMM, GEMM_CHECK, GEMM_REF, MEMCPY_GRID,
-    MMA_ILP, READ,
+    MemcpyParams, MmaParams, ReadParams, BF16_GEMM, CHASE, FMA, GEMM, GEMM_CHECK, GEMM_REF,
+    MEMCPY_GRID, MMA_ILP, READ,
 };
 
 /// A kernel family: one parameter list and one kernel function.

@@ -19,9 +19,7 @@ use core::arch::asm;
 use core::arch::nvptx;
 
 mod reduce;
-pub use reduce::{
-    atomic_add_u64, atomic_max_u64, lane_id, load_word, shuffle_xor_u64, store_word,
-};
+pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, load_word, shuffle_xor_u64, store_word};
 mod tensor;
 pub use tensor::*;
 

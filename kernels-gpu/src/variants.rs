@@ -11,8 +11,8 @@ pub use crate::entries::{check_entries, entries, entry, EntryDecl, Family};
 pub use crate::gemm_lines::{
     find_gemm, tuned_shape_fits, GemmFamily, GemmVariant, RegsExperiment, TunedMisfit, BK, BM, BN,
 };
-pub use crate::read_lines::{ReadPoint, READ_WARP};
 pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaVariant, FMA_UNROLL};
+pub use crate::read_lines::{ReadPoint, READ_WARP};
 pub(crate) use crate::table_rules::str_eq;
 use crate::table_rules::{entries_unique, grid_has, strictly_ascending};
 

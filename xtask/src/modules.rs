@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::{
-    check_entries, GemmFamily, BF16_GEMM, CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, MMA_ILP, READ, REGS,
+    check_entries, GemmFamily, BF16_GEMM, CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, MMA_ILP, READ,
+    REGS,
 };
 use serde::{Deserialize, Serialize};
 

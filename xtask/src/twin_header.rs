@@ -131,7 +131,10 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
             )
         }
         Family::Read => {
-            let p = READ.iter().find(|p| p.entry == e.name).ok_or_else(missing)?;
+            let p = READ
+                .iter()
+                .find(|p| p.entry == e.name)
+                .ok_or_else(missing)?;
             format!(
                 "LAB_READ({}, {}, {}, {})",
                 p.entry, p.threads, p.loads, p.width
