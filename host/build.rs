@@ -94,7 +94,7 @@ fn main() {
         .find(|m| m.kind == ModuleKind::Tensor)
         .expect("the lab builds a tensor-core module");
     let tensor_ptx = std::fs::read_to_string(out.join(&tensor.file)).expect("reading it back");
-    let mma_ilp = xtask::ptx::keep_entries(&tensor_ptx, |e| {
+    let mma_ilp = ptxas_report::ptx_entries::keep_entries(&tensor_ptx, |e| {
         kernels_gpu::variants::MMA_ILP.iter().any(|v| v.entry == e)
     })
     .expect("the tensor-core module's entries have bodies");

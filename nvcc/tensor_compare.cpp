@@ -39,6 +39,7 @@ struct Line {
 #define LAB_GEMM_TUNED(...)
 #define LAB_MEMCPY(...)
 #define LAB_FMA_ILP(...)
+#define LAB_FMA_CONTROL(...)
 #define LAB_CHASE(...)
 #define LAB_READ(...)
 #define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \

@@ -62,6 +62,11 @@
 #define LAB_FMA_ILP(NAME, ilp) \
     extern "C" __global__ void NAME(float* out, float a, float b, int iters) { lab::fma::fma_ilp<ilp>(out, a, b, iters); }
 
+// A control of the FMA line (variants.rs fma_controls: the fma_ilp parameters), OP its function
+// in fma_ilp.cuh; no launch bound either.
+#define LAB_FMA_CONTROL(NAME, OP, ilp) \
+    extern "C" __global__ void NAME(float* out, float a, float b, int iters) { lab::fma::OP<ilp>(out, a, b, iters); }
+
 // The chase line (variants.rs `abi:` chase: next, start, steps, out); one thread, no bound.
 #define LAB_CHASE(NAME)                                                                                 \
     extern "C" __global__ void NAME(const unsigned* next, unsigned start, unsigned steps, unsigned long long* out) { \

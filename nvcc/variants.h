@@ -6,6 +6,9 @@
 #ifndef LAB_CHASE
 #error "the including file defines no LAB_CHASE: it has no kernel for these table lines"
 #endif
+#ifndef LAB_FMA_CONTROL
+#error "the including file defines no LAB_FMA_CONTROL: it has no kernel for these table lines"
+#endif
 #ifndef LAB_FMA_ILP
 #error "the including file defines no LAB_FMA_ILP: it has no kernel for these table lines"
 #endif
@@ -29,7 +32,7 @@
 #endif
 
 // The register-cap experiment's caps (variants.rs `regs:`), for build scripts.
-#define LAB_REGS_CAPS "32 48 64 96 128 160 192 255"
+#define LAB_REGS_CAPS "32 48 64 96 128 144 160 192 255"
 
 // The tuned GEMM lines' labels, for check scripts.
 #define LAB_TUNED_LABELS "R1,R2,R3,R4"
@@ -253,6 +256,14 @@ LAB_FMA_ILP(fma_ilp6, 6)
 LAB_FMA_ILP(fma_ilp8, 8)
 LAB_FMA_ILP(fma_ilp12, 12)
 LAB_FMA_ILP(fma_ilp16, 16)
+LAB_FMA_CONTROL(fadd_ilp1, fadd, 1)
+LAB_FMA_CONTROL(fadd_ilp2, fadd, 2)
+LAB_FMA_CONTROL(fmul_ilp1, fmul, 1)
+LAB_FMA_CONTROL(fmul_ilp2, fmul, 2)
+LAB_FMA_CONTROL(ffma_imm_ilp1, ffma_imm, 1)
+LAB_FMA_CONTROL(ffma_imm_ilp2, ffma_imm, 2)
+LAB_FMA_CONTROL(ffma_const_ilp1, ffma_const, 1)
+LAB_FMA_CONTROL(ffma_const_ilp2, ffma_const, 2)
 LAB_CHASE(chase_u32)
 // not in the twin: gemm_ref_f64 (the GEMM check's own kernel: every timed module is checked by the Rust one)
 // not in the twin: gemm_check_f32 (the GEMM check's own kernel: every timed module is checked by the Rust one)

@@ -2,7 +2,7 @@
 //! bars. Experiments build these from their outputs; `report::plots` draws them. Also the helpers
 //! that build the usual "one series per module per run" scatter.
 
-use crate::results::{Check, Comparison, DeviceInfo};
+use crate::results::{Check, Comparison, DeviceInfo, RunMeta};
 
 /// A point, optionally labelled next to its marker.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +106,8 @@ pub struct PlotRun<'a, O> {
     /// Series name of its compared module, when the run has one.
     pub compare_name: Option<&'a str>,
     pub device: &'a DeviceInfo,
+    /// The run's record (its sizes, the line experiment 3 capped).
+    pub meta: &'a RunMeta,
     pub output: &'a O,
 }
 

@@ -92,6 +92,20 @@ pub struct ModuleFiles {
     pub compare_label: Option<String>,
 }
 
+/// The flags of an experiment that runs its table's variants at a size, with or without another
+/// module: `--variants`, the size's flags (`S`), and `--module`, `--compare`, `--compare-label`.
+#[derive(Debug, Clone, Args)]
+#[group(skip)]
+pub struct VariantRun<S: Args> {
+    /// Variants to run, by label (comma-separated; listed below); default all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub variants: Vec<String>,
+    #[command(flatten)]
+    pub size: S,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
+}
+
 /// The flags of `host all` that several experiments read.
 #[derive(Debug, Clone, Args)]
 pub struct Shared {
@@ -143,6 +157,8 @@ pub enum CliError {
         label: String,
         valid: String,
     },
+    #[error("--variant: unknown GEMM line `{label}`; valid: {valid}")]
+    UnknownLine { label: String, valid: String },
     #[error("--variants: `{0}` is listed twice")]
     DuplicateVariant(String),
     #[error("--caps: cap {0} is listed twice")]

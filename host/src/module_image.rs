@@ -17,8 +17,13 @@ pub const HEADER_BYTES: usize = 64;
 const STO_CUDA_ENTRY: u8 = 0x10;
 const FATBIN_MAGIC: u32 = 0xBA55_ED50;
 const FATBIN_HEADER: usize = 16;
-const FATBIN_PTX: u16 = 1;
-const FATBIN_ELF: u16 = 2;
+/// What a fatbinary entry holds, of the kinds that list entries (its first two bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u16)]
+enum FatbinPayload {
+    Ptx = 1,
+    Elf = 2,
+}
 /// An entry header up to and including its flags.
 const FATBIN_ENTRY_MIN: usize = 48;
 /// The flags that mark an entry's payload as compressed (LZ4, zstd).
@@ -224,9 +229,9 @@ fn fatbin_entries(image: &[u8]) -> Result<Option<Vec<String>>, NotAModule> {
         let payload = &image[start..stop];
         if flags & FATBIN_COMPRESSED != 0 || decompressed != 0 {
             listed = false;
-        } else if kind == FATBIN_ELF {
+        } else if kind == FatbinPayload::Elf as u16 {
             names.extend(cubin_entries(payload).map_err(|e| bad(format!("entry {count}: {e}")))?);
-        } else if kind == FATBIN_PTX {
+        } else if kind == FatbinPayload::Ptx as u16 {
             names.extend(ptx_entries(&String::from_utf8_lossy(payload)));
         }
         at = stop;
@@ -328,7 +333,7 @@ mod tests {
 
     #[test]
     fn a_fatbin_lists_its_uncompressed_images_and_must_hold_together() {
-        let f = fatbin(&[(FATBIN_PTX, PTX.as_bytes(), false)]);
+        let f = fatbin(&[(FatbinPayload::Ptx as u16, PTX.as_bytes(), false)]);
         assert_eq!(recognise(&f), Ok(ModuleKind::Fatbin));
         assert_eq!(
             listed_entries(&f),
@@ -336,13 +341,13 @@ mod tests {
         );
         // A compressed image cannot be listed: left to the driver.
         let c = fatbin(&[
-            (FATBIN_PTX, PTX.as_bytes(), false),
-            (FATBIN_ELF, b"(zstd)", true),
+            (FatbinPayload::Ptx as u16, PTX.as_bytes(), false),
+            (FatbinPayload::Elf as u16, b"(zstd)", true),
         ]);
         assert_eq!(recognise(&c), Ok(ModuleKind::Fatbin));
         assert_eq!(listed_entries(&c), None);
         // A foreign ELF inside is refused.
-        let x = fatbin(&[(FATBIN_ELF, &elf_header(62), false)]);
+        let x = fatbin(&[(FatbinPayload::Elf as u16, &elf_header(62), false)]);
         let e = recognise(&x).unwrap_err().to_string();
         assert!(e.contains("entry 0") && e.contains("machine 62"), "{e}");
         // Cut short, or announcing more than it holds.

@@ -226,8 +226,8 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
     let cells = occ
         .rows
         .iter()
-        .map(|x| (&x.limiter, &x.measured.flags))
-        .chain(regs.iter().map(|x| (&x.limiter, &x.measured.flags)))
+        .map(|x| (&x.figures.limiter, &x.measured.flags))
+        .chain(regs.iter().map(|x| (&x.figures.limiter, &x.measured.flags)))
         .chain(
             r.bandwidth
                 .as_ref()
@@ -255,7 +255,12 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
     let inflight = r.inflight.as_ref().unwrap();
     assert!(!inflight.rows.is_empty() && inflight.latency.check.passed);
     let ilp = r.ilp.as_ref().unwrap();
-    assert_eq!(ilp.rows.len(), 2 * kernels_gpu::variants::FMA.len());
+    assert_eq!(
+        ilp.rows.len(),
+        2 * kernels_gpu::variants::FMA.len()
+            + kernels_gpu::variants::FMA_CONTROLS.len()
+                * host::experiments::ilp::DEFAULT_CONTROL_WARPS_PER_SM.len()
+    );
     let mma = r.mma.as_ref().unwrap();
     assert_eq!(mma.rows.len(), 2 * kernels_gpu::variants::MMA_ILP.len());
     assert!(r.missing.is_empty(), "{:?}", r.missing);
@@ -363,4 +368,35 @@ fn a_rectangular_size_that_does_not_tile_is_refused_for_the_seed_variants_only()
     let o = host(&["occupancy", "--size", "64x64", "--check-only"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("N or MxNxK"), "{}", stderr(&o));
+}
+
+#[test]
+fn regs_caps_any_gemm_line_named_by_variant() {
+    // An unknown line is refused, naming every line of both GEMM tables.
+    let o = host(&["regs", "--variant", "Z9"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("--variant: unknown GEMM line `Z9`"), "{err}");
+    assert!(
+        err.contains("S, A1") && err.contains("R4") && err.contains("M1"),
+        "{err}"
+    );
+    // The table's line has the build's caps only; another line takes any cap, made on demand.
+    let o = host(&["regs", "--caps", "40"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("register cap 40"), "{}", stderr(&o));
+    // A BF16 line runs any size; an FP32 seed line only those it tiles.
+    let o = host(&["regs", "--variant", "C", "--size", "1000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("1000 does not tile"), "{}", stderr(&o));
+    if !has_driver() {
+        // Planned: the run stops only at the missing driver.
+        for args in [
+            &["regs", "--variant", "M1", "--caps", "40", "--size", "1000"][..],
+            &["regs", "--variant", "R4", "--caps", "40,255"],
+        ] {
+            let o = host(args);
+            assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
+        }
+    }
 }

@@ -138,9 +138,9 @@ fn compare_with_a_module_file_fills_the_comparison() {
     for row in r.occupancy.unwrap().rows {
         let c = row.measured.compare.expect("comparison filled");
         assert!(c.check.passed);
-        assert_eq!(c.regs, row.regs, "same module, same registers");
+        assert_eq!(c.regs, row.figures.regs, "same module, same registers");
         assert!(c.ratio.is_finite() && c.ratio > 0.0);
-        assert_eq!(row.timing.samples_ms.len(), 2, "our samples");
+        assert_eq!(row.figures.timing.samples_ms.len(), 2, "our samples");
         assert_eq!(
             c.timing.samples_ms.len(),
             2,
@@ -194,6 +194,8 @@ fn sweeps_compare_every_point_they_run() {
         "1,4",
         "--warps-per-sm",
         "1,8",
+        "--controls",
+        "none",
         "--target-cycles",
         "100000",
     ];
@@ -288,7 +290,7 @@ fn tuned_variants_pass_at_tiling_and_non_tiling_sizes() {
                 row.variant, row.measured.check
             );
             assert!(!row.is_seed());
-            assert!(row.occupancy > 0.0);
+            assert!(row.figures.occupancy > 0.0);
         }
     }
 }

@@ -12,7 +12,9 @@ use host::results_io::{tables, write_results};
 
 /// The CSV columns that hold text: names, the limiter in words, whether a check passed and each
 /// row's flags. Every other column must hold numbers.
-const TEXT_COLUMNS: &[&str] = &["Variant", "Entry", "Family", "Limiter", "Verified", "flags"];
+const TEXT_COLUMNS: &[&str] = &[
+    "Variant", "Entry", "Family", "Limiter", "Verified", "flags", "Op",
+];
 
 /// Whether `name` is a text column: one of [`TEXT_COLUMNS`], or the compared module's check.
 fn declared_text(name: &str) -> bool {

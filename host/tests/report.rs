@@ -45,16 +45,18 @@ fn fixture_is_marked_hand_made() {
 #[test]
 fn every_claim_holds_on_the_fixture() {
     let vs = fixture().verdicts();
-    assert_eq!(vs.len(), 17);
-    // The fixture has experiments 1-3, recorded before cuBLAS was timed: the sweeps' eight claims
+    assert_eq!(vs.len(), 22);
+    // The fixture has experiments 1-3, recorded before cuBLAS was timed: the sweeps' claims
     // say they were not run, and the cuBLAS claim is not judged.
     let (run, not_run): (Vec<_>, Vec<_>) = vs.iter().partition(|v| v.experiment <= 3);
-    assert_eq!(run.len(), 9);
+    assert_eq!(run.len(), 12);
     assert!(not_run
         .iter()
         .all(|v| v.holds.is_none() && v.evidence.contains("was not run")));
     assert_eq!(judge(&fixture(), FASTEST).holds, None);
-    for v in run.iter().filter(|v| v.key != FASTEST) {
+    // The fixture's shared-memory word rates (S against B) are 14% apart: not judged.
+    assert_eq!(judge(&fixture(), SMEM).holds, None);
+    for v in run.iter().filter(|v| v.key != FASTEST && v.key != SMEM) {
         assert_eq!(v.holds, Some(true), "{}: {}", v.key, v.evidence);
         assert!(v.evidence.chars().any(|c| c.is_ascii_digit()), "{}", v.key);
     }
@@ -164,8 +166,8 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
     assert!(md.contains(&r.meta.command));
     assert_eq!(
         md.matches("**HOLDS**").count(),
-        16,
-        "8 in the summary, 8 in the details"
+        20,
+        "10 in the summary, 10 in the details"
     );
     assert!(has_row(&md, &["D+", "16", "16x16", "255"]), "{md}");
     assert!(has_row(&md, &["T14f4", "32", "14x4", "224"]));
@@ -232,7 +234,7 @@ const MORE_REGS: &str = "more-registers-do-not-help";
 #[test]
 fn peak_at_the_highest_occupancy_fails_claim_1() {
     let mut r = fixture();
-    gemm_mut(&mut r, "A1").gflops = 5000.0;
+    gemm_mut(&mut r, "A1").figures.gflops = 5000.0;
     let v = judge(&r, PEAK);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(
@@ -246,7 +248,7 @@ fn peak_at_the_highest_occupancy_fails_claim_1() {
 fn a_peak_within_the_timing_noise_leaves_claim_1_not_judged() {
     let mut r = fixture();
     // B is fastest at 4230, but A1 at the highest occupancy is within B's sample spread.
-    gemm_mut(&mut r, "A1").gflops = 4220.0;
+    gemm_mut(&mut r, "A1").figures.gflops = 4220.0;
     let v = judge(&r, PEAK);
     assert_eq!(v.holds, None, "{}", v.evidence);
     assert!(v.evidence.contains("within noise"), "{}", v.evidence);
@@ -256,7 +258,7 @@ fn a_peak_within_the_timing_noise_leaves_claim_1_not_judged() {
 #[test]
 fn fewer_accumulators_winning_at_equal_occupancy_fails_claim_2() {
     let mut r = fixture();
-    gemm_mut(&mut r, "S").gflops = 4000.0;
+    gemm_mut(&mut r, "S").figures.gflops = 4000.0;
     let v = judge(&r, ACC);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(v
@@ -267,17 +269,70 @@ fn fewer_accumulators_winning_at_equal_occupancy_fails_claim_2() {
 #[test]
 fn no_pair_at_equal_occupancy_leaves_claim_2_not_judged() {
     let mut r = fixture();
-    gemm_mut(&mut r, "S").occupancy = 0.5;
+    gemm_mut(&mut r, "S").figures.occupancy = 0.5;
     let v = judge(&r, ACC);
     assert_eq!(v.holds, None);
     assert_eq!(v.outcome(), "NOT JUDGED");
-    assert!(v.evidence.contains("no two variants share an occupancy"));
+    assert!(v
+        .evidence
+        .contains("no two valid variants share an occupancy"));
+}
+
+#[test]
+fn claim_2_pairs_only_whole_warp_spill_free_variants() {
+    // D+ (16 threads, 256 accumulators) beside D at D's occupancy, far slower: left out, so
+    // the claim still holds, and the evidence says why.
+    let mut r = fixture();
+    let d = gemm_mut(&mut r, "D").figures.occupancy;
+    gemm_mut(&mut r, "D+").figures.occupancy = d;
+    let v = judge(&r, ACC);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(
+        v.evidence
+            .contains("D+ (16 threads, 16x16) left out: blocks of part of a warp"),
+        "{}",
+        v.evidence
+    );
+    // A whole-warp variant with too many accumulators is left out for its spills.
+    gemm_mut(&mut r, "D+").threads = 32;
+    let v = judge(&r, ACC);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("left out: more accumulators"),
+        "{}",
+        v.evidence
+    );
+    // The same pair with D+ valid (64 accumulators) and faster than D decides against it.
+    gemm_mut(&mut r, "D+").tm = 8;
+    gemm_mut(&mut r, "D+").tn = 8;
+    gemm_mut(&mut r, "D+").figures.gflops = 4000.0;
+    let v = judge(&r, ACC);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+}
+
+#[test]
+fn one_point_past_the_peak_leaves_claim_3_not_judged() {
+    // D the fastest: only D+ is past it.
+    let mut r = fixture();
+    gemm_mut(&mut r, "D").figures.gflops = 5000.0;
+    let v = judge(&r, FALLS);
+    assert_eq!(v.holds, None, "{}", v.evidence);
+    assert!(
+        v.evidence.contains("one point is not a trend"),
+        "{}",
+        v.evidence
+    );
+    // C the fastest: D and D+ past it, both falling: a trend.
+    let mut r = fixture();
+    gemm_mut(&mut r, "C").figures.gflops = 5000.0;
+    let v = judge(&r, FALLS);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
 }
 
 #[test]
 fn a_largest_tile_that_keeps_up_fails_claim_3() {
     let mut r = fixture();
-    gemm_mut(&mut r, "D+").gflops = 3000.0;
+    gemm_mut(&mut r, "D+").figures.gflops = 3000.0;
     let v = judge(&r, FALLS);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(
@@ -288,7 +343,7 @@ fn a_largest_tile_that_keeps_up_fails_claim_3() {
     );
 
     let mut r = fixture();
-    gemm_mut(&mut r, "D+").gflops = 5000.0;
+    gemm_mut(&mut r, "D+").figures.gflops = 5000.0;
     let v = judge(&r, FALLS);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(v.evidence.contains("nothing falls past it"));
@@ -359,7 +414,7 @@ fn a_narrow_sweep_leaves_claim_5_not_judged() {
 #[test]
 fn more_spills_running_faster_fails_claim_6() {
     let mut r = fixture();
-    cap_mut(&mut r, 48).gflops = 200.0;
+    cap_mut(&mut r, 48).figures.gflops = 200.0;
     let v = judge(&r, SPILLS);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(
@@ -395,7 +450,7 @@ fn no_spills_at_all_leaves_the_spill_claims_not_judged() {
 #[test]
 fn a_higher_cap_beating_the_first_spill_free_one_fails_claims_7_and_8() {
     let mut r = fixture();
-    cap_mut(&mut r, 160).gflops = 4600.0;
+    cap_mut(&mut r, 160).figures.gflops = 4600.0;
     let v = judge(&r, FIRST_FREE);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     assert!(
@@ -417,7 +472,7 @@ fn a_higher_cap_beating_the_first_spill_free_one_fails_claims_7_and_8() {
 fn a_higher_cap_within_the_noise_does_not_fail_claim_7() {
     let mut r = fixture();
     // 4240 vs 4233 with a +-0.6% sample spread on both: not a win.
-    cap_mut(&mut r, 160).gflops = 4240.0;
+    cap_mut(&mut r, 160).figures.gflops = 4240.0;
     let v = judge(&r, FIRST_FREE);
     assert_eq!(v.holds, Some(true), "{}", v.evidence);
 }
@@ -434,12 +489,12 @@ fn small_rises_above_the_first_spill_free_cap_within_noise_are_allowed() {
 
     // 3.7% above the cap before it, well outside the noise: that cap helps.
     let mut r = fixture();
-    cap_mut(&mut r, 192).gflops = 3875.0;
+    cap_mut(&mut r, 192).figures.gflops = 3875.0;
     let v = judge(&r, MORE_REGS);
     assert_eq!(v.holds, Some(false), "{}", v.evidence);
     // 1.7% above, with an interval across the 2% band: not shown to help, nor not to.
     let mut r = fixture();
-    cap_mut(&mut r, 192).gflops = 3800.0;
+    cap_mut(&mut r, 192).figures.gflops = 3800.0;
     let v = judge(&r, MORE_REGS);
     assert_eq!(v.holds, None, "{}", v.evidence);
     assert!(
@@ -453,7 +508,7 @@ fn small_rises_above_the_first_spill_free_cap_within_noise_are_allowed() {
 fn rows_that_failed_their_check_are_left_out_and_named() {
     let mut r = fixture();
     let a1 = gemm_mut(&mut r, "A1");
-    a1.gflops = 9000.0;
+    a1.figures.gflops = 9000.0;
     a1.measured.check.passed = false;
     let v = judge(&r, PEAK);
     // A1's 9000 would make the peak sit at the highest occupancy; it is excluded instead, and the
@@ -488,7 +543,7 @@ fn no_experiment_means_nothing_is_judged() {
     let written = report::write(&r, &dir).unwrap();
     assert_eq!(written.len(), 1, "only report.md: {written:?}");
     let md = std::fs::read_to_string(&written[0]).unwrap();
-    assert_eq!(md.matches("**NOT JUDGED**").count(), 34);
+    assert_eq!(md.matches("**NOT JUDGED**").count(), 44);
     assert_eq!(
         md.matches("Not run.").count(),
         host::experiments::registry::NAMES.len()
@@ -507,13 +562,23 @@ fn with_comparison(mut r: RunResults) -> RunResults {
     };
     r.meta.compare_module = Some("nvcc (hand-made)".into());
     for x in &mut r.occupancy.as_mut().unwrap().rows {
-        x.measured.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.measured.check.clone()));
+        x.measured.compare = Some(cmp(
+            x.figures.gflops,
+            x.figures.regs,
+            &x.figures.timing,
+            x.measured.check.clone(),
+        ));
     }
     for x in &mut r.bandwidth.as_mut().unwrap().rows {
         x.measured.compare = Some(cmp(x.gbps, x.regs, &x.timing, x.measured.check.clone()));
     }
     for x in r.regs.as_mut().unwrap() {
-        x.measured.compare = Some(cmp(x.gflops, x.regs, &x.timing, x.measured.check.clone()));
+        x.measured.compare = Some(cmp(
+            x.figures.gflops,
+            x.figures.regs,
+            &x.figures.timing,
+            x.measured.check.clone(),
+        ));
     }
     r
 }
@@ -611,7 +676,7 @@ fn runs_merge_into_one_table_and_one_set_of_plots() {
     let mut rb = with_comparison(fixture());
     rb.device.name = "Second fixture GPU".into();
     for x in &mut rb.occupancy.as_mut().unwrap().rows {
-        x.gflops *= 2.0;
+        x.figures.gflops *= 2.0;
     }
     for (dir, r) in [(&a, &ra), (&b, &rb)] {
         std::fs::create_dir_all(dir).unwrap();
@@ -647,8 +712,8 @@ fn runs_merge_into_one_table_and_one_set_of_plots() {
     assert_eq!(md_row(&md, &["3", "cap 128"])[2], "GFLOP/s");
     assert_eq!(
         md.matches("**HOLDS**").count(),
-        32,
-        "8 verdicts in the matrix and 8 in the details, for each of 2 runs"
+        40,
+        "10 verdicts in the matrix and 10 in the details, for each of 2 runs"
     );
     for svg in ["occupancy.svg", "bandwidth.svg", "regs.svg"] {
         let t = svg_texts(&out.join(svg));
@@ -837,7 +902,7 @@ fn the_out_folder_write_path_gives_a_report_with_the_calculators_curves() {
     // The tables are in tables.md, linked, not repeated.
     assert!(md.contains("[tables.md](tables.md)"));
     assert!(!md.contains("| D+ | 16 | 16×16 | 255 |"));
-    assert_eq!(md.matches("**HOLDS**").count(), 16);
+    assert_eq!(md.matches("**HOLDS**").count(), 20);
 
     // `host report DIR` rewrites the same report from the stored folder.
     let before = md;
@@ -865,12 +930,15 @@ fn the_calculators_curves_follow_each_variants_measured_resources() {
         // At the row's own register count the curve is the calculator's figure for the row.
         let kernel = host::occupancy::KernelResources {
             threads: row.threads,
-            regs_per_thread: row.regs,
+            regs_per_thread: row.figures.regs,
             static_smem: kernels_gpu::variants::GemmVariant::SEED_STATIC_SHARED_BYTES,
             dyn_smem: 0,
         };
         let o = host::occupancy::occupancy(&limits, &kernel).unwrap();
-        let at = pts.iter().find(|p| p.0 == f64::from(row.regs)).unwrap();
+        let at = pts
+            .iter()
+            .find(|p| p.0 == f64::from(row.figures.regs))
+            .unwrap();
         assert!((at.1 - o.occupancy * 100.0).abs() < 1e-9, "{}", row.variant);
     }
 
@@ -1120,4 +1188,83 @@ fn a_missing_cublas_is_said_in_the_table_and_nothing_else_changes() {
     }
     assert!(rows.last().unwrap()[0].starts_with("cuBLAS not found: none of libcublas.so.13"));
     assert!(t.title.contains("cuBLAS not found"), "{}", t.title);
+}
+
+const CAP_HELPS: &str = "cap-helps-without-spills";
+const SMEM: &str = "shared-memory-as-fast-as-registers";
+
+#[test]
+fn shared_memory_word_rates_that_agree_fail_the_as_fast_as_registers_claim() {
+    // B reads 0.375 shared words per FFMA, S 1: at the same shared-memory word rate B runs
+    // 1/0.375 times S's GFLOP/s, so shared memory sets their rate.
+    let mut r = fixture();
+    gemm_mut(&mut r, "S").figures.gflops = 4230.0 * 0.375;
+    let v = judge(&r, SMEM);
+    assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("S 1.000 words/FFMA 1586 GFLOP/s")
+            && v.evidence.contains("B over S: GFLOP/s 2.66")
+            && v.evidence.contains("shared-memory words/s 1.000 (95% CI"),
+        "{}",
+        v.evidence
+    );
+    // S as fast as B with 2.7 times the words: shared memory did not hold it back.
+    let mut r = fixture();
+    gemm_mut(&mut r, "S").figures.gflops = 4230.0;
+    assert_eq!(judge(&r, SMEM).holds, Some(true));
+    // No line reads more than 1/4 word per FFMA: nothing to judge.
+    let mut r = fixture();
+    for v in ["S", "A1", "A", "B"] {
+        gemm_mut(&mut r, v).tm = 8;
+        gemm_mut(&mut r, v).tn = 8;
+    }
+    let v = judge(&r, SMEM);
+    assert_eq!(v.holds, None);
+    assert!(v.evidence.contains("more than 1/4"), "{}", v.evidence);
+}
+const CLIFF: &str = "register-cliff";
+
+#[test]
+fn seed_001_a_spill_free_cap_that_raises_occupancy_against_the_uncapped_build() {
+    // Cap 128 (8 blocks/SM, no spills) over the uncapped cap 255 (6 blocks/SM).
+    let v = judge(&fixture(), CAP_HELPS);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(
+        v.evidence
+            .contains("cap 128 (128 regs, 0 spill B) 4233 GFLOP/s at 8 blocks/SM")
+            && v.evidence.contains("(95% CI"),
+        "{}",
+        v.evidence
+    );
+    let mut r = fixture();
+    cap_mut(&mut r, 128).figures.gflops = 3000.0;
+    assert_eq!(judge(&r, CAP_HELPS).holds, Some(false));
+    // No spill-free cap holds more blocks than the uncapped build: nothing to judge.
+    let mut r = fixture();
+    cap_mut(&mut r, 128).figures.blocks_per_sm = 6;
+    let v = judge(&r, CAP_HELPS);
+    assert_eq!(v.holds, None);
+    assert!(
+        v.evidence.contains("no spill-free cap holds more blocks"),
+        "{}",
+        v.evidence
+    );
+}
+
+#[test]
+fn seed_002_the_register_cliff_needs_builds_close_either_side_of_a_boundary() {
+    // 128 registers (8 blocks/SM) against 136 (6 blocks/SM), 8 registers apart.
+    let v = judge(&fixture(), CLIFF);
+    assert_eq!(v.holds, Some(true), "{}", v.evidence);
+    assert!(v.evidence.contains("(8 registers apart)"), "{}", v.evidence);
+    let mut r = fixture();
+    cap_mut(&mut r, 160).figures.gflops = 4600.0;
+    assert_eq!(judge(&r, CLIFF).holds, Some(false));
+    // The nearest build past the boundary 22 registers away: not the cliff.
+    let mut r = fixture();
+    cap_mut(&mut r, 160).figures.regs = 150;
+    let v = judge(&r, CLIFF);
+    assert_eq!(v.holds, None);
+    assert!(v.evidence.contains("22 registers apart"), "{}", v.evidence);
+    assert!(v.evidence.contains("(95% CI"), "{}", v.evidence);
 }

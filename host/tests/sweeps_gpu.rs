@@ -225,6 +225,8 @@ fn a_small_ilp_sweep_runs_verified() {
         "1,4",
         "--warps-per-sm",
         "1,8,64",
+        "--controls",
+        "none",
         "--target-cycles",
         "200000",
     ])
@@ -260,6 +262,60 @@ fn a_small_ilp_sweep_runs_verified() {
             row.measured.check.what
         );
     }
+}
+
+/// Every control of the FMA sweep runs, each thread checked bit for bit against its own op's
+/// CPU chains, beside the FFMA; the scheduler model fills in where it predicts (5 warps/SM,
+/// from 8). No timing decides anything.
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn the_fma_controls_run_verified_beside_the_ffma() {
+    let gpu = gpu();
+    let args = IlpCmd::parse_from([
+        "ilp",
+        "--ilp",
+        "1",
+        "--warps-per-sm",
+        "5,8,64",
+        "--control-warps-per-sm",
+        "5,8,64",
+        "--target-cycles",
+        "200000",
+    ])
+    .args;
+    let plan = ilp::Plan::new(&args).unwrap();
+    let r = ilp::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    let failed = ilp::Spec::failed_checks(&r);
+    assert!(failed.is_empty(), "{failed:?}");
+    let controls = kernels_gpu::variants::FMA_CONTROLS;
+    assert_eq!(
+        r.rows.len(),
+        3 * (1 + controls.len()),
+        "skipped: {:?}",
+        r.skipped
+    );
+    for v in controls {
+        let rows: Vec<_> = r.rows.iter().filter(|x| x.entry == v.entry).collect();
+        assert_eq!(rows.len(), 3, "{}", v.entry);
+        for row in rows {
+            assert_eq!(row.op, v.op.name());
+            assert!(
+                row.measured.check.what.contains(v.op.sass()),
+                "{}: {}",
+                v.entry,
+                row.measured.check.what
+            );
+            assert!(row.fraction_of_peak > 0.0 && row.fraction_of_peak < 1.1);
+            assert_eq!(row.scheduler_model.is_some(), row.warps_per_sm == 5);
+        }
+    }
+    // The ILP-1 plateau of every kernel, and the notes that set them beside the model.
+    let notes = ilp::Spec::notes(&r);
+    assert!(notes.iter().any(|n| n.starts_with("Controls")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.starts_with("What caps ILP 1")),
+        "{notes:?}"
+    );
 }
 
 /// A copy whose loads cannot fit the registers its block size allows: 1024 threads leave 64
@@ -341,6 +397,7 @@ fn test_meta() -> host::results::RunMeta {
         noise_target: None,
         gemm_size: 4096,
         gemm_dims: None,
+        regs_variant: None,
         copy_bytes: 1 << 30,
     }
 }

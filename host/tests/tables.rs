@@ -2,6 +2,7 @@
 //! results folder.
 
 use host::experiments::bandwidth::{self, Bandwidth, CopyRow};
+use host::experiments::gemm_figures::GemmFigures;
 use host::experiments::measured::Measured;
 use host::experiments::occupancy::{self, GemmRow, GemmRun};
 use host::experiments::regs::{self, RegsRow};
@@ -73,12 +74,14 @@ fn sample() -> RunResults {
         threads: 4096 / (tm * tn),
         tm,
         tn,
-        regs,
-        blocks_per_sm: 2,
-        occupancy: 0.25,
-        limiter: "registers".into(),
-        timing: timing(3.2),
-        gflops,
+        figures: GemmFigures {
+            regs,
+            blocks_per_sm: 2,
+            occupancy: 0.25,
+            limiter: "registers".into(),
+            timing: timing(3.2),
+            gflops,
+        },
         measured: Measured {
             check: ok(3.1e-7, 1e-4),
             flags,
@@ -120,12 +123,14 @@ fn sample() -> RunResults {
     };
     let regs = |cap, unknown| RegsRow {
         cap,
-        regs: cap.min(154),
-        blocks_per_sm: 3,
-        occupancy: 0.1875,
-        limiter: "registers".into(),
-        timing: timing(40.0),
-        gflops: 3400.0,
+        figures: GemmFigures {
+            regs: cap.min(154),
+            blocks_per_sm: 3,
+            occupancy: 0.1875,
+            limiter: "registers".into(),
+            timing: timing(40.0),
+            gflops: 3400.0,
+        },
         spill_stores: if cap < 96 { 4840 } else { 0 },
         spill_loads: if cap < 96 { 4652 } else { 0 },
         spills_unknown: unknown,
@@ -150,6 +155,7 @@ fn sample() -> RunResults {
             samples: 7,
             gemm_size: 4096,
             gemm_dims: None,
+            regs_variant: None,
             copy_bytes: 1 << 30,
             noise_target: None,
         },
@@ -168,6 +174,7 @@ fn sample() -> RunResults {
         ilp: None,
         mma: None,
         gemm_bf16: None,
+        held: None,
         missing: vec![],
     }
 }
@@ -360,7 +367,8 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
             "inflight",
             "ilp",
             "mma",
-            "gemm_bf16"
+            "gemm_bf16",
+            "held"
         ]
     );
     let full = sample();
@@ -408,7 +416,8 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
             ("inflight", NOT_FINISHED),
             ("ilp", NOT_FINISHED),
             ("mma", NOT_FINISHED),
-            ("gemm_bf16", NOT_FINISHED)
+            ("gemm_bf16", NOT_FINISHED),
+            ("held", NOT_FINISHED)
         ]
     );
     assert_eq!(writes[0].occupancy, full.occupancy);

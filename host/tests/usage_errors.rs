@@ -150,16 +150,25 @@ fn a_damaged_or_impossible_results_json_is_refused_naming_the_field() {
     );
     let zero = edited(&root.join("zero"), |v| v["device"]["sm_count"] = 0.into());
     refused(&["report", &zero], &["device.sm_count is 0"]);
-    // serde_json writes a NaN as null: the field is named where it does not read.
+    // serde_json writes a NaN as null: the row is named where it does not read (the field too,
+    // unless it is one the row embeds with `flatten`, which serde reads from a buffer: then the
+    // error says what type was expected and where in the file).
     let nan = edited(&root.join("nan"), |v| {
         v["regs"][0]["gflops"] = serde_json::Value::Null
     });
     refused(
         &["report", &nan],
-        &["results.json is not a results file: regs[0].gflops: invalid type: null"],
+        &["results.json is not a results file: regs[0]: invalid type: null, expected f64 at line"],
+    );
+    let cap = edited(&root.join("cap"), |v| {
+        v["regs"][0]["cap"] = serde_json::Value::Null
+    });
+    refused(
+        &["report", &cap],
+        &["results.json is not a results file: regs[0].cap: invalid type: null"],
     );
     // Nothing was drawn from them.
-    for d in ["cut", "neg", "zero", "nan"] {
+    for d in ["cut", "neg", "zero", "nan", "cap"] {
         assert!(!root.join(d).join("report.md").exists(), "{d}");
     }
     // Also when merged, or regenerated elsewhere; and --out is not created.

@@ -4,8 +4,8 @@
 use crate::abi::Param;
 use crate::variants::{
     Bf16GemmParams, ChaseParams, FmaParams, GemmCheckParams, GemmParams, GemmRefParams,
-    MemcpyParams, MmaParams, ReadParams, BF16_GEMM, CHASE, FMA, GEMM, GEMM_CHECK, GEMM_REF,
-    MEMCPY_GRID, MMA_ILP, READ,
+    MemcpyParams, MmaParams, ReadParams, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, GEMM_CHECK,
+    GEMM_REF, MEMCPY_GRID, MMA_ILP, READ,
 };
 
 /// A kernel family: one parameter list and one kernel function.
@@ -68,7 +68,7 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         family: Family::Memcpy,
         max_threads: Some(p.threads),
     });
-    let fma = FMA.iter().map(|v| EntryDecl {
+    let fma = FMA.iter().chain(FMA_CONTROLS).map(|v| EntryDecl {
         name: v.entry,
         family: Family::FmaIlp,
         max_threads: None,

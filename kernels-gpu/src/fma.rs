@@ -20,11 +20,31 @@ const fn trips_per_iteration(ilp: usize) -> i32 {
     trips as i32
 }
 
+/// On sm_90 ILP 1 builds to the loop nvcc builds (64 `FFMA`s and 3 loop instructions), with two
+/// differences: the registers (`FFMA R6, R6, R2, R3` here, `FFMA R10, R10, R4, R5` in nvcc's)
+/// and the round counter on the uniform datapath (`UIADD3`, `ISETP ... UR4`; nvcc's in `R8`).
+/// On the H200 the two run alike with one warp per scheduler (1 to 4 warps/SM) and from three
+/// (12 and more), and ours at 0.81 of nvcc's with two (5 to 8): which difference costs it is not
+/// measured (docs/design.md, experiment 5).
+///
 /// # Safety
 /// `out` holds one float per launched thread (grid x block); `iters <= i32::MAX - 15`.
 #[inline(always)]
 pub unsafe fn fma_ilp<const ILP: usize>(args: FmaArgs) {
-    let FmaArgs { out, a, b, iters } = args;
+    let (a, b) = (args.a, args.b);
+    // SAFETY: the caller's contract is `chains`'.
+    unsafe { chains::<ILP>(args, |x| gpu::fma(x, a, b)) }
+}
+
+/// The FP32 chain kernels' frame (the FFMA's and its controls', `fma_controls.rs`): ILP chains
+/// from the thread's start values, `op` applied to each chain every round for the rounds
+/// `iters` asks, the chains' sum in chain order to `out[g]`.
+///
+/// # Safety
+/// `out` holds one float per launched thread (grid x block); `iters <= i32::MAX - 15`.
+#[inline(always)]
+pub unsafe fn chains<const ILP: usize>(args: FmaArgs, op: impl Fn(f32) -> f32) {
+    let FmaArgs { out, iters, .. } = args;
     // 32-bit, as the peer's `unsigned g`.
     let g = gpu::block_idx_x()
         .wrapping_mul(gpu::block_dim_x())
@@ -35,7 +55,7 @@ pub unsafe fn fma_ilp<const ILP: usize>(args: FmaArgs) {
     let mut rounds = |x: &mut [f32; ILP], trips: i32| {
         for _ in 0..trips * trip {
             for xi in x.iter_mut() {
-                *xi = gpu::fma(*xi, a, b);
+                *xi = op(*xi);
             }
         }
     };

@@ -109,6 +109,23 @@ pub fn opaque(x: u32) -> u32 {
     y
 }
 
+/// `x` as lane 0 of the warp has it (`shfl.sync.idx`), for a value every lane holds alike: the
+/// same value, in a vector register. An instruction using a kernel parameter directly reads it
+/// from the constant bank or a uniform register (sm_90 ptxas: `FADD R5, R5, UR5`); through the
+/// shuffle it reads a vector register (`FADD R5, R4, R5`; ptxas may drop the shuffle of a
+/// warp-uniform value, but keeps the register). Every lane of the warp must call it together.
+#[inline(always)]
+pub fn in_register(x: f32) -> f32 {
+    let y: f32;
+    // SAFETY: a warp shuffle among all 32 lanes, which the caller's contract has reach this
+    // instruction together.
+    unsafe {
+        asm!("shfl.sync.idx.b32 {y}, {x}, 0, 0x1f, 0xffffffff;", y = out(reg32) y,
+             x = in(reg32) x, options(nomem, nostack, preserves_flags));
+    }
+    y
+}
+
 /// The SM's cycle counter (`%clock64`). The asm is volatile and not `nomem`, so LLVM keeps it in
 /// program order with every memory access around it; ptxas keeps `CS2R` clock reads in order too.
 #[inline(always)]

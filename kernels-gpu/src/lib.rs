@@ -44,6 +44,8 @@ mod chase;
 #[cfg(target_arch = "nvptx64")]
 mod fma;
 #[cfg(target_arch = "nvptx64")]
+mod fma_controls;
+#[cfg(target_arch = "nvptx64")]
 mod gemm;
 #[cfg(target_arch = "nvptx64")]
 mod gemm_check;

@@ -4,7 +4,7 @@
 //! `no_std` like the rest of the crate (`core` has no `f32::mul_add` on stable), so the fused
 //! multiply-add is done here in software, exactly (see [`fma_f32`]).
 
-use crate::variants::FmaVariant;
+use crate::variants::{FmaOp, FmaVariant, FFMA_IMM};
 
 /// `a * b + c` rounded once to the nearest f32 (ties to even), as `fma.rn.f32` computes it.
 ///
@@ -46,11 +46,33 @@ pub const FMA_STARTS: u32 = 4096;
 
 /// One FMA chain: `x = fma(x, a, b)` for [`FmaVariant::rounds`]`(iters)` rounds from `start`.
 pub fn fma_chain(start: f32, a: f32, b: f32, iters: i32) -> f32 {
+    op_chain(FmaOp::Ffma, start, a, b, iters)
+}
+
+/// One round of `op` on a chain at `x`, as the kernels launched with `a` and `b` compute it
+/// (f32 add and multiply round to nearest even, as `add.rn` and `mul.rn` do).
+pub fn op_step(op: FmaOp, x: f32, a: f32, b: f32) -> f32 {
+    match op {
+        FmaOp::Ffma => fma_f32(x, a, b),
+        FmaOp::Fadd => x + a,
+        FmaOp::Fmul => x * a,
+        FmaOp::FfmaImm => fma_f32(x, FFMA_IMM, x),
+        FmaOp::FfmaConst => fma_f32(x, a, x),
+    }
+}
+
+/// One chain of `op` for [`FmaVariant::rounds`]`(iters)` rounds from `start`.
+pub fn op_chain(op: FmaOp, start: f32, a: f32, b: f32, iters: i32) -> f32 {
     let mut x = start;
     for _ in 0..FmaVariant::rounds(iters) {
-        x = fma_f32(x, a, b);
+        x = op_step(op, x, a, b);
     }
     x
+}
+
+/// What `{op}_ilp{ilp}(out, a, b, iters)` writes to `out[g]`.
+pub fn op_ilp(op: FmaOp, g: u32, ilp: u32, a: f32, b: f32, iters: i32) -> f32 {
+    fma_ilp_from_chains(g, ilp, |start| op_chain(op, start as f32, a, b, iters))
 }
 
 /// What `fma_ilp{ilp}(out, a, b, iters)` writes to `out[g]`.
@@ -245,6 +267,45 @@ mod tests {
                 assert_ne!(right, short, "one fma missing from a chain");
             }
         }
+    }
+
+    #[test]
+    fn each_control_op_is_its_own_instruction_and_keeps_moving() {
+        // The sweep's a and b (host ilp/reference.rs), passed as each op is launched with them.
+        let (a, b) = (1.0 - 1.0 / (1u32 << 20) as f32, 1.0f32);
+        for op in FmaOp::ALL {
+            let (a, b) = op.launch_args(a, b);
+            let x = 1234.0f32;
+            let want = match op {
+                FmaOp::Ffma => x.mul_add(a, b),
+                FmaOp::Fadd => x + a,
+                FmaOp::Fmul => x * a,
+                FmaOp::FfmaImm => x.mul_add(FFMA_IMM, x),
+                FmaOp::FfmaConst => x.mul_add(a, x),
+            };
+            assert!(same(op_step(op, x, a, b), want), "{op:?}");
+            // A chain still moves after half a million rounds (so a wrong round count shows),
+            // and stays finite and normal.
+            let n = 500_000;
+            let end = op_chain(op, 7.0, a, b, n);
+            assert_ne!(end, op_chain(op, 7.0, a, b, n + 16), "{op:?}");
+            assert!(end.is_normal(), "{op:?}: {end}");
+            if op != FmaOp::Ffma {
+                assert_ne!(
+                    op_ilp(op, 5, 2, a, b, 64),
+                    fma_ilp(5, 2, a, b, 64),
+                    "{op:?} is not the FFMA"
+                );
+            }
+        }
+        // The two multiply-by-(1 - 2^-20) forms agree: fma(x, -2^-20, x) is x * (1 - 2^-20)
+        // rounded once, whether the factor is an immediate or the launch's a - 1.
+        let (ca, cb) = FmaOp::FfmaConst.launch_args(a, b);
+        assert_eq!(ca, FFMA_IMM);
+        assert!(same(
+            op_chain(FmaOp::FfmaImm, 99.0, a, b, 256),
+            op_chain(FmaOp::FfmaConst, 99.0, ca, cb, 256)
+        ));
     }
 
     #[test]

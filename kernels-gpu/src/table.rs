@@ -134,6 +134,7 @@ macro_rules! variant_table {
             labels: [ $( ($ml:literal, $th:literal, $ld:literal, $wd:literal) ),* $(,)? ] $(,)?
         },
         fma_ilp: [ $( $ilp:literal ),* $(,)? ],
+        fma_controls: [ $( ($cop:ident, $cilp:literal) ),* $(,)? ],
         chase: ($ce:literal, $slot:literal),
         gemm_ref: ($gre:literal, $gr_tile:literal),
         gemm_check: ($gce:literal, $gc_threads:literal),
@@ -171,7 +172,19 @@ macro_rules! variant_table {
         ];
         /// The FMA kernels, one per ILP, ascending.
         pub const FMA: &[FmaVariant] = &[
-            $( FmaVariant { ilp: $ilp, entry: concat!("fma_ilp", $ilp) }, )*
+            $( FmaVariant { op: FmaOp::Ffma, ilp: $ilp, entry: concat!("fma_ilp", $ilp) }, )*
+        ];
+        /// The FMA sweep's controls, in table order: one FP32 op (not the three-register FFMA)
+        /// at one ILP each.
+        pub const FMA_CONTROLS: &[FmaVariant] = &[
+            $( FmaVariant {
+                op: match FmaOp::named(stringify!($cop)) {
+                    Some(op) => op,
+                    None => panic!(concat!("fma_controls line: no op called ", stringify!($cop))),
+                },
+                ilp: $cilp,
+                entry: concat!(stringify!($cop), "_ilp", $cilp),
+            }, )*
         ];
         /// The DRAM latency pointer chase.
         pub const CHASE: ChaseKernel = ChaseKernel { entry: $ce, slot_bytes: $slot };
@@ -215,6 +228,12 @@ macro_rules! variant_table {
                 "fma_ilp line: ILP ", $ilp, " is outside 1..=32")); )*
             assert!(strictly_ascending(&[$($ilp),*]),
                 "fma_ilp line: ILPs must be strictly ascending (no value twice)");
+            $( assert!($cilp >= 1 && $cilp <= MAX_ILP, concat!(
+                "fma_controls line: ", stringify!($cop), " at ILP ", $cilp, " is outside 1..=32"));
+               assert!(!str_eq(stringify!($cop), "ffma"),
+                "fma_controls line: the three-register FFMA is the fma_ilp line, not a control"); )*
+            assert!(controls_unique(FMA_CONTROLS),
+                "fma_controls line: a (op, ILP) pair twice");
             assert!($slot >= 128 && $slot % 4 == 0, concat!(
                 "chase line: slots of ", $slot, " bytes; want at least one 128-byte line of u32"));
             assert!($gr_tile >= 1 && $gr_tile * $gr_tile <= MAX_THREADS, concat!(
@@ -234,6 +253,8 @@ macro_rules! variant_table {
         $( gemm_entry!($gemm_names $gemm_abi, $gl, $gfam $gshape); )*
         $( kernel_entry!(concat!("fma_ilp", $ilp), $fma_names $fma_abi,
                          crate::fma::fma_ilp::<$ilp>); )*
+        $( kernel_entry!(concat!(stringify!($cop), "_ilp", $cilp), $fma_names $fma_abi,
+                         crate::fma_controls::$cop::<$cilp>); )*
         kernel_entry!($ce, $chase_names $chase_abi, crate::chase::chase);
         kernel_entry!($gre, $ref_names $ref_abi,
                       crate::gemm_ref::gemm_ref::<$gr_tile, { $gr_tile * $gr_tile }>);

@@ -3,6 +3,7 @@
 
 use crate::copy_lines::{MemcpyPoint, MemcpyVariant};
 use crate::gemm_lines::GemmVariant;
+use crate::probe_lines::FmaVariant;
 
 pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -62,6 +63,22 @@ pub(crate) const fn entries_unique(gemm: &[GemmVariant], memcpy: &[MemcpyVariant
             if str_eq(memcpy[i].point.entry, memcpy[j].point.entry)
                 || str_eq(memcpy[i].label, memcpy[j].label)
             {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// No (op, ILP) pair twice among the FMA controls.
+pub(crate) const fn controls_unique(controls: &[FmaVariant]) -> bool {
+    let mut i = 0;
+    while i < controls.len() {
+        let mut j = i + 1;
+        while j < controls.len() {
+            if controls[i].op as u8 == controls[j].op as u8 && controls[i].ilp == controls[j].ilp {
                 return false;
             }
             j += 1;

@@ -11,10 +11,10 @@ pub use crate::entries::{check_entries, entries, entry, EntryDecl, Family};
 pub use crate::gemm_lines::{
     find_gemm, tuned_shape_fits, GemmFamily, GemmVariant, RegsExperiment, TunedMisfit, BK, BM, BN,
 };
-pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaVariant, FMA_UNROLL};
+pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaOp, FmaVariant, FFMA_IMM, FMA_UNROLL};
 pub use crate::read_lines::{ReadPoint, READ_WARP};
 pub(crate) use crate::table_rules::str_eq;
-use crate::table_rules::{entries_unique, grid_has, strictly_ascending};
+use crate::table_rules::{controls_unique, entries_unique, grid_has, strictly_ascending};
 
 variant_table! {
     // The kernel ABI: each family's parameter list, in entry order, written once. It generates
@@ -87,6 +87,13 @@ variant_table! {
     },
     // Arithmetic ILP: ILP independent fma chains per thread. Entry: fma_ilp{ILP}.
     fma_ilp: [1, 2, 3, 4, 5, 6, 8, 12, 16],
+    // Its controls: the same chains, each round one FP32 instruction with other operands
+    // (probe_lines.rs `FmaOp`: fadd, fmul, ffma_imm, ffma_const), to tell apart what caps
+    // ILP 1. Entry: {op}_ilp{ILP}.
+    fma_controls: [
+        (fadd, 1), (fadd, 2), (fmul, 1), (fmul, 2),
+        (ffma_imm, 1), (ffma_imm, 2), (ffma_const, 1), (ffma_const, 2),
+    ],
     // DRAM latency: one thread follows a pointer ring whose consecutive hops lie at least
     // SLOT_BYTES apart (entry name, slot bytes).
     chase: ("chase_u32", 128),
@@ -95,8 +102,11 @@ variant_table! {
     // TILE); the comparison of an f32 C with it, every element (entry, threads per block).
     gemm_ref: ("gemm_ref_f64", 16),
     gemm_check: ("gemm_check_f32", 256),
-    // Register-pressure experiment: one GEMM variant rebuilt under each register cap.
-    regs: ("C", [32, 48, 64, 96, 128, 160, 192, 255]),
+    // Register-pressure experiment: one GEMM variant rebuilt under each register cap. Cap 144
+    // gives seed 002's register cliff: C at 64 threads holds 8 blocks/SM at 128 registers and 6
+    // from 129 (`host calc --threads 64 --regs 129`), and ptxas builds C with 128 registers at
+    // caps 129 to 140 and 139 at cap 144 (sm_90), the nearest build past the boundary.
+    regs: ("C", [32, 48, 64, 96, 128, 144, 160, 192, 255]),
     // BF16 tensor-core GEMM (gemm_mma.rs): C = alpha*A*B + beta*C, A and B row-major bf16, C
     // f32. A BM x BN block tile over K slices of depth BK, pipelined through `stages` slices of
     // dynamic shared memory filled by 16-byte cp.async into a swizzled layout; warps own WM x WN
@@ -258,7 +268,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 1 + 2 + 8 + 4] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -270,6 +280,23 @@ mod tests {
         let fma4 = entry("fma_ilp4").unwrap();
         assert_eq!((fma4.family, fma4.max_threads), (Family::FmaIlp, None));
         assert_eq!(fma4.params(), FmaParams::PARAMS);
+        // The FMA controls are FMA entries: the same parameters, no launch bound.
+        let imm = entry("ffma_imm_ilp2").unwrap();
+        assert_eq!((imm.family, imm.max_threads), (Family::FmaIlp, None));
+        let c = FMA_CONTROLS
+            .iter()
+            .find(|v| v.entry == "ffma_imm_ilp2")
+            .unwrap();
+        assert_eq!((c.op, c.ilp), (FmaOp::FfmaImm, 2));
+        assert_eq!(c.flops(10, 16), 2 * 2 * 16 * 10);
+        let fadd = FMA_CONTROLS
+            .iter()
+            .find(|v| v.entry == "fadd_ilp1")
+            .unwrap();
+        assert_eq!(fadd.flops(10, 16), 16 * 10, "one FLOP per FADD");
+        assert!(FMA.iter().all(|v| v.op == FmaOp::Ffma));
+        assert_eq!(FmaOp::named("ffma_const"), Some(FmaOp::FfmaConst));
+        assert_eq!(FmaOp::named("fsub"), None);
         let t1 = entry("memcpy_t1024_l1_w1").unwrap();
         assert_eq!((t1.family, t1.max_threads), (Family::Memcpy, Some(1024)));
         assert_eq!(entry(CHASE.entry).unwrap().params(), ChaseParams::PARAMS);

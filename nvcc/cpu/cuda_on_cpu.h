@@ -41,6 +41,12 @@ inline void __syncthreads() {
         block_barrier->arrive_and_wait();
 }
 
+// The FMA controls' intrinsics: round-to-nearest add and multiply (built with -ffp-contract=off,
+// so nothing fuses them), and a shuffle of a value every lane holds alike, which is the value.
+inline float __fadd_rn(float x, float y) { return x + y; }
+inline float __fmul_rn(float x, float y) { return x * y; }
+inline float __shfl_sync(unsigned, float v, int) { return v; }
+
 struct float2 {
     float x, y;
 };

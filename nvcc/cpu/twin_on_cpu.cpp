@@ -6,9 +6,9 @@
 // This checks the CUDA C++ algorithm (indices, edges, the pipeline's order of copies, waits and
 // barriers), not nvcc's code: that is for the GPU run (nvcc/check_on_gpu.sh).
 //
-// Output: one line per check, `ok ...` or `FAIL ...`, `fma ILP G A B ITERS OUT` lines (floats as
-// their bits), and the `mma_ilp` and `mma_op` lines tensor_checks.h describes; the exit status is
-// 1 when a check failed.
+// Output: one line per check, `ok ...` or `FAIL ...`, `fma ILP G A B ITERS OUT` and
+// `fma_control OP ILP G A B ITERS OUT` lines (floats as their bits), and the `mma_ilp` and
+// `mma_op` lines tensor_checks.h describes; the exit status is 1 when a check failed.
 
 #include "cuda_on_cpu.h"
 #include "tensor_checks.h"
@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <string_view>
 #include <thread>
 
 #include "../chase.cuh"
@@ -188,6 +189,27 @@ void print_fma(const char*) {
     }
 }
 
+// Prints what a control of the FMA line (fma_ilp.cuh's OP<ILP>) writes for a few threads,
+// launched with `a` and `b` as the host launches that op (probe_lines.rs `FmaOp::launch_args`
+// of the sweep's a = 1 - 2^-20 and b = 1: the constant FFMA takes a - 1).
+template <int ILP, class Kernel>
+void print_control(const char* name, Kernel kernel, float a, float b) {
+    for (int iters : {0, 20}) {
+        for (unsigned g : {0u, 1u, 4095u, 4096u, 70001u}) {
+            std::vector<float> out(g + 1);
+            gridDim = {g / 256 + 1, 1, 1};
+            blockDim = {256, 1, 1};
+            blockIdx = {g / 256, 0, 0};
+            threadIdx = {g % 256, 0, 0};
+            kernel(out.data(), a, b, iters);
+            std::printf("fma_control %s %d %u %u %u %d %u\n", name, ILP, g, bits(a), bits(b), iters,
+                        bits(out[g]));
+        }
+    }
+}
+
+constexpr float SWEEP_A = 1.0f - 1.0f / 1048576.0f;
+
 }  // namespace
 
 int main() {
@@ -199,6 +221,9 @@ int main() {
 #define LAB_MEMCPY(NAME, threads, loads, width) ok &= check_copy<threads, loads, width>(#NAME);
 #define LAB_FMA_ILP(NAME, ilp) print_fma<ilp>(#NAME);
 #define LAB_READ(NAME, threads, loads, width) ok &= check_read<threads, loads, width>(#NAME);
+#define LAB_FMA_CONTROL(NAME, OP, ilp)                                                          \
+    print_control<ilp>(#OP, lab::fma::OP<ilp>,                                                  \
+                       std::string_view(#OP) == "ffma_const" ? SWEEP_A - 1.0f : SWEEP_A, 1.0f);
 // The chase's result is one thread's walk of a ring; it is checked on the GPU only.
 #define LAB_CHASE(NAME)
 #define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \

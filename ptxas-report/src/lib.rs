@@ -1,7 +1,8 @@
 //! What the PTX toolchain says about a module's kernels, read by both the PTX build (`xtask`, at
 //! build time) and the running host, so it lives in its own small crate: the resource report of
 //! ptxas (`ptxas -v`, `nvcc -Xptxas -v`) and of the driver JIT's info log, one record per entry
-//! function (below), and the entries' parameter lists of a PTX module ([`ptx`]).
+//! function (below), the entries' parameter lists of a PTX module ([`ptx`]), and its entries
+//! kept, dropped or capped as text ([`ptx_entries`]).
 //!
 //! The report's format:
 //! ```text
@@ -12,6 +13,7 @@
 //! ```
 
 pub mod ptx;
+pub mod ptx_entries;
 
 use std::sync::LazyLock;
 

@@ -10,10 +10,12 @@
 use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::{
-    check_entries, GemmFamily, BF16_GEMM, CHASE, FMA, GEMM, MEMCPY, MEMCPY_GRID, MMA_ILP, READ,
-    REGS,
+    check_entries, GemmFamily, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, MEMCPY, MEMCPY_GRID,
+    MMA_ILP, READ, REGS,
 };
 use serde::{Deserialize, Serialize};
+
+use ptxas_report::ptx_entries::keep_entries;
 
 use crate::ptx::{self, PtxError};
 use crate::ptxas::{self, EntryReport, PtxasError};
@@ -88,7 +90,8 @@ impl Module {
             ModuleKind::Capped { cap } => ptx::with_register_cap(plain, cap),
             ModuleKind::Unbounded => {
                 ptx::check_matches_table(plain)?;
-                ptx::keep_entries(plain, |e| !ptx::is_tensor_entry(e))
+                let kept = keep_entries(plain, |e| !ptx::is_tensor_entry(e))?;
+                Ok(kept)
             }
             ModuleKind::Checks => ptx::with_check_entries(plain),
             ModuleKind::Tensor => ptx::with_tensor_entries(plain),
@@ -282,7 +285,7 @@ pub fn check_bars_with(m: &Manifest, grid: GridBar) -> Vec<String> {
         // The read lines: each holds its copy's loads in registers, or its bytes in flight are
         // not its copy's.
         .chain(READ.iter().map(|p| p.entry))
-        .chain(FMA.iter().map(|v| v.entry))
+        .chain(FMA.iter().chain(FMA_CONTROLS).map(|v| v.entry))
         .chain([CHASE.entry])
         .chain(check_entries())
         .map(|e| (ModuleKind::Main, e))

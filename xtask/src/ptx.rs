@@ -11,6 +11,7 @@ use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{self, REGS};
 pub use ptxas_report::ptx::PtxParam;
 use ptxas_report::ptx::PtxParamError;
+use ptxas_report::ptx_entries::{entry_name, keep_entries, patch_entries, EntryError};
 
 /// Target triple of rustc's PTX backend.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
@@ -49,8 +50,8 @@ pub enum PtxError {
     UnknownEntry(String),
     #[error("variant table entry `{0}` is missing from the PTX")]
     MissingEntry(String),
-    #[error("malformed PTX: entry `{0}` has no body")]
-    NoBody(String),
+    #[error("malformed PTX: {0}")]
+    Entries(#[from] EntryError),
     #[error(transparent)]
     Params(#[from] PtxParamError),
     #[error(
@@ -225,14 +226,6 @@ pub fn entries(ptx: &str) -> Vec<String> {
         .collect()
 }
 
-fn entry_name(line: &str) -> Option<&str> {
-    let rest = line.trim_start().split(".entry ").nth(1)?;
-    let end = rest
-        .find(|c: char| c == '(' || c.is_whitespace())
-        .unwrap_or(rest.len());
-    Some(&rest[..end])
-}
-
 /// The launch bound of a table entry: `Some(None)` for an entry launched with several block sizes.
 pub fn table_threads(entry: &str) -> Option<Option<u32>> {
     variants::entry(entry).map(|e| e.max_threads)
@@ -284,73 +277,6 @@ pub fn check_params(ptx: &str) -> Result<(), PtxError> {
     Ok(())
 }
 
-/// The module with only the entries `keep` accepts (each entry runs from its `.entry` line,
-/// with the `.globl` comment before it, to the `}` that closes its body).
-pub fn keep_entries(ptx: &str, keep: impl Fn(&str) -> bool) -> Result<String, PtxError> {
-    let mut out = String::with_capacity(ptx.len());
-    let mut dropping: Option<String> = None;
-    let mut in_body = false;
-    for line in ptx.lines() {
-        if let Some(name) = dropping.as_deref() {
-            if line == "}" && in_body {
-                dropping = None;
-                in_body = false;
-            } else if line.trim() == "{" {
-                in_body = true;
-            } else if entry_name(line).is_some() {
-                return Err(PtxError::NoBody(name.to_string()));
-            }
-            continue;
-        }
-        if let Some(name) = entry_name(line) {
-            if !keep(name) {
-                dropping = Some(name.to_string());
-                continue;
-            }
-        }
-        let globl = line.trim_start().strip_prefix("// .globl").map(str::trim);
-        if globl.is_some_and(|name| !keep(name)) {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    match dropping {
-        Some(name) => Err(PtxError::NoBody(name)),
-        None => Ok(out),
-    }
-}
-
-/// Inserts `directive(entry)` between each entry's parameter list and its body.
-fn patch_entries(
-    ptx: &str,
-    mut directive: impl FnMut(&str) -> Result<Option<String>, PtxError>,
-) -> Result<String, PtxError> {
-    let mut out = String::with_capacity(ptx.len() + 1024);
-    let mut pending: Option<String> = None;
-    for line in ptx.lines() {
-        if let Some(name) = entry_name(line) {
-            if let Some(open) = pending.take() {
-                return Err(PtxError::NoBody(open));
-            }
-            pending = Some(name.to_string());
-        } else if line.trim() == "{" {
-            if let Some(name) = pending.take() {
-                if let Some(d) = directive(&name)? {
-                    out.push_str(&d);
-                    out.push('\n');
-                }
-            }
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    match pending {
-        Some(name) => Err(PtxError::NoBody(name)),
-        None => Ok(out),
-    }
-}
-
 /// The module with launch bounds: every entry launched with one block size gets
 /// `.maxntid THREADS, 1, 1` from its table line, as nvcc's `__launch_bounds__(THREADS)` would,
 /// and `.minnctapersm` where a GEMM line asks for it (`GemmVariant::min_blocks_per_sm`); the
@@ -397,12 +323,14 @@ pub fn is_tensor_entry(entry: &str) -> bool {
 /// The part I modules' entries: launch bounds on each (see [`with_launch_bounds`]), no
 /// tensor-core entry.
 pub fn with_launch_bounds_part_one(ptx: &str) -> Result<String, PtxError> {
-    keep_entries(&with_launch_bounds(ptx)?, |e| !is_tensor_entry(e))
+    Ok(keep_entries(&with_launch_bounds(ptx)?, |e| {
+        !is_tensor_entry(e)
+    })?)
 }
 
 /// The tensor-core module: the tensor-core entries only, with their launch bounds.
 pub fn with_tensor_entries(ptx: &str) -> Result<String, PtxError> {
-    keep_entries(&with_launch_bounds(ptx)?, is_tensor_entry)
+    Ok(keep_entries(&with_launch_bounds(ptx)?, is_tensor_entry)?)
 }
 
 /// The module of the GEMM check: its reference and comparison entries only, with their launch
@@ -410,7 +338,7 @@ pub fn with_tensor_entries(ptx: &str) -> Result<String, PtxError> {
 pub fn with_check_entries(ptx: &str) -> Result<String, PtxError> {
     let bounded = with_launch_bounds(ptx)?;
     let checks = variants::check_entries();
-    keep_entries(&bounded, |e| checks.contains(&e))
+    Ok(keep_entries(&bounded, |e| checks.contains(&e))?)
 }
 
 /// Every PTX entry is a table entry, every table entry is a PTX entry, and every entry's

@@ -3,7 +3,7 @@
 //! as it flows into the Rust module.
 //!
 //! Each entry maps to the macro of its family (`LAB_GEMM_SEED`, `LAB_GEMM_TUNED`, `LAB_MEMCPY`,
-//! `LAB_FMA_ILP`, `LAB_CHASE`, `LAB_GEMM_BF16`, `LAB_MMA_ILP`, `LAB_READ`) through exhaustive matches on the
+//! `LAB_FMA_ILP`, `LAB_FMA_CONTROL`, `LAB_CHASE`, `LAB_GEMM_BF16`, `LAB_MMA_ILP`, `LAB_READ`) through exhaustive matches on the
 //! table's family enums: a new family does not compile here until it is given a macro (and
 //! `twin.cu` a kernel for it) or is skipped as checking machinery with [`Line::NotMeasured`]. The header also refuses, with an
 //! `#error`, to be included by a file that does not define every macro it uses.
@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::{
-    self, EntryDecl, Family, GemmFamily, GemmVariant, MmaIlpVariant, BF16_GEMM, CHASE, FMA, GEMM,
-    MEMCPY_GRID, MMA_ILP, READ, REGS,
+    self, EntryDecl, Family, FmaOp, GemmFamily, GemmVariant, MmaIlpVariant, BF16_GEMM, CHASE, FMA,
+    FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, READ, REGS,
 };
 
 /// The header, relative to the workspace root.
@@ -89,8 +89,18 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
             )
         }
         Family::FmaIlp => {
-            let v = FMA.iter().find(|v| v.entry == e.name).ok_or_else(missing)?;
-            format!("LAB_FMA_ILP({}, {})", v.entry, v.ilp)
+            let v = FMA
+                .iter()
+                .chain(FMA_CONTROLS)
+                .find(|v| v.entry == e.name)
+                .ok_or_else(missing)?;
+            match v.op {
+                FmaOp::Ffma => format!("LAB_FMA_ILP({}, {})", v.entry, v.ilp),
+                // The op's name is its function in fma_ilp.cuh, as in fma_controls.rs.
+                FmaOp::Fadd | FmaOp::Fmul | FmaOp::FfmaImm | FmaOp::FfmaConst => {
+                    format!("LAB_FMA_CONTROL({}, {}, {})", v.entry, v.op.name(), v.ilp)
+                }
+            }
         }
         Family::Chase => format!("LAB_CHASE({})", CHASE.entry),
         Family::GemmRef | Family::GemmCheck => {
@@ -350,6 +360,7 @@ mod tests {
             "LAB_GEMM_TUNED",
             "LAB_MEMCPY",
             "LAB_FMA_ILP",
+            "LAB_FMA_CONTROL",
             "LAB_CHASE",
             "LAB_GEMM_BF16",
             "LAB_MMA_ILP",

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use kernels_gpu::variants::{
-    self, MmaIlpVariant, BF16_GEMM, CHASE, FMA, FMA_UNROLL, GEMM, MEMCPY_GRID, MMA_ILP, READ, REGS,
+    self, FmaOp, MmaIlpVariant, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL, GEMM, MEMCPY_GRID,
+    MMA_ILP, READ, REGS,
 };
 use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild};
@@ -49,8 +50,9 @@ fn ptx_has_exactly_the_table_entries() {
     let mut want: Vec<&str> = variants::entries().map(|e| e.name).collect();
     assert_eq!(
         want.len(),
-        GEMM.len() + 198 + FMA.len() + 1 + 2 + BF16_GEMM.len() + MMA_ILP.len() + READ.len(),
-        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA, chase, the GEMM check's two, BF16 GEMM, mma, read"
+        GEMM.len() + 198 + FMA.len() + FMA_CONTROLS.len() + 1 + 2 + BF16_GEMM.len() + MMA_ILP.len()
+            + READ.len(),
+        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA and its controls, chase, the GEMM check's two, BF16 GEMM, mma, read"
     );
     let mut got: Vec<&str> = found.iter().map(String::as_str).collect();
     want.sort_unstable();
@@ -89,6 +91,7 @@ fn launch_bounds_come_from_the_table() {
     // Launched with many block sizes (fma, mma) or one thread (chase): no bound.
     for entry in FMA
         .iter()
+        .chain(FMA_CONTROLS)
         .map(|v| v.entry)
         .chain(MMA_ILP.iter().map(|v| v.entry))
         .chain([CHASE.entry])
@@ -208,6 +211,7 @@ fn check_arch(arch: &str) {
     }
     for (kind, entry) in FMA
         .iter()
+        .chain(FMA_CONTROLS)
         .map(|v| (ModuleKind::Main, v.entry))
         .chain(MMA_ILP.iter().map(|v| (ModuleKind::Tensor, v.entry)))
         .chain([(ModuleKind::Main, CHASE.entry)])
@@ -566,6 +570,110 @@ fn bf16_gemms_use_the_tensor_core_path() {
             !body.contains("ld.shared.f32") && !body.contains(".local"),
             "{}",
             v.label
+        );
+    }
+}
+
+/// The FP32 instructions of `entry`'s SASS in `sass` (nvdisasm's listing), operands as printed
+/// (`.reuse` flags dropped): `(mnemonic, operands)`.
+fn fp32_instructions(sass: &str, entry: &str) -> Vec<(String, Vec<String>)> {
+    let start = sass
+        .find(&format!(".text.{entry}:"))
+        .unwrap_or_else(|| panic!("{entry}: no SASS"));
+    let body = &sass[start..];
+    let body = &body[..body[1..].find(".text.").map_or(body.len(), |e| e + 1)];
+    body.lines()
+        .filter_map(|l| {
+            let code = l.split("/*").nth(1).map(|_| {
+                // "  /*0040*/  FFMA R6, R6, R2, R3 ;  /* 0x... */": the text between the
+                // address comment and the encoding comment.
+                let after = &l[l.find("*/").unwrap() + 2..];
+                after[..after.find(';').unwrap_or(after.len())]
+                    .trim()
+                    .to_owned()
+            })?;
+            let (op, rest) = code.split_once(' ')?;
+            ["FFMA", "FADD", "FMUL"].contains(&op).then(|| {
+                let operands = rest
+                    .split(',')
+                    .map(|o| o.trim().trim_end_matches(".reuse").to_owned())
+                    .collect();
+                (op.to_owned(), operands)
+            })
+        })
+        .collect()
+}
+
+/// Whether a SASS operand is a general register.
+fn is_register(o: &str) -> bool {
+    o.strip_prefix('R')
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Whether one instruction is the form `op` is built to ([`FmaOp::sass`]).
+fn is_op_form(op: FmaOp, (mnemonic, o): &(String, Vec<String>)) -> bool {
+    let same_xs = o.len() == 4 && o[0] == o[1] && o[1] == o[3] && is_register(&o[0]);
+    match op {
+        FmaOp::Ffma => mnemonic == "FFMA" && o.len() == 4 && o.iter().all(|r| is_register(r)),
+        FmaOp::Fadd => mnemonic == "FADD" && o.len() == 3 && o.iter().all(|r| is_register(r)),
+        FmaOp::Fmul => mnemonic == "FMUL" && o.len() == 3 && o.iter().all(|r| is_register(r)),
+        FmaOp::FfmaImm => mnemonic == "FFMA" && same_xs && o[2].parse::<f32>().is_ok(),
+        FmaOp::FfmaConst => {
+            mnemonic == "FFMA" && same_xs && (o[2].starts_with("UR") || o[2].starts_with("c["))
+        }
+    }
+}
+
+/// Every control, and the FFMA it controls, is built by ptxas (sm_90) to the instruction its op
+/// names: the FADD and FMUL read two vector registers, the immediate and constant FFMAs one
+/// (the constant as `c[..]` or a uniform register), the sweep's FFMA three. nvdisasm comes
+/// with ptxas (the CUDA toolkit's bin, or the same pip wheel).
+#[test]
+fn fma_controls_assemble_to_their_instruction() {
+    let (_, manifest) = built("sm_90");
+    let main = manifest
+        .modules
+        .iter()
+        .find(|m| m.module.kind == ModuleKind::Main)
+        .expect("the main module");
+    let ptxas = ptxas::find().expect("ptxas");
+    let nvdisasm = ptxas.with_file_name("nvdisasm");
+    let dir = workspace()
+        .join("target")
+        .join("test-kernels")
+        .join("sm_90");
+    let out = std::process::Command::new(&nvdisasm)
+        .arg("-c")
+        .arg(dir.join(&main.cubin))
+        .output()
+        .unwrap_or_else(|e| panic!("{} (beside ptxas): {e}", nvdisasm.display()));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sass = String::from_utf8(out.stdout).unwrap();
+    for v in FMA.iter().filter(|v| v.ilp <= 2).chain(FMA_CONTROLS) {
+        let ins = fp32_instructions(&sass, v.entry);
+        let of_op = ins.iter().filter(|i| is_op_form(v.op, i)).count();
+        // A loop of 16 rounds at least, and no other form of the op's instruction (the final
+        // sum of ILP chains is its own FADD of two registers).
+        assert!(
+            of_op >= (FMA_UNROLL * v.ilp) as usize,
+            "{}: {of_op} instructions of the form {}; FP32 instructions: {ins:?}",
+            v.entry,
+            v.op.sass()
+        );
+        let sum = |i: &&(String, Vec<String>)| is_op_form(FmaOp::Fadd, i);
+        let strays: Vec<_> = ins
+            .iter()
+            .filter(|i| !is_op_form(v.op, i) && !sum(i))
+            .collect();
+        assert!(
+            strays.is_empty(),
+            "{}: not {}: {strays:?}",
+            v.entry,
+            v.op.sass()
         );
     }
 }

@@ -13,7 +13,9 @@ use std::sync::OnceLock;
 
 use kernels_gpu::mma_reference::{mma_bf16_ilp_outputs, mma_m16n8k16};
 use kernels_gpu::reference;
-use kernels_gpu::variants::{GemmFamily, BF16_GEMM, FMA, GEMM, MEMCPY_GRID, MMA_ILP};
+use kernels_gpu::variants::{
+    FmaOp, GemmFamily, BF16_GEMM, FMA, FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP,
+};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -126,6 +128,35 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
         compared,
         FMA.len() * 10,
         "5 threads x 2 iteration counts per FMA line"
+    );
+    // The FMA line's controls: bit for bit the reference of their op.
+    let mut controls = 0;
+    for line in out.lines().filter_map(|l| l.strip_prefix("fma_control ")) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let [op, ilp, g, a, b, iters, got] = w[..] else {
+            panic!("unreadable fma_control line `{line}`")
+        };
+        let op = FmaOp::named(op).unwrap_or_else(|| panic!("no op {op}"));
+        let (ilp, g): (u32, u32) = (ilp.parse().unwrap(), g.parse().unwrap());
+        let (a, b) = (
+            f32::from_bits(a.parse().unwrap()),
+            f32::from_bits(b.parse().unwrap()),
+        );
+        let iters: i32 = iters.parse().unwrap();
+        let want = reference::op_ilp(op, g, ilp, a, b, iters);
+        assert_eq!(
+            got.parse::<u32>().unwrap(),
+            want.to_bits(),
+            "{}_ilp{ilp} thread {g}, iters {iters}: twin {}, reference {want}",
+            op.name(),
+            f32::from_bits(got.parse().unwrap())
+        );
+        controls += 1;
+    }
+    assert_eq!(
+        controls,
+        FMA_CONTROLS.len() * 10,
+        "5 threads x 2 iteration counts per control"
     );
 }
 

@@ -19,7 +19,7 @@ use std::ffi::{c_int, c_void};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use libloading::Library;
 
-use super::dynamic_library::{self, load_first, MissingSymbol};
+use super::dynamic_library::{load_first, MissingSymbol, Symbols};
 use super::{CudaError, Gpu};
 
 /// Library names tried, in order.
@@ -171,22 +171,17 @@ impl Cublas {
         let (library, library_name) =
             unsafe { load_first(CUBLAS_NAMES.iter().copied(), |name| name.to_string()) }
                 .map_err(|reason| CublasError::NotFound { reason })?;
-        fn symbol<T: Copy>(
-            lib: &Library,
-            library: &str,
-            name: &'static str,
-        ) -> Result<T, MissingSymbol> {
-            // SAFETY: every type `T` asked for below is the C prototype of that cuBLAS function
-            // (cublas_api.h, the `_v2` entry points); the pointer is used only while `lib` lives.
-            unsafe { dynamic_library::symbol(lib, "cuBLAS", library, name) }
-        }
-        let create: CreateFn = symbol(&library, library_name, "cublasCreate_v2")?;
-        let destroy: DestroyFn = symbol(&library, library_name, "cublasDestroy_v2")?;
-        let set_stream: SetStreamFn = symbol(&library, library_name, "cublasSetStream_v2")?;
-        let get_version: GetVersionFn = symbol(&library, library_name, "cublasGetVersion_v2")?;
-        let set_math: SetMathModeFn = symbol(&library, library_name, "cublasSetMathMode")?;
-        let sgemm: SgemmFn = symbol(&library, library_name, "cublasSgemm_v2")?;
-        let gemm_ex: GemmExFn = symbol(&library, library_name, "cublasGemmEx")?;
+        // SAFETY: every type asked for below is the C prototype of that cuBLAS function
+        // (cublas_api.h, the `_v2` entry points); the pointers are used only while `library`
+        // lives (it moves into `Self`, with them).
+        let symbols = unsafe { Symbols::new(&library, "cuBLAS", library_name) };
+        let create: CreateFn = symbols.get("cublasCreate_v2")?;
+        let destroy: DestroyFn = symbols.get("cublasDestroy_v2")?;
+        let set_stream: SetStreamFn = symbols.get("cublasSetStream_v2")?;
+        let get_version: GetVersionFn = symbols.get("cublasGetVersion_v2")?;
+        let set_math: SetMathModeFn = symbols.get("cublasSetMathMode")?;
+        let sgemm: SgemmFn = symbols.get("cublasSgemm_v2")?;
+        let gemm_ex: GemmExFn = symbols.get("cublasGemmEx")?;
         let check = |call: &'static str, status: Status| match status {
             0 => Ok(()),
             status => Err(CublasError::Call { call, status }),

@@ -23,7 +23,7 @@ use std::sync::{Mutex, OnceLock};
 use libloading::Library;
 
 use super::cupti_record::{KernelRecord, RawKernelRecord, KIND_CONCURRENT_KERNEL, KIND_KERNEL};
-use super::dynamic_library::{self, load_first, MissingSymbol};
+use super::dynamic_library::{load_first, MissingSymbol, Symbols};
 use super::{CudaError, Gpu};
 
 /// Library names tried through the dynamic loader, newest first.
@@ -152,24 +152,18 @@ impl Cupti {
                 }
             })?;
         let library = path.display().to_string();
-        fn symbol<T: Copy>(
-            lib: &Library,
-            library: &str,
-            name: &'static str,
-        ) -> Result<T, MissingSymbol> {
-            // SAFETY: every `T` asked for below is the C prototype of that CUPTI function
-            // (cupti_activity.h, cupti_result.h, cupti_version.h); the pointer is used only while
-            // `lib` lives, which is the life of the process.
-            unsafe { dynamic_library::symbol(lib, "CUPTI", library, name) }
-        }
-        let get_version: GetVersionFn = symbol(&lib, &library, "cuptiGetVersion")?;
-        let register: RegisterFn = symbol(&lib, &library, "cuptiActivityRegisterCallbacks")?;
-        let next: NextRecordFn = symbol(&lib, &library, "cuptiActivityGetNextRecord")?;
+        // SAFETY: every `T` asked for below is the C prototype of that CUPTI function
+        // (cupti_activity.h, cupti_result.h, cupti_version.h); the pointers are used only while
+        // `lib` lives, which is the life of the process.
+        let symbols = unsafe { Symbols::new(&lib, "CUPTI", &library) };
+        let get_version: GetVersionFn = symbols.get("cuptiGetVersion")?;
+        let register: RegisterFn = symbols.get("cuptiActivityRegisterCallbacks")?;
+        let next: NextRecordFn = symbols.get("cuptiActivityGetNextRecord")?;
         let cupti = Self {
-            enable: symbol(&lib, &library, "cuptiActivityEnable")?,
-            disable: symbol(&lib, &library, "cuptiActivityDisable")?,
-            flush_all: symbol(&lib, &library, "cuptiActivityFlushAll")?,
-            result_string: symbol(&lib, &library, "cuptiGetResultString")?,
+            enable: symbols.get("cuptiActivityEnable")?,
+            disable: symbols.get("cuptiActivityDisable")?,
+            flush_all: symbols.get("cuptiActivityFlushAll")?,
+            result_string: symbols.get("cuptiGetResultString")?,
             _library: lib,
             library,
             version: 0,

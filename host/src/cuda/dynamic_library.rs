@@ -38,23 +38,35 @@ pub(crate) unsafe fn load_first<C: AsRef<OsStr>>(
     Err(reasons.join("; "))
 }
 
-/// The function `symbol` of `lib`, the library `what` loaded from the file `library`.
-///
-/// # Safety
-/// `T` must be the C prototype of `symbol`, and the value used only while `lib` lives.
-pub(crate) unsafe fn symbol<T: Copy>(
-    lib: &Library,
+/// The functions of one loaded library, looked up by name, a missing one an error that names
+/// the library (`what`, in the lab's words) and the file it was loaded from (`library`).
+pub(crate) struct Symbols<'l> {
+    lib: &'l Library,
     what: &'static str,
-    library: &str,
-    symbol: &'static str,
-) -> Result<T, MissingSymbol> {
-    // SAFETY: `T` is `symbol`'s prototype and outlives `lib` only as the caller allows.
-    unsafe { lib.get::<T>(symbol.as_bytes()) }
-        .map(|s| *s)
-        .map_err(|e| MissingSymbol {
-            what,
-            library: library.to_owned(),
-            symbol,
-            reason: e.to_string(),
-        })
+    library: &'l str,
+}
+
+impl<'l> Symbols<'l> {
+    /// The functions of `lib`, the library `what` loaded from the file `library`.
+    ///
+    /// # Safety
+    /// Every `T` later asked of [`Symbols::get`] must be the C prototype of the symbol named
+    /// with it, and each value used only while `lib` lives.
+    pub(crate) unsafe fn new(lib: &'l Library, what: &'static str, library: &'l str) -> Self {
+        Self { lib, what, library }
+    }
+
+    /// The function `symbol`, as the prototype `T`.
+    pub(crate) fn get<T: Copy>(&self, symbol: &'static str) -> Result<T, MissingSymbol> {
+        // SAFETY: whoever made `self` vouched that `T` is `symbol`'s prototype and that the
+        // value outlives `lib` only as they allow.
+        unsafe { self.lib.get::<T>(symbol.as_bytes()) }
+            .map(|s| *s)
+            .map_err(|e| MissingSymbol {
+                what: self.what,
+                library: self.library.to_owned(),
+                symbol,
+                reason: e.to_string(),
+            })
+    }
 }

@@ -124,15 +124,22 @@ pub trait Row: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
 }
 
 /// Implements [`Row`] for a row struct with a `measured: Measured` field and an `occupancy`
-/// field, from its rate, the field holding its throughput and how it is labelled (and, where
-/// the merged table keys it otherwise, how it is keyed there):
+/// field, from its rate, the field holding its throughput (`figures.gflops` where both sit in an
+/// embedded struct, as [`GemmFigures`](crate::experiments::gemm_figures::GemmFigures)) and how it
+/// is labelled (and, where the merged table keys it otherwise, how it is keyed there):
 ///
 /// ```ignore
-/// row!(RegsRow, GFLOPS, gflops, |r| format!("cap {}", r.cap));
+/// row!(RegsRow, GFLOPS, figures.gflops, |r| format!("cap {}", r.cap));
 /// row!(IlpRow, GFLOPS, gflops, |r| ..., merge_key: |r| ...);
 /// ```
 macro_rules! row {
-    ($row:ty, $rate:expr, $throughput:ident, |$r:ident| $label:expr
+    (@figures $s:ident, $throughput:ident) => {
+        ($s.$throughput, $s.occupancy)
+    };
+    (@figures $s:ident, $outer:ident . $throughput:ident) => {
+        ($s.$outer.$throughput, $s.$outer.occupancy)
+    };
+    ($row:ty, $rate:expr, $($throughput:ident).+, |$r:ident| $label:expr
         $(, merge_key: |$k:ident| $key:expr)?) => {
         impl $crate::experiments::contract::Row for $row {
             const RATE: $crate::experiments::contract::Rate = $rate;
@@ -144,7 +151,7 @@ macro_rules! row {
                 &self.measured
             }
             fn figures(&self) -> (f64, f64) {
-                (self.$throughput, self.occupancy)
+                $crate::experiments::contract::row!(@figures self, $($throughput).+)
             }
             $(fn merge_key(&self) -> String {
                 let $k = self;

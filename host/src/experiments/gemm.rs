@@ -8,12 +8,12 @@
 use kernels_gpu::variants::{GemmParams, GemmVariant};
 
 use super::error::ExperimentError;
-use super::gemm_check::{record, Checked, GemmChecker};
-use super::gemm_sides::{GemmKind, GemmSides, Operands};
+use super::gemm_check::{record, GemmChecker};
+use super::gemm_sides::GemmSides;
 use super::inputs::random_floats;
 use super::measurement::Peak;
-use crate::cuda::{Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape};
-use crate::results::{Check, GemmDims};
+use crate::cuda::{Gpu, LaunchShape};
+use crate::results::GemmDims;
 
 pub use super::gemm_sides::{gflops, GemmMeasured, EPILOGUE, TIMED};
 
@@ -27,66 +27,104 @@ pub fn launch_shape(variant: &GemmVariant, dims: GemmDims) -> LaunchShape {
     }
 }
 
-/// The FP32 family: f32 operands, the `GEMM` table, cuBLAS's SGEMM, FP32's check and peak.
-pub struct Fp32;
-
-impl GemmKind for Fp32 {
-    type Elem = f32;
-    type Variant = GemmVariant;
-
-    fn launch_shape(variant: &GemmVariant, dims: GemmDims) -> LaunchShape {
-        launch_shape(variant, dims)
-    }
-
-    fn launch(
-        gpu: &Gpu,
-        kernel: &Kernel<'_>,
-        shape: LaunchShape,
-        ops: Operands<'_, f32>,
-    ) -> Result<(), CudaError> {
-        let Operands {
+/// The params struct `$params` of one launch over `$ops` (an [`Operands`]), the device addresses
+/// taken through the [`Launch`] `$launch`. Both GEMM families declare the same parameter list in
+/// the variant table's `abi:` (A, B, C, M, N, K, alpha, beta; only A's and B's element differs),
+/// so this one expression builds either family's struct.
+macro_rules! gemm_params {
+    ($params:ident, $launch:ident, $ops:expr) => {{
+        let $crate::experiments::gemm_sides::Operands {
             dims,
             a,
             b,
             c,
             setting: (alpha, beta),
-        } = ops;
-        let mut l = Launch::new(gpu);
-        let params = GemmParams {
-            a: l.input(a),
-            b: l.input(b),
-            c: l.output(c),
+        } = $ops;
+        $params {
+            a: $launch.input(a),
+            b: $launch.input(b),
+            c: $launch.output(c),
             m: dims.m as i32,
             n: dims.n as i32,
             k: dims.k as i32,
             alpha,
             beta,
-        };
-        // SAFETY: A, B and C hold M*K, K*N and M*N floats; the sizes tile where the variant's
-        // family needs it (checked at parse time: `flags::check_tiling`), each dimension is at
-        // most 32768 (so M*K etc. fit the kernels' 32-bit indices); the shape is the variant
-        // table's for this entry, the kernel allowed its dynamic shared memory by `prepare`.
-        unsafe { l.launch(kernel, shape, &params) }
-    }
+        }
+    }};
+}
+pub(super) use gemm_params;
 
-    fn launch_cublas(gpu: &Gpu, cublas: &Cublas, ops: Operands<'_, f32>) -> Result<(), CudaError> {
-        let Operands {
-            dims,
-            a,
-            b,
-            c,
-            setting: (alpha, beta),
-        } = ops;
-        cublas.sgemm_row_major(gpu, (dims.m, dims.n, dims.k), alpha, a, b, beta, c)
-    }
+/// Implements [`GemmKind`] for a family from what sets it apart (both families share the launch:
+/// the variant table's shape and [`gemm_params!`]): its element, table line and params struct,
+/// its launch shape, cuBLAS's call for its element type, the check's record and the peak.
+macro_rules! gemm_kind {
+    ($kind:ty { elem: $elem:ty, line: $line:ty, params: $params:ident, shape: $shape:path,
+        cublas: $cublas:ident, record: $record:path, peak: $peak:path $(,)? }) => {
+        impl $crate::experiments::gemm_sides::GemmKind for $kind {
+            type Elem = $elem;
+            type Variant = $line;
 
-    fn record(dims: GemmDims, parts: &[Checked]) -> Check {
-        record(dims, parts)
-    }
+            fn launch_shape(
+                variant: &$line,
+                dims: $crate::results::GemmDims,
+            ) -> $crate::cuda::LaunchShape {
+                $shape(variant, dims)
+            }
 
-    fn peak(gpu: &Gpu) -> Peak {
-        Peak::fp32(gpu.info())
-    }
+            fn launch(
+                gpu: &$crate::cuda::Gpu,
+                kernel: &$crate::cuda::Kernel<'_>,
+                shape: $crate::cuda::LaunchShape,
+                ops: $crate::experiments::gemm_sides::Operands<'_, $elem>,
+            ) -> Result<(), $crate::cuda::CudaError> {
+                let mut l = $crate::cuda::Launch::new(gpu);
+                let params = $crate::experiments::gemm::gemm_params!($params, l, ops);
+                // SAFETY: A and B hold M*K and K*N elements and C M*N floats (`GemmSides`
+                // allocates them from the same dimensions; cudarc aligns them far beyond the 16
+                // bytes the BF16 kernels' copies need); the sizes tile where the line's family
+                // needs it (checked at parse time: `flags::check_tiling`; the BF16 lines take any
+                // size); each dimension is at most 32768, so M*K etc. fit the kernels' 32-bit
+                // indices; the shape is the table's for this line, and the kernel allowed its
+                // dynamic shared memory by `prepare`.
+                unsafe { l.launch(kernel, shape, &params) }
+            }
+
+            fn launch_cublas(
+                gpu: &$crate::cuda::Gpu,
+                cublas: &$crate::cuda::Cublas,
+                ops: $crate::experiments::gemm_sides::Operands<'_, $elem>,
+            ) -> Result<(), $crate::cuda::CudaError> {
+                let (alpha, beta) = ops.setting;
+                let mnk = (ops.dims.m, ops.dims.n, ops.dims.k);
+                cublas.$cublas(gpu, mnk, alpha, ops.a, ops.b, beta, ops.c)
+            }
+
+            fn record(
+                dims: $crate::results::GemmDims,
+                parts: &[$crate::experiments::gemm_check::Checked],
+            ) -> $crate::results::Check {
+                $record(dims, parts)
+            }
+
+            fn peak(gpu: &$crate::cuda::Gpu) -> $crate::experiments::measurement::Peak {
+                $peak(gpu)
+            }
+        }
+    };
+}
+pub(super) use gemm_kind;
+
+/// The FP32 family: f32 operands, the `GEMM` table, cuBLAS's SGEMM, FP32's check and peak.
+pub struct Fp32;
+
+gemm_kind! {
+    Fp32 { elem: f32, line: GemmVariant, params: GemmParams, shape: launch_shape,
+        cublas: sgemm_row_major, record: record, peak: fp32_peak }
+}
+
+/// FP32's spec peak.
+fn fp32_peak(gpu: &Gpu) -> Peak {
+    Peak::fp32(gpu.info())
 }
 
 /// Device buffers of one FP32 GEMM problem, its f64 reference and the check kernels.

@@ -150,17 +150,16 @@ impl<K: GemmKind> GemmSides<K> {
         Ok(slot.as_mut().expect("allocated above"))
     }
 
-    /// Enqueues one launch of `kernel` over `side`'s C, in the variant table's shape (the
-    /// kernel already [`prepare`]d for it).
+    /// Enqueues one launch of `kernel` over `side`'s C in `shape` (the kernel already
+    /// [`prepare`]d for it).
     fn launch(
         &mut self,
         gpu: &Gpu,
         side: Side,
         kernel: &Kernel<'_>,
-        variant: &K::Variant,
+        shape: LaunchShape,
         setting: (f32, f32),
     ) -> Result<(), CudaError> {
-        let shape = K::launch_shape(variant, self.dims);
         self.c_of(gpu, side)?;
         let Self { dims, a, b, c, .. } = self;
         let c = c[side as usize].as_mut().expect("allocated by c_of");
@@ -248,6 +247,19 @@ impl<K: GemmKind> GemmSides<K> {
         cublas: Option<&Cublas>,
     ) -> Result<GemmMeasured, ExperimentError> {
         let shape = K::launch_shape(variant, self.dims);
+        self.measure_in(gpu, (kernel, other), shape, plan, cublas)
+    }
+
+    /// [`Self::measure`] in `shape`: the variant table's, or one with more dynamic shared memory
+    /// than the kernel uses (which holds it at fewer resident blocks per SM).
+    pub fn measure_in(
+        &mut self,
+        gpu: &Gpu,
+        (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
+        shape: LaunchShape,
+        plan: &SamplingConfig,
+        cublas: Option<&Cublas>,
+    ) -> Result<GemmMeasured, ExperimentError> {
         prepare(kernel, shape)?;
         if let Some(k) = other {
             prepare(k, shape)?;
@@ -262,14 +274,14 @@ impl<K: GemmKind> GemmSides<K> {
             let c = self.c_of(gpu, side)?;
             gpu.fill(c, UNWRITTEN)?;
         }
-        let (ours, theirs, cublas_timing) = self.time(gpu, plan, kernel, other, variant, cublas)?;
+        let (ours, theirs, cublas_timing) = self.time(gpu, plan, kernel, other, shape, cublas)?;
         let cublas = match cublas_timing {
             Some(t) => Some((t, self.check_side(gpu, Side::Cublas, TIMED_LAUNCH, TIMED)?)),
             None => None,
         };
-        let ours = self.finish(gpu, Side::Ours, kernel, variant, ours)?;
+        let ours = self.finish(gpu, Side::Ours, kernel, shape, ours)?;
         let theirs = match (other, theirs) {
-            (Some(k), Some(t)) => Some(self.finish(gpu, Side::Theirs, k, variant, t)?),
+            (Some(k), Some(t)) => Some(self.finish(gpu, Side::Theirs, k, shape, t)?),
             _ => None,
         };
         Ok(GemmMeasured {
@@ -288,7 +300,7 @@ impl<K: GemmKind> GemmSides<K> {
         plan: &SamplingConfig,
         kernel: &Kernel<'_>,
         other: Option<&Kernel<'_>>,
-        variant: &K::Variant,
+        shape: LaunchShape,
         cublas: Option<&Cublas>,
     ) -> Result<(Timing, Option<Timing>, Option<Timing>), CudaError> {
         // Sides in order: ours, theirs (when compared), cuBLAS (when timed).
@@ -297,7 +309,7 @@ impl<K: GemmKind> GemmSides<K> {
             .collect();
         let sides = kernels.len() + usize::from(cublas.is_some());
         let mut timings = time_rotating(gpu, plan, sides, |i| match kernels.get(i) {
-            Some(&(side, k)) => self.launch(gpu, side, k, variant, TIMED),
+            Some(&(side, k)) => self.launch(gpu, side, k, shape, TIMED),
             None => self.launch_cublas(gpu, cublas.expect("the last side is cuBLAS"), TIMED),
         })?
         .into_iter();
@@ -313,14 +325,13 @@ impl<K: GemmKind> GemmSides<K> {
         gpu: &Gpu,
         side: Side,
         kernel: &Kernel<'_>,
-        variant: &K::Variant,
+        shape: LaunchShape,
         timing: Timing,
     ) -> Result<Measurement, ExperimentError> {
-        let shape = K::launch_shape(variant, self.dims);
         let resident = residency_of(gpu, kernel, shape.threads, shape.dyn_smem)?;
         let timed = self.check_side(gpu, side, TIMED_LAUNCH, TIMED)?;
         self.fresh_c(gpu, side)?;
-        self.launch(gpu, side, kernel, variant, EPILOGUE)?;
+        self.launch(gpu, side, kernel, shape, EPILOGUE)?;
         let epilogue = self.check_side(gpu, side, EPILOGUE_LAUNCH, EPILOGUE)?;
         let check = K::record(self.dims, &[timed, epilogue]);
         let throughput = gflops(self.dims, &timing);

@@ -134,6 +134,23 @@ impl<R: Row> HasComparison for R {
 }
 
 #[cfg(test)]
+impl Measured {
+    /// The measured part of a synthetic row: a passing check, no flags, nothing compared.
+    pub(crate) fn passing() -> Measured {
+        Measured {
+            check: Check {
+                passed: true,
+                error: 1e-7,
+                bound: 1e-4,
+                what: "t".into(),
+            },
+            flags: vec![],
+            compare: None,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::experiments::measurement::tests::measured;

@@ -16,6 +16,7 @@ pub mod error;
 pub mod gemm;
 pub mod gemm_check;
 pub mod gemm_cublas;
+pub mod gemm_figures;
 pub mod gemm_plan;
 pub mod gemm_sides;
 pub mod inputs;
@@ -45,6 +46,7 @@ registry! {
     Ilp => ilp,
     Mma => mma,
     GemmBf16 => gemm_bf16,
+    Held => held,
 }
 
 pub use contract::{Experiment, RunContext};

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ptxas_report::ptx_entries::EntryError;
 use ptxas_report::{parse_report, EntryReport};
 
 use super::contract::ModuleNames;
@@ -149,6 +150,8 @@ pub enum SourceError {
     },
     #[error("the built-in kernels have no module for register cap {cap}; built caps: {available}")]
     NoBuiltinCap { cap: u32, available: String },
+    #[error("the built-in PTX: {0}")]
+    BuiltinEntry(#[from] EntryError),
     #[error(
         "the built-in kernels are missing from this binary (the host build embeds them; rebuild \
          with `cargo build -p host`)"
@@ -204,13 +207,15 @@ pub fn check_compared_entries(
 }
 
 /// Per-cap folders checked for every cap asked for: a folder must hold exactly one module per
-/// cap, each recognisably a module; without a folder, the built-in kernels must have every cap.
+/// cap, each recognisably a module; without a folder, the built-in kernels must have every cap
+/// (`builtin_has` says which they have).
 pub fn plan_folders(
     caps: &[u32],
     (module_flag, module): (&'static str, &Option<PathBuf>),
     (compare_flag, compare): (&'static str, &Option<PathBuf>),
     label: &Option<String>,
     needs: Needs<'_>,
+    builtin_has: impl Fn(u32) -> bool,
 ) -> Result<Sources<CappedKernels>, CliError> {
     let folder = |flag: &'static str, dir: &Path| -> Result<CappedKernels, CliError> {
         check_module_folder(flag, dir)?;
@@ -227,7 +232,7 @@ pub fn plan_folders(
     let ours = match module {
         Some(dir) => folder(module_flag, dir)?,
         None => {
-            if let Some(&cap) = caps.iter().find(|&&c| modules::capped(c).is_none()) {
+            if let Some(&cap) = caps.iter().find(|&&c| !builtin_has(c)) {
                 return Err(CliError::NoBuiltinCap {
                     cap,
                     available: builtin_caps(),
@@ -297,15 +302,21 @@ fn load_in(gpu: &Gpu, kernels: &Kernels, builtin: &str) -> Result<Loaded, Source
     }
 }
 
-/// Loads the module capped at `cap` registers.
-pub fn load_capped(gpu: &Gpu, kernels: &CappedKernels, cap: u32) -> Result<Loaded, SourceError> {
+/// Loads the module capped at `cap` registers; `builtin` is the built-in one's PTX (`None`
+/// where the built-in kernels have no such cap).
+pub fn load_capped(
+    gpu: &Gpu,
+    kernels: &CappedKernels,
+    cap: u32,
+    builtin: impl FnOnce(u32) -> Result<Option<String>, EntryError>,
+) -> Result<Loaded, SourceError> {
     match kernels {
         CappedKernels::Builtin => {
-            let ptx = modules::capped(cap).ok_or_else(|| SourceError::NoBuiltinCap {
+            let ptx = builtin(cap)?.ok_or_else(|| SourceError::NoBuiltinCap {
                 cap,
                 available: builtin_caps(),
             })?;
-            load_builtin(gpu, ptx, &format!("{BUILTIN}, cap {cap}"))
+            load_builtin(gpu, &ptx, &format!("{BUILTIN}, cap {cap}"))
         }
         CappedKernels::Folder(folder) => load_file(gpu, &cap_file(folder, cap)?),
     }

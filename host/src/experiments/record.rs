@@ -46,6 +46,7 @@ pub fn meta(
         noise_target: timing.noise_target(),
         gemm_size: DEFAULT_GEMM_SIZE,
         gemm_dims: None,
+        regs_variant: None,
         copy_bytes: DEFAULT_COPY_MIB << 20,
     };
     for e in experiments {

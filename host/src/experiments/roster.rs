@@ -292,6 +292,7 @@ macro_rules! registry {
                                 name,
                                 compare_name: *compare_name,
                                 device: &r.device,
+                                meta: &r.meta,
                                 output,
                             })
                         })

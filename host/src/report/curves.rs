@@ -68,7 +68,7 @@ pub fn curves_for(results: &RunResults, limits: &Limits) -> Vec<CurvePlot> {
             let tile = row.tile();
             let kernel = KernelResources {
                 threads: row.threads,
-                regs_per_thread: row.regs,
+                regs_per_thread: row.figures.regs,
                 static_smem: match tile.family {
                     GemmFamily::Seed => GemmVariant::SEED_STATIC_SHARED_BYTES,
                     GemmFamily::Tuned => 0,

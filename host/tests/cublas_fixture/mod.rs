@@ -55,8 +55,8 @@ pub fn with_cublas(
     if let Some((gf, occ)) = tuned {
         let mut t = d.clone();
         t.variant = "R".into();
-        t.gflops = gf;
-        t.occupancy = occ;
+        t.figures.gflops = gf;
+        t.figures.occupancy = occ;
         t.tile = Some(GemmTile {
             family: kernels_gpu::variants::GemmFamily::Tuned,
             block: (256, 128, 16),
@@ -67,12 +67,12 @@ pub fn with_cublas(
         run.rows.push(t);
     }
     for x in &mut run.rows {
-        x.vs_cublas = Some(x.gflops / gflops);
+        x.vs_cublas = Some(x.figures.gflops / gflops);
     }
     run.cublas = Some(CublasOutcome::Measured(Box::new(CublasRow {
         version: "13.1.0".into(),
         library: "libcublas.so.13".into(),
-        timing: d.timing.clone(),
+        timing: d.figures.timing.clone(),
         gflops,
         check: d.measured.check.clone(),
         flags: vec![],

@@ -21,7 +21,7 @@ use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun, XScale};
-use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared};
+use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared, VariantRun};
 use crate::results::RunMeta;
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
 
@@ -29,25 +29,10 @@ use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
 pub struct Spec;
 
 /// `host bandwidth`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    /// memcpy variants to run, by label (comma-separated); default all.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub variants: Vec<String>,
-    #[command(flatten)]
-    pub size: CopySize,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-}
+pub type Args = VariantRun<CopySize>;
 
 /// What the `bandwidth` experiment adds to `host all`: the copy size.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    #[command(flatten)]
-    pub size: CopySize,
-}
+pub type AllArgs = CopySize;
 
 /// The `bandwidth` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,7 +52,7 @@ impl contract::Plan for Plan {
     }
     fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
         let own = own_labels(&s.variants, &Spec::variant_labels());
-        planned(&own, a.size.copy_mib, &s.module_files())
+        planned(&own, a.copy_mib, &s.module_files())
     }
     fn record(&self, meta: &mut RunMeta) {
         meta.copy_bytes = self.bytes;

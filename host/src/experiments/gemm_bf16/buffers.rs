@@ -5,14 +5,15 @@
 
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant};
 
-use super::super::gemm_check::{Checked, GemmChecker};
-use super::super::gemm_sides::{GemmKind, GemmSides, Operands};
+use super::super::gemm::gemm_kind;
+use super::super::gemm_check::GemmChecker;
+use super::super::gemm_sides::GemmSides;
 use super::super::measurement::Peak;
 use super::inputs::Bf16Inputs;
 use super::tolerance::{record, spread_factor};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
-use crate::cuda::{Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape};
-use crate::results::{Check, GemmDims};
+use crate::cuda::{CudaError, Gpu, LaunchShape};
+use crate::results::GemmDims;
 
 pub use super::super::gemm_sides::{gflops, EPILOGUE, TIMED};
 
@@ -30,70 +31,20 @@ pub fn launch_shape(variant: &Bf16GemmVariant, dims: GemmDims) -> LaunchShape {
 /// `cublasGemmEx`, the tensor-core check and the dense BF16 peak.
 pub struct Bf16;
 
-impl GemmKind for Bf16 {
-    type Elem = u16;
-    type Variant = Bf16GemmVariant;
+gemm_kind! {
+    Bf16 { elem: u16, line: Bf16GemmVariant, params: Bf16GemmParams, shape: launch_shape,
+        cublas: gemm_bf16_row_major, record: record, peak: bf16_peak }
+}
 
-    fn launch_shape(variant: &Bf16GemmVariant, dims: GemmDims) -> LaunchShape {
-        launch_shape(variant, dims)
-    }
-
-    fn launch(
-        gpu: &Gpu,
-        kernel: &Kernel<'_>,
-        shape: LaunchShape,
-        ops: Operands<'_, u16>,
-    ) -> Result<(), CudaError> {
-        let Operands {
-            dims,
-            a,
-            b,
-            c,
-            setting: (alpha, beta),
-        } = ops;
-        let mut l = Launch::new(gpu);
-        let params = Bf16GemmParams {
-            a: l.input(a),
-            b: l.input(b),
-            c: l.output(c),
-            m: dims.m as i32,
-            n: dims.n as i32,
-            k: dims.k as i32,
-            alpha,
-            beta,
-        };
-        // SAFETY: A, B and C hold M*K and K*N bf16 and M*N floats (cudarc's allocations are
-        // aligned far beyond the 16 bytes the kernel's copies need); the lines take any size and
-        // each dimension is at most 32768, so M*K etc. fit the kernels' 32-bit indices; the shape
-        // is the table's for this line, the kernel allowed its dynamic shared memory by `prepare`.
-        unsafe { l.launch(kernel, shape, &params) }
-    }
-
-    fn launch_cublas(gpu: &Gpu, cublas: &Cublas, ops: Operands<'_, u16>) -> Result<(), CudaError> {
-        let Operands {
-            dims,
-            a,
-            b,
-            c,
-            setting: (alpha, beta),
-        } = ops;
-        cublas.gemm_bf16_row_major(gpu, (dims.m, dims.n, dims.k), alpha, a, b, beta, c)
-    }
-
-    fn record(dims: GemmDims, parts: &[Checked]) -> Check {
-        record(dims, parts)
-    }
-
-    fn peak(gpu: &Gpu) -> Peak {
-        let info = gpu.info();
-        let peak =
-            peak_bf16_dense_gflops(info.compute_capability, info.sm_count, info.sm_clock_khz);
-        // Unknown peak: no flag (the check is `value > peak` for a positive peak only).
-        Peak {
-            value: peak.unwrap_or(0.0),
-            unit: "GFLOP/s",
-            what: "dense BF16 tensor-core",
-        }
+/// The dense BF16 tensor-core peak; unknown, no flag (the check is `value > peak` for a positive
+/// peak only).
+fn bf16_peak(gpu: &Gpu) -> Peak {
+    let info = gpu.info();
+    let peak = peak_bf16_dense_gflops(info.compute_capability, info.sm_count, info.sm_clock_khz);
+    Peak {
+        value: peak.unwrap_or(0.0),
+        unit: "GFLOP/s",
+        what: "dense BF16 tensor-core",
     }
 }
 

@@ -2,6 +2,7 @@
 //! results failed the bit-exact check are never used; "reaching the peak" means reaching
 //! [`REACHED`] of the FP32 peak at the measured clock, the fraction of Volkov's table.
 
+use super::needed_parallelism;
 use super::row::{Ilp, IlpRow, VOLKOV_FRACTION};
 use crate::claim::{all_of, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, NoInterval, Timed};
@@ -22,14 +23,18 @@ fn fraction(r: &IlpRow) -> Result<Interval, NoInterval> {
 
 /// Whether a row reaches the peak: its interval wholly at or above [`REACHED`] (`Some(true)`),
 /// wholly below it (`Some(false)`), or neither.
-fn reaches(r: &IlpRow) -> Option<bool> {
+pub(crate) fn reaches(r: &IlpRow) -> Option<bool> {
     fraction(r).ok().and_then(|iv| iv.exceeds(REACHED))
 }
 
-fn describe(r: &IlpRow) -> String {
+pub(crate) fn describe(r: &IlpRow) -> String {
     format!(
-        "ILP {} at {} warps/SM ({} occupancy): {:.0} GFLOP/s, {} of peak",
-        r.ilp,
+        "{} at {} warps/SM ({} occupancy): {:.0} GFLOP/s, {} of peak",
+        if r.is_ffma() {
+            format!("ILP {}", r.ilp)
+        } else {
+            r.entry.clone()
+        },
         r.warps_per_sm,
         percent_with(r.occupancy, 2),
         r.gflops,
@@ -40,7 +45,7 @@ fn describe(r: &IlpRow) -> String {
     )
 }
 
-fn interval_words() -> String {
+pub(crate) fn interval_words() -> String {
     format!(
         "on the {} bootstrap interval of the row's fraction of the peak ({} resamples of its \
          samples, fixed seed)",
@@ -55,6 +60,7 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
     let mut v = vec![
         ilp_reaches_peak_at_low_occupancy(rows),
         no_ilp_misses_peak_at_full_occupancy(rows),
+        needed_parallelism::latency_times_throughput(rows),
     ];
     if result.is_none() {
         for x in &mut v {
@@ -73,7 +79,12 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
 pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
     let low: Vec<&IlpRow> = rows
         .iter()
-        .filter(|r| r.measured.checked() && r.ilp >= MIN_ILP && r.occupancy <= LOW_OCCUPANCY + EPS)
+        .filter(|r| {
+            r.is_ffma()
+                && r.measured.checked()
+                && r.ilp >= MIN_ILP
+                && r.occupancy <= LOW_OCCUPANCY + EPS
+        })
         .collect();
     let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
     let holds = if outcomes.contains(&Some(true)) {
@@ -119,37 +130,55 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
     }
 }
 
-/// "At 100% occupancy without ILP the peak is not reached."
+/// "At 100% occupancy without ILP the peak is not reached", judged on the controls: the claim
+/// is that more warps do not replace ILP, which the three-register FFMA alone cannot separate
+/// from its operands.
 ///
-/// Rule: the checked rows with ILP 1 at 100% occupancy; HOLDS when every one's interval lies
-/// wholly below 90% of the peak, DOES NOT HOLD when one's lies wholly at or above it, NOT JUDGED
-/// otherwise or without such a row.
+/// Rule: the checked ILP-1 rows at 100% occupancy, the FFMA's and its controls'; HOLDS when every
+/// one's interval lies wholly below 90% of its peak, DOES NOT HOLD when one's lies wholly at or
+/// above it, NOT JUDGED otherwise, or without the FFMA's row and a control's.
 pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
     let full: Vec<&IlpRow> = rows
         .iter()
         .filter(|r| r.measured.checked() && r.ilp == 1 && r.occupancy >= 1.0 - EPS)
         .collect();
-    let holds = all_of(full.iter().map(|r| reaches(r).map(|reached| !reached)));
-    let best = full
-        .iter()
-        .copied()
-        .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak));
+    let (ffma, controls): (Vec<&IlpRow>, Vec<&IlpRow>) = full.iter().partition(|r| r.is_ffma());
+    let holds = if ffma.is_empty() || controls.is_empty() {
+        None
+    } else {
+        all_of(full.iter().map(|r| reaches(r).map(|reached| !reached)))
+    };
+    let mechanism = super::controls::mechanism(&super::controls::plateaus(rows))
+        .map(|m| format!("; what caps ILP 1: {}", super::controls::finding(m)))
+        .unwrap_or_default();
+    let evidence = match (ffma.is_empty(), controls.is_empty()) {
+        (true, _) => "no checked FFMA row with ILP 1 at 100% occupancy".to_owned(),
+        (false, true) => format!(
+            "{}; no control ran at ILP 1 and 100% occupancy (--controls): the FFMA alone cannot \
+             tell the lack of ILP from its three register operands",
+            ffma.iter().map(|r| describe(r)).collect::<Vec<_>>().join("; ")
+        ),
+        (false, false) => format!(
+            "{}{mechanism}",
+            full.iter().map(|r| describe(r)).collect::<Vec<_>>().join("; ")
+        ),
+    };
     Verdict {
         key: "no-ilp-misses-peak-at-full-occupancy",
         experiment: 0,
         claim: "at 100% occupancy without ILP the FP32 peak is not reached".into(),
         rule: format!(
-            "every checked row with ILP 1 at 100% occupancy stays below {} of the peak at the \
-             measured SM clock, {}: HOLDS when every row's interval lies below it, DOES NOT HOLD \
-             when one's lies at or above it, NOT JUDGED otherwise",
+            "every checked ILP-1 row at 100% occupancy, the three-register FFMA's and each \
+             control's (FADD, FMUL, FFMA with an immediate or a constant: other operands, the \
+             same dependent chains), stays below {} of its peak at the measured SM clock, {}: \
+             HOLDS when every row's interval lies below it, DOES NOT HOLD when one's lies at or \
+             above it (then the FFMA's ceiling is its operands', not the lack of ILP), NOT \
+             JUDGED otherwise or without the FFMA's row and at least one control's",
             percent_with(REACHED, 0),
             interval_words()
         ),
         holds,
-        evidence: best.map_or_else(
-            || "no checked row with ILP 1 at 100% occupancy".to_owned(),
-            |r| format!("best: {}", describe(r)),
-        ),
+        evidence,
     }
 }
 
@@ -181,16 +210,43 @@ mod tests {
     }
 
     #[test]
-    fn full_occupancy_without_ilp() {
-        let v = no_ilp_misses_peak_at_full_occupancy(&[row(1, 64, 0.7), row(4, 64, 0.99)]);
+    fn full_occupancy_without_ilp_is_judged_with_the_controls() {
+        use crate::experiments::ilp::row::tests::control;
+        use kernels_gpu::variants::FmaOp;
+        let with = |ffma: f64, fadd: f64, imm: f64| {
+            let mut rows = vec![row(4, 64, 0.99)];
+            for w in [16, 64] {
+                rows.push(row(1, w, ffma));
+                rows.push(control(FmaOp::Fadd, 1, w, fadd));
+                rows.push(control(FmaOp::FfmaImm, 1, w, imm));
+            }
+            no_ilp_misses_peak_at_full_occupancy(&rows)
+        };
+        let v = with(0.5, 0.5, 0.5);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        let v = no_ilp_misses_peak_at_full_occupancy(&[row(1, 64, 0.95)]);
+        assert!(v.evidence.contains("fadd_ilp1 at 64 warps/SM"), "{}", v.evidence);
+        assert!(v.evidence.contains("the issue of dependent"), "{}", v.evidence);
+        // A one-register-read FFMA at the peak: the FFMA's ceiling is its operands'.
+        let v = with(0.5, 0.5, 0.97);
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        assert!(v.evidence.contains("register operand reads"), "{}", v.evidence);
+        let v = with(0.95, 0.5, 0.5);
         assert_eq!(v.holds, Some(false));
-        let v = no_ilp_misses_peak_at_full_occupancy(&[row(1, 32, 0.5)]);
+        // Without a control, or without the FFMA, or not at 100%: not judged.
+        let v = no_ilp_misses_peak_at_full_occupancy(&[row(1, 64, 0.5)]);
+        assert_eq!(v.holds, None);
+        assert!(v.evidence.contains("no control ran"), "{}", v.evidence);
+        let v = no_ilp_misses_peak_at_full_occupancy(&[control(FmaOp::Fmul, 1, 64, 0.5)]);
+        assert_eq!(v.holds, None);
+        let v = no_ilp_misses_peak_at_full_occupancy(&[
+            row(1, 32, 0.5),
+            control(FmaOp::Fmul, 1, 32, 0.5),
+        ]);
         assert_eq!(v.holds, None);
         let mut wrong = row(1, 64, 0.5);
         wrong.measured.check.passed = false;
-        assert_eq!(no_ilp_misses_peak_at_full_occupancy(&[wrong]).holds, None);
+        let v = no_ilp_misses_peak_at_full_occupancy(&[wrong, control(FmaOp::Fmul, 1, 64, 0.5)]);
+        assert_eq!(v.holds, None);
     }
 
     #[test]
@@ -209,7 +265,13 @@ mod tests {
         let mut full = r.clone();
         full.ilp = 1;
         full.occupancy = 1.0;
-        let v = no_ilp_misses_peak_at_full_occupancy(&[full]);
+        let control = crate::experiments::ilp::row::tests::control(
+            kernels_gpu::variants::FmaOp::Fadd,
+            1,
+            64,
+            0.5,
+        );
+        let v = no_ilp_misses_peak_at_full_occupancy(&[full, control]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         // Too few samples: no interval, no judgement.
         let mut few = row(4, 8, 0.99);

@@ -8,13 +8,22 @@
 //! host ilp                                        # every ILP x the default warps/SM
 //! host ilp --ilp 1,4 --warps-per-sm 4,8,64 --noise 1
 //! host ilp --compare peer/peer.cubin --out results/ilp
+//! host ilp --ilp 1,2 --controls fadd_ilp1,ffma_imm_ilp1 --control-warps-per-sm 8,64
 //! ```
+//!
+//! Beside the FFMA sweep run its controls (`--controls`, the variant table's `fma_controls`
+//! line: FADD, FMUL, FFMA with an immediate or a constant operand) at a few warps per SM
+//! (`--control-warps-per-sm`), to tell what caps ILP 1: see [`controls`]. [`dip`] is the
+//! scheduler model of the dip below 8 warps per SM.
 //!
 //! Layout: [`plan`] (points and arithmetic), [`mod@reference`] (the CPU's FMA chains and the
 //! check), [`row`] (typed results, Volkov's table), [`claims`] (verdict rules), [`plots`],
 //! [`table`], and [`run`], the one file that touches the driver.
 
 pub mod claims;
+pub mod controls;
+pub mod dip;
+pub mod needed_parallelism;
 pub mod plan;
 pub mod plots;
 pub mod reference;
@@ -23,7 +32,7 @@ pub mod run;
 pub mod table;
 
 use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{FmaParams, FmaVariant, FMA};
+use kernels_gpu::variants::{FmaParams, FmaVariant, FMA, FMA_CONTROLS};
 use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
 pub use row::{Ilp, IlpRow};
@@ -43,6 +52,14 @@ use crate::table::Column;
 /// it with `--warps-per-sm`).
 pub const DEFAULT_WARPS_PER_SM: [u32; 14] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
 
+/// Resident warps per SM the controls run at by default: one warp per scheduler (the dependent
+/// latency), the dip (5), two per scheduler, and the plateau (16 and 64), a few seconds on an
+/// H200.
+pub const DEFAULT_CONTROL_WARPS_PER_SM: [u32; 6] = [1, 4, 5, 8, 16, 64];
+
+/// `--controls` value that runs none.
+pub const NO_CONTROLS: &str = "none";
+
 /// The `ilp` experiment.
 pub struct Spec;
 
@@ -59,6 +76,16 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
           value_parser = crate::flag_values::whole(1u32..=64))]
     pub warps_per_sm: Vec<u32>,
+    /// Controls of the FFMA to run beside it (entries of the variant table's fma_controls
+    /// line, or "none").
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = control_entries(),
+          value_parser = parse_control)]
+    pub controls: Vec<String>,
+    /// Resident warps per SM the controls run at.
+    #[arg(long, value_name = "LIST", value_delimiter = ',',
+          default_values_t = DEFAULT_CONTROL_WARPS_PER_SM,
+          value_parser = crate::flag_values::whole(1u32..=64))]
+    pub control_warps_per_sm: Vec<u32>,
     /// SM cycles one launch is sized for (rounds per thread follow from it).
     #[arg(long, value_name = "CYCLES", default_value_t = DEFAULT_TARGET_CYCLES,
           value_parser = parse_cycles)]
@@ -88,6 +115,29 @@ fn parse_cycles(s: &str) -> Result<f64, String> {
     } else {
         Err(format!("{v} is not a cycle count in 1e3..=1e12"))
     }
+}
+
+/// Every control's entry, in table order.
+fn control_entries() -> Vec<String> {
+    FMA_CONTROLS.iter().map(|v| v.entry.to_owned()).collect()
+}
+
+/// One value of `--controls`: a control's entry, or "none".
+fn parse_control(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    if s == NO_CONTROLS || control(s).is_some() {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "{s:?}: no control kernel of that name (built: {}, or {NO_CONTROLS})",
+            control_entries().join(", ")
+        ))
+    }
+}
+
+/// The control kernel called `entry`.
+pub fn control(entry: &str) -> Option<&'static FmaVariant> {
+    FMA_CONTROLS.iter().find(|v| v.entry == entry)
 }
 
 /// An ILP the kernels are not built for.
@@ -121,6 +171,27 @@ impl SweepArgs {
             None => Ok(()),
         }
     }
+
+    /// The controls asked for, in the order asked ("none" and names without a kernel left out).
+    pub fn control_kernels(&self) -> Vec<&'static FmaVariant> {
+        let mut v: Vec<&'static FmaVariant> =
+            self.controls.iter().filter_map(|c| control(c)).collect();
+        v.dedup_by_key(|k| k.entry);
+        v
+    }
+
+    /// Every point of the sweep: the FFMA at each ILP and warps target, then each control at
+    /// each of its warps targets.
+    pub fn points(&self) -> Vec<(&'static FmaVariant, u32)> {
+        let ffma = self.ilp.iter().filter_map(|&i| kernel(i)).flat_map(|v| {
+            self.warps_per_sm.iter().map(move |&w| (v, w))
+        });
+        let controls = self
+            .control_kernels()
+            .into_iter()
+            .flat_map(|v| self.control_warps_per_sm.iter().map(move |&w| (v, w)));
+        ffma.chain(controls).collect()
+    }
 }
 
 impl SweepFlags for SweepArgs {
@@ -132,6 +203,8 @@ impl SweepFlags for SweepArgs {
         SweepArgs {
             ilp: ilps(),
             warps_per_sm: a.ilp_warps_per_sm.clone(),
+            controls: control_entries(),
+            control_warps_per_sm: DEFAULT_CONTROL_WARPS_PER_SM.to_vec(),
             target_cycles: DEFAULT_TARGET_CYCLES,
         }
     }
@@ -141,6 +214,7 @@ impl SweepFlags for SweepArgs {
             .ilp
             .iter()
             .filter_map(|&i| kernel(i))
+            .chain(self.control_kernels())
             .map(|v| v.entry)
             .collect())
     }
@@ -158,8 +232,9 @@ impl Experiment for Spec {
 
     fn help() -> String {
         format!(
-            "FMA kernels (entries fma_ilp{{ILP}}) for ILP {}",
-            built_ilps()
+            "FMA kernels (entries fma_ilp{{ILP}}) for ILP {}; controls (--controls): {}",
+            built_ilps(),
+            control_entries().join(", ")
         )
     }
 
@@ -224,6 +299,47 @@ mod tests {
         assert!(a.validate().is_ok());
         assert_eq!(kernel(12).map(|k| k.entry), Some("fma_ilp12"));
         assert_eq!(kernel(7), None);
+        assert_eq!(a.control_kernels().len(), FMA_CONTROLS.len());
+        assert_eq!(a.control_warps_per_sm, DEFAULT_CONTROL_WARPS_PER_SM);
+        assert_eq!(
+            a.points().len(),
+            a.ilp.len() * a.warps_per_sm.len()
+                + FMA_CONTROLS.len() * DEFAULT_CONTROL_WARPS_PER_SM.len()
+        );
+    }
+
+    #[test]
+    fn controls_are_chosen_by_entry_or_left_out() {
+        let a = parse(&[
+            "--ilp",
+            "1",
+            "--warps-per-sm",
+            "64",
+            "--controls",
+            "fadd_ilp1,ffma_const_ilp2",
+            "--control-warps-per-sm",
+            "8,64",
+        ])
+        .unwrap();
+        let points: Vec<(&str, u32)> = a.points().iter().map(|(v, w)| (v.entry, *w)).collect();
+        assert_eq!(
+            points,
+            [
+                ("fma_ilp1", 64),
+                ("fadd_ilp1", 8),
+                ("fadd_ilp1", 64),
+                ("ffma_const_ilp2", 8),
+                ("ffma_const_ilp2", 64)
+            ]
+        );
+        let entries = a.entries().unwrap();
+        assert_eq!(entries, ["fma_ilp1", "fadd_ilp1", "ffma_const_ilp2"]);
+        let none = parse(&["--controls", NO_CONTROLS]).unwrap();
+        assert!(none.control_kernels().is_empty());
+        let e = parse(&["--controls", "fadd_ilp9"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("built: fadd_ilp1"), "{e}");
+        assert!(parse(&["--control-warps-per-sm", "0"]).is_err());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::table::percent_with;
 /// % of peak over warps/SM (log x: the warps double along the sweep), one series per ILP in
 /// ascending order, points in ascending warps.
 pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
-    let mut ilps: Vec<u32> = rows.iter().map(|r| r.ilp).collect();
+    let mut ilps: Vec<u32> = rows.iter().filter(|r| r.is_ffma()).map(|r| r.ilp).collect();
     ilps.sort_unstable();
     ilps.dedup();
     let series = ilps
@@ -18,7 +18,7 @@ pub fn percent_of_peak(rows: &[IlpRow]) -> ScatterPlot {
         .map(|&ilp| {
             let mut points: Vec<LabelledPoint> = rows
                 .iter()
-                .filter(|r| r.ilp == ilp && r.measured.checked())
+                .filter(|r| r.is_ffma() && r.ilp == ilp && r.measured.checked())
                 .map(|r| LabelledPoint {
                     x: f64::from(r.warps_per_sm),
                     y: r.fraction_of_peak * 100.0,

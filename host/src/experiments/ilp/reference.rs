@@ -15,8 +15,8 @@
 
 use std::collections::BTreeMap;
 
-use kernels_gpu::reference::{fma_f32, fma_ilp_from_chains, FMA_STARTS};
-use kernels_gpu::variants::FmaVariant;
+use kernels_gpu::reference::{fma_ilp_from_chains, op_step, FMA_STARTS};
+use kernels_gpu::variants::{FmaOp, FmaVariant};
 
 use crate::results::Check;
 
@@ -32,6 +32,7 @@ pub const DEFAULT_B: f32 = 1.0;
 /// every thread cheap, where computing every thread's chains would not be.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainTable {
+    op: FmaOp,
     a: f32,
     b: f32,
     /// Start values covered: `0..starts`.
@@ -45,6 +46,17 @@ impl ChainTable {
     /// `iters` parameter), in one pass over the rounds (each round count continues from the one
     /// before), the start values split over the host's threads.
     pub fn new(iters: impl IntoIterator<Item = i32>, max_ilp: u32, a: f32, b: f32) -> Self {
+        Self::of_op(FmaOp::Ffma, iters, max_ilp, a, b)
+    }
+
+    /// As [`ChainTable::new`], for the kernels of `op` launched with `a` and `b`.
+    pub fn of_op(
+        op: FmaOp,
+        iters: impl IntoIterator<Item = i32>,
+        max_ilp: u32,
+        a: f32,
+        b: f32,
+    ) -> Self {
         let mut rounds: Vec<u64> = iters.into_iter().map(FmaVariant::rounds).collect();
         rounds.sort_unstable();
         rounds.dedup();
@@ -66,7 +78,7 @@ impl ChainTable {
                         for &r in rounds {
                             for _ in done..r {
                                 for v in x.iter_mut() {
-                                    *v = fma_f32(*v, a, b);
+                                    *v = op_step(op, *v, a, b);
                                 }
                             }
                             done = r;
@@ -87,6 +99,7 @@ impl ChainTable {
             .map(|(k, &r)| (r, parts.iter().flat_map(|p| p[k].iter().copied()).collect()))
             .collect();
         Self {
+            op,
             a,
             b,
             starts,
@@ -141,10 +154,11 @@ pub fn check_fma(out: &[f32], threads: u32, ilp: u32, iters: i32, table: &ChainT
         error: wrong as f64,
         bound: 0.0,
         what: format!(
-            "every one of {threads} threads' sums of {ilp} chains of {iters} f32 fused \
-             multiply-adds (a = {a:e}, b = {b}) bit-exact: the {classes} distinct start values \
+            "every one of {threads} threads' sums of {ilp} chains of {iters} rounds of {} \
+             (a = {a:e}, b = {b}) bit-exact: the {classes} distinct start values \
              against the CPU ({wrong_starts} differ), every other thread against the first with \
-             its start value ({disagree} differ); error = threads that differ from the CPU"
+             its start value ({disagree} differ); error = threads that differ from the CPU",
+            table.op.sass()
         ),
     }
 }
@@ -250,6 +264,22 @@ mod tests {
         out[99] += 1.0;
         assert!(!check_fma(&out, 100, ilp, iters, &table).passed);
         assert!(!check_fma(&[], 0, ilp, iters, &table).passed);
+    }
+
+    #[test]
+    fn a_control_is_checked_against_its_own_op() {
+        let (ilp, iters) = (2, 4 * ROUND);
+        let (a, b) = FmaOp::Fadd.launch_args(DEFAULT_A, DEFAULT_B);
+        let fadd = ChainTable::of_op(FmaOp::Fadd, [iters], ilp, a, b);
+        let out: Vec<f32> = (0..300)
+            .map(|g| kernels_gpu::reference::op_ilp(FmaOp::Fadd, g, ilp, a, b, iters))
+            .collect();
+        let c = check_fma(&out, 300, ilp, iters, &fadd);
+        assert!(c.passed, "{}", c.what);
+        assert!(c.what.contains("FADD R, R, R"), "{}", c.what);
+        // The FFMA's chains are not the FADD's.
+        let ffma = ChainTable::new([iters], ilp, DEFAULT_A, DEFAULT_B);
+        assert!(!check_fma(&out, 300, ilp, iters, &ffma).passed);
     }
 
     #[test]

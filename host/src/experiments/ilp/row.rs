@@ -1,5 +1,6 @@
 //! The `ilp` experiment's typed results and Volkov's table.
 
+use kernels_gpu::variants::FmaOp;
 use serde::{Deserialize, Serialize};
 
 use super::plan::Layout;
@@ -10,9 +11,13 @@ use crate::results::Timing;
 /// Fraction of the FP32 peak Volkov's table asks for.
 pub const VOLKOV_FRACTION: f64 = 0.90;
 
-/// One (ILP, warps per SM) point.
+/// One (kernel, warps per SM) point: the FFMA sweep's or a control's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IlpRow {
+    /// The kernel's op (`kernels_gpu::variants::FmaOp::name`): "ffma" for the sweep's
+    /// three-register FFMA (and in runs recorded before the controls existed), else a control's.
+    #[serde(default = "ffma", skip_serializing_if = "is_ffma")]
+    pub op: String,
     pub ilp: u32,
     pub entry: String,
     pub layout: Layout,
@@ -30,12 +35,46 @@ pub struct IlpRow {
     /// `gflops / peak_gflops`.
     pub fraction_of_peak: f64,
     pub timing: Timing,
+    /// The scheduler model's % of peak for this point (`dip::predicted`): derived from the rows,
+    /// so not stored; filled in when the sweep is done and when a run is read. None where it
+    /// predicts nothing (warps a multiple of the schedulers, or no measured point to scale from).
+    #[serde(skip)]
+    pub scheduler_model: Option<f64>,
     #[serde(flatten)]
     pub measured: Measured,
 }
 
-row!(IlpRow, GFLOPS, gflops, |r| format!("ILP {} at {} warps/SM", r.ilp, r.warps_per_sm),
-    merge_key: |r| format!("ILP {} x{} warps", r.ilp, r.warps_per_sm));
+fn ffma() -> String {
+    FmaOp::Ffma.name().to_owned()
+}
+
+/// The FFMA's rows store no op (as before the controls existed).
+fn is_ffma(op: &str) -> bool {
+    op == FmaOp::Ffma.name()
+}
+
+impl IlpRow {
+    /// Whether the row is the FFMA sweep's (not a control's).
+    pub fn is_ffma(&self) -> bool {
+        self.op == FmaOp::Ffma.name()
+    }
+
+    /// The row's op, None for a name no kernel of this build has.
+    pub fn fma_op(&self) -> Option<FmaOp> {
+        FmaOp::named(&self.op)
+    }
+}
+
+row!(IlpRow, GFLOPS, gflops, |r| if r.is_ffma() {
+        format!("ILP {} at {} warps/SM", r.ilp, r.warps_per_sm)
+    } else {
+        format!("{} at {} warps/SM", r.entry, r.warps_per_sm)
+    },
+    merge_key: |r| if r.is_ffma() {
+        format!("ILP {} x{} warps", r.ilp, r.warps_per_sm)
+    } else {
+        format!("{} x{} warps", r.entry, r.warps_per_sm)
+    });
 
 /// One line of Volkov's table: the fewest warps per SM at which `ilp` reaches the fraction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,8 +88,11 @@ pub struct VolkovLine {
     pub most_warps_measured: u32,
 }
 
-/// Per ILP (ascending), the fewest warps per SM of a checked row reaching `fraction` of peak.
+/// Per ILP (ascending), the fewest warps per SM of a checked FFMA row reaching `fraction` of
+/// peak (the controls are not Volkov's kernel).
 pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
+    let ffma: Vec<IlpRow> = rows.iter().filter(|r| r.is_ffma()).cloned().collect();
+    let rows = &ffma[..];
     let mut ilps: Vec<u32> = rows.iter().map(|r| r.ilp).collect();
     ilps.sort_unstable();
     ilps.dedup();
@@ -76,6 +118,7 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
 
 /// Everything the `ilp` experiment measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredIlp")]
 pub struct Ilp {
     pub a: f32,
     pub b: f32,
@@ -83,6 +126,30 @@ pub struct Ilp {
     pub volkov: Vec<VolkovLine>,
     /// Points that could not be placed, with the reason.
     pub skipped: Vec<String>,
+}
+
+/// [`Ilp`] as `results.json` holds it: read, its rows get the scheduler model back.
+#[derive(Deserialize)]
+struct StoredIlp {
+    a: f32,
+    b: f32,
+    rows: Vec<IlpRow>,
+    volkov: Vec<VolkovLine>,
+    skipped: Vec<String>,
+}
+
+impl From<StoredIlp> for Ilp {
+    fn from(s: StoredIlp) -> Self {
+        let mut rows = s.rows;
+        super::dip::fill(&mut rows);
+        Ilp {
+            a: s.a,
+            b: s.b,
+            rows,
+            volkov: s.volkov,
+            skipped: s.skipped,
+        }
+    }
 }
 
 impl Output for Ilp {
@@ -99,6 +166,7 @@ pub(crate) mod tests {
     /// A synthetic row on a 64-warp SM.
     pub(crate) fn row(ilp: u32, warps: u32, fraction: f64) -> IlpRow {
         IlpRow {
+            op: ffma(),
             ilp,
             entry: format!("fma_ilp{ilp}"),
             layout: Layout {
@@ -120,6 +188,7 @@ pub(crate) mod tests {
                 noise_target: Some(0.005),
                 ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
             },
+            scheduler_model: None,
             measured: Measured {
                 check: crate::results::Check {
                     passed: true,
@@ -130,6 +199,15 @@ pub(crate) mod tests {
                 flags: vec![],
                 compare: None,
             },
+        }
+    }
+
+    /// A synthetic row of a control kernel (`op` a control's name).
+    pub(crate) fn control(op: FmaOp, ilp: u32, warps: u32, fraction: f64) -> IlpRow {
+        IlpRow {
+            op: op.name().to_owned(),
+            entry: format!("{}_ilp{ilp}", op.name()),
+            ..row(ilp, warps, fraction)
         }
     }
 
@@ -152,6 +230,26 @@ pub(crate) mod tests {
         assert_eq!(fewest, [Some(16), Some(8), Some(4)]);
         assert_eq!(t[2].occupancy, Some(4.0 / 64.0));
         assert_eq!(t[0].most_warps_measured, 64);
+    }
+
+    #[test]
+    fn a_run_reads_back_with_its_scheduler_model_and_stores_no_ffma_op() {
+        let mut rows = vec![row(2, 5, 0.41), row(2, 8, 0.66), control(FmaOp::Fadd, 1, 8, 0.5)];
+        super::super::dip::fill(&mut rows);
+        let ilp = Ilp {
+            a: 1.0,
+            b: 1.0,
+            volkov: volkov_table(&rows, VOLKOV_FRACTION),
+            rows,
+            skipped: vec![],
+        };
+        let text = serde_json::to_string(&ilp).unwrap();
+        assert!(!text.contains("scheduler_model"), "derived, not stored");
+        assert_eq!(text.matches("\"op\":").count(), 1, "only the control's op: {text}");
+        let back: Ilp = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, ilp);
+        assert!(back.rows[0].scheduler_model.is_some());
+        assert_eq!(back.rows[2].op, "fadd");
     }
 
     #[test]

@@ -7,13 +7,15 @@
 //! ([`hold_at_blocks`]), and every figure is timed by [`time_sides`] (the compared module's
 //! samples interleaved with ours).
 
+use std::collections::BTreeMap;
+
 use cudarc::driver::CudaSlice;
-use kernels_gpu::variants::{FmaParams, FmaVariant};
+use kernels_gpu::variants::{FmaOp, FmaParams, FmaVariant};
 
 use super::plan::{gflops, layout, sized_iters};
 use super::reference::{check_fma, ChainTable, DEFAULT_A, DEFAULT_B};
 use super::row::{volkov_table, Ilp, IlpRow, VOLKOV_FRACTION};
-use super::{kernel as fma_kernel, Plan, Spec, SweepArgs, UnknownIlp};
+use super::{dip, Plan, Spec, SweepArgs};
 use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel, Launch as KernelLaunch, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::ExperimentError;
@@ -38,6 +40,8 @@ struct Shape {
     dyn_smem: u32,
     /// Rounds per chain, as the kernel's `i32` parameter (`sized_iters` keeps it in range).
     iters: i32,
+    /// The kernel's op, which sets the `a` and `b` it is launched with.
+    op: FmaOp,
 }
 
 fn launch(
@@ -47,10 +51,11 @@ fn launch(
     s: &Shape,
 ) -> Result<(), CudaError> {
     let mut l = KernelLaunch::new(gpu);
+    let (a, b) = s.op.launch_args(DEFAULT_A, DEFAULT_B);
     let params = FmaParams {
         out: l.output(out),
-        a: DEFAULT_A,
-        b: DEFAULT_B,
+        a,
+        b,
         iters: s.iters,
     };
     let shape = LaunchShape {
@@ -58,8 +63,9 @@ fn launch(
         threads: s.threads,
         dyn_smem: s.dyn_smem,
     };
-    // SAFETY: an fma_ilp entry (out, a, b, iters), one output float per thread: `out` holds at
-    // least grid x threads floats (allocated for every SM at its most resident threads).
+    // SAFETY: an fma_ilp family entry (out, a, b, iters), one output float per thread, whole
+    // warps: `out` holds at least grid x threads floats (allocated for every SM at its most
+    // resident threads), and `threads` is whole warps (`layout`).
     unsafe { l.launch(kernel, shape, &params) }
 }
 
@@ -78,24 +84,31 @@ fn verify(
     Ok(check_fma(&host, s.grid * s.threads, ilp, s.iters, table))
 }
 
-/// The rounds (`iters`) of every point the sweep may run, for the CPU's chain table.
-fn sweep_iters(
+/// The CPU's chain table of each op the sweep runs: the rounds (`iters`) of every point of
+/// that op it may run, up to its largest ILP, with the `a` and `b` its kernels are launched with.
+fn chain_tables(
     sweep: &SweepArgs,
     warp_size: u32,
     max_block: u32,
     max_blocks: u32,
     lanes: u32,
-) -> Vec<i32> {
-    let mut all = Vec::new();
-    for &ilp in &sweep.ilp {
-        for &warps in &sweep.warps_per_sm {
-            if layout(warps, warp_size, max_block, max_blocks).is_some() {
-                let iters = sized_iters(ilp, warps, lanes, warp_size, sweep.target_cycles);
-                all.push(i32::try_from(iters).expect("sized_iters stays within i32"));
-            }
+) -> BTreeMap<FmaOp, ChainTable> {
+    let mut by_op: BTreeMap<FmaOp, (Vec<i32>, u32)> = BTreeMap::new();
+    for (v, warps) in sweep.points() {
+        if layout(warps, warp_size, max_block, max_blocks).is_some() {
+            let iters = sized_iters(v.ilp, warps, lanes, warp_size, sweep.target_cycles);
+            let e = by_op.entry(v.op).or_default();
+            e.0.push(i32::try_from(iters).expect("sized_iters stays within i32"));
+            e.1 = e.1.max(v.ilp);
         }
     }
-    all
+    by_op
+        .into_iter()
+        .map(|(op, (iters, max_ilp))| {
+            let (a, b) = op.launch_args(DEFAULT_A, DEFAULT_B);
+            (op, ChainTable::of_op(op, iters, max_ilp, a, b))
+        })
+        .collect()
 }
 
 /// Mean of the clock readings around a figure's samples (MHz).
@@ -116,34 +129,24 @@ struct Sweeper<'a> {
     sweep: &'a SweepArgs,
     modules: (&'a Loaded, Option<&'a Loaded>),
     out: CudaSlice<f32>,
-    table: ChainTable,
+    tables: BTreeMap<FmaOp, ChainTable>,
 }
 
 /// Runs the `ilp` experiment on `gpu` as `p` asks, timing every figure by `ctx.timing`.
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError> {
     let info = gpu.info();
     let (ours, theirs) = p.sources.load(gpu)?;
-    let points: Vec<(u32, u32)> = p
-        .sweep
-        .ilp
-        .iter()
-        .flat_map(|&ilp| p.sweep.warps_per_sm.iter().map(move |&w| (ilp, w)))
-        .collect();
+    let points = p.sweep.points();
     let bar = progress_bar(ctx, points.len(), Spec::NAME);
     // Every chain of the sweep on the CPU first, once: then every thread of every launch can be
     // checked against it.
     bar.set_message("CPU reference chains");
-    let table = ChainTable::new(
-        sweep_iters(
-            &p.sweep,
-            info.warp_size,
-            gpu.limits().max_threads_per_block,
-            info.max_blocks_per_sm,
-            SIZING_LANES,
-        ),
-        p.sweep.ilp.iter().copied().max().unwrap_or(1),
-        DEFAULT_A,
-        DEFAULT_B,
+    let tables = chain_tables(
+        &p.sweep,
+        info.warp_size,
+        gpu.limits().max_threads_per_block,
+        info.max_blocks_per_sm,
+        SIZING_LANES,
     );
     let mut sweeper = Sweeper {
         gpu,
@@ -151,13 +154,12 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError
         sweep: &p.sweep,
         modules: (&ours, theirs.as_ref()),
         out: gpu.zeros::<f32>((info.sm_count * info.max_threads_per_sm) as usize)?,
-        table,
+        tables,
     };
-    let name = |&(ilp, warps): &(u32, u32)| format!("fma_ilp{ilp} at {warps} warps/SM");
-    let swept = sweep(&bar, points, name, |&(ilp, warps)| {
-        sweeper.point(ilp, warps)
-    })?;
+    let name = |&(v, warps): &(&FmaVariant, u32)| format!("{} at {warps} warps/SM", v.entry);
+    let mut swept = sweep(&bar, points, name, |&(v, warps)| sweeper.point(v, warps))?;
     bar.finish_and_clear();
+    dip::fill(&mut swept.rows);
     Ok(Ilp {
         a: DEFAULT_A,
         b: DEFAULT_B,
@@ -170,12 +172,14 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError
 impl Sweeper<'_> {
     /// One (ILP, warps per SM) point: laid out as whole blocks, held there, timed (the compared
     /// module's build interleaved where it can be held there too), every thread checked.
-    fn point(&mut self, ilp: u32, warps: u32) -> Result<Step<IlpRow>, ExperimentError> {
+    fn point(
+        &mut self,
+        variant: &FmaVariant,
+        warps: u32,
+    ) -> Result<Step<IlpRow>, ExperimentError> {
         let info = self.gpu.info().clone();
         let max_block = self.gpu.limits().max_threads_per_block;
-        let Some(variant) = fma_kernel(ilp) else {
-            return Ok(Step::Skipped(UnknownIlp(ilp).to_string()));
-        };
+        let ilp = variant.ilp;
         let name = variant.entry;
         let Some(placed) = layout(warps, info.warp_size, max_block, info.max_blocks_per_sm) else {
             return Ok(Step::Skipped(format!(
@@ -197,11 +201,12 @@ impl Sweeper<'_> {
             threads: placed.threads,
             dyn_smem: 0,
             iters: i32::try_from(iters).expect("sized_iters stays within i32"),
+            op: variant.op,
         };
         let mut flags = Vec::new();
         let (mine, compared, dyn_smem) = with_compared(other.as_ref(), &mut flags, |other| {
             self.time(
-                (variant, ilp),
+                variant,
                 placed.blocks_per_sm,
                 shape,
                 (&kernel, other),
@@ -213,7 +218,10 @@ impl Sweeper<'_> {
             flags.push("SM clock not readable: % of peak at the spec clock".to_owned());
         }
         let clock_khz = sm_clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
-        let peak = peak_fp32_gflops(info.compute_capability, info.sm_count, clock_khz);
+        // The FP32 peak counts 2 FLOPs a lane and cycle; an op of 1 FLOP peaks at half of it.
+        let peak = peak_fp32_gflops(info.compute_capability, info.sm_count, clock_khz)
+            * variant.op.flops() as f64
+            / 2.0;
         if mine.blocks_per_sm != placed.blocks_per_sm {
             flags.push(format!(
                 "driver gives {} blocks/SM, the layout asked for {}",
@@ -221,6 +229,7 @@ impl Sweeper<'_> {
             ));
         }
         Ok(Step::Row(IlpRow {
+            op: variant.op.name().to_owned(),
             ilp,
             entry: name.to_owned(),
             layout: placed,
@@ -234,6 +243,7 @@ impl Sweeper<'_> {
             peak_gflops: peak,
             fraction_of_peak: mine.throughput / peak,
             timing: mine.timing.clone(),
+            scheduler_model: None,
             measured: Measured::new(&mine, flags, compared.map(|m| (m, None))),
         }))
     }
@@ -243,7 +253,7 @@ impl Sweeper<'_> {
     /// each side's figures and our dynamic shared memory.
     fn time(
         &mut self,
-        (variant, ilp): (&FmaVariant, u32),
+        variant: &FmaVariant,
         blocks_per_sm: u32,
         shape: Shape,
         (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
@@ -274,9 +284,11 @@ impl Sweeper<'_> {
                 }
             })?;
         let flops = variant.flops(u64::from(mine.grid) * u64::from(mine.threads), mine.iters);
+        let table = &self.tables[&variant.op];
+        let ilp = variant.ilp;
         let mut figures = |k: &Kernel<'_>, s: &Shape, t: Timing| {
             let resident = residency_of(gpu, k, s.threads, s.dyn_smem)?;
-            let check = verify(gpu, k, &mut self.out, s, ilp, &self.table)?;
+            let check = verify(gpu, k, &mut self.out, s, ilp, table)?;
             let value = gflops(flops as f64, t.median_ms);
             let peak = Peak::fp32(gpu.info());
             Ok::<_, ExperimentError>(Measurement::new(resident, t, value, check, peak))
@@ -300,20 +312,15 @@ mod tests {
         // Every ILP and warps target, sized to few rounds so that the CPU's chains are quick.
         let sweep: SweepArgs =
             crate::flag_values::parse_flags(&["--target-cycles", "1000"]).unwrap();
-        let table = ChainTable::new(
-            sweep_iters(&sweep, 32, 1024, 32, SIZING_LANES),
-            *sweep.ilp.iter().max().unwrap(),
-            DEFAULT_A,
-            DEFAULT_B,
-        );
-        for &ilp in &sweep.ilp {
-            for &warps in &sweep.warps_per_sm {
-                let iters = sized_iters(ilp, warps, SIZING_LANES, 32, sweep.target_cycles);
-                assert!(
-                    table.expected(ilp, iters as i32).is_some(),
-                    "ILP {ilp} at {warps} warps/SM ({iters} rounds) has no reference"
-                );
-            }
+        let tables = chain_tables(&sweep, 32, 1024, 32, SIZING_LANES);
+        assert_eq!(tables.len(), FmaOp::ALL.len(), "the FFMA and every control op");
+        for (v, warps) in sweep.points() {
+            let iters = sized_iters(v.ilp, warps, SIZING_LANES, 32, sweep.target_cycles);
+            assert!(
+                tables[&v.op].expected(v.ilp, iters as i32).is_some(),
+                "{} at {warps} warps/SM ({iters} rounds) has no reference",
+                v.entry
+            );
         }
     }
 

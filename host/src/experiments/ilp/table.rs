@@ -3,6 +3,7 @@
 //! with its kind; the one renderer ([`crate::table`]) formats it everywhere.
 
 use super::row::{Ilp, IlpRow, VolkovLine, VOLKOV_FRACTION};
+use super::{controls, dip};
 use crate::experiments::cells;
 use crate::experiments::contract::GFLOPS;
 use crate::table::{percent, Column, Kind, Value};
@@ -10,6 +11,7 @@ use crate::table::{percent, Column, Kind, Value};
 /// The sweep's columns (the compared module's are added by the experiment).
 pub fn columns() -> Vec<Column<IlpRow>> {
     vec![
+        Column::new("Op", Kind::Text, |r| Value::Text(r.op.clone())),
         Column::new("ILP", Kind::Count, |r| Value::Int(r.ilp.into())),
         Column::new("Warps/SM", Kind::Count, |r| {
             Value::Int(r.warps_per_sm.into())
@@ -33,6 +35,9 @@ pub fn columns() -> Vec<Column<IlpRow>> {
         }),
         Column::new("% of peak", Kind::Percent, |r| {
             Value::Float(r.fraction_of_peak)
+        }),
+        Column::new("Scheduler model", Kind::Percent, |r| {
+            r.scheduler_model.map_or(Value::NotAvailable, Value::Float)
         }),
         Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
         Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
@@ -76,8 +81,48 @@ pub fn notes(result: &Ilp) -> Vec<String> {
             .collect::<Vec<_>>()
             .join("; ")
     ));
+    notes.extend(scheduler_notes(&result.rows));
+    notes.extend(control_notes(&result.rows));
     if !result.skipped.is_empty() {
         notes.push(format!("Not run: {}", result.skipped.join("; ")));
+    }
+    notes
+}
+
+/// The scheduler model beside the measurement.
+fn scheduler_notes(rows: &[IlpRow]) -> Vec<String> {
+    let Some((mean, worst, n)) = dip::fit(rows) else {
+        return vec![];
+    };
+    vec![format!(
+        "Scheduler model (the dip below 8 warps/SM): warps go to the {} schedulers of an SM in \
+         turn and the busiest one, holding ceil(w/4) warps, sets the time, so w warps/SM run at \
+         w/(4 ceil(w/4)) of the rate at 4 ceil(w/4) warps (5/8, 6/8, 7/8 of the 8-warp rate at \
+         5, 6, 7); column Scheduler model. Measured/model over {n} points: mean {mean:.3}, \
+         furthest from 1 {worst:.3}",
+        dip::SCHEDULERS_PER_SM
+    )]
+}
+
+/// The controls' plateaus beside the k/(k+1) model, and what they point to.
+fn control_notes(rows: &[IlpRow]) -> Vec<String> {
+    if rows.iter().all(IlpRow::is_ffma) {
+        return vec![];
+    }
+    let p = controls::plateaus(rows);
+    let mut notes = vec![format!(
+        "Controls (% of each op's own peak: FADD and FMUL count 1 FLOP, so half the FP32 \
+         peak's FLOP/s): {}",
+        p.iter()
+            .map(controls::describe)
+            .collect::<Vec<_>>()
+            .join("; ")
+    )];
+    if let Some(m) = controls::mechanism(&p) {
+        notes.push(format!(
+            "What caps ILP 1, by the controls: {}",
+            controls::finding(m)
+        ));
     }
     notes
 }
@@ -89,19 +134,23 @@ mod tests {
     use crate::experiments::ilp::row::volkov_table;
     use crate::table::columns_table;
 
-    #[test]
-    fn the_table_carries_the_rows_and_volkovs_lines() {
-        let rows = vec![row(1, 64, 0.95), row(4, 8, 0.93), row(2, 4, 0.3)];
-        let result = Ilp {
+    /// A run's output of `rows`, Volkov's table computed from them.
+    fn output(rows: Vec<IlpRow>) -> Ilp {
+        Ilp {
             a: 1.0,
             b: 1.0,
             volkov: volkov_table(&rows, VOLKOV_FRACTION),
             rows,
             skipped: vec![],
-        };
+        }
+    }
+
+    #[test]
+    fn the_table_carries_the_rows_and_volkovs_lines() {
+        let result = output(vec![row(1, 64, 0.95), row(4, 8, 0.93), row(2, 4, 0.3)]);
         let t = columns_table("t", &columns(), &result.rows);
         assert_eq!(t.rows.len(), 3);
-        assert_eq!(t.cells()[1][..3], ["4", "8", "1 x 256"]);
+        assert_eq!(t.cells()[1][..4], ["ffma", "4", "8", "1 x 256"]);
         let notes = notes(&result);
         let volkov = notes.iter().find(|n| n.starts_with("Volkov")).unwrap();
         assert!(
@@ -113,5 +162,40 @@ mod tests {
             "{volkov}"
         );
         assert!(volkov.contains("ILP 4: 8 warps/SM"), "{volkov}");
+        // No control and no point the scheduler model predicts: no such notes.
+        assert!(!notes.iter().any(|n| n.starts_with("Controls")));
+        assert!(!notes.iter().any(|n| n.starts_with("Scheduler model")));
+    }
+
+    #[test]
+    fn the_dip_model_and_the_controls_show_in_the_table() {
+        use crate::experiments::ilp::row::tests::control;
+        use kernels_gpu::variants::FmaOp;
+        let mut rows = vec![row(2, 5, 0.41), row(2, 8, 0.66)];
+        for w in [8, 16, 64] {
+            rows.push(row(1, w, 0.5));
+            rows.push(control(FmaOp::FfmaImm, 1, w, 0.5));
+        }
+        super::super::dip::fill(&mut rows);
+        let result = output(rows);
+        let cols = columns();
+        let model = cols
+            .iter()
+            .position(|c| c.header == "Scheduler model")
+            .unwrap();
+        let t = columns_table("t", &cols, &result.rows);
+        assert_eq!(t.cells()[0][model], "41.2%", "5/8 of 66%");
+        assert_eq!(t.cells()[1][model], "n/a");
+        assert_eq!(t.cells()[3][0], "ffma_imm");
+        let notes = notes(&result);
+        let dip = notes.iter().find(|n| n.starts_with("Scheduler model")).unwrap();
+        assert!(dip.contains("over 1 points: mean 0.994"), "{dip}");
+        let c = notes.iter().find(|n| n.starts_with("Controls")).unwrap();
+        assert!(
+            c.contains("ffma_imm_ilp1 (FFMA Rx, Rx, imm, Rx, 1 register source(s)): 50.0%"),
+            "{c}"
+        );
+        let m = notes.iter().find(|n| n.starts_with("What caps ILP 1")).unwrap();
+        assert!(m.contains("the issue of dependent instructions"), "{m}");
     }
 }

@@ -21,6 +21,7 @@ pub fn claims(run: Option<&GemmRun>) -> Vec<Verdict> {
         accumulators_at_equal_occupancy(seed),
         falls_past_peak(seed),
         fastest_at_low_occupancy(run),
+        shared_memory_as_fast_as_registers(run.map(|r| &r.rows[..])),
     ]
 }
 
@@ -43,7 +44,7 @@ fn low(occupancy: f64) -> bool {
 }
 
 fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
-    ratio((a.gflops, &a.timing), (b.gflops, &b.timing))
+    ratio((a.figures.gflops, &a.figures.timing), (b.figures.gflops, &b.figures.timing))
 }
 
 /// A GEMM verdict 4 weighs: one of our variants, or cuBLAS at the occupancy of the kernel it
@@ -60,10 +61,10 @@ impl<'a> Contender<'a> {
     fn ours(r: &'a GemmRow) -> Self {
         Self {
             name: r.variant.clone(),
-            gflops: r.gflops,
-            timing: &r.timing,
-            occupancy: r.occupancy,
-            regs: r.regs,
+            gflops: r.figures.gflops,
+            timing: &r.figures.timing,
+            occupancy: r.figures.occupancy,
+            regs: r.figures.regs,
         }
     }
 
@@ -197,7 +198,7 @@ fn gemm_rows(rows: Option<&[GemmRow]>) -> Result<(Vec<&GemmRow>, Vec<String>), S
 fn fastest<'a>(rows: &[&'a GemmRow]) -> &'a GemmRow {
     rows.iter()
         .copied()
-        .max_by(|a, b| a.gflops.total_cmp(&b.gflops))
+        .max_by(|a, b| a.figures.gflops.total_cmp(&b.figures.gflops))
         .expect("at least one row")
 }
 
@@ -205,9 +206,9 @@ fn gf(r: &GemmRow) -> String {
     format!(
         "{} {:.0} GFLOP/s at {} ({} regs)",
         r.variant,
-        r.gflops,
-        pct(r.occupancy),
-        r.regs
+        r.figures.gflops,
+        pct(r.figures.occupancy),
+        r.figures.regs
     )
 }
 
@@ -221,8 +222,8 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1);
     claim.judge(|| {
         let (ok, failed) = gemm_rows(rows)?;
-        let max_occ = ok.iter().map(|r| r.occupancy).fold(f64::MIN, f64::max);
-        let min_occ = ok.iter().map(|r| r.occupancy).fold(f64::MAX, f64::min);
+        let max_occ = ok.iter().map(|r| r.figures.occupancy).fold(f64::MIN, f64::max);
+        let min_occ = ok.iter().map(|r| r.figures.occupancy).fold(f64::MAX, f64::min);
         if max_occ - min_occ < OCCUPANCY_EPS {
             let why = format!(
                 "every variant runs at the same occupancy ({})",
@@ -233,7 +234,7 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
         let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) = ok
             .iter()
             .copied()
-            .partition(|r| max_occ - r.occupancy < OCCUPANCY_EPS);
+            .partition(|r| max_occ - r.figures.occupancy < OCCUPANCY_EPS);
         let best = fastest(&below);
         let mut against_b = Comparisons::default();
         for t in &top {
@@ -258,21 +259,60 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
 const CLAIM_2: &str =
     "At equal occupancy, the variant with more accumulators per thread is faster \
 (the blog's S vs A).";
-const RULE_2: &str = "For every pair of GEMM variants at the same theoretical occupancy (within \
-0.1 percentage point) with different accumulators per thread (TM x TN), the one with more \
-accumulators is faster: its GFLOP/s over the other's lies wholly above 1. DOES NOT HOLD when \
-one such ratio lies wholly below 1.";
+const RULE_2: &str = "For every pair of valid GEMM variants at the same theoretical occupancy \
+(within 0.1 percentage point) with different accumulators per thread (TM x TN), the one with \
+more accumulators is faster: its GFLOP/s over the other's lies wholly above 1. DOES NOT HOLD \
+when one such ratio lies wholly below 1. A variant is valid for the comparison when its blocks \
+are whole warps (a 16-thread block idles half of every warp) and its accumulators fit the \
+register file (at most 128 a thread; more spill, which `cargo test -p xtask --test build` \
+records): the claim is about accumulators, not about idle lanes or local memory.";
+
+/// Most accumulators a thread of a valid pair holds: past it the 255 registers cannot hold the
+/// tile and its operands, and the build spills (xtask's bars hold every line up to it
+/// spill-free).
+pub const SPILL_FREE_ACCUMULATORS: u32 = 128;
+
+/// Why a variant is left out of the equal-occupancy pairs, None when it is valid.
+fn invalid_for_pairs(r: &GemmRow) -> Option<&'static str> {
+    if !r.threads.is_multiple_of(WARP) {
+        Some("blocks of part of a warp")
+    } else if r.tm * r.tn > SPILL_FREE_ACCUMULATORS {
+        Some("more accumulators than the registers hold (spills)")
+    } else {
+        None
+    }
+}
+
+/// Threads of a warp on every GPU the lab runs on.
+const WARP: u32 = 32;
 
 pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("more-accumulators-at-equal-occupancy", CLAIM_2, RULE_2);
     claim.judge(|| {
-        let (ok, failed) = gemm_rows(rows)?;
+        let (all, failed) = gemm_rows(rows)?;
+        let (ok, invalid): (Vec<&GemmRow>, Vec<&GemmRow>) = all
+            .iter()
+            .copied()
+            .partition(|r| invalid_for_pairs(r).is_none());
+        let left_out = invalid
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} ({} threads, {}x{}) left out: {}",
+                    r.variant,
+                    r.threads,
+                    r.tm,
+                    r.tn,
+                    invalid_for_pairs(r).unwrap_or_default()
+                )
+            })
+            .collect::<Vec<_>>();
         let mut parts = Vec::new();
         let mut outcomes = Vec::new();
         for (i, a) in ok.iter().enumerate() {
             for b in &ok[i + 1..] {
                 let (acc_a, acc_b) = (a.tm * a.tn, b.tm * b.tn);
-                if (a.occupancy - b.occupancy).abs() >= OCCUPANCY_EPS || acc_a == acc_b {
+                if (a.figures.occupancy - b.figures.occupancy).abs() >= OCCUPANCY_EPS || acc_a == acc_b {
                     continue;
                 }
                 let (more, fewer) = if acc_a > acc_b { (a, b) } else { (b, a) };
@@ -281,21 +321,28 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
                 outcomes.push(o);
                 parts.push(format!(
                 "at {}: {} ({} accumulators) {:.0} vs {} ({} accumulators) {:.0} GFLOP/s = {}{}",
-                pct(more.occupancy),
+                pct(more.figures.occupancy),
                 more.variant,
                 more.tm * more.tn,
-                more.gflops,
+                more.figures.gflops,
                 fewer.variant,
                 fewer.tm * fewer.tn,
-                fewer.gflops,
+                fewer.figures.gflops,
                 ratio_words(&iv),
                 if o.is_none() { " (not judged)" } else { "" }
             ));
             }
         }
-        if parts.is_empty() {
-            let why =
-                "no two variants share an occupancy with different accumulator counts".to_string();
+        parts.extend(left_out);
+        if outcomes.is_empty() {
+            let why = format!(
+                "no two valid variants share an occupancy with different accumulator counts{}",
+                if parts.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", parts.join("; "))
+                }
+            );
             return Err(with_exclusions(why, &failed));
         }
         Ok((all_of(outcomes), with_exclusions(parts.join("; "), &failed)))
@@ -307,8 +354,12 @@ limit, and the largest tile (which spills) is far slower.";
 const RULE_3: &str = "Ordering GEMM variants by accumulators per thread, each variant with more \
 accumulators than the fastest one (median GFLOP/s) is slower than the one before it (its GFLOP/s \
 over that one's lies wholly below 1), and the variant with the most accumulators runs below 50% \
-of the fastest variant's GFLOP/s (the interval of that ratio wholly below 0.5). DOES NOT HOLD when \
-a step's interval lies wholly above 1, or the largest tile's wholly at or above 0.5.";
+of the fastest variant's GFLOP/s (the interval of that ratio wholly below 0.5). A trend needs at \
+least two variants past the peak: with fewer the claim is NOT JUDGED. DOES NOT HOLD when a step's \
+interval lies wholly above 1, or the largest tile's wholly at or above 0.5.";
+
+/// Variants past the peak a falling trend needs.
+pub const TREND_POINTS: usize = 2;
 
 pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("falls-past-peak", CLAIM_3, RULE_3);
@@ -332,6 +383,18 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
         );
             return Ok((Some(false), with_exclusions(ev, &failed)));
         }
+        if past.len() < TREND_POINTS {
+            let ev = format!(
+                "peak: {}; past it only {}: one point is not a trend (at least {TREND_POINTS} \
+                 needed)",
+                gf(best),
+                past.iter()
+                    .map(|r| format!("{} ({} x it)", gf(r), ratio_words(&speedup(r, best))))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            return Err(with_exclusions(ev, &failed));
+        }
         let mut prev = best;
         let mut outcomes = Vec::new();
         let mut steps = Vec::new();
@@ -342,8 +405,8 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
             steps.push(format!(
                 "{} {:.0} ({} regs, {} x {}{})",
                 r.variant,
-                r.gflops,
-                r.regs,
+                r.figures.gflops,
+                r.figures.regs,
                 ratio_words(&iv),
                 prev.variant,
                 match falls {
@@ -369,14 +432,104 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
             largest.variant,
             largest.tm,
             largest.tn,
-            largest.regs,
+            largest.figures.regs,
             kernels_gpu::variants::MAX_REGS_PER_THREAD,
             match &share {
                 Ok(iv) => iv.show(pct),
-                Err(e) => format!("{} (no interval: {e})", pct(largest.gflops / best.gflops)),
+                Err(e) => format!("{} (no interval: {e})", pct(largest.figures.gflops / best.figures.gflops)),
             },
             pct(FAR_SLOWER)
         );
         Ok((all_of(outcomes), with_exclusions(ev, &failed)))
+    })
+}
+
+/// Shared-memory words an SM serves a cycle (32 banks of 4 bytes on sm_80 and later) against
+/// the FFMAs its FP32 pipes issue (128): a tile reading more words per FFMA than their ratio can
+/// be held under the FP32 peak by shared memory alone.
+pub const SHARED_WORDS_PER_FFMA_AT_PEAK: f64 = 32.0 / 128.0;
+/// Two figures agree when their ratio's interval lies within this band around 1.
+pub const AGREE_WITHIN: f64 = 0.10;
+
+/// Shared-memory words (4 bytes) a GEMM line's threads read per FFMA: each step of K, a thread
+/// reads TM values of A and TN of B for TM x TN FFMAs.
+pub fn shared_words_per_ffma(r: &GemmRow) -> f64 {
+    f64::from(r.tm + r.tn) / f64::from((r.tm * r.tn).max(1))
+}
+
+const CLAIM_SMEM: &str = "Shared memory is as fast as registers (Volkov's second fallacy: it is \
+not).";
+const RULE_SMEM: &str = "Each GEMM line reads (TM + TN) / (TM x TN) shared-memory words per FFMA. \
+Take the checked lines reading more than 1/4 (where shared memory, 32 words a cycle against 128 \
+FFMAs, can hold them under the FP32 peak), and of those the two with the most and the fewest \
+words per FFMA. If shared memory were as fast as registers the words would not matter; if it \
+caps the lines, both read shared memory at the same rate (GFLOP/s / 2 x words per FFMA). DOES \
+NOT HOLD when the line with fewer words is faster (its GFLOP/s over the other's wholly above 1) \
+and the two shared-memory word rates agree within 10% (their ratio's interval inside 0.9 to \
+1.1); HOLDS when the two GFLOP/s agree within 10%; NOT JUDGED otherwise, or without two such \
+lines of different words per FFMA.";
+
+/// Volkov's second fallacy: shared memory is as fast as registers.
+pub fn shared_memory_as_fast_as_registers(rows: Option<&[GemmRow]>) -> Verdict {
+    let claim = Claim::interval("shared-memory-as-fast-as-registers", CLAIM_SMEM, RULE_SMEM);
+    claim.judge(|| {
+        let (ok, failed) = gemm_rows(rows)?;
+        let mut capped: Vec<&GemmRow> = ok
+            .iter()
+            .copied()
+            .filter(|r| shared_words_per_ffma(r) > SHARED_WORDS_PER_FFMA_AT_PEAK)
+            .collect();
+        capped.sort_by(|a, b| shared_words_per_ffma(a).total_cmp(&shared_words_per_ffma(b)));
+        let lines = capped
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {:.3} words/FFMA {:.0} GFLOP/s ({:.0} G words/s)",
+                    r.variant,
+                    shared_words_per_ffma(r),
+                    r.figures.gflops,
+                    r.figures.gflops / 2.0 * shared_words_per_ffma(r)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (Some(&few), Some(&most)) = (capped.first(), capped.last()) else {
+            return Err(with_exclusions(
+                "no checked line reads more than 1/4 shared word per FFMA".into(),
+                &failed,
+            ));
+        };
+        let (w_few, w_most) = (shared_words_per_ffma(few), shared_words_per_ffma(most));
+        if (w_most - w_few).abs() < 1e-9 {
+            let why = format!("the lines past 1/4 word per FFMA all read as many: {lines}");
+            return Err(with_exclusions(why, &failed));
+        }
+        let gflops = speedup(few, most);
+        // The word rates' ratio is the GFLOP/s ratio scaled by the words per FFMA.
+        let words = gflops.clone().map(|iv| Interval {
+            point: iv.point * w_few / w_most,
+            lo: iv.lo * w_few / w_most,
+            hi: iv.hi * w_few / w_most,
+        });
+        let within = |r: &Result<Interval, NoInterval>| {
+            r.as_ref()
+                .ok()
+                .map(|iv| iv.lo >= 1.0 - AGREE_WITHIN && iv.hi <= 1.0 + AGREE_WITHIN)
+        };
+        let holds = if within(&gflops) == Some(true) {
+            Some(true)
+        } else if faster(&gflops) == Some(true) && within(&words) == Some(true) {
+            Some(false)
+        } else {
+            None
+        };
+        let ev = format!(
+            "{lines}; {} over {}: GFLOP/s {}, shared-memory words/s {}",
+            few.variant,
+            most.variant,
+            ratio_words(&gflops),
+            ratio_words(&words)
+        );
+        Ok((holds, with_exclusions(ev, &failed)))
     })
 }

@@ -4,6 +4,7 @@
 //! the row it is read from.
 
 use super::GemmRow;
+use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::RunResults;
 use crate::results::{Check, DeviceInfo, RunMeta, Timing};
@@ -30,12 +31,14 @@ fn run() -> RunResults {
         threads: 4096 / (tm * tn),
         tm,
         tn,
-        regs: 64,
-        blocks_per_sm: 2,
-        occupancy: 0.25,
-        limiter: "registers".into(),
-        timing: timing.clone(),
-        gflops: 1000.0,
+        figures: GemmFigures {
+            regs: 64,
+            blocks_per_sm: 2,
+            occupancy: 0.25,
+            limiter: "registers".into(),
+            timing: timing.clone(),
+            gflops: 1000.0,
+        },
         measured: Measured {
             check: Check {
                 passed: true,
@@ -61,6 +64,7 @@ fn run() -> RunResults {
         samples: 1,
         gemm_size: 4096,
         gemm_dims: None,
+        regs_variant: None,
         copy_bytes: 1 << 30,
         noise_target: None,
     };

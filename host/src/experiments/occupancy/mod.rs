@@ -21,6 +21,7 @@ use super::gemm_cublas::{
 };
 use super::gemm_check;
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
+use super::gemm_figures::GemmFigures;
 use super::measured::Measured;
 use super::measurement::Peak;
 use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
@@ -113,12 +114,7 @@ impl Experiment for Spec {
                 threads: variant.threads(),
                 tm: variant.tm,
                 tn: variant.tn,
-                regs: ours.regs,
-                blocks_per_sm: ours.blocks_per_sm,
-                occupancy: ours.occupancy,
-                limiter: ours.limiter.clone(),
-                timing: ours.timing.clone(),
-                gflops: ours.throughput,
+                figures: GemmFigures::of(&ours),
                 measured: Measured::of(&ours, m.theirs.map(|t| (t, None))),
                 tile: Some(tile_of(variant)),
                 vs_cublas,
@@ -152,20 +148,20 @@ impl Experiment for Spec {
             Column::new("Sub-tile TMxTN", SUB_TILE_KIND, |r| {
                 Value::pair(r.tm.into(), r.tn.into())
             }),
-            Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
-            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+            Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.figures.regs.into())),
+            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
             Column::new("GFLOP/s", GFLOPS.kind(), |r| {
-                cells::rate(r.gflops, &r.measured.flags)
+                cells::rate(r.figures.gflops, &r.measured.flags)
             }),
             Column::new("Blocks/SM", Kind::Count, |r| {
-                Value::Int(r.blocks_per_sm.into())
+                Value::Int(r.figures.blocks_per_sm.into())
             }),
-            Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
+            Column::new("Limiter", Kind::Text, |r| Value::Text(r.figures.limiter.clone())),
             Column::new(MS_PER_CALL, Kind::Duration, |r| {
-                cells::timing(&r.timing)
+                cells::timing(&r.figures.timing)
             }),
             Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r| {
-                cells::sm_clock(&r.timing)
+                cells::sm_clock(&r.figures.timing)
             }),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
             Column::new(VS_CUBLAS, Kind::Ratio, |r| {

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, GFLOPS};
 use crate::experiments::gemm_cublas::{failed_check, CublasKernel};
+use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::results::{Check, Timing};
 
@@ -15,14 +16,8 @@ pub struct GemmRow {
     pub threads: u32,
     pub tm: u32,
     pub tn: u32,
-    pub regs: u32,
-    pub blocks_per_sm: u32,
-    /// Theoretical occupancy, 0..=1.
-    pub occupancy: f64,
-    /// What limits the resident blocks, by the occupancy calculator (e.g. "registers + warps").
-    pub limiter: String,
-    pub timing: Timing,
-    pub gflops: f64,
+    #[serde(flatten)]
+    pub figures: GemmFigures,
     #[serde(flatten)]
     pub measured: Measured,
     /// The line's family and tiles. Runs before the tuned family recorded none: their rows are
@@ -179,7 +174,7 @@ impl From<GemmRun> for Stored {
     }
 }
 
-row!(GemmRow, GFLOPS, gflops, |r| r.variant.clone());
+row!(GemmRow, GFLOPS, figures.gflops, |r| r.variant.clone());
 
 impl Output for GemmRun {
     type Row = GemmRow;
@@ -213,22 +208,15 @@ mod tests {
             threads: 256,
             tm: 16,
             tn: 8,
-            regs: 244,
-            blocks_per_sm: 1,
-            occupancy: 0.125,
-            limiter: "registers".into(),
-            timing: timing.clone(),
-            gflops: 50_000.0,
-            measured: Measured {
-                check: Check {
-                    passed: true,
-                    error: 1e-7,
-                    bound: 1e-4,
-                    what: "t".into(),
-                },
-                flags: vec![],
-                compare: None,
+            figures: GemmFigures {
+                regs: 244,
+                blocks_per_sm: 1,
+                occupancy: 0.125,
+                limiter: "registers".into(),
+                timing: timing.clone(),
+                gflops: 50_000.0,
             },
+            measured: Measured::passing(),
             tile,
             vs_cublas: None,
         }
@@ -265,7 +253,7 @@ mod tests {
             cublas: Some(CublasOutcome::Measured(Box::new(CublasRow {
                 version: "13.1.0".into(),
                 library: "libcublas.so.13".into(),
-                timing: r.timing.clone(),
+                timing: r.figures.timing.clone(),
                 gflops: 52_000.0,
                 check: r.measured.check.clone(),
                 flags: vec![],

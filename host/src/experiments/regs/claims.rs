@@ -10,12 +10,14 @@ use crate::table::percent_with;
 use crate::experiments::contract::Row;
 use crate::experiments::measured::two_passing;
 
-/// The three claims, in order.
+/// The claims, in order: the blog's three, then seed 001's and seed 002's.
 pub fn claims(rows: Option<&[RegsRow]>) -> Vec<Verdict> {
     vec![
         spills_cost_throughput(rows),
         first_spill_free_cap_is_best(rows),
         more_registers_do_not_help(rows),
+        cap_helps_without_spills(rows),
+        register_cliff(rows),
     ]
 }
 
@@ -53,14 +55,14 @@ fn rg(r: &RegsRow) -> String {
     format!(
         "cap {} ({} regs, {} spill B) {:.0} GFLOP/s",
         r.cap,
-        r.regs,
+        r.figures.regs,
         spill_bytes(r),
-        r.gflops
+        r.figures.gflops
     )
 }
 
 fn speedup(a: &RegsRow, b: &RegsRow) -> Result<Interval, NoInterval> {
-    ratio((a.gflops, &a.timing), (b.gflops, &b.timing))
+    ratio((a.figures.gflops, &a.figures.timing), (b.figures.gflops, &b.figures.timing))
 }
 
 const CLAIM_6: &str = "Under a register cap, throughput rises as spills fall.";
@@ -144,7 +146,7 @@ fn from_spill_free(
 
 /// "cap 192 (156 regs) 0.922 (95% CI ...)": a build's GFLOP/s over another's.
 fn over(r: &RegsRow, iv: &Result<Interval, NoInterval>) -> String {
-    format!("cap {} ({} regs) {}", r.cap, r.regs, ratio_words(iv))
+    format!("cap {} ({} regs) {}", r.cap, r.figures.regs, ratio_words(iv))
 }
 
 fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
@@ -161,7 +163,7 @@ fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
             let o = no_help(&iv);
             outcomes.push(o);
             match o {
-                Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.gflops)),
+                Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.figures.gflops)),
                 None => unsure.push(format!("cap {}", r.cap)),
                 Some(true) => {}
             }
@@ -233,5 +235,104 @@ fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
         }
         let chain = format!("{} -> {}", rg(ok[zi]), steps.words(" -> "));
         Ok((steps.outcome(), with_exclusions(chain, &failed)))
+    })
+}
+
+const CLAIM_001: &str = "A register cap that raises occupancy without spilling raises throughput \
+(seed 001: cap 128 against the uncapped build).";
+const RULE_001: &str = "Among the spill-free builds, take the uncapped one (the highest cap) and \
+the lowest cap whose build holds more blocks per SM than it. HOLDS when the capped build's \
+GFLOP/s over the uncapped one's lies wholly above 1, DOES NOT HOLD when wholly below 1. NOT \
+JUDGED without such a cap.";
+
+/// Seed 001: a cap's benefit where it costs no spills.
+pub fn cap_helps_without_spills(rows: Option<&[RegsRow]>) -> Verdict {
+    let claim = Claim::interval("cap-helps-without-spills", CLAIM_001, RULE_001);
+    claim.judge(|| {
+        let (ok, failed) = regs_rows(rows)?;
+        let free: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) == 0).collect();
+        let uncapped = *free
+            .last()
+            .ok_or_else(|| with_exclusions("every cap spills".into(), &failed))?;
+        let Some(capped) = free
+            .iter()
+            .copied()
+            .find(|r| r.figures.blocks_per_sm > uncapped.figures.blocks_per_sm)
+        else {
+            let why = format!(
+                "no spill-free cap holds more blocks per SM than the uncapped build ({}, {} \
+                 blocks/SM)",
+                rg(uncapped),
+                uncapped.figures.blocks_per_sm
+            );
+            return Err(with_exclusions(why, &failed));
+        };
+        let iv = speedup(capped, uncapped);
+        let ev = format!(
+            "{} at {} blocks/SM ({} occupancy) over the uncapped {} at {} blocks/SM ({}): {}",
+            rg(capped),
+            capped.figures.blocks_per_sm,
+            percent_with(capped.figures.occupancy, 1),
+            rg(uncapped),
+            uncapped.figures.blocks_per_sm,
+            percent_with(uncapped.figures.occupancy, 1),
+            ratio_words(&iv)
+        );
+        Ok((faster(&iv), with_exclusions(ev, &failed)))
+    })
+}
+
+/// Registers apart the two builds either side of a block boundary may be for seed 002's cliff:
+/// two of the calculator's 256-register-a-warp allocation units (8 a thread each). ptxas does
+/// not build every register count (the cap-128 build of C uses 128 registers at caps 129 to
+/// 140, and 139 at cap 144), so the nearest build past a boundary can be a few registers away.
+pub const CLIFF_GAP: u32 = 16;
+
+const CLAIM_002: &str = "The register cliff: a few registers more, past a block boundary, cost \
+a block per SM and the throughput with it (seed 002).";
+const RULE_002: &str = "Among the spill-free builds ordered by registers, take the two nearest \
+either side of a block boundary (adjacent builds whose blocks per SM differ), at most 16 \
+registers apart. HOLDS when the build below the boundary (more blocks) is faster, its GFLOP/s \
+over the other's wholly above 1; DOES NOT HOLD when wholly below 1. NOT JUDGED without such a \
+pair (the regs line of the variant table needs caps either side: `host calc --threads T --regs \
+R` gives the boundary).";
+
+/// Seed 002: the register cliff on a real kernel.
+pub fn register_cliff(rows: Option<&[RegsRow]>) -> Verdict {
+    let claim = Claim::interval("register-cliff", CLAIM_002, RULE_002);
+    claim.judge(|| {
+        let (ok, failed) = regs_rows(rows)?;
+        let mut free: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) == 0).collect();
+        free.sort_by_key(|r| (r.figures.regs, r.cap));
+        let pair = free
+            .windows(2)
+            .filter(|w| w[0].figures.blocks_per_sm > w[1].figures.blocks_per_sm)
+            .min_by_key(|w| w[1].figures.regs - w[0].figures.regs)
+            .map(|w| (w[0], w[1]));
+        let Some((below, above)) = pair else {
+            let why = "no two spill-free builds either side of a block boundary".to_owned();
+            return Err(with_exclusions(why, &failed));
+        };
+        let gap = above.figures.regs - below.figures.regs;
+        let side = |r: &RegsRow| format!("{} at {} blocks/SM", rg(r), r.figures.blocks_per_sm);
+        let iv = speedup(below, above);
+        if gap > CLIFF_GAP {
+            let why = format!(
+                "the nearest builds either side of a block boundary are {gap} registers apart \
+                 ({} over {}: {}), more than {CLIFF_GAP}: a cap between them would give the \
+                 cliff",
+                side(below),
+                side(above),
+                ratio_words(&iv)
+            );
+            return Err(with_exclusions(why, &failed));
+        }
+        let ev = format!(
+            "{} over {} ({gap} registers apart): {}",
+            side(below),
+            side(above),
+            ratio_words(&iv)
+        );
+        Ok((faster(&iv), with_exclusions(ev, &failed)))
     })
 }

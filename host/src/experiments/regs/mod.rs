@@ -1,26 +1,27 @@
-//! The `regs` experiment, register pressure: one GEMM variant (the table's `REGS.variant`) rebuilt
-//! under each register cap; actual registers from the loaded function, spills and stack frame from
+//! The `regs` experiment, register pressure: one GEMM line (the table's `REGS.variant`, or any
+//! FP32 or BF16 line named by `--variant`: `line.rs`) rebuilt under each register cap; actual registers from the loaded function, spills and stack frame from
 //! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin).
 
 mod claims;
+mod line;
 mod row;
+mod run;
 
-use kernels_gpu::variants::{GemmParams, REGS};
+use kernels_gpu::variants::REGS;
 
+pub use line::CappedLine;
 pub use row::RegsRow;
 
 use super::cells;
 use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
-use super::error::{ExperimentError, InVariant};
+use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
+use super::gemm_bf16::Bf16GemmBuffers;
 use super::gemm_check;
-use super::measured::Measured;
-use super::module_source::{load_capped, plan_folders, CappedKernels, Needs, Sources};
-use super::progress::progress_bar;
+use super::module_source::{plan_folders, CappedKernels, Needs, Sources};
 use super::scatter::named;
-use super::spills::Spills;
 use crate::claim::Verdict;
-use crate::cuda::{Gpu, ModuleKind};
+use crate::cuda::Gpu;
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
 use crate::module_name::ModuleSource;
@@ -34,8 +35,12 @@ pub struct Spec;
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct Args {
-    /// Register caps (comma-separated, each in 16..=255); default the table's. Without --module
-    /// each must be one the built-in kernels were built for.
+    /// The GEMM line to cap, by label: any FP32 or BF16 line of the variant table (default: the
+    /// table's line for this experiment).
+    #[arg(long, value_name = "LABEL")]
+    pub variant: Option<String>,
+    /// Register caps (comma-separated, each in 16..=255); default the table's. Without --module,
+    /// for the table's line each must be one the built-in kernels were built for.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cap)]
     pub caps: Vec<u32>,
     #[command(flatten)]
@@ -70,6 +75,8 @@ pub struct AllArgs {
 /// The `regs` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
+    /// The line capped.
+    pub line: CappedLine,
     pub caps: Vec<u32>,
     pub size: GemmDims,
     pub sources: Sources<CappedKernels>,
@@ -82,21 +89,25 @@ impl contract::Plan for Plan {
     fn new(a: &Args) -> Result<Plan, CliError> {
         let module = ("--module", &a.module);
         let compare = ("--compare", &a.compare);
-        planned(&a.caps, a.gemm.size, module, compare, &a.compare_label)
+        let line = CappedLine::find(a.variant.as_deref())?;
+        planned(line, &a.caps, a.gemm.size, module, compare, &a.compare_label)
     }
     fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
         let module = ("--module-caps", &a.module_caps);
         let compare = ("--compare-caps", &a.compare_caps);
-        planned(&a.caps, s.gemm.size, module, compare, &s.compare_label)
+        let line = CappedLine::find(None)?;
+        planned(line, &a.caps, s.gemm.size, module, compare, &s.compare_label)
     }
     fn record(&self, meta: &mut RunMeta) {
         meta.set_gemm(self.size);
+        meta.regs_variant = (!self.line.is_default()).then(|| self.line.label().to_owned());
     }
 }
 
 /// The plan of the caps `caps` asks for (the table's when empty) at `size`, from the per-cap
 /// folders `module` and `compare`, for `host regs` and `host all` alike.
 fn planned(
+    line: CappedLine,
     caps: &[u32],
     size: GemmDims,
     module: (&'static str, &Option<std::path::PathBuf>),
@@ -104,20 +115,25 @@ fn planned(
     compare_label: &Option<String>,
 ) -> Result<Plan, CliError> {
     let caps = select_caps(caps)?;
-    // The capped variant must be able to run the size.
-    let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
-    check_tiling(size, &experiment, &[REGS.gemm()], || {
-        "; a size the seed family cannot tile runs with the tuned variants alone: \
-         `host occupancy --variants` with their labels"
-            .to_owned()
-    })?;
-    // Every per-cap module must export the capped variant's entry with the GEMM parameters.
+    // The capped FP32 line must be able to run the size (the BF16 lines take any).
+    if let CappedLine::Fp32(v) = line {
+        let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
+        check_tiling(size, &experiment, &[v], || {
+            "; a size the seed family cannot tile runs with the tuned variants alone: \
+             `host occupancy --variants` with their labels, or `host regs --variant` with one"
+                .to_owned()
+        })?;
+    }
+    // Every per-cap module must export the capped line's entry with its family's parameters.
+    let entries = [line.entry()];
     let needs = Needs {
-        entries: std::slice::from_ref(&REGS.gemm().entry),
-        signature: GemmParams::PARAMS,
+        entries: &entries,
+        signature: line.signature(),
     };
-    let sources = plan_folders(&caps, module, compare, compare_label, needs)?;
+    let has = |cap| line.has_builtin(cap);
+    let sources = plan_folders(&caps, module, compare, compare_label, needs, has)?;
     Ok(Plan {
+        line,
         caps,
         size,
         sources,
@@ -163,61 +179,6 @@ fn cap_mechanism(module: &ModuleSource) -> &'static str {
     }
 }
 
-/// One cap's row: the capped variant timed (with the compared module's build of the same cap,
-/// samples interleaved), checked, and its spills read from each compiler's report.
-fn measure_cap(
-    gpu: &Gpu,
-    ctx: &RunContext,
-    p: &Plan,
-    buffers: &mut GemmBuffers,
-    cap: u32,
-) -> Result<RegsRow, ExperimentError> {
-    let variant = REGS.gemm();
-    let at = format!("{} at cap {cap}", variant.label);
-    let ours = load_capped(gpu, &p.sources.ours, cap).in_variant(&at)?;
-    let theirs = p
-        .sources
-        .theirs
-        .as_ref()
-        .map(|other| load_capped(gpu, other, cap))
-        .transpose()
-        .in_variant(&at)?;
-    let (kernel, other) = ours
-        .entry_pair(theirs.as_ref(), variant.entry)
-        .in_variant(&at)?;
-    let m = buffers
-        .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, None)
-        .in_variant(&at)?;
-    let our_spills = Spills::of(&ours, &kernel).in_variant(&at)?;
-    let mut flags = m.ours.flags.clone();
-    if our_spills.stores.is_none() && ours.module.kind() == ModuleKind::Ptx {
-        flags.push(format!(
-            "the JIT info log of {} has no resource report for `{}`; spills unknown",
-            ours.module.name(),
-            kernel.entry()
-        ));
-    }
-    let compared = match (m.theirs, &theirs, &other) {
-        (Some(m), Some(t), Some(k)) => Some((m, Some(Spills::of(t, k).in_variant(&at)?))),
-        _ => None,
-    };
-    let ours = m.ours;
-    Ok(RegsRow {
-        cap,
-        regs: ours.regs,
-        blocks_per_sm: ours.blocks_per_sm,
-        occupancy: ours.occupancy,
-        limiter: ours.limiter.clone(),
-        timing: ours.timing.clone(),
-        gflops: ours.throughput,
-        spill_stores: our_spills.stores.unwrap_or(0),
-        spill_loads: our_spills.loads.unwrap_or(0),
-        spills_unknown: our_spills.stores.is_none(),
-        stack_frame: our_spills.stack_frame,
-        measured: Measured::new(&ours, flags, compared),
-    })
-}
-
 impl Experiment for Spec {
     const ABOUT: &'static str = "register pressure (one SGEMM variant under each register cap)";
     const SECTION: &'static str = "register cap vs throughput";
@@ -226,36 +187,37 @@ impl Experiment for Spec {
     /// The variant it caps, the caps the built-in kernels were built for, and the check.
     fn help() -> String {
         format!(
-            "Variant {} under register caps; built-in caps (the variant table's): {}\n\n{}",
+            "Variant {} under register caps (--variant: any of {}); built-in caps (the variant \
+             table's, and any in 16..=255 for another line): {}\n\n{}",
             REGS.variant,
+            CappedLine::labels().join(", "),
             super::module_source::builtin_caps(),
             gemm_check::help()
         )
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {
-        let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
-        let bar = progress_bar(ctx, p.caps.len(), Self::NAME);
-        let mut rows = Vec::with_capacity(p.caps.len());
-        for &cap in &p.caps {
-            bar.set_message(format!("cap {cap}"));
-            rows.push(measure_cap(gpu, ctx, p, &mut buffers, cap)?);
-            bar.inc(1);
+        match p.line {
+            CappedLine::Fp32(v) => {
+                run::every_cap(gpu, ctx, p, &mut GemmBuffers::new(gpu, p.size, ctx.seed)?, v)
+            }
+            CappedLine::Bf16(v) => {
+                let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
+                run::every_cap(gpu, ctx, p, &mut buffers, v)
+            }
         }
-        bar.finish_and_clear();
-        Ok(rows)
     }
 
     fn columns() -> Vec<Column<RegsRow>> {
         let mut c: Vec<Column<RegsRow>> = vec![
             Column::new("Cap", Kind::Count, |r| Value::Int(r.cap.into())),
-            Column::new("Actual regs", Kind::Count, |r| Value::Int(r.regs.into())),
-            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+            Column::new("Actual regs", Kind::Count, |r| Value::Int(r.figures.regs.into())),
+            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
             Column::new("ms/call", Kind::Duration, |r| {
-                cells::timing(&r.timing)
+                cells::timing(&r.figures.timing)
             }),
             Column::new("GFLOP/s", GFLOPS.kind(), |r| {
-                cells::rate(r.gflops, &r.measured.flags)
+                cells::rate(r.figures.gflops, &r.measured.flags)
             }),
             Column::new("Spill stores (B)", Kind::Bytes, |r| {
                 spill(r.spill_stores, r.spills_unknown)
@@ -267,9 +229,9 @@ impl Experiment for Spec {
                 Value::Int(r.stack_frame.into())
             }),
             Column::new("Blocks/SM", Kind::Count, |r| {
-                Value::Int(r.blocks_per_sm.into())
+                Value::Int(r.figures.blocks_per_sm.into())
             }),
-            Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
+            Column::new("Limiter", Kind::Text, |r| Value::Text(r.figures.limiter.clone())),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
         c.extend(GFLOPS.compared_columns());
@@ -290,10 +252,12 @@ impl Experiment for Spec {
             }
             _ => String::new(),
         };
+        let line = CappedLine::of_run(m);
         format!(
-            "Register pressure (SGEMM {}, variant {} under register caps; ours: {ours}{theirs})",
+            "Register pressure ({} {}, variant {} under register caps; ours: {ours}{theirs})",
+            line.gemm_name(),
             m.gemm_title(),
-            REGS.variant
+            line.label()
         )
     }
 
@@ -358,8 +322,8 @@ impl Spec {
                     .iter()
                     .map(|r| LabelledPoint {
                         x: r.cap as f64,
-                        y: r.gflops,
-                        label: cap_label(r.cap, r.regs, &r.measured.check),
+                        y: r.figures.gflops,
+                        label: cap_label(r.cap, r.figures.regs, &r.measured.check),
                     })
                     .collect(),
                 spills: rows
@@ -408,7 +372,8 @@ impl Spec {
             title: format!(
                 "Experiment {}: register cap on GEMM variant {}",
                 Self::NUMBER,
-                REGS.variant
+                runs.first()
+                    .map_or(REGS.variant, |r| CappedLine::of_run(r.meta).label())
             ),
             series: out,
         })

@@ -3,20 +3,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
-use crate::results::Timing;
 
 /// The `regs` experiment, one register cap.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RegsRow {
     pub cap: u32,
-    pub regs: u32,
-    pub blocks_per_sm: u32,
-    pub occupancy: f64,
-    /// What limits the resident blocks, by the occupancy calculator.
-    pub limiter: String,
-    pub timing: Timing,
-    pub gflops: f64,
+    #[serde(flatten)]
+    pub figures: GemmFigures,
     pub spill_stores: u32,
     pub spill_loads: u32,
     /// True when no compiler report was found for the module (a cubin without a `.ptxas.txt`
@@ -29,4 +24,4 @@ pub struct RegsRow {
     pub measured: Measured,
 }
 
-row!(RegsRow, GFLOPS, gflops, |r| format!("cap {}", r.cap));
+row!(RegsRow, GFLOPS, figures.gflops, |r| format!("cap {}", r.cap));

@@ -4,9 +4,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::{
-    colour, font, plot_error, AXIS_DESC_SIZE, HEIGHT, LABEL_SIZE, TICK_SIZE, TITLE_SIZE, WIDTH,
-};
+use super::{colour, font, plot_error, AXIS_DESC_SIZE, HEIGHT, TEXT_SIZE, TITLE_SIZE, WIDTH};
 use crate::figure::Heatmap;
 use crate::report::error::ReportError;
 
@@ -62,7 +60,7 @@ pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
         .x_desc(&h.x_label)
         .y_desc(&h.y_label)
         .axis_desc_style(font(AXIS_DESC_SIZE))
-        .label_style(font(TICK_SIZE))
+        .label_style(font(TEXT_SIZE))
         .x_labels(2 * nx + 1)
         .y_labels(2 * ny + 1)
         .x_label_formatter(&x_tick)
@@ -82,7 +80,7 @@ pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
             }),
         )
         .map_err(|e| plot_error(path, e))?;
-    let label = font(LABEL_SIZE * 0.8).pos(plotters::style::text_anchor::Pos::new(
+    let label = font(TEXT_SIZE * 0.8).pos(plotters::style::text_anchor::Pos::new(
         plotters::style::text_anchor::HPos::Center,
         plotters::style::text_anchor::VPos::Center,
     ));

@@ -7,7 +7,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{colour, font, plot_error, LABEL_SIZE, LEGEND_SIZE, POINT_RADIUS};
+use super::{colour, font, plot_error, POINT_RADIUS, TEXT_SIZE};
 use crate::figure::LabelledPoint;
 use crate::report::error::ReportError;
 
@@ -125,7 +125,7 @@ fn draw_label(
     path: &Path,
 ) -> Result<(), ReportError> {
     let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
-    let (w, h) = text_extent(label, LABEL_SIZE);
+    let (w, h) = text_extent(label, TEXT_SIZE);
     let ((x0, y0), leader) = placer.place(at, w, h);
     if leader {
         let ty = if y0 > at.1 { y0 } else { y0 + h };
@@ -139,7 +139,7 @@ fn draw_label(
     root.draw(&Text::new(
         label.to_string(),
         (x0, y0),
-        font(LABEL_SIZE).color(c),
+        font(TEXT_SIZE).color(c),
     ))
     .map_err(err)?;
     Ok(())
@@ -160,11 +160,11 @@ pub(super) fn draw_legend(
     path: &Path,
 ) -> Result<(), ReportError> {
     let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
-    let (_, h) = text_extent("X", LEGEND_SIZE);
+    let (_, h) = text_extent("X", TEXT_SIZE);
     let row = h + 4;
     let text_w = entries
         .iter()
-        .map(|(n, _, _)| text_extent(n, LEGEND_SIZE).0)
+        .map(|(n, _, _)| text_extent(n, TEXT_SIZE).0)
         .max()
         .unwrap_or(0);
     let w = 10 + 24 + 8 + text_w + 10;
@@ -215,7 +215,7 @@ pub(super) fn draw_legend(
         root.draw(&Text::new(
             name.clone(),
             (x0 + 42, y),
-            font(LEGEND_SIZE).color(&RGBColor(30, 30, 30)),
+            font(TEXT_SIZE).color(&RGBColor(30, 30, 30)),
         ))
         .map_err(err)?;
     }

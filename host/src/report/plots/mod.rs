@@ -30,13 +30,11 @@ pub const WIDTH: u32 = 800;
 /// Height of every plot, pixels.
 pub const HEIGHT: u32 = 500;
 
-/// plotters writes `font-size = size / 1.24` into the SVG; these are the sizes asked for.
+/// plotters writes `font-size = size / 1.24` into the SVG; these are the sizes asked for: a
+/// plot's title, its axis names, and all its other text (ticks, point labels, the legend).
 const TITLE_SIZE: f64 = 26.0;
 const AXIS_DESC_SIZE: f64 = 20.0;
-const TICK_SIZE: f64 = 18.0;
-const LABEL_SIZE: f64 = 18.0;
-const LEGEND_SIZE: f64 = 18.0;
-const POINT_RADIUS: i32 = 5;
+const TEXT_SIZE: f64 = 18.0;
 
 /// Series colours (colour-blind friendly order: blue, orange, green, red, purple, brown, ...).
 const COLOURS: [RGBColor; 8] = [
@@ -49,6 +47,9 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(227, 119, 194),
     RGBColor(90, 90, 90),
 ];
+
+/// Radius of a plotted point, pixels.
+const POINT_RADIUS: i32 = 5;
 const REFERENCE_COLOUR: RGBColor = RGBColor(110, 110, 110);
 
 /// The colour of the `i`-th series (cycles).
@@ -103,7 +104,7 @@ where
     DB: DrawingBackend,
 {
     mesh.axis_desc_style(font(AXIS_DESC_SIZE))
-        .label_style(font(TICK_SIZE))
+        .label_style(font(TEXT_SIZE))
         .y_labels(8)
         .light_line_style(RGBColor(246, 246, 246))
         .bold_line_style(RGBColor(215, 215, 215))
@@ -216,7 +217,7 @@ where
             ))
             .map_err(err)?;
         let (_, y) = chart.backend_coord(&(x_domain.end, r.y));
-        let (w, h) = text_extent(&r.label, LABEL_SIZE);
+        let (w, h) = text_extent(&r.label, TEXT_SIZE);
         let mut best = (i64::MAX, (0, 0));
         for dy in [-h - 3, 3, -2 * h - 5, h + 5] {
             let rect = (bounds.2 - w - 6, y + dy, bounds.2 - 6, y + dy + h);
@@ -230,7 +231,7 @@ where
         root.draw(&Text::new(
             r.label.clone(),
             (x0, y0),
-            font(LABEL_SIZE).color(&c),
+            font(TEXT_SIZE).color(&c),
         ))
         .map_err(err)?;
     }

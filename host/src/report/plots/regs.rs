@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use super::labels::{draw_legend, draw_point_labels, LegendMark, Placer, Rect};
 use super::{
     colour, draw_points, font, headroom, house_style, min_max, plot_error, AXIS_DESC_SIZE, HEIGHT,
-    TICK_SIZE, TITLE_SIZE, WIDTH,
+    TEXT_SIZE, TITLE_SIZE, WIDTH,
 };
 use crate::figure::{tick, RegsSeries};
 use crate::report::error::ReportError;
@@ -64,7 +64,7 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
         .configure_secondary_axes()
         .y_desc("Spill bytes, stores + loads (bars)")
         .axis_desc_style(font(AXIS_DESC_SIZE))
-        .label_style(font(TICK_SIZE))
+        .label_style(font(TEXT_SIZE))
         .y_labels(8)
         .y_label_formatter(&fmt)
         .draw()

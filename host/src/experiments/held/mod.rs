@@ -1,0 +1,241 @@
+//! Experiment 6, occupancy apart from code generation: fixed binaries (GEMM lines C, D and R4, and
+//! the cap-128 build of the register experiment's line) each run at every residency from one
+//! block per SM to the most it reaches, held there by the dynamic shared memory of its launch as
+//! the bandwidth experiment holds its copies, so that only occupancy changes, never the code.
+//! Throughput is plotted against occupancy per binary, and the verdict says whether a binary
+//! needs its highest occupancy for its best throughput.
+
+mod binary;
+mod claims;
+mod row;
+
+use binary::{Binary, BINARIES};
+pub use row::HeldRow;
+
+use super::cells;
+use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
+use super::error::{ExperimentError, InVariant};
+use super::gemm::{launch_shape, GemmBuffers};
+use super::gemm_figures::GemmFigures;
+use super::measured::Measured;
+use super::module_source::{load, load_capped, CappedKernels, Kernels, Sources};
+use super::progress::progress_bar;
+use super::residency::hold_at_blocks;
+use crate::claim::Verdict;
+use crate::cuda::{Gpu, Kernel, LaunchShape};
+use crate::figure::{Figure, LabelledPoint, PlotRun, ScatterPlot, Series, XScale};
+use crate::flags::{check_tiling, own_labels, select, CliError, GemmDims, GemmSize, Shared};
+use crate::modules;
+use crate::results::RunMeta;
+use crate::table::{Column, Kind, Value};
+
+/// Experiment 6.
+pub struct Spec;
+
+/// `host held`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct Args {
+    /// Binaries to run, by label (comma-separated); default all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub variants: Vec<String>,
+    #[command(flatten)]
+    pub gemm: GemmSize,
+}
+
+/// Experiment 6 adds no flag to `host all`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct AllArgs {}
+
+/// Experiment 6, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub binaries: Vec<Binary>,
+    pub size: GemmDims,
+    /// The built-in kernels (the binaries are the lab's own).
+    pub sources: Sources<Kernels>,
+}
+
+fn planned(labels: &[String], size: GemmDims) -> Result<Plan, CliError> {
+    let binaries: Vec<Binary> = select(labels, &BINARIES, |b| b.0, "binary")?
+        .into_iter()
+        .map(|chosen| Binary::all().into_iter().find(|b| b.label == chosen.0))
+        .collect::<Option<_>>()
+        .expect("every label of BINARIES is a binary");
+    let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
+    let lines: Vec<_> = binaries.iter().map(|b| b.line).collect();
+    check_tiling(size, &experiment, &lines, String::new)?;
+    Ok(Plan {
+        binaries,
+        size,
+        sources: Sources::new(Kernels::Builtin, None),
+    })
+}
+
+impl contract::Plan for Plan {
+    type Args = Args;
+    type AllArgs = AllArgs;
+    type Output = Vec<HeldRow>;
+    fn new(a: &Args) -> Result<Plan, CliError> {
+        planned(&a.variants, a.gemm.size)
+    }
+    fn in_all(s: &Shared, _: &AllArgs) -> Result<Plan, CliError> {
+        planned(&own_labels(&s.variants, &Spec::variant_labels()), s.gemm.size)
+    }
+    fn record(&self, meta: &mut RunMeta) {
+        meta.set_gemm(self.size);
+    }
+}
+
+/// Every residency of `kernel` from one block per SM to the most its own launch reaches, each
+/// measured in the shape that holds it there.
+fn measure_binary(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    buffers: &mut GemmBuffers,
+    binary: &Binary,
+    kernel: &Kernel<'_>,
+) -> Result<Vec<HeldRow>, ExperimentError> {
+    let own = launch_shape(binary.line, buffers.dims());
+    let most = kernel.max_active_blocks(own.threads, own.dyn_smem)?;
+    let mut rows = Vec::new();
+    for blocks in 1..=most {
+        let at = format!("{} at {blocks} blocks/SM", binary.label);
+        let dyn_smem = if blocks == most {
+            own.dyn_smem
+        } else {
+            // The calculator's answer for the kernel's static shared memory, confirmed (and
+            // stepped up where needed) by the driver; fewer blocks than its own launch reaches
+            // always take more than the line itself uses.
+            let held = hold_at_blocks(kernel, own.threads, blocks, gpu.limits()).in_variant(&at)?;
+            held.max(own.dyn_smem)
+        };
+        let shape = LaunchShape { dyn_smem, ..own };
+        let m = buffers
+            .measure_in(gpu, (kernel, None), shape, &ctx.timing, None)
+            .in_variant(&at)?;
+        rows.push(HeldRow {
+            binary: binary.label.to_owned(),
+            dyn_smem,
+            figures: GemmFigures::of(&m.ours),
+            measured: Measured::of(&m.ours, None),
+        });
+    }
+    Ok(rows)
+}
+
+impl Experiment for Spec {
+    const ABOUT: &'static str =
+        "occupancy apart from code generation (fixed GEMM binaries held at each blocks/SM)";
+    const SECTION: &'static str = "occupancy apart from code generation";
+    type Plan = Plan;
+
+    fn variant_labels() -> Vec<&'static str> {
+        BINARIES.iter().map(|b| b.0).collect()
+    }
+
+    fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, ExperimentError> {
+        let main = load(gpu, &Kernels::Builtin)?;
+        let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
+        let bar = progress_bar(ctx, p.binaries.len(), Self::NAME);
+        let mut rows = Vec::new();
+        for binary in &p.binaries {
+            bar.set_message(binary.label);
+            let capped = match binary.cap {
+                Some(cap) => {
+                    let builtin = |c| Ok(modules::capped(c).map(str::to_owned));
+                    Some(load_capped(gpu, &CappedKernels::Builtin, cap, builtin)?)
+                }
+                None => None,
+            };
+            let module = &capped.as_ref().unwrap_or(&main).module;
+            let kernel = module.kernel(binary.line.entry).in_variant(binary.label)?;
+            rows.extend(measure_binary(gpu, ctx, &mut buffers, binary, &kernel)?);
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        Ok(rows)
+    }
+
+    fn columns() -> Vec<Column<HeldRow>> {
+        let mut c = vec![
+            Column::new("Binary", Kind::Text, |r: &HeldRow| Value::Text(r.binary.clone())),
+            Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.figures.regs.into())),
+            Column::new("Blocks/SM", Kind::Count, |r| {
+                Value::Int(r.figures.blocks_per_sm.into())
+            }),
+            Column::new("Dyn smem B", Kind::Count, |r| Value::Int(r.dyn_smem.into())),
+            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
+            Column::new("GFLOP/s", GFLOPS.kind(), |r| {
+                cells::rate(r.figures.gflops, &r.measured.flags)
+            }),
+            Column::new("ms/call", Kind::Duration, |r| cells::timing(&r.figures.timing)),
+            Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
+        ];
+        c.extend(GFLOPS.compared_columns());
+        c
+    }
+
+    fn title(m: &RunMeta) -> String {
+        format!(
+            "Fixed SGEMM binaries held at each blocks/SM by dynamic shared memory ({}, {})",
+            m.gemm_title(),
+            m.sampling_words()
+        )
+    }
+
+    fn claims(rows: Option<&Vec<HeldRow>>) -> Vec<Verdict> {
+        claims::verdicts(rows)
+    }
+
+    fn figures(runs: &[PlotRun<'_, Vec<HeldRow>>]) -> Vec<(String, Figure)> {
+        let mut series = Vec::new();
+        for run in runs {
+            for (label, _, _) in BINARIES {
+                let points: Vec<LabelledPoint> = run
+                    .output
+                    .iter()
+                    .filter(|r| r.binary == label)
+                    .map(|r| LabelledPoint {
+                        x: r.figures.occupancy * 100.0,
+                        y: r.figures.gflops,
+                        label: None,
+                    })
+                    .collect();
+                if points.is_empty() {
+                    continue;
+                }
+                let name = match runs.len() {
+                    1 => label.to_owned(),
+                    _ => format!("{label} · {}", run.name),
+                };
+                series.push(Series {
+                    name,
+                    points,
+                    line: true,
+                    markers: true,
+                });
+            }
+        }
+        if series.is_empty() {
+            return Vec::new();
+        }
+        let plot = ScatterPlot {
+            title: format!(
+                "Experiment {}: GFLOP/s vs occupancy, each binary fixed",
+                Self::NUMBER
+            ),
+            x_label: "theoretical occupancy (%)".into(),
+            y_label: "GFLOP/s".into(),
+            x_scale: XScale::Linear,
+            x_unit_suffix: "%".into(),
+            series,
+            references: Vec::new(),
+        };
+        vec![(Self::NAME.to_owned(), Figure::Scatter(plot))]
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,83 @@
+//! The `regs` experiment's run: every cap of the plan's line, timed in one problem's buffers of
+//! the line's family (FP32 or BF16).
+
+use super::{Plan, RegsRow, Spec};
+use crate::cuda::{Gpu, ModuleKind};
+use crate::experiments::contract::{Registered, RunContext};
+use crate::experiments::error::{ExperimentError, InVariant};
+use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::gemm_sides::{GemmKind, GemmSides};
+use crate::experiments::measured::Measured;
+use crate::experiments::module_source::load_capped;
+use crate::experiments::progress::progress_bar;
+use crate::experiments::spills::Spills;
+
+/// Every cap's row, in the plan's order, for the line `variant` of `buffers`' family.
+pub(super) fn every_cap<K: GemmKind>(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    buffers: &mut GemmSides<K>,
+    variant: &K::Variant,
+) -> Result<Vec<RegsRow>, ExperimentError> {
+    let bar = progress_bar(ctx, p.caps.len(), Spec::NAME);
+    let mut rows = Vec::with_capacity(p.caps.len());
+    for &cap in &p.caps {
+        bar.set_message(format!("cap {cap}"));
+        rows.push(measure_cap(gpu, ctx, p, buffers, variant, cap)?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(rows)
+}
+
+/// One cap's row: the capped variant timed (with the compared module's build of the same cap,
+/// samples interleaved), checked, and its spills read from each compiler's report.
+fn measure_cap<K: GemmKind>(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    buffers: &mut GemmSides<K>,
+    variant: &K::Variant,
+    cap: u32,
+) -> Result<RegsRow, ExperimentError> {
+    let at = format!("{} at cap {cap}", p.line.label());
+    let builtin = |cap| p.line.builtin_capped(cap);
+    let ours = load_capped(gpu, &p.sources.ours, cap, builtin).in_variant(&at)?;
+    let theirs = p
+        .sources
+        .theirs
+        .as_ref()
+        .map(|other| load_capped(gpu, other, cap, builtin))
+        .transpose()
+        .in_variant(&at)?;
+    let (kernel, other) = ours
+        .entry_pair(theirs.as_ref(), p.line.entry())
+        .in_variant(&at)?;
+    let m = buffers
+        .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, None)
+        .in_variant(&at)?;
+    let our_spills = Spills::of(&ours, &kernel).in_variant(&at)?;
+    let mut flags = m.ours.flags.clone();
+    if our_spills.stores.is_none() && ours.module.kind() == ModuleKind::Ptx {
+        flags.push(format!(
+            "the JIT info log of {} has no resource report for `{}`; spills unknown",
+            ours.module.name(),
+            kernel.entry()
+        ));
+    }
+    let compared = match (m.theirs, &theirs, &other) {
+        (Some(m), Some(t), Some(k)) => Some((m, Some(Spills::of(t, k).in_variant(&at)?))),
+        _ => None,
+    };
+    let ours = m.ours;
+    Ok(RegsRow {
+        cap,
+        figures: GemmFigures::of(&ours),
+        spill_stores: our_spills.stores.unwrap_or(0),
+        spill_loads: our_spills.loads.unwrap_or(0),
+        spills_unknown: our_spills.stores.is_none(),
+        stack_frame: our_spills.stack_frame,
+        measured: Measured::new(&ours, flags, compared),
+    })
+}
