@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4 + 10] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -277,6 +277,10 @@ mod tests {
             assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
             assert_eq!(entry(a.name), Some(*a));
         }
+        // A read line: its own family and parameters, bounded at its copy's block size.
+        let read = entry("read_t256_l8_w4").unwrap();
+        assert_eq!((read.family, read.max_threads), (Family::Read, Some(256)));
+        assert_eq!(read.params(), ReadParams::PARAMS);
         let fma4 = entry("fma_ilp4").unwrap();
         assert_eq!((fma4.family, fma4.max_threads), (Family::FmaIlp, None));
         assert_eq!(fma4.params(), FmaParams::PARAMS);

@@ -526,6 +526,7 @@ mod render_test {
         assert!(md.contains("Volkov's table"), "{md}");
         let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
         assert!(report.contains("Why (experiment 4)"), "{report}");
+        assert!(report.contains("Read-only: Bytes in flight per SM for 90%"), "{report}");
         let tables = std::fs::read_to_string(dir.join("tables.md")).unwrap();
         for note in [
             "Loaded latency (measured)",
