@@ -63,6 +63,18 @@ __device__ __forceinline__ unsigned long long clock_cycles() {
     return t;
 }
 
+// gpu.rs `store_word` / `load_word`: one global word written and read in asm statements, so that
+// the compiler neither forwards the store to the load nor moves other memory accesses across them
+// (read.cuh's fence between its loads and its adds).
+__device__ __forceinline__ void store_word(unsigned long long* p, unsigned long long v) {
+    asm volatile("{ .reg .u64 g; cvta.to.global.u64 g, %0; st.global.u64 [g], %1; }" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long load_word(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("{ .reg .u64 g; cvta.to.global.u64 g, %1; ld.global.u64 %0, [g]; }" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
 // gpu.rs `globaltimer`: the global nanosecond timer, ordered like clock_cycles().
 __device__ __forceinline__ unsigned long long global_timer_ns() {
     unsigned long long t;

@@ -19,6 +19,7 @@
 #include "gemm_tuned.cuh"
 #include "memcpy.cuh"
 #include "mma_ilp.cuh"
+#include "read.cuh"
 
 // The launch bound of an entry whose table line fixes its block size (`.maxntid`, and
 // `.minnctapersm` where min_blocks is not 0), as xtask's `with_launch_bounds` gives the Rust entry.
@@ -93,6 +94,13 @@
     static_assert(lab::mma::rounds_per_iteration(ilp) == (rounds), #NAME ": rounds per iteration"); \
     extern "C" __global__ void NAME(const unsigned* a, const unsigned* b, float* out, int iters) {  \
         lab::mma::mma_bf16_ilp<ilp>(a, b, out, iters);                                              \
+    }
+
+// A read line (variants.rs `abi:` read: src, n, out): the copy's loads, one sum per warp.
+#define LAB_READ(NAME, threads, loads, width)                                                          \
+    extern "C" __global__ void LAB_BOUNDS(threads, 0) NAME(const float* src, unsigned long long n,      \
+                                                          unsigned long long* out) {                 \
+        lab::read::read<threads, loads, width>(src, n, out);                                         \
     }
 
 #include "variants.h"

@@ -27,6 +27,9 @@
 #ifndef LAB_MMA_ILP
 #error "the including file defines no LAB_MMA_ILP: it has no kernel for these table lines"
 #endif
+#ifndef LAB_READ
+#error "the including file defines no LAB_READ: it has no kernel for these table lines"
+#endif
 
 // The register-cap experiment's caps (variants.rs `regs:`), for build scripts.
 #define LAB_REGS_CAPS "32 48 64 96 128 144 160 192 255"
@@ -276,6 +279,16 @@ LAB_MMA_ILP(mma_bf16_ilp1, 1, 4)
 LAB_MMA_ILP(mma_bf16_ilp2, 2, 4)
 LAB_MMA_ILP(mma_bf16_ilp4, 4, 2)
 LAB_MMA_ILP(mma_bf16_ilp8, 8, 1)
+LAB_READ(read_t256_l1_w4, 256, 1, 4)
+LAB_READ(read_t256_l2_w4, 256, 2, 4)
+LAB_READ(read_t256_l4_w4, 256, 4, 4)
+LAB_READ(read_t256_l8_w4, 256, 8, 4)
+LAB_READ(read_t256_l16_w4, 256, 16, 4)
+LAB_READ(read_t256_l32_w4, 256, 32, 4)
+LAB_READ(read_t1024_l1_w4, 1024, 1, 4)
+LAB_READ(read_t1024_l2_w4, 1024, 2, 4)
+LAB_READ(read_t1024_l4_w4, 1024, 4, 4)
+LAB_READ(read_t1024_l8_w4, 1024, 8, 4)
 #else
 // The capped modules hold only the register-cap experiment's GEMM entry, as the Rust ones do.
 LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)

@@ -150,6 +150,73 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
 
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn the_read_only_kernels_run_beside_their_copies_verified() {
+    let gpu = gpu();
+    // 8 warps/SM as one 256-thread block, 64 as two 1024-thread blocks: four copy rows, each
+    // with a read line of the table beside it.
+    let args = InflightCmd::parse_from([
+        "inflight",
+        "--threads",
+        "256,1024",
+        "--loads",
+        "1,8",
+        "--widths",
+        "4",
+        "--warps-per-sm",
+        "8,64",
+        "--copy-mib",
+        "64",
+        "--chase-mib",
+        "256",
+        "--chase-steps",
+        "20000",
+        "--loaded-steps",
+        "0",
+        "--sizes-mib",
+        "0",
+    ])
+    .args;
+    let plan = inflight::Plan::new(&args).unwrap();
+    let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    // Every warp's sum checked exactly (a failed one is among the failed checks).
+    let failed = inflight::Spec::failed_checks(&r);
+    assert!(failed.is_empty(), "{failed:?}");
+    let reads = r.reads.as_ref().expect("read rows beside the copies");
+    let mut pairs: Vec<(String, u32)> = reads
+        .rows
+        .iter()
+        .map(|x| (x.entry.clone(), x.blocks_per_sm))
+        .collect();
+    pairs.sort();
+    assert_eq!(
+        pairs,
+        [
+            ("read_t1024_l1_w4".to_owned(), 2),
+            ("read_t1024_l8_w4".to_owned(), 2),
+            ("read_t256_l1_w4".to_owned(), 1),
+            ("read_t256_l8_w4".to_owned(), 1),
+        ]
+    );
+    for x in &reads.rows {
+        let copy = r
+            .rows
+            .iter()
+            .find(|c| c.entry == x.copy_entry && c.blocks_per_sm == x.blocks_per_sm)
+            .expect("its copy row");
+        assert_eq!(x.bytes_in_flight_per_sm, copy.bytes_in_flight_per_sm);
+        assert!(x.check.passed && x.gbps > 0.0, "{x:?}");
+        assert_eq!(x.timing.samples_ms.len(), 3);
+    }
+    assert_eq!(reads.reference_gbps, r.copy.gbps);
+    let notes = inflight::Spec::notes(&r);
+    assert!(
+        notes.iter().any(|n| n.starts_with("Read-only vs copy")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_small_ilp_sweep_runs_verified() {
     let gpu = gpu();
     let args = IlpCmd::parse_from([

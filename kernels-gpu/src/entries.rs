@@ -4,8 +4,8 @@
 use crate::abi::Param;
 use crate::variants::{
     Bf16GemmParams, ChaseParams, FmaParams, GemmCheckParams, GemmParams, GemmRefParams,
-    MemcpyParams, MmaParams, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, GEMM_CHECK, GEMM_REF,
-    MEMCPY_GRID, MMA_ILP,
+    MemcpyParams, MmaParams, ReadParams, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, GEMM_CHECK,
+    GEMM_REF, MEMCPY_GRID, MMA_ILP, READ,
 };
 
 /// A kernel family: one parameter list and one kernel function.
@@ -19,6 +19,7 @@ pub enum Family {
     GemmCheck,
     Bf16Gemm,
     MmaIlp,
+    Read,
 }
 
 impl Family {
@@ -33,6 +34,7 @@ impl Family {
             Family::GemmCheck => GemmCheckParams::PARAMS,
             Family::Bf16Gemm => Bf16GemmParams::PARAMS,
             Family::MmaIlp => MmaParams::PARAMS,
+            Family::Read => ReadParams::PARAMS,
         }
     }
 }
@@ -54,7 +56,7 @@ impl EntryDecl {
 }
 
 /// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase, the
-/// GEMM check's reference and comparison, BF16 GEMM lines, mma microbenchmarks.
+/// GEMM check's reference and comparison, BF16 GEMM lines, mma microbenchmarks, read-only kernels.
 pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
     let gemm = GEMM.iter().map(|v| EntryDecl {
         name: v.entry,
@@ -98,12 +100,18 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         family: Family::MmaIlp,
         max_threads: None,
     });
+    let read = READ.iter().map(|p| EntryDecl {
+        name: p.entry,
+        family: Family::Read,
+        max_threads: Some(p.threads),
+    });
     gemm.chain(memcpy)
         .chain(fma)
         .chain(chase)
         .chain(check)
         .chain(bf16)
         .chain(mma)
+        .chain(read)
 }
 
 /// The entries of the GEMM check, in table order.

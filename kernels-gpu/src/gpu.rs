@@ -19,7 +19,7 @@ use core::arch::asm;
 use core::arch::nvptx;
 
 mod reduce;
-pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, shuffle_xor_u64};
+pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, load_word, shuffle_xor_u64, store_word};
 mod tensor;
 pub use tensor::*;
 #[cfg(lab_sm90a)]
@@ -388,6 +388,19 @@ pub unsafe fn store_global<T>(p: *mut T, i: isize, v: T) {
 pub struct Vector<const W: usize>(pub [f32; W]);
 
 impl<const W: usize> Vector<W> {
+    /// The sum of the floats' bit patterns as integers (read.rs's exact sum), written out per
+    /// width: a loop over the floats is left rolled by LLVM beside a long unrolled loop of
+    /// vectors, and then indexes the vector through the stack.
+    #[inline(always)]
+    pub fn bits_sum(&self) -> u64 {
+        let b = |k: usize| u64::from(self.0[k].to_bits());
+        match W {
+            1 => b(0),
+            2 => b(0) + b(1),
+            _ => b(0) + b(1) + b(2) + b(3),
+        }
+    }
+
     /// Reads vector `i` (floats `W*i .. W*i+W`) of `p` with a coherent `ld.global`.
     ///
     /// Not the read-only path (`ld.global.nc`): a `.nc` load promises that nothing writes the

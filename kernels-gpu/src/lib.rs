@@ -33,6 +33,7 @@ pub mod mma_layout;
 pub mod mma_reference;
 pub mod mma_shape;
 mod probe_lines;
+mod read_lines;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
 mod table_rules;
@@ -67,6 +68,8 @@ mod mma_ilp;
 // Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod wgmma;
+#[cfg(target_arch = "nvptx64")]
+mod read;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -121,7 +121,8 @@ macro_rules! variant_table {
             gemm_ref: $ref_names:tt $ref_abi:tt,
             gemm_check: $check_names:tt $check_abi:tt,
             gemm_bf16: $bf16_names:tt $bf16_abi:tt,
-            mma_bf16_ilp: $mma_names:tt $mma_abi:tt $(,)?
+            mma_bf16_ilp: $mma_names:tt $mma_abi:tt,
+            read: $read_names:tt $read_abi:tt $(,)?
         },
         gemm: [ $( ($gl:literal, $gfam:ident $gshape:tt) ),* $(,)? ],
         memcpy: {
@@ -142,7 +143,8 @@ macro_rules! variant_table {
             block: ($hbm:literal, $hbn:literal, $hbk:literal), warp: ($hwm:literal, $hwn:literal),
             mma: ($mm:literal, $mn:literal, $mk:literal), stages: $hst:literal $(,)?
         }) ),* $(,)? ],
-        mma_bf16_ilp: [ $( $milp:literal ),* $(,)? ] $(,)?
+        mma_bf16_ilp: [ $( $milp:literal ),* $(,)? ],
+        read: [ $( ($rt:literal, $rld:literal, $rw:literal) ),* $(,)? ] $(,)?
     ) => {
         kernel_params!("gemm", $gemm_names $gemm_abi);
         kernel_params!("memcpy", $memcpy_names $memcpy_abi);
@@ -152,6 +154,8 @@ macro_rules! variant_table {
         kernel_params!("gemm_check", $check_names $check_abi);
         kernel_params!("gemm_bf16", $bf16_names $bf16_abi);
         kernel_params!("mma_bf16_ilp", $mma_names $mma_abi);
+        kernel_params!("read", $read_names $read_abi);
+        read_points!($read_names $read_abi, $( ($rt, $rld, $rw) ),*);
 
         /// GEMM variants, in table order.
         pub const GEMM: &[GemmVariant] = &[ $( gemm_variant!($gl, $gfam $gshape), )* ];
@@ -280,6 +284,26 @@ macro_rules! variant_table {
                          crate::gemm_mma::gemm_mma::<$hbm, $hbn, $hbk, { $hwm / 16 }, { $hwn / 8 }, $hst>); )*
         $( kernel_entry!(concat!("mma_bf16_ilp", $milp), $mma_names $mma_abi,
                          crate::mma_ilp::mma_bf16_ilp::<$milp>); )*
+    };
+}
+
+/// The read line: `READ` (each point beside its copy's), the compile-time checks naming the
+/// point at fault, and one entry per point.
+macro_rules! read_points {
+    ($names:tt $abi:tt, $( ($t:literal, $l:literal, $w:literal) ),*) => {
+        /// The read-only kernels, in table order, each beside the memcpy grid point it mirrors.
+        pub const READ: &[ReadPoint] = &[ $( ReadPoint {
+            copy: MemcpyPoint {
+                threads: $t, loads: $l, width: $w,
+                entry: concat!("memcpy_t", $t, "_l", $l, "_w", $w),
+            },
+            entry: concat!("read_t", $t, "_l", $l, "_w", $w),
+        }, )* ];
+        $( const _: () = assert!(grid_has(MEMCPY_GRID, $t, $l, $w) && $t % READ_WARP == 0, concat!(
+            "read line: (", $t, ", ", $l, ", ", $w, ") is not a point of the memcpy grid with \
+             whole warps"));
+        kernel_entry!(concat!("read_t", $t, "_l", $l, "_w", $w), $names $abi,
+                      crate::read::read::<$t, $l, $w>); )*
     };
 }
 

@@ -12,6 +12,7 @@ pub use crate::gemm_lines::{
     find_gemm, tuned_shape_fits, GemmFamily, GemmVariant, RegsExperiment, TunedMisfit, BK, BM, BN,
 };
 pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaOp, FmaVariant, FFMA_IMM, FMA_UNROLL};
+pub use crate::read_lines::{ReadPoint, READ_WARP};
 pub(crate) use crate::table_rules::str_eq;
 use crate::table_rules::{controls_unique, entries_unique, grid_has, strictly_ascending};
 
@@ -38,6 +39,8 @@ variant_table! {
         gemm_bf16: (Bf16GemmParams, Bf16GemmArgs)
             (a: *const u16, b: *const u16, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32, beta: f32),
         mma_bf16_ilp: (MmaParams, MmaArgs)(a: *const u32, b: *const u32, out: *mut f32, iters: i32),
+        // The copy's read-only twin: its source and length, and one sum per warp.
+        read: (ReadParams, ReadArgs)(src: *const f32, n: u64, out: *mut u64),
     },
     // GEMM: C = alpha*A*B + beta*C. Each line names its family and its tiles:
     // - seed: the seed blog's kernel. One 64x64x8 block tile, shared memory staged by plain
@@ -123,6 +126,15 @@ variant_table! {
     // Tensor-core ILP (the peer's contract): ILP independent m16n8k16 BF16 accumulators per warp.
     // Entry: mma_bf16_ilp{ILP}.
     mma_bf16_ilp: [1, 2, 4, 8],
+    // Read-only twins of memcpy grid points (read.rs): the copy's loads, summed exactly, one word
+    // written per warp. Experiment 4 runs each beside its copy at the copy's residencies; the
+    // points span the bytes in flight per SM over which the copy climbs to its plateau (1024
+    // threads stop at 8 loads: past that the copy spills under its launch bound).
+    // Entry: read_t{THREADS}_l{LOADS}_w{WIDTH}.
+    read: [
+        (256, 1, 4), (256, 2, 4), (256, 4, 4), (256, 8, 4), (256, 16, 4), (256, 32, 4),
+        (1024, 1, 4), (1024, 2, 4), (1024, 4, 4), (1024, 8, 4),
+    ],
 }
 
 // Hopper's warpgroup MMA (sm_90a only: these lines live in the sm_90a module, which the host
@@ -273,7 +285,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4 + 10] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -282,6 +294,10 @@ mod tests {
             assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
             assert_eq!(entry(a.name), Some(*a));
         }
+        // A read line: its own family and parameters, bounded at its copy's block size.
+        let read = entry("read_t256_l8_w4").unwrap();
+        assert_eq!((read.family, read.max_threads), (Family::Read, Some(256)));
+        assert_eq!(read.params(), ReadParams::PARAMS);
         let fma4 = entry("fma_ilp4").unwrap();
         assert_eq!((fma4.family, fma4.max_threads), (Family::FmaIlp, None));
         assert_eq!(fma4.params(), FmaParams::PARAMS);

@@ -54,6 +54,11 @@ struct alignas(16) float4 {
     float x, y, z, w;
 };
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline unsigned __float_as_uint(float x) {
+    unsigned b;
+    std::memcpy(&b, &x, 4);
+    return b;
+}
 template <class T>
 T __ldg(const T* p) {
     return *p;
@@ -121,6 +126,8 @@ inline void check_no_copies_in_flight() {
 }
 
 inline unsigned long long clock_cycles() { return 0; }
+inline void store_word(unsigned long long* p, unsigned long long v) { *p = v; }
+inline unsigned long long load_word(const unsigned long long* p) { return *p; }
 inline unsigned long long global_timer_ns() { return 0; }
 
 inline bool inside(unsigned row, unsigned col, unsigned rows, unsigned cols) { return row < rows && col < cols; }

@@ -24,6 +24,8 @@
 #include "../gemm_seed.cuh"
 #include "../gemm_tuned.cuh"
 #include "../memcpy.cuh"
+#include "../read.cuh"
+#include "fibers_on_cpu.h"
 
 namespace {
 
@@ -142,6 +144,27 @@ bool check_copy(const char* entry) {
     return wrong == 0;
 }
 
+// The read over n floats (two blocks and a ragged tail): each warp's word is the sum of the bit
+// patterns of the whole vectors its lanes own (vector v belongs to thread v mod the grid's
+// threads), computed here from the same layout.
+template <unsigned THREADS, int LOADS, int WIDTH>
+bool check_read(const char* entry) {
+    const unsigned long long per_block = 1ull * THREADS * LOADS * WIDTH;
+    const unsigned long long n = 2 * per_block + 3;
+    const unsigned blocks = unsigned((n + per_block - 1) / per_block);
+    std::vector<float> src_store(n + 4);
+    float* src = src_store.data() + (4 - reinterpret_cast<std::uintptr_t>(src_store.data()) / 4 % 4) % 4;
+    for (unsigned long long i = 0; i < n; ++i) src[i] = float(i) + 0.25f;
+    std::vector<unsigned long long> out(blocks * THREADS / 32, ~0ull), want(out.size(), 0);
+    const unsigned long long threads = 1ull * blocks * THREADS;
+    for (unsigned long long i = 0; i < n / WIDTH * WIDTH; ++i) want[(i / WIDTH) % threads / 32] += __float_as_uint(src[i]);
+    lab::cpu::launch_fibers(blocks, 1, THREADS, [&] { lab::read::read<THREADS, LOADS, WIDTH>(src, n, out.data()); });
+    unsigned long long wrong = 0;
+    for (std::size_t w = 0; w < out.size(); ++w) wrong += out[w] != want[w];
+    std::printf("%s %s n=%llu: %llu warp sums wrong\n", wrong == 0 ? "ok" : "FAIL", entry, n, wrong);
+    return wrong == 0;
+}
+
 std::uint32_t bits(float x) {
     std::uint32_t b;
     std::memcpy(&b, &x, 4);
@@ -197,6 +220,7 @@ int main() {
     ok &= check_tuned<lab::tuned::Shape<bm, bn, bk, wm, wn, tm, tn, stages>>(#NAME);
 #define LAB_MEMCPY(NAME, threads, loads, width) ok &= check_copy<threads, loads, width>(#NAME);
 #define LAB_FMA_ILP(NAME, ilp) print_fma<ilp>(#NAME);
+#define LAB_READ(NAME, threads, loads, width) ok &= check_read<threads, loads, width>(#NAME);
 #define LAB_FMA_CONTROL(NAME, OP, ilp)                                                          \
     print_control<ilp>(#OP, lab::fma::OP<ilp>,                                                  \
                        std::string_view(#OP) == "ffma_const" ? SWEEP_A - 1.0f : SWEEP_A, 1.0f);

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::{
     check_entries, GemmFamily, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, MEMCPY, MEMCPY_GRID,
-    MMA_ILP, REGS,
+    MMA_ILP, READ, REGS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -268,7 +268,8 @@ pub fn check_bars(m: &Manifest) -> Vec<String> {
 pub fn check_bars_with(m: &Manifest, grid: GridBar) -> Vec<String> {
     let mut bad = Vec::new();
     // GEMM variants up to the register file's reach, every tuned and BF16 tensor-core variant,
-    // the labelled memcpy variants, every FMA and mma kernel and the chase: no stack, no spills.
+    // the labelled memcpy variants, the read lines, every FMA and mma kernel and the chase: no
+    // stack, no spills.
     // The largest seed tiles (more accumulators than 255 registers can hold) are expected to
     // spill; so are the grid's copies that stage more than their block size leaves registers for
     // (see `grid_spills`).
@@ -283,6 +284,9 @@ pub fn check_bars_with(m: &Manifest, grid: GridBar) -> Vec<String> {
                 .filter(|p| grid == GridBar::FittingPoints && fits_registers(p))
                 .map(|p| p.entry),
         )
+        // The read lines: each holds its copy's loads in registers, or its bytes in flight are
+        // not its copy's.
+        .chain(READ.iter().map(|p| p.entry))
         .chain(FMA.iter().chain(FMA_CONTROLS).map(|v| v.entry))
         .chain([CHASE.entry])
         .chain(check_entries())

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use kernels_gpu::variants::{
     self, FmaOp, MmaIlpVariant, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL, GEMM, MEMCPY_GRID,
-    MMA_ILP, REGS,
+    MMA_ILP, READ, REGS,
 };
 use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild};
@@ -50,8 +50,9 @@ fn ptx_has_exactly_the_table_entries() {
     let mut want: Vec<&str> = variants::entries().map(|e| e.name).collect();
     assert_eq!(
         want.len(),
-        GEMM.len() + 198 + FMA.len() + FMA_CONTROLS.len() + 1 + 2 + BF16_GEMM.len() + MMA_ILP.len(),
-        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA and its controls, chase, the GEMM check's two, BF16 GEMM, mma"
+        GEMM.len() + 198 + FMA.len() + FMA_CONTROLS.len() + 1 + 2 + BF16_GEMM.len() + MMA_ILP.len()
+            + READ.len(),
+        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA and its controls, chase, the GEMM check's two, BF16 GEMM, mma, read"
     );
     let mut got: Vec<&str> = found.iter().map(String::as_str).collect();
     want.sort_unstable();

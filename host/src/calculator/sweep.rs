@@ -53,7 +53,8 @@ pub fn seed_entry(entry: &str) -> bool {
             | Family::GemmRef
             | Family::GemmCheck
             | Family::Bf16Gemm
-            | Family::MmaIlp,
+            | Family::MmaIlp
+            | Family::Read,
         ) => false,
     }
 }

@@ -59,6 +59,11 @@ impl CopyBuffers {
         self.src_host.len() as u64 * 4
     }
 
+    /// The source, on the device and on the host (the read-only kernels read it too).
+    pub fn source(&self) -> (&CudaSlice<f32>, &[f32]) {
+        (&self.src, &self.src_host)
+    }
+
     /// Times the device-to-device copy (`cuMemcpyDtoD`) of the same buffers.
     pub fn time_reference(
         &mut self,

@@ -35,6 +35,44 @@ pub fn shuffle_xor_u64(v: u64, mask: u32) -> u64 {
     out
 }
 
+/// Writes the global word `p[i] = v` (`st.global.u64`), in an `asm!` statement so that LLVM
+/// neither forwards it to a later read of the word nor moves the copy's or the read's loads
+/// across it.
+///
+/// # Safety
+/// `p.add(i)` must be a valid, 8-byte aligned global address.
+#[inline(always)]
+pub unsafe fn store_word(p: *mut u64, i: isize, v: u64) {
+    let a = p.wrapping_offset(i);
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {a}; st.global.u64 [g], {v}; }}",
+            a = in(reg64) a, v = in(reg64) v,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// Reads the global word `p[i]` (`ld.global.u64`), in an `asm!` statement (see [`store_word`]).
+///
+/// # Safety
+/// `p.add(i)` must be a valid, 8-byte aligned global address.
+#[inline(always)]
+pub unsafe fn load_word(p: *const u64, i: isize) -> u64 {
+    let a = p.wrapping_offset(i);
+    let v: u64;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.u64 {v}, [g]; }}",
+            a = in(reg64) a, v = out(reg64) v,
+            options(nostack, preserves_flags),
+        );
+    }
+    v
+}
+
 /// Adds `v` to the global word `p[i]` atomically (`atom.global.add.u64`).
 ///
 /// # Safety

@@ -182,12 +182,20 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
 /// The `inflight` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
 pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
     match result {
-        Some(r) => vec![
-            bytes_not_occupancy(&r.rows, &r.copy),
-            few_threads_match_many(&r.rows),
-            loaded_law_predicts(&r.rows, &r.copy, &r.loaded_predictions),
-            warps_cannot_hide_latency(&r.rows, &r.copy, r.latency.cycles_per_step),
-        ],
+        Some(r) => {
+            let mut law = loaded_law_predicts(&r.rows, &r.copy, &r.loaded_predictions);
+            // What reads alone need beside the copy: the report's answer to "a copy moves bytes
+            // both ways" (evidence only; the rule is the copy's).
+            if let Some(reads) = &r.reads {
+                law.evidence = format!("{} Read-only: {}", law.evidence, reads.need_notes().join("; "));
+            }
+            vec![
+                bytes_not_occupancy(&r.rows, &r.copy),
+                few_threads_match_many(&r.rows),
+                law,
+                warps_cannot_hide_latency(&r.rows, &r.copy, r.latency.cycles_per_step),
+            ]
+        }
         None => {
             let copy = CopyReference {
                 bytes: 0,

@@ -16,7 +16,7 @@
 //! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`chase`]
 //! (latency, CPU side), [`row`] (typed results and headline figures), [`claims`] (verdict
 //! rules), [`notes`] (the model's fit and the other figures the notes quote), [`plots`],
-//! [`table`] (columns and notes), [`loaded`] (Little's law with the latency measured under
+//! [`table`] (columns and notes), [`reads`] (the read-only kernels beside the copies), [`loaded`] (Little's law with the latency measured under
 //! load), and the two files that touch the driver: [`run`] (the sweep) and [`chase_run`] (the
 //! chases, alone and beside background copies).
 
@@ -29,6 +29,8 @@ pub mod loaded;
 pub mod model;
 pub mod notes;
 pub mod plots;
+pub mod reads;
+pub mod reads_run;
 pub mod row;
 pub mod run;
 pub mod sizes;
@@ -38,7 +40,7 @@ pub mod table;
 use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
 use sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
 use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
+use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID, READ};
 
 pub use row::{Inflight, InflightRow};
 
@@ -262,12 +264,19 @@ impl Experiment for Spec {
     type Plan = Plan;
 
     fn help() -> String {
+        let reads: Vec<String> = READ
+            .iter()
+            .map(|r| format!("{}x{}x{}", r.threads, r.loads, r.width))
+            .collect();
         format!(
             "The memcpy grid (entries memcpy_t{{T}}_l{{L}}_w{{W}}): threads {:?}, loads {:?}, \
-             widths {:?}",
+             widths {:?}. Read-only kernels (read_t{{T}}_l{{L}}_w{{W}}: the copy's loads, \
+             every warp's sum checked exactly) run beside the copy rows of their points \
+             (threads x loads x width: {}), against the D2D copy's bytes moved per second",
             grid_threads(),
             grid_loads(),
-            grid_widths()
+            grid_widths(),
+            reads.join(", ")
         )
     }
 
@@ -444,6 +453,24 @@ mod render_test {
             l2_bytes: 50 << 20,
             rows: vec![size(16, 6000.0), size(256, 3900.0), size(1024, 3850.0)],
         });
+        run.reads = Some(reads::ReadOnly {
+            reference_gbps: run.copy.gbps,
+            rows: vec![reads::ReadRow {
+                entry: "read_t256_l16_w4".into(),
+                copy_entry: "memcpy_t256_l16_w4".into(),
+                blocks_per_sm: 1,
+                warps_per_sm: 8,
+                bytes_in_flight_per_sm: 64 << 10,
+                gbps: 3800.0,
+                fraction_of_reference: 0.95,
+                copy_gbps: 3400.0,
+                copy_fraction: 0.85,
+                timing: run.copy.timing.clone(),
+                check: row::tests::passed(),
+                compared_gbps: Some(3700.0),
+                compared_check: Some(row::tests::passed()),
+            }],
+        });
         r.inflight = Some(run);
         let mut fma = Vec::new();
         for ilp in [1, 4] {
@@ -486,6 +513,7 @@ mod render_test {
         assert!(md.contains("Volkov's table"), "{md}");
         let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
         assert!(report.contains("Why (experiment 4)"), "{report}");
+        assert!(report.contains("Read-only: Bytes in flight per SM for 90%"), "{report}");
         let tables = std::fs::read_to_string(dir.join("tables.md")).unwrap();
         for note in [
             "Loaded latency (measured)",
@@ -493,6 +521,7 @@ mod render_test {
             "Copy size sweep",
             "The L2 stops serving the copy by 256 MiB",
             "Effective latency by share of the copy",
+            "Read-only vs copy: read_t256_l16_w4 x1 (64 KiB in flight/SM): read 3800 GB/s",
         ] {
             assert!(tables.contains(note), "{note}: {tables}");
         }

@@ -7,6 +7,7 @@ use super::chase::Latency;
 use super::grid::Point;
 use super::loaded::{LoadedLatency, LoadedPrediction};
 use super::model::LittlesLaw;
+use super::reads::ReadOnly;
 use super::sizes::SizeSweep;
 use crate::experiments::contract::{row, Output, GBPS};
 use crate::experiments::measured::Measured;
@@ -194,6 +195,9 @@ pub struct Inflight {
     /// The copy-size sweep (absent when not asked for, and in runs recorded before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sizes: Option<SizeSweep>,
+    /// The read-only kernels beside their copies (absent in runs recorded before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads: Option<ReadOnly>,
     pub model: LittlesLaw,
     pub rows: Vec<InflightRow>,
     /// Points that could not be placed at their residency, with the reason.
@@ -217,7 +221,9 @@ impl Output for Inflight {
         });
         let sizes = self.sizes.iter().flat_map(|s| &s.rows).filter(|r| !r.check.passed);
         let sizes = sizes.map(|r| format!("copy size {} MiB: {}", r.bytes >> 20, r.check.what));
-        failed.into_iter().chain(loaded).chain(sizes).collect()
+        let reads = self.reads.iter().flat_map(ReadOnly::failures);
+        let reads = reads.map(|r| format!("read-only {r}"));
+        failed.into_iter().chain(loaded).chain(sizes).chain(reads).collect()
     }
 }
 
@@ -246,6 +252,7 @@ pub(crate) mod tests {
             loaded: LoadedLatency::default(),
             loaded_predictions: vec![],
             sizes: None,
+            reads: None,
             headline: headline(&rows, &model),
             model,
             rows,

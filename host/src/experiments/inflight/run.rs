@@ -12,6 +12,7 @@ use super::chase_run::{measure_latency, measure_loaded, Ring};
 use super::grid::{PlanLimits, Point};
 use super::loaded::{predictions, LoadedLatency};
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
+use super::reads_run::measure_reads;
 use super::sizes_run::measure_sizes;
 use super::row::{headline, CopyReference, Inflight, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use super::{Plan, Spec, CHASE_L2_MULTIPLE};
@@ -95,9 +96,14 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
     bar.set_message("copy sizes");
     let (sizes, mut skipped) = measure_sizes(gpu, ctx, &ours, &swept.rows, &p.sweep.sizes_mib)?;
     skipped.splice(0..0, swept.skipped);
+    bar.set_message("read-only");
+    let beside = (swept.rows.as_slice(), copy.gbps);
+    let (reads, not_read) = measure_reads(gpu, ctx, modules, &buffers, beside)?;
+    skipped.extend(not_read);
     bar.finish_and_clear();
     Ok(Inflight {
         sizes,
+        reads,
         headline: headline(&swept.rows, &model),
         loaded_predictions: predictions(&loaded, &model, &swept.rows, &HEADLINE_FRACTIONS),
         loaded,

@@ -213,6 +213,7 @@ pub fn notes(result: &Inflight) -> Vec<String> {
     notes.push(effective_latency_note(&result.rows, m));
     notes.extend(loaded_notes(result));
     notes.extend(result.sizes.iter().flat_map(|s| s.notes()));
+    notes.extend(result.reads.iter().flat_map(|r| r.notes()));
     notes.push(experiment2_note(m, &result.rows));
     if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
         notes.push(format!(
