@@ -117,3 +117,12 @@ fn every_gpu_free_readme_command_runs_and_the_others_pass_their_checks() {
     assert!(ran_gpu_free >= 4, "{ran_gpu_free} GPU-free commands ran");
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+/// The README is a user's guide, not a lab notebook: at most 1,500 words (whitespace-separated, as
+/// `wc -w` counts them); figures beyond a small excerpt belong in docs/runs/.
+#[test]
+fn the_readme_stays_a_short_guide() {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let words = readme.split_whitespace().count();
+    assert!(words <= 1500, "README.md has {words} words (at most 1,500)");
+}
