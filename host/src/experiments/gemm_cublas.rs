@@ -161,6 +161,38 @@ pub fn failed_check(c: Option<&CublasRow>, suffix: &str) -> Vec<String> {
     out
 }
 
+/// [`Output`](crate::experiments::contract::Output) for a GEMM run of `$row`s timed beside
+/// cuBLAS (fields `rows`, and `cublas`, the [`CublasOutcome`](super::occupancy::CublasOutcome)),
+/// with its `cublas_row`: cuBLAS's GFLOP/s is the merged table's reference, named `$reference`,
+/// and its failed check is named with `$suffix` ([`failed_check`]).
+macro_rules! cublas_run_output {
+    ($run:ty, $row:ty, $reference:literal, $suffix:literal) => {
+        impl $run {
+            /// cuBLAS's row, where it was measured.
+            pub fn cublas_row(&self) -> Option<&$crate::experiments::occupancy::CublasRow> {
+                self.cublas
+                    .as_ref()
+                    .and_then($crate::experiments::occupancy::CublasOutcome::measured)
+            }
+        }
+
+        impl $crate::experiments::contract::Output for $run {
+            type Row = $row;
+            fn rows(&self) -> &[$row] {
+                &self.rows
+            }
+            /// cuBLAS's GFLOP/s, where it was measured.
+            fn reference(&self) -> Option<(&'static str, f64)> {
+                self.cublas_row().map(|c| ($reference, c.gflops))
+            }
+            fn other_failures(&self) -> Vec<String> {
+                $crate::experiments::gemm_cublas::failed_check(self.cublas_row(), $suffix)
+            }
+        }
+    };
+}
+pub(crate) use cublas_run_output;
+
 /// A GEMM table's title with cuBLAS's version and library, or why cuBLAS did not run.
 pub fn titled(title: String, outcome: Option<&CublasOutcome>) -> String {
     match outcome {

@@ -3,12 +3,12 @@
 use kernels_gpu::variants::Bf16GemmVariant;
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::contract::{row, Output, GFLOPS};
-use crate::experiments::gemm_cublas::failed_check;
+use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_cublas::cublas_run_output;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
-use crate::experiments::occupancy::{CublasOutcome, CublasRow};
+use crate::experiments::occupancy::CublasOutcome;
 
 /// One BF16 line of the variant table at the run's size.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -69,30 +69,12 @@ pub struct Bf16Run {
     pub cublas: Option<CublasOutcome>,
 }
 
-impl Bf16Run {
-    /// cuBLAS's row, where it was measured.
-    pub fn cublas_row(&self) -> Option<&CublasRow> {
-        self.cublas.as_ref().and_then(CublasOutcome::measured)
-    }
-}
-
-impl Output for Bf16Run {
-    type Row = Bf16Row;
-    fn rows(&self) -> &[Bf16Row] {
-        &self.rows
-    }
-    /// cuBLAS's GFLOP/s, where it was measured.
-    fn reference(&self) -> Option<(&'static str, f64)> {
-        self.cublas_row().map(|c| ("cuBLAS BF16", c.gflops))
-    }
-    fn other_failures(&self) -> Vec<String> {
-        failed_check(self.cublas_row(), " BF16")
-    }
-}
+cublas_run_output!(Bf16Run, Bf16Row, "cuBLAS BF16", " BF16");
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::experiments::contract::Output;
     use crate::experiments::gemm_cublas::tests::cublas_row;
     use crate::results::Check;
     use crate::sampling::summarize;

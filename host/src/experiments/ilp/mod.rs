@@ -262,13 +262,9 @@ mod tests {
     use crate::flag_values::parse_flags;
     use plan::FMA_WARPS_PER_SM;
 
-    fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
-        parse_flags(args)
-    }
-
     #[test]
     fn defaults_span_every_ilp_and_warps_1_to_64() {
-        let a = parse(&[]).unwrap();
+        let a = parse_flags::<SweepArgs>(&[]).unwrap();
         assert_eq!(a.ilp, FMA.iter().map(|v| v.ilp).collect::<Vec<_>>());
         assert_eq!(a.warps_per_sm, DEFAULT_WARPS_PER_SM);
         assert_eq!(a.warps_per_sm.first(), Some(&1));
@@ -290,7 +286,7 @@ mod tests {
 
     #[test]
     fn controls_are_chosen_by_entry_or_left_out() {
-        let a = parse(&[
+        let a = parse_flags::<SweepArgs>(&[
             "--ilp",
             "1",
             "--warps-per-sm",
@@ -314,35 +310,35 @@ mod tests {
         );
         let entries = a.entries().unwrap();
         assert_eq!(entries, ["fma_ilp1", "fadd_ilp1", "ffma_const_ilp2"]);
-        let none = parse(&["--controls", NO_CONTROLS]).unwrap();
+        let none = parse_flags::<SweepArgs>(&["--controls", NO_CONTROLS]).unwrap();
         assert!(none.control_kernels().is_empty());
-        let e = parse(&["--controls", "fadd_ilp9"]).unwrap_err();
+        let e = parse_flags::<SweepArgs>(&["--controls", "fadd_ilp9"]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
         assert!(e.to_string().contains("built: fadd_ilp1"), "{e}");
-        assert!(parse(&["--control-warps-per-sm", "0"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--control-warps-per-sm", "0"]).is_err());
     }
 
     #[test]
     fn bad_values_are_usage_errors() {
-        let e = parse(&["--ilp", "4,7"]).unwrap_err();
+        let e = parse_flags::<SweepArgs>(&["--ilp", "4,7"]).unwrap_err();
         assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
         assert_eq!(e.exit_code(), 2, "a usage error");
         assert!(
             e.to_string().contains("no fma_ilp7 kernel (built: 1, 2, 3"),
             "{e}"
         );
-        assert!(parse(&["--ilp", "x"]).is_err());
-        assert!(parse(&["--warps-per-sm", "65"]).is_err());
-        assert!(parse(&["--warps-per-sm", "0"]).is_err());
-        assert!(parse(&["--target-cycles", "0"]).is_err());
-        assert!(parse(&["--target-cycles", "NaN"]).is_err());
-        let a = parse(&["--ilp", "1,16", "--warps-per-sm", "8,64"]).unwrap();
+        assert!(parse_flags::<SweepArgs>(&["--ilp", "x"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "65"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "0"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--target-cycles", "0"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--target-cycles", "NaN"]).is_err());
+        let a = parse_flags::<SweepArgs>(&["--ilp", "1,16", "--warps-per-sm", "8,64"]).unwrap();
         assert_eq!((a.ilp, a.warps_per_sm), (vec![1, 16], vec![8, 64]));
     }
 
     #[test]
     fn arguments_built_in_code_are_validated_too() {
-        let mut a = parse(&[]).unwrap();
+        let mut a = parse_flags::<SweepArgs>(&[]).unwrap();
         a.ilp = vec![1, 7];
         assert_eq!(a.validate(), Err(UnknownIlp(7)));
     }

@@ -77,15 +77,15 @@ pub struct Spec;
 pub struct SweepArgs {
     /// Threads per block to run (values of the variant table's memcpy grid).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_threads(),
-          value_parser = parse_threads)]
+          value_parser = on_axis("threads", grid_threads))]
     pub threads: Vec<u32>,
     /// Loads per thread to run (values of the variant table's memcpy grid).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
-          value_parser = parse_loads)]
+          value_parser = on_axis("loads", grid_loads))]
     pub loads: Vec<u32>,
     /// Floats per access to run (values of the variant table's memcpy grid).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_widths(),
-          value_parser = parse_widths)]
+          value_parser = on_axis("widths", grid_widths))]
     pub widths: Vec<u32>,
     /// Resident warps per SM to hold, each in 1..=64 (the most an SM holds); each is reached
     /// with the largest listed block size that divides it (all of them with --every-block-size).
@@ -136,7 +136,7 @@ pub struct AllArgs {
     pub inflight_copy_mib: u64,
     /// inflight: loads per thread (values of the memcpy grid).
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
-          value_parser = parse_loads)]
+          value_parser = on_axis("loads", grid_loads))]
     pub inflight_loads: Vec<u32>,
     /// inflight: resident warps per SM to hold, each in 1..=64.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
@@ -176,24 +176,18 @@ fn within(flag: &'static str, values: &[u32], grid: &[u32]) -> Result<(), OffGri
     }
 }
 
-/// One value of a grid-axis flag: a number on the axis. Refused at parse time, so an off-grid
-/// value is a usage error (exit code 2) like any other bad flag.
-fn on_axis(flag: &'static str, s: &str, axis: &[u32]) -> Result<u32, String> {
-    let value: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
-    within(flag, &[value], axis).map_err(|e| e.to_string())?;
-    Ok(value)
-}
-
-fn parse_threads(s: &str) -> Result<u32, String> {
-    on_axis("threads", s, &grid_threads())
-}
-
-fn parse_loads(s: &str) -> Result<u32, String> {
-    on_axis("loads", s, &grid_loads())
-}
-
-fn parse_widths(s: &str) -> Result<u32, String> {
-    on_axis("widths", s, &grid_widths())
+/// The value parser of a grid-axis flag: one value, a number on the axis `values` gives (`flag`
+/// names it in the message). Refused at parse time, so an off-grid value is a usage error (exit
+/// code 2) like any other bad flag.
+fn on_axis(
+    flag: &'static str,
+    values: fn() -> Vec<u32>,
+) -> impl Fn(&str) -> Result<u32, String> + Clone + Send + Sync + 'static {
+    move |s| {
+        let value: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+        within(flag, &[value], &values()).map_err(|e| e.to_string())?;
+        Ok(value)
+    }
 }
 
 impl SweepArgs {
@@ -309,13 +303,9 @@ mod tests {
     use crate::flag_values::parse_flags;
     use grid::PlanLimits;
 
-    fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
-        parse_flags(args)
-    }
-
     #[test]
     fn defaults_take_the_grid_with_the_power_of_two_loads() {
-        let a = parse(&[]).unwrap();
+        let a = parse_flags::<SweepArgs>(&[]).unwrap();
         assert_eq!(a.threads, grid_threads());
         assert_eq!(a.loads, DEFAULT_LOADS);
         assert!(DEFAULT_LOADS.iter().all(|l| grid_loads().contains(l)));
@@ -329,11 +319,11 @@ mod tests {
         );
         assert_eq!(a.copy_mib, DEFAULT_COPY_MIB);
         assert_eq!(a.loaded_steps, DEFAULT_LOADED_STEPS);
-        assert_eq!(parse(&["--loaded-steps", "0"]).unwrap().loaded_steps, 0);
+        assert_eq!(parse_flags::<SweepArgs>(&["--loaded-steps", "0"]).unwrap().loaded_steps, 0);
         assert_eq!(a.sizes_mib, DEFAULT_SIZES_MIB);
-        assert_eq!(parse(&["--sizes-mib", "16,4096"]).unwrap().sizes_mib, [16, 4096]);
-        assert_eq!(parse(&["--sizes-mib", "0"]).unwrap().sizes_mib, [0]);
-        assert!(parse(&["--sizes-mib", "x"]).is_err());
+        assert_eq!(parse_flags::<SweepArgs>(&["--sizes-mib", "16,4096"]).unwrap().sizes_mib, [16, 4096]);
+        assert_eq!(parse_flags::<SweepArgs>(&["--sizes-mib", "0"]).unwrap().sizes_mib, [0]);
+        assert!(parse_flags::<SweepArgs>(&["--sizes-mib", "x"]).is_err());
         // Bytes per thread span 4 to 512.
         let bytes: Vec<u32> = MEMCPY_GRID
             .iter()
@@ -346,7 +336,7 @@ mod tests {
 
     #[test]
     fn filters_and_blocks_per_sm_parse() {
-        let a = parse(&[
+        let a = parse_flags::<SweepArgs>(&[
             "--threads",
             "32,256",
             "--loads",
@@ -378,7 +368,7 @@ mod tests {
 
     #[test]
     fn values_off_the_grid_are_usage_errors_naming_the_flag() {
-        let e = parse(&["--loads", "2,5"]).unwrap_err();
+        let e = parse_flags::<SweepArgs>(&["--loads", "2,5"]).unwrap_err();
         assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
         assert_eq!(e.exit_code(), 2, "a usage error");
         let text = e.to_string();
@@ -386,12 +376,12 @@ mod tests {
             text.contains("--loads 5") && text.contains("1, 2, 3, 4, 6"),
             "{text}"
         );
-        assert!(parse(&["--widths", "3"]).is_err());
-        assert!(parse(&["--threads", "96"]).is_err());
-        assert!(parse(&["--threads", "x"]).is_err());
-        assert!(parse(&["--blocks-per-sm", "2", "--warps-per-sm", "4"]).is_err());
-        assert!(parse(&["--blocks-per-sm", "0"]).is_err());
-        assert!(parse(&["--warps-per-sm", "0"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--widths", "3"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--threads", "96"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--threads", "x"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--blocks-per-sm", "2", "--warps-per-sm", "4"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--blocks-per-sm", "0"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "0"]).is_err());
     }
 }
 

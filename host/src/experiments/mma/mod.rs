@@ -193,13 +193,9 @@ mod tests {
     use crate::flag_values::parse_flags;
     use crate::flags::ModuleFiles;
 
-    fn parse(args: &[&str]) -> Result<SweepArgs, clap::Error> {
-        parse_flags(args)
-    }
-
     #[test]
     fn defaults_span_every_ilp_and_warps_1_to_64() {
-        let a = parse(&[]).unwrap();
+        let a = parse_flags::<SweepArgs>(&[]).unwrap();
         assert_eq!(a.ilp, MMA_ILP.iter().map(|v| v.ilp).collect::<Vec<_>>());
         assert_eq!(a.warps_per_sm, DEFAULT_WARPS_PER_SM);
         assert_eq!(a.warps_per_sm.first(), Some(&1));
@@ -215,7 +211,7 @@ mod tests {
 
     #[test]
     fn bad_values_are_usage_errors() {
-        let e = parse(&["--ilp", "4,3"]).unwrap_err();
+        let e = parse_flags::<SweepArgs>(&["--ilp", "4,3"]).unwrap_err();
         assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
         assert_eq!(e.exit_code(), 2, "a usage error");
         assert!(
@@ -223,12 +219,12 @@ mod tests {
                 .contains("no mma_bf16_ilp3 kernel (built: 1, 2, 4, 8)"),
             "{e}"
         );
-        assert!(parse(&["--ilp", "x"]).is_err());
-        assert!(parse(&["--warps-per-sm", "65"]).is_err());
-        assert!(parse(&["--warps-per-sm", "0"]).is_err());
-        assert!(parse(&["--target-cycles", "0"]).is_err());
-        assert!(parse(&["--target-cycles", "NaN"]).is_err());
-        let a = parse(&["--ilp", "1,8", "--warps-per-sm", "8,64"]).unwrap();
+        assert!(parse_flags::<SweepArgs>(&["--ilp", "x"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "65"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "0"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--target-cycles", "0"]).is_err());
+        assert!(parse_flags::<SweepArgs>(&["--target-cycles", "NaN"]).is_err());
+        let a = parse_flags::<SweepArgs>(&["--ilp", "1,8", "--warps-per-sm", "8,64"]).unwrap();
         assert_eq!(a.points(), [(1, 8), (1, 64), (8, 8), (8, 64)]);
     }
 
@@ -239,12 +235,12 @@ mod tests {
             compare: None,
             compare_label: None,
         };
-        let p = Plan::of(parse(&["--ilp", "2,8"]).unwrap(), &files).unwrap();
+        let p = Plan::of(parse_flags::<SweepArgs>(&["--ilp", "2,8"]).unwrap(), &files).unwrap();
         assert_eq!(
             p.sweep.entries().unwrap(),
             ["mma_bf16_ilp2", "mma_bf16_ilp8"]
         );
-        let mut a = parse(&[]).unwrap();
+        let mut a = parse_flags::<SweepArgs>(&[]).unwrap();
         a.ilp = vec![1, 3];
         let e = Plan::of(a, &files).unwrap_err();
         assert!(e.to_string().contains("no mma_bf16_ilp3 kernel"), "{e}");

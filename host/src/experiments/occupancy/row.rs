@@ -3,8 +3,8 @@
 use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::contract::{row, Output, GFLOPS};
-use crate::experiments::gemm_cublas::{failed_check, CublasKernel};
+use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_cublas::{cublas_run_output, CublasKernel};
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::results::{Check, Timing};
@@ -176,26 +176,7 @@ impl From<GemmRun> for Stored {
 
 row!(GemmRow, GFLOPS, figures.gflops, |r| r.variant.clone());
 
-impl Output for GemmRun {
-    type Row = GemmRow;
-    fn rows(&self) -> &[GemmRow] {
-        &self.rows
-    }
-    /// cuBLAS's GFLOP/s, where it was measured.
-    fn reference(&self) -> Option<(&'static str, f64)> {
-        self.cublas_row().map(|c| ("cuBLAS", c.gflops))
-    }
-    fn other_failures(&self) -> Vec<String> {
-        failed_check(self.cublas_row(), "")
-    }
-}
-
-impl GemmRun {
-    /// cuBLAS's row, where it was measured.
-    pub fn cublas_row(&self) -> Option<&CublasRow> {
-        self.cublas.as_ref().and_then(CublasOutcome::measured)
-    }
-}
+cublas_run_output!(GemmRun, GemmRow, "cuBLAS", "");
 
 #[cfg(test)]
 mod tests {
