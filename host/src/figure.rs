@@ -40,12 +40,32 @@ pub enum XScale {
     Log,
 }
 
-/// A scatter/line plot with optional reference lines.
+/// A plot's title and the names of its two axes, the words every kind of plot carries.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ScatterPlot {
+pub struct Labels {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
+}
+
+impl Labels {
+    pub fn new(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+    ) -> Self {
+        Self {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+        }
+    }
+}
+
+/// A scatter/line plot with optional reference lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScatterPlot {
+    pub labels: Labels,
     pub x_scale: XScale,
     /// Format of the x tick labels: values are printed with this many decimals and this suffix.
     pub x_unit_suffix: String,
@@ -67,9 +87,7 @@ pub struct RegsSeries {
 /// thread), each cell coloured by its value and labelled with it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Heatmap {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
+    pub labels: Labels,
     /// Column labels, left to right.
     pub x_ticks: Vec<String>,
     /// Row labels, bottom to top.

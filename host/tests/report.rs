@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use host::claim::Verdict;
 use host::experiments::RunResults;
+use host::figure::Labels;
 use host::report::{self, CurvePlot};
 use host::results::Comparison;
 
@@ -736,9 +737,11 @@ fn curve_plots_are_drawn_and_linked() {
     let dir = out_dir("report_curves");
     let curve = CurvePlot {
         file_stem: "curve_registers".into(),
-        title: "Occupancy vs registers per thread".into(),
-        x_label: "Registers per thread".into(),
-        y_label: "Theoretical occupancy (%)".into(),
+        labels: Labels::new(
+            "Occupancy vs registers per thread",
+            "Registers per thread",
+            "Theoretical occupancy (%)",
+        ),
         series: vec![
             (
                 "256 threads/block".into(),
@@ -952,9 +955,7 @@ fn a_heatmap_labels_every_measured_cell_and_its_axes() {
     use host::figure::Heatmap;
     let dir = out_dir("report_heatmap");
     let h = Heatmap {
-        title: "% of copy bandwidth".into(),
-        x_label: "Warps per SM".into(),
-        y_label: "Bytes per thread".into(),
+        labels: Labels::new("% of copy bandwidth", "Warps per SM", "Bytes per thread"),
         x_ticks: vec!["1".into(), "2".into(), "4".into()],
         y_ticks: vec!["16".into(), "64".into()],
         cells: vec![

@@ -429,9 +429,7 @@ pub(crate) mod tests {
     #[test]
     fn the_kernel_is_a_point_at_its_occupancy() {
         let plot = crate::figure::ScatterPlot {
-            title: String::new(),
-            x_label: String::new(),
-            y_label: String::new(),
+            labels: crate::figure::Labels::new("", "", ""),
             x_scale: crate::figure::XScale::Linear,
             x_unit_suffix: "%".into(),
             series: vec![],

@@ -10,7 +10,9 @@ use crate::experiments::cells;
 use crate::experiments::contract::{Output, Row};
 use crate::experiments::ilp::plan::Layout;
 use crate::experiments::measurement::Measurement;
-use crate::figure::{Figure, LabelledPoint, PlotRun, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::figure::{
+    Figure, LabelledPoint, Labels, PlotRun, ReferenceLine, ScatterPlot, Series, XScale,
+};
 use crate::results::Timing;
 use crate::table::{Column, Kind, Value};
 
@@ -189,9 +191,7 @@ pub fn over_warps(
     references: Vec<ReferenceLine>,
 ) -> ScatterPlot {
     ScatterPlot {
-        title,
-        x_label: "resident warps per SM".into(),
-        y_label: y_label.into(),
+        labels: Labels::new(title, "resident warps per SM", y_label),
         x_scale: XScale::Log,
         x_unit_suffix: String::new(),
         series,

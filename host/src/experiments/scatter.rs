@@ -5,8 +5,8 @@
 use super::contract::Output;
 use super::measured::plot_rows;
 use crate::figure::{
-    finish_labels, peak_label, push_module_series, Figure, PlotRun, ReferenceLine, ScatterPlot,
-    XScale,
+    finish_labels, peak_label, push_module_series, Figure, Labels, PlotRun, ReferenceLine,
+    ScatterPlot, XScale,
 };
 
 /// A horizontal line a run adds to the plot.
@@ -95,9 +95,7 @@ pub fn occupancy_scatter<'r, O: Output>(
     }
     finish_labels(&mut series, |s| &mut s.points);
     Some(Figure::Scatter(ScatterPlot {
-        title: axes.title,
-        x_label: axes.x_label.to_owned(),
-        y_label: axes.y_label.to_owned(),
+        labels: Labels::new(axes.title, axes.x_label, axes.y_label),
         x_scale: axes.x_scale,
         x_unit_suffix: "%".into(),
         series,

@@ -4,6 +4,7 @@
 use kernels_gpu::variants::{GemmFamily, GemmVariant};
 
 use crate::experiments::RunResults;
+use crate::figure::Labels;
 use crate::occupancy::{all_curves, Axis, Curve, KernelResources, Limits};
 
 use super::CurvePlot;
@@ -36,9 +37,11 @@ pub fn curve_plots(curves: &[(String, Curve)]) -> Vec<CurvePlot> {
             let arch = &of_axis.first()?.1.arch;
             Some(CurvePlot {
                 file_stem: stem(axis).to_string(),
-                title: format!("Occupancy vs {} ({arch})", axis.label()),
-                x_label: x_label(axis).to_string(),
-                y_label: "Theoretical occupancy (%)".to_string(),
+                labels: Labels::new(
+                    format!("Occupancy vs {} ({arch})", axis.label()),
+                    x_label(axis),
+                    "Theoretical occupancy (%)",
+                ),
                 series: of_axis
                     .iter()
                     .map(|(name, c)| {

@@ -22,7 +22,7 @@ pub use plots::plot_curve;
 use crate::atomic_file::write_atomic;
 use crate::experiments::registry::figures;
 use crate::experiments::RunResults;
-use crate::figure::Figure;
+use crate::figure::{Figure, Labels};
 use crate::occupancy::Limits;
 use crate::results_io::write_results;
 
@@ -39,9 +39,7 @@ pub const TABLES_MD: &str = "tables.md";
 pub struct CurvePlot {
     /// File name without extension, e.g. `"curve_registers"`; `.svg` is added.
     pub file_stem: String,
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
+    pub labels: Labels,
     /// (legend label, points joined in order).
     pub series: Vec<(String, Vec<(f64, f64)>)>,
 }
@@ -118,9 +116,9 @@ fn write_report(
     for c in curves {
         let file = format!("{}.svg", c.file_stem);
         let path = dir.join(&file);
-        plot_curve(&c.title, &c.x_label, &c.y_label, &c.series, &path)?;
+        plot_curve(&c.labels, &c.series, &path)?;
         written.push(path);
-        curve_links.push((file, c.title.clone()));
+        curve_links.push((file, c.labels.title.clone()));
     }
     let md = markdown::report(
         results,

@@ -12,7 +12,7 @@ use crate::experiments::contract::Row;
 use crate::experiments::gemm_bf16::Bf16Run;
 use crate::experiments::occupancy::{CublasRow, GemmRow, GemmRun};
 use crate::experiments::RunResults;
-use crate::figure::{tick, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::figure::{tick, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale};
 use crate::table::{markdown_grid, percent};
 
 /// The picture's file stem in a results folder.
@@ -196,12 +196,14 @@ pub fn figure(results: &RunResults, ceiling: Option<MmaCeiling>) -> Option<Scatt
         });
     }
     Some(ScatterPlot {
-        title: format!(
-            "Part II: every GEMM against its pipe's peak ({})",
-            results.device.name
+        labels: Labels::new(
+            format!(
+                "Part II: every GEMM against its pipe's peak ({})",
+                results.device.name
+            ),
+            "Theoretical occupancy (%)",
+            "% of the pipe's peak",
         ),
-        x_label: "Theoretical occupancy (%)".into(),
-        y_label: "% of the pipe's peak".into(),
         x_scale: XScale::Linear,
         x_unit_suffix: "%".into(),
         series,

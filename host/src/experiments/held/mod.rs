@@ -23,7 +23,7 @@ use super::progress::progress_bar;
 use super::residency::hold_at_blocks;
 use crate::claim::Verdict;
 use crate::cuda::{Gpu, Kernel, LaunchShape};
-use crate::figure::{Figure, LabelledPoint, PlotRun, ScatterPlot, Series, XScale};
+use crate::figure::{Figure, Labels, LabelledPoint, PlotRun, ScatterPlot, Series, XScale};
 use crate::flags::{check_tiling, own_labels, select, CliError, GemmDims, GemmSize, Shared};
 use crate::modules;
 use crate::results::RunMeta;
@@ -235,12 +235,14 @@ impl Experiment for Spec {
             return Vec::new();
         }
         let plot = ScatterPlot {
-            title: format!(
-                "Experiment {}: GFLOP/s vs occupancy, each binary fixed",
-                Self::NUMBER
+            labels: Labels::new(
+                format!(
+                    "Experiment {}: GFLOP/s vs occupancy, each binary fixed",
+                    Self::NUMBER
+                ),
+                "theoretical occupancy (%)",
+                "GFLOP/s",
             ),
-            x_label: "theoretical occupancy (%)".into(),
-            y_label: "GFLOP/s".into(),
             x_scale: XScale::Linear,
             x_unit_suffix: "%".into(),
             series,

@@ -9,7 +9,7 @@ use super::model::LittlesLaw;
 use super::row::{usable, Inflight, InflightRow};
 use super::Spec;
 use crate::experiments::contract::Registered;
-use crate::figure::{Figure, Heatmap, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::figure::{Figure, Heatmap, Labels, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 
 /// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among the
 /// usable rows there (checked, and not spilling) (widths and block sizes with the same bytes per
@@ -50,9 +50,7 @@ pub fn heat_cells(rows: &[InflightRow]) -> HeatCells {
 pub fn heatmap(rows: &[InflightRow], title: &str) -> Heatmap {
     let h = heat_cells(rows);
     Heatmap {
-        title: title.to_owned(),
-        x_label: "resident warps per SM".into(),
-        y_label: "bytes per thread in flight".into(),
+        labels: Labels::new(title.to_owned(), "resident warps per SM", "bytes per thread in flight"),
         x_ticks: h.warps.iter().map(u32::to_string).collect(),
         y_ticks: h.bytes.iter().map(u32::to_string).collect(),
         cells: (0..h.bytes.len())
@@ -85,9 +83,7 @@ pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> Scat
         markers: false,
     });
     ScatterPlot {
-        title: "Copy bandwidth vs bytes in flight".into(),
-        x_label: "bytes of loads in flight per SM".into(),
-        y_label: "GB/s (read + write)".into(),
+        labels: Labels::new("Copy bandwidth vs bytes in flight", "bytes of loads in flight per SM", "GB/s (read + write)"),
         x_scale: XScale::Log,
         x_unit_suffix: String::new(),
         series,
@@ -160,9 +156,7 @@ pub fn measured_vs_predicted(rows: &[InflightRow]) -> ScatterPlot {
         markers: false,
     });
     ScatterPlot {
-        title: "Measured vs Little's law".into(),
-        x_label: "predicted GB/s".into(),
-        y_label: "measured GB/s".into(),
+        labels: Labels::new("Measured vs Little's law", "predicted GB/s", "measured GB/s"),
         x_scale: XScale::Linear,
         x_unit_suffix: String::new(),
         series,
@@ -189,9 +183,7 @@ pub fn latency_vs_bandwidth(result: &Inflight) -> ScatterPlot {
             .map(|p| (p.background_gbps, p.ns_per_hop)),
     );
     ScatterPlot {
-        title: "Latency under load".into(),
-        x_label: "GB/s (read + write)".into(),
-        y_label: "ns per load".into(),
+        labels: Labels::new("Latency under load", "GB/s (read + write)", "ns per load"),
         x_scale: XScale::Linear,
         x_unit_suffix: String::new(),
         series: vec![

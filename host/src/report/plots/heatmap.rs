@@ -46,7 +46,7 @@ pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
     let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| plot_error(path, e))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(&h.title, font(TITLE_SIZE))
+        .caption(&h.labels.title, font(TITLE_SIZE))
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(70)
@@ -57,8 +57,8 @@ pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_desc(&h.x_label)
-        .y_desc(&h.y_label)
+        .x_desc(&h.labels.x_label)
+        .y_desc(&h.labels.y_label)
         .axis_desc_style(font(AXIS_DESC_SIZE))
         .label_style(font(TEXT_SIZE))
         .x_labels(2 * nx + 1)

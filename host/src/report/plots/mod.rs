@@ -22,7 +22,7 @@ use labels::{draw_legend, draw_point_labels, text_extent, LegendMark, Placer, Re
 pub use regs::regs;
 
 use super::error::ReportError;
-use crate::figure::{tick, LabelledPoint, ScatterPlot, Series, XScale};
+use crate::figure::{tick, LabelledPoint, Labels, ScatterPlot, Series, XScale};
 
 /// Width of every plot, pixels.
 pub const WIDTH: u32 = 800;
@@ -171,7 +171,7 @@ where
 {
     let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
     let mut chart = ChartBuilder::on(root)
-        .caption(&plot.title, font(TITLE_SIZE))
+        .caption(&plot.labels.title, font(TITLE_SIZE))
         .margin(16)
         .x_label_area_size(56)
         .y_label_area_size(84)
@@ -189,8 +189,8 @@ where
     let y_fmt = |v: &f64| tick(*v);
     let mut mesh = chart.configure_mesh();
     house_style(&mut mesh)
-        .x_desc(&plot.x_label)
-        .y_desc(&plot.y_label)
+        .x_desc(&plot.labels.x_label)
+        .y_desc(&plot.labels.y_label)
         .x_labels(match plot.x_scale {
             XScale::Linear => 8,
             XScale::Log => 16,
@@ -320,16 +320,12 @@ where
 /// Draws plain curves (e.g. the occupancy calculator's occupancy vs registers/thread) to `path`.
 /// Each series is `(label, points)`; points are joined in order.
 pub fn plot_curve(
-    title: &str,
-    x_label: &str,
-    y_label: &str,
+    labels: &Labels,
     series: &[(String, Vec<(f64, f64)>)],
     path: &Path,
 ) -> Result<(), ReportError> {
     let plot = ScatterPlot {
-        title: title.to_string(),
-        x_label: x_label.to_string(),
-        y_label: y_label.to_string(),
+        labels: labels.clone(),
         x_scale: XScale::Linear,
         x_unit_suffix: String::new(),
         series: series
