@@ -188,14 +188,21 @@ fn the_read_only_kernels_run_beside_their_copies_verified() {
         .map(|x| (x.entry.clone(), x.blocks_per_sm))
         .collect();
     pairs.sort();
+    // read_t1024_l8_w4 keeps its 8 vectors in registers until the last is issued (reads.rs):
+    // more registers than two blocks of 1024 threads allow, so it cannot stand beside its copy
+    // at 2 blocks/SM and is named as skipped (H200, 2026-12-01, call J).
     assert_eq!(
         pairs,
         [
             ("read_t1024_l1_w4".to_owned(), 2),
-            ("read_t1024_l8_w4".to_owned(), 2),
             ("read_t256_l1_w4".to_owned(), 1),
             ("read_t256_l8_w4".to_owned(), 1),
         ]
+    );
+    assert!(
+        r.skipped.iter().any(|s| s.contains("read_t1024_l8_w4")),
+        "{:?}",
+        r.skipped
     );
     for x in &reads.rows {
         let copy = r

@@ -65,11 +65,11 @@ mod gpu;
 mod memcpy;
 #[cfg(target_arch = "nvptx64")]
 mod mma_ilp;
+#[cfg(target_arch = "nvptx64")]
+mod read;
 // Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod wgmma;
-#[cfg(target_arch = "nvptx64")]
-mod read;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
