@@ -10,10 +10,10 @@ use host::report::merge::load;
 use host::results::SCHEMA_VERSION;
 use host::results_io::{tables, write_results};
 
-/// The CSV columns that hold text: names, the limiter in words, whether a check passed and each
+/// The CSV columns that hold text: names (a variant, entry, op or fixed binary), the limiter in words, whether a check passed and each
 /// row's flags. Every other column must hold numbers.
 const TEXT_COLUMNS: &[&str] = &[
-    "Variant", "Entry", "Family", "Limiter", "Verified", "flags", "Op",
+    "Variant", "Entry", "Family", "Limiter", "Verified", "flags", "Op", "Binary",
 ];
 
 /// Whether `name` is a text column: one of [`TEXT_COLUMNS`], or the compared module's check.

@@ -200,7 +200,9 @@ fn the_read_only_kernels_run_beside_their_copies_verified() {
         ]
     );
     assert!(
-        r.skipped.iter().any(|s| s.contains("memcpy_t1024_l8_w4 at 2 blocks/SM")),
+        r.skipped
+            .iter()
+            .any(|s| s.contains("memcpy_t1024_l8_w4 at 2 blocks/SM")),
         "{:?}",
         r.skipped
     );
