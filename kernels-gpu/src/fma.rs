@@ -25,7 +25,9 @@ const fn trips_per_iteration(ilp: usize) -> i32 {
 /// and the round counter on the uniform datapath (`UIADD3`, `ISETP ... UR4`; nvcc's in `R8`).
 /// On the H200 the two run alike with one warp per scheduler (1 to 4 warps/SM) and from three
 /// (12 and more), and ours at 0.81 of nvcc's with two (5 to 8): which difference costs it is not
-/// measured (docs/design.md, experiment 5).
+/// measured. The figures fit one extra cycle per dependent FFMA with two warps on a scheduler (2/5
+/// of issue against 2/4), e.g. a register-bank conflict between R6 and R2 that the reuse cache
+/// hides for a lone warp: inferred, not measured (docs/design.md, experiment 5).
 ///
 /// # Safety
 /// `out` holds one float per launched thread (grid x block); `iters <= i32::MAX - 15`.
