@@ -45,7 +45,7 @@ __host__ __device__ constexpr unsigned swizzle(unsigned row, unsigned chunk, uns
     return q ^ ((q / line_of_phase) % LINE_CHUNKS);
 }
 
-// mma_shape.rs `block_tile`: the C tile (row, column) block (bx, by) of a gx x gy grid computes,
+// block_order.rs `block_tile`: the C tile (row, column) block (bx, by) of a gx x gy grid computes,
 // consecutive blocks walking down columns of RASTER_ROWS tile rows so that the resident wave
 // shares rows of A and columns of B in L2.
 constexpr unsigned RASTER_ROWS = 8;

@@ -16,8 +16,9 @@
 //! when K and N are multiples of 8 (and A and B 16-byte aligned). Otherwise the kernel stages
 //! each chunk element by element through registers: right at any size, and slower.
 
+use crate::block_order::block_tile;
 use crate::gpu;
-use crate::mma_shape::{block_tile, chunks_aligned, MmaShape, CHUNK_ELEMS, WARP};
+use crate::mma_shape::{chunks_aligned, MmaShape, CHUNK_ELEMS, WARP};
 use crate::tuned_shape::inside;
 use crate::variants::Bf16GemmArgs;
 
