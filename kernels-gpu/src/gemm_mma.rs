@@ -17,6 +17,7 @@
 //! each chunk element by element through registers: right at any size, and slower.
 
 use crate::block_order::block_tile;
+use crate::gemm_epilogue::Output;
 use crate::gpu;
 use crate::mma_shape::{chunks_aligned, MmaShape, CHUNK_ELEMS, WARP};
 use crate::tuned_shape::inside;
@@ -229,58 +230,24 @@ unsafe fn body<
 
     // Epilogue: each accumulator register pair is two neighbouring columns of one row, stored as
     // one 8-byte access where C's rows allow (N even, C 8-byte aligned: the pair, starting at
-    // an even column, is then wholly inside or outside), else one float at a time. C is read
-    // only when beta is not zero.
-    let pairs = n.is_multiple_of(2) && (c as usize).is_multiple_of(8);
-    let read_c = beta != 0.0;
+    // an even column, is then wholly inside or outside), else one float at a time.
+    let out = Output {
+        c,
+        m,
+        n,
+        alpha,
+        beta,
+        vector: n.is_multiple_of(2) && (c as usize).is_multiple_of(8),
+    };
     for (mi, acc_row) in acc.iter().enumerate() {
         for (ni, acc_tile) in acc_row.iter().enumerate() {
             for half in 0..2 {
                 let (r, cc) = s.accumulator(warp, lane, mi as u32, ni as u32, 2 * half);
-                let (row, col) = (row0 + r, col0 + cc);
-                let at = row * n + col;
                 let vals = [acc_tile[2 * half as usize], acc_tile[2 * half as usize + 1]];
-                if pairs {
-                    if inside(row, col, m, n) {
-                        // SAFETY: the pair is inside C and 8-byte aligned.
-                        let old = if read_c {
-                            unsafe { gpu::load_global2(c, at) }
-                        } else {
-                            [0.0; 2]
-                        };
-                        let out = [
-                            blend(alpha, vals[0], beta, old[0]),
-                            blend(alpha, vals[1], beta, old[1]),
-                        ];
-                        // SAFETY: as above.
-                        unsafe { gpu::store_global2(c, at, out) };
-                    }
-                } else {
-                    for (i, &v) in vals.iter().enumerate() {
-                        if inside(row, col + i as u32, m, n) {
-                            let at = (at + i as u32) as isize;
-                            // SAFETY: inside C.
-                            let old = if read_c {
-                                unsafe { gpu::load_global(c, at) }
-                            } else {
-                                0.0
-                            };
-                            // SAFETY: inside C.
-                            unsafe { gpu::store_global(c, at, blend(alpha, v, beta, old)) };
-                        }
-                    }
-                }
+                // SAFETY: C holds M*N floats (the caller's contract); the pair starts at an even
+                // column, so with `vector` it is 8-byte aligned and wholly inside or outside C.
+                unsafe { out.store::<2>(row0 + r, col0 + cc, vals) };
             }
         }
-    }
-}
-
-/// alpha*acc + beta*old, with beta*old left out when beta is zero (C may hold anything then).
-#[inline(always)]
-fn blend(alpha: f32, acc: f32, beta: f32, old: f32) -> f32 {
-    if beta == 0.0 {
-        alpha * acc
-    } else {
-        gpu::fma(alpha, acc, beta * old)
     }
 }

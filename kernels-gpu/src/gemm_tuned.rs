@@ -8,6 +8,7 @@
 //! a WM x WN part of the tile, each lane TM x TN accumulators in 4 x 4 blocks, read as 128-bit
 //! fragments (`tuned_shape.rs` holds the index arithmetic and the layout's reasons).
 
+use crate::gemm_epilogue::Output;
 use crate::gpu;
 use crate::tuned_shape::{inside, rows_vectorizable, TunedShape, VEC};
 use crate::variants::GemmArgs;
@@ -223,58 +224,22 @@ unsafe fn body<
     }
     gpu::cp_async_wait(0);
 
-    // Epilogue: 4-float groups where C's rows allow, else one float at a time; C is read only
-    // when beta is not zero.
-    let c_vector = rows_vectorizable(n, c as usize);
-    let read_c = beta != 0.0;
+    // Epilogue: 4-float groups where C's rows allow, else one float at a time.
+    let out = Output {
+        c,
+        m,
+        n,
+        alpha,
+        beta,
+        vector: rows_vectorizable(n, c as usize),
+    };
     for (r, acc_row) in acc.iter().enumerate() {
         for jg in 0..TN / 4 {
             let (dr, dc) = s.accumulator_offset(r as u32, 4 * jg as u32);
-            let (row, col) = (row0 + tr + dr, col0 + tc + dc);
-            let at = row * n + col;
-            let vals = [
-                acc_row[4 * jg],
-                acc_row[4 * jg + 1],
-                acc_row[4 * jg + 2],
-                acc_row[4 * jg + 3],
-            ];
-            if c_vector {
-                if inside(row, col, m, n) {
-                    // SAFETY: the group is inside C and 16-byte aligned (rows_vectorizable).
-                    let old = if read_c {
-                        unsafe { gpu::load_global4(c, at) }
-                    } else {
-                        [0.0; 4]
-                    };
-                    let out = core::array::from_fn(|j| blend(alpha, vals[j], beta, old[j]));
-                    // SAFETY: as above.
-                    unsafe { gpu::store_global4(c, at, out) };
-                }
-            } else {
-                for (j, &v) in vals.iter().enumerate() {
-                    if inside(row, col + j as u32, m, n) {
-                        let at = (at + j as u32) as isize;
-                        // SAFETY: inside C.
-                        let old = if read_c {
-                            unsafe { gpu::load_global(c, at) }
-                        } else {
-                            0.0
-                        };
-                        // SAFETY: inside C.
-                        unsafe { gpu::store_global(c, at, blend(alpha, v, beta, old)) };
-                    }
-                }
-            }
+            let vals = core::array::from_fn(|j| acc_row[4 * jg + j]);
+            // SAFETY: C holds M*N floats (the caller's contract); rows_vectorizable: every group
+            // at a column multiple of 4 is 16-byte aligned and wholly inside or outside C.
+            unsafe { out.store::<4>(row0 + tr + dr, col0 + tc + dc, vals) };
         }
-    }
-}
-
-/// alpha*acc + beta*old, with beta*old left out when beta is zero (C may hold anything then).
-#[inline(always)]
-fn blend(alpha: f32, acc: f32, beta: f32, old: f32) -> f32 {
-    if beta == 0.0 {
-        alpha * acc
-    } else {
-        gpu::fma(alpha, acc, beta * old)
     }
 }

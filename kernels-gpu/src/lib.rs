@@ -55,6 +55,8 @@ mod gemm;
 #[cfg(target_arch = "nvptx64")]
 mod gemm_check;
 #[cfg(target_arch = "nvptx64")]
+mod gemm_epilogue;
+#[cfg(target_arch = "nvptx64")]
 mod gemm_mma;
 #[cfg(target_arch = "nvptx64")]
 mod gemm_ref;
