@@ -27,8 +27,9 @@ struct Fragments {
     unsigned b[S::NI][2];
 };
 
-// gemm_mma.rs `blend`: alpha*acc + beta*old, with beta*old left out when beta is zero (C may hold
-// anything then).
+// gemm_epilogue.rs `blend`: alpha*acc + beta*old, with beta*old left out when beta is zero (C may
+// hold anything then). The Rust GEMMs share one epilogue; the twins keep one each, because a shared
+// C++ version (tried) changes the SASS nvcc builds for these kernels, and the twin is the yardstick.
 __device__ __forceinline__ float blend(float alpha, float acc, float beta, float old) {
     return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * old);
 }
