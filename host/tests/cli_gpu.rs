@@ -2,6 +2,8 @@
 //! (build.rs sets `lab_gpu` when it finds libcuda), `cargo test` lists them as ignored with the
 //! reason; asked to run anyway (`--ignored`) without a driver, they fail.
 
+mod support;
+
 use std::process::Command;
 
 use host::cuda::{driver_present, CudaError, Gpu, Module};
@@ -247,21 +249,9 @@ fn sweeps_compare_every_point_they_run() {
     }
 }
 
-/// Runs `host occupancy ARGS --format json` and gives the results (exit 0 expected).
+/// Runs `host occupancy ARGS` quickly and gives the results (exit 0 expected).
 fn occupancy(args: &[&str]) -> host::experiments::RunResults {
-    let out = Command::new(env!("CARGO_BIN_EXE_host"))
-        .arg("occupancy")
-        .args(args)
-        .args(["--format", "json", "--iters", "2", "--samples", "3"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    support::quick_json_run("occupancy", args)
 }
 
 fn tuned_labels() -> String {

@@ -3,25 +3,13 @@
 //! tiles and at one that does not, and a tuned FP32 line. Where the build found no CUDA driver,
 //! `cargo test` lists it as ignored; asked to run anyway without a driver, it fails.
 
-use std::process::Command;
+mod support;
 
 use host::cuda::driver_present;
 
-/// Runs `host regs ARGS --format json` and gives the results (exit 0 expected).
+/// Runs `host regs ARGS` quickly and gives the results (exit 0 expected).
 fn regs(args: &[&str]) -> host::experiments::RunResults {
-    let out = Command::new(env!("CARGO_BIN_EXE_host"))
-        .arg("regs")
-        .args(args)
-        .args(["--format", "json", "--iters", "2", "--samples", "3"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    support::quick_json_run("regs", args)
 }
 
 #[test]

@@ -127,3 +127,21 @@ pub fn mkfifo(path: &Path) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// Runs `host SUBCOMMAND ARGS --format json --iters 2 --samples 3` (a quick GPU run) and gives its
+/// results; the run must exit 0.
+pub fn quick_json_run(subcommand: &str, args: &[&str]) -> host::experiments::RunResults {
+    let out = Command::new(env!("CARGO_BIN_EXE_host"))
+        .arg(subcommand)
+        .args(args)
+        .args(["--format", "json", "--iters", "2", "--samples", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "host {subcommand} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
