@@ -281,6 +281,14 @@ mod tests {
         offset / CHUNK_BYTES % LINE_CHUNKS
     }
 
+    /// How many different bank groups `offsets` fall in (8: no two share one).
+    fn distinct_bank_groups(offsets: impl Iterator<Item = u32>) -> usize {
+        let mut g: Vec<u32> = offsets.map(bank_group).collect();
+        g.sort_unstable();
+        g.dedup();
+        g.len()
+    }
+
     /// Every `ldmatrix` phase (the 8 lanes giving one matrix's rows) reads 8 different bank
     /// groups, for A and for B, at every m-tile, n-pair and k-step of every warp.
     #[test]
@@ -290,11 +298,12 @@ mod tests {
                 for kk in 0..s.k_steps() {
                     let phases = |f: &dyn Fn(u32) -> u32| {
                         for j in 0..4 {
-                            let mut groups: Vec<u32> =
-                                (8 * j..8 * j + 8).map(|l| bank_group(f(l))).collect();
-                            groups.sort_unstable();
-                            groups.dedup();
-                            assert_eq!(groups.len(), 8, "{s:?} warp {warp} kk {kk} matrix {j}");
+                            let offsets = (8 * j..8 * j + 8).map(f);
+                            assert_eq!(
+                                distinct_bank_groups(offsets),
+                                8,
+                                "{s:?} warp {warp} kk {kk} matrix {j}"
+                            );
                         }
                     };
                     for mi in 0..s.m_tiles() {
@@ -315,28 +324,18 @@ mod tests {
             for quarter in 0..s.threads() / 8 {
                 let threads = 8 * quarter..8 * quarter + 8;
                 for e in 0..s.a_copies() {
-                    let mut g: Vec<u32> = threads
-                        .clone()
-                        .map(|t| {
-                            let (r, c) = s.a_copy(t, e);
-                            bank_group(s.a_chunk_offset(r, c))
-                        })
-                        .collect();
-                    g.sort_unstable();
-                    g.dedup();
-                    assert_eq!(g.len(), 8, "{s:?} A copy {e}");
+                    let offsets = threads.clone().map(|t| {
+                        let (r, c) = s.a_copy(t, e);
+                        s.a_chunk_offset(r, c)
+                    });
+                    assert_eq!(distinct_bank_groups(offsets), 8, "{s:?} A copy {e}");
                 }
                 for e in 0..s.b_copies() {
-                    let mut g: Vec<u32> = threads
-                        .clone()
-                        .map(|t| {
-                            let (r, c) = s.b_copy(t, e);
-                            bank_group(s.b_chunk_offset(r, c))
-                        })
-                        .collect();
-                    g.sort_unstable();
-                    g.dedup();
-                    assert_eq!(g.len(), 8, "{s:?} B copy {e}");
+                    let offsets = threads.clone().map(|t| {
+                        let (r, c) = s.b_copy(t, e);
+                        s.b_chunk_offset(r, c)
+                    });
+                    assert_eq!(distinct_bank_groups(offsets), 8, "{s:?} B copy {e}");
                 }
             }
         }
