@@ -12,6 +12,11 @@ use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild};
 use xtask::ptxas;
 
+mod listing;
+use listing::{
+    body_of, chain_lengths, fma_operands, fp32_instructions, is_op_form, loops, mma_operands, MMA,
+};
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -318,61 +323,6 @@ fn a_reordered_parameter_fails_the_build_check() {
     assert!(ptx::check_matches_table(&ptx).is_err());
 }
 
-/// The text of `entry`'s body.
-fn body_of<'a>(ptx: &'a str, entry: &str) -> &'a str {
-    let start = ptx.find(&format!(".entry {entry}(")).unwrap();
-    let open = start + ptx[start..].find("\n{").unwrap();
-    let close = open + ptx[open..].find("\n}").unwrap();
-    &ptx[open..close]
-}
-
-/// The instructions of each loop of a body: from a label to the branch back to it.
-fn loops(body: &str) -> Vec<Vec<&str>> {
-    let lines: Vec<&str> = body.lines().map(str::trim).collect();
-    let mut found = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        let Some(at) = line.find("bra") else { continue };
-        let target = line[at..]
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .trim_end_matches(';');
-        if let Some(head) = lines[..i].iter().position(|l| *l == format!("{target}:")) {
-            found.push(lines[head + 1..i].to_vec());
-        }
-    }
-    found
-}
-
-/// `(dest, x, a, b)` of `fma.rn.f32 dest, x, a, b;`.
-fn fma_operands(line: &str) -> Option<[&str; 4]> {
-    let rest = line
-        .strip_prefix("fma.rn.f32")?
-        .trim()
-        .trim_end_matches(';');
-    let ops: Vec<&str> = rest.split(',').map(str::trim).collect();
-    ops.try_into().ok()
-}
-
-/// The chains of a loop's fmas, an fma continuing the chain whose latest value it reads: the
-/// length of each chain, in order of first appearance.
-fn chain_lengths(fmas: &[[&str; 4]]) -> Vec<u32> {
-    let mut latest: std::collections::HashMap<&str, usize> = Default::default();
-    let mut lengths: Vec<u32> = Vec::new();
-    for [dest, x, ..] in fmas {
-        let chain = match latest.get(x) {
-            Some(&c) => c,
-            None => {
-                lengths.push(0);
-                lengths.len() - 1
-            }
-        };
-        lengths[chain] += 1;
-        latest.insert(dest, chain);
-    }
-    lengths
-}
-
 /// Each FMA kernel has a loop of 16 rounds (16 x ILP fmas, in ILP chains of 16), the peer's
 /// inner loop, and at most one more that runs several such trips per iteration (fma.rs,
 /// `trips_per_iteration`: within 128 fmas, as nvcc unrolls the peer's loop); in every loop the
@@ -452,20 +402,6 @@ fn the_chase_loads_bypass_l1_one_after_another() {
         "clock read before and after"
     );
     assert_eq!(body.matches("%globaltimer").count(), 2);
-}
-
-/// The instruction every tensor-core entry is built on.
-const MMA: &str = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
-
-/// The four register groups `{d..}, {a..}, {b..}, {c..}` of an mma line.
-fn mma_operands(line: &str) -> Option<[&str; 4]> {
-    let rest = line.strip_prefix(MMA)?;
-    let groups: Vec<&str> = rest
-        .split('{')
-        .skip(1)
-        .map(|g| g.split('}').next().unwrap_or_default().trim())
-        .collect();
-    groups.try_into().ok()
 }
 
 /// Each mma microbenchmark has a loop of exactly one round (ILP mma) and at most one more that
@@ -571,56 +507,6 @@ fn bf16_gemms_use_the_tensor_core_path() {
             "{}",
             v.label
         );
-    }
-}
-
-/// The FP32 instructions of `entry`'s SASS in `sass` (nvdisasm's listing), operands as printed
-/// (`.reuse` flags dropped): `(mnemonic, operands)`.
-fn fp32_instructions(sass: &str, entry: &str) -> Vec<(String, Vec<String>)> {
-    let start = sass
-        .find(&format!(".text.{entry}:"))
-        .unwrap_or_else(|| panic!("{entry}: no SASS"));
-    let body = &sass[start..];
-    let body = &body[..body[1..].find(".text.").map_or(body.len(), |e| e + 1)];
-    body.lines()
-        .filter_map(|l| {
-            let code = l.split("/*").nth(1).map(|_| {
-                // "  /*0040*/  FFMA R6, R6, R2, R3 ;  /* 0x... */": the text between the
-                // address comment and the encoding comment.
-                let after = &l[l.find("*/").unwrap() + 2..];
-                after[..after.find(';').unwrap_or(after.len())]
-                    .trim()
-                    .to_owned()
-            })?;
-            let (op, rest) = code.split_once(' ')?;
-            ["FFMA", "FADD", "FMUL"].contains(&op).then(|| {
-                let operands = rest
-                    .split(',')
-                    .map(|o| o.trim().trim_end_matches(".reuse").to_owned())
-                    .collect();
-                (op.to_owned(), operands)
-            })
-        })
-        .collect()
-}
-
-/// Whether a SASS operand is a general register.
-fn is_register(o: &str) -> bool {
-    o.strip_prefix('R')
-        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-}
-
-/// Whether one instruction is the form `op` is built to ([`FmaOp::sass`]).
-fn is_op_form(op: FmaOp, (mnemonic, o): &(String, Vec<String>)) -> bool {
-    let same_xs = o.len() == 4 && o[0] == o[1] && o[1] == o[3] && is_register(&o[0]);
-    match op {
-        FmaOp::Ffma => mnemonic == "FFMA" && o.len() == 4 && o.iter().all(|r| is_register(r)),
-        FmaOp::Fadd => mnemonic == "FADD" && o.len() == 3 && o.iter().all(|r| is_register(r)),
-        FmaOp::Fmul => mnemonic == "FMUL" && o.len() == 3 && o.iter().all(|r| is_register(r)),
-        FmaOp::FfmaImm => mnemonic == "FFMA" && same_xs && o[2].parse::<f32>().is_ok(),
-        FmaOp::FfmaConst => {
-            mnemonic == "FFMA" && same_xs && (o[2].starts_with("UR") || o[2].starts_with("c["))
-        }
     }
 }
 
