@@ -142,7 +142,6 @@ impl Experiment for Spec {
     const ABOUT: &'static str =
         "occupancy apart from code generation (fixed GEMM binaries held at each blocks/SM)";
     const SECTION: &'static str = "occupancy apart from code generation";
-    type Plan = Plan;
 
     fn variant_labels() -> Vec<&'static str> {
         BINARIES.iter().map(|b| b.0).collect()
