@@ -67,7 +67,8 @@ type DestroyFn = unsafe extern "C" fn(Handle) -> Status;
 type SetStreamFn = unsafe extern "C" fn(Handle, *mut c_void) -> Status;
 type GetVersionFn = unsafe extern "C" fn(Handle, *mut c_int) -> Status;
 type SetMathModeFn = unsafe extern "C" fn(Handle, MathMode) -> Status;
-/// `cublasSgemm_v2`, its parameters in cublas_api.h's groups, one group a line.
+/// `cublasSgemm_v2` (cublas_api.h), one line per group of parameters: the transposes, the sizes,
+/// then each scalar, and each matrix with its leading dimension.
 #[rustfmt::skip] // rustfmt would give each parameter a line of its own and lose the groups
 type SgemmFn = unsafe extern "C" fn(
     Handle,
@@ -80,7 +81,8 @@ type SgemmFn = unsafe extern "C" fn(
     *mut f32, Dim,                // C, ldc
 ) -> Status;
 /// `cublasGemmEx`, grouped as SGEMM: alpha and beta point to floats (the scale type of
-/// `CUBLAS_COMPUTE_32F`), and each matrix's element type follows its pointer.
+/// `CUBLAS_COMPUTE_32F`), each matrix's element type stands between its pointer and its leading
+/// dimension, and the compute type and algorithm come last.
 #[rustfmt::skip] // as SgemmFn
 type GemmExFn = unsafe extern "C" fn(
     Handle,
