@@ -293,7 +293,7 @@ fn at_8192_the_check_is_quick_and_fails_every_fault() {
     let cublas = Cublas::open(&gpu).expect("cuBLAS is part of this check");
     let mut c = gpu.zeros::<f32>(n * n).unwrap();
     cublas
-        .sgemm_row_major(&gpu, (d.m, d.n, d.k), TIMED.0, &a, &b, TIMED.1, &mut c)
+        .gemm_row_major(&gpu, (d.m, d.n, d.k), TIMED.0, &a, &b, TIMED.1, &mut c)
         .unwrap();
     gpu.synchronize().unwrap();
     let started = Instant::now();
@@ -339,7 +339,7 @@ fn at_8192_the_check_is_quick_and_fails_every_fault() {
 
     cublas.use_tf32().unwrap();
     cublas
-        .sgemm_row_major(&gpu, (d.m, d.n, d.k), TIMED.0, &a, &b, TIMED.1, &mut c)
+        .gemm_row_major(&gpu, (d.m, d.n, d.k), TIMED.0, &a, &b, TIMED.1, &mut c)
         .unwrap();
     let t = checker.tally(&gpu, &reference, &c0, &c, TIMED).unwrap();
     eprintln!(

@@ -16,7 +16,7 @@
 
 use std::ffi::{c_int, c_void};
 
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use libloading::Library;
 
 use super::dynamic_library::{load_first, MissingSymbol, Symbols};
@@ -33,65 +33,67 @@ pub const CUBLAS_NAMES: &[&str] = &[
 /// `cublasStatus_t`: 0 is success.
 type Status = c_int;
 type Handle = *mut c_void;
+/// `cublasOperation_t`: whether an operand is transposed.
+type Op = c_int;
+/// A matrix dimension or leading dimension (`int`).
+type Dim = c_int;
+/// `cublasMath_t`: which kernels a handle may use.
+type MathMode = c_int;
+/// `cudaDataType_t`: an operand's element type.
+type DataType = c_int;
+/// `cublasComputeType_t`: the accumulation's type.
+type ComputeType = c_int;
+/// `cublasGemmAlgo_t`: which kernel, or cuBLAS's own choice.
+type Algo = c_int;
 /// `cublasOperation_t`: `CUBLAS_OP_N`.
-const OP_N: c_int = 0;
+const OP_N: Op = 0;
 /// `cublasMath_t`: `CUBLAS_DEFAULT_MATH` (plain FP32 for SGEMM: no TF32 tensor cores).
-const DEFAULT_MATH: c_int = 0;
+const DEFAULT_MATH: MathMode = 0;
 /// `cublasMath_t`: `CUBLAS_TF32_TENSOR_OP_MATH` (SGEMM's inputs rounded to TF32 for the tensor
 /// cores, products accumulated in FP32).
-const TF32_TENSOR_OP_MATH: c_int = 3;
+const TF32_TENSOR_OP_MATH: MathMode = 3;
 /// `cudaDataType_t`: `CUDA_R_32F`.
-const R_32F: c_int = 0;
+const R_32F: DataType = 0;
 /// `cudaDataType_t`: `CUDA_R_16BF`.
-const R_16BF: c_int = 14;
+const R_16BF: DataType = 14;
 /// `cublasComputeType_t`: `CUBLAS_COMPUTE_32F` (FP32 accumulation; with BF16 inputs cuBLAS runs
 /// them on the tensor cores in any math mode).
-const COMPUTE_32F: c_int = 68;
+const COMPUTE_32F: ComputeType = 68;
 /// `cublasGemmAlgo_t`: `CUBLAS_GEMM_DEFAULT` (cuBLAS's heuristics choose the kernel).
-const GEMM_DEFAULT: c_int = -1;
+const GEMM_DEFAULT: Algo = -1;
 
 type CreateFn = unsafe extern "C" fn(*mut Handle) -> Status;
 type DestroyFn = unsafe extern "C" fn(Handle) -> Status;
 type SetStreamFn = unsafe extern "C" fn(Handle, *mut c_void) -> Status;
 type GetVersionFn = unsafe extern "C" fn(Handle, *mut c_int) -> Status;
-type SetMathModeFn = unsafe extern "C" fn(Handle, c_int) -> Status;
+type SetMathModeFn = unsafe extern "C" fn(Handle, MathMode) -> Status;
+/// `cublasSgemm_v2` (cublas_api.h), one line per group of parameters: the transposes, the sizes,
+/// then each scalar, and each matrix with its leading dimension.
+#[rustfmt::skip] // rustfmt would give each parameter a line of its own and lose the groups
 type SgemmFn = unsafe extern "C" fn(
     Handle,
-    c_int,
-    c_int,
-    c_int,
-    c_int,
-    c_int,
-    *const f32,
-    *const f32,
-    c_int,
-    *const f32,
-    c_int,
-    *const f32,
-    *mut f32,
-    c_int,
+    Op, Op,                       // transa, transb
+    Dim, Dim, Dim,                // m, n, k
+    *const f32,                   // alpha
+    *const f32, Dim,              // A, lda
+    *const f32, Dim,              // B, ldb
+    *const f32,                   // beta
+    *mut f32, Dim,                // C, ldc
 ) -> Status;
-/// `cublasGemmEx`: alpha and beta point to floats (the scale type of `CUBLAS_COMPUTE_32F`).
+/// `cublasGemmEx`, grouped as SGEMM: alpha and beta point to floats (the scale type of
+/// `CUBLAS_COMPUTE_32F`), each matrix's element type stands between its pointer and its leading
+/// dimension, and the compute type and algorithm come last.
+#[rustfmt::skip] // as SgemmFn
 type GemmExFn = unsafe extern "C" fn(
     Handle,
-    c_int,
-    c_int,
-    c_int,
-    c_int,
-    c_int,
-    *const c_void,
-    *const c_void,
-    c_int,
-    c_int,
-    *const c_void,
-    c_int,
-    c_int,
-    *const c_void,
-    *mut c_void,
-    c_int,
-    c_int,
-    c_int,
-    c_int,
+    Op, Op,                       // transa, transb
+    Dim, Dim, Dim,                // m, n, k
+    *const c_void,                // alpha
+    *const c_void, DataType, Dim, // A, Atype, lda
+    *const c_void, DataType, Dim, // B, Btype, ldb
+    *const c_void,                // beta
+    *mut c_void, DataType, Dim,   // C, Ctype, ldc
+    ComputeType, Algo,            // computeType, algo
 ) -> Status;
 
 /// Why cuBLAS cannot be used.
@@ -248,122 +250,113 @@ impl Cublas {
         self.library_name
     }
 
-    /// Enqueues C = alpha*A*B + beta*C for row-major A (m x k), B (k x n), C (m x n) on the GPU's
-    /// stream, through [`ColumnMajorGemm::for_row_major`].
+    /// Enqueues C = alpha*A*B + beta*C for row-major A (m x k), B (k x n) and f32 C (m x n) on
+    /// the GPU's stream, through [`ColumnMajorGemm::for_row_major`], by the routine of A's and B's
+    /// element type ([`GemmInput`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn sgemm_row_major(
+    pub fn gemm_row_major<E: GemmInput>(
         &self,
         gpu: &Gpu,
-        mnk: (u32, u32, u32),
+        (m, n, k): (u32, u32, u32),
         alpha: f32,
-        a: &CudaSlice<f32>,
-        b: &CudaSlice<f32>,
+        a: &CudaSlice<E>,
+        b: &CudaSlice<E>,
         beta: f32,
         c: &mut CudaSlice<f32>,
     ) -> Result<(), CudaError> {
-        row_major(gpu, mnk, a, b, c, "cublasSgemm", |g, first, second, pc| {
-            // SAFETY: a live handle bound to the GPU's stream; the device buffers hold at least
-            // the product's elements (asserted by `row_major`) and live until its guards drop,
-            // after the call has been enqueued; alpha and beta are host pointers (the default
-            // pointer mode).
-            unsafe {
-                (self.sgemm)(
+        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+        assert!(
+            a.len() >= mu * ku && b.len() >= ku * nu && c.len() >= mu * nu,
+            "buffers smaller than the product"
+        );
+        let g = ColumnMajorGemm::for_row_major(m, n, k);
+        let stream = gpu.stream();
+        let (pa, _ga) = a.device_ptr(stream);
+        let (pb, _gb) = b.device_ptr(stream);
+        let (pc, _gc) = c.device_ptr_mut(stream);
+        let (first, second) = if g.first_is_b { (pb, pa) } else { (pa, pb) };
+        // SAFETY: a live handle bound to the GPU's stream; A and B hold at least the product's
+        // elements of the type their routine reads (f32 for SGEMM, 2-byte bf16 for
+        // CUDA_R_16BF: `GemmInput` pairs each element type with its routine) and C its floats
+        // (asserted above), all alive until the guards drop, after the call has been enqueued;
+        // alpha and beta are host floats (the default pointer mode), SGEMM's scalars and the
+        // scale type of CUBLAS_COMPUTE_32F.
+        #[rustfmt::skip] // the arguments in the prototypes' groups
+        let status = unsafe {
+            match E::ROUTINE {
+                Routine::Sgemm => (self.sgemm)(
                     self.handle,
-                    OP_N,
-                    OP_N,
-                    g.m,
-                    g.n,
-                    g.k,
+                    OP_N, OP_N,
+                    g.m, g.n, g.k,
                     &alpha,
-                    first as *const f32,
-                    g.lda,
-                    second as *const f32,
-                    g.ldb,
+                    first as *const f32, g.lda,
+                    second as *const f32, g.ldb,
                     &beta,
-                    pc as *mut f32,
-                    g.ldc,
-                )
-            }
-        })
-    }
-
-    /// Enqueues C = alpha*A*B + beta*C for row-major bf16 A (m x k) and B (k x n), given as their
-    /// bits, and f32 C (m x n), accumulated in FP32 (`cublasGemmEx`, `CUDA_R_16BF` inputs,
-    /// `CUDA_R_32F` output, `CUBLAS_COMPUTE_32F`, the default algorithm), on the GPU's stream,
-    /// through [`ColumnMajorGemm::for_row_major`] as SGEMM.
-    #[allow(clippy::too_many_arguments)]
-    pub fn gemm_bf16_row_major(
-        &self,
-        gpu: &Gpu,
-        mnk: (u32, u32, u32),
-        alpha: f32,
-        a: &CudaSlice<u16>,
-        b: &CudaSlice<u16>,
-        beta: f32,
-        c: &mut CudaSlice<f32>,
-    ) -> Result<(), CudaError> {
-        let call = "cublasGemmEx (BF16 in, FP32 compute and out)";
-        row_major(gpu, mnk, a, b, c, call, |g, first, second, pc| {
-            // SAFETY: a live handle bound to the GPU's stream; A and B hold at least the
-            // product's bf16 elements (2 bytes each, as CUDA_R_16BF reads them) and C its floats
-            // (asserted by `row_major`), all alive until its guards drop, after the call has been
-            // enqueued; alpha and beta are host floats, the scale type of CUBLAS_COMPUTE_32F
-            // (default pointer mode).
-            unsafe {
-                (self.gemm_ex)(
+                    pc as *mut f32, g.ldc,
+                ),
+                Routine::GemmExBf16 => (self.gemm_ex)(
                     self.handle,
-                    OP_N,
-                    OP_N,
-                    g.m,
-                    g.n,
-                    g.k,
+                    OP_N, OP_N,
+                    g.m, g.n, g.k,
                     (&alpha as *const f32).cast(),
-                    first as *const c_void,
-                    R_16BF,
-                    g.lda,
-                    second as *const c_void,
-                    R_16BF,
-                    g.ldb,
+                    first as *const c_void, R_16BF, g.lda,
+                    second as *const c_void, R_16BF, g.ldb,
                     (&beta as *const f32).cast(),
-                    pc as *mut c_void,
-                    R_32F,
-                    g.ldc,
-                    COMPUTE_32F,
-                    GEMM_DEFAULT,
-                )
+                    pc as *mut c_void, R_32F, g.ldc,
+                    COMPUTE_32F, GEMM_DEFAULT,
+                ),
             }
-        })
+        };
+        match status {
+            0 => Ok(()),
+            status => Err(CudaError::Cublas(CublasError::Call {
+                call: E::ROUTINE.call(),
+                status,
+            })),
+        }
     }
 }
 
-/// Maps a row-major (m, n, k) product of A (m x k), B (k x n) into C (m x n) onto the
-/// column-major call ([`ColumnMajorGemm::for_row_major`]) and makes it: `gemm` gets the call's
-/// shape, the device pointers of its first and second operand and of C, and gives cuBLAS's
-/// status (`call` names it in the error).
-fn row_major<E>(
-    gpu: &Gpu,
-    (m, n, k): (u32, u32, u32),
-    a: &CudaSlice<E>,
-    b: &CudaSlice<E>,
-    c: &mut CudaSlice<f32>,
-    call: &'static str,
-    gemm: impl FnOnce(&ColumnMajorGemm, u64, u64, u64) -> Status,
-) -> Result<(), CudaError> {
-    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
-    assert!(
-        a.len() >= mu * ku && b.len() >= ku * nu && c.len() >= mu * nu,
-        "buffers smaller than the product"
-    );
-    let g = ColumnMajorGemm::for_row_major(m, n, k);
-    let stream = gpu.stream();
-    let (pa, _ga) = a.device_ptr(stream);
-    let (pb, _gb) = b.device_ptr(stream);
-    let (pc, _gc) = c.device_ptr_mut(stream);
-    let (first, second) = if g.first_is_b { (pb, pa) } else { (pa, pb) };
-    match gemm(&g, first, second, pc) {
-        0 => Ok(()),
-        status => Err(CudaError::Cublas(CublasError::Call { call, status })),
+/// The cuBLAS routine that multiplies one element type of A and B (C is f32 for both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Routine {
+    /// `cublasSgemm`: f32 A and B.
+    Sgemm,
+    /// `cublasGemmEx` with `CUDA_R_16BF` A and B, `CUDA_R_32F` C, `CUBLAS_COMPUTE_32F` and the
+    /// default algorithm: bf16 products accumulated in FP32.
+    GemmExBf16,
+}
+
+impl Routine {
+    /// The call, as an error names it.
+    pub const fn call(self) -> &'static str {
+        match self {
+            Routine::Sgemm => "cublasSgemm",
+            Routine::GemmExBf16 => "cublasGemmEx (BF16 in, FP32 compute and out)",
+        }
     }
+}
+
+/// An element type of A and B that cuBLAS multiplies, and the routine that does. Sealed: the
+/// call's safety rests on each type reading as its routine's element.
+pub trait GemmInput: DeviceRepr + sealed::Sealed {
+    const ROUTINE: Routine;
+}
+
+mod sealed {
+    /// The element types [`super::GemmInput`] is implemented for, and no others.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for u16 {}
+}
+
+impl GemmInput for f32 {
+    const ROUTINE: Routine = Routine::Sgemm;
+}
+
+/// bf16, given as its bits.
+impl GemmInput for u16 {
+    const ROUTINE: Routine = Routine::GemmExBf16;
 }
 
 impl Drop for Cublas {
@@ -443,6 +436,17 @@ mod tests {
                     .any(|(x, y)| (x - y).abs() > 1e-3));
             }
         }
+    }
+
+    #[test]
+    fn each_element_type_takes_its_routine_and_errors_name_it() {
+        assert_eq!(<f32 as GemmInput>::ROUTINE, Routine::Sgemm);
+        assert_eq!(<u16 as GemmInput>::ROUTINE, Routine::GemmExBf16);
+        assert_eq!(Routine::Sgemm.call(), "cublasSgemm");
+        assert_eq!(
+            Routine::GemmExBf16.call(),
+            "cublasGemmEx (BF16 in, FP32 compute and out)"
+        );
     }
 
     #[test]

@@ -19,7 +19,9 @@ mod side_stream;
 pub mod tensor_peak;
 
 pub use crate::module_image::module_entries;
-pub use cublas::{version_text, ColumnMajorGemm, Cublas, CublasError, CUBLAS_NAMES};
+pub use cublas::{
+    version_text, ColumnMajorGemm, Cublas, CublasError, GemmInput, Routine, CUBLAS_NAMES,
+};
 pub use cupti::{cupti, Cupti, CuptiError};
 pub use cupti_record::KernelRecord;
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};

@@ -234,25 +234,27 @@ pub trait Plan: Sized + Clone + Debug + PartialEq {
 }
 
 /// What experiment `E` stores.
-pub type OutputOf<E> = <<E as Experiment>::Plan as Plan>::Output;
+pub type OutputOf<E> = <<E as Registered>::Plan as Plan>::Output;
 /// The rows of experiment `E`.
 pub type RowOf<E> = <OutputOf<E> as Output>::Row;
 
 /// An experiment's place in the list of experiments, which implements this from its line: its
-/// number (1, 2, 3, ...) and its name (the subcommand, the key in `results.json`, the stem of its
-/// CSV and plots).
+/// number (1, 2, 3, ...), its name (the subcommand, the key in `results.json`, the stem of its
+/// CSV and plots) and its plan (the `Plan` of its folder, as `Spec` is the experiment).
 pub trait Registered {
     const NUMBER: u8;
     const NAME: &'static str;
+    /// Its validated flags: what [`Experiment::run`] is given.
+    type Plan: Plan;
 }
 
-/// One experiment: its words, its plan, its run and its table; the rest has defaults.
+/// One experiment: its words, its run and its table (its plan comes with its line in the list,
+/// [`Registered`]); the rest has defaults.
 pub trait Experiment: Registered + 'static {
     /// One line for `host --help`, after "Experiment N: ".
     const ABOUT: &'static str;
     /// The report's section heading, after "Experiment N: ".
     const SECTION: &'static str;
-    type Plan: Plan;
 
     /// Runs it on `gpu`.
     fn run(

@@ -56,10 +56,11 @@ pub(super) use gemm_params;
 
 /// Implements [`GemmKind`] for a family from what sets it apart (both families share the launch:
 /// the variant table's shape and [`gemm_params!`]): its element, table line and params struct,
-/// its launch shape, cuBLAS's call for its element type, the check's record and the peak.
+/// its launch shape, the check's record and the peak (cuBLAS's routine follows from the element:
+/// [`crate::cuda::GemmInput`]).
 macro_rules! gemm_kind {
     ($kind:ty { elem: $elem:ty, line: $line:ty, params: $params:ident, shape: $shape:path,
-        cublas: $cublas:ident, record: $record:path, peak: $peak:path $(,)? }) => {
+        record: $record:path, peak: $peak:path $(,)? }) => {
         impl $crate::experiments::gemm_sides::GemmKind for $kind {
             type Elem = $elem;
             type Variant = $line;
@@ -96,7 +97,7 @@ macro_rules! gemm_kind {
             ) -> Result<(), $crate::cuda::CudaError> {
                 let (alpha, beta) = ops.setting;
                 let mnk = (ops.dims.m, ops.dims.n, ops.dims.k);
-                cublas.$cublas(gpu, mnk, alpha, ops.a, ops.b, beta, ops.c)
+                cublas.gemm_row_major(gpu, mnk, alpha, ops.a, ops.b, beta, ops.c)
             }
 
             fn record(
@@ -119,7 +120,7 @@ pub struct Fp32;
 
 gemm_kind! {
     Fp32 { elem: f32, line: GemmVariant, params: GemmParams, shape: launch_shape,
-        cublas: sgemm_row_major, record: record, peak: fp32_peak }
+        record: record, peak: fp32_peak }
 }
 
 /// FP32's spec peak.

@@ -38,7 +38,8 @@ mod tolerance_margins;
 pub mod verify;
 
 // The experiments, in order: each line is a folder (`experiments/name/`, its `Spec` the
-// experiment) and gives the experiment its number and its name (see `roster`).
+// experiment and its `Plan` the plan) and gives the experiment its number and its name (see
+// `roster`).
 registry! {
     Occupancy => occupancy,
     Bandwidth => bandwidth,

@@ -1,7 +1,7 @@
 //! How the list of experiments in `experiments/mod.rs` becomes the lab: `registry!` turns each
 //! line, `Variant => name`, into the experiment's module (`experiments/name/`, whose `Spec`
-//! implements [`Experiment`]), its number (its place in the list) and name (its subcommand and its
-//! key in `results.json`), and the registry module, which holds the subcommands, `host all`, the
+//! implements [`Experiment`] and whose `Plan` is its plan), its number (its place in the list) and
+//! name (its subcommand and its key in `results.json`), and the registry module, which holds the subcommands, `host all`, the
 //! fields of `results.json` ([`RunResults`]), and the order of the tables, report sections,
 //! plots, verdicts and merged rows.
 
@@ -94,6 +94,7 @@ macro_rules! registry {
             $(impl Registered for $variant {
                 const NUMBER: u8 = Place::$variant as u8 + 1;
                 const NAME: &'static str = stringify!($field);
+                type Plan = super::$field::Plan;
             })*
 
             /// One run of the lab on one GPU: how it was made, the device, each experiment's output
@@ -126,7 +127,7 @@ macro_rules! registry {
                     #[command(name = <$variant>::NAME,
                               about = numbered(<$variant>::NUMBER, <$variant as Experiment>::ABOUT),
                               after_help = <$variant as Experiment>::help())]
-                    $variant(ExperimentArgs<<<$variant as Experiment>::Plan as Plan>::Args>),
+                    $variant(ExperimentArgs<<<$variant as Registered>::Plan as Plan>::Args>),
                 )*
             }
 
@@ -135,14 +136,14 @@ macro_rules! registry {
             pub struct AllExperimentArgs {
                 $(
                     #[command(flatten)]
-                    pub $field: <<$variant as Experiment>::Plan as Plan>::AllArgs,
+                    pub $field: <<$variant as Registered>::Plan as Plan>::AllArgs,
                 )*
             }
 
             /// One experiment, planned.
             #[derive(Debug, Clone, PartialEq)]
             pub enum Planned {
-                $($variant(<$variant as Experiment>::Plan),)*
+                $($variant(<$variant as Registered>::Plan),)*
             }
 
             /// Every experiment's name, in order.

@@ -62,7 +62,6 @@ impl contract::Plan for Plan {
 impl Experiment for Spec {
     const ABOUT: &'static str = "bandwidth vs occupancy (strided copies held at 2 blocks/SM)";
     const SECTION: &'static str = "bandwidth vs occupancy (strided copy)";
-    type Plan = Plan;
 
     fn variant_labels() -> Vec<&'static str> {
         MEMCPY.iter().map(|v| v.label).collect()

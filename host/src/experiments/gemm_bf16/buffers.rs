@@ -33,7 +33,7 @@ pub struct Bf16;
 
 gemm_kind! {
     Bf16 { elem: u16, line: Bf16GemmVariant, params: Bf16GemmParams, shape: launch_shape,
-        cublas: gemm_bf16_row_major, record: record, peak: bf16_peak }
+        record: record, peak: bf16_peak }
 }
 
 /// The dense BF16 tensor-core peak; unknown, no flag (the check is `value > peak` for a positive

@@ -81,7 +81,6 @@ impl Experiment for Spec {
     const ABOUT: &'static str =
         "BF16 tensor-core GEMM vs occupancy (the mma.sync lines beside cuBLAS BF16)";
     const SECTION: &'static str = "BF16 tensor-core GEMM vs occupancy (mma.sync lines, cuBLAS)";
-    type Plan = Plan;
 
     fn variant_labels() -> Vec<&'static str> {
         Bf16GemmVariant::labels()

@@ -2,6 +2,8 @@
 
 use super::*;
 use crate::experiments::contract::Plan as _;
+use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::measured::Measured;
 use crate::flag_values::parse_flags;
 use crate::results::Timing;
 use crate::table::columns_table;

@@ -226,7 +226,6 @@ pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
 impl Experiment for Spec {
     const ABOUT: &'static str = "FP32 throughput vs warps per SM and ILP (Volkov's table)";
     const SECTION: &'static str = "instruction-level parallelism vs occupancy";
-    type Plan = Plan;
 
     fn help() -> String {
         format!(

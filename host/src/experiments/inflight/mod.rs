@@ -255,7 +255,6 @@ impl Experiment for Spec {
     const ABOUT: &'static str =
         "bytes in flight vs occupancy (the memcpy grid against Little's law)";
     const SECTION: &'static str = "bytes in flight vs occupancy";
-    type Plan = Plan;
 
     fn help() -> String {
         let reads: Vec<String> = READ

@@ -158,7 +158,6 @@ impl Experiment for Spec {
     const ABOUT: &'static str =
         "tensor-core (mma.sync BF16) throughput vs warps per SM and independent MMAs";
     const SECTION: &'static str = "tensor-core parallelism vs occupancy (mma.sync)";
-    type Plan = Plan;
 
     fn help() -> String {
         format!(

@@ -62,7 +62,6 @@ impl GemmLines for GemmVariant {
 impl Experiment for Spec {
     const ABOUT: &'static str = "occupancy vs throughput (the SGEMM variants)";
     const SECTION: &'static str = "occupancy vs throughput (GEMM tiles)";
-    type Plan = Plan;
 
     fn variant_labels() -> Vec<&'static str> {
         GemmVariant::labels()

@@ -182,7 +182,6 @@ fn cap_mechanism(module: &ModuleSource) -> &'static str {
 impl Experiment for Spec {
     const ABOUT: &'static str = "register pressure (one SGEMM variant under each register cap)";
     const SECTION: &'static str = "register cap vs throughput";
-    type Plan = Plan;
 
     /// The variant it caps, the caps the built-in kernels were built for, and the check.
     fn help() -> String {

@@ -1,0 +1,89 @@
+//! The run of the `held` experiment, the one file of its folder that touches the driver: each
+//! binary loaded (the capped build where it has a cap) and measured at every residency it reaches.
+
+use super::binary::Binary;
+use super::{HeldRow, Plan, Spec};
+use crate::cuda::{Gpu, Kernel, LaunchShape};
+use crate::experiments::contract::{Registered, RunContext};
+use crate::experiments::error::{ExperimentError, InVariant};
+use crate::experiments::gemm::{launch_shape, GemmBuffers};
+use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::measured::Measured;
+use crate::experiments::module_source::{load, load_capped, CappedKernels, Kernels};
+use crate::experiments::progress::progress_bar;
+use crate::experiments::residency::hold_at_blocks;
+use crate::modules;
+
+/// Every binary of the plan, in order, at each of its residencies.
+pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, ExperimentError> {
+    let main = load(gpu, &Kernels::Builtin)?;
+    let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
+    let bar = progress_bar(ctx, p.binaries.len(), Spec::NAME);
+    let mut rows = Vec::new();
+    for binary in &p.binaries {
+        bar.set_message(binary.label);
+        let capped = match binary.cap {
+            Some(cap) => {
+                let builtin = |c| Ok(modules::capped(c).map(str::to_owned));
+                Some(load_capped(gpu, &CappedKernels::Builtin, cap, builtin)?)
+            }
+            None => None,
+        };
+        let module = &capped.as_ref().unwrap_or(&main).module;
+        let kernel = module.kernel(binary.line.entry).in_variant(binary.label)?;
+        rows.extend(measure_binary(gpu, ctx, &mut buffers, binary, &kernel)?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(rows)
+}
+
+/// Every residency of `kernel` from one block per SM to the most its own launch reaches, each
+/// measured in the shape that holds it there.
+fn measure_binary(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    buffers: &mut GemmBuffers,
+    binary: &Binary,
+    kernel: &Kernel<'_>,
+) -> Result<Vec<HeldRow>, ExperimentError> {
+    let own = launch_shape(binary.line, buffers.dims());
+    // The occupancy API counts no block at all for a launch asking more dynamic shared memory
+    // than the kernel's opt-in allows (R4's pipeline does), so the opt-in comes first.
+    let static_smem = kernel.static_smem_bytes()?;
+    kernel.set_max_dynamic_smem(gpu.limits().smem_per_block_optin.saturating_sub(static_smem))?;
+    let most = kernel.max_active_blocks(own.threads, own.dyn_smem)?;
+    if most == 0 {
+        return Err(ExperimentError::NoResidency {
+            entry: binary.line.entry.to_owned(),
+            module: format!("binary {}", binary.label),
+            threads: own.threads,
+            regs: kernel.num_regs()?,
+            dyn_smem: own.dyn_smem,
+        });
+    }
+    let mut rows = Vec::new();
+    for blocks in 1..=most {
+        let at = format!("{} at {blocks} blocks/SM", binary.label);
+        let dyn_smem = if blocks == most {
+            own.dyn_smem
+        } else {
+            // The calculator's answer for the kernel's static shared memory, confirmed (and
+            // stepped up where needed) by the driver; fewer blocks than its own launch reaches
+            // always take more than the line itself uses.
+            let held = hold_at_blocks(kernel, own.threads, blocks, gpu.limits()).in_variant(&at)?;
+            held.max(own.dyn_smem)
+        };
+        let shape = LaunchShape { dyn_smem, ..own };
+        let m = buffers
+            .measure_in(gpu, (kernel, None), shape, &ctx.timing, None)
+            .in_variant(&at)?;
+        rows.push(HeldRow {
+            binary: binary.label.to_owned(),
+            dyn_smem,
+            figures: GemmFigures::of(&m.ours),
+            measured: Measured::of(&m.ours, None),
+        });
+    }
+    Ok(rows)
+}
