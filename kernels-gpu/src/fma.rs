@@ -20,14 +20,14 @@ const fn trips_per_iteration(ilp: usize) -> i32 {
     trips as i32
 }
 
-/// On sm_90 ILP 1 builds to the loop nvcc builds (64 `FFMA`s and 3 loop instructions), with two
-/// differences: the registers (`FFMA R6, R6, R2, R3` here, `FFMA R10, R10, R4, R5` in nvcc's)
-/// and the round counter on the uniform datapath (`UIADD3`, `ISETP ... UR4`; nvcc's in `R8`).
-/// On the H200 the two run alike with one warp per scheduler (1 to 4 warps/SM) and from three
-/// (12 and more), and ours at 0.81 of nvcc's with two (5 to 8): which difference costs it is not
-/// measured. The figures fit one extra cycle per dependent FFMA with two warps on a scheduler (2/5
-/// of issue against 2/4), e.g. a register-bank conflict between R6 and R2 that the reuse cache
-/// hides for a lone warp: inferred, not measured (docs/design.md, experiment 5).
+/// On sm_90 ILP 1 builds to nvcc's loop: 64 `FFMA`s, then the counter's `IADD3`, `ISETP` and
+/// `BRA`, in vector registers, with the same stall counts; only register numbers and the
+/// prologue differ. On the H200 ours still runs at 0.82 of nvcc's with two warps on a scheduler
+/// (5 to 8 warps/SM), and alike with one (1 to 4) or from three (12 on). What the lab measured
+/// (docs/design.md, experiment 5): not the registers (five allocations of one loop, all 0.81),
+/// not the loop's shape or counter, not the module (each body moved into the other's module
+/// keeps its speed); ncu shows the kernel lasting as long as its slowest scheduler, whose two
+/// warps issue one FFMA per ~2.4 cycles where nvcc's issue one per 2.0.
 ///
 /// # Safety
 /// `out` holds one float per launched thread (grid x block); `iters <= i32::MAX - 15`.
@@ -61,21 +61,21 @@ pub unsafe fn chains<const ILP: usize>(args: FmaArgs, op: impl Fn(f32) -> f32) {
             }
         }
     };
-    // The round counter passes through `opaque` so that LLVM cannot count the trips: it would
-    // otherwise unroll these loops again at run time (NVPTX enables runtime unrolling), by
-    // factors of its own.
-    let mut round = 0i32;
-    // Whole iterations while they fit in the rounds the peer runs (iters rounded up to a trip).
-    if step > trip {
-        while round < iters.saturating_sub(step - trip) {
-            rounds(&mut x, step / trip);
-            round = gpu::opaque(round.wrapping_add(step) as u32) as i32;
-        }
+    // Trips of 16 rounds, counted down as nvcc counts them: whole iterations of `per` trips,
+    // then single trips. The counters pass through `opaque` so that LLVM cannot count the trips:
+    // it would otherwise unroll these loops again at run time (NVPTX enables runtime unrolling),
+    // by factors of its own.
+    let per = step / trip;
+    let trips = if iters > 0 { ((iters - 1) >> 4) + 1 } else { 0 };
+    let mut single = trips % per;
+    let mut whole = trips - single;
+    while whole != 0 {
+        rounds(&mut x, per);
+        whole = gpu::opaque((whole - per) as u32) as i32;
     }
-    // The rest, one trip of 16 rounds at a time.
-    while round < iters {
+    while single != 0 {
         rounds(&mut x, 1);
-        round = gpu::opaque(round.wrapping_add(trip) as u32) as i32;
+        single = gpu::opaque((single - 1) as u32) as i32;
     }
     let mut sum = x[0];
     for &xi in &x[1..] {
