@@ -12,6 +12,7 @@ pub mod cupti_record;
 mod device;
 mod dynamic_library;
 pub mod hopper;
+pub mod tensor_map;
 pub mod launch;
 pub mod library_kernel;
 mod module;

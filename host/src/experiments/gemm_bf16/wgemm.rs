@@ -1,0 +1,77 @@
+//! The launch of a `gemm_wgmma` line (sm_90a): its persistent grid, its threads and dynamic
+//! shared memory from the table, and the tensor maps of A and B passed by address (see
+//! `host::cuda::tensor_map`).
+
+use cudarc::driver::CudaSlice;
+use kernels_gpu::variants::{WgemmParams, WgemmVariant};
+
+use crate::cuda::tensor_map::TensorMaps;
+use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
+use crate::results::GemmDims;
+
+/// The launch shape of `line` over an M x N output on a GPU of `sms` SMs: one persistent block
+/// per SM at most (one per output tile when there are fewer tiles).
+pub fn wgemm_launch_shape(line: &WgemmVariant, dims: GemmDims, sms: u32) -> LaunchShape {
+    LaunchShape {
+        grid: (line.grid(dims.m, dims.n, sms), 1),
+        threads: line.threads(),
+        dyn_smem: line.dynamic_shared_bytes(),
+    }
+}
+
+/// Enqueues one launch of `kernel` (line `line`, [`prepare`](crate::cuda::prepare)d for
+/// `shape`) computing C = alpha*A*B + beta*C at `dims` through `maps`, which were encoded for
+/// this line and these dimensions over A and B.
+///
+/// # Panics
+/// If C does not hold M*N floats.
+pub fn launch_wgemm(
+    gpu: &Gpu,
+    kernel: &Kernel<'_>,
+    (line, shape): (&WgemmVariant, LaunchShape),
+    maps: &TensorMaps,
+    (dims, c): (GemmDims, &mut CudaSlice<f32>),
+    (alpha, beta): (f32, f32),
+) -> Result<(), CudaError> {
+    assert_eq!(
+        c.len(),
+        dims.m as usize * dims.n as usize,
+        "C must hold M*N floats"
+    );
+    assert_eq!(shape.threads, line.threads(), "the line's threads");
+    let mut l = Launch::new(gpu);
+    let base = l.input(maps.buffer());
+    let params = WgemmParams {
+        a_map: base,
+        b_map: base + TensorMaps::B_OFFSET,
+        c: l.output(c),
+        m: dims.m as i32,
+        n: dims.n as i32,
+        k: dims.k as i32,
+        alpha,
+        beta,
+    };
+    // SAFETY: the threads and dynamic shared memory are the line's (`wgemm_launch_shape`), the
+    // grid at most one block per tile; the maps describe A and B at these dimensions with the
+    // line's boxes (`TensorMaps::encode`, which refuses K or N not a multiple of 8, so N is
+    // even as the epilogue needs); C holds M*N floats (asserted above).
+    unsafe { l.launch(kernel, shape, &params) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels_gpu::variants::{MAX_SHARED_OPT_IN, WGEMM};
+
+    #[test]
+    fn shapes_are_persistent_and_within_the_opt_in() {
+        for v in WGEMM {
+            let s = wgemm_launch_shape(v, GemmDims::square(4096), 132);
+            assert_eq!(s.grid, (132, 1), "{}", v.label);
+            assert_eq!(s.threads, v.threads());
+            assert!(s.dyn_smem <= MAX_SHARED_OPT_IN && s.dyn_smem_opt_in().is_some());
+            let small = wgemm_launch_shape(v, GemmDims { m: 65, n: 8, k: 8 }, 132);
+            assert_eq!(small.grid, (65u32.div_ceil(v.bm), 1));
+        }
+    }
+}
