@@ -234,74 +234,82 @@ fn every_wgemm_line_passes_the_check_at_awkward_sizes() {
     assert!(failures.is_empty(), "{} failed:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// Every line and cuBLAS at `d`, each timed (alternating, one after the other) and its timed
-/// output checked; prints TFLOP/s and Ours/cuBLAS.
-fn beside_cublas_at(gpu: &Gpu, module: &Module, cublas: &Cublas, d: GemmDims) {
-    let plan = SamplingConfig {
+/// The plan of the large-size timings: 5 samples of 10 launches.
+fn plan() -> SamplingConfig {
+    SamplingConfig {
         plan: SamplingPlan::Fixed(TimingPlan {
             iters: 10,
             samples: 5,
         }),
         ..SamplingConfig::default()
-    };
-    let setting = (1.5, 0.5);
-    let p = Problem::new(gpu, d);
-    let mut c_cublas = p.fresh_c(gpu);
-    let t = time_launches(gpu, &plan, || {
-        cublas.gemm_bf16_row_major(
-            gpu,
-            (d.m, d.n, d.k),
-            setting.0,
-            &p.a,
-            &p.b,
-            setting.1,
-            &mut c_cublas,
-        )
-    })
-    .expect("timing cuBLAS");
-    let cublas_tflops = gflops(d, &t) / 1e3;
-    // The timed launches compounded C; one more on a fresh C is the one checked.
-    let mut c_cublas = p.fresh_c(gpu);
-    cublas
-        .gemm_bf16_row_major(gpu, (d.m, d.n, d.k), setting.0, &p.a, &p.b, setting.1, &mut c_cublas)
-        .expect("cuBLAS");
-    let check = p.check(gpu, &c_cublas, setting, "cuBLAS on a fresh C");
+    }
+}
+
+/// cuBLAS at `p` and `setting`: its TFLOP/s over the plan, and its output of one more call on a
+/// fresh C checked.
+fn cublas_tflops(gpu: &Gpu, cublas: &Cublas, p: &Problem, setting: (f32, f32)) -> f64 {
+    let d = p.dims;
+    let mut c = p.fresh_c(gpu);
+    let call =
+        |c: &mut CudaSlice<f32>| cublas.gemm_bf16_row_major(gpu, (d.m, d.n, d.k), setting.0, &p.a, &p.b, setting.1, c);
+    let t = time_launches(gpu, &plan(), || call(&mut c)).expect("timing cuBLAS");
+    // The timed calls compounded C; one more on a fresh C is the one checked.
+    let mut c = p.fresh_c(gpu);
+    call(&mut c).expect("cuBLAS");
+    let check = p.check(gpu, &c, setting, "cuBLAS on a fresh C");
     assert!(check.passed, "cuBLAS at {d:?}: {}", check.what);
-    eprintln!(
-        "cuBLAS {} BF16 at {}x{}x{}: {cublas_tflops:.1} TFLOP/s",
-        cublas.version(),
-        d.m,
-        d.n,
-        d.k
-    );
-    for v in WGEMM {
-        let r = ready(gpu, module, v, &p);
-        let mut c = p.fresh_c(gpu);
-        let t = time_launches(gpu, &plan, || {
-            launch_wgemm(gpu, &r.kernel, (v, r.shape), &r.maps, (d, &mut c), setting)
-        })
+    gflops(d, &t) / 1e3
+}
+
+/// Line `v` at `p` and `setting`: its TFLOP/s over the plan, and its output of one more launch
+/// on a fresh C checked (the worst element's share of its tolerance returned beside).
+fn line_tflops(gpu: &Gpu, module: &Module, v: &WgemmVariant, p: &Problem, setting: (f32, f32)) -> (f64, f64) {
+    let d = p.dims;
+    let r = ready(gpu, module, v, p);
+    let mut c = p.fresh_c(gpu);
+    let launch =
+        |c: &mut CudaSlice<f32>| launch_wgemm(gpu, &r.kernel, (v, r.shape), &r.maps, (d, c), setting);
+    let t = time_launches(gpu, &plan(), || launch(&mut c))
         .unwrap_or_else(|e| panic!("{} at {d:?}: {e}", v.label));
-        let tflops = gflops(d, &t) / 1e3;
-        let mut c = p.fresh_c(gpu);
-        launch_wgemm(gpu, &r.kernel, (v, r.shape), &r.maps, (d, &mut c), setting).unwrap();
-        let check = p.check(gpu, &c, setting, "one launch on a fresh C");
-        assert!(
-            check.passed,
-            "{} ({}) at {d:?}: {}",
-            v.label, v.entry, check.what
-        );
+    let mut c = p.fresh_c(gpu);
+    launch(&mut c).unwrap();
+    let check = p.check(gpu, &c, setting, "one launch on a fresh C");
+    assert!(check.passed, "{} ({}) at {d:?}: {}", v.label, v.entry, check.what);
+    (gflops(d, &t) / 1e3, check.error)
+}
+
+/// Every line and cuBLAS at `d`, at alpha=1.5, beta=0.5 (C read) and alpha=1, beta=0 (C only
+/// written), each timed and its output checked; prints TFLOP/s and Ours/cuBLAS.
+fn beside_cublas_at(gpu: &Gpu, module: &Module, cublas: &Cublas, d: GemmDims) {
+    let p = Problem::new(gpu, d);
+    for setting in [(1.5, 0.5), (1.0, 0.0)] {
+        let theirs = cublas_tflops(gpu, cublas, &p, setting);
         eprintln!(
-            "{} ({}) at {}x{}x{}: {tflops:.1} TFLOP/s, {:.2}x cuBLAS; {} threads/block, one \
-             block/SM; every element within tolerance (worst {:.3} of it)",
-            v.label,
-            v.entry,
+            "cuBLAS {} BF16 at {}x{}x{} (alpha {}, beta {}): {theirs:.1} TFLOP/s",
+            cublas.version(),
             d.m,
             d.n,
             d.k,
-            tflops / cublas_tflops,
-            v.threads(),
-            check.error
+            setting.0,
+            setting.1
         );
+        for v in WGEMM {
+            let (ours, worst) = line_tflops(gpu, module, v, &p, setting);
+            eprintln!(
+                "{} ({}) at {}x{}x{} (alpha {}, beta {}): {ours:.1} TFLOP/s, {:.2}x cuBLAS; {} \
+                 threads/block, one block/SM; every element within tolerance (worst {worst:.3} \
+                 of it)",
+                v.label,
+                v.entry,
+                d.m,
+                d.n,
+                d.k,
+                setting.0,
+                setting.1,
+                ours / theirs,
+                v.threads(),
+            );
+        }
     }
 }
 

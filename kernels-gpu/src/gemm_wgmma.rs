@@ -5,10 +5,11 @@
 //! `wgemm_lines.rs`, which the host shares.
 //!
 //! Each consumer issues a slot's four k16 MMAs between one `wgmma.fence` and one
-//! `commit_group`, then waits for the group before it touches anything else: the accumulators
-//! are `inout` operands of the MMA statements only, so nothing LLVM may move reads or writes
-//! them while a group is in flight (ptxas would serialize the pipeline otherwise, which the
-//! build refuses). With two consumers, one's wait overlaps the other's MMAs.
+//! `commit_group`, then waits until at most that group is in flight (`wait_group 1`) and
+//! releases the previous slot, so the tensor cores always have a group queued; it waits for
+//! every group (`wait_group 0`) before the epilogue. The accumulators are `inout` operands of
+//! the MMA statements only, so nothing LLVM may move reads or writes them while a group is in
+//! flight (ptxas would serialize the pipeline otherwise, which the build refuses).
 
 use crate::gemm_epilogue::Output;
 use crate::gpu;
@@ -64,7 +65,8 @@ struct Problem {
 /// shared memory and at most one block per output tile; `a_map` and `b_map` are the addresses
 /// of tensor maps of A (dims K, M) and B (dims N, K) in global memory, bf16, 128-byte swizzle,
 /// zero fill, boxes of 64 x BM and 64 x 64 elements (`host::cuda::tensor_map`); `c` holds M*N
-/// floats; N is even (the epilogue writes pairs).
+/// floats; N is even (the epilogue writes pairs); K >= 1 (every tile runs at least one K step;
+/// the host's maps refuse K = 0).
 #[inline(always)]
 pub unsafe fn gemm_wgmma<
     const BM: u32,
@@ -200,32 +202,50 @@ unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Outpu
     let line = p.line;
     let mut at = Ring::START;
     let mut tile = gpu::block_idx_x();
+    // Zeroed once, before any MMA: each tile's first MMA overwrites them (scale-d 0) rather
+    // than instructions zeroing them again between pipelined groups.
+    let mut d = [0.0f32; ACC];
     while tile < p.rows * p.cols {
         let (tr, tc) = tile_of(tile, p.rows, p.cols);
-        let mut d = [0.0f32; ACC];
+        // The slot whose MMAs are still in flight, released once the next slot's are issued.
+        let mut held = at;
+        // At least one K step (the contract: K >= 8), so the loop runs once before it tests:
+        // no path skips it, and LLVM keeps one set of accumulator registers through it.
         let mut ks = 0;
-        while ks < p.k_steps {
+        loop {
             let a = p.ring + line.a_slot(at.slot) + which * WGEMM_M * SWIZZLE_BYTES;
             let b = p.ring + line.b_slot(at.slot);
             // SAFETY: the slot's full barrier says TMA's bytes have landed (acquire); the whole
             // warpgroup issues the four MMAs of the 64-deep slice between one fence and one
-            // commit and waits for them before releasing the slot; the accumulators are touched
-            // by nothing else in between.
+            // commit; `wait_group 1` retires the previous slot's group before that slot is
+            // released, so one group stays queued behind the tensor cores while this thread
+            // waits; the accumulators are touched by nothing else until `wait_group 0` below.
             unsafe {
                 gpu::mbarrier_wait(p.ring + line.full_barrier(at.slot), at.phase);
                 gpu::wgmma_fence();
-                mma_k16(&mut d, a, b, 0);
-                mma_k16(&mut d, a, b, 1);
-                mma_k16(&mut d, a, b, 2);
-                mma_k16(&mut d, a, b, 3);
+                mma_k16(&mut d, a, b, 0, ks != 0);
+                mma_k16(&mut d, a, b, 1, true);
+                mma_k16(&mut d, a, b, 2, true);
+                mma_k16(&mut d, a, b, 3, true);
                 gpu::wgmma_commit_group();
-                gpu::wgmma_wait_group::<0>();
-                if tid % 32 == 0 {
-                    gpu::mbarrier_arrive(p.ring + line.empty_barrier(at.slot));
+                gpu::wgmma_wait_group::<1>();
+                if ks > 0 && tid % 32 == 0 {
+                    gpu::mbarrier_arrive(p.ring + line.empty_barrier(held.slot));
                 }
             }
+            held = at;
             at = at.next(line.stages);
             ks += 1;
+            if ks >= p.k_steps {
+                break;
+            }
+        }
+        // SAFETY: the whole warpgroup retires its last group, then releases its slot.
+        unsafe {
+            gpu::wgmma_wait_group::<0>();
+            if tid % 32 == 0 {
+                gpu::mbarrier_arrive(p.ring + line.empty_barrier(held.slot));
+            }
         }
         let row0 = tr * line.bm + which * WGEMM_M;
         let col0 = tc * line.bn;
@@ -242,14 +262,21 @@ unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Outpu
 }
 
 /// The `step`-th k16 MMA of a 64-deep slot: A's K-major rows move 32 bytes (16 bf16) per step
-/// inside their swizzled 128-byte rows, B's MN-major slice moves 16 rows of 128 bytes.
+/// inside their swizzled 128-byte rows, B's MN-major slice moves 16 rows of 128 bytes; adds to
+/// the accumulators when `accumulate`, else overwrites them.
 ///
 /// # Safety
 /// As [`gpu::wgmma_m64k16_bf16_bt`], inside the fence/commit of [`consume`].
 #[inline(always)]
-unsafe fn mma_k16<const ACC: usize>(d: &mut [f32; ACC], a: u32, b: u32, step: u32) {
+unsafe fn mma_k16<const ACC: usize>(
+    d: &mut [f32; ACC],
+    a: u32,
+    b: u32,
+    step: u32,
+    accumulate: bool,
+) {
     let da = a_descriptor(a + step * WGEMM_K * 2);
     let db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
     // SAFETY: the caller's contract.
-    unsafe { gpu::wgmma_m64k16_bf16_bt(d, da, db) };
+    unsafe { gpu::wgmma_m64k16_bf16_bt(d, da, db, accumulate) };
 }

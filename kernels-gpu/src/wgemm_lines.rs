@@ -55,7 +55,7 @@ pub struct WgemmVariant {
     pub bn: u32,
     /// Slots of the shared-memory ring.
     pub stages: u32,
-    /// Consumer warpgroups (1 or 2).
+    /// Consumer warpgroups (1 to 3).
     pub consumers: u32,
     /// Blocks per cluster (1: no multicast).
     pub cluster: u32,
@@ -69,7 +69,7 @@ pub struct WgemmVariant {
 pub enum WgemmMisfit {
     /// BN is not a wgmma N the kernel issues (64, 128, 256).
     Width,
-    /// Consumers is not 1 or 2.
+    /// Consumers is not 1, 2 or 3.
     Consumers,
     /// BM is not 64 rows per consumer warpgroup.
     Height,
@@ -79,7 +79,7 @@ pub enum WgemmMisfit {
     SharedMemory,
     /// Cluster size other than 1 (TMA multicast is not built).
     Cluster,
-    /// The consumers' registers after `setmaxnreg` would not fit the register file.
+    /// The accumulators do not fit the registers a thread has at launch.
     Registers,
 }
 
@@ -164,6 +164,17 @@ pub const fn consumer_regs(consumers: u32) -> u32 {
     capped / 8 * 8
 }
 
+/// Registers a thread of a block of `threads` may have at launch (one block per SM): the
+/// register file shared out, in the multiples of 8 the hardware allocates, at most 255.
+pub const fn launch_regs(threads: u32) -> u32 {
+    let share = REGISTER_FILE / threads / 8 * 8;
+    if share > MAX_THREAD_REGS - 1 {
+        MAX_THREAD_REGS - 1
+    } else {
+        share
+    }
+}
+
 /// The output tile (tile row, tile column) that position `index` of the persistent walk takes,
 /// of `rows` x `cols` tiles: columns of [`TILE_GROUP_ROWS`] tile rows, column after column
 /// (the last group may be shorter), so the tiles in flight at one time share a few slices of A
@@ -186,7 +197,7 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     if !(v.bn == 64 || v.bn == 128 || v.bn == 256) {
         return Err(WgemmMisfit::Width);
     }
-    if !(v.consumers == 1 || v.consumers == 2) {
+    if v.consumers < 1 || v.consumers > 3 {
         return Err(WgemmMisfit::Consumers);
     }
     if v.bm != WGEMM_M * v.consumers {
@@ -201,8 +212,10 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     if v.cluster != 1 {
         return Err(WgemmMisfit::Cluster);
     }
-    // The accumulators, two descriptors, addresses and the epilogue's indices must fit.
-    if v.consumer_regs() < v.accumulators() + 40 {
+    // ptxas compiles the whole entry, consumers included, within the registers a thread has at
+    // launch (it does not lift the bound past `setmaxnreg.inc`): the accumulators, descriptors,
+    // addresses and the epilogue's indices must fit there.
+    if launch_regs(v.threads()) < v.accumulators() + 32 {
         return Err(WgemmMisfit::Registers);
     }
     Ok(())
@@ -274,7 +287,7 @@ macro_rules! wgemm_table {
                 Err(WgemmMisfit::Width) => panic!(concat!("gemm_wgmma line ", $label,
                     ": BN must be 64, 128 or 256 (a wgmma N)")),
                 Err(WgemmMisfit::Consumers) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": consumers must be 1 or 2")),
+                    ": consumers must be 1, 2 or 3")),
                 Err(WgemmMisfit::Height) => panic!(concat!("gemm_wgmma line ", $label,
                     ": BM must be 64 per consumer warpgroup")),
                 Err(WgemmMisfit::Stages) => panic!(concat!("gemm_wgmma line ", $label,
@@ -284,7 +297,7 @@ macro_rules! wgemm_table {
                 Err(WgemmMisfit::Cluster) => panic!(concat!("gemm_wgmma line ", $label,
                     ": cluster must be 1 (TMA multicast is not built)")),
                 Err(WgemmMisfit::Registers) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": the accumulators do not fit the consumers' registers")),
+                    ": the accumulators do not fit the registers a thread has at launch")),
             }
         }; )*
         const _: () = assert!(wgemm_lines_unique(WGEMM),
@@ -320,7 +333,9 @@ mod tests {
         assert_eq!(wgemm_line_fits(&line(128, 256, 4, 2, 1)), Ok(()));
         assert_eq!(wgemm_line_fits(&line(64, 256, 4, 1, 1)), Ok(()));
         assert_eq!(wgemm_line_fits(&line(128, 192, 4, 2, 1)), Err(Width));
-        assert_eq!(wgemm_line_fits(&line(192, 128, 4, 3, 1)), Err(Consumers));
+        assert_eq!(wgemm_line_fits(&line(256, 128, 4, 4, 1)), Err(Consumers));
+        assert_eq!(wgemm_line_fits(&line(192, 128, 4, 3, 1)), Ok(()));
+        assert_eq!(wgemm_line_fits(&line(192, 256, 4, 3, 1)), Err(Registers));
         assert_eq!(wgemm_line_fits(&line(128, 128, 4, 1, 1)), Err(Height));
         assert_eq!(wgemm_line_fits(&line(128, 128, 1, 2, 1)), Err(Stages));
         assert_eq!(wgemm_line_fits(&line(128, 256, 5, 2, 1)), Err(SharedMemory));
@@ -344,6 +359,9 @@ mod tests {
             "setmaxnreg's requests fit the register file"
         );
         assert_eq!(line(64, 256, 4, 1, 1).consumer_regs(), 240);
+        let three = line(192, 128, 4, 3, 1);
+        assert_eq!(three.consumer_regs(), 152);
+        assert!(three.consumer_regs() * 384 + PRODUCER_REGS * 128 <= REGISTER_FILE);
     }
 
     #[test]
