@@ -22,6 +22,10 @@ use crate::wgmma_lines::accumulator_position;
 
 /// Warps of a warpgroup: each consumer warp arrives once on a slot's "empty" barrier.
 const WARPS: u32 = WGEMM_WARPGROUP / 32;
+/// K steps before a tile's last at which a consumer asks L2 for its rows of C (when beta reads
+/// C): early enough for the lines to arrive before the epilogue, late enough that A and B's
+/// streaming does not evict them first.
+const PREFETCH_AHEAD: u32 = 8;
 
 /// A ring position: the slot and the parity of the barriers' phase it is in.
 #[derive(Clone, Copy)]
@@ -209,6 +213,13 @@ unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Outpu
         let (tr, tc) = tile_of(tile, p.rows, p.cols);
         // The slot whose MMAs are still in flight, released once the next slot's are issued.
         let mut held = at;
+        let row0 = tr * line.bm + which * WGEMM_M;
+        let col0 = tc * line.bn;
+        let prefetch_at = if out.beta != 0.0 {
+            p.k_steps.saturating_sub(PREFETCH_AHEAD)
+        } else {
+            u32::MAX
+        };
         // At least one K step (the contract: K >= 8), so the loop runs once before it tests:
         // no path skips it, and LLVM keeps one set of accumulator registers through it.
         let mut ks = 0;
@@ -228,6 +239,9 @@ unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Outpu
                 mma_k16(&mut d, a, b, 2, true);
                 mma_k16(&mut d, a, b, 3, true);
                 gpu::wgmma_commit_group();
+                if ks == prefetch_at {
+                    prefetch_c(&out, (row0, col0), line.bn, tid);
+                }
                 gpu::wgmma_wait_group::<1>();
                 if ks > 0 && tid % 32 == 0 {
                     gpu::mbarrier_arrive(p.ring + line.empty_barrier(held.slot));
@@ -247,8 +261,6 @@ unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Outpu
                 gpu::mbarrier_arrive(p.ring + line.empty_barrier(held.slot));
             }
         }
-        let row0 = tr * line.bm + which * WGEMM_M;
-        let col0 = tc * line.bn;
         let mut r = 0;
         while r < ACC {
             let (row, col) = accumulator_position(tid, r as u32);
@@ -258,6 +270,30 @@ unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Outpu
             r += 2;
         }
         tile += gpu::grid_dim_x();
+    }
+}
+
+/// Asks L2 for the lines of C that thread `tid` of a consumer reads in its epilogue: its two
+/// rows of the consumer's 64 (the accumulator layout's), each row's 128-byte lines shared out
+/// over the four threads of a lane quad, which hold the same rows.
+#[inline(always)]
+fn prefetch_c(out: &Output, (row0, col0): (u32, u32), bn: u32, tid: u32) {
+    let (warp, lane) = (tid / 32, tid % 32);
+    // Floats in one 128-byte line.
+    const LINE: u32 = 32;
+    let mut half = 0;
+    while half < 2 {
+        let row = row0 + 16 * warp + lane / 4 + 8 * half;
+        let mut line = lane % 4;
+        while line < bn / LINE {
+            let col = col0 + line * LINE;
+            if row < out.m && col < out.n {
+                // SAFETY: (row, col) is inside C, which holds M*N floats.
+                unsafe { gpu::prefetch_l2(out.c.wrapping_add((row * out.n + col) as usize)) };
+            }
+            line += 4;
+        }
+        half += 1;
     }
 }
 

@@ -157,3 +157,14 @@ pub unsafe fn setmaxnreg_inc<const REGS: u32>() {
         asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const REGS, options(nostack, preserves_flags))
     }
 }
+
+/// Asks L2 to fetch the 128-byte line holding global address `p` (`prefetch.global.L2`), so a
+/// later load finds it there instead of in DRAM. Nothing waits for it.
+///
+/// # Safety
+/// `p` points into a live global allocation.
+#[inline(always)]
+pub unsafe fn prefetch_l2(p: *const f32) {
+    // SAFETY: the caller's contract; a prefetch has no other effect.
+    unsafe { asm!("prefetch.global.L2 [{p}];", p = in(reg64) p, options(nostack, preserves_flags)) }
+}
