@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# wgemm call 3 on the H200 (2026-12-01, branch wgemm): the consumers now keep one wgmma group queued (wait_group 1)
-# and start each tile with scale-d 0; when beta reads C, each consumer thread asks L2 for its rows of C 8 K steps before The JIT report, the every-element check at awkward sizes, the lines beside
-# a tile ends (prefetch.global.L2).
-# cuBLAS BF16 at 2048x8192x1024, 4096^3, 8192^3 with C read (beta 0.5) and not (beta 0), and Nsight Compute's
-# speed-of-light and memory sections for one W1 launch at 4096^3. Carried: dist/wgemm/wgemm_gpu.xz (the test binary
-# of host/tests/wgemm_gpu.rs, release, stripped; it embeds kernels_sm90a.ptx) and dist/wgemm/kernels_sm90a.ptx.
+# wgemm call 3 on the H200 (2026-12-01, branch wgemm): as call 2 (wait_group 1, scale-d 0 at a tile's start), and
+# when beta reads C each consumer thread asks L2 for its rows of C 8 K steps before its tile ends
+# (prefetch.global.L2). The JIT report, the every-element check at awkward sizes, the lines beside cuBLAS BF16 at
+# 2048x8192x1024, 4096^3, 8192^3 with C read (beta 0.5) and not (beta 0), and Nsight Compute's speed-of-light and
+# memory sections for one W1 launch at 4096^3. Carried: dist/wgemm/wgemm_gpu.xz (the test binary of
+# host/tests/wgemm_gpu.rs, release, stripped; it embeds kernels_sm90a.ptx) and dist/wgemm/kernels_sm90a.ptx.
 set -u
 W=/tmp/wgemm; mkdir -p "$W"; D=$(pwd)/dist/wgemm
 xz -dc "$D/wgemm_gpu.xz" > "$W/wgemm_gpu" && chmod +x "$W/wgemm_gpu"
