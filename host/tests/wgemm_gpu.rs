@@ -19,7 +19,7 @@ use host::cuda::hopper::hopper_module;
 use host::cuda::tensor_map::TensorMaps;
 use host::cuda::{prepare, Cublas, Gpu, LaunchShape, Module};
 use host::experiments::gemm_bf16::tolerance::{record, spread_factor};
-use host::experiments::gemm_bf16::wgemm::{launch_wgemm, wgemm_launch_shape};
+use host::experiments::gemm_bf16::wgemm::{launch_wgemm, wgemm_launch_shape, wgemm_occupancy};
 use host::experiments::gemm_bf16::Bf16Inputs;
 use host::experiments::gemm_check::{Checked, GemmChecker, GemmReference};
 use host::experiments::gemm_sides::gflops;
@@ -186,7 +186,7 @@ fn launch_and_check(
 #[test]
 #[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
 fn the_jit_reports_every_wgemm_entry_without_spills_or_serialization() {
-    let (_gpu, module) = hopper();
+    let (gpu, module) = hopper();
     let log = module.info_log();
     let warnings = xtask::hopper::serialization_warnings(log);
     assert!(
@@ -205,7 +205,19 @@ fn the_jit_reports_every_wgemm_entry_without_spills_or_serialization() {
             "{}",
             v.entry
         );
-        eprintln!("{} ({}): {} registers", v.label, v.entry, e.registers);
+        let o = wgemm_occupancy(v, gpu.limits(), e.registers).expect("a launchable line");
+        eprintln!(
+            "{} ({}): {} registers, {} threads, {} B dynamic shared memory: {} block/SM, {:.2}% \
+             theoretical occupancy (the lab's calculator)",
+            v.label,
+            v.entry,
+            e.registers,
+            v.threads(),
+            v.dynamic_shared_bytes(),
+            o.blocks_per_sm,
+            100.0 * o.occupancy
+        );
+        assert!(o.occupancy <= 0.1875 + 1e-12, "{}: issue 18's bar", v.label);
     }
 }
 

@@ -7,7 +7,27 @@ use kernels_gpu::variants::{WgemmParams, WgemmVariant};
 
 use crate::cuda::tensor_map::TensorMaps;
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
+use crate::occupancy::calc::{occupancy, KernelResources, Occupancy, OccupancyError};
+use crate::occupancy::Limits;
 use crate::results::GemmDims;
+
+/// The theoretical occupancy of `line` by the lab's calculator on an SM of `limits`, at
+/// `regs` registers per thread (ptxas's or the JIT's report for the entry).
+pub fn wgemm_occupancy(
+    line: &WgemmVariant,
+    limits: &Limits,
+    regs: u32,
+) -> Result<Occupancy, OccupancyError> {
+    occupancy(
+        limits,
+        &KernelResources {
+            threads: line.threads(),
+            regs_per_thread: regs,
+            static_smem: line.static_shared_bytes(),
+            dyn_smem: line.dynamic_shared_bytes(),
+        },
+    )
+}
 
 /// The launch shape of `line` over an M x N output on a GPU of `sms` SMs: one persistent block
 /// per SM at most (one per output tile when there are fewer tiles).
@@ -61,7 +81,24 @@ pub fn launch_wgemm(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::occupancy::Arch;
     use kernels_gpu::variants::{MAX_SHARED_OPT_IN, WGEMM};
+    use kernels_gpu::wgemm_lines::launch_regs;
+
+    /// Issue 18's bar: every line at most 18.75% theoretical occupancy on sm_90, whatever
+    /// registers ptxas gives it within its launch bound: its ring holds the SM to one block.
+    #[test]
+    fn every_line_runs_one_block_per_sm_at_most_18_75_percent() {
+        let limits = Arch::Sm90.limits();
+        for v in WGEMM {
+            for regs in [32, 128, launch_regs(v.threads())] {
+                let o = wgemm_occupancy(v, &limits, regs).expect("a launchable line");
+                assert_eq!(o.blocks_per_sm, 1, "{} at {regs} registers", v.label);
+                assert!(o.occupancy <= 0.1875 + 1e-12, "{}: {}", v.label, o.occupancy);
+                assert_eq!(o.warps_per_sm, v.threads() / 32);
+            }
+        }
+    }
 
     #[test]
     fn shapes_are_persistent_and_within_the_opt_in() {
