@@ -30,7 +30,9 @@ use kernels_gpu::variants::{WgemmVariant, WGEMM};
 /// Device 0 and its sm_90a module, or a panic that says why not.
 fn hopper() -> (Gpu, Module) {
     let gpu = Gpu::open(0).unwrap_or_else(|e| {
-        panic!("the wgmma GEMM tests need a CUDA GPU (sm_90a), and device 0 could not be opened: {e}")
+        panic!(
+            "the wgmma GEMM tests need a CUDA GPU (sm_90a), and device 0 could not be opened: {e}"
+        )
     });
     let module = hopper_module(&gpu).unwrap_or_else(|e| panic!("the wgmma GEMM tests: {e}"));
     (gpu, module)
@@ -174,7 +176,11 @@ fn launch_and_check(
     .unwrap_or_else(|e| panic!("{at}: {e}"));
     let check = p.check(gpu, &c, setting, "one launch on a fresh C");
     if !check.passed {
-        return Err(format!("{at}: {}\n  {}", check.what, p.misses(gpu, &c, setting)));
+        return Err(format!(
+            "{at}: {}\n  {}",
+            check.what,
+            p.misses(gpu, &c, setting)
+        ));
     }
     eprintln!(
         "{at}: every element within tolerance (worst {:.3} of it)",
@@ -188,23 +194,16 @@ fn launch_and_check(
 fn the_jit_reports_every_wgemm_entry_without_spills_or_serialization() {
     let (gpu, module) = hopper();
     let log = module.info_log();
-    let warnings = xtask::hopper::serialization_warnings(log);
-    assert!(
-        warnings.is_empty(),
-        "the JIT serialized wgmma: {warnings:?}"
-    );
+    // The build's bars, on the driver's JIT of the embedded PTX: no serialized wgmma, no spill
+    // or stack frame in any entry of the module.
+    let bad = xtask::hopper::check_bars(log);
+    assert!(bad.is_empty(), "the JIT's report: {bad:?}");
     let report = ptxas_report::parse_report(log).expect("the JIT's report parses");
     for v in WGEMM {
         let e = report
             .iter()
             .find(|e| e.name == v.entry)
-            .unwrap_or_else(|| panic!("{} missing from the JIT log", v.entry));
-        assert_eq!(
-            (e.stack_frame, e.spill_stores, e.spill_loads),
-            (0, 0, 0),
-            "{}",
-            v.entry
-        );
+            .expect("check_bars found every entry");
         let o = wgemm_occupancy(v, gpu.limits(), e.registers).expect("a launchable line");
         eprintln!(
             "{} ({}): {} registers, {} threads, {} B dynamic shared memory: {} block/SM, {:.2}% \
@@ -243,7 +242,12 @@ fn every_wgemm_line_passes_the_check_at_awkward_sizes() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// The plan of the large-size timings: 5 samples of 10 launches.
@@ -262,8 +266,9 @@ fn plan() -> SamplingConfig {
 fn cublas_tflops(gpu: &Gpu, cublas: &Cublas, p: &Problem, setting: (f32, f32)) -> f64 {
     let d = p.dims;
     let mut c = p.fresh_c(gpu);
-    let call =
-        |c: &mut CudaSlice<f32>| cublas.gemm_bf16_row_major(gpu, (d.m, d.n, d.k), setting.0, &p.a, &p.b, setting.1, c);
+    let call = |c: &mut CudaSlice<f32>| {
+        cublas.gemm_bf16_row_major(gpu, (d.m, d.n, d.k), setting.0, &p.a, &p.b, setting.1, c)
+    };
     let t = time_launches(gpu, &plan(), || call(&mut c)).expect("timing cuBLAS");
     // The timed calls compounded C; one more on a fresh C is the one checked.
     let mut c = p.fresh_c(gpu);
@@ -275,18 +280,29 @@ fn cublas_tflops(gpu: &Gpu, cublas: &Cublas, p: &Problem, setting: (f32, f32)) -
 
 /// Line `v` at `p` and `setting`: its TFLOP/s over the plan, and its output of one more launch
 /// on a fresh C checked (the worst element's share of its tolerance returned beside).
-fn line_tflops(gpu: &Gpu, module: &Module, v: &WgemmVariant, p: &Problem, setting: (f32, f32)) -> (f64, f64) {
+fn line_tflops(
+    gpu: &Gpu,
+    module: &Module,
+    v: &WgemmVariant,
+    p: &Problem,
+    setting: (f32, f32),
+) -> (f64, f64) {
     let d = p.dims;
     let r = ready(gpu, module, v, p);
     let mut c = p.fresh_c(gpu);
-    let launch =
-        |c: &mut CudaSlice<f32>| launch_wgemm(gpu, &r.kernel, (v, r.shape), &r.maps, (d, c), setting);
+    let launch = |c: &mut CudaSlice<f32>| {
+        launch_wgemm(gpu, &r.kernel, (v, r.shape), &r.maps, (d, c), setting)
+    };
     let t = time_launches(gpu, &plan(), || launch(&mut c))
         .unwrap_or_else(|e| panic!("{} at {d:?}: {e}", v.label));
     let mut c = p.fresh_c(gpu);
     launch(&mut c).unwrap();
     let check = p.check(gpu, &c, setting, "one launch on a fresh C");
-    assert!(check.passed, "{} ({}) at {d:?}: {}", v.label, v.entry, check.what);
+    assert!(
+        check.passed,
+        "{} ({}) at {d:?}: {}",
+        v.label, v.entry, check.what
+    );
     (gflops(d, &t) / 1e3, check.error)
 }
 

@@ -74,9 +74,9 @@ mod mma_ilp;
 mod read;
 // Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod wgmma;
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod gemm_wgmma;
+#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
+mod wgmma;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -181,15 +181,7 @@ pub const fn launch_regs(threads: u32) -> u32 {
 /// and B in L2. A bijection of 0..rows*cols onto the tiles.
 #[inline(always)]
 pub const fn tile_of(index: u32, rows: u32, cols: u32) -> (u32, u32) {
-    let group_tiles = TILE_GROUP_ROWS * cols;
-    let first_row = index / group_tiles * TILE_GROUP_ROWS;
-    let group_rows = if rows - first_row < TILE_GROUP_ROWS {
-        rows - first_row
-    } else {
-        TILE_GROUP_ROWS
-    };
-    let within = index % group_tiles;
-    (first_row + within % group_rows, within / group_rows)
+    crate::block_order::grouped_tile(index, rows, cols, TILE_GROUP_ROWS)
 }
 
 /// Why a line cannot work, or `Ok`.
@@ -366,7 +358,15 @@ mod tests {
 
     #[test]
     fn the_persistent_walk_covers_every_tile_once() {
-        for (rows, cols) in [(1, 1), (32, 16), (64, 32), (13, 7), (17, 1), (1, 33), (40, 9)] {
+        for (rows, cols) in [
+            (1, 1),
+            (32, 16),
+            (64, 32),
+            (13, 7),
+            (17, 1),
+            (1, 33),
+            (40, 9),
+        ] {
             let mut seen = vec![0u32; (rows * cols) as usize];
             for i in 0..rows * cols {
                 let (r, c) = tile_of(i, rows, cols);

@@ -12,11 +12,11 @@ pub mod cupti_record;
 mod device;
 mod dynamic_library;
 pub mod hopper;
-pub mod tensor_map;
 pub mod launch;
 pub mod library_kernel;
 mod module;
 mod side_stream;
+pub mod tensor_map;
 pub mod tensor_peak;
 
 pub use crate::module_image::module_entries;

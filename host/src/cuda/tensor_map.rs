@@ -154,8 +154,14 @@ mod tests {
             k: 1024,
         };
         let [a, b] = map_shapes(&w, d).unwrap();
-        assert_eq!((a.dims, a.row_bytes, a.boxed), ([1024, 1000], 2048, [64, w.bm]));
-        assert_eq!((b.dims, b.row_bytes, b.boxed), ([2048, 1024], 4096, [64, 64]));
+        assert_eq!(
+            (a.dims, a.row_bytes, a.boxed),
+            ([1024, 1000], 2048, [64, w.bm])
+        );
+        assert_eq!(
+            (b.dims, b.row_bytes, b.boxed),
+            ([2048, 1024], 4096, [64, 64])
+        );
         // One slot's TMA bytes are the boxes' bytes: what the full barrier expects.
         let box_bytes = |s: &MapShape| 2 * s.boxed[0] * s.boxed[1];
         assert_eq!(
