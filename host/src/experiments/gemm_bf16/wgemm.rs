@@ -100,6 +100,27 @@ mod tests {
         }
     }
 
+    /// The embedded sm_90a module (built here, no GPU) declares every line's entry with the
+    /// parameters the `abi:` line states and its launch bounds: a drifted ABI or a lost bound
+    /// fails here, not at a launch.
+    #[test]
+    fn the_sm90a_module_declares_every_line_with_its_abi_and_bounds() {
+        use crate::cuda::{ptx_accepts, ptx_entry_params};
+        use kernels_gpu::variants::WgemmParams;
+        let ptx = crate::modules::HOPPER;
+        for v in WGEMM {
+            let params = ptx_entry_params(ptx, v.entry)
+                .unwrap_or_else(|| panic!("{} is not in the sm_90a module", v.entry));
+            assert!(ptx_accepts(&params, WgemmParams::PARAMS), "{}", v.entry);
+            // The entry's header: from its name to the brace that opens its body, where the
+            // build puts the directives.
+            let from = &ptx[ptx.find(&format!(".entry {}(", v.entry)).unwrap()..];
+            let header = &from[..from.find("\n{").expect("the entry has a body")];
+            let bounds = format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads());
+            assert!(header.contains(&bounds), "{}: want {bounds:?}", v.entry);
+        }
+    }
+
     #[test]
     fn shapes_are_persistent_and_within_the_opt_in() {
         for v in WGEMM {
