@@ -12,16 +12,24 @@ pub const RASTER_ROWS: u32 = 8;
 /// grid onto the tiles (the last group of rows may be shorter).
 #[inline(always)]
 pub const fn block_tile(bx: u32, by: u32, gx: u32, gy: u32) -> (u32, u32) {
-    let id = by * gx + bx;
-    let group_blocks = RASTER_ROWS * gx;
-    let first_row = id / group_blocks * RASTER_ROWS;
-    let rows = if gy - first_row < RASTER_ROWS {
-        gy - first_row
+    grouped_tile(by * gx + bx, gy, gx, RASTER_ROWS)
+}
+
+/// The tile (tile row, tile column) that position `id` takes of a walk over `rows` x `cols`
+/// tiles in columns of `group_rows` tile rows, column after column, group after group (the
+/// last group may be shorter): a bijection of 0..rows*cols onto the tiles. [`block_tile`]'s
+/// order, and the wgmma GEMM's persistent walk (`wgemm_lines::tile_of`).
+#[inline(always)]
+pub const fn grouped_tile(id: u32, rows: u32, cols: u32, group_rows: u32) -> (u32, u32) {
+    let group_tiles = group_rows * cols;
+    let first_row = id / group_tiles * group_rows;
+    let in_group = if rows - first_row < group_rows {
+        rows - first_row
     } else {
-        RASTER_ROWS
+        group_rows
     };
-    let within = id % group_blocks;
-    (first_row + within % rows, within / rows)
+    let within = id % group_tiles;
+    (first_row + within % in_group, within / in_group)
 }
 
 #[cfg(test)]

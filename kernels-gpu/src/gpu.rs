@@ -28,6 +28,10 @@ pub use tensor::*;
 mod wgmma;
 #[cfg(lab_sm90a)]
 pub use wgmma::*;
+#[cfg(lab_sm90a)]
+mod tma;
+#[cfg(lab_sm90a)]
+pub use tma::*;
 
 /// This thread's index in its block (x).
 #[inline(always)]

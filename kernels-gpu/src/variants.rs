@@ -150,6 +150,29 @@ wgmma_table! {
     ],
 }
 
+// Hopper's warp-specialized GEMM (sm_90a only, gemm_wgmma.rs): C = alpha*A*B + beta*C, A and B
+// row-major bf16, C f32, as `gemm_bf16`. One producer warpgroup loads 64-deep slices of A and B
+// by TMA (128-byte swizzle) into a ring of `stages` slots guarded by mbarriers; `consumers`
+// warpgroups (64 rows each) run wgmma m64nBNk16 on them; blocks are persistent over the output
+// tiles. The tensor maps are passed by their addresses in global memory (wgemm_lines.rs says
+// why). Any M; K and N multiples of 8 (TMA's 16-byte row strides). Entry:
+// wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}.
+wgemm_table! {
+    abi: (WgemmParams, WgemmArgs)
+        (a_map: *const u64, b_map: *const u64, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32,
+         beta: f32),
+    gemm_wgmma: [
+        // label  family  tiles                                                      threads
+        ("W1",    wgmma { block: (128, 256, 64), stages: 4, consumers: 2, cluster: 1 }), // 384
+        ("W2",    wgmma { block: (128, 128, 64), stages: 6, consumers: 2, cluster: 1 }), // 384
+        ("W3",    wgmma { block: (64, 256, 64), stages: 5, consumers: 1, cluster: 1 }),  // 256
+    ],
+}
+
+pub use crate::wgemm_lines::{
+    consumer_regs, tile_of, wgemm_line_fits, wgemm_lines_unique, WgemmMisfit, WgemmVariant,
+};
+
 pub use crate::wgmma_lines::{
     wgmma_lines_unique, wgmma_n_supported, WgmmaVariant, MAX_WGMMA_GROUPS, WARPGROUP_THREADS,
 };

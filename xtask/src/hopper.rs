@@ -1,11 +1,13 @@
 //! The sm_90a module (`kernels_sm90a.ptx`): the wgmma entries of the variant table's
-//! `wgmma_bf16` section, built by [`PtxBuild::hopper`](crate::ptx::PtxBuild::hopper), each with
-//! `.maxntid 128` (one warpgroup per block), and the bars its ptxas report must clear: no
-//! serialized wgmma (ptxas warnings C7510-C7515), no spill and no stack frame on a wgmma entry.
+//! `wgmma_bf16` section (each with `.maxntid 128`, one warpgroup per block) and its
+//! `gemm_wgmma` section (each with its line's threads and `.minnctapersm 1`), built by
+//! [`PtxBuild::hopper`](crate::ptx::PtxBuild::hopper), and the bars its ptxas report must
+//! clear: no serialized wgmma (ptxas warnings C7510-C7515), no spill and no stack frame on any
+//! of its entries.
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{WARPGROUP_THREADS, WGMMA_BF16};
+use kernels_gpu::variants::{WARPGROUP_THREADS, WGEMM, WGMMA_BF16};
 
 use crate::modules::ModulesError;
 use crate::ptx::{self, PtxError, HOPPER_ARCH};
@@ -15,25 +17,38 @@ use ptxas_report::ptx_entries::{keep_entries, patch_entries};
 /// The module's file name.
 pub const HOPPER_FILE: &str = "kernels_sm90a.ptx";
 
-/// Whether `entry` is one of the wgmma lines.
-pub fn is_wgmma_entry(entry: &str) -> bool {
-    WGMMA_BF16.iter().any(|v| v.entry == entry)
+/// Every entry of the module: the microbenchmark's, then the GEMM's.
+pub fn hopper_entries() -> impl Iterator<Item = &'static str> {
+    WGMMA_BF16
+        .iter()
+        .map(|v| v.entry)
+        .chain(WGEMM.iter().map(|v| v.entry))
 }
 
-/// The module from the sm_90a build's plain PTX: every wgmma line's entry and nothing else,
-/// each bounded to one warpgroup.
+/// Whether `entry` is one of the sm_90a module's lines (wgmma microbenchmark or GEMM).
+pub fn is_wgmma_entry(entry: &str) -> bool {
+    hopper_entries().any(|e| e == entry)
+}
+
+/// The launch bounds of one of the module's entries: one warpgroup for the microbenchmark; the
+/// line's warpgroups and one block per SM for the GEMM (its blocks are persistent, and
+/// `setmaxnreg` shares the register file of one block).
+fn launch_bounds(entry: &str) -> String {
+    match WGEMM.iter().find(|v| v.entry == entry) {
+        Some(v) => format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads()),
+        None => format!(".maxntid {WARPGROUP_THREADS}, 1, 1"),
+    }
+}
+
+/// The module from the sm_90a build's plain PTX: every line's entry and nothing else, each with
+/// its launch bounds.
 pub fn render(plain: &str) -> Result<String, PtxError> {
     let found = ptx::entries(plain);
-    if let Some(missing) = WGMMA_BF16
-        .iter()
-        .find(|v| !found.iter().any(|e| e == v.entry))
-    {
-        return Err(PtxError::MissingEntry(missing.entry.to_string()));
+    if let Some(missing) = hopper_entries().find(|e| !found.iter().any(|f| f == e)) {
+        return Err(PtxError::MissingEntry(missing.to_string()));
     }
     let kept = keep_entries(plain, is_wgmma_entry)?;
-    patch_entries(&kept, |_| {
-        Ok(Some(format!(".maxntid {WARPGROUP_THREADS}, 1, 1")))
-    })
+    patch_entries(&kept, |name| Ok(Some(launch_bounds(name))))
 }
 
 /// Writes the module into `dir` and returns its path.
@@ -61,8 +76,8 @@ pub fn serialization_warnings(log: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The bars of the sm_90a module, one line per violation (empty when all hold): every wgmma
-/// line assembled, without stack frame or spills, and no serialization warning in the log.
+/// The bars of the sm_90a module, one line per violation (empty when all hold): every line
+/// assembled, without stack frame or spills, and no serialization warning in the log.
 pub fn check_bars(log: &str) -> Vec<String> {
     let mut bad: Vec<String> = serialization_warnings(log)
         .into_iter()
@@ -75,17 +90,16 @@ pub fn check_bars(log: &str) -> Vec<String> {
             return bad;
         }
     };
-    for v in WGMMA_BF16 {
-        match entries.iter().find(|e| e.name == v.entry) {
+    for entry in hopper_entries() {
+        match entries.iter().find(|e| e.name == entry) {
             None => bad.push(format!(
-                "{HOPPER_ARCH}: {} missing from {HOPPER_FILE}'s report",
-                v.entry
+                "{HOPPER_ARCH}: {entry} missing from {HOPPER_FILE}'s report"
             )),
             Some(e) if e.stack_frame != 0 || e.spill_stores != 0 || e.spill_loads != 0 => {
                 bad.push(format!(
-                    "{HOPPER_ARCH}: {} has a {} byte stack frame, {} bytes spill stores, {} bytes \
-                     spill loads (want 0)",
-                    v.entry, e.stack_frame, e.spill_stores, e.spill_loads
+                    "{HOPPER_ARCH}: {entry} has a {} byte stack frame, {} bytes spill stores, {} \
+                     bytes spill loads (want 0)",
+                    e.stack_frame, e.spill_stores, e.spill_loads
                 ))
             }
             Some(_) => {}
@@ -121,10 +135,7 @@ mod tests {
     }
 
     fn clean_log() -> String {
-        WGMMA_BF16
-            .iter()
-            .map(|v| entry_report(v.entry, 0))
-            .collect()
+        hopper_entries().map(|e| entry_report(e, 0)).collect()
     }
 
     #[test]
@@ -163,11 +174,10 @@ mod tests {
 
     #[test]
     fn a_spill_or_a_missing_wgmma_entry_fails_the_build() {
-        let (spilling, missing) = (WGMMA_BF16[1].entry, WGMMA_BF16[2].entry);
-        let log: String = WGMMA_BF16
-            .iter()
-            .filter(|v| v.entry != missing)
-            .map(|v| entry_report(v.entry, if v.entry == spilling { 8 } else { 0 }))
+        let (spilling, missing) = (WGEMM[0].entry, WGMMA_BF16[2].entry);
+        let log: String = hopper_entries()
+            .filter(|e| *e != missing)
+            .map(|e| entry_report(e, if e == spilling { 8 } else { 0 }))
             .collect();
         let bad = check_bars(&log);
         assert_eq!(bad.len(), 2, "{bad:?}");
@@ -184,11 +194,11 @@ mod tests {
     }
 
     #[test]
-    fn the_module_keeps_the_wgmma_entries_bounded_to_one_warpgroup() {
+    fn the_module_keeps_its_entries_with_their_launch_bounds() {
         let header = ".version 8.0\n.target sm_90a\n.address_size 64\n\n";
         let mut plain = format!("{header}{}", entry_ptx("fma_ilp1"));
-        for v in WGMMA_BF16 {
-            plain.push_str(&entry_ptx(v.entry));
+        for e in hopper_entries() {
+            plain.push_str(&entry_ptx(e));
         }
         let module = render(&plain).unwrap();
         assert!(!module.contains("fma_ilp1"), "{module}");
@@ -196,8 +206,13 @@ mod tests {
             module.matches(".maxntid 128, 1, 1").count(),
             WGMMA_BF16.len()
         );
-        for v in WGMMA_BF16 {
-            assert!(module.contains(&format!(".entry {}(", v.entry)));
+        for e in hopper_entries() {
+            assert!(module.contains(&format!(".entry {e}(")));
+        }
+        for v in WGEMM {
+            let body = &module[module.find(&format!(".entry {}(", v.entry)).unwrap()..];
+            let bounds = format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads());
+            assert!(body.contains(&bounds), "{}: {body}", v.entry);
         }
         let without_last = plain.replace(&entry_ptx(WGMMA_BF16[0].entry), "");
         assert!(matches!(

@@ -16,6 +16,7 @@ pub mod launch;
 pub mod library_kernel;
 mod module;
 mod side_stream;
+pub mod tensor_map;
 pub mod tensor_peak;
 
 pub use crate::module_image::module_entries;

@@ -83,20 +83,38 @@ pub unsafe fn store_shared_u16(addr: u32, v: u16) {
 }
 
 /// One `wgmma.mma_async` m64nNk16 BF16 x BF16 + f32 with the accumulators in `$d` (an array of
-/// N/2 floats), A and B from shared memory by descriptor, both K-major, scale 1, D accumulated.
+/// N/2 floats), A and B from shared memory by descriptor, A K-major, B K-major (`$tb` 0) or
+/// MN-major (`$tb` 1, the transposed-B flag), scale 1; D accumulated where `$acc` is not zero,
+/// else overwritten (D = A*B: the accumulators' old values are not read).
 macro_rules! wgmma_m64k16 {
-    ($n:literal, $d:ident, $da:expr, $db:expr; $first:literal $($i:literal)*) => {
+    ($n:literal, $tb:literal, $acc:expr, $d:ident, $da:expr, $db:expr; $first:literal $($i:literal)*) => {
         asm!(
             concat!(
                 "{{ .reg .pred p; setp.ne.b32 p, {scale_d}, 0; ",
                 "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16 {{",
                 "{", $first, "}" $(, ", {", $i, "}")*,
-                "}}, {da}, {db}, p, 1, 1, 0, 0; }}"
+                "}}, {da}, {db}, p, 1, 1, 0, ", $tb, "; }}"
             ),
             inout(reg32) $d[$first], $(inout(reg32) $d[$i],)*
-            da = in(reg64) $da, db = in(reg64) $db, scale_d = in(reg32) 1u32,
+            da = in(reg64) $da, db = in(reg64) $db, scale_d = in(reg32) $acc,
             options(nostack, preserves_flags),
         )
+    };
+}
+
+/// The arm of [`wgmma_m64k16`] whose N is 2 * `$acc` (32, 64 or 128 accumulators); traps
+/// otherwise.
+macro_rules! wgmma_by_width {
+    ($acc:ident, $tb:literal, $scale:expr, $d:ident, $da:ident, $db:ident) => {
+        if let Some(d) = $d.first_chunk_mut::<32>().filter(|_| $acc == 32) {
+            wgmma_m64k16!(64, $tb, $scale, d, $da, $db; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+        } else if let Some(d) = $d.first_chunk_mut::<64>().filter(|_| $acc == 64) {
+            wgmma_m64k16!(128, $tb, $scale, d, $da, $db; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+        } else if let Some(d) = $d.first_chunk_mut::<128>().filter(|_| $acc == 128) {
+            wgmma_m64k16!(256, $tb, $scale, d, $da, $db; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
+        } else {
+            super::trap()
+        }
     };
 }
 
@@ -110,15 +128,25 @@ macro_rules! wgmma_m64k16 {
 #[inline(always)]
 pub unsafe fn wgmma_m64k16_bf16<const ACC: usize>(d: &mut [f32; ACC], da: u64, db: u64) {
     // SAFETY (all arms): the caller's contract; each arm names exactly its N/2 accumulators.
-    unsafe {
-        if let Some(d) = d.first_chunk_mut::<32>().filter(|_| ACC == 32) {
-            wgmma_m64k16!(64, d, da, db; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
-        } else if let Some(d) = d.first_chunk_mut::<64>().filter(|_| ACC == 64) {
-            wgmma_m64k16!(128, d, da, db; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-        } else if let Some(d) = d.first_chunk_mut::<128>().filter(|_| ACC == 128) {
-            wgmma_m64k16!(256, d, da, db; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
-        } else {
-            super::trap()
-        }
-    }
+    unsafe { wgmma_by_width!(ACC, 0, 1u32, d, da, db) }
+}
+
+/// As [`wgmma_m64k16_bf16`] with B MN-major (N contiguous: a row-major K x N B), as the wgmma
+/// GEMM's 128-byte-swizzled TMA slices of B hold it; without `accumulate`, D = A*B (the
+/// accumulators are written, not read: how a tile starts without instructions that zero them,
+/// which ptxas would count as touching accumulators inside the pipeline).
+///
+/// # Safety
+/// As [`wgmma_m64k16_bf16`]; `db` describes an MN-major operand (e.g.
+/// `wgemm_lines::b_descriptor`), and its bytes were written by TMA (the async proxy) and
+/// waited for on their mbarrier, or written and fenced as there.
+#[inline(always)]
+pub unsafe fn wgmma_m64k16_bf16_bt<const ACC: usize>(
+    d: &mut [f32; ACC],
+    da: u64,
+    db: u64,
+    accumulate: bool,
+) {
+    // SAFETY (all arms): the caller's contract; each arm names exactly its N/2 accumulators.
+    unsafe { wgmma_by_width!(ACC, 1, u32::from(accumulate), d, da, db) }
 }

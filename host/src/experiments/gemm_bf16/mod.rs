@@ -20,6 +20,7 @@ mod table;
 #[cfg(test)]
 mod tensor_core_model;
 pub mod tolerance;
+pub mod wgemm;
 
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, BF16_GEMM};
 

@@ -1,0 +1,189 @@
+//! TMA tensor maps for the wgmma GEMM (`gemm_wgmma` lines, sm_90a): A's and B's
+//! `CUtensorMap`, encoded by the driver (`cuTensorMapEncodeTiled`) and copied into one device
+//! buffer whose two addresses the kernel takes (`kernels_gpu::wgemm_lines` says why global
+//! memory rather than kernel parameters).
+//!
+//! A (M x K, row-major bf16) is described as a K x M tensor (the contiguous dimension first)
+//! read in 64 x BM boxes; B (K x N, row-major) as an N x K tensor read in 64 x 64 boxes. Both use
+//! the 128-byte swizzle the wgmma descriptors assume and zero fill outside the tensor, which is
+//! how the kernel handles edge tiles.
+
+use cudarc::driver::sys;
+use cudarc::driver::{CudaSlice, DevicePtr};
+use kernels_gpu::variants::WgemmVariant;
+use kernels_gpu::wgemm_lines::{B_BOX_COLS, WGEMM_BK};
+
+use super::{CudaError, Gpu};
+use crate::results::GemmDims;
+
+/// u64 words of one `CUtensorMap` (128 bytes).
+const MAP_WORDS: usize = 16;
+
+/// Why a problem cannot be described to TMA.
+#[derive(Debug, thiserror::Error)]
+pub enum TensorMapError {
+    #[error(
+        "the wgmma GEMM needs K and N to be multiples of 8 (TMA's row strides are multiples of \
+         16 bytes) and at least 8; got {m}x{n}x{k}"
+    )]
+    Strides { m: u32, n: u32, k: u32 },
+    #[error("the wgmma GEMM needs M >= 1; got {m}x{n}x{k}")]
+    Empty { m: u32, n: u32, k: u32 },
+    #[error(transparent)]
+    Cuda(#[from] CudaError),
+}
+
+/// One 2-D tiled tensor map's shape: dimensions and box, the contiguous dimension first, and
+/// the byte stride of a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapShape {
+    pub dims: [u64; 2],
+    pub row_bytes: u64,
+    pub boxed: [u32; 2],
+}
+
+/// A's and B's map shapes for `line` over `d`, or why TMA cannot describe the problem.
+pub fn map_shapes(line: &WgemmVariant, d: GemmDims) -> Result<[MapShape; 2], TensorMapError> {
+    let (m, n, k) = (d.m, d.n, d.k);
+    if k % 8 != 0 || n % 8 != 0 || k == 0 || n == 0 {
+        return Err(TensorMapError::Strides { m, n, k });
+    }
+    if m == 0 {
+        return Err(TensorMapError::Empty { m, n, k });
+    }
+    let a = MapShape {
+        dims: [u64::from(k), u64::from(m)],
+        row_bytes: 2 * u64::from(k),
+        boxed: [WGEMM_BK, line.bm],
+    };
+    let b = MapShape {
+        dims: [u64::from(n), u64::from(k)],
+        row_bytes: 2 * u64::from(n),
+        boxed: [B_BOX_COLS, WGEMM_BK],
+    };
+    Ok([a, b])
+}
+
+/// A's and B's tensor maps on the device, one buffer: A's map at [`a`](Self::a), B's 128 bytes
+/// after it.
+pub struct TensorMaps {
+    words: CudaSlice<u64>,
+}
+
+impl TensorMaps {
+    /// Encodes the maps of `line` over A and B (`d`'s sizes) and copies them to the device.
+    pub fn encode(
+        gpu: &Gpu,
+        line: &WgemmVariant,
+        d: GemmDims,
+        a: &CudaSlice<u16>,
+        b: &CudaSlice<u16>,
+    ) -> Result<Self, TensorMapError> {
+        let shapes = map_shapes(line, d)?;
+        let mut words = vec![0u64; 2 * MAP_WORDS];
+        for ((shape, buffer), out) in shapes
+            .iter()
+            .zip([a, b])
+            .zip(words.chunks_exact_mut(MAP_WORDS))
+        {
+            let (address, _guard) = buffer.device_ptr(gpu.stream());
+            let map = encode_one(shape, address)?;
+            out.copy_from_slice(&map.opaque);
+        }
+        Ok(Self {
+            words: gpu.upload(&words)?,
+        })
+    }
+
+    /// The buffer holding both maps (for a launch's `input`).
+    pub fn buffer(&self) -> &CudaSlice<u64> {
+        &self.words
+    }
+
+    /// B's map's offset from the buffer's start, bytes.
+    pub const B_OFFSET: u64 = (MAP_WORDS * 8) as u64;
+}
+
+/// One map by the driver: bf16, 2-D, 128-byte swizzle, zero fill, L2 promotion of 256 bytes.
+fn encode_one(shape: &MapShape, address: u64) -> Result<sys::CUtensorMap, CudaError> {
+    let mut map = sys::CUtensorMap {
+        opaque: [0; MAP_WORDS],
+    };
+    let strides = [shape.row_bytes];
+    let element_strides = [1u32, 1];
+    // SAFETY: `map` is a writable CUtensorMap; the arrays have the rank (2) entries the driver
+    // reads (strides: rank - 1); `address` is a live device allocation of at least
+    // dims[0] * dims[1] bf16 (the caller's buffers for these sizes).
+    let result = unsafe {
+        sys::cuTensorMapEncodeTiled(
+            &mut map,
+            sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+            2,
+            address as *mut core::ffi::c_void,
+            shape.dims.as_ptr(),
+            strides.as_ptr(),
+            shape.boxed.as_ptr(),
+            element_strides.as_ptr(),
+            sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    result.result().map_err(|source| CudaError::Driver {
+        what: format!(
+            "cuTensorMapEncodeTiled (dims {:?}, row {} bytes, box {:?})",
+            shape.dims, shape.row_bytes, shape.boxed
+        ),
+        source,
+    })?;
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels_gpu::variants::WGEMM;
+
+    #[test]
+    fn maps_put_the_contiguous_dimension_first_with_the_lines_boxes() {
+        let w = WGEMM[0];
+        let d = GemmDims {
+            m: 1000,
+            n: 2048,
+            k: 1024,
+        };
+        let [a, b] = map_shapes(&w, d).unwrap();
+        assert_eq!(
+            (a.dims, a.row_bytes, a.boxed),
+            ([1024, 1000], 2048, [64, w.bm])
+        );
+        assert_eq!(
+            (b.dims, b.row_bytes, b.boxed),
+            ([2048, 1024], 4096, [64, 64])
+        );
+        // One slot's TMA bytes are the boxes' bytes: what the full barrier expects.
+        let box_bytes = |s: &MapShape| 2 * s.boxed[0] * s.boxed[1];
+        assert_eq!(
+            box_bytes(&a) + (w.bn / B_BOX_COLS) * box_bytes(&b),
+            w.slot_bytes()
+        );
+    }
+
+    #[test]
+    fn strides_tma_cannot_describe_are_refused() {
+        let w = WGEMM[0];
+        for (m, n, k) in [(64, 100, 64), (64, 64, 30), (64, 0, 64), (64, 64, 0)] {
+            let e = map_shapes(&w, GemmDims { m, n, k }).unwrap_err();
+            assert!(
+                matches!(e, TensorMapError::Strides { m: em, n: en, k: ek } if (em, en, ek) == (m, n, k))
+            );
+            assert!(e.to_string().contains("multiples of 8"), "{e}");
+        }
+        assert!(matches!(
+            map_shapes(&w, GemmDims { m: 0, n: 8, k: 8 }),
+            Err(TensorMapError::Empty { .. })
+        ));
+        assert!(map_shapes(&w, GemmDims { m: 1, n: 8, k: 8 }).is_ok());
+    }
+}

@@ -1,0 +1,135 @@
+//! The launch of a `gemm_wgmma` line (sm_90a): its persistent grid, its threads and dynamic
+//! shared memory from the table, and the tensor maps of A and B passed by address (see
+//! `host::cuda::tensor_map`).
+
+use cudarc::driver::CudaSlice;
+use kernels_gpu::variants::{WgemmParams, WgemmVariant};
+
+use crate::cuda::tensor_map::TensorMaps;
+use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
+use crate::occupancy::calc::{occupancy, KernelResources, Occupancy, OccupancyError};
+use crate::occupancy::Limits;
+use crate::results::GemmDims;
+
+/// The theoretical occupancy of `line` by the lab's calculator on an SM of `limits`, at
+/// `regs` registers per thread (ptxas's or the JIT's report for the entry).
+pub fn wgemm_occupancy(
+    line: &WgemmVariant,
+    limits: &Limits,
+    regs: u32,
+) -> Result<Occupancy, OccupancyError> {
+    occupancy(
+        limits,
+        &KernelResources {
+            threads: line.threads(),
+            regs_per_thread: regs,
+            static_smem: line.static_shared_bytes(),
+            dyn_smem: line.dynamic_shared_bytes(),
+        },
+    )
+}
+
+/// The launch shape of `line` over an M x N output on a GPU of `sms` SMs: one persistent block
+/// per SM at most (one per output tile when there are fewer tiles).
+pub fn wgemm_launch_shape(line: &WgemmVariant, dims: GemmDims, sms: u32) -> LaunchShape {
+    LaunchShape {
+        grid: (line.grid(dims.m, dims.n, sms), 1),
+        threads: line.threads(),
+        dyn_smem: line.dynamic_shared_bytes(),
+    }
+}
+
+/// Enqueues one launch of `kernel` (line `line`, [`prepare`](crate::cuda::prepare)d for
+/// `shape`) computing C = alpha*A*B + beta*C at `dims` through `maps`, which were encoded for
+/// this line and these dimensions over A and B.
+///
+/// # Panics
+/// If C does not hold M*N floats.
+pub fn launch_wgemm(
+    gpu: &Gpu,
+    kernel: &Kernel<'_>,
+    (line, shape): (&WgemmVariant, LaunchShape),
+    maps: &TensorMaps,
+    (dims, c): (GemmDims, &mut CudaSlice<f32>),
+    (alpha, beta): (f32, f32),
+) -> Result<(), CudaError> {
+    assert_eq!(
+        c.len(),
+        dims.m as usize * dims.n as usize,
+        "C must hold M*N floats"
+    );
+    assert_eq!(shape.threads, line.threads(), "the line's threads");
+    let mut l = Launch::new(gpu);
+    let base = l.input(maps.buffer());
+    let params = WgemmParams {
+        a_map: base,
+        b_map: base + TensorMaps::B_OFFSET,
+        c: l.output(c),
+        m: dims.m as i32,
+        n: dims.n as i32,
+        k: dims.k as i32,
+        alpha,
+        beta,
+    };
+    // SAFETY: the threads and dynamic shared memory are the line's (`wgemm_launch_shape`), the
+    // grid at most one block per tile; the maps describe A and B at these dimensions with the
+    // line's boxes (`TensorMaps::encode`, which refuses K or N not a multiple of 8, so N is
+    // even as the epilogue needs); C holds M*N floats (asserted above).
+    unsafe { l.launch(kernel, shape, &params) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::occupancy::Arch;
+    use kernels_gpu::variants::{MAX_SHARED_OPT_IN, WGEMM};
+    use kernels_gpu::wgemm_lines::launch_regs;
+
+    /// Issue 18's bar: every line at most 18.75% theoretical occupancy on sm_90, whatever
+    /// registers ptxas gives it within its launch bound: its ring holds the SM to one block.
+    #[test]
+    fn every_line_runs_one_block_per_sm_at_most_18_75_percent() {
+        let limits = Arch::Sm90.limits();
+        for v in WGEMM {
+            for regs in [32, 128, launch_regs(v.threads())] {
+                let o = wgemm_occupancy(v, &limits, regs).expect("a launchable line");
+                assert_eq!(o.blocks_per_sm, 1, "{} at {regs} registers", v.label);
+                assert!(o.occupancy <= 0.1875 + 1e-12, "{}: {}", v.label, o.occupancy);
+                assert_eq!(o.warps_per_sm, v.threads() / 32);
+            }
+        }
+    }
+
+    /// The embedded sm_90a module (built here, no GPU) declares every line's entry with the
+    /// parameters the `abi:` line states and its launch bounds: a drifted ABI or a lost bound
+    /// fails here, not at a launch.
+    #[test]
+    fn the_sm90a_module_declares_every_line_with_its_abi_and_bounds() {
+        use crate::cuda::{ptx_accepts, ptx_entry_params};
+        use kernels_gpu::variants::WgemmParams;
+        let ptx = crate::modules::HOPPER;
+        for v in WGEMM {
+            let params = ptx_entry_params(ptx, v.entry)
+                .unwrap_or_else(|| panic!("{} is not in the sm_90a module", v.entry));
+            assert!(ptx_accepts(&params, WgemmParams::PARAMS), "{}", v.entry);
+            // The entry's header: from its name to the brace that opens its body, where the
+            // build puts the directives.
+            let from = &ptx[ptx.find(&format!(".entry {}(", v.entry)).unwrap()..];
+            let header = &from[..from.find("\n{").expect("the entry has a body")];
+            let bounds = format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads());
+            assert!(header.contains(&bounds), "{}: want {bounds:?}", v.entry);
+        }
+    }
+
+    #[test]
+    fn shapes_are_persistent_and_within_the_opt_in() {
+        for v in WGEMM {
+            let s = wgemm_launch_shape(v, GemmDims::square(4096), 132);
+            assert_eq!(s.grid, (132, 1), "{}", v.label);
+            assert_eq!(s.threads, v.threads());
+            assert!(s.dyn_smem <= MAX_SHARED_OPT_IN && s.dyn_smem_opt_in().is_some());
+            let small = wgemm_launch_shape(v, GemmDims { m: 65, n: 8, k: 8 }, 132);
+            assert_eq!(small.grid, (65u32.div_ceil(v.bm), 1));
+        }
+    }
+}

@@ -1,0 +1,360 @@
+//! GPU-only checks of the warp-specialized wgmma GEMM (sm_90a, the variant table's `gemm_wgmma`
+//! section), launched through the host's plumbing (the built-in sm_90a module, the tensor maps of
+//! `host::cuda::tensor_map`, `experiments::gemm_bf16::wgemm`):
+//! - the driver's JIT reports every line's entry without spills, stack or serialized wgmma;
+//! - every element of every line's C against the f64 reference of its bf16 inputs under the
+//!   tensor-core rule (`experiments::gemm_bf16::tolerance`), at awkward sizes (edge tiles in M,
+//!   N and K, K shorter than a slice, fewer tiles than SMs), at alpha=1.5, beta=0.5 and at
+//!   alpha=1, beta=0;
+//! - at 4096^3 and 8192^3 (and 2048x8192x1024): every line and cuBLAS's BF16 GEMM timed, their
+//!   TFLOP/s and the ratio printed (not asserted: a timing never decides a test), every element
+//!   of each timed output checked.
+//!
+//! Ignored by default; on an H100/H200 (compute capability 9.0):
+//! `cargo test --release -p host --test wgemm_gpu -- --ignored --nocapture --test-threads 1`.
+//! Anywhere else they fail with the reason ("needs sm_90a"); they never skip.
+
+use cudarc::driver::CudaSlice;
+use host::cuda::hopper::hopper_module;
+use host::cuda::tensor_map::TensorMaps;
+use host::cuda::{prepare, Cublas, Gpu, LaunchShape, Module};
+use host::experiments::gemm_bf16::tolerance::{record, spread_factor};
+use host::experiments::gemm_bf16::wgemm::{launch_wgemm, wgemm_launch_shape, wgemm_occupancy};
+use host::experiments::gemm_bf16::Bf16Inputs;
+use host::experiments::gemm_check::{Checked, GemmChecker, GemmReference};
+use host::experiments::gemm_sides::gflops;
+use host::results::{Check, GemmDims};
+use host::sampling::{time_launches, SamplingConfig, SamplingPlan, TimingPlan};
+use kernels_gpu::variants::{WgemmVariant, WGEMM};
+
+/// Device 0 and its sm_90a module, or a panic that says why not.
+fn hopper() -> (Gpu, Module) {
+    let gpu = Gpu::open(0).unwrap_or_else(|e| {
+        panic!(
+            "the wgmma GEMM tests need a CUDA GPU (sm_90a), and device 0 could not be opened: {e}"
+        )
+    });
+    let module = hopper_module(&gpu).unwrap_or_else(|e| panic!("the wgmma GEMM tests: {e}"));
+    (gpu, module)
+}
+
+/// One problem on the device: A, B (bf16), C0, the f64 reference scaled to the tensor-core rule.
+struct Problem {
+    dims: GemmDims,
+    a: CudaSlice<u16>,
+    b: CudaSlice<u16>,
+    c0: CudaSlice<f32>,
+    checker: GemmChecker,
+    reference: GemmReference,
+}
+
+impl Problem {
+    fn new(gpu: &Gpu, dims: GemmDims) -> Self {
+        let inputs = Bf16Inputs::new(dims, u64::from(dims.k) ^ 0x5eed);
+        let checker = GemmChecker::new(gpu).expect("the check kernels");
+        let mut reference = {
+            let a_wide = gpu.upload(&inputs.a_wide).unwrap();
+            let b_wide = gpu.upload(&inputs.b_wide).unwrap();
+            checker
+                .reference(gpu, dims, &a_wide, &b_wide)
+                .expect("the f64 reference")
+        };
+        reference
+            .scale_spread(gpu, spread_factor(dims.k))
+            .expect("the tolerance");
+        Self {
+            dims,
+            a: gpu.upload(&inputs.a).unwrap(),
+            b: gpu.upload(&inputs.b).unwrap(),
+            c0: gpu.upload(&inputs.c0).unwrap(),
+            checker,
+            reference,
+        }
+    }
+
+    /// A fresh copy of C0.
+    fn fresh_c(&self, gpu: &Gpu) -> CudaSlice<f32> {
+        let mut c = gpu.zeros(self.c0.len()).unwrap();
+        gpu.copy_device(&self.c0, &mut c).unwrap();
+        c
+    }
+
+    /// Every element of `c` against the reference at `setting`, under the tensor-core rule.
+    fn check(&self, gpu: &Gpu, c: &CudaSlice<f32>, setting: (f32, f32), launch: &str) -> Check {
+        let tally = self
+            .checker
+            .tally(gpu, &self.reference, &self.c0, c, setting)
+            .expect("the check");
+        record(
+            self.dims,
+            &[Checked {
+                launch: launch.to_owned(),
+                alpha: setting.0,
+                beta: setting.1,
+                tally,
+            }],
+        )
+    }
+}
+
+impl Problem {
+    /// Where a failed check's misses lie, for the log: how many elements are off by more than
+    /// 1e-2 relative to the reference (a coarse view; the check's rule decides), by position in
+    /// a 64 x 64 tile, and the first few with their values.
+    fn misses(&self, gpu: &Gpu, c: &CudaSlice<f32>, (alpha, beta): (f32, f32)) -> String {
+        let got = gpu.download(c).unwrap();
+        let c0 = gpu.download(&self.c0).unwrap();
+        let (dot, _) = self.reference.download(gpu).unwrap();
+        let n = self.dims.n as usize;
+        let mut by_row = [0u32; 64];
+        let mut by_col = [0u32; 64];
+        let mut first = Vec::new();
+        let mut off = 0u64;
+        for (i, (&g, (&d, &old))) in got.iter().zip(dot.iter().zip(&c0)).enumerate() {
+            let want = f64::from(alpha) * d + f64::from(beta) * f64::from(old);
+            if (f64::from(g) - want).abs() > 1e-2 * (1.0 + want.abs()) || !g.is_finite() {
+                off += 1;
+                by_row[(i / n) % 64] += 1;
+                by_col[(i % n) % 64] += 1;
+                if first.len() < 8 {
+                    first.push(format!("({}, {}): {g} want {want:.4}", i / n, i % n));
+                }
+            }
+        }
+        format!(
+            "{off} of {} elements off; by row mod 64 {by_row:?}; by column mod 64 {by_col:?}; \
+             first {first:?}",
+            got.len()
+        )
+    }
+}
+
+/// A line's kernel, prepared, with its shape and its maps over `p`.
+struct Ready<'m> {
+    kernel: host::cuda::Kernel<'m>,
+    shape: LaunchShape,
+    maps: TensorMaps,
+}
+
+fn ready<'m>(gpu: &Gpu, module: &'m Module, v: &WgemmVariant, p: &Problem) -> Ready<'m> {
+    let kernel = module.kernel(v.entry).expect("the line's entry");
+    let shape = wgemm_launch_shape(v, p.dims, gpu.info().sm_count);
+    prepare(&kernel, shape).expect("the line's dynamic shared memory");
+    let maps = TensorMaps::encode(gpu, v, p.dims, &p.a, &p.b)
+        .unwrap_or_else(|e| panic!("{} at {:?}: {e}", v.label, p.dims));
+    Ready {
+        kernel,
+        shape,
+        maps,
+    }
+}
+
+/// One launch of `v` on a fresh C at `setting`, checked: the check's words (and where the
+/// misses lie) if any element is off.
+fn launch_and_check(
+    gpu: &Gpu,
+    module: &Module,
+    v: &WgemmVariant,
+    p: &Problem,
+    setting: (f32, f32),
+) -> Result<(), String> {
+    let r = ready(gpu, module, v, p);
+    let mut c = p.fresh_c(gpu);
+    let at = format!(
+        "{} ({}) at {}x{}x{}, alpha {} beta {}",
+        v.label, v.entry, p.dims.m, p.dims.n, p.dims.k, setting.0, setting.1
+    );
+    launch_wgemm(
+        gpu,
+        &r.kernel,
+        (v, r.shape),
+        &r.maps,
+        (p.dims, &mut c),
+        setting,
+    )
+    .and_then(|()| gpu.synchronize())
+    .unwrap_or_else(|e| panic!("{at}: {e}"));
+    let check = p.check(gpu, &c, setting, "one launch on a fresh C");
+    if !check.passed {
+        return Err(format!(
+            "{at}: {}\n  {}",
+            check.what,
+            p.misses(gpu, &c, setting)
+        ));
+    }
+    eprintln!(
+        "{at}: every element within tolerance (worst {:.3} of it)",
+        check.error
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
+fn the_jit_reports_every_wgemm_entry_without_spills_or_serialization() {
+    let (gpu, module) = hopper();
+    let log = module.info_log();
+    // The build's bars, on the driver's JIT of the embedded PTX: no serialized wgmma, no spill
+    // or stack frame in any entry of the module.
+    let bad = xtask::hopper::check_bars(log);
+    assert!(bad.is_empty(), "the JIT's report: {bad:?}");
+    let report = ptxas_report::parse_report(log).expect("the JIT's report parses");
+    for v in WGEMM {
+        let e = report
+            .iter()
+            .find(|e| e.name == v.entry)
+            .expect("check_bars found every entry");
+        let o = wgemm_occupancy(v, gpu.limits(), e.registers).expect("a launchable line");
+        eprintln!(
+            "{} ({}): {} registers, {} threads, {} B dynamic shared memory: {} block/SM, {:.2}% \
+             theoretical occupancy (the lab's calculator)",
+            v.label,
+            v.entry,
+            e.registers,
+            v.threads(),
+            v.dynamic_shared_bytes(),
+            o.blocks_per_sm,
+            100.0 * o.occupancy
+        );
+        assert!(o.occupancy <= 0.1875 + 1e-12, "{}: issue 18's bar", v.label);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
+fn every_wgemm_line_passes_the_check_at_awkward_sizes() {
+    let (gpu, module) = hopper();
+    let mut failures = Vec::new();
+    for (m, n, k) in [
+        (8, 8, 8),
+        (1, 264, 40),
+        (333, 264, 80),
+        (1000, 1000, 1000),
+        (2048, 8192, 1024),
+    ] {
+        let p = Problem::new(&gpu, GemmDims { m, n, k });
+        for v in WGEMM {
+            for setting in [(1.5, 0.5), (1.0, 0.0)] {
+                if let Err(e) = launch_and_check(&gpu, &module, v, &p, setting) {
+                    eprintln!("FAILED {e}");
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The plan of the large-size timings: 5 samples of 10 launches.
+fn plan() -> SamplingConfig {
+    SamplingConfig {
+        plan: SamplingPlan::Fixed(TimingPlan {
+            iters: 10,
+            samples: 5,
+        }),
+        ..SamplingConfig::default()
+    }
+}
+
+/// cuBLAS at `p` and `setting`: its TFLOP/s over the plan, and its output of one more call on a
+/// fresh C checked.
+fn cublas_tflops(gpu: &Gpu, cublas: &Cublas, p: &Problem, setting: (f32, f32)) -> f64 {
+    let d = p.dims;
+    let mut c = p.fresh_c(gpu);
+    let call = |c: &mut CudaSlice<f32>| {
+        cublas.gemm_bf16_row_major(gpu, (d.m, d.n, d.k), setting.0, &p.a, &p.b, setting.1, c)
+    };
+    let t = time_launches(gpu, &plan(), || call(&mut c)).expect("timing cuBLAS");
+    // The timed calls compounded C; one more on a fresh C is the one checked.
+    let mut c = p.fresh_c(gpu);
+    call(&mut c).expect("cuBLAS");
+    let check = p.check(gpu, &c, setting, "cuBLAS on a fresh C");
+    assert!(check.passed, "cuBLAS at {d:?}: {}", check.what);
+    gflops(d, &t) / 1e3
+}
+
+/// Line `v` at `p` and `setting`: its TFLOP/s over the plan, and its output of one more launch
+/// on a fresh C checked (the worst element's share of its tolerance returned beside).
+fn line_tflops(
+    gpu: &Gpu,
+    module: &Module,
+    v: &WgemmVariant,
+    p: &Problem,
+    setting: (f32, f32),
+) -> (f64, f64) {
+    let d = p.dims;
+    let r = ready(gpu, module, v, p);
+    let mut c = p.fresh_c(gpu);
+    let launch = |c: &mut CudaSlice<f32>| {
+        launch_wgemm(gpu, &r.kernel, (v, r.shape), &r.maps, (d, c), setting)
+    };
+    let t = time_launches(gpu, &plan(), || launch(&mut c))
+        .unwrap_or_else(|e| panic!("{} at {d:?}: {e}", v.label));
+    let mut c = p.fresh_c(gpu);
+    launch(&mut c).unwrap();
+    let check = p.check(gpu, &c, setting, "one launch on a fresh C");
+    assert!(
+        check.passed,
+        "{} ({}) at {d:?}: {}",
+        v.label, v.entry, check.what
+    );
+    (gflops(d, &t) / 1e3, check.error)
+}
+
+/// Every line and cuBLAS at `d`, at alpha=1.5, beta=0.5 (C read) and alpha=1, beta=0 (C only
+/// written), each timed and its output checked; prints TFLOP/s and Ours/cuBLAS.
+fn beside_cublas_at(gpu: &Gpu, module: &Module, cublas: &Cublas, d: GemmDims) {
+    let p = Problem::new(gpu, d);
+    for setting in [(1.5, 0.5), (1.0, 0.0)] {
+        let theirs = cublas_tflops(gpu, cublas, &p, setting);
+        eprintln!(
+            "cuBLAS {} BF16 at {}x{}x{} (alpha {}, beta {}): {theirs:.1} TFLOP/s",
+            cublas.version(),
+            d.m,
+            d.n,
+            d.k,
+            setting.0,
+            setting.1
+        );
+        for v in WGEMM {
+            let (ours, worst) = line_tflops(gpu, module, v, &p, setting);
+            eprintln!(
+                "{} ({}) at {}x{}x{} (alpha {}, beta {}): {ours:.1} TFLOP/s, {:.2}x cuBLAS; {} \
+                 threads/block, one block/SM; every element within tolerance (worst {worst:.3} \
+                 of it)",
+                v.label,
+                v.entry,
+                d.m,
+                d.n,
+                d.k,
+                setting.0,
+                setting.1,
+                ours / theirs,
+                v.threads(),
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
+fn every_wgemm_line_beside_cublas_at_large_sizes() {
+    let (gpu, module) = hopper();
+    let cublas = Cublas::open(&gpu).unwrap_or_else(|e| panic!("cuBLAS is part of this test: {e}"));
+    for d in [
+        GemmDims {
+            m: 2048,
+            n: 8192,
+            k: 1024,
+        },
+        GemmDims::square(4096),
+        GemmDims::square(8192),
+    ] {
+        beside_cublas_at(&gpu, &module, &cublas, d);
+    }
+}

@@ -1,0 +1,403 @@
+//! The warp-specialized wgmma GEMM's lines (section `gemm_wgmma` of the variant table, sm_90a
+//! only): what a line describes, the shared-memory layout of a block (the kernel and the host's
+//! launch read the same formulas), the 128-byte-swizzle descriptors, and the compile-time checks
+//! of a line.
+//!
+//! C = alpha*A*B + beta*C with A (M x K) and B (K x N) row-major bf16 and C row-major f32, as
+//! the `gemm_bf16` lines. A block is one producer warpgroup and `consumers` consumer
+//! warpgroups. The producer's one elected thread loads BM x 64 slices of A and 64 x BN slices of
+//! B by TMA into a ring of `stages` slots; each slot has a "full" mbarrier (the TMA's bytes
+//! arrive on it) and an "empty" one (each consumer warp arrives once it has read the slot).
+//! Consumer warpgroup w owns rows 64w..64w+64 of the block tile and runs `wgmma` m64nBNk16
+//! from the slot into BN/2 f32 accumulators per thread. Blocks are persistent: block b takes
+//! output tiles b, b + grid, b + 2 grid, ... in the order of [`tile_of`].
+//!
+//! Why the tensor maps live in global memory: a `CUtensorMap` is a 128-byte, 64-byte-aligned
+//! opaque struct; CUDA C++ passes it as a `__grid_constant__` kernel parameter, which rustc's
+//! nvptx kernel ABI cannot declare (it has no way to give a `.param` that alignment and keep it
+//! out of local memory). The TMA instructions also take a tensor map's generic address in
+//! global memory, so the host encodes both maps (`cuTensorMapEncodeTiled`), copies them into one
+//! device buffer before the launch, and passes their addresses. Nothing writes them during the
+//! kernel, so no `fence.proxy.tensormap` is needed.
+
+/// Depth of one K slice: 64 bf16 are 128 bytes, one row of the 128-byte swizzle.
+pub const WGEMM_BK: u32 = 64;
+/// Rows of one wgmma (m64), and of one consumer warpgroup's share of the block tile.
+pub const WGEMM_M: u32 = 64;
+/// Depth of one wgmma (k16).
+pub const WGEMM_K: u32 = 16;
+/// Threads of a warpgroup.
+pub const WGEMM_WARPGROUP: u32 = 128;
+/// Bytes of a row of the 128-byte swizzle, and of one TMA box row (64 bf16).
+pub const SWIZZLE_BYTES: u32 = 128;
+/// Bytes of one swizzle atom (8 rows of 128 bytes): a slot's tiles start at multiples of it.
+pub const SWIZZLE_ATOM: u32 = 8 * SWIZZLE_BYTES;
+/// Columns of B one TMA box holds (128 bytes of bf16); a BN-wide slice is BN/64 boxes.
+pub const B_BOX_COLS: u32 = SWIZZLE_BYTES / 2;
+/// Registers the producer warpgroup keeps after `setmaxnreg.dec` (it holds only addresses and
+/// counters).
+pub const PRODUCER_REGS: u32 = 40;
+/// Registers per thread of the register file (64K), shared by a block's warpgroups.
+pub const REGISTER_FILE: u32 = 65536;
+/// Most registers a thread can have (and `setmaxnreg` can ask for).
+pub const MAX_THREAD_REGS: u32 = 256;
+/// Tile rows consecutive tiles of [`tile_of`] walk down before moving one tile column right.
+pub const TILE_GROUP_ROWS: u32 = 16;
+
+/// One `gemm_wgmma` line. Every entry takes `(a_map, b_map, c, m, n, k, alpha, beta)`; see the
+/// module documentation for the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WgemmVariant {
+    pub label: &'static str,
+    /// Block tile rows (64 per consumer warpgroup).
+    pub bm: u32,
+    /// Block tile columns, the wgmma's N (64, 128 or 256).
+    pub bn: u32,
+    /// Slots of the shared-memory ring.
+    pub stages: u32,
+    /// Consumer warpgroups (1 to 3).
+    pub consumers: u32,
+    /// Blocks per cluster (1: no multicast).
+    pub cluster: u32,
+    /// Exported PTX entry name,
+    /// `wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}`.
+    pub entry: &'static str,
+}
+
+/// Why a `gemm_wgmma` line cannot work (see [`wgemm_line_fits`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WgemmMisfit {
+    /// BN is not a wgmma N the kernel issues (64, 128, 256).
+    Width,
+    /// Consumers is not 1, 2 or 3.
+    Consumers,
+    /// BM is not 64 rows per consumer warpgroup.
+    Height,
+    /// Fewer than 2 stages: TMA could not load ahead of the MMAs.
+    Stages,
+    /// The ring and its barriers pass the 227 KB a block may opt into.
+    SharedMemory,
+    /// Cluster size other than 1 (TMA multicast is not built).
+    Cluster,
+    /// The accumulators do not fit the registers a thread has at launch.
+    Registers,
+}
+
+impl WgemmVariant {
+    /// Threads per block: the producer warpgroup and the consumers.
+    pub const fn threads(&self) -> u32 {
+        (self.consumers + 1) * WGEMM_WARPGROUP
+    }
+    /// f32 accumulators per consumer thread (BN/2).
+    pub const fn accumulators(&self) -> u32 {
+        self.bn / 2
+    }
+    /// Registers a consumer thread gets by `setmaxnreg.inc` ([`consumer_regs`]).
+    pub const fn consumer_regs(&self) -> u32 {
+        consumer_regs(self.consumers)
+    }
+    /// Bytes of A's BM x 64 slice in one slot.
+    pub const fn a_slot_bytes(&self) -> u32 {
+        self.bm * WGEMM_BK * 2
+    }
+    /// Bytes of B's 64 x BN slice in one slot.
+    pub const fn b_slot_bytes(&self) -> u32 {
+        WGEMM_BK * self.bn * 2
+    }
+    /// Bytes of one slot (A's slice, then B's): what the TMA of one K step brings.
+    pub const fn slot_bytes(&self) -> u32 {
+        self.a_slot_bytes() + self.b_slot_bytes()
+    }
+    /// Offset of slot `s`'s A slice from the aligned base of the ring.
+    pub const fn a_slot(&self, s: u32) -> u32 {
+        s * self.slot_bytes()
+    }
+    /// Offset of slot `s`'s B slice.
+    pub const fn b_slot(&self, s: u32) -> u32 {
+        s * self.slot_bytes() + self.a_slot_bytes()
+    }
+    /// Offset of slot `s`'s "full" mbarrier (after the ring; 8 bytes each).
+    pub const fn full_barrier(&self, s: u32) -> u32 {
+        self.stages * self.slot_bytes() + 8 * s
+    }
+    /// Offset of slot `s`'s "empty" mbarrier.
+    pub const fn empty_barrier(&self, s: u32) -> u32 {
+        self.stages * self.slot_bytes() + 8 * (self.stages + s)
+    }
+    /// Dynamic shared memory to launch with: the ring, its barriers, and up to an atom of slack
+    /// to align the ring to [`SWIZZLE_ATOM`] (the dynamic window's start is not promised to be).
+    pub const fn dynamic_shared_bytes(&self) -> u32 {
+        self.empty_barrier(self.stages) + SWIZZLE_ATOM
+    }
+    /// Static shared memory of the kernel: none.
+    pub const fn static_shared_bytes(&self) -> u32 {
+        0
+    }
+    /// Output tiles (rows, columns) of an M x N product.
+    pub const fn tiles(&self, m: u32, n: u32) -> (u32, u32) {
+        (m.div_ceil(self.bm), n.div_ceil(self.bn))
+    }
+    /// The persistent grid: one block per SM at most, never more blocks than tiles (at least 1).
+    pub const fn grid(&self, m: u32, n: u32, sms: u32) -> u32 {
+        let (rows, cols) = self.tiles(m, n);
+        let tiles = rows * cols;
+        let g = if tiles < sms { tiles } else { sms };
+        if g == 0 {
+            1
+        } else {
+            g
+        }
+    }
+}
+
+/// Registers a consumer thread of a block with `consumers` consumer warpgroups gets by
+/// `setmaxnreg.inc`: what the register file leaves after the producer's [`PRODUCER_REGS`],
+/// shared by the consumers, rounded down to the multiple of 8 `setmaxnreg` wants, and at most
+/// [`MAX_THREAD_REGS`] less 16 (a legal request whatever ptxas gave the entry).
+pub const fn consumer_regs(consumers: u32) -> u32 {
+    let left = (REGISTER_FILE - PRODUCER_REGS * WGEMM_WARPGROUP) / (consumers * WGEMM_WARPGROUP);
+    let capped = if left > MAX_THREAD_REGS - 16 {
+        MAX_THREAD_REGS - 16
+    } else {
+        left
+    };
+    capped / 8 * 8
+}
+
+/// Registers a thread of a block of `threads` may have at launch (one block per SM): the
+/// register file shared out, in the multiples of 8 the hardware allocates, at most 255.
+pub const fn launch_regs(threads: u32) -> u32 {
+    let share = REGISTER_FILE / threads / 8 * 8;
+    if share > MAX_THREAD_REGS - 1 {
+        MAX_THREAD_REGS - 1
+    } else {
+        share
+    }
+}
+
+/// The output tile (tile row, tile column) that position `index` of the persistent walk takes,
+/// of `rows` x `cols` tiles: columns of [`TILE_GROUP_ROWS`] tile rows, column after column
+/// (the last group may be shorter), so the tiles in flight at one time share a few slices of A
+/// and B in L2. A bijection of 0..rows*cols onto the tiles.
+#[inline(always)]
+pub const fn tile_of(index: u32, rows: u32, cols: u32) -> (u32, u32) {
+    crate::block_order::grouped_tile(index, rows, cols, TILE_GROUP_ROWS)
+}
+
+/// Why a line cannot work, or `Ok`.
+pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
+    if !(v.bn == 64 || v.bn == 128 || v.bn == 256) {
+        return Err(WgemmMisfit::Width);
+    }
+    if v.consumers < 1 || v.consumers > 3 {
+        return Err(WgemmMisfit::Consumers);
+    }
+    if v.bm != WGEMM_M * v.consumers {
+        return Err(WgemmMisfit::Height);
+    }
+    if v.stages < 2 {
+        return Err(WgemmMisfit::Stages);
+    }
+    if v.dynamic_shared_bytes() > crate::variants::MAX_SHARED_OPT_IN {
+        return Err(WgemmMisfit::SharedMemory);
+    }
+    if v.cluster != 1 {
+        return Err(WgemmMisfit::Cluster);
+    }
+    // ptxas compiles the whole entry, consumers included, within the registers a thread has at
+    // launch (it does not lift the bound past `setmaxnreg.inc`): the accumulators, descriptors,
+    // addresses and the epilogue's indices must fit there.
+    if launch_regs(v.threads()) < v.accumulators() + 32 {
+        return Err(WgemmMisfit::Registers);
+    }
+    Ok(())
+}
+
+/// No two lines share a label or an entry.
+pub const fn wgemm_lines_unique(lines: &[WgemmVariant]) -> bool {
+    let mut i = 0;
+    while i < lines.len() {
+        let mut j = i + 1;
+        while j < lines.len() {
+            if crate::table_rules::str_eq(lines[i].label, lines[j].label)
+                || crate::table_rules::str_eq(lines[i].entry, lines[j].entry)
+            {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The descriptor's layout type for the 128-byte swizzle (bits 62-63).
+const SWIZZLE_128B_LAYOUT: u64 = 1 << 62;
+
+/// A's descriptor: a K-major 128-byte-swizzled tile at shared address `addr` (rows 128 bytes
+/// apart, 8-row groups [`SWIZZLE_ATOM`] apart: the stride byte offset; the leading byte offset
+/// is unused for a K-major swizzled operand and set to 1 as CUTLASS does). A wgmma's k16 step
+/// inside the 64-deep row is a 32-byte move of `addr`: the hardware swizzles the address bits.
+pub const fn a_descriptor(addr: u32) -> u64 {
+    crate::wgmma_lines::wgmma_descriptor(addr, 16, SWIZZLE_ATOM) | SWIZZLE_128B_LAYOUT
+}
+
+/// B's descriptor: an MN-major 128-byte-swizzled slice at `addr` (B is row-major K x N, so N is
+/// the contiguous dimension; the wgmma takes it transposed). Rows along K are 128 bytes apart
+/// and 8-row groups along K [`SWIZZLE_ATOM`] apart (the stride byte offset); 64-column boxes
+/// along N lie one box, 64 rows of 128 bytes, apart (the leading byte offset). A k16 step is a
+/// move of 16 rows, two atoms.
+pub const fn b_descriptor(addr: u32) -> u64 {
+    crate::wgmma_lines::wgmma_descriptor(addr, WGEMM_BK * SWIZZLE_BYTES, SWIZZLE_ATOM)
+        | SWIZZLE_128B_LAYOUT
+}
+
+/// Expands the `gemm_wgmma` section of the variant table (see `variants.rs`): its params
+/// structs, [`WGEMM`](crate::variants::WGEMM), the checks of each line and, in the sm_90a build
+/// only, one entry per line.
+macro_rules! wgemm_table {
+    (
+        abi: ($params:ident, $args:ident) $plist:tt,
+        gemm_wgmma: [ $( ($label:literal, wgmma {
+            block: ($bm:literal, $bn:literal, 64), stages: $s:literal,
+            consumers: $c:literal, cluster: $x:literal $(,)? }) ),* $(,)? ],
+    ) => {
+        kernel_params!("gemm_wgmma", ($params, $args) $plist);
+
+        /// The warp-specialized wgmma GEMM's lines (sm_90a only), in table order.
+        pub const WGEMM: &[WgemmVariant] = &[ $( WgemmVariant {
+            label: $label, bm: $bm, bn: $bn, stages: $s, consumers: $c, cluster: $x,
+            entry: concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x),
+        }, )* ];
+        $( const _: () = {
+            let v = WgemmVariant {
+                label: $label, bm: $bm, bn: $bn, stages: $s, consumers: $c, cluster: $x,
+                entry: "",
+            };
+            match wgemm_line_fits(&v) {
+                Ok(()) => {}
+                Err(WgemmMisfit::Width) => panic!(concat!("gemm_wgmma line ", $label,
+                    ": BN must be 64, 128 or 256 (a wgmma N)")),
+                Err(WgemmMisfit::Consumers) => panic!(concat!("gemm_wgmma line ", $label,
+                    ": consumers must be 1, 2 or 3")),
+                Err(WgemmMisfit::Height) => panic!(concat!("gemm_wgmma line ", $label,
+                    ": BM must be 64 per consumer warpgroup")),
+                Err(WgemmMisfit::Stages) => panic!(concat!("gemm_wgmma line ", $label,
+                    ": at least 2 stages")),
+                Err(WgemmMisfit::SharedMemory) => panic!(concat!("gemm_wgmma line ", $label,
+                    ": the ring passes the 227 KB a block may opt into")),
+                Err(WgemmMisfit::Cluster) => panic!(concat!("gemm_wgmma line ", $label,
+                    ": cluster must be 1 (TMA multicast is not built)")),
+                Err(WgemmMisfit::Registers) => panic!(concat!("gemm_wgmma line ", $label,
+                    ": the accumulators do not fit the registers a thread has at launch")),
+            }
+        }; )*
+        const _: () = assert!(wgemm_lines_unique(WGEMM),
+            "gemm_wgmma: two lines share a label or an entry");
+        $( #[cfg(lab_sm90a)]
+           kernel_entry!(concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x),
+                         ($params, $args) $plist,
+                         crate::gemm_wgmma::gemm_wgmma::<$bm, $bn, $s, $c, { $bn / 2 }, { consumer_regs($c) }>); )*
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec;
+
+    fn line(bm: u32, bn: u32, stages: u32, consumers: u32, cluster: u32) -> WgemmVariant {
+        WgemmVariant {
+            label: "t",
+            bm,
+            bn,
+            stages,
+            consumers,
+            cluster,
+            entry: "",
+        }
+    }
+
+    #[test]
+    fn checks_reject_each_misfit() {
+        use WgemmMisfit::*;
+        assert_eq!(wgemm_line_fits(&line(128, 256, 4, 2, 1)), Ok(()));
+        assert_eq!(wgemm_line_fits(&line(64, 256, 4, 1, 1)), Ok(()));
+        assert_eq!(wgemm_line_fits(&line(128, 192, 4, 2, 1)), Err(Width));
+        assert_eq!(wgemm_line_fits(&line(256, 128, 4, 4, 1)), Err(Consumers));
+        assert_eq!(wgemm_line_fits(&line(192, 128, 4, 3, 1)), Ok(()));
+        assert_eq!(wgemm_line_fits(&line(192, 256, 4, 3, 1)), Err(Registers));
+        assert_eq!(wgemm_line_fits(&line(128, 128, 4, 1, 1)), Err(Height));
+        assert_eq!(wgemm_line_fits(&line(128, 128, 1, 2, 1)), Err(Stages));
+        assert_eq!(wgemm_line_fits(&line(128, 256, 5, 2, 1)), Err(SharedMemory));
+        assert_eq!(wgemm_line_fits(&line(128, 256, 4, 2, 2)), Err(Cluster));
+    }
+
+    #[test]
+    fn the_ring_is_aligned_and_the_registers_fit_the_file() {
+        let v = line(128, 256, 4, 2, 1);
+        assert_eq!(v.slot_bytes(), 128 * 128 + 64 * 512);
+        for s in 0..v.stages {
+            assert_eq!(v.a_slot(s) % SWIZZLE_ATOM, 0);
+            assert_eq!(v.b_slot(s) % SWIZZLE_ATOM, 0);
+            assert_eq!(v.full_barrier(s) % 8, 0);
+        }
+        assert_eq!(v.empty_barrier(0), v.full_barrier(v.stages));
+        assert_eq!(v.threads(), 384);
+        assert_eq!(v.consumer_regs(), 232);
+        assert!(
+            v.consumer_regs() * 256 + PRODUCER_REGS * 128 <= REGISTER_FILE,
+            "setmaxnreg's requests fit the register file"
+        );
+        assert_eq!(line(64, 256, 4, 1, 1).consumer_regs(), 240);
+        let three = line(192, 128, 4, 3, 1);
+        assert_eq!(three.consumer_regs(), 152);
+        assert!(three.consumer_regs() * 384 + PRODUCER_REGS * 128 <= REGISTER_FILE);
+    }
+
+    #[test]
+    fn the_persistent_walk_covers_every_tile_once() {
+        for (rows, cols) in [
+            (1, 1),
+            (32, 16),
+            (64, 32),
+            (13, 7),
+            (17, 1),
+            (1, 33),
+            (40, 9),
+        ] {
+            let mut seen = vec![0u32; (rows * cols) as usize];
+            for i in 0..rows * cols {
+                let (r, c) = tile_of(i, rows, cols);
+                assert!(r < rows && c < cols, "{rows}x{cols}: {i} -> ({r},{c})");
+                seen[(r * cols + c) as usize] += 1;
+            }
+            assert!(seen.iter().all(|&x| x == 1), "{rows}x{cols}");
+        }
+        assert_eq!(tile_of(1, 32, 16), (1, 0));
+        assert_eq!(tile_of(TILE_GROUP_ROWS, 32, 16), (0, 1));
+    }
+
+    #[test]
+    fn grids_are_persistent_and_never_empty() {
+        let v = line(128, 256, 4, 2, 1);
+        assert_eq!(v.tiles(4096, 4096), (32, 16));
+        assert_eq!(v.grid(4096, 4096, 132), 132);
+        assert_eq!(v.grid(1000, 1000, 132), 8 * 4);
+        assert_eq!(v.grid(1, 8, 132), 1);
+        assert_eq!(v.grid(0, 0, 132), 1);
+    }
+
+    #[test]
+    fn descriptors_carry_the_swizzle_and_the_strides() {
+        let a = a_descriptor(0x400);
+        assert_eq!(a >> 62, 1, "128-byte swizzle");
+        assert_eq!(a & 0x3fff, 0x400 >> 4);
+        assert_eq!((a >> 16) & 0x3fff, 1);
+        assert_eq!((a >> 32) & 0x3fff, 1024 >> 4);
+        let b = b_descriptor(0x2000);
+        assert_eq!((b >> 16) & 0x3fff, 8192 >> 4, "one 64 x 64 box to the next");
+        assert_eq!((b >> 32) & 0x3fff, 1024 >> 4);
+    }
+}
