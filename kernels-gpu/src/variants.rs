@@ -150,6 +150,30 @@ wgmma_table! {
     ],
 }
 
+// Copies whose bytes in flight live in shared memory (smem_copy.rs, any sm_80+): each warp of a
+// block owns a ring of STAGES slots of STAGE_BYTES filled by 16-byte cp.async and drained by
+// stores, in a persistent grid (smem_copy_lines.rs). A line is (threads per block, stage bytes of
+// a warp, stages): a warp keeps STAGE_BYTES x STAGES in flight and a block THREADS/32 rings.
+// Entry: cp_async_copy_t{THREADS}_b{STAGE_BYTES}_s{STAGES}.
+smem_copy_table! {
+    abi: (SmemCopyParams, SmemCopyArgs)(src: *const f32, dst: *mut f32, n: u64),
+    smem_copy: [
+        // threads  stage bytes  stages      bytes in flight a warp
+        (32,        2048,        4),         //   8 KiB
+        (32,        4096,        8),         //  32 KiB
+        (32,        4096,        16),        //  64 KiB
+        (32,        8192,        16),        // 128 KiB
+        (32,        8192,        24),        // 192 KiB
+        (128,       2048,        4),         //   8 KiB (32 KiB a block)
+        (128,       4096,        8),         //  32 KiB (128 KiB a block)
+        (256,       2048,        4),         //   8 KiB (64 KiB a block)
+    ],
+}
+
+pub use crate::smem_copy_lines::{
+    smem_copy_lines_unique, smem_copy_misfit, SmemCopyLine, MAX_SMEM_STAGES,
+};
+
 pub use crate::wgmma_lines::{
     wgmma_lines_unique, wgmma_n_supported, WgmmaVariant, MAX_WGMMA_GROUPS, WARPGROUP_THREADS,
 };
