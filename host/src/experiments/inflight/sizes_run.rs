@@ -27,10 +27,10 @@ pub fn measure_sizes(
     let (Some(best), false) = (best, sizes.is_empty()) else {
         return Ok((None, Vec::new()));
     };
-    let Some(point) = best.point.shape.kernel() else {
+    let Some(point) = best.point.shape.copy_kernel() else {
         return Ok((None, Vec::new()));
     };
-    let entry = point.entry;
+    let entry = point.entry();
     let kernel = ours.module.kernel(entry).in_variant(entry)?;
     let mut skipped = Vec::new();
     let mut out = Vec::new();
