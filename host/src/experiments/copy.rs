@@ -186,16 +186,21 @@ impl CopyBuffers {
                 floats,
             });
         }
-        let dyn_smem = hold_at_blocks(kernel, point.threads(), blocks_per_sm, gpu.limits())?;
+        let mut dyn_smem = hold_at_blocks(kernel, point.threads(), blocks_per_sm, gpu.limits())?;
         if let CopyKernel::Shared(line) = point {
-            // Asking for more than the residency leaves could change the residency just held.
-            if dyn_smem < line.shared_bytes() {
-                return Err(ExperimentError::RingTooLarge {
-                    entry: line.entry.to_owned(),
-                    blocks_per_sm,
-                    need: line.shared_bytes(),
-                    held: dyn_smem,
-                });
+            // The least that holds the residency may be less than the rings: a block then takes
+            // its rings' size, if the driver still keeps exactly as many blocks with it.
+            let need = line.shared_bytes();
+            if dyn_smem < need {
+                if kernel.max_active_blocks(line.threads, need)? != blocks_per_sm {
+                    return Err(ExperimentError::RingTooLarge {
+                        entry: line.entry.to_owned(),
+                        blocks_per_sm,
+                        need,
+                        held: dyn_smem,
+                    });
+                }
+                dyn_smem = need;
             }
         }
         Ok(Held {

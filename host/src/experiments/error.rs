@@ -55,7 +55,8 @@ pub enum ExperimentError {
     },
     #[error(
         "`{entry}` at {blocks_per_sm} blocks/SM: its rings need {need} B of shared memory a \
-         block, the residency leaves {held} B"
+         block, and the driver holds fewer blocks with that much than the {held} B that hold \
+         the residency"
     )]
     RingTooLarge {
         entry: String,
