@@ -6,6 +6,7 @@ use crate::variants::{
     Bf16GemmParams, ChaseParams, FmaParams, GemmCheckParams, GemmParams, GemmRefParams,
     MemcpyParams, MmaParams, ReadParams, SmemCopyParams, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, GEMM_CHECK,
     GEMM_REF, MEMCPY_GRID, MMA_ILP, READ, SMEM_COPY,
+    SmemPath,
 };
 
 /// A kernel family: one parameter list and one kernel function.
@@ -108,7 +109,8 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         family: Family::Read,
         max_threads: Some(p.threads),
     });
-    let smem_copy = SMEM_COPY.iter().map(|l| EntryDecl {
+    // The bulk-copy lines live in the sm_90a module alone.
+    let smem_copy = SMEM_COPY.iter().filter(|l| l.path == SmemPath::CpAsync).map(|l| EntryDecl {
         name: l.entry,
         family: Family::SmemCopy,
         max_threads: Some(l.threads),

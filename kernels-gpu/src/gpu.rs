@@ -29,6 +29,10 @@ pub use shared_arrays::{SharedF32, SharedF64};
 mod tensor;
 pub use tensor::*;
 #[cfg(lab_sm90a)]
+mod bulk_copy;
+#[cfg(lab_sm90a)]
+pub use bulk_copy::*;
+#[cfg(lab_sm90a)]
 mod wgmma;
 #[cfg(lab_sm90a)]
 pub use wgmma::*;

@@ -76,6 +76,8 @@ mod read;
 mod smem_copy;
 // Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
+mod tma_copy;
+#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod wgmma;
 
 #[cfg(target_arch = "nvptx64")]

@@ -168,10 +168,23 @@ smem_copy_table! {
         (128,       4096,        8),         //  32 KiB (128 KiB a block)
         (256,       2048,        4),         //   8 KiB (64 KiB a block)
     ],
+    // Hopper's bulk copies (tma_copy.rs, sm_90a module only): the same rings, each stage one
+    // cp.async.bulk in (mbarrier-completed) and one bulk store out, issued by lane 0 of each warp
+    // (at most 8 stages of at most 64 KiB). Entry: tma_copy_t{THREADS}_b{STAGE_BYTES}_s{STAGES}.
+    tma_copy: [
+        // threads  stage bytes  stages      bytes in flight a warp
+        (32,        2048,        4),         //   8 KiB
+        (32,        4096,        8),         //  32 KiB
+        (32,        8192,        8),         //  64 KiB
+        (32,        16384,       8),         // 128 KiB
+        (32,        24576,       8),         // 192 KiB
+        (128,       4096,        4),         //  16 KiB (64 KiB a block)
+    ],
 }
 
 pub use crate::smem_copy_lines::{
-    smem_copy_lines_unique, smem_copy_misfit, SmemCopyLine, MAX_SMEM_STAGES,
+    smem_copy_lines_unique, smem_copy_misfit, SmemCopyLine, SmemPath, MAX_BULK_STAGES,
+    MAX_BULK_STAGE_BYTES, MAX_SMEM_STAGES,
 };
 
 pub use crate::wgmma_lines::{

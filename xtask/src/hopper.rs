@@ -1,11 +1,12 @@
 //! The sm_90a module (`kernels_sm90a.ptx`): the wgmma entries of the variant table's
 //! `wgmma_bf16` section, built by [`PtxBuild::hopper`](crate::ptx::PtxBuild::hopper), each with
-//! `.maxntid 128` (one warpgroup per block), and the bars its ptxas report must clear: no
+//! `.maxntid 128` (one warpgroup per block), the bulk-copy lines of its `smem_copy` section
+//! (`tma_copy`, each bounded to its block), and the bars its ptxas report must clear: no
 //! serialized wgmma (ptxas warnings C7510-C7515), no spill and no stack frame on a wgmma entry.
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{WARPGROUP_THREADS, WGMMA_BF16};
+use kernels_gpu::variants::{SmemPath, SMEM_COPY, WARPGROUP_THREADS, WGMMA_BF16};
 
 use crate::modules::ModulesError;
 use crate::ptx::{self, PtxError, HOPPER_ARCH};
@@ -20,19 +21,33 @@ pub fn is_wgmma_entry(entry: &str) -> bool {
     WGMMA_BF16.iter().any(|v| v.entry == entry)
 }
 
-/// The module from the sm_90a build's plain PTX: every wgmma line's entry and nothing else,
-/// each bounded to one warpgroup.
+/// The bulk-copy lines of the `smem_copy` section (`tma_copy`), which only this module holds:
+/// each entry with its block size.
+fn bulk_copies() -> impl Iterator<Item = (&'static str, u32)> {
+    SMEM_COPY
+        .iter()
+        .filter(|l| l.path == SmemPath::Bulk)
+        .map(|l| (l.entry, l.threads))
+}
+
+/// The module from the sm_90a build's plain PTX: every wgmma line's entry, bounded to one
+/// warpgroup, and every bulk-copy line's, bounded to its block; nothing else.
 pub fn render(plain: &str) -> Result<String, PtxError> {
     let found = ptx::entries(plain);
-    if let Some(missing) = WGMMA_BF16
-        .iter()
-        .find(|v| !found.iter().any(|e| e == v.entry))
-    {
-        return Err(PtxError::MissingEntry(missing.entry.to_string()));
+    let wanted = WGMMA_BF16.iter().map(|v| v.entry).chain(bulk_copies().map(|(e, _)| e));
+    for entry in wanted {
+        if !found.iter().any(|e| e == entry) {
+            return Err(PtxError::MissingEntry(entry.to_string()));
+        }
     }
-    let kept = keep_entries(plain, is_wgmma_entry)?;
-    patch_entries(&kept, |_| {
-        Ok(Some(format!(".maxntid {WARPGROUP_THREADS}, 1, 1")))
+    let kept = keep_entries(plain, |e| {
+        is_wgmma_entry(e) || bulk_copies().any(|(b, _)| b == e)
+    })?;
+    patch_entries(&kept, |e| {
+        let threads = bulk_copies()
+            .find(|(b, _)| *b == e)
+            .map_or(WARPGROUP_THREADS, |(_, t)| t);
+        Ok(Some(format!(".maxntid {threads}, 1, 1")))
     })
 }
 
@@ -190,15 +205,27 @@ mod tests {
         for v in WGMMA_BF16 {
             plain.push_str(&entry_ptx(v.entry));
         }
+        for (e, _) in bulk_copies() {
+            plain.push_str(&entry_ptx(e));
+        }
         let module = render(&plain).unwrap();
         assert!(!module.contains("fma_ilp1"), "{module}");
+        let bounded_128 = bulk_copies().filter(|&(_, t)| t == 128).count();
         assert_eq!(
             module.matches(".maxntid 128, 1, 1").count(),
-            WGMMA_BF16.len()
+            WGMMA_BF16.len() + bounded_128
         );
         for v in WGMMA_BF16 {
             assert!(module.contains(&format!(".entry {}(", v.entry)));
         }
+        // Each bulk-copy line bounded to its own block.
+        for (e, t) in bulk_copies() {
+            let at = module.find(&format!(".entry {e}(")).unwrap();
+            let bound = format!(".maxntid {t}, 1, 1");
+            assert!(module[at..].contains(&bound), "{e}: {bound}");
+        }
+        let without = plain.replace(&entry_ptx(bulk_copies().next().unwrap().0), "");
+        assert!(matches!(render(&without), Err(PtxError::MissingEntry(_))));
         let without_last = plain.replace(&entry_ptx(WGMMA_BF16[0].entry), "");
         assert!(matches!(
             render(&without_last),

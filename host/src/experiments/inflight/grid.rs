@@ -5,7 +5,7 @@
 //! `smem_copy` lines whose bytes in flight live in shared memory); this file only chooses among
 //! them and places them.
 
-use kernels_gpu::variants::{MemcpyPoint, SmemCopyLine, MEMCPY_GRID, SMEM_COPY};
+use kernels_gpu::variants::{MemcpyPoint, SmemCopyLine, SmemPath, MEMCPY_GRID, SMEM_COPY};
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::copy::CopyKernel;
@@ -43,11 +43,14 @@ pub struct SmemRing {
     pub stage_bytes: u32,
     /// Stages (commit groups in flight).
     pub stages: u32,
+    /// Filled by Hopper's bulk copies (`tma_copy` lines) rather than by every lane's `cp.async`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bulk: bool,
 }
 
-/// One copy kernel of the grid, as the results name it. A copy through shared memory counts its
-/// 16-byte `cp.async` as loads of width 4 (so bytes per thread and requests read as the
-/// register-held copies' do) and names its ring.
+/// One copy kernel of the grid, as the results name it. A copy through shared memory names its
+/// ring and counts its requests as loads of width 4: every lane's 16-byte `cp.async`, or a warp's
+/// bulk copies (one a stage); its bytes per thread are its warp's ring over the warp's lanes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CopyShape {
     pub threads: u32,
@@ -79,6 +82,7 @@ impl From<&SmemCopyLine> for CopyShape {
             ring: Some(SmemRing {
                 stage_bytes: l.stage_bytes,
                 stages: l.stages,
+                bulk: l.path == SmemPath::Bulk,
             }),
         }
     }
@@ -107,7 +111,10 @@ impl CopyShape {
     /// Bytes each thread loads before its first store (`MemcpyPoint::bytes_per_thread`, for
     /// shapes known only by their numbers, as in results read back).
     pub fn bytes_per_thread(&self) -> u32 {
-        4 * self.loads * self.width
+        match self.ring {
+            Some(r) => r.stage_bytes * r.stages / 32,
+            None => 4 * self.loads * self.width,
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use super::reads_run::measure_reads;
 use super::sizes_run::measure_sizes;
 use super::row::{headline, CopyReference, Inflight, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use super::{Plan, Spec, CHASE_L2_MULTIPLE};
+use crate::cuda::hopper::{hopper_module, HopperError};
 use crate::cuda::Gpu;
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::copy::{check_fits, copy_gbps, CopyBuffers, MAX_GRID_X};
@@ -92,9 +93,27 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
     };
 
     let modules = (&ours, theirs.as_ref());
+    // The bulk-copy lines live in the sm_90a module: loaded where the device runs it, and their
+    // points skipped with the reason elsewhere.
+    let any_bulk = points.iter().any(|p| p.shape.ring.is_some_and(|r| r.bulk));
+    let hopper = match any_bulk.then(|| hopper_module(gpu)) {
+        Some(Ok(module)) => Ok(Loaded {
+            module,
+            report: None,
+        }),
+        Some(Err(HopperError::Cuda(e))) => return Err(e.into()),
+        Some(Err(why @ HopperError::NeedsSm90a(_))) => Err(why.to_string()),
+        None => Err(String::new()),
+    };
     let swept = sweep(&bar, points, point_name, |point| {
         let at = (&copy, &model);
-        measure_point(gpu, ctx, &mut buffers, modules, point, at)
+        if !point.shape.ring.is_some_and(|r| r.bulk) {
+            return measure_point(gpu, ctx, &mut buffers, modules, point, at);
+        }
+        match &hopper {
+            Ok(h) => measure_point(gpu, ctx, &mut buffers, (h, None), point, at),
+            Err(why) => Ok(Step::Skipped(format!("{}: {why}", point_name(point)))),
+        }
     })?;
     bar.set_message("copy sizes");
     let (sizes, mut skipped) = measure_sizes(gpu, ctx, &ours, &swept.rows, &p.sweep.sizes_mib)?;

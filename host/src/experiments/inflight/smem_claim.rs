@@ -65,7 +65,8 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
                 flight live in shared memory"
             .into(),
         rule: format!(
-            "best GB/s of the cp.async copies (smem_copy lines) at 1 resident warp per SM over \
+            "best GB/s of the copies through shared memory (cp.async and bulk-copy rings) at 1 \
+             resident warp per SM over \
              the D2D copy's, on the {} bootstrap interval of the ratio of medians ({} \
              resamples, fixed seed): HOLDS when it lies at or above {ONE_WARP_SHARE}, DOES NOT \
              HOLD when it lies below, NOT JUDGED otherwise; failed checks are left out",
@@ -90,6 +91,7 @@ mod tests {
         r.point.shape.ring = Some(SmemRing {
             stage_bytes: 4096,
             stages,
+            bulk: false,
         });
         r.entry = format!("cp_async_copy_t32_b4096_s{stages}");
         r
