@@ -36,17 +36,25 @@ fn ragged_copies(gpu: &Gpu, module: &Module, path: SmemPath) {
     for line in SMEM_COPY.iter().filter(|l| l.path == path) {
         let kernel = module.kernel(line.entry).unwrap();
         for blocks in [1, 2] {
-            let held = match buffers.hold(&gpu, &kernel, CopyKernel::Shared(line), blocks) {
+            let held = match buffers.hold(gpu, &kernel, CopyKernel::Shared(line), blocks) {
                 Ok(h) => h,
                 Err(e) => {
                     eprintln!("{} at {blocks} blocks/SM not held: {e}", line.entry);
-                    assert!(blocks > 1, "{}: one block per SM must hold: {e}", line.entry);
+                    assert!(
+                        blocks > 1,
+                        "{}: one block per SM must hold: {e}",
+                        line.entry
+                    );
                     continue;
                 }
             };
-            buffers.launch(&gpu, &held).unwrap();
-            let check = buffers.check_and_clear(&gpu, 4).unwrap();
-            assert!(check.passed, "{} at {blocks} blocks/SM: {}", line.entry, check.what);
+            buffers.launch(gpu, &held).unwrap();
+            let check = buffers.check_and_clear(gpu, 4).unwrap();
+            assert!(
+                check.passed,
+                "{} at {blocks} blocks/SM: {}",
+                line.entry, check.what
+            );
             eprintln!("{} at {blocks} blocks/SM: {}", line.entry, check.what);
         }
     }
@@ -115,7 +123,9 @@ fn the_sweep_runs_the_smem_lines_verified_and_judges_one_warp_per_sm() {
     let failed = inflight::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
     println!("D2D copy {:.0} GB/s over 1 GiB", r.copy.gbps);
-    println!("| Entry | Blocks/SM | Warps/SM | Regs | In flight/SM (B) | GB/s | % of D2D | Check |");
+    println!(
+        "| Entry | Blocks/SM | Warps/SM | Regs | In flight/SM (B) | GB/s | % of D2D | Check |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     for row in &r.rows {
         println!(
@@ -136,7 +146,10 @@ fn the_sweep_runs_the_smem_lines_verified_and_judges_one_warp_per_sm() {
     // Every line ran at one block per SM (its rings fit any sm_80+ SM's shared memory); the
     // bulk copies where the device runs the sm_90a module.
     let sm90a = gpu.info().compute_capability == (9, 0);
-    for line in SMEM_COPY.iter().filter(|l| sm90a || l.path == SmemPath::CpAsync) {
+    for line in SMEM_COPY
+        .iter()
+        .filter(|l| sm90a || l.path == SmemPath::CpAsync)
+    {
         assert!(
             r.rows
                 .iter()
@@ -147,6 +160,9 @@ fn the_sweep_runs_the_smem_lines_verified_and_judges_one_warp_per_sm() {
         );
     }
     for v in inflight::Spec::claims(Some(&r)) {
-        println!("{}: {:?}\n  rule: {}\n  evidence: {}", v.key, v.holds, v.rule, v.evidence);
+        println!(
+            "{}: {:?}\n  rule: {}\n  evidence: {}",
+            v.key, v.holds, v.rule, v.evidence
+        );
     }
 }

@@ -51,10 +51,16 @@ fn the_wgmma_table_runs_every_line_verified_and_judges_one_warpgroup() {
     let r = mma::Spec::run(&gpu, &ctx, &plan).unwrap();
     let failed = mma::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
-    let t = r.wgmma.as_ref().expect("the wgmma table runs unless --no-wgmma");
+    let t = r
+        .wgmma
+        .as_ref()
+        .expect("the wgmma table runs unless --no-wgmma");
     if gpu.info().compute_capability != (9, 0) {
         let why = t.not_run.as_deref().unwrap_or_default();
-        assert!(why.starts_with("needs sm_90a") && t.rows.is_empty(), "{why}");
+        assert!(
+            why.starts_with("needs sm_90a") && t.rows.is_empty(),
+            "{why}"
+        );
         return;
     }
     assert_eq!(t.not_run, None);
@@ -69,7 +75,10 @@ fn the_wgmma_table_runs_every_line_verified_and_judges_one_warpgroup() {
         );
     }
     let meta_words = "5 launches x 5 samples";
-    println!("{}", render(&mma::wgmma::table(t, meta_words), Format::Markdown));
+    println!(
+        "{}",
+        render(&mma::wgmma::table(t, meta_words), Format::Markdown)
+    );
     for v in mma::Spec::claims(Some(&r)) {
         println!("{}: {:?}\n  evidence: {}", v.key, v.holds, v.evidence);
     }

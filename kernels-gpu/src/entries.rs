@@ -4,9 +4,8 @@
 use crate::abi::Param;
 use crate::variants::{
     Bf16GemmParams, ChaseParams, FmaParams, GemmCheckParams, GemmParams, GemmRefParams,
-    MemcpyParams, MmaParams, ReadParams, SmemCopyParams, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, GEMM_CHECK,
-    GEMM_REF, MEMCPY_GRID, MMA_ILP, READ, SMEM_COPY,
-    SmemPath,
+    MemcpyParams, MmaParams, ReadParams, SmemCopyParams, SmemPath, BF16_GEMM, CHASE, FMA,
+    FMA_CONTROLS, GEMM, GEMM_CHECK, GEMM_REF, MEMCPY_GRID, MMA_ILP, READ, SMEM_COPY,
 };
 
 /// A kernel family: one parameter list and one kernel function.
@@ -110,11 +109,14 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         max_threads: Some(p.threads),
     });
     // The bulk-copy lines live in the sm_90a module alone.
-    let smem_copy = SMEM_COPY.iter().filter(|l| l.path == SmemPath::CpAsync).map(|l| EntryDecl {
-        name: l.entry,
-        family: Family::SmemCopy,
-        max_threads: Some(l.threads),
-    });
+    let smem_copy = SMEM_COPY
+        .iter()
+        .filter(|l| l.path == SmemPath::CpAsync)
+        .map(|l| EntryDecl {
+            name: l.entry,
+            family: Family::SmemCopy,
+            max_threads: Some(l.threads),
+        });
     gemm.chain(memcpy)
         .chain(fma)
         .chain(chase)

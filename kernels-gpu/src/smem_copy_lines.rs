@@ -150,7 +150,10 @@ pub const fn smem_copy_lines_unique(lines: &[SmemCopyLine]) -> bool {
                 (SmemPath::CpAsync, SmemPath::CpAsync) | (SmemPath::Bulk, SmemPath::Bulk)
             );
             if same_path
-                && a.threads == b.threads && a.stage_bytes == b.stage_bytes && a.stages == b.stages {
+                && a.threads == b.threads
+                && a.stage_bytes == b.stage_bytes
+                && a.stages == b.stages
+            {
                 return false;
             }
             j += 1;
@@ -259,8 +262,12 @@ mod tests {
     #[test]
     fn misfits_are_named() {
         assert_eq!(smem_copy_misfit(32, 4096, 16), None);
-        assert!(smem_copy_misfit(48, 4096, 16).unwrap().contains("whole warps"));
-        assert!(smem_copy_misfit(32, 1000, 16).unwrap().contains("multiple of 512"));
+        assert!(smem_copy_misfit(48, 4096, 16)
+            .unwrap()
+            .contains("whole warps"));
+        assert!(smem_copy_misfit(32, 1000, 16)
+            .unwrap()
+            .contains("multiple of 512"));
         assert!(smem_copy_misfit(32, 512, 1).unwrap().contains("2..=32"));
         assert!(smem_copy_misfit(32, 512, 33).unwrap().contains("2..=32"));
         assert!(smem_copy_misfit(1024, 8192, 8).unwrap().contains("227 KiB"));

@@ -34,7 +34,10 @@ fn bulk_copies() -> impl Iterator<Item = (&'static str, u32)> {
 /// warpgroup, and every bulk-copy line's, bounded to its block; nothing else.
 pub fn render(plain: &str) -> Result<String, PtxError> {
     let found = ptx::entries(plain);
-    let wanted = WGMMA_BF16.iter().map(|v| v.entry).chain(bulk_copies().map(|(e, _)| e));
+    let wanted = WGMMA_BF16
+        .iter()
+        .map(|v| v.entry)
+        .chain(bulk_copies().map(|(e, _)| e));
     for entry in wanted {
         if !found.iter().any(|e| e == entry) {
             return Err(PtxError::MissingEntry(entry.to_string()));

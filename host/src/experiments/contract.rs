@@ -298,7 +298,10 @@ pub trait Experiment: Registered + 'static {
 
     /// A second table beside the rows' (e.g. experiment 6's wgmma table), with the stem of its
     /// CSV; none by default.
-    fn second_table(_output: &OutputOf<Self>, _meta: &RunMeta) -> Option<(&'static str, TableData)> {
+    fn second_table(
+        _output: &OutputOf<Self>,
+        _meta: &RunMeta,
+    ) -> Option<(&'static str, TableData)> {
         None
     }
 

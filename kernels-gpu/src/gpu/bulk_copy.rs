@@ -23,7 +23,12 @@ pub unsafe fn mbarrier_init(bar: u32, count: u32) {
 #[inline(always)]
 pub fn fence_proxy_async_shared_cta() {
     // SAFETY: a fence; no operands.
-    unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack, preserves_flags)) }
+    unsafe {
+        asm!(
+            "fence.proxy.async.shared::cta;",
+            options(nostack, preserves_flags)
+        )
+    }
 }
 
 /// Arrives on `bar` and expects `bytes` of asynchronous transactions in its current phase.
@@ -108,7 +113,12 @@ pub unsafe fn bulk_store(dst: *mut f32, index: u64, src: u32, bytes: u32) {
 #[inline(always)]
 pub fn bulk_commit() {
     // SAFETY: bookkeeping of this thread's own bulk copies.
-    unsafe { asm!("cp.async.bulk.commit_group;", options(nostack, preserves_flags)) }
+    unsafe {
+        asm!(
+            "cp.async.bulk.commit_group;",
+            options(nostack, preserves_flags)
+        )
+    }
 }
 
 /// One arm per immediate the PTX instruction may take.
@@ -135,5 +145,10 @@ pub fn bulk_wait_read_pending(pending: u32) {
 #[inline(always)]
 pub fn bulk_wait_all() {
     // SAFETY: waits on this thread's own bulk copies.
-    unsafe { asm!("cp.async.bulk.wait_group 0;", options(nostack, preserves_flags)) }
+    unsafe {
+        asm!(
+            "cp.async.bulk.wait_group 0;",
+            options(nostack, preserves_flags)
+        )
+    }
 }

@@ -4,9 +4,8 @@
 //! allows. Judged like the other rules, on the bootstrap interval of a ratio of medians.
 
 use super::row::{usable, CopyReference, InflightRow};
-use crate::claim::Verdict;
+use crate::claim::{with_interval_rule, Verdict};
 use crate::confidence::{self, Timed};
-use crate::table::percent_with;
 
 /// The share of the device-to-device copy one warp per SM must reach.
 pub const ONE_WARP_SHARE: f64 = 0.90;
@@ -64,15 +63,12 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
         claim: "one warp per SM reaches 90% of the device-to-device copy when the bytes in \
                 flight live in shared memory"
             .into(),
-        rule: format!(
+        rule: with_interval_rule(&format!(
             "best GB/s of the copies through shared memory (cp.async and bulk-copy rings) at 1 \
-             resident warp per SM over \
-             the D2D copy's, on the {} bootstrap interval of the ratio of medians ({} \
-             resamples, fixed seed): HOLDS when it lies at or above {ONE_WARP_SHARE}, DOES NOT \
-             HOLD when it lies below, NOT JUDGED otherwise; failed checks are left out",
-            percent_with(confidence::LEVEL, 0),
-            confidence::RESAMPLES,
-        ),
+             resident warp per SM over the D2D copy's: HOLDS when the interval of the ratio lies \
+             at or above {ONE_WARP_SHARE}, DOES NOT HOLD when it lies below, NOT JUDGED \
+             otherwise; failed checks are left out"
+        )),
         holds,
         evidence,
     }

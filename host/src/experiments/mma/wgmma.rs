@@ -11,8 +11,10 @@ use kernels_gpu::variants::WgmmaVariant;
 use kernels_gpu::wgmma_reference::WgmmaTile;
 use serde::{Deserialize, Serialize};
 
+use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::cells;
-use crate::results::{Check, Timing};
+use crate::experiments::ilp::run::mean_clock_mhz;
+use crate::results::{Check, DeviceInfo, Timing};
 use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, TableRow, Value};
 
 use super::row::TFLOPS;
@@ -24,28 +26,62 @@ pub const DEFAULT_WARPGROUPS_PER_SM: [u32; 5] = [1, 2, 3, 4, 8];
 /// sum stays exact (16 products of magnitude at most 1 per MMA, under 2^24).
 pub const MMAS_PER_WARPGROUP: u32 = 1 << 14;
 
+/// The share of the dense BF16 spec peak a figure is, at the SM clock read around its samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockedShare {
+    /// SM clock during the samples (MHz), None where it could not be read.
+    pub sm_clock_mhz: Option<f64>,
+    /// Dense BF16 spec peak at that clock (or at the maximum clock where it could not be read),
+    /// None on an architecture whose rate the lab does not know.
+    pub spec_peak_tflops: Option<f64>,
+    /// The figure over `spec_peak_tflops`.
+    pub fraction_of_spec: Option<f64>,
+}
+
+impl ClockedShare {
+    /// `tflops` timed by `timing` on `info`'s device; with a flag when the clock was unreadable.
+    pub fn of(info: &DeviceInfo, timing: &Timing, tflops: f64) -> (Self, Option<String>) {
+        let clock = mean_clock_mhz(timing);
+        let clock_khz = clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
+        let spec = peak_bf16_dense_gflops(info.compute_capability, info.sm_count, clock_khz)
+            .map(|g| g / 1e3);
+        let flag = clock
+            .is_none()
+            .then(|| "SM clock not readable: % of spec at the maximum clock".to_owned());
+        let share = ClockedShare {
+            sm_clock_mhz: clock,
+            spec_peak_tflops: spec,
+            fraction_of_spec: spec.map(|s| tflops / s),
+        };
+        (share, flag)
+    }
+}
+
 /// One wgmma line at one residency.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WgmmaRow {
+    /// The line's entry, `wgmma_bf16_n{N}_g{GROUPS}`.
     pub entry: String,
     /// N of m64nNk16.
     pub n: u32,
     /// Commit groups issued before each `wait_group 0`.
     pub groups: u32,
+    /// Resident warpgroups (blocks) per SM, as the occupancy API confirms them.
     pub warpgroups_per_sm: u32,
     /// Resident threads over the SM's maximum.
     pub occupancy: f64,
+    /// Registers a thread, as the driver loaded the entry.
     pub regs: u32,
+    /// Dynamic shared memory a block, what holds the residency.
     pub dyn_smem_bytes: u32,
     /// Rounds per warpgroup (each `groups` MMAs).
     pub iters: u32,
+    /// Dense BF16 TFLOP/s of the median sample.
     pub tflops: f64,
-    /// SM clock during the samples (MHz), None where it could not be read.
-    pub sm_clock_mhz: Option<f64>,
-    /// Dense BF16 spec peak at that clock (or at the maximum clock where it could not be read).
-    pub spec_peak_tflops: Option<f64>,
-    /// `tflops / spec_peak_tflops`.
-    pub fraction_of_spec: Option<f64>,
+    /// Its share of the spec peak.
+    #[serde(flatten)]
+    pub share: ClockedShare,
+    /// The samples.
     pub timing: Timing,
     /// Every element of every block's tile against the model.
     pub check: Check,
@@ -79,8 +115,10 @@ pub struct WgmmaTable {
     /// Line by line (table order), warpgroups per SM ascending.
     pub rows: Vec<WgmmaRow>,
     /// Points that could not be held, with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
     /// Why nothing ran ("needs sm_90a ..."); None when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_run: Option<String>,
 }
 
@@ -161,7 +199,7 @@ pub fn columns() -> Vec<Column<WgmmaRow>> {
         Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
         Column::new(TFLOPS.unit, TFLOPS.kind(), |r| Value::Float(r.tflops)),
         Column::new("% of BF16 spec", Kind::Percent, |r| {
-            r.fraction_of_spec.map_or(Value::NotAvailable, Value::Float)
+            r.share.fraction_of_spec.map_or(Value::NotAvailable, Value::Float)
         }),
         Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
         Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r| {
@@ -198,7 +236,7 @@ pub fn notes(t: &WgmmaTable) -> Vec<String> {
         .filter(|r| r.usable())
         .max_by(|a, b| a.tflops.total_cmp(&b.tflops));
     if let (Some(one), Some(top)) = (best_at_one(&t.rows), best) {
-        let share = |r: &WgmmaRow| r.fraction_of_spec.map_or("n/a".to_owned(), percent);
+        let share = |r: &WgmmaRow| r.share.fraction_of_spec.map_or("n/a".to_owned(), percent);
         notes.push(format!(
             "Headline: one warpgroup per SM ({} occupancy) reaches {:.1} TFLOP/s ({} of the \
              dense BF16 spec) with {} (N {}, {} groups in flight); the best of the table is \
@@ -249,9 +287,11 @@ pub(crate) mod tests {
             dyn_smem_bytes: 100_000,
             iters: MMAS_PER_WARPGROUP / groups,
             tflops: 1000.0 * fraction,
-            sm_clock_mhz: Some(1980.0),
-            spec_peak_tflops: Some(1000.0),
-            fraction_of_spec: Some(fraction),
+            share: ClockedShare {
+                sm_clock_mhz: Some(1980.0),
+                spec_peak_tflops: Some(1000.0),
+                fraction_of_spec: Some(fraction),
+            },
             timing: mma.timing,
             check: mma.measured.check,
             flags: vec![],

@@ -3,9 +3,8 @@
 //! bootstrap interval of the best such row's share of the spec peak at its own clock.
 
 use super::wgmma::{best_at_one, WgmmaTable};
-use crate::claim::Verdict;
+use crate::claim::{with_interval_rule, Verdict};
 use crate::confidence::{self, Timed};
-use crate::table::percent_with;
 
 /// The share of the dense BF16 spec peak one warpgroup per SM must reach.
 pub const ONE_WARPGROUP_SHARE: f64 = 0.90;
@@ -27,7 +26,7 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
         }) => (None, format!("not run: {why}")),
         Some(t) => match best_at_one(&t.rows) {
             None => (None, "no checked row at one warpgroup per SM".to_owned()),
-            Some(r) => match r.spec_peak_tflops {
+            Some(r) => match r.share.spec_peak_tflops {
                 None => (
                     None,
                     format!("{}: the lab does not know this GPU's dense BF16 rate", r.entry),
@@ -42,6 +41,7 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
                         Err(e) => format!("{:.3} (no interval: {e})", r.tflops / peak),
                     };
                     let clock = r
+                        .share
                         .sm_clock_mhz
                         .map_or("the maximum clock".to_owned(), |m| format!("{m:.0} MHz"));
                     (
@@ -62,15 +62,13 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
         claim: "one warpgroup per SM (6.25% occupancy) drives the tensor cores to 90% of the \
                 dense BF16 peak with wgmma"
             .into(),
-        rule: format!(
+        rule: with_interval_rule(&format!(
             "best TFLOP/s of the wgmma lines at one warpgroup per SM over the dense BF16 spec \
-             peak at the SM clock read around its samples, on the {} bootstrap interval of the \
-             share ({} resamples, fixed seed): HOLDS when it lies at or above \
-             {ONE_WARPGROUP_SHARE}, DOES NOT HOLD when it lies below, NOT JUDGED otherwise or \
-             without an sm_90a device; failed checks are left out",
-            percent_with(confidence::LEVEL, 0),
-            confidence::RESAMPLES,
-        ),
+             peak at the SM clock read around its samples (the interval of that share, from the \
+             row's samples): HOLDS when it lies at or above {ONE_WARPGROUP_SHARE}, DOES NOT \
+             HOLD when it lies below, NOT JUDGED otherwise or without an sm_90a device; failed \
+             checks are left out"
+        )),
         holds,
         evidence,
     }

@@ -9,13 +9,11 @@
 use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{WgmmaParams, WgmmaVariant, WARPGROUP_THREADS, WGMMA_BF16};
 
-use super::wgmma::{check_tiles, WgmmaRow, WgmmaTable, MMAS_PER_WARPGROUP};
+use super::wgmma::{check_tiles, ClockedShare, WgmmaRow, WgmmaTable, MMAS_PER_WARPGROUP};
 use crate::cuda::hopper::{hopper_module, HopperError};
-use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::experiments::contract::RunContext;
 use crate::experiments::error::ExperimentError;
-use crate::experiments::ilp::run::mean_clock_mhz;
 use crate::experiments::residency::{hold_at_blocks, residency_of};
 use crate::sampling::time_launches;
 
@@ -114,13 +112,8 @@ fn point(
     let check = check_tiles(v, iters, &gpu.download(&out)?, blocks);
     let flops = f64::from(blocks) * f64::from(iters * v.groups) * v.mma_flops() as f64;
     let tflops = flops / (timing.median_ms * 1e-3) / 1e12;
-    let clock = mean_clock_mhz(&timing);
-    if clock.is_none() {
-        flags.push("SM clock not readable: % of spec at the maximum clock".to_owned());
-    }
-    let clock_khz = clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
-    let spec = peak_bf16_dense_gflops(info.compute_capability, info.sm_count, clock_khz)
-        .map(|g| g / 1e3);
+    let (share, flag) = ClockedShare::of(&info, &timing, tflops);
+    flags.extend(flag);
     Ok(WgmmaRow {
         entry: v.entry.to_owned(),
         n: v.n,
@@ -131,9 +124,7 @@ fn point(
         dyn_smem_bytes: dyn_smem,
         iters,
         tflops,
-        sm_clock_mhz: clock,
-        spec_peak_tflops: spec,
-        fraction_of_spec: spec.map(|s| tflops / s),
+        share,
         timing,
         check,
         flags,
