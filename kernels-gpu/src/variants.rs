@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4 + 10] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4 + 10 + 8] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -331,6 +331,19 @@ mod tests {
             assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
             assert_eq!(entry(a.name), Some(*a));
         }
+        // A copy through shared memory: its own family, the copy's parameters, bounded at its
+        // block; the bulk-copy lines are not entries of this module (the sm_90a one holds them).
+        let ring = entry("cp_async_copy_t128_b2048_s4").unwrap();
+        assert_eq!(
+            (ring.family, ring.max_threads),
+            (Family::SmemCopy, Some(128))
+        );
+        assert_eq!(ring.params(), MemcpyParams::PARAMS);
+        assert!(SMEM_COPY.iter().any(|l| l.path == SmemPath::Bulk));
+        assert!(SMEM_COPY
+            .iter()
+            .filter(|l| l.path == SmemPath::Bulk)
+            .all(|l| entry(l.entry).is_none()));
         // A read line: its own family and parameters, bounded at its copy's block size.
         let read = entry("read_t256_l8_w4").unwrap();
         assert_eq!((read.family, read.max_threads), (Family::Read, Some(256)));
