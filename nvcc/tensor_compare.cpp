@@ -42,6 +42,7 @@ struct Line {
 #define LAB_FMA_CONTROL(...)
 #define LAB_CHASE(...)
 #define LAB_READ(...)
+#define LAB_SMEM_COPY(...)
 #define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
     {#NAME, Kind::Bf16Gemm, threads, shared_bytes, bm, bn, 0},
 #define LAB_MMA_ILP(NAME, ilp, rounds) {#NAME, Kind::Mma, 0, 0, 0, 0, ilp},

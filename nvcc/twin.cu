@@ -20,6 +20,7 @@
 #include "memcpy.cuh"
 #include "mma_ilp.cuh"
 #include "read.cuh"
+#include "smem_copy.cuh"
 
 // The launch bound of an entry whose table line fixes its block size (`.maxntid`, and
 // `.minnctapersm` where min_blocks is not 0), as xtask's `with_launch_bounds` gives the Rust entry.
@@ -101,6 +102,13 @@
     extern "C" __global__ void LAB_BOUNDS(threads, 0) NAME(const float* src, unsigned long long n,      \
                                                           unsigned long long* out) {                 \
         lab::read::read<threads, loads, width>(src, n, out);                                         \
+    }
+
+// A copy through shared memory (variants.rs `smem_copy`, parameters as memcpy's: src, dst, n):
+// threads per block, 16-byte chunks a lane moves per stage, stages of each warp's ring.
+#define LAB_SMEM_COPY(NAME, threads, chunks, stages)                                                    \
+    extern "C" __global__ void LAB_BOUNDS(threads, 0) NAME(const float* src, float* dst, unsigned long long n) { \
+        lab::smem_copy::cp_async_copy<threads, chunks, stages>(src, dst, n);                                  \
     }
 
 #include "variants.h"

@@ -30,6 +30,9 @@
 #ifndef LAB_READ
 #error "the including file defines no LAB_READ: it has no kernel for these table lines"
 #endif
+#ifndef LAB_SMEM_COPY
+#error "the including file defines no LAB_SMEM_COPY: it has no kernel for these table lines"
+#endif
 
 // The register-cap experiment's caps (variants.rs `regs:`), for build scripts.
 #define LAB_REGS_CAPS "32 48 64 96 128 144 160 192 255"
@@ -289,6 +292,14 @@ LAB_READ(read_t1024_l1_w4, 1024, 1, 4)
 LAB_READ(read_t1024_l2_w4, 1024, 2, 4)
 LAB_READ(read_t1024_l4_w4, 1024, 4, 4)
 LAB_READ(read_t1024_l8_w4, 1024, 8, 4)
+LAB_SMEM_COPY(cp_async_copy_t32_b2048_s4, 32, 4, 4)
+LAB_SMEM_COPY(cp_async_copy_t32_b4096_s8, 32, 8, 8)
+LAB_SMEM_COPY(cp_async_copy_t32_b4096_s16, 32, 8, 16)
+LAB_SMEM_COPY(cp_async_copy_t32_b8192_s16, 32, 16, 16)
+LAB_SMEM_COPY(cp_async_copy_t32_b8192_s24, 32, 16, 24)
+LAB_SMEM_COPY(cp_async_copy_t128_b2048_s4, 128, 4, 4)
+LAB_SMEM_COPY(cp_async_copy_t128_b4096_s8, 128, 8, 8)
+LAB_SMEM_COPY(cp_async_copy_t256_b2048_s4, 256, 4, 4)
 #else
 // The capped modules hold only the register-cap experiment's GEMM entry, as the Rust ones do.
 LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)

@@ -34,7 +34,7 @@ pub fn tables(results: &RunResults) -> Vec<(&'static str, TableData)> {
     results
         .sections()
         .into_iter()
-        .filter_map(|s| s.table.map(|t| (s.name, t)))
+        .flat_map(|s| s.table.map(|t| (s.name, t)).into_iter().chain(s.second))
         .collect()
 }
 

@@ -70,6 +70,7 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         "20000",
         "--sizes-mib",
         "16,64",
+        "--no-smem",
     ])
     .args;
     let plan = inflight::Plan::new(&args).unwrap();

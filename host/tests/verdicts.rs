@@ -35,15 +35,20 @@ const FEW_MATCH: &str = "few-threads-with-bytes-match-many";
 #[test]
 fn every_verdict_of_the_committed_run_states_its_interval() {
     let vs = h200().verdicts();
-    assert_eq!(vs.len(), 22);
+    assert_eq!(vs.len(), 24);
     // The committed run predates experiments 6 to 8: their verdicts say they were not run.
     let (ran, not_run): (Vec<_>, Vec<_>) = vs.iter().partition(|v| v.experiment <= 5);
-    assert_eq!(not_run.len(), 3);
+    assert_eq!(not_run.len(), 4);
     assert!(not_run
         .iter()
         .all(|v| v.holds.is_none() && v.evidence.ends_with("was not run")));
     for v in ran {
         assert!(v.rule.contains("95%"), "{}: {}", v.key, v.rule);
+        // The committed run predates the shared-memory copies: that claim has no rows to judge.
+        if v.key == "one-warp-copies-from-shared-memory" {
+            assert!(v.holds.is_none() && v.evidence.contains("no usable shared-memory copy"));
+            continue;
+        }
         assert!(v.evidence.contains("(95% CI "), "{}: {}", v.key, v.evidence);
     }
 }

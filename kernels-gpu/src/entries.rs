@@ -4,8 +4,8 @@
 use crate::abi::Param;
 use crate::variants::{
     Bf16GemmParams, ChaseParams, FmaParams, GemmCheckParams, GemmParams, GemmRefParams,
-    MemcpyParams, MmaParams, ReadParams, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, GEMM_CHECK,
-    GEMM_REF, MEMCPY_GRID, MMA_ILP, READ,
+    MemcpyParams, MmaParams, ReadParams, SmemCopyParams, SmemPath, BF16_GEMM, CHASE, FMA,
+    FMA_CONTROLS, GEMM, GEMM_CHECK, GEMM_REF, MEMCPY_GRID, MMA_ILP, READ, SMEM_COPY,
 };
 
 /// A kernel family: one parameter list and one kernel function.
@@ -20,6 +20,7 @@ pub enum Family {
     Bf16Gemm,
     MmaIlp,
     Read,
+    SmemCopy,
 }
 
 impl Family {
@@ -35,6 +36,7 @@ impl Family {
             Family::Bf16Gemm => Bf16GemmParams::PARAMS,
             Family::MmaIlp => MmaParams::PARAMS,
             Family::Read => ReadParams::PARAMS,
+            Family::SmemCopy => SmemCopyParams::PARAMS,
         }
     }
 }
@@ -56,7 +58,8 @@ impl EntryDecl {
 }
 
 /// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase, the
-/// GEMM check's reference and comparison, BF16 GEMM lines, mma microbenchmarks, read-only kernels.
+/// GEMM check's reference and comparison, BF16 GEMM lines, mma microbenchmarks, read-only kernels,
+/// the copies through shared memory.
 pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
     let gemm = GEMM.iter().map(|v| EntryDecl {
         name: v.entry,
@@ -105,6 +108,15 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         family: Family::Read,
         max_threads: Some(p.threads),
     });
+    // The bulk-copy lines live in the sm_90a module alone.
+    let smem_copy = SMEM_COPY
+        .iter()
+        .filter(|l| l.path == SmemPath::CpAsync)
+        .map(|l| EntryDecl {
+            name: l.entry,
+            family: Family::SmemCopy,
+            max_threads: Some(l.threads),
+        });
     gemm.chain(memcpy)
         .chain(fma)
         .chain(chase)
@@ -112,6 +124,7 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         .chain(bf16)
         .chain(mma)
         .chain(read)
+        .chain(smem_copy)
 }
 
 /// The entries of the GEMM check, in table order.

@@ -54,7 +54,7 @@ pub unsafe fn chains<const ILP: usize>(args: FmaArgs, op: impl Fn(f32) -> f32) {
     let mut x: [f32; ILP] = core::array::from_fn(|i| ((g & 4095) + i as u32) as f32);
     let trip = FMA_UNROLL as i32;
     let step = trip * trips_per_iteration(ILP);
-    let mut rounds = |x: &mut [f32; ILP], trips: i32| {
+    let rounds = |x: &mut [f32; ILP], trips: i32| {
         for _ in 0..trips * trip {
             for xi in x.iter_mut() {
                 *xi = op(*xi);

@@ -12,18 +12,26 @@
 //!   wide multiply-add;
 //! - the GEMM check's reference stages f64 in shared memory ([`SharedF64`]); its tally merges a
 //!   warp with shuffles and adds into global words with 64-bit atomics (`gpu/reduce.rs`).
+//! - the shared-memory copies' `cp.async` (64-bit indices, any count of groups pending) are in
+//!   `gpu/async_copy.rs`;
 //! - the tensor-core instructions (`ldmatrix`, `mma.sync`) and the BF16 GEMM's copies are in
 //!   `gpu/tensor.rs`.
 
 use core::arch::asm;
 use core::arch::nvptx;
 
+mod async_copy;
 mod reduce;
 mod shared_arrays;
+pub use async_copy::{cp_async_16, cp_async_wait_pending};
 pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, load_word, shuffle_xor_u64, store_word};
 pub use shared_arrays::{SharedF32, SharedF64};
 mod tensor;
 pub use tensor::*;
+#[cfg(lab_sm90a)]
+mod bulk_copy;
+#[cfg(lab_sm90a)]
+pub use bulk_copy::*;
 #[cfg(lab_sm90a)]
 mod wgmma;
 #[cfg(lab_sm90a)]

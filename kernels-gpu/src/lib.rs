@@ -24,6 +24,8 @@ mod table;
 pub mod wgmma_lines;
 #[macro_use]
 pub mod wgemm_lines;
+#[macro_use]
+pub mod smem_copy_lines;
 pub mod abi;
 pub mod block_order;
 pub mod check_kernels;
@@ -72,9 +74,13 @@ mod memcpy;
 mod mma_ilp;
 #[cfg(target_arch = "nvptx64")]
 mod read;
+#[cfg(target_arch = "nvptx64")]
+mod smem_copy;
 // Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod gemm_wgmma;
+#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
+mod tma_copy;
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod wgmma;
 

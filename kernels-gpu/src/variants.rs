@@ -173,6 +173,43 @@ pub use crate::wgemm_lines::{
     consumer_regs, tile_of, wgemm_line_fits, wgemm_lines_unique, WgemmMisfit, WgemmVariant,
 };
 
+// Copies whose bytes in flight live in shared memory (smem_copy.rs, any sm_80+): each warp of a
+// block owns a ring of STAGES slots of STAGE_BYTES filled by 16-byte cp.async and drained by
+// stores, in a persistent grid (smem_copy_lines.rs). A line is (threads per block, stage bytes of
+// a warp, stages): a warp keeps STAGE_BYTES x STAGES in flight and a block THREADS/32 rings.
+// Entry: cp_async_copy_t{THREADS}_b{STAGE_BYTES}_s{STAGES}.
+smem_copy_table! {
+    abi: (SmemCopyParams, SmemCopyArgs)(src: *const f32, dst: *mut f32, n: u64),
+    smem_copy: [
+        // threads  stage bytes  stages      bytes in flight a warp
+        (32,        2048,        4),         //   8 KiB
+        (32,        4096,        8),         //  32 KiB
+        (32,        4096,        16),        //  64 KiB
+        (32,        8192,        16),        // 128 KiB
+        (32,        8192,        24),        // 192 KiB
+        (128,       2048,        4),         //   8 KiB (32 KiB a block)
+        (128,       4096,        8),         //  32 KiB (128 KiB a block)
+        (256,       2048,        4),         //   8 KiB (64 KiB a block)
+    ],
+    // Hopper's bulk copies (tma_copy.rs, sm_90a module only): the same rings, each stage one
+    // cp.async.bulk in (mbarrier-completed) and one bulk store out, issued by lane 0 of each warp
+    // (at most 8 stages of at most 64 KiB). Entry: tma_copy_t{THREADS}_b{STAGE_BYTES}_s{STAGES}.
+    tma_copy: [
+        // threads  stage bytes  stages      bytes in flight a warp
+        (32,        2048,        4),         //   8 KiB
+        (32,        4096,        8),         //  32 KiB
+        (32,        8192,        8),         //  64 KiB
+        (32,        16384,       8),         // 128 KiB
+        (32,        24576,       8),         // 192 KiB
+        (128,       4096,        4),         //  16 KiB (64 KiB a block)
+    ],
+}
+
+pub use crate::smem_copy_lines::{
+    smem_copy_lines_unique, smem_copy_misfit, SmemCopyLine, SmemPath, MAX_BULK_STAGES,
+    MAX_BULK_STAGE_BYTES, MAX_SMEM_STAGES,
+};
+
 pub use crate::wgmma_lines::{
     wgmma_lines_unique, wgmma_n_supported, WgmmaVariant, MAX_WGMMA_GROUPS, WARPGROUP_THREADS,
 };
@@ -308,7 +345,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4 + 10] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4 + 10 + 8] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -317,6 +354,19 @@ mod tests {
             assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
             assert_eq!(entry(a.name), Some(*a));
         }
+        // A copy through shared memory: its own family, the copy's parameters, bounded at its
+        // block; the bulk-copy lines are not entries of this module (the sm_90a one holds them).
+        let ring = entry("cp_async_copy_t128_b2048_s4").unwrap();
+        assert_eq!(
+            (ring.family, ring.max_threads),
+            (Family::SmemCopy, Some(128))
+        );
+        assert_eq!(ring.params(), MemcpyParams::PARAMS);
+        assert!(SMEM_COPY.iter().any(|l| l.path == SmemPath::Bulk));
+        assert!(SMEM_COPY
+            .iter()
+            .filter(|l| l.path == SmemPath::Bulk)
+            .all(|l| entry(l.entry).is_none()));
         // A read line: its own family and parameters, bounded at its copy's block size.
         let read = entry("read_t256_l8_w4").unwrap();
         assert_eq!((read.family, read.max_threads), (Family::Read, Some(256)));

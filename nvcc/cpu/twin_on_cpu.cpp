@@ -226,6 +226,9 @@ int main() {
                        std::string_view(#OP) == "ffma_const" ? SWEEP_A - 1.0f : SWEEP_A, 1.0f);
 // The chase's result is one thread's walk of a ring; it is checked on the GPU only.
 #define LAB_CHASE(NAME)
+// The copies through shared memory are cp.async and shared loads in inline PTX, with no CPU
+// model here; every byte they copy is checked on the GPU (host/tests/smem_copy_gpu.rs).
+#define LAB_SMEM_COPY(NAME, threads, chunks, stages)
 #define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
     ok &= tensor_checks::check_bf16_gemm<lab::mma::Shape<bm, bn, bk, wm, wn, stages>>(#NAME);
 #define LAB_MMA_ILP(NAME, ilp, rounds) tensor_checks::print_mma_ilp<ilp>(#NAME);

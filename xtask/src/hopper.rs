@@ -1,13 +1,15 @@
 //! The sm_90a module (`kernels_sm90a.ptx`): the wgmma entries of the variant table's
-//! `wgmma_bf16` section (each with `.maxntid 128`, one warpgroup per block) and its
-//! `gemm_wgmma` section (each with its line's threads and `.minnctapersm 1`), built by
+//! The sm_90a module (`kernels_sm90a.ptx`): the wgmma entries of the variant table's
+//! `wgmma_bf16` section (each with `.maxntid 128`, one warpgroup per block), its `gemm_wgmma`
+//! section (each with its line's threads and `.minnctapersm 1`) and the bulk-copy lines of its
+//! `smem_copy` section (`tma_copy`, each bounded to its block), built by
 //! [`PtxBuild::hopper`](crate::ptx::PtxBuild::hopper), and the bars its ptxas report must
 //! clear: no serialized wgmma (ptxas warnings C7510-C7515), no spill and no stack frame on any
 //! of its entries.
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{WARPGROUP_THREADS, WGEMM, WGMMA_BF16};
+use kernels_gpu::variants::{SmemPath, SMEM_COPY, WARPGROUP_THREADS, WGEMM, WGMMA_BF16};
 
 use crate::modules::ModulesError;
 use crate::ptx::{self, PtxError, HOPPER_ARCH};
@@ -17,27 +19,40 @@ use ptxas_report::ptx_entries::{keep_entries, patch_entries};
 /// The module's file name.
 pub const HOPPER_FILE: &str = "kernels_sm90a.ptx";
 
-/// Every entry of the module: the microbenchmark's, then the GEMM's.
+/// Every entry of the module: the microbenchmark's, the GEMM's, then the bulk copies'.
 pub fn hopper_entries() -> impl Iterator<Item = &'static str> {
     WGMMA_BF16
         .iter()
         .map(|v| v.entry)
         .chain(WGEMM.iter().map(|v| v.entry))
+        .chain(bulk_copies().map(|(e, _)| e))
 }
 
-/// Whether `entry` is one of the sm_90a module's lines (wgmma microbenchmark or GEMM).
+/// Whether `entry` is one of the wgmma lines (microbenchmark or GEMM).
 pub fn is_wgmma_entry(entry: &str) -> bool {
-    hopper_entries().any(|e| e == entry)
+    WGMMA_BF16.iter().any(|v| v.entry == entry) || WGEMM.iter().any(|v| v.entry == entry)
+}
+
+/// The bulk-copy lines of the `smem_copy` section (`tma_copy`), which only this module holds:
+/// each entry with its block size.
+fn bulk_copies() -> impl Iterator<Item = (&'static str, u32)> {
+    SMEM_COPY
+        .iter()
+        .filter(|l| l.path == SmemPath::Bulk)
+        .map(|l| (l.entry, l.threads))
 }
 
 /// The launch bounds of one of the module's entries: one warpgroup for the microbenchmark; the
 /// line's warpgroups and one block per SM for the GEMM (its blocks are persistent, and
-/// `setmaxnreg` shares the register file of one block).
+/// `setmaxnreg` shares the register file of one block); its block for a bulk copy.
 fn launch_bounds(entry: &str) -> String {
-    match WGEMM.iter().find(|v| v.entry == entry) {
-        Some(v) => format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads()),
-        None => format!(".maxntid {WARPGROUP_THREADS}, 1, 1"),
+    if let Some(v) = WGEMM.iter().find(|v| v.entry == entry) {
+        return format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads());
     }
+    let threads = bulk_copies()
+        .find(|(b, _)| *b == entry)
+        .map_or(WARPGROUP_THREADS, |(_, t)| t);
+    format!(".maxntid {threads}, 1, 1")
 }
 
 /// The module from the sm_90a build's plain PTX: every line's entry and nothing else, each with
@@ -47,7 +62,7 @@ pub fn render(plain: &str) -> Result<String, PtxError> {
     if let Some(missing) = hopper_entries().find(|e| !found.iter().any(|f| f == e)) {
         return Err(PtxError::MissingEntry(missing.to_string()));
     }
-    let kept = keep_entries(plain, is_wgmma_entry)?;
+    let kept = keep_entries(plain, |e| hopper_entries().any(|h| h == e))?;
     patch_entries(&kept, |name| Ok(Some(launch_bounds(name))))
 }
 
@@ -202,9 +217,10 @@ mod tests {
         }
         let module = render(&plain).unwrap();
         assert!(!module.contains("fma_ilp1"), "{module}");
+        let bounded_128 = bulk_copies().filter(|&(_, t)| t == 128).count();
         assert_eq!(
             module.matches(".maxntid 128, 1, 1").count(),
-            WGMMA_BF16.len()
+            WGMMA_BF16.len() + bounded_128
         );
         for e in hopper_entries() {
             assert!(module.contains(&format!(".entry {e}(")));
@@ -214,6 +230,14 @@ mod tests {
             let bounds = format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads());
             assert!(body.contains(&bounds), "{}: {body}", v.entry);
         }
+        // Each bulk-copy line bounded to its own block.
+        for (e, t) in bulk_copies() {
+            let at = module.find(&format!(".entry {e}(")).unwrap();
+            let bound = format!(".maxntid {t}, 1, 1");
+            assert!(module[at..].contains(&bound), "{e}: {bound}");
+        }
+        let without = plain.replace(&entry_ptx(bulk_copies().next().unwrap().0), "");
+        assert!(matches!(render(&without), Err(PtxError::MissingEntry(_))));
         let without_last = plain.replace(&entry_ptx(WGMMA_BF16[0].entry), "");
         assert!(matches!(
             render(&without_last),

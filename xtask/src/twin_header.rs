@@ -3,7 +3,7 @@
 //! as it flows into the Rust module.
 //!
 //! Each entry maps to the macro of its family (`LAB_GEMM_SEED`, `LAB_GEMM_TUNED`, `LAB_MEMCPY`,
-//! `LAB_FMA_ILP`, `LAB_FMA_CONTROL`, `LAB_CHASE`, `LAB_GEMM_BF16`, `LAB_MMA_ILP`, `LAB_READ`) through exhaustive matches on the
+//! `LAB_FMA_ILP`, `LAB_FMA_CONTROL`, `LAB_CHASE`, `LAB_GEMM_BF16`, `LAB_MMA_ILP`, `LAB_READ`, `LAB_SMEM_COPY`) through exhaustive matches on the
 //! table's family enums: a new family does not compile here until it is given a macro (and
 //! `twin.cu` a kernel for it) or is skipped as checking machinery with [`Line::NotMeasured`]. The header also refuses, with an
 //! `#error`, to be included by a file that does not define every macro it uses.
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::{
     self, EntryDecl, Family, FmaOp, GemmFamily, GemmVariant, MmaIlpVariant, BF16_GEMM, CHASE, FMA,
-    FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, READ, REGS,
+    FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, READ, REGS, SMEM_COPY,
 };
 
 /// The header, relative to the workspace root.
@@ -148,6 +148,19 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
             format!(
                 "LAB_READ({}, {}, {}, {})",
                 p.entry, p.threads, p.loads, p.width
+            )
+        }
+        Family::SmemCopy => {
+            let l = SMEM_COPY
+                .iter()
+                .find(|l| l.entry == e.name)
+                .ok_or_else(missing)?;
+            format!(
+                "LAB_SMEM_COPY({}, {}, {}, {})",
+                l.entry,
+                l.threads,
+                l.chunks_per_lane(),
+                l.stages
             )
         }
     };
@@ -365,6 +378,7 @@ mod tests {
             "LAB_GEMM_BF16",
             "LAB_MMA_ILP",
             "LAB_READ",
+            "LAB_SMEM_COPY",
         ] {
             assert!(h.contains(&format!("#ifndef {m}\n#error")), "{m}");
         }

@@ -382,3 +382,19 @@ fn a_bf16_label_taken_by_a_gemm_line_or_a_bad_mma_ilp_is_rejected() {
         "{err}"
     );
 }
+
+#[test]
+fn bad_shared_memory_copy_lines_are_rejected_by_name() {
+    let smem = "(256,       2048,        4),         //   8 KiB (64 KiB a block)";
+    let err = check_with_line("smem-stage", smem, "(32, 1000, 4),").unwrap_err();
+    assert!(
+        err.contains("smem_copy line (32, 1000, 4)") && err.contains("multiple of 512"),
+        "{err}"
+    );
+    let tma = "(128,       4096,        4),         //  16 KiB (64 KiB a block)";
+    let err = check_with_line("tma-stages", tma, "(32, 4096, 16),").unwrap_err();
+    assert!(
+        err.contains("tma_copy line (32, 4096, 16)") && err.contains("at most 8 stages"),
+        "{err}"
+    );
+}

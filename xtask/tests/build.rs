@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use kernels_gpu::variants::{
-    self, FmaOp, MmaIlpVariant, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL, GEMM, MEMCPY_GRID,
-    MMA_ILP, READ, REGS,
+    self, FmaOp, MmaIlpVariant, SmemPath, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL, GEMM,
+    MEMCPY_GRID, MMA_ILP, READ, REGS, SMEM_COPY,
 };
 use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild};
@@ -56,8 +56,9 @@ fn ptx_has_exactly_the_table_entries() {
     assert_eq!(
         want.len(),
         GEMM.len() + 198 + FMA.len() + FMA_CONTROLS.len() + 1 + 2 + BF16_GEMM.len() + MMA_ILP.len()
-            + READ.len(),
-        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA and its controls, chase, the GEMM check's two, BF16 GEMM, mma, read"
+            + READ.len()
+            + SMEM_COPY.iter().filter(|l| l.path == SmemPath::CpAsync).count(),
+        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA and its controls, chase, the GEMM check's two, BF16 GEMM, mma, read, the cp.async copies"
     );
     let mut got: Vec<&str> = found.iter().map(String::as_str).collect();
     want.sort_unstable();

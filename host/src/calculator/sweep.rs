@@ -54,7 +54,8 @@ pub fn seed_entry(entry: &str) -> bool {
             | Family::GemmCheck
             | Family::Bf16Gemm
             | Family::MmaIlp
-            | Family::Read,
+            | Family::Read
+            | Family::SmemCopy,
         ) => false,
     }
 }

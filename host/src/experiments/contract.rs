@@ -298,6 +298,15 @@ pub trait Experiment: Registered + 'static {
         t
     }
 
+    /// A second table beside the rows' (e.g. experiment 6's wgmma table), with the stem of its
+    /// CSV; none by default.
+    fn second_table(
+        _output: &OutputOf<Self>,
+        _meta: &RunMeta,
+    ) -> Option<(&'static str, TableData)> {
+        None
+    }
+
     /// Every failed correctness check (ours and the compared module's per row, then the checks
     /// outside the rows), in words.
     fn failed_checks(output: &OutputOf<Self>) -> Vec<String> {

@@ -1,9 +1,11 @@
 //! The copy kernel family on the host: its parameter list, buffers, the launch held at a
 //! number of resident blocks per SM, the timing and the exact check. The bandwidth experiment
-//! runs its variants, the bytes-in-flight experiment its grid.
+//! runs its variants, the bytes-in-flight experiment its grid and the copies whose bytes in
+//! flight live in shared memory (the table's `smem_copy` lines, same parameters, a persistent
+//! grid).
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::variants::{MemcpyParams, MemcpyPoint};
+use kernels_gpu::variants::{MemcpyParams, MemcpyPoint, SmemCopyLine, SmemCopyParams};
 
 use super::error::ExperimentError;
 use super::inputs::random_floats;
@@ -34,6 +36,44 @@ pub fn check_fits(gpu: &Gpu, bytes: u64) -> Result<(), ExperimentError> {
 /// GB/s (1e9 bytes) for `bytes` read and as many written in `ms`.
 pub fn copy_gbps(bytes: u64, ms: f64) -> f64 {
     2.0 * bytes as f64 / (ms * 1e-3) / 1e9
+}
+
+/// A copy kernel of the variant table: a memcpy grid point (bytes in flight in registers, one
+/// block per slice of the copy) or an `smem_copy` line (bytes in flight in shared memory, one
+/// wave of blocks that loops over the copy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyKernel<'a> {
+    Registers(&'a MemcpyPoint),
+    Shared(&'a SmemCopyLine),
+}
+
+impl CopyKernel<'_> {
+    pub fn entry(&self) -> &'static str {
+        match self {
+            CopyKernel::Registers(p) => p.entry,
+            CopyKernel::Shared(l) => l.entry,
+        }
+    }
+    pub fn threads(&self) -> u32 {
+        match self {
+            CopyKernel::Registers(p) => p.threads,
+            CopyKernel::Shared(l) => l.threads,
+        }
+    }
+    /// Floats per access: what the exact check counts a whole vector as.
+    pub fn width(&self) -> u32 {
+        match self {
+            CopyKernel::Registers(p) => p.width,
+            CopyKernel::Shared(_) => 4,
+        }
+    }
+    /// Blocks a launch over `floats` takes at `blocks_per_sm` on `sms` SMs.
+    pub fn grid(&self, floats: u64, blocks_per_sm: u32, sms: u32) -> u64 {
+        match self {
+            CopyKernel::Registers(p) => p.grid(floats),
+            CopyKernel::Shared(_) => u64::from(blocks_per_sm) * u64::from(sms),
+        }
+    }
 }
 
 /// Source and destination of one copy problem, with the source on the host for the check.
@@ -77,19 +117,28 @@ impl CopyBuffers {
     pub fn launch(&mut self, gpu: &Gpu, held: &Held<'_, '_>) -> Result<(), CudaError> {
         let shape = LaunchShape {
             grid: (held.grid, 1),
-            threads: held.point.threads,
+            threads: held.point.threads(),
             dyn_smem: held.dyn_smem,
         };
         let n = self.src_host.len() as u64;
         let mut l = Launch::new(gpu);
-        let params = MemcpyParams {
-            src: l.input(&self.src),
-            dst: l.output(&mut self.dst),
-            n,
-        };
-        // SAFETY: both buffers hold n floats (allocations are 256-byte aligned, as the vector
-        // loads need) and the grid is the variant table's ceil(n / floats per block).
-        unsafe { l.launch(held.kernel, shape, &params) }
+        let (src, dst) = (l.input(&self.src), l.output(&mut self.dst));
+        match held.point {
+            CopyKernel::Registers(_) => {
+                let params = MemcpyParams { src, dst, n };
+                // SAFETY: both buffers hold n floats (allocations are 256-byte aligned, as the
+                // vector loads need) and the grid is the variant table's ceil(n / floats per
+                // block).
+                unsafe { l.launch(held.kernel, shape, &params) }
+            }
+            CopyKernel::Shared(_) => {
+                let params = SmemCopyParams { src, dst, n };
+                // SAFETY: both buffers hold n floats, 256-byte aligned; `hold` gave the block at
+                // least its rings' shared memory; the kernel loops over the copy whatever the
+                // grid.
+                unsafe { l.launch(held.kernel, shape, &params) }
+            }
+        }
     }
 
     /// Times `kernel`, and `other` with it when there is one (samples interleaved), each held
@@ -99,7 +148,7 @@ impl CopyBuffers {
         &mut self,
         gpu: &Gpu,
         (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
-        point: &MemcpyPoint,
+        point: CopyKernel<'_>,
         blocks_per_sm: u32,
         plan: &SamplingConfig,
     ) -> Result<(Measurement, Option<Measurement>, u32), ExperimentError> {
@@ -125,19 +174,35 @@ impl CopyBuffers {
         &self,
         gpu: &Gpu,
         kernel: &'a Kernel<'k>,
-        point: &'a MemcpyPoint,
+        point: CopyKernel<'a>,
         blocks_per_sm: u32,
     ) -> Result<Held<'a, 'k>, ExperimentError> {
         let floats = self.src_host.len() as u64;
-        let blocks = point.grid(floats);
+        let blocks = point.grid(floats, blocks_per_sm, gpu.info().sm_count);
         if blocks > MAX_GRID_X {
             return Err(ExperimentError::GridTooLarge {
-                entry: point.entry.to_owned(),
+                entry: point.entry().to_owned(),
                 blocks,
                 floats,
             });
         }
-        let dyn_smem = hold_at_blocks(kernel, point.threads, blocks_per_sm, gpu.limits())?;
+        let mut dyn_smem = hold_at_blocks(kernel, point.threads(), blocks_per_sm, gpu.limits())?;
+        if let CopyKernel::Shared(line) = point {
+            // The least that holds the residency may be less than the rings: a block then takes
+            // its rings' size, if the driver still keeps exactly as many blocks with it.
+            let need = line.shared_bytes();
+            if dyn_smem < need {
+                if kernel.max_active_blocks(line.threads, need)? != blocks_per_sm {
+                    return Err(ExperimentError::RingTooLarge {
+                        entry: line.entry.to_owned(),
+                        blocks_per_sm,
+                        need,
+                        held: dyn_smem,
+                    });
+                }
+                dyn_smem = need;
+            }
+        }
         Ok(Held {
             kernel,
             point,
@@ -163,12 +228,12 @@ impl CopyBuffers {
         held: &Held<'_, '_>,
         timing: Timing,
     ) -> Result<Measurement, ExperimentError> {
-        let resident = residency_of(gpu, held.kernel, held.point.threads, held.dyn_smem)?;
+        let resident = residency_of(gpu, held.kernel, held.point.threads(), held.dyn_smem)?;
         gpu.clear(&mut self.dst)?;
         self.launch(gpu, held)?;
         gpu.synchronize()?;
         let dst_host = gpu.download(&self.dst)?;
-        let check = check_copy(&self.src_host, &dst_host, held.point.width);
+        let check = check_copy(&self.src_host, &dst_host, held.point.width());
         let throughput = copy_gbps(self.bytes(), timing.median_ms);
         let peak = Peak::dram(gpu.info());
         Ok(Measurement::new(resident, timing, throughput, check, peak))
@@ -179,7 +244,7 @@ impl CopyBuffers {
 /// memory that holds it there.
 pub struct Held<'a, 'k> {
     kernel: &'a Kernel<'k>,
-    point: &'a MemcpyPoint,
+    point: CopyKernel<'a>,
     grid: u32,
     dyn_smem: u32,
 }

@@ -53,6 +53,17 @@ pub enum ExperimentError {
         blocks: u64,
         floats: u64,
     },
+    #[error(
+        "`{entry}` at {blocks_per_sm} blocks/SM: its rings need {need} B of shared memory a \
+         block, and the driver holds fewer blocks with that much than the {held} B that hold \
+         the residency"
+    )]
+    RingTooLarge {
+        entry: String,
+        blocks_per_sm: u32,
+        need: u32,
+        held: u32,
+    },
     /// What failed, and in which variant.
     #[error("variant {variant}: {source}")]
     InVariant {
@@ -84,7 +95,8 @@ impl ExperimentError {
         match self {
             ExperimentError::Residency(_)
             | ExperimentError::BlockTooLarge { .. }
-            | ExperimentError::NoResidency { .. } => true,
+            | ExperimentError::NoResidency { .. }
+            | ExperimentError::RingTooLarge { .. } => true,
             ExperimentError::InVariant { source, .. } => source.is_unplaceable(),
             _ => false,
         }

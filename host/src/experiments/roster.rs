@@ -28,6 +28,8 @@ pub struct Section {
     pub heading: String,
     /// Its table, when it ran.
     pub table: Option<TableData>,
+    /// Its second table, if it has one, with the stem of its CSV.
+    pub second: Option<(&'static str, TableData)>,
 }
 
 /// "Experiment N: ...", the words of `--help` and the report's headings.
@@ -248,6 +250,12 @@ macro_rules! registry {
                                 .name_compared(self.meta.compare_name().as_deref());
                             t.title = format!("{}. {}", <$variant>::NUMBER, t.title);
                             t
+                        }),
+                        second: self.$field.as_ref().and_then(|o| {
+                            <$variant as Experiment>::second_table(o, &self.meta).map(|(n, mut t)| {
+                                t.title = format!("{}. {}", <$variant>::NUMBER, t.title);
+                                (n, t)
+                            })
                         }),
                     },)*]
                 }

@@ -151,7 +151,13 @@ out of the judgement.\n\n## Verdicts\n\n",
                     Some(f) => {
                         let _ = writeln!(out, "The table, with every row's notes: [{f}]({f}).");
                     }
-                    None => out.push_str(&to_markdown(&t)),
+                    None => {
+                        out.push_str(&to_markdown(&t));
+                        if let Some((_, second)) = &section.second {
+                            out.push('\n');
+                            out.push_str(&to_markdown(second));
+                        }
+                    }
                 }
             }
             None => match r.missing.iter().find(|m| m.experiment == section.name) {

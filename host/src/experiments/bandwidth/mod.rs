@@ -11,7 +11,7 @@ pub use row::{Bandwidth, CopyRow};
 
 use super::cells;
 use super::contract::{self, Experiment, Registered, RunContext, GBPS};
-use super::copy::{check_fits, copy_gbps, CopyBuffers};
+use super::copy::{check_fits, copy_gbps, CopyBuffers, CopyKernel};
 use super::error::{ExperimentError, InVariant};
 use super::measured::Measured;
 use super::module_source::{plan_files, Kernels, Needs, Sources};
@@ -89,7 +89,7 @@ impl Experiment for Spec {
                 .measure(
                     gpu,
                     (&kernel, other.as_ref()),
-                    variant,
+                    CopyKernel::Registers(variant),
                     BLOCKS_PER_SM,
                     &ctx.timing,
                 )

@@ -15,7 +15,7 @@ use kernels_gpu::variants::{
 use super::chase::{check_chase, Latency};
 use super::loaded::{LoadedLatency, LoadedPoint};
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape, Module, SideStream};
-use crate::experiments::copy::{copy_gbps, CopyBuffers};
+use crate::experiments::copy::{copy_gbps, CopyBuffers, CopyKernel};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::inputs::Rng;
 use crate::results::Check;
@@ -169,7 +169,9 @@ pub fn measure_loaded(
         };
         let entry = point.entry;
         let kernel = copies.kernel(entry).in_variant(entry)?;
-        let held = buffers.hold(gpu, &kernel, point, blocks).in_variant(entry)?;
+        let held = buffers
+            .hold(gpu, &kernel, CopyKernel::Registers(point), blocks)
+            .in_variant(entry)?;
         // One copy alone (after a warm-up) sizes the loaded run.
         let (start, end) = (gpu.event()?, gpu.event()?);
         buffers.launch(gpu, &held)?;

@@ -6,6 +6,7 @@
 
 use super::law_claim::{loaded_law_predicts, warps_cannot_hide_latency};
 use super::notes::median;
+use super::smem_claim::one_warp_from_shared_memory;
 use super::row::{usable, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
 use crate::claim::{Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
@@ -194,6 +195,7 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
                 few_threads_match_many(&r.rows),
                 law,
                 warps_cannot_hide_latency(&r.rows, &r.copy, r.latency.cycles_per_step),
+                one_warp_from_shared_memory(&r.rows, &r.copy),
             ]
         }
         None => {
@@ -207,6 +209,7 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
                 few_threads_match_many(&[]),
                 loaded_law_predicts(&[], &copy, &[]),
                 warps_cannot_hide_latency(&[], &copy, 0.0),
+                one_warp_from_shared_memory(&[], &copy),
             ];
             for x in &mut v {
                 x.holds = None;

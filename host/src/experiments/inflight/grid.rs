@@ -1,11 +1,14 @@
 //! The points of the bytes-in-flight sweep: which copy kernel of the variant table's memcpy grid
 //! (threads per block, loads per thread, width) runs at how many resident blocks per SM.
 //!
-//! The kernels and their axes are the table's (`kernels_gpu::variants::MEMCPY_GRID`); this file
-//! only chooses among them and places them.
+//! The kernels and their axes are the table's (`kernels_gpu::variants::MEMCPY_GRID`, and the
+//! `smem_copy` lines whose bytes in flight live in shared memory); this file only chooses among
+//! them and places them.
 
-use kernels_gpu::variants::{MemcpyPoint, MEMCPY_GRID};
+use kernels_gpu::variants::{MemcpyPoint, SmemCopyLine, SmemPath, MEMCPY_GRID, SMEM_COPY};
 use serde::{Deserialize, Serialize};
+
+use crate::experiments::copy::CopyKernel;
 
 /// Resident warps per SM the default sweep holds.
 pub const COPY_WARPS_PER_SM: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
@@ -33,13 +36,30 @@ pub fn grid_widths() -> Vec<u32> {
     axis(|p| p.width)
 }
 
-/// One copy kernel of the grid, as the results name it.
+/// A warp's ring in shared memory: the bytes in flight of an `smem_copy` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SmemRing {
+    /// Bytes of one stage of a warp's ring.
+    pub stage_bytes: u32,
+    /// Stages (commit groups in flight).
+    pub stages: u32,
+    /// Filled by Hopper's bulk copies (`tma_copy` lines) rather than by every lane's `cp.async`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bulk: bool,
+}
+
+/// One copy kernel of the grid, as the results name it. A copy through shared memory names its
+/// ring and counts its requests as loads of width 4: every lane's 16-byte `cp.async`, or a warp's
+/// bulk copies (one a stage); its bytes per thread are its warp's ring over the warp's lanes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CopyShape {
     pub threads: u32,
     pub loads: u32,
     /// Floats per access: 1, 2 or 4.
     pub width: u32,
+    /// Where the bytes in flight live: registers (None) or this ring in shared memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ring: Option<SmemRing>,
 }
 
 impl From<&MemcpyPoint> for CopyShape {
@@ -48,20 +68,53 @@ impl From<&MemcpyPoint> for CopyShape {
             threads: p.threads,
             loads: p.loads,
             width: p.width,
+            ring: None,
+        }
+    }
+}
+
+impl From<&SmemCopyLine> for CopyShape {
+    fn from(l: &SmemCopyLine) -> Self {
+        Self {
+            threads: l.threads,
+            loads: l.requests_per_thread(),
+            width: 4,
+            ring: Some(SmemRing {
+                stage_bytes: l.stage_bytes,
+                stages: l.stages,
+                bulk: l.path == SmemPath::Bulk,
+            }),
         }
     }
 }
 
 impl CopyShape {
-    /// The table's kernel of this shape (None for a shape the grid does not build).
+    /// The table's memcpy grid kernel of this shape (None for a shape the grid does not build,
+    /// and for a copy through shared memory).
     pub fn kernel(&self) -> Option<&'static MemcpyPoint> {
         MEMCPY_GRID.iter().find(|p| CopyShape::from(*p) == *self)
+    }
+
+    /// The table's `smem_copy` line of this shape, if it is one.
+    pub fn smem_line(&self) -> Option<&'static SmemCopyLine> {
+        SMEM_COPY.iter().find(|l| CopyShape::from(*l) == *self)
+    }
+
+    /// The table's kernel of this shape, whichever family builds it.
+    pub fn copy_kernel(&self) -> Option<CopyKernel<'static>> {
+        match self.ring {
+            None => self.kernel().map(CopyKernel::Registers),
+            Some(_) => self.smem_line().map(CopyKernel::Shared),
+        }
     }
 
     /// Bytes each thread loads before its first store (`MemcpyPoint::bytes_per_thread`, for
     /// shapes known only by their numbers, as in results read back).
     pub fn bytes_per_thread(&self) -> u32 {
-        4 * self.loads * self.width
+        match self.ring {
+            Some(r) => r.stage_bytes * r.stages / 32,
+            None => 4 * self.loads * self.width,
+        }
     }
 }
 
@@ -156,6 +209,45 @@ pub fn plan_points(
     points
 }
 
+/// The `smem_copy` lines' points: every line (unless `lines` names some) at the blocks per SM
+/// `residency` gives its block size (a warps target its block does not divide is left out),
+/// where the SM holds that many blocks and their rings fit in `smem_per_sm` (the driver has the
+/// last word when the point is held).
+pub fn smem_points(
+    lines: &[&'static SmemCopyLine],
+    residency: &Residency,
+    limits: PlanLimits,
+    smem_per_sm: u32,
+) -> Vec<Point> {
+    let warp = limits.warp_size.max(1);
+    let mut points = Vec::new();
+    for line in lines {
+        let blocks: Vec<u32> = match residency {
+            Residency::BlocksPerSm(b) => vec![*b],
+            Residency::WarpsPerSm { targets, .. } => targets
+                .iter()
+                .filter(|&&w| (w * warp).is_multiple_of(line.threads))
+                .map(|&w| w * warp / line.threads)
+                .collect(),
+        };
+        points.extend(
+            blocks
+                .into_iter()
+                .filter(|&b| {
+                    b >= 1
+                        && b <= limits.max_blocks_per_sm
+                        && b * line.threads.div_ceil(warp) <= limits.max_warps_per_sm
+                        && u64::from(b) * u64::from(line.shared_bytes()) <= u64::from(smem_per_sm)
+                })
+                .map(|b| Point {
+                    shape: CopyShape::from(*line),
+                    blocks_per_sm: b,
+                }),
+        );
+    }
+    points
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -186,6 +278,7 @@ pub(crate) mod tests {
             threads: 32,
             loads: 14,
             width: 4,
+            ring: None,
         };
         assert_eq!(s.kernel().map(|k| k.entry), Some("memcpy_t32_l14_w4"));
         assert_eq!(s.bytes_per_thread(), 224);
@@ -193,6 +286,7 @@ pub(crate) mod tests {
         for p in MEMCPY_GRID {
             let shape = CopyShape::from(p);
             assert_eq!(shape.kernel(), Some(p));
+            assert_eq!(shape.copy_kernel(), Some(CopyKernel::Registers(p)));
             assert_eq!(
                 shape.bytes_per_thread(),
                 p.bytes_per_thread(),
@@ -275,5 +369,38 @@ pub(crate) mod tests {
         let threads: Vec<u32> = points.iter().map(|p| p.shape.threads).collect();
         // 4 x 1024 threads = 128 warps > 64.
         assert_eq!(threads, [32, 64, 128, 256, 512]);
+    }
+
+    #[test]
+    fn smem_lines_name_their_kernels_and_are_placed_where_their_rings_fit() {
+        for l in SMEM_COPY {
+            let shape = CopyShape::from(l);
+            assert_eq!(shape.kernel(), None, "not a memcpy grid point");
+            assert_eq!(shape.smem_line(), Some(l));
+            assert_eq!(shape.copy_kernel(), Some(CopyKernel::Shared(l)));
+            assert_eq!(shape.bytes_per_thread(), l.bytes_per_thread(), "{}", l.entry);
+        }
+        let lines: Vec<&'static SmemCopyLine> = SMEM_COPY.iter().collect();
+        let targets = Residency::WarpsPerSm {
+            targets: COPY_WARPS_PER_SM.to_vec(),
+            every_block_size: false,
+        };
+        let points = smem_points(&lines, &targets, H200, 228 * 1024);
+        let placed = |entry: &str| -> Vec<u32> {
+            points
+                .iter()
+                .filter(|p| p.shape.smem_line().map(|l| l.entry) == Some(entry))
+                .map(|p| p.blocks_per_sm)
+                .collect()
+        };
+        // 8 KiB a warp: one warp per SM up to 16 (then 32 x 8 KiB would pass the SM's memory).
+        assert_eq!(placed("cp_async_copy_t32_b2048_s4"), [1, 2, 4, 8, 16]);
+        // 192 KiB a warp: one warp per SM only.
+        assert_eq!(placed("cp_async_copy_t32_b8192_s24"), [1]);
+        // 128 threads: from 4 warps per SM, one block.
+        assert_eq!(placed("cp_async_copy_t128_b2048_s4")[..2], [1, 2]);
+        let fixed = smem_points(&lines, &Residency::BlocksPerSm(2), H200, 228 * 1024);
+        assert!(fixed.iter().all(|p| p.blocks_per_sm == 2));
+        assert!(fixed.iter().all(|p| p.shape.smem_line().unwrap().shared_bytes() <= 114 * 1024));
     }
 }

@@ -35,12 +35,13 @@ pub mod row;
 pub mod run;
 pub mod sizes;
 pub mod sizes_run;
+pub mod smem_claim;
 pub mod table;
 
 use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
 use sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
 use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID, READ};
+use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID, READ, SMEM_COPY};
 
 pub use row::{Inflight, InflightRow};
 
@@ -115,6 +116,11 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_LOADED_STEPS,
           value_parser = crate::flag_values::whole(0u32..=1 << 24))]
     pub loaded_steps: u32,
+    /// Leave out the copies whose bytes in flight live in shared memory (the variant table's
+    /// smem_copy lines, run at every residency their block size reaches, whatever the threads,
+    /// loads and widths asked for).
+    #[arg(long)]
+    pub no_smem: bool,
     /// Copy sizes (MiB) to run the sweep's fastest point at, each against its own
     /// device-to-device copy, to show where the L2 stops serving the copy; 0 for none.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_SIZES_MIB,
@@ -212,6 +218,16 @@ impl SweepArgs {
         )
     }
 
+    /// The shared-memory copies' points on a device with these limits and `smem_per_sm` bytes of
+    /// shared memory an SM (none with `--no-smem`).
+    pub fn smem_points(&self, limits: grid::PlanLimits, smem_per_sm: u32) -> Vec<grid::Point> {
+        if self.no_smem {
+            return Vec::new();
+        }
+        let lines: Vec<_> = SMEM_COPY.iter().collect();
+        grid::smem_points(&lines, &self.residency(), limits, smem_per_sm)
+    }
+
     /// Every grid entry the sweep may launch (whatever the device's limits).
     pub fn grid_entries(&self) -> Vec<&'static str> {
         MEMCPY_GRID
@@ -246,6 +262,7 @@ impl SweepFlags for SweepArgs {
             chase_mib: None,
             chase_steps: DEFAULT_CHASE_STEPS,
             loaded_steps: DEFAULT_LOADED_STEPS,
+            no_smem: false,
             sizes_mib: a.inflight_sizes_mib.clone(),
         }
     }
@@ -261,15 +278,23 @@ impl Experiment for Spec {
             .iter()
             .map(|r| format!("{}x{}x{}", r.threads, r.loads, r.width))
             .collect();
+        let smem: Vec<String> = SMEM_COPY
+            .iter()
+            .map(|l| format!("{}x{}Bx{}", l.threads, l.stage_bytes, l.stages))
+            .collect();
         format!(
             "The memcpy grid (entries memcpy_t{{T}}_l{{L}}_w{{W}}): threads {:?}, loads {:?}, \
              widths {:?}. Read-only kernels (read_t{{T}}_l{{L}}_w{{W}}: the copy's loads, \
              every warp's sum checked exactly) run beside the copy rows of their points \
-             (threads x loads x width: {}), against the D2D copy's bytes moved per second",
+             (threads x loads x width: {}), against the D2D copy's bytes moved per second. \
+             Copies whose bytes in flight live in shared memory (cp_async_copy_t{{T}}_b{{B}}_s{{S}}: \
+             each warp a ring of S stages of B bytes filled by 16-byte cp.async, sm_80+; leave \
+             them out with --no-smem): {}",
             grid_threads(),
             grid_loads(),
             grid_widths(),
-            reads.join(", ")
+            reads.join(", "),
+            smem.join(", ")
         )
     }
 

@@ -65,13 +65,14 @@ pub fn model_fit(rows: &[InflightRow], model: &LittlesLaw) -> ModelFit {
 
 /// Wide against narrow requests at the same bytes in flight: for every (residency, bytes per
 /// thread) measured at both `wide` and `narrow` widths, GB/s wide over narrow; the median and
-/// the number of pairs.
+/// the number of pairs. Register-held copies only (a ring in shared memory has no width).
 pub fn width_effect(rows: &[InflightRow], wide: u32, narrow: u32) -> Option<(f64, usize)> {
     let key = |r: &InflightRow| (r.point.shape.threads, r.blocks_per_sm, r.bytes_per_thread);
-    let ratios: Vec<f64> = usable(rows)
+    let in_registers = || usable(rows).filter(|r| r.point.shape.ring.is_none());
+    let ratios: Vec<f64> = in_registers()
         .filter(|w| w.point.shape.width == wide)
         .filter_map(|w| {
-            usable(rows)
+            in_registers()
                 .find(|n| n.point.shape.width == narrow && key(n) == key(w))
                 .map(|n| w.gbps / n.gbps)
         })
@@ -334,7 +335,15 @@ mod tests {
         let mut wide = row(256, 1, 64, 0.6);
         wide.point.shape.width = 4;
         wide.gbps = narrow.gbps * 1.2;
-        let (m, n) = width_effect(&[narrow, wide], 4, 1).unwrap();
+        // A ring in shared memory at the same residency and bytes is no wide access.
+        let mut ring = wide.clone();
+        ring.point.shape.ring = Some(crate::experiments::inflight::grid::SmemRing {
+            stage_bytes: 2048,
+            stages: 1,
+            bulk: false,
+        });
+        ring.gbps = narrow.gbps * 3.0;
+        let (m, n) = width_effect(&[narrow, wide, ring], 4, 1).unwrap();
         assert_eq!(n, 1);
         assert!((m - 1.2).abs() < 1e-12);
     }

@@ -95,25 +95,36 @@ pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> Scat
     }
 }
 
-/// One series of measured GB/s per access width over the usable rows (checked, and not
-/// spilling: a spilling point's bytes in flight are not what it claims), at `x(row)`.
+/// Where a row's bytes in flight live, as its series: registers by access width, or one of the
+/// two shared-memory rings (ordered for the legend, named).
+fn series_of(r: &InflightRow) -> (u32, u32, String) {
+    match r.point.shape.ring {
+        None => (0, r.point.shape.width, format!("{} B per access", 4 * r.point.shape.width)),
+        Some(ring) if !ring.bulk => (1, 0, "cp.async ring in shared memory".to_owned()),
+        Some(_) => (2, 0, "bulk-copy ring in shared memory".to_owned()),
+    }
+}
+
+/// One series of measured GB/s per access width (and one per shared-memory ring) over the usable
+/// rows (checked, and not spilling: a spilling point's bytes in flight are not what it claims),
+/// at `x(row)`.
 fn per_width(rows: &[InflightRow], x: impl Fn(&InflightRow) -> f64) -> Vec<Series> {
-    let mut widths: Vec<u32> = rows.iter().map(|r| r.point.shape.width).collect();
-    widths.sort_unstable();
-    widths.dedup();
-    widths
-        .iter()
-        .map(|&w| Series {
-            name: format!("{} B per access", 4 * w),
+    let mut kinds: Vec<(u32, u32, String)> = rows.iter().map(series_of).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .map(|kind| Series {
             points: rows
                 .iter()
-                .filter(|r| r.usable() && r.point.shape.width == w)
+                .filter(|r| r.usable() && series_of(r) == kind)
                 .map(|r| LabelledPoint {
                     x: x(r),
                     y: r.gbps,
                     label: None,
                 })
                 .collect(),
+            name: kind.2,
             line: false,
             markers: true,
         })
@@ -273,6 +284,35 @@ mod tests {
             "the wider access is the better of the cell"
         );
         assert_eq!(map.cells[&(1, 2)], 0.96);
+    }
+
+    #[test]
+    fn shared_memory_rings_are_series_of_their_own() {
+        use crate::experiments::inflight::grid::SmemRing;
+        let mut rows = rows();
+        for bulk in [false, true] {
+            let mut r = row(32, 1, 2048, 0.9);
+            r.point.shape.width = 4;
+            r.point.shape.ring = Some(SmemRing {
+                stage_bytes: 4096,
+                stages: 16,
+                bulk,
+            });
+            rows.push(r);
+        }
+        let names: Vec<String> = per_width(&rows, |r| r.bytes_in_flight_per_sm as f64)
+            .into_iter()
+            .map(|s| format!("{} ({})", s.name, s.points.len()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "4 B per access (3)",
+                "16 B per access (1)",
+                "cp.async ring in shared memory (1)",
+                "bulk-copy ring in shared memory (1)"
+            ]
+        );
     }
 
     #[test]

@@ -280,6 +280,7 @@ pub(crate) mod tests {
                     threads,
                     loads: bytes / 4,
                     width: 1,
+                    ring: None,
                 },
                 blocks_per_sm: blocks,
             },

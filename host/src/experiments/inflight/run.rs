@@ -1,6 +1,7 @@
 //! The `inflight` experiment on the GPU: the sweep (the chases are [`super::chase_run`]).
 //!
-//! The copies are the points of `variants::MEMCPY_GRID` (`memcpy_t{T}_l{L}_w{W}`), run by the
+//! The copies are the points of `variants::MEMCPY_GRID` (`memcpy_t{T}_l{L}_w{W}`) and the
+//! `smem_copy` lines (`cp_async_copy_t{T}_b{B}_s{S}`, bytes in flight in shared memory), run by the
 //! copy family's host side ([`CopyBuffers::measure`]: held at the point's blocks/SM by dynamic
 //! shared memory, timed with the compared module's samples interleaved, each copy checked
 //! exactly). The latency chases come first, the loaded ones on the copy's own buffers. A point that cannot be held at its residency (in
@@ -16,6 +17,7 @@ use super::reads_run::measure_reads;
 use super::sizes_run::measure_sizes;
 use super::row::{headline, CopyReference, Inflight, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use super::{Plan, Spec, CHASE_L2_MULTIPLE};
+use crate::cuda::hopper::{hopper_module, HopperError};
 use crate::cuda::Gpu;
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::copy::{check_fits, copy_gbps, CopyBuffers, MAX_GRID_X};
@@ -37,7 +39,9 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         max_blocks_per_sm: info.max_blocks_per_sm,
         max_warps_per_sm: info.max_threads_per_sm / info.warp_size.max(1),
     };
-    let points = p.sweep.points(limits);
+    let mut points = p.sweep.points(limits);
+    let smem_per_sm = u32::try_from(info.smem_per_sm).unwrap_or(u32::MAX);
+    points.extend(p.sweep.smem_points(limits, smem_per_sm));
     let bar = progress_bar(ctx, points.len() + 2, Spec::NAME);
 
     bar.set_message("latency");
@@ -89,9 +93,27 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
     };
 
     let modules = (&ours, theirs.as_ref());
+    // The bulk-copy lines live in the sm_90a module: loaded where the device runs it, and their
+    // points skipped with the reason elsewhere.
+    let any_bulk = points.iter().any(|p| p.shape.ring.is_some_and(|r| r.bulk));
+    let hopper = match any_bulk.then(|| hopper_module(gpu)) {
+        Some(Ok(module)) => Ok(Loaded {
+            module,
+            report: None,
+        }),
+        Some(Err(HopperError::Cuda(e))) => return Err(e.into()),
+        Some(Err(why @ HopperError::NeedsSm90a(_))) => Err(why.to_string()),
+        None => Err(String::new()),
+    };
     let swept = sweep(&bar, points, point_name, |point| {
         let at = (&copy, &model);
-        measure_point(gpu, ctx, &mut buffers, modules, point, at)
+        if !point.shape.ring.is_some_and(|r| r.bulk) {
+            return measure_point(gpu, ctx, &mut buffers, modules, point, at);
+        }
+        match &hopper {
+            Ok(h) => measure_point(gpu, ctx, &mut buffers, (h, None), point, at),
+            Err(why) => Ok(Step::Skipped(format!("{}: {why}", point_name(point)))),
+        }
     })?;
     bar.set_message("copy sizes");
     let (sizes, mut skipped) = measure_sizes(gpu, ctx, &ours, &swept.rows, &p.sweep.sizes_mib)?;
@@ -117,8 +139,8 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
 
 /// A point as the progress bar, its skip note and its errors name it.
 fn point_name(point: &Point) -> String {
-    match point.shape.kernel() {
-        Some(k) => format!("{} at {} blocks/SM", k.entry, point.blocks_per_sm),
+    match point.shape.copy_kernel() {
+        Some(k) => format!("{} at {} blocks/SM", k.entry(), point.blocks_per_sm),
         None => format!("{:?}", point.shape),
     }
 }
@@ -134,13 +156,19 @@ fn measure_point(
     point: &Point,
     (copy, model): (&CopyReference, &LittlesLaw),
 ) -> Result<Step<InflightRow>, ExperimentError> {
-    let Some(kernel_point) = point.shape.kernel() else {
-        let why = format!("{:?}: not a point of the memcpy grid", point.shape);
+    let Some(kernel_point) = point.shape.copy_kernel() else {
+        let why = format!("{:?}: not a kernel of the variant table", point.shape);
         return Ok(Step::Skipped(why));
     };
-    let entry = kernel_point.entry;
-    if kernel_point.grid(buffers.bytes() / 4) > MAX_GRID_X {
+    let entry = kernel_point.entry();
+    let sms = gpu.info().sm_count;
+    if kernel_point.grid(buffers.bytes() / 4, point.blocks_per_sm, sms) > MAX_GRID_X {
         let why = format!("{entry}: more blocks than a grid holds; use a smaller copy");
+        return Ok(Step::Skipped(why));
+    }
+    if point.shape.ring.is_some() && ours.module.kernel(entry).is_err() {
+        // A module given by --module (e.g. the peer's) need not build the shared-memory copies.
+        let why = format!("{entry}: not in our module");
         return Ok(Step::Skipped(why));
     }
     let (kernel, other) = ours.entry_pair(theirs, entry)?;
@@ -169,16 +197,14 @@ fn measure_point(
     if let Some(s) = compare_spills.filter(Spills::in_local_memory) {
         flags.push(spill_flag("compared module", &s));
     }
-    let threads = kernel_point.threads;
+    let threads = kernel_point.threads();
     let warps = mine.blocks_per_sm * threads.div_ceil(gpu.info().warp_size.max(1));
-    let bif = bytes_in_flight_per_sm(
-        threads * mine.blocks_per_sm,
-        kernel_point.bytes_per_thread(),
-    );
+    let bytes_per_thread = point.shape.bytes_per_thread();
+    let bif = bytes_in_flight_per_sm(threads * mine.blocks_per_sm, bytes_per_thread);
     Ok(Step::Row(InflightRow {
         point: *point,
         entry: entry.to_owned(),
-        bytes_per_thread: kernel_point.bytes_per_thread(),
+        bytes_per_thread,
         regs: mine.regs,
         dyn_smem_bytes: dyn_smem,
         blocks_per_sm: mine.blocks_per_sm,
@@ -187,7 +213,7 @@ fn measure_point(
         bytes_in_flight_per_sm: bif,
         requests_in_flight_per_sm: requests_in_flight_per_sm(
             warps,
-            kernel_point.requests_per_thread(),
+            point.shape.loads,
         ),
         gbps: mine.throughput,
         fraction_of_copy: mine.throughput / copy.gbps,

@@ -4,6 +4,7 @@
 //! judged on the bootstrap interval of the ratio of the two rows' figures, so the noise of both
 //! counts.
 
+use super::wgmma_claim::one_warpgroup_drives_the_peak;
 use super::row::{ceiling, Mma, MmaRow};
 use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, NoInterval, Timed};
@@ -84,6 +85,7 @@ pub fn verdicts(output: Option<&Mma>) -> Vec<Verdict> {
     [
         mma_ilp_reaches_ceiling_at_low_occupancy(rows),
         no_mma_ilp_misses_ceiling_at_full_occupancy(rows),
+        one_warpgroup_drives_the_peak(output.and_then(|o| o.wgmma.as_ref())),
     ]
     .into_iter()
     .map(|v| match &why_not {
@@ -264,7 +266,7 @@ mod tests {
     #[test]
     fn not_run_is_not_judged() {
         let v = verdicts(None);
-        assert_eq!(v.len(), 2);
+        assert_eq!(v.len(), 3);
         assert!(v.iter().all(|x| x.holds.is_none() && x.evidence == NOT_RUN));
         let v = verdicts(Some(&not_run("needs sm_80")));
         assert!(v

@@ -15,7 +15,9 @@
 //!
 //! Layout: [`plan`] (sizing and arithmetic), [`mod@reference`] (inputs and the check), [`row`]
 //! (typed results, the ceiling and the reach table), [`claims`] (verdict rules), [`plots`],
-//! [`table`], and [`run`], the one file that touches the driver.
+//! [`table`], and [`run`], the one file that touches the driver. The second table, `wgmma` on
+//! sm_90a against warpgroups per SM: [`wgmma`] (rows, check, columns), [`wgmma_claim`] (its
+//! verdict) and [`wgmma_run`] (its driver side).
 
 pub mod claims;
 pub mod plan;
@@ -26,6 +28,9 @@ mod render_test;
 pub mod row;
 pub mod run;
 pub mod table;
+pub mod wgmma;
+pub mod wgmma_claim;
+pub mod wgmma_run;
 
 use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{MmaIlpVariant, MmaParams, MMA_ILP};
@@ -39,7 +44,7 @@ use super::sweep::{self, SweepFlags};
 use crate::figure::{Figure, PlotRun};
 use crate::flags::CliError;
 use crate::results::RunMeta;
-use crate::table::Column;
+use crate::table::{Column, TableData};
 
 /// Resident warps per SM of the default sweep: every count up to 8 and 10, 12, 16 (where the
 /// least occupancy is decided at high ILP; an SM's four schedulers make multiples of 4 the
@@ -67,6 +72,14 @@ pub struct SweepArgs {
     #[arg(long, value_name = "CYCLES", default_value_t = DEFAULT_TARGET_CYCLES,
           value_parser = parse_cycles)]
     pub target_cycles: f64,
+    /// The wgmma table (sm_90a): warpgroups per SM to hold each wgmma_bf16 line at (1..16).
+    #[arg(long, value_name = "LIST", value_delimiter = ',',
+          default_values_t = wgmma::DEFAULT_WARPGROUPS_PER_SM,
+          value_parser = crate::flag_values::whole(1u32..=16))]
+    pub warpgroups_per_sm: Vec<u32>,
+    /// Leave out the wgmma table.
+    #[arg(long)]
+    pub no_wgmma: bool,
 }
 
 impl SweepArgs {
@@ -133,6 +146,8 @@ impl SweepFlags for SweepArgs {
             ilp: ilps(),
             warps_per_sm: a.mma_warps_per_sm.clone(),
             target_cycles: DEFAULT_TARGET_CYCLES,
+            warpgroups_per_sm: wgmma::DEFAULT_WARPGROUPS_PER_SM.to_vec(),
+            no_wgmma: false,
         }
     }
     /// The entries of the ILPs asked for; one without a kernel (arguments built in code: the
@@ -183,6 +198,11 @@ impl Experiment for Spec {
 
     fn figures(runs: &[PlotRun<'_, Mma>]) -> Vec<(String, Figure)> {
         first_run_plot(runs, Self::NAME, plots::tflops_by_warps)
+    }
+
+    fn second_table(output: &Mma, meta: &RunMeta) -> Option<(&'static str, TableData)> {
+        let t = output.wgmma.as_ref()?;
+        Some(("mma_wgmma", wgmma::table(t, &meta.sampling_words())))
     }
 }
 

@@ -2,6 +2,7 @@
 //! sweep added (a compared module on some rows) is written as a results folder (results.json,
 //! tables.md, mma.csv, mma.svg, report.md), read back, and merged with itself.
 
+use super::wgmma::tests::row as wgmma_row;
 use super::row::tests::{row, saturating};
 use super::row::with_ceiling;
 use super::*;
@@ -33,6 +34,11 @@ fn run() -> crate::experiments::RunResults {
         rows: with_ceiling(rows),
         skipped: vec!["mma_bf16_ilp8 at 37 warps/SM: synthetic".into()],
         not_run: None,
+        wgmma: Some(super::wgmma::WgmmaTable {
+            rows: vec![wgmma_row(256, 2, 1, 0.86), wgmma_row(256, 2, 2, 0.93)],
+            skipped: vec![],
+            not_run: None,
+        }),
     });
     r
 }
@@ -62,6 +68,10 @@ fn the_sweep_reaches_every_renderer() {
         ("report.md", "95% of the mma.sync ceiling"),
         ("mma.svg", "mma.sync ceiling 650"),
         ("mma.svg", "dense BF16 spec 1000"),
+        ("tables.md", "6. wgmma (sm_90a) throughput vs warpgroups per SM"),
+        ("tables.md", "one warpgroup per SM (6.25% occupancy) reaches 860.0 TFLOP/s"),
+        ("report.md", "one warpgroup per SM (6.25% occupancy) drives the tensor cores"),
+        ("mma_wgmma.csv", "wgmma_bf16_n256_g2,256,2,2,"),
     ] {
         let text = read(file);
         assert!(text.contains(says), "{file} does not say {says:?}:\n{text}");

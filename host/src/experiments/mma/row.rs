@@ -9,6 +9,8 @@ use crate::experiments::ilp_sweep::{sweep_row, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
+use super::wgmma::WgmmaTable;
+
 /// Tensor-core arithmetic, TFLOP/s to a tenth.
 pub const TFLOPS: Rate = Rate {
     unit: "TFLOP/s",
@@ -108,12 +110,19 @@ pub struct Mma {
     pub skipped: Vec<String>,
     /// Why nothing ran (a GPU without `mma.sync` bf16); None when the sweep ran.
     pub not_run: Option<String>,
+    /// The second table, wgmma on sm_90a (absent when it was left out, and in runs recorded
+    /// before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wgmma: Option<WgmmaTable>,
 }
 
 impl Output for Mma {
     type Row = MmaRow;
     fn rows(&self) -> &[MmaRow] {
         &self.rows
+    }
+    fn other_failures(&self) -> Vec<String> {
+        self.wgmma.as_ref().map(WgmmaTable::failures).unwrap_or_default()
     }
 }
 
@@ -163,6 +172,7 @@ pub(crate) mod tests {
             rows: vec![],
             skipped: vec![],
             not_run: Some(why.into()),
+            wgmma: None,
         }
     }
 
@@ -192,6 +202,7 @@ pub(crate) mod tests {
             rows,
             skipped: vec![],
             not_run: None,
+            wgmma: None,
         };
         assert_eq!(out.ceiling_tflops(), Some(640.0));
         assert_eq!(out.ceiling_row().map(|r| (r.point.ilp, r.point.warps_per_sm)), Some((8, 16)));

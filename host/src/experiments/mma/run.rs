@@ -105,6 +105,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Mma, ExperimentError
         rows: Vec::new(),
         skipped: Vec::new(),
         not_run: unsupported(info),
+        wgmma: None,
     };
     if result.not_run.is_some() {
         return Ok(result);
@@ -130,6 +131,10 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Mma, ExperimentError
     let swept = sweep(&bar, points, name, |&(ilp, warps)| {
         sweeper.point(ilp, warps)
     })?;
+    if !p.sweep.no_wgmma {
+        bar.set_message("wgmma (sm_90a)");
+        result.wgmma = Some(super::wgmma_run::run(gpu, ctx, &p.sweep.warpgroups_per_sm)?);
+    }
     bar.finish_and_clear();
     result.rows = with_ceiling(swept.rows);
     result.skipped = swept.skipped;

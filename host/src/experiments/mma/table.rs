@@ -100,6 +100,7 @@ mod tests {
             rows: sweep(needed),
             skipped: vec!["mma_bf16_ilp8 at 37 warps/SM: no split".into()],
             not_run: None,
+            wgmma: None,
         }
     }
 

@@ -1,0 +1,350 @@
+//! Experiment 6's second table: Hopper's warpgroup MMA (`wgmma.mma_async` m64nNk16 BF16, the
+//! variant table's `wgmma_bf16` lines in the sm_90a module) against warpgroups per SM, shape N
+//! and commit groups in flight; TFLOP/s and the share of the dense BF16 spec peak; every output
+//! element of every timed launch checked bit for bit against the CPU model
+//! (`kernels_gpu::wgmma_reference`). On a device other than compute capability 9.0 the table
+//! says "needs sm_90a" and runs nothing.
+//!
+//! CPU side: the typed rows, the tile check, the columns and notes. The run is [`super::wgmma_run`].
+
+use kernels_gpu::variants::WgmmaVariant;
+use kernels_gpu::wgmma_reference::WgmmaTile;
+use serde::{Deserialize, Serialize};
+
+use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
+use crate::experiments::cells;
+use crate::experiments::ilp::run::mean_clock_mhz;
+use crate::results::{Check, DeviceInfo, Timing};
+use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, TableRow, Value};
+
+use super::row::TFLOPS;
+
+/// Warpgroups per SM the table holds by default: one to four (one per scheduler quadrant) and
+/// eight.
+pub const DEFAULT_WARPGROUPS_PER_SM: [u32; 5] = [1, 2, 3, 4, 8];
+/// MMAs each warpgroup issues per launch: milliseconds at the peak, and few enough that every
+/// sum stays exact (16 products of magnitude at most 1 per MMA, under 2^24).
+pub const MMAS_PER_WARPGROUP: u32 = 1 << 14;
+
+/// The share of the dense BF16 spec peak a figure is, at the SM clock read around its samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockedShare {
+    /// SM clock during the samples (MHz), None where it could not be read.
+    pub sm_clock_mhz: Option<f64>,
+    /// Dense BF16 spec peak at that clock (or at the maximum clock where it could not be read),
+    /// None on an architecture whose rate the lab does not know.
+    pub spec_peak_tflops: Option<f64>,
+    /// The figure over `spec_peak_tflops`.
+    pub fraction_of_spec: Option<f64>,
+}
+
+impl ClockedShare {
+    /// `tflops` timed by `timing` on `info`'s device; with a flag when the clock was unreadable.
+    pub fn of(info: &DeviceInfo, timing: &Timing, tflops: f64) -> (Self, Option<String>) {
+        let clock = mean_clock_mhz(timing);
+        let clock_khz = clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
+        let spec = peak_bf16_dense_gflops(info.compute_capability, info.sm_count, clock_khz)
+            .map(|g| g / 1e3);
+        let flag = clock
+            .is_none()
+            .then(|| "SM clock not readable: % of spec at the maximum clock".to_owned());
+        let share = ClockedShare {
+            sm_clock_mhz: clock,
+            spec_peak_tflops: spec,
+            fraction_of_spec: spec.map(|s| tflops / s),
+        };
+        (share, flag)
+    }
+}
+
+/// One wgmma line at one residency.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WgmmaRow {
+    /// The line's entry, `wgmma_bf16_n{N}_g{GROUPS}`.
+    pub entry: String,
+    /// N of m64nNk16.
+    pub n: u32,
+    /// Commit groups issued before each `wait_group 0`.
+    pub groups: u32,
+    /// Resident warpgroups (blocks) per SM, as the occupancy API confirms them.
+    pub warpgroups_per_sm: u32,
+    /// Resident threads over the SM's maximum.
+    pub occupancy: f64,
+    /// Registers a thread, as the driver loaded the entry.
+    pub regs: u32,
+    /// Dynamic shared memory a block, what holds the residency.
+    pub dyn_smem_bytes: u32,
+    /// Rounds per warpgroup (each `groups` MMAs).
+    pub iters: u32,
+    /// Dense BF16 TFLOP/s of the median sample.
+    pub tflops: f64,
+    /// Its share of the spec peak.
+    #[serde(flatten)]
+    pub share: ClockedShare,
+    /// The samples.
+    pub timing: Timing,
+    /// Every element of every block's tile against the model.
+    pub check: Check,
+    /// Warnings about the figures (an unreadable clock, a residency the driver did not confirm).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+}
+
+impl TableRow for WgmmaRow {
+    fn label(&self) -> String {
+        format!("{} at {} warpgroups/SM", self.entry, self.warpgroups_per_sm)
+    }
+    fn flags(&self) -> &[String] {
+        &self.flags
+    }
+    fn compared(&self) -> bool {
+        false
+    }
+}
+
+impl WgmmaRow {
+    /// Checked: a row conclusions may use.
+    pub fn usable(&self) -> bool {
+        self.check.passed
+    }
+}
+
+/// The second table of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WgmmaTable {
+    /// Line by line (table order), warpgroups per SM ascending.
+    pub rows: Vec<WgmmaRow>,
+    /// Points that could not be held, with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+    /// Why nothing ran ("needs sm_90a ..."); None when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
+}
+
+impl WgmmaTable {
+    /// A table of a device that cannot run it.
+    pub fn not_run(why: String) -> Self {
+        Self {
+            rows: Vec::new(),
+            skipped: Vec::new(),
+            not_run: Some(why),
+        }
+    }
+
+    /// Its failed checks, in words.
+    pub fn failures(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .filter(|r| !r.check.passed)
+            .map(|r| format!("{} at {} warpgroups/SM: {}", r.entry, r.warpgroups_per_sm, r.check.what))
+            .collect()
+    }
+}
+
+/// Every element of `got` (blocks of 64 x N floats, row-major) against the model of `v` after
+/// `iters` rounds, bit for bit; a failure names the first wrong element and counts the wrong.
+pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Check {
+    let what = format!(
+        "every element of {blocks} blocks' 64 x {} f32 tiles after {iters} rounds of {} \
+         m64n{}k16 BF16 wgmma (inputs in -1..=1, every sum exact) bit-exact against the CPU \
+         model of the operand and accumulator layouts",
+        v.n, v.groups, v.n
+    );
+    let model = match WgmmaTile::new(v, iters) {
+        Ok(m) => m,
+        Err(why) => {
+            return Check {
+                passed: false,
+                error: got.len() as f64,
+                bound: 0.0,
+                what: format!("{what}: the model cannot vouch for these rounds ({why:?})"),
+            }
+        }
+    };
+    let per_block = v.outputs_per_block();
+    let want_len = blocks as usize * per_block;
+    let wrong: Vec<usize> = (0..want_len)
+        .filter(|&i| got.get(i).map(|x| x.to_bits()) != Some(model.element(i % per_block).to_bits()))
+        .collect();
+    let first = wrong.first().map_or_else(String::new, |&i| {
+        let e = i % per_block;
+        let got = got.get(i).map_or_else(|| "nothing".to_owned(), |x| x.to_string());
+        format!(
+            "; the first, block {} element ({}, {}), is {got} where the model says {}",
+            i / per_block,
+            e / v.n as usize,
+            e % v.n as usize,
+            model.element(e)
+        )
+    });
+    Check {
+        passed: wrong.is_empty() && want_len > 0,
+        error: wrong.len() as f64,
+        bound: 0.0,
+        what: format!("{what} ({} differ{first}); error = elements that differ", wrong.len()),
+    }
+}
+
+/// The second table's columns.
+pub fn columns() -> Vec<Column<WgmmaRow>> {
+    vec![
+        Column::new("Entry", Kind::Text, |r| Value::Text(r.entry.clone())),
+        Column::new("N", Kind::Count, |r| Value::Int(r.n.into())),
+        Column::new("Groups in flight", Kind::Count, |r| Value::Int(r.groups.into())),
+        Column::new("Warpgroups/SM", Kind::Count, |r| {
+            Value::Int(r.warpgroups_per_sm.into())
+        }),
+        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
+        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
+        Column::new(TFLOPS.unit, TFLOPS.kind(), |r| Value::Float(r.tflops)),
+        Column::new("% of BF16 spec", Kind::Percent, |r| {
+            r.share.fraction_of_spec.map_or(Value::NotAvailable, Value::Float)
+        }),
+        Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
+        Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r| {
+            cells::sm_clock(&r.timing)
+        }),
+        Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
+    ]
+}
+
+/// The best checked row at one warpgroup per SM.
+pub fn best_at_one(rows: &[WgmmaRow]) -> Option<&WgmmaRow> {
+    rows.iter()
+        .filter(|r| r.usable() && r.warpgroups_per_sm == 1)
+        .max_by(|a, b| a.tflops.total_cmp(&b.tflops))
+}
+
+/// The table's notes: why it did not run, or how it was measured, its headline and what was
+/// not held.
+pub fn notes(t: &WgmmaTable) -> Vec<String> {
+    if let Some(why) = &t.not_run {
+        return vec![format!("wgmma: {why}")];
+    }
+    let mut notes = vec![format!(
+        "One warpgroup (128 threads) a block writes a 64 x 16 A and a 16 x N B (bf16 in -1..=1) \
+         to shared memory, then runs rounds of G commit groups of one m64nNk16 wgmma each on the \
+         same f32 accumulators and waits for them ({MMAS_PER_WARPGROUP} MMAs a warpgroup a \
+         launch); one wave of blocks, warpgroups/SM held by dynamic shared memory; every \
+         element of every tile of the checked launch bit-exact against the CPU model; % of the \
+         dense BF16 spec at the SM clock read around the samples"
+    )];
+    let best = t
+        .rows
+        .iter()
+        .filter(|r| r.usable())
+        .max_by(|a, b| a.tflops.total_cmp(&b.tflops));
+    if let (Some(one), Some(top)) = (best_at_one(&t.rows), best) {
+        let share = |r: &WgmmaRow| r.share.fraction_of_spec.map_or("n/a".to_owned(), percent);
+        notes.push(format!(
+            "Headline: one warpgroup per SM ({} occupancy) reaches {:.1} TFLOP/s ({} of the \
+             dense BF16 spec) with {} (N {}, {} groups in flight); the best of the table is \
+             {:.1} TFLOP/s ({}) with {} at {} warpgroups/SM",
+            percent_with(one.occupancy, 2),
+            one.tflops,
+            share(one),
+            one.entry,
+            one.n,
+            one.groups,
+            top.tflops,
+            share(top),
+            top.entry,
+            top.warpgroups_per_sm
+        ));
+    }
+    if !t.skipped.is_empty() {
+        notes.push(format!("Not held: {}", t.skipped.join("; ")));
+    }
+    notes
+}
+
+/// The second table, titled.
+pub fn table(t: &WgmmaTable, sampling: &str) -> TableData {
+    let title = format!(
+        "wgmma (sm_90a) throughput vs warpgroups per SM, shape N and groups in flight ({sampling})"
+    );
+    let mut data = columns_table(&title, &columns(), &t.rows);
+    data.notes.extend(notes(t));
+    data
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use kernels_gpu::variants::WGMMA_BF16;
+
+    /// A checked synthetic row of the first line of shape `n` at `per_sm` warpgroups.
+    pub(crate) fn row(n: u32, groups: u32, per_sm: u32, fraction: f64) -> WgmmaRow {
+        let mma = crate::experiments::mma::row::tests::row(4, 8, 1000.0 * fraction);
+        WgmmaRow {
+            entry: format!("wgmma_bf16_n{n}_g{groups}"),
+            n,
+            groups,
+            warpgroups_per_sm: per_sm,
+            occupancy: f64::from(per_sm * 128) / 2048.0,
+            regs: 90,
+            dyn_smem_bytes: 100_000,
+            iters: MMAS_PER_WARPGROUP / groups,
+            tflops: 1000.0 * fraction,
+            share: ClockedShare {
+                sm_clock_mhz: Some(1980.0),
+                spec_peak_tflops: Some(1000.0),
+                fraction_of_spec: Some(fraction),
+            },
+            timing: mma.timing,
+            check: mma.measured.check,
+            flags: vec![],
+        }
+    }
+
+    fn model_tile(v: &WgmmaVariant, iters: u32, blocks: u32) -> Vec<f32> {
+        let m = WgmmaTile::new(v, iters).unwrap();
+        let per = v.outputs_per_block();
+        (0..blocks as usize * per).map(|i| m.element(i % per)).collect()
+    }
+
+    #[test]
+    fn the_models_tiles_pass_and_one_wrong_element_is_named() {
+        let v = &WGMMA_BF16[4];
+        let mut got = model_tile(v, 37, 3);
+        let c = check_tiles(v, 37, &got, 3);
+        assert!(c.passed, "{}", c.what);
+        let i = 2 * v.outputs_per_block() + 5 * v.n as usize + 7;
+        got[i] += 1.0;
+        let c = check_tiles(v, 37, &got, 3);
+        assert!(!c.passed);
+        assert_eq!(c.error, 1.0);
+        assert!(c.what.contains("block 2 element (5, 7)"), "{}", c.what);
+        // One round fewer is wrong almost everywhere; a short buffer misses its tail.
+        let fewer = model_tile(v, 36, 3);
+        assert!(check_tiles(v, 37, &fewer, 3).error > 100.0);
+        let right = model_tile(v, 37, 3);
+        let c = check_tiles(v, 37, &right[..10], 3);
+        assert!(!c.passed && c.what.contains("block 0 element (0, 10), is nothing"), "{}", c.what);
+        assert_eq!(c.error, (right.len() - 10) as f64);
+        assert!(!check_tiles(v, 1, &[], 0).passed, "no launch checks nothing");
+    }
+
+    #[test]
+    fn the_table_renders_rows_headline_and_the_reason_it_did_not_run() {
+        let t = WgmmaTable {
+            rows: vec![row(256, 2, 1, 0.93), row(128, 4, 2, 0.95)],
+            skipped: vec!["wgmma_bf16_n64_g1 at 8 warpgroups/SM: synthetic".into()],
+            not_run: None,
+        };
+        let data = table(&t, "fixed plan");
+        assert_eq!(data.rows.len(), 2);
+        let notes = data.notes.join("\n");
+        assert!(notes.contains("one warpgroup per SM (6.25% occupancy) reaches 930.0 TFLOP/s"), "{notes}");
+        assert!(notes.contains("Not held: wgmma_bf16_n64_g1"), "{notes}");
+        let none = table(&WgmmaTable::not_run("needs sm_90a (...)".into()), "x");
+        assert!(none.rows.is_empty());
+        assert_eq!(none.notes, ["wgmma: needs sm_90a (...)"]);
+        let mut bad = row(64, 1, 1, 0.5);
+        bad.check.passed = false;
+        let t = WgmmaTable { rows: vec![bad], skipped: vec![], not_run: None };
+        assert_eq!(t.failures().len(), 1);
+        assert!(best_at_one(&t.rows).is_none());
+    }
+}

@@ -1,0 +1,116 @@
+//! The verdict on experiment 6's second table: does one warpgroup per SM (6.25% occupancy on
+//! sm_90) drive the tensor cores to 90% of the dense BF16 peak with `wgmma`? Judged on the
+//! bootstrap interval of the best such row's share of the spec peak at its own clock.
+
+use super::wgmma::{best_at_one, WgmmaTable};
+use crate::claim::{with_interval_rule, Verdict};
+use crate::confidence::{self, Timed};
+
+/// The share of the dense BF16 spec peak one warpgroup per SM must reach.
+pub const ONE_WARPGROUP_SHARE: f64 = 0.90;
+
+/// "One warpgroup per SM (6.25% occupancy) drives the tensor cores to >= 90% of the dense peak."
+///
+/// Rule: the best checked row at one warpgroup per SM (median TFLOP/s), over the dense BF16 spec
+/// peak at the SM clock read around its samples, on the bootstrap interval of that share: HOLDS
+/// when it lies wholly at or above 0.90, DOES NOT HOLD when wholly below, NOT JUDGED when it
+/// straddles 0.90, or when the table did not run (no sm_90a device) or has no such row.
+pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
+    let (holds, evidence) = match table {
+        None => (
+            None,
+            "the wgmma table was not run (--no-wgmma, or a run recorded before it)".to_owned(),
+        ),
+        Some(WgmmaTable {
+            not_run: Some(why), ..
+        }) => (None, format!("not run: {why}")),
+        Some(t) => match best_at_one(&t.rows) {
+            None => (None, "no checked row at one warpgroup per SM".to_owned()),
+            Some(r) => match r.share.spec_peak_tflops {
+                None => (
+                    None,
+                    format!("{}: the lab does not know this GPU's dense BF16 rate", r.entry),
+                ),
+                Some(peak) => {
+                    let iv = confidence::statistics(&[Timed::new(r.tflops, &r.timing)], |v| {
+                        Some([v[0] / peak])
+                    });
+                    let holds = iv.as_ref().ok().and_then(|[iv]| iv.exceeds(ONE_WARPGROUP_SHARE));
+                    let share = match &iv {
+                        Ok([iv]) => iv.to_string(),
+                        Err(e) => format!("{:.3} (no interval: {e})", r.tflops / peak),
+                    };
+                    let clock = r
+                        .share
+                        .sm_clock_mhz
+                        .map_or("the maximum clock".to_owned(), |m| format!("{m:.0} MHz"));
+                    (
+                        holds,
+                        format!(
+                            "best at one warpgroup per SM: {} (N {}, {} groups in flight) {:.1} \
+                             TFLOP/s against the dense BF16 spec's {:.1} at {clock}: share {share}",
+                            r.entry, r.n, r.groups, r.tflops, peak
+                        ),
+                    )
+                }
+            },
+        },
+    };
+    Verdict {
+        key: "one-warpgroup-drives-the-tensor-cores",
+        experiment: 0,
+        claim: "one warpgroup per SM (6.25% occupancy) drives the tensor cores to 90% of the \
+                dense BF16 peak with wgmma"
+            .into(),
+        rule: with_interval_rule(&format!(
+            "best TFLOP/s of the wgmma lines at one warpgroup per SM over the dense BF16 spec \
+             peak at the SM clock read around its samples (the interval of that share, from the \
+             row's samples): HOLDS when it lies at or above {ONE_WARPGROUP_SHARE}, DOES NOT \
+             HOLD when it lies below, NOT JUDGED otherwise or without an sm_90a device; failed \
+             checks are left out"
+        )),
+        holds,
+        evidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::mma::wgmma::tests::row;
+
+    fn table(rows: Vec<super::super::wgmma::WgmmaRow>) -> WgmmaTable {
+        WgmmaTable {
+            rows,
+            skipped: vec![],
+            not_run: None,
+        }
+    }
+
+    #[test]
+    fn the_best_one_warpgroup_row_decides_on_its_interval() {
+        let t = table(vec![row(64, 1, 1, 0.6), row(256, 4, 1, 0.95), row(256, 4, 2, 0.99)]);
+        let v = one_warpgroup_drives_the_peak(Some(&t));
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        assert!(v.evidence.contains("wgmma_bf16_n256_g4") && v.evidence.contains("(95% CI "));
+        // Two warpgroups at 99% do not count; the best at one is at 84%.
+        let t = table(vec![row(256, 2, 1, 0.84), row(256, 4, 2, 0.99)]);
+        assert_eq!(one_warpgroup_drives_the_peak(Some(&t)).holds, Some(false));
+        // At the threshold the interval straddles it.
+        let t = table(vec![row(256, 2, 1, ONE_WARPGROUP_SHARE)]);
+        assert_eq!(one_warpgroup_drives_the_peak(Some(&t)).holds, None);
+    }
+
+    #[test]
+    fn no_device_no_rows_or_failed_checks_leave_it_unjudged() {
+        let v = one_warpgroup_drives_the_peak(Some(&WgmmaTable::not_run("needs sm_90a".into())));
+        assert_eq!(v.holds, None);
+        assert!(v.evidence.contains("not run: needs sm_90a"), "{}", v.evidence);
+        assert!(one_warpgroup_drives_the_peak(None).evidence.contains("--no-wgmma"));
+        let mut bad = row(256, 4, 1, 0.99);
+        bad.check.passed = false;
+        let v = one_warpgroup_drives_the_peak(Some(&table(vec![bad])));
+        assert_eq!(v.holds, None);
+        assert!(v.evidence.contains("no checked row"), "{}", v.evidence);
+    }
+}
