@@ -69,6 +69,12 @@ pub trait GemmKind {
     fn peak(gpu: &Gpu) -> Peak;
 }
 
+/// How a side's kernel is launched over a problem's operands: the family's
+/// [`GemmKind::launch`], or a closure holding what a line needs beyond the operands (the wgmma
+/// lines' tensor maps, encoded once per problem).
+pub type Launcher<'l, E> =
+    &'l dyn Fn(&Gpu, &Kernel<'_>, LaunchShape, Operands<'_, E>) -> Result<(), CudaError>;
+
 /// What one launch computes: C = alpha A B + beta C over M x K A and K x N B (row-major), at
 /// `setting` = (alpha, beta).
 pub struct Operands<'a, E> {
@@ -136,6 +142,11 @@ impl<K: GemmKind> GemmSides<K> {
         gflops(self.dims, timing)
     }
 
+    /// A and B on the device (what a line's tensor maps describe).
+    pub fn inputs(&self) -> (&CudaSlice<K::Elem>, &CudaSlice<K::Elem>) {
+        (&self.a, &self.b)
+    }
+
     /// The problem's f64 reference on the device.
     pub fn reference(&self) -> &GemmReference {
         &self.reference
@@ -155,7 +166,7 @@ impl<K: GemmKind> GemmSides<K> {
     fn launch(
         &mut self,
         gpu: &Gpu,
-        side: Side,
+        (side, launcher): (Side, Launcher<'_, K::Elem>),
         kernel: &Kernel<'_>,
         shape: LaunchShape,
         setting: (f32, f32),
@@ -164,7 +175,7 @@ impl<K: GemmKind> GemmSides<K> {
         let Self { dims, a, b, c, .. } = self;
         let c = c[side as usize].as_mut().expect("allocated by c_of");
         let dims = *dims;
-        K::launch(
+        launcher(
             gpu,
             kernel,
             shape,
@@ -255,8 +266,21 @@ impl<K: GemmKind> GemmSides<K> {
     pub fn measure_in(
         &mut self,
         gpu: &Gpu,
-        (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
+        kernels: (&Kernel<'_>, Option<&Kernel<'_>>),
         shape: LaunchShape,
+        plan: &SamplingConfig,
+        cublas: Option<&Cublas>,
+    ) -> Result<GemmMeasured, ExperimentError> {
+        self.measure_by(gpu, kernels, (shape, &K::launch), plan, cublas)
+    }
+
+    /// [`Self::measure_in`] with each kernel launched by `launcher` (the same for ours and the
+    /// compared module's): for a line whose launch needs more than the operands.
+    pub fn measure_by(
+        &mut self,
+        gpu: &Gpu,
+        (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
+        (shape, launcher): (LaunchShape, Launcher<'_, K::Elem>),
         plan: &SamplingConfig,
         cublas: Option<&Cublas>,
     ) -> Result<GemmMeasured, ExperimentError> {
@@ -274,14 +298,17 @@ impl<K: GemmKind> GemmSides<K> {
             let c = self.c_of(gpu, side)?;
             gpu.fill(c, UNWRITTEN)?;
         }
-        let (ours, theirs, cublas_timing) = self.time(gpu, plan, kernel, other, shape, cublas)?;
+        let (ours, theirs, cublas_timing) =
+            self.time(gpu, plan, (kernel, other), (shape, launcher), cublas)?;
         let cublas = match cublas_timing {
             Some(t) => Some((t, self.check_side(gpu, Side::Cublas, TIMED_LAUNCH, TIMED)?)),
             None => None,
         };
-        let ours = self.finish(gpu, Side::Ours, kernel, shape, ours)?;
+        let ours = self.finish(gpu, (Side::Ours, launcher), kernel, shape, ours)?;
         let theirs = match (other, theirs) {
-            (Some(k), Some(t)) => Some(self.finish(gpu, Side::Theirs, k, shape, t)?),
+            (Some(k), Some(t)) => {
+                Some(self.finish(gpu, (Side::Theirs, launcher), k, shape, t)?)
+            }
             _ => None,
         };
         Ok(GemmMeasured {
@@ -298,9 +325,8 @@ impl<K: GemmKind> GemmSides<K> {
         &mut self,
         gpu: &Gpu,
         plan: &SamplingConfig,
-        kernel: &Kernel<'_>,
-        other: Option<&Kernel<'_>>,
-        shape: LaunchShape,
+        (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
+        (shape, launcher): (LaunchShape, Launcher<'_, K::Elem>),
         cublas: Option<&Cublas>,
     ) -> Result<(Timing, Option<Timing>, Option<Timing>), CudaError> {
         // Sides in order: ours, theirs (when compared), cuBLAS (when timed).
@@ -309,7 +335,7 @@ impl<K: GemmKind> GemmSides<K> {
             .collect();
         let sides = kernels.len() + usize::from(cublas.is_some());
         let mut timings = time_rotating(gpu, plan, sides, |i| match kernels.get(i) {
-            Some(&(side, k)) => self.launch(gpu, side, k, shape, TIMED),
+            Some(&(side, k)) => self.launch(gpu, (side, launcher), k, shape, TIMED),
             None => self.launch_cublas(gpu, cublas.expect("the last side is cuBLAS"), TIMED),
         })?
         .into_iter();
@@ -323,7 +349,7 @@ impl<K: GemmKind> GemmSides<K> {
     fn finish(
         &mut self,
         gpu: &Gpu,
-        side: Side,
+        (side, launcher): (Side, Launcher<'_, K::Elem>),
         kernel: &Kernel<'_>,
         shape: LaunchShape,
         timing: Timing,
@@ -331,7 +357,7 @@ impl<K: GemmKind> GemmSides<K> {
         let resident = residency_of(gpu, kernel, shape.threads, shape.dyn_smem)?;
         let timed = self.check_side(gpu, side, TIMED_LAUNCH, TIMED)?;
         self.fresh_c(gpu, side)?;
-        self.launch(gpu, side, kernel, shape, EPILOGUE)?;
+        self.launch(gpu, (side, launcher), kernel, shape, EPILOGUE)?;
         let epilogue = self.check_side(gpu, side, EPILOGUE_LAUNCH, EPILOGUE)?;
         let check = K::record(self.dims, &[timed, epilogue]);
         let throughput = gflops(self.dims, &timing);
