@@ -267,7 +267,7 @@ fn cublas_tflops(gpu: &Gpu, cublas: &Cublas, p: &Problem, setting: (f32, f32)) -
     let d = p.dims;
     let mut c = p.fresh_c(gpu);
     let call = |c: &mut CudaSlice<f32>| {
-        cublas.gemm_bf16_row_major(gpu, (d.m, d.n, d.k), setting.0, &p.a, &p.b, setting.1, c)
+        cublas.gemm_row_major(gpu, (d.m, d.n, d.k), setting.0, &p.a, &p.b, setting.1, c)
     };
     let t = time_launches(gpu, &plan(), || call(&mut c)).expect("timing cuBLAS");
     // The timed calls compounded C; one more on a fresh C is the one checked.

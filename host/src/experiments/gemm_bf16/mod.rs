@@ -38,6 +38,7 @@ use super::contract::{Experiment, Registered, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check;
 use super::gemm_cublas::CublasSide;
+use super::occupancy::CublasOutcome;
 use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
 use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
@@ -138,7 +139,15 @@ impl Experiment for Spec {
         rows.extend(w.rows);
         bar.finish_and_clear();
         let peak = buffers::Bf16::peak(gpu);
-        let cublas = cublas.finish(gpu, &mut buffers, peak)?;
+        // cuBLAS is timed only beside a line: with none run (the wgmma lines alone, off sm_90a)
+        // it has no samples.
+        let cublas = match (rows.is_empty(), p.cublas) {
+            (true, true) => Some(CublasOutcome::Unavailable {
+                reason: "no line ran for cuBLAS BF16 to be timed beside".into(),
+            }),
+            (true, false) => None,
+            (false, _) => cublas.finish(gpu, &mut buffers, peak)?,
+        };
         Ok(Bf16Run {
             rows,
             cublas,
