@@ -145,7 +145,10 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
             "{what}"
         );
         assert_eq!(row.figures.blocks_per_sm, 1, "{row:?}");
-        assert!(row.figures.occupancy > 0.0 && row.figures.occupancy <= 0.1875, "{row:?}");
+        assert!(
+            row.figures.occupancy > 0.0 && row.figures.occupancy <= 0.1875,
+            "{row:?}"
+        );
         eprintln!(
             "4096^3: {} {:.1} TFLOP/s at {:.2}% occupancy, {} registers, {:.2} x cuBLAS ({:.1} \
              TFLOP/s)",
@@ -176,7 +179,11 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
     let r = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
     assert_eq!(r.rows.len(), 1, "{:?}", r.rows);
     assert_eq!(r.not_run.len(), 1);
-    assert!(r.not_run[0].why.contains("multiples of 8"), "{:?}", r.not_run);
+    assert!(
+        r.not_run[0].why.contains("multiples of 8"),
+        "{:?}",
+        r.not_run
+    );
 }
 
 #[test]

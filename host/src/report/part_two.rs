@@ -130,25 +130,41 @@ fn of_rows<'r, R: Row>(
     })
 }
 
+/// One GEMM experiment's rows on `pipe` in the series `series` names, and the kernel cuBLAS
+/// ran (`what` it was called for) where it was read.
+fn of_run<'r, R: Row>(
+    rows: &'r [R],
+    series: impl Fn(&R) -> &'static str + 'r,
+    (pipe, cublas, what): (Pipe, Option<&CublasRow>, &str),
+) -> impl Iterator<Item = Point> + 'r {
+    let cublas = cublas.and_then(|c| cublas_point(c, what, pipe));
+    of_rows(rows, series, pipe).chain(cublas)
+}
+
+/// The series of an SGEMM row: the seed lines or the tuned ones.
+fn fp32_series(r: &GemmRow) -> &'static str {
+    if r.is_seed() {
+        SEED
+    } else {
+        TUNED
+    }
+}
+
+/// The series of a BF16 row: the instructions it is built on.
+fn bf16_series(r: &Bf16Row) -> &'static str {
+    if r.is_wgmma() {
+        WGMMA
+    } else {
+        MMA
+    }
+}
+
 fn points(results: &RunResults) -> Vec<Point> {
-    let mut out = Vec::new();
-    if let Some(run) = &results.occupancy {
-        let family = |r: &GemmRow| if r.is_seed() { SEED } else { TUNED };
-        out.extend(of_rows(&run.rows, family, Pipe::Fp32));
-        out.extend(
-            run.cublas_row()
-                .and_then(|c| cublas_point(c, "SGEMM", Pipe::Fp32)),
-        );
-    }
-    if let Some(run) = &results.gemm_bf16 {
-        let family = |r: &Bf16Row| if r.is_wgmma() { WGMMA } else { MMA };
-        out.extend(of_rows(&run.rows, family, Pipe::Bf16));
-        out.extend(
-            run.cublas_row()
-                .and_then(|c| cublas_point(c, "BF16", Pipe::Bf16)),
-        );
-    }
-    out
+    let sgemm = (results.occupancy.iter())
+        .flat_map(|r| of_run(&r.rows, fp32_series, (Pipe::Fp32, r.cublas_row(), "SGEMM")));
+    let bf16 = (results.gemm_bf16.iter())
+        .flat_map(|r| of_run(&r.rows, bf16_series, (Pipe::Bf16, r.cublas_row(), "BF16")));
+    sgemm.chain(bf16).collect()
 }
 
 /// The picture of `results`, with experiment 6's `ceiling` where given; none when the run has
@@ -405,11 +421,17 @@ mod tests {
         assert_eq!(w.points.len(), 3);
         assert!(w.points.iter().all(|p| p.x == 18.75));
         let mma = plot.series.iter().find(|s| s.name == MMA).unwrap();
-        assert_eq!(mma.points.len(), 2, "the mma.sync series keeps its own rows");
+        assert_eq!(
+            mma.points.len(),
+            2,
+            "the mma.sync series keeps its own rows"
+        );
         let md = section(&r, "p.svg", None).unwrap();
         assert!(
-            md.contains("The best wgmma line, W2, runs 640,000 GFLOP/s at 18.8% theoretical \
-                 occupancy: 0.98x cuBLAS BF16"),
+            md.contains(
+                "The best wgmma line, W2, runs 640,000 GFLOP/s at 18.8% theoretical \
+                 occupancy: 0.98x cuBLAS BF16"
+            ),
             "{md}"
         );
     }

@@ -36,12 +36,9 @@ pub fn labels() -> Vec<&'static str> {
 }
 
 impl Plan {
-    fn of(
-        list: &[String],
-        size: GemmDims,
-        files: &ModuleFiles,
-        cublas: bool,
-    ) -> Result<Self, CliError> {
+    /// The lines of `list` (all when empty) at `size`, their kernels from `files`, cuBLAS
+    /// timed beside them when `cublas`.
+    fn of(list: &[String], files: &ModuleFiles, (size, cublas): (GemmDims, bool)) -> Result<Self, CliError> {
         let is_wgmma = |l: &String| WGEMM.iter().any(|v| v.label == l.trim());
         let (wgmma, mma): (Vec<String>, Vec<String>) = list.iter().cloned().partition(is_wgmma);
         // An empty list takes every line; a list of wgmma lines alone takes no mma.sync line.
@@ -76,12 +73,12 @@ impl contract::Plan for Plan {
     type AllArgs = GemmAllArgs;
     type Output = Bf16Run;
     fn new(a: &GemmArgs) -> Result<Self, CliError> {
-        Self::of(&a.variants, a.gemm.size, &a.modules, !a.no_cublas)
+        Self::of(&a.variants, &a.modules, (a.gemm.size, !a.no_cublas))
     }
     /// The lines of the shared `--variants` that are this experiment's (all when none is).
     fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
         let own = own_labels(&s.variants, &labels());
-        Self::of(&own, s.gemm.size, &s.module_files(), !s.no_cublas)
+        Self::of(&own, &s.module_files(), (s.gemm.size, !s.no_cublas))
     }
     fn record(&self, meta: &mut RunMeta) {
         meta.set_gemm(self.size);
