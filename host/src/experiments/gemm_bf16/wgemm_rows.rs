@@ -36,7 +36,7 @@ pub struct WgemmRows {
 }
 
 /// Runs `lines` over `buffers`' problem, cuBLAS interleaved where `cublas` has it; `each`
-/// is told of every line done (the progress bar).
+/// is told of each line as it is taken up (the progress bar).
 pub fn run_wgemm_lines(
     gpu: &Gpu,
     ctx: &RunContext,
@@ -59,11 +59,12 @@ pub fn run_wgemm_lines(
     };
     for &v in lines {
         each(v.label);
-        let (Some(module), None) = (&module, not_run_reason(cc, v, dims)) else {
-            let why = not_run_reason(cc, v, dims).expect("no module means no line can run");
+        let why = not_run_reason(cc, v, dims);
+        let (Some(module), None) = (&module, &why) else {
             out.not_run.push(NotRun {
                 variant: v.label.to_owned(),
-                why,
+                // Without the module no line could run, so each has its reason.
+                why: why.expect("a line left out has a reason"),
             });
             continue;
         };
