@@ -188,6 +188,48 @@ pub(crate) mod tests {
         }
     }
 
+    /// A wgmma line's row takes its shape from the table (threads of the producer and the
+    /// consumers, BM x BN x 64, one warp's 16 rows of its warpgroup's 64 x BN) and its figures
+    /// from the measurement, uncompared.
+    #[test]
+    fn a_wgmma_row_is_built_from_its_line_and_measurement() {
+        let v = &kernels_gpu::variants::WGEMM[0];
+        let m = crate::experiments::measurement::tests::measured(700_000.0, None, 0.0);
+        let r = Bf16Row::wgmma(v, &m, Some(0.97));
+        assert!(r.is_wgmma());
+        assert_eq!(r.variant, v.label);
+        assert_eq!(r.threads, (v.consumers + 1) * 128);
+        assert_eq!(r.block, (v.bm, v.bn, 64));
+        assert_eq!(r.warp, (16, v.bn));
+        assert_eq!((r.stages, r.dyn_smem), (v.stages, v.dynamic_shared_bytes()));
+        assert_eq!((r.figures.regs, r.figures.gflops), (40, 700_000.0));
+        assert!(r.measured.compare.is_none() && r.measured.check.passed);
+        assert_eq!(r.vs_cublas, Some(0.97));
+    }
+
+    /// A wgmma row says so and a line that did not run keeps its reason; an mma.sync row and a
+    /// run with every line run are written as before (no `path`, no `not_run`).
+    #[test]
+    fn wgmma_rows_and_lines_not_run_round_trip_and_old_runs_are_unchanged() {
+        let plain = serde_json::to_value(run()).unwrap();
+        assert!(plain.get("not_run").is_none() && plain["rows"][0].get("path").is_none());
+        let mut r = run();
+        let mut w = r.rows[0].clone();
+        w.variant = "W1".into();
+        w.path = TensorPath::Wgmma;
+        r.rows.push(w);
+        r.not_run.push(NotRun {
+            variant: "W2".into(),
+            why: "the wgmma GEMM needs K and N to be multiples of 8".into(),
+        });
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["rows"][2]["path"], "wgmma");
+        assert_eq!(json["not_run"][0]["variant"], "W2");
+        let back: Bf16Run = serde_json::from_value(json).unwrap();
+        assert!(back.rows[2].is_wgmma() && !back.rows[0].is_wgmma());
+        assert_eq!(back, r);
+    }
+
     #[test]
     fn a_run_round_trips_with_cublas_and_its_kernel() {
         let r = run();
