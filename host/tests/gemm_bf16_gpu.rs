@@ -2,6 +2,9 @@
 //! newer, cuBLAS and CUPTI):
 //! - `host gemm_bf16` at an odd size and at 1024^3: every line and cuBLAS BF16 checked, each row
 //!   at the occupancy the driver gives, cuBLAS's row with the kernel it ran read through CUPTI;
+//! - `host gemm_bf16 --size 4096` on an sm_90a GPU: the wgmma lines as rows, every one checked
+//!   and timed beside cuBLAS, on part II's picture as their own series; at a K TMA cannot
+//!   describe they say why instead of failing the run;
 //! - experiment 1 on one tuned line: cuBLAS SGEMM's row with its kernel read, and both kernels'
 //!   occupancy by the calculator placed on part II's picture.
 //!
@@ -77,7 +80,13 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
         let r = gemm_bf16::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
         let failed = gemm_bf16::Spec::failed_checks(&r);
         assert!(failed.is_empty(), "{size}: {failed:?}");
-        assert_eq!(r.rows.len(), kernels_gpu::variants::BF16_GEMM.len());
+        // The wgmma lines run beside them only on sm_90a and at K and N multiples of 8.
+        assert_eq!(
+            r.rows.len() + r.not_run.len(),
+            kernels_gpu::variants::BF16_GEMM.len() + kernels_gpu::variants::WGEMM.len(),
+            "{:?}",
+            r.not_run
+        );
         for row in &r.rows {
             assert!(
                 row.figures.blocks_per_sm > 0 && row.figures.occupancy > 0.0,
@@ -105,6 +114,76 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
         assert!(c.check.passed, "{}", c.check.what);
         kernel_read(&format!("cuBLAS BF16 at {size}"), c);
     }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU (sm_90a), cuBLAS and CUPTI: cargo test --release -p host --test gemm_bf16_gpu -- --ignored"]
+fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let gpu = tensor_support::sm80_gpu("the wgmma rows");
+    host::cuda::hopper::runs_sm90a(gpu.info().compute_capability)
+        .unwrap_or_else(|e| panic!("the wgmma rows of the BF16 experiment: {e}"));
+    let ctx = context(&gpu);
+    let args = Bf16Cmd::parse_from(["gemm_bf16", "--size", "4096"]).args;
+    let plan = gemm_bf16::Plan::new(&args).unwrap();
+    let r = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
+    let failed = gemm_bf16::Spec::failed_checks(&r);
+    assert!(failed.is_empty(), "{failed:?}");
+    assert!(r.not_run.is_empty(), "{:?}", r.not_run);
+    let cublas = r.cublas_row().expect("cuBLAS BF16 measured");
+    for v in kernels_gpu::variants::WGEMM {
+        let row = r
+            .rows
+            .iter()
+            .find(|row| row.variant == v.label)
+            .unwrap_or_else(|| panic!("{} has no row", v.label));
+        assert!(row.is_wgmma() && row.measured.check.passed, "{row:?}");
+        // Both the timed output and the alpha=1.5, beta=0.5 launch were checked.
+        let what = &row.measured.check.what;
+        assert!(
+            what.contains("alpha=1, beta=0") && what.contains("alpha=1.5, beta=0.5"),
+            "{what}"
+        );
+        assert_eq!(row.figures.blocks_per_sm, 1, "{row:?}");
+        assert!(
+            row.figures.occupancy > 0.0 && row.figures.occupancy <= 0.1875,
+            "{row:?}"
+        );
+        eprintln!(
+            "4096^3: {} {:.1} TFLOP/s at {:.2}% occupancy, {} registers, {:.2} x cuBLAS ({:.1} \
+             TFLOP/s)",
+            row.variant,
+            row.figures.gflops / 1e3,
+            row.figures.occupancy * 100.0,
+            row.figures.regs,
+            row.vs_cublas.expect("timed beside cuBLAS"),
+            cublas.gflops / 1e3
+        );
+    }
+    let meta = host::experiments::meta("test", &ctx.timing, &[], "test");
+    let mut results = host::experiments::RunResults::empty(meta, gpu.info().clone());
+    results.gemm_bf16 = Some(r);
+    let plot = host::report::part_two::figure(&results, None).expect("a picture");
+    let wgmma = plot
+        .series
+        .iter()
+        .find(|s| s.name.contains("wgmma"))
+        .expect("the wgmma series");
+    assert_eq!(wgmma.points.len(), kernels_gpu::variants::WGEMM.len());
+    let md = host::report::part_two::section(&results, "p.svg", None).unwrap();
+    assert!(md.contains("The best wgmma line"), "{md}");
+
+    // A K that TMA cannot describe: the wgmma lines say why, the run goes on.
+    let args = Bf16Cmd::parse_from(["gemm_bf16", "--variants", "M1,W1", "--size", "256x256x260"]);
+    let plan = gemm_bf16::Plan::new(&args.args).unwrap();
+    let r = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
+    assert_eq!(r.rows.len(), 1, "{:?}", r.rows);
+    assert_eq!(r.not_run.len(), 1);
+    assert!(
+        r.not_run[0].why.contains("multiples of 8"),
+        "{:?}",
+        r.not_run
+    );
 }
 
 #[test]

@@ -4,6 +4,8 @@
 
 use super::module_source::SourceError;
 use super::residency::ResidencyError;
+use crate::cuda::hopper::HopperError;
+use crate::cuda::tensor_map::TensorMapError;
 use crate::cuda::CudaError;
 
 #[derive(Debug, thiserror::Error)]
@@ -14,6 +16,12 @@ pub enum ExperimentError {
     Source(#[from] SourceError),
     #[error(transparent)]
     Residency(#[from] ResidencyError),
+    /// The sm_90a module (the wgmma lines).
+    #[error(transparent)]
+    Hopper(#[from] HopperError),
+    /// A wgmma line's tensor maps.
+    #[error(transparent)]
+    TensorMap(#[from] TensorMapError),
     #[error(
         "`{entry}` in {module}: launches with at most {max} threads per block but the variant \
          needs {threads} (the module's launch bounds do not match the variant table)"

@@ -69,6 +69,21 @@ pub trait GemmKind {
     fn peak(gpu: &Gpu) -> Peak;
 }
 
+/// How a side's kernel is launched over a problem's operands: the family's
+/// [`GemmKind::launch`], or a closure holding what a line needs beyond the operands (the wgmma
+/// lines' tensor maps, encoded once per problem).
+pub type Launcher<'l, E> =
+    &'l dyn Fn(&Gpu, &Kernel<'_>, LaunchShape, Operands<'_, E>) -> Result<(), CudaError>;
+
+/// One kernel side's launch: whose C it writes, the kernel (already [`prepare`]d for
+/// `shape`), and how it is launched.
+struct SideLaunch<'s, 'k, E> {
+    side: Side,
+    kernel: &'s Kernel<'k>,
+    shape: LaunchShape,
+    launcher: Launcher<'s, E>,
+}
+
 /// What one launch computes: C = alpha A B + beta C over M x K A and K x N B (row-major), at
 /// `setting` = (alpha, beta).
 pub struct Operands<'a, E> {
@@ -136,6 +151,11 @@ impl<K: GemmKind> GemmSides<K> {
         gflops(self.dims, timing)
     }
 
+    /// A and B on the device (what a line's tensor maps describe).
+    pub fn inputs(&self) -> (&CudaSlice<K::Elem>, &CudaSlice<K::Elem>) {
+        (&self.a, &self.b)
+    }
+
     /// The problem's f64 reference on the device.
     pub fn reference(&self) -> &GemmReference {
         &self.reference
@@ -150,24 +170,21 @@ impl<K: GemmKind> GemmSides<K> {
         Ok(slot.as_mut().expect("allocated above"))
     }
 
-    /// Enqueues one launch of `kernel` over `side`'s C in `shape` (the kernel already
-    /// [`prepare`]d for it).
+    /// Enqueues one launch of `how`'s kernel over its side's C at `setting`.
     fn launch(
         &mut self,
         gpu: &Gpu,
-        side: Side,
-        kernel: &Kernel<'_>,
-        shape: LaunchShape,
+        how: &SideLaunch<'_, '_, K::Elem>,
         setting: (f32, f32),
     ) -> Result<(), CudaError> {
-        self.c_of(gpu, side)?;
+        self.c_of(gpu, how.side)?;
         let Self { dims, a, b, c, .. } = self;
-        let c = c[side as usize].as_mut().expect("allocated by c_of");
+        let c = c[how.side as usize].as_mut().expect("allocated by c_of");
         let dims = *dims;
-        K::launch(
+        (how.launcher)(
             gpu,
-            kernel,
-            shape,
+            how.kernel,
+            how.shape,
             Operands {
                 dims,
                 a,
@@ -255,8 +272,21 @@ impl<K: GemmKind> GemmSides<K> {
     pub fn measure_in(
         &mut self,
         gpu: &Gpu,
-        (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
+        kernels: (&Kernel<'_>, Option<&Kernel<'_>>),
         shape: LaunchShape,
+        plan: &SamplingConfig,
+        cublas: Option<&Cublas>,
+    ) -> Result<GemmMeasured, ExperimentError> {
+        self.measure_by(gpu, kernels, (shape, &K::launch), plan, cublas)
+    }
+
+    /// [`Self::measure_in`] with each kernel launched by `launcher` (the same for ours and the
+    /// compared module's): for a line whose launch needs more than the operands.
+    pub fn measure_by(
+        &mut self,
+        gpu: &Gpu,
+        (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
+        (shape, launcher): (LaunchShape, Launcher<'_, K::Elem>),
         plan: &SamplingConfig,
         cublas: Option<&Cublas>,
     ) -> Result<GemmMeasured, ExperimentError> {
@@ -274,14 +304,24 @@ impl<K: GemmKind> GemmSides<K> {
             let c = self.c_of(gpu, side)?;
             gpu.fill(c, UNWRITTEN)?;
         }
-        let (ours, theirs, cublas_timing) = self.time(gpu, plan, kernel, other, shape, cublas)?;
+        // Sides in order: ours, theirs (when compared); cuBLAS after them (when timed).
+        let kernels: Vec<SideLaunch<'_, '_, K::Elem>> = std::iter::once((Side::Ours, kernel))
+            .chain(other.map(|k| (Side::Theirs, k)))
+            .map(|(side, kernel)| SideLaunch {
+                side,
+                kernel,
+                shape,
+                launcher,
+            })
+            .collect();
+        let (ours, theirs, cublas_timing) = self.time(gpu, plan, &kernels, cublas)?;
         let cublas = match cublas_timing {
             Some(t) => Some((t, self.check_side(gpu, Side::Cublas, TIMED_LAUNCH, TIMED)?)),
             None => None,
         };
-        let ours = self.finish(gpu, Side::Ours, kernel, shape, ours)?;
-        let theirs = match (other, theirs) {
-            (Some(k), Some(t)) => Some(self.finish(gpu, Side::Theirs, k, shape, t)?),
+        let ours = self.finish(gpu, &kernels[0], ours)?;
+        let theirs = match (kernels.get(1), theirs) {
+            (Some(k), Some(t)) => Some(self.finish(gpu, k, t)?),
             _ => None,
         };
         Ok(GemmMeasured {
@@ -291,47 +331,41 @@ impl<K: GemmKind> GemmSides<K> {
         })
     }
 
-    /// Times `kernel`, the compared module's `other` and cuBLAS, whichever are present, together:
-    /// their samples interleaved in rotating order (`sampling::time_rotating`), each sampled
-    /// until every side meets the noise target (or a cap). Gives ours, theirs and cuBLAS's timing.
+    /// Times ours, the compared module's (the second of `kernels`, when present) and cuBLAS,
+    /// whichever are present, together: their samples interleaved in rotating order
+    /// (`sampling::time_rotating`), each sampled until every side meets the noise target (or a
+    /// cap). Gives ours, theirs and cuBLAS's timing.
     fn time(
         &mut self,
         gpu: &Gpu,
         plan: &SamplingConfig,
-        kernel: &Kernel<'_>,
-        other: Option<&Kernel<'_>>,
-        shape: LaunchShape,
+        kernels: &[SideLaunch<'_, '_, K::Elem>],
         cublas: Option<&Cublas>,
     ) -> Result<(Timing, Option<Timing>, Option<Timing>), CudaError> {
-        // Sides in order: ours, theirs (when compared), cuBLAS (when timed).
-        let kernels: Vec<(Side, &Kernel<'_>)> = std::iter::once((Side::Ours, kernel))
-            .chain(other.map(|k| (Side::Theirs, k)))
-            .collect();
         let sides = kernels.len() + usize::from(cublas.is_some());
         let mut timings = time_rotating(gpu, plan, sides, |i| match kernels.get(i) {
-            Some(&(side, k)) => self.launch(gpu, side, k, shape, TIMED),
+            Some(how) => self.launch(gpu, how, TIMED),
             None => self.launch_cublas(gpu, cublas.expect("the last side is cuBLAS"), TIMED),
         })?
         .into_iter();
         let ours = timings.next().expect("ours is timed");
-        let theirs = other.and_then(|_| timings.next());
+        let theirs = (kernels.len() > 1).then(|| timings.next()).flatten();
         Ok((ours, theirs, timings.next()))
     }
 
-    /// `kernel`'s figures from its `timing`: residency, GFLOP/s and the check of its timed
-    /// output and of one launch at alpha=1.5, beta=0.5.
+    /// `how`'s kernel's figures from its `timing`: residency, GFLOP/s and the check of its
+    /// timed output and of one launch at alpha=1.5, beta=0.5.
     fn finish(
         &mut self,
         gpu: &Gpu,
-        side: Side,
-        kernel: &Kernel<'_>,
-        shape: LaunchShape,
+        how: &SideLaunch<'_, '_, K::Elem>,
         timing: Timing,
     ) -> Result<Measurement, ExperimentError> {
-        let resident = residency_of(gpu, kernel, shape.threads, shape.dyn_smem)?;
+        let (side, shape) = (how.side, how.shape);
+        let resident = residency_of(gpu, how.kernel, shape.threads, shape.dyn_smem)?;
         let timed = self.check_side(gpu, side, TIMED_LAUNCH, TIMED)?;
         self.fresh_c(gpu, side)?;
-        self.launch(gpu, side, kernel, shape, EPILOGUE)?;
+        self.launch(gpu, how, EPILOGUE)?;
         let epilogue = self.check_side(gpu, side, EPILOGUE_LAUNCH, EPILOGUE)?;
         let check = K::record(self.dims, &[timed, epilogue]);
         let throughput = gflops(self.dims, &timing);

@@ -1,5 +1,5 @@
 //! Part II's picture: every GEMM of a run (the FP32 seed and tuned lines, the BF16 `mma.sync`
-//! lines, and the kernels cuBLAS ran for SGEMM and for BF16) as a share of its own pipe's peak
+//! and wgmma lines, and the kernels cuBLAS ran for SGEMM and for BF16) as a share of its own pipe's peak
 //! (the FP32 FMA peak for SGEMM, the dense BF16 tensor-core peak for BF16) against its
 //! theoretical occupancy. On one axis the two pipes, some fifteen times apart in FLOP/s, ask the
 //! same question: how much occupancy does a GEMM need to come near its peak? Drawn when
@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use crate::experiments::contract::Row;
-use crate::experiments::gemm_bf16::Bf16Run;
+use crate::experiments::gemm_bf16::{Bf16Row, Bf16Run};
 use crate::experiments::occupancy::{CublasRow, GemmRow, GemmRun};
 use crate::experiments::RunResults;
 use crate::figure::{tick, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale};
@@ -75,6 +75,7 @@ impl Point {
 const SEED: &str = "FP32 seed (SGEMM)";
 const TUNED: &str = "FP32 tuned (SGEMM)";
 const MMA: &str = "BF16 mma.sync";
+const WGMMA: &str = "BF16 wgmma (sm_90a)";
 const CUBLAS: &str = "cuBLAS kernels (CUPTI)";
 
 /// The peaks of a run's device, GFLOP/s: FP32 always, BF16 where the lab knows the rate.
@@ -129,24 +130,41 @@ fn of_rows<'r, R: Row>(
     })
 }
 
+/// One GEMM experiment's rows on `pipe` in the series `series` names, and the kernel cuBLAS
+/// ran (`what` it was called for) where it was read.
+fn of_run<'r, R: Row>(
+    rows: &'r [R],
+    series: impl Fn(&R) -> &'static str + 'r,
+    (pipe, cublas, what): (Pipe, Option<&CublasRow>, &str),
+) -> impl Iterator<Item = Point> + 'r {
+    let cublas = cublas.and_then(|c| cublas_point(c, what, pipe));
+    of_rows(rows, series, pipe).chain(cublas)
+}
+
+/// The series of an SGEMM row: the seed lines or the tuned ones.
+fn fp32_series(r: &GemmRow) -> &'static str {
+    if r.is_seed() {
+        SEED
+    } else {
+        TUNED
+    }
+}
+
+/// The series of a BF16 row: the instructions it is built on.
+fn bf16_series(r: &Bf16Row) -> &'static str {
+    if r.is_wgmma() {
+        WGMMA
+    } else {
+        MMA
+    }
+}
+
 fn points(results: &RunResults) -> Vec<Point> {
-    let mut out = Vec::new();
-    if let Some(run) = &results.occupancy {
-        let family = |r: &GemmRow| if r.is_seed() { SEED } else { TUNED };
-        out.extend(of_rows(&run.rows, family, Pipe::Fp32));
-        out.extend(
-            run.cublas_row()
-                .and_then(|c| cublas_point(c, "SGEMM", Pipe::Fp32)),
-        );
-    }
-    if let Some(run) = &results.gemm_bf16 {
-        out.extend(of_rows(&run.rows, |_| MMA, Pipe::Bf16));
-        out.extend(
-            run.cublas_row()
-                .and_then(|c| cublas_point(c, "BF16", Pipe::Bf16)),
-        );
-    }
-    out
+    let sgemm = (results.occupancy.iter())
+        .flat_map(|r| of_run(&r.rows, fp32_series, (Pipe::Fp32, r.cublas_row(), "SGEMM")));
+    let bf16 = (results.gemm_bf16.iter())
+        .flat_map(|r| of_run(&r.rows, bf16_series, (Pipe::Bf16, r.cublas_row(), "BF16")));
+    sgemm.chain(bf16).collect()
 }
 
 /// The picture of `results`, with experiment 6's `ceiling` where given; none when the run has
@@ -272,6 +290,10 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
     if !unplaced.is_empty() {
         let _ = write!(out, " Not placed: {}.", unplaced.join("; "));
     }
+    if let Some(words) = results.gemm_bf16.as_ref().and_then(best_wgmma) {
+        out.push(' ');
+        out.push_str(&words);
+    }
     match ceiling {
         Some(c) => {
             let _ = write!(
@@ -285,6 +307,26 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
     }
     out.push('\n');
     Some(out)
+}
+
+/// The fastest verified wgmma line of `run` against cuBLAS BF16, in words; none when no wgmma
+/// line passed its check.
+fn best_wgmma(run: &Bf16Run) -> Option<String> {
+    let best = run
+        .rows
+        .iter()
+        .filter(|r| r.is_wgmma() && r.measured.check.passed)
+        .max_by(|a, b| a.figures.gflops.total_cmp(&b.figures.gflops))?;
+    let against = match best.vs_cublas {
+        Some(x) => format!("{x:.2}x cuBLAS BF16 (samples interleaved)"),
+        None => "not timed beside cuBLAS BF16".to_owned(),
+    };
+    Some(format!(
+        "The best wgmma line, {}, runs {} GFLOP/s at {} theoretical occupancy: {against}.",
+        best.variant,
+        tick(best.figures.gflops),
+        percent(best.figures.occupancy)
+    ))
 }
 
 #[cfg(test)]
@@ -349,6 +391,49 @@ mod tests {
         assert!(with
             .unwrap()
             .contains("measured by experiment 6 (650,000 GFLOP/s) is drawn"));
+    }
+
+    /// The wgmma rows are their own series, and the section names the fastest verified one
+    /// against cuBLAS; a run without them says nothing of wgmma.
+    #[test]
+    fn wgmma_rows_are_their_own_series_and_the_best_is_named() {
+        let mut r = results();
+        assert!(!section(&r, "p.svg", None).unwrap().contains("wgmma"));
+        let run = r.gemm_bf16.as_mut().unwrap();
+        let wgmma = |label: &str, gflops: f64, vs: f64, passed: bool| {
+            let mut w = run.rows[0].clone();
+            w.variant = label.into();
+            w.path = crate::experiments::gemm_bf16::TensorPath::Wgmma;
+            w.figures.occupancy = 0.1875;
+            w.figures.gflops = gflops;
+            w.vs_cublas = Some(vs);
+            w.measured.check.passed = passed;
+            w
+        };
+        let rows = [
+            wgmma("W1", 600_000.0, 0.92, true),
+            wgmma("W2", 640_000.0, 0.98, true),
+            wgmma("W3", 900_000.0, 1.4, false),
+        ];
+        run.rows.extend(rows);
+        let plot = figure(&r, None).unwrap();
+        let w = plot.series.iter().find(|s| s.name == WGMMA).unwrap();
+        assert_eq!(w.points.len(), 3);
+        assert!(w.points.iter().all(|p| p.x == 18.75));
+        let mma = plot.series.iter().find(|s| s.name == MMA).unwrap();
+        assert_eq!(
+            mma.points.len(),
+            2,
+            "the mma.sync series keeps its own rows"
+        );
+        let md = section(&r, "p.svg", None).unwrap();
+        assert!(
+            md.contains(
+                "The best wgmma line, W2, runs 640,000 GFLOP/s at 18.8% theoretical \
+                 occupancy: 0.98x cuBLAS BF16"
+            ),
+            "{md}"
+        );
     }
 
     #[test]

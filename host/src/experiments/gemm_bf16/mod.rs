@@ -9,34 +9,41 @@
 //!   compared module's and cuBLAS's BF16 GEMM timed interleaved, every element of each checked,
 //!   and the kernel cuBLAS runs, read through CUPTI;
 //! - [`tolerance`]: the rule a tensor-core output is held to, and why;
-//! - [`row`]: what a run stores; [`table`]: its columns, table and plot.
+//! - [`row`]: what a run stores; [`table`]: its columns, table and plot;
+//! - [`wgemm`] and [`wgemm_rows`]: the wgmma lines (`gemm_wgmma`, sm_90a) launched through their
+//!   TMA tensor maps, as rows beside the `mma.sync` lines; [`plan`]: both picked by label.
 
 pub mod buffers;
 pub mod inputs;
 #[cfg(test)]
 mod margins;
+pub mod plan;
 pub mod row;
 mod table;
 #[cfg(test)]
 mod tensor_core_model;
 pub mod tolerance;
 pub mod wgemm;
+pub mod wgemm_rows;
 
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, BF16_GEMM};
 
 pub use buffers::{launch_shape, Bf16GemmBuffers, EPILOGUE, TIMED};
 pub use inputs::Bf16Inputs;
-pub use row::{Bf16Row, Bf16Run};
+pub use plan::Plan;
+pub use row::{Bf16Row, Bf16Run, NotRun, TensorPath};
 pub use table::bf16_peak;
 
 use super::contract::{Experiment, Registered, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check;
 use super::gemm_cublas::CublasSide;
-use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
+use super::occupancy::CublasOutcome;
+use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
 use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
 use super::progress::progress_bar;
+use wgemm_rows::run_wgemm_lines;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{check_entries, CliError, GemmDims, ModuleFiles};
@@ -49,9 +56,6 @@ pub struct Spec;
 
 /// `host gemm_bf16`.
 pub type Args = GemmArgs;
-
-/// The `gemm_bf16` experiment, validated (any M, N, K: the lines zero-fill their edge tiles).
-pub type Plan = GemmPlan<Bf16GemmVariant>;
 
 impl GemmLines for Bf16GemmVariant {
     const TABLE: &'static [Self] = BF16_GEMM;
@@ -80,19 +84,27 @@ impl GemmLines for Bf16GemmVariant {
 
 impl Experiment for Spec {
     const ABOUT: &'static str =
-        "BF16 tensor-core GEMM vs occupancy (the mma.sync lines beside cuBLAS BF16)";
+        "BF16 tensor-core GEMM vs occupancy (the mma.sync and wgmma lines beside cuBLAS BF16)";
     const SECTION: &'static str = "BF16 tensor-core GEMM vs occupancy (mma.sync lines, cuBLAS)";
 
     fn variant_labels() -> Vec<&'static str> {
-        Bf16GemmVariant::labels()
+        plan::labels()
     }
 
     /// The variant labels and the check.
     fn help() -> String {
         format!(
-            "Variants (from the variant table's gemm_bf16 section): {}\n\nNeeds sm_80 or newer \
-             (mma.sync bf16, ldmatrix, cp.async).\n\n{}",
+            "Variants (from the variant table's gemm_bf16 and gemm_wgmma sections): {}\n\nNeeds \
+             sm_80 or newer (mma.sync bf16, ldmatrix, cp.async). The wgmma lines ({}) come from \
+             the built-in sm_90a module whatever --module says; they run on compute capability \
+             9.0 only, at K and N multiples of 8 (TMA's strides), and otherwise the table says \
+             why they did not run.\n\n{}",
             Self::variant_labels().join(", "),
+            kernels_gpu::variants::WGEMM
+                .iter()
+                .map(|v| v.label)
+                .collect::<Vec<_>>()
+                .join(", "),
             gemm_check::help_under(&tolerance::rule())
         )
     }
@@ -101,8 +113,8 @@ impl Experiment for Spec {
         let (ours, theirs) = p.sources.load_with(gpu, modules::TENSOR)?;
         let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
         let mut cublas = CublasSide::open(gpu, p.cublas);
-        let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
-        let mut rows = Vec::with_capacity(p.variants.len());
+        let bar = progress_bar(ctx, p.lines(), Self::NAME);
+        let mut rows = Vec::with_capacity(p.lines());
         for v in &p.variants {
             bar.set_message(v.label);
             let kernel = ours.module.kernel(v.entry).in_variant(v.label)?;
@@ -119,10 +131,28 @@ impl Experiment for Spec {
             rows.push(Bf16Row::new(v, &m.ours, m.theirs, vs_cublas));
             bar.inc(1);
         }
+        let each = |label: &str| {
+            bar.set_message(label.to_owned());
+            bar.inc(1);
+        };
+        let w = run_wgemm_lines(gpu, ctx, &p.wgmma, (&mut buffers, &mut cublas), each)?;
+        rows.extend(w.rows);
         bar.finish_and_clear();
         let peak = buffers::Bf16::peak(gpu);
-        let cublas = cublas.finish(gpu, &mut buffers, peak)?;
-        Ok(Bf16Run { rows, cublas })
+        // cuBLAS is timed only beside a line: with none run (the wgmma lines alone, off sm_90a)
+        // it has no samples.
+        let cublas = match (rows.is_empty(), p.cublas) {
+            (true, true) => Some(CublasOutcome::Unavailable {
+                reason: "no line ran for cuBLAS BF16 to be timed beside".into(),
+            }),
+            (true, false) => None,
+            (false, _) => cublas.finish(gpu, &mut buffers, peak)?,
+        };
+        Ok(Bf16Run {
+            rows,
+            cublas,
+            not_run: w.not_run,
+        })
     }
 
     fn columns() -> Vec<Column<Bf16Row>> {
@@ -166,6 +196,7 @@ mod tests {
     #[test]
     fn defaults_take_every_line_at_4096_cubed_with_cublas() {
         let p = plan(&[]).unwrap();
+        assert_eq!(p.wgmma.len(), kernels_gpu::variants::WGEMM.len());
         assert_eq!(p.variants.len(), BF16_GEMM.len());
         assert_eq!(p.size, GemmDims::square(4096));
         assert!(p.cublas);
@@ -175,12 +206,28 @@ mod tests {
     #[test]
     fn any_size_and_a_subset_of_lines_are_taken() {
         let p = plan(&["--variants", "M1,M4", "--size", "1000", "--no-cublas"]).unwrap();
+        assert!(p.wgmma.is_empty(), "mma.sync lines alone take no wgmma line");
         let labels: Vec<&str> = p.variants.iter().map(|v| v.label).collect();
         assert_eq!(labels, ["M1", "M4"]);
         assert_eq!(p.size, GemmDims::square(1000));
         assert!(!p.cublas);
         let odd = plan(&["--size", "2048x8192x1024"]).unwrap();
         assert_eq!((odd.size.m, odd.size.n, odd.size.k), (2048, 8192, 1024));
+    }
+
+    #[test]
+    fn wgmma_lines_are_picked_by_label_alone_or_beside_mma_sync_lines() {
+        let w = kernels_gpu::variants::WGEMM;
+        let only = plan(&["--variants", w[0].label]).unwrap();
+        assert!(only.variants.is_empty());
+        assert_eq!(only.wgmma, [&w[0]]);
+        let both = plan(&["--variants", &format!("M1,{}", w[0].label)]).unwrap();
+        assert_eq!(both.lines(), 2);
+        assert_eq!(both.variants[0].label, "M1");
+        let labels = Spec::variant_labels();
+        assert!(w.iter().all(|v| labels.contains(&v.label)), "{labels:?}");
+        let twice = plan(&["--variants", &format!("{0},{0}", w[0].label)]);
+        assert!(twice.is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The `gemm_bf16` experiment's row and output, as `results.json` stores them.
 
-use kernels_gpu::variants::Bf16GemmVariant;
+use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant};
+use kernels_gpu::wgemm_lines::{WGEMM_BK, WGEMM_M, WGEMM_WARPGROUP};
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
@@ -33,6 +34,36 @@ pub struct Bf16Row {
     /// cuBLAS did not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vs_cublas: Option<f64>,
+    /// The instructions the line is built on (absent in `results.json` for `mma.sync`, as the
+    /// rows before the wgmma lines were written).
+    #[serde(default, skip_serializing_if = "TensorPath::is_mma_sync")]
+    pub path: TensorPath,
+}
+
+/// Which tensor-core instructions a BF16 line issues.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TensorPath {
+    /// `mma.sync` m16n8k16 from registers (the `gemm_bf16` section, any sm_80+).
+    #[default]
+    MmaSync,
+    /// Asynchronous warpgroup `wgmma` from TMA-loaded shared memory (the `gemm_wgmma` section,
+    /// sm_90a only).
+    Wgmma,
+}
+
+impl TensorPath {
+    fn is_mma_sync(&self) -> bool {
+        *self == TensorPath::MmaSync
+    }
+}
+
+/// A line asked for that did not run, and why (a device or a size its instructions cannot
+/// take): the run goes on without it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotRun {
+    pub variant: String,
+    pub why: String,
 }
 
 impl Bf16Row {
@@ -54,7 +85,29 @@ impl Bf16Row {
             figures: GemmFigures::of(ours),
             measured: Measured::of(ours, theirs.map(|t| (t, None))),
             vs_cublas,
+            path: TensorPath::MmaSync,
         }
+    }
+
+    /// The row of wgmma line `v` from our measurement and ours over cuBLAS (no compared module
+    /// builds these lines). Its warp tile is one warp's share of its warpgroup's 64 rows.
+    pub fn wgmma(v: &WgemmVariant, ours: &Measurement, vs_cublas: Option<f64>) -> Self {
+        Self {
+            variant: v.label.to_owned(),
+            threads: v.threads(),
+            block: (v.bm, v.bn, WGEMM_BK),
+            warp: (WGEMM_M / (WGEMM_WARPGROUP / 32), v.bn),
+            stages: v.stages,
+            dyn_smem: v.dynamic_shared_bytes(),
+            figures: GemmFigures::of(ours),
+            measured: Measured::of(ours, None),
+            vs_cublas,
+            path: TensorPath::Wgmma,
+        }
+    }
+
+    pub fn is_wgmma(&self) -> bool {
+        self.path == TensorPath::Wgmma
     }
 }
 
@@ -67,6 +120,10 @@ pub struct Bf16Run {
     pub rows: Vec<Bf16Row>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cublas: Option<CublasOutcome>,
+    /// Lines asked for that this device or size cannot run (the wgmma lines off sm_90a, or at a
+    /// size TMA cannot describe), with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<NotRun>,
 }
 
 cublas_run_output!(Bf16Run, Bf16Row, "cuBLAS BF16", " BF16");
@@ -111,6 +168,7 @@ pub(crate) mod tests {
                 compare: None,
             },
             vs_cublas: Some(0.8),
+            path: TensorPath::MmaSync,
         }
     }
 
@@ -126,7 +184,50 @@ pub(crate) mod tests {
                 vec![0.211, 0.212, 0.213],
                 Some("nvjet_tst_bf16"),
             )))),
+            not_run: vec![],
         }
+    }
+
+    /// A wgmma line's row takes its shape from the table (threads of the producer and the
+    /// consumers, BM x BN x 64, one warp's 16 rows of its warpgroup's 64 x BN) and its figures
+    /// from the measurement, uncompared.
+    #[test]
+    fn a_wgmma_row_is_built_from_its_line_and_measurement() {
+        let v = &kernels_gpu::variants::WGEMM[0];
+        let m = crate::experiments::measurement::tests::measured(700_000.0, None, 0.0);
+        let r = Bf16Row::wgmma(v, &m, Some(0.97));
+        assert!(r.is_wgmma());
+        assert_eq!(r.variant, v.label);
+        assert_eq!(r.threads, (v.consumers + 1) * 128);
+        assert_eq!(r.block, (v.bm, v.bn, 64));
+        assert_eq!(r.warp, (16, v.bn));
+        assert_eq!((r.stages, r.dyn_smem), (v.stages, v.dynamic_shared_bytes()));
+        assert_eq!((r.figures.regs, r.figures.gflops), (40, 700_000.0));
+        assert!(r.measured.compare.is_none() && r.measured.check.passed);
+        assert_eq!(r.vs_cublas, Some(0.97));
+    }
+
+    /// A wgmma row says so and a line that did not run keeps its reason; an mma.sync row and a
+    /// run with every line run are written as before (no `path`, no `not_run`).
+    #[test]
+    fn wgmma_rows_and_lines_not_run_round_trip_and_old_runs_are_unchanged() {
+        let plain = serde_json::to_value(run()).unwrap();
+        assert!(plain.get("not_run").is_none() && plain["rows"][0].get("path").is_none());
+        let mut r = run();
+        let mut w = r.rows[0].clone();
+        w.variant = "W1".into();
+        w.path = TensorPath::Wgmma;
+        r.rows.push(w);
+        r.not_run.push(NotRun {
+            variant: "W2".into(),
+            why: "the wgmma GEMM needs K and N to be multiples of 8".into(),
+        });
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["rows"][2]["path"], "wgmma");
+        assert_eq!(json["not_run"][0]["variant"], "W2");
+        let back: Bf16Run = serde_json::from_value(json).unwrap();
+        assert!(back.rows[2].is_wgmma() && !back.rows[0].is_wgmma());
+        assert_eq!(back, r);
     }
 
     #[test]

@@ -83,7 +83,32 @@ pub fn table(output: &Bf16Run, title: &str) -> TableData {
     let checks = all_checks(measured, output.cublas_row());
     t.notes
         .extend(gemm_check::note_under(checks, tolerance::rule));
+    t.notes.extend(wgmma_notes(output));
     t
+}
+
+/// What the wgmma rows are, where the run has any, and each line that did not run with why.
+fn wgmma_notes(output: &Bf16Run) -> Vec<String> {
+    let ran: Vec<&str> = output
+        .rows
+        .iter()
+        .filter(|r| r.is_wgmma())
+        .map(|r| r.variant.as_str())
+        .collect();
+    let about = (!ran.is_empty()).then(|| {
+        format!(
+            "{}: wgmma (sm_90a) from a shared-memory ring that TMA fills, one producer \
+             warpgroup and the consumer warpgroups the threads leave, a persistent grid of one \
+             block per SM; the warp tile is one warp's share of its warpgroup's tile, and no \
+             compared module builds these lines.",
+            ran.join(", ")
+        )
+    });
+    let not_run = output
+        .not_run
+        .iter()
+        .map(|n| format!("{} did not run: {}.", n.variant, n.why));
+    about.into_iter().chain(not_run).collect()
 }
 
 /// The dense BF16 spec peak of a run's device, where the lab knows its rate.
@@ -143,6 +168,32 @@ mod tests {
         assert!(md.contains("cublasGemmEx"), "{md}");
         assert!(md.contains("F(K) = 1 + sqrt(ceil(K/8))/4"), "{md}");
         assert!(md.contains("clusters of 2x1x1"), "{md}");
+    }
+
+    /// A wgmma row sits beside the mma.sync rows with its own note; a line that did not run
+    /// says why in the notes, and a run without either has neither note.
+    #[test]
+    fn wgmma_rows_and_lines_that_did_not_run_are_noted() {
+        let plain = table(&run(), "t");
+        assert!(!plain.notes.iter().any(|n| n.contains("wgmma") || n.contains("did not run")));
+        let mut r = run();
+        let mut w = r.rows[0].clone();
+        w.variant = "W1".into();
+        w.path = super::super::TensorPath::Wgmma;
+        r.rows.push(w);
+        r.not_run.push(super::super::NotRun {
+            variant: "W2".into(),
+            why: "needs sm_90a (a compute capability 9.0 device)".into(),
+        });
+        let t = table(&r, "t");
+        let csv = to_csv(&t);
+        assert!(csv.lines().any(|l| l.starts_with("W1,")), "{csv}");
+        assert!(t.notes.iter().any(|n| n.starts_with("W1: wgmma (sm_90a)")), "{:?}", t.notes);
+        assert!(
+            t.notes.iter().any(|n| n == "W2 did not run: needs sm_90a (a compute capability 9.0 device)."),
+            "{:?}",
+            t.notes
+        );
     }
 
     #[test]

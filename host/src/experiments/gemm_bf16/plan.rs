@@ -1,0 +1,86 @@
+//! The `gemm_bf16` experiment's plan: the `mma.sync` lines (the `gemm_bf16` section, with the
+//! size, modules and cuBLAS the GEMM experiments share) and the wgmma lines (the `gemm_wgmma`
+//! section, always from the built-in sm_90a module), both picked by label from one
+//! `--variants` list.
+
+use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant, BF16_GEMM, WGEMM};
+
+use crate::experiments::contract;
+use crate::experiments::gemm_plan::{GemmAllArgs, GemmArgs, GemmLines};
+use crate::experiments::module_source::{Kernels, Sources};
+use crate::flags::{own_labels, select, CliError, GemmDims, ModuleFiles, Shared};
+use crate::results::RunMeta;
+
+use super::Bf16Run;
+
+/// The `gemm_bf16` experiment, validated (any M, N, K: the `mma.sync` lines zero-fill their edge
+/// tiles; the wgmma lines say at run time which sizes TMA cannot describe).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The `mma.sync` lines.
+    pub variants: Vec<&'static Bf16GemmVariant>,
+    /// The wgmma lines.
+    pub wgmma: Vec<&'static WgemmVariant>,
+    pub size: GemmDims,
+    /// Where the `mma.sync` lines come from (the wgmma lines: the built-in sm_90a module).
+    pub sources: Sources<Kernels>,
+    /// Time cuBLAS too (unless `--no-cublas`).
+    pub cublas: bool,
+}
+
+/// Every line's label: the `mma.sync` lines, then the wgmma lines.
+pub fn labels() -> Vec<&'static str> {
+    let mut all = Bf16GemmVariant::labels();
+    all.extend(WGEMM.iter().map(|v| v.label));
+    all
+}
+
+impl Plan {
+    /// The lines of `list` (all when empty) at `size`, their kernels from `files`, cuBLAS
+    /// timed beside them when `cublas`.
+    fn of(list: &[String], files: &ModuleFiles, (size, cublas): (GemmDims, bool)) -> Result<Self, CliError> {
+        let is_wgmma = |l: &String| WGEMM.iter().any(|v| v.label == l.trim());
+        let (wgmma, mma): (Vec<String>, Vec<String>) = list.iter().cloned().partition(is_wgmma);
+        // An empty list takes every line; a list of wgmma lines alone takes no mma.sync line.
+        let variants = if mma.is_empty() && !wgmma.is_empty() {
+            Vec::new()
+        } else {
+            select(&mma, BF16_GEMM, |v| v.label, Bf16GemmVariant::KIND)?
+        };
+        let wgmma = if wgmma.is_empty() && !mma.is_empty() {
+            Vec::new()
+        } else {
+            select(&wgmma, WGEMM, |v| v.label, "wgmma GEMM")?
+        };
+        let sources = Bf16GemmVariant::sources(&variants, size, files)?;
+        Ok(Self {
+            variants,
+            wgmma,
+            size,
+            sources,
+            cublas,
+        })
+    }
+
+    /// How many lines the run measures.
+    pub fn lines(&self) -> usize {
+        self.variants.len() + self.wgmma.len()
+    }
+}
+
+impl contract::Plan for Plan {
+    type Args = GemmArgs;
+    type AllArgs = GemmAllArgs;
+    type Output = Bf16Run;
+    fn new(a: &GemmArgs) -> Result<Self, CliError> {
+        Self::of(&a.variants, &a.modules, (a.gemm.size, !a.no_cublas))
+    }
+    /// The lines of the shared `--variants` that are this experiment's (all when none is).
+    fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
+        let own = own_labels(&s.variants, &labels());
+        Self::of(&own, &s.module_files(), (s.gemm.size, !s.no_cublas))
+    }
+    fn record(&self, meta: &mut RunMeta) {
+        meta.set_gemm(self.size);
+    }
+}

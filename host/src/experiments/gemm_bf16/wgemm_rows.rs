@@ -1,0 +1,125 @@
+//! The wgmma lines (`gemm_wgmma`, sm_90a) as rows of the `gemm_bf16` experiment: each launched
+//! through its own tensor maps, encoded once per line over the problem's A and B, and otherwise
+//! timed, checked and placed as every other row (cuBLAS interleaved, the every-element check at
+//! the timed and the epilogue setting, registers and occupancy by the calculator). A device
+//! other than compute capability 9.0, or a size TMA cannot describe, leaves the lines out with
+//! the reason instead of failing the run.
+
+use kernels_gpu::variants::WgemmVariant;
+
+use super::buffers::Bf16GemmBuffers;
+use super::row::{Bf16Row, NotRun};
+use super::wgemm::{launch_wgemm, wgemm_launch_shape};
+use crate::cuda::hopper::{hopper_module, runs_sm90a};
+use crate::cuda::tensor_map::{map_shapes, TensorMaps};
+use crate::cuda::{Gpu, Kernel, LaunchShape};
+use crate::experiments::contract::RunContext;
+use crate::experiments::error::{ExperimentError, InVariant};
+use crate::experiments::gemm_cublas::CublasSide;
+use crate::experiments::gemm_sides::Operands;
+use crate::results::GemmDims;
+
+/// Why `line` cannot run on a device of compute capability `cc` at `dims`; none when it can.
+pub fn not_run_reason(cc: (u32, u32), line: &WgemmVariant, dims: GemmDims) -> Option<String> {
+    if let Err(e) = runs_sm90a(cc) {
+        return Some(e.to_string());
+    }
+    map_shapes(line, dims).err().map(|e| e.to_string())
+}
+
+/// What the wgmma lines of a run gave: a row per line that ran, the reason for each that did
+/// not.
+#[derive(Default)]
+pub struct WgemmRows {
+    pub rows: Vec<Bf16Row>,
+    pub not_run: Vec<NotRun>,
+}
+
+/// Runs `lines` over `buffers`' problem, cuBLAS interleaved where `cublas` has it; `each`
+/// is told of each line as it is taken up (the progress bar).
+pub fn run_wgemm_lines(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    lines: &[&'static WgemmVariant],
+    (buffers, cublas): (&mut Bf16GemmBuffers, &mut CublasSide),
+    each: impl Fn(&str),
+) -> Result<WgemmRows, ExperimentError> {
+    let mut out = WgemmRows::default();
+    if lines.is_empty() {
+        return Ok(out);
+    }
+    let dims = buffers.dims();
+    let cc = gpu.info().compute_capability;
+    // Loaded only when some line can run: off sm_90a there is nothing to load.
+    let runnable = lines.iter().any(|v| not_run_reason(cc, v, dims).is_none());
+    let module = if runnable {
+        Some(hopper_module(gpu)?)
+    } else {
+        None
+    };
+    for &v in lines {
+        each(v.label);
+        let why = not_run_reason(cc, v, dims);
+        let (Some(module), None) = (&module, &why) else {
+            out.not_run.push(NotRun {
+                variant: v.label.to_owned(),
+                // Without the module no line could run, so each has its reason.
+                why: why.expect("a line left out has a reason"),
+            });
+            continue;
+        };
+        let kernel = module.kernel(v.entry).in_variant(v.label)?;
+        let (a, b) = buffers.inputs();
+        let maps = TensorMaps::encode(gpu, v, dims, a, b).in_variant(v.label)?;
+        let launch = |gpu: &Gpu, k: &Kernel<'_>, shape: LaunchShape, ops: Operands<'_, u16>| {
+            launch_wgemm(gpu, k, (v, shape), &maps, (ops.dims, ops.c), ops.setting)
+        };
+        let shape = wgemm_launch_shape(v, dims, gpu.info().sm_count);
+        let m = buffers
+            .measure_by(
+                gpu,
+                (&kernel, None),
+                (shape, &launch),
+                &ctx.timing,
+                cublas.usable(),
+            )
+            .in_variant(v.label)?;
+        let vs_cublas = m
+            .cublas
+            .map(|c| cublas.add(v.label, m.ours.throughput, dims, c));
+        out.rows.push(Bf16Row::wgmma(v, &m.ours, vs_cublas));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels_gpu::variants::WGEMM;
+
+    #[test]
+    fn off_sm90a_every_line_says_it_needs_sm90a() {
+        for cc in [(8, 0), (8, 9), (10, 0)] {
+            for v in WGEMM {
+                let why = not_run_reason(cc, v, GemmDims::square(4096)).unwrap();
+                assert!(why.starts_with("needs sm_90a"), "{cc:?} {}: {why}", v.label);
+            }
+        }
+    }
+
+    #[test]
+    fn on_sm90a_a_size_tma_cannot_describe_says_why_and_others_run() {
+        for v in WGEMM {
+            assert_eq!(not_run_reason((9, 0), v, GemmDims::square(4096)), None);
+            assert_eq!(
+                not_run_reason((9, 0), v, GemmDims { m: 333, n: 264, k: 80 }),
+                None,
+                "M need not be a multiple of 8"
+            );
+            for odd in [GemmDims::square(1000 + 1), GemmDims { m: 64, n: 64, k: 20 }] {
+                let why = not_run_reason((9, 0), v, odd).unwrap();
+                assert!(why.contains("K and N to be multiples of 8"), "{why}");
+            }
+        }
+    }
+}
