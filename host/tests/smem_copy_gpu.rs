@@ -69,7 +69,8 @@ fn every_cp_async_line_copies_a_ragged_copy_exactly() {
 }
 
 #[test]
-#[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test smem_copy_gpu -- --ignored"]
+#[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test smem_copy_gpu -- --ignored; \
+            fails on the H200 (2026-12-01, call P): only each warp's first ring arrives"]
 fn every_bulk_copy_line_copies_a_ragged_copy_exactly() {
     let gpu = gpu();
     let module = hopper_module(&gpu).unwrap_or_else(|e| panic!("the bulk copies: {e}"));
@@ -143,13 +144,9 @@ fn the_sweep_runs_the_smem_lines_verified_and_judges_one_warp_per_sm() {
     for s in &r.skipped {
         println!("skipped: {s}");
     }
-    // Every line ran at one block per SM (its rings fit any sm_80+ SM's shared memory); the
-    // bulk copies where the device runs the sm_90a module.
-    let sm90a = gpu.info().compute_capability == (9, 0);
-    for line in SMEM_COPY
-        .iter()
-        .filter(|l| sm90a || l.path == SmemPath::CpAsync)
-    {
+    // Every cp.async line ran at one block per SM (its rings fit any sm_80+ SM's shared memory);
+    // the bulk copies run only with --bulk-copies.
+    for line in SMEM_COPY.iter().filter(|l| l.path == SmemPath::CpAsync) {
         assert!(
             r.rows
                 .iter()
