@@ -22,12 +22,12 @@ const fn trips_per_iteration(ilp: usize) -> i32 {
 
 /// On sm_90 ILP 1 builds to nvcc's loop: 64 `FFMA`s, then the counter's `IADD3`, `ISETP` and
 /// `BRA`, in vector registers, with the same stall counts; only register numbers and the
-/// prologue differ. On the H200 ours still runs at 0.82 of nvcc's with two warps on a scheduler
-/// (5 to 8 warps/SM), and alike with one (1 to 4) or from three (12 on). What the lab measured
-/// (docs/design.md, experiment 5): not the registers (five allocations of one loop, all 0.81),
-/// not the loop's shape or counter, not the module (each body moved into the other's module
-/// keeps its speed); ncu shows the kernel lasting as long as its slowest scheduler, whose two
-/// warps issue one FFMA per ~2.4 cycles where nvcc's issue one per 2.0.
+/// prologue differ. On the H200 ours runs at 0.82 of nvcc's with two warps on a scheduler (5 to
+/// 8 warps/SM), and alike with one (1 to 4) or from three (12 on). Measured (docs/design.md,
+/// experiment 5): not the registers, the loop or the module; two warps on a scheduler settle
+/// into one of two interleavings (an FFMA every 2.0 or every 2.4 cycles), and which one is set
+/// by their timing at the loop's entry: holding one of them back a few cycles puts nvcc's own
+/// body at the same 0.82.
 ///
 /// # Safety
 /// `out` holds one float per launched thread (grid x block); `iters <= i32::MAX - 15`.
