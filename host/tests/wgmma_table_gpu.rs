@@ -56,14 +56,14 @@ fn the_wgmma_table_runs_every_line_verified_and_judges_one_warpgroup() {
         .as_ref()
         .expect("the wgmma table runs unless --no-wgmma");
     if gpu.info().compute_capability != (9, 0) {
-        let why = t.not_run.as_deref().unwrap_or_default();
+        let why = t.gaps.not_run.as_deref().unwrap_or_default();
         assert!(
             why.starts_with("needs sm_90a") && t.rows.is_empty(),
             "{why}"
         );
         return;
     }
-    assert_eq!(t.not_run, None);
+    assert_eq!(t.gaps.not_run, None);
     for v in WGMMA_BF16 {
         assert!(
             t.rows
@@ -71,7 +71,7 @@ fn the_wgmma_table_runs_every_line_verified_and_judges_one_warpgroup() {
                 .any(|row| row.entry == v.entry && row.warpgroups_per_sm == 1),
             "{} not run at one warpgroup per SM; skipped {:?}",
             v.entry,
-            t.skipped
+            t.gaps.skipped
         );
     }
     let meta_words = "5 launches x 5 samples";

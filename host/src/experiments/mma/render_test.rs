@@ -36,8 +36,7 @@ fn run() -> crate::experiments::RunResults {
         not_run: None,
         wgmma: Some(super::wgmma::WgmmaTable {
             rows: vec![wgmma_row(256, 2, 1, 0.86), wgmma_row(256, 2, 2, 0.93)],
-            skipped: vec![],
-            not_run: None,
+            ..Default::default()
         }),
     });
     r

@@ -109,15 +109,21 @@ impl WgmmaRow {
     }
 }
 
-/// The second table of one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The second table of one run: line by line (table order), warpgroups per SM ascending, and
+/// what the sweep left out.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WgmmaTable {
-    /// Line by line (table order), warpgroups per SM ascending.
     pub rows: Vec<WgmmaRow>,
-    /// Points that could not be held, with the reason.
+    #[serde(flatten)]
+    pub gaps: SweepGaps,
+}
+
+/// What a sweep could not run: the points the driver could not hold, each with the reason, and
+/// why nothing ran at all ("needs sm_90a ..."), if so.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SweepGaps {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
-    /// Why nothing ran ("needs sm_90a ..."); None when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_run: Option<String>,
 }
@@ -127,8 +133,10 @@ impl WgmmaTable {
     pub fn not_run(why: String) -> Self {
         Self {
             rows: Vec::new(),
-            skipped: Vec::new(),
-            not_run: Some(why),
+            gaps: SweepGaps {
+                skipped: Vec::new(),
+                not_run: Some(why),
+            },
         }
     }
 
@@ -219,7 +227,7 @@ pub fn best_at_one(rows: &[WgmmaRow]) -> Option<&WgmmaRow> {
 /// The table's notes: why it did not run, or how it was measured, its headline and what was
 /// not held.
 pub fn notes(t: &WgmmaTable) -> Vec<String> {
-    if let Some(why) = &t.not_run {
+    if let Some(why) = &t.gaps.not_run {
         return vec![format!("wgmma: {why}")];
     }
     let mut notes = vec![format!(
@@ -253,8 +261,8 @@ pub fn notes(t: &WgmmaTable) -> Vec<String> {
             top.warpgroups_per_sm
         ));
     }
-    if !t.skipped.is_empty() {
-        notes.push(format!("Not held: {}", t.skipped.join("; ")));
+    if !t.gaps.skipped.is_empty() {
+        notes.push(format!("Not held: {}", t.gaps.skipped.join("; ")));
     }
     notes
 }
@@ -330,8 +338,10 @@ pub(crate) mod tests {
     fn the_table_renders_rows_headline_and_the_reason_it_did_not_run() {
         let t = WgmmaTable {
             rows: vec![row(256, 2, 1, 0.93), row(128, 4, 2, 0.95)],
-            skipped: vec!["wgmma_bf16_n64_g1 at 8 warpgroups/SM: synthetic".into()],
-            not_run: None,
+            gaps: SweepGaps {
+                skipped: vec!["wgmma_bf16_n64_g1 at 8 warpgroups/SM: synthetic".into()],
+                not_run: None,
+            },
         };
         let data = table(&t, "fixed plan");
         assert_eq!(data.rows.len(), 2);
@@ -343,7 +353,7 @@ pub(crate) mod tests {
         assert_eq!(none.notes, ["wgmma: needs sm_90a (...)"]);
         let mut bad = row(64, 1, 1, 0.5);
         bad.check.passed = false;
-        let t = WgmmaTable { rows: vec![bad], skipped: vec![], not_run: None };
+        let t = WgmmaTable { rows: vec![bad], ..WgmmaTable::default() };
         assert_eq!(t.failures().len(), 1);
         assert!(best_at_one(&t.rows).is_none());
     }

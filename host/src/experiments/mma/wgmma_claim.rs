@@ -2,7 +2,7 @@
 //! sm_90) drive the tensor cores to 90% of the dense BF16 peak with `wgmma`? Judged on the
 //! bootstrap interval of the best such row's share of the spec peak at its own clock.
 
-use super::wgmma::{best_at_one, WgmmaTable};
+use super::wgmma::{best_at_one, SweepGaps, WgmmaTable};
 use crate::claim::{with_interval_rule, Verdict};
 use crate::confidence::{self, Timed};
 
@@ -22,7 +22,10 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
             "the wgmma table was not run (--no-wgmma, or a run recorded before it)".to_owned(),
         ),
         Some(WgmmaTable {
-            not_run: Some(why), ..
+            gaps: SweepGaps {
+                not_run: Some(why), ..
+            },
+            ..
         }) => (None, format!("not run: {why}")),
         Some(t) => match best_at_one(&t.rows) {
             None => (None, "no checked row at one warpgroup per SM".to_owned()),
@@ -82,8 +85,7 @@ mod tests {
     fn table(rows: Vec<super::super::wgmma::WgmmaRow>) -> WgmmaTable {
         WgmmaTable {
             rows,
-            skipped: vec![],
-            not_run: None,
+            ..WgmmaTable::default()
         }
     }
 

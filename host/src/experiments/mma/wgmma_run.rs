@@ -48,17 +48,14 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, per_sm: &[u32]) -> Result<WgmmaTable, Ex
         Err(e @ HopperError::NeedsSm90a(_)) => return Ok(WgmmaTable::not_run(e.to_string())),
         Err(HopperError::Cuda(e)) => return Err(e.into()),
     };
-    let mut table = WgmmaTable {
-        rows: Vec::new(),
-        skipped: Vec::new(),
-        not_run: None,
-    };
+    let mut table = WgmmaTable::default();
     for v in WGMMA_BF16 {
         let kernel = module.kernel(v.entry)?;
         for &wg in per_sm {
             match point(gpu, ctx, v, &kernel, wg) {
                 Ok(row) => table.rows.push(row),
                 Err(e) if e.is_unplaceable() => table
+                    .gaps
                     .skipped
                     .push(format!("{} at {wg} warpgroups/SM: {e}", v.entry)),
                 Err(e) => return Err(e.in_variant(format!("{} at {wg} warpgroups/SM", v.entry))),
