@@ -52,10 +52,8 @@ pub unsafe fn chains<const ILP: usize>(args: FmaArgs, op: impl Fn(f32) -> f32) {
         .wrapping_mul(gpu::block_dim_x())
         .wrapping_add(gpu::thread_idx_x());
     let mut x: [f32; ILP] = core::array::from_fn(|i| ((g & 4095) + i as u32) as f32);
-    let trip = FMA_UNROLL as i32;
-    let step = trip * trips_per_iteration(ILP);
     let rounds = |x: &mut [f32; ILP], trips: i32| {
-        for _ in 0..trips * trip {
+        for _ in 0..trips * FMA_UNROLL as i32 {
             for xi in x.iter_mut() {
                 *xi = op(*xi);
             }
@@ -65,8 +63,12 @@ pub unsafe fn chains<const ILP: usize>(args: FmaArgs, op: impl Fn(f32) -> f32) {
     // then single trips. The counters pass through `opaque` so that LLVM cannot count the trips:
     // it would otherwise unroll these loops again at run time (NVPTX enables runtime unrolling),
     // by factors of its own.
-    let per = step / trip;
-    let trips = if iters > 0 { ((iters - 1) >> 4) + 1 } else { 0 };
+    let per = trips_per_iteration(ILP);
+    let trips = if iters > 0 {
+        ((iters - 1) as u32 / FMA_UNROLL) as i32 + 1
+    } else {
+        0
+    };
     let mut single = trips % per;
     let mut whole = trips - single;
     while whole != 0 {

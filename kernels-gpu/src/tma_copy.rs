@@ -38,7 +38,7 @@ pub unsafe fn tma_copy<const THREADS: u32, const STAGE_BYTES: u32, const STAGES:
     }
     // The initialisations visible to the bulk copies that complete on these barriers; the one
     // thread that initialised them is the only one that waits on them.
-    gpu::fence_proxy_async_shared_cta();
+    gpu::fence_proxy_async_shared();
     // Tile t into stage s; past the last tile nothing is issued (and nothing waits on it).
     let fill = |t: u64, s: u32| {
         if t < tiles {
@@ -59,9 +59,9 @@ pub unsafe fn tma_copy<const THREADS: u32, const STAGE_BYTES: u32, const STAGES:
     let (mut tile, mut s, mut previous) = (first, 0u32, None);
     while tile < tiles {
         // SAFETY: an initialised barrier of this warp's ring.
-        unsafe { gpu::mbarrier_wait_parity(bar(s), (parity >> s) & 1) };
+        unsafe { gpu::mbarrier_wait(bar(s), (parity >> s) & 1) };
         parity ^= 1 << s;
-        gpu::fence_proxy_async_shared_cta();
+        gpu::fence_proxy_async_shared();
         // SAFETY: the tile's whole vectors lie inside `dst`; the slot holds them (its load's
         // phase has completed); the slot is refilled only after this store has read it.
         unsafe { gpu::bulk_store(dst, tile * tile_vectors * 4, slot(s), tile_bytes(tile)) };

@@ -1,45 +1,10 @@
 //! Hopper's bulk copies (TMA without a tensor map, sm_90a only) and the mbarriers that complete
 //! them: a 1D `cp.async.bulk` global to shared memory that signals an mbarrier with its bytes, a
 //! 1D bulk store shared to global in bulk groups, and the waits on both. Compiled only into the
-//! sm_90a module (`--cfg lab_sm90a`). The mbarrier's set-up and arrivals are `tma.rs`'s.
+//! sm_90a module (`--cfg lab_sm90a`). The mbarriers' set-up, arrivals and waits are `tma.rs`'s, the
+//! async-proxy fence `wgmma.rs`'s.
 
 use core::arch::asm;
-
-/// Orders this thread's shared-memory accesses before the asynchronous proxy's that follow.
-#[inline(always)]
-pub fn fence_proxy_async_shared_cta() {
-    // SAFETY: a fence; no operands.
-    unsafe {
-        asm!(
-            "fence.proxy.async.shared::cta;",
-            options(nostack, preserves_flags)
-        )
-    }
-}
-
-/// Waits until the phase of `bar` with parity `parity` has completed (its arrivals and bytes).
-///
-/// # Safety
-/// `bar` is an initialised mbarrier of the block.
-#[inline(always)]
-pub unsafe fn mbarrier_wait_parity(bar: u32, parity: u32) {
-    loop {
-        let done: u32;
-        // SAFETY: the caller's contract. Not `nomem`: what the phase completes (bytes written by
-        // the bulk copy) must not be read above the wait.
-        unsafe {
-            asm!(
-                "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{bar}], {parity};",
-                "selp.u32 {done}, 1, 0, p; }}",
-                bar = in(reg32) bar, parity = in(reg32) parity, done = out(reg32) done,
-                options(nostack, preserves_flags),
-            );
-        }
-        if done != 0 {
-            return;
-        }
-    }
-}
 
 /// Copies `bytes` from global `src[index..]` (floats) to shared address `dst` with one bulk copy
 /// that completes `bytes` of transactions on `bar`.
