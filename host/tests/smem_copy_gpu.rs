@@ -11,14 +11,15 @@
 //! Ignored by default; on a GPU of sm_80 or newer (an H100/H200 for the bulk copies):
 //! `cargo test --release -p host --test smem_copy_gpu -- --ignored --nocapture --test-threads 1`.
 
+mod support;
+
 use clap::Parser;
 use host::cuda::hopper::hopper_module;
 use host::cuda::{Gpu, Module};
-use host::experiments::contract::{Experiment, Plan as _, RunContext};
+use host::experiments::contract::{Experiment, Plan as _};
 use host::experiments::copy::{CopyBuffers, CopyKernel};
 use host::experiments::inflight;
 use host::module_name::BUILTIN;
-use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::variants::{SmemPath, SMEM_COPY};
 
 fn gpu() -> Gpu {
@@ -108,18 +109,7 @@ fn the_sweep_runs_the_smem_lines_verified_and_judges_one_warp_per_sm() {
     ])
     .args;
     let plan = inflight::Plan::new(&args).unwrap();
-    let ctx = RunContext {
-        timing: SamplingConfig {
-            plan: SamplingPlan::Fixed(TimingPlan {
-                iters: 5,
-                samples: 5,
-            }),
-            reference_clock_mhz: Some(gpu.info().sm_clock_khz / 1000),
-            ..SamplingConfig::default()
-        },
-        seed: 7,
-        progress: false,
-    };
+    let ctx = support::fixed_context(&gpu, 5, 5);
     let r = inflight::Spec::run(&gpu, &ctx, &plan).unwrap();
     let failed = inflight::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");

@@ -4,11 +4,12 @@
 //! test` lists them as ignored with the reason; asked to run anyway (`--ignored`) without a
 //! driver, they fail. No timing decides anything here.
 
+mod support;
+
 use clap::Parser;
 use host::cuda::{driver_present, Gpu};
-use host::experiments::contract::{Experiment, Plan as _, RunContext};
+use host::experiments::contract::{Experiment, Plan as _};
 use host::experiments::{ilp, inflight};
-use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 
 /// Device 0. A GPU-only test asked to run (`--ignored`, or a build that found libcuda) on a
 /// machine without a driver fails here: it must not pass without having run.
@@ -19,21 +20,6 @@ fn gpu() -> Gpu {
          passing untested)"
     );
     Gpu::open(0).expect("open device 0")
-}
-
-fn context(gpu: &Gpu) -> RunContext {
-    RunContext {
-        timing: SamplingConfig {
-            plan: SamplingPlan::Fixed(TimingPlan {
-                iters: 2,
-                samples: 3,
-            }),
-            reference_clock_mhz: Some(gpu.info().sm_clock_khz / 1000),
-            ..SamplingConfig::default()
-        },
-        seed: 7,
-        progress: false,
-    }
 }
 
 #[derive(Parser)]
@@ -74,7 +60,7 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
     ])
     .args;
     let plan = inflight::Plan::new(&args).unwrap();
-    let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    let r = inflight::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     let failed = inflight::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
     assert!(r.latency.cycles_per_step > 50.0, "{:?}", r.latency);
@@ -178,7 +164,7 @@ fn the_read_only_kernels_run_beside_their_copies_verified() {
     ])
     .args;
     let plan = inflight::Plan::new(&args).unwrap();
-    let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    let r = inflight::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     // Every warp's sum checked exactly (a failed one is among the failed checks).
     let failed = inflight::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
@@ -242,7 +228,7 @@ fn a_small_ilp_sweep_runs_verified() {
     ])
     .args;
     let plan = ilp::Plan::new(&args).unwrap();
-    let r = ilp::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    let r = ilp::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     let failed = ilp::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
     assert_eq!(r.rows.len(), 6, "skipped: {:?}", r.skipped);
@@ -294,7 +280,7 @@ fn the_fma_controls_run_verified_beside_the_ffma() {
     ])
     .args;
     let plan = ilp::Plan::new(&args).unwrap();
-    let r = ilp::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    let r = ilp::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     let failed = ilp::Spec::failed_checks(&r);
     assert!(failed.is_empty(), "{failed:?}");
     let controls = kernels_gpu::variants::FMA_CONTROLS;
@@ -355,7 +341,7 @@ fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
     ])
     .args;
     let plan = inflight::Plan::new(&args).unwrap();
-    let r = inflight::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
+    let r = inflight::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     assert!(inflight::Spec::failed_checks(&r).is_empty());
     let big = r
         .rows

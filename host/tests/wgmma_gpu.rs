@@ -15,10 +15,11 @@
 use cudarc::driver::CudaSlice;
 use host::cuda::hopper::hopper_module;
 use host::cuda::tensor_peak::peak_bf16_dense_gflops;
-use host::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape, Module};
+use host::cuda::{Gpu, Module};
+use host::experiments::mma::wgmma_run::launch;
 use host::experiments::residency::hold_at_blocks;
 use host::sampling::{time_launches, SamplingConfig, SamplingPlan, TimingPlan};
-use kernels_gpu::variants::{WgmmaParams, WgmmaVariant, WARPGROUP_THREADS, WGMMA_BF16};
+use kernels_gpu::variants::{WgmmaVariant, WARPGROUP_THREADS, WGMMA_BF16};
 use kernels_gpu::wgmma_reference::WgmmaTile;
 
 /// Device 0 and its sm_90a module, or a panic that says why not.
@@ -28,29 +29,6 @@ fn hopper() -> (Gpu, Module) {
     });
     let module = hopper_module(&gpu).unwrap_or_else(|e| panic!("the wgmma tests: {e}"));
     (gpu, module)
-}
-
-/// Enqueues one launch of `v` over `blocks` blocks with `dyn_smem` bytes of shared memory.
-fn launch(
-    gpu: &Gpu,
-    kernel: &Kernel<'_>,
-    out: &mut CudaSlice<f32>,
-    (blocks, dyn_smem): (u32, u32),
-    iters: u32,
-) -> Result<(), CudaError> {
-    let mut l = Launch::new(gpu);
-    let params = WgmmaParams {
-        out: l.output(out),
-        iters: iters as i32,
-    };
-    let shape = LaunchShape {
-        grid: (blocks, 1),
-        threads: WARPGROUP_THREADS,
-        dyn_smem,
-    };
-    // SAFETY: blocks of one warpgroup, at least the line's operand bytes of shared memory (the
-    // callers' dyn_smem), and `out` holds a 64 x N tile per block (the callers allocate it).
-    unsafe { l.launch(kernel, shape, &params) }
 }
 
 /// Every element of every block's tile against the model; the first mismatch panics.

@@ -7,11 +7,12 @@
 //! `cargo test --release -p host --test wgmma_table_gpu -- --ignored --nocapture`.
 //! On another GPU the table must say "needs sm_90a" and run nothing.
 
+mod support;
+
 use clap::Parser;
 use host::cuda::Gpu;
-use host::experiments::contract::{Experiment, Plan as _, RunContext};
+use host::experiments::contract::{Experiment, Plan as _};
 use host::experiments::mma;
-use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use host::table::{render, Format};
 use kernels_gpu::variants::WGMMA_BF16;
 
@@ -25,18 +26,7 @@ struct MmaCmd {
 #[ignore = "needs a CUDA GPU (sm_90a for rows): cargo test --release -p host --test wgmma_table_gpu -- --ignored"]
 fn the_wgmma_table_runs_every_line_verified_and_judges_one_warpgroup() {
     let gpu = Gpu::open(0).unwrap_or_else(|e| panic!("needs a CUDA GPU: {e}"));
-    let ctx = RunContext {
-        timing: SamplingConfig {
-            plan: SamplingPlan::Fixed(TimingPlan {
-                iters: 5,
-                samples: 5,
-            }),
-            reference_clock_mhz: Some(gpu.info().sm_clock_khz / 1000),
-            ..SamplingConfig::default()
-        },
-        seed: 7,
-        progress: false,
-    };
+    let ctx = support::fixed_context(&gpu, 5, 5);
     let args = MmaCmd::parse_from([
         "mma",
         "--ilp",

@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use host::cuda::Gpu;
+use host::experiments::contract::RunContext;
+use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
+
 /// How long one command may take before it is killed and the test fails.
 pub const DEADLINE: Duration = Duration::from_secs(10);
 
@@ -144,4 +148,19 @@ pub fn quick_json_run(subcommand: &str, args: &[&str]) -> host::experiments::Run
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The run context of an experiment run inside a GPU test: a fixed plan (`iters` launches a
+/// sample, `samples` samples, no noise target), the device's SM clock as the reference, seed 7,
+/// no progress bar.
+pub fn fixed_context(gpu: &Gpu, iters: u32, samples: u32) -> RunContext {
+    RunContext {
+        timing: SamplingConfig {
+            plan: SamplingPlan::Fixed(TimingPlan { iters, samples }),
+            reference_clock_mhz: Some(gpu.info().sm_clock_khz / 1000),
+            ..SamplingConfig::default()
+        },
+        seed: 7,
+        progress: false,
+    }
 }

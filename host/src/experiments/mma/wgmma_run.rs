@@ -17,8 +17,10 @@ use crate::experiments::error::ExperimentError;
 use crate::experiments::residency::{hold_at_blocks, residency_of};
 use crate::sampling::time_launches;
 
-/// Enqueues one launch of a wgmma line over `blocks` blocks of one warpgroup.
-fn launch(
+/// Enqueues one launch of a wgmma line over `blocks` blocks of one warpgroup with `dyn_smem`
+/// bytes of shared memory (at least the line's operand bytes); `out` holds a 64 x N tile per
+/// block.
+pub fn launch(
     gpu: &Gpu,
     kernel: &Kernel<'_>,
     out: &mut CudaSlice<f32>,
