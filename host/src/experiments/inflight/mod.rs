@@ -41,7 +41,7 @@ pub mod table;
 use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
 use sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
 use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{MemcpyParams, SmemPath, MEMCPY_GRID, READ, SMEM_COPY};
+use kernels_gpu::variants::{MemcpyParams, SmemCopyLine, SmemPath, MEMCPY_GRID, READ, SMEM_COPY};
 
 pub use row::{Inflight, InflightRow};
 
@@ -287,10 +287,11 @@ impl Experiment for Spec {
             .iter()
             .map(|r| format!("{}x{}x{}", r.threads, r.loads, r.width))
             .collect();
-        let smem: Vec<String> = SMEM_COPY
-            .iter()
-            .map(|l| format!("{}x{}Bx{}", l.threads, l.stage_bytes, l.stages))
-            .collect();
+        let shape = |l: &SmemCopyLine| format!("{}x{}Bx{}", l.threads, l.stage_bytes, l.stages);
+        let (bulk, smem): (Vec<_>, Vec<_>) =
+            SMEM_COPY.iter().partition(|l| l.path == SmemPath::Bulk);
+        let smem: Vec<String> = smem.into_iter().map(shape).collect();
+        let bulk: Vec<String> = bulk.into_iter().map(shape).collect();
         format!(
             "The memcpy grid (entries memcpy_t{{T}}_l{{L}}_w{{W}}): threads {:?}, loads {:?}, \
              widths {:?}. Read-only kernels (read_t{{T}}_l{{L}}_w{{W}}: the copy's loads, \
@@ -298,12 +299,14 @@ impl Experiment for Spec {
              (threads x loads x width: {}), against the D2D copy's bytes moved per second. \
              Copies whose bytes in flight live in shared memory (cp_async_copy_t{{T}}_b{{B}}_s{{S}}: \
              each warp a ring of S stages of B bytes filled by 16-byte cp.async, sm_80+; leave \
-             them out with --no-smem): {}",
+             them out with --no-smem): {}. Hopper's bulk copies (tma_copy_t{{T}}_b{{B}}_s{{S}}, \
+             sm_90a), only with --bulk-copies: {}",
             grid_threads(),
             grid_loads(),
             grid_widths(),
             reads.join(", "),
-            smem.join(", ")
+            smem.join(", "),
+            bulk.join(", ")
         )
     }
 
