@@ -75,7 +75,11 @@ pub unsafe fn tma_copy<const THREADS: u32, const STAGE_BYTES: u32, const STAGES:
         // The store issued one tile ago has read its stage: refill that stage.
         if let Some((prev_tile, prev_slot, prev_bar)) = previous {
             gpu::bulk_wait_read_pending(1);
-            fill(prev_tile + u64::from(STAGES) * grid_warps, prev_slot, prev_bar);
+            fill(
+                prev_tile + u64::from(STAGES) * grid_warps,
+                prev_slot,
+                prev_bar,
+            );
         }
         previous = Some((tile, slot_at, bar_at));
         tile += grid_warps;

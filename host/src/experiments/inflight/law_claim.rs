@@ -9,6 +9,7 @@
 //! reaching the fraction, and its interval comes from resampling every row's and the copy's
 //! samples (a resample can move rows across the fraction).
 
+use super::grid::CopyShape;
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
 use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use crate::claim::Verdict;
@@ -200,14 +201,13 @@ pub fn warps_cannot_hide_latency(
         (Some((r, _, text)), _) => format!(
             "{} at {} blocks/SM hides it with {} warps/SM ({} B in flight per SM, {} \
              occupancy): {text} of the copy; {latency}; what hides it is bytes in flight, not \
-             warps: each warp keeps {} loads of {} B per thread outstanding",
+             warps: {}",
             r.entry,
             r.blocks_per_sm,
             r.warps_per_sm,
             r.bytes_in_flight_per_sm,
             percent(r.occupancy),
-            r.point.shape.loads,
-            r.point.shape.width * 4
+            outstanding(&r.point.shape)
         ),
         (None, Some((r, _, text))) => format!(
             "no row reaches {} of the copy on its interval; the best, {} at {} warps/SM: \
@@ -238,11 +238,59 @@ pub fn warps_cannot_hide_latency(
     }
 }
 
+
+/// What keeps a row's bytes in flight, in words: each thread's loads, or each warp's ring in
+/// shared memory and what fills it.
+fn outstanding(shape: &CopyShape) -> String {
+    match shape.ring {
+        Some(ring) => format!(
+            "each warp keeps a ring of {} stages of {} B in shared memory filled by {}",
+            ring.stages,
+            ring.stage_bytes,
+            if ring.bulk {
+                "one bulk copy a stage"
+            } else {
+                "every lane's 16-byte cp.async"
+            }
+        ),
+        None => format!(
+            "each warp keeps {} loads of {} B per thread outstanding",
+            shape.loads,
+            shape.width * 4
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::experiments::inflight::claims::tests::copy;
     use crate::experiments::inflight::row::tests::row;
+
+    #[test]
+    fn what_keeps_the_bytes_in_flight_is_named_for_each_kind_of_copy() {
+        use kernels_gpu::variants::{SmemPath, MEMCPY_GRID, SMEM_COPY};
+        let line = |path| SMEM_COPY.iter().find(|l| l.path == path).unwrap();
+        let bulk = line(SmemPath::Bulk);
+        let text = outstanding(&CopyShape::from(bulk));
+        assert!(text.contains("one bulk copy a stage"), "{text}");
+        assert!(
+            text.contains(&format!("{} stages of {} B", bulk.stages, bulk.stage_bytes)),
+            "{text}"
+        );
+        let text = outstanding(&CopyShape::from(line(SmemPath::CpAsync)));
+        assert!(text.contains("cp.async"), "{text}");
+        let point = &MEMCPY_GRID[0];
+        let text = outstanding(&CopyShape::from(point));
+        assert_eq!(
+            text,
+            format!(
+                "each warp keeps {} loads of {} B per thread outstanding",
+                point.loads,
+                point.width * 4
+            )
+        );
+    }
 
     fn predicted(fraction: f64, bytes: Option<f64>) -> LoadedPrediction {
         LoadedPrediction {

@@ -121,11 +121,6 @@ pub struct SweepArgs {
     /// loads and widths asked for).
     #[arg(long)]
     pub no_smem: bool,
-    /// Also run the smem_copy section's bulk-copy lines (tma_copy_*, sm_90a). Left out by
-    /// default: on the H200 (2026-12-01) they fail their check, only each warp's first ring
-    /// reaching the destination, and the fault is not found yet.
-    #[arg(long)]
-    pub bulk_copies: bool,
     /// Copy sizes (MiB) to run the sweep's fastest point at, each against its own
     /// device-to-device copy, to show where the L2 stops serving the copy; 0 for none.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_SIZES_MIB,
@@ -229,10 +224,7 @@ impl SweepArgs {
         if self.no_smem {
             return Vec::new();
         }
-        let lines: Vec<_> = SMEM_COPY
-            .iter()
-            .filter(|l| self.bulk_copies || l.path != SmemPath::Bulk)
-            .collect();
+        let lines: Vec<_> = SMEM_COPY.iter().collect();
         grid::smem_points(&lines, &self.residency(), limits, smem_per_sm)
     }
 
@@ -271,7 +263,6 @@ impl SweepFlags for SweepArgs {
             chase_steps: DEFAULT_CHASE_STEPS,
             loaded_steps: DEFAULT_LOADED_STEPS,
             no_smem: false,
-            bulk_copies: false,
             sizes_mib: a.inflight_sizes_mib.clone(),
         }
     }
@@ -300,7 +291,7 @@ impl Experiment for Spec {
              Copies whose bytes in flight live in shared memory (cp_async_copy_t{{T}}_b{{B}}_s{{S}}: \
              each warp a ring of S stages of B bytes filled by 16-byte cp.async, sm_80+; leave \
              them out with --no-smem): {}. Hopper's bulk copies (tma_copy_t{{T}}_b{{B}}_s{{S}}, \
-             sm_90a), only with --bulk-copies: {}",
+             sm_90a, where the device has it): {}",
             grid_threads(),
             grid_loads(),
             grid_widths(),
@@ -403,7 +394,7 @@ mod tests {
     }
 
     #[test]
-    fn bulk_copies_run_only_when_asked_and_no_smem_leaves_out_every_ring() {
+    fn bulk_copies_run_by_default_and_no_smem_leaves_out_every_ring() {
         let limits = PlanLimits {
             warp_size: 32,
             max_blocks_per_sm: 32,
@@ -419,11 +410,9 @@ mod tests {
             (points.len(), bulk)
         };
         let (default_points, default_bulk) = bulk_points(&[]);
-        assert!(default_points > 0);
-        assert_eq!(default_bulk, 0, "bulk copies run by default");
-        let (asked_points, asked_bulk) = bulk_points(&["--bulk-copies"]);
-        assert!(asked_bulk > 0 && asked_points == default_points + asked_bulk);
-        assert_eq!(bulk_points(&["--no-smem", "--bulk-copies"]), (0, 0));
+        assert!(default_bulk > 0, "no bulk copy in the default sweep");
+        assert!(default_points > default_bulk, "no cp.async copy in the default sweep");
+        assert_eq!(bulk_points(&["--no-smem"]), (0, 0));
     }
 
     #[test]
