@@ -127,6 +127,28 @@ pub fn opaque(x: u32) -> u32 {
     y
 }
 
+/// The bound of a loop unrolled `step` times, `iters - (step - 1)` or `i32::MIN` where that
+/// overflows, computed as nvcc's build computes it: `iters` compared with a constant, then a
+/// select (`setp.lt` / `add` / `selp`). Written in Rust, LLVM folds the select into a `max`
+/// and the guard of the loop into `iters < step`, and ptxas then orders the kernel's prologue
+/// differently from nvcc's (experiment 6 says why that order matters).
+#[inline(always)]
+pub fn unrolled_loop_bound(iters: i32, step: i32) -> i32 {
+    let bound: i32;
+    // SAFETY: register arithmetic.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; .reg .s32 t; setp.lt.s32 p, {i}, {lowest}; add.s32 t, {i}, {minus}; selp.b32 {b}, -2147483648, t, p; }}",
+            b = out(reg32) bound,
+            i = in(reg32) iters,
+            lowest = in(reg32) i32::MIN.wrapping_add(step - 1),
+            minus = in(reg32) 1 - step,
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    bound
+}
+
 /// `x` as lane 0 of the warp has it (`shfl.sync.idx`), for a value every lane holds alike: the
 /// same value, in a vector register. An instruction using a kernel parameter directly reads it
 /// from the constant bank or a uniform register (sm_90 ptxas: `FADD R5, R5, UR5`); through the

@@ -12,18 +12,26 @@ use crate::variants::{MmaArgs, MmaIlpVariant};
 #[inline(always)]
 pub unsafe fn mma_bf16_ilp<const ILP: usize>(args: MmaArgs) {
     let MmaArgs { a, b, out, iters } = args;
-    let lane = gpu::thread_idx_x() % 32;
     // 32-bit, as the peer's `unsigned g`.
     let g = gpu::block_idx_x()
         .wrapping_mul(gpu::block_dim_x())
         .wrapping_add(gpu::thread_idx_x());
+    // The fragments' word indices 4 * lane and 2 * lane in 32 bits, in nvcc's front end's form
+    // ((tid << 2) & 124, (tid << 1) & 62), and the unrolled loop's bound as nvcc computes it
+    // (`unrolled_loop_bound`): written as (tid % 32) * 16 bytes in 64 bits and a saturating
+    // subtraction, ptxas ordered the prologue otherwise than nvcc's build, and at 5 warps/SM,
+    // where two warps share a scheduler, the prologue sets which of several interleavings the
+    // two settle into (docs/design.md, experiment 6).
+    let t = gpu::thread_idx_x();
+    let (a_word, b_word) = ((t << 2) & 124, (t << 1) & 62);
     // SAFETY: a and b hold a fragment for every lane (the contract above).
     let (a_frag, b_frag): ([u32; 4], [u32; 2]) = unsafe {
         (
-            core::array::from_fn(|i| a.add(4 * lane as usize + i).read()),
-            core::array::from_fn(|i| b.add(2 * lane as usize + i).read()),
+            core::array::from_fn(|i| a.add(a_word as usize + i).read()),
+            core::array::from_fn(|i| b.add(b_word as usize + i).read()),
         )
     };
+
     let mut d = [[0.0f32; 4]; ILP];
     let round = |d: &mut [[f32; 4]; ILP]| {
         for acc in d.iter_mut() {
@@ -35,9 +43,10 @@ pub unsafe fn mma_bf16_ilp<const ILP: usize>(args: MmaArgs) {
     // the loops again at run time by factors of its own (as in fma.rs): the main loop runs
     // `per_iteration` rounds an iteration, the second loop the rest, one round at a time.
     let per_iteration = MmaIlpVariant::rounds_per_iteration(ILP as u32) as i32;
+    let main_end = gpu::unrolled_loop_bound(iters, per_iteration);
     let mut r = 0i32;
     if per_iteration > 1 {
-        while r < iters.saturating_sub(per_iteration - 1) {
+        while r < main_end {
             for _ in 0..per_iteration {
                 round(&mut d);
             }
