@@ -19,7 +19,7 @@
 use crate::block_order::block_tile;
 use crate::gemm_epilogue::Output;
 use crate::gpu;
-use crate::mma_shape::{chunks_aligned, MmaShape, CHUNK_ELEMS, WARP};
+use crate::mma_shape::{chunks_aligned, MmaShape, BF16_BYTES, CHUNK_BYTES, CHUNK_ELEMS, WARP};
 use crate::tuned_shape::inside;
 use crate::variants::Bf16GemmArgs;
 
@@ -52,24 +52,73 @@ pub unsafe fn gemm_mma<
         alpha,
         beta,
     } = args;
-    // Two copies of the kernel, one per way of staging, chosen once: chosen per copy inside the
-    // K loop, both ways' instructions would be issued every slice, one predicated off (as in
-    // gemm_tuned.rs).
-    if chunks_aligned(k as u32, a as usize) && chunks_aligned(n as u32, b as usize) {
+    let (m, n, k) = (m as u32, n as u32, k as u32);
+    let (tile_row, tile_col) = block_tile(
+        gpu::block_idx_x(),
+        gpu::block_idx_y(),
+        gpu::grid_dim_x(),
+        gpu::grid_dim_y(),
+    );
+    let tile = (tile_row * BM as u32, tile_col * BN as u32);
+    // Three copies of the kernel, one per way of staging, chosen once per block (uniform): chosen
+    // per copy inside the K loop, every way's instructions would be issued every slice, the
+    // others predicated off (as in gemm_tuned.rs). A block whose tile lies wholly inside A and B
+    // (every row of A and column of B it reads exists, and K is whole slices) copies with no
+    // bounds tests and no zero-fill, each copy's addresses a base plus a constant
+    // (`interior_copies`); blocks at the edges keep the tests.
+    let chunked = chunks_aligned(k, a as usize) && chunks_aligned(n, b as usize);
+    let interior = chunked
+        && MmaShape::of::<BM, BN, BK, MI, NI, STAGES>().copies_split_exactly()
+        && tile.0 + BM as u32 <= m
+        && tile.1 + BN as u32 <= n
+        && k.is_multiple_of(BK as u32);
+    let p = Problem {
+        a,
+        b,
+        c,
+        m,
+        n,
+        k,
+        alpha,
+        beta,
+        tile,
+    };
+    if interior {
+        // SAFETY: the caller's contract; A's and B's rows allow 16-byte copies, and every chunk
+        // of the block's slices lies inside A and B.
+        unsafe { body::<BM, BN, BK, MI, NI, STAGES, true, true>(p) }
+    } else if chunked {
         // SAFETY: the caller's contract; A's and B's rows allow 16-byte copies.
-        unsafe { body::<BM, BN, BK, MI, NI, STAGES, true>(a, b, c, m, n, k, alpha, beta) }
+        unsafe { body::<BM, BN, BK, MI, NI, STAGES, true, false>(p) }
     } else {
         // SAFETY: the caller's contract.
-        unsafe { body::<BM, BN, BK, MI, NI, STAGES, false>(a, b, c, m, n, k, alpha, beta) }
+        unsafe { body::<BM, BN, BK, MI, NI, STAGES, false, false>(p) }
     }
 }
 
-/// The kernel, staging 16-byte chunks by `cp.async` (`CHUNKED`) or element by element.
+/// One block's problem: the kernel's arguments (sizes as u32) and the block's output tile
+/// origin (row, column) in C.
+#[derive(Clone, Copy)]
+struct Problem {
+    a: *const u16,
+    b: *const u16,
+    c: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+    alpha: f32,
+    beta: f32,
+    tile: (u32, u32),
+}
+
+/// The kernel, staging 16-byte chunks by `cp.async` (`CHUNKED`) or element by element; with
+/// `INTERIOR`, every chunk is inside A and B and copied with no test.
 ///
 /// # Safety
-/// As [`gemm_mma`]; with `CHUNKED`, `chunks_aligned` holds for A (K columns) and B (N columns).
+/// As [`gemm_mma`]; with `CHUNKED`, `chunks_aligned` holds for A (K columns) and B (N columns);
+/// with `INTERIOR` (only with `CHUNKED`), the tile's BM rows of A and BN columns of B lie inside
+/// the matrices, BK divides K, and the shape's copies step by whole swizzle phases.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 unsafe fn body<
     const BM: usize,
     const BN: usize,
@@ -78,41 +127,64 @@ unsafe fn body<
     const NI: usize,
     const STAGES: usize,
     const CHUNKED: bool,
+    const INTERIOR: bool,
 >(
-    a: *const u16,
-    b: *const u16,
-    c: *mut f32,
-    m: i32,
-    n: i32,
-    k: i32,
-    alpha: f32,
-    beta: f32,
+    p: Problem,
 ) {
-    let s = MmaShape {
-        bm: BM as u32,
-        bn: BN as u32,
-        bk: BK as u32,
-        wm: 16 * MI as u32,
-        wn: 8 * NI as u32,
-        stages: STAGES as u32,
-    };
-    let (m, n, k) = (m as u32, n as u32, k as u32);
+    let Problem {
+        a,
+        b,
+        c,
+        m,
+        n,
+        k,
+        alpha,
+        beta,
+        tile: (row0, col0),
+    } = p;
+    let s = MmaShape::of::<BM, BN, BK, MI, NI, STAGES>();
     let t = gpu::thread_idx_x();
     let (warp, lane) = (t / WARP, t % WARP);
-    let (tile_row, tile_col) = block_tile(
-        gpu::block_idx_x(),
-        gpu::block_idx_y(),
-        gpu::grid_dim_x(),
-        gpu::grid_dim_y(),
-    );
-    let (row0, col0) = (tile_row * s.bm, tile_col * s.bn);
     let smem = gpu::dynamic_shared_base();
     let slices = k.div_ceil(s.bk);
+
+    // The interior path's per-thread bases: a thread's copy e of a slice is its copy 0 moved by
+    // a constant number of rows and chunks, landing a constant number of bytes after it
+    // (`mma_shape.rs`, `copies_split_exactly`). Global: the chunk of copy e of A at slice 0 (a
+    // pointer per copy: advancing it a slice is then one instruction), and of copy 0 of B
+    // (walked by lines, `b_copy_by_lines`); shared: copy 0's place in a stage. Unused (and
+    // dropped) on the other paths.
+    let (ra, ca) = s.a_copy(t, 0);
+    let (rb, cb) = s.b_copy_by_lines(t, 0);
+    let a_copy_at = |e: u32| {
+        let row = row0 + ra + e * s.a_copy_rows();
+        a.wrapping_add((row * k + CHUNK_ELEMS * ca) as usize)
+    };
+    let b_thread = b.wrapping_add((rb * n + col0 + CHUNK_ELEMS * cb) as usize);
+    let (a_place, b_place) = (s.a_chunk_offset(ra, ca), s.b_chunk_offset(rb, cb));
+    let b_row_bytes = n * BF16_BYTES;
 
     // Copy `j` of this thread's share of K slice `kt` into stage `stage`: copies below
     // `a_copies()` are chunks of A, the rest chunks of B.
     let copy = |stage: u32, kt: u32, j: u32| {
         let base = smem + stage * s.stage_bytes();
+        if INTERIOR {
+            if j < s.a_copies() {
+                let dst = base + a_place + s.a_copy_offset(j);
+                // SAFETY: INTERIOR: the chunk (row0 + ra + j*a_copy_rows, kt*BK + 8*ca) of A is
+                // inside A and 16-byte aligned; dst is its place in this stage.
+                unsafe { gpu::cp_async_bf16x8_at(dst, a_copy_at(j), s.bk * BF16_BYTES, kt, 0) };
+            } else {
+                let e = j - s.a_copies();
+                let (rows, chunks) = s.b_copy_delta(e);
+                let dst = base + b_place + s.b_copy_offset(e);
+                let src = (b_thread, b_row_bytes, kt * s.bk + rows);
+                // SAFETY: INTERIOR: the chunk (kt*BK + rb + rows, col0 + 8*(cb + chunks)) of B
+                // is inside B and 16-byte aligned; dst is its place in this stage.
+                unsafe { gpu::cp_async_bf16x8_at(dst, src.0, src.1, src.2, chunks * CHUNK_BYTES) };
+            }
+            return;
+        }
         let k0 = kt * s.bk;
         let (dst, src, (row, col), (rows, cols)) = if j < s.a_copies() {
             let (r, ch) = s.a_copy(t, j);
@@ -244,9 +316,16 @@ unsafe fn body<
             for half in 0..2 {
                 let (r, cc) = s.accumulator(warp, lane, mi as u32, ni as u32, 2 * half);
                 let vals = [acc_tile[2 * half as usize], acc_tile[2 * half as usize + 1]];
-                // SAFETY: C holds M*N floats (the caller's contract); the pair starts at an even
-                // column, so with `vector` it is 8-byte aligned and wholly inside or outside C.
-                unsafe { out.store::<2>(row0 + r, col0 + cc, vals) };
+                if INTERIOR && out.vector {
+                    // SAFETY: INTERIOR: the tile is inside C; with `vector` the pair, at an even
+                    // column, is 8-byte aligned.
+                    unsafe { out.store_inside::<2>(row0 + r, col0 + cc, vals) };
+                } else {
+                    // SAFETY: C holds M*N floats (the caller's contract); the pair starts at an
+                    // even column, so with `vector` it is 8-byte aligned and wholly inside or
+                    // outside C.
+                    unsafe { out.store::<2>(row0 + r, col0 + cc, vals) };
+                }
             }
         }
     }
