@@ -15,11 +15,20 @@
 //! A 16-byte copy needs its 8 bf16 16-byte aligned, which rows of K (A) or N (B) bf16 only give
 //! when K and N are multiples of 8 (and A and B 16-byte aligned). Otherwise the kernel stages
 //! each chunk element by element through registers: right at any size, and slower.
+//!
+//! Blocks whose tile lies wholly inside A and B (and K a whole number of slices), nearly every
+//! block of a large GEMM, take an interior path: no bounds test, no zero-fill predicate, each
+//! copy's global address one of a few loop-carried pointers plus a constant and its shared
+//! address a base plus a constant, and the tile stored with no bounds tests. Per-copy bounds
+//! tests and index arithmetic were nearly a third of the main loop's instructions, and under
+//! the power cap every instruction issued beside the mma costs clock.
 
 use crate::block_order::block_tile;
 use crate::gemm_epilogue::Output;
 use crate::gpu;
-use crate::mma_shape::{chunks_aligned, MmaShape, BF16_BYTES, CHUNK_BYTES, CHUNK_ELEMS, WARP};
+use crate::mma_shape::{
+    chunks_aligned, MmaShape, CARRIED_A_POINTERS, CHUNK_BYTES, CHUNK_ELEMS, MAX_BASES, WARP,
+};
 use crate::tuned_shape::inside;
 use crate::variants::Bf16GemmArgs;
 
@@ -148,40 +157,82 @@ unsafe fn body<
     let smem = gpu::dynamic_shared_base();
     let slices = k.div_ceil(s.bk);
 
-    // The interior path's per-thread bases: a thread's copy e of a slice is its copy 0 moved by
-    // a constant number of rows and chunks, landing a constant number of bytes after it
-    // (`mma_shape.rs`, `copies_split_exactly`). Global: the chunk of copy e of A at slice 0 (a
-    // pointer per copy: advancing it a slice is then one instruction), and of copy 0 of B
-    // (walked by lines, `b_copy_by_lines`); shared: copy 0's place in a stage. Unused (and
-    // dropped) on the other paths.
+    // The interior path's sources: a thread's copy e of a slice is its copy 0 moved by a
+    // constant number of rows and chunks, landing a constant number of bytes after it
+    // (`mma_shape.rs`, `copies_split_exactly`). Each distinct row of a thread's copies keeps a
+    // pointer to its chunk in the next slice to be staged (A: one per copy; B, walked by lines
+    // with `b_copy_by_lines`: one per row step, its copies a constant number of lines further),
+    // advanced a slice after that slice's last copy. Loop-carried pointers cost two adds a slice
+    // each, with no long dependency chains and no temporaries: address arithmetic per copy
+    // stalled the warp on its results, and its temporaries, given registers of the next
+    // fragments, made those fragments' loads wait for the copies to read them. Shared: copy 0's
+    // place in a stage. Unused (and dropped) on the other paths.
     let (ra, ca) = s.a_copy(t, 0);
     let (rb, cb) = s.b_copy_by_lines(t, 0);
-    let a_copy_at = |e: u32| {
-        let row = row0 + ra + e * s.a_copy_rows();
-        a.wrapping_add((row * k + CHUNK_ELEMS * ca) as usize)
-    };
-    let b_thread = b.wrapping_add((rb * n + col0 + CHUNK_ELEMS * cb) as usize);
     let (a_place, b_place) = (s.a_chunk_offset(ra, ca), s.b_chunk_offset(rb, cb));
-    let b_row_bytes = n * BF16_BYTES;
+    // Built and advanced as whole arrays (by value, every index a constant), which LLVM keeps in
+    // registers; filled in place through a loop, they were kept in local memory.
+    let mut a_src: [*const u16; MAX_BASES] = core::array::from_fn(|e| {
+        let row = row0 + ra + e as u32 * s.a_copy_rows();
+        if INTERIOR && e < s.a_copies() as usize {
+            a.wrapping_add((row * k + CHUNK_ELEMS * ca) as usize)
+        } else {
+            a
+        }
+    });
+    let mut b_src: [*const u16; MAX_BASES] = core::array::from_fn(|h| {
+        let row = rb + h as u32 * s.b_round_rows();
+        if INTERIOR && h < s.b_row_steps() as usize {
+            b.wrapping_add((row * n + col0 + CHUNK_ELEMS * cb) as usize)
+        } else {
+            b
+        }
+    });
+    // Elements between a slice of A and the next (along a row), and of B (down the columns).
+    let (a_slice_elems, b_slice_elems) = (s.bk as usize, s.bk as usize * n as usize);
+    // With more copies of A than CARRIED_A_POINTERS, advancing a pointer per copy costs more
+    // than it saves (two adds a slice each, and their registers): A's pointers then stay at
+    // slice 0 and each copy adds the slice's offset itself.
+    let a_carried = s.a_copies() <= CARRIED_A_POINTERS;
+    let advance = |a_src: [*const u16; MAX_BASES], b_src: [*const u16; MAX_BASES]| {
+        (
+            if a_carried {
+                a_src.map(|p| p.wrapping_add(a_slice_elems))
+            } else {
+                a_src
+            },
+            b_src.map(|p| p.wrapping_add(b_slice_elems)),
+        )
+    };
 
     // Copy `j` of this thread's share of K slice `kt` into stage `stage`: copies below
-    // `a_copies()` are chunks of A, the rest chunks of B.
-    let copy = |stage: u32, kt: u32, j: u32| {
+    // `a_copies()` are chunks of A, the rest chunks of B. The interior path reads its sources
+    // (which point at slice `kt`) instead of `kt`.
+    let copy = |stage: u32,
+                kt: u32,
+                j: u32,
+                a_src: [*const u16; MAX_BASES],
+                b_src: [*const u16; MAX_BASES]| {
         let base = smem + stage * s.stage_bytes();
         if INTERIOR {
             if j < s.a_copies() {
                 let dst = base + a_place + s.a_copy_offset(j);
+                let src = if a_carried {
+                    a_src[j as usize]
+                } else {
+                    a_src[j as usize].wrapping_add((kt * s.bk) as usize)
+                };
                 // SAFETY: INTERIOR: the chunk (row0 + ra + j*a_copy_rows, kt*BK + 8*ca) of A is
                 // inside A and 16-byte aligned; dst is its place in this stage.
-                unsafe { gpu::cp_async_bf16x8_at(dst, a_copy_at(j), s.bk * BF16_BYTES, kt, 0) };
+                unsafe { gpu::cp_async_bf16x8_at(dst, src, 0) };
             } else {
                 let e = j - s.a_copies();
                 let (rows, chunks) = s.b_copy_delta(e);
                 let dst = base + b_place + s.b_copy_offset(e);
-                let src = (b_thread, b_row_bytes, kt * s.bk + rows);
+                let src = b_src[(rows / s.b_round_rows()) as usize];
                 // SAFETY: INTERIOR: the chunk (kt*BK + rb + rows, col0 + 8*(cb + chunks)) of B
                 // is inside B and 16-byte aligned; dst is its place in this stage.
-                unsafe { gpu::cp_async_bf16x8_at(dst, src.0, src.1, src.2, chunks * CHUNK_BYTES) };
+                unsafe { gpu::cp_async_bf16x8_at(dst, src, chunks * CHUNK_BYTES) };
             }
             return;
         }
@@ -218,17 +269,17 @@ unsafe fn body<
             unsafe { gpu::shared_store4(dst, words) };
         }
     };
-    let stage_slice = |stage: u32, kt: u32| {
-        for j in 0..s.copies_per_slice() {
-            copy(stage, kt, j);
-        }
-    };
 
     // The pipeline's first STAGES-1 slices; a group is committed even when empty so that the
     // wait below always counts the same number of groups.
     for kt in 0..s.stages - 1 {
         if kt < slices {
-            stage_slice(kt, kt);
+            for j in 0..s.copies_per_slice() {
+                copy(kt, kt, j, a_src, b_src);
+            }
+        }
+        if INTERIOR {
+            (a_src, b_src) = advance(a_src, b_src);
         }
         gpu::cp_async_commit();
     }
@@ -271,9 +322,12 @@ unsafe fn body<
             if refill < slices {
                 for j in 0..s.copies_per_slice() {
                     if s.copy_step(j) == kk {
-                        copy(refill_stage, refill, j);
+                        copy(refill_stage, refill, j, a_src, b_src);
                     }
                 }
+            }
+            if INTERIOR && kk == s.copy_step(s.copies_per_slice() - 1) {
+                (a_src, b_src) = advance(a_src, b_src);
             }
             if kk + 1 == s.k_steps() {
                 gpu::cp_async_commit();

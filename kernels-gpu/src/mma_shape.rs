@@ -29,6 +29,12 @@ pub const CHUNK_ELEMS: u32 = 8;
 pub const BF16_BYTES: u32 = 2;
 /// Chunks in a 128-byte line: one per 16-byte group of the 32 four-byte banks.
 pub const LINE_CHUNKS: u32 = 8;
+/// Most source pointers a thread of the interior path keeps per matrix (one per copy of A, one
+/// per row step of B): shapes that need more take the edge path everywhere.
+pub const MAX_BASES: usize = 8;
+/// Most copies of A a thread of the interior path keeps a pointer for that it advances every
+/// slice; with more, its pointers stay at slice 0 and each copy adds the slice's offset.
+pub const CARRIED_A_POINTERS: u32 = 4;
 
 /// One tensor-core GEMM tile shape; every field is a table column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +205,15 @@ impl MmaShape {
         let rows = e * self.b_round_rows();
         (rows % self.bk, LINE_CHUNKS * (rows / self.bk))
     }
+    /// Row steps of a thread's copies of the B slice in [`Self::b_copy_by_lines`]: the distinct
+    /// rows its copies start at.
+    pub const fn b_row_steps(&self) -> u32 {
+        if self.b_round_rows() >= self.bk {
+            1
+        } else {
+            self.bk / self.b_round_rows()
+        }
+    }
     /// Whether every thread's copy `e` lies a constant (rows, chunks) after its copy 0 and lands a
     /// constant `a_copy_offset(e)` (`b_copy_offset(e)`) bytes after it in the stage: the row
     /// steps are whole periods of the swizzle's phase ([`phase_rows`]) and, for B, a round of
@@ -210,6 +225,8 @@ impl MmaShape {
             .is_multiple_of(phase_rows(self.a_row_chunks()))
             && r.is_multiple_of(phase_rows(self.b_row_chunks()))
             && (r.is_multiple_of(self.bk) || self.bk.is_multiple_of(r))
+            && self.a_copies() as usize <= MAX_BASES
+            && self.b_row_steps() as usize <= MAX_BASES
     }
     /// Stage bytes from a thread's copy 0 of the A slice to its copy `e`, and of the B slice.
     pub const fn a_copy_offset(&self, e: u32) -> u32 {
@@ -504,6 +521,9 @@ mod tests {
                         (rb + dr, cb + dc),
                         "{s:?} copy {e}"
                     );
+                    // The kernel's pointer for this copy's row step exists.
+                    assert_eq!(dr % s.b_round_rows(), 0, "{s:?} copy {e}");
+                    assert!(dr / s.b_round_rows() < s.b_row_steps(), "{s:?} copy {e}");
                     assert_eq!(
                         s.b_chunk_offset(rb, cb) + s.b_copy_offset(e),
                         s.b_chunk_offset(rb + dr, cb + dc),
