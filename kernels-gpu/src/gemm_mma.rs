@@ -312,8 +312,13 @@ unsafe fn body<
     let mut stage = 0;
     // As in gemm_tuned.rs: the barrier that hands the block the next slice sits before the last
     // k-step's mma, whose fragments are already in registers, so the next slice's first
-    // fragment loads overlap them instead of following an idle barrier; the refill of the
-    // stage slice kt-1 used is spread over the slice's k-steps.
+    // fragment loads overlap them instead of following an idle barrier. The refill of the
+    // stage slice kt-1 used is spread over the slice's k-steps on the edge paths, whose copies
+    // each cost a dozen instructions; the interior path issues its copies (an instruction each)
+    // all at the slice's first k-step, which leaves one group of them in the loop, not one per
+    // k-step (ptxas pads each group with never-issued loads), and measured 1.02-1.03x faster
+    // for M7 and M9 (results/2026-12-01-h200/logs/bf16s4/call-2).
+    let copy_step = |j: u32| if INTERIOR { 0 } else { s.copy_step(j) };
     let mut current = fragments(stage, 0);
     for kt in 0..slices {
         let refill = kt + s.stages - 1;
@@ -321,12 +326,12 @@ unsafe fn body<
         for kk in 0..s.k_steps() {
             if refill < slices {
                 for j in 0..s.copies_per_slice() {
-                    if s.copy_step(j) == kk {
+                    if copy_step(j) == kk {
                         copy(refill_stage, refill, j, a_src, b_src);
                     }
                 }
             }
-            if INTERIOR && kk == s.copy_step(s.copies_per_slice() - 1) {
+            if INTERIOR && kk == copy_step(s.copies_per_slice() - 1) {
                 (a_src, b_src) = advance(a_src, b_src);
             }
             if kk + 1 == s.k_steps() {
