@@ -278,6 +278,8 @@ LAB_GEMM_BF16(bf16_gemm_bm64_bn128_bk32_wm32_wn64_m16n8k16_s4, 128, 49152, 64, 1
 LAB_GEMM_BF16(bf16_gemm_bm64_bn64_bk32_wm32_wn32_m16n8k16_s4, 128, 32768, 64, 64, 32, 32, 32, 4)
 LAB_GEMM_BF16(bf16_gemm_bm128_bn256_bk64_wm64_wn64_m16n8k16_s3, 256, 147456, 128, 256, 64, 64, 64, 3)
 LAB_GEMM_BF16(bf16_gemm_bm256_bn128_bk64_wm64_wn64_m16n8k16_s3, 256, 147456, 256, 128, 64, 64, 64, 3)
+LAB_GEMM_BF16(bf16_gemm_bm128_bn256_bk64_wm64_wn64_m16n8k16_s4, 256, 196608, 128, 256, 64, 64, 64, 4)
+LAB_GEMM_BF16(bf16_gemm_bm256_bn128_bk64_wm64_wn64_m16n8k16_s4, 256, 196608, 256, 128, 64, 64, 64, 4)
 LAB_MMA_ILP(mma_bf16_ilp1, 1, 4)
 LAB_MMA_ILP(mma_bf16_ilp2, 2, 4)
 LAB_MMA_ILP(mma_bf16_ilp4, 4, 2)

@@ -1,8 +1,9 @@
 //! GPU-only tests of the BF16 GEMM's host side (sm_80 or newer), through the pieces an experiment
 //! uses (`experiments::gemm_bf16`, `cuda::cupti`):
 //! - every BF16 line and cuBLAS's BF16 GEMM (`cublasGemmEx`) timed interleaved and every element
-//!   of each output checked under the tensor-core rule, at 1x1x8, 333x250x80, 4096^3 and 8192^3;
-//!   the large sizes print TFLOP/s (not asserted: a timing never decides a test);
+//!   of each output checked under the tensor-core rule, at 1x1x8, 333x250x80, 520x640x192,
+//!   520x600x200, 4096^3 and 8192^3; the large sizes print TFLOP/s (not asserted: a timing never
+//!   decides a test);
 //! - CUPTI's record of one of the lab's own launches against what was launched (the record's
 //!   layout, read on a real CUPTI);
 //! - the kernels cuBLAS really runs for SGEMM and for the BF16 GEMM, read through CUPTI, with
@@ -115,7 +116,16 @@ fn every_bf16_line_and_cublas_pass_the_check_at_small_and_odd_sizes() {
     let gpu = gpu();
     let module = tensor_support::built_in(&gpu);
     let cublas = open_cublas(&gpu);
-    for d in [dims(1, 1, 8), dims(333, 250, 80)] {
+    // 1x1x8 and 333x250x80 stage element by element (N not a multiple of 8); 520x640x192 has
+    // blocks wholly inside A and B (the interior copies, no bounds tests) beside edge blocks
+    // along M (and along N for 256-column tiles); 520x600x200 copies 16-byte chunks with the
+    // bounds tests in every block (K is no whole number of slices).
+    for d in [
+        dims(1, 1, 8),
+        dims(333, 250, 80),
+        dims(520, 640, 192),
+        dims(520, 600, 200),
+    ] {
         every_line_and_cublas_pass_at(&gpu, &module, &cublas, d);
     }
 }

@@ -101,6 +101,31 @@ impl Output {
     }
 }
 
+impl Output {
+    /// [`Output::store`] for a group known to lie inside C, as one access with no bounds test:
+    /// the epilogue of a tile wholly inside C.
+    ///
+    /// # Safety
+    /// `vector` holds (with its contract), `col` is a multiple of W, the W columns from (`row`,
+    /// `col`) lie inside C, and no other thread reads or writes them.
+    #[inline(always)]
+    pub unsafe fn store_inside<const W: usize>(&self, row: u32, col: u32, vals: [f32; W])
+    where
+        [f32; W]: Group,
+    {
+        let at = row * self.n + col;
+        // SAFETY: the group is inside C and aligned (the caller's contract).
+        let old = if self.beta != 0.0 {
+            unsafe { <[f32; W]>::load(self.c, at) }
+        } else {
+            [0.0; W]
+        };
+        let out: [f32; W] = core::array::from_fn(|j| blend(self.alpha, vals[j], self.beta, old[j]));
+        // SAFETY: as above.
+        unsafe { out.store(self.c, at) };
+    }
+}
+
 /// alpha*acc + beta*old, with beta*old left out when beta is zero (C may hold anything then).
 #[inline(always)]
 fn blend(alpha: f32, acc: f32, beta: f32, old: f32) -> f32 {

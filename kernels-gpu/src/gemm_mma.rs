@@ -15,11 +15,20 @@
 //! A 16-byte copy needs its 8 bf16 16-byte aligned, which rows of K (A) or N (B) bf16 only give
 //! when K and N are multiples of 8 (and A and B 16-byte aligned). Otherwise the kernel stages
 //! each chunk element by element through registers: right at any size, and slower.
+//!
+//! Blocks whose tile lies wholly inside A and B (and K a whole number of slices), nearly every
+//! block of a large GEMM, take an interior path: no bounds test, no zero-fill predicate, each
+//! copy's global address one of a few loop-carried pointers plus a constant and its shared
+//! address a base plus a constant, and the tile stored with no bounds tests. Per-copy bounds
+//! tests and index arithmetic were nearly a third of the main loop's instructions, and under
+//! the power cap every instruction issued beside the mma costs clock.
 
 use crate::block_order::block_tile;
 use crate::gemm_epilogue::Output;
 use crate::gpu;
-use crate::mma_shape::{chunks_aligned, MmaShape, CHUNK_ELEMS, WARP};
+use crate::mma_shape::{
+    chunks_aligned, MmaShape, CARRIED_A_POINTERS, CHUNK_BYTES, CHUNK_ELEMS, MAX_BASES, WARP,
+};
 use crate::tuned_shape::inside;
 use crate::variants::Bf16GemmArgs;
 
@@ -52,24 +61,73 @@ pub unsafe fn gemm_mma<
         alpha,
         beta,
     } = args;
-    // Two copies of the kernel, one per way of staging, chosen once: chosen per copy inside the
-    // K loop, both ways' instructions would be issued every slice, one predicated off (as in
-    // gemm_tuned.rs).
-    if chunks_aligned(k as u32, a as usize) && chunks_aligned(n as u32, b as usize) {
+    let (m, n, k) = (m as u32, n as u32, k as u32);
+    let (tile_row, tile_col) = block_tile(
+        gpu::block_idx_x(),
+        gpu::block_idx_y(),
+        gpu::grid_dim_x(),
+        gpu::grid_dim_y(),
+    );
+    let tile = (tile_row * BM as u32, tile_col * BN as u32);
+    // Three copies of the kernel, one per way of staging, chosen once per block (uniform): chosen
+    // per copy inside the K loop, every way's instructions would be issued every slice, the
+    // others predicated off (as in gemm_tuned.rs). A block whose tile lies wholly inside A and B
+    // (every row of A and column of B it reads exists, and K is whole slices) copies with no
+    // bounds tests and no zero-fill, each copy's addresses a base plus a constant
+    // (`interior_copies`); blocks at the edges keep the tests.
+    let chunked = chunks_aligned(k, a as usize) && chunks_aligned(n, b as usize);
+    let interior = chunked
+        && MmaShape::of::<BM, BN, BK, MI, NI, STAGES>().copies_split_exactly()
+        && tile.0 + BM as u32 <= m
+        && tile.1 + BN as u32 <= n
+        && k.is_multiple_of(BK as u32);
+    let p = Problem {
+        a,
+        b,
+        c,
+        m,
+        n,
+        k,
+        alpha,
+        beta,
+        tile,
+    };
+    if interior {
+        // SAFETY: the caller's contract; A's and B's rows allow 16-byte copies, and every chunk
+        // of the block's slices lies inside A and B.
+        unsafe { body::<BM, BN, BK, MI, NI, STAGES, true, true>(p) }
+    } else if chunked {
         // SAFETY: the caller's contract; A's and B's rows allow 16-byte copies.
-        unsafe { body::<BM, BN, BK, MI, NI, STAGES, true>(a, b, c, m, n, k, alpha, beta) }
+        unsafe { body::<BM, BN, BK, MI, NI, STAGES, true, false>(p) }
     } else {
         // SAFETY: the caller's contract.
-        unsafe { body::<BM, BN, BK, MI, NI, STAGES, false>(a, b, c, m, n, k, alpha, beta) }
+        unsafe { body::<BM, BN, BK, MI, NI, STAGES, false, false>(p) }
     }
 }
 
-/// The kernel, staging 16-byte chunks by `cp.async` (`CHUNKED`) or element by element.
+/// One block's problem: the kernel's arguments (sizes as u32) and the block's output tile
+/// origin (row, column) in C.
+#[derive(Clone, Copy)]
+struct Problem {
+    a: *const u16,
+    b: *const u16,
+    c: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+    alpha: f32,
+    beta: f32,
+    tile: (u32, u32),
+}
+
+/// The kernel, staging 16-byte chunks by `cp.async` (`CHUNKED`) or element by element; with
+/// `INTERIOR`, every chunk is inside A and B and copied with no test.
 ///
 /// # Safety
-/// As [`gemm_mma`]; with `CHUNKED`, `chunks_aligned` holds for A (K columns) and B (N columns).
+/// As [`gemm_mma`]; with `CHUNKED`, `chunks_aligned` holds for A (K columns) and B (N columns);
+/// with `INTERIOR` (only with `CHUNKED`), the tile's BM rows of A and BN columns of B lie inside
+/// the matrices, BK divides K, and the shape's copies step by whole swizzle phases.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 unsafe fn body<
     const BM: usize,
     const BN: usize,
@@ -78,41 +136,106 @@ unsafe fn body<
     const NI: usize,
     const STAGES: usize,
     const CHUNKED: bool,
+    const INTERIOR: bool,
 >(
-    a: *const u16,
-    b: *const u16,
-    c: *mut f32,
-    m: i32,
-    n: i32,
-    k: i32,
-    alpha: f32,
-    beta: f32,
+    p: Problem,
 ) {
-    let s = MmaShape {
-        bm: BM as u32,
-        bn: BN as u32,
-        bk: BK as u32,
-        wm: 16 * MI as u32,
-        wn: 8 * NI as u32,
-        stages: STAGES as u32,
-    };
-    let (m, n, k) = (m as u32, n as u32, k as u32);
+    let Problem {
+        a,
+        b,
+        c,
+        m,
+        n,
+        k,
+        alpha,
+        beta,
+        tile: (row0, col0),
+    } = p;
+    let s = MmaShape::of::<BM, BN, BK, MI, NI, STAGES>();
     let t = gpu::thread_idx_x();
     let (warp, lane) = (t / WARP, t % WARP);
-    let (tile_row, tile_col) = block_tile(
-        gpu::block_idx_x(),
-        gpu::block_idx_y(),
-        gpu::grid_dim_x(),
-        gpu::grid_dim_y(),
-    );
-    let (row0, col0) = (tile_row * s.bm, tile_col * s.bn);
     let smem = gpu::dynamic_shared_base();
     let slices = k.div_ceil(s.bk);
 
+    // The interior path's sources: a thread's copy e of a slice is its copy 0 moved by a
+    // constant number of rows and chunks, landing a constant number of bytes after it
+    // (`mma_shape.rs`, `copies_split_exactly`). Each distinct row of a thread's copies keeps a
+    // pointer to its chunk in the next slice to be staged (A: one per copy; B, walked by lines
+    // with `b_copy_by_lines`: one per row step, its copies a constant number of lines further),
+    // advanced a slice after that slice's last copy. Loop-carried pointers cost two adds a slice
+    // each, with no long dependency chains and no temporaries: address arithmetic per copy
+    // stalled the warp on its results, and its temporaries, given registers of the next
+    // fragments, made those fragments' loads wait for the copies to read them. Shared: copy 0's
+    // place in a stage. Unused (and dropped) on the other paths.
+    let (ra, ca) = s.a_copy(t, 0);
+    let (rb, cb) = s.b_copy_by_lines(t, 0);
+    let (a_place, b_place) = (s.a_chunk_offset(ra, ca), s.b_chunk_offset(rb, cb));
+    // Built and advanced as whole arrays (by value, every index a constant), which LLVM keeps in
+    // registers; filled in place through a loop, they were kept in local memory.
+    let mut a_src: [*const u16; MAX_BASES] = core::array::from_fn(|e| {
+        let row = row0 + ra + e as u32 * s.a_copy_rows();
+        if INTERIOR && e < s.a_copies() as usize {
+            a.wrapping_add((row * k + CHUNK_ELEMS * ca) as usize)
+        } else {
+            a
+        }
+    });
+    let mut b_src: [*const u16; MAX_BASES] = core::array::from_fn(|h| {
+        let row = rb + h as u32 * s.b_round_rows();
+        if INTERIOR && h < s.b_row_steps() as usize {
+            b.wrapping_add((row * n + col0 + CHUNK_ELEMS * cb) as usize)
+        } else {
+            b
+        }
+    });
+    // Elements between a slice of A and the next (along a row), and of B (down the columns).
+    let (a_slice_elems, b_slice_elems) = (s.bk as usize, s.bk as usize * n as usize);
+    // With more copies of A than CARRIED_A_POINTERS, advancing a pointer per copy costs more
+    // than it saves (two adds a slice each, and their registers): A's pointers then stay at
+    // slice 0 and each copy adds the slice's offset itself.
+    let a_carried = s.a_copies() <= CARRIED_A_POINTERS;
+    let advance = |a_src: [*const u16; MAX_BASES], b_src: [*const u16; MAX_BASES]| {
+        (
+            if a_carried {
+                a_src.map(|p| p.wrapping_add(a_slice_elems))
+            } else {
+                a_src
+            },
+            b_src.map(|p| p.wrapping_add(b_slice_elems)),
+        )
+    };
+
     // Copy `j` of this thread's share of K slice `kt` into stage `stage`: copies below
-    // `a_copies()` are chunks of A, the rest chunks of B.
-    let copy = |stage: u32, kt: u32, j: u32| {
+    // `a_copies()` are chunks of A, the rest chunks of B. The interior path reads its sources
+    // (which point at slice `kt`) instead of `kt`.
+    let copy = |stage: u32,
+                kt: u32,
+                j: u32,
+                a_src: [*const u16; MAX_BASES],
+                b_src: [*const u16; MAX_BASES]| {
         let base = smem + stage * s.stage_bytes();
+        if INTERIOR {
+            if j < s.a_copies() {
+                let dst = base + a_place + s.a_copy_offset(j);
+                let src = if a_carried {
+                    a_src[j as usize]
+                } else {
+                    a_src[j as usize].wrapping_add((kt * s.bk) as usize)
+                };
+                // SAFETY: INTERIOR: the chunk (row0 + ra + j*a_copy_rows, kt*BK + 8*ca) of A is
+                // inside A and 16-byte aligned; dst is its place in this stage.
+                unsafe { gpu::cp_async_bf16x8_at(dst, src, 0) };
+            } else {
+                let e = j - s.a_copies();
+                let (rows, chunks) = s.b_copy_delta(e);
+                let dst = base + b_place + s.b_copy_offset(e);
+                let src = b_src[(rows / s.b_round_rows()) as usize];
+                // SAFETY: INTERIOR: the chunk (kt*BK + rb + rows, col0 + 8*(cb + chunks)) of B
+                // is inside B and 16-byte aligned; dst is its place in this stage.
+                unsafe { gpu::cp_async_bf16x8_at(dst, src, chunks * CHUNK_BYTES) };
+            }
+            return;
+        }
         let k0 = kt * s.bk;
         let (dst, src, (row, col), (rows, cols)) = if j < s.a_copies() {
             let (r, ch) = s.a_copy(t, j);
@@ -146,17 +269,17 @@ unsafe fn body<
             unsafe { gpu::shared_store4(dst, words) };
         }
     };
-    let stage_slice = |stage: u32, kt: u32| {
-        for j in 0..s.copies_per_slice() {
-            copy(stage, kt, j);
-        }
-    };
 
     // The pipeline's first STAGES-1 slices; a group is committed even when empty so that the
     // wait below always counts the same number of groups.
     for kt in 0..s.stages - 1 {
         if kt < slices {
-            stage_slice(kt, kt);
+            for j in 0..s.copies_per_slice() {
+                copy(kt, kt, j, a_src, b_src);
+            }
+        }
+        if INTERIOR {
+            (a_src, b_src) = advance(a_src, b_src);
         }
         gpu::cp_async_commit();
     }
@@ -189,8 +312,13 @@ unsafe fn body<
     let mut stage = 0;
     // As in gemm_tuned.rs: the barrier that hands the block the next slice sits before the last
     // k-step's mma, whose fragments are already in registers, so the next slice's first
-    // fragment loads overlap them instead of following an idle barrier; the refill of the
-    // stage slice kt-1 used is spread over the slice's k-steps.
+    // fragment loads overlap them instead of following an idle barrier. The refill of the
+    // stage slice kt-1 used is spread over the slice's k-steps on the edge paths, whose copies
+    // each cost a dozen instructions; the interior path issues its copies (an instruction each)
+    // all at the slice's first k-step, which leaves one group of them in the loop, not one per
+    // k-step (ptxas pads each group with never-issued loads), and measured 1.02-1.03x faster
+    // for M7 and M9 (results/2026-12-01-h200/logs/bf16s4/call-2).
+    let copy_step = |j: u32| if INTERIOR { 0 } else { s.copy_step(j) };
     let mut current = fragments(stage, 0);
     for kt in 0..slices {
         let refill = kt + s.stages - 1;
@@ -198,10 +326,13 @@ unsafe fn body<
         for kk in 0..s.k_steps() {
             if refill < slices {
                 for j in 0..s.copies_per_slice() {
-                    if s.copy_step(j) == kk {
-                        copy(refill_stage, refill, j);
+                    if copy_step(j) == kk {
+                        copy(refill_stage, refill, j, a_src, b_src);
                     }
                 }
+            }
+            if INTERIOR && kk == copy_step(s.copies_per_slice() - 1) {
+                (a_src, b_src) = advance(a_src, b_src);
             }
             if kk + 1 == s.k_steps() {
                 gpu::cp_async_commit();
@@ -244,9 +375,16 @@ unsafe fn body<
             for half in 0..2 {
                 let (r, cc) = s.accumulator(warp, lane, mi as u32, ni as u32, 2 * half);
                 let vals = [acc_tile[2 * half as usize], acc_tile[2 * half as usize + 1]];
-                // SAFETY: C holds M*N floats (the caller's contract); the pair starts at an even
-                // column, so with `vector` it is 8-byte aligned and wholly inside or outside C.
-                unsafe { out.store::<2>(row0 + r, col0 + cc, vals) };
+                if INTERIOR && out.vector {
+                    // SAFETY: INTERIOR: the tile is inside C; with `vector` the pair, at an even
+                    // column, is 8-byte aligned.
+                    unsafe { out.store_inside::<2>(row0 + r, col0 + cc, vals) };
+                } else {
+                    // SAFETY: C holds M*N floats (the caller's contract); the pair starts at an
+                    // even column, so with `vector` it is 8-byte aligned and wholly inside or
+                    // outside C.
+                    unsafe { out.store::<2>(row0 + r, col0 + cc, vals) };
+                }
             }
         }
     }

@@ -29,6 +29,12 @@ pub const CHUNK_ELEMS: u32 = 8;
 pub const BF16_BYTES: u32 = 2;
 /// Chunks in a 128-byte line: one per 16-byte group of the 32 four-byte banks.
 pub const LINE_CHUNKS: u32 = 8;
+/// Most source pointers a thread of the interior path keeps per matrix (one per copy of A, one
+/// per row step of B): shapes that need more take the edge path everywhere.
+pub const MAX_BASES: usize = 8;
+/// Most copies of A a thread of the interior path keeps a pointer for that it advances every
+/// slice; with more, its pointers stay at slice 0 and each copy adds the slice's offset.
+pub const CARRIED_A_POINTERS: u32 = 4;
 
 /// One tensor-core GEMM tile shape; every field is a table column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +64,17 @@ pub const fn swizzle(row: u32, chunk: u32, per_row: u32) -> u32 {
     q ^ ((q / line_of_phase) % LINE_CHUNKS)
 }
 
+/// Rows after which [`swizzle`]'s phase repeats, in a tile of `per_row` chunks a row: 8 lines
+/// of phases, each line a row (rows of at least a line) or 8 / `per_row` rows.
+pub const fn phase_rows(per_row: u32) -> u32 {
+    let line_of_phase = if per_row > LINE_CHUNKS {
+        per_row
+    } else {
+        LINE_CHUNKS
+    };
+    LINE_CHUNKS * line_of_phase / per_row
+}
+
 impl MmaShape {
     /// The shape of block tile `bm x bn x bk`, warp tile `wm x wn` and `stages` stages.
     pub const fn new(bm: u32, bn: u32, bk: u32, wm: u32, wn: u32, stages: u32) -> Self {
@@ -69,6 +86,26 @@ impl MmaShape {
             wn,
             stages,
         }
+    }
+
+    /// The shape of a kernel's const parameters: block tile BM x BN x BK, warps of MI x NI
+    /// m16n8 tiles, STAGES stages.
+    pub const fn of<
+        const BM: usize,
+        const BN: usize,
+        const BK: usize,
+        const MI: usize,
+        const NI: usize,
+        const STAGES: usize,
+    >() -> Self {
+        Self::new(
+            BM as u32,
+            BN as u32,
+            BK as u32,
+            MMA_M * MI as u32,
+            MMA_N * NI as u32,
+            STAGES as u32,
+        )
     }
 
     pub const fn threads(&self) -> u32 {
@@ -139,6 +176,65 @@ impl MmaShape {
     pub const fn b_copy(&self, t: u32, e: u32) -> ChunkIndex {
         let q = t + e * self.threads();
         (q / self.b_row_chunks(), q % self.b_row_chunks())
+    }
+    /// The interior path's copy `e` of thread `t` of the B slice: the slice walked one 128-byte
+    /// line column at a time (the 8 chunks of a line, then the next row, then the next line
+    /// column), so that a warp still reads whole lines (4 rows of 128 bytes) and a quarter-warp
+    /// writes one line, while a thread's copies differ only by whole lines and a few row steps:
+    /// a few bases plus constants ([`Self::b_copy_delta`]). The other paths keep
+    /// [`Self::b_copy`], whose one-chunk-column copies the element-wise staging needs fewer
+    /// registers for.
+    pub const fn b_copy_by_lines(&self, t: u32, e: u32) -> ChunkIndex {
+        let q = t + e * self.threads();
+        let rest = q / LINE_CHUNKS;
+        let line = rest / self.bk;
+        (rest % self.bk, LINE_CHUNKS * line + q % LINE_CHUNKS)
+    }
+    /// Rows between a thread's consecutive copies of the A slice: its copies of a slice are one
+    /// chunk column, every `a_copy_rows()` rows.
+    pub const fn a_copy_rows(&self) -> u32 {
+        self.threads() / self.a_row_chunks()
+    }
+    /// Rows of B one round of copies (every thread's copy `e`) covers in a line column.
+    pub const fn b_round_rows(&self) -> u32 {
+        self.threads() / LINE_CHUNKS
+    }
+    /// What copy `e` of the B slice adds to a thread's copy 0 in [`Self::b_copy_by_lines`]:
+    /// (rows, chunks), the same for every thread when [`Self::copies_split_exactly`] holds.
+    pub const fn b_copy_delta(&self, e: u32) -> ChunkIndex {
+        let rows = e * self.b_round_rows();
+        (rows % self.bk, LINE_CHUNKS * (rows / self.bk))
+    }
+    /// Row steps of a thread's copies of the B slice in [`Self::b_copy_by_lines`]: the distinct
+    /// rows its copies start at.
+    pub const fn b_row_steps(&self) -> u32 {
+        if self.b_round_rows() >= self.bk {
+            1
+        } else {
+            self.bk / self.b_round_rows()
+        }
+    }
+    /// Whether every thread's copy `e` lies a constant (rows, chunks) after its copy 0 and lands a
+    /// constant `a_copy_offset(e)` (`b_copy_offset(e)`) bytes after it in the stage: the row
+    /// steps are whole periods of the swizzle's phase ([`phase_rows`]) and, for B, a round of
+    /// copies covers whole line columns or a whole number of rounds covers one. The kernel's
+    /// interior path forms each copy's addresses as a base plus a constant only when this holds.
+    pub const fn copies_split_exactly(&self) -> bool {
+        let r = self.b_round_rows();
+        self.a_copy_rows()
+            .is_multiple_of(phase_rows(self.a_row_chunks()))
+            && r.is_multiple_of(phase_rows(self.b_row_chunks()))
+            && (r.is_multiple_of(self.bk) || self.bk.is_multiple_of(r))
+            && self.a_copies() as usize <= MAX_BASES
+            && self.b_row_steps() as usize <= MAX_BASES
+    }
+    /// Stage bytes from a thread's copy 0 of the A slice to its copy `e`, and of the B slice.
+    pub const fn a_copy_offset(&self, e: u32) -> u32 {
+        e * self.a_copy_rows() * self.bk * BF16_BYTES
+    }
+    pub const fn b_copy_offset(&self, e: u32) -> u32 {
+        let (rows, chunks) = self.b_copy_delta(e);
+        rows * self.bn * BF16_BYTES + chunks * CHUNK_BYTES
     }
     /// The k16 step of the current slice at which copy `j` of a later slice is issued: the
     /// copies spread evenly over the slice, so no step's mma queue behind all of them.
@@ -331,21 +427,24 @@ mod tests {
                     assert_eq!(distinct_bank_groups(offsets), 8, "{s:?} A copy {e}");
                 }
                 for e in 0..s.b_copies() {
-                    let offsets = threads.clone().map(|t| {
-                        let (r, c) = s.b_copy(t, e);
-                        s.b_chunk_offset(r, c)
-                    });
-                    assert_eq!(distinct_bank_groups(offsets), 8, "{s:?} B copy {e}");
+                    for b_copy in [MmaShape::b_copy, MmaShape::b_copy_by_lines] {
+                        let offsets = threads.clone().map(|t| {
+                            let (r, c) = b_copy(&s, t, e);
+                            s.b_chunk_offset(r, c)
+                        });
+                        assert_eq!(distinct_bank_groups(offsets), 8, "{s:?} B copy {e}");
+                    }
                 }
             }
         }
     }
 
     /// Every chunk of a slice is copied by exactly one (thread, copy), into its own place of the
-    /// stage, and the A and B slices do not overlap.
+    /// stage, and the A and B slices do not overlap, with either walk of B.
     #[test]
     fn each_chunk_of_a_slice_is_copied_once() {
-        for s in shapes() {
+        let walks = [MmaShape::b_copy, MmaShape::b_copy_by_lines];
+        for (s, b_copy) in shapes().into_iter().flat_map(|s| walks.map(|w| (s, w))) {
             let mut stage = vec![0u32; (s.stage_bytes() / CHUNK_BYTES) as usize];
             let mut a = vec![0u32; (s.bm * s.a_row_chunks()) as usize];
             let mut b = vec![0u32; (s.bk * s.b_row_chunks()) as usize];
@@ -356,7 +455,7 @@ mod tests {
                     stage[(s.a_chunk_offset(r, c) / CHUNK_BYTES) as usize] += 1;
                 }
                 for e in 0..s.b_copies() {
-                    let (r, c) = s.b_copy(t, e);
+                    let (r, c) = b_copy(&s, t, e);
                     b[(r * s.b_row_chunks() + c) as usize] += 1;
                     stage[(s.b_chunk_offset(r, c) / CHUNK_BYTES) as usize] += 1;
                 }
@@ -393,6 +492,55 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The interior path's split of each copy (copy 0's row, chunk and place, plus a constant
+    /// per copy) is the copy's own row, chunk and place, for every table line; and every table
+    /// line takes that path.
+    #[test]
+    fn the_interior_copy_split_is_exact() {
+        for g in crate::variants::BF16_GEMM {
+            assert!(g.shape.copies_split_exactly(), "{}: {:?}", g.label, g.shape);
+        }
+        for s in shapes().into_iter().filter(|s| s.copies_split_exactly()) {
+            for t in 0..s.threads() {
+                let (ra, ca) = s.a_copy(t, 0);
+                for e in 0..s.a_copies() {
+                    assert_eq!(s.a_copy(t, e), (ra + e * s.a_copy_rows(), ca), "{s:?}");
+                    assert_eq!(
+                        s.a_chunk_offset(ra, ca) + s.a_copy_offset(e),
+                        s.a_chunk_offset(ra + e * s.a_copy_rows(), ca),
+                        "{s:?} A thread {t} copy {e}"
+                    );
+                }
+                let (rb, cb) = s.b_copy_by_lines(t, 0);
+                for e in 0..s.b_copies() {
+                    let (dr, dc) = s.b_copy_delta(e);
+                    assert_eq!(
+                        s.b_copy_by_lines(t, e),
+                        (rb + dr, cb + dc),
+                        "{s:?} copy {e}"
+                    );
+                    // The kernel's pointer for this copy's row step exists.
+                    assert_eq!(dr % s.b_round_rows(), 0, "{s:?} copy {e}");
+                    assert!(dr / s.b_round_rows() < s.b_row_steps(), "{s:?} copy {e}");
+                    assert_eq!(
+                        s.b_chunk_offset(rb, cb) + s.b_copy_offset(e),
+                        s.b_chunk_offset(rb + dr, cb + dc),
+                        "{s:?} B thread {t} copy {e}"
+                    );
+                }
+            }
+        }
+        // A row step shorter than the swizzle's period shifts the phase: the split fails there.
+        let narrow = MmaShape::new(16, 64, 64, 16, 64, 2);
+        assert_eq!(narrow.a_copy_rows(), 4);
+        assert!(!narrow.copies_split_exactly());
+        assert_ne!(
+            narrow.a_chunk_offset(0, 0) + narrow.a_copy_offset(1),
+            narrow.a_chunk_offset(narrow.a_copy_rows(), 0)
+        );
+        assert_eq!((phase_rows(4), phase_rows(8), phase_rows(32)), (16, 8, 8));
     }
 
     /// Simulates a block's fragment loads from a staged slice: every lane's A and B registers,

@@ -122,6 +122,8 @@ variant_table! {
         ("M6",    mma { block: (64, 64, 32), warp: (32, 32), mma: (16, 8, 16), stages: 4 }),   // 128   32
         ("M7",    mma { block: (128, 256, 64), warp: (64, 64), mma: (16, 8, 16), stages: 3 }), // 256  128
         ("M8",    mma { block: (256, 128, 64), warp: (64, 64), mma: (16, 8, 16), stages: 3 }), // 256  128
+        ("M9",    mma { block: (128, 256, 64), warp: (64, 64), mma: (16, 8, 16), stages: 4 }), // 256  128
+        ("M10",   mma { block: (256, 128, 64), warp: (64, 64), mma: (16, 8, 16), stages: 4 }), // 256  128
     ],
     // Tensor-core ILP (the peer's contract): ILP independent m16n8k16 BF16 accumulators per warp.
     // Entry: mma_bf16_ilp{ILP}.
@@ -345,7 +347,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 8 + 4 + 10 + 8] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 10 + 4 + 10 + 8] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };

@@ -101,6 +101,28 @@ pub unsafe fn cp_async_bf16x8(dst: u32, src: *const u16, index: u32, inside: boo
     }
 }
 
+/// Asynchronous copy of the eight bf16 at byte address `p + offset` (global, 16-byte aligned)
+/// to shared address `dst` (16-byte aligned), bypassing L1 (`.cg`), with no predicate and no
+/// zero-fill: the copy of a chunk known to lie inside its matrix. With `offset` a constant,
+/// ptxas folds it into the copy's immediate.
+///
+/// # Safety
+/// The eight bf16 at that address must be valid global memory, 16-byte aligned and not written
+/// during the kernel; `dst` must lie in the block's shared memory.
+#[inline(always)]
+pub unsafe fn cp_async_bf16x8_at(dst: u32, p: *const u16, offset: u32) {
+    // SAFETY: the caller's contract. Not `nomem`: the copy writes shared memory, so no shared
+    // access may move across it.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 g, o; cvt.u64.u32 o, {offset}; add.s64 g, {p}, o;",
+            "cvta.to.global.u64 g, g; cp.async.cg.shared.global [{dst}], [g], 16; }}",
+            dst = in(reg32) dst, p = in(reg64) p, offset = in(reg32) offset,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
 /// Reads the bf16 `p[index]` from global memory.
 ///
 /// # Safety
