@@ -513,8 +513,9 @@ fn bf16_gemms_use_the_tensor_core_path() {
 
 /// Every control, and the FFMA it controls, is built by ptxas (sm_90) to the instruction its op
 /// names: the FADD and FMUL read two vector registers, the immediate and constant FFMAs one
-/// (the constant as `c[..]` or a uniform register), the sweep's FFMA three. nvdisasm comes
-/// with ptxas (the CUDA toolkit's bin, or the same pip wheel).
+/// (the constant as `c[..]` or a uniform register), the sweep's FFMA three. nvdisasm: $NVDISASM,
+/// else beside ptxas (a CUDA toolkit's bin); pip's ptxas wheel has none, so `.ci/run` installs
+/// pip's `nvidia-cuda-nvdisasm` and sets NVDISASM.
 #[test]
 fn fma_controls_assemble_to_their_instruction() {
     let (_, manifest) = built("sm_90");
@@ -524,7 +525,9 @@ fn fma_controls_assemble_to_their_instruction() {
         .find(|m| m.module.kind == ModuleKind::Main)
         .expect("the main module");
     let ptxas = ptxas::find().expect("ptxas");
-    let nvdisasm = ptxas.with_file_name("nvdisasm");
+    let nvdisasm = std::env::var_os("NVDISASM")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| ptxas.with_file_name("nvdisasm"));
     let dir = workspace()
         .join("target")
         .join("test-kernels")
@@ -533,7 +536,7 @@ fn fma_controls_assemble_to_their_instruction() {
         .arg("-c")
         .arg(dir.join(&main.cubin))
         .output()
-        .unwrap_or_else(|e| panic!("{} (beside ptxas): {e}", nvdisasm.display()));
+        .unwrap_or_else(|e| panic!("{} ($NVDISASM, else beside ptxas): {e}", nvdisasm.display()));
     assert!(
         out.status.success(),
         "{}",
