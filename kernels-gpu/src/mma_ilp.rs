@@ -32,12 +32,7 @@ pub unsafe fn mma_bf16_ilp<const ILP: usize>(args: MmaArgs) {
         )
     };
 
-    // Zero, through `opaque` so that the accumulators enter both loops' guards as one value each:
-    // from the constant 0.0, LLVM gave the main loop's preheader its own copy of every zero (a
-    // CS2R per register pair after the guard's branch, none in nvcc's build), one more way the
-    // prologue differs from nvcc's at the loop's entry.
-    let mut d: [[f32; 4]; ILP] =
-        core::array::from_fn(|_| core::array::from_fn(|_| f32::from_bits(gpu::opaque(0))));
+    let mut d = [[0.0f32; 4]; ILP];
     let round = |d: &mut [[f32; 4]; ILP]| {
         for acc in d.iter_mut() {
             // SAFETY: every lane of the warp runs the same number of rounds (iters is uniform).
