@@ -32,7 +32,23 @@ pub unsafe fn mma_bf16_ilp<const ILP: usize>(args: MmaArgs) {
         )
     };
 
-    let mut d = [[0.0f32; 4]; ILP];
+    // The accumulators start at zero in the form NVVM's output has them: every register but the
+    // last from one zero on both paths into the loops (here an opaque zero, so that LLVM keeps
+    // one value for both), the last from the constant, which the main loop's preheader zeroes
+    // again. From the constant everywhere, LLVM zeroed every register a second time there; with
+    // this form ptxas builds the ILP 1 and 2 entries instruction for instruction as nvcc's
+    // (registers apart) up to the final sum, which xtask's twin test holds. At 5 warps/SM, where
+    // a scheduler holds two warps, the prologue decides which interleaving they settle into
+    // (docs/design.md, experiment 6).
+    let mut d: [[f32; 4]; ILP] = core::array::from_fn(|i| {
+        core::array::from_fn(|j| {
+            if i + 1 == ILP && j == 3 {
+                0.0
+            } else {
+                f32::from_bits(gpu::opaque(0))
+            }
+        })
+    });
     let round = |d: &mut [[f32; 4]; ILP]| {
         for acc in d.iter_mut() {
             // SAFETY: every lane of the warp runs the same number of rounds (iters is uniform).

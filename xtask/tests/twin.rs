@@ -207,6 +207,84 @@ mod with_nvcc {
         }
     }
 
+    /// The SASS of `entry` in `cubin` (nvdisasm: $NVDISASM, else beside ptxas) as mnemonics,
+    /// padding left out, from the entry's first instruction to the read of the block index that
+    /// starts the final sum and store.
+    fn mnemonics_before_the_sum(cubin: &Path, entry: &str) -> Vec<String> {
+        let ptxas = xtask::ptxas::find().expect("ptxas");
+        let nvdisasm = std::env::var_os("NVDISASM")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| ptxas.with_file_name("nvdisasm"));
+        let out = std::process::Command::new(&nvdisasm)
+            .arg("-c")
+            .arg(cubin)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("{} ($NVDISASM, else beside ptxas): {e}", nvdisasm.display())
+            });
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let sass = String::from_utf8(out.stdout).unwrap();
+        let section = format!(".text.{entry}:");
+        let start = sass
+            .find(&section)
+            .unwrap_or_else(|| panic!("no {entry} in {}", cubin.display()));
+        let body = &sass[start + section.len()..];
+        let body = &body[..body.find(".text.").unwrap_or(body.len())];
+        // `/*0010*/ @!P0 BRA `(.L_x_1) ; /* 0x... */`: a guard, then the mnemonic.
+        let code = body
+            .lines()
+            .filter_map(|l| l.split("*/").nth(1)?.split(';').next().map(str::trim))
+            .filter(|c| !c.is_empty());
+        let mut found = Vec::new();
+        for c in code {
+            if c.contains("SR_CTAID") {
+                return found;
+            }
+            let mut words = c.split_whitespace().skip_while(|w| w.starts_with('@'));
+            match words.next() {
+                Some("NOP") | None => {}
+                Some(op) => found.push(op.to_string()),
+            }
+        }
+        panic!("{entry}: no read of the block index in {}", cubin.display())
+    }
+
+    /// The prologue decides which interleaving two warps on one scheduler settle into
+    /// (docs/design.md, experiment 6), so the Rust build of `mma_bf16_ilp1` and `mma_bf16_ilp2`,
+    /// its PTX assembled for sm_90 by the same ptxas as the twin, is the twin's SASS opcode for
+    /// opcode (registers apart) from the first instruction to the final sum.
+    #[test]
+    #[cfg_attr(
+        not(lab_nvcc),
+        ignore = "needs nvcc: set NVCC or install the CUDA toolkit (xtask/src/nvcc/mod.rs, NOT_FOUND)"
+    )]
+    fn the_mma_ilp_prologues_and_loops_are_nvccs() {
+        let t = built("sm_90");
+        let ws = workspace();
+        let ptx = xtask::ptx::PtxBuild::new(&ws, "sm_80")
+            .compile()
+            .expect("the kernel build");
+        let dir = ws.join("target/test-twin/rust-tensor-sm_90");
+        let written = xtask::modules::write_all(&ptx, &dir).expect("the modules");
+        let tensor = written
+            .iter()
+            .find(|m| m.kind == ModuleKind::Tensor)
+            .expect("a tensor module");
+        let cubin = dir.join("tensor.sm_90.cubin");
+        let ptxas = xtask::ptxas::find().expect("ptxas");
+        xtask::ptxas::assemble(&ptxas, &dir.join(&tensor.file), "sm_90", &cubin).expect("ptxas");
+        for v in MMA_ILP.iter().filter(|v| v.ilp <= 2) {
+            let ours = mnemonics_before_the_sum(&cubin, v.entry);
+            let theirs = mnemonics_before_the_sum(&t.built.main.cubin, v.entry);
+            assert!(ours.iter().filter(|op| op.starts_with("HMMA")).count() >= 4 * v.ilp as usize);
+            assert_eq!(ours, theirs, "{}: Rust's SASS against nvcc's", v.entry);
+        }
+    }
+
     #[test]
     #[cfg_attr(
         not(lab_nvcc),
