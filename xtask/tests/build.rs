@@ -14,7 +14,8 @@ use xtask::ptxas;
 
 mod listing;
 use listing::{
-    body_of, chain_lengths, fma_operands, fp32_instructions, is_op_form, loops, mma_operands, MMA,
+    body_of, chain_lengths, fma_operands, fp32_instructions, is_op_form, loops, mma_operands,
+    nvdisasm, MMA,
 };
 
 fn workspace() -> PathBuf {
@@ -513,9 +514,8 @@ fn bf16_gemms_use_the_tensor_core_path() {
 
 /// Every control, and the FFMA it controls, is built by ptxas (sm_90) to the instruction its op
 /// names: the FADD and FMUL read two vector registers, the immediate and constant FFMAs one
-/// (the constant as `c[..]` or a uniform register), the sweep's FFMA three. nvdisasm: $NVDISASM,
-/// else beside ptxas (a CUDA toolkit's bin); pip's ptxas wheel has none, so `.ci/run` installs
-/// pip's `nvidia-cuda-nvdisasm` and sets NVDISASM.
+/// (the constant as `c[..]` or a uniform register), the sweep's FFMA three (nvdisasm as
+/// [`listing::nvdisasm`] finds it).
 #[test]
 fn fma_controls_assemble_to_their_instruction() {
     let (_, manifest) = built("sm_90");
@@ -524,25 +524,11 @@ fn fma_controls_assemble_to_their_instruction() {
         .iter()
         .find(|m| m.module.kind == ModuleKind::Main)
         .expect("the main module");
-    let ptxas = ptxas::find().expect("ptxas");
-    let nvdisasm = std::env::var_os("NVDISASM")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| ptxas.with_file_name("nvdisasm"));
     let dir = workspace()
         .join("target")
         .join("test-kernels")
         .join("sm_90");
-    let out = std::process::Command::new(&nvdisasm)
-        .arg("-c")
-        .arg(dir.join(&main.cubin))
-        .output()
-        .unwrap_or_else(|e| panic!("{} ($NVDISASM, else beside ptxas): {e}", nvdisasm.display()));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let sass = String::from_utf8(out.stdout).unwrap();
+    let sass = nvdisasm(&dir.join(&main.cubin));
     for v in FMA.iter().filter(|v| v.ilp <= 2).chain(FMA_CONTROLS) {
         let ins = fp32_instructions(&sass, v.entry);
         let of_op = ins.iter().filter(|i| is_op_form(v.op, i)).count();

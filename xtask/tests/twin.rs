@@ -10,6 +10,10 @@ use kernels_gpu::variants::{self, GemmFamily, MmaIlpVariant, BF16_GEMM, GEMM, MM
 use xtask::modules::ModuleKind;
 use xtask::twin_header::{self, HEADER, SOURCE};
 
+// The SASS readers (the build tests use the rest).
+#[allow(dead_code)]
+mod listing;
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -207,50 +211,24 @@ mod with_nvcc {
         }
     }
 
-    /// The SASS of `entry` in `cubin` (nvdisasm: $NVDISASM, else beside ptxas) as mnemonics,
-    /// padding left out, from the entry's first instruction to the read of the block index that
-    /// starts the final sum and store.
+    /// The mnemonics of `entry`'s SASS in `cubin`, padding left out, from its first instruction
+    /// to the read of the block index that starts the final sum and store.
     fn mnemonics_before_the_sum(cubin: &Path, entry: &str) -> Vec<String> {
-        let ptxas = xtask::ptxas::find().expect("ptxas");
-        let nvdisasm = std::env::var_os("NVDISASM")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| ptxas.with_file_name("nvdisasm"));
-        let out = std::process::Command::new(&nvdisasm)
-            .arg("-c")
-            .arg(cubin)
-            .output()
-            .unwrap_or_else(|e| {
-                panic!("{} ($NVDISASM, else beside ptxas): {e}", nvdisasm.display())
+        let sass = listing::nvdisasm(cubin);
+        let code = listing::sass_instructions(&sass, entry);
+        let sum = code
+            .iter()
+            .position(|c| c.contains("SR_CTAID"))
+            .unwrap_or_else(|| {
+                panic!("{entry}: no read of the block index in {}", cubin.display())
             });
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let sass = String::from_utf8(out.stdout).unwrap();
-        let section = format!(".text.{entry}:");
-        let start = sass
-            .find(&section)
-            .unwrap_or_else(|| panic!("no {entry} in {}", cubin.display()));
-        let body = &sass[start + section.len()..];
-        let body = &body[..body.find(".text.").unwrap_or(body.len())];
-        // `/*0010*/ @!P0 BRA `(.L_x_1) ; /* 0x... */`: a guard, then the mnemonic.
-        let code = body
-            .lines()
-            .filter_map(|l| l.split("*/").nth(1)?.split(';').next().map(str::trim))
-            .filter(|c| !c.is_empty());
-        let mut found = Vec::new();
-        for c in code {
-            if c.contains("SR_CTAID") {
-                return found;
-            }
-            let mut words = c.split_whitespace().skip_while(|w| w.starts_with('@'));
-            match words.next() {
-                Some("NOP") | None => {}
-                Some(op) => found.push(op.to_string()),
-            }
-        }
-        panic!("{entry}: no read of the block index in {}", cubin.display())
+        // "@!P0 BRA `(.L_x_1)": a guard, then the mnemonic.
+        code[..sum]
+            .iter()
+            .filter_map(|c| c.split_whitespace().find(|w| !w.starts_with('@')))
+            .filter(|op| *op != "NOP")
+            .map(str::to_owned)
+            .collect()
     }
 
     /// The prologue decides which interleaving two warps on one scheduler settle into

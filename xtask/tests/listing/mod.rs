@@ -1,5 +1,7 @@
 //! Reading the listings the build tests check: a PTX entry's body and loops, its fma and mma
-//! operands, and the FP32 instructions of an entry's SASS (nvdisasm's text).
+//! operands, and an entry's SASS (nvdisasm's text): its instructions, its FP32 ones.
+
+use std::path::{Path, PathBuf};
 
 use kernels_gpu::variants::FmaOp;
 
@@ -72,24 +74,54 @@ pub fn mma_operands(line: &str) -> Option<[&str; 4]> {
     groups.try_into().ok()
 }
 
-/// The FP32 instructions of `entry`'s SASS in `sass` (nvdisasm's listing), operands as printed
-/// (`.reuse` flags dropped): `(mnemonic, operands)`.
-pub fn fp32_instructions(sass: &str, entry: &str) -> Vec<(String, Vec<String>)> {
+/// nvdisasm's listing (`-c`) of `cubin`. nvdisasm: $NVDISASM, else beside ptxas (a CUDA
+/// toolkit's bin); pip's ptxas wheel has none, so `.ci/run` installs pip's
+/// `nvidia-cuda-nvdisasm` and sets NVDISASM.
+pub fn nvdisasm(cubin: &Path) -> String {
+    let nvdisasm = std::env::var_os("NVDISASM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            xtask::ptxas::find()
+                .expect("ptxas")
+                .with_file_name("nvdisasm")
+        });
+    let out = std::process::Command::new(&nvdisasm)
+        .arg("-c")
+        .arg(cubin)
+        .output()
+        .unwrap_or_else(|e| panic!("{} ($NVDISASM, else beside ptxas): {e}", nvdisasm.display()));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The instructions of `entry`'s SASS in `sass` (nvdisasm's listing), in order, each as printed
+/// without its `;`: "  /*0040*/  FFMA R6, R6, R2, R3 ;  /* 0x... */" gives the text between the
+/// address comment and the encoding comment.
+pub fn sass_instructions<'a>(sass: &'a str, entry: &str) -> Vec<&'a str> {
     let start = sass
         .find(&format!(".text.{entry}:"))
         .unwrap_or_else(|| panic!("{entry}: no SASS"));
     let body = &sass[start..];
     let body = &body[..body[1..].find(".text.").map_or(body.len(), |e| e + 1)];
     body.lines()
-        .filter_map(|l| {
-            let code = l.split("/*").nth(1).map(|_| {
-                // "  /*0040*/  FFMA R6, R6, R2, R3 ;  /* 0x... */": the text between the
-                // address comment and the encoding comment.
-                let after = &l[l.find("*/").unwrap() + 2..];
-                after[..after.find(';').unwrap_or(after.len())]
-                    .trim()
-                    .to_owned()
-            })?;
+        .filter(|l| l.contains("/*"))
+        .map(|l| {
+            let after = &l[l.find("*/").unwrap() + 2..];
+            after[..after.find(';').unwrap_or(after.len())].trim()
+        })
+        .collect()
+}
+
+/// The FP32 instructions of `entry`'s SASS in `sass` (nvdisasm's listing), operands as printed
+/// (`.reuse` flags dropped): `(mnemonic, operands)`.
+pub fn fp32_instructions(sass: &str, entry: &str) -> Vec<(String, Vec<String>)> {
+    sass_instructions(sass, entry)
+        .into_iter()
+        .filter_map(|code| {
             let (op, rest) = code.split_once(' ')?;
             ["FFMA", "FADD", "FMUL"].contains(&op).then(|| {
                 let operands = rest
