@@ -99,7 +99,12 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
         &gpu.info().driver_version,
     );
     let mut write_error = None;
+    let mut since = std::time::Instant::now();
     let mut done = |results: &experiments::RunResults| {
+        // Each experiment's wall time, its kernels' compile included, for whoever keeps `host
+        // all` inside its time.
+        let took = since.elapsed();
+        since = std::time::Instant::now();
         let Some(dir) = &plan.out else { return };
         match write_run(dir, results) {
             Ok(_) => {
@@ -109,7 +114,12 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
                     .filter(|s| s.table.is_some())
                     .map(|s| s.name)
                     .collect();
-                eprintln!("wrote {} ({})", dir.display(), finished.join(", "));
+                eprintln!(
+                    "wrote {} ({}; the last in {:.1} s)",
+                    dir.display(),
+                    finished.join(", "),
+                    took.as_secs_f64()
+                );
             }
             Err(e) => {
                 eprintln!("error: writing the results to {}: {e}", dir.display());
@@ -117,8 +127,22 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
             }
         }
     };
-    let (results, failure) =
-        experiments::run(&gpu, &plan.context, meta, &plan.experiments, &mut done);
+    // The large built-in modules every planned experiment will load, each compiled once on its
+    // own thread from the start, so that a later experiment's module is ready when it begins
+    // (the first waits for its own, as it would compiling it itself).
+    let mut warm: Vec<&'static str> = Vec::new();
+    for ptx in plan.experiments.iter().flat_map(|e| e.builtin_ptx()) {
+        if !warm.contains(ptx) {
+            warm.push(ptx);
+        }
+    }
+    let (results, failure) = std::thread::scope(|s| {
+        for ptx in warm {
+            let gpu = &gpu;
+            s.spawn(move || gpu.warm_builtin(host::module_name::BUILTIN, ptx));
+        }
+        experiments::run(&gpu, &plan.context, meta, &plan.experiments, &mut done)
+    });
     print!("{}", render_results(&results, plan.format));
     if let Some(e) = failure {
         eprintln!("error: {e}");

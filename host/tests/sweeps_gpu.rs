@@ -397,3 +397,38 @@ fn test_meta() -> host::results::RunMeta {
         copy_bytes: 1 << 30,
     }
 }
+
+/// The built-in main module is compiled once per GPU and shared: a second experiment's load,
+/// and a warm-up from another thread, get the very module the first load made.
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn experiments_share_the_built_in_modules_they_load() {
+    use host::experiments::module_source::Sources;
+    use host::experiments::Kernels;
+    let gpu = gpu();
+    let builtin: Sources<Kernels> = Sources::new(Kernels::Builtin, None);
+    std::thread::scope(|s| {
+        s.spawn(|| gpu.warm_builtin(host::module_name::BUILTIN, host::modules::MAIN));
+    });
+    assert_eq!(
+        gpu.builtin_modules_kept(),
+        1,
+        "the warm-up kept the main module"
+    );
+    let (first, _) = builtin.load(&gpu).expect("the main module loads");
+    let (second, _) = builtin.load(&gpu).expect("and again");
+    assert!(std::sync::Arc::ptr_eq(&first.module, &second.module));
+    assert!(
+        first.report.is_some(),
+        "each load still has the JIT's report"
+    );
+    assert_eq!(gpu.builtin_modules_kept(), 1, "compiled once");
+    // Another image is another module (the tensor-core module needs sm_80).
+    if gpu.info().compute_capability >= (8, 0) {
+        let tensor = builtin
+            .load_with(&gpu, host::modules::TENSOR)
+            .expect("the tensor-core module loads");
+        assert!(!std::sync::Arc::ptr_eq(&first.module, &tensor.0.module));
+        assert_eq!(gpu.builtin_modules_kept(), 2);
+    }
+}

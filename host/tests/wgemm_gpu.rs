@@ -26,9 +26,10 @@ use host::experiments::gemm_sides::gflops;
 use host::results::{Check, GemmDims};
 use host::sampling::{time_launches, SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::variants::{WgemmVariant, WGEMM};
+use std::sync::Arc;
 
 /// Device 0 and its sm_90a module, or a panic that says why not.
-fn hopper() -> (Gpu, Module) {
+fn hopper() -> (Gpu, Arc<Module>) {
     let gpu = Gpu::open(0).unwrap_or_else(|e| {
         panic!(
             "the wgmma GEMM tests need a CUDA GPU (sm_90a), and device 0 could not be opened: {e}"

@@ -12,6 +12,8 @@
 //! `cargo test --release -p host --test wgmma_gpu -- --ignored --nocapture --test-threads 1`.
 //! Anywhere else they fail with the reason ("needs sm_90a"); they never skip.
 
+use std::sync::Arc;
+
 use cudarc::driver::CudaSlice;
 use host::cuda::hopper::hopper_module;
 use host::cuda::tensor_peak::peak_bf16_dense_gflops;
@@ -23,7 +25,7 @@ use kernels_gpu::variants::{WgmmaVariant, WARPGROUP_THREADS, WGMMA_BF16};
 use kernels_gpu::wgmma_reference::WgmmaTile;
 
 /// Device 0 and its sm_90a module, or a panic that says why not.
-fn hopper() -> (Gpu, Module) {
+fn hopper() -> (Gpu, Arc<Module>) {
     let gpu = Gpu::open(0).unwrap_or_else(|e| {
         panic!("the wgmma tests need a CUDA GPU (sm_90a), and device 0 could not be opened: {e}")
     });

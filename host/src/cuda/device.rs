@@ -7,7 +7,8 @@ use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtrMut};
 
 use super::clocks::SmClock;
-use super::{CudaError, DriverContext};
+use super::module_cache::ModuleCache;
+use super::{CudaError, DriverContext, JitOptions, Module};
 use crate::occupancy::Limits;
 use crate::results::DeviceInfo;
 
@@ -20,6 +21,8 @@ pub struct Gpu {
     clock: SmClock,
     /// The last SM clock reading and when it was taken ([`Gpu::recent_sm_clock_mhz`]).
     last_clock: std::sync::Mutex<Option<(std::time::Instant, Option<u32>)>>,
+    /// The built-in modules compiled so far, shared by the run's experiments.
+    modules: ModuleCache<Module>,
 }
 
 /// Age below which [`Gpu::recent_sm_clock_mhz`] reuses a reading instead of asking NVML again:
@@ -103,7 +106,34 @@ impl Gpu {
             limits,
             clock,
             last_clock: std::sync::Mutex::new(None),
+            modules: ModuleCache::default(),
         })
+    }
+
+    /// The built-in module `image` (PTX embedded in the binary), compiled once on this GPU and
+    /// shared: later calls, from any experiment, get the same module.
+    pub fn builtin_module(
+        &self,
+        name: &str,
+        image: &'static str,
+    ) -> Result<Arc<Module>, CudaError> {
+        let (bytes, jit) = (image.as_bytes(), JitOptions::default());
+        self.modules
+            .get(bytes, jit, || Module::load_with(self, name, bytes, jit))
+    }
+
+    /// Compiles the built-in module `image` now, for a later [`Gpu::builtin_module`]; meant for
+    /// another thread while the GPU runs something else. A failure is reported by that later
+    /// call.
+    pub fn warm_builtin(&self, name: &str, image: &'static str) {
+        let (bytes, jit) = (image.as_bytes(), JitOptions::default());
+        self.modules
+            .warm(bytes, jit, || Module::load_with(self, name, bytes, jit));
+    }
+
+    /// How many built-in modules are compiled and kept.
+    pub fn builtin_modules_kept(&self) -> usize {
+        self.modules.kept()
     }
 
     pub fn info(&self) -> &DeviceInfo {

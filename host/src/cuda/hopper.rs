@@ -2,6 +2,8 @@
 //! capability 9.0, the only one whose architecture-specific features (`sm_90a`) it may use;
 //! anywhere else the rows that need it say "needs sm_90a".
 
+use std::sync::Arc;
+
 use super::{CudaError, Gpu, Module};
 
 #[derive(Debug, thiserror::Error)]
@@ -21,14 +23,11 @@ pub fn runs_sm90a(cc: (u32, u32)) -> Result<(), HopperError> {
     }
 }
 
-/// The built-in sm_90a module on `gpu`, or why it cannot be loaded there.
-pub fn hopper_module(gpu: &Gpu) -> Result<Module, HopperError> {
+/// The built-in sm_90a module on `gpu` (compiled once, shared), or why it cannot be loaded
+/// there.
+pub fn hopper_module(gpu: &Gpu) -> Result<Arc<Module>, HopperError> {
     runs_sm90a(gpu.info().compute_capability)?;
-    Ok(Module::load(
-        gpu,
-        "built-in sm_90a kernels",
-        crate::modules::HOPPER.as_bytes(),
-    )?)
+    Ok(gpu.builtin_module("built-in sm_90a kernels", crate::modules::HOPPER)?)
 }
 
 #[cfg(test)]

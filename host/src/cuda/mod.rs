@@ -15,6 +15,7 @@ pub mod hopper;
 pub mod launch;
 pub mod library_kernel;
 mod module;
+mod module_cache;
 mod side_stream;
 pub mod tensor_map;
 pub mod tensor_peak;

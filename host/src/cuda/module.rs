@@ -185,6 +185,15 @@ impl Module {
     }
 }
 
+// SAFETY: a module handle belongs to its context, not to the thread that loaded it: the driver
+// API is thread-safe, and every use here (looking up an entry, unloading) makes the module's
+// context current on the calling thread first. The fields beside the handle are plain data.
+// This lets one load be shared by a run's experiments and done on another thread
+// (`module_cache.rs`).
+unsafe impl Send for Module {}
+// SAFETY: as for Send; `&Module` only reads the handle and the plain fields.
+unsafe impl Sync for Module {}
+
 impl Drop for Module {
     fn drop(&mut self) {
         if self.ctx.bind_to_thread().is_ok() {

@@ -263,6 +263,14 @@ pub trait Experiment: Registered + 'static {
         plan: &Self::Plan,
     ) -> Result<OutputOf<Self>, ExperimentError>;
 
+    /// The large built-in PTX modules its run loads when its kernels are the built-in ones; a run
+    /// of several experiments compiles them on other threads while earlier ones run (the
+    /// modules are shared, `cuda/module_cache.rs`). Small ones may be left out: they are
+    /// compiled when loaded.
+    fn builtin_ptx() -> &'static [&'static str] {
+        &[]
+    }
+
     /// Its table's columns, in order: each declared once, formatted by its kind everywhere.
     fn columns() -> Vec<Column<RowOf<Self>>>;
 

@@ -4,6 +4,8 @@
 //! module (`modules::CHECKS`), whatever module is being timed. The rule is
 //! `kernels_gpu::gemm_tolerance`; `verify.rs` holds its CPU twin.
 
+use std::sync::Arc;
+
 use cudarc::driver::CudaSlice;
 use kernels_gpu::gemm_tolerance::{Tally, LAMBDA, RATIO_BOUND};
 use kernels_gpu::variants::{GemmCheckParams, GemmRefParams, GEMM_CHECK, GEMM_REF};
@@ -76,14 +78,14 @@ impl GemmReference {
 
 /// The check kernels, loaded.
 pub struct GemmChecker {
-    module: Module,
+    module: Arc<Module>,
 }
 
 impl GemmChecker {
-    /// Loads the built-in check module.
+    /// Loads the built-in check module (compiled once per run, shared).
     pub fn new(gpu: &Gpu) -> Result<Self, CudaError> {
         Ok(Self {
-            module: Module::load(gpu, "built-in GEMM check", modules::CHECKS.as_bytes())?,
+            module: gpu.builtin_module("built-in GEMM check", modules::CHECKS)?,
         })
     }
 

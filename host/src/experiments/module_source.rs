@@ -3,6 +3,7 @@
 //! experiment, one module per cap from a folder. Also finds the compiler's report for a module.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ptxas_report::ptx_entries::EntryError;
 use ptxas_report::{parse_report, EntryReport};
@@ -99,7 +100,7 @@ impl Sources<Kernels> {
     pub fn load_with(
         &self,
         gpu: &Gpu,
-        builtin: &str,
+        builtin: &'static str,
     ) -> Result<(Loaded, Option<Loaded>), SourceError> {
         let theirs = self
             .theirs
@@ -263,11 +264,17 @@ impl CompilerReport {
 
 /// A loaded module with its compiler report, when one is known.
 pub struct Loaded {
-    pub module: Module,
+    /// Shared with the run's other experiments when it is a built-in module.
+    pub module: Arc<Module>,
     pub report: Option<CompilerReport>,
 }
 
 impl Loaded {
+    fn new(module: Arc<Module>) -> Self {
+        let report = jit_report(&module);
+        Loaded { module, report }
+    }
+
     /// `entry` of this module, or `None` where the module does not export it (a compared
     /// module built without a family).
     pub fn kernel_if_present(&self, entry: &str) -> Result<Option<Kernel<'_>>, CudaError> {
@@ -295,7 +302,7 @@ pub fn load(gpu: &Gpu, kernels: &Kernels) -> Result<Loaded, SourceError> {
 }
 
 /// Loads one module, the built-in kernels being the PTX `builtin`.
-fn load_in(gpu: &Gpu, kernels: &Kernels, builtin: &str) -> Result<Loaded, SourceError> {
+fn load_in(gpu: &Gpu, kernels: &Kernels, builtin: &'static str) -> Result<Loaded, SourceError> {
     match kernels {
         Kernels::Builtin => load_builtin(gpu, builtin, BUILTIN),
         Kernels::File(path) => load_file(gpu, path),
@@ -316,7 +323,13 @@ pub fn load_capped(
                 cap,
                 available: builtin_caps(),
             })?;
-            load_builtin(gpu, &ptx, &format!("{BUILTIN}, cap {cap}"))
+            // Built per line (its entries alone), small, and compiled once per cap and line
+            // anyway: not shared.
+            if ptx.trim().is_empty() {
+                return Err(SourceError::NoBuiltin);
+            }
+            let module = Module::load(gpu, &format!("{BUILTIN}, cap {cap}"), ptx.as_bytes())?;
+            Ok(Loaded::new(Arc::new(module)))
         }
         CappedKernels::Folder(folder) => load_file(gpu, &cap_file(folder, cap)?),
     }
@@ -332,13 +345,13 @@ pub fn builtin_caps() -> String {
     }
 }
 
-fn load_builtin(gpu: &Gpu, ptx: &str, name: &str) -> Result<Loaded, SourceError> {
+/// A built-in module: compiled on the first load of the run, shared after
+/// ([`Gpu::builtin_module`]).
+fn load_builtin(gpu: &Gpu, ptx: &'static str, name: &str) -> Result<Loaded, SourceError> {
     if ptx.trim().is_empty() {
         return Err(SourceError::NoBuiltin);
     }
-    let module = Module::load(gpu, name, ptx.as_bytes())?;
-    let report = jit_report(&module);
-    Ok(Loaded { module, report })
+    Ok(Loaded::new(gpu.builtin_module(name, ptx)?))
 }
 
 fn load_file(gpu: &Gpu, path: &Path) -> Result<Loaded, SourceError> {
@@ -348,7 +361,10 @@ fn load_file(gpu: &Gpu, path: &Path) -> Result<Loaded, SourceError> {
     })?;
     let module = Module::load(gpu, &path.display().to_string(), &image)?;
     let report = jit_report(&module).or_else(|| sidecar_report(path));
-    Ok(Loaded { module, report })
+    Ok(Loaded {
+        module: Arc::new(module),
+        report,
+    })
 }
 
 fn jit_report(module: &Module) -> Option<CompilerReport> {

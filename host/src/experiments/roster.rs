@@ -211,6 +211,17 @@ macro_rules! registry {
                     }
                 }
 
+                /// The built-in PTX modules it will load ([`Experiment::builtin_ptx`]), none
+                /// when its own kernels come from a file.
+                pub fn builtin_ptx(&self) -> &'static [&'static str] {
+                    if self.modules().ours != crate::module_name::ModuleSource::BuiltIn {
+                        return &[];
+                    }
+                    match self {
+                        $(Planned::$variant(_) => <$variant as Experiment>::builtin_ptx(),)*
+                    }
+                }
+
                 /// Runs the experiment and stores its output in `results`.
                 pub fn run(
                     &self,

@@ -120,6 +120,10 @@ impl Experiment for Spec {
         })
     }
 
+    fn builtin_ptx() -> &'static [&'static str] {
+        &[crate::modules::MAIN]
+    }
+
     fn columns() -> Vec<Column<CopyRow>> {
         let mut c: Vec<Column<CopyRow>> = vec![
             Column::new("Variant", Kind::Text, |r| Value::Text(r.variant.clone())),

@@ -155,6 +155,10 @@ impl Experiment for Spec {
         })
     }
 
+    fn builtin_ptx() -> &'static [&'static str] {
+        &[crate::modules::TENSOR]
+    }
+
     fn columns() -> Vec<Column<Bf16Row>> {
         table::columns()
     }

@@ -237,6 +237,10 @@ impl Experiment for Spec {
 
     forward_to_modules!(Ilp);
 
+    fn builtin_ptx() -> &'static [&'static str] {
+        &[crate::modules::MAIN]
+    }
+
     fn columns() -> Vec<Column<IlpRow>> {
         let mut c = table::columns();
         c.extend(GFLOPS.compared_columns());

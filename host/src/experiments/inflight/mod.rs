@@ -303,6 +303,10 @@ impl Experiment for Spec {
 
     forward_to_modules!(Inflight);
 
+    fn builtin_ptx() -> &'static [&'static str] {
+        &[crate::modules::MAIN]
+    }
+
     fn columns() -> Vec<Column<InflightRow>> {
         let mut c = table::columns();
         c.extend(GBPS.compared_columns());

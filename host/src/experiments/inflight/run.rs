@@ -70,7 +70,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         0 => LoadedLatency::default(),
         steps => {
             bar.set_message("loaded latency");
-            let kernels = (&chase, &chase_module.module);
+            let kernels = (&chase, &*chase_module.module);
             let unloaded = latency.ns_per_step;
             measure_loaded(gpu, kernels, &mut ring, &mut buffers, steps, unloaded)?
         }

@@ -126,6 +126,10 @@ impl Experiment for Spec {
         Ok(GemmRun { rows, cublas })
     }
 
+    fn builtin_ptx() -> &'static [&'static str] {
+        &[crate::modules::MAIN]
+    }
+
     fn columns() -> Vec<Column<GemmRow>> {
         let mut c: Vec<Column<GemmRow>> = vec![
             Column::new("Variant", Kind::Text, |r| Value::Text(r.variant.clone())),
