@@ -104,7 +104,7 @@ fn compare_puts_both_modules_on_the_same_axes_and_adds_the_ratio() {
     );
     assert!(!header.iter().any(|h| h.starts_with("Other")), "{header:?}");
     let s = rows.iter().find(|r| r[0] == "S").expect("row S");
-    assert_eq!(s[ratio], "1.11");
+    assert_eq!(s[ratio], "1.111");
     assert!(md.contains("hand-made test fixture (compared with nvcc (hand-made))"));
 }
 

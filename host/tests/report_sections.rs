@@ -254,7 +254,7 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
     assert_eq!(tuned[col("Family")], "tuned");
     assert_eq!(tuned[col("Block tile")], "256x128x16");
     assert_eq!(tuned[col("Warp tile")], "64x64");
-    assert_eq!(tuned[col("Ours/cuBLAS")], "1.25");
+    assert_eq!(tuned[col("Ours/cuBLAS")], "1.250");
     let seed = rows.iter().find(|row| row[0] == "D").unwrap();
     assert_eq!(
         (
@@ -287,7 +287,7 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
         t.notes
     );
     assert!(!t.notes.iter().any(|n| n.contains("not read by the lab")));
-    assert_eq!(cublas[col("Ours/cuBLAS")], "1.00");
+    assert_eq!(cublas[col("Ours/cuBLAS")], "1.000");
     // The tables print the tile joined; a CSV gives each side its own number.
     for (f, tile) in [
         (Format::Table, "256x128x16"),
