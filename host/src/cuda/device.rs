@@ -126,9 +126,7 @@ impl Gpu {
     /// another thread while the GPU runs something else. A failure is reported by that later
     /// call.
     pub fn warm_builtin(&self, name: &str, image: &'static str) {
-        let (bytes, jit) = (image.as_bytes(), JitOptions::default());
-        self.modules
-            .warm(bytes, jit, || Module::load_with(self, name, bytes, jit));
+        let _ = self.builtin_module(name, image);
     }
 
     /// How many built-in modules are compiled and kept.

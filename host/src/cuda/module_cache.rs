@@ -3,8 +3,8 @@
 //! The built-in kernels are PTX, which the driver compiles at every load (its JIT cache is off:
 //! the register columns come from the compile's log), and the main and tensor-core modules take
 //! seconds each. `host all` used to compile the main module once per experiment. Here each
-//! built-in image is compiled once, and [`ModuleCache::warm`] can compile one on another thread
-//! while the GPU runs an earlier experiment. Generic over what is kept, so that its rules are
+//! built-in image is compiled once, and a `get` on another thread can compile one while the GPU
+//! runs an earlier experiment (`Gpu::warm_builtin`). Generic over what is kept, so that its rules are
 //! tested without a GPU.
 
 use std::collections::HashMap;
@@ -72,12 +72,6 @@ impl<M> ModuleCache<M> {
             (None, Some(e)) => Err(e),
             (None, None) => load().map(Arc::new),
         }
-    }
-
-    /// Compiles `image` now unless it is compiled or being compiled, for a later
-    /// [`ModuleCache::get`]; a failure is left for that call to report.
-    pub fn warm<E>(&self, image: &'static [u8], jit: JitOptions, load: impl Fn() -> Result<M, E>) {
-        let _ = self.get(image, jit, load);
     }
 
     /// How many images are compiled and kept.
@@ -152,8 +146,9 @@ mod tests {
             Err(format!("bad PTX (try {n})"))
         };
         let image = leak(".entry broken");
-        // A warm-up that fails says nothing; the next caller loads again and gets the error.
-        cache.warm(image, JitOptions::default(), failing);
+        // A warm-up that fails (its error dropped, as `Gpu::warm_builtin` does) keeps nothing;
+        // the next caller loads again and gets the error.
+        let _ = cache.get(image, JitOptions::default(), failing);
         let err = cache
             .get(image, JitOptions::default(), failing)
             .err()
@@ -179,7 +174,9 @@ mod tests {
             Ok(Made(loads.fetch_add(1, Ordering::SeqCst)))
         };
         std::thread::scope(|s| {
-            s.spawn(|| cache.warm(image, JitOptions::default(), slow));
+            s.spawn(|| {
+                let _ = cache.get(image, JitOptions::default(), slow);
+            });
             // The warm-up has begun compiling; this caller must wait for it.
             started_rx.recv().unwrap();
             let m = cache

@@ -325,10 +325,8 @@ pub fn load_capped(
             })?;
             // Built per line (its entries alone), small, and compiled once per cap and line
             // anyway: not shared.
-            if ptx.trim().is_empty() {
-                return Err(SourceError::NoBuiltin);
-            }
-            let module = Module::load(gpu, &format!("{BUILTIN}, cap {cap}"), ptx.as_bytes())?;
+            let name = format!("{BUILTIN}, cap {cap}");
+            let module = Module::load(gpu, &name, builtin_text(&ptx)?.as_bytes())?;
             Ok(Loaded::new(Arc::new(module)))
         }
         CappedKernels::Folder(folder) => load_file(gpu, &cap_file(folder, cap)?),
@@ -348,10 +346,16 @@ pub fn builtin_caps() -> String {
 /// A built-in module: compiled on the first load of the run, shared after
 /// ([`Gpu::builtin_module`]).
 fn load_builtin(gpu: &Gpu, ptx: &'static str, name: &str) -> Result<Loaded, SourceError> {
+    Ok(Loaded::new(gpu.builtin_module(name, builtin_text(ptx)?)?))
+}
+
+/// A built-in module's PTX, or the error of a build that embedded none.
+fn builtin_text(ptx: &str) -> Result<&str, SourceError> {
     if ptx.trim().is_empty() {
-        return Err(SourceError::NoBuiltin);
+        Err(SourceError::NoBuiltin)
+    } else {
+        Ok(ptx)
     }
-    Ok(Loaded::new(gpu.builtin_module(name, ptx)?))
 }
 
 fn load_file(gpu: &Gpu, path: &Path) -> Result<Loaded, SourceError> {

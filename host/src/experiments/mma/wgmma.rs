@@ -230,12 +230,12 @@ pub const HEADLINE_SHARE: f64 = 0.9;
 /// The checked row at the fewest warpgroups per SM whose median reaches `share` of the spec at
 /// its clock (the fastest such row at that residency): what it takes where one warpgroup does not.
 pub fn fewest_reaching(rows: &[WgmmaRow], share: f64) -> Option<&WgmmaRow> {
-    let reaches = |r: &&WgmmaRow| r.usable() && r.share.fraction_of_spec.is_some_and(|f| f >= share);
-    let fewest = rows.iter().filter(reaches).map(|r| r.warpgroups_per_sm).min()?;
     rows.iter()
-        .filter(reaches)
-        .filter(|r| r.warpgroups_per_sm == fewest)
-        .max_by(|a, b| a.tflops.total_cmp(&b.tflops))
+        .filter(|r| r.usable() && r.share.fraction_of_spec.is_some_and(|f| f >= share))
+        .max_by(|a, b| {
+            // Fewer warpgroups first, then the faster row.
+            (b.warpgroups_per_sm.cmp(&a.warpgroups_per_sm)).then(a.tflops.total_cmp(&b.tflops))
+        })
 }
 
 /// The table's notes: why it did not run, or how it was measured, its headline and what was
