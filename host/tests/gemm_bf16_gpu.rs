@@ -25,6 +25,7 @@ use host::experiments::gemm_cublas::CublasKernel;
 use host::experiments::occupancy::CublasRow;
 use host::experiments::{gemm_bf16, occupancy};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
+use kernels_gpu::variants::RingMma;
 
 /// One test at a time: CUPTI's window records every kernel the process runs.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -150,7 +151,8 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
             .iter()
             .find(|row| row.variant == v.label)
             .unwrap_or_else(|| panic!("{} has no row", v.label));
-        assert!(row.is_wgmma() && row.measured.check.passed, "{row:?}");
+        assert!(row.is_ring() && row.measured.check.passed, "{row:?}");
+        assert_eq!(row.is_wgmma(), v.mma == RingMma::Wgmma, "{row:?}");
         // Both the timed output and the alpha=1.5, beta=0.5 launch were checked.
         let what = &row.measured.check.what;
         assert!(
@@ -182,9 +184,24 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
         .iter()
         .find(|s| s.name.contains("wgmma"))
         .expect("the wgmma series");
-    assert_eq!(wgmma.points.len(), kernels_gpu::variants::WGEMM.len());
+    let wgmma_lines = (kernels_gpu::variants::WGEMM.iter())
+        .filter(|v| v.mma == RingMma::Wgmma)
+        .count();
+    assert_eq!(wgmma.points.len(), wgmma_lines);
     let md = host::report::part_two::section(&results, "p.svg", None).unwrap();
     assert!(md.contains("The best wgmma line"), "{md}");
+
+    // Edge tiles along M and N and a K that is no whole number of 64-deep slices (TMA's zero
+    // fill), every element checked, on every ring line.
+    let cmd = ["gemm_bf16", "--size", "1000x776x1000", "--variants", labels.as_str()];
+    let args = Bf16Cmd::parse_from(cmd).args;
+    let plan = gemm_bf16::Plan::new(&args).unwrap();
+    let r = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
+    let failed = gemm_bf16::Spec::failed_checks(&r);
+    assert!(failed.is_empty(), "{failed:?}");
+    assert!(r.not_run.is_empty(), "{:?}", r.not_run);
+    assert_eq!(r.rows.len(), kernels_gpu::variants::WGEMM.len());
+    assert!(r.rows.iter().all(|row| row.measured.check.passed), "{:?}", r.rows);
 
     // A K that TMA cannot describe: the wgmma lines say why, the run goes on.
     let args = Bf16Cmd::parse_from(["gemm_bf16", "--variants", "M1,W1", "--size", "256x256x260"]);

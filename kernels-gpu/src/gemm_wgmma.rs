@@ -14,9 +14,10 @@
 use crate::gemm_epilogue::Output;
 use crate::gpu;
 use crate::variants::WgemmArgs;
+use crate::tma_ring::{Ring, RingProblem};
 use crate::wgemm_lines::{
-    a_descriptor, b_descriptor, tile_of, WgemmVariant, B_BOX_COLS, PRODUCER_REGS, SWIZZLE_ATOM,
-    SWIZZLE_BYTES, WGEMM_BK, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP,
+    a_descriptor, b_descriptor, tile_of, RingMma, WgemmVariant, PRODUCER_REGS, SWIZZLE_BYTES,
+    WGEMM_K, WGEMM_M, WGEMM_WARPGROUP,
 };
 use crate::wgmma_lines::accumulator_position;
 
@@ -26,43 +27,6 @@ const WARPS: u32 = WGEMM_WARPGROUP / 32;
 /// C): early enough for the lines to arrive before the epilogue, late enough that A and B's
 /// streaming does not evict them first.
 const PREFETCH_AHEAD: u32 = 8;
-
-/// A ring position: the slot and the parity of the barriers' phase it is in.
-#[derive(Clone, Copy)]
-struct Ring {
-    slot: u32,
-    phase: u32,
-}
-
-impl Ring {
-    const START: Ring = Ring { slot: 0, phase: 0 };
-
-    #[inline(always)]
-    fn next(self, stages: u32) -> Ring {
-        if self.slot + 1 == stages {
-            Ring {
-                slot: 0,
-                phase: self.phase ^ 1,
-            }
-        } else {
-            Ring {
-                slot: self.slot + 1,
-                phase: self.phase,
-            }
-        }
-    }
-}
-
-/// What both roles know of the problem.
-#[derive(Clone, Copy)]
-struct Problem {
-    line: WgemmVariant,
-    /// Aligned shared address of the ring.
-    ring: u32,
-    rows: u32,
-    cols: u32,
-    k_steps: u32,
-}
 
 /// # Safety
 /// Launched with `line.threads()` threads per block, `line.dynamic_shared_bytes()` of dynamic
@@ -99,40 +63,20 @@ pub unsafe fn gemm_wgmma<
         stages: STAGES,
         consumers: CONSUMERS,
         cluster: 1,
+        mma: RingMma::Wgmma,
         entry: "",
     };
     let (m, n, k) = (m as u32, n as u32, k as u32);
-    let ring = (gpu::dynamic_shared_base() + SWIZZLE_ATOM - 1) & !(SWIZZLE_ATOM - 1);
+    // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
+    let p = unsafe { RingProblem::set_up(line, (m, n, k), WARPS * CONSUMERS) };
     let t = gpu::thread_idx_x();
-    if t == 0 {
-        let mut s = 0;
-        while s < STAGES {
-            // SAFETY: the barriers lie after the ring inside the launch's dynamic shared
-            // memory, 8-byte aligned; only this thread touches them before the barrier below.
-            unsafe {
-                gpu::mbarrier_init(ring + line.full_barrier(s), 1);
-                gpu::mbarrier_init(ring + line.empty_barrier(s), WARPS * CONSUMERS);
-            }
-            s += 1;
-        }
-        gpu::fence_barrier_init();
-    }
-    gpu::sync_threads();
-    let (rows, cols) = line.tiles(m, n);
-    let p = Problem {
-        line,
-        ring,
-        rows,
-        cols,
-        k_steps: k.div_ceil(WGEMM_BK),
-    };
     let warpgroup = t / WGEMM_WARPGROUP;
     if warpgroup == 0 {
         // SAFETY: the whole producer warpgroup runs it; it keeps only counters and addresses.
         unsafe { gpu::setmaxnreg_dec::<PRODUCER_REGS>() };
         if t == 0 {
             // SAFETY: the caller's contract on the maps; the barriers were initialized above.
-            unsafe { produce(p, a_map, b_map) };
+            unsafe { p.produce(a_map, b_map) };
         }
     } else {
         // SAFETY: the whole consumer warpgroup runs it; REGS comes from the line
@@ -152,57 +96,13 @@ pub unsafe fn gemm_wgmma<
     }
 }
 
-/// The producer's thread: every K slice of every tile of this block's walk, into the ring.
-///
-/// # Safety
-/// As [`gemm_wgmma`]; run by one thread of the block.
-#[inline(always)]
-unsafe fn produce(p: Problem, a_map: *const u64, b_map: *const u64) {
-    let line = p.line;
-    // SAFETY: the maps are in global memory (the caller's contract).
-    unsafe {
-        gpu::prefetch_tensor_map(a_map);
-        gpu::prefetch_tensor_map(b_map);
-    }
-    let mut at = Ring::START;
-    let mut tile = gpu::block_idx_x();
-    while tile < p.rows * p.cols {
-        let (tr, tc) = tile_of(tile, p.rows, p.cols);
-        let (row0, col0) = ((tr * line.bm) as i32, (tc * line.bn) as i32);
-        let mut ks = 0;
-        while ks < p.k_steps {
-            let full = p.ring + line.full_barrier(at.slot);
-            let depth = (ks * WGEMM_BK) as i32;
-            // SAFETY: the slot is free once the consumers released its previous fill (a fresh
-            // ring's first round passes at once); the TMA boxes are the slot's bytes exactly
-            // (A: 64 x BM, B: BN/64 boxes of 64 x 64), each 1024-byte aligned, and complete on
-            // the slot's full barrier, which expects them.
-            unsafe {
-                gpu::mbarrier_wait(p.ring + line.empty_barrier(at.slot), at.phase ^ 1);
-                gpu::mbarrier_arrive_expect_tx(full, line.slot_bytes());
-                gpu::tma_load_2d(p.ring + line.a_slot(at.slot), a_map, depth, row0, full);
-                let mut j = 0;
-                while j < line.bn / B_BOX_COLS {
-                    let dst = p.ring + line.b_slot(at.slot) + j * WGEMM_BK * SWIZZLE_BYTES;
-                    let col = col0 + (j * B_BOX_COLS) as i32;
-                    gpu::tma_load_2d(dst, b_map, col, depth, full);
-                    j += 1;
-                }
-            }
-            at = at.next(line.stages);
-            ks += 1;
-        }
-        tile += gpu::grid_dim_x();
-    }
-}
-
 /// One consumer warpgroup (`which`, thread `tid` of it): its 64 rows of every tile of the walk,
 /// accumulated slot by slot, then written.
 ///
 /// # Safety
 /// As [`gemm_wgmma`]; run by every thread of a consumer warpgroup.
 #[inline(always)]
-unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Output) {
+unsafe fn consume<const ACC: usize>(p: RingProblem, which: u32, tid: u32, out: Output) {
     let line = p.line;
     let mut at = Ring::START;
     let mut tile = gpu::block_idx_x();
@@ -232,7 +132,7 @@ unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Outpu
             // released, so one group stays queued behind the tensor cores while this thread
             // waits; the accumulators are touched by nothing else until `wait_group 0` below.
             unsafe {
-                gpu::mbarrier_wait(p.ring + line.full_barrier(at.slot), at.phase);
+                gpu::mbarrier_wait(p.full(at.slot), at.phase);
                 gpu::wgmma_fence();
                 mma_k16(&mut d, a, b, 0, ks != 0);
                 mma_k16(&mut d, a, b, 1, true);
@@ -244,7 +144,7 @@ unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Outpu
                 }
                 gpu::wgmma_wait_group::<1>();
                 if ks > 0 && tid % 32 == 0 {
-                    gpu::mbarrier_arrive(p.ring + line.empty_barrier(held.slot));
+                    gpu::mbarrier_arrive(p.empty(held.slot));
                 }
             }
             held = at;
@@ -258,7 +158,7 @@ unsafe fn consume<const ACC: usize>(p: Problem, which: u32, tid: u32, out: Outpu
         unsafe {
             gpu::wgmma_wait_group::<0>();
             if tid % 32 == 0 {
-                gpu::mbarrier_arrive(p.ring + line.empty_barrier(held.slot));
+                gpu::mbarrier_arrive(p.empty(held.slot));
             }
         }
         let mut r = 0;

@@ -43,6 +43,7 @@ mod read_lines;
 pub mod reference;
 mod table_rules;
 mod tensor_variants;
+pub mod tma_mma_shape;
 pub mod tuned_shape;
 pub mod variants;
 #[cfg(not(target_arch = "nvptx64"))]
@@ -78,9 +79,13 @@ mod read;
 mod smem_copy;
 // Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
+mod gemm_tma_mma;
+#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod gemm_wgmma;
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod tma_copy;
+#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
+mod tma_ring;
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod wgmma;
 

@@ -157,8 +157,9 @@ wgmma_table! {
 // by TMA (128-byte swizzle) into a ring of `stages` slots guarded by mbarriers; `consumers`
 // warpgroups (64 rows each) run wgmma m64nBNk16 on them; blocks are persistent over the output
 // tiles. The tensor maps are passed by their addresses in global memory (wgemm_lines.rs says
-// why). Any M; K and N multiples of 8 (TMA's 16-byte row strides). Entry:
-// wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}.
+// why). Any M; K and N multiples of 8 (TMA's 16-byte row strides). `mma_sync` lines run
+// ldmatrix + mma.sync m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
+// wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}, tma_mma_... for mma_sync.
 wgemm_table! {
     abi: (WgemmParams, WgemmArgs)
         (a_map: *const u64, b_map: *const u64, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32,
@@ -168,11 +169,16 @@ wgemm_table! {
         ("W1",    wgmma { block: (128, 256, 64), stages: 4, consumers: 2, cluster: 1 }), // 384
         ("W2",    wgmma { block: (128, 128, 64), stages: 6, consumers: 2, cluster: 1 }), // 384
         ("W3",    wgmma { block: (64, 256, 64), stages: 5, consumers: 1, cluster: 1 }),  // 256
+        // The same ring feeding mma.sync (ldmatrix from the swizzled slots): the gemm_bf16
+        // family's MMA with Hopper's data movement, one producer warp.
+        ("MT1",   mma_sync { block: (128, 256, 64), stages: 4, consumers: 2, cluster: 1 }), // 256
+        ("MT2",   mma_sync { block: (128, 128, 64), stages: 6, consumers: 2, cluster: 1 }), // 256
     ],
 }
 
 pub use crate::wgemm_lines::{
-    consumer_regs, tile_of, wgemm_line_fits, wgemm_lines_unique, WgemmMisfit, WgemmVariant,
+    consumer_regs, tile_of, wgemm_line_fits, wgemm_lines_unique, RingMma, WgemmMisfit,
+    WgemmVariant,
 };
 
 // Copies whose bytes in flight live in shared memory (smem_copy.rs, any sm_80+): each warp of a

@@ -44,6 +44,19 @@ pub const MAX_THREAD_REGS: u32 = 256;
 /// Tile rows consecutive tiles of [`tile_of`] walk down before moving one tile column right.
 pub const TILE_GROUP_ROWS: u32 = 16;
 
+/// What a line's consumers run on a slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingMma {
+    /// `wgmma` m64nBNk16 from shared memory (descriptors), a producer warpgroup that hands its
+    /// registers to the consumers by `setmaxnreg` (`gemm_wgmma.rs`).
+    Wgmma,
+    /// `ldmatrix` and `mma.sync` m16n8k16 (the `gemm_bf16` family's MMA): each consumer warp owns
+    /// 64 rows x BN/4 columns of its warpgroup's share; lane 0 of the first consumer warp
+    /// loads the ring, and every thread keeps the registers it launched with
+    /// (`gemm_tma_mma.rs`, `tma_mma_shape.rs`).
+    Sync,
+}
+
 /// One `gemm_wgmma` line. Every entry takes `(a_map, b_map, c, m, n, k, alpha, beta)`; see the
 /// module documentation for the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,8 +72,11 @@ pub struct WgemmVariant {
     pub consumers: u32,
     /// Blocks per cluster (1: no multicast).
     pub cluster: u32,
+    /// The consumers' MMA.
+    pub mma: RingMma,
     /// Exported PTX entry name,
-    /// `wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}`.
+    /// `wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}` (wgmma) or
+    /// `tma_mma_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}` (mma.sync).
     pub entry: &'static str,
 }
 
@@ -84,13 +100,36 @@ pub enum WgemmMisfit {
 }
 
 impl WgemmVariant {
-    /// Threads per block: the producer warpgroup and the consumers.
+    /// Threads per block: the consumers, and for wgmma a producer warpgroup, which gives its
+    /// registers away (mma.sync's consumers load the ring themselves: `gemm_tma_mma.rs` says
+    /// why).
     pub const fn threads(&self) -> u32 {
-        (self.consumers + 1) * WGEMM_WARPGROUP
+        match self.mma {
+            RingMma::Wgmma => (self.consumers + 1) * WGEMM_WARPGROUP,
+            RingMma::Sync => self.consumers * WGEMM_WARPGROUP,
+        }
     }
-    /// f32 accumulators per consumer thread (BN/2).
+    /// f32 accumulators per consumer thread (BN/2: a warpgroup's 64 x BN over its 128 threads,
+    /// whichever MMA).
     pub const fn accumulators(&self) -> u32 {
         self.bn / 2
+    }
+    /// Registers a consumer thread needs beyond its accumulators (at least): wgmma's
+    /// descriptors and addresses; mma.sync's A and B fragments of two k16 steps (4 m-tiles of 4
+    /// words, BN/32 n-tiles of 2) and their addresses.
+    pub const fn working_regs(&self) -> u32 {
+        match self.mma {
+            RingMma::Wgmma => 32,
+            RingMma::Sync => 2 * (4 * 4 + 2 * (self.bn / 32)) + 16,
+        }
+    }
+    /// A consumer warp's tile: rows x columns of C (`wgmma`: a warp's 16 rows of the
+    /// warpgroup's m64; `mma.sync`: 64 rows, a quarter of the columns).
+    pub const fn warp_tile(&self) -> (u32, u32) {
+        match self.mma {
+            RingMma::Wgmma => (WGEMM_M / 4, self.bn),
+            RingMma::Sync => (WGEMM_M, self.bn / 4),
+        }
     }
     /// Registers a consumer thread gets by `setmaxnreg.inc` ([`consumer_regs`]).
     pub const fn consumer_regs(&self) -> u32 {
@@ -207,7 +246,7 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     // ptxas compiles the whole entry, consumers included, within the registers a thread has at
     // launch (it does not lift the bound past `setmaxnreg.inc`): the accumulators, descriptors,
     // addresses and the epilogue's indices must fit there.
-    if launch_regs(v.threads()) < v.accumulators() + 32 {
+    if launch_regs(v.threads()) < v.accumulators() + v.working_regs() {
         return Err(WgemmMisfit::Registers);
     }
     Ok(())
@@ -252,32 +291,63 @@ pub const fn b_descriptor(addr: u32) -> u64 {
         | SWIZZLE_128B_LAYOUT
 }
 
+/// A line's MMA from its family word in the table (`wgmma` or `mma_sync`).
+macro_rules! ring_mma {
+    (wgmma) => {
+        RingMma::Wgmma
+    };
+    (mma_sync) => {
+        RingMma::Sync
+    };
+}
+
+/// A line's entry name from its family word and numbers.
+macro_rules! ring_entry {
+    (wgmma, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
+        concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x)
+    };
+    (mma_sync, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
+        concat!("tma_mma_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x)
+    };
+}
+
+/// A line's kernel from its family word and numbers.
+#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
+macro_rules! ring_kernel {
+    (wgmma, $bm:literal, $bn:literal, $s:literal, $c:literal) => {
+        crate::gemm_wgmma::gemm_wgmma::<$bm, $bn, $s, $c, { $bn / 2 }, { consumer_regs($c) }>
+    };
+    (mma_sync, $bm:literal, $bn:literal, $s:literal, $c:literal) => {
+        crate::gemm_tma_mma::gemm_tma_mma::<$bm, $bn, $s, $c, { $bn as usize / 32 }>
+    };
+}
+
 /// Expands the `gemm_wgmma` section of the variant table (see `variants.rs`): its params
 /// structs, [`WGEMM`](crate::variants::WGEMM), the checks of each line and, in the sm_90a build
 /// only, one entry per line.
 macro_rules! wgemm_table {
     (
         abi: ($params:ident, $args:ident) $plist:tt,
-        gemm_wgmma: [ $( ($label:literal, wgmma {
+        gemm_wgmma: [ $( ($label:literal, $fam:ident {
             block: ($bm:literal, $bn:literal, 64), stages: $s:literal,
             consumers: $c:literal, cluster: $x:literal $(,)? }) ),* $(,)? ],
     ) => {
         kernel_params!("gemm_wgmma", ($params, $args) $plist);
 
-        /// The warp-specialized wgmma GEMM's lines (sm_90a only), in table order.
+        /// The warp-specialized GEMM's lines (sm_90a only), in table order.
         pub const WGEMM: &[WgemmVariant] = &[ $( WgemmVariant {
             label: $label, bm: $bm, bn: $bn, stages: $s, consumers: $c, cluster: $x,
-            entry: concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x),
+            mma: ring_mma!($fam), entry: ring_entry!($fam, $bm, $bn, $s, $c, $x),
         }, )* ];
         $( const _: () = {
             let v = WgemmVariant {
                 label: $label, bm: $bm, bn: $bn, stages: $s, consumers: $c, cluster: $x,
-                entry: "",
+                mma: ring_mma!($fam), entry: "",
             };
             match wgemm_line_fits(&v) {
                 Ok(()) => {}
                 Err(WgemmMisfit::Width) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": BN must be 64, 128 or 256 (a wgmma N)")),
+                    ": BN must be 64, 128 or 256 (a wgmma N; four mma.sync warps of 16-column pairs)")),
                 Err(WgemmMisfit::Consumers) => panic!(concat!("gemm_wgmma line ", $label,
                     ": consumers must be 1, 2 or 3")),
                 Err(WgemmMisfit::Height) => panic!(concat!("gemm_wgmma line ", $label,
@@ -289,15 +359,14 @@ macro_rules! wgemm_table {
                 Err(WgemmMisfit::Cluster) => panic!(concat!("gemm_wgmma line ", $label,
                     ": cluster must be 1 (TMA multicast is not built)")),
                 Err(WgemmMisfit::Registers) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": the accumulators do not fit the registers a thread has at launch")),
+                    ": the accumulators and fragments do not fit the registers a thread has at launch")),
             }
         }; )*
         const _: () = assert!(wgemm_lines_unique(WGEMM),
             "gemm_wgmma: two lines share a label or an entry");
         $( #[cfg(lab_sm90a)]
-           kernel_entry!(concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x),
-                         ($params, $args) $plist,
-                         crate::gemm_wgmma::gemm_wgmma::<$bm, $bn, $s, $c, { $bn / 2 }, { consumer_regs($c) }>); )*
+           kernel_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
+                         ring_kernel!($fam, $bm, $bn, $s, $c)); )*
     };
 }
 
@@ -315,8 +384,36 @@ mod tests {
             stages,
             consumers,
             cluster,
+            mma: RingMma::Wgmma,
             entry: "",
         }
+    }
+
+    fn sync_line(bm: u32, bn: u32, stages: u32, consumers: u32) -> WgemmVariant {
+        WgemmVariant {
+            mma: RingMma::Sync,
+            ..line(bm, bn, stages, consumers, 1)
+        }
+    }
+
+    #[test]
+    fn mma_sync_lines_are_their_consumers_and_fit_their_fragments() {
+        use WgemmMisfit::*;
+        let v = sync_line(128, 256, 4, 2);
+        assert_eq!(v.threads(), 256);
+        assert_eq!(launch_regs(v.threads()), 255);
+        assert_eq!(v.warp_tile(), (64, 64));
+        assert_eq!(v.accumulators(), 128, "a 64 x 64 warp tile over 32 lanes");
+        assert_eq!(wgemm_line_fits(&v), Ok(()));
+        assert_eq!(sync_line(128, 128, 4, 2).warp_tile(), (64, 32));
+        // Three warpgroups of 64 x 64 warp tiles pass the registers 384 threads have.
+        assert_eq!(wgemm_line_fits(&sync_line(192, 256, 3, 3)), Err(Registers));
+        assert_eq!(wgemm_line_fits(&sync_line(192, 128, 3, 3)), Ok(()));
+        assert_eq!(wgemm_line_fits(&sync_line(128, 96, 4, 2)), Err(Width));
+        // The same ring as a wgmma line of the same tile.
+        let w = line(128, 256, 4, 2, 1);
+        assert_eq!(v.dynamic_shared_bytes(), w.dynamic_shared_bytes());
+        assert_eq!(w.warp_tile(), (16, 256));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The `gemm_bf16` experiment's row and output, as `results.json` stores them.
 
 use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant};
-use kernels_gpu::wgemm_lines::{WGEMM_BK, WGEMM_M, WGEMM_WARPGROUP};
+use kernels_gpu::wgemm_lines::{RingMma, WGEMM_BK};
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
@@ -50,6 +50,9 @@ pub enum TensorPath {
     /// Asynchronous warpgroup `wgmma` from TMA-loaded shared memory (the `gemm_wgmma` section,
     /// sm_90a only).
     Wgmma,
+    /// `mma.sync` m16n8k16 fed by `ldmatrix` from the same TMA-loaded ring (the `gemm_wgmma`
+    /// section's `mma_sync` lines, sm_90a only).
+    MmaSyncTma,
 }
 
 impl TensorPath {
@@ -89,25 +92,35 @@ impl Bf16Row {
         }
     }
 
-    /// The row of wgmma line `v` from our measurement and ours over cuBLAS (no compared module
-    /// builds these lines). Its warp tile is one warp's share of its warpgroup's 64 rows.
-    pub fn wgmma(v: &WgemmVariant, ours: &Measurement, vs_cublas: Option<f64>) -> Self {
+    /// The row of TMA-ring line `v` (section `gemm_wgmma`) from our measurement and ours over
+    /// cuBLAS (no compared module builds these lines). A wgmma line's warp tile is one warp's
+    /// share of its warpgroup's 64 rows.
+    pub fn ring(v: &WgemmVariant, ours: &Measurement, vs_cublas: Option<f64>) -> Self {
         Self {
             variant: v.label.to_owned(),
             threads: v.threads(),
             block: (v.bm, v.bn, WGEMM_BK),
-            warp: (WGEMM_M / (WGEMM_WARPGROUP / 32), v.bn),
+            warp: v.warp_tile(),
             stages: v.stages,
             dyn_smem: v.dynamic_shared_bytes(),
             figures: GemmFigures::of(ours),
             measured: Measured::of(ours, None),
             vs_cublas,
-            path: TensorPath::Wgmma,
+            path: match v.mma {
+                RingMma::Wgmma => TensorPath::Wgmma,
+                RingMma::Sync => TensorPath::MmaSyncTma,
+            },
         }
     }
 
     pub fn is_wgmma(&self) -> bool {
         self.path == TensorPath::Wgmma
+    }
+
+    /// Whether the line is one of the TMA ring's (wgmma or mma.sync): sm_90a only, no compared
+    /// module.
+    pub fn is_ring(&self) -> bool {
+        self.path != TensorPath::MmaSync
     }
 }
 
@@ -195,7 +208,7 @@ pub(crate) mod tests {
     fn a_wgmma_row_is_built_from_its_line_and_measurement() {
         let v = &kernels_gpu::variants::WGEMM[0];
         let m = crate::experiments::measurement::tests::measured(700_000.0, None, 0.0);
-        let r = Bf16Row::wgmma(v, &m, Some(0.97));
+        let r = Bf16Row::ring(v, &m, Some(0.97));
         assert!(r.is_wgmma());
         assert_eq!(r.variant, v.label);
         assert_eq!(r.threads, (v.consumers + 1) * 128);
@@ -205,6 +218,14 @@ pub(crate) mod tests {
         assert_eq!((r.figures.regs, r.figures.gflops), (40, 700_000.0));
         assert!(r.measured.compare.is_none() && r.measured.check.passed);
         assert_eq!(r.vs_cublas, Some(0.97));
+        // An mma.sync line of the ring: its consumers only, 64 x BN/4 warp tiles.
+        let t = (kernels_gpu::variants::WGEMM.iter())
+            .find(|v| v.mma == RingMma::Sync)
+            .expect("the table has an mma_sync line");
+        let r = Bf16Row::ring(t, &m, None);
+        assert!(!r.is_wgmma() && r.is_ring());
+        assert_eq!(r.path, TensorPath::MmaSyncTma);
+        assert_eq!((r.threads, r.warp), (t.consumers * 128, (64, t.bn / 4)));
     }
 
     /// A wgmma row says so and a line that did not run keeps its reason; an mma.sync row and a

@@ -3,7 +3,7 @@
 //! cuBLAS as lines, the kernel cuBLAS ran as a point).
 
 use super::tolerance;
-use super::{Bf16Row, Bf16Run};
+use super::{Bf16Row, Bf16Run, TensorPath};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::cells;
 use crate::experiments::contract::GFLOPS;
@@ -87,28 +87,37 @@ pub fn table(output: &Bf16Run, title: &str) -> TableData {
     t
 }
 
-/// What the wgmma rows are, where the run has any, and each line that did not run with why.
+/// What the TMA ring's rows are (wgmma, then mma.sync), where the run has any, and each line
+/// that did not run with why.
 fn wgmma_notes(output: &Bf16Run) -> Vec<String> {
-    let ran: Vec<&str> = output
-        .rows
-        .iter()
-        .filter(|r| r.is_wgmma())
-        .map(|r| r.variant.as_str())
-        .collect();
-    let about = (!ran.is_empty()).then(|| {
+    let ran = |path: TensorPath| {
+        let labels: Vec<&str> = (output.rows.iter())
+            .filter(|r| r.path == path)
+            .map(|r| r.variant.as_str())
+            .collect();
+        (!labels.is_empty()).then(|| labels.join(", "))
+    };
+    let wgmma = ran(TensorPath::Wgmma).map(|l| {
         format!(
-            "{}: wgmma (sm_90a) from a shared-memory ring that TMA fills, one producer \
+            "{l}: wgmma (sm_90a) from a shared-memory ring that TMA fills, one producer \
              warpgroup and the consumer warpgroups the threads leave, a persistent grid of one \
              block per SM; the warp tile is one warp's share of its warpgroup's tile, and no \
-             compared module builds these lines.",
-            ran.join(", ")
+             compared module builds these lines."
+        )
+    });
+    let sync = ran(TensorPath::MmaSyncTma).map(|l| {
+        format!(
+            "{l}: mma.sync m16n8k16 (sm_90a for its data movement) fed by ldmatrix from the \
+             same TMA ring, whose fills one thread of the first warp issues; each warp waits \
+             for and releases its slots alone (no block barrier in the K loop); a persistent \
+             grid of one block per SM, and no compared module builds these lines."
         )
     });
     let not_run = output
         .not_run
         .iter()
         .map(|n| format!("{} did not run: {}.", n.variant, n.why));
-    about.into_iter().chain(not_run).collect()
+    wgmma.into_iter().chain(sync).chain(not_run).collect()
 }
 
 /// The dense BF16 spec peak of a run's device, where the lab knows its rate.
@@ -180,6 +189,9 @@ mod tests {
         let mut w = r.rows[0].clone();
         w.variant = "W1".into();
         w.path = super::super::TensorPath::Wgmma;
+        r.rows.push(w.clone());
+        w.variant = "MT1".into();
+        w.path = super::super::TensorPath::MmaSyncTma;
         r.rows.push(w);
         r.not_run.push(super::super::NotRun {
             variant: "W2".into(),
@@ -189,6 +201,7 @@ mod tests {
         let csv = to_csv(&t);
         assert!(csv.lines().any(|l| l.starts_with("W1,")), "{csv}");
         assert!(t.notes.iter().any(|n| n.starts_with("W1: wgmma (sm_90a)")), "{:?}", t.notes);
+        assert!(t.notes.iter().any(|n| n.starts_with("MT1: mma.sync m16n8k16")), "{:?}", t.notes);
         assert!(
             t.notes.iter().any(|n| n == "W2 did not run: needs sm_90a (a compute capability 9.0 device)."),
             "{:?}",

@@ -87,7 +87,7 @@ pub fn run_wgemm_lines(
         let vs_cublas = m
             .cublas
             .map(|c| cublas.add(v.label, m.ours.throughput, dims, c));
-        out.rows.push(Bf16Row::wgmma(v, &m.ours, vs_cublas));
+        out.rows.push(Bf16Row::ring(v, &m.ours, vs_cublas));
     }
     Ok(out)
 }
