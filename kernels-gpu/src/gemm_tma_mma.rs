@@ -1,4 +1,4 @@
-//! The BF16 GEMM of `mma.sync` fed by Hopper's TMA (sm_90a): the ring, producer and persistent
+//! The BF16 GEMM of `mma.sync` fed by Hopper's TMA (sm_90a): the ring, loads and persistent
 //! walk of the wgmma GEMM (`tma_ring.rs`), with consumer warps that read their fragments from a
 //! slot by `ldmatrix` and run m16n8k16 `mma.sync` on them, as the `gemm_bf16` family does.
 //!
@@ -8,13 +8,14 @@
 //! warp that stalls on its fragments holds no other warp back, and no copy instruction or
 //! address arithmetic is issued beside the MMAs.
 //!
-//! There is no producer warp: lane 0 of consumer warp 0 issues each fill, `stages - 1` slots
-//! ahead, at the end of its own slot. A ninth warp would cost every warp its 64 x 64 tile: the
-//! register file is split between the SM's four schedulers, so a block of 9 warps gets the
-//! registers of 12 per thread (168, where 8 warps get 255), and `setmaxnreg` cannot lift a
-//! warp past what ptxas compiled the entry for. Waiting for the slot's previous fill to be
-//! released rarely blocks: that fill ended a slot earlier, and no warp is a whole slot behind
-//! unless warp 0 is ahead of it, which this wait then corrects.
+//! There is no producer warp. Thread 0 fills the whole ring first; after that, the last warp
+//! to finish reading a slot loads the slot's next fill itself: each warp, done with a slot,
+//! adds one to the slot's count (acquire-release), and the warp that sees the others' adds
+//! knows they are done with it and issues the TMA at once. No thread waits for a free slot, and
+//! a slot is refilled the moment it is free. A ninth, producer warp would cost every warp its
+//! 64 x 64 tile: the register file is split between the SM's four schedulers, so a block of 9
+//! warps gets the registers of 12 per thread (168, where 8 warps get 255), and `setmaxnreg`
+//! cannot lift a warp past what ptxas compiled the entry for.
 //!
 //! Fragments are double-buffered across k16 steps and across slots: a slot's last step loads
 //! the next slot's first fragments (after its full barrier) while its own MMAs run, and the
@@ -23,7 +24,7 @@
 use crate::gemm_epilogue::Output;
 use crate::gpu;
 use crate::tma_mma_shape::{SyncWarps, SYNC_K_STEPS, SYNC_M_TILES};
-use crate::tma_ring::{Fill, Ring, RingProblem};
+use crate::tma_ring::{Fill, Release, Ring, RingProblem};
 use crate::variants::WgemmArgs;
 use crate::wgemm_lines::{tile_of, RingMma, WgemmVariant, WGEMM_WARPGROUP};
 
@@ -58,9 +59,8 @@ pub unsafe fn gemm_tma_mma<const BM: u32, const BN: u32, const STAGES: u32, cons
         entry: "",
     };
     let (m, n, k) = (m as u32, n as u32, k as u32);
-    let consumer_warps = CONSUMERS * WGEMM_WARPGROUP / 32;
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
-    let p = unsafe { RingProblem::set_up(line, (m, n, k), consumer_warps) };
+    let p = unsafe { RingProblem::set_up(line, (m, n, k), Release::Count) };
     let t = gpu::thread_idx_x();
     let out = Output {
         c,
@@ -78,7 +78,8 @@ pub unsafe fn gemm_tma_mma<const BM: u32, const BN: u32, const STAGES: u32, cons
 /// One consumer warp (`warp`, lane `lane`): its 64 x BN/4 part of every tile of the walk,
 /// accumulated slot by slot, then written.
 ///
-/// Lane 0 of warp 0 also loads the ring, through the tensor maps `maps` (A's, B's).
+/// Thread 0 loads the ring's first fills and each slot's last reader its next, through the
+/// tensor maps `maps` (A's, B's).
 ///
 /// # Safety
 /// As [`gemm_tma_mma`]; run by every lane of a consumer warp together.
@@ -90,28 +91,8 @@ unsafe fn consume<const NI: usize>(
     out: Output,
 ) {
     let line = p.line;
-    let producer = warp == 0 && lane == 0;
-    // The producer's next fill, and what issues it (if the walk has it) and moves on.
-    let mut filler = p.first_fill();
-    let mut load_next = |f: Fill| {
-        if p.has(&f) {
-            // SAFETY: one thread, fills in order (the prologue's, then one a slot); the maps
-            // are the contract's.
-            unsafe { p.load(f, a_map, b_map) };
-        }
-        p.after(f)
-    };
-    if producer {
-        // SAFETY: the maps are in global memory (the contract).
-        unsafe {
-            gpu::prefetch_tensor_map(a_map);
-            gpu::prefetch_tensor_map(b_map);
-        }
-        for _ in 0..line.stages - 1 {
-            filler = load_next(filler);
-        }
-    }
     let s = SyncWarps { bn: line.bn };
+    let consumer_warps = line.consumers * WGEMM_WARPGROUP / 32;
     // The lane's parts of its fragment addresses (`tma_mma_shape.rs`): per k-step for A, per
     // n-tile pair for B; the rest is a constant of the unrolled loops.
     let a_lane: [u32; SYNC_K_STEPS as usize] =
@@ -123,6 +104,28 @@ unsafe fn consume<const NI: usize>(
             0
         }
     });
+    let load = |f: Fill| {
+        if p.has(&f) {
+            // SAFETY: the slot is free (a fresh ring's, or its readers all counted out), and one
+            // thread loads it; the maps are the contract's.
+            unsafe { p.load(f, a_map, b_map) };
+        }
+    };
+    // The fill that takes a slot's place after the one being read: `stages` fills ahead.
+    let mut refill = p.first_fill();
+    if warp == 0 && lane == 0 {
+        // SAFETY: the maps are in global memory (the contract).
+        unsafe {
+            gpu::prefetch_tensor_map(a_map);
+            gpu::prefetch_tensor_map(b_map);
+        }
+    }
+    for _ in 0..line.stages {
+        if warp == 0 && lane == 0 {
+            load(refill);
+        }
+        refill = p.after(refill);
+    }
     // The warp's A fragments (one ldmatrix.x4 per m-tile) and B fragments (one
     // ldmatrix.x4.trans per n-tile pair) at k16 step `kk` of slot `slot`.
     let fragments = |slot: u32, kk: u32| {
@@ -165,18 +168,25 @@ unsafe fn consume<const NI: usize>(
                     // The slot's last fragments are in registers: release it, then wait for the
                     // next slot (the next tile's first when this is the tile's last), if the
                     // walk has one, and load its first fragments while this step's MMAs run.
-                    // SAFETY: one arrival per consumer warp per fill, as the barrier counts.
-                    unsafe {
-                        if lane == 0 {
-                            gpu::mbarrier_arrive(p.empty(at.slot));
+                    // Every lane's reads of the slot are done (the warp barrier orders them
+                    // before lane 0's count, which releases them); the last warp to count
+                    // refills it.
+                    gpu::warp_sync();
+                    if lane == 0 {
+                        // SAFETY: the slot's count word, only ever counted up.
+                        let before = unsafe { gpu::shared_count_up(p.empty(at.slot)) };
+                        if before % consumer_warps == consumer_warps - 1 {
+                            // The other warps' reads (acquired by the count) are ordered before
+                            // TMA's writes, which are the async proxy's.
+                            gpu::fence_proxy_async_shared();
+                            load(refill);
                         }
                     }
-                    if producer {
-                        filler = load_next(filler);
-                    }
+                    refill = p.after(refill);
                     at = at.next(line.stages);
                     if ks + 1 < p.k_steps || !last_tile {
-                        // SAFETY: as the first wait; the producer fills every slot of the walk.
+                        // SAFETY: as the first wait; every fill of the walk is loaded (thread 0's first
+                        // ones, then each by its slot's last reader).
                         unsafe { gpu::mbarrier_wait(p.full(at.slot), at.phase) };
                         fragments(at.slot, 0)
                     } else {

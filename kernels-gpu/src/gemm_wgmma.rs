@@ -14,7 +14,7 @@
 use crate::gemm_epilogue::Output;
 use crate::gpu;
 use crate::variants::WgemmArgs;
-use crate::tma_ring::{Ring, RingProblem};
+use crate::tma_ring::{Release, Ring, RingProblem};
 use crate::wgemm_lines::{
     a_descriptor, b_descriptor, tile_of, RingMma, WgemmVariant, PRODUCER_REGS, SWIZZLE_BYTES,
     WGEMM_K, WGEMM_M, WGEMM_WARPGROUP,
@@ -68,7 +68,7 @@ pub unsafe fn gemm_wgmma<
     };
     let (m, n, k) = (m as u32, n as u32, k as u32);
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
-    let p = unsafe { RingProblem::set_up(line, (m, n, k), WARPS * CONSUMERS) };
+    let p = unsafe { RingProblem::set_up(line, (m, n, k), Release::Barrier(WARPS * CONSUMERS)) };
     let t = gpu::thread_idx_x();
     let warpgroup = t / WGEMM_WARPGROUP;
     if warpgroup == 0 {

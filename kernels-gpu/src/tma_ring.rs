@@ -33,6 +33,16 @@ impl Ring {
     }
 }
 
+/// How the consumers hand a slot back.
+#[derive(Clone, Copy)]
+pub enum Release {
+    /// Each of this many arrivals on the slot's empty mbarrier, which a producer waits on.
+    Barrier(u32),
+    /// Each reader adds one to a count in the empty barrier's word ([`gpu::shared_count_up`]);
+    /// the last of a fill's readers loads the slot's next fill itself.
+    Count,
+}
+
 /// What every role knows of the problem.
 #[derive(Clone, Copy)]
 pub struct RingProblem {
@@ -52,10 +62,9 @@ impl RingProblem {
     ///
     /// # Safety
     /// Called by every thread of the block together (it ends in a block barrier), launched
-    /// with `line.dynamic_shared_bytes()` of dynamic shared memory; `empty_arrivals` is the
-    /// number of arrivals that release a slot (one per consumer warp).
+    /// with `line.dynamic_shared_bytes()` of dynamic shared memory.
     #[inline(always)]
-    pub unsafe fn set_up(line: WgemmVariant, (m, n, k): (u32, u32, u32), empty_arrivals: u32) -> Self {
+    pub unsafe fn set_up(line: WgemmVariant, (m, n, k): (u32, u32, u32), release: Release) -> Self {
         let ring = (gpu::dynamic_shared_base() + SWIZZLE_ATOM - 1) & !(SWIZZLE_ATOM - 1);
         if gpu::thread_idx_x() == 0 {
             let mut s = 0;
@@ -65,7 +74,12 @@ impl RingProblem {
                 // below.
                 unsafe {
                     gpu::mbarrier_init(ring + line.full_barrier(s), 1);
-                    gpu::mbarrier_init(ring + line.empty_barrier(s), empty_arrivals);
+                    match release {
+                        Release::Barrier(arrivals) => {
+                            gpu::mbarrier_init(ring + line.empty_barrier(s), arrivals)
+                        }
+                        Release::Count => gpu::shared_store_u32(ring + line.empty_barrier(s), 0),
+                    }
                 }
                 s += 1;
             }
@@ -82,7 +96,8 @@ impl RingProblem {
         }
     }
 
-    /// Shared address of slot `s`'s full and empty barriers.
+    /// Shared address of slot `s`'s full and empty barriers (the empty one a count with
+    /// [`Release::Count`]).
     #[inline(always)]
     pub fn full(&self, s: u32) -> u32 {
         self.ring + self.line.full_barrier(s)
@@ -128,18 +143,23 @@ impl RingProblem {
         }
     }
 
-    /// The first element (row, column) of C of the walk's tile `tile`.
+    /// The first element (row, column) of C of the walk's tile `tile`; (0, 0) past the walk's
+    /// end, where `tile_of` would divide by the zero rows left.
     #[inline(always)]
     fn origin(&self, tile: u32) -> (i32, i32) {
+        if tile >= self.rows * self.cols {
+            return (0, 0);
+        }
         let (tr, tc) = tile_of(tile, self.rows, self.cols);
         ((tr * self.line.bm) as i32, (tc * self.line.bn) as i32)
     }
 
-    /// Fill `f`: once its slot's previous fill is released, TMA loads the fill's K slice of A
-    /// and B into the slot, completing on the slot's full barrier.
+    /// Fill `f`: TMA loads the fill's K slice of A and B into its slot, completing on the
+    /// slot's full barrier.
     ///
     /// # Safety
-    /// Run by one thread of the block, for the walk's fills in order, each one the walk has;
+    /// Run by one thread of the block at a time, for the walk's fills in order, each one the
+    /// walk has, once the slot's previous fill is released (a fresh ring's slots are free);
     /// `a_map` and `b_map` are the tensor maps of the line's contract (`gemm_wgmma`'s safety
     /// section).
     #[inline(always)]
@@ -148,12 +168,10 @@ impl RingProblem {
         let (row0, col0) = f.origin;
         let depth = (f.ks * WGEMM_BK) as i32;
         let full = self.full(f.at.slot);
-        // SAFETY: the slot is free once the consumers released its previous fill (a fresh
-        // ring's first round passes at once); the TMA boxes are the slot's bytes exactly (A:
-        // 64 x BM, B: BN/64 boxes of 64 x 64), each 1024-byte aligned, and complete on the
-        // slot's full barrier, which expects them.
+        // SAFETY: the slot is free (the caller's contract); the TMA boxes are the slot's bytes
+        // exactly (A: 64 x BM, B: BN/64 boxes of 64 x 64), each 1024-byte aligned, and complete
+        // on the slot's full barrier, which expects them.
         unsafe {
-            gpu::mbarrier_wait(self.empty(f.at.slot), f.at.phase ^ 1);
             gpu::mbarrier_arrive_expect_tx(full, line.slot_bytes());
             gpu::tma_load_2d(self.ring + line.a_slot(f.at.slot), a_map, depth, row0, full);
             let mut j = 0;
@@ -166,7 +184,8 @@ impl RingProblem {
         }
     }
 
-    /// A producer thread's whole walk: every fill, in order.
+    /// A producer thread's whole walk: every fill, in order, each once the slot's empty barrier
+    /// says its previous fill was read ([`Release::Barrier`]).
     ///
     /// # Safety
     /// As [`RingProblem::load`]; the one thread that loads this block's ring.
@@ -179,8 +198,12 @@ impl RingProblem {
         }
         let mut f = self.first_fill();
         while self.has(&f) {
-            // SAFETY: the caller's contract; fills in order.
-            unsafe { self.load(f, a_map, b_map) };
+            // SAFETY: the caller's contract; fills in order, each once the consumers released
+            // the slot's previous fill (a fresh ring's first round passes at once).
+            unsafe {
+                gpu::mbarrier_wait(self.empty(f.at.slot), f.at.phase ^ 1);
+                self.load(f, a_map, b_map)
+            };
             f = self.after(f);
         }
     }

@@ -168,3 +168,45 @@ pub unsafe fn prefetch_l2(p: *const f32) {
     // SAFETY: the caller's contract; a prefetch has no other effect.
     unsafe { asm!("prefetch.global.L2 [{p}];", p = in(reg64) p, options(nostack, preserves_flags)) }
 }
+
+/// Adds 1 to the shared word at `addr` and returns the value it held
+/// (`atom.acq_rel.cta.shared::cta.add.u32`): the release orders this thread's earlier accesses
+/// before the add, and the acquire orders what follows after the adds (and the releases) that
+/// came before it. A ring's last reader of a slot learns it is last, and that the others are
+/// done, from one instruction.
+///
+/// # Safety
+/// `addr` is a 4-byte-aligned word of the block's shared memory that is only accessed
+/// atomically while threads count on it.
+#[inline(always)]
+pub unsafe fn shared_count_up(addr: u32) -> u32 {
+    let old: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("atom.acq_rel.cta.shared::cta.add.u32 {o}, [{a}], 1;", o = out(reg32) old,
+             a = in(reg32) addr, options(nostack, preserves_flags))
+    }
+    old
+}
+
+/// Stores `v` to the shared word at `addr` (`st.shared.u32`).
+///
+/// # Safety
+/// `addr` is a 4-byte-aligned word of the block's shared memory that no other thread accesses
+/// until a barrier orders them after this store.
+#[inline(always)]
+pub unsafe fn shared_store_u32(addr: u32, v: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("st.shared.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v,
+             options(nostack, preserves_flags))
+    }
+}
+
+/// Waits until every lane of the warp reaches it (`bar.warp.sync 0xffffffff`), which also
+/// orders each lane's earlier memory accesses before the others' later ones.
+#[inline(always)]
+pub fn warp_sync() {
+    // SAFETY: every lane of a converged warp executes it (its callers' uniform control flow).
+    unsafe { asm!("bar.warp.sync -1;", options(nostack, preserves_flags)) }
+}
