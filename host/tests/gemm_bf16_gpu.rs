@@ -193,7 +193,13 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
 
     // Edge tiles along M and N and a K that is no whole number of 64-deep slices (TMA's zero
     // fill), every element checked, on every ring line.
-    let cmd = ["gemm_bf16", "--size", "1000x776x1000", "--variants", labels.as_str()];
+    let cmd = [
+        "gemm_bf16",
+        "--size",
+        "1000x776x1000",
+        "--variants",
+        labels.as_str(),
+    ];
     let args = Bf16Cmd::parse_from(cmd).args;
     let plan = gemm_bf16::Plan::new(&args).unwrap();
     let r = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
@@ -201,7 +207,11 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
     assert!(failed.is_empty(), "{failed:?}");
     assert!(r.not_run.is_empty(), "{:?}", r.not_run);
     assert_eq!(r.rows.len(), kernels_gpu::variants::WGEMM.len());
-    assert!(r.rows.iter().all(|row| row.measured.check.passed), "{:?}", r.rows);
+    assert!(
+        r.rows.iter().all(|row| row.measured.check.passed),
+        "{:?}",
+        r.rows
+    );
 
     // A K that TMA cannot describe: the wgmma lines say why, the run goes on.
     let args = Bf16Cmd::parse_from(["gemm_bf16", "--variants", "M1,W1", "--size", "256x256x260"]);

@@ -35,7 +35,13 @@ use crate::wgemm_lines::{tile_of, RingMma, WgemmVariant, WGEMM_WARPGROUP};
 /// K) in global memory, bf16, 128-byte swizzle, zero fill, boxes of 64 x BM and 64 x 64
 /// elements; `c` holds M*N floats; N is even; K >= 1.
 #[inline(always)]
-pub unsafe fn gemm_tma_mma<const BM: u32, const BN: u32, const STAGES: u32, const CONSUMERS: u32, const NI: usize>(
+pub unsafe fn gemm_tma_mma<
+    const BM: u32,
+    const BN: u32,
+    const STAGES: u32,
+    const CONSUMERS: u32,
+    const NI: usize,
+>(
     args: WgemmArgs,
 ) {
     let WgemmArgs {
@@ -161,45 +167,46 @@ unsafe fn consume<const NI: usize>(
         let mut acc = [[[0.0f32; 4]; NI]; SYNC_M_TILES];
         let mut ks = 0;
         while ks < p.k_steps {
-            // The slot's first steps, each loading the next one's fragments.
-            for kk in 1..SYNC_K_STEPS {
+            for kk in 0..SYNC_K_STEPS {
+                let next = if kk + 1 < SYNC_K_STEPS {
+                    fragments(at.slot, kk + 1)
+                } else {
+                    // The slot's last fragments are in registers: release it, then wait for the
+                    // next slot (the next tile's first when this is the tile's last), if the
+                    // walk has one, and load its first fragments while this step's MMAs run.
+                    // Every lane's reads of the slot are done (the warp barrier orders them
+                    // before lane 0's count, which releases them); the last warp to count
+                    // refills it.
+                    gpu::warp_sync();
+                    if lane == 0 {
+                        // SAFETY: the slot's count word, only ever counted up.
+                        let before = unsafe { gpu::shared_count_up(p.empty(at.slot)) };
+                        if before % consumer_warps == consumer_warps - 1 {
+                            // The other warps' reads (acquired by the count) are ordered before
+                            // TMA's writes, which are the async proxy's.
+                            gpu::fence_proxy_async_shared();
+                            load(refill);
+                        }
+                    }
+                    refill = p.after(refill);
+                    at = at.next(line.stages);
+                    if ks + 1 < p.k_steps || !last_tile {
+                        // SAFETY: as the first wait; every fill of the walk is loaded (thread 0's first
+                        // ones, then each by its slot's last reader).
+                        unsafe { gpu::mbarrier_wait(p.full(at.slot), at.phase) };
+                        fragments(at.slot, 0)
+                    } else {
+                        current
+                    }
+                };
                 let (a, b) = current;
-                current = fragments(at.slot, kk);
-                mma_rows::<0, SYNC_M_TILES, NI>(&mut acc, &a, &b);
-            }
-            // The slot's last step.
-            {
-                let (a, b) = current;
-                // Its fragments are in registers, so the slot is
-                // released; then the wait for the next slot (the next tile's first when this is
-                // the tile's last), if the walk has one, and the loads of its first fragments.
-                // They sit between the two halves of this step's MMAs: the warp keeps the
-                // tensor pipe fed while it counts, waits and loads, instead of leaving it to
-                // the other warp of its scheduler, which reads the same slots and so tends to
-                // reach the end of each at the same time.
-                mma_rows::<0, { SYNC_M_TILES / 2 }, NI>(&mut acc, &a, &b);
-                // Every lane's reads of the slot are done (the warp barrier orders them before
-                // lane 0's count, which releases them); the last warp to count refills it.
-                gpu::warp_sync();
-                if lane == 0 {
-                    // SAFETY: the slot's count word, only ever counted up.
-                    let before = unsafe { gpu::shared_count_up(p.empty(at.slot)) };
-                    if before % consumer_warps == consumer_warps - 1 {
-                        // The other warps' reads (acquired by the count) are ordered before
-                        // TMA's writes, which are the async proxy's.
-                        gpu::fence_proxy_async_shared();
-                        load(refill);
+                for (acc_row, a_tile) in acc.iter_mut().zip(&a) {
+                    for (acc_tile, b_tile) in acc_row.iter_mut().zip(&b) {
+                        // SAFETY: the whole warp runs every k-step (uniform control flow).
+                        *acc_tile = unsafe { gpu::mma_bf16_m16n8k16(*acc_tile, *a_tile, *b_tile) };
                     }
                 }
-                refill = p.after(refill);
-                at = at.next(line.stages);
-                if ks + 1 < p.k_steps || !last_tile {
-                    // SAFETY: as the first wait; every fill of the walk is loaded (thread 0's
-                    // first ones, then each by its slot's last reader).
-                    unsafe { gpu::mbarrier_wait(p.full(at.slot), at.phase) };
-                    current = fragments(at.slot, 0);
-                }
-                mma_rows::<{ SYNC_M_TILES / 2 }, SYNC_M_TILES, NI>(&mut acc, &a, &b);
+                current = next;
             }
             ks += 1;
         }
@@ -216,22 +223,5 @@ unsafe fn consume<const NI: usize>(
             }
         }
         tile += gpu::grid_dim_x();
-    }
-}
-
-/// One k16 step's MMAs on m-tiles `LO..HI` of a warp's accumulators, from its A fragments `a`
-/// (one per m-tile) and B fragments `b` (one per n-tile). Constant bounds, so the loops unroll
-/// and every accumulator stays in registers.
-#[inline(always)]
-fn mma_rows<const LO: usize, const HI: usize, const NI: usize>(
-    acc: &mut [[[f32; 4]; NI]; SYNC_M_TILES],
-    a: &[[u32; 4]; SYNC_M_TILES],
-    b: &[[u32; 2]; NI],
-) {
-    for mi in LO..HI {
-        for (acc_tile, b_tile) in acc[mi].iter_mut().zip(b) {
-            // SAFETY: the whole warp runs every k-step (its callers' uniform control flow).
-            *acc_tile = unsafe { gpu::mma_bf16_m16n8k16(*acc_tile, a[mi], *b_tile) };
-        }
     }
 }

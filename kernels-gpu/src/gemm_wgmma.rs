@@ -13,8 +13,8 @@
 
 use crate::gemm_epilogue::Output;
 use crate::gpu;
-use crate::variants::WgemmArgs;
 use crate::tma_ring::{Release, Ring, RingProblem};
+use crate::variants::WgemmArgs;
 use crate::wgemm_lines::{
     a_descriptor, b_descriptor, tile_of, RingMma, WgemmVariant, PRODUCER_REGS, SWIZZLE_BYTES,
     WGEMM_K, WGEMM_M, WGEMM_WARPGROUP,

@@ -51,7 +51,10 @@ impl SyncWarps {
     }
     /// Consumer warp `warp`'s first element in the block tile: (row, col).
     pub const fn warp_origin(&self, warp: u32) -> (u32, u32) {
-        ((warp / WARPS_N) * WGEMM_M, (warp % WARPS_N) * self.warp_cols())
+        (
+            (warp / WARPS_N) * WGEMM_M,
+            (warp % WARPS_N) * self.warp_cols(),
+        )
     }
 
     /// The A row and chunk whose address `lane` hands `ldmatrix.x4` for m-tile `mi` at k16 step
@@ -105,7 +108,14 @@ impl SyncWarps {
 
     /// Accumulator register `reg` of m16n8 tile (`mi`, `ni`) of `lane` in consumer warp `warp`:
     /// its (row, col) in the block's output tile.
-    pub const fn accumulator(&self, warp: u32, lane: u32, mi: u32, ni: u32, reg: u32) -> (u32, u32) {
+    pub const fn accumulator(
+        &self,
+        warp: u32,
+        lane: u32,
+        mi: u32,
+        ni: u32,
+        reg: u32,
+    ) -> (u32, u32) {
         let (wr, wc) = self.warp_origin(warp);
         let (r, c) = d_element(lane, reg);
         (wr + MMA_M * mi + r, wc + MMA_N * ni + c)

@@ -5,7 +5,9 @@
 //! kernel's (`gemm_wgmma.rs`, `gemm_tma_mma.rs`).
 
 use crate::gpu;
-use crate::wgemm_lines::{tile_of, WgemmVariant, B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
+use crate::wgemm_lines::{
+    tile_of, WgemmVariant, B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK,
+};
 
 /// A ring position: the slot and the parity of the barriers' phase it is in.
 #[derive(Clone, Copy)]
@@ -131,7 +133,11 @@ impl RingProblem {
     pub fn after(&self, f: Fill) -> Fill {
         let at = f.at.next(self.line.stages);
         if f.ks + 1 < self.k_steps {
-            Fill { at, ks: f.ks + 1, ..f }
+            Fill {
+                at,
+                ks: f.ks + 1,
+                ..f
+            }
         } else {
             let tile = f.tile + gpu::grid_dim_x();
             Fill {

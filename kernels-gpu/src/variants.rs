@@ -177,8 +177,7 @@ wgemm_table! {
 }
 
 pub use crate::wgemm_lines::{
-    consumer_regs, tile_of, wgemm_line_fits, wgemm_lines_unique, RingMma, WgemmMisfit,
-    WgemmVariant,
+    consumer_regs, tile_of, wgemm_line_fits, wgemm_lines_unique, RingMma, WgemmMisfit, WgemmVariant,
 };
 
 // Copies whose bytes in flight live in shared memory (smem_copy.rs, any sm_80+): each warp of a

@@ -307,7 +307,18 @@ macro_rules! ring_entry {
         concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x)
     };
     (mma_sync, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
-        concat!("tma_mma_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x)
+        concat!(
+            "tma_mma_bm",
+            $bm,
+            "_bn",
+            $bn,
+            "_bk64_s",
+            $s,
+            "_c",
+            $c,
+            "_x",
+            $x
+        )
     };
 }
 

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{SmemPath, SMEM_COPY, WARPGROUP_THREADS, WGEMM, WGMMA_BF16};
+use kernels_gpu::variants::{RingMma, SmemPath, SMEM_COPY, WARPGROUP_THREADS, WGEMM, WGMMA_BF16};
 
 use crate::modules::ModulesError;
 use crate::ptx::{self, PtxError, HOPPER_ARCH};
@@ -28,9 +28,13 @@ pub fn hopper_entries() -> impl Iterator<Item = &'static str> {
         .chain(bulk_copies().map(|(e, _)| e))
 }
 
-/// Whether `entry` is one of the wgmma lines (microbenchmark or GEMM).
+/// Whether `entry` is one of the wgmma lines (microbenchmark or GEMM; not the GEMM section's
+/// mma.sync lines).
 pub fn is_wgmma_entry(entry: &str) -> bool {
-    WGMMA_BF16.iter().any(|v| v.entry == entry) || WGEMM.iter().any(|v| v.entry == entry)
+    WGMMA_BF16.iter().any(|v| v.entry == entry)
+        || WGEMM
+            .iter()
+            .any(|v| v.entry == entry && v.mma == RingMma::Wgmma)
 }
 
 /// The bulk-copy lines of the `smem_copy` section (`tma_copy`), which only this module holds:
