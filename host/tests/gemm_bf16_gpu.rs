@@ -117,6 +117,19 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
     }
 }
 
+/// The BF16 experiment's run of lines `labels` (comma-separated) at `size`, every line run and
+/// every check passed.
+fn every_line_checked(gpu: &Gpu, ctx: &RunContext, size: &str, labels: &str) -> gemm_bf16::Bf16Run {
+    let cmd = ["gemm_bf16", "--size", size, "--variants", labels];
+    let args = Bf16Cmd::parse_from(cmd).args;
+    let plan = gemm_bf16::Plan::new(&args).unwrap();
+    let r = gemm_bf16::Spec::run(gpu, ctx, &plan).unwrap();
+    let failed = gemm_bf16::Spec::failed_checks(&r);
+    assert!(failed.is_empty(), "{size}: {failed:?}");
+    assert!(r.not_run.is_empty(), "{size}: {:?}", r.not_run);
+    r
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU (sm_90a), cuBLAS and CUPTI: cargo test --release -p host --test gemm_bf16_gpu -- --ignored"]
 fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
@@ -132,13 +145,7 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
         .map(|v| v.label)
         .collect();
     let labels = labels.join(",");
-    let cmd = ["gemm_bf16", "--size", "4096", "--variants", labels.as_str()];
-    let args = Bf16Cmd::parse_from(cmd).args;
-    let plan = gemm_bf16::Plan::new(&args).unwrap();
-    let r = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
-    let failed = gemm_bf16::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{failed:?}");
-    assert!(r.not_run.is_empty(), "{:?}", r.not_run);
+    let r = every_line_checked(&gpu, &ctx, "4096", &labels);
     assert_eq!(
         r.rows.len(),
         kernels_gpu::variants::WGEMM.len(),
@@ -193,19 +200,7 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
 
     // Edge tiles along M and N and a K that is no whole number of 64-deep slices (TMA's zero
     // fill), every element checked, on every ring line.
-    let cmd = [
-        "gemm_bf16",
-        "--size",
-        "1000x776x1000",
-        "--variants",
-        labels.as_str(),
-    ];
-    let args = Bf16Cmd::parse_from(cmd).args;
-    let plan = gemm_bf16::Plan::new(&args).unwrap();
-    let r = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
-    let failed = gemm_bf16::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{failed:?}");
-    assert!(r.not_run.is_empty(), "{:?}", r.not_run);
+    let r = every_line_checked(&gpu, &ctx, "1000x776x1000", &labels);
     assert_eq!(r.rows.len(), kernels_gpu::variants::WGEMM.len());
     assert!(
         r.rows.iter().all(|row| row.measured.check.passed),

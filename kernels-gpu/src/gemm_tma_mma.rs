@@ -54,16 +54,7 @@ pub unsafe fn gemm_tma_mma<
         alpha,
         beta,
     } = args;
-    let line = WgemmVariant {
-        label: "",
-        bm: BM,
-        bn: BN,
-        stages: STAGES,
-        consumers: CONSUMERS,
-        cluster: 1,
-        mma: RingMma::Sync,
-        entry: "",
-    };
+    let line = WgemmVariant::kernel_line(BM, BN, STAGES, CONSUMERS, RingMma::Sync);
     let (m, n, k) = (m as u32, n as u32, k as u32);
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
     let p = unsafe { RingProblem::set_up(line, (m, n, k), Release::Count) };

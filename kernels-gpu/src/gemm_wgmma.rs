@@ -56,16 +56,7 @@ pub unsafe fn gemm_wgmma<
         alpha,
         beta,
     } = args;
-    let line = WgemmVariant {
-        label: "",
-        bm: BM,
-        bn: BN,
-        stages: STAGES,
-        consumers: CONSUMERS,
-        cluster: 1,
-        mma: RingMma::Wgmma,
-        entry: "",
-    };
+    let line = WgemmVariant::kernel_line(BM, BN, STAGES, CONSUMERS, RingMma::Wgmma);
     let (m, n, k) = (m as u32, n as u32, k as u32);
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
     let p = unsafe { RingProblem::set_up(line, (m, n, k), Release::Barrier(WARPS * CONSUMERS)) };

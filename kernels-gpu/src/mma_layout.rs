@@ -58,6 +58,19 @@ pub const fn d_element(lane: u32, reg: u32) -> Element {
     )
 }
 
+/// Register `reg` of `lane`'s accumulators of m16n8 tile (`mi`, `ni`) of a warp tile whose first
+/// element is `origin`: its (row, col) in the block tile. Both BF16 GEMM families place their
+/// epilogue's stores with it.
+pub const fn warp_tile_accumulator(
+    origin: Element,
+    lane: u32,
+    (mi, ni): (u32, u32),
+    reg: u32,
+) -> Element {
+    let (r, c) = d_element(lane, reg);
+    (origin.0 + MMA_M * mi + r, origin.1 + MMA_N * ni + c)
+}
+
 /// `ldmatrix.sync.aligned.m8n8.x4`: lane `lane` supplies the address of row `lane % 8` of
 /// matrix `lane / 8`; this gives (matrix, row).
 pub const fn ldmatrix_address_of(lane: u32) -> (u32, u32) {

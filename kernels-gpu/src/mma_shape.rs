@@ -17,7 +17,7 @@
 //!   tiles of m16n8k16, its A fragments come from one `ldmatrix.x4` per 16 rows and its B
 //!   fragments from one `ldmatrix.x4.trans` per 16 columns (two n8 tiles).
 
-use crate::mma_layout::{d_element, ldmatrix_address_of, MMA_K, MMA_M, MMA_N};
+use crate::mma_layout::{ldmatrix_address_of, warp_tile_accumulator, MMA_K, MMA_M, MMA_N};
 
 /// Lanes in a warp.
 pub const WARP: u32 = 32;
@@ -317,9 +317,7 @@ impl MmaShape {
         ni: u32,
         reg: u32,
     ) -> (u32, u32) {
-        let (wr, wc) = self.warp_origin(warp);
-        let (r, c) = d_element(lane, reg);
-        (wr + MMA_M * mi + r, wc + MMA_N * ni + c)
+        warp_tile_accumulator(self.warp_origin(warp), lane, (mi, ni), reg)
     }
 }
 

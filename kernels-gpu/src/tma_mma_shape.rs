@@ -11,7 +11,7 @@
 //! Consumer warpgroup `w` owns rows 64w..64w+64 of the block tile; its warp `q` owns columns
 //! q*BN/4.. of them, as 4 x BN/32 m16n8 accumulator tiles.
 
-use crate::mma_layout::{d_element, ldmatrix_address_of, MMA_K, MMA_M, MMA_N};
+use crate::mma_layout::{ldmatrix_address_of, warp_tile_accumulator, MMA_K, MMA_M, MMA_N};
 use crate::wgemm_lines::{B_BOX_COLS, SWIZZLE_BYTES, WGEMM_BK, WGEMM_M, WGEMM_WARPGROUP};
 
 /// m16 tiles down a warp's 64 rows.
@@ -116,9 +116,7 @@ impl SyncWarps {
         ni: u32,
         reg: u32,
     ) -> (u32, u32) {
-        let (wr, wc) = self.warp_origin(warp);
-        let (r, c) = d_element(lane, reg);
-        (wr + MMA_M * mi + r, wc + MMA_N * ni + c)
+        warp_tile_accumulator(self.warp_origin(warp), lane, (mi, ni), reg)
     }
 }
 

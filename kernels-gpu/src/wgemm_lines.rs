@@ -100,6 +100,20 @@ pub enum WgemmMisfit {
 }
 
 impl WgemmVariant {
+    /// The line a kernel instance is built for, from its const parameters (no label or entry:
+    /// the kernel needs only the shape).
+    pub const fn kernel_line(bm: u32, bn: u32, stages: u32, consumers: u32, mma: RingMma) -> Self {
+        WgemmVariant {
+            label: "",
+            bm,
+            bn,
+            stages,
+            consumers,
+            cluster: 1,
+            mma,
+            entry: "",
+        }
+    }
     /// Threads per block: the consumers, and for wgmma a producer warpgroup, which gives its
     /// registers away (mma.sync's consumers load the ring themselves: `gemm_tma_mma.rs` says
     /// why).
