@@ -2,7 +2,7 @@
 //!
 //! Compiled twice: for `nvptx64-nvidia-cuda` (the kernels, see `xtask/src/ptx.rs`), and for the
 //! host, where the [`variants`] table, the kernel ABI ([`abi`]), the tuned and tensor-core GEMM
-//! families' index arithmetic ([`tuned_shape`], [`mma_shape`], [`block_order`]), the mma fragment layouts
+//! families' index arithmetic ([`tuned_shape`], [`mma_shape`], [`tma_mma_shape`], [`block_order`]), the mma fragment layouts
 //! ([`mma_layout`]) and the CPU references of the kernels' results ([`reference`],
 //! [`mma_reference`]) are visible. Every entry point, launch bound, register cap, host launch and report row comes
 //! from the table in `variants.rs`.

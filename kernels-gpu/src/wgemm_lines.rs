@@ -10,7 +10,9 @@
 //! arrive on it) and an "empty" one (each consumer warp arrives once it has read the slot).
 //! Consumer warpgroup w owns rows 64w..64w+64 of the block tile and runs `wgmma` m64nBNk16
 //! from the slot into BN/2 f32 accumulators per thread. Blocks are persistent: block b takes
-//! output tiles b, b + grid, b + 2 grid, ... in the order of [`tile_of`].
+//! output tiles b, b + grid, b + 2 grid, ... in the order of [`tile_of`]. An `mma_sync` line
+//! ([`RingMma::Sync`]) has the same ring, walk and contract, no producer warpgroup, and consumer
+//! warps that run `ldmatrix` and `mma.sync` (`gemm_tma_mma.rs`).
 //!
 //! Why the tensor maps live in global memory: a `CUtensorMap` is a 128-byte, 64-byte-aligned
 //! opaque struct; CUDA C++ passes it as a `__grid_constant__` kernel parameter, which rustc's
@@ -173,7 +175,8 @@ impl WgemmVariant {
     pub const fn full_barrier(&self, s: u32) -> u32 {
         self.stages * self.slot_bytes() + 8 * s
     }
-    /// Offset of slot `s`'s "empty" mbarrier.
+    /// Offset of slot `s`'s "empty" mbarrier (for an mma.sync line, the slot's release count:
+    /// `tma_ring::Release::Count`).
     pub const fn empty_barrier(&self, s: u32) -> u32 {
         self.stages * self.slot_bytes() + 8 * (self.stages + s)
     }

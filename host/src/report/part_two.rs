@@ -434,6 +434,21 @@ mod tests {
             ),
             "{md}"
         );
+        // An mma.sync line fed by TMA is an mma.sync point, whatever section it is built in, and
+        // never the best wgmma line however fast.
+        let mut mt = r.gemm_bf16.as_ref().unwrap().rows[0].clone();
+        mt.variant = "MT1".into();
+        mt.path = crate::experiments::gemm_bf16::TensorPath::MmaSyncTma;
+        mt.figures.gflops = 990_000.0;
+        mt.vs_cublas = Some(1.5);
+        r.gemm_bf16.as_mut().unwrap().rows.push(mt);
+        let plot = figure(&r, None).unwrap();
+        let mma = plot.series.iter().find(|s| s.name == MMA).unwrap();
+        assert_eq!(mma.points.len(), 3);
+        let w = plot.series.iter().find(|s| s.name == WGMMA).unwrap();
+        assert_eq!(w.points.len(), 3);
+        let md = section(&r, "p.svg", None).unwrap();
+        assert!(md.contains("The best wgmma line, W2,"), "{md}");
     }
 
     #[test]
