@@ -108,8 +108,9 @@ unsafe fn consume<const NI: usize>(
     });
     let load = |f: Fill| {
         if p.has(&f) {
-            // SAFETY: the slot is free (a fresh ring's, or its readers all counted out), and one
-            // thread loads it; the maps are the contract's.
+            // SAFETY: the slot is free (a fresh ring's, or its readers all counted out), and this
+            // fill is loaded by this thread alone (thread 0's first fills; then the slot's last
+            // reader, which one count decides); the maps are the contract's.
             unsafe { p.load(f, a_map, b_map) };
         }
     };

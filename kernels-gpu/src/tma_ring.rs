@@ -164,10 +164,10 @@ impl RingProblem {
     /// slot's full barrier.
     ///
     /// # Safety
-    /// Run by one thread of the block at a time, for the walk's fills in order, each one the
-    /// walk has, once the slot's previous fill is released (a fresh ring's slots are free);
-    /// `a_map` and `b_map` are the tensor maps of the line's contract (`gemm_wgmma`'s safety
-    /// section).
+    /// Each fill the walk has is loaded once, by one thread, once its slot's previous fill is
+    /// released (a fresh ring's slots are free); fills of different slots may be loaded in any
+    /// order and at the same time, each completing on its own slot's barrier. `a_map` and
+    /// `b_map` are the tensor maps of the line's contract (`gemm_wgmma`'s safety section).
     #[inline(always)]
     pub unsafe fn load(&self, f: Fill, a_map: *const u64, b_map: *const u64) {
         let line = self.line;
