@@ -4,9 +4,9 @@
 //!
 //! Why it exists: the `gemm_bf16` family's warps copy their own slices (`cp.async`) and meet at
 //! a block barrier every slice. Here one thread issues each slot's copies (a TMA instruction a
-//! box), and each consumer warp waits only for the slot it reads (its full barrier) and releases it alone (its empty barrier): a
-//! warp that stalls on its fragments holds no other warp back, and no copy instruction or
-//! address arithmetic is issued beside the MMAs.
+//! box), and each consumer warp waits only for the slot it reads (its full barrier) and
+//! releases it alone (its count): a warp that stalls on its fragments holds no other warp back,
+//! and no copy instruction or address arithmetic is issued beside the MMAs.
 //!
 //! There is no producer warp. Thread 0 fills the whole ring first; after that, the last warp
 //! to finish reading a slot loads the slot's next fill itself: each warp, done with a slot,
@@ -28,7 +28,7 @@ use crate::gpu;
 use crate::tma_mma_shape::{SyncWarps, SYNC_K_STEPS, SYNC_M_TILES};
 use crate::tma_ring::{Fill, Release, Ring, RingProblem};
 use crate::variants::WgemmArgs;
-use crate::wgemm_lines::{tile_of, RingMma, WgemmVariant, WGEMM_WARPGROUP};
+use crate::wgemm_lines::{tile_of, RingMma, WgemmVariant};
 
 /// The kernel of an `mma_sync` line of the `gemm_wgmma` section: block tile BM x BN, STAGES
 /// ring slots, CONSUMERS warpgroups of 4 warps, NI m16n8 tiles across each warp's columns.
@@ -94,7 +94,7 @@ unsafe fn consume<const NI: usize>(
 ) {
     let line = p.line;
     let s = SyncWarps { bn: line.bn };
-    let consumer_warps = line.consumers * WGEMM_WARPGROUP / 32;
+    let consumer_warps = line.consumer_warps();
     // The lane's parts of its fragment addresses (`tma_mma_shape.rs`): per k-step for A, per
     // n-tile pair for B; the rest is a constant of the unrolled loops.
     let a_lane: [u32; SYNC_K_STEPS as usize] =
@@ -188,8 +188,8 @@ unsafe fn consume<const NI: usize>(
                     refill = p.after(refill);
                     at = at.next(line.stages);
                     if ks + 1 < p.k_steps || !last_tile {
-                        // SAFETY: as the first wait; every fill of the walk is loaded (thread 0's first
-                        // ones, then each by its slot's last reader).
+                        // SAFETY: as the first wait; every fill of the walk is loaded
+                        // (thread 0's first ones, then each by its slot's last reader).
                         unsafe { gpu::mbarrier_wait(p.full(at.slot), at.phase) };
                         fragments(at.slot, 0)
                     } else {

@@ -21,8 +21,6 @@ use crate::wgemm_lines::{
 };
 use crate::wgmma_lines::accumulator_position;
 
-/// Warps of a warpgroup: each consumer warp arrives once on a slot's "empty" barrier.
-const WARPS: u32 = WGEMM_WARPGROUP / 32;
 /// K steps before a tile's last at which a consumer asks L2 for its rows of C (when beta reads
 /// C): early enough for the lines to arrive before the epilogue, late enough that A and B's
 /// streaming does not evict them first.
@@ -59,7 +57,8 @@ pub unsafe fn gemm_wgmma<
     let line = WgemmVariant::kernel_line(BM, BN, STAGES, CONSUMERS, RingMma::Wgmma);
     let (m, n, k) = (m as u32, n as u32, k as u32);
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
-    let p = unsafe { RingProblem::set_up(line, (m, n, k), Release::Barrier(WARPS * CONSUMERS)) };
+    let p =
+        unsafe { RingProblem::set_up(line, (m, n, k), Release::Barrier(line.consumer_warps())) };
     let t = gpu::thread_idx_x();
     let warpgroup = t / WGEMM_WARPGROUP;
     if warpgroup == 0 {

@@ -12,14 +12,14 @@
 //! q*BN/4.. of them, as 4 x BN/32 m16n8 accumulator tiles.
 
 use crate::mma_layout::{ldmatrix_address_of, warp_tile_accumulator, MMA_K, MMA_M, MMA_N};
-use crate::wgemm_lines::{B_BOX_COLS, SWIZZLE_BYTES, WGEMM_BK, WGEMM_M, WGEMM_WARPGROUP};
+use crate::wgemm_lines::{B_BOX_COLS, SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_BK, WGEMM_M};
 
 /// m16 tiles down a warp's 64 rows.
 pub const SYNC_M_TILES: usize = (WGEMM_M / MMA_M) as usize;
 /// k16 steps of one 64-deep slot.
 pub const SYNC_K_STEPS: u32 = WGEMM_BK / MMA_K;
 /// Warps of a consumer warpgroup, side by side along N.
-const WARPS_N: u32 = WGEMM_WARPGROUP / 32;
+const WARPS_N: u32 = WARPGROUP_WARPS;
 /// bf16 in one 16-byte chunk.
 const CHUNK_ELEMS: u32 = 8;
 /// Bytes of one 64 x 64 box of B (and of 64 rows of A).

@@ -1,6 +1,7 @@
 //! The TMA ring both warp-specialized GEMMs of the `gemm_wgmma` section share (sm_90a): its
-//! barriers' set-up, the position a role has reached in it, and the producer's thread, which
-//! loads every K slice of every tile of the block's persistent walk into it. The layout of a
+//! barriers' set-up, the position a role has reached in it, and the walk of its fills (every K
+//! slice of every tile of the block's persistent walk), which a producer thread loads in order
+//! or, in the mma.sync kernel, each slot's last reader loads one at a time. The layout of a
 //! slot and the tensor maps' contract are in `wgemm_lines.rs`; what reads a slot is the
 //! kernel's (`gemm_wgmma.rs`, `gemm_tma_mma.rs`).
 

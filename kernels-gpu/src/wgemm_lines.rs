@@ -30,6 +30,8 @@ pub const WGEMM_M: u32 = 64;
 pub const WGEMM_K: u32 = 16;
 /// Threads of a warpgroup.
 pub const WGEMM_WARPGROUP: u32 = 128;
+/// Warps of a warpgroup.
+pub const WARPGROUP_WARPS: u32 = WGEMM_WARPGROUP / 32;
 /// Bytes of a row of the 128-byte swizzle, and of one TMA box row (64 bf16).
 pub const SWIZZLE_BYTES: u32 = 128;
 /// Bytes of one swizzle atom (8 rows of 128 bytes): a slot's tiles start at multiples of it.
@@ -53,8 +55,8 @@ pub enum RingMma {
     /// registers to the consumers by `setmaxnreg` (`gemm_wgmma.rs`).
     Wgmma,
     /// `ldmatrix` and `mma.sync` m16n8k16 (the `gemm_bf16` family's MMA): each consumer warp owns
-    /// 64 rows x BN/4 columns of its warpgroup's share; lane 0 of the first consumer warp
-    /// loads the ring, and every thread keeps the registers it launched with
+    /// 64 rows x BN/4 columns of its warpgroup's share; thread 0 fills the ring first and each
+    /// slot's last reader refills it, and every thread keeps the registers it launched with
     /// (`gemm_tma_mma.rs`, `tma_mma_shape.rs`).
     Sync,
 }
@@ -125,6 +127,10 @@ impl WgemmVariant {
             RingMma::Sync => self.consumers * WGEMM_WARPGROUP,
         }
     }
+    /// Warps of the consumer warpgroups (each arrives once on, or counts once out of, a slot).
+    pub const fn consumer_warps(&self) -> u32 {
+        self.consumers * WARPGROUP_WARPS
+    }
     /// f32 accumulators per consumer thread (BN/2: a warpgroup's 64 x BN over its 128 threads,
     /// whichever MMA).
     pub const fn accumulators(&self) -> u32 {
@@ -143,7 +149,7 @@ impl WgemmVariant {
     /// warpgroup's m64; `mma.sync`: 64 rows, a quarter of the columns).
     pub const fn warp_tile(&self) -> (u32, u32) {
         match self.mma {
-            RingMma::Wgmma => (WGEMM_M / 4, self.bn),
+            RingMma::Wgmma => (WGEMM_M / WARPGROUP_WARPS, self.bn),
             RingMma::Sync => (WGEMM_M, self.bn / 4),
         }
     }

@@ -108,7 +108,7 @@ fn wgmma_notes(output: &Bf16Run) -> Vec<String> {
     let sync = ran(TensorPath::MmaSyncTma).map(|l| {
         format!(
             "{l}: mma.sync m16n8k16 (sm_90a for its data movement) fed by ldmatrix from the \
-             same TMA ring, whose fills one thread of the first warp issues; each warp waits \
+             same TMA ring, each slot refilled by its last reader; each warp waits \
              for and releases its slots alone (no block barrier in the K loop); a persistent \
              grid of one block per SM, and no compared module builds these lines."
         )
