@@ -1,0 +1,134 @@
+// Call Z1's probe (2026-12-02, eighth session): what caps mma.sync inside the BF16 GEMM's main
+// loop? One block of 8 warps per SM, each warp running the GEMM's 64 x 64 warp tile (4 x 8
+// m16n8k16 accumulators) with no global memory in the loop, in steps that add one cost at a time:
+//   same     every MMA reads the same A and B registers (experiment 6's pattern, ILP 32)
+//   tile     A fragment mi and B fragment ni for accumulator (mi, ni), fixed registers
+//   ldsm     tile, with the fragments of the next k16 step loaded by ldmatrix (x4, x4.trans)
+//            from shared memory while this step's MMAs run (the GEMM's double buffering)
+//   ldsm_bar ldsm, with a block barrier every 4 k16 steps (the GEMM's slice of BK = 64)
+// TFLOP/s per kernel is printed; clocks are logged beside it by nvidia-smi.
+#include <cstdio>
+#include <cstdint>
+#include <vector>
+#include <algorithm>
+#include <cuda_runtime.h>
+
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); return 1; } } while (0)
+
+__device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void ldsm4(uint32_t (&r)[4], uint32_t at) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(at));
+}
+__device__ __forceinline__ void ldsm4t(uint32_t (&r)[4], uint32_t at) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(at));
+}
+
+struct Frags { uint32_t a[4][4]; uint32_t b[8][2]; };
+
+// Fragments of k16 step `kk`: 4 ldmatrix.x4 for A, 4 ldmatrix.x4.trans for B, each lane one
+// 16-byte row of a 512-byte run, so every phase is conflict-free; steps move through 4 stages.
+__device__ __forceinline__ void load(Frags &f, uint32_t base, int kk) {
+  uint32_t at = base + (uint32_t)(kk & 15) * 8192u + (threadIdx.x % 32) * 16u;
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) ldsm4(f.a[mi], at + mi * 512u);
+#pragma unroll
+  for (int nj = 0; nj < 4; ++nj) {
+    uint32_t v[4];
+    ldsm4t(v, at + 2048u + nj * 512u);
+    f.b[2 * nj][0] = v[0]; f.b[2 * nj][1] = v[1];
+    f.b[2 * nj + 1][0] = v[2]; f.b[2 * nj + 1][1] = v[3];
+  }
+}
+
+template <int MODE>  // 0 same, 1 tile, 2 ldsm, 3 ldsm_bar
+__global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, int steps) {
+  extern __shared__ __align__(16) uint16_t smem[];
+  // 16 steps' worth of fragments (128 KB), random bf16 from `in`.
+  for (int i = threadIdx.x; i < 16 * 4096; i += blockDim.x) smem[i] = in[i];
+  __syncthreads();
+  uint32_t base = (uint32_t)__cvta_generic_to_shared(smem) + (threadIdx.x / 32) * 0u;
+  float acc[4][8][4] = {};
+  Frags cur;
+  load(cur, base, 0);
+  if (MODE <= 1) {
+    for (int s = 0; s < steps; ++s) {
+#pragma unroll
+      for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 8; ++ni) {
+          if (MODE == 0) mma(acc[mi][ni], cur.a[0], cur.b[0]);
+          else mma(acc[mi][ni], cur.a[mi], cur.b[ni]);
+        }
+    }
+  } else {
+    for (int s = 0; s < steps; s += 4) {
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        Frags nxt;
+        if (MODE == 3 && kk == 3) __syncthreads();
+        load(nxt, base, s + kk + 1);
+#pragma unroll
+        for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+          for (int ni = 0; ni < 8; ++ni) mma(acc[mi][ni], cur.a[mi], cur.b[ni]);
+        cur = nxt;
+      }
+    }
+  }
+  float sum = 0;
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < 8; ++ni)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) sum += acc[mi][ni][j];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+template <int MODE>
+int run(const char *name, const uint16_t *in, float *out, int sms, int steps, int reps) {
+  auto k = probe<MODE>;
+  int smem = 16 * 4096 * 2;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  cudaFuncAttributes attr; CK(cudaFuncGetAttributes(&attr, k));
+  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  std::vector<float> ms;
+  for (int r = 0; r < reps + 2; ++r) {
+    CK(cudaEventRecord(a));
+    k<<<sms, 256, smem>>>(in, out, steps);
+    CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b)); CK(cudaGetLastError());
+    float t; CK(cudaEventElapsedTime(&t, a, b));
+    if (r >= 2) ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  double flops = 2.0 * 16 * 8 * 16 * 32 * (double)steps * 8 * sms;
+  printf("%-9s regs %3d spill %zu  median %.3f ms  min %.3f  max %.3f  TFLOP/s median %.1f best %.1f\n", name,
+         attr.numRegs, (size_t)attr.localSizeBytes, ms[ms.size() / 2], ms.front(), ms.back(),
+         flops / ms[ms.size() / 2] / 1e9, flops / ms.front() / 1e9);
+  return 0;
+}
+
+int main() {
+  int sms; CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  std::vector<uint16_t> h(16 * 4096);
+  uint32_t x = 12345;
+  for (auto &v : h) { x = x * 1664525u + 1013904223u; v = (uint16_t)(0x3c00 | ((x >> 9) & 0x7f) | ((x >> 31) << 15)); }
+  uint16_t *in; float *out;
+  CK(cudaMalloc(&in, h.size() * 2)); CK(cudaMalloc(&out, sms * 256 * 4));
+  CK(cudaMemcpy(in, h.data(), h.size() * 2, cudaMemcpyHostToDevice));
+  int steps = 4096, reps = 15;
+  for (int round = 0; round < 2; ++round) {
+    printf("round %d\n", round);
+    if (run<0>("same", in, out, sms, steps, reps)) return 1;
+    if (run<1>("tile", in, out, sms, steps, reps)) return 1;
+    if (run<2>("ldsm", in, out, sms, steps, reps)) return 1;
+    if (run<3>("ldsm_bar", in, out, sms, steps, reps)) return 1;
+  }
+  return 0;
+}
