@@ -9,6 +9,10 @@
 //   copy     ldsm_bar, with the GEMM's global traffic: 48 KB a block a slice by 16-byte cp.async
 //            (12 a thread) from a 32 MB buffer into a separate shared area, waited on two
 //            slices later before the barrier, as M9 does
+//   stores   ldsm_bar, with the same 48 KB a slice written to shared memory by st.shared (the
+//            copies' shared-memory writes without their L2 reads)
+//   third    copy, with a third of each slice written by st.shared instead of copied: the L2
+//            reads a CTA would issue if a cluster of two multicast the operand they share
 // With SUSTAIN set, each kernel runs back to back for about 1.5 s (the power cap acts), and
 // the median of the second half of its launches is printed, with UTC times for the clock log.
 // TFLOP/s per kernel is printed; clocks are logged beside it by nvidia-smi.
@@ -56,7 +60,7 @@ __device__ __forceinline__ void cp16(uint32_t dst, const void *src) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" :: "r"(dst), "l"(src));
 }
 
-template <int MODE>  // 0 same, 1 tile, 2 ldsm, 3 ldsm_bar, 4 copy
+template <int MODE>  // 0 same, 1 tile, 2 ldsm, 3 ldsm_bar, 4 copy, 5 stores, 6 third
 __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, int steps,
                                                 const uint4 *traffic, uint32_t traffic_chunks) {
   extern __shared__ __align__(16) uint16_t smem[];
@@ -84,19 +88,24 @@ __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, 
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
         Frags nxt;
-        if (MODE == 4 && kk == 0) {
+        if (MODE >= 4 && kk == 0) {
           // 3072 chunks a block a slice, at chunk (5b + s) * 3072 of the buffer (a power of two).
           uint32_t first = (blockIdx.x * 5u + slice) * 3072u & (traffic_chunks - 1);
           uint32_t stage = slice % 4;
 #pragma unroll
           for (int j = 0; j < 12; ++j) {
             uint32_t c = j * 256 + threadIdx.x;
-            cp16(copy_base + stage * 0u + (c % 1024) * 16u, traffic + ((first + c) & (traffic_chunks - 1)));
+            uint32_t dst = copy_base + stage * 0u + (c % 1024) * 16u;
+            if (MODE == 5 || (MODE == 6 && j >= 8)) {
+              asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" :: "r"(dst), "r"(c), "r"(first), "r"(j), "r"(slice));
+            } else {
+              cp16(dst, traffic + ((first + c) & (traffic_chunks - 1)));
+            }
           }
           asm volatile("cp.async.commit_group;");
           ++slice;
         }
-        if (MODE == 4 && kk == 3) asm volatile("cp.async.wait_group 2;" ::: "memory");
+        if (MODE >= 4 && kk == 3) asm volatile("cp.async.wait_group 2;" ::: "memory");
         if (MODE >= 3 && kk == 3) __syncthreads();
         load(nxt, base, s + kk + 1);
 #pragma unroll
@@ -107,7 +116,7 @@ __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, 
       }
     }
   }
-  if (MODE == 4) asm volatile("cp.async.wait_group 0;" ::: "memory");
+  if (MODE >= 4) asm volatile("cp.async.wait_group 0;" ::: "memory");
   float sum = 0;
 #pragma unroll
   for (int mi = 0; mi < 4; ++mi)
@@ -116,6 +125,15 @@ __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, 
 #pragma unroll
       for (int j = 0; j < 4; ++j) sum += acc[mi][ni][j];
   out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// Random bits for the copied bytes, as the GEMM's random inputs toggle the datapaths.
+__global__ void fill(uint4 *p, uint32_t n) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    uint32_t x = i * 2654435761u + 12345u, w[4];
+    for (int j = 0; j < 4; ++j) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; w[j] = x; }
+    p[i] = make_uint4(w[0], w[1], w[2], w[3]);
+  }
 }
 
 template <int MODE>
@@ -156,10 +174,10 @@ int main() {
   uint16_t *in; float *out; uint4 *traffic;
   uint32_t chunks = 32u << 20 >> 4;
   CK(cudaMalloc(&in, h.size() * 2)); CK(cudaMalloc(&out, sms * 256 * 4));
-  CK(cudaMalloc(&traffic, (size_t)chunks * 16)); CK(cudaMemset(traffic, 0x3c, (size_t)chunks * 16));
+  CK(cudaMalloc(&traffic, (size_t)chunks * 16)); fill<<<sms * 4, 256>>>(traffic, chunks); CK(cudaDeviceSynchronize());
   CK(cudaMemcpy(in, h.data(), h.size() * 2, cudaMemcpyHostToDevice));
   int steps = 4096, reps = 15;
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 2; ++round) {
     bool sustain = round > 0;
     printf("round %d\n", round);
     if (run<0>("same", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
@@ -167,6 +185,8 @@ int main() {
     if (run<2>("ldsm", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
     if (run<3>("ldsm_bar", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
     if (run<4>("copy", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
+    if (run<5>("stores", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
+    if (run<6>("third", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
   }
   return 0;
 }

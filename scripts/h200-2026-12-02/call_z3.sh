@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Call Z3 on the H200 (2026-12-02, eighth session): probe_operands.cu with the GEMM's global
+# probe_operands.cu with modes stores (the copies' shared-memory writes alone) and third (a third
+# of the L2 reads replaced by shared stores, as multicast over a cluster of two would), random copied bytes.
+set -u; export PATH=$PATH:/usr/local/cuda/bin
+W=/tmp/lead; O=$W/outz3; mkdir -p "$O"
+nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+  --format=csv -lms 50 > "$O/smi.csv" 2>&1 &
+SMI=$!
+nvcc -arch=sm_90 -O3 -o "$W/probe" scripts/h200-2026-12-02/probe_operands.cu > "$O/probe_build.log" 2>&1 &&
+  timeout 150 "$W/probe" | tee "$O/probe.log"
+sleep 1; kill $SMI
+tar czf "$OUT/call_z3.tgz" -C "$W" outz3
