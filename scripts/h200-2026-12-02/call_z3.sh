@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call Z3 on the H200 (2026-12-02, eighth session): probe_operands.cu with the GEMM's global
+# Call Z3 on the H200 (2026-12-02, eighth session), as Z2 (sustained runs, clocks logged):
 # probe_operands.cu with modes stores (the copies' shared-memory writes alone) and third (a third
 # of the L2 reads replaced by shared stores, as multicast over a cluster of two would), random copied bytes.
 set -u; export PATH=$PATH:/usr/local/cuda/bin
