@@ -13,6 +13,8 @@
 //            copies' shared-memory writes without their L2 reads)
 //   third    copy, with a third of each slice written by st.shared instead of copied: the L2
 //            reads a CTA would issue if a cluster of two multicast the operand they share
+//   narrow   stores, with 4-byte st.shared instead of 16-byte: the same instructions, a quarter
+//            of the bytes (does the cost follow the bytes or the instructions?)
 // With SUSTAIN set, each kernel runs back to back for about 1.5 s (the power cap acts), and
 // the median of the second half of its launches is printed, with UTC times for the clock log.
 // TFLOP/s per kernel is printed; clocks are logged beside it by nvidia-smi.
@@ -60,7 +62,7 @@ __device__ __forceinline__ void cp16(uint32_t dst, const void *src) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" :: "r"(dst), "l"(src));
 }
 
-template <int MODE>  // 0 same, 1 tile, 2 ldsm, 3 ldsm_bar, 4 copy, 5 stores, 6 third
+template <int MODE>  // 0 same, 1 tile, 2 ldsm, 3 ldsm_bar, 4 copy, 5 stores, 6 third, 7 narrow
 __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, int steps,
                                                 const uint4 *traffic, uint32_t traffic_chunks) {
   extern __shared__ __align__(16) uint16_t smem[];
@@ -96,7 +98,9 @@ __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, 
           for (int j = 0; j < 12; ++j) {
             uint32_t c = j * 256 + threadIdx.x;
             uint32_t dst = copy_base + stage * 0u + (c % 1024) * 16u;
-            if (MODE == 5 || (MODE == 6 && j >= 8)) {
+            if (MODE == 7) {
+              asm volatile("st.shared.u32 [%0], %1;" :: "r"(copy_base + (c % 4096) * 4u), "r"(c ^ first));
+            } else if (MODE == 5 || (MODE == 6 && j >= 8)) {
               asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" :: "r"(dst), "r"(c), "r"(first), "r"(j), "r"(slice));
             } else {
               cp16(dst, traffic + ((first + c) & (traffic_chunks - 1)));
@@ -187,6 +191,7 @@ int main() {
     if (run<4>("copy", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
     if (run<5>("stores", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
     if (run<6>("third", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
+    if (run<7>("narrow", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
   }
   return 0;
 }
