@@ -10,7 +10,7 @@ H=$(pwd)/target/release/host
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active \
   --format=csv -lms 100 > "$O/smi.csv" 2>&1 &
 SMI=$!
-nvcc -arch=sm_90 -O3 -o "$W/probe" scripts/h200-2026-12-02/probe_operands.cu > "$O/probe_build.log" 2>&1 &&
+nvcc -arch=sm_90 -O3 -o "$W/probe" nvcc/probe_mma_loop.cu > "$O/probe_build.log" 2>&1 &&
   { echo "## probe ($SECONDS s)"; date -u +%T; timeout 120 "$W/probe" | tee "$O/probe.log"; date -u +%T; }
 for run in 1 2; do
   for s in 4096 8192; do

@@ -10,7 +10,7 @@ H=$(pwd)/target/release/host
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active \
   --format=csv -lms 50 > "$O/smi.csv" 2>&1 &
 SMI=$!
-nvcc -arch=sm_90 -O3 -o "$W/probe" scripts/h200-2026-12-02/probe_operands.cu > "$O/probe_build.log" 2>&1 &&
+nvcc -arch=sm_90 -O3 -o "$W/probe" nvcc/probe_mma_loop.cu > "$O/probe_build.log" 2>&1 &&
   timeout 150 "$W/probe" | tee "$O/probe.log"
 for run in 3 4 5; do
   for s in 4096 8192; do

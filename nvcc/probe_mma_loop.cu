@@ -1,23 +1,28 @@
-// Call Z1's probe (2026-12-02, eighth session): what caps mma.sync inside the BF16 GEMM's main
-// loop? One block of 8 warps per SM, each warp running the GEMM's 64 x 64 warp tile (4 x 8
-// m16n8k16 accumulators) with no global memory in the loop, in steps that add one cost at a time:
+// What caps mma.sync inside the BF16 GEMM's main loop (docs/design.md, "What caps mma.sync in a
+// GEMM"). A probe, not part of nvcc's twin: built and run on the GPU machine by nvcc,
+//   nvcc -arch=sm_90 -O3 -o probe nvcc/probe_mma_loop.cu && ./probe
+// and held by xtask/tests/probe.rs to issuing, in each mode's main loop, the instructions its
+// name says (read from the SASS). One block of 8 warps per SM, each warp running the GEMM's
+// 64 x 64 warp tile (4 x 8 m16n8k16 accumulators), in modes that add one cost at a time:
 //   same     every MMA reads the same A and B registers (experiment 6's pattern, ILP 32)
 //   tile     A fragment mi and B fragment ni for accumulator (mi, ni), fixed registers
 //   ldsm     tile, with the fragments of the next k16 step loaded by ldmatrix (x4, x4.trans)
 //            from shared memory while this step's MMAs run (the GEMM's double buffering)
 //   ldsm_bar ldsm, with a block barrier every 4 k16 steps (the GEMM's slice of BK = 64)
 //   copy     ldsm_bar, with the GEMM's global traffic: 48 KB a block a slice by 16-byte cp.async
-//            (12 a thread) from a 32 MB buffer into a separate shared area, waited on two
-//            slices later before the barrier, as M9 does
+//            (12 a thread) from a 32 MB buffer of random bits into a separate shared area,
+//            waited on two slices later before the barrier, as M9 does
 //   stores   ldsm_bar, with the same 48 KB a slice written to shared memory by st.shared (the
 //            copies' shared-memory writes without their L2 reads)
 //   third    copy, with a third of each slice written by st.shared instead of copied: the L2
 //            reads a CTA would issue if a cluster of two multicast the operand they share
 //   narrow   stores, with 4-byte st.shared instead of 16-byte: the same instructions, a quarter
 //            of the bytes (does the cost follow the bytes or the instructions?)
-// With SUSTAIN set, each kernel runs back to back for about 1.5 s (the power cap acts), and
-// the median of the second half of its launches is printed, with UTC times for the clock log.
-// TFLOP/s per kernel is printed; clocks are logged beside it by nvidia-smi.
+// Round 0 times 15 launches of each (too short for the power cap to act); round 1 runs
+// each back to back for about 1.5 s and prints the median of the second half of its launches,
+// with the UTC time it started, to be read beside a clock log (nvidia-smi -lms 50). The sums
+// are written out so that no work is dropped; their values are not checked: the figure is the
+// time of the instructions the test finds in the SASS.
 #include <cstdio>
 #include <cstdint>
 #include <vector>
