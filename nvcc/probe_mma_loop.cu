@@ -18,6 +18,8 @@
 //            reads a CTA would issue if a cluster of two multicast the operand they share
 //   narrow   stores, with 4-byte st.shared instead of 16-byte: the same instructions, a quarter
 //            of the bytes (does the cost follow the bytes or the instructions?)
+//   spread   stores, three a thread at each k16 step instead of twelve at the first
+//   copy_spr copy, spread the same way (does the landing cost for coming in one burst?)
 // Round 0 times 15 launches of each (too short for the power cap to act); round 1 runs
 // each back to back for about 1.5 s and prints the median of the second half of its launches,
 // with the UTC time it started, to be read beside a clock log (nvidia-smi -lms 50). The sums
@@ -67,7 +69,7 @@ __device__ __forceinline__ void cp16(uint32_t dst, const void *src) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" :: "r"(dst), "l"(src));
 }
 
-template <int MODE>  // 0 same, 1 tile, 2 ldsm, 3 ldsm_bar, 4 copy, 5 stores, 6 third, 7 narrow
+template <int MODE>  // 0 same, 1 tile, 2 ldsm, 3 ldsm_bar, 4 copy, 5 stores, 6 third, 7 narrow, 8 spread, 9 copy_spr
 __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, int steps,
                                                 const uint4 *traffic, uint32_t traffic_chunks) {
   extern __shared__ __align__(16) uint16_t smem[];
@@ -95,24 +97,28 @@ __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, 
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
         Frags nxt;
-        if (MODE >= 4 && kk == 0) {
-          // 3072 chunks a block a slice, at chunk (5b + s) * 3072 of the buffer (a power of two).
+        if (MODE >= 4 && (MODE >= 8 || kk == 0)) {
+          // 3072 chunks a block a slice, at chunk (5b + s) * 3072 of the buffer (a power of two);
+          // all at the slice's first k-step, or (spread modes) three a thread at each.
           uint32_t first = (blockIdx.x * 5u + slice) * 3072u & (traffic_chunks - 1);
           uint32_t stage = slice % 4;
+          const int j0 = MODE >= 8 ? 3 * kk : 0, j1 = MODE >= 8 ? 3 * kk + 3 : 12;
 #pragma unroll
-          for (int j = 0; j < 12; ++j) {
+          for (int j = j0; j < j1; ++j) {
             uint32_t c = j * 256 + threadIdx.x;
             uint32_t dst = copy_base + stage * 0u + (c % 1024) * 16u;
             if (MODE == 7) {
               asm volatile("st.shared.u32 [%0], %1;" :: "r"(copy_base + (c % 4096) * 4u), "r"(c ^ first));
-            } else if (MODE == 5 || (MODE == 6 && j >= 8)) {
+            } else if (MODE == 5 || MODE == 8 || (MODE == 6 && j >= 8)) {
               asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" :: "r"(dst), "r"(c), "r"(first), "r"(j), "r"(slice));
             } else {
               cp16(dst, traffic + ((first + c) & (traffic_chunks - 1)));
             }
           }
-          asm volatile("cp.async.commit_group;");
-          ++slice;
+          if (MODE < 8 || kk == 3) {
+            asm volatile("cp.async.commit_group;");
+            ++slice;
+          }
         }
         if (MODE >= 4 && kk == 3) asm volatile("cp.async.wait_group 2;" ::: "memory");
         if (MODE >= 3 && kk == 3) __syncthreads();
@@ -197,6 +203,8 @@ int main() {
     if (run<5>("stores", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
     if (run<6>("third", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
     if (run<7>("narrow", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
+    if (run<8>("spread", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
+    if (run<9>("copy_spr", in, out, sms, steps, reps, traffic, chunks, sustain)) return 1;
   }
   return 0;
 }

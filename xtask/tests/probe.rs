@@ -103,6 +103,8 @@ fn each_probe_mode_issues_what_its_name_says() {
         ("stores", 32, 1, 0, 12, 0),
         ("third", 32, 1, 8, 4, 0),
         ("narrow", 32, 1, 0, 0, 12),
+        ("spread", 32, 1, 0, 12, 0),
+        ("copy_spr", 32, 1, 12, 0, 0),
     ];
     for (mode, (name, ldsm, bars, copies, wide, narrow)) in modes.into_iter().enumerate() {
         let function = format!("_Z5probeILi{mode}EEvPKtPfiPK5uint4j");
