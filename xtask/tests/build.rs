@@ -12,6 +12,8 @@ use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild};
 use xtask::ptxas;
 
+// The readers of PTX and SASS (the SASS loops and mnemonics are the twin's and the probe's).
+#[allow(dead_code)]
 mod listing;
 use listing::{
     body_of, chain_lengths, fma_operands, fp32_instructions, is_op_form, loops, mma_operands,

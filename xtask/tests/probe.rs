@@ -3,10 +3,9 @@
 //! SASS), with no spills, so that a difference in its time is the difference in its
 //! instructions. Without nvcc the test is listed as ignored, with the reason.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-// The SASS reader (the build tests use the rest).
+// The SASS readers (the build tests use the rest).
 #[allow(dead_code)]
 mod listing;
 
@@ -17,52 +16,23 @@ fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// The instructions of `function`'s loops in nvdisasm's listing: for each branch back to a
-/// label above it, the mnemonics from the label to the branch (predicates dropped).
-fn sass_loops(sass: &str, function: &str) -> Vec<Vec<String>> {
-    let start = sass
-        .find(&format!(".text.{function}:"))
-        .unwrap_or_else(|| panic!("{function}: no SASS"));
-    let body = &sass[start..];
-    let body = &body[..body[1..].find(".text.").map_or(body.len(), |e| e + 1)];
-    let mut code: Vec<String> = Vec::new();
-    let mut labels: BTreeMap<String, usize> = BTreeMap::new();
-    let mut loops = Vec::new();
-    for line in body.lines() {
-        let t = line.trim();
-        if let Some(label) = t.strip_suffix(':').filter(|l| l.starts_with(".L_x_")) {
-            labels.insert(label.to_owned(), code.len());
-            continue;
-        }
-        let Some(end) = t.find("*/") else { continue };
-        let text = t[end + 2..].split(';').next().unwrap_or_default().trim();
-        // An instruction under `@!PT` is ptxas's padding, never issued.
-        let text = match text.strip_prefix('@') {
-            Some(p) if p.starts_with("!PT ") => continue,
-            Some(p) => p.split_once(' ').map_or("", |(_, rest)| rest.trim()),
-            None => text,
-        };
-        let Some(mnemonic) = text.split_whitespace().next() else {
-            continue;
-        };
-        code.push(mnemonic.to_owned());
-        if mnemonic == "BRA" {
-            let target = text
-                .split("(")
-                .nth(1)
-                .and_then(|r| r.split(')').next())
-                .unwrap_or_default();
-            if let Some(&head) = labels.get(target) {
-                loops.push(code[head..].to_vec());
-            }
-        }
-    }
-    loops
+/// The mnemonics of `function`'s loops in nvdisasm's listing ([`listing::sass_loops`]), guards
+/// dropped and padding under `@!PT` (never issued) left out.
+fn sass_loops<'a>(sass: &'a str, function: &str) -> Vec<Vec<&'a str>> {
+    listing::sass_loops(sass, function)
+        .into_iter()
+        .map(|code| {
+            code.into_iter()
+                .filter(|c| !c.starts_with("@!PT "))
+                .filter_map(listing::sass_mnemonic)
+                .collect()
+        })
+        .collect()
 }
 
 /// How many of `code` are `mnemonic` exactly.
-fn count(code: &[String], mnemonic: &str) -> usize {
-    code.iter().filter(|m| *m == mnemonic).count()
+fn count(code: &[&str], mnemonic: &str) -> usize {
+    code.iter().filter(|m| **m == mnemonic).count()
 }
 
 #[test]
@@ -128,15 +98,15 @@ fn each_probe_mode_issues_what_its_name_says() {
         );
         // Nothing else moves memory in the loop: the copies, stores and fragment loads above are
         // all of it.
-        let others: Vec<&String> = main
+        let others: Vec<&&str> = main
             .iter()
             .filter(|m| {
                 (m.starts_with("LD") || m.starts_with("ST"))
                     && !m.starts_with("LDSM")
                     && !m.starts_with("LDGSTS")
                     && !m.starts_with("LDGDEPBAR")
-                    && *m != "STS.128"
-                    && *m != "STS"
+                    && **m != "STS.128"
+                    && **m != "STS"
             })
             .collect();
         assert!(others.is_empty(), "{name}: {others:?}");

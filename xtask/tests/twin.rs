@@ -222,10 +222,9 @@ mod with_nvcc {
             .unwrap_or_else(|| {
                 panic!("{entry}: no read of the block index in {}", cubin.display())
             });
-        // "@!P0 BRA `(.L_x_1)": a guard, then the mnemonic.
         code[..sum]
             .iter()
-            .filter_map(|c| c.split_whitespace().find(|w| !w.starts_with('@')))
+            .filter_map(|c| listing::sass_mnemonic(c))
             .filter(|op| *op != "NOP")
             .map(str::to_owned)
             .collect()

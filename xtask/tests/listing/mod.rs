@@ -102,18 +102,62 @@ pub fn nvdisasm(cubin: &Path) -> String {
 /// without its `;`: "  /*0040*/  FFMA R6, R6, R2, R3 ;  /* 0x... */" gives the text between the
 /// address comment and the encoding comment.
 pub fn sass_instructions<'a>(sass: &'a str, entry: &str) -> Vec<&'a str> {
+    sass_body(sass, entry)
+        .lines()
+        .filter_map(instruction_text)
+        .collect()
+}
+
+/// The loops of `entry`'s SASS in `sass`: for each branch back to a label above it, the
+/// instructions from the label to the branch, as [`sass_instructions`] gives them.
+pub fn sass_loops<'a>(sass: &'a str, entry: &str) -> Vec<Vec<&'a str>> {
+    let mut code: Vec<&str> = Vec::new();
+    let mut labels: std::collections::HashMap<&str, usize> = Default::default();
+    let mut loops = Vec::new();
+    for line in sass_body(sass, entry).lines() {
+        if let Some(label) = line
+            .trim()
+            .strip_suffix(':')
+            .filter(|l| l.starts_with(".L_x_"))
+        {
+            labels.insert(label, code.len());
+            continue;
+        }
+        let Some(text) = instruction_text(line) else {
+            continue;
+        };
+        code.push(text);
+        // "@!P0 BRA `(.L_x_1)": the target between the parentheses.
+        if sass_mnemonic(text) == Some("BRA") {
+            let target = text.split('(').nth(1).and_then(|r| r.split(')').next());
+            if let Some(&head) = target.and_then(|t| labels.get(t)) {
+                loops.push(code[head..].to_vec());
+            }
+        }
+    }
+    loops
+}
+
+/// The mnemonic of a SASS instruction as [`sass_instructions`] gives it, its guard ("@!P0")
+/// skipped.
+pub fn sass_mnemonic(code: &str) -> Option<&str> {
+    code.split_whitespace().find(|w| !w.starts_with('@'))
+}
+
+/// `entry`'s part of nvdisasm's listing: from its `.text.` label to the next one.
+fn sass_body<'a>(sass: &'a str, entry: &str) -> &'a str {
     let start = sass
         .find(&format!(".text.{entry}:"))
         .unwrap_or_else(|| panic!("{entry}: no SASS"));
     let body = &sass[start..];
-    let body = &body[..body[1..].find(".text.").map_or(body.len(), |e| e + 1)];
-    body.lines()
-        .filter(|l| l.contains("/*"))
-        .map(|l| {
-            let after = &l[l.find("*/").unwrap() + 2..];
-            after[..after.find(';').unwrap_or(after.len())].trim()
-        })
-        .collect()
+    &body[..body[1..].find(".text.").map_or(body.len(), |e| e + 1)]
+}
+
+/// The instruction of a listing line, between its address comment and its `;`; `None` for a
+/// label or directive.
+fn instruction_text(line: &str) -> Option<&str> {
+    let after = &line[line.find("*/")? + 2..];
+    Some(after[..after.find(';').unwrap_or(after.len())].trim())
 }
 
 /// The FP32 instructions of `entry`'s SASS in `sass` (nvdisasm's listing), operands as printed
