@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, 
   // 16 steps' worth of fragments (128 KB), random bf16 from `in`.
   for (int i = threadIdx.x; i < 16 * 4096; i += blockDim.x) smem[i] = in[i];
   __syncthreads();
-  uint32_t base = (uint32_t)__cvta_generic_to_shared(smem) + (threadIdx.x / 32) * 0u;
+  uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
   float acc[4][8][4] = {};
   Frags cur;
   load(cur, base, 0);
@@ -101,12 +101,11 @@ __global__ void __launch_bounds__(256, 1) probe(const uint16_t *in, float *out, 
           // 3072 chunks a block a slice, at chunk (5b + s) * 3072 of the buffer (a power of two);
           // all at the slice's first k-step, or (spread modes) three a thread at each.
           uint32_t first = (blockIdx.x * 5u + slice) * 3072u & (traffic_chunks - 1);
-          uint32_t stage = slice % 4;
           const int j0 = MODE >= 8 ? 3 * kk : 0, j1 = MODE >= 8 ? 3 * kk + 3 : 12;
 #pragma unroll
           for (int j = j0; j < j1; ++j) {
             uint32_t c = j * 256 + threadIdx.x;
-            uint32_t dst = copy_base + stage * 0u + (c % 1024) * 16u;
+            uint32_t dst = copy_base + (c % 1024) * 16u;
             if (MODE == 7) {
               asm volatile("st.shared.u32 [%0], %1;" :: "r"(copy_base + (c % 4096) * 4u), "r"(c ^ first));
             } else if (MODE == 5 || MODE == 8 || (MODE == 6 && j >= 8)) {
