@@ -89,16 +89,13 @@ pub struct Plan {
 }
 
 /// The plan of checked experiments; `--out` last, once everything else has passed: refused when
-/// it holds something else (see [`crate::out_dir`]), then created and probed (and removed again
-/// after `--check-only` when it was new).
+/// it holds something else (see [`crate::out_dir`]), then created and probed, and removed again
+/// when it was new: the run creates it only once the device is open.
 fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Plan, CliError> {
     let timing = common.sampling.config().map_err(CliError::Flag)?;
     if let Some(out) = &common.out {
         check_out(out, Incoming::Run, common.force)?;
-        let created = create_out(out)?;
-        if common.check_only {
-            created.undo();
-        }
+        create_out(out)?.undo();
     }
     Ok(Plan {
         device: common.device,

@@ -3,7 +3,8 @@
 //! 1. [`results`] (the records a run is made of), [`module_name`] (where a run's kernels came
 //!    from), [`table`] (the one table renderer) and [`cell`] (a typed cell and its formats),
 //!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging),
-//!    [`atomic_file`] (writing one that no reader sees half of);
+//!    [`atomic_file`] (writing one that no reader sees half of), [`stdout`] (printing without a
+//!    panic when the reader is gone or the disk is full);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
 //!    of the figures a verdict compares), [`occupancy`] (the calculator's arithmetic, no GPU);
 //! 3. [`cuda`] (the driver: device and limits, modules, the one launch path), [`module_image`]
@@ -40,4 +41,5 @@ pub mod report;
 pub mod results;
 pub mod results_io;
 pub mod sampling;
+pub mod stdout;
 pub mod table;

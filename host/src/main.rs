@@ -1,7 +1,8 @@
 //! `host`: runs the lab's experiments (the registry's) on the GPU at hand and prints their tables.
 //!
 //! Exit codes (also in `--help`): 0 every check passed; 1 a correctness check failed; 2 a usage
-//! error; 3 no CUDA driver; 4 the run failed part-way (what finished is on disk).
+//! error; 3 no CUDA driver; 4 the run failed part-way (what finished is on disk), or stdout could
+//! not be written. A reader that closes stdout early (`| head`) changes none of them.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -14,29 +15,49 @@ use host::cli::{
 };
 use host::cuda::{driver_present, CudaError, Gpu};
 use host::experiments;
+use host::out_dir::create_out;
 use host::report::write_run;
 use host::results_io::{device_table, render_results};
+use host::stdout::{note, print};
 use host::table::{render, Format};
 
 fn main() -> ExitCode {
     let cli = match host::cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
-        // Help and version (exit 0) or a usage error (exit 2), as clap prints them.
+        // Help and version (exit 0, on stdout, which may be full or closed as any output), or a
+        // usage error (exit 2, as clap prints it).
+        Err(e) if !e.use_stderr() => {
+            let text = if std::io::stdout().is_terminal() {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
+            return match print(&text) {
+                Ok(_) => ExitCode::from(EXIT_OK),
+                Err(e) => {
+                    note(&format!("error: {e}"));
+                    ExitCode::from(EXIT_RUN_FAILED)
+                }
+            };
+        }
         Err(e) => e.exit(),
     };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             if let Some(d) = e.downcast_ref::<Disagreement>() {
-                print!("{}", d.report);
-                eprintln!("error: {d}");
+                if let Err(e) = print(&d.report) {
+                    note(&format!("error: {e}"));
+                    return ExitCode::from(EXIT_RUN_FAILED);
+                }
+                note(&format!("error: {d}"));
                 return ExitCode::from(EXIT_CHECK_FAILED);
             }
             let code = exit_code(&e);
             if code == EXIT_NO_DRIVER {
-                eprintln!("host: {e}");
+                note(&format!("host: {e}"));
             } else {
-                eprintln!("error: {}", describe(&e));
+                note(&format!("error: {}", describe(&e)));
             }
             ExitCode::from(code)
         }
@@ -48,7 +69,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
     let plan = match cli.command.plan(&line) {
         Ok(plan) => plan,
         Err(e) => {
-            eprintln!("error: {e}");
+            note(&format!("error: {e}"));
             return Ok(EXIT_USAGE);
         }
     };
@@ -64,11 +85,11 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 Format::Json => serde_json::to_string_pretty(gpu.info())? + "\n",
                 f => render(&device_table(gpu.info()), f),
             };
-            print!("{text}");
+            print(&text)?;
             Ok(EXIT_OK)
         }
         (Command::Calc(a), None) => {
-            print!("{}", host::calculator::run(&a)?);
+            print(&host::calculator::run(&a)?)?;
             Ok(EXIT_OK)
         }
         (Command::Report(a), None) => {
@@ -79,18 +100,29 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// Runs the plan's experiments, writing the results folder (when asked) after each one.
-fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
+/// Runs the plan's experiments, writing the results folder (when asked) after each one. The
+/// folder is created only once the device is open, and removed again if the run leaves it empty.
+fn run_experiments(plan: Plan) -> anyhow::Result<u8> {
     if plan.check_only {
         let names: Vec<&str> = plan.experiments.iter().map(|e| e.name()).collect();
-        eprintln!("checked: {} (nothing run)", names.join(", "));
+        note(&format!("checked: {} (nothing run)", names.join(", ")));
         return Ok(EXIT_OK);
     }
     if !driver_present() {
         return Err(CudaError::NoDriver.into());
     }
-    plan.context.progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     let gpu = Gpu::open(plan.device).with_context(|| format!("opening device {}", plan.device))?;
+    let created = plan.out.as_deref().map(create_out).transpose()?;
+    let code = run_on(&gpu, plan);
+    if let Some(created) = created {
+        created.undo();
+    }
+    code
+}
+
+/// [`run_experiments`] once the device is open and `--out` exists.
+fn run_on(gpu: &Gpu, mut plan: Plan) -> anyhow::Result<u8> {
+    plan.context.progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     plan.context.timing.reference_clock_mhz = Some(gpu.info().sm_clock_khz / 1000);
     let meta = experiments::meta(
         &plan.command,
@@ -114,15 +146,18 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
                     .filter(|s| s.table.is_some())
                     .map(|s| s.name)
                     .collect();
-                eprintln!(
+                note(&format!(
                     "wrote {} ({}; the last in {:.1} s)",
                     dir.display(),
                     finished.join(", "),
                     took.as_secs_f64()
-                );
+                ));
             }
             Err(e) => {
-                eprintln!("error: writing the results to {}: {e}", dir.display());
+                note(&format!(
+                    "error: writing the results to {}: {e}",
+                    dir.display()
+                ));
                 write_error = Some(e);
             }
         }
@@ -138,19 +173,19 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
     }
     let (results, failure) = std::thread::scope(|s| {
         for ptx in warm {
-            let gpu = &gpu;
             s.spawn(move || gpu.warm_builtin(host::module_name::BUILTIN, ptx));
         }
-        experiments::run(&gpu, &plan.context, meta, &plan.experiments, &mut done)
+        experiments::run(gpu, &plan.context, meta, &plan.experiments, &mut done)
     });
-    print!("{}", render_results(&results, plan.format));
+    // What was measured is on disk already; stdout failing is said after the run's own errors.
+    let printed = print(&render_results(&results, plan.format));
     if let Some(e) = failure {
-        eprintln!("error: {e}");
+        note(&format!("error: {e}"));
         if let Some(dir) = &plan.out {
-            eprintln!(
+            note(&format!(
                 "the experiments that finished are in {}; results.json lists what is missing",
                 dir.display()
-            );
+            ));
         }
         return Ok(if e.is_no_driver() {
             EXIT_NO_DRIVER
@@ -161,14 +196,15 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
     if let Some(e) = write_error {
         return Err(e).context("writing the results");
     }
+    printed?;
     let failed = results.failed_checks();
     if failed.is_empty() {
         Ok(EXIT_OK)
     } else {
         for f in &failed {
-            eprintln!("FAILED {f}");
+            note(&format!("FAILED {f}"));
         }
-        eprintln!("{} check(s) failed", failed.len());
+        note(&format!("{} check(s) failed", failed.len()));
         Ok(EXIT_CHECK_FAILED)
     }
 }

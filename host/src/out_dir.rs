@@ -200,13 +200,26 @@ pub fn create_out(dir: &Path) -> Result<CreatedOut, CliError> {
     if let Err(e) = std::fs::create_dir_all(dir) {
         return fail(created, format!("cannot be created: {e}"));
     }
+    match probe_writable(dir, "--out") {
+        Ok(()) => Ok(created),
+        Err(e) => {
+            created.undo();
+            Err(e)
+        }
+    }
+}
+
+/// Checks that files can be written into the folder `dir` (given by `flag`), by writing and
+/// removing one; the refusal says that nothing was written.
+pub fn probe_writable(dir: &Path, flag: &'static str) -> Result<(), CliError> {
     let probe = dir.join(format!(".host-write-check-{}", std::process::id()));
     let written = std::fs::write(&probe, b"ok");
     let _ = std::fs::remove_file(&probe);
-    match written {
-        Ok(()) => Ok(created),
-        Err(e) => fail(created, format!("cannot be written into: {e}")),
-    }
+    written.map_err(|e| CliError::Out {
+        flag,
+        path: dir.to_owned(),
+        reason: format!("cannot be written into: {e}; nothing was written"),
+    })
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ const LAYERS: &[&[&str]] = &[
         "modules",
         "regular_file",
         "atomic_file",
+        "stdout",
         "flag_values",
     ],
     &["claim", "confidence", "figure", "occupancy"],

@@ -253,6 +253,11 @@ pub trait Registered {
 pub trait Experiment: Registered + 'static {
     /// One line for `host --help`, after "Experiment N: ".
     const ABOUT: &'static str;
+    /// The stems of its CSVs beyond `NAME`'s: its [`Experiment::second_table`]'s. A results
+    /// folder's files are known by these ([`registry::file_names`](super::registry::file_names)).
+    const MORE_CSVS: &'static [&'static str] = &[];
+    /// The stems of its plots beyond `NAME`'s, as [`Experiment::figures`] names them.
+    const MORE_PLOTS: &'static [&'static str] = &[];
     /// The report's section heading, after "Experiment N: ".
     const SECTION: &'static str;
 

@@ -151,6 +151,19 @@ macro_rules! registry {
             /// Every experiment's name, in order.
             pub const NAMES: &[&str] = &[$(<$variant>::NAME,)*];
 
+            /// The names of every CSV and plot an experiment may write into a results folder:
+            /// `NAME.csv` and `NAME.svg`, and those of its second table and other plots.
+            pub fn file_names() -> Vec<String> {
+                let mut out = Vec::new();
+                $(
+                    out.push(format!("{}.csv", <$variant>::NAME));
+                    out.push(format!("{}.svg", <$variant>::NAME));
+                    out.extend(<$variant as Experiment>::MORE_CSVS.iter().map(|s| format!("{s}.csv")));
+                    out.extend(<$variant as Experiment>::MORE_PLOTS.iter().map(|s| format!("{s}.svg")));
+                )*
+                out
+            }
+
             impl ExperimentCommand {
                 pub fn common(&self) -> &Common {
                     match self {

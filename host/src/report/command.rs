@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::flags::UsageError;
-use crate::out_dir::{check_out, create_out, Incoming};
+use crate::out_dir::{check_out, create_out, probe_writable, Incoming};
+use crate::stdout::{note, print};
 
 /// `host report DIR... [--out DIR]`: rewrite one run's report (with the occupancy calculator's
 /// curves for its device), or merge several runs. Every results.json is read and checked (its
@@ -36,16 +37,19 @@ fn same_folder(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Runs the subcommand and prints the files written.
+/// Runs the subcommand and prints the files written. Every folder it writes into is found
+/// writable (a file written and removed) before anything is written.
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let written = match (args.dirs.as_slice(), &args.out) {
         ([dir], out) if out.as_deref().is_none_or(|o| same_folder(o, dir)) => {
             let results = super::merge::load(dir)?;
-            eprintln!(
+            let flag = if out.is_some() { "--out" } else { "report" };
+            probe_writable(dir, flag)?;
+            note(&format!(
                 "rewriting the report of {} from its results.json: report.md and the plots \
                  (results.json, tables.md and the CSVs are left as they are)",
                 dir.display()
-            );
+            ));
             super::write_folder(&results, dir)
                 .with_context(|| format!("writing the report of {}", dir.display()))?
         }
@@ -74,8 +78,10 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("merging into {}", out.display()))?
         }
     };
-    for path in written {
-        println!("{}", path.display());
-    }
+    let listed: String = written
+        .iter()
+        .map(|path| format!("{}\n", path.display()))
+        .collect();
+    print(&listed)?;
     Ok(())
 }

@@ -9,6 +9,14 @@ use crate::occupancy::{all_curves, Axis, Curve, KernelResources, Limits};
 
 use super::CurvePlot;
 
+/// The axes plotted, in the order of the plots.
+const AXES: [Axis; 3] = [Axis::Registers, Axis::BlockSize, Axis::DynamicSharedMemory];
+
+/// The file names of the curve plots, whichever a run has.
+pub fn curve_files() -> Vec<String> {
+    AXES.iter().map(|&a| format!("{}.svg", stem(a))).collect()
+}
+
 fn stem(axis: Axis) -> &'static str {
     match axis {
         Axis::Registers => "curve_registers",
@@ -29,8 +37,7 @@ fn x_label(axis: Axis) -> &'static str {
 /// Each `(name, curve)` becomes a series called `name` (e.g. the variant label) with the
 /// occupancy in percent; a configuration that cannot launch plots as 0%.
 pub fn curve_plots(curves: &[(String, Curve)]) -> Vec<CurvePlot> {
-    [Axis::Registers, Axis::BlockSize, Axis::DynamicSharedMemory]
-        .into_iter()
+    AXES.into_iter()
         .filter_map(|axis| {
             let of_axis: Vec<&(String, Curve)> =
                 curves.iter().filter(|(_, c)| c.axis == axis).collect();

@@ -12,6 +12,12 @@ pub enum ReportError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A file of another run, which the run written over it does not write again.
+    #[error("cannot remove {path}, left from the run or merge this one replaces: {source}")]
+    Remove {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// A results folder's results.json cannot be read: missing, not a regular file, too large.
     #[error("{path} {reason}; a results folder holds the results.json of a run (--out DIR)")]
     Read { path: PathBuf, reason: String },
@@ -24,6 +30,9 @@ pub enum ReportError {
     Plot { path: PathBuf, message: String },
     #[error("no results folder given")]
     NoRuns,
+    /// One results folder given twice (the same folder, however named).
+    #[error("{again} is given twice (first as {first}); give each results folder once")]
+    Repeated { first: PathBuf, again: PathBuf },
     /// The run's results (results.json, tables.md, the CSVs) could not be written.
     #[error(transparent)]
     Results(#[from] ResultsIoError),
@@ -39,6 +48,7 @@ impl ReportError {
                 | ReportError::Parse { .. }
                 | ReportError::Invalid { .. }
                 | ReportError::NoRuns
+                | ReportError::Repeated { .. }
         )
     }
 }

@@ -52,26 +52,49 @@ struct Column<'a> {
     compare: bool,
 }
 
-/// Names each run "device · module", adding the folder name where two runs would share a name.
-fn run_names(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
+/// What tells a run's columns apart from another run's with the same device and module: nothing
+/// when none shares them; else its folder's name, then also its date, then the folder as given
+/// (two folders given are never the same folder: [`load_all`] refuses that), the first of these
+/// that no other run's columns would share. E.g. " (h200-s3)".
+fn run_suffixes(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
     let plain: Vec<String> = runs
         .iter()
         .map(|(_, r)| format!("{} · {}", r.device.name, r.meta.module))
         .collect();
-    plain
-        .iter()
-        .zip(runs)
-        .map(|(name, (dir, _))| {
-            if plain.iter().filter(|n| *n == name).count() > 1 {
-                let folder = dir
-                    .file_name()
-                    .map(|f| f.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| dir.display().to_string());
-                format!("{name} ({folder})")
-            } else {
-                name.clone()
-            }
+    let suffix = |level: usize, (dir, r): &(PathBuf, RunResults)| {
+        let folder = dir
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| dir.display().to_string());
+        match level {
+            0 => String::new(),
+            1 => format!(" ({folder})"),
+            2 => format!(" ({folder}, {})", r.meta.date),
+            _ => format!(" ({})", dir.display()),
+        }
+    };
+    (0..runs.len())
+        .map(|i| {
+            (0..=3)
+                .map(|level| suffix(level, &runs[i]))
+                .find(|own| {
+                    let name = format!("{}{own}", plain[i]);
+                    (0..runs.len()).all(|j| {
+                        j == i
+                            || (0..=3)
+                                .all(|l| format!("{}{}", plain[j], suffix(l, &runs[j])) != name)
+                    })
+                })
+                .unwrap_or_else(|| suffix(3, &runs[i]))
         })
+        .collect()
+}
+
+/// Names each run "device · module", with its [`run_suffixes`] where another run shares that.
+fn run_names(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
+    runs.iter()
+        .zip(run_suffixes(runs))
+        .map(|((_, r), suffix)| format!("{} · {}{suffix}", r.device.name, r.meta.module))
         .collect()
 }
 
@@ -178,6 +201,19 @@ pub fn load_all(dirs: &[PathBuf]) -> Result<Vec<(PathBuf, RunResults)>, ReportEr
     if dirs.is_empty() {
         return Err(ReportError::NoRuns);
     }
+    // The same run twice would be two identical columns, told apart by nothing.
+    for (i, d) in dirs.iter().enumerate() {
+        let Ok(real) = d.canonicalize() else { continue };
+        if let Some(first) = dirs[..i]
+            .iter()
+            .find(|e| e.canonicalize().is_ok_and(|r| r == real))
+        {
+            return Err(ReportError::Repeated {
+                first: first.clone(),
+                again: d.clone(),
+            });
+        }
+    }
     dirs.iter()
         .map(|d| load(d).map(|r| (d.clone(), r)))
         .collect()
@@ -193,13 +229,15 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
         source,
     })?;
     let names = run_names(runs);
+    // A compared module's column carries its run's suffix too, so that two runs' compared
+    // columns on one GPU are told apart.
     let compare_names: Vec<Option<String>> = runs
         .iter()
-        .zip(&names)
-        .map(|((_, r), n)| {
+        .zip(run_suffixes(runs))
+        .map(|((_, r), suffix)| {
             r.meta
                 .compare_name()
-                .map(|c| format!("{} · {c}", n.split(" · ").next().unwrap_or(n)))
+                .map(|c| format!("{} · {c}{suffix}", r.device.name))
         })
         .collect();
 
@@ -274,5 +312,6 @@ also the ratio to the first column.\n\n",
     }
     let mut written = vec![write_file(&out.join(REPORT_MD), &md)?];
     written.extend(svgs.iter().map(|s| out.join(&s.file)));
+    super::remove_stale(out, &written)?;
     Ok(written)
 }

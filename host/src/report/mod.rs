@@ -20,7 +20,7 @@ pub use merge::merge;
 pub use plots::plot_curve;
 
 use crate::atomic_file::write_atomic;
-use crate::experiments::registry::figures;
+use crate::experiments::registry::{self, figures};
 use crate::experiments::RunResults;
 use crate::figure::{Figure, Labels};
 use crate::occupancy::Limits;
@@ -42,6 +42,39 @@ pub struct CurvePlot {
     pub labels: Labels,
     /// (legend label, points joined in order).
     pub series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+/// The name of every file the lab writes into a results folder, derived from the writers: the
+/// results ([`RESULTS_JSON`], [`TABLES_MD`], each experiment's CSVs), the report
+/// ([`REPORT_MD`], each experiment's plots, part II's, the calculator's curves).
+pub fn lab_file_names() -> Vec<String> {
+    let mut names: Vec<String> = [RESULTS_JSON, TABLES_MD, REPORT_MD]
+        .map(str::to_owned)
+        .into();
+    names.extend(registry::file_names());
+    names.push(format!("{}.svg", part_two::STEM));
+    names.extend(curves::curve_files());
+    names
+}
+
+/// Removes from `dir` every file of the lab ([`lab_file_names`]) that is not among `written`, so
+/// that a folder written over another run or merge holds one only; files the lab does not write
+/// are left. Returns the files removed.
+pub fn remove_stale(dir: &Path, written: &[PathBuf]) -> Result<Vec<PathBuf>, ReportError> {
+    let kept: Vec<&std::ffi::OsStr> = written.iter().filter_map(|p| p.file_name()).collect();
+    let mut removed = Vec::new();
+    for name in lab_file_names() {
+        let path = dir.join(&name);
+        if kept.contains(&std::ffi::OsStr::new(&name)) || !path.is_file() {
+            continue;
+        }
+        std::fs::remove_file(&path).map_err(|source| ReportError::Remove {
+            path: path.clone(),
+            source,
+        })?;
+        removed.push(path);
+    }
+    Ok(removed)
 }
 
 fn write_file(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
@@ -69,10 +102,12 @@ pub fn write_with_curves(
 /// The whole `--out DIR` folder of a run: the results ([`write_results`]: `results.json`,
 /// `tables.md`, the CSVs), then the report ([`write_folder`]: `report.md`, the experiment plots
 /// and the occupancy calculator's curves for the run's device, the tables linked to
-/// `tables.md`). Needs no GPU. Returns the files written.
+/// `tables.md`); then every other file of the lab's in `dir` is removed ([`remove_stale`]), so
+/// that it never mixes two runs. Needs no GPU. Returns the files written.
 pub fn write_run(dir: &Path, results: &RunResults) -> Result<Vec<PathBuf>, ReportError> {
     let mut written = write_results(dir, results)?;
     written.extend(write_folder(results, dir)?);
+    remove_stale(dir, &written)?;
     Ok(written)
 }
 

@@ -272,6 +272,7 @@ impl Experiment for Spec {
     const ABOUT: &'static str =
         "bytes in flight vs occupancy (the memcpy grid against Little's law)";
     const SECTION: &'static str = "bytes in flight vs occupancy";
+    const MORE_PLOTS: &'static [&'static str] = &plots::MORE_STEMS;
 
     fn help() -> String {
         let reads: Vec<String> = READ

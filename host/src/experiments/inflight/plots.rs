@@ -224,15 +224,20 @@ fn unlabelled(xy: impl Iterator<Item = (f64, f64)>) -> Vec<LabelledPoint> {
         .collect()
 }
 
-/// The plots of one run (`inflight`, `inflight_bytes`, `inflight_model`); a merged report
-/// of several runs plots the first run that has the experiment (the axes are per device).
+/// The stems of the plots beside the heatmap (`inflight`): bandwidth vs bytes in flight,
+/// measured vs predicted, latency vs bandwidth.
+pub const MORE_STEMS: [&str; 3] = ["inflight_bytes", "inflight_model", "inflight_latency"];
+
+/// The plots of one run (`inflight`, then [`MORE_STEMS`]); a merged report of several runs
+/// plots the first run that has the experiment (the axes are per device).
 pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
     if result.rows.is_empty() {
         return Vec::new();
     }
+    let [bytes, model, latency] = MORE_STEMS.map(str::to_owned);
     vec![
         (
-            "inflight".to_owned(),
+            Spec::NAME.to_owned(),
             Figure::Heatmap(heatmap(
                 &result.rows,
                 &format!(
@@ -242,15 +247,15 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
             )),
         ),
         (
-            "inflight_bytes".to_owned(),
+            bytes,
             Figure::Scatter(gbps_vs_bytes_in_flight(&result.rows, &result.model)),
         ),
         (
-            "inflight_model".to_owned(),
+            model,
             Figure::Scatter(measured_vs_predicted(&result.rows)),
         ),
         (
-            "inflight_latency".to_owned(),
+            latency,
             Figure::Scatter(latency_vs_bandwidth(result)),
         ),
     ]

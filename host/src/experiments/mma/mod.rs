@@ -169,10 +169,14 @@ pub fn kernel(ilp: u32) -> Option<&'static MmaIlpVariant> {
     MMA_ILP.iter().find(|v| v.ilp == ilp)
 }
 
+/// The stem of the wgmma table's CSV.
+const WGMMA_STEM: &str = "mma_wgmma";
+
 impl Experiment for Spec {
     const ABOUT: &'static str =
         "tensor-core (mma.sync BF16) throughput vs warps per SM and independent MMAs";
     const SECTION: &'static str = "tensor-core parallelism vs occupancy (mma.sync)";
+    const MORE_CSVS: &'static [&'static str] = &[WGMMA_STEM];
 
     fn help() -> String {
         format!(
@@ -202,7 +206,7 @@ impl Experiment for Spec {
 
     fn second_table(output: &Mma, meta: &RunMeta) -> Option<(&'static str, TableData)> {
         let t = output.wgmma.as_ref()?;
-        Some(("mma_wgmma", wgmma::table(t, &meta.sampling_words())))
+        Some((WGMMA_STEM, wgmma::table(t, &meta.sampling_words())))
     }
 }
 
