@@ -11,7 +11,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 pub use crate::experiments::registry::AllArgs;
 use crate::experiments::registry::{self, ExperimentCommand, Planned};
 use crate::experiments::{ExperimentError, RunContext};
-use crate::flag_values::{shown, whole};
+use crate::flag_values::{check_lists, list_rule, shown, whole};
 pub use crate::flags::{CliError, Common, UsageError};
 use crate::out_dir::{check_out, create_out, Incoming};
 use crate::report::ReportError;
@@ -124,13 +124,13 @@ impl Command {
     }
 }
 
-/// The command line's definition, with the rule every flag shares: a value may look like a
+/// The command line's definition, with the rules every flag shares: a value may look like a
 /// negative number, so that `--size -1` is refused by `--size` itself, naming it, rather than
-/// read as an unknown flag `-1`.
+/// read as an unknown flag `-1`; and every list flag's rule ([`list_rule`]).
 pub fn definition() -> clap::Command {
     fn negatives(a: clap::Arg) -> clap::Arg {
         let takes_values = a.get_action().takes_values();
-        a.allow_negative_numbers(takes_values)
+        list_rule(a.allow_negative_numbers(takes_values))
     }
     fn all_args(c: clap::Command) -> clap::Command {
         c.mut_args(negatives).mut_subcommands(all_args)
@@ -147,6 +147,7 @@ where
 {
     let mut cmd = definition();
     let matches = cmd.try_get_matches_from_mut(args).map_err(shorten)?;
+    check_lists(&cmd, &matches).map_err(shorten)?;
     Cli::from_arg_matches(&matches).map_err(|e| shorten(e.format(&mut cmd)))
 }
 

@@ -114,6 +114,87 @@ pub fn parse_list_item(s: &str) -> Result<String, String> {
     Ok(t.to_owned())
 }
 
+/// The rule every list flag (one taking comma-separated values) shares, applied to each
+/// argument of the command line's definition (`cli::definition`): an item may start with a
+/// hyphen, so that `--threads -1,2` is refused by `--threads` itself, naming it, rather than read
+/// as an unknown flag `-1,2`; and its default is printed as it would be typed, comma-separated
+/// (clap prints `[default: 1 2 4]`). Duplicates and empty items are refused after parsing
+/// ([`check_lists`]). Other arguments pass unchanged.
+pub fn list_rule(a: clap::Arg) -> clap::Arg {
+    if a.get_value_delimiter() != Some(',') {
+        return a;
+    }
+    let a = a.allow_hyphen_values(true);
+    let defaults: Vec<String> = a
+        .get_default_values()
+        .iter()
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    if defaults.is_empty() {
+        return a;
+    }
+    let typed = format!("[default: {}]", defaults.join(","));
+    let help = a.get_help().map(ToString::to_string).unwrap_or_default();
+    let long = a
+        .get_long_help()
+        .map_or_else(|| help.clone(), ToString::to_string);
+    a.hide_default_value(true)
+        .help(format!("{help} {typed}"))
+        .long_help(format!("{long}\n\n{typed}"))
+}
+
+/// A list item as compared with the others: trimmed, and a whole number without its sign or
+/// leading zeros (`+032` is `32`), as the flags' parsers read it.
+fn item_key(item: &str) -> String {
+    let t = item.trim();
+    let digits = t.strip_prefix('+').unwrap_or(t);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let n = digits.trim_start_matches('0');
+        return if n.is_empty() { "0" } else { n }.to_owned();
+    }
+    t.to_owned()
+}
+
+/// Refuses, in the list flags given on the command line (those [`list_rule`] applies to), an
+/// item listed twice or an empty one, naming the flag: a usage error as clap prints its own.
+/// `cmd` is the definition `matches` came from; its subcommands are checked too.
+pub fn check_lists(cmd: &clap::Command, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+    for arg in cmd
+        .get_arguments()
+        .filter(|a| a.get_value_delimiter() == Some(','))
+    {
+        let id = arg.get_id().as_str();
+        if matches.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
+        let Ok(Some(raw)) = matches.try_get_raw(id) else {
+            continue;
+        };
+        let items: Vec<String> = raw.map(|v| v.to_string_lossy().into_owned()).collect();
+        for (i, item) in items.iter().enumerate() {
+            if item.trim().is_empty() {
+                let reason = parse_list_item(item).unwrap_err();
+                return Err(invalid(cmd, Some(arg), &reason));
+            }
+            let key = item_key(item);
+            if items[..i].iter().any(|e| item_key(e) == key) {
+                let reason = format!(
+                    "`{}` is listed twice; give each item once",
+                    shown(item.trim())
+                );
+                return Err(invalid(cmd, Some(arg), &reason));
+            }
+        }
+    }
+    match matches.subcommand() {
+        Some((name, sub)) => match cmd.find_subcommand(name) {
+            Some(sub_cmd) => check_lists(sub_cmd, sub),
+            None => Ok(()),
+        },
+        None => Ok(()),
+    }
+}
+
 /// Parses `args` (without a program name) as the one group of flags `A`, as a subcommand
 /// would: for the tests of each group's defaults and refusals.
 #[cfg(test)]

@@ -122,8 +122,8 @@ pub struct Shared {
     #[arg(long, value_name = "FILE")]
     pub compare: Option<PathBuf>,
     /// Name of the compared modules in tables, plots and legends (default: the stem of
-    /// --compare, else of --compare-caps).
-    #[arg(long, value_name = "NAME", value_parser = parse_label)]
+    /// --compare, else of --compare-caps); only with one of them.
+    #[arg(long, value_name = "NAME", value_parser = parse_label, requires = "compared")]
     pub compare_label: Option<String>,
     /// The GEMM experiments (occupancy, gemm_bf16): do not time cuBLAS beside the lines.
     #[arg(long)]

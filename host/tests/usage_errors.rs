@@ -182,3 +182,159 @@ fn a_damaged_or_impossible_results_json_is_refused_naming_the_field() {
     assert!(!out.exists());
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// Every list flag (comma-separated values) of every subcommand, with its defaults as typed.
+fn list_flags() -> Vec<(String, String, Vec<String>)> {
+    let cmd = host::cli::definition();
+    let mut out = Vec::new();
+    for sub in cmd.get_subcommands() {
+        for arg in sub
+            .get_arguments()
+            .filter(|a| a.get_value_delimiter() == Some(','))
+        {
+            let defaults = arg
+                .get_default_values()
+                .iter()
+                .map(|v| v.to_string_lossy().into_owned())
+                .collect();
+            let flag = format!("--{}", arg.get_long().expect("a long flag"));
+            out.push((sub.get_name().to_owned(), flag, defaults));
+        }
+    }
+    assert!(out.len() > 20, "only {} list flags found", out.len());
+    out
+}
+
+/// `host SUB FLAG VALUE`, with what the flag needs to have an effect (calc's lists, the check
+/// against the driver).
+fn with_flag<'a>(sub: &'a str, flag: &'a str, value: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["host", sub, flag, value];
+    if sub == "calc" {
+        args.push("--verify");
+    }
+    args
+}
+
+/// Parses `args` in-process, expecting a usage error (exit code 2); its message.
+fn parse_refused(args: &[&str]) -> String {
+    let e = host::cli::parse(args).expect_err(&format!("{args:?} parsed"));
+    assert_eq!(e.exit_code(), 2, "{args:?}: {e}");
+    e.to_string()
+}
+
+#[test]
+fn every_list_flag_refuses_an_item_twice_naming_itself() {
+    for (sub, flag, defaults) in list_flags() {
+        // A valid item: its first default, else one every list without a default takes (a
+        // label parses as any text; 32 is a register cap).
+        let item = defaults.first().cloned().unwrap_or_else(|| "32".to_owned());
+        for twice in [format!("{item},{item}"), format!("{item}, {item} ")] {
+            let e = parse_refused(&with_flag(&sub, &flag, &twice));
+            assert!(
+                e.contains(&format!("{flag}: `{item}` is listed twice")),
+                "{sub} {flag} {twice}: {e}"
+            );
+        }
+    }
+    // Numbers are compared as numbers.
+    let e = parse_refused(&["host", "inflight", "--threads", "32,+032"]);
+    assert!(e.contains("--threads: `+032` is listed twice"), "{e}");
+}
+
+#[test]
+fn a_negative_item_in_any_numeric_list_names_its_flag() {
+    for (sub, flag, defaults) in list_flags() {
+        let Some(first) = defaults.first().filter(|d| d.parse::<u64>().is_ok()) else {
+            continue;
+        };
+        let list = format!("-1,{first}");
+        let e = parse_refused(&with_flag(&sub, &flag, &list));
+        assert!(
+            e.contains(&format!("{flag}")) && !e.contains("unexpected argument"),
+            "{sub} {flag} {list}: {e}"
+        );
+    }
+    let e = parse_refused(&["host", "ilp", "--control-warps-per-sm", "-1,2"]);
+    assert!(
+        e.contains("--control-warps-per-sm: -1 is not in 1..=64"),
+        "{e}"
+    );
+}
+
+#[test]
+fn list_defaults_are_printed_as_they_are_typed() {
+    let mut cmd = host::cli::definition();
+    let mut checked = 0;
+    for (sub, flag, defaults) in list_flags() {
+        if defaults.len() < 2 {
+            continue;
+        }
+        let sub_cmd = cmd.find_subcommand_mut(&sub).unwrap();
+        let typed = format!("[default: {}]", defaults.join(","));
+        for help in [
+            sub_cmd.render_help().to_string(),
+            sub_cmd.render_long_help().to_string(),
+        ] {
+            assert!(
+                help.contains(&typed),
+                "{sub} {flag}: {typed} not in its help"
+            );
+            assert!(
+                !help.contains(&format!("[default: {}]", defaults.join(" "))),
+                "{sub} {flag}"
+            );
+        }
+        // And the default, typed back, is taken.
+        let typed_back = defaults.join(",");
+        host::cli::parse(with_flag(&sub, &flag, &typed_back))
+            .unwrap_or_else(|e| panic!("{sub} {flag} {}: {e}", defaults.join(",")));
+        checked += 1;
+    }
+    assert!(checked > 10, "only {checked} list defaults checked");
+}
+
+#[test]
+fn a_flag_that_does_nothing_in_the_mode_given_is_refused() {
+    for (args, named) in [
+        (
+            &["calc", "--ptx", "/dev/zero"][..],
+            &["--verify|--record-golden"][..],
+        ),
+        (
+            &["calc", "--reg-caps", "0,32"],
+            &["--verify|--record-golden"],
+        ),
+        (&["calc", "--all-entries"], &["--verify|--record-golden"]),
+        (
+            &["calc", "--verify", "--threads", "64"],
+            &["--verify", "--threads"],
+        ),
+        (
+            &["calc", "--record-golden", "g.csv", "--curves"],
+            &["--record-golden", "--curves"],
+        ),
+        (
+            &["calc", "--block-size-limit", "32"],
+            &["--max-potential-block-size"],
+        ),
+        (
+            &["all", "--compare-label", "x"],
+            &["--compare <FILE>|--compare-caps"],
+        ),
+        (
+            &[
+                "occupancy",
+                "--iters",
+                "5",
+                "--samples",
+                "3",
+                "--noise",
+                "1",
+            ],
+            &["--iters", "--noise"],
+        ),
+    ] {
+        let err = refused(args, named);
+        assert!(!err.contains("no CUDA driver"), "{args:?}: {err}");
+    }
+}

@@ -26,8 +26,29 @@ use crate::module_file::read_module;
 use crate::table::Format;
 use sweep::{seed_entry, sweep, REG_CAPS};
 
+/// The flags that configure the one kernel `host calc` computes, which the check against the
+/// driver (`--verify`, `--record-golden`: thousands of configurations) does not read.
+const ONE_KERNEL: [&str; 12] = [
+    "arch",
+    "threads",
+    "regs",
+    "smem",
+    "dyn_smem",
+    "carveout",
+    "sms",
+    "max_potential_block_size",
+    "cliff",
+    "curves",
+    "format",
+    "json",
+];
+
 /// Occupancy of a kernel configuration, without a GPU (`--arch`) or from a real one (`--device`).
+/// A flag that has no effect in the mode given is refused: the check's flags (`--ptx`,
+/// `--reg-caps`, `--all-entries`) without the check, one kernel's with it, and
+/// `--block-size-limit` without `--max-potential-block-size`.
 #[derive(Debug, Clone, Args)]
+#[command(group = clap::ArgGroup::new("driver_check").multiple(true).args(["verify", "record_golden"]))]
 pub struct CalcArgs {
     /// Architecture: sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_120.
     #[arg(long, default_value = "sm_90", conflicts_with = "device", value_parser = parse_arch)]
@@ -58,7 +79,8 @@ pub struct CalcArgs {
     #[arg(long)]
     pub max_potential_block_size: bool,
     /// Largest block size the search may pick: 1..=1024.
-    #[arg(long, value_name = "N", value_parser = whole(1u32..=1024))]
+    #[arg(long, value_name = "N", value_parser = whole(1u32..=1024),
+          requires = "max_potential_block_size")]
     pub block_size_limit: Option<u32>,
     /// Print the register cliff table (registers/thread -> warps -> occupancy).
     #[arg(long)]
@@ -73,23 +95,23 @@ pub struct CalcArgs {
     #[arg(long, hide = true)]
     pub json: bool,
     /// Compare the calculator with the driver on this GPU over thousands of configurations.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ONE_KERNEL)]
     pub verify: bool,
     /// Record the driver's answers to a golden CSV file (needs a GPU).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ONE_KERNEL)]
     pub record_golden: Option<PathBuf>,
     /// Register caps for --verify/--record-golden (0: uncapped), e.g. 0,32,64; each in 0..=255.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = REG_CAPS,
-          value_parser = whole(0u32..=255))]
+          value_parser = whole(0u32..=255), requires = "driver_check")]
     pub reg_caps: Vec<u32>,
     /// PTX module for --verify/--record-golden (default: the built-in unbounded kernels); a
     /// regular file of PTX text.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", requires = "driver_check")]
     pub ptx: Option<PathBuf>,
     /// --verify/--record-golden over every entry of the module; by default the variant table's
     /// memcpy grid points (other than the `bandwidth` experiment's labelled ones), FMA and chase entries are
     /// left out.
-    #[arg(long)]
+    #[arg(long, requires = "driver_check")]
     pub all_entries: bool,
 }
 

@@ -76,8 +76,11 @@ macro_rules! registry {
             // Each experiment by its variant's name.
             $(use super::$field::Spec as $variant;)*
 
-            /// `host all`.
+            /// `host all`. `--compare-label` names the modules of `--compare` or
+            /// `--compare-caps` (group `compared`), and is refused without either.
             #[derive(Debug, Clone, clap::Args)]
+            #[command(group = clap::ArgGroup::new("compared").multiple(true)
+                .args(["compare", "compare_caps"]))]
             pub struct AllArgs {
                 #[command(flatten)]
                 pub common: Common,

@@ -30,8 +30,10 @@ pub struct SamplingArgs {
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_MAX_TIME.as_millis() as u64,
           value_parser = crate::flag_values::whole(1u64..=3_600_000))]
     pub max_time_ms: u64,
-    /// Fixed plan: launches per sample (with --samples; replaces the noise target).
+    /// Fixed plan: launches per sample (with --samples; replaces the noise target, whose flags
+    /// are then refused).
     #[arg(long, value_name = "N", requires = "samples",
+          conflicts_with_all = ["noise", "min_samples", "max_samples", "max_time_ms"],
           value_parser = crate::flag_values::whole(1u32..=1_000_000))]
     pub iters: Option<u32>,
     /// Fixed plan: samples per figure (with --iters).
