@@ -571,7 +571,11 @@ mod render_test {
         }
         assert!(report.contains("inflight_bytes.svg") || report.contains("inflight.svg"));
         let merged = dir.join("merged");
-        crate::report::merge::merge(&[dir.clone(), dir.clone()], &merged).unwrap();
+        // The same run in a second folder (one folder twice is refused).
+        let again = dir.join("again");
+        std::fs::create_dir_all(&again).unwrap();
+        std::fs::copy(dir.join("results.json"), again.join("results.json")).unwrap();
+        crate::report::merge::merge(&[dir.clone(), again], &merged).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

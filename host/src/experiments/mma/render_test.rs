@@ -91,6 +91,10 @@ fn the_sweep_reaches_every_renderer() {
     assert_eq!(number(2, "% of BF16 spec (%)"), 65.0);
     assert!((number(1, "peer TFLOP/s") - 162.5 / 1.01).abs() < 1e-6);
     let merged = dir.join("merged");
-    crate::report::merge::merge(&[dir.clone(), dir.clone()], &merged).unwrap();
+    // The same run in a second folder (one folder twice is refused).
+    let again = dir.join("again");
+    std::fs::create_dir_all(&again).unwrap();
+    std::fs::copy(dir.join("results.json"), again.join("results.json")).unwrap();
+    crate::report::merge::merge(&[dir.clone(), again], &merged).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
