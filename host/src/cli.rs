@@ -31,13 +31,16 @@ pub const EXIT_RUN_FAILED: u8 = 4;
 const EXIT_CODES: &str = "Exit codes: 0 every check passed; 1 a correctness check failed (or, \
 for calc --verify, the calculator disagrees with the driver); 2 a usage error (a bad flag, file \
 or results.json; nothing ran); 3 no CUDA driver; 4 the run failed part-way (a GPU or I/O error; \
-the experiments that finished are written to --out, with a note of what is missing).
+the experiments that finished are written to --out, with a note of what is missing) or stdout could not \
+be written (a full disk). A reader closing stdout early (| head) is no error: the printing stops \
+quietly, the exit code is the run's own, and --out is still written.
 
 Files: --module/--compare take regular files only (not a FIFO or device), told PTX, cubin or \
 fatbin by their first bytes; a cubin must be an NVIDIA ELF exporting the entries a run launches. \
 --out must be a new or empty folder, or one holding the very run being written (report A --out \
 B, B regenerated from A before): a folder holding another run's results.json, a merged report \
-or other files is refused unless --force is given.";
+or other files is refused unless --force is given; writing a run or merge removes the lab's files it \
+does not write again, so a folder holds one run. Every list flag refuses an item given twice.";
 
 /// Occupancy lab: the seed blog's and Volkov's experiments (occupancy, bandwidth, register
 /// pressure, bytes in flight, ILP) on the GPU at hand, with the Rust-built kernels.

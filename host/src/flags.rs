@@ -41,12 +41,13 @@ pub struct Common {
     /// Also write results.json, tables.md, one CSV per experiment and the report (report.md,
     /// plots, the occupancy calculator's curves for this GPU) into DIR, each experiment as soon
     /// as it finishes. DIR must be new or empty: a folder holding another run's results.json, or
-    /// other files, is refused (see --force). It is created once every other flag and file has
-    /// passed its checks.
+    /// other files, is refused (see --force). It is checked once every other flag and file has
+    /// passed its checks, created when the run starts (the device open), and removed again if
+    /// the run leaves it empty.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Write into --out even when it holds another run (its results are replaced) or other
-    /// files (they are left beside the new ones).
+    /// Write into --out even when it holds another run (every file of it the new run does not
+    /// write again is removed) or other files (they are left beside the new ones).
     #[arg(long, requires = "out")]
     pub force: bool,
     /// Seed of the random inputs.

@@ -13,7 +13,7 @@ use crate::stdout::{note, print};
 /// figures must be numbers above zero) before anything is written.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReportArgs {
-    /// Results folders (each with a results.json).
+    /// Results folders (each with a results.json; each once).
     #[arg(required = true, num_args = 1..)]
     pub dirs: Vec<PathBuf>,
     /// Where to write. With one folder: its whole results folder regenerated there from its
@@ -24,7 +24,8 @@ pub struct ReportArgs {
     /// earlier merged report); another run or other files are refused unless --force is given.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Write into --out even when it holds another run or other files.
+    /// Write into --out even when it holds another run or merge (every file of it the new one
+    /// does not write again is removed) or other files (they are left beside the new ones).
     #[arg(long, requires = "out")]
     pub force: bool,
 }
