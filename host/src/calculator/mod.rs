@@ -242,11 +242,11 @@ fn run_gpu(args: &CalcArgs) -> anyhow::Result<String> {
         &device_limits,
         &args.reg_caps,
         keep,
-        &mut |line| eprintln!("{line}"),
+        &mut |line| crate::stdout::note(line),
     )?;
     let golden = GoldenFile { attributes, rows };
     if let Some(path) = &args.record_golden {
-        std::fs::write(path, golden.render())
+        crate::atomic_file::write_atomic(path, &golden.render())
             .with_context(|| format!("writing {}", path.display()))?;
         out.push_str(&format!(
             "recorded {} configurations on {} to {}\n",
