@@ -250,7 +250,7 @@ fn a_negative_item_in_any_numeric_list_names_its_flag() {
         let list = format!("-1,{first}");
         let e = parse_refused(&with_flag(&sub, &flag, &list));
         assert!(
-            e.contains(&format!("{flag}")) && !e.contains("unexpected argument"),
+            e.contains(flag.as_str()) && !e.contains("unexpected argument"),
             "{sub} {flag} {list}: {e}"
         );
     }
