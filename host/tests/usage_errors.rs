@@ -322,6 +322,10 @@ fn a_flag_that_does_nothing_in_the_mode_given_is_refused() {
             &["--compare <FILE>|--compare-caps"],
         ),
         (
+            &["inflight", "--blocks-per-sm", "2", "--every-block-size"],
+            &["--every-block-size", "--blocks-per-sm"],
+        ),
+        (
             &[
                 "occupancy",
                 "--iters",

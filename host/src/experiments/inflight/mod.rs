@@ -97,8 +97,9 @@ pub struct SweepArgs {
     /// Hold every kernel at this many blocks per SM instead of a warps target.
     #[arg(long, value_name = "N", value_parser = crate::flag_values::whole(1u32..=64))]
     pub blocks_per_sm: Option<u32>,
-    /// Reach each warps target with every listed block size that divides it.
-    #[arg(long)]
+    /// Reach each warps target with every listed block size that divides it (there is no
+    /// warps target with --blocks-per-sm).
+    #[arg(long, conflicts_with = "blocks_per_sm")]
     pub every_block_size: bool,
     /// MiB of each of the copy's source and destination.
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
