@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use host::cuda::Gpu;
+use host::cuda::{driver_present, Gpu};
 use host::experiments::contract::RunContext;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 
@@ -148,6 +148,18 @@ pub fn quick_json_run(subcommand: &str, args: &[&str]) -> host::experiments::Run
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Device 0 for a GPU-only test. Asked to run (`--ignored`, or a build that found libcuda) on a
+/// machine without a driver, the test fails here: a GPU test must not pass without having run.
+/// `gpu_tests_fail_without_a_driver.rs` holds every `*_gpu` test to that.
+pub fn gpu() -> Gpu {
+    assert!(
+        driver_present(),
+        "no CUDA driver: this GPU-only test was asked to run and cannot (it fails rather than \
+         passing untested)"
+    );
+    Gpu::open(0).expect("open device 0")
 }
 
 /// The run context of an experiment run inside a GPU test: a fixed plan (`iters` launches a
