@@ -473,6 +473,148 @@ impl Generator<'_> {
         }
     }
 
+    /// One line per refused value of every flag of every subcommand, per bad module and bad
+    /// `--out`, per broken or impossible results folder: each the only defect of its line, so
+    /// that any one check that stops refusing (letting the line reach the driver, or pass) is
+    /// found, whatever the random lines happen to pick. Experiment lines alternate between
+    /// `--check-only` (a check that stops refusing gives 0) and a run (it gives 3).
+    pub fn catalogue(&self) -> Vec<Case> {
+        let pool = self.pool;
+        let mut lines: Vec<(Vec<String>, Rule)> = Vec::new();
+        let owned = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let mut k = 0usize;
+        for sub in EXPERIMENTS {
+            let mut flags: Vec<Flag> = COMMON.to_vec();
+            flags.extend(own_flags(sub));
+            let head = |k: &mut usize| {
+                *k += 1;
+                if self.driver || *k % 2 == 0 {
+                    vec![(*sub).to_owned(), "--check-only".to_owned()]
+                } else {
+                    vec![(*sub).to_owned()]
+                }
+            };
+            for f in &flags {
+                for bad in f.bad {
+                    let mut a = head(&mut k);
+                    a.extend(owned(&[f.name, bad]));
+                    lines.push((a, Rule::BadFlag));
+                }
+                if f.kind == Kind::List {
+                    let item = f.good[0].split(',').next().unwrap();
+                    let mut a = head(&mut k);
+                    a.extend([f.name.to_owned(), format!("{item},{item}")]);
+                    let rule = if DUPLICATES_REFUSED.contains(&f.name) {
+                        Rule::DuplicateItem
+                    } else {
+                        Rule::DuplicateItemElsewhere
+                    };
+                    lines.push((a, rule));
+                }
+            }
+            if *sub != "held" {
+                let bad = if *sub == "regs" {
+                    &pool.bad_folders
+                } else {
+                    &pool.bad_modules
+                };
+                for m in bad {
+                    for flag in ["--module", "--compare"] {
+                        if *sub == "gemm_bf16" && flag == "--compare" && pool.entryless.contains(m)
+                        {
+                            continue;
+                        }
+                        let mut a = head(&mut k);
+                        a.extend(owned(&[flag, m]));
+                        lines.push((a, Rule::BadModule));
+                    }
+                }
+            }
+            for out in [
+                &pool.a_file,
+                "/dev/null",
+                "/proc/x",
+                &pool.taken,
+                &pool.unrelated,
+                "/",
+                "",
+            ] {
+                let mut a = head(&mut k);
+                a.extend(owned(&["--out", out]));
+                lines.push((a, Rule::BadOut));
+            }
+            let mut a = head(&mut k);
+            a.push("--force".to_owned());
+            lines.push((a, Rule::BadFlag));
+        }
+        let calc_flags = [
+            value("--arch", &[], &["sm_61", "sm_91", "x", ""]),
+            value("--threads", &[], &["0", "1025", "-1", "x"]),
+            value("--regs", &[], &["256", "-1", "x"]),
+            value("--smem", &[], &["x", "-1"]),
+            value("--dyn-smem", &[], &["x", "-1"]),
+            value("--carveout", &[], &["101", "-1"]),
+            value("--sms", &[], &["0", "1025"]),
+            value("--block-size-limit", &[], &["0", "1025", "x"]),
+            value("--device", &[], &["1024", "-1"]),
+            COMMON[6],
+        ];
+        for f in &calc_flags {
+            for bad in f.bad {
+                lines.push((owned(&["calc", f.name, bad]), Rule::BadFlag));
+            }
+        }
+        for bad in ["256", "x", "-1"] {
+            lines.push((
+                owned(&["calc", "--verify", "--reg-caps", bad]),
+                Rule::BadFlag,
+            ));
+        }
+        if !self.driver {
+            lines.push((
+                owned(&["calc", "--verify", "--reg-caps", "0,0"]),
+                Rule::DuplicateItemElsewhere,
+            ));
+            for m in &pool.bad_ptx {
+                lines.push((owned(&["calc", "--verify", "--ptx", m]), Rule::BadModule));
+            }
+        }
+        lines.push((
+            owned(&["calc", "--ptx", &pool.main_ptx]),
+            Rule::NoEffectFlag,
+        ));
+        for bad in ["1024", "-1", "x"] {
+            lines.push((owned(&["info", "--device", bad]), Rule::BadFlag));
+        }
+        for bad in COMMON[6].bad {
+            lines.push((owned(&["info", "--format", bad]), Rule::BadFlag));
+        }
+        lines.push((owned(&["info", "--check-only"]), Rule::BadFlag));
+        for run in &pool.bad_runs {
+            lines.push((owned(&["report", run]), Rule::BadResults));
+        }
+        for run in &pool.impossible_runs {
+            lines.push((owned(&["report", run]), Rule::ImpossibleResults));
+        }
+        let good = &pool.good_runs[0];
+        for out in [&pool.a_file, "/dev/null", "/proc/x", &pool.unrelated, "/"] {
+            lines.push((owned(&["report", good, "--out", out]), Rule::BadOut));
+        }
+        lines.push((
+            owned(&["report", &pool.h200, "--out", &pool.taken]),
+            Rule::BadOut,
+        ));
+        lines
+            .into_iter()
+            .map(|(args, rule)| Case {
+                args,
+                rule,
+                sink: Sink::Pipe,
+                must_write: None,
+            })
+            .collect()
+    }
+
     /// An experiment subcommand (or `all`).
     fn experiment(&self, rng: &mut StdRng, sub: &'static str, fresh: &str) -> (Vec<String>, Rule) {
         let pool = self.pool;
@@ -533,10 +675,10 @@ impl Generator<'_> {
             l.push("--out", Some(out));
             l.push("--force", None);
         }
-        let defects = if l.rng.gen_bool(0.45) {
-            l.rng.gen_range(1..=2)
-        } else {
-            0
+        let defects = match l.rng.gen_range(0..20) {
+            0..=10 => 0,
+            11..=17 => 1,
+            _ => 2,
         };
         for _ in 0..defects {
             match l.rng.gen_range(0..16) {
@@ -557,7 +699,11 @@ impl Generator<'_> {
                     l.defects.push(Rule::BadModule);
                 }
                 11 if !l.has("--out") => {
-                    let (out, force) = match l.rng.gen_range(0..7) {
+                    // With --force already given (a defect of its own without --out), only
+                    // folders --force cannot take.
+                    let pick = l.rng.gen_range(0..7);
+                    let pick = if l.has("--force") { pick % 3 } else { pick };
+                    let (out, force) = match pick {
                         0 => (pool.a_file.as_str(), l.rng.gen_bool(0.5)),
                         1 => ("/dev/null", l.rng.gen_bool(0.5)),
                         2 => ("/proc/x", l.rng.gen_bool(0.5)),
@@ -567,7 +713,7 @@ impl Generator<'_> {
                         _ => ("", false),
                     };
                     l.push("--out", Some(out));
-                    if force {
+                    if force && !l.has("--force") {
                         l.push("--force", None);
                     }
                     l.defects.push(Rule::BadOut);
@@ -657,7 +803,7 @@ impl Generator<'_> {
                 &[
                     "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120",
                 ],
-                &["sm_61", "sm_91", "9.0", "x", ""],
+                &["sm_61", "sm_91", "x", ""],
             ),
             value(
                 "--threads",

@@ -24,6 +24,9 @@ pub struct Pool {
     /// Files no experiment takes as `--module`: not modules, cut, lacking the entries, special
     /// files, missing.
     pub bad_modules: Vec<String>,
+    /// Of those, the well-formed modules that export no entry: `gemm_bf16 --compare` takes them
+    /// (its rows run uncompared where the compared build lacks the entry, by design).
+    pub entryless: Vec<String>,
     /// Files `calc --verify --ptx` refuses (binary modules, special files, missing).
     pub bad_ptx: Vec<String>,
     /// A folder of per-cap modules `regs` takes.
@@ -280,12 +283,16 @@ pub fn pool(root: &Path, rng: &mut StdRng) -> Pool {
     if mkfifo(&m.join("pipe.cubin")) {
         bad_ptx.push(path(&m.join("pipe.cubin")).to_owned());
     }
-    let mut bad_modules = bad_ptx.clone();
+    // Not the real cubin: it exports the memcpy entries `bandwidth` and `inflight` launch (with
+    // another signature, which a cubin's check does not read).
+    let mut bad_modules: Vec<String> = bad_ptx[1..].to_vec();
+    let text = write(&m.join("text.txt"), ".version 8.5\n.target sm_90\n");
     bad_modules.extend([
         write(&m.join("notes.ptx"), "notes, not PTX\n"),
-        write(&m.join("text.txt"), ".version 8.5\n.target sm_90\n"),
+        text.clone(),
         "/proc/self/status".into(),
     ]);
+    let entryless = vec![path(&m.join("cuda-header.cubin")).to_owned(), text];
     let ptx_32 = host::modules::capped(32).expect("a built-in cap-32 module");
     let ptx_64 = host::modules::capped(64).expect("a built-in cap-64 module");
     let good_caps = root.join("good-caps");
@@ -318,6 +325,7 @@ pub fn pool(root: &Path, rng: &mut StdRng) -> Pool {
         main_ptx,
         tensor_ptx,
         bad_modules,
+        entryless,
         bad_ptx,
         good_caps: path(&good_caps).to_owned(),
         bad_folders,
