@@ -488,7 +488,7 @@ impl Generator<'_> {
             flags.extend(own_flags(sub));
             let head = |k: &mut usize| {
                 *k += 1;
-                if self.driver || *k % 2 == 0 {
+                if self.driver || k.is_multiple_of(2) {
                     vec![(*sub).to_owned(), "--check-only".to_owned()]
                 } else {
                     vec![(*sub).to_owned()]
