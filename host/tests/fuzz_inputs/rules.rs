@@ -5,7 +5,8 @@
 //! Rules marked `pending` state behaviour that issue 29 asks for and that other branches build
 //! (they fail until those are merged); each says which fix it waits for, so that whoever merges
 //! them can check the rule against the fix (and the fix's chosen exit code against
-//! [`CLOSED_STDOUT_EXIT`]).
+//! [`CLOSED_STDOUT_EXIT`]). Run against those branches' own binaries before the merge, every
+//! pending rule held: items 1 and 5 on i29-a at 802a33b, item 4 on i29-b at 19f3984.
 
 /// The exit code of a command whose stdout is a pipe whose reader has exited (`host calc |
 /// head -0`): the output it could not print is dropped without a message or a backtrace, and the
