@@ -3,13 +3,15 @@
 //! experiments' own path (timed launch and epilogue launch) at 1x1x1, 333x250x77, 4096^3 and
 //! 8192^3, and wrong outputs at 8192^3 (cuBLAS in TF32 mode, 1% corrupted, one k-term dropped).
 //! Where the build found no CUDA driver (build.rs sets `lab_gpu` when it finds libcuda), `cargo
-//! test` lists them as ignored with the reason; they also return early, saying SKIP, if the
-//! driver is missing at run time. The one timing here is printed, never asserted.
+//! test` lists them as ignored with the reason; asked to run anyway (`--ignored`) without a
+//! driver, they fail ([`support::gpu`]). The one timing here is printed, never asserted.
+
+mod support;
 
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use host::cuda::{driver_present, Cublas, Gpu, Module};
+use host::cuda::{Cublas, Gpu, Module};
 use host::experiments::gemm::{GemmBuffers, EPILOGUE, TIMED};
 use host::experiments::gemm_check::{GemmChecker, GemmReference};
 use host::experiments::inputs::{random_floats, Rng};
@@ -18,14 +20,6 @@ use host::results::GemmDims;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::gemm_tolerance::{Reference, Tally};
 use kernels_gpu::variants::GEMM;
-
-fn gpu() -> Option<Gpu> {
-    if !driver_present() {
-        eprintln!("SKIP: no CUDA driver");
-        return None;
-    }
-    Some(Gpu::open(0).expect("open device 0"))
-}
 
 fn dims(m: u32, n: u32, k: u32) -> GemmDims {
     GemmDims { m, n, k }
@@ -120,7 +114,7 @@ fn device_reference(gpu: &Gpu, checker: &GemmChecker, inputs: &Inputs) -> GemmRe
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_reference_kernel_is_the_cpu_reference_bit_for_bit() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = support::gpu();
     let checker = GemmChecker::new(&gpu).unwrap();
     for d in [
         dims(1, 1, 1),
@@ -149,7 +143,7 @@ fn the_reference_kernel_is_the_cpu_reference_bit_for_bit() {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_check_kernel_tallies_as_the_cpu_twin_and_fails_every_fault() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = support::gpu();
     let checker = GemmChecker::new(&gpu).unwrap();
     for d in [dims(1, 1, 1), dims(333, 250, 77), dims(256, 256, 256)] {
         let inputs = Inputs::new(d, 5);
@@ -212,7 +206,7 @@ fn the_check_kernel_tallies_as_the_cpu_twin_and_fails_every_fault() {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_variant_and_cublas_pass_at_every_size() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = support::gpu();
     let main = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
     let unbounded = Module::load(&gpu, "unbounded", host::modules::UNBOUNDED.as_bytes()).unwrap();
     let cublas = Cublas::open(&gpu).expect("cuBLAS is part of this check");
@@ -275,7 +269,7 @@ fn every_variant_and_cublas_pass_at_every_size() {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn at_8192_the_check_is_quick_and_fails_every_fault() {
-    let Some(gpu) = gpu() else { return };
+    let gpu = support::gpu();
     let d = dims(8192, 8192, 8192);
     let (n, k) = (d.n as usize, d.k as usize);
     // GemmBuffers' inputs for seed 7 (A, B and C0 from seeds 7, 8 and 9).

@@ -1,6 +1,10 @@
 //! The inputs of the command-line fuzz (`fuzz.rs`): module files of every kind, good and bad,
-//! special files, folders, and results folders whose results.json is a run, truncated or
-//! hostile, prepared once in a scratch folder.
+//! special files, folders, and results folders whose results.json is a run, truncated, mistyped
+//! or impossible, prepared once in a scratch folder and sorted by how a line that names them
+//! must end; the lines themselves ([`lines`]) and the exit code each must give ([`rules`]).
+
+pub mod lines;
+pub mod rules;
 
 use std::path::{Path, PathBuf};
 
@@ -11,16 +15,36 @@ use serde_json::Value;
 
 use crate::support::{cubin, fixture_dir, mkfifo, path};
 
-/// The files and folders the lines are made of, prepared once.
+/// The files and folders the lines are made of, prepared once, sorted by what each must do.
 pub struct Pool {
-    /// Module files of every kind, good and bad, and special files.
-    pub modules: Vec<String>,
-    /// Folders of per-cap modules, and things that are not.
-    pub folders: Vec<String>,
-    /// Results folders: a good run, and truncated or hostile ones.
-    pub runs: Vec<String>,
-    /// `--out` targets shared by lines (a fresh one is made per line too).
-    pub outs: Vec<String>,
+    /// The built-in main and tensor-core modules as PTX files (every entry the experiments that
+    /// take them launch).
+    pub main_ptx: String,
+    pub tensor_ptx: String,
+    /// Files no experiment takes as `--module`: not modules, cut, lacking the entries, special
+    /// files, missing.
+    pub bad_modules: Vec<String>,
+    /// Of those, the well-formed modules that export no entry: `gemm_bf16 --compare` takes them
+    /// (its rows run uncompared where the compared build lacks the entry, by design).
+    pub entryless: Vec<String>,
+    /// Files `calc --verify --ptx` refuses (binary modules, special files, missing).
+    pub bad_ptx: Vec<String>,
+    /// A folder of per-cap modules `regs` takes.
+    pub good_caps: String,
+    /// Folders (and things that are not) `regs --module` refuses.
+    pub bad_folders: Vec<String>,
+    /// Copies of the report fixture (a run of experiments 1-3), each its own folder.
+    pub good_runs: Vec<String>,
+    /// The H200 run of 2026-11-30 (all five first experiments).
+    pub h200: String,
+    /// Results folders whose results.json is not a run: cut, mistyped, hazards, not a file.
+    pub bad_runs: Vec<String>,
+    /// Results folders whose results.json parses but describes an impossible run.
+    pub impossible_runs: Vec<String>,
+    /// `--out` folders that hold the fixture's run, other files; a plain file.
+    pub taken: String,
+    pub unrelated: String,
+    pub a_file: String,
     /// Where each line's fresh `--out` folder goes.
     pub fresh: PathBuf,
 }
@@ -102,61 +126,59 @@ pub fn hazard_folders(root: &Path) -> Vec<String> {
     made
 }
 
+/// Where a JSON value of another type than `v`'s goes (never null, which an optional field
+/// takes).
+fn other_type(v: &Value) -> Value {
+    match v {
+        Value::String(_) => Value::from(7),
+        Value::Number(_) | Value::Bool(_) | Value::Null => Value::from("x"),
+        Value::Array(_) => Value::Object(Default::default()),
+        Value::Object(_) => Value::Array(vec![]),
+    }
+}
+
+/// What the results folders hold, by how a report of them must end.
+struct Runs {
+    good: Vec<String>,
+    h200: String,
+    bad: Vec<String>,
+    impossible: Vec<String>,
+}
+
 /// Results folders made from the report fixture (experiments 1-3) and the H200 run of
-/// 2026-11-30 (all five): the runs themselves, and hostile versions of them.
-fn runs(root: &Path, rng: &mut StdRng) -> Vec<String> {
+/// 2026-11-30 (experiments 1-5): the runs themselves, and broken or impossible versions.
+fn runs(root: &Path, rng: &mut StdRng) -> Runs {
     let text = std::fs::read_to_string(fixture_dir().join("results.json")).unwrap();
     let good: Value = serde_json::from_str(&text).unwrap();
-    let h200 =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-11-30-h200/results.json");
-    let h200: Value = serde_json::from_str(&std::fs::read_to_string(h200).unwrap()).unwrap();
+    let h200_text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-11-30-h200/results.json"),
+    )
+    .unwrap();
+    let made = |name: &str, bytes: &[u8]| -> String {
+        write(&root.join(name).join("results.json"), bytes);
+        path(&root.join(name)).to_owned()
+    };
+    let good_runs = vec![
+        made("good", text.as_bytes()),
+        made("good2", text.as_bytes()),
+    ];
+    let h200 = made("h200", h200_text.as_bytes());
+    let mut bad = Vec::new();
+    // Cut anywhere before the closing brace (a prefix of an object is never a whole one).
+    let end = text.trim_end().len() - 1;
+    for i in 0..12 {
+        let cut = rng.gen_range(0..end);
+        bad.push(made(&format!("cut{i}"), &text.as_bytes()[..cut]));
+    }
+    // A leaf of the fixture with a value of another type.
     let mut all_leaves = Vec::new();
     leaves(&good, String::new(), &mut all_leaves);
-    write(&root.join("good/results.json"), &text);
-    let mut out = vec![path(&root.join("good")).to_owned()];
-    let mut folder = |name: String, bytes: Vec<u8>| {
-        write(&root.join(&name).join("results.json"), bytes);
-        out.push(path(&root.join(name)).to_owned());
-    };
-    for i in 0..12 {
-        let cut = rng.gen_range(0..text.len());
-        folder(format!("cut{i}"), text.as_bytes()[..cut].to_vec());
-    }
-    let hostile: Vec<Value> = vec![
-        (-1).into(),
-        0.into(),
-        (-11630.0).into(),
-        1e308.into(),
-        (-1e308).into(),
-        5e-324.into(),
-        u64::MAX.into(),
-        i64::MIN.into(),
-        Value::Null,
-        "".into(),
-        "x".repeat(100_000).into(),
-        "\u{0}\u{1b}[31m\u{202e}".into(),
-        Value::Array(vec![]),
-        Value::Object(Default::default()),
-        true.into(),
-    ];
-    for i in 0..40 {
+    for i in 0..24 {
         let mut v = good.clone();
-        for _ in 0..rng.gen_range(1..4) {
-            let leaf = all_leaves.choose(rng).unwrap();
-            if let Some(x) = v.pointer_mut(leaf) {
-                *x = hostile.choose(rng).unwrap().clone();
-            }
-        }
-        folder(format!("hostile{i}"), v.to_string().into_bytes());
-    }
-    let mut h200_leaves = Vec::new();
-    leaves(&h200, String::new(), &mut h200_leaves);
-    folder("h200".into(), h200.to_string().into_bytes());
-    for i in 0..8 {
-        let mut v = h200.clone();
-        let leaf = h200_leaves.choose(rng).unwrap();
-        *v.pointer_mut(leaf).unwrap() = hostile.choose(rng).unwrap().clone();
-        folder(format!("h200-hostile{i}"), v.to_string().into_bytes());
+        let leaf = all_leaves.choose(rng).unwrap();
+        let x = v.pointer_mut(leaf).unwrap();
+        *x = other_type(x);
+        bad.push(made(&format!("mistyped{i}"), v.to_string().as_bytes()));
     }
     // Whole files that are not results.
     for (i, body) in [
@@ -166,49 +188,63 @@ fn runs(root: &Path, rng: &mut StdRng) -> Vec<String> {
         b"{}",
         b"\0\0\0\xff",
         b"{\"meta\": 1}",
-        text.replace("\"meta\"", "\"meta\" ").as_bytes(),
     ]
     .iter()
     .enumerate()
     {
-        folder(format!("odd{i}"), body.to_vec());
+        bad.push(made(&format!("odd{i}"), body));
     }
-    folder(
-        "deep".into(),
-        format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
-    );
-    folder("trailing".into(), format!("{text}\n{{}}").into_bytes());
-    // Empty sections and rows.
-    let mut empty = good.clone();
-    for key in ["occupancy", "bandwidth", "regs"] {
-        if let Some(x) = empty.get_mut(key) {
-            *x = Value::Array(vec![]);
-        }
-    }
-    folder("empty-rows".into(), empty.to_string().into_bytes());
-    out.extend(hazard_folders(root));
+    bad.push(made(
+        "deep",
+        format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).as_bytes(),
+    ));
+    bad.push(made("trailing", format!("{text}\n{{}}").as_bytes()));
+    bad.extend(hazard_folders(root));
     // results.json as a folder, a FIFO, a link to a device; a folder without one.
     std::fs::create_dir_all(root.join("json-dir/results.json")).unwrap();
-    out.push(path(&root.join("json-dir")).to_owned());
+    bad.push(path(&root.join("json-dir")).to_owned());
     std::fs::create_dir_all(root.join("fifo")).unwrap();
     if mkfifo(&root.join("fifo/results.json")) {
-        out.push(path(&root.join("fifo")).to_owned());
+        bad.push(path(&root.join("fifo")).to_owned());
     }
     std::fs::create_dir_all(root.join("zero")).unwrap();
     #[cfg(unix)]
     if std::os::unix::fs::symlink("/dev/zero", root.join("zero/results.json")).is_ok() {
-        out.push(path(&root.join("zero")).to_owned());
+        bad.push(path(&root.join("zero")).to_owned());
     }
     std::fs::create_dir_all(root.join("no-results")).unwrap();
-    out.push(path(&root.join("no-results")).to_owned());
-    out.extend([
+    bad.push(path(&root.join("no-results")).to_owned());
+    bad.extend([
         "/nonexistent".into(),
         "/dev".into(),
         "/dev/null".into(),
         String::new(),
     ]);
-    out
+    // Runs no GPU can have made (issue 29, item 4).
+    let mut impossible = Vec::new();
+    for (i, (at, value)) in IMPOSSIBLE.iter().enumerate() {
+        let mut v = good.clone();
+        *v.pointer_mut(at)
+            .unwrap_or_else(|| panic!("{at} in the fixture")) =
+            serde_json::from_str(value).unwrap();
+        impossible.push(made(&format!("impossible{i}"), v.to_string().as_bytes()));
+    }
+    Runs {
+        good: good_runs,
+        h200,
+        bad,
+        impossible,
+    }
 }
+
+/// Values no run can hold, where they go in the fixture: a report of it must be refused.
+const IMPOSSIBLE: &[(&str, &str)] = &[
+    ("/occupancy/0/threads", "0"),
+    ("/occupancy/0/threads", "4294967295"),
+    ("/occupancy/0/regs", "0"),
+    ("/occupancy/0/blocks_per_sm", "0"),
+    ("/device/compute_capability", "[99, 9]"),
+];
 
 pub fn pool(root: &Path, rng: &mut StdRng) -> Pool {
     let m = root.join("modules");
@@ -220,12 +256,10 @@ pub fn pool(root: &Path, rng: &mut StdRng) -> Pool {
         .collect();
     let real = cubin(&m, "peer", &entries);
     let real_bytes = std::fs::read(&real).unwrap();
-    let ptx_small = host::modules::capped(32).expect("a built-in cap-32 module");
-    let mut modules = vec![
+    let main_ptx = write(&m.join("main.ptx"), host::modules::MAIN);
+    let tensor_ptx = write(&m.join("tensor.ptx"), host::modules::TENSOR);
+    let mut bad_ptx = vec![
         path(&real).to_owned(),
-        write(&m.join("small.ptx"), ptx_small),
-        write(&m.join("main.ptx"), host::modules::MAIN),
-        write(&m.join("notes.ptx"), "notes, not PTX\n"),
         write(&m.join("empty.cubin"), b""),
         write(&m.join("junk.cubin"), [0u8, 1, 2, 3, 0xff, 0xfe]),
         write(&m.join("ls.cubin"), elf(62)),
@@ -238,24 +272,37 @@ pub fn pool(root: &Path, rng: &mut StdRng) -> Pool {
         write(&m.join("over.fatbin"), fatbin(u64::MAX, b"")),
         write(&m.join("short.fatbin"), fatbin(4, b"\x02\0")),
         write(&m.join("bad-entry.fatbin"), fatbin(64, &[0xff; 64])),
-        write(&m.join("text.txt"), ".version 8.5\n.target sm_90\n"),
         "/dev/zero".into(),
         "/dev/null".into(),
         "/dev/urandom".into(),
         "/dev/full".into(),
-        "/proc/self/status".into(),
         "/nonexistent/peer.cubin".into(),
         path(&m).to_owned(),
         String::new(),
     ];
     if mkfifo(&m.join("pipe.cubin")) {
-        modules.push(path(&m.join("pipe.cubin")).to_owned());
+        bad_ptx.push(path(&m.join("pipe.cubin")).to_owned());
     }
+    // Not the real cubin: it exports the memcpy entries `bandwidth` and `inflight` launch (with
+    // another signature, which a cubin's check does not read).
+    let mut bad_modules: Vec<String> = bad_ptx[1..].to_vec();
+    let text = write(&m.join("text.txt"), ".version 8.5\n.target sm_90\n");
+    bad_modules.extend([
+        write(&m.join("notes.ptx"), "notes, not PTX\n"),
+        text.clone(),
+        "/proc/self/status".into(),
+    ]);
+    let entryless = vec![path(&m.join("cuda-header.cubin")).to_owned(), text];
+    let ptx_32 = host::modules::capped(32).expect("a built-in cap-32 module");
+    let ptx_64 = host::modules::capped(64).expect("a built-in cap-64 module");
+    let good_caps = root.join("good-caps");
+    write(&good_caps.join("x_cap32.ptx"), ptx_32);
+    write(&good_caps.join("x_cap64.ptx"), ptx_64);
     let caps = root.join("caps");
-    write(&caps.join("x_cap32.ptx"), ptx_small);
+    write(&caps.join("x_cap32.ptx"), ptx_32);
     std::fs::copy(&real, caps.join("peer_cap64.cubin")).unwrap();
     write(&caps.join("x_cap128.cubin"), b"junk");
-    let folders = vec![
+    let bad_folders = vec![
         path(&caps).to_owned(),
         path(&m).to_owned(),
         path(&real).to_owned(),
@@ -272,21 +319,23 @@ pub fn pool(root: &Path, rng: &mut StdRng) -> Pool {
     )
     .unwrap();
     write(&o.join("unrelated/notes.txt"), "mine");
-    write(&o.join("a-file"), "x");
-    let outs = vec![
-        path(&taken).to_owned(),
-        path(&o.join("unrelated")).to_owned(),
-        path(&o.join("a-file")).to_owned(),
-        path(&o.join("shared-new")).to_owned(),
-        "/proc/x".into(),
-        "/dev/null".into(),
-        "/".into(),
-    ];
+    let a_file = write(&o.join("a-file"), "x");
+    let runs = runs(&root.join("runs"), rng);
     Pool {
-        modules,
-        folders,
-        runs: runs(&root.join("runs"), rng),
-        outs,
+        main_ptx,
+        tensor_ptx,
+        bad_modules,
+        entryless,
+        bad_ptx,
+        good_caps: path(&good_caps).to_owned(),
+        bad_folders,
+        good_runs: runs.good,
+        h200: runs.h200,
+        bad_runs: runs.bad,
+        impossible_runs: runs.impossible,
+        taken: path(&taken).to_owned(),
+        unrelated: path(&o.join("unrelated")).to_owned(),
+        a_file,
         fresh: root.join("fresh"),
     }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use host::cuda::Gpu;
+use host::cuda::{driver_present, Gpu};
 use host::experiments::contract::RunContext;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 
@@ -19,23 +19,36 @@ pub const DEADLINE: Duration = Duration::from_secs(10);
 /// The host binary run with `args`, killed after `deadline`: `None` if it had to be killed.
 /// Its output is read while it runs, so that a long message cannot fill a pipe and stall it.
 pub fn host_within(args: &[&str], deadline: Duration) -> Option<Output> {
+    host_within_to(args, deadline, Stdio::piped())
+}
+
+/// [`host_within`] with stdout sent to `stdout` (a closed pipe, `/dev/full`); the output's
+/// stdout is empty unless it is `Stdio::piped()`.
+pub fn host_within_to(args: &[&str], deadline: Duration, stdout: Stdio) -> Option<Output> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_host"))
         .args(args)
         .env_remove("RUST_BACKTRACE")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
         .expect("run the host binary");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
             bytes
         })
     };
-    let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
-    let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(Some(Box::new(child.stderr.take().expect("piped stderr"))));
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait for the host") {
@@ -148,6 +161,18 @@ pub fn quick_json_run(subcommand: &str, args: &[&str]) -> host::experiments::Run
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Device 0 for a GPU-only test. Asked to run (`--ignored`, or a build that found libcuda) on a
+/// machine without a driver, the test fails here: a GPU test must not pass without having run.
+/// `gpu_tests_fail_without_a_driver.rs` holds every `*_gpu` test to that.
+pub fn gpu() -> Gpu {
+    assert!(
+        driver_present(),
+        "no CUDA driver: this GPU-only test was asked to run and cannot (it fails rather than \
+         passing untested)"
+    );
+    Gpu::open(0).expect("open device 0")
 }
 
 /// The run context of an experiment run inside a GPU test: a fixed plan (`iters` launches a
