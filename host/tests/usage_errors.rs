@@ -337,6 +337,11 @@ fn a_flag_that_does_nothing_in_the_mode_given_is_refused() {
             ],
             &["--iters", "--noise"],
         ),
+        // clap drops --samples' need of --iters when a flag conflicting with --iters is given.
+        (
+            &["held", "--samples", "5", "--min-samples", "2"],
+            &["--samples", "--min-samples"],
+        ),
     ] {
         let err = refused(args, named);
         assert!(!err.contains("no CUDA driver"), "{args:?}: {err}");

@@ -36,8 +36,11 @@ pub struct SamplingArgs {
           conflicts_with_all = ["noise", "min_samples", "max_samples", "max_time_ms"],
           value_parser = crate::flag_values::whole(1u32..=1_000_000))]
     pub iters: Option<u32>,
-    /// Fixed plan: samples per figure (with --iters).
+    /// Fixed plan: samples per figure (with --iters). It conflicts with the noise flags too:
+    /// clap drops `--iters`' requirement when a flag that conflicts with `--iters` is present, so
+    /// without it `--samples 5 --min-samples 2` would pass as a noise plan.
     #[arg(long, value_name = "N", requires = "iters",
+          conflicts_with_all = ["noise", "min_samples", "max_samples", "max_time_ms"],
           value_parser = crate::flag_values::whole(1u32..=1000))]
     pub samples: Option<u32>,
     /// Read the SM clock (NVML) every N sample rounds (0: before and after each figure only);
