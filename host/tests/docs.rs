@@ -34,12 +34,19 @@ fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The prose the docs test reads: the README, docs/ (the run pages included) and the Rust sources
-/// and tests, whose comments and help strings cite verdicts too.
+/// The prose the docs test reads: the README, docs/ (the run pages included), the committed runs'
+/// READMEs and the Rust sources and tests, whose comments and help strings cite verdicts too.
 fn cited_in() -> Vec<PathBuf> {
     let ws = workspace();
     let mut out = vec![ws.join("README.md")];
     files(&ws.join("docs"), "md", &mut out);
+    // The committed runs' READMEs, not their logs.
+    out.extend(
+        std::fs::read_dir(ws.join("results"))
+            .unwrap()
+            .map(|e| e.unwrap().path().join("README.md"))
+            .filter(|p| p.is_file()),
+    );
     for dir in [
         "host/src",
         "host/tests",
