@@ -19,11 +19,13 @@ use crate::results::Timing;
 
 /// Two occupancies closer than this (as a fraction, i.e. 0.1 percentage point) are equal.
 pub const OCCUPANCY_EPS: f64 = 1e-3;
-/// Claims 4 and 5: "reaches the bandwidth" means at least this fraction of the other figure.
+/// `few-threads-match-many` and `bandwidth-flat-over-occupancy`: "reaches the bandwidth" means at
+/// least this fraction of the other figure.
 pub const BANDWIDTH_WITHIN: f64 = 0.10;
-/// Claim 5: the occupancy range (highest / lowest) the saturated variants must span.
+/// `bandwidth-flat-over-occupancy`: the occupancy range (highest / lowest) the saturated variants
+/// must span.
 pub const OCCUPANCY_SPAN: f64 = 10.0;
-/// Claim 3: "far slower" means below this fraction of the fastest variant.
+/// `falls-past-peak`: "far slower" means below this fraction of the fastest variant.
 pub const FAR_SLOWER: f64 = 0.5;
 
 /// One claim of the blog, judged.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use host::experiments::RunResults;
 use host::report::merge::load;
 use host::results::SCHEMA_VERSION;
-use host::results_io::{tables, write_results};
+use host::results_io::tables;
 
 /// The CSV columns that hold text: names (a variant, entry, op or fixed binary), the limiter in words, whether a check passed and each
 /// row's flags. Every other column must hold numbers.
@@ -102,26 +102,56 @@ fn every_committed_csv_holds_numbers_column_by_column() {
     assert!(numbers > 5000, "only {numbers} numbers read");
 }
 
-/// `host report DIR --out NEW` of each committed run writes the committed tables and CSVs, and its
-/// results.json unchanged.
+/// `host report DIR --out NEW` of each committed run, the regeneration a user runs, writes every
+/// file the committed folder holds for it byte for byte: report.md (its verdicts, under the rules of
+/// today's code), tables.md, the CSVs, the plots and results.json. A rule or a rendering that
+/// changes without `scripts/rerender-committed.sh` in the same commit fails here.
 #[test]
-fn the_committed_files_are_what_the_code_renders_from_their_results() {
+fn every_committed_run_regenerates_byte_for_byte_report_included() {
+    let mut differ = Vec::new();
+    let mut reports = 0;
     for dir in committed_runs() {
-        let results = load(&dir).unwrap();
         let out = temp_dir(&dir.file_name().unwrap().to_string_lossy());
-        for written in write_results(&out, &results).unwrap() {
-            let file = written.file_name().unwrap();
-            let committed = std::fs::read_to_string(dir.join(file)).unwrap();
-            let fresh = std::fs::read_to_string(&written).unwrap();
-            assert!(
-                committed == fresh,
-                "{}: the code renders it differently (regenerate: host report {} --out NEW)",
-                dir.join(file).display(),
-                dir.display()
-            );
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+            .arg("report")
+            .arg(&dir)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "host report {} --out {}: {}",
+            dir.display(),
+            out.display(),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let mut written: Vec<PathBuf> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        written.sort();
+        for fresh in written {
+            let file = fresh.file_name().unwrap();
+            reports += usize::from(file == "report.md");
+            let committed = dir.join(file);
+            if std::fs::read(&committed).ok() != Some(std::fs::read(&fresh).unwrap()) {
+                differ.push(committed.display().to_string());
+            }
         }
         std::fs::remove_dir_all(&out).unwrap();
     }
+    assert!(
+        differ.is_empty(),
+        "not what the code renders from their results.json (or missing): {differ:?}; \
+         re-render every committed run with scripts/rerender-committed.sh and say on the runs' \
+         pages in docs/runs/ which verdicts moved"
+    );
+    assert_eq!(
+        reports,
+        committed_runs().len(),
+        "a run without its report.md"
+    );
 }
 
 /// The committed runs recorded before the schema version read as version 1, those recorded since

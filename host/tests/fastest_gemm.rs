@@ -1,4 +1,4 @@
-//! Verdict 4, "the fastest GEMM of the run, ours or cuBLAS, runs at <= 12.5% theoretical
+//! `fastest-gemm-at-low-occupancy`, "the fastest GEMM of the run, ours or cuBLAS, runs at <= 12.5% theoretical
 //! occupancy", on the hand-made fixture with cuBLAS added: judged at the occupancy of the kernel
 //! cuBLAS ran (read through CUPTI), and not judged when cuBLAS wins and its kernel is unknown.
 //! No GPU needed.

@@ -126,3 +126,61 @@ fn the_readme_stays_a_short_guide() {
     let words = readme.split_whitespace().count();
     assert!(words <= 1500, "README.md has {words} words (at most 1,500)");
 }
+
+/// `.ci/run` installs every pip wheel into a folder of its own (`--target`), never into the
+/// system's site-packages (an externally managed python refuses that), and the README lists the
+/// python3 and pip it needs.
+#[test]
+fn ci_installs_wheels_into_its_own_folder_and_the_readme_lists_python() {
+    let ci = std::fs::read_to_string(workspace().join(".ci/run")).unwrap();
+    let installs: Vec<String> = ci
+        .replace("\\\n", " ")
+        .lines()
+        .filter(|l| l.contains("pip install"))
+        .map(str::to_owned)
+        .collect();
+    assert!(installs.len() >= 3, "{installs:?}");
+    for line in &installs {
+        assert!(
+            line.contains("--target \"$"),
+            "not into a folder of its own: {line}"
+        );
+    }
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    assert!(
+        readme.contains("python3") && readme.contains(" pip "),
+        "README: python3 and pip"
+    );
+}
+
+/// The README's note under experiment 1's table: on the seed blog's GPU (sm_89) the calculator
+/// counts D+'s 16-thread blocks (255 registers, the seed GEMM's 4 KiB of shared memory) as 8
+/// warps of 48, 16.7%, where the blog, counting threads, gives 8.3%.
+#[test]
+fn the_readmes_seed_occupancy_note_is_what_the_calculator_gives() {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    assert!(
+        readme.contains("16.7% for D+'s 16-thread blocks") && readme.contains("gives 8.3%"),
+        "the README's note on D+"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_host"))
+        .args([
+            "calc",
+            "--arch",
+            "sm_89",
+            "--threads",
+            "16",
+            "--regs",
+            "255",
+            "--smem",
+            "4K",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let occupancy = json["occupancy"]["occupancy"].as_f64().unwrap();
+    assert!((occupancy * 100.0 - 16.7).abs() < 0.05, "{occupancy}");
+}

@@ -69,6 +69,21 @@ fn the_out_folder_write_path_gives_a_report_with_the_calculators_curves() {
     assert!(md.contains("[tables.md](tables.md)"));
     assert!(!md.contains("| D+ | 16 | 16×16 | 255 |"));
     assert_eq!(md.matches("**HOLDS**").count(), 20);
+    // Each verdict names its key, the stable name the docs cite it by (its number depends on the
+    // experiments a run holds).
+    let mut keyed = 0;
+    for v in r.verdicts() {
+        let paragraph = md.split("\n### ").find(|p| {
+            p.split_once(". ")
+                .is_some_and(|(_, rest)| rest.starts_with(&v.claim))
+        });
+        if let Some(paragraph) = paragraph {
+            let key = format!("- Key: `{}`", v.key);
+            assert!(paragraph.contains(&key), "{key} not in {paragraph}");
+            keyed += 1;
+        }
+    }
+    assert!(keyed >= 10, "{keyed} verdicts with their key");
 
     // `host report DIR` rewrites the same report from the stored folder.
     let before = md;

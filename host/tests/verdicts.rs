@@ -1,7 +1,8 @@
 //! The verdicts on the committed H200 runs: judged on bootstrap intervals whose figures the
 //! evidence carries, the cases the figures decide (cap 192 over cap 160 is not "no help"; cuBLAS
-//! faster than every variant leaves verdict 4 not judged), noise that can only take a judgement
-//! away, older fixed-plan runs, and experiment 4's spilling points. No GPU needed.
+//! faster than every variant leaves `fastest-gemm-at-low-occupancy` not judged), noise that can
+//! only take a judgement away, older fixed-plan runs, and experiment 4's spilling points. No GPU
+//! needed.
 
 use std::path::{Path, PathBuf};
 

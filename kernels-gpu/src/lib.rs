@@ -31,6 +31,8 @@ pub mod block_order;
 pub mod check_kernels;
 mod copy_lines;
 mod entries;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod experiment_names;
 mod gemm_lines;
 pub mod gemm_tolerance;
 pub mod mma_layout;

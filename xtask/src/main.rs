@@ -22,7 +22,7 @@ enum Cmd {
     /// when ptxas is found, assemble every module and write its resource manifest. With --nvcc,
     /// build nvcc's twin of the kernels instead.
     Build(BuildArgs),
-    /// Build, run the five experiments on the GPU, print the tables and write a results folder.
+    #[command(about = sweep_about())]
     Sweep(SweepArgs),
 }
 
@@ -56,6 +56,17 @@ struct SweepArgs {
     /// Extra arguments for `host all` (e.g. `--device 1 --iters 20`).
     #[arg(last = true)]
     host_args: Vec<String>,
+}
+
+/// `cargo xtask sweep`'s line in `--help`: every experiment of the host's registry, by name (from
+/// kernels-gpu's copy of the names, which the host's build holds to its registry).
+fn sweep_about() -> String {
+    let names = kernels_gpu::experiment_names::EXPERIMENT_NAMES;
+    format!(
+        "Build, run all {} experiments ({}) on the GPU, print the tables and write a results folder",
+        names.len(),
+        names.join(", ")
+    )
 }
 
 fn workspace() -> PathBuf {

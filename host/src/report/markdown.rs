@@ -67,7 +67,8 @@ pub fn run_header(r: &RunResults) -> String {
     table(&["", ""], t)
 }
 
-/// The verdict summary table and one paragraph per verdict.
+/// The verdict summary table and one paragraph per verdict. Each paragraph names the verdict's key:
+/// its number depends on the experiments a run holds, so the docs cite a verdict by its key.
 pub fn verdict_section(verdicts: &[Verdict]) -> String {
     let mut out = String::new();
     let mut t = Vec::new();
@@ -83,10 +84,11 @@ pub fn verdict_section(verdicts: &[Verdict]) -> String {
     for (i, v) in verdicts.iter().enumerate() {
         let _ = write!(
             out,
-            "\n### {}. {}\n\n**{}**\n\n- Rule: {}\n- Evidence: {}\n",
+            "\n### {}. {}\n\n**{}**\n\n- Key: `{}`\n- Rule: {}\n- Evidence: {}\n",
             i + 1,
             v.claim,
             v.outcome(),
+            v.key,
             v.rule,
             v.evidence
         );

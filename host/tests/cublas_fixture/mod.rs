@@ -1,5 +1,6 @@
 //! The report tests' hand-made fixture with cuBLAS measured beside its GEMM rows, and the kernel
-//! cuBLAS ran as CUPTI would give it (or not read), for the tests of cuBLAS's row and of verdict 4.
+//! cuBLAS ran as CUPTI would give it (or not read), for the tests of cuBLAS's row and of
+//! `fastest-gemm-at-low-occupancy`.
 
 use std::path::{Path, PathBuf};
 

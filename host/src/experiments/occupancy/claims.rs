@@ -47,7 +47,7 @@ fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
     ratio((a.figures.gflops, &a.figures.timing), (b.figures.gflops, &b.figures.timing))
 }
 
-/// A GEMM verdict 4 weighs: one of our variants, or cuBLAS at the occupancy of the kernel it
+/// A GEMM `fastest-gemm-at-low-occupancy` weighs: one of our variants, or cuBLAS at the occupancy of the kernel it
 /// ran.
 struct Contender<'a> {
     name: String,
