@@ -39,5 +39,6 @@ pub mod regular_file;
 pub mod report;
 pub mod results;
 pub mod results_io;
+pub mod sample_scan;
 pub mod sampling;
 pub mod table;

@@ -14,6 +14,7 @@ use crate::experiments::RunResults;
 use crate::flag_values::shorten_words;
 use crate::out_dir::{MAX_RESULTS_BYTES, MERGED_HEADING};
 use crate::regular_file::read_regular;
+use crate::results_io::parse_results;
 use crate::table::{markdown_grid, percent as pct};
 
 fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
@@ -21,8 +22,9 @@ fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     markdown_grid(&header, &rows)
 }
 
-/// Reads `dir/results.json` (a regular file, within [`MAX_RESULTS_BYTES`]) and checks its figures
-/// ([`validate`]) before anything is drawn from it.
+/// Reads `dir/results.json` (a regular file, within [`MAX_RESULTS_BYTES`]; every figure within
+/// the samples the lab takes, counted before it is loaded: [`parse_results`]) and checks its
+/// figures ([`validate`]) before anything is drawn from it.
 pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
     let path = dir.join(RESULTS_JSON);
     let bytes = read_regular(&path, MAX_RESULTS_BYTES).map_err(|e| ReportError::Read {
@@ -30,14 +32,10 @@ pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
         reason: e.to_string(),
     })?;
     // A parser's message quotes the value it could not read, which may be long.
-    let parse = |reason: String| ReportError::Parse {
+    let results = parse_results(&bytes).map_err(|reason| ReportError::Parse {
         path: path.clone(),
         reason: shorten_words(&reason),
-    };
-    let mut json = serde_json::Deserializer::from_slice(&bytes);
-    let results: RunResults =
-        serde_path_to_error::deserialize(&mut json).map_err(|e| parse(e.to_string()))?;
-    json.end().map_err(|e| parse(e.to_string()))?;
+    })?;
     validate(&results).map_err(|e| ReportError::Invalid {
         path,
         reason: e.to_string(),
