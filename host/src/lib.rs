@@ -29,6 +29,7 @@ pub mod experiments;
 pub mod figure;
 pub mod flag_values;
 pub mod flags;
+pub mod markdown_text;
 pub mod module_file;
 pub mod module_image;
 pub mod module_name;

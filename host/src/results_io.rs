@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::atomic_file::write_atomic;
 use crate::experiments::RunResults;
+use crate::markdown_text::with_escaped_names;
 use crate::out_dir::MAX_RESULTS_BYTES;
 use crate::regular_file::read_regular;
 use crate::results::DeviceInfo;
@@ -54,6 +55,12 @@ pub fn render_results(results: &RunResults, format: Format) -> String {
     if format == Format::Json {
         return serde_json::to_string_pretty(results).unwrap_or_default() + "\n";
     }
+    // Markdown takes the run's names escaped (a newline or a pipe in a name would break it).
+    let named = match format {
+        Format::Markdown => with_escaped_names(results),
+        _ => std::borrow::Cow::Borrowed(results),
+    };
+    let results = named.as_ref();
     let m = &results.meta;
     let mut head = format!(
         "{} (sm_{}{}, {} SMs) - kernels: {}{}",

@@ -12,6 +12,7 @@ use crate::experiments::contract::Merged;
 use crate::experiments::registry::key_order;
 use crate::experiments::RunResults;
 use crate::flag_values::shorten_words;
+use crate::markdown_text::with_escaped_names;
 use crate::out_dir::{MAX_RESULTS_BYTES, MERGED_HEADING};
 use crate::regular_file::read_regular;
 use crate::results_io::parse_results;
@@ -69,6 +70,18 @@ fn run_names(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
             } else {
                 name.clone()
             }
+        })
+        .collect()
+}
+
+/// The name of each run's compared module, where it has one: "device · label".
+fn compare_names(runs: &[(PathBuf, RunResults)], names: &[String]) -> Vec<Option<String>> {
+    runs.iter()
+        .zip(names)
+        .map(|((_, r), n)| {
+            r.meta
+                .compare_name()
+                .map(|c| format!("{} · {c}", n.split(" · ").next().unwrap_or(n)))
         })
         .collect()
 }
@@ -190,16 +203,23 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
         path: out.to_path_buf(),
         source,
     })?;
-    let names = run_names(runs);
-    let compare_names: Vec<Option<String>> = runs
+    // The plots take the runs' names as they are; the Markdown takes them escaped.
+    let plot_names = run_names(runs);
+    let plot_compare_names = compare_names(runs, &plot_names);
+    let plot_runs: Vec<(&str, Option<&str>, &RunResults)> = runs
         .iter()
-        .zip(&names)
-        .map(|((_, r), n)| {
-            r.meta
-                .compare_name()
-                .map(|c| format!("{} · {c}", n.split(" · ").next().unwrap_or(n)))
-        })
+        .zip(&plot_names)
+        .zip(&plot_compare_names)
+        .map(|(((_, r), n), c)| (n.as_str(), c.as_deref(), r))
         .collect();
+    let svgs = draw_all(&plot_runs, out)?;
+
+    let runs: Vec<(PathBuf, RunResults)> = runs
+        .iter()
+        .map(|(d, r)| (d.clone(), with_escaped_names(r).into_owned()))
+        .collect();
+    let names = run_names(&runs);
+    let compare_names = compare_names(&runs, &names);
 
     let mut columns = Vec::new();
     for (((_, run), name), cname) in runs.iter().zip(&names).zip(&compare_names) {
@@ -216,14 +236,6 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
             });
         }
     }
-
-    let plot_runs: Vec<(&str, Option<&str>, &RunResults)> = runs
-        .iter()
-        .zip(&names)
-        .zip(&compare_names)
-        .map(|(((_, r), n), c)| (n.as_str(), c.as_deref(), r))
-        .collect();
-    let svgs = draw_all(&plot_runs, out)?;
 
     let all_verdicts: Vec<Vec<Verdict>> = runs.iter().map(|(_, r)| r.verdicts()).collect();
     let mut md = String::new();
