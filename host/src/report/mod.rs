@@ -23,7 +23,7 @@ use crate::atomic_file::write_atomic;
 use crate::experiments::registry::figures;
 use crate::experiments::RunResults;
 use crate::figure::{Figure, Labels};
-use crate::markdown_text::with_escaped_names;
+use crate::markdown_text::{escape, with_escaped_names};
 use crate::occupancy::Limits;
 use crate::results_io::write_results;
 
@@ -121,7 +121,8 @@ fn write_report(
         let path = dir.join(&file);
         plot_curve(&c.labels, &c.series, &path)?;
         written.push(path);
-        curve_links.push((file, c.labels.title.clone()));
+        // The title names the device.
+        curve_links.push((file, escape(&c.labels.title).into_owned()));
     }
     let md = markdown::report(
         &named,
