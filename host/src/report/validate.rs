@@ -357,5 +357,51 @@ mod tests {
             (e.field.as_str(), e.rule.as_str()),
             ("occupancy[0].tm", "no GPU has more than 1024")
         );
+        // What the architecture cannot have: here sm_90's limits.
+        let arch = |v: Value| walk(&v).map_err(|e| e.to_string());
+        assert_eq!(
+            arch(json!({"rows": [{"threads": 1024, "regs": 255, "blocks_per_sm": 32}]})),
+            Ok(())
+        );
+        for (bad, message) in [
+            (
+                json!({"rows": [{"threads": 0}]}),
+                "rows[0].threads is 0; it must be 1 to 1024",
+            ),
+            (
+                json!({"rows": [{"threads": 1025}]}),
+                "rows[0].threads is 1025",
+            ),
+            (
+                json!({"rows": [{"regs": 0}]}),
+                "rows[0].regs is 0; it must be 1 to 255",
+            ),
+            (
+                json!({"k": {"registers_per_thread": 256}}),
+                "k.registers_per_thread is 256",
+            ),
+            (
+                json!({"rows": [{"blocks_per_sm": 33}]}),
+                "rows[0].blocks_per_sm is 33",
+            ),
+            (
+                json!({"rows": [{"warps_per_sm": 65}]}),
+                "rows[0].warps_per_sm is 65",
+            ),
+            (json!({"t": {"dyn_smem": 232449}}), "t.dyn_smem is 232449"),
+            (
+                json!({"k": {"shared_memory_executed": 233473}}),
+                "k.shared_memory_executed is",
+            ),
+        ] {
+            let e = arch(bad).unwrap_err();
+            assert!(e.starts_with(message), "{e}");
+        }
+        // A figure's samples: at most the lab's ceiling, each a figure.
+        let most = MOST_SAMPLES as usize;
+        assert_eq!(arch(json!({"t": {"samples_ms": vec![1.0; most]}})), Ok(()));
+        assert!(arch(json!({"t": {"samples_ms": vec![1.0; most + 1]}}))
+            .unwrap_err()
+            .starts_with("t.samples_ms is 100001 samples"));
     }
 }
