@@ -3,7 +3,8 @@
 //! 1. [`results`] (the records a run is made of), [`module_name`] (where a run's kernels came
 //!    from), [`table`] (the one table renderer) and [`cell`] (a typed cell and its formats),
 //!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging),
-//!    [`atomic_file`] (writing one that no reader sees half of);
+//!    [`atomic_file`] (writing one that no reader sees half of), [`sample_scan`] (a results.json's
+//!    samples counted before it is loaded);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
 //!    of the figures a verdict compares), [`occupancy`] (the calculator's arithmetic, no GPU);
 //! 3. [`cuda`] (the driver: device and limits, modules, the one launch path), [`module_image`]
@@ -15,6 +16,7 @@
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
 //! 7. [`results_io`]: a run's tables as text, and its results.json, tables.md and CSVs;
+//!    [`markdown_text`]: the names a run brings, escaped for Markdown;
 //! 8. [`report`]: report.md, plots, merged runs, the whole results folder;
 //! 9. [`cli`]: the command line.
 

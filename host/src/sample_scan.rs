@@ -8,8 +8,7 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 
-use crate::results::MOST_SAMPLES_READ;
-use crate::sampling::MOST_SAMPLES;
+use crate::results::{MOST_SAMPLES, MOST_SAMPLES_READ};
 
 /// The field every figure keeps its samples in.
 const SAMPLES: &str = "samples_ms";

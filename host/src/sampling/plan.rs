@@ -20,10 +20,9 @@ pub const DEFAULT_MAX_NOISE: f64 = 0.005;
 pub const DEFAULT_MIN_SAMPLES: u32 = 5;
 /// Default most samples per figure.
 pub const DEFAULT_MAX_SAMPLES: u32 = 100;
-/// The most samples the lab takes of one figure: `--max-samples`' ceiling (a fixed plan's
-/// `--samples` stays far below it). A results.json is read back within it
-/// ([`crate::results::MOST_SAMPLES_READ`], [`crate::report::validate`]).
-pub const MOST_SAMPLES: u32 = 100_000;
+/// The most samples the lab takes of one figure (`--max-samples`' ceiling), a property of the
+/// records ([`crate::results::MOST_SAMPLES`]).
+pub use crate::results::MOST_SAMPLES;
 /// Default time cap per figure (both sides together).
 pub const DEFAULT_MAX_TIME: Duration = Duration::from_millis(1500);
 /// Default shortest sample: launches are batched until a sample lasts this long (ms).
