@@ -156,7 +156,7 @@ impl Output for Ilp {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::experiments::ilp::plan::Layout;
+    use crate::experiments::ilp::plan::layout;
 
     /// A synthetic row on a 64-warp SM.
     pub(crate) fn row(ilp: u32, warps: u32, fraction: f64) -> IlpRow {
@@ -166,7 +166,7 @@ pub(crate) mod tests {
                 ilp,
                 entry: format!("fma_ilp{ilp}"),
                 // As the sweep lays them out: blocks of at most 1024 threads.
-                layout: crate::experiments::ilp::plan::layout(warps, 32, 1024, 32)
+                layout: layout(warps, 32, 1024, 32)
                     .expect("a layout of whole warps"),
                 warps_per_sm: warps,
                 occupancy: f64::from(warps) / 64.0,
