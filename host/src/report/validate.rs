@@ -206,6 +206,9 @@ impl Bounds {
         let l = &self.limits;
         let (least, most, what) = match name {
             "threads" => (1, self.threads, "threads per block"),
+            // The device's own limits, which the rows' are held to.
+            "max_threads_per_block" => (1, l.max_threads_per_block, "threads per block"),
+            "max_blocks_per_sm" => (1, l.max_blocks_per_sm, "resident blocks per SM"),
             "regs" | "registers_per_thread" => (1, l.max_regs_per_thread, "registers per thread"),
             "blocks_per_sm" => (1, l.max_blocks_per_sm, "resident blocks per SM"),
             "warps_per_sm" => (1, l.max_warps_per_sm, "resident warps per SM"),
@@ -241,11 +244,12 @@ impl Rule {
         if name == "samples_ms" {
             return Rule::Samples;
         }
-        if POSITIVE.contains(&name) {
-            return Rule::Figure;
-        }
+        // Before [`POSITIVE`]: a bound of the architecture is positive too.
         if let Some((least, most, what)) = bounds.of(name) {
             return Rule::Arch(least, most, what);
+        }
+        if POSITIVE.contains(&name) {
+            return Rule::Figure;
         }
         COUNTS
             .iter()
@@ -367,6 +371,14 @@ mod tests {
             (
                 json!({"rows": [{"threads": 0}]}),
                 "rows[0].threads is 0; it must be 1 to 1024",
+            ),
+            (
+                json!({"device": {"max_threads_per_block": 0}}),
+                "device.max_threads_per_block is 0",
+            ),
+            (
+                json!({"device": {"max_blocks_per_sm": 64}}),
+                "device.max_blocks_per_sm is 64",
             ),
             (
                 json!({"rows": [{"threads": 1025}]}),
