@@ -4,7 +4,8 @@
 //!    from), [`table`] (the one table renderer) and [`cell`] (a typed cell and its formats),
 //!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging),
 //!    [`atomic_file`] (writing one that no reader sees half of), [`stdout`] (printing without a
-//!    panic when the reader is gone or the disk is full);
+//!    panic when the reader is gone or the disk is full), [`sample_scan`] (a results.json's
+//!    samples counted before it is loaded);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
 //!    of the figures a verdict compares), [`occupancy`] (the calculator's arithmetic, no GPU);
 //! 3. [`cuda`] (the driver: device and limits, modules, the one launch path), [`module_image`]
@@ -16,6 +17,7 @@
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
 //! 7. [`results_io`]: a run's tables as text, and its results.json, tables.md and CSVs;
+//!    [`markdown_text`]: the names a run brings, escaped for Markdown;
 //! 8. [`report`]: report.md, plots, merged runs, the whole results folder;
 //! 9. [`cli`]: the command line.
 
@@ -30,6 +32,7 @@ pub mod experiments;
 pub mod figure;
 pub mod flag_values;
 pub mod flags;
+pub mod markdown_text;
 pub mod module_file;
 pub mod module_image;
 pub mod module_name;
@@ -40,6 +43,7 @@ pub mod regular_file;
 pub mod report;
 pub mod results;
 pub mod results_io;
+pub mod sample_scan;
 pub mod sampling;
 pub mod stdout;
 pub mod table;

@@ -160,6 +160,29 @@ pub struct ClockSpan {
     pub max_mhz: u32,
 }
 
+/// The most samples the lab takes of one figure: `--max-samples`' ceiling (a fixed plan's
+/// `--samples` stays far below it). A results.json is read back within it
+/// ([`crate::sample_scan`], [`crate::report::validate`]).
+pub const MOST_SAMPLES: u32 = 100_000;
+
+/// The most lines one figure pools samples over: cuBLAS's figure in `occupancy` and `gemm_bf16`
+/// pools its samples taken beside every GEMM line of the experiment.
+pub const MOST_POOLED_LINES: usize = {
+    use kernels_gpu::variants::{BF16_GEMM, GEMM, WGEMM};
+    let bf16 = BF16_GEMM.len() + WGEMM.len();
+    if GEMM.len() > bf16 {
+        GEMM.len()
+    } else {
+        bf16
+    }
+};
+
+/// The most samples any figure of a results.json may hold when it is read: the lab's ceiling per
+/// figure ([`MOST_SAMPLES`]) times the most lines a figure pools. A longer list is refused before
+/// the file is loaded ([`crate::sample_scan`]), and every other figure is held to
+/// [`MOST_SAMPLES`] there.
+pub const MOST_SAMPLES_READ: usize = MOST_SAMPLES as usize * MOST_POOLED_LINES;
+
 /// Repeated timing of one figure.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Timing {

@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 
 use crate::atomic_file::write_atomic;
 use crate::experiments::RunResults;
+use crate::markdown_text::with_escaped_names;
+use crate::out_dir::MAX_RESULTS_BYTES;
+use crate::regular_file::read_regular;
 use crate::results::DeviceInfo;
+use crate::sample_scan::check_sample_counts;
 use crate::table::{render, to_csv, Format, TableData};
 
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +27,12 @@ pub enum ResultsIoError {
         path: PathBuf,
         source: serde_json::Error,
     },
+    /// A results.json that cannot be read: missing, not a regular file, too large.
+    #[error("{path} {reason}")]
+    Read { path: PathBuf, reason: String },
+    /// A results.json that does not load: `reason` names the field where it stopped.
+    #[error("{path}: not a results file: {reason}")]
+    Parse { path: PathBuf, reason: String },
 }
 
 fn write(path: PathBuf, text: &str) -> Result<PathBuf, ResultsIoError> {
@@ -45,6 +55,12 @@ pub fn render_results(results: &RunResults, format: Format) -> String {
     if format == Format::Json {
         return serde_json::to_string_pretty(results).unwrap_or_default() + "\n";
     }
+    // Markdown takes the run's names escaped (a newline or a pipe in a name would break it).
+    let named = match format {
+        Format::Markdown => with_escaped_names(results),
+        _ => std::borrow::Cow::Borrowed(results),
+    };
+    let results = named.as_ref();
     let m = &results.meta;
     let mut head = format!(
         "{} (sm_{}{}, {} SMs) - kernels: {}{}",
@@ -165,14 +181,28 @@ pub fn write_results(dir: &Path, results: &RunResults) -> Result<Vec<PathBuf>, R
     Ok(written)
 }
 
-/// Reads a `results.json`.
+/// A results.json's text as a run. Every figure's samples are counted in the text first
+/// ([`check_sample_counts`]: a figure holds at most what the lab takes), so a file of millions of
+/// samples is refused before it is loaded; then it is loaded. The error names the field where it
+/// stopped (e.g. `occupancy.rows[0].timing.samples_ms: ...`).
+pub fn parse_results(bytes: &[u8]) -> Result<RunResults, String> {
+    check_sample_counts(bytes)?;
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let results: RunResults =
+        serde_path_to_error::deserialize(&mut json).map_err(|e| e.to_string())?;
+    json.end().map_err(|e| e.to_string())?;
+    Ok(results)
+}
+
+/// Reads a `results.json` (a regular file of at most [`MAX_RESULTS_BYTES`]) through
+/// [`parse_results`].
 pub fn read_results(path: &Path) -> Result<RunResults, ResultsIoError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ResultsIoError::Io {
+    let bytes = read_regular(path, MAX_RESULTS_BYTES).map_err(|e| ResultsIoError::Read {
         path: path.to_owned(),
-        source,
+        reason: e.to_string(),
     })?;
-    serde_json::from_str(&text).map_err(|source| ResultsIoError::Json {
+    parse_results(&bytes).map_err(|reason| ResultsIoError::Parse {
         path: path.to_owned(),
-        source,
+        reason,
     })
 }

@@ -4,14 +4,16 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{Interval, NoInterval, Timed, LEVEL, MIN_SAMPLES, RESAMPLES};
+use super::{Interval, NoInterval, Timed, LEVEL, MIN_SAMPLES, MOST_RESAMPLED, RESAMPLES};
 
 /// Fixed, so that the same figures give the same interval on every machine and every render.
 const SEED: u64 = 0x0CC0_0BA5_E5EE_D001;
 
 /// The interval of `stat` over `figures`. `stat` receives one value per figure, in order: the
 /// reported figures for the point estimate, one resample's figures for each replicate; it returns
-/// `None` where the statistic is undefined (such replicates are left out).
+/// `None` where the statistic is undefined (such replicates are left out). Figures holding more
+/// than [`MOST_RESAMPLED`] samples together get no interval, so the work is at most
+/// [`RESAMPLES`] x [`MOST_RESAMPLED`] draws.
 pub fn statistic(
     figures: &[Timed<'_>],
     stat: impl Fn(&[f64]) -> Option<f64>,
@@ -25,6 +27,10 @@ pub fn statistics<const N: usize>(
     figures: &[Timed<'_>],
     stat: impl Fn(&[f64]) -> Option<[f64; N]>,
 ) -> Result<[Interval; N], NoInterval> {
+    let total = figures.iter().map(|f| f.samples_ms.len()).sum::<usize>();
+    if total > MOST_RESAMPLED {
+        return Err(NoInterval::TooManySamples { have: total });
+    }
     for f in figures {
         if f.samples_ms.len() < MIN_SAMPLES {
             return Err(NoInterval::TooFewSamples {
@@ -219,6 +225,27 @@ mod tests {
             })
         );
         assert!(value(timed(1.0, &samples(2.0, 0.01, MIN_SAMPLES))).is_ok());
+    }
+
+    #[test]
+    fn the_bootstraps_work_is_bounded() {
+        // Two figures at the lab's ceiling are resampled; one sample more is refused at once
+        // (before, 2 million samples in one figure took minutes per interval).
+        let many = vec![1.0; MOST_RESAMPLED / 2];
+        let over = vec![1.0; MOST_RESAMPLED / 2 + 1];
+        let start = std::time::Instant::now();
+        assert_eq!(
+            ratio(timed(1.0, &many), timed(1.0, &over)),
+            Err(NoInterval::TooManySamples {
+                have: MOST_RESAMPLED + 1
+            })
+        );
+        let huge = vec![1.0; 2_000_000];
+        assert_eq!(
+            value(timed(1.0, &huge)),
+            Err(NoInterval::TooManySamples { have: 2_000_000 })
+        );
+        eprintln!("refused in {:?}", start.elapsed());
     }
 
     #[test]

@@ -12,8 +12,10 @@ use crate::experiments::contract::Merged;
 use crate::experiments::registry::key_order;
 use crate::experiments::RunResults;
 use crate::flag_values::shorten_words;
+use crate::markdown_text::with_escaped_names;
 use crate::out_dir::{MAX_RESULTS_BYTES, MERGED_HEADING};
 use crate::regular_file::read_regular;
+use crate::results_io::parse_results;
 use crate::table::{markdown_grid, percent as pct};
 
 fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
@@ -21,8 +23,9 @@ fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
     markdown_grid(&header, &rows)
 }
 
-/// Reads `dir/results.json` (a regular file, within [`MAX_RESULTS_BYTES`]) and checks its figures
-/// ([`validate`]) before anything is drawn from it.
+/// Reads `dir/results.json` (a regular file, within [`MAX_RESULTS_BYTES`]; every figure within
+/// the samples the lab takes, counted before it is loaded: [`parse_results`]) and checks its
+/// figures ([`validate`]) before anything is drawn from it.
 pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
     let path = dir.join(RESULTS_JSON);
     let bytes = read_regular(&path, MAX_RESULTS_BYTES).map_err(|e| ReportError::Read {
@@ -30,14 +33,10 @@ pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
         reason: e.to_string(),
     })?;
     // A parser's message quotes the value it could not read, which may be long.
-    let parse = |reason: String| ReportError::Parse {
+    let results = parse_results(&bytes).map_err(|reason| ReportError::Parse {
         path: path.clone(),
         reason: shorten_words(&reason),
-    };
-    let mut json = serde_json::Deserializer::from_slice(&bytes);
-    let results: RunResults =
-        serde_path_to_error::deserialize(&mut json).map_err(|e| parse(e.to_string()))?;
-    json.end().map_err(|e| parse(e.to_string()))?;
+    })?;
     validate(&results).map_err(|e| ReportError::Invalid {
         path,
         reason: e.to_string(),
@@ -95,6 +94,19 @@ fn run_names(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
     runs.iter()
         .zip(run_suffixes(runs))
         .map(|((_, r), suffix)| format!("{} · {}{suffix}", r.device.name, r.meta.module))
+        .collect()
+}
+
+/// The name of each run's compared module, where it has one: "device · label", with its run's
+/// [`run_suffixes`], so that two runs' compared columns on one GPU are told apart.
+fn compare_names(runs: &[(PathBuf, RunResults)]) -> Vec<Option<String>> {
+    runs.iter()
+        .zip(run_suffixes(runs))
+        .map(|((_, r), suffix)| {
+            r.meta
+                .compare_name()
+                .map(|c| format!("{} · {c}{suffix}", r.device.name))
+        })
         .collect()
 }
 
@@ -228,18 +240,23 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
         path: out.to_path_buf(),
         source,
     })?;
-    let names = run_names(runs);
-    // A compared module's column carries its run's suffix too, so that two runs' compared
-    // columns on one GPU are told apart.
-    let compare_names: Vec<Option<String>> = runs
+    // The plots take the runs' names as they are; the Markdown takes them escaped.
+    let plot_names = run_names(runs);
+    let plot_compare_names = compare_names(runs);
+    let plot_runs: Vec<(&str, Option<&str>, &RunResults)> = runs
         .iter()
-        .zip(run_suffixes(runs))
-        .map(|((_, r), suffix)| {
-            r.meta
-                .compare_name()
-                .map(|c| format!("{} · {c}{suffix}", r.device.name))
-        })
+        .zip(&plot_names)
+        .zip(&plot_compare_names)
+        .map(|(((_, r), n), c)| (n.as_str(), c.as_deref(), r))
         .collect();
+    let svgs = draw_all(&plot_runs, out)?;
+
+    let runs: Vec<(PathBuf, RunResults)> = runs
+        .iter()
+        .map(|(d, r)| (d.clone(), with_escaped_names(r).into_owned()))
+        .collect();
+    let names = run_names(&runs);
+    let compare_names = compare_names(&runs);
 
     let mut columns = Vec::new();
     for (((_, run), name), cname) in runs.iter().zip(&names).zip(&compare_names) {
@@ -256,14 +273,6 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
             });
         }
     }
-
-    let plot_runs: Vec<(&str, Option<&str>, &RunResults)> = runs
-        .iter()
-        .zip(&names)
-        .zip(&compare_names)
-        .map(|(((_, r), n), c)| (n.as_str(), c.as_deref(), r))
-        .collect();
-    let svgs = draw_all(&plot_runs, out)?;
 
     let all_verdicts: Vec<Vec<Verdict>> = runs.iter().map(|(_, r)| r.verdicts()).collect();
     let mut md = String::new();

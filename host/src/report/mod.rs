@@ -23,6 +23,7 @@ use crate::atomic_file::write_atomic;
 use crate::experiments::registry::{self, figures};
 use crate::experiments::RunResults;
 use crate::figure::{Figure, Labels};
+use crate::markdown_text::{escape, with_escaped_names};
 use crate::occupancy::Limits;
 use crate::results_io::write_results;
 
@@ -135,6 +136,8 @@ fn write_report(
     let module = results.meta.module.to_string();
     let svgs = draw_all(&[(&module, compare_name.as_deref(), results)], dir)?;
     let mut written: Vec<PathBuf> = svgs.iter().map(|s| dir.join(&s.file)).collect();
+    // The Markdown takes the run's names escaped; the plots take them as they are.
+    let named = with_escaped_names(results);
     // Part II's picture, where the run has a GEMM to place.
     let ceiling = part_two::mma_ceiling(results);
     let part_two_file = format!("{}.svg", part_two::STEM);
@@ -143,7 +146,7 @@ fn write_report(
             let path = dir.join(&part_two_file);
             plots::scatter(&fig, &path)?;
             written.push(path);
-            part_two::section(results, &part_two_file, ceiling)
+            part_two::section(&named, &part_two_file, ceiling)
         }
         None => None,
     };
@@ -153,11 +156,12 @@ fn write_report(
         let path = dir.join(&file);
         plot_curve(&c.labels, &c.series, &path)?;
         written.push(path);
-        curve_links.push((file, c.labels.title.clone()));
+        // The title names the device.
+        curve_links.push((file, escape(&c.labels.title).into_owned()));
     }
     let md = markdown::report(
-        results,
-        &results.verdicts(),
+        &named,
+        &named.verdicts(),
         &svgs,
         &curve_links,
         tables_file,

@@ -4,14 +4,23 @@
 //! axis or overflow the calculator's 32-bit arithmetic; such a file is refused with the field
 //! named instead.
 //!
+//! What no GPU can have is refused too: threads per block, registers per thread, resident blocks
+//! or warps per SM and shared memory beyond what the run's architecture allows (the occupancy
+//! calculator's table, [`Arch`]), a compute capability the table does not know, and a figure with
+//! more samples than the lab takes ([`MOST_SAMPLES`]; cuBLAS's figure pools that many per GEMM
+//! line).
+//!
 //! The rule is by field name over the typed records as they are stored: every experiment names
 //! its measured figures the same way (`gflops`, `gbps`, `median_ms`, `occupancy`, ...), so one
 //! list covers all of them, and a new experiment's rows are checked by the names they share.
 
 use serde_json::Value;
 
+use crate::experiments::occupancy::CublasOutcome;
 use crate::experiments::RunResults;
+use crate::occupancy::{Arch, Limits};
 use crate::results::SCHEMA_VERSION;
+use crate::sampling::MOST_SAMPLES;
 
 /// Fields that hold a measured or derived figure, or a device property something is divided
 /// by: each must be a finite number above zero wherever it appears (in a list, each element).
@@ -28,8 +37,7 @@ const POSITIVE: &[&str] = &[
     "fraction_of_copy",
     "fraction_of_peak",
     "occupancy",
-    // Times.
-    "samples_ms",
+    // Times (a figure's samples are [`Rule::Samples`]).
     "median_ms",
     "min_ms",
     "max_ms",
@@ -88,8 +96,9 @@ pub struct BadFigure {
     pub rule: String,
 }
 
-/// Checks the schema version, then every figure of `results` ([`POSITIVE`]); the first bad one
-/// is named.
+/// Checks the schema version, the compute capability, then every figure of `results`
+/// ([`POSITIVE`], [`COUNTS`], the architecture's limits) and every figure's samples; the first
+/// bad one is named.
 pub fn validate(results: &RunResults) -> Result<(), BadFigure> {
     if !(1..=SCHEMA_VERSION).contains(&results.schema_version) {
         return Err(BadFigure {
@@ -100,12 +109,30 @@ pub fn validate(results: &RunResults) -> Result<(), BadFigure> {
             ),
         });
     }
+    let (major, minor) = results.device.compute_capability;
+    let arch = Arch::from_compute_capability(major, minor).ok_or_else(|| BadFigure {
+        field: "device.compute_capability".to_owned(),
+        value: format!("{major}.{minor}"),
+        rule: format!(
+            "it must be one the occupancy calculator knows: {}",
+            Arch::ALL
+                .iter()
+                .map(|a| {
+                    let (x, y) = a.compute_capability();
+                    format!("{x}.{y}")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    })?;
+    let bounds = Bounds::new(arch.limits(), results.device.max_threads_per_block);
+    pooled_samples(results)?;
     let value = serde_json::to_value(results).map_err(|e| BadFigure {
         field: "results".to_owned(),
         value: "not storable".to_owned(),
         rule: e.to_string(),
     })?;
-    walk(&value, "", Rule::Any)?;
+    walk(&value, "", Rule::Any, &bounds)?;
     if let Some(rows) = &results.regs {
         for (i, r) in rows.iter().enumerate() {
             if rows[..i].iter().any(|o| o.cap == r.cap) {
@@ -120,6 +147,83 @@ pub fn validate(results: &RunResults) -> Result<(), BadFigure> {
     Ok(())
 }
 
+/// cuBLAS's figure pools the samples taken beside each GEMM line: at most [`MOST_SAMPLES`] per
+/// row of its experiment (every other figure is held to [`MOST_SAMPLES`] by [`walk`]).
+fn pooled_samples(results: &RunResults) -> Result<(), BadFigure> {
+    let pooled = [
+        (
+            "occupancy",
+            results
+                .occupancy
+                .as_ref()
+                .map(|r| (r.rows.len(), &r.cublas)),
+        ),
+        (
+            "gemm_bf16",
+            results
+                .gemm_bf16
+                .as_ref()
+                .map(|r| (r.rows.len(), &r.cublas)),
+        ),
+    ];
+    for (name, run) in pooled {
+        let Some((rows, Some(CublasOutcome::Measured(c)))) = run else {
+            continue;
+        };
+        let (have, most) = (c.timing.samples_ms.len(), rows * MOST_SAMPLES as usize);
+        if have > most {
+            return Err(BadFigure {
+                field: format!("{name}.cublas.timing.samples_ms"),
+                value: format!("{have} samples"),
+                rule: format!(
+                    "cuBLAS's figure pools at most {MOST_SAMPLES} samples (--max-samples' \
+                     ceiling) for each of the experiment's {rows} rows"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What the run's architecture allows ([`Arch::limits`]), the bounds of the fields named by
+/// [`Bounds::of`].
+struct Bounds {
+    limits: Limits,
+    /// Threads per block: the architecture's, or the device's where it recorded fewer.
+    threads: u32,
+}
+
+impl Bounds {
+    fn new(limits: Limits, device_threads: Option<u32>) -> Self {
+        let threads = device_threads.map_or(limits.max_threads_per_block, |t| {
+            t.min(limits.max_threads_per_block)
+        });
+        Self { limits, threads }
+    }
+
+    /// The range of a field the architecture bounds, and what it counts, or None.
+    fn of(&self, name: &str) -> Option<(u64, u64, &'static str)> {
+        let l = &self.limits;
+        let (least, most, what) = match name {
+            "threads" => (1, self.threads, "threads per block"),
+            // The device's own limits, which the rows' are held to.
+            "max_threads_per_block" => (1, l.max_threads_per_block, "threads per block"),
+            "max_blocks_per_sm" => (1, l.max_blocks_per_sm, "resident blocks per SM"),
+            "regs" | "registers_per_thread" => (1, l.max_regs_per_thread, "registers per thread"),
+            "blocks_per_sm" => (1, l.max_blocks_per_sm, "resident blocks per SM"),
+            "warps_per_sm" => (1, l.max_warps_per_sm, "resident warps per SM"),
+            "dyn_smem" | "dyn_smem_bytes" | "dynamic_shared_bytes" | "static_shared_bytes" => (
+                0,
+                l.smem_per_block_optin.max(l.smem_per_block),
+                "bytes of shared memory per block",
+            ),
+            "shared_memory_executed" => (0, l.smem_per_sm, "bytes of shared memory per SM"),
+            _ => return None,
+        };
+        Some((least, u64::from(most), what))
+    }
+}
+
 /// What a field's numbers must be.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Rule {
@@ -129,10 +233,21 @@ enum Rule {
     Figure,
     /// A count of at most this.
     AtMost(u64),
+    /// A count the architecture bounds: least, most, what it counts.
+    Arch(u64, u64, &'static str),
+    /// A figure's samples: at most [`MOST_SAMPLES`] of them, each a [`Rule::Figure`].
+    Samples,
 }
 
 impl Rule {
-    fn of(name: &str) -> Rule {
+    fn of(name: &str, bounds: &Bounds) -> Rule {
+        if name == "samples_ms" {
+            return Rule::Samples;
+        }
+        // Before [`POSITIVE`]: a bound of the architecture is positive too.
+        if let Some((least, most, what)) = bounds.of(name) {
+            return Rule::Arch(least, most, what);
+        }
         if POSITIVE.contains(&name) {
             return Rule::Figure;
         }
@@ -143,7 +258,7 @@ impl Rule {
     }
 
     /// Why `x` breaks the rule, if it does.
-    fn broken_by(self, x: f64) -> Option<String> {
+    fn broken_by(self, x: f64, arch: &str) -> Option<String> {
         let figure = || {
             format!(
                 "it must be a number above zero, within {:e}..={:e}",
@@ -153,14 +268,17 @@ impl Rule {
         };
         match self {
             _ if !x.is_finite() => Some("it must be a finite number".to_owned()),
-            Rule::Figure if !FIGURES.contains(&x) => Some(figure()),
+            Rule::Figure | Rule::Samples if !FIGURES.contains(&x) => Some(figure()),
             Rule::AtMost(max) if x > max as f64 => Some(format!("no GPU has more than {max}")),
+            Rule::Arch(least, most, what) if x < least as f64 || x > most as f64 => Some(format!(
+                "it must be {least} to {most} (the most {what} {arch} allows)"
+            )),
             _ => None,
         }
     }
 }
 
-fn walk(v: &Value, path: &str, rule: Rule) -> Result<(), BadFigure> {
+fn walk(v: &Value, path: &str, rule: Rule, bounds: &Bounds) -> Result<(), BadFigure> {
     match v {
         Value::Object(fields) => {
             for (name, field) in fields {
@@ -169,16 +287,25 @@ fn walk(v: &Value, path: &str, rule: Rule) -> Result<(), BadFigure> {
                 } else {
                     format!("{path}.{name}")
                 };
-                walk(field, &at, Rule::of(name))?;
+                walk(field, &at, Rule::of(name, bounds), bounds)?;
             }
         }
         Value::Array(items) => {
+            // cuBLAS's pooled figure is bounded per row ([`pooled_samples`]).
+            let pooled = path.contains(".cublas.");
+            if rule == Rule::Samples && !pooled && items.len() > MOST_SAMPLES as usize {
+                return Err(BadFigure {
+                    field: path.to_owned(),
+                    value: format!("{} samples", items.len()),
+                    rule: format!("the lab takes at most {MOST_SAMPLES} (--max-samples' ceiling)"),
+                });
+            }
             for (i, item) in items.iter().enumerate() {
-                walk(item, &format!("{path}[{i}]"), rule)?;
+                walk(item, &format!("{path}[{i}]"), rule, bounds)?;
             }
         }
         Value::Number(n) => {
-            if let Some(why) = rule.broken_by(n.as_f64().unwrap_or(f64::NAN)) {
+            if let Some(why) = rule.broken_by(n.as_f64().unwrap_or(f64::NAN), &bounds.limits.name) {
                 return Err(BadFigure {
                     field: path.to_owned(),
                     value: n.to_string(),
@@ -201,7 +328,8 @@ mod tests {
 
     #[test]
     fn every_positive_figure_is_checked_where_it_appears() {
-        let walk = |v: &Value| walk(v, "", Rule::Any);
+        let h200 = Bounds::new(Arch::Sm90.limits(), Some(1024));
+        let walk = |v: &Value| walk(v, "", Rule::Any, &h200);
         let ok = json!({"device": {"sm_count": 132}, "regs": [{"gflops": 1.5, "cap": 0}]});
         assert_eq!(walk(&ok), Ok(()));
         let neg = json!({"occupancy": {"rows": [{"gflops": 1.0}, {"gflops": -11630.0}]}});
@@ -233,5 +361,59 @@ mod tests {
             (e.field.as_str(), e.rule.as_str()),
             ("occupancy[0].tm", "no GPU has more than 1024")
         );
+        // What the architecture cannot have: here sm_90's limits.
+        let arch = |v: Value| walk(&v).map_err(|e| e.to_string());
+        assert_eq!(
+            arch(json!({"rows": [{"threads": 1024, "regs": 255, "blocks_per_sm": 32}]})),
+            Ok(())
+        );
+        for (bad, message) in [
+            (
+                json!({"rows": [{"threads": 0}]}),
+                "rows[0].threads is 0; it must be 1 to 1024",
+            ),
+            (
+                json!({"device": {"max_threads_per_block": 0}}),
+                "device.max_threads_per_block is 0",
+            ),
+            (
+                json!({"device": {"max_blocks_per_sm": 64}}),
+                "device.max_blocks_per_sm is 64",
+            ),
+            (
+                json!({"rows": [{"threads": 1025}]}),
+                "rows[0].threads is 1025",
+            ),
+            (
+                json!({"rows": [{"regs": 0}]}),
+                "rows[0].regs is 0; it must be 1 to 255",
+            ),
+            (
+                json!({"k": {"registers_per_thread": 256}}),
+                "k.registers_per_thread is 256",
+            ),
+            (
+                json!({"rows": [{"blocks_per_sm": 33}]}),
+                "rows[0].blocks_per_sm is 33",
+            ),
+            (
+                json!({"rows": [{"warps_per_sm": 65}]}),
+                "rows[0].warps_per_sm is 65",
+            ),
+            (json!({"t": {"dyn_smem": 232449}}), "t.dyn_smem is 232449"),
+            (
+                json!({"k": {"shared_memory_executed": 233473}}),
+                "k.shared_memory_executed is",
+            ),
+        ] {
+            let e = arch(bad).unwrap_err();
+            assert!(e.starts_with(message), "{e}");
+        }
+        // A figure's samples: at most the lab's ceiling, each a figure.
+        let most = MOST_SAMPLES as usize;
+        assert_eq!(arch(json!({"t": {"samples_ms": vec![1.0; most]}})), Ok(()));
+        assert!(arch(json!({"t": {"samples_ms": vec![1.0; most + 1]}}))
+            .unwrap_err()
+            .starts_with("t.samples_ms is 100001 samples"));
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::plan::{
     NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_EVERY,
     DEFAULT_CLOCK_TOLERANCE, DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME,
-    DEFAULT_MIN_SAMPLES, DEFAULT_MIN_SAMPLE_MS,
+    DEFAULT_MIN_SAMPLES, DEFAULT_MIN_SAMPLE_MS, MOST_SAMPLES,
 };
 
 /// The timing flags of every experiment: a noise target by default, a fixed plan when both
@@ -24,7 +24,7 @@ pub struct SamplingArgs {
     pub min_samples: u32,
     /// Most samples per figure.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SAMPLES,
-          value_parser = crate::flag_values::whole(2u32..=100_000))]
+          value_parser = crate::flag_values::whole(2u32..=MOST_SAMPLES))]
     pub max_samples: u32,
     /// Time cap per figure, milliseconds (the fewest samples are taken even past it).
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_MAX_TIME.as_millis() as u64,

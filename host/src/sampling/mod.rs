@@ -48,7 +48,7 @@ pub use gpu::{time_launches, time_rotating, time_sides};
 pub use plan::{
     NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_EVERY,
     DEFAULT_CLOCK_TOLERANCE, DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME,
-    DEFAULT_MIN_SAMPLES, DEFAULT_MIN_SAMPLE_MS, MAX_LAUNCHES_PER_SAMPLE,
+    DEFAULT_MIN_SAMPLES, DEFAULT_MIN_SAMPLE_MS, MAX_LAUNCHES_PER_SAMPLE, MOST_SAMPLES,
 };
 pub use rounds::{rotation, round_order, sample_loop, sample_rounds, Gathered, Side};
 pub use stats::{

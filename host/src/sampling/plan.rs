@@ -20,6 +20,9 @@ pub const DEFAULT_MAX_NOISE: f64 = 0.005;
 pub const DEFAULT_MIN_SAMPLES: u32 = 5;
 /// Default most samples per figure.
 pub const DEFAULT_MAX_SAMPLES: u32 = 100;
+/// The most samples the lab takes of one figure (`--max-samples`' ceiling), a property of the
+/// records ([`crate::results::MOST_SAMPLES`]).
+pub use crate::results::MOST_SAMPLES;
 /// Default time cap per figure (both sides together).
 pub const DEFAULT_MAX_TIME: Duration = Duration::from_millis(1500);
 /// Default shortest sample: launches are batched until a sample lasts this long (ms).

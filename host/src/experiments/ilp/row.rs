@@ -156,7 +156,7 @@ impl Output for Ilp {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::experiments::ilp::plan::Layout;
+    use crate::experiments::ilp::plan::layout;
 
     /// A synthetic row on a 64-warp SM.
     pub(crate) fn row(ilp: u32, warps: u32, fraction: f64) -> IlpRow {
@@ -165,11 +165,9 @@ pub(crate) mod tests {
             point: SweepPoint {
                 ilp,
                 entry: format!("fma_ilp{ilp}"),
-                layout: Layout {
-                    warps_per_sm: warps,
-                    blocks_per_sm: 1,
-                    threads: warps * 32,
-                },
+                // As the sweep lays them out: blocks of at most 1024 threads.
+                layout: layout(warps, 32, 1024, 32)
+                    .expect("a layout of whole warps"),
                 warps_per_sm: warps,
                 occupancy: f64::from(warps) / 64.0,
                 regs: 16,
