@@ -33,10 +33,11 @@ const LISTED: usize = 8;
 /// What the lab's help says of the hashes.
 pub fn help() -> String {
     format!(
-        "Hashed: each side's C after every timed sample (outside the timed interval) and after \
-         each of {RACE_LAUNCHES} untimed launches (a race check, each on a C filled first), every \
-         hash compared with the verified launch's; a side whose bits vary (not ours) has those \
-         launches checked element by element instead."
+        "Hashed: each side's C after every timed sample (its last launch; outside the timed \
+         interval) and after each of {RACE_LAUNCHES} untimed launches (a race check, each on a C \
+         filled first), every hash compared with the verified launch's. A race launch whose hash \
+         differs is checked element by element; ours must match every time, the compared module \
+         and cuBLAS too unless their race launches show their bits vary."
     )
 }
 
