@@ -381,5 +381,20 @@ mod tests {
         assert_eq!(note([&old]), None);
         let text = note([&old, &new]).expect("a new check is noted");
         assert!(text.contains("alpha=1.5, beta=0.5") && text.contains("8u|alpha|*spread"));
+        assert!(!text.contains("Hashed"), "no check of this run has hashes");
+        let mut hashed = new.clone();
+        hashed.hashes = Some(crate::results::LaunchHashes {
+            samples: 5,
+            samples_differing: vec![],
+            race_launches: 100,
+            race_differing: vec![],
+            race_failed: vec![],
+            bits_required: true,
+        });
+        let text = note([&new, &hashed]).expect("noted");
+        assert!(
+            text.contains("Hashed: each side's C after every timed sample"),
+            "{text}"
+        );
     }
 }
