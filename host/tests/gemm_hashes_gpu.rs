@@ -8,11 +8,11 @@
 
 use std::cell::Cell;
 
-use host::cuda::{driver_present, Cublas, CudaError, Gpu, Kernel, LaunchShape, Module};
+use host::cuda::{driver_present, Cublas, Gpu, Kernel, LaunchShape, Module};
 use host::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
 use host::experiments::gemm_check::GemmChecker;
 use host::experiments::gemm_hashes::{HashSlots, RACE_LAUNCHES};
-use host::experiments::gemm_sides::{GemmKind, Operands};
+use host::experiments::gemm_sides::{GemmKind, Launcher, Operands};
 use host::experiments::inputs::random_floats;
 use host::results::{GemmDims, LaunchHashes};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
@@ -82,12 +82,7 @@ fn with_one_bad_launch(gpu: &Gpu, bad: u32) -> host::results::Check {
         };
         <Fp32 as GemmKind>::launch(gpu, k, shape, ops)
     };
-    let launcher: &dyn Fn(
-        &Gpu,
-        &Kernel<'_>,
-        LaunchShape,
-        Operands<'_, f32>,
-    ) -> Result<(), CudaError> = &launch;
+    let launcher: Launcher<'_, f32> = &launch;
     let m = buffers
         .measure_by(
             gpu,
