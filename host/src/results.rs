@@ -240,6 +240,35 @@ pub struct Check {
     pub bound: f64,
     /// What was checked, in words.
     pub what: String,
+    /// A GEMM side's launches beyond the element-checked ones, accounted for by hashes of C
+    /// (absent from runs recorded before the hashes, and from every other experiment's checks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hashes: Option<LaunchHashes>,
+}
+
+/// How a GEMM side's launches beyond the element-checked ones were accounted for: its C hashed
+/// on the GPU after every timed sample, and after each launch of an untimed race check, every
+/// hash compared with the hash of the launch whose every element was checked (the verified
+/// launch). Judged by `experiments::gemm_hashes`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LaunchHashes {
+    /// Timed samples after which C was hashed: every sample of the figure (for cuBLAS, of every
+    /// line it was timed beside, pooled in its row's order).
+    pub samples: u32,
+    /// The samples (0-based, in the order of the timing's samples) whose hash differed from the
+    /// verified launch's.
+    pub samples_differing: Vec<u32>,
+    /// Launches of the race check (untimed, each on a C filled first with a value no element
+    /// comes near), each followed by a hash.
+    pub race_launches: u32,
+    /// The race launches (0-based) whose hash differed from the verified launch's.
+    pub race_differing: Vec<u32>,
+    /// Of those, the launches whose C failed the element check run on it.
+    pub race_failed: Vec<u32>,
+    /// Whether the side must give the verified launch's bits on every launch (ours: the lab's
+    /// kernels use no atomics). Otherwise (the compared module, cuBLAS) the race check finds out:
+    /// a side whose race launches all give the verified bits must give them on every sample too.
+    pub bits_required: bool,
 }
 
 /// The figures of the other module for the same row (`--compare`).

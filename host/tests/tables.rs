@@ -41,6 +41,7 @@ fn ok(error: f64, bound: f64) -> Check {
         error,
         bound,
         what: "checked, with a comma".into(),
+        hashes: None,
     }
 }
 

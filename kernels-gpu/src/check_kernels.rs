@@ -1,5 +1,5 @@
-//! The GEMM check's two kernels as the variant table declares them (`gemm_ref:` and
-//! `gemm_check:` lines): their launch shapes. Not variants: never timed.
+//! The GEMM check's kernels as the variant table declares them (`gemm_ref:`, `gemm_check:` and
+//! `gemm_hash:` lines): their launch shapes. Not variants: never timed.
 
 /// The GEMM check's f64 reference kernel (gemm_ref.rs): one thread per element of C, a block
 /// per TILE x TILE tile; writes per element the dot product and the spread of its partial sums
@@ -23,8 +23,10 @@ impl GemmRefKernel {
     }
 }
 
-/// The GEMM check's comparison kernel (gemm_check.rs): judges every element of an f32 C
-/// against the reference and adds its [`crate::gemm_tolerance::Tally`] into `out`'s words.
+/// A GEMM check kernel that reads every element of an f32 C once, over a grid-stride loop, and
+/// adds what it finds into `out`'s words with one atomic per warp: the comparison (gemm_check.rs:
+/// the [`crate::gemm_tolerance::Tally`] against the reference) and the hash (gemm_hash.rs: the
+/// [`crate::output_hash`] of C).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GemmCheckKernel {
     /// Exported PTX entry name.
@@ -50,7 +52,7 @@ impl GemmCheckKernel {
 
 #[cfg(test)]
 mod tests {
-    use crate::variants::{GEMM_CHECK, GEMM_REF};
+    use crate::variants::{GEMM_CHECK, GEMM_HASH, GEMM_REF};
 
     #[test]
     fn the_check_kernels_cover_every_element() {
@@ -67,5 +69,6 @@ mod tests {
         assert_eq!(GEMM_CHECK.grid(256 * 10 + 1, 1000), 11);
         assert_eq!(GEMM_CHECK.grid(1 << 26, 1056), 1056);
         assert_eq!(GEMM_CHECK.threads % 32, 0);
+        assert_eq!(GEMM_HASH.threads % 32, 0);
     }
 }

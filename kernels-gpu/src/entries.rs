@@ -3,9 +3,10 @@
 
 use crate::abi::Param;
 use crate::variants::{
-    Bf16GemmParams, ChaseParams, FmaParams, GemmCheckParams, GemmParams, GemmRefParams,
-    MemcpyParams, MmaParams, ReadParams, SmemCopyParams, SmemPath, BF16_GEMM, CHASE, FMA,
-    FMA_CONTROLS, GEMM, GEMM_CHECK, GEMM_REF, MEMCPY_GRID, MMA_ILP, READ, SMEM_COPY,
+    Bf16GemmParams, ChaseParams, FmaParams, GemmCheckParams, GemmHashParams, GemmParams,
+    GemmRefParams, MemcpyParams, MmaParams, ReadParams, SmemCopyParams, SmemPath, BF16_GEMM, CHASE,
+    FMA, FMA_CONTROLS, GEMM, GEMM_CHECK, GEMM_HASH, GEMM_REF, MEMCPY_GRID, MMA_ILP, READ,
+    SMEM_COPY,
 };
 
 /// A kernel family: one parameter list and one kernel function.
@@ -17,6 +18,7 @@ pub enum Family {
     Chase,
     GemmRef,
     GemmCheck,
+    GemmHash,
     Bf16Gemm,
     MmaIlp,
     Read,
@@ -33,6 +35,7 @@ impl Family {
             Family::Chase => ChaseParams::PARAMS,
             Family::GemmRef => GemmRefParams::PARAMS,
             Family::GemmCheck => GemmCheckParams::PARAMS,
+            Family::GemmHash => GemmHashParams::PARAMS,
             Family::Bf16Gemm => Bf16GemmParams::PARAMS,
             Family::MmaIlp => MmaParams::PARAMS,
             Family::Read => ReadParams::PARAMS,
@@ -58,8 +61,8 @@ impl EntryDecl {
 }
 
 /// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase, the
-/// GEMM check's reference and comparison, BF16 GEMM lines, mma microbenchmarks, read-only kernels,
-/// the copies through shared memory.
+/// GEMM check's reference, comparison and hash, BF16 GEMM lines, mma microbenchmarks, read-only
+/// kernels, the copies through shared memory.
 pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
     let gemm = GEMM.iter().map(|v| EntryDecl {
         name: v.entry,
@@ -91,6 +94,11 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
             name: GEMM_CHECK.entry,
             family: Family::GemmCheck,
             max_threads: Some(GEMM_CHECK.threads),
+        },
+        EntryDecl {
+            name: GEMM_HASH.entry,
+            family: Family::GemmHash,
+            max_threads: Some(GEMM_HASH.threads),
         },
     ];
     let bf16 = BF16_GEMM.iter().map(|v| EntryDecl {
@@ -128,8 +136,8 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
 }
 
 /// The entries of the GEMM check, in table order.
-pub fn check_entries() -> [&'static str; 2] {
-    [GEMM_REF.entry, GEMM_CHECK.entry]
+pub fn check_entries() -> [&'static str; 3] {
+    [GEMM_REF.entry, GEMM_CHECK.entry, GEMM_HASH.entry]
 }
 
 /// The entry called `name`, if the table generates one.

@@ -39,6 +39,7 @@ pub mod mma_layout;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod mma_reference;
 pub mod mma_shape;
+pub mod output_hash;
 mod probe_lines;
 mod read_lines;
 #[cfg(not(target_arch = "nvptx64"))]
@@ -63,6 +64,8 @@ mod gemm;
 mod gemm_check;
 #[cfg(target_arch = "nvptx64")]
 mod gemm_epilogue;
+#[cfg(target_arch = "nvptx64")]
+mod gemm_hash;
 #[cfg(target_arch = "nvptx64")]
 mod gemm_mma;
 #[cfg(target_arch = "nvptx64")]

@@ -120,6 +120,7 @@ macro_rules! variant_table {
             chase: $chase_names:tt $chase_abi:tt,
             gemm_ref: $ref_names:tt $ref_abi:tt,
             gemm_check: $check_names:tt $check_abi:tt,
+            gemm_hash: $hash_names:tt $hash_abi:tt,
             gemm_bf16: $bf16_names:tt $bf16_abi:tt,
             mma_bf16_ilp: $mma_names:tt $mma_abi:tt,
             read: $read_names:tt $read_abi:tt $(,)?
@@ -138,6 +139,7 @@ macro_rules! variant_table {
         chase: ($ce:literal, $slot:literal),
         gemm_ref: ($gre:literal, $gr_tile:literal),
         gemm_check: ($gce:literal, $gc_threads:literal),
+        gemm_hash: ($ghe:literal, $gh_threads:literal),
                 regs: ($rl:literal, [ $( $cap:literal ),* $(,)? ]),
         gemm_bf16: [ $( ($hl:literal, mma {
             block: ($hbm:literal, $hbn:literal, $hbk:literal), warp: ($hwm:literal, $hwn:literal),
@@ -152,6 +154,7 @@ macro_rules! variant_table {
         kernel_params!("chase", $chase_names $chase_abi);
         kernel_params!("gemm_ref", $ref_names $ref_abi);
         kernel_params!("gemm_check", $check_names $check_abi);
+        kernel_params!("gemm_hash", $hash_names $hash_abi);
         kernel_params!("gemm_bf16", $bf16_names $bf16_abi);
         kernel_params!("mma_bf16_ilp", $mma_names $mma_abi);
         kernel_params!("read", $read_names $read_abi);
@@ -192,6 +195,8 @@ macro_rules! variant_table {
         pub const GEMM_REF: GemmRefKernel = GemmRefKernel { entry: $gre, tile: $gr_tile };
         /// The GEMM check's comparison kernel.
         pub const GEMM_CHECK: GemmCheckKernel = GemmCheckKernel { entry: $gce, threads: $gc_threads };
+        /// The GEMM check's hash of an output.
+        pub const GEMM_HASH: GemmCheckKernel = GemmCheckKernel { entry: $ghe, threads: $gh_threads };
         /// The register-cap experiment.
         pub const REGS: RegsExperiment = RegsExperiment { variant: $rl, caps: &[ $( $cap ),* ] };
 
@@ -240,6 +245,8 @@ macro_rules! variant_table {
                 "gemm_ref line: a ", $gr_tile, "x", $gr_tile, " tile needs 1..=1024 threads"));
             assert!($gc_threads >= 32 && $gc_threads <= MAX_THREADS && $gc_threads % 32 == 0, concat!(
                 "gemm_check line: ", $gc_threads, " threads per block; want whole warps, at most 1024"));
+            assert!($gh_threads >= 32 && $gh_threads <= MAX_THREADS && $gh_threads % 32 == 0, concat!(
+                "gemm_hash line: ", $gh_threads, " threads per block; want whole warps, at most 1024"));
         };
         const _: () = {
             assert!(find_gemm(GEMM, $rl).is_some(), concat!(
@@ -259,6 +266,7 @@ macro_rules! variant_table {
         kernel_entry!($gre, $ref_names $ref_abi,
                       crate::gemm_ref::gemm_ref::<$gr_tile, { $gr_tile * $gr_tile }>);
         kernel_entry!($gce, $check_names $check_abi, crate::gemm_check::gemm_check);
+        kernel_entry!($ghe, $hash_names $hash_abi, crate::gemm_hash::gemm_hash);
 
         /// BF16 tensor-core GEMM variants, in table order.
         pub const BF16_GEMM: &[Bf16GemmVariant] = &[ $( Bf16GemmVariant {

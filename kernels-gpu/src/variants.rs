@@ -34,6 +34,7 @@ variant_table! {
         gemm_check: (GemmCheckParams, GemmCheckArgs)
             (c: *const f32, c0: *const f32, dot: *const f64, spread: *const f64, len: u64,
              alpha: f32, beta: f32, out: *mut u64),
+        gemm_hash: (GemmHashParams, GemmHashArgs)(c: *const f32, len: u64, out: *mut u64),
         // The tensor-core families: BF16 GEMM takes GEMM's parameters with bf16 A and B; the
         // mma microbenchmark keeps the peer's (fragments as 32-bit words, two bf16 each).
         gemm_bf16: (Bf16GemmParams, Bf16GemmArgs)
@@ -97,11 +98,15 @@ variant_table! {
     // DRAM latency: one thread follows a pointer ring whose consecutive hops lie at least
     // SLOT_BYTES apart (entry name, slot bytes).
     chase: ("chase_u32", 128),
-    // The GEMM check (gemm_ref.rs, gemm_check.rs, the rule in gemm_tolerance.rs): not variants,
-    // never timed. The f64 reference, one thread per element of C in TILE x TILE blocks (entry,
+    // The GEMM check (gemm_ref.rs, gemm_check.rs, gemm_hash.rs, the rule in gemm_tolerance.rs):
+    // not variants, never timed. The f64 reference, one thread per element of C in TILE x TILE blocks (entry,
     // TILE); the comparison of an f32 C with it, every element (entry, threads per block).
     gemm_ref: ("gemm_ref_f64", 16),
     gemm_check: ("gemm_check_f32", 256),
+    // The hash of an f32 C (gemm_hash.rs, the rule in output_hash.rs), taken after every timed
+    // sample and every launch of the race check, outside the timed interval (entry, threads per
+    // block).
+    gemm_hash: ("gemm_hash_f32", 256),
     // Register-pressure experiment: one GEMM variant rebuilt under each register cap. Cap 144
     // gives seed 002's register cliff: C at 64 threads holds 8 blocks/SM at 128 registers and 6
     // from 129 (`host calc --threads 64 --regs 129`), and ptxas builds C with 128 registers at
@@ -353,7 +358,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 2 + 10 + 4 + 10 + 8] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 3 + 10 + 4 + 10 + 8] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -409,7 +414,13 @@ mod tests {
         assert_eq!(r.params(), GemmRefParams::PARAMS);
         let c = entry(GEMM_CHECK.entry).unwrap();
         assert_eq!((c.family, c.max_threads), (Family::GemmCheck, Some(256)));
-        assert_eq!(check_entries(), [GEMM_REF.entry, GEMM_CHECK.entry]);
+        let h = entry(GEMM_HASH.entry).unwrap();
+        assert_eq!((h.family, h.max_threads), (Family::GemmHash, Some(256)));
+        assert_eq!(h.params(), GemmHashParams::PARAMS);
+        assert_eq!(
+            check_entries(),
+            [GEMM_REF.entry, GEMM_CHECK.entry, GEMM_HASH.entry]
+        );
     }
 
     #[test]

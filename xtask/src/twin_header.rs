@@ -103,7 +103,7 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
             }
         }
         Family::Chase => format!("LAB_CHASE({})", CHASE.entry),
-        Family::GemmRef | Family::GemmCheck => {
+        Family::GemmRef | Family::GemmCheck | Family::GemmHash => {
             return Ok(Line::NotMeasured {
                 name: e.name,
                 why: "the GEMM check's own kernel: every timed module is checked by the Rust one",

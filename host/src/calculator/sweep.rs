@@ -52,6 +52,7 @@ pub fn seed_entry(entry: &str) -> bool {
             | Family::Chase
             | Family::GemmRef
             | Family::GemmCheck
+            | Family::GemmHash
             | Family::Bf16Gemm
             | Family::MmaIlp
             | Family::Read

@@ -1,14 +1,17 @@
 //! The GEMM check on the GPU: the f64 reference of a problem, computed once by `gemm_ref` and
 //! kept on the device, and the comparison of any f32 C with it by `gemm_check`, every element,
-//! of which only the tally (24 bytes) comes back. Both kernels come from the built-in check
-//! module (`modules::CHECKS`), whatever module is being timed. The rule is
+//! of which only the tally (24 bytes) comes back; and the hash of a C by `gemm_hash` (one word),
+//! which accounts for the launches not compared (`gemm_hashes.rs`). The kernels come from the
+//! built-in check module (`modules::CHECKS`), whatever module is being timed. The rule is
 //! `kernels_gpu::gemm_tolerance`; `verify.rs` holds its CPU twin.
 
 use std::sync::Arc;
 
 use cudarc::driver::CudaSlice;
 use kernels_gpu::gemm_tolerance::{Tally, LAMBDA, RATIO_BOUND};
-use kernels_gpu::variants::{GemmCheckParams, GemmRefParams, GEMM_CHECK, GEMM_REF};
+use kernels_gpu::variants::{
+    GemmCheckParams, GemmHashParams, GemmRefParams, GEMM_CHECK, GEMM_HASH, GEMM_REF,
+};
 
 use crate::cuda::{CudaError, Gpu, Launch, LaunchShape, Module};
 use crate::modules;
@@ -41,7 +44,8 @@ pub fn help_under(rule: &str) -> String {
     format!(
         "Checked: the output of every timed side (ours, --compare's module, cuBLAS) after its \
          last timed launch (alpha=1, beta=0, into its own C), and after one more launch at \
-         alpha=1.5, beta=0.5 on a fresh C: {rule}."
+         alpha=1.5, beta=0.5 on a fresh C: {rule}. {}",
+        super::gemm_hashes::help()
     )
 }
 
@@ -173,6 +177,43 @@ impl GemmChecker {
             words.try_into().expect("the tally's words came back"),
         ))
     }
+
+    /// Enqueues the hash of `c` (`kernels_gpu::output_hash`) into word `slot` of `out`, which
+    /// must hold zero there.
+    pub fn hash_into(
+        &self,
+        gpu: &Gpu,
+        c: &CudaSlice<f32>,
+        out: &mut CudaSlice<u64>,
+        slot: usize,
+    ) -> Result<(), CudaError> {
+        let len = c.len();
+        assert!(
+            u32::try_from(len).is_ok(),
+            "element indices must fit 32 bits"
+        );
+        assert!(slot < out.len(), "word {slot} of {}", out.len());
+        let kernel = self.module.kernel(GEMM_HASH.entry)?;
+        let shape = LaunchShape {
+            grid: (
+                GEMM_HASH.grid(len as u64, gpu.info().sm_count * CHECK_BLOCKS_PER_SM),
+                1,
+            ),
+            threads: GEMM_HASH.threads,
+            dyn_smem: 0,
+        };
+        let mut l = Launch::new(gpu);
+        let params = GemmHashParams {
+            c: l.input(c),
+            len: len as u64,
+            out: l.output(out) + 8 * slot as u64,
+        };
+        // SAFETY: C holds `len` < 2^32 floats (asserted), `out` a word at `slot` (asserted, u64
+        // words are 8 bytes); the shape is whole warps (the table checks the thread count), any
+        // grid.
+        unsafe { l.launch(&kernel, shape, &params)? };
+        Ok(())
+    }
 }
 
 /// Elements of C.
@@ -242,6 +283,7 @@ pub fn record_under(dims: GemmDims, parts: &[Checked], inputs: &str, rule: &str)
             "M x N x K = {m}x{n}x{k}, {inputs}: {rule}. {}",
             each.join("; ")
         ),
+        hashes: None,
     }
 }
 
@@ -262,12 +304,20 @@ pub fn note_under<'a>(
     checks: impl IntoIterator<Item = &'a Check>,
     rule: impl FnOnce() -> String,
 ) -> Option<String> {
+    let checks: Vec<&Check> = checks.into_iter().collect();
+    let hashed = checks.iter().any(|c| c.hashes.is_some());
     checks.into_iter().any(is_every_element).then(|| {
-        format!(
+        let verified = format!(
             "Verified: the output of each side's last timed launch (alpha=1, beta=0, its own C) \
              and of one more launch at alpha=1.5, beta=0.5 on a fresh C, both checked: {}",
             rule()
-        )
+        );
+        // A run recorded before the hashes keeps its note as it was.
+        if hashed {
+            format!("{verified}. {}", super::gemm_hashes::note())
+        } else {
+            verified
+        }
     })
 }
 
@@ -326,9 +376,25 @@ mod tests {
             error: 2.2e-7,
             bound: 1e-4,
             what: "sampled".into(),
+            hashes: None,
         };
         assert_eq!(note([&old]), None);
         let text = note([&old, &new]).expect("a new check is noted");
         assert!(text.contains("alpha=1.5, beta=0.5") && text.contains("8u|alpha|*spread"));
+        assert!(!text.contains("Hashed"), "no check of this run has hashes");
+        let mut hashed = new.clone();
+        hashed.hashes = Some(crate::results::LaunchHashes {
+            samples: 5,
+            samples_differing: vec![],
+            race_launches: 100,
+            race_differing: vec![],
+            race_failed: vec![],
+            bits_required: true,
+        });
+        let text = note([&new, &hashed]).expect("noted");
+        assert!(
+            text.contains("Hashed: each side's C after every timed sample"),
+            "{text}"
+        );
     }
 }

@@ -331,6 +331,7 @@ pub(crate) mod tests {
                 error: 1e-7,
                 bound: 1e-4,
                 what: "every element".into(),
+                hashes: None,
             },
             flags: vec![],
             kernel: Some(kernel),

@@ -7,20 +7,23 @@
 //!
 //! What is checked is what was timed: after the interleaved timing each C holds that side's
 //! last timed launch (alpha=1, beta=0). One more launch per side at alpha=1.5, beta=0.5 on a
-//! fresh C checks the epilogue's C term, which the timed launch skips; a row passes when both
-//! pass.
+//! fresh C checks the epilogue's C term, which the timed launch skips. The other launches are
+//! accounted for by hashes of C (`gemm_hashes.rs`): after every timed sample, and after each
+//! launch of an untimed race check, each against the hash of the verified launch. A row passes
+//! when all three pass.
 
 use cudarc::driver::CudaSlice;
 
 use super::error::ExperimentError;
 use super::gemm_check::{Checked, GemmChecker, GemmReference};
+use super::gemm_hashes::{account, with_hashes, HashSlots, RaceCheck, SampleHashes, RACE_LAUNCHES};
 use super::measurement::{Measurement, Peak};
 use super::residency::residency_of;
 use crate::cuda::{
     prepare, Cublas, CudaError, Gpu, Kernel, LaunchShape, LibraryKernel, LibraryKernelError,
 };
 use crate::results::{Check, GemmDims, Timing};
-use crate::sampling::{time_rotating, SamplingConfig};
+use crate::sampling::{time_sampled, Sampled, SamplingConfig, SamplingPlan};
 
 /// alpha and beta of the timed launches (the blog's plain product).
 pub const TIMED: (f32, f32) = (1.0, 0.0);
@@ -110,6 +113,57 @@ enum Side {
     Cublas = 2,
 }
 
+/// Whose launch: one of the kernel sides', or cuBLAS's.
+enum Who<'a, 's, 'k, E> {
+    Kernel(&'a SideLaunch<'s, 'k, E>),
+    Cublas(&'a Cublas),
+}
+
+impl<E> Clone for Who<'_, '_, '_, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E> Copy for Who<'_, '_, '_, E> {}
+
+impl<E> Who<'_, '_, '_, E> {
+    fn side(self) -> Side {
+        match self {
+            Who::Kernel(how) => how.side,
+            Who::Cublas(_) => Side::Cublas,
+        }
+    }
+}
+
+/// One side's figure: its timing and the hashes of its C after each sample.
+struct Timed {
+    timing: Timing,
+    hashes: SampleHashes,
+}
+
+/// The timing's view of the sides: side `i` of the timing is `who[i]`, launched at alpha=1,
+/// beta=0, its C hashed into `slots[i]` after each sample.
+struct Sampling<'a, 'b, 's, 'k, K: GemmKind> {
+    gpu: &'a Gpu,
+    sides: &'a mut GemmSides<K>,
+    who: &'a [Who<'b, 's, 'k, K::Elem>],
+    slots: Vec<HashSlots>,
+}
+
+impl<K: GemmKind> Sampled for Sampling<'_, '_, '_, '_, K> {
+    fn launch(&mut self, side: usize) -> Result<(), CudaError> {
+        self.sides.launch_who(self.gpu, self.who[side], TIMED)
+    }
+
+    fn after_sample(&mut self, side: usize) -> Result<(), CudaError> {
+        let c = self.sides.c[self.who[side].side() as usize]
+            .as_ref()
+            .expect("a side is hashed after it ran");
+        self.slots[side].push(self.gpu, &self.sides.checker, c)
+    }
+}
+
 /// Device buffers of one GEMM problem (A is M x K, B is K x N, C0 and every C are M x N,
 /// row-major), its f64 reference and the check kernels.
 pub struct GemmSides<K: GemmKind> {
@@ -121,6 +175,9 @@ pub struct GemmSides<K: GemmKind> {
     c: [Option<CudaSlice<f32>>; 3],
     checker: GemmChecker,
     reference: GemmReference,
+    /// cuBLAS's hashes of each figure it was timed in, until [`Self::verify_cublas`] judges
+    /// them with its race check.
+    cublas_hashes: Vec<SampleHashes>,
 }
 
 impl<K: GemmKind> GemmSides<K> {
@@ -139,6 +196,7 @@ impl<K: GemmKind> GemmSides<K> {
             c: [None, None, None],
             checker,
             reference,
+            cublas_hashes: Vec::new(),
         }
     }
 
@@ -221,6 +279,60 @@ impl<K: GemmKind> GemmSides<K> {
         )
     }
 
+    /// Enqueues one launch of `who` over its side's C at `setting`.
+    fn launch_who(
+        &mut self,
+        gpu: &Gpu,
+        who: Who<'_, '_, '_, K::Elem>,
+        setting: (f32, f32),
+    ) -> Result<(), CudaError> {
+        match who {
+            Who::Kernel(how) => self.launch(gpu, how, setting),
+            Who::Cublas(cublas) => self.launch_cublas(gpu, cublas, setting),
+        }
+    }
+
+    /// The hash of `side`'s C as it is now (waits for the GPU).
+    fn hash_now(&self, gpu: &Gpu, side: Side) -> Result<u64, CudaError> {
+        let c = self.c[side as usize]
+            .as_ref()
+            .expect("a side is hashed after it ran");
+        let mut slot = HashSlots::new(gpu, 1)?;
+        slot.push(gpu, &self.checker, c)?;
+        Ok(slot.read(gpu)?[0])
+    }
+
+    /// The race check of `who`: [`RACE_LAUNCHES`] untimed launches at alpha=1, beta=0, each on
+    /// a C filled first with [`UNWRITTEN`] and followed by a hash compared with `verified`; a
+    /// launch whose hash differs is checked element by element before the next overwrites it.
+    fn race_check(
+        &mut self,
+        gpu: &Gpu,
+        who: Who<'_, '_, '_, K::Elem>,
+        verified: u64,
+    ) -> Result<RaceCheck, CudaError> {
+        let side = who.side();
+        let mut slots = HashSlots::new(gpu, RACE_LAUNCHES as usize)?;
+        let mut checked = Vec::new();
+        for i in 0..RACE_LAUNCHES {
+            gpu.fill(self.c_of(gpu, side)?, UNWRITTEN)?;
+            self.launch_who(gpu, who, TIMED)?;
+            let c = self.c[side as usize].as_ref().expect("allocated above");
+            slots.push(gpu, &self.checker, c)?;
+            // One word per launch: the hashes so far come back, this launch's last.
+            let hash = *slots.read(gpu)?.last().expect("pushed above");
+            if hash != verified {
+                let launch = format!("race launch {i}");
+                checked.push((i, self.check_side(gpu, side, &launch, TIMED)?));
+            }
+        }
+        Ok(RaceCheck {
+            verified,
+            hashes: slots.read(gpu)?,
+            checked,
+        })
+    }
+
     /// Judges every element of `side`'s C as the output of a launch at `setting`.
     fn check_side(
         &self,
@@ -251,9 +363,10 @@ impl<K: GemmKind> GemmSides<K> {
     }
 
     /// Times `kernel` (alpha=1, beta=0), with `other` and cuBLAS when given (samples
-    /// interleaved, each side into its own C), checks every element of each side's last timed
-    /// launch, then each kernel again after one launch with alpha=1.5, beta=0.5 on a fresh C
-    /// (cuBLAS's is checked so once per problem: [`Self::verify_cublas`]).
+    /// interleaved, each side into its own C, hashed after each sample), checks every element
+    /// of each side's last timed launch, then each kernel again after one launch with
+    /// alpha=1.5, beta=0.5 on a fresh C, and runs each kernel's race check (cuBLAS's epilogue
+    /// and race check are once per problem: [`Self::verify_cublas`]).
     pub fn measure(
         &mut self,
         gpu: &Gpu,
@@ -314,14 +427,27 @@ impl<K: GemmKind> GemmSides<K> {
                 launcher,
             })
             .collect();
-        let (ours, theirs, cublas_timing) = self.time(gpu, plan, &kernels, cublas)?;
-        let cublas = match cublas_timing {
-            Some(t) => Some((t, self.check_side(gpu, Side::Cublas, TIMED_LAUNCH, TIMED)?)),
+        let mut who: Vec<Who<'_, '_, '_, K::Elem>> = kernels.iter().map(Who::Kernel).collect();
+        who.extend(cublas.map(Who::Cublas));
+        let mut timed = self.time(gpu, plan, &who)?.into_iter();
+        let ours = timed.next().expect("ours is timed");
+        let theirs = (kernels.len() > 1).then(|| timed.next()).flatten();
+        let cublas = match timed.next() {
+            Some(t) => {
+                // Judged with cuBLAS's race check, once per problem (`verify_cublas`).
+                self.cublas_hashes.push(t.hashes);
+                Some((
+                    t.timing,
+                    self.check_side(gpu, Side::Cublas, TIMED_LAUNCH, TIMED)?,
+                ))
+            }
             None => None,
         };
-        let ours = self.finish(gpu, &kernels[0], ours)?;
+        // Our kernels use no atomics: their bits are required. The compared module's are not
+        // ours to know.
+        let ours = self.finish(gpu, &kernels[0], ours, true)?;
         let theirs = match (kernels.get(1), theirs) {
-            (Some(k), Some(t)) => Some(self.finish(gpu, k, t)?),
+            (Some(k), Some(t)) => Some(self.finish(gpu, k, t, false)?),
             _ => None,
         };
         Ok(GemmMeasured {
@@ -331,43 +457,70 @@ impl<K: GemmKind> GemmSides<K> {
         })
     }
 
-    /// Times ours, the compared module's (the second of `kernels`, when present) and cuBLAS,
-    /// whichever are present, together: their samples interleaved in rotating order
-    /// (`sampling::time_rotating`), each sampled until every side meets the noise target (or a
-    /// cap). Gives ours, theirs and cuBLAS's timing.
+    /// Times `who` (ours, the compared module's when present, cuBLAS when present, in that
+    /// order) together: their samples interleaved in rotating order (`sampling::time_sampled`),
+    /// each sampled until every side meets the noise target (or a cap), each side's C hashed
+    /// after each of its samples. Gives each side's timing and hashes, the verified launch's
+    /// (its last) among them, in `who`'s order.
     fn time(
         &mut self,
         gpu: &Gpu,
         plan: &SamplingConfig,
-        kernels: &[SideLaunch<'_, '_, K::Elem>],
-        cublas: Option<&Cublas>,
-    ) -> Result<(Timing, Option<Timing>, Option<Timing>), CudaError> {
-        let sides = kernels.len() + usize::from(cublas.is_some());
-        let mut timings = time_rotating(gpu, plan, sides, |i| match kernels.get(i) {
-            Some(how) => self.launch(gpu, how, TIMED),
-            None => self.launch_cublas(gpu, cublas.expect("the last side is cuBLAS"), TIMED),
-        })?
-        .into_iter();
-        let ours = timings.next().expect("ours is timed");
-        let theirs = (kernels.len() > 1).then(|| timings.next()).flatten();
-        Ok((ours, theirs, timings.next()))
+        who: &[Who<'_, '_, '_, K::Elem>],
+    ) -> Result<Vec<Timed>, CudaError> {
+        let expected = match plan.plan {
+            SamplingPlan::Fixed(p) => p.samples,
+            SamplingPlan::Noise(t) => t.max_samples.max(t.min_samples),
+        };
+        let slots = who
+            .iter()
+            .map(|_| HashSlots::new(gpu, expected as usize))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut sampling = Sampling {
+            gpu,
+            sides: self,
+            who,
+            slots,
+        };
+        let timings = time_sampled(gpu, plan, who.len(), &mut sampling)?;
+        let slots = sampling.slots;
+        let mut timed = Vec::with_capacity(who.len());
+        for ((w, timing), slots) in who.iter().zip(timings).zip(slots) {
+            let samples = slots.read(gpu)?;
+            debug_assert_eq!(samples.len(), timing.samples_ms.len(), "one hash a sample");
+            let verified = self.hash_now(gpu, w.side())?;
+            timed.push(Timed {
+                timing,
+                hashes: SampleHashes { verified, samples },
+            });
+        }
+        Ok(timed)
     }
 
-    /// `how`'s kernel's figures from its `timing`: residency, GFLOP/s and the check of its
-    /// timed output and of one launch at alpha=1.5, beta=0.5.
+    /// `how`'s kernel's figures from its `timed` figure: residency, GFLOP/s and the check of
+    /// its timed output, of one launch at alpha=1.5, beta=0.5, and of its hashes with its race
+    /// check's (`bits_required` for our kernels).
     fn finish(
         &mut self,
         gpu: &Gpu,
         how: &SideLaunch<'_, '_, K::Elem>,
-        timing: Timing,
+        timed: Timed,
+        bits_required: bool,
     ) -> Result<Measurement, ExperimentError> {
         let (side, shape) = (how.side, how.shape);
+        let Timed { timing, hashes } = timed;
         let resident = residency_of(gpu, how.kernel, shape.threads, shape.dyn_smem)?;
         let timed = self.check_side(gpu, side, TIMED_LAUNCH, TIMED)?;
         self.fresh_c(gpu, side)?;
         self.launch(gpu, how, EPILOGUE)?;
         let epilogue = self.check_side(gpu, side, EPILOGUE_LAUNCH, EPILOGUE)?;
-        let check = K::record(self.dims, &[timed, epilogue]);
+        let race = self.race_check(gpu, Who::Kernel(how), hashes.verified)?;
+        let check = with_hashes(
+            K::record(self.dims, &[timed, epilogue]),
+            account(bits_required, &[hashes], &race),
+            &race.checked,
+            self.dims,
+        );
         let throughput = gflops(self.dims, &timing);
         Ok(Measurement::new(
             resident,
@@ -380,18 +533,34 @@ impl<K: GemmKind> GemmSides<K> {
 
     /// cuBLAS's record: the checks of its timed launches (`timed`, one per variant it was
     /// interleaved with, from [`GemmMeasured::cublas`]) and of one call at alpha=1.5, beta=0.5
-    /// on a fresh C.
+    /// on a fresh C; the hashes after its samples in every figure it was timed in, and its race
+    /// check (once per problem: every line times the same call), held to its last verified
+    /// launch.
     pub fn verify_cublas(
         &mut self,
         gpu: &Gpu,
         cublas: &Cublas,
         timed: Vec<Checked>,
     ) -> Result<Check, ExperimentError> {
+        let figures = std::mem::take(&mut self.cublas_hashes);
+        let race = match figures.last() {
+            Some(last) => Some(self.race_check(gpu, Who::Cublas(cublas), last.verified)?),
+            None => None,
+        };
         self.fresh_c(gpu, Side::Cublas)?;
         self.launch_cublas(gpu, cublas, EPILOGUE)?;
         let mut parts = timed;
         parts.push(self.check_side(gpu, Side::Cublas, EPILOGUE_LAUNCH, EPILOGUE)?);
-        Ok(K::record(self.dims, &parts))
+        let check = K::record(self.dims, &parts);
+        Ok(match race {
+            Some(race) => with_hashes(
+                check,
+                account(false, &figures, &race),
+                &race.checked,
+                self.dims,
+            ),
+            None => check,
+        })
     }
 
     /// The kernel cuBLAS runs for this problem (one timed call into cuBLAS's C, recorded through

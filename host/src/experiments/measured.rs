@@ -66,10 +66,15 @@ impl Measured {
 pub fn push_failed(what: &str, check: &Check, out: &mut Vec<String>) {
     if !check.passed {
         let Check { error, bound, .. } = check;
-        out.push(format!(
-            "{what}: error {error:e} > bound {bound:e} ({})",
-            check.what
-        ));
+        // Every element within its bound, yet failed: a launch's bits differed from the
+        // verified launch's (`gemm_hashes`).
+        let why = match &check.hashes {
+            Some(h) if error <= bound && !h.passed() => {
+                "launches whose bits differ from the verified launch's".to_owned()
+            }
+            _ => format!("error {error:e} > bound {bound:e}"),
+        };
+        out.push(format!("{what}: {why} ({})", check.what));
     }
 }
 
@@ -143,6 +148,7 @@ impl Measured {
                 error: 1e-7,
                 bound: 1e-4,
                 what: "t".into(),
+                hashes: None,
             },
             flags: vec![],
             compare: None,
@@ -179,6 +185,26 @@ mod tests {
         let c = row.compare.expect("compared");
         assert_eq!((c.throughput, c.ratio), (50.0, 2.0));
         assert_eq!((c.spill_stores, c.spill_loads), (Some(2), Some(1)));
+    }
+
+    #[test]
+    fn a_check_failed_by_its_hashes_says_so_not_that_an_error_passed_its_bound() {
+        let mut check = measured(100.0, None, 0.0).check;
+        check.passed = false;
+        check.hashes = Some(crate::results::LaunchHashes {
+            samples: 5,
+            samples_differing: vec![2],
+            race_launches: 100,
+            race_differing: vec![],
+            race_failed: vec![],
+            bits_required: true,
+        });
+        let mut out = Vec::new();
+        push_failed("R1", &check, &mut out);
+        assert_eq!(
+            out,
+            ["R1: launches whose bits differ from the verified launch's (test)"]
+        );
     }
 
     #[test]

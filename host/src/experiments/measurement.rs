@@ -131,6 +131,7 @@ pub(crate) mod tests {
             error: 0.0,
             bound: 1e-5,
             what: "test".into(),
+            hashes: None,
         };
         let peak = Peak {
             value: peak,

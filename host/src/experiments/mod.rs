@@ -17,6 +17,7 @@ pub mod gemm;
 pub mod gemm_check;
 pub mod gemm_cublas;
 pub mod gemm_figures;
+pub mod gemm_hashes;
 pub mod gemm_plan;
 pub mod gemm_sides;
 pub mod ilp_sweep;

@@ -135,6 +135,7 @@ pub fn check_copy(src: &[f32], dst: &[f32], width: u32) -> Check {
                 String::new()
             }
         ),
+        hashes: None,
     }
 }
 

@@ -39,7 +39,40 @@ pub fn time_rotating(
     gpu: &Gpu,
     config: &SamplingConfig,
     sides: usize,
-    mut launch: impl FnMut(usize) -> Result<(), CudaError>,
+    launch: impl FnMut(usize) -> Result<(), CudaError>,
+) -> Result<Vec<Timing>, CudaError> {
+    time_sampled(gpu, config, sides, &mut LaunchOnly(launch))
+}
+
+/// What the timing does with each of its sides: enqueue one launch, and, after each sample,
+/// whatever the caller wants done outside the timed interval (the GEMM sides hash their output).
+pub trait Sampled {
+    /// Enqueues exactly one launch of side `side`.
+    fn launch(&mut self, side: usize) -> Result<(), CudaError>;
+    /// Enqueued after each timed sample of `side` (after the sample's end event, so outside
+    /// what the events time), in sample order. The warm-up launch is not a sample.
+    fn after_sample(&mut self, side: usize) -> Result<(), CudaError>;
+}
+
+/// A launcher with nothing to do after a sample.
+struct LaunchOnly<L>(L);
+
+impl<L: FnMut(usize) -> Result<(), CudaError>> Sampled for LaunchOnly<L> {
+    fn launch(&mut self, side: usize) -> Result<(), CudaError> {
+        (self.0)(side)
+    }
+    fn after_sample(&mut self, _: usize) -> Result<(), CudaError> {
+        Ok(())
+    }
+}
+
+/// [`time_rotating`] with `sampled`'s work enqueued after each sample, outside the timed
+/// interval.
+pub fn time_sampled(
+    gpu: &Gpu,
+    config: &SamplingConfig,
+    sides: usize,
+    sampled: &mut impl Sampled,
 ) -> Result<Vec<Timing>, CudaError> {
     let started = Instant::now();
     let (start, end) = (gpu.event()?, gpu.event()?);
@@ -52,7 +85,7 @@ pub fn time_rotating(
     let mut fastest = f64::INFINITY;
     for side in 0..sides {
         gpu.record(&start)?;
-        launch(side)?;
+        sampled.launch(side)?;
         gpu.record(&end)?;
         fastest = fastest.min(f64::from(elapsed_ms("a warm-up launch")?));
     }
@@ -66,9 +99,10 @@ pub fn time_rotating(
         |side| {
             gpu.record(&start)?;
             for _ in 0..launches {
-                launch(side)?;
+                sampled.launch(side)?;
             }
             gpu.record(&end)?;
+            sampled.after_sample(side)?;
             Ok::<_, CudaError>(f64::from(elapsed_ms("a sample")?) / f64::from(launches))
         },
         || gpu.recent_sm_clock_mhz(),

@@ -44,7 +44,7 @@ pub mod stats;
 
 pub use clocks::{clock_dropped, clock_span, rounds_with_clock_drop, ClockReading, ClockSpan};
 pub use flags::SamplingArgs;
-pub use gpu::{time_launches, time_rotating, time_sides};
+pub use gpu::{time_launches, time_rotating, time_sampled, time_sides, Sampled};
 pub use plan::{
     NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_EVERY,
     DEFAULT_CLOCK_TOLERANCE, DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME,

@@ -155,6 +155,7 @@ pub(crate) mod tests {
             error: if passed { 0.01 } else { 3.0 },
             bound: 1.0,
             what: "every element within the tensor-core rule".into(),
+            hashes: None,
         }
     }
 

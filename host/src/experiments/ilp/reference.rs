@@ -133,6 +133,7 @@ pub fn check_fma(out: &[f32], threads: u32, ilp: u32, iters: i32, table: &ChainT
             error: f64::from(threads),
             bound: 0.0,
             what: format!("no CPU reference computed for ILP {ilp} at {iters} rounds"),
+            hashes: None,
         };
     };
     let classes = threads.min(FMA_STARTS) as usize;
@@ -160,6 +161,7 @@ pub fn check_fma(out: &[f32], threads: u32, ilp: u32, iters: i32, table: &ChainT
              its start value ({disagree} differ); error = threads that differ from the CPU",
             table.op.sass()
         ),
+        hashes: None,
     }
 }
 

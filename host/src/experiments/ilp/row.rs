@@ -190,6 +190,7 @@ pub(crate) mod tests {
                     error: 0.0,
                     bound: 0.0,
                     what: "synthetic".into(),
+                    hashes: None,
                 },
                 flags: vec![],
                 compare: None,

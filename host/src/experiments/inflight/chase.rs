@@ -24,6 +24,7 @@ pub fn check_chase(got: u32, predicted: u32, steps: u32) -> Check {
             "pointer chase of {steps} dependent loads ends at index {predicted} as on the CPU \
              (got {got})"
         ),
+        hashes: None,
     }
 }
 

@@ -266,6 +266,7 @@ pub(crate) mod tests {
             error: 0.0,
             bound: 0.0,
             what: "synthetic".into(),
+            hashes: None,
         }
     }
 

@@ -81,6 +81,7 @@ pub fn check_mma(
                 error: f64::from(threads),
                 bound: 0.0,
                 what: format!("{checked}: the model cannot vouch for these rounds ({why:?})"),
+                hashes: None,
             }
         }
     };
@@ -106,6 +107,7 @@ pub fn check_mma(
             "{checked} ({} differ{first}); error = threads that differ",
             wrong.len()
         ),
+        hashes: None,
     }
 }
 

@@ -167,6 +167,7 @@ pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Ch
                 error: got.len() as f64,
                 bound: 0.0,
                 what: format!("{what}: the model cannot vouch for these rounds ({why:?})"),
+                hashes: None,
             }
         }
     };
@@ -191,6 +192,7 @@ pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Ch
         error: wrong.len() as f64,
         bound: 0.0,
         what: format!("{what} ({} differ{first}); error = elements that differ", wrong.len()),
+        hashes: None,
     }
 }
 

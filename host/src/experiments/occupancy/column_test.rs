@@ -45,6 +45,7 @@ fn run() -> RunResults {
                 error: 0.0,
                 bound: 1e-4,
                 what: "test".into(),
+                hashes: None,
             },
             flags: vec![],
             compare: None,
