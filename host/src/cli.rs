@@ -106,6 +106,7 @@ fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Pla
             timing,
             seed: common.seed,
             progress: false,
+            launch_timeout: std::time::Duration::from_secs(common.launch_timeout),
         },
         experiments,
         format: common.format,

@@ -42,6 +42,7 @@ fn context(gpu: &Gpu) -> RunContext {
         },
         seed: 11,
         progress: false,
+        launch_timeout: host::cuda::deadline::DEFAULT_LAUNCH_TIMEOUT,
     }
 }
 

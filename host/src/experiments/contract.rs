@@ -36,6 +36,8 @@ pub struct RunContext {
     pub seed: u64,
     /// Draw a progress bar (on a terminal).
     pub progress: bool,
+    /// The longest any wait for the GPU may take before the run ends (`--launch-timeout`).
+    pub launch_timeout: std::time::Duration,
 }
 
 /// Where an experiment's kernels come from, for the run's record.

@@ -110,6 +110,28 @@ impl ExperimentError {
         }
     }
 
+    /// Whether a kernel faulted: the context is lost, the run goes on in a fresh one.
+    pub fn is_fault(&self) -> bool {
+        match self {
+            ExperimentError::Cuda(e) => e.is_fault(),
+            ExperimentError::Source(SourceError::Cuda(e)) => e.is_fault(),
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.is_fault(),
+            _ => false,
+        }
+    }
+
+    /// Whether a kernel never completed (the run ends).
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            ExperimentError::Cuda(e) => e.is_timeout(),
+            ExperimentError::Source(SourceError::Cuda(e)) => e.is_timeout(),
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.is_timeout(),
+            _ => false,
+        }
+    }
+
     /// Whether the cause is a missing driver.
     pub fn is_no_driver(&self) -> bool {
         match self {
