@@ -163,6 +163,7 @@ fn sample() -> RunResults {
         occupancy: Some(GemmRun {
             rows: vec![gemm("S", 2, 2, 62, 1394.0, vec![]), failed_c],
             cublas: None,
+            faults: vec![],
         }),
         bandwidth: Some(Bandwidth {
             reference_gbps: 3900.0,
@@ -435,4 +436,78 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
     assert!(md.contains("MISSING bandwidth: failed"), "{md}");
     assert!(dir.join("occupancy.csv").is_file() && !dir.join("bandwidth.csv").exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fault fails its experiment (a failed check, naming the kernel) and the run goes on; a
+/// launch that never completes ends it, the experiments after it not run. (Before faults were
+/// told apart, the first failure of any kind ended the run.)
+#[test]
+fn a_fault_fails_its_experiment_and_a_timeout_ends_the_run() {
+    use clap::Parser;
+    use cudarc::driver::{sys::CUresult, DriverError};
+    use host::cuda::fault::{Launched, Side, Suspects};
+    use host::cuda::CudaError;
+    use host::experiments::{run_each, ExperimentError};
+    let cli = host::cli::Cli::try_parse_from(["host", "all"]).unwrap();
+    let plan = cli.command.plan("host all").unwrap().unwrap();
+    let mut start = sample();
+    (start.occupancy, start.bandwidth, start.regs) = (None, None, None);
+    let fault = ExperimentError::from(CudaError::Fault {
+        what: "waiting for a warm-up launch".into(),
+        source: DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
+        suspects: Suspects(vec![Launched {
+            side: Side::Compared,
+            entry: "sgemm_s".into(),
+            module: "bad.cubin".into(),
+        }]),
+    })
+    .in_variant("S");
+    let mut fault = Some(fault);
+    let mut ran = Vec::new();
+    let mut writes = 0;
+    let (results, err) = run_each(
+        start,
+        &plan.experiments,
+        &mut |e, _| {
+            ran.push(e.name());
+            match e.name() {
+                "occupancy" => Err(fault.take().unwrap()),
+                "regs" => Err(CudaError::Timeout {
+                    what: "waiting for a sample".into(),
+                    limit: std::time::Duration::from_secs(60),
+                    suspects: Suspects::default(),
+                }
+                .into()),
+                _ => Ok(()),
+            }
+        },
+        &mut |_| writes += 1,
+    );
+    assert_eq!(ran, ["occupancy", "bandwidth", "regs"]);
+    assert_eq!(writes, 3);
+    let err = err.expect("the timeout ended the run");
+    assert!(err.is_timeout(), "{err}");
+    assert!(
+        err.to_string()
+            .contains("the GPU had not finished after 60 s (--launch-timeout)"),
+        "{err}"
+    );
+    let missing: Vec<(&str, bool)> = results
+        .missing
+        .iter()
+        .map(|m| (m.experiment.as_str(), m.faulted))
+        .collect();
+    assert_eq!(
+        missing[..3],
+        [("occupancy", true), ("regs", false), ("inflight", false)]
+    );
+    let failed = results.failed_checks();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0].starts_with(
+            "occupancy faulted: experiment occupancy: variant S: waiting for a warm-up launch: \
+             `sgemm_s` of the compared module (bad.cubin) faulted: CUDA_ERROR_ILLEGAL_ADDRESS"
+        ),
+        "{failed:?}"
+    );
 }

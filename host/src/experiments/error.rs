@@ -6,6 +6,7 @@ use super::module_source::SourceError;
 use super::residency::ResidencyError;
 use crate::cuda::hopper::HopperError;
 use crate::cuda::tensor_map::TensorMapError;
+use crate::cuda::fault::Suspects;
 use crate::cuda::CudaError;
 
 #[derive(Debug, thiserror::Error)]
@@ -129,6 +130,28 @@ impl ExperimentError {
             ExperimentError::InVariant { source, .. }
             | ExperimentError::InExperiment { source, .. } => source.is_timeout(),
             _ => false,
+        }
+    }
+
+    /// The kernels in flight when a kernel faulted, where this is a fault.
+    pub fn suspects(&self) -> Option<&Suspects> {
+        match self {
+            ExperimentError::Cuda(CudaError::Fault { suspects, .. })
+            | ExperimentError::Source(SourceError::Cuda(CudaError::Fault { suspects, .. })) => {
+                Some(suspects)
+            }
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.suspects(),
+            _ => None,
+        }
+    }
+
+    /// The error without the variant and experiment it happened in.
+    pub fn innermost(&self) -> &ExperimentError {
+        match self {
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.innermost(),
+            e => e,
         }
     }
 

@@ -103,3 +103,4 @@ pub fn run_each(
     }
     (results, None)
 }
+

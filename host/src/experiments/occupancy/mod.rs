@@ -6,14 +6,15 @@
 mod claims;
 #[cfg(test)]
 mod column_test;
+mod faults;
 mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 
-pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
+pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile, RowFault};
 
 use super::cells;
-use super::contract::{Experiment, Registered, RunContext, GFLOPS};
+use super::contract::{Experiment, Output, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
 use super::gemm_cublas::{
@@ -24,10 +25,11 @@ use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_figures::GemmFigures;
 use super::measured::Measured;
 use super::measurement::Peak;
-use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
+use super::module_source::{check_compared_entries, plan_files, Kernels, Loaded, Needs, Sources};
 use super::progress::progress_bar;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
+use crate::cuda::deadline::gpu_hung;
 use crate::cuda::{CudaError, Gpu};
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{
@@ -76,54 +78,51 @@ impl Experiment for Spec {
         )
     }
 
+    /// Every line in order; a line in which a kernel faults is a failed check (its row
+    /// missing, the kernel named) and the lines after it run in a fresh context.
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<GemmRun, ExperimentError> {
-        let (ours, theirs) = p.sources.load(gpu)?;
-        let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
         let mut cublas = CublasSide::open(gpu, p.cublas);
         let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
         let mut rows = Vec::with_capacity(p.variants.len());
-        for variant in &p.variants {
-            bar.set_message(variant.label);
-            let kernel = ours
-                .module
-                .kernel(variant.entry)
-                .in_variant(variant.label)?;
-            // The compared module (e.g. nvcc's build of the seed kernels) may lack the tuned
-            // entries: those rows are not compared (the plan has checked the seed entries).
-            let other = match &theirs {
-                Some(t) if variant.family == GemmFamily::Seed => {
-                    Some(t.module.kernel(variant.entry).in_variant(variant.label)?)
+        let mut faults = Vec::new();
+        let mut fresh: Option<Gpu> = None;
+        let outcome = loop {
+            let now = fresh.as_ref().unwrap_or(gpu);
+            let from = rows.len() + faults.len();
+            let measured = measure_rows(now, ctx, p, &p.variants[from..], &mut cublas, &mut rows);
+            match measured {
+                Ok(mut buffers) => {
+                    let peak = Peak::fp32(now.info());
+                    break cublas.finish(now, &mut buffers, peak)?;
                 }
-                Some(t) => match t.module.kernel(variant.entry) {
-                    Ok(k) => Some(k),
-                    Err(CudaError::MissingEntry { .. }) => None,
-                    Err(e) => return Err(ExperimentError::from(e).in_variant(variant.label)),
-                },
-                None => None,
-            };
-            let m = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, cublas.usable())
-                .in_variant(variant.label)?;
-            let ours = m.ours;
-            let vs_cublas = m
-                .cublas
-                .map(|c| cublas.add(variant.label, ours.throughput, p.size, c));
-            rows.push(GemmRow {
-                variant: variant.label.to_owned(),
-                threads: variant.threads(),
-                tm: variant.tm,
-                tn: variant.tn,
-                figures: GemmFigures::of(&ours),
-                measured: Measured::of(&ours, m.theirs.map(|t| (t, None))),
-                tile: Some(tile_of(variant)),
-                vs_cublas,
-            });
-            bar.inc(1);
-        }
+                Err((e, at)) if e.is_fault() && !gpu_hung() && from + at < p.variants.len() => {
+                    let variant = p.variants[from + at];
+                    let context = gpu.open_fresh()?;
+                    cublas.reopen(&context);
+                    // Drops the context of an earlier fault, if any: nothing of it is left.
+                    fresh = Some(context);
+                    faults.push(faults::blame(gpu, p, variant, &e)?);
+                    bar.inc(1);
+                }
+                Err((e, _)) => return Err(e),
+            }
+        };
         bar.finish_and_clear();
-        let peak = Peak::fp32(gpu.info());
-        let cublas = cublas.finish(gpu, &mut buffers, peak)?;
-        Ok(GemmRun { rows, cublas })
+        Ok(GemmRun {
+            rows,
+            cublas: outcome,
+            faults,
+        })
+    }
+
+    /// The rows' failed checks, the variants a kernel faulted in first.
+    fn failed_checks(output: &GemmRun) -> Vec<String> {
+        let mut out: Vec<String> = output.faults.iter().map(ToString::to_string).collect();
+        for r in &output.rows {
+            r.measured.failed(&r.variant, &mut out);
+        }
+        out.extend(output.other_failures());
+        out
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
@@ -281,6 +280,72 @@ pub fn tile_of(v: &GemmVariant) -> GemmTile {
         stages: v.stages,
         dyn_smem: v.dynamic_shared_bytes(),
     }
+}
+
+/// Measures `variants` in order on `gpu` (its modules and buffers loaded here), each row pushed
+/// to `rows` and cuBLAS's samples kept in `cublas`; gives the buffers, for cuBLAS's own checks.
+/// A failure gives the error and the index in `variants` of the line it happened in.
+fn measure_rows(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    variants: &[&'static GemmVariant],
+    cublas: &mut CublasSide,
+    rows: &mut Vec<GemmRow>,
+) -> Result<GemmBuffers, (ExperimentError, usize)> {
+    let (ours, theirs) = p.sources.load(gpu).map_err(|e| (e.into(), 0))?;
+    let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed).map_err(|e| (e, 0))?;
+    for (i, variant) in variants.iter().enumerate() {
+        let row = measure_row(gpu, ctx, p, variant, (&ours, theirs.as_ref()), &mut buffers, cublas);
+        rows.push(row.map_err(|e| (e, i))?);
+    }
+    Ok(buffers)
+}
+
+/// One line's row.
+fn measure_row(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    variant: &GemmVariant,
+    (ours, theirs): (&Loaded, Option<&Loaded>),
+    buffers: &mut GemmBuffers,
+    cublas: &mut CublasSide,
+) -> Result<GemmRow, ExperimentError> {
+    let kernel = ours
+        .module
+        .kernel(variant.entry)
+        .in_variant(variant.label)?;
+    // The compared module (e.g. nvcc's build of the seed kernels) may lack the tuned
+    // entries: those rows are not compared (the plan has checked the seed entries).
+    let other = match theirs {
+        Some(t) if variant.family == GemmFamily::Seed => {
+            Some(t.module.kernel(variant.entry).in_variant(variant.label)?)
+        }
+        Some(t) => match t.module.kernel(variant.entry) {
+            Ok(k) => Some(k),
+            Err(CudaError::MissingEntry { .. }) => None,
+            Err(e) => return Err(ExperimentError::from(e).in_variant(variant.label)),
+        },
+        None => None,
+    };
+    let m = buffers
+        .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, cublas.usable())
+        .in_variant(variant.label)?;
+    let ours = m.ours;
+    let vs_cublas = m
+        .cublas
+        .map(|c| cublas.add(variant.label, ours.throughput, p.size, c));
+    Ok(GemmRow {
+        variant: variant.label.to_owned(),
+        threads: variant.threads(),
+        tm: variant.tm,
+        tn: variant.tn,
+        figures: GemmFigures::of(&ours),
+        measured: Measured::of(&ours, m.theirs.map(|t| (t, None))),
+        tile: Some(tile_of(variant)),
+        vs_cublas,
+    })
 }
 
 /// Why cuBLAS has no figures in a run, in words.
