@@ -28,10 +28,10 @@ pub const EXIT_NO_DRIVER: u8 = 3;
 /// Exit code: the run failed part-way (GPU or I/O error); finished experiments are on disk.
 pub const EXIT_RUN_FAILED: u8 = 4;
 
-const EXIT_CODES: &str = "Exit codes: 0 every check passed; 1 a correctness check failed (or, \
-for calc --verify, the calculator disagrees with the driver); 2 a usage error (a bad flag, file \
-or results.json; nothing ran); 3 no CUDA driver; 4 the run failed part-way (a GPU or I/O error; \
-the experiments that finished are written to --out, with a note of what is missing).
+const EXIT_CODES: &str = "Exit codes: 0 every check passed; 1 a correctness check failed or a \
+kernel faulted (or, for calc --verify, the calculator disagrees with the driver); 2 a usage error \
+(a bad flag, file or results.json; nothing ran); 3 no CUDA driver; 4 the run failed part-way (a \
+GPU or I/O error, or a kernel still running after --launch-timeout; the experiments that finished are written to --out, with a note of what is missing).
 
 Files: --module/--compare take regular files only (not a FIFO or device), told PTX, cubin or \
 fatbin by their first bytes; a cubin must be an NVIDIA ELF exporting the entries a run launches. \
