@@ -13,5 +13,8 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "faults_gpu":
         print(m["executable"])')
 cp target/release/host "$W/host"; cp "$exe" "$W/faults_gpu"; strip "$W/host" "$W/faults_gpu"
-mkdir -p "$DEST"; tar cJf "$DEST/pack.tar.xz" -C "$W" host faults_gpu; rm -rf "$W"
+# Call D2's diagnosis modules (the built-in PTX cut to S; S spinning two ways), if made.
+cp /tmp/dpack/*.ptx "$W/" 2>/dev/null || true
+mkdir -p "$DEST"; tar cJf "$DEST/pack.tar.xz" -C "$W" host faults_gpu $(cd "$W" && ls *.ptx 2>/dev/null)
+rm -rf "$W"
 ls -la "$DEST/pack.tar.xz"
