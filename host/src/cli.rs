@@ -86,6 +86,8 @@ pub struct Plan {
     pub command: String,
     /// Stop after the checks (`--check-only`).
     pub check_only: bool,
+    /// The state of the run to go on with after a fault (`--resume`, given by the host itself).
+    pub resume: Option<PathBuf>,
 }
 
 /// The plan of checked experiments; `--out` last, once everything else has passed: refused when
@@ -93,7 +95,8 @@ pub struct Plan {
 /// after `--check-only` when it was new).
 fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Plan, CliError> {
     let timing = common.sampling.config().map_err(CliError::Flag)?;
-    if let Some(out) = &common.out {
+    // A run resumed after a fault (`--resume`) writes on into its own folder.
+    if let Some(out) = common.out.as_ref().filter(|_| common.resume.is_none()) {
         check_out(out, Incoming::Run, common.force)?;
         let created = create_out(out)?;
         if common.check_only {
@@ -107,12 +110,14 @@ fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Pla
             seed: common.seed,
             progress: false,
             launch_timeout: std::time::Duration::from_secs(common.launch_timeout),
+            faults: Vec::new(),
         },
         experiments,
         format: common.format,
         out: common.out.clone(),
         command: command.to_owned(),
         check_only: common.check_only,
+        resume: common.resume.clone(),
     })
 }
 

@@ -14,6 +14,7 @@ use host::cli::{
 };
 use host::cuda::{driver_present, CudaError, Gpu};
 use host::experiments;
+use host::experiments::resume::{self, Fault, Resume};
 use host::report::write_run;
 use host::results_io::{device_table, render_results};
 use host::table::{render, Format};
@@ -90,14 +91,28 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
         return Err(CudaError::NoDriver.into());
     }
     plan.context.progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    // A run going on after a kernel's fault, in the process that fault made it start.
+    let resumed = match &plan.resume {
+        Some(path) => Some(Resume::read(path).context("resuming the run")?),
+        None => None,
+    };
+    if let Some(r) = &resumed {
+        plan.context.faults = r.faults.clone();
+    }
     let gpu = Gpu::open(plan.device).with_context(|| format!("opening device {}", plan.device))?;
     plan.context.timing.reference_clock_mhz = Some(gpu.info().sm_clock_khz / 1000);
-    let meta = experiments::meta(
-        &plan.command,
-        &plan.context.timing,
-        &plan.experiments,
-        &gpu.info().driver_version,
-    );
+    let start = match resumed {
+        Some(r) => r.results,
+        None => experiments::RunResults::empty(
+            experiments::meta(
+                &plan.command,
+                &plan.context.timing,
+                &plan.experiments,
+                &gpu.info().driver_version,
+            ),
+            gpu.info().clone(),
+        ),
+    };
     let mut write_error = None;
     let mut since = std::time::Instant::now();
     let mut done = |results: &experiments::RunResults| {
@@ -141,8 +156,24 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
             let gpu = &gpu;
             s.spawn(move || gpu.warm_builtin(host::module_name::BUILTIN, ptx));
         }
-        experiments::run(&gpu, &plan.context, meta, &plan.experiments, &mut done)
+        experiments::run_from(&gpu, &plan.context, start, &plan.experiments, &mut done)
     });
+    if let Some(e) = failure.as_ref().filter(|e| e.is_fault()) {
+        // The fault lost this process's context: the run goes on in a new process, which
+        // prints and writes the whole run.
+        eprintln!("error: {e}");
+        eprintln!("a kernel's fault loses the GPU for the rest of a process: going on in a new one");
+        drop(gpu);
+        let by_line = |name: &str| {
+            plan.experiments
+                .iter()
+                .any(|p| p.name() == name && experiments::run_loop::goes_on_without_faulting_lines(p))
+        };
+        let name = e.experiment().unwrap_or_default();
+        let mut faults = plan.context.faults.clone();
+        faults.push(Fault::of(name, e, by_line(name)));
+        return Ok(resume::go_on(&Resume { results, faults })?);
+    }
     print!("{}", render_results(&results, plan.format));
     if let Some(e) = failure {
         eprintln!("error: {e}");

@@ -10,10 +10,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use host::cuda::{driver_present, Gpu, Module};
-use host::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
+use host::experiments::gemm::{launch_shape, Fp32};
 use host::experiments::gemm_sides::{GemmKind, Operands};
 use host::results::GemmDims;
-use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::variants::{find_gemm, GemmVariant, GEMM};
 
 /// Fails a GPU-only test asked to run without a driver: it must not pass without having run.
@@ -136,11 +135,11 @@ fn results(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// A kernel's fault names it and loses the context; a fresh context then runs and checks a GEMM
-/// (what the run does after a fault).
+/// A kernel's fault names it (side, entry, module) and loses the context: every call after it
+/// fails.
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
-fn a_fault_names_the_kernel_and_a_fresh_context_runs_after_it() {
+fn a_fault_names_the_kernel_and_loses_the_context() {
     let gpu = gpu();
     let s = line("S");
     let dims = GemmDims::square(256);
@@ -170,29 +169,13 @@ fn a_fault_names_the_kernel_and_a_fresh_context_runs_after_it() {
             && text.contains("CUDA_ERROR_ILLEGAL_ADDRESS"),
         "{text}"
     );
-    assert!(!gpu.usable(), "the fault is sticky");
-    drop((kernel, a, b, c));
-
-    let fresh = gpu.open_fresh().unwrap();
-    let good = Module::load(&fresh, "good.ptx", module(&[s.entry], None).as_bytes()).unwrap();
-    let mut buffers = GemmBuffers::new(&fresh, dims, 7).unwrap();
-    let plan = SamplingConfig {
-        plan: SamplingPlan::Fixed(TimingPlan {
-            iters: 2,
-            samples: 2,
-        }),
-        ..SamplingConfig::default()
-    };
-    let m = buffers
-        .measure(&fresh, &good.kernel(s.entry).unwrap(), None, s, &plan, None)
-        .unwrap();
-    assert!(m.ours.check.passed, "{:?}", m.ours.check);
-    assert!(fresh.usable());
+    let again = gpu.zeros::<f32>(1).map(|_| ()).and_then(|()| gpu.synchronize());
+    assert!(again.is_err(), "the fault is sticky");
 }
 
 /// `host occupancy`: the compared module faults in S, ours in D; both rows are failed checks
-/// naming the side and the kernel (exit 1), the row between them and after them measured in
-/// fresh contexts, cuBLAS's row too.
+/// naming the side and the kernel (exit 1), the row between them measured (each fault makes the
+/// run go on in a new process), cuBLAS's row too.
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_faulting_row_fails_and_the_run_goes_on() {
@@ -266,7 +249,7 @@ fn a_faulting_row_fails_and_the_run_goes_on() {
 }
 
 /// `host occupancy` with a compared kernel that never completes: the run ends after
-/// `--launch-timeout` with exit code 4, the kernel named, results.json written.
+/// `--launch-timeout` with exit code 4, the kernel named.
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_kernel_that_never_completes_ends_the_run_after_the_limit() {
@@ -297,7 +280,7 @@ fn a_kernel_that_never_completes_ends_the_run_after_the_limit() {
             out_dir.to_str().unwrap(),
         ],
         // The limit, the compiles, and the backstop's grace, with room to spare.
-        Duration::from_secs(120),
+        Duration::from_secs(60),
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
@@ -306,15 +289,5 @@ fn a_kernel_that_never_completes_ends_the_run_after_the_limit() {
             && stderr.contains(&format!("`{}` of the compared module", s.entry))
             && stderr.contains("never completed"),
         "{stderr}"
-    );
-    let r = results(&out_dir);
-    let missing = &r["missing"][0];
-    assert_eq!(missing["experiment"], "occupancy");
-    assert!(
-        missing["reason"]
-            .as_str()
-            .unwrap()
-            .contains("--launch-timeout"),
-        "{missing}"
     );
 }

@@ -43,6 +43,7 @@ fn context(gpu: &Gpu) -> RunContext {
         seed: 11,
         progress: false,
         launch_timeout: host::cuda::deadline::DEFAULT_LAUNCH_TIMEOUT,
+        faults: Vec::new(),
     }
 }
 

@@ -93,21 +93,24 @@ pub fn gpu_hung() -> bool {
 }
 
 /// How long the run has, after a wait timed out, to write its results and exit before the
-/// backstop ends the process.
-const GRACE: Duration = Duration::from_secs(30);
+/// backstop ends the process: the unwinding from the wait can itself be held by the driver (seen
+/// on the H200: the thread spins in the driver while the kernel runs).
+const GRACE: Duration = Duration::from_secs(10);
 
-/// Notes that a wait timed out, and starts the backstop: if the process has not exited
-/// [`GRACE`] later (a driver call still waiting for the kernel), it ends it with exit code 4,
-/// what finished already written.
-pub fn note_hung() {
+/// Notes that a wait timed out (`what`: the error, which the run may never get to print: it is
+/// printed here), and starts the backstop: if the process has not exited [`GRACE`] later (a
+/// driver call waiting for the kernel), it ends it with exit code 4, what finished already
+/// written.
+pub fn note_hung(what: &dyn std::fmt::Display) {
     if HUNG.swap(true, Ordering::Relaxed) {
         return;
     }
+    eprintln!("error: {what}; the run ends here, what finished is written");
     std::thread::spawn(|| {
         std::thread::sleep(GRACE);
         eprintln!(
-            "error: the GPU is still running a kernel that never completed and the driver did \
-             not let go {} s after the launch timeout; ending the process (exit code 4)",
+            "error: the driver still holds the GPU {} s after the launch timeout (a kernel \
+             never completed); ending the process (exit code 4)",
             GRACE.as_secs()
         );
         // SAFETY: ends the process at once, without the exit handlers that would wait for the

@@ -58,18 +58,6 @@ impl Gpu {
         Self::in_context(ordinal, ctx)
     }
 
-    /// The same device in a new context of its own (not the device's primary one, which a
-    /// kernel's fault may have lost: a lost context is not used again, and its handles stay
-    /// where they are). Kernels, buffers and libraries must be loaded again in it.
-    pub fn open_fresh(&self) -> Result<Self, CudaError> {
-        let ordinal = self.info.ordinal;
-        let ctx = CudaContext::new_non_primary(ordinal as usize, 0)
-            .doing(|| format!("creating a fresh context on device {ordinal}"))?;
-        let gpu = Self::in_context(ordinal, ctx)?;
-        gpu.set_launch_timeout(self.launch_timeout());
-        Ok(gpu)
-    }
-
     fn in_context(ordinal: u32, ctx: Arc<CudaContext>) -> Result<Self, CudaError> {
         let stream = ctx.default_stream();
         let at = |a: Attr| -> Result<i64, CudaError> {
@@ -184,12 +172,13 @@ impl Gpu {
             }
             Err(Waited::Failed(source)) => Err(self.failure(source, what)),
             Err(Waited::TimedOut(_)) => {
-                note_hung();
-                Err(CudaError::Timeout {
+                let e = CudaError::Timeout {
                     what: what.to_owned(),
                     limit,
                     suspects: self.in_flight.suspects(),
-                })
+                };
+                note_hung(&e);
+                Err(e)
             }
         }
     }
@@ -199,11 +188,6 @@ impl Gpu {
         self.wait(what, || event.try_is_complete())
     }
 
-    /// Whether the context still runs work: false once a kernel's fault has lost it (every
-    /// call then fails with the fault) or a kernel never completed.
-    pub fn usable(&self) -> bool {
-        !gpu_hung() && self.synchronize().is_ok()
-    }
 
     /// The built-in module `image` (PTX embedded in the binary), compiled once on this GPU and
     /// shared: later calls, from any experiment, get the same module.

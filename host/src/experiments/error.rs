@@ -6,7 +6,6 @@ use super::module_source::SourceError;
 use super::residency::ResidencyError;
 use crate::cuda::hopper::HopperError;
 use crate::cuda::tensor_map::TensorMapError;
-use crate::cuda::fault::Suspects;
 use crate::cuda::CudaError;
 
 #[derive(Debug, thiserror::Error)]
@@ -133,15 +132,19 @@ impl ExperimentError {
         }
     }
 
-    /// The kernels in flight when a kernel faulted, where this is a fault.
-    pub fn suspects(&self) -> Option<&Suspects> {
+    /// The experiment it happened in, where it names one.
+    pub fn experiment(&self) -> Option<&'static str> {
         match self {
-            ExperimentError::Cuda(CudaError::Fault { suspects, .. })
-            | ExperimentError::Source(SourceError::Cuda(CudaError::Fault { suspects, .. })) => {
-                Some(suspects)
-            }
-            ExperimentError::InVariant { source, .. }
-            | ExperimentError::InExperiment { source, .. } => source.suspects(),
+            ExperimentError::InExperiment { experiment, .. } => Some(experiment),
+            _ => None,
+        }
+    }
+
+    /// The variant it happened in, where it names one.
+    pub fn variant(&self) -> Option<&str> {
+        match self {
+            ExperimentError::InVariant { variant, .. } => Some(variant),
+            ExperimentError::InExperiment { source, .. } => source.variant(),
             _ => None,
         }
     }

@@ -93,14 +93,6 @@ impl CublasSide {
         }
     }
 
-    /// cuBLAS loaded again on `gpu` (a kernel's fault lost the context it was loaded in), the
-    /// samples and checks taken so far kept.
-    pub fn reopen(&mut self, gpu: &Gpu) {
-        if self.opened.is_some() {
-            self.opened = Some(Cublas::open(gpu));
-        }
-    }
-
     /// The library to time beside the lines, where it was asked for and loaded.
     pub fn usable(&self) -> Option<&Cublas> {
         self.opened.as_ref().and_then(|c| c.as_ref().ok())

@@ -271,6 +271,14 @@ macro_rules! registry {
                     },)*]
                 }
 
+                /// Whether experiment `name`'s output is in the results.
+                pub fn has_output(&self, name: &str) -> bool {
+                    $(if name == <$variant>::NAME {
+                        return self.$field.is_some();
+                    })*
+                    false
+                }
+
                 /// Descriptions of every failed check, each prefixed with its experiment.
                 pub fn failed_checks(&self) -> Vec<String> {
                     // An experiment a kernel faulted in checked nothing after the fault.

@@ -5,13 +5,12 @@
 use super::contract::RunContext;
 use super::error::ExperimentError;
 use super::registry::{Planned, RunResults};
+use super::resume;
 use crate::cuda::Gpu;
 use crate::results::{Missing, RunMeta};
 
 /// Runs `experiments` in order on `gpu`: [`run_each`] with each experiment's own run. Every
-/// wait for the GPU is limited to `ctx.launch_timeout`. After a kernel's fault has lost the
-/// context (an experiment failed with it, or went on past it in a context of its own), the next
-/// experiment runs in a fresh context: the lost one is never used again.
+/// wait for the GPU is limited to `ctx.launch_timeout`.
 pub fn run(
     gpu: &Gpu,
     ctx: &RunContext,
@@ -19,40 +18,40 @@ pub fn run(
     experiments: &[Planned],
     done: &mut dyn FnMut(&RunResults),
 ) -> (RunResults, Option<ExperimentError>) {
-    gpu.set_launch_timeout(ctx.launch_timeout);
     let results = RunResults::empty(meta, gpu.info().clone());
-    let mut fresh: Option<Gpu> = None;
-    run_each(
-        results,
-        experiments,
-        &mut |e, r| {
-            let now = fresh.as_ref().unwrap_or(gpu);
-            let out = e.run(now, ctx, r);
-            let lost = match &out {
-                Err(err) => err.is_fault(),
-                Ok(()) => !now.usable(),
-            };
-            if lost && !crate::cuda::deadline::gpu_hung() {
-                // The lost context's handles go first (a fresh one never shares them).
-                fresh = None;
-                fresh = Some(gpu.open_fresh()?);
-            }
-            out
-        },
-        done,
-    )
+    run_from(gpu, ctx, results, experiments, done)
+}
+
+/// [`run`] from `results` (a run resumed after a fault): the experiments done in it are skipped.
+pub fn run_from(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    results: RunResults,
+    experiments: &[Planned],
+    done: &mut dyn FnMut(&RunResults),
+) -> (RunResults, Option<ExperimentError>) {
+    gpu.set_launch_timeout(ctx.launch_timeout);
+    run_each(results, experiments, &mut |e, r| e.run(gpu, ctx, r), done)
+}
+
+/// Whether a kernel's fault in one of `e`'s lines leaves the rest of it to run (in a new process,
+/// without that line): `occupancy`'s lines are independent of one another.
+pub fn goes_on_without_faulting_lines(e: &Planned) -> bool {
+    matches!(e, Planned::Occupancy(_))
 }
 
 /// What the results written after an experiment say of those not finished yet.
 pub const NOT_FINISHED: &str = "not finished: these results were written while the run was \
 still going; if it has ended, it stopped before this experiment finished (interrupted?)";
 
-/// Runs `experiments` in order through `step`, which stores each one's output in the results.
-/// After each one, `done` gets the results so far (the experiments not yet finished listed in
-/// `missing`), so a caller can write them at once. An experiment in which a kernel faulted is
-/// listed in `missing` as faulted (a failed check) and the run goes on. Any other failure stops
-/// the run: the results so far (with the failed experiment and those after it in `missing`) are
-/// given to `done` and returned with the error, which names the experiment.
+/// Runs `experiments` in order through `step`, which stores each one's output in the results;
+/// those already done in `results` (a resumed run's) are skipped. After each one, `done` gets the
+/// results so far (the experiments not yet finished listed in `missing`), so a caller can write
+/// them at once. A failure stops the run: the results so far (with the failed experiment and
+/// those after it in `missing`) are given to `done` and returned with the error, which names the
+/// experiment. A kernel's fault stops it too (the context is lost), for the run to go on in a new
+/// process ([`super::resume`]): a fault in `occupancy`, which goes on without its faulting lines,
+/// leaves it to be run again; any other experiment is listed as faulted, a failed check.
 pub fn run_each(
     mut results: RunResults,
     experiments: &[Planned],
@@ -69,33 +68,49 @@ pub fn run_each(
             })
             .collect()
     };
-    let mut faulted: Vec<Missing> = Vec::new();
+    // Faulted in an earlier process: still missing, still failed.
+    let faulted: Vec<Missing> = results
+        .missing
+        .iter()
+        .filter(|m| m.faulted)
+        .cloned()
+        .collect();
     for (i, e) in experiments.iter().enumerate() {
+        if resume::done(&results, e.name()) {
+            continue;
+        }
         if let Err(err) = step(e, &mut results) {
             let err = ExperimentError::InExperiment {
                 experiment: e.name(),
                 source: Box::new(err),
             };
-            if err.is_fault() {
-                faulted.push(Missing {
-                    experiment: e.name().to_owned(),
-                    reason: format!("faulted: {err}"),
-                    faulted: true,
-                });
-            } else {
-                let mut missing = faulted;
-                missing.push(Missing {
-                    experiment: e.name().to_owned(),
-                    reason: format!("failed: {err}"),
-                    faulted: false,
-                });
-                missing.extend(pending(i + 1, &|_| {
+            let mut missing = faulted;
+            let by_line = err.is_fault() && goes_on_without_faulting_lines(e);
+            missing.push(Missing {
+                experiment: e.name().to_owned(),
+                reason: if by_line {
+                    format!("not finished: a line faulted ({err}); the run goes on without it")
+                } else if err.is_fault() {
+                    format!("faulted: {err}")
+                } else {
+                    format!("failed: {err}")
+                },
+                faulted: err.is_fault() && !by_line,
+            });
+            missing.extend(pending(i + 1, &|_| {
+                if err.is_fault() {
+                    format!(
+                        "not run yet: a kernel's fault in {} lost the GPU's context; the run \
+                         goes on in a new process",
+                        e.name()
+                    )
+                } else {
                     format!("not run: the run stopped when {} failed", e.name())
-                }));
-                results.missing = missing;
-                done(&results);
-                return (results, Some(err));
-            }
+                }
+            }));
+            results.missing = missing;
+            done(&results);
+            return (results, Some(err));
         }
         results.missing = faulted.clone();
         results.missing.extend(pending(i + 1, &|_| NOT_FINISHED.to_owned()));
@@ -103,4 +118,3 @@ pub fn run_each(
     }
     (results, None)
 }
-

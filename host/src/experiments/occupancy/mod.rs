@@ -6,7 +6,6 @@
 mod claims;
 #[cfg(test)]
 mod column_test;
-mod faults;
 mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
@@ -29,7 +28,6 @@ use super::module_source::{check_compared_entries, plan_files, Kernels, Loaded, 
 use super::progress::progress_bar;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
-use crate::cuda::deadline::gpu_hung;
 use crate::cuda::{CudaError, Gpu};
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{
@@ -78,39 +76,43 @@ impl Experiment for Spec {
         )
     }
 
-    /// Every line in order; a line in which a kernel faults is a failed check (its row
-    /// missing, the kernel named) and the lines after it run in a fresh context.
+    /// Every line in order but those a kernel faulted in earlier in the run (in a process before
+    /// this one: a fault loses the context for the rest of a process), which are failed checks.
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<GemmRun, ExperimentError> {
+        let faults: Vec<RowFault> = ctx
+            .faults
+            .iter()
+            .filter(|f| f.experiment == Self::NAME)
+            .filter_map(|f| {
+                Some(RowFault {
+                    variant: f.variant.clone()?,
+                    error: f.error.clone(),
+                })
+            })
+            .collect();
+        let variants: Vec<&'static GemmVariant> = p
+            .variants
+            .iter()
+            .copied()
+            .filter(|v| !faults.iter().any(|f| f.variant == v.label))
+            .collect();
         let mut cublas = CublasSide::open(gpu, p.cublas);
-        let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
-        let mut rows = Vec::with_capacity(p.variants.len());
-        let mut faults = Vec::new();
-        let mut fresh: Option<Gpu> = None;
-        let outcome = loop {
-            let now = fresh.as_ref().unwrap_or(gpu);
-            let from = rows.len() + faults.len();
-            let measured = measure_rows(now, ctx, p, &p.variants[from..], &mut cublas, &mut rows);
-            match measured {
-                Ok(mut buffers) => {
-                    let peak = Peak::fp32(now.info());
-                    break cublas.finish(now, &mut buffers, peak)?;
-                }
-                Err((e, at)) if e.is_fault() && !gpu_hung() && from + at < p.variants.len() => {
-                    let variant = p.variants[from + at];
-                    let context = gpu.open_fresh()?;
-                    cublas.reopen(&context);
-                    // Drops the context of an earlier fault, if any: nothing of it is left.
-                    fresh = Some(context);
-                    faults.push(faults::blame(gpu, p, variant, &e)?);
-                    bar.inc(1);
-                }
-                Err((e, _)) => return Err(e),
-            }
-        };
+        let bar = progress_bar(ctx, variants.len(), Self::NAME);
+        let (ours, theirs) = p.sources.load(gpu)?;
+        let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
+        let mut rows = Vec::with_capacity(variants.len());
+        for variant in variants {
+            bar.set_message(variant.label);
+            let loaded = (&ours, theirs.as_ref());
+            rows.push(measure_row(gpu, ctx, p, variant, loaded, &mut buffers, &mut cublas)?);
+            bar.inc(1);
+        }
         bar.finish_and_clear();
+        let peak = Peak::fp32(gpu.info());
+        let cublas = cublas.finish(gpu, &mut buffers, peak)?;
         Ok(GemmRun {
             rows,
-            cublas: outcome,
+            cublas,
             faults,
         })
     }
@@ -280,26 +282,6 @@ pub fn tile_of(v: &GemmVariant) -> GemmTile {
         stages: v.stages,
         dyn_smem: v.dynamic_shared_bytes(),
     }
-}
-
-/// Measures `variants` in order on `gpu` (its modules and buffers loaded here), each row pushed
-/// to `rows` and cuBLAS's samples kept in `cublas`; gives the buffers, for cuBLAS's own checks.
-/// A failure gives the error and the index in `variants` of the line it happened in.
-fn measure_rows(
-    gpu: &Gpu,
-    ctx: &RunContext,
-    p: &Plan,
-    variants: &[&'static GemmVariant],
-    cublas: &mut CublasSide,
-    rows: &mut Vec<GemmRow>,
-) -> Result<GemmBuffers, (ExperimentError, usize)> {
-    let (ours, theirs) = p.sources.load(gpu).map_err(|e| (e.into(), 0))?;
-    let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed).map_err(|e| (e, 0))?;
-    for (i, variant) in variants.iter().enumerate() {
-        let row = measure_row(gpu, ctx, p, variant, (&ours, theirs.as_ref()), &mut buffers, cublas);
-        rows.push(row.map_err(|e| (e, i))?);
-    }
-    Ok(buffers)
 }
 
 /// One line's row.

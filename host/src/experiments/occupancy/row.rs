@@ -140,30 +140,17 @@ pub struct GemmRun {
     pub faults: Vec<RowFault>,
 }
 
-/// A variant in which a kernel faulted: the run went on in a fresh context without its row.
+/// A variant in which a kernel faulted: no row (the run went on without it, in a new process).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowFault {
     pub variant: String,
     /// The error, naming the kernel(s) in flight when the fault surfaced.
     pub error: String,
-    /// Where several kernels were in flight: those that faulted again when each side was run
-    /// alone in a fresh context (empty: none did).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alone: Option<Vec<String>>,
 }
 
 impl std::fmt::Display for RowFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "variant {} faulted: {}", self.variant, self.error)?;
-        match self.alone.as_deref() {
-            None => Ok(()),
-            Some([]) => write!(f, "; run alone, each in a fresh context, no side faulted"),
-            Some(found) => write!(
-                f,
-                "; run alone, each in a fresh context: {} faulted",
-                found.join(", ")
-            ),
-        }
+        write!(f, "variant {} faulted: {}", self.variant, self.error)
     }
 }
 
@@ -322,7 +309,6 @@ mod tests {
         let fault = RowFault {
             variant: "S".into(),
             error: "`sgemm_s` of the compared module (bad.cubin) faulted".into(),
-            alone: None,
         };
         for cublas in [
             None,
@@ -345,13 +331,6 @@ mod tests {
             faults: vec![],
         };
         assert!(serde_json::to_value(&plain).unwrap().is_array());
-        let alone = RowFault {
-            alone: Some(vec!["`sgemm_s` of the compared module (bad.cubin)".into()]),
-            ..fault
-        };
-        assert!(alone
-            .to_string()
-            .ends_with("run alone, each in a fresh context: `sgemm_s` of the compared module (bad.cubin) faulted"));
     }
 
     /// Each family is stored under the name the tables print, the strings runs stored before it
