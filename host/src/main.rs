@@ -164,14 +164,13 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
         eprintln!("error: {e}");
         eprintln!("a kernel's fault loses the GPU for the rest of a process: going on in a new one");
         drop(gpu);
-        let by_line = |name: &str| {
-            plan.experiments
-                .iter()
-                .any(|p| p.name() == name && experiments::run_loop::goes_on_without_faulting_lines(p))
-        };
         let name = e.experiment().unwrap_or_default();
+        let by_line = plan
+            .experiments
+            .iter()
+            .any(|p| p.name() == name && experiments::run_loop::fault_by_line(p, e));
         let mut faults = plan.context.faults.clone();
-        faults.push(Fault::of(name, e, by_line(name)));
+        faults.push(Fault::of(name, e, by_line));
         return Ok(resume::go_on(&Resume { results, faults })?);
     }
     print!("{}", render_results(&results, plan.format));

@@ -216,17 +216,23 @@ fn a_faulting_row_fails_and_the_run_goes_on() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "a failed check");
+    let failed = |variant: &str| {
+        let start = format!("FAILED occupancy variant {variant} faulted: ");
+        let line = stderr.lines().find(|l| l.starts_with(&start));
+        line.unwrap_or_else(|| panic!("no `{start}` line in:\n{stderr}"))
+            .to_owned()
+    };
+    let s_line = failed("S");
     assert!(
-        stderr.contains(&format!(
-            "FAILED occupancy variant S faulted: `{}` of the compared module",
-            s.entry
-        )) && stderr.contains("theirs_s_bad.ptx"),
-        "{stderr}"
+        s_line.contains(&format!("`{}` of the compared module", s.entry))
+            && s_line.contains("theirs_s_bad.ptx")
+            && s_line.contains("CUDA_ERROR_ILLEGAL_ADDRESS"),
+        "{s_line}"
     );
+    let d_line = failed("D");
     assert!(
-        stderr.contains(&format!("FAILED occupancy variant D faulted: `{}` of ours", d.entry))
-            && stderr.contains("ours_d_bad.ptx"),
-        "{stderr}"
+        d_line.contains(&format!("`{}` of ours", d.entry)) && d_line.contains("ours_d_bad.ptx"),
+        "{d_line}"
     );
     let r = results(&out_dir);
     let occupancy = &r["occupancy"];

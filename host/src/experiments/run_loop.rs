@@ -34,10 +34,15 @@ pub fn run_from(
     run_each(results, experiments, &mut |e, r| e.run(gpu, ctx, r), done)
 }
 
-/// Whether a kernel's fault in one of `e`'s lines leaves the rest of it to run (in a new process,
-/// without that line): `occupancy`'s lines are independent of one another.
-pub fn goes_on_without_faulting_lines(e: &Planned) -> bool {
-    matches!(e, Planned::Occupancy(_))
+/// Whether `err`, a kernel's fault in experiment `e`, leaves the rest of `e` to run (in a new
+/// process, without the line): a fault in one of `occupancy`'s lines, which are independent of
+/// one another. A fault outside its lines (cuBLAS's, the reference's) fails it as a whole, so
+/// that the new process does not meet it again.
+pub fn fault_by_line(e: &Planned, err: &ExperimentError) -> bool {
+    let line = err.variant();
+    err.is_fault()
+        && matches!(e, Planned::Occupancy(p)
+            if p.variants.iter().any(|v| line == Some(v.label)))
 }
 
 /// What the results written after an experiment say of those not finished yet.
@@ -85,7 +90,7 @@ pub fn run_each(
                 source: Box::new(err),
             };
             let mut missing = faulted;
-            let by_line = err.is_fault() && goes_on_without_faulting_lines(e);
+            let by_line = fault_by_line(e, &err);
             missing.push(Missing {
                 experiment: e.name().to_owned(),
                 reason: if by_line {
