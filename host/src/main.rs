@@ -162,7 +162,9 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
         // The fault lost this process's context: the run goes on in a new process, which
         // prints and writes the whole run.
         eprintln!("error: {e}");
-        eprintln!("a kernel's fault loses the GPU for the rest of a process: going on in a new one");
+        eprintln!(
+            "a kernel's fault loses the GPU for the rest of a process: going on in a new one"
+        );
         drop(gpu);
         let name = e.experiment().unwrap_or_default();
         let by_line = plan

@@ -78,7 +78,10 @@ fn module(keep: &[&str], broken: Option<(&str, Broken)>) -> String {
             current = None;
         }
     }
-    assert!(broken.is_none() || patched, "the broken entry is in the module");
+    assert!(
+        broken.is_none() || patched,
+        "the broken entry is in the module"
+    );
     out
 }
 
@@ -98,10 +101,8 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs the host binary; a run still going after `limit` is killed and fails the test (a hang
 /// guard, not a measurement).
 fn host(args: &[&str], limit: Duration) -> Output {
-    let exe = std::env::var_os("LAB_HOST").map_or_else(
-        || PathBuf::from(env!("CARGO_BIN_EXE_host")),
-        PathBuf::from,
-    );
+    let exe = std::env::var_os("LAB_HOST")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_host")), PathBuf::from);
     let mut child = Command::new(exe)
         .args(args)
         .stdout(Stdio::piped())
@@ -165,11 +166,16 @@ fn a_fault_names_the_kernel_and_loses_the_context() {
     let text = e.to_string();
     assert!(e.is_fault(), "{text}");
     assert!(
-        text.contains(&format!("`{}` of the compared module (bad.ptx) faulted", s.entry))
-            && text.contains("CUDA_ERROR_ILLEGAL_ADDRESS"),
+        text.contains(&format!(
+            "`{}` of the compared module (bad.ptx) faulted",
+            s.entry
+        )) && text.contains("CUDA_ERROR_ILLEGAL_ADDRESS"),
         "{text}"
     );
-    let again = gpu.zeros::<f32>(1).map(|_| ()).and_then(|()| gpu.synchronize());
+    let again = gpu
+        .zeros::<f32>(1)
+        .map(|_| ())
+        .and_then(|()| gpu.synchronize());
     assert!(again.is_err(), "the fault is sticky");
 }
 
@@ -263,7 +269,11 @@ fn a_kernel_that_never_completes_ends_the_run_after_the_limit() {
     let dir = scratch("spin");
     let s = line("S");
     let ours = write(&dir, "ours.ptx", &module(&[s.entry], None));
-    let theirs = write(&dir, "spin.ptx", &module(&[s.entry], Some((s.entry, Broken::Spins))));
+    let theirs = write(
+        &dir,
+        "spin.ptx",
+        &module(&[s.entry], Some((s.entry, Broken::Spins))),
+    );
     let out_dir = dir.join("run");
     let out = host(
         &[

@@ -541,16 +541,26 @@ fn a_fault_is_a_failed_check_and_the_resumed_run_does_the_rest() {
         missing[..3],
         [("bandwidth", true), ("regs", false), ("inflight", false)]
     );
-    assert!(second.missing[2].reason.starts_with("not run: the run stopped"));
+    assert!(second.missing[2]
+        .reason
+        .starts_with("not run: the run stopped"));
     assert_eq!(second.occupancy, full.occupancy);
 
     // A fault in an occupancy line: occupancy is left to run again, not failed as a whole.
     let mut start = sample();
     start.occupancy = None;
-    let (third, err) = run_each(start, &plan.experiments, &mut |_, _| Err(fault("S")), &mut |_| {});
+    let (third, err) = run_each(
+        start,
+        &plan.experiments,
+        &mut |_, _| Err(fault("S")),
+        &mut |_| {},
+    );
     assert!(err.unwrap().is_fault());
     assert_eq!(
-        (third.missing[0].experiment.as_str(), third.missing[0].faulted),
+        (
+            third.missing[0].experiment.as_str(),
+            third.missing[0].faulted
+        ),
         ("occupancy", false)
     );
     assert!(!host::experiments::resume::done(&third, "occupancy"));

@@ -192,7 +192,10 @@ fn the_launch_timeout_is_validated_like_the_other_flags() {
             &[cmd, "--launch-timeout", "0"],
             &["--launch-timeout", "0 is not in 1..=86400"],
         );
-        refused(&[cmd, "--launch-timeout", "-1"], &["--launch-timeout", "-1"]);
+        refused(
+            &[cmd, "--launch-timeout", "-1"],
+            &["--launch-timeout", "-1"],
+        );
         refused(&[cmd, "--launch-timeout", "1.5"], &["--launch-timeout"]);
     }
     let o = host(&["occupancy", "--launch-timeout", "5", "--check-only"]);

@@ -162,7 +162,11 @@ mod tests {
         });
         assert_eq!(r, Ok(()));
         assert_eq!(polls, 3);
-        assert_eq!(*clock.pauses.borrow(), [Duration::ZERO; 2], "spins at first");
+        assert_eq!(
+            *clock.pauses.borrow(),
+            [Duration::ZERO; 2],
+            "spins at first"
+        );
     }
 
     #[test]
@@ -177,13 +181,20 @@ mod tests {
         let Err(Waited::TimedOut(waited)) = r else {
             panic!("{r:?}")
         };
-        assert_eq!(waited, limit, "never past the limit: the last pause is cut to it");
+        assert_eq!(
+            waited, limit,
+            "never past the limit: the last pause is cut to it"
+        );
         // Spinning for 50 ms at 10 µs a poll, then pauses of at most 50 ms: a bounded number of
         // polls, not one per microsecond.
         assert!(polls < 5_000 + 1_300, "{polls}");
         let pauses = clock.pauses.borrow();
         assert!(pauses.iter().all(|p| *p <= LONGEST_PAUSE));
-        assert_eq!(pauses.iter().rev().nth(1), Some(&LONGEST_PAUSE), "pauses grow");
+        assert_eq!(
+            pauses.iter().rev().nth(1),
+            Some(&LONGEST_PAUSE),
+            "pauses grow"
+        );
     }
 
     #[test]

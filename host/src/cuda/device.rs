@@ -188,7 +188,6 @@ impl Gpu {
         self.wait(what, || event.try_is_complete())
     }
 
-
     /// The built-in module `image` (PTX embedded in the binary), compiled once on this GPU and
     /// shared: later calls, from any experiment, get the same module.
     pub fn builtin_module(

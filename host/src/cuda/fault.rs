@@ -76,7 +76,10 @@ impl Suspects {
 impl fmt::Display for Suspects {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.as_slice() {
-            [] => write!(f, "no launch of ours was in flight (an earlier call faulted?)"),
+            [] => write!(
+                f,
+                "no launch of ours was in flight (an earlier call faulted?)"
+            ),
             [one] => write!(f, "{one} faulted"),
             many => {
                 let names: Vec<String> = many.iter().map(ToString::to_string).collect();
@@ -180,7 +183,10 @@ mod tests {
         assert_eq!(s.culprit(), None);
         assert_eq!(s.sides(), [Side::Compared, Side::Ours, Side::Cublas]);
         let text = s.to_string();
-        assert!(text.starts_with("one of `sgemm_s` of the compared module"), "{text}");
+        assert!(
+            text.starts_with("one of `sgemm_s` of the compared module"),
+            "{text}"
+        );
         assert!(text.contains("cuBLAS's cublasSgemm"), "{text}");
         f.settled();
         assert_eq!(f.suspects(), Suspects::default());

@@ -204,7 +204,8 @@ impl<'p> Launch<'p> {
         });
         if status.is_ok() {
             let module = kernel.module();
-            self.gpu.launched(module.side(), kernel.entry(), module.name());
+            self.gpu
+                .launched(module.side(), kernel.entry(), module.name());
         }
         // The guards record the buffers' events after the launch is on the stream.
         drop(self);

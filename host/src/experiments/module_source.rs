@@ -476,6 +476,23 @@ pub fn cap_file(folder: &Path, cap: u32) -> Result<PathBuf, SourceError> {
     }
 }
 
+/// Whether kernels come from a file of the user's (not the built-in modules).
+pub trait IsFile {
+    fn is_file(&self) -> bool;
+}
+
+impl IsFile for Kernels {
+    fn is_file(&self) -> bool {
+        matches!(self, Kernels::File(_))
+    }
+}
+
+impl IsFile for CappedKernels {
+    fn is_file(&self) -> bool {
+        matches!(self, CappedKernels::Folder(_))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -521,22 +538,5 @@ mod tests {
             sidecar_path(Path::new("/p/peer_cap32.cubin")),
             Path::new("/p/peer_cap32.ptxas.txt")
         );
-    }
-}
-
-/// Whether kernels come from a file of the user's (not the built-in modules).
-pub trait IsFile {
-    fn is_file(&self) -> bool;
-}
-
-impl IsFile for Kernels {
-    fn is_file(&self) -> bool {
-        matches!(self, Kernels::File(_))
-    }
-}
-
-impl IsFile for CappedKernels {
-    fn is_file(&self) -> bool {
-        matches!(self, CappedKernels::Folder(_))
     }
 }

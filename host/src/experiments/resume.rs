@@ -124,7 +124,11 @@ pub fn continued_args(args: &[OsString], file: &Path) -> Vec<OsString> {
 
 /// Whether experiment `name` is done in `results` (its output is there, or it faulted as a whole).
 pub fn done(results: &RunResults, name: &str) -> bool {
-    results.has_output(name) || results.missing.iter().any(|m| m.experiment == name && m.faulted)
+    results.has_output(name)
+        || results
+            .missing
+            .iter()
+            .any(|m| m.experiment == name && m.faulted)
 }
 
 #[cfg(test)]
@@ -146,7 +150,12 @@ mod tests {
         );
         let args = ["occupancy", "--resume=/tmp/a.json"].map(OsString::from);
         let next = continued_args(&args, Path::new("/tmp/c.json"));
-        assert_eq!(next, ["occupancy", "--resume", "/tmp/c.json"].map(OsString::from).to_vec());
+        assert_eq!(
+            next,
+            ["occupancy", "--resume", "/tmp/c.json"]
+                .map(OsString::from)
+                .to_vec()
+        );
     }
 
     /// Which line faulted is kept for `occupancy`, which goes on without it; a fault elsewhere
@@ -165,7 +174,11 @@ mod tests {
         };
         let f = Fault::of("occupancy", &e, true);
         assert_eq!(f.variant.as_deref(), Some("S"));
-        assert!(f.error.starts_with("device 1 does not exist"), "{}", f.error);
+        assert!(
+            f.error.starts_with("device 1 does not exist"),
+            "{}",
+            f.error
+        );
         assert_eq!(Fault::of("regs", &e, false).variant, None);
     }
 }

@@ -118,7 +118,9 @@ pub fn run_each(
             return (results, Some(err));
         }
         results.missing = faulted.clone();
-        results.missing.extend(pending(i + 1, &|_| NOT_FINISHED.to_owned()));
+        results
+            .missing
+            .extend(pending(i + 1, &|_| NOT_FINISHED.to_owned()));
         done(&results);
     }
     (results, None)
