@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Call D3 on the H200 (issue 29, item 10: faults), pack from pack_d.sh. After calls D1 and D2 (no
+# Call D3 on the H200 (issue 29, item 10: faults), pack from pack_d.sh. NOT RUN: the session's device
+# budget was below the 900 s floor when it was ready; for the lead to run (carry dist/d). After calls D1 and D2 (no
 # context can be made in a process after a sticky fault, even after a reset), the run goes on in
 # a new process (--resume). 1. faults_gpu; 2. the issue's command: the built-in kernels against a
 # compared module whose S writes out of bounds (the test's module, cut to S, A and D): exit 1, S
