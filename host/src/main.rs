@@ -173,7 +173,12 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
             .any(|p| p.name() == name && experiments::run_loop::fault_by_line(p, e));
         let mut faults = plan.context.faults.clone();
         faults.push(Fault::of(name, e, by_line));
-        return Ok(resume::go_on(&Resume { results, faults })?);
+        let status = resume::go_on(&Resume { results, faults })?;
+        // Killed by a signal: the run failed part-way.
+        return Ok(status
+            .code()
+            .and_then(|c| u8::try_from(c).ok())
+            .unwrap_or(EXIT_RUN_FAILED));
     }
     print!("{}", render_results(&results, plan.format));
     if let Some(e) = failure {

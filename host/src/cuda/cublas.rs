@@ -269,8 +269,6 @@ impl Cublas {
             a.len() >= mu * ku && b.len() >= ku * nu && c.len() >= mu * nu,
             "buffers smaller than the product"
         );
-        // The handle's context must be the current one (a run may hold more than one).
-        gpu.bind()?;
         let g = ColumnMajorGemm::for_row_major(m, n, k);
         let stream = gpu.stream();
         let (pa, _ga) = a.device_ptr(stream);

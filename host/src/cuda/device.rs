@@ -265,7 +265,6 @@ impl Gpu {
 
     /// Enqueues setting every float of a device buffer to `value` (`cuMemsetD32Async`).
     pub fn fill(&self, dev: &mut CudaSlice<f32>, value: f32) -> Result<(), CudaError> {
-        self.bind()?;
         let len = dev.len();
         let (ptr, _guard) = dev.device_ptr_mut(&self.stream);
         // SAFETY: `ptr` addresses the buffer's `len` floats, alive until the guard drops after

@@ -165,9 +165,6 @@ impl<'p> Launch<'p> {
         shape: LaunchShape,
         params: &P,
     ) -> Result<(), CudaError> {
-        // The launch goes to the current context's stream: this GPU's (a run may hold a fresh
-        // context beside a lost one).
-        self.gpu.bind()?;
         let mut args = Arguments(Vec::with_capacity(P::PARAMS.len()));
         params.push_args(&mut args);
         // Taken after the last push: the vector no longer moves its elements.

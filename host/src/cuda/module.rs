@@ -244,17 +244,7 @@ impl Kernel<'_> {
         self.raw
     }
 
-    /// Makes the module's context current: a run may hold more than one (a fresh one after a
-    /// fault), and the driver's calls act on the current one.
-    fn current(&self) -> Result<(), CudaError> {
-        self.module
-            .ctx
-            .bind_to_thread()
-            .doing(|| "making the context current".into())
-    }
-
     fn attribute(&self, attr: FnAttr) -> Result<i32, CudaError> {
-        self.current()?;
         let mut value = 0;
         // SAFETY: a valid function handle of a loaded module; writes one int.
         unsafe { sys::cuFuncGetAttribute(&mut value, attr, self.raw) }
@@ -285,7 +275,6 @@ impl Kernel<'_> {
 
     /// Allows up to `bytes` of dynamic shared memory per launch (needed above 48 KiB).
     pub fn set_max_dynamic_smem(&self, bytes: u32) -> Result<(), CudaError> {
-        self.current()?;
         // SAFETY: a valid function handle; the driver validates the value.
         unsafe {
             sys::cuFuncSetAttribute(
@@ -305,7 +294,6 @@ impl Kernel<'_> {
 
     /// Resident blocks per SM, from `cuOccupancyMaxActiveBlocksPerMultiprocessor`.
     pub fn max_active_blocks(&self, threads: u32, dyn_smem: u32) -> Result<u32, CudaError> {
-        self.current()?;
         let mut blocks = 0;
         // SAFETY: a valid function handle; writes one int.
         unsafe {

@@ -85,8 +85,9 @@ impl Resume {
 }
 
 /// Goes on with the run in a new process: this program, its command line with `--resume` and a
-/// file holding `resume` (removed once it has ended). Its output is the run's; gives its exit code.
-pub fn go_on(resume: &Resume) -> Result<u8, ResumeError> {
+/// file holding `resume` (removed once it has ended). Its output is the run's; gives how it
+/// ended.
+pub fn go_on(resume: &Resume) -> Result<std::process::ExitStatus, ResumeError> {
     let file = std::env::temp_dir().join(format!("host-resume-{}.json", std::process::id()));
     resume.write(&file)?;
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -96,12 +97,7 @@ pub fn go_on(resume: &Resume) -> Result<u8, ResumeError> {
             .status()
     });
     let _ = std::fs::remove_file(&file);
-    let status = status.map_err(ResumeError::Spawn)?;
-    // Killed by a signal: the run failed part-way.
-    Ok(status
-        .code()
-        .and_then(|c| u8::try_from(c).ok())
-        .unwrap_or(crate::cli::EXIT_RUN_FAILED))
+    status.map_err(ResumeError::Spawn)
 }
 
 /// The command line of the process that goes on: `args` (without the program) with
