@@ -28,12 +28,13 @@ pub const EXIT_NO_DRIVER: u8 = 3;
 /// Exit code: the run failed part-way (GPU or I/O error); finished experiments are on disk.
 pub const EXIT_RUN_FAILED: u8 = 4;
 
-const EXIT_CODES: &str = "Exit codes: 0 every check passed; 1 a correctness check failed (or, \
-for calc --verify, the calculator disagrees with the driver); 2 a usage error (a bad flag, file \
-or results.json; nothing ran); 3 no CUDA driver; 4 the run failed part-way (a GPU or I/O error; \
-the experiments that finished are written to --out, with a note of what is missing) or stdout could not \
-be written (a full disk). A reader closing stdout early (| head) is no error: the printing stops \
-quietly, the exit code is the run's own, and --out is still written.
+const EXIT_CODES: &str = "Exit codes: 0 every check passed; 1 a correctness check failed or a \
+kernel faulted (or, for calc --verify, the calculator disagrees with the driver); 2 a usage error \
+(a bad flag, file or results.json; nothing ran); 3 no CUDA driver; 4 the run failed part-way (a \
+GPU or I/O error, or a kernel still running after --launch-timeout; the experiments that finished \
+are written to --out, with a note of what is missing) or stdout could not be written (a full \
+disk). A reader closing stdout early (| head) is no error: the printing stops quietly, the exit \
+code is the run's own, and --out is still written.
 
 Files: --module/--compare take regular files only (not a FIFO or device), told PTX, cubin or \
 fatbin by their first bytes; a cubin must be an NVIDIA ELF exporting the entries a run launches. \
@@ -89,6 +90,8 @@ pub struct Plan {
     pub command: String,
     /// Stop after the checks (`--check-only`).
     pub check_only: bool,
+    /// The state of the run to go on with after a fault (`--resume`, given by the host itself).
+    pub resume: Option<PathBuf>,
 }
 
 /// The plan of checked experiments; `--out` last, once everything else has passed: refused when
@@ -96,7 +99,8 @@ pub struct Plan {
 /// when it was new: the run creates it only once the device is open.
 fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Plan, CliError> {
     let timing = common.sampling.config().map_err(CliError::Flag)?;
-    if let Some(out) = &common.out {
+    // A run resumed after a fault (`--resume`) writes on into its own folder.
+    if let Some(out) = common.out.as_ref().filter(|_| common.resume.is_none()) {
         check_out(out, Incoming::Run, common.force)?;
         create_out(out)?.undo();
     }
@@ -106,12 +110,15 @@ fn plan(common: &Common, command: &str, experiments: Vec<Planned>) -> Result<Pla
             timing,
             seed: common.seed,
             progress: false,
+            launch_timeout: std::time::Duration::from_secs(common.launch_timeout),
+            faults: Vec::new(),
         },
         experiments,
         format: common.format,
         out: common.out.clone(),
         command: command.to_owned(),
         check_only: common.check_only,
+        resume: common.resume.clone(),
     })
 }
 

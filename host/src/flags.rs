@@ -53,6 +53,16 @@ pub struct Common {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = DEFAULT_SEED, value_parser = whole(0u64..=u64::MAX))]
     pub seed: u64,
+    /// The longest any wait for the GPU may take, seconds: a kernel that never completes ends
+    /// the run after this long, what finished written (exit code 4).
+    #[arg(long, value_name = "SECONDS",
+          default_value_t = crate::cuda::deadline::DEFAULT_LAUNCH_TIMEOUT.as_secs(),
+          value_parser = whole(1u64..=86_400))]
+    pub launch_timeout: u64,
+    /// Go on with a run after a kernel's fault, from the state in FILE: the host runs itself so
+    /// (a fault loses the GPU's context for the rest of a process).
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub resume: Option<PathBuf>,
     /// Check every flag and file (--out too, by creating it and removing it again when it was
     /// new), then exit without touching the GPU.
     #[arg(long)]

@@ -15,6 +15,7 @@ use host::cli::{
 };
 use host::cuda::{driver_present, CudaError, Gpu};
 use host::experiments;
+use host::experiments::resume::{self, Fault, Resume};
 use host::out_dir::create_out;
 use host::report::write_run;
 use host::results_io::{device_table, render_results};
@@ -102,7 +103,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
 
 /// Runs the plan's experiments, writing the results folder (when asked) after each one. The
 /// folder is created only once the device is open, and removed again if the run leaves it empty.
-fn run_experiments(plan: Plan) -> anyhow::Result<u8> {
+fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
     if plan.check_only {
         let names: Vec<&str> = plan.experiments.iter().map(|e| e.name()).collect();
         note(&format!("checked: {} (nothing run)", names.join(", ")));
@@ -111,25 +112,63 @@ fn run_experiments(plan: Plan) -> anyhow::Result<u8> {
     if !driver_present() {
         return Err(CudaError::NoDriver.into());
     }
+    // A run going on after a kernel's fault, in the process that fault made it start.
+    let resumed = match &plan.resume {
+        Some(path) => Some(Resume::read(path).context("resuming the run")?),
+        None => None,
+    };
+    if let Some(r) = &resumed {
+        plan.context.faults = r.faults.clone();
+    }
     let gpu = Gpu::open(plan.device).with_context(|| format!("opening device {}", plan.device))?;
     let created = plan.out.as_deref().map(create_out).transpose()?;
-    let code = run_on(&gpu, plan);
+    let code = match run_on(&gpu, plan, resumed) {
+        Ok(Ended::Exit(code)) => Ok(code),
+        // The fault lost this process's context: the run goes on in a new process, which
+        // prints and writes the whole run.
+        Ok(Ended::Faulted(resume)) => {
+            drop(gpu);
+            resume::go_on(&resume)
+                .map(|status| {
+                    // Killed by a signal: the run failed part-way.
+                    status
+                        .code()
+                        .and_then(|c| u8::try_from(c).ok())
+                        .unwrap_or(EXIT_RUN_FAILED)
+                })
+                .map_err(anyhow::Error::from)
+        }
+        Err(e) => Err(e),
+    };
     if let Some(created) = created {
         created.undo();
     }
     code
 }
 
+/// How [`run_on`] ended: with the run's exit code, or on a kernel's fault, with what the new
+/// process goes on from.
+enum Ended {
+    Exit(u8),
+    Faulted(Resume),
+}
+
 /// [`run_experiments`] once the device is open and `--out` exists.
-fn run_on(gpu: &Gpu, mut plan: Plan) -> anyhow::Result<u8> {
+fn run_on(gpu: &Gpu, mut plan: Plan, resumed: Option<Resume>) -> anyhow::Result<Ended> {
     plan.context.progress = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     plan.context.timing.reference_clock_mhz = Some(gpu.info().sm_clock_khz / 1000);
-    let meta = experiments::meta(
-        &plan.command,
-        &plan.context.timing,
-        &plan.experiments,
-        &gpu.info().driver_version,
-    );
+    let start = match resumed {
+        Some(r) => r.results,
+        None => experiments::RunResults::empty(
+            experiments::meta(
+                &plan.command,
+                &plan.context.timing,
+                &plan.experiments,
+                &gpu.info().driver_version,
+            ),
+            gpu.info().clone(),
+        ),
+    };
     let mut write_error = None;
     let mut since = std::time::Instant::now();
     let mut done = |results: &experiments::RunResults| {
@@ -175,8 +214,20 @@ fn run_on(gpu: &Gpu, mut plan: Plan) -> anyhow::Result<u8> {
         for ptx in warm {
             s.spawn(move || gpu.warm_builtin(host::module_name::BUILTIN, ptx));
         }
-        experiments::run(gpu, &plan.context, meta, &plan.experiments, &mut done)
+        experiments::run_from(gpu, &plan.context, start, &plan.experiments, &mut done)
     });
+    if let Some(e) = failure.as_ref().filter(|e| e.is_fault()) {
+        note(&format!("error: {e}"));
+        note("a kernel's fault loses the GPU for the rest of a process: going on in a new one");
+        let name = e.experiment().unwrap_or_default();
+        let by_line = plan
+            .experiments
+            .iter()
+            .any(|p| p.name() == name && experiments::run_loop::fault_by_line(p, e));
+        let mut faults = plan.context.faults.clone();
+        faults.push(Fault::of(name, e, by_line));
+        return Ok(Ended::Faulted(Resume { results, faults }));
+    }
     // What was measured is on disk already; stdout failing is said after the run's own errors.
     let printed = print(&render_results(&results, plan.format));
     if let Some(e) = failure {
@@ -187,11 +238,11 @@ fn run_on(gpu: &Gpu, mut plan: Plan) -> anyhow::Result<u8> {
                 dir.display()
             ));
         }
-        return Ok(if e.is_no_driver() {
+        return Ok(Ended::Exit(if e.is_no_driver() {
             EXIT_NO_DRIVER
         } else {
             EXIT_RUN_FAILED
-        });
+        }));
     }
     if let Some(e) = write_error {
         return Err(e).context("writing the results");
@@ -199,12 +250,12 @@ fn run_on(gpu: &Gpu, mut plan: Plan) -> anyhow::Result<u8> {
     printed?;
     let failed = results.failed_checks();
     if failed.is_empty() {
-        Ok(EXIT_OK)
+        Ok(Ended::Exit(EXIT_OK))
     } else {
         for f in &failed {
             note(&format!("FAILED {f}"));
         }
         note(&format!("{} check(s) failed", failed.len()));
-        Ok(EXIT_CHECK_FAILED)
+        Ok(Ended::Exit(EXIT_CHECK_FAILED))
     }
 }

@@ -290,6 +290,9 @@ pub struct Comparison {
 pub struct Missing {
     pub experiment: String,
     pub reason: String,
+    /// A kernel faulted in it (a failed check: the run went on without it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub faulted: bool,
 }
 
 impl RunMeta {

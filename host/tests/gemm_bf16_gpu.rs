@@ -42,6 +42,8 @@ fn context(gpu: &Gpu) -> RunContext {
         },
         seed: 11,
         progress: false,
+        launch_timeout: host::cuda::deadline::DEFAULT_LAUNCH_TIMEOUT,
+        faults: Vec::new(),
     }
 }
 

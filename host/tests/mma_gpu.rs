@@ -40,6 +40,8 @@ fn a_small_mma_sweep_runs_with_every_thread_verified() {
         },
         seed: 11,
         progress: false,
+        launch_timeout: host::cuda::deadline::DEFAULT_LAUNCH_TIMEOUT,
+        faults: Vec::new(),
     };
     // 5 warps/SM: one block of 160 threads, not a power of two; 32 warps/SM: one block of 1024
     // (ILP 8's registers allow no second block, so 48 and 64 would be skipped as not held).

@@ -223,6 +223,7 @@ fn the_report_is_about_the_experiments_the_run_asked_for() {
     r.missing.push(host::results::Missing {
         experiment: "inflight".into(),
         reason: "failed: synthetic".into(),
+        faulted: false,
     });
     let written = report::write(&r, &dir).unwrap();
     let md = std::fs::read_to_string(&written[0]).unwrap();

@@ -164,6 +164,7 @@ fn sample() -> RunResults {
         occupancy: Some(GemmRun {
             rows: vec![gemm("S", 2, 2, 62, 1394.0, vec![]), failed_c],
             cublas: None,
+            faults: vec![],
         }),
         bandwidth: Some(Bandwidth {
             reference_gbps: 3900.0,
@@ -436,4 +437,132 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
     assert!(md.contains("MISSING bandwidth: failed"), "{md}");
     assert!(dir.join("occupancy.csv").is_file() && !dir.join("bandwidth.csv").exists());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A kernel's fault stops the run in its process (the context is lost) with the experiment listed
+/// as faulted, a failed check naming the kernel; the run resumed from those results (as the new
+/// process does) skips what is done and what faulted and runs the rest. A fault in an
+/// `occupancy` line leaves `occupancy` to run again (without the line). A launch that never
+/// completes ends the run. (Before faults were told apart, any failure ended the run, and
+/// nothing resumed it.)
+#[test]
+fn a_fault_is_a_failed_check_and_the_resumed_run_does_the_rest() {
+    use clap::Parser;
+    use cudarc::driver::{sys::CUresult, DriverError};
+    use host::cuda::fault::{Launched, Side, Suspects};
+    use host::cuda::CudaError;
+    use host::experiments::{run_each, ExperimentError};
+    let cli = host::cli::Cli::try_parse_from(["host", "all"]).unwrap();
+    let plan = cli.command.plan("host all").unwrap().unwrap();
+    let fault = |variant: &str| {
+        ExperimentError::from(CudaError::Fault {
+            what: "waiting for a warm-up launch".into(),
+            source: DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
+            suspects: Suspects(vec![Launched {
+                side: Side::Compared,
+                entry: "sgemm_s".into(),
+                module: "bad.cubin".into(),
+            }]),
+        })
+        .in_variant(variant)
+    };
+    let mut start = sample();
+    (start.occupancy, start.bandwidth, start.regs) = (None, None, None);
+    let full = sample();
+
+    // First process: occupancy runs, bandwidth faults.
+    let mut ran = Vec::new();
+    let (first, err) = run_each(
+        start,
+        &plan.experiments,
+        &mut |e, r| {
+            ran.push(e.name());
+            match e.name() {
+                "occupancy" => {
+                    r.occupancy = full.occupancy.clone();
+                    Ok(())
+                }
+                _ => Err(fault("copy")),
+            }
+        },
+        &mut |_| {},
+    );
+    assert_eq!(ran, ["occupancy", "bandwidth"]);
+    let err = err.expect("the fault stopped the process's run");
+    assert!(err.is_fault(), "{err}");
+    let missing: Vec<(&str, bool)> = first
+        .missing
+        .iter()
+        .map(|m| (m.experiment.as_str(), m.faulted))
+        .collect();
+    assert_eq!(missing[..2], [("bandwidth", true), ("regs", false)]);
+    assert!(first.missing[1].reason.contains("goes on in a new process"));
+    let failed = first.failed_checks();
+    assert!(
+        failed.iter().any(|f| f.starts_with(
+            "bandwidth faulted: experiment bandwidth: variant copy: waiting for a warm-up launch: \
+             `sgemm_s` of the compared module (bad.cubin) faulted: CUDA_ERROR_ILLEGAL_ADDRESS"
+        )),
+        "{failed:?}"
+    );
+
+    // The next process: occupancy is done and bandwidth faulted; regs never completes.
+    let mut ran = Vec::new();
+    let (second, err) = run_each(
+        first,
+        &plan.experiments,
+        &mut |e, _| {
+            ran.push(e.name());
+            match e.name() {
+                "regs" => Err(CudaError::Timeout {
+                    what: "waiting for a sample".into(),
+                    limit: std::time::Duration::from_secs(60),
+                    suspects: Suspects::default(),
+                }
+                .into()),
+                _ => Ok(()),
+            }
+        },
+        &mut |_| {},
+    );
+    assert_eq!(ran, ["regs"]);
+    let err = err.expect("the timeout ended the run");
+    assert!(err.is_timeout() && !err.is_fault(), "{err}");
+    assert!(
+        err.to_string()
+            .contains("the GPU had not finished after 60 s (--launch-timeout)"),
+        "{err}"
+    );
+    let missing: Vec<(&str, bool)> = second
+        .missing
+        .iter()
+        .map(|m| (m.experiment.as_str(), m.faulted))
+        .collect();
+    assert_eq!(
+        missing[..3],
+        [("bandwidth", true), ("regs", false), ("inflight", false)]
+    );
+    assert!(second.missing[2]
+        .reason
+        .starts_with("not run: the run stopped"));
+    assert_eq!(second.occupancy, full.occupancy);
+
+    // A fault in an occupancy line: occupancy is left to run again, not failed as a whole.
+    let mut start = sample();
+    start.occupancy = None;
+    let (third, err) = run_each(
+        start,
+        &plan.experiments,
+        &mut |_, _| Err(fault("S")),
+        &mut |_| {},
+    );
+    assert!(err.unwrap().is_fault());
+    assert_eq!(
+        (
+            third.missing[0].experiment.as_str(),
+            third.missing[0].faulted
+        ),
+        ("occupancy", false)
+    );
+    assert!(!host::experiments::resume::done(&third, "occupancy"));
 }

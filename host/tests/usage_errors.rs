@@ -347,3 +347,26 @@ fn a_flag_that_does_nothing_in_the_mode_given_is_refused() {
         assert!(!err.contains("no CUDA driver"), "{args:?}: {err}");
     }
 }
+
+/// `--launch-timeout` is a whole number of seconds, at least 1, on every experiment and `all`;
+/// `--help` states its default.
+#[test]
+fn the_launch_timeout_is_validated_like_the_other_flags() {
+    for cmd in ["occupancy", "held", "all"] {
+        refused(
+            &[cmd, "--launch-timeout", "0"],
+            &["--launch-timeout", "0 is not in 1..=86400"],
+        );
+        refused(
+            &[cmd, "--launch-timeout", "-1"],
+            &["--launch-timeout", "-1"],
+        );
+        refused(&[cmd, "--launch-timeout", "1.5"], &["--launch-timeout"]);
+    }
+    let o = host(&["occupancy", "--launch-timeout", "5", "--check-only"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let help = host(&["occupancy", "--help"]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains("--launch-timeout <SECONDS>"), "{text}");
+    assert!(text.contains("[default: 60]"), "{text}");
+}

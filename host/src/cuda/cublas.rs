@@ -308,7 +308,11 @@ impl Cublas {
             }
         };
         match status {
-            0 => Ok(()),
+            0 => {
+                let name = E::ROUTINE.call();
+                gpu.launched(super::fault::Side::Cublas, name, name);
+                Ok(())
+            }
             status => Err(CudaError::Cublas(CublasError::Call {
                 call: E::ROUTINE.call(),
                 status,
@@ -361,6 +365,10 @@ impl GemmInput for u16 {
 
 impl Drop for Cublas {
     fn drop(&mut self) {
+        // Destroying the handle waits for the device: not while a kernel never completes.
+        if super::deadline::gpu_hung() {
+            return;
+        }
         // SAFETY: the handle was created by us and is destroyed once; the library is still
         // loaded (fields drop after this).
         let _ = unsafe { (self.destroy)(self.handle) };

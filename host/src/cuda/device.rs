@@ -1,12 +1,17 @@
 //! One GPU: its context and stream, its limits as the driver reports them, and the spec peaks.
 
 use std::ffi::{c_char, c_int, CStr};
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
-use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtrMut};
+use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtrMut, DriverError};
 
 use super::clocks::SmClock;
+use super::deadline::{gpu_hung, note_hung, poll_until, Waited, Wall, DEFAULT_LAUNCH_TIMEOUT};
+use super::fault::{is_sticky, InFlight, Side};
 use super::module_cache::ModuleCache;
 use super::{CudaError, DriverContext, JitOptions, Module};
 use crate::occupancy::Limits;
@@ -14,8 +19,10 @@ use crate::results::DeviceInfo;
 
 /// An open GPU: primary context, its default stream and the figures describing it.
 pub struct Gpu {
-    ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    /// Released on drop unless a kernel never completed ([`super::deadline`]): releasing would
+    /// wait for it.
+    ctx: ManuallyDrop<Arc<CudaContext>>,
+    stream: ManuallyDrop<Arc<CudaStream>>,
     info: DeviceInfo,
     limits: Limits,
     clock: SmClock,
@@ -23,6 +30,10 @@ pub struct Gpu {
     last_clock: std::sync::Mutex<Option<(std::time::Instant, Option<u32>)>>,
     /// The built-in modules compiled so far, shared by the run's experiments.
     modules: ModuleCache<Module>,
+    /// The kernels enqueued since the last completed wait: those a fault is laid on.
+    in_flight: InFlight,
+    /// The longest a wait for the GPU may take (`--launch-timeout`), milliseconds.
+    launch_timeout_ms: AtomicU64,
 }
 
 /// Age below which [`Gpu::recent_sm_clock_mhz`] reuses a reading instead of asking NVML again:
@@ -44,6 +55,10 @@ impl Gpu {
         }
         let ctx = CudaContext::new(ordinal as usize)
             .doing(|| format!("creating a context on device {ordinal}"))?;
+        Self::in_context(ordinal, ctx)
+    }
+
+    fn in_context(ordinal: u32, ctx: Arc<CudaContext>) -> Result<Self, CudaError> {
         let stream = ctx.default_stream();
         let at = |a: Attr| -> Result<i64, CudaError> {
             ctx.attribute(a)
@@ -100,14 +115,77 @@ impl Gpu {
         let limits = Limits::from_device_info(&info);
         let clock = SmClock::open(pci_bus_id(ctx.cu_device()).as_deref());
         Ok(Self {
-            ctx,
-            stream,
+            ctx: ManuallyDrop::new(ctx),
+            stream: ManuallyDrop::new(stream),
             info,
             limits,
             clock,
             last_clock: std::sync::Mutex::new(None),
             modules: ModuleCache::default(),
+            in_flight: InFlight::default(),
+            launch_timeout_ms: AtomicU64::new(DEFAULT_LAUNCH_TIMEOUT.as_millis() as u64),
         })
+    }
+
+    /// The longest a wait for the GPU may take before the run ends (`--launch-timeout`).
+    pub fn launch_timeout(&self) -> Duration {
+        Duration::from_millis(self.launch_timeout_ms.load(Ordering::Relaxed))
+    }
+
+    pub fn set_launch_timeout(&self, limit: Duration) {
+        let ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+        self.launch_timeout_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// Notes a launch of `entry` (of `side`, from `module`) for the attribution of a fault.
+    pub(crate) fn launched(&self, side: Side, entry: &str, module: &str) {
+        self.in_flight.launched(side, entry, module);
+    }
+
+    /// A driver error of `what`: a [`CudaError::Fault`] naming the kernels in flight when it is
+    /// a kernel's fault (sticky: the context is lost), else a plain driver error.
+    pub fn failure(&self, source: DriverError, what: impl Into<String>) -> CudaError {
+        let what = what.into();
+        if is_sticky(source.0) {
+            CudaError::Fault {
+                what,
+                source,
+                suspects: self.in_flight.suspects(),
+            }
+        } else {
+            CudaError::Driver { what, source }
+        }
+    }
+
+    /// Waits until `done` says the work is finished, polling, for at most the launch timeout.
+    fn wait(
+        &self,
+        what: &str,
+        mut done: impl FnMut() -> Result<bool, DriverError>,
+    ) -> Result<(), CudaError> {
+        self.bind()?;
+        let limit = self.launch_timeout();
+        match poll_until(&Wall::default(), limit, &mut done) {
+            Ok(()) => {
+                self.in_flight.settled();
+                Ok(())
+            }
+            Err(Waited::Failed(source)) => Err(self.failure(source, what)),
+            Err(Waited::TimedOut(_)) => {
+                let e = CudaError::Timeout {
+                    what: what.to_owned(),
+                    limit,
+                    suspects: self.in_flight.suspects(),
+                };
+                note_hung(&e);
+                Err(e)
+            }
+        }
+    }
+
+    /// Waits for `event` (recorded on the stream) to complete, for at most the launch timeout.
+    pub fn wait_for(&self, event: &CudaEvent, what: &str) -> Result<(), CudaError> {
+        self.wait(what, || event.try_is_complete())
     }
 
     /// The built-in module `image` (PTX embedded in the binary), compiled once on this GPU and
@@ -202,6 +280,9 @@ impl Gpu {
         &self,
         dev: &CudaSlice<T>,
     ) -> Result<Vec<T>, CudaError> {
+        // The copy from pageable memory blocks until the work before it is done: waited for
+        // first, with the limit.
+        self.synchronize()?;
         let host = self
             .stream
             .clone_dtoh(dev)
@@ -228,11 +309,18 @@ impl Gpu {
             .doing(|| "making the GPU's context current".into())
     }
 
-    /// Waits for all work on the stream.
+    /// Waits for all work on the stream, for at most the launch timeout.
     pub fn synchronize(&self) -> Result<(), CudaError> {
-        self.stream
-            .synchronize()
-            .doing(|| "waiting for the GPU (a kernel may have faulted)".into())
+        let stream = self.stream.cu_stream();
+        self.wait("waiting for the GPU", || {
+            // SAFETY: the stream belongs to this GPU's context, current on this thread (`wait`
+            // binds it).
+            match unsafe { sys::cuStreamQuery(stream) } {
+                sys::CUresult::CUDA_SUCCESS => Ok(true),
+                sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+                other => Err(DriverError(other)),
+            }
+        })
     }
 
     /// A timing event.
@@ -275,6 +363,20 @@ impl Gpu {
     /// What holds the clocks down now, in words (empty: nothing), or None without NVML.
     pub fn throttled_by(&self) -> Option<String> {
         self.clock.throttled_by()
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        if gpu_hung() {
+            // Releasing the context would wait for the kernel that never completed.
+            return;
+        }
+        // SAFETY: dropped once, here; the fields are not used after.
+        unsafe {
+            ManuallyDrop::drop(&mut self.stream);
+            ManuallyDrop::drop(&mut self.ctx);
+        }
     }
 }
 

@@ -17,7 +17,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, SyncOnDrop};
 use kernels_gpu::abi::{ArgSink, HostParams, KernelArg, Param, ParamKind};
 use ptxas_report::ptx::PtxParam;
 
-use super::{CudaError, DriverContext, Gpu, Kernel, SideStream};
+use super::{CudaError, Gpu, Kernel, SideStream};
 
 /// Grid, block and dynamic shared memory of one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,14 +189,21 @@ impl<'p> Launch<'p> {
             )
         }
         .result()
-        .doing(|| {
-            format!(
+        .map_err(|source| {
+            // A launch fails with the fault of a kernel before it (the error is sticky).
+            let what = format!(
                 "launching `{}` on grid {:?} x {} threads",
                 kernel.entry(),
                 shape.grid,
                 shape.threads
-            )
+            );
+            self.gpu.failure(source, what)
         });
+        if status.is_ok() {
+            let module = kernel.module();
+            self.gpu
+                .launched(module.side(), kernel.entry(), module.name());
+        }
         // The guards record the buffers' events after the launch is on the stream.
         drop(self);
         status

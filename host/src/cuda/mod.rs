@@ -9,8 +9,10 @@ mod clocks;
 mod cublas;
 pub mod cupti;
 pub mod cupti_record;
+pub mod deadline;
 mod device;
 mod dynamic_library;
+pub mod fault;
 pub mod hopper;
 pub mod launch;
 pub mod library_kernel;
@@ -66,6 +68,26 @@ pub enum CudaError {
         #[source]
         source: DriverError,
     },
+    /// A kernel faulted (e.g. an out-of-bounds access): the context is lost. Names the kernels
+    /// that were in flight.
+    #[error("{what}: {suspects}: {}", driver_message(source))]
+    Fault {
+        what: String,
+        #[source]
+        source: DriverError,
+        suspects: fault::Suspects,
+    },
+    /// A wait for the GPU passed `--launch-timeout`: a kernel never completed.
+    #[error(
+        "{what}: the GPU had not finished after {} s (--launch-timeout); {}",
+        limit.as_secs_f64(),
+        running(suspects)
+    )]
+    Timeout {
+        what: String,
+        limit: std::time::Duration,
+        suspects: fault::Suspects,
+    },
     #[error("device {ordinal} does not exist: this machine has {count} CUDA device(s) (valid: 0..{count})")]
     NoSuchDevice { ordinal: u32, count: u32 },
     #[error(
@@ -102,6 +124,28 @@ pub enum CudaError {
     },
 }
 
+impl CudaError {
+    /// Whether a kernel's fault has lost the GPU's context (the run goes on in a fresh one).
+    pub fn is_fault(&self) -> bool {
+        matches!(self, CudaError::Fault { .. })
+    }
+
+    /// Whether a kernel never completed (the run cannot go on).
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, CudaError::Timeout { .. })
+    }
+}
+
+/// What was running when a wait timed out, in words.
+fn running(suspects: &fault::Suspects) -> String {
+    let names: Vec<String> = suspects.0.iter().map(ToString::to_string).collect();
+    match names.as_slice() {
+        [] => "no launch of ours was in flight".to_owned(),
+        [one] => format!("{one} never completed"),
+        _ => format!("one of {} never completed", names.join(", ")),
+    }
+}
+
 fn list_or_none(names: &[String]) -> String {
     if names.is_empty() {
         "(none found)".to_owned()
@@ -111,6 +155,10 @@ fn list_or_none(names: &[String]) -> String {
 }
 
 fn driver_message(e: &DriverError) -> String {
+    // Asking the driver for the words needs the driver (an error built in a test has none).
+    if !driver_present() {
+        return format!("{:?}", e.0);
+    }
     let name = e
         .error_name()
         .map(|s| s.to_string_lossy().into_owned())

@@ -50,6 +50,8 @@ pub struct Module {
     kind: ModuleKind,
     info_log: String,
     entries: Vec<String>,
+    /// Whether this is the module compared with ours (`--compare`), for naming a fault.
+    compared: std::sync::atomic::AtomicBool,
 }
 
 impl Module {
@@ -139,12 +141,28 @@ impl Module {
             kind,
             info_log,
             entries: module_entries(image),
+            compared: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
     /// Where the module came from.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Marks this module as the one compared with ours (a fault in it is named so).
+    pub fn mark_compared(&self) {
+        self.compared
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whose kernels these are.
+    pub fn side(&self) -> super::fault::Side {
+        if self.compared.load(std::sync::atomic::Ordering::Relaxed) {
+            super::fault::Side::Compared
+        } else {
+            super::fault::Side::Ours
+        }
     }
 
     pub fn kind(&self) -> ModuleKind {
@@ -196,7 +214,8 @@ unsafe impl Sync for Module {}
 
 impl Drop for Module {
     fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
+        // Unloading would wait for a kernel that never completed: left loaded.
+        if !super::deadline::gpu_hung() && self.ctx.bind_to_thread().is_ok() {
             // SAFETY: loaded by us in this context, unloaded once; kernels borrow the module so
             // none outlive it.
             let _ = unsafe { sys::cuModuleUnload(self.raw) };

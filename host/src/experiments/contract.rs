@@ -28,7 +28,7 @@ use crate::table::{columns_table, Column, Kind, TableData};
 
 /// What every experiment of a run shares: how figures are timed, the seed of the inputs, whether
 /// to draw progress bars.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunContext {
     /// Every figure's timing ([`crate::sampling::time_sides`]); its reference clock is set once
     /// the device is open.
@@ -36,6 +36,10 @@ pub struct RunContext {
     pub seed: u64,
     /// Draw a progress bar (on a terminal).
     pub progress: bool,
+    /// The longest any wait for the GPU may take before the run ends (`--launch-timeout`).
+    pub launch_timeout: std::time::Duration,
+    /// The faults met earlier in the run, in processes before this one (`--resume`).
+    pub faults: Vec<super::resume::Fault>,
 }
 
 /// Where an experiment's kernels come from, for the run's record.

@@ -110,6 +110,54 @@ impl ExperimentError {
         }
     }
 
+    /// Whether a kernel faulted: the context is lost, the run goes on in a fresh one.
+    pub fn is_fault(&self) -> bool {
+        match self {
+            ExperimentError::Cuda(e) => e.is_fault(),
+            ExperimentError::Source(SourceError::Cuda(e)) => e.is_fault(),
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.is_fault(),
+            _ => false,
+        }
+    }
+
+    /// Whether a kernel never completed (the run ends).
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            ExperimentError::Cuda(e) => e.is_timeout(),
+            ExperimentError::Source(SourceError::Cuda(e)) => e.is_timeout(),
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.is_timeout(),
+            _ => false,
+        }
+    }
+
+    /// The experiment it happened in, where it names one.
+    pub fn experiment(&self) -> Option<&'static str> {
+        match self {
+            ExperimentError::InExperiment { experiment, .. } => Some(experiment),
+            _ => None,
+        }
+    }
+
+    /// The variant it happened in, where it names one.
+    pub fn variant(&self) -> Option<&str> {
+        match self {
+            ExperimentError::InVariant { variant, .. } => Some(variant),
+            ExperimentError::InExperiment { source, .. } => source.variant(),
+            _ => None,
+        }
+    }
+
+    /// The error without the variant and experiment it happened in.
+    pub fn innermost(&self) -> &ExperimentError {
+        match self {
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.innermost(),
+            e => e,
+        }
+    }
+
     /// Whether the cause is a missing driver.
     pub fn is_no_driver(&self) -> bool {
         match self {

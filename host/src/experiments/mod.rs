@@ -28,6 +28,7 @@ pub mod module_source;
 pub(crate) mod progress;
 pub mod record;
 pub mod residency;
+pub mod resume;
 #[macro_use]
 mod roster;
 pub mod run_loop;
@@ -91,4 +92,4 @@ pub use module_source::{CappedKernels, Kernels, SourceError};
 pub use record::meta;
 pub use registry::{Planned, RunResults};
 pub use residency::ResidencyError;
-pub use run_loop::{run, run_each, NOT_FINISHED};
+pub use run_loop::{run, run_each, run_from, NOT_FINISHED};

@@ -105,7 +105,7 @@ impl Sources<Kernels> {
         let theirs = self
             .theirs
             .as_ref()
-            .map(|k| load_in(gpu, k, builtin))
+            .map(|k| load_in(gpu, k, builtin).map(|l| l.compared(k)))
             .transpose()?;
         Ok((load_in(gpu, &self.ours, builtin)?, theirs))
     }
@@ -115,7 +115,11 @@ impl Sources<Kernels> {
     /// one so that part I's modules still load on GPUs older than sm_80); a file holds every
     /// entry.
     pub fn load_mma_ilp(&self, gpu: &Gpu) -> Result<(Loaded, Option<Loaded>), SourceError> {
-        let theirs = self.theirs.as_ref().map(|k| load(gpu, k)).transpose()?;
+        let theirs = self
+            .theirs
+            .as_ref()
+            .map(|k| load(gpu, k).map(|l| l.compared(k)))
+            .transpose()?;
         let ours = match &self.ours {
             Kernels::Builtin => {
                 load_builtin(gpu, modules::MMA_ILP, &format!("{BUILTIN}, tensor cores"))?
@@ -273,6 +277,15 @@ impl Loaded {
     fn new(module: Arc<Module>) -> Self {
         let report = jit_report(&module);
         Loaded { module, report }
+    }
+
+    /// This module, loaded from `from` as the one compared with ours: a fault in it is named
+    /// so. (A built-in module is shared with ours, and stays ours.)
+    pub fn compared<K: IsFile>(self, from: &K) -> Self {
+        if from.is_file() {
+            self.module.mark_compared();
+        }
+        self
     }
 
     /// `entry` of this module, or `None` where the module does not export it (a compared
@@ -460,6 +473,23 @@ pub fn cap_file(folder: &Path, cap: u32) -> Result<PathBuf, SourceError> {
                 .collect::<Vec<_>>()
                 .join(", "),
         }),
+    }
+}
+
+/// Whether kernels come from a file of the user's (not the built-in modules).
+pub trait IsFile {
+    fn is_file(&self) -> bool;
+}
+
+impl IsFile for Kernels {
+    fn is_file(&self) -> bool {
+        matches!(self, Kernels::File(_))
+    }
+}
+
+impl IsFile for CappedKernels {
+    fn is_file(&self) -> bool {
+        matches!(self, CappedKernels::Folder(_))
     }
 }
 

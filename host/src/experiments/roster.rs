@@ -287,9 +287,23 @@ macro_rules! registry {
                     },)*]
                 }
 
+                /// Whether experiment `name`'s output is in the results.
+                pub fn has_output(&self, name: &str) -> bool {
+                    $(if name == <$variant>::NAME {
+                        return self.$field.is_some();
+                    })*
+                    false
+                }
+
                 /// Descriptions of every failed check, each prefixed with its experiment.
                 pub fn failed_checks(&self) -> Vec<String> {
-                    let mut out = Vec::new();
+                    // An experiment a kernel faulted in checked nothing after the fault.
+                    let mut out: Vec<String> = self
+                        .missing
+                        .iter()
+                        .filter(|m| m.faulted)
+                        .map(|m| format!("{} {}", m.experiment, m.reason))
+                        .collect();
                     $(if let Some(o) = &self.$field {
                         out.extend(<$variant as Experiment>::failed_checks(o)
                             .into_iter()

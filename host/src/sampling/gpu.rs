@@ -77,10 +77,11 @@ pub fn time_sampled(
     let started = Instant::now();
     let (start, end) = (gpu.event()?, gpu.event()?);
     let elapsed_ms = |what: &str| {
-        start.elapsed_ms(&end).map_err(|source| CudaError::Driver {
-            what: format!("reading the elapsed time of {what} (a launch may have faulted)"),
-            source,
-        })
+        // Polled with the launch timeout first: `elapsed_ms` itself would wait for ever.
+        gpu.wait_for(&end, &format!("waiting for {what}"))?;
+        start
+            .elapsed_ms(&end)
+            .map_err(|source| gpu.failure(source, format!("reading the elapsed time of {what}")))
     };
     let mut fastest = f64::INFINITY;
     for side in 0..sides {

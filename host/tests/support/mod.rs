@@ -187,5 +187,7 @@ pub fn fixed_context(gpu: &Gpu, iters: u32, samples: u32) -> RunContext {
         },
         seed: 7,
         progress: false,
+        launch_timeout: host::cuda::deadline::DEFAULT_LAUNCH_TIMEOUT,
+        faults: Vec::new(),
     }
 }

@@ -97,6 +97,7 @@ fn run() -> RunResults {
     r.occupancy = Some(super::GemmRun {
         rows: vec![row("A", 4, 4), row("D", 16, 8)],
         cublas: None,
+        faults: vec![],
     });
     r
 }

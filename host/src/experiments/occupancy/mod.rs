@@ -10,10 +10,10 @@ mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 
-pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile};
+pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile, RowFault};
 
 use super::cells;
-use super::contract::{Experiment, Registered, RunContext, GFLOPS};
+use super::contract::{Experiment, Output, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
 use super::gemm_cublas::{
@@ -24,7 +24,7 @@ use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_figures::GemmFigures;
 use super::measured::Measured;
 use super::measurement::Peak;
-use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
+use super::module_source::{check_compared_entries, plan_files, Kernels, Loaded, Needs, Sources};
 use super::progress::progress_bar;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
@@ -76,54 +76,55 @@ impl Experiment for Spec {
         )
     }
 
+    /// Every line in order but those a kernel faulted in earlier in the run (in a process before
+    /// this one: a fault loses the context for the rest of a process), which are failed checks.
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<GemmRun, ExperimentError> {
+        let faults: Vec<RowFault> = ctx
+            .faults
+            .iter()
+            .filter(|f| f.experiment == Self::NAME)
+            .filter_map(|f| {
+                Some(RowFault {
+                    variant: f.variant.clone()?,
+                    error: f.error.clone(),
+                })
+            })
+            .collect();
+        let variants: Vec<&'static GemmVariant> = p
+            .variants
+            .iter()
+            .copied()
+            .filter(|v| !faults.iter().any(|f| f.variant == v.label))
+            .collect();
+        let mut cublas = CublasSide::open(gpu, p.cublas);
+        let bar = progress_bar(ctx, variants.len(), Self::NAME);
         let (ours, theirs) = p.sources.load(gpu)?;
         let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
-        let mut cublas = CublasSide::open(gpu, p.cublas);
-        let bar = progress_bar(ctx, p.variants.len(), Self::NAME);
-        let mut rows = Vec::with_capacity(p.variants.len());
-        for variant in &p.variants {
+        let mut rows = Vec::with_capacity(variants.len());
+        for variant in variants {
             bar.set_message(variant.label);
-            let kernel = ours
-                .module
-                .kernel(variant.entry)
-                .in_variant(variant.label)?;
-            // The compared module (e.g. nvcc's build of the seed kernels) may lack the tuned
-            // entries: those rows are not compared (the plan has checked the seed entries).
-            let other = match &theirs {
-                Some(t) if variant.family == GemmFamily::Seed => {
-                    Some(t.module.kernel(variant.entry).in_variant(variant.label)?)
-                }
-                Some(t) => match t.module.kernel(variant.entry) {
-                    Ok(k) => Some(k),
-                    Err(CudaError::MissingEntry { .. }) => None,
-                    Err(e) => return Err(ExperimentError::from(e).in_variant(variant.label)),
-                },
-                None => None,
-            };
-            let m = buffers
-                .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, cublas.usable())
-                .in_variant(variant.label)?;
-            let ours = m.ours;
-            let vs_cublas = m
-                .cublas
-                .map(|c| cublas.add(variant.label, ours.throughput, p.size, c));
-            rows.push(GemmRow {
-                variant: variant.label.to_owned(),
-                threads: variant.threads(),
-                tm: variant.tm,
-                tn: variant.tn,
-                figures: GemmFigures::of(&ours),
-                measured: Measured::of(&ours, m.theirs.map(|t| (t, None))),
-                tile: Some(tile_of(variant)),
-                vs_cublas,
-            });
+            let loaded = (&ours, theirs.as_ref());
+            rows.push(measure_row(gpu, ctx, p, variant, loaded, &mut buffers, &mut cublas)?);
             bar.inc(1);
         }
         bar.finish_and_clear();
         let peak = Peak::fp32(gpu.info());
         let cublas = cublas.finish(gpu, &mut buffers, peak)?;
-        Ok(GemmRun { rows, cublas })
+        Ok(GemmRun {
+            rows,
+            cublas,
+            faults,
+        })
+    }
+
+    /// The rows' failed checks, the variants a kernel faulted in first.
+    fn failed_checks(output: &GemmRun) -> Vec<String> {
+        let mut out: Vec<String> = output.faults.iter().map(ToString::to_string).collect();
+        for r in &output.rows {
+            r.measured.failed(&r.variant, &mut out);
+        }
+        out.extend(output.other_failures());
+        out
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
@@ -281,6 +282,52 @@ pub fn tile_of(v: &GemmVariant) -> GemmTile {
         stages: v.stages,
         dyn_smem: v.dynamic_shared_bytes(),
     }
+}
+
+/// One line's row.
+fn measure_row(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    variant: &GemmVariant,
+    (ours, theirs): (&Loaded, Option<&Loaded>),
+    buffers: &mut GemmBuffers,
+    cublas: &mut CublasSide,
+) -> Result<GemmRow, ExperimentError> {
+    let kernel = ours
+        .module
+        .kernel(variant.entry)
+        .in_variant(variant.label)?;
+    // The compared module (e.g. nvcc's build of the seed kernels) may lack the tuned
+    // entries: those rows are not compared (the plan has checked the seed entries).
+    let other = match theirs {
+        Some(t) if variant.family == GemmFamily::Seed => {
+            Some(t.module.kernel(variant.entry).in_variant(variant.label)?)
+        }
+        Some(t) => match t.module.kernel(variant.entry) {
+            Ok(k) => Some(k),
+            Err(CudaError::MissingEntry { .. }) => None,
+            Err(e) => return Err(ExperimentError::from(e).in_variant(variant.label)),
+        },
+        None => None,
+    };
+    let m = buffers
+        .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, cublas.usable())
+        .in_variant(variant.label)?;
+    let ours = m.ours;
+    let vs_cublas = m
+        .cublas
+        .map(|c| cublas.add(variant.label, ours.throughput, p.size, c));
+    Ok(GemmRow {
+        variant: variant.label.to_owned(),
+        threads: variant.threads(),
+        tm: variant.tm,
+        tn: variant.tn,
+        figures: GemmFigures::of(&ours),
+        measured: Measured::of(&ours, m.theirs.map(|t| (t, None))),
+        tile: Some(tile_of(variant)),
+        vs_cublas,
+    })
 }
 
 /// Why cuBLAS has no figures in a run, in words.

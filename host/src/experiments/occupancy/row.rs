@@ -136,14 +136,37 @@ impl CublasOutcome {
 pub struct GemmRun {
     pub rows: Vec<GemmRow>,
     pub cublas: Option<CublasOutcome>,
+    /// The variants a kernel faulted in (no row: each is a failed check).
+    pub faults: Vec<RowFault>,
+}
+
+/// A variant in which a kernel faulted: no row (the run went on without it, in a new process).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowFault {
+    pub variant: String,
+    /// The error, naming the kernel(s) in flight when the fault surfaced.
+    pub error: String,
+}
+
+impl std::fmt::Display for RowFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "variant {} faulted: {}", self.variant, self.error)
+    }
 }
 
 /// The stored form: a bare list of rows (older runs, and runs without cuBLAS, so that they
-/// regenerate byte for byte), or rows with cuBLAS.
+/// regenerate byte for byte), rows with cuBLAS, or either with the variants that faulted.
 #[derive(Serialize, Deserialize)]
 #[serde(untagged)]
 enum Stored {
     Rows(Vec<GemmRow>),
+    /// First of the objects: an object without `faults` is one of the others.
+    Faulted {
+        rows: Vec<GemmRow>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cublas: Option<CublasOutcome>,
+        faults: Vec<RowFault>,
+    },
     Run {
         rows: Vec<GemmRow>,
         cublas: CublasOutcome,
@@ -153,10 +176,24 @@ enum Stored {
 impl From<Stored> for GemmRun {
     fn from(s: Stored) -> Self {
         match s {
-            Stored::Rows(rows) => GemmRun { rows, cublas: None },
+            Stored::Rows(rows) => GemmRun {
+                rows,
+                cublas: None,
+                faults: Vec::new(),
+            },
+            Stored::Faulted {
+                rows,
+                cublas,
+                faults,
+            } => GemmRun {
+                rows,
+                cublas,
+                faults,
+            },
             Stored::Run { rows, cublas } => GemmRun {
                 rows,
                 cublas: Some(cublas),
+                faults: Vec::new(),
             },
         }
     }
@@ -164,11 +201,16 @@ impl From<Stored> for GemmRun {
 
 impl From<GemmRun> for Stored {
     fn from(r: GemmRun) -> Self {
-        match r.cublas {
-            None => Stored::Rows(r.rows),
-            Some(cublas) => Stored::Run {
+        match (r.cublas, r.faults.is_empty()) {
+            (None, true) => Stored::Rows(r.rows),
+            (Some(cublas), true) => Stored::Run {
                 rows: r.rows,
                 cublas,
+            },
+            (cublas, false) => Stored::Faulted {
+                rows: r.rows,
+                cublas,
+                faults: r.faults,
             },
         }
     }
@@ -240,6 +282,7 @@ mod tests {
                 flags: vec![],
                 kernel: None,
             }))),
+            faults: vec![],
         };
         let json = serde_json::to_value(&run).unwrap();
         assert_eq!(json["rows"][0]["tile"]["family"], "tuned");
@@ -252,10 +295,42 @@ mod tests {
             cublas: Some(CublasOutcome::Unavailable {
                 reason: "cuBLAS not found".into(),
             }),
+            faults: vec![],
         };
         let json = serde_json::to_value(&absent).unwrap();
         assert_eq!(json["cublas"]["status"], "unavailable");
         assert_eq!(serde_json::from_value::<GemmRun>(json).unwrap(), absent);
+    }
+
+    /// A run with a faulted variant keeps it through results.json, with cuBLAS or without; a
+    /// run without one is stored as before.
+    #[test]
+    fn faulted_variants_are_stored() {
+        let fault = RowFault {
+            variant: "S".into(),
+            error: "`sgemm_s` of the compared module (bad.cubin) faulted".into(),
+        };
+        for cublas in [
+            None,
+            Some(CublasOutcome::Unavailable {
+                reason: "cuBLAS not found".into(),
+            }),
+        ] {
+            let run = GemmRun {
+                rows: vec![row("D", None)],
+                cublas,
+                faults: vec![fault.clone()],
+            };
+            let json = serde_json::to_value(&run).unwrap();
+            assert_eq!(json["faults"][0]["variant"], "S");
+            assert_eq!(serde_json::from_value::<GemmRun>(json).unwrap(), run);
+        }
+        let plain = GemmRun {
+            rows: vec![row("D", None)],
+            cublas: None,
+            faults: vec![],
+        };
+        assert!(serde_json::to_value(&plain).unwrap().is_array());
     }
 
     /// Each family is stored under the name the tables print, the strings runs stored before it

@@ -48,7 +48,7 @@ fn measure_cap<K: GemmKind>(
         .sources
         .theirs
         .as_ref()
-        .map(|other| load_capped(gpu, other, cap, builtin))
+        .map(|other| load_capped(gpu, other, cap, builtin).map(|l| l.compared(other)))
         .transpose()
         .in_variant(&at)?;
     let (kernel, other) = ours
