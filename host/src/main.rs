@@ -150,7 +150,7 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
 /// process goes on from.
 enum Ended {
     Exit(u8),
-    Faulted(Resume),
+    Faulted(Box<Resume>),
 }
 
 /// [`run_experiments`] once the device is open and `--out` exists.
@@ -226,7 +226,7 @@ fn run_on(gpu: &Gpu, mut plan: Plan, resumed: Option<Resume>) -> anyhow::Result<
             .any(|p| p.name() == name && experiments::run_loop::fault_by_line(p, e));
         let mut faults = plan.context.faults.clone();
         faults.push(Fault::of(name, e, by_line));
-        return Ok(Ended::Faulted(Resume { results, faults }));
+        return Ok(Ended::Faulted(Box::new(Resume { results, faults })));
     }
     // What was measured is on disk already; stdout failing is said after the run's own errors.
     let printed = print(&render_results(&results, plan.format));
