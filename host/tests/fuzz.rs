@@ -214,17 +214,7 @@ fn with_a_driver_no_line_would_run_on_the_gpu() {
     let root = scratch("fuzz-driver");
     let mut rng = StdRng::seed_from_u64(SEED);
     let pool = pool(&root, &mut rng);
-    let experiments = [
-        "occupancy",
-        "bandwidth",
-        "regs",
-        "inflight",
-        "ilp",
-        "mma",
-        "gemm_bf16",
-        "held",
-        "all",
-    ];
+    let experiments = fuzz_inputs::lines::experiments();
     let mut lines = Generator {
         pool: &pool,
         driver: true,

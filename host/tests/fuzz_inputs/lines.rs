@@ -407,17 +407,12 @@ pub struct Generator<'p> {
     pub driver: bool,
 }
 
-const EXPERIMENTS: &[&str] = &[
-    "occupancy",
-    "bandwidth",
-    "regs",
-    "inflight",
-    "ilp",
-    "mma",
-    "gemm_bf16",
-    "held",
-    "all",
-];
+/// Every subcommand that runs experiments: the registry's, and `all`.
+pub fn experiments() -> Vec<&'static str> {
+    let mut names = kernels_gpu::experiment_names::EXPERIMENT_NAMES.to_vec();
+    names.push("all");
+    names
+}
 
 impl Generator<'_> {
     /// Line `index`: its arguments, its rule, where its stdout goes.
@@ -426,7 +421,7 @@ impl Generator<'_> {
         let fresh_out = fresh.to_str().unwrap().to_owned();
         let (args, rule, must_write) = match rng.gen_range(0..20) {
             0..=8 => {
-                let sub = EXPERIMENTS[rng.gen_range(0..EXPERIMENTS.len())];
+                let sub = *experiments().choose(rng).expect("experiments");
                 let (a, r) = self.experiment(rng, sub, &fresh_out);
                 (a, r, None)
             }
@@ -483,7 +478,7 @@ impl Generator<'_> {
         let mut lines: Vec<(Vec<String>, Rule)> = Vec::new();
         let owned = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         let mut k = 0usize;
-        for sub in EXPERIMENTS {
+        for sub in &experiments() {
             let mut flags: Vec<Flag> = COMMON.to_vec();
             flags.extend(own_flags(sub));
             let head = |k: &mut usize| {
