@@ -47,6 +47,18 @@ pub fn parse_whole(text: &str, lo: u128, hi: u128) -> Result<u128, String> {
     }
 }
 
+/// Reads `--target-cycles` (the SM cycles one launch of the `ilp` and `mma` sweeps is sized
+/// for): a number in 1e3..=1e12. The two sweeps once kept their own copies, `ilp` up to 1e12 and
+/// `mma` up to 1e10; the wider range is kept, so that every command either accepted still reads
+/// (no committed run passes the flag), and `mma` caps the rounds a launch runs anyway.
+pub fn parse_cycles(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (1e3..=1e12).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} is not a cycle count in 1e3..=1e12")),
+        Err(e) => Err(format!("{:?}: {e}", shown(s))),
+    }
+}
+
 /// A clap value parser of whole numbers in a range ([`whole`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Whole<T> {
@@ -209,6 +221,22 @@ pub(crate) fn parse_flags<A: clap::Args + clap::FromArgMatches>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cycle_counts_are_numbers_in_one_range() {
+        assert_eq!(parse_cycles("1000"), Ok(1e3));
+        assert_eq!(parse_cycles("1e12"), Ok(1e12));
+        assert_eq!(
+            parse_cycles("999"),
+            Err("999 is not a cycle count in 1e3..=1e12".into())
+        );
+        assert!(parse_cycles("1.1e12").is_err());
+        assert!(parse_cycles("NaN").is_err());
+        assert_eq!(
+            parse_cycles("x"),
+            Err("\"x\": invalid float literal".into())
+        );
+    }
 
     #[test]
     fn whole_numbers_name_their_range_whatever_their_length() {

@@ -82,6 +82,8 @@ mod mma_ilp;
 mod read;
 #[cfg(target_arch = "nvptx64")]
 mod smem_copy;
+#[cfg(target_arch = "nvptx64")]
+mod strided;
 // Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 mod gemm_tma_mma;

@@ -2,7 +2,8 @@
 //! All LOADS loads are issued before the first store, so a thread keeps LOADS*WIDTH*4 bytes in
 //! flight: the loads are coherent (`Vector::load`), so ptxas cannot sink them between the stores.
 
-use crate::gpu::{self, Vector};
+use crate::gpu::Vector;
+use crate::strided::Strided;
 use crate::variants::MemcpyArgs;
 
 /// # Safety
@@ -11,22 +12,17 @@ use crate::variants::MemcpyArgs;
 #[inline(always)]
 pub unsafe fn memcpy<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(args: MemcpyArgs) {
     let MemcpyArgs { src, dst, n } = args;
-    let grid_stride = gpu::grid_dim_x() as u64 * THREADS as u64;
-    let first = gpu::global_thread_idx_x(THREADS);
-    // Only whole vectors are copied, as in the blog's kernel: vector v is in range when its
-    // last float is.
-    let in_range = |v: u64| v * WIDTH as u64 + (WIDTH as u64 - 1) < n;
-
+    let at = Strided::<THREADS, WIDTH>::new(n);
     let mut staged = [Vector::<WIDTH>([0.0; WIDTH]); LOADS];
     for (i, slot) in staged.iter_mut().enumerate() {
-        let v = first + i as u64 * grid_stride;
-        if in_range(v) {
+        let v = at.vector(i);
+        if at.in_range(v) {
             *slot = unsafe { Vector::load(src, v) };
         }
     }
     for (i, slot) in staged.iter().enumerate() {
-        let v = first + i as u64 * grid_stride;
-        if in_range(v) {
+        let v = at.vector(i);
+        if at.in_range(v) {
             unsafe { slot.store(dst, v) };
         }
     }

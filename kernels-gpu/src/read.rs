@@ -5,6 +5,7 @@
 //! fence below) is all the kernel writes, so its traffic is the copy's reads alone.
 
 use crate::gpu::{self, Vector};
+use crate::strided::Strided;
 use crate::variants::ReadArgs;
 
 /// # Safety
@@ -14,15 +15,11 @@ use crate::variants::ReadArgs;
 #[inline(always)]
 pub unsafe fn read<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(args: ReadArgs) {
     let ReadArgs { src, n, out } = args;
-    let grid_stride = gpu::grid_dim_x() as u64 * THREADS as u64;
-    let first = gpu::global_thread_idx_x(THREADS);
-    // Whole vectors only, as the copy moves them.
-    let in_range = |v: u64| v * WIDTH as u64 + (WIDTH as u64 - 1) < n;
-
+    let at = Strided::<THREADS, WIDTH>::new(n);
     let mut staged = [Vector::<WIDTH>([0.0; WIDTH]); LOADS];
     for (i, slot) in staged.iter_mut().enumerate() {
-        let v = first + i as u64 * grid_stride;
-        if in_range(v) {
+        let v = at.vector(i);
+        if at.in_range(v) {
             *slot = unsafe { Vector::load(src, v) };
         }
     }
@@ -32,7 +29,7 @@ pub unsafe fn read<const THREADS: u32, const LOADS: usize, const WIDTH: usize>(a
     // alias that store, so they are all issued above it, and every add waits for the reload
     // below it. The reloaded value is masked to zero by `n >> 63` (n < 2^63 floats), which ptxas
     // cannot fold.
-    let warp = (first / 32) as isize;
+    let warp = (at.first / 32) as isize;
     if gpu::lane_id() == 0 {
         // SAFETY: the caller's contract: `out` has a word for every warp of the grid, and
         // `first / 32` is this warp's index in it (THREADS is a multiple of 32).

@@ -11,11 +11,18 @@
 //! not check on a CUDA 12 driver while it promises any driver of an sm_80+ GPU. Binding these few
 //! functions by hand keeps both: any cuBLAS from 11 to 13, and an error instead of a panic.
 //!
+//! The enums the calls take are cudarc's (`cudarc::cublas::sys`, the `cublas` feature): only its
+//! types are used, never its functions, so its loader never runs and loading stays as above.
+//! The values used are the same in the headers of cuBLAS 11 to 13 (a test pins them). A status
+//! stays a plain `int`: a newer cuBLAS may return one cudarc's enum lacks, which Rust could not
+//! hold.
+//!
 //! The lab's matrices are row-major and cuBLAS is column-major: [`ColumnMajorGemm`] holds the
 //! mapping (a pure function, tested on the CPU), the same for both calls.
 
 use std::ffi::{c_int, c_void};
 
+use cudarc::cublas::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use libloading::Library;
 
@@ -34,33 +41,33 @@ pub const CUBLAS_NAMES: &[&str] = &[
 type Status = c_int;
 type Handle = *mut c_void;
 /// `cublasOperation_t`: whether an operand is transposed.
-type Op = c_int;
+type Op = sys::cublasOperation_t;
 /// A matrix dimension or leading dimension (`int`).
 type Dim = c_int;
 /// `cublasMath_t`: which kernels a handle may use.
-type MathMode = c_int;
+type MathMode = sys::cublasMath_t;
 /// `cudaDataType_t`: an operand's element type.
-type DataType = c_int;
+type DataType = sys::cudaDataType_t;
 /// `cublasComputeType_t`: the accumulation's type.
-type ComputeType = c_int;
+type ComputeType = sys::cublasComputeType_t;
 /// `cublasGemmAlgo_t`: which kernel, or cuBLAS's own choice.
-type Algo = c_int;
+type Algo = sys::cublasGemmAlgo_t;
 /// `cublasOperation_t`: `CUBLAS_OP_N`.
-const OP_N: Op = 0;
+const OP_N: Op = Op::CUBLAS_OP_N;
 /// `cublasMath_t`: `CUBLAS_DEFAULT_MATH` (plain FP32 for SGEMM: no TF32 tensor cores).
-const DEFAULT_MATH: MathMode = 0;
+const DEFAULT_MATH: MathMode = MathMode::CUBLAS_DEFAULT_MATH;
 /// `cublasMath_t`: `CUBLAS_TF32_TENSOR_OP_MATH` (SGEMM's inputs rounded to TF32 for the tensor
 /// cores, products accumulated in FP32).
-const TF32_TENSOR_OP_MATH: MathMode = 3;
+const TF32_TENSOR_OP_MATH: MathMode = MathMode::CUBLAS_TF32_TENSOR_OP_MATH;
 /// `cudaDataType_t`: `CUDA_R_32F`.
-const R_32F: DataType = 0;
+const R_32F: DataType = DataType::CUDA_R_32F;
 /// `cudaDataType_t`: `CUDA_R_16BF`.
-const R_16BF: DataType = 14;
+const R_16BF: DataType = DataType::CUDA_R_16BF;
 /// `cublasComputeType_t`: `CUBLAS_COMPUTE_32F` (FP32 accumulation; with BF16 inputs cuBLAS runs
 /// them on the tensor cores in any math mode).
-const COMPUTE_32F: ComputeType = 68;
+const COMPUTE_32F: ComputeType = ComputeType::CUBLAS_COMPUTE_32F;
 /// `cublasGemmAlgo_t`: `CUBLAS_GEMM_DEFAULT` (cuBLAS's heuristics choose the kernel).
-const GEMM_DEFAULT: Algo = -1;
+const GEMM_DEFAULT: Algo = Algo::CUBLAS_GEMM_DEFAULT;
 
 type CreateFn = unsafe extern "C" fn(*mut Handle) -> Status;
 type DestroyFn = unsafe extern "C" fn(Handle) -> Status;
@@ -455,6 +462,19 @@ mod tests {
             Routine::GemmExBf16.call(),
             "cublasGemmEx (BF16 in, FP32 compute and out)"
         );
+    }
+
+    /// The enum values the calls pass, as cuBLAS 11 to 13's headers define them: the library is
+    /// loaded whatever its version, while cudarc's enums come from one version's headers.
+    #[test]
+    fn the_enums_have_the_values_of_every_cublas_header() {
+        assert_eq!(OP_N as i32, 0);
+        assert_eq!(DEFAULT_MATH as i32, 0);
+        assert_eq!(TF32_TENSOR_OP_MATH as i32, 3);
+        assert_eq!(R_32F as i32, 0);
+        assert_eq!(R_16BF as i32, 14);
+        assert_eq!(COMPUTE_32F as i32, 68);
+        assert_eq!(GEMM_DEFAULT as i32, -1);
     }
 
     #[test]

@@ -3,13 +3,14 @@
 //! (the FP32 FMA peak for SGEMM, the dense BF16 tensor-core peak for BF16) against its
 //! theoretical occupancy. On one axis the two pipes, some fifteen times apart in FLOP/s, ask the
 //! same question: how much occupancy does a GEMM need to come near its peak? Drawn when
-//! experiment 1 or the BF16 experiment (7) ran; the `mma.sync` ceiling that experiment 6 measures is
-//! drawn where the run has it.
+//! the `occupancy` or the `gemm_bf16` experiment ran; the `mma.sync` ceiling that `mma` measures
+//! is drawn where the run has it.
 
 use std::fmt::Write as _;
 
-use crate::experiments::contract::Row;
+use crate::experiments::contract::{Registered, Row};
 use crate::experiments::gemm_bf16::{Bf16Row, Bf16Run};
+use crate::experiments::mma::Spec as Mma;
 use crate::experiments::occupancy::{CublasRow, GemmRow, GemmRun};
 use crate::experiments::RunResults;
 use crate::figure::{tick, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale};
@@ -18,13 +19,13 @@ use crate::table::{markdown_grid, percent};
 /// The picture's file stem in a results folder.
 pub const STEM: &str = "part2";
 
-/// The `mma.sync` ceiling of this GPU as experiment 6 measured it, GFLOP/s.
+/// The `mma.sync` ceiling of this GPU as the `mma` experiment measured it, GFLOP/s.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MmaCeiling {
     pub gflops: f64,
 }
 
-/// Experiment 6's measured ceiling (its best verified point) in `results`; none when it did not
+/// `mma`'s measured ceiling (its best verified point) in `results`; none when it did not
 /// run or verified no point, and the picture then says so.
 pub fn mma_ceiling(results: &RunResults) -> Option<MmaCeiling> {
     let tflops = results.mma.as_ref()?.ceiling_tflops()?;
@@ -167,7 +168,7 @@ fn points(results: &RunResults) -> Vec<Point> {
     sgemm.chain(bf16).collect()
 }
 
-/// The picture of `results`, with experiment 6's `ceiling` where given; none when the run has
+/// The picture of `results`, with `mma`'s `ceiling` where given; none when the run has
 /// no GEMM to place (neither GEMM experiment ran, or the device's peaks are unknown).
 pub fn figure(results: &RunResults, ceiling: Option<MmaCeiling>) -> Option<ScatterPlot> {
     let peaks = Peaks::of(results);
@@ -206,7 +207,8 @@ pub fn figure(results: &RunResults, ceiling: Option<MmaCeiling>) -> Option<Scatt
     if let (Some(c), Some(b)) = (ceiling, peaks.bf16) {
         references.push(ReferenceLine {
             label: format!(
-                "mma.sync ceiling (experiment 6): {} GFLOP/s",
+                "mma.sync ceiling (experiment {}): {} GFLOP/s",
+                Mma::NUMBER,
                 tick(c.gflops)
             ),
             y: c.gflops / b * 100.0,
@@ -298,12 +300,18 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
         Some(c) => {
             let _ = write!(
                 out,
-                " The mma.sync ceiling measured by experiment 6 ({} GFLOP/s) is drawn.",
+                " The mma.sync ceiling measured by experiment {} ({} GFLOP/s) is drawn.",
+                Mma::NUMBER,
                 tick(c.gflops)
             );
         }
-        None => out
-            .push_str(" The mma.sync ceiling is not drawn: experiment 6 did not run in this run."),
+        None => {
+            let _ = write!(
+                out,
+                " The mma.sync ceiling is not drawn: experiment {} did not run in this run.",
+                Mma::NUMBER
+            );
+        }
     }
     out.push('\n');
     Some(out)

@@ -1,4 +1,4 @@
-//! The fixed binaries experiment 6 holds at each residency: GEMM lines C, D and R4 of the
+//! The fixed binaries `held` holds at each residency: GEMM lines C, D and R4 of the
 //! built-in module and the cap-128 build of the register experiment's line, each one compiled
 //! program whose blocks per SM only the dynamic shared memory of its launch changes.
 

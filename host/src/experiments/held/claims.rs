@@ -1,4 +1,4 @@
-//! What experiment 6's curves show, judged on intervals: with the code fixed, does a binary need
+//! What `held`'s curves show, judged on intervals: with the code fixed, does a binary need
 //! its highest occupancy for its best throughput?
 
 use super::row::HeldRow;

@@ -1,4 +1,4 @@
-//! Experiment 6, occupancy apart from code generation: fixed binaries (GEMM lines C, D and R4, and
+//! `held`, occupancy apart from code generation: fixed binaries (GEMM lines C, D and R4, and
 //! the cap-128 build of the register experiment's line) each run at every residency from one
 //! block per SM to the most it reaches, held there by the dynamic shared memory of its launch as
 //! the bandwidth experiment holds its copies, so that only occupancy changes, never the code.
@@ -27,7 +27,7 @@ use crate::flags::{check_tiling, own_labels, select, CliError, GemmDims, GemmSiz
 use crate::results::RunMeta;
 use crate::table::{Column, Kind, Value};
 
-/// Experiment 6.
+/// The `held` experiment.
 pub struct Spec;
 
 /// `host held`.
@@ -41,12 +41,12 @@ pub struct Args {
     pub gemm: GemmSize,
 }
 
-/// Experiment 6 adds no flag to `host all`.
+/// The `held` experiment adds no flag to `host all`.
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct AllArgs {}
 
-/// Experiment 6, validated.
+/// The `held` experiment, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub binaries: Vec<Binary>,

@@ -1,4 +1,4 @@
-//! Experiment 6's row: one fixed binary held at one residency, as `results.json` stores it.
+//! `held`'s row: one fixed binary held at one residency, as `results.json` stores it.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Experiment 6 on the CPU: its flags and plan, its table and its verdict on synthetic rows.
+//! `held` on the CPU: its flags and plan, its table and its verdict on synthetic rows.
 
 use super::*;
 use crate::experiments::contract::Plan as _;

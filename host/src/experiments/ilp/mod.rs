@@ -86,7 +86,7 @@ pub struct SweepArgs {
     pub control_warps_per_sm: Vec<u32>,
     /// SM cycles one launch is sized for (rounds per thread follow from it).
     #[arg(long, value_name = "CYCLES", default_value_t = DEFAULT_TARGET_CYCLES,
-          value_parser = parse_cycles)]
+          value_parser = crate::flag_values::parse_cycles)]
     pub target_cycles: f64,
 }
 
@@ -105,15 +105,6 @@ pub struct AllArgs {
 
 /// The `ilp` experiment, validated.
 pub type Plan = sweep::Plan<SweepArgs>;
-
-fn parse_cycles(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
-    if (1e3..=1e12).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} is not a cycle count in 1e3..=1e12"))
-    }
-}
 
 /// Every control's entry, in table order.
 fn control_entries() -> Vec<String> {

@@ -70,7 +70,7 @@ pub struct SweepArgs {
     /// SM cycles one launch is sized for (rounds per warp follow from it, at most as many as
     /// the CPU model can check exactly).
     #[arg(long, value_name = "CYCLES", default_value_t = DEFAULT_TARGET_CYCLES,
-          value_parser = parse_cycles)]
+          value_parser = crate::flag_values::parse_cycles)]
     pub target_cycles: f64,
     /// The wgmma table (sm_90a): warpgroups per SM to hold each wgmma_bf16 line at (1..16).
     #[arg(long, value_name = "LIST", value_delimiter = ',',
@@ -108,14 +108,6 @@ pub struct AllArgs {
 
 /// The `mma` experiment, validated.
 pub type Plan = sweep::Plan<SweepArgs>;
-
-fn parse_cycles(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if (1e3..=1e10).contains(&v) => Ok(v),
-        Ok(v) => Err(format!("{v} is not a cycle count in 1e3..=1e10")),
-        Err(e) => Err(format!("{s:?}: {e}")),
-    }
-}
 
 /// An ILP the kernels are not built for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
