@@ -192,6 +192,28 @@ impl Tool {
         out
     }
 
+    /// The places in words, in order, for a message that says where a tool was looked for
+    /// ("$PTXAS, $CUDA_PATH/bin, PATH, ...").
+    pub fn looked_at(&self) -> String {
+        let under = |root: &str| match self.dirs {
+            [dir] => format!("{root}/{dir}"),
+            dirs => format!("{root}/{{{}}}", dirs.join(",")),
+        };
+        self.places
+            .iter()
+            .map(|place| match *place {
+                Place::Env(var) => format!("${var}"),
+                Place::Loader => "the dynamic loader's search".to_string(),
+                Place::Root(var) => under(&format!("${var}")),
+                Place::PathDirs => "PATH".to_string(),
+                Place::Fixed(root) => under(root),
+                Place::PipWheel => "pip's nvidia wheels".to_string(),
+                Place::Beside(other) => format!("beside {}", other.files.join("/")),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The environment variables the search reads (what a build script reruns on).
     pub fn env_vars(&self) -> Vec<&'static str> {
         let mut out = Vec::new();
@@ -447,6 +469,22 @@ mod tests {
         assert_eq!(
             CUPTI.candidates(&env, &one)[3..],
             [Candidate::File(PathBuf::from("/cp/lib64/libcupti.so.12"))]
+        );
+    }
+
+    #[test]
+    fn the_places_in_words() {
+        assert_eq!(
+            PTXAS.looked_at(),
+            "$PTXAS, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin, pip's nvidia wheels"
+        );
+        assert_eq!(NVDISASM.looked_at(), "$NVDISASM, beside ptxas");
+        assert_eq!(
+            CUPTI.looked_at(),
+            "the dynamic loader's search, $CUDA_PATH/{targets/x86_64-linux/lib,\
+             targets/sbsa-linux/lib,extras/CUPTI/lib64,lib64}, $CUDA_HOME/{targets/x86_64-linux/lib,\
+             targets/sbsa-linux/lib,extras/CUPTI/lib64,lib64}, /usr/local/cuda/{targets/x86_64-linux/lib,\
+             targets/sbsa-linux/lib,extras/CUPTI/lib64,lib64}"
         );
     }
 

@@ -130,6 +130,13 @@ fn cache_key(ptxas: &Path, input: &Path, arch: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn not_found_names_the_places_of_the_search_in_its_order() {
+        let text = PtxasError::NotFound.to_string();
+        let places = format!("(looked at {})", toolkit::PTXAS.looked_at());
+        assert!(text.contains(&places), "{text}\n{places}");
+    }
+
     /// A stand-in ptxas that counts its runs, writes a cubin and prints a one-entry report.
     fn fake_ptxas(dir: &Path) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
