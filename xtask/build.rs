@@ -10,7 +10,12 @@ mod find;
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(lab_nvcc)");
     println!("cargo:rustc-check-cfg=cfg(lab_cxx)");
-    for var in ["NVCC", "CUDA_PATH", "PATH", "CXX"] {
+    // What nvcc's search reads (ptxas_report::toolkit::NVCC), and the C++ compiler's variable.
+    for var in ptxas_report::toolkit::NVCC
+        .env_vars()
+        .into_iter()
+        .chain(["CXX"])
+    {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo:rerun-if-changed=src/nvcc/find.rs");

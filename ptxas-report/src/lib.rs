@@ -2,7 +2,8 @@
 //! build time) and the running host, so it lives in its own small crate: the resource report of
 //! ptxas (`ptxas -v`, `nvcc -Xptxas -v`) and of the driver JIT's info log, one record per entry
 //! function (below), the entries' parameter lists of a PTX module ([`ptx`]), and its entries
-//! kept, dropped or capped as text ([`ptx_entries`]).
+//! kept, dropped or capped as text ([`ptx_entries`]); and where the toolkit's tools and libraries
+//! are ([`toolkit`]).
 //!
 //! The report's format:
 //! ```text
@@ -14,6 +15,7 @@
 
 pub mod ptx;
 pub mod ptx_entries;
+pub mod toolkit;
 
 use std::sync::LazyLock;
 

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use ptxas_report::toolkit;
 pub use ptxas_report::{parse_report, EntryReport, ReportError};
 
 #[derive(Debug, thiserror::Error)]
@@ -25,39 +26,9 @@ pub enum PtxasError {
 }
 
 /// The ptxas to use: `$PTXAS`, `$CUDA_PATH/bin/ptxas`, `ptxas` on PATH, `/usr/local/cuda/bin/ptxas`,
-/// then the one in pip's `nvidia-cuda-nvcc` wheel.
+/// then the one in pip's `nvidia-cuda-nvcc` wheel ([`toolkit::PTXAS`]).
 pub fn find() -> Option<PathBuf> {
-    let exe = |p: PathBuf| p.is_file().then_some(p);
-    if let Some(p) = std::env::var_os("PTXAS").map(PathBuf::from).and_then(exe) {
-        return Some(p);
-    }
-    if let Some(p) =
-        std::env::var_os("CUDA_PATH").and_then(|c| exe(Path::new(&c).join("bin/ptxas")))
-    {
-        return Some(p);
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        if let Some(p) = std::env::split_paths(&path).find_map(|d| exe(d.join("ptxas"))) {
-            return Some(p);
-        }
-    }
-    exe(PathBuf::from("/usr/local/cuda/bin/ptxas")).or_else(pip_wheel_ptxas)
-}
-
-/// ptxas from pip's `nvidia-cuda-nvcc` wheel (`<site-packages>/nvidia/cu13/bin/ptxas`), if installed.
-fn pip_wheel_ptxas() -> Option<PathBuf> {
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-        ])
-        .output()
-        .ok()?;
-    let site = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    ["cu13", "cu12"]
-        .iter()
-        .map(|v| site.join("nvidia").join(v).join("bin/ptxas"))
-        .find(|p| p.is_file())
+    toolkit::PTXAS.find(&toolkit::ProcessEnv, &Path::is_file)
 }
 
 /// `ptxas --version`'s last line, e.g. "Cuda compilation tools, release 13.0, V13.0.88".
@@ -158,6 +129,13 @@ fn cache_key(ptxas: &Path, input: &Path, arch: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn not_found_names_the_places_of_the_search_in_its_order() {
+        let text = PtxasError::NotFound.to_string();
+        let places = format!("(looked at {})", toolkit::PTXAS.looked_at());
+        assert!(text.contains(&places), "{text}\n{places}");
+    }
 
     /// A stand-in ptxas that counts its runs, writes a cubin and prints a one-entry report.
     fn fake_ptxas(dir: &Path) -> PathBuf {

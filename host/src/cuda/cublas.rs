@@ -25,17 +25,13 @@ use std::ffi::{c_int, c_void};
 use cudarc::cublas::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use libloading::Library;
+use ptxas_report::toolkit;
 
 use super::dynamic_library::{load_first, MissingSymbol, Symbols};
 use super::{CudaError, Gpu};
 
 /// Library names tried, in order.
-pub const CUBLAS_NAMES: &[&str] = &[
-    "libcublas.so.13",
-    "libcublas.so.12",
-    "libcublas.so.11",
-    "libcublas.so",
-];
+pub const CUBLAS_NAMES: &[&str] = toolkit::CUBLAS.files;
 
 /// `cublasStatus_t`: 0 is success.
 type Status = c_int;
@@ -161,6 +157,19 @@ pub struct Cublas {
     version: i32,
 }
 
+/// Where cuBLAS is looked for ([`toolkit::CUBLAS`]): its names, for the dynamic loader alone.
+fn library_candidates() -> Vec<&'static str> {
+    toolkit::CUBLAS
+        .candidates(&toolkit::ProcessEnv, &std::path::Path::exists)
+        .into_iter()
+        .filter_map(|c| match c {
+            toolkit::Candidate::Loader(name) => Some(name),
+            // CUBLAS names no folders, so its search offers no file.
+            toolkit::Candidate::File(_) => None,
+        })
+        .collect()
+}
+
 /// `major.minor.patch` from `cublasGetVersion` (major*10000 + minor*100 + patch from CUDA 12 on;
 /// major*1000 + minor*100 + patch before).
 pub fn version_text(v: i32) -> String {
@@ -178,7 +187,7 @@ impl Cublas {
         // SAFETY: loading cuBLAS runs its initialisers, which only set up the library (it
         // depends on libcublasLt and the driver, both already meant to be in this process).
         let (library, library_name) =
-            unsafe { load_first(CUBLAS_NAMES.iter().copied(), |name| name.to_string()) }
+            unsafe { load_first(library_candidates(), |name| name.to_string()) }
                 .map_err(|reason| CublasError::NotFound { reason })?;
         // SAFETY: every type asked for below is the C prototype of that cuBLAS function
         // (cublas_api.h, the `_v2` entry points); the pointers are used only while `library`

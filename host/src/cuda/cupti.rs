@@ -16,25 +16,19 @@
 //! callbacks registered once, and one call is recorded at a time.
 
 use std::ffi::{c_char, c_void, CStr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::ptr;
 use std::sync::{Mutex, OnceLock};
 
 use libloading::Library;
+use ptxas_report::toolkit;
 
 use super::cupti_record::{KernelRecord, RawKernelRecord, KIND_CONCURRENT_KERNEL, KIND_KERNEL};
 use super::dynamic_library::{load_first, MissingSymbol, Symbols};
 use super::{CudaError, Gpu};
 
 /// Library names tried through the dynamic loader, newest first.
-pub const CUPTI_NAMES: &[&str] = &["libcupti.so.13", "libcupti.so.12", "libcupti.so"];
-/// Folders of a CUDA installation that hold CUPTI, under its root.
-const CUPTI_DIRS: &[&str] = &[
-    "targets/x86_64-linux/lib",
-    "targets/sbsa-linux/lib",
-    "extras/CUPTI/lib64",
-    "lib64",
-];
+pub const CUPTI_NAMES: &[&str] = toolkit::CUPTI.files;
 /// The oldest CUPTI API version whose kernel records hold every field the lab reads (CUDA 11.8's
 /// `CUpti_ActivityKernel8`).
 pub const MIN_API_VERSION: u32 = 18;
@@ -100,30 +94,14 @@ static DELIVERED: Mutex<Vec<KernelRecord>> = Mutex::new(Vec::new());
 /// One recording at a time.
 static RECORDING: Mutex<()> = Mutex::new(());
 
-/// Where CUPTI is looked for: the bare names (the dynamic loader's own search), then those
-/// names in CUPTI's folders under each CUDA root that exists.
-pub fn library_candidates(cuda_roots: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = CUPTI_NAMES.iter().map(PathBuf::from).collect();
-    for root in cuda_roots {
-        for dir in CUPTI_DIRS {
-            for name in CUPTI_NAMES {
-                let path = root.join(dir).join(name);
-                if path.exists() && !out.contains(&path) {
-                    out.push(path);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The CUDA roots on this machine: `$CUDA_PATH`, `$CUDA_HOME`, then `/usr/local/cuda`.
-fn cuda_roots() -> Vec<PathBuf> {
-    ["CUDA_PATH", "CUDA_HOME"]
-        .iter()
-        .filter_map(std::env::var_os)
-        .map(PathBuf::from)
-        .chain([PathBuf::from("/usr/local/cuda")])
+/// Where CUPTI is looked for ([`toolkit::CUPTI`]): the bare names (the dynamic loader's own
+/// search), then those names in CUPTI's folders under `$CUDA_PATH`, `$CUDA_HOME` and
+/// `/usr/local/cuda`, where `exists` finds them.
+pub fn library_candidates(env: &dyn toolkit::Env, exists: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    toolkit::CUPTI
+        .candidates(env, exists)
+        .into_iter()
+        .map(toolkit::Candidate::into_path)
         .collect()
 }
 
@@ -137,7 +115,7 @@ pub fn cupti() -> Result<&'static Cupti, CuptiError> {
 
 impl Cupti {
     fn open() -> Result<Self, CuptiError> {
-        let candidates = library_candidates(&cuda_roots());
+        let candidates = library_candidates(&toolkit::ProcessEnv, &Path::exists);
         // SAFETY: loading CUPTI runs its initialisers, which only set up the library (it
         // depends on the driver, which this process loads anyway).
         let (lib, path) =
@@ -328,7 +306,22 @@ mod tests {
         let lib = dir.join("targets/x86_64-linux/lib");
         std::fs::create_dir_all(&lib).unwrap();
         std::fs::write(lib.join("libcupti.so.13"), b"").unwrap();
-        let found = library_candidates(&[dir.clone(), dir.join("absent")]);
+        // The roots as `$CUDA_PATH` and `$CUDA_HOME`; only files under `dir` are real here, so a
+        // CUPTI installed on this machine does not join the list.
+        struct Roots(PathBuf);
+        impl toolkit::Env for Roots {
+            fn var(&self, name: &str) -> Option<std::ffi::OsString> {
+                match name {
+                    "CUDA_PATH" => Some(self.0.clone().into()),
+                    "CUDA_HOME" => Some(self.0.join("absent").into()),
+                    _ => None,
+                }
+            }
+            fn pip_purelib(&self) -> Option<PathBuf> {
+                None
+            }
+        }
+        let found = library_candidates(&Roots(dir.clone()), &|p| p.starts_with(&dir) && p.exists());
         let names: Vec<PathBuf> = CUPTI_NAMES.iter().map(PathBuf::from).collect();
         assert_eq!(&found[..names.len()], &names[..], "bare names first");
         assert_eq!(&found[names.len()..], &[lib.join("libcupti.so.13")]);

@@ -111,3 +111,12 @@ pub fn read_built(source: &Path, out: &Path) -> Result<Built, NvccError> {
         ptx: out.join(format!("{stem}.ptx")),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn not_found_names_the_places_of_the_search_in_its_order() {
+        let places = format!("(looked at {})", ptxas_report::toolkit::NVCC.looked_at());
+        assert!(super::NOT_FOUND.contains(&places), "{places}");
+    }
+}

@@ -1,9 +1,10 @@
 //! Reading the listings the build tests check: a PTX entry's body and loops, its fma and mma
 //! operands, and an entry's SASS (nvdisasm's text): its instructions, its FP32 ones.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kernels_gpu::variants::FmaOp;
+use ptxas_report::toolkit;
 
 /// The text of `entry`'s body.
 pub fn body_of<'a>(ptx: &'a str, entry: &str) -> &'a str {
@@ -74,17 +75,13 @@ pub fn mma_operands(line: &str) -> Option<[&str; 4]> {
     groups.try_into().ok()
 }
 
-/// nvdisasm's listing (`-c`) of `cubin`. nvdisasm: $NVDISASM, else beside ptxas (a CUDA
+/// nvdisasm's listing (`-c`) of `cubin`. nvdisasm ([`toolkit::NVDISASM`]): $NVDISASM, else beside ptxas (a CUDA
 /// toolkit's bin); pip's ptxas wheel has none, so `.ci/run` installs pip's
 /// `nvidia-cuda-nvdisasm` and sets NVDISASM.
 pub fn nvdisasm(cubin: &Path) -> String {
-    let nvdisasm = std::env::var_os("NVDISASM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            xtask::ptxas::find()
-                .expect("ptxas")
-                .with_file_name("nvdisasm")
-        });
+    let nvdisasm = toolkit::NVDISASM
+        .find(&toolkit::ProcessEnv, &Path::is_file)
+        .expect("ptxas");
     let out = std::process::Command::new(&nvdisasm)
         .arg("-c")
         .arg(cubin)
