@@ -102,6 +102,13 @@ pub const GFLOPS: Rate = Rate {
     other: "GFLOP/s",
 };
 
+/// Tensor-core arithmetic, TFLOP/s to a tenth.
+pub const TFLOPS: Rate = Rate {
+    unit: "TFLOP/s",
+    decimals: 1,
+    other: "TFLOP/s",
+};
+
 /// Copies, GB/s (read + written) to a tenth.
 pub const GBPS: Rate = Rate {
     unit: "GB/s",

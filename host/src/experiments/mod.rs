@@ -15,6 +15,7 @@ pub mod copy;
 pub mod error;
 pub mod gemm;
 pub mod gemm_check;
+pub mod gemm_check_notes;
 pub mod gemm_cublas;
 pub mod gemm_figures;
 pub mod gemm_hashes;

@@ -19,7 +19,7 @@ use super::gemm::GemmBuffers;
 use super::gemm_cublas::{
     all_checks, plot_point, push_row, titled, CublasColumns, CublasSide,
 };
-use super::gemm_check;
+use super::gemm_check_notes;
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_figures::GemmFigures;
 use super::measured::Measured;
@@ -72,7 +72,7 @@ impl Experiment for Spec {
         format!(
             "Variants (from the variant table): {}\n\n{}",
             Self::variant_labels().join(", "),
-            gemm_check::help()
+            gemm_check_notes::help()
         )
     }
 
@@ -209,7 +209,7 @@ impl Experiment for Spec {
             push_row(&mut t, c, &cols, CUBLAS_CALL);
         }
         let measured = output.rows.iter().map(|r| &r.measured);
-        t.notes.extend(gemm_check::note(all_checks(
+        t.notes.extend(gemm_check_notes::note(all_checks(
             measured,
             output.cublas_row(),
         )));
