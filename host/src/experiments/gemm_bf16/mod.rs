@@ -38,7 +38,7 @@ use super::contract::{Experiment, Registered, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
 use super::gemm_cublas::CublasSide;
-use super::occupancy::CublasOutcome;
+use super::gemm_cublas::CublasOutcome;
 use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
 use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};

@@ -10,7 +10,8 @@ mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 
-pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile, RowFault};
+pub use super::gemm_cublas::{CublasOutcome, CublasRow};
+pub use row::{family_name, GemmRow, GemmRun, GemmTile, RowFault};
 
 use super::cells;
 use super::contract::{Experiment, Output, Registered, RunContext, GFLOPS};
@@ -328,15 +329,6 @@ fn measure_row(
         tile: Some(tile_of(variant)),
         vs_cublas,
     })
-}
-
-/// Why cuBLAS has no figures in a run, in words.
-pub fn cublas_reason(c: &CublasOutcome) -> String {
-    match c {
-        CublasOutcome::Measured(m) => format!("cuBLAS {} measured", m.version),
-        CublasOutcome::Unavailable { reason } if reason.starts_with("cuBLAS") => reason.clone(),
-        CublasOutcome::Unavailable { reason } => format!("cuBLAS unavailable: {reason}"),
-    }
 }
 
 /// Checks the size against the variants asked for and the module files against their entries:
