@@ -9,7 +9,7 @@ use crate::claim::{
     FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
-use crate::experiments::measured::{passing, two_passing};
+use crate::experiments::row_views::{passing, two_passing};
 
 /// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
 /// lab's claim about the fastest GEMM of the run, ours or cuBLAS.
