@@ -104,14 +104,18 @@ const CROSS_EXPERIMENT_IMPORTS_ITEM_2_REMOVES: &[&str] = &[
     "experiments/regs/mod.rs -> experiments/gemm_bf16/buffers.rs",
 ];
 
-/// Import circles not broken yet, each as its files (space-separated, sorted). Issue 30 item 3
-/// breaks them all and empties this list; until then the test fails on any other circle, and on a
-/// listed one that changed or is gone, so the list only shrinks.
+/// Import circles not broken yet, each as its files (space-separated, sorted). All of them run
+/// through a folder's `mod.rs` that holds code as well as the folder's declarations: a child names
+/// an item the `mod.rs` defines (`super::Spec::NUMBER`, `super::write_run`, the `registry` the
+/// `registry!` in experiments/mod.rs expands to) while the `mod.rs` imports the child. Breaking
+/// them moves those items into files of their own (experiments' `Spec` and the registry are item
+/// 1's contract; `flags.rs`/`module_file.rs` and cuda/`module_image.rs` item 5's room for modules).
+/// The test fails on any circle not listed here, and on a listed one that changed or is gone, so
+/// the list only shrinks.
 const CIRCLES_NOT_YET_BROKEN: &[&str] = &[
     "cuda/cublas.rs cuda/cupti.rs cuda/device.rs cuda/launch.rs cuda/library_kernel.rs cuda/mod.rs cuda/module.rs cuda/module_cache.rs cuda/side_stream.rs module_image.rs",
     "flags.rs module_file.rs",
-    "confidence/bootstrap.rs confidence/interval.rs confidence/mod.rs",
-    "experiments/contract.rs experiments/error.rs experiments/measured.rs experiments/measurement.rs experiments/mod.rs experiments/module_source.rs experiments/record.rs experiments/residency.rs experiments/resume.rs experiments/run_loop.rs experiments/spills.rs",
+    "experiments/contract.rs experiments/mod.rs experiments/record.rs experiments/resume.rs experiments/run_loop.rs",
     "report/plots/heatmap.rs report/plots/labels.rs report/plots/mod.rs report/plots/regs.rs",
     "report/command.rs report/curves.rs report/markdown.rs report/merge.rs report/mod.rs",
     "experiments/held/mod.rs experiments/held/run.rs",
