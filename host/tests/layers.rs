@@ -116,7 +116,6 @@ const CIRCLES_NOT_YET_BROKEN: &[&str] = &[
     "cuda/cublas.rs cuda/cupti.rs cuda/device.rs cuda/launch.rs cuda/library_kernel.rs cuda/mod.rs cuda/module.rs cuda/module_cache.rs cuda/side_stream.rs module_image.rs",
     "flags.rs module_file.rs",
     "experiments/contract.rs experiments/mod.rs experiments/record.rs experiments/resume.rs experiments/run_loop.rs",
-    "report/command.rs report/curves.rs report/markdown.rs report/merge.rs report/mod.rs",
     "experiments/held/mod.rs experiments/held/run.rs",
     "experiments/ilp/mod.rs experiments/ilp/plots.rs",
     "experiments/inflight/mod.rs experiments/inflight/notes.rs experiments/inflight/plots.rs experiments/inflight/table.rs",
