@@ -1,9 +1,9 @@
 //! A confidence interval and what it says about a threshold.
 
-use super::LEVEL;
+use super::settings::LEVEL;
 use crate::cell::percent_with;
 
-/// A statistic's value and its confidence interval ([`super::LEVEL`]).
+/// A statistic's value and its confidence interval ([`LEVEL`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Interval {
     pub point: f64,

@@ -21,7 +21,6 @@ use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, Shared};
-use crate::module_name::ModuleSource;
 use crate::results::RunMeta;
 use crate::sampling::SamplingConfig;
 use crate::table::{columns_table, Column, Kind, TableData};
@@ -40,15 +39,6 @@ pub struct RunContext {
     pub launch_timeout: std::time::Duration,
     /// The faults met earlier in the run, in processes before this one (`--resume`).
     pub faults: Vec<super::resume::Fault>,
-}
-
-/// Where an experiment's kernels come from, for the run's record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModuleNames {
-    pub ours: ModuleSource,
-    pub theirs: Option<ModuleSource>,
-    /// The compared module's name in tables, plots and legends (`--compare-label`).
-    pub label: Option<String>,
 }
 
 /// One row of the merged table of `host report DIR...`: a row key (variant label, "cap 32") with
@@ -100,6 +90,13 @@ pub const GFLOPS: Rate = Rate {
     unit: "GFLOP/s",
     decimals: 0,
     other: "GFLOP/s",
+};
+
+/// Tensor-core arithmetic, TFLOP/s to a tenth.
+pub const TFLOPS: Rate = Rate {
+    unit: "TFLOP/s",
+    decimals: 1,
+    other: "TFLOP/s",
 };
 
 /// Copies, GB/s (read + written) to a tenth.

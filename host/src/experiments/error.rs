@@ -1,12 +1,16 @@
 //! What can go wrong while an experiment runs: the driver, a module source, a residency that
 //! cannot be held, a launch the variant table's shape does not fit; each error says in which
-//! variant and which experiment it happened.
+//! variant and which experiment it happened. The errors of a module source and of a residency
+//! are here too, so that this file imports none of the files that report errors through it.
 
-use super::module_source::SourceError;
-use super::residency::ResidencyError;
+use std::path::PathBuf;
+
+use ptxas_report::ptx_entries::EntryError;
+
 use crate::cuda::hopper::HopperError;
 use crate::cuda::tensor_map::TensorMapError;
 use crate::cuda::CudaError;
+use crate::occupancy::HoldError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExperimentError {
@@ -178,4 +182,67 @@ impl<T, E: Into<ExperimentError>> InVariant<T> for Result<T, E> {
     fn in_variant(self, variant: &str) -> Result<T, ExperimentError> {
         self.map_err(|e| e.into().in_variant(variant))
     }
+}
+
+/// What can go wrong getting a run's kernels: reading a module, finding one for a register cap,
+/// the built-in PTX.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("reading {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{folder}: no module for register cap {cap} (expected a .ptx, .cubin or .fatbin file whose \
+         name contains `cap{cap}` followed by a non-digit, e.g. peer_cap{cap}.cubin); modules \
+         there: {found}"
+    )]
+    NoCapFile {
+        folder: PathBuf,
+        cap: u32,
+        found: String,
+    },
+    #[error("{folder}: several modules for register cap {cap}: {files}; keep one")]
+    AmbiguousCap {
+        folder: PathBuf,
+        cap: u32,
+        files: String,
+    },
+    #[error("the built-in kernels have no module for register cap {cap}; built caps: {available}")]
+    NoBuiltinCap { cap: u32, available: String },
+    #[error("the built-in PTX: {0}")]
+    BuiltinEntry(#[from] EntryError),
+    #[error(
+        "the built-in kernels are missing from this binary (the host build embeds them; rebuild \
+         with `cargo build -p host`)"
+    )]
+    NoBuiltin,
+    #[error(transparent)]
+    Cuda(#[from] CudaError),
+}
+
+/// What can go wrong holding a kernel at a residency (`residency.rs`).
+#[derive(Debug, thiserror::Error)]
+pub enum ResidencyError {
+    #[error("`{entry}`: {source}")]
+    Calculator {
+        entry: String,
+        #[source]
+        source: HoldError,
+    },
+    #[error(
+        "`{entry}` at {threads} threads: the occupancy API gives {got} block(s)/SM with {dyn_smem} \
+         B of dynamic shared memory, not {blocks}{hint}"
+    )]
+    DriverDisagrees {
+        entry: String,
+        threads: u32,
+        dyn_smem: u32,
+        got: u32,
+        blocks: u32,
+        hint: &'static str,
+    },
+    #[error(transparent)]
+    Cuda(#[from] CudaError),
 }

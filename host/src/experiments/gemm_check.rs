@@ -34,21 +34,6 @@ pub fn rule() -> String {
     )
 }
 
-/// What `--help` says of the GEMM check.
-pub fn help() -> String {
-    help_under(&rule())
-}
-
-/// [`help`] under another family's `rule` (e.g. the tensor-core rule).
-pub fn help_under(rule: &str) -> String {
-    format!(
-        "Checked: the output of every timed side (ours, --compare's module, cuBLAS) after its \
-         last timed launch (alpha=1, beta=0, into its own C), and after one more launch at \
-         alpha=1.5, beta=0.5 on a fresh C: {rule}. {}",
-        super::gemm_hashes::help()
-    )
-}
-
 /// The f64 reference of one problem, on the device: per element of C, the dot product and the
 /// spread of its partial sums (`kernels_gpu::gemm_tolerance::Reference`, as two arrays).
 pub struct GemmReference {
@@ -293,37 +278,10 @@ pub fn is_every_element(check: &Check) -> bool {
     check.bound == RATIO_BOUND
 }
 
-/// The table note on the GEMM checks, when any of `checks` is one of [`record`]'s (a table of an
-/// older run keeps its notes as they were).
-pub fn note<'a>(checks: impl IntoIterator<Item = &'a Check>) -> Option<String> {
-    note_under(checks, rule)
-}
-
-/// [`note`] under another family's `rule` (e.g. the tensor-core rule), in words.
-pub fn note_under<'a>(
-    checks: impl IntoIterator<Item = &'a Check>,
-    rule: impl FnOnce() -> String,
-) -> Option<String> {
-    let checks: Vec<&Check> = checks.into_iter().collect();
-    let hashed = checks.iter().any(|c| c.hashes.is_some());
-    checks.into_iter().any(is_every_element).then(|| {
-        let verified = format!(
-            "Verified: the output of each side's last timed launch (alpha=1, beta=0, its own C) \
-             and of one more launch at alpha=1.5, beta=0.5 on a fresh C, both checked: {}",
-            rule()
-        );
-        // A run recorded before the hashes keeps its note as it was.
-        if hashed {
-            format!("{verified}. {}", super::gemm_hashes::note())
-        } else {
-            verified
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::gemm_check_notes::note;
 
     fn checked(launch: &str, over: u64, worst: f32, index: u32) -> Checked {
         Checked {

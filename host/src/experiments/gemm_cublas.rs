@@ -12,7 +12,6 @@ use super::gemm_check::Checked;
 use super::gemm_sides::{gflops, GemmKind, GemmSides};
 use super::measured::{push_failed, Measured};
 use super::measurement::{flag_above_peak, Peak};
-use super::occupancy::{CublasOutcome, CublasRow};
 use crate::cuda::library_kernel::unread;
 use crate::cuda::{Cublas, CublasError, Gpu, LibraryKernel};
 use crate::figure::{Figure, LabelledPoint, Series};
@@ -71,6 +70,54 @@ impl CublasRow {
             None => "the kernel cuBLAS ran was not recorded: a run made before the lab read it"
                 .to_owned(),
         }
+    }
+}
+
+/// cuBLAS beside a GEMM experiment's kernels: measured, or why not.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum CublasOutcome {
+    Measured(Box<CublasRow>),
+    /// The library could not be loaded or set up (the message says why).
+    Unavailable {
+        reason: String,
+    },
+}
+
+/// cuBLAS's SGEMM on the same buffers: the reference row.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CublasRow {
+    /// `cublasGetVersion`, major.minor.patch.
+    pub version: String,
+    /// The library file loaded.
+    pub library: String,
+    /// Every sample taken, across the variants it was interleaved with.
+    pub timing: Timing,
+    pub gflops: f64,
+    pub check: Check,
+    pub flags: Vec<String>,
+    /// The kernel cuBLAS ran, read through CUPTI (or why not); absent in runs recorded before
+    /// the lab read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<CublasKernel>,
+}
+
+impl CublasOutcome {
+    /// The measured row, if any.
+    pub fn measured(&self) -> Option<&CublasRow> {
+        match self {
+            CublasOutcome::Measured(r) => Some(r.as_ref()),
+            CublasOutcome::Unavailable { .. } => None,
+        }
+    }
+}
+
+/// Why cuBLAS has no figures in a run, in words.
+pub fn cublas_reason(c: &CublasOutcome) -> String {
+    match c {
+        CublasOutcome::Measured(m) => format!("cuBLAS {} measured", m.version),
+        CublasOutcome::Unavailable { reason } if reason.starts_with("cuBLAS") => reason.clone(),
+        CublasOutcome::Unavailable { reason } => format!("cuBLAS unavailable: {reason}"),
     }
 }
 
@@ -162,17 +209,17 @@ pub fn failed_check(c: Option<&CublasRow>, suffix: &str) -> Vec<String> {
 }
 
 /// [`Output`](crate::experiments::contract::Output) for a GEMM run of `$row`s timed beside
-/// cuBLAS (fields `rows`, and `cublas`, the [`CublasOutcome`](super::occupancy::CublasOutcome)),
+/// cuBLAS (fields `rows`, and `cublas`, the [`CublasOutcome`]),
 /// with its `cublas_row`: cuBLAS's GFLOP/s is the merged table's reference, named `$reference`,
 /// and its failed check is named with `$suffix` ([`failed_check`]).
 macro_rules! cublas_run_output {
     ($run:ty, $row:ty, $reference:literal, $suffix:literal) => {
         impl $run {
             /// cuBLAS's row, where it was measured.
-            pub fn cublas_row(&self) -> Option<&$crate::experiments::occupancy::CublasRow> {
+            pub fn cublas_row(&self) -> Option<&$crate::experiments::gemm_cublas::CublasRow> {
                 self.cublas
                     .as_ref()
-                    .and_then($crate::experiments::occupancy::CublasOutcome::measured)
+                    .and_then($crate::experiments::gemm_cublas::CublasOutcome::measured)
             }
         }
 
@@ -199,7 +246,7 @@ pub fn titled(title: String, outcome: Option<&CublasOutcome>) -> String {
         None => title,
         Some(c) => match c.measured() {
             Some(m) => format!("{title}; cuBLAS {} ({})", m.version, m.library),
-            None => format!("{title}; {}", super::occupancy::cublas_reason(c)),
+            None => format!("{title}; {}", cublas_reason(c)),
         },
     }
 }
@@ -236,7 +283,7 @@ pub fn push_row(t: &mut TableData, outcome: &CublasOutcome, cols: &CublasColumns
     let c = match outcome {
         CublasOutcome::Measured(c) => c,
         CublasOutcome::Unavailable { .. } => {
-            let why = super::occupancy::cublas_reason(outcome);
+            let why = cublas_reason(outcome);
             extra_row(t, "cuBLAS", &[], &[(cols.variant, Value::Text(why))]);
             return;
         }

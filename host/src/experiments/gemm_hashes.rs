@@ -30,28 +30,6 @@ pub const RACE_LAUNCHES: u32 = 100;
 /// How many indices a description lists before it counts the rest.
 const LISTED: usize = 8;
 
-/// What the lab's help says of the hashes.
-pub fn help() -> String {
-    format!(
-        "Hashed: each side's C after every timed sample (its last launch; outside the timed \
-         interval) and after each of {RACE_LAUNCHES} untimed launches (a race check, each on a C \
-         filled first), every hash compared with the verified launch's. A race launch whose hash \
-         differs is checked element by element; ours must match every time, the compared module \
-         and cuBLAS too unless their race launches show their bits vary."
-    )
-}
-
-/// The table note on the hashes (runs recorded with them).
-pub fn note() -> String {
-    format!(
-        "Hashed: each side's C after every timed sample and after each of {RACE_LAUNCHES} untimed \
-         launches (the race check, each on a C filled first), every hash against the verified \
-         launch's; our kernels must give its bits every time; the compared module and cuBLAS \
-         too, unless the race check shows their bits vary, and then each race launch that \
-         differs is checked element by element"
-    )
-}
-
 /// Hashes enqueued on the device one after another, each in a word of its own, and read back
 /// together. Words are allocated zeroed in chunks, the first sized to the expected count, so
 /// that no allocation falls between the samples of a figure that keeps to its plan.

@@ -15,6 +15,7 @@ pub mod copy;
 pub mod error;
 pub mod gemm;
 pub mod gemm_check;
+pub mod gemm_check_notes;
 pub mod gemm_cublas;
 pub mod gemm_figures;
 pub mod gemm_hashes;
@@ -31,6 +32,7 @@ pub mod residency;
 pub mod resume;
 #[macro_use]
 mod roster;
+pub mod row_views;
 pub mod run_loop;
 pub mod scatter;
 pub mod spills;
@@ -87,9 +89,8 @@ const fn same_names(a: &[&str], b: &[&str]) -> bool {
 }
 
 pub use contract::{Experiment, RunContext};
-pub use error::ExperimentError;
-pub use module_source::{CappedKernels, Kernels, SourceError};
+pub use error::{ExperimentError, ResidencyError, SourceError};
+pub use module_source::{CappedKernels, Kernels};
 pub use record::meta;
 pub use registry::{Planned, RunResults};
-pub use residency::ResidencyError;
 pub use run_loop::{run, run_each, run_from, NOT_FINISHED};

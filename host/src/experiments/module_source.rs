@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ptxas_report::ptx_entries::EntryError;
 use ptxas_report::{parse_report, EntryReport};
 
-use super::contract::ModuleNames;
+use super::error::SourceError;
 use crate::cuda::{CudaError, Gpu, Kernel, Module};
 use crate::flags::{
     check_entries, check_module_file, check_module_folder, default_label, CliError, ModuleFiles,
@@ -18,6 +18,15 @@ use kernels_gpu::abi::Param;
 
 use crate::module_name::ModuleSource;
 pub use crate::module_name::BUILTIN;
+
+/// Where an experiment's kernels come from, for the run's record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleNames {
+    pub ours: ModuleSource,
+    pub theirs: Option<ModuleSource>,
+    /// The compared module's name in tables, plots and legends (`--compare-label`).
+    pub label: Option<String>,
+}
 
 /// Kernels of one module: the built-in PTX, or a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,42 +137,6 @@ impl Sources<Kernels> {
         };
         Ok((ours, theirs))
     }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SourceError {
-    #[error("reading {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(
-        "{folder}: no module for register cap {cap} (expected a .ptx, .cubin or .fatbin file whose \
-         name contains `cap{cap}` followed by a non-digit, e.g. peer_cap{cap}.cubin); modules \
-         there: {found}"
-    )]
-    NoCapFile {
-        folder: PathBuf,
-        cap: u32,
-        found: String,
-    },
-    #[error("{folder}: several modules for register cap {cap}: {files}; keep one")]
-    AmbiguousCap {
-        folder: PathBuf,
-        cap: u32,
-        files: String,
-    },
-    #[error("the built-in kernels have no module for register cap {cap}; built caps: {available}")]
-    NoBuiltinCap { cap: u32, available: String },
-    #[error("the built-in PTX: {0}")]
-    BuiltinEntry(#[from] EntryError),
-    #[error(
-        "the built-in kernels are missing from this binary (the host build embeds them; rebuild \
-         with `cargo build -p host`)"
-    )]
-    NoBuiltin,
-    #[error(transparent)]
-    Cuda(#[from] CudaError),
 }
 
 /// The entries a run will launch from a module, and the parameter list it will launch them with.

@@ -5,39 +5,14 @@
 //! memory, so the occupancy calculator computes it for the GPU at hand and the driver confirms
 //! it).
 
-use super::error::ExperimentError;
-use crate::cuda::{CudaError, Gpu, Kernel};
+use super::error::{ExperimentError, ResidencyError};
+use crate::cuda::{Gpu, Kernel};
 use crate::occupancy::{
-    dyn_smem_for_blocks, limiter_names, occupancy, warp_occupancy, HoldError, KernelResources,
-    Limits,
+    dyn_smem_for_blocks, limiter_names, occupancy, warp_occupancy, KernelResources, Limits,
 };
 
 /// Resident blocks per SM the bandwidth experiment holds every variant at.
 pub const BLOCKS_PER_SM: u32 = 2;
-
-#[derive(Debug, thiserror::Error)]
-pub enum ResidencyError {
-    #[error("`{entry}`: {source}")]
-    Calculator {
-        entry: String,
-        #[source]
-        source: HoldError,
-    },
-    #[error(
-        "`{entry}` at {threads} threads: the occupancy API gives {got} block(s)/SM with {dyn_smem} \
-         B of dynamic shared memory, not {blocks}{hint}"
-    )]
-    DriverDisagrees {
-        entry: String,
-        threads: u32,
-        dyn_smem: u32,
-        got: u32,
-        blocks: u32,
-        hint: &'static str,
-    },
-    #[error(transparent)]
-    Cuda(#[from] CudaError),
-}
 
 /// Finds the dynamic shared memory that the occupancy API confirms gives exactly `blocks`
 /// blocks for `kernel` at `threads`, starting from the calculator's answer

@@ -61,9 +61,8 @@ macro_rules! registry {
         pub mod registry {
             use serde::{Deserialize, Serialize};
 
-            use super::contract::{
-                Experiment, Merged, ModuleNames, OutputOf, Plan, Registered, RunContext,
-            };
+            use super::contract::{Experiment, Merged, OutputOf, Plan, Registered, RunContext};
+            use super::module_source::ModuleNames;
             use super::error::ExperimentError;
             use super::roster::{claims_of, numbered};
             pub use super::roster::{ExperimentArgs, Section};

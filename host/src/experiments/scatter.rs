@@ -3,7 +3,7 @@
 //! peak, a measured reference).
 
 use super::contract::Output;
-use super::measured::plot_rows;
+use super::row_views::plot_rows;
 use crate::figure::{
     finish_labels, peak_label, push_module_series, Figure, Labels, PlotRun, ReferenceLine,
     ScatterPlot, XScale,

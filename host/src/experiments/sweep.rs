@@ -133,7 +133,7 @@ pub fn with_compared<K: Copy, T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::residency::ResidencyError;
+    use crate::experiments::error::ResidencyError;
 
     fn unplaceable() -> ExperimentError {
         ExperimentError::NoResidency {

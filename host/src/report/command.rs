@@ -51,7 +51,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
                  (results.json, tables.md and the CSVs are left as they are)",
                 dir.display()
             ));
-            super::write_folder(&results, dir)
+            super::write::write_folder(&results, dir)
                 .with_context(|| format!("writing the report of {}", dir.display()))?
         }
         ([dir], Some(out)) => {
@@ -62,7 +62,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             };
             check_out(out, incoming, args.force)?;
             create_out(out)?;
-            super::write_run(out, &results)
+            super::write::write_run(out, &results)
                 .with_context(|| format!("regenerating {} into {}", dir.display(), out.display()))?
         }
         (_, None) => {

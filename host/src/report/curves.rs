@@ -7,7 +7,7 @@ use crate::experiments::RunResults;
 use crate::figure::Labels;
 use crate::occupancy::{all_curves, Axis, Curve, KernelResources, Limits};
 
-use super::CurvePlot;
+use super::files::CurvePlot;
 
 /// The axes plotted, in the order of the plots.
 const AXES: [Axis; 3] = [Axis::Registers, Axis::BlockSize, Axis::DynamicSharedMemory];

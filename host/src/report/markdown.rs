@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::PlotFile;
+use super::files::PlotFile;
 use crate::claim::Verdict;
 use crate::experiments::RunResults;
 use crate::table::{markdown_grid, percent, percent_with, to_markdown};

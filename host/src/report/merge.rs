@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::error::ReportError;
+use super::files::{write_file, REPORT_MD, RESULTS_JSON};
 use super::validate::validate;
-use super::{draw_all, write_file, REPORT_MD, RESULTS_JSON};
+use super::write::{draw_all, remove_stale};
 use crate::claim::Verdict;
 use crate::experiments::contract::Merged;
 use crate::experiments::registry::key_order;
@@ -321,6 +322,6 @@ also the ratio to the first column.\n\n",
     }
     let mut written = vec![write_file(&out.join(REPORT_MD), &md)?];
     written.extend(svgs.iter().map(|s| out.join(&s.file)));
-    super::remove_stale(out, &written)?;
+    remove_stale(out, &written)?;
     Ok(written)
 }

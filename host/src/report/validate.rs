@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use crate::experiments::occupancy::CublasOutcome;
+use crate::experiments::gemm_cublas::CublasOutcome;
 use crate::experiments::RunResults;
 use crate::occupancy::{Arch, Limits};
 use crate::results::SCHEMA_VERSION;

@@ -50,7 +50,7 @@ pub use plan::{
     DEFAULT_CLOCK_TOLERANCE, DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME,
     DEFAULT_MIN_SAMPLES, DEFAULT_MIN_SAMPLE_MS, MAX_LAUNCHES_PER_SAMPLE, MOST_SAMPLES,
 };
-pub use rounds::{rotation, round_order, sample_loop, sample_rounds, Gathered, Side};
+pub use rounds::{rotation, round_order, sample_loop, sample_rounds, Side};
 pub use stats::{
-    launches_per_sample, relative_noise, stopping_rule, summarize, summarize_side, Stop,
+    launches_per_sample, relative_noise, stopping_rule, summarize, summarize_side, Gathered, Stop,
 };

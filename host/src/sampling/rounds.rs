@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::clocks::ClockReading;
 use super::plan::{SamplingConfig, SamplingPlan};
-use super::stats::{stopping_rule, Stop};
+use super::stats::{stopping_rule, Gathered, Stop};
 
 /// Which of the two modules of a comparison a launch belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,16 +24,6 @@ pub fn round_order(round: u32, compared: bool) -> &'static [Side] {
         (true, 0) => &[Side::Ours, Side::Theirs],
         (true, _) => &[Side::Theirs, Side::Ours],
     }
-}
-
-/// What the sampling loop gathered, before it is summarized per side.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Gathered {
-    /// Per-launch milliseconds of each side's samples, in the order the sides were given
-    /// (ours first, then the compared module, then any reference such as cuBLAS).
-    pub sides_ms: Vec<Vec<f64>>,
-    pub readings: Vec<ClockReading>,
-    pub stop: Stop,
 }
 
 /// The sides sampled in round `round` of `sides` sides, in order: each round starts one side

@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::clocks::{clock_span, rounds_with_clock_drop};
+use super::clocks::{clock_span, rounds_with_clock_drop, ClockReading};
 use super::plan::{NoiseTarget, SamplingConfig, SamplingPlan, MAX_LAUNCHES_PER_SAMPLE};
-use super::rounds::Gathered;
 use crate::results::Timing;
 
 /// Median, min and max of per-launch times (samples kept in their order). An empty list gives
@@ -31,6 +30,16 @@ pub fn summarize(samples_ms: Vec<f64>, before: Option<u32>, after: Option<u32>) 
         sm_clock_mhz_after: after,
         ..Timing::default()
     }
+}
+
+/// What the sampling loop (`rounds`) gathered, before it is summarized per side here.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gathered {
+    /// Per-launch milliseconds of each side's samples, in the order the sides were given
+    /// (ours first, then the compared module, then any reference such as cuBLAS).
+    pub sides_ms: Vec<Vec<f64>>,
+    pub readings: Vec<ClockReading>,
+    pub stop: Stop,
 }
 
 /// Why a figure stopped sampling.

@@ -6,7 +6,7 @@ use crate::claim::{
     OCCUPANCY_SPAN,
 };
 use crate::confidence::{Interval, NoInterval};
-use crate::experiments::measured::two_passing;
+use crate::experiments::row_views::two_passing;
 use crate::results::Timing;
 
 /// The two claims, in order.

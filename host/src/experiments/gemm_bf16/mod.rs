@@ -36,9 +36,9 @@ pub use table::bf16_peak;
 
 use super::contract::{Experiment, Registered, RunContext};
 use super::error::{ExperimentError, InVariant};
-use super::gemm_check;
+use super::gemm_check_notes;
 use super::gemm_cublas::CublasSide;
-use super::occupancy::CublasOutcome;
+use super::gemm_cublas::CublasOutcome;
 use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
 use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
@@ -105,7 +105,7 @@ impl Experiment for Spec {
                 .map(|v| v.label)
                 .collect::<Vec<_>>()
                 .join(", "),
-            gemm_check::help_under(&tolerance::rule())
+            gemm_check_notes::help_under(&tolerance::rule())
         )
     }
 

@@ -9,7 +9,7 @@ use crate::experiments::gemm_cublas::cublas_run_output;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
-use crate::experiments::occupancy::CublasOutcome;
+use crate::experiments::gemm_cublas::CublasOutcome;
 
 /// One BF16 line of the variant table at the run's size.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

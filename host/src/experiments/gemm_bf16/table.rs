@@ -7,7 +7,7 @@ use super::{Bf16Row, Bf16Run, TensorPath};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::cells;
 use crate::experiments::contract::GFLOPS;
-use crate::experiments::gemm_check;
+use crate::experiments::gemm_check_notes;
 use crate::experiments::occupancy::{BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns};
 use crate::experiments::scatter::{named, occupancy_scatter, Axes, Reference};
@@ -82,7 +82,7 @@ pub fn table(output: &Bf16Run, title: &str) -> TableData {
     let measured = output.rows.iter().map(|r| &r.measured);
     let checks = all_checks(measured, output.cublas_row());
     t.notes
-        .extend(gemm_check::note_under(checks, tolerance::rule));
+        .extend(gemm_check_notes::note_under(checks, tolerance::rule));
     t.notes.extend(wgmma_notes(output));
     t
 }

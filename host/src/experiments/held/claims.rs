@@ -5,7 +5,7 @@ use super::row::HeldRow;
 use crate::claim::{
     no_help, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict, EQUIVALENCE, NOT_RUN,
 };
-use crate::experiments::measured::passing;
+use crate::experiments::row_views::passing;
 
 const CLAIM: &str = "With the code fixed, the highest occupancy is not needed: each binary runs as \
 fast at a lower occupancy as at its highest.";

@@ -1,31 +1,19 @@
 //! The `ilp` experiment's claims, judged by rules fixed before any data was seen. Rows whose
 //! results failed the bit-exact check are never used; "reaching the peak" means reaching
-//! [`REACHED`] of the FP32 peak at the measured clock, the fraction of Volkov's table.
+//! [`REACHED`](super::peak_reach::REACHED) of the FP32 peak at the measured clock, the fraction of Volkov's table.
 
 use super::needed_parallelism;
-use super::row::{Ilp, IlpRow, VOLKOV_FRACTION};
+use super::peak_reach::{fraction, interval_words, reaches, REACHED};
+use super::output::Ilp;
+use super::row::IlpRow;
 use crate::claim::{all_of, Verdict, NOT_RUN};
-use crate::confidence::{self, Interval, NoInterval, Timed};
 use crate::table::{percent, percent_with};
 
-/// Fraction of peak that counts as reaching it.
-pub const REACHED: f64 = VOLKOV_FRACTION;
 /// "Low occupancy" of the ILP claim: 12.5% (8 of 64 warps on sm_90).
 pub const LOW_OCCUPANCY: f64 = 0.125;
 /// Smallest ILP of the ILP claim.
 pub const MIN_ILP: u32 = 4;
 const EPS: f64 = 1e-9;
-
-/// A row's fraction of the peak with its bootstrap interval.
-fn fraction(r: &IlpRow) -> Result<Interval, NoInterval> {
-    confidence::value(Timed::new(r.fraction_of_peak, &r.timing))
-}
-
-/// Whether a row reaches the peak: its interval wholly at or above [`REACHED`] (`Some(true)`),
-/// wholly below it (`Some(false)`), or neither.
-pub(crate) fn reaches(r: &IlpRow) -> Option<bool> {
-    fraction(r).ok().and_then(|iv| iv.exceeds(REACHED))
-}
 
 pub(crate) fn describe(r: &IlpRow) -> String {
     format!(
@@ -42,15 +30,6 @@ pub(crate) fn describe(r: &IlpRow) -> String {
             Ok(iv) => iv.show(percent),
             Err(e) => format!("{} (no interval: {e})", percent(r.fraction_of_peak)),
         }
-    )
-}
-
-pub(crate) fn interval_words() -> String {
-    format!(
-        "on the {} bootstrap interval of the row's fraction of the peak ({} resamples of its \
-         samples, fixed seed)",
-        percent_with(confidence::LEVEL, 0),
-        confidence::RESAMPLES
     )
 }
 

@@ -24,6 +24,8 @@ pub mod claims;
 pub mod controls;
 pub mod dip;
 pub mod needed_parallelism;
+pub mod output;
+pub mod peak_reach;
 pub mod plan;
 pub mod plots;
 pub mod reference;
@@ -35,7 +37,8 @@ use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{FmaParams, FmaVariant, FMA, FMA_CONTROLS};
 use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
-pub use row::{Ilp, IlpRow};
+pub use output::Ilp;
+pub use row::IlpRow;
 
 use super::contract::{Experiment, Registered, GFLOPS, forward_to_modules};
 use super::ilp_sweep::first_run_plot;

@@ -9,7 +9,7 @@
 //! It is not sufficient: ILP 1 holds far more than that at 64 warps/SM and stays near half the
 //! peak ([`super::controls`] names what caps it).
 
-use super::claims::{interval_words, reaches, REACHED};
+use super::peak_reach::{interval_words, reaches, REACHED};
 use super::dip::SCHEDULERS_PER_SM;
 use super::row::IlpRow;
 use crate::claim::Verdict;

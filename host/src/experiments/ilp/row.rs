@@ -3,7 +3,7 @@
 use kernels_gpu::variants::FmaOp;
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::contract::{row, Output, GFLOPS};
+use crate::experiments::contract::{row, GFLOPS};
 use crate::experiments::ilp_sweep::{sweep_row, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
@@ -110,52 +110,10 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
         .collect()
 }
 
-/// Everything the `ilp` experiment measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(from = "StoredIlp")]
-pub struct Ilp {
-    pub a: f32,
-    pub b: f32,
-    pub rows: Vec<IlpRow>,
-    pub volkov: Vec<VolkovLine>,
-    /// Points that could not be placed, with the reason.
-    pub skipped: Vec<String>,
-}
-
-/// [`Ilp`] as `results.json` holds it: read, its rows get the scheduler model back.
-#[derive(Deserialize)]
-struct StoredIlp {
-    a: f32,
-    b: f32,
-    rows: Vec<IlpRow>,
-    volkov: Vec<VolkovLine>,
-    skipped: Vec<String>,
-}
-
-impl From<StoredIlp> for Ilp {
-    fn from(s: StoredIlp) -> Self {
-        let mut rows = s.rows;
-        super::dip::fill(&mut rows);
-        Ilp {
-            a: s.a,
-            b: s.b,
-            rows,
-            volkov: s.volkov,
-            skipped: s.skipped,
-        }
-    }
-}
-
-impl Output for Ilp {
-    type Row = IlpRow;
-    fn rows(&self) -> &[IlpRow] {
-        &self.rows
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::experiments::ilp::output::Ilp;
     use crate::experiments::ilp::plan::layout;
 
     /// A synthetic row on a 64-warp SM.

@@ -14,7 +14,8 @@ use kernels_gpu::variants::{FmaOp, FmaParams, FmaVariant};
 
 use super::plan::{gflops, layout, sized_iters};
 use super::reference::{check_fma, ChainTable, DEFAULT_A, DEFAULT_B};
-use super::row::{volkov_table, Ilp, IlpRow, VOLKOV_FRACTION};
+use super::output::Ilp;
+use super::row::{volkov_table, IlpRow, VOLKOV_FRACTION};
 use super::{dip, Plan, Spec, SweepArgs};
 use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel, Launch as KernelLaunch, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};

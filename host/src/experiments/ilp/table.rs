@@ -2,7 +2,8 @@
 //! (the fewest warps per SM reaching 90% of the FP32 peak, per ILP). Each column is declared once
 //! with its kind; the one renderer ([`crate::table`]) formats it everywhere.
 
-use super::row::{Ilp, IlpRow, VolkovLine, VOLKOV_FRACTION};
+use super::output::Ilp;
+use super::row::{IlpRow, VolkovLine, VOLKOV_FRACTION};
 use super::{controls, dip};
 use crate::experiments::ilp_sweep::sweep_columns;
 use crate::table::{percent, Column, Kind, Value};

@@ -7,7 +7,8 @@
 use super::law_claim::{loaded_law_predicts, warps_cannot_hide_latency};
 use super::notes::median;
 use super::smem_claim::one_warp_from_shared_memory;
-use super::row::{usable, CopyReference, Inflight, InflightRow, SPILLS_NOTE};
+use super::output::Inflight;
+use super::row::{usable, CopyReference, InflightRow, SPILLS_NOTE};
 use crate::claim::{Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};

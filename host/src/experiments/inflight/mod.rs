@@ -28,6 +28,7 @@ pub mod law_claim;
 pub mod loaded;
 pub mod model;
 pub mod notes;
+pub mod output;
 pub mod plots;
 pub mod reads;
 pub mod reads_run;
@@ -43,7 +44,8 @@ use sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
 use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{MemcpyParams, SmemCopyLine, SmemPath, MEMCPY_GRID, READ, SMEM_COPY};
 
-pub use row::{Inflight, InflightRow};
+pub use output::Inflight;
+pub use row::InflightRow;
 
 use super::contract::{Experiment, GBPS, forward_to_modules};
 use super::sweep::{self, SweepFlags};

@@ -8,7 +8,8 @@ use kernels_gpu::variants::MemcpyVariant;
 
 use super::loaded::PREDICTION_WITHIN;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
-use super::row::{usable, Inflight, InflightRow};
+use super::output::Inflight;
+use super::row::{usable, InflightRow};
 use crate::table::{percent, percent_with};
 use super::Spec;
 use crate::experiments::contract::Registered;

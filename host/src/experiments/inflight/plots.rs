@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use super::model::LittlesLaw;
-use super::row::{usable, Inflight, InflightRow};
+use super::output::Inflight;
+use super::row::{usable, InflightRow};
 use super::Spec;
 use crate::experiments::contract::Registered;
 use crate::figure::{Figure, Heatmap, Labels, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};

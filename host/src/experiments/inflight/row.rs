@@ -3,13 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::chase::Latency;
 use super::grid::Point;
-use super::loaded::{LoadedLatency, LoadedPrediction};
 use super::model::LittlesLaw;
-use super::reads::ReadOnly;
-use super::sizes::SizeSweep;
-use crate::experiments::contract::{row, Output, GBPS};
+use crate::experiments::contract::{row, GBPS};
 use crate::experiments::measured::Measured;
 use crate::experiments::spills::Spills;
 use crate::results::Timing;
@@ -179,57 +175,12 @@ pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
     }
 }
 
-/// Everything the `inflight` experiment measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Inflight {
-    pub copy: CopyReference,
-    pub latency: Latency,
-    /// The chase timed under background copies (empty when not run, and in runs recorded
-    /// before it was measured).
-    #[serde(default, skip_serializing_if = "LoadedLatency::is_empty")]
-    pub loaded: LoadedLatency,
-    /// Little's law with the loaded latency against the rows' need, at the headline's
-    /// fractions.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub loaded_predictions: Vec<LoadedPrediction>,
-    /// The copy-size sweep (absent when not asked for, and in runs recorded before it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sizes: Option<SizeSweep>,
-    /// The read-only kernels beside their copies (absent in runs recorded before them).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reads: Option<ReadOnly>,
-    pub model: LittlesLaw,
-    pub rows: Vec<InflightRow>,
-    /// Points that could not be placed at their residency, with the reason.
-    pub skipped: Vec<String>,
-    pub headline: Headline,
-}
-
-impl Output for Inflight {
-    type Row = InflightRow;
-    fn rows(&self) -> &[InflightRow] {
-        &self.rows
-    }
-    fn reference(&self) -> Option<(&'static str, f64)> {
-        Some(("copy reference", self.copy.gbps))
-    }
-    fn other_failures(&self) -> Vec<String> {
-        let chase = &self.latency.check;
-        let failed = (!chase.passed).then(|| format!("latency: {}", chase.what));
-        let loaded = self.loaded.points.iter().filter(|p| !p.check.passed).map(|p| {
-            format!("loaded latency beside {}: {}", p.background, p.check.what)
-        });
-        let sizes = self.sizes.iter().flat_map(|s| &s.rows).filter(|r| !r.check.passed);
-        let sizes = sizes.map(|r| format!("copy size {} MiB: {}", r.bytes >> 20, r.check.what));
-        let reads = self.reads.iter().flat_map(ReadOnly::failures);
-        let reads = reads.map(|r| format!("read-only {r}"));
-        failed.into_iter().chain(loaded).chain(sizes).chain(reads).collect()
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::experiments::inflight::chase::Latency;
+    use crate::experiments::inflight::loaded::LoadedLatency;
+    use crate::experiments::inflight::output::Inflight;
     use crate::experiments::inflight::grid::CopyShape;
 
     /// A run of `rows` against a 4000 GB/s copy timed like them, with a 600 ns chase and the

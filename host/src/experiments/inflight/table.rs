@@ -6,7 +6,8 @@ use super::model::LittlesLaw;
 use super::notes::{
     effective_latency_note, experiment2_pointer, loaded_notes, model_fit, width_effect,
 };
-use super::row::{Inflight, InflightRow, SPILLS_NOTE};
+use super::output::Inflight;
+use super::row::{InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
 use crate::experiments::contract::GBPS;
 use crate::experiments::spills::Spills;

@@ -38,7 +38,7 @@ use plan::{ilps, DEFAULT_TARGET_CYCLES};
 
 pub use row::{Mma, MmaRow};
 
-use super::contract::{Experiment, Registered, forward_to_modules};
+use super::contract::{Experiment, Registered, TFLOPS, forward_to_modules};
 use super::ilp_sweep::first_run_plot;
 use super::sweep::{self, SweepFlags};
 use crate::figure::{Figure, PlotRun};
@@ -181,7 +181,7 @@ impl Experiment for Spec {
 
     fn columns() -> Vec<Column<MmaRow>> {
         let mut c = table::columns();
-        c.extend(row::TFLOPS.compared_columns());
+        c.extend(TFLOPS.compared_columns());
         c
     }
 

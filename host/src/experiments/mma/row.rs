@@ -4,19 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::contract::{row, Output, Rate};
+use crate::experiments::contract::{row, Output, TFLOPS};
 use crate::experiments::ilp_sweep::{sweep_row, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::results::Timing;
 
 use super::wgmma::WgmmaTable;
-
-/// Tensor-core arithmetic, TFLOP/s to a tenth.
-pub const TFLOPS: Rate = Rate {
-    unit: "TFLOP/s",
-    decimals: 1,
-    other: "TFLOP/s",
-};
 
 /// The fractions of the ceiling the headline asks the least occupancy for.
 pub const REACH_FRACTIONS: [f64; 2] = [0.90, 0.95];

@@ -1,6 +1,7 @@
 //! The blog's claims about the `occupancy` experiment, each judged by the rule written beside it.
 
-use super::{CublasRow, GemmRow, GemmRun};
+use super::{GemmRow, GemmRun};
+use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
 use crate::cuda::LibraryKernel;
 use crate::results::Timing;
 use crate::claim::{
@@ -8,7 +9,7 @@ use crate::claim::{
     FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
-use crate::experiments::measured::{passing, two_passing};
+use crate::experiments::row_views::{passing, two_passing};
 
 /// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
 /// lab's claim about the fastest GEMM of the run, ours or cuBLAS.
@@ -107,7 +108,7 @@ fn measured_cublas<'r>(run: &'r GemmRun, failed: &[String]) -> Result<&'r Cublas
             .into()),
         Some(c) => c.measured().ok_or_else(|| {
             with_exclusions(
-                format!("cuBLAS did not run: {}", super::cublas_reason(c)),
+                format!("cuBLAS did not run: {}", cublas_reason(c)),
                 failed,
             )
         }),

@@ -10,7 +10,8 @@ mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 
-pub use row::{family_name, CublasOutcome, CublasRow, GemmRow, GemmRun, GemmTile, RowFault};
+pub use super::gemm_cublas::{CublasOutcome, CublasRow};
+pub use row::{family_name, GemmRow, GemmRun, GemmTile, RowFault};
 
 use super::cells;
 use super::contract::{Experiment, Output, Registered, RunContext, GFLOPS};
@@ -19,7 +20,7 @@ use super::gemm::GemmBuffers;
 use super::gemm_cublas::{
     all_checks, plot_point, push_row, titled, CublasColumns, CublasSide,
 };
-use super::gemm_check;
+use super::gemm_check_notes;
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_figures::GemmFigures;
 use super::measured::Measured;
@@ -72,7 +73,7 @@ impl Experiment for Spec {
         format!(
             "Variants (from the variant table): {}\n\n{}",
             Self::variant_labels().join(", "),
-            gemm_check::help()
+            gemm_check_notes::help()
         )
     }
 
@@ -209,7 +210,7 @@ impl Experiment for Spec {
             push_row(&mut t, c, &cols, CUBLAS_CALL);
         }
         let measured = output.rows.iter().map(|r| &r.measured);
-        t.notes.extend(gemm_check::note(all_checks(
+        t.notes.extend(gemm_check_notes::note(all_checks(
             measured,
             output.cublas_row(),
         )));
@@ -328,15 +329,6 @@ fn measure_row(
         tile: Some(tile_of(variant)),
         vs_cublas,
     })
-}
-
-/// Why cuBLAS has no figures in a run, in words.
-pub fn cublas_reason(c: &CublasOutcome) -> String {
-    match c {
-        CublasOutcome::Measured(m) => format!("cuBLAS {} measured", m.version),
-        CublasOutcome::Unavailable { reason } if reason.starts_with("cuBLAS") => reason.clone(),
-        CublasOutcome::Unavailable { reason } => format!("cuBLAS unavailable: {reason}"),
-    }
 }
 
 /// Checks the size against the variants asked for and the module files against their entries:

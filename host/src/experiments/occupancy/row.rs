@@ -4,10 +4,9 @@ use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
-use crate::experiments::gemm_cublas::{cublas_run_output, CublasKernel};
+use crate::experiments::gemm_cublas::{cublas_run_output, CublasOutcome};
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
-use crate::results::{Check, Timing};
 
 /// The `occupancy` experiment, one GEMM variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -87,45 +86,6 @@ impl GemmRow {
         self.tile
             .as_ref()
             .is_none_or(|t| t.family == GemmFamily::Seed)
-    }
-}
-
-/// cuBLAS in the `occupancy` experiment: measured, or why not.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum CublasOutcome {
-    Measured(Box<CublasRow>),
-    /// The library could not be loaded or set up (the message says why).
-    Unavailable {
-        reason: String,
-    },
-}
-
-/// cuBLAS's SGEMM on the same buffers: the reference row.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CublasRow {
-    /// `cublasGetVersion`, major.minor.patch.
-    pub version: String,
-    /// The library file loaded.
-    pub library: String,
-    /// Every sample taken, across the variants it was interleaved with.
-    pub timing: Timing,
-    pub gflops: f64,
-    pub check: Check,
-    pub flags: Vec<String>,
-    /// The kernel cuBLAS ran, read through CUPTI (or why not); absent in runs recorded before
-    /// the lab read it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kernel: Option<CublasKernel>,
-}
-
-impl CublasOutcome {
-    /// The measured row, if any.
-    pub fn measured(&self) -> Option<&CublasRow> {
-        match self {
-            CublasOutcome::Measured(r) => Some(r.as_ref()),
-            CublasOutcome::Unavailable { .. } => None,
-        }
     }
 }
 
@@ -223,6 +183,7 @@ cublas_run_output!(GemmRun, GemmRow, "cuBLAS", "");
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::gemm_cublas::CublasRow;
 
     fn row(variant: &str, tile: Option<GemmTile>) -> GemmRow {
         let timing = crate::sampling::summarize(vec![1.0], None, None);

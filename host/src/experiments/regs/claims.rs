@@ -8,7 +8,7 @@ use crate::claim::{
 use crate::confidence::{Interval, NoInterval};
 use crate::table::percent_with;
 use crate::experiments::contract::Row;
-use crate::experiments::measured::two_passing;
+use crate::experiments::row_views::two_passing;
 
 /// The claims, in order: the blog's three, then seed 001's and seed 002's.
 pub fn claims(rows: Option<&[RegsRow]>) -> Vec<Verdict> {

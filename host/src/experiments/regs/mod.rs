@@ -17,7 +17,7 @@ use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
 use super::gemm_bf16::Bf16GemmBuffers;
-use super::gemm_check;
+use super::gemm_check_notes;
 use super::module_source::{plan_folders, CappedKernels, Needs, Sources};
 use super::scatter::named;
 use crate::claim::Verdict;
@@ -191,7 +191,7 @@ impl Experiment for Spec {
             REGS.variant,
             CappedLine::labels().join(", "),
             super::module_source::builtin_caps(),
-            gemm_check::help()
+            gemm_check_notes::help()
         )
     }
 
@@ -261,7 +261,7 @@ impl Experiment for Spec {
     }
 
     fn notes(rows: &Vec<RegsRow>) -> Vec<String> {
-        let mut notes: Vec<String> = gemm_check::note(rows.iter().flat_map(|r| {
+        let mut notes: Vec<String> = gemm_check_notes::note(rows.iter().flat_map(|r| {
             let m = &r.measured;
             std::iter::once(&m.check).chain(m.compare.as_ref().map(|c| &c.check))
         }))

@@ -4,7 +4,9 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::{colour, font, plot_error, AXIS_DESC_SIZE, HEIGHT, TEXT_SIZE, TITLE_SIZE, WIDTH};
+use super::style::{
+    colour, font, plot_error, AXIS_DESC_SIZE, HEIGHT, TEXT_SIZE, TITLE_SIZE, WIDTH,
+};
 use crate::figure::Heatmap;
 use crate::report::error::ReportError;
 

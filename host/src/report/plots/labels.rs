@@ -7,7 +7,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{colour, font, plot_error, POINT_RADIUS, TEXT_SIZE};
+use super::style::{colour, font, plot_error, POINT_RADIUS, TEXT_SIZE};
 use crate::figure::LabelledPoint;
 use crate::report::error::ReportError;
 

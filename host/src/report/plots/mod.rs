@@ -7,72 +7,28 @@
 
 mod heatmap;
 mod labels;
+mod points;
 mod regs;
+mod style;
 
 use std::ops::Range;
 use std::path::Path;
 
-use plotters::chart::MeshStyle;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 pub use heatmap::heatmap;
 use labels::{draw_legend, draw_point_labels, text_extent, LegendMark, Placer, Rect};
+use points::draw_points;
 pub use regs::regs;
+pub use style::{colour, HEIGHT, WIDTH};
+use style::{
+    font, headroom, house_style, min_max, plot_error, REFERENCE_COLOUR, TEXT_SIZE, TITLE_SIZE,
+};
 
 use super::error::ReportError;
 use crate::figure::{tick, LabelledPoint, Labels, ScatterPlot, Series, XScale};
-
-/// Width of every plot, pixels.
-pub const WIDTH: u32 = 800;
-
-/// Height of every plot, pixels.
-pub const HEIGHT: u32 = 500;
-
-/// plotters writes `font-size = size / 1.24` into the SVG; these are the sizes asked for: a
-/// plot's title, its axis names, and all its other text (ticks, point labels, the legend).
-const TITLE_SIZE: f64 = 26.0;
-const AXIS_DESC_SIZE: f64 = 20.0;
-const TEXT_SIZE: f64 = 18.0;
-
-/// Series colours (colour-blind friendly order: blue, orange, green, red, purple, brown, ...).
-const COLOURS: [RGBColor; 8] = [
-    RGBColor(31, 119, 180),
-    RGBColor(230, 120, 10),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(90, 90, 90),
-];
-
-/// Radius of a plotted point, pixels.
-const POINT_RADIUS: i32 = 5;
-const REFERENCE_COLOUR: RGBColor = RGBColor(110, 110, 110);
-
-/// The colour of the `i`-th series (cycles).
-pub fn colour(i: usize) -> RGBColor {
-    COLOURS[i % COLOURS.len()]
-}
-
-fn plot_error(path: &Path, e: impl std::fmt::Display) -> ReportError {
-    ReportError::Plot {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    }
-}
-
-/// How far above the highest figure the y axis goes: room for the labels above the top points,
-/// and for a legend of `entries` rows when there is one, so it covers no data.
-fn headroom(entries: usize) -> f64 {
-    if entries > 1 {
-        1.12 + 0.09 * entries as f64
-    } else {
-        1.12
-    }
-}
 
 /// Log-axis tick labels only at 1, 2 and 5 times a power of ten; the other ticks stay unlabelled.
 fn log_tick_shown(v: f64) -> bool {
@@ -91,23 +47,6 @@ fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
     }
     let span = if hi > lo { hi - lo } else { hi.abs().max(1.0) };
     (lo - span * frac)..(hi + span * frac)
-}
-
-/// The mesh of every plot with axes: axis words and tick labels in the plot's fonts, eight
-/// labelled y ticks, light grid lines.
-fn house_style<'m, 'a, 'b, X, Y, DB>(
-    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
-) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
-where
-    X: Ranged,
-    Y: Ranged,
-    DB: DrawingBackend,
-{
-    mesh.axis_desc_style(font(AXIS_DESC_SIZE))
-        .label_style(font(TEXT_SIZE))
-        .y_labels(8)
-        .light_line_style(RGBColor(246, 246, 246))
-        .bold_line_style(RGBColor(215, 215, 215))
 }
 
 /// Draws a labelled scatter/line plot to `path` (SVG).
@@ -146,16 +85,6 @@ pub fn scatter(plot: &ScatterPlot, path: &Path) -> Result<(), ReportError> {
         }
     }
     root.present().map_err(|e| plot_error(path, e))
-}
-
-fn min_max(v: &[f64]) -> Option<(f64, f64)> {
-    let mut it = v.iter().copied();
-    let first = it.next()?;
-    Some(it.fold((first, first), |(lo, hi), x| (lo.min(x), hi.max(x))))
-}
-
-fn font(size: f64) -> TextStyle<'static> {
-    ("sans-serif", size).into_font().into()
 }
 
 fn draw_scatter<XS>(
@@ -268,51 +197,6 @@ where
         .collect();
     if entries.len() > 1 {
         draw_legend(root, &mut placer, &entries, path)?;
-    }
-    Ok(())
-}
-
-/// Draws one series on `chart`: a line through its points in order when `line`, a marker on each
-/// when `markers`; every point's marker area is kept free of labels either way.
-fn draw_points<X, Y>(
-    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
-    placer: &mut Placer,
-    points: &[LabelledPoint],
-    c: RGBColor,
-    line: bool,
-    markers: bool,
-    path: &Path,
-) -> Result<(), ReportError>
-where
-    X: Ranged<ValueType = f64>,
-    Y: Ranged<ValueType = f64>,
-{
-    let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
-    if line {
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|p| (p.x, p.y)),
-                c.stroke_width(2),
-            ))
-            .map_err(err)?;
-    }
-    if markers {
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| Circle::new((p.x, p.y), POINT_RADIUS, c.filled())),
-            )
-            .map_err(err)?;
-    }
-    for p in points {
-        let (x, y) = chart.backend_coord(&(p.x, p.y));
-        placer.block((
-            x - POINT_RADIUS,
-            y - POINT_RADIUS,
-            x + POINT_RADIUS + 1,
-            y + POINT_RADIUS + 1,
-        ));
     }
     Ok(())
 }

@@ -6,9 +6,10 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::labels::{draw_legend, draw_point_labels, LegendMark, Placer, Rect};
-use super::{
-    colour, draw_points, font, headroom, house_style, min_max, plot_error, AXIS_DESC_SIZE, HEIGHT,
-    TEXT_SIZE, TITLE_SIZE, WIDTH,
+use super::points::draw_points;
+use super::style::{
+    colour, font, headroom, house_style, min_max, plot_error, AXIS_DESC_SIZE, HEIGHT, TEXT_SIZE,
+    TITLE_SIZE, WIDTH,
 };
 use crate::figure::{tick, RegsSeries};
 use crate::report::error::ReportError;
