@@ -9,7 +9,6 @@ use clap::Args;
 use kernels_gpu::variants::{GemmVariant, MAX_REGS_PER_THREAD, MIN_REG_CAP};
 
 use crate::flag_values::{parse_list_item, shown, whole};
-pub use crate::module_file::{check_entries, check_module_file, check_module_folder};
 pub use crate::results::GemmDims;
 use crate::sampling::SamplingArgs;
 use crate::table::Format;

@@ -1,18 +1,18 @@
 //! The occupancy lab's host side, in layers; each module uses only its own layer and those below
 //! it (`tests/layers.rs` checks this from the source):
-//! 1. [`results`] (the records a run is made of), [`module_name`] (where a run's kernels came
-//!    from), [`table`] (the one table renderer) and [`cell`] (a typed cell and its formats),
-//!    [`modules`] (the built-in kernels), [`regular_file`] (reading a named file without hanging),
-//!    [`atomic_file`] (writing one that no reader sees half of), [`stdout`] (printing without a
-//!    panic when the reader is gone or the disk is full), [`sample_scan`] (a results.json's
-//!    samples counted before it is loaded);
+//! 1. [`results`] (the records a run is made of), [`kernel_source`] (where kernels come from: the
+//!    name a run records, the built-in modules, a module image's kind and entries), [`table`] (the
+//!    one table renderer) and [`cell`] (a typed cell and its formats), [`regular_file`] (reading
+//!    a named file without hanging), [`atomic_file`] (writing one that no reader sees half of),
+//!    [`stdout`] (printing without a panic when the reader is gone or the disk is full),
+//!    [`sample_scan`] (a results.json's samples counted before it is loaded);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
 //!    of the figures a verdict compares), [`occupancy`] (the calculator's arithmetic, no GPU);
-//! 3. [`cuda`] (the driver: device and limits, modules, the one launch path), [`module_image`]
-//!    (PTX, cubin or fatbin told from its bytes, and its entries);
+//! 3. [`cuda`] (the driver: device and limits, loading modules and their cache, the one launch
+//!    path);
 //! 4. [`sampling`] (the one timing path: noise-driven or fixed plans), [`flags`] (the shared flags
 //!    and every check before the GPU), [`flag_values`] (numbers, lists and echoes of flag
-//!    values), [`module_file`] (module files and folders), [`out_dir`] (`--out` and the rule
+//!    values), [`module_file`] (the checks of the user's module files and folders), [`out_dir`] (`--out` and the rule
 //!    that no run is overwritten);
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
@@ -32,11 +32,9 @@ pub mod experiments;
 pub mod figure;
 pub mod flag_values;
 pub mod flags;
+pub mod kernel_source;
 pub mod markdown_text;
 pub mod module_file;
-pub mod module_image;
-pub mod module_name;
-pub mod modules;
 pub mod occupancy;
 pub mod out_dir;
 pub mod regular_file;

@@ -212,7 +212,7 @@ fn run_on(gpu: &Gpu, mut plan: Plan, resumed: Option<Resume>) -> anyhow::Result<
     }
     let (results, failure) = std::thread::scope(|s| {
         for ptx in warm {
-            s.spawn(move || gpu.warm_builtin(host::module_name::BUILTIN, ptx));
+            s.spawn(move || gpu.warm_builtin(host::kernel_source::name::BUILTIN, ptx));
         }
         experiments::run_from(gpu, &plan.context, start, &plan.experiments, &mut done)
     });

@@ -1,15 +1,16 @@
 //! The checks a `--module`/`--compare` file or folder gets before any GPU work: a regular file
 //! (never a FIFO or a device, which would block or never end), told PTX, cubin or fatbin by its
 //! first bytes and only then read whole, within a size bound, checked through
-//! ([`crate::module_image`]) and holding the entries a run launches.
+//! ([`crate::kernel_source::image`]) and holding the entries a run launches.
 
 use std::path::Path;
 
 use kernels_gpu::abi::Param;
 
-use crate::cuda::{ptx_accepts, ptx_entry_params, ModuleKind};
+use crate::cuda::{ptx_accepts, ptx_entry_params};
 use crate::flags::CliError;
-use crate::module_image::{self, HEADER_BYTES};
+use crate::kernel_source::image::{self, HEADER_BYTES};
+use crate::kernel_source::kind::ModuleKind;
 use crate::regular_file::{read_head, read_regular, FileError};
 
 /// The largest module file read: far above any kernel module, and a bound on what a check reads.
@@ -32,15 +33,15 @@ fn file_error(flag: &'static str, path: &Path, e: FileError) -> CliError {
 /// A module file's bytes and kind: its first bytes must announce PTX text, a cubin or a
 /// fatbinary before the rest is read, and the whole must then be one.
 pub fn read_module(flag: &'static str, path: &Path) -> Result<(ModuleKind, Vec<u8>), CliError> {
-    let not_a_module = |e: module_image::NotAModule| CliError::NotAModule {
+    let not_a_module = |e: image::NotAModule| CliError::NotAModule {
         flag,
         path: path.to_owned(),
         reason: e.to_string(),
     };
     let head = read_head(path, HEADER_BYTES).map_err(|e| file_error(flag, path, e))?;
-    module_image::announced(&head).map_err(not_a_module)?;
+    image::announced(&head).map_err(not_a_module)?;
     let image = read_regular(path, MAX_MODULE_BYTES).map_err(|e| file_error(flag, path, e))?;
-    let kind = module_image::recognise(&image).map_err(not_a_module)?;
+    let kind = image::recognise(&image).map_err(not_a_module)?;
     Ok((kind, image))
 }
 
@@ -59,7 +60,7 @@ pub fn check_entries(
     signature: &[Param],
 ) -> Result<(), CliError> {
     let (kind, image) = read_module(flag, path)?;
-    let Some(available) = module_image::listed_entries(&image) else {
+    let Some(available) = image::listed_entries(&image) else {
         return Ok(());
     };
     for &entry in entries {
@@ -134,7 +135,7 @@ mod tests {
             );
         }
         let ptx = d.join("k.ptx");
-        std::fs::write(&ptx, crate::modules::MAIN).unwrap();
+        std::fs::write(&ptx, crate::kernel_source::builtin::MAIN).unwrap();
         assert_eq!(check_module_file("--module", &ptx), Ok(ModuleKind::Ptx));
         let junk = d.join("junk.cubin");
         std::fs::write(&junk, [0u8, 1, 2, 3, 0xff]).unwrap();

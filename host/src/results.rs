@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cell::percent;
-use crate::module_name::RunModules;
+use crate::kernel_source::name::RunModules;
 
 /// The `schema_version` a run's `results.json` is written with. Files without one are version 1
 /// (the runs recorded before it was stated); version 2 states it and is otherwise read the same

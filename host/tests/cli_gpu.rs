@@ -30,7 +30,12 @@ fn gpu() -> Gpu {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_built_in_module_has_every_entry_and_the_jit_reports_them() {
     let gpu = gpu();
-    let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
+    let module = Module::load(
+        &gpu,
+        "built-in",
+        host::kernel_source::builtin::MAIN.as_bytes(),
+    )
+    .unwrap();
     let report = ptxas_report::parse_report(module.info_log()).unwrap();
     for entry in GEMM
         .iter()
@@ -49,7 +54,12 @@ fn the_built_in_module_has_every_entry_and_the_jit_reports_them() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_missing_entry_is_named_with_the_entries_the_module_has() {
     let gpu = gpu();
-    let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
+    let module = Module::load(
+        &gpu,
+        "built-in",
+        host::kernel_source::builtin::MAIN.as_bytes(),
+    )
+    .unwrap();
     let Err(e) = module.kernel("gemm_tm3_tn3") else {
         panic!("found a missing entry")
     };
@@ -65,7 +75,12 @@ fn a_missing_entry_is_named_with_the_entries_the_module_has() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_copy_variant_is_held_at_two_blocks_per_sm() {
     let gpu = gpu();
-    let module = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
+    let module = Module::load(
+        &gpu,
+        "built-in",
+        host::kernel_source::builtin::MAIN.as_bytes(),
+    )
+    .unwrap();
     for v in MEMCPY {
         let k = module.kernel(v.entry).unwrap();
         let dyn_smem = hold_at_blocks(&k, v.threads, BLOCKS_PER_SM, gpu.limits()).unwrap();
@@ -83,7 +98,7 @@ fn every_copy_variant_is_held_at_two_blocks_per_sm() {
 fn every_cap_module_respects_its_cap() {
     let gpu = gpu();
     for &cap in REGS.caps {
-        let ptx = host::modules::capped(cap).expect("a module per cap");
+        let ptx = host::kernel_source::builtin::capped(cap).expect("a module per cap");
         let module = Module::load(&gpu, "capped", ptx.as_bytes()).unwrap();
         let regs = module
             .kernel(REGS.gemm().entry)
@@ -100,7 +115,7 @@ fn run_against_itself(what: &str, args: &[&str]) -> host::experiments::RunResult
     let dir = std::env::temp_dir().join(format!("host-{what}-compare-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let ptx = dir.join("same.ptx");
-    std::fs::write(&ptx, host::modules::MAIN).unwrap();
+    std::fs::write(&ptx, host::kernel_source::builtin::MAIN).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_host"))
         .arg(what)
         .args(args)

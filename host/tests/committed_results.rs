@@ -171,11 +171,16 @@ fn runs_without_a_schema_version_read_as_version_1_and_write_back_unchanged() {
         }
         assert_eq!(
             results.meta.module,
-            host::module_name::RunModules::single(host::module_name::ModuleSource::BuiltIn)
+            host::kernel_source::name::RunModules::single(
+                host::kernel_source::name::ModuleSource::BuiltIn
+            )
         );
         let compared = results.meta.compare_module.as_ref().unwrap();
         assert!(
-            matches!(compared.first, host::module_name::ModuleSource::File(_)),
+            matches!(
+                compared.first,
+                host::kernel_source::name::ModuleSource::File(_)
+            ),
             "{compared:?}"
         );
         assert_eq!(serde_json::to_string_pretty(&results).unwrap() + "\n", text);

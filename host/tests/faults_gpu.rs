@@ -59,7 +59,7 @@ fn module(keep: &[&str], broken: Option<(&str, Broken)>) -> String {
     let mut out = String::new();
     let mut current: Option<String> = None;
     let mut patched = false;
-    for l in host::modules::MAIN.lines() {
+    for l in host::kernel_source::builtin::MAIN.lines() {
         if let Some(name) = l.trim_start().strip_prefix("// .globl") {
             current = Some(name.trim().to_owned());
         }

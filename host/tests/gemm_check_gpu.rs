@@ -207,8 +207,18 @@ fn the_check_kernel_tallies_as_the_cpu_twin_and_fails_every_fault() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_variant_and_cublas_pass_at_every_size() {
     let gpu = support::gpu();
-    let main = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
-    let unbounded = Module::load(&gpu, "unbounded", host::modules::UNBOUNDED.as_bytes()).unwrap();
+    let main = Module::load(
+        &gpu,
+        "built-in",
+        host::kernel_source::builtin::MAIN.as_bytes(),
+    )
+    .unwrap();
+    let unbounded = Module::load(
+        &gpu,
+        "unbounded",
+        host::kernel_source::builtin::UNBOUNDED.as_bytes(),
+    )
+    .unwrap();
     let cublas = Cublas::open(&gpu).expect("cuBLAS is part of this check");
     let plan = SamplingConfig {
         plan: SamplingPlan::Fixed(TimingPlan {

@@ -64,7 +64,12 @@ fn the_hash_kernel_gives_its_cpu_models_word_every_time() {
 /// is launch 1, samples 0-3 launches 2-5, the epilogue's launch 6, race launch i launch 7 + i)
 /// writes 2AB instead of AB. Gives the row's check.
 fn with_one_bad_launch(gpu: &Gpu, bad: u32) -> host::results::Check {
-    let module = Module::load(gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
+    let module = Module::load(
+        gpu,
+        "built-in",
+        host::kernel_source::builtin::MAIN.as_bytes(),
+    )
+    .unwrap();
     let v = find_gemm(GEMM, "R1").unwrap();
     let kernel = module.kernel(v.entry).unwrap();
     let dims = GemmDims::square(512);
@@ -172,8 +177,18 @@ fn summary(side: &str, h: &LaunchHashes) -> String {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_side_of_a_clean_run_is_hashed_and_passes() {
     let gpu = gpu();
-    let main = Module::load(&gpu, "built-in", host::modules::MAIN.as_bytes()).unwrap();
-    let unbounded = Module::load(&gpu, "unbounded", host::modules::UNBOUNDED.as_bytes()).unwrap();
+    let main = Module::load(
+        &gpu,
+        "built-in",
+        host::kernel_source::builtin::MAIN.as_bytes(),
+    )
+    .unwrap();
+    let unbounded = Module::load(
+        &gpu,
+        "unbounded",
+        host::kernel_source::builtin::UNBOUNDED.as_bytes(),
+    )
+    .unwrap();
     let cublas = Cublas::open(&gpu).expect("cuBLAS");
     for dims in [
         GemmDims {

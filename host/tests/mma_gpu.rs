@@ -111,7 +111,7 @@ fn host_mma_writes_its_results_folder_with_a_compared_module() {
     let dir = scratch("mma");
     // The built-in mma PTX as a file: the compared side runs the same kernels.
     let module = dir.join("mma_ilp.ptx");
-    std::fs::write(&module, host::modules::MMA_ILP).unwrap();
+    std::fs::write(&module, host::kernel_source::builtin::MMA_ILP).unwrap();
     let out = dir.join("run");
     let o = host_within(
         &[

@@ -53,12 +53,12 @@ fn localised(args: &[String], scratch: &Path) -> Vec<String> {
         .map(|a| {
             if a == "mine.cubin" {
                 let own = scratch.join("mine.ptx");
-                std::fs::write(&own, host::modules::MAIN).unwrap();
+                std::fs::write(&own, host::kernel_source::builtin::MAIN).unwrap();
                 own.display().to_string()
             } else if a == "caps_folder/" {
                 let caps = scratch.join("caps_folder");
                 std::fs::create_dir_all(&caps).unwrap();
-                for (cap, ptx) in host::modules::CAPPED {
+                for (cap, ptx) in host::kernel_source::builtin::CAPPED {
                     std::fs::write(caps.join(format!("mine_cap{cap}.ptx")), ptx).unwrap();
                 }
                 caps.display().to_string()

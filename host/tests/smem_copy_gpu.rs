@@ -19,7 +19,7 @@ use host::cuda::{Gpu, Module};
 use host::experiments::contract::{Experiment, Plan as _};
 use host::experiments::copy::{CopyBuffers, CopyKernel};
 use host::experiments::inflight;
-use host::module_name::BUILTIN;
+use host::kernel_source::name::BUILTIN;
 use kernels_gpu::variants::{SmemPath, SMEM_COPY};
 
 fn gpu() -> Gpu {
@@ -65,7 +65,8 @@ fn ragged_copies(gpu: &Gpu, module: &Module, path: SmemPath) {
 #[ignore = "needs a CUDA GPU (sm_80+): cargo test --release -p host --test smem_copy_gpu -- --ignored"]
 fn every_cp_async_line_copies_a_ragged_copy_exactly() {
     let gpu = gpu();
-    let module = Module::load(&gpu, BUILTIN, host::modules::MAIN.as_bytes()).unwrap();
+    let module =
+        Module::load(&gpu, BUILTIN, host::kernel_source::builtin::MAIN.as_bytes()).unwrap();
     ragged_copies(&gpu, &module, SmemPath::CpAsync);
 }
 

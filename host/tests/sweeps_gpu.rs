@@ -385,7 +385,7 @@ fn test_meta() -> host::results::RunMeta {
         command: String::new(),
         tool_version: String::new(),
         toolchain: String::new(),
-        module: host::module_name::RunModules::default(),
+        module: host::kernel_source::name::RunModules::default(),
         compare_module: None,
         compare_label: None,
         iters: 2,
@@ -408,7 +408,12 @@ fn experiments_share_the_built_in_modules_they_load() {
     let gpu = gpu();
     let builtin: Sources<Kernels> = Sources::new(Kernels::Builtin, None);
     std::thread::scope(|s| {
-        s.spawn(|| gpu.warm_builtin(host::module_name::BUILTIN, host::modules::MAIN));
+        s.spawn(|| {
+            gpu.warm_builtin(
+                host::kernel_source::name::BUILTIN,
+                host::kernel_source::builtin::MAIN,
+            )
+        });
     });
     assert_eq!(
         gpu.builtin_modules_kept(),
@@ -426,7 +431,7 @@ fn experiments_share_the_built_in_modules_they_load() {
     // Another image is another module (the tensor-core module needs sm_80).
     if gpu.info().compute_capability >= (8, 0) {
         let tensor = builtin
-            .load_with(&gpu, host::modules::TENSOR)
+            .load_with(&gpu, host::kernel_source::builtin::TENSOR)
             .expect("the tensor-core module loads");
         assert!(!std::sync::Arc::ptr_eq(&first.module, &tensor.0.module));
         assert_eq!(gpu.builtin_modules_kept(), 2);

@@ -147,7 +147,7 @@ fn a_module_without_the_entries_or_with_other_parameters_is_refused() {
 fn a_real_ptx_module_passes_the_checks() {
     let dir = temp("ptx-module");
     let ptx = dir.join("kernels.ptx");
-    std::fs::write(&ptx, host::modules::MAIN).unwrap();
+    std::fs::write(&ptx, host::kernel_source::builtin::MAIN).unwrap();
     let cli =
         Cli::try_parse_from(["host", "occupancy", "--compare", ptx.to_str().unwrap()]).unwrap();
     let plan = cli.command.plan("test").unwrap().expect("a plan");

@@ -19,9 +19,10 @@ use crate::occupancy::render;
 use crate::occupancy::size::parse_size;
 use live::device_attributes;
 
-use crate::cuda::{driver_present, CudaError, Gpu, ModuleKind};
+use crate::cuda::{driver_present, CudaError, Gpu};
 use crate::flag_values::whole;
 use crate::flags::UsageError;
+use crate::kernel_source::kind::ModuleKind;
 use crate::module_file::read_module;
 use crate::table::Format;
 use sweep::{seed_entry, sweep, REG_CAPS};
@@ -137,7 +138,7 @@ impl CalcArgs {
                 ))
                 .into()),
             },
-            None => Ok(crate::modules::UNBOUNDED.to_string()),
+            None => Ok(crate::kernel_source::builtin::UNBOUNDED.to_string()),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The sm_90a module (`modules::HOPPER`, the wgmma entries): loaded only on a device of compute
+//! The sm_90a module (`kernel_source::builtin::HOPPER`, the wgmma entries): loaded only on a device of compute
 //! capability 9.0, the only one whose architecture-specific features (`sm_90a`) it may use;
 //! anywhere else the rows that need it say "needs sm_90a".
 
@@ -27,7 +27,10 @@ pub fn runs_sm90a(cc: (u32, u32)) -> Result<(), HopperError> {
 /// there.
 pub fn hopper_module(gpu: &Gpu) -> Result<Arc<Module>, HopperError> {
     runs_sm90a(gpu.info().compute_capability)?;
-    Ok(gpu.builtin_module("built-in sm_90a kernels", crate::modules::HOPPER)?)
+    Ok(gpu.builtin_module(
+        "built-in sm_90a kernels",
+        crate::kernel_source::builtin::HOPPER,
+    )?)
 }
 
 #[cfg(test)]

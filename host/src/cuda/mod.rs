@@ -22,7 +22,6 @@ mod side_stream;
 pub mod tensor_map;
 pub mod tensor_peak;
 
-pub use crate::module_image::module_entries;
 pub use cublas::{
     version_text, ColumnMajorGemm, Cublas, CublasError, GemmInput, Routine, CUBLAS_NAMES,
 };
@@ -32,7 +31,7 @@ pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
 pub use dynamic_library::MissingSymbol;
 pub use launch::{prepare, ptx_accepts, ptx_entry_params, Launch, LaunchShape, ParamClass};
 pub use library_kernel::{LibraryKernel, LibraryKernelError};
-pub use module::{JitOptions, Kernel, Module, ModuleKind};
+pub use module::{JitOptions, Kernel, Module};
 pub use side_stream::SideStream;
 
 use cudarc::driver::DriverError;

@@ -9,31 +9,8 @@ use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr, CUjit_option as 
 use cudarc::driver::CudaContext;
 
 use super::{CudaError, DriverContext, Gpu};
-use crate::module_image::module_entries;
-
-/// What a module image is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModuleKind {
-    /// PTX text: the driver JIT-compiles it for the device (and writes an info log).
-    Ptx,
-    /// A cubin (ELF): loaded as is, no JIT and no log.
-    Cubin,
-    /// A fatbinary container.
-    Fatbin,
-}
-
-impl ModuleKind {
-    /// Tells an image's kind from its first bytes.
-    pub fn sniff(image: &[u8]) -> Self {
-        if image.starts_with(b"\x7fELF") {
-            ModuleKind::Cubin
-        } else if image.starts_with(&0xBA55_ED50u32.to_le_bytes()) {
-            ModuleKind::Fatbin
-        } else {
-            ModuleKind::Ptx
-        }
-    }
-}
+use crate::kernel_source::image::module_entries;
+use crate::kernel_source::kind::ModuleKind;
 
 /// Options for the driver's JIT when a module is PTX (ignored for a cubin).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

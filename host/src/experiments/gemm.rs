@@ -219,12 +219,16 @@ mod tests {
     #[test]
     fn every_entry_takes_its_familys_parameters() {
         let modules = [
-            crate::modules::MAIN,
-            crate::modules::UNBOUNDED,
-            crate::modules::TENSOR,
+            crate::kernel_source::builtin::MAIN,
+            crate::kernel_source::builtin::UNBOUNDED,
+            crate::kernel_source::builtin::TENSOR,
         ]
         .into_iter()
-        .chain(crate::modules::CAPPED.iter().map(|(_, ptx)| *ptx));
+        .chain(
+            crate::kernel_source::builtin::CAPPED
+                .iter()
+                .map(|(_, ptx)| *ptx),
+        );
         let mut checked = 0;
         for ptx in modules {
             for e in entries() {
@@ -248,11 +252,12 @@ mod tests {
         // Not vacuous: every entry is in the main module or the tensor-core one (exactly one of
         // the two), each capped module has the regs variant.
         for e in entries() {
-            let in_main = ptx_entry_params(crate::modules::MAIN, e.name).is_some();
-            let in_tensor = ptx_entry_params(crate::modules::TENSOR, e.name).is_some();
+            let in_main = ptx_entry_params(crate::kernel_source::builtin::MAIN, e.name).is_some();
+            let in_tensor =
+                ptx_entry_params(crate::kernel_source::builtin::TENSOR, e.name).is_some();
             assert!(in_main != in_tensor, "{}", e.name);
         }
-        for (cap, ptx) in crate::modules::CAPPED {
+        for (cap, ptx) in crate::kernel_source::builtin::CAPPED {
             assert!(
                 ptx_entry_params(ptx, REGS.gemm().entry).is_some(),
                 "cap {cap}"

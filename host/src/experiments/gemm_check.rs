@@ -2,7 +2,7 @@
 //! kept on the device, and the comparison of any f32 C with it by `gemm_check`, every element,
 //! of which only the tally (24 bytes) comes back; and the hash of a C by `gemm_hash` (one word),
 //! which accounts for the launches not compared (`gemm_hashes.rs`). The kernels come from the
-//! built-in check module (`modules::CHECKS`), whatever module is being timed. The rule is
+//! built-in check module (`builtin::CHECKS`), whatever module is being timed. The rule is
 //! `kernels_gpu::gemm_tolerance`; `verify.rs` holds its CPU twin.
 
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use kernels_gpu::variants::{
 };
 
 use crate::cuda::{CudaError, Gpu, Launch, LaunchShape, Module};
-use crate::modules;
+use crate::kernel_source::builtin;
 use crate::results::{Check, GemmDims};
 
 /// Check blocks per SM at most: enough to fill the SMs, few enough that the atomics at the end
@@ -74,7 +74,7 @@ impl GemmChecker {
     /// Loads the built-in check module (compiled once per run, shared).
     pub fn new(gpu: &Gpu) -> Result<Self, CudaError> {
         Ok(Self {
-            module: gpu.builtin_module("built-in GEMM check", modules::CHECKS)?,
+            module: gpu.builtin_module("built-in GEMM check", builtin::CHECKS)?,
         })
     }
 

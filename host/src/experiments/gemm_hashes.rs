@@ -423,14 +423,14 @@ mod tests {
     fn our_gemm_kernels_have_no_global_atomics() {
         use kernels_gpu::variants::{BF16_GEMM, GEMM, WGEMM};
         let modules = [
-            ("main", crate::modules::MAIN),
-            ("unbounded", crate::modules::UNBOUNDED),
-            ("tensor", crate::modules::TENSOR),
-            ("sm_90a", crate::modules::HOPPER),
+            ("main", crate::kernel_source::builtin::MAIN),
+            ("unbounded", crate::kernel_source::builtin::UNBOUNDED),
+            ("tensor", crate::kernel_source::builtin::TENSOR),
+            ("sm_90a", crate::kernel_source::builtin::HOPPER),
         ]
         .into_iter()
         .chain(
-            crate::modules::CAPPED
+            crate::kernel_source::builtin::CAPPED
                 .iter()
                 .map(|(_, ptx)| ("capped", *ptx)),
         );
@@ -460,7 +460,7 @@ mod tests {
             "the reader finds the ring's shared-memory atomic"
         );
         // And the reader does find a global atomic where there is one: the check's own kernels.
-        let hash = atomics_of(crate::modules::CHECKS, "gemm_hash_f32").unwrap();
+        let hash = atomics_of(crate::kernel_source::builtin::CHECKS, "gemm_hash_f32").unwrap();
         assert_eq!(hash, ["atom.global.add.u64"]);
     }
 

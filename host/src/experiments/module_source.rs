@@ -10,14 +10,13 @@ use ptxas_report::{parse_report, EntryReport};
 
 use super::error::SourceError;
 use crate::cuda::{CudaError, Gpu, Kernel, Module};
-use crate::flags::{
-    check_entries, check_module_file, check_module_folder, default_label, CliError, ModuleFiles,
-};
-use crate::modules;
+use crate::flags::{default_label, CliError, ModuleFiles};
+use crate::kernel_source::builtin;
+use crate::module_file::{check_entries, check_module_file, check_module_folder};
 use kernels_gpu::abi::Param;
 
-use crate::module_name::ModuleSource;
-pub use crate::module_name::BUILTIN;
+use crate::kernel_source::name::ModuleSource;
+pub use crate::kernel_source::name::BUILTIN;
 
 /// Where an experiment's kernels come from, for the run's record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,7 +100,7 @@ impl<K: DescribeModule> Sources<K> {
 impl Sources<Kernels> {
     /// Loads our module and the compared one, when there is one.
     pub fn load(&self, gpu: &Gpu) -> Result<(Loaded, Option<Loaded>), SourceError> {
-        self.load_with(gpu, modules::MAIN)
+        self.load_with(gpu, builtin::MAIN)
     }
 
     /// [`Self::load`], the built-in kernels being the PTX `builtin` (e.g. the tensor-core
@@ -120,7 +119,7 @@ impl Sources<Kernels> {
     }
 
     /// [`Sources::load`] for the mma microbenchmark: the built-in kernels are then its module
-    /// (`modules::MMA_ILP`, its entries of the tensor-core module, which is apart from the main
+    /// (`builtin::MMA_ILP`, its entries of the tensor-core module, which is apart from the main
     /// one so that part I's modules still load on GPUs older than sm_80); a file holds every
     /// entry.
     pub fn load_mma_ilp(&self, gpu: &Gpu) -> Result<(Loaded, Option<Loaded>), SourceError> {
@@ -131,7 +130,7 @@ impl Sources<Kernels> {
             .transpose()?;
         let ours = match &self.ours {
             Kernels::Builtin => {
-                load_builtin(gpu, modules::MMA_ILP, &format!("{BUILTIN}, tensor cores"))?
+                load_builtin(gpu, builtin::MMA_ILP, &format!("{BUILTIN}, tensor cores"))?
             }
             file => load(gpu, file)?,
         };
@@ -174,7 +173,7 @@ pub fn check_compared_entries(
     signature: &[Param],
 ) -> Result<(), CliError> {
     let listed = std::fs::read(path)
-        .map(|image| crate::module_image::module_entries(&image))
+        .map(|image| crate::kernel_source::image::module_entries(&image))
         .unwrap_or_default();
     let present: Vec<&str> = entries
         .iter()
@@ -284,7 +283,7 @@ impl Loaded {
 
 /// Loads one module.
 pub fn load(gpu: &Gpu, kernels: &Kernels) -> Result<Loaded, SourceError> {
-    load_in(gpu, kernels, modules::MAIN)
+    load_in(gpu, kernels, builtin::MAIN)
 }
 
 /// Loads one module, the built-in kernels being the PTX `builtin`.
@@ -321,7 +320,7 @@ pub fn load_capped(
 
 /// The register caps the built-in kernels have a module for, listed.
 pub fn builtin_caps() -> String {
-    let caps: Vec<String> = modules::CAPPED.iter().map(|(c, _)| c.to_string()).collect();
+    let caps: Vec<String> = builtin::CAPPED.iter().map(|(c, _)| c.to_string()).collect();
     if caps.is_empty() {
         "none".to_owned()
     } else {

@@ -3,7 +3,7 @@
 
 use super::registry::Planned;
 use crate::flags::{DEFAULT_COPY_MIB, DEFAULT_GEMM_SIZE};
-use crate::module_name::{ModuleSource, RunModules};
+use crate::kernel_source::name::{ModuleSource, RunModules};
 use crate::results::RunMeta;
 use crate::sampling::SamplingConfig;
 
@@ -34,8 +34,8 @@ pub fn meta(
         toolchain: format!(
             "built-in kernels: {} ({} PTX); PTX compiled for the device by the JIT of the {} \
              driver",
-            crate::modules::RUSTC,
-            crate::modules::PTX_ARCH,
+            crate::kernel_source::builtin::RUSTC,
+            crate::kernel_source::builtin::PTX_ARCH,
             gpu_driver
         ),
         module: RunModules::of(ours).unwrap_or_default(),

@@ -229,7 +229,7 @@ macro_rules! registry {
                 /// The built-in PTX modules it will load ([`Experiment::builtin_ptx`]), none
                 /// when its own kernels come from a file.
                 pub fn builtin_ptx(&self) -> &'static [&'static str] {
-                    if self.modules().ours != crate::module_name::ModuleSource::BuiltIn {
+                    if self.modules().ours != crate::kernel_source::name::ModuleSource::BuiltIn {
                         return &[];
                     }
                     match self {

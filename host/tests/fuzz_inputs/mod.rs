@@ -256,8 +256,8 @@ pub fn pool(root: &Path, rng: &mut StdRng) -> Pool {
         .collect();
     let real = cubin(&m, "peer", &entries);
     let real_bytes = std::fs::read(&real).unwrap();
-    let main_ptx = write(&m.join("main.ptx"), host::modules::MAIN);
-    let tensor_ptx = write(&m.join("tensor.ptx"), host::modules::TENSOR);
+    let main_ptx = write(&m.join("main.ptx"), host::kernel_source::builtin::MAIN);
+    let tensor_ptx = write(&m.join("tensor.ptx"), host::kernel_source::builtin::TENSOR);
     let mut bad_ptx = vec![
         path(&real).to_owned(),
         write(&m.join("empty.cubin"), b""),
@@ -293,8 +293,8 @@ pub fn pool(root: &Path, rng: &mut StdRng) -> Pool {
         "/proc/self/status".into(),
     ]);
     let entryless = vec![path(&m.join("cuda-header.cubin")).to_owned(), text];
-    let ptx_32 = host::modules::capped(32).expect("a built-in cap-32 module");
-    let ptx_64 = host::modules::capped(64).expect("a built-in cap-64 module");
+    let ptx_32 = host::kernel_source::builtin::capped(32).expect("a built-in cap-32 module");
+    let ptx_64 = host::kernel_source::builtin::capped(64).expect("a built-in cap-64 module");
     let good_caps = root.join("good-caps");
     write(&good_caps.join("x_cap32.ptx"), ptx_32);
     write(&good_caps.join("x_cap64.ptx"), ptx_64);

@@ -26,7 +26,7 @@ pub fn built_in(gpu: &Gpu) -> Module {
     Module::load(
         gpu,
         "built-in tensor-core kernels",
-        host::modules::TENSOR.as_bytes(),
+        host::kernel_source::builtin::TENSOR.as_bytes(),
     )
     .expect("loading the built-in module")
 }

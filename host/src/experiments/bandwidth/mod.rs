@@ -121,7 +121,7 @@ impl Experiment for Spec {
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::modules::MAIN]
+        &[crate::kernel_source::builtin::MAIN]
     }
 
     fn columns() -> Vec<Column<CopyRow>> {

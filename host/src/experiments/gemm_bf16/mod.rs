@@ -46,8 +46,9 @@ use super::progress::progress_bar;
 use wgemm_rows::run_wgemm_lines;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{check_entries, CliError, GemmDims, ModuleFiles};
-use crate::modules;
+use crate::flags::{CliError, GemmDims, ModuleFiles};
+use crate::module_file::check_entries;
+use crate::kernel_source::builtin;
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
@@ -110,7 +111,7 @@ impl Experiment for Spec {
     }
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Bf16Run, ExperimentError> {
-        let (ours, theirs) = p.sources.load_with(gpu, modules::TENSOR)?;
+        let (ours, theirs) = p.sources.load_with(gpu, builtin::TENSOR)?;
         let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
         let mut cublas = CublasSide::open(gpu, p.cublas);
         let bar = progress_bar(ctx, p.lines(), Self::NAME);
@@ -156,7 +157,7 @@ impl Experiment for Spec {
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::modules::TENSOR]
+        &[crate::kernel_source::builtin::TENSOR]
     }
 
     fn columns() -> Vec<Column<Bf16Row>> {

@@ -107,7 +107,7 @@ mod tests {
     fn the_sm90a_module_declares_every_line_with_its_abi_and_bounds() {
         use crate::cuda::{ptx_accepts, ptx_entry_params};
         use kernels_gpu::variants::WgemmParams;
-        let ptx = crate::modules::HOPPER;
+        let ptx = crate::kernel_source::builtin::HOPPER;
         for v in WGEMM {
             let params = ptx_entry_params(ptx, v.entry)
                 .unwrap_or_else(|| panic!("{} is not in the sm_90a module", v.entry));

@@ -12,7 +12,7 @@ use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, load_capped, CappedKernels, Kernels};
 use crate::experiments::progress::progress_bar;
 use crate::experiments::residency::hold_at_blocks;
-use crate::modules;
+use crate::kernel_source::builtin;
 
 /// Every binary of the plan, in order, at each of its residencies.
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, ExperimentError> {
@@ -24,7 +24,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, Experi
         bar.set_message(binary.label);
         let capped = match binary.cap {
             Some(cap) => {
-                let builtin = |c| Ok(modules::capped(c).map(str::to_owned));
+                let builtin = |c| Ok(builtin::capped(c).map(str::to_owned));
                 Some(load_capped(gpu, &CappedKernels::Builtin, cap, builtin)?)
             }
             None => None,

@@ -232,7 +232,7 @@ impl Experiment for Spec {
     forward_to_modules!(Ilp);
 
     fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::modules::MAIN]
+        &[crate::kernel_source::builtin::MAIN]
     }
 
     fn columns() -> Vec<Column<IlpRow>> {

@@ -308,7 +308,7 @@ impl Experiment for Spec {
     forward_to_modules!(Inflight);
 
     fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::modules::MAIN]
+        &[crate::kernel_source::builtin::MAIN]
     }
 
     fn columns() -> Vec<Column<InflightRow>> {

@@ -270,11 +270,11 @@ mod tests {
     fn the_built_in_module_holds_the_mma_entries_alone() {
         use crate::cuda::ptx_entry_params;
         for v in MMA_ILP {
-            assert!(ptx_entry_params(crate::modules::MMA_ILP, v.entry).is_some());
+            assert!(ptx_entry_params(crate::kernel_source::builtin::MMA_ILP, v.entry).is_some());
         }
         for v in kernels_gpu::variants::BF16_GEMM {
-            assert!(ptx_entry_params(crate::modules::TENSOR, v.entry).is_some());
-            assert!(ptx_entry_params(crate::modules::MMA_ILP, v.entry).is_none());
+            assert!(ptx_entry_params(crate::kernel_source::builtin::TENSOR, v.entry).is_some());
+            assert!(ptx_entry_params(crate::kernel_source::builtin::MMA_ILP, v.entry).is_none());
         }
     }
 

@@ -1,7 +1,7 @@
 //! The tensor-core sweep on the GPU: the only file of the experiment that touches the driver.
 //!
 //! The kernels are the variant table's `MMA_ILP` entries (`mma_bf16_ilp{ILP}`), from their own
-//! module (`modules::MMA_ILP`, or the files given), launched through `Launch` + `MmaParams` with one
+//! module (`builtin::MMA_ILP`, or the files given), launched through `Launch` + `MmaParams` with one
 //! output float per thread (whole blocks of whole warps: the kernels have no bounds check).
 //! Residency is held by dynamic shared memory ([`hold_at_blocks`]); every figure is timed by
 //! [`time_rotating`], the compared module's samples interleaved with ours; every thread of one

@@ -1,7 +1,7 @@
 //! Experiment 6's second table on the GPU: the only file of it that touches the driver.
 //!
 //! The kernels are the variant table's `wgmma_bf16` lines from the built-in sm_90a module
-//! (`modules::HOPPER`), loaded only on a compute capability 9.0 device; elsewhere the table says
+//! (`kernel_source::builtin::HOPPER`), loaded only on a compute capability 9.0 device; elsewhere the table says
 //! why and runs nothing. Each line is held at each warpgroups-per-SM count by dynamic shared
 //! memory ([`hold_at_blocks`], confirmed by the occupancy API), timed over one wave of blocks,
 //! and the tiles of one more launch checked element by element against the CPU model.

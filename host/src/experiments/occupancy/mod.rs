@@ -31,9 +31,8 @@ use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
 use crate::cuda::{CudaError, Gpu};
 use crate::figure::{Figure, PlotRun, XScale};
-use crate::flags::{
-    check_entries, check_tiling, CliError, GemmDims, ModuleFiles,
-};
+use crate::flags::{check_tiling, CliError, GemmDims, ModuleFiles};
+use crate::module_file::check_entries;
 use crate::results::RunMeta;
 use crate::table::{columns_table, Column, Kind, TableData, Value};
 
@@ -129,7 +128,7 @@ impl Experiment for Spec {
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::modules::MAIN]
+        &[crate::kernel_source::builtin::MAIN]
     }
 
     fn columns() -> Vec<Column<GemmRow>> {

@@ -11,7 +11,7 @@ use kernels_gpu::variants::{
 use ptxas_report::ptx_entries::{capped_entry, EntryError};
 
 use crate::flags::CliError;
-use crate::modules;
+use crate::kernel_source::builtin;
 use crate::results::RunMeta;
 
 /// A line of either GEMM table.
@@ -79,7 +79,7 @@ impl CappedLine {
     /// Whether the built-in kernels can give this line at `cap`: the build's caps for the
     /// table's line, any cap for another (made on demand).
     pub fn has_builtin(&self, cap: u32) -> bool {
-        !self.is_default() || modules::capped(cap).is_some()
+        !self.is_default() || builtin::capped(cap).is_some()
     }
 
     /// Whether this is the table's default line (whose capped modules the build writes).
@@ -92,9 +92,9 @@ impl CappedLine {
     /// FP32 lines' module without directives, the tensor-core module).
     pub fn builtin_capped(&self, cap: u32) -> Result<Option<String>, EntryError> {
         let source = match self {
-            _ if self.is_default() => return Ok(modules::capped(cap).map(str::to_owned)),
-            CappedLine::Fp32(_) => modules::UNBOUNDED,
-            CappedLine::Bf16(_) => modules::TENSOR,
+            _ if self.is_default() => return Ok(builtin::capped(cap).map(str::to_owned)),
+            CappedLine::Fp32(_) => builtin::UNBOUNDED,
+            CappedLine::Bf16(_) => builtin::TENSOR,
         };
         capped_entry(source, self.entry(), cap).map(Some)
     }
@@ -134,7 +134,7 @@ mod tests {
         let default = CappedLine::find(None).unwrap();
         assert_eq!(
             default.builtin_capped(REGS.caps[0]).unwrap().as_deref(),
-            modules::capped(REGS.caps[0])
+            builtin::capped(REGS.caps[0])
         );
     }
 

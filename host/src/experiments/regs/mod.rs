@@ -24,7 +24,7 @@ use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
-use crate::module_name::ModuleSource;
+use crate::kernel_source::name::ModuleSource;
 use crate::results::{Check, RunMeta};
 use crate::table::{Column, Kind, Value};
 

@@ -2,7 +2,8 @@
 //! the line's family (FP32 or BF16).
 
 use super::{Plan, RegsRow, Spec};
-use crate::cuda::{Gpu, ModuleKind};
+use crate::cuda::Gpu;
+use crate::kernel_source::kind::ModuleKind;
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm_figures::GemmFigures;

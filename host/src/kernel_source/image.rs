@@ -7,7 +7,7 @@ use object::elf::{FileHeader64, EM_CUDA, SHT_SYMTAB, STT_FUNC};
 use object::read::elf::{FileHeader, Sym};
 use object::Endianness;
 
-use crate::cuda::ModuleKind;
+use super::kind::ModuleKind;
 
 /// Bytes enough to tell the three kinds apart (and text from binary data).
 pub const HEADER_BYTES: usize = 64;
