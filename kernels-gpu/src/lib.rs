@@ -35,6 +35,7 @@ mod entries;
 pub mod experiment_names;
 mod gemm_lines;
 pub mod gemm_tolerance;
+mod limits;
 pub mod mma_layout;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod mma_reference;
@@ -45,6 +46,7 @@ mod read_lines;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
 mod table_rules;
+mod text_rules;
 mod tensor_variants;
 pub mod tma_mma_shape;
 pub mod tuned_shape;

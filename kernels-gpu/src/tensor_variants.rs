@@ -3,7 +3,9 @@
 //! themselves (sections `gemm_bf16` and `mma_bf16_ilp`) and re-exports these types.
 
 use crate::mma_shape::MmaShape;
-use crate::variants::{str_eq, GemmVariant, MAX_SHARED_OPT_IN, MAX_THREADS};
+use crate::gemm_lines::GemmVariant;
+use crate::limits::{MAX_SHARED_OPT_IN, MAX_THREADS};
+use crate::text_rules::str_eq;
 
 /// FLOPs of one m16n8k16 mma (2 * 16 * 8 * 16).
 pub const MMA_FLOPS: u64 = 2 * 16 * 8 * 16;

@@ -12,9 +12,13 @@ pub use crate::gemm_lines::{
     find_gemm, tuned_shape_fits, GemmFamily, GemmVariant, RegsExperiment, TunedMisfit, BK, BM, BN,
 };
 pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaOp, FmaVariant, FFMA_IMM, FMA_UNROLL};
+pub use crate::limits::{
+    MAX_ILP, MAX_LOADS, MAX_REGS_PER_THREAD, MAX_SHARED_OPT_IN, MAX_THREADS, MIN_REG_CAP,
+    SHARED_WITHOUT_OPT_IN,
+};
 pub use crate::read_lines::{ReadPoint, READ_WARP};
-pub(crate) use crate::table_rules::str_eq;
-use crate::table_rules::{controls_unique, entries_unique, grid_has, strictly_ascending};
+use crate::table_rules::{controls_unique, entries_unique, grid_has};
+use crate::text_rules::{str_eq, strictly_ascending};
 
 variant_table! {
     // The kernel ABI: each family's parameter list, in entry order, written once. It generates
@@ -236,26 +240,27 @@ pub use crate::tensor_variants::{
 pub use crate::mma_shape::MmaShape;
 pub use crate::tuned_shape::TunedShape;
 
-/// Largest block CUDA allows.
-pub const MAX_THREADS: u32 = 1024;
+// The lines' methods that read the table itself live here, below the table, so that the lines'
+// files (copy_lines.rs, gemm_lines.rs) import nothing from this one.
+impl MemcpyPoint {
+    /// The label of this point in [`MEMCPY`], if experiment 2 names it.
+    pub fn label(&self) -> Option<&'static str> {
+        MEMCPY
+            .iter()
+            .find(|v| v.point.entry == self.entry)
+            .map(|v| v.label)
+    }
+}
 
-/// Largest register count a thread may use.
-pub const MAX_REGS_PER_THREAD: u32 = 255;
-
-/// Most loads per thread a memcpy grid line may ask for (each staged in registers).
-pub const MAX_LOADS: u32 = 64;
-
-/// Most independent chains an FMA line may ask for.
-pub const MAX_ILP: u32 = 32;
-
-/// Smallest register cap ptxas accepts for `.maxnreg` / `-maxrregcount`.
-pub const MIN_REG_CAP: u32 = 16;
-
-/// Shared memory one block may opt into on sm_80 and sm_90 (227 KB), bytes.
-pub const MAX_SHARED_OPT_IN: u32 = 227 * 1024;
-
-/// Shared memory a block gets without opting in (48 KB), bytes.
-pub const SHARED_WITHOUT_OPT_IN: u32 = 48 * 1024;
+impl RegsExperiment {
+    /// The capped GEMM variant.
+    pub const fn gemm(&self) -> &'static GemmVariant {
+        match find_gemm(GEMM, self.variant) {
+            Some(v) => v,
+            None => panic!("regs experiment names a GEMM variant that is not in the table"),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -260,7 +260,7 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     if v.stages < 2 {
         return Err(WgemmMisfit::Stages);
     }
-    if v.dynamic_shared_bytes() > crate::variants::MAX_SHARED_OPT_IN {
+    if v.dynamic_shared_bytes() > crate::limits::MAX_SHARED_OPT_IN {
         return Err(WgemmMisfit::SharedMemory);
     }
     if v.cluster != 1 {
@@ -281,8 +281,8 @@ pub const fn wgemm_lines_unique(lines: &[WgemmVariant]) -> bool {
     while i < lines.len() {
         let mut j = i + 1;
         while j < lines.len() {
-            if crate::table_rules::str_eq(lines[i].label, lines[j].label)
-                || crate::table_rules::str_eq(lines[i].entry, lines[j].entry)
+            if crate::text_rules::str_eq(lines[i].label, lines[j].label)
+                || crate::text_rules::str_eq(lines[i].entry, lines[j].entry)
             {
                 return false;
             }
