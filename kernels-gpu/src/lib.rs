@@ -20,12 +20,12 @@
 
 #[macro_use]
 mod table;
-#[macro_use]
 pub mod wgmma_lines;
 #[macro_use]
 pub mod wgemm_lines;
-#[macro_use]
 pub mod smem_copy_lines;
+#[macro_use]
+mod table_sections;
 pub mod abi;
 pub mod block_order;
 pub mod check_kernels;
