@@ -30,7 +30,7 @@ pub mod abi;
 pub mod block_order;
 pub mod check_kernels;
 mod copy_lines;
-mod entries;
+pub mod entries;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod experiment_names;
 mod gemm_lines;
@@ -46,8 +46,8 @@ mod read_lines;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod reference;
 mod table_rules;
-mod text_rules;
 mod tensor_variants;
+mod text_rules;
 pub mod tma_mma_shape;
 pub mod tuned_shape;
 pub mod variants;
