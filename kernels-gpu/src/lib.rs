@@ -54,49 +54,44 @@ pub mod variants;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod wgmma_reference;
 
-#[cfg(target_arch = "nvptx64")]
-mod chase;
-#[cfg(target_arch = "nvptx64")]
-mod fma;
-#[cfg(target_arch = "nvptx64")]
-mod fma_controls;
-#[cfg(target_arch = "nvptx64")]
-mod gemm;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_check;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_epilogue;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_hash;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_mma;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_ref;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_tuned;
-#[cfg(target_arch = "nvptx64")]
-mod gpu;
-#[cfg(target_arch = "nvptx64")]
-mod memcpy;
-#[cfg(target_arch = "nvptx64")]
-mod mma_ilp;
-#[cfg(target_arch = "nvptx64")]
-mod read;
-#[cfg(target_arch = "nvptx64")]
-mod smem_copy;
-#[cfg(target_arch = "nvptx64")]
-mod strided;
-// Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod gemm_tma_mma;
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod gemm_wgmma;
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod tma_copy;
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod tma_ring;
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod wgmma;
+/// Declares the modules that exist only in the nvptx64 build (the kernels themselves and their
+/// GPU plumbing) under one `cfg`, keeping each module at its crate-root path (`crate::gemm`,
+/// ...) so the kernels' code, and so their PTX, does not depend on how they are declared.
+macro_rules! nvptx_only {
+    ($($(#[$attr:meta])* mod $name:ident;)*) => {
+        $( $(#[$attr])* #[cfg(target_arch = "nvptx64")] mod $name; )*
+    };
+}
+
+nvptx_only! {
+    mod chase;
+    mod fma;
+    mod fma_controls;
+    mod gemm;
+    mod gemm_check;
+    mod gemm_epilogue;
+    mod gemm_hash;
+    mod gemm_mma;
+    mod gemm_ref;
+    mod gemm_tuned;
+    mod gpu;
+    mod memcpy;
+    mod mma_ilp;
+    mod read;
+    mod smem_copy;
+    mod strided;
+    // Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
+    #[cfg(lab_sm90a)]
+    mod gemm_tma_mma;
+    #[cfg(lab_sm90a)]
+    mod gemm_wgmma;
+    #[cfg(lab_sm90a)]
+    mod tma_copy;
+    #[cfg(lab_sm90a)]
+    mod tma_ring;
+    #[cfg(lab_sm90a)]
+    mod wgmma;
+}
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
