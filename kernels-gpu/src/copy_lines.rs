@@ -1,8 +1,6 @@
 //! The copy lines of the variant table: a point of the memcpy grid (a strided-copy entry) and a
 //! labelled variant, with what the host derives from them.
 
-use crate::variants::MEMCPY;
-
 /// One point of the memcpy grid: a strided-copy entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemcpyPoint {
@@ -34,13 +32,7 @@ impl MemcpyPoint {
     pub const fn requests_per_thread(&self) -> u32 {
         self.loads
     }
-    /// The label of this point in [`MEMCPY`], if experiment 2 names it.
-    pub fn label(&self) -> Option<&'static str> {
-        MEMCPY
-            .iter()
-            .find(|v| v.point.entry == self.entry)
-            .map(|v| v.label)
-    }
+    // `label` (which reads the table) is in variants.rs, so that this file imports nothing of it.
 }
 
 /// A labelled memcpy variant: a point of the grid with experiment 2's name for it. Derefs to its

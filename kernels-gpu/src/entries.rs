@@ -144,3 +144,76 @@ pub fn check_entries() -> [&'static str; 3] {
 pub fn entry(name: &str) -> Option<EntryDecl> {
     entries().find(|e| e.name == name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variants::*;
+
+    #[test]
+    fn every_entry_is_listed_once_with_its_family() {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 3 + 10 + 4 + 10 + 8] = {
+            let mut it = entries();
+            core::array::from_fn(|_| it.next().unwrap())
+        };
+        assert!(entries().nth(all.len()).is_none());
+        for (i, a) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
+            assert_eq!(entry(a.name), Some(*a));
+        }
+        // A copy through shared memory: its own family, the copy's parameters, bounded at its
+        // block; the bulk-copy lines are not entries of this module (the sm_90a one holds them).
+        let ring = entry("cp_async_copy_t128_b2048_s4").unwrap();
+        assert_eq!(
+            (ring.family, ring.max_threads),
+            (Family::SmemCopy, Some(128))
+        );
+        assert_eq!(ring.params(), MemcpyParams::PARAMS);
+        assert!(SMEM_COPY.iter().any(|l| l.path == SmemPath::Bulk));
+        assert!(SMEM_COPY
+            .iter()
+            .filter(|l| l.path == SmemPath::Bulk)
+            .all(|l| entry(l.entry).is_none()));
+        // A read line: its own family and parameters, bounded at its copy's block size.
+        let read = entry("read_t256_l8_w4").unwrap();
+        assert_eq!((read.family, read.max_threads), (Family::Read, Some(256)));
+        assert_eq!(read.params(), ReadParams::PARAMS);
+        let fma4 = entry("fma_ilp4").unwrap();
+        assert_eq!((fma4.family, fma4.max_threads), (Family::FmaIlp, None));
+        assert_eq!(fma4.params(), FmaParams::PARAMS);
+        // The FMA controls are FMA entries: the same parameters, no launch bound.
+        let imm = entry("ffma_imm_ilp2").unwrap();
+        assert_eq!((imm.family, imm.max_threads), (Family::FmaIlp, None));
+        let c = FMA_CONTROLS
+            .iter()
+            .find(|v| v.entry == "ffma_imm_ilp2")
+            .unwrap();
+        assert_eq!((c.op, c.ilp), (FmaOp::FfmaImm, 2));
+        assert_eq!(c.flops(10, 16), 2 * 2 * 16 * 10);
+        let fadd = FMA_CONTROLS
+            .iter()
+            .find(|v| v.entry == "fadd_ilp1")
+            .unwrap();
+        assert_eq!(fadd.flops(10, 16), 16 * 10, "one FLOP per FADD");
+        assert!(FMA.iter().all(|v| v.op == FmaOp::Ffma));
+        assert_eq!(FmaOp::named("ffma_const"), Some(FmaOp::FfmaConst));
+        assert_eq!(FmaOp::named("fsub"), None);
+        let t1 = entry("memcpy_t1024_l1_w1").unwrap();
+        assert_eq!((t1.family, t1.max_threads), (Family::Memcpy, Some(1024)));
+        assert_eq!(entry(CHASE.entry).unwrap().params(), ChaseParams::PARAMS);
+        assert_eq!(entry("gemm_tm8_tn8").unwrap().max_threads, Some(64));
+        assert_eq!(entry("memcpy_t1024_l1_w3"), None);
+        let r = entry(GEMM_REF.entry).unwrap();
+        assert_eq!((r.family, r.max_threads), (Family::GemmRef, Some(256)));
+        assert_eq!(r.params(), GemmRefParams::PARAMS);
+        let c = entry(GEMM_CHECK.entry).unwrap();
+        assert_eq!((c.family, c.max_threads), (Family::GemmCheck, Some(256)));
+        let h = entry(GEMM_HASH.entry).unwrap();
+        assert_eq!((h.family, h.max_threads), (Family::GemmHash, Some(256)));
+        assert_eq!(h.params(), GemmHashParams::PARAMS);
+        assert_eq!(
+            check_entries(),
+            [GEMM_REF.entry, GEMM_CHECK.entry, GEMM_HASH.entry]
+        );
+    }
+}

@@ -2,9 +2,9 @@
 //! them (threads, grid, shared memory), the tuned family's rules on its shape, and the register
 //! experiment's line (one GEMM variant under each cap).
 
-use crate::table_rules::str_eq;
+use crate::limits::{MAX_SHARED_OPT_IN, MAX_THREADS};
+use crate::text_rules::str_eq;
 use crate::tuned_shape::TunedShape;
-use crate::variants::{GEMM, MAX_SHARED_OPT_IN, MAX_THREADS};
 
 /// Rows of the seed family's output tile per block.
 pub const BM: u32 = 64;
@@ -100,7 +100,7 @@ impl GemmVariant {
         }
     }
     /// Dynamic shared memory to launch with, bytes. Above
-    /// [`SHARED_WITHOUT_OPT_IN`](crate::variants::SHARED_WITHOUT_OPT_IN) the host must
+    /// [`SHARED_WITHOUT_OPT_IN`](crate::limits::SHARED_WITHOUT_OPT_IN) the host must
     /// first raise the function's `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` to it.
     pub const fn dynamic_shared_bytes(&self) -> u32 {
         match self.tuned_shape() {
@@ -173,16 +173,7 @@ pub struct RegsExperiment {
     /// Register caps, ascending.
     pub caps: &'static [u32],
 }
-
-impl RegsExperiment {
-    /// The capped GEMM variant.
-    pub const fn gemm(&self) -> &'static GemmVariant {
-        match find_gemm(GEMM, self.variant) {
-            Some(v) => v,
-            None => panic!("regs experiment names a GEMM variant that is not in the table"),
-        }
-    }
-}
+// `RegsExperiment::gemm` (which reads the table) is in variants.rs.
 
 /// Looks a GEMM variant up by label.
 pub const fn find_gemm(table: &'static [GemmVariant], label: &str) -> Option<&'static GemmVariant> {

@@ -20,21 +20,22 @@
 
 #[macro_use]
 mod table;
-#[macro_use]
 pub mod wgmma_lines;
 #[macro_use]
 pub mod wgemm_lines;
-#[macro_use]
 pub mod smem_copy_lines;
+#[macro_use]
+mod table_sections;
 pub mod abi;
 pub mod block_order;
 pub mod check_kernels;
 mod copy_lines;
-mod entries;
+pub mod entries;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod experiment_names;
 mod gemm_lines;
 pub mod gemm_tolerance;
+mod limits;
 pub mod mma_layout;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod mma_reference;
@@ -46,55 +47,51 @@ mod read_lines;
 pub mod reference;
 mod table_rules;
 mod tensor_variants;
+mod text_rules;
 pub mod tma_mma_shape;
 pub mod tuned_shape;
 pub mod variants;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod wgmma_reference;
 
-#[cfg(target_arch = "nvptx64")]
-mod chase;
-#[cfg(target_arch = "nvptx64")]
-mod fma;
-#[cfg(target_arch = "nvptx64")]
-mod fma_controls;
-#[cfg(target_arch = "nvptx64")]
-mod gemm;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_check;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_epilogue;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_hash;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_mma;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_ref;
-#[cfg(target_arch = "nvptx64")]
-mod gemm_tuned;
-#[cfg(target_arch = "nvptx64")]
-mod gpu;
-#[cfg(target_arch = "nvptx64")]
-mod memcpy;
-#[cfg(target_arch = "nvptx64")]
-mod mma_ilp;
-#[cfg(target_arch = "nvptx64")]
-mod read;
-#[cfg(target_arch = "nvptx64")]
-mod smem_copy;
-#[cfg(target_arch = "nvptx64")]
-mod strided;
-// Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod gemm_tma_mma;
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod gemm_wgmma;
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod tma_copy;
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod tma_ring;
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-mod wgmma;
+/// Declares the modules that exist only in the nvptx64 build (the kernels themselves and their
+/// GPU plumbing) under one `cfg`, keeping each module at its crate-root path (`crate::gemm`,
+/// ...) so the kernels' code, and so their PTX, does not depend on how they are declared.
+macro_rules! nvptx_only {
+    ($($(#[$attr:meta])* mod $name:ident;)*) => {
+        $( $(#[$attr])* #[cfg(target_arch = "nvptx64")] mod $name; )*
+    };
+}
+
+nvptx_only! {
+    mod chase;
+    mod fma;
+    mod fma_controls;
+    mod gemm;
+    mod gemm_check;
+    mod gemm_epilogue;
+    mod gemm_hash;
+    mod gemm_mma;
+    mod gemm_ref;
+    mod gemm_tuned;
+    mod gpu;
+    mod memcpy;
+    mod mma_ilp;
+    mod read;
+    mod smem_copy;
+    mod strided;
+    // Only the sm_90a module's build (xtask/src/ptx.rs, `PtxBuild::hopper`) sets `--cfg lab_sm90a`.
+    #[cfg(lab_sm90a)]
+    mod gemm_tma_mma;
+    #[cfg(lab_sm90a)]
+    mod gemm_wgmma;
+    #[cfg(lab_sm90a)]
+    mod tma_copy;
+    #[cfg(lab_sm90a)]
+    mod tma_ring;
+    #[cfg(lab_sm90a)]
+    mod wgmma;
+}
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

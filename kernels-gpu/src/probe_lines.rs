@@ -1,7 +1,7 @@
 //! The probes of the variant table: the FMA kernels (instruction-level parallelism against the
 //! FP32 pipes) and the pointer chase (DRAM latency), with what the host derives from them.
 
-use crate::variants::MAX_THREADS;
+use crate::limits::MAX_THREADS;
 
 /// Inner-loop unroll of the FMA kernels: `iters` is consumed in rounds of this many fmas per
 /// chain (the peer's contract: iters a multiple of 16).
@@ -60,7 +60,7 @@ impl FmaOp {
     pub const fn named(name: &str) -> Option<FmaOp> {
         let mut i = 0;
         while i < Self::ALL.len() {
-            if crate::table_rules::str_eq(Self::ALL[i].name(), name) {
+            if crate::text_rules::str_eq(Self::ALL[i].name(), name) {
                 return Some(Self::ALL[i]);
             }
             i += 1;

@@ -163,52 +163,6 @@ pub const fn smem_copy_lines_unique(lines: &[SmemCopyLine]) -> bool {
     true
 }
 
-/// Expands the `smem_copy` section of the variant table (see `variants.rs`): its params structs,
-/// [`SMEM_COPY`](crate::variants::SMEM_COPY) (the `cp.async` lines, then the `tma_copy` ones), the
-/// checks of each line (naming it) and one entry per line: the `cp.async` ones in every module,
-/// the bulk ones in the sm_90a build only.
-macro_rules! smem_copy_table {
-    (
-        abi: ($params:ident, $args:ident) $plist:tt,
-        smem_copy: [ $( ($t:literal, $b:literal, $s:literal) ),* $(,)? ],
-        tma_copy: [ $( ($tt:literal, $tb:literal, $ts:literal) ),* $(,)? ],
-    ) => {
-        kernel_params!("smem_copy", ($params, $args) $plist);
-
-        /// The copies whose bytes in flight live in shared memory, in table order.
-        pub const SMEM_COPY: &[SmemCopyLine] = &[ $( SmemCopyLine {
-            path: SmemPath::CpAsync,
-            threads: $t,
-            stage_bytes: $b,
-            stages: $s,
-            entry: concat!("cp_async_copy_t", $t, "_b", $b, "_s", $s),
-        }, )* $( SmemCopyLine {
-            path: SmemPath::Bulk,
-            threads: $tt,
-            stage_bytes: $tb,
-            stages: $ts,
-            entry: concat!("tma_copy_t", $tt, "_b", $tb, "_s", $ts),
-        }, )* ];
-        $( const _: () = assert!(smem_copy_misfit($t, $b, $s).is_none(), concat!(
-            "smem_copy line (", $t, ", ", $b, ", ", $s, "): threads whole warps <= 1024, stage \
-             bytes a multiple of 512, stages 2..=32, rings within 227 KiB (smem_copy_misfit \
-             names the rule)")); )*
-        $( const _: () = assert!(smem_copy_misfit($tt, $tb, $ts).is_none()
-                && $ts <= MAX_BULK_STAGES && $tb <= MAX_BULK_STAGE_BYTES, concat!(
-            "tma_copy line (", $tt, ", ", $tb, ", ", $ts, "): as smem_copy's rules, and at most \
-             8 stages of at most 64 KiB")); )*
-        const _: () = assert!(smem_copy_lines_unique(SMEM_COPY),
-            "smem_copy/tma_copy: two lines share threads, stage bytes and stages");
-        $( kernel_entry!(concat!("cp_async_copy_t", $t, "_b", $b, "_s", $s),
-                         ($params, $args) $plist,
-                         crate::smem_copy::cp_async_copy::<$t, { $b / 512 }, $s>); )*
-        $( #[cfg(lab_sm90a)]
-           kernel_entry!(concat!("tma_copy_t", $tt, "_b", $tb, "_s", $ts),
-                         ($params, $args) $plist,
-                         crate::tma_copy::tma_copy::<$tt, $tb, $ts>); )*
-    };
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;

@@ -4,33 +4,7 @@
 use crate::copy_lines::{MemcpyPoint, MemcpyVariant};
 use crate::gemm_lines::GemmVariant;
 use crate::probe_lines::FmaVariant;
-
-pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// Non-empty and strictly ascending (so no value twice).
-pub(crate) const fn strictly_ascending(xs: &[u32]) -> bool {
-    let mut i = 1;
-    while i < xs.len() {
-        if xs[i] <= xs[i - 1] {
-            return false;
-        }
-        i += 1;
-    }
-    !xs.is_empty()
-}
+use crate::text_rules::str_eq;
 
 pub(crate) const fn grid_has(grid: &[MemcpyPoint], threads: u32, loads: u32, width: u32) -> bool {
     let mut i = 0;

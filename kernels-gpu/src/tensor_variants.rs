@@ -2,8 +2,10 @@
 //! describe, and the checks a GEMM line must pass to compile. `variants.rs` holds the lines
 //! themselves (sections `gemm_bf16` and `mma_bf16_ilp`) and re-exports these types.
 
+use crate::gemm_lines::GemmVariant;
+use crate::limits::{MAX_SHARED_OPT_IN, MAX_THREADS};
 use crate::mma_shape::MmaShape;
-use crate::variants::{str_eq, GemmVariant, MAX_SHARED_OPT_IN, MAX_THREADS};
+use crate::text_rules::str_eq;
 
 /// FLOPs of one m16n8k16 mma (2 * 16 * 8 * 16).
 pub const MMA_FLOPS: u64 = 2 * 16 * 8 * 16;
@@ -185,8 +187,9 @@ impl MmaIlpVariant {
 mod tests {
     extern crate std;
     use super::*;
+    use crate::entries::{entry, Family};
     use crate::mma_shape::MmaShape as Shape;
-    use crate::variants::{entry, Family, BF16_GEMM, MMA_ILP};
+    use crate::variants::{BF16_GEMM, MMA_ILP};
     use std::vec::Vec;
 
     #[test]

@@ -7,14 +7,17 @@
 //! and value at fault). Each family's parameter list is stated once, in the `abi:` section.
 
 pub use crate::copy_lines::{MemcpyPoint, MemcpyVariant};
-pub use crate::entries::{check_entries, entries, entry, EntryDecl, Family};
 pub use crate::gemm_lines::{
     find_gemm, tuned_shape_fits, GemmFamily, GemmVariant, RegsExperiment, TunedMisfit, BK, BM, BN,
 };
+pub use crate::limits::{
+    MAX_ILP, MAX_LOADS, MAX_REGS_PER_THREAD, MAX_SHARED_OPT_IN, MAX_THREADS, MIN_REG_CAP,
+    SHARED_WITHOUT_OPT_IN,
+};
 pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaOp, FmaVariant, FFMA_IMM, FMA_UNROLL};
 pub use crate::read_lines::{ReadPoint, READ_WARP};
-pub(crate) use crate::table_rules::str_eq;
-use crate::table_rules::{controls_unique, entries_unique, grid_has, strictly_ascending};
+use crate::table_rules::{controls_unique, entries_unique, grid_has};
+use crate::text_rules::{str_eq, strictly_ascending};
 
 variant_table! {
     // The kernel ABI: each family's parameter list, in entry order, written once. It generates
@@ -236,26 +239,27 @@ pub use crate::tensor_variants::{
 pub use crate::mma_shape::MmaShape;
 pub use crate::tuned_shape::TunedShape;
 
-/// Largest block CUDA allows.
-pub const MAX_THREADS: u32 = 1024;
+// The lines' methods that read the table itself live here, below the table, so that the lines'
+// files (copy_lines.rs, gemm_lines.rs) import nothing from this one.
+impl MemcpyPoint {
+    /// The label of this point in [`MEMCPY`], if experiment 2 names it.
+    pub fn label(&self) -> Option<&'static str> {
+        MEMCPY
+            .iter()
+            .find(|v| v.point.entry == self.entry)
+            .map(|v| v.label)
+    }
+}
 
-/// Largest register count a thread may use.
-pub const MAX_REGS_PER_THREAD: u32 = 255;
-
-/// Most loads per thread a memcpy grid line may ask for (each staged in registers).
-pub const MAX_LOADS: u32 = 64;
-
-/// Most independent chains an FMA line may ask for.
-pub const MAX_ILP: u32 = 32;
-
-/// Smallest register cap ptxas accepts for `.maxnreg` / `-maxrregcount`.
-pub const MIN_REG_CAP: u32 = 16;
-
-/// Shared memory one block may opt into on sm_80 and sm_90 (227 KB), bytes.
-pub const MAX_SHARED_OPT_IN: u32 = 227 * 1024;
-
-/// Shared memory a block gets without opting in (48 KB), bytes.
-pub const SHARED_WITHOUT_OPT_IN: u32 = 48 * 1024;
+impl RegsExperiment {
+    /// The capped GEMM variant.
+    pub const fn gemm(&self) -> &'static GemmVariant {
+        match find_gemm(GEMM, self.variant) {
+            Some(v) => v,
+            None => panic!("regs experiment names a GEMM variant that is not in the table"),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -353,73 +357,6 @@ mod tests {
                 unlabelled.requests_per_thread()
             ),
             (64, 4)
-        );
-    }
-
-    #[test]
-    fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 3 + 10 + 4 + 10 + 8] = {
-            let mut it = entries();
-            core::array::from_fn(|_| it.next().unwrap())
-        };
-        assert!(entries().nth(all.len()).is_none());
-        for (i, a) in all.iter().enumerate() {
-            assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
-            assert_eq!(entry(a.name), Some(*a));
-        }
-        // A copy through shared memory: its own family, the copy's parameters, bounded at its
-        // block; the bulk-copy lines are not entries of this module (the sm_90a one holds them).
-        let ring = entry("cp_async_copy_t128_b2048_s4").unwrap();
-        assert_eq!(
-            (ring.family, ring.max_threads),
-            (Family::SmemCopy, Some(128))
-        );
-        assert_eq!(ring.params(), MemcpyParams::PARAMS);
-        assert!(SMEM_COPY.iter().any(|l| l.path == SmemPath::Bulk));
-        assert!(SMEM_COPY
-            .iter()
-            .filter(|l| l.path == SmemPath::Bulk)
-            .all(|l| entry(l.entry).is_none()));
-        // A read line: its own family and parameters, bounded at its copy's block size.
-        let read = entry("read_t256_l8_w4").unwrap();
-        assert_eq!((read.family, read.max_threads), (Family::Read, Some(256)));
-        assert_eq!(read.params(), ReadParams::PARAMS);
-        let fma4 = entry("fma_ilp4").unwrap();
-        assert_eq!((fma4.family, fma4.max_threads), (Family::FmaIlp, None));
-        assert_eq!(fma4.params(), FmaParams::PARAMS);
-        // The FMA controls are FMA entries: the same parameters, no launch bound.
-        let imm = entry("ffma_imm_ilp2").unwrap();
-        assert_eq!((imm.family, imm.max_threads), (Family::FmaIlp, None));
-        let c = FMA_CONTROLS
-            .iter()
-            .find(|v| v.entry == "ffma_imm_ilp2")
-            .unwrap();
-        assert_eq!((c.op, c.ilp), (FmaOp::FfmaImm, 2));
-        assert_eq!(c.flops(10, 16), 2 * 2 * 16 * 10);
-        let fadd = FMA_CONTROLS
-            .iter()
-            .find(|v| v.entry == "fadd_ilp1")
-            .unwrap();
-        assert_eq!(fadd.flops(10, 16), 16 * 10, "one FLOP per FADD");
-        assert!(FMA.iter().all(|v| v.op == FmaOp::Ffma));
-        assert_eq!(FmaOp::named("ffma_const"), Some(FmaOp::FfmaConst));
-        assert_eq!(FmaOp::named("fsub"), None);
-        let t1 = entry("memcpy_t1024_l1_w1").unwrap();
-        assert_eq!((t1.family, t1.max_threads), (Family::Memcpy, Some(1024)));
-        assert_eq!(entry(CHASE.entry).unwrap().params(), ChaseParams::PARAMS);
-        assert_eq!(entry("gemm_tm8_tn8").unwrap().max_threads, Some(64));
-        assert_eq!(entry("memcpy_t1024_l1_w3"), None);
-        let r = entry(GEMM_REF.entry).unwrap();
-        assert_eq!((r.family, r.max_threads), (Family::GemmRef, Some(256)));
-        assert_eq!(r.params(), GemmRefParams::PARAMS);
-        let c = entry(GEMM_CHECK.entry).unwrap();
-        assert_eq!((c.family, c.max_threads), (Family::GemmCheck, Some(256)));
-        let h = entry(GEMM_HASH.entry).unwrap();
-        assert_eq!((h.family, h.max_threads), (Family::GemmHash, Some(256)));
-        assert_eq!(h.params(), GemmHashParams::PARAMS);
-        assert_eq!(
-            check_entries(),
-            [GEMM_REF.entry, GEMM_CHECK.entry, GEMM_HASH.entry]
         );
     }
 

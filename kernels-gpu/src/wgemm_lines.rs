@@ -260,7 +260,7 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     if v.stages < 2 {
         return Err(WgemmMisfit::Stages);
     }
-    if v.dynamic_shared_bytes() > crate::variants::MAX_SHARED_OPT_IN {
+    if v.dynamic_shared_bytes() > crate::limits::MAX_SHARED_OPT_IN {
         return Err(WgemmMisfit::SharedMemory);
     }
     if v.cluster != 1 {
@@ -281,8 +281,8 @@ pub const fn wgemm_lines_unique(lines: &[WgemmVariant]) -> bool {
     while i < lines.len() {
         let mut j = i + 1;
         while j < lines.len() {
-            if crate::table_rules::str_eq(lines[i].label, lines[j].label)
-                || crate::table_rules::str_eq(lines[i].entry, lines[j].entry)
+            if crate::text_rules::str_eq(lines[i].label, lines[j].label)
+                || crate::text_rules::str_eq(lines[i].entry, lines[j].entry)
             {
                 return false;
             }
@@ -342,65 +342,6 @@ macro_rules! ring_entry {
             "_x",
             $x
         )
-    };
-}
-
-/// A line's kernel from its family word and numbers.
-#[cfg(all(target_arch = "nvptx64", lab_sm90a))]
-macro_rules! ring_kernel {
-    (wgmma, $bm:literal, $bn:literal, $s:literal, $c:literal) => {
-        crate::gemm_wgmma::gemm_wgmma::<$bm, $bn, $s, $c, { $bn / 2 }, { consumer_regs($c) }>
-    };
-    (mma_sync, $bm:literal, $bn:literal, $s:literal, $c:literal) => {
-        crate::gemm_tma_mma::gemm_tma_mma::<$bm, $bn, $s, $c, { $bn as usize / 32 }>
-    };
-}
-
-/// Expands the `gemm_wgmma` section of the variant table (see `variants.rs`): its params
-/// structs, [`WGEMM`](crate::variants::WGEMM), the checks of each line and, in the sm_90a build
-/// only, one entry per line.
-macro_rules! wgemm_table {
-    (
-        abi: ($params:ident, $args:ident) $plist:tt,
-        gemm_wgmma: [ $( ($label:literal, $fam:ident {
-            block: ($bm:literal, $bn:literal, 64), stages: $s:literal,
-            consumers: $c:literal, cluster: $x:literal $(,)? }) ),* $(,)? ],
-    ) => {
-        kernel_params!("gemm_wgmma", ($params, $args) $plist);
-
-        /// The warp-specialized GEMM's lines (sm_90a only), in table order.
-        pub const WGEMM: &[WgemmVariant] = &[ $( WgemmVariant {
-            label: $label, bm: $bm, bn: $bn, stages: $s, consumers: $c, cluster: $x,
-            mma: ring_mma!($fam), entry: ring_entry!($fam, $bm, $bn, $s, $c, $x),
-        }, )* ];
-        $( const _: () = {
-            let v = WgemmVariant {
-                label: $label, bm: $bm, bn: $bn, stages: $s, consumers: $c, cluster: $x,
-                mma: ring_mma!($fam), entry: "",
-            };
-            match wgemm_line_fits(&v) {
-                Ok(()) => {}
-                Err(WgemmMisfit::Width) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": BN must be 64, 128 or 256 (a wgmma N; four mma.sync warps of 16-column pairs)")),
-                Err(WgemmMisfit::Consumers) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": consumers must be 1, 2 or 3")),
-                Err(WgemmMisfit::Height) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": BM must be 64 per consumer warpgroup")),
-                Err(WgemmMisfit::Stages) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": at least 2 stages")),
-                Err(WgemmMisfit::SharedMemory) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": the ring passes the 227 KB a block may opt into")),
-                Err(WgemmMisfit::Cluster) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": cluster must be 1 (TMA multicast is not built)")),
-                Err(WgemmMisfit::Registers) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": the accumulators and fragments do not fit the registers a thread has at launch")),
-            }
-        }; )*
-        const _: () = assert!(wgemm_lines_unique(WGEMM),
-            "gemm_wgmma: two lines share a label or an entry");
-        $( #[cfg(lab_sm90a)]
-           kernel_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
-                         ring_kernel!($fam, $bm, $bn, $s, $c)); )*
     };
 }
 

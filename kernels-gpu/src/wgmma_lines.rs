@@ -137,34 +137,3 @@ pub const fn wgmma_lines_unique(lines: &[WgmmaVariant]) -> bool {
     }
     true
 }
-
-/// Expands the `wgmma_bf16` section of the variant table (see `variants.rs`): its params
-/// structs, [`WGMMA_BF16`](crate::variants::WGMMA_BF16), the checks of each line and, in the
-/// sm_90a build only, one entry per line.
-macro_rules! wgmma_table {
-    (
-        abi: ($params:ident, $args:ident) $plist:tt,
-        wgmma_bf16: [ $( ($n:literal, $g:literal) ),* $(,)? ],
-    ) => {
-        kernel_params!("wgmma_bf16", ($params, $args) $plist);
-
-        /// The wgmma microbenchmark's lines (sm_90a only), in table order.
-        pub const WGMMA_BF16: &[WgmmaVariant] = &[ $( WgmmaVariant {
-            n: $n,
-            groups: $g,
-            entry: concat!("wgmma_bf16_n", $n, "_g", $g),
-        }, )* ];
-        $( const _: () = {
-            assert!(wgmma_n_supported($n), concat!(
-                "wgmma_bf16 line (", $n, ", ", $g, "): N must be 64, 128 or 256"));
-            assert!($g >= 1 && $g <= MAX_WGMMA_GROUPS, concat!(
-                "wgmma_bf16 line (", $n, ", ", $g, "): groups must be 1..=16"));
-        }; )*
-        const _: () = assert!(wgmma_lines_unique(WGMMA_BF16),
-            "wgmma_bf16: two lines share N and groups");
-        $( #[cfg(lab_sm90a)]
-           kernel_entry!(concat!("wgmma_bf16_n", $n, "_g", $g),
-                         ($params, $args) $plist,
-                         crate::wgmma::wgmma_bf16::<{ $n / 2 }, $g>); )*
-    };
-}

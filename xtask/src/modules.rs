@@ -11,9 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
+use kernels_gpu::entries::check_entries;
 use kernels_gpu::variants::{
-    check_entries, GemmFamily, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, MEMCPY, MEMCPY_GRID,
-    MMA_ILP, READ, REGS,
+    GemmFamily, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, MEMCPY, MEMCPY_GRID, MMA_ILP, READ, REGS,
 };
 use serde::{Deserialize, Serialize};
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kernels_gpu::abi::Param;
+use kernels_gpu::entries;
 use kernels_gpu::variants::{self, REGS};
 pub use ptxas_report::ptx::PtxParam;
 use ptxas_report::ptx::PtxParamError;
@@ -245,7 +246,7 @@ pub fn entries(ptx: &str) -> Vec<String> {
 
 /// The launch bound of a table entry: `Some(None)` for an entry launched with several block sizes.
 pub fn table_threads(entry: &str) -> Option<Option<u32>> {
-    variants::entry(entry).map(|e| e.max_threads)
+    entries::entry(entry).map(|e| e.max_threads)
 }
 
 /// Entries of the register-capped modules: the regs experiment's GEMM variant (nothing else is
@@ -281,7 +282,7 @@ pub fn check_params(ptx: &str) -> Result<(), PtxError> {
             .join(", ")
     };
     for (entry, found) in entry_params(ptx)? {
-        let decl = variants::entry(&entry).ok_or_else(|| PtxError::UnknownEntry(entry.clone()))?;
+        let decl = entries::entry(&entry).ok_or_else(|| PtxError::UnknownEntry(entry.clone()))?;
         let declared = declared_ptx_params(decl.params());
         if found != declared {
             return Err(PtxError::ParamMismatch {
@@ -328,11 +329,11 @@ pub fn with_register_cap(ptx: &str, cap: u32) -> Result<String, PtxError> {
 /// not JIT-compile them (they need more registers than the calculator's lowest caps allow, and
 /// double the module's compile time).
 pub fn is_tensor_entry(entry: &str) -> bool {
-    variants::entries().any(|e| {
+    entries::entries().any(|e| {
         e.name == entry
             && matches!(
                 e.family,
-                variants::Family::Bf16Gemm | variants::Family::MmaIlp
+                entries::Family::Bf16Gemm | entries::Family::MmaIlp
             )
     })
 }
@@ -354,7 +355,7 @@ pub fn with_tensor_entries(ptx: &str) -> Result<String, PtxError> {
 /// bounds.
 pub fn with_check_entries(ptx: &str) -> Result<String, PtxError> {
     let bounded = with_launch_bounds(ptx)?;
-    let checks = variants::check_entries();
+    let checks = entries::check_entries();
     Ok(keep_entries(&bounded, |e| checks.contains(&e))?)
 }
 
@@ -365,7 +366,7 @@ pub fn check_matches_table(ptx: &str) -> Result<(), PtxError> {
     if let Some(extra) = found.iter().find(|e| table_threads(e).is_none()) {
         return Err(PtxError::UnknownEntry(extra.clone()));
     }
-    for entry in variants::entries() {
+    for entry in entries::entries() {
         if !found.iter().any(|e| e == entry.name) {
             return Err(PtxError::MissingEntry(entry.name.to_string()));
         }

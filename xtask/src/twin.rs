@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use kernels_gpu::entries;
 use kernels_gpu::variants;
 
 use crate::modules::{self, GridBar, Manifest, Module, ModuleKind, ModuleReport};
@@ -152,7 +153,7 @@ pub fn mismatches(twin: &Twin) -> Result<Vec<String>, TwinError> {
         source,
     })?;
     for (name, found) in &params {
-        let Some(decl) = variants::entry(name) else {
+        let Some(decl) = entries::entry(name) else {
             continue;
         };
         // nvcc marks no parameter `.ptr`: compare the types, in order.
@@ -202,7 +203,7 @@ pub fn mismatches(twin: &Twin) -> Result<Vec<String>, TwinError> {
 /// spills ([`grid_spills`]) is a measured difference between the compilers, not a fault of the
 /// twin. Entries the header leaves out ([`twin_header::Line::NotMeasured`]) are not looked for.
 pub fn bars(twin: &Twin) -> Vec<String> {
-    let left_out: Vec<&str> = variants::entries()
+    let left_out: Vec<&str> = entries::entries()
         .filter_map(|e| match twin_header::line(&e) {
             Ok(twin_header::Line::NotMeasured { name, .. }) => Some(name),
             _ => None,

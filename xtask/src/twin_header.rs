@@ -1,5 +1,5 @@
 //! `nvcc/variants.h`: the variant table as the CUDA C++ twin (`nvcc/twin.cu`) reads it, one
-//! macro invocation per entry of [`variants::entries`], so that a table line flows into the twin
+//! macro invocation per entry of [`entries::entries`], so that a table line flows into the twin
 //! as it flows into the Rust module.
 //!
 //! Each entry maps to the macro of its family (`LAB_GEMM_SEED`, `LAB_GEMM_TUNED`, `LAB_MEMCPY`,
@@ -11,9 +11,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use kernels_gpu::entries::{self, EntryDecl, Family};
 use kernels_gpu::variants::{
-    self, EntryDecl, Family, FmaOp, GemmFamily, GemmVariant, MmaIlpVariant, BF16_GEMM, CHASE, FMA,
-    FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, READ, REGS, SMEM_COPY,
+    FmaOp, GemmFamily, GemmVariant, MmaIlpVariant, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM,
+    MEMCPY_GRID, MMA_ILP, READ, REGS, SMEM_COPY,
 };
 
 /// The header, relative to the workspace root.
@@ -202,7 +203,7 @@ fn gemm_invocation(v: &GemmVariant) -> String {
 
 /// Every table entry's twin line, in table order.
 pub fn lines() -> Result<Vec<Line>, HeaderError> {
-    variants::entries().map(|e| line(&e)).collect()
+    entries::entries().map(|e| line(&e)).collect()
 }
 
 /// The names of the entries the twin defines, in table order.
@@ -310,7 +311,7 @@ mod tests {
     fn every_table_entry_has_a_twin_line_in_table_order() {
         let lines = lines().unwrap();
         let names: Vec<&str> = lines.iter().map(Line::name).collect();
-        let table: Vec<&str> = variants::entries().map(|e| e.name).collect();
+        let table: Vec<&str> = entries::entries().map(|e| e.name).collect();
         assert_eq!(names, table);
     }
 
@@ -318,14 +319,14 @@ mod tests {
     fn lines_carry_the_tables_numbers() {
         let c = GEMM.iter().find(|v| v.label == "C").unwrap();
         assert_eq!(
-            line(&variants::entry(c.entry).unwrap()).unwrap(),
+            line(&entries::entry(c.entry).unwrap()).unwrap(),
             Line::Entry {
                 name: c.entry,
                 invocation: "LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)".into()
             }
         );
         let r3 = GEMM.iter().find(|v| v.label == "R3").unwrap();
-        let Line::Entry { invocation, .. } = line(&variants::entry(r3.entry).unwrap()).unwrap()
+        let Line::Entry { invocation, .. } = line(&entries::entry(r3.entry).unwrap()).unwrap()
         else {
             panic!("R3 is measured")
         };
@@ -339,7 +340,7 @@ mod tests {
         );
         let m1 = BF16_GEMM.iter().find(|v| v.label == "M1").unwrap();
         assert_eq!(
-            line(&variants::entry(m1.entry).unwrap()).unwrap(),
+            line(&entries::entry(m1.entry).unwrap()).unwrap(),
             Line::Entry {
                 name: m1.entry,
                 invocation: format!(
@@ -350,13 +351,13 @@ mod tests {
             }
         );
         assert_eq!(
-            line(&variants::entry("mma_bf16_ilp2").unwrap()).unwrap(),
+            line(&entries::entry("mma_bf16_ilp2").unwrap()).unwrap(),
             Line::Entry {
                 name: "mma_bf16_ilp2",
                 invocation: "LAB_MMA_ILP(mma_bf16_ilp2, 2, 4)".into()
             }
         );
-        let t14 = variants::entry("memcpy_t32_l14_w4").unwrap();
+        let t14 = entries::entry("memcpy_t32_l14_w4").unwrap();
         assert_eq!(
             line(&t14).unwrap().macro_name(),
             Some("LAB_MEMCPY"),
@@ -383,7 +384,7 @@ mod tests {
             assert!(h.contains(&format!("#ifndef {m}\n#error")), "{m}");
         }
         let (all, capped) = h.split_once("#else").unwrap();
-        let measured = variants::entries()
+        let measured = entries::entries()
             .filter(|e| matches!(line(e), Ok(Line::Entry { .. })))
             .count();
         assert_eq!(

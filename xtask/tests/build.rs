@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use kernels_gpu::entries;
 use kernels_gpu::variants::{
     self, FmaOp, MmaIlpVariant, SmemPath, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL, GEMM,
     MEMCPY_GRID, MMA_ILP, READ, REGS, SMEM_COPY,
@@ -55,7 +56,7 @@ fn built(arch: &str) -> (Vec<Module>, Manifest) {
 #[test]
 fn ptx_has_exactly_the_table_entries() {
     let found = ptx::entries(plain_ptx());
-    let mut want: Vec<&str> = variants::entries().map(|e| e.name).collect();
+    let mut want: Vec<&str> = entries::entries().map(|e| e.name).collect();
     assert_eq!(
         want.len(),
         GEMM.len() + 198 + FMA.len() + FMA_CONTROLS.len() + 1 + 3 + BF16_GEMM.len() + MMA_ILP.len()
@@ -122,7 +123,7 @@ fn launch_bounds_come_from_the_table() {
     let checks = ptx::with_check_entries(plain_ptx()).unwrap();
     let mut found = ptx::entries(&checks);
     found.sort_unstable();
-    let mut want = variants::check_entries();
+    let mut want = entries::check_entries();
     want.sort_unstable();
     assert_eq!(found, want);
     assert!(directive_of(&checks, variants::GEMM_REF.entry)
@@ -169,11 +170,11 @@ fn a_module_missing_an_entry_is_rejected() {
 fn check_arch(arch: &str) {
     let (written, manifest) = built(arch);
     assert_eq!(manifest.modules.len(), written.len());
-    let all = variants::entries().count();
+    let all = entries::entries().count();
     for m in &manifest.modules {
         let want = match m.module.kind {
             ModuleKind::Capped { .. } => ptx::capped_entries().len(),
-            ModuleKind::Checks => variants::check_entries().len(),
+            ModuleKind::Checks => entries::check_entries().len(),
             ModuleKind::Tensor => BF16_GEMM.len() + MMA_ILP.len(),
             ModuleKind::Main | ModuleKind::Unbounded => all - BF16_GEMM.len() - MMA_ILP.len(),
         };
@@ -278,9 +279,9 @@ fn the_bars_catch_a_cap_that_does_not_bind() {
 #[test]
 fn every_entry_takes_its_familys_declared_parameters() {
     let lists = ptx::entry_params(plain_ptx()).unwrap();
-    assert_eq!(lists.len(), variants::entries().count());
+    assert_eq!(lists.len(), entries::entries().count());
     for (entry, found) in &lists {
-        let decl = variants::entry(entry).unwrap_or_else(|| panic!("{entry} not in the table"));
+        let decl = entries::entry(entry).unwrap_or_else(|| panic!("{entry} not in the table"));
         assert_eq!(
             found,
             &ptx::declared_ptx_params(decl.params()),

@@ -2,7 +2,8 @@
 
 use std::time::Instant;
 
-use kernels_gpu::variants::{self, Family, MEMCPY};
+use kernels_gpu::entries::{self, Family};
+use kernels_gpu::variants::MEMCPY;
 
 use super::live::jit;
 use crate::cuda::{CudaError, Gpu, Kernel};
@@ -44,7 +45,7 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
 /// entries add hundreds of kernels of the same kinds of resources, and a sweep several times as
 /// long; the GEMM check's kernels are not the lab's subject.
 pub fn seed_entry(entry: &str) -> bool {
-    match variants::entry(entry).map(|e| e.family) {
+    match entries::entry(entry).map(|e| e.family) {
         None | Some(Family::Gemm) => true,
         Some(Family::Memcpy) => MEMCPY.iter().any(|v| v.entry == entry),
         Some(
@@ -254,7 +255,8 @@ mod tests {
 
     #[test]
     fn the_default_sweep_takes_the_seed_families() {
-        let kept: Vec<&str> = variants::entries()
+        use kernels_gpu::variants;
+        let kept: Vec<&str> = entries::entries()
             .map(|e| e.name)
             .filter(|e| seed_entry(e))
             .collect();

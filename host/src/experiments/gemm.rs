@@ -211,7 +211,8 @@ mod tests {
         assert!(opted.contains(&"R4") && !opted.contains(&"D"), "{opted:?}");
     }
     use kernels_gpu::abi::ParamKind;
-    use kernels_gpu::variants::{entries, REGS};
+    use kernels_gpu::entries::entries;
+    use kernels_gpu::variants::REGS;
 
     /// Every family's declared parameter list against the PTX of each of its entries in every
     /// module the lab builds (launch-bounded, unbounded, capped): the launch pushes what the
