@@ -10,7 +10,8 @@ use std::sync::Arc;
 use cudarc::driver::CudaSlice;
 use kernels_gpu::gemm_tolerance::{Tally, LAMBDA, RATIO_BOUND};
 use kernels_gpu::variants::{
-    GemmCheckParams, GemmHashParams, GemmRefParams, GEMM_CHECK, GEMM_HASH, GEMM_REF,
+    GemmCheckKernel, GemmCheckParams, GemmHashParams, GemmRefParams, GEMM_CHECK, GEMM_HASH,
+    GEMM_REF,
 };
 
 use crate::cuda::{CudaError, Gpu, Launch, LaunchShape, Module};
@@ -20,6 +21,19 @@ use crate::results::{Check, GemmDims};
 /// Check blocks per SM at most: enough to fill the SMs, few enough that the atomics at the end
 /// (one per warp) cost nothing.
 const CHECK_BLOCKS_PER_SM: u32 = 8;
+
+/// The launch of a check-side kernel (the check, the hash) over `len` elements of C: its table
+/// line's threads, a grid of at most [`CHECK_BLOCKS_PER_SM`] blocks per SM striding over them.
+fn over_elements(gpu: &Gpu, line: &GemmCheckKernel, len: usize) -> LaunchShape {
+    LaunchShape {
+        grid: (
+            line.grid(len as u64, gpu.info().sm_count * CHECK_BLOCKS_PER_SM),
+            1,
+        ),
+        threads: line.threads,
+        dyn_smem: 0,
+    }
+}
 
 /// The rule, in words, for check records and table notes.
 pub fn rule() -> String {
@@ -134,14 +148,7 @@ impl GemmChecker {
         );
         let mut out = gpu.zeros::<u64>(Tally::WORDS)?;
         let kernel = self.module.kernel(GEMM_CHECK.entry)?;
-        let shape = LaunchShape {
-            grid: (
-                GEMM_CHECK.grid(len as u64, gpu.info().sm_count * CHECK_BLOCKS_PER_SM),
-                1,
-            ),
-            threads: GEMM_CHECK.threads,
-            dyn_smem: 0,
-        };
+        let shape = over_elements(gpu, &GEMM_CHECK, len);
         let mut l = Launch::new(gpu);
         let params = GemmCheckParams {
             c: l.input(c),
@@ -179,14 +186,7 @@ impl GemmChecker {
         );
         assert!(slot < out.len(), "word {slot} of {}", out.len());
         let kernel = self.module.kernel(GEMM_HASH.entry)?;
-        let shape = LaunchShape {
-            grid: (
-                GEMM_HASH.grid(len as u64, gpu.info().sm_count * CHECK_BLOCKS_PER_SM),
-                1,
-            ),
-            threads: GEMM_HASH.threads,
-            dyn_smem: 0,
-        };
+        let shape = over_elements(gpu, &GEMM_HASH, len);
         let mut l = Launch::new(gpu);
         let params = GemmHashParams {
             c: l.input(c),
