@@ -5,25 +5,18 @@
 //! finds libcuda), `cargo test` lists them as ignored with the reason; asked to run anyway
 //! (`--ignored`) without a driver, they fail.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use host::cuda::{driver_present, Gpu, Module};
+use host::cuda::{driver_present, Module};
 use host::experiments::gemm::{launch_shape, Fp32};
 use host::experiments::gemm_sides::{GemmKind, Operands};
 use host::results::GemmDims;
 use kernels_gpu::variants::{find_gemm, GemmVariant, GEMM};
-
-/// Fails a GPU-only test asked to run without a driver: it must not pass without having run.
-fn gpu() -> Gpu {
-    assert!(
-        driver_present(),
-        "no CUDA driver: this GPU-only test was asked to run and cannot (it fails rather than \
-         passing untested)"
-    );
-    Gpu::open(0).expect("open device 0")
-}
+use support::gpu;
 
 fn line(label: &str) -> &'static GemmVariant {
     find_gemm(GEMM, label).expect("a line of the table")
@@ -131,6 +124,38 @@ fn host(args: &[&str], limit: Duration) -> Output {
     out
 }
 
+/// `host occupancy` of `variants` at 256^3 with `ours` beside the compared `theirs`, `samples`
+/// samples of two launches, the results into `out`, and `more` flags.
+fn occupancy(
+    ours: &Path,
+    theirs: &Path,
+    variants: &str,
+    samples: &str,
+    out: &Path,
+    more: &[&str],
+) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "occupancy",
+        "--module",
+        ours.to_str().unwrap(),
+        "--compare",
+        theirs.to_str().unwrap(),
+        "--variants",
+        variants,
+        "--size",
+        "256",
+        "--iters",
+        "2",
+        "--samples",
+        samples,
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(more.iter().map(|a| a.to_string()));
+    args.extend(["--out".to_owned(), out.to_str().unwrap().to_owned()]);
+    args
+}
+
 fn results(dir: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("results.json")).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -200,24 +225,9 @@ fn a_faulting_row_fails_and_the_run_goes_on() {
         &module(&entries, Some((s.entry, Broken::WritesOutOfBounds))),
     );
     let out_dir = dir.join("run");
+    let args = occupancy(&ours, &theirs, "S,A,D", "3", &out_dir, &[]);
     let out = host(
-        &[
-            "occupancy",
-            "--module",
-            ours.to_str().unwrap(),
-            "--compare",
-            theirs.to_str().unwrap(),
-            "--variants",
-            "S,A,D",
-            "--size",
-            "256",
-            "--iters",
-            "2",
-            "--samples",
-            "3",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
         Duration::from_secs(180),
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -275,26 +285,16 @@ fn a_kernel_that_never_completes_ends_the_run_after_the_limit() {
         &module(&[s.entry], Some((s.entry, Broken::Spins))),
     );
     let out_dir = dir.join("run");
+    let args = occupancy(
+        &ours,
+        &theirs,
+        "S",
+        "2",
+        &out_dir,
+        &["--launch-timeout", "3"],
+    );
     let out = host(
-        &[
-            "occupancy",
-            "--module",
-            ours.to_str().unwrap(),
-            "--compare",
-            theirs.to_str().unwrap(),
-            "--variants",
-            "S",
-            "--size",
-            "256",
-            "--iters",
-            "2",
-            "--samples",
-            "2",
-            "--launch-timeout",
-            "3",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
         // The limit, the compiles, and the backstop's grace, with room to spare.
         Duration::from_secs(60),
     );

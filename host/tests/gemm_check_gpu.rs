@@ -11,7 +11,7 @@ mod support;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use host::cuda::{Cublas, Gpu, Module};
+use host::cuda::{Cublas, Gpu};
 use host::experiments::gemm::{GemmBuffers, EPILOGUE, TIMED};
 use host::experiments::gemm_check::{GemmChecker, GemmReference};
 use host::experiments::inputs::{random_floats, Rng};
@@ -207,18 +207,7 @@ fn the_check_kernel_tallies_as_the_cpu_twin_and_fails_every_fault() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_variant_and_cublas_pass_at_every_size() {
     let gpu = support::gpu();
-    let main = Module::load(
-        &gpu,
-        "built-in",
-        host::kernel_source::builtin::MAIN.as_bytes(),
-    )
-    .unwrap();
-    let unbounded = Module::load(
-        &gpu,
-        "unbounded",
-        host::kernel_source::builtin::UNBOUNDED.as_bytes(),
-    )
-    .unwrap();
+    let (main, unbounded) = support::main_and_unbounded(&gpu);
     let cublas = Cublas::open(&gpu).expect("cuBLAS is part of this check");
     let plan = SamplingConfig {
         plan: SamplingPlan::Fixed(TimingPlan {

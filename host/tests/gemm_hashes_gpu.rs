@@ -6,9 +6,11 @@
 //! found no CUDA driver, `cargo test` lists them as ignored; asked to run anyway without a
 //! driver, they fail.
 
+mod support;
+
 use std::cell::Cell;
 
-use host::cuda::{driver_present, Cublas, Gpu, Kernel, LaunchShape, Module};
+use host::cuda::{Cublas, Gpu, Kernel, LaunchShape, Module};
 use host::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
 use host::experiments::gemm_check::GemmChecker;
 use host::experiments::gemm_hashes::{HashSlots, RACE_LAUNCHES};
@@ -18,14 +20,7 @@ use host::results::{GemmDims, LaunchHashes};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::output_hash::hash;
 use kernels_gpu::variants::{find_gemm, GEMM};
-
-fn gpu() -> Gpu {
-    assert!(
-        driver_present(),
-        "no CUDA driver: this GPU-only test was asked to run and cannot"
-    );
-    Gpu::open(0).expect("open device 0")
-}
+use support::gpu;
 
 /// One launch per sample, `samples` samples.
 fn plan(samples: u32) -> SamplingConfig {
@@ -177,18 +172,7 @@ fn summary(side: &str, h: &LaunchHashes) -> String {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_side_of_a_clean_run_is_hashed_and_passes() {
     let gpu = gpu();
-    let main = Module::load(
-        &gpu,
-        "built-in",
-        host::kernel_source::builtin::MAIN.as_bytes(),
-    )
-    .unwrap();
-    let unbounded = Module::load(
-        &gpu,
-        "unbounded",
-        host::kernel_source::builtin::UNBOUNDED.as_bytes(),
-    )
-    .unwrap();
+    let (main, unbounded) = support::main_and_unbounded(&gpu);
     let cublas = Cublas::open(&gpu).expect("cuBLAS");
     for dims in [
         GemmDims {

@@ -1027,22 +1027,9 @@ impl Generator<'_> {
 
     /// No subcommand, an unknown one, help and version.
     fn top(&self, rng: &mut StdRng) -> (Vec<String>, Rule) {
-        let sub = *[
-            "occupancy",
-            "bandwidth",
-            "regs",
-            "inflight",
-            "ilp",
-            "mma",
-            "gemm_bf16",
-            "held",
-            "all",
-            "info",
-            "calc",
-            "report",
-        ]
-        .choose(rng)
-        .unwrap();
+        let mut subs = experiments();
+        subs.extend(["info", "calc", "report"]);
+        let sub = *subs.choose(rng).unwrap();
         let count = rng.gen_range(0..4);
         let junk = ["--nonsense", "x", "--device", "-1", "--size", "0", "--out"];
         let tail: Vec<String> = junk

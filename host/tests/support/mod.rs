@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use host::cuda::{driver_present, Gpu};
+use host::cuda::{driver_present, Gpu, Module};
 use host::experiments::contract::RunContext;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 
@@ -173,6 +173,16 @@ pub fn gpu() -> Gpu {
          passing untested)"
     );
     Gpu::open(0).expect("open device 0")
+}
+
+/// The built-in main module and its unbounded build (no launch bounds), loaded on `gpu`: ours
+/// and a compared side of the same entries.
+pub fn main_and_unbounded(gpu: &Gpu) -> (Module, Module) {
+    let load = |name, text: &str| Module::load(gpu, name, text.as_bytes()).expect(name);
+    (
+        load("built-in", host::kernel_source::builtin::MAIN),
+        load("unbounded", host::kernel_source::builtin::UNBOUNDED),
+    )
 }
 
 /// The run context of an experiment run inside a GPU test: a fixed plan (`iters` launches a
