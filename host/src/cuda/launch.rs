@@ -5,7 +5,7 @@
 //! cudarc's own `LaunchArgs` builder needs a `CudaFunction`, which only cudarc's module loader
 //! makes, and that loader (`cuModuleLoadData`) returns no JIT info log; the register, spill and
 //! stack columns need that log, so modules are loaded here with `cuModuleLoadDataEx`
-//! ([`super::Module`]) and launched through this builder, which follows cudarc's: buffers are
+//! ([`Module`](super::module::Module)) and launched through this builder, which follows cudarc's: buffers are
 //! pushed as `CudaSlice`s, and the guards that record their read/write events stay alive until
 //! the launch has been enqueued.
 
@@ -17,7 +17,10 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, SyncOnDrop};
 use kernels_gpu::abi::{ArgSink, HostParams, KernelArg, Param, ParamKind};
 use ptxas_report::ptx::PtxParam;
 
-use super::{CudaError, Gpu, Kernel, SideStream};
+use super::device::Gpu;
+use super::error::CudaError;
+use super::module::Kernel;
+use super::side_stream::SideStream;
 
 /// Grid, block and dynamic shared memory of one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

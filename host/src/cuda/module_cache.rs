@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::JitOptions;
+use super::module::JitOptions;
 
 /// A built-in image and the JIT options it is compiled with. Images compare by their bytes, not
 /// by address: each use of a `const` string may be its own copy in the binary. Hashing the
