@@ -9,6 +9,9 @@
 //! [`run`] is the library entry point: the `host` binary and `cargo xtask sweep` both go through
 //! it.
 
+pub mod bf16_gemm;
+pub mod bf16_inputs;
+pub mod bf16_tolerance;
 pub mod cells;
 pub mod contract;
 pub mod copy;

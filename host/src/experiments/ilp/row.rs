@@ -114,7 +114,7 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
 pub(crate) mod tests {
     use super::*;
     use crate::experiments::ilp::output::Ilp;
-    use crate::experiments::ilp::plan::layout;
+    use crate::experiments::ilp_sweep::layout;
 
     /// A synthetic row on a 64-warp SM.
     pub(crate) fn row(ilp: u32, warps: u32, fraction: f64) -> IlpRow {

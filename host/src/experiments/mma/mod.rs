@@ -218,7 +218,7 @@ mod tests {
         assert_eq!(a.target_cycles, DEFAULT_TARGET_CYCLES);
         // Every default target splits into whole blocks on a 64-warp SM.
         for w in DEFAULT_WARPS_PER_SM {
-            assert!(crate::experiments::ilp::plan::layout(w, 32, 1024, 32).is_some(), "{w}");
+            assert!(crate::experiments::ilp_sweep::layout(w, 32, 1024, 32).is_some(), "{w}");
         }
         assert_eq!(kernel(8).map(|k| k.entry), Some("mma_bf16_ilp8"));
         assert_eq!(kernel(3), None);

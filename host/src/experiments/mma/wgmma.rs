@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::cells;
 use crate::experiments::contract::TFLOPS;
-use crate::experiments::ilp::run::mean_clock_mhz;
+use crate::experiments::ilp_sweep::mean_clock_mhz;
 use crate::results::{Check, DeviceInfo, Timing};
 use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, TableRow, Value};
 

@@ -10,10 +10,9 @@ mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 
-pub use super::gemm_cublas::{CublasOutcome, CublasRow};
 pub use row::{family_name, GemmRow, GemmRun, GemmTile, RowFault};
 
-use super::cells;
+use super::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use super::contract::{Experiment, Output, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
@@ -259,15 +258,6 @@ const WARP_TILE: &str = "Warp tile";
 const VS_CUBLAS: &str = "Ours/cuBLAS";
 const MS_PER_CALL: &str = "ms/call";
 
-/// The tiles' columns: printed joined, one CSV column per side (the BF16 experiment's too).
-pub const BLOCK_TILE_KIND: Kind = Kind::Dims {
-    sep: "x",
-    names: &["Block tile M", "Block tile N", "Block tile K"],
-};
-pub const WARP_TILE_KIND: Kind = Kind::Dims {
-    sep: "x",
-    names: &["Warp tile M", "Warp tile N"],
-};
 const SUB_TILE_KIND: Kind = Kind::Dims {
     sep: "x",
     names: &["TM", "TN"],
