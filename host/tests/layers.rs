@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["claim", "confidence", "figure", "occupancy"],
     &["cuda"],
-    &["sampling", "flags", "module_file", "out_dir"],
+    &["sampling", "flags", "out_dir"],
     &["calculator"],
     &["experiments"],
     &["results_io", "markdown_text"],

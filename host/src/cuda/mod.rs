@@ -31,7 +31,7 @@ pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
 pub use driver::{disable_jit_cache, driver_present};
 pub use dynamic_library::MissingSymbol;
 pub use error::{CublasError, CudaError, CuptiError};
-pub use launch::{prepare, ptx_accepts, ptx_entry_params, Launch, LaunchShape, ParamClass};
+pub use launch::{prepare, Launch, LaunchShape};
 pub use library_kernel::{LibraryKernel, LibraryKernelError};
 pub use module::{JitOptions, Kernel, Module};
 pub use side_stream::SideStream;

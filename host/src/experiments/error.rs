@@ -10,6 +10,7 @@ use ptxas_report::ptx_entries::EntryError;
 use crate::cuda::hopper::HopperError;
 use crate::cuda::tensor_map::TensorMapError;
 use crate::cuda::CudaError;
+use crate::kernel_source::module_file::CapFileError;
 use crate::occupancy::HoldError;
 
 #[derive(Debug, thiserror::Error)]
@@ -193,22 +194,8 @@ pub enum SourceError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error(
-        "{folder}: no module for register cap {cap} (expected a .ptx, .cubin or .fatbin file whose \
-         name contains `cap{cap}` followed by a non-digit, e.g. peer_cap{cap}.cubin); modules \
-         there: {found}"
-    )]
-    NoCapFile {
-        folder: PathBuf,
-        cap: u32,
-        found: String,
-    },
-    #[error("{folder}: several modules for register cap {cap}: {files}; keep one")]
-    AmbiguousCap {
-        folder: PathBuf,
-        cap: u32,
-        files: String,
-    },
+    #[error(transparent)]
+    CapFile(#[from] CapFileError),
     #[error("the built-in kernels have no module for register cap {cap}; built caps: {available}")]
     NoBuiltinCap { cap: u32, available: String },
     #[error("the built-in PTX: {0}")]

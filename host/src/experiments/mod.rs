@@ -91,9 +91,9 @@ const fn same_names(a: &[&str], b: &[&str]) -> bool {
     true
 }
 
+pub use crate::kernel_source::sources::{CappedKernels, Kernels};
 pub use contract::{Experiment, RunContext};
 pub use error::{ExperimentError, ResidencyError, SourceError};
-pub use module_source::{CappedKernels, Kernels};
 pub use record::meta;
 pub use registry::{Planned, RunResults};
 pub use run_loop::{run, run_each, run_from, NOT_FINISHED};

@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn the_built_in_module_holds_the_mma_entries_alone() {
-        use crate::cuda::ptx_entry_params;
+        use crate::kernel_source::ptx_params::ptx_entry_params;
         for v in MMA_ILP {
             assert!(ptx_entry_params(crate::kernel_source::builtin::MMA_ILP, v.entry).is_some());
         }

@@ -24,14 +24,15 @@ use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_figures::GemmFigures;
 use super::measured::Measured;
 use super::measurement::Peak;
-use super::module_source::{check_compared_entries, plan_files, Kernels, Loaded, Needs, Sources};
+use super::module_source::{plan_files, Loaded};
 use super::progress::progress_bar;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
 use crate::cuda::{CudaError, Gpu};
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{check_tiling, CliError, GemmDims, ModuleFiles};
-use crate::module_file::check_entries;
+use crate::kernel_source::module_file::{check_compared_entries, check_entries};
+use crate::kernel_source::sources::{Kernels, Needs, Sources};
 use crate::results::RunMeta;
 use crate::table::{columns_table, Column, Kind, TableData, Value};
 
