@@ -115,26 +115,25 @@ impl ExperimentError {
         }
     }
 
+    /// The driver's error this one comes from (directly, or through loading a module), inside
+    /// the variant and experiment it happened in.
+    fn driver_cause(&self) -> Option<&CudaError> {
+        match self {
+            ExperimentError::Cuda(e) | ExperimentError::Source(SourceError::Cuda(e)) => Some(e),
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.driver_cause(),
+            _ => None,
+        }
+    }
+
     /// Whether a kernel faulted: the context is lost, the run goes on in a fresh one.
     pub fn is_fault(&self) -> bool {
-        match self {
-            ExperimentError::Cuda(e) => e.is_fault(),
-            ExperimentError::Source(SourceError::Cuda(e)) => e.is_fault(),
-            ExperimentError::InVariant { source, .. }
-            | ExperimentError::InExperiment { source, .. } => source.is_fault(),
-            _ => false,
-        }
+        self.driver_cause().is_some_and(CudaError::is_fault)
     }
 
     /// Whether a kernel never completed (the run ends).
     pub fn is_timeout(&self) -> bool {
-        match self {
-            ExperimentError::Cuda(e) => e.is_timeout(),
-            ExperimentError::Source(SourceError::Cuda(e)) => e.is_timeout(),
-            ExperimentError::InVariant { source, .. }
-            | ExperimentError::InExperiment { source, .. } => source.is_timeout(),
-            _ => false,
-        }
+        self.driver_cause().is_some_and(CudaError::is_timeout)
     }
 
     /// The experiment it happened in, where it names one.
