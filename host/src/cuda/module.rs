@@ -1,5 +1,7 @@
 //! Kernel modules (PTX or cubin) loaded with `cuModuleLoadDataEx`, keeping the JIT's info log
 //! (the same register/spill/stack lines as `ptxas -v`), and kernel handles with their attributes.
+//! What an image is (its kind, its entries) is read in [`crate::kernel_source`], the room of where
+//! kernels come from; loading one needs the driver's context, so it stands here, above that room.
 
 use std::ffi::{c_uint, c_void, CString};
 use std::ptr;

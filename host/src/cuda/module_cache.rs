@@ -5,7 +5,8 @@
 //! seconds each. `host all` used to compile the main module once per experiment. Here each
 //! built-in image is compiled once, and a `get` on another thread can compile one while the GPU
 //! runs an earlier experiment (`Gpu::warm_builtin`). Generic over what is kept, so that its rules are
-//! tested without a GPU.
+//! tested without a GPU. The images themselves are [`crate::kernel_source::builtin`]'s; the cache
+//! is kept by the GPU that compiled them, so it stands in the driver's layer.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
