@@ -5,9 +5,9 @@
 //! cudarc's own `LaunchArgs` builder needs a `CudaFunction`, which only cudarc's module loader
 //! makes, and that loader (`cuModuleLoadData`) returns no JIT info log; the register, spill and
 //! stack columns need that log, so modules are loaded here with `cuModuleLoadDataEx`
-//! ([`Module`](super::module::Module)) and launched through this builder, which follows cudarc's: buffers are
-//! pushed as `CudaSlice`s, and the guards that record their read/write events stay alive until
-//! the launch has been enqueued.
+//! ([`Module`](super::module::Module)) and launched through this builder, which follows
+//! cudarc's: buffers are pushed as `CudaSlice`s, and the guards that record their read/write
+//! events stay alive until the launch has been enqueued.
 
 use std::ffi::c_void;
 use std::ptr;

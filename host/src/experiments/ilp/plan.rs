@@ -1,6 +1,6 @@
-//! The points of the ILP sweep and their arithmetic (a warps-per-SM target laid out as blocks is
-//! `ilp_sweep`'s, shared with `mma`): how many rounds each thread runs, how many FLOPs that is, and the FP32 peak at the
-//! clock the GPU actually ran at.
+//! The points of the ILP sweep and their arithmetic: how many rounds each thread runs, how many
+//! FLOPs that is, and the FP32 peak at the clock the GPU actually ran at. How a warps-per-SM
+//! target is laid out as blocks is the two sweeps' ([`crate::experiments::ilp_sweep::layout`]).
 
 use kernels_gpu::variants::{FMA, FMA_UNROLL};
 
