@@ -176,8 +176,9 @@ fn shorten(mut e: clap::Error) -> clap::Error {
 }
 
 /// The exit code of a command that failed with `e`: 2 for a usage error (a flag or file, a
-/// module file that is not one, a results folder that cannot be read, a configuration the calculator cannot launch), 3 without
-/// a CUDA driver, 4 for anything else (the run failed part-way).
+/// module file that is not one, a results folder that cannot be read, a configuration the
+/// calculator cannot launch), 3 without a CUDA driver, 4 for anything else (the run failed
+/// part-way).
 pub fn exit_code(e: &anyhow::Error) -> u8 {
     let usage = e.chain().any(|c| {
         c.is::<UsageError>()
