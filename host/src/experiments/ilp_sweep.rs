@@ -237,8 +237,48 @@ pub fn over_warps(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::experiments::measured::Measured;
+
+    /// A synthetic point of `entry` on a 64-warp SM, laid out as the sweeps lay them out
+    /// (blocks of at most 1024 threads).
+    pub(crate) fn point(entry: String, ilp: u32, warps: u32) -> SweepPoint {
+        SweepPoint {
+            ilp,
+            entry,
+            layout: layout(warps, 32, 1024, 32).expect("a layout of whole warps"),
+            warps_per_sm: warps,
+            occupancy: f64::from(warps) / 64.0,
+            regs: 16,
+            dyn_smem_bytes: 0,
+            iters: 1024,
+        }
+    }
+
+    /// A synthetic point's timing: 1 ms with 0.1% noise.
+    pub(crate) fn timing() -> Timing {
+        Timing {
+            noise: Some(0.001),
+            noise_target: Some(0.005),
+            ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
+        }
+    }
+
+    /// A synthetic point's passed check, without flags or a compared module.
+    pub(crate) fn passed() -> Measured {
+        Measured {
+            check: crate::results::Check {
+                passed: true,
+                error: 0.0,
+                bound: 0.0,
+                what: "synthetic".into(),
+                hashes: None,
+            },
+            flags: vec![],
+            compare: None,
+        }
+    }
 
     #[test]
     fn warps_split_into_the_fewest_blocks() {
