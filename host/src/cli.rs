@@ -13,6 +13,7 @@ use crate::experiments::registry::{self, ExperimentCommand, Planned};
 use crate::experiments::{ExperimentError, RunContext};
 use crate::flag_values::{check_lists, list_rule, shown, whole};
 pub use crate::flags::{CliError, Common, UsageError};
+use crate::kernel_source::module_file::ModuleFileError;
 use crate::out_dir::{check_out, create_out, Incoming};
 use crate::report::ReportError;
 use crate::table::Format;
@@ -175,12 +176,14 @@ fn shorten(mut e: clap::Error) -> clap::Error {
 }
 
 /// The exit code of a command that failed with `e`: 2 for a usage error (a flag or file, a
-/// results folder that cannot be read, a configuration the calculator cannot launch), 3 without
-/// a CUDA driver, 4 for anything else (the run failed part-way).
+/// module file that is not one, a results folder that cannot be read, a configuration the
+/// calculator cannot launch), 3 without a CUDA driver, 4 for anything else (the run failed
+/// part-way).
 pub fn exit_code(e: &anyhow::Error) -> u8 {
     let usage = e.chain().any(|c| {
         c.is::<UsageError>()
             || c.is::<CliError>()
+            || c.is::<ModuleFileError>()
             || c.downcast_ref::<ReportError>()
                 .is_some_and(ReportError::is_usage)
     });
@@ -253,6 +256,11 @@ mod tests {
         assert_eq!(exit_code(&usage), EXIT_USAGE);
         let flag = anyhow::Error::new(CliError::Flag("--x: bad".into())).context("planning");
         assert_eq!(exit_code(&flag), EXIT_USAGE);
+        let module = anyhow::Error::new(ModuleFileError::MissingPath {
+            flag: "--ptx",
+            path: "k.ptx".into(),
+        });
+        assert_eq!(exit_code(&module), EXIT_USAGE);
         let read = anyhow::Error::new(ReportError::Read {
             path: "r/results.json".into(),
             reason: "does not exist".into(),

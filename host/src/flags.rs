@@ -1,5 +1,5 @@
 //! The flags the experiments share and the checks every flag and file gets before any GPU work:
-//! register caps, sizes and labels in range, module files ([`crate::module_file`]) and `--out`
+//! register caps, sizes and labels in range, module files ([`crate::kernel_source::module_file`]) and `--out`
 //! ([`crate::out_dir`]). Each experiment's own flags (its `Args`) live in its folder and are
 //! built from these.
 
@@ -9,6 +9,7 @@ use clap::Args;
 use kernels_gpu::variants::{GemmVariant, MAX_REGS_PER_THREAD, MIN_REG_CAP};
 
 use crate::flag_values::{parse_list_item, shown, whole};
+use crate::kernel_source::module_file::ModuleFileError;
 pub use crate::results::GemmDims;
 use crate::sampling::SamplingArgs;
 use crate::table::Format;
@@ -178,49 +179,11 @@ pub enum CliError {
          {available} (give a folder of per-cap modules with --module for other caps)"
     )]
     NoBuiltinCap { cap: u32, available: String },
-    #[error("{flag}: {path} does not exist")]
-    MissingPath { flag: &'static str, path: PathBuf },
-    #[error("{flag}: {path} is a folder; expected a PTX, cubin or fatbin file")]
-    NotAFile { flag: &'static str, path: PathBuf },
-    #[error("{flag}: {path} is {what}; expected a regular file (PTX, cubin or fatbin)")]
-    NotRegular {
-        flag: &'static str,
-        path: PathBuf,
-        what: &'static str,
-    },
-    #[error("{flag}: {path} is not a folder; expected a folder of per-cap modules (e.g. peer_cap32.cubin)")]
-    NotAFolder { flag: &'static str, path: PathBuf },
-    #[error("{flag}: {path} cannot be read: {reason}")]
-    Unreadable {
-        flag: &'static str,
-        path: PathBuf,
-        reason: String,
-    },
-    #[error("{flag}: {path} is not a kernel module: {reason}")]
-    NotAModule {
-        flag: &'static str,
-        path: PathBuf,
-        reason: String,
-    },
+    /// A `--module`/`--compare` file or folder that is not what it should be.
+    #[error(transparent)]
+    ModuleFile(#[from] ModuleFileError),
     #[error("{flag}: {reason}")]
     CapFolder { flag: &'static str, reason: String },
-    #[error("{flag}: {path} has no entry `{entry}`; entries in it: {available}")]
-    MissingEntry {
-        flag: &'static str,
-        path: PathBuf,
-        entry: String,
-        available: String,
-    },
-    #[error(
-        "{flag}: {path}: `{entry}` takes parameters {found}; the lab launches it with {expected}"
-    )]
-    WrongSignature {
-        flag: &'static str,
-        path: PathBuf,
-        entry: String,
-        found: String,
-        expected: String,
-    },
     #[error("{flag}: {path} {reason}")]
     Out {
         flag: &'static str,

@@ -1,9 +1,11 @@
 //! The occupancy lab's host side, in layers; each module uses only its own layer and those below
 //! it (`tests/layers.rs` checks this from the source):
 //! 1. [`results`] (the records a run is made of), [`kernel_source`] (where kernels come from: the
-//!    name a run records, the built-in modules, a module image's kind and entries), [`table`] (the
-//!    one table renderer) and [`cell`] (a typed cell and its formats), [`regular_file`] (reading
-//!    a named file without hanging), [`atomic_file`] (writing one that no reader sees half of),
+//!    name a run records, the built-in modules, a module image's kind, entries and parameter
+//!    lists, the checks of the user's module files and folders, which kernels a plan runs),
+//!    [`table`] (the one table renderer) and [`cell`] (a typed cell and its formats),
+//!    [`regular_file`] (reading a named file without hanging), [`atomic_file`] (writing one that
+//!    no reader sees half of),
 //!    [`stdout`] (printing without a panic when the reader is gone or the disk is full),
 //!    [`sample_scan`] (a results.json's samples counted before it is loaded);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
@@ -12,8 +14,7 @@
 //!    path);
 //! 4. [`sampling`] (the one timing path: noise-driven or fixed plans), [`flags`] (the shared flags
 //!    and every check before the GPU), [`flag_values`] (numbers, lists and echoes of flag
-//!    values), [`module_file`] (the checks of the user's module files and folders), [`out_dir`] (`--out` and the rule
-//!    that no run is overwritten);
+//!    values), [`out_dir`] (`--out` and the rule that no run is overwritten);
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
 //! 7. [`results_io`]: a run's tables as text, and its results.json, tables.md and CSVs;
@@ -34,7 +35,6 @@ pub mod flag_values;
 pub mod flags;
 pub mod kernel_source;
 pub mod markdown_text;
-pub mod module_file;
 pub mod occupancy;
 pub mod out_dir;
 pub mod regular_file;

@@ -23,8 +23,8 @@ use cudarc::driver::CudaSlice;
 use host::cuda::{
     cupti, prepare, Cublas, CudaError, Gpu, Kernel, Launch, LaunchShape, LibraryKernel, Module,
 };
+use host::experiments::bf16_gemm::{launch_shape, Bf16GemmBuffers, TIMED};
 use host::experiments::gemm::GemmBuffers;
-use host::experiments::gemm_bf16::{launch_shape, Bf16GemmBuffers, TIMED};
 use host::results::GemmDims;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, BF16_GEMM};
@@ -73,7 +73,7 @@ fn every_line_and_cublas_pass_at(gpu: &Gpu, module: &Module, cublas: &Cublas, d:
             v.label, v.entry, m.ours.check.what
         );
         let (cublas_timing, cublas_check) = m.cublas.expect("cuBLAS was timed");
-        cublas_tflops.push(host::experiments::gemm_bf16::buffers::gflops(d, &cublas_timing) / 1e3);
+        cublas_tflops.push(host::experiments::bf16_gemm::gflops(d, &cublas_timing) / 1e3);
         cublas_checks.push(cublas_check);
         eprintln!(
             "{} {} at {}x{}x{}: {:.1} TFLOP/s ({} regs, {} block(s)/SM, {:.1}% occupancy), \

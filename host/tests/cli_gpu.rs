@@ -313,7 +313,7 @@ fn cublas_row_is_present_and_verified() {
     let r = occupancy(&["--size", "384x256x200", "--variants", "R1,R4"]);
     let run = r.occupancy.expect("experiment 1 ran");
     match run.cublas.expect("cuBLAS asked for") {
-        host::experiments::occupancy::CublasOutcome::Measured(c) => {
+        host::experiments::gemm_cublas::CublasOutcome::Measured(c) => {
             assert!(c.check.passed, "{:?}", c.check);
             assert!(!c.version.is_empty() && c.gflops > 0.0);
             assert_eq!(
@@ -325,7 +325,7 @@ fn cublas_row_is_present_and_verified() {
                 assert!(row.vs_cublas.is_some_and(|x| x > 0.0), "{}", row.variant);
             }
         }
-        host::experiments::occupancy::CublasOutcome::Unavailable { reason } => {
+        host::experiments::gemm_cublas::CublasOutcome::Unavailable { reason } => {
             panic!("cuBLAS was asked for and is not on this machine: {reason}")
         }
     }

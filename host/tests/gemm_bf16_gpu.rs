@@ -22,7 +22,7 @@ use clap::Parser;
 use host::cuda::Gpu;
 use host::experiments::contract::{Experiment, Plan as _, RunContext};
 use host::experiments::gemm_cublas::CublasKernel;
-use host::experiments::occupancy::CublasRow;
+use host::experiments::gemm_cublas::CublasRow;
 use host::experiments::{gemm_bf16, occupancy};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::variants::RingMma;

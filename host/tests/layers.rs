@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["claim", "confidence", "figure", "occupancy"],
     &["cuda"],
-    &["sampling", "flags", "module_file", "out_dir"],
+    &["sampling", "flags", "out_dir"],
     &["calculator"],
     &["experiments"],
     &["results_io", "markdown_text"],
@@ -91,29 +91,15 @@ fn no_module_uses_a_higher_layer() {
 
 // ---- The import graph between host/src files: circles and cross-experiment imports ----
 
-/// Imports from one experiment folder into another, as `importer -> imported` files. Item 2 of
-/// issue 30 moves what they share into a room below the experiments and empties this list; until
-/// then the test fails on any import between experiment folders that is not listed here (and on a
-/// listed one that no longer exists, so the list only shrinks).
-const CROSS_EXPERIMENT_IMPORTS_ITEM_2_REMOVES: &[&str] = &[
-    "experiments/gemm_bf16/table.rs -> experiments/occupancy/mod.rs",
-    "experiments/mma/run.rs -> experiments/ilp/plan.rs",
-    "experiments/mma/run.rs -> experiments/ilp/run.rs",
-    "experiments/mma/wgmma.rs -> experiments/ilp/run.rs",
-    "experiments/regs/mod.rs -> experiments/gemm_bf16/buffers.rs",
-];
-
 /// Import circles not broken yet, each as its files (space-separated, sorted). All of them run
 /// through a folder's `mod.rs` that holds code as well as the folder's declarations: a child names
 /// an item the `mod.rs` defines (`super::Spec::NUMBER`, `super::write_run`, the `registry` the
 /// `registry!` in experiments/mod.rs expands to) while the `mod.rs` imports the child. Breaking
 /// them moves those items into files of their own (experiments' `Spec` and the registry are item
-/// 1's contract; cuda's `CudaError` and driver helpers in `cuda/mod.rs`, and `device.rs` <->
-/// `module.rs`, are left to a piece of their own).
+/// 1's contract).
 /// The test fails on any circle not listed here, and on a listed one that changed or is gone, so
 /// the list only shrinks.
 const CIRCLES_NOT_YET_BROKEN: &[&str] = &[
-    "cuda/cublas.rs cuda/cupti.rs cuda/device.rs cuda/launch.rs cuda/library_kernel.rs cuda/mod.rs cuda/module.rs cuda/module_cache.rs cuda/side_stream.rs",
     "experiments/contract.rs experiments/mod.rs experiments/record.rs experiments/resume.rs experiments/run_loop.rs",
     "experiments/held/mod.rs experiments/held/run.rs",
     "experiments/ilp/mod.rs experiments/ilp/plots.rs",
@@ -333,64 +319,69 @@ fn read_sources() -> Vec<SourceFile> {
     let mut files = Vec::new();
     sources(&src, &mut files);
     files.sort();
-    let mut out = Vec::new();
-    for f in &files {
-        let rel = f
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel == "main.rs" || rel.ends_with("_test.rs") {
-            continue; // main.rs is another crate; _test.rs files are test code
-        }
-        let mut module: Vec<String> = rel
-            .trim_end_matches(".rs")
-            .split('/')
-            .map(String::from)
-            .collect();
-        if matches!(module.last().map(String::as_str), Some("mod" | "lib")) {
-            module.pop();
-        }
-        let t = without_test_items(tokens(&std::fs::read_to_string(f).unwrap()));
-        let mut uses = Vec::new();
-        let mut paths = Vec::new();
-        let mut i = 0;
-        while i < t.len() {
-            let after_colons = i > 0 && t[i - 1] == "::";
-            if t[i] == "use" {
-                let end = i + t[i..].iter().position(|s| s == ";").unwrap();
-                use_paths(&t[i + 1..end], &[], &mut uses);
-                i = end + 1;
-            } else if !after_colons
-                && t[i]
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_alphabetic() || c == '_')
-                && t.get(i + 1).is_some_and(|s| s == "::")
-            {
-                let mut path = vec![t[i].clone()];
-                let mut j = i + 1;
-                while t.get(j).is_some_and(|s| s == "::")
-                    && t.get(j + 1)
-                        .is_some_and(|s| s.chars().all(|c| c.is_alphanumeric() || c == '_'))
-                {
-                    path.push(t[j + 1].clone());
-                    j += 2;
-                }
-                paths.push(path);
-                i = j;
-            } else {
-                i += 1;
-            }
-        }
-        out.push(SourceFile {
-            rel,
-            module,
-            uses,
-            paths,
-        });
+    files
+        .iter()
+        .filter_map(|f| {
+            let rel = f
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            // main.rs is another crate; _test.rs files are test code
+            (rel != "main.rs" && !rel.ends_with("_test.rs"))
+                .then(|| parse(&rel, &std::fs::read_to_string(f).unwrap()))
+        })
+        .collect()
+}
+
+/// One file of `host/src` (`rel` its path there) read from its text.
+fn parse(rel: &str, text: &str) -> SourceFile {
+    let mut module: Vec<String> = rel
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(String::from)
+        .collect();
+    if matches!(module.last().map(String::as_str), Some("mod" | "lib")) {
+        module.pop();
     }
-    out
+    let t = without_test_items(tokens(text));
+    let mut uses = Vec::new();
+    let mut paths = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        let after_colons = i > 0 && t[i - 1] == "::";
+        if t[i] == "use" {
+            let end = i + t[i..].iter().position(|s| s == ";").unwrap();
+            use_paths(&t[i + 1..end], &[], &mut uses);
+            i = end + 1;
+        } else if !after_colons
+            && t[i]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && t.get(i + 1).is_some_and(|s| s == "::")
+        {
+            let mut path = vec![t[i].clone()];
+            let mut j = i + 1;
+            while t.get(j).is_some_and(|s| s == "::")
+                && t.get(j + 1)
+                    .is_some_and(|s| s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            {
+                path.push(t[j + 1].clone());
+                j += 2;
+            }
+            paths.push(path);
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    SourceFile {
+        rel: rel.to_owned(),
+        module,
+        uses,
+        paths,
+    }
 }
 
 fn module_file(files: &[SourceFile], m: &[String]) -> Option<usize> {
@@ -418,8 +409,28 @@ fn absolute(
             let mut child = base.clone();
             child.push(first.to_string());
             if module_file(files, &child).is_none() {
-                let (used, _) = f.uses.iter().find(|(_, b)| b.as_deref() == Some(first))?;
-                if used.first().map(String::as_str) == Some(first) || hops > 16 {
+                if hops > 16 {
+                    return None;
+                }
+                let Some((used, _)) = f.uses.iter().find(|(_, b)| b.as_deref() == Some(first))
+                else {
+                    // a module a glob brought in (`use crate::experiments::*; ilp::run()`)
+                    return f
+                        .uses
+                        .iter()
+                        .filter(|(_, b)| b.is_none())
+                        .filter_map(|(glob, _)| absolute(files, f, glob, hops + 1))
+                        .find(|m| {
+                            let mut child = m.clone();
+                            child.push(first.to_string());
+                            module_file(files, &child).is_some()
+                        })
+                        .map(|mut m| {
+                            m.extend_from_slice(p);
+                            m
+                        });
+                };
+                if used.first().map(String::as_str) == Some(first) {
                     return None;
                 }
                 let mut whole = used.clone();
@@ -608,10 +619,11 @@ fn experiment_folder(rel: &str) -> Option<&str> {
     parts.next().map(|_| folder)
 }
 
-#[test]
-fn no_experiment_imports_another_beyond_the_known_list() {
-    let files = read_sources();
-    let edges = import_graph(&files);
+/// Every import from one experiment folder into another, as `importer -> imported` files,
+/// whatever the path syntax (`crate::experiments::ilp::..`, `super::super::ilp::..`, a grouped
+/// `use super::{ilp::..}`, an alias, a glob, a path in the code, a re-export by a shared room).
+fn cross_experiment_imports(files: &[SourceFile]) -> BTreeSet<String> {
+    let edges = import_graph(files);
     let mut cross = BTreeSet::new();
     for (a, targets) in edges.iter().enumerate() {
         for &b in targets {
@@ -624,18 +636,72 @@ fn no_experiment_imports_another_beyond_the_known_list() {
             }
         }
     }
-    let known: BTreeSet<String> = CROSS_EXPERIMENT_IMPORTS_ITEM_2_REMOVES
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let new: Vec<_> = cross.difference(&known).collect();
-    let gone: Vec<_> = known.difference(&cross).collect();
+    cross
+}
+
+/// An experiment is one folder and one registry line: what two experiments share lives in a room
+/// below them (a file directly in `experiments/`), never in one of them.
+#[test]
+fn no_experiment_imports_another() {
+    let cross = cross_experiment_imports(&read_sources());
     assert!(
-        new.is_empty(),
-        "an experiment imports another (move what they share below both):\n{new:#?}"
+        cross.is_empty(),
+        "an experiment imports another (move what they share below both):\n{cross:#?}"
     );
-    assert!(
-        gone.is_empty(),
-        "gone from the code, so remove from CROSS_EXPERIMENT_IMPORTS_ITEM_2_REMOVES:\n{gone:#?}"
-    );
+}
+
+/// The detector itself, on made-up files: every way of writing a path to another experiment is
+/// caught; a shared room, the experiment's own files, comments, strings and test code are not.
+#[test]
+fn every_path_syntax_to_another_experiment_is_caught() {
+    let shared = [
+        (
+            "experiments/mod.rs",
+            "pub mod ilp; pub mod mma; pub mod cells; pub use ilp::plan::layout;",
+        ),
+        ("experiments/cells.rs", "pub fn cell() {}"),
+        ("experiments/ilp/mod.rs", "pub mod plan; pub mod run;"),
+        (
+            "experiments/ilp/plan.rs",
+            "pub fn layout() {} pub struct Layout;",
+        ),
+        ("experiments/ilp/run.rs", "pub fn mean_clock_mhz() {}"),
+        ("experiments/mma/mod.rs", "pub mod run; pub mod table;"),
+        ("experiments/mma/table.rs", "pub fn columns() {}"),
+    ];
+    let caught = |code: &str| {
+        let mut files: Vec<SourceFile> = shared.iter().map(|(r, t)| parse(r, t)).collect();
+        files.push(parse("experiments/mma/run.rs", code));
+        cross_experiment_imports(&files)
+    };
+    for code in [
+        "use super::super::ilp::run::mean_clock_mhz;",
+        "use crate::experiments::ilp::plan::layout;",
+        "use super::super::{cells, ilp::plan::Layout};",
+        "use crate::experiments::{cells, ilp::{plan::layout, run}};",
+        "use crate::experiments::ilp::{self, plan};",
+        "use crate::experiments::ilp;",
+        "use crate::experiments::ilp::run::*;",
+        "use crate::experiments as ex; fn f() { ex::ilp::run::mean_clock_mhz() }",
+        "use crate::experiments::*; fn f() { ilp::run::mean_clock_mhz() }",
+        "fn f() { crate::experiments::ilp::plan::layout() }",
+        "fn f() { super::super::ilp::plan::layout() }",
+        "fn f() -> Vec<crate::experiments::ilp::plan::Layout> { Vec::new() }",
+        "use crate::experiments::layout;",
+    ] {
+        assert!(!caught(code).is_empty(), "not caught: {code}");
+    }
+    for code in [
+        "use super::table::columns; use super::super::cells::cell;",
+        "use crate::experiments::cells;",
+        "// use crate::experiments::ilp::plan::layout;",
+        r#"const S: &str = "crate::experiments::ilp::plan::layout";"#,
+        "#[cfg(test)]\nmod tests { use crate::experiments::ilp::plan::layout; }",
+    ] {
+        assert!(
+            caught(code).is_empty(),
+            "caught, wrongly: {code}\n{:?}",
+            caught(code)
+        );
+    }
 }

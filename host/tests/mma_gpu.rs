@@ -13,7 +13,7 @@ mod tensor_support;
 
 use clap::Parser;
 use host::experiments::contract::{Experiment, Plan as _, RunContext};
-use host::experiments::ilp::plan::layout;
+use host::experiments::ilp_sweep::layout;
 use host::experiments::mma;
 use host::experiments::mma::reference::Fragments;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};

@@ -106,7 +106,7 @@ fn plots_are_written_and_well_formed_from_the_stored_fixture() {
 
 #[test]
 fn cublas_unavailable_leaves_the_claim_not_judged_and_says_why() {
-    use host::experiments::occupancy::CublasOutcome;
+    use host::experiments::gemm_cublas::CublasOutcome;
     let mut r = fixture();
     r.occupancy.as_mut().unwrap().cublas = Some(CublasOutcome::Unavailable {
         reason: "cuBLAS not found: none of libcublas.so.13 could be loaded".into(),

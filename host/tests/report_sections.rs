@@ -343,7 +343,8 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
 /// says why; a run without cuBLAS asked for keeps the table it always had.
 #[test]
 fn a_missing_cublas_is_said_in_the_table_and_nothing_else_changes() {
-    use host::experiments::occupancy::{CublasOutcome, Spec};
+    use host::experiments::gemm_cublas::CublasOutcome;
+    use host::experiments::occupancy::Spec;
     use host::experiments::Experiment;
     let plain = fixture();
     let before = Spec::table(plain.occupancy.as_ref().unwrap(), &plain.meta);

@@ -403,8 +403,8 @@ fn test_meta() -> host::results::RunMeta {
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn experiments_share_the_built_in_modules_they_load() {
-    use host::experiments::module_source::Sources;
     use host::experiments::Kernels;
+    use host::kernel_source::sources::Sources;
     let gpu = gpu();
     let builtin: Sources<Kernels> = Sources::new(Kernels::Builtin, None);
     std::thread::scope(|s| {

@@ -3,7 +3,7 @@
 //! `host::cuda::tensor_map`, `experiments::gemm_bf16::wgemm`):
 //! - the driver's JIT reports every line's entry without spills, stack or serialized wgmma;
 //! - every element of every line's C against the f64 reference of its bf16 inputs under the
-//!   tensor-core rule (`experiments::gemm_bf16::tolerance`), at awkward sizes (edge tiles in M,
+//!   tensor-core rule (`experiments::bf16_tolerance`), at awkward sizes (edge tiles in M,
 //!   N and K, K shorter than a slice, fewer tiles than SMs), at alpha=1.5, beta=0.5 and at
 //!   alpha=1, beta=0;
 //! - at 4096^3 and 8192^3 (and 2048x8192x1024): every line and cuBLAS's BF16 GEMM timed, their
@@ -18,9 +18,9 @@ use cudarc::driver::CudaSlice;
 use host::cuda::hopper::hopper_module;
 use host::cuda::tensor_map::TensorMaps;
 use host::cuda::{prepare, Cublas, Gpu, LaunchShape, Module};
-use host::experiments::gemm_bf16::tolerance::{record, spread_factor};
+use host::experiments::bf16_inputs::Bf16Inputs;
+use host::experiments::bf16_tolerance::{record, spread_factor};
 use host::experiments::gemm_bf16::wgemm::{launch_wgemm, wgemm_launch_shape, wgemm_occupancy};
-use host::experiments::gemm_bf16::Bf16Inputs;
 use host::experiments::gemm_check::{Checked, GemmChecker, GemmReference};
 use host::experiments::gemm_sides::gflops;
 use host::results::{Check, GemmDims};

@@ -23,7 +23,7 @@ use crate::cuda::{driver_present, CudaError, Gpu};
 use crate::flag_values::whole;
 use crate::flags::UsageError;
 use crate::kernel_source::kind::ModuleKind;
-use crate::module_file::read_module;
+use crate::kernel_source::module_file::read_module;
 use crate::table::Format;
 use sweep::{seed_entry, sweep, REG_CAPS};
 

@@ -27,8 +27,9 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use libloading::Library;
 use ptxas_report::toolkit;
 
-use super::dynamic_library::{load_first, MissingSymbol, Symbols};
-use super::{CudaError, Gpu};
+use super::device::Gpu;
+use super::dynamic_library::{load_first, Symbols};
+use super::error::{CublasError, CudaError};
 
 /// Library names tried, in order.
 pub const CUBLAS_NAMES: &[&str] = toolkit::CUBLAS.files;
@@ -98,17 +99,6 @@ type GemmExFn = unsafe extern "C" fn(
     *mut c_void, DataType, Dim,   // C, Ctype, ldc
     ComputeType, Algo,            // computeType, algo
 ) -> Status;
-
-/// Why cuBLAS cannot be used.
-#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
-pub enum CublasError {
-    #[error("cuBLAS not found: none of {} could be loaded ({reason})", CUBLAS_NAMES.join(", "))]
-    NotFound { reason: String },
-    #[error(transparent)]
-    MissingSymbol(#[from] MissingSymbol),
-    #[error("cuBLAS {call} failed with status {status}")]
-    Call { call: &'static str, status: i32 },
-}
 
 /// A row-major GEMM (C = alpha*A*B + beta*C, A m x k, B k x n, C m x n, all row-major) as the
 /// column-major `sgemm` that computes it: a row-major matrix is its transpose in column-major
@@ -364,7 +354,7 @@ pub trait GemmInput: DeviceRepr + sealed::Sealed {
 }
 
 mod sealed {
-    /// The element types [`super::GemmInput`] is implemented for, and no others.
+    /// The element types [`GemmInput`] is implemented for, and no others.
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for u16 {}

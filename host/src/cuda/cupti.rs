@@ -23,15 +23,15 @@ use std::sync::{Mutex, OnceLock};
 use libloading::Library;
 use ptxas_report::toolkit;
 
-use super::cupti_record::{KernelRecord, RawKernelRecord, KIND_CONCURRENT_KERNEL, KIND_KERNEL};
-use super::dynamic_library::{load_first, MissingSymbol, Symbols};
-use super::{CudaError, Gpu};
+use super::cupti_record::{
+    KernelRecord, RawKernelRecord, KIND_CONCURRENT_KERNEL, KIND_KERNEL, MIN_API_VERSION,
+};
+use super::device::Gpu;
+use super::dynamic_library::{load_first, Symbols};
+use super::error::{CudaError, CuptiError};
 
 /// Library names tried through the dynamic loader, newest first.
 pub const CUPTI_NAMES: &[&str] = toolkit::CUPTI.files;
-/// The oldest CUPTI API version whose kernel records hold every field the lab reads (CUDA 11.8's
-/// `CUpti_ActivityKernel8`).
-pub const MIN_API_VERSION: u32 = 18;
 /// Bytes of each activity buffer handed to CUPTI (records are about 200 bytes; a full buffer is
 /// delivered and another one requested).
 const BUFFER_BYTES: usize = 256 * 1024;
@@ -52,26 +52,6 @@ type GetVersionFn = unsafe extern "C" fn(*mut u32) -> Status;
 type RequestFn = unsafe extern "C" fn(*mut *mut u8, *mut usize, *mut usize);
 type CompleteFn = unsafe extern "C" fn(*mut c_void, u32, *mut u8, usize, usize);
 type RegisterFn = unsafe extern "C" fn(Option<RequestFn>, Option<CompleteFn>) -> Status;
-
-/// Why CUPTI cannot read kernels.
-#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
-pub enum CuptiError {
-    #[error("CUPTI not found: none of {tried} could be loaded ({reason})")]
-    NotFound { tried: String, reason: String },
-    #[error(transparent)]
-    MissingSymbol(#[from] MissingSymbol),
-    #[error(
-        "CUPTI ({library}) has API version {version}; its kernel records lack fields the lab \
-         reads before version {MIN_API_VERSION} (CUDA 11.8)"
-    )]
-    TooOld { library: String, version: u32 },
-    #[error("CUPTI {call} failed: {message} (status {status})")]
-    Call {
-        call: &'static str,
-        status: i32,
-        message: String,
-    },
-}
 
 /// CUPTI, loaded, with its buffer callbacks registered.
 pub struct Cupti {

@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::occupancy::KernelResources;
 
+/// The oldest CUPTI API version whose kernel records hold every field the lab reads (CUDA 11.8's
+/// `CUpti_ActivityKernel8`).
+pub const MIN_API_VERSION: u32 = 18;
 /// `CUpti_ActivityKind`: `CUPTI_ACTIVITY_KIND_KERNEL` (kernels serialized for the record).
 pub const KIND_KERNEL: u32 = 3;
 /// `CUpti_ActivityKind`: `CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL` (kernels as they really run).

@@ -11,9 +11,11 @@ use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtrMut
 
 use super::clocks::SmClock;
 use super::deadline::{gpu_hung, note_hung, poll_until, Waited, Wall, DEFAULT_LAUNCH_TIMEOUT};
+use super::driver::{disable_jit_cache, driver_present};
+use super::error::{CudaError, DriverContext};
 use super::fault::{is_sticky, InFlight, Side};
+use super::module::{JitOptions, Module};
 use super::module_cache::ModuleCache;
-use super::{CudaError, DriverContext, JitOptions, Module};
 use crate::occupancy::Limits;
 use crate::results::DeviceInfo;
 
@@ -44,10 +46,10 @@ pub const CLOCK_REUSE: std::time::Duration = std::time::Duration::from_millis(10
 impl Gpu {
     /// Opens device `ordinal`. Fails with [`CudaError::NoDriver`] when libcuda is absent.
     pub fn open(ordinal: u32) -> Result<Self, CudaError> {
-        if !super::driver_present() {
+        if !driver_present() {
             return Err(CudaError::NoDriver);
         }
-        super::disable_jit_cache();
+        disable_jit_cache();
         let count = CudaContext::device_count().doing(|| "counting CUDA devices".into())?;
         let count = u32::try_from(count).unwrap_or(0);
         if ordinal >= count {
@@ -413,6 +415,13 @@ pub fn peak_fp32_gflops(cc: (u32, u32), sm_count: u32, sm_clock_khz: u32) -> f64
 /// Spec DRAM peak: 2 transfers per memory clock (DDR) x bus width in bytes, in GB/s (1e9 bytes).
 pub fn peak_dram_gbps(mem_clock_khz: u32, bus_width_bits: u32) -> f64 {
     2.0 * mem_clock_khz as f64 * 1e3 * (bus_width_bits as f64 / 8.0) / 1e9
+}
+
+/// The context modules are loaded into ([`Module::load`]).
+impl AsRef<Arc<CudaContext>> for Gpu {
+    fn as_ref(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use super::{CudaError, Gpu, Module};
+use super::device::Gpu;
+use super::error::CudaError;
+use super::module::Module;
 
 #[derive(Debug, thiserror::Error)]
 pub enum HopperError {

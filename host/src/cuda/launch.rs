@@ -5,19 +5,21 @@
 //! cudarc's own `LaunchArgs` builder needs a `CudaFunction`, which only cudarc's module loader
 //! makes, and that loader (`cuModuleLoadData`) returns no JIT info log; the register, spill and
 //! stack columns need that log, so modules are loaded here with `cuModuleLoadDataEx`
-//! ([`super::Module`]) and launched through this builder, which follows cudarc's: buffers are
-//! pushed as `CudaSlice`s, and the guards that record their read/write events stay alive until
-//! the launch has been enqueued.
+//! ([`Module`](super::module::Module)) and launched through this builder, which follows
+//! cudarc's: buffers are pushed as `CudaSlice`s, and the guards that record their read/write
+//! events stay alive until the launch has been enqueued.
 
 use std::ffi::c_void;
 use std::ptr;
 
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, SyncOnDrop};
-use kernels_gpu::abi::{ArgSink, HostParams, KernelArg, Param, ParamKind};
-use ptxas_report::ptx::PtxParam;
+use kernels_gpu::abi::{ArgSink, HostParams, KernelArg};
 
-use super::{CudaError, Gpu, Kernel, SideStream};
+use super::device::Gpu;
+use super::error::CudaError;
+use super::module::Kernel;
+use super::side_stream::SideStream;
 
 /// Grid, block and dynamic shared memory of one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,58 +54,6 @@ pub fn prepare(kernel: &Kernel<'_>, shape: LaunchShape) -> Result<(), CudaError>
         Some(bytes) => kernel.set_max_dynamic_smem(bytes),
         None => Ok(()),
     }
-}
-
-/// What the host may pass for a kernel parameter, by the type its PTX `.param` declares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamClass {
-    /// `.u64 .ptr`: an address (rustc marks pointers so).
-    Pointer,
-    /// `.u64`/`.s64`/`.b64` without `.ptr`: an address or a 64-bit integer (nvcc declares
-    /// pointers so).
-    Bits64,
-    /// `.u32`/`.s32`/`.b32`.
-    Bits32,
-    /// `.f32`.
-    F32,
-}
-
-impl ParamClass {
-    /// The class of a declared parameter; `None` for a type no kernel family uses.
-    pub fn of(param: &PtxParam) -> Option<ParamClass> {
-        match param.ty.as_str() {
-            ".u64" | ".s64" | ".b64" if param.ptr => Some(ParamClass::Pointer),
-            ".u64" | ".s64" | ".b64" => Some(ParamClass::Bits64),
-            ".u32" | ".s32" | ".b32" => Some(ParamClass::Bits32),
-            ".f32" => Some(ParamClass::F32),
-            _ => None,
-        }
-    }
-
-    /// Whether the host may pass a `kind` for this parameter.
-    pub fn accepts(self, kind: ParamKind) -> bool {
-        matches!(
-            (self, kind),
-            (ParamClass::Pointer, ParamKind::Ptr)
-                | (ParamClass::Bits64, ParamKind::Ptr | ParamKind::U64)
-                | (ParamClass::Bits32, ParamKind::I32 | ParamKind::U32)
-                | (ParamClass::F32, ParamKind::F32)
-        )
-    }
-}
-
-/// The classes of `entry`'s parameters in a PTX module (read by [`ptxas_report::ptx`], as the
-/// build reads them); `None` when the module has no such entry, its list does not read, or a
-/// parameter's type is not one a kernel family uses.
-pub fn ptx_entry_params(ptx: &str, entry: &str) -> Option<Vec<ParamClass>> {
-    let params = ptxas_report::ptx::params_of(ptx, entry).ok()??;
-    params.iter().map(ParamClass::of).collect()
-}
-
-/// Whether a PTX entry's parameter list takes the arguments of `signature` (a family's
-/// `PARAMS`, from the variant table's `abi:` line).
-pub fn ptx_accepts(ptx: &[ParamClass], signature: &[Param]) -> bool {
-    ptx.len() == signature.len() && ptx.iter().zip(signature).all(|(p, d)| p.accepts(d.kind))
 }
 
 /// One launch being put together: the device addresses of its buffers, each with the stream

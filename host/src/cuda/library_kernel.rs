@@ -6,9 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cupti::{cupti, CuptiError};
+use super::cupti::cupti;
 use super::cupti_record::KernelRecord;
-use super::{CudaError, Gpu};
+use super::device::Gpu;
+use super::error::{CudaError, CuptiError};
 use crate::occupancy::{limiter_names, occupancy, OccupancyError};
 
 /// The kernel a call ran, and its residency by the calculator on this GPU's limits.

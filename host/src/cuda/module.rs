@@ -1,5 +1,7 @@
 //! Kernel modules (PTX or cubin) loaded with `cuModuleLoadDataEx`, keeping the JIT's info log
 //! (the same register/spill/stack lines as `ptxas -v`), and kernel handles with their attributes.
+//! What an image is (its kind, its entries) is read in [`crate::kernel_source`], the room of where
+//! kernels come from; loading one needs the driver's context, so it stands here, above that room.
 
 use std::ffi::{c_uint, c_void, CString};
 use std::ptr;
@@ -8,7 +10,7 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr, CUjit_option as Jit};
 use cudarc::driver::CudaContext;
 
-use super::{CudaError, DriverContext, Gpu};
+use super::error::{CudaError, DriverContext};
 use crate::kernel_source::image::module_entries;
 use crate::kernel_source::kind::ModuleKind;
 
@@ -32,14 +34,21 @@ pub struct Module {
 }
 
 impl Module {
-    /// Loads a PTX, cubin or fatbin image; `name` says where it came from in messages.
-    pub fn load(gpu: &Gpu, name: &str, image: &[u8]) -> Result<Self, CudaError> {
+    /// Loads a PTX, cubin or fatbin image into `gpu`'s context; `name` says where it came from in
+    /// messages. Takes what holds the context (a [`Gpu`](super::device::Gpu)) rather than the
+    /// `Gpu` type, so that this file stays below device.rs, whose GPU keeps the built-in modules
+    /// it has loaded.
+    pub fn load(
+        gpu: &impl AsRef<Arc<CudaContext>>,
+        name: &str,
+        image: &[u8],
+    ) -> Result<Self, CudaError> {
         Self::load_with(gpu, name, image, JitOptions::default())
     }
 
     /// [`Module::load`] with options for the JIT (e.g. a register cap).
     pub fn load_with(
-        gpu: &Gpu,
+        gpu: &impl AsRef<Arc<CudaContext>>,
         name: &str,
         image: &[u8],
         jit: JitOptions,
@@ -54,7 +63,7 @@ impl Module {
             }
             _ => image,
         };
-        let ctx = gpu.context().clone();
+        let ctx = gpu.as_ref().clone();
         ctx.bind_to_thread()
             .doing(|| "making the context current".into())?;
         // Room for the verbose report of every entry: the main module's (about 300 bytes an

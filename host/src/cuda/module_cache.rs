@@ -5,12 +5,13 @@
 //! seconds each. `host all` used to compile the main module once per experiment. Here each
 //! built-in image is compiled once, and a `get` on another thread can compile one while the GPU
 //! runs an earlier experiment (`Gpu::warm_builtin`). Generic over what is kept, so that its rules are
-//! tested without a GPU.
+//! tested without a GPU. The images themselves are [`crate::kernel_source::builtin`]'s; the cache
+//! is kept by the GPU that compiled them, so it stands in the driver's layer.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::JitOptions;
+use super::module::JitOptions;
 
 /// A built-in image and the JIT options it is compiled with. Images compare by their bytes, not
 /// by address: each use of a `const` string may be its own copy in the binary. Hashing the
@@ -96,6 +97,13 @@ mod tests {
         move || Ok(Made(loads.fetch_add(1, Ordering::SeqCst)))
     }
 
+    /// `image` from `cache` without JIT options, made by a [`counting`] load where not kept.
+    fn plain(cache: &ModuleCache<Made>, image: &'static [u8], loads: &AtomicUsize) -> Arc<Made> {
+        cache
+            .get(image, JitOptions::default(), counting(loads))
+            .unwrap()
+    }
+
     fn leak(text: &str) -> &'static [u8] {
         Box::leak(text.as_bytes().to_vec().into_boxed_slice())
     }
@@ -107,12 +115,8 @@ mod tests {
         // Two copies of the same text at two addresses, as two uses of a const may be.
         let (one, two) = (leak(".entry a"), leak(".entry a"));
         assert_ne!(one.as_ptr(), two.as_ptr());
-        let first = cache
-            .get(one, JitOptions::default(), counting(&loads))
-            .unwrap();
-        let again = cache
-            .get(two, JitOptions::default(), counting(&loads))
-            .unwrap();
+        let first = plain(&cache, one, &loads);
+        let again = plain(&cache, two, &loads);
         assert!(Arc::ptr_eq(&first, &again));
         assert_eq!(loads.load(Ordering::SeqCst), 1);
         assert_eq!(cache.kept(), 1);
@@ -126,12 +130,8 @@ mod tests {
         let capped = JitOptions {
             max_registers: Some(64),
         };
-        let a = cache
-            .get(image, JitOptions::default(), counting(&loads))
-            .unwrap();
-        let b = cache
-            .get(leak(".entry b"), JitOptions::default(), counting(&loads))
-            .unwrap();
+        let a = plain(&cache, image, &loads);
+        let b = plain(&cache, leak(".entry b"), &loads);
         let c = cache.get(image, capped, counting(&loads)).unwrap();
         assert_eq!((a.0, b.0, c.0), (0, 1, 2));
         assert_eq!(cache.kept(), 3);
@@ -148,17 +148,10 @@ mod tests {
         let image = leak(".entry broken");
         // A warm-up that fails (its error dropped, as `Gpu::warm_builtin` does) keeps nothing;
         // the next caller loads again and gets the error.
-        let _ = cache.get(image, JitOptions::default(), failing);
-        let err = cache
-            .get(image, JitOptions::default(), failing)
-            .err()
-            .unwrap();
-        assert_eq!(err, "bad PTX (try 1)");
-        let err = cache
-            .get(image, JitOptions::default(), failing)
-            .err()
-            .unwrap();
-        assert_eq!(err, "bad PTX (try 2)");
+        let get = || cache.get(image, JitOptions::default(), failing);
+        let _ = get();
+        assert_eq!(get().err().unwrap(), "bad PTX (try 1)");
+        assert_eq!(get().err().unwrap(), "bad PTX (try 2)");
         assert_eq!(cache.kept(), 0);
     }
 
@@ -179,9 +172,7 @@ mod tests {
             });
             // The warm-up has begun compiling; this caller must wait for it.
             started_rx.recv().unwrap();
-            let m = cache
-                .get(image, JitOptions::default(), counting(&loads))
-                .unwrap();
+            let m = plain(&cache, image, &loads);
             assert_eq!(m.0, 0, "the caller got the warm-up's module");
         });
         assert_eq!(loads.load(Ordering::SeqCst), 1);

@@ -8,7 +8,8 @@
 
 use cudarc::driver::{result, sys};
 
-use super::{CudaError, DriverContext, Gpu};
+use super::device::Gpu;
+use super::error::{CudaError, DriverContext};
 
 /// A non-blocking, highest-priority stream on the GPU's context, destroyed on drop.
 pub struct SideStream {

@@ -13,7 +13,8 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 use kernels_gpu::variants::WgemmVariant;
 use kernels_gpu::wgemm_lines::{B_BOX_COLS, WGEMM_BK};
 
-use super::{CudaError, Gpu};
+use super::device::Gpu;
+use super::error::CudaError;
 use crate::results::GemmDims;
 
 /// u64 words of one `CUtensorMap` (128 bytes).

@@ -1,5 +1,6 @@
 //! Cell values the experiments' columns share: a timing, the SM clock over it, a check, a
-//! flagged throughput, the copy's and the spills' pairs, and the compared module's four columns.
+//! flagged throughput, a GEMM's tiles, the copy's and the spills' pairs, and the compared
+//! module's four columns.
 
 use crate::results::{Check, Comparison, Timing};
 use crate::table::{Column, Kind, Value};
@@ -43,6 +44,17 @@ pub fn check(c: &Check) -> Value {
         bound: c.bound,
     }
 }
+
+/// A GEMM's block and warp tiles (the occupancy and BF16 experiments'), printed joined
+/// ("MxNxK"), one CSV column per side.
+pub const BLOCK_TILE_KIND: Kind = Kind::Dims {
+    sep: "x",
+    names: &["Block tile M", "Block tile N", "Block tile K"],
+};
+pub const WARP_TILE_KIND: Kind = Kind::Dims {
+    sep: "x",
+    names: &["Warp tile M", "Warp tile N"],
+};
 
 /// A copy's loads per thread and floats per load, printed "4x2".
 pub const LOADS_X_WIDTH: Kind = Kind::Dims {

@@ -255,21 +255,18 @@ mod tests {
 
     #[test]
     fn nvcc_style_parameter_lists_are_accepted() {
-        use crate::cuda::ParamClass::{Bits64, Pointer};
+        use crate::kernel_source::ptx_params::{
+            ptx_accepts,
+            ParamClass::{Bits64, Pointer},
+        };
         // nvcc declares pointers as plain `.u64`; rustc marks them `.ptr`.
-        assert!(crate::cuda::ptx_accepts(
+        assert!(ptx_accepts(
             &[Pointer, Pointer, Bits64],
             MemcpyParams::PARAMS
         ));
-        assert!(crate::cuda::ptx_accepts(
-            &[Bits64, Bits64, Bits64],
-            MemcpyParams::PARAMS
-        ));
-        assert!(!crate::cuda::ptx_accepts(
-            &[Pointer, Bits64],
-            MemcpyParams::PARAMS
-        ));
-        assert!(!crate::cuda::ptx_accepts(
+        assert!(ptx_accepts(&[Bits64, Bits64, Bits64], MemcpyParams::PARAMS));
+        assert!(!ptx_accepts(&[Pointer, Bits64], MemcpyParams::PARAMS));
+        assert!(!ptx_accepts(
             &[Pointer, Pointer, Pointer],
             MemcpyParams::PARAMS
         ));

@@ -10,6 +10,7 @@ use ptxas_report::ptx_entries::EntryError;
 use crate::cuda::hopper::HopperError;
 use crate::cuda::tensor_map::TensorMapError;
 use crate::cuda::CudaError;
+use crate::kernel_source::module_file::CapFileError;
 use crate::occupancy::HoldError;
 
 #[derive(Debug, thiserror::Error)]
@@ -114,26 +115,25 @@ impl ExperimentError {
         }
     }
 
+    /// The driver's error this one comes from (directly, or through loading a module), inside
+    /// the variant and experiment it happened in.
+    fn driver_cause(&self) -> Option<&CudaError> {
+        match self {
+            ExperimentError::Cuda(e) | ExperimentError::Source(SourceError::Cuda(e)) => Some(e),
+            ExperimentError::InVariant { source, .. }
+            | ExperimentError::InExperiment { source, .. } => source.driver_cause(),
+            _ => None,
+        }
+    }
+
     /// Whether a kernel faulted: the context is lost, the run goes on in a fresh one.
     pub fn is_fault(&self) -> bool {
-        match self {
-            ExperimentError::Cuda(e) => e.is_fault(),
-            ExperimentError::Source(SourceError::Cuda(e)) => e.is_fault(),
-            ExperimentError::InVariant { source, .. }
-            | ExperimentError::InExperiment { source, .. } => source.is_fault(),
-            _ => false,
-        }
+        self.driver_cause().is_some_and(CudaError::is_fault)
     }
 
     /// Whether a kernel never completed (the run ends).
     pub fn is_timeout(&self) -> bool {
-        match self {
-            ExperimentError::Cuda(e) => e.is_timeout(),
-            ExperimentError::Source(SourceError::Cuda(e)) => e.is_timeout(),
-            ExperimentError::InVariant { source, .. }
-            | ExperimentError::InExperiment { source, .. } => source.is_timeout(),
-            _ => false,
-        }
+        self.driver_cause().is_some_and(CudaError::is_timeout)
     }
 
     /// The experiment it happened in, where it names one.
@@ -193,22 +193,8 @@ pub enum SourceError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error(
-        "{folder}: no module for register cap {cap} (expected a .ptx, .cubin or .fatbin file whose \
-         name contains `cap{cap}` followed by a non-digit, e.g. peer_cap{cap}.cubin); modules \
-         there: {found}"
-    )]
-    NoCapFile {
-        folder: PathBuf,
-        cap: u32,
-        found: String,
-    },
-    #[error("{folder}: several modules for register cap {cap}: {files}; keep one")]
-    AmbiguousCap {
-        folder: PathBuf,
-        cap: u32,
-        files: String,
-    },
+    #[error(transparent)]
+    CapFile(#[from] CapFileError),
     #[error("the built-in kernels have no module for register cap {cap}; built caps: {available}")]
     NoBuiltinCap { cap: u32, available: String },
     #[error("the built-in PTX: {0}")]

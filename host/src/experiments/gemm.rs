@@ -148,7 +148,7 @@ impl GemmSides<Fp32> {
 #[cfg(test)]
 mod tests {
     use super::launch_shape;
-    use crate::cuda::{ptx_entry_params, ParamClass};
+    use crate::kernel_source::ptx_params::{ptx_entry_params, ParamClass};
     use crate::results::GemmDims;
     use kernels_gpu::variants::{find_gemm, GEMM, SHARED_WITHOUT_OPT_IN};
 

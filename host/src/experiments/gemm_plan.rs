@@ -7,8 +7,8 @@
 use std::fmt::Debug;
 
 use super::contract::{self, Output};
-use super::module_source::{Kernels, Sources};
 use crate::flags::{own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles, Shared};
+use crate::kernel_source::sources::{Kernels, Sources};
 use crate::results::RunMeta;
 
 /// A GEMM experiment's own subcommand flags.

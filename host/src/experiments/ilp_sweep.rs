@@ -1,6 +1,7 @@
 //! What the two "ILP x warps per SM" sweeps share (experiment 5's FMA chains and experiment 6's
-//! `mma.sync` chains): the point a row was launched at and its columns, the driver-placement
-//! flag of a point, and the plot of a rate over resident warps per SM with one series per ILP.
+//! `mma.sync` chains): a warps-per-SM target laid out as blocks, the point a row was launched at
+//! and its columns, the driver-placement flag of a point, the SM clock a point ran at, and the
+//! plot of a rate over resident warps per SM with one series per ILP.
 
 use std::collections::BTreeMap;
 
@@ -8,13 +9,49 @@ use serde::{Deserialize, Serialize};
 
 use crate::experiments::cells;
 use crate::experiments::contract::{Output, Row};
-use crate::experiments::ilp::plan::Layout;
 use crate::experiments::measurement::Measurement;
 use crate::figure::{
     Figure, LabelledPoint, Labels, PlotRun, ReferenceLine, ScatterPlot, Series, XScale,
 };
 use crate::results::Timing;
 use crate::table::{Column, Kind, Value};
+
+/// A warps-per-SM target laid out as `blocks_per_sm` blocks of `threads` threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layout {
+    pub warps_per_sm: u32,
+    pub blocks_per_sm: u32,
+    pub threads: u32,
+}
+
+/// The fewest blocks of whole warps, at most `max_block_threads` threads each and at most
+/// `max_blocks` of them, that make `warps` warps; None when no such split exists (e.g. a prime
+/// above the warps one block may hold).
+pub fn layout(
+    warps: u32,
+    warp_size: u32,
+    max_block_threads: u32,
+    max_blocks: u32,
+) -> Option<Layout> {
+    let per_block_max = (max_block_threads / warp_size.max(1)).max(1);
+    (warps.div_ceil(per_block_max).max(1)..=max_blocks.min(warps))
+        .find(|&b| warps.is_multiple_of(b) && warps / b <= per_block_max)
+        .map(|b| Layout {
+            warps_per_sm: warps,
+            blocks_per_sm: b,
+            threads: warps / b * warp_size,
+        })
+}
+
+/// Mean of the clock readings around a figure's samples (MHz).
+pub fn mean_clock_mhz(timing: &Timing) -> Option<f64> {
+    let readings: Vec<f64> = [timing.sm_clock_mhz_before, timing.sm_clock_mhz_after]
+        .iter()
+        .flatten()
+        .map(|&m| f64::from(m))
+        .collect();
+    (!readings.is_empty()).then(|| readings.iter().sum::<f64>() / readings.len() as f64)
+}
 
 /// One (ILP, warps per SM) point as it was launched: the kernel, its layout, the occupancy and
 /// registers the driver reports and the rounds each thread ran. The rows embed it
@@ -200,8 +237,62 @@ pub fn over_warps(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::experiments::measured::Measured;
+
+    /// A synthetic point of `entry` on a 64-warp SM, laid out as the sweeps lay them out
+    /// (blocks of at most 1024 threads).
+    pub(crate) fn point(entry: String, ilp: u32, warps: u32) -> SweepPoint {
+        SweepPoint {
+            ilp,
+            entry,
+            layout: layout(warps, 32, 1024, 32).expect("a layout of whole warps"),
+            warps_per_sm: warps,
+            occupancy: f64::from(warps) / 64.0,
+            regs: 16,
+            dyn_smem_bytes: 0,
+            iters: 1024,
+        }
+    }
+
+    /// A synthetic point's timing: 1 ms with 0.1% noise.
+    pub(crate) fn timing() -> Timing {
+        Timing {
+            noise: Some(0.001),
+            noise_target: Some(0.005),
+            ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
+        }
+    }
+
+    /// A synthetic point's passed check, without flags or a compared module.
+    pub(crate) fn passed() -> Measured {
+        Measured {
+            check: crate::results::Check {
+                passed: true,
+                error: 0.0,
+                bound: 0.0,
+                what: "synthetic".into(),
+                hashes: None,
+            },
+            flags: vec![],
+            compare: None,
+        }
+    }
+
+    #[test]
+    fn warps_split_into_the_fewest_blocks() {
+        let l = layout(8, 32, 1024, 32).unwrap();
+        assert_eq!((l.blocks_per_sm, l.threads), (1, 256));
+        let l = layout(64, 32, 1024, 32).unwrap();
+        assert_eq!((l.blocks_per_sm, l.threads), (2, 1024));
+        let l = layout(48, 32, 1024, 32).unwrap();
+        assert_eq!((l.blocks_per_sm, l.threads), (2, 768));
+        let l = layout(33, 32, 1024, 32).unwrap();
+        assert_eq!((l.blocks_per_sm, l.threads), (3, 352));
+        // 37 warps: only 37 blocks of one warp would do, above the 32-block limit.
+        assert_eq!(layout(37, 32, 1024, 32), None);
+    }
 
     #[test]
     fn a_mismatch_is_flagged_and_a_match_is_not() {

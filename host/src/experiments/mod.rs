@@ -9,6 +9,9 @@
 //! [`run`] is the library entry point: the `host` binary and `cargo xtask sweep` both go through
 //! it.
 
+pub mod bf16_gemm;
+pub mod bf16_inputs;
+pub mod bf16_tolerance;
 pub mod cells;
 pub mod contract;
 pub mod copy;
@@ -88,9 +91,9 @@ const fn same_names(a: &[&str], b: &[&str]) -> bool {
     true
 }
 
+pub use crate::kernel_source::sources::{CappedKernels, Kernels};
 pub use contract::{Experiment, RunContext};
 pub use error::{ExperimentError, ResidencyError, SourceError};
-pub use module_source::{CappedKernels, Kernels};
 pub use record::meta;
 pub use registry::{Planned, RunResults};
 pub use run_loop::{run, run_each, run_from, NOT_FINISHED};

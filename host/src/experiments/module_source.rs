@@ -1,6 +1,12 @@
-//! Where an experiment's kernels come from: the Rust-built PTX embedded in the binary, or any
-//! PTX/cubin file exporting the entry interface (`--module`, `--compare`); for the register
-//! experiment, one module per cap from a folder. Also finds the compiler's report for a module.
+//! An experiment's kernels planned from its flags and loaded on the GPU: the Rust-built PTX
+//! embedded in the binary, or any PTX/cubin file exporting the entry interface (`--module`,
+//! `--compare`); for the register experiment, one module per cap from a folder. Also finds the
+//! compiler's report for a module.
+//!
+//! What the sources are and how a user's files are checked live in [`crate::kernel_source`];
+//! this file stands above it because it reads the flags ([`ModuleFiles`]) and loads through the
+//! driver ([`Gpu`], [`Module`]), both layers above that room, and reports through the
+//! experiments' [`SourceError`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,90 +18,11 @@ use super::error::SourceError;
 use crate::cuda::{CudaError, Gpu, Kernel, Module};
 use crate::flags::{default_label, CliError, ModuleFiles};
 use crate::kernel_source::builtin;
-use crate::module_file::{check_entries, check_module_file, check_module_folder};
-use kernels_gpu::abi::Param;
-
-use crate::kernel_source::name::ModuleSource;
-pub use crate::kernel_source::name::BUILTIN;
-
-/// Where an experiment's kernels come from, for the run's record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModuleNames {
-    pub ours: ModuleSource,
-    pub theirs: Option<ModuleSource>,
-    /// The compared module's name in tables, plots and legends (`--compare-label`).
-    pub label: Option<String>,
-}
-
-/// Kernels of one module: the built-in PTX, or a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kernels {
-    Builtin,
-    File(PathBuf),
-}
-
-/// Kernels of one module per register cap: the built-in capped PTX, or a folder.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CappedKernels {
-    Builtin,
-    /// A folder holding one module per cap, named with `cap{N}` (e.g. `peer_cap32.cubin`).
-    Folder(PathBuf),
-}
-
-/// A source of kernels that can say where it comes from (a built-in module, a file, a folder).
-pub trait DescribeModule {
-    fn describe(&self) -> ModuleSource;
-}
-
-impl DescribeModule for Kernels {
-    fn describe(&self) -> ModuleSource {
-        match self {
-            Kernels::Builtin => ModuleSource::BuiltIn,
-            Kernels::File(p) => ModuleSource::File(p.clone()),
-        }
-    }
-}
-
-impl DescribeModule for CappedKernels {
-    fn describe(&self) -> ModuleSource {
-        match self {
-            CappedKernels::Builtin => ModuleSource::BuiltIn,
-            CappedKernels::Folder(p) => ModuleSource::CapFolder(p.clone()),
-        }
-    }
-}
-
-/// Where a plan's kernels come from: ours, the compared module's (`--compare`) and the name the
-/// compared module goes by in tables, plots and legends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sources<K> {
-    pub ours: K,
-    pub theirs: Option<K>,
-    pub label: Option<String>,
-}
-
-impl<K> Sources<K> {
-    /// Ours, and the compared module with its label when there is one.
-    pub fn new(ours: K, theirs: Option<(K, String)>) -> Self {
-        let (theirs, label) = theirs.unzip();
-        Sources {
-            ours,
-            theirs,
-            label,
-        }
-    }
-}
-
-impl<K: DescribeModule> Sources<K> {
-    /// The modules' names, for the run's record.
-    pub fn names(&self) -> ModuleNames {
-        ModuleNames {
-            ours: self.ours.describe(),
-            theirs: self.theirs.as_ref().map(DescribeModule::describe),
-            label: self.label.clone(),
-        }
-    }
-}
+use crate::kernel_source::module_file::{
+    cap_file, check_entries, check_module_file, check_module_folder,
+};
+use crate::kernel_source::name::BUILTIN;
+use crate::kernel_source::sources::{CappedKernels, IsFile, Kernels, Needs, Sources};
 
 impl Sources<Kernels> {
     /// Loads our module and the compared one, when there is one.
@@ -138,13 +65,6 @@ impl Sources<Kernels> {
     }
 }
 
-/// The entries a run will launch from a module, and the parameter list it will launch them with.
-#[derive(Debug, Clone, Copy)]
-pub struct Needs<'a> {
-    pub entries: &'a [&'a str],
-    pub signature: &'a [Param],
-}
-
 /// `--module`, `--compare` and `--compare-label` checked: the files exist, are modules and
 /// export what `needs` says. Gives our kernels, the compared ones and the compared module's label.
 pub fn plan_files(files: &ModuleFiles, needs: Needs<'_>) -> Result<Sources<Kernels>, CliError> {
@@ -163,24 +83,6 @@ pub fn plan_files(files: &ModuleFiles, needs: Needs<'_>) -> Result<Sources<Kerne
     });
     let theirs = theirs.transpose()?;
     Ok(Sources::new(ours, theirs))
-}
-
-/// `--compare`'s signature of the `entries` it exports: a compared build may lack a family (the
-/// rows of those entries run uncompared), but what it has is launched.
-pub fn check_compared_entries(
-    path: &Path,
-    entries: &[&str],
-    signature: &[Param],
-) -> Result<(), CliError> {
-    let listed = std::fs::read(path)
-        .map(|image| crate::kernel_source::image::module_entries(&image))
-        .unwrap_or_default();
-    let present: Vec<&str> = entries
-        .iter()
-        .copied()
-        .filter(|e| listed.iter().any(|l| l == e))
-        .collect();
-    check_entries("--compare", path, &present, signature)
 }
 
 /// Per-cap folders checked for every cap asked for: a folder must hold exactly one module per
@@ -383,126 +285,9 @@ fn sidecar_report(module: &Path) -> Option<CompilerReport> {
     })
 }
 
-/// Whether a file name is a module for register cap `cap`: a `.ptx`, `.cubin` or `.fatbin` whose
-/// name contains `cap{cap}` followed by a non-digit.
-pub fn is_cap_module(file_name: &str, cap: u32) -> bool {
-    if !is_module_file(file_name) {
-        return false;
-    }
-    let needle = format!("cap{cap}");
-    file_name.match_indices(&needle).any(|(i, _)| {
-        !file_name[i + needle.len()..]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit())
-    })
-}
-
-fn is_module_file(file_name: &str) -> bool {
-    [".ptx", ".cubin", ".fatbin"]
-        .iter()
-        .any(|ext| file_name.ends_with(ext))
-}
-
-/// The one module for `cap` in `folder`.
-pub fn cap_file(folder: &Path, cap: u32) -> Result<PathBuf, SourceError> {
-    let io = |source| SourceError::Io {
-        path: folder.to_owned(),
-        source,
-    };
-    let mut names: Vec<String> = std::fs::read_dir(folder)
-        .map_err(io)?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let matching: Vec<&String> = names.iter().filter(|n| is_cap_module(n, cap)).collect();
-    match matching.as_slice() {
-        [one] => Ok(folder.join(one)),
-        [] => {
-            let modules: Vec<&str> = names
-                .iter()
-                .filter(|n| is_module_file(n))
-                .map(String::as_str)
-                .collect();
-            Err(SourceError::NoCapFile {
-                folder: folder.to_owned(),
-                cap,
-                found: if modules.is_empty() {
-                    "none".to_owned()
-                } else {
-                    modules.join(", ")
-                },
-            })
-        }
-        many => Err(SourceError::AmbiguousCap {
-            folder: folder.to_owned(),
-            cap,
-            files: many
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        }),
-    }
-}
-
-/// Whether kernels come from a file of the user's (not the built-in modules).
-pub trait IsFile {
-    fn is_file(&self) -> bool;
-}
-
-impl IsFile for Kernels {
-    fn is_file(&self) -> bool {
-        matches!(self, Kernels::File(_))
-    }
-}
-
-impl IsFile for CappedKernels {
-    fn is_file(&self) -> bool {
-        matches!(self, CappedKernels::Folder(_))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cap_names_match_the_peer_and_ours_and_not_longer_numbers() {
-        assert!(is_cap_module("peer_cap32.cubin", 32));
-        assert!(is_cap_module("kernels_cap32.ptx", 32));
-        assert!(is_cap_module("cap255.fatbin", 255));
-        assert!(
-            !is_cap_module("peer_cap32.ptxas.txt", 32),
-            "reports are not modules"
-        );
-        assert!(!is_cap_module("peer_cap320.cubin", 32));
-        assert!(!is_cap_module("peer_cap3.cubin", 32));
-        assert!(!is_cap_module("peer.cubin", 32));
-    }
-
-    #[test]
-    fn cap_file_finds_the_one_module_and_names_the_others_when_missing() {
-        let dir = std::env::temp_dir().join(format!("host-capfile-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for f in [
-            "peer_cap32.cubin",
-            "peer_cap32.ptxas.txt",
-            "peer_cap48.cubin",
-            "peer.cubin",
-        ] {
-            std::fs::write(dir.join(f), b"x").unwrap();
-        }
-        assert_eq!(cap_file(&dir, 32).unwrap(), dir.join("peer_cap32.cubin"));
-        let e = cap_file(&dir, 64).unwrap_err().to_string();
-        assert!(e.contains("cap64") && e.contains("peer_cap48.cubin"), "{e}");
-        std::fs::write(dir.join("kernels_cap48.ptx"), b"x").unwrap();
-        let e = cap_file(&dir, 48).unwrap_err().to_string();
-        assert!(e.contains("several"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn sidecar_is_beside_the_module() {

@@ -62,7 +62,7 @@ macro_rules! registry {
             use serde::{Deserialize, Serialize};
 
             use super::contract::{Experiment, Merged, OutputOf, Plan, Registered, RunContext};
-            use super::module_source::ModuleNames;
+            use crate::kernel_source::sources::ModuleNames;
             use super::error::ExperimentError;
             use super::roster::{claims_of, numbered};
             pub use super::roster::{ExperimentArgs, Section};

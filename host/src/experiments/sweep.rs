@@ -11,8 +11,9 @@ use kernels_gpu::abi::Param;
 
 use super::contract::{self, Output};
 use super::error::ExperimentError;
-use super::module_source::{plan_files, Kernels, Needs, Sources};
+use super::module_source::plan_files;
 use crate::flags::{CliError, ModuleFiles, Shared};
+use crate::kernel_source::sources::{Kernels, Needs, Sources};
 
 /// A sweep's own flags: the entries it launches and their parameter list, the sweep `host all`
 /// runs, and what the sweep gives.

@@ -1,6 +1,7 @@
 //! Correctness checks on the CPU: the GEMM check's twin (the rule of the GPU check kernels,
 //! `kernels_gpu::gemm_tolerance`, applied to every element on the CPU: for the tests, and as
-//! the oracle the GPU tests hold the kernels to), and copies, exactly.
+//! the oracle the GPU tests hold the kernels to), copies, exactly, and the verdict of any
+//! bit-exact check against a CPU model ([`exact_check`]).
 
 use std::thread;
 
@@ -83,6 +84,19 @@ pub fn tally_gemm(reference: &[Reference], c0: &[f32], c: &[f32], alpha: f32, be
             .map(|h| h.join().expect("a tally thread panicked"))
             .fold(Tally::default(), Tally::merge)
     })
+}
+
+/// The verdict of a bit-exact check of `of` values against a CPU model, `wrong` of which differ:
+/// passed when none differs and there was one to check; the error is how many differ (all `of`
+/// where the model could not vouch for the values).
+pub fn exact_check(wrong: usize, of: usize, what: String) -> Check {
+    Check {
+        passed: wrong == 0 && of > 0,
+        error: wrong as f64,
+        bound: 0.0,
+        what,
+        hashes: None,
+    }
 }
 
 /// Checks a copy of `src` into a zeroed `dst` by a kernel that copies whole `width`-float

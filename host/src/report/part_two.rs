@@ -10,8 +10,9 @@ use std::fmt::Write as _;
 
 use crate::experiments::contract::{Registered, Row};
 use crate::experiments::gemm_bf16::{Bf16Row, Bf16Run};
+use crate::experiments::gemm_cublas::CublasRow;
 use crate::experiments::mma::Spec as Mma;
-use crate::experiments::occupancy::{CublasRow, GemmRow, GemmRun};
+use crate::experiments::occupancy::{GemmRow, GemmRun};
 use crate::experiments::RunResults;
 use crate::figure::{tick, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale};
 use crate::table::{markdown_grid, percent};

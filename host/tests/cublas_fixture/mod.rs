@@ -50,7 +50,8 @@ pub fn with_cublas(
     tuned: Option<(f64, f64)>,
     kernel_occupancy: Option<f64>,
 ) -> RunResults {
-    use host::experiments::occupancy::{CublasOutcome, CublasRow, GemmTile};
+    use host::experiments::gemm_cublas::{CublasOutcome, CublasRow};
+    use host::experiments::occupancy::GemmTile;
     let mut r = report::merge::load(&fixture_dir()).expect("fixture loads");
     let run = r.occupancy.as_mut().unwrap();
     let d = run.rows.iter().find(|x| x.variant == "D").unwrap().clone();

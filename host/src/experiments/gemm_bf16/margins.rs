@@ -6,12 +6,12 @@ use std::collections::BTreeSet;
 
 use kernels_gpu::gemm_tolerance::{judge, Reference, Tally};
 
+use super::super::bf16_inputs::Bf16Inputs;
+use super::super::bf16_tolerance::spread_factor;
 use super::super::inputs::Rng;
 use super::super::verify::tests::{every_dot, transpose};
 use super::super::verify::{gemm_reference, tally_gemm, GemmInputs};
-use super::inputs::Bf16Inputs;
 use super::tensor_core_model::{TensorCoreModel, SM80, SM90};
-use super::tolerance::spread_factor;
 use crate::results::GemmDims;
 
 const SETTINGS: [(f32, f32); 2] = [(1.0, 0.0), (1.5, 0.5)];

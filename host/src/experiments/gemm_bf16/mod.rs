@@ -2,19 +2,19 @@
 //! (the `gemm_bf16` section, `kernels-gpu/src/gemm_mma.rs`: `mma.sync` m16n8k16, BF16 A and B,
 //! FP32 accumulate and C) beside cuBLAS's BF16 GEMM (`cublasGemmEx`) and the kernel cuBLAS really
 //! runs, on the occupancy table: theoretical occupancy, GFLOP/s, Ours/cuBLAS, every element of
-//! every timed output checked under the tensor-core rule. Its pieces:
-//! - [`inputs`]: random bf16 A and B (the FP32 problem's inputs rounded to bf16) and their exact
-//!   f32 widening;
-//! - [`buffers`]: the problem on the device, a line's launch in the table's shape, ours, the
-//!   compared module's and cuBLAS's BF16 GEMM timed interleaved, every element of each checked,
-//!   and the kernel cuBLAS runs, read through CUPTI;
-//! - [`tolerance`]: the rule a tensor-core output is held to, and why;
+//! every timed output checked under the tensor-core rule. Its pieces, after those it shares with
+//! the register experiment's BF16 lines:
+//! - [`bf16_inputs`](super::bf16_inputs): random bf16 A and B (the FP32 problem's inputs rounded
+//!   to bf16) and their exact f32 widening;
+//! - [`bf16_gemm`](super::bf16_gemm): the problem on the device, a line's launch in the table's
+//!   shape, ours, the compared module's and cuBLAS's BF16 GEMM timed interleaved, every element of
+//!   each checked, and the kernel cuBLAS runs, read through CUPTI;
+//! - [`bf16_tolerance`](super::bf16_tolerance): the rule a tensor-core output is held to, and
+//!   why;
 //! - [`row`]: what a run stores; [`table`]: its columns, table and plot;
 //! - [`wgemm`] and [`wgemm_rows`]: the wgmma lines (`gemm_wgmma`, sm_90a) launched through their
 //!   TMA tensor maps, as rows beside the `mma.sync` lines; [`plan`]: both picked by label.
 
-pub mod buffers;
-pub mod inputs;
 #[cfg(test)]
 mod margins;
 pub mod plan;
@@ -22,18 +22,17 @@ pub mod row;
 mod table;
 #[cfg(test)]
 mod tensor_core_model;
-pub mod tolerance;
 pub mod wgemm;
 pub mod wgemm_rows;
 
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, BF16_GEMM};
 
-pub use buffers::{launch_shape, Bf16GemmBuffers, EPILOGUE, TIMED};
-pub use inputs::Bf16Inputs;
 pub use plan::Plan;
 pub use row::{Bf16Row, Bf16Run, NotRun, TensorPath};
 pub use table::bf16_peak;
 
+use super::bf16_gemm::{self, Bf16GemmBuffers};
+use super::bf16_tolerance;
 use super::contract::{Experiment, Registered, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
@@ -41,13 +40,14 @@ use super::gemm_cublas::CublasSide;
 use super::gemm_cublas::CublasOutcome;
 use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
-use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
+use super::module_source::plan_files;
 use super::progress::progress_bar;
 use wgemm_rows::run_wgemm_lines;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, GemmDims, ModuleFiles};
-use crate::module_file::check_entries;
+use crate::kernel_source::module_file::{check_compared_entries, check_entries};
+use crate::kernel_source::sources::{Kernels, Needs, Sources};
 use crate::kernel_source::builtin;
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
@@ -106,7 +106,7 @@ impl Experiment for Spec {
                 .map(|v| v.label)
                 .collect::<Vec<_>>()
                 .join(", "),
-            gemm_check_notes::help_under(&tolerance::rule())
+            gemm_check_notes::help_under(&bf16_tolerance::rule())
         )
     }
 
@@ -139,7 +139,7 @@ impl Experiment for Spec {
         let w = run_wgemm_lines(gpu, ctx, &p.wgmma, (&mut buffers, &mut cublas), each)?;
         rows.extend(w.rows);
         bar.finish_and_clear();
-        let peak = buffers::Bf16::peak(gpu);
+        let peak = bf16_gemm::Bf16::peak(gpu);
         // cuBLAS is timed only beside a line: with none run (the wgmma lines alone, off sm_90a)
         // it has no samples.
         let cublas = match (rows.is_empty(), p.cublas) {

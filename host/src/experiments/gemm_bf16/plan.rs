@@ -7,7 +7,7 @@ use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant, BF16_GEMM, WGEMM};
 
 use crate::experiments::contract;
 use crate::experiments::gemm_plan::{GemmAllArgs, GemmArgs, GemmLines};
-use crate::experiments::module_source::{Kernels, Sources};
+use crate::kernel_source::sources::{Kernels, Sources};
 use crate::flags::{own_labels, select, CliError, GemmDims, ModuleFiles, Shared};
 use crate::results::RunMeta;
 

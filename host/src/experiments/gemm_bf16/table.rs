@@ -2,13 +2,12 @@
 //! the check's note) and plot (GFLOP/s over theoretical occupancy, the dense BF16 peak and
 //! cuBLAS as lines, the kernel cuBLAS ran as a point).
 
-use super::tolerance;
 use super::{Bf16Row, Bf16Run, TensorPath};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
-use crate::experiments::cells;
+use crate::experiments::bf16_tolerance;
+use crate::experiments::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::contract::GFLOPS;
 use crate::experiments::gemm_check_notes;
-use crate::experiments::occupancy::{BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns};
 use crate::experiments::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::figure::{Figure, PlotRun, XScale};
@@ -82,7 +81,7 @@ pub fn table(output: &Bf16Run, title: &str) -> TableData {
     let measured = output.rows.iter().map(|r| &r.measured);
     let checks = all_checks(measured, output.cublas_row());
     t.notes
-        .extend(gemm_check_notes::note_under(checks, tolerance::rule));
+        .extend(gemm_check_notes::note_under(checks, bf16_tolerance::rule));
     t.notes.extend(wgmma_notes(output));
     t
 }

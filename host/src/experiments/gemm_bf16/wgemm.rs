@@ -105,7 +105,7 @@ mod tests {
     /// fails here, not at a launch.
     #[test]
     fn the_sm90a_module_declares_every_line_with_its_abi_and_bounds() {
-        use crate::cuda::{ptx_accepts, ptx_entry_params};
+        use crate::kernel_source::ptx_params::{ptx_accepts, ptx_entry_params};
         use kernels_gpu::variants::WgemmParams;
         let ptx = crate::kernel_source::builtin::HOPPER;
         for v in WGEMM {

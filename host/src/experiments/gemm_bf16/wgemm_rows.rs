@@ -7,7 +7,7 @@
 
 use kernels_gpu::variants::WgemmVariant;
 
-use super::buffers::Bf16GemmBuffers;
+use crate::experiments::bf16_gemm::Bf16GemmBuffers;
 use super::row::{Bf16Row, NotRun};
 use super::wgemm::{launch_wgemm, wgemm_launch_shape};
 use crate::cuda::hopper::{hopper_module, runs_sm90a};

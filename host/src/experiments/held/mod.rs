@@ -19,7 +19,7 @@ pub use row::HeldRow;
 use super::cells;
 use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
 use super::error::ExperimentError;
-use super::module_source::{Kernels, Sources};
+use crate::kernel_source::sources::{Kernels, Sources};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, Labels, LabelledPoint, PlotRun, ScatterPlot, Series, XScale};

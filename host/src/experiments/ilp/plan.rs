@@ -1,9 +1,8 @@
-//! The points of the ILP sweep and their arithmetic: how a warps-per-SM target is laid out as
-//! blocks, how many rounds each thread runs, how many FLOPs that is, and the FP32 peak at the
-//! clock the GPU actually ran at.
+//! The points of the ILP sweep and their arithmetic: how many rounds each thread runs, how many
+//! FLOPs that is, and the FP32 peak at the clock the GPU actually ran at. How a warps-per-SM
+//! target is laid out as blocks is the two sweeps' ([`crate::experiments::ilp_sweep::layout`]).
 
 use kernels_gpu::variants::{FMA, FMA_UNROLL};
-use serde::{Deserialize, Serialize};
 
 /// Independent FMA chains per thread the kernels are built for (the variant table's `fma_ilp`
 /// line), ascending.
@@ -20,33 +19,6 @@ pub const FMA_WARPS_PER_SM: [u32; 20] = [
 pub const FMA_LATENCY_SIZING: f64 = 4.0;
 /// Default cycles a launch is sized for (about 1 ms at 2 GHz).
 pub const DEFAULT_TARGET_CYCLES: f64 = 2.0e6;
-
-/// A warps-per-SM target laid out as `blocks_per_sm` blocks of `threads` threads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Layout {
-    pub warps_per_sm: u32,
-    pub blocks_per_sm: u32,
-    pub threads: u32,
-}
-
-/// The fewest blocks of whole warps, at most `max_block_threads` threads each and at most
-/// `max_blocks` of them, that make `warps` warps; None when no such split exists (e.g. a prime
-/// above the warps one block may hold).
-pub fn layout(
-    warps: u32,
-    warp_size: u32,
-    max_block_threads: u32,
-    max_blocks: u32,
-) -> Option<Layout> {
-    let per_block_max = (max_block_threads / warp_size.max(1)).max(1);
-    (warps.div_ceil(per_block_max).max(1)..=max_blocks.min(warps))
-        .find(|&b| warps.is_multiple_of(b) && warps / b <= per_block_max)
-        .map(|b| Layout {
-            warps_per_sm: warps,
-            blocks_per_sm: b,
-            threads: warps / b * warp_size,
-        })
-}
 
 /// Rounds per thread so that one launch takes about `target_cycles` on an SM holding `warps`
 /// warps of `ilp` chains with `lanes` FP32 lanes: a round costs the larger of the FMA latency
@@ -72,20 +44,7 @@ pub fn gflops(flops: f64, ms: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn warps_split_into_the_fewest_blocks() {
-        let l = layout(8, 32, 1024, 32).unwrap();
-        assert_eq!((l.blocks_per_sm, l.threads), (1, 256));
-        let l = layout(64, 32, 1024, 32).unwrap();
-        assert_eq!((l.blocks_per_sm, l.threads), (2, 1024));
-        let l = layout(48, 32, 1024, 32).unwrap();
-        assert_eq!((l.blocks_per_sm, l.threads), (2, 768));
-        let l = layout(33, 32, 1024, 32).unwrap();
-        assert_eq!((l.blocks_per_sm, l.threads), (3, 352));
-        // 37 warps: only 37 blocks of one warp would do, above the 32-block limit.
-        assert_eq!(layout(37, 32, 1024, 32), None);
-    }
+    use crate::experiments::ilp_sweep::layout;
 
     #[test]
     fn every_default_target_has_a_layout() {

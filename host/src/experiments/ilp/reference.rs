@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use kernels_gpu::reference::{fma_ilp_from_chains, op_step, FMA_STARTS};
 use kernels_gpu::variants::{FmaOp, FmaVariant};
 
+use crate::experiments::verify::exact_check;
 use crate::results::Check;
 
 /// Multiplier of every chain.
@@ -128,13 +129,8 @@ impl ChainTable {
 pub fn check_fma(out: &[f32], threads: u32, ilp: u32, iters: i32, table: &ChainTable) -> Check {
     let (a, b) = (table.a, table.b);
     let Some(expected) = table.expected(ilp, iters) else {
-        return Check {
-            passed: false,
-            error: f64::from(threads),
-            bound: 0.0,
-            what: format!("no CPU reference computed for ILP {ilp} at {iters} rounds"),
-            hashes: None,
-        };
+        let what = format!("no CPU reference computed for ILP {ilp} at {iters} rounds");
+        return exact_check(threads as usize, threads as usize, what);
     };
     let classes = threads.min(FMA_STARTS) as usize;
     let got = |g: usize| out.get(g).map(|v| v.to_bits());
@@ -150,19 +146,14 @@ pub fn check_fma(out: &[f32], threads: u32, ilp: u32, iters: i32, table: &ChainT
         .filter(|&g| got(g) != Some(expected[g % FMA_STARTS as usize].to_bits()))
         .count();
     let wrong_starts = wrong_classes.iter().filter(|&&w| w).count();
-    Check {
-        passed: wrong == 0 && threads > 0,
-        error: wrong as f64,
-        bound: 0.0,
-        what: format!(
-            "every one of {threads} threads' sums of {ilp} chains of {iters} rounds of {} \
-             (a = {a:e}, b = {b}) bit-exact: the {classes} distinct start values \
-             against the CPU ({wrong_starts} differ), every other thread against the first with \
-             its start value ({disagree} differ); error = threads that differ from the CPU",
-            table.op.sass()
-        ),
-        hashes: None,
-    }
+    let what = format!(
+        "every one of {threads} threads' sums of {ilp} chains of {iters} rounds of {} \
+         (a = {a:e}, b = {b}) bit-exact: the {classes} distinct start values \
+         against the CPU ({wrong_starts} differ), every other thread against the first with \
+         its start value ({disagree} differ); error = threads that differ from the CPU",
+        table.op.sass()
+    );
+    exact_check(wrong, threads as usize, what)
 }
 
 #[cfg(test)]

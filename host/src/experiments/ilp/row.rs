@@ -114,45 +114,20 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
 pub(crate) mod tests {
     use super::*;
     use crate::experiments::ilp::output::Ilp;
-    use crate::experiments::ilp::plan::layout;
+    use crate::experiments::ilp_sweep::tests::{passed, point, timing};
 
     /// A synthetic row on a 64-warp SM.
     pub(crate) fn row(ilp: u32, warps: u32, fraction: f64) -> IlpRow {
         IlpRow {
             op: ffma(),
-            point: SweepPoint {
-                ilp,
-                entry: format!("fma_ilp{ilp}"),
-                // As the sweep lays them out: blocks of at most 1024 threads.
-                layout: layout(warps, 32, 1024, 32)
-                    .expect("a layout of whole warps"),
-                warps_per_sm: warps,
-                occupancy: f64::from(warps) / 64.0,
-                regs: 16,
-                dyn_smem_bytes: 0,
-                iters: 1024,
-            },
+            point: point(format!("fma_ilp{ilp}"), ilp, warps),
             gflops: 60_000.0 * fraction,
             sm_clock_mhz: Some(1980.0),
             peak_gflops: 60_000.0,
             fraction_of_peak: fraction,
-            timing: Timing {
-                noise: Some(0.001),
-                noise_target: Some(0.005),
-                ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
-            },
+            timing: timing(),
             scheduler_model: None,
-            measured: Measured {
-                check: crate::results::Check {
-                    passed: true,
-                    error: 0.0,
-                    bound: 0.0,
-                    what: "synthetic".into(),
-                    hashes: None,
-                },
-                flags: vec![],
-                compare: None,
-            },
+            measured: passed(),
         }
     }
 

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{FmaOp, FmaParams, FmaVariant};
 
-use super::plan::{gflops, layout, sized_iters};
+use super::plan::{gflops, sized_iters};
+use crate::experiments::ilp_sweep::{layout, mean_clock_mhz};
 use super::reference::{check_fma, ChainTable, DEFAULT_A, DEFAULT_B};
 use super::output::Ilp;
 use super::row::{volkov_table, IlpRow, VOLKOV_FRACTION};
@@ -111,16 +112,6 @@ fn chain_tables(
             (op, ChainTable::of_op(op, iters, max_ilp, a, b))
         })
         .collect()
-}
-
-/// Mean of the clock readings around a figure's samples (MHz).
-pub fn mean_clock_mhz(timing: &Timing) -> Option<f64> {
-    let readings: Vec<f64> = [timing.sm_clock_mhz_before, timing.sm_clock_mhz_after]
-        .iter()
-        .flatten()
-        .map(|&m| f64::from(m))
-        .collect();
-    (!readings.is_empty()).then(|| readings.iter().sum::<f64>() / readings.len() as f64)
 }
 
 /// What every point of a run shares: the device, the timing, the modules, the output buffer

@@ -218,7 +218,7 @@ mod tests {
         assert_eq!(a.target_cycles, DEFAULT_TARGET_CYCLES);
         // Every default target splits into whole blocks on a 64-warp SM.
         for w in DEFAULT_WARPS_PER_SM {
-            assert!(crate::experiments::ilp::plan::layout(w, 32, 1024, 32).is_some(), "{w}");
+            assert!(crate::experiments::ilp_sweep::layout(w, 32, 1024, 32).is_some(), "{w}");
         }
         assert_eq!(kernel(8).map(|k| k.entry), Some("mma_bf16_ilp8"));
         assert_eq!(kernel(3), None);
@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn the_built_in_module_holds_the_mma_entries_alone() {
-        use crate::cuda::ptx_entry_params;
+        use crate::kernel_source::ptx_params::ptx_entry_params;
         for v in MMA_ILP {
             assert!(ptx_entry_params(crate::kernel_source::builtin::MMA_ILP, v.entry).is_some());
         }

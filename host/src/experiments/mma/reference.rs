@@ -13,6 +13,7 @@ use kernels_gpu::mma_layout::LANES;
 use kernels_gpu::mma_reference::{mma_bf16_ilp_outputs, small_integer_fragments, Inexact};
 
 use crate::experiments::inputs::Rng;
+use crate::experiments::verify::exact_check;
 use crate::results::Check;
 
 /// Every input element is drawn from `-INPUT_RANGE..=INPUT_RANGE`.
@@ -76,13 +77,8 @@ pub fn check_mma(
     let expected = match expected {
         Ok(e) => e,
         Err(why) => {
-            return Check {
-                passed: false,
-                error: f64::from(threads),
-                bound: 0.0,
-                what: format!("{checked}: the model cannot vouch for these rounds ({why:?})"),
-                hashes: None,
-            }
+            let what = format!("{checked}: the model cannot vouch for these rounds ({why:?})");
+            return exact_check(threads as usize, threads as usize, what);
         }
     };
     let want = |g: usize| expected[g % LANES as usize];
@@ -99,16 +95,11 @@ pub fn check_mma(
             want(g)
         )
     });
-    Check {
-        passed: wrong.is_empty() && threads > 0,
-        error: wrong.len() as f64,
-        bound: 0.0,
-        what: format!(
-            "{checked} ({} differ{first}); error = threads that differ",
-            wrong.len()
-        ),
-        hashes: None,
-    }
+    let what = format!(
+        "{checked} ({} differ{first}); error = threads that differ",
+        wrong.len()
+    );
+    exact_check(wrong.len(), threads as usize, what)
 }
 
 #[cfg(test)]

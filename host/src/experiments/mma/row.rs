@@ -136,25 +136,24 @@ impl Mma {
 pub(crate) mod tests {
     use super::*;
 
-    /// A synthetic verified row on a 64-warp SM at 1,000 TFLOP/s of spec peak: experiment 5's
+    /// A synthetic verified row on a 64-warp SM at 1,000 TFLOP/s of spec peak: the sweeps'
     /// synthetic point (its layout, occupancy, 1 ms timing with 0.1% noise and passed check)
     /// with the tensor-core figures.
     pub(crate) fn row(ilp: u32, warps: u32, tflops: f64) -> MmaRow {
-        let fma = crate::experiments::ilp::row::tests::row(ilp, warps, tflops / 1000.0);
+        use crate::experiments::ilp_sweep::tests::{passed, point, timing};
         MmaRow {
             point: SweepPoint {
-                entry: format!("mma_bf16_ilp{ilp}"),
                 regs: 32,
                 iters: 4096,
-                ..fma.point
+                ..point(format!("mma_bf16_ilp{ilp}"), ilp, warps)
             },
             tflops,
-            sm_clock_mhz: fma.sm_clock_mhz,
+            sm_clock_mhz: Some(1980.0),
             spec_peak_tflops: Some(1000.0),
             fraction_of_spec: Some(tflops / 1000.0),
             fraction_of_ceiling: 0.0,
-            timing: fma.timing,
-            measured: fma.measured,
+            timing: timing(),
+            measured: passed(),
         }
     }
 

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::cells;
 use crate::experiments::contract::TFLOPS;
-use crate::experiments::ilp::run::mean_clock_mhz;
+use crate::experiments::ilp_sweep::mean_clock_mhz;
+use crate::experiments::verify::exact_check;
 use crate::results::{Check, DeviceInfo, Timing};
 use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, TableRow, Value};
 
@@ -162,13 +163,8 @@ pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Ch
     let model = match WgmmaTile::new(v, iters) {
         Ok(m) => m,
         Err(why) => {
-            return Check {
-                passed: false,
-                error: got.len() as f64,
-                bound: 0.0,
-                what: format!("{what}: the model cannot vouch for these rounds ({why:?})"),
-                hashes: None,
-            }
+            let why = format!("{what}: the model cannot vouch for these rounds ({why:?})");
+            return exact_check(got.len(), got.len(), why);
         }
     };
     let per_block = v.outputs_per_block();
@@ -187,13 +183,8 @@ pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Ch
             model.element(e)
         )
     });
-    Check {
-        passed: wrong.is_empty() && want_len > 0,
-        error: wrong.len() as f64,
-        bound: 0.0,
-        what: format!("{what} ({} differ{first}); error = elements that differ", wrong.len()),
-        hashes: None,
-    }
+    let what = format!("{what} ({} differ{first}); error = elements that differ", wrong.len());
+    exact_check(wrong.len(), want_len, what)
 }
 
 /// The second table's columns.

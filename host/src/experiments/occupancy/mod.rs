@@ -10,10 +10,9 @@ mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 
-pub use super::gemm_cublas::{CublasOutcome, CublasRow};
 pub use row::{family_name, GemmRow, GemmRun, GemmTile, RowFault};
 
-use super::cells;
+use super::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use super::contract::{Experiment, Output, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
@@ -25,14 +24,15 @@ use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_figures::GemmFigures;
 use super::measured::Measured;
 use super::measurement::Peak;
-use super::module_source::{check_compared_entries, plan_files, Kernels, Loaded, Needs, Sources};
+use super::module_source::{plan_files, Loaded};
 use super::progress::progress_bar;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
 use crate::cuda::{CudaError, Gpu};
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{check_tiling, CliError, GemmDims, ModuleFiles};
-use crate::module_file::check_entries;
+use crate::kernel_source::module_file::{check_compared_entries, check_entries};
+use crate::kernel_source::sources::{Kernels, Needs, Sources};
 use crate::results::RunMeta;
 use crate::table::{columns_table, Column, Kind, TableData, Value};
 
@@ -259,15 +259,6 @@ const WARP_TILE: &str = "Warp tile";
 const VS_CUBLAS: &str = "Ours/cuBLAS";
 const MS_PER_CALL: &str = "ms/call";
 
-/// The tiles' columns: printed joined, one CSV column per side (the BF16 experiment's too).
-pub const BLOCK_TILE_KIND: Kind = Kind::Dims {
-    sep: "x",
-    names: &["Block tile M", "Block tile N", "Block tile K"],
-};
-pub const WARP_TILE_KIND: Kind = Kind::Dims {
-    sep: "x",
-    names: &["Warp tile M", "Warp tile N"],
-};
 const SUB_TILE_KIND: Kind = Kind::Dims {
     sep: "x",
     names: &["TM", "TN"],

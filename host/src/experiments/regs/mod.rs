@@ -12,13 +12,14 @@ use kernels_gpu::variants::REGS;
 pub use line::CappedLine;
 pub use row::RegsRow;
 
+use super::bf16_gemm::Bf16GemmBuffers;
 use super::cells;
 use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
-use super::gemm_bf16::Bf16GemmBuffers;
 use super::gemm_check_notes;
-use super::module_source::{plan_folders, CappedKernels, Needs, Sources};
+use super::module_source::plan_folders;
+use crate::kernel_source::sources::{CappedKernels, Needs, Sources};
 use super::scatter::named;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;

@@ -3,7 +3,7 @@
 //! a bf16; the kernels and cuBLAS read their bits, the f64 reference reads them widened back to
 //! f32, which is exact (a bf16 is the upper half of an f32). C0 is the FP32 problem's.
 
-use super::super::inputs::random_floats;
+use super::inputs::random_floats;
 use crate::results::GemmDims;
 
 /// The bf16 nearest to `x` (ties to even), as its bits. The lab's inputs are finite.

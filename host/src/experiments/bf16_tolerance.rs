@@ -37,10 +37,10 @@
 //! (the epilogue's roundings, 2u(...), are the FP32 rule's: the kernels finish in FP32). F is 1.25
 //! at K <= 8, 1.8 at K = 80, 2.4 at K = 256, 9 at K = 8192. The check kernel computes the FP32
 //! rule; multiplying the reference's spread by F(K) once per problem
-//! ([`GemmReference::scale_spread`](super::super::gemm_check::GemmReference::scale_spread)) turns
+//! ([`GemmReference::scale_spread`](super::gemm_check::GemmReference::scale_spread)) turns
 //! it into this one.
 //!
-//! On the CPU model of both tensor cores (`tensor_core_model.rs`, tested in `margins.rs`) the
+//! On the CPU model of both tensor cores (`gemm_bf16/tensor_core_model.rs`, tested in `gemm_bf16/margins.rs`) the
 //! worst element of the lab's problems stays below 0.06 of this tolerance, while the
 //! truncations' drift, measured against the FP32 rule, grows with K: on sm_90's model the median
 //! element goes from 0.02 of the FP32 tolerance at K = 256 to 0.2 at K = 8192 (sampled beyond
@@ -53,7 +53,7 @@
 
 use kernels_gpu::gemm_tolerance::{LAMBDA, RATIO_BOUND};
 
-use super::super::gemm_check::{record_under, Checked};
+use super::gemm_check::{record_under, Checked};
 use crate::results::{Check, GemmDims};
 
 /// Products a tensor core sums before it truncates to FP32, at the fewest among the GPUs the

@@ -1,21 +1,23 @@
-//! Device buffers of one BF16 GEMM problem and what the shared sides (`gemm_sides.rs`: the
+//! The BF16 GEMM family on the host, as `gemm.rs` is the FP32 one: device buffers of one problem
+//! and what the shared sides (`gemm_sides.rs`: the
 //! timing of ours, the compared module's and cuBLAS's `cublasGemmEx` interleaved, and the check
 //! of every element of each timed side's output) need of BF16: the launch of a table line in its
-//! shape, the tensor-core rule of `tolerance.rs` and the dense BF16 peak.
+//! shape, the tensor-core rule of `bf16_tolerance.rs` and the dense BF16 peak. Shared by the BF16
+//! experiment and the register experiment's BF16 lines.
 
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant};
 
-use super::super::gemm::gemm_kind;
-use super::super::gemm_check::GemmChecker;
-use super::super::gemm_sides::GemmSides;
-use super::super::measurement::Peak;
-use super::inputs::Bf16Inputs;
-use super::tolerance::{record, spread_factor};
+use super::bf16_inputs::Bf16Inputs;
+use super::bf16_tolerance::{record, spread_factor};
+use super::gemm::gemm_kind;
+use super::gemm_check::GemmChecker;
+use super::gemm_sides::GemmSides;
+use super::measurement::Peak;
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::cuda::{CudaError, Gpu, LaunchShape};
 use crate::results::GemmDims;
 
-pub use super::super::gemm_sides::{gflops, EPILOGUE, TIMED};
+pub use super::gemm_sides::{gflops, EPILOGUE, TIMED};
 
 /// The launch shape of `variant` over an M x N output: the table's grid, threads and dynamic
 /// shared memory.
