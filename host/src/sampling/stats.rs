@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::clocks::{clock_span, rounds_with_clock_drop, ClockReading};
 use super::plan::{NoiseTarget, SamplingConfig, SamplingPlan, MAX_LAUNCHES_PER_SAMPLE};
+use crate::confidence::median;
 use crate::results::Timing;
 
 /// Median, min and max of per-launch times (samples kept in their order). An empty list gives
@@ -15,14 +16,12 @@ use crate::results::Timing;
 pub fn summarize(samples_ms: Vec<f64>, before: Option<u32>, after: Option<u32>) -> Timing {
     let mut sorted = samples_ms.clone();
     sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let median_ms = match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => sorted[n / 2],
-        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    };
     Timing {
-        median_ms,
+        median_ms: if sorted.is_empty() {
+            f64::NAN
+        } else {
+            median(&mut sorted)
+        },
         min_ms: sorted.first().copied().unwrap_or(f64::NAN),
         max_ms: sorted.last().copied().unwrap_or(f64::NAN),
         samples_ms,

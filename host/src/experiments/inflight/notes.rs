@@ -10,22 +10,14 @@ use super::loaded::PREDICTION_WITHIN;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::output::Inflight;
 use super::row::{usable, InflightRow};
+use crate::confidence;
 use crate::table::{percent, percent_with};
 use super::Spec;
 use crate::experiments::contract::Registered;
 
-/// The median of `v` (the mean of the middle two for an even count); `None` when empty.
+/// The median of `v` ([`confidence::median`]); `None` when empty.
 pub(super) fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
+    (!v.is_empty()).then(|| confidence::median(&mut v))
 }
 
 /// How well Little's law describes the rows: the share within 15% of the prediction, and the
