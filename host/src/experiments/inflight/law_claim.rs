@@ -12,7 +12,7 @@
 use super::grid::CopyShape;
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
 use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
-use crate::claim::Verdict;
+use crate::claim::{all_of, Verdict};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -25,15 +25,6 @@ fn least_bytes(rows: &[&InflightRow], gbps: &[f64], fraction: f64) -> Option<f64
         .filter(|(_, g)| **g / copy[0] >= fraction)
         .map(|(r, _)| r.bytes_in_flight_per_sm as f64)
         .min_by(f64::total_cmp)
-}
-
-/// Every comparison decided and holding: HOLDS; one failing: DOES NOT HOLD; else undecided.
-fn every(outcomes: &[Option<bool>]) -> Option<bool> {
-    if outcomes.contains(&Some(false)) {
-        return Some(false);
-    }
-    let decided = !outcomes.is_empty() && outcomes.iter().all(Option::is_some);
-    decided.then_some(true)
 }
 
 /// Rule: for each fraction with a loaded prediction, the interval of prediction / measured need
@@ -129,7 +120,7 @@ pub fn loaded_law_predicts(
             percent_with(confidence::LEVEL, 0),
             confidence::RESAMPLES,
         ),
-        holds: every(&outcomes),
+        holds: all_of(outcomes),
         evidence: parts.join("; "),
     }
 }
