@@ -203,14 +203,9 @@ fn fastest<'a>(rows: &[&'a GemmRow]) -> &'a GemmRow {
         .expect("at least one row")
 }
 
+/// A variant's figures in words, as a contender's are written.
 fn gf(r: &GemmRow) -> String {
-    format!(
-        "{} {:.0} GFLOP/s at {} ({} regs)",
-        r.variant,
-        r.figures.gflops,
-        pct(r.figures.occupancy),
-        r.figures.regs
-    )
+    Contender::ours(r).words()
 }
 
 const CLAIM_1: &str = "Peak GFLOP/s is not reached at the highest occupancy.";
@@ -365,10 +360,7 @@ pub const TREND_POINTS: usize = 2;
 pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("falls-past-peak", CLAIM_3, RULE_3);
     claim.judge(|| {
-        let (mut ok, failed) = match gemm_rows(rows) {
-            Ok(v) => v,
-            Err(why) => return Err(why),
-        };
+        let (mut ok, failed) = gemm_rows(rows)?;
         ok.sort_by_key(|r| r.tm * r.tn);
         let best = fastest(&ok);
         let largest = *ok.last().expect("two rows");
