@@ -326,30 +326,27 @@ pub(crate) mod tests {
         rows
     }
 
-    /// Synthetic rows where the fraction of the copy depends only on bytes in flight per SM
-    /// (a Little's-law curve with a knee at 16 KiB), over several occupancies each.
-    fn bytes_driven() -> Vec<InflightRow> {
+    /// Synthetic rows over several occupancies and bytes per thread each, at the fraction of the
+    /// copy `fraction(threads x blocks, bytes per thread)` gives.
+    fn over_the_grid(fraction: impl Fn(u32, u32) -> f64) -> Vec<InflightRow> {
         let mut rows = Vec::new();
         for (threads, blocks) in [(32, 1), (128, 1), (512, 1), (1024, 2)] {
             for bytes in [4, 16, 64, 256, 512] {
-                let bif = threads * blocks * bytes;
-                let fraction = (f64::from(bif) / 16384.0).min(0.98);
-                rows.push(row(threads, blocks, bytes, fraction));
+                rows.push(row(threads, blocks, bytes, fraction(threads * blocks, bytes)));
             }
         }
         rows
     }
 
+    /// Synthetic rows where the fraction of the copy depends only on bytes in flight per SM
+    /// (a Little's-law curve with a knee at 16 KiB), over several occupancies each.
+    fn bytes_driven() -> Vec<InflightRow> {
+        over_the_grid(|resident, bytes| (f64::from(resident * bytes) / 16384.0).min(0.98))
+    }
+
     /// Synthetic rows where only the occupancy matters.
     fn occupancy_driven() -> Vec<InflightRow> {
-        let mut rows = Vec::new();
-        for (threads, blocks) in [(32, 1), (128, 1), (512, 1), (1024, 2)] {
-            for bytes in [4, 16, 64, 256, 512] {
-                let fraction = f64::from(threads * blocks) / 2048.0;
-                rows.push(row(threads, blocks, bytes, fraction));
-            }
-        }
-        rows
+        over_the_grid(|resident, _| f64::from(resident) / 2048.0)
     }
 
     /// Rows exactly on Little's law over the default sweep, each off by a deterministic

@@ -276,6 +276,7 @@ pub fn loaded_notes(result: &Inflight) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::model::tests::GPU;
     use crate::experiments::inflight::row::tests::row;
 
     #[test]
@@ -298,11 +299,7 @@ mod tests {
 
     #[test]
     fn the_effective_latency_rises_band_by_band() {
-        let model = LittlesLaw {
-            sms: 100,
-            latency_ns: 500.0,
-            peak_gbps: 4000.0,
-        };
+        let model = GPU;
         // 256 threads x 4 B = 1 KiB per SM at 5% (200 GB/s): 2 x 100 x 1024 / 200 = 1024 ns.
         // 1024 threads x 2 x 32 B = 64 KiB at 95% (3800 GB/s): 3449 ns.
         let rows = [row(256, 1, 4, 0.05), row(1024, 2, 32, 0.95)];
@@ -343,11 +340,7 @@ mod tests {
 
     #[test]
     fn experiment_2_is_told_what_its_variants_hold() {
-        let model = LittlesLaw {
-            sms: 100,
-            latency_ns: 500.0,
-            peak_gbps: 4000.0,
-        };
+        let model = GPU;
         let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model, &[]);
         assert!(
             s.contains("No verified point of the sweep reached 95% of the copy."),

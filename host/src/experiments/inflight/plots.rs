@@ -265,6 +265,7 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::model::tests::GPU;
     use crate::experiments::inflight::row::tests::row;
 
     fn rows() -> Vec<InflightRow> {
@@ -323,11 +324,7 @@ mod tests {
 
     #[test]
     fn one_series_per_width_plus_the_model() {
-        let model = LittlesLaw {
-            sms: 100,
-            latency_ns: 500.0,
-            peak_gbps: 4000.0,
-        };
+        let model = GPU;
         let p = gbps_vs_bytes_in_flight(&rows(), &model);
         let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["4 B per access", "16 B per access", "Little's law"]);
@@ -347,11 +344,7 @@ mod tests {
     fn latency_pairs_the_rows_with_the_chase_under_load() {
         use crate::experiments::inflight::loaded::{LoadedLatency, LoadedPoint};
         use crate::experiments::inflight::row::tests::passed;
-        let model = LittlesLaw {
-            sms: 100,
-            latency_ns: 500.0,
-            peak_gbps: 4000.0,
-        };
+        let model = GPU;
         let mut result = crate::experiments::inflight::row::tests::synthetic(rows(), model);
         let at = |gbps: f64, ns: f64, covered: bool| LoadedPoint {
             background: "synthetic".into(),
