@@ -19,11 +19,6 @@ use crate::regular_file::read_regular;
 use crate::results_io::parse_results;
 use crate::table::{markdown_grid, percent as pct};
 
-fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
-    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
-    markdown_grid(&header, &rows)
-}
-
 /// Reads `dir/results.json` (a regular file, within [`MAX_RESULTS_BYTES`]; every figure within
 /// the samples the lab takes, counted before it is loaded: [`parse_results`]) and checks its
 /// figures ([`validate`]) before anything is drawn from it.
@@ -180,7 +175,7 @@ fn combined_table(columns: &[Column<'_>]) -> String {
             rows.push(row);
         }
     }
-    table(&header, rows)
+    markdown_grid(&header, &rows)
 }
 
 fn verdict_matrix(names: &[String], all: &[Vec<Verdict>]) -> String {
@@ -188,7 +183,7 @@ fn verdict_matrix(names: &[String], all: &[Vec<Verdict>]) -> String {
     header.extend(names.iter().map(String::as_str));
     let mut t = Vec::new();
     let Some(first) = all.first() else {
-        return table(&header, t);
+        return markdown_grid(&header, &t);
     };
     for (i, v) in first.iter().enumerate() {
         let mut row = vec![(i + 1).to_string(), v.claim.clone()];
@@ -199,7 +194,7 @@ fn verdict_matrix(names: &[String], all: &[Vec<Verdict>]) -> String {
         }));
         t.push(row);
     }
-    table(&header, t)
+    markdown_grid(&header, &t)
 }
 
 /// Merges the `results.json` of each folder in `dirs` into `out`: `report.md` (one combined table,
@@ -299,9 +294,9 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
             format!("`{}`", r.meta.command),
         ]);
     }
-    md.push_str(&table(
+    md.push_str(&markdown_grid(
         &["Run", "Folder", "Device", "Kernels", "Date", "Command"],
-        t,
+        &t,
     ));
     md.push_str(
         "\n## Figures\n\nEach cell: throughput (theoretical occupancy); from the second column on, \
