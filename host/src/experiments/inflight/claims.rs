@@ -9,7 +9,7 @@ use super::notes::median;
 use super::smem_claim::one_warp_from_shared_memory;
 use super::output::Inflight;
 use super::row::{usable, CopyReference, InflightRow, SPILLS_NOTE};
-use crate::claim::{Verdict, NOT_RUN};
+use crate::claim::{verdict, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -157,11 +157,10 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
         }
         Some(Err(e)) => (None, format!("no interval: {e}")),
     };
-    Verdict {
-        key: "bandwidth-set-by-bytes-in-flight",
-        experiment: 0,
-        claim: "memory bandwidth is set by bytes in flight per SM rather than by occupancy".into(),
-        rule: format!(
+    verdict(
+        "bandwidth-set-by-bytes-in-flight",
+        "memory bandwidth is set by bytes in flight per SM rather than by occupancy",
+        &format!(
             "median spread of % of copy among rows with about the same bytes in flight per SM \
              (half-octave bins) S_bytes below {:.0} points and at most half the median spread \
              among rows with the same warps/SM S_occ, each on its {} bootstrap interval \
@@ -177,8 +176,8 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
             SPILLS_NOTE
         ),
         holds,
-        evidence: format!("{evidence}; {} usable rows{}", used.len(), left_out(rows)),
-    }
+        format!("{evidence}; {} usable rows{}", used.len(), left_out(rows)),
+    )
 }
 
 /// The `inflight` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
@@ -279,11 +278,10 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
             ),
         ),
     };
-    Verdict {
-        key: "few-threads-with-bytes-match-many",
-        experiment: 0,
-        claim: "a few threads with many bytes in flight match many threads".into(),
-        rule: format!(
+    verdict(
+        "few-threads-with-bytes-match-many",
+        "a few threads with many bytes in flight match many threads",
+        &format!(
             "best GB/s at <= {} occupancy over best at >= {}, on the {} bootstrap \
              interval of the ratio of medians ({} resamples, fixed seed): holds when it lies at \
              or above {MATCH_HOLDS}, fails when it lies below {MATCH_FAILS}, NOT JUDGED \
@@ -295,8 +293,8 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
             SPILLS_NOTE
         ),
         holds,
-        evidence: format!("{evidence}{}", left_out(rows)),
-    }
+        format!("{evidence}{}", left_out(rows)),
+    )
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 use super::grid::CopyShape;
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
 use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
-use crate::claim::{all_of, Verdict};
+use crate::claim::{all_of, verdict, Verdict};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -103,13 +103,11 @@ pub fn loaded_law_predicts(
             }
         }
     }
-    Verdict {
-        key: "loaded-littles-law-predicts-need",
-        experiment: 0,
-        claim: "needed parallelism = latency x throughput, for memory: Little's law with the \
-                latency measured under load predicts the bytes in flight per SM a copy needs"
-            .into(),
-        rule: format!(
+    verdict(
+        "loaded-littles-law-predicts-need",
+        "needed parallelism = latency x throughput, for memory: Little's law with the \
+                latency measured under load predicts the bytes in flight per SM a copy needs",
+        &format!(
             "for 90% and 95% of the device-to-device copy, the loaded model's bytes in flight per \
              SM (fraction x copy GB/s x L(fraction x copy GB/s) / (2 x SMs), L interpolated on \
              the chase timed under background copies) over the fewest a usable row needed, on \
@@ -120,9 +118,9 @@ pub fn loaded_law_predicts(
             percent_with(confidence::LEVEL, 0),
             confidence::RESAMPLES,
         ),
-        holds: all_of(outcomes),
-        evidence: parts.join("; "),
-    }
+        all_of(outcomes),
+        parts.join("; "),
+    )
 }
 
 /// Seed 003 counts the warps needed as latency / cycles per instruction (400 / 4 = 100), more
@@ -209,11 +207,10 @@ pub fn warps_cannot_hide_latency(
         ),
         (None, None) => "no usable row".into(),
     };
-    Verdict {
-        key: "warps-cannot-hide-memory-latency",
-        experiment: 0,
-        claim: SEED_003_CLAIM.into(),
-        rule: format!(
+    verdict(
+        "warps-cannot-hide-memory-latency",
+        SEED_003_CLAIM,
+        &format!(
             "each usable row (all hold 64 warps/SM or fewer) against the device-to-device copy, \
              on the {} bootstrap interval of its GB/s over the copy's ({} resamples, fixed \
              seed): DOES NOT HOLD when one lies wholly at or above {} (the latency is hidden; \
@@ -226,7 +223,7 @@ pub fn warps_cannot_hide_latency(
         ),
         holds,
         evidence,
-    }
+    )
 }
 
 

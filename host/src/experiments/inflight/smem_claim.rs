@@ -4,7 +4,7 @@
 //! allows. Judged like the other rules, on the bootstrap interval of a ratio of medians.
 
 use super::row::{usable, CopyReference, InflightRow};
-use crate::claim::{with_interval_rule, Verdict};
+use crate::claim::{verdict, with_interval_rule, Verdict};
 use crate::confidence::{self, Timed};
 
 /// The share of the device-to-device copy one warp per SM must reach.
@@ -57,13 +57,11 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
             ),
         ),
     };
-    Verdict {
-        key: "one-warp-copies-from-shared-memory",
-        experiment: 0,
-        claim: "one warp per SM reaches 90% of the device-to-device copy when the bytes in \
-                flight live in shared memory"
-            .into(),
-        rule: with_interval_rule(&format!(
+    verdict(
+        "one-warp-copies-from-shared-memory",
+        "one warp per SM reaches 90% of the device-to-device copy when the bytes in \
+                flight live in shared memory",
+        &with_interval_rule(&format!(
             "best GB/s of the copies through shared memory (cp.async and bulk-copy rings) at 1 \
              resident warp per SM over the D2D copy's: HOLDS when the interval of the ratio lies \
              at or above {ONE_WARP_SHARE}, DOES NOT HOLD when it lies below, NOT JUDGED \
@@ -71,7 +69,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
         )),
         holds,
         evidence,
-    }
+    )
 }
 
 #[cfg(test)]
