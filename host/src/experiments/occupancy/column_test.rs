@@ -130,8 +130,7 @@ fn a_column_declared_once_reaches_every_renderer() {
         .trim();
     assert_eq!(last, "128", "{row_d}");
 
-    let dir = std::env::temp_dir().join(format!("host-column-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::regular_file::tests::scratch("column-test");
     write_results(&dir, &r).unwrap();
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
     assert!(read("tables.md").contains("Accumulators/thread"));
