@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::clocks::{clock_span, rounds_with_clock_drop, ClockReading};
-use super::plan::{NoiseTarget, SamplingConfig, SamplingPlan, MAX_LAUNCHES_PER_SAMPLE};
+use super::plan::{NoiseTarget, SamplingConfig, MAX_LAUNCHES_PER_SAMPLE};
 use crate::confidence::median;
 use crate::results::Timing;
 
@@ -114,14 +114,8 @@ pub fn summarize_side(
     launches: u32,
 ) -> Timing {
     let noise = relative_noise(&samples_ms);
-    let target = match config.plan {
-        SamplingPlan::Noise(t) => Some(t.max_noise),
-        SamplingPlan::Fixed(_) => None,
-    };
-    let target_met = match target {
-        Some(t) => noise.is_some_and(|n| n <= t),
-        None => true,
-    };
+    let target = config.noise_target();
+    let target_met = target.is_none_or(|t| noise.is_some_and(|n| n <= t));
     let rounds = samples_ms.len() as u32;
     let reference = config
         .reference_clock_mhz
