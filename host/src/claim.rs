@@ -93,6 +93,19 @@ pub fn ratio_words(r: &Result<Interval, NoInterval>) -> String {
     }
 }
 
+/// An interval in words, each number written by `fmt` ([`Interval::show`]); without one, the
+/// figure `point` written so and why there is no interval.
+pub fn interval_or(
+    iv: &Result<Interval, NoInterval>,
+    point: f64,
+    fmt: impl Fn(f64) -> String,
+) -> String {
+    match iv {
+        Ok(iv) => iv.show(fmt),
+        Err(e) => format!("{} (no interval: {e})", fmt(point)),
+    }
+}
+
 /// Whether a ratio's interval shows `a` faster than `b` (`Some(true)`), slower
 /// (`Some(false)`), or neither (`None`, also when there is no interval).
 pub fn faster(r: &Result<Interval, NoInterval>) -> Option<bool> {

@@ -9,7 +9,7 @@ use super::notes::median;
 use super::smem_claim::one_warp_from_shared_memory;
 use super::output::Inflight;
 use super::row::{usable, CopyReference, InflightRow, SPILLS_NOTE};
-use crate::claim::{verdict, Verdict, NOT_RUN};
+use crate::claim::{interval_or, verdict, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -263,10 +263,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
                     m.blocks_per_sm,
                     percent(m.occupancy),
                     m.gbps,
-                    match &iv {
-                        Ok(iv) => iv.to_string(),
-                        Err(e) => format!("{:.3} (no interval: {e})", f.gbps / m.gbps),
-                    }
+                    interval_or(&iv, f.gbps / m.gbps, |x| format!("{x:.3}"))
                 ),
             )
         }

@@ -12,7 +12,7 @@
 use super::grid::CopyShape;
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
 use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
-use crate::claim::{all_of, verdict, Verdict};
+use crate::claim::{all_of, interval_or, verdict, Verdict};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -146,11 +146,7 @@ pub fn warps_cannot_hide_latency(
     let judge = |r: &InflightRow| {
         let iv = share(r);
         let reaches = iv.as_ref().ok().and_then(|iv| iv.exceeds(HIDDEN_AT));
-        let text = match iv {
-            Ok(iv) => iv.show(percent),
-            Err(e) => format!("{} (no interval: {e})", percent(r.fraction_of_copy)),
-        };
-        (reaches, text)
+        (reaches, interval_or(&iv, r.fraction_of_copy, percent))
     };
     // Fewest warps first (most bytes in flight among equals); only a row whose median reaches
     // the bound can have its interval above it, so the first such row that does decides, and

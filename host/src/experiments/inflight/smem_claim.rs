@@ -4,7 +4,7 @@
 //! allows. Judged like the other rules, on the bootstrap interval of a ratio of medians.
 
 use super::row::{usable, CopyReference, InflightRow};
-use crate::claim::{verdict, with_interval_rule, Verdict};
+use crate::claim::{interval_or, verdict, with_interval_rule, Verdict};
 use crate::confidence::{self, Timed};
 
 /// The share of the device-to-device copy one warp per SM must reach.
@@ -42,10 +42,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
                     b.bytes_in_flight_per_sm,
                     b.gbps,
                     copy.gbps,
-                    match &iv {
-                        Ok(iv) => iv.to_string(),
-                        Err(e) => format!("{:.3} (no interval: {e})", b.gbps / copy.gbps),
-                    }
+                    interval_or(&iv, b.gbps / copy.gbps, |x| format!("{x:.3}"))
                 ),
             )
         }

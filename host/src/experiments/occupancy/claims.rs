@@ -5,7 +5,7 @@ use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
 use crate::cuda::LibraryKernel;
 use crate::results::Timing;
 use crate::claim::{
-    all_of, faster, pct, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
+    all_of, faster, interval_or, pct, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
     FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
@@ -427,10 +427,7 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
             largest.tn,
             largest.figures.regs,
             kernels_gpu::variants::MAX_REGS_PER_THREAD,
-            match &share {
-                Ok(iv) => iv.show(pct),
-                Err(e) => format!("{} (no interval: {e})", pct(largest.figures.gflops / best.figures.gflops)),
-            },
+            interval_or(&share, largest.figures.gflops / best.figures.gflops, pct),
             pct(FAR_SLOWER)
         );
         Ok((all_of(outcomes), with_exclusions(ev, &failed)))
