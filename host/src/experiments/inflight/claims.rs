@@ -9,7 +9,7 @@ use super::notes::median;
 use super::smem_claim::one_warp_from_shared_memory;
 use super::output::Inflight;
 use super::row::{usable, CopyReference, InflightRow, SPILLS_NOTE};
-use crate::claim::{interval_or, verdict, Verdict, NOT_RUN};
+use crate::claim::{interval_or, ratio, verdict, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -235,8 +235,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
     let many = best(&|r| r.occupancy >= MANY_THREADS_OCCUPANCY - 1e-9);
     let (holds, evidence) = match (few, many) {
         (Some(f), Some(m)) => {
-            let iv =
-                confidence::ratio(Timed::new(f.gbps, &f.timing), Timed::new(m.gbps, &m.timing));
+            let iv = ratio((f.gbps, &f.timing), (m.gbps, &m.timing));
             let holds = iv.as_ref().ok().and_then(|iv| {
                 if iv.exceeds(MATCH_HOLDS) == Some(true) {
                     Some(true)

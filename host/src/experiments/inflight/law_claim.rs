@@ -12,7 +12,7 @@
 use super::grid::CopyShape;
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
 use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
-use crate::claim::{all_of, interval_or, verdict, Verdict};
+use crate::claim::{all_of, interval_or, ratio, verdict, Verdict};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -140,11 +140,8 @@ pub fn warps_cannot_hide_latency(
     copy: &CopyReference,
     chase_cycles: f64,
 ) -> Verdict {
-    let share = |r: &InflightRow| {
-        confidence::ratio(Timed::new(r.gbps, &r.timing), Timed::new(copy.gbps, &copy.timing))
-    };
     let judge = |r: &InflightRow| {
-        let iv = share(r);
+        let iv = ratio((r.gbps, &r.timing), (copy.gbps, &copy.timing));
         let reaches = iv.as_ref().ok().and_then(|iv| iv.exceeds(HIDDEN_AT));
         (reaches, interval_or(&iv, r.fraction_of_copy, percent))
     };

@@ -4,8 +4,7 @@
 //! allows. Judged like the other rules, on the bootstrap interval of a ratio of medians.
 
 use super::row::{usable, CopyReference, InflightRow};
-use crate::claim::{interval_or, verdict, with_interval_rule, Verdict};
-use crate::confidence::{self, Timed};
+use crate::claim::{interval_or, ratio, verdict, with_interval_rule, Verdict};
 
 /// The share of the device-to-device copy one warp per SM must reach.
 pub const ONE_WARP_SHARE: f64 = 0.90;
@@ -25,10 +24,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
     let ran = rows.iter().filter(in_shared).count();
     let (holds, evidence) = match best {
         Some(b) => {
-            let iv = confidence::ratio(
-                Timed::new(b.gbps, &b.timing),
-                Timed::new(copy.gbps, &copy.timing),
-            );
+            let iv = ratio((b.gbps, &b.timing), (copy.gbps, &copy.timing));
             let holds = iv.as_ref().ok().and_then(|iv| iv.exceeds(ONE_WARP_SHARE));
             let ring = b.point.shape.ring.expect("filtered on the ring");
             (
