@@ -122,6 +122,17 @@ pub fn no_help(r: &Result<Interval, NoInterval>) -> Option<bool> {
         .map(|helps| !helps)
 }
 
+/// HOLDS when `holds`, else DOES NOT HOLD when `fails`, else NOT JUDGED.
+pub fn decide(holds: bool, fails: bool) -> Option<bool> {
+    if holds {
+        Some(true)
+    } else if fails {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// Several outcomes taken together: DOES NOT HOLD when any does not hold, else NOT JUDGED when
 /// any is not judged (or there are none), else HOLDS.
 pub fn all_of(outcomes: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {

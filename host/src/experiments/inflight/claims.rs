@@ -9,7 +9,7 @@ use super::notes::median;
 use super::smem_claim::one_warp_from_shared_memory;
 use super::output::Inflight;
 use super::row::{usable, CopyReference, InflightRow, SPILLS_NOTE};
-use crate::claim::{interval_or, ratio, verdict, Verdict, NOT_RUN};
+use crate::claim::{decide, interval_or, ratio, verdict, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -137,13 +137,7 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
             ),
         ),
         Some(Ok([b, o, twice, once])) => {
-            let holds = if b.below(SAME_BYTES_SPREAD) && twice.above(0.0) {
-                Some(true)
-            } else if once.below(0.0) {
-                Some(false)
-            } else {
-                None
-            };
+            let holds = decide(b.below(SAME_BYTES_SPREAD) && twice.above(0.0), once.below(0.0));
             (
                 holds,
                 format!(
@@ -237,13 +231,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
         (Some(f), Some(m)) => {
             let iv = ratio((f.gbps, &f.timing), (m.gbps, &m.timing));
             let holds = iv.as_ref().ok().and_then(|iv| {
-                if iv.exceeds(MATCH_HOLDS) == Some(true) {
-                    Some(true)
-                } else if iv.exceeds(MATCH_FAILS) == Some(false) {
-                    Some(false)
-                } else {
-                    None
-                }
+                decide(iv.exceeds(MATCH_HOLDS) == Some(true), iv.exceeds(MATCH_FAILS) == Some(false))
             });
             (
                 holds,

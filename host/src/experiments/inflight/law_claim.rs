@@ -12,7 +12,7 @@
 use super::grid::CopyShape;
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
 use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
-use crate::claim::{all_of, interval_or, ratio, verdict, Verdict};
+use crate::claim::{all_of, decide, interval_or, ratio, verdict, Verdict};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -77,13 +77,10 @@ pub fn loaded_law_predicts(
                     lo: predicted / need.hi,
                     hi: predicted / need.lo,
                 };
-                outcomes.push(if ratio.above(lo) && ratio.below(hi) {
-                    Some(true)
-                } else if ratio.below(lo) || ratio.above(hi) {
-                    Some(false)
-                } else {
-                    None
-                });
+                outcomes.push(decide(
+                    ratio.above(lo) && ratio.below(hi),
+                    ratio.below(lo) || ratio.above(hi),
+                ));
                 parts.push(format!(
                     "{at}: predicted {predicted:.0} B per SM{}, measured need {} B, ratio {}",
                     if extrapolated {

@@ -5,7 +5,7 @@ use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
 use crate::cuda::LibraryKernel;
 use crate::results::Timing;
 use crate::claim::{
-    all_of, faster, interval_or, pct, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
+    all_of, decide, faster, interval_or, pct, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
     FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
@@ -506,13 +506,10 @@ pub fn shared_memory_as_fast_as_registers(rows: Option<&[GemmRow]>) -> Verdict {
                 .ok()
                 .map(|iv| iv.lo >= 1.0 - AGREE_WITHIN && iv.hi <= 1.0 + AGREE_WITHIN)
         };
-        let holds = if within(&gflops) == Some(true) {
-            Some(true)
-        } else if faster(&gflops) == Some(true) && within(&words) == Some(true) {
-            Some(false)
-        } else {
-            None
-        };
+        let holds = decide(
+            within(&gflops) == Some(true),
+            faster(&gflops) == Some(true) && within(&words) == Some(true),
+        );
         let ev = format!(
             "{lines}; {} over {}: GFLOP/s {}, shared-memory words/s {}",
             few.variant,
