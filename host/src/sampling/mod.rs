@@ -52,5 +52,6 @@ pub use plan::{
 };
 pub use rounds::{rotation, sample_rounds, Side};
 pub use stats::{
-    launches_per_sample, relative_noise, stopping_rule, summarize, summarize_side, Gathered, Stop,
+    launches_per_sample, noise_percent, relative_noise, stopping_rule, summarize, summarize_side,
+    Gathered, Stop,
 };

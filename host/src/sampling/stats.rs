@@ -132,8 +132,8 @@ pub fn summarize_side(
     if !target_met {
         flags.push(format!(
             "noise {} above the target {} ({} samples, stopped at the {})",
-            percent(noise),
-            percent(target),
+            noise_percent(noise),
+            noise_percent(target),
             rounds,
             match gathered.stop {
                 Stop::TimeCap => "time cap",
@@ -163,7 +163,7 @@ pub fn summarize_side(
 }
 
 /// A noise figure as the lab writes percentages (two decimals), or "n/a".
-fn percent(x: Option<f64>) -> String {
+pub fn noise_percent(x: Option<f64>) -> String {
     x.map_or_else(|| "n/a".to_owned(), |x| crate::cell::percent_with(x, 2))
 }
 
