@@ -155,10 +155,6 @@ pub fn any_of(outcomes: impl IntoIterator<Item = Option<bool>>) -> Option<bool> 
     all_of(outcomes.into_iter().map(|o| o.map(|holds| !holds))).map(|none_holds| !none_holds)
 }
 
-pub fn pct(fraction: f64) -> String {
-    crate::table::percent(fraction)
-}
-
 /// What a claim's evidence says when its experiment did not run (the registry names the
 /// experiment).
 pub const NOT_RUN: &str = "the experiment was not run";

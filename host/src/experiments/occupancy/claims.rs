@@ -5,10 +5,11 @@ use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
 use crate::cuda::LibraryKernel;
 use crate::results::Timing;
 use crate::claim::{
-    all_of, decide, faster, interval_or, pct, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
+    all_of, decide, faster, interval_or, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
     FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
+use crate::table::percent as pct;
 use crate::experiments::row_views::{passing, two_passing};
 
 /// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
