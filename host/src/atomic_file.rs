@@ -38,20 +38,16 @@ fn temporary_name(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::regular_file::tests::scratch;
 
     #[test]
     fn the_file_is_replaced_whole_and_no_temporary_file_is_left() {
-        let dir = std::env::temp_dir().join(format!("host-atomic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("atomic");
         let path = dir.join("report.md");
         std::fs::write(&path, "old").unwrap();
         assert_eq!(write_atomic(&path, "new").unwrap(), path);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
-        let names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["report.md"]);
+        assert_eq!(names(&dir), ["report.md"]);
         let missing = dir.join("no-such-folder").join("x.md");
         assert!(write_atomic(&missing, "x").is_err());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -69,9 +65,7 @@ mod tests {
 
     #[test]
     fn no_temporary_file_survives_a_write_failing_half_way_or_a_failed_rename() {
-        let dir = std::env::temp_dir().join(format!("host-atomic-fail-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("atomic-fail");
         let path = dir.join("results.json");
         std::fs::write(&path, "old").unwrap();
         // The disk fills after half the text: the old file stays whole, no temporary file.

@@ -96,16 +96,6 @@ impl Kind {
             }
         }
     }
-
-    /// How many CSV columns this kind writes.
-    pub fn csv_width(self) -> usize {
-        match self {
-            Kind::Duration => 4,
-            Kind::Check => 3,
-            Kind::Dims { names, .. } => names.len(),
-            _ => 1,
-        }
-    }
 }
 
 /// A fraction as a percentage with one decimal ("12.5%"): the lab's one percentage format.
@@ -232,7 +222,7 @@ impl Value {
     /// without units or marks, a percentage in 0..100, and empty fields where there is no figure.
     /// Text stands only in a text column (elsewhere its fields are empty).
     pub fn csv_fields(&self, kind: Kind) -> Vec<String> {
-        let width = kind.csv_width();
+        let width = kind.csv_headers("", None).len();
         let scaled = |x: f64| match kind {
             Kind::Percent | Kind::Noise => csv_number(x * 100.0),
             _ => csv_number(x),

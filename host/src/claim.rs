@@ -93,6 +93,19 @@ pub fn ratio_words(r: &Result<Interval, NoInterval>) -> String {
     }
 }
 
+/// An interval in words, each number written by `fmt` ([`Interval::show`]); without one, the
+/// figure `point` written so and why there is no interval.
+pub fn interval_or(
+    iv: &Result<Interval, NoInterval>,
+    point: f64,
+    fmt: impl Fn(f64) -> String,
+) -> String {
+    match iv {
+        Ok(iv) => iv.show(fmt),
+        Err(e) => format!("{} (no interval: {e})", fmt(point)),
+    }
+}
+
 /// Whether a ratio's interval shows `a` faster than `b` (`Some(true)`), slower
 /// (`Some(false)`), or neither (`None`, also when there is no interval).
 pub fn faster(r: &Result<Interval, NoInterval>) -> Option<bool> {
@@ -107,6 +120,17 @@ pub fn no_help(r: &Result<Interval, NoInterval>) -> Option<bool> {
         .ok()
         .and_then(|iv| iv.exceeds(1.0 + EQUIVALENCE))
         .map(|helps| !helps)
+}
+
+/// HOLDS when `holds`, else DOES NOT HOLD when `fails`, else NOT JUDGED.
+pub fn decide(holds: bool, fails: bool) -> Option<bool> {
+    if holds {
+        Some(true)
+    } else if fails {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Several outcomes taken together: DOES NOT HOLD when any does not hold, else NOT JUDGED when
@@ -129,10 +153,6 @@ pub fn all_of(outcomes: impl IntoIterator<Item = Option<bool>>) -> Option<bool> 
 /// (or there are none), else DOES NOT HOLD.
 pub fn any_of(outcomes: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
     all_of(outcomes.into_iter().map(|o| o.map(|holds| !holds))).map(|none_holds| !none_holds)
-}
-
-pub fn pct(fraction: f64) -> String {
-    crate::table::percent(fraction)
 }
 
 /// What a claim's evidence says when its experiment did not run (the registry names the

@@ -12,6 +12,13 @@ pub struct LabelledPoint {
     pub label: Option<String>,
 }
 
+impl LabelledPoint {
+    /// A point without a label.
+    pub fn at(x: f64, y: f64) -> Self {
+        Self { x, y, label: None }
+    }
+}
+
 /// One series of points (one module, or one run when merging).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
@@ -22,6 +29,28 @@ pub struct Series {
     pub line: bool,
     /// Draw a marker on each point.
     pub markers: bool,
+}
+
+impl Series {
+    /// Measured points: a marker on each, not joined.
+    pub fn markers(name: impl Into<String>, points: Vec<LabelledPoint>) -> Self {
+        Self {
+            name: name.into(),
+            points,
+            line: false,
+            markers: true,
+        }
+    }
+
+    /// A curve: the points joined in order, without markers.
+    pub fn line(name: impl Into<String>, points: Vec<LabelledPoint>) -> Self {
+        Self {
+            name: name.into(),
+            points,
+            line: true,
+            markers: false,
+        }
+    }
 }
 
 /// A horizontal reference line (a peak or a measured reference), labelled at its right end.
@@ -171,21 +200,15 @@ pub fn push_module_series<O>(series: &mut Vec<Series>, run: &PlotRun<'_, O>, row
         y,
         label: Some(point_label(r.variant, check)),
     };
-    let markers = |name: &str, points: Vec<LabelledPoint>| Series {
-        name: name.to_string(),
-        points,
-        line: false,
-        markers: true,
-    };
     let own = rows.iter().map(|r| point(r, r.throughput, r.check));
-    series.push(markers(run.name, own.collect()));
+    series.push(Series::markers(run.name, own.collect()));
     if let Some(cn) = run.compare_name {
         let points: Vec<LabelledPoint> = rows
             .iter()
             .filter_map(|r| r.compare.map(|c| point(r, c.throughput, &c.check)))
             .collect();
         if !points.is_empty() {
-            series.push(markers(cn, points));
+            series.push(Series::markers(cn, points));
         }
     }
 }

@@ -223,10 +223,8 @@ fn is_zero(n: &u32) -> bool {
 impl Timing {
     /// Whether the figure met its noise target (a fixed plan has none, and meets it).
     pub fn target_met(&self) -> bool {
-        match self.noise_target {
-            Some(t) => self.noise.is_some_and(|n| n <= t),
-            None => true,
-        }
+        self.noise_target
+            .is_none_or(|t| self.noise.is_some_and(|n| n <= t))
     }
 }
 

@@ -318,9 +318,9 @@ pub enum Grid {
 }
 
 /// The header and rows as a grid, without title or notes.
-pub fn grid(header: &[String], rows: &[Vec<String>], look: Grid) -> String {
+pub fn grid(header: &[impl AsRef<str>], rows: &[Vec<String>], look: Grid) -> String {
     let mut b = Builder::default();
-    b.push_record(header.iter().cloned());
+    b.push_record(header.iter().map(|h| h.as_ref().to_owned()));
     for r in rows {
         let mut padded = r.clone();
         padded.resize(header.len().max(r.len()), String::new());
@@ -343,12 +343,12 @@ pub fn to_csv(t: &TableData) -> String {
 }
 
 /// Text records as CSV.
-pub fn csv_text(header: &[String], records: &[Vec<String>]) -> String {
+pub fn csv_text(header: &[impl AsRef<str>], records: &[Vec<String>]) -> String {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new());
     // Writing to memory cannot fail; a record of the wrong length is a bug caught by the tests.
-    let _ = w.write_record(header);
+    let _ = w.write_record(header.iter().map(AsRef::as_ref));
     for r in records {
         let _ = w.write_record(r);
     }
@@ -372,10 +372,13 @@ pub fn to_markdown(t: &TableData) -> String {
 }
 
 /// A Markdown table without title or notes, cells escaped for the pipe syntax.
-pub fn markdown_grid(header: &[String], rows: &[Vec<String>]) -> String {
-    let esc = |s: &String| s.replace('|', "\\|").replace('\n', " ");
-    let rows: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(esc).collect()).collect();
-    let header: Vec<String> = header.iter().map(esc).collect();
+pub fn markdown_grid(header: &[impl AsRef<str>], rows: &[Vec<String>]) -> String {
+    let esc = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| esc(c)).collect())
+        .collect();
+    let header: Vec<String> = header.iter().map(|h| esc(h.as_ref())).collect();
     grid(&header, &rows, Grid::Markdown) + "\n"
 }
 

@@ -96,9 +96,10 @@ pub fn value(a: Timed<'_>) -> Result<Interval, NoInterval> {
     statistic(&[a], |v| Some(v[0]))
 }
 
-/// The median, as the timing computes it (the mean of the middle two for an even count).
-/// Reorders `xs`, which must not be empty.
-fn median(xs: &mut [f64]) -> f64 {
+/// The median (the mean of the middle two for an even count): the one median of the lab, of a
+/// figure's samples, of their resamples and of the notes' figures. Reorders `xs`, which must not
+/// be empty.
+pub fn median(xs: &mut [f64]) -> f64 {
     let n = xs.len();
     let (below, mid, _) = xs.select_nth_unstable_by(n / 2, f64::total_cmp);
     let upper = *mid;

@@ -16,6 +16,6 @@ mod bootstrap;
 mod interval;
 mod settings;
 
-pub use bootstrap::{ratio, statistic, statistics, value};
+pub use bootstrap::{median, ratio, statistic, statistics, value};
 pub use interval::Interval;
 pub use settings::{NoInterval, Timed, LEVEL, MIN_SAMPLES, MOST_RESAMPLED, RESAMPLES};

@@ -12,11 +12,10 @@ use super::curves::Curve;
 
 /// A table in `format` (`psql` style for the terminal).
 fn table(format: Format, header: &[&str], rows: Vec<Vec<String>>) -> String {
-    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
     match format {
-        Format::Table => grid(&header, &rows, Grid::Psql),
-        Format::Markdown => markdown_grid(&header, &rows),
-        Format::Csv | Format::Json => csv_text(&header, &rows),
+        Format::Table => grid(header, &rows, Grid::Psql),
+        Format::Markdown => markdown_grid(header, &rows),
+        Format::Csv | Format::Json => csv_text(header, &rows),
     }
 }
 

@@ -9,28 +9,22 @@ use crate::occupancy::{all_curves, Axis, Curve, KernelResources, Limits};
 
 use super::files::CurvePlot;
 
-/// The axes plotted, in the order of the plots.
-const AXES: [Axis; 3] = [Axis::Registers, Axis::BlockSize, Axis::DynamicSharedMemory];
+/// The axes plotted, in the order of the plots, each with its plot's file stem and x axis name.
+const AXES: [(Axis, &str, &str); 3] = [
+    (Axis::Registers, "curve_registers", "Registers per thread"),
+    (Axis::BlockSize, "curve_block_size", "Threads per block"),
+    (
+        Axis::DynamicSharedMemory,
+        "curve_dynamic_smem",
+        "Dynamic shared memory per block (bytes)",
+    ),
+];
 
 /// The file names of the curve plots, whichever a run has.
 pub fn curve_files() -> Vec<String> {
-    AXES.iter().map(|&a| format!("{}.svg", stem(a))).collect()
-}
-
-fn stem(axis: Axis) -> &'static str {
-    match axis {
-        Axis::Registers => "curve_registers",
-        Axis::BlockSize => "curve_block_size",
-        Axis::DynamicSharedMemory => "curve_dynamic_smem",
-    }
-}
-
-fn x_label(axis: Axis) -> &'static str {
-    match axis {
-        Axis::Registers => "Registers per thread",
-        Axis::BlockSize => "Threads per block",
-        Axis::DynamicSharedMemory => "Dynamic shared memory per block (bytes)",
-    }
+    AXES.iter()
+        .map(|(_, stem, _)| format!("{stem}.svg"))
+        .collect()
 }
 
 /// One plot per axis present in `curves`, in the order Registers, BlockSize, DynamicSharedMemory.
@@ -38,15 +32,15 @@ fn x_label(axis: Axis) -> &'static str {
 /// occupancy in percent; a configuration that cannot launch plots as 0%.
 pub fn curve_plots(curves: &[(String, Curve)]) -> Vec<CurvePlot> {
     AXES.into_iter()
-        .filter_map(|axis| {
+        .filter_map(|(axis, stem, x_label)| {
             let of_axis: Vec<&(String, Curve)> =
                 curves.iter().filter(|(_, c)| c.axis == axis).collect();
             let arch = &of_axis.first()?.1.arch;
             Some(CurvePlot {
-                file_stem: stem(axis).to_string(),
+                file_stem: stem.to_string(),
                 labels: Labels::new(
                     format!("Occupancy vs {} ({arch})", axis.label()),
-                    x_label(axis),
+                    x_label,
                     "Theoretical occupancy (%)",
                 ),
                 series: of_axis

@@ -10,11 +10,6 @@ use crate::claim::Verdict;
 use crate::experiments::RunResults;
 use crate::table::{markdown_grid, percent, percent_with, to_markdown};
 
-fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
-    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
-    markdown_grid(&header, &rows)
-}
-
 /// The run's header: device, date, command, modules, timing.
 pub fn run_header(r: &RunResults) -> String {
     let d = &r.device;
@@ -64,7 +59,7 @@ pub fn run_header(r: &RunResults) -> String {
             m.copy_bytes / (1024 * 1024)
         ),
     ]);
-    table(&["", ""], t)
+    markdown_grid(&["", ""], &t)
 }
 
 /// The verdict summary table and one paragraph per verdict. Each paragraph names the verdict's key:
@@ -80,7 +75,7 @@ pub fn verdict_section(verdicts: &[Verdict]) -> String {
             format!("**{}**", v.outcome()),
         ]);
     }
-    out.push_str(&table(&["#", "Experiment", "Claim", "Verdict"], t));
+    out.push_str(&markdown_grid(&["#", "Experiment", "Claim", "Verdict"], &t));
     for (i, v) in verdicts.iter().enumerate() {
         let _ = write!(
             out,

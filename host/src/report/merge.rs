@@ -19,11 +19,6 @@ use crate::regular_file::read_regular;
 use crate::results_io::parse_results;
 use crate::table::{markdown_grid, percent as pct};
 
-fn table(header: &[&str], rows: Vec<Vec<String>>) -> String {
-    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
-    markdown_grid(&header, &rows)
-}
-
 /// Reads `dir/results.json` (a regular file, within [`MAX_RESULTS_BYTES`]; every figure within
 /// the samples the lab takes, counted before it is loaded: [`parse_results`]) and checks its
 /// figures ([`validate`]) before anything is drawn from it.
@@ -90,23 +85,19 @@ fn run_suffixes(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
         .collect()
 }
 
-/// Names each run "device · module", with its [`run_suffixes`] where another run shares that.
-fn run_names(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
-    runs.iter()
-        .zip(run_suffixes(runs))
-        .map(|((_, r), suffix)| format!("{} · {}{suffix}", r.device.name, r.meta.module))
-        .collect()
-}
-
-/// The name of each run's compared module, where it has one: "device · label", with its run's
-/// [`run_suffixes`], so that two runs' compared columns on one GPU are told apart.
-fn compare_names(runs: &[(PathBuf, RunResults)]) -> Vec<Option<String>> {
+/// Names each run "device · module", and its compared module, where it has one, "device ·
+/// label", each with its run's [`run_suffixes`] where another run shares that (so that two
+/// runs' compared columns on one GPU are told apart).
+fn run_names(runs: &[(PathBuf, RunResults)]) -> Vec<(String, Option<String>)> {
     runs.iter()
         .zip(run_suffixes(runs))
         .map(|((_, r), suffix)| {
-            r.meta
+            let device = &r.device.name;
+            let compared = r
+                .meta
                 .compare_name()
-                .map(|c| format!("{} · {c}{suffix}", r.device.name))
+                .map(|c| format!("{device} · {c}{suffix}"));
+            (format!("{device} · {}{suffix}", r.meta.module), compared)
         })
         .collect()
 }
@@ -180,15 +171,15 @@ fn combined_table(columns: &[Column<'_>]) -> String {
             rows.push(row);
         }
     }
-    table(&header, rows)
+    markdown_grid(&header, &rows)
 }
 
-fn verdict_matrix(names: &[String], all: &[Vec<Verdict>]) -> String {
+fn verdict_matrix(names: &[(String, Option<String>)], all: &[Vec<Verdict>]) -> String {
     let mut header: Vec<&str> = vec!["#", "Claim"];
-    header.extend(names.iter().map(String::as_str));
+    header.extend(names.iter().map(|(name, _)| name.as_str()));
     let mut t = Vec::new();
     let Some(first) = all.first() else {
-        return table(&header, t);
+        return markdown_grid(&header, &t);
     };
     for (i, v) in first.iter().enumerate() {
         let mut row = vec![(i + 1).to_string(), v.claim.clone()];
@@ -199,7 +190,7 @@ fn verdict_matrix(names: &[String], all: &[Vec<Verdict>]) -> String {
         }));
         t.push(row);
     }
-    table(&header, t)
+    markdown_grid(&header, &t)
 }
 
 /// Merges the `results.json` of each folder in `dirs` into `out`: `report.md` (one combined table,
@@ -243,12 +234,10 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
     })?;
     // The plots take the runs' names as they are; the Markdown takes them escaped.
     let plot_names = run_names(runs);
-    let plot_compare_names = compare_names(runs);
     let plot_runs: Vec<(&str, Option<&str>, &RunResults)> = runs
         .iter()
         .zip(&plot_names)
-        .zip(&plot_compare_names)
-        .map(|(((_, r), n), c)| (n.as_str(), c.as_deref(), r))
+        .map(|((_, r), (n, c))| (n.as_str(), c.as_deref(), r))
         .collect();
     let svgs = draw_all(&plot_runs, out)?;
 
@@ -257,10 +246,9 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
         .map(|(d, r)| (d.clone(), with_escaped_names(r).into_owned()))
         .collect();
     let names = run_names(&runs);
-    let compare_names = compare_names(&runs);
 
     let mut columns = Vec::new();
-    for (((_, run), name), cname) in runs.iter().zip(&names).zip(&compare_names) {
+    for ((_, run), (name, cname)) in runs.iter().zip(&names) {
         columns.push(Column {
             name: name.clone(),
             run,
@@ -280,7 +268,7 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
     md.push_str(MERGED_HEADING);
     md.push_str("\n\n## Runs\n\n");
     let mut t = Vec::new();
-    for ((dir, r), name) in runs.iter().zip(&names) {
+    for ((dir, r), (name, _)) in runs.iter().zip(&names) {
         t.push(vec![
             name.clone(),
             dir.display().to_string(),
@@ -299,9 +287,9 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
             format!("`{}`", r.meta.command),
         ]);
     }
-    md.push_str(&table(
+    md.push_str(&markdown_grid(
         &["Run", "Folder", "Device", "Kernels", "Date", "Command"],
-        t,
+        &t,
     ));
     md.push_str(
         "\n## Figures\n\nEach cell: throughput (theoretical occupancy); from the second column on, \
@@ -314,7 +302,7 @@ also the ratio to the first column.\n\n",
     }
     md.push_str("## Verdicts\n\nJudged for each run's own module, by the rules of the single-run report.\n\n");
     md.push_str(&verdict_matrix(&names, &all_verdicts));
-    for (name, vs) in names.iter().zip(&all_verdicts) {
+    for ((name, _), vs) in names.iter().zip(&all_verdicts) {
         let _ = writeln!(md, "\n### {name}\n");
         for (i, v) in vs.iter().enumerate() {
             let _ = writeln!(md, "{}. **{}**: {}", i + 1, v.outcome(), v.evidence);

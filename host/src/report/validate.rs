@@ -367,47 +367,29 @@ mod tests {
             arch(json!({"rows": [{"threads": 1024, "regs": 255, "blocks_per_sm": 32}]})),
             Ok(())
         );
-        for (bad, message) in [
-            (
-                json!({"rows": [{"threads": 0}]}),
-                "rows[0].threads is 0; it must be 1 to 1024",
-            ),
-            (
-                json!({"device": {"max_threads_per_block": 0}}),
-                "device.max_threads_per_block is 0",
-            ),
-            (
-                json!({"device": {"max_blocks_per_sm": 64}}),
-                "device.max_blocks_per_sm is 64",
-            ),
-            (
-                json!({"rows": [{"threads": 1025}]}),
-                "rows[0].threads is 1025",
-            ),
-            (
-                json!({"rows": [{"regs": 0}]}),
-                "rows[0].regs is 0; it must be 1 to 255",
-            ),
-            (
-                json!({"k": {"registers_per_thread": 256}}),
-                "k.registers_per_thread is 256",
-            ),
-            (
-                json!({"rows": [{"blocks_per_sm": 33}]}),
-                "rows[0].blocks_per_sm is 33",
-            ),
-            (
-                json!({"rows": [{"warps_per_sm": 65}]}),
-                "rows[0].warps_per_sm is 65",
-            ),
-            (json!({"t": {"dyn_smem": 232449}}), "t.dyn_smem is 232449"),
-            (
-                json!({"k": {"shared_memory_executed": 233473}}),
-                "k.shared_memory_executed is",
-            ),
+        // Each: where the field stands (`rows` holds a list), its name, its value, and how the
+        // message goes on after "FIELD is VALUE".
+        for (within, field, value, rest) in [
+            ("rows", "threads", 0, "; it must be 1 to 1024"),
+            ("device", "max_threads_per_block", 0, ""),
+            ("device", "max_blocks_per_sm", 64, ""),
+            ("rows", "threads", 1025, ""),
+            ("rows", "regs", 0, "; it must be 1 to 255"),
+            ("k", "registers_per_thread", 256, ""),
+            ("rows", "blocks_per_sm", 33, ""),
+            ("rows", "warps_per_sm", 65, ""),
+            ("t", "dyn_smem", 232449, ""),
+            ("k", "shared_memory_executed", 233473, ""),
         ] {
+            let (bad, at) = match within {
+                "rows" => (json!({"rows": [{field: value}]}), "rows[0]"),
+                _ => (json!({within: {field: value}}), within),
+            };
             let e = arch(bad).unwrap_err();
-            assert!(e.starts_with(message), "{e}");
+            assert!(
+                e.starts_with(&format!("{at}.{field} is {value}{rest}")),
+                "{e}"
+            );
         }
         // A figure's samples: at most the lab's ceiling, each a figure.
         let most = MOST_SAMPLES as usize;

@@ -17,7 +17,7 @@
 //! A figure that stopped at a cap with its noise above the target is flagged.
 //!
 //! The two compared sides (ours and theirs, `--compare`) are sampled in alternating rounds
-//! ([`round_order`]: A B, B A, ...), so that a drift of clocks or temperature over the run, or a
+//! ([`rotation`]: A B, B A, ...), so that a drift of clocks or temperature over the run, or a
 //! cost of coming second, falls on both alike; one decision covers both, so both have the same
 //! number of samples. A fixed plan (`--iters/--samples`) stays available as
 //! [`SamplingPlan::Fixed`]. This is the one timing path of every experiment ([`time_sides`]).
@@ -50,7 +50,8 @@ pub use plan::{
     DEFAULT_CLOCK_TOLERANCE, DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME,
     DEFAULT_MIN_SAMPLES, DEFAULT_MIN_SAMPLE_MS, MAX_LAUNCHES_PER_SAMPLE, MOST_SAMPLES,
 };
-pub use rounds::{rotation, round_order, sample_loop, sample_rounds, Side};
+pub use rounds::{rotation, sample_rounds, Side};
 pub use stats::{
-    launches_per_sample, relative_noise, stopping_rule, summarize, summarize_side, Gathered, Stop,
+    launches_per_sample, noise_percent, relative_noise, stopping_rule, summarize, summarize_side,
+    Gathered, Stop,
 };

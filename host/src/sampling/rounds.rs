@@ -16,47 +16,11 @@ pub enum Side {
     Theirs,
 }
 
-/// The sides timed in sample round `round`: ours alone, or both, the first round ours first, the
-/// next theirs first, and so on (A B, B A, A B, ...).
-pub fn round_order(round: u32, compared: bool) -> &'static [Side] {
-    match (compared, round % 2) {
-        (false, _) => &[Side::Ours],
-        (true, 0) => &[Side::Ours, Side::Theirs],
-        (true, _) => &[Side::Theirs, Side::Ours],
-    }
-}
-
 /// The sides sampled in round `round` of `sides` sides, in order: each round starts one side
 /// later than the last (A B C, B C A, C A B, ...), so that a drift of clocks or temperature, or a
-/// cost of going first or last, falls on every side alike. With two sides this is
-/// [`round_order`]'s A B, B A.
+/// cost of going first or last, falls on every side alike. With two sides: A B, B A.
 pub fn rotation(round: u32, sides: usize) -> impl Iterator<Item = usize> {
     (0..sides).map(move |i| (round as usize + i) % sides)
-}
-
-/// The sampling loop, independent of the GPU: `sample(side)` takes one sample of `side` (its
-/// per-launch milliseconds), `clock()` reads the SM clock, `elapsed()` is the figure's time so
-/// far. Rounds alternate the order of the sides ([`round_order`]).
-pub fn sample_loop<E>(
-    config: &SamplingConfig,
-    compared: bool,
-    mut sample: impl FnMut(Side) -> Result<f64, E>,
-    clock: impl FnMut() -> Option<u32>,
-    elapsed: impl Fn() -> Duration,
-) -> Result<Gathered, E> {
-    let sides = if compared { 2 } else { 1 };
-    sample_rounds(
-        config,
-        sides,
-        |i| {
-            sample(match i {
-                0 => Side::Ours,
-                _ => Side::Theirs,
-            })
-        },
-        clock,
-        elapsed,
-    )
 }
 
 /// The sampling loop over `sides` sides (`sides` >= 1): `sample(i)` takes one sample of side `i`.
@@ -146,12 +110,12 @@ mod tests {
     ) -> Gathered {
         let now = Cell::new(Duration::ZERO);
         let mut state = 7u64;
-        sample_loop::<Infallible>(
+        sample_rounds::<Infallible>(
             config,
-            compared,
+            if compared { 2 } else { 1 },
             |side| {
                 now.set(now.get() + Duration::from_millis(ms_per_sample));
-                let base = if side == Side::Ours { 1.0 } else { 2.0 };
+                let base = if side == 0 { 1.0 } else { 2.0 };
                 Ok(base * (1.0 + amplitude * jitter(&mut state)))
             },
             || Some(1980),
@@ -168,36 +132,20 @@ mod tests {
     }
 
     #[test]
-    fn three_sides_rotate_which_goes_first() {
+    fn sides_rotate_which_goes_first() {
         let rounds: Vec<Vec<usize>> = (0..4).map(|r| rotation(r, 3).collect()).collect();
         assert_eq!(
             rounds,
             [vec![0, 1, 2], vec![1, 2, 0], vec![2, 0, 1], vec![0, 1, 2]]
         );
-        for r in 0..6 {
-            let two: Vec<usize> = rotation(r, 2).collect();
-            let named: Vec<usize> = round_order(r, true)
-                .iter()
-                .map(|s| match s {
-                    Side::Ours => 0,
-                    Side::Theirs => 1,
-                })
-                .collect();
-            assert_eq!(
-                two, named,
-                "round {r}: two sides rotate as round_order alternates"
-            );
-        }
-    }
-
-    #[test]
-    fn compared_sides_alternate_which_goes_first() {
-        assert_eq!(round_order(0, false), [Side::Ours]);
-        assert_eq!(round_order(1, false), [Side::Ours]);
-        assert_eq!(round_order(0, true), [Side::Ours, Side::Theirs]);
-        assert_eq!(round_order(1, true), [Side::Theirs, Side::Ours]);
-        assert_eq!(round_order(6, true), [Side::Ours, Side::Theirs]);
-        let firsts = (0..7).filter(|&r| round_order(r, true)[0] == Side::Theirs);
+        // One side alone; two alternate which goes first (A B, B A, ...).
+        let order = |round, sides| rotation(round, sides).collect::<Vec<usize>>();
+        assert_eq!(order(0, 1), [0]);
+        assert_eq!(order(1, 1), [0]);
+        assert_eq!(order(0, 2), [0, 1]);
+        assert_eq!(order(1, 2), [1, 0]);
+        assert_eq!(order(6, 2), [0, 1]);
+        let firsts = (0..7).filter(|&r| order(r, 2)[0] == 1);
         assert_eq!(firsts.count(), 3, "7 rounds: theirs goes first in 3");
     }
 
@@ -257,9 +205,9 @@ mod tests {
             ..target()
         };
         let mut i = 0;
-        let g = sample_loop::<Infallible>(
+        let g = sample_rounds::<Infallible>(
             &noise_config(t),
-            false,
+            1,
             |_| {
                 i += 1;
                 Ok(match i {
@@ -328,9 +276,9 @@ mod tests {
             ..fixed(1, 4)
         };
         let readings = Cell::new(0u32);
-        let g = sample_loop::<Infallible>(
+        let g = sample_rounds::<Infallible>(
             &config,
-            false,
+            1,
             |_| Ok(1.0),
             || {
                 readings.set(readings.get() + 1);

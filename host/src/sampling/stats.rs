@@ -7,7 +7,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::clocks::{clock_span, rounds_with_clock_drop, ClockReading};
-use super::plan::{NoiseTarget, SamplingConfig, SamplingPlan, MAX_LAUNCHES_PER_SAMPLE};
+use super::plan::{NoiseTarget, SamplingConfig, MAX_LAUNCHES_PER_SAMPLE};
+use crate::confidence::median;
 use crate::results::Timing;
 
 /// Median, min and max of per-launch times (samples kept in their order). An empty list gives
@@ -15,14 +16,12 @@ use crate::results::Timing;
 pub fn summarize(samples_ms: Vec<f64>, before: Option<u32>, after: Option<u32>) -> Timing {
     let mut sorted = samples_ms.clone();
     sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let median_ms = match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => sorted[n / 2],
-        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    };
     Timing {
-        median_ms,
+        median_ms: if sorted.is_empty() {
+            f64::NAN
+        } else {
+            median(&mut sorted)
+        },
         min_ms: sorted.first().copied().unwrap_or(f64::NAN),
         max_ms: sorted.last().copied().unwrap_or(f64::NAN),
         samples_ms,
@@ -115,14 +114,8 @@ pub fn summarize_side(
     launches: u32,
 ) -> Timing {
     let noise = relative_noise(&samples_ms);
-    let target = match config.plan {
-        SamplingPlan::Noise(t) => Some(t.max_noise),
-        SamplingPlan::Fixed(_) => None,
-    };
-    let target_met = match target {
-        Some(t) => noise.is_some_and(|n| n <= t),
-        None => true,
-    };
+    let target = config.noise_target();
+    let target_met = target.is_none_or(|t| noise.is_some_and(|n| n <= t));
     let rounds = samples_ms.len() as u32;
     let reference = config
         .reference_clock_mhz
@@ -139,8 +132,8 @@ pub fn summarize_side(
     if !target_met {
         flags.push(format!(
             "noise {} above the target {} ({} samples, stopped at the {})",
-            percent(noise),
-            percent(target),
+            noise_percent(noise),
+            noise_percent(target),
             rounds,
             match gathered.stop {
                 Stop::TimeCap => "time cap",
@@ -170,7 +163,7 @@ pub fn summarize_side(
 }
 
 /// A noise figure as the lab writes percentages (two decimals), or "n/a".
-fn percent(x: Option<f64>) -> String {
+pub fn noise_percent(x: Option<f64>) -> String {
     x.map_or_else(|| "n/a".to_owned(), |x| crate::cell::percent_with(x, 2))
 }
 

@@ -2,12 +2,13 @@
 
 use super::{Bandwidth, CopyRow};
 use crate::claim::{
-    pct, ratio, with_exclusions, Claim, Verdict, BANDWIDTH_WITHIN, NOT_RUN, OCCUPANCY_EPS,
+    ratio, with_exclusions, Claim, Verdict, BANDWIDTH_WITHIN, NOT_RUN, OCCUPANCY_EPS,
     OCCUPANCY_SPAN,
 };
 use crate::confidence::{Interval, NoInterval};
 use crate::experiments::row_views::two_passing;
 use crate::results::Timing;
+use crate::table::percent as pct;
 
 /// The two claims, in order.
 pub fn claims(bw: Option<&Bandwidth>) -> Vec<Verdict> {

@@ -9,7 +9,7 @@ use super::notes::median;
 use super::smem_claim::one_warp_from_shared_memory;
 use super::output::Inflight;
 use super::row::{usable, CopyReference, InflightRow, SPILLS_NOTE};
-use crate::claim::{Verdict, NOT_RUN};
+use crate::claim::{decide, interval_or, ratio, verdict, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -137,13 +137,7 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
             ),
         ),
         Some(Ok([b, o, twice, once])) => {
-            let holds = if b.below(SAME_BYTES_SPREAD) && twice.above(0.0) {
-                Some(true)
-            } else if once.below(0.0) {
-                Some(false)
-            } else {
-                None
-            };
+            let holds = decide(b.below(SAME_BYTES_SPREAD) && twice.above(0.0), once.below(0.0));
             (
                 holds,
                 format!(
@@ -157,11 +151,10 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
         }
         Some(Err(e)) => (None, format!("no interval: {e}")),
     };
-    Verdict {
-        key: "bandwidth-set-by-bytes-in-flight",
-        experiment: 0,
-        claim: "memory bandwidth is set by bytes in flight per SM rather than by occupancy".into(),
-        rule: format!(
+    verdict(
+        "bandwidth-set-by-bytes-in-flight",
+        "memory bandwidth is set by bytes in flight per SM rather than by occupancy",
+        &format!(
             "median spread of % of copy among rows with about the same bytes in flight per SM \
              (half-octave bins) S_bytes below {:.0} points and at most half the median spread \
              among rows with the same warps/SM S_occ, each on its {} bootstrap interval \
@@ -177,8 +170,8 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
             SPILLS_NOTE
         ),
         holds,
-        evidence: format!("{evidence}; {} usable rows{}", used.len(), left_out(rows)),
-    }
+        format!("{evidence}; {} usable rows{}", used.len(), left_out(rows)),
+    )
 }
 
 /// The `inflight` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
@@ -236,16 +229,9 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
     let many = best(&|r| r.occupancy >= MANY_THREADS_OCCUPANCY - 1e-9);
     let (holds, evidence) = match (few, many) {
         (Some(f), Some(m)) => {
-            let iv =
-                confidence::ratio(Timed::new(f.gbps, &f.timing), Timed::new(m.gbps, &m.timing));
+            let iv = ratio((f.gbps, &f.timing), (m.gbps, &m.timing));
             let holds = iv.as_ref().ok().and_then(|iv| {
-                if iv.exceeds(MATCH_HOLDS) == Some(true) {
-                    Some(true)
-                } else if iv.exceeds(MATCH_FAILS) == Some(false) {
-                    Some(false)
-                } else {
-                    None
-                }
+                decide(iv.exceeds(MATCH_HOLDS) == Some(true), iv.exceeds(MATCH_FAILS) == Some(false))
             });
             (
                 holds,
@@ -264,10 +250,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
                     m.blocks_per_sm,
                     percent(m.occupancy),
                     m.gbps,
-                    match &iv {
-                        Ok(iv) => iv.to_string(),
-                        Err(e) => format!("{:.3} (no interval: {e})", f.gbps / m.gbps),
-                    }
+                    interval_or(&iv, f.gbps / m.gbps, |x| format!("{x:.3}"))
                 ),
             )
         }
@@ -279,11 +262,10 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
             ),
         ),
     };
-    Verdict {
-        key: "few-threads-with-bytes-match-many",
-        experiment: 0,
-        claim: "a few threads with many bytes in flight match many threads".into(),
-        rule: format!(
+    verdict(
+        "few-threads-with-bytes-match-many",
+        "a few threads with many bytes in flight match many threads",
+        &format!(
             "best GB/s at <= {} occupancy over best at >= {}, on the {} bootstrap \
              interval of the ratio of medians ({} resamples, fixed seed): holds when it lies at \
              or above {MATCH_HOLDS}, fails when it lies below {MATCH_FAILS}, NOT JUDGED \
@@ -295,8 +277,8 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
             SPILLS_NOTE
         ),
         holds,
-        evidence: format!("{evidence}{}", left_out(rows)),
-    }
+        format!("{evidence}{}", left_out(rows)),
+    )
 }
 
 #[cfg(test)]
@@ -326,30 +308,27 @@ pub(crate) mod tests {
         rows
     }
 
-    /// Synthetic rows where the fraction of the copy depends only on bytes in flight per SM
-    /// (a Little's-law curve with a knee at 16 KiB), over several occupancies each.
-    fn bytes_driven() -> Vec<InflightRow> {
+    /// Synthetic rows over several occupancies and bytes per thread each, at the fraction of the
+    /// copy `fraction(threads x blocks, bytes per thread)` gives.
+    fn over_the_grid(fraction: impl Fn(u32, u32) -> f64) -> Vec<InflightRow> {
         let mut rows = Vec::new();
         for (threads, blocks) in [(32, 1), (128, 1), (512, 1), (1024, 2)] {
             for bytes in [4, 16, 64, 256, 512] {
-                let bif = threads * blocks * bytes;
-                let fraction = (f64::from(bif) / 16384.0).min(0.98);
-                rows.push(row(threads, blocks, bytes, fraction));
+                rows.push(row(threads, blocks, bytes, fraction(threads * blocks, bytes)));
             }
         }
         rows
     }
 
+    /// Synthetic rows where the fraction of the copy depends only on bytes in flight per SM
+    /// (a Little's-law curve with a knee at 16 KiB), over several occupancies each.
+    fn bytes_driven() -> Vec<InflightRow> {
+        over_the_grid(|resident, bytes| (f64::from(resident * bytes) / 16384.0).min(0.98))
+    }
+
     /// Synthetic rows where only the occupancy matters.
     fn occupancy_driven() -> Vec<InflightRow> {
-        let mut rows = Vec::new();
-        for (threads, blocks) in [(32, 1), (128, 1), (512, 1), (1024, 2)] {
-            for bytes in [4, 16, 64, 256, 512] {
-                let fraction = f64::from(threads * blocks) / 2048.0;
-                rows.push(row(threads, blocks, bytes, fraction));
-            }
-        }
-        rows
+        over_the_grid(|resident, _| f64::from(resident) / 2048.0)
     }
 
     /// Rows exactly on Little's law over the default sweep, each off by a deterministic

@@ -12,7 +12,7 @@
 use super::grid::CopyShape;
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
 use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
-use crate::claim::Verdict;
+use crate::claim::{all_of, decide, interval_or, ratio, verdict, Verdict};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -25,15 +25,6 @@ fn least_bytes(rows: &[&InflightRow], gbps: &[f64], fraction: f64) -> Option<f64
         .filter(|(_, g)| **g / copy[0] >= fraction)
         .map(|(r, _)| r.bytes_in_flight_per_sm as f64)
         .min_by(f64::total_cmp)
-}
-
-/// Every comparison decided and holding: HOLDS; one failing: DOES NOT HOLD; else undecided.
-fn every(outcomes: &[Option<bool>]) -> Option<bool> {
-    if outcomes.contains(&Some(false)) {
-        return Some(false);
-    }
-    let decided = !outcomes.is_empty() && outcomes.iter().all(Option::is_some);
-    decided.then_some(true)
 }
 
 /// Rule: for each fraction with a loaded prediction, the interval of prediction / measured need
@@ -86,13 +77,10 @@ pub fn loaded_law_predicts(
                     lo: predicted / need.hi,
                     hi: predicted / need.lo,
                 };
-                outcomes.push(if ratio.above(lo) && ratio.below(hi) {
-                    Some(true)
-                } else if ratio.below(lo) || ratio.above(hi) {
-                    Some(false)
-                } else {
-                    None
-                });
+                outcomes.push(decide(
+                    ratio.above(lo) && ratio.below(hi),
+                    ratio.below(lo) || ratio.above(hi),
+                ));
                 parts.push(format!(
                     "{at}: predicted {predicted:.0} B per SM{}, measured need {} B, ratio {}",
                     if extrapolated {
@@ -112,13 +100,11 @@ pub fn loaded_law_predicts(
             }
         }
     }
-    Verdict {
-        key: "loaded-littles-law-predicts-need",
-        experiment: 0,
-        claim: "needed parallelism = latency x throughput, for memory: Little's law with the \
-                latency measured under load predicts the bytes in flight per SM a copy needs"
-            .into(),
-        rule: format!(
+    verdict(
+        "loaded-littles-law-predicts-need",
+        "needed parallelism = latency x throughput, for memory: Little's law with the \
+                latency measured under load predicts the bytes in flight per SM a copy needs",
+        &format!(
             "for 90% and 95% of the device-to-device copy, the loaded model's bytes in flight per \
              SM (fraction x copy GB/s x L(fraction x copy GB/s) / (2 x SMs), L interpolated on \
              the chase timed under background copies) over the fewest a usable row needed, on \
@@ -129,9 +115,9 @@ pub fn loaded_law_predicts(
             percent_with(confidence::LEVEL, 0),
             confidence::RESAMPLES,
         ),
-        holds: every(&outcomes),
-        evidence: parts.join("; "),
-    }
+        all_of(outcomes),
+        parts.join("; "),
+    )
 }
 
 /// Seed 003 counts the warps needed as latency / cycles per instruction (400 / 4 = 100), more
@@ -151,17 +137,10 @@ pub fn warps_cannot_hide_latency(
     copy: &CopyReference,
     chase_cycles: f64,
 ) -> Verdict {
-    let share = |r: &InflightRow| {
-        confidence::ratio(Timed::new(r.gbps, &r.timing), Timed::new(copy.gbps, &copy.timing))
-    };
     let judge = |r: &InflightRow| {
-        let iv = share(r);
+        let iv = ratio((r.gbps, &r.timing), (copy.gbps, &copy.timing));
         let reaches = iv.as_ref().ok().and_then(|iv| iv.exceeds(HIDDEN_AT));
-        let text = match iv {
-            Ok(iv) => iv.show(percent),
-            Err(e) => format!("{} (no interval: {e})", percent(r.fraction_of_copy)),
-        };
-        (reaches, text)
+        (reaches, interval_or(&iv, r.fraction_of_copy, percent))
     };
     // Fewest warps first (most bytes in flight among equals); only a row whose median reaches
     // the bound can have its interval above it, so the first such row that does decides, and
@@ -218,11 +197,10 @@ pub fn warps_cannot_hide_latency(
         ),
         (None, None) => "no usable row".into(),
     };
-    Verdict {
-        key: "warps-cannot-hide-memory-latency",
-        experiment: 0,
-        claim: SEED_003_CLAIM.into(),
-        rule: format!(
+    verdict(
+        "warps-cannot-hide-memory-latency",
+        SEED_003_CLAIM,
+        &format!(
             "each usable row (all hold 64 warps/SM or fewer) against the device-to-device copy, \
              on the {} bootstrap interval of its GB/s over the copy's ({} resamples, fixed \
              seed): DOES NOT HOLD when one lies wholly at or above {} (the latency is hidden; \
@@ -235,7 +213,7 @@ pub fn warps_cannot_hide_latency(
         ),
         holds,
         evidence,
-    }
+    )
 }
 
 

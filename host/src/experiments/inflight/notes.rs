@@ -10,22 +10,14 @@ use super::loaded::PREDICTION_WITHIN;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::output::Inflight;
 use super::row::{usable, InflightRow};
+use crate::confidence;
 use crate::table::{percent, percent_with};
 use super::Spec;
 use crate::experiments::contract::Registered;
 
-/// The median of `v` (the mean of the middle two for an even count); `None` when empty.
+/// The median of `v` ([`confidence::median`]); `None` when empty.
 pub(super) fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
+    (!v.is_empty()).then(|| confidence::median(&mut v))
 }
 
 /// How well Little's law describes the rows: the share within 15% of the prediction, and the
@@ -284,6 +276,7 @@ pub fn loaded_notes(result: &Inflight) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::model::tests::GPU;
     use crate::experiments::inflight::row::tests::row;
 
     #[test]
@@ -306,11 +299,7 @@ mod tests {
 
     #[test]
     fn the_effective_latency_rises_band_by_band() {
-        let model = LittlesLaw {
-            sms: 100,
-            latency_ns: 500.0,
-            peak_gbps: 4000.0,
-        };
+        let model = GPU;
         // 256 threads x 4 B = 1 KiB per SM at 5% (200 GB/s): 2 x 100 x 1024 / 200 = 1024 ns.
         // 1024 threads x 2 x 32 B = 64 KiB at 95% (3800 GB/s): 3449 ns.
         let rows = [row(256, 1, 4, 0.05), row(1024, 2, 32, 0.95)];
@@ -351,11 +340,7 @@ mod tests {
 
     #[test]
     fn experiment_2_is_told_what_its_variants_hold() {
-        let model = LittlesLaw {
-            sms: 100,
-            latency_ns: 500.0,
-            peak_gbps: 4000.0,
-        };
+        let model = GPU;
         let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model, &[]);
         assert!(
             s.contains("No verified point of the sweep reached 95% of the copy."),

@@ -77,12 +77,7 @@ pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> Scat
         .collect();
     let lo = xs.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
     let hi = xs.iter().copied().fold(0.0, f64::max).max(lo * 2.0);
-    series.push(Series {
-        name: "Little's law".into(),
-        points: model_curve(model, lo, hi, 64),
-        line: true,
-        markers: false,
-    });
+    series.push(Series::line("Little's law", model_curve(model, lo, hi, 64)));
     ScatterPlot {
         labels: Labels::new("Copy bandwidth vs bytes in flight", "bytes of loads in flight per SM", "GB/s (read + write)"),
         x_scale: XScale::Log,
@@ -115,19 +110,13 @@ fn per_width(rows: &[InflightRow], x: impl Fn(&InflightRow) -> f64) -> Vec<Serie
     kinds.dedup();
     kinds
         .into_iter()
-        .map(|kind| Series {
-            points: rows
+        .map(|kind| {
+            let points: Vec<LabelledPoint> = rows
                 .iter()
                 .filter(|r| r.usable() && series_of(r) == kind)
-                .map(|r| LabelledPoint {
-                    x: x(r),
-                    y: r.gbps,
-                    label: None,
-                })
-                .collect(),
-            name: kind.2,
-            line: false,
-            markers: true,
+                .map(|r| LabelledPoint::at(x(r), r.gbps))
+                .collect();
+            Series::markers(kind.2, points)
         })
         .collect()
 }
@@ -138,11 +127,7 @@ pub fn model_curve(model: &LittlesLaw, lo: f64, hi: f64, n: usize) -> Vec<Labell
     (0..n)
         .map(|i| {
             let x = lo * (hi / lo).powf(i as f64 / (n - 1) as f64);
-            LabelledPoint {
-                x,
-                y: model.predicted_gbps(x),
-                label: None,
-            }
+            LabelledPoint::at(x, model.predicted_gbps(x))
         })
         .collect()
 }
@@ -154,19 +139,8 @@ pub fn measured_vs_predicted(rows: &[InflightRow]) -> ScatterPlot {
         .iter()
         .flat_map(|r| [r.gbps, r.predicted_gbps])
         .fold(0.0, f64::max);
-    series.push(Series {
-        name: "measured = predicted".into(),
-        points: [0.0, top]
-            .iter()
-            .map(|&v| LabelledPoint {
-                x: v,
-                y: v,
-                label: None,
-            })
-            .collect(),
-        line: true,
-        markers: false,
-    });
+    let diagonal = [0.0, top].map(|v| LabelledPoint::at(v, v));
+    series.push(Series::line("measured = predicted", diagonal.to_vec()));
     ScatterPlot {
         labels: Labels::new("Measured vs Little's law", "predicted GB/s", "measured GB/s"),
         x_scale: XScale::Linear,
@@ -199,12 +173,7 @@ pub fn latency_vs_bandwidth(result: &Inflight) -> ScatterPlot {
         x_scale: XScale::Linear,
         x_unit_suffix: String::new(),
         series: vec![
-            Series {
-                name: "rows: 2 x SMs x bytes in flight / GB/s".into(),
-                points: rows,
-                line: false,
-                markers: true,
-            },
+            Series::markers("rows: 2 x SMs x bytes in flight / GB/s", rows),
             Series {
                 name: "chase beside a background copy".into(),
                 points: chase,
@@ -221,8 +190,7 @@ pub fn latency_vs_bandwidth(result: &Inflight) -> ScatterPlot {
 }
 
 fn unlabelled(xy: impl Iterator<Item = (f64, f64)>) -> Vec<LabelledPoint> {
-    xy.map(|(x, y)| LabelledPoint { x, y, label: None })
-        .collect()
+    xy.map(|(x, y)| LabelledPoint::at(x, y)).collect()
 }
 
 /// The stems of the plots beside the heatmap (`inflight`): bandwidth vs bytes in flight,
@@ -265,6 +233,7 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::model::tests::GPU;
     use crate::experiments::inflight::row::tests::row;
 
     fn rows() -> Vec<InflightRow> {
@@ -323,11 +292,7 @@ mod tests {
 
     #[test]
     fn one_series_per_width_plus_the_model() {
-        let model = LittlesLaw {
-            sms: 100,
-            latency_ns: 500.0,
-            peak_gbps: 4000.0,
-        };
+        let model = GPU;
         let p = gbps_vs_bytes_in_flight(&rows(), &model);
         let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["4 B per access", "16 B per access", "Little's law"]);
@@ -347,11 +312,7 @@ mod tests {
     fn latency_pairs_the_rows_with_the_chase_under_load() {
         use crate::experiments::inflight::loaded::{LoadedLatency, LoadedPoint};
         use crate::experiments::inflight::row::tests::passed;
-        let model = LittlesLaw {
-            sms: 100,
-            latency_ns: 500.0,
-            peak_gbps: 4000.0,
-        };
+        let model = GPU;
         let mut result = crate::experiments::inflight::row::tests::synthetic(rows(), model);
         let at = |gbps: f64, ns: f64, covered: bool| LoadedPoint {
             background: "synthetic".into(),

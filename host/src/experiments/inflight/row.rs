@@ -178,6 +178,7 @@ pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::experiments::inflight::model::tests::GPU;
     use crate::experiments::inflight::chase::Latency;
     use crate::experiments::inflight::loaded::LoadedLatency;
     use crate::experiments::inflight::output::Inflight;
@@ -329,11 +330,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_headline_carries_the_models_needs() {
-        let model = LittlesLaw {
-            sms: 100,
-            latency_ns: 500.0,
-            peak_gbps: 4000.0,
-        };
+        let model = GPU;
         let h = headline(&[row(256, 1, 64, 0.96)], &model);
         assert_eq!(h.least_occupancy.len(), 2);
         assert!(h.least_occupancy[1].found.is_some());

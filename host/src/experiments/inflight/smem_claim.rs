@@ -4,8 +4,7 @@
 //! allows. Judged like the other rules, on the bootstrap interval of a ratio of medians.
 
 use super::row::{usable, CopyReference, InflightRow};
-use crate::claim::{with_interval_rule, Verdict};
-use crate::confidence::{self, Timed};
+use crate::claim::{interval_or, ratio, verdict, with_interval_rule, Verdict};
 
 /// The share of the device-to-device copy one warp per SM must reach.
 pub const ONE_WARP_SHARE: f64 = 0.90;
@@ -25,10 +24,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
     let ran = rows.iter().filter(in_shared).count();
     let (holds, evidence) = match best {
         Some(b) => {
-            let iv = confidence::ratio(
-                Timed::new(b.gbps, &b.timing),
-                Timed::new(copy.gbps, &copy.timing),
-            );
+            let iv = ratio((b.gbps, &b.timing), (copy.gbps, &copy.timing));
             let holds = iv.as_ref().ok().and_then(|iv| iv.exceeds(ONE_WARP_SHARE));
             let ring = b.point.shape.ring.expect("filtered on the ring");
             (
@@ -42,10 +38,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
                     b.bytes_in_flight_per_sm,
                     b.gbps,
                     copy.gbps,
-                    match &iv {
-                        Ok(iv) => iv.to_string(),
-                        Err(e) => format!("{:.3} (no interval: {e})", b.gbps / copy.gbps),
-                    }
+                    interval_or(&iv, b.gbps / copy.gbps, |x| format!("{x:.3}"))
                 ),
             )
         }
@@ -57,13 +50,11 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
             ),
         ),
     };
-    Verdict {
-        key: "one-warp-copies-from-shared-memory",
-        experiment: 0,
-        claim: "one warp per SM reaches 90% of the device-to-device copy when the bytes in \
-                flight live in shared memory"
-            .into(),
-        rule: with_interval_rule(&format!(
+    verdict(
+        "one-warp-copies-from-shared-memory",
+        "one warp per SM reaches 90% of the device-to-device copy when the bytes in \
+                flight live in shared memory",
+        &with_interval_rule(&format!(
             "best GB/s of the copies through shared memory (cp.async and bulk-copy rings) at 1 \
              resident warp per SM over the D2D copy's: HOLDS when the interval of the ratio lies \
              at or above {ONE_WARP_SHARE}, DOES NOT HOLD when it lies below, NOT JUDGED \
@@ -71,7 +62,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
         )),
         holds,
         evidence,
-    }
+    )
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use super::row::{InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
 use crate::experiments::contract::GBPS;
 use crate::experiments::spills::Spills;
+use crate::sampling::noise_percent;
 use crate::table::{percent, percent_with, Column, Kind, Value};
 
 fn ratio(x: Option<f64>) -> String {
@@ -132,26 +133,15 @@ pub fn experiment2_note(model: &LittlesLaw, rows: &[InflightRow]) -> String {
 /// The sweep table's notes: the spills, the latency, the model, the headline figures and the fit.
 pub fn notes(result: &Inflight) -> Vec<String> {
     let mut notes = spill_notes(&result.rows);
-    let l = &result.latency;
+    let (l, copy) = (&result.latency, &result.copy);
     notes.push(format!(
         "D2D copy (cuMemcpyDtoD): {:.1} GB/s over {} MiB, noise {}; GB/s count bytes read + \
          written",
-        result.copy.gbps,
-        result.copy.bytes >> 20,
-        result
-            .copy
-            .timing
-            .noise
-            .map_or("n/a".to_owned(), |n| percent_with(n, 2))
+        copy.gbps,
+        copy.bytes >> 20,
+        noise_percent(copy.timing.noise)
     ));
-    notes.extend(
-        result
-            .copy
-            .timing
-            .flags
-            .iter()
-            .map(|f| format!("D2D copy: {f}")),
-    );
+    notes.extend(copy.timing.flags.iter().map(|f| format!("D2D copy: {f}")));
     notes.push(format!(
         "DRAM latency (pointer chase, {} dependent loads over {} MiB, one thread): {:.1} ns, {:.0} \
          cycles per load (implied SM clock {:.0} MHz); {}; the hops are random over the whole \

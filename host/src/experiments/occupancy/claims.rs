@@ -5,10 +5,11 @@ use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
 use crate::cuda::LibraryKernel;
 use crate::results::Timing;
 use crate::claim::{
-    all_of, faster, pct, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
+    all_of, decide, faster, interval_or, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
     FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
+use crate::table::percent as pct;
 use crate::experiments::row_views::{passing, two_passing};
 
 /// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
@@ -203,14 +204,9 @@ fn fastest<'a>(rows: &[&'a GemmRow]) -> &'a GemmRow {
         .expect("at least one row")
 }
 
+/// A variant's figures in words, as a contender's are written.
 fn gf(r: &GemmRow) -> String {
-    format!(
-        "{} {:.0} GFLOP/s at {} ({} regs)",
-        r.variant,
-        r.figures.gflops,
-        pct(r.figures.occupancy),
-        r.figures.regs
-    )
+    Contender::ours(r).words()
 }
 
 const CLAIM_1: &str = "Peak GFLOP/s is not reached at the highest occupancy.";
@@ -365,10 +361,7 @@ pub const TREND_POINTS: usize = 2;
 pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("falls-past-peak", CLAIM_3, RULE_3);
     claim.judge(|| {
-        let (mut ok, failed) = match gemm_rows(rows) {
-            Ok(v) => v,
-            Err(why) => return Err(why),
-        };
+        let (mut ok, failed) = gemm_rows(rows)?;
         ok.sort_by_key(|r| r.tm * r.tn);
         let best = fastest(&ok);
         let largest = *ok.last().expect("two rows");
@@ -435,10 +428,7 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
             largest.tn,
             largest.figures.regs,
             kernels_gpu::variants::MAX_REGS_PER_THREAD,
-            match &share {
-                Ok(iv) => iv.show(pct),
-                Err(e) => format!("{} (no interval: {e})", pct(largest.figures.gflops / best.figures.gflops)),
-            },
+            interval_or(&share, largest.figures.gflops / best.figures.gflops, pct),
             pct(FAR_SLOWER)
         );
         Ok((all_of(outcomes), with_exclusions(ev, &failed)))
@@ -517,13 +507,10 @@ pub fn shared_memory_as_fast_as_registers(rows: Option<&[GemmRow]>) -> Verdict {
                 .ok()
                 .map(|iv| iv.lo >= 1.0 - AGREE_WITHIN && iv.hi <= 1.0 + AGREE_WITHIN)
         };
-        let holds = if within(&gflops) == Some(true) {
-            Some(true)
-        } else if faster(&gflops) == Some(true) && within(&words) == Some(true) {
-            Some(false)
-        } else {
-            None
-        };
+        let holds = decide(
+            within(&gflops) == Some(true),
+            faster(&gflops) == Some(true) && within(&words) == Some(true),
+        );
         let ev = format!(
             "{lines}; {} over {}: GFLOP/s {}, shared-memory words/s {}",
             few.variant,

@@ -7,7 +7,7 @@ use super::GemmRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::RunResults;
-use crate::results::{Check, DeviceInfo, RunMeta, Timing};
+use crate::results::{Check, DeviceInfo, RunMeta};
 use crate::results_io::{render_results, write_results};
 use crate::table::{Column, Format, Kind, Value};
 
@@ -17,15 +17,8 @@ pub const ACCUMULATORS: Column<GemmRow> = Column::new("Accumulators/thread", Kin
 });
 
 fn run() -> RunResults {
-    let timing = Timing {
-        samples_ms: vec![1.0],
-        median_ms: 1.0,
-        min_ms: 1.0,
-        max_ms: 1.0,
-        sm_clock_mhz_before: None,
-        sm_clock_mhz_after: None,
-        ..Timing::default()
-    };
+    // One sample of 1 ms.
+    let timing = crate::sampling::summarize(vec![1.0], None, None);
     let row = |variant: &str, tm: u32, tn: u32| GemmRow {
         variant: variant.into(),
         threads: 4096 / (tm * tn),
@@ -130,8 +123,7 @@ fn a_column_declared_once_reaches_every_renderer() {
         .trim();
     assert_eq!(last, "128", "{row_d}");
 
-    let dir = std::env::temp_dir().join(format!("host-column-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::regular_file::tests::scratch("column-test");
     write_results(&dir, &r).unwrap();
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
     assert!(read("tables.md").contains("Accumulators/thread"));

@@ -214,14 +214,11 @@ pub fn plot_curve(
         x_unit_suffix: String::new(),
         series: series
             .iter()
-            .map(|(name, pts)| Series {
-                name: name.clone(),
-                points: pts
-                    .iter()
-                    .map(|&(x, y)| LabelledPoint { x, y, label: None })
-                    .collect(),
-                line: true,
-                markers: false,
+            .map(|(name, pts)| {
+                Series::line(
+                    name,
+                    pts.iter().map(|&(x, y)| LabelledPoint::at(x, y)).collect(),
+                )
             })
             .collect(),
         references: Vec::new(),
