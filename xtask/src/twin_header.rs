@@ -97,7 +97,7 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
                 .ok_or_else(missing)?;
             match v.op {
                 FmaOp::Ffma => format!("LAB_FMA_ILP({}, {})", v.entry, v.ilp),
-                // The op's name is its function in fma_ilp.cuh, as in fma_controls.rs.
+                // The op's name is its function in twin_fma_ilp.cuh, as in fma_controls.rs.
                 FmaOp::Fadd | FmaOp::Fmul | FmaOp::FfmaImm | FmaOp::FfmaConst => {
                     format!("LAB_FMA_CONTROL({}, {}, {})", v.entry, v.op.name(), v.ilp)
                 }
