@@ -502,12 +502,13 @@ mod tests {
     #[test]
     fn the_sm90a_companion_is_the_file_beside_with_the_suffix() {
         let dir = std::env::temp_dir().join(format!("lab-sm90a-companion-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let twin = dir.join("twin.cubin");
-        std::fs::write(&twin, b"x").unwrap();
-        assert_eq!(sm90a_companion(&twin), None, "no companion written yet");
-        std::fs::write(dir.join("twin_sm90a.cubin"), b"x").unwrap();
-        assert_eq!(sm90a_companion(&twin), Some(dir.join("twin_sm90a.cubin")));
+        let (twin, companion) = (dir.join("twin.cubin"), dir.join("twin_sm90a.cubin"));
+        assert_eq!(sm90a_companion(&twin), None, "nothing there");
+        for (file, found) in [(&twin, None), (&companion, Some(companion.clone()))] {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(file, b"x").unwrap();
+            assert_eq!(sm90a_companion(&twin), found);
+        }
         assert_eq!(
             sm90a_companion(&dir.join("twin.ptx")),
             None,

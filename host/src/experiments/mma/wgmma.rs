@@ -85,13 +85,12 @@ pub struct WgmmaRow {
     pub timing: Timing,
     /// Every element of every block's tile against the model.
     pub check: Check,
+    /// The compared build's entry at the same launch, timed and checked as ours (none without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compared: Option<Comparison>,
     /// Warnings about the figures (an unreadable clock, a residency the driver did not confirm).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
-    /// The compared build's entry of the line at the same launch (its sm_90a companion's, where
-    /// the run has one), timed and checked as ours; absent in runs without one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compared: Option<Comparison>,
 }
 
 impl HasComparison for WgmmaRow {
