@@ -12,7 +12,11 @@
 #   OUT/STEM_cap{N}.cubin       -DNO_LAUNCH_BOUNDS -DLAB_REGS_ONLY -maxrregcount=N, for each cap
 #                               of the register experiment     + OUT/STEM_cap{N}.ptxas.txt
 # (ptxas ignores -maxrregcount on an entry with launch bounds, hence NO_LAUNCH_BOUNDS.) The host
-# reads a cubin's registers and spills from the .ptxas.txt beside it.
+# reads a cubin's registers and spills from the .ptxas.txt beside it. With the twin as the source,
+# also the twin's sm_90a module (twin_sm90a.cu), for sm_90a whatever ARCH, as xtask builds the Rust
+# sm_90a module beside the main one (skipped, with a note, by an nvcc that does not take sm_90a):
+#   OUT/twin_sm90a.ptx, OUT/twin_sm90a.cubin  + OUT/twin_sm90a.ptxas.txt
+# where the host, given --compare OUT/twin.cubin, finds it.
 set -euo pipefail
 usage="usage: nvcc/build.sh OUT [ARCH] [FILE.cu]"
 out=${1:?$usage}
@@ -55,3 +59,20 @@ for cap in $caps; do
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
 echo "build.sh: $out/$stem.cubin and $(wc -w <<<"$caps") capped modules for $arch ($("$nvcc" --version | grep -o 'release [0-9.]*, V[0-9.]*'))"
+
+hopper=$here/twin_sm90a.cu
+if [ "$source" -ef "$here/twin.cu" ]; then
+  # sm_90a comes with sm_90 (nvcc lists only the latter).
+  if "$nvcc" --list-gpu-code 2>/dev/null | grep -qx 'sm_90'; then
+    "$nvcc" -ptx -O3 -arch=sm_90a "$hopper" -o "$out/twin_sm90a.ptx"
+    if ! "$nvcc" -cubin -O3 -arch=sm_90a -Xptxas -v "$out/twin_sm90a.ptx" -o "$out/twin_sm90a.cubin" \
+      2>"$out/twin_sm90a.ptxas.txt"; then
+      cat "$out/twin_sm90a.ptxas.txt" >&2
+      echo "build.sh: nvcc failed on $hopper" >&2
+      exit 1
+    fi
+    echo "build.sh: $out/twin_sm90a.cubin for sm_90a"
+  else
+    echo "build.sh: note: $nvcc does not take sm_90a; the twin's sm_90a module is not built" >&2
+  fi
+fi

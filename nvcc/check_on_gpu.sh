@@ -2,7 +2,10 @@
 # On a GPU machine with nvcc and without Rust: build nvcc's twin and run the host with it as the
 # compared module. The host checks every result of the compared module as it checks its own (GEMM
 # against an f64 reference, copies exactly, FMA chains bit for bit, the chase against the CPU's
-# walk) and exits 1 when one fails, so a twin that computes anything else stops here.
+# walk, the wgmma tiles bit for bit) and exits 1 when one fails, so a twin that computes anything
+# else stops here. On an sm_90a device the host also finds the twin's sm_90a module (build.sh
+# writes twin_sm90a.cubin beside twin.cubin) and compares the wgmma, TMA-fed GEMM and bulk-copy
+# rows with it.
 #
 #   nvcc/check_on_gpu.sh HOST OUT [ARCH]
 #

@@ -65,7 +65,7 @@ __device__ __forceinline__ unsigned long long clock_cycles() {
 
 // gpu.rs `store_word` / `load_word`: one global word written and read in asm statements, so that
 // the compiler neither forwards the store to the load nor moves other memory accesses across them
-// (read.cuh's fence between its loads and its adds).
+// (twin_read.cuh's fence between its loads and its adds).
 __device__ __forceinline__ void store_word(unsigned long long* p, unsigned long long v) {
     asm volatile("{ .reg .u64 g; cvta.to.global.u64 g, %0; st.global.u64 [g], %1; }" ::"l"(p), "l"(v) : "memory");
 }

@@ -12,15 +12,15 @@
 //   -maxrregcount on an entry with bounds); with -DLAB_REGS_ONLY, only the register experiment's
 //   GEMM entry, as the Rust capped modules hold only that one.
 
-#include "chase.cuh"
-#include "fma_ilp.cuh"
-#include "gemm_mma.cuh"
-#include "gemm_seed.cuh"
-#include "gemm_tuned.cuh"
-#include "memcpy.cuh"
-#include "mma_ilp.cuh"
-#include "read.cuh"
-#include "smem_copy.cuh"
+#include "twin_chase.cuh"
+#include "twin_fma_ilp.cuh"
+#include "twin_gemm_mma.cuh"
+#include "twin_gemm_seed.cuh"
+#include "twin_gemm_tuned.cuh"
+#include "twin_memcpy.cuh"
+#include "twin_mma_ilp.cuh"
+#include "twin_read.cuh"
+#include "twin_smem_copy.cuh"
 
 // The launch bound of an entry whose table line fixes its block size (`.maxntid`, and
 // `.minnctapersm` where min_blocks is not 0), as xtask's `with_launch_bounds` gives the Rust entry.
@@ -64,7 +64,7 @@
     extern "C" __global__ void NAME(float* out, float a, float b, int iters) { lab::fma::fma_ilp<ilp>(out, a, b, iters); }
 
 // A control of the FMA line (variants.rs fma_controls: the fma_ilp parameters), OP its function
-// in fma_ilp.cuh; no launch bound either.
+// in twin_fma_ilp.cuh; no launch bound either.
 #define LAB_FMA_CONTROL(NAME, OP, ilp) \
     extern "C" __global__ void NAME(float* out, float a, float b, int iters) { lab::fma::OP<ilp>(out, a, b, iters); }
 

@@ -147,7 +147,7 @@ void launch_fibers(unsigned gx, unsigned gy, unsigned threads, Kernel kernel) {
 
 }  // namespace lab::cpu
 
-// A butterfly shuffle of the running fiber's warp (read.cuh's reduction; every lane calls it
+// A butterfly shuffle of the running fiber's warp (twin_read.cuh's reduction; every lane calls it
 // together): each lane posts its value, the warp meets, each takes its partner's, and the warp
 // meets again before the slots are written anew.
 inline unsigned long long __shfl_xor_sync(unsigned, unsigned long long v, int mask) {

@@ -19,8 +19,8 @@
 #include "fibers_on_cpu.h"
 #include "tensor_on_cpu.h"
 
-#include "../gemm_mma.cuh"
-#include "../mma_ilp.cuh"
+#include "../twin_gemm_mma.cuh"
+#include "../twin_mma_ilp.cuh"
 
 namespace tensor_checks {
 

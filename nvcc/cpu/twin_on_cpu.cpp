@@ -19,12 +19,12 @@
 #include <string_view>
 #include <thread>
 
-#include "../chase.cuh"
-#include "../fma_ilp.cuh"
-#include "../gemm_seed.cuh"
-#include "../gemm_tuned.cuh"
-#include "../memcpy.cuh"
-#include "../read.cuh"
+#include "../twin_chase.cuh"
+#include "../twin_fma_ilp.cuh"
+#include "../twin_gemm_seed.cuh"
+#include "../twin_gemm_tuned.cuh"
+#include "../twin_memcpy.cuh"
+#include "../twin_read.cuh"
 #include "fibers_on_cpu.h"
 
 namespace {
@@ -189,7 +189,7 @@ void print_fma(const char*) {
     }
 }
 
-// Prints what a control of the FMA line (fma_ilp.cuh's OP<ILP>) writes for a few threads,
+// Prints what a control of the FMA line (twin_fma_ilp.cuh's OP<ILP>) writes for a few threads,
 // launched with `a` and `b` as the host launches that op (probe_lines.rs `FmaOp::launch_args`
 // of the sweep's a = 1 - 2^-20 and b = 1: the constant FFMA takes a - 1).
 template <int ILP, class Kernel>

@@ -48,8 +48,9 @@ fn bulk_copies() -> impl Iterator<Item = (&'static str, u32)> {
 
 /// The launch bounds of one of the module's entries: one warpgroup for the microbenchmark; the
 /// line's warpgroups and one block per SM for the GEMM (its blocks are persistent, and
-/// `setmaxnreg` shares the register file of one block); its block for a bulk copy.
-fn launch_bounds(entry: &str) -> String {
+/// `setmaxnreg` shares the register file of one block); its block for a bulk copy. nvcc's twin
+/// is held to the same (`twin::hopper_mismatches`).
+pub fn launch_bounds(entry: &str) -> String {
     if let Some(v) = WGEMM.iter().find(|v| v.entry == entry) {
         return format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads());
     }

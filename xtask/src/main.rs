@@ -262,8 +262,15 @@ fn build_twin(ws: &Path, nvcc: &Path, arch: &str, out: &Path, print: Print) -> R
     }
     let entries = built.manifest.modules[0].entries.len();
     eprintln!(
-        "twin: {entries} entries for {} ({}), entries, parameters and launch bounds as the table; {} in {}",
+        "twin: {entries} entries for {}{} ({}), entries, parameters and launch bounds as the table; {} in {}",
         built.manifest.arch,
+        match &built.hopper {
+            Some(_) => format!(
+                " and {} for sm_90a",
+                xtask::hopper::hopper_entries().count()
+            ),
+            None => String::new(),
+        },
         built.manifest.ptxas,
         if bad.is_empty() {
             "no unexpected spills or stack".to_owned()

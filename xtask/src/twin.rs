@@ -1,18 +1,24 @@
 //! nvcc's twin of the lab's kernels (`nvcc/twin.cu`): its build into one folder and its checks
 //! against the variant table.
 //!
-//! The build regenerates `nvcc/variants.h` from the table, then runs `nvcc/build.sh` (`twin.ptx`,
-//! `twin.cubin`, `twin_cap{N}.cubin` with the register experiment's GEMM entry under each cap,
-//! ptxas's reports beside them) and writes `manifest_{arch}.json` (the reports in the Rust
-//! build's manifest format). The checks hold the twin to the table as the Rust module is held:
-//! exactly the table's entries, each with its family's parameter list and its line's launch
-//! bound, and the Rust build's spill and register-cap bars ([`bars`]).
+//! The build regenerates `nvcc/variants.h` and `nvcc/variants_sm90a.h` from the table, then runs
+//! `nvcc/build.sh` (`twin.ptx`, `twin.cubin`, `twin_cap{N}.cubin` with the register experiment's
+//! GEMM entry under each cap, the sm_90a module `twin_sm90a.cubin`, ptxas's reports beside them)
+//! and writes `manifest_{arch}.json` (the main and capped reports in the Rust build's manifest
+//! format). The checks hold the twin to the table as the Rust modules are held: exactly the
+//! table's entries, each with its family's parameter list and its line's launch bounds, and the
+//! Rust build's bars ([`bars`]: spills and register caps; for sm_90a, no spill and no serialized
+//! wgmma).
 
 use std::path::{Path, PathBuf};
 
+use kernels_gpu::abi::Param;
 use kernels_gpu::entries;
-use kernels_gpu::variants;
+use kernels_gpu::variants::{
+    self, SmemCopyParams, SmemPath, WgemmParams, WgmmaParams, SMEM_COPY, WGEMM, WGMMA_BF16,
+};
 
+use crate::hopper;
 use crate::modules::{self, GridBar, Manifest, Module, ModuleKind, ModuleReport};
 use crate::nvcc::{self, Built, NvccError};
 use crate::ptx::{self, PtxError};
@@ -21,6 +27,8 @@ use crate::twin_header::{self, HeaderError};
 
 /// File stem of the twin's modules.
 pub const STEM: &str = "twin";
+/// File stem of the twin's sm_90a module, beside the others.
+pub const HOPPER_STEM: &str = "twin_sm90a";
 
 #[derive(Debug, thiserror::Error)]
 pub enum TwinError {
@@ -53,8 +61,37 @@ pub struct Twin {
     pub built: Built,
     pub manifest: Manifest,
     pub ptx: String,
-    /// Whether this build rewrote `nvcc/variants.h` (the table had changed since it was written).
+    /// Whether this build rewrote a header (the table had changed since it was written).
     pub header_rewritten: bool,
+    /// The sm_90a module, where `build.sh` built it (an nvcc that takes sm_90a).
+    pub hopper: Option<HopperTwin>,
+}
+
+/// The twin's sm_90a module: its cubin, its PTX and ptxas's report of it.
+#[derive(Debug, Clone)]
+pub struct HopperTwin {
+    pub cubin: PathBuf,
+    pub ptx: String,
+    pub report: String,
+}
+
+impl HopperTwin {
+    /// The module `build.sh` wrote into `dir`, if it wrote one.
+    pub fn read(dir: &Path) -> Result<Option<HopperTwin>, TwinError> {
+        let file = |ext: &str| dir.join(format!("{HOPPER_STEM}.{ext}"));
+        let cubin = file("cubin");
+        if !cubin.is_file() {
+            return Ok(None);
+        }
+        let read = |path: PathBuf| {
+            std::fs::read_to_string(&path).map_err(|source| TwinError::ReadPtx { path, source })
+        };
+        Ok(Some(HopperTwin {
+            ptx: read(file("ptx"))?,
+            report: read(file("ptxas.txt"))?,
+            cubin,
+        }))
+    }
 }
 
 /// Regenerates the header and builds the twin for `arch` (`sm_XX`, or `native`: GPU 0's) into
@@ -85,6 +122,7 @@ pub fn load(source: &Path, dir: &Path, compiler: &str) -> Result<Twin, TwinError
         manifest,
         ptx,
         header_rewritten: false,
+        hopper: HopperTwin::read(dir)?,
     })
 }
 
@@ -194,6 +232,93 @@ pub fn mismatches(twin: &Twin) -> Result<Vec<String>, TwinError> {
             ));
         }
     }
+    if let Some(h) = &twin.hopper {
+        bad.extend(hopper_mismatches(h)?);
+    }
+    Ok(bad)
+}
+
+/// The parameter list the table declares for an entry of the sm_90a module.
+fn hopper_params(entry: &str) -> Option<&'static [Param]> {
+    if WGMMA_BF16.iter().any(|v| v.entry == entry) {
+        Some(WgmmaParams::PARAMS)
+    } else if WGEMM.iter().any(|v| v.entry == entry) {
+        Some(WgemmParams::PARAMS)
+    } else if SMEM_COPY
+        .iter()
+        .any(|l| l.path == SmemPath::Bulk && l.entry == entry)
+    {
+        Some(SmemCopyParams::PARAMS)
+    } else {
+        None
+    }
+}
+
+/// How the twin's sm_90a module departs from the Rust one: exactly its entries, each with its
+/// section's parameter list and the launch bounds xtask gives the Rust entry
+/// ([`hopper::launch_bounds`]: `.maxntid`, and `.minnctapersm` for the GEMM lines); the entries
+/// of the cubin from ptxas's report.
+pub fn hopper_mismatches(h: &HopperTwin) -> Result<Vec<String>, TwinError> {
+    let file = format!("{HOPPER_STEM}.ptx");
+    let want: Vec<&str> = hopper::hopper_entries().collect();
+    let mut bad = Vec::new();
+    let found = ptx::entries(&h.ptx);
+    for name in &found {
+        if !want.contains(&name.as_str()) {
+            bad.push(format!(
+                "{file} exports `{name}`, which is not an entry of the sm_90a module"
+            ));
+        }
+    }
+    for name in &want {
+        if !found.iter().any(|f| f == name) {
+            bad.push(format!("{file} lacks the sm_90a entry `{name}`"));
+        }
+    }
+    let params = ptx::entry_params(&h.ptx).map_err(|source| TwinError::Ptx {
+        path: PathBuf::from(&file),
+        source,
+    })?;
+    let types = |ps: &[ptx::PtxParam]| ps.iter().map(|p| p.ty.clone()).collect::<Vec<_>>();
+    for (name, found) in &params {
+        let Some(declared) = hopper_params(name) else {
+            continue;
+        };
+        let declared = ptx::declared_ptx_params(declared);
+        if types(found) != types(&declared) {
+            bad.push(format!(
+                "`{name}` takes ({}), but the table's abi line declares ({})",
+                types(found).join(", "),
+                types(&declared).join(", ")
+            ));
+        }
+        let want_bounds = hopper::launch_bounds(name);
+        let head = entry_head(&h.ptx, name).unwrap_or_default();
+        let bounds: Vec<&str> = head
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with(".maxntid") || l.starts_with(".minnctapersm"))
+            .collect();
+        if bounds.join("\n") != want_bounds {
+            bad.push(format!(
+                "`{name}` has launch bounds {:?}, the Rust entry {:?}",
+                bounds.join("; "),
+                want_bounds.replace('\n', "; ")
+            ));
+        }
+    }
+    let reported: Vec<String> = ptxas::parse_report(&h.report)
+        .map_err(PtxasError::from)?
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    if reported.len() != want.len() || want.iter().any(|w| !reported.iter().any(|r| r == w)) {
+        bad.push(format!(
+            "{HOPPER_STEM}.cubin: ptxas reports {} entries, the sm_90a module has {}",
+            reported.len(),
+            want.len()
+        ));
+    }
     Ok(bad)
 }
 
@@ -209,14 +334,24 @@ pub fn bars(twin: &Twin) -> Vec<String> {
             _ => None,
         })
         .collect();
-    modules::check_bars_with(&twin.manifest, GridBar::LabelledOnly)
+    let mut bad: Vec<String> = modules::check_bars_with(&twin.manifest, GridBar::LabelledOnly)
         .into_iter()
         .filter(|bad| {
             !left_out
                 .iter()
                 .any(|name| bad.contains(&format!(" {name} missing from ")))
         })
-        .collect()
+        .collect();
+    // The sm_90a module's bars, as the Rust build holds its own (the messages name the Rust
+    // module's file; the report read is the twin's).
+    if let Some(h) = &twin.hopper {
+        bad.extend(
+            hopper::check_bars(&h.report)
+                .into_iter()
+                .map(|b| format!("{HOPPER_STEM}: {b}")),
+        );
+    }
+    bad
 }
 
 /// The copy grid's points that spill in the twin's launch-bounded module, one line each.
@@ -224,11 +359,16 @@ pub fn grid_spills(twin: &Twin) -> Vec<String> {
     modules::grid_spills(&twin.manifest)
 }
 
-/// The `.maxntid` x of `entry` in a PTX module (None without one, or without the entry).
-pub fn launch_bound(ptx: &str, entry: &str) -> Option<u32> {
+/// The head of `entry` in a PTX module: from `.entry NAME(` to its body's `{`.
+fn entry_head<'a>(ptx: &'a str, entry: &str) -> Option<&'a str> {
     let start = ptx.find(&format!(".entry {entry}("))?;
     let head = &ptx[start..];
-    let head = &head[..head.find('{')?];
+    Some(&head[..head.find('{')?])
+}
+
+/// The `.maxntid` x of `entry` in a PTX module (None without one, or without the entry).
+pub fn launch_bound(ptx: &str, entry: &str) -> Option<u32> {
+    let head = entry_head(ptx, entry)?;
     let rest = head.split(".maxntid").nth(1)?;
     rest.split(',').next()?.trim().parse().ok()
 }

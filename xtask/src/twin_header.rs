@@ -1,26 +1,33 @@
-//! `nvcc/variants.h`: the variant table as the CUDA C++ twin (`nvcc/twin.cu`) reads it, one
-//! macro invocation per entry of [`entries::entries`], so that a table line flows into the twin
-//! as it flows into the Rust module.
+//! `nvcc/variants.h` and `nvcc/variants_sm90a.h`: the variant table as the CUDA C++ twin
+//! (`nvcc/twin.cu`, `nvcc/twin_sm90a.cu`) reads it, one macro invocation per entry of
+//! [`entries::entries`] (and of the sm_90a module, [`crate::hopper::hopper_entries`]), so that a
+//! table line flows into the twin as it flows into the Rust modules.
 //!
 //! Each entry maps to the macro of its family (`LAB_GEMM_SEED`, `LAB_GEMM_TUNED`, `LAB_MEMCPY`,
-//! `LAB_FMA_ILP`, `LAB_FMA_CONTROL`, `LAB_CHASE`, `LAB_GEMM_BF16`, `LAB_MMA_ILP`, `LAB_READ`, `LAB_SMEM_COPY`) through exhaustive matches on the
-//! table's family enums: a new family does not compile here until it is given a macro (and
-//! `twin.cu` a kernel for it) or is skipped as checking machinery with [`Line::NotMeasured`]. The header also refuses, with an
-//! `#error`, to be included by a file that does not define every macro it uses.
+//! `LAB_FMA_ILP`, `LAB_FMA_CONTROL`, `LAB_CHASE`, `LAB_GEMM_BF16`, `LAB_MMA_ILP`, `LAB_READ`,
+//! `LAB_SMEM_COPY`; for sm_90a `LAB_WGMMA_BF16`, `LAB_WGEMM`, `LAB_TMA_MMA`, `LAB_TMA_COPY`)
+//! through exhaustive matches on the table's family enums: a new family does not compile here
+//! until it is given a macro (and the twin a kernel for it) or is skipped as checking machinery
+//! with [`Line::NotMeasured`]. Each header also refuses, with an `#error`, to be included by a
+//! file that does not define every macro it uses.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use kernels_gpu::entries::{self, EntryDecl, Family};
 use kernels_gpu::variants::{
-    FmaOp, GemmFamily, GemmVariant, MmaIlpVariant, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM,
-    MEMCPY_GRID, MMA_ILP, READ, REGS, SMEM_COPY,
+    FmaOp, GemmFamily, GemmVariant, MmaIlpVariant, RingMma, SmemPath, BF16_GEMM, CHASE, FMA,
+    FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, READ, REGS, SMEM_COPY, WGEMM, WGMMA_BF16,
 };
 
 /// The header, relative to the workspace root.
 pub const HEADER: &str = "nvcc/variants.h";
 /// The twin's source, relative to the workspace root.
 pub const SOURCE: &str = "nvcc/twin.cu";
+/// The header of the twin's sm_90a module, relative to the workspace root.
+pub const HOPPER_HEADER: &str = "nvcc/variants_sm90a.h";
+/// The source of the twin's sm_90a module (built for sm_90a beside [`SOURCE`]).
+pub const HOPPER_SOURCE: &str = "nvcc/twin_sm90a.cu";
 
 #[derive(Debug, thiserror::Error)]
 pub enum HeaderError {
@@ -97,7 +104,7 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
                 .ok_or_else(missing)?;
             match v.op {
                 FmaOp::Ffma => format!("LAB_FMA_ILP({}, {})", v.entry, v.ilp),
-                // The op's name is its function in fma_ilp.cuh, as in fma_controls.rs.
+                // The op's name is its function in twin_fma_ilp.cuh, as in fma_controls.rs.
                 FmaOp::Fadd | FmaOp::Fmul | FmaOp::FfmaImm | FmaOp::FfmaConst => {
                     format!("LAB_FMA_CONTROL({}, {}, {})", v.entry, v.op.name(), v.ilp)
                 }
@@ -217,12 +224,92 @@ pub fn twin_entries() -> Result<Vec<&'static str>, HeaderError> {
         .collect())
 }
 
-/// The header's text.
-pub fn render() -> Result<String, HeaderError> {
-    let lines = lines()?;
+/// The twin's lines of the sm_90a module, in the order of its entries
+/// ([`crate::hopper::hopper_entries`]): the wgmma microbenchmark's (`LAB_WGMMA_BF16`), the
+/// `gemm_wgmma` section's (`LAB_WGEMM` for a wgmma line, `LAB_TMA_MMA` for an mma_sync one) and
+/// the bulk copies' (`LAB_TMA_COPY`). Each entry of that module is measured: none is left out.
+pub fn hopper_lines() -> Vec<Line> {
+    let wgmma = WGMMA_BF16.iter().map(|v| Line::Entry {
+        name: v.entry,
+        invocation: format!("LAB_WGMMA_BF16({}, {}, {})", v.entry, v.n, v.groups),
+    });
+    let wgemm = WGEMM.iter().map(|v| Line::Entry {
+        name: v.entry,
+        invocation: match v.mma {
+            RingMma::Wgmma => format!(
+                "LAB_WGEMM({}, {}, {}, {}, {}, {}, {}, {})",
+                v.entry,
+                v.threads(),
+                v.dynamic_shared_bytes(),
+                v.bm,
+                v.bn,
+                v.stages,
+                v.consumers,
+                v.consumer_regs()
+            ),
+            RingMma::Sync => format!(
+                "LAB_TMA_MMA({}, {}, {}, {}, {}, {}, {})",
+                v.entry,
+                v.threads(),
+                v.dynamic_shared_bytes(),
+                v.bm,
+                v.bn,
+                v.stages,
+                v.consumers
+            ),
+        },
+    });
+    let bulk = SMEM_COPY
+        .iter()
+        .filter(|l| l.path == SmemPath::Bulk)
+        .map(|l| Line::Entry {
+            name: l.entry,
+            invocation: format!(
+                "LAB_TMA_COPY({}, {}, {}, {})",
+                l.entry, l.threads, l.stage_bytes, l.stages
+            ),
+        });
+    wgmma.chain(wgemm).chain(bulk).collect()
+}
+
+/// The `#error` guards of a header: one per macro its lines invoke.
+fn macro_guards(w: &mut String, lines: &[Line]) {
     let mut macros: Vec<&str> = lines.iter().filter_map(Line::macro_name).collect();
     macros.sort_unstable();
     macros.dedup();
+    for m in &macros {
+        let _ = writeln!(
+            w,
+            "#ifndef {m}\n#error \"the including file defines no {m}: it has no kernel for these table lines\"\n#endif"
+        );
+    }
+}
+
+/// The sm_90a header's text.
+pub fn render_hopper() -> String {
+    let lines = hopper_lines();
+    let mut h = String::new();
+    let w = &mut h;
+    let _ = writeln!(
+        w,
+        "// Generated from the variant table (kernels-gpu/src/variants.rs) by `cargo xtask build --nvcc`;\n\
+         // do not edit. One macro invocation per entry of the Rust sm_90a module, in its order;\n\
+         // nvcc/twin_sm90a.cu defines the macros.\n\
+         #pragma once\n"
+    );
+    macro_guards(w, &lines);
+    let _ = writeln!(w);
+    for l in &lines {
+        if let Line::Entry { invocation, .. } = l {
+            let _ = writeln!(w, "{invocation}");
+        }
+    }
+    h
+}
+
+/// The header's text.
+pub fn render() -> Result<String, HeaderError> {
+    let lines = lines()?;
     let regs = REGS.gemm().entry;
     let regs_line = lines
         .iter()
@@ -239,12 +326,7 @@ pub fn render() -> Result<String, HeaderError> {
          // defines the macros.\n\
          #pragma once\n"
     );
-    for m in &macros {
-        let _ = writeln!(
-            w,
-            "#ifndef {m}\n#error \"the including file defines no {m}: it has no kernel for these table lines\"\n#endif"
-        );
-    }
+    macro_guards(w, &lines);
     let _ = writeln!(
         w,
         "\n// The register-cap experiment's caps (variants.rs `regs:`), for build scripts.\n\
@@ -291,15 +373,22 @@ pub fn render() -> Result<String, HeaderError> {
     Ok(h)
 }
 
-/// Writes the header into the workspace when its text differs (so an unchanged header keeps its
-/// timestamp); returns whether it was written.
+/// Writes both headers into the workspace where their text differs (so an unchanged header keeps
+/// its timestamp); returns whether one was written.
 pub fn write(workspace: &Path) -> Result<bool, HeaderError> {
-    let path = workspace.join(HEADER);
-    let text = render()?;
-    if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+    let main = write_if_changed(&workspace.join(HEADER), &render()?)?;
+    let hopper = write_if_changed(&workspace.join(HOPPER_HEADER), &render_hopper())?;
+    Ok(main || hopper)
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<bool, HeaderError> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
         return Ok(false);
     }
-    std::fs::write(&path, text).map_err(|source| HeaderError::Io { path, source })?;
+    std::fs::write(path, text).map_err(|source| HeaderError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
     Ok(true)
 }
 
@@ -403,6 +492,49 @@ mod tests {
             .collect();
         assert!(!tuned.is_empty());
         assert!(h.contains(&format!("#define LAB_TUNED_LABELS \"{}\"", tuned.join(","))));
+    }
+
+    #[test]
+    fn the_sm90a_lines_are_the_modules_entries_with_the_tables_numbers() {
+        let lines = hopper_lines();
+        let names: Vec<&str> = lines.iter().map(Line::name).collect();
+        let module: Vec<&str> = crate::hopper::hopper_entries().collect();
+        assert_eq!(names, module);
+        let w1 = WGEMM.iter().find(|v| v.label == "W1").unwrap();
+        let mt1 = WGEMM.iter().find(|v| v.label == "MT1").unwrap();
+        let invocation = |name: &str| match lines.iter().find(|l| l.name() == name) {
+            Some(Line::Entry { invocation, .. }) => invocation.clone(),
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(
+            invocation(w1.entry),
+            format!(
+                "LAB_WGEMM({}, 384, {}, 128, 256, 4, 2, 232)",
+                w1.entry,
+                w1.dynamic_shared_bytes()
+            )
+        );
+        assert_eq!(
+            invocation(mt1.entry),
+            format!(
+                "LAB_TMA_MMA({}, 256, {}, 128, 256, 4, 2)",
+                mt1.entry,
+                mt1.dynamic_shared_bytes()
+            )
+        );
+        assert_eq!(
+            invocation("wgmma_bf16_n256_g16"),
+            "LAB_WGMMA_BF16(wgmma_bf16_n256_g16, 256, 16)"
+        );
+        assert_eq!(
+            invocation("tma_copy_t128_b4096_s4"),
+            "LAB_TMA_COPY(tma_copy_t128_b4096_s4, 128, 4096, 4)"
+        );
+        let h = render_hopper();
+        for m in ["LAB_WGMMA_BF16", "LAB_WGEMM", "LAB_TMA_MMA", "LAB_TMA_COPY"] {
+            assert!(h.contains(&format!("#ifndef {m}\n#error")), "{m}");
+        }
+        assert_eq!(h.matches("\nLAB_").count(), module.len());
     }
 
     #[test]

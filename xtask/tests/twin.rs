@@ -6,9 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{self, GemmFamily, MmaIlpVariant, BF16_GEMM, GEMM, MMA_ILP, REGS};
+use kernels_gpu::variants::{
+    self, GemmFamily, MmaIlpVariant, BF16_GEMM, GEMM, MMA_ILP, REGS, WGEMM, WGMMA_BF16,
+};
 use xtask::modules::ModuleKind;
-use xtask::twin_header::{self, HEADER, SOURCE};
+use xtask::twin_header::{self, HEADER, HOPPER_HEADER, HOPPER_SOURCE, SOURCE};
 
 // The SASS readers (the build tests use the rest).
 #[allow(dead_code)]
@@ -29,6 +31,31 @@ fn the_committed_header_is_the_tables() {
         "{HEADER} is not the variant table's: run `cargo xtask build --nvcc` to regenerate it \
          (it does so before it looks for nvcc), and commit it"
     );
+    let committed = std::fs::read_to_string(workspace().join(HOPPER_HEADER)).unwrap();
+    assert!(
+        committed == twin_header::render_hopper(),
+        "{HOPPER_HEADER} is not the variant table's: run `cargo xtask build --nvcc` to regenerate \
+         it, and commit it"
+    );
+}
+
+#[test]
+fn the_sm90a_twin_defines_every_macro_its_header_invokes() {
+    let header = twin_header::render_hopper();
+    let source = std::fs::read_to_string(workspace().join(HOPPER_SOURCE)).unwrap();
+    let invoked: std::collections::BTreeSet<&str> = header
+        .lines()
+        .filter(|l| l.starts_with("LAB_"))
+        .filter_map(|l| l.split('(').next())
+        .collect();
+    assert_eq!(invoked.len(), 4, "{invoked:?}");
+    for m in invoked {
+        assert!(
+            source.contains(&format!("#define {m}(")),
+            "{HOPPER_SOURCE} defines no {m}"
+        );
+    }
+    assert!(source.contains("#include \"variants_sm90a.h\""));
 }
 
 #[test]
@@ -83,6 +110,10 @@ mod with_nvcc {
     fn check_arch(arch: &'static str) {
         let t = built(arch);
         assert_eq!(t.manifest.arch, arch);
+        // The sm_90a module is built whatever the main module's architecture, and checked by
+        // `mismatches` and `bars` below with the rest.
+        let h = t.hopper.as_ref().expect("build.sh built the sm_90a twin");
+        assert!(h.report.contains("for 'sm_90a'"), "{}", h.report);
         let wrong = twin::mismatches(t).unwrap();
         assert!(wrong.is_empty(), "{arch}:\n{}", wrong.join("\n"));
         let bad = twin::bars(t);
@@ -343,6 +374,41 @@ mod with_nvcc {
         assert!(
             retyped.iter().any(|l| l.contains(mma) && l.contains("abi")),
             "{retyped:?}"
+        );
+        // The sm_90a module alike: an entry renamed, a parameter retyped, a GEMM line without
+        // its one block per SM.
+        let h = t.hopper.as_ref().unwrap();
+        let broken = |ptx: String| {
+            let mut b = h.clone();
+            b.ptx = ptx;
+            twin::hopper_mismatches(&b).unwrap()
+        };
+        assert!(broken(h.ptx.clone()).is_empty());
+        let w = WGMMA_BF16[0].entry;
+        let renamed = broken(h.ptx.replace(w, &format!("{w}x")));
+        assert!(
+            renamed.iter().any(|l| l.contains(w) && l.contains("lacks")),
+            "{renamed:?}"
+        );
+        let retyped = broken(h.ptx.replace(
+            &format!(".param .u32 {w}_param_1"),
+            &format!(".param .f32 {w}_param_1"),
+        ));
+        assert!(
+            retyped.iter().any(|l| l.contains(w) && l.contains("abi")),
+            "{retyped:?}"
+        );
+        let g = WGEMM[0].entry;
+        let head = h.ptx.find(&format!(".entry {g}(")).unwrap();
+        let min = head + h.ptx[head..].find("\n.minnctapersm 1").unwrap();
+        let mut unbounded = h.ptx.clone();
+        unbounded.replace_range(min..min + "\n.minnctapersm 1".len(), "");
+        let unbounded = broken(unbounded);
+        assert!(
+            unbounded
+                .iter()
+                .any(|l| l.contains(g) && l.contains("launch bounds")),
+            "{unbounded:?}"
         );
     }
 

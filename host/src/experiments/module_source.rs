@@ -15,6 +15,7 @@ use ptxas_report::ptx_entries::EntryError;
 use ptxas_report::{parse_report, EntryReport};
 
 use super::error::SourceError;
+use crate::cuda::hopper::runs_sm90a;
 use crate::cuda::{CudaError, Gpu, Kernel, Module};
 use crate::flags::{default_label, CliError, ModuleFiles};
 use crate::kernel_source::builtin;
@@ -63,6 +64,35 @@ impl Sources<Kernels> {
         };
         Ok((ours, theirs))
     }
+}
+
+impl Sources<Kernels> {
+    /// The compared module's sm_90a companion ([`sm90a_companion`]), loaded where the device
+    /// runs sm_90a: the kernels the compared build has for the rows that take theirs from the
+    /// built-in sm_90a module. None without a compared file, a companion, or an sm_90a device.
+    pub fn load_compared_sm90a(&self, gpu: &Gpu) -> Result<Option<Loaded>, SourceError> {
+        let Some(Kernels::File(path)) = &self.theirs else {
+            return Ok(None);
+        };
+        let Some(file) = sm90a_companion(path) else {
+            return Ok(None);
+        };
+        if runs_sm90a(gpu.info().compute_capability).is_err() {
+            return Ok(None);
+        }
+        let loaded = load_file(gpu, &file)?;
+        loaded.module.mark_compared();
+        Ok(Some(loaded))
+    }
+}
+
+/// The sm_90a companion of a compared module: `NAME_sm90a.EXT` beside `NAME.EXT`, as
+/// `nvcc/build.sh` writes nvcc's twin (`twin_sm90a.cubin` beside `twin.cubin`), when it exists.
+pub fn sm90a_companion(module: &Path) -> Option<PathBuf> {
+    let stem = module.file_stem()?.to_string_lossy();
+    let ext = module.extension()?.to_string_lossy();
+    let companion = module.with_file_name(format!("{stem}_sm90a.{ext}"));
+    companion.is_file().then_some(companion)
 }
 
 /// `--module`, `--compare` and `--compare-label` checked: the files exist, are modules and
@@ -288,6 +318,24 @@ fn sidecar_report(module: &Path) -> Option<CompilerReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sm90a_companion_is_the_file_beside_with_the_suffix() {
+        let dir = std::env::temp_dir().join(format!("lab-sm90a-companion-{}", std::process::id()));
+        let (twin, companion) = (dir.join("twin.cubin"), dir.join("twin_sm90a.cubin"));
+        assert_eq!(sm90a_companion(&twin), None, "nothing there");
+        for (file, found) in [(&twin, None), (&companion, Some(companion.clone()))] {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(file, b"x").unwrap();
+            assert_eq!(sm90a_companion(&twin), found);
+        }
+        assert_eq!(
+            sm90a_companion(&dir.join("twin.ptx")),
+            None,
+            "same extension only"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn sidecar_is_beside_the_module() {

@@ -136,7 +136,14 @@ impl Experiment for Spec {
             bar.set_message(label.to_owned());
             bar.inc(1);
         };
-        let w = run_wgemm_lines(gpu, ctx, &p.wgmma, (&mut buffers, &mut cublas), each)?;
+        // The compared build's sm_90a module, for the ring lines, where it has one.
+        let theirs_sm90a = if p.wgmma.is_empty() {
+            None
+        } else {
+            p.sources.load_compared_sm90a(gpu)?
+        };
+        let lines = (p.wgmma.as_slice(), theirs_sm90a.as_ref());
+        let w = run_wgemm_lines(gpu, ctx, lines, (&mut buffers, &mut cublas), each)?;
         rows.extend(w.rows);
         bar.finish_and_clear();
         let peak = bf16_gemm::Bf16::peak(gpu);

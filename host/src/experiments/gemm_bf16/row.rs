@@ -92,10 +92,15 @@ impl Bf16Row {
         }
     }
 
-    /// The row of TMA-ring line `v` (section `gemm_wgmma`) from our measurement and ours over
-    /// cuBLAS (no compared module builds these lines). A wgmma line's warp tile is one warp's
-    /// share of its warpgroup's 64 rows.
-    pub fn ring(v: &WgemmVariant, ours: &Measurement, vs_cublas: Option<f64>) -> Self {
+    /// The row of TMA-ring line `v` (section `gemm_wgmma`) from our measurement, the compared
+    /// module's (its sm_90a companion's, where it has the line) and ours over cuBLAS. A wgmma
+    /// line's warp tile is one warp's share of its warpgroup's 64 rows.
+    pub fn ring(
+        v: &WgemmVariant,
+        ours: &Measurement,
+        theirs: Option<Measurement>,
+        vs_cublas: Option<f64>,
+    ) -> Self {
         Self {
             variant: v.label.to_owned(),
             threads: v.threads(),
@@ -104,7 +109,7 @@ impl Bf16Row {
             stages: v.stages,
             dyn_smem: v.dynamic_shared_bytes(),
             figures: GemmFigures::of(ours),
-            measured: Measured::of(ours, None),
+            measured: Measured::of(ours, theirs.map(|t| (t, None))),
             vs_cublas,
             path: match v.mma {
                 RingMma::Wgmma => TensorPath::Wgmma,
@@ -117,8 +122,8 @@ impl Bf16Row {
         self.path == TensorPath::Wgmma
     }
 
-    /// Whether the line is one of the TMA ring's (wgmma or mma.sync): sm_90a only, no compared
-    /// module.
+    /// Whether the line is one of the TMA ring's (wgmma or mma.sync): sm_90a only, compared only
+    /// where the compared build has an sm_90a module.
     pub fn is_ring(&self) -> bool {
         self.path != TensorPath::MmaSync
     }
@@ -209,7 +214,7 @@ pub(crate) mod tests {
     fn a_wgmma_row_is_built_from_its_line_and_measurement() {
         let v = &kernels_gpu::variants::WGEMM[0];
         let m = crate::experiments::measurement::tests::measured(700_000.0, None, 0.0);
-        let r = Bf16Row::ring(v, &m, Some(0.97));
+        let r = Bf16Row::ring(v, &m, None, Some(0.97));
         assert!(r.is_wgmma());
         assert_eq!(r.variant, v.label);
         assert_eq!(r.threads, (v.consumers + 1) * 128);
@@ -223,7 +228,7 @@ pub(crate) mod tests {
         let t = (kernels_gpu::variants::WGEMM.iter())
             .find(|v| v.mma == RingMma::Sync)
             .expect("the table has an mma_sync line");
-        let r = Bf16Row::ring(t, &m, None);
+        let r = Bf16Row::ring(t, &m, None, None);
         assert!(!r.is_wgmma() && r.is_ring());
         assert_eq!(r.path, TensorPath::MmaSyncTma);
         assert_eq!((r.threads, r.warp), (t.consumers * 128, (64, t.bn / 4)));

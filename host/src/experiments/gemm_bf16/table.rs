@@ -96,12 +96,24 @@ fn wgmma_notes(output: &Bf16Run) -> Vec<String> {
             .collect();
         (!labels.is_empty()).then(|| labels.join(", "))
     };
+    // Who else built these lines: nobody, or the compared module's sm_90a companion (a run
+    // recorded before the twin had one says the former).
+    let builders = |path: TensorPath| {
+        let compared = (output.rows.iter())
+            .filter(|r| r.path == path)
+            .any(|r| r.measured.compare.is_some());
+        if compared {
+            "the compared module's sm_90a companion builds these lines too"
+        } else {
+            "no compared module builds these lines"
+        }
+    };
     let wgmma = ran(TensorPath::Wgmma).map(|l| {
         format!(
             "{l}: wgmma (sm_90a) from a shared-memory ring that TMA fills, one producer \
              warpgroup and the consumer warpgroups the threads leave, a persistent grid of one \
-             block per SM; the warp tile is one warp's share of its warpgroup's tile, and no \
-             compared module builds these lines."
+             block per SM; the warp tile is one warp's share of its warpgroup's tile, and {}.",
+            builders(TensorPath::Wgmma)
         )
     });
     let sync = ran(TensorPath::MmaSyncTma).map(|l| {
@@ -109,7 +121,8 @@ fn wgmma_notes(output: &Bf16Run) -> Vec<String> {
             "{l}: mma.sync m16n8k16 (sm_90a for its data movement) fed by ldmatrix from the \
              same TMA ring, each slot refilled by its last reader; each warp waits \
              for and releases its slots alone (no block barrier in the K loop); a persistent \
-             grid of one block per SM, and no compared module builds these lines."
+             grid of one block per SM, and {}.",
+            builders(TensorPath::MmaSyncTma)
         )
     });
     let not_run = output

@@ -1,9 +1,10 @@
 //! The wgmma lines (`gemm_wgmma`, sm_90a) as rows of the `gemm_bf16` experiment: each launched
 //! through its own tensor maps, encoded once per line over the problem's A and B, and otherwise
 //! timed, checked and placed as every other row (cuBLAS interleaved, the every-element check at
-//! the timed and the epilogue setting, registers and occupancy by the calculator). A device
-//! other than compute capability 9.0, or a size TMA cannot describe, leaves the lines out with
-//! the reason instead of failing the run.
+//! the timed and the epilogue setting, registers and occupancy by the calculator; the compared
+//! build's entry of the line, where its sm_90a module has one, interleaved and checked as the
+//! other rows' compared kernels are). A device other than compute capability 9.0, or a size TMA
+//! cannot describe, leaves the lines out with the reason instead of failing the run.
 
 use kernels_gpu::variants::WgemmVariant;
 
@@ -17,6 +18,7 @@ use crate::experiments::contract::RunContext;
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm_cublas::CublasSide;
 use crate::experiments::gemm_sides::Operands;
+use crate::experiments::module_source::Loaded;
 use crate::results::GemmDims;
 
 /// Why `line` cannot run on a device of compute capability `cc` at `dims`; none when it can.
@@ -35,12 +37,13 @@ pub struct WgemmRows {
     pub not_run: Vec<NotRun>,
 }
 
-/// Runs `lines` over `buffers`' problem, cuBLAS interleaved where `cublas` has it; `each`
-/// is told of each line as it is taken up (the progress bar).
+/// Runs `lines` over `buffers`' problem, cuBLAS interleaved where `cublas` has it, and the
+/// compared build's sm_90a module's entry of each line where `theirs` has one; `each` is told
+/// of each line as it is taken up (the progress bar).
 pub fn run_wgemm_lines(
     gpu: &Gpu,
     ctx: &RunContext,
-    lines: &[&'static WgemmVariant],
+    (lines, theirs): (&[&'static WgemmVariant], Option<&Loaded>),
     (buffers, cublas): (&mut Bf16GemmBuffers, &mut CublasSide),
     each: impl Fn(&str),
 ) -> Result<WgemmRows, ExperimentError> {
@@ -69,6 +72,10 @@ pub fn run_wgemm_lines(
             continue;
         };
         let kernel = module.kernel(v.entry).in_variant(v.label)?;
+        let other = match theirs {
+            Some(t) => t.kernel_if_present(v.entry).in_variant(v.label)?,
+            None => None,
+        };
         let (a, b) = buffers.inputs();
         let maps = TensorMaps::encode(gpu, v, dims, a, b).in_variant(v.label)?;
         let launch = |gpu: &Gpu, k: &Kernel<'_>, shape: LaunchShape, ops: Operands<'_, u16>| {
@@ -78,7 +85,7 @@ pub fn run_wgemm_lines(
         let m = buffers
             .measure_by(
                 gpu,
-                (&kernel, None),
+                (&kernel, other.as_ref()),
                 (shape, &launch),
                 &ctx.timing,
                 cublas.usable(),
@@ -87,7 +94,7 @@ pub fn run_wgemm_lines(
         let vs_cublas = m
             .cublas
             .map(|c| cublas.add(v.label, m.ours.throughput, dims, c));
-        out.rows.push(Bf16Row::ring(v, &m.ours, vs_cublas));
+        out.rows.push(Bf16Row::ring(v, &m.ours, m.theirs, vs_cublas));
     }
     Ok(out)
 }

@@ -107,13 +107,24 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         Some(Err(why @ HopperError::NeedsSm90a(_))) => Err(why.to_string()),
         None => Err(String::new()),
     };
+    // The compared build's sm_90a module, where it has one: the bulk copies' compared kernels.
+    let theirs_hopper = match &hopper {
+        Ok(_) => p.sources.load_compared_sm90a(gpu)?,
+        Err(_) => None,
+    };
     let swept = sweep(&bar, points, point_name, |point| {
         let at = (&copy, &model);
         if !point.shape.ring.is_some_and(|r| r.bulk) {
             return measure_point(gpu, ctx, &mut buffers, modules, point, at);
         }
         match &hopper {
-            Ok(h) => measure_point(gpu, ctx, &mut buffers, (h, None), point, at),
+            Ok(h) => {
+                let entry = point.shape.copy_kernel().map(|k| k.entry());
+                let theirs = theirs_hopper.as_ref().filter(|t| {
+                    entry.is_some_and(|e| matches!(t.kernel_if_present(e), Ok(Some(_))))
+                });
+                measure_point(gpu, ctx, &mut buffers, (h, theirs), point, at)
+            }
             Err(why) => Ok(Step::Skipped(format!("{}: {why}", point_name(point)))),
         }
     })?;

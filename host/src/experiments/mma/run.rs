@@ -131,7 +131,10 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Mma, ExperimentError
     })?;
     if !p.sweep.no_wgmma {
         bar.set_message("wgmma (sm_90a)");
-        result.wgmma = Some(super::wgmma_run::run(gpu, ctx, &p.sweep.warpgroups_per_sm)?);
+        // The compared build's sm_90a module, where it has one, for the wgmma lines.
+        let theirs_sm90a = p.sources.load_compared_sm90a(gpu)?;
+        let per_sm = &p.sweep.warpgroups_per_sm;
+        result.wgmma = Some(super::wgmma_run::run(gpu, ctx, per_sm, theirs_sm90a.as_ref())?);
     }
     bar.finish_and_clear();
     result.rows = with_ceiling(swept.rows);

@@ -12,11 +12,11 @@ use kernels_gpu::wgmma_reference::WgmmaTile;
 use serde::{Deserialize, Serialize};
 
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
-use crate::experiments::cells;
+use crate::experiments::cells::{self, HasComparison};
 use crate::experiments::contract::TFLOPS;
 use crate::experiments::ilp_sweep::mean_clock_mhz;
 use crate::experiments::verify::exact_check;
-use crate::results::{Check, DeviceInfo, Timing};
+use crate::results::{Check, Comparison, DeviceInfo, Timing};
 use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, TableRow, Value};
 
 
@@ -86,9 +86,18 @@ pub struct WgmmaRow {
     pub timing: Timing,
     /// Every element of every block's tile against the model.
     pub check: Check,
+    /// The compared build's entry at the same launch, timed and checked as ours (none without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compared: Option<Comparison>,
     /// Warnings about the figures (an unreadable clock, a residency the driver did not confirm).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+}
+
+impl HasComparison for WgmmaRow {
+    fn comparison(&self) -> Option<&Comparison> {
+        self.compared.as_ref()
+    }
 }
 
 impl TableRow for WgmmaRow {
@@ -99,12 +108,13 @@ impl TableRow for WgmmaRow {
         &self.flags
     }
     fn compared(&self) -> bool {
-        false
+        self.compared.is_some()
     }
 }
 
 impl WgmmaRow {
-    /// Checked: a row conclusions may use.
+    /// Checked: a row conclusions may use (our kernel's figures; the compared one's check is
+    /// reported with the rest of the run's).
     pub fn usable(&self) -> bool {
         self.check.passed
     }
@@ -143,11 +153,17 @@ impl WgmmaTable {
 
     /// Its failed checks, in words.
     pub fn failures(&self) -> Vec<String> {
-        self.rows
-            .iter()
+        let ours = (self.rows.iter())
             .filter(|r| !r.check.passed)
-            .map(|r| format!("{} at {} warpgroups/SM: {}", r.entry, r.warpgroups_per_sm, r.check.what))
-            .collect()
+            .map(|r| format!("{} at {} warpgroups/SM: {}", r.entry, r.warpgroups_per_sm, r.check.what));
+        let theirs = self.rows.iter().filter_map(|r| {
+            let c = r.compared.as_ref().filter(|c| !c.check.passed)?;
+            Some(format!(
+                "{} at {} warpgroups/SM (compared module): {}",
+                r.entry, r.warpgroups_per_sm, c.check.what
+            ))
+        });
+        ours.chain(theirs).collect()
     }
 }
 
@@ -187,9 +203,9 @@ pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Ch
     exact_check(wrong.len(), want_len, what)
 }
 
-/// The second table's columns.
+/// The second table's columns (the compared module's shown only where a row has its figures).
 pub fn columns() -> Vec<Column<WgmmaRow>> {
-    vec![
+    let mut c: Vec<Column<WgmmaRow>> = vec![
         Column::new("Entry", Kind::Text, |r| Value::Text(r.entry.clone())),
         Column::new("N", Kind::Count, |r| Value::Int(r.n.into())),
         Column::new("Groups in flight", Kind::Count, |r| Value::Int(r.groups.into())),
@@ -207,7 +223,9 @@ pub fn columns() -> Vec<Column<WgmmaRow>> {
             cells::sm_clock(&r.timing)
         }),
         Column::new("Verified", Kind::Check, |r| cells::check(&r.check)),
-    ]
+    ];
+    c.extend(TFLOPS.compared_columns());
+    c
 }
 
 /// The best checked row at one warpgroup per SM.
@@ -324,6 +342,7 @@ pub(crate) mod tests {
             timing: mma.timing,
             check: mma.measured.check,
             flags: vec![],
+            compared: None,
         }
     }
 
@@ -381,6 +400,37 @@ pub(crate) mod tests {
         let t = WgmmaTable { rows: vec![bad], ..WgmmaTable::default() };
         assert_eq!(t.failures().len(), 1);
         assert!(best_at_one(&t.rows).is_none());
+    }
+
+    #[test]
+    fn a_compared_row_brings_the_compared_columns_and_its_failed_check() {
+        let plain = table(&WgmmaTable { rows: vec![row(64, 1, 1, 0.5)], ..Default::default() }, "x");
+        let mut r = row(64, 1, 1, 0.5);
+        let theirs = row(64, 1, 1, 0.25);
+        r.compared = Some(Comparison {
+            regs: 64,
+            throughput: theirs.tflops,
+            ratio: r.tflops / theirs.tflops,
+            spill_stores: None,
+            spill_loads: None,
+            timing: theirs.timing,
+            check: theirs.check,
+        });
+        let t = WgmmaTable { rows: vec![r.clone()], ..Default::default() };
+        let data = table(&t, "x");
+        assert_eq!(data.columns.len(), plain.columns.len() + 4, "throughput, regs, ratio, check");
+        assert!(t.failures().is_empty());
+        r.compared.as_mut().unwrap().check.passed = false;
+        let t = WgmmaTable { rows: vec![r.clone()], ..Default::default() };
+        let failures = t.failures();
+        assert_eq!(failures.len(), 1);
+        assert!(failures[0].contains("(compared module)"), "{failures:?}");
+        assert!(best_at_one(&t.rows).is_some(), "our figures stay usable");
+        // A row recorded before the field reads back without it, and writes none.
+        let json = serde_json::to_string(&row(64, 1, 1, 0.5)).unwrap();
+        assert!(!json.contains("compared"), "{json}");
+        let back: WgmmaRow = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.compared, None);
     }
 
     #[test]

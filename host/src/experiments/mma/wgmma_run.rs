@@ -4,17 +4,21 @@
 //! (`kernel_source::builtin::HOPPER`), loaded only on a compute capability 9.0 device; elsewhere the table says
 //! why and runs nothing. Each line is held at each warpgroups-per-SM count by dynamic shared
 //! memory ([`hold_at_blocks`], confirmed by the occupancy API), timed over one wave of blocks,
-//! and the tiles of one more launch checked element by element against the CPU model.
+//! and the tiles of one more launch checked element by element against the CPU model. Where
+//! the compared build has an sm_90a module with the line's entry, that entry is launched the
+//! same way after ours, timed and checked alike.
 
 use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{WgmmaParams, WgmmaVariant, WARPGROUP_THREADS, WGMMA_BF16};
 
 use super::wgmma::{check_tiles, ClockedShare, WgmmaRow, WgmmaTable, MMAS_PER_WARPGROUP};
 use crate::cuda::hopper::{hopper_module, HopperError};
-use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
+use crate::cuda::{prepare, CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::experiments::contract::RunContext;
 use crate::experiments::error::ExperimentError;
+use crate::experiments::module_source::Loaded;
 use crate::experiments::residency::{hold_at_blocks, residency_of};
+use crate::results::{Comparison, Timing};
 use crate::sampling::time_launches;
 
 /// Enqueues one launch of a wgmma line over `blocks` blocks of one warpgroup with `dyn_smem`
@@ -42,9 +46,15 @@ pub fn launch(
     unsafe { l.launch(kernel, shape, &params) }
 }
 
-/// Runs every wgmma line at each of `per_sm` warpgroups per SM; on a device that cannot load
-/// the sm_90a module, runs nothing and says why.
-pub fn run(gpu: &Gpu, ctx: &RunContext, per_sm: &[u32]) -> Result<WgmmaTable, ExperimentError> {
+/// Runs every wgmma line at each of `per_sm` warpgroups per SM, the compared build's entry of
+/// the line beside ours where `theirs` (its sm_90a module) has one; on a device that cannot
+/// load the sm_90a module, runs nothing and says why.
+pub fn run(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    per_sm: &[u32],
+    theirs: Option<&Loaded>,
+) -> Result<WgmmaTable, ExperimentError> {
     let module = match hopper_module(gpu) {
         Ok(m) => m,
         Err(e @ HopperError::NeedsSm90a(_)) => return Ok(WgmmaTable::not_run(e.to_string())),
@@ -53,8 +63,12 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, per_sm: &[u32]) -> Result<WgmmaTable, Ex
     let mut table = WgmmaTable::default();
     for v in WGMMA_BF16 {
         let kernel = module.kernel(v.entry)?;
+        let other = match theirs {
+            Some(t) => t.kernel_if_present(v.entry)?,
+            None => None,
+        };
         for &wg in per_sm {
-            match point(gpu, ctx, v, &kernel, wg) {
+            match point(gpu, ctx, v, (&kernel, other.as_ref()), wg) {
                 Ok(row) => table.rows.push(row),
                 Err(e) if e.is_unplaceable() => table
                     .gaps
@@ -67,12 +81,13 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, per_sm: &[u32]) -> Result<WgmmaTable, Ex
     Ok(table)
 }
 
-/// One line at `wg` warpgroups per SM: held, timed, checked.
+/// One line at `wg` warpgroups per SM: held, timed, checked; then the compared entry (`other`)
+/// at the same launch.
 fn point(
     gpu: &Gpu,
     ctx: &RunContext,
     v: &WgmmaVariant,
-    kernel: &Kernel<'_>,
+    (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
     wg: u32,
 ) -> Result<WgmmaRow, ExperimentError> {
     let info = gpu.info().clone();
@@ -113,6 +128,13 @@ fn point(
     let tflops = flops / (timing.median_ms * 1e-3) / 1e12;
     let (share, flag) = ClockedShare::of(&info, &timing, tflops);
     flags.extend(flag);
+    let compared = match other {
+        Some(k) => {
+            let at = (blocks, dyn_smem, resident.blocks_per_sm);
+            Some(compared_point(gpu, ctx, v, k, at, (iters, tflops), &mut flags)?)
+        }
+        None => None,
+    };
     Ok(WgmmaRow {
         entry: v.entry.to_owned(),
         n: v.n,
@@ -127,5 +149,52 @@ fn point(
         timing,
         check,
         flags,
+        compared,
+    })
+}
+
+/// The compared build's entry of line `v` launched as ours was (`blocks` blocks with `dyn_smem`
+/// bytes, ours held at `held` warpgroups/SM), timed, then checked on one more launch; our
+/// `tflops` over its own is the ratio. Its residency where it differs from ours, and its
+/// timing's flags, join the row's `flags`.
+fn compared_point(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    v: &WgmmaVariant,
+    kernel: &Kernel<'_>,
+    (blocks, dyn_smem, held): (u32, u32, u32),
+    (iters, tflops): (u32, f64),
+    flags: &mut Vec<String>,
+) -> Result<Comparison, ExperimentError> {
+    let shape = LaunchShape {
+        grid: (blocks, 1),
+        threads: WARPGROUP_THREADS,
+        dyn_smem,
+    };
+    prepare(kernel, shape)?;
+    let theirs_held = kernel.max_active_blocks(WARPGROUP_THREADS, dyn_smem)?;
+    if theirs_held != held {
+        flags.push(format!(
+            "compared module: held at {theirs_held} warpgroups/SM, not {held}"
+        ));
+    }
+    let mut out: CudaSlice<f32> = gpu.zeros(blocks as usize * v.outputs_per_block())?;
+    let timing: Timing = time_launches(gpu, &ctx.timing, || {
+        launch(gpu, kernel, &mut out, (blocks, dyn_smem), iters)
+    })?;
+    flags.extend(timing.flags.iter().map(|f| format!("compared module: {f}")));
+    gpu.fill(&mut out, f32::NAN)?;
+    launch(gpu, kernel, &mut out, (blocks, dyn_smem), iters)?;
+    let check = check_tiles(v, iters, &gpu.download(&out)?, blocks);
+    let flops = f64::from(blocks) * f64::from(iters * v.groups) * v.mma_flops() as f64;
+    let theirs = flops / (timing.median_ms * 1e-3) / 1e12;
+    Ok(Comparison {
+        regs: kernel.num_regs()?,
+        throughput: theirs,
+        ratio: tflops / theirs,
+        spill_stores: None,
+        spill_loads: None,
+        timing,
+        check,
     })
 }

@@ -4,7 +4,7 @@
 //
 // A block computes one BM x BN tile of C through a pipeline of STAGES K slices in dynamic shared
 // memory, filled with 16-byte cp.async (8 bf16 each, zero-filled outside the matrices) into the
-// swizzled layout of mma_shape.cuh while the block computes on an earlier slice. Each warp owns a
+// swizzled layout of twin_mma_shape.cuh while the block computes on an earlier slice. Each warp owns a
 // WM x WN part of the tile as (WM/16) x (WN/8) m16n8k16 accumulator tiles; at each k16 step it
 // loads its A fragments with ldmatrix.x4 and its B fragments with ldmatrix.x4.trans and issues
 // one mma.sync per tile, the next step's fragments loaded while this step's mma run. Where K or
@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "lab_device.cuh"
-#include "mma_shape.cuh"
+#include "twin_mma_shape.cuh"
 #include "tensor_device.cuh"
 
 namespace lab::mma {

@@ -6,11 +6,11 @@
 // float at a time into a transposed (k-major) slice, B four floats at a time where its rows allow
 // (else one at a time). Copies outside the matrices are zero-filled, so edge tiles and a K that
 // BK does not divide need no other case. Each warp owns a WM x WN part of the tile, each lane
-// TM x TN accumulators in 4 x 4 blocks read as 128-bit fragments (tuned_shape.cuh).
+// TM x TN accumulators in 4 x 4 blocks read as 128-bit fragments (twin_tuned_shape.cuh).
 #pragma once
 
 #include "lab_device.cuh"
-#include "tuned_shape.cuh"
+#include "twin_tuned_shape.cuh"
 
 namespace lab::tuned {
 

@@ -3,12 +3,12 @@
 // patterns as integers (exact); the warp's sums are added by shuffles and lane 0 writes the
 // warp's total, so the kernel writes one word per warp.
 //
-// The loads are coherent, as the copy's (memcpy.cuh): the two kernels differ only in what follows
+// The loads are coherent, as the copy's (twin_memcpy.cuh): the two kernels differ only in what follows
 // the loads. Each warp's word is written twice (the fence, then the sum).
 #pragma once
 
 #include "lab_device.cuh"
-#include "memcpy.cuh"
+#include "twin_memcpy.cuh"
 
 namespace lab::read {
 

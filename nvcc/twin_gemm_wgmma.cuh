@@ -1,0 +1,121 @@
+// The warp-specialized wgmma BF16 GEMM in CUDA C++: kernels-gpu/src/gemm_wgmma.rs. C = alpha*A*B +
+// beta*C, A (M x K) and B (K x N) row-major bf16 read through tensor maps, C row-major f32. One
+// producer warpgroup (its thread 0 loads the ring by TMA, twin_tma_ring.cuh) and CONSUMERS
+// consumer warpgroups of 64 rows each, over a persistent walk of the output tiles. Each consumer
+// issues a slot's four k16 wgmma between one fence and one commit, waits until at most that group
+// is in flight, then releases the previous slot; it retires every group before the epilogue. The
+// accumulators are in-out operands of the wgmma asm only, so nothing touches them while a group is
+// in flight (ptxas would serialize the pipeline otherwise).
+#pragma once
+
+#include "hopper_device.cuh"
+#include "twin_tma_ring.cuh"
+
+namespace lab::ring {
+
+// gemm_wgmma.rs `PREFETCH_AHEAD`: K steps before a tile's last at which C's rows are asked of L2.
+constexpr unsigned PREFETCH_AHEAD = 8;
+
+// wgemm_lines.rs `a_descriptor` / `b_descriptor`: 128-byte-swizzled K-major A, MN-major B.
+constexpr unsigned long long SWIZZLE_128B_LAYOUT = 1ull << 62;
+__device__ __forceinline__ unsigned long long a_descriptor(unsigned addr) {
+    return hopper::wgmma_descriptor(addr, 16, SWIZZLE_ATOM) | SWIZZLE_128B_LAYOUT;
+}
+__device__ __forceinline__ unsigned long long b_descriptor(unsigned addr) {
+    return hopper::wgmma_descriptor(addr, WGEMM_BK * SWIZZLE_BYTES, SWIZZLE_ATOM) | SWIZZLE_128B_LAYOUT;
+}
+
+// gemm_wgmma.rs `mma_k16`: the step-th k16 wgmma of a 64-deep slot, accumulating or not.
+template <int ACC>
+__device__ __forceinline__ void mma_k16(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {
+    const unsigned long long da = a_descriptor(a + step * WGEMM_K * 2);
+    const unsigned long long db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
+    hopper::wgmma_m64k16_bf16<1>(d, da, db, accumulate ? 1u : 0u);
+}
+
+// gemm_wgmma.rs `prefetch_c`: the lines of C thread `tid` of a consumer reads in its epilogue.
+__device__ __forceinline__ void prefetch_c(const float* c, unsigned m, unsigned n, unsigned row0, unsigned col0,
+                                           unsigned bn, unsigned tid) {
+    const unsigned warp = tid / 32, lane = tid % 32;
+    constexpr unsigned LINE = 32;
+    for (unsigned half = 0; half < 2; ++half) {
+        const unsigned row = row0 + 16 * warp + lane / 4 + 8 * half;
+        for (unsigned line = lane % 4; line < bn / LINE; line += 4) {
+            const unsigned col = col0 + line * LINE;
+            if (row < m && col < n) hopper::prefetch_l2(c + (row * n + col));
+        }
+    }
+}
+
+// gemm_wgmma.rs `consume`: consumer warpgroup `which` (thread `tid` of it), its 64 rows of every
+// tile of the walk.
+template <class L, int ACC>
+__device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned which, unsigned tid, float* c,
+                                              unsigned m, unsigned n, float alpha, float beta) {
+    Position at{0, 0};
+    unsigned tile = blockIdx.x;
+    // Zeroed once: each tile's first wgmma overwrites them (scale-d 0).
+    float d[ACC];
+#pragma unroll
+    for (int r = 0; r < ACC; ++r) d[r] = 0.0f;
+    while (tile < p.rows * p.cols) {
+        const TileAt tt = tile_of(tile, p.rows, p.cols);
+        Position held = at;
+        const unsigned row0 = tt.row * L::BM + which * WGEMM_M;
+        const unsigned col0 = tt.col * L::BN;
+        const unsigned prefetch_at =
+            beta != 0.0f ? (p.k_steps > PREFETCH_AHEAD ? p.k_steps - PREFETCH_AHEAD : 0u) : 0xffffffffu;
+        unsigned ks = 0;
+        for (;;) {
+            const unsigned a = p.ring + L::a_slot(at.slot) + which * WGEMM_M * SWIZZLE_BYTES;
+            const unsigned b = p.ring + L::b_slot(at.slot);
+            hopper::mbarrier_wait(p.full(at.slot), at.phase);
+            hopper::wgmma_fence();
+            mma_k16(d, a, b, 0, ks != 0);
+            mma_k16(d, a, b, 1, true);
+            mma_k16(d, a, b, 2, true);
+            mma_k16(d, a, b, 3, true);
+            hopper::wgmma_commit_group();
+            if (ks == prefetch_at) prefetch_c(c, m, n, row0, col0, L::BN, tid);
+            hopper::wgmma_wait_group<1>();
+            if (ks > 0 && tid % 32 == 0) hopper::mbarrier_arrive(p.empty(held.slot));
+            held = at;
+            at = at.template next<L::STAGES>();
+            ks += 1;
+            if (ks >= p.k_steps) break;
+        }
+        hopper::wgmma_wait_group<0>();
+        if (tid % 32 == 0) hopper::mbarrier_arrive(p.empty(held.slot));
+#pragma unroll
+        for (int r = 0; r < ACC; r += 2) {
+            const unsigned warp = tid / 32, lane = tid % 32, slice = unsigned(r) / 4, j = unsigned(r) % 4;
+            // wgmma_lines.rs `accumulator_position` of register r (r even: j is 0 or 2).
+            const unsigned row = 16 * warp + lane / 4 + 8 * (j / 2);
+            const unsigned col = 8 * slice + 2 * (lane % 4);
+            store_pair(c, m, n, alpha, beta, row0 + row, col0 + col, d[r], d[r + 1]);
+        }
+        tile += gridDim.x;
+    }
+}
+
+// gemm_wgmma.rs `gemm_wgmma`: launched with (CONSUMERS + 1) x 128 threads, the line's dynamic shared
+// memory and at most one block per output tile; a_map and b_map are the global addresses of the
+// tensor maps of A (dims K, M) and B (dims N, K) (bf16, 128-byte swizzle, boxes 64 x BM and
+// 64 x 64); N even; K >= 1.
+template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, int ACC, unsigned REGS>
+__device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map, const unsigned long long* b_map,
+                                                float* c, int m, int n, int k, float alpha, float beta) {
+    using L = Line<BM, BN, STAGES, CONSUMERS>;
+    const Problem<L> p = Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k));
+    const unsigned t = threadIdx.x;
+    const unsigned warpgroup = t / WGEMM_WARPGROUP;
+    if (warpgroup == 0) {
+        hopper::setmaxnreg_dec<PRODUCER_REGS>();
+        if (t == 0) p.produce(a_map, b_map);
+    } else {
+        hopper::setmaxnreg_inc<REGS>();
+        consume_wgmma<L, ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, c, unsigned(m), unsigned(n), alpha, beta);
+    }
+}
+
+}  // namespace lab::ring

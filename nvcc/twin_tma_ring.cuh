@@ -1,0 +1,180 @@
+// The TMA ring both warp-specialized GEMMs share, in CUDA C++: kernels-gpu/src/tma_ring.rs (a
+// line's shared-memory layout and its descriptors: wgemm_lines.rs). A ring of STAGES slots, each a
+// 64-deep K slice of A (BM x 64) and B (64 x BN) as TMA writes them with the 128-byte swizzle,
+// guarded by a "full" mbarrier (TMA's bytes) and an "empty" one (the consumers' release: arrivals,
+// or a count); the fills walk every K slice of every output tile of the block's persistent walk.
+#pragma once
+
+#include "hopper_device.cuh"
+#include "lab_device.cuh"
+
+namespace lab::ring {
+
+// wgemm_lines.rs: the K slice, the wgmma's rows and depth, a warpgroup, the swizzle.
+constexpr unsigned WGEMM_BK = 64;
+constexpr unsigned WGEMM_M = 64;
+constexpr unsigned WGEMM_K = 16;
+constexpr unsigned WGEMM_WARPGROUP = 128;
+constexpr unsigned WARPGROUP_WARPS = WGEMM_WARPGROUP / 32;
+constexpr unsigned SWIZZLE_BYTES = 128;
+constexpr unsigned SWIZZLE_ATOM = 8 * SWIZZLE_BYTES;
+constexpr unsigned B_BOX_COLS = SWIZZLE_BYTES / 2;
+constexpr unsigned PRODUCER_REGS = 40;
+constexpr unsigned TILE_GROUP_ROWS = 16;
+
+// wgemm_lines.rs `WgemmVariant`: the layout of a line's ring (offsets from its aligned base).
+template <unsigned BM_, unsigned BN_, unsigned STAGES_, unsigned CONSUMERS_>
+struct Line {
+    static constexpr unsigned BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_;
+    static constexpr unsigned CONSUMER_WARPS = CONSUMERS * WARPGROUP_WARPS;
+    static constexpr unsigned A_SLOT_BYTES = BM * WGEMM_BK * 2;
+    static constexpr unsigned B_SLOT_BYTES = WGEMM_BK * BN * 2;
+    static constexpr unsigned SLOT_BYTES = A_SLOT_BYTES + B_SLOT_BYTES;
+    // The ring, its barriers and an atom of slack to align the ring (`dynamic_shared_bytes`).
+    static constexpr unsigned SHARED_BYTES = STAGES * SLOT_BYTES + 8 * 2 * STAGES + SWIZZLE_ATOM;
+    __device__ static constexpr unsigned a_slot(unsigned s) { return s * SLOT_BYTES; }
+    __device__ static constexpr unsigned b_slot(unsigned s) { return s * SLOT_BYTES + A_SLOT_BYTES; }
+    __device__ static constexpr unsigned full_barrier(unsigned s) { return STAGES * SLOT_BYTES + 8 * s; }
+    __device__ static constexpr unsigned empty_barrier(unsigned s) { return STAGES * SLOT_BYTES + 8 * (STAGES + s); }
+};
+
+// wgemm_lines.rs `consumer_regs`: what the register file leaves a consumer thread after the
+// producer's PRODUCER_REGS, in multiples of 8, at most 240.
+__host__ __device__ constexpr unsigned consumer_regs(unsigned consumers) {
+    const unsigned left = (65536 - PRODUCER_REGS * WGEMM_WARPGROUP) / (consumers * WGEMM_WARPGROUP);
+    return (left > 240 ? 240 : left) / 8 * 8;
+}
+
+// block_order.rs `grouped_tile` at wgemm_lines.rs's TILE_GROUP_ROWS (`tile_of`): the output tile
+// that position `index` of the persistent walk takes.
+struct TileAt {
+    unsigned row, col;
+};
+__device__ __forceinline__ TileAt tile_of(unsigned index, unsigned rows, unsigned cols) {
+    const unsigned group_tiles = TILE_GROUP_ROWS * cols;
+    const unsigned first_row = index / group_tiles * TILE_GROUP_ROWS;
+    const unsigned in_group = rows - first_row < TILE_GROUP_ROWS ? rows - first_row : TILE_GROUP_ROWS;
+    const unsigned within = index % group_tiles;
+    return {first_row + within % in_group, within / in_group};
+}
+
+// tma_ring.rs `Ring`: a slot and the parity of its barriers' phase.
+struct Position {
+    unsigned slot, phase;
+    template <unsigned STAGES>
+    __device__ __forceinline__ Position next() const {
+        return slot + 1 == STAGES ? Position{0, phase ^ 1} : Position{slot + 1, phase};
+    }
+};
+
+// tma_ring.rs `Fill`: the ring position a fill goes to, and its K slice and output tile.
+struct Fill {
+    Position at;
+    unsigned tile, ks;
+    int row0, col0;
+};
+
+// tma_ring.rs `RingProblem`: what every role knows of the problem.
+template <class L>
+struct Problem {
+    unsigned ring;
+    unsigned rows, cols;
+    unsigned k_steps;
+
+    // tma_ring.rs `set_up`: the ring of this block's dynamic shared memory, its barriers
+    // initialized by thread 0 (empty ones to COUNTED ? a count of 0 : the consumer warps'
+    // arrivals) and visible to the block. Every thread calls it (it ends in a barrier).
+    template <bool COUNTED>
+    __device__ __forceinline__ static Problem set_up(unsigned m, unsigned n, unsigned k) {
+        const unsigned ring = (shared_address(lab_dyn_smem) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
+        if (threadIdx.x == 0) {
+            for (unsigned s = 0; s < L::STAGES; ++s) {
+                hopper::mbarrier_init(ring + L::full_barrier(s), 1);
+                if (COUNTED)
+                    hopper::shared_store_u32(ring + L::empty_barrier(s), 0);
+                else
+                    hopper::mbarrier_init(ring + L::empty_barrier(s), L::CONSUMER_WARPS);
+            }
+            hopper::fence_barrier_init();
+        }
+        __syncthreads();
+        return {ring, (m + L::BM - 1) / L::BM, (n + L::BN - 1) / L::BN, (k + WGEMM_BK - 1) / WGEMM_BK};
+    }
+
+    __device__ __forceinline__ unsigned full(unsigned s) const { return ring + L::full_barrier(s); }
+    __device__ __forceinline__ unsigned empty(unsigned s) const { return ring + L::empty_barrier(s); }
+
+    // tma_ring.rs `origin`: the first element of C of the walk's tile `tile`; (0, 0) past its end.
+    __device__ __forceinline__ void origin(unsigned tile, int& row0, int& col0) const {
+        if (tile >= rows * cols) {
+            row0 = 0;
+            col0 = 0;
+            return;
+        }
+        const TileAt t = tile_of(tile, rows, cols);
+        row0 = int(t.row * L::BM);
+        col0 = int(t.col * L::BN);
+    }
+
+    __device__ __forceinline__ Fill first_fill() const {
+        Fill f{{0, 0}, blockIdx.x, 0, 0, 0};
+        origin(f.tile, f.row0, f.col0);
+        return f;
+    }
+
+    __device__ __forceinline__ bool has(const Fill& f) const { return f.tile < rows * cols; }
+
+    // tma_ring.rs `after`: the next slot, and the tile's next K slice or the walk's next tile.
+    __device__ __forceinline__ Fill after(Fill f) const {
+        f.at = f.at.template next<L::STAGES>();
+        if (f.ks + 1 < k_steps) {
+            f.ks += 1;
+        } else {
+            f.tile += gridDim.x;
+            f.ks = 0;
+            origin(f.tile, f.row0, f.col0);
+        }
+        return f;
+    }
+
+    // tma_ring.rs `load`: TMA loads the fill's K slice of A and B into its slot, completing on
+    // the slot's full barrier.
+    __device__ __forceinline__ void load(const Fill& f, const unsigned long long* a_map,
+                                         const unsigned long long* b_map) const {
+        const int depth = int(f.ks * WGEMM_BK);
+        const unsigned bar = full(f.at.slot);
+        hopper::mbarrier_arrive_expect_tx(bar, L::SLOT_BYTES);
+        hopper::tma_load_2d(ring + L::a_slot(f.at.slot), a_map, depth, f.row0, bar);
+        for (unsigned j = 0; j < L::BN / B_BOX_COLS; ++j) {
+            const unsigned dst = ring + L::b_slot(f.at.slot) + j * WGEMM_BK * SWIZZLE_BYTES;
+            hopper::tma_load_2d(dst, b_map, f.col0 + int(j * B_BOX_COLS), depth, bar);
+        }
+    }
+
+    // tma_ring.rs `produce`: one producer thread's whole walk, each fill once its slot's empty
+    // barrier says the previous fill was read.
+    __device__ __forceinline__ void produce(const unsigned long long* a_map, const unsigned long long* b_map) const {
+        hopper::prefetch_tensor_map(a_map);
+        hopper::prefetch_tensor_map(b_map);
+        for (Fill f = first_fill(); has(f); f = after(f)) {
+            hopper::mbarrier_wait(empty(f.at.slot), f.at.phase ^ 1);
+            load(f, a_map, b_map);
+        }
+    }
+};
+
+// gemm_epilogue.rs `Output::store::<2>` with `vector` (N even): alpha*acc + beta*C for the pair at
+// (row, col), C read only where beta is not zero, nothing written outside C.
+__device__ __forceinline__ float blend(float alpha, float acc, float beta, float old) {
+    return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * old);
+}
+__device__ __forceinline__ void store_pair(float* c, unsigned m, unsigned n, float alpha, float beta, unsigned row,
+                                           unsigned col, float x, float y) {
+    if (row < m && col < n) {
+        float2* to = reinterpret_cast<float2*>(c + (row * n + col));
+        const float2 old = beta != 0.0f ? *to : float2{0.0f, 0.0f};
+        *to = float2{blend(alpha, x, beta, old.x), blend(alpha, y, beta, old.y)};
+    }
+}
+
+}  // namespace lab::ring
