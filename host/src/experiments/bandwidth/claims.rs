@@ -1,6 +1,6 @@
 //! The blog's claims about the `bandwidth` experiment, each judged by the rule written beside it.
 
-use super::{Bandwidth, CopyRow};
+use super::row::{Bandwidth, CopyRow};
 use crate::claim::{
     pct, ratio, with_exclusions, Claim, Verdict, BANDWIDTH_WITHIN, NOT_RUN, OCCUPANCY_EPS,
     OCCUPANCY_SPAN,

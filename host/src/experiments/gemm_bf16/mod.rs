@@ -34,7 +34,7 @@ pub use plan::Plan;
 pub use row::{Bf16Row, Bf16Run, NotRun, TensorPath};
 pub use table::bf16_peak;
 
-use super::contract::{Experiment, Registered, RunContext};
+use super::contract::{Report, Run, Registered, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
 use super::gemm_cublas::CublasSide;
@@ -83,10 +83,9 @@ impl GemmLines for Bf16GemmVariant {
     }
 }
 
-impl Experiment for Spec {
+impl Run for Spec {
     const ABOUT: &'static str =
         "BF16 tensor-core GEMM vs occupancy (the mma.sync and wgmma lines beside cuBLAS BF16)";
-    const SECTION: &'static str = "BF16 tensor-core GEMM vs occupancy (mma.sync lines, cuBLAS)";
 
     fn variant_labels() -> Vec<&'static str> {
         plan::labels()
@@ -159,6 +158,10 @@ impl Experiment for Spec {
     fn builtin_ptx() -> &'static [&'static str] {
         &[crate::kernel_source::builtin::TENSOR]
     }
+}
+
+impl Report for Spec {
+    const SECTION: &'static str = "BF16 tensor-core GEMM vs occupancy (mma.sync lines, cuBLAS)";
 
     fn columns() -> Vec<Column<Bf16Row>> {
         table::columns()

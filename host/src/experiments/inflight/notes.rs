@@ -11,7 +11,7 @@ use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::output::Inflight;
 use super::row::{usable, InflightRow};
 use crate::table::{percent, percent_with};
-use super::Spec;
+use super::spec::Spec;
 use crate::experiments::contract::Registered;
 
 /// The median of `v` (the mean of the middle two for an even count); `None` when empty.

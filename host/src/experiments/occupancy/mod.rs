@@ -14,7 +14,7 @@ pub use super::gemm_cublas::{CublasOutcome, CublasRow};
 pub use row::{family_name, GemmRow, GemmRun, GemmTile, RowFault};
 
 use super::cells;
-use super::contract::{Experiment, Output, Registered, RunContext, GFLOPS};
+use super::contract::{Report, Run, Output, Registered, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
 use super::gemm_cublas::{
@@ -49,6 +49,8 @@ impl GemmLines for GemmVariant {
     const TABLE: &'static [Self] = GEMM;
     const KIND: &'static str = "GEMM";
     const LABEL: fn(&Self) -> &'static str = |v| v.label;
+    // The SGEMM lines are independent of one another: a run goes on without one that faults.
+    const GOES_ON_WITHOUT_A_FAULTING_LINE: bool = true;
     type Output = GemmRun;
     fn sources(
         variants: &[&'static Self],
@@ -59,9 +61,8 @@ impl GemmLines for GemmVariant {
     }
 }
 
-impl Experiment for Spec {
+impl Run for Spec {
     const ABOUT: &'static str = "occupancy vs throughput (the SGEMM variants)";
-    const SECTION: &'static str = "occupancy vs throughput (GEMM tiles)";
 
     fn variant_labels() -> Vec<&'static str> {
         GemmVariant::labels()
@@ -117,6 +118,14 @@ impl Experiment for Spec {
         })
     }
 
+    fn builtin_ptx() -> &'static [&'static str] {
+        &[crate::kernel_source::builtin::MAIN]
+    }
+}
+
+impl Report for Spec {
+    const SECTION: &'static str = "occupancy vs throughput (GEMM tiles)";
+
     /// The rows' failed checks, the variants a kernel faulted in first.
     fn failed_checks(output: &GemmRun) -> Vec<String> {
         let mut out: Vec<String> = output.faults.iter().map(ToString::to_string).collect();
@@ -125,10 +134,6 @@ impl Experiment for Spec {
         }
         out.extend(output.other_failures());
         out
-    }
-
-    fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::kernel_source::builtin::MAIN]
     }
 
     fn columns() -> Vec<Column<GemmRow>> {
