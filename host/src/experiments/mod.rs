@@ -69,39 +69,6 @@ pub mod sweep;
 mod tolerance_margins;
 pub mod verify;
 
-// xtask, which cannot depend on the host, lists the experiments from kernels-gpu's copy of their
-// names (`cargo xtask sweep --help`): the build fails when the registry and that copy differ.
-const _: () = assert!(
-    same_names(
-        registry::NAMES,
-        kernels_gpu::experiment_names::EXPERIMENT_NAMES
-    ),
-    "kernels-gpu/src/experiment_names.rs must list the registry's experiments, in its order"
-);
-
-/// Whether `a` and `b` hold the same strings in the same order (`==` on slices is not `const`).
-const fn same_names(a: &[&str], b: &[&str]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        let (x, y) = (a[i].as_bytes(), b[i].as_bytes());
-        if x.len() != y.len() {
-            return false;
-        }
-        let mut j = 0;
-        while j < x.len() {
-            if x[j] != y[j] {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    true
-}
-
 pub use contract::RunContext;
 pub use error::{ExperimentError, ResidencyError, SourceError};
 pub use module_source::{CappedKernels, Kernels};

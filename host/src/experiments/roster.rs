@@ -49,7 +49,6 @@ macro_rules! registry {
         /// The experiments in order; the number of each is its place in the list.
         #[repr(u8)]
         enum Place { $($variant,)* }
-
         $(impl Registered for super::$field::Spec {
             const NUMBER: u8 = Place::$variant as u8 + 1;
             const NAME: &'static str = stringify!($field);
@@ -61,28 +60,20 @@ macro_rules! registry {
             fn all_args(a: &AllExperimentArgs) -> &AllArgsOf<Self> { &a.$field }
             fn planned(p: Self::Plan) -> Planned { Planned::$variant(p) }
         })*
-
         /// Every experiment's name, in order.
         pub const NAMES: &[&str] = &[$(stringify!($field),)*];
-
         /// Calls `v` for every experiment, in order.
         pub fn each(v: &mut impl Visit) { $(v.visit::<super::$field::Spec>();)* }
-
         /// One run of the lab on one GPU: how it was made, the device, each experiment's output
-        /// (`None` when not run) and what is missing from it.
+        /// (`None` when not run: left out of the file, and so read when absent), what is missing.
         #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
         pub struct RunResults {
-            /// The file's layout: absent in the runs recorded before it was stated (version 1),
-            /// [`SCHEMA_VERSION`](crate::results::SCHEMA_VERSION) for a run recorded now.
-            #[serde(
-                default = "crate::results::schema_version_1",
-                skip_serializing_if = "crate::results::is_schema_version_1"
-            )]
+            /// The file's layout: absent in the runs recorded before it was stated (version 1).
+            #[serde(default = "crate::results::schema_version_1",
+                    skip_serializing_if = "crate::results::is_schema_version_1")]
             pub schema_version: u32,
             pub meta: RunMeta,
             pub device: DeviceInfo,
-            // An experiment that did not run is left out (results.json files written before an
-            // experiment existed read as it not having run).
             $(#[serde(default, skip_serializing_if = "Option::is_none")]
             pub $field: Option<OutputOf<super::$field::Spec>>,)*
             /// Experiments asked for but not on disk (still running when written, failed, or
@@ -90,7 +81,6 @@ macro_rules! registry {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub missing: Vec<Missing>,
         }
-
         impl RunResults {
             /// A run with no experiment output yet.
             pub fn empty(meta: RunMeta, device: DeviceInfo) -> Self {
@@ -98,7 +88,6 @@ macro_rules! registry {
                 Self { schema_version, meta, device, $($field: None,)* missing: Vec::new() }
             }
         }
-
         /// The experiments' subcommands.
         #[derive(Debug, Clone, clap::Subcommand)]
         pub enum ExperimentCommand {$(
@@ -106,29 +95,22 @@ macro_rules! registry {
                       after_help = <super::$field::Spec as Run>::help())]
             $variant(ExperimentArgs<ArgsOf<super::$field::Spec>>),
         )*}
-
         /// The flags each experiment adds to `host all`.
         #[derive(Debug, Clone, clap::Args)]
         pub struct AllExperimentArgs {
             $(#[command(flatten)] pub $field: AllArgsOf<super::$field::Spec>,)*
         }
-
         /// One experiment, planned.
         #[derive(Debug, Clone, PartialEq)]
         pub enum Planned { $($variant(super::$field::Plan),)* }
-
         impl Planned {
             /// Hands the experiment planned, with its plan, to `v`.
             pub fn visit<V: VisitPlan>(&self, v: V) -> V::Out {
-                match self { $(Planned::$variant(p) => v.visit::<super::$field::Spec>(p),)* }
+                match self { $(Self::$variant(p) => v.visit::<super::$field::Spec>(p),)* }
             }
         }
-
         impl ExperimentCommand {
-            pub fn common(&self) -> &Common {
-                match self { $(Self::$variant(a) => &a.common,)* }
-            }
-
+            pub fn common(&self) -> &Common { match self { $(Self::$variant(a) => &a.common,)* } }
             /// Validates the subcommand's flags.
             pub fn plan(&self) -> Result<Planned, CliError> {
                 Ok(match self { $(Self::$variant(a) => Planned::$variant(Plan::new(&a.args)?),)* })
@@ -138,6 +120,36 @@ macro_rules! registry {
 }
 
 with_experiments!(registry);
+
+// xtask, which cannot depend on the host, lists the experiments from kernels-gpu's copy of their
+// names (`cargo xtask sweep --help`): the build fails when the registry and that copy differ.
+const _: () = assert!(
+    same_names(NAMES, kernels_gpu::experiment_names::EXPERIMENT_NAMES),
+    "kernels-gpu/src/experiment_names.rs must list the registry's experiments, in its order"
+);
+
+/// Whether `a` and `b` hold the same strings in the same order (`==` on slices is not `const`).
+const fn same_names(a: &[&str], b: &[&str]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        let (x, y) = (a[i].as_bytes(), b[i].as_bytes());
+        if x.len() != y.len() {
+            return false;
+        }
+        let mut j = 0;
+        while j < x.len() {
+            if x[j] != y[j] {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
 
 /// Experiment `E`'s line in `host --help`.
 fn about<E: Run>() -> String {
