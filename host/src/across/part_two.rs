@@ -357,7 +357,7 @@ mod tests {
     use super::*;
     use crate::experiments::gemm_bf16::row::tests::run as bf16_run;
 
-    /// The committed H200 run (experiment 1 with cuBLAS, no kernel recorded) with a synthetic
+    /// The committed H200 run (`occupancy` with cuBLAS, no kernel recorded) with a synthetic
     /// BF16 run added, written to results.json and read back.
     fn results() -> RunResults {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");

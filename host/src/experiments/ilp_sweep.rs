@@ -1,4 +1,4 @@
-//! What the two "ILP x warps per SM" sweeps share (experiment 5's FMA chains and experiment 6's
+//! What the two "ILP x warps per SM" sweeps share (`ilp`'s FMA chains and `mma`'s
 //! `mma.sync` chains): the point a row was launched at and its columns, the driver-placement
 //! flag of a point, and the plot of a rate over resident warps per SM with one series per ILP.
 

@@ -40,7 +40,7 @@ more with more threads per block than it (the best many-thread variant, not the 
 interval of its GB/s over that one's lies wholly at or above 0.9. DOES NOT HOLD when it lies \
 wholly below 0.9.";
 
-/// Occupancy at or above which a copy variant counts as "many threads" (as experiment 4's
+/// Occupancy at or above which a copy variant counts as "many threads" (as `inflight`'s
 /// verdict counts it).
 pub const MANY_THREADS_OCCUPANCY: f64 = 0.5;
 

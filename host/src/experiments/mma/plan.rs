@@ -1,5 +1,5 @@
 //! The points of the tensor-core sweep and their arithmetic: the ILPs the kernels are built for,
-//! how many rounds a launch runs, and TFLOP/s. The warps-per-SM layout is experiment 5's
+//! how many rounds a launch runs, and TFLOP/s. The warps-per-SM layout is `ilp`'s
 //! ([`crate::experiments::ilp::plan::layout`]): both hold whole blocks of whole warps.
 
 use kernels_gpu::variants::{MMA_FLOPS, MMA_ILP};

@@ -136,7 +136,7 @@ impl Mma {
 pub(crate) mod tests {
     use super::*;
 
-    /// A synthetic verified row on a 64-warp SM at 1,000 TFLOP/s of spec peak: experiment 5's
+    /// A synthetic verified row on a 64-warp SM at 1,000 TFLOP/s of spec peak: `ilp`'s
     /// synthetic point (its layout, occupancy, 1 ms timing with 0.1% noise and passed check)
     /// with the tensor-core figures.
     pub(crate) fn row(ilp: u32, warps: u32, tflops: f64) -> MmaRow {
