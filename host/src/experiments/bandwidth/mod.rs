@@ -10,7 +10,7 @@ use kernels_gpu::variants::{MemcpyParams, MemcpyVariant, MEMCPY};
 pub use row::{Bandwidth, CopyRow};
 
 use super::cells;
-use super::contract::{self, Report, Run, Registered, RunContext, GBPS};
+use super::contract::{self, Registered, Report, Run, RunContext, GBPS};
 use super::copy::{check_fits, copy_gbps, CopyBuffers, CopyKernel};
 use super::error::{ExperimentError, InVariant};
 use super::measured::Measured;
@@ -158,9 +158,7 @@ impl Report for Spec {
                 Value::Int(r.dyn_smem_bytes.into())
             }),
             Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
-            Column::new("ms/call", Kind::Duration, |r| {
-                cells::timing(&r.timing)
-            }),
+            Column::new("ms/call", Kind::Duration, |r| cells::timing(&r.timing)),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
         c.extend(GBPS.compared_columns());

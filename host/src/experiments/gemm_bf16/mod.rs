@@ -34,23 +34,23 @@ pub use plan::Plan;
 pub use row::{Bf16Row, Bf16Run, NotRun, TensorPath};
 pub use table::bf16_peak;
 
-use super::contract::{Report, Run, Registered, RunContext};
+use super::contract::{Registered, Report, Run, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
-use super::gemm_cublas::CublasSide;
 use super::gemm_cublas::CublasOutcome;
+use super::gemm_cublas::CublasSide;
 use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
 use super::module_source::{check_compared_entries, plan_files, Kernels, Needs, Sources};
 use super::progress::progress_bar;
-use wgemm_rows::run_wgemm_lines;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, GemmDims, ModuleFiles};
-use crate::module_file::check_entries;
 use crate::kernel_source::builtin;
+use crate::module_file::check_entries;
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
+use wgemm_rows::run_wgemm_lines;
 
 /// The `gemm_bf16` experiment.
 pub struct Spec;
@@ -72,7 +72,13 @@ impl GemmLines for Bf16GemmVariant {
     ) -> Result<Sources<Kernels>, CliError> {
         let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
         let signature = Bf16GemmParams::PARAMS;
-        let sources = plan_files(files, Needs { entries: &[], signature })?;
+        let sources = plan_files(
+            files,
+            Needs {
+                entries: &[],
+                signature,
+            },
+        )?;
         if let Some(path) = &files.module {
             check_entries("--module", path, &entries, signature)?;
         }
@@ -123,7 +129,14 @@ impl Run for Spec {
                 None => None,
             };
             let m = buffers
-                .measure(gpu, &kernel, other.as_ref(), v, &ctx.timing, cublas.usable())
+                .measure(
+                    gpu,
+                    &kernel,
+                    other.as_ref(),
+                    v,
+                    &ctx.timing,
+                    cublas.usable(),
+                )
                 .in_variant(v.label)?;
             let vs_cublas = m
                 .cublas
@@ -214,7 +227,10 @@ mod tests {
     #[test]
     fn any_size_and_a_subset_of_lines_are_taken() {
         let p = plan(&["--variants", "M1,M4", "--size", "1000", "--no-cublas"]).unwrap();
-        assert!(p.wgmma.is_empty(), "mma.sync lines alone take no wgmma line");
+        assert!(
+            p.wgmma.is_empty(),
+            "mma.sync lines alone take no wgmma line"
+        );
         let labels: Vec<&str> = p.variants.iter().map(|v| v.label).collect();
         assert_eq!(labels, ["M1", "M4"]);
         assert_eq!(p.size, GemmDims::square(1000));

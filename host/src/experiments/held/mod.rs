@@ -8,23 +8,22 @@
 //! Layout: [`binary`] (the binaries and their lines), [`row`], [`claims`] (the verdict), and
 //! [`run`], the one file that touches the driver.
 
-mod spec;
 mod binary;
 mod claims;
 mod row;
 mod run;
+mod spec;
 
 use binary::BINARIES;
 pub use row::HeldRow;
-
-use super::cells;
 pub use spec::{AllArgs, Args, Plan, Spec};
 
-use super::contract::{Report, Run, Registered, RunContext, GFLOPS};
+use super::cells;
+use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
-use crate::figure::{Figure, Labels, LabelledPoint, PlotRun, ScatterPlot, Series, XScale};
+use crate::figure::{Figure, LabelledPoint, Labels, PlotRun, ScatterPlot, Series, XScale};
 use crate::results::RunMeta;
 use crate::table::{Column, Kind, Value};
 
@@ -46,17 +45,25 @@ impl Report for Spec {
 
     fn columns() -> Vec<Column<HeldRow>> {
         let mut c = vec![
-            Column::new("Binary", Kind::Text, |r: &HeldRow| Value::Text(r.binary.clone())),
-            Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.figures.regs.into())),
+            Column::new("Binary", Kind::Text, |r: &HeldRow| {
+                Value::Text(r.binary.clone())
+            }),
+            Column::new("Regs/thread", Kind::Count, |r| {
+                Value::Int(r.figures.regs.into())
+            }),
             Column::new("Blocks/SM", Kind::Count, |r| {
                 Value::Int(r.figures.blocks_per_sm.into())
             }),
             Column::new("Dyn smem B", Kind::Count, |r| Value::Int(r.dyn_smem.into())),
-            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
+            Column::new("Theo. occ", Kind::Percent, |r| {
+                Value::Float(r.figures.occupancy)
+            }),
             Column::new("GFLOP/s", GFLOPS.kind(), |r| {
                 cells::rate(r.figures.gflops, &r.measured.flags)
             }),
-            Column::new("ms/call", Kind::Duration, |r| cells::timing(&r.figures.timing)),
+            Column::new("ms/call", Kind::Duration, |r| {
+                cells::timing(&r.figures.timing)
+            }),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
         c.extend(GFLOPS.compared_columns());

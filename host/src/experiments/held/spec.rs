@@ -4,7 +4,7 @@
 
 use super::binary::{Binary, BINARIES};
 use super::row::HeldRow;
-use crate::experiments::contract::{self, Run, Registered};
+use crate::experiments::contract::{self, Registered, Run};
 use crate::experiments::module_source::{Kernels, Sources};
 use crate::flags::{check_tiling, own_labels, select, CliError, GemmDims, GemmSize, Shared};
 use crate::results::RunMeta;
@@ -62,7 +62,10 @@ impl contract::Plan for Plan {
         planned(&a.variants, a.gemm.size)
     }
     fn in_all(s: &Shared, _: &AllArgs) -> Result<Plan, CliError> {
-        planned(&own_labels(&s.variants, &Spec::variant_labels()), s.gemm.size)
+        planned(
+            &own_labels(&s.variants, &Spec::variant_labels()),
+            s.gemm.size,
+        )
     }
     fn sources(&self) -> &Sources<Kernels> {
         &self.sources

@@ -20,7 +20,6 @@
 //! check), [`row`] (typed results, Volkov's table), [`claims`] (verdict rules), [`plots`],
 //! [`table`], and [`run`], the one file that touches the driver.
 
-mod spec;
 pub mod claims;
 pub mod controls;
 pub mod dip;
@@ -32,18 +31,20 @@ pub mod plots;
 pub mod reference;
 pub mod row;
 pub mod run;
+mod spec;
 pub mod table;
-
 
 pub use output::Ilp;
 pub use row::IlpRow;
-
 use spec::{built_ilps, control_entries};
-pub use spec::{AllArgs, Args, DEFAULT_CONTROL_WARPS_PER_SM, DEFAULT_WARPS_PER_SM, NO_CONTROLS, Plan, Spec, SweepArgs, UnknownIlp, control, kernel};
+pub use spec::{
+    control, kernel, AllArgs, Args, Plan, Spec, SweepArgs, UnknownIlp,
+    DEFAULT_CONTROL_WARPS_PER_SM, DEFAULT_WARPS_PER_SM, NO_CONTROLS,
+};
 
-use super::contract::{RunContext, Report, Run, Registered, GFLOPS};
-use super::ilp_sweep::first_run_plot;
+use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
+use super::ilp_sweep::first_run_plot;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};

@@ -2,12 +2,12 @@
 //! validated into its plan: its own file so that the folder's parts can name them without
 //! importing `mod.rs`.
 
-use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{FmaParams, FmaVariant, FMA, FMA_CONTROLS};
-use super::plan::{ilps, DEFAULT_TARGET_CYCLES};
 use super::output::Ilp;
+use super::plan::{ilps, DEFAULT_TARGET_CYCLES};
 use crate::experiments::sweep::{self, SweepFlags};
 use crate::flags::CliError;
+use kernels_gpu::abi::Param;
+use kernels_gpu::variants::{FmaParams, FmaVariant, FMA, FMA_CONTROLS};
 
 /// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is decided
 /// at high ILP), then a coarser ladder to 64 ([`plan::FMA_WARPS_PER_SM`] is the fine one; ask for
@@ -136,9 +136,11 @@ impl SweepArgs {
     /// Every point of the sweep: the FFMA at each ILP and warps target, then each control at
     /// each of its warps targets.
     pub fn points(&self) -> Vec<(&'static FmaVariant, u32)> {
-        let ffma = self.ilp.iter().filter_map(|&i| kernel(i)).flat_map(|v| {
-            self.warps_per_sm.iter().map(move |&w| (v, w))
-        });
+        let ffma = self
+            .ilp
+            .iter()
+            .filter_map(|&i| kernel(i))
+            .flat_map(|v| self.warps_per_sm.iter().map(move |&w| (v, w)));
         let controls = self
             .control_kernels()
             .into_iter()
@@ -180,9 +182,9 @@ pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::plan::FMA_WARPS_PER_SM;
     use super::*;
     use crate::flag_values::parse_flags;
-    use super::super::plan::FMA_WARPS_PER_SM;
 
     #[test]
     fn defaults_span_every_ilp_and_warps_1_to_64() {

@@ -20,7 +20,6 @@
 //! load), and the two files that touch the driver: [`run`] (the sweep) and [`chase_run`] (the
 //! chases, alone and beside background copies).
 
-mod spec;
 pub mod chase;
 pub mod chase_run;
 pub mod claims;
@@ -32,14 +31,15 @@ pub mod notes;
 pub mod output;
 pub mod plots;
 pub mod reads;
+pub mod reads_run;
 #[cfg(test)]
 mod render_test;
-pub mod reads_run;
 pub mod row;
 pub mod run;
 pub mod sizes;
 pub mod sizes_run;
 pub mod smem_claim;
+mod spec;
 pub mod table;
 
 use grid::{grid_loads, grid_threads, grid_widths};
@@ -47,10 +47,12 @@ use kernels_gpu::variants::{SmemCopyLine, SmemPath, READ, SMEM_COPY};
 
 pub use output::Inflight;
 pub use row::InflightRow;
+pub use spec::{
+    AllArgs, Args, OffGrid, Plan, Spec, SweepArgs, CHASE_L2_MULTIPLE, DEFAULT_CHASE_STEPS,
+    DEFAULT_COPY_MIB, DEFAULT_LOADED_STEPS, DEFAULT_LOADS,
+};
 
-pub use spec::{AllArgs, Args, CHASE_L2_MULTIPLE, DEFAULT_CHASE_STEPS, DEFAULT_COPY_MIB, DEFAULT_LOADED_STEPS, DEFAULT_LOADS, OffGrid, Plan, Spec, SweepArgs};
-
-use super::contract::{RunContext, Report, Run, GBPS};
+use super::contract::{Report, Run, RunContext, GBPS};
 use super::error::ExperimentError;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;

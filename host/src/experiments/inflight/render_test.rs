@@ -35,12 +35,8 @@ fn run() -> crate::experiments::RunResults {
         check: row::tests::passed(),
     };
     run.loaded = loaded::LoadedLatency::new(vec![at(0.0, 600.0), at(3000.0, 1400.0)]);
-    run.loaded_predictions = loaded::predictions(
-        &run.loaded,
-        &run.model,
-        &run.rows,
-        &row::HEADLINE_FRACTIONS,
-    );
+    run.loaded_predictions =
+        loaded::predictions(&run.loaded, &run.model, &run.rows, &row::HEADLINE_FRACTIONS);
     let size = |mib: u64, gbps: f64| sizes::SizeRow {
         bytes: mib << 20,
         gbps,
@@ -115,7 +111,10 @@ fn the_sweeps_reach_every_renderer() {
     assert!(md.contains("Volkov's table"), "{md}");
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(report.contains("Why (experiment 4)"), "{report}");
-    assert!(report.contains("Read-only: Bytes in flight per SM for 90%"), "{report}");
+    assert!(
+        report.contains("Read-only: Bytes in flight per SM for 90%"),
+        "{report}"
+    );
     let tables = std::fs::read_to_string(dir.join("tables.md")).unwrap();
     for note in [
         "Loaded latency (measured)",

@@ -3,12 +3,12 @@
 //! importing `mod.rs`.
 
 use super::grid::{self, grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
-use super::sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
-use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID, SMEM_COPY};
 use super::output::Inflight;
+use super::sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
 use crate::experiments::sweep::{self, SweepFlags};
 use crate::flags::{CliError, MAX_COPY_MIB};
+use kernels_gpu::abi::Param;
+use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID, SMEM_COPY};
 
 /// Default bytes of each of the copy's source and destination (MiB): several times the L2 of
 /// current GPUs, small enough that verifying every point (one download and compare per module)
@@ -250,10 +250,25 @@ mod tests {
         );
         assert_eq!(a.copy_mib, DEFAULT_COPY_MIB);
         assert_eq!(a.loaded_steps, DEFAULT_LOADED_STEPS);
-        assert_eq!(parse_flags::<SweepArgs>(&["--loaded-steps", "0"]).unwrap().loaded_steps, 0);
+        assert_eq!(
+            parse_flags::<SweepArgs>(&["--loaded-steps", "0"])
+                .unwrap()
+                .loaded_steps,
+            0
+        );
         assert_eq!(a.sizes_mib, DEFAULT_SIZES_MIB);
-        assert_eq!(parse_flags::<SweepArgs>(&["--sizes-mib", "16,4096"]).unwrap().sizes_mib, [16, 4096]);
-        assert_eq!(parse_flags::<SweepArgs>(&["--sizes-mib", "0"]).unwrap().sizes_mib, [0]);
+        assert_eq!(
+            parse_flags::<SweepArgs>(&["--sizes-mib", "16,4096"])
+                .unwrap()
+                .sizes_mib,
+            [16, 4096]
+        );
+        assert_eq!(
+            parse_flags::<SweepArgs>(&["--sizes-mib", "0"])
+                .unwrap()
+                .sizes_mib,
+            [0]
+        );
         assert!(parse_flags::<SweepArgs>(&["--sizes-mib", "x"]).is_err());
         // Bytes per thread span 4 to 512.
         let bytes: Vec<u32> = MEMCPY_GRID
@@ -309,13 +324,20 @@ mod tests {
             let points = a.smem_points(limits, 228 * 1024);
             let bulk = points
                 .iter()
-                .filter(|p| p.shape.smem_line().is_some_and(|l| l.path == SmemPath::Bulk))
+                .filter(|p| {
+                    p.shape
+                        .smem_line()
+                        .is_some_and(|l| l.path == SmemPath::Bulk)
+                })
                 .count();
             (points.len(), bulk)
         };
         let (default_points, default_bulk) = bulk_points(&[]);
         assert!(default_bulk > 0, "no bulk copy in the default sweep");
-        assert!(default_points > default_bulk, "no cp.async copy in the default sweep");
+        assert!(
+            default_points > default_bulk,
+            "no cp.async copy in the default sweep"
+        );
         assert_eq!(bulk_points(&["--no-smem"]), (0, 0));
     }
 
@@ -332,7 +354,9 @@ mod tests {
         assert!(parse_flags::<SweepArgs>(&["--widths", "3"]).is_err());
         assert!(parse_flags::<SweepArgs>(&["--threads", "96"]).is_err());
         assert!(parse_flags::<SweepArgs>(&["--threads", "x"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--blocks-per-sm", "2", "--warps-per-sm", "4"]).is_err());
+        assert!(
+            parse_flags::<SweepArgs>(&["--blocks-per-sm", "2", "--warps-per-sm", "4"]).is_err()
+        );
         assert!(parse_flags::<SweepArgs>(&["--blocks-per-sm", "0"]).is_err());
         assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "0"]).is_err());
     }

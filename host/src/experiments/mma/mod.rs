@@ -19,7 +19,6 @@
 //! sm_90a against warpgroups per SM: [`wgmma`] (rows, check, columns), [`wgmma_claim`] (its
 //! verdict) and [`wgmma_run`] (its driver side).
 
-mod spec;
 pub mod claims;
 pub mod plan;
 pub mod plots;
@@ -28,20 +27,19 @@ pub mod reference;
 mod render_test;
 pub mod row;
 pub mod run;
+mod spec;
 pub mod table;
 pub mod wgmma;
 pub mod wgmma_claim;
 pub mod wgmma_run;
 
-
 pub use row::{Mma, MmaRow};
-
 use spec::built_ilps;
-pub use spec::{AllArgs, Args, DEFAULT_WARPS_PER_SM, Plan, Spec, SweepArgs, UnknownMmaIlp, kernel};
+pub use spec::{kernel, AllArgs, Args, Plan, Spec, SweepArgs, UnknownMmaIlp, DEFAULT_WARPS_PER_SM};
 
-use super::contract::{RunContext, Report, Run, Registered, TFLOPS};
-use super::ilp_sweep::first_run_plot;
+use super::contract::{Registered, Report, Run, RunContext, TFLOPS};
 use super::error::ExperimentError;
+use super::ilp_sweep::first_run_plot;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};

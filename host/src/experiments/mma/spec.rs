@@ -2,13 +2,13 @@
 //! validated into its plan: its own file so that the folder's parts can name them without
 //! importing `mod.rs`.
 
-use super::wgmma;
-use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{MmaIlpVariant, MmaParams, MMA_ILP};
 use super::plan::{ilps, DEFAULT_TARGET_CYCLES};
 use super::row::Mma;
+use super::wgmma;
 use crate::experiments::sweep::{self, SweepFlags};
 use crate::flags::CliError;
+use kernels_gpu::abi::Param;
+use kernels_gpu::variants::{MmaIlpVariant, MmaParams, MMA_ILP};
 
 /// Resident warps per SM of the default sweep: every count up to 8 and 10, 12, 16 (where the
 /// least occupancy is decided at high ILP; an SM's four schedulers make multiples of 4 the
@@ -142,7 +142,10 @@ mod tests {
         assert_eq!(a.target_cycles, DEFAULT_TARGET_CYCLES);
         // Every default target splits into whole blocks on a 64-warp SM.
         for w in DEFAULT_WARPS_PER_SM {
-            assert!(crate::experiments::ilp::plan::layout(w, 32, 1024, 32).is_some(), "{w}");
+            assert!(
+                crate::experiments::ilp::plan::layout(w, 32, 1024, 32).is_some(),
+                "{w}"
+            );
         }
         assert_eq!(kernel(8).map(|k| k.entry), Some("mma_bf16_ilp8"));
         assert_eq!(kernel(3), None);

@@ -14,15 +14,13 @@ pub use super::gemm_cublas::{CublasOutcome, CublasRow};
 pub use row::{family_name, GemmRow, GemmRun, GemmTile, RowFault};
 
 use super::cells;
-use super::contract::{Report, Run, Output, Registered, RunContext, GFLOPS};
+use super::contract::{Output, Registered, Report, Run, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
-use super::gemm_cublas::{
-    all_checks, plot_point, push_row, titled, CublasColumns, CublasSide,
-};
 use super::gemm_check_notes;
-use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
+use super::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns, CublasSide};
 use super::gemm_figures::GemmFigures;
+use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::measured::Measured;
 use super::measurement::Peak;
 use super::module_source::{check_compared_entries, plan_files, Kernels, Loaded, Needs, Sources};
@@ -105,7 +103,15 @@ impl Run for Spec {
         for variant in variants {
             bar.set_message(variant.label);
             let loaded = (&ours, theirs.as_ref());
-            rows.push(measure_row(gpu, ctx, p, variant, loaded, &mut buffers, &mut cublas)?);
+            rows.push(measure_row(
+                gpu,
+                ctx,
+                p,
+                variant,
+                loaded,
+                &mut buffers,
+                &mut cublas,
+            )?);
             bar.inc(1);
         }
         bar.finish_and_clear();
@@ -157,15 +163,21 @@ impl Report for Spec {
             Column::new("Sub-tile TMxTN", SUB_TILE_KIND, |r| {
                 Value::pair(r.tm.into(), r.tn.into())
             }),
-            Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.figures.regs.into())),
-            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
+            Column::new("Regs/thread", Kind::Count, |r| {
+                Value::Int(r.figures.regs.into())
+            }),
+            Column::new("Theo. occ", Kind::Percent, |r| {
+                Value::Float(r.figures.occupancy)
+            }),
             Column::new("GFLOP/s", GFLOPS.kind(), |r| {
                 cells::rate(r.figures.gflops, &r.measured.flags)
             }),
             Column::new("Blocks/SM", Kind::Count, |r| {
                 Value::Int(r.figures.blocks_per_sm.into())
             }),
-            Column::new("Limiter", Kind::Text, |r| Value::Text(r.figures.limiter.clone())),
+            Column::new("Limiter", Kind::Text, |r| {
+                Value::Text(r.figures.limiter.clone())
+            }),
             Column::new(MS_PER_CALL, Kind::Duration, |r| {
                 cells::timing(&r.figures.timing)
             }),
@@ -253,7 +265,8 @@ impl Report for Spec {
 }
 
 /// How cuBLAS's SGEMM is called and timed, for the table's note.
-const CUBLAS_CALL: &str = "cublasSgemm (row-major through C^T = B^T A^T), default math mode (FP32, \
+const CUBLAS_CALL: &str =
+    "cublasSgemm (row-major through C^T = B^T A^T), default math mode (FP32, \
 no TF32), on the same buffers; its samples are interleaved with each variant's and pooled in its \
 row; Ours/cuBLAS compares the samples taken together.";
 
@@ -317,7 +330,14 @@ fn measure_row(
         None => None,
     };
     let m = buffers
-        .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, cublas.usable())
+        .measure(
+            gpu,
+            &kernel,
+            other.as_ref(),
+            variant,
+            &ctx.timing,
+            cublas.usable(),
+        )
         .in_variant(variant.label)?;
     let ours = m.ours;
     let vs_cublas = m

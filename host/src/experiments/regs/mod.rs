@@ -2,21 +2,20 @@
 //! FP32 or BF16 line named by `--variant`: `line.rs`) rebuilt under each register cap; actual registers from the loaded function, spills and stack frame from
 //! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin).
 
-mod spec;
 mod claims;
 mod line;
 mod row;
 mod run;
+mod spec;
 
 use kernels_gpu::variants::REGS;
 
 pub use line::CappedLine;
 pub use row::RegsRow;
-
-use super::cells;
 pub use spec::{AllArgs, Args, Plan, Spec};
 
-use super::contract::{Report, Run, Registered, RunContext, GFLOPS};
+use super::cells;
+use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
 use super::gemm_bf16::Bf16GemmBuffers;
@@ -73,9 +72,13 @@ impl Run for Spec {
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {
         match p.line {
-            CappedLine::Fp32(v) => {
-                run::every_cap(gpu, ctx, p, &mut GemmBuffers::new(gpu, p.size, ctx.seed)?, v)
-            }
+            CappedLine::Fp32(v) => run::every_cap(
+                gpu,
+                ctx,
+                p,
+                &mut GemmBuffers::new(gpu, p.size, ctx.seed)?,
+                v,
+            ),
             CappedLine::Bf16(v) => {
                 let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
                 run::every_cap(gpu, ctx, p, &mut buffers, v)
@@ -90,8 +93,12 @@ impl Report for Spec {
     fn columns() -> Vec<Column<RegsRow>> {
         let mut c: Vec<Column<RegsRow>> = vec![
             Column::new("Cap", Kind::Count, |r| Value::Int(r.cap.into())),
-            Column::new("Actual regs", Kind::Count, |r| Value::Int(r.figures.regs.into())),
-            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
+            Column::new("Actual regs", Kind::Count, |r| {
+                Value::Int(r.figures.regs.into())
+            }),
+            Column::new("Theo. occ", Kind::Percent, |r| {
+                Value::Float(r.figures.occupancy)
+            }),
             Column::new("ms/call", Kind::Duration, |r| {
                 cells::timing(&r.figures.timing)
             }),
@@ -110,7 +117,9 @@ impl Report for Spec {
             Column::new("Blocks/SM", Kind::Count, |r| {
                 Value::Int(r.figures.blocks_per_sm.into())
             }),
-            Column::new("Limiter", Kind::Text, |r| Value::Text(r.figures.limiter.clone())),
+            Column::new("Limiter", Kind::Text, |r| {
+                Value::Text(r.figures.limiter.clone())
+            }),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
         c.extend(GFLOPS.compared_columns());

@@ -2,13 +2,13 @@
 //! validated into its plan: its own file so that the folder's parts can name them without
 //! importing `mod.rs`.
 
-use kernels_gpu::variants::REGS;
 use super::line::CappedLine;
 use super::row::RegsRow;
 use crate::experiments::contract::{self, Registered};
 use crate::experiments::module_source::{plan_folders, CappedKernels, Needs, Sources};
 use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
 use crate::results::RunMeta;
+use kernels_gpu::variants::REGS;
 
 /// The `regs` experiment.
 pub struct Spec;
@@ -73,13 +73,27 @@ impl contract::Plan for Plan {
         let module = ("--module", &a.module);
         let compare = ("--compare", &a.compare);
         let line = CappedLine::find(a.variant.as_deref())?;
-        planned(line, &a.caps, a.gemm.size, module, compare, &a.compare_label)
+        planned(
+            line,
+            &a.caps,
+            a.gemm.size,
+            module,
+            compare,
+            &a.compare_label,
+        )
     }
     fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
         let module = ("--module-caps", &a.module_caps);
         let compare = ("--compare-caps", &a.compare_caps);
         let line = CappedLine::find(None)?;
-        planned(line, &a.caps, s.gemm.size, module, compare, &s.compare_label)
+        planned(
+            line,
+            &a.caps,
+            s.gemm.size,
+            module,
+            compare,
+            &s.compare_label,
+        )
     }
     fn sources(&self) -> &Sources<CappedKernels> {
         &self.sources
