@@ -296,8 +296,9 @@ impl Planned {
         self.visit(Modules)
     }
 
-    /// The built-in PTX modules it will load ([`Run::builtin_ptx`]), none when its own kernels
-    /// come from a file.
+    /// The built-in PTX modules it will load
+    /// ([`Run::builtin_ptx`](super::contract::Run::builtin_ptx)), none when its own kernels come
+    /// from a file.
     pub fn builtin_ptx(&self) -> &'static [&'static str] {
         struct Builtin;
         impl VisitPlan for Builtin {
