@@ -58,7 +58,7 @@ pub const GBPS: Rate = Rate {
 /// One row of an experiment's table, as `results.json` stores it: its own columns and, embedded,
 /// the part every experiment measures alike ([`Measured`]: the check, the flags, the compared
 /// module's side), from which the table's notes, the failed checks and the comparison come.
-/// [`row!`](crate::experiments::contract::row) implements it for a row struct.
+/// `row!` implements it for a row struct.
 pub trait Row: Serialize + DeserializeOwned + Clone + Debug + PartialEq {
     /// The unit of [`Row::figures`]' throughput.
     const RATE: Rate;

@@ -10,7 +10,7 @@ use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{FmaParams, FmaVariant, FMA, FMA_CONTROLS};
 
 /// Resident warps per SM of the default sweep: every count up to 8 (where Volkov's table is decided
-/// at high ILP), then a coarser ladder to 64 ([`plan::FMA_WARPS_PER_SM`] is the fine one; ask for
+/// at high ILP), then a coarser ladder to 64 ([`super::plan::FMA_WARPS_PER_SM`] is the fine one; ask for
 /// it with `--warps-per-sm`).
 pub const DEFAULT_WARPS_PER_SM: [u32; 14] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64];
 
