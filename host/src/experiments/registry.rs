@@ -82,73 +82,71 @@ fn claims_of<E: Listed>(r: &RunResults) -> Vec<Verdict> {
 impl RunResults {
     /// Every experiment in order, with its table when it ran.
     pub fn sections(&self) -> Vec<Section> {
-        struct Sections<'a>(&'a RunResults, Vec<Section>);
+        struct Sections<'a>(&'a RunResults);
         impl Visit for Sections<'_> {
-            fn visit<E: Listed>(&mut self) {
-                self.1.push(section::<E>(self.0));
+            type Out = Section;
+            fn visit<E: Listed>(&self) -> Section {
+                section::<E>(self.0)
             }
         }
-        let mut v = Sections(self, Vec::new());
-        each(&mut v);
-        v.1
+        each(&Sections(self))
     }
 
     /// Whether experiment `name`'s output is in the results.
     pub fn has_output(&self, name: &str) -> bool {
-        struct Has<'a>(&'a RunResults, &'a str, bool);
+        struct Has<'a>(&'a RunResults, &'a str);
         impl Visit for Has<'_> {
-            fn visit<E: Listed>(&mut self) {
-                self.2 |= E::NAME == self.1 && E::output(self.0).is_some();
+            type Out = bool;
+            fn visit<E: Listed>(&self) -> bool {
+                E::NAME == self.1 && E::output(self.0).is_some()
             }
         }
-        let mut v = Has(self, name, false);
-        each(&mut v);
-        v.2
+        each(&Has(self, name)).contains(&true)
     }
 
     /// Descriptions of every failed check, each prefixed with its experiment.
     pub fn failed_checks(&self) -> Vec<String> {
-        struct Failed<'a>(&'a RunResults, Vec<String>);
+        struct Failed<'a>(&'a RunResults);
         impl Visit for Failed<'_> {
-            fn visit<E: Listed>(&mut self) {
-                if let Some(o) = E::output(self.0) {
-                    let failed = E::failed_checks(o).into_iter();
-                    self.1.extend(failed.map(|f| format!("{} {f}", E::NAME)));
-                }
+            type Out = Vec<String>;
+            fn visit<E: Listed>(&self) -> Vec<String> {
+                let failed = E::output(self.0).map(E::failed_checks).unwrap_or_default();
+                failed
+                    .into_iter()
+                    .map(|f| format!("{} {f}", E::NAME))
+                    .collect()
             }
         }
         // An experiment a kernel faulted in checked nothing after the fault.
         let faulted = self.missing.iter().filter(|m| m.faulted);
-        let out = faulted.map(|m| format!("{} {}", m.experiment, m.reason));
-        let mut v = Failed(self, out.collect());
-        each(&mut v);
-        v.1
+        let faulted = faulted.map(|m| format!("{} {}", m.experiment, m.reason));
+        faulted
+            .chain(each(&Failed(self)).into_iter().flatten())
+            .collect()
     }
 
     /// Every claim, judged from its own experiment's output alone.
     pub fn own_verdicts(&self) -> Vec<Verdict> {
-        struct Claims<'a>(&'a RunResults, Vec<Verdict>);
+        struct Claims<'a>(&'a RunResults);
         impl Visit for Claims<'_> {
-            fn visit<E: Listed>(&mut self) {
-                self.1.extend(claims_of::<E>(self.0));
+            type Out = Vec<Verdict>;
+            fn visit<E: Listed>(&self) -> Vec<Verdict> {
+                claims_of::<E>(self.0)
             }
         }
-        let mut v = Claims(self, Vec::new());
-        each(&mut v);
-        v.1
+        each(&Claims(self)).concat()
     }
 
     /// Each experiment's rows for the merged table (`None` where it did not run).
     pub fn merged(&self) -> Vec<(u8, Option<Merged>)> {
-        struct Rows<'a>(&'a RunResults, Vec<(u8, Option<Merged>)>);
+        struct Rows<'a>(&'a RunResults);
         impl Visit for Rows<'_> {
-            fn visit<E: Listed>(&mut self) {
-                self.1.push((E::NUMBER, E::output(self.0).map(E::merged)));
+            type Out = (u8, Option<Merged>);
+            fn visit<E: Listed>(&self) -> Self::Out {
+                (E::NUMBER, E::output(self.0).map(E::merged))
             }
         }
-        let mut v = Rows(self, Vec::new());
-        each(&mut v);
-        v.1
+        each(&Rows(self))
     }
 }
 
@@ -158,9 +156,10 @@ pub type RunToPlot<'a> = (&'a str, Option<&'a str>, &'a RunResults);
 /// The plots of several runs (one name per run and, when compared, per compared module):
 /// (experiment name, file stem, figure) for each plot some run has data for.
 pub fn figures(runs: &[RunToPlot<'_>]) -> Vec<(&'static str, String, Figure)> {
-    struct Plots<'a, 'r>(&'a [RunToPlot<'r>], Vec<(&'static str, String, Figure)>);
+    struct Plots<'a, 'r>(&'a [RunToPlot<'r>]);
     impl Visit for Plots<'_, '_> {
-        fn visit<E: Listed>(&mut self) {
+        type Out = Vec<(&'static str, String, Figure)>;
+        fn visit<E: Listed>(&self) -> Self::Out {
             let plotted: Vec<PlotRun<'_, _>> = (self.0.iter())
                 .filter_map(|(name, compare_name, r)| {
                     E::output(r).map(|output| PlotRun {
@@ -172,61 +171,52 @@ pub fn figures(runs: &[RunToPlot<'_>]) -> Vec<(&'static str, String, Figure)> {
                     })
                 })
                 .collect();
-            for (stem, f) in E::figures(&plotted) {
-                self.1.push((E::NAME, stem, f));
-            }
+            let figures = E::figures(&plotted).into_iter();
+            figures.map(|(stem, f)| (E::NAME, stem, f)).collect()
         }
     }
-    let mut v = Plots(runs, Vec::new());
-    each(&mut v);
-    v.1
+    each(&Plots(runs)).concat()
 }
 
 /// Orders the row keys of experiment `number` seen across runs.
 pub fn key_order(number: u8, seen: Vec<String>) -> Vec<String> {
-    struct Order(u8, Option<Vec<String>>);
-    impl Visit for Order {
-        fn visit<E: Listed>(&mut self) {
-            if E::NUMBER == self.0 {
-                self.1 = self.1.take().map(E::key_order);
-            }
+    struct Order<'a>(u8, &'a [String]);
+    impl Visit for Order<'_> {
+        type Out = Option<Vec<String>>;
+        fn visit<E: Listed>(&self) -> Self::Out {
+            (E::NUMBER == self.0).then(|| E::key_order(self.1.to_vec()))
         }
     }
-    let mut v = Order(number, Some(seen));
-    each(&mut v);
-    v.1.unwrap_or_default()
+    let ordered = each(&Order(number, &seen)).into_iter().flatten().next();
+    ordered.unwrap_or(seen)
 }
 
 /// The names of every CSV and plot an experiment may write into a results folder: `NAME.csv` and
 /// `NAME.svg`, and those of its second table and other plots.
 pub fn file_names() -> Vec<String> {
-    struct Files(Vec<String>);
+    struct Files;
     impl Visit for Files {
-        fn visit<E: Listed>(&mut self) {
-            self.0.push(format!("{}.csv", E::NAME));
-            self.0.push(format!("{}.svg", E::NAME));
-            self.0
-                .extend(E::MORE_CSVS.iter().map(|s| format!("{s}.csv")));
-            self.0
-                .extend(E::MORE_PLOTS.iter().map(|s| format!("{s}.svg")));
+        type Out = Vec<String>;
+        fn visit<E: Listed>(&self) -> Vec<String> {
+            let mut out = vec![format!("{}.csv", E::NAME), format!("{}.svg", E::NAME)];
+            out.extend(E::MORE_CSVS.iter().map(|s| format!("{s}.csv")));
+            out.extend(E::MORE_PLOTS.iter().map(|s| format!("{s}.svg")));
+            out
         }
     }
-    let mut v = Files(Vec::new());
-    each(&mut v);
-    v.0
+    each(&Files).concat()
 }
 
 /// Every experiment's name and variant labels, in order.
 fn variant_labels() -> Vec<(&'static str, Vec<&'static str>)> {
-    struct Labels(Vec<(&'static str, Vec<&'static str>)>);
+    struct Labels;
     impl Visit for Labels {
-        fn visit<E: Listed>(&mut self) {
-            self.0.push((E::NAME, E::variant_labels()));
+        type Out = (&'static str, Vec<&'static str>);
+        fn visit<E: Listed>(&self) -> Self::Out {
+            (E::NAME, E::variant_labels())
         }
     }
-    let mut v = Labels(Vec::new());
-    each(&mut v);
-    v.0
+    each(&Labels)
 }
 
 /// `host all --help`'s list of every experiment's variant labels.
@@ -239,25 +229,21 @@ pub fn all_variants_help() -> String {
     format!("Variants (from the variant table):\n{}", lines.join("\n"))
 }
 
-/// Validates `host all`'s flags into one plan per experiment.
+/// Validates `host all`'s flags into one plan per experiment (the first refusal, in the list's
+/// order, is the error).
 pub fn plan_all(all: &AllArgs) -> Result<Vec<Planned>, CliError> {
-    struct Plans<'a>(&'a AllArgs, Result<Vec<Planned>, CliError>);
+    struct Plans<'a>(&'a AllArgs);
     impl Visit for Plans<'_> {
-        fn visit<E: Listed>(&mut self) {
-            if let Ok(plans) = &mut self.1 {
-                match Plan::in_all(&self.0.shared, E::all_args(&self.0.experiments)) {
-                    Ok(p) => plans.push(E::planned(p)),
-                    Err(e) => self.1 = Err(e),
-                }
-            }
+        type Out = Result<Planned, CliError>;
+        fn visit<E: Listed>(&self) -> Self::Out {
+            let args = E::all_args(&self.0.experiments);
+            Ok(E::planned(Plan::in_all(&self.0.shared, args)?))
         }
     }
     let labels = variant_labels();
     let known: Vec<&str> = labels.iter().flat_map(|(_, l)| l.iter().copied()).collect();
     check_mixed_labels(&all.shared.variants, &known, &labels)?;
-    let mut v = Plans(all, Ok(Vec::new()));
-    each(&mut v);
-    v.1
+    each(&Plans(all)).into_iter().collect()
 }
 
 impl Planned {

@@ -18,10 +18,11 @@ pub trait Listed: Report {
     fn planned(p: Self::Plan) -> Planned;
 }
 
-/// Something done for each experiment in turn: [`each`] calls `visit` for every experiment, in
-/// the list's order.
+/// Something done with each experiment in turn: [`each`] calls `visit` for every experiment, in
+/// the list's order, and gives what each call gave.
 pub trait Visit {
-    fn visit<E: Listed>(&mut self);
+    type Out;
+    fn visit<E: Listed>(&self) -> Self::Out;
 }
 
 /// Something done with one planned experiment ([`Planned::visit`]).
@@ -62,8 +63,8 @@ macro_rules! registry {
         })*
         /// Every experiment's name, in order.
         pub const NAMES: &[&str] = &[$(stringify!($field),)*];
-        /// Calls `v` for every experiment, in order.
-        pub fn each(v: &mut impl Visit) { $(v.visit::<super::$field::Spec>();)* }
+        /// What `v` gives of every experiment, in order.
+        pub fn each<V: Visit>(v: &V) -> Vec<V::Out> { vec![$(v.visit::<super::$field::Spec>(),)*] }
         /// One run of the lab on one GPU: how it was made, the device, each experiment's output
         /// (`None` when not run: left out of the file, and so read when absent), what is missing.
         #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
