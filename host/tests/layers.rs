@@ -643,3 +643,40 @@ fn no_experiment_imports_another_beyond_the_known_list() {
         "gone from the code, so remove from CROSS_EXPERIMENT_IMPORTS_ITEM_2_REMOVES:\n{gone:#?}"
     );
 }
+
+/// The registry (the list's per-experiment types, what is done over every experiment, the run
+/// loop and the run's record) sits above the experiments: no experiment folder imports it. Its
+/// own uses of the folders go through the list's macro, which the scan does not follow, so a
+/// circle through it would not show as one.
+#[test]
+fn no_experiment_imports_the_registry() {
+    const ABOVE: &[&str] = &[
+        "experiments/roster.rs",
+        "experiments/registry.rs",
+        "experiments/run_loop.rs",
+        "experiments/record.rs",
+        "experiments/resume.rs",
+    ];
+    let files = read_sources();
+    let edges = import_graph(&files);
+    let wrong: Vec<String> = edges
+        .iter()
+        .enumerate()
+        .filter(|(a, _)| experiment_folder(&files[*a].rel).is_some())
+        .flat_map(|(a, targets)| {
+            let files = &files;
+            targets
+                .iter()
+                .filter(|&&b| ABOVE.contains(&files[b].rel.as_str()))
+                .map(move |&b| format!("{} -> {}", files[a].rel, files[b].rel))
+        })
+        .collect();
+    assert!(
+        ABOVE.iter().all(|f| files.iter().any(|s| s.rel == *f)),
+        "a file of the registry moved: update ABOVE"
+    );
+    assert!(
+        wrong.is_empty(),
+        "an experiment imports the registry:\n{wrong:#?}"
+    );
+}
