@@ -17,11 +17,13 @@
 //!    values), [`out_dir`] (`--out` and the rule that no run is overwritten);
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
-//! 7. [`results_io`]: a run's tables as text, and its results.json, tables.md and CSVs;
+//! 7. [`across`]: what reads several experiments' results (part II's picture, the verdicts);
+//! 8. [`results_io`]: a run's tables as text, and its results.json, tables.md and CSVs;
 //!    [`markdown_text`]: the names a run brings, escaped for Markdown;
-//! 8. [`report`]: report.md, plots, merged runs, the whole results folder;
-//! 9. [`cli`]: the command line.
+//! 9. [`report`]: report.md, plots, merged runs, the whole results folder;
+//! 10. [`cli`]: the command line.
 
+pub mod across;
 pub mod atomic_file;
 pub mod calculator;
 pub mod cell;

@@ -121,11 +121,11 @@ fn every_verdict_cited_by_number_is_cited_by_its_key_and_its_number_is_right() {
     assert!(cited >= 10, "only {cited} citations read");
 }
 
-/// The registry block design.md shows is the list in `host/src/experiments/mod.rs`.
+/// The list of experiments design.md shows is the list in `host/src/experiments/mod.rs`.
 #[test]
 fn design_md_shows_the_registry_as_it_is() {
     let block = |text: &str| -> Vec<String> {
-        let start = text.find("registry! {").expect("a registry! block");
+        let start = text.find("$m! {").expect("the list's block, `$m! {`");
         text[start..]
             .lines()
             .skip(1)

@@ -20,7 +20,7 @@ use std::sync::Mutex;
 
 use clap::Parser;
 use host::cuda::Gpu;
-use host::experiments::contract::{Experiment, Plan as _, RunContext};
+use host::experiments::contract::{Plan as _, Report, Run, RunContext};
 use host::experiments::gemm_cublas::CublasKernel;
 use host::experiments::gemm_cublas::CublasRow;
 use host::experiments::{gemm_bf16, occupancy};
@@ -187,7 +187,7 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
     let meta = host::experiments::meta("test", &ctx.timing, &[], "test");
     let mut results = host::experiments::RunResults::empty(meta, gpu.info().clone());
     results.gemm_bf16 = Some(r);
-    let plot = host::report::part_two::figure(&results, None).expect("a picture");
+    let plot = host::across::part_two::figure(&results, None).expect("a picture");
     let wgmma = plot
         .series
         .iter()
@@ -197,7 +197,7 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
         .filter(|v| v.mma == RingMma::Wgmma)
         .count();
     assert_eq!(wgmma.points.len(), wgmma_lines);
-    let md = host::report::part_two::section(&results, "p.svg", None).unwrap();
+    let md = host::across::part_two::section(&results, "p.svg", None).unwrap();
     assert!(md.contains("The best wgmma line"), "{md}");
 
     // Edge tiles along M and N and a K that is no whole number of 64-deep slices (TMA's zero
@@ -241,7 +241,7 @@ fn experiment_1_reads_the_kernel_cublas_ran_and_part_two_places_both() {
     let mut results = host::experiments::RunResults::empty(meta, gpu.info().clone());
     results.occupancy = Some(sgemm);
     results.gemm_bf16 = Some(bf16);
-    let plot = host::report::part_two::figure(&results, None).expect("a picture");
+    let plot = host::across::part_two::figure(&results, None).expect("a picture");
     let cublas = plot
         .series
         .iter()

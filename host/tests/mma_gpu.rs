@@ -12,7 +12,7 @@ mod support;
 mod tensor_support;
 
 use clap::Parser;
-use host::experiments::contract::{Experiment, Plan as _, RunContext};
+use host::experiments::contract::{Plan as _, Report, Run, RunContext};
 use host::experiments::ilp_sweep::layout;
 use host::experiments::mma;
 use host::experiments::mma::reference::Fragments;

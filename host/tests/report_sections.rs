@@ -244,8 +244,8 @@ fn the_report_is_about_the_experiments_the_run_asked_for() {
 /// as a reference line and its kernel as a point; merging keeps the cuBLAS row.
 #[test]
 fn cublas_and_tuned_rows_render_everywhere_and_merge() {
+    use host::experiments::contract::Report;
     use host::experiments::occupancy::Spec;
-    use host::experiments::Experiment;
     use host::table::{render, Format};
     let r = with_cublas(4000.0, Some((5000.0, 0.125)), Some(0.125));
     let run = r.occupancy.as_ref().unwrap();
@@ -343,9 +343,9 @@ fn cublas_and_tuned_rows_render_everywhere_and_merge() {
 /// says why; a run without cuBLAS asked for keeps the table it always had.
 #[test]
 fn a_missing_cublas_is_said_in_the_table_and_nothing_else_changes() {
+    use host::experiments::contract::Report;
     use host::experiments::gemm_cublas::CublasOutcome;
     use host::experiments::occupancy::Spec;
-    use host::experiments::Experiment;
     let plain = fixture();
     let before = Spec::table(plain.occupancy.as_ref().unwrap(), &plain.meta);
     assert!(!before

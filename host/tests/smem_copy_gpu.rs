@@ -16,7 +16,7 @@ mod support;
 use clap::Parser;
 use host::cuda::hopper::hopper_module;
 use host::cuda::{Gpu, Module};
-use host::experiments::contract::{Experiment, Plan as _};
+use host::experiments::contract::{Plan as _, Report, Run};
 use host::experiments::copy::{CopyBuffers, CopyKernel};
 use host::experiments::inflight;
 use host::kernel_source::name::BUILTIN;

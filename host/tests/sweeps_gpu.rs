@@ -8,7 +8,7 @@ mod support;
 
 use clap::Parser;
 use host::cuda::{driver_present, Gpu};
-use host::experiments::contract::{Experiment, Plan as _};
+use host::experiments::contract::{Plan as _, Report, Run};
 use host::experiments::{ilp, inflight};
 
 /// Device 0. A GPU-only test asked to run (`--ignored`, or a build that found libcuda) on a

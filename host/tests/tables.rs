@@ -2,11 +2,12 @@
 //! results folder.
 
 use host::experiments::bandwidth::{self, Bandwidth, CopyRow};
+use host::experiments::contract::Report;
 use host::experiments::gemm_figures::GemmFigures;
 use host::experiments::measured::Measured;
 use host::experiments::occupancy::{self, GemmRow, GemmRun};
 use host::experiments::regs::{self, RegsRow};
-use host::experiments::{Experiment, RunResults};
+use host::experiments::RunResults;
 use host::results::{Check, Comparison, DeviceInfo, RunMeta, Timing};
 use host::results_io::{device_table, read_results, render_results, write_results};
 use host::table::{to_csv, Format, TableData, Value};

@@ -11,7 +11,7 @@ mod support;
 
 use clap::Parser;
 use host::cuda::Gpu;
-use host::experiments::contract::{Experiment, Plan as _};
+use host::experiments::contract::{Plan as _, Report, Run};
 use host::experiments::mma;
 use host::table::{render, Format};
 use kernels_gpu::variants::WGMMA_BF16;

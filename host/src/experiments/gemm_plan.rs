@@ -1,4 +1,4 @@
-//! The flags and the validated plan the GEMM experiments share (the SGEMM lines of experiment 1,
+//! The flags and the validated plan the GEMM experiments share (the SGEMM lines of `occupancy`,
 //! the BF16 lines): which lines of the experiment's table section, the size, the modules, and
 //! whether cuBLAS is timed beside them (`--no-cublas`; in `host all` one `--no-cublas` for both).
 //! Each experiment says through [`GemmLines`] which table it runs and how its size and modules
@@ -52,6 +52,9 @@ pub trait GemmLines: Debug + Clone + PartialEq + 'static {
     const KIND: &'static str;
     /// A line's label.
     const LABEL: fn(&Self) -> &'static str;
+    /// Whether a kernel's fault in one of its lines leaves the others to run
+    /// ([`contract::Plan::goes_on_without`]): where its lines are independent of one another.
+    const GOES_ON_WITHOUT_A_FAULTING_LINE: bool = false;
     /// What running the experiment gives.
     type Output: Output;
     /// Where the kernels of `variants` come from, `files` and `size` checked against them.
@@ -88,6 +91,7 @@ impl<V: GemmLines> contract::Plan for GemmPlan<V> {
     type Args = GemmArgs;
     type AllArgs = GemmAllArgs;
     type Output = V::Output;
+    type Kernels = Kernels;
     fn new(a: &GemmArgs) -> Result<Self, CliError> {
         Self::of(&a.variants, a.gemm.size, &a.modules, !a.no_cublas)
     }
@@ -97,7 +101,13 @@ impl<V: GemmLines> contract::Plan for GemmPlan<V> {
         let own = own_labels(&s.variants, &labels);
         Self::of(&own, s.gemm.size, &s.module_files(), !s.no_cublas)
     }
+    fn sources(&self) -> &Sources<Kernels> {
+        &self.sources
+    }
     fn record(&self, meta: &mut RunMeta) {
         meta.set_gemm(self.size);
+    }
+    fn goes_on_without(&self, line: &str) -> bool {
+        V::GOES_ON_WITHOUT_A_FAULTING_LINE && self.variants.iter().any(|v| V::LABEL(v) == line)
     }
 }

@@ -1,7 +1,7 @@
-//! What the two "ILP x warps per SM" sweeps share (experiment 5's FMA chains and experiment 6's
-//! `mma.sync` chains): a warps-per-SM target laid out as blocks, the point a row was launched at
-//! and its columns, the driver-placement flag of a point, the SM clock a point ran at, and the
-//! plot of a rate over resident warps per SM with one series per ILP.
+//! What the two "ILP x warps per SM" sweeps share (`ilp`'s FMA chains and `mma`'s `mma.sync`
+//! chains): a warps-per-SM target laid out as blocks, the point a row was launched at and its
+//! columns, the driver-placement flag of a point, the SM clock a point ran at, and the plot of a
+//! rate over resident warps per SM with one series per ILP.
 
 use std::collections::BTreeMap;
 

@@ -1,13 +1,40 @@
-//! The experiments. Each is one folder implementing [`contract::Experiment`] (its words, plan,
-//! run, columns and title; claims, plots and the rest have defaults) and one line in the list
-//! below, which declares its module and numbers and names it ([`registry`] is what comes of the
-//! list); the kernel families they launch ([`gemm`], [`copy`]) and what they share (the part of
-//! a row every experiment measures alike, residency, verification, inputs, where modules come
-//! from, the sweeps' loop) sit beside them. `docs/adding-an-experiment.md` says what a new one
-//! takes.
+//! The experiments. Each is one folder whose `Spec` implements [`contract::Run`] (its plan in,
+//! its output out) and [`contract::Report`] (its table, plots and claims; most has defaults), and
+//! one line in the list below, which gives it its number and its name ([`roster`] makes the
+//! per-experiment types of the list, [`registry`] what the lab does over every experiment); the
+//! kernel families they launch ([`gemm`], [`copy`]) and what they share (the part of a row every
+//! experiment measures alike, residency, verification, inputs, where modules come from, the
+//! sweeps' loop) sit beside them. `docs/adding-an-experiment.md` says what a new one takes.
 //!
 //! [`run`] is the library entry point: the `host` binary and `cargo xtask sweep` both go through
 //! it.
+
+/// The experiments, in order: each line is a folder (`experiments/name/`, its `Spec` the
+/// experiment and its `Plan` the plan) and gives the experiment its number (its place) and its
+/// name. `with_experiments!(m)` hands the list to the macro `m`: here to declare the folders, in
+/// [`roster`] to make the types with a field or a case per experiment.
+macro_rules! with_experiments {
+    ($m:ident) => {
+        $m! {
+            Occupancy => occupancy,
+            Bandwidth => bandwidth,
+            Regs => regs,
+            Inflight => inflight,
+            Ilp => ilp,
+            Mma => mma,
+            GemmBf16 => gemm_bf16,
+            Held => held,
+        }
+    };
+}
+
+/// Declares the experiments' folders.
+macro_rules! folders {
+    ($($variant:ident => $field:ident),* $(,)?) => {
+        $(pub mod $field;)*
+    };
+}
+with_experiments!(folders);
 
 pub mod bf16_gemm;
 pub mod bf16_inputs;
@@ -16,6 +43,7 @@ pub mod cells;
 pub mod contract;
 pub mod copy;
 pub mod error;
+pub mod fault;
 pub mod gemm;
 pub mod gemm_check;
 pub mod gemm_check_notes;
@@ -31,10 +59,10 @@ pub mod measurement;
 pub mod module_source;
 pub(crate) mod progress;
 pub mod record;
+pub mod registry;
 pub mod residency;
 pub mod resume;
-#[macro_use]
-mod roster;
+pub mod roster;
 pub mod row_views;
 pub mod run_loop;
 pub mod scatter;
@@ -44,55 +72,8 @@ pub mod sweep;
 mod tolerance_margins;
 pub mod verify;
 
-// The experiments, in order: each line is a folder (`experiments/name/`, its `Spec` the
-// experiment and its `Plan` the plan) and gives the experiment its number and its name (see
-// `roster`).
-registry! {
-    Occupancy => occupancy,
-    Bandwidth => bandwidth,
-    Regs => regs,
-    Inflight => inflight,
-    Ilp => ilp,
-    Mma => mma,
-    GemmBf16 => gemm_bf16,
-    Held => held,
-}
-
-// xtask, which cannot depend on the host, lists the experiments from kernels-gpu's copy of their
-// names (`cargo xtask sweep --help`): the build fails when the registry and that copy differ.
-const _: () = assert!(
-    same_names(
-        registry::NAMES,
-        kernels_gpu::experiment_names::EXPERIMENT_NAMES
-    ),
-    "kernels-gpu/src/experiment_names.rs must list the registry's experiments, in its order"
-);
-
-/// Whether `a` and `b` hold the same strings in the same order (`==` on slices is not `const`).
-const fn same_names(a: &[&str], b: &[&str]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        let (x, y) = (a[i].as_bytes(), b[i].as_bytes());
-        if x.len() != y.len() {
-            return false;
-        }
-        let mut j = 0;
-        while j < x.len() {
-            if x[j] != y[j] {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    true
-}
-
 pub use crate::kernel_source::sources::{CappedKernels, Kernels};
-pub use contract::{Experiment, RunContext};
+pub use contract::RunContext;
 pub use error::{ExperimentError, ResidencyError, SourceError};
 pub use record::meta;
 pub use registry::{Planned, RunResults};

@@ -35,14 +35,12 @@ pub fn run_from(
 }
 
 /// Whether `err`, a kernel's fault in experiment `e`, leaves the rest of `e` to run (in a new
-/// process, without the line): a fault in one of `occupancy`'s lines, which are independent of
-/// one another. A fault outside its lines (cuBLAS's, the reference's) fails it as a whole, so
-/// that the new process does not meet it again.
+/// process, without the line): a fault in one of its lines where they are independent of one
+/// another (`occupancy`'s, [`Plan::goes_on_without`](super::contract::Plan::goes_on_without)).
+/// A fault outside its lines (cuBLAS's, the reference's) fails it as a whole, so that the new
+/// process does not meet it again.
 pub fn fault_by_line(e: &Planned, err: &ExperimentError) -> bool {
-    let line = err.variant();
-    err.is_fault()
-        && matches!(e, Planned::Occupancy(p)
-            if p.variants.iter().any(|v| line == Some(v.label)))
+    err.is_fault() && err.variant().is_some_and(|line| e.goes_on_without(line))
 }
 
 /// What the results written after an experiment say of those not finished yet.

@@ -65,11 +65,15 @@ impl<S: SweepFlags> contract::Plan for Plan<S> {
     type Args = Args<S>;
     type AllArgs = S::AllArgs;
     type Output = S::Output;
+    type Kernels = Kernels;
     fn new(args: &Args<S>) -> Result<Self, CliError> {
         Self::of(args.sweep.clone(), &args.modules)
     }
     fn in_all(shared: &Shared, args: &S::AllArgs) -> Result<Self, CliError> {
         Self::of(S::in_all(args), &shared.module_files())
+    }
+    fn sources(&self) -> &Sources<Kernels> {
+        &self.sources
     }
 }
 

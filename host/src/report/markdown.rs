@@ -94,7 +94,7 @@ pub fn verdict_section(verdicts: &[Verdict]) -> String {
 /// The whole `report.md` for one run. `plots` are the SVG file names written beside it; `curves`
 /// are (file name, title) of the occupancy-curve plots. With `tables_file` (e.g. `tables.md`
 /// written beside it from the same results) each experiment's table is linked there instead of
-/// repeated here. `part_two` is part II's section (`report::part_two`), after the experiments'.
+/// repeated here. `part_two` is part II's section (`across::part_two`), after the experiments'.
 pub fn report(
     r: &RunResults,
     verdicts: &[Verdict],

@@ -8,7 +8,6 @@ pub mod error;
 mod files;
 pub mod markdown;
 pub mod merge;
-pub mod part_two;
 pub mod plots;
 pub mod validate;
 mod write;

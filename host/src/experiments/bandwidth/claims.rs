@@ -1,6 +1,6 @@
 //! The blog's claims about the `bandwidth` experiment, each judged by the rule written beside it.
 
-use super::{Bandwidth, CopyRow};
+use super::row::{Bandwidth, CopyRow};
 use crate::claim::{
     ratio, with_exclusions, Claim, Verdict, BANDWIDTH_WITHIN, NOT_RUN, OCCUPANCY_EPS,
     OCCUPANCY_SPAN,
@@ -41,7 +41,7 @@ more with more threads per block than it (the best many-thread variant, not the 
 interval of its GB/s over that one's lies wholly at or above 0.9. DOES NOT HOLD when it lies \
 wholly below 0.9.";
 
-/// Occupancy at or above which a copy variant counts as "many threads" (as experiment 4's
+/// Occupancy at or above which a copy variant counts as "many threads" (as `inflight`'s
 /// verdict counts it).
 pub const MANY_THREADS_OCCUPANCY: f64 = 0.5;
 

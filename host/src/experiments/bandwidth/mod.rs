@@ -10,7 +10,7 @@ use kernels_gpu::variants::{MemcpyParams, MemcpyVariant, MEMCPY};
 pub use row::{Bandwidth, CopyRow};
 
 use super::cells;
-use super::contract::{self, Experiment, Registered, RunContext, GBPS};
+use super::contract::{self, Registered, Report, Run, RunContext, GBPS};
 use super::copy::{check_fits, copy_gbps, CopyBuffers, CopyKernel};
 use super::error::{ExperimentError, InVariant};
 use super::measured::Measured;
@@ -48,6 +48,7 @@ impl contract::Plan for Plan {
     type Args = Args;
     type AllArgs = AllArgs;
     type Output = Bandwidth;
+    type Kernels = Kernels;
     fn new(a: &Args) -> Result<Plan, CliError> {
         planned(&a.variants, a.size.copy_mib, &a.modules)
     }
@@ -55,14 +56,16 @@ impl contract::Plan for Plan {
         let own = own_labels(&s.variants, &Spec::variant_labels());
         planned(&own, a.copy_mib, &s.module_files())
     }
+    fn sources(&self) -> &Sources<Kernels> {
+        &self.sources
+    }
     fn record(&self, meta: &mut RunMeta) {
         meta.copy_bytes = self.bytes;
     }
 }
 
-impl Experiment for Spec {
+impl Run for Spec {
     const ABOUT: &'static str = "bandwidth vs occupancy (strided copies held at 2 blocks/SM)";
-    const SECTION: &'static str = "bandwidth vs occupancy (strided copy)";
 
     fn variant_labels() -> Vec<&'static str> {
         MEMCPY.iter().map(|v| v.label).collect()
@@ -124,6 +127,10 @@ impl Experiment for Spec {
     fn builtin_ptx() -> &'static [&'static str] {
         &[crate::kernel_source::builtin::MAIN]
     }
+}
+
+impl Report for Spec {
+    const SECTION: &'static str = "bandwidth vs occupancy (strided copy)";
 
     fn columns() -> Vec<Column<CopyRow>> {
         let mut c: Vec<Column<CopyRow>> = vec![
@@ -152,9 +159,7 @@ impl Experiment for Spec {
                 Value::Int(r.dyn_smem_bytes.into())
             }),
             Column::new("Limiter", Kind::Text, |r| Value::Text(r.limiter.clone())),
-            Column::new("ms/call", Kind::Duration, |r| {
-                cells::timing(&r.timing)
-            }),
+            Column::new("ms/call", Kind::Duration, |r| cells::timing(&r.timing)),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
         c.extend(GBPS.compared_columns());

@@ -33,16 +33,15 @@ pub use table::bf16_peak;
 
 use super::bf16_gemm::{self, Bf16GemmBuffers};
 use super::bf16_tolerance;
-use super::contract::{Experiment, Registered, RunContext};
+use super::contract::{Registered, Report, Run, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
-use super::gemm_cublas::CublasSide;
 use super::gemm_cublas::CublasOutcome;
+use super::gemm_cublas::CublasSide;
 use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
 use super::module_source::plan_files;
 use super::progress::progress_bar;
-use wgemm_rows::run_wgemm_lines;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, GemmDims, ModuleFiles};
@@ -51,6 +50,7 @@ use crate::kernel_source::sources::{Kernels, Needs, Sources};
 use crate::kernel_source::builtin;
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
+use wgemm_rows::run_wgemm_lines;
 
 /// The `gemm_bf16` experiment.
 pub struct Spec;
@@ -72,7 +72,13 @@ impl GemmLines for Bf16GemmVariant {
     ) -> Result<Sources<Kernels>, CliError> {
         let entries: Vec<&str> = variants.iter().map(|v| v.entry).collect();
         let signature = Bf16GemmParams::PARAMS;
-        let sources = plan_files(files, Needs { entries: &[], signature })?;
+        let sources = plan_files(
+            files,
+            Needs {
+                entries: &[],
+                signature,
+            },
+        )?;
         if let Some(path) = &files.module {
             check_entries("--module", path, &entries, signature)?;
         }
@@ -83,10 +89,9 @@ impl GemmLines for Bf16GemmVariant {
     }
 }
 
-impl Experiment for Spec {
+impl Run for Spec {
     const ABOUT: &'static str =
         "BF16 tensor-core GEMM vs occupancy (the mma.sync and wgmma lines beside cuBLAS BF16)";
-    const SECTION: &'static str = "BF16 tensor-core GEMM vs occupancy (mma.sync lines, cuBLAS)";
 
     fn variant_labels() -> Vec<&'static str> {
         plan::labels()
@@ -124,7 +129,14 @@ impl Experiment for Spec {
                 None => None,
             };
             let m = buffers
-                .measure(gpu, &kernel, other.as_ref(), v, &ctx.timing, cublas.usable())
+                .measure(
+                    gpu,
+                    &kernel,
+                    other.as_ref(),
+                    v,
+                    &ctx.timing,
+                    cublas.usable(),
+                )
                 .in_variant(v.label)?;
             let vs_cublas = m
                 .cublas
@@ -166,6 +178,10 @@ impl Experiment for Spec {
     fn builtin_ptx() -> &'static [&'static str] {
         &[crate::kernel_source::builtin::TENSOR]
     }
+}
+
+impl Report for Spec {
+    const SECTION: &'static str = "BF16 tensor-core GEMM vs occupancy (mma.sync lines, cuBLAS)";
 
     fn columns() -> Vec<Column<Bf16Row>> {
         table::columns()
@@ -218,7 +234,10 @@ mod tests {
     #[test]
     fn any_size_and_a_subset_of_lines_are_taken() {
         let p = plan(&["--variants", "M1,M4", "--size", "1000", "--no-cublas"]).unwrap();
-        assert!(p.wgmma.is_empty(), "mma.sync lines alone take no wgmma line");
+        assert!(
+            p.wgmma.is_empty(),
+            "mma.sync lines alone take no wgmma line"
+        );
         let labels: Vec<&str> = p.variants.iter().map(|v| v.label).collect();
         assert_eq!(labels, ["M1", "M4"]);
         assert_eq!(p.size, GemmDims::square(1000));

@@ -11,7 +11,7 @@ use crate::kernel_source::sources::{Kernels, Sources};
 use crate::flags::{own_labels, select, CliError, GemmDims, ModuleFiles, Shared};
 use crate::results::RunMeta;
 
-use super::Bf16Run;
+use super::row::Bf16Run;
 
 /// The `gemm_bf16` experiment, validated (any M, N, K: the `mma.sync` lines zero-fill their edge
 /// tiles; the wgmma lines say at run time which sizes TMA cannot describe).
@@ -72,6 +72,7 @@ impl contract::Plan for Plan {
     type Args = GemmArgs;
     type AllArgs = GemmAllArgs;
     type Output = Bf16Run;
+    type Kernels = Kernels;
     fn new(a: &GemmArgs) -> Result<Self, CliError> {
         Self::of(&a.variants, &a.modules, (a.gemm.size, !a.no_cublas))
     }
@@ -79,6 +80,9 @@ impl contract::Plan for Plan {
     fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
         let own = own_labels(&s.variants, &labels());
         Self::of(&own, &s.module_files(), (s.gemm.size, !s.no_cublas))
+    }
+    fn sources(&self) -> &Sources<Kernels> {
+        &self.sources
     }
     fn record(&self, meta: &mut RunMeta) {
         meta.set_gemm(self.size);

@@ -24,7 +24,7 @@ pub struct Bf16Row {
     pub stages: u32,
     /// Dynamic shared memory per block, bytes.
     pub dyn_smem: u32,
-    /// Registers, residency, timing and GFLOP/s, as experiments 1 and 3 record them (flattened:
+    /// Registers, residency, timing and GFLOP/s, as `occupancy` and `regs` record them (flattened:
     /// `results.json` keeps these fields where they always were).
     #[serde(flatten)]
     pub figures: GemmFigures,

@@ -12,84 +12,24 @@ mod binary;
 mod claims;
 mod row;
 mod run;
+mod spec;
 
-use binary::{Binary, BINARIES};
+use binary::BINARIES;
 pub use row::HeldRow;
+pub use spec::{AllArgs, Args, Plan, Spec};
 
 use super::cells;
-use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
+use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
-use crate::kernel_source::sources::{Kernels, Sources};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
-use crate::figure::{Figure, Labels, LabelledPoint, PlotRun, ScatterPlot, Series, XScale};
-use crate::flags::{check_tiling, own_labels, select, CliError, GemmDims, GemmSize, Shared};
+use crate::figure::{Figure, LabelledPoint, Labels, PlotRun, ScatterPlot, Series, XScale};
 use crate::results::RunMeta;
 use crate::table::{Column, Kind, Value};
 
-/// The `held` experiment.
-pub struct Spec;
-
-/// `host held`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    /// Binaries to run, by label (comma-separated); default all.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub variants: Vec<String>,
-    #[command(flatten)]
-    pub gemm: GemmSize,
-}
-
-/// The `held` experiment adds no flag to `host all`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {}
-
-/// The `held` experiment, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    pub binaries: Vec<Binary>,
-    pub size: GemmDims,
-    /// The built-in kernels (the binaries are the lab's own).
-    pub sources: Sources<Kernels>,
-}
-
-fn planned(labels: &[String], size: GemmDims) -> Result<Plan, CliError> {
-    let binaries: Vec<Binary> = select(labels, &BINARIES, |b| b.0, "binary")?
-        .into_iter()
-        .map(|chosen| Binary::all().into_iter().find(|b| b.label == chosen.0))
-        .collect::<Option<_>>()
-        .expect("every label of BINARIES is a binary");
-    let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
-    let lines: Vec<_> = binaries.iter().map(|b| b.line).collect();
-    check_tiling(size, &experiment, &lines, String::new)?;
-    Ok(Plan {
-        binaries,
-        size,
-        sources: Sources::new(Kernels::Builtin, None),
-    })
-}
-
-impl contract::Plan for Plan {
-    type Args = Args;
-    type AllArgs = AllArgs;
-    type Output = Vec<HeldRow>;
-    fn new(a: &Args) -> Result<Plan, CliError> {
-        planned(&a.variants, a.gemm.size)
-    }
-    fn in_all(s: &Shared, _: &AllArgs) -> Result<Plan, CliError> {
-        planned(&own_labels(&s.variants, &Spec::variant_labels()), s.gemm.size)
-    }
-    fn record(&self, meta: &mut RunMeta) {
-        meta.set_gemm(self.size);
-    }
-}
-
-impl Experiment for Spec {
+impl Run for Spec {
     const ABOUT: &'static str =
         "occupancy apart from code generation (fixed GEMM binaries held at each blocks/SM)";
-    const SECTION: &'static str = "occupancy apart from code generation";
 
     fn variant_labels() -> Vec<&'static str> {
         BINARIES.iter().map(|b| b.0).collect()
@@ -98,20 +38,32 @@ impl Experiment for Spec {
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, ExperimentError> {
         run::run(gpu, ctx, p)
     }
+}
+
+impl Report for Spec {
+    const SECTION: &'static str = "occupancy apart from code generation";
 
     fn columns() -> Vec<Column<HeldRow>> {
         let mut c = vec![
-            Column::new("Binary", Kind::Text, |r: &HeldRow| Value::Text(r.binary.clone())),
-            Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.figures.regs.into())),
+            Column::new("Binary", Kind::Text, |r: &HeldRow| {
+                Value::Text(r.binary.clone())
+            }),
+            Column::new("Regs/thread", Kind::Count, |r| {
+                Value::Int(r.figures.regs.into())
+            }),
             Column::new("Blocks/SM", Kind::Count, |r| {
                 Value::Int(r.figures.blocks_per_sm.into())
             }),
             Column::new("Dyn smem B", Kind::Count, |r| Value::Int(r.dyn_smem.into())),
-            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
+            Column::new("Theo. occ", Kind::Percent, |r| {
+                Value::Float(r.figures.occupancy)
+            }),
             Column::new("GFLOP/s", GFLOPS.kind(), |r| {
                 cells::rate(r.figures.gflops, &r.measured.flags)
             }),
-            Column::new("ms/call", Kind::Duration, |r| cells::timing(&r.figures.timing)),
+            Column::new("ms/call", Kind::Duration, |r| {
+                cells::timing(&r.figures.timing)
+            }),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
         c.extend(GFLOPS.compared_columns());

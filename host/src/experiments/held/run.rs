@@ -2,7 +2,8 @@
 //! binary loaded (the capped build where it has a cap) and measured at every residency it reaches.
 
 use super::binary::Binary;
-use super::{HeldRow, Plan, Spec};
+use super::row::HeldRow;
+use super::spec::{Plan, Spec};
 use crate::cuda::{Gpu, Kernel, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::{ExperimentError, InVariant};

@@ -1,6 +1,7 @@
 //! `held` on the CPU: its flags and plan, its table and its verdict on synthetic rows.
 
 use super::*;
+use crate::flags::CliError;
 use crate::experiments::contract::Plan as _;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;

@@ -4,7 +4,7 @@
 //! the sweep itself: one warp of ILP 1 on an SM issues one FFMA per latency on one of its
 //! schedulers, so it runs at `1 / (schedulers x latency)` of the peak.
 //!
-//! The law gives a necessary condition, which experiment 5 can test: no point with fewer
+//! The law gives a necessary condition, which the `ilp` experiment can test: no point with fewer
 //! independent FFMAs per SM (warps x ILP) than the law needs for 90% of the peak reaches 90%.
 //! It is not sufficient: ILP 1 holds far more than that at 64 warps/SM and stays near half the
 //! peak ([`super::controls`] names what caps it).

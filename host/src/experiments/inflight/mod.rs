@@ -32,250 +32,37 @@ pub mod output;
 pub mod plots;
 pub mod reads;
 pub mod reads_run;
+#[cfg(test)]
+mod render_test;
 pub mod row;
 pub mod run;
 pub mod sizes;
 pub mod sizes_run;
 pub mod smem_claim;
+mod spec;
 pub mod table;
 
-use grid::{grid_loads, grid_threads, grid_widths, Residency, COPY_WARPS_PER_SM};
-use sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
-use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{MemcpyParams, SmemCopyLine, SmemPath, MEMCPY_GRID, READ, SMEM_COPY};
+use grid::{grid_loads, grid_threads, grid_widths};
+use kernels_gpu::variants::{SmemCopyLine, SmemPath, READ, SMEM_COPY};
 
 pub use output::Inflight;
 pub use row::InflightRow;
+pub use spec::{
+    AllArgs, Args, OffGrid, Plan, Spec, SweepArgs, CHASE_L2_MULTIPLE, DEFAULT_CHASE_STEPS,
+    DEFAULT_COPY_MIB, DEFAULT_LOADED_STEPS, DEFAULT_LOADS,
+};
 
-use super::contract::{Experiment, GBPS, forward_to_modules};
-use super::sweep::{self, SweepFlags};
+use super::contract::{Report, Run, RunContext, GBPS};
+use super::error::ExperimentError;
+use crate::claim::Verdict;
+use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
-use crate::flags::{CliError, MAX_COPY_MIB};
 use crate::results::RunMeta;
 use crate::table::Column;
 
-/// Default bytes of each of the copy's source and destination (MiB): several times the L2 of
-/// current GPUs, small enough that verifying every point (one download and compare per module)
-/// stays a small part of the sweep.
-pub const DEFAULT_COPY_MIB: u64 = 128;
-/// Default loads per thread of the sweep: every power of two of the grid's axis (the grid also
-/// builds 3, 6, 12, 14, 24; ask for them with `--loads`). With widths 1, 2, 4 they span 4 to
-/// 512 bytes per thread.
-pub const DEFAULT_LOADS: [u32; 6] = [1, 2, 4, 8, 16, 32];
-/// Default dependent loads of the latency chase.
-pub const DEFAULT_CHASE_STEPS: u32 = 1 << 20;
-/// Default dependent loads of each chase of the loaded-latency curve (0 leaves the curve out):
-/// a few milliseconds per background at loaded latencies, so the whole curve costs well under a
-/// second.
-pub const DEFAULT_LOADED_STEPS: u32 = 1 << 13;
-/// The chased buffer defaults to this many times the device's L2.
-pub const CHASE_L2_MULTIPLE: u64 = 8;
-
-/// The `inflight` experiment.
-pub struct Spec;
-
-/// The sweep's axes and sizes (`host inflight`; `host all` takes the `--inflight-*` ones).
-#[derive(Debug, Clone, PartialEq, clap::Args)]
-#[group(skip)]
-pub struct SweepArgs {
-    /// Threads per block to run (values of the variant table's memcpy grid).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_threads(),
-          value_parser = on_axis("threads", grid_threads))]
-    pub threads: Vec<u32>,
-    /// Loads per thread to run (values of the variant table's memcpy grid).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
-          value_parser = on_axis("loads", grid_loads))]
-    pub loads: Vec<u32>,
-    /// Floats per access to run (values of the variant table's memcpy grid).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = grid_widths(),
-          value_parser = on_axis("widths", grid_widths))]
-    pub widths: Vec<u32>,
-    /// Resident warps per SM to hold, each in 1..=64 (the most an SM holds); each is reached
-    /// with the largest listed block size that divides it (all of them with --every-block-size).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
-          conflicts_with = "blocks_per_sm",
-          value_parser = crate::flag_values::whole(1u32..=64))]
-    pub warps_per_sm: Vec<u32>,
-    /// Hold every kernel at this many blocks per SM instead of a warps target.
-    #[arg(long, value_name = "N", value_parser = crate::flag_values::whole(1u32..=64))]
-    pub blocks_per_sm: Option<u32>,
-    /// Reach each warps target with every listed block size that divides it (there is no
-    /// warps target with --blocks-per-sm).
-    #[arg(long, conflicts_with = "blocks_per_sm")]
-    pub every_block_size: bool,
-    /// MiB of each of the copy's source and destination.
-    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
-          value_parser = crate::flag_values::whole(1u64..=MAX_COPY_MIB))]
-    pub copy_mib: u64,
-    /// MiB of the pointer-chase buffer (default: 8 x the device's L2).
-    #[arg(long, value_name = "MIB", value_parser = crate::flag_values::whole(1u64..=16384))]
-    pub chase_mib: Option<u64>,
-    /// Dependent loads of the latency chase.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_CHASE_STEPS,
-          value_parser = crate::flag_values::whole(1000u32..=1 << 30))]
-    pub chase_steps: u32,
-    /// Dependent loads of each chase of the loaded-latency curve (the chase timed while
-    /// background copies run at rates from a trickle to the full copy); 0 leaves it out.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_LOADED_STEPS,
-          value_parser = crate::flag_values::whole(0u32..=1 << 24))]
-    pub loaded_steps: u32,
-    /// Leave out the copies whose bytes in flight live in shared memory (the variant table's
-    /// smem_copy lines, run at every residency their block size reaches, whatever the threads,
-    /// loads and widths asked for).
-    #[arg(long)]
-    pub no_smem: bool,
-    /// Copy sizes (MiB) to run the sweep's fastest point at, each against its own
-    /// device-to-device copy, to show where the L2 stops serving the copy; 0 for none.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_SIZES_MIB,
-          value_parser = crate::flag_values::whole(0u64..=MAX_COPY_MIB))]
-    pub sizes_mib: Vec<u64>,
-}
-
-/// `host inflight`.
-pub type Args = sweep::Args<SweepArgs>;
-
-/// What the `inflight` experiment adds to `host all`: its copy size, loads and warps targets (the
-/// other axes take their defaults there).
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    /// inflight: MiB of each of the copy's source and destination.
-    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_COPY_MIB,
-          value_parser = crate::flag_values::whole(1u64..=MAX_COPY_MIB))]
-    pub inflight_copy_mib: u64,
-    /// inflight: loads per thread (values of the memcpy grid).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_LOADS,
-          value_parser = on_axis("loads", grid_loads))]
-    pub inflight_loads: Vec<u32>,
-    /// inflight: resident warps per SM to hold, each in 1..=64.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = COPY_WARPS_PER_SM,
-          value_parser = crate::flag_values::whole(1u32..=64))]
-    pub inflight_warps_per_sm: Vec<u32>,
-    /// inflight: copy sizes (MiB) of the size sweep (each against its own device-to-device
-    /// copy); 0 for none.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = ALL_SIZES_MIB,
-          value_parser = crate::flag_values::whole(0u64..=MAX_COPY_MIB))]
-    pub inflight_sizes_mib: Vec<u64>,
-}
-
-/// The `inflight` experiment, validated.
-pub type Plan = sweep::Plan<SweepArgs>;
-
-/// A flag value outside the kernel grid.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--{flag} {value}: not in the memcpy grid (built: {allowed})")]
-pub struct OffGrid {
-    pub flag: &'static str,
-    pub value: u32,
-    pub allowed: String,
-}
-
-fn within(flag: &'static str, values: &[u32], grid: &[u32]) -> Result<(), OffGrid> {
-    match values.iter().find(|v| !grid.contains(v)) {
-        Some(&value) => Err(OffGrid {
-            flag,
-            value,
-            allowed: grid
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// The value parser of a grid-axis flag: one value, a number on the axis `values` gives (`flag`
-/// names it in the message). Refused at parse time, so an off-grid value is a usage error (exit
-/// code 2) like any other bad flag.
-fn on_axis(
-    flag: &'static str,
-    values: fn() -> Vec<u32>,
-) -> impl Fn(&str) -> Result<u32, String> + Clone + Send + Sync + 'static {
-    move |s| {
-        let value: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
-        within(flag, &[value], &values()).map_err(|e| e.to_string())?;
-        Ok(value)
-    }
-}
-
-impl SweepArgs {
-    pub fn residency(&self) -> Residency {
-        match self.blocks_per_sm {
-            Some(b) => Residency::BlocksPerSm(b),
-            None => Residency::WarpsPerSm {
-                targets: self.warps_per_sm.clone(),
-                every_block_size: self.every_block_size,
-            },
-        }
-    }
-
-    /// The sweep's points on a device with these limits.
-    pub fn points(&self, limits: grid::PlanLimits) -> Vec<grid::Point> {
-        grid::plan_points(
-            &self.threads,
-            &self.loads,
-            &self.widths,
-            &self.residency(),
-            limits,
-        )
-    }
-
-    /// The shared-memory copies' points on a device with these limits and `smem_per_sm` bytes of
-    /// shared memory an SM (none with `--no-smem`).
-    pub fn smem_points(&self, limits: grid::PlanLimits, smem_per_sm: u32) -> Vec<grid::Point> {
-        if self.no_smem {
-            return Vec::new();
-        }
-        let lines: Vec<_> = SMEM_COPY.iter().collect();
-        grid::smem_points(&lines, &self.residency(), limits, smem_per_sm)
-    }
-
-    /// Every grid entry the sweep may launch (whatever the device's limits).
-    pub fn grid_entries(&self) -> Vec<&'static str> {
-        MEMCPY_GRID
-            .iter()
-            .filter(|p| {
-                self.threads.contains(&p.threads)
-                    && self.loads.contains(&p.loads)
-                    && self.widths.contains(&p.width)
-            })
-            .map(|p| p.entry)
-            .collect()
-    }
-}
-
-impl SweepFlags for SweepArgs {
-    const SIGNATURE: &'static [Param] = MemcpyParams::PARAMS;
-    type AllArgs = AllArgs;
-    type Output = Inflight;
-    fn entries(&self) -> Result<Vec<&'static str>, CliError> {
-        Ok(self.grid_entries())
-    }
-    /// The whole grid at the loads, warps targets and copy size asked for.
-    fn in_all(a: &AllArgs) -> Self {
-        SweepArgs {
-            threads: grid_threads(),
-            loads: a.inflight_loads.clone(),
-            widths: grid_widths(),
-            warps_per_sm: a.inflight_warps_per_sm.clone(),
-            blocks_per_sm: None,
-            every_block_size: false,
-            copy_mib: a.inflight_copy_mib,
-            chase_mib: None,
-            chase_steps: DEFAULT_CHASE_STEPS,
-            loaded_steps: DEFAULT_LOADED_STEPS,
-            no_smem: false,
-            sizes_mib: a.inflight_sizes_mib.clone(),
-        }
-    }
-}
-
-impl Experiment for Spec {
+impl Run for Spec {
     const ABOUT: &'static str =
         "bytes in flight vs occupancy (the memcpy grid against Little's law)";
-    const SECTION: &'static str = "bytes in flight vs occupancy";
-    const MORE_PLOTS: &'static [&'static str] = &plots::MORE_STEMS;
 
     fn help() -> String {
         let reads: Vec<String> = READ
@@ -305,10 +92,26 @@ impl Experiment for Spec {
         )
     }
 
-    forward_to_modules!(Inflight);
+    fn run(gpu: &Gpu, ctx: &RunContext, p: &Self::Plan) -> Result<Inflight, ExperimentError> {
+        run::run(gpu, ctx, p)
+    }
 
     fn builtin_ptx() -> &'static [&'static str] {
         &[crate::kernel_source::builtin::MAIN]
+    }
+}
+
+impl Report for Spec {
+    const SECTION: &'static str = "bytes in flight vs occupancy";
+
+    const MORE_PLOTS: &'static [&'static str] = &plots::MORE_STEMS;
+
+    fn notes(output: &Inflight) -> Vec<String> {
+        table::notes(output)
+    }
+
+    fn claims(output: Option<&Inflight>) -> Vec<Verdict> {
+        claims::verdicts(output)
     }
 
     fn columns() -> Vec<Column<InflightRow>> {
@@ -329,256 +132,5 @@ impl Experiment for Spec {
         runs.first()
             .map(|r| plots::figures(r.name, r.output))
             .unwrap_or_default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::flag_values::parse_flags;
-    use grid::PlanLimits;
-
-    #[test]
-    fn defaults_take_the_grid_with_the_power_of_two_loads() {
-        let a = parse_flags::<SweepArgs>(&[]).unwrap();
-        assert_eq!(a.threads, grid_threads());
-        assert_eq!(a.loads, DEFAULT_LOADS);
-        assert!(DEFAULT_LOADS.iter().all(|l| grid_loads().contains(l)));
-        assert_eq!(a.widths, grid_widths());
-        assert_eq!(
-            a.residency(),
-            Residency::WarpsPerSm {
-                targets: COPY_WARPS_PER_SM.to_vec(),
-                every_block_size: false
-            }
-        );
-        assert_eq!(a.copy_mib, DEFAULT_COPY_MIB);
-        assert_eq!(a.loaded_steps, DEFAULT_LOADED_STEPS);
-        assert_eq!(parse_flags::<SweepArgs>(&["--loaded-steps", "0"]).unwrap().loaded_steps, 0);
-        assert_eq!(a.sizes_mib, DEFAULT_SIZES_MIB);
-        assert_eq!(parse_flags::<SweepArgs>(&["--sizes-mib", "16,4096"]).unwrap().sizes_mib, [16, 4096]);
-        assert_eq!(parse_flags::<SweepArgs>(&["--sizes-mib", "0"]).unwrap().sizes_mib, [0]);
-        assert!(parse_flags::<SweepArgs>(&["--sizes-mib", "x"]).is_err());
-        // Bytes per thread span 4 to 512.
-        let bytes: Vec<u32> = MEMCPY_GRID
-            .iter()
-            .filter(|p| a.grid_entries().contains(&p.entry))
-            .map(|p| p.bytes_per_thread())
-            .collect();
-        assert_eq!(bytes.iter().min(), Some(&4));
-        assert_eq!(bytes.iter().max(), Some(&512));
-    }
-
-    #[test]
-    fn filters_and_blocks_per_sm_parse() {
-        let a = parse_flags::<SweepArgs>(&[
-            "--threads",
-            "32,256",
-            "--loads",
-            "14",
-            "--widths",
-            "4",
-            "--blocks-per-sm",
-            "2",
-        ])
-        .unwrap();
-        assert_eq!(a.residency(), Residency::BlocksPerSm(2));
-        let limits = PlanLimits {
-            warp_size: 32,
-            max_blocks_per_sm: 32,
-            max_warps_per_sm: 64,
-        };
-        let entries: Vec<&str> = a
-            .points(limits)
-            .iter()
-            .filter_map(|p| p.shape.kernel())
-            .map(|k| k.entry)
-            .collect();
-        assert_eq!(entries, ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
-        assert_eq!(
-            a.grid_entries(),
-            ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]
-        );
-    }
-
-    #[test]
-    fn bulk_copies_run_by_default_and_no_smem_leaves_out_every_ring() {
-        let limits = PlanLimits {
-            warp_size: 32,
-            max_blocks_per_sm: 32,
-            max_warps_per_sm: 64,
-        };
-        let bulk_points = |args: &[&str]| {
-            let a = parse_flags::<SweepArgs>(args).unwrap();
-            let points = a.smem_points(limits, 228 * 1024);
-            let bulk = points
-                .iter()
-                .filter(|p| p.shape.smem_line().is_some_and(|l| l.path == SmemPath::Bulk))
-                .count();
-            (points.len(), bulk)
-        };
-        let (default_points, default_bulk) = bulk_points(&[]);
-        assert!(default_bulk > 0, "no bulk copy in the default sweep");
-        assert!(default_points > default_bulk, "no cp.async copy in the default sweep");
-        assert_eq!(bulk_points(&["--no-smem"]), (0, 0));
-    }
-
-    #[test]
-    fn values_off_the_grid_are_usage_errors_naming_the_flag() {
-        let e = parse_flags::<SweepArgs>(&["--loads", "2,5"]).unwrap_err();
-        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
-        assert_eq!(e.exit_code(), 2, "a usage error");
-        let text = e.to_string();
-        assert!(
-            text.contains("--loads 5") && text.contains("1, 2, 3, 4, 6"),
-            "{text}"
-        );
-        assert!(parse_flags::<SweepArgs>(&["--widths", "3"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--threads", "96"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--threads", "x"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--blocks-per-sm", "2", "--warps-per-sm", "4"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--blocks-per-sm", "0"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "0"]).is_err());
-    }
-}
-
-/// Experiments 4 and 5 through every renderer without a GPU: the committed H200 run with
-/// synthetic sweep rows added is written as a results folder (results.json, tables.md, CSVs,
-/// report.md with the plots), read back, and merged with itself.
-#[cfg(test)]
-mod render_test {
-    use super::model::LittlesLaw;
-    use super::row::tests::row;
-    use super::*;
-    use crate::experiments::ilp;
-    use crate::experiments::ilp::row::tests::{row as ilp_row, saturating};
-
-    fn run() -> crate::experiments::RunResults {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");
-        let mut r = crate::results_io::read_results(std::path::Path::new(path)).unwrap();
-        let model = LittlesLaw {
-            sms: 132,
-            latency_ns: 600.0,
-            peak_gbps: 4000.0,
-        };
-        let mut rows = Vec::new();
-        for (threads, blocks) in [(32, 1), (256, 1), (1024, 2)] {
-            for bytes in [4, 64, 256] {
-                let mut x = row(threads, blocks, bytes, 0.3 + f64::from(bytes) / 400.0);
-                x.predicted_gbps = model.predicted_gbps(x.bytes_in_flight_per_sm as f64);
-                rows.push(x);
-            }
-        }
-        let mut run = row::tests::synthetic(rows, model);
-        run.skipped = vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()];
-        // A loaded curve and a size sweep, so their notes, verdict and plot render too.
-        let at = |gbps: f64, ns: f64| loaded::LoadedPoint {
-            background: format!("synthetic {gbps} GB/s"),
-            background_gbps: gbps,
-            ns_per_hop: ns,
-            covered: true,
-            check: row::tests::passed(),
-        };
-        run.loaded = loaded::LoadedLatency::new(vec![at(0.0, 600.0), at(3000.0, 1400.0)]);
-        run.loaded_predictions = loaded::predictions(
-            &run.loaded,
-            &run.model,
-            &run.rows,
-            &row::HEADLINE_FRACTIONS,
-        );
-        let size = |mib: u64, gbps: f64| sizes::SizeRow {
-            bytes: mib << 20,
-            gbps,
-            timing: run.copy.timing.clone(),
-            d2d_gbps: gbps * 1.05,
-            d2d_timing: run.copy.timing.clone(),
-            check: row::tests::passed(),
-        };
-        run.sizes = Some(sizes::SizeSweep {
-            entry: "memcpy_t256_l64_w1".into(),
-            blocks_per_sm: 1,
-            l2_bytes: 50 << 20,
-            rows: vec![size(16, 6000.0), size(256, 3900.0), size(1024, 3850.0)],
-        });
-        run.reads = Some(reads::ReadOnly {
-            reference_gbps: run.copy.gbps,
-            rows: vec![reads::ReadRow {
-                entry: "read_t256_l16_w4".into(),
-                copy_entry: "memcpy_t256_l16_w4".into(),
-                blocks_per_sm: 1,
-                warps_per_sm: 8,
-                bytes_in_flight_per_sm: 64 << 10,
-                gbps: 3800.0,
-                fraction_of_reference: 0.95,
-                copy_gbps: 3400.0,
-                copy_fraction: 0.85,
-                timing: run.copy.timing.clone(),
-                check: row::tests::passed(),
-                compared_gbps: Some(3700.0),
-                compared_check: Some(row::tests::passed()),
-            }],
-        });
-        r.inflight = Some(run);
-        let mut fma = Vec::new();
-        for ilp in [1, 4] {
-            for warps in [1, 8, 64] {
-                fma.push(ilp_row(ilp, warps, saturating(ilp, warps, 32)));
-            }
-        }
-        r.ilp = Some(ilp::Ilp {
-            a: 1.0,
-            b: 1.0,
-            volkov: ilp::row::volkov_table(&fma, ilp::row::VOLKOV_FRACTION),
-            rows: fma,
-            skipped: vec![],
-        });
-        r
-    }
-
-    #[test]
-    fn the_sweeps_reach_every_renderer() {
-        let r = run();
-        let dir = std::env::temp_dir().join(format!("h6-sweeps-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        crate::report::write_run(&dir, &r).unwrap();
-        for f in [
-            "inflight.csv",
-            "ilp.csv",
-            "inflight.svg",
-            "inflight_bytes.svg",
-            "inflight_model.svg",
-            "inflight_latency.svg",
-            "ilp.svg",
-            "report.md",
-        ] {
-            assert!(dir.join(f).is_file(), "{f} not written");
-        }
-        let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
-        assert_eq!(back, r);
-        let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
-        assert!(md.contains("4. Bytes in flight vs occupancy"), "{md}");
-        assert!(md.contains("Volkov's table"), "{md}");
-        let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-        assert!(report.contains("Why (experiment 4)"), "{report}");
-        assert!(report.contains("Read-only: Bytes in flight per SM for 90%"), "{report}");
-        let tables = std::fs::read_to_string(dir.join("tables.md")).unwrap();
-        for note in [
-            "Loaded latency (measured)",
-            "Little's law with loaded latency",
-            "Copy size sweep",
-            "The L2 stops serving the copy by 256 MiB",
-            "Effective latency by share of the copy",
-            "Read-only vs copy: read_t256_l16_w4 x1 (64 KiB in flight/SM): read 3800 GB/s",
-        ] {
-            assert!(tables.contains(note), "{note}: {tables}");
-        }
-        assert!(report.contains("inflight_bytes.svg") || report.contains("inflight.svg"));
-        let merged = dir.join("merged");
-        // The same run in a second folder (one folder twice is refused).
-        let again = dir.join("again");
-        std::fs::create_dir_all(&again).unwrap();
-        std::fs::copy(dir.join("results.json"), again.join("results.json")).unwrap();
-        crate::report::merge::merge(&[dir.clone(), again], &merged).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

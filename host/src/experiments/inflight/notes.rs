@@ -12,7 +12,7 @@ use super::output::Inflight;
 use super::row::{usable, InflightRow};
 use crate::confidence;
 use crate::table::{percent, percent_with};
-use super::Spec;
+use super::spec::Spec;
 use crate::experiments::contract::Registered;
 
 /// The median of `v` ([`confidence::median`]); `None` when empty.

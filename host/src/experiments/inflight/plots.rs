@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::model::LittlesLaw;
 use super::output::Inflight;
 use super::row::{usable, InflightRow};
-use super::Spec;
+use super::spec::Spec;
 use crate::experiments::contract::Registered;
 use crate::figure::{Figure, Heatmap, Labels, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
 

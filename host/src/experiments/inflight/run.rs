@@ -17,7 +17,7 @@ use super::reads_run::measure_reads;
 use super::sizes_run::measure_sizes;
 use super::output::Inflight;
 use super::row::{headline, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
-use super::{Plan, Spec, CHASE_L2_MULTIPLE};
+use super::spec::{Plan, Spec, CHASE_L2_MULTIPLE};
 use crate::cuda::hopper::{hopper_module, HopperError};
 use crate::cuda::Gpu;
 use crate::experiments::contract::{Registered, RunContext};

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::row::{ceiling, MmaRow};
-use super::Spec;
+use super::spec::Spec;
 use crate::experiments::contract::Registered;
 use crate::experiments::ilp_sweep::{at_warps, over_warps, series_by_ilp};
 use crate::figure::{LabelledPoint, ReferenceLine, ScatterPlot};

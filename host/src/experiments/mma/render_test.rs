@@ -1,4 +1,4 @@
-//! Experiment 6 through every renderer without a GPU: the committed H200 run with a synthetic
+//! `mma` through every renderer without a GPU: the committed H200 run with a synthetic
 //! sweep added (a compared module on some rows) is written as a results folder (results.json,
 //! tables.md, mma.csv, mma.svg, report.md), read back, and merged with itself.
 

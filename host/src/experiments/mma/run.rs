@@ -13,7 +13,7 @@ use kernels_gpu::variants::{MmaIlpVariant, MmaParams};
 use super::plan::{mma_per_sm_cycle, sized_iters, tflops};
 use super::reference::{check_mma, Fragments, INPUT_RANGE};
 use super::row::{with_ceiling, Mma, MmaRow};
-use super::{kernel as mma_kernel, Plan, Spec, SweepArgs};
+use super::spec::{kernel as mma_kernel, Plan, Spec, SweepArgs};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};

@@ -1,4 +1,4 @@
-//! The verdict on experiment 6's second table: does one warpgroup per SM (6.25% occupancy on
+//! The verdict on `mma`'s second table: does one warpgroup per SM (6.25% occupancy on
 //! sm_90) drive the tensor cores to 90% of the dense BF16 peak with `wgmma`? Judged on the
 //! bootstrap interval of the best such row's share of the spec peak at its own clock.
 

@@ -1,4 +1,4 @@
-//! Experiment 6's second table on the GPU: the only file of it that touches the driver.
+//! The `mma` experiment's second table on the GPU: the only file of it that touches the driver.
 //!
 //! The kernels are the variant table's `wgmma_bf16` lines from the built-in sm_90a module
 //! (`kernel_source::builtin::HOPPER`), loaded only on a compute capability 9.0 device; elsewhere the table says

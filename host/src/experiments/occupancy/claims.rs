@@ -1,6 +1,6 @@
 //! The blog's claims about the `occupancy` experiment, each judged by the rule written beside it.
 
-use super::{GemmRow, GemmRun};
+use super::row::{GemmRow, GemmRun};
 use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
 use crate::cuda::LibraryKernel;
 use crate::results::Timing;

@@ -13,15 +13,13 @@ use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 pub use row::{family_name, GemmRow, GemmRun, GemmTile, RowFault};
 
 use super::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
-use super::contract::{Experiment, Output, Registered, RunContext, GFLOPS};
+use super::contract::{Output, Registered, Report, Run, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
-use super::gemm_cublas::{
-    all_checks, plot_point, push_row, titled, CublasColumns, CublasSide,
-};
 use super::gemm_check_notes;
-use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
+use super::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns, CublasSide};
 use super::gemm_figures::GemmFigures;
+use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::measured::Measured;
 use super::measurement::Peak;
 use super::module_source::{plan_files, Loaded};
@@ -49,6 +47,8 @@ impl GemmLines for GemmVariant {
     const TABLE: &'static [Self] = GEMM;
     const KIND: &'static str = "GEMM";
     const LABEL: fn(&Self) -> &'static str = |v| v.label;
+    // The SGEMM lines are independent of one another: a run goes on without one that faults.
+    const GOES_ON_WITHOUT_A_FAULTING_LINE: bool = true;
     type Output = GemmRun;
     fn sources(
         variants: &[&'static Self],
@@ -59,9 +59,8 @@ impl GemmLines for GemmVariant {
     }
 }
 
-impl Experiment for Spec {
+impl Run for Spec {
     const ABOUT: &'static str = "occupancy vs throughput (the SGEMM variants)";
-    const SECTION: &'static str = "occupancy vs throughput (GEMM tiles)";
 
     fn variant_labels() -> Vec<&'static str> {
         GemmVariant::labels()
@@ -104,7 +103,15 @@ impl Experiment for Spec {
         for variant in variants {
             bar.set_message(variant.label);
             let loaded = (&ours, theirs.as_ref());
-            rows.push(measure_row(gpu, ctx, p, variant, loaded, &mut buffers, &mut cublas)?);
+            rows.push(measure_row(
+                gpu,
+                ctx,
+                p,
+                variant,
+                loaded,
+                &mut buffers,
+                &mut cublas,
+            )?);
             bar.inc(1);
         }
         bar.finish_and_clear();
@@ -117,6 +124,14 @@ impl Experiment for Spec {
         })
     }
 
+    fn builtin_ptx() -> &'static [&'static str] {
+        &[crate::kernel_source::builtin::MAIN]
+    }
+}
+
+impl Report for Spec {
+    const SECTION: &'static str = "occupancy vs throughput (GEMM tiles)";
+
     /// The rows' failed checks, the variants a kernel faulted in first.
     fn failed_checks(output: &GemmRun) -> Vec<String> {
         let mut out: Vec<String> = output.faults.iter().map(ToString::to_string).collect();
@@ -125,10 +140,6 @@ impl Experiment for Spec {
         }
         out.extend(output.other_failures());
         out
-    }
-
-    fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::kernel_source::builtin::MAIN]
     }
 
     fn columns() -> Vec<Column<GemmRow>> {
@@ -152,15 +163,21 @@ impl Experiment for Spec {
             Column::new("Sub-tile TMxTN", SUB_TILE_KIND, |r| {
                 Value::pair(r.tm.into(), r.tn.into())
             }),
-            Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.figures.regs.into())),
-            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
+            Column::new("Regs/thread", Kind::Count, |r| {
+                Value::Int(r.figures.regs.into())
+            }),
+            Column::new("Theo. occ", Kind::Percent, |r| {
+                Value::Float(r.figures.occupancy)
+            }),
             Column::new("GFLOP/s", GFLOPS.kind(), |r| {
                 cells::rate(r.figures.gflops, &r.measured.flags)
             }),
             Column::new("Blocks/SM", Kind::Count, |r| {
                 Value::Int(r.figures.blocks_per_sm.into())
             }),
-            Column::new("Limiter", Kind::Text, |r| Value::Text(r.figures.limiter.clone())),
+            Column::new("Limiter", Kind::Text, |r| {
+                Value::Text(r.figures.limiter.clone())
+            }),
             Column::new(MS_PER_CALL, Kind::Duration, |r| {
                 cells::timing(&r.figures.timing)
             }),
@@ -248,7 +265,8 @@ impl Experiment for Spec {
 }
 
 /// How cuBLAS's SGEMM is called and timed, for the table's note.
-const CUBLAS_CALL: &str = "cublasSgemm (row-major through C^T = B^T A^T), default math mode (FP32, \
+const CUBLAS_CALL: &str =
+    "cublasSgemm (row-major through C^T = B^T A^T), default math mode (FP32, \
 no TF32), on the same buffers; its samples are interleaved with each variant's and pooled in its \
 row; Ours/cuBLAS compares the samples taken together.";
 
@@ -303,7 +321,14 @@ fn measure_row(
         None => None,
     };
     let m = buffers
-        .measure(gpu, &kernel, other.as_ref(), variant, &ctx.timing, cublas.usable())
+        .measure(
+            gpu,
+            &kernel,
+            other.as_ref(),
+            variant,
+            &ctx.timing,
+            cublas.usable(),
+        )
         .in_variant(variant.label)?;
     let ours = m.ours;
     let vs_cublas = m

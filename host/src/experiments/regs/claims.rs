@@ -1,6 +1,6 @@
 //! The blog's claims about the `regs` experiment, each judged by the rule written beside it.
 
-use super::RegsRow;
+use super::row::RegsRow;
 use crate::claim::{
     all_of, faster, no_help, ratio, ratio_words, with_exclusions, with_interval_rule, Claim,
     Comparisons, Verdict, EQUIVALENCE, NOT_RUN,

@@ -6,152 +6,27 @@ mod claims;
 mod line;
 mod row;
 mod run;
+mod spec;
 
 use kernels_gpu::variants::REGS;
 
 pub use line::CappedLine;
 pub use row::RegsRow;
+pub use spec::{AllArgs, Args, Plan, Spec};
 
 use super::bf16_gemm::Bf16GemmBuffers;
 use super::cells;
-use super::contract::{self, Experiment, Registered, RunContext, GFLOPS};
+use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
 use super::gemm_check_notes;
-use super::module_source::plan_folders;
-use crate::kernel_source::sources::{CappedKernels, Needs, Sources};
 use super::scatter::named;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
-use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
 use crate::kernel_source::name::ModuleSource;
 use crate::results::{Check, RunMeta};
 use crate::table::{Column, Kind, Value};
-
-/// The `regs` experiment.
-pub struct Spec;
-
-/// `host regs`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct Args {
-    /// The GEMM line to cap, by label: any FP32 or BF16 line of the variant table (default: the
-    /// table's line for this experiment).
-    #[arg(long, value_name = "LABEL")]
-    pub variant: Option<String>,
-    /// Register caps (comma-separated, each in 16..=255); default the table's. Without --module,
-    /// for the table's line each must be one the built-in kernels were built for.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cap)]
-    pub caps: Vec<u32>,
-    #[command(flatten)]
-    pub gemm: GemmSize,
-    /// A folder of per-cap modules (PTX, cubin or fatbin) whose names contain `cap{N}`, e.g.
-    /// peer_cap32.cubin; a `NAME.ptxas.txt` beside a cubin gives its spills.
-    #[arg(long, value_name = "DIR")]
-    pub module: Option<std::path::PathBuf>,
-    /// Also run this folder's per-cap modules, timed with ours (samples interleaved), and compare.
-    #[arg(long, value_name = "DIR")]
-    pub compare: Option<std::path::PathBuf>,
-    /// Name of the compared modules in tables, plots and legends (default: the folder's name).
-    #[arg(long, value_name = "NAME", requires = "compare", value_parser = parse_label)]
-    pub compare_label: Option<String>,
-}
-
-/// What the `regs` experiment adds to `host all`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    /// regs: register caps (comma-separated, each in 16..=255).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cap)]
-    pub caps: Vec<u32>,
-    /// regs: a folder of per-cap modules.
-    #[arg(long, value_name = "DIR")]
-    pub module_caps: Option<std::path::PathBuf>,
-    /// regs: a folder of per-cap modules to compare against.
-    #[arg(long, value_name = "DIR")]
-    pub compare_caps: Option<std::path::PathBuf>,
-}
-
-/// The `regs` experiment, validated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    /// The line capped.
-    pub line: CappedLine,
-    pub caps: Vec<u32>,
-    pub size: GemmDims,
-    pub sources: Sources<CappedKernels>,
-}
-
-impl contract::Plan for Plan {
-    type Args = Args;
-    type AllArgs = AllArgs;
-    type Output = Vec<RegsRow>;
-    fn new(a: &Args) -> Result<Plan, CliError> {
-        let module = ("--module", &a.module);
-        let compare = ("--compare", &a.compare);
-        let line = CappedLine::find(a.variant.as_deref())?;
-        planned(line, &a.caps, a.gemm.size, module, compare, &a.compare_label)
-    }
-    fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let module = ("--module-caps", &a.module_caps);
-        let compare = ("--compare-caps", &a.compare_caps);
-        let line = CappedLine::find(None)?;
-        planned(line, &a.caps, s.gemm.size, module, compare, &s.compare_label)
-    }
-    fn record(&self, meta: &mut RunMeta) {
-        meta.set_gemm(self.size);
-        meta.regs_variant = (!self.line.is_default()).then(|| self.line.label().to_owned());
-    }
-}
-
-/// The plan of the caps `caps` asks for (the table's when empty) at `size`, from the per-cap
-/// folders `module` and `compare`, for `host regs` and `host all` alike.
-fn planned(
-    line: CappedLine,
-    caps: &[u32],
-    size: GemmDims,
-    module: (&'static str, &Option<std::path::PathBuf>),
-    compare: (&'static str, &Option<std::path::PathBuf>),
-    compare_label: &Option<String>,
-) -> Result<Plan, CliError> {
-    let caps = select_caps(caps)?;
-    // The capped FP32 line must be able to run the size (the BF16 lines take any).
-    if let CappedLine::Fp32(v) = line {
-        let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
-        check_tiling(size, &experiment, &[v], || {
-            "; a size the seed family cannot tile runs with the tuned variants alone: \
-             `host occupancy --variants` with their labels, or `host regs --variant` with one"
-                .to_owned()
-        })?;
-    }
-    // Every per-cap module must export the capped line's entry with its family's parameters.
-    let entries = [line.entry()];
-    let needs = Needs {
-        entries: &entries,
-        signature: line.signature(),
-    };
-    let has = |cap| line.has_builtin(cap);
-    let sources = plan_folders(&caps, module, compare, compare_label, needs, has)?;
-    Ok(Plan {
-        line,
-        caps,
-        size,
-        sources,
-    })
-}
-
-fn select_caps(caps: &[u32]) -> Result<Vec<u32>, CliError> {
-    if caps.is_empty() {
-        return Ok(REGS.caps.to_vec());
-    }
-    for (i, c) in caps.iter().enumerate() {
-        if caps[..i].contains(c) {
-            return Err(CliError::DuplicateCap(*c));
-        }
-    }
-    Ok(caps.to_vec())
-}
 
 fn spill(x: u32, unknown: bool) -> Value {
     if unknown {
@@ -180,9 +55,8 @@ fn cap_mechanism(module: &ModuleSource) -> &'static str {
     }
 }
 
-impl Experiment for Spec {
+impl Run for Spec {
     const ABOUT: &'static str = "register pressure (one SGEMM variant under each register cap)";
-    const SECTION: &'static str = "register cap vs throughput";
 
     /// The variant it caps, the caps the built-in kernels were built for, and the check.
     fn help() -> String {
@@ -198,21 +72,33 @@ impl Experiment for Spec {
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {
         match p.line {
-            CappedLine::Fp32(v) => {
-                run::every_cap(gpu, ctx, p, &mut GemmBuffers::new(gpu, p.size, ctx.seed)?, v)
-            }
+            CappedLine::Fp32(v) => run::every_cap(
+                gpu,
+                ctx,
+                p,
+                &mut GemmBuffers::new(gpu, p.size, ctx.seed)?,
+                v,
+            ),
             CappedLine::Bf16(v) => {
                 let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
                 run::every_cap(gpu, ctx, p, &mut buffers, v)
             }
         }
     }
+}
+
+impl Report for Spec {
+    const SECTION: &'static str = "register cap vs throughput";
 
     fn columns() -> Vec<Column<RegsRow>> {
         let mut c: Vec<Column<RegsRow>> = vec![
             Column::new("Cap", Kind::Count, |r| Value::Int(r.cap.into())),
-            Column::new("Actual regs", Kind::Count, |r| Value::Int(r.figures.regs.into())),
-            Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
+            Column::new("Actual regs", Kind::Count, |r| {
+                Value::Int(r.figures.regs.into())
+            }),
+            Column::new("Theo. occ", Kind::Percent, |r| {
+                Value::Float(r.figures.occupancy)
+            }),
             Column::new("ms/call", Kind::Duration, |r| {
                 cells::timing(&r.figures.timing)
             }),
@@ -231,7 +117,9 @@ impl Experiment for Spec {
             Column::new("Blocks/SM", Kind::Count, |r| {
                 Value::Int(r.figures.blocks_per_sm.into())
             }),
-            Column::new("Limiter", Kind::Text, |r| Value::Text(r.figures.limiter.clone())),
+            Column::new("Limiter", Kind::Text, |r| {
+                Value::Text(r.figures.limiter.clone())
+            }),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
         c.extend(GFLOPS.compared_columns());

@@ -1,7 +1,8 @@
 //! The `regs` experiment's run: every cap of the plan's line, timed in one problem's buffers of
 //! the line's family (FP32 or BF16).
 
-use super::{Plan, RegsRow, Spec};
+use super::row::RegsRow;
+use super::spec::{Plan, Spec};
 use crate::cuda::Gpu;
 use crate::kernel_source::kind::ModuleKind;
 use crate::experiments::contract::{Registered, RunContext};

@@ -8,17 +8,32 @@
 
 use std::fmt::Write as _;
 
+use super::unit::Across;
 use crate::experiments::contract::{Registered, Row};
-use crate::experiments::gemm_bf16::{Bf16Row, Bf16Run};
+use crate::experiments::gemm_bf16::{self, Bf16Row, Bf16Run};
 use crate::experiments::gemm_cublas::CublasRow;
 use crate::experiments::mma::Spec as Mma;
-use crate::experiments::occupancy::{GemmRow, GemmRun};
+use crate::experiments::occupancy::{self, GemmRow, GemmRun};
 use crate::experiments::RunResults;
 use crate::figure::{tick, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale};
 use crate::table::{markdown_grid, percent};
 
 /// The picture's file stem in a results folder.
 pub const STEM: &str = "part2";
+
+/// Part II's picture as a unit: the GEMM experiments' rows and `mma`'s ceiling.
+pub struct PartTwo;
+
+impl Across for PartTwo {
+    const WHAT: &'static str = "part II's picture: every GEMM against its pipe's peak";
+    const READS: &'static [&'static str] =
+        &[occupancy::Spec::NAME, gemm_bf16::Spec::NAME, Mma::NAME];
+    type Gives = Option<ScatterPlot>;
+
+    fn read(results: &RunResults) -> Option<ScatterPlot> {
+        figure(results, mma_ceiling(results))
+    }
+}
 
 /// The `mma.sync` ceiling of this GPU as the `mma` experiment measured it, GFLOP/s.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -343,7 +358,7 @@ mod tests {
     use super::*;
     use crate::experiments::gemm_bf16::row::tests::run as bf16_run;
 
-    /// The committed H200 run (experiment 1 with cuBLAS, no kernel recorded) with a synthetic
+    /// The committed H200 run (`occupancy` with cuBLAS, no kernel recorded) with a synthetic
     /// BF16 run added, written to results.json and read back.
     fn results() -> RunResults {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");

@@ -1,0 +1,144 @@
+//! Reporting an experiment: its table (columns, title, notes, a second table), its plots, the
+//! blog's claims judged from its output, its failed checks, and its rows in the merged table of
+//! several runs ([`Report`]). Most of it has defaults: the table is the rows under the columns and
+//! the notes, the failed checks and the merged rows come from the part of a row every experiment
+//! measures alike ([`Measured`](crate::experiments::measured::Measured)), and an experiment with
+//! no claims or plots says nothing.
+
+use super::row::{Output, Row};
+use super::run::{OutputOf, RowOf, Run};
+use crate::claim::Verdict;
+use crate::figure::{Figure, PlotRun};
+use crate::results::RunMeta;
+use crate::table::{columns_table, Column, TableData};
+
+/// One row of the merged table of `host report DIR...`: a row key (variant label, "cap 32") with
+/// (throughput, occupancy) of our module and of the compared one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergeRow {
+    pub key: String,
+    pub ours: (f64, f64),
+    pub theirs: Option<(f64, f64)>,
+}
+
+/// An experiment's contribution to the merged table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Merged {
+    /// Unit of the figures, e.g. "GFLOP/s".
+    pub unit: &'static str,
+    pub decimals: usize,
+    /// A measured reference shown above the rows (name, value), e.g. the device-to-device copy.
+    pub reference: Option<(&'static str, f64)>,
+    pub rows: Vec<MergeRow>,
+}
+
+/// How an experiment's output is shown and judged (it runs by [`Run`]); all but its columns and
+/// title have defaults.
+pub trait Report: Run {
+    /// The report's section heading, after "Experiment N: ".
+    const SECTION: &'static str;
+    /// The stems of its CSVs beyond `NAME`'s: its [`Report::second_table`]'s. A results
+    /// folder's files are known by these (`registry::file_names`).
+    const MORE_CSVS: &'static [&'static str] = &[];
+    /// The stems of its plots beyond `NAME`'s, as [`Report::figures`] names them.
+    const MORE_PLOTS: &'static [&'static str] = &[];
+
+    /// Its table's columns, in order: each declared once, formatted by its kind everywhere.
+    fn columns() -> Vec<Column<RowOf<Self>>>;
+
+    /// Its table's title (what was measured, at what size); the registry puts its number first.
+    fn title(meta: &RunMeta) -> String;
+
+    /// What its table says below the rows besides the rows' own flags (how it was measured,
+    /// what was not run); none by default.
+    fn notes(_output: &OutputOf<Self>) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Its table: the rows under [`Report::columns`], then [`Report::notes`]; an
+    /// experiment with a reference row adds it here.
+    fn table(output: &OutputOf<Self>, meta: &RunMeta) -> TableData {
+        let mut t = columns_table(&Self::title(meta), &Self::columns(), output.rows());
+        t.notes.extend(Self::notes(output));
+        t
+    }
+
+    /// A second table beside the rows' (e.g. `mma`'s wgmma table), with the stem of its
+    /// CSV; none by default.
+    fn second_table(
+        _output: &OutputOf<Self>,
+        _meta: &RunMeta,
+    ) -> Option<(&'static str, TableData)> {
+        None
+    }
+
+    /// Every failed correctness check (ours and the compared module's per row, then the checks
+    /// outside the rows), in words.
+    fn failed_checks(output: &OutputOf<Self>) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in output.rows() {
+            r.measured().failed(&r.label(), &mut out);
+        }
+        out.extend(output.other_failures());
+        out
+    }
+
+    /// The blog's claims about it, judged from `output` (NOT JUDGED, with the reason, when
+    /// absent; the registry fills in the experiment's number).
+    fn claims(_output: Option<&OutputOf<Self>>) -> Vec<Verdict> {
+        Vec::new()
+    }
+
+    /// Its plots over one or more runs, each with the stem of its file (`NAME` for its main
+    /// plot, `NAME_something` for others); none when no run has data.
+    fn figures(_runs: &[PlotRun<'_, OutputOf<Self>>]) -> Vec<(String, Figure)> {
+        Vec::new()
+    }
+
+    /// Its rows for the merged table of several runs: each row's figures and the compared
+    /// module's throughput at the row's occupancy.
+    fn merged(output: &OutputOf<Self>) -> Merged {
+        let rate = RowOf::<Self>::RATE;
+        Merged {
+            unit: rate.unit,
+            decimals: rate.decimals,
+            reference: output.reference(),
+            rows: output
+                .rows()
+                .iter()
+                .map(|r| {
+                    let (throughput, occupancy) = r.figures();
+                    MergeRow {
+                        key: r.merge_key(),
+                        ours: (throughput, occupancy),
+                        theirs: r
+                            .measured()
+                            .compare
+                            .as_ref()
+                            .map(|c| (c.throughput, occupancy)),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// Orders the row keys seen across runs (default: in the order of
+    /// [`Run::variant_labels`], then first seen first).
+    fn key_order(seen: Vec<String>) -> Vec<String> {
+        table_order(Self::variant_labels().into_iter(), seen)
+    }
+}
+
+/// Keys in the variant table's order, then any key the table does not know (an older run).
+fn table_order<'a>(table: impl Iterator<Item = &'a str>, seen: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = table
+        .filter(|l| seen.iter().any(|s| s == l))
+        .map(str::to_string)
+        .collect();
+    for s in seen {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}

@@ -1,0 +1,137 @@
+//! `inflight` and `ilp` through every renderer without a GPU: the committed H200 run with
+//! synthetic sweep rows added is written as a results folder (results.json, tables.md, CSVs,
+//! report.md with the plots), read back, and merged with itself.
+
+use super::model::LittlesLaw;
+use super::row::tests::row;
+use super::*;
+use crate::experiments::ilp;
+use crate::experiments::ilp::row::tests::{row as ilp_row, saturating};
+
+fn run() -> crate::experiments::RunResults {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");
+    let mut r = crate::results_io::read_results(std::path::Path::new(path)).unwrap();
+    let model = LittlesLaw {
+        sms: 132,
+        latency_ns: 600.0,
+        peak_gbps: 4000.0,
+    };
+    let mut rows = Vec::new();
+    for (threads, blocks) in [(32, 1), (256, 1), (1024, 2)] {
+        for bytes in [4, 64, 256] {
+            let mut x = row(threads, blocks, bytes, 0.3 + f64::from(bytes) / 400.0);
+            x.predicted_gbps = model.predicted_gbps(x.bytes_in_flight_per_sm as f64);
+            rows.push(x);
+        }
+    }
+    let mut run = row::tests::synthetic(rows, model);
+    run.skipped = vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()];
+    // A loaded curve and a size sweep, so their notes, verdict and plot render too.
+    let at = |gbps: f64, ns: f64| loaded::LoadedPoint {
+        background: format!("synthetic {gbps} GB/s"),
+        background_gbps: gbps,
+        ns_per_hop: ns,
+        covered: true,
+        check: row::tests::passed(),
+    };
+    run.loaded = loaded::LoadedLatency::new(vec![at(0.0, 600.0), at(3000.0, 1400.0)]);
+    run.loaded_predictions =
+        loaded::predictions(&run.loaded, &run.model, &run.rows, &row::HEADLINE_FRACTIONS);
+    let size = |mib: u64, gbps: f64| sizes::SizeRow {
+        bytes: mib << 20,
+        gbps,
+        timing: run.copy.timing.clone(),
+        d2d_gbps: gbps * 1.05,
+        d2d_timing: run.copy.timing.clone(),
+        check: row::tests::passed(),
+    };
+    run.sizes = Some(sizes::SizeSweep {
+        entry: "memcpy_t256_l64_w1".into(),
+        blocks_per_sm: 1,
+        l2_bytes: 50 << 20,
+        rows: vec![size(16, 6000.0), size(256, 3900.0), size(1024, 3850.0)],
+    });
+    run.reads = Some(reads::ReadOnly {
+        reference_gbps: run.copy.gbps,
+        rows: vec![reads::ReadRow {
+            entry: "read_t256_l16_w4".into(),
+            copy_entry: "memcpy_t256_l16_w4".into(),
+            blocks_per_sm: 1,
+            warps_per_sm: 8,
+            bytes_in_flight_per_sm: 64 << 10,
+            gbps: 3800.0,
+            fraction_of_reference: 0.95,
+            copy_gbps: 3400.0,
+            copy_fraction: 0.85,
+            timing: run.copy.timing.clone(),
+            check: row::tests::passed(),
+            compared_gbps: Some(3700.0),
+            compared_check: Some(row::tests::passed()),
+        }],
+    });
+    r.inflight = Some(run);
+    let mut fma = Vec::new();
+    for ilp in [1, 4] {
+        for warps in [1, 8, 64] {
+            fma.push(ilp_row(ilp, warps, saturating(ilp, warps, 32)));
+        }
+    }
+    r.ilp = Some(ilp::Ilp {
+        a: 1.0,
+        b: 1.0,
+        volkov: ilp::row::volkov_table(&fma, ilp::row::VOLKOV_FRACTION),
+        rows: fma,
+        skipped: vec![],
+    });
+    r
+}
+
+#[test]
+fn the_sweeps_reach_every_renderer() {
+    let r = run();
+    let dir = std::env::temp_dir().join(format!("h6-sweeps-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    crate::report::write_run(&dir, &r).unwrap();
+    for f in [
+        "inflight.csv",
+        "ilp.csv",
+        "inflight.svg",
+        "inflight_bytes.svg",
+        "inflight_model.svg",
+        "inflight_latency.svg",
+        "ilp.svg",
+        "report.md",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} not written");
+    }
+    let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
+    assert_eq!(back, r);
+    let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+    assert!(md.contains("4. Bytes in flight vs occupancy"), "{md}");
+    assert!(md.contains("Volkov's table"), "{md}");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("Why (experiment 4)"), "{report}");
+    assert!(
+        report.contains("Read-only: Bytes in flight per SM for 90%"),
+        "{report}"
+    );
+    let tables = std::fs::read_to_string(dir.join("tables.md")).unwrap();
+    for note in [
+        "Loaded latency (measured)",
+        "Little's law with loaded latency",
+        "Copy size sweep",
+        "The L2 stops serving the copy by 256 MiB",
+        "Effective latency by share of the copy",
+        "Read-only vs copy: read_t256_l16_w4 x1 (64 KiB in flight/SM): read 3800 GB/s",
+    ] {
+        assert!(tables.contains(note), "{note}: {tables}");
+    }
+    assert!(report.contains("inflight_bytes.svg") || report.contains("inflight.svg"));
+    let merged = dir.join("merged");
+    // The same run in a second folder (one folder twice is refused).
+    let again = dir.join("again");
+    std::fs::create_dir_all(&again).unwrap();
+    std::fs::copy(dir.join("results.json"), again.join("results.json")).unwrap();
+    crate::report::merge::merge(&[dir.clone(), again], &merged).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
