@@ -1,5 +1,5 @@
 //! The `gemm_bf16` experiment, part II's GEMM: every BF16 tensor-core line of the variant table
-//! (the `gemm_bf16` section, `kernels-gpu/src/gemm_mma.rs`: `mma.sync` m16n8k16, BF16 A and B,
+//! (the `gemm_bf16` section, `kernels-gpu/src/kernels/gemm_mma.rs`: `mma.sync` m16n8k16, BF16 A and B,
 //! FP32 accumulate and C) beside cuBLAS's BF16 GEMM (`cublasGemmEx`) and the kernel cuBLAS really
 //! runs, on the occupancy table: theoretical occupancy, GFLOP/s, Ours/cuBLAS, every element of
 //! every timed output checked under the tensor-core rule. Its pieces:
