@@ -25,7 +25,7 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::kernels::sm90a::tma_ring::{Fill, Release, Ring, RingProblem};
+use crate::kernels::sm90a::tma_ring::{Fill, Release, Ring, RingProblem, RingStart};
 use crate::sections::gemm_wgmma::{tile_of, RingMma, WgemmVariant};
 use crate::shapes::tma_mma_shape::{SyncWarps, SYNC_K_STEPS, SYNC_M_TILES};
 use crate::variants::WgemmArgs;
@@ -49,32 +49,12 @@ pub unsafe fn gemm_tma_mma<
 >(
     args: WgemmArgs,
 ) {
-    let WgemmArgs {
-        a_map,
-        b_map,
-        c,
-        m,
-        n,
-        k,
-        alpha,
-        beta,
-    } = args;
     let line = WgemmVariant::kernel_line(BM, BN, STAGES, CONSUMERS, RingMma::Sync);
-    let (m, n, k) = (m as u32, n as u32, k as u32);
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
-    let p = unsafe { RingProblem::set_up(line, (m, n, k), Release::Count) };
+    let RingStart { p, maps, out } = unsafe { RingProblem::start(args, line, Release::Count) };
     let t = gpu::thread_idx_x();
-    let out = Output {
-        c,
-        m,
-        n,
-        alpha,
-        beta,
-        // N is even: every pair at an even column is 8-byte aligned and inside or outside.
-        vector: true,
-    };
     // SAFETY: the caller's contract, the maps' included.
-    unsafe { consume::<NI>(p, (t / 32, t % 32), (a_map, b_map), out) };
+    unsafe { consume::<NI>(p, (t / 32, t % 32), maps, out) };
 }
 
 /// One consumer warp (`warp`, lane `lane`): its 64 x BN/4 part of every tile of the walk,

@@ -13,7 +13,7 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem};
+use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart};
 use crate::sections::gemm_wgmma::{
     a_descriptor, b_descriptor, tile_of, RingMma, WgemmVariant, PRODUCER_REGS,
 };
@@ -44,21 +44,14 @@ pub unsafe fn gemm_wgmma<
 >(
     args: WgemmArgs,
 ) {
-    let WgemmArgs {
-        a_map,
-        b_map,
-        c,
-        m,
-        n,
-        k,
-        alpha,
-        beta,
-    } = args;
     let line = WgemmVariant::kernel_line(BM, BN, STAGES, CONSUMERS, RingMma::Wgmma);
-    let (m, n, k) = (m as u32, n as u32, k as u32);
+    let release = Release::Barrier(line.consumer_warps());
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
-    let p =
-        unsafe { RingProblem::set_up(line, (m, n, k), Release::Barrier(line.consumer_warps())) };
+    let RingStart {
+        p,
+        maps: (a_map, b_map),
+        out,
+    } = unsafe { RingProblem::start(args, line, release) };
     let t = gpu::thread_idx_x();
     let warpgroup = t / WGEMM_WARPGROUP;
     if warpgroup == 0 {
@@ -72,15 +65,6 @@ pub unsafe fn gemm_wgmma<
         // SAFETY: the whole consumer warpgroup runs it; REGS comes from the line
         // (`consumer_regs`), whose requests fit the register file with the producer's.
         unsafe { gpu::setmaxnreg_inc::<REGS>() };
-        let out = Output {
-            c,
-            m,
-            n,
-            alpha,
-            beta,
-            // N is even: every pair at an even column is 8-byte aligned and inside or outside.
-            vector: true,
-        };
         // SAFETY: the caller's contract; the producer fills what the consumers wait for.
         unsafe { consume::<ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, out) };
     }

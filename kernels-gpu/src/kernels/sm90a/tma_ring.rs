@@ -1,13 +1,16 @@
-//! The TMA ring both warp-specialized GEMMs of the `gemm_wgmma` section share (sm_90a): its
-//! barriers' set-up, the position a role has reached in it, and the walk of its fills (every K
-//! slice of every tile of the block's persistent walk), which a producer thread loads in order
-//! or, in the mma.sync kernel, each slot's last reader loads one at a time. The layout of a
-//! slot and the tensor maps' contract are in `sections/gemm_wgmma.rs`; what reads a slot is the
-//! kernel's (`gemm_wgmma.rs`, `gemm_tma_mma.rs`).
+//! The TMA ring both warp-specialized GEMMs of the `gemm_wgmma` section share (sm_90a): the
+//! kernels' common start (their arguments, the ring's barriers set up, C's output), the
+//! position a role has reached in the ring, and the walk of its fills (every K slice of every
+//! tile of the block's persistent walk), which a producer thread loads in order or, in the
+//! mma.sync kernel, each slot's last reader loads one at a time. The layout of a slot and the
+//! tensor maps' contract are in `sections/gemm_wgmma.rs`; what reads a slot is the kernel's
+//! (`gemm_wgmma.rs`, `gemm_tma_mma.rs`).
 
 use crate::gpu;
+use crate::kernels::gemm_epilogue::Output;
 use crate::sections::gemm_wgmma::{tile_of, WgemmVariant};
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
+use crate::variants::WgemmArgs;
 
 /// A ring position: the slot and the parity of the barriers' phase it is in.
 #[derive(Clone, Copy)]
@@ -58,7 +61,53 @@ pub struct RingProblem {
     pub k_steps: u32,
 }
 
+/// What both ring kernels start from ([`RingProblem::start`]).
+pub struct RingStart {
+    /// The problem, its ring's barriers initialized.
+    pub p: RingProblem,
+    /// The addresses of A's and B's tensor maps.
+    pub maps: (*const u64, *const u64),
+    /// C, written in pairs.
+    pub out: Output,
+}
+
 impl RingProblem {
+    /// The start both ring kernels share: the kernel's arguments taken apart, the ring of `line`
+    /// for them set up with `release` ([`RingProblem::set_up`]), and C's output.
+    ///
+    /// # Safety
+    /// As [`RingProblem::set_up`].
+    #[inline(always)]
+    pub unsafe fn start(args: WgemmArgs, line: WgemmVariant, release: Release) -> RingStart {
+        let WgemmArgs {
+            a_map,
+            b_map,
+            c,
+            m,
+            n,
+            k,
+            alpha,
+            beta,
+        } = args;
+        let (m, n, k) = (m as u32, n as u32, k as u32);
+        // SAFETY: the caller's contract.
+        let p = unsafe { RingProblem::set_up(line, (m, n, k), release) };
+        let out = Output {
+            c,
+            m,
+            n,
+            alpha,
+            beta,
+            // N is even: every pair at an even column is 8-byte aligned and inside or outside.
+            vector: true,
+        };
+        RingStart {
+            p,
+            maps: (a_map, b_map),
+            out,
+        }
+    }
+
     /// The ring of `line` in this block's dynamic shared memory, for an M x N x K product, its
     /// barriers initialized (by thread 0) and visible to the whole block when this returns.
     ///
