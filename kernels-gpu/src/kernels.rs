@@ -11,6 +11,7 @@ pub(crate) mod gemm_epilogue;
 pub(crate) mod gemm_hash;
 pub(crate) mod gemm_judge;
 pub(crate) mod gemm_mma;
+pub(crate) mod gemm_pipeline;
 pub(crate) mod gemm_ref;
 pub(crate) mod gemm_tuned;
 pub(crate) mod memcpy;

@@ -437,35 +437,20 @@ mod tests {
             tuned_shape_fits(&shape((128, 128, 8), (64, 32), (8, 8), 3)),
             Ok(())
         );
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 128, 8), (64, 32), (6, 8), 3)),
-            Err(ThreadTile)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 128, 8), (64, 64), (8, 8), 3)),
-            Err(WarpTile)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 96, 8), (64, 64), (8, 16), 3)),
-            Err(BlockTile)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((512, 256, 8), (32, 32), (4, 8), 3)),
-            Err(Threads)
-        );
-        // 512 threads: the 128x4 slice of A gives each one float, but the 4x128 slice of B holds
-        // only 128 four-float groups.
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 128, 4), (32, 32), (4, 8), 3)),
-            Err(Staging)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 128, 8), (64, 32), (8, 8), 1)),
-            Err(Stages)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((256, 256, 32), (64, 64), (16, 8), 8)),
-            Err(SharedMemory)
-        );
+        let misfits = [
+            (((128, 128, 8), (64, 32), (6, 8), 3), ThreadTile),
+            (((128, 128, 8), (64, 64), (8, 8), 3), WarpTile),
+            (((128, 96, 8), (64, 64), (8, 16), 3), BlockTile),
+            (((512, 256, 8), (32, 32), (4, 8), 3), Threads),
+            // 512 threads: the 128x4 slice of A gives each one float, but the 4x128 slice of B holds
+            // only 128 four-float groups.
+            (((128, 128, 4), (32, 32), (4, 8), 3), Staging),
+            (((128, 128, 8), (64, 32), (8, 8), 1), Stages),
+            (((256, 256, 32), (64, 64), (16, 8), 8), SharedMemory),
+        ];
+        for ((block, warp, thread, stages), misfit) in misfits {
+            let s = shape(block, warp, thread, stages);
+            assert_eq!(tuned_shape_fits(&s), Err(misfit), "{s:?}");
+        }
     }
 }

@@ -25,6 +25,7 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
+use crate::kernels::gemm_pipeline::next_stage;
 use crate::shapes::block_order::block_tile;
 use crate::shapes::mma_shape::{
     chunks_aligned, MmaShape, CARRIED_A_POINTERS, CHUNK_BYTES, CHUNK_ELEMS, MAX_BASES, WARP,
@@ -340,11 +341,7 @@ unsafe fn body<
             let next = if kk + 1 < s.k_steps() {
                 fragments(stage, kk + 1)
             } else {
-                // Slice kt+1 has landed, and every thread is done reading slice kt. After the
-                // last slice this reads a stage that holds no slice: in bounds, and unused.
-                gpu::cp_async_wait(s.stages - 2);
-                gpu::sync_threads();
-                stage = if stage + 1 == s.stages { 0 } else { stage + 1 };
+                stage = next_stage(stage, s.stages);
                 fragments(stage, 0)
             };
             let (a_frag, b_frag) = current;

@@ -10,6 +10,7 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
+use crate::kernels::gemm_pipeline::next_stage;
 use crate::shapes::tuned_shape::{inside, rows_vectorizable, TunedShape, VEC};
 use crate::variants::GemmArgs;
 
@@ -206,11 +207,7 @@ unsafe fn body<
             let next = if kq + 1 < s.bk {
                 fragments(stage, kq + 1)
             } else {
-                // Slice kt+1 has landed, and every thread is done reading slice kt. After the
-                // last slice this reads a stage that holds no slice: in bounds, and unused.
-                gpu::cp_async_wait(s.stages - 2);
-                gpu::sync_threads();
-                stage = if stage + 1 == s.stages { 0 } else { stage + 1 };
+                stage = next_stage(stage, s.stages);
                 fragments(stage, 0)
             };
             let (a_frag, b_frag) = current;

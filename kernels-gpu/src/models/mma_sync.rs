@@ -52,24 +52,28 @@ fn half_of(word: u32, half: u32) -> u16 {
 /// A warp's A fragments holding the 16 x 16 row-major `a` (bf16 bits), lane-major: lane l's
 /// registers are words `4l..4l+4`, as the kernel reads them from its `a` argument.
 pub fn a_fragments(a: &[[u16; MMA_K as usize]; MMA_M as usize]) -> [u32; LANES as usize * A_REGS] {
-    core::array::from_fn(|i| {
-        let (lane, reg) = ((i / A_REGS) as u32, (i % A_REGS) as u32);
-        let word = |half| {
-            let (r, c) = a_element(lane, reg, half);
-            u32::from(a[r as usize][c as usize]) << (16 * half)
-        };
-        word(0) | word(1)
-    })
+    fragments(a, A_REGS, a_element)
 }
 
 /// A warp's B fragments holding the 16 x 8 `b` (k rows, n columns; bf16 bits), lane-major: lane
 /// l's registers are words `2l..2l+2`.
 pub fn b_fragments(b: &[[u16; MMA_N as usize]; MMA_K as usize]) -> [u32; LANES as usize * B_REGS] {
+    fragments(b, B_REGS, b_element)
+}
+
+/// A warp's fragments of `regs` words a lane holding `m` (bf16 bits), lane-major: word
+/// `regs * l + reg` is lane l's register `reg`, its two halves the elements of `m` that
+/// `element` (the fragment layout: lane, register, half -> row, column) places there.
+fn fragments<const ROWS: usize, const COLS: usize, const WORDS: usize>(
+    m: &[[u16; COLS]; ROWS],
+    regs: usize,
+    element: fn(u32, u32, u32) -> (u32, u32),
+) -> [u32; WORDS] {
     core::array::from_fn(|i| {
-        let (lane, reg) = ((i / B_REGS) as u32, (i % B_REGS) as u32);
+        let (lane, reg) = ((i / regs) as u32, (i % regs) as u32);
         let word = |half| {
-            let (k, n) = b_element(lane, reg, half);
-            u32::from(b[k as usize][n as usize]) << (16 * half)
+            let (r, c) = element(lane, reg, half);
+            u32::from(m[r as usize][c as usize]) << (16 * half)
         };
         word(0) | word(1)
     })

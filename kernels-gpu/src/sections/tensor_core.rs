@@ -247,46 +247,26 @@ mod tests {
         let ok = Shape::new(128, 128, 32, 64, 64, 3);
         assert_eq!(mma_shape_fits(&ok, (16, 8, 16)), Ok(()));
         assert_eq!(mma_shape_fits(&ok, (16, 8, 8)), Err(MmaShape));
-        assert_eq!(
-            mma_shape_fits(&Shape::new(128, 128, 32, 56, 64, 3), (16, 8, 16)),
-            Err(WarpTile)
-        );
-        assert_eq!(
-            mma_shape_fits(&Shape::new(128, 192, 32, 64, 48, 3), (16, 8, 16)),
-            Err(WarpTile)
-        );
-        assert_eq!(
-            mma_shape_fits(&Shape::new(96, 128, 32, 64, 64, 3), (16, 8, 16)),
-            Err(BlockTile)
-        );
-        assert_eq!(
-            mma_shape_fits(&Shape::new(512, 256, 32, 16, 64, 3), (16, 8, 16)),
-            Err(Threads)
-        );
-        assert_eq!(
-            mma_shape_fits(&Shape::new(128, 128, 32, 128, 64, 3), (16, 8, 16)),
-            Err(Accumulators)
-        );
-        assert_eq!(
-            mma_shape_fits(&Shape::new(128, 128, 48, 64, 64, 3), (16, 8, 16)),
-            Err(Depth)
-        );
-        assert_eq!(
-            mma_shape_fits(&Shape::new(128, 96, 32, 64, 32, 3), (16, 8, 16)),
-            Err(Width)
-        );
-        // 1024 threads: the 64 x 32 A slice is 256 chunks, a quarter of a copy each.
-        assert_eq!(
-            mma_shape_fits(&Shape::new(64, 128, 32, 16, 16, 3), (16, 8, 16)),
-            Err(Staging)
-        );
-        assert_eq!(
-            mma_shape_fits(&Shape::new(128, 128, 32, 64, 64, 1), (16, 8, 16)),
-            Err(Stages)
-        );
-        assert_eq!(
-            mma_shape_fits(&Shape::new(256, 256, 64, 64, 64, 4), (16, 8, 16)),
-            Err(SharedMemory)
-        );
+        let misfits = [
+            ((128, 128, 32, 56, 64, 3), WarpTile),
+            ((128, 192, 32, 64, 48, 3), WarpTile),
+            ((96, 128, 32, 64, 64, 3), BlockTile),
+            ((512, 256, 32, 16, 64, 3), Threads),
+            ((128, 128, 32, 128, 64, 3), Accumulators),
+            ((128, 128, 48, 64, 64, 3), Depth),
+            ((128, 96, 32, 64, 32, 3), Width),
+            // 1024 threads: the 64 x 32 A slice is 256 chunks, a quarter of a copy each.
+            ((64, 128, 32, 16, 16, 3), Staging),
+            ((128, 128, 32, 64, 64, 1), Stages),
+            ((256, 256, 64, 64, 64, 4), SharedMemory),
+        ];
+        for ((bm, bn, bk, wm, wn, stages), misfit) in misfits {
+            let shape = Shape::new(bm, bn, bk, wm, wn, stages);
+            assert_eq!(
+                mma_shape_fits(&shape, (16, 8, 16)),
+                Err(misfit),
+                "{shape:?}"
+            );
+        }
     }
 }

@@ -11,8 +11,8 @@
 //! Consumer warpgroup `w` owns rows 64w..64w+64 of the block tile; its warp `q` owns columns
 //! q*BN/4.. of them, as 4 x BN/32 m16n8 accumulator tiles.
 
-use super::tma_slot::{B_BOX_COLS, SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_BK, WGEMM_M};
-use crate::shapes::mma_layout::{ldmatrix_address_of, warp_tile_accumulator, MMA_K, MMA_M, MMA_N};
+use crate::shapes::mma_layout::{ldmatrix_address_of, MMA_K, MMA_M, MMA_N};
+use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_BK, WGEMM_M};
 
 /// m16 tiles down a warp's 64 rows.
 pub const SYNC_M_TILES: usize = (WGEMM_M / MMA_M) as usize;
@@ -105,19 +105,6 @@ impl SyncWarps {
     pub const fn b_step(kk: u32) -> u32 {
         MMA_K * kk * SWIZZLE_BYTES
     }
-
-    /// Accumulator register `reg` of m16n8 tile (`mi`, `ni`) of `lane` in consumer warp `warp`:
-    /// its (row, col) in the block's output tile.
-    pub const fn accumulator(
-        &self,
-        warp: u32,
-        lane: u32,
-        mi: u32,
-        ni: u32,
-        reg: u32,
-    ) -> (u32, u32) {
-        warp_tile_accumulator(self.warp_origin(warp), lane, (mi, ni), reg)
-    }
 }
 
 #[cfg(test)]
@@ -125,7 +112,7 @@ mod tests {
     extern crate std;
     use super::*;
     use crate::shapes::mma_layout::{
-        a_element, b_element, ldmatrix_element, ldmatrix_trans_element,
+        a_element, b_element, ldmatrix_element, ldmatrix_trans_element, warp_tile_accumulator,
     };
     use crate::variants::{RingMma, WGEMM};
     use std::vec;
@@ -276,7 +263,8 @@ mod tests {
                     for mi in 0..SYNC_M_TILES as u32 {
                         for ni in 0..s.n_tiles() {
                             for reg in 0..4 {
-                                let (r, c) = s.accumulator(warp, lane, mi, ni, reg);
+                                let (r, c) =
+                                    warp_tile_accumulator(s.warp_origin(warp), lane, (mi, ni), reg);
                                 assert!(r < bm && c < s.bn);
                                 seen[(r * s.bn + c) as usize] += 1;
                             }

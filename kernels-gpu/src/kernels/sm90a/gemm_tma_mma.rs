@@ -27,6 +27,7 @@ use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
 use crate::kernels::sm90a::tma_ring::{Fill, Release, Ring, RingProblem, RingStart};
 use crate::sections::gemm_wgmma::{tile_of, RingMma, WgemmVariant};
+use crate::shapes::mma_layout::warp_tile_accumulator;
 use crate::shapes::tma_mma_shape::{SyncWarps, SYNC_K_STEPS, SYNC_M_TILES};
 use crate::variants::WgemmArgs;
 
@@ -191,7 +192,12 @@ unsafe fn consume<const NI: usize>(
         for (mi, acc_row) in acc.iter().enumerate() {
             for (ni, acc_tile) in acc_row.iter().enumerate() {
                 for half in 0..2 {
-                    let (r, cc) = s.accumulator(warp, lane, mi as u32, ni as u32, 2 * half);
+                    let (r, cc) = warp_tile_accumulator(
+                        s.warp_origin(warp),
+                        lane,
+                        (mi as u32, ni as u32),
+                        2 * half,
+                    );
                     let vals = [acc_tile[2 * half as usize], acc_tile[2 * half as usize + 1]];
                     // SAFETY: each element of C belongs to one thread of one tile (the walk is
                     // a bijection); pairs start at even columns (N even, the contract).

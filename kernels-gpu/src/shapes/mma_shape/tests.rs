@@ -313,30 +313,33 @@ fn edge_chunks_are_wholly_inside_or_outside() {
     assert!(chunks_aligned(n, 256) && chunks_aligned(k, 0));
     let mut a_seen = vec![0u32; (m * k) as usize];
     let mut b_seen = vec![0u32; (k * n) as usize];
+    // The chunk at (row, col) of a matrix with `rows` x `cols` elements: its predicate decides
+    // its 8 elements, and each one inside is counted in `seen`.
+    let reach = |seen: &mut [u32], (row, col): (u32, u32), (rows, cols): (u32, u32)| {
+        for i in 0..CHUNK_ELEMS {
+            assert_eq!(
+                inside(row, col, rows, cols),
+                inside(row, col + i, rows, cols)
+            );
+            if inside(row, col + i, rows, cols) {
+                seen[(row * cols + col + i) as usize] += 1;
+            }
+        }
+    };
     for kt in 0..k.div_ceil(s.bk) {
         for t in 0..s.threads() {
             for by in 0..m.div_ceil(s.bm) {
                 for e in 0..s.a_copies() {
                     let (r, c) = s.a_copy(t, e);
-                    let (row, col) = (by * s.bm + r, kt * s.bk + CHUNK_ELEMS * c);
-                    for i in 0..CHUNK_ELEMS {
-                        assert_eq!(inside(row, col, m, k), inside(row, col + i, m, k));
-                        if inside(row, col + i, m, k) {
-                            a_seen[(row * k + col + i) as usize] += 1;
-                        }
-                    }
+                    let at = (by * s.bm + r, kt * s.bk + CHUNK_ELEMS * c);
+                    reach(&mut a_seen, at, (m, k));
                 }
             }
             for bx in 0..n.div_ceil(s.bn) {
                 for e in 0..s.b_copies() {
                     let (r, c) = s.b_copy(t, e);
-                    let (row, col) = (kt * s.bk + r, bx * s.bn + CHUNK_ELEMS * c);
-                    for i in 0..CHUNK_ELEMS {
-                        assert_eq!(inside(row, col, k, n), inside(row, col + i, k, n));
-                        if inside(row, col + i, k, n) {
-                            b_seen[(row * n + col + i) as usize] += 1;
-                        }
-                    }
+                    let at = (kt * s.bk + r, bx * s.bn + CHUNK_ELEMS * c);
+                    reach(&mut b_seen, at, (k, n));
                 }
             }
         }
