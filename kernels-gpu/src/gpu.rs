@@ -20,6 +20,7 @@
 use core::arch::asm;
 use core::arch::nvptx;
 
+#[macro_use]
 mod async_copy;
 mod reduce;
 mod shared_arrays;
@@ -443,17 +444,7 @@ pub fn shared_load4(base: u32, offset: u32) -> [f32; 4] {
 #[inline(always)]
 pub unsafe fn cp_async_f32(dst: u32, src: *const f32, index: u32, inside: bool) {
     // SAFETY: the caller's contract; a false predicate turns the index and the size to 0.
-    unsafe {
-        asm!(
-            "{{ .reg .pred p; .reg .u32 i, n; .reg .u64 g;",
-            "setp.ne.u32 p, {inside}, 0; selp.u32 i, {index}, 0, p; selp.u32 n, 4, 0, p;",
-            "mul.wide.u32 g, i, 4; add.s64 g, g, {src}; cvta.to.global.u64 g, g;",
-            "cp.async.ca.shared.global [{dst}], [g], 4, n; }}",
-            dst = in(reg32) dst, src = in(reg64) src, index = in(reg32) index,
-            inside = in(reg32) inside as u32,
-            options(nostack, preserves_flags),
-        );
-    }
+    unsafe { cp_async_or_zeros!("ca", "4", "4"; dst, src, index, inside) }
 }
 
 /// Asynchronous copy of four floats, `src[index..index + 4]` (global, 16-byte aligned) to
@@ -464,17 +455,7 @@ pub unsafe fn cp_async_f32(dst: u32, src: *const f32, index: u32, inside: bool) 
 #[inline(always)]
 pub unsafe fn cp_async_f32x4(dst: u32, src: *const f32, index: u32, inside: bool) {
     // SAFETY: the caller's contract; a false predicate turns the index and the size to 0.
-    unsafe {
-        asm!(
-            "{{ .reg .pred p; .reg .u32 i, n; .reg .u64 g;",
-            "setp.ne.u32 p, {inside}, 0; selp.u32 i, {index}, 0, p; selp.u32 n, 16, 0, p;",
-            "mul.wide.u32 g, i, 4; add.s64 g, g, {src}; cvta.to.global.u64 g, g;",
-            "cp.async.cg.shared.global [{dst}], [g], 16, n; }}",
-            dst = in(reg32) dst, src = in(reg64) src, index = in(reg32) index,
-            inside = in(reg32) inside as u32,
-            options(nostack, preserves_flags),
-        );
-    }
+    unsafe { cp_async_or_zeros!("cg", "16", "4"; dst, src, index, inside) }
 }
 
 /// Closes this thread's current group of asynchronous copies.

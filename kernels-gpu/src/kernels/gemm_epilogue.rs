@@ -29,31 +29,26 @@ pub trait Group: Sized {
     unsafe fn store(self, p: *mut f32, at: u32);
 }
 
-impl Group for [f32; 2] {
-    #[inline(always)]
-    unsafe fn load(p: *const f32, at: u32) -> Self {
-        // SAFETY: the caller's contract.
-        unsafe { gpu::load_global2(p, at) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut f32, at: u32) {
-        // SAFETY: the caller's contract.
-        unsafe { gpu::store_global2(p, at, self) }
-    }
+/// [`Group`] for W floats, moved by `gpu`'s W-float global load and store.
+macro_rules! group_of {
+    ($w:literal, $load:ident, $store:ident) => {
+        impl Group for [f32; $w] {
+            #[inline(always)]
+            unsafe fn load(p: *const f32, at: u32) -> Self {
+                // SAFETY: the caller's contract.
+                unsafe { gpu::$load(p, at) }
+            }
+            #[inline(always)]
+            unsafe fn store(self, p: *mut f32, at: u32) {
+                // SAFETY: the caller's contract.
+                unsafe { gpu::$store(p, at, self) }
+            }
+        }
+    };
 }
 
-impl Group for [f32; 4] {
-    #[inline(always)]
-    unsafe fn load(p: *const f32, at: u32) -> Self {
-        // SAFETY: the caller's contract.
-        unsafe { gpu::load_global4(p, at) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut f32, at: u32) {
-        // SAFETY: the caller's contract.
-        unsafe { gpu::store_global4(p, at, self) }
-    }
-}
+group_of!(2, load_global2, store_global2);
+group_of!(4, load_global4, store_global4);
 
 impl Output {
     /// Writes `vals`, the accumulators of columns `col..col + W` of row `row`; parts outside C
