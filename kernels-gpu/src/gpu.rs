@@ -42,47 +42,43 @@ mod tma;
 #[cfg(lab_sm90a)]
 pub use tma::*;
 
-/// This thread's index in its block (x).
-#[inline(always)]
-pub fn thread_idx_x() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_thread_idx_x() as u32 }
+/// A function reading one of the index special registers (`%tid.x`, `%ctaid.x`, ...) through
+/// its intrinsic.
+macro_rules! special_register {
+    ($(#[$doc:meta])* $name:ident = $intrinsic:ident) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            // SAFETY: reads a special register.
+            unsafe { nvptx::$intrinsic() as u32 }
+        }
+    };
 }
 
-/// This block's index in the grid (x).
-#[inline(always)]
-pub fn block_idx_x() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_block_idx_x() as u32 }
-}
-
-/// This block's index in the grid (y).
-#[inline(always)]
-pub fn block_idx_y() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_block_idx_y() as u32 }
-}
-
-/// Threads in the block (x).
-#[inline(always)]
-pub fn block_dim_x() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_block_dim_x() as u32 }
-}
-
-/// Blocks in the grid (x).
-#[inline(always)]
-pub fn grid_dim_x() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_grid_dim_x() as u32 }
-}
-
-/// Blocks in the grid (y).
-#[inline(always)]
-pub fn grid_dim_y() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_grid_dim_y() as u32 }
-}
+special_register!(
+    /// This thread's index in its block (x).
+    thread_idx_x = _thread_idx_x
+);
+special_register!(
+    /// This block's index in the grid (x).
+    block_idx_x = _block_idx_x
+);
+special_register!(
+    /// This block's index in the grid (y).
+    block_idx_y = _block_idx_y
+);
+special_register!(
+    /// Threads in the block (x).
+    block_dim_x = _block_dim_x
+);
+special_register!(
+    /// Blocks in the grid (x).
+    grid_dim_x = _grid_dim_x
+);
+special_register!(
+    /// Blocks in the grid (y).
+    grid_dim_y = _grid_dim_y
+);
 
 /// This thread's index in the whole grid (x), `block_idx_x() * threads + thread_idx_x()`, as 64
 /// bits, formed as nvcc forms it (a wide multiply plus the widened thread index), which ptxas
