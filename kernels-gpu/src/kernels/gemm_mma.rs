@@ -78,7 +78,7 @@ pub unsafe fn gemm_mma<
     // (`interior_copies`); blocks at the edges keep the tests.
     let chunked = chunks_aligned(k, a as usize) && chunks_aligned(n, b as usize);
     let interior = chunked
-        && MmaShape::of::<BM, BN, BK, MI, NI, STAGES>().copies_split_exactly()
+        && MmaShape::of(BM, BN, BK, MI, NI, STAGES).copies_split_exactly()
         && tile.0 + BM as u32 <= m
         && tile.1 + BN as u32 <= n
         && k.is_multiple_of(BK as u32);
@@ -152,7 +152,7 @@ unsafe fn body<
         beta,
         tile: (row0, col0),
     } = p;
-    let s = MmaShape::of::<BM, BN, BK, MI, NI, STAGES>();
+    let s = MmaShape::of(BM, BN, BK, MI, NI, STAGES);
     let t = gpu::thread_idx_x();
     let (warp, lane) = (t / WARP, t % WARP);
     let smem = gpu::dynamic_shared_base();

@@ -88,23 +88,17 @@ impl MmaShape {
         }
     }
 
-    /// The shape of a kernel's const parameters: block tile BM x BN x BK, warps of MI x NI
-    /// m16n8 tiles, STAGES stages.
-    pub const fn of<
-        const BM: usize,
-        const BN: usize,
-        const BK: usize,
-        const MI: usize,
-        const NI: usize,
-        const STAGES: usize,
-    >() -> Self {
+    /// The shape of a kernel's const parameters: block tile `bm x bn x bk`, warps of `mi x ni`
+    /// m16n8 tiles, `stages` stages.
+    pub const fn of(bm: usize, bn: usize, bk: usize, mi: usize, ni: usize, stages: usize) -> Self {
+        let (mi, ni) = (mi as u32, ni as u32);
         Self::new(
-            BM as u32,
-            BN as u32,
-            BK as u32,
-            MMA_M * MI as u32,
-            MMA_N * NI as u32,
-            STAGES as u32,
+            bm as u32,
+            bn as u32,
+            bk as u32,
+            MMA_M * mi,
+            MMA_N * ni,
+            stages as u32,
         )
     }
 
