@@ -90,6 +90,19 @@ pub const fn ldmatrix_trans_element(lane: u32, half: u32) -> Element {
     (c, r)
 }
 
+/// Calls `f(lane, j, half)` for every lane of a warp, matrix `j` of an `ldmatrix.x4` and half of
+/// the lane's word: every element the four matrices hand out (the CPU tests' walk).
+#[cfg(test)]
+pub(crate) fn each_ldmatrix_x4_element(mut f: impl FnMut(u32, u32, u32)) {
+    for lane in 0..LANES {
+        for j in 0..4 {
+            for half in 0..2 {
+                f(lane, j, half);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -152,30 +165,22 @@ mod tests {
     /// columns 8*(j/2)) hands each lane exactly its A fragment: the GEMM's addressing.
     #[test]
     fn ldmatrix_x4_of_the_quadrants_is_the_a_fragment() {
-        for lane in 0..LANES {
-            for j in 0..4 {
-                for half in 0..2 {
-                    let (r, c) = ldmatrix_element(lane, half);
-                    let tile = (r + 8 * (j % 2), c + 8 * (j / 2));
-                    assert_eq!(tile, a_element(lane, j, half), "lane {lane} reg {j}");
-                }
-            }
-        }
+        each_ldmatrix_x4_element(|lane, j, half| {
+            let (r, c) = ldmatrix_element(lane, half);
+            let tile = (r + 8 * (j % 2), c + 8 * (j / 2));
+            assert_eq!(tile, a_element(lane, j, half), "lane {lane} reg {j}");
+        });
     }
 
     /// ldmatrix.x4.trans over a 16 x 16 slice of row-major B (k rows, n columns; matrix j at k
     /// 8*(j%2), n 8*(j/2)) hands each lane the B fragments of two neighbouring n8 tiles.
     #[test]
     fn ldmatrix_x4_trans_of_row_major_b_is_two_b_fragments() {
-        for lane in 0..LANES {
-            for j in 0..4 {
-                for half in 0..2 {
-                    let (k, n) = ldmatrix_trans_element(lane, half);
-                    let (k, n) = (k + 8 * (j % 2), n + 8 * (j / 2));
-                    let (tile, reg) = (j / 2, j % 2);
-                    assert_eq!((k, n - 8 * tile), b_element(lane, reg, half), "lane {lane}");
-                }
-            }
-        }
+        each_ldmatrix_x4_element(|lane, j, half| {
+            let (k, n) = ldmatrix_trans_element(lane, half);
+            let (k, n) = (k + 8 * (j % 2), n + 8 * (j / 2));
+            let (tile, reg) = (j / 2, j % 2);
+            assert_eq!((k, n - 8 * tile), b_element(lane, reg, half), "lane {lane}");
+        });
     }
 }

@@ -112,7 +112,8 @@ mod tests {
     extern crate std;
     use super::*;
     use crate::shapes::mma_layout::{
-        a_element, b_element, ldmatrix_element, ldmatrix_trans_element, warp_tile_accumulator,
+        a_element, b_element, each_ldmatrix_x4_element, ldmatrix_element, ldmatrix_trans_element,
+        warp_tile_accumulator,
     };
     use crate::variants::{RingMma, WGEMM};
     use std::vec;
@@ -161,36 +162,22 @@ mod tests {
                 let (wr, wc) = s.warp_origin(warp);
                 for kk in 0..SYNC_K_STEPS {
                     for mi in 0..SYNC_M_TILES as u32 {
-                        for lane in 0..LANES {
-                            for j in 0..4 {
-                                for half in 0..2 {
-                                    // Matrix j's row i is the chunk at the address lane 8j+i gave.
-                                    let (i, col) = ldmatrix_element(lane, half);
-                                    let addr = s.a_fragment_offset(warp, 8 * j + i, mi, kk);
-                                    let (r, c) = a_element(lane, j, half);
-                                    assert_eq!(
-                                        read(&a, addr, col),
-                                        (b'A', wr + 16 * mi + r, 16 * kk + c)
-                                    );
-                                }
-                            }
-                        }
+                        each_ldmatrix_x4_element(|lane, j, half| {
+                            // Matrix j's row i is the chunk at the address lane 8j+i gave.
+                            let (i, col) = ldmatrix_element(lane, half);
+                            let addr = s.a_fragment_offset(warp, 8 * j + i, mi, kk);
+                            let (r, c) = a_element(lane, j, half);
+                            assert_eq!(read(&a, addr, col), (b'A', wr + 16 * mi + r, 16 * kk + c));
+                        });
                     }
                     for nj in 0..s.n_pairs() {
-                        for lane in 0..LANES {
-                            for j in 0..4 {
-                                for half in 0..2 {
-                                    let (i, col) = ldmatrix_trans_element(lane, half);
-                                    let addr = s.b_fragment_offset(warp, 8 * j + i, nj, kk);
-                                    let (k, n) = b_element(lane, j % 2, half);
-                                    let ni = 2 * nj + j / 2;
-                                    assert_eq!(
-                                        read(&b, addr, col),
-                                        (b'B', 16 * kk + k, wc + 8 * ni + n)
-                                    );
-                                }
-                            }
-                        }
+                        each_ldmatrix_x4_element(|lane, j, half| {
+                            let (i, col) = ldmatrix_trans_element(lane, half);
+                            let addr = s.b_fragment_offset(warp, 8 * j + i, nj, kk);
+                            let (k, n) = b_element(lane, j % 2, half);
+                            let ni = 2 * nj + j / 2;
+                            assert_eq!(read(&b, addr, col), (b'B', 16 * kk + k, wc + 8 * ni + n));
+                        });
                     }
                 }
             }

@@ -216,7 +216,7 @@ fn the_interior_copy_split_is_exact() {
 #[test]
 fn fragments_read_through_the_swizzle_are_the_mma_operands() {
     use crate::shapes::mma_layout::{
-        a_element, b_element, ldmatrix_element, ldmatrix_trans_element,
+        a_element, b_element, each_ldmatrix_x4_element, ldmatrix_element, ldmatrix_trans_element,
     };
     for s in shapes() {
         // The stage as (matrix, row, col) per 2-byte element, written through the swizzle.
@@ -242,32 +242,24 @@ fn fragments_read_through_the_swizzle_are_the_mma_operands() {
             for kk in 0..s.k_steps() {
                 for mi in 0..s.m_tiles() {
                     let addr = |l| s.a_fragment_offset(warp, l, mi, kk);
-                    for lane in 0..WARP {
-                        for j in 0..4 {
-                            for half in 0..2 {
-                                let (i, col) = ldmatrix_element(lane, half);
-                                let got = row_of(&addr, j, i, col);
-                                let (r, c) = a_element(lane, j, half);
-                                assert_eq!(got, (b'A', wr + 16 * mi + r, 16 * kk + c));
-                            }
-                        }
-                    }
+                    each_ldmatrix_x4_element(|lane, j, half| {
+                        let (i, col) = ldmatrix_element(lane, half);
+                        let got = row_of(&addr, j, i, col);
+                        let (r, c) = a_element(lane, j, half);
+                        assert_eq!(got, (b'A', wr + 16 * mi + r, 16 * kk + c));
+                    });
                 }
                 for nj in 0..s.n_pairs() {
                     let addr = |l| s.b_fragment_offset(warp, l, nj, kk);
-                    for lane in 0..WARP {
-                        for j in 0..4 {
-                            for half in 0..2 {
-                                // .trans: the lane's element is (row, col) of the stored
-                                // matrix j, read from the chunk of that row.
-                                let (i, col) = ldmatrix_trans_element(lane, half);
-                                let got = row_of(&addr, j, i, col);
-                                let (k, n) = b_element(lane, j % 2, half);
-                                let ni = 2 * nj + j / 2;
-                                assert_eq!(got, (b'B', 16 * kk + k, wc + 8 * ni + n));
-                            }
-                        }
-                    }
+                    each_ldmatrix_x4_element(|lane, j, half| {
+                        // .trans: the lane's element is (row, col) of the stored
+                        // matrix j, read from the chunk of that row.
+                        let (i, col) = ldmatrix_trans_element(lane, half);
+                        let got = row_of(&addr, j, i, col);
+                        let (k, n) = b_element(lane, j % 2, half);
+                        let ni = 2 * nj + j / 2;
+                        assert_eq!(got, (b'B', 16 * kk + k, wc + 8 * ni + n));
+                    });
                 }
             }
         }
