@@ -100,6 +100,22 @@ macro_rules! ring_kernel {
     };
 }
 
+/// One `gemm_wgmma` line as a [`WgemmVariant`](crate::variants::WgemmVariant).
+macro_rules! ring_line {
+    ($label:literal, $fam:ident, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
+        WgemmVariant {
+            label: $label,
+            bm: $bm,
+            bn: $bn,
+            stages: $s,
+            consumers: $c,
+            cluster: $x,
+            mma: ring_mma!($fam),
+            entry: ring_entry!($fam, $bm, $bn, $s, $c, $x),
+        }
+    };
+}
+
 /// Expands the `gemm_wgmma` section of the variant table (see `variants.rs`): its params
 /// structs, [`WGEMM`](crate::variants::WGEMM), the checks of each line and, in the sm_90a build
 /// only, one entry per line.
@@ -113,16 +129,9 @@ macro_rules! wgemm_table {
         kernel_params!("gemm_wgmma", ($params, $args) $plist);
 
         /// The warp-specialized GEMM's lines (sm_90a only), in table order.
-        pub const WGEMM: &[WgemmVariant] = &[ $( WgemmVariant {
-            label: $label, bm: $bm, bn: $bn, stages: $s, consumers: $c, cluster: $x,
-            mma: ring_mma!($fam), entry: ring_entry!($fam, $bm, $bn, $s, $c, $x),
-        }, )* ];
+        pub const WGEMM: &[WgemmVariant] = &[ $( ring_line!($label, $fam, $bm, $bn, $s, $c, $x), )* ];
         $( const _: () = {
-            let v = WgemmVariant {
-                label: $label, bm: $bm, bn: $bn, stages: $s, consumers: $c, cluster: $x,
-                mma: ring_mma!($fam), entry: "",
-            };
-            match wgemm_line_fits(&v) {
+            match wgemm_line_fits(&ring_line!($label, $fam, $bm, $bn, $s, $c, $x)) {
                 Ok(()) => {}
                 Err(WgemmMisfit::Width) => panic!(concat!("gemm_wgmma line ", $label,
                     ": BN must be 64, 128 or 256 (a wgmma N; four mma.sync warps of 16-column pairs)")),
