@@ -5,6 +5,10 @@
 //! (where a byte goes, a block's shared-memory layout); `variants.rs` holds the lines themselves
 //! and re-exports these types.
 
+// First: its `no_two_alike!` is used by the line files below.
+#[macro_use]
+pub(crate) mod text_rules;
+
 pub mod check_launches;
 pub(crate) mod gemm;
 #[macro_use]
@@ -16,5 +20,4 @@ pub(crate) mod read;
 pub mod smem_copy;
 pub(crate) mod table_rules;
 pub(crate) mod tensor_core;
-pub(crate) mod text_rules;
 pub mod wgmma;

@@ -265,20 +265,9 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
 
 /// No two lines share a label or an entry.
 pub const fn wgemm_lines_unique(lines: &[WgemmVariant]) -> bool {
-    let mut i = 0;
-    while i < lines.len() {
-        let mut j = i + 1;
-        while j < lines.len() {
-            if crate::sections::text_rules::str_eq(lines[i].label, lines[j].label)
-                || crate::sections::text_rules::str_eq(lines[i].entry, lines[j].entry)
-            {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    true
+    use crate::sections::text_rules::str_eq;
+    no_two_alike!(lines, |a, b| str_eq(a.label, b.label)
+        || str_eq(a.entry, b.entry))
 }
 
 /// The descriptor's layout type for the 128-byte swizzle (bits 62-63).

@@ -140,27 +140,16 @@ pub const fn smem_copy_misfit(threads: u32, stage_bytes: u32, stages: u32) -> Op
 
 /// No two lines share an entry.
 pub const fn smem_copy_lines_unique(lines: &[SmemCopyLine]) -> bool {
-    let mut i = 0;
-    while i < lines.len() {
-        let mut j = i + 1;
-        while j < lines.len() {
-            let (a, b) = (&lines[i], &lines[j]);
-            let same_path = matches!(
-                (a.path, b.path),
-                (SmemPath::CpAsync, SmemPath::CpAsync) | (SmemPath::Bulk, SmemPath::Bulk)
-            );
-            if same_path
-                && a.threads == b.threads
-                && a.stage_bytes == b.stage_bytes
-                && a.stages == b.stages
-            {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    true
+    no_two_alike!(lines, |a, b| {
+        let same_path = matches!(
+            (a.path, b.path),
+            (SmemPath::CpAsync, SmemPath::CpAsync) | (SmemPath::Bulk, SmemPath::Bulk)
+        );
+        same_path
+            && a.threads == b.threads
+            && a.stage_bytes == b.stage_bytes
+            && a.stages == b.stages
+    })
 }
 
 #[cfg(test)]

@@ -19,45 +19,13 @@ pub(crate) const fn grid_has(grid: &[MemcpyPoint], threads: u32, loads: u32, wid
 }
 
 pub(crate) const fn entries_unique(gemm: &[GemmVariant], memcpy: &[MemcpyVariant]) -> bool {
-    let mut i = 0;
-    while i < gemm.len() {
-        let mut j = i + 1;
-        while j < gemm.len() {
-            if str_eq(gemm[i].entry, gemm[j].entry) || str_eq(gemm[i].label, gemm[j].label) {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    let mut i = 0;
-    while i < memcpy.len() {
-        let mut j = i + 1;
-        while j < memcpy.len() {
-            if str_eq(memcpy[i].point.entry, memcpy[j].point.entry)
-                || str_eq(memcpy[i].label, memcpy[j].label)
-            {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    true
+    no_two_alike!(gemm, |a, b| str_eq(a.entry, b.entry)
+        || str_eq(a.label, b.label))
+        && no_two_alike!(memcpy, |a, b| str_eq(a.point.entry, b.point.entry)
+            || str_eq(a.label, b.label))
 }
 
 /// No (op, ILP) pair twice among the FMA controls.
 pub(crate) const fn controls_unique(controls: &[FmaVariant]) -> bool {
-    let mut i = 0;
-    while i < controls.len() {
-        let mut j = i + 1;
-        while j < controls.len() {
-            if controls[i].op as u8 == controls[j].op as u8 && controls[i].ilp == controls[j].ilp {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    true
+    no_two_alike!(controls, |a, b| a.op as u8 == b.op as u8 && a.ilp == b.ilp)
 }

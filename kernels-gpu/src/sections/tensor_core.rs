@@ -117,15 +117,13 @@ pub const fn mma_shape_fits(s: &MmaShape, mma: (u32, u32, u32)) -> Result<(), Mm
 /// No two BF16 GEMM lines share a label or an entry, and no BF16 label is an FP32 GEMM's (the
 /// host names variants by label).
 pub const fn bf16_lines_unique(gemm: &[GemmVariant], bf16: &[Bf16GemmVariant]) -> bool {
+    if !no_two_alike!(bf16, |a, b| str_eq(a.label, b.label)
+        || str_eq(a.entry, b.entry))
+    {
+        return false;
+    }
     let mut i = 0;
     while i < bf16.len() {
-        let mut j = i + 1;
-        while j < bf16.len() {
-            if str_eq(bf16[i].label, bf16[j].label) || str_eq(bf16[i].entry, bf16[j].entry) {
-                return false;
-            }
-            j += 1;
-        }
         let mut g = 0;
         while g < gemm.len() {
             if str_eq(bf16[i].label, gemm[g].label) {

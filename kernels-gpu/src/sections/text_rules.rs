@@ -1,6 +1,27 @@
 //! The table's generic compile-time comparisons (const fns: no allocation, no iterators), in a
 //! leaf so that the table's parts and its typed rules (`table_rules.rs`) can all use them.
 
+/// Whether no two items of the slice `$items` are alike by `$alike`, a const expression over
+/// references `$a` and `$b` to the two: the pairwise walk every uniqueness rule of the table
+/// shares (a macro: const fns take no closures).
+macro_rules! no_two_alike {
+    ($items:expr, |$a:ident, $b:ident| $alike:expr) => {{
+        let items = $items;
+        let mut unique = true;
+        let mut i = 0;
+        while unique && i < items.len() {
+            let mut j = i + 1;
+            while unique && j < items.len() {
+                let ($a, $b) = (&items[i], &items[j]);
+                unique = !($alike);
+                j += 1;
+            }
+            i += 1;
+        }
+        unique
+    }};
+}
+
 pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {

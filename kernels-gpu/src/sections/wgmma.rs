@@ -124,16 +124,5 @@ pub const fn accumulator_position(t: u32, r: u32) -> (u32, u32) {
 
 /// No two lines share a shape and a group count (and so an entry).
 pub const fn wgmma_lines_unique(lines: &[WgmmaVariant]) -> bool {
-    let mut i = 0;
-    while i < lines.len() {
-        let mut j = i + 1;
-        while j < lines.len() {
-            if lines[i].n == lines[j].n && lines[i].groups == lines[j].groups {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    true
+    no_two_alike!(lines, |a, b| a.n == b.n && a.groups == b.groups)
 }
