@@ -21,8 +21,8 @@ use host::cuda::{Gpu, Module};
 use host::experiments::mma::wgmma_run::launch;
 use host::experiments::residency::hold_at_blocks;
 use host::sampling::{time_launches, SamplingConfig, SamplingPlan, TimingPlan};
-use kernels_gpu::variants::{WgmmaVariant, WARPGROUP_THREADS, WGMMA_BF16};
 use kernels_gpu::models::wgmma_tile::WgmmaTile;
+use kernels_gpu::variants::{WgmmaVariant, WARPGROUP_THREADS, WGMMA_BF16};
 
 /// Device 0 and its sm_90a module, or a panic that says why not.
 fn hopper() -> (Gpu, Arc<Module>) {

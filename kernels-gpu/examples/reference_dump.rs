@@ -1,5 +1,5 @@
-//! Writes the CPU references of `kernels_gpu::models::probe_results` out for a check written in another
-//! language (the GPU check script compares the kernels' output with them):
+//! Writes the CPU references of `kernels_gpu::models::probe_results` out for a check written in
+//! another language (the GPU check script compares the kernels' output with them):
 //!
 //! - `reference_dump fma A B ITERS G...`: one line `ilp g bits` per FMA kernel and thread g, the
 //!   bits of `probe_results::fma_ilp(g, ilp, A, B, ITERS)` as hex;

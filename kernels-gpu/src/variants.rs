@@ -103,9 +103,10 @@ variant_table! {
     // DRAM latency: one thread follows a pointer ring whose consecutive hops lie at least
     // SLOT_BYTES apart (entry name, slot bytes).
     chase: ("chase_u32", 128),
-    // The GEMM check (gemm_ref.rs, kernels/gemm_judge.rs, gemm_hash.rs, the rule in gemm_tolerance.rs):
-    // not variants, never timed. The f64 reference, one thread per element of C in TILE x TILE blocks (entry,
-    // TILE); the comparison of an f32 C with it, every element (entry, threads per block).
+    // The GEMM check (gemm_ref.rs, kernels/gemm_judge.rs, gemm_hash.rs, the rule in
+    // gemm_tolerance.rs): not variants, never timed. The f64 reference, one thread per element of C
+    // in TILE x TILE blocks (entry, TILE); the comparison of an f32 C with it, every element
+    // (entry, threads per block).
     gemm_ref: ("gemm_ref_f64", 16),
     gemm_check: ("gemm_check_f32", 256),
     // The hash of an f32 C (gemm_hash.rs, the rule in output_hash.rs), taken after every timed
@@ -163,12 +164,12 @@ wgmma_table! {
 }
 
 // Hopper's warp-specialized GEMM (sm_90a only, gemm_wgmma.rs): C = alpha*A*B + beta*C, A and B
-// row-major bf16, C f32, as `gemm_bf16`. One producer warpgroup loads 64-deep slices of A and B
-// by TMA (128-byte swizzle) into a ring of `stages` slots guarded by mbarriers; `consumers`
-// warpgroups (64 rows each) run wgmma m64nBNk16 on them; blocks are persistent over the output
-// tiles. The tensor maps are passed by their addresses in global memory (sections/gemm_wgmma.rs says
-// why). Any M; K and N multiples of 8 (TMA's 16-byte row strides). `mma_sync` lines run
-// ldmatrix + mma.sync m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
+// row-major bf16, C f32, as `gemm_bf16`. One producer warpgroup loads 64-deep slices of A and B by
+// TMA (128-byte swizzle) into a ring of `stages` slots guarded by mbarriers; `consumers` warpgroups
+// (64 rows each) run wgmma m64nBNk16 on them; blocks are persistent over the output tiles. The
+// tensor maps are passed by their addresses in global memory (sections/gemm_wgmma.rs says why). Any
+// M; K and N multiples of 8 (TMA's 16-byte row strides). `mma_sync` lines run ldmatrix + mma.sync
+// m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
 // wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}, tma_mma_... for mma_sync.
 wgemm_table! {
     abi: (WgemmParams, WgemmArgs)
@@ -193,8 +194,8 @@ pub use crate::sections::gemm_wgmma::{
 
 // Copies whose bytes in flight live in shared memory (smem_copy.rs, any sm_80+): each warp of a
 // block owns a ring of STAGES slots of STAGE_BYTES filled by 16-byte cp.async and drained by
-// stores, in a persistent grid (sections/smem_copy.rs). A line is (threads per block, stage bytes of
-// a warp, stages): a warp keeps STAGE_BYTES x STAGES in flight and a block THREADS/32 rings.
+// stores, in a persistent grid (sections/smem_copy.rs). A line is (threads per block, stage bytes
+// of a warp, stages): a warp keeps STAGE_BYTES x STAGES in flight and a block THREADS/32 rings.
 // Entry: cp_async_copy_t{THREADS}_b{STAGE_BYTES}_s{STAGES}.
 smem_copy_table! {
     abi: (SmemCopyParams, SmemCopyArgs)(src: *const f32, dst: *mut f32, n: u64),
@@ -442,8 +443,8 @@ mod tests {
             (((128, 128, 8), (64, 64), (8, 8), 3), WarpTile),
             (((128, 96, 8), (64, 64), (8, 16), 3), BlockTile),
             (((512, 256, 8), (32, 32), (4, 8), 3), Threads),
-            // 512 threads: the 128x4 slice of A gives each one float, but the 4x128 slice of B holds
-            // only 128 four-float groups.
+            // 512 threads: the 128x4 slice of A gives each one float, but the 4x128 slice of B
+            // holds only 128 four-float groups.
             (((128, 128, 4), (32, 32), (4, 8), 3), Staging),
             (((128, 128, 8), (64, 32), (8, 8), 1), Stages),
             (((256, 256, 32), (64, 64), (16, 8), 8), SharedMemory),

@@ -2,9 +2,9 @@
 //! compiler, GPU threads as OS threads (the tensor-core kernels' as fibers, their warp-wide
 //! instructions modelled), cp.async as queued copies that land only at the wait. Every GEMM line
 //! must match an f64 product at sizes that take each of its paths, every BF16 GEMM line an exact
-//! product of small integers, every copy of the grid must copy exactly, and every FMA and mma
-//! line must give, bit for bit, what the lab's CPU reference (`kernels_gpu::models::probe_results`) and mma
-//! model (`kernels_gpu::models::mma_sync`) say the Rust kernel gives. This checks the CUDA C++
+//! product of small integers, every copy of the grid must copy exactly, and every FMA and mma line
+//! must give, bit for bit, what the lab's CPU reference (`kernels_gpu::models::probe_results`) and
+//! mma model (`kernels_gpu::models::mma_sync`) say the Rust kernel gives. This checks the CUDA C++
 //! algorithm before any GPU time is spent on it; nvcc's code is checked on the GPU.
 
 use std::path::{Path, PathBuf};

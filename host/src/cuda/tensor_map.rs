@@ -10,8 +10,8 @@
 
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr};
-use kernels_gpu::variants::WgemmVariant;
 use kernels_gpu::shapes::tma_slot::{B_BOX_COLS, WGEMM_BK};
+use kernels_gpu::variants::WgemmVariant;
 
 use super::{CudaError, Gpu};
 use crate::results::GemmDims;

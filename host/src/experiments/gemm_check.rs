@@ -170,8 +170,8 @@ impl GemmChecker {
         ))
     }
 
-    /// Enqueues the hash of `c` (`kernels_gpu::models::output_hash`) into word `slot` of `out`, which
-    /// must hold zero there.
+    /// Enqueues the hash of `c` (`kernels_gpu::models::output_hash`) into word `slot` of `out`,
+    /// which must hold zero there.
     pub fn hash_into(
         &self,
         gpu: &Gpu,

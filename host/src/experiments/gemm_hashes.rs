@@ -1,6 +1,6 @@
-//! Every launch of a GEMM side accounted for, not only the one whose every element is checked
-//! (the verified launch: its last timed launch). The kernels are deterministic (the same inputs
-//! give the same bits), so the hash of C (`kernels_gpu::models::output_hash`, computed on the GPU by
+//! Every launch of a GEMM side accounted for, not only the one whose every element is checked (the
+//! verified launch: its last timed launch). The kernels are deterministic (the same inputs give the
+//! same bits), so the hash of C (`kernels_gpu::models::output_hash`, computed on the GPU by
 //! `gemm_hash`) tells a launch that wrote anything else:
 //!
 //! - after every timed sample, outside the timed interval (`sampling::Sampled::after_sample`),

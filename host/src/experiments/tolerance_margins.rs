@@ -1,7 +1,7 @@
-//! The GEMM check's tolerance (`kernels_gpu::models::gemm_tolerance`) measured on the CPU against FP32
-//! products summed in the orders real kernels use, and against kernels that lose precision,
-//! terms or elements. The tests hold the rule to what it promises: every correct order passes
-//! with room to spare, every fault fails.
+//! The GEMM check's tolerance (`kernels_gpu::models::gemm_tolerance`) measured on the CPU against
+//! FP32 products summed in the orders real kernels use, and against kernels that lose precision,
+//! terms or elements. The tests hold the rule to what it promises: every correct order passes with
+//! room to spare, every fault fails.
 
 use std::collections::BTreeSet;
 

@@ -1,6 +1,6 @@
 //! Correctness checks on the CPU: the GEMM check's twin (the rule of the GPU check kernels,
-//! `kernels_gpu::models::gemm_tolerance`, applied to every element on the CPU: for the tests, and as
-//! the oracle the GPU tests hold the kernels to), and copies, exactly.
+//! `kernels_gpu::models::gemm_tolerance`, applied to every element on the CPU: for the tests, and
+//! as the oracle the GPU tests hold the kernels to), and copies, exactly.
 
 use std::thread;
 

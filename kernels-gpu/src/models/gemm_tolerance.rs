@@ -1,10 +1,9 @@
 //! The GEMM check's rule: the f64 reference of one element of C = alpha*A*B + beta*C0, the
 //! tolerance an FP32 result is held to, and the tally of a whole C. Compiled for the GPU (the
-//! reference and check kernels, `gemm_ref.rs` and `kernels/gemm_judge.rs`) and for the host (its CPU
-//! twin, `host/src/experiments/verify.rs`), so both sides run this very arithmetic. Every
-//! multiply that feeds an add is an explicit fused multiply-add: ptxas may fuse a plain
-//! `mul.f64` and `add.f64` of its own accord, and then the GPU and the CPU would round
-//! differently.
+//! reference and check kernels, `gemm_ref.rs` and `kernels/gemm_judge.rs`) and for the host (its
+//! CPU twin, `host/src/experiments/verify.rs`), so both sides run this very arithmetic. Every
+//! multiply that feeds an add is an explicit fused multiply-add: ptxas may fuse a plain `mul.f64`
+//! and `add.f64` of its own accord, and then the GPU and the CPU would round differently.
 //!
 //! # The tolerance
 //!

@@ -23,10 +23,10 @@ impl GemmRefKernel {
     }
 }
 
-/// A GEMM check kernel that reads every element of an f32 C once, over a grid-stride loop, and
-/// adds what it finds into `out`'s words with one atomic per warp: the comparison (kernels/gemm_judge.rs:
-/// the [`crate::models::gemm_tolerance::Tally`] against the reference) and the hash (gemm_hash.rs: the
-/// [`crate::models::output_hash`] of C).
+/// A GEMM check kernel that reads every element of an f32 C once, over a grid-stride loop, and adds
+/// what it finds into `out`'s words with one atomic per warp: the comparison
+/// (kernels/gemm_judge.rs: the [`crate::models::gemm_tolerance::Tally`] against the reference) and
+/// the hash (gemm_hash.rs: the [`crate::models::output_hash`] of C).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GemmCheckKernel {
     /// Exported PTX entry name.

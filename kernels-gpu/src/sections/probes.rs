@@ -181,7 +181,8 @@ impl ChaseKernel {
 /// What one chase measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChaseResult {
-    /// The index reached after `steps` hops (compare with [`crate::models::probe_results::chase_end`]).
+    /// The index reached after `steps` hops (compare with
+    /// [`crate::models::probe_results::chase_end`]).
     pub end: u32,
     /// SM clock cycles from before the first load to after the last one.
     pub cycles: u64,

@@ -1,8 +1,8 @@
 //! The macros of the variant table's later sections (`smem_copy`/`tma_copy`, `wgmma_bf16`,
-//! `gemm_wgmma`), beside `table_macros/variant_table.rs`'s `variant_table!`. They name the kernels each line
-//! instantiates, so they live here rather than in the sections' line files
-//! (`sections/smem_copy.rs`, `sections/wgmma.rs`, `sections/gemm_wgmma.rs`): the kernels import those files,
-//! and the files import no kernel back. Like every macro of the table, they expand in
+//! `gemm_wgmma`), beside `table_macros/variant_table.rs`'s `variant_table!`. They name the kernels
+//! each line instantiates, so they live here rather than in the sections' line files
+//! (`sections/smem_copy.rs`, `sections/wgmma.rs`, `sections/gemm_wgmma.rs`): the kernels import
+//! those files, and the files import no kernel back. Like every macro of the table, they expand in
 //! `variants.rs`, where the line types and checks they name are in scope.
 
 /// Expands the `smem_copy` section of the variant table (see `variants.rs`): its params structs,
