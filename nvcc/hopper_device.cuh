@@ -29,7 +29,7 @@ __device__ __forceinline__ void store_shared_u16(unsigned addr, unsigned short v
     asm volatile("st.shared.u16 [%0], %1;" ::"r"(addr), "h"(v) : "memory");
 }
 
-// wgmma_lines.rs `wgmma_descriptor`: a shared-memory matrix descriptor, addresses and offsets in
+// sections/wgmma.rs `wgmma_descriptor`: a shared-memory matrix descriptor, addresses and offsets in
 // 16-byte units, 14 bits each (bits 0-13, 16-29, 32-45).
 __host__ __device__ constexpr unsigned long long descriptor_field(unsigned bytes) { return (bytes >> 4) & 0x3fff; }
 __host__ __device__ constexpr unsigned long long wgmma_descriptor(unsigned shared_addr, unsigned leading,

@@ -1,4 +1,4 @@
-// DRAM latency in CUDA C++: kernels-gpu/src/chase.rs. One thread follows a pointer ring, each
+// DRAM latency in CUDA C++: kernels-gpu/src/kernels/chase.rs. One thread follows a pointer ring, each
 // load's address the previous load's value, so that exactly one load is in flight at a time.
 #pragma once
 

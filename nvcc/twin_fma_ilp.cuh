@@ -1,4 +1,4 @@
-// Arithmetic ILP in CUDA C++: kernels-gpu/src/fma.rs and fma_controls.rs. Each thread runs ILP
+// Arithmetic ILP in CUDA C++: kernels-gpu/src/kernels/fma.rs and fma_controls.rs. Each thread runs ILP
 // independent chains: chain i starts at ((g & 4095) + i) as a float, every round applies the op
 // (fma_ilp: x_i = fma(x_i, a, b); its controls, below, other FP32 instructions) to each chain, and
 // the thread writes the chains' sum, in chain order, to out[g]. Rounds come in trips of 16 (variants.rs `FMA_UNROLL`): `iters` rounded up to a
@@ -56,7 +56,7 @@ __device__ __forceinline__ void fmul(float* out, float a, float, int iters) {
     chains<ILP>(out, iters, [=](float x) { return __fmul_rn(x, ar); });
 }
 
-// probe_lines.rs FFMA_IMM, -2^-20.
+// sections/probes.rs FFMA_IMM, -2^-20.
 constexpr float FFMA_IMM = -1.0f / 1048576.0f;
 
 template <int ILP>

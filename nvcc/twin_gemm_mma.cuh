@@ -1,4 +1,4 @@
-// The BF16 tensor-core GEMM family in CUDA C++: kernels-gpu/src/gemm_mma.rs, C = alpha*A*B +
+// The BF16 tensor-core GEMM family in CUDA C++: kernels-gpu/src/kernels/gemm_mma.rs, C = alpha*A*B +
 // beta*C with A (M x K) and B (K x N) row-major bf16, C row-major f32, f32 accumulation, any
 // M, N, K >= 1.
 //

@@ -1,4 +1,4 @@
-// The seed GEMM family in CUDA C++: kernels-gpu/src/gemm.rs, C = alpha*A*B + beta*C (row-major
+// The seed GEMM family in CUDA C++: kernels-gpu/src/kernels/gemm.rs, C = alpha*A*B + beta*C (row-major
 // f32), the seed blog's 64x64x8 block tile with a TM x TN accumulator tile per thread.
 //
 // A block computes one 64 x 64 tile of C. Per K slice of depth 8 it stages As[64][8+1] and

@@ -1,4 +1,4 @@
-// The BF16 GEMM of mma.sync fed by Hopper's TMA in CUDA C++: kernels-gpu/src/gemm_tma_mma.rs (a
+// The BF16 GEMM of mma.sync fed by Hopper's TMA in CUDA C++: kernels-gpu/src/kernels/sm90a/gemm_tma_mma.rs (a
 // warp's fragment addresses in a slot: tma_mma_shape.rs). The ring and persistent walk of the
 // wgmma GEMM (twin_tma_ring.cuh) with no producer warp: thread 0 fills the whole ring first, and
 // after that the last warp to finish reading a slot (one acquire-release count per slot) loads the

@@ -1,4 +1,4 @@
-// The tuned GEMM family in CUDA C++: kernels-gpu/src/gemm_tuned.rs, C = alpha*A*B + beta*C
+// The tuned GEMM family in CUDA C++: kernels-gpu/src/kernels/gemm_tuned.rs, C = alpha*A*B + beta*C
 // (row-major f32), any M, N, K >= 1.
 //
 // A block computes one BM x BN tile of C through a pipeline of STAGES K slices in dynamic shared

@@ -1,4 +1,4 @@
-// The warp-specialized wgmma BF16 GEMM in CUDA C++: kernels-gpu/src/gemm_wgmma.rs. C = alpha*A*B +
+// The warp-specialized wgmma BF16 GEMM in CUDA C++: kernels-gpu/src/kernels/sm90a/gemm_wgmma.rs. C = alpha*A*B +
 // beta*C, A (M x K) and B (K x N) row-major bf16 read through tensor maps, C row-major f32. One
 // producer warpgroup (its thread 0 loads the ring by TMA, twin_tma_ring.cuh) and CONSUMERS
 // consumer warpgroups of 64 rows each, over a persistent walk of the output tiles. Each consumer
@@ -16,7 +16,7 @@ namespace lab::ring {
 // gemm_wgmma.rs `PREFETCH_AHEAD`: K steps before a tile's last at which C's rows are asked of L2.
 constexpr unsigned PREFETCH_AHEAD = 8;
 
-// wgemm_lines.rs `a_descriptor` / `b_descriptor`: 128-byte-swizzled K-major A, MN-major B.
+// sections/gemm_wgmma.rs `a_descriptor` / `b_descriptor`: 128-byte-swizzled K-major A, MN-major B.
 constexpr unsigned long long SWIZZLE_128B_LAYOUT = 1ull << 62;
 __device__ __forceinline__ unsigned long long a_descriptor(unsigned addr) {
     return hopper::wgmma_descriptor(addr, 16, SWIZZLE_ATOM) | SWIZZLE_128B_LAYOUT;
@@ -89,7 +89,7 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
 #pragma unroll
         for (int r = 0; r < ACC; r += 2) {
             const unsigned warp = tid / 32, lane = tid % 32, slice = unsigned(r) / 4, j = unsigned(r) % 4;
-            // wgmma_lines.rs `accumulator_position` of register r (r even: j is 0 or 2).
+            // sections/wgmma.rs `accumulator_position` of register r (r even: j is 0 or 2).
             const unsigned row = 16 * warp + lane / 4 + 8 * (j / 2);
             const unsigned col = 8 * slice + 2 * (lane % 4);
             store_pair(c, m, n, alpha, beta, row0 + row, col0 + col, d[r], d[r + 1]);

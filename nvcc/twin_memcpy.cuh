@@ -1,4 +1,4 @@
-// The strided copy in CUDA C++: kernels-gpu/src/memcpy.rs. Thread g moves vectors
+// The strided copy in CUDA C++: kernels-gpu/src/kernels/memcpy.rs. Thread g moves vectors
 // g + i*grid_stride (i < LOADS) of WIDTH floats each, and issues all LOADS loads before its first
 // store, so that it keeps LOADS*WIDTH*4 bytes in flight.
 //

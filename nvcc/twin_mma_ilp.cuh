@@ -1,9 +1,9 @@
-// Tensor-core ILP in CUDA C++: kernels-gpu/src/mma_ilp.rs (the peer's contract,
+// Tensor-core ILP in CUDA C++: kernels-gpu/src/kernels/mma_ilp.rs (the peer's contract,
 // ../shared/peer/README.md). Every warp runs ILP independent m16n8k16 BF16 accumulators through
 // `iters` rounds of D_i = A*B + D_i from 0; lane l reads its A fragment from a[4l..4l+4] and its
 // B fragment from b[2l..2l+2]; thread g writes out[g], the sum over accumulators, then registers,
 // from 0.0. Results are bit-exact against the Rust kernel and the CPU model
-// (kernels-gpu/src/mma_reference.rs) where the inputs make every sum exact.
+// (kernels-gpu/src/models/mma_sync.rs) where the inputs make every sum exact.
 #pragma once
 
 #include <climits>
@@ -12,7 +12,7 @@
 
 namespace lab::mma {
 
-// tensor_variants.rs `MmaIlpVariant::rounds_per_iteration`: rounds the main loop runs per
+// sections/tensor_core.rs `MmaIlpVariant::rounds_per_iteration`: rounds the main loop runs per
 // iteration, as many as keep an iteration within 8 mma, at most 4.
 __host__ __device__ constexpr int rounds_per_iteration(int ilp) {
     int rounds = 4;

@@ -1,4 +1,4 @@
-// The BF16 tensor-core GEMM family's index arithmetic: kernels-gpu/src/mma_shape.rs in CUDA C++,
+// The BF16 tensor-core GEMM family's index arithmetic: kernels-gpu/src/shapes/mma_shape.rs in CUDA C++,
 // the same functions under the same names, so that the twin copies, swizzles, loads and stores
 // exactly the chunks and elements the Rust kernel does.
 //
@@ -70,7 +70,7 @@ __host__ __device__ constexpr Element d_element(unsigned lane, unsigned reg) {
     return {lane / 4 + 8 * (reg / 2), 2 * (lane % 4) + reg % 2};
 }
 
-// mma_shape.rs `MmaShape` for one table line, with the checks of tensor_variants.rs
+// mma_shape.rs `MmaShape` for one table line, with the checks of sections/tensor_core.rs
 // `mma_shape_fits` as static assertions: a line the Rust table rejects does not compile here
 // either.
 template <unsigned BM_, unsigned BN_, unsigned BK_, unsigned WM_, unsigned WN_, unsigned STAGES_>

@@ -1,4 +1,4 @@
-// The copy's read-only twin in CUDA C++: kernels-gpu/src/read.rs. Thread g loads vectors
+// The copy's read-only twin in CUDA C++: kernels-gpu/src/kernels/read.rs. Thread g loads vectors
 // g + i*grid_stride (i < LOADS) of WIDTH floats, all before it uses any, and adds their bit
 // patterns as integers (exact); the warp's sums are added by shuffles and lane 0 writes the
 // warp's total, so the kernel writes one word per warp.

@@ -1,5 +1,5 @@
-// The copy through shared memory in CUDA C++: kernels-gpu/src/smem_copy.rs (the ring and where
-// each chunk goes: smem_copy_lines.rs). Each warp owns STAGES slots of CHUNKS x 512 bytes of the
+// The copy through shared memory in CUDA C++: kernels-gpu/src/kernels/smem_copy.rs (the ring and where
+// each chunk goes: sections/smem_copy.rs). Each warp owns STAGES slots of CHUNKS x 512 bytes of the
 // block's dynamic shared memory; its lanes fill a slot with 16-byte cp.async.cg, one commit group
 // per tile, and once the oldest group has landed store that slot from registers and refill it
 // with the warp's next tile (tiles w, w + warps of the grid, ...). A lane reads back only the
@@ -8,7 +8,7 @@
 
 namespace lab::smem_copy {
 
-// smem_copy_lines.rs `chunk_float`: chunk j of all 32 lanes is 512 consecutive bytes.
+// sections/smem_copy.rs `chunk_float`: chunk j of all 32 lanes is 512 consecutive bytes.
 template <int CHUNKS>
 __device__ __forceinline__ unsigned long long chunk_float(unsigned long long tile, int j, unsigned lane) {
     return tile * (CHUNKS * 128ull) + (unsigned long long)(j * 32 + lane) * 4;

@@ -1,5 +1,5 @@
-// The copy through shared memory by Hopper's bulk copies in CUDA C++: kernels-gpu/src/tma_copy.rs
-// (the ring: smem_copy_lines.rs). Lane 0 of each warp moves its ring's stages with one
+// The copy through shared memory by Hopper's bulk copies in CUDA C++: kernels-gpu/src/kernels/sm90a/tma_copy.rs
+// (the ring: sections/smem_copy.rs). Lane 0 of each warp moves its ring's stages with one
 // cp.async.bulk in (completing on the stage's mbarrier) and one bulk store out each; the store of
 // one tile ago having read its stage, that stage is refilled with the warp's next tile.
 #pragma once

@@ -1,5 +1,5 @@
-// The TMA ring both warp-specialized GEMMs share, in CUDA C++: kernels-gpu/src/tma_ring.rs (a
-// line's shared-memory layout and its descriptors: wgemm_lines.rs). A ring of STAGES slots, each a
+// The TMA ring both warp-specialized GEMMs share, in CUDA C++: kernels-gpu/src/kernels/sm90a/tma_ring.rs (a
+// line's shared-memory layout and its descriptors: sections/gemm_wgmma.rs). A ring of STAGES slots, each a
 // 64-deep K slice of A (BM x 64) and B (64 x BN) as TMA writes them with the 128-byte swizzle,
 // guarded by a "full" mbarrier (TMA's bytes) and an "empty" one (the consumers' release: arrivals,
 // or a count); the fills walk every K slice of every output tile of the block's persistent walk.
@@ -10,7 +10,7 @@
 
 namespace lab::ring {
 
-// wgemm_lines.rs: the K slice, the wgmma's rows and depth, a warpgroup, the swizzle.
+// sections/gemm_wgmma.rs: the K slice, the wgmma's rows and depth, a warpgroup, the swizzle.
 constexpr unsigned WGEMM_BK = 64;
 constexpr unsigned WGEMM_M = 64;
 constexpr unsigned WGEMM_K = 16;
@@ -22,7 +22,7 @@ constexpr unsigned B_BOX_COLS = SWIZZLE_BYTES / 2;
 constexpr unsigned PRODUCER_REGS = 40;
 constexpr unsigned TILE_GROUP_ROWS = 16;
 
-// wgemm_lines.rs `WgemmVariant`: the layout of a line's ring (offsets from its aligned base).
+// sections/gemm_wgmma.rs `WgemmVariant`: the layout of a line's ring (offsets from its aligned base).
 template <unsigned BM_, unsigned BN_, unsigned STAGES_, unsigned CONSUMERS_>
 struct Line {
     static constexpr unsigned BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_;
@@ -38,14 +38,14 @@ struct Line {
     __device__ static constexpr unsigned empty_barrier(unsigned s) { return STAGES * SLOT_BYTES + 8 * (STAGES + s); }
 };
 
-// wgemm_lines.rs `consumer_regs`: what the register file leaves a consumer thread after the
+// sections/gemm_wgmma.rs `consumer_regs`: what the register file leaves a consumer thread after the
 // producer's PRODUCER_REGS, in multiples of 8, at most 240.
 __host__ __device__ constexpr unsigned consumer_regs(unsigned consumers) {
     const unsigned left = (65536 - PRODUCER_REGS * WGEMM_WARPGROUP) / (consumers * WGEMM_WARPGROUP);
     return (left > 240 ? 240 : left) / 8 * 8;
 }
 
-// block_order.rs `grouped_tile` at wgemm_lines.rs's TILE_GROUP_ROWS (`tile_of`): the output tile
+// block_order.rs `grouped_tile` at sections/gemm_wgmma.rs's TILE_GROUP_ROWS (`tile_of`): the output tile
 // that position `index` of the persistent walk takes.
 struct TileAt {
     unsigned row, col;

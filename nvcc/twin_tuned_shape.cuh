@@ -1,4 +1,4 @@
-// The tuned GEMM family's index arithmetic: kernels-gpu/src/tuned_shape.rs in CUDA C++, the same
+// The tuned GEMM family's index arithmetic: kernels-gpu/src/shapes/tuned_shape.rs in CUDA C++, the same
 // functions under the same names, so that the twin stages, computes and stores exactly the
 // elements the Rust kernel does.
 //

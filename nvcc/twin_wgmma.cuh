@@ -1,5 +1,5 @@
-// The wgmma microbenchmark in CUDA C++: kernels-gpu/src/wgmma.rs (the contract, the operand
-// layout and the values: wgmma_lines.rs). One warpgroup per block writes a 64 x 16 A and a 16 x N
+// The wgmma microbenchmark in CUDA C++: kernels-gpu/src/kernels/sm90a/wgmma.rs (the contract, the operand
+// layout and the values: sections/wgmma.rs). One warpgroup per block writes a 64 x 16 A and a 16 x N
 // B of small integers (bf16) into its dynamic shared memory, runs `iters` rounds of GROUPS commit
 // groups of one m64nNk16 wgmma each on the same accumulators, and writes its 64 x N f32 tile,
 // row-major, at out[block * 64 * N ..].
@@ -14,28 +14,28 @@ namespace lab::wgmma_bench {
 constexpr unsigned WARPGROUP_THREADS = 128;
 constexpr unsigned WGMMA_M = 64;
 constexpr unsigned WGMMA_K = 16;
-// wgmma_lines.rs: a core matrix is 8 rows of 16 bytes; the two K halves of an 8-row group lie
+// sections/wgmma.rs: a core matrix is 8 rows of 16 bytes; the two K halves of an 8-row group lie
 // LEADING_BYTES apart, consecutive 8-row groups STRIDE_BYTES apart.
 constexpr unsigned CORE_BYTES = 128;
 constexpr unsigned LEADING_BYTES = CORE_BYTES;
 constexpr unsigned STRIDE_BYTES = 2 * CORE_BYTES;
-// wgmma_lines.rs `b_offset`: B follows A's 64 x 16 bf16.
+// sections/wgmma.rs `b_offset`: B follows A's 64 x 16 bf16.
 constexpr unsigned B_OFFSET = WGMMA_M * WGMMA_K * 2;
 
-// wgmma_lines.rs `k_major_offset`: byte offset of element (row, k) of a K-major operand without
+// sections/wgmma.rs `k_major_offset`: byte offset of element (row, k) of a K-major operand without
 // swizzle.
 __device__ __forceinline__ unsigned k_major_offset(unsigned row, unsigned k) {
     return (row / 8) * STRIDE_BYTES + (k / 8) * LEADING_BYTES + (row % 8) * 16 + (k % 8) * 2;
 }
 
-// wgmma_lines.rs `a_value`, `b_value`: the operands' small integers in -1..=1.
+// sections/wgmma.rs `a_value`, `b_value`: the operands' small integers in -1..=1.
 __device__ __forceinline__ int a_value(unsigned m, unsigned k) { return int((m * 5 + k * 3 + m * k) % 3) - 1; }
 __device__ __forceinline__ int b_value(unsigned k, unsigned n) { return int((n * 7 + k + n / 8 + k * n / 4) % 3) - 1; }
 
-// wgmma_lines.rs `small_bf16`: the bf16 bits of -1, 0 or 1.
+// sections/wgmma.rs `small_bf16`: the bf16 bits of -1, 0 or 1.
 __device__ __forceinline__ unsigned short small_bf16(int v) { return v == -1 ? 0xbf80 : v == 1 ? 0x3f80 : 0; }
 
-// wgmma_lines.rs `accumulator_position`: the (row, column) of the 64 x N tile that thread t holds
+// sections/wgmma.rs `accumulator_position`: the (row, column) of the 64 x N tile that thread t holds
 // in its register r.
 struct Position {
     unsigned row, col;

@@ -18,7 +18,7 @@ use host::experiments::inputs::{random_floats, Rng};
 use host::experiments::verify::{gemm_reference, tally_gemm, GemmInputs};
 use host::results::GemmDims;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
-use kernels_gpu::gemm_tolerance::{Reference, Tally};
+use kernels_gpu::models::gemm_tolerance::{Reference, Tally};
 use kernels_gpu::variants::GEMM;
 
 fn dims(m: u32, n: u32, k: u32) -> GemmDims {

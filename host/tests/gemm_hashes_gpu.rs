@@ -18,7 +18,7 @@ use host::experiments::gemm_sides::{GemmKind, Launcher, Operands};
 use host::experiments::inputs::random_floats;
 use host::results::{GemmDims, LaunchHashes};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
-use kernels_gpu::output_hash::hash;
+use kernels_gpu::models::output_hash::hash;
 use kernels_gpu::variants::{find_gemm, GEMM};
 use support::gpu;
 

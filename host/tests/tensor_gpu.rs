@@ -17,7 +17,7 @@ use cudarc::driver::CudaSlice;
 use host::cuda::{prepare, CudaError, Gpu, Kernel, Launch, LaunchShape};
 use host::experiments::inputs::Rng;
 use host::sampling::{time_launches, SamplingConfig, SamplingPlan, TimingPlan};
-use kernels_gpu::mma_reference::{bf16_to_f32, mma_bf16_ilp_outputs, small_integer_fragments};
+use kernels_gpu::models::mma_sync::{bf16_to_f32, mma_bf16_ilp_outputs, small_integer_fragments};
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, MmaParams, BF16_GEMM, MMA_ILP};
 
 fn gpu() -> Gpu {

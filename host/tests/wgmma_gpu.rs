@@ -3,7 +3,7 @@
 //! `Launch`, the params struct the table generates):
 //! - the driver's JIT reports every wgmma entry without spills, stack or serialized wgmma;
 //! - every line's 64 x N tile, every element of every block, bit for bit against the CPU model
-//!   (`kernels_gpu::wgmma_reference`), at 0, 1 and 37 rounds;
+//!   (`kernels_gpu::models::wgmma_tile`), at 0, 1 and 37 rounds;
 //! - the table: TFLOP/s and % of the dense BF16 spec peak against warpgroups per SM (held by
 //!   dynamic shared memory, confirmed by the occupancy API), N and groups in flight; every timed
 //!   output is checked like the above. Printed, not asserted: a timing never decides a test.
@@ -21,8 +21,8 @@ use host::cuda::{Gpu, Module};
 use host::experiments::mma::wgmma_run::launch;
 use host::experiments::residency::hold_at_blocks;
 use host::sampling::{time_launches, SamplingConfig, SamplingPlan, TimingPlan};
+use kernels_gpu::models::wgmma_tile::WgmmaTile;
 use kernels_gpu::variants::{WgmmaVariant, WARPGROUP_THREADS, WGMMA_BF16};
-use kernels_gpu::wgmma_reference::WgmmaTile;
 
 /// Device 0 and its sm_90a module, or a panic that says why not.
 fn hopper() -> (Gpu, Arc<Module>) {

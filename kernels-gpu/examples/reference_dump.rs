@@ -1,15 +1,15 @@
-//! Writes the CPU references of `kernels_gpu::reference` out for a check written in another
-//! language (the GPU check script compares the kernels' output with them):
+//! Writes the CPU references of `kernels_gpu::models::probe_results` out for a check written in
+//! another language (the GPU check script compares the kernels' output with them):
 //!
 //! - `reference_dump fma A B ITERS G...`: one line `ilp g bits` per FMA kernel and thread g, the
-//!   bits of `reference::fma_ilp(g, ilp, A, B, ITERS)` as hex;
+//!   bits of `probe_results::fma_ilp(g, ilp, A, B, ITERS)` as hex;
 //! - `reference_dump ring FILE ELEMS SEED START STEPS...`: writes a chase ring of ELEMS u32 (slots
 //!   of the chase line's size, Sattolo over a SplitMix64 stream from SEED) to FILE, raw
 //!   little-endian, and prints `end STEPS INDEX` per step count: where the chase from START ends.
 
 use std::io::Write;
 
-use kernels_gpu::reference;
+use kernels_gpu::models::probe_results;
 use kernels_gpu::variants::{CHASE, FMA};
 
 fn arg<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> T {
@@ -46,7 +46,7 @@ fn main() {
             for v in FMA {
                 for i in 4..args.len() {
                     let g: u32 = arg(&args, i, "G");
-                    let x = reference::fma_ilp(g, v.ilp, a, b, iters);
+                    let x = probe_results::fma_ilp(g, v.ilp, a, b, iters);
                     writeln!(out, "{} {g} {:08x}", v.ilp, x.to_bits()).unwrap();
                 }
             }
@@ -60,12 +60,12 @@ fn main() {
             );
             let mut next = vec![0u32; elems];
             let mut rng = SplitMix(seed);
-            reference::build_chase_ring(&mut next, CHASE.slot_elems(), |n| rng.below(n));
+            probe_results::build_chase_ring(&mut next, CHASE.slot_elems(), |n| rng.below(n));
             let bytes: Vec<u8> = next.iter().flat_map(|v| v.to_le_bytes()).collect();
             std::fs::write(&file, bytes).expect("writing the ring");
             for i in 5..args.len() {
                 let steps: u64 = arg(&args, i, "STEPS");
-                let end = reference::chase_end(&next, start, steps);
+                let end = probe_results::chase_end(&next, start, steps);
                 writeln!(out, "end {steps} {end}").unwrap();
             }
         }

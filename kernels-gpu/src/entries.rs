@@ -55,6 +55,14 @@ pub struct EntryDecl {
 }
 
 impl EntryDecl {
+    const fn new(name: &'static str, family: Family, max_threads: Option<u32>) -> Self {
+        EntryDecl {
+            name,
+            family,
+            max_threads,
+        }
+    }
+
     pub const fn params(&self) -> &'static [Param] {
         self.family.params()
     }
@@ -64,67 +72,37 @@ impl EntryDecl {
 /// GEMM check's reference, comparison and hash, BF16 GEMM lines, mma microbenchmarks, read-only
 /// kernels, the copies through shared memory.
 pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
-    let gemm = GEMM.iter().map(|v| EntryDecl {
-        name: v.entry,
-        family: Family::Gemm,
-        max_threads: Some(v.threads()),
-    });
-    let memcpy = MEMCPY_GRID.iter().map(|p| EntryDecl {
-        name: p.entry,
-        family: Family::Memcpy,
-        max_threads: Some(p.threads),
-    });
-    let fma = FMA.iter().chain(FMA_CONTROLS).map(|v| EntryDecl {
-        name: v.entry,
-        family: Family::FmaIlp,
-        max_threads: None,
-    });
-    let chase = core::iter::once(EntryDecl {
-        name: CHASE.entry,
-        family: Family::Chase,
-        max_threads: None,
-    });
+    use Family::*;
+    let gemm = GEMM
+        .iter()
+        .map(|v| EntryDecl::new(v.entry, Gemm, Some(v.threads())));
+    let memcpy = MEMCPY_GRID
+        .iter()
+        .map(|p| EntryDecl::new(p.entry, Memcpy, Some(p.threads)));
+    let fma = FMA
+        .iter()
+        .chain(FMA_CONTROLS)
+        .map(|v| EntryDecl::new(v.entry, FmaIlp, None));
+    let chase = core::iter::once(EntryDecl::new(CHASE.entry, Chase, None));
     let check = [
-        EntryDecl {
-            name: GEMM_REF.entry,
-            family: Family::GemmRef,
-            max_threads: Some(GEMM_REF.threads()),
-        },
-        EntryDecl {
-            name: GEMM_CHECK.entry,
-            family: Family::GemmCheck,
-            max_threads: Some(GEMM_CHECK.threads),
-        },
-        EntryDecl {
-            name: GEMM_HASH.entry,
-            family: Family::GemmHash,
-            max_threads: Some(GEMM_HASH.threads),
-        },
+        EntryDecl::new(GEMM_REF.entry, GemmRef, Some(GEMM_REF.threads())),
+        EntryDecl::new(GEMM_CHECK.entry, GemmCheck, Some(GEMM_CHECK.threads)),
+        EntryDecl::new(GEMM_HASH.entry, GemmHash, Some(GEMM_HASH.threads)),
     ];
-    let bf16 = BF16_GEMM.iter().map(|v| EntryDecl {
-        name: v.entry,
-        family: Family::Bf16Gemm,
-        max_threads: Some(v.threads()),
-    });
-    let mma = MMA_ILP.iter().map(|v| EntryDecl {
-        name: v.entry,
-        family: Family::MmaIlp,
-        max_threads: None,
-    });
-    let read = READ.iter().map(|p| EntryDecl {
-        name: p.entry,
-        family: Family::Read,
-        max_threads: Some(p.threads),
-    });
+    let bf16 = BF16_GEMM
+        .iter()
+        .map(|v| EntryDecl::new(v.entry, Bf16Gemm, Some(v.threads())));
+    let mma = MMA_ILP
+        .iter()
+        .map(|v| EntryDecl::new(v.entry, MmaIlp, None));
+    let read = READ
+        .iter()
+        .map(|p| EntryDecl::new(p.entry, Read, Some(p.threads)));
     // The bulk-copy lines live in the sm_90a module alone.
     let smem_copy = SMEM_COPY
         .iter()
         .filter(|l| l.path == SmemPath::CpAsync)
-        .map(|l| EntryDecl {
-            name: l.entry,
-            family: Family::SmemCopy,
-            max_threads: Some(l.threads),
-        });
+        .map(|l| EntryDecl::new(l.entry, SmemCopy, Some(l.threads)));
     gemm.chain(memcpy)
         .chain(fma)
         .chain(chase)

@@ -20,6 +20,7 @@
 use core::arch::asm;
 use core::arch::nvptx;
 
+#[macro_use]
 mod async_copy;
 mod reduce;
 mod shared_arrays;
@@ -41,47 +42,43 @@ mod tma;
 #[cfg(lab_sm90a)]
 pub use tma::*;
 
-/// This thread's index in its block (x).
-#[inline(always)]
-pub fn thread_idx_x() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_thread_idx_x() as u32 }
+/// A function reading one of the index special registers (`%tid.x`, `%ctaid.x`, ...) through
+/// its intrinsic.
+macro_rules! special_register {
+    ($(#[$doc:meta])* $name:ident = $intrinsic:ident) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            // SAFETY: reads a special register.
+            unsafe { nvptx::$intrinsic() as u32 }
+        }
+    };
 }
 
-/// This block's index in the grid (x).
-#[inline(always)]
-pub fn block_idx_x() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_block_idx_x() as u32 }
-}
-
-/// This block's index in the grid (y).
-#[inline(always)]
-pub fn block_idx_y() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_block_idx_y() as u32 }
-}
-
-/// Threads in the block (x).
-#[inline(always)]
-pub fn block_dim_x() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_block_dim_x() as u32 }
-}
-
-/// Blocks in the grid (x).
-#[inline(always)]
-pub fn grid_dim_x() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_grid_dim_x() as u32 }
-}
-
-/// Blocks in the grid (y).
-#[inline(always)]
-pub fn grid_dim_y() -> u32 {
-    // SAFETY: reads a special register.
-    unsafe { nvptx::_grid_dim_y() as u32 }
-}
+special_register!(
+    /// This thread's index in its block (x).
+    thread_idx_x = _thread_idx_x
+);
+special_register!(
+    /// This block's index in the grid (x).
+    block_idx_x = _block_idx_x
+);
+special_register!(
+    /// This block's index in the grid (y).
+    block_idx_y = _block_idx_y
+);
+special_register!(
+    /// Threads in the block (x).
+    block_dim_x = _block_dim_x
+);
+special_register!(
+    /// Blocks in the grid (x).
+    grid_dim_x = _grid_dim_x
+);
+special_register!(
+    /// Blocks in the grid (y).
+    grid_dim_y = _grid_dim_y
+);
 
 /// This thread's index in the whole grid (x), `block_idx_x() * threads + thread_idx_x()`, as 64
 /// bits, formed as nvcc forms it (a wide multiply plus the widened thread index), which ptxas
@@ -443,17 +440,7 @@ pub fn shared_load4(base: u32, offset: u32) -> [f32; 4] {
 #[inline(always)]
 pub unsafe fn cp_async_f32(dst: u32, src: *const f32, index: u32, inside: bool) {
     // SAFETY: the caller's contract; a false predicate turns the index and the size to 0.
-    unsafe {
-        asm!(
-            "{{ .reg .pred p; .reg .u32 i, n; .reg .u64 g;",
-            "setp.ne.u32 p, {inside}, 0; selp.u32 i, {index}, 0, p; selp.u32 n, 4, 0, p;",
-            "mul.wide.u32 g, i, 4; add.s64 g, g, {src}; cvta.to.global.u64 g, g;",
-            "cp.async.ca.shared.global [{dst}], [g], 4, n; }}",
-            dst = in(reg32) dst, src = in(reg64) src, index = in(reg32) index,
-            inside = in(reg32) inside as u32,
-            options(nostack, preserves_flags),
-        );
-    }
+    unsafe { cp_async_or_zeros!("ca", "4", "4"; dst, src, index, inside) }
 }
 
 /// Asynchronous copy of four floats, `src[index..index + 4]` (global, 16-byte aligned) to
@@ -464,17 +451,7 @@ pub unsafe fn cp_async_f32(dst: u32, src: *const f32, index: u32, inside: bool) 
 #[inline(always)]
 pub unsafe fn cp_async_f32x4(dst: u32, src: *const f32, index: u32, inside: bool) {
     // SAFETY: the caller's contract; a false predicate turns the index and the size to 0.
-    unsafe {
-        asm!(
-            "{{ .reg .pred p; .reg .u32 i, n; .reg .u64 g;",
-            "setp.ne.u32 p, {inside}, 0; selp.u32 i, {index}, 0, p; selp.u32 n, 16, 0, p;",
-            "mul.wide.u32 g, i, 4; add.s64 g, g, {src}; cvta.to.global.u64 g, g;",
-            "cp.async.cg.shared.global [{dst}], [g], 16, n; }}",
-            dst = in(reg32) dst, src = in(reg64) src, index = in(reg32) index,
-            inside = in(reg32) inside as u32,
-            options(nostack, preserves_flags),
-        );
-    }
+    unsafe { cp_async_or_zeros!("cg", "16", "4"; dst, src, index, inside) }
 }
 
 /// Closes this thread's current group of asynchronous copies.

@@ -6,18 +6,20 @@
 //! line that cannot work is rejected at compile time with its label (or, for the grid, the list
 //! and value at fault). Each family's parameter list is stated once, in the `abi:` section.
 
-pub use crate::copy_lines::{MemcpyPoint, MemcpyVariant};
-pub use crate::gemm_lines::{
+pub use crate::sections::gemm::{
     find_gemm, tuned_shape_fits, GemmFamily, GemmVariant, RegsExperiment, TunedMisfit, BK, BM, BN,
 };
-pub use crate::limits::{
+pub use crate::sections::limits::{
     MAX_ILP, MAX_LOADS, MAX_REGS_PER_THREAD, MAX_SHARED_OPT_IN, MAX_THREADS, MIN_REG_CAP,
     SHARED_WITHOUT_OPT_IN,
 };
-pub use crate::probe_lines::{ChaseKernel, ChaseResult, FmaOp, FmaVariant, FFMA_IMM, FMA_UNROLL};
-pub use crate::read_lines::{ReadPoint, READ_WARP};
-use crate::table_rules::{controls_unique, entries_unique, grid_has};
-use crate::text_rules::{str_eq, strictly_ascending};
+pub use crate::sections::memcpy::{MemcpyPoint, MemcpyVariant};
+pub use crate::sections::probes::{
+    ChaseKernel, ChaseResult, FmaOp, FmaVariant, FFMA_IMM, FMA_UNROLL,
+};
+pub use crate::sections::read::{ReadPoint, READ_WARP};
+use crate::sections::table_rules::{controls_unique, entries_unique, grid_has};
+use crate::sections::text_rules::{str_eq, strictly_ascending};
 
 variant_table! {
     // The kernel ABI: each family's parameter list, in entry order, written once. It generates
@@ -92,7 +94,7 @@ variant_table! {
     // Arithmetic ILP: ILP independent fma chains per thread. Entry: fma_ilp{ILP}.
     fma_ilp: [1, 2, 3, 4, 5, 6, 8, 12, 16],
     // Its controls: the same chains, each round one FP32 instruction with other operands
-    // (probe_lines.rs `FmaOp`: fadd, fmul, ffma_imm, ffma_const), to tell apart what caps
+    // (sections/probes.rs `FmaOp`: fadd, fmul, ffma_imm, ffma_const), to tell apart what caps
     // ILP 1. Entry: {op}_ilp{ILP}.
     fma_controls: [
         (fadd, 1), (fadd, 2), (fmul, 1), (fmul, 2),
@@ -101,9 +103,10 @@ variant_table! {
     // DRAM latency: one thread follows a pointer ring whose consecutive hops lie at least
     // SLOT_BYTES apart (entry name, slot bytes).
     chase: ("chase_u32", 128),
-    // The GEMM check (gemm_ref.rs, gemm_check.rs, gemm_hash.rs, the rule in gemm_tolerance.rs):
-    // not variants, never timed. The f64 reference, one thread per element of C in TILE x TILE blocks (entry,
-    // TILE); the comparison of an f32 C with it, every element (entry, threads per block).
+    // The GEMM check (gemm_ref.rs, kernels/gemm_judge.rs, gemm_hash.rs, the rule in
+    // gemm_tolerance.rs): not variants, never timed. The f64 reference, one thread per element of C
+    // in TILE x TILE blocks (entry, TILE); the comparison of an f32 C with it, every element
+    // (entry, threads per block).
     gemm_ref: ("gemm_ref_f64", 16),
     gemm_check: ("gemm_check_f32", 256),
     // The hash of an f32 C (gemm_hash.rs, the rule in output_hash.rs), taken after every timed
@@ -161,12 +164,12 @@ wgmma_table! {
 }
 
 // Hopper's warp-specialized GEMM (sm_90a only, gemm_wgmma.rs): C = alpha*A*B + beta*C, A and B
-// row-major bf16, C f32, as `gemm_bf16`. One producer warpgroup loads 64-deep slices of A and B
-// by TMA (128-byte swizzle) into a ring of `stages` slots guarded by mbarriers; `consumers`
-// warpgroups (64 rows each) run wgmma m64nBNk16 on them; blocks are persistent over the output
-// tiles. The tensor maps are passed by their addresses in global memory (wgemm_lines.rs says
-// why). Any M; K and N multiples of 8 (TMA's 16-byte row strides). `mma_sync` lines run
-// ldmatrix + mma.sync m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
+// row-major bf16, C f32, as `gemm_bf16`. One producer warpgroup loads 64-deep slices of A and B by
+// TMA (128-byte swizzle) into a ring of `stages` slots guarded by mbarriers; `consumers` warpgroups
+// (64 rows each) run wgmma m64nBNk16 on them; blocks are persistent over the output tiles. The
+// tensor maps are passed by their addresses in global memory (sections/gemm_wgmma.rs says why). Any
+// M; K and N multiples of 8 (TMA's 16-byte row strides). `mma_sync` lines run ldmatrix + mma.sync
+// m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
 // wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}, tma_mma_... for mma_sync.
 wgemm_table! {
     abi: (WgemmParams, WgemmArgs)
@@ -185,14 +188,14 @@ wgemm_table! {
     ],
 }
 
-pub use crate::wgemm_lines::{
+pub use crate::sections::gemm_wgmma::{
     consumer_regs, tile_of, wgemm_line_fits, wgemm_lines_unique, RingMma, WgemmMisfit, WgemmVariant,
 };
 
 // Copies whose bytes in flight live in shared memory (smem_copy.rs, any sm_80+): each warp of a
 // block owns a ring of STAGES slots of STAGE_BYTES filled by 16-byte cp.async and drained by
-// stores, in a persistent grid (smem_copy_lines.rs). A line is (threads per block, stage bytes of
-// a warp, stages): a warp keeps STAGE_BYTES x STAGES in flight and a block THREADS/32 rings.
+// stores, in a persistent grid (sections/smem_copy.rs). A line is (threads per block, stage bytes
+// of a warp, stages): a warp keeps STAGE_BYTES x STAGES in flight and a block THREADS/32 rings.
 // Entry: cp_async_copy_t{THREADS}_b{STAGE_BYTES}_s{STAGES}.
 smem_copy_table! {
     abi: (SmemCopyParams, SmemCopyArgs)(src: *const f32, dst: *mut f32, n: u64),
@@ -221,26 +224,26 @@ smem_copy_table! {
     ],
 }
 
-pub use crate::smem_copy_lines::{
+pub use crate::sections::smem_copy::{
     smem_copy_lines_unique, smem_copy_misfit, SmemCopyLine, SmemPath, MAX_BULK_STAGES,
     MAX_BULK_STAGE_BYTES, MAX_SMEM_STAGES,
 };
 
-pub use crate::wgmma_lines::{
+pub use crate::sections::wgmma::{
     wgmma_lines_unique, wgmma_n_supported, WgmmaVariant, MAX_WGMMA_GROUPS, WARPGROUP_THREADS,
 };
 
-pub use crate::check_kernels::{GemmCheckKernel, GemmRefKernel};
-pub use crate::tensor_variants::{
+pub use crate::sections::check_launches::{GemmCheckKernel, GemmRefKernel};
+pub use crate::sections::tensor_core::{
     bf16_lines_unique, mma_shape_fits, Bf16GemmVariant, MmaIlpVariant, MmaMisfit,
     MAX_MMA_ACCUMULATORS, MAX_MMA_ILP, MMA_FLOPS,
 };
 
-pub use crate::mma_shape::MmaShape;
-pub use crate::tuned_shape::TunedShape;
+pub use crate::shapes::mma_shape::MmaShape;
+pub use crate::shapes::tuned_shape::TunedShape;
 
 // The lines' methods that read the table itself live here, below the table, so that the lines'
-// files (copy_lines.rs, gemm_lines.rs) import nothing from this one.
+// files (sections/memcpy.rs, sections/gemm.rs) import nothing from this one.
 impl MemcpyPoint {
     /// The label of this point in [`MEMCPY`], if experiment 2 names it.
     pub fn label(&self) -> Option<&'static str> {
@@ -435,35 +438,20 @@ mod tests {
             tuned_shape_fits(&shape((128, 128, 8), (64, 32), (8, 8), 3)),
             Ok(())
         );
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 128, 8), (64, 32), (6, 8), 3)),
-            Err(ThreadTile)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 128, 8), (64, 64), (8, 8), 3)),
-            Err(WarpTile)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 96, 8), (64, 64), (8, 16), 3)),
-            Err(BlockTile)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((512, 256, 8), (32, 32), (4, 8), 3)),
-            Err(Threads)
-        );
-        // 512 threads: the 128x4 slice of A gives each one float, but the 4x128 slice of B holds
-        // only 128 four-float groups.
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 128, 4), (32, 32), (4, 8), 3)),
-            Err(Staging)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((128, 128, 8), (64, 32), (8, 8), 1)),
-            Err(Stages)
-        );
-        assert_eq!(
-            tuned_shape_fits(&shape((256, 256, 32), (64, 64), (16, 8), 8)),
-            Err(SharedMemory)
-        );
+        let misfits = [
+            (((128, 128, 8), (64, 32), (6, 8), 3), ThreadTile),
+            (((128, 128, 8), (64, 64), (8, 8), 3), WarpTile),
+            (((128, 96, 8), (64, 64), (8, 16), 3), BlockTile),
+            (((512, 256, 8), (32, 32), (4, 8), 3), Threads),
+            // 512 threads: the 128x4 slice of A gives each one float, but the 4x128 slice of B
+            // holds only 128 four-float groups.
+            (((128, 128, 4), (32, 32), (4, 8), 3), Staging),
+            (((128, 128, 8), (64, 32), (8, 8), 1), Stages),
+            (((256, 256, 32), (64, 64), (16, 8), 8), SharedMemory),
+        ];
+        for ((block, warp, thread, stages), misfit) in misfits {
+            let s = shape(block, warp, thread, stages);
+            assert_eq!(tuned_shape_fits(&s), Err(misfit), "{s:?}");
+        }
     }
 }

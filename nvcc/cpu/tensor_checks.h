@@ -1,7 +1,7 @@
 // The tensor-core lines of the twin on the CPU, for twin_on_cpu.cpp: each BF16 GEMM line against
 // an exact product at sizes that take each of its paths, and what the mma kernels write printed
 // for the Rust test (xtask/tests/twin_cpu.rs) to compare bit for bit with the lab's CPU model
-// (kernels-gpu/src/mma_reference.rs). The blocks run as fibers (fibers_on_cpu.h), the warp-wide
+// (kernels-gpu/src/models/mma_sync.rs). The blocks run as fibers (fibers_on_cpu.h), the warp-wide
 // instructions as tensor_on_cpu.h models them.
 //
 // Every input is a small integer in bf16 and every sum stays far inside 2^24, so each result has
@@ -24,7 +24,7 @@
 
 namespace tensor_checks {
 
-// bf16 of a small integer (exact: 8 significant bits), mma_reference.rs `bf16_of_int`.
+// bf16 of a small integer (exact: 8 significant bits), models/mma_sync.rs `bf16_of_int`.
 inline std::uint16_t bf16_of_int(int x) {
     const float f = float(x);
     std::uint32_t bits;

@@ -1,12 +1,12 @@
 // tensor_device.cuh on the CPU, for kernels run as fibers (fibers_on_cpu.h): the warp-wide
 // instructions exchange the lanes' registers through a per-warp table between two warp barriers,
-// and the element placements are the PTX ISA's, as kernels-gpu/src/mma_layout.rs states them.
+// and the element placements are the PTX ISA's, as kernels-gpu/src/shapes/mma_layout.rs states them.
 //
 // mma.sync is modelled as each D element's 16 products and its C summed in double and rounded to
 // f32 once. The hardware's order and precision inside one mma are not specified, so the model is
 // exact (and the checks that use it meaningful) only where every order gives the same f32:
 // integer inputs whose sums stay within 2^24, which is what twin_on_cpu.cpp feeds it, as the Rust
-// model (mma_reference.rs) demands.
+// model (models/mma_sync.rs) demands.
 #pragma once
 
 #include <cstdint>

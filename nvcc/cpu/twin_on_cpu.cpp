@@ -190,7 +190,7 @@ void print_fma(const char*) {
 }
 
 // Prints what a control of the FMA line (twin_fma_ilp.cuh's OP<ILP>) writes for a few threads,
-// launched with `a` and `b` as the host launches that op (probe_lines.rs `FmaOp::launch_args`
+// launched with `a` and `b` as the host launches that op (sections/probes.rs `FmaOp::launch_args`
 // of the sweep's a = 1 - 2^-20 and b = 1: the constant FFMA takes a - 1).
 template <int ILP, class Kernel>
 void print_control(const char* name, Kernel kernel, float a, float b) {

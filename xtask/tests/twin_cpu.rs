@@ -2,17 +2,17 @@
 //! compiler, GPU threads as OS threads (the tensor-core kernels' as fibers, their warp-wide
 //! instructions modelled), cp.async as queued copies that land only at the wait. Every GEMM line
 //! must match an f64 product at sizes that take each of its paths, every BF16 GEMM line an exact
-//! product of small integers, every copy of the grid must copy exactly, and every FMA and mma
-//! line must give, bit for bit, what the lab's CPU reference (`kernels_gpu::reference`) and mma
-//! model (`kernels_gpu::mma_reference`) say the Rust kernel gives. This checks the CUDA C++
+//! product of small integers, every copy of the grid must copy exactly, and every FMA and mma line
+//! must give, bit for bit, what the lab's CPU reference (`kernels_gpu::models::probe_results`) and
+//! mma model (`kernels_gpu::models::mma_sync`) say the Rust kernel gives. This checks the CUDA C++
 //! algorithm before any GPU time is spent on it; nvcc's code is checked on the GPU.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use kernels_gpu::mma_reference::{mma_bf16_ilp_outputs, mma_m16n8k16};
-use kernels_gpu::reference;
+use kernels_gpu::models::mma_sync::{mma_bf16_ilp_outputs, mma_m16n8k16};
+use kernels_gpu::models::probe_results;
 use kernels_gpu::variants::{
     FmaOp, GemmFamily, BF16_GEMM, FMA, FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP,
 };
@@ -115,7 +115,7 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
             f32::from_bits(b.parse().unwrap()),
         );
         let iters: i32 = iters.parse().unwrap();
-        let want = reference::fma_ilp(g, ilp, a, b, iters);
+        let want = probe_results::fma_ilp(g, ilp, a, b, iters);
         assert_eq!(
             got.parse::<u32>().unwrap(),
             want.to_bits(),
@@ -143,7 +143,7 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
             f32::from_bits(b.parse().unwrap()),
         );
         let iters: i32 = iters.parse().unwrap();
-        let want = reference::op_ilp(op, g, ilp, a, b, iters);
+        let want = probe_results::op_ilp(op, g, ilp, a, b, iters);
         assert_eq!(
             got.parse::<u32>().unwrap(),
             want.to_bits(),

@@ -1,6 +1,6 @@
 //! TMA tensor maps for the wgmma GEMM (`gemm_wgmma` lines, sm_90a): A's and B's
 //! `CUtensorMap`, encoded by the driver (`cuTensorMapEncodeTiled`) and copied into one device
-//! buffer whose two addresses the kernel takes (`kernels_gpu::wgemm_lines` says why global
+//! buffer whose two addresses the kernel takes (`kernels_gpu::sections::gemm_wgmma` says why global
 //! memory rather than kernel parameters).
 //!
 //! A (M x K, row-major bf16) is described as a K x M tensor (the contiguous dimension first)
@@ -10,8 +10,8 @@
 
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr};
+use kernels_gpu::shapes::tma_slot::{B_BOX_COLS, WGEMM_BK};
 use kernels_gpu::variants::WgemmVariant;
-use kernels_gpu::wgemm_lines::{B_BOX_COLS, WGEMM_BK};
 
 use super::device::Gpu;
 use super::error::CudaError;

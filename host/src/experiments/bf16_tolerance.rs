@@ -1,5 +1,5 @@
 //! The rule a tensor-core output is held to, in one place: the FP32 rule of
-//! `kernels_gpu::gemm_tolerance` with its accumulation term widened by a factor of K.
+//! `kernels_gpu::models::gemm_tolerance` with its accumulation term widened by a factor of K.
 //!
 //! # How a tensor core accumulates
 //!
@@ -51,7 +51,7 @@
 //! rounded beyond bf16 (to 6 mantissa bits, or to FP8 e4m3's 3), whose products are off by
 //! about 2^-7 or 2^-4 of themselves.
 
-use kernels_gpu::gemm_tolerance::{LAMBDA, RATIO_BOUND};
+use kernels_gpu::models::gemm_tolerance::{LAMBDA, RATIO_BOUND};
 
 use super::gemm_check::{record_under, Checked};
 use crate::results::{Check, GemmDims};
@@ -96,7 +96,7 @@ pub fn record(dims: GemmDims, parts: &[Checked]) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels_gpu::gemm_tolerance::Tally;
+    use kernels_gpu::models::gemm_tolerance::Tally;
 
     #[test]
     fn the_factor_counts_truncations_in_groups_of_eight() {

@@ -3,12 +3,12 @@
 //! of which only the tally (24 bytes) comes back; and the hash of a C by `gemm_hash` (one word),
 //! which accounts for the launches not compared (`gemm_hashes.rs`). The kernels come from the
 //! built-in check module (`builtin::CHECKS`), whatever module is being timed. The rule is
-//! `kernels_gpu::gemm_tolerance`; `verify.rs` holds its CPU twin.
+//! `kernels_gpu::models::gemm_tolerance`; `verify.rs` holds its CPU twin.
 
 use std::sync::Arc;
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::gemm_tolerance::{Tally, LAMBDA, RATIO_BOUND};
+use kernels_gpu::models::gemm_tolerance::{Tally, LAMBDA, RATIO_BOUND};
 use kernels_gpu::variants::{
     GemmCheckKernel, GemmCheckParams, GemmHashParams, GemmRefParams, GEMM_CHECK, GEMM_HASH,
     GEMM_REF,
@@ -49,7 +49,7 @@ pub fn rule() -> String {
 }
 
 /// The f64 reference of one problem, on the device: per element of C, the dot product and the
-/// spread of its partial sums (`kernels_gpu::gemm_tolerance::Reference`, as two arrays).
+/// spread of its partial sums (`kernels_gpu::models::gemm_tolerance::Reference`, as two arrays).
 pub struct GemmReference {
     dims: GemmDims,
     dot: CudaSlice<f64>,
@@ -170,8 +170,8 @@ impl GemmChecker {
         ))
     }
 
-    /// Enqueues the hash of `c` (`kernels_gpu::output_hash`) into word `slot` of `out`, which
-    /// must hold zero there.
+    /// Enqueues the hash of `c` (`kernels_gpu::models::output_hash`) into word `slot` of `out`,
+    /// which must hold zero there.
     pub fn hash_into(
         &self,
         gpu: &Gpu,

@@ -1,6 +1,6 @@
-//! Every launch of a GEMM side accounted for, not only the one whose every element is checked
-//! (the verified launch: its last timed launch). The kernels are deterministic (the same inputs
-//! give the same bits), so the hash of C (`kernels_gpu::output_hash`, computed on the GPU by
+//! Every launch of a GEMM side accounted for, not only the one whose every element is checked (the
+//! verified launch: its last timed launch). The kernels are deterministic (the same inputs give the
+//! same bits), so the hash of C (`kernels_gpu::models::output_hash`, computed on the GPU by
 //! `gemm_hash`) tells a launch that wrote anything else:
 //!
 //! - after every timed sample, outside the timed interval (`sampling::Sampled::after_sample`),
@@ -251,7 +251,7 @@ pub fn with_hashes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels_gpu::gemm_tolerance::Tally;
+    use kernels_gpu::models::gemm_tolerance::Tally;
 
     fn race(verified: u64, hashes: &[u64], failed: &[u32]) -> RaceCheck {
         let checked = differing(hashes, verified)

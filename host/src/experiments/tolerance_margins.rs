@@ -1,11 +1,11 @@
-//! The GEMM check's tolerance (`kernels_gpu::gemm_tolerance`) measured on the CPU against FP32
-//! products summed in the orders real kernels use, and against kernels that lose precision,
-//! terms or elements. The tests hold the rule to what it promises: every correct order passes
-//! with room to spare, every fault fails.
+//! The GEMM check's tolerance (`kernels_gpu::models::gemm_tolerance`) measured on the CPU against
+//! FP32 products summed in the orders real kernels use, and against kernels that lose precision,
+//! terms or elements. The tests hold the rule to what it promises: every correct order passes with
+//! room to spare, every fault fails.
 
 use std::collections::BTreeSet;
 
-use kernels_gpu::gemm_tolerance::{Reference, Tally};
+use kernels_gpu::models::gemm_tolerance::{Reference, Tally};
 
 use super::inputs::Rng;
 use super::verify::tally_gemm;

@@ -1,11 +1,11 @@
 //! Correctness checks on the CPU: the GEMM check's twin (the rule of the GPU check kernels,
-//! `kernels_gpu::gemm_tolerance`, applied to every element on the CPU: for the tests, and as
-//! the oracle the GPU tests hold the kernels to), copies, exactly, and the verdict of any
+//! `kernels_gpu::models::gemm_tolerance`, applied to every element on the CPU: for the tests, and
+//! as the oracle the GPU tests hold the kernels to), copies, exactly, and the verdict of any
 //! bit-exact check against a CPU model ([`exact_check`]).
 
 use std::thread;
 
-use kernels_gpu::gemm_tolerance::{judge, Accumulator, Reference, Tally};
+use kernels_gpu::models::gemm_tolerance::{judge, Accumulator, Reference, Tally};
 
 use super::inputs::host_threads;
 use crate::results::{Check, GemmDims};
@@ -50,7 +50,7 @@ pub fn gemm_reference(inputs: &GemmInputs<'_>) -> Vec<Reference> {
 }
 
 /// The tally of an f32 `c` against `reference` for C = alpha*A*B + beta*C0: what the check
-/// kernel (`gemm_check.rs`) adds up, element for element the same verdicts.
+/// kernel (kernels-gpu's `kernels/gemm_judge.rs`) adds up, element for element the same verdicts.
 pub fn tally_gemm(reference: &[Reference], c0: &[f32], c: &[f32], alpha: f32, beta: f32) -> Tally {
     assert!(
         reference.len() == c0.len() && c.len() == c0.len(),

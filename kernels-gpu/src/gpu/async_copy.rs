@@ -4,6 +4,25 @@
 
 use core::arch::asm;
 
+/// The `cp.async` of `$bytes` bytes at element `$index` (of `$elem` bytes) of the global
+/// `$src` to the shared address `$dst` through cache option `$cache`, or `$bytes` zeros when
+/// `$inside` is false: the predicate turns the index and the source size to 0, so nothing is
+/// read and no address outside the matrix is even formed. The GEMMs' staging copies
+/// (`gpu::cp_async_f32`, `gpu::cp_async_f32x4`, `gpu::cp_async_bf16x8`) differ only in these.
+macro_rules! cp_async_or_zeros {
+    ($cache:literal, $bytes:literal, $elem:literal; $dst:expr, $src:expr, $index:expr, $inside:expr) => {
+        asm!(
+            "{{ .reg .pred p; .reg .u32 i, n; .reg .u64 g;",
+            concat!("setp.ne.u32 p, {inside}, 0; selp.u32 i, {index}, 0, p; selp.u32 n, ", $bytes, ", 0, p;"),
+            concat!("mul.wide.u32 g, i, ", $elem, "; add.s64 g, g, {src}; cvta.to.global.u64 g, g;"),
+            concat!("cp.async.", $cache, ".shared.global [{dst}], [g], ", $bytes, ", n; }}"),
+            dst = in(reg32) $dst, src = in(reg64) $src, index = in(reg32) $index,
+            inside = in(reg32) $inside as u32,
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
 /// Asynchronous copy of the 16 bytes at `src[index..index + 4]` (global) to the shared address
 /// `dst`, bypassing L1 (`cp.async.cg`).
 ///

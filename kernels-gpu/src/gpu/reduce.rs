@@ -3,6 +3,17 @@
 
 use core::arch::asm;
 
+/// `atom.global.$op.u64` of `$v` on the global word at `$a` (its old value dropped).
+macro_rules! atomic_u64 {
+    ($op:literal, $a:expr, $v:expr) => {
+        asm!(
+            concat!("{{ .reg .u64 g, old; cvta.to.global.u64 g, {a}; atom.global.", $op, ".u64 old, [g], {v}; }}"),
+            a = in(reg64) $a, v = in(reg64) $v,
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
 /// This thread's lane in its warp (`%laneid`).
 #[inline(always)]
 pub fn lane_id() -> u32 {
@@ -79,15 +90,8 @@ pub unsafe fn load_word(p: *const u64, i: isize) -> u64 {
 /// `p.add(i)` must be a valid, 8-byte aligned global address.
 #[inline(always)]
 pub unsafe fn atomic_add_u64(p: *mut u64, i: usize, v: u64) {
-    let a = p.wrapping_add(i);
     // SAFETY: the caller's contract.
-    unsafe {
-        asm!(
-            "{{ .reg .u64 g, old; cvta.to.global.u64 g, {a}; atom.global.add.u64 old, [g], {v}; }}",
-            a = in(reg64) a, v = in(reg64) v,
-            options(nostack, preserves_flags),
-        );
-    }
+    unsafe { atomic_u64!("add", p.wrapping_add(i), v) }
 }
 
 /// Raises the global word `p[i]` to `v` if `v` is larger, atomically (`atom.global.max.u64`).
@@ -96,13 +100,6 @@ pub unsafe fn atomic_add_u64(p: *mut u64, i: usize, v: u64) {
 /// `p.add(i)` must be a valid, 8-byte aligned global address.
 #[inline(always)]
 pub unsafe fn atomic_max_u64(p: *mut u64, i: usize, v: u64) {
-    let a = p.wrapping_add(i);
     // SAFETY: the caller's contract.
-    unsafe {
-        asm!(
-            "{{ .reg .u64 g, old; cvta.to.global.u64 g, {a}; atom.global.max.u64 old, [g], {v}; }}",
-            a = in(reg64) a, v = in(reg64) v,
-            options(nostack, preserves_flags),
-        );
-    }
+    unsafe { atomic_u64!("max", p.wrapping_add(i), v) }
 }

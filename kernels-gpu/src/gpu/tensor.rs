@@ -5,6 +5,21 @@
 
 use core::arch::asm;
 
+/// `ldmatrix.sync.aligned.m8n8.x4` (with `$trans` `.trans` or nothing) from shared address
+/// `$addr`: this lane's four words.
+macro_rules! ldmatrix_x4 {
+    ($trans:literal, $addr:expr) => {{
+        let (a, b, c, d): (u32, u32, u32, u32);
+        asm!(
+            concat!("ldmatrix.sync.aligned.m8n8.x4", $trans, ".shared.b16 {{{a}, {b}, {c}, {d}}}, [{addr}];"),
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            addr = in(reg32) $addr,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+        [a, b, c, d]
+    }};
+}
+
 /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`: four 8 x 8 matrices of b16, lane `8j + i`
 /// giving the shared address of row i of matrix j; register j of each lane receives two
 /// elements of matrix j (`mma_layout::ldmatrix_element`).
@@ -14,18 +29,9 @@ use core::arch::asm;
 /// address of a 16-byte row inside the block's shared memory.
 #[inline(always)]
 pub unsafe fn ldmatrix_x4(addr: u32) -> [u32; 4] {
-    let (a, b, c, d): (u32, u32, u32, u32);
     // SAFETY: the caller's contract. `readonly`, not `nomem`: it must stay after the barrier and
     // the cp.async wait that make the rows it reads visible.
-    unsafe {
-        asm!(
-            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{a}, {b}, {c}, {d}}}, [{addr}];",
-            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-            addr = in(reg32) addr,
-            options(pure, readonly, nostack, preserves_flags),
-        );
-    }
-    [a, b, c, d]
+    unsafe { ldmatrix_x4!("", addr) }
 }
 
 /// [`ldmatrix_x4`] with `.trans`: each matrix is handed out transposed
@@ -36,17 +42,8 @@ pub unsafe fn ldmatrix_x4(addr: u32) -> [u32; 4] {
 /// As [`ldmatrix_x4`].
 #[inline(always)]
 pub unsafe fn ldmatrix_x4_trans(addr: u32) -> [u32; 4] {
-    let (a, b, c, d): (u32, u32, u32, u32);
     // SAFETY: as ldmatrix_x4.
-    unsafe {
-        asm!(
-            "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{a}, {b}, {c}, {d}}}, [{addr}];",
-            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-            addr = in(reg32) addr,
-            options(pure, readonly, nostack, preserves_flags),
-        );
-    }
-    [a, b, c, d]
+    unsafe { ldmatrix_x4!(".trans", addr) }
 }
 
 /// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`: D = A*B + C over the warp, this lane's
@@ -88,17 +85,7 @@ pub unsafe fn mma_bf16_m16n8k16(d: [f32; 4], a: [u32; 4], b: [u32; 2]) -> [f32; 
 #[inline(always)]
 pub unsafe fn cp_async_bf16x8(dst: u32, src: *const u16, index: u32, inside: bool) {
     // SAFETY: the caller's contract; a false predicate turns the index and the size to 0.
-    unsafe {
-        asm!(
-            "{{ .reg .pred p; .reg .u32 i, n; .reg .u64 g;",
-            "setp.ne.u32 p, {inside}, 0; selp.u32 i, {index}, 0, p; selp.u32 n, 16, 0, p;",
-            "mul.wide.u32 g, i, 2; add.s64 g, g, {src}; cvta.to.global.u64 g, g;",
-            "cp.async.cg.shared.global [{dst}], [g], 16, n; }}",
-            dst = in(reg32) dst, src = in(reg64) src, index = in(reg32) index,
-            inside = in(reg32) inside as u32,
-            options(nostack, preserves_flags),
-        );
-    }
+    unsafe { cp_async_or_zeros!("cg", "16", "2"; dst, src, index, inside) }
 }
 
 /// Asynchronous copy of the eight bf16 at byte address `p + offset` (global, 16-byte aligned)

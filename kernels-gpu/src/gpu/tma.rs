@@ -4,7 +4,8 @@
 //! sm_90a module (`--cfg lab_sm90a`), beside `wgmma.rs`.
 //!
 //! Barrier addresses are 32-bit `.shared` addresses of 8-byte-aligned words; tensor maps are
-//! generic addresses of 128-byte `CUtensorMap`s in global memory (see `wgemm_lines.rs` for why).
+//! generic addresses of 128-byte `CUtensorMap`s in global memory (see `sections/gemm_wgmma.rs` for
+//! why).
 
 use core::arch::asm;
 

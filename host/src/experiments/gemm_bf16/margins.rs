@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use kernels_gpu::gemm_tolerance::{judge, Reference, Tally};
+use kernels_gpu::models::gemm_tolerance::{judge, Reference, Tally};
 
 use super::super::bf16_inputs::Bf16Inputs;
 use super::super::bf16_tolerance::spread_factor;
@@ -289,7 +289,7 @@ fn the_checks_resolution_per_k_is_what_the_docs_state() {
             .mma
             .iter()
             .zip(&p.c0)
-            .map(|(r, c0)| kernels_gpu::gemm_tolerance::expected(*r, *c0, 1.0, 0.0).1)
+            .map(|(r, c0)| kernels_gpu::models::gemm_tolerance::expected(*r, *c0, 1.0, 0.0).1)
             .collect();
         tol.sort_by(f64::total_cmp);
         let caught = tol.iter().filter(|t| **t < 1e-3).count() as f64 / tol.len() as f64;

@@ -1,8 +1,8 @@
 //! The `gemm_bf16` experiment, part II's GEMM: every BF16 tensor-core line of the variant table
-//! (the `gemm_bf16` section, `kernels-gpu/src/gemm_mma.rs`: `mma.sync` m16n8k16, BF16 A and B,
-//! FP32 accumulate and C) beside cuBLAS's BF16 GEMM (`cublasGemmEx`) and the kernel cuBLAS really
-//! runs, on the occupancy table: theoretical occupancy, GFLOP/s, Ours/cuBLAS, every element of
-//! every timed output checked under the tensor-core rule. Its pieces, after those it shares with
+//! (the `gemm_bf16` section, `kernels-gpu/src/kernels/gemm_mma.rs`: `mma.sync` m16n8k16, BF16 A and
+//! B, FP32 accumulate and C) beside cuBLAS's BF16 GEMM (`cublasGemmEx`) and the kernel cuBLAS
+//! really runs, on the occupancy table: theoretical occupancy, GFLOP/s, Ours/cuBLAS, every element
+//! of every timed output checked under the tensor-core rule. Its pieces, after those it shares with
 //! the register experiment's BF16 lines:
 //! - [`bf16_inputs`](super::bf16_inputs): random bf16 A and B (the FP32 problem's inputs rounded
 //!   to bf16) and their exact f32 widening;

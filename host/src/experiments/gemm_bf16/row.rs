@@ -1,7 +1,8 @@
 //! The `gemm_bf16` experiment's row and output, as `results.json` stores them.
 
 use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant};
-use kernels_gpu::wgemm_lines::{RingMma, WGEMM_BK};
+use kernels_gpu::sections::gemm_wgmma::RingMma;
+use kernels_gpu::shapes::tma_slot::WGEMM_BK;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};

@@ -83,7 +83,7 @@ mod tests {
     use super::*;
     use crate::occupancy::Arch;
     use kernels_gpu::variants::{MAX_SHARED_OPT_IN, WGEMM};
-    use kernels_gpu::wgemm_lines::launch_regs;
+    use kernels_gpu::sections::gemm_wgmma::launch_regs;
 
     /// Issue 18's bar: every line at most 18.75% theoretical occupancy on sm_90, whatever
     /// registers ptxas gives it within its launch bound: its ring holds the SM to one block.

@@ -1,5 +1,5 @@
 //! Checking the FMA kernels' results on the CPU, bit for bit, against the variant table's own
-//! reference (`kernels_gpu::reference::fma_ilp`: thread `g` runs `ilp` chains
+//! reference (`kernels_gpu::models::probe_results::fma_ilp`: thread `g` runs `ilp` chains
 //! `x_i = fma(x_i, a, b)` for `FmaVariant::rounds(iters)` rounds, chain `i` starting at
 //! `(g % 4096) + i`, and writes their sum in chain order, all in f32).
 //!
@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use kernels_gpu::reference::{fma_ilp_from_chains, op_step, FMA_STARTS};
+use kernels_gpu::models::probe_results::{fma_ilp_from_chains, op_step, FMA_STARTS};
 use kernels_gpu::variants::{FmaOp, FmaVariant};
 
 use crate::experiments::verify::exact_check;
@@ -158,7 +158,7 @@ pub fn check_fma(out: &[f32], threads: u32, ilp: u32, iters: i32, table: &ChainT
 
 #[cfg(test)]
 mod tests {
-    use kernels_gpu::reference::fma_ilp;
+    use kernels_gpu::models::probe_results::fma_ilp;
     use kernels_gpu::variants::FMA_UNROLL;
 
     use super::*;
@@ -265,7 +265,7 @@ mod tests {
         let (a, b) = FmaOp::Fadd.launch_args(DEFAULT_A, DEFAULT_B);
         let fadd = ChainTable::of_op(FmaOp::Fadd, [iters], ilp, a, b);
         let out: Vec<f32> = (0..300)
-            .map(|g| kernels_gpu::reference::op_ilp(FmaOp::Fadd, g, ilp, a, b, iters))
+            .map(|g| kernels_gpu::models::probe_results::op_ilp(FmaOp::Fadd, g, ilp, a, b, iters))
             .collect();
         let c = check_fma(&out, 300, ilp, iters, &fadd);
         assert!(c.passed, "{}", c.what);

@@ -1,5 +1,5 @@
 //! DRAM latency by a dependent pointer chase: one thread follows `i = next[i]` over a ring that
-//! visits every slot of the buffer once in a random order (`kernels_gpu::reference::
+//! visits every slot of the buffer once in a random order (`kernels_gpu::models::probe_results::
 //! build_chase_ring`, slots of `CHASE.slot_bytes`), so every load depends on the previous one
 //! and, the buffer being far larger than L2, almost every load goes to DRAM. The kernel
 //! (`variants::CHASE`) writes the final index, the `%clock64` cycles and the `%globaltimer`
@@ -63,7 +63,7 @@ impl Latency {
 
 #[cfg(test)]
 mod tests {
-    use kernels_gpu::reference::{build_chase_ring, chase_end};
+    use kernels_gpu::models::probe_results::{build_chase_ring, chase_end};
     use kernels_gpu::variants::CHASE;
 
     use super::*;

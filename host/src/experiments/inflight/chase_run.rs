@@ -7,7 +7,7 @@
 //! end checked against the CPU's walk.
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::reference::{build_chase_ring, chase_end};
+use kernels_gpu::models::probe_results::{build_chase_ring, chase_end};
 use kernels_gpu::variants::{
     ChaseKernel, ChaseParams, ChaseResult, MemcpyPoint, CHASE, MEMCPY_GRID,
 };

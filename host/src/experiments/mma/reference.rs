@@ -1,5 +1,5 @@
 //! The tensor-core sweep's inputs and its check: every thread's result bit for bit against the
-//! CPU model of the m16n8k16 fragment layout (`kernels_gpu::mma_reference`, the peer's
+//! CPU model of the m16n8k16 fragment layout (`kernels_gpu::models::mma_sync`, the peer's
 //! contract). Every warp holds the same fragments, so thread g must write the model's value for
 //! lane g % 32 (blocks are whole warps), and every thread of every launch is compared with it.
 //!
@@ -9,8 +9,8 @@
 //! the rounds of a launch: [`Fragments::most_exact_iters`] is the most the model vouches for,
 //! and the sweep never asks for more.
 
-use kernels_gpu::mma_layout::LANES;
-use kernels_gpu::mma_reference::{mma_bf16_ilp_outputs, small_integer_fragments, Inexact};
+use kernels_gpu::shapes::mma_layout::LANES;
+use kernels_gpu::models::mma_sync::{mma_bf16_ilp_outputs, small_integer_fragments, Inexact};
 
 use crate::experiments::inputs::Rng;
 use crate::experiments::verify::exact_check;

@@ -2,13 +2,13 @@
 //! variant table's `wgmma_bf16` lines in the sm_90a module) against warpgroups per SM, shape N
 //! and commit groups in flight; TFLOP/s and the share of the dense BF16 spec peak; every output
 //! element of every timed launch checked bit for bit against the CPU model
-//! (`kernels_gpu::wgmma_reference`). On a device other than compute capability 9.0 the table
+//! (`kernels_gpu::models::wgmma_tile`). On a device other than compute capability 9.0 the table
 //! says "needs sm_90a" and runs nothing.
 //!
 //! CPU side: the typed rows, the tile check, the columns and notes. The run is [`super::wgmma_run`].
 
 use kernels_gpu::variants::WgmmaVariant;
-use kernels_gpu::wgmma_reference::WgmmaTile;
+use kernels_gpu::models::wgmma_tile::WgmmaTile;
 use serde::{Deserialize, Serialize};
 
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;

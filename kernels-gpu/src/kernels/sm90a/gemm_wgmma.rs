@@ -1,0 +1,192 @@
+//! The warp-specialized wgmma BF16 GEMM (sm_90a): a producer warpgroup whose one thread loads
+//! slices of A and B by TMA into a ring of shared-memory slots guarded by mbarriers, and one or
+//! two consumer warpgroups running `wgmma` on them, over a persistent walk of the output tiles.
+//! The contract, the layout of a block's shared memory and the descriptors are in
+//! `sections/gemm_wgmma.rs`, which the host shares.
+//!
+//! Each consumer issues a slot's four k16 MMAs between one `wgmma.fence` and one
+//! `commit_group`, then waits until at most that group is in flight (`wait_group 1`) and
+//! releases the previous slot, so the tensor cores always have a group queued; it waits for
+//! every group (`wait_group 0`) before the epilogue. The accumulators are `inout` operands of
+//! the MMA statements only, so nothing LLVM may move reads or writes them while a group is in
+//! flight (ptxas would serialize the pipeline otherwise, which the build refuses).
+
+use crate::gpu;
+use crate::kernels::gemm_epilogue::Output;
+use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart};
+use crate::sections::gemm_wgmma::{
+    a_descriptor, b_descriptor, tile_of, RingMma, WgemmVariant, PRODUCER_REGS,
+};
+use crate::sections::wgmma::accumulator_position;
+use crate::shapes::tma_slot::{SWIZZLE_BYTES, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
+use crate::variants::WgemmArgs;
+
+/// K steps before a tile's last at which a consumer asks L2 for its rows of C (when beta reads
+/// C): early enough for the lines to arrive before the epilogue, late enough that A and B's
+/// streaming does not evict them first.
+const PREFETCH_AHEAD: u32 = 8;
+
+/// # Safety
+/// Launched with `line.threads()` threads per block, `line.dynamic_shared_bytes()` of dynamic
+/// shared memory and at most one block per output tile; `a_map` and `b_map` are the addresses
+/// of tensor maps of A (dims K, M) and B (dims N, K) in global memory, bf16, 128-byte swizzle,
+/// zero fill, boxes of 64 x BM and 64 x 64 elements (`host::cuda::tensor_map`); `c` holds M*N
+/// floats; N is even (the epilogue writes pairs); K >= 1 (every tile runs at least one K step;
+/// the host's maps refuse K = 0).
+#[inline(always)]
+pub unsafe fn gemm_wgmma<
+    const BM: u32,
+    const BN: u32,
+    const STAGES: u32,
+    const CONSUMERS: u32,
+    const ACC: usize,
+    const REGS: u32,
+>(
+    args: WgemmArgs,
+) {
+    let line = WgemmVariant::kernel_line(BM, BN, STAGES, CONSUMERS, RingMma::Wgmma);
+    let release = Release::Barrier(line.consumer_warps());
+    // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
+    let RingStart {
+        p,
+        maps: (a_map, b_map),
+        out,
+    } = unsafe { RingProblem::start(args, line, release) };
+    let t = gpu::thread_idx_x();
+    let warpgroup = t / WGEMM_WARPGROUP;
+    if warpgroup == 0 {
+        // SAFETY: the whole producer warpgroup runs it; it keeps only counters and addresses.
+        unsafe { gpu::setmaxnreg_dec::<PRODUCER_REGS>() };
+        if t == 0 {
+            // SAFETY: the caller's contract on the maps; the barriers were initialized above.
+            unsafe { p.produce(a_map, b_map) };
+        }
+    } else {
+        // SAFETY: the whole consumer warpgroup runs it; REGS comes from the line
+        // (`consumer_regs`), whose requests fit the register file with the producer's.
+        unsafe { gpu::setmaxnreg_inc::<REGS>() };
+        // SAFETY: the caller's contract; the producer fills what the consumers wait for.
+        unsafe { consume::<ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, out) };
+    }
+}
+
+/// One consumer warpgroup (`which`, thread `tid` of it): its 64 rows of every tile of the walk,
+/// accumulated slot by slot, then written.
+///
+/// # Safety
+/// As [`gemm_wgmma`]; run by every thread of a consumer warpgroup.
+#[inline(always)]
+unsafe fn consume<const ACC: usize>(p: RingProblem, which: u32, tid: u32, out: Output) {
+    let line = p.line;
+    let mut at = Ring::START;
+    let mut tile = gpu::block_idx_x();
+    // Zeroed once, before any MMA: each tile's first MMA overwrites them (scale-d 0) rather
+    // than instructions zeroing them again between pipelined groups.
+    let mut d = [0.0f32; ACC];
+    while tile < p.rows * p.cols {
+        let (tr, tc) = tile_of(tile, p.rows, p.cols);
+        // The slot whose MMAs are still in flight, released once the next slot's are issued.
+        let mut held = at;
+        let row0 = tr * line.bm + which * WGEMM_M;
+        let col0 = tc * line.bn;
+        let prefetch_at = if out.beta != 0.0 {
+            p.k_steps.saturating_sub(PREFETCH_AHEAD)
+        } else {
+            u32::MAX
+        };
+        // At least one K step (the contract: K >= 8), so the loop runs once before it tests:
+        // no path skips it, and LLVM keeps one set of accumulator registers through it.
+        let mut ks = 0;
+        loop {
+            let a = p.ring + line.a_slot(at.slot) + which * WGEMM_M * SWIZZLE_BYTES;
+            let b = p.ring + line.b_slot(at.slot);
+            // SAFETY: the slot's full barrier says TMA's bytes have landed (acquire); the whole
+            // warpgroup issues the four MMAs of the 64-deep slice between one fence and one
+            // commit; `wait_group 1` retires the previous slot's group before that slot is
+            // released, so one group stays queued behind the tensor cores while this thread
+            // waits; the accumulators are touched by nothing else until `wait_group 0` below.
+            unsafe {
+                gpu::mbarrier_wait(p.full(at.slot), at.phase);
+                gpu::wgmma_fence();
+                mma_k16(&mut d, a, b, 0, ks != 0);
+                mma_k16(&mut d, a, b, 1, true);
+                mma_k16(&mut d, a, b, 2, true);
+                mma_k16(&mut d, a, b, 3, true);
+                gpu::wgmma_commit_group();
+                if ks == prefetch_at {
+                    prefetch_c(&out, (row0, col0), line.bn, tid);
+                }
+                gpu::wgmma_wait_group::<1>();
+                if ks > 0 && tid % 32 == 0 {
+                    gpu::mbarrier_arrive(p.empty(held.slot));
+                }
+            }
+            held = at;
+            at = at.next(line.stages);
+            ks += 1;
+            if ks >= p.k_steps {
+                break;
+            }
+        }
+        // SAFETY: the whole warpgroup retires its last group, then releases its slot.
+        unsafe {
+            gpu::wgmma_wait_group::<0>();
+            if tid % 32 == 0 {
+                gpu::mbarrier_arrive(p.empty(held.slot));
+            }
+        }
+        let mut r = 0;
+        while r < ACC {
+            let (row, col) = accumulator_position(tid, r as u32);
+            // SAFETY: each element of C belongs to one thread of one tile (the walk is a
+            // bijection); pairs start at even columns (the caller's contract: N even).
+            unsafe { out.store::<2>(row0 + row, col0 + col, [d[r], d[r + 1]]) };
+            r += 2;
+        }
+        tile += gpu::grid_dim_x();
+    }
+}
+
+/// Asks L2 for the lines of C that thread `tid` of a consumer reads in its epilogue: its two
+/// rows of the consumer's 64 (the accumulator layout's), each row's 128-byte lines shared out
+/// over the four threads of a lane quad, which hold the same rows.
+#[inline(always)]
+fn prefetch_c(out: &Output, (row0, col0): (u32, u32), bn: u32, tid: u32) {
+    let (warp, lane) = (tid / 32, tid % 32);
+    // Floats in one 128-byte line.
+    const LINE: u32 = 32;
+    let mut half = 0;
+    while half < 2 {
+        let row = row0 + 16 * warp + lane / 4 + 8 * half;
+        let mut line = lane % 4;
+        while line < bn / LINE {
+            let col = col0 + line * LINE;
+            if row < out.m && col < out.n {
+                // SAFETY: (row, col) is inside C, which holds M*N floats.
+                unsafe { gpu::prefetch_l2(out.c.wrapping_add((row * out.n + col) as usize)) };
+            }
+            line += 4;
+        }
+        half += 1;
+    }
+}
+
+/// The `step`-th k16 MMA of a 64-deep slot: A's K-major rows move 32 bytes (16 bf16) per step
+/// inside their swizzled 128-byte rows, B's MN-major slice moves 16 rows of 128 bytes; adds to
+/// the accumulators when `accumulate`, else overwrites them.
+///
+/// # Safety
+/// As [`gpu::wgmma_m64k16_bf16_bt`], inside the fence/commit of [`consume`].
+#[inline(always)]
+unsafe fn mma_k16<const ACC: usize>(
+    d: &mut [f32; ACC],
+    a: u32,
+    b: u32,
+    step: u32,
+    accumulate: bool,
+) {
+    let da = a_descriptor(a + step * WGEMM_K * 2);
+    let db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
+    // SAFETY: the caller's contract.
+    unsafe { gpu::wgmma_m64k16_bf16_bt(d, da, db, accumulate) };
+}

@@ -1,0 +1,275 @@
+//! The TMA ring both warp-specialized GEMMs of the `gemm_wgmma` section share (sm_90a): the
+//! kernels' common start (their arguments, the ring's barriers set up, C's output), the
+//! position a role has reached in the ring, and the walk of its fills (every K slice of every
+//! tile of the block's persistent walk), which a producer thread loads in order or, in the
+//! mma.sync kernel, each slot's last reader loads one at a time. The layout of a slot and the
+//! tensor maps' contract are in `sections/gemm_wgmma.rs`; what reads a slot is the kernel's
+//! (`gemm_wgmma.rs`, `gemm_tma_mma.rs`).
+
+use crate::gpu;
+use crate::kernels::gemm_epilogue::Output;
+use crate::sections::gemm_wgmma::{tile_of, WgemmVariant};
+use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
+use crate::variants::WgemmArgs;
+
+/// A ring position: the slot and the parity of the barriers' phase it is in.
+#[derive(Clone, Copy)]
+pub struct Ring {
+    pub slot: u32,
+    pub phase: u32,
+}
+
+impl Ring {
+    pub const START: Ring = Ring { slot: 0, phase: 0 };
+
+    #[inline(always)]
+    pub fn next(self, stages: u32) -> Ring {
+        if self.slot + 1 == stages {
+            Ring {
+                slot: 0,
+                phase: self.phase ^ 1,
+            }
+        } else {
+            Ring {
+                slot: self.slot + 1,
+                phase: self.phase,
+            }
+        }
+    }
+}
+
+/// How the consumers hand a slot back.
+#[derive(Clone, Copy)]
+pub enum Release {
+    /// Each of this many arrivals on the slot's empty mbarrier, which a producer waits on.
+    Barrier(u32),
+    /// Each reader adds one to a count in the empty barrier's word ([`gpu::shared_count_up`]);
+    /// the last of a fill's readers loads the slot's next fill itself.
+    Count,
+}
+
+/// What every role knows of the problem.
+#[derive(Clone, Copy)]
+pub struct RingProblem {
+    pub line: WgemmVariant,
+    /// Aligned shared address of the ring.
+    pub ring: u32,
+    /// Output tiles down and across C.
+    pub rows: u32,
+    pub cols: u32,
+    /// 64-deep K slices of every tile.
+    pub k_steps: u32,
+}
+
+/// What both ring kernels start from ([`RingProblem::start`]).
+pub struct RingStart {
+    /// The problem, its ring's barriers initialized.
+    pub p: RingProblem,
+    /// The addresses of A's and B's tensor maps.
+    pub maps: (*const u64, *const u64),
+    /// C, written in pairs.
+    pub out: Output,
+}
+
+impl RingProblem {
+    /// The start both ring kernels share: the kernel's arguments taken apart, the ring of `line`
+    /// for them set up with `release` ([`RingProblem::set_up`]), and C's output.
+    ///
+    /// # Safety
+    /// As [`RingProblem::set_up`].
+    #[inline(always)]
+    pub unsafe fn start(args: WgemmArgs, line: WgemmVariant, release: Release) -> RingStart {
+        let WgemmArgs {
+            a_map,
+            b_map,
+            c,
+            m,
+            n,
+            k,
+            alpha,
+            beta,
+        } = args;
+        let (m, n, k) = (m as u32, n as u32, k as u32);
+        // SAFETY: the caller's contract.
+        let p = unsafe { RingProblem::set_up(line, (m, n, k), release) };
+        let out = Output {
+            c,
+            m,
+            n,
+            alpha,
+            beta,
+            // N is even: every pair at an even column is 8-byte aligned and inside or outside.
+            vector: true,
+        };
+        RingStart {
+            p,
+            maps: (a_map, b_map),
+            out,
+        }
+    }
+
+    /// The ring of `line` in this block's dynamic shared memory, for an M x N x K product, its
+    /// barriers initialized (by thread 0) and visible to the whole block when this returns.
+    ///
+    /// # Safety
+    /// Called by every thread of the block together (it ends in a block barrier), launched
+    /// with `line.dynamic_shared_bytes()` of dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn set_up(line: WgemmVariant, (m, n, k): (u32, u32, u32), release: Release) -> Self {
+        let ring = (gpu::dynamic_shared_base() + SWIZZLE_ATOM - 1) & !(SWIZZLE_ATOM - 1);
+        if gpu::thread_idx_x() == 0 {
+            let mut s = 0;
+            while s < line.stages {
+                // SAFETY: the barriers lie after the ring inside the launch's dynamic shared
+                // memory, 8-byte aligned; only this thread touches them before the barrier
+                // below.
+                unsafe {
+                    gpu::mbarrier_init(ring + line.full_barrier(s), 1);
+                    match release {
+                        Release::Barrier(arrivals) => {
+                            gpu::mbarrier_init(ring + line.empty_barrier(s), arrivals)
+                        }
+                        Release::Count => gpu::shared_store_u32(ring + line.empty_barrier(s), 0),
+                    }
+                }
+                s += 1;
+            }
+            gpu::fence_barrier_init();
+        }
+        gpu::sync_threads();
+        let (rows, cols) = line.tiles(m, n);
+        RingProblem {
+            line,
+            ring,
+            rows,
+            cols,
+            k_steps: k.div_ceil(WGEMM_BK),
+        }
+    }
+
+    /// Shared address of slot `s`'s full and empty barriers (the empty one a count with
+    /// [`Release::Count`]).
+    #[inline(always)]
+    pub fn full(&self, s: u32) -> u32 {
+        self.ring + self.line.full_barrier(s)
+    }
+    #[inline(always)]
+    pub fn empty(&self, s: u32) -> u32 {
+        self.ring + self.line.empty_barrier(s)
+    }
+
+    /// The walk's first fill.
+    #[inline(always)]
+    pub fn first_fill(&self) -> Fill {
+        let tile = gpu::block_idx_x();
+        Fill {
+            at: Ring::START,
+            tile,
+            ks: 0,
+            origin: self.origin(tile),
+        }
+    }
+
+    /// Whether this block's walk has fill `f` (its tile is one of the problem's).
+    #[inline(always)]
+    pub fn has(&self, f: &Fill) -> bool {
+        f.tile < self.rows * self.cols
+    }
+
+    /// The fill after `f`: the next slot, and the next K slice of the tile or the first of the
+    /// walk's next tile (whose origin is worked out only then: `tile_of` divides).
+    #[inline(always)]
+    pub fn after(&self, f: Fill) -> Fill {
+        let at = f.at.next(self.line.stages);
+        if f.ks + 1 < self.k_steps {
+            Fill {
+                at,
+                ks: f.ks + 1,
+                ..f
+            }
+        } else {
+            let tile = f.tile + gpu::grid_dim_x();
+            Fill {
+                at,
+                tile,
+                ks: 0,
+                origin: self.origin(tile),
+            }
+        }
+    }
+
+    /// The first element (row, column) of C of the walk's tile `tile`; (0, 0) past the walk's
+    /// end, where `tile_of` would divide by the zero rows left.
+    #[inline(always)]
+    fn origin(&self, tile: u32) -> (i32, i32) {
+        if tile >= self.rows * self.cols {
+            return (0, 0);
+        }
+        let (tr, tc) = tile_of(tile, self.rows, self.cols);
+        ((tr * self.line.bm) as i32, (tc * self.line.bn) as i32)
+    }
+
+    /// Fill `f`: TMA loads the fill's K slice of A and B into its slot, completing on the
+    /// slot's full barrier.
+    ///
+    /// # Safety
+    /// Each fill the walk has is loaded once, by one thread, once its slot's previous fill is
+    /// released (a fresh ring's slots are free); fills of different slots may be loaded in any
+    /// order and at the same time, each completing on its own slot's barrier. `a_map` and
+    /// `b_map` are the tensor maps of the line's contract (`gemm_wgmma`'s safety section).
+    #[inline(always)]
+    pub unsafe fn load(&self, f: Fill, a_map: *const u64, b_map: *const u64) {
+        let line = self.line;
+        let (row0, col0) = f.origin;
+        let depth = (f.ks * WGEMM_BK) as i32;
+        let full = self.full(f.at.slot);
+        // SAFETY: the slot is free (the caller's contract); the TMA boxes are the slot's bytes
+        // exactly (A: 64 x BM, B: BN/64 boxes of 64 x 64), each 1024-byte aligned, and complete
+        // on the slot's full barrier, which expects them.
+        unsafe {
+            gpu::mbarrier_arrive_expect_tx(full, line.slot_bytes());
+            gpu::tma_load_2d(self.ring + line.a_slot(f.at.slot), a_map, depth, row0, full);
+            let mut j = 0;
+            while j < line.bn / B_BOX_COLS {
+                let dst = self.ring + line.b_slot(f.at.slot) + j * WGEMM_BK * SWIZZLE_BYTES;
+                let col = col0 + (j * B_BOX_COLS) as i32;
+                gpu::tma_load_2d(dst, b_map, col, depth, full);
+                j += 1;
+            }
+        }
+    }
+
+    /// A producer thread's whole walk: every fill, in order, each once the slot's empty barrier
+    /// says its previous fill was read ([`Release::Barrier`]).
+    ///
+    /// # Safety
+    /// As [`RingProblem::load`]; the one thread that loads this block's ring.
+    #[inline(always)]
+    pub unsafe fn produce(&self, a_map: *const u64, b_map: *const u64) {
+        // SAFETY: the maps are in global memory (the caller's contract).
+        unsafe {
+            gpu::prefetch_tensor_map(a_map);
+            gpu::prefetch_tensor_map(b_map);
+        }
+        let mut f = self.first_fill();
+        while self.has(&f) {
+            // SAFETY: the caller's contract; fills in order, each once the consumers released
+            // the slot's previous fill (a fresh ring's first round passes at once).
+            unsafe {
+                gpu::mbarrier_wait(self.empty(f.at.slot), f.at.phase ^ 1);
+                self.load(f, a_map, b_map)
+            };
+            f = self.after(f);
+        }
+    }
+}
+
+/// A producer's place in the walk: the ring position it fills next, and the K slice and output
+/// tile (its index in the walk and its origin in C) that fill loads.
+#[derive(Clone, Copy)]
+pub struct Fill {
+    pub at: Ring,
+    tile: u32,
+    ks: u32,
+    origin: (i32, i32),
+}
