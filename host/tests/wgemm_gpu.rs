@@ -54,8 +54,8 @@ impl Problem {
         let inputs = Bf16Inputs::new(dims, u64::from(dims.k) ^ 0x5eed);
         let checker = GemmChecker::new(gpu).expect("the check kernels");
         let mut reference = {
-            let a_wide = gpu.upload(&inputs.a_wide).unwrap();
-            let b_wide = gpu.upload(&inputs.b_wide).unwrap();
+            let a_wide = gpu.upload(&inputs.a.wide).unwrap();
+            let b_wide = gpu.upload(&inputs.b.wide).unwrap();
             checker
                 .reference(gpu, dims, &a_wide, &b_wide)
                 .expect("the f64 reference")
@@ -65,8 +65,8 @@ impl Problem {
             .expect("the tolerance");
         Self {
             dims,
-            a: gpu.upload(&inputs.a).unwrap(),
-            b: gpu.upload(&inputs.b).unwrap(),
+            a: gpu.upload(&inputs.a.bits).unwrap(),
+            b: gpu.upload(&inputs.b.bits).unwrap(),
             c0: gpu.upload(&inputs.c0).unwrap(),
             checker,
             reference,

@@ -93,15 +93,27 @@ mod tests {
     /// A "module" that records which load made it.
     struct Made(usize);
 
-    fn counting(loads: &AtomicUsize) -> impl Fn() -> Result<Made, String> + '_ {
-        move || Ok(Made(loads.fetch_add(1, Ordering::SeqCst)))
+    /// A cache whose loads make [`Made`]s numbered in the order they ran.
+    #[derive(Default)]
+    struct Counting {
+        cache: ModuleCache<Made>,
+        loads: AtomicUsize,
     }
 
-    /// `image` from `cache` without JIT options, made by a [`counting`] load where not kept.
-    fn plain(cache: &ModuleCache<Made>, image: &'static [u8], loads: &AtomicUsize) -> Arc<Made> {
-        cache
-            .get(image, JitOptions::default(), counting(loads))
-            .unwrap()
+    impl Counting {
+        /// `image` under `jit`, made by a counting load where not kept.
+        fn get(&self, image: &'static [u8], jit: JitOptions) -> Arc<Made> {
+            let load = || Ok::<_, String>(Made(self.loads.fetch_add(1, Ordering::SeqCst)));
+            self.cache.get(image, jit, load).unwrap()
+        }
+
+        fn plain(&self, image: &'static [u8]) -> Arc<Made> {
+            self.get(image, JitOptions::default())
+        }
+
+        fn loads(&self) -> usize {
+            self.loads.load(Ordering::SeqCst)
+        }
     }
 
     fn leak(text: &str) -> &'static [u8] {
@@ -110,31 +122,29 @@ mod tests {
 
     #[test]
     fn an_image_is_compiled_once_wherever_its_bytes_lie() {
-        let cache = ModuleCache::default();
-        let loads = AtomicUsize::new(0);
+        let t = Counting::default();
         // Two copies of the same text at two addresses, as two uses of a const may be.
         let (one, two) = (leak(".entry a"), leak(".entry a"));
         assert_ne!(one.as_ptr(), two.as_ptr());
-        let first = plain(&cache, one, &loads);
-        let again = plain(&cache, two, &loads);
+        let first = t.plain(one);
+        let again = t.plain(two);
         assert!(Arc::ptr_eq(&first, &again));
-        assert_eq!(loads.load(Ordering::SeqCst), 1);
-        assert_eq!(cache.kept(), 1);
+        assert_eq!(t.loads(), 1);
+        assert_eq!(t.cache.kept(), 1);
     }
 
     #[test]
     fn other_bytes_or_another_register_cap_are_other_modules() {
-        let cache = ModuleCache::default();
-        let loads = AtomicUsize::new(0);
+        let t = Counting::default();
         let image = leak(".entry a");
         let capped = JitOptions {
             max_registers: Some(64),
         };
-        let a = plain(&cache, image, &loads);
-        let b = plain(&cache, leak(".entry b"), &loads);
-        let c = cache.get(image, capped, counting(&loads)).unwrap();
+        let a = t.plain(image);
+        let b = t.plain(leak(".entry b"));
+        let c = t.get(image, capped);
         assert_eq!((a.0, b.0, c.0), (0, 1, 2));
-        assert_eq!(cache.kept(), 3);
+        assert_eq!(t.cache.kept(), 3);
     }
 
     #[test]
@@ -157,24 +167,23 @@ mod tests {
 
     #[test]
     fn a_caller_waits_for_a_warm_up_on_another_thread_instead_of_compiling_again() {
-        let cache = ModuleCache::default();
-        let loads = AtomicUsize::new(0);
+        let t = Counting::default();
         let image = leak(".entry slow");
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let slow = || -> Result<Made, String> {
             started_tx.send(()).unwrap();
             std::thread::sleep(std::time::Duration::from_millis(200));
-            Ok(Made(loads.fetch_add(1, Ordering::SeqCst)))
+            Ok(Made(t.loads.fetch_add(1, Ordering::SeqCst)))
         };
         std::thread::scope(|s| {
             s.spawn(|| {
-                let _ = cache.get(image, JitOptions::default(), slow);
+                let _ = t.cache.get(image, JitOptions::default(), slow);
             });
             // The warm-up has begun compiling; this caller must wait for it.
             started_rx.recv().unwrap();
-            let m = plain(&cache, image, &loads);
+            let m = t.plain(image);
             assert_eq!(m.0, 0, "the caller got the warm-up's module");
         });
-        assert_eq!(loads.load(Ordering::SeqCst), 1);
+        assert_eq!(t.loads(), 1);
     }
 }

@@ -67,14 +67,14 @@ impl GemmSides<Bf16> {
         let dims = inputs.dims;
         let checker = GemmChecker::new(gpu)?;
         let mut reference = {
-            let a_wide = gpu.upload(&inputs.a_wide)?;
-            let b_wide = gpu.upload(&inputs.b_wide)?;
+            let a_wide = gpu.upload(&inputs.a.wide)?;
+            let b_wide = gpu.upload(&inputs.b.wide)?;
             checker.reference(gpu, dims, &a_wide, &b_wide)?
         };
         reference.scale_spread(gpu, spread_factor(dims.k))?;
         let operands = (
-            gpu.upload(&inputs.a)?,
-            gpu.upload(&inputs.b)?,
+            gpu.upload(&inputs.a.bits)?,
+            gpu.upload(&inputs.b.bits)?,
             gpu.upload(&inputs.c0)?,
         );
         Ok(Self::from_parts(dims, operands, checker, reference))

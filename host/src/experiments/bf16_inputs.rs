@@ -18,14 +18,29 @@ pub fn widen(bits: u16) -> f32 {
     f32::from_bits(u32::from(bits) << 16)
 }
 
-/// One problem's inputs on the host: A (M x K) and B (K x N) row-major as bf16 bits and widened,
-/// C0 (M x N).
+/// One row-major matrix of bf16 values: their bits, and the same values widened to f32.
+pub struct Bf16Matrix {
+    pub bits: Vec<u16>,
+    pub wide: Vec<f32>,
+}
+
+impl Bf16Matrix {
+    /// `len` of the FP32 problem's random floats from `seed`, each rounded to the nearest bf16.
+    fn random(len: usize, seed: u64) -> Self {
+        let bits: Vec<u16> = random_floats(len, seed)
+            .into_iter()
+            .map(bf16_bits)
+            .collect();
+        let wide = bits.iter().map(|&x| widen(x)).collect();
+        Self { bits, wide }
+    }
+}
+
+/// One problem's inputs on the host: A (M x K) and B (K x N), C0 (M x N).
 pub struct Bf16Inputs {
     pub dims: GemmDims,
-    pub a: Vec<u16>,
-    pub b: Vec<u16>,
-    pub a_wide: Vec<f32>,
-    pub b_wide: Vec<f32>,
+    pub a: Bf16Matrix,
+    pub b: Bf16Matrix,
     pub c0: Vec<f32>,
 }
 
@@ -33,20 +48,10 @@ impl Bf16Inputs {
     /// A, B and C0 from `seed`, `seed + 1` and `seed + 2`, as the FP32 problem's.
     pub fn new(dims: GemmDims, seed: u64) -> Self {
         let (m, n, k) = (dims.m as usize, dims.n as usize, dims.k as usize);
-        let a: Vec<u16> = random_floats(m * k, seed)
-            .into_iter()
-            .map(bf16_bits)
-            .collect();
-        let b: Vec<u16> = random_floats(k * n, seed.wrapping_add(1))
-            .into_iter()
-            .map(bf16_bits)
-            .collect();
         Self {
             dims,
-            a_wide: a.iter().map(|&x| widen(x)).collect(),
-            b_wide: b.iter().map(|&x| widen(x)).collect(),
-            a,
-            b,
+            a: Bf16Matrix::random(m * k, seed),
+            b: Bf16Matrix::random(k * n, seed.wrapping_add(1)),
             c0: random_floats(m * n, seed.wrapping_add(2)),
         }
     }
@@ -79,14 +84,14 @@ mod tests {
         let dims = GemmDims { m: 3, n: 5, k: 7 };
         let p = Bf16Inputs::new(dims, 11);
         let fp32 = random_floats(21, 11);
-        assert_eq!((p.a.len(), p.b.len(), p.c0.len()), (21, 35, 15));
-        for (i, (&x, &w)) in fp32.iter().zip(&p.a_wide).enumerate() {
+        assert_eq!((p.a.bits.len(), p.b.bits.len(), p.c0.len()), (21, 35, 15));
+        for (i, (&x, &w)) in fp32.iter().zip(&p.a.wide).enumerate() {
             assert_eq!(w.to_bits() & 0xffff, 0, "{i}: the widened value is a bf16");
-            assert_eq!(widen(p.a[i]), w);
+            assert_eq!(widen(p.a.bits[i]), w);
             // Within half a bf16 ulp (2^-8 relative) of the FP32 input.
             assert!((x - w).abs() <= x.abs() * 2f32.powi(-8), "{x} vs {w}");
         }
         assert_eq!(p.c0, random_floats(15, 13));
-        assert!(p.b_wide.iter().all(|x| (-1.0..=1.0).contains(x)));
+        assert!(p.b.wide.iter().all(|x| (-1.0..=1.0).contains(x)));
     }
 }

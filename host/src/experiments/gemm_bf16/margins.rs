@@ -30,10 +30,10 @@ struct Problem {
 impl Problem {
     fn new(dims: GemmDims, seed: u64) -> Self {
         let inputs = Bf16Inputs::new(dims, seed);
-        let b_t = transpose(&inputs.b_wide, dims.k as usize, dims.n as usize);
+        let b_t = transpose(&inputs.b.wide, dims.k as usize, dims.n as usize);
         let fp32 = gemm_reference(&GemmInputs {
             dims,
-            a: &inputs.a_wide,
+            a: &inputs.a.wide,
             b_t: &b_t,
             c0: &inputs.c0,
         });
@@ -47,7 +47,7 @@ impl Problem {
             .collect();
         Self {
             dims,
-            a: inputs.a_wide,
+            a: inputs.a.wide,
             b_t,
             c0: inputs.c0,
             fp32,
