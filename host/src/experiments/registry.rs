@@ -6,7 +6,6 @@
 
 use super::contract::{Merged, Plan, RunContext};
 use super::error::ExperimentError;
-use crate::kernel_source::sources::ModuleNames;
 pub use super::roster::{
     each, numbered, AllExperimentArgs, ExperimentArgs, ExperimentCommand, Listed, Planned,
     RunResults, Visit, VisitPlan, NAMES,
@@ -16,6 +15,7 @@ use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{check_mixed_labels, CliError, Common, Shared};
 use crate::kernel_source::name::ModuleSource;
+use crate::kernel_source::sources::ModuleNames;
 use crate::results::RunMeta;
 use crate::table::TableData;
 

@@ -15,7 +15,6 @@ use super::copy::{check_fits, copy_gbps, CopyBuffers, CopyKernel};
 use super::error::{ExperimentError, InVariant};
 use super::measured::Measured;
 use super::module_source::plan_files;
-use crate::kernel_source::sources::{Kernels, Needs, Sources};
 use super::progress::progress_bar;
 use super::residency::BLOCKS_PER_SM;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
@@ -23,6 +22,7 @@ use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared, VariantRun};
+use crate::kernel_source::sources::{Kernels, Needs, Sources};
 use crate::results::RunMeta;
 use crate::table::{columns_table, extra_row, Column, Kind, TableData, Value};
 

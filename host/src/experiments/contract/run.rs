@@ -8,8 +8,8 @@ use super::row::Output;
 use crate::cuda::Gpu;
 use crate::experiments::error::ExperimentError;
 use crate::experiments::fault::Fault;
-use crate::kernel_source::sources::{DescribeModule, Sources};
 use crate::flags::{CliError, Shared};
+use crate::kernel_source::sources::{DescribeModule, Sources};
 use crate::results::RunMeta;
 use crate::sampling::SamplingConfig;
 

@@ -296,10 +296,19 @@ fn the_checks_resolution_per_k_is_what_the_docs_state() {
         (tol[tol.len() / 2], caught)
     };
     let (median, caught) = tolerances(256);
-    assert!((5e-5..9e-5).contains(&median) && caught == 1.0, "K = 256: {median:e} {caught}");
+    assert!(
+        (5e-5..9e-5).contains(&median) && caught == 1.0,
+        "K = 256: {median:e} {caught}"
+    );
     let (median, caught) = tolerances(4096);
     assert!((2e-3..4e-3).contains(&median), "K = 4096: {median:e}");
-    assert!(caught > 0.0 && caught < 0.05, "K = 4096: {caught} of the elements catch 1e-3");
+    assert!(
+        caught > 0.0 && caught < 0.05,
+        "K = 4096: {caught} of the elements catch 1e-3"
+    );
     let (median, caught) = tolerances(8192);
-    assert!((6e-3..1e-2).contains(&median) && caught == 0.0, "K = 8192: {median:e} {caught}");
+    assert!(
+        (6e-3..1e-2).contains(&median) && caught == 0.0,
+        "K = 8192: {median:e} {caught}"
+    );
 }

@@ -7,8 +7,8 @@ use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant, BF16_GEMM, WGEMM};
 
 use crate::experiments::contract;
 use crate::experiments::gemm_plan::{GemmAllArgs, GemmArgs, GemmLines};
-use crate::kernel_source::sources::{Kernels, Sources};
 use crate::flags::{own_labels, select, CliError, GemmDims, ModuleFiles, Shared};
+use crate::kernel_source::sources::{Kernels, Sources};
 use crate::results::RunMeta;
 
 use super::row::Bf16Run;
@@ -38,7 +38,11 @@ pub fn labels() -> Vec<&'static str> {
 impl Plan {
     /// The lines of `list` (all when empty) at `size`, their kernels from `files`, cuBLAS
     /// timed beside them when `cublas`.
-    fn of(list: &[String], files: &ModuleFiles, (size, cublas): (GemmDims, bool)) -> Result<Self, CliError> {
+    fn of(
+        list: &[String],
+        files: &ModuleFiles,
+        (size, cublas): (GemmDims, bool),
+    ) -> Result<Self, CliError> {
         let is_wgmma = |l: &String| WGEMM.iter().any(|v| v.label == l.trim());
         let (wgmma, mma): (Vec<String>, Vec<String>) = list.iter().cloned().partition(is_wgmma);
         // An empty list takes every line; a list of wgmma lines alone takes no mma.sync line.

@@ -1,16 +1,16 @@
 //! The `gemm_bf16` experiment's row and output, as `results.json` stores them.
 
-use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant};
 use kernels_gpu::sections::gemm_wgmma::RingMma;
 use kernels_gpu::shapes::tma_slot::WGEMM_BK;
+use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant};
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
 use crate::experiments::gemm_cublas::cublas_run_output;
+use crate::experiments::gemm_cublas::CublasOutcome;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
-use crate::experiments::gemm_cublas::CublasOutcome;
 
 /// One BF16 line of the variant table at the run's size.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

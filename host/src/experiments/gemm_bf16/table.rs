@@ -40,16 +40,24 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
         }),
         Column::new("Stages", Kind::Count, |r| Value::Int(r.stages.into())),
         Column::new("Smem/block", Kind::Bytes, |r| Value::Int(r.dyn_smem.into())),
-        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.figures.regs.into())),
-        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
+        Column::new("Regs/thread", Kind::Count, |r| {
+            Value::Int(r.figures.regs.into())
+        }),
+        Column::new("Theo. occ", Kind::Percent, |r| {
+            Value::Float(r.figures.occupancy)
+        }),
         Column::new(RATE, GFLOPS.kind(), |r| {
             cells::rate(r.figures.gflops, &r.measured.flags)
         }),
         Column::new("Blocks/SM", Kind::Count, |r| {
             Value::Int(r.figures.blocks_per_sm.into())
         }),
-        Column::new("Limiter", Kind::Text, |r| Value::Text(r.figures.limiter.clone())),
-        Column::new(MS_PER_CALL, Kind::Duration, |r| cells::timing(&r.figures.timing)),
+        Column::new("Limiter", Kind::Text, |r| {
+            Value::Text(r.figures.limiter.clone())
+        }),
+        Column::new(MS_PER_CALL, Kind::Duration, |r| {
+            cells::timing(&r.figures.timing)
+        }),
         Column::new(VERIFIED, Kind::Check, |r| cells::check(&r.measured.check)),
         Column::new(VS_CUBLAS, Kind::Ratio, |r| {
             r.vs_cublas.map_or(Value::NotAvailable, Value::Float)
@@ -58,7 +66,6 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
     c.extend(GFLOPS.compared_columns());
     c
 }
-
 
 /// The rows, cuBLAS's row (with the kernel it ran) where it was asked for, the check's note.
 pub fn table(output: &Bf16Run, title: &str) -> TableData {
@@ -151,9 +158,10 @@ pub fn figures(name: &str, title: String, runs: &[PlotRun<'_, Bf16Run>]) -> Vec<
     );
     let references = |run: &PlotRun<'_, Bf16Run>| {
         let peak = bf16_peak(run.device).map(|p| Reference::peak("dense BF16 peak", p));
-        let cublas = run.output.cublas_row().map(|c| {
-            Reference::measured(format!("cuBLAS {} BF16", c.version), c.gflops, 0, "")
-        });
+        let cublas = run
+            .output
+            .cublas_row()
+            .map(|c| Reference::measured(format!("cuBLAS {} BF16", c.version), c.gflops, 0, ""));
         peak.into_iter().chain(cublas).collect()
     };
     let mut figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
@@ -175,12 +183,22 @@ mod tests {
     fn the_table_has_every_line_and_cublas_with_its_kernel() {
         let r = run();
         let t = table(&r, "t");
-        assert!(t.title.contains("cuBLAS 13.1.0 (libcublas.so.13)"), "{}", t.title);
+        assert!(
+            t.title.contains("cuBLAS 13.1.0 (libcublas.so.13)"),
+            "{}",
+            t.title
+        );
         let csv = to_csv(&t);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 4, "{csv}");
-        assert!(lines[0].starts_with("Variant,Threads/block,Block tile M"), "{csv}");
-        assert!(lines[1].starts_with("M1,128,128,128,32,64,64,4,65536,232,12.5"), "{csv}");
+        assert!(
+            lines[0].starts_with("Variant,Threads/block,Block tile M"),
+            "{csv}"
+        );
+        assert!(
+            lines[1].starts_with("M1,128,128,128,32,64,64,4,65536,232,12.5"),
+            "{csv}"
+        );
         assert!(
             lines[3].starts_with("cuBLAS 13.1.0: nvjet_tst_bf16,384,,,,,,,,168,18.75,650000"),
             "{csv}"
@@ -196,7 +214,10 @@ mod tests {
     #[test]
     fn wgmma_rows_and_lines_that_did_not_run_are_noted() {
         let plain = table(&run(), "t");
-        assert!(!plain.notes.iter().any(|n| n.contains("wgmma") || n.contains("did not run")));
+        assert!(!plain
+            .notes
+            .iter()
+            .any(|n| n.contains("wgmma") || n.contains("did not run")));
         let mut r = run();
         let mut w = r.rows[0].clone();
         w.variant = "W1".into();
@@ -212,10 +233,22 @@ mod tests {
         let t = table(&r, "t");
         let csv = to_csv(&t);
         assert!(csv.lines().any(|l| l.starts_with("W1,")), "{csv}");
-        assert!(t.notes.iter().any(|n| n.starts_with("W1: wgmma (sm_90a)")), "{:?}", t.notes);
-        assert!(t.notes.iter().any(|n| n.starts_with("MT1: mma.sync m16n8k16")), "{:?}", t.notes);
         assert!(
-            t.notes.iter().any(|n| n == "W2 did not run: needs sm_90a (a compute capability 9.0 device)."),
+            t.notes.iter().any(|n| n.starts_with("W1: wgmma (sm_90a)")),
+            "{:?}",
+            t.notes
+        );
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.starts_with("MT1: mma.sync m16n8k16")),
+            "{:?}",
+            t.notes
+        );
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n == "W2 did not run: needs sm_90a (a compute capability 9.0 device)."),
             "{:?}",
             t.notes
         );
@@ -226,6 +259,9 @@ mod tests {
         let mut r = run();
         r.cublas = None;
         let csv = to_csv(&table(&r, "t"));
-        assert!(!csv.contains("Ours/cuBLAS") && !csv.contains("cuBLAS 13"), "{csv}");
+        assert!(
+            !csv.contains("Ours/cuBLAS") && !csv.contains("cuBLAS 13"),
+            "{csv}"
+        );
     }
 }

@@ -82,8 +82,8 @@ pub fn launch_wgemm(
 mod tests {
     use super::*;
     use crate::occupancy::Arch;
-    use kernels_gpu::variants::{MAX_SHARED_OPT_IN, WGEMM};
     use kernels_gpu::sections::gemm_wgmma::launch_regs;
+    use kernels_gpu::variants::{MAX_SHARED_OPT_IN, WGEMM};
 
     /// Issue 18's bar: every line at most 18.75% theoretical occupancy on sm_90, whatever
     /// registers ptxas gives it within its launch bound: its ring holds the SM to one block.
@@ -94,7 +94,12 @@ mod tests {
             for regs in [32, 128, launch_regs(v.threads())] {
                 let o = wgemm_occupancy(v, &limits, regs).expect("a launchable line");
                 assert_eq!(o.blocks_per_sm, 1, "{} at {regs} registers", v.label);
-                assert!(o.occupancy <= 0.1875 + 1e-12, "{}: {}", v.label, o.occupancy);
+                assert!(
+                    o.occupancy <= 0.1875 + 1e-12,
+                    "{}: {}",
+                    v.label,
+                    o.occupancy
+                );
                 assert_eq!(o.warps_per_sm, v.threads() / 32);
             }
         }

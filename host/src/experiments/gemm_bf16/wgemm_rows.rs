@@ -8,12 +8,12 @@
 
 use kernels_gpu::variants::WgemmVariant;
 
-use crate::experiments::bf16_gemm::Bf16GemmBuffers;
 use super::row::{Bf16Row, NotRun};
 use super::wgemm::{launch_wgemm, wgemm_launch_shape};
 use crate::cuda::hopper::{hopper_module, runs_sm90a};
 use crate::cuda::tensor_map::{map_shapes, TensorMaps};
 use crate::cuda::{Gpu, Kernel, LaunchShape};
+use crate::experiments::bf16_gemm::Bf16GemmBuffers;
 use crate::experiments::contract::RunContext;
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm_cublas::CublasSide;
@@ -94,7 +94,8 @@ pub fn run_wgemm_lines(
         let vs_cublas = m
             .cublas
             .map(|c| cublas.add(v.label, m.ours.throughput, dims, c));
-        out.rows.push(Bf16Row::ring(v, &m.ours, m.theirs, vs_cublas));
+        out.rows
+            .push(Bf16Row::ring(v, &m.ours, m.theirs, vs_cublas));
     }
     Ok(out)
 }
@@ -119,11 +120,26 @@ mod tests {
         for v in WGEMM {
             assert_eq!(not_run_reason((9, 0), v, GemmDims::square(4096)), None);
             assert_eq!(
-                not_run_reason((9, 0), v, GemmDims { m: 333, n: 264, k: 80 }),
+                not_run_reason(
+                    (9, 0),
+                    v,
+                    GemmDims {
+                        m: 333,
+                        n: 264,
+                        k: 80
+                    }
+                ),
                 None,
                 "M need not be a multiple of 8"
             );
-            for odd in [GemmDims::square(1000 + 1), GemmDims { m: 64, n: 64, k: 20 }] {
+            for odd in [
+                GemmDims::square(1000 + 1),
+                GemmDims {
+                    m: 64,
+                    n: 64,
+                    k: 20,
+                },
+            ] {
                 let why = not_run_reason((9, 0), v, odd).unwrap();
                 assert!(why.contains("K and N to be multiples of 8"), "{why}");
             }

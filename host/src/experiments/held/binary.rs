@@ -84,7 +84,10 @@ mod tests {
                     },
                 )
                 .unwrap();
-                assert_eq!(held.blocks_per_sm, blocks, "{threads} threads, {dyn_smem} B");
+                assert_eq!(
+                    held.blocks_per_sm, blocks,
+                    "{threads} threads, {dyn_smem} B"
+                );
             }
         }
     }

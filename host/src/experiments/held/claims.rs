@@ -7,7 +7,8 @@ use crate::claim::{
 };
 use crate::experiments::row_views::passing;
 
-const CLAIM: &str = "With the code fixed, the highest occupancy is not needed: each binary runs as \
+const CLAIM: &str =
+    "With the code fixed, the highest occupancy is not needed: each binary runs as \
 fast at a lower occupancy as at its highest.";
 /// Each binary's highest occupancy against its best lower one, within the "no help" band.
 fn rule() -> String {
@@ -32,9 +33,8 @@ fn judge(rows: &[HeldRow]) -> Result<(Option<bool>, String), String> {
     let mut found = Comparisons::default();
     for label in labels {
         let curve: Vec<&HeldRow> = ok.iter().copied().filter(|r| r.binary == label).collect();
-        let by_occ = |a: &&&HeldRow, b: &&&HeldRow| {
-            a.figures.occupancy.total_cmp(&b.figures.occupancy)
-        };
+        let by_occ =
+            |a: &&&HeldRow, b: &&&HeldRow| a.figures.occupancy.total_cmp(&b.figures.occupancy);
         let Some(&highest) = curve.iter().max_by(by_occ) else {
             continue;
         };

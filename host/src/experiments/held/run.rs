@@ -11,10 +11,10 @@ use crate::experiments::gemm::{launch_shape, GemmBuffers};
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, load_capped};
-use crate::kernel_source::sources::{CappedKernels, Kernels};
 use crate::experiments::progress::progress_bar;
 use crate::experiments::residency::hold_at_blocks;
 use crate::kernel_source::builtin;
+use crate::kernel_source::sources::{CappedKernels, Kernels};
 
 /// Every binary of the plan, in order, at each of its residencies.
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, ExperimentError> {
@@ -53,7 +53,11 @@ fn measure_binary(
     // The occupancy API counts no block at all for a launch asking more dynamic shared memory
     // than the kernel's opt-in allows (R4's pipeline does), so the opt-in comes first.
     let static_smem = kernel.static_smem_bytes()?;
-    kernel.set_max_dynamic_smem(gpu.limits().smem_per_block_optin.saturating_sub(static_smem))?;
+    kernel.set_max_dynamic_smem(
+        gpu.limits()
+            .smem_per_block_optin
+            .saturating_sub(static_smem),
+    )?;
     let most = kernel.max_active_blocks(own.threads, own.dyn_smem)?;
     if most == 0 {
         return Err(ExperimentError::NoResidency {

@@ -5,8 +5,8 @@
 use super::binary::{Binary, BINARIES};
 use super::row::HeldRow;
 use crate::experiments::contract::{self, Registered, Run};
-use crate::kernel_source::sources::{Kernels, Sources};
 use crate::flags::{check_tiling, own_labels, select, CliError, GemmDims, GemmSize, Shared};
+use crate::kernel_source::sources::{Kernels, Sources};
 use crate::results::RunMeta;
 
 /// The `held` experiment.

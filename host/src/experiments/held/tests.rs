@@ -1,11 +1,11 @@
 //! `held` on the CPU: its flags and plan, its table and its verdict on synthetic rows.
 
 use super::*;
-use crate::flags::CliError;
 use crate::experiments::contract::Plan as _;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::flag_values::parse_flags;
+use crate::flags::CliError;
 use crate::results::Timing;
 use crate::table::columns_table;
 
@@ -32,7 +32,9 @@ fn the_plan_runs_every_binary_by_default_and_refuses_unknown_ones() {
 /// A row of `binary` at `blocks` blocks/SM with GFLOP/s `gflops` (samples ±0.1%).
 fn row(binary: &str, blocks: u32, gflops: f64) -> HeldRow {
     let ms = 1000.0 / gflops;
-    let samples: Vec<f64> = (0..9).map(|i| ms * (1.0 + 0.001 * f64::from(i - 4))).collect();
+    let samples: Vec<f64> = (0..9)
+        .map(|i| ms * (1.0 + 0.001 * f64::from(i - 4)))
+        .collect();
     let timing: Timing = crate::sampling::summarize(samples, None, None);
     HeldRow {
         binary: binary.into(),
@@ -78,7 +80,11 @@ fn the_verdict_reads_each_binarys_curve() {
     ];
     let v = judge(flat);
     assert_eq!(v.outcome(), "HOLDS", "{}", v.evidence);
-    assert!(v.evidence.contains("C: 3 blocks/SM over 2"), "{}", v.evidence);
+    assert!(
+        v.evidence.contains("C: 3 blocks/SM over 2"),
+        "{}",
+        v.evidence
+    );
     // One binary still gains at its highest occupancy: it does not hold.
     let rising = vec![row("C", 1, 5000.0), row("C", 2, 8000.0)];
     assert_eq!(judge(rising).outcome(), "DOES NOT HOLD");

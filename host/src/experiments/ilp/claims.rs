@@ -3,8 +3,8 @@
 //! [`REACHED`](super::peak_reach::REACHED) of the FP32 peak at the measured clock, the fraction of Volkov's table.
 
 use super::needed_parallelism;
-use super::peak_reach::{fraction, interval_words, reaches, REACHED};
 use super::output::Ilp;
+use super::peak_reach::{fraction, interval_words, reaches, REACHED};
 use super::row::IlpRow;
 use crate::claim::{all_of, Verdict, NOT_RUN};
 use crate::table::{percent, percent_with};
@@ -130,18 +130,22 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
     let mechanism = super::controls::mechanism(&super::controls::plateaus(rows))
         .map(|m| format!("; what caps ILP 1: {}", super::controls::finding(m)))
         .unwrap_or_default();
-    let evidence = match (ffma.is_empty(), controls.is_empty()) {
-        (true, _) => "no checked FFMA row with ILP 1 at 100% occupancy".to_owned(),
-        (false, true) => format!(
+    let evidence =
+        match (ffma.is_empty(), controls.is_empty()) {
+            (true, _) => "no checked FFMA row with ILP 1 at 100% occupancy".to_owned(),
+            (false, true) => format!(
             "{}; no control ran at ILP 1 and 100% occupancy (--controls): the FFMA alone cannot \
              tell the lack of ILP from its three register operands",
             ffma.iter().map(|r| describe(r)).collect::<Vec<_>>().join("; ")
         ),
-        (false, false) => format!(
-            "{}{mechanism}",
-            full.iter().map(|r| describe(r)).collect::<Vec<_>>().join("; ")
-        ),
-    };
+            (false, false) => format!(
+                "{}{mechanism}",
+                full.iter()
+                    .map(|r| describe(r))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        };
     Verdict {
         key: "no-ilp-misses-peak-at-full-occupancy",
         experiment: 0,
@@ -203,12 +207,24 @@ mod tests {
         };
         let v = with(0.5, 0.5, 0.5);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(v.evidence.contains("fadd_ilp1 at 64 warps/SM"), "{}", v.evidence);
-        assert!(v.evidence.contains("the issue of dependent"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("fadd_ilp1 at 64 warps/SM"),
+            "{}",
+            v.evidence
+        );
+        assert!(
+            v.evidence.contains("the issue of dependent"),
+            "{}",
+            v.evidence
+        );
         // A one-register-read FFMA at the peak: the FFMA's ceiling is its operands'.
         let v = with(0.5, 0.5, 0.97);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(v.evidence.contains("register operand reads"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("register operand reads"),
+            "{}",
+            v.evidence
+        );
         let v = with(0.95, 0.5, 0.5);
         assert_eq!(v.holds, Some(false));
         // Without a control, or without the FFMA, or not at 100%: not judged.

@@ -40,7 +40,10 @@ pub fn plateaus(rows: &[IlpRow]) -> Vec<Plateau> {
     let mut keys: Vec<(FmaOp, u32, String)> = rows
         .iter()
         .filter(|r| r.point.ilp <= 2)
-        .filter_map(|r| r.fma_op().map(|op| (op, r.point.ilp, r.point.entry.clone())))
+        .filter_map(|r| {
+            r.fma_op()
+                .map(|op| (op, r.point.ilp, r.point.entry.clone()))
+        })
         .collect();
     keys.sort();
     keys.dedup();
@@ -175,7 +178,11 @@ mod tests {
         assert_eq!(p[2].fraction, 0.49);
         assert_eq!(issue_model(1), 0.5);
         assert!((issue_model(2) - 2.0 / 3.0).abs() < 1e-12);
-        assert!(describe(&p[1]).contains("k/(k+1) model 66.7%"), "{}", describe(&p[1]));
+        assert!(
+            describe(&p[1]).contains("k/(k+1) model 66.7%"),
+            "{}",
+            describe(&p[1])
+        );
     }
 
     #[test]

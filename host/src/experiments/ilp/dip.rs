@@ -37,7 +37,11 @@ pub fn predicted(rows: &[IlpRow]) -> Vec<Option<f64>> {
                 return None;
             }
             rows.iter()
-                .find(|o| o.point.entry == r.point.entry && o.point.warps_per_sm == full && o.measured.checked())
+                .find(|o| {
+                    o.point.entry == r.point.entry
+                        && o.point.warps_per_sm == full
+                        && o.measured.checked()
+                })
                 .map(|o| o.fraction_of_peak * fraction_of_balanced(r.point.warps_per_sm))
         })
         .collect()

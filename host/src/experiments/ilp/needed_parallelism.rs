@@ -9,8 +9,8 @@
 //! It is not sufficient: ILP 1 holds far more than that at 64 warps/SM and stays near half the
 //! peak ([`super::controls`] names what caps it).
 
-use super::peak_reach::{interval_words, reaches, REACHED};
 use super::dip::SCHEDULERS_PER_SM;
+use super::peak_reach::{interval_words, reaches, REACHED};
 use super::row::IlpRow;
 use crate::claim::Verdict;
 use crate::confidence::{self, Timed};
@@ -19,9 +19,9 @@ use crate::table::{percent, percent_with};
 /// Cycles of one dependent FFMA, from the checked three-register FFMA row at ILP 1 and 1 warp/SM
 /// (with the interval of its fraction of the peak, as cycles); None without it.
 pub fn latency_cycles(rows: &[IlpRow]) -> Option<(f64, Option<(f64, f64)>)> {
-    let r = rows
-        .iter()
-        .find(|r| r.is_ffma() && r.point.ilp == 1 && r.point.warps_per_sm == 1 && r.measured.checked())?;
+    let r = rows.iter().find(|r| {
+        r.is_ffma() && r.point.ilp == 1 && r.point.warps_per_sm == 1 && r.measured.checked()
+    })?;
     let cycles = |fraction: f64| 1.0 / (f64::from(SCHEDULERS_PER_SM) * fraction);
     let iv = confidence::value(Timed::new(r.fraction_of_peak, &r.timing))
         .ok()
@@ -162,8 +162,16 @@ mod tests {
     fn the_law_holds_when_no_point_beats_it_and_fails_when_one_does() {
         let v = latency_times_throughput(&sweep(4.0));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(v.evidence.contains("14.4 independent FFMAs"), "{}", v.evidence);
-        assert!(v.evidence.contains("ILP 4 x 4 warps/SM = 16"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("14.4 independent FFMAs"),
+            "{}",
+            v.evidence
+        );
+        assert!(
+            v.evidence.contains("ILP 4 x 4 warps/SM = 16"),
+            "{}",
+            v.evidence
+        );
         // ILP 4 at 2 warps (8 in flight) at 95%: faster than the law allows.
         let mut rows = sweep(4.0);
         rows.iter_mut()
@@ -172,7 +180,11 @@ mod tests {
             .fraction_of_peak = 0.95;
         let v = latency_times_throughput(&rows);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(v.evidence.contains("ILP 4 x 2 warps/SM at 95.0%"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("ILP 4 x 2 warps/SM at 95.0%"),
+            "{}",
+            v.evidence
+        );
         // Nothing reaches 90%, or no latency row: not judged.
         let low: Vec<IlpRow> = sweep(4.0)
             .into_iter()

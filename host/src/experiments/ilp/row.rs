@@ -59,15 +59,15 @@ impl IlpRow {
 }
 
 row!(IlpRow, GFLOPS, gflops, occupancy: point.occupancy, |r| if r.is_ffma() {
-        format!("ILP {} at {} warps/SM", r.point.ilp, r.point.warps_per_sm)
-    } else {
-        format!("{} at {} warps/SM", r.point.entry, r.point.warps_per_sm)
-    },
-    merge_key: |r| if r.is_ffma() {
-        format!("ILP {} x{} warps", r.point.ilp, r.point.warps_per_sm)
-    } else {
-        format!("{} x{} warps", r.point.entry, r.point.warps_per_sm)
-    });
+    format!("ILP {} at {} warps/SM", r.point.ilp, r.point.warps_per_sm)
+} else {
+    format!("{} at {} warps/SM", r.point.entry, r.point.warps_per_sm)
+},
+merge_key: |r| if r.is_ffma() {
+    format!("ILP {} x{} warps", r.point.ilp, r.point.warps_per_sm)
+} else {
+    format!("{} x{} warps", r.point.entry, r.point.warps_per_sm)
+});
 sweep_row!(IlpRow);
 
 /// One line of Volkov's table: the fewest warps per SM at which `ilp` reaches the fraction.
@@ -162,7 +162,11 @@ pub(crate) mod tests {
 
     #[test]
     fn a_run_reads_back_with_its_scheduler_model_and_stores_no_ffma_op() {
-        let mut rows = vec![row(2, 5, 0.41), row(2, 8, 0.66), control(FmaOp::Fadd, 1, 8, 0.5)];
+        let mut rows = vec![
+            row(2, 5, 0.41),
+            row(2, 8, 0.66),
+            control(FmaOp::Fadd, 1, 8, 0.5),
+        ];
         super::super::dip::fill(&mut rows);
         let ilp = Ilp {
             a: 1.0,
@@ -173,7 +177,11 @@ pub(crate) mod tests {
         };
         let text = serde_json::to_string(&ilp).unwrap();
         assert!(!text.contains("scheduler_model"), "derived, not stored");
-        assert_eq!(text.matches("\"op\":").count(), 1, "only the control's op: {text}");
+        assert_eq!(
+            text.matches("\"op\":").count(),
+            1,
+            "only the control's op: {text}"
+        );
         let back: Ilp = serde_json::from_str(&text).unwrap();
         assert_eq!(back, ilp);
         assert!(back.rows[0].scheduler_model.is_some());

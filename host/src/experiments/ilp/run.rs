@@ -12,16 +12,16 @@ use std::collections::BTreeMap;
 use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{FmaOp, FmaParams, FmaVariant};
 
-use super::plan::{gflops, sized_iters};
-use crate::experiments::ilp_sweep::{layout, mean_clock_mhz};
-use super::reference::{check_fma, ChainTable, DEFAULT_A, DEFAULT_B};
-use super::output::Ilp;
-use super::row::{volkov_table, IlpRow, VOLKOV_FRACTION};
 use super::dip;
+use super::output::Ilp;
+use super::plan::{gflops, sized_iters};
+use super::reference::{check_fma, ChainTable, DEFAULT_A, DEFAULT_B};
+use super::row::{volkov_table, IlpRow, VOLKOV_FRACTION};
 use super::spec::{Plan, Spec, SweepArgs};
 use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel, Launch as KernelLaunch, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::ExperimentError;
+use crate::experiments::ilp_sweep::{layout, mean_clock_mhz};
 use crate::experiments::ilp_sweep::{layout_mismatch, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::{Measurement, Peak};
@@ -166,11 +166,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Ilp, ExperimentError
 impl Sweeper<'_> {
     /// One (ILP, warps per SM) point: laid out as whole blocks, held there, timed (the compared
     /// module's build interleaved where it can be held there too), every thread checked.
-    fn point(
-        &mut self,
-        variant: &FmaVariant,
-        warps: u32,
-    ) -> Result<Step<IlpRow>, ExperimentError> {
+    fn point(&mut self, variant: &FmaVariant, warps: u32) -> Result<Step<IlpRow>, ExperimentError> {
         let info = self.gpu.info().clone();
         let max_block = self.gpu.limits().max_threads_per_block;
         let ilp = variant.ilp;
@@ -199,12 +195,7 @@ impl Sweeper<'_> {
         };
         let mut flags = Vec::new();
         let (mine, compared, dyn_smem) = with_compared(other.as_ref(), &mut flags, |other| {
-            self.time(
-                variant,
-                placed.blocks_per_sm,
-                shape,
-                (&kernel, other),
-            )
+            self.time(variant, placed.blocks_per_sm, shape, (&kernel, other))
         })?;
         flags.extend(mine.flags.iter().cloned());
         let sm_clock = mean_clock_mhz(&mine.timing);
@@ -295,7 +286,11 @@ mod tests {
         let sweep: SweepArgs =
             crate::flag_values::parse_flags(&["--target-cycles", "1000"]).unwrap();
         let tables = chain_tables(&sweep, 32, 1024, 32, SIZING_LANES);
-        assert_eq!(tables.len(), FmaOp::ALL.len(), "the FFMA and every control op");
+        assert_eq!(
+            tables.len(),
+            FmaOp::ALL.len(),
+            "the FFMA and every control op"
+        );
         for (v, warps) in sweep.points() {
             let iters = sized_iters(v.ilp, warps, SIZING_LANES, 32, sweep.target_cycles);
             assert!(

@@ -167,14 +167,20 @@ mod tests {
         assert_eq!(t.cells()[1][model], "n/a");
         assert_eq!(t.cells()[3][0], "ffma_imm");
         let notes = notes(&result);
-        let dip = notes.iter().find(|n| n.starts_with("Scheduler model")).unwrap();
+        let dip = notes
+            .iter()
+            .find(|n| n.starts_with("Scheduler model"))
+            .unwrap();
         assert!(dip.contains("over 1 points: mean 0.994"), "{dip}");
         let c = notes.iter().find(|n| n.starts_with("Controls")).unwrap();
         assert!(
             c.contains("ffma_imm_ilp1 (FFMA Rx, Rx, imm, Rx, 1 register source(s)): 50.0%"),
             "{c}"
         );
-        let m = notes.iter().find(|n| n.starts_with("What caps ILP 1")).unwrap();
+        let m = notes
+            .iter()
+            .find(|n| n.starts_with("What caps ILP 1"))
+            .unwrap();
         assert!(m.contains("the issue of dependent instructions"), "{m}");
     }
 }

@@ -240,7 +240,10 @@ mod tests {
     #[test]
     fn every_background_is_a_grid_point_with_room_for_the_chase() {
         for (threads, loads, width, blocks) in BACKGROUNDS {
-            assert!(background_point(threads, loads, width).is_some(), "{threads} {loads} {width}");
+            assert!(
+                background_point(threads, loads, width).is_some(),
+                "{threads} {loads} {width}"
+            );
             assert!(threads / 32 * blocks <= 32, "{threads} x {blocks}");
         }
     }

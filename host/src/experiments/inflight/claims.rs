@@ -6,9 +6,9 @@
 
 use super::law_claim::{loaded_law_predicts, warps_cannot_hide_latency};
 use super::notes::median;
-use super::smem_claim::one_warp_from_shared_memory;
 use super::output::Inflight;
 use super::row::{usable, CopyReference, InflightRow, SPILLS_NOTE};
+use super::smem_claim::one_warp_from_shared_memory;
 use crate::claim::{decide, interval_or, ratio, verdict, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
@@ -137,7 +137,10 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
             ),
         ),
         Some(Ok([b, o, twice, once])) => {
-            let holds = decide(b.below(SAME_BYTES_SPREAD) && twice.above(0.0), once.below(0.0));
+            let holds = decide(
+                b.below(SAME_BYTES_SPREAD) && twice.above(0.0),
+                once.below(0.0),
+            );
             (
                 holds,
                 format!(
@@ -182,7 +185,11 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
             // What reads alone need beside the copy: the report's answer to "a copy moves bytes
             // both ways" (evidence only; the rule is the copy's).
             if let Some(reads) = &r.reads {
-                law.evidence = format!("{} Read-only: {}", law.evidence, reads.need_notes().join("; "));
+                law.evidence = format!(
+                    "{} Read-only: {}",
+                    law.evidence,
+                    reads.need_notes().join("; ")
+                );
             }
             vec![
                 bytes_not_occupancy(&r.rows, &r.copy),
@@ -231,7 +238,10 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
         (Some(f), Some(m)) => {
             let iv = ratio((f.gbps, &f.timing), (m.gbps, &m.timing));
             let holds = iv.as_ref().ok().and_then(|iv| {
-                decide(iv.exceeds(MATCH_HOLDS) == Some(true), iv.exceeds(MATCH_FAILS) == Some(false))
+                decide(
+                    iv.exceeds(MATCH_HOLDS) == Some(true),
+                    iv.exceeds(MATCH_FAILS) == Some(false),
+                )
             });
             (
                 holds,
@@ -314,7 +324,12 @@ pub(crate) mod tests {
         let mut rows = Vec::new();
         for (threads, blocks) in [(32, 1), (128, 1), (512, 1), (1024, 2)] {
             for bytes in [4, 16, 64, 256, 512] {
-                rows.push(row(threads, blocks, bytes, fraction(threads * blocks, bytes)));
+                rows.push(row(
+                    threads,
+                    blocks,
+                    bytes,
+                    fraction(threads * blocks, bytes),
+                ));
             }
         }
         rows

@@ -378,7 +378,12 @@ pub(crate) mod tests {
             assert_eq!(shape.kernel(), None, "not a memcpy grid point");
             assert_eq!(shape.smem_line(), Some(l));
             assert_eq!(shape.copy_kernel(), Some(CopyKernel::Shared(l)));
-            assert_eq!(shape.bytes_per_thread(), l.bytes_per_thread(), "{}", l.entry);
+            assert_eq!(
+                shape.bytes_per_thread(),
+                l.bytes_per_thread(),
+                "{}",
+                l.entry
+            );
         }
         let lines: Vec<&'static SmemCopyLine> = SMEM_COPY.iter().collect();
         let targets = Residency::WarpsPerSm {
@@ -401,6 +406,8 @@ pub(crate) mod tests {
         assert_eq!(placed("cp_async_copy_t128_b2048_s4")[..2], [1, 2]);
         let fixed = smem_points(&lines, &Residency::BlocksPerSm(2), H200, 228 * 1024);
         assert!(fixed.iter().all(|p| p.blocks_per_sm == 2));
-        assert!(fixed.iter().all(|p| p.shape.smem_line().unwrap().shared_bytes() <= 114 * 1024));
+        assert!(fixed
+            .iter()
+            .all(|p| p.shape.smem_line().unwrap().shared_bytes() <= 114 * 1024));
     }
 }

@@ -216,7 +216,6 @@ pub fn warps_cannot_hide_latency(
     )
 }
 
-
 /// What keeps a row's bytes in flight, in words: each thread's loads, or each warp's ring in
 /// shared memory and what fills it.
 fn outstanding(shape: &CopyShape) -> String {
@@ -303,7 +302,10 @@ mod tests {
 
     #[test]
     fn the_unloaded_figure_fails_and_a_missing_curve_is_not_judged() {
-        let p = [predicted(0.90, Some(5000.0)), predicted(0.95, Some(70_000.0))];
+        let p = [
+            predicted(0.90, Some(5000.0)),
+            predicted(0.95, Some(70_000.0)),
+        ];
         let v = loaded_law_predicts(&rows(), &copy(), &p);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         let v = loaded_law_predicts(&rows(), &copy(), &[predicted(0.9, None)]);
@@ -312,7 +314,8 @@ mod tests {
         let v = loaded_law_predicts(&rows(), &copy(), &[]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         assert!(
-            v.evidence.contains("90%: no loaded-latency curve to predict from; measured need 32768")
+            v.evidence
+                .contains("90%: no loaded-latency curve to predict from; measured need 32768")
                 && v.evidence.contains("(95% CI"),
             "{}",
             v.evidence
@@ -322,11 +325,24 @@ mod tests {
     #[test]
     fn eight_warps_with_bytes_in_flight_refute_seed_003() {
         // 8 warps/SM (256 threads) x 256 B each reach 96%: hidden, by bytes in flight.
-        let rows = [row(1024, 2, 4, 0.55), row(256, 1, 256, 0.96), row(512, 1, 256, 0.97)];
+        let rows = [
+            row(1024, 2, 4, 0.55),
+            row(256, 1, 256, 0.96),
+            row(512, 1, 256, 0.97),
+        ];
         let v = warps_cannot_hide_latency(&rows, &copy(), 665.0);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(v.evidence.starts_with("memcpy_t256_l64_w1 at 1 blocks/SM hides it with 8 warps/SM"), "{}", v.evidence);
-        assert!(v.evidence.contains("665 cycles") && v.evidence.contains("95% CI"), "{}", v.evidence);
+        assert!(
+            v.evidence
+                .starts_with("memcpy_t256_l64_w1 at 1 blocks/SM hides it with 8 warps/SM"),
+            "{}",
+            v.evidence
+        );
+        assert!(
+            v.evidence.contains("665 cycles") && v.evidence.contains("95% CI"),
+            "{}",
+            v.evidence
+        );
         assert!(!v.evidence.contains("  "), "{}", v.evidence);
         // Nothing near the copy: the claim holds; a row at the bound on noisy figures is not judged.
         let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.55)], &copy(), 665.0);

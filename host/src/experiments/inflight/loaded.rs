@@ -67,7 +67,10 @@ impl LoadedLatency {
         if pts.len() == 1 || gbps <= first.0 {
             return Some(first.1);
         }
-        let i = pts.iter().position(|p| p.0 >= gbps).unwrap_or(pts.len() - 1);
+        let i = pts
+            .iter()
+            .position(|p| p.0 >= gbps)
+            .unwrap_or(pts.len() - 1);
         let (a, b) = (pts[i - 1], pts[i]);
         if b.0 <= a.0 {
             return Some(b.1.max(a.1));

@@ -10,10 +10,10 @@ use super::loaded::PREDICTION_WITHIN;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::output::Inflight;
 use super::row::{usable, InflightRow};
-use crate::confidence;
-use crate::table::{percent, percent_with};
 use super::spec::Spec;
+use crate::confidence;
 use crate::experiments::contract::Registered;
+use crate::table::{percent, percent_with};
 
 /// The median of `v` ([`confidence::median`]); `None` when empty.
 pub(super) fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -154,12 +154,16 @@ pub fn experiment2_pointer(
 }
 
 /// Bands of the share of the copy the effective-latency note groups rows by: [lo, hi).
-pub const LATENCY_BANDS: [(f64, f64); 4] = [(0.0, 0.1), (0.1, 0.5), (0.5, 0.9), (0.9, f64::INFINITY)];
+pub const LATENCY_BANDS: [(f64, f64); 4] =
+    [(0.0, 0.1), (0.1, 0.5), (0.5, 0.9), (0.9, f64::INFINITY)];
 
 /// The effective latency (Little's law solved with each usable row's own bytes in flight and
 /// GB/s) by share of the copy: for each band of [`LATENCY_BANDS`], the median and the number of
 /// rows. Computed from the rows and the model, so runs recorded before the column have it too.
-pub fn effective_latency_bands(rows: &[InflightRow], model: &LittlesLaw) -> Vec<(f64, f64, Option<f64>, usize)> {
+pub fn effective_latency_bands(
+    rows: &[InflightRow],
+    model: &LittlesLaw,
+) -> Vec<(f64, f64, Option<f64>, usize)> {
     LATENCY_BANDS
         .iter()
         .map(|&(lo, hi)| {
@@ -216,7 +220,9 @@ pub fn miss_reason(ratio: f64) -> &'static str {
 pub fn loaded_notes(result: &Inflight) -> Vec<String> {
     let curve = &result.loaded;
     if curve.points.is_empty() {
-        return vec!["Loaded latency: not measured (--loaded-steps 0, or a run before it was)".into()];
+        return vec![
+            "Loaded latency: not measured (--loaded-steps 0, or a run before it was)".into(),
+        ];
     }
     let points: Vec<String> = curve
         .points
@@ -309,7 +315,10 @@ mod tests {
         assert_eq!((bands[1].2, bands[1].3), (None, 0));
         assert!((bands[3].2.unwrap() - 2.0 * 100.0 * 65536.0 / 3800.0).abs() < 1e-9);
         let note = effective_latency_note(&rows, &model);
-        assert!(note.contains("0% to 10% of the copy: 1024 ns (1 rows)"), "{note}");
+        assert!(
+            note.contains("0% to 10% of the copy: 1024 ns (1 rows)"),
+            "{note}"
+        );
         assert!(note.contains("90% and more of the copy: 3449 ns"), "{note}");
     }
 

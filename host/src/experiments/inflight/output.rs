@@ -49,13 +49,25 @@ impl Output for Inflight {
     fn other_failures(&self) -> Vec<String> {
         let chase = &self.latency.check;
         let failed = (!chase.passed).then(|| format!("latency: {}", chase.what));
-        let loaded = self.loaded.points.iter().filter(|p| !p.check.passed).map(|p| {
-            format!("loaded latency beside {}: {}", p.background, p.check.what)
-        });
-        let sizes = self.sizes.iter().flat_map(|s| &s.rows).filter(|r| !r.check.passed);
+        let loaded = self
+            .loaded
+            .points
+            .iter()
+            .filter(|p| !p.check.passed)
+            .map(|p| format!("loaded latency beside {}: {}", p.background, p.check.what));
+        let sizes = self
+            .sizes
+            .iter()
+            .flat_map(|s| &s.rows)
+            .filter(|r| !r.check.passed);
         let sizes = sizes.map(|r| format!("copy size {} MiB: {}", r.bytes >> 20, r.check.what));
         let reads = self.reads.iter().flat_map(ReadOnly::failures);
         let reads = reads.map(|r| format!("read-only {r}"));
-        failed.into_iter().chain(loaded).chain(sizes).chain(reads).collect()
+        failed
+            .into_iter()
+            .chain(loaded)
+            .chain(sizes)
+            .chain(reads)
+            .collect()
     }
 }

@@ -10,7 +10,9 @@ use super::output::Inflight;
 use super::row::{usable, InflightRow};
 use super::spec::Spec;
 use crate::experiments::contract::Registered;
-use crate::figure::{Figure, Heatmap, Labels, LabelledPoint, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::figure::{
+    Figure, Heatmap, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale,
+};
 
 /// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among the
 /// usable rows there (checked, and not spilling) (widths and block sizes with the same bytes per
@@ -51,7 +53,11 @@ pub fn heat_cells(rows: &[InflightRow]) -> HeatCells {
 pub fn heatmap(rows: &[InflightRow], title: &str) -> Heatmap {
     let h = heat_cells(rows);
     Heatmap {
-        labels: Labels::new(title.to_owned(), "resident warps per SM", "bytes per thread in flight"),
+        labels: Labels::new(
+            title.to_owned(),
+            "resident warps per SM",
+            "bytes per thread in flight",
+        ),
         x_ticks: h.warps.iter().map(u32::to_string).collect(),
         y_ticks: h.bytes.iter().map(u32::to_string).collect(),
         cells: (0..h.bytes.len())
@@ -79,7 +85,11 @@ pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> Scat
     let hi = xs.iter().copied().fold(0.0, f64::max).max(lo * 2.0);
     series.push(Series::line("Little's law", model_curve(model, lo, hi, 64)));
     ScatterPlot {
-        labels: Labels::new("Copy bandwidth vs bytes in flight", "bytes of loads in flight per SM", "GB/s (read + write)"),
+        labels: Labels::new(
+            "Copy bandwidth vs bytes in flight",
+            "bytes of loads in flight per SM",
+            "GB/s (read + write)",
+        ),
         x_scale: XScale::Log,
         x_unit_suffix: String::new(),
         series,
@@ -95,7 +105,11 @@ pub fn gbps_vs_bytes_in_flight(rows: &[InflightRow], model: &LittlesLaw) -> Scat
 /// two shared-memory rings (ordered for the legend, named).
 fn series_of(r: &InflightRow) -> (u32, u32, String) {
     match r.point.shape.ring {
-        None => (0, r.point.shape.width, format!("{} B per access", 4 * r.point.shape.width)),
+        None => (
+            0,
+            r.point.shape.width,
+            format!("{} B per access", 4 * r.point.shape.width),
+        ),
         Some(ring) if !ring.bulk => (1, 0, "cp.async ring in shared memory".to_owned()),
         Some(_) => (2, 0, "bulk-copy ring in shared memory".to_owned()),
     }
@@ -142,7 +156,11 @@ pub fn measured_vs_predicted(rows: &[InflightRow]) -> ScatterPlot {
     let diagonal = [0.0, top].map(|v| LabelledPoint::at(v, v));
     series.push(Series::line("measured = predicted", diagonal.to_vec()));
     ScatterPlot {
-        labels: Labels::new("Measured vs Little's law", "predicted GB/s", "measured GB/s"),
+        labels: Labels::new(
+            "Measured vs Little's law",
+            "predicted GB/s",
+            "measured GB/s",
+        ),
         x_scale: XScale::Linear,
         x_unit_suffix: String::new(),
         series,
@@ -219,14 +237,8 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
             bytes,
             Figure::Scatter(gbps_vs_bytes_in_flight(&result.rows, &result.model)),
         ),
-        (
-            model,
-            Figure::Scatter(measured_vs_predicted(&result.rows)),
-        ),
-        (
-            latency,
-            Figure::Scatter(latency_vs_bandwidth(result)),
-        ),
+        (model, Figure::Scatter(measured_vs_predicted(&result.rows))),
+        (latency, Figure::Scatter(latency_vs_bandwidth(result))),
     ]
 }
 

@@ -78,12 +78,8 @@ pub fn expected_sums(src: &[f32], point: &MemcpyPoint) -> Vec<u64> {
 /// its block and its warp in the block, and counts the wrong ones.
 pub fn check_sums(want: &[u64], got: &[u64], threads_per_block: u32) -> Check {
     let warps_per_block = u64::from((threads_per_block / READ_WARP).max(1));
-    let wrong = want
-        .iter()
-        .zip(got)
-        .filter(|(w, g)| w != g)
-        .count()
-        + want.len().abs_diff(got.len());
+    let wrong =
+        want.iter().zip(got).filter(|(w, g)| w != g).count() + want.len().abs_diff(got.len());
     let first = want.iter().zip(got).position(|(w, g)| w != g);
     let what = match (first, want.len() == got.len()) {
         (Some(i), _) => format!(
@@ -175,7 +171,11 @@ impl ReadOnly {
     /// to reach it, and what the two say together.
     pub fn need_notes(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let kib = |b: Option<u64>| b.map_or("none of these rows".to_owned(), |b| format!("{} KiB", b >> 10));
+        let kib = |b: Option<u64>| {
+            b.map_or("none of these rows".to_owned(), |b| {
+                format!("{} KiB", b >> 10)
+            })
+        };
         for f in READ_FRACTIONS {
             let (read, copy) = self.need(f);
             let verdict = match (read, copy) {
@@ -205,7 +205,10 @@ impl ReadOnly {
             .map(|r| format!("{} x{}: {}", r.entry, r.blocks_per_sm, r.check.what));
         let theirs = self.rows.iter().filter_map(|r| {
             let c = r.compared_check.as_ref().filter(|c| !c.passed)?;
-            Some(format!("{} x{} (compared module): {}", r.entry, r.blocks_per_sm, c.what))
+            Some(format!(
+                "{} x{} (compared module): {}",
+                r.entry, r.blocks_per_sm, c.what
+            ))
         });
         ours.chain(theirs)
     }
@@ -258,9 +261,18 @@ mod tests {
         assert!(!c.passed);
         assert_eq!(c.error, 2.0);
         // 8 warps per 256-thread block: word 11 is block 1's warp 3.
-        assert!(c.what.contains("block 1, warp 3 of it: 1012 where the CPU has 1011"), "{}", c.what);
+        assert!(
+            c.what
+                .contains("block 1, warp 3 of it: 1012 where the CPU has 1011"),
+            "{}",
+            c.what
+        );
         let short = check_sums(&want, &want[..15], 256);
-        assert!(!short.passed && short.what.contains("15 warp sums written"), "{}", short.what);
+        assert!(
+            !short.passed && short.what.contains("15 warp sums written"),
+            "{}",
+            short.what
+        );
     }
 
     fn read_row(entry: &str, bytes: u64, read: f64, copy: f64) -> ReadRow {
@@ -295,13 +307,21 @@ mod tests {
         assert_eq!(s.need(0.90), (Some(32 << 10), Some(64 << 10)));
         assert_eq!(s.need(0.95), (Some(64 << 10), Some(128 << 10)));
         let notes = s.notes();
-        assert!(notes[0].contains("read + written (4000 GB/s)"), "{}", notes[0]);
+        assert!(
+            notes[0].contains("read + written (4000 GB/s)"),
+            "{}",
+            notes[0]
+        );
         assert!(
             notes[1].contains("read_t256_l8_w4 x1 (32 KiB in flight/SM): read 3720 GB/s (0.93), copy 3000 GB/s (0.75)"),
             "{}",
             notes[1]
         );
-        assert!(notes[2].contains("90% of the reference: reads 32 KiB, copy 64 KiB (reads need 0.50x"), "{}", notes[2]);
+        assert!(
+            notes[2].contains("90% of the reference: reads 32 KiB, copy 64 KiB (reads need 0.50x"),
+            "{}",
+            notes[2]
+        );
         // A failed check is named and leaves the row out of the need.
         s.rows[1].check.passed = false;
         s.rows[1].check.what = "1 of 8 warp sums wrong".into();
@@ -316,7 +336,10 @@ mod tests {
         for r in READ {
             assert_eq!(r.copy.entry.replacen("memcpy", "read", 1), r.entry);
             assert_eq!(r.copy.threads % READ_WARP, 0);
-            assert_eq!(r.words(r.floats_per_block() * 3), 3 * u64::from(r.threads / 32));
+            assert_eq!(
+                r.words(r.floats_per_block() * 3),
+                3 * u64::from(r.threads / 32)
+            );
         }
     }
 

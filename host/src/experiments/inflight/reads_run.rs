@@ -52,7 +52,8 @@ pub fn measure_reads(
             let what = format!("{} at {} blocks/SM", point.entry, copy.blocks_per_sm);
             // Fewer registers than its copy, so it is held wherever the copy was; if not, the
             // row is left out with the reason rather than ending the experiment.
-            if let Err(e) = hold_at_blocks(&kernel, point.threads, copy.blocks_per_sm, gpu.limits()) {
+            if let Err(e) = hold_at_blocks(&kernel, point.threads, copy.blocks_per_sm, gpu.limits())
+            {
                 skipped.push(format!("{what}: {e}"));
                 continue;
             }
@@ -114,8 +115,11 @@ impl Sides<'_> {
         let limits = gpu.limits();
         let ours_smem = hold_at_blocks(kernel, threads, self.blocks_per_sm, limits)?;
         // The compared build may not be holdable at this residency: ours then runs alone.
-        let theirs = other
-            .and_then(|k| hold_at_blocks(k, threads, self.blocks_per_sm, limits).ok().map(|s| (k, s)));
+        let theirs = other.and_then(|k| {
+            hold_at_blocks(k, threads, self.blocks_per_sm, limits)
+                .ok()
+                .map(|s| (k, s))
+        });
         let mut sums = gpu.zeros::<u64>(self.point.words(self.n) as usize)?;
         let (timing, compared) = time_sides(gpu, &ctx.timing, theirs.is_some(), |side| {
             match (side, theirs) {
@@ -123,7 +127,11 @@ impl Sides<'_> {
                 _ => self.launch(gpu, kernel, ours_smem, &mut sums),
             }
         })?;
-        let mine = (timing.median_ms, timing.clone(), self.check(gpu, kernel, ours_smem, want)?);
+        let mine = (
+            timing.median_ms,
+            timing.clone(),
+            self.check(gpu, kernel, ours_smem, want)?,
+        );
         let compared = match (theirs, compared) {
             (Some((k, smem)), Some(t)) => Some((t.median_ms, t, self.check(gpu, k, smem, want)?)),
             _ => None,

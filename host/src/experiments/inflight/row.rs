@@ -178,11 +178,11 @@ pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::experiments::inflight::model::tests::GPU;
     use crate::experiments::inflight::chase::Latency;
-    use crate::experiments::inflight::loaded::LoadedLatency;
-    use crate::experiments::inflight::output::Inflight;
     use crate::experiments::inflight::grid::CopyShape;
+    use crate::experiments::inflight::loaded::LoadedLatency;
+    use crate::experiments::inflight::model::tests::GPU;
+    use crate::experiments::inflight::output::Inflight;
 
     /// A run of `rows` against a 4000 GB/s copy timed like them, with a 600 ns chase and the
     /// model `model`; no loaded curve or size sweep.

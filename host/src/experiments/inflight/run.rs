@@ -13,10 +13,10 @@ use super::chase_run::{measure_latency, measure_loaded, Ring};
 use super::grid::{PlanLimits, Point};
 use super::loaded::{predictions, LoadedLatency};
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
-use super::reads_run::measure_reads;
-use super::sizes_run::measure_sizes;
 use super::output::Inflight;
+use super::reads_run::measure_reads;
 use super::row::{headline, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
+use super::sizes_run::measure_sizes;
 use super::spec::{Plan, Spec, CHASE_L2_MULTIPLE};
 use crate::cuda::hopper::{hopper_module, HopperError};
 use crate::cuda::Gpu;
@@ -25,10 +25,10 @@ use crate::experiments::copy::{check_fits, copy_gbps, CopyBuffers, MAX_GRID_X};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, Loaded};
-use crate::kernel_source::sources::Kernels;
 use crate::experiments::progress::progress_bar;
 use crate::experiments::spills::Spills;
 use crate::experiments::sweep::{sweep, with_compared, Step};
+use crate::kernel_source::sources::Kernels;
 
 /// Runs the `inflight` experiment on `gpu` as `p` asks, timing every figure by `ctx.timing`.
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, ExperimentError> {
@@ -56,7 +56,10 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         builtin = load(gpu, &Kernels::Builtin)?;
         &builtin
     };
-    let chase = chase_module.module.kernel(CHASE.entry).in_variant("chase")?;
+    let chase = chase_module
+        .module
+        .kernel(CHASE.entry)
+        .in_variant("chase")?;
     let chase_bytes = p
         .sweep
         .chase_mib
@@ -224,10 +227,7 @@ fn measure_point(
         warps_per_sm: warps,
         occupancy: mine.occupancy,
         bytes_in_flight_per_sm: bif,
-        requests_in_flight_per_sm: requests_in_flight_per_sm(
-            warps,
-            point.shape.loads,
-        ),
+        requests_in_flight_per_sm: requests_in_flight_per_sm(warps, point.shape.loads),
         gbps: mine.throughput,
         fraction_of_copy: mine.throughput / copy.gbps,
         predicted_gbps: model.predicted_gbps(bif as f64),

@@ -86,11 +86,7 @@ impl SizeSweep {
                     r.gbps,
                     r.d2d_gbps,
                     r.gbps / r.d2d_gbps,
-                    if r.check.passed {
-                        ""
-                    } else {
-                        ", CHECK FAILED"
-                    }
+                    if r.check.passed { "" } else { ", CHECK FAILED" }
                 )
             })
             .collect();
@@ -154,7 +150,10 @@ mod tests {
         let notes = s.notes();
         assert!(notes[0].contains("16 MiB (fits the L2 with its destination): 6650 GB/s"));
         assert!(notes[0].contains("32 MiB: 4750 GB/s, its own D2D copy 5000 GB/s (0.95x)"));
-        assert!(notes[1].starts_with("The L2 stops serving the copy by 64 MiB"), "{notes:?}");
+        assert!(
+            notes[1].starts_with("The L2 stops serving the copy by 64 MiB"),
+            "{notes:?}"
+        );
         // Flat from the first size: the DRAM level starts there; one size says nothing.
         let flat = sweep(vec![size(16, 4000.0), size(64, 4100.0)]);
         assert_eq!(flat.dram_level_from(), Some(16 << 20));

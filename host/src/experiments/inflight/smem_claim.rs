@@ -69,8 +69,8 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
 mod tests {
     use super::*;
     use crate::experiments::inflight::grid::SmemRing;
-    use crate::experiments::inflight::row::tests::{row, synthetic};
     use crate::experiments::inflight::model::LittlesLaw;
+    use crate::experiments::inflight::row::tests::{row, synthetic};
 
     /// A shared-memory row: one 32-thread block per SM with a ring of `stages` x 4 KiB.
     fn ring_row(blocks: u32, stages: u32, fraction: f64) -> InflightRow {
@@ -96,9 +96,17 @@ mod tests {
 
     #[test]
     fn the_best_one_warp_ring_decides() {
-        let v = judge(vec![ring_row(1, 8, 0.7), ring_row(1, 16, 0.95), ring_row(2, 16, 0.99)]);
+        let v = judge(vec![
+            ring_row(1, 8, 0.7),
+            ring_row(1, 16, 0.95),
+            ring_row(2, 16, 0.99),
+        ]);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(v.evidence.contains("cp_async_copy_t32_b4096_s16"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("cp_async_copy_t32_b4096_s16"),
+            "{}",
+            v.evidence
+        );
         assert!(v.evidence.contains("(95% CI "), "{}", v.evidence);
         // Two warps per SM at 99% do not count; one at 80% fails.
         let v = judge(vec![ring_row(1, 8, 0.8), ring_row(2, 16, 0.99)]);
@@ -109,11 +117,20 @@ mod tests {
     fn register_rows_failed_checks_and_no_rows_leave_it_unjudged() {
         let v = judge(vec![row(32, 1, 512, 0.99)]);
         assert_eq!(v.holds, None);
-        assert!(v.evidence.contains("no usable shared-memory copy"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("no usable shared-memory copy"),
+            "{}",
+            v.evidence
+        );
         let mut wrong = ring_row(1, 16, 0.99);
         wrong.measured.check.passed = false;
         let v = judge(vec![wrong, ring_row(1, 4, 0.5)]);
-        assert_eq!(v.holds, Some(false), "the failed row is left out: {}", v.evidence);
+        assert_eq!(
+            v.holds,
+            Some(false),
+            "the failed row is left out: {}",
+            v.evidence
+        );
         // At the threshold the interval straddles it.
         let v = judge(vec![ring_row(1, 16, ONE_WARP_SHARE)]);
         assert_eq!(v.holds, None, "{}", v.evidence);

@@ -4,8 +4,8 @@
 //! judged on the bootstrap interval of the ratio of the two rows' figures, so the noise of both
 //! counts.
 
-use super::wgmma_claim::one_warpgroup_drives_the_peak;
 use super::row::{ceiling, Mma, MmaRow};
+use super::wgmma_claim::one_warpgroup_drives_the_peak;
 use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, NoInterval, Timed};
 use crate::table::{percent, percent_with};
@@ -109,7 +109,11 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
     let top = ceiling(rows);
     let low: Vec<&MmaRow> = rows
         .iter()
-        .filter(|r| r.measured.checked() && r.point.ilp >= MIN_ILP && r.point.occupancy <= LOW_OCCUPANCY + EPS)
+        .filter(|r| {
+            r.measured.checked()
+                && r.point.ilp >= MIN_ILP
+                && r.point.occupancy <= LOW_OCCUPANCY + EPS
+        })
         .collect();
     let outcomes: Vec<Option<bool>> = match top {
         Some(top) => low.iter().map(|r| reaches(r, top)).collect(),
@@ -205,7 +209,11 @@ mod tests {
         // Needing 256: ILP 8 x 8 warps is a quarter of the ceiling (reached at 64 warps x ILP 4).
         let v = mma_ilp_reaches_ceiling_at_low_occupancy(&sweep(256));
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(v.evidence.contains("25.0% (95% CI") && v.evidence.contains("ILP 8"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("25.0% (95% CI") && v.evidence.contains("ILP 8"),
+            "{}",
+            v.evidence
+        );
         // ILP 2 rows or 25% occupancy rows do not count.
         let rows = with_ceiling(vec![row(2, 4, 650.0), row(4, 16, 650.0)]);
         assert_eq!(mma_ilp_reaches_ceiling_at_low_occupancy(&rows).holds, None);
@@ -229,11 +237,17 @@ mod tests {
         assert_eq!(v.holds, Some(false));
         assert!(v.evidence.contains("the ceiling itself"), "{}", v.evidence);
         let rows = with_ceiling(vec![row(1, 32, 300.0)]);
-        assert_eq!(no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds, None);
+        assert_eq!(
+            no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds,
+            None
+        );
         let mut wrong = row(1, 64, 300.0);
         wrong.measured.check.passed = false;
         let rows = with_ceiling(vec![wrong, row(4, 8, 650.0)]);
-        assert_eq!(no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds, None);
+        assert_eq!(
+            no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds,
+            None
+        );
     }
 
     #[test]

@@ -98,7 +98,8 @@ impl Report for Spec {
     fn second_table(output: &Mma, meta: &RunMeta) -> Option<(&'static str, TableData)> {
         let t = output.wgmma.as_ref()?;
         // Its compared columns (where its rows have them) named as the first table's.
-        let table = wgmma::table(t, &meta.sampling_words()).name_compared(meta.compare_name().as_deref());
+        let table =
+            wgmma::table(t, &meta.sampling_words()).name_compared(meta.compare_name().as_deref());
         Some((WGMMA_STEM, table))
     }
 }

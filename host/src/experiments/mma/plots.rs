@@ -78,7 +78,10 @@ mod tests {
             .collect();
         assert_eq!(
             lines,
-            [("mma.sync ceiling 650", 650.0), ("dense BF16 spec 1000", 1000.0)]
+            [
+                ("mma.sync ceiling 650", 650.0),
+                ("dense BF16 spec 1000", 1000.0)
+            ]
         );
         assert!(tflops_by_warps(&[]).references.is_empty());
     }

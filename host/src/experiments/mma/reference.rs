@@ -9,8 +9,8 @@
 //! the rounds of a launch: [`Fragments::most_exact_iters`] is the most the model vouches for,
 //! and the sweep never asks for more.
 
-use kernels_gpu::shapes::mma_layout::LANES;
 use kernels_gpu::models::mma_sync::{mma_bf16_ilp_outputs, small_integer_fragments, Inexact};
+use kernels_gpu::shapes::mma_layout::LANES;
 
 use crate::experiments::inputs::Rng;
 use crate::experiments::verify::exact_check;
@@ -169,7 +169,11 @@ mod tests {
         let c = check_mma(&out[..100], 4224, (2, 999), f.expected(2, 999));
         assert!(!c.passed);
         assert_eq!(c.error, 4124.0);
-        assert!(c.what.contains("thread 100 (lane 4), wrote nothing"), "{}", c.what);
+        assert!(
+            c.what.contains("thread 100 (lane 4), wrote nothing"),
+            "{}",
+            c.what
+        );
     }
 
     #[test]

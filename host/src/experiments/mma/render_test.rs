@@ -2,9 +2,9 @@
 //! sweep added (a compared module on some rows) is written as a results folder (results.json,
 //! tables.md, mma.csv, mma.svg, report.md), read back, and merged with itself.
 
-use super::wgmma::tests::row as wgmma_row;
 use super::row::tests::{row, saturating};
 use super::row::with_ceiling;
+use super::wgmma::tests::row as wgmma_row;
 use super::*;
 use crate::results::Comparison;
 
@@ -54,22 +54,38 @@ fn written(r: &crate::experiments::RunResults) -> std::path::PathBuf {
 fn the_sweep_reaches_every_renderer() {
     let r = run();
     let dir = written(&r);
-    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let read =
+        |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
     let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
     assert_eq!(back, r);
     assert_eq!(back.mma.unwrap().ceiling_tflops(), Some(650.0));
     for (file, says) in [
-        ("tables.md", "6. Tensor-core throughput vs warps per SM and independent MMAs"),
+        (
+            "tables.md",
+            "6. Tensor-core throughput vs warps per SM and independent MMAs",
+        ),
         ("tables.md", "mma.sync ceiling on this GPU: 650.0 TFLOP/s"),
         ("tables.md", "Least occupancy reaching 90% and 95%"),
-        ("report.md", "Experiment 6: tensor-core parallelism vs occupancy (mma.sync)"),
+        (
+            "report.md",
+            "Experiment 6: tensor-core parallelism vs occupancy (mma.sync)",
+        ),
         ("report.md", "(mma.svg)"),
         ("report.md", "95% of the mma.sync ceiling"),
         ("mma.svg", "mma.sync ceiling 650"),
         ("mma.svg", "dense BF16 spec 1000"),
-        ("tables.md", "6. wgmma (sm_90a) throughput vs warpgroups per SM"),
-        ("tables.md", "one warpgroup per SM (6.25% occupancy) reaches 860.0 TFLOP/s"),
-        ("report.md", "one warpgroup per SM (6.25% occupancy) drives the tensor cores"),
+        (
+            "tables.md",
+            "6. wgmma (sm_90a) throughput vs warpgroups per SM",
+        ),
+        (
+            "tables.md",
+            "one warpgroup per SM (6.25% occupancy) reaches 860.0 TFLOP/s",
+        ),
+        (
+            "report.md",
+            "one warpgroup per SM (6.25% occupancy) drives the tensor cores",
+        ),
         ("mma_wgmma.csv", "wgmma_bf16_n256_g2,256,2,2,"),
     ] {
         let text = read(file);

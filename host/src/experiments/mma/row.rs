@@ -80,11 +80,14 @@ pub fn reach_table(rows: &[MmaRow]) -> Vec<(Option<u32>, u32, Vec<Reach<'_>>)> {
                 .iter()
                 .map(|&fraction| Reach {
                     fraction,
-                    row: of().filter(|r| r.fraction_of_ceiling >= fraction).min_by(|a, b| {
-                        a.point.occupancy
-                            .total_cmp(&b.point.occupancy)
-                            .then(b.tflops.total_cmp(&a.tflops))
-                    }),
+                    row: of()
+                        .filter(|r| r.fraction_of_ceiling >= fraction)
+                        .min_by(|a, b| {
+                            a.point
+                                .occupancy
+                                .total_cmp(&b.point.occupancy)
+                                .then(b.tflops.total_cmp(&a.tflops))
+                        }),
                 })
                 .collect();
             let most = of().map(|r| r.point.warps_per_sm).max().unwrap_or(0);
@@ -115,7 +118,10 @@ impl Output for Mma {
         &self.rows
     }
     fn other_failures(&self) -> Vec<String> {
-        self.wgmma.as_ref().map(WgmmaTable::failures).unwrap_or_default()
+        self.wgmma
+            .as_ref()
+            .map(WgmmaTable::failures)
+            .unwrap_or_default()
     }
 }
 
@@ -197,7 +203,11 @@ pub(crate) mod tests {
             wgmma: None,
         };
         assert_eq!(out.ceiling_tflops(), Some(640.0));
-        assert_eq!(out.ceiling_row().map(|r| (r.point.ilp, r.point.warps_per_sm)), Some((8, 16)));
+        assert_eq!(
+            out.ceiling_row()
+                .map(|r| (r.point.ilp, r.point.warps_per_sm)),
+            Some((8, 16))
+        );
         assert_eq!(out.rows[1].fraction_of_ceiling, 1.0);
         assert!((out.rows[0].fraction_of_ceiling - 600.0 / 640.0).abs() < 1e-12);
         let empty = Mma {

@@ -134,7 +134,12 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Mma, ExperimentError
         // The compared build's sm_90a module, where it has one, for the wgmma lines.
         let theirs_sm90a = p.sources.load_compared_sm90a(gpu)?;
         let per_sm = &p.sweep.warpgroups_per_sm;
-        result.wgmma = Some(super::wgmma_run::run(gpu, ctx, per_sm, theirs_sm90a.as_ref())?);
+        result.wgmma = Some(super::wgmma_run::run(
+            gpu,
+            ctx,
+            per_sm,
+            theirs_sm90a.as_ref(),
+        )?);
     }
     bar.finish_and_clear();
     result.rows = with_ceiling(swept.rows);
@@ -192,7 +197,14 @@ impl Sweeper<'_> {
         let spec = peak_bf16_dense_gflops(info.compute_capability, info.sm_count, clock_khz)
             .map(|g| g / 1e3);
         Ok(Step::Row(MmaRow {
-            point: SweepPoint::launched(ilp, variant.entry.to_owned(), placed, &mine, dyn_smem, iters),
+            point: SweepPoint::launched(
+                ilp,
+                variant.entry.to_owned(),
+                placed,
+                &mine,
+                dyn_smem,
+                iters,
+            ),
             tflops: mine.throughput,
             sm_clock_mhz: sm_clock,
             spec_peak_tflops: spec,
@@ -216,7 +228,8 @@ impl Sweeper<'_> {
         let gpu = self.gpu;
         let mut held = vec![shape; sides.len()];
         for (k, s) in sides.iter().zip(&mut held) {
-            s.launch.dyn_smem = hold_at_blocks(k, shape.launch.threads, blocks_per_sm, gpu.limits())?;
+            s.launch.dyn_smem =
+                hold_at_blocks(k, shape.launch.threads, blocks_per_sm, gpu.limits())?;
         }
         let bufs = &mut self.bufs;
         let timings = time_rotating(gpu, &self.ctx.timing, sides.len(), |i| {
@@ -277,6 +290,10 @@ mod tests {
         let p = spec_peak(&h200);
         assert!((p.value - 1070.53).abs() < 0.01, "{}", p.value);
         assert_eq!(p.unit, "TFLOP/s");
-        assert_eq!(spec_peak(&device((8, 9))).value, 0.0, "no spec: nothing flagged");
+        assert_eq!(
+            spec_peak(&device((8, 9))).value,
+            0.0,
+            "no spec: nothing flagged"
+        );
     }
 }

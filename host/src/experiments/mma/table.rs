@@ -136,7 +136,9 @@ mod tests {
     #[test]
     fn an_ilp_short_of_the_ceiling_says_how_far_it_was_measured() {
         let mut result = output(32);
-        result.rows.retain(|r| r.point.ilp == 8 || r.point.warps_per_sm <= 4);
+        result
+            .rows
+            .retain(|r| r.point.ilp == 8 || r.point.warps_per_sm <= 4);
         let result = Mma {
             rows: crate::experiments::mma::row::with_ceiling(result.rows),
             ..result

@@ -7,8 +7,8 @@
 //!
 //! CPU side: the typed rows, the tile check, the columns and notes. The run is [`super::wgmma_run`].
 
-use kernels_gpu::variants::WgmmaVariant;
 use kernels_gpu::models::wgmma_tile::WgmmaTile;
+use kernels_gpu::variants::WgmmaVariant;
 use serde::{Deserialize, Serialize};
 
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
@@ -17,8 +17,9 @@ use crate::experiments::contract::TFLOPS;
 use crate::experiments::ilp_sweep::mean_clock_mhz;
 use crate::experiments::verify::exact_check;
 use crate::results::{Check, Comparison, DeviceInfo, Timing};
-use crate::table::{columns_table, percent, percent_with, Column, Kind, TableData, TableRow, Value};
-
+use crate::table::{
+    columns_table, percent, percent_with, Column, Kind, TableData, TableRow, Value,
+};
 
 /// Warpgroups per SM the table holds by default: one to four (one per scheduler quadrant) and
 /// eight.
@@ -153,9 +154,12 @@ impl WgmmaTable {
 
     /// Its failed checks, in words.
     pub fn failures(&self) -> Vec<String> {
-        let ours = (self.rows.iter())
-            .filter(|r| !r.check.passed)
-            .map(|r| format!("{} at {} warpgroups/SM: {}", r.entry, r.warpgroups_per_sm, r.check.what));
+        let ours = (self.rows.iter()).filter(|r| !r.check.passed).map(|r| {
+            format!(
+                "{} at {} warpgroups/SM: {}",
+                r.entry, r.warpgroups_per_sm, r.check.what
+            )
+        });
         let theirs = self.rows.iter().filter_map(|r| {
             let c = r.compared.as_ref().filter(|c| !c.check.passed)?;
             Some(format!(
@@ -186,11 +190,15 @@ pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Ch
     let per_block = v.outputs_per_block();
     let want_len = blocks as usize * per_block;
     let wrong: Vec<usize> = (0..want_len)
-        .filter(|&i| got.get(i).map(|x| x.to_bits()) != Some(model.element(i % per_block).to_bits()))
+        .filter(|&i| {
+            got.get(i).map(|x| x.to_bits()) != Some(model.element(i % per_block).to_bits())
+        })
         .collect();
     let first = wrong.first().map_or_else(String::new, |&i| {
         let e = i % per_block;
-        let got = got.get(i).map_or_else(|| "nothing".to_owned(), |x| x.to_string());
+        let got = got
+            .get(i)
+            .map_or_else(|| "nothing".to_owned(), |x| x.to_string());
         format!(
             "; the first, block {} element ({}, {}), is {got} where the model says {}",
             i / per_block,
@@ -199,7 +207,10 @@ pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Ch
             model.element(e)
         )
     });
-    let what = format!("{what} ({} differ{first}); error = elements that differ", wrong.len());
+    let what = format!(
+        "{what} ({} differ{first}); error = elements that differ",
+        wrong.len()
+    );
     exact_check(wrong.len(), want_len, what)
 }
 
@@ -208,7 +219,9 @@ pub fn columns() -> Vec<Column<WgmmaRow>> {
     let mut c: Vec<Column<WgmmaRow>> = vec![
         Column::new("Entry", Kind::Text, |r| Value::Text(r.entry.clone())),
         Column::new("N", Kind::Count, |r| Value::Int(r.n.into())),
-        Column::new("Groups in flight", Kind::Count, |r| Value::Int(r.groups.into())),
+        Column::new("Groups in flight", Kind::Count, |r| {
+            Value::Int(r.groups.into())
+        }),
         Column::new("Warpgroups/SM", Kind::Count, |r| {
             Value::Int(r.warpgroups_per_sm.into())
         }),
@@ -216,7 +229,9 @@ pub fn columns() -> Vec<Column<WgmmaRow>> {
         Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
         Column::new(TFLOPS.unit, TFLOPS.kind(), |r| Value::Float(r.tflops)),
         Column::new("% of BF16 spec", Kind::Percent, |r| {
-            r.share.fraction_of_spec.map_or(Value::NotAvailable, Value::Float)
+            r.share
+                .fraction_of_spec
+                .map_or(Value::NotAvailable, Value::Float)
         }),
         Column::new("Noise", Kind::Noise, |r| cells::noise(&r.timing)),
         Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r| {
@@ -349,7 +364,9 @@ pub(crate) mod tests {
     fn model_tile(v: &WgmmaVariant, iters: u32, blocks: u32) -> Vec<f32> {
         let m = WgmmaTile::new(v, iters).unwrap();
         let per = v.outputs_per_block();
-        (0..blocks as usize * per).map(|i| m.element(i % per)).collect()
+        (0..blocks as usize * per)
+            .map(|i| m.element(i % per))
+            .collect()
     }
 
     #[test]
@@ -369,9 +386,16 @@ pub(crate) mod tests {
         assert!(check_tiles(v, 37, &fewer, 3).error > 100.0);
         let right = model_tile(v, 37, 3);
         let c = check_tiles(v, 37, &right[..10], 3);
-        assert!(!c.passed && c.what.contains("block 0 element (0, 10), is nothing"), "{}", c.what);
+        assert!(
+            !c.passed && c.what.contains("block 0 element (0, 10), is nothing"),
+            "{}",
+            c.what
+        );
         assert_eq!(c.error, (right.len() - 10) as f64);
-        assert!(!check_tiles(v, 1, &[], 0).passed, "no launch checks nothing");
+        assert!(
+            !check_tiles(v, 1, &[], 0).passed,
+            "no launch checks nothing"
+        );
     }
 
     #[test]
@@ -386,10 +410,15 @@ pub(crate) mod tests {
         let data = table(&t, "fixed plan");
         assert_eq!(data.rows.len(), 2);
         let notes = data.notes.join("\n");
-        assert!(notes.contains("one warpgroup per SM (6.25% occupancy) reaches 930.0 TFLOP/s"), "{notes}");
+        assert!(
+            notes.contains("one warpgroup per SM (6.25% occupancy) reaches 930.0 TFLOP/s"),
+            "{notes}"
+        );
         assert!(notes.contains("Not held: wgmma_bf16_n64_g1"), "{notes}");
         assert!(
-            notes.contains("What 90% of the spec takes: 1 warpgroup(s) per SM (6.25% occupancy), 93.0%"),
+            notes.contains(
+                "What 90% of the spec takes: 1 warpgroup(s) per SM (6.25% occupancy), 93.0%"
+            ),
             "{notes}"
         );
         let none = table(&WgmmaTable::not_run("needs sm_90a (...)".into()), "x");
@@ -397,14 +426,23 @@ pub(crate) mod tests {
         assert_eq!(none.notes, ["wgmma: needs sm_90a (...)"]);
         let mut bad = row(64, 1, 1, 0.5);
         bad.check.passed = false;
-        let t = WgmmaTable { rows: vec![bad], ..WgmmaTable::default() };
+        let t = WgmmaTable {
+            rows: vec![bad],
+            ..WgmmaTable::default()
+        };
         assert_eq!(t.failures().len(), 1);
         assert!(best_at_one(&t.rows).is_none());
     }
 
     #[test]
     fn a_compared_row_brings_the_compared_columns_and_its_failed_check() {
-        let plain = table(&WgmmaTable { rows: vec![row(64, 1, 1, 0.5)], ..Default::default() }, "x");
+        let plain = table(
+            &WgmmaTable {
+                rows: vec![row(64, 1, 1, 0.5)],
+                ..Default::default()
+            },
+            "x",
+        );
         let mut r = row(64, 1, 1, 0.5);
         let theirs = row(64, 1, 1, 0.25);
         r.compared = Some(Comparison {
@@ -416,12 +454,22 @@ pub(crate) mod tests {
             timing: theirs.timing,
             check: theirs.check,
         });
-        let t = WgmmaTable { rows: vec![r.clone()], ..Default::default() };
+        let t = WgmmaTable {
+            rows: vec![r.clone()],
+            ..Default::default()
+        };
         let data = table(&t, "x");
-        assert_eq!(data.columns.len(), plain.columns.len() + 4, "throughput, regs, ratio, check");
+        assert_eq!(
+            data.columns.len(),
+            plain.columns.len() + 4,
+            "throughput, regs, ratio, check"
+        );
         assert!(t.failures().is_empty());
         r.compared.as_mut().unwrap().check.passed = false;
-        let t = WgmmaTable { rows: vec![r.clone()], ..Default::default() };
+        let t = WgmmaTable {
+            rows: vec![r.clone()],
+            ..Default::default()
+        };
         let failures = t.failures();
         assert_eq!(failures.len(), 1);
         assert!(failures[0].contains("(compared module)"), "{failures:?}");
@@ -447,9 +495,17 @@ pub(crate) mod tests {
         let mut failed = rows.clone();
         failed[2].check.passed = false;
         failed[3].check.passed = false;
-        assert_eq!(fewest_reaching(&failed, 0.9).map(|r| r.warpgroups_per_sm), Some(4));
+        assert_eq!(
+            fewest_reaching(&failed, 0.9).map(|r| r.warpgroups_per_sm),
+            Some(4)
+        );
         assert!(fewest_reaching(&rows, 0.96).is_none());
-        let t = WgmmaTable { rows: rows[..2].to_vec(), ..WgmmaTable::default() };
-        assert!(notes(&t).join("\n").contains("What 90% of the spec takes: no row of the table reaches it"));
+        let t = WgmmaTable {
+            rows: rows[..2].to_vec(),
+            ..WgmmaTable::default()
+        };
+        assert!(notes(&t)
+            .join("\n")
+            .contains("What 90% of the spec takes: no row of the table reaches it"));
     }
 }

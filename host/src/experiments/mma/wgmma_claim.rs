@@ -32,13 +32,19 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
             Some(r) => match r.share.spec_peak_tflops {
                 None => (
                     None,
-                    format!("{}: the lab does not know this GPU's dense BF16 rate", r.entry),
+                    format!(
+                        "{}: the lab does not know this GPU's dense BF16 rate",
+                        r.entry
+                    ),
                 ),
                 Some(peak) => {
                     let iv = confidence::statistics(&[Timed::new(r.tflops, &r.timing)], |v| {
                         Some([v[0] / peak])
                     });
-                    let holds = iv.as_ref().ok().and_then(|[iv]| iv.exceeds(ONE_WARPGROUP_SHARE));
+                    let holds = iv
+                        .as_ref()
+                        .ok()
+                        .and_then(|[iv]| iv.exceeds(ONE_WARPGROUP_SHARE));
                     let share = match &iv {
                         Ok([iv]) => iv.to_string(),
                         Err(e) => format!("{:.3} (no interval: {e})", r.tflops / peak),
@@ -91,7 +97,11 @@ mod tests {
 
     #[test]
     fn the_best_one_warpgroup_row_decides_on_its_interval() {
-        let t = table(vec![row(64, 1, 1, 0.6), row(256, 4, 1, 0.95), row(256, 4, 2, 0.99)]);
+        let t = table(vec![
+            row(64, 1, 1, 0.6),
+            row(256, 4, 1, 0.95),
+            row(256, 4, 2, 0.99),
+        ]);
         let v = one_warpgroup_drives_the_peak(Some(&t));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         assert!(v.evidence.contains("wgmma_bf16_n256_g4") && v.evidence.contains("(95% CI "));
@@ -107,8 +117,14 @@ mod tests {
     fn no_device_no_rows_or_failed_checks_leave_it_unjudged() {
         let v = one_warpgroup_drives_the_peak(Some(&WgmmaTable::not_run("needs sm_90a".into())));
         assert_eq!(v.holds, None);
-        assert!(v.evidence.contains("not run: needs sm_90a"), "{}", v.evidence);
-        assert!(one_warpgroup_drives_the_peak(None).evidence.contains("--no-wgmma"));
+        assert!(
+            v.evidence.contains("not run: needs sm_90a"),
+            "{}",
+            v.evidence
+        );
+        assert!(one_warpgroup_drives_the_peak(None)
+            .evidence
+            .contains("--no-wgmma"));
         let mut bad = row(256, 4, 1, 0.99);
         bad.check.passed = false;
         let v = one_warpgroup_drives_the_peak(Some(&table(vec![bad])));

@@ -131,7 +131,15 @@ fn point(
     let compared = match other {
         Some(k) => {
             let at = (blocks, dyn_smem, resident.blocks_per_sm);
-            Some(compared_point(gpu, ctx, v, k, at, (iters, tflops), &mut flags)?)
+            Some(compared_point(
+                gpu,
+                ctx,
+                v,
+                k,
+                at,
+                (iters, tflops),
+                &mut flags,
+            )?)
         }
         None => None,
     };

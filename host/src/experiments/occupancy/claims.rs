@@ -1,16 +1,16 @@
 //! The blog's claims about the `occupancy` experiment, each judged by the rule written beside it.
 
 use super::row::{GemmRow, GemmRun};
-use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
-use crate::cuda::LibraryKernel;
-use crate::results::Timing;
 use crate::claim::{
-    all_of, decide, faster, interval_or, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
-    FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
+    all_of, decide, faster, interval_or, ratio, ratio_words, with_exclusions, Claim, Comparisons,
+    Verdict, FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
-use crate::table::percent as pct;
+use crate::cuda::LibraryKernel;
+use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
 use crate::experiments::row_views::{passing, two_passing};
+use crate::results::Timing;
+use crate::table::percent as pct;
 
 /// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
 /// lab's claim about the fastest GEMM of the run, ours or cuBLAS.
@@ -46,7 +46,10 @@ fn low(occupancy: f64) -> bool {
 }
 
 fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
-    ratio((a.figures.gflops, &a.figures.timing), (b.figures.gflops, &b.figures.timing))
+    ratio(
+        (a.figures.gflops, &a.figures.timing),
+        (b.figures.gflops, &b.figures.timing),
+    )
 }
 
 /// A GEMM `fastest-gemm-at-low-occupancy` weighs: one of our variants, or cuBLAS at the occupancy of the kernel it
@@ -104,14 +107,13 @@ fn fastest_of<'c, 'a: 'c>(
 /// The measured cuBLAS row of a run, or why there is none.
 fn measured_cublas<'r>(run: &'r GemmRun, failed: &[String]) -> Result<&'r CublasRow, String> {
     match &run.cublas {
-        None => Err("cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
+        None => Err(
+            "cuBLAS was not timed in this run (skipped, or a run recorded before cuBLAS \
              was timed)"
-            .into()),
+                .into(),
+        ),
         Some(c) => c.measured().ok_or_else(|| {
-            with_exclusions(
-                format!("cuBLAS did not run: {}", cublas_reason(c)),
-                failed,
-            )
+            with_exclusions(format!("cuBLAS did not run: {}", cublas_reason(c)), failed)
         }),
     }
 }
@@ -132,7 +134,10 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
         let mut aside = String::new();
         match cublas.library_kernel() {
             _ if !cublas.check.passed => {
-                aside = format!("; cuBLAS {} failed its check and is left out", cublas.version);
+                aside = format!(
+                    "; cuBLAS {} failed its check and is left out",
+                    cublas.version
+                );
             }
             Some(k) => all.push(Contender::cublas(cublas, k)),
             None => {
@@ -167,7 +172,10 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
         }
         let best = fastest_of(&all).expect("a variant passed");
         let side = |o: f64| if low(o) { "at or below" } else { "above" };
-        let rival = fastest_of(all.iter().filter(|c| low(c.occupancy) != low(best.occupancy)));
+        let rival = fastest_of(
+            all.iter()
+                .filter(|c| low(c.occupancy) != low(best.occupancy)),
+        );
         let (holds, rival) = match rival {
             None => (
                 Some(low(best.occupancy)),
@@ -219,8 +227,14 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1);
     claim.judge(|| {
         let (ok, failed) = gemm_rows(rows)?;
-        let max_occ = ok.iter().map(|r| r.figures.occupancy).fold(f64::MIN, f64::max);
-        let min_occ = ok.iter().map(|r| r.figures.occupancy).fold(f64::MAX, f64::min);
+        let max_occ = ok
+            .iter()
+            .map(|r| r.figures.occupancy)
+            .fold(f64::MIN, f64::max);
+        let min_occ = ok
+            .iter()
+            .map(|r| r.figures.occupancy)
+            .fold(f64::MAX, f64::min);
         if max_occ - min_occ < OCCUPANCY_EPS {
             let why = format!(
                 "every variant runs at the same occupancy ({})",
@@ -309,7 +323,9 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
         for (i, a) in ok.iter().enumerate() {
             for b in &ok[i + 1..] {
                 let (acc_a, acc_b) = (a.tm * a.tn, b.tm * b.tn);
-                if (a.figures.occupancy - b.figures.occupancy).abs() >= OCCUPANCY_EPS || acc_a == acc_b {
+                if (a.figures.occupancy - b.figures.occupancy).abs() >= OCCUPANCY_EPS
+                    || acc_a == acc_b
+                {
                     continue;
                 }
                 let (more, fewer) = if acc_a > acc_b { (a, b) } else { (b, a) };

@@ -6,9 +6,9 @@ use crate::claim::{
     Comparisons, Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::confidence::{Interval, NoInterval};
-use crate::table::percent_with;
 use crate::experiments::contract::Row;
 use crate::experiments::row_views::two_passing;
+use crate::table::percent_with;
 
 /// The claims, in order: the blog's three, then seed 001's and seed 002's.
 pub fn claims(rows: Option<&[RegsRow]>) -> Vec<Verdict> {
@@ -62,7 +62,10 @@ fn rg(r: &RegsRow) -> String {
 }
 
 fn speedup(a: &RegsRow, b: &RegsRow) -> Result<Interval, NoInterval> {
-    ratio((a.figures.gflops, &a.figures.timing), (b.figures.gflops, &b.figures.timing))
+    ratio(
+        (a.figures.gflops, &a.figures.timing),
+        (b.figures.gflops, &b.figures.timing),
+    )
 }
 
 const CLAIM_6: &str = "Under a register cap, throughput rises as spills fall.";
@@ -146,7 +149,12 @@ fn from_spill_free(
 
 /// "cap 192 (156 regs) 0.922 (95% CI ...)": a build's GFLOP/s over another's.
 fn over(r: &RegsRow, iv: &Result<Interval, NoInterval>) -> String {
-    format!("cap {} ({} regs) {}", r.cap, r.figures.regs, ratio_words(iv))
+    format!(
+        "cap {} ({} regs) {}",
+        r.cap,
+        r.figures.regs,
+        ratio_words(iv)
+    )
 }
 
 fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
@@ -163,7 +171,9 @@ fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
             let o = no_help(&iv);
             outcomes.push(o);
             match o {
-                Some(false) => beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.figures.gflops)),
+                Some(false) => {
+                    beaters.push(format!("cap {} {:.0} GFLOP/s", r.cap, r.figures.gflops))
+                }
                 None => unsure.push(format!("cap {}", r.cap)),
                 Some(true) => {}
             }

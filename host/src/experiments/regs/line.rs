@@ -26,7 +26,12 @@ impl CappedLine {
     pub fn find(label: Option<&str>) -> Result<CappedLine, CliError> {
         let label = label.map_or(REGS.variant, str::trim);
         let fp32 = GEMM.iter().find(|v| v.label == label).map(CappedLine::Fp32);
-        let bf16 = || BF16_GEMM.iter().find(|v| v.label == label).map(CappedLine::Bf16);
+        let bf16 = || {
+            BF16_GEMM
+                .iter()
+                .find(|v| v.label == label)
+                .map(CappedLine::Bf16)
+        };
         fp32.or_else(bf16).ok_or_else(|| CliError::UnknownLine {
             label: label.to_owned(),
             valid: Self::labels().join(", "),
@@ -65,7 +70,9 @@ impl CappedLine {
     /// flag). A label no longer in the table reads as the table's line.
     pub fn of_run(meta: &RunMeta) -> CappedLine {
         let recorded = meta.regs_variant.as_deref();
-        Self::find(recorded).or_else(|_| Self::find(None)).expect("REGS names a GEMM line")
+        Self::find(recorded)
+            .or_else(|_| Self::find(None))
+            .expect("REGS names a GEMM line")
     }
 
     /// The kind of GEMM in titles: "SGEMM" or "BF16 GEMM".

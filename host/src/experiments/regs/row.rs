@@ -24,4 +24,7 @@ pub struct RegsRow {
     pub measured: Measured,
 }
 
-row!(RegsRow, GFLOPS, figures.gflops, |r| format!("cap {}", r.cap));
+row!(RegsRow, GFLOPS, figures.gflops, |r| format!(
+    "cap {}",
+    r.cap
+));

@@ -4,7 +4,6 @@
 use super::row::RegsRow;
 use super::spec::{Plan, Spec};
 use crate::cuda::Gpu;
-use crate::kernel_source::kind::ModuleKind;
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm_figures::GemmFigures;
@@ -13,6 +12,7 @@ use crate::experiments::measured::Measured;
 use crate::experiments::module_source::load_capped;
 use crate::experiments::progress::progress_bar;
 use crate::experiments::spills::Spills;
+use crate::kernel_source::kind::ModuleKind;
 
 /// Every cap's row, in the plan's order, for the line `variant` of `buffers`' family.
 pub(super) fn every_cap<K: GemmKind>(

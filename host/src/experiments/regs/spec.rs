@@ -6,8 +6,8 @@ use super::line::CappedLine;
 use super::row::RegsRow;
 use crate::experiments::contract::{self, Registered};
 use crate::experiments::module_source::plan_folders;
-use crate::kernel_source::sources::{CappedKernels, Needs, Sources};
 use crate::flags::{check_tiling, parse_cap, parse_label, CliError, GemmDims, GemmSize, Shared};
+use crate::kernel_source::sources::{CappedKernels, Needs, Sources};
 use crate::results::RunMeta;
 use kernels_gpu::variants::REGS;
 
