@@ -4,7 +4,8 @@
 Usage: scripts/compare-runs.py OLD_DIR NEW_DIR [--tol 0.03] [--bf16-tol 0.10] [--median-tol 0.01]
 
 A refactor that freezes behaviour must give the same rows (same labels, registers, blocks per SM, occupancy: these
-must be equal) and the same throughputs within the GPU's run-to-run spread: every figure within --tol of the old one
+must be equal; a value the old run left empty may be filled, e.g. a compared module's figures for rows it did not
+cover before) and the same throughputs within the GPU's run-to-run spread: every figure within --tol of the old one
 (the BF16 GEMM rows, which run into the power cap's clock, within --bf16-tol), and the median ratio over all figures
 within --median-tol of 1. Exits 1 when any of that fails, and says which row and column.
 """
@@ -39,7 +40,7 @@ def main():
     ap.add_argument("--bf16-tol", type=float, default=0.10)
     ap.add_argument("--median-tol", type=float, default=0.01)
     a = ap.parse_args()
-    failures, ratios, worst = [], [], {}
+    failures, added, ratios, worst = [], [], [], {}
     for name in sorted(os.listdir(a.old)):
         if not name.endswith(".csv"):
             continue
@@ -59,7 +60,10 @@ def main():
                 failures.append(f"{label}: now {n[first]}")
             for col in o:
                 if col in STRUCTURE and o[col] != n.get(col):
-                    failures.append(f"{label} {col}: {o[col]} -> {n.get(col)}")
+                    if o[col] == "":
+                        added.append(f"{label} {col}: now {n.get(col)}")
+                    else:
+                        failures.append(f"{label} {col}: {o[col]} -> {n.get(col)}")
                 if is_rate(col) and o[col] and n.get(col):
                     r = float(n[col]) / float(o[col])
                     ratios.append(r)
@@ -77,6 +81,8 @@ def main():
             failures.append(f"median ratio {med:.4f} beyond {a.median_tol:.0%}")
     else:
         failures.append("no figures compared")
+    if added:
+        print(f"{len(added)} values the old run did not have (a compared module's figures added), e.g. {added[0]}")
     for f in failures:
         print("FAIL", f)
     print("PASS" if not failures else f"{len(failures)} failures")
