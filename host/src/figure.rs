@@ -51,6 +51,14 @@ impl Series {
             markers: false,
         }
     }
+
+    /// Measured points joined in order, a marker on each.
+    pub fn joined(name: impl Into<String>, points: Vec<LabelledPoint>) -> Self {
+        Self {
+            line: true,
+            ..Self::markers(name, points)
+        }
+    }
 }
 
 /// A horizontal reference line (a peak or a measured reference), labelled at its right end.

@@ -117,8 +117,19 @@ pub struct VariantRun<S: Args> {
     pub modules: ModuleFiles,
 }
 
-/// The flags of `host all` that several experiments read.
+/// The flags of `host all` that several experiments read. `--module`, `--compare` and
+/// `--compare-label` are the one-file experiments' [`ModuleFiles`], told as they serve several
+/// experiments here; the label goes with either compared source (`--compare`, `--compare-caps`).
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg("module", |a| a.help(
+    "Module for the experiments that take one file (PTX, cubin or fatbin)")))]
+#[command(mut_arg("compare", |a| a.help(
+    "Module to compare against in the experiments that take one file")))]
+#[command(mut_arg("compare_label", |a| a
+    .requires(clap::builder::Resettable::Reset)
+    .requires("compared")
+    .help("Name of the compared modules in tables, plots and legends (default: the stem of \
+        --compare, else of --compare-caps); only with one of them")))]
 pub struct Shared {
     /// Variants to run, by label, of any experiment (comma-separated); an experiment none of
     /// whose labels is listed runs all of its variants. An empty list or item is refused.
@@ -126,16 +137,8 @@ pub struct Shared {
     pub variants: Vec<String>,
     #[command(flatten)]
     pub gemm: GemmSize,
-    /// Module for the experiments that take one file (PTX, cubin or fatbin).
-    #[arg(long, value_name = "FILE")]
-    pub module: Option<PathBuf>,
-    /// Module to compare against in the experiments that take one file.
-    #[arg(long, value_name = "FILE")]
-    pub compare: Option<PathBuf>,
-    /// Name of the compared modules in tables, plots and legends (default: the stem of
-    /// --compare, else of --compare-caps); only with one of them.
-    #[arg(long, value_name = "NAME", value_parser = parse_label, requires = "compared")]
-    pub compare_label: Option<String>,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
     /// The GEMM experiments (occupancy, gemm_bf16): do not time cuBLAS beside the lines.
     #[arg(long)]
     pub no_cublas: bool,
@@ -145,11 +148,7 @@ impl Shared {
     /// `--module`, `--compare` and `--compare-label` as the experiments that take one file
     /// read them.
     pub fn module_files(&self) -> ModuleFiles {
-        ModuleFiles {
-            module: self.module.clone(),
-            compare: self.compare.clone(),
-            compare_label: self.compare_label.clone(),
-        }
+        self.modules.clone()
     }
 }
 

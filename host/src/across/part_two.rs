@@ -200,12 +200,7 @@ pub fn figure(results: &RunResults, ceiling: Option<MmaCeiling>) -> Option<Scatt
         };
         match series.iter_mut().find(|s| s.name == p.series) {
             Some(s) => s.points.push(point),
-            None => series.push(Series {
-                name: p.series.to_owned(),
-                points: vec![point],
-                line: false,
-                markers: true,
-            }),
+            None => series.push(Series::markers(p.series, vec![point])),
         }
     }
     if series.is_empty() {

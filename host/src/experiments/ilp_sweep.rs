@@ -197,11 +197,7 @@ pub fn layout_mismatch(driver_blocks_per_sm: u32, placed: &Layout) -> Option<Str
 
 /// A point of a per-ILP series: `y` at `warps` resident warps per SM.
 pub fn at_warps(warps: u32, y: f64) -> LabelledPoint {
-    LabelledPoint {
-        x: f64::from(warps),
-        y,
-        label: None,
-    }
+    LabelledPoint::at(f64::from(warps), y)
 }
 
 /// One drawn series per ILP, in ascending ILP, each with its points in ascending warps.
@@ -210,12 +206,7 @@ pub fn series_by_ilp(by_ilp: BTreeMap<u32, Vec<LabelledPoint>>) -> Vec<Series> {
         .into_iter()
         .map(|(ilp, mut points)| {
             points.sort_by(|a, b| a.x.total_cmp(&b.x));
-            Series {
-                name: format!("ILP {ilp}"),
-                points,
-                line: true,
-                markers: true,
-            }
+            Series::joined(format!("ILP {ilp}"), points)
         })
         .collect()
 }

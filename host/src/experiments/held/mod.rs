@@ -90,11 +90,7 @@ impl Report for Spec {
                     .output
                     .iter()
                     .filter(|r| r.binary == label)
-                    .map(|r| LabelledPoint {
-                        x: r.figures.occupancy * 100.0,
-                        y: r.figures.gflops,
-                        label: None,
-                    })
+                    .map(|r| LabelledPoint::at(r.figures.occupancy * 100.0, r.figures.gflops))
                     .collect();
                 if points.is_empty() {
                     continue;
@@ -103,12 +99,7 @@ impl Report for Spec {
                     1 => label.to_owned(),
                     _ => format!("{label} · {}", run.name),
                 };
-                series.push(Series {
-                    name,
-                    points,
-                    line: true,
-                    markers: true,
-                });
+                series.push(Series::joined(name, points));
             }
         }
         if series.is_empty() {

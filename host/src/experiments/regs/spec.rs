@@ -93,7 +93,7 @@ impl contract::Plan for Plan {
             s.gemm.size,
             module,
             compare,
-            &s.compare_label,
+            &s.modules.compare_label,
         )
     }
     fn sources(&self) -> &Sources<CappedKernels> {
