@@ -161,7 +161,7 @@ pub struct PlotRun<'a, O> {
     /// Series name of its compared module, when the run has one.
     pub compare_name: Option<&'a str>,
     pub device: &'a DeviceInfo,
-    /// The run's record (its sizes, the line experiment 3 capped).
+    /// The run's record (its sizes, the line the `regs` experiment capped).
     pub meta: &'a RunMeta,
     pub output: &'a O,
 }

@@ -440,7 +440,7 @@ mod tests {
     fn the_seed_variants_refuse_a_size_that_does_not_tile_naming_themselves() {
         let all: Vec<&GemmVariant> = GEMM.iter().collect();
         let dims = parse_gemm_dims("2048x8192x1000").unwrap();
-        let e = check_tiling(dims, "experiment 1", &all, || "; try R".into()).unwrap_err();
+        let e = check_tiling(dims, "occupancy", &all, || "; try R".into()).unwrap_err();
         let text = e.to_string();
         assert!(
             text.contains("S, A1, A, B, C, D, D+")

@@ -56,8 +56,9 @@ pub struct RunMeta {
     /// The GEMM's M, N and K where they differ (`--size MxNxK`); absent when square.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gemm_dims: Option<GemmDims>,
-    /// The GEMM line experiment 3 capped where it was not the variant table's `REGS.variant`
-    /// (`host regs --variant`); absent for the table's line, as in runs before the flag.
+    /// The GEMM line the `regs` experiment capped where it was not the variant table's
+    /// `REGS.variant` (`host regs --variant`); absent for the table's line, as in runs before the
+    /// flag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regs_variant: Option<String>,
     /// Bytes of the copy buffer (each of source and destination).

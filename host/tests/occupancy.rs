@@ -2,7 +2,7 @@
 //! recorded on a GPU) the driver's own answers.
 
 use clap::Parser;
-use host::calculator::sweep::{dense_dyn_smem, ptx_entries};
+use host::calculator::driver_sweep::{dense_dyn_smem, ptx_entries};
 use host::calculator::CalcArgs;
 use host::occupancy::golden::table_vs_device;
 use host::occupancy::{

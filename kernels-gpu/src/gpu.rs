@@ -128,7 +128,7 @@ pub fn opaque(x: u32) -> u32 {
 /// overflows, computed as nvcc's build computes it: `iters` compared with a constant, then a
 /// select (`setp.lt` / `add` / `selp`). Written in Rust, LLVM folds the select into a `max`
 /// and the guard of the loop into `iters < step`, and ptxas then orders the kernel's prologue
-/// differently from nvcc's (experiment 6 says why that order matters).
+/// differently from nvcc's (the `mma` experiment says why that order matters).
 #[inline(always)]
 pub fn unrolled_loop_bound(iters: i32, step: i32) -> i32 {
     let bound: i32;

@@ -140,9 +140,9 @@ variant_table! {
     // Entry: mma_bf16_ilp{ILP}.
     mma_bf16_ilp: [1, 2, 4, 8],
     // Read-only twins of memcpy grid points (read.rs): the copy's loads, summed exactly, one word
-    // written per warp. Experiment 4 runs each beside its copy at the copy's residencies; the
-    // points span the bytes in flight per SM over which the copy climbs to its plateau (1024
-    // threads stop at 8 loads: past that the copy spills under its launch bound).
+    // written per warp. The `inflight` experiment runs each beside its copy at the copy's
+    // residencies; the points span the bytes in flight per SM over which the copy climbs to its
+    // plateau (1024 threads stop at 8 loads: past that the copy spills under its launch bound).
     // Entry: read_t{THREADS}_l{LOADS}_w{WIDTH}.
     read: [
         (256, 1, 4), (256, 2, 4), (256, 4, 4), (256, 8, 4), (256, 16, 4), (256, 32, 4),
@@ -245,7 +245,7 @@ pub use crate::shapes::tuned_shape::TunedShape;
 // The lines' methods that read the table itself live here, below the table, so that the lines'
 // files (sections/memcpy.rs, sections/gemm.rs) import nothing from this one.
 impl MemcpyPoint {
-    /// The label of this point in [`MEMCPY`], if experiment 2 names it.
+    /// The label of this point in [`MEMCPY`], if the `bandwidth` experiment names it.
     pub fn label(&self) -> Option<&'static str> {
         MEMCPY
             .iter()

@@ -1,9 +1,9 @@
 //! What the PTX toolchain says about a module's kernels, read by both the PTX build (`xtask`, at
 //! build time) and the running host, so it lives in its own small crate: the resource report of
 //! ptxas (`ptxas -v`, `nvcc -Xptxas -v`) and of the driver JIT's info log, one record per entry
-//! function (below), the entries' parameter lists of a PTX module ([`ptx`]), and its entries
-//! kept, dropped or capped as text ([`ptx_entries`]); and where the toolkit's tools and libraries
-//! are ([`toolkit`]).
+//! function (below), the entries' parameter lists of a PTX module ([`entry_params`]), and its
+//! entries kept, dropped or capped as text ([`ptx_entries`]); and where the toolkit's tools and
+//! libraries are ([`toolkit`]).
 //!
 //! The report's format:
 //! ```text
@@ -13,7 +13,7 @@
 //! ptxas info    : Used 168 registers, used 1 barriers, 4384 bytes smem, 400 bytes cmem[0]
 //! ```
 
-pub mod ptx;
+pub mod entry_params;
 pub mod ptx_entries;
 pub mod toolkit;
 

@@ -6,11 +6,11 @@
 //! - [`hopper`]: the sm_90a module (the wgmma entries) and the bars its ptxas report must clear;
 //! - [`modules`]: the set of modules the lab uses, written to a folder with a manifest;
 //! - [`driver`]: whether the NVIDIA driver is installed;
-//! - [`arch`]: the `--arch` values that exist and that the ptxas at hand takes.
+//! - [`arch_flag`]: the `--arch` values that exist and that the ptxas at hand takes.
 //! - [`nvcc`], [`twin_header`], [`twin`]: nvcc's twin of the kernels (`nvcc/twin.cu`), its
 //!   header generated from the variant table, its build and its checks against the table.
 
-pub mod arch;
+pub mod arch_flag;
 pub mod driver;
 pub mod hopper;
 pub mod modules;

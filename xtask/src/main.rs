@@ -30,7 +30,7 @@ enum Cmd {
 struct BuildArgs {
     /// GPU architecture: the PTX target and the ptxas arch (sm_XY of a real GPU; one the ptxas
     /// found takes). Checked before anything is compiled.
-    #[arg(long, default_value = xtask::ptx::DEFAULT_ARCH, value_parser = xtask::arch::parse_arch)]
+    #[arg(long, default_value = xtask::ptx::DEFAULT_ARCH, value_parser = xtask::arch_flag::parse_arch)]
     arch: String,
     /// Output folder (default: target/kernels/ARCH; with --nvcc, target/nvcc/ARCH).
     #[arg(long)]
@@ -108,7 +108,10 @@ fn build(args: &BuildArgs, print: Print) -> Result<PathBuf> {
         .clone()
         .unwrap_or_else(|| ws.join("target/kernels").join(&args.arch));
     let ptxas_path = ptxas::find();
-    if let Some(targets) = ptxas_path.as_deref().and_then(xtask::arch::ptxas_targets) {
+    if let Some(targets) = ptxas_path
+        .as_deref()
+        .and_then(xtask::arch_flag::ptxas_targets)
+    {
         if !targets.contains(&args.arch) {
             eprintln!(
                 "error: --arch {}: the ptxas found ({}) does not take it; it takes {}; nothing \
@@ -200,7 +203,7 @@ fn build_hopper(ws: &Path, ptxas_path: &Path, out: &Path) -> Result<()> {
         .compile()
         .context("building the sm_90a kernels")?;
     let path = xtask::hopper::write(&plain, out)?;
-    if xtask::arch::ptxas_targets(ptxas_path).is_some_and(|t| !t.iter().any(|a| a == arch)) {
+    if xtask::arch_flag::ptxas_targets(ptxas_path).is_some_and(|t| !t.iter().any(|a| a == arch)) {
         eprintln!(
             "note: {} written, not assembled: the ptxas found does not take {arch}",
             path.display()

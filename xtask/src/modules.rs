@@ -3,7 +3,7 @@
 //! | file                   | entries                                   | used by                  |
 //! |------------------------|-------------------------------------------|--------------------------|
 //! | `kernels.ptx`          | all; `.maxntid` where the table fixes the block size (GEMM, memcpy) | the experiments |
-//! | `kernels_cap{N}.ptx`   | the regs experiment's GEMM entry, `.maxnreg N`, no `.maxntid` | experiment 3 (one a cap) |
+//! | `kernels_cap{N}.ptx`   | the regs experiment's GEMM entry, `.maxnreg N`, no `.maxntid` | the `regs` experiment (one a cap) |
 //! | `kernels_unbounded.ptx`| all, no directives                        | the occupancy calculator |
 //! | `kernels_check.ptx`    | the GEMM check's reference and comparison, `.maxntid` | every GEMM check, whatever module is timed |
 //!
@@ -252,7 +252,7 @@ pub enum GridBar {
     /// Every point whose staged floats and addresses fit its register budget
     /// ([`fits_registers`]): the Rust build keeps them spill-free by construction.
     FittingPoints,
-    /// Only the labelled points (experiment 2's variants); the rest are recorded by
+    /// Only the labelled points (the `bandwidth` experiment's variants); the rest are recorded by
     /// [`grid_spills`]. For another compiler's build of the same copies (nvcc's twin), whose
     /// register allocation the lab measures rather than promises.
     LabelledOnly,

@@ -10,8 +10,8 @@ use std::process::Command;
 use kernels_gpu::abi::Param;
 use kernels_gpu::entries;
 use kernels_gpu::variants::{self, REGS};
-pub use ptxas_report::ptx::PtxParam;
-use ptxas_report::ptx::PtxParamError;
+pub use ptxas_report::entry_params::PtxParam;
+use ptxas_report::entry_params::PtxParamError;
 use ptxas_report::ptx_entries::{entry_name, keep_entries, patch_entries, EntryError};
 
 /// Target triple of rustc's PTX backend.
@@ -255,10 +255,10 @@ pub fn capped_entries() -> Vec<&'static str> {
     vec![REGS.gemm().entry]
 }
 
-/// Every entry's `.param` list, in module order (read by [`ptxas_report::ptx`], the reader the
-/// host checks module files with).
+/// Every entry's `.param` list, in module order (read by [`ptxas_report::entry_params`], the reader
+/// the host checks module files with).
 pub fn entry_params(ptx: &str) -> Result<Vec<(String, Vec<PtxParam>)>, PtxError> {
-    let all = ptxas_report::ptx::entry_params(ptx)?;
+    let all = ptxas_report::entry_params::entry_params(ptx)?;
     Ok(all.into_iter().map(|e| (e.name, e.params)).collect())
 }
 

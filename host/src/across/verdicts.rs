@@ -6,7 +6,7 @@
 use super::unit::Across;
 use crate::claim::Verdict;
 use crate::experiments::contract::Registered;
-use crate::experiments::inflight::table::experiment2_note;
+use crate::experiments::inflight::table::bandwidth_pointer;
 use crate::experiments::{bandwidth, inflight, RunResults};
 
 /// The verdicts of a run.
@@ -20,7 +20,7 @@ impl Across for Verdicts {
     fn read(results: &RunResults) -> Vec<Verdict> {
         let mut out = results.own_verdicts();
         if let Some(inflight) = &results.inflight {
-            let why = experiment2_note(&inflight.model, &inflight.rows);
+            let why = bandwidth_pointer(&inflight.model, &inflight.rows);
             for v in out
                 .iter_mut()
                 .filter(|v| v.experiment == bandwidth::Spec::NUMBER && v.holds.is_some())

@@ -1,8 +1,8 @@
 //! `host calc`: the occupancy calculator's command line, and (on a GPU) its check against the
 //! driver. The arithmetic is [`crate::occupancy`], which needs no GPU.
 
+pub mod driver_sweep;
 pub mod live;
-pub mod sweep;
 
 use std::path::PathBuf;
 
@@ -25,7 +25,7 @@ use crate::flags::UsageError;
 use crate::kernel_source::kind::ModuleKind;
 use crate::kernel_source::module_file::read_module;
 use crate::table::Format;
-use sweep::{seed_entry, sweep, REG_CAPS};
+use driver_sweep::{seed_entry, sweep, REG_CAPS};
 
 /// The flags that configure the one kernel `host calc` computes, which the check against the
 /// driver (`--verify`, `--record-golden`: thousands of configurations) does not read.

@@ -9,13 +9,13 @@ use std::time::Duration;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtrMut, DriverError};
 
-use super::clocks::SmClock;
 use super::deadline::{gpu_hung, note_hung, poll_until, Waited, Wall, DEFAULT_LAUNCH_TIMEOUT};
 use super::driver::{disable_jit_cache, driver_present};
 use super::error::{CudaError, DriverContext};
 use super::fault::{is_sticky, InFlight, Side};
 use super::module::{JitOptions, Module};
 use super::module_cache::ModuleCache;
+use super::sm_clock::SmClock;
 use crate::occupancy::Limits;
 use crate::results::DeviceInfo;
 

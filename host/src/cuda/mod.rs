@@ -5,7 +5,6 @@
 //! Check [`driver_present`] before anything else here: without the driver library every other
 //! call fails.
 
-mod clocks;
 mod cublas;
 pub mod cupti;
 pub mod cupti_record;
@@ -21,6 +20,7 @@ pub mod library_kernel;
 mod module;
 mod module_cache;
 mod side_stream;
+mod sm_clock;
 pub mod tensor_map;
 pub mod tensor_peak;
 

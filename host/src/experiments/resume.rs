@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use super::fault::Fault;
+pub use super::earlier_fault::Fault;
 use super::registry::RunResults;
 
 /// What a process that goes on after a fault starts from.

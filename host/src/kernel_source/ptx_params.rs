@@ -3,7 +3,7 @@
 //! before any GPU work, and what the tests hold the built-in modules to.
 
 use kernels_gpu::abi::{Param, ParamKind};
-use ptxas_report::ptx::PtxParam;
+use ptxas_report::entry_params::PtxParam;
 
 /// What the host may pass for a kernel parameter, by the type its PTX `.param` declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,11 +43,11 @@ impl ParamClass {
     }
 }
 
-/// The classes of `entry`'s parameters in a PTX module (read by [`ptxas_report::ptx`], as the
-/// build reads them); `None` when the module has no such entry, its list does not read, or a
+/// The classes of `entry`'s parameters in a PTX module (read by [`ptxas_report::entry_params`], as
+/// the build reads them); `None` when the module has no such entry, its list does not read, or a
 /// parameter's type is not one a kernel family uses.
 pub fn ptx_entry_params(ptx: &str, entry: &str) -> Option<Vec<ParamClass>> {
-    let params = ptxas_report::ptx::params_of(ptx, entry).ok()??;
+    let params = ptxas_report::entry_params::params_of(ptx, entry).ok()??;
     params.iter().map(ParamClass::of).collect()
 }
 

@@ -3,7 +3,7 @@
 //! run (its results through [`crate::results_io`], then the report). Needs no GPU.
 
 mod command;
-pub mod curves;
+pub mod curve_plots;
 pub mod error;
 mod files;
 pub mod markdown;
@@ -13,7 +13,7 @@ pub mod validate;
 mod write;
 
 pub use command::{run, ReportArgs};
-pub use curves::{curve_plots, curves_for};
+pub use curve_plots::{curve_plots, curves_for};
 pub use error::ReportError;
 pub use files::{CurvePlot, PlotFile, REPORT_MD, RESULTS_JSON, TABLES_MD};
 pub use merge::merge;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::curves::{self, curves_for};
+use super::curve_plots::{self, curves_for};
 use super::error::ReportError;
 use super::files::{write_file, CurvePlot, PlotFile, REPORT_MD, RESULTS_JSON, TABLES_MD};
 use super::plots::plot_curve;
@@ -25,7 +25,7 @@ pub fn lab_file_names() -> Vec<String> {
         .into();
     names.extend(registry::file_names());
     names.push(format!("{}.svg", part_two::STEM));
-    names.extend(curves::curve_files());
+    names.extend(curve_plots::curve_files());
     names
 }
 

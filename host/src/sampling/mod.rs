@@ -31,20 +31,19 @@
 //! [`Gpu::recent_sm_clock_mhz`] reuses a reading younger than a tenth of a second: the reading
 //! after one figure is the reading before the next.
 //!
-//! Layout: [`plan`] (fixed plans, noise targets, defaults), [`flags`] (the timing flags),
+//! Layout: [`plan`] (fixed plans, noise targets, defaults), [`timing_flags`] (the timing flags),
 //! [`stats`] (median, noise, the stopping rule, a figure's summary), [`clocks`] (clock drops),
-//! [`rounds`] (the loop, without a GPU) and [`gpu`] (the loop on the GPU).
+//! [`rounds`] (the loop, without a GPU) and [`event_timing`] (the loop on the GPU).
 
 pub mod clocks;
-pub mod flags;
-pub mod gpu;
+pub mod event_timing;
 pub mod plan;
 pub mod rounds;
 pub mod stats;
+pub mod timing_flags;
 
 pub use clocks::{clock_dropped, clock_span, rounds_with_clock_drop, ClockReading, ClockSpan};
-pub use flags::SamplingArgs;
-pub use gpu::{time_launches, time_rotating, time_sampled, time_sides, Sampled};
+pub use event_timing::{time_launches, time_rotating, time_sampled, time_sides, Sampled};
 pub use plan::{
     NoiseTarget, SamplingConfig, SamplingPlan, TimingPlan, DEFAULT_CLOCK_EVERY,
     DEFAULT_CLOCK_TOLERANCE, DEFAULT_MAX_NOISE, DEFAULT_MAX_SAMPLES, DEFAULT_MAX_TIME,
@@ -55,3 +54,4 @@ pub use stats::{
     launches_per_sample, noise_percent, relative_noise, stopping_rule, summarize, summarize_side,
     Gathered, Stop,
 };
+pub use timing_flags::SamplingArgs;

@@ -20,14 +20,13 @@ const fn trips_per_iteration(ilp: usize) -> i32 {
     trips as i32
 }
 
-/// On sm_90 ILP 1 builds to nvcc's loop: 64 `FFMA`s, then the counter's `IADD3`, `ISETP` and
-/// `BRA`, in vector registers, with the same stall counts; only register numbers and the
-/// prologue differ. On the H200 ours runs at 0.82 of nvcc's with two warps on a scheduler (5 to
-/// 8 warps/SM), and alike with one (1 to 4) or from three (12 on). Measured (docs/design.md,
-/// experiment 5): not the registers, the loop or the module; two warps on a scheduler settle
-/// into one of two interleavings (an FFMA every 2.0 or every 2.4 cycles), and which one is set
-/// by their timing at the loop's entry: holding one of them back a few cycles puts nvcc's own
-/// body at the same 0.82.
+/// On sm_90 ILP 1 builds to nvcc's loop: 64 `FFMA`s, then the counter's `IADD3`, `ISETP` and `BRA`,
+/// in vector registers, with the same stall counts; only register numbers and the prologue differ.
+/// On the H200 ours runs at 0.82 of nvcc's with two warps on a scheduler (5 to 8 warps/SM), and
+/// alike with one (1 to 4) or from three (12 on). Measured (docs/design.md, the `ilp` experiment):
+/// not the registers, the loop or the module; two warps on a scheduler settle into one of two
+/// interleavings (an FFMA every 2.0 or every 2.4 cycles), and which one is set by their timing at
+/// the loop's entry: holding one of them back a few cycles puts nvcc's own body at the same 0.82.
 ///
 /// # Safety
 /// `out` holds one float per launched thread (grid x block); `iters <= i32::MAX - 15`.

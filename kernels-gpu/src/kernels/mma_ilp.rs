@@ -21,7 +21,7 @@ pub unsafe fn mma_bf16_ilp<const ILP: usize>(args: MmaArgs) {
     // (`unrolled_loop_bound`): written as (tid % 32) * 16 bytes in 64 bits and a saturating
     // subtraction, ptxas ordered the prologue otherwise than nvcc's build, and at 5 warps/SM,
     // where two warps share a scheduler, the prologue sets which of several interleavings the
-    // two settle into (docs/design.md, experiment 6).
+    // two settle into (docs/design.md, the `mma` experiment).
     let t = gpu::thread_idx_x();
     let (a_word, b_word) = ((t << 2) & 124, (t << 1) & 62);
     // SAFETY: a and b hold a fragment for every lane (the contract above).
@@ -39,7 +39,7 @@ pub unsafe fn mma_bf16_ilp<const ILP: usize>(args: MmaArgs) {
     // this form ptxas builds the ILP 1 and 2 entries instruction for instruction as nvcc's
     // (registers apart) up to the final sum, which xtask's twin test holds. At 5 warps/SM, where
     // a scheduler holds two warps, the prologue decides which interleaving they settle into
-    // (docs/design.md, experiment 6).
+    // (docs/design.md, the `mma` experiment).
     let mut d: [[f32; 4]; ILP] = core::array::from_fn(|i| {
         core::array::from_fn(|j| {
             if i + 1 == ILP && j == 3 {

@@ -35,8 +35,8 @@ impl MemcpyPoint {
     // `label` (which reads the table) is in variants.rs, so that this file imports nothing of it.
 }
 
-/// A labelled memcpy variant: a point of the grid with experiment 2's name for it. Derefs to its
-/// [`MemcpyPoint`] (threads, loads, width, entry, grid, ...).
+/// A labelled memcpy variant: a point of the grid with the `bandwidth` experiment's name for it.
+/// Derefs to its [`MemcpyPoint`] (threads, loads, width, entry, grid, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemcpyVariant {
     pub label: &'static str,

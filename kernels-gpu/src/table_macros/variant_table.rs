@@ -162,8 +162,8 @@ macro_rules! variant_table {
 
         /// GEMM variants, in table order.
         pub const GEMM: &[GemmVariant] = &[ $( gemm_variant!($gl, $gfam $gshape), )* ];
-        /// The labelled memcpy variants (experiment 2), in table order; each a point of
-        /// [`MEMCPY_GRID`].
+        /// The labelled memcpy variants (the `bandwidth` experiment's), in table order; each a
+        /// point of [`MEMCPY_GRID`].
         pub const MEMCPY: &[MemcpyVariant] = &[
             $( MemcpyVariant {
                 label: $ml,

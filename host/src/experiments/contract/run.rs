@@ -6,8 +6,8 @@ use std::fmt::Debug;
 
 use super::row::Output;
 use crate::cuda::Gpu;
+use crate::experiments::earlier_fault::Fault;
 use crate::experiments::error::ExperimentError;
-use crate::experiments::fault::Fault;
 use crate::flags::{CliError, Shared};
 use crate::kernel_source::sources::{DescribeModule, Sources};
 use crate::results::RunMeta;

@@ -104,7 +104,7 @@ pub fn per_sm_scale(model: &LittlesLaw) -> String {
 /// its labelled variants hold at `blocks_per_sm` against what the model says this GPU needs for 95%
 /// of the copy. Takes labelled variants (`MemcpyVariant`), not grid points, so the `bandwidth`
 /// experiment's sentence can only speak of the `bandwidth` experiment's variants.
-pub fn experiment2_pointer(
+pub fn variants_in_flight_pointer(
     variants: &[MemcpyVariant],
     blocks_per_sm: u32,
     model: &LittlesLaw,
@@ -350,7 +350,7 @@ mod tests {
     #[test]
     fn experiment_2_is_told_what_its_variants_hold() {
         let model = GPU;
-        let s = experiment2_pointer(kernels_gpu::variants::MEMCPY, 2, &model, &[]);
+        let s = variants_in_flight_pointer(kernels_gpu::variants::MEMCPY, 2, &model, &[]);
         assert!(
             s.contains("No verified point of the sweep reached 95% of the copy."),
             "{s}"

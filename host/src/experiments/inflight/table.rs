@@ -4,7 +4,7 @@
 
 use super::model::LittlesLaw;
 use super::notes::{
-    effective_latency_note, experiment2_pointer, loaded_notes, model_fit, width_effect,
+    effective_latency_note, loaded_notes, model_fit, variants_in_flight_pointer, width_effect,
 };
 use super::output::Inflight;
 use super::row::{InflightRow, SPILLS_NOTE};
@@ -121,8 +121,8 @@ fn spill(bytes: Option<u32>) -> Value {
 /// The `bandwidth` experiment's pointer here: the bytes in flight its seven labelled variants
 /// (`variants::MEMCPY`, not the grid, held at the `bandwidth` experiment's blocks per SM) keep,
 /// against what this GPU's model needs and what the sweep's `rows` needed.
-pub fn experiment2_note(model: &LittlesLaw, rows: &[InflightRow]) -> String {
-    experiment2_pointer(
+pub fn bandwidth_pointer(model: &LittlesLaw, rows: &[InflightRow]) -> String {
+    variants_in_flight_pointer(
         kernels_gpu::variants::MEMCPY,
         crate::experiments::residency::BLOCKS_PER_SM,
         model,
@@ -205,7 +205,7 @@ pub fn notes(result: &Inflight) -> Vec<String> {
     notes.extend(loaded_notes(result));
     notes.extend(result.sizes.iter().flat_map(|s| s.notes()));
     notes.extend(result.reads.iter().flat_map(|r| r.notes()));
-    notes.push(experiment2_note(m, &result.rows));
+    notes.push(bandwidth_pointer(m, &result.rows));
     if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
         notes.push(format!(
             "16-byte against 4-byte accesses at the same bytes in flight: median {ratio:.3}x over \
@@ -280,7 +280,7 @@ mod tests {
             row(512, 1, 256, 0.97),
             row(128, 1, 256, 0.90),
         ];
-        let note = experiment2_note(&model, &rows);
+        let note = bandwidth_pointer(&model, &rows);
         // T1: 1024 threads x 4 B x 2 blocks.
         assert!(note.contains("T1 8192 B"), "{note}");
         assert!(note.contains("B per SM are needed for 95%"), "{note}");

@@ -1,5 +1,5 @@
-//! Experiment 6's second table: Hopper's warpgroup MMA (`wgmma.mma_async` m64nNk16 BF16, the
-//! variant table's `wgmma_bf16` lines in the sm_90a module) against warpgroups per SM, shape N
+//! The `mma` experiment's second table: Hopper's warpgroup MMA (`wgmma.mma_async` m64nNk16 BF16,
+//! the variant table's `wgmma_bf16` lines in the sm_90a module) against warpgroups per SM, shape N
 //! and commit groups in flight; TFLOP/s and the share of the dense BF16 spec peak; every output
 //! element of every timed launch checked bit for bit against the CPU model
 //! (`kernels_gpu::models::wgmma_tile`). On a device other than compute capability 9.0 the table

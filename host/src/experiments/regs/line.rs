@@ -1,8 +1,9 @@
-//! The GEMM line experiment 3 caps (`host regs --variant LABEL`): any line of the FP32 table or
-//! of the BF16 tensor-core table, the table's `REGS.variant` by default. The built-in capped
-//! modules of the default line are the build's (`kernels_cap{N}.ptx`, ptxas-checked by xtask);
-//! another line's are made on demand from the build's PTX of that family, the same way (the entry
-//! alone, `.maxnreg N`, no other performance directive), so no cap of any line costs build time.
+//! The GEMM line the `regs` experiment caps (`host regs --variant LABEL`): any line of the FP32
+//! table or of the BF16 tensor-core table, the table's `REGS.variant` by default. The built-in
+//! capped modules of the default line are the build's (`kernels_cap{N}.ptx`, ptxas-checked by
+//! xtask); another line's are made on demand from the build's PTX of that family, the same way (the
+//! entry alone, `.maxnreg N`, no other performance directive), so no cap of any line costs build
+//! time.
 
 use kernels_gpu::abi::Param;
 use kernels_gpu::variants::{
