@@ -6,7 +6,7 @@
 //! experiment measures alike, residency, verification, inputs, where modules come from, the
 //! sweeps' loop) sit beside them. `docs/adding-an-experiment.md` says what a new one takes.
 //!
-//! [`run`] is the library entry point: the `host` binary and `cargo xtask sweep` both go through
+//! [`run_from`] is the library entry point: the `host` binary and `cargo xtask sweep` both go through
 //! it.
 
 /// The experiments, in order: each line is a folder (`experiments/name/`, its `Spec` the
@@ -77,4 +77,4 @@ pub use contract::RunContext;
 pub use error::{ExperimentError, ResidencyError, SourceError};
 pub use record::meta;
 pub use registry::{Planned, RunResults};
-pub use run_loop::{run, run_each, run_from, NOT_FINISHED};
+pub use run_loop::{run_each, run_from, NOT_FINISHED};
