@@ -60,6 +60,8 @@ pub mod module_source;
 pub(crate) mod progress;
 pub mod record;
 pub mod registry;
+#[cfg(test)]
+mod render_scratch;
 pub mod residency;
 pub mod resume;
 pub mod roster;
