@@ -73,6 +73,8 @@ pub mod spills;
 pub mod sweep;
 #[cfg(test)]
 mod tolerance_margins;
+#[cfg(test)]
+mod verdict_check;
 pub mod verify;
 
 pub use crate::kernel_source::sources::{CappedKernels, Kernels};

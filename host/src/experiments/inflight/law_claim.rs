@@ -243,6 +243,7 @@ mod tests {
     use super::*;
     use crate::experiments::inflight::claims::tests::copy;
     use crate::experiments::inflight::row::tests::row;
+    use crate::experiments::verdict_check::says;
 
     #[test]
     fn what_keeps_the_bytes_in_flight_is_named_for_each_kind_of_copy() {
@@ -296,8 +297,8 @@ mod tests {
         ];
         let v = loaded_law_predicts(&rows(), &copy(), &p);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(v.evidence.contains("measured need 32768"), "{}", v.evidence);
-        assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
+        says(&v, "measured need 32768");
+        says(&v, "95% CI");
     }
 
     #[test]
