@@ -289,13 +289,22 @@ mod tests {
         ]
     }
 
+    /// The verdict on `p` over [`rows`].
+    fn judged(p: &[LoadedPrediction]) -> Verdict {
+        loaded_law_predicts(&rows(), &copy(), p)
+    }
+
+    /// Predictions of `at_90` bytes for 90% and 70 000 for 95%.
+    fn needs(at_90: f64) -> [LoadedPrediction; 2] {
+        [
+            predicted(0.90, Some(at_90)),
+            predicted(0.95, Some(70_000.0)),
+        ]
+    }
+
     #[test]
     fn a_prediction_near_the_need_holds() {
-        let p = [
-            predicted(0.90, Some(30_000.0)),
-            predicted(0.95, Some(70_000.0)),
-        ];
-        let v = loaded_law_predicts(&rows(), &copy(), &p);
+        let v = judged(&needs(30_000.0));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         says(&v, "measured need 32768");
         says(&v, "95% CI");
@@ -303,16 +312,12 @@ mod tests {
 
     #[test]
     fn the_unloaded_figure_fails_and_a_missing_curve_is_not_judged() {
-        let p = [
-            predicted(0.90, Some(5000.0)),
-            predicted(0.95, Some(70_000.0)),
-        ];
-        let v = loaded_law_predicts(&rows(), &copy(), &p);
+        let v = judged(&needs(5000.0));
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        let v = loaded_law_predicts(&rows(), &copy(), &[predicted(0.9, None)]);
+        let v = judged(&[predicted(0.9, None)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         // Without a curve the evidence still gives the measured need and its interval.
-        let v = loaded_law_predicts(&rows(), &copy(), &[]);
+        let v = judged(&[]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         assert!(
             v.evidence
