@@ -27,7 +27,7 @@ use super::module_source::{plan_files, Loaded};
 use super::progress::progress_bar;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
-use crate::cuda::{CudaError, Gpu};
+use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{check_tiling, CliError, GemmDims, ModuleFiles};
 use crate::kernel_source::module_file::{check_compared_entries, check_entries};
@@ -299,11 +299,9 @@ fn measure_row(
         Some(t) if variant.family == GemmFamily::Seed => {
             Some(t.module.kernel(variant.entry).in_variant(variant.label)?)
         }
-        Some(t) => match t.module.kernel(variant.entry) {
-            Ok(k) => Some(k),
-            Err(CudaError::MissingEntry { .. }) => None,
-            Err(e) => return Err(ExperimentError::from(e).in_variant(variant.label)),
-        },
+        Some(t) => t
+            .kernel_if_present(variant.entry)
+            .in_variant(variant.label)?,
         None => None,
     };
     let m = buffers
