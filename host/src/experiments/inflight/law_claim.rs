@@ -319,13 +319,11 @@ mod tests {
         // Without a curve the evidence still gives the measured need and its interval.
         let v = judged(&[]);
         assert_eq!(v.holds, None, "{}", v.evidence);
-        assert!(
-            v.evidence
-                .contains("90%: no loaded-latency curve to predict from; measured need 32768")
-                && v.evidence.contains("(95% CI"),
-            "{}",
-            v.evidence
+        says(
+            &v,
+            "90%: no loaded-latency curve to predict from; measured need 32768",
         );
+        says(&v, "(95% CI");
     }
 
     #[test]
@@ -344,11 +342,8 @@ mod tests {
             "{}",
             v.evidence
         );
-        assert!(
-            v.evidence.contains("665 cycles") && v.evidence.contains("95% CI"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "665 cycles");
+        says(&v, "95% CI");
         assert!(!v.evidence.contains("  "), "{}", v.evidence);
         // Nothing near the copy: the claim holds; a row at the bound on noisy figures is not judged.
         let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.55)], &copy(), 665.0);

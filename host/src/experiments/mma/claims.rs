@@ -210,11 +210,8 @@ mod tests {
         // Needing 256: ILP 8 x 8 warps is a quarter of the ceiling (reached at 64 warps x ILP 4).
         let v = mma_ilp_reaches_ceiling_at_low_occupancy(&sweep(256));
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(
-            v.evidence.contains("25.0% (95% CI") && v.evidence.contains("ILP 8"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "25.0% (95% CI");
+        says(&v, "ILP 8");
         // ILP 2 rows or 25% occupancy rows do not count.
         let rows = with_ceiling(vec![row(2, 4, 650.0), row(4, 16, 650.0)]);
         assert_eq!(mma_ilp_reaches_ceiling_at_low_occupancy(&rows).holds, None);
@@ -226,7 +223,7 @@ mod tests {
         let rows = with_ceiling(vec![row(1, 64, 500.0), row(4, 64, 650.0)]);
         let v = no_mma_ilp_misses_ceiling_at_full_occupancy(&rows);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(v.evidence.contains("76.9% (95% CI"), "{}", v.evidence);
+        says(&v, "76.9% (95% CI");
         let rows = with_ceiling(vec![row(1, 64, 640.0), row(4, 64, 650.0)]);
         assert_eq!(
             no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds,
