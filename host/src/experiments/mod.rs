@@ -62,7 +62,7 @@ pub(crate) mod progress;
 pub mod record;
 pub mod registry;
 #[cfg(test)]
-mod render_scratch;
+mod render_scratch_test;
 pub mod residency;
 pub mod resume;
 pub mod roster;

@@ -7,7 +7,7 @@ use super::row::tests::row;
 use super::*;
 use crate::experiments::ilp;
 use crate::experiments::ilp::row::tests::{row as ilp_row, saturating};
-use crate::experiments::render_scratch::{merged_with_itself, written};
+use crate::experiments::render_scratch_test::{merged_with_itself, written};
 
 fn run() -> crate::experiments::RunResults {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");

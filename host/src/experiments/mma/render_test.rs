@@ -6,7 +6,7 @@ use super::row::tests::{row, saturating};
 use super::row::with_ceiling;
 use super::wgmma::tests::row as wgmma_row;
 use super::*;
-use crate::experiments::render_scratch::{merged_with_itself, written};
+use crate::experiments::render_scratch_test::{merged_with_itself, written};
 use crate::results::Comparison;
 
 fn run() -> crate::experiments::RunResults {
