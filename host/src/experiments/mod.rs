@@ -6,7 +6,7 @@
 //! experiment measures alike, residency, verification, inputs, where modules come from, the
 //! sweeps' loop) sit beside them. `docs/adding-an-experiment.md` says what a new one takes.
 //!
-//! [`run`] is the library entry point: the `host` binary and `cargo xtask sweep` both go through
+//! [`run_from`] is the library entry point: the `host` binary and `cargo xtask sweep` both go through
 //! it.
 
 /// The experiments, in order: each line is a folder (`experiments/name/`, its `Spec` the
@@ -48,6 +48,7 @@ pub mod gemm;
 pub mod gemm_check;
 pub mod gemm_check_notes;
 pub mod gemm_cublas;
+pub mod gemm_figure_columns;
 pub mod gemm_figures;
 pub mod gemm_hashes;
 pub mod gemm_plan;
@@ -60,6 +61,8 @@ pub mod module_source;
 pub(crate) mod progress;
 pub mod record;
 pub mod registry;
+#[cfg(test)]
+mod render_scratch_test;
 pub mod residency;
 pub mod resume;
 pub mod roster;
@@ -70,6 +73,8 @@ pub mod spills;
 pub mod sweep;
 #[cfg(test)]
 mod tolerance_margins;
+#[cfg(test)]
+mod verdict_check;
 pub mod verify;
 
 pub use crate::kernel_source::sources::{CappedKernels, Kernels};
@@ -77,4 +82,4 @@ pub use contract::RunContext;
 pub use error::{ExperimentError, ResidencyError, SourceError};
 pub use record::meta;
 pub use registry::{Planned, RunResults};
-pub use run_loop::{run, run_each, run_from, NOT_FINISHED};
+pub use run_loop::{run_each, run_from, NOT_FINISHED};

@@ -7,22 +7,11 @@ use super::error::ExperimentError;
 use super::registry::{Planned, RunResults};
 use super::resume;
 use crate::cuda::Gpu;
-use crate::results::{Missing, RunMeta};
+use crate::results::Missing;
 
-/// Runs `experiments` in order on `gpu`: [`run_each`] with each experiment's own run. Every
+/// Runs `experiments` in order on `gpu` from `results` (a fresh run's, or one resumed after a
+/// fault, whose experiments done are skipped): [`run_each`] with each experiment's own run. Every
 /// wait for the GPU is limited to `ctx.launch_timeout`.
-pub fn run(
-    gpu: &Gpu,
-    ctx: &RunContext,
-    meta: RunMeta,
-    experiments: &[Planned],
-    done: &mut dyn FnMut(&RunResults),
-) -> (RunResults, Option<ExperimentError>) {
-    let results = RunResults::empty(meta, gpu.info().clone());
-    run_from(gpu, ctx, results, experiments, done)
-}
-
-/// [`run`] from `results` (a run resumed after a fault): the experiments done in it are skipped.
 pub fn run_from(
     gpu: &Gpu,
     ctx: &RunContext,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::experiments::contract::{row, GFLOPS};
 use crate::experiments::gemm_cublas::cublas_run_output;
 use crate::experiments::gemm_cublas::CublasOutcome;
+use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
@@ -131,6 +132,12 @@ impl Bf16Row {
 }
 
 row!(Bf16Row, GFLOPS, figures.gflops, |r| r.variant.clone());
+
+impl GemmFiguresRow for Bf16Row {
+    fn gemm_figures(&self) -> &GemmFigures {
+        &self.figures
+    }
+}
 
 /// What the `gemm_bf16` experiment stores: a row per line, and cuBLAS's BF16 GEMM (absent when
 /// skipped).

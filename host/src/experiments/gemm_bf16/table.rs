@@ -9,6 +9,7 @@ use crate::experiments::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::contract::GFLOPS;
 use crate::experiments::gemm_check_notes;
 use crate::experiments::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns};
+use crate::experiments::gemm_figure_columns::figure_columns;
 use crate::experiments::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::results::DeviceInfo;
@@ -40,29 +41,16 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
         }),
         Column::new("Stages", Kind::Count, |r| Value::Int(r.stages.into())),
         Column::new("Smem/block", Kind::Bytes, |r| Value::Int(r.dyn_smem.into())),
-        Column::new("Regs/thread", Kind::Count, |r| {
-            Value::Int(r.figures.regs.into())
+    ];
+    c.extend(figure_columns());
+    c.extend([
+        Column::new(VERIFIED, Kind::Check, |r: &Bf16Row| {
+            cells::check(&r.measured.check)
         }),
-        Column::new("Theo. occ", Kind::Percent, |r| {
-            Value::Float(r.figures.occupancy)
-        }),
-        Column::new(RATE, GFLOPS.kind(), |r| {
-            cells::rate(r.figures.gflops, &r.measured.flags)
-        }),
-        Column::new("Blocks/SM", Kind::Count, |r| {
-            Value::Int(r.figures.blocks_per_sm.into())
-        }),
-        Column::new("Limiter", Kind::Text, |r| {
-            Value::Text(r.figures.limiter.clone())
-        }),
-        Column::new(MS_PER_CALL, Kind::Duration, |r| {
-            cells::timing(&r.figures.timing)
-        }),
-        Column::new(VERIFIED, Kind::Check, |r| cells::check(&r.measured.check)),
         Column::new(VS_CUBLAS, Kind::Ratio, |r| {
             r.vs_cublas.map_or(Value::NotAvailable, Value::Float)
         }),
-    ];
+    ]);
     c.extend(GFLOPS.compared_columns());
     c
 }

@@ -4,6 +4,7 @@ use super::*;
 use crate::experiments::contract::Plan as _;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
+use crate::experiments::verdict_check::says;
 use crate::flag_values::parse_flags;
 use crate::flags::CliError;
 use crate::results::Timing;
@@ -80,11 +81,7 @@ fn the_verdict_reads_each_binarys_curve() {
     ];
     let v = judge(flat);
     assert_eq!(v.outcome(), "HOLDS", "{}", v.evidence);
-    assert!(
-        v.evidence.contains("C: 3 blocks/SM over 2"),
-        "{}",
-        v.evidence
-    );
+    says(&v, "C: 3 blocks/SM over 2");
     // One binary still gains at its highest occupancy: it does not hold.
     let rising = vec![row("C", 1, 5000.0), row("C", 2, 8000.0)];
     assert_eq!(judge(rising).outcome(), "DOES NOT HOLD");

@@ -169,6 +169,7 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
 mod tests {
     use super::*;
     use crate::experiments::ilp::row::tests::{row, saturating};
+    use crate::experiments::verdict_check::says;
 
     #[test]
     fn ilp_at_low_occupancy_is_judged_by_the_best_low_row() {
@@ -186,7 +187,7 @@ mod tests {
             .collect();
         let v = ilp_reaches_peak_at_low_occupancy(&slow);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(v.evidence.contains("ILP 8"), "{}", v.evidence);
+        says(&v, "ILP 8");
         // ILP 2 rows or 25% occupancy rows do not count.
         let v = ilp_reaches_peak_at_low_occupancy(&[row(2, 4, 0.99), row(4, 16, 0.99)]);
         assert_eq!(v.holds, None);
@@ -207,30 +208,18 @@ mod tests {
         };
         let v = with(0.5, 0.5, 0.5);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(
-            v.evidence.contains("fadd_ilp1 at 64 warps/SM"),
-            "{}",
-            v.evidence
-        );
-        assert!(
-            v.evidence.contains("the issue of dependent"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "fadd_ilp1 at 64 warps/SM");
+        says(&v, "the issue of dependent");
         // A one-register-read FFMA at the peak: the FFMA's ceiling is its operands'.
         let v = with(0.5, 0.5, 0.97);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(
-            v.evidence.contains("register operand reads"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "register operand reads");
         let v = with(0.95, 0.5, 0.5);
         assert_eq!(v.holds, Some(false));
         // Without a control, or without the FFMA, or not at 100%: not judged.
         let v = no_ilp_misses_peak_at_full_occupancy(&[row(1, 64, 0.5)]);
         assert_eq!(v.holds, None);
-        assert!(v.evidence.contains("no control ran"), "{}", v.evidence);
+        says(&v, "no control ran");
         let v = no_ilp_misses_peak_at_full_occupancy(&[control(FmaOp::Fmul, 1, 64, 0.5)]);
         assert_eq!(v.holds, None);
         let v = no_ilp_misses_peak_at_full_occupancy(&[
@@ -256,7 +245,7 @@ mod tests {
         );
         let v = ilp_reaches_peak_at_low_occupancy(std::slice::from_ref(&r));
         assert_eq!(v.holds, None, "{}", v.evidence);
-        assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
+        says(&v, "95% CI");
         let mut full = r.clone();
         full.point.ilp = 1;
         full.point.occupancy = 1.0;

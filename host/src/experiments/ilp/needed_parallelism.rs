@@ -134,6 +134,7 @@ pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
 mod tests {
     use super::*;
     use crate::experiments::ilp::row::tests::row;
+    use crate::experiments::verdict_check::says;
 
     /// A sweep where one warp of ILP 1 runs one FFMA per `latency` cycles and the SM reaches the
     /// peak once warps x ILP covers the law's need.
@@ -162,16 +163,8 @@ mod tests {
     fn the_law_holds_when_no_point_beats_it_and_fails_when_one_does() {
         let v = latency_times_throughput(&sweep(4.0));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(
-            v.evidence.contains("14.4 independent FFMAs"),
-            "{}",
-            v.evidence
-        );
-        assert!(
-            v.evidence.contains("ILP 4 x 4 warps/SM = 16"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "14.4 independent FFMAs");
+        says(&v, "ILP 4 x 4 warps/SM = 16");
         // ILP 4 at 2 warps (8 in flight) at 95%: faster than the law allows.
         let mut rows = sweep(4.0);
         rows.iter_mut()
@@ -180,11 +173,7 @@ mod tests {
             .fraction_of_peak = 0.95;
         let v = latency_times_throughput(&rows);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(
-            v.evidence.contains("ILP 4 x 2 warps/SM at 95.0%"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "ILP 4 x 2 warps/SM at 95.0%");
         // Nothing reaches 90%, or no latency row: not judged.
         let low: Vec<IlpRow> = sweep(4.0)
             .into_iter()

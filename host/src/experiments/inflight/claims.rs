@@ -296,6 +296,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::model::LittlesLaw;
     use crate::experiments::inflight::row::tests::{row, spilling};
+    use crate::experiments::verdict_check::says;
 
     /// The 4000 GB/s copy the synthetic rows are fractions of, timed like them.
     pub(crate) fn copy() -> CopyReference {
@@ -382,11 +383,8 @@ pub(crate) mod tests {
     fn bytes_driven_data_holds_the_claim() {
         let v = bytes_not_occupancy(&bytes_driven(), &copy());
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(
-            v.evidence.contains("S_bytes = ") && v.evidence.contains("95% CI"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "S_bytes = ");
+        says(&v, "95% CI");
     }
 
     #[test]
@@ -418,12 +416,10 @@ pub(crate) mod tests {
         let rows = [spills, row(256, 1, 256, 0.80), row(1024, 2, 8, 0.98)];
         let v = few_threads_match_many(&rows);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(v.evidence.contains("memcpy_t256_l64_w1"), "{}", v.evidence);
-        assert!(
-            v.evidence
-                .contains("left out: 1 spilling points (spills: not all loads in flight)"),
-            "{}",
-            v.evidence
+        says(&v, "memcpy_t256_l64_w1");
+        says(
+            &v,
+            "left out: 1 spilling points (spills: not all loads in flight)",
         );
     }
 
@@ -441,7 +437,7 @@ pub(crate) mod tests {
         let loud = noisy(vec![row(256, 1, 256, 0.96), row(1024, 2, 8, 0.98)], 0.1);
         let v = few_threads_match_many(&loud);
         assert_eq!(v.holds, None, "{}", v.evidence);
-        assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
+        says(&v, "95% CI");
         let missing = few_threads_match_many(&[row(1024, 2, 8, 0.98)]);
         assert_eq!(missing.holds, None);
         assert!(missing.evidence.contains("low"));

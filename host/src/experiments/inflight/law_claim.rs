@@ -243,6 +243,7 @@ mod tests {
     use super::*;
     use crate::experiments::inflight::claims::tests::copy;
     use crate::experiments::inflight::row::tests::row;
+    use crate::experiments::verdict_check::says;
 
     #[test]
     fn what_keeps_the_bytes_in_flight_is_named_for_each_kind_of_copy() {
@@ -288,38 +289,41 @@ mod tests {
         ]
     }
 
+    /// The verdict on `p` over [`rows`].
+    fn judged(p: &[LoadedPrediction]) -> Verdict {
+        loaded_law_predicts(&rows(), &copy(), p)
+    }
+
+    /// Predictions of `at_90` bytes for 90% and 70 000 for 95%.
+    fn needs(at_90: f64) -> [LoadedPrediction; 2] {
+        [
+            predicted(0.90, Some(at_90)),
+            predicted(0.95, Some(70_000.0)),
+        ]
+    }
+
     #[test]
     fn a_prediction_near_the_need_holds() {
-        let p = [
-            predicted(0.90, Some(30_000.0)),
-            predicted(0.95, Some(70_000.0)),
-        ];
-        let v = loaded_law_predicts(&rows(), &copy(), &p);
+        let v = judged(&needs(30_000.0));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(v.evidence.contains("measured need 32768"), "{}", v.evidence);
-        assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
+        says(&v, "measured need 32768");
+        says(&v, "95% CI");
     }
 
     #[test]
     fn the_unloaded_figure_fails_and_a_missing_curve_is_not_judged() {
-        let p = [
-            predicted(0.90, Some(5000.0)),
-            predicted(0.95, Some(70_000.0)),
-        ];
-        let v = loaded_law_predicts(&rows(), &copy(), &p);
+        let v = judged(&needs(5000.0));
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        let v = loaded_law_predicts(&rows(), &copy(), &[predicted(0.9, None)]);
+        let v = judged(&[predicted(0.9, None)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         // Without a curve the evidence still gives the measured need and its interval.
-        let v = loaded_law_predicts(&rows(), &copy(), &[]);
+        let v = judged(&[]);
         assert_eq!(v.holds, None, "{}", v.evidence);
-        assert!(
-            v.evidence
-                .contains("90%: no loaded-latency curve to predict from; measured need 32768")
-                && v.evidence.contains("(95% CI"),
-            "{}",
-            v.evidence
+        says(
+            &v,
+            "90%: no loaded-latency curve to predict from; measured need 32768",
         );
+        says(&v, "(95% CI");
     }
 
     #[test]
@@ -338,11 +342,8 @@ mod tests {
             "{}",
             v.evidence
         );
-        assert!(
-            v.evidence.contains("665 cycles") && v.evidence.contains("95% CI"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "665 cycles");
+        says(&v, "95% CI");
         assert!(!v.evidence.contains("  "), "{}", v.evidence);
         // Nothing near the copy: the claim holds; a row at the bound on noisy figures is not judged.
         let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.55)], &copy(), 665.0);

@@ -7,6 +7,7 @@ use super::row::tests::row;
 use super::*;
 use crate::experiments::ilp;
 use crate::experiments::ilp::row::tests::{row as ilp_row, saturating};
+use crate::experiments::render_scratch_test::{merged_with_itself, written};
 
 fn run() -> crate::experiments::RunResults {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");
@@ -89,9 +90,7 @@ fn run() -> crate::experiments::RunResults {
 #[test]
 fn the_sweeps_reach_every_renderer() {
     let r = run();
-    let dir = std::env::temp_dir().join(format!("h6-sweeps-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    crate::report::write_run(&dir, &r).unwrap();
+    let dir = written("h6-sweeps", &r);
     for f in [
         "inflight.csv",
         "ilp.csv",
@@ -127,11 +126,5 @@ fn the_sweeps_reach_every_renderer() {
         assert!(tables.contains(note), "{note}: {tables}");
     }
     assert!(report.contains("inflight_bytes.svg") || report.contains("inflight.svg"));
-    let merged = dir.join("merged");
-    // The same run in a second folder (one folder twice is refused).
-    let again = dir.join("again");
-    std::fs::create_dir_all(&again).unwrap();
-    std::fs::copy(dir.join("results.json"), again.join("results.json")).unwrap();
-    crate::report::merge::merge(&[dir.clone(), again], &merged).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    merged_with_itself(&dir);
 }

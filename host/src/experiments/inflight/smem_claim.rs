@@ -71,6 +71,7 @@ mod tests {
     use crate::experiments::inflight::grid::SmemRing;
     use crate::experiments::inflight::model::LittlesLaw;
     use crate::experiments::inflight::row::tests::{row, synthetic};
+    use crate::experiments::verdict_check::says;
 
     /// A shared-memory row: one 32-thread block per SM with a ring of `stages` x 4 KiB.
     fn ring_row(blocks: u32, stages: u32, fraction: f64) -> InflightRow {
@@ -102,11 +103,7 @@ mod tests {
             ring_row(2, 16, 0.99),
         ]);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(
-            v.evidence.contains("cp_async_copy_t32_b4096_s16"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "cp_async_copy_t32_b4096_s16");
         assert!(v.evidence.contains("(95% CI "), "{}", v.evidence);
         // Two warps per SM at 99% do not count; one at 80% fails.
         let v = judge(vec![ring_row(1, 8, 0.8), ring_row(2, 16, 0.99)]);
@@ -117,11 +114,7 @@ mod tests {
     fn register_rows_failed_checks_and_no_rows_leave_it_unjudged() {
         let v = judge(vec![row(32, 1, 512, 0.99)]);
         assert_eq!(v.holds, None);
-        assert!(
-            v.evidence.contains("no usable shared-memory copy"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "no usable shared-memory copy");
         let mut wrong = ring_row(1, 16, 0.99);
         wrong.measured.check.passed = false;
         let v = judge(vec![wrong, ring_row(1, 4, 0.5)]);

@@ -199,21 +199,19 @@ mod tests {
     use super::*;
     use crate::experiments::mma::row::tests::{not_run, row, sweep};
     use crate::experiments::mma::row::with_ceiling;
+    use crate::experiments::verdict_check::says;
 
     #[test]
     fn ilp_at_low_occupancy_is_judged_against_the_ceiling() {
         // 32 mma in flight per SM needed: ILP 4 x 8 warps gets there at 12.5%.
         let v = mma_ilp_reaches_ceiling_at_low_occupancy(&sweep(32));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(v.evidence.contains("ILP 8 at 8 warps/SM"), "{}", v.evidence);
+        says(&v, "ILP 8 at 8 warps/SM");
         // Needing 256: ILP 8 x 8 warps is a quarter of the ceiling (reached at 64 warps x ILP 4).
         let v = mma_ilp_reaches_ceiling_at_low_occupancy(&sweep(256));
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(
-            v.evidence.contains("25.0% (95% CI") && v.evidence.contains("ILP 8"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "25.0% (95% CI");
+        says(&v, "ILP 8");
         // ILP 2 rows or 25% occupancy rows do not count.
         let rows = with_ceiling(vec![row(2, 4, 650.0), row(4, 16, 650.0)]);
         assert_eq!(mma_ilp_reaches_ceiling_at_low_occupancy(&rows).holds, None);
@@ -225,7 +223,7 @@ mod tests {
         let rows = with_ceiling(vec![row(1, 64, 500.0), row(4, 64, 650.0)]);
         let v = no_mma_ilp_misses_ceiling_at_full_occupancy(&rows);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        assert!(v.evidence.contains("76.9% (95% CI"), "{}", v.evidence);
+        says(&v, "76.9% (95% CI");
         let rows = with_ceiling(vec![row(1, 64, 640.0), row(4, 64, 650.0)]);
         assert_eq!(
             no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds,
@@ -235,7 +233,7 @@ mod tests {
         let rows = with_ceiling(vec![row(1, 64, 650.0), row(4, 8, 600.0)]);
         let v = no_mma_ilp_misses_ceiling_at_full_occupancy(&rows);
         assert_eq!(v.holds, Some(false));
-        assert!(v.evidence.contains("the ceiling itself"), "{}", v.evidence);
+        says(&v, "the ceiling itself");
         let rows = with_ceiling(vec![row(1, 32, 300.0)]);
         assert_eq!(
             no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds,
@@ -263,7 +261,7 @@ mod tests {
         let rows = with_ceiling(vec![r.clone(), row(8, 64, 650.0)]);
         let v = mma_ilp_reaches_ceiling_at_low_occupancy(&rows);
         assert_eq!(v.holds, None, "{}", v.evidence);
-        assert!(v.evidence.contains("95% CI"), "{}", v.evidence);
+        says(&v, "95% CI");
         let mut full = r;
         full.point.ilp = 1;
         full.point.occupancy = 1.0;

@@ -6,6 +6,7 @@ use super::row::tests::{row, saturating};
 use super::row::with_ceiling;
 use super::wgmma::tests::row as wgmma_row;
 use super::*;
+use crate::experiments::render_scratch_test::{merged_with_itself, written};
 use crate::results::Comparison;
 
 fn run() -> crate::experiments::RunResults {
@@ -42,18 +43,10 @@ fn run() -> crate::experiments::RunResults {
     r
 }
 
-/// `r` written as a results folder into a fresh scratch folder.
-fn written(r: &crate::experiments::RunResults) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("mma6-render-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    crate::report::write_run(&dir, r).unwrap();
-    dir
-}
-
 #[test]
 fn the_sweep_reaches_every_renderer() {
     let r = run();
-    let dir = written(&r);
+    let dir = written("mma6-render", &r);
     let read =
         |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
     let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
@@ -106,11 +99,5 @@ fn the_sweep_reaches_every_renderer() {
     assert_eq!(number(1, "% of ceiling (%)"), 25.0);
     assert_eq!(number(2, "% of BF16 spec (%)"), 65.0);
     assert!((number(1, "peer TFLOP/s") - 162.5 / 1.01).abs() < 1e-6);
-    let merged = dir.join("merged");
-    // The same run in a second folder (one folder twice is refused).
-    let again = dir.join("again");
-    std::fs::create_dir_all(&again).unwrap();
-    std::fs::copy(dir.join("results.json"), again.join("results.json")).unwrap();
-    crate::report::merge::merge(&[dir.clone(), again], &merged).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    merged_with_itself(&dir);
 }

@@ -87,6 +87,7 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
 mod tests {
     use super::*;
     use crate::experiments::mma::wgmma::tests::row;
+    use crate::experiments::verdict_check::says;
 
     fn table(rows: Vec<super::super::wgmma::WgmmaRow>) -> WgmmaTable {
         WgmmaTable {
@@ -117,11 +118,7 @@ mod tests {
     fn no_device_no_rows_or_failed_checks_leave_it_unjudged() {
         let v = one_warpgroup_drives_the_peak(Some(&WgmmaTable::not_run("needs sm_90a".into())));
         assert_eq!(v.holds, None);
-        assert!(
-            v.evidence.contains("not run: needs sm_90a"),
-            "{}",
-            v.evidence
-        );
+        says(&v, "not run: needs sm_90a");
         assert!(one_warpgroup_drives_the_peak(None)
             .evidence
             .contains("--no-wgmma"));
@@ -129,6 +126,6 @@ mod tests {
         bad.check.passed = false;
         let v = one_warpgroup_drives_the_peak(Some(&table(vec![bad])));
         assert_eq!(v.holds, None);
-        assert!(v.evidence.contains("no checked row"), "{}", v.evidence);
+        says(&v, "no checked row");
     }
 }

@@ -18,6 +18,7 @@ use super::error::{ExperimentError, InVariant};
 use super::gemm::GemmBuffers;
 use super::gemm_check_notes;
 use super::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns, CublasSide};
+use super::gemm_figure_columns::figure_columns;
 use super::gemm_figures::GemmFigures;
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::measured::Measured;
@@ -26,7 +27,7 @@ use super::module_source::{plan_files, Loaded};
 use super::progress::progress_bar;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::claim::Verdict;
-use crate::cuda::{CudaError, Gpu};
+use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{check_tiling, CliError, GemmDims, ModuleFiles};
 use crate::kernel_source::module_file::{check_compared_entries, check_entries};
@@ -163,32 +164,17 @@ impl Report for Spec {
             Column::new("Sub-tile TMxTN", SUB_TILE_KIND, |r| {
                 Value::pair(r.tm.into(), r.tn.into())
             }),
-            Column::new("Regs/thread", Kind::Count, |r| {
-                Value::Int(r.figures.regs.into())
-            }),
-            Column::new("Theo. occ", Kind::Percent, |r| {
-                Value::Float(r.figures.occupancy)
-            }),
-            Column::new("GFLOP/s", GFLOPS.kind(), |r| {
-                cells::rate(r.figures.gflops, &r.measured.flags)
-            }),
-            Column::new("Blocks/SM", Kind::Count, |r| {
-                Value::Int(r.figures.blocks_per_sm.into())
-            }),
-            Column::new("Limiter", Kind::Text, |r| {
-                Value::Text(r.figures.limiter.clone())
-            }),
-            Column::new(MS_PER_CALL, Kind::Duration, |r| {
-                cells::timing(&r.figures.timing)
-            }),
-            Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r| {
+        ];
+        c.extend(figure_columns());
+        c.extend([
+            Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r: &GemmRow| {
                 cells::sm_clock(&r.figures.timing)
             }),
             Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
             Column::new(VS_CUBLAS, Kind::Ratio, |r| {
                 r.vs_cublas.map_or(Value::NotAvailable, Value::Float)
             }),
-        ];
+        ]);
         c.extend(GFLOPS.compared_columns());
         #[cfg(test)]
         c.push(column_test::ACCUMULATORS);
@@ -313,11 +299,9 @@ fn measure_row(
         Some(t) if variant.family == GemmFamily::Seed => {
             Some(t.module.kernel(variant.entry).in_variant(variant.label)?)
         }
-        Some(t) => match t.module.kernel(variant.entry) {
-            Ok(k) => Some(k),
-            Err(CudaError::MissingEntry { .. }) => None,
-            Err(e) => return Err(ExperimentError::from(e).in_variant(variant.label)),
-        },
+        Some(t) => t
+            .kernel_if_present(variant.entry)
+            .in_variant(variant.label)?,
         None => None,
     };
     let m = buffers

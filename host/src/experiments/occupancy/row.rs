@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
 use crate::experiments::gemm_cublas::{cublas_run_output, CublasOutcome};
+use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 
@@ -177,6 +178,12 @@ impl From<GemmRun> for Stored {
 }
 
 row!(GemmRow, GFLOPS, figures.gflops, |r| r.variant.clone());
+
+impl GemmFiguresRow for GemmRow {
+    fn gemm_figures(&self) -> &GemmFigures {
+        &self.figures
+    }
+}
 
 cublas_run_output!(GemmRun, GemmRow, "cuBLAS", "");
 
