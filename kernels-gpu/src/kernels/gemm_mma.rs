@@ -28,8 +28,9 @@ use crate::kernels::gemm_epilogue::Output;
 use crate::kernels::gemm_pipeline::next_stage;
 use crate::kernels::over_shape::over_shape;
 use crate::shapes::block_order::block_tile;
+use crate::shapes::mma_layout::LANES;
 use crate::shapes::mma_shape::{
-    chunks_aligned, MmaShape, CARRIED_A_POINTERS, CHUNK_BYTES, CHUNK_ELEMS, MAX_BASES, WARP,
+    chunks_aligned, MmaShape, CARRIED_A_POINTERS, CHUNK_BYTES, CHUNK_ELEMS, MAX_BASES,
 };
 use crate::shapes::tuned_shape::inside;
 use crate::variants::Bf16GemmArgs;
@@ -138,7 +139,7 @@ over_shape! { [BM, BN, BK, MI, NI, STAGES]
         } = p;
         let s = MmaShape::of(BM, BN, BK, MI, NI, STAGES);
         let t = gpu::thread_idx_x();
-        let (warp, lane) = (t / WARP, t % WARP);
+        let (warp, lane) = (t / LANES, t % LANES);
         let smem = gpu::dynamic_shared_base();
         let slices = k.div_ceil(s.bk);
 
