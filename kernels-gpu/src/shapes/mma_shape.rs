@@ -17,10 +17,10 @@
 //!   tiles of m16n8k16, its A fragments come from one `ldmatrix.x4` per 16 rows and its B
 //!   fragments from one `ldmatrix.x4.trans` per 16 columns (two n8 tiles).
 
-use crate::shapes::mma_layout::{ldmatrix_address_of, warp_tile_accumulator, MMA_K, MMA_M, MMA_N};
+use crate::shapes::mma_layout::{
+    ldmatrix_address_of, warp_tile_accumulator, LANES, MMA_K, MMA_M, MMA_N,
+};
 
-/// Lanes in a warp.
-pub const WARP: u32 = 32;
 /// Bytes of one staged chunk (one `cp.async`, one `ldmatrix` row).
 pub const CHUNK_BYTES: u32 = 16;
 /// bf16 elements in a chunk.
@@ -103,7 +103,7 @@ impl MmaShape {
     }
 
     pub const fn threads(&self) -> u32 {
-        self.warps() * WARP
+        self.warps() * LANES
     }
     pub const fn warps(&self) -> u32 {
         (self.bm / self.wm) * (self.bn / self.wn)

@@ -13,10 +13,10 @@
 //!   blocks of 4 x 4, spaced one lane-grid apart, so that each 4-float fragment is one 128-bit
 //!   shared load and the lanes of a warp read consecutive 16-byte words (no bank conflicts).
 
+use crate::shapes::mma_layout::LANES;
+
 /// Floats of padding after each k row of the transposed A slice.
 pub const A_PAD: u32 = 4;
-/// Lanes in a warp.
-pub const WARP: u32 = 32;
 /// Floats in one 128-bit access.
 pub const VEC: u32 = 4;
 
@@ -38,7 +38,7 @@ pub type SliceIndex = (u32, u32);
 
 impl TunedShape {
     pub const fn threads(&self) -> u32 {
-        (self.bm / self.wm) * (self.bn / self.wn) * WARP
+        (self.bm / self.wm) * (self.bn / self.wn) * LANES
     }
     /// Lanes of a warp along M and along N.
     pub const fn lanes_m(&self) -> u32 {
@@ -99,7 +99,7 @@ impl TunedShape {
 
     /// Thread `t`'s first accumulator in the block's output tile: (row, col).
     pub const fn thread_origin(&self, t: u32) -> SliceIndex {
-        let (warp, lane) = (t / WARP, t % WARP);
+        let (warp, lane) = (t / LANES, t % LANES);
         let warps_n = self.bn / self.wn;
         let (wr, wc) = (warp / warps_n, warp % warps_n);
         let (lr, lc) = (lane / self.lanes_n(), lane % self.lanes_n());

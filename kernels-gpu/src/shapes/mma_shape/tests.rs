@@ -139,7 +139,7 @@ fn each_chunk_of_a_slice_is_copied_once() {
 fn the_kernels_address_split_is_exact() {
     for s in shapes() {
         for warp in 0..s.warps() {
-            for lane in 0..WARP {
+            for lane in 0..LANES {
                 for kk in 0..s.k_steps() {
                     for mi in 0..s.m_tiles() {
                         assert_eq!(
@@ -279,7 +279,7 @@ fn every_element_of_c_is_one_accumulator() {
                         for mi in 0..s.m_tiles() {
                             for ni in 0..s.n_tiles() {
                                 for reg in 0..4 {
-                                    let (r, c) = s.accumulator(t / WARP, t % WARP, mi, ni, reg);
+                                    let (r, c) = s.accumulator(t / LANES, t % LANES, mi, ni, reg);
                                     assert!(r < s.bm && c < s.bn);
                                     let (row, col) = (by * s.bm + r, bx * s.bn + c);
                                     if inside(row, col, m, n) {
