@@ -108,14 +108,21 @@ pub fn note_hung(what: &dyn std::fmt::Display) {
     eprintln!("error: {what}; the run ends here, what finished is written");
     std::thread::spawn(|| {
         std::thread::sleep(GRACE);
-        eprintln!(
+        let text = format!(
             "error: the driver still holds the GPU {} s after the launch timeout (a kernel \
-             never completed); ending the process (exit code 4)",
+             never completed); ending the process (exit code 4)\n",
             GRACE.as_secs()
         );
-        // SAFETY: ends the process at once, without the exit handlers that would wait for the
-        // GPU; nothing is left to flush (stderr is unbuffered, the results were written).
-        unsafe { libc::_exit(4) }
+        // Written to fd 2 directly, not through `eprintln!`: a thread stuck in the driver may
+        // hold the standard-error lock, and the backstop must not wait for it.
+        // SAFETY: `text` is a live buffer of `text.len()` bytes for the call; a short or failed
+        // write only loses the message. `_exit` ends the process at once, without the exit
+        // handlers that would wait for the GPU; nothing is left to flush (the results were
+        // written).
+        unsafe {
+            libc::write(2, text.as_ptr().cast(), text.len());
+            libc::_exit(4)
+        }
     });
 }
 
