@@ -95,10 +95,29 @@ pub fn gpu_hung() -> bool {
 /// How long the run has, after a wait timed out, to write its results and exit before the
 /// backstop ends the process: the unwinding from the wait can itself be held by the driver (seen
 /// on the H200: the thread spins in the driver while the kernel runs).
-const GRACE: Duration = Duration::from_secs(10);
+const GRACE_SECS: libc::c_uint = 10;
+
+/// What the backstop writes, fixed before the hang (a signal handler may not allocate).
+const BACKSTOP_MESSAGE: &str = "error: the driver still holds the GPU 10 s after the launch \
+    timeout (a kernel never completed); ending the process (exit code 4)\n";
+
+/// The backstop, run as the SIGALRM handler: writes [`BACKSTOP_MESSAGE`] to fd 2 and ends the
+/// process with exit code 4. A signal, not a thread: a thread started after the hang was seen
+/// (call S11a on the H200) blocked on a lock while the main thread spun in the driver, and never
+/// ended the process; a handler runs on the spinning thread itself and calls only `write` and
+/// `_exit`, which take no lock.
+extern "C" fn backstop(_: libc::c_int) {
+    // SAFETY: both calls are async-signal-safe; the buffer is static. A short or failed write
+    // only loses the message. `_exit` ends the process at once, without the exit handlers that
+    // would wait for the GPU; nothing is left to flush (the results were written).
+    unsafe {
+        libc::write(2, BACKSTOP_MESSAGE.as_ptr().cast(), BACKSTOP_MESSAGE.len());
+        libc::_exit(4)
+    }
+}
 
 /// Notes that a wait timed out (`what`: the error, which the run may never get to print: it is
-/// printed here), and starts the backstop: if the process has not exited [`GRACE`] later (a
+/// printed here), and arms the backstop: if the process has not exited [`GRACE_SECS`] later (a
 /// driver call waiting for the kernel), it ends it with exit code 4, what finished already
 /// written.
 pub fn note_hung(what: &dyn std::fmt::Display) {
@@ -106,24 +125,15 @@ pub fn note_hung(what: &dyn std::fmt::Display) {
         return;
     }
     eprintln!("error: {what}; the run ends here, what finished is written");
-    std::thread::spawn(|| {
-        std::thread::sleep(GRACE);
-        let text = format!(
-            "error: the driver still holds the GPU {} s after the launch timeout (a kernel \
-             never completed); ending the process (exit code 4)\n",
-            GRACE.as_secs()
+    // SAFETY: `backstop` has the handler signature and is async-signal-safe; nothing else in the
+    // process uses SIGALRM or `alarm`.
+    unsafe {
+        libc::signal(
+            libc::SIGALRM,
+            backstop as extern "C" fn(libc::c_int) as libc::sighandler_t,
         );
-        // Written to fd 2 directly, not through `eprintln!`: a thread stuck in the driver may
-        // hold the standard-error lock, and the backstop must not wait for it.
-        // SAFETY: `text` is a live buffer of `text.len()` bytes for the call; a short or failed
-        // write only loses the message. `_exit` ends the process at once, without the exit
-        // handlers that would wait for the GPU; nothing is left to flush (the results were
-        // written).
-        unsafe {
-            libc::write(2, text.as_ptr().cast(), text.len());
-            libc::_exit(4)
-        }
-    });
+        libc::alarm(GRACE_SECS);
+    }
 }
 
 #[cfg(test)]
@@ -217,6 +227,52 @@ mod tests {
             }
         });
         assert_eq!(r, Err(Waited::Failed("illegal address")));
+    }
+
+    #[test]
+    fn the_backstop_message_states_the_grace_and_ends_its_line() {
+        assert!(BACKSTOP_MESSAGE.contains(&format!(" {GRACE_SECS} s after")));
+        assert!(BACKSTOP_MESSAGE.ends_with("(exit code 4)\n"));
+    }
+
+    /// The backstop ends a process whose thread spins after the hang with exit code 4 and its
+    /// message: this test runs itself again as a child that notes a hang and spins forever.
+    #[test]
+    fn a_process_that_spins_after_a_hang_is_ended_by_the_backstop() {
+        const CHILD: &str = "HOST_BACKSTOP_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            note_hung(&"a test hang");
+            #[allow(clippy::empty_loop)]
+            loop {}
+        }
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "cuda::deadline::tests::a_process_that_spins_after_a_hang_is_ended_by_the_backstop",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Not a timing test: the wait is bounded only so that a broken backstop fails the test
+        // instead of hanging it.
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > Duration::from_secs(120) {
+                child.kill().unwrap();
+                panic!("the backstop did not end the spinning child");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{stderr}");
+        assert!(
+            stderr.contains("error: a test hang; the run ends here"),
+            "{stderr}"
+        );
+        assert!(stderr.contains(BACKSTOP_MESSAGE), "{stderr}");
     }
 
     #[test]

@@ -1,0 +1,22 @@
+# Sourced by the scripts of GPU calls (scripts/h200-*/call_*.sh), on the GPU machine, from the repository root.
+# unpack PACK DIR: unpacks a pack of scripts/gpu/pack.sh into DIR.
+# use_host DIR: puts DIR/host at target/release/host, where the release-built test binaries look for it, and points
+#   LAB_HOST there.
+# step DEADLINE TIMEOUT LOG COMMAND...: runs COMMAND into $O/LOG with its exit code appended, unless the call has
+#   already run DEADLINE seconds (the device's per-call limit is what keeps a call's results), then saves.
+# save: tars $O into $OUT/$CALL.tgz (only a few files come back from $OUT).
+unpack() { mkdir -p "$2"; tar xJf "$1" -C "$2"; }
+use_host() {
+  mkdir -p target/release && cp "$1/host" target/release/host
+  export LAB_HOST=$(pwd)/target/release/host
+}
+save() { tar czf "$OUT/$CALL.tgz" -C "$(dirname "$O")" "$(basename "$O")"; }
+step() {
+  local d=$1 t=$2 log=$3; shift 3
+  if [ "$SECONDS" -gt "$d" ]; then echo "## $log not run: the call's time is spent ($SECONDS s)"; return; fi
+  echo "## $log ($SECONDS s)"; timeout "$t" "$@" > "$O/$log" 2>&1; echo "rc=$?" >> "$O/$log"; save
+}
+env_line() {
+  nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,driver_version,serial --format=csv > "$O/env.txt" 2>&1
+  date -u >> "$O/env.txt"
+}
