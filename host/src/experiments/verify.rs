@@ -94,37 +94,28 @@ pub fn exact_check(wrong: usize, of: usize, what: String) -> Check {
 /// must still be zero.
 pub fn check_copy(src: &[f32], dst: &[f32], width: u32) -> Check {
     let copied = src.len() / width as usize * width as usize;
-    let mut wrong = src.len().abs_diff(dst.len());
     let common = copied.min(dst.len());
     let chunk = common.div_ceil(host_threads()).max(1 << 20);
-    wrong += copied - common;
     let differ = |r: Range<usize>| {
         let pairs = src[r.clone()].iter().zip(&dst[r]);
         pairs.filter(|(x, y)| x.to_bits() != y.to_bits()).count()
     };
-    wrong += par_ranges(common, chunk, differ).into_iter().sum::<usize>();
-    wrong += dst
-        .get(copied..)
-        .unwrap_or_default()
-        .iter()
-        .filter(|d| d.to_bits() != 0)
-        .count();
+    let differing: usize = par_ranges(common, chunk, differ).into_iter().sum();
+    let tail = dst.get(copied..).unwrap_or_default();
+    let written = tail.iter().filter(|d| d.to_bits() != 0).count();
+    let wrong = src.len().abs_diff(dst.len()) + (copied - common) + differing + written;
+    let uncopied = match src.len() - copied {
+        0 => String::new(),
+        n => format!(" (the {n} floats past the last whole vector must stay zero)"),
+    };
     Check {
         passed: wrong == 0,
         error: wrong as f64,
         bound: 0.0,
         what: format!(
             "every one of {} floats of random data copied bit-exactly into a zeroed \
-             destination{}; error = floats that differ",
+             destination{uncopied}; error = floats that differ",
             src.len(),
-            if copied < src.len() {
-                format!(
-                    " (the {} floats past the last whole vector must stay zero)",
-                    src.len() - copied
-                )
-            } else {
-                String::new()
-            }
         ),
         hashes: None,
     }
