@@ -260,16 +260,11 @@ mod tests {
             ParamClass::{Bits64, Pointer},
         };
         // nvcc declares pointers as plain `.u64`; rustc marks them `.ptr`.
-        assert!(ptx_accepts(
-            &[Pointer, Pointer, Bits64],
-            MemcpyParams::PARAMS
-        ));
-        assert!(ptx_accepts(&[Bits64, Bits64, Bits64], MemcpyParams::PARAMS));
-        assert!(!ptx_accepts(&[Pointer, Bits64], MemcpyParams::PARAMS));
-        assert!(!ptx_accepts(
-            &[Pointer, Pointer, Pointer],
-            MemcpyParams::PARAMS
-        ));
+        let accepts = |params: &[_]| ptx_accepts(params, MemcpyParams::PARAMS);
+        assert!(accepts(&[Pointer, Pointer, Bits64]));
+        assert!(accepts(&[Bits64, Bits64, Bits64]));
+        assert!(!accepts(&[Pointer, Bits64]));
+        assert!(!accepts(&[Pointer, Pointer, Pointer]));
     }
 
     #[test]

@@ -118,10 +118,8 @@ impl ExperimentError {
     /// The driver's error this one comes from (directly, or through loading a module), inside
     /// the variant and experiment it happened in.
     fn driver_cause(&self) -> Option<&CudaError> {
-        match self {
+        match self.innermost() {
             ExperimentError::Cuda(e) | ExperimentError::Source(SourceError::Cuda(e)) => Some(e),
-            ExperimentError::InVariant { source, .. }
-            | ExperimentError::InExperiment { source, .. } => source.driver_cause(),
             _ => None,
         }
     }
@@ -164,12 +162,7 @@ impl ExperimentError {
 
     /// Whether the cause is a missing driver.
     pub fn is_no_driver(&self) -> bool {
-        match self {
-            ExperimentError::Cuda(CudaError::NoDriver) => true,
-            ExperimentError::InVariant { source, .. }
-            | ExperimentError::InExperiment { source, .. } => source.is_no_driver(),
-            _ => false,
-        }
+        matches!(self.innermost(), ExperimentError::Cuda(CudaError::NoDriver))
     }
 }
 

@@ -2,6 +2,7 @@
 //! mix of `seed + (i+1)*gamma`), so a buffer fills in parallel chunks and is the same on every
 //! machine for a seed; uniform floats in [-1, 1).
 
+use std::ops::Range;
 use std::thread;
 
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -49,20 +50,45 @@ pub fn host_threads() -> usize {
         .min(32)
 }
 
+/// Fills `out` with `f` of each element's index, in parts of `chunk` elements on the CPU's
+/// threads.
+pub fn par_fill<T: Send>(out: &mut [T], chunk: usize, f: impl Fn(usize) -> T + Sync) {
+    let f = &f;
+    thread::scope(|s| {
+        for (c, part) in out.chunks_mut(chunk).enumerate() {
+            s.spawn(move || {
+                for (i, x) in part.iter_mut().enumerate() {
+                    *x = f(c * chunk + i);
+                }
+            });
+        }
+    });
+}
+
+/// `f` of each part of `0..len` of `chunk` indices (the last may be shorter), in order, each
+/// on a thread of its own.
+pub fn par_ranges<T: Send>(
+    len: usize,
+    chunk: usize,
+    f: impl Fn(Range<usize>) -> T + Sync,
+) -> Vec<T> {
+    let f = &f;
+    thread::scope(|s| {
+        let parts: Vec<_> = (0..len)
+            .step_by(chunk)
+            .map(|start| s.spawn(move || f(start..(start + chunk).min(len))))
+            .collect();
+        let joined = parts.into_iter().map(|h| h.join());
+        joined.map(|r| r.expect("a host thread panicked")).collect()
+    })
+}
+
 /// `len` floats uniform in [-1, 1): element i is the (i+1)-th output of `Rng::new(seed)`.
 pub fn random_floats(len: usize, seed: u64) -> Vec<f32> {
     let mut out = vec![0.0f32; len];
     let chunk = len.div_ceil(host_threads()).max(1 << 16);
-    thread::scope(|s| {
-        for (c, part) in out.chunks_mut(chunk).enumerate() {
-            s.spawn(move || {
-                let start = (c * chunk) as u64;
-                for (i, x) in part.iter_mut().enumerate() {
-                    let counter = start + i as u64 + 1;
-                    *x = unit(mix(seed.wrapping_add(counter.wrapping_mul(GAMMA))));
-                }
-            });
-        }
+    par_fill(&mut out, chunk, |i| {
+        unit(mix(seed.wrapping_add((i as u64 + 1).wrapping_mul(GAMMA))))
     });
     out
 }

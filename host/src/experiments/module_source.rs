@@ -38,12 +38,7 @@ impl Sources<Kernels> {
         gpu: &Gpu,
         builtin: &'static str,
     ) -> Result<(Loaded, Option<Loaded>), SourceError> {
-        let theirs = self
-            .theirs
-            .as_ref()
-            .map(|k| load_in(gpu, k, builtin).map(|l| l.compared(k)))
-            .transpose()?;
-        Ok((load_in(gpu, &self.ours, builtin)?, theirs))
+        self.load_named(gpu, builtin, BUILTIN)
     }
 
     /// [`Sources::load`] for the mma microbenchmark: the built-in kernels are then its module
@@ -51,22 +46,23 @@ impl Sources<Kernels> {
     /// one so that part I's modules still load on GPUs older than sm_80); a file holds every
     /// entry.
     pub fn load_mma_ilp(&self, gpu: &Gpu) -> Result<(Loaded, Option<Loaded>), SourceError> {
-        let theirs = self
-            .theirs
-            .as_ref()
-            .map(|k| load(gpu, k).map(|l| l.compared(k)))
-            .transpose()?;
-        let ours = match &self.ours {
-            Kernels::Builtin => {
-                load_builtin(gpu, builtin::MMA_ILP, &format!("{BUILTIN}, tensor cores"))?
-            }
-            file => load(gpu, file)?,
-        };
-        Ok((ours, theirs))
+        let name = format!("{BUILTIN}, tensor cores");
+        self.load_named(gpu, builtin::MMA_ILP, &name)
     }
-}
 
-impl Sources<Kernels> {
+    /// Both modules, the built-in kernels being the PTX `builtin`, named `name`.
+    fn load_named(
+        &self,
+        gpu: &Gpu,
+        builtin: &'static str,
+        name: &str,
+    ) -> Result<(Loaded, Option<Loaded>), SourceError> {
+        let load = |k: &Kernels| load_in(gpu, k, builtin, name);
+        let theirs = self.theirs.as_ref();
+        let theirs = theirs.map(|k| load(k).map(|l| l.compared(k))).transpose()?;
+        Ok((load(&self.ours)?, theirs))
+    }
+
     /// The compared module's sm_90a companion ([`sm90a_companion`]), loaded where the device
     /// runs sm_90a: the kernels the compared build has for the rows that take theirs from the
     /// built-in sm_90a module. None without a compared file, a companion, or an sm_90a device.
@@ -215,13 +211,18 @@ impl Loaded {
 
 /// Loads one module.
 pub fn load(gpu: &Gpu, kernels: &Kernels) -> Result<Loaded, SourceError> {
-    load_in(gpu, kernels, builtin::MAIN)
+    load_in(gpu, kernels, builtin::MAIN, BUILTIN)
 }
 
-/// Loads one module, the built-in kernels being the PTX `builtin`.
-fn load_in(gpu: &Gpu, kernels: &Kernels, builtin: &'static str) -> Result<Loaded, SourceError> {
+/// Loads one module, the built-in kernels being the PTX `builtin`, named `name`.
+fn load_in(
+    gpu: &Gpu,
+    kernels: &Kernels,
+    builtin: &'static str,
+    name: &str,
+) -> Result<Loaded, SourceError> {
     match kernels {
-        Kernels::Builtin => load_builtin(gpu, builtin, BUILTIN),
+        Kernels::Builtin => load_builtin(gpu, builtin, name),
         Kernels::File(path) => load_file(gpu, path),
     }
 }

@@ -3,7 +3,7 @@
 
 use super::registry::Planned;
 use crate::flags::{DEFAULT_COPY_MIB, DEFAULT_GEMM_SIZE};
-use crate::kernel_source::name::{ModuleSource, RunModules};
+use crate::kernel_source::name::RunModules;
 use crate::results::RunMeta;
 use crate::sampling::SamplingConfig;
 
@@ -14,19 +14,15 @@ pub fn meta(
     experiments: &[Planned],
     gpu_driver: &str,
 ) -> RunMeta {
-    let mut ours: Vec<(&str, ModuleSource)> = Vec::new();
-    let mut theirs: Vec<(&str, ModuleSource)> = Vec::new();
-    let mut label = None;
-    for e in experiments {
-        let m = e.modules();
-        ours.push((e.name(), m.ours));
-        if let Some(t) = m.theirs {
-            theirs.push((e.name(), t));
-        }
-        if label.is_none() {
-            label = m.label;
-        }
-    }
+    let modules: Vec<_> = experiments
+        .iter()
+        .map(|e| (e.name(), e.modules()))
+        .collect();
+    let ours = modules.iter().map(|(name, m)| (*name, m.ours.clone()));
+    let theirs = modules
+        .iter()
+        .filter_map(|(name, m)| Some((*name, m.theirs.clone()?)));
+    let label = modules.iter().find_map(|(_, m)| m.label.clone());
     let mut meta = RunMeta {
         date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         command: command.to_owned(),
@@ -38,8 +34,8 @@ pub fn meta(
             crate::kernel_source::builtin::PTX_ARCH,
             gpu_driver
         ),
-        module: RunModules::of(ours).unwrap_or_default(),
-        compare_module: RunModules::of(theirs),
+        module: RunModules::of(ours.collect()).unwrap_or_default(),
+        compare_module: RunModules::of(theirs.collect()),
         compare_label: label,
         iters: timing.fixed().map_or(0, |p| p.iters),
         samples: timing.fixed().map_or(0, |p| p.samples),

@@ -247,17 +247,6 @@ pub fn plan_all(all: &AllArgs) -> Result<Vec<Planned>, CliError> {
 }
 
 impl Planned {
-    pub fn name(&self) -> &'static str {
-        struct Name;
-        impl VisitPlan for Name {
-            type Out = &'static str;
-            fn visit<E: Listed>(self, _: &E::Plan) -> &'static str {
-                E::NAME
-            }
-        }
-        self.visit(Name)
-    }
-
     /// Writes the experiment's sizes into the run's record.
     pub fn record(&self, meta: &mut RunMeta) {
         struct Record<'a>(&'a mut RunMeta);

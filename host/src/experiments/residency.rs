@@ -158,41 +158,28 @@ mod tests {
     }
 
     #[test]
-    fn the_limiter_is_the_calculators_binding_resource() {
+    fn the_limiter_is_the_calculators_and_a_driver_that_disagrees_is_flagged() {
         let h100 = crate::occupancy::Arch::Sm90.limits();
-        // 256 threads at 64 registers: 16384 registers a block, 4 blocks fill the register file.
-        let (limiter, flag) = calculator_limiter(&h100, &gemm(256, 64), 4);
-        assert_eq!(limiter, "registers");
-        assert_eq!(flag, None);
-        // 1024 threads at 32 registers: warps and registers both allow exactly 2.
-        let (limiter, flag) = calculator_limiter(&h100, &gemm(1024, 32), 2);
-        assert_eq!(limiter, "registers + warps");
-        assert_eq!(flag, None);
-        // 16 threads at 32 registers, no shared memory: the 32-blocks/SM cap binds.
         let tiny = KernelResources {
             static_smem: 0,
             ..gemm(16, 32)
         };
-        let (limiter, flag) = calculator_limiter(&h100, &tiny, 32);
-        assert_eq!(limiter, "blocks/SM");
-        assert_eq!(flag, None);
-    }
-
-    #[test]
-    fn a_driver_that_disagrees_is_flagged_with_both_figures() {
-        let h100 = crate::occupancy::Arch::Sm90.limits();
-        let (limiter, flag) = calculator_limiter(&h100, &gemm(256, 64), 3);
-        assert_eq!(limiter, "registers", "the limiter stays the calculator's");
-        assert_eq!(
-            flag.as_deref(),
-            Some("calculator says 4 blocks/SM, driver says 3")
-        );
-    }
-
-    #[test]
-    fn a_kernel_the_calculator_cannot_place_is_flagged_not_hidden() {
-        let h100 = crate::occupancy::Arch::Sm90.limits();
-        // 1024 threads at 255 registers cannot launch.
+        let disagrees = Some("calculator says 4 blocks/SM, driver says 3");
+        for (kernel, driver_blocks, limiter, flag) in [
+            // 256 threads at 64 registers: 16384 registers a block, 4 fill the register file.
+            (gemm(256, 64), 4, "registers", None),
+            // 1024 threads at 32 registers: warps and registers both allow exactly 2.
+            (gemm(1024, 32), 2, "registers + warps", None),
+            // 16 threads at 32 registers, no shared memory: the 32-blocks/SM cap binds.
+            (tiny, 32, "blocks/SM", None),
+            // A driver that disagrees is flagged with both figures; the limiter stays the
+            // calculator's.
+            (gemm(256, 64), 3, "registers", disagrees),
+        ] {
+            let got = calculator_limiter(&h100, &kernel, driver_blocks);
+            assert_eq!((got.0.as_str(), got.1.as_deref()), (limiter, flag));
+        }
+        // 1024 threads at 255 registers cannot launch: flagged, not hidden.
         let (limiter, flag) = calculator_limiter(&h100, &gemm(1024, 255), 1);
         assert_eq!(limiter, "?");
         let flag = flag.expect("flagged");

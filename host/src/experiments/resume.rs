@@ -110,24 +110,20 @@ mod tests {
 
     #[test]
     fn the_next_process_gets_the_same_line_and_the_newest_resume() {
-        let args: Vec<OsString> = ["all", "--compare", "bad.ptx", "--resume", "/tmp/a.json"]
-            .iter()
-            .map(OsString::from)
-            .collect();
-        let next = continued_args(&args, Path::new("/tmp/b.json"));
-        assert_eq!(
-            next,
-            ["all", "--compare", "bad.ptx", "--resume", "/tmp/b.json"]
-                .map(OsString::from)
-                .to_vec()
-        );
-        let args = ["occupancy", "--resume=/tmp/a.json"].map(OsString::from);
-        let next = continued_args(&args, Path::new("/tmp/c.json"));
-        assert_eq!(
-            next,
-            ["occupancy", "--resume", "/tmp/c.json"]
-                .map(OsString::from)
-                .to_vec()
-        );
+        let line = |words: &[&str]| words.iter().map(OsString::from).collect::<Vec<_>>();
+        for (args, file, next) in [
+            (
+                &["all", "--compare", "bad.ptx", "--resume", "/tmp/a.json"][..],
+                "/tmp/b.json",
+                &["all", "--compare", "bad.ptx", "--resume", "/tmp/b.json"][..],
+            ),
+            (
+                &["occupancy", "--resume=/tmp/a.json"],
+                "/tmp/c.json",
+                &["occupancy", "--resume", "/tmp/c.json"],
+            ),
+        ] {
+            assert_eq!(continued_args(&line(args), Path::new(file)), line(next));
+        }
     }
 }

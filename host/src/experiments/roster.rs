@@ -109,6 +109,9 @@ macro_rules! registry {
             pub fn visit<V: VisitPlan>(&self, v: V) -> V::Out {
                 match self { $(Self::$variant(p) => v.visit::<super::$field::Spec>(p),)* }
             }
+            pub fn name(&self) -> &'static str {
+                match self { $(Self::$variant(_) => stringify!($field),)* }
+            }
         }
         impl ExperimentCommand {
             pub fn common(&self) -> &Common { match self { $(Self::$variant(a) => &a.common,)* } }
@@ -131,25 +134,17 @@ const _: () = assert!(
 
 /// Whether `a` and `b` hold the same strings in the same order (`==` on slices is not `const`).
 const fn same_names(a: &[&str], b: &[&str]) -> bool {
-    if a.len() != b.len() {
-        return false;
+    match (a, b) {
+        ([x, a @ ..], [y, b @ ..]) => same_bytes(x.as_bytes(), y.as_bytes()) && same_names(a, b),
+        _ => a.is_empty() && b.is_empty(),
     }
-    let mut i = 0;
-    while i < a.len() {
-        let (x, y) = (a[i].as_bytes(), b[i].as_bytes());
-        if x.len() != y.len() {
-            return false;
-        }
-        let mut j = 0;
-        while j < x.len() {
-            if x[j] != y[j] {
-                return false;
-            }
-            j += 1;
-        }
-        i += 1;
+}
+
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    match (a, b) {
+        ([x, a @ ..], [y, b @ ..]) => *x == *y && same_bytes(a, b),
+        _ => a.is_empty() && b.is_empty(),
     }
-    true
 }
 
 /// Experiment `E`'s line in `host --help`.

@@ -50,23 +50,16 @@ pub fn run_each(
     step: &mut dyn FnMut(&Planned, &mut RunResults) -> Result<(), ExperimentError>,
     done: &mut dyn FnMut(&RunResults),
 ) -> (RunResults, Option<ExperimentError>) {
-    let pending = |from: usize, reason: &dyn Fn(&str) -> String| -> Vec<Missing> {
-        experiments[from..]
-            .iter()
-            .map(|e| Missing {
-                experiment: e.name().to_owned(),
-                reason: reason(e.name()),
-                faulted: false,
-            })
-            .collect()
+    let pending = move |from: usize, reason: String| {
+        experiments[from..].iter().map(move |e| Missing {
+            experiment: e.name().to_owned(),
+            reason: reason.clone(),
+            faulted: false,
+        })
     };
     // Faulted in an earlier process: still missing, still failed.
-    let faulted: Vec<Missing> = results
-        .missing
-        .iter()
-        .filter(|m| m.faulted)
-        .cloned()
-        .collect();
+    let faulted = results.missing.iter().filter(|m| m.faulted);
+    let faulted: Vec<Missing> = faulted.cloned().collect();
     for (i, e) in experiments.iter().enumerate() {
         if resume::done(&results, e.name()) {
             continue;
@@ -89,7 +82,8 @@ pub fn run_each(
                 },
                 faulted: err.is_fault() && !by_line,
             });
-            missing.extend(pending(i + 1, &|_| {
+            missing.extend(pending(
+                i + 1,
                 if err.is_fault() {
                     format!(
                         "not run yet: a kernel's fault in {} lost the GPU's context; the run \
@@ -98,16 +92,14 @@ pub fn run_each(
                     )
                 } else {
                     format!("not run: the run stopped when {} failed", e.name())
-                }
-            }));
+                },
+            ));
             results.missing = missing;
             done(&results);
             return (results, Some(err));
         }
         results.missing = faulted.clone();
-        results
-            .missing
-            .extend(pending(i + 1, &|_| NOT_FINISHED.to_owned()));
+        (results.missing).extend(pending(i + 1, NOT_FINISHED.to_owned()));
         done(&results);
     }
     (results, None)

@@ -21,18 +21,15 @@ impl Spills {
     /// `kernel`'s figures in `loaded`: the compiler report's entry, else the driver's local
     /// memory (stack frame) with the spills unknown.
     pub fn of(loaded: &Loaded, kernel: &Kernel<'_>) -> Result<Self, CudaError> {
-        match loaded.report.as_ref().and_then(|r| r.entry(kernel.entry())) {
-            Some(e) => Ok(Spills {
-                stores: Some(e.spill_stores),
-                loads: Some(e.spill_loads),
-                stack_frame: e.stack_frame,
-            }),
-            None => Ok(Spills {
-                stores: None,
-                loads: None,
-                stack_frame: kernel.local_bytes()?,
-            }),
-        }
+        let entry = loaded.report.as_ref().and_then(|r| r.entry(kernel.entry()));
+        Ok(Spills {
+            stores: entry.map(|e| e.spill_stores),
+            loads: entry.map(|e| e.spill_loads),
+            stack_frame: match entry {
+                Some(e) => e.stack_frame,
+                None => kernel.local_bytes()?,
+            },
+        })
     }
 
     /// Whether the entry keeps values in local memory: spill stores or loads, or a stack frame

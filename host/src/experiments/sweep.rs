@@ -153,52 +153,38 @@ mod tests {
     #[test]
     fn points_that_cannot_be_placed_are_skipped_and_other_errors_stop_the_sweep() {
         let bar = ProgressBar::hidden();
-        let swept = sweep(
-            &bar,
-            1..=4,
-            |p| format!("p{p}"),
-            |&p| match p {
-                2 => Err(unplaceable()),
-                3 => Ok(Step::Skipped("p3: off the grid".into())),
-                _ => Ok(Step::Row(p * 10)),
-            },
-        )
+        let name = |p: &u32| format!("p{p}");
+        let swept = sweep(&bar, 1..=4, name, |&p| match p {
+            2 => Err(unplaceable()),
+            3 => Ok(Step::Skipped("p3: off the grid".into())),
+            _ => Ok(Step::Row(p * 10)),
+        })
         .unwrap();
         assert_eq!(swept.rows, [10, 40]);
         assert_eq!(swept.skipped.len(), 2);
         assert!(swept.skipped[0].starts_with("p2: `e` in m: not one block"));
         assert_eq!(swept.skipped[1], "p3: off the grid");
         assert_eq!(bar.position(), 4);
-        let stopped = sweep(
-            &bar,
-            1..=2,
-            |p| format!("p{p}"),
-            |_| {
-                Err::<Step<u32>, _>(ExperimentError::Residency(
-                    ResidencyError::DriverDisagrees {
-                        entry: "e".into(),
-                        threads: 32,
-                        dyn_smem: 0,
-                        got: 1,
-                        blocks: 2,
-                        hint: "",
-                    },
-                ))
-            },
-        );
+        let failing = |e: fn() -> ExperimentError| {
+            sweep(&bar, 1..=2, name, move |_| Err::<Step<u32>, _>(e()))
+        };
+        let driver_disagrees = || {
+            ExperimentError::Residency(ResidencyError::DriverDisagrees {
+                entry: "e".into(),
+                threads: 32,
+                dyn_smem: 0,
+                got: 1,
+                blocks: 2,
+                hint: "",
+            })
+        };
+        let stopped = failing(driver_disagrees);
         assert!(stopped.is_ok(), "a residency that cannot be held is a skip");
-        let e = sweep(
-            &bar,
-            1..=2,
-            |p| format!("p{p}"),
-            |_| {
-                Err::<Step<u32>, _>(ExperimentError::GridTooLarge {
-                    entry: "e".into(),
-                    blocks: 1 << 40,
-                    floats: 1 << 50,
-                })
-            },
-        )
+        let e = failing(|| ExperimentError::GridTooLarge {
+            entry: "e".into(),
+            blocks: 1 << 40,
+            floats: 1 << 50,
+        })
         .unwrap_err();
         assert!(e.to_string().starts_with("variant p1: `e`"), "{e}");
     }

@@ -3,11 +3,11 @@
 //! as the oracle the GPU tests hold the kernels to), copies, exactly, and the verdict of any
 //! bit-exact check against a CPU model ([`exact_check`]).
 
-use std::thread;
+use std::ops::Range;
 
 use kernels_gpu::models::gemm_tolerance::{judge, Accumulator, Reference, Tally};
 
-use super::inputs::host_threads;
+use super::inputs::{host_threads, par_fill, par_ranges};
 use crate::results::{Check, GemmDims};
 
 /// Host copies of a GEMM's inputs, row-major: A is M x K, `b_t` is B (K x N) transposed (N x K),
@@ -19,34 +19,38 @@ pub struct GemmInputs<'a> {
     pub c0: &'a [f32],
 }
 
+/// `f` of each element's row of A (M x K) and column of B (N x K, as its transpose `b_t`),
+/// row-major M x N, on the CPU's threads (`zero` fills the buffer first).
+pub fn every_element<T: Copy + Send>(
+    dims: GemmDims,
+    (a, b_t): (&[f32], &[f32]),
+    zero: T,
+    f: impl Fn(&[f32], &[f32]) -> T + Sync,
+) -> Vec<T> {
+    let (n, k) = (dims.n as usize, dims.k as usize);
+    let mut out = vec![zero; dims.m as usize * n];
+    let rows_per_part = (dims.m as usize).div_ceil(host_threads()).max(1);
+    par_fill(&mut out, rows_per_part * n, |i| {
+        let (row, col) = (i / n, i % n);
+        f(&a[row * k..(row + 1) * k], &b_t[col * k..(col + 1) * k])
+    });
+    out
+}
+
 /// The f64 reference of every element of C, row-major: the reference kernel's arithmetic
-/// (`gemm_ref.rs`), the same [`Accumulator`] over k in natural order, on the CPU's threads.
+/// (`gemm_ref.rs`), the same [`Accumulator`] over k in natural order.
 pub fn gemm_reference(inputs: &GemmInputs<'_>) -> Vec<Reference> {
-    let GemmDims { m, n, k } = inputs.dims;
-    let (n, k) = (n as usize, k as usize);
     let zero = Reference {
         dot: 0.0,
         spread: 0.0,
     };
-    let mut out = vec![zero; m as usize * n];
-    let rows_per_part = (m as usize).div_ceil(host_threads()).max(1);
-    thread::scope(|s| {
-        for (part, chunk) in out.chunks_mut(rows_per_part * n).enumerate() {
-            s.spawn(move || {
-                for (i, r) in chunk.iter_mut().enumerate() {
-                    let (row, col) = (part * rows_per_part + i / n, i % n);
-                    let a = &inputs.a[row * k..(row + 1) * k];
-                    let b = &inputs.b_t[col * k..(col + 1) * k];
-                    let mut acc = Accumulator::new();
-                    for (&x, &y) in a.iter().zip(b) {
-                        acc.add(f64::from(x), f64::from(y));
-                    }
-                    *r = acc.finish(k as u32);
-                }
-            });
+    every_element(inputs.dims, (inputs.a, inputs.b_t), zero, |a, b| {
+        let mut acc = Accumulator::new();
+        for (&x, &y) in a.iter().zip(b) {
+            acc.add(f64::from(x), f64::from(y));
         }
-    });
-    out
+        acc.finish(a.len() as u32)
+    })
 }
 
 /// The tally of an f32 `c` against `reference` for C = alpha*A*B + beta*C0: what the check
@@ -61,29 +65,15 @@ pub fn tally_gemm(reference: &[Reference], c0: &[f32], c: &[f32], alpha: f32, be
         "element indices must fit 32 bits"
     );
     let chunk = c.len().div_ceil(host_threads()).max(1 << 16);
-    thread::scope(|s| {
-        let parts: Vec<_> = (0..c.len())
-            .step_by(chunk)
-            .map(|start| {
-                s.spawn(move || {
-                    let end = (start + chunk).min(c.len());
-                    let mut t = Tally::default();
-                    for i in start..end {
-                        t.add(
-                            i as u32,
-                            c[i],
-                            judge(c[i], c0[i], reference[i], alpha, beta),
-                        );
-                    }
-                    t
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .map(|h| h.join().expect("a tally thread panicked"))
-            .fold(Tally::default(), Tally::merge)
-    })
+    let parts = par_ranges(c.len(), chunk, |range| {
+        let mut t = Tally::default();
+        for i in range {
+            let verdict = judge(c[i], c0[i], reference[i], alpha, beta);
+            t.add(i as u32, c[i], verdict);
+        }
+        t
+    });
+    parts.into_iter().fold(Tally::default(), Tally::merge)
 }
 
 /// The verdict of a bit-exact check of `of` values against a CPU model, `wrong` of which differ:
@@ -104,50 +94,28 @@ pub fn exact_check(wrong: usize, of: usize, what: String) -> Check {
 /// must still be zero.
 pub fn check_copy(src: &[f32], dst: &[f32], width: u32) -> Check {
     let copied = src.len() / width as usize * width as usize;
-    let mut wrong = src.len().abs_diff(dst.len());
     let common = copied.min(dst.len());
     let chunk = common.div_ceil(host_threads()).max(1 << 20);
-    wrong += copied - common;
-    wrong += thread::scope(|s| {
-        let parts: Vec<_> = src[..common]
-            .chunks(chunk)
-            .zip(dst[..common].chunks(chunk))
-            .map(|(a, b)| {
-                s.spawn(move || {
-                    a.iter()
-                        .zip(b)
-                        .filter(|(x, y)| x.to_bits() != y.to_bits())
-                        .count()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .map(|h| h.join().unwrap_or(usize::MAX / 2))
-            .sum::<usize>()
-    });
-    wrong += dst
-        .get(copied..)
-        .unwrap_or_default()
-        .iter()
-        .filter(|d| d.to_bits() != 0)
-        .count();
+    let differ = |r: Range<usize>| {
+        let pairs = src[r.clone()].iter().zip(&dst[r]);
+        pairs.filter(|(x, y)| x.to_bits() != y.to_bits()).count()
+    };
+    let differing: usize = par_ranges(common, chunk, differ).into_iter().sum();
+    let tail = dst.get(copied..).unwrap_or_default();
+    let written = tail.iter().filter(|d| d.to_bits() != 0).count();
+    let wrong = src.len().abs_diff(dst.len()) + (copied - common) + differing + written;
+    let uncopied = match src.len() - copied {
+        0 => String::new(),
+        n => format!(" (the {n} floats past the last whole vector must stay zero)"),
+    };
     Check {
         passed: wrong == 0,
         error: wrong as f64,
         bound: 0.0,
         what: format!(
             "every one of {} floats of random data copied bit-exactly into a zeroed \
-             destination{}; error = floats that differ",
+             destination{uncopied}; error = floats that differ",
             src.len(),
-            if copied < src.len() {
-                format!(
-                    " (the {} floats past the last whole vector must stay zero)",
-                    src.len() - copied
-                )
-            } else {
-                String::new()
-            }
         ),
         hashes: None,
     }
@@ -169,31 +137,14 @@ pub(crate) mod tests {
         t
     }
 
-    /// Every element's dot product by `dot` (row of the row-major M x K `a`, column of B given
-    /// as its transpose `b_t`), row-major M x N, on the CPU's threads.
+    /// Every element's dot product by `dot` ([`every_element`]).
     pub(crate) fn every_dot(
         dims: GemmDims,
         a: &[f32],
         b_t: &[f32],
         dot: impl Fn(&[f32], &[f32]) -> f32 + Sync,
     ) -> Vec<f32> {
-        let (n, k) = (dims.n as usize, dims.k as usize);
-        let mut out = vec![0.0f32; dims.m as usize * n];
-        let rows_per_part = (dims.m as usize)
-            .div_ceil(crate::experiments::inputs::host_threads())
-            .max(1);
-        let dot = &dot;
-        std::thread::scope(|s| {
-            for (part, chunk) in out.chunks_mut(rows_per_part * n).enumerate() {
-                s.spawn(move || {
-                    for (i, x) in chunk.iter_mut().enumerate() {
-                        let (row, col) = (part * rows_per_part + i / n, i % n);
-                        *x = dot(&a[row * k..(row + 1) * k], &b_t[col * k..(col + 1) * k]);
-                    }
-                });
-            }
-        });
-        out
+        every_element(dims, (a, b_t), 0.0, dot)
     }
 
     /// Row-major C = alpha*A*B + beta*C0 in f32, A m x k, B k x n.

@@ -5,7 +5,7 @@
 //! measures alike ([`Measured`](crate::experiments::measured::Measured)), and an experiment with
 //! no claims or plots says nothing.
 
-use super::row::{Output, Row};
+use super::row::{Output, Rate, Row};
 use super::run::{OutputOf, RowOf, Run};
 use crate::claim::Verdict;
 use crate::figure::{Figure, PlotRun};
@@ -98,47 +98,39 @@ pub trait Report: Run {
     /// Its rows for the merged table of several runs: each row's figures and the compared
     /// module's throughput at the row's occupancy.
     fn merged(output: &OutputOf<Self>) -> Merged {
-        let rate = RowOf::<Self>::RATE;
+        let row = |r: &RowOf<Self>| {
+            let (throughput, occupancy) = r.figures();
+            let theirs = r.measured().compare.as_ref();
+            MergeRow {
+                key: r.merge_key(),
+                ours: (throughput, occupancy),
+                theirs: theirs.map(|c| (c.throughput, occupancy)),
+            }
+        };
+        let Rate { unit, decimals } = RowOf::<Self>::RATE;
+        let rows = output.rows().iter().map(row).collect();
+        let reference = output.reference();
         Merged {
-            unit: rate.unit,
-            decimals: rate.decimals,
-            reference: output.reference(),
-            rows: output
-                .rows()
-                .iter()
-                .map(|r| {
-                    let (throughput, occupancy) = r.figures();
-                    MergeRow {
-                        key: r.merge_key(),
-                        ours: (throughput, occupancy),
-                        theirs: r
-                            .measured()
-                            .compare
-                            .as_ref()
-                            .map(|c| (c.throughput, occupancy)),
-                    }
-                })
-                .collect(),
+            unit,
+            decimals,
+            reference,
+            rows,
         }
     }
 
-    /// Orders the row keys seen across runs (default: in the order of
-    /// [`Run::variant_labels`], then first seen first).
+    /// Orders the row keys seen across runs: by default those of [`Run::variant_labels`] in its
+    /// order, then any key it does not know (an older run's), first seen first.
     fn key_order(seen: Vec<String>) -> Vec<String> {
-        table_order(Self::variant_labels().into_iter(), seen)
-    }
-}
-
-/// Keys in the variant table's order, then any key the table does not know (an older run).
-fn table_order<'a>(table: impl Iterator<Item = &'a str>, seen: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = table
-        .filter(|l| seen.iter().any(|s| s == l))
-        .map(str::to_string)
-        .collect();
-    for s in seen {
-        if !out.contains(&s) {
-            out.push(s);
+        let labels = Self::variant_labels().into_iter();
+        let mut out: Vec<String> = labels
+            .filter(|l| seen.iter().any(|s| s == l))
+            .map(str::to_string)
+            .collect();
+        for s in seen {
+            if !out.contains(&s) {
+                out.push(s);
+            }
         }
+        out
     }
-    out
 }

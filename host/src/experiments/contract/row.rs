@@ -10,13 +10,11 @@ use crate::experiments::cells::{compared_columns, HasComparison};
 use crate::experiments::measured::Measured;
 use crate::table::{Column, Kind};
 
-/// A row's throughput: its unit, the decimals it is shown with, and the header of the compared
-/// module's column of it (the renderer puts the compared module's name before it).
+/// A row's throughput: its unit and the decimals it is shown with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
     pub unit: &'static str,
     pub decimals: usize,
-    pub other: &'static str,
 }
 
 impl Rate {
@@ -28,9 +26,10 @@ impl Rate {
         }
     }
 
-    /// The compared module's columns of a row in this unit.
+    /// The compared module's columns of a row in this unit (the renderer puts the compared
+    /// module's name before the unit in the header).
     pub fn compared_columns<R: HasComparison>(self) -> Vec<Column<R>> {
-        compared_columns(self.other, self.unit, self.decimals)
+        compared_columns(self.unit, self.unit, self.decimals)
     }
 }
 
@@ -38,21 +37,18 @@ impl Rate {
 pub const GFLOPS: Rate = Rate {
     unit: "GFLOP/s",
     decimals: 0,
-    other: "GFLOP/s",
 };
 
 /// Tensor-core arithmetic, TFLOP/s to a tenth.
 pub const TFLOPS: Rate = Rate {
     unit: "TFLOP/s",
     decimals: 1,
-    other: "TFLOP/s",
 };
 
 /// Copies, GB/s (read + written) to a tenth.
 pub const GBPS: Rate = Rate {
     unit: "GB/s",
     decimals: 1,
-    other: "GB/s",
 };
 
 /// One row of an experiment's table, as `results.json` stores it: its own columns and, embedded,
