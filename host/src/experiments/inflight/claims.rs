@@ -179,46 +179,35 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
 
 /// The `inflight` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
 pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
-    match result {
-        Some(r) => {
-            let mut law = loaded_law_predicts(&r.rows, &r.copy, &r.loaded_predictions);
-            // What reads alone need beside the copy: the report's answer to "a copy moves bytes
-            // both ways" (evidence only; the rule is the copy's).
-            if let Some(reads) = &r.reads {
-                law.evidence = format!(
-                    "{} Read-only: {}",
-                    law.evidence,
-                    reads.need_notes().join("; ")
-                );
-            }
-            vec![
-                bytes_not_occupancy(&r.rows, &r.copy),
-                few_threads_match_many(&r.rows),
-                law,
-                warps_cannot_hide_latency(&r.rows, &r.copy, r.latency.cycles_per_step),
-                one_warp_from_shared_memory(&r.rows, &r.copy),
-            ]
-        }
-        None => {
-            let copy = CopyReference {
-                bytes: 0,
-                gbps: 0.0,
-                timing: Default::default(),
-            };
-            let mut v = vec![
-                bytes_not_occupancy(&[], &copy),
-                few_threads_match_many(&[]),
-                loaded_law_predicts(&[], &copy, &[]),
-                warps_cannot_hide_latency(&[], &copy, 0.0),
-                one_warp_from_shared_memory(&[], &copy),
-            ];
-            for x in &mut v {
-                x.holds = None;
-                x.evidence = NOT_RUN.into();
-            }
-            v
+    let not_run = CopyReference {
+        bytes: 0,
+        gbps: 0.0,
+        timing: Default::default(),
+    };
+    let (rows, copy, predictions, cycles) = match result {
+        Some(r) => (&r.rows[..], &r.copy, &r.loaded_predictions[..], r.latency.cycles_per_step),
+        None => (&[][..], &not_run, &[][..], 0.0),
+    };
+    let mut law = loaded_law_predicts(rows, copy, predictions);
+    // What reads alone need beside the copy: the report's answer to "a copy moves bytes both
+    // ways" (evidence only; the rule is the copy's).
+    if let Some(reads) = result.and_then(|r| r.reads.as_ref()) {
+        law.evidence = format!("{} Read-only: {}", law.evidence, reads.need_notes().join("; "));
+    }
+    let mut v = vec![
+        bytes_not_occupancy(rows, copy),
+        few_threads_match_many(rows),
+        law,
+        warps_cannot_hide_latency(rows, copy, cycles),
+        one_warp_from_shared_memory(rows, copy),
+    ];
+    if result.is_none() {
+        for x in &mut v {
+            x.holds = None;
+            x.evidence = NOT_RUN.into();
         }
     }
+    v
 }
 
 /// "A few threads with many bytes in flight match many threads."
@@ -292,20 +281,12 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::experiments::inflight::grid::{tests::default_points, Point};
     use crate::experiments::inflight::model::LittlesLaw;
-    use crate::experiments::inflight::row::tests::{row, spilling};
+    use crate::experiments::inflight::row::tests::{copy, row, spilling};
     use crate::experiments::verdict_check::says;
-
-    /// The 4000 GB/s copy the synthetic rows are fractions of, timed like them.
-    pub(crate) fn copy() -> CopyReference {
-        CopyReference {
-            bytes: 1 << 27,
-            gbps: 4000.0,
-            timing: row(32, 1, 4, 1.0).timing,
-        }
-    }
 
     /// The rows with every sample spread by +-`noise` (a fraction) around its median.
     fn noisy(mut rows: Vec<InflightRow>, noise: f64) -> Vec<InflightRow> {
@@ -322,29 +303,18 @@ pub(crate) mod tests {
     /// Synthetic rows over several occupancies and bytes per thread each, at the fraction of the
     /// copy `fraction(threads x blocks, bytes per thread)` gives.
     fn over_the_grid(fraction: impl Fn(u32, u32) -> f64) -> Vec<InflightRow> {
-        let mut rows = Vec::new();
-        for (threads, blocks) in [(32, 1), (128, 1), (512, 1), (1024, 2)] {
-            for bytes in [4, 16, 64, 256, 512] {
-                rows.push(row(
-                    threads,
-                    blocks,
-                    bytes,
-                    fraction(threads * blocks, bytes),
-                ));
-            }
-        }
-        rows
+        let residencies = [(32, 1), (128, 1), (512, 1), (1024, 2)];
+        residencies
+            .into_iter()
+            .flat_map(|(t, b)| [4, 16, 64, 256, 512].map(|bytes| (t, b, bytes)))
+            .map(|(t, b, bytes)| row(t, b, bytes, fraction(t * b, bytes)))
+            .collect()
     }
 
     /// Synthetic rows where the fraction of the copy depends only on bytes in flight per SM
     /// (a Little's-law curve with a knee at 16 KiB), over several occupancies each.
     fn bytes_driven() -> Vec<InflightRow> {
         over_the_grid(|resident, bytes| (f64::from(resident * bytes) / 16384.0).min(0.98))
-    }
-
-    /// Synthetic rows where only the occupancy matters.
-    fn occupancy_driven() -> Vec<InflightRow> {
-        over_the_grid(|resident, _| f64::from(resident) / 2048.0)
     }
 
     /// Rows exactly on Little's law over the default sweep, each off by a deterministic
@@ -355,57 +325,39 @@ pub(crate) mod tests {
             latency_ns: 600.0,
             peak_gbps: 4200.0,
         };
-        crate::experiments::inflight::grid::tests::default_points()
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let bytes = p.shape.bytes_per_thread();
-                let bif = f64::from(p.shape.threads * p.blocks_per_sm * bytes);
-                let shortfall = 0.15 * ((i * 7) % 16) as f64 / 15.0;
-                let fraction = model.predicted_gbps(bif) / model.peak_gbps * (1.0 - shortfall);
-                let mut r = row(p.shape.threads, p.blocks_per_sm, bytes, fraction);
-                r.point = *p;
-                r
-            })
-            .collect()
+        let on_the_law = |(i, p): (usize, &Point)| {
+            let bytes = p.shape.bytes_per_thread();
+            let bif = f64::from(p.shape.threads * p.blocks_per_sm * bytes);
+            let shortfall = 0.15 * ((i * 7) % 16) as f64 / 15.0;
+            let fraction = model.predicted_gbps(bif) / model.peak_gbps * (1.0 - shortfall);
+            let mut r = row(p.shape.threads, p.blocks_per_sm, bytes, fraction);
+            r.point = *p;
+            r
+        };
+        default_points().iter().enumerate().map(on_the_law).collect()
     }
 
     #[test]
-    fn littles_law_data_with_noise_holds_both_claims() {
-        let rows = littles_law_over_the_default_grid();
-        let v = bytes_not_occupancy(&rows, &copy());
-        assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        let v = few_threads_match_many(&rows);
-        assert_eq!(v.holds, Some(true), "{}", v.evidence);
-    }
-
-    #[test]
-    fn bytes_driven_data_holds_the_claim() {
+    fn bytes_not_occupancy_holds_on_bytes_driven_data_only() {
+        // (rows, outcome): on Little's law, with noise; bytes-driven; occupancy-driven; too
+        // few groups; bytes-driven but +-40% noisy (the spreads' intervals widen past the
+        // thresholds: noise can only take a judgement away) or barely noisy.
+        let cases = [
+            (littles_law_over_the_default_grid(), Some(true)),
+            (bytes_driven(), Some(true)),
+            (over_the_grid(|resident, _| f64::from(resident) / 2048.0), Some(false)),
+            (bytes_driven()[..3].to_vec(), None),
+            (noisy(bytes_driven(), 0.4), None),
+            (noisy(bytes_driven(), 0.001), Some(true)),
+        ];
+        for (i, (rows, holds)) in cases.into_iter().enumerate() {
+            let v = bytes_not_occupancy(&rows, &copy());
+            assert_eq!(v.holds, holds, "case {i}: {}", v.evidence);
+        }
         let v = bytes_not_occupancy(&bytes_driven(), &copy());
-        assert_eq!(v.holds, Some(true), "{}", v.evidence);
         says(&v, "S_bytes = ");
         says(&v, "95% CI");
-    }
-
-    #[test]
-    fn occupancy_driven_data_fails_the_claim() {
-        let v = bytes_not_occupancy(&occupancy_driven(), &copy());
-        assert_eq!(v.holds, Some(false), "{}", v.evidence);
-    }
-
-    #[test]
-    fn too_few_groups_are_not_judged() {
-        let v = bytes_not_occupancy(&bytes_driven()[..3], &copy());
-        assert_eq!(v.holds, None, "{}", v.evidence);
-    }
-
-    #[test]
-    fn noise_can_only_take_a_judgement_away() {
-        // The same medians with every figure +-40% noisy: the spreads' intervals widen past the
-        // thresholds, and the claim that held is no longer judged.
-        let v = bytes_not_occupancy(&noisy(bytes_driven(), 0.4), &copy());
-        assert_eq!(v.holds, None, "{}", v.evidence);
-        let v = bytes_not_occupancy(&noisy(bytes_driven(), 0.001), &copy());
+        let v = few_threads_match_many(&littles_law_over_the_default_grid());
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
     }
 
@@ -417,37 +369,29 @@ pub(crate) mod tests {
         let v = few_threads_match_many(&rows);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         says(&v, "memcpy_t256_l64_w1");
-        says(
-            &v,
-            "left out: 1 spilling points (spills: not all loads in flight)",
-        );
+        says(&v, "left out: 1 spilling points (spills: not all loads in flight)");
     }
 
     #[test]
     fn few_threads_match_many_by_the_ratio_of_bests() {
-        let holds = few_threads_match_many(&[row(256, 1, 256, 0.96), row(1024, 2, 8, 0.98)]);
-        assert_eq!(holds.holds, Some(true), "{}", holds.evidence);
-        let fails = few_threads_match_many(&[row(256, 1, 256, 0.80), row(1024, 2, 8, 0.98)]);
-        assert_eq!(fails.holds, Some(false));
-        let between = few_threads_match_many(&[row(256, 1, 256, 0.91), row(1024, 2, 8, 0.98)]);
-        assert_eq!(between.holds, None);
+        let many = || row(1024, 2, 8, 0.98);
+        let few = |fraction| few_threads_match_many(&[row(256, 1, 256, fraction), many()]);
+        assert_eq!(few(0.96).holds, Some(true), "{}", few(0.96).evidence);
+        assert_eq!(few(0.80).holds, Some(false));
+        assert_eq!(few(0.91).holds, None);
         // 0.96 against 0.98 holds on quiet figures; +-10% noise puts the interval across 0.95.
-        let quiet = noisy(vec![row(256, 1, 256, 0.96), row(1024, 2, 8, 0.98)], 0.001);
+        let quiet = noisy(vec![row(256, 1, 256, 0.96), many()], 0.001);
         assert_eq!(few_threads_match_many(&quiet).holds, Some(true));
-        let loud = noisy(vec![row(256, 1, 256, 0.96), row(1024, 2, 8, 0.98)], 0.1);
-        let v = few_threads_match_many(&loud);
+        let v = few_threads_match_many(&noisy(vec![row(256, 1, 256, 0.96), many()], 0.1));
         assert_eq!(v.holds, None, "{}", v.evidence);
         says(&v, "95% CI");
-        let missing = few_threads_match_many(&[row(1024, 2, 8, 0.98)]);
+        let missing = few_threads_match_many(&[many()]);
         assert_eq!(missing.holds, None);
         assert!(missing.evidence.contains("low"));
-    }
-
-    #[test]
-    fn a_failed_copy_does_not_count() {
+        // A failed copy does not count.
         let mut fast_but_wrong = row(256, 1, 256, 0.99);
         fast_but_wrong.measured.check.passed = false;
-        let v = few_threads_match_many(&[fast_but_wrong, row(1024, 2, 8, 0.98)]);
+        let v = few_threads_match_many(&[fast_but_wrong, many()]);
         assert_eq!(v.holds, None, "{}", v.evidence);
     }
 }

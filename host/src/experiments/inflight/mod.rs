@@ -48,7 +48,7 @@ use kernels_gpu::variants::{SmemCopyLine, SmemPath, READ, SMEM_COPY};
 pub use output::Inflight;
 pub use row::InflightRow;
 pub use spec::{
-    AllArgs, Args, OffGrid, Plan, Spec, SweepArgs, CHASE_L2_MULTIPLE, DEFAULT_CHASE_STEPS,
+    AllArgs, Args, Plan, Spec, SweepArgs, CHASE_L2_MULTIPLE, DEFAULT_CHASE_STEPS,
     DEFAULT_COPY_MIB, DEFAULT_LOADED_STEPS, DEFAULT_LOADS,
 };
 

@@ -69,8 +69,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
 mod tests {
     use super::*;
     use crate::experiments::inflight::grid::SmemRing;
-    use crate::experiments::inflight::model::LittlesLaw;
-    use crate::experiments::inflight::row::tests::{row, synthetic};
+    use crate::experiments::inflight::row::tests::{copy, row};
     use crate::experiments::verdict_check::says;
 
     /// A shared-memory row: one 32-thread block per SM with a ring of `stages` x 4 KiB.
@@ -86,22 +85,12 @@ mod tests {
     }
 
     fn judge(rows: Vec<InflightRow>) -> Verdict {
-        let model = LittlesLaw {
-            sms: 132,
-            latency_ns: 600.0,
-            peak_gbps: 4000.0,
-        };
-        let run = synthetic(rows, model);
-        one_warp_from_shared_memory(&run.rows, &run.copy)
+        one_warp_from_shared_memory(&rows, &copy())
     }
 
     #[test]
     fn the_best_one_warp_ring_decides() {
-        let v = judge(vec![
-            ring_row(1, 8, 0.7),
-            ring_row(1, 16, 0.95),
-            ring_row(2, 16, 0.99),
-        ]);
+        let v = judge(vec![ring_row(1, 8, 0.7), ring_row(1, 16, 0.95), ring_row(2, 16, 0.99)]);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         says(&v, "cp_async_copy_t32_b4096_s16");
         assert!(v.evidence.contains("(95% CI "), "{}", v.evidence);
@@ -118,12 +107,7 @@ mod tests {
         let mut wrong = ring_row(1, 16, 0.99);
         wrong.measured.check.passed = false;
         let v = judge(vec![wrong, ring_row(1, 4, 0.5)]);
-        assert_eq!(
-            v.holds,
-            Some(false),
-            "the failed row is left out: {}",
-            v.evidence
-        );
+        assert_eq!(v.holds, Some(false), "the failed row is left out: {}", v.evidence);
         // At the threshold the interval straddles it.
         let v = judge(vec![ring_row(1, 16, ONE_WARP_SHARE)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
