@@ -78,20 +78,17 @@ mod tests {
         let end = chase_end(&next, 0, 500);
         assert!(check_chase(end, end, 500).passed);
         // A kernel that did one load less, or one more, ends elsewhere on a single cycle.
-        assert!(!check_chase(chase_end(&next, 0, 499), end, 500).passed);
-        assert!(!check_chase(chase_end(&next, 0, 501), end, 500).passed);
+        for steps in [499, 501] {
+            assert!(!check_chase(chase_end(&next, 0, steps), end, 500).passed);
+        }
     }
 
     #[test]
     fn figures_per_step() {
         // 1000 loads, 600_000 cycles, 300_000 ns: 600 cycles and 300 ns a load, 2 GHz.
-        let ok = check_chase(1, 1, 1000);
-        let measured = ChaseResult {
-            end: 1,
-            cycles: 600_000,
-            nanos: 300_000,
-        };
-        let l = Latency::new(1000, 1 << 30, measured, ok);
+        let (end, cycles, nanos) = (1, 600_000, 300_000);
+        let measured = ChaseResult { end, cycles, nanos };
+        let l = Latency::new(1000, 1 << 30, measured, check_chase(1, 1, 1000));
         assert!((l.cycles_per_step - 600.0).abs() < 1e-9);
         assert!((l.ns_per_step - 300.0).abs() < 1e-9);
         assert!((l.implied_clock_mhz - 2000.0).abs() < 1e-6);

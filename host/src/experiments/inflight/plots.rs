@@ -245,18 +245,20 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::grid::SmemRing;
+    use crate::experiments::inflight::loaded::{LoadedLatency, LoadedPoint};
     use crate::experiments::inflight::model::tests::GPU;
-    use crate::experiments::inflight::row::tests::row;
+    use crate::experiments::inflight::row::tests::{passed, row, synthetic};
+
+    /// `r` with accesses of `width` floats.
+    fn wide(mut r: InflightRow, width: u32) -> InflightRow {
+        r.point.shape.width = width;
+        r
+    }
 
     fn rows() -> Vec<InflightRow> {
-        let mut wide = row(32, 1, 16, 0.30);
-        wide.point.shape.width = 4;
-        vec![
-            row(32, 1, 16, 0.20),
-            wide,
-            row(256, 1, 64, 0.96),
-            row(1024, 2, 4, 0.55),
-        ]
+        let w = wide(row(32, 1, 16, 0.30), 4);
+        vec![row(32, 1, 16, 0.20), w, row(256, 1, 64, 0.96), row(1024, 2, 4, 0.55)]
     }
 
     #[test]
@@ -265,47 +267,41 @@ mod tests {
         assert_eq!(map.warps, [1, 8, 64]);
         assert_eq!(map.bytes, [4, 16, 64]);
         assert_eq!(map.cells.len(), 3);
-        assert_eq!(
-            map.cells[&(0, 1)],
-            0.30,
-            "the wider access is the better of the cell"
-        );
+        assert_eq!(map.cells[&(0, 1)], 0.30, "the wider access is the better of the cell");
         assert_eq!(map.cells[&(1, 2)], 0.96);
+        let h = heatmap(&rows(), "t");
+        assert_eq!(h.x_ticks, ["1", "8", "64"]);
+        assert_eq!(h.y_ticks, ["4", "16", "64"]);
+        assert_eq!(h.cells[1][0], Some(30.0), "16 B at 1 warp: the wider access");
+        assert_eq!(h.cells[2][1], Some(96.0));
+        assert_eq!(h.cells[0][0], None);
     }
 
     #[test]
     fn shared_memory_rings_are_series_of_their_own() {
-        use crate::experiments::inflight::grid::SmemRing;
         let mut rows = rows();
         for bulk in [false, true] {
-            let mut r = row(32, 1, 2048, 0.9);
-            r.point.shape.width = 4;
-            r.point.shape.ring = Some(SmemRing {
-                stage_bytes: 4096,
-                stages: 16,
-                bulk,
-            });
+            let mut r = wide(row(32, 1, 2048, 0.9), 4);
+            let (stage_bytes, stages) = (4096, 16);
+            r.point.shape.ring = Some(SmemRing { stage_bytes, stages, bulk });
             rows.push(r);
         }
         let names: Vec<String> = per_width(&rows, |r| r.bytes_in_flight_per_sm as f64)
             .into_iter()
             .map(|s| format!("{} ({})", s.name, s.points.len()))
             .collect();
-        assert_eq!(
-            names,
-            [
-                "4 B per access (3)",
-                "16 B per access (1)",
-                "cp.async ring in shared memory (1)",
-                "bulk-copy ring in shared memory (1)"
-            ]
-        );
+        let want = [
+            "4 B per access (3)",
+            "16 B per access (1)",
+            "cp.async ring in shared memory (1)",
+            "bulk-copy ring in shared memory (1)",
+        ];
+        assert_eq!(names, want);
     }
 
     #[test]
     fn one_series_per_width_plus_the_model() {
-        let model = GPU;
-        let p = gbps_vs_bytes_in_flight(&rows(), &model);
+        let p = gbps_vs_bytes_in_flight(&rows(), &GPU);
         let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["4 B per access", "16 B per access", "Little's law"]);
         assert_eq!(p.series[0].points.len(), 3);
@@ -313,19 +309,13 @@ mod tests {
         assert!(curve.windows(2).all(|w| w[1].y >= w[0].y), "non-decreasing");
         assert_eq!(curve.last().unwrap().y, 4000.0, "ends on the ceiling");
         assert_eq!(p.x_scale, XScale::Log);
-        let m = measured_vs_predicted(&rows());
-        assert_eq!(
-            m.series.last().unwrap().points[1].x,
-            m.series.last().unwrap().points[1].y
-        );
+        let diagonal = measured_vs_predicted(&rows()).series.pop().unwrap();
+        assert_eq!(diagonal.points[1].x, diagonal.points[1].y);
     }
 
     #[test]
     fn latency_pairs_the_rows_with_the_chase_under_load() {
-        use crate::experiments::inflight::loaded::{LoadedLatency, LoadedPoint};
-        use crate::experiments::inflight::row::tests::passed;
-        let model = GPU;
-        let mut result = crate::experiments::inflight::row::tests::synthetic(rows(), model);
+        let mut result = synthetic(rows(), GPU);
         let at = |gbps: f64, ns: f64, covered: bool| LoadedPoint {
             background: "synthetic".into(),
             background_gbps: gbps,
@@ -333,11 +323,8 @@ mod tests {
             covered,
             check: passed(),
         };
-        result.loaded = LoadedLatency::new(vec![
-            at(0.0, 500.0, true),
-            at(3000.0, 1500.0, true),
-            at(3500.0, 9.0, false),
-        ]);
+        let points = vec![at(0.0, 500.0, true), at(3000.0, 1500.0, true), at(3500.0, 9.0, false)];
+        result.loaded = LoadedLatency::new(points);
         let p = latency_vs_bandwidth(&result);
         // Every row is usable; 256 threads x 64 B at 96% of 4000 GB/s with 100 SMs:
         // 2 x 100 x 16384 / 3840 = 853 ns.
@@ -348,19 +335,5 @@ mod tests {
         let xs: Vec<f64> = p.series[1].points.iter().map(|q| q.x).collect();
         assert_eq!(xs, [0.0, 3000.0]);
         assert_eq!(p.references[0].y, result.model.latency_ns);
-    }
-
-    #[test]
-    fn the_heatmap_figure_is_laid_out_by_warps_and_bytes() {
-        let h = heatmap(&rows(), "t");
-        assert_eq!(h.x_ticks, ["1", "8", "64"]);
-        assert_eq!(h.y_ticks, ["4", "16", "64"]);
-        assert_eq!(
-            h.cells[1][0],
-            Some(30.0),
-            "16 B at 1 warp: the wider access"
-        );
-        assert_eq!(h.cells[2][1], Some(96.0));
-        assert_eq!(h.cells[0][0], None);
     }
 }

@@ -113,58 +113,42 @@ impl SizeSweep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::inflight::row::tests::{passed, row};
+    use crate::experiments::inflight::row::tests::{copy, passed};
 
-    fn size(mib: u64, d2d: f64) -> SizeRow {
-        let timing = row(32, 1, 4, 1.0).timing;
-        SizeRow {
+    /// A sweep over (MiB, D2D GB/s) sizes, the kernel at 95% of each.
+    fn sweep(sizes: &[(u64, f64)]) -> SizeSweep {
+        let timing = copy().timing;
+        let rows = sizes.iter().map(|&(mib, d2d)| SizeRow {
             bytes: mib << 20,
             gbps: d2d * 0.95,
             timing: timing.clone(),
             d2d_gbps: d2d,
-            d2d_timing: timing,
+            d2d_timing: timing.clone(),
             check: passed(),
-        }
-    }
-
-    fn sweep(rows: Vec<SizeRow>) -> SizeSweep {
+        });
         SizeSweep {
             entry: "memcpy_t1024_l2_w4".into(),
             blocks_per_sm: 2,
             l2_bytes: 50 << 20,
-            rows,
+            rows: rows.collect(),
         }
     }
 
     #[test]
     fn the_dram_level_starts_after_the_last_size_off_it() {
         // 16 MiB served by the L2 at 7000; 32 MiB still 5000; from 64 MiB on, 4000-4200.
-        let s = sweep(vec![
-            size(16, 7000.0),
-            size(32, 5000.0),
-            size(64, 4200.0),
-            size(256, 4100.0),
-            size(1024, 4000.0),
-        ]);
+        let s = sweep(&[(16, 7000.0), (32, 5000.0), (64, 4200.0), (256, 4100.0), (1024, 4000.0)]);
         assert_eq!(s.dram_level_from(), Some(64 << 20));
         let notes = s.notes();
         assert!(notes[0].contains("16 MiB (fits the L2 with its destination): 6650 GB/s"));
         assert!(notes[0].contains("32 MiB: 4750 GB/s, its own D2D copy 5000 GB/s (0.95x)"));
-        assert!(
-            notes[1].starts_with("The L2 stops serving the copy by 64 MiB"),
-            "{notes:?}"
-        );
+        assert!(notes[1].starts_with("The L2 stops serving the copy by 64 MiB"), "{notes:?}");
         // Flat from the first size: the DRAM level starts there; one size says nothing.
-        let flat = sweep(vec![size(16, 4000.0), size(64, 4100.0)]);
-        assert_eq!(flat.dram_level_from(), Some(16 << 20));
-        assert_eq!(sweep(vec![size(16, 4000.0)]).dram_level_from(), None);
-    }
-
-    #[test]
-    fn a_failed_check_is_named() {
-        let mut bad = size(64, 4000.0);
-        bad.check.passed = false;
-        let s = sweep(vec![size(16, 7000.0), bad]);
+        assert_eq!(sweep(&[(16, 4000.0), (64, 4100.0)]).dram_level_from(), Some(16 << 20));
+        assert_eq!(sweep(&[(16, 4000.0)]).dram_level_from(), None);
+        // A failed check is named.
+        let mut s = sweep(&[(16, 7000.0), (64, 4000.0)]);
+        s.rows[1].check.passed = false;
         assert!(s.notes()[0].contains("CHECK FAILED"));
     }
 }
