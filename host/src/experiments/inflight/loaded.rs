@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{LittlesLaw, BYTES_MOVED_PER_BYTE_LOADED};
-use super::row::InflightRow;
+use super::row::{least_bytes_reaching, InflightRow};
 use crate::results::Check;
 
 /// One chase timed under one background copy.
@@ -129,10 +129,7 @@ impl LoadedPrediction {
 /// The least bytes in flight per SM of a usable row (checked, not spilling) at or above
 /// `fraction` of the copy.
 pub fn measured_need(rows: &[InflightRow], fraction: f64) -> Option<u64> {
-    rows.iter()
-        .filter(|r| r.usable() && r.fraction_of_copy >= fraction)
-        .map(|r| r.bytes_in_flight_per_sm)
-        .min()
+    least_bytes_reaching(rows, fraction).map(|r| r.bytes_in_flight_per_sm)
 }
 
 /// The unloaded and loaded models' needs against the rows' at each of `fractions`.

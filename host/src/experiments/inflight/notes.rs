@@ -9,7 +9,7 @@ use kernels_gpu::variants::MemcpyVariant;
 use super::loaded::PREDICTION_WITHIN;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::output::Inflight;
-use super::row::{usable, InflightRow};
+use super::row::{least_bytes_reaching, usable, InflightRow};
 use super::spec::Spec;
 use crate::confidence;
 use crate::experiments::contract::Registered;
@@ -32,27 +32,18 @@ pub struct ModelFit {
 
 pub fn model_fit(rows: &[InflightRow], model: &LittlesLaw) -> ModelFit {
     let knee = model.bytes_needed_per_sm(1.0);
-    let mut below = Vec::new();
-    let mut above = Vec::new();
-    let mut within = 0;
-    let mut n = 0;
-    for r in usable(rows) {
-        let ratio = r.gbps / model.predicted_gbps(r.bytes_in_flight_per_sm as f64);
-        n += 1;
-        if (ratio - 1.0).abs() <= 0.15 {
-            within += 1;
-        }
-        if (r.bytes_in_flight_per_sm as f64) < knee {
-            below.push(ratio);
-        } else {
-            above.push(ratio);
-        }
-    }
+    let ratio = |bytes: f64, gbps: f64| (bytes, gbps / model.predicted_gbps(bytes));
+    let ratios: Vec<(f64, f64)> = usable(rows)
+        .map(|r| ratio(r.bytes_in_flight_per_sm as f64, r.gbps))
+        .collect();
+    let median_where = |side: fn(f64, f64) -> bool| {
+        median(ratios.iter().filter(|(b, _)| side(*b, knee)).map(|x| x.1).collect())
+    };
     ModelFit {
-        rows: n,
-        within_15_percent: within,
-        median_ratio_below_knee: median(below),
-        median_ratio_above_knee: median(above),
+        rows: ratios.len(),
+        within_15_percent: ratios.iter().filter(|x| (x.1 - 1.0).abs() <= 0.15).count(),
+        median_ratio_below_knee: median_where(|b, knee| b < knee),
+        median_ratio_above_knee: median_where(|b, knee| b >= knee),
     }
 }
 
@@ -112,22 +103,14 @@ pub fn variants_in_flight_pointer(
 ) -> String {
     let held: Vec<(&str, u64)> = variants
         .iter()
-        .map(|v| {
-            (
-                v.label,
-                bytes_in_flight_per_sm(v.threads * blocks_per_sm, v.bytes_per_thread()),
-            )
-        })
+        .map(|v| (v.label, bytes_in_flight_per_sm(v.threads * blocks_per_sm, v.bytes_per_thread())))
         .collect();
     let max = held.iter().map(|(_, b)| *b).max().unwrap_or(0);
     let min = held.iter().map(|(_, b)| *b).min().unwrap_or(0);
     let need = model.bytes_needed_per_sm(0.95);
     let list: Vec<String> = held.iter().map(|(l, b)| format!("{l} {b} B")).collect();
     // What the sweep itself needed: the fewest bytes in flight per SM of a verified point at 95%.
-    let measured = rows
-        .iter()
-        .filter(|r| r.usable() && r.fraction_of_copy >= 0.95)
-        .min_by_key(|r| r.bytes_in_flight_per_sm);
+    let measured = least_bytes_reaching(rows, 0.95);
     let measured = match measured {
         Some(r) => format!(
             " Measured, 95% of the copy first came with {} B in flight per SM ({} at {} \

@@ -155,6 +155,14 @@ pub fn least_occupancy_reaching(rows: &[InflightRow], fraction: f64) -> Option<&
         })
 }
 
+/// The usable row with the fewest bytes in flight per SM among those reaching `fraction` of the
+/// copy.
+pub fn least_bytes_reaching(rows: &[InflightRow], fraction: f64) -> Option<&InflightRow> {
+    usable(rows)
+        .filter(|r| r.fraction_of_copy >= fraction)
+        .min_by_key(|r| r.bytes_in_flight_per_sm)
+}
+
 /// The headline figures of a sweep.
 pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
     Headline {

@@ -10,7 +10,6 @@ use super::output::Inflight;
 use super::row::{InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
 use crate::experiments::contract::GBPS;
-use crate::experiments::spills::Spills;
 use crate::sampling::noise_percent;
 use crate::table::{percent, percent_with, Column, Kind, Value};
 
@@ -92,23 +91,16 @@ pub fn columns() -> Vec<Column<InflightRow>> {
 pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
     vec![
         Column::compared("spill st/ld", cells::SPILLS_STORES_LOADS, |r| {
-            match (r.measured.compare.as_ref(), r.compare_spills) {
-                (None, _) => Value::Empty,
-                (
-                    Some(_),
-                    Some(Spills {
-                        stores: Some(st),
-                        loads: Some(ld),
-                        ..
-                    }),
-                ) => Value::pair(st.into(), ld.into()),
-                (Some(_), _) => Value::NotAvailable,
+            match r.compare_spills.map(|s| (s.stores, s.loads)) {
+                _ if r.measured.compare.is_none() => Value::Empty,
+                Some((Some(st), Some(ld))) => Value::pair(st.into(), ld.into()),
+                _ => Value::NotAvailable,
             }
         }),
         Column::compared("stack frame (B)", Kind::Bytes, |r| {
-            match (r.measured.compare.as_ref(), r.compare_spills) {
-                (None, _) => Value::Empty,
-                (Some(_), s) => spill(s.map(|s| s.stack_frame)),
+            match r.measured.compare {
+                None => Value::Empty,
+                Some(_) => spill(r.compare_spills.map(|s| s.stack_frame)),
             }
         }),
     ]
