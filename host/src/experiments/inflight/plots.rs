@@ -192,12 +192,7 @@ pub fn latency_vs_bandwidth(result: &Inflight) -> ScatterPlot {
         x_unit_suffix: String::new(),
         series: vec![
             Series::markers("rows: 2 x SMs x bytes in flight / GB/s", rows),
-            Series {
-                name: "chase beside a background copy".into(),
-                points: chase,
-                line: true,
-                markers: true,
-            },
+            Series::joined("chase beside a background copy", chase),
         ],
         references: vec![ReferenceLine {
             label: format!("unloaded chase {:.0} ns", model.latency_ns),
