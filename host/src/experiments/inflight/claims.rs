@@ -87,15 +87,9 @@ fn half_octave(bytes: u64) -> i64 {
     (2.0 * (bytes.max(1) as f64).log2()).floor() as i64
 }
 
-/// "Memory bandwidth is set by bytes in flight per SM rather than by occupancy."
-///
-/// Rule: group the usable rows by bytes in flight per SM (half-octave bins) and, separately,
-/// by warps per SM; in each group that mixes values of the other variable, take the spread
-/// (max - min) of the fraction of the copy. Let `S_bytes` and `S_occ` be the medians over the
-/// groups, each with its bootstrap interval (every row's and the copy's samples resampled
-/// together). HOLDS when the interval of `S_bytes` lies below 0.15 and that of
-/// `S_occ - 2 S_bytes` above 0; DOES NOT HOLD when that of `S_occ - S_bytes` lies below 0;
-/// otherwise, or with fewer than 3 groups of either kind, NOT JUDGED.
+/// "Memory bandwidth is set by bytes in flight per SM rather than by occupancy": the spread of
+/// the share of the copy among rows with about the same bytes in flight (`S_bytes`) against that
+/// among rows with the same warps/SM (`S_occ`); the rule is the verdict's text below.
 pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdict {
     let used: Vec<&InflightRow> = usable(rows).collect();
     let by_bytes = mixed_groups(
@@ -210,11 +204,8 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
     v
 }
 
-/// "A few threads with many bytes in flight match many threads."
-///
-/// Rule: the best usable row (median GB/s) at occupancy <= 12.5% against the best at 50% or
-/// more, on the bootstrap interval of the ratio: HOLDS when it lies wholly at or above 0.95,
-/// DOES NOT HOLD when wholly below 0.90, NOT JUDGED otherwise or when either side has no row.
+/// "A few threads with many bytes in flight match many threads": the best usable row at low
+/// occupancy against the best at high occupancy (the rule is the verdict's text below).
 pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
     let best = |keep: &dyn Fn(&InflightRow) -> bool| {
         usable(rows)

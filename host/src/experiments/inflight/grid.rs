@@ -58,7 +58,7 @@ pub struct CopyShape {
     /// Floats per access: 1, 2 or 4.
     pub width: u32,
     /// Where the bytes in flight live: registers (None) or this ring in shared memory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ring: Option<SmemRing>,
 }
 

@@ -27,10 +27,8 @@ fn least_bytes(rows: &[&InflightRow], gbps: &[f64], fraction: f64) -> Option<f64
         .min_by(f64::total_cmp)
 }
 
-/// Rule: for each fraction with a loaded prediction, the interval of prediction / measured need
-/// (the need's bootstrap interval, the prediction fixed). HOLDS when every interval lies within
-/// `1 +- PREDICTION_WITHIN`; DOES NOT HOLD when one lies wholly outside it; NOT JUDGED otherwise,
-/// or without a curve or a row reaching the fraction.
+/// For each headline fraction, the loaded prediction over the measured need, on the need's
+/// interval (the prediction is fixed); the rule is the verdict's text below.
 pub fn loaded_law_predicts(
     rows: &[InflightRow],
     copy: &CopyReference,
@@ -127,11 +125,8 @@ it takes latency / cycles per instruction = 100 warps, and an SM holds 64)";
 /// "Hidden": a copy at this share of the device-to-device copy or more.
 pub const HIDDEN_AT: f64 = 0.90;
 
-/// Rule: the usable rows (all at 64 warps/SM or fewer) against the copy: DOES NOT HOLD when one
-/// row's interval of GB/s over the copy's lies wholly at or above [`HIDDEN_AT`] (the latency is
-/// hidden, by that row's warps); HOLDS when every row's lies wholly below it; NOT JUDGED
-/// otherwise. The evidence names the row with the fewest warps/SM that hides it, and the
-/// latency in cycles the chase measured.
+/// Every usable row against the copy (the rule is the verdict's text below); the evidence names
+/// the row with the fewest warps/SM that hides the latency, and the chase's cycles.
 pub fn warps_cannot_hide_latency(
     rows: &[InflightRow],
     copy: &CopyReference,

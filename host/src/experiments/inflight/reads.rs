@@ -38,9 +38,9 @@ pub struct ReadRow {
     /// Every warp's sum against the CPU's.
     pub check: Check,
     /// The compared module's build (`--compare`), its GB/s and check, where it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compared_gbps: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compared_check: Option<Check>,
 }
 

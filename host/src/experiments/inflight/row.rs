@@ -34,7 +34,7 @@ pub struct InflightRow {
     pub predicted_gbps: f64,
     /// The latency Little's law implies from the row's own bytes in flight and GB/s
     /// ([`LittlesLaw::effective_latency_ns`]); absent in runs recorded before it was kept.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub effective_latency_ns: Option<f64>,
     /// What limits the resident blocks, by the occupancy calculator.
     pub limiter: String,
@@ -43,10 +43,10 @@ pub struct InflightRow {
     pub measured: Measured,
     /// Our build's spill and stack figures for the entry, as compiled for this run (absent in
     /// runs recorded before they were kept).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spills: Option<Spills>,
     /// The compared module's, where it was timed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compare_spills: Option<Spills>,
 }
 

@@ -9,12 +9,8 @@ use crate::claim::{interval_or, ratio, verdict, with_interval_rule, Verdict};
 /// The share of the device-to-device copy one warp per SM must reach.
 pub const ONE_WARP_SHARE: f64 = 0.90;
 
-/// "One warp per SM reaches 90% of the device-to-device copy when the bytes in flight live in
-/// shared memory."
-///
-/// Rule: the best usable shared-memory row (median GB/s) at one resident warp per SM against
-/// the copy, on the bootstrap interval of the ratio: HOLDS when it lies wholly at or above
-/// 0.90, DOES NOT HOLD when wholly below, NOT JUDGED when it straddles 0.90 or no such row ran.
+/// The best usable shared-memory row at one warp per SM against the copy (the rule is the
+/// verdict's text below).
 pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -> Verdict {
     let in_shared = |r: &&InflightRow| r.point.shape.ring.is_some();
     let best = usable(rows)

@@ -286,25 +286,25 @@ mod tests {
     fn a_row_fills_every_column() {
         let mut r = row(256, 1, 64, 0.96);
         r.effective_latency_ns = Some(1234.4);
-        r.timing.sm_clock_mhz_during = Some(crate::sampling::ClockSpan {
-            readings: 5,
-            min_mhz: 1755,
-            median_mhz: 1980,
-            max_mhz: 1980,
-        });
+        let (readings, min_mhz, median_mhz, max_mhz) = (5, 1755, 1980, 1980);
+        let span = crate::sampling::ClockSpan { readings, min_mhz, median_mhz, max_mhz };
+        r.timing.sm_clock_mhz_during = Some(span);
         let t = columns_table("t", &columns(), std::slice::from_ref(&r));
         assert_eq!(t.rows[0].cells.len(), t.columns.len());
-        let cell = |h: &str| t.cell(0, h).unwrap();
-        assert_eq!(cell("Entry"), "memcpy_t256_l16_w1");
-        assert_eq!(cell("% of D2D copy"), "96.0%");
-        assert_eq!(cell("In flight/SM (B)"), "16384");
-        assert_eq!(cell("Theo. occ"), "12.5%");
-        assert_eq!(cell("Noise"), "0.10%");
-        assert_eq!(cell("Eff. latency (ns)"), "1234");
-        assert_eq!(cell("SM MHz during"), "1755-1980");
-        assert_eq!(cell("Verified"), "ok, exact");
-        assert_eq!(cell("Spill stores (B)"), "0");
-        assert_eq!(cell("Stack frame (B)"), "0");
+        for (header, want) in [
+            ("Entry", "memcpy_t256_l16_w1"),
+            ("% of D2D copy", "96.0%"),
+            ("In flight/SM (B)", "16384"),
+            ("Theo. occ", "12.5%"),
+            ("Noise", "0.10%"),
+            ("Eff. latency (ns)", "1234"),
+            ("SM MHz during", "1755-1980"),
+            ("Verified", "ok, exact"),
+            ("Spill stores (B)", "0"),
+            ("Stack frame (B)", "0"),
+        ] {
+            assert_eq!(t.cell(0, header).unwrap(), want, "{header}");
+        }
     }
 
     #[test]
@@ -315,36 +315,28 @@ mod tests {
         old.spills = None;
         let rows = [r, old];
         let t = columns_table("t", &columns(), &rows);
-        let cell = |i: usize, h: &str| t.cell(i, h).unwrap();
-        assert_eq!(cell(0, "In flight/SM (B)"), SPILLS_NOTE);
-        assert_eq!(
-            (
-                cell(0, "Spill stores (B)"),
-                cell(0, "Spill loads (B)"),
-                cell(0, "Stack frame (B)")
-            ),
-            ("792".to_owned(), "792".to_owned(), "800".to_owned())
-        );
-        assert_eq!(cell(1, "In flight/SM (B)"), "16384");
-        assert_eq!(cell(1, "Stack frame (B)"), "n/a");
-        assert_eq!(cell(0, "Eff. latency (ns)"), SPILLS_NOTE);
-        assert_eq!(cell(1, "Eff. latency (ns)"), "n/a");
-        assert_eq!(cell(1, "SM MHz during"), "n/a");
+        for (i, header, want) in [
+            (0, "In flight/SM (B)", SPILLS_NOTE),
+            (0, "Spill stores (B)", "792"),
+            (0, "Spill loads (B)", "792"),
+            (0, "Stack frame (B)", "800"),
+            (1, "In flight/SM (B)", "16384"),
+            (1, "Stack frame (B)", "n/a"),
+            (0, "Eff. latency (ns)", SPILLS_NOTE),
+            (1, "Eff. latency (ns)", "n/a"),
+            (1, "SM MHz during", "n/a"),
+        ] {
+            assert_eq!(t.cell(i, header).unwrap(), want, "{i} {header}");
+        }
         // A CSV leaves the withheld figure empty: its column holds numbers only.
         let csv = crate::table::to_csv(&t);
-        let header = csv.lines().next().unwrap();
-        let in_flight = header
-            .split(',')
-            .position(|h| h == "In flight/SM (B)")
-            .unwrap();
-        let fields: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
-        assert_eq!(fields[in_flight], "");
+        let mut lines = csv.lines().map(|l| l.split(',').collect::<Vec<_>>());
+        let header = lines.next().unwrap();
+        let in_flight = header.iter().position(|h| *h == "In flight/SM (B)").unwrap();
+        assert_eq!(lines.next().unwrap()[in_flight], "");
         let notes = spill_notes(&rows);
         assert_eq!(notes.len(), 2, "{notes:?}");
-        assert!(
-            notes[0].contains("memcpy_t1024_l128_w1 at 1 blocks/SM"),
-            "{notes:?}"
-        );
+        assert!(notes[0].contains("memcpy_t1024_l128_w1 at 1 blocks/SM"), "{notes:?}");
         assert!(notes[1].starts_with("Spill and stack n/a"), "{notes:?}");
     }
 }
