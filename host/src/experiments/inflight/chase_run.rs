@@ -126,7 +126,9 @@ pub fn measure_latency(
 
 /// The memcpy grid point of a background.
 fn background_point(shape: (u32, u32, u32)) -> Option<&'static MemcpyPoint> {
-    MEMCPY_GRID.iter().find(|p| (p.threads, p.loads, p.width) == shape)
+    MEMCPY_GRID
+        .iter()
+        .find(|p| (p.threads, p.loads, p.width) == shape)
 }
 
 /// The loaded-latency curve: the chase alone, then under each of [`BACKGROUNDS`]. Each background

@@ -179,14 +179,23 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
         timing: Default::default(),
     };
     let (rows, copy, predictions, cycles) = match result {
-        Some(r) => (&r.rows[..], &r.copy, &r.loaded_predictions[..], r.latency.cycles_per_step),
+        Some(r) => (
+            &r.rows[..],
+            &r.copy,
+            &r.loaded_predictions[..],
+            r.latency.cycles_per_step,
+        ),
         None => (&[][..], &not_run, &[][..], 0.0),
     };
     let mut law = loaded_law_predicts(rows, copy, predictions);
     // What reads alone need beside the copy: the report's answer to "a copy moves bytes both
     // ways" (evidence only; the rule is the copy's).
     if let Some(reads) = result.and_then(|r| r.reads.as_ref()) {
-        law.evidence = format!("{} Read-only: {}", law.evidence, reads.need_notes().join("; "));
+        law.evidence = format!(
+            "{} Read-only: {}",
+            law.evidence,
+            reads.need_notes().join("; ")
+        );
     }
     let mut v = vec![
         bytes_not_occupancy(rows, copy),
@@ -325,7 +334,11 @@ mod tests {
             r.point = *p;
             r
         };
-        default_points().iter().enumerate().map(on_the_law).collect()
+        default_points()
+            .iter()
+            .enumerate()
+            .map(on_the_law)
+            .collect()
     }
 
     #[test]
@@ -336,7 +349,10 @@ mod tests {
         let cases = [
             (littles_law_over_the_default_grid(), Some(true)),
             (bytes_driven(), Some(true)),
-            (over_the_grid(|resident, _| f64::from(resident) / 2048.0), Some(false)),
+            (
+                over_the_grid(|resident, _| f64::from(resident) / 2048.0),
+                Some(false),
+            ),
             (bytes_driven()[..3].to_vec(), None),
             (noisy(bytes_driven(), 0.4), None),
             (noisy(bytes_driven(), 0.001), Some(true)),
@@ -360,7 +376,10 @@ mod tests {
         let v = few_threads_match_many(&rows);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         says(&v, "memcpy_t256_l64_w1");
-        says(&v, "left out: 1 spilling points (spills: not all loads in flight)");
+        says(
+            &v,
+            "left out: 1 spilling points (spills: not all loads in flight)",
+        );
     }
 
     #[test]

@@ -293,14 +293,23 @@ pub(crate) mod tests {
             let shape = CopyShape::from(p);
             assert_eq!(shape.kernel(), Some(p));
             assert_eq!(shape.copy_kernel(), Some(CopyKernel::Registers(p)));
-            assert_eq!(shape.bytes_per_thread(), p.bytes_per_thread(), "{}", p.entry);
+            assert_eq!(
+                shape.bytes_per_thread(),
+                p.bytes_per_thread(),
+                "{}",
+                p.entry
+            );
         }
     }
 
     #[test]
     fn the_axes_are_the_tables() {
         let (t, l, w) = (grid_threads(), grid_loads(), grid_widths());
-        assert_eq!(t.len() * l.len() * w.len(), MEMCPY_GRID.len(), "a full product");
+        assert_eq!(
+            t.len() * l.len() * w.len(),
+            MEMCPY_GRID.len(),
+            "a full product"
+        );
         assert!(MEMCPY_GRID
             .iter()
             .all(|p| t.contains(&p.threads) && l.contains(&p.loads) && w.contains(&p.width)));
@@ -325,7 +334,11 @@ pub(crate) mod tests {
         assert_eq!(bytes.iter().max(), Some(&512));
         assert_eq!(points.len(), 7 * 11 * 3, "one block size per warps target");
         // The largest block is used: 64 warps as 2 x 1024, 8 warps as 1 x 256.
-        let at = |t, b| points.iter().any(|p| (p.shape.threads, p.blocks_per_sm) == (t, b));
+        let at = |t, b| {
+            points
+                .iter()
+                .any(|p| (p.shape.threads, p.blocks_per_sm) == (t, b))
+        };
         assert!(at(1024, 2) && at(256, 1));
     }
 
@@ -350,7 +363,12 @@ pub(crate) mod tests {
             assert_eq!(shape.kernel(), None, "not a memcpy grid point");
             assert_eq!(shape.smem_line(), Some(l));
             assert_eq!(shape.copy_kernel(), Some(CopyKernel::Shared(l)));
-            assert_eq!(shape.bytes_per_thread(), l.bytes_per_thread(), "{}", l.entry);
+            assert_eq!(
+                shape.bytes_per_thread(),
+                l.bytes_per_thread(),
+                "{}",
+                l.entry
+            );
         }
         let points = smem_points(&default_targets(), H200, 228 * 1024);
         let placed = |entry: &str| -> Vec<u32> {

@@ -158,8 +158,11 @@ pub fn warps_cannot_hide_latency(
         .max_by(|a, b| a.0.fraction_of_copy.total_cmp(&b.0.fraction_of_copy));
     let holds = match hidden {
         Some(_) => Some(false),
-        None => (!order.is_empty() && judged.iter().all(|(_, (reaches, _))| *reaches == Some(false)))
-            .then_some(true),
+        None => (!order.is_empty()
+            && judged
+                .iter()
+                .all(|(_, (reaches, _))| *reaches == Some(false)))
+        .then_some(true),
     };
     let latency = format!("the chase measured {chase_cycles:.0} cycles per DRAM load");
     let evidence = match (&hidden, best) {
@@ -237,18 +240,29 @@ mod tests {
         let bulk = line(SmemPath::Bulk);
         let text = outstanding(&CopyShape::from(bulk));
         let stages = format!("{} stages of {} B", bulk.stages, bulk.stage_bytes);
-        assert!(text.contains("one bulk copy a stage") && text.contains(&stages), "{text}");
+        assert!(
+            text.contains("one bulk copy a stage") && text.contains(&stages),
+            "{text}"
+        );
         let text = outstanding(&CopyShape::from(line(SmemPath::CpAsync)));
         assert!(text.contains("cp.async"), "{text}");
         let p = &MEMCPY_GRID[0];
-        let want = format!("each warp keeps {} loads of {} B per thread outstanding", p.loads, p.width * 4);
+        let want = format!(
+            "each warp keeps {} loads of {} B per thread outstanding",
+            p.loads,
+            p.width * 4
+        );
         assert_eq!(outstanding(&CopyShape::from(p)), want);
     }
 
     /// The loaded-law verdict over `rows` (by default, 32 KiB per SM reaching 91% and 64 KiB
     /// 96%, less staying below 90%) with loaded predictions of (fraction, bytes).
     fn judged(rows: Option<&[InflightRow]>, p: &[(f64, Option<f64>)]) -> Verdict {
-        let default = [row(1024, 1, 16, 0.85), row(1024, 1, 32, 0.91), row(1024, 2, 32, 0.96)];
+        let default = [
+            row(1024, 1, 16, 0.85),
+            row(1024, 1, 32, 0.91),
+            row(1024, 2, 32, 0.96),
+        ];
         let predictions: Vec<LoadedPrediction> = p
             .iter()
             .map(|&(fraction, loaded_bytes)| LoadedPrediction {
@@ -279,7 +293,10 @@ mod tests {
         // Without a curve the evidence still gives the measured need and its interval.
         let v = judged(None, &[]);
         assert_eq!(v.holds, None, "{}", v.evidence);
-        says(&v, "90%: no loaded-latency curve to predict from; measured need 32768");
+        says(
+            &v,
+            "90%: no loaded-latency curve to predict from; measured need 32768",
+        );
         says(&v, "(95% CI");
         let slow = [row(1024, 1, 16, 0.5), row(1024, 2, 16, 0.6)];
         let v = judged(Some(&slow), &[(0.9, Some(30_000.0))]);
@@ -290,7 +307,11 @@ mod tests {
     fn eight_warps_with_bytes_in_flight_refute_seed_003() {
         let judge = |rows: &[InflightRow]| warps_cannot_hide_latency(rows, &copy(), 665.0);
         // 8 warps/SM (256 threads) x 256 B each reach 96%: hidden, by bytes in flight.
-        let v = judge(&[row(1024, 2, 4, 0.55), row(256, 1, 256, 0.96), row(512, 1, 256, 0.97)]);
+        let v = judge(&[
+            row(1024, 2, 4, 0.55),
+            row(256, 1, 256, 0.96),
+            row(512, 1, 256, 0.97),
+        ]);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         let named = "memcpy_t256_l64_w1 at 1 blocks/SM hides it with 8 warps/SM";
         assert!(v.evidence.starts_with(named), "{}", v.evidence);

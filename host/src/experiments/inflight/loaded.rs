@@ -169,7 +169,11 @@ mod tests {
 
     /// Latency 500 ns idle, 1000 ns at 2000 GB/s, 2000 ns at 3000 GB/s, given out of order.
     fn curve() -> LoadedLatency {
-        LoadedLatency::new(vec![point(3000.0, 2000.0), point(0.0, 500.0), point(2000.0, 1000.0)])
+        LoadedLatency::new(vec![
+            point(3000.0, 2000.0),
+            point(0.0, 500.0),
+            point(2000.0, 1000.0),
+        ])
     }
 
     #[test]
@@ -200,7 +204,10 @@ mod tests {
         close(GPU.bytes_needed_per_sm(0.9), 9000.0);
         // With a flat curve at the unloaded latency the two models agree.
         let flat = LoadedLatency::new(vec![point(0.0, 500.0)]);
-        close(flat.bytes_needed_per_sm(&GPU, 0.95).unwrap(), GPU.bytes_needed_per_sm(0.95));
+        close(
+            flat.bytes_needed_per_sm(&GPU, 0.95).unwrap(),
+            GPU.bytes_needed_per_sm(0.95),
+        );
     }
 
     #[test]

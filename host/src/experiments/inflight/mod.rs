@@ -48,8 +48,8 @@ use kernels_gpu::variants::{SmemCopyLine, SmemPath, READ, SMEM_COPY};
 pub use output::Inflight;
 pub use row::InflightRow;
 pub use spec::{
-    AllArgs, Args, Plan, Spec, SweepArgs, CHASE_L2_MULTIPLE, DEFAULT_CHASE_STEPS,
-    DEFAULT_COPY_MIB, DEFAULT_LOADED_STEPS, DEFAULT_LOADS,
+    AllArgs, Args, Plan, Spec, SweepArgs, CHASE_L2_MULTIPLE, DEFAULT_CHASE_STEPS, DEFAULT_COPY_MIB,
+    DEFAULT_LOADED_STEPS, DEFAULT_LOADS,
 };
 
 use super::contract::{Report, Run, RunContext, GBPS};

@@ -37,7 +37,13 @@ pub fn model_fit(rows: &[InflightRow], model: &LittlesLaw) -> ModelFit {
         .map(|r| ratio(r.bytes_in_flight_per_sm as f64, r.gbps))
         .collect();
     let median_where = |side: fn(f64, f64) -> bool| {
-        median(ratios.iter().filter(|(b, _)| side(*b, knee)).map(|x| x.1).collect())
+        median(
+            ratios
+                .iter()
+                .filter(|(b, _)| side(*b, knee))
+                .map(|x| x.1)
+                .collect(),
+        )
     };
     ModelFit {
         rows: ratios.len(),
@@ -103,7 +109,12 @@ pub fn variants_in_flight_pointer(
 ) -> String {
     let held: Vec<(&str, u64)> = variants
         .iter()
-        .map(|v| (v.label, bytes_in_flight_per_sm(v.threads * blocks_per_sm, v.bytes_per_thread())))
+        .map(|v| {
+            (
+                v.label,
+                bytes_in_flight_per_sm(v.threads * blocks_per_sm, v.bytes_per_thread()),
+            )
+        })
         .collect();
     let max = held.iter().map(|(_, b)| *b).max().unwrap_or(0);
     let min = held.iter().map(|(_, b)| *b).min().unwrap_or(0);
@@ -283,7 +294,10 @@ mod tests {
             peak_gbps: 2000.0,
         };
         // Knee at 1000 B: row 1 predicted 2 x 512 = 1024 GB/s, measured 1000; row 2 at the peak.
-        let rows = [at(row(128, 1, 4, 0.25), 1000.0), at(row(1024, 2, 4, 0.5), 1000.0)];
+        let rows = [
+            at(row(128, 1, 4, 0.25), 1000.0),
+            at(row(1024, 2, 4, 0.5), 1000.0),
+        ];
         let fit = model_fit(&rows, &model);
         assert_eq!((fit.rows, fit.within_15_percent), (2, 1));
         assert!((fit.median_ratio_below_knee.unwrap() - 1000.0 / 1024.0).abs() < 1e-12);
@@ -301,7 +315,10 @@ mod tests {
         assert_eq!((bands[1].2, bands[1].3), (None, 0));
         assert!((bands[3].2.unwrap() - 2.0 * 100.0 * 65536.0 / 3800.0).abs() < 1e-9);
         let note = effective_latency_note(&rows, &GPU);
-        assert!(note.contains("0% to 10% of the copy: 1024 ns (1 rows)"), "{note}");
+        assert!(
+            note.contains("0% to 10% of the copy: 1024 ns (1 rows)"),
+            "{note}"
+        );
         assert!(note.contains("90% and more of the copy: 3449 ns"), "{note}");
         // A miss says which way, and that its reasons are not measured.
         assert!(miss_reason(0.5).starts_with("low: possible reasons, not measured here"));

@@ -253,7 +253,12 @@ mod tests {
 
     fn rows() -> Vec<InflightRow> {
         let w = wide(row(32, 1, 16, 0.30), 4);
-        vec![row(32, 1, 16, 0.20), w, row(256, 1, 64, 0.96), row(1024, 2, 4, 0.55)]
+        vec![
+            row(32, 1, 16, 0.20),
+            w,
+            row(256, 1, 64, 0.96),
+            row(1024, 2, 4, 0.55),
+        ]
     }
 
     #[test]
@@ -262,12 +267,20 @@ mod tests {
         assert_eq!(map.warps, [1, 8, 64]);
         assert_eq!(map.bytes, [4, 16, 64]);
         assert_eq!(map.cells.len(), 3);
-        assert_eq!(map.cells[&(0, 1)], 0.30, "the wider access is the better of the cell");
+        assert_eq!(
+            map.cells[&(0, 1)],
+            0.30,
+            "the wider access is the better of the cell"
+        );
         assert_eq!(map.cells[&(1, 2)], 0.96);
         let h = heatmap(&rows(), "t");
         assert_eq!(h.x_ticks, ["1", "8", "64"]);
         assert_eq!(h.y_ticks, ["4", "16", "64"]);
-        assert_eq!(h.cells[1][0], Some(30.0), "16 B at 1 warp: the wider access");
+        assert_eq!(
+            h.cells[1][0],
+            Some(30.0),
+            "16 B at 1 warp: the wider access"
+        );
         assert_eq!(h.cells[2][1], Some(96.0));
         assert_eq!(h.cells[0][0], None);
     }
@@ -278,7 +291,11 @@ mod tests {
         for bulk in [false, true] {
             let mut r = wide(row(32, 1, 2048, 0.9), 4);
             let (stage_bytes, stages) = (4096, 16);
-            r.point.shape.ring = Some(SmemRing { stage_bytes, stages, bulk });
+            r.point.shape.ring = Some(SmemRing {
+                stage_bytes,
+                stages,
+                bulk,
+            });
             rows.push(r);
         }
         let names: Vec<String> = per_width(&rows, |r| r.bytes_in_flight_per_sm as f64)
@@ -318,7 +335,11 @@ mod tests {
             covered,
             check: passed(),
         };
-        let points = vec![at(0.0, 500.0, true), at(3000.0, 1500.0, true), at(3500.0, 9.0, false)];
+        let points = vec![
+            at(0.0, 500.0, true),
+            at(3000.0, 1500.0, true),
+            at(3500.0, 9.0, false),
+        ];
         result.loaded = LoadedLatency::new(points);
         let p = latency_vs_bandwidth(&result);
         // Every row is usable; 256 threads x 64 B at 96% of 4000 GB/s with 100 SMs:

@@ -227,7 +227,12 @@ mod tests {
         // and g + 192 of the 256.
         let src: Vec<f32> = (0..1024 + 3).map(|i| i as f32 * 0.5).collect();
         let (threads, loads, width, entry) = (64, 2, 4, "memcpy_test");
-        let p = MemcpyPoint { threads, loads, width, entry };
+        let p = MemcpyPoint {
+            threads,
+            loads,
+            width,
+            entry,
+        };
         let sums = expected_sums(&src, &p);
         assert_eq!(p.grid(src.len() as u64), 3, "the tail starts a third block");
         assert_eq!(sums.len(), 3 * 2);

@@ -137,14 +137,26 @@ mod tests {
     #[test]
     fn the_dram_level_starts_after_the_last_size_off_it() {
         // 16 MiB served by the L2 at 7000; 32 MiB still 5000; from 64 MiB on, 4000-4200.
-        let s = sweep(&[(16, 7000.0), (32, 5000.0), (64, 4200.0), (256, 4100.0), (1024, 4000.0)]);
+        let s = sweep(&[
+            (16, 7000.0),
+            (32, 5000.0),
+            (64, 4200.0),
+            (256, 4100.0),
+            (1024, 4000.0),
+        ]);
         assert_eq!(s.dram_level_from(), Some(64 << 20));
         let notes = s.notes();
         assert!(notes[0].contains("16 MiB (fits the L2 with its destination): 6650 GB/s"));
         assert!(notes[0].contains("32 MiB: 4750 GB/s, its own D2D copy 5000 GB/s (0.95x)"));
-        assert!(notes[1].starts_with("The L2 stops serving the copy by 64 MiB"), "{notes:?}");
+        assert!(
+            notes[1].starts_with("The L2 stops serving the copy by 64 MiB"),
+            "{notes:?}"
+        );
         // Flat from the first size: the DRAM level starts there; one size says nothing.
-        assert_eq!(sweep(&[(16, 4000.0), (64, 4100.0)]).dram_level_from(), Some(16 << 20));
+        assert_eq!(
+            sweep(&[(16, 4000.0), (64, 4100.0)]).dram_level_from(),
+            Some(16 << 20)
+        );
         assert_eq!(sweep(&[(16, 4000.0)]).dram_level_from(), None);
         // A failed check is named.
         let mut s = sweep(&[(16, 7000.0), (64, 4000.0)]);

@@ -86,7 +86,11 @@ mod tests {
 
     #[test]
     fn the_best_one_warp_ring_decides() {
-        let v = judge(vec![ring_row(1, 8, 0.7), ring_row(1, 16, 0.95), ring_row(2, 16, 0.99)]);
+        let v = judge(vec![
+            ring_row(1, 8, 0.7),
+            ring_row(1, 16, 0.95),
+            ring_row(2, 16, 0.99),
+        ]);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         says(&v, "cp_async_copy_t32_b4096_s16");
         assert!(v.evidence.contains("(95% CI "), "{}", v.evidence);
@@ -103,7 +107,12 @@ mod tests {
         let mut wrong = ring_row(1, 16, 0.99);
         wrong.measured.check.passed = false;
         let v = judge(vec![wrong, ring_row(1, 4, 0.5)]);
-        assert_eq!(v.holds, Some(false), "the failed row is left out: {}", v.evidence);
+        assert_eq!(
+            v.holds,
+            Some(false),
+            "the failed row is left out: {}",
+            v.evidence
+        );
         // At the threshold the interval straddles it.
         let v = judge(vec![ring_row(1, 16, ONE_WARP_SHARE)]);
         assert_eq!(v.holds, None, "{}", v.evidence);

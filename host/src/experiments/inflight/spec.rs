@@ -259,7 +259,11 @@ mod tests {
         ]);
         assert_eq!(a.residency(), Residency::BlocksPerSm(2));
         let points = a.points(H200);
-        let entries: Vec<&str> = points.iter().filter_map(|p| p.shape.kernel()).map(|k| k.entry).collect();
+        let entries: Vec<&str> = points
+            .iter()
+            .filter_map(|p| p.shape.kernel())
+            .map(|k| k.entry)
+            .collect();
         let both = ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"];
         assert_eq!(entries, both);
         assert_eq!(a.grid_entries(), both);
@@ -269,12 +273,19 @@ mod tests {
     fn bulk_copies_run_by_default_and_no_smem_leaves_out_every_ring() {
         let bulk_points = |args: &[&str]| {
             let points = parse(args).smem_points(H200, 228 * 1024);
-            let is_bulk = |p: &&grid::Point| p.shape.smem_line().is_some_and(|l| l.path == SmemPath::Bulk);
+            let is_bulk = |p: &&grid::Point| {
+                p.shape
+                    .smem_line()
+                    .is_some_and(|l| l.path == SmemPath::Bulk)
+            };
             (points.len(), points.iter().filter(is_bulk).count())
         };
         let (default_points, default_bulk) = bulk_points(&[]);
         assert!(default_bulk > 0, "no bulk copy in the default sweep");
-        assert!(default_points > default_bulk, "no cp.async copy in the default sweep");
+        assert!(
+            default_points > default_bulk,
+            "no cp.async copy in the default sweep"
+        );
         assert_eq!(bulk_points(&["--no-smem"]), (0, 0));
     }
 
@@ -284,7 +295,10 @@ mod tests {
         assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
         assert_eq!(e.exit_code(), 2, "a usage error");
         let text = e.to_string();
-        assert!(text.contains("--loads 5") && text.contains("1, 2, 3, 4, 6"), "{text}");
+        assert!(
+            text.contains("--loads 5") && text.contains("1, 2, 3, 4, 6"),
+            "{text}"
+        );
         for refused in [
             &["--widths", "3"][..],
             &["--threads", "96"],

@@ -287,7 +287,12 @@ mod tests {
         let mut r = row(256, 1, 64, 0.96);
         r.effective_latency_ns = Some(1234.4);
         let (readings, min_mhz, median_mhz, max_mhz) = (5, 1755, 1980, 1980);
-        let span = crate::sampling::ClockSpan { readings, min_mhz, median_mhz, max_mhz };
+        let span = crate::sampling::ClockSpan {
+            readings,
+            min_mhz,
+            median_mhz,
+            max_mhz,
+        };
         r.timing.sm_clock_mhz_during = Some(span);
         let t = columns_table("t", &columns(), std::slice::from_ref(&r));
         assert_eq!(t.rows[0].cells.len(), t.columns.len());
@@ -332,11 +337,17 @@ mod tests {
         let csv = crate::table::to_csv(&t);
         let mut lines = csv.lines().map(|l| l.split(',').collect::<Vec<_>>());
         let header = lines.next().unwrap();
-        let in_flight = header.iter().position(|h| *h == "In flight/SM (B)").unwrap();
+        let in_flight = header
+            .iter()
+            .position(|h| *h == "In flight/SM (B)")
+            .unwrap();
         assert_eq!(lines.next().unwrap()[in_flight], "");
         let notes = spill_notes(&rows);
         assert_eq!(notes.len(), 2, "{notes:?}");
-        assert!(notes[0].contains("memcpy_t1024_l128_w1 at 1 blocks/SM"), "{notes:?}");
+        assert!(
+            notes[0].contains("memcpy_t1024_l128_w1 at 1 blocks/SM"),
+            "{notes:?}"
+        );
         assert!(notes[1].starts_with("Spill and stack n/a"), "{notes:?}");
     }
 }
