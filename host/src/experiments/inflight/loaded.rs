@@ -152,12 +152,13 @@ pub fn predictions(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::model::tests::{close, GPU};
     use crate::experiments::inflight::row::tests::{passed, row, spilling};
 
-    fn point(gbps: f64, ns: f64) -> LoadedPoint {
+    /// A checked chase at `ns` per hop beside a background copy of `gbps`, covered by it.
+    pub(crate) fn point(gbps: f64, ns: f64) -> LoadedPoint {
         LoadedPoint {
             background: format!("{gbps} GB/s"),
             background_gbps: gbps,

@@ -38,7 +38,6 @@ pub mod row;
 pub mod run;
 pub mod sizes;
 pub mod sizes_run;
-pub mod smem_claim;
 mod spec;
 pub mod table;
 

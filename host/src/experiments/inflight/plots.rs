@@ -241,9 +241,9 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
 mod tests {
     use super::*;
     use crate::experiments::inflight::grid::SmemRing;
-    use crate::experiments::inflight::loaded::{LoadedLatency, LoadedPoint};
+    use crate::experiments::inflight::loaded::{tests::point, LoadedLatency};
     use crate::experiments::inflight::model::tests::GPU;
-    use crate::experiments::inflight::row::tests::{passed, row, synthetic};
+    use crate::experiments::inflight::row::tests::{row, synthetic};
 
     /// `r` with accesses of `width` floats.
     fn wide(mut r: InflightRow, width: u32) -> InflightRow {
@@ -328,18 +328,9 @@ mod tests {
     #[test]
     fn latency_pairs_the_rows_with_the_chase_under_load() {
         let mut result = synthetic(rows(), GPU);
-        let at = |gbps: f64, ns: f64, covered: bool| LoadedPoint {
-            background: "synthetic".into(),
-            background_gbps: gbps,
-            ns_per_hop: ns,
-            covered,
-            check: passed(),
-        };
-        let points = vec![
-            at(0.0, 500.0, true),
-            at(3000.0, 1500.0, true),
-            at(3500.0, 9.0, false),
-        ];
+        let mut outlasted = point(3500.0, 9.0);
+        outlasted.covered = false;
+        let points = vec![point(0.0, 500.0), point(3000.0, 1500.0), outlasted];
         result.loaded = LoadedLatency::new(points);
         let p = latency_vs_bandwidth(&result);
         // Every row is usable; 256 threads x 64 B at 96% of 4000 GB/s with 100 SMs:

@@ -215,7 +215,7 @@ impl ReadOnly {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::row::tests::{copy, passed};
     use kernels_gpu::variants::READ;
@@ -262,9 +262,10 @@ mod tests {
         assert!(!short.passed && said, "{}", short.what);
     }
 
-    #[test]
-    fn the_notes_set_reads_against_copies_at_equal_bytes() {
-        let read_row = |loads: u32, read: f64, copy_fraction: f64| ReadRow {
+    /// A read row of `read_t256_l{loads}_w4` at 1 block/SM (8 warps), at `read` of a 4000 GB/s
+    /// reference beside its copy at `copy_fraction`.
+    pub(crate) fn read_row(loads: u32, read: f64, copy_fraction: f64) -> ReadRow {
+        ReadRow {
             entry: format!("read_t256_l{loads}_w4"),
             copy_entry: format!("memcpy_t256_l{loads}_w4"),
             blocks_per_sm: 1,
@@ -278,7 +279,11 @@ mod tests {
             check: passed(),
             compared_gbps: None,
             compared_check: None,
-        };
+        }
+    }
+
+    #[test]
+    fn the_notes_set_reads_against_copies_at_equal_bytes() {
         let mut s = ReadOnly {
             reference_gbps: 4000.0,
             rows: vec![

@@ -143,6 +143,13 @@ pub struct Headline {
 /// Fractions of the copy the headline looks for.
 pub const HEADLINE_FRACTIONS: [f64; 2] = [0.90, 0.95];
 
+/// The fastest usable row (median GB/s) that `keep` admits.
+pub fn fastest(rows: &[InflightRow], keep: impl Fn(&InflightRow) -> bool) -> Option<&InflightRow> {
+    usable(rows)
+        .filter(|r| keep(r))
+        .max_by(|a, b| a.gbps.total_cmp(&b.gbps))
+}
+
 /// The usable row ([`InflightRow::usable`]) with the least occupancy among those reaching
 /// `fraction` of the copy; among equal occupancies, the fastest.
 pub fn least_occupancy_reaching(rows: &[InflightRow], fraction: f64) -> Option<&InflightRow> {

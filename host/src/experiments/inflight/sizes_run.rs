@@ -2,7 +2,7 @@
 //! residency, over fresh buffers of each size, timed against the device-to-device copy of the
 //! same buffers and checked exactly.
 
-use super::row::{usable, InflightRow};
+use super::row::{fastest, InflightRow};
 use super::sizes::{SizeRow, SizeSweep};
 use crate::cuda::Gpu;
 use crate::experiments::contract::RunContext;
@@ -24,9 +24,7 @@ pub fn measure_sizes(
     sizes.sort_unstable();
     sizes.dedup();
     // Among the rows our module builds (the bulk copies live in the sm_90a module).
-    let best = usable(rows)
-        .filter(|r| ours.module.kernel(&r.entry).is_ok())
-        .max_by(|a, b| a.gbps.total_cmp(&b.gbps));
+    let best = fastest(rows, |r| ours.module.kernel(&r.entry).is_ok());
     let (Some(best), false) = (best, sizes.is_empty()) else {
         return Ok((None, Vec::new()));
     };
