@@ -37,7 +37,6 @@ mod render_test;
 pub mod row;
 pub mod run;
 pub mod sizes;
-pub mod sizes_run;
 mod spec;
 pub mod table;
 

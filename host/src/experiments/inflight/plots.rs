@@ -3,8 +3,6 @@
 //! series per width, with the model's curve; measured against predicted GB/s; latency against
 //! bandwidth, the rows' effective latency beside the chase under load.
 
-use std::collections::BTreeMap;
-
 use super::model::LittlesLaw;
 use super::output::Inflight;
 use super::row::{usable, InflightRow};
@@ -14,58 +12,35 @@ use crate::figure::{
     Figure, Heatmap, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale,
 };
 
-/// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among the
-/// usable rows there (checked, and not spilling) (widths and block sizes with the same bytes per
-/// thread share a cell).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HeatCells {
-    pub warps: Vec<u32>,
-    pub bytes: Vec<u32>,
-    /// `cells[(w, b)]` = best fraction, by index into `warps` and `bytes`.
-    pub cells: BTreeMap<(usize, usize), f64>,
-}
-
-pub fn heat_cells(rows: &[InflightRow]) -> HeatCells {
-    let checked: Vec<&InflightRow> = rows.iter().filter(|r| r.usable()).collect();
-    let mut warps: Vec<u32> = checked.iter().map(|r| r.warps_per_sm).collect();
-    let mut bytes: Vec<u32> = checked.iter().map(|r| r.bytes_per_thread).collect();
-    for v in [&mut warps, &mut bytes] {
+/// The heatmap figure: warps/SM across, bytes/thread up; in each cell the best % of the copy
+/// among the usable rows there (checked, and not spilling; widths and block sizes with the same
+/// bytes per thread share a cell).
+pub fn heatmap(rows: &[InflightRow], title: &str) -> Heatmap {
+    let used: Vec<&InflightRow> = usable(rows).collect();
+    let axis = |value: fn(&InflightRow) -> u32| {
+        let mut v: Vec<u32> = used.iter().map(|r| value(r)).collect();
         v.sort_unstable();
         v.dedup();
-    }
-    let mut cells = BTreeMap::new();
-    for r in checked {
-        let key = (
-            warps.binary_search(&r.warps_per_sm).unwrap_or(0),
-            bytes.binary_search(&r.bytes_per_thread).unwrap_or(0),
-        );
-        let cell = cells.entry(key).or_insert(f64::NEG_INFINITY);
-        *cell = f64::max(*cell, r.fraction_of_copy);
-    }
-    HeatCells {
-        warps,
-        bytes,
-        cells,
-    }
-}
-
-/// The heatmap figure: warps/SM across, bytes/thread up, % of the copy in each cell.
-pub fn heatmap(rows: &[InflightRow], title: &str) -> Heatmap {
-    let h = heat_cells(rows);
+        v
+    };
+    let (warps, bytes) = (axis(|r| r.warps_per_sm), axis(|r| r.bytes_per_thread));
+    let cell = |w: u32, b: u32| {
+        used.iter()
+            .filter(|r| (r.warps_per_sm, r.bytes_per_thread) == (w, b))
+            .map(|r| r.fraction_of_copy * 100.0)
+            .reduce(f64::max)
+    };
     Heatmap {
         labels: Labels::new(
             title.to_owned(),
             "resident warps per SM",
             "bytes per thread in flight",
         ),
-        x_ticks: h.warps.iter().map(u32::to_string).collect(),
-        y_ticks: h.bytes.iter().map(u32::to_string).collect(),
-        cells: (0..h.bytes.len())
-            .map(|b| {
-                (0..h.warps.len())
-                    .map(|w| h.cells.get(&(w, b)).map(|f| f * 100.0))
-                    .collect()
-            })
+        x_ticks: warps.iter().map(u32::to_string).collect(),
+        y_ticks: bytes.iter().map(u32::to_string).collect(),
+        cells: bytes
+            .iter()
+            .map(|&b| warps.iter().map(|&w| cell(w, b)).collect())
             .collect(),
         scale_max: Some(100.0),
         decimals: 0,
@@ -263,19 +238,10 @@ mod tests {
 
     #[test]
     fn cells_take_the_best_row_of_their_warps_and_bytes() {
-        let map = heat_cells(&rows());
-        assert_eq!(map.warps, [1, 8, 64]);
-        assert_eq!(map.bytes, [4, 16, 64]);
-        assert_eq!(map.cells.len(), 3);
-        assert_eq!(
-            map.cells[&(0, 1)],
-            0.30,
-            "the wider access is the better of the cell"
-        );
-        assert_eq!(map.cells[&(1, 2)], 0.96);
         let h = heatmap(&rows(), "t");
         assert_eq!(h.x_ticks, ["1", "8", "64"]);
         assert_eq!(h.y_ticks, ["4", "16", "64"]);
+        assert_eq!(h.cells.iter().flatten().flatten().count(), 3);
         assert_eq!(
             h.cells[1][0],
             Some(30.0),

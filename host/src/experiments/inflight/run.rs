@@ -16,7 +16,7 @@ use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw
 use super::output::Inflight;
 use super::reads_run::measure_reads;
 use super::row::{headline, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
-use super::sizes_run::measure_sizes;
+use super::sizes::measure_sizes;
 use super::spec::{Plan, Spec, CHASE_L2_MULTIPLE};
 use crate::cuda::hopper::{hopper_module, HopperError};
 use crate::cuda::Gpu;
