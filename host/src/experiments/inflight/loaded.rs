@@ -4,10 +4,7 @@
 //! the rate. A chase timed while a background copy runs gives one point of `L(bandwidth)`: the
 //! ns per hop against the copy's GB/s over the same window. With that curve, Little's law asks
 //! for `fraction x peak x L(fraction x peak) / (2 x SMs)` bytes in flight per SM (the 2 as in
-//! [`super::model`]: the GB/s count bytes written as well as read).
-//!
-//! CPU side only: the curve, its interpolation, the solve, and its comparison with the least
-//! bytes in flight the sweep's rows needed.
+//! [`super::model`]: the GB/s count bytes written as well as read). CPU side.
 
 use serde::{Deserialize, Serialize};
 

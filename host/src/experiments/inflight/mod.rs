@@ -13,12 +13,11 @@
 //! host inflight --iters 20 --samples 5            # a fixed plan instead of the noise target
 //! ```
 //!
-//! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`chase`]
-//! (latency, CPU side), [`row`] (typed results and headline figures), [`claims`] (verdict
-//! rules), [`notes`] (the model's fit and the other figures the notes quote), [`plots`],
-//! [`table`] (columns and notes), [`reads`] (the read-only kernels beside the copies), [`loaded`] (Little's law with the latency measured under
-//! load), and the two files that touch the driver: [`run`] (the sweep) and [`chase_run`] (the
-//! chases, alone and beside background copies).
+//! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`row`] and
+//! [`output`] (the results), [`claims`] and [`law_claim`] (verdict rules), [`notes`], [`table`],
+//! [`plots`], [`chase`] and [`loaded`] (latency, idle and under load), [`reads`] (the read-only
+//! kernels beside the copies), [`sizes`] (the copy-size sweep); on the driver: [`run`] (the
+//! sweep, and the size sweep in [`sizes`]), [`chase_run`] and [`reads_run`].
 
 pub mod chase;
 pub mod chase_run;

@@ -6,9 +6,7 @@
 //! The reference for reads: the device-to-device copy's bytes moved per second (read + written,
 //! the figure the copy rows are set against). A read at 1.00 moves bytes as fast as the copy
 //! moves them both ways; a memory whose reads and writes share one rate reaches it with fewer
-//! bytes in flight than the copy needs, since a copy's stores occupy the memory too.
-//!
-//! CPU side: the rows, the exact check of the per-warp sums, and the table notes.
+//! bytes in flight than the copy needs, since a copy's stores occupy the memory too. CPU side.
 
 use kernels_gpu::variants::{MemcpyPoint, READ_WARP};
 use serde::{Deserialize, Serialize};
