@@ -332,7 +332,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
 mod tests {
     use super::*;
     use crate::experiments::inflight::grid::{tests::default_points, Point, SmemRing};
-    use crate::experiments::inflight::model::LittlesLaw;
+    use crate::experiments::inflight::model::tests::H200_LIKE;
     use crate::experiments::inflight::row::tests::{copy, row, spilling};
     use crate::experiments::verdict_check::says;
 
@@ -368,11 +368,7 @@ mod tests {
     /// Rows exactly on Little's law over the default sweep, each off by a deterministic
     /// 0-15% shortfall, as a real GPU's noise and detail might put them.
     fn littles_law_over_the_default_grid() -> Vec<InflightRow> {
-        let model = LittlesLaw {
-            sms: 132,
-            latency_ns: 600.0,
-            peak_gbps: 4200.0,
-        };
+        let model = H200_LIKE;
         let on_the_law = |(i, p): (usize, &Point)| {
             let bytes = p.shape.bytes_per_thread();
             let bif = f64::from(p.shape.threads * p.blocks_per_sm * bytes);

@@ -81,6 +81,13 @@ pub(crate) mod tests {
         peak_gbps: 4000.0,
     };
 
+    /// An H200-like GPU: 132 SMs, 600 ns, 4200 GB/s copy.
+    pub(crate) const H200_LIKE: LittlesLaw = LittlesLaw {
+        sms: 132,
+        latency_ns: 600.0,
+        peak_gbps: 4200.0,
+    };
+
     /// Asserts `a` is `b` up to rounding.
     pub(crate) fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-9, "{a} against {b}");

@@ -255,16 +255,12 @@ pub fn spill_notes(rows: &[InflightRow]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::model::tests::H200_LIKE;
     use crate::experiments::inflight::row::tests::{row, spilling};
     use crate::table::columns_table;
 
     #[test]
     fn experiment_2_is_pointed_here_with_its_own_variants() {
-        let model = LittlesLaw {
-            sms: 132,
-            latency_ns: 600.0,
-            peak_gbps: 4200.0,
-        };
         // The sweep needed 65536 B per SM for 95% (a 256-thread block of 256 B each); a faster
         // point with more bytes and a point below 95% do not count.
         let rows = [
@@ -272,7 +268,7 @@ mod tests {
             row(512, 1, 256, 0.97),
             row(128, 1, 256, 0.90),
         ];
-        let note = bandwidth_pointer(&model, &rows);
+        let note = bandwidth_pointer(&H200_LIKE, &rows);
         // T1: 1024 threads x 4 B x 2 blocks.
         assert!(note.contains("T1 8192 B"), "{note}");
         assert!(note.contains("B per SM are needed for 95%"), "{note}");
