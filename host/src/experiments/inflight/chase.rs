@@ -84,8 +84,11 @@ mod tests {
     #[test]
     fn figures_per_step() {
         // 1000 loads, 600_000 cycles, 300_000 ns: 600 cycles and 300 ns a load, 2 GHz.
-        let (end, cycles, nanos) = (1, 600_000, 300_000);
-        let measured = ChaseResult { end, cycles, nanos };
+        let measured = ChaseResult {
+            end: 1,
+            cycles: 600_000,
+            nanos: 300_000,
+        };
         let l = Latency::new(1000, 1 << 30, measured, check_chase(1, 1, 1000));
         assert!((l.cycles_per_step - 600.0).abs() < 1e-9);
         assert!((l.ns_per_step - 300.0).abs() < 1e-9);

@@ -279,7 +279,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn shapes_name_table_kernels() {
+    fn shapes_name_table_kernels_of_either_family() {
         let s = CopyShape {
             threads: 32,
             loads: 14,
@@ -289,16 +289,30 @@ pub(crate) mod tests {
         assert_eq!(s.kernel().map(|k| k.entry), Some("memcpy_t32_l14_w4"));
         assert_eq!(s.bytes_per_thread(), 224);
         assert_eq!(CopyShape { width: 3, ..s }.kernel(), None);
-        for p in MEMCPY_GRID {
-            let shape = CopyShape::from(p);
-            assert_eq!(shape.kernel(), Some(p));
-            assert_eq!(shape.copy_kernel(), Some(CopyKernel::Registers(p)));
-            assert_eq!(
-                shape.bytes_per_thread(),
+        let registers = MEMCPY_GRID.iter().map(|p| {
+            (
+                CopyShape::from(p),
+                CopyKernel::Registers(p),
                 p.bytes_per_thread(),
-                "{}",
-                p.entry
-            );
+            )
+        });
+        let shared = SMEM_COPY.iter().map(|l| {
+            (
+                CopyShape::from(l),
+                CopyKernel::Shared(l),
+                l.bytes_per_thread(),
+            )
+        });
+        for (shape, kernel, bytes) in registers.chain(shared) {
+            assert_eq!(shape.copy_kernel(), Some(kernel));
+            assert_eq!(shape.bytes_per_thread(), bytes, "{}", kernel.entry());
+            match kernel {
+                CopyKernel::Registers(p) => assert_eq!(shape.kernel(), Some(p)),
+                CopyKernel::Shared(l) => {
+                    assert_eq!(shape.kernel(), None, "not a memcpy grid point");
+                    assert_eq!(shape.smem_line(), Some(l));
+                }
+            }
         }
     }
 
@@ -357,19 +371,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn smem_lines_name_their_kernels_and_are_placed_where_their_rings_fit() {
-        for l in SMEM_COPY {
-            let shape = CopyShape::from(l);
-            assert_eq!(shape.kernel(), None, "not a memcpy grid point");
-            assert_eq!(shape.smem_line(), Some(l));
-            assert_eq!(shape.copy_kernel(), Some(CopyKernel::Shared(l)));
-            assert_eq!(
-                shape.bytes_per_thread(),
-                l.bytes_per_thread(),
-                "{}",
-                l.entry
-            );
-        }
+    fn smem_lines_are_placed_where_their_rings_fit() {
         let points = smem_points(&default_targets(), H200, 228 * 1024);
         let placed = |entry: &str| -> Vec<u32> {
             let of = |p: &&Point| p.shape.smem_line().map(|l| l.entry) == Some(entry);

@@ -256,10 +256,9 @@ mod tests {
         let mut rows = rows();
         for bulk in [false, true] {
             let mut r = wide(row(32, 1, 2048, 0.9), 4);
-            let (stage_bytes, stages) = (4096, 16);
             r.point.shape.ring = Some(SmemRing {
-                stage_bytes,
-                stages,
+                stage_bytes: 4096,
+                stages: 16,
                 bulk,
             });
             rows.push(r);

@@ -224,12 +224,11 @@ pub(crate) mod tests {
         // ragged tail of 3 (not read) take 3 blocks, 192 threads, and thread g owns vectors g
         // and g + 192 of the 256.
         let src: Vec<f32> = (0..1024 + 3).map(|i| i as f32 * 0.5).collect();
-        let (threads, loads, width, entry) = (64, 2, 4, "memcpy_test");
         let p = MemcpyPoint {
-            threads,
-            loads,
-            width,
-            entry,
+            threads: 64,
+            loads: 2,
+            width: 4,
+            entry: "memcpy_test",
         };
         let sums = expected_sums(&src, &p);
         assert_eq!(p.grid(src.len() as u64), 3, "the tail starts a third block");

@@ -257,7 +257,14 @@ mod tests {
     use super::*;
     use crate::experiments::inflight::model::tests::H200_LIKE;
     use crate::experiments::inflight::row::tests::{row, spilling};
-    use crate::table::columns_table;
+    use crate::table::{columns_table, TableData};
+
+    /// Asserts each (row, header, text) cell of `t`.
+    fn shows(t: &TableData, cells: &[(usize, &str, &str)]) {
+        for &(i, header, want) in cells {
+            assert_eq!(t.cell(i, header).unwrap(), want, "{i} {header}");
+        }
+    }
 
     #[test]
     fn experiment_2_is_pointed_here_with_its_own_variants() {
@@ -282,30 +289,29 @@ mod tests {
     fn a_row_fills_every_column() {
         let mut r = row(256, 1, 64, 0.96);
         r.effective_latency_ns = Some(1234.4);
-        let (readings, min_mhz, median_mhz, max_mhz) = (5, 1755, 1980, 1980);
-        let span = crate::sampling::ClockSpan {
-            readings,
-            min_mhz,
-            median_mhz,
-            max_mhz,
-        };
-        r.timing.sm_clock_mhz_during = Some(span);
+        r.timing.sm_clock_mhz_during = Some(crate::sampling::ClockSpan {
+            readings: 5,
+            min_mhz: 1755,
+            median_mhz: 1980,
+            max_mhz: 1980,
+        });
         let t = columns_table("t", &columns(), std::slice::from_ref(&r));
         assert_eq!(t.rows[0].cells.len(), t.columns.len());
-        for (header, want) in [
-            ("Entry", "memcpy_t256_l16_w1"),
-            ("% of D2D copy", "96.0%"),
-            ("In flight/SM (B)", "16384"),
-            ("Theo. occ", "12.5%"),
-            ("Noise", "0.10%"),
-            ("Eff. latency (ns)", "1234"),
-            ("SM MHz during", "1755-1980"),
-            ("Verified", "ok, exact"),
-            ("Spill stores (B)", "0"),
-            ("Stack frame (B)", "0"),
-        ] {
-            assert_eq!(t.cell(0, header).unwrap(), want, "{header}");
-        }
+        shows(
+            &t,
+            &[
+                (0, "Entry", "memcpy_t256_l16_w1"),
+                (0, "% of D2D copy", "96.0%"),
+                (0, "In flight/SM (B)", "16384"),
+                (0, "Theo. occ", "12.5%"),
+                (0, "Noise", "0.10%"),
+                (0, "Eff. latency (ns)", "1234"),
+                (0, "SM MHz during", "1755-1980"),
+                (0, "Verified", "ok, exact"),
+                (0, "Spill stores (B)", "0"),
+                (0, "Stack frame (B)", "0"),
+            ],
+        );
     }
 
     #[test]
@@ -316,19 +322,20 @@ mod tests {
         old.spills = None;
         let rows = [r, old];
         let t = columns_table("t", &columns(), &rows);
-        for (i, header, want) in [
-            (0, "In flight/SM (B)", SPILLS_NOTE),
-            (0, "Spill stores (B)", "792"),
-            (0, "Spill loads (B)", "792"),
-            (0, "Stack frame (B)", "800"),
-            (1, "In flight/SM (B)", "16384"),
-            (1, "Stack frame (B)", "n/a"),
-            (0, "Eff. latency (ns)", SPILLS_NOTE),
-            (1, "Eff. latency (ns)", "n/a"),
-            (1, "SM MHz during", "n/a"),
-        ] {
-            assert_eq!(t.cell(i, header).unwrap(), want, "{i} {header}");
-        }
+        shows(
+            &t,
+            &[
+                (0, "In flight/SM (B)", SPILLS_NOTE),
+                (0, "Spill stores (B)", "792"),
+                (0, "Spill loads (B)", "792"),
+                (0, "Stack frame (B)", "800"),
+                (1, "In flight/SM (B)", "16384"),
+                (1, "Stack frame (B)", "n/a"),
+                (0, "Eff. latency (ns)", SPILLS_NOTE),
+                (1, "Eff. latency (ns)", "n/a"),
+                (1, "SM MHz during", "n/a"),
+            ],
+        );
         // A CSV leaves the withheld figure empty: its column holds numbers only.
         let csv = crate::table::to_csv(&t);
         let mut lines = csv.lines().map(|l| l.split(',').collect::<Vec<_>>());
