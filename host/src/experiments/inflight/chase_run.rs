@@ -2,7 +2,7 @@
 //! and the loaded-latency curve ([`measure_loaded`]: the same chase on a side stream while a
 //! memcpy grid point copies on the GPU's stream, from idle to the full copy).
 
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaEvent, CudaSlice};
 use kernels_gpu::models::probe_results::{build_chase_ring, chase_end};
 use kernels_gpu::variants::{
     ChaseKernel, ChaseParams, ChaseResult, MemcpyPoint, CHASE, MEMCPY_GRID,
@@ -203,10 +203,7 @@ pub fn measure_loaded(
     Ok(LoadedLatency::new(points))
 }
 
-fn elapsed_ms(
-    start: &cudarc::driver::CudaEvent,
-    end: &cudarc::driver::CudaEvent,
-) -> Result<f64, CudaError> {
+fn elapsed_ms(start: &CudaEvent, end: &CudaEvent) -> Result<f64, CudaError> {
     start
         .elapsed_ms(end)
         .map(f64::from)
