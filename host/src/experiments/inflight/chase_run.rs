@@ -1,12 +1,8 @@
-//! The pointer chases on the GPU: the unloaded latency ([`measure_latency`]: the chase alone)
+//! The pointer chases on the GPU ([`super::chase`]): the unloaded latency ([`measure_latency`])
 //! and the loaded-latency curve ([`measure_loaded`]: the same chase on a side stream while a
 //! memcpy grid point copies on the GPU's stream, from idle to the full copy).
-//!
-//! Both follow one ring (`reference::build_chase_ring`, slots of `CHASE.slot_bytes`) with
-//! `variants::CHASE`, one thread, timed by the kernel's own `%clock64` and `%globaltimer`, its
-//! end checked against the CPU's walk.
 
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaEvent, CudaSlice};
 use kernels_gpu::models::probe_results::{build_chase_ring, chase_end};
 use kernels_gpu::variants::{
     ChaseKernel, ChaseParams, ChaseResult, MemcpyPoint, CHASE, MEMCPY_GRID,
@@ -57,7 +53,6 @@ pub struct Ring {
 }
 
 impl Ring {
-    /// A ring over `bytes` (random order, seeded).
     pub fn new(gpu: &Gpu, bytes: u64, seed: u64) -> Result<Self, CudaError> {
         let n = (bytes / 4).min(u64::from(u32::MAX)) as usize;
         let mut next = vec![0u32; n];
@@ -102,7 +97,7 @@ impl Ring {
         unsafe { l.launch(kernel, shape, &params) }
     }
 
-    /// The last chase's figures (after the caller synchronized its stream) and their check.
+    /// The last chase's figures (its stream synchronized) and their check.
     fn result(&self, gpu: &Gpu, steps: u32) -> Result<(ChaseResult, Check), CudaError> {
         let got = gpu.download(&self.out)?;
         let mut words = [0u64; ChaseKernel::OUT_WORDS];
@@ -130,10 +125,10 @@ pub fn measure_latency(
 }
 
 /// The memcpy grid point of a background.
-fn background_point(threads: u32, loads: u32, width: u32) -> Option<&'static MemcpyPoint> {
+fn background_point(shape: (u32, u32, u32)) -> Option<&'static MemcpyPoint> {
     MEMCPY_GRID
         .iter()
-        .find(|p| (p.threads, p.loads, p.width) == (threads, loads, width))
+        .find(|p| (p.threads, p.loads, p.width) == shape)
 }
 
 /// The loaded-latency curve: the chase alone, then under each of [`BACKGROUNDS`]. Each background
@@ -164,7 +159,7 @@ pub fn measure_loaded(
         check,
     });
     for (threads, loads, width, blocks) in BACKGROUNDS {
-        let Some(point) = background_point(threads, loads, width) else {
+        let Some(point) = background_point((threads, loads, width)) else {
             continue;
         };
         let entry = point.entry;
@@ -208,10 +203,7 @@ pub fn measure_loaded(
     Ok(LoadedLatency::new(points))
 }
 
-fn elapsed_ms(
-    start: &cudarc::driver::CudaEvent,
-    end: &cudarc::driver::CudaEvent,
-) -> Result<f64, CudaError> {
+fn elapsed_ms(start: &CudaEvent, end: &CudaEvent) -> Result<f64, CudaError> {
     start
         .elapsed_ms(end)
         .map(f64::from)
@@ -240,10 +232,8 @@ mod tests {
     #[test]
     fn every_background_is_a_grid_point_with_room_for_the_chase() {
         for (threads, loads, width, blocks) in BACKGROUNDS {
-            assert!(
-                background_point(threads, loads, width).is_some(),
-                "{threads} {loads} {width}"
-            );
+            let shape = (threads, loads, width);
+            assert!(background_point(shape).is_some(), "{shape:?}");
             assert!(threads / 32 * blocks <= 32, "{threads} x {blocks}");
         }
     }

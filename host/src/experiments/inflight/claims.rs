@@ -7,9 +7,8 @@
 use super::law_claim::{loaded_law_predicts, warps_cannot_hide_latency};
 use super::notes::median;
 use super::output::Inflight;
-use super::row::{usable, CopyReference, InflightRow, SPILLS_NOTE};
-use super::smem_claim::one_warp_from_shared_memory;
-use crate::claim::{decide, interval_or, ratio, verdict, Verdict, NOT_RUN};
+use super::row::{fastest, usable, CopyReference, InflightRow, SPILLS_NOTE};
+use crate::claim::{decide, interval_or, ratio, verdict, with_interval_rule, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -87,15 +86,9 @@ fn half_octave(bytes: u64) -> i64 {
     (2.0 * (bytes.max(1) as f64).log2()).floor() as i64
 }
 
-/// "Memory bandwidth is set by bytes in flight per SM rather than by occupancy."
-///
-/// Rule: group the usable rows by bytes in flight per SM (half-octave bins) and, separately,
-/// by warps per SM; in each group that mixes values of the other variable, take the spread
-/// (max - min) of the fraction of the copy. Let `S_bytes` and `S_occ` be the medians over the
-/// groups, each with its bootstrap interval (every row's and the copy's samples resampled
-/// together). HOLDS when the interval of `S_bytes` lies below 0.15 and that of
-/// `S_occ - 2 S_bytes` above 0; DOES NOT HOLD when that of `S_occ - S_bytes` lies below 0;
-/// otherwise, or with fewer than 3 groups of either kind, NOT JUDGED.
+/// "Memory bandwidth is set by bytes in flight per SM rather than by occupancy": the spread of
+/// the share of the copy among rows with about the same bytes in flight (`S_bytes`) against that
+/// among rows with the same warps/SM (`S_occ`); the rule is the verdict's text below.
 pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdict {
     let used: Vec<&InflightRow> = usable(rows).collect();
     let by_bytes = mixed_groups(
@@ -179,61 +172,51 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
 
 /// The `inflight` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
 pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
-    match result {
-        Some(r) => {
-            let mut law = loaded_law_predicts(&r.rows, &r.copy, &r.loaded_predictions);
-            // What reads alone need beside the copy: the report's answer to "a copy moves bytes
-            // both ways" (evidence only; the rule is the copy's).
-            if let Some(reads) = &r.reads {
-                law.evidence = format!(
-                    "{} Read-only: {}",
-                    law.evidence,
-                    reads.need_notes().join("; ")
-                );
-            }
-            vec![
-                bytes_not_occupancy(&r.rows, &r.copy),
-                few_threads_match_many(&r.rows),
-                law,
-                warps_cannot_hide_latency(&r.rows, &r.copy, r.latency.cycles_per_step),
-                one_warp_from_shared_memory(&r.rows, &r.copy),
-            ]
-        }
-        None => {
-            let copy = CopyReference {
-                bytes: 0,
-                gbps: 0.0,
-                timing: Default::default(),
-            };
-            let mut v = vec![
-                bytes_not_occupancy(&[], &copy),
-                few_threads_match_many(&[]),
-                loaded_law_predicts(&[], &copy, &[]),
-                warps_cannot_hide_latency(&[], &copy, 0.0),
-                one_warp_from_shared_memory(&[], &copy),
-            ];
-            for x in &mut v {
-                x.holds = None;
-                x.evidence = NOT_RUN.into();
-            }
-            v
+    let not_run = CopyReference {
+        bytes: 0,
+        gbps: 0.0,
+        timing: Default::default(),
+    };
+    let (rows, copy, predictions, cycles) = match result {
+        Some(r) => (
+            &r.rows[..],
+            &r.copy,
+            &r.loaded_predictions[..],
+            r.latency.cycles_per_step,
+        ),
+        None => (&[][..], &not_run, &[][..], 0.0),
+    };
+    let mut law = loaded_law_predicts(rows, copy, predictions);
+    // What reads alone need beside the copy: the report's answer to "a copy moves bytes both
+    // ways" (evidence only; the rule is the copy's).
+    if let Some(reads) = result.and_then(|r| r.reads.as_ref()) {
+        law.evidence = format!(
+            "{} Read-only: {}",
+            law.evidence,
+            reads.need_notes().join("; ")
+        );
+    }
+    let mut v = vec![
+        bytes_not_occupancy(rows, copy),
+        few_threads_match_many(rows),
+        law,
+        warps_cannot_hide_latency(rows, copy, cycles),
+        one_warp_from_shared_memory(rows, copy),
+    ];
+    if result.is_none() {
+        for x in &mut v {
+            x.holds = None;
+            x.evidence = NOT_RUN.into();
         }
     }
+    v
 }
 
-/// "A few threads with many bytes in flight match many threads."
-///
-/// Rule: the best usable row (median GB/s) at occupancy <= 12.5% against the best at 50% or
-/// more, on the bootstrap interval of the ratio: HOLDS when it lies wholly at or above 0.95,
-/// DOES NOT HOLD when wholly below 0.90, NOT JUDGED otherwise or when either side has no row.
+/// "A few threads with many bytes in flight match many threads": the best usable row at low
+/// occupancy against the best at high occupancy (the rule is the verdict's text below).
 pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
-    let best = |keep: &dyn Fn(&InflightRow) -> bool| {
-        usable(rows)
-            .filter(|r| keep(r))
-            .max_by(|a, b| a.gbps.total_cmp(&b.gbps))
-    };
-    let few = best(&|r| r.occupancy <= FEW_THREADS_OCCUPANCY + 1e-9);
-    let many = best(&|r| r.occupancy >= MANY_THREADS_OCCUPANCY - 1e-9);
+    let few = fastest(rows, |r| r.occupancy <= FEW_THREADS_OCCUPANCY + 1e-9);
+    let many = fastest(rows, |r| r.occupancy >= MANY_THREADS_OCCUPANCY - 1e-9);
     let (holds, evidence) = match (few, many) {
         (Some(f), Some(m)) => {
             let iv = ratio((f.gbps, &f.timing), (m.gbps, &m.timing));
@@ -291,21 +274,67 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
     )
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::experiments::inflight::model::LittlesLaw;
-    use crate::experiments::inflight::row::tests::{row, spilling};
-    use crate::experiments::verdict_check::says;
+/// The share of the device-to-device copy one warp per SM must reach.
+pub const ONE_WARP_SHARE: f64 = 0.90;
 
-    /// The 4000 GB/s copy the synthetic rows are fractions of, timed like them.
-    pub(crate) fn copy() -> CopyReference {
-        CopyReference {
-            bytes: 1 << 27,
-            gbps: 4000.0,
-            timing: row(32, 1, 4, 1.0).timing,
+/// The copies whose bytes in flight live in shared memory (the `smem_copy` lines): registers cap
+/// what a few warps can hold, so the register-held copies need many warps per SM; a warp whose
+/// ring lives in shared memory holds as much as the SM's shared memory allows. The best usable
+/// shared-memory row at one warp per SM against the copy (the rule is the verdict's text below).
+pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -> Verdict {
+    let in_shared = |r: &InflightRow| r.point.shape.ring.is_some();
+    let best = fastest(rows, |r| in_shared(r) && r.warps_per_sm == 1);
+    let ran = rows.iter().filter(|r| in_shared(r)).count();
+    let (holds, evidence) = match best {
+        Some(b) => {
+            let iv = ratio((b.gbps, &b.timing), (copy.gbps, &copy.timing));
+            let holds = iv.as_ref().ok().and_then(|iv| iv.exceeds(ONE_WARP_SHARE));
+            let ring = b.point.shape.ring.expect("filtered on the ring");
+            (
+                holds,
+                format!(
+                    "best at 1 warp/SM: {} ({} stages of {} B, {} B in flight per SM) {:.0} \
+                     GB/s against the D2D copy's {:.0}: share {}",
+                    b.entry,
+                    ring.stages,
+                    ring.stage_bytes,
+                    b.bytes_in_flight_per_sm,
+                    b.gbps,
+                    copy.gbps,
+                    interval_or(&iv, b.gbps / copy.gbps, |x| format!("{x:.3}"))
+                ),
+            )
         }
-    }
+        None => (
+            None,
+            format!(
+                "no usable shared-memory copy at 1 warp/SM ({ran} shared-memory rows in the \
+                 run; a run recorded before these copies has none)"
+            ),
+        ),
+    };
+    verdict(
+        "one-warp-copies-from-shared-memory",
+        "one warp per SM reaches 90% of the device-to-device copy when the bytes in \
+                flight live in shared memory",
+        &with_interval_rule(&format!(
+            "best GB/s of the copies through shared memory (cp.async and bulk-copy rings) at 1 \
+             resident warp per SM over the D2D copy's: HOLDS when the interval of the ratio lies \
+             at or above {ONE_WARP_SHARE}, DOES NOT HOLD when it lies below, NOT JUDGED \
+             otherwise; failed checks are left out"
+        )),
+        holds,
+        evidence,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::inflight::grid::{tests::default_points, Point, SmemRing};
+    use crate::experiments::inflight::model::tests::H200_LIKE;
+    use crate::experiments::inflight::row::tests::{copy, row, spilling};
+    use crate::experiments::verdict_check::says;
 
     /// The rows with every sample spread by +-`noise` (a fraction) around its median.
     fn noisy(mut rows: Vec<InflightRow>, noise: f64) -> Vec<InflightRow> {
@@ -322,18 +351,12 @@ pub(crate) mod tests {
     /// Synthetic rows over several occupancies and bytes per thread each, at the fraction of the
     /// copy `fraction(threads x blocks, bytes per thread)` gives.
     fn over_the_grid(fraction: impl Fn(u32, u32) -> f64) -> Vec<InflightRow> {
-        let mut rows = Vec::new();
-        for (threads, blocks) in [(32, 1), (128, 1), (512, 1), (1024, 2)] {
-            for bytes in [4, 16, 64, 256, 512] {
-                rows.push(row(
-                    threads,
-                    blocks,
-                    bytes,
-                    fraction(threads * blocks, bytes),
-                ));
-            }
-        }
-        rows
+        let residencies = [(32, 1), (128, 1), (512, 1), (1024, 2)];
+        residencies
+            .into_iter()
+            .flat_map(|(t, b)| [4, 16, 64, 256, 512].map(|bytes| (t, b, bytes)))
+            .map(|(t, b, bytes)| row(t, b, bytes, fraction(t * b, bytes)))
+            .collect()
     }
 
     /// Synthetic rows where the fraction of the copy depends only on bytes in flight per SM
@@ -342,70 +365,50 @@ pub(crate) mod tests {
         over_the_grid(|resident, bytes| (f64::from(resident * bytes) / 16384.0).min(0.98))
     }
 
-    /// Synthetic rows where only the occupancy matters.
-    fn occupancy_driven() -> Vec<InflightRow> {
-        over_the_grid(|resident, _| f64::from(resident) / 2048.0)
-    }
-
     /// Rows exactly on Little's law over the default sweep, each off by a deterministic
     /// 0-15% shortfall, as a real GPU's noise and detail might put them.
     fn littles_law_over_the_default_grid() -> Vec<InflightRow> {
-        let model = LittlesLaw {
-            sms: 132,
-            latency_ns: 600.0,
-            peak_gbps: 4200.0,
+        let model = H200_LIKE;
+        let on_the_law = |(i, p): (usize, &Point)| {
+            let bytes = p.shape.bytes_per_thread();
+            let bif = f64::from(p.shape.threads * p.blocks_per_sm * bytes);
+            let shortfall = 0.15 * ((i * 7) % 16) as f64 / 15.0;
+            let fraction = model.predicted_gbps(bif) / model.peak_gbps * (1.0 - shortfall);
+            let mut r = row(p.shape.threads, p.blocks_per_sm, bytes, fraction);
+            r.point = *p;
+            r
         };
-        crate::experiments::inflight::grid::tests::default_points()
+        default_points()
             .iter()
             .enumerate()
-            .map(|(i, p)| {
-                let bytes = p.shape.bytes_per_thread();
-                let bif = f64::from(p.shape.threads * p.blocks_per_sm * bytes);
-                let shortfall = 0.15 * ((i * 7) % 16) as f64 / 15.0;
-                let fraction = model.predicted_gbps(bif) / model.peak_gbps * (1.0 - shortfall);
-                let mut r = row(p.shape.threads, p.blocks_per_sm, bytes, fraction);
-                r.point = *p;
-                r
-            })
+            .map(on_the_law)
             .collect()
     }
 
     #[test]
-    fn littles_law_data_with_noise_holds_both_claims() {
-        let rows = littles_law_over_the_default_grid();
-        let v = bytes_not_occupancy(&rows, &copy());
-        assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        let v = few_threads_match_many(&rows);
-        assert_eq!(v.holds, Some(true), "{}", v.evidence);
-    }
-
-    #[test]
-    fn bytes_driven_data_holds_the_claim() {
+    fn bytes_not_occupancy_holds_on_bytes_driven_data_only() {
+        // (rows, outcome): on Little's law, with noise; bytes-driven; occupancy-driven; too
+        // few groups; bytes-driven but +-40% noisy (the spreads' intervals widen past the
+        // thresholds: noise can only take a judgement away) or barely noisy.
+        let cases = [
+            (littles_law_over_the_default_grid(), Some(true)),
+            (bytes_driven(), Some(true)),
+            (
+                over_the_grid(|resident, _| f64::from(resident) / 2048.0),
+                Some(false),
+            ),
+            (bytes_driven()[..3].to_vec(), None),
+            (noisy(bytes_driven(), 0.4), None),
+            (noisy(bytes_driven(), 0.001), Some(true)),
+        ];
+        for (i, (rows, holds)) in cases.into_iter().enumerate() {
+            let v = bytes_not_occupancy(&rows, &copy());
+            assert_eq!(v.holds, holds, "case {i}: {}", v.evidence);
+        }
         let v = bytes_not_occupancy(&bytes_driven(), &copy());
-        assert_eq!(v.holds, Some(true), "{}", v.evidence);
         says(&v, "S_bytes = ");
         says(&v, "95% CI");
-    }
-
-    #[test]
-    fn occupancy_driven_data_fails_the_claim() {
-        let v = bytes_not_occupancy(&occupancy_driven(), &copy());
-        assert_eq!(v.holds, Some(false), "{}", v.evidence);
-    }
-
-    #[test]
-    fn too_few_groups_are_not_judged() {
-        let v = bytes_not_occupancy(&bytes_driven()[..3], &copy());
-        assert_eq!(v.holds, None, "{}", v.evidence);
-    }
-
-    #[test]
-    fn noise_can_only_take_a_judgement_away() {
-        // The same medians with every figure +-40% noisy: the spreads' intervals widen past the
-        // thresholds, and the claim that held is no longer judged.
-        let v = bytes_not_occupancy(&noisy(bytes_driven(), 0.4), &copy());
-        assert_eq!(v.holds, None, "{}", v.evidence);
-        let v = bytes_not_occupancy(&noisy(bytes_driven(), 0.001), &copy());
+        let v = few_threads_match_many(&littles_law_over_the_default_grid());
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
     }
 
@@ -425,29 +428,74 @@ pub(crate) mod tests {
 
     #[test]
     fn few_threads_match_many_by_the_ratio_of_bests() {
-        let holds = few_threads_match_many(&[row(256, 1, 256, 0.96), row(1024, 2, 8, 0.98)]);
-        assert_eq!(holds.holds, Some(true), "{}", holds.evidence);
-        let fails = few_threads_match_many(&[row(256, 1, 256, 0.80), row(1024, 2, 8, 0.98)]);
-        assert_eq!(fails.holds, Some(false));
-        let between = few_threads_match_many(&[row(256, 1, 256, 0.91), row(1024, 2, 8, 0.98)]);
-        assert_eq!(between.holds, None);
+        let many = || row(1024, 2, 8, 0.98);
+        let few = |fraction| few_threads_match_many(&[row(256, 1, 256, fraction), many()]);
+        assert_eq!(few(0.96).holds, Some(true), "{}", few(0.96).evidence);
+        assert_eq!(few(0.80).holds, Some(false));
+        assert_eq!(few(0.91).holds, None);
         // 0.96 against 0.98 holds on quiet figures; +-10% noise puts the interval across 0.95.
-        let quiet = noisy(vec![row(256, 1, 256, 0.96), row(1024, 2, 8, 0.98)], 0.001);
+        let quiet = noisy(vec![row(256, 1, 256, 0.96), many()], 0.001);
         assert_eq!(few_threads_match_many(&quiet).holds, Some(true));
-        let loud = noisy(vec![row(256, 1, 256, 0.96), row(1024, 2, 8, 0.98)], 0.1);
-        let v = few_threads_match_many(&loud);
+        let v = few_threads_match_many(&noisy(vec![row(256, 1, 256, 0.96), many()], 0.1));
         assert_eq!(v.holds, None, "{}", v.evidence);
         says(&v, "95% CI");
-        let missing = few_threads_match_many(&[row(1024, 2, 8, 0.98)]);
+        let missing = few_threads_match_many(&[many()]);
         assert_eq!(missing.holds, None);
         assert!(missing.evidence.contains("low"));
+        // A failed copy does not count.
+        let mut fast_but_wrong = row(256, 1, 256, 0.99);
+        fast_but_wrong.measured.check.passed = false;
+        let v = few_threads_match_many(&[fast_but_wrong, many()]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+    }
+
+    /// A shared-memory row: one 32-thread block per SM with a ring of `stages` x 4 KiB.
+    fn ring_row(blocks: u32, stages: u32, fraction: f64) -> InflightRow {
+        let mut r = row(32, blocks, 128 * stages, fraction);
+        r.point.shape.ring = Some(SmemRing {
+            stage_bytes: 4096,
+            stages,
+            bulk: false,
+        });
+        r.entry = format!("cp_async_copy_t32_b4096_s{stages}");
+        r
+    }
+
+    fn one_warp(rows: Vec<InflightRow>) -> Verdict {
+        one_warp_from_shared_memory(&rows, &copy())
     }
 
     #[test]
-    fn a_failed_copy_does_not_count() {
-        let mut fast_but_wrong = row(256, 1, 256, 0.99);
-        fast_but_wrong.measured.check.passed = false;
-        let v = few_threads_match_many(&[fast_but_wrong, row(1024, 2, 8, 0.98)]);
+    fn the_best_one_warp_ring_decides() {
+        let v = one_warp(vec![
+            ring_row(1, 8, 0.7),
+            ring_row(1, 16, 0.95),
+            ring_row(2, 16, 0.99),
+        ]);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        says(&v, "cp_async_copy_t32_b4096_s16");
+        assert!(v.evidence.contains("(95% CI "), "{}", v.evidence);
+        // Two warps per SM at 99% do not count; one at 80% fails.
+        let v = one_warp(vec![ring_row(1, 8, 0.8), ring_row(2, 16, 0.99)]);
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    }
+
+    #[test]
+    fn register_rows_failed_checks_and_no_rows_leave_it_unjudged() {
+        let v = one_warp(vec![row(32, 1, 512, 0.99)]);
+        assert_eq!(v.holds, None);
+        says(&v, "no usable shared-memory copy");
+        let mut wrong = ring_row(1, 16, 0.99);
+        wrong.measured.check.passed = false;
+        let v = one_warp(vec![wrong, ring_row(1, 4, 0.5)]);
+        assert_eq!(
+            v.holds,
+            Some(false),
+            "the failed row is left out: {}",
+            v.evidence
+        );
+        // At the threshold the interval straddles it.
+        let v = one_warp(vec![ring_row(1, 16, ONE_WARP_SHARE)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
     }
 }

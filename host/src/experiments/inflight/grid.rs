@@ -58,7 +58,7 @@ pub struct CopyShape {
     /// Floats per access: 1, 2 or 4.
     pub width: u32,
     /// Where the bytes in flight live: registers (None) or this ring in shared memory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ring: Option<SmemRing>,
 }
 
@@ -153,6 +153,19 @@ pub struct PlanLimits {
     pub max_warps_per_sm: u32,
 }
 
+impl PlanLimits {
+    fn warp(&self) -> u32 {
+        self.warp_size.max(1)
+    }
+
+    /// Whether an SM holds `blocks` blocks of `threads` (at least one, within both limits).
+    fn holds(&self, threads: u32, blocks: u32) -> bool {
+        blocks >= 1
+            && blocks <= self.max_blocks_per_sm
+            && blocks * threads.div_ceil(self.warp()) <= self.max_warps_per_sm
+    }
+}
+
 /// Every point of the sweep, in the table's order (loads, then width) within each residency:
 /// the grid points that pass the filters (`threads`, `loads`, `widths`; values the grid does not
 /// have select nothing), the blocks per SM from `residency`; placements the SM cannot hold (more
@@ -164,116 +177,109 @@ pub fn plan_points(
     residency: &Residency,
     limits: PlanLimits,
 ) -> Vec<Point> {
-    let warp = limits.warp_size.max(1);
-    let fits = |t: u32, blocks: u32| {
-        blocks >= 1
-            && blocks <= limits.max_blocks_per_sm
-            && blocks * t.div_ceil(warp) <= limits.max_warps_per_sm
-    };
-    let mut placements: Vec<(u32, u32)> = Vec::new();
-    match residency {
-        Residency::BlocksPerSm(b) => {
-            placements.extend(threads.iter().filter(|&&t| fits(t, *b)).map(|&t| (t, *b)));
-        }
+    let warp = limits.warp();
+    let placements: Vec<(u32, u32)> = match residency {
+        Residency::BlocksPerSm(b) => threads.iter().map(|&t| (t, *b)).collect(),
         Residency::WarpsPerSm {
             targets,
             every_block_size,
-        } => {
-            for &w in targets {
+        } => targets
+            .iter()
+            .flat_map(|&w| {
                 let mut ways: Vec<(u32, u32)> = threads
                     .iter()
                     .filter(|&&t| t.is_multiple_of(warp) && (w * warp).is_multiple_of(t))
                     .map(|&t| (t, w * warp / t))
-                    .filter(|&(t, b)| fits(t, b))
+                    .filter(|&(t, b)| limits.holds(t, b))
                     .collect();
                 ways.sort_by_key(|&(t, _)| std::cmp::Reverse(t));
-                if !every_block_size {
-                    ways.truncate(1);
-                }
-                placements.extend(ways);
-            }
-        }
-    }
-    let mut points = Vec::new();
-    for (t, blocks) in placements {
-        points.extend(
+                ways.truncate(if *every_block_size { ways.len() } else { 1 });
+                ways
+            })
+            .collect(),
+    };
+    placements
+        .into_iter()
+        .filter(|&(t, b)| limits.holds(t, b))
+        .flat_map(|(t, blocks)| {
             MEMCPY_GRID
                 .iter()
-                .filter(|p| p.threads == t && loads.contains(&p.loads) && widths.contains(&p.width))
-                .map(|p| Point {
+                .filter(move |p| {
+                    p.threads == t && loads.contains(&p.loads) && widths.contains(&p.width)
+                })
+                .map(move |p| Point {
                     shape: p.into(),
                     blocks_per_sm: blocks,
-                }),
-        );
-    }
-    points
+                })
+        })
+        .collect()
 }
 
-/// The `smem_copy` lines' points: every line (unless `lines` names some) at the blocks per SM
-/// `residency` gives its block size (a warps target its block does not divide is left out),
-/// where the SM holds that many blocks and their rings fit in `smem_per_sm` (the driver has the
-/// last word when the point is held).
-pub fn smem_points(
-    lines: &[&'static SmemCopyLine],
-    residency: &Residency,
-    limits: PlanLimits,
-    smem_per_sm: u32,
-) -> Vec<Point> {
-    let warp = limits.warp_size.max(1);
-    let mut points = Vec::new();
-    for line in lines {
-        let blocks: Vec<u32> = match residency {
-            Residency::BlocksPerSm(b) => vec![*b],
-            Residency::WarpsPerSm { targets, .. } => targets
-                .iter()
-                .filter(|&&w| (w * warp).is_multiple_of(line.threads))
-                .map(|&w| w * warp / line.threads)
-                .collect(),
-        };
-        points.extend(
+/// The `smem_copy` lines' points: every line at the blocks per SM `residency` gives its block
+/// size (a warps target its block does not divide is left out), where the SM holds that many
+/// blocks and their rings fit in `smem_per_sm` (the driver has the last word when the point is
+/// held).
+pub fn smem_points(residency: &Residency, limits: PlanLimits, smem_per_sm: u32) -> Vec<Point> {
+    let warp = limits.warp();
+    SMEM_COPY
+        .iter()
+        .flat_map(|line| {
+            let blocks: Vec<u32> = match residency {
+                Residency::BlocksPerSm(b) => vec![*b],
+                Residency::WarpsPerSm { targets, .. } => targets
+                    .iter()
+                    .filter(|&&w| (w * warp).is_multiple_of(line.threads))
+                    .map(|&w| w * warp / line.threads)
+                    .collect(),
+            };
             blocks
                 .into_iter()
-                .filter(|&b| {
-                    b >= 1
-                        && b <= limits.max_blocks_per_sm
-                        && b * line.threads.div_ceil(warp) <= limits.max_warps_per_sm
+                .filter(move |&b| {
+                    limits.holds(line.threads, b)
                         && u64::from(b) * u64::from(line.shared_bytes()) <= u64::from(smem_per_sm)
                 })
-                .map(|b| Point {
-                    shape: CopyShape::from(*line),
+                .map(move |b| Point {
+                    shape: CopyShape::from(line),
                     blocks_per_sm: b,
-                }),
-        );
-    }
-    points
+                })
+        })
+        .collect()
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
 
-    const H200: PlanLimits = PlanLimits {
+    pub(crate) const H200: PlanLimits = PlanLimits {
         warp_size: 32,
         max_blocks_per_sm: 32,
         max_warps_per_sm: 64,
     };
 
+    /// The default sweep's warps targets, each with its largest block only.
+    pub(crate) fn default_targets() -> Residency {
+        Residency::WarpsPerSm {
+            targets: COPY_WARPS_PER_SM.to_vec(),
+            every_block_size: false,
+        }
+    }
+
     /// The default sweep's points on an H200.
     pub(crate) fn default_points() -> Vec<Point> {
-        plan_points(
-            &grid_threads(),
-            &grid_loads(),
-            &grid_widths(),
-            &Residency::WarpsPerSm {
-                targets: COPY_WARPS_PER_SM.to_vec(),
-                every_block_size: false,
-            },
-            H200,
-        )
+        let (t, l, w) = (grid_threads(), grid_loads(), grid_widths());
+        plan_points(&t, &l, &w, &default_targets(), H200)
+    }
+
+    /// (threads, blocks/SM) of every point of `residency` over the whole grid's threads.
+    fn placed(loads: u32, width: u32, residency: Residency) -> Vec<(u32, u32)> {
+        plan_points(&grid_threads(), &[loads], &[width], &residency, H200)
+            .iter()
+            .map(|p| (p.shape.threads, p.blocks_per_sm))
+            .collect()
     }
 
     #[test]
-    fn shapes_name_table_kernels() {
+    fn shapes_name_table_kernels_of_either_family() {
         let s = CopyShape {
             threads: 32,
             loads: 14,
@@ -283,16 +289,30 @@ pub(crate) mod tests {
         assert_eq!(s.kernel().map(|k| k.entry), Some("memcpy_t32_l14_w4"));
         assert_eq!(s.bytes_per_thread(), 224);
         assert_eq!(CopyShape { width: 3, ..s }.kernel(), None);
-        for p in MEMCPY_GRID {
-            let shape = CopyShape::from(p);
-            assert_eq!(shape.kernel(), Some(p));
-            assert_eq!(shape.copy_kernel(), Some(CopyKernel::Registers(p)));
-            assert_eq!(
-                shape.bytes_per_thread(),
+        let registers = MEMCPY_GRID.iter().map(|p| {
+            (
+                CopyShape::from(p),
+                CopyKernel::Registers(p),
                 p.bytes_per_thread(),
-                "{}",
-                p.entry
-            );
+            )
+        });
+        let shared = SMEM_COPY.iter().map(|l| {
+            (
+                CopyShape::from(l),
+                CopyKernel::Shared(l),
+                l.bytes_per_thread(),
+            )
+        });
+        for (shape, kernel, bytes) in registers.chain(shared) {
+            assert_eq!(shape.copy_kernel(), Some(kernel));
+            assert_eq!(shape.bytes_per_thread(), bytes, "{}", kernel.entry());
+            match kernel {
+                CopyKernel::Registers(p) => assert_eq!(shape.kernel(), Some(p)),
+                CopyKernel::Shared(l) => {
+                    assert_eq!(shape.kernel(), None, "not a memcpy grid point");
+                    assert_eq!(shape.smem_line(), Some(l));
+                }
+            }
         }
     }
 
@@ -312,10 +332,9 @@ pub(crate) mod tests {
 
     #[test]
     fn filter_values_off_the_grid_select_nothing() {
-        let points = plan_points(&[256], &[5], &[4], &Residency::BlocksPerSm(1), H200);
-        assert!(points.is_empty());
-        let points = plan_points(&[256], &[4, 5], &[4], &Residency::BlocksPerSm(1), H200);
-        assert_eq!(points.len(), 1);
+        let one = Residency::BlocksPerSm(1);
+        assert!(plan_points(&[256], &[5], &[4], &one, H200).is_empty());
+        assert_eq!(plan_points(&[256], &[4, 5], &[4], &one, H200).len(), 1);
     }
 
     #[test]
@@ -329,74 +348,34 @@ pub(crate) mod tests {
         assert_eq!(bytes.iter().max(), Some(&512));
         assert_eq!(points.len(), 7 * 11 * 3, "one block size per warps target");
         // The largest block is used: 64 warps as 2 x 1024, 8 warps as 1 x 256.
-        assert!(points
-            .iter()
-            .any(|p| p.shape.threads == 1024 && p.blocks_per_sm == 2));
-        assert!(points
-            .iter()
-            .any(|p| p.shape.threads == 256 && p.blocks_per_sm == 1));
-    }
-
-    #[test]
-    fn every_block_size_decomposes_each_target() {
-        let points = plan_points(
-            &grid_threads(),
-            &[1],
-            &[1],
-            &Residency::WarpsPerSm {
-                targets: vec![64],
-                every_block_size: true,
-            },
-            H200,
-        );
-        let ways: Vec<(u32, u32)> = points
-            .iter()
-            .map(|p| (p.shape.threads, p.blocks_per_sm))
-            .collect();
-        // 32 threads would need 64 blocks, above the 32-block limit.
-        assert_eq!(ways, [(1024, 2), (512, 4), (256, 8), (128, 16), (64, 32)]);
-    }
-
-    #[test]
-    fn fixed_blocks_per_sm_drops_what_the_sm_cannot_hold() {
-        let points = plan_points(
-            &grid_threads(),
-            &[2],
-            &[4],
-            &Residency::BlocksPerSm(4),
-            H200,
-        );
-        let threads: Vec<u32> = points.iter().map(|p| p.shape.threads).collect();
-        // 4 x 1024 threads = 128 warps > 64.
-        assert_eq!(threads, [32, 64, 128, 256, 512]);
-    }
-
-    #[test]
-    fn smem_lines_name_their_kernels_and_are_placed_where_their_rings_fit() {
-        for l in SMEM_COPY {
-            let shape = CopyShape::from(l);
-            assert_eq!(shape.kernel(), None, "not a memcpy grid point");
-            assert_eq!(shape.smem_line(), Some(l));
-            assert_eq!(shape.copy_kernel(), Some(CopyKernel::Shared(l)));
-            assert_eq!(
-                shape.bytes_per_thread(),
-                l.bytes_per_thread(),
-                "{}",
-                l.entry
-            );
-        }
-        let lines: Vec<&'static SmemCopyLine> = SMEM_COPY.iter().collect();
-        let targets = Residency::WarpsPerSm {
-            targets: COPY_WARPS_PER_SM.to_vec(),
-            every_block_size: false,
-        };
-        let points = smem_points(&lines, &targets, H200, 228 * 1024);
-        let placed = |entry: &str| -> Vec<u32> {
+        let at = |t, b| {
             points
                 .iter()
-                .filter(|p| p.shape.smem_line().map(|l| l.entry) == Some(entry))
-                .map(|p| p.blocks_per_sm)
-                .collect()
+                .any(|p| (p.shape.threads, p.blocks_per_sm) == (t, b))
+        };
+        assert!(at(1024, 2) && at(256, 1));
+    }
+
+    #[test]
+    fn every_block_size_decomposes_each_target_and_fixed_blocks_drop_what_does_not_fit() {
+        let every = Residency::WarpsPerSm {
+            targets: vec![64],
+            every_block_size: true,
+        };
+        // 32 threads would need 64 blocks, above the 32-block limit.
+        let ways = [(1024, 2), (512, 4), (256, 8), (128, 16), (64, 32)];
+        assert_eq!(placed(1, 1, every), ways);
+        // 4 x 1024 threads = 128 warps > 64.
+        let fixed = [(32, 4), (64, 4), (128, 4), (256, 4), (512, 4)];
+        assert_eq!(placed(2, 4, Residency::BlocksPerSm(4)), fixed);
+    }
+
+    #[test]
+    fn smem_lines_are_placed_where_their_rings_fit() {
+        let points = smem_points(&default_targets(), H200, 228 * 1024);
+        let placed = |entry: &str| -> Vec<u32> {
+            let of = |p: &&Point| p.shape.smem_line().map(|l| l.entry) == Some(entry);
+            points.iter().filter(of).map(|p| p.blocks_per_sm).collect()
         };
         // 8 KiB a warp: one warp per SM up to 16 (then 32 x 8 KiB would pass the SM's memory).
         assert_eq!(placed("cp_async_copy_t32_b2048_s4"), [1, 2, 4, 8, 16]);
@@ -404,7 +383,7 @@ pub(crate) mod tests {
         assert_eq!(placed("cp_async_copy_t32_b8192_s24"), [1]);
         // 128 threads: from 4 warps per SM, one block.
         assert_eq!(placed("cp_async_copy_t128_b2048_s4")[..2], [1, 2]);
-        let fixed = smem_points(&lines, &Residency::BlocksPerSm(2), H200, 228 * 1024);
+        let fixed = smem_points(&Residency::BlocksPerSm(2), H200, 228 * 1024);
         assert!(fixed.iter().all(|p| p.blocks_per_sm == 2));
         assert!(fixed
             .iter()

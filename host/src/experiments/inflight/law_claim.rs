@@ -27,10 +27,8 @@ fn least_bytes(rows: &[&InflightRow], gbps: &[f64], fraction: f64) -> Option<f64
         .min_by(f64::total_cmp)
 }
 
-/// Rule: for each fraction with a loaded prediction, the interval of prediction / measured need
-/// (the need's bootstrap interval, the prediction fixed). HOLDS when every interval lies within
-/// `1 +- PREDICTION_WITHIN`; DOES NOT HOLD when one lies wholly outside it; NOT JUDGED otherwise,
-/// or without a curve or a row reaching the fraction.
+/// For each headline fraction, the loaded prediction over the measured need, on the need's
+/// interval (the prediction is fixed); the rule is the verdict's text below.
 pub fn loaded_law_predicts(
     rows: &[InflightRow],
     copy: &CopyReference,
@@ -127,11 +125,8 @@ it takes latency / cycles per instruction = 100 warps, and an SM holds 64)";
 /// "Hidden": a copy at this share of the device-to-device copy or more.
 pub const HIDDEN_AT: f64 = 0.90;
 
-/// Rule: the usable rows (all at 64 warps/SM or fewer) against the copy: DOES NOT HOLD when one
-/// row's interval of GB/s over the copy's lies wholly at or above [`HIDDEN_AT`] (the latency is
-/// hidden, by that row's warps); HOLDS when every row's lies wholly below it; NOT JUDGED
-/// otherwise. The evidence names the row with the fewest warps/SM that hides it, and the
-/// latency in cycles the chase measured.
+/// Every usable row against the copy (the rule is the verdict's text below); the evidence names
+/// the row with the fewest warps/SM that hides the latency, and the chase's cycles.
 pub fn warps_cannot_hide_latency(
     rows: &[InflightRow],
     copy: &CopyReference,
@@ -150,34 +145,28 @@ pub fn warps_cannot_hide_latency(
     let hidden = order
         .iter()
         .filter(|r| r.fraction_of_copy >= HIDDEN_AT)
-        .map(|r| (*r, judge(r)))
-        .find(|(_, (reaches, _))| *reaches == Some(true))
-        .map(|(r, (reaches, text))| (r, reaches, text));
-    let judged: Vec<(&InflightRow, Option<bool>, String)> = if hidden.is_some() {
-        Vec::new()
-    } else {
-        order
-            .iter()
-            .map(|r| {
-                let (reaches, text) = judge(r);
-                (*r, reaches, text)
-            })
-            .collect()
+        .find_map(|r| match judge(r) {
+            (Some(true), text) => Some((*r, text)),
+            _ => None,
+        });
+    let judged: Vec<(&InflightRow, (Option<bool>, String))> = match hidden {
+        Some(_) => Vec::new(),
+        None => order.iter().map(|r| (*r, judge(r))).collect(),
     };
-    let hidden = hidden.as_ref();
     let best = judged
         .iter()
         .max_by(|a, b| a.0.fraction_of_copy.total_cmp(&b.0.fraction_of_copy));
-    let holds = if hidden.is_some() {
-        Some(false)
-    } else if !order.is_empty() && judged.iter().all(|(_, reaches, _)| *reaches == Some(false)) {
-        Some(true)
-    } else {
-        None
+    let holds = match hidden {
+        Some(_) => Some(false),
+        None => (!order.is_empty()
+            && judged
+                .iter()
+                .all(|(_, (reaches, _))| *reaches == Some(false)))
+        .then_some(true),
     };
     let latency = format!("the chase measured {chase_cycles:.0} cycles per DRAM load");
-    let evidence = match (hidden, best) {
-        (Some((r, _, text)), _) => format!(
+    let evidence = match (&hidden, best) {
+        (Some((r, text)), _) => format!(
             "{} at {} blocks/SM hides it with {} warps/SM ({} B in flight per SM, {} \
              occupancy): {text} of the copy; {latency}; what hides it is bytes in flight, not \
              warps: {}",
@@ -188,7 +177,7 @@ pub fn warps_cannot_hide_latency(
             percent(r.occupancy),
             outstanding(&r.point.shape)
         ),
-        (None, Some((r, _, text))) => format!(
+        (None, Some((r, (_, text)))) => format!(
             "no row reaches {} of the copy on its interval; the best, {} at {} warps/SM: \
              {text}; {latency}",
             percent(HIDDEN_AT),
@@ -241,122 +230,99 @@ fn outstanding(shape: &CopyShape) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::inflight::claims::tests::copy;
-    use crate::experiments::inflight::row::tests::row;
+    use crate::experiments::inflight::row::tests::{copy, row};
     use crate::experiments::verdict_check::says;
+    use kernels_gpu::variants::{SmemPath, MEMCPY_GRID, SMEM_COPY};
 
     #[test]
     fn what_keeps_the_bytes_in_flight_is_named_for_each_kind_of_copy() {
-        use kernels_gpu::variants::{SmemPath, MEMCPY_GRID, SMEM_COPY};
         let line = |path| SMEM_COPY.iter().find(|l| l.path == path).unwrap();
         let bulk = line(SmemPath::Bulk);
         let text = outstanding(&CopyShape::from(bulk));
-        assert!(text.contains("one bulk copy a stage"), "{text}");
+        let stages = format!("{} stages of {} B", bulk.stages, bulk.stage_bytes);
         assert!(
-            text.contains(&format!("{} stages of {} B", bulk.stages, bulk.stage_bytes)),
+            text.contains("one bulk copy a stage") && text.contains(&stages),
             "{text}"
         );
         let text = outstanding(&CopyShape::from(line(SmemPath::CpAsync)));
         assert!(text.contains("cp.async"), "{text}");
-        let point = &MEMCPY_GRID[0];
-        let text = outstanding(&CopyShape::from(point));
-        assert_eq!(
-            text,
-            format!(
-                "each warp keeps {} loads of {} B per thread outstanding",
-                point.loads,
-                point.width * 4
-            )
+        let p = &MEMCPY_GRID[0];
+        let want = format!(
+            "each warp keeps {} loads of {} B per thread outstanding",
+            p.loads,
+            p.width * 4
         );
+        assert_eq!(outstanding(&CopyShape::from(p)), want);
     }
 
-    fn predicted(fraction: f64, bytes: Option<f64>) -> LoadedPrediction {
-        LoadedPrediction {
-            fraction,
-            unloaded_bytes: 5000.0,
-            loaded_bytes: bytes,
-            measured_bytes: None,
-            extrapolated: false,
-        }
-    }
-
-    /// 32 KiB per SM reaches 91%, 64 KiB 96%; less stays below 90%.
-    fn rows() -> Vec<InflightRow> {
-        vec![
+    /// The loaded-law verdict over `rows` (by default, 32 KiB per SM reaching 91% and 64 KiB
+    /// 96%, less staying below 90%) with loaded predictions of (fraction, bytes).
+    fn judged(rows: Option<&[InflightRow]>, p: &[(f64, Option<f64>)]) -> Verdict {
+        let default = [
             row(1024, 1, 16, 0.85),
             row(1024, 1, 32, 0.91),
             row(1024, 2, 32, 0.96),
-        ]
-    }
-
-    /// The verdict on `p` over [`rows`].
-    fn judged(p: &[LoadedPrediction]) -> Verdict {
-        loaded_law_predicts(&rows(), &copy(), p)
-    }
-
-    /// Predictions of `at_90` bytes for 90% and 70 000 for 95%.
-    fn needs(at_90: f64) -> [LoadedPrediction; 2] {
-        [
-            predicted(0.90, Some(at_90)),
-            predicted(0.95, Some(70_000.0)),
-        ]
+        ];
+        let predictions: Vec<LoadedPrediction> = p
+            .iter()
+            .map(|&(fraction, loaded_bytes)| LoadedPrediction {
+                fraction,
+                unloaded_bytes: 5000.0,
+                loaded_bytes,
+                measured_bytes: None,
+                extrapolated: false,
+            })
+            .collect();
+        loaded_law_predicts(rows.unwrap_or(&default), &copy(), &predictions)
     }
 
     #[test]
-    fn a_prediction_near_the_need_holds() {
-        let v = judged(&needs(30_000.0));
+    fn a_prediction_near_the_need_holds_and_the_unloaded_figure_fails() {
+        let v = judged(None, &[(0.90, Some(30_000.0)), (0.95, Some(70_000.0))]);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         says(&v, "measured need 32768");
         says(&v, "95% CI");
+        let v = judged(None, &[(0.90, Some(5000.0)), (0.95, Some(70_000.0))]);
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
     }
 
     #[test]
-    fn the_unloaded_figure_fails_and_a_missing_curve_is_not_judged() {
-        let v = judged(&needs(5000.0));
-        assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        let v = judged(&[predicted(0.9, None)]);
+    fn a_missing_curve_or_no_row_reaching_the_fraction_is_not_judged() {
+        let v = judged(None, &[(0.9, None)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         // Without a curve the evidence still gives the measured need and its interval.
-        let v = judged(&[]);
+        let v = judged(None, &[]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         says(
             &v,
             "90%: no loaded-latency curve to predict from; measured need 32768",
         );
         says(&v, "(95% CI");
+        let slow = [row(1024, 1, 16, 0.5), row(1024, 2, 16, 0.6)];
+        let v = judged(Some(&slow), &[(0.9, Some(30_000.0))]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
     }
 
     #[test]
     fn eight_warps_with_bytes_in_flight_refute_seed_003() {
+        let judge = |rows: &[InflightRow]| warps_cannot_hide_latency(rows, &copy(), 665.0);
         // 8 warps/SM (256 threads) x 256 B each reach 96%: hidden, by bytes in flight.
-        let rows = [
+        let v = judge(&[
             row(1024, 2, 4, 0.55),
             row(256, 1, 256, 0.96),
             row(512, 1, 256, 0.97),
-        ];
-        let v = warps_cannot_hide_latency(&rows, &copy(), 665.0);
+        ]);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(
-            v.evidence
-                .starts_with("memcpy_t256_l64_w1 at 1 blocks/SM hides it with 8 warps/SM"),
-            "{}",
-            v.evidence
-        );
+        let named = "memcpy_t256_l64_w1 at 1 blocks/SM hides it with 8 warps/SM";
+        assert!(v.evidence.starts_with(named), "{}", v.evidence);
         says(&v, "665 cycles");
         says(&v, "95% CI");
         assert!(!v.evidence.contains("  "), "{}", v.evidence);
         // Nothing near the copy: the claim holds; a row at the bound on noisy figures is not judged.
-        let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.55)], &copy(), 665.0);
+        let v = judge(&[row(1024, 2, 4, 0.55)]);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        let v = warps_cannot_hide_latency(&[row(1024, 2, 4, 0.90)], &copy(), 665.0);
+        let v = judge(&[row(1024, 2, 4, 0.90)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
-        assert_eq!(warps_cannot_hide_latency(&[], &copy(), 665.0).holds, None);
-    }
-
-    #[test]
-    fn no_row_reaching_the_fraction_is_not_judged() {
-        let slow = vec![row(1024, 1, 16, 0.5), row(1024, 2, 16, 0.6)];
-        let v = loaded_law_predicts(&slow, &copy(), &[predicted(0.9, Some(30_000.0))]);
-        assert_eq!(v.holds, None, "{}", v.evidence);
+        assert_eq!(judge(&[]).holds, None);
     }
 }

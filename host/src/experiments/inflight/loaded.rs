@@ -4,15 +4,12 @@
 //! the rate. A chase timed while a background copy runs gives one point of `L(bandwidth)`: the
 //! ns per hop against the copy's GB/s over the same window. With that curve, Little's law asks
 //! for `fraction x peak x L(fraction x peak) / (2 x SMs)` bytes in flight per SM (the 2 as in
-//! [`super::model`]: the GB/s count bytes written as well as read).
-//!
-//! CPU side only: the curve, its interpolation, the solve, and its comparison with the least
-//! bytes in flight the sweep's rows needed.
+//! [`super::model`]: the GB/s count bytes written as well as read). CPU side.
 
 use serde::{Deserialize, Serialize};
 
 use super::model::{LittlesLaw, BYTES_MOVED_PER_BYTE_LOADED};
-use super::row::InflightRow;
+use super::row::{least_bytes_reaching, InflightRow};
 use crate::results::Check;
 
 /// One chase timed under one background copy.
@@ -129,10 +126,7 @@ impl LoadedPrediction {
 /// The least bytes in flight per SM of a usable row (checked, not spilling) at or above
 /// `fraction` of the copy.
 pub fn measured_need(rows: &[InflightRow], fraction: f64) -> Option<u64> {
-    rows.iter()
-        .filter(|r| r.usable() && r.fraction_of_copy >= fraction)
-        .map(|r| r.bytes_in_flight_per_sm)
-        .min()
+    least_bytes_reaching(rows, fraction).map(|r| r.bytes_in_flight_per_sm)
 }
 
 /// The unloaded and loaded models' needs against the rows' at each of `fractions`.
@@ -155,12 +149,13 @@ pub fn predictions(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::experiments::inflight::model::tests::GPU;
+    use crate::experiments::inflight::model::tests::{close, GPU};
     use crate::experiments::inflight::row::tests::{passed, row, spilling};
 
-    fn point(gbps: f64, ns: f64) -> LoadedPoint {
+    /// A checked chase at `ns` per hop beside a background copy of `gbps`, covered by it.
+    pub(crate) fn point(gbps: f64, ns: f64) -> LoadedPoint {
         LoadedPoint {
             background: format!("{gbps} GB/s"),
             background_gbps: gbps,
@@ -183,39 +178,34 @@ mod tests {
     fn the_curve_interpolates_and_extends_its_last_slope() {
         let c = curve();
         assert_eq!(c.latency_at(0.0), Some(500.0));
-        assert!((c.latency_at(1000.0).unwrap() - 750.0).abs() < 1e-9);
-        assert!((c.latency_at(2500.0).unwrap() - 1500.0).abs() < 1e-9);
+        close(c.latency_at(1000.0).unwrap(), 750.0);
+        close(c.latency_at(2500.0).unwrap(), 1500.0);
         // Past 3000 GB/s: 1 ns more per GB/s, as between the last two points.
-        assert!((c.latency_at(3600.0).unwrap() - 2600.0).abs() < 1e-9);
+        close(c.latency_at(3600.0).unwrap(), 2600.0);
         assert!(c.extrapolated_at(3600.0) && !c.extrapolated_at(2500.0));
         assert_eq!(LoadedLatency::default().latency_at(100.0), None);
-    }
-
-    #[test]
-    fn a_failed_chase_is_not_on_the_curve() {
+        // A failed chase, or one that outlasted its copies, is not on the curve.
         let mut bad = point(2500.0, 99_999.0);
         bad.check.passed = false;
-        let mut points = curve().points;
-        points.push(bad);
         let mut short = point(2600.0, 1.0);
         short.covered = false;
-        points.push(short);
-        let c = LoadedLatency::new(points);
-        assert!((c.latency_at(2500.0).unwrap() - 1500.0).abs() < 1e-9);
-        assert!((c.latency_at(2600.0).unwrap() - 1600.0).abs() < 1e-9);
+        let c = LoadedLatency::new([curve().points, vec![bad, short]].concat());
+        close(c.latency_at(2500.0).unwrap(), 1500.0);
+        close(c.latency_at(2600.0).unwrap(), 1600.0);
     }
 
     #[test]
     fn the_loaded_need_solves_littles_law_at_the_rate() {
         // 90% of 4000 = 3600 GB/s at 2600 ns: 3600 x 2600 / 200 = 46800 B per SM, against the
         // unloaded model's 3600 x 500 / 200 = 9000.
-        let c = curve();
-        assert!((c.bytes_needed_per_sm(&GPU, 0.9).unwrap() - 46_800.0).abs() < 1e-6);
-        assert!((GPU.bytes_needed_per_sm(0.9) - 9000.0).abs() < 1e-9);
+        close(curve().bytes_needed_per_sm(&GPU, 0.9).unwrap(), 46_800.0);
+        close(GPU.bytes_needed_per_sm(0.9), 9000.0);
         // With a flat curve at the unloaded latency the two models agree.
         let flat = LoadedLatency::new(vec![point(0.0, 500.0)]);
-        let b = flat.bytes_needed_per_sm(&GPU, 0.95).unwrap();
-        assert!((b - GPU.bytes_needed_per_sm(0.95)).abs() < 1e-9);
+        close(
+            flat.bytes_needed_per_sm(&GPU, 0.95).unwrap(),
+            GPU.bytes_needed_per_sm(0.95),
+        );
     }
 
     #[test]
@@ -237,8 +227,7 @@ mod tests {
         // No row reached 95%: no judgement.
         assert_eq!((p[1].measured_bytes, p[1].within()), (None, None));
         // A need measured far above the prediction is a miss.
-        let far = [row(1024, 2, 64, 0.93)];
-        let p = predictions(&curve(), &GPU, &far, &[0.9]);
+        let p = predictions(&curve(), &GPU, &[row(1024, 2, 64, 0.93)], &[0.9]);
         assert_eq!(p[0].within(), Some(false));
     }
 }

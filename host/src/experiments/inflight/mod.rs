@@ -13,12 +13,11 @@
 //! host inflight --iters 20 --samples 5            # a fixed plan instead of the noise target
 //! ```
 //!
-//! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`chase`]
-//! (latency, CPU side), [`row`] (typed results and headline figures), [`claims`] (verdict
-//! rules), [`notes`] (the model's fit and the other figures the notes quote), [`plots`],
-//! [`table`] (columns and notes), [`reads`] (the read-only kernels beside the copies), [`loaded`] (Little's law with the latency measured under
-//! load), and the two files that touch the driver: [`run`] (the sweep) and [`chase_run`] (the
-//! chases, alone and beside background copies).
+//! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`row`] and
+//! [`output`] (the results), [`claims`] and [`law_claim`] (verdict rules), [`notes`], [`table`],
+//! [`plots`], [`chase`] and [`loaded`] (latency, idle and under load), [`reads`] (the read-only
+//! kernels beside the copies), [`sizes`] (the copy-size sweep); on the driver: [`run`] (the
+//! sweep, and the size sweep in [`sizes`]), [`chase_run`] and [`reads_run`].
 
 pub mod chase;
 pub mod chase_run;
@@ -37,8 +36,6 @@ mod render_test;
 pub mod row;
 pub mod run;
 pub mod sizes;
-pub mod sizes_run;
-pub mod smem_claim;
 mod spec;
 pub mod table;
 
@@ -48,8 +45,8 @@ use kernels_gpu::variants::{SmemCopyLine, SmemPath, READ, SMEM_COPY};
 pub use output::Inflight;
 pub use row::InflightRow;
 pub use spec::{
-    AllArgs, Args, OffGrid, Plan, Spec, SweepArgs, CHASE_L2_MULTIPLE, DEFAULT_CHASE_STEPS,
-    DEFAULT_COPY_MIB, DEFAULT_LOADED_STEPS, DEFAULT_LOADS,
+    AllArgs, Args, Plan, Spec, SweepArgs, CHASE_L2_MULTIPLE, DEFAULT_CHASE_STEPS, DEFAULT_COPY_MIB,
+    DEFAULT_LOADED_STEPS, DEFAULT_LOADS,
 };
 
 use super::contract::{Report, Run, RunContext, GBPS};

@@ -81,38 +81,37 @@ pub(crate) mod tests {
         peak_gbps: 4000.0,
     };
 
-    #[test]
-    fn below_the_knee_the_rate_is_twice_the_reads_in_flight_over_latency() {
-        // 1000 B per SM: 100 SMs x 1000 B / 500 ns = 200 GB/s read, 400 GB/s read+write.
-        assert!((GPU.predicted_gbps(1000.0) - 400.0).abs() < 1e-9);
-        // Linear below the knee.
-        assert!((GPU.predicted_gbps(4000.0) - 1600.0).abs() < 1e-9);
+    /// An H200-like GPU: 132 SMs, 600 ns, 4200 GB/s copy.
+    pub(crate) const H200_LIKE: LittlesLaw = LittlesLaw {
+        sms: 132,
+        latency_ns: 600.0,
+        peak_gbps: 4200.0,
+    };
+
+    /// Asserts `a` is `b` up to rounding.
+    pub(crate) fn close(a: f64, b: f64) {
+        assert!((a - b).abs() < 1e-9, "{a} against {b}");
     }
 
     #[test]
-    fn above_the_knee_the_peak_holds() {
+    fn the_rate_is_twice_the_reads_in_flight_over_latency_up_to_the_peak() {
+        // 1000 B per SM: 100 SMs x 1000 B / 500 ns = 200 GB/s read, 400 GB/s read+write.
+        close(GPU.predicted_gbps(1000.0), 400.0);
+        // Linear below the knee; above it the peak holds.
+        close(GPU.predicted_gbps(4000.0), 1600.0);
         assert_eq!(GPU.predicted_gbps(1e6), 4000.0);
     }
 
     #[test]
-    fn the_bytes_needed_invert_the_prediction() {
+    fn the_bytes_needed_and_the_effective_latency_invert_the_prediction() {
         // Knee: 4000 GB/s = 2 x 100 x B / 500 -> B = 10000 B per SM.
-        assert!((GPU.bytes_needed_per_sm(1.0) - 10_000.0).abs() < 1e-9);
-        let b95 = GPU.bytes_needed_per_sm(0.95);
-        assert!((GPU.predicted_gbps(b95) - 3800.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn the_effective_latency_inverts_the_prediction_below_the_knee() {
+        close(GPU.bytes_needed_per_sm(1.0), 10_000.0);
+        close(GPU.predicted_gbps(GPU.bytes_needed_per_sm(0.95)), 3800.0);
         // 1000 B per SM predicts 400 GB/s; measured at 400 the latency is the model's 500 ns.
-        assert!((GPU.effective_latency_ns(1000.0, 400.0).unwrap() - 500.0).abs() < 1e-9);
+        close(GPU.effective_latency_ns(1000.0, 400.0).unwrap(), 500.0);
         // Half the rate with the same bytes in flight: each load took twice as long.
-        assert!((GPU.effective_latency_ns(1000.0, 200.0).unwrap() - 1000.0).abs() < 1e-9);
+        close(GPU.effective_latency_ns(1000.0, 200.0).unwrap(), 1000.0);
         assert_eq!(GPU.effective_latency_ns(1000.0, 0.0), None);
-    }
-
-    #[test]
-    fn in_flight_counts_threads_times_bytes_and_warps_times_loads() {
         // 2 blocks of 1024 threads, 16 B each: 32 KiB per SM; 64 warps x 4 loads.
         assert_eq!(bytes_in_flight_per_sm(2048, 16), 32_768);
         assert_eq!(requests_in_flight_per_sm(64, 4), 256);

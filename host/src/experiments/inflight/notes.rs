@@ -9,7 +9,7 @@ use kernels_gpu::variants::MemcpyVariant;
 use super::loaded::PREDICTION_WITHIN;
 use super::model::{bytes_in_flight_per_sm, LittlesLaw};
 use super::output::Inflight;
-use super::row::{usable, InflightRow};
+use super::row::{least_bytes_reaching, usable, InflightRow};
 use super::spec::Spec;
 use crate::confidence;
 use crate::experiments::contract::Registered;
@@ -32,27 +32,24 @@ pub struct ModelFit {
 
 pub fn model_fit(rows: &[InflightRow], model: &LittlesLaw) -> ModelFit {
     let knee = model.bytes_needed_per_sm(1.0);
-    let mut below = Vec::new();
-    let mut above = Vec::new();
-    let mut within = 0;
-    let mut n = 0;
-    for r in usable(rows) {
-        let ratio = r.gbps / model.predicted_gbps(r.bytes_in_flight_per_sm as f64);
-        n += 1;
-        if (ratio - 1.0).abs() <= 0.15 {
-            within += 1;
-        }
-        if (r.bytes_in_flight_per_sm as f64) < knee {
-            below.push(ratio);
-        } else {
-            above.push(ratio);
-        }
-    }
+    let ratio = |bytes: f64, gbps: f64| (bytes, gbps / model.predicted_gbps(bytes));
+    let ratios: Vec<(f64, f64)> = usable(rows)
+        .map(|r| ratio(r.bytes_in_flight_per_sm as f64, r.gbps))
+        .collect();
+    let median_where = |side: fn(f64, f64) -> bool| {
+        median(
+            ratios
+                .iter()
+                .filter(|(b, _)| side(*b, knee))
+                .map(|x| x.1)
+                .collect(),
+        )
+    };
     ModelFit {
-        rows: n,
-        within_15_percent: within,
-        median_ratio_below_knee: median(below),
-        median_ratio_above_knee: median(above),
+        rows: ratios.len(),
+        within_15_percent: ratios.iter().filter(|x| (x.1 - 1.0).abs() <= 0.15).count(),
+        median_ratio_below_knee: median_where(|b, knee| b < knee),
+        median_ratio_above_knee: median_where(|b, knee| b >= knee),
     }
 }
 
@@ -124,10 +121,7 @@ pub fn variants_in_flight_pointer(
     let need = model.bytes_needed_per_sm(0.95);
     let list: Vec<String> = held.iter().map(|(l, b)| format!("{l} {b} B")).collect();
     // What the sweep itself needed: the fewest bytes in flight per SM of a verified point at 95%.
-    let measured = rows
-        .iter()
-        .filter(|r| r.usable() && r.fraction_of_copy >= 0.95)
-        .min_by_key(|r| r.bytes_in_flight_per_sm);
+    let measured = least_bytes_reaching(rows, 0.95);
     let measured = match measured {
         Some(r) => format!(
             " Measured, 95% of the copy first came with {} B in flight per SM ({} at {} \
@@ -282,8 +276,15 @@ pub fn loaded_notes(result: &Inflight) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::grid::SmemRing;
     use crate::experiments::inflight::model::tests::GPU;
     use crate::experiments::inflight::row::tests::row;
+
+    /// `r` measured at `gbps`.
+    fn at(mut r: InflightRow, gbps: f64) -> InflightRow {
+        r.gbps = gbps;
+        r
+    }
 
     #[test]
     fn the_fit_splits_at_the_knee() {
@@ -293,11 +294,11 @@ mod tests {
             peak_gbps: 2000.0,
         };
         // Knee at 1000 B: row 1 predicted 2 x 512 = 1024 GB/s, measured 1000; row 2 at the peak.
-        let mut a = row(128, 1, 4, 0.25);
-        a.gbps = 1000.0;
-        let mut b = row(1024, 2, 4, 0.5);
-        b.gbps = 1000.0;
-        let fit = model_fit(&[a, b], &model);
+        let rows = [
+            at(row(128, 1, 4, 0.25), 1000.0),
+            at(row(1024, 2, 4, 0.5), 1000.0),
+        ];
+        let fit = model_fit(&rows, &model);
         assert_eq!((fit.rows, fit.within_15_percent), (2, 1));
         assert!((fit.median_ratio_below_knee.unwrap() - 1000.0 / 1024.0).abs() < 1e-12);
         assert!((fit.median_ratio_above_knee.unwrap() - 0.5).abs() < 1e-12);
@@ -305,25 +306,21 @@ mod tests {
 
     #[test]
     fn the_effective_latency_rises_band_by_band() {
-        let model = GPU;
         // 256 threads x 4 B = 1 KiB per SM at 5% (200 GB/s): 2 x 100 x 1024 / 200 = 1024 ns.
         // 1024 threads x 2 x 32 B = 64 KiB at 95% (3800 GB/s): 3449 ns.
         let rows = [row(256, 1, 4, 0.05), row(1024, 2, 32, 0.95)];
-        let bands = effective_latency_bands(&rows, &model);
+        let bands = effective_latency_bands(&rows, &GPU);
         assert_eq!(bands.len(), 4);
         assert!((bands[0].2.unwrap() - 1024.0).abs() < 1e-9);
         assert_eq!((bands[1].2, bands[1].3), (None, 0));
         assert!((bands[3].2.unwrap() - 2.0 * 100.0 * 65536.0 / 3800.0).abs() < 1e-9);
-        let note = effective_latency_note(&rows, &model);
+        let note = effective_latency_note(&rows, &GPU);
         assert!(
             note.contains("0% to 10% of the copy: 1024 ns (1 rows)"),
             "{note}"
         );
         assert!(note.contains("90% and more of the copy: 3449 ns"), "{note}");
-    }
-
-    #[test]
-    fn a_miss_says_which_way_and_that_its_reasons_are_unmeasured() {
+        // A miss says which way, and that its reasons are not measured.
         assert!(miss_reason(0.5).starts_with("low: possible reasons, not measured here"));
         assert!(miss_reason(1.5).starts_with("high: possible reasons, not measured here"));
     }
@@ -331,17 +328,15 @@ mod tests {
     #[test]
     fn width_pairs_share_residency_and_bytes() {
         let narrow = row(256, 1, 64, 0.5);
-        let mut wide = row(256, 1, 64, 0.6);
+        let mut wide = at(row(256, 1, 64, 0.6), narrow.gbps * 1.2);
         wide.point.shape.width = 4;
-        wide.gbps = narrow.gbps * 1.2;
         // A ring in shared memory at the same residency and bytes is no wide access.
-        let mut ring = wide.clone();
-        ring.point.shape.ring = Some(crate::experiments::inflight::grid::SmemRing {
+        let mut ring = at(wide.clone(), narrow.gbps * 3.0);
+        ring.point.shape.ring = Some(SmemRing {
             stage_bytes: 2048,
             stages: 1,
             bulk: false,
         });
-        ring.gbps = narrow.gbps * 3.0;
         let (m, n) = width_effect(&[narrow, wide, ring], 4, 1).unwrap();
         assert_eq!(n, 1);
         assert!((m - 1.2).abs() < 1e-12);
@@ -349,31 +344,21 @@ mod tests {
 
     #[test]
     fn experiment_2_is_told_what_its_variants_hold() {
-        let model = GPU;
-        let s = variants_in_flight_pointer(kernels_gpu::variants::MEMCPY, 2, &model, &[]);
-        assert!(
-            s.contains("No verified point of the sweep reached 95% of the copy."),
-            "{s}"
-        );
+        let s = variants_in_flight_pointer(kernels_gpu::variants::MEMCPY, 2, &GPU, &[]);
+        let says = |part: &str| assert!(s.contains(part), "{part}: {s}");
+        says("No verified point of the sweep reached 95% of the copy.");
         // 4000 GB/s over 100 SMs is 40 GB/s per SM, 3.9x the blog's 224 / 22 = 10.2.
-        assert!(
-            s.contains("moves 40.0 GB/s") && s.contains("3.9x the seed blog's RTX 2000 Ada"),
-            "{s}"
-        );
+        says("moves 40.0 GB/s");
+        says("3.9x the seed blog's RTX 2000 Ada");
         // T1: 2 x 1024 threads x 4 B; T14f4: 2 x 32 threads x 224 B.
-        assert!(
-            s.contains("T1 8192 B") && s.contains("T14f4 14336 B"),
-            "{s}"
-        );
+        says("T1 8192 B");
+        says("T14f4 14336 B");
+        // 95% of the knee's 10000 B.
+        says("9500 B per SM");
         // Every labelled variant and nothing else (no grid point without a label).
         let listed = s.split('(').nth(2).unwrap().split(')').next().unwrap();
-        assert_eq!(
-            listed.split(", ").count(),
-            kernels_gpu::variants::MEMCPY.len(),
-            "{s}"
-        );
+        let count = kernels_gpu::variants::MEMCPY.len();
+        assert_eq!(listed.split(", ").count(), count, "{s}");
         assert!(!s.contains("memcpy_t"), "{s}");
-        // 95% of the knee's 10000 B.
-        assert!(s.contains("9500 B per SM"), "{s}");
     }
 }

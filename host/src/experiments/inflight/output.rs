@@ -26,10 +26,10 @@ pub struct Inflight {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loaded_predictions: Vec<LoadedPrediction>,
     /// The copy-size sweep (absent when not asked for, and in runs recorded before it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sizes: Option<SizeSweep>,
     /// The read-only kernels beside their copies (absent in runs recorded before them).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reads: Option<ReadOnly>,
     pub model: LittlesLaw,
     pub rows: Vec<InflightRow>,

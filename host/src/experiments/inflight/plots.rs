@@ -3,8 +3,6 @@
 //! series per width, with the model's curve; measured against predicted GB/s; latency against
 //! bandwidth, the rows' effective latency beside the chase under load.
 
-use std::collections::BTreeMap;
-
 use super::model::LittlesLaw;
 use super::output::Inflight;
 use super::row::{usable, InflightRow};
@@ -14,58 +12,35 @@ use crate::figure::{
     Figure, Heatmap, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale,
 };
 
-/// The heatmap's cells: for each (warps/SM, bytes/thread) the best fraction of the copy among the
-/// usable rows there (checked, and not spilling) (widths and block sizes with the same bytes per
-/// thread share a cell).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HeatCells {
-    pub warps: Vec<u32>,
-    pub bytes: Vec<u32>,
-    /// `cells[(w, b)]` = best fraction, by index into `warps` and `bytes`.
-    pub cells: BTreeMap<(usize, usize), f64>,
-}
-
-pub fn heat_cells(rows: &[InflightRow]) -> HeatCells {
-    let checked: Vec<&InflightRow> = rows.iter().filter(|r| r.usable()).collect();
-    let mut warps: Vec<u32> = checked.iter().map(|r| r.warps_per_sm).collect();
-    let mut bytes: Vec<u32> = checked.iter().map(|r| r.bytes_per_thread).collect();
-    for v in [&mut warps, &mut bytes] {
+/// The heatmap figure: warps/SM across, bytes/thread up; in each cell the best % of the copy
+/// among the usable rows there (checked, and not spilling; widths and block sizes with the same
+/// bytes per thread share a cell).
+pub fn heatmap(rows: &[InflightRow], title: &str) -> Heatmap {
+    let used: Vec<&InflightRow> = usable(rows).collect();
+    let axis = |value: fn(&InflightRow) -> u32| {
+        let mut v: Vec<u32> = used.iter().map(|r| value(r)).collect();
         v.sort_unstable();
         v.dedup();
-    }
-    let mut cells = BTreeMap::new();
-    for r in checked {
-        let key = (
-            warps.binary_search(&r.warps_per_sm).unwrap_or(0),
-            bytes.binary_search(&r.bytes_per_thread).unwrap_or(0),
-        );
-        let cell = cells.entry(key).or_insert(f64::NEG_INFINITY);
-        *cell = f64::max(*cell, r.fraction_of_copy);
-    }
-    HeatCells {
-        warps,
-        bytes,
-        cells,
-    }
-}
-
-/// The heatmap figure: warps/SM across, bytes/thread up, % of the copy in each cell.
-pub fn heatmap(rows: &[InflightRow], title: &str) -> Heatmap {
-    let h = heat_cells(rows);
+        v
+    };
+    let (warps, bytes) = (axis(|r| r.warps_per_sm), axis(|r| r.bytes_per_thread));
+    let cell = |w: u32, b: u32| {
+        used.iter()
+            .filter(|r| (r.warps_per_sm, r.bytes_per_thread) == (w, b))
+            .map(|r| r.fraction_of_copy * 100.0)
+            .reduce(f64::max)
+    };
     Heatmap {
         labels: Labels::new(
             title.to_owned(),
             "resident warps per SM",
             "bytes per thread in flight",
         ),
-        x_ticks: h.warps.iter().map(u32::to_string).collect(),
-        y_ticks: h.bytes.iter().map(u32::to_string).collect(),
-        cells: (0..h.bytes.len())
-            .map(|b| {
-                (0..h.warps.len())
-                    .map(|w| h.cells.get(&(w, b)).map(|f| f * 100.0))
-                    .collect()
-            })
+        x_ticks: warps.iter().map(u32::to_string).collect(),
+        y_ticks: bytes.iter().map(u32::to_string).collect(),
+        cells: bytes
+            .iter()
+            .map(|&b| warps.iter().map(|&w| cell(w, b)).collect())
             .collect(),
         scale_max: Some(100.0),
         decimals: 0,
@@ -192,12 +167,7 @@ pub fn latency_vs_bandwidth(result: &Inflight) -> ScatterPlot {
         x_unit_suffix: String::new(),
         series: vec![
             Series::markers("rows: 2 x SMs x bytes in flight / GB/s", rows),
-            Series {
-                name: "chase beside a background copy".into(),
-                points: chase,
-                line: true,
-                markers: true,
-            },
+            Series::joined("chase beside a background copy", chase),
         ],
         references: vec![ReferenceLine {
             label: format!("unloaded chase {:.0} ns", model.latency_ns),
@@ -245,15 +215,22 @@ pub fn figures(name: &str, result: &Inflight) -> Vec<(String, Figure)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::grid::SmemRing;
+    use crate::experiments::inflight::loaded::{tests::point, LoadedLatency};
     use crate::experiments::inflight::model::tests::GPU;
-    use crate::experiments::inflight::row::tests::row;
+    use crate::experiments::inflight::row::tests::{row, synthetic};
+
+    /// `r` with accesses of `width` floats.
+    fn wide(mut r: InflightRow, width: u32) -> InflightRow {
+        r.point.shape.width = width;
+        r
+    }
 
     fn rows() -> Vec<InflightRow> {
-        let mut wide = row(32, 1, 16, 0.30);
-        wide.point.shape.width = 4;
+        let w = wide(row(32, 1, 16, 0.30), 4);
         vec![
             row(32, 1, 16, 0.20),
-            wide,
+            w,
             row(256, 1, 64, 0.96),
             row(1024, 2, 4, 0.55),
         ]
@@ -261,25 +238,24 @@ mod tests {
 
     #[test]
     fn cells_take_the_best_row_of_their_warps_and_bytes() {
-        let map = heat_cells(&rows());
-        assert_eq!(map.warps, [1, 8, 64]);
-        assert_eq!(map.bytes, [4, 16, 64]);
-        assert_eq!(map.cells.len(), 3);
+        let h = heatmap(&rows(), "t");
+        assert_eq!(h.x_ticks, ["1", "8", "64"]);
+        assert_eq!(h.y_ticks, ["4", "16", "64"]);
+        assert_eq!(h.cells.iter().flatten().flatten().count(), 3);
         assert_eq!(
-            map.cells[&(0, 1)],
-            0.30,
-            "the wider access is the better of the cell"
+            h.cells[1][0],
+            Some(30.0),
+            "16 B at 1 warp: the wider access"
         );
-        assert_eq!(map.cells[&(1, 2)], 0.96);
+        assert_eq!(h.cells[2][1], Some(96.0));
+        assert_eq!(h.cells[0][0], None);
     }
 
     #[test]
     fn shared_memory_rings_are_series_of_their_own() {
-        use crate::experiments::inflight::grid::SmemRing;
         let mut rows = rows();
         for bulk in [false, true] {
-            let mut r = row(32, 1, 2048, 0.9);
-            r.point.shape.width = 4;
+            let mut r = wide(row(32, 1, 2048, 0.9), 4);
             r.point.shape.ring = Some(SmemRing {
                 stage_bytes: 4096,
                 stages: 16,
@@ -291,21 +267,18 @@ mod tests {
             .into_iter()
             .map(|s| format!("{} ({})", s.name, s.points.len()))
             .collect();
-        assert_eq!(
-            names,
-            [
-                "4 B per access (3)",
-                "16 B per access (1)",
-                "cp.async ring in shared memory (1)",
-                "bulk-copy ring in shared memory (1)"
-            ]
-        );
+        let want = [
+            "4 B per access (3)",
+            "16 B per access (1)",
+            "cp.async ring in shared memory (1)",
+            "bulk-copy ring in shared memory (1)",
+        ];
+        assert_eq!(names, want);
     }
 
     #[test]
     fn one_series_per_width_plus_the_model() {
-        let model = GPU;
-        let p = gbps_vs_bytes_in_flight(&rows(), &model);
+        let p = gbps_vs_bytes_in_flight(&rows(), &GPU);
         let names: Vec<&str> = p.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["4 B per access", "16 B per access", "Little's law"]);
         assert_eq!(p.series[0].points.len(), 3);
@@ -313,31 +286,17 @@ mod tests {
         assert!(curve.windows(2).all(|w| w[1].y >= w[0].y), "non-decreasing");
         assert_eq!(curve.last().unwrap().y, 4000.0, "ends on the ceiling");
         assert_eq!(p.x_scale, XScale::Log);
-        let m = measured_vs_predicted(&rows());
-        assert_eq!(
-            m.series.last().unwrap().points[1].x,
-            m.series.last().unwrap().points[1].y
-        );
+        let diagonal = measured_vs_predicted(&rows()).series.pop().unwrap();
+        assert_eq!(diagonal.points[1].x, diagonal.points[1].y);
     }
 
     #[test]
     fn latency_pairs_the_rows_with_the_chase_under_load() {
-        use crate::experiments::inflight::loaded::{LoadedLatency, LoadedPoint};
-        use crate::experiments::inflight::row::tests::passed;
-        let model = GPU;
-        let mut result = crate::experiments::inflight::row::tests::synthetic(rows(), model);
-        let at = |gbps: f64, ns: f64, covered: bool| LoadedPoint {
-            background: "synthetic".into(),
-            background_gbps: gbps,
-            ns_per_hop: ns,
-            covered,
-            check: passed(),
-        };
-        result.loaded = LoadedLatency::new(vec![
-            at(0.0, 500.0, true),
-            at(3000.0, 1500.0, true),
-            at(3500.0, 9.0, false),
-        ]);
+        let mut result = synthetic(rows(), GPU);
+        let mut outlasted = point(3500.0, 9.0);
+        outlasted.covered = false;
+        let points = vec![point(0.0, 500.0), point(3000.0, 1500.0), outlasted];
+        result.loaded = LoadedLatency::new(points);
         let p = latency_vs_bandwidth(&result);
         // Every row is usable; 256 threads x 64 B at 96% of 4000 GB/s with 100 SMs:
         // 2 x 100 x 16384 / 3840 = 853 ns.
@@ -348,19 +307,5 @@ mod tests {
         let xs: Vec<f64> = p.series[1].points.iter().map(|q| q.x).collect();
         assert_eq!(xs, [0.0, 3000.0]);
         assert_eq!(p.references[0].y, result.model.latency_ns);
-    }
-
-    #[test]
-    fn the_heatmap_figure_is_laid_out_by_warps_and_bytes() {
-        let h = heatmap(&rows(), "t");
-        assert_eq!(h.x_ticks, ["1", "8", "64"]);
-        assert_eq!(h.y_ticks, ["4", "16", "64"]);
-        assert_eq!(
-            h.cells[1][0],
-            Some(30.0),
-            "16 B at 1 warp: the wider access"
-        );
-        assert_eq!(h.cells[2][1], Some(96.0));
-        assert_eq!(h.cells[0][0], None);
     }
 }

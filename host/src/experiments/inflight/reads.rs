@@ -6,9 +6,7 @@
 //! The reference for reads: the device-to-device copy's bytes moved per second (read + written,
 //! the figure the copy rows are set against). A read at 1.00 moves bytes as fast as the copy
 //! moves them both ways; a memory whose reads and writes share one rate reaches it with fewer
-//! bytes in flight than the copy needs, since a copy's stores occupy the memory too.
-//!
-//! CPU side: the rows, the exact check of the per-warp sums, and the table notes.
+//! bytes in flight than the copy needs, since a copy's stores occupy the memory too. CPU side.
 
 use kernels_gpu::variants::{MemcpyPoint, READ_WARP};
 use serde::{Deserialize, Serialize};
@@ -38,9 +36,9 @@ pub struct ReadRow {
     /// Every warp's sum against the CPU's.
     pub check: Check,
     /// The compared module's build (`--compare`), its GB/s and check, where it ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compared_gbps: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compared_check: Option<Check>,
 }
 
@@ -215,19 +213,10 @@ impl ReadOnly {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::experiments::inflight::row::tests::{passed, row};
+    use crate::experiments::inflight::row::tests::{copy, passed};
     use kernels_gpu::variants::READ;
-
-    fn point(threads: u32, loads: u32, width: u32) -> MemcpyPoint {
-        MemcpyPoint {
-            threads,
-            loads,
-            width,
-            entry: "memcpy_test",
-        }
-    }
 
     #[test]
     fn the_sums_follow_the_copys_layout() {
@@ -235,19 +224,21 @@ mod tests {
         // ragged tail of 3 (not read) take 3 blocks, 192 threads, and thread g owns vectors g
         // and g + 192 of the 256.
         let src: Vec<f32> = (0..1024 + 3).map(|i| i as f32 * 0.5).collect();
-        let p = point(64, 2, 4);
+        let p = MemcpyPoint {
+            threads: 64,
+            loads: 2,
+            width: 4,
+            entry: "memcpy_test",
+        };
         let sums = expected_sums(&src, &p);
         assert_eq!(p.grid(src.len() as u64), 3, "the tail starts a third block");
         assert_eq!(sums.len(), 3 * 2);
         let bits = |v: usize| -> u64 { (0..4).map(|k| u64::from(src[4 * v + k].to_bits())).sum() };
         // Warp 0: threads 0..32, vectors 0..32 and 192..224 (grid stride 192 threads).
-        let want0: u64 = (0..32).chain(192..224).map(bits).sum();
-        assert_eq!(sums[0], want0);
+        assert_eq!(sums[0], (0..32).chain(192..224).map(bits).sum::<u64>());
         // The third block's warps own vectors 128..192 and nothing past the whole vectors.
-        let want4: u64 = (128..160).map(bits).sum();
-        assert_eq!(sums[4], want4);
-        let total: u64 = (0..256).map(bits).sum();
-        assert_eq!(sums.iter().sum::<u64>(), total);
+        assert_eq!(sums[4], (128..160).map(bits).sum::<u64>());
+        assert_eq!(sums.iter().sum::<u64>(), (0..256).map(bits).sum::<u64>());
     }
 
     #[test]
@@ -261,32 +252,27 @@ mod tests {
         assert!(!c.passed);
         assert_eq!(c.error, 2.0);
         // 8 warps per 256-thread block: word 11 is block 1's warp 3.
-        assert!(
-            c.what
-                .contains("block 1, warp 3 of it: 1012 where the CPU has 1011"),
-            "{}",
-            c.what
-        );
+        let named = "block 1, warp 3 of it: 1012 where the CPU has 1011";
+        assert!(c.what.contains(named), "{}", c.what);
         let short = check_sums(&want, &want[..15], 256);
-        assert!(
-            !short.passed && short.what.contains("15 warp sums written"),
-            "{}",
-            short.what
-        );
+        let said = short.what.contains("15 warp sums written");
+        assert!(!short.passed && said, "{}", short.what);
     }
 
-    fn read_row(entry: &str, bytes: u64, read: f64, copy: f64) -> ReadRow {
+    /// A read row of `read_t256_l{loads}_w4` at 1 block/SM (8 warps), at `read` of a 4000 GB/s
+    /// reference beside its copy at `copy_fraction`.
+    pub(crate) fn read_row(loads: u32, read: f64, copy_fraction: f64) -> ReadRow {
         ReadRow {
-            entry: entry.into(),
-            copy_entry: entry.replace("read", "memcpy"),
+            entry: format!("read_t256_l{loads}_w4"),
+            copy_entry: format!("memcpy_t256_l{loads}_w4"),
             blocks_per_sm: 1,
             warps_per_sm: 8,
-            bytes_in_flight_per_sm: bytes,
+            bytes_in_flight_per_sm: u64::from(loads) << 12,
             gbps: read * 4000.0,
             fraction_of_reference: read,
-            copy_gbps: copy * 4000.0,
-            copy_fraction: copy,
-            timing: row(256, 1, 16, 0.5).timing,
+            copy_gbps: copy_fraction * 4000.0,
+            copy_fraction,
+            timing: copy().timing,
             check: passed(),
             compared_gbps: None,
             compared_check: None,
@@ -298,30 +284,23 @@ mod tests {
         let mut s = ReadOnly {
             reference_gbps: 4000.0,
             rows: vec![
-                read_row("read_t256_l2_w4", 8 << 10, 0.60, 0.40),
-                read_row("read_t256_l8_w4", 32 << 10, 0.93, 0.75),
-                read_row("read_t256_l16_w4", 64 << 10, 0.97, 0.91),
-                read_row("read_t256_l32_w4", 128 << 10, 0.97, 0.96),
+                read_row(2, 0.60, 0.40),
+                read_row(8, 0.93, 0.75),
+                read_row(16, 0.97, 0.91),
+                read_row(32, 0.97, 0.96),
             ],
         };
         assert_eq!(s.need(0.90), (Some(32 << 10), Some(64 << 10)));
         assert_eq!(s.need(0.95), (Some(64 << 10), Some(128 << 10)));
         let notes = s.notes();
-        assert!(
-            notes[0].contains("read + written (4000 GB/s)"),
-            "{}",
-            notes[0]
-        );
-        assert!(
-            notes[1].contains("read_t256_l8_w4 x1 (32 KiB in flight/SM): read 3720 GB/s (0.93), copy 3000 GB/s (0.75)"),
-            "{}",
-            notes[1]
-        );
-        assert!(
-            notes[2].contains("90% of the reference: reads 32 KiB, copy 64 KiB (reads need 0.50x"),
-            "{}",
-            notes[2]
-        );
+        let said = [
+            "read + written (4000 GB/s)",
+            "read_t256_l8_w4 x1 (32 KiB in flight/SM): read 3720 GB/s (0.93), copy 3000 GB/s (0.75)",
+            "90% of the reference: reads 32 KiB, copy 64 KiB (reads need 0.50x",
+        ];
+        for (note, said) in notes.iter().zip(said) {
+            assert!(note.contains(said), "{note}");
+        }
         // A failed check is named and leaves the row out of the need.
         s.rows[1].check.passed = false;
         s.rows[1].check.what = "1 of 8 warp sums wrong".into();
@@ -331,20 +310,14 @@ mod tests {
     }
 
     #[test]
-    fn every_read_line_mirrors_a_copy_point_with_its_own_entry() {
+    fn every_read_line_mirrors_a_copy_point_and_counts_bytes_read_only() {
         assert!(!READ.is_empty());
         for r in READ {
             assert_eq!(r.copy.entry.replacen("memcpy", "read", 1), r.entry);
             assert_eq!(r.copy.threads % READ_WARP, 0);
-            assert_eq!(
-                r.words(r.floats_per_block() * 3),
-                3 * u64::from(r.threads / 32)
-            );
+            let words = r.words(r.floats_per_block() * 3);
+            assert_eq!(words, 3 * u64::from(r.threads / 32));
         }
-    }
-
-    #[test]
-    fn gbps_counts_bytes_read_only() {
         assert!((read_gbps(1 << 30, 1.0) - 1073.741824).abs() < 1e-9);
     }
 }

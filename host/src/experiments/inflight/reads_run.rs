@@ -66,7 +66,7 @@ pub fn measure_reads(
             let (mine, compared) = sides
                 .measure(gpu, ctx, (&kernel, other.as_ref()), &want)
                 .in_variant(&what)?;
-            let gbps = read_gbps(n * 4, mine.0);
+            let gbps = read_gbps(n * 4, mine.0.median_ms);
             out.push(ReadRow {
                 entry: point.entry.to_owned(),
                 copy_entry: copy.entry.clone(),
@@ -77,10 +77,10 @@ pub fn measure_reads(
                 fraction_of_reference: gbps / reference_gbps,
                 copy_gbps: copy.gbps,
                 copy_fraction: copy.gbps / reference_gbps,
-                timing: mine.1,
-                check: mine.2,
-                compared_gbps: compared.as_ref().map(|c| read_gbps(n * 4, c.0)),
-                compared_check: compared.map(|c| c.2),
+                timing: mine.0,
+                check: mine.1,
+                compared_gbps: compared.as_ref().map(|c| read_gbps(n * 4, c.0.median_ms)),
+                compared_check: compared.map(|c| c.1),
             });
         }
     }
@@ -99,8 +99,8 @@ struct Sides<'a> {
     blocks_per_sm: u32,
 }
 
-/// A side's median milliseconds, timing and check.
-type Side3 = (f64, crate::results::Timing, Check);
+/// A side's timing and check.
+type Timed = (crate::results::Timing, Check);
 
 impl Sides<'_> {
     /// Times our kernel (and the compared one, interleaved), then checks one launch of each.
@@ -110,7 +110,7 @@ impl Sides<'_> {
         ctx: &RunContext,
         (kernel, other): (&Kernel<'_>, Option<&Kernel<'_>>),
         want: &[u64],
-    ) -> Result<(Side3, Option<Side3>), ExperimentError> {
+    ) -> Result<(Timed, Option<Timed>), ExperimentError> {
         let threads = self.point.threads;
         let limits = gpu.limits();
         let ours_smem = hold_at_blocks(kernel, threads, self.blocks_per_sm, limits)?;
@@ -127,13 +127,9 @@ impl Sides<'_> {
                 _ => self.launch(gpu, kernel, ours_smem, &mut sums),
             }
         })?;
-        let mine = (
-            timing.median_ms,
-            timing.clone(),
-            self.check(gpu, kernel, ours_smem, want)?,
-        );
+        let mine = (timing, self.check(gpu, kernel, ours_smem, want)?);
         let compared = match (theirs, compared) {
-            (Some((k, smem)), Some(t)) => Some((t.median_ms, t, self.check(gpu, k, smem, want)?)),
+            (Some((k, smem)), Some(t)) => Some((t, self.check(gpu, k, smem, want)?)),
             _ => None,
         };
         Ok((mine, compared))

@@ -28,13 +28,7 @@ fn run() -> crate::experiments::RunResults {
     let mut run = row::tests::synthetic(rows, model);
     run.skipped = vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()];
     // A loaded curve and a size sweep, so their notes, verdict and plot render too.
-    let at = |gbps: f64, ns: f64| loaded::LoadedPoint {
-        background: format!("synthetic {gbps} GB/s"),
-        background_gbps: gbps,
-        ns_per_hop: ns,
-        covered: true,
-        check: row::tests::passed(),
-    };
+    let at = loaded::tests::point;
     run.loaded = loaded::LoadedLatency::new(vec![at(0.0, 600.0), at(3000.0, 1400.0)]);
     run.loaded_predictions =
         loaded::predictions(&run.loaded, &run.model, &run.rows, &row::HEADLINE_FRACTIONS);
@@ -55,19 +49,9 @@ fn run() -> crate::experiments::RunResults {
     run.reads = Some(reads::ReadOnly {
         reference_gbps: run.copy.gbps,
         rows: vec![reads::ReadRow {
-            entry: "read_t256_l16_w4".into(),
-            copy_entry: "memcpy_t256_l16_w4".into(),
-            blocks_per_sm: 1,
-            warps_per_sm: 8,
-            bytes_in_flight_per_sm: 64 << 10,
-            gbps: 3800.0,
-            fraction_of_reference: 0.95,
-            copy_gbps: 3400.0,
-            copy_fraction: 0.85,
-            timing: run.copy.timing.clone(),
-            check: row::tests::passed(),
             compared_gbps: Some(3700.0),
             compared_check: Some(row::tests::passed()),
+            ..reads::tests::read_row(16, 0.95, 0.85)
         }],
     });
     r.inflight = Some(run);

@@ -34,7 +34,7 @@ pub struct InflightRow {
     pub predicted_gbps: f64,
     /// The latency Little's law implies from the row's own bytes in flight and GB/s
     /// ([`LittlesLaw::effective_latency_ns`]); absent in runs recorded before it was kept.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub effective_latency_ns: Option<f64>,
     /// What limits the resident blocks, by the occupancy calculator.
     pub limiter: String,
@@ -43,10 +43,10 @@ pub struct InflightRow {
     pub measured: Measured,
     /// Our build's spill and stack figures for the entry, as compiled for this run (absent in
     /// runs recorded before they were kept).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spills: Option<Spills>,
     /// The compared module's, where it was timed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compare_spills: Option<Spills>,
 }
 
@@ -143,6 +143,13 @@ pub struct Headline {
 /// Fractions of the copy the headline looks for.
 pub const HEADLINE_FRACTIONS: [f64; 2] = [0.90, 0.95];
 
+/// The fastest usable row (median GB/s) that `keep` admits.
+pub fn fastest(rows: &[InflightRow], keep: impl Fn(&InflightRow) -> bool) -> Option<&InflightRow> {
+    usable(rows)
+        .filter(|r| keep(r))
+        .max_by(|a, b| a.gbps.total_cmp(&b.gbps))
+}
+
 /// The usable row ([`InflightRow::usable`]) with the least occupancy among those reaching
 /// `fraction` of the copy; among equal occupancies, the fastest.
 pub fn least_occupancy_reaching(rows: &[InflightRow], fraction: f64) -> Option<&InflightRow> {
@@ -153,6 +160,14 @@ pub fn least_occupancy_reaching(rows: &[InflightRow], fraction: f64) -> Option<&
                 .total_cmp(&b.occupancy)
                 .then(b.fraction_of_copy.total_cmp(&a.fraction_of_copy))
         })
+}
+
+/// The usable row with the fewest bytes in flight per SM among those reaching `fraction` of the
+/// copy.
+pub fn least_bytes_reaching(rows: &[InflightRow], fraction: f64) -> Option<&InflightRow> {
+    usable(rows)
+        .filter(|r| r.fraction_of_copy >= fraction)
+        .min_by_key(|r| r.bytes_in_flight_per_sm)
 }
 
 /// The headline figures of a sweep.
@@ -180,19 +195,23 @@ pub(crate) mod tests {
     use super::*;
     use crate::experiments::inflight::chase::Latency;
     use crate::experiments::inflight::grid::CopyShape;
-    use crate::experiments::inflight::loaded::LoadedLatency;
     use crate::experiments::inflight::model::tests::GPU;
     use crate::experiments::inflight::output::Inflight;
 
-    /// A run of `rows` against a 4000 GB/s copy timed like them, with a 600 ns chase and the
-    /// model `model`; no loaded curve or size sweep.
+    /// The 4000 GB/s copy the synthetic rows are fractions of, timed like them.
+    pub(crate) fn copy() -> CopyReference {
+        CopyReference {
+            bytes: 1 << 27,
+            gbps: 4000.0,
+            timing: row(32, 1, 4, 1.0).timing,
+        }
+    }
+
+    /// A run of `rows` against [`copy`], with a 600 ns chase and the model `model`; no loaded
+    /// curve or size sweep.
     pub(crate) fn synthetic(rows: Vec<InflightRow>, model: LittlesLaw) -> Inflight {
         Inflight {
-            copy: CopyReference {
-                bytes: 1 << 27,
-                gbps: 4000.0,
-                timing: row(32, 1, 4, 1.0).timing,
-            },
+            copy: copy(),
             latency: Latency {
                 steps: 1000,
                 buffer_bytes: 1 << 30,
@@ -201,7 +220,7 @@ pub(crate) mod tests {
                 implied_clock_mhz: 2000.0,
                 check: passed(),
             },
-            loaded: LoadedLatency::default(),
+            loaded: Default::default(),
             loaded_predictions: vec![],
             sizes: None,
             reads: None,
@@ -226,8 +245,7 @@ pub(crate) mod tests {
     /// 4000 GB/s copy.
     pub(crate) fn row(threads: u32, blocks: u32, bytes: u32, fraction: f64) -> InflightRow {
         let warps = threads / 32 * blocks;
-        let bif = u64::from(threads * blocks) * u64::from(bytes);
-        InflightRow {
+        let r = InflightRow {
             point: Point {
                 shape: CopyShape {
                     threads,
@@ -244,7 +262,7 @@ pub(crate) mod tests {
             blocks_per_sm: blocks,
             warps_per_sm: warps,
             occupancy: f64::from(warps) / 64.0,
-            bytes_in_flight_per_sm: bif,
+            bytes_in_flight_per_sm: u64::from(threads * blocks) * u64::from(bytes),
             requests_in_flight_per_sm: u64::from(warps * bytes / 4),
             gbps: 4000.0 * fraction,
             fraction_of_copy: fraction,
@@ -261,13 +279,10 @@ pub(crate) mod tests {
                 flags: vec![],
                 compare: None,
             },
-            spills: Some(Spills {
-                stores: Some(0),
-                loads: Some(0),
-                stack_frame: 0,
-            }),
+            spills: None,
             compare_spills: None,
-        }
+        };
+        spilling(r, 0, 0)
     }
 
     /// `r` as a build that spills `bytes` each way with a stack frame of `stack` bytes.
@@ -280,6 +295,11 @@ pub(crate) mod tests {
         r
     }
 
+    /// The warps/SM of the least occupancy reaching `fraction` among `rows`.
+    fn least(rows: &[InflightRow], fraction: f64) -> Option<u32> {
+        least_occupancy_reaching(rows, fraction).map(|r| r.warps_per_sm)
+    }
+
     #[test]
     fn the_least_occupancy_reaching_a_fraction_is_found() {
         let rows = vec![
@@ -288,33 +308,23 @@ pub(crate) mod tests {
             row(128, 1, 128, 0.91), // 6.25%, only 90
             row(512, 1, 16, 0.97),  // 25%
         ];
-        let r90 = least_occupancy_reaching(&rows, 0.90).unwrap();
-        assert_eq!(r90.warps_per_sm, 4);
-        let r95 = least_occupancy_reaching(&rows, 0.95).unwrap();
-        assert_eq!(r95.warps_per_sm, 8);
-        assert!(least_occupancy_reaching(&rows, 0.99).is_none());
+        assert_eq!(least(&rows, 0.90), Some(4));
+        assert_eq!(least(&rows, 0.95), Some(8));
+        assert_eq!(least(&rows, 0.99), None);
+        // Among equal occupancies, the faster row.
+        let rows = vec![row(256, 1, 64, 0.955), row(256, 1, 128, 0.97)];
+        let r = least_occupancy_reaching(&rows, 0.95).unwrap();
+        assert_eq!(r.bytes_per_thread, 128);
     }
 
     #[test]
-    fn a_failed_check_never_makes_a_headline() {
+    fn a_failed_check_or_a_spilling_point_never_makes_a_headline() {
         let mut bad = row(32, 1, 512, 0.99);
         bad.measured.check.passed = false;
-        let rows = vec![bad, row(256, 1, 64, 0.96)];
-        assert_eq!(
-            least_occupancy_reaching(&rows, 0.95).unwrap().warps_per_sm,
-            8
-        );
-    }
-
-    #[test]
-    fn a_spilling_point_never_makes_a_headline() {
+        assert_eq!(least(&[bad, row(256, 1, 64, 0.96)], 0.95), Some(8));
         let spills = spilling(row(1024, 2, 512, 0.99), 792, 800);
         assert!(spills.measured.checked() && spills.spilled() && !spills.usable());
-        let rows = vec![spills, row(256, 1, 64, 0.96)];
-        assert_eq!(
-            least_occupancy_reaching(&rows, 0.95).unwrap().warps_per_sm,
-            8
-        );
+        assert_eq!(least(&[spills, row(256, 1, 64, 0.96)], 0.95), Some(8));
         // A run that recorded no compiler figures cannot tell: the point counts.
         let mut unknown = row(1024, 2, 512, 0.99);
         unknown.spills = None;
@@ -322,16 +332,8 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn equal_occupancy_prefers_the_faster_row() {
-        let rows = vec![row(256, 1, 64, 0.955), row(256, 1, 128, 0.97)];
-        let r = least_occupancy_reaching(&rows, 0.95).unwrap();
-        assert_eq!(r.bytes_per_thread, 128);
-    }
-
-    #[test]
     fn the_headline_carries_the_models_needs() {
-        let model = GPU;
-        let h = headline(&[row(256, 1, 64, 0.96)], &model);
+        let h = headline(&[row(256, 1, 64, 0.96)], &GPU);
         assert_eq!(h.least_occupancy.len(), 2);
         assert!(h.least_occupancy[1].found.is_some());
         assert_eq!(h.bytes_needed.len(), 3);

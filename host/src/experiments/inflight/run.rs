@@ -1,11 +1,8 @@
-//! The `inflight` experiment on the GPU: the sweep (the chases are [`super::chase_run`]).
-//!
-//! The copies are the points of `variants::MEMCPY_GRID` (`memcpy_t{T}_l{L}_w{W}`) and the
-//! `smem_copy` lines (`cp_async_copy_t{T}_b{B}_s{S}`, bytes in flight in shared memory), run by the
-//! copy family's host side ([`CopyBuffers::measure`]: held at the point's blocks/SM by dynamic
-//! shared memory, timed with the compared module's samples interleaved, each copy checked
-//! exactly). The latency chases come first, the loaded ones on the copy's own buffers. A point that cannot be held at its residency (in
-//! either module) is skipped with a note.
+//! The `inflight` experiment on the GPU: the chases ([`super::chase_run`]; the loaded ones on the
+//! copy's own buffers), then the sweep's copies, run by the copy family's host side
+//! ([`CopyBuffers::measure`]: held at the point's blocks/SM by dynamic shared memory, timed with
+//! the compared module's samples interleaved, each copy checked exactly). A point that cannot be
+//! held at its residency (in either module) is skipped with a note.
 
 use kernels_gpu::variants::CHASE;
 
@@ -16,7 +13,7 @@ use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw
 use super::output::Inflight;
 use super::reads_run::measure_reads;
 use super::row::{headline, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
-use super::sizes_run::measure_sizes;
+use super::sizes::measure_sizes;
 use super::spec::{Plan, Spec, CHASE_L2_MULTIPLE};
 use crate::cuda::hopper::{hopper_module, HopperError};
 use crate::cuda::Gpu;

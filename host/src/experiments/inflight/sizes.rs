@@ -4,10 +4,18 @@
 //! touches `2 S` (source and destination): it can stay in an L2 of `L` bytes only while
 //! `2 S <= L`.
 //!
-//! CPU side: the rows, the size at which the DRAM level starts, and the table notes.
+//! The rows, the size at which the DRAM level starts, and the table notes; [`measure_sizes`] runs
+//! the sweep's fastest usable point over fresh buffers of each size, timed against the
+//! device-to-device copy of the same buffers and checked exactly.
 
 use serde::{Deserialize, Serialize};
 
+use super::row::{fastest, InflightRow};
+use crate::cuda::Gpu;
+use crate::experiments::contract::RunContext;
+use crate::experiments::copy::{check_fits, copy_gbps, CopyBuffers};
+use crate::experiments::error::{ExperimentError, InVariant};
+use crate::experiments::module_source::Loaded;
 use crate::results::{Check, Timing};
 
 /// Default sizes of `host inflight --sizes-mib`: 16 MiB (within an H100/H200-class L2 with its
@@ -110,41 +118,97 @@ impl SizeSweep {
     }
 }
 
+/// Runs the size sweep over `sizes_mib` (0 stands for none) with the fastest of `rows`; sizes
+/// that do not fit the device are left out with a note. None when no size was asked for or no
+/// row is usable.
+pub fn measure_sizes(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    ours: &Loaded,
+    rows: &[InflightRow],
+    sizes_mib: &[u64],
+) -> Result<(Option<SizeSweep>, Vec<String>), ExperimentError> {
+    let mut sizes: Vec<u64> = sizes_mib.iter().copied().filter(|&m| m > 0).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    // Among the rows our module builds (the bulk copies live in the sm_90a module).
+    let best = fastest(rows, |r| ours.module.kernel(&r.entry).is_ok());
+    let (Some(best), false) = (best, sizes.is_empty()) else {
+        return Ok((None, Vec::new()));
+    };
+    let Some(point) = best.point.shape.copy_kernel() else {
+        return Ok((None, Vec::new()));
+    };
+    let entry = point.entry();
+    let kernel = ours.module.kernel(entry).in_variant(entry)?;
+    let mut skipped = Vec::new();
+    let mut out = Vec::new();
+    for mib in sizes {
+        let bytes = mib << 20;
+        if let Err(e) = check_fits(gpu, bytes) {
+            skipped.push(format!("copy size {mib} MiB: {e}"));
+            continue;
+        }
+        let what = || format!("{entry} over {mib} MiB");
+        let seed = ctx.seed.wrapping_add(50).wrapping_add(mib);
+        let mut buffers = CopyBuffers::new(gpu, (bytes / 4) as usize, seed)?;
+        let d2d_timing = buffers
+            .time_reference(gpu, &ctx.timing)
+            .in_variant(&what())?;
+        let (mine, _, _) = buffers
+            .measure(gpu, (&kernel, None), point, best.blocks_per_sm, &ctx.timing)
+            .in_variant(&what())?;
+        out.push(SizeRow {
+            bytes,
+            gbps: mine.throughput,
+            timing: mine.timing,
+            d2d_gbps: copy_gbps(bytes, d2d_timing.median_ms),
+            d2d_timing,
+            check: mine.check,
+        });
+    }
+    let sweep = SizeSweep {
+        entry: entry.to_owned(),
+        blocks_per_sm: best.blocks_per_sm,
+        l2_bytes: gpu.info().l2_bytes,
+        rows: out,
+    };
+    Ok((Some(sweep), skipped))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::inflight::row::tests::{passed, row};
+    use crate::experiments::inflight::row::tests::{copy, passed};
 
-    fn size(mib: u64, d2d: f64) -> SizeRow {
-        let timing = row(32, 1, 4, 1.0).timing;
-        SizeRow {
+    /// A sweep over (MiB, D2D GB/s) sizes, the kernel at 95% of each.
+    fn sweep(sizes: &[(u64, f64)]) -> SizeSweep {
+        let timing = copy().timing;
+        let rows = sizes.iter().map(|&(mib, d2d)| SizeRow {
             bytes: mib << 20,
             gbps: d2d * 0.95,
             timing: timing.clone(),
             d2d_gbps: d2d,
-            d2d_timing: timing,
+            d2d_timing: timing.clone(),
             check: passed(),
-        }
-    }
-
-    fn sweep(rows: Vec<SizeRow>) -> SizeSweep {
+        });
         SizeSweep {
             entry: "memcpy_t1024_l2_w4".into(),
             blocks_per_sm: 2,
             l2_bytes: 50 << 20,
-            rows,
+            rows: rows.collect(),
         }
     }
 
     #[test]
     fn the_dram_level_starts_after_the_last_size_off_it() {
         // 16 MiB served by the L2 at 7000; 32 MiB still 5000; from 64 MiB on, 4000-4200.
-        let s = sweep(vec![
-            size(16, 7000.0),
-            size(32, 5000.0),
-            size(64, 4200.0),
-            size(256, 4100.0),
-            size(1024, 4000.0),
+        let s = sweep(&[
+            (16, 7000.0),
+            (32, 5000.0),
+            (64, 4200.0),
+            (256, 4100.0),
+            (1024, 4000.0),
         ]);
         assert_eq!(s.dram_level_from(), Some(64 << 20));
         let notes = s.notes();
@@ -155,16 +219,14 @@ mod tests {
             "{notes:?}"
         );
         // Flat from the first size: the DRAM level starts there; one size says nothing.
-        let flat = sweep(vec![size(16, 4000.0), size(64, 4100.0)]);
-        assert_eq!(flat.dram_level_from(), Some(16 << 20));
-        assert_eq!(sweep(vec![size(16, 4000.0)]).dram_level_from(), None);
-    }
-
-    #[test]
-    fn a_failed_check_is_named() {
-        let mut bad = size(64, 4000.0);
-        bad.check.passed = false;
-        let s = sweep(vec![size(16, 7000.0), bad]);
+        assert_eq!(
+            sweep(&[(16, 4000.0), (64, 4100.0)]).dram_level_from(),
+            Some(16 << 20)
+        );
+        assert_eq!(sweep(&[(16, 4000.0)]).dram_level_from(), None);
+        // A failed check is named.
+        let mut s = sweep(&[(16, 7000.0), (64, 4000.0)]);
+        s.rows[1].check.passed = false;
         assert!(s.notes()[0].contains("CHECK FAILED"));
     }
 }

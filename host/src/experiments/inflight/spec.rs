@@ -8,7 +8,7 @@ use super::sizes::{ALL_SIZES_MIB, DEFAULT_SIZES_MIB};
 use crate::experiments::sweep::{self, SweepFlags};
 use crate::flags::{CliError, MAX_COPY_MIB};
 use kernels_gpu::abi::Param;
-use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID, SMEM_COPY};
+use kernels_gpu::variants::{MemcpyParams, MEMCPY_GRID};
 
 /// Default bytes of each of the copy's source and destination (MiB): several times the L2 of
 /// current GPUs, small enough that verifying every point (one download and compare per module)
@@ -117,30 +117,6 @@ pub struct AllArgs {
 /// The `inflight` experiment, validated.
 pub type Plan = sweep::Plan<SweepArgs>;
 
-/// A flag value outside the kernel grid.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--{flag} {value}: not in the memcpy grid (built: {allowed})")]
-pub struct OffGrid {
-    pub flag: &'static str,
-    pub value: u32,
-    pub allowed: String,
-}
-
-fn within(flag: &'static str, values: &[u32], grid: &[u32]) -> Result<(), OffGrid> {
-    match values.iter().find(|v| !grid.contains(v)) {
-        Some(&value) => Err(OffGrid {
-            flag,
-            value,
-            allowed: grid
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
-        }),
-        None => Ok(()),
-    }
-}
-
 /// The value parser of a grid-axis flag: one value, a number on the axis `values` gives (`flag`
 /// names it in the message). Refused at parse time, so an off-grid value is a usage error (exit
 /// code 2) like any other bad flag.
@@ -150,8 +126,15 @@ fn on_axis(
 ) -> impl Fn(&str) -> Result<u32, String> + Clone + Send + Sync + 'static {
     move |s| {
         let value: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
-        within(flag, &[value], &values()).map_err(|e| e.to_string())?;
-        Ok(value)
+        let grid = values();
+        if grid.contains(&value) {
+            return Ok(value);
+        }
+        let allowed: Vec<String> = grid.iter().map(u32::to_string).collect();
+        Err(format!(
+            "--{flag} {value}: not in the memcpy grid (built: {})",
+            allowed.join(", ")
+        ))
     }
 }
 
@@ -183,8 +166,7 @@ impl SweepArgs {
         if self.no_smem {
             return Vec::new();
         }
-        let lines: Vec<_> = SMEM_COPY.iter().collect();
-        grid::smem_points(&lines, &self.residency(), limits, smem_per_sm)
+        grid::smem_points(&self.residency(), limits, smem_per_sm)
     }
 
     /// Every grid entry the sweep may launch (whatever the device's limits).
@@ -230,45 +212,28 @@ impl SweepFlags for SweepArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::inflight::*;
+    use crate::experiments::inflight::grid::tests::{default_targets, H200};
     use crate::flag_values::parse_flags;
-    use grid::PlanLimits;
+    use kernels_gpu::variants::SmemPath;
+
+    fn parse(args: &[&str]) -> SweepArgs {
+        parse_flags::<SweepArgs>(args).unwrap()
+    }
 
     #[test]
     fn defaults_take_the_grid_with_the_power_of_two_loads() {
-        let a = parse_flags::<SweepArgs>(&[]).unwrap();
+        let a = parse(&[]);
         assert_eq!(a.threads, grid_threads());
         assert_eq!(a.loads, DEFAULT_LOADS);
         assert!(DEFAULT_LOADS.iter().all(|l| grid_loads().contains(l)));
         assert_eq!(a.widths, grid_widths());
-        assert_eq!(
-            a.residency(),
-            Residency::WarpsPerSm {
-                targets: COPY_WARPS_PER_SM.to_vec(),
-                every_block_size: false
-            }
-        );
+        assert_eq!(a.residency(), default_targets());
         assert_eq!(a.copy_mib, DEFAULT_COPY_MIB);
         assert_eq!(a.loaded_steps, DEFAULT_LOADED_STEPS);
-        assert_eq!(
-            parse_flags::<SweepArgs>(&["--loaded-steps", "0"])
-                .unwrap()
-                .loaded_steps,
-            0
-        );
+        assert_eq!(parse(&["--loaded-steps", "0"]).loaded_steps, 0);
         assert_eq!(a.sizes_mib, DEFAULT_SIZES_MIB);
-        assert_eq!(
-            parse_flags::<SweepArgs>(&["--sizes-mib", "16,4096"])
-                .unwrap()
-                .sizes_mib,
-            [16, 4096]
-        );
-        assert_eq!(
-            parse_flags::<SweepArgs>(&["--sizes-mib", "0"])
-                .unwrap()
-                .sizes_mib,
-            [0]
-        );
+        assert_eq!(parse(&["--sizes-mib", "16,4096"]).sizes_mib, [16, 4096]);
+        assert_eq!(parse(&["--sizes-mib", "0"]).sizes_mib, [0]);
         assert!(parse_flags::<SweepArgs>(&["--sizes-mib", "x"]).is_err());
         // Bytes per thread span 4 to 512.
         let bytes: Vec<u32> = MEMCPY_GRID
@@ -282,7 +247,7 @@ mod tests {
 
     #[test]
     fn filters_and_blocks_per_sm_parse() {
-        let a = parse_flags::<SweepArgs>(&[
+        let a = parse(&[
             "--threads",
             "32,256",
             "--loads",
@@ -291,46 +256,29 @@ mod tests {
             "4",
             "--blocks-per-sm",
             "2",
-        ])
-        .unwrap();
+        ]);
         assert_eq!(a.residency(), Residency::BlocksPerSm(2));
-        let limits = PlanLimits {
-            warp_size: 32,
-            max_blocks_per_sm: 32,
-            max_warps_per_sm: 64,
-        };
-        let entries: Vec<&str> = a
-            .points(limits)
+        let points = a.points(H200);
+        let entries: Vec<&str> = points
             .iter()
             .filter_map(|p| p.shape.kernel())
             .map(|k| k.entry)
             .collect();
-        assert_eq!(entries, ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]);
-        assert_eq!(
-            a.grid_entries(),
-            ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"]
-        );
+        let both = ["memcpy_t32_l14_w4", "memcpy_t256_l14_w4"];
+        assert_eq!(entries, both);
+        assert_eq!(a.grid_entries(), both);
     }
 
     #[test]
     fn bulk_copies_run_by_default_and_no_smem_leaves_out_every_ring() {
-        let limits = PlanLimits {
-            warp_size: 32,
-            max_blocks_per_sm: 32,
-            max_warps_per_sm: 64,
-        };
         let bulk_points = |args: &[&str]| {
-            let a = parse_flags::<SweepArgs>(args).unwrap();
-            let points = a.smem_points(limits, 228 * 1024);
-            let bulk = points
-                .iter()
-                .filter(|p| {
-                    p.shape
-                        .smem_line()
-                        .is_some_and(|l| l.path == SmemPath::Bulk)
-                })
-                .count();
-            (points.len(), bulk)
+            let points = parse(args).smem_points(H200, 228 * 1024);
+            let is_bulk = |p: &&grid::Point| {
+                p.shape
+                    .smem_line()
+                    .is_some_and(|l| l.path == SmemPath::Bulk)
+            };
+            (points.len(), points.iter().filter(is_bulk).count())
         };
         let (default_points, default_bulk) = bulk_points(&[]);
         assert!(default_bulk > 0, "no bulk copy in the default sweep");
@@ -351,13 +299,15 @@ mod tests {
             text.contains("--loads 5") && text.contains("1, 2, 3, 4, 6"),
             "{text}"
         );
-        assert!(parse_flags::<SweepArgs>(&["--widths", "3"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--threads", "96"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--threads", "x"]).is_err());
-        assert!(
-            parse_flags::<SweepArgs>(&["--blocks-per-sm", "2", "--warps-per-sm", "4"]).is_err()
-        );
-        assert!(parse_flags::<SweepArgs>(&["--blocks-per-sm", "0"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "0"]).is_err());
+        for refused in [
+            &["--widths", "3"][..],
+            &["--threads", "96"],
+            &["--threads", "x"],
+            &["--blocks-per-sm", "2", "--warps-per-sm", "4"],
+            &["--blocks-per-sm", "0"],
+            &["--warps-per-sm", "0"],
+        ] {
+            assert!(parse_flags::<SweepArgs>(refused).is_err(), "{refused:?}");
+        }
     }
 }

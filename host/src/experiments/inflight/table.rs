@@ -10,7 +10,6 @@ use super::output::Inflight;
 use super::row::{InflightRow, SPILLS_NOTE};
 use crate::experiments::cells;
 use crate::experiments::contract::GBPS;
-use crate::experiments::spills::Spills;
 use crate::sampling::noise_percent;
 use crate::table::{percent, percent_with, Column, Kind, Value};
 
@@ -92,23 +91,16 @@ pub fn columns() -> Vec<Column<InflightRow>> {
 pub fn compared_spill_columns() -> Vec<Column<InflightRow>> {
     vec![
         Column::compared("spill st/ld", cells::SPILLS_STORES_LOADS, |r| {
-            match (r.measured.compare.as_ref(), r.compare_spills) {
-                (None, _) => Value::Empty,
-                (
-                    Some(_),
-                    Some(Spills {
-                        stores: Some(st),
-                        loads: Some(ld),
-                        ..
-                    }),
-                ) => Value::pair(st.into(), ld.into()),
-                (Some(_), _) => Value::NotAvailable,
+            match r.compare_spills.map(|s| (s.stores, s.loads)) {
+                _ if r.measured.compare.is_none() => Value::Empty,
+                Some((Some(st), Some(ld))) => Value::pair(st.into(), ld.into()),
+                _ => Value::NotAvailable,
             }
         }),
         Column::compared("stack frame (B)", Kind::Bytes, |r| {
-            match (r.measured.compare.as_ref(), r.compare_spills) {
-                (None, _) => Value::Empty,
-                (Some(_), s) => spill(s.map(|s| s.stack_frame)),
+            match r.measured.compare {
+                None => Value::Empty,
+                Some(_) => spill(r.compare_spills.map(|s| s.stack_frame)),
             }
         }),
     ]
@@ -263,16 +255,19 @@ pub fn spill_notes(rows: &[InflightRow]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::inflight::model::tests::H200_LIKE;
     use crate::experiments::inflight::row::tests::{row, spilling};
-    use crate::table::columns_table;
+    use crate::table::{columns_table, TableData};
+
+    /// Asserts each (row, header, text) cell of `t`.
+    fn shows(t: &TableData, cells: &[(usize, &str, &str)]) {
+        for &(i, header, want) in cells {
+            assert_eq!(t.cell(i, header).unwrap(), want, "{i} {header}");
+        }
+    }
 
     #[test]
     fn experiment_2_is_pointed_here_with_its_own_variants() {
-        let model = LittlesLaw {
-            sms: 132,
-            latency_ns: 600.0,
-            peak_gbps: 4200.0,
-        };
         // The sweep needed 65536 B per SM for 95% (a 256-thread block of 256 B each); a faster
         // point with more bytes and a point below 95% do not count.
         let rows = [
@@ -280,7 +275,7 @@ mod tests {
             row(512, 1, 256, 0.97),
             row(128, 1, 256, 0.90),
         ];
-        let note = bandwidth_pointer(&model, &rows);
+        let note = bandwidth_pointer(&H200_LIKE, &rows);
         // T1: 1024 threads x 4 B x 2 blocks.
         assert!(note.contains("T1 8192 B"), "{note}");
         assert!(note.contains("B per SM are needed for 95%"), "{note}");
@@ -302,17 +297,21 @@ mod tests {
         });
         let t = columns_table("t", &columns(), std::slice::from_ref(&r));
         assert_eq!(t.rows[0].cells.len(), t.columns.len());
-        let cell = |h: &str| t.cell(0, h).unwrap();
-        assert_eq!(cell("Entry"), "memcpy_t256_l16_w1");
-        assert_eq!(cell("% of D2D copy"), "96.0%");
-        assert_eq!(cell("In flight/SM (B)"), "16384");
-        assert_eq!(cell("Theo. occ"), "12.5%");
-        assert_eq!(cell("Noise"), "0.10%");
-        assert_eq!(cell("Eff. latency (ns)"), "1234");
-        assert_eq!(cell("SM MHz during"), "1755-1980");
-        assert_eq!(cell("Verified"), "ok, exact");
-        assert_eq!(cell("Spill stores (B)"), "0");
-        assert_eq!(cell("Stack frame (B)"), "0");
+        shows(
+            &t,
+            &[
+                (0, "Entry", "memcpy_t256_l16_w1"),
+                (0, "% of D2D copy", "96.0%"),
+                (0, "In flight/SM (B)", "16384"),
+                (0, "Theo. occ", "12.5%"),
+                (0, "Noise", "0.10%"),
+                (0, "Eff. latency (ns)", "1234"),
+                (0, "SM MHz during", "1755-1980"),
+                (0, "Verified", "ok, exact"),
+                (0, "Spill stores (B)", "0"),
+                (0, "Stack frame (B)", "0"),
+            ],
+        );
     }
 
     #[test]
@@ -323,30 +322,29 @@ mod tests {
         old.spills = None;
         let rows = [r, old];
         let t = columns_table("t", &columns(), &rows);
-        let cell = |i: usize, h: &str| t.cell(i, h).unwrap();
-        assert_eq!(cell(0, "In flight/SM (B)"), SPILLS_NOTE);
-        assert_eq!(
-            (
-                cell(0, "Spill stores (B)"),
-                cell(0, "Spill loads (B)"),
-                cell(0, "Stack frame (B)")
-            ),
-            ("792".to_owned(), "792".to_owned(), "800".to_owned())
+        shows(
+            &t,
+            &[
+                (0, "In flight/SM (B)", SPILLS_NOTE),
+                (0, "Spill stores (B)", "792"),
+                (0, "Spill loads (B)", "792"),
+                (0, "Stack frame (B)", "800"),
+                (1, "In flight/SM (B)", "16384"),
+                (1, "Stack frame (B)", "n/a"),
+                (0, "Eff. latency (ns)", SPILLS_NOTE),
+                (1, "Eff. latency (ns)", "n/a"),
+                (1, "SM MHz during", "n/a"),
+            ],
         );
-        assert_eq!(cell(1, "In flight/SM (B)"), "16384");
-        assert_eq!(cell(1, "Stack frame (B)"), "n/a");
-        assert_eq!(cell(0, "Eff. latency (ns)"), SPILLS_NOTE);
-        assert_eq!(cell(1, "Eff. latency (ns)"), "n/a");
-        assert_eq!(cell(1, "SM MHz during"), "n/a");
         // A CSV leaves the withheld figure empty: its column holds numbers only.
         let csv = crate::table::to_csv(&t);
-        let header = csv.lines().next().unwrap();
+        let mut lines = csv.lines().map(|l| l.split(',').collect::<Vec<_>>());
+        let header = lines.next().unwrap();
         let in_flight = header
-            .split(',')
-            .position(|h| h == "In flight/SM (B)")
+            .iter()
+            .position(|h| *h == "In flight/SM (B)")
             .unwrap();
-        let fields: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
-        assert_eq!(fields[in_flight], "");
+        assert_eq!(lines.next().unwrap()[in_flight], "");
         let notes = spill_notes(&rows);
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(
