@@ -31,7 +31,7 @@ pub use plan::Plan;
 pub use row::{Bf16Row, Bf16Run, NotRun, TensorPath};
 pub use table::bf16_peak;
 
-use super::bf16_gemm::{self, Bf16GemmBuffers};
+use super::bf16_gemm::{Bf16, Bf16GemmBuffers};
 use super::bf16_tolerance;
 use super::contract::{Registered, Report, Run, RunContext};
 use super::error::{ExperimentError, InVariant};
@@ -128,20 +128,11 @@ impl Run for Spec {
                 Some(t) => t.kernel_if_present(v.entry).in_variant(v.label)?,
                 None => None,
             };
-            let m = buffers
-                .measure(
-                    gpu,
-                    &kernel,
-                    other.as_ref(),
-                    v,
-                    &ctx.timing,
-                    cublas.usable(),
-                )
-                .in_variant(v.label)?;
-            let vs_cublas = m
-                .cublas
-                .map(|c| cublas.add(v.label, m.ours.throughput, p.size, c));
-            rows.push(Bf16Row::new(v, &m.ours, m.theirs, vs_cublas));
+            let shape = Bf16::launch_shape(v, p.size);
+            let kernels = (v.label, (&kernel, other.as_ref()));
+            let (m, theirs, vs_cublas) =
+                cublas.measure(gpu, &mut buffers, kernels, (shape, &Bf16::launch), &ctx.timing)?;
+            rows.push(Bf16Row::new(v, &m, theirs, vs_cublas));
             bar.inc(1);
         }
         let each = |label: &str| {
@@ -158,7 +149,7 @@ impl Run for Spec {
         let w = run_wgemm_lines(gpu, ctx, lines, (&mut buffers, &mut cublas), each)?;
         rows.extend(w.rows);
         bar.finish_and_clear();
-        let peak = bf16_gemm::Bf16::peak(gpu);
+        let peak = Bf16::peak(gpu);
         // cuBLAS is timed only beside a line: with none run (the wgmma lines alone, off sm_90a)
         // it has no samples.
         let cublas = match (rows.is_empty(), p.cublas) {
