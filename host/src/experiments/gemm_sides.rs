@@ -336,24 +336,13 @@ impl<K: GemmKind> GemmSides<K> {
         cublas: Option<&Cublas>,
     ) -> Result<GemmMeasured, ExperimentError> {
         let shape = K::launch_shape(variant, self.dims);
-        self.measure_in(gpu, (kernel, other), shape, plan, cublas)
+        self.measure_by(gpu, (kernel, other), (shape, &K::launch), plan, cublas)
     }
 
-    /// [`Self::measure`] in `shape`: the variant table's, or one with more dynamic shared memory
-    /// than the kernel uses (which holds it at fewer resident blocks per SM).
-    pub fn measure_in(
-        &mut self,
-        gpu: &Gpu,
-        kernels: (&Kernel<'_>, Option<&Kernel<'_>>),
-        shape: LaunchShape,
-        plan: &SamplingConfig,
-        cublas: Option<&Cublas>,
-    ) -> Result<GemmMeasured, ExperimentError> {
-        self.measure_by(gpu, kernels, (shape, &K::launch), plan, cublas)
-    }
-
-    /// [`Self::measure_in`] with each kernel launched by `launcher` (the same for ours and the
-    /// compared module's): for a line whose launch needs more than the operands.
+    /// [`Self::measure`] in `shape` (the variant table's, or one with more dynamic shared memory
+    /// than the kernel uses, which holds it at fewer resident blocks per SM), each kernel
+    /// launched by `launcher` (the same for ours and the compared module's: the family's, or
+    /// one for a line whose launch needs more than the operands).
     pub fn measure_by(
         &mut self,
         gpu: &Gpu,
