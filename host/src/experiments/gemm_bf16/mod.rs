@@ -36,19 +36,19 @@ use super::bf16_tolerance;
 use super::contract::{Registered, Report, Run, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
-use super::gemm_cublas::CublasOutcome;
-use super::gemm_cublas::CublasSide;
+use super::gemm_cublas::{gemm_figures, CublasOutcome, CublasSide};
 use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
 use super::module_source::plan_files;
 use super::progress::progress_bar;
+use super::scatter::Reference;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, GemmDims, ModuleFiles};
 use crate::kernel_source::builtin;
 use crate::kernel_source::module_file::{check_compared_entries, check_entries};
 use crate::kernel_source::sources::{Kernels, Needs, Sources};
-use crate::results::RunMeta;
+use crate::results::{DeviceInfo, RunMeta};
 use crate::table::{Column, TableData};
 use wgemm_rows::run_wgemm_lines;
 
@@ -198,7 +198,8 @@ impl Report for Spec {
             "Experiment {}: occupancy vs BF16 GEMM throughput",
             Self::NUMBER
         );
-        table::figures(Self::NAME, title, runs)
+        let peak = |d: &DeviceInfo| bf16_peak(d).map(|p| Reference::peak("dense BF16 peak", p));
+        gemm_figures(Self::NAME, title, runs, |r| &r.variant, peak)
     }
 }
 

@@ -1,16 +1,13 @@
-//! The `gemm_bf16` experiment's columns, table (its rows, cuBLAS's row with the kernel it ran,
-//! the check's note) and plot (GFLOP/s over theoretical occupancy, the dense BF16 peak and
-//! cuBLAS as lines, the kernel cuBLAS ran as a point).
+//! The `gemm_bf16` experiment's columns and table (its rows, cuBLAS's row with the kernel it ran,
+//! the check's note, the TMA ring's notes), and the dense BF16 peak its plot draws.
 
 use super::{Bf16Row, Bf16Run, TensorPath};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::bf16_tolerance;
 use crate::experiments::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::contract::GFLOPS;
-use crate::experiments::gemm_cublas::{gemm_figures, gemm_table, VS_CUBLAS};
+use crate::experiments::gemm_cublas::{gemm_table, VS_CUBLAS};
 use crate::experiments::gemm_figure_columns::figure_columns;
-use crate::experiments::scatter::Reference;
-use crate::figure::{Figure, PlotRun};
 use crate::results::DeviceInfo;
 use crate::table::{Column, Kind, TableData, Value};
 
@@ -114,13 +111,6 @@ pub fn bf16_peak(device: &DeviceInfo) -> Option<f64> {
         device.sm_count,
         device.sm_clock_khz,
     )
-}
-
-/// GFLOP/s over theoretical occupancy, the peak and cuBLAS as lines, cuBLAS's kernel as a
-/// point (one run's plot).
-pub fn figures(name: &str, title: String, runs: &[PlotRun<'_, Bf16Run>]) -> Vec<(String, Figure)> {
-    let peak = |d: &DeviceInfo| bf16_peak(d).map(|p| Reference::peak("dense BF16 peak", p));
-    gemm_figures(name, title, runs, |r| &r.variant, peak)
 }
 
 #[cfg(test)]

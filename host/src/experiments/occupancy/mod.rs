@@ -53,12 +53,46 @@ impl GemmLines for GemmVariant {
     // The SGEMM lines are independent of one another: a run goes on without one that faults.
     const GOES_ON_WITHOUT_A_FAULTING_LINE: bool = true;
     type Output = GemmRun;
+    /// Checks the size against the variants asked for and the module files against their
+    /// entries: `--module` must export every entry; `--compare` the seed entries (a compared
+    /// build of the seed kernels has no tuned entries: those rows run uncompared).
     fn sources(
         variants: &[&'static Self],
         size: GemmDims,
         files: &ModuleFiles,
     ) -> Result<Sources<Kernels>, CliError> {
-        checked_sources(variants, size, files)
+        let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
+        check_tiling(size, &experiment, variants, || {
+            let tuned: Vec<&str> = GEMM
+                .iter()
+                .filter(|v| v.size_multiple().is_none())
+                .map(|v| v.label)
+                .collect();
+            format!(
+                "; the tuned variants take any size: --variants {}",
+                tuned.join(",")
+            )
+        })?;
+        let entries = |seed: bool| -> Vec<&str> {
+            (variants.iter())
+                .filter(|v| (v.family == GemmFamily::Seed) == seed)
+                .map(|v| v.entry)
+                .collect()
+        };
+        let needs = Needs {
+            entries: &entries(true),
+            signature: GemmParams::PARAMS,
+        };
+        let sources = plan_files(files, needs)?;
+        let tuned = entries(false);
+        if let Some(path) = &files.module {
+            check_entries("--module", path, &tuned, GemmParams::PARAMS)?;
+        }
+        if let Some(path) = &files.compare {
+            // The tuned entries the compared module does have are launched: their signatures too.
+            check_compared_entries(path, &tuned, GemmParams::PARAMS)?;
+        }
+        Ok(sources)
     }
 }
 
@@ -284,50 +318,4 @@ fn measure_row(
         tile: Some(tile_of(variant)),
         vs_cublas,
     })
-}
-
-/// Checks the size against the variants asked for and the module files against their entries:
-/// `--module` must export every entry; `--compare` the seed entries (a compared build of the
-/// seed kernels has no tuned entries: those rows run uncompared). Gives where the kernels come
-/// from.
-fn checked_sources(
-    variants: &[&'static GemmVariant],
-    size: GemmDims,
-    files: &ModuleFiles,
-) -> Result<Sources<Kernels>, CliError> {
-    let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
-    check_tiling(size, &experiment, variants, || {
-        let tuned: Vec<&str> = GEMM
-            .iter()
-            .filter(|v| v.size_multiple().is_none())
-            .map(|v| v.label)
-            .collect();
-        format!(
-            "; the tuned variants take any size: --variants {}",
-            tuned.join(",")
-        )
-    })?;
-    let seed_entries: Vec<&str> = variants
-        .iter()
-        .filter(|v| v.family == GemmFamily::Seed)
-        .map(|v| v.entry)
-        .collect();
-    let needs = Needs {
-        entries: &seed_entries,
-        signature: GemmParams::PARAMS,
-    };
-    let sources = plan_files(files, needs)?;
-    let tuned: Vec<&str> = variants
-        .iter()
-        .filter(|v| v.family != GemmFamily::Seed)
-        .map(|v| v.entry)
-        .collect();
-    if let Some(path) = &files.module {
-        check_entries("--module", path, &tuned, GemmParams::PARAMS)?;
-    }
-    if let Some(path) = &files.compare {
-        // The tuned entries the compared module does have are launched: their signatures too.
-        check_compared_entries(path, &tuned, GemmParams::PARAMS)?;
-    }
-    Ok(sources)
 }
