@@ -130,8 +130,13 @@ impl Run for Spec {
             };
             let shape = Bf16::launch_shape(v, p.size);
             let kernels = (v.label, (&kernel, other.as_ref()));
-            let (m, theirs, vs_cublas) =
-                cublas.measure(gpu, &mut buffers, kernels, (shape, &Bf16::launch), &ctx.timing)?;
+            let (m, theirs, vs_cublas) = cublas.measure(
+                gpu,
+                &mut buffers,
+                kernels,
+                (shape, &Bf16::launch),
+                &ctx.timing,
+            )?;
             rows.push(Bf16Row::new(v, &m, theirs, vs_cublas));
             bar.inc(1);
         }

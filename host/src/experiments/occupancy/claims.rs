@@ -388,7 +388,11 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
                  needed)",
                 gf(best),
                 past.iter()
-                    .map(|r| format!("{} ({} x it)", gf(r), ratio_words(&r.figures.over(&best.figures))))
+                    .map(|r| format!(
+                        "{} ({} x it)",
+                        gf(r),
+                        ratio_words(&r.figures.over(&best.figures))
+                    ))
                     .collect::<Vec<_>>()
                     .join(", ")
             );

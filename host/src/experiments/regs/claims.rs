@@ -2,8 +2,8 @@
 
 use super::row::RegsRow;
 use crate::claim::{
-    all_of, faster, no_help, ratio_words, with_exclusions, with_interval_rule, Claim,
-    Comparisons, Verdict, EQUIVALENCE, NOT_RUN,
+    all_of, faster, no_help, ratio_words, with_exclusions, with_interval_rule, Claim, Comparisons,
+    Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::confidence::{Interval, NoInterval};
 use crate::experiments::contract::Row;
