@@ -244,30 +244,15 @@ pub fn with_hashes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels_gpu::models::gemm_tolerance::Tally;
+    use crate::experiments::gemm_check::tests::checked;
 
     fn race(verified: u64, hashes: &[u64], failed: &[u32]) -> RaceCheck {
         let checked = differing(hashes, verified)
             .into_iter()
             .map(|i| {
                 let over = u64::from(failed.contains(&i));
-                let worst = if over > 0 { 3.0f32 } else { 0.5 };
-                let tally = Tally {
-                    over,
-                    non_finite: 0,
-                    worst: (u64::from(worst.to_bits()) << 32) | 7,
-                };
-                let launch = format!("race launch {i}");
-                let (alpha, beta) = (1.0, 0.0);
-                (
-                    i,
-                    Checked {
-                        launch,
-                        alpha,
-                        beta,
-                        tally,
-                    },
-                )
+                let worst = if over > 0 { 3.0 } else { 0.5 };
+                (i, checked(&format!("race launch {i}"), over, worst, 7))
             })
             .collect();
         RaceCheck {
