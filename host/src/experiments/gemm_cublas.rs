@@ -12,7 +12,6 @@ use super::error::{ExperimentError, InVariant};
 use super::gemm_check::Checked;
 use super::gemm_check_notes::note_under;
 use super::gemm_sides::{GemmKind, GemmSides, Launcher};
-use super::measured::push_failed;
 use super::measurement::{flag_above_peak, Measurement, Peak};
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::cuda::library_kernel::unread;
@@ -35,16 +34,6 @@ pub enum CublasKernel {
 }
 
 impl CublasKernel {
-    /// The kernel of one more cuBLAS call on `sides`' problem (into cuBLAS's own C).
-    pub fn read<K: GemmKind>(gpu: &Gpu, sides: &mut GemmSides<K>, cublas: &Cublas) -> Self {
-        match sides.cublas_kernel(gpu, cublas) {
-            Ok(k) => CublasKernel::Read(Box::new(k)),
-            Err(e) => CublasKernel::Unread {
-                reason: unread("cuBLAS", &e),
-            },
-        }
-    }
-
     /// The kernel, where it was read.
     pub fn kernel(&self) -> Option<&LibraryKernel> {
         match self {
@@ -197,7 +186,13 @@ impl CublasSide {
         let gflops = sides.gflops(&timing);
         let mut flags = Vec::new();
         flag_above_peak(&mut flags, gflops, peak);
-        let kernel = CublasKernel::read(gpu, sides, &c);
+        // The kernel of one more cuBLAS call on the problem (into cuBLAS's own C).
+        let kernel = match sides.cublas_kernel(gpu, &c) {
+            Ok(k) => CublasKernel::Read(Box::new(k)),
+            Err(e) => CublasKernel::Unread {
+                reason: unread("cuBLAS", &e),
+            },
+        };
         Ok(Some(CublasOutcome::Measured(Box::new(CublasRow {
             version: c.version(),
             library: c.library().to_owned(),
@@ -210,16 +205,6 @@ impl CublasSide {
     }
 }
 
-/// cuBLAS's failed check, where it was measured and failed, in words: its row named "cuBLAS
-/// VERSION" and `suffix` (e.g. " BF16").
-pub fn failed_check(c: Option<&CublasRow>, suffix: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(c) = c {
-        push_failed(&format!("cuBLAS {}{suffix}", c.version), &c.check, &mut out);
-    }
-    out
-}
-
 /// A GEMM run of rows timed beside cuBLAS ([`cublas_run_output!`] implements it).
 pub trait CublasRun: Output {
     /// What follows cuBLAS's version where its row is named (e.g. " BF16").
@@ -229,7 +214,7 @@ pub trait CublasRun: Output {
 
 /// [`Output`] and [`CublasRun`] for a GEMM run of `$row`s timed beside cuBLAS (fields `rows`,
 /// and `cublas`, the [`CublasOutcome`]), with its `cublas_row`: cuBLAS's GFLOP/s is the merged
-/// table's reference, named "cuBLAS" and `$suffix`, as is its failed check ([`failed_check`]).
+/// table's reference, named "cuBLAS" and `$suffix`, as is its failed check.
 macro_rules! cublas_run_output {
     ($run:ty, $row:ty, $suffix:literal) => {
         impl $run {
@@ -258,8 +243,14 @@ macro_rules! cublas_run_output {
                 self.cublas_row()
                     .map(|c| (concat!("cuBLAS", $suffix), c.gflops))
             }
+            /// cuBLAS's failed check, where it was measured and failed.
             fn other_failures(&self) -> Vec<String> {
-                $crate::experiments::gemm_cublas::failed_check(self.cublas_row(), $suffix)
+                let mut out = Vec::new();
+                if let Some(c) = self.cublas_row() {
+                    let name = format!("cuBLAS {}{}", c.version, $suffix);
+                    $crate::experiments::measured::push_failed(&name, &c.check, &mut out);
+                }
+                out
             }
         }
     };

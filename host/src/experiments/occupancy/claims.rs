@@ -216,14 +216,8 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1);
     claim.judge(|| {
         let (ok, failed) = gemm_rows(rows)?;
-        let max_occ = ok
-            .iter()
-            .map(|r| r.figures.occupancy)
-            .fold(f64::MIN, f64::max);
-        let min_occ = ok
-            .iter()
-            .map(|r| r.figures.occupancy)
-            .fold(f64::MAX, f64::min);
+        let (min_occ, max_occ) = (ok.iter().map(|r| r.figures.occupancy))
+            .fold((f64::MAX, f64::MIN), |(lo, hi), o| (lo.min(o), hi.max(o)));
         if max_occ - min_occ < OCCUPANCY_EPS {
             let why = format!(
                 "every variant runs at the same occupancy ({})",
