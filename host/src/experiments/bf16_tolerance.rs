@@ -96,7 +96,7 @@ pub fn record(dims: GemmDims, parts: &[Checked]) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels_gpu::models::gemm_tolerance::Tally;
+    use crate::experiments::gemm_check::tests::checked;
 
     #[test]
     fn the_factor_counts_truncations_in_groups_of_eight() {
@@ -117,16 +117,7 @@ mod tests {
     #[test]
     fn the_record_states_the_rule_and_fails_with_any_part() {
         let dims = GemmDims { m: 2, n: 3, k: 80 };
-        let part = |over: u64| Checked {
-            launch: "the last timed launch".into(),
-            alpha: 1.0,
-            beta: 0.0,
-            tally: Tally {
-                over,
-                non_finite: 0,
-                worst: (u64::from(0.5f32.to_bits()) << 32) | 4,
-            },
-        };
+        let part = |over| checked("the last timed launch", over, 0.5, 4);
         let ok = record(dims, &[part(0), part(0)]);
         assert!(ok.passed && ok.error == 0.5 && ok.bound == RATIO_BOUND);
         assert!(ok.what.contains("F(K) = 1.791"), "{}", ok.what);

@@ -279,11 +279,13 @@ pub fn is_every_element(check: &Check) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::experiments::gemm_check_notes::note;
 
-    fn checked(launch: &str, over: u64, worst: f32, index: u32) -> Checked {
+    /// An output of `launch` at alpha=1, beta=0: `over` elements over, the worst `worst` at
+    /// element `index`.
+    pub fn checked(launch: &str, over: u64, worst: f32, index: u32) -> Checked {
         Checked {
             launch: launch.into(),
             alpha: 1.0,

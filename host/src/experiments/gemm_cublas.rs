@@ -7,17 +7,19 @@
 use serde::{Deserialize, Serialize};
 
 use super::cells;
+use super::contract::{Output, Row};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check::Checked;
-use super::gemm_sides::{gflops, GemmKind, GemmSides};
-use super::measured::{push_failed, Measured};
-use super::measurement::{flag_above_peak, Peak};
+use super::gemm_check_notes::note_under;
+use super::gemm_sides::{GemmKind, GemmSides, Launcher};
+use super::measurement::{flag_above_peak, Measurement, Peak};
+use super::scatter::{named, occupancy_scatter, Axes, Reference};
 use crate::cuda::library_kernel::unread;
-use crate::cuda::{Cublas, CublasError, Gpu, LibraryKernel};
-use crate::figure::{Figure, LabelledPoint, Series};
-use crate::results::{Check, GemmDims, Timing};
-use crate::sampling::summarize;
-use crate::table::{extra_row, TableData, Value};
+use crate::cuda::{Cublas, CublasError, Gpu, Kernel, LaunchShape, LibraryKernel};
+use crate::figure::{Figure, LabelledPoint, PlotRun, Series, XScale};
+use crate::results::{Check, DeviceInfo, Timing};
+use crate::sampling::{summarize, SamplingConfig};
+use crate::table::{columns_table, extra_row, Column, TableData, Value};
 
 /// The kernel cuBLAS ran for the run's problem, or why it is not known.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,16 +34,6 @@ pub enum CublasKernel {
 }
 
 impl CublasKernel {
-    /// The kernel of one more cuBLAS call on `sides`' problem (into cuBLAS's own C).
-    pub fn read<K: GemmKind>(gpu: &Gpu, sides: &mut GemmSides<K>, cublas: &Cublas) -> Self {
-        match sides.cublas_kernel(gpu, cublas) {
-            Ok(k) => CublasKernel::Read(Box::new(k)),
-            Err(e) => CublasKernel::Unread {
-                reason: unread("cuBLAS", &e),
-            },
-        }
-    }
-
     /// The kernel, where it was read.
     pub fn kernel(&self) -> Option<&LibraryKernel> {
         match self {
@@ -145,19 +137,28 @@ impl CublasSide {
         self.opened.as_ref().and_then(|c| c.as_ref().ok())
     }
 
-    /// Keeps cuBLAS's `timing` and `checked` output taken beside line `label` (whose GFLOP/s at
-    /// `dims` is `ours`); gives ours over cuBLAS from the samples taken together.
-    pub fn add(
+    /// Times line `label`'s `kernels` in `sides` (launched as `launch` says: [`GemmSides::
+    /// measure_by`]) with cuBLAS's samples interleaved where it is usable, and keeps cuBLAS's
+    /// timing and checked output; gives ours, the compared module's, and ours over cuBLAS from
+    /// the samples taken together.
+    pub fn measure<K: GemmKind>(
         &mut self,
-        label: &str,
-        ours: f64,
-        dims: GemmDims,
-        (timing, mut checked): (Timing, Checked),
-    ) -> f64 {
-        self.samples.extend_from_slice(&timing.samples_ms);
-        checked.launch = format!("its last timed launch beside {label}");
-        self.checks.push(checked);
-        ours / gflops(dims, &timing)
+        gpu: &Gpu,
+        sides: &mut GemmSides<K>,
+        (label, kernels): (&str, (&Kernel<'_>, Option<&Kernel<'_>>)),
+        launch: (LaunchShape, Launcher<'_, K::Elem>),
+        plan: &SamplingConfig,
+    ) -> Result<(Measurement, Option<Measurement>, Option<f64>), ExperimentError> {
+        let m = sides
+            .measure_by(gpu, kernels, launch, plan, self.usable())
+            .in_variant(label)?;
+        let vs_cublas = m.cublas.map(|(timing, mut checked)| {
+            self.samples.extend_from_slice(&timing.samples_ms);
+            checked.launch = format!("its last timed launch beside {label}");
+            self.checks.push(checked);
+            m.ours.throughput / sides.gflops(&timing)
+        });
+        Ok((m.ours, m.theirs, vs_cublas))
     }
 
     /// cuBLAS's row when it was asked for: every sample pooled, its timed outputs and
@@ -185,7 +186,13 @@ impl CublasSide {
         let gflops = sides.gflops(&timing);
         let mut flags = Vec::new();
         flag_above_peak(&mut flags, gflops, peak);
-        let kernel = CublasKernel::read(gpu, sides, &c);
+        // The kernel of one more cuBLAS call on the problem (into cuBLAS's own C).
+        let kernel = match sides.cublas_kernel(gpu, &c) {
+            Ok(k) => CublasKernel::Read(Box::new(k)),
+            Err(e) => CublasKernel::Unread {
+                reason: unread("cuBLAS", &e),
+            },
+        };
         Ok(Some(CublasOutcome::Measured(Box::new(CublasRow {
             version: c.version(),
             library: c.library().to_owned(),
@@ -198,28 +205,31 @@ impl CublasSide {
     }
 }
 
-/// cuBLAS's failed check, where it was measured and failed, in words: its row named "cuBLAS
-/// VERSION" and `suffix` (e.g. " BF16").
-pub fn failed_check(c: Option<&CublasRow>, suffix: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(c) = c {
-        push_failed(&format!("cuBLAS {}{suffix}", c.version), &c.check, &mut out);
-    }
-    out
+/// A GEMM run of rows timed beside cuBLAS ([`cublas_run_output!`] implements it).
+pub trait CublasRun: Output {
+    /// What follows cuBLAS's version where its row is named (e.g. " BF16").
+    const SUFFIX: &'static str;
+    fn cublas_outcome(&self) -> Option<&CublasOutcome>;
 }
 
-/// [`Output`](crate::experiments::contract::Output) for a GEMM run of `$row`s timed beside
-/// cuBLAS (fields `rows`, and `cublas`, the [`CublasOutcome`]),
-/// with its `cublas_row`: cuBLAS's GFLOP/s is the merged table's reference, named `$reference`,
-/// and its failed check is named with `$suffix` ([`failed_check`]).
+/// [`Output`] and [`CublasRun`] for a GEMM run of `$row`s timed beside cuBLAS (fields `rows`,
+/// and `cublas`, the [`CublasOutcome`]), with its `cublas_row`: cuBLAS's GFLOP/s is the merged
+/// table's reference, named "cuBLAS" and `$suffix`, as is its failed check.
 macro_rules! cublas_run_output {
-    ($run:ty, $row:ty, $reference:literal, $suffix:literal) => {
+    ($run:ty, $row:ty, $suffix:literal) => {
         impl $run {
             /// cuBLAS's row, where it was measured.
             pub fn cublas_row(&self) -> Option<&$crate::experiments::gemm_cublas::CublasRow> {
                 self.cublas
                     .as_ref()
                     .and_then($crate::experiments::gemm_cublas::CublasOutcome::measured)
+            }
+        }
+
+        impl $crate::experiments::gemm_cublas::CublasRun for $run {
+            const SUFFIX: &'static str = $suffix;
+            fn cublas_outcome(&self) -> Option<&$crate::experiments::gemm_cublas::CublasOutcome> {
+                self.cublas.as_ref()
             }
         }
 
@@ -230,46 +240,68 @@ macro_rules! cublas_run_output {
             }
             /// cuBLAS's GFLOP/s, where it was measured.
             fn reference(&self) -> Option<(&'static str, f64)> {
-                self.cublas_row().map(|c| ($reference, c.gflops))
+                self.cublas_row()
+                    .map(|c| (concat!("cuBLAS", $suffix), c.gflops))
             }
+            /// cuBLAS's failed check, where it was measured and failed.
             fn other_failures(&self) -> Vec<String> {
-                $crate::experiments::gemm_cublas::failed_check(self.cublas_row(), $suffix)
+                let mut out = Vec::new();
+                if let Some(c) = self.cublas_row() {
+                    let name = format!("cuBLAS {}{}", c.version, $suffix);
+                    $crate::experiments::measured::push_failed(&name, &c.check, &mut out);
+                }
+                out
             }
         }
     };
 }
 pub(crate) use cublas_run_output;
 
-/// A GEMM table's title with cuBLAS's version and library, or why cuBLAS did not run.
-pub fn titled(title: String, outcome: Option<&CublasOutcome>) -> String {
-    match outcome {
+/// The header of the column of ours over cuBLAS, shown only where cuBLAS was asked for.
+pub const VS_CUBLAS: &str = "Ours/cuBLAS";
+
+/// A GEMM experiment's table under `title` (with cuBLAS's version and library, or why cuBLAS did
+/// not run): `output`'s rows in `columns`, cuBLAS's row where it was asked for (called as `how`:
+/// [`push_row`]), and the note on every check (each row's, the compared module's and cuBLAS's)
+/// under `rule`.
+pub fn gemm_table<O: CublasRun>(
+    output: &O,
+    title: String,
+    columns: Vec<Column<O::Row>>,
+    how: &str,
+    rule: impl FnOnce() -> String,
+) -> TableData {
+    let outcome = output.cublas_outcome();
+    let columns: Vec<Column<O::Row>> = columns
+        .into_iter()
+        .filter(|c| outcome.is_some() || c.header != VS_CUBLAS)
+        .collect();
+    let title = match outcome.map(|c| (c, c.measured())) {
         None => title,
-        Some(c) => match c.measured() {
-            Some(m) => format!("{title}; cuBLAS {} ({})", m.version, m.library),
-            None => format!("{title}; {}", cublas_reason(c)),
-        },
+        Some((_, Some(m))) => format!("{title}; cuBLAS {} ({})", m.version, m.library),
+        Some((c, None)) => format!("{title}; {}", cublas_reason(c)),
+    };
+    let mut t = columns_table(&title, &columns, output.rows());
+    if let Some(c) = outcome {
+        push_row(&mut t, c, how);
     }
+    let checks = output
+        .rows()
+        .iter()
+        .map(Row::measured)
+        .flat_map(|m| std::iter::once(&m.check).chain(m.compare.as_ref().map(|c| &c.check)));
+    let cublas = outcome.and_then(CublasOutcome::measured);
+    let checks = checks.chain(cublas.map(|c| &c.check));
+    t.notes.extend(note_under(checks, rule));
+    t
 }
 
-/// Every check of a GEMM table: each row's (ours and the compared module's) and cuBLAS's.
-pub fn all_checks<'a>(
-    rows: impl Iterator<Item = &'a Measured> + 'a,
-    cublas: Option<&'a CublasRow>,
-) -> impl Iterator<Item = &'a Check> + 'a {
-    rows.flat_map(|m| std::iter::once(&m.check).chain(m.compare.as_ref().map(|c| &c.check)))
-        .chain(cublas.map(|c| &c.check))
-}
-
-/// The headers of a GEMM table's columns that cuBLAS's row fills.
-pub struct CublasColumns {
-    pub variant: &'static str,
-    pub rate: &'static str,
-    pub duration: &'static str,
-    pub check: &'static str,
-    pub ratio: &'static str,
-}
-
-/// The headers both GEMM experiments give the figures of the kernel cuBLAS ran.
+/// The headers of the columns cuBLAS's row fills: its figures, and the kernel it ran in the
+/// columns of ours.
+const VARIANT: &str = "Variant";
+const RATE: &str = "GFLOP/s";
+const MS_PER_CALL: &str = "ms/call";
+const VERIFIED: &str = "Verified";
 const THREADS: &str = "Threads/block";
 const REGS: &str = "Regs/thread";
 const OCCUPANCY: &str = "Theo. occ";
@@ -279,12 +311,12 @@ const LIMITER: &str = "Limiter";
 /// Appends cuBLAS's row to `t` (its figures, and the kernel it ran in the columns of ours:
 /// block size, registers, occupancy, blocks/SM, limiter), with `how` (how it was called) and
 /// the kernel in words as notes; or, when it could not be loaded, a row saying why.
-pub fn push_row(t: &mut TableData, outcome: &CublasOutcome, cols: &CublasColumns, how: &str) {
+fn push_row(t: &mut TableData, outcome: &CublasOutcome, how: &str) {
     let c = match outcome {
         CublasOutcome::Measured(c) => c,
         CublasOutcome::Unavailable { .. } => {
             let why = cublas_reason(outcome);
-            extra_row(t, "cuBLAS", &[], &[(cols.variant, Value::Text(why))]);
+            extra_row(t, "cuBLAS", &[], &[(VARIANT, Value::Text(why))]);
             return;
         }
     };
@@ -293,11 +325,11 @@ pub fn push_row(t: &mut TableData, outcome: &CublasOutcome, cols: &CublasColumns
         None => format!("cuBLAS {}", c.version),
     };
     let mut values = vec![
-        (cols.variant, Value::Text(name)),
-        (cols.rate, cells::rate(c.gflops, &c.flags)),
-        (cols.duration, cells::timing(&c.timing)),
-        (cols.check, cells::check(&c.check)),
-        (cols.ratio, Value::Float(1.0)),
+        (VARIANT, Value::Text(name)),
+        (RATE, cells::rate(c.gflops, &c.flags)),
+        (MS_PER_CALL, cells::timing(&c.timing)),
+        (VERIFIED, cells::check(&c.check)),
+        (VS_CUBLAS, Value::Float(1.0)),
     ];
     if let Some(k) = c.library_kernel() {
         values.extend([
@@ -314,9 +346,46 @@ pub fn push_row(t: &mut TableData, outcome: &CublasOutcome, cols: &CublasColumns
         .push(format!("cuBLAS's kernel: {}.", c.kernel_words()));
 }
 
+/// A GEMM experiment's plot under `title`: GFLOP/s over theoretical occupancy (each row named by
+/// `row_name`), each run's `peak` and cuBLAS as lines, and in one run's plot (merged plots keep
+/// the line) the kernel cuBLAS ran as a point at its occupancy.
+pub fn gemm_figures<'r, O: CublasRun>(
+    name: &str,
+    title: String,
+    runs: &[PlotRun<'r, O>],
+    row_name: impl Fn(&'r O::Row) -> &'r str,
+    peak: impl Fn(&DeviceInfo) -> Option<Reference>,
+) -> Vec<(String, Figure)> {
+    let axes = Axes::new(
+        title,
+        ("Theoretical occupancy (%)", XScale::Linear),
+        "GFLOP/s",
+    );
+    let cublas = |o: &'r O| o.cublas_outcome().and_then(CublasOutcome::measured);
+    let references = |run: &PlotRun<'r, O>| {
+        let c = cublas(run.output).map(|c| {
+            Reference::measured(
+                format!("cuBLAS {}{}", c.version, O::SUFFIX),
+                c.gflops,
+                0,
+                "",
+            )
+        });
+        peak(run.device).into_iter().chain(c).collect()
+    };
+    let mut figure = occupancy_scatter(runs, axes, row_name, references);
+    if let [run] = runs {
+        if let Some(c) = cublas(run.output) {
+            let series = format!("cuBLAS {}{} kernel", c.version, O::SUFFIX);
+            plot_point(&mut figure, series, c);
+        }
+    }
+    named(name, figure)
+}
+
 /// Adds the kernel cuBLAS ran to an occupancy plot as a point at its theoretical occupancy
 /// (x in %), in a series of its own named `series`; nothing where its kernel was not read.
-pub fn plot_point(figure: &mut Option<Figure>, series: String, c: &CublasRow) {
+fn plot_point(figure: &mut Option<Figure>, series: String, c: &CublasRow) {
     let (Some(Figure::Scatter(plot)), Some(occupancy)) = (figure.as_mut(), c.occupancy()) else {
         return;
     };
@@ -336,7 +405,7 @@ pub fn plot_point(figure: &mut Option<Figure>, series: String, c: &CublasRow) {
 pub(crate) mod tests {
     use super::*;
     use crate::cuda::KernelRecord;
-    use crate::table::{columns_table, to_csv, Column, Kind, TableRow};
+    use crate::table::{to_csv, Kind, TableRow};
 
     /// A kernel as CUPTI would record cuBLAS's: 384 threads, 168 registers, 200 KiB of shared
     /// memory (one block of 12 warps out of 64 on sm_90), clusters of 2.
@@ -416,14 +485,7 @@ pub(crate) mod tests {
             ),
         ];
         let mut t = columns_table("t", &columns, &[]);
-        let cols = CublasColumns {
-            variant: "Variant",
-            rate: "GFLOP/s",
-            duration: "ms/call",
-            check: "Verified",
-            ratio: "Ours/cuBLAS",
-        };
-        push_row(&mut t, outcome, &cols, "how it was called.");
+        push_row(&mut t, outcome, "how it was called.");
         t
     }
 

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::measurement::Measurement;
+use crate::claim::ratio;
+use crate::confidence::{Interval, NoInterval};
 use crate::results::Timing;
 
 /// One GEMM build's registers, residency, timing and GFLOP/s.
@@ -31,5 +33,10 @@ impl GemmFigures {
             timing: ours.timing.clone(),
             gflops: ours.throughput,
         }
+    }
+
+    /// These GFLOP/s over `other`'s, with the interval of their samples.
+    pub fn over(&self, other: &GemmFigures) -> Result<Interval, NoInterval> {
+        ratio((self.gflops, &self.timing), (other.gflops, &other.timing))
     }
 }

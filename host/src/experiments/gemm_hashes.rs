@@ -153,38 +153,27 @@ impl LaunchHashes {
     /// plain.
     pub fn describe(&self) -> String {
         let samples = match self.samples_differing.as_slice() {
-            [] => format!(
-                "C hashed after each of the {} timed samples: all the verified launch's bits",
-                self.samples
-            ),
+            [] => "all the verified launch's bits".to_owned(),
             d => format!(
-                "C hashed after each of the {} timed samples: {} from the verified launch's \
-                 bits ({})",
-                self.samples,
+                "{} from the verified launch's bits ({})",
                 counted(d.len(), "differs", "differ"),
                 listed(("sample", "samples"), d)
             ),
         };
         let race = match (self.race_differing.as_slice(), self.race_failed.as_slice()) {
-            ([], _) => format!(
-                "race check, {} untimed launches each hashed: all the verified launch's bits",
-                self.race_launches
-            ),
-            (d, []) => format!(
-                "race check, {} untimed launches each hashed: {} ({}), each then checked \
-                 element by element: all pass",
-                self.race_launches,
-                counted(d.len(), "differs", "differ"),
-                listed(LAUNCHES, d)
-            ),
+            ([], _) => "all the verified launch's bits".to_owned(),
             (d, f) => format!(
-                "race check, {} untimed launches each hashed: {} ({}), each then checked \
-                 element by element: {} ({})",
-                self.race_launches,
+                "{} ({}), each then checked element by element: {}",
                 counted(d.len(), "differs", "differ"),
                 listed(LAUNCHES, d),
-                counted(f.len(), "fails", "fail"),
-                listed(LAUNCHES, f)
+                match f {
+                    [] => "all pass".to_owned(),
+                    f => format!(
+                        "{} ({})",
+                        counted(f.len(), "fails", "fail"),
+                        listed(LAUNCHES, f)
+                    ),
+                }
             ),
         };
         let verdict = if !self.race_failed.is_empty() {
@@ -199,7 +188,11 @@ impl LaunchHashes {
         } else {
             " Not bit-deterministic: the samples' hashes are recorded, not judged."
         };
-        format!("{samples}; {race}.{verdict}")
+        format!(
+            "C hashed after each of the {} timed samples: {samples}; race check, {} untimed \
+             launches each hashed: {race}.{verdict}",
+            self.samples, self.race_launches
+        )
     }
 }
 
@@ -251,30 +244,15 @@ pub fn with_hashes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels_gpu::models::gemm_tolerance::Tally;
+    use crate::experiments::gemm_check::tests::checked;
 
     fn race(verified: u64, hashes: &[u64], failed: &[u32]) -> RaceCheck {
         let checked = differing(hashes, verified)
             .into_iter()
             .map(|i| {
                 let over = u64::from(failed.contains(&i));
-                let worst = if over > 0 { 3.0f32 } else { 0.5 };
-                let tally = Tally {
-                    over,
-                    non_finite: 0,
-                    worst: (u64::from(worst.to_bits()) << 32) | 7,
-                };
-                let launch = format!("race launch {i}");
-                let (alpha, beta) = (1.0, 0.0);
-                (
-                    i,
-                    Checked {
-                        launch,
-                        alpha,
-                        beta,
-                        tally,
-                    },
-                )
+                let worst = if over > 0 { 3.0 } else { 0.5 };
+                (i, checked(&format!("race launch {i}"), over, worst, 7))
             })
             .collect();
         RaceCheck {
@@ -289,6 +267,12 @@ mod tests {
             verified,
             samples: samples.to_vec(),
         }
+    }
+
+    /// Asserts that `h`'s words contain `part`.
+    fn says(h: &LaunchHashes, part: &str) {
+        let words = h.describe();
+        assert!(words.contains(part), "{words}");
     }
 
     fn passing_check() -> Check {
@@ -307,9 +291,7 @@ mod tests {
             let h = account(required, &[figure(9, &[9, 9, 9])], &race(9, &[9; 100], &[]));
             assert!(h.bit_deterministic() && h.passed());
             assert_eq!((h.samples, h.race_launches), (3, 100));
-            assert!(h
-                .describe()
-                .contains("each of the 3 timed samples: all the verified"));
+            says(&h, "each of the 3 timed samples: all the verified");
             assert!(!h.describe().contains("FAILED"), "{}", h.describe());
         }
     }
@@ -325,12 +307,8 @@ mod tests {
             );
             assert_eq!(h.samples_differing, [1]);
             assert!(!h.passed(), "bits required: {required}");
-            let words = h.describe();
-            assert!(
-                words.contains("1 differs from the verified launch's bits (sample 1)"),
-                "{words}"
-            );
-            assert!(words.contains("FAILED"), "{words}");
+            says(&h, "1 differs from the verified launch's bits (sample 1)");
+            says(&h, "FAILED");
         }
     }
 
@@ -356,25 +334,17 @@ mod tests {
         assert_eq!(theirs.race_differing, [10, 70]);
         assert!(!theirs.bit_deterministic());
         assert!(theirs.passed(), "{}", theirs.describe());
-        assert!(theirs.describe().contains("Not bit-deterministic"));
-        assert!(
-            theirs.describe().contains("2 differ (launches 10, 70)"),
-            "{}",
-            theirs.describe()
-        );
+        says(&theirs, "Not bit-deterministic");
+        says(&theirs, "2 differ (launches 10, 70)");
 
         let ours = account(true, &[figure(9, &[9, 9, 9])], &race(9, &hashes, &[]));
         assert!(!ours.passed(), "our kernels must give the same bits");
-        assert!(ours.describe().contains("use no atomics"));
+        says(&ours, "use no atomics");
 
         let failed = account(false, &[figure(9, &[9])], &race(9, &hashes, &[70]));
         assert_eq!(failed.race_failed, [70]);
         assert!(!failed.passed());
-        assert!(
-            failed.describe().contains("1 fails (launch 70)"),
-            "{}",
-            failed.describe()
-        );
+        says(&failed, "1 fails (launch 70)");
     }
 
     #[test]

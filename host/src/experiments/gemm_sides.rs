@@ -228,57 +228,6 @@ impl<K: GemmKind> GemmSides<K> {
         Ok(slot.as_mut().expect("allocated above"))
     }
 
-    /// Enqueues one launch of `how`'s kernel over its side's C at `setting`.
-    fn launch(
-        &mut self,
-        gpu: &Gpu,
-        how: &SideLaunch<'_, '_, K::Elem>,
-        setting: (f32, f32),
-    ) -> Result<(), CudaError> {
-        self.c_of(gpu, how.side)?;
-        let Self { dims, a, b, c, .. } = self;
-        let c = c[how.side as usize].as_mut().expect("allocated by c_of");
-        let dims = *dims;
-        (how.launcher)(
-            gpu,
-            how.kernel,
-            how.shape,
-            Operands {
-                dims,
-                a,
-                b,
-                c,
-                setting,
-            },
-        )
-    }
-
-    /// Enqueues cuBLAS's GEMM over the same inputs, into cuBLAS's C.
-    fn launch_cublas(
-        &mut self,
-        gpu: &Gpu,
-        cublas: &Cublas,
-        setting: (f32, f32),
-    ) -> Result<(), CudaError> {
-        self.c_of(gpu, Side::Cublas)?;
-        let Self { dims, a, b, c, .. } = self;
-        let c = c[Side::Cublas as usize]
-            .as_mut()
-            .expect("allocated by c_of");
-        let dims = *dims;
-        K::launch_cublas(
-            gpu,
-            cublas,
-            Operands {
-                dims,
-                a,
-                b,
-                c,
-                setting,
-            },
-        )
-    }
-
     /// Enqueues one launch of `who` over its side's C at `setting`.
     fn launch_who(
         &mut self,
@@ -286,9 +235,19 @@ impl<K: GemmKind> GemmSides<K> {
         who: Who<'_, '_, '_, K::Elem>,
         setting: (f32, f32),
     ) -> Result<(), CudaError> {
+        self.c_of(gpu, who.side())?;
+        let Self { dims, a, b, c, .. } = self;
+        let c = c[who.side() as usize].as_mut().expect("allocated by c_of");
+        let ops = Operands {
+            dims: *dims,
+            a,
+            b,
+            c,
+            setting,
+        };
         match who {
-            Who::Kernel(how) => self.launch(gpu, how, setting),
-            Who::Cublas(cublas) => self.launch_cublas(gpu, cublas, setting),
+            Who::Kernel(how) => (how.launcher)(gpu, how.kernel, how.shape, ops),
+            Who::Cublas(cublas) => K::launch_cublas(gpu, cublas, ops),
         }
     }
 
@@ -377,24 +336,13 @@ impl<K: GemmKind> GemmSides<K> {
         cublas: Option<&Cublas>,
     ) -> Result<GemmMeasured, ExperimentError> {
         let shape = K::launch_shape(variant, self.dims);
-        self.measure_in(gpu, (kernel, other), shape, plan, cublas)
+        self.measure_by(gpu, (kernel, other), (shape, &K::launch), plan, cublas)
     }
 
-    /// [`Self::measure`] in `shape`: the variant table's, or one with more dynamic shared memory
-    /// than the kernel uses (which holds it at fewer resident blocks per SM).
-    pub fn measure_in(
-        &mut self,
-        gpu: &Gpu,
-        kernels: (&Kernel<'_>, Option<&Kernel<'_>>),
-        shape: LaunchShape,
-        plan: &SamplingConfig,
-        cublas: Option<&Cublas>,
-    ) -> Result<GemmMeasured, ExperimentError> {
-        self.measure_by(gpu, kernels, (shape, &K::launch), plan, cublas)
-    }
-
-    /// [`Self::measure_in`] with each kernel launched by `launcher` (the same for ours and the
-    /// compared module's): for a line whose launch needs more than the operands.
+    /// [`Self::measure`] in `shape` (the variant table's, or one with more dynamic shared memory
+    /// than the kernel uses, which holds it at fewer resident blocks per SM), each kernel
+    /// launched by `launcher` (the same for ours and the compared module's: the family's, or
+    /// one for a line whose launch needs more than the operands).
     pub fn measure_by(
         &mut self,
         gpu: &Gpu,
@@ -512,7 +460,7 @@ impl<K: GemmKind> GemmSides<K> {
         let resident = residency_of(gpu, how.kernel, shape.threads, shape.dyn_smem)?;
         let timed = self.check_side(gpu, side, TIMED_LAUNCH, TIMED)?;
         self.fresh_c(gpu, side)?;
-        self.launch(gpu, how, EPILOGUE)?;
+        self.launch_who(gpu, Who::Kernel(how), EPILOGUE)?;
         let epilogue = self.check_side(gpu, side, EPILOGUE_LAUNCH, EPILOGUE)?;
         let race = self.race_check(gpu, Who::Kernel(how), hashes.verified)?;
         let check = with_hashes(
@@ -548,7 +496,7 @@ impl<K: GemmKind> GemmSides<K> {
             None => None,
         };
         self.fresh_c(gpu, Side::Cublas)?;
-        self.launch_cublas(gpu, cublas, EPILOGUE)?;
+        self.launch_who(gpu, Who::Cublas(cublas), EPILOGUE)?;
         let mut parts = timed;
         parts.push(self.check_side(gpu, Side::Cublas, EPILOGUE_LAUNCH, EPILOGUE)?);
         let check = K::record(self.dims, &parts);
@@ -572,7 +520,7 @@ impl<K: GemmKind> GemmSides<K> {
         cublas: &Cublas,
     ) -> Result<LibraryKernel, LibraryKernelError> {
         self.c_of(gpu, Side::Cublas)?;
-        LibraryKernel::read(gpu, || self.launch_cublas(gpu, cublas, TIMED))
+        LibraryKernel::read(gpu, || self.launch_who(gpu, Who::Cublas(cublas), TIMED))
     }
 }
 

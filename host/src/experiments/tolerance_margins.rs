@@ -123,19 +123,24 @@ fn faulty_dot(a: &[f32], b: &[f32], fault: Fault) -> f32 {
     }
 }
 
-/// One problem with its CPU reference.
-struct Problem {
-    dims: GemmDims,
-    a: Vec<f32>,
-    b_t: Vec<f32>,
-    c0: Vec<f32>,
-    reference: Vec<Reference>,
+/// One problem with its CPU reference (the tensor-core rule's tests scale its spreads).
+pub(super) struct Problem {
+    pub dims: GemmDims,
+    pub a: Vec<f32>,
+    pub b_t: Vec<f32>,
+    pub c0: Vec<f32>,
+    pub reference: Vec<Reference>,
 }
 
 impl Problem {
     fn new(dims: GemmDims, seed: u64) -> Self {
         let (a, b, c0) = problem(dims, seed);
-        let b_t = transpose(&b, dims.k as usize, dims.n as usize);
+        Self::of(dims, a, &b, c0)
+    }
+
+    /// The problem of `a` (M x K), `b` (K x N) and `c0`, with the FP32 rule's reference.
+    pub fn of(dims: GemmDims, a: Vec<f32>, b: &[f32], c0: Vec<f32>) -> Self {
+        let b_t = transpose(b, dims.k as usize, dims.n as usize);
         let reference = reference_of(dims, (&a, &b_t, &c0));
         Self {
             dims,
@@ -146,7 +151,7 @@ impl Problem {
         }
     }
 
-    fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.c0.len()
     }
 
@@ -167,9 +172,14 @@ impl Problem {
         }
     }
 
-    /// Every element's FP32 dot product by `dot`, on the CPU's threads.
-    fn products(&self, dot: impl Fn(&[f32], &[f32]) -> f32 + Sync) -> Vec<f32> {
+    /// Every element's dot product by `dot`, on the CPU's threads.
+    pub fn products(&self, dot: impl Fn(&[f32], &[f32]) -> f32 + Sync) -> Vec<f32> {
         every_dot(self.dims, &self.a, &self.b_t, dot)
+    }
+
+    /// The tally of `c` at `(alpha, beta)`.
+    pub fn tally(&self, c: &[f32], (alpha, beta): (f32, f32)) -> Tally {
+        tally_gemm(&self.reference, &self.c0, c, alpha, beta)
     }
 
     /// C = alpha*acc + beta*C0 as the lab's kernels finish (one fma), judged.
@@ -179,7 +189,27 @@ impl Problem {
             .zip(&self.c0)
             .map(|(&x, &c0)| alpha.mul_add(x, beta * c0))
             .collect();
-        tally_gemm(&self.reference, &self.c0, &c, alpha, beta)
+        self.tally(&c, (alpha, beta))
+    }
+
+    /// Asserts that 1% of the elements (at least one) of each setting's right C (`output`), at
+    /// random positions anywhere, moved by 1e-3, each fail, and nothing else does.
+    pub fn assert_moved_elements_fail(&self, output: impl Fn((f32, f32)) -> Vec<f32>) {
+        let wanted = (self.len() / 100).max(1);
+        let mut rng = Rng::new(17);
+        let mut moved = BTreeSet::new();
+        while moved.len() < wanted {
+            moved.insert(rng.below(self.len() as u32) as usize);
+        }
+        for setting in SETTINGS {
+            let mut c = output(setting);
+            for &i in &moved {
+                c[i] += 1e-3;
+            }
+            let t = self.tally(&c, setting);
+            assert_eq!(t.over as usize, moved.len(), "{:?}: {t:?}", self.dims);
+            assert!(moved.contains(&(t.worst_index() as usize)));
+        }
     }
 }
 
@@ -196,7 +226,7 @@ fn sizes() -> [GemmDims; 3] {
     ]
 }
 
-const SETTINGS: [(f32, f32); 2] = [(1.0, 0.0), (1.5, 0.5)];
+pub(super) const SETTINGS: [(f32, f32); 2] = [(1.0, 0.0), (1.5, 0.5)];
 
 /// Every correct order passes at both settings, its worst element well inside the tolerance.
 /// Measured (seed 1), worst |c - ref| / tol: 0.03 (alpha=1, beta=0) and 0.08 (1.5, 0.5) at
@@ -259,24 +289,11 @@ fn one_percent_of_elements_corrupted_anywhere_fail_each_one() {
     for dims in sizes() {
         let p = Problem::new(dims, 1);
         let acc = p.products(|a, b| dot(a, b, Order::Fma));
-        let wanted = (p.len() / 100).max(1);
-        let mut rng = Rng::new(17);
-        let mut corrupted = BTreeSet::new();
-        while corrupted.len() < wanted {
-            corrupted.insert(rng.below(p.len() as u32) as usize);
-        }
-        for (alpha, beta) in SETTINGS {
-            let mut c: Vec<f32> = acc
-                .iter()
+        p.assert_moved_elements_fail(|(alpha, beta)| {
+            acc.iter()
                 .zip(&p.c0)
                 .map(|(&x, &c0)| alpha.mul_add(x, beta * c0))
-                .collect();
-            for &i in &corrupted {
-                c[i] += 1e-3;
-            }
-            let t = tally_gemm(&p.reference, &p.c0, &c, alpha, beta);
-            assert_eq!(t.over as usize, corrupted.len(), "{dims:?}: {t:?}");
-            assert!(corrupted.contains(&(t.worst_index() as usize)));
-        }
+                .collect()
+        });
     }
 }

@@ -2,96 +2,43 @@
 //! the model of both tensor cores (`tensor_core_model.rs`) pass it with room to spare, and
 //! outputs that lose a term, elements or input precision fail it.
 
-use std::collections::BTreeSet;
-
-use kernels_gpu::models::gemm_tolerance::{judge, Reference, Tally};
+use kernels_gpu::models::gemm_tolerance::judge;
 
 use super::super::bf16_inputs::Bf16Inputs;
 use super::super::bf16_tolerance::spread_factor;
-use super::super::inputs::Rng;
-use super::super::verify::tests::{every_dot, transpose};
-use super::super::verify::{gemm_reference, tally_gemm, GemmInputs};
+use super::super::tolerance_margins::{Problem, SETTINGS};
 use super::tensor_core_model::{TensorCoreModel, SM80, SM90};
 use crate::results::GemmDims;
 
-const SETTINGS: [(f32, f32); 2] = [(1.0, 0.0), (1.5, 0.5)];
-
-/// One BF16 problem with its references: the FP32 rule's and the tensor-core rule's (the spread
-/// times F(K)).
-struct Problem {
-    dims: GemmDims,
-    a: Vec<f32>,
-    b_t: Vec<f32>,
-    c0: Vec<f32>,
-    fp32: Vec<Reference>,
-    mma: Vec<Reference>,
+/// One BF16 problem (the inputs of `seed`) with the FP32 rule's reference.
+fn fp32_problem(dims: GemmDims, seed: u64) -> Problem {
+    let inputs = Bf16Inputs::new(dims, seed);
+    Problem::of(dims, inputs.a.wide, &inputs.b.wide, inputs.c0)
 }
 
-impl Problem {
-    fn new(dims: GemmDims, seed: u64) -> Self {
-        let inputs = Bf16Inputs::new(dims, seed);
-        let b_t = transpose(&inputs.b.wide, dims.k as usize, dims.n as usize);
-        let fp32 = gemm_reference(&GemmInputs {
-            dims,
-            a: &inputs.a.wide,
-            b_t: &b_t,
-            c0: &inputs.c0,
-        });
-        let factor = spread_factor(dims.k);
-        let mma = fp32
-            .iter()
-            .map(|r| Reference {
-                dot: r.dot,
-                spread: r.spread * factor,
-            })
-            .collect();
-        Self {
-            dims,
-            a: inputs.a.wide,
-            b_t,
-            c0: inputs.c0,
-            fp32,
-            mma,
-        }
+/// One BF16 problem with the tensor-core rule's reference: the FP32 rule's spread times F(K).
+fn problem(dims: GemmDims, seed: u64) -> Problem {
+    let mut p = fp32_problem(dims, seed);
+    let factor = spread_factor(dims.k);
+    for r in &mut p.reference {
+        r.spread *= factor;
     }
+    p
+}
 
-    fn len(&self) -> usize {
-        self.c0.len()
-    }
-
-    /// Every element's accumulator by `dot` (row of A, column of B), on the CPU's threads.
-    fn accumulate(&self, dot: impl Fn(&[f32], &[f32]) -> f32 + Sync) -> Vec<f32> {
-        every_dot(self.dims, &self.a, &self.b_t, dot)
-    }
-
-    /// C from the accumulators as the BF16 kernels finish: alpha*acc when beta is 0, else one
-    /// fused multiply-add with beta*c0.
-    fn output(&self, acc: &[f32], (alpha, beta): (f32, f32)) -> Vec<f32> {
-        acc.iter()
-            .zip(&self.c0)
-            .map(|(&x, &c0)| {
-                if beta == 0.0 {
-                    alpha * x
-                } else {
-                    alpha.mul_add(x, beta * c0)
-                }
-            })
-            .collect()
-    }
-
-    /// The tally of `c` under the tensor-core rule.
-    fn judge(&self, c: &[f32], (alpha, beta): (f32, f32)) -> Tally {
-        tally_gemm(&self.mma, &self.c0, c, alpha, beta)
-    }
-
-    /// Every element's |c - ref| / tolerance under the FP32 rule.
-    fn fp32_ratios(&self, c: &[f32], (alpha, beta): (f32, f32)) -> Vec<f64> {
-        c.iter()
-            .zip(&self.c0)
-            .zip(&self.fp32)
-            .map(|((&x, &c0), &r)| judge(x, c0, r, alpha, beta).ratio)
-            .collect()
-    }
+/// C from the accumulators as the BF16 kernels finish: alpha*acc when beta is 0, else one
+/// fused multiply-add with beta*c0.
+fn output(p: &Problem, acc: &[f32], (alpha, beta): (f32, f32)) -> Vec<f32> {
+    acc.iter()
+        .zip(&p.c0)
+        .map(|(&x, &c0)| {
+            if beta == 0.0 {
+                alpha * x
+            } else {
+                alpha.mul_add(x, beta * c0)
+            }
+        })
+        .collect()
 }
 
 /// `dims` as `MxNxK` in the tests' logs, squares included (unlike `GemmDims`' `Display`).
@@ -143,11 +90,11 @@ fn fault_sizes() -> [GemmDims; 3] {
 #[test]
 fn both_tensor_core_models_pass_with_room_to_spare() {
     for dims in sizes() {
-        let p = Problem::new(dims, 1);
+        let p = problem(dims, 1);
         for (name, model) in [("sm_90", SM90), ("sm_80", SM80)] {
-            let acc = p.accumulate(model_dot(model));
+            let acc = p.products(model_dot(model));
             for setting in SETTINGS {
-                let t = p.judge(&p.output(&acc, setting), setting);
+                let t = p.tally(&output(&p, &acc, setting), setting);
                 let worst = t.worst_ratio();
                 eprintln!("{} {name} {setting:?}: worst {worst:.3}", mnk(dims));
                 assert_eq!(
@@ -168,9 +115,11 @@ fn both_tensor_core_models_pass_with_room_to_spare() {
 #[test]
 fn the_truncations_drift_grows_with_k_against_the_fp32_rule() {
     let median = |dims: GemmDims| {
-        let p = Problem::new(dims, 1);
-        let c = p.output(&p.accumulate(model_dot(SM90)), (1.0, 0.0));
-        let mut r = p.fp32_ratios(&c, (1.0, 0.0));
+        let p = fp32_problem(dims, 1);
+        let c = output(&p, &p.products(model_dot(SM90)), (1.0, 0.0));
+        let mut r: Vec<f64> = (c.iter().zip(&p.c0).zip(&p.reference))
+            .map(|((&x, &c0), &r)| judge(x, c0, r, 1.0, 0.0).ratio)
+            .collect();
         r.sort_by(f64::total_cmp);
         r[r.len() / 2]
     };
@@ -194,12 +143,12 @@ fn the_truncations_drift_grows_with_k_against_the_fp32_rule() {
 #[test]
 fn a_product_that_drops_one_k_term_fails() {
     for dims in fault_sizes() {
-        let p = Problem::new(dims, 1);
+        let p = problem(dims, 1);
         let k = dims.k as usize;
         for drop in [k - 1, k / 2] {
-            let acc = p.accumulate(|a, b| SM90.dot(a, b, Some(drop)));
+            let acc = p.products(|a, b| SM90.dot(a, b, Some(drop)));
             for setting in SETTINGS {
-                let t = p.judge(&p.output(&acc, setting), setting);
+                let t = p.tally(&output(&p, &acc, setting), setting);
                 let share = if dims.k <= 256 { 0.99 } else { 0.9 };
                 assert!(
                     t.over as f64 >= share * p.len() as f64 && t.over > 0,
@@ -215,23 +164,9 @@ fn a_product_that_drops_one_k_term_fails() {
 #[test]
 fn one_percent_of_elements_moved_by_1e3_fail_each_one() {
     for dims in &sizes()[..3] {
-        let p = Problem::new(*dims, 1);
-        let acc = p.accumulate(model_dot(SM90));
-        let wanted = (p.len() / 100).max(1);
-        let mut rng = Rng::new(17);
-        let mut moved = BTreeSet::new();
-        while moved.len() < wanted {
-            moved.insert(rng.below(p.len() as u32) as usize);
-        }
-        for setting in SETTINGS {
-            let mut c = p.output(&acc, setting);
-            for &i in &moved {
-                c[i] += 1e-3;
-            }
-            let t = p.judge(&c, setting);
-            assert_eq!(t.over as usize, moved.len(), "{dims:?}: {t:?}");
-            assert!(moved.contains(&(t.worst_index() as usize)));
-        }
+        let p = problem(*dims, 1);
+        let acc = p.products(model_dot(SM90));
+        p.assert_moved_elements_fail(|setting| output(&p, &acc, setting));
     }
 }
 
@@ -242,15 +177,15 @@ fn one_percent_of_elements_moved_by_1e3_fail_each_one() {
 #[test]
 fn inputs_rounded_beyond_bf16_fail() {
     for dims in fault_sizes() {
-        let p = Problem::new(dims, 1);
+        let p = problem(dims, 1);
         for bits in [6, 3] {
-            let acc = p.accumulate(|a, b| {
+            let acc = p.products(|a, b| {
                 let a: Vec<f32> = a.iter().map(|&x| round_mantissa(x, bits)).collect();
                 let b: Vec<f32> = b.iter().map(|&x| round_mantissa(x, bits)).collect();
                 SM90.dot(&a, &b, None)
             });
             for setting in SETTINGS {
-                let t = p.judge(&p.output(&acc, setting), setting);
+                let t = p.tally(&output(&p, &acc, setting), setting);
                 let (over, len) = (t.over, p.len());
                 eprintln!(
                     "{} {bits} bits {setting:?}: {over} of {len} over",
@@ -284,9 +219,9 @@ fn rounding_to_fewer_mantissa_bits_is_to_nearest_even() {
 #[test]
 fn the_checks_resolution_per_k_is_what_the_docs_state() {
     let tolerances = |k: u32| {
-        let p = Problem::new(GemmDims { m: 32, n: 32, k }, 1);
+        let p = problem(GemmDims { m: 32, n: 32, k }, 1);
         let mut tol: Vec<f64> = p
-            .mma
+            .reference
             .iter()
             .zip(&p.c0)
             .map(|(r, c0)| kernels_gpu::models::gemm_tolerance::expected(*r, *c0, 1.0, 0.0).1)

@@ -31,24 +31,24 @@ pub use plan::Plan;
 pub use row::{Bf16Row, Bf16Run, NotRun, TensorPath};
 pub use table::bf16_peak;
 
-use super::bf16_gemm::{self, Bf16GemmBuffers};
+use super::bf16_gemm::{Bf16, Bf16GemmBuffers};
 use super::bf16_tolerance;
 use super::contract::{Registered, Report, Run, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
-use super::gemm_cublas::CublasOutcome;
-use super::gemm_cublas::CublasSide;
+use super::gemm_cublas::{gemm_figures, CublasOutcome, CublasSide};
 use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
 use super::module_source::plan_files;
 use super::progress::progress_bar;
+use super::scatter::Reference;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, GemmDims, ModuleFiles};
 use crate::kernel_source::builtin;
 use crate::kernel_source::module_file::{check_compared_entries, check_entries};
 use crate::kernel_source::sources::{Kernels, Needs, Sources};
-use crate::results::RunMeta;
+use crate::results::{DeviceInfo, RunMeta};
 use crate::table::{Column, TableData};
 use wgemm_rows::run_wgemm_lines;
 
@@ -128,20 +128,16 @@ impl Run for Spec {
                 Some(t) => t.kernel_if_present(v.entry).in_variant(v.label)?,
                 None => None,
             };
-            let m = buffers
-                .measure(
-                    gpu,
-                    &kernel,
-                    other.as_ref(),
-                    v,
-                    &ctx.timing,
-                    cublas.usable(),
-                )
-                .in_variant(v.label)?;
-            let vs_cublas = m
-                .cublas
-                .map(|c| cublas.add(v.label, m.ours.throughput, p.size, c));
-            rows.push(Bf16Row::new(v, &m.ours, m.theirs, vs_cublas));
+            let shape = Bf16::launch_shape(v, p.size);
+            let kernels = (v.label, (&kernel, other.as_ref()));
+            let (m, theirs, vs_cublas) = cublas.measure(
+                gpu,
+                &mut buffers,
+                kernels,
+                (shape, &Bf16::launch),
+                &ctx.timing,
+            )?;
+            rows.push(Bf16Row::new(v, &m, theirs, vs_cublas));
             bar.inc(1);
         }
         let each = |label: &str| {
@@ -158,7 +154,7 @@ impl Run for Spec {
         let w = run_wgemm_lines(gpu, ctx, lines, (&mut buffers, &mut cublas), each)?;
         rows.extend(w.rows);
         bar.finish_and_clear();
-        let peak = bf16_gemm::Bf16::peak(gpu);
+        let peak = Bf16::peak(gpu);
         // cuBLAS is timed only beside a line: with none run (the wgmma lines alone, off sm_90a)
         // it has no samples.
         let cublas = match (rows.is_empty(), p.cublas) {
@@ -207,7 +203,8 @@ impl Report for Spec {
             "Experiment {}: occupancy vs BF16 GEMM throughput",
             Self::NUMBER
         );
-        table::figures(Self::NAME, title, runs)
+        let peak = |d: &DeviceInfo| bf16_peak(d).map(|p| Reference::peak("dense BF16 peak", p));
+        gemm_figures(Self::NAME, title, runs, |r| &r.variant, peak)
     }
 }
 

@@ -152,7 +152,7 @@ pub struct Bf16Run {
     pub not_run: Vec<NotRun>,
 }
 
-cublas_run_output!(Bf16Run, Bf16Row, "cuBLAS BF16", " BF16");
+cublas_run_output!(Bf16Run, Bf16Row, " BF16");
 
 #[cfg(test)]
 pub(crate) mod tests {

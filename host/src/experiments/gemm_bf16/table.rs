@@ -1,25 +1,15 @@
-//! The `gemm_bf16` experiment's columns, table (its rows, cuBLAS's row with the kernel it ran,
-//! the check's note) and plot (GFLOP/s over theoretical occupancy, the dense BF16 peak and
-//! cuBLAS as lines, the kernel cuBLAS ran as a point).
+//! The `gemm_bf16` experiment's columns and table (its rows, cuBLAS's row with the kernel it ran,
+//! the check's note, the TMA ring's notes), and the dense BF16 peak its plot draws.
 
 use super::{Bf16Row, Bf16Run, TensorPath};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::bf16_tolerance;
 use crate::experiments::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::contract::GFLOPS;
-use crate::experiments::gemm_check_notes;
-use crate::experiments::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns};
+use crate::experiments::gemm_cublas::{gemm_table, VS_CUBLAS};
 use crate::experiments::gemm_figure_columns::figure_columns;
-use crate::experiments::scatter::{named, occupancy_scatter, Axes, Reference};
-use crate::figure::{Figure, PlotRun, XScale};
 use crate::results::DeviceInfo;
-use crate::table::{columns_table, Column, Kind, TableData, Value};
-
-const VARIANT: &str = "Variant";
-const RATE: &str = "GFLOP/s";
-const MS_PER_CALL: &str = "ms/call";
-const VERIFIED: &str = "Verified";
-const VS_CUBLAS: &str = "Ours/cuBLAS";
+use crate::table::{Column, Kind, TableData, Value};
 
 /// How cuBLAS's BF16 GEMM is called and timed, for the table's note.
 const CUBLAS_CALL: &str = "cublasGemmEx with BF16 A and B, FP32 compute and C, default \
@@ -28,7 +18,7 @@ with each line's and pooled in its row; Ours/cuBLAS compares the samples taken t
 
 pub fn columns() -> Vec<Column<Bf16Row>> {
     let mut c: Vec<Column<Bf16Row>> = vec![
-        Column::new(VARIANT, Kind::Text, |r| Value::Text(r.variant.clone())),
+        Column::new("Variant", Kind::Text, |r| Value::Text(r.variant.clone())),
         Column::new("Threads/block", Kind::Count, |r| {
             Value::Int(r.threads.into())
         }),
@@ -44,7 +34,7 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
     ];
     c.extend(figure_columns());
     c.extend([
-        Column::new(VERIFIED, Kind::Check, |r: &Bf16Row| {
+        Column::new("Verified", Kind::Check, |r: &Bf16Row| {
             cells::check(&r.measured.check)
         }),
         Column::new(VS_CUBLAS, Kind::Ratio, |r| {
@@ -57,26 +47,13 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
 
 /// The rows, cuBLAS's row (with the kernel it ran) where it was asked for, the check's note.
 pub fn table(output: &Bf16Run, title: &str) -> TableData {
-    let columns: Vec<Column<Bf16Row>> = columns()
-        .into_iter()
-        .filter(|c| output.cublas.is_some() || c.header != VS_CUBLAS)
-        .collect();
-    let title = titled(title.to_owned(), output.cublas.as_ref());
-    let mut t = columns_table(&title, &columns, &output.rows);
-    if let Some(c) = &output.cublas {
-        let cols = CublasColumns {
-            variant: VARIANT,
-            rate: RATE,
-            duration: MS_PER_CALL,
-            check: VERIFIED,
-            ratio: VS_CUBLAS,
-        };
-        push_row(&mut t, c, &cols, CUBLAS_CALL);
-    }
-    let measured = output.rows.iter().map(|r| &r.measured);
-    let checks = all_checks(measured, output.cublas_row());
-    t.notes
-        .extend(gemm_check_notes::note_under(checks, bf16_tolerance::rule));
+    let mut t = gemm_table(
+        output,
+        title.to_owned(),
+        columns(),
+        CUBLAS_CALL,
+        bf16_tolerance::rule,
+    );
     t.notes.extend(wgmma_notes(output));
     t
 }
@@ -134,31 +111,6 @@ pub fn bf16_peak(device: &DeviceInfo) -> Option<f64> {
         device.sm_count,
         device.sm_clock_khz,
     )
-}
-
-/// GFLOP/s over theoretical occupancy, the peak and cuBLAS as lines, cuBLAS's kernel as a
-/// point (one run's plot).
-pub fn figures(name: &str, title: String, runs: &[PlotRun<'_, Bf16Run>]) -> Vec<(String, Figure)> {
-    let axes = Axes::new(
-        title,
-        ("Theoretical occupancy (%)", XScale::Linear),
-        "GFLOP/s",
-    );
-    let references = |run: &PlotRun<'_, Bf16Run>| {
-        let peak = bf16_peak(run.device).map(|p| Reference::peak("dense BF16 peak", p));
-        let cublas = run
-            .output
-            .cublas_row()
-            .map(|c| Reference::measured(format!("cuBLAS {} BF16", c.version), c.gflops, 0, ""));
-        peak.into_iter().chain(cublas).collect()
-    };
-    let mut figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
-    if let [run] = runs {
-        if let Some(c) = run.output.cublas_row() {
-            plot_point(&mut figure, format!("cuBLAS {} BF16 kernel", c.version), c);
-        }
-    }
-    named(name, figure)
 }
 
 #[cfg(test)]

@@ -82,20 +82,10 @@ pub fn run_wgemm_lines(
             launch_wgemm(gpu, k, (v, shape), &maps, (ops.dims, ops.c), ops.setting)
         };
         let shape = wgemm_launch_shape(v, dims, gpu.info().sm_count);
-        let m = buffers
-            .measure_by(
-                gpu,
-                (&kernel, other.as_ref()),
-                (shape, &launch),
-                &ctx.timing,
-                cublas.usable(),
-            )
-            .in_variant(v.label)?;
-        let vs_cublas = m
-            .cublas
-            .map(|c| cublas.add(v.label, m.ours.throughput, dims, c));
-        out.rows
-            .push(Bf16Row::ring(v, &m.ours, m.theirs, vs_cublas));
+        let kernels = (v.label, (&kernel, other.as_ref()));
+        let (ours, theirs, vs_cublas) =
+            cublas.measure(gpu, buffers, kernels, (shape, &launch), &ctx.timing)?;
+        out.rows.push(Bf16Row::ring(v, &ours, theirs, vs_cublas));
     }
     Ok(out)
 }

@@ -3,7 +3,7 @@
 
 use super::row::HeldRow;
 use crate::claim::{
-    no_help, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict, EQUIVALENCE, NOT_RUN,
+    no_help, ratio_words, with_exclusions, Claim, Comparisons, Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::experiments::row_views::passing;
 
@@ -46,7 +46,7 @@ fn judge(rows: &[HeldRow]) -> Result<(Option<bool>, String), String> {
             continue;
         };
         let (h, l) = (&highest.figures, &best_lower.figures);
-        let r = ratio((h.gflops, &h.timing), (l.gflops, &l.timing));
+        let r = h.over(l);
         found.push(
             no_help(&r),
             format!(

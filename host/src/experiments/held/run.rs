@@ -7,8 +7,9 @@ use super::spec::{Plan, Spec};
 use crate::cuda::{Gpu, Kernel, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::{ExperimentError, InVariant};
-use crate::experiments::gemm::{launch_shape, GemmBuffers};
+use crate::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
 use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::gemm_sides::GemmKind;
 use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, load_capped};
 use crate::experiments::progress::progress_bar;
@@ -82,7 +83,13 @@ fn measure_binary(
         };
         let shape = LaunchShape { dyn_smem, ..own };
         let m = buffers
-            .measure_in(gpu, (kernel, None), shape, &ctx.timing, None)
+            .measure_by(
+                gpu,
+                (kernel, None),
+                (shape, &Fp32::launch),
+                &ctx.timing,
+                None,
+            )
             .in_variant(&at)?;
         rows.push(HeldRow {
             binary: binary.label.to_owned(),

@@ -45,15 +45,7 @@ fn low(occupancy: f64) -> bool {
     occupancy <= LOW_OCCUPANCY + OCCUPANCY_EPS / 100.0
 }
 
-fn speedup(a: &GemmRow, b: &GemmRow) -> Result<Interval, NoInterval> {
-    ratio(
-        (a.figures.gflops, &a.figures.timing),
-        (b.figures.gflops, &b.figures.timing),
-    )
-}
-
-/// A GEMM `fastest-gemm-at-low-occupancy` weighs: one of our variants, or cuBLAS at the occupancy of the kernel it
-/// ran.
+/// A GEMM `fastest-gemm-at-low-occupancy` weighs: one of our variants, or cuBLAS.
 struct Contender<'a> {
     name: String,
     gflops: f64,
@@ -73,13 +65,17 @@ impl<'a> Contender<'a> {
         }
     }
 
-    fn cublas(c: &'a CublasRow, k: &LibraryKernel) -> Self {
+    /// cuBLAS, at the occupancy of the kernel it ran where it was read.
+    fn cublas(c: &'a CublasRow, k: Option<&LibraryKernel>) -> Self {
         Self {
-            name: format!("cuBLAS {} ({})", c.version, k.kernel.name),
+            name: match k {
+                Some(k) => format!("cuBLAS {} ({})", c.version, k.kernel.name),
+                None => format!("cuBLAS {}", c.version),
+            },
             gflops: c.gflops,
             timing: &c.timing,
-            occupancy: k.occupancy,
-            regs: k.kernel.registers_per_thread,
+            occupancy: k.map_or(f64::NAN, |k| k.occupancy),
+            regs: k.map_or(0, |k| k.kernel.registers_per_thread),
         }
     }
 
@@ -139,17 +135,10 @@ pub fn fastest_at_low_occupancy(run: Option<&GemmRun>) -> Verdict {
                     cublas.version
                 );
             }
-            Some(k) => all.push(Contender::cublas(cublas, k)),
+            Some(k) => all.push(Contender::cublas(cublas, Some(k))),
             None => {
                 let best = fastest_of(&all).expect("a variant passed");
-                let against = Contender {
-                    name: format!("cuBLAS {}", cublas.version),
-                    gflops: cublas.gflops,
-                    timing: &cublas.timing,
-                    occupancy: f64::NAN,
-                    regs: 0,
-                };
-                let iv = best.over(&against);
+                let iv = best.over(&Contender::cublas(cublas, None));
                 let words = format!(
                     "fastest of ours: {}, {} x cuBLAS {} at {:.0} GFLOP/s",
                     best.words(),
@@ -227,14 +216,8 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1);
     claim.judge(|| {
         let (ok, failed) = gemm_rows(rows)?;
-        let max_occ = ok
-            .iter()
-            .map(|r| r.figures.occupancy)
-            .fold(f64::MIN, f64::max);
-        let min_occ = ok
-            .iter()
-            .map(|r| r.figures.occupancy)
-            .fold(f64::MAX, f64::min);
+        let (min_occ, max_occ) = (ok.iter().map(|r| r.figures.occupancy))
+            .fold((f64::MAX, f64::MIN), |(lo, hi), o| (lo.min(o), hi.max(o)));
         if max_occ - min_occ < OCCUPANCY_EPS {
             let why = format!(
                 "every variant runs at the same occupancy ({})",
@@ -249,7 +232,7 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
         let best = fastest(&below);
         let mut against_b = Comparisons::default();
         for t in &top {
-            let iv = speedup(best, t);
+            let iv = best.figures.over(&t.figures);
             let o = faster(&iv);
             let mark = match o {
                 Some(true) => "",
@@ -329,7 +312,7 @@ pub fn accumulators_at_equal_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
                     continue;
                 }
                 let (more, fewer) = if acc_a > acc_b { (a, b) } else { (b, a) };
-                let iv = speedup(more, fewer);
+                let iv = more.figures.over(&fewer.figures);
                 let o = faster(&iv);
                 outcomes.push(o);
                 parts.push(format!(
@@ -399,7 +382,11 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
                  needed)",
                 gf(best),
                 past.iter()
-                    .map(|r| format!("{} ({} x it)", gf(r), ratio_words(&speedup(r, best))))
+                    .map(|r| format!(
+                        "{} ({} x it)",
+                        gf(r),
+                        ratio_words(&r.figures.over(&best.figures))
+                    ))
                     .collect::<Vec<_>>()
                     .join(", ")
             );
@@ -409,7 +396,7 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
         let mut outcomes = Vec::new();
         let mut steps = Vec::new();
         for r in &past {
-            let iv = speedup(r, prev);
+            let iv = r.figures.over(&prev.figures);
             let falls = faster(&iv).map(|rises| !rises);
             outcomes.push(falls);
             steps.push(format!(
@@ -427,7 +414,7 @@ pub fn falls_past_peak(rows: Option<&[GemmRow]>) -> Verdict {
             ));
             prev = r;
         }
-        let share = speedup(largest, best);
+        let share = largest.figures.over(&best.figures);
         let far = share
             .as_ref()
             .ok()
@@ -511,7 +498,7 @@ pub fn shared_memory_as_fast_as_registers(rows: Option<&[GemmRow]>) -> Verdict {
             let why = format!("the lines past 1/4 word per FFMA all read as many: {lines}");
             return Err(with_exclusions(why, &failed));
         }
-        let gflops = speedup(few, most);
+        let gflops = few.figures.over(&most.figures);
         // The word rates' ratio is the GFLOP/s ratio scaled by the words per FFMA.
         let words = gflops.clone().map(|iv| Interval {
             point: iv.point * w_few / w_most,

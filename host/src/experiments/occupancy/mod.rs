@@ -15,25 +15,27 @@ pub use row::{family_name, GemmRow, GemmRun, GemmTile, RowFault};
 use super::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use super::contract::{Output, Registered, Report, Run, RunContext, GFLOPS};
 use super::error::{ExperimentError, InVariant};
-use super::gemm::GemmBuffers;
+use super::gemm::{Fp32, GemmBuffers};
+use super::gemm_check::rule;
 use super::gemm_check_notes;
-use super::gemm_cublas::{all_checks, plot_point, push_row, titled, CublasColumns, CublasSide};
+use super::gemm_cublas::{gemm_figures, gemm_table, CublasSide, VS_CUBLAS};
 use super::gemm_figure_columns::figure_columns;
 use super::gemm_figures::GemmFigures;
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
+use super::gemm_sides::GemmKind;
 use super::measured::Measured;
 use super::measurement::Peak;
 use super::module_source::{plan_files, Loaded};
 use super::progress::progress_bar;
-use super::scatter::{named, occupancy_scatter, Axes, Reference};
+use super::scatter::Reference;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
-use crate::figure::{Figure, PlotRun, XScale};
+use crate::figure::{Figure, PlotRun};
 use crate::flags::{check_tiling, CliError, GemmDims, ModuleFiles};
 use crate::kernel_source::module_file::{check_compared_entries, check_entries};
 use crate::kernel_source::sources::{Kernels, Needs, Sources};
-use crate::results::RunMeta;
-use crate::table::{columns_table, Column, Kind, TableData, Value};
+use crate::results::{DeviceInfo, RunMeta};
+use crate::table::{Column, Kind, TableData, Value};
 
 /// The `occupancy` experiment.
 pub struct Spec;
@@ -51,12 +53,46 @@ impl GemmLines for GemmVariant {
     // The SGEMM lines are independent of one another: a run goes on without one that faults.
     const GOES_ON_WITHOUT_A_FAULTING_LINE: bool = true;
     type Output = GemmRun;
+    /// Checks the size against the variants asked for and the module files against their
+    /// entries: `--module` must export every entry; `--compare` the seed entries (a compared
+    /// build of the seed kernels has no tuned entries: those rows run uncompared).
     fn sources(
         variants: &[&'static Self],
         size: GemmDims,
         files: &ModuleFiles,
     ) -> Result<Sources<Kernels>, CliError> {
-        checked_sources(variants, size, files)
+        let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
+        check_tiling(size, &experiment, variants, || {
+            let tuned: Vec<&str> = GEMM
+                .iter()
+                .filter(|v| v.size_multiple().is_none())
+                .map(|v| v.label)
+                .collect();
+            format!(
+                "; the tuned variants take any size: --variants {}",
+                tuned.join(",")
+            )
+        })?;
+        let entries = |seed: bool| -> Vec<&str> {
+            (variants.iter())
+                .filter(|v| (v.family == GemmFamily::Seed) == seed)
+                .map(|v| v.entry)
+                .collect()
+        };
+        let needs = Needs {
+            entries: &entries(true),
+            signature: GemmParams::PARAMS,
+        };
+        let sources = plan_files(files, needs)?;
+        let tuned = entries(false);
+        if let Some(path) = &files.module {
+            check_entries("--module", path, &tuned, GemmParams::PARAMS)?;
+        }
+        if let Some(path) = &files.compare {
+            // The tuned entries the compared module does have are launched: their signatures too.
+            check_compared_entries(path, &tuned, GemmParams::PARAMS)?;
+        }
+        Ok(sources)
     }
 }
 
@@ -197,26 +233,8 @@ impl Report for Spec {
         let columns: Vec<Column<GemmRow>> = Self::columns()
             .into_iter()
             .filter(|c| tuned || ![FAMILY, BLOCK_TILE, WARP_TILE].contains(&c.header))
-            .filter(|c| output.cublas.is_some() || c.header != VS_CUBLAS)
             .collect();
-        let title = titled(Self::title(meta), output.cublas.as_ref());
-        let mut t = columns_table(&title, &columns, &output.rows);
-        if let Some(c) = &output.cublas {
-            let cols = CublasColumns {
-                variant: "Variant",
-                rate: "GFLOP/s",
-                duration: MS_PER_CALL,
-                check: "Verified",
-                ratio: VS_CUBLAS,
-            };
-            push_row(&mut t, c, &cols, CUBLAS_CALL);
-        }
-        let measured = output.rows.iter().map(|r| &r.measured);
-        t.notes.extend(gemm_check_notes::note(all_checks(
-            measured,
-            output.cublas_row(),
-        )));
-        t
+        gemm_table(output, Self::title(meta), columns, CUBLAS_CALL, rule)
     }
 
     fn claims(output: Option<&GemmRun>) -> Vec<Verdict> {
@@ -226,27 +244,11 @@ impl Report for Spec {
     /// Theoretical occupancy (%) vs GFLOP/s, the FP32 peak and cuBLAS as lines.
     fn figures(runs: &[PlotRun<'_, GemmRun>]) -> Vec<(String, Figure)> {
         let title = format!("Experiment {}: occupancy vs GEMM throughput", Self::NUMBER);
-        let axes = Axes::new(
-            title,
-            ("Theoretical occupancy (%)", XScale::Linear),
-            "GFLOP/s",
-        );
-        let references = |run: &PlotRun<'_, GemmRun>| {
-            let peak = run.device.peak_fp32_gflops;
-            let peak = (peak > 0.0).then(|| Reference::peak("FP32 peak", peak));
-            let cublas = run.output.cublas_row();
-            let cublas = cublas
-                .map(|c| Reference::measured(format!("cuBLAS {}", c.version), c.gflops, 0, ""));
-            peak.into_iter().chain(cublas).collect()
+        let peak = |d: &DeviceInfo| {
+            let peak = d.peak_fp32_gflops;
+            (peak > 0.0).then(|| Reference::peak("FP32 peak", peak))
         };
-        let mut figure = occupancy_scatter(runs, axes, |r| &r.variant, references);
-        // The kernel cuBLAS ran, at its occupancy (one run's plot; merged plots keep the line).
-        if let [run] = runs {
-            if let Some(c) = run.output.cublas_row() {
-                plot_point(&mut figure, format!("cuBLAS {} kernel", c.version), c);
-            }
-        }
-        named(Self::NAME, figure)
+        gemm_figures(Self::NAME, title, runs, |r| &r.variant, peak)
     }
 }
 
@@ -260,8 +262,6 @@ row; Ours/cuBLAS compares the samples taken together.";
 const FAMILY: &str = "Family";
 const BLOCK_TILE: &str = "Block tile";
 const WARP_TILE: &str = "Warp tile";
-const VS_CUBLAS: &str = "Ours/cuBLAS";
-const MS_PER_CALL: &str = "ms/call";
 
 const SUB_TILE_KIND: Kind = Kind::Dims {
     sep: "x",
@@ -304,74 +304,18 @@ fn measure_row(
             .in_variant(variant.label)?,
         None => None,
     };
-    let m = buffers
-        .measure(
-            gpu,
-            &kernel,
-            other.as_ref(),
-            variant,
-            &ctx.timing,
-            cublas.usable(),
-        )
-        .in_variant(variant.label)?;
-    let ours = m.ours;
-    let vs_cublas = m
-        .cublas
-        .map(|c| cublas.add(variant.label, ours.throughput, p.size, c));
+    let shape = Fp32::launch_shape(variant, p.size);
+    let kernels = (variant.label, (&kernel, other.as_ref()));
+    let (ours, theirs, vs_cublas) =
+        cublas.measure(gpu, buffers, kernels, (shape, &Fp32::launch), &ctx.timing)?;
     Ok(GemmRow {
         variant: variant.label.to_owned(),
         threads: variant.threads(),
         tm: variant.tm,
         tn: variant.tn,
         figures: GemmFigures::of(&ours),
-        measured: Measured::of(&ours, m.theirs.map(|t| (t, None))),
+        measured: Measured::of(&ours, theirs.map(|t| (t, None))),
         tile: Some(tile_of(variant)),
         vs_cublas,
     })
-}
-
-/// Checks the size against the variants asked for and the module files against their entries:
-/// `--module` must export every entry; `--compare` the seed entries (a compared build of the
-/// seed kernels has no tuned entries: those rows run uncompared). Gives where the kernels come
-/// from.
-fn checked_sources(
-    variants: &[&'static GemmVariant],
-    size: GemmDims,
-    files: &ModuleFiles,
-) -> Result<Sources<Kernels>, CliError> {
-    let experiment = format!("experiment {} ({})", Spec::NUMBER, Spec::NAME);
-    check_tiling(size, &experiment, variants, || {
-        let tuned: Vec<&str> = GEMM
-            .iter()
-            .filter(|v| v.size_multiple().is_none())
-            .map(|v| v.label)
-            .collect();
-        format!(
-            "; the tuned variants take any size: --variants {}",
-            tuned.join(",")
-        )
-    })?;
-    let seed_entries: Vec<&str> = variants
-        .iter()
-        .filter(|v| v.family == GemmFamily::Seed)
-        .map(|v| v.entry)
-        .collect();
-    let needs = Needs {
-        entries: &seed_entries,
-        signature: GemmParams::PARAMS,
-    };
-    let sources = plan_files(files, needs)?;
-    let tuned: Vec<&str> = variants
-        .iter()
-        .filter(|v| v.family != GemmFamily::Seed)
-        .map(|v| v.entry)
-        .collect();
-    if let Some(path) = &files.module {
-        check_entries("--module", path, &tuned, GemmParams::PARAMS)?;
-    }
-    if let Some(path) = &files.compare {
-        // The tuned entries the compared module does have are launched: their signatures too.
-        check_compared_entries(path, &tuned, GemmParams::PARAMS)?;
-    }
-    Ok(sources)
 }

@@ -185,7 +185,7 @@ impl GemmFiguresRow for GemmRow {
     }
 }
 
-cublas_run_output!(GemmRun, GemmRow, "cuBLAS", "");
+cublas_run_output!(GemmRun, GemmRow, "");
 
 #[cfg(test)]
 mod tests {

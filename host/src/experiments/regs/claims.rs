@@ -2,8 +2,8 @@
 
 use super::row::RegsRow;
 use crate::claim::{
-    all_of, faster, no_help, ratio, ratio_words, with_exclusions, with_interval_rule, Claim,
-    Comparisons, Verdict, EQUIVALENCE, NOT_RUN,
+    all_of, faster, no_help, ratio_words, with_exclusions, with_interval_rule, Claim, Comparisons,
+    Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::confidence::{Interval, NoInterval};
 use crate::experiments::contract::Row;
@@ -61,13 +61,6 @@ fn rg(r: &RegsRow) -> String {
     )
 }
 
-fn speedup(a: &RegsRow, b: &RegsRow) -> Result<Interval, NoInterval> {
-    ratio(
-        (a.figures.gflops, &a.figures.timing),
-        (b.figures.gflops, &b.figures.timing),
-    )
-}
-
 const CLAIM_6: &str = "Under a register cap, throughput rises as spills fall.";
 const RULE_6: &str = "Ordering the capped builds that spill by spill bytes (stores + loads), most \
 first, and ending with the lowest spill-free cap: every build with fewer spill bytes than the one \
@@ -99,7 +92,7 @@ fn spills_cost_throughput(rows: Option<&[RegsRow]>) -> Verdict {
                 steps.push(format!("{} (same spill bytes, not compared)", rg(next)));
                 continue;
             }
-            let r = speedup(next, prev);
+            let r = next.figures.over(&prev.figures);
             let rises = faster(&r);
             judged.push(rises);
             let mark = match rises {
@@ -167,7 +160,7 @@ fn first_spill_free_cap_is_best(rows: Option<&[RegsRow]>) -> Verdict {
         let mut unsure = Vec::new();
         let mut others = Vec::new();
         for r in ok.iter().copied().filter(|r| r.cap != z.cap) {
-            let iv = speedup(r, z);
+            let iv = r.figures.over(&z.figures);
             let o = no_help(&iv);
             outcomes.push(o);
             match o {
@@ -225,7 +218,7 @@ fn more_registers_do_not_help(rows: Option<&[RegsRow]>) -> Verdict {
         let mut steps = Comparisons::default();
         for w in ok[zi..].windows(2) {
             let (prev, next) = (w[0], w[1]);
-            let iv = speedup(next, prev);
+            let iv = next.figures.over(&prev.figures);
             let o = no_help(&iv);
             let mark = match o {
                 Some(true) => String::new(),
@@ -277,7 +270,7 @@ pub fn cap_helps_without_spills(rows: Option<&[RegsRow]>) -> Verdict {
             );
             return Err(with_exclusions(why, &failed));
         };
-        let iv = speedup(capped, uncapped);
+        let iv = capped.figures.over(&uncapped.figures);
         let ev = format!(
             "{} at {} blocks/SM ({} occupancy) over the uncapped {} at {} blocks/SM ({}): {}",
             rg(capped),
@@ -325,7 +318,7 @@ pub fn register_cliff(rows: Option<&[RegsRow]>) -> Verdict {
         };
         let gap = above.figures.regs - below.figures.regs;
         let side = |r: &RegsRow| format!("{} at {} blocks/SM", rg(r), r.figures.blocks_per_sm);
-        let iv = speedup(below, above);
+        let iv = below.figures.over(&above.figures);
         if gap > CLIFF_GAP {
             let why = format!(
                 "the nearest builds either side of a block boundary are {gap} registers apart \

@@ -202,54 +202,41 @@ impl Spec {
             }
             (!l.is_empty()).then_some(l)
         };
+        // One series of a module's builds: (cap, GFLOP/s, registers, check, spill bytes).
+        type Build<'a> = (u32, f64, u32, &'a Check, Option<f64>);
+        let series = |name: String, builds: Vec<Build<'_>>| RegsSeries {
+            name,
+            points: (builds.iter())
+                .map(|&(cap, y, regs, check, _)| LabelledPoint {
+                    x: cap as f64,
+                    y,
+                    label: cap_label(cap, regs, check),
+                })
+                .collect(),
+            spills: (builds.iter())
+                .map(|&(cap, .., bytes)| (cap as f64, bytes))
+                .collect(),
+        };
         for run in runs {
-            let rows = run.output;
-            out.push(RegsSeries {
-                name: run.name.to_string(),
-                points: rows
-                    .iter()
-                    .map(|r| LabelledPoint {
-                        x: r.cap as f64,
-                        y: r.figures.gflops,
-                        label: cap_label(r.cap, r.figures.regs, &r.measured.check),
-                    })
-                    .collect(),
-                spills: rows
-                    .iter()
-                    .map(|r| {
-                        let bytes = (r.spill_stores + r.spill_loads) as f64;
-                        (r.cap as f64, (!r.spills_unknown).then_some(bytes))
-                    })
-                    .collect(),
-            });
-            if let Some(cn) = run.compare_name {
-                let with: Vec<_> = rows
-                    .iter()
-                    .filter_map(|r| r.measured.compare.as_ref().map(|c| (r.cap, c)))
-                    .collect();
-                if !with.is_empty() {
-                    out.push(RegsSeries {
-                        name: cn.to_string(),
-                        points: with
-                            .iter()
-                            .map(|(cap, c)| LabelledPoint {
-                                x: *cap as f64,
-                                y: c.throughput,
-                                label: cap_label(*cap, c.regs, &c.check),
-                            })
-                            .collect(),
-                        spills: with
-                            .iter()
-                            .map(|(cap, c)| {
-                                let b = c
-                                    .spill_stores
-                                    .zip(c.spill_loads)
-                                    .map(|(s, l)| (s + l) as f64);
-                                (*cap as f64, b)
-                            })
-                            .collect(),
-                    });
-                }
+            let ours = (run.output.iter())
+                .map(|r| {
+                    let bytes = (r.spill_stores + r.spill_loads) as f64;
+                    let f = &r.figures;
+                    let spills = (!r.spills_unknown).then_some(bytes);
+                    (r.cap, f.gflops, f.regs, &r.measured.check, spills)
+                })
+                .collect();
+            out.push(series(run.name.to_string(), ours));
+            let theirs: Vec<Build<'_>> = (run.output.iter())
+                .filter_map(|r| {
+                    let c = r.measured.compare.as_ref()?;
+                    let spills = c.spill_stores.zip(c.spill_loads);
+                    let bytes = spills.map(|(s, l)| (s + l) as f64);
+                    Some((r.cap, c.throughput, c.regs, &c.check, bytes))
+                })
+                .collect();
+            if let (Some(cn), false) = (run.compare_name, theirs.is_empty()) {
+                out.push(series(cn.to_string(), theirs));
             }
         }
         if out.is_empty() {

@@ -71,28 +71,20 @@ impl contract::Plan for Plan {
     type Output = Vec<RegsRow>;
     type Kernels = CappedKernels;
     fn new(a: &Args) -> Result<Plan, CliError> {
-        let module = ("--module", &a.module);
-        let compare = ("--compare", &a.compare);
         let line = CappedLine::find(a.variant.as_deref())?;
-        planned(
-            line,
-            &a.caps,
-            a.gemm.size,
-            module,
-            compare,
-            &a.compare_label,
-        )
+        let folders = [("--module", &a.module), ("--compare", &a.compare)];
+        planned(line, (&a.caps, a.gemm.size), folders, &a.compare_label)
     }
     fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let module = ("--module-caps", &a.module_caps);
-        let compare = ("--compare-caps", &a.compare_caps);
         let line = CappedLine::find(None)?;
+        let folders = [
+            ("--module-caps", &a.module_caps),
+            ("--compare-caps", &a.compare_caps),
+        ];
         planned(
             line,
-            &a.caps,
-            s.gemm.size,
-            module,
-            compare,
+            (&a.caps, s.gemm.size),
+            folders,
             &s.modules.compare_label,
         )
     }
@@ -109,10 +101,8 @@ impl contract::Plan for Plan {
 /// folders `module` and `compare`, for `host regs` and `host all` alike.
 fn planned(
     line: CappedLine,
-    caps: &[u32],
-    size: GemmDims,
-    module: (&'static str, &Option<std::path::PathBuf>),
-    compare: (&'static str, &Option<std::path::PathBuf>),
+    (caps, size): (&[u32], GemmDims),
+    [module, compare]: [(&'static str, &Option<std::path::PathBuf>); 2],
     compare_label: &Option<String>,
 ) -> Result<Plan, CliError> {
     let caps = select_caps(caps)?;
