@@ -22,7 +22,9 @@
 
 use std::ffi::{c_int, c_void};
 
-use cudarc::cublas::sys;
+use cudarc::cublas::sys::cudaDataType_t as DataType;
+use cudarc::cublas::sys::{cublasComputeType_t as ComputeType, cublasGemmAlgo_t as Algo};
+use cudarc::cublas::sys::{cublasMath_t as MathMode, cublasOperation_t as Op};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use libloading::Library;
 use ptxas_report::toolkit;
@@ -37,33 +39,18 @@ pub const CUBLAS_NAMES: &[&str] = toolkit::CUBLAS.files;
 /// `cublasStatus_t`: 0 is success.
 type Status = c_int;
 type Handle = *mut c_void;
-/// `cublasOperation_t`: whether an operand is transposed.
-type Op = sys::cublasOperation_t;
 /// A matrix dimension or leading dimension (`int`).
 type Dim = c_int;
-/// `cublasMath_t`: which kernels a handle may use.
-type MathMode = sys::cublasMath_t;
-/// `cudaDataType_t`: an operand's element type.
-type DataType = sys::cudaDataType_t;
-/// `cublasComputeType_t`: the accumulation's type.
-type ComputeType = sys::cublasComputeType_t;
-/// `cublasGemmAlgo_t`: which kernel, or cuBLAS's own choice.
-type Algo = sys::cublasGemmAlgo_t;
-/// `cublasOperation_t`: `CUBLAS_OP_N`.
 const OP_N: Op = Op::CUBLAS_OP_N;
-/// `cublasMath_t`: `CUBLAS_DEFAULT_MATH` (plain FP32 for SGEMM: no TF32 tensor cores).
+/// Plain FP32 for SGEMM: no TF32 tensor cores.
 const DEFAULT_MATH: MathMode = MathMode::CUBLAS_DEFAULT_MATH;
-/// `cublasMath_t`: `CUBLAS_TF32_TENSOR_OP_MATH` (SGEMM's inputs rounded to TF32 for the tensor
-/// cores, products accumulated in FP32).
+/// SGEMM's inputs rounded to TF32 for the tensor cores, products accumulated in FP32.
 const TF32_TENSOR_OP_MATH: MathMode = MathMode::CUBLAS_TF32_TENSOR_OP_MATH;
-/// `cudaDataType_t`: `CUDA_R_32F`.
 const R_32F: DataType = DataType::CUDA_R_32F;
-/// `cudaDataType_t`: `CUDA_R_16BF`.
 const R_16BF: DataType = DataType::CUDA_R_16BF;
-/// `cublasComputeType_t`: `CUBLAS_COMPUTE_32F` (FP32 accumulation; with BF16 inputs cuBLAS runs
-/// them on the tensor cores in any math mode).
+/// FP32 accumulation; with BF16 inputs cuBLAS runs them on the tensor cores in any math mode.
 const COMPUTE_32F: ComputeType = ComputeType::CUBLAS_COMPUTE_32F;
-/// `cublasGemmAlgo_t`: `CUBLAS_GEMM_DEFAULT` (cuBLAS's heuristics choose the kernel).
+/// cuBLAS's heuristics choose the kernel.
 const GEMM_DEFAULT: Algo = Algo::CUBLAS_GEMM_DEFAULT;
 
 type CreateFn = unsafe extern "C" fn(*mut Handle) -> Status;
@@ -147,6 +134,14 @@ pub struct Cublas {
     version: i32,
 }
 
+/// A cuBLAS status as a result: 0 is success.
+fn check(call: &'static str, status: Status) -> Result<(), CublasError> {
+    match status {
+        0 => Ok(()),
+        status => Err(CublasError::Call { call, status }),
+    }
+}
+
 /// Where cuBLAS is looked for ([`toolkit::CUBLAS`]): its names, for the dynamic loader alone.
 fn library_candidates() -> Vec<&'static str> {
     toolkit::CUBLAS
@@ -190,10 +185,6 @@ impl Cublas {
         let set_math: SetMathModeFn = symbols.get("cublasSetMathMode")?;
         let sgemm: SgemmFn = symbols.get("cublasSgemm_v2")?;
         let gemm_ex: GemmExFn = symbols.get("cublasGemmEx")?;
-        let check = |call: &'static str, status: Status| match status {
-            0 => Ok(()),
-            status => Err(CublasError::Call { call, status }),
-        };
         // cuBLAS creates its handle in the current context.
         gpu.context()
             .bind_to_thread()
@@ -237,16 +228,12 @@ impl Cublas {
     /// fail.
     pub fn use_tf32(&self) -> Result<(), CublasError> {
         // SAFETY: a live handle; TF32_TENSOR_OP_MATH is a valid cublasMath_t.
-        match unsafe { (self.set_math)(self.handle, TF32_TENSOR_OP_MATH) } {
-            0 => Ok(()),
-            status => Err(CublasError::Call {
-                call: "cublasSetMathMode",
-                status,
-            }),
-        }
+        check("cublasSetMathMode", unsafe {
+            (self.set_math)(self.handle, TF32_TENSOR_OP_MATH)
+        })
     }
 
-    /// The version, `major.minor.patch`.
+    /// `major.minor.patch`.
     pub fn version(&self) -> String {
         version_text(self.version)
     }
@@ -313,17 +300,10 @@ impl Cublas {
                 ),
             }
         };
-        match status {
-            0 => {
-                let name = E::ROUTINE.call();
-                gpu.launched(super::fault::Side::Cublas, name, name);
-                Ok(())
-            }
-            status => Err(CudaError::Cublas(CublasError::Call {
-                call: E::ROUTINE.call(),
-                status,
-            })),
-        }
+        let name = E::ROUTINE.call();
+        check(name, status)?;
+        gpu.launched(super::fault::Side::Cublas, name, name);
+        Ok(())
     }
 }
 
