@@ -119,8 +119,8 @@ pub fn module_entries(image: &[u8]) -> Vec<String> {
     listed_entries(image).unwrap_or_default()
 }
 
-/// `.entry NAME` in PTX text.
-fn ptx_entries(text: &str) -> Vec<String> {
+/// `.entry NAME` in PTX text, in order.
+pub fn ptx_entries(text: &str) -> Vec<String> {
     let mut names = Vec::new();
     for line in text.lines() {
         let mut words = line.split_whitespace();
