@@ -25,19 +25,24 @@ impl SmClock {
         Self { nvml, bus_id }
     }
 
+    fn device(&self) -> Option<nvml_wrapper::Device<'_>> {
+        self.nvml
+            .as_ref()?
+            .device_by_pci_bus_id(self.bus_id.as_str())
+            .ok()
+    }
+
     /// The current SM clock in MHz.
     pub fn mhz(&self) -> Option<u32> {
-        let nvml = self.nvml.as_ref()?;
-        let device = nvml.device_by_pci_bus_id(self.bus_id.as_str()).ok()?;
-        device.clock_info(Clock::SM).ok()
+        self.device()?.clock_info(Clock::SM).ok()
     }
 
     /// Why the clocks are held down now, in NVML's words ("sw power cap, hw slowdown"); empty
     /// when nothing holds them (idle is not counted: a GPU between launches idles by design).
     pub fn throttled_by(&self) -> Option<String> {
-        let nvml = self.nvml.as_ref()?;
-        let device = nvml.device_by_pci_bus_id(self.bus_id.as_str()).ok()?;
-        Some(reason_words(device.current_throttle_reasons().ok()?))
+        Some(reason_words(
+            self.device()?.current_throttle_reasons().ok()?,
+        ))
     }
 }
 

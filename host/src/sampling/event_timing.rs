@@ -20,21 +20,15 @@ pub fn time_sides(
     mut launch: impl FnMut(Side) -> Result<(), CudaError>,
 ) -> Result<(Timing, Option<Timing>), CudaError> {
     let sides = if compared { 2 } else { 1 };
-    let mut timings = time_rotating(gpu, config, sides, |i| {
-        launch(match i {
-            0 => Side::Ours,
-            _ => Side::Theirs,
-        })
-    })?
-    .into_iter();
+    let side = |i| if i == 0 { Side::Ours } else { Side::Theirs };
+    let mut timings = time_rotating(gpu, config, sides, |i| launch(side(i)))?.into_iter();
     let ours = timings.next().expect("one timing per side");
     Ok((ours, timings.next()))
 }
 
-/// Times `sides` launchers together by `config` (ours first, then the compared module, then any
-/// reference such as cuBLAS): `launch(i)` enqueues exactly one launch of side `i`. One warm-up
-/// launch per side, also timed to size the samples by the fastest side; then rounds in rotating
-/// order ([`rotation`]) until every side's noise meets the target (or a cap). One timing per side.
+/// Times `sides` launchers together by `config`, as [`time_sides`] does two (ours first, then the
+/// compared module, then any reference such as cuBLAS): `launch(i)` enqueues one launch of side
+/// `i`. One timing per side.
 pub fn time_rotating(
     gpu: &Gpu,
     config: &SamplingConfig,
