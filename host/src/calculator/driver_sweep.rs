@@ -5,13 +5,20 @@ use std::time::Instant;
 use kernels_gpu::entries::{self, Family};
 use kernels_gpu::variants::MEMCPY;
 
-use super::live::jit;
-use crate::cuda::{CudaError, Gpu, Kernel};
+use crate::cuda::{CudaError, Gpu, JitOptions, Kernel, Module};
 use crate::occupancy::arch::Limits;
 use crate::occupancy::golden::GoldenRow;
 
 /// Register caps the module is JIT-compiled under by default (0: no cap).
 pub const REG_CAPS: [u32; 10] = [0, 24, 32, 40, 48, 64, 80, 96, 128, 168];
+
+/// JIT-compiles `ptx` on `gpu`, under a cap of `reg_cap` registers per thread (0: no cap).
+fn jit(gpu: &Gpu, name: &str, ptx: &str, reg_cap: u32) -> Result<Module, CudaError> {
+    let jit = JitOptions {
+        max_registers: (reg_cap > 0).then_some(reg_cap),
+    };
+    Module::load_with(gpu, name, ptx.as_bytes(), jit)
+}
 
 /// Dynamic shared memory sizes tried at every block size (bytes; sizes over the opt-in are
 /// dropped). 30000 is not a multiple of the allocation unit; 110000 needs the opt-in.
