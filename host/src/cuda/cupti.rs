@@ -278,7 +278,7 @@ mod tests {
 
     #[test]
     fn candidates_are_the_names_then_existing_files_under_the_roots() {
-        let dir = std::env::temp_dir().join(format!("lab-cupti-{}", std::process::id()));
+        let dir = crate::regular_file::tests::scratch("cupti");
         let lib = dir.join("targets/x86_64-linux/lib");
         std::fs::create_dir_all(&lib).unwrap();
         std::fs::write(lib.join("libcupti.so.13"), b"").unwrap();

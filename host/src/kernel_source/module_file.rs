@@ -346,8 +346,7 @@ mod tests {
 
     #[test]
     fn cap_file_finds_the_one_module_and_names_the_others_when_missing() {
-        let dir = std::env::temp_dir().join(format!("host-capfile-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("capfile");
         for f in [
             "peer_cap32.cubin",
             "peer_cap32.ptxas.txt",
