@@ -40,8 +40,8 @@ const FLUSH_FORCED: u32 = 1;
 /// Flushes tried before a call is taken to have launched no kernel.
 const FLUSH_ATTEMPTS: u32 = 5;
 
-type EnableFn = unsafe extern "C" fn(u32) -> Status;
-type FlushAllFn = unsafe extern "C" fn(u32) -> Status;
+/// `cuptiActivityEnable`, `cuptiActivityDisable` and `cuptiActivityFlushAll`.
+type FlagFn = unsafe extern "C" fn(u32) -> Status;
 type NextRecordFn = unsafe extern "C" fn(*mut u8, usize, *mut *mut c_void) -> Status;
 type ResultStringFn = unsafe extern "C" fn(Status, *mut *const c_char) -> Status;
 type GetVersionFn = unsafe extern "C" fn(*mut u32) -> Status;
@@ -55,9 +55,9 @@ pub struct Cupti {
     _library: Library,
     library: String,
     version: u32,
-    enable: EnableFn,
-    disable: EnableFn,
-    flush_all: FlushAllFn,
+    enable: FlagFn,
+    disable: FlagFn,
+    flush_all: FlagFn,
     result_string: ResultStringFn,
 }
 

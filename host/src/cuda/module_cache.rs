@@ -16,11 +16,7 @@ use super::module::JitOptions;
 /// A built-in image and the JIT options it is compiled with. Images compare by their bytes, not
 /// by address: each use of a `const` string may be its own copy in the binary. Hashing the
 /// largest module costs milliseconds, against seconds for compiling it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct Key {
-    image: &'static [u8],
-    max_registers: Option<u32>,
-}
+type Key = (&'static [u8], JitOptions);
 
 /// One image's slot: empty until a load finishes; `None` when that load failed (a later
 /// caller then loads again itself, for the error).
@@ -56,10 +52,7 @@ impl<M> ModuleCache<M> {
         jit: JitOptions,
         load: impl Fn() -> Result<M, E>,
     ) -> Result<Arc<M>, E> {
-        let slot = self.slot(Key {
-            image,
-            max_registers: jit.max_registers,
-        });
+        let slot = self.slot((image, jit));
         let mut error = None;
         let loaded = slot.get_or_init(|| match load() {
             Ok(m) => Some(Arc::new(m)),
