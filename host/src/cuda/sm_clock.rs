@@ -81,13 +81,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bus_ids_are_widened_for_nvml() {
+    fn bus_ids_are_widened_for_nvml_and_throttle_reasons_read_as_words_but_idle() {
         assert_eq!(nvml_bus_id("0000:18:00.0"), "00000000:18:00.0");
         assert_eq!(nvml_bus_id("00000000:9A:00.0"), "00000000:9A:00.0");
-    }
-
-    #[test]
-    fn throttle_reasons_read_as_words_and_idle_is_not_one() {
         assert_eq!(reason_words(ThrottleReasons::empty()), "");
         assert_eq!(reason_words(ThrottleReasons::GPU_IDLE), "");
         assert_eq!(
