@@ -4,7 +4,8 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{Interval, NoInterval, Timed, LEVEL, MIN_SAMPLES, MOST_RESAMPLED, RESAMPLES};
+use super::interval::Interval;
+use super::settings::{NoInterval, Timed, LEVEL, MIN_SAMPLES, MOST_RESAMPLED, RESAMPLES};
 
 /// Fixed, so that the same figures give the same interval on every machine and every render.
 const SEED: u64 = 0x0CC0_0BA5_E5EE_D001;

@@ -1,6 +1,6 @@
 //! A confidence interval and what it says about a threshold.
 
-use super::LEVEL;
+use super::settings::LEVEL;
 use crate::cell::percent_with;
 
 /// A statistic's value and its confidence interval ([`LEVEL`]).
