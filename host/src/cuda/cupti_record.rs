@@ -193,7 +193,7 @@ mod tests {
     }
 
     #[test]
-    fn a_raw_record_becomes_the_launch_it_describes() {
+    fn a_raw_record_becomes_the_launch_it_describes_with_or_without_clusters() {
         let name = c"nvjet_tst_128x256_64x4_2x1_v_bz_coopB_NNT";
         // SAFETY: the name is a NUL-terminated literal.
         let r = unsafe { KernelRecord::from_raw(&raw(name)) };
@@ -213,10 +213,7 @@ mod tests {
             "grid 66x2x1, block 384x1x1 (384 threads), 168 registers/thread, 0 B static + \
              213000 B dynamic shared memory/block, clusters of 2x1x1"
         );
-    }
-
-    #[test]
-    fn a_launch_without_clusters_or_name_reads_as_such() {
+        // A launch without clusters or a name reads as such.
         let mut r = raw(c"k");
         r.cluster = [0, 0, 0];
         r.name = std::ptr::null();

@@ -331,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn cap_names_match_the_peer_and_ours_and_not_longer_numbers() {
+    fn cap_names_match_the_peer_and_ours_and_a_folder_has_one_per_cap() {
         assert!(is_cap_module("peer_cap32.cubin", 32));
         assert!(is_cap_module("kernels_cap32.ptx", 32));
         assert!(is_cap_module("cap255.fatbin", 255));
@@ -342,10 +342,7 @@ mod tests {
         assert!(!is_cap_module("peer_cap320.cubin", 32));
         assert!(!is_cap_module("peer_cap3.cubin", 32));
         assert!(!is_cap_module("peer.cubin", 32));
-    }
-
-    #[test]
-    fn cap_file_finds_the_one_module_and_names_the_others_when_missing() {
+        // A folder's one module for a cap is found; the others are named when it is missing.
         let dir = scratch("capfile");
         for f in [
             "peer_cap32.cubin",
