@@ -33,9 +33,9 @@ pub fn time_rotating(
     gpu: &Gpu,
     config: &SamplingConfig,
     sides: usize,
-    launch: impl FnMut(usize) -> Result<(), CudaError>,
+    mut launch: impl FnMut(usize) -> Result<(), CudaError>,
 ) -> Result<Vec<Timing>, CudaError> {
-    time_sampled(gpu, config, sides, &mut LaunchOnly(launch))
+    time_sampled(gpu, config, sides, &mut launch)
 }
 
 /// What the timing does with each of its sides: enqueue one launch, and, after each sample,
@@ -49,11 +49,9 @@ pub trait Sampled {
 }
 
 /// A launcher with nothing to do after a sample.
-struct LaunchOnly<L>(L);
-
-impl<L: FnMut(usize) -> Result<(), CudaError>> Sampled for LaunchOnly<L> {
+impl<L: FnMut(usize) -> Result<(), CudaError>> Sampled for L {
     fn launch(&mut self, side: usize) -> Result<(), CudaError> {
-        (self.0)(side)
+        self(side)
     }
     fn after_sample(&mut self, _: usize) -> Result<(), CudaError> {
         Ok(())
