@@ -5,13 +5,20 @@ use std::time::Instant;
 use kernels_gpu::entries::{self, Family};
 use kernels_gpu::variants::MEMCPY;
 
-use super::live::jit;
-use crate::cuda::{CudaError, Gpu, Kernel};
+use crate::cuda::{CudaError, Gpu, JitOptions, Kernel, Module};
 use crate::occupancy::arch::Limits;
 use crate::occupancy::golden::GoldenRow;
 
 /// Register caps the module is JIT-compiled under by default (0: no cap).
 pub const REG_CAPS: [u32; 10] = [0, 24, 32, 40, 48, 64, 80, 96, 128, 168];
+
+/// JIT-compiles `ptx` on `gpu`, under a cap of `reg_cap` registers per thread (0: no cap).
+fn jit(gpu: &Gpu, name: &str, ptx: &str, reg_cap: u32) -> Result<Module, CudaError> {
+    let jit = JitOptions {
+        max_registers: (reg_cap > 0).then_some(reg_cap),
+    };
+    Module::load_with(gpu, name, ptx.as_bytes(), jit)
+}
 
 /// Dynamic shared memory sizes tried at every block size (bytes; sizes over the opt-in are
 /// dropped). 30000 is not a multiple of the allocation unit; 110000 needs the opt-in.
@@ -20,22 +27,11 @@ const GRID_DYN_SMEM: [u32; 3] = [0, 30_000, 110_000];
 /// Block sizes of the dense shared memory sweep.
 const DENSE_THREADS: [u32; 3] = [32, 256, 1024];
 
-/// The `.entry` names in a PTX module, in order.
+/// The `.entry` names in a PTX module, in order, each once.
 pub fn ptx_entries(ptx: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    for line in ptx.lines() {
-        let Some(at) = line.find(".entry ") else {
-            continue;
-        };
-        let rest = line[at + ".entry ".len()..].trim_start();
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
-            .collect();
-        if !name.is_empty() && !names.contains(&name) {
-            names.push(name);
-        }
-    }
+    let mut names = crate::kernel_source::image::ptx_entries(ptx);
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
     names
 }
 
@@ -114,14 +110,6 @@ fn set_opt_in(
     k.set_max_dynamic_smem(opt_in.saturating_sub(static_smem))
 }
 
-/// Counts configurations the driver refused to answer for; they are recorded as 0 blocks (the
-/// calculator's answer for a kernel that cannot launch).
-#[derive(Default)]
-struct Refusals {
-    count: usize,
-    first: Option<String>,
-}
-
 /// Every distinct (registers, static shared memory) kernel the module yields under `reg_caps` (see
 /// [`REG_CAPS`]), at every block size 32..=1024 and a few dynamic shared memory sizes, plus a dense
 /// shared memory sweep for the kernels with the fewest and the most registers. Only the entries
@@ -139,7 +127,9 @@ pub fn sweep(
     let mut seen: Vec<(u32, u32)> = Vec::new();
     let mut rows = Vec::new();
     let mut dense: Vec<(u32, u32)> = Vec::new();
-    let mut refusals = Refusals::default();
+    // Configurations the driver refused to answer for, recorded as 0 blocks (the calculator's
+    // answer for a kernel that cannot launch), and the first of them.
+    let (mut refused, mut first_refusal) = (0, None);
     let start = Instant::now();
     for &cap in reg_caps {
         let t = Instant::now();
@@ -162,17 +152,31 @@ pub fn sweep(
                 configs.extend(dense_configs(limits, static_smem));
             }
             for (threads, dyn_smem) in configs {
-                rows.push(row(
-                    &f,
-                    name,
-                    cap,
-                    limits,
+                set_opt_in(&f, limits, static_smem, dyn_smem)?;
+                // Only a refused occupancy query is recorded as 0; any other failure ends the
+                // sweep.
+                let driver_blocks = match f.max_active_blocks(threads, dyn_smem) {
+                    Ok(n) => n,
+                    Err(e @ CudaError::Driver { .. }) => {
+                        refused += 1;
+                        first_refusal.get_or_insert_with(|| {
+                            format!(
+                                "{name}: {threads} threads, {regs} regs, {dyn_smem} B dynamic: {e}"
+                            )
+                        });
+                        0
+                    }
+                    Err(e) => return Err(e),
+                };
+                rows.push(GoldenRow {
+                    entry: name.to_string(),
+                    reg_cap: cap,
                     threads,
                     regs,
                     static_smem,
                     dyn_smem,
-                    &mut refusals,
-                )?);
+                    driver_blocks,
+                });
             }
         }
         log(&format!(
@@ -181,49 +185,13 @@ pub fn sweep(
             start.elapsed().as_secs_f64()
         ));
     }
-    if let Some(first) = refusals.first {
+    if let Some(first) = first_refusal {
         log(&format!(
             "the driver returned an error for {} configurations, recorded as 0 blocks; first: {first}",
-            refusals.count
+            refused
         ));
     }
     Ok(rows)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn row(
-    f: &Kernel<'_>,
-    entry: &str,
-    reg_cap: u32,
-    limits: &Limits,
-    threads: u32,
-    regs: u32,
-    static_smem: u32,
-    dyn_smem: u32,
-    refusals: &mut Refusals,
-) -> Result<GoldenRow, CudaError> {
-    set_opt_in(f, limits, static_smem, dyn_smem)?;
-    // Only a refused occupancy query is recorded as 0; any other failure ends the sweep.
-    let driver_blocks = match f.max_active_blocks(threads, dyn_smem) {
-        Ok(n) => n,
-        Err(e @ CudaError::Driver { .. }) => {
-            refusals.count += 1;
-            refusals.first.get_or_insert_with(|| {
-                format!("{entry}: {threads} threads, {regs} regs, {dyn_smem} B dynamic: {e}")
-            });
-            0
-        }
-        Err(e) => return Err(e),
-    };
-    Ok(GoldenRow {
-        entry: entry.to_string(),
-        reg_cap,
-        threads,
-        regs,
-        static_smem,
-        dyn_smem,
-        driver_blocks,
-    })
 }
 
 #[cfg(test)]

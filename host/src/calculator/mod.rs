@@ -1,8 +1,8 @@
 //! `host calc`: the occupancy calculator's command line, and (on a GPU) its check against the
-//! driver. The arithmetic is [`crate::occupancy`], which needs no GPU.
+//! driver (the driver's own answer is [`Kernel::max_active_blocks`](crate::cuda::Kernel)). The
+//! arithmetic is [`crate::occupancy`], which needs no GPU.
 
 pub mod driver_sweep;
-pub mod live;
 
 use std::path::PathBuf;
 
@@ -14,10 +14,10 @@ use crate::occupancy::block_size::max_potential_block_size;
 use crate::occupancy::calc::{occupancy_with_carveout, Carveout, KernelResources};
 use crate::occupancy::cliff::cliff_table;
 use crate::occupancy::curves::all_curves;
+use crate::occupancy::device_limits::DeviceAttributes;
 use crate::occupancy::golden::{replay, table_vs_device, GoldenFile};
 use crate::occupancy::render;
 use crate::occupancy::size::parse_size;
-use live::device_attributes;
 
 use crate::cuda::{driver_present, CudaError, Gpu};
 use crate::flag_values::whole;
@@ -168,7 +168,8 @@ pub fn run(args: &CalcArgs) -> anyhow::Result<String> {
             if !driver_present() {
                 return Err(CudaError::NoDriver.into());
             }
-            live::limits_of_device(n).with_context(|| format!("reading GPU {n}"))?
+            let limits = Gpu::open(n).map(|gpu| gpu.limits().clone());
+            limits.with_context(|| format!("reading GPU {n}"))?
         }
         None => args
             .arch
@@ -229,8 +230,13 @@ fn run_gpu(args: &CalcArgs) -> anyhow::Result<String> {
         return Err(CudaError::NoDriver.into());
     }
     let gpu = Gpu::open(ordinal)?;
-    let attributes = device_attributes(&gpu);
     let device_limits = gpu.limits().clone();
+    // The attributes the occupancy arithmetic needs, as the driver reported them at open.
+    let attributes = DeviceAttributes::from_device_info(
+        gpu.info(),
+        device_limits.max_threads_per_block,
+        device_limits.reserved_smem_per_block,
+    );
     let mut out = String::new();
     let keep: &dyn Fn(&str) -> bool = if args.all_entries {
         &|_| true

@@ -1,28 +1,25 @@
 //! cuBLAS's SGEMM and its BF16 GEMM (`cublasGemmEx`), loaded at run time, as the references the
 //! lab's GEMMs are measured against.
 //!
-//! The library is opened with `libloading` by its usual names, newest first, and only the
-//! functions the lab calls are bound. Why not cudarc's `cublas` module (0.19.10 has it): cudarc
-//! picks one CUDA version at build time for all its bindings, driver included. With the
-//! workspace's `cuda-12080` its loader looks for `libcublas.so.12` and older (and the unversioned
-//! name, which only a toolkit's dev files provide), so on the H200's CUDA 13 machine, which has
-//! `libcublas.so.13` alone, it finds nothing, and it panics rather than returning an error. With
-//! `cuda-13000` it finds `.so.13`, but every driver binding becomes CUDA 13's, which the lab could
-//! not check on a CUDA 12 driver while it promises any driver of an sm_80+ GPU. Binding these few
-//! functions by hand keeps both: any cuBLAS from 11 to 13, and an error instead of a panic.
-//!
-//! The enums the calls take are cudarc's (`cudarc::cublas::sys`, the `cublas` feature): only its
-//! types are used, never its functions, so its loader never runs and loading stays as above.
-//! The values used are the same in the headers of cuBLAS 11 to 13 (a test pins them). A status
-//! stays a plain `int`: a newer cuBLAS may return one cudarc's enum lacks, which Rust could not
-//! hold.
+//! Opened with `libloading` by its usual names, newest first, binding only the functions the lab
+//! calls. Not cudarc's `cublas` module: cudarc picks one CUDA version at build time for all its
+//! bindings, driver included. With the workspace's `cuda-12080` its loader looks for
+//! `libcublas.so.12` and older, so on a CUDA 13 machine (`libcublas.so.13` alone) it finds nothing
+//! and panics; with `cuda-13000` every driver binding becomes CUDA 13's, which the lab could not
+//! check on a CUDA 12 driver. Binding these few functions by hand keeps any cuBLAS from 11 to 13,
+//! and an error instead of a panic. Only cudarc's enum types are used (`cudarc::cublas::sys`),
+//! never its functions, so its loader never runs; their values are the same in the headers of
+//! cuBLAS 11 to 13 (a test pins them). A status stays a plain `int`: a newer cuBLAS may return
+//! one cudarc's enum lacks.
 //!
 //! The lab's matrices are row-major and cuBLAS is column-major: [`ColumnMajorGemm`] holds the
 //! mapping (a pure function, tested on the CPU), the same for both calls.
 
 use std::ffi::{c_int, c_void};
 
-use cudarc::cublas::sys;
+use cudarc::cublas::sys::cudaDataType_t as DataType;
+use cudarc::cublas::sys::{cublasComputeType_t as ComputeType, cublasGemmAlgo_t as Algo};
+use cudarc::cublas::sys::{cublasMath_t as MathMode, cublasOperation_t as Op};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
 use libloading::Library;
 use ptxas_report::toolkit;
@@ -31,39 +28,21 @@ use super::device::Gpu;
 use super::dynamic_library::{load_first, Symbols};
 use super::error::{CublasError, CudaError};
 
-/// Library names tried, in order.
-pub const CUBLAS_NAMES: &[&str] = toolkit::CUBLAS.files;
-
 /// `cublasStatus_t`: 0 is success.
 type Status = c_int;
 type Handle = *mut c_void;
-/// `cublasOperation_t`: whether an operand is transposed.
-type Op = sys::cublasOperation_t;
 /// A matrix dimension or leading dimension (`int`).
 type Dim = c_int;
-/// `cublasMath_t`: which kernels a handle may use.
-type MathMode = sys::cublasMath_t;
-/// `cudaDataType_t`: an operand's element type.
-type DataType = sys::cudaDataType_t;
-/// `cublasComputeType_t`: the accumulation's type.
-type ComputeType = sys::cublasComputeType_t;
-/// `cublasGemmAlgo_t`: which kernel, or cuBLAS's own choice.
-type Algo = sys::cublasGemmAlgo_t;
-/// `cublasOperation_t`: `CUBLAS_OP_N`.
 const OP_N: Op = Op::CUBLAS_OP_N;
-/// `cublasMath_t`: `CUBLAS_DEFAULT_MATH` (plain FP32 for SGEMM: no TF32 tensor cores).
+/// Plain FP32 for SGEMM: no TF32 tensor cores.
 const DEFAULT_MATH: MathMode = MathMode::CUBLAS_DEFAULT_MATH;
-/// `cublasMath_t`: `CUBLAS_TF32_TENSOR_OP_MATH` (SGEMM's inputs rounded to TF32 for the tensor
-/// cores, products accumulated in FP32).
+/// SGEMM's inputs rounded to TF32 for the tensor cores, products accumulated in FP32.
 const TF32_TENSOR_OP_MATH: MathMode = MathMode::CUBLAS_TF32_TENSOR_OP_MATH;
-/// `cudaDataType_t`: `CUDA_R_32F`.
 const R_32F: DataType = DataType::CUDA_R_32F;
-/// `cudaDataType_t`: `CUDA_R_16BF`.
 const R_16BF: DataType = DataType::CUDA_R_16BF;
-/// `cublasComputeType_t`: `CUBLAS_COMPUTE_32F` (FP32 accumulation; with BF16 inputs cuBLAS runs
-/// them on the tensor cores in any math mode).
+/// FP32 accumulation; with BF16 inputs cuBLAS runs them on the tensor cores in any math mode.
 const COMPUTE_32F: ComputeType = ComputeType::CUBLAS_COMPUTE_32F;
-/// `cublasGemmAlgo_t`: `CUBLAS_GEMM_DEFAULT` (cuBLAS's heuristics choose the kernel).
+/// cuBLAS's heuristics choose the kernel.
 const GEMM_DEFAULT: Algo = Algo::CUBLAS_GEMM_DEFAULT;
 
 type CreateFn = unsafe extern "C" fn(*mut Handle) -> Status;
@@ -104,7 +83,8 @@ type GemmExFn = unsafe extern "C" fn(
 /// column-major `sgemm` that computes it: a row-major matrix is its transpose in column-major
 /// order, so C^T = B^T A^T is a column-major product of size (n, m, k) with B's memory as the
 /// first operand (leading dimension n) and A's as the second (leading dimension k); C's memory
-/// is the column-major n x m result with leading dimension n. No data moves.
+/// is the column-major n x m result with leading dimension n. No data moves: the first operand is
+/// always the row-major B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ColumnMajorGemm {
     /// Rows of the column-major result (= N).
@@ -112,8 +92,6 @@ pub struct ColumnMajorGemm {
     /// Columns of the column-major result (= M).
     pub n: i32,
     pub k: i32,
-    /// The first operand is the row-major B (`true`) — always so; kept explicit for the tests.
-    pub first_is_b: bool,
     pub lda: i32,
     pub ldb: i32,
     pub ldc: i32,
@@ -126,7 +104,6 @@ impl ColumnMajorGemm {
             m: n as i32,
             n: m as i32,
             k: k as i32,
-            first_is_b: true,
             lda: n as i32,
             ldb: k as i32,
             ldc: n as i32,
@@ -145,6 +122,14 @@ pub struct Cublas {
     sgemm: SgemmFn,
     gemm_ex: GemmExFn,
     version: i32,
+}
+
+/// A cuBLAS status as a result: 0 is success.
+fn check(call: &'static str, status: Status) -> Result<(), CublasError> {
+    match status {
+        0 => Ok(()),
+        status => Err(CublasError::Call { call, status }),
+    }
 }
 
 /// Where cuBLAS is looked for ([`toolkit::CUBLAS`]): its names, for the dynamic loader alone.
@@ -190,10 +175,6 @@ impl Cublas {
         let set_math: SetMathModeFn = symbols.get("cublasSetMathMode")?;
         let sgemm: SgemmFn = symbols.get("cublasSgemm_v2")?;
         let gemm_ex: GemmExFn = symbols.get("cublasGemmEx")?;
-        let check = |call: &'static str, status: Status| match status {
-            0 => Ok(()),
-            status => Err(CublasError::Call { call, status }),
-        };
         // cuBLAS creates its handle in the current context.
         gpu.context()
             .bind_to_thread()
@@ -237,16 +218,12 @@ impl Cublas {
     /// fail.
     pub fn use_tf32(&self) -> Result<(), CublasError> {
         // SAFETY: a live handle; TF32_TENSOR_OP_MATH is a valid cublasMath_t.
-        match unsafe { (self.set_math)(self.handle, TF32_TENSOR_OP_MATH) } {
-            0 => Ok(()),
-            status => Err(CublasError::Call {
-                call: "cublasSetMathMode",
-                status,
-            }),
-        }
+        check("cublasSetMathMode", unsafe {
+            (self.set_math)(self.handle, TF32_TENSOR_OP_MATH)
+        })
     }
 
-    /// The version, `major.minor.patch`.
+    /// `major.minor.patch`.
     pub fn version(&self) -> String {
         version_text(self.version)
     }
@@ -280,7 +257,7 @@ impl Cublas {
         let (pa, _ga) = a.device_ptr(stream);
         let (pb, _gb) = b.device_ptr(stream);
         let (pc, _gc) = c.device_ptr_mut(stream);
-        let (first, second) = if g.first_is_b { (pb, pa) } else { (pa, pb) };
+        let (first, second) = (pb, pa);
         // SAFETY: a live handle bound to the GPU's stream; A and B hold at least the product's
         // elements of the type their routine reads (f32 for SGEMM, 2-byte bf16 for
         // CUDA_R_16BF: `GemmInput` pairs each element type with its routine) and C its floats
@@ -313,17 +290,10 @@ impl Cublas {
                 ),
             }
         };
-        match status {
-            0 => {
-                let name = E::ROUTINE.call();
-                gpu.launched(super::fault::Side::Cublas, name, name);
-                Ok(())
-            }
-            status => Err(CudaError::Cublas(CublasError::Call {
-                call: E::ROUTINE.call(),
-                status,
-            })),
-        }
+        let name = E::ROUTINE.call();
+        check(name, status)?;
+        gpu.launched(super::fault::Side::Cublas, name, name);
+        Ok(())
     }
 }
 
@@ -423,9 +393,8 @@ mod tests {
             let g = ColumnMajorGemm::for_row_major(m, n, k);
             assert_eq!((g.m, g.n, g.k), (n as i32, m as i32, k as i32));
             assert_eq!((g.lda, g.ldb, g.ldc), (n as i32, k as i32, n as i32));
-            let (first, second) = if g.first_is_b { (&b, &a) } else { (&a, &b) };
             let mut c = c0.clone();
-            column_major_sgemm(&g, 1.5, first, second, 0.5, &mut c);
+            column_major_sgemm(&g, 1.5, &b, &a, 0.5, &mut c);
             for (x, y) in c.iter().zip(&expected) {
                 assert!(
                     (x - y).abs() <= 1e-5 * (1.0 + y.abs()),

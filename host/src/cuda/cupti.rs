@@ -2,15 +2,13 @@
 //! (`CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL`): enable kernel records, run the call, flush, disable,
 //! and keep the records (`cupti_record.rs`).
 //!
-//! CUPTI is bound here with `libloading`, by path where needed, rather than through cudarc's
-//! `cupti` feature: that loader tries only bare library names built from the workspace's CUDA
-//! feature (`cuda-12080` gives `libcupti.so.12`, never the `libcupti.so.13` of a CUDA 13
-//! machine), and the toolkit keeps CUPTI outside the loader's search path
-//! (`/usr/local/cuda/targets/x86_64-linux/lib`, not in the linker cache), so it would need
-//! `LD_LIBRARY_PATH` set; it panics when the library is absent, where the lab must say why a
-//! row has no kernel; and its record structs follow the CUDA feature, while the lab reads only the
-//! leading fields every CUPTI since CUDA 11.8 shares. Seven functions are bound, as `cublas.rs`
-//! binds cuBLAS.
+//! Bound with `libloading`, by path where needed, as `cublas.rs` binds cuBLAS, rather than through
+//! cudarc's `cupti` feature: that loader tries only bare names built from the workspace's CUDA
+//! feature (`libcupti.so.12`, never a CUDA 13 machine's `.so.13`), while the toolkit keeps CUPTI
+//! outside the loader's search path (`/usr/local/cuda/targets/x86_64-linux/lib`); it panics when
+//! the library is absent, where the lab must say why a row has no kernel; and its record structs
+//! follow the CUDA feature, while the lab reads only the leading fields every CUPTI since CUDA
+//! 11.8 shares.
 //!
 //! CUPTI's activity state belongs to the process: the library is opened once, its buffer
 //! callbacks registered once, and one call is recorded at a time.
@@ -30,8 +28,6 @@ use super::device::Gpu;
 use super::dynamic_library::{load_first, Symbols};
 use super::error::{CudaError, CuptiError};
 
-/// Library names tried through the dynamic loader, newest first.
-pub const CUPTI_NAMES: &[&str] = toolkit::CUPTI.files;
 /// Bytes of each activity buffer handed to CUPTI (records are about 200 bytes; a full buffer is
 /// delivered and another one requested).
 const BUFFER_BYTES: usize = 256 * 1024;
@@ -44,8 +40,8 @@ const FLUSH_FORCED: u32 = 1;
 /// Flushes tried before a call is taken to have launched no kernel.
 const FLUSH_ATTEMPTS: u32 = 5;
 
-type EnableFn = unsafe extern "C" fn(u32) -> Status;
-type FlushAllFn = unsafe extern "C" fn(u32) -> Status;
+/// `cuptiActivityEnable`, `cuptiActivityDisable` and `cuptiActivityFlushAll`.
+type FlagFn = unsafe extern "C" fn(u32) -> Status;
 type NextRecordFn = unsafe extern "C" fn(*mut u8, usize, *mut *mut c_void) -> Status;
 type ResultStringFn = unsafe extern "C" fn(Status, *mut *const c_char) -> Status;
 type GetVersionFn = unsafe extern "C" fn(*mut u32) -> Status;
@@ -59,9 +55,9 @@ pub struct Cupti {
     _library: Library,
     library: String,
     version: u32,
-    enable: EnableFn,
-    disable: EnableFn,
-    flush_all: FlushAllFn,
+    enable: FlagFn,
+    disable: FlagFn,
+    flush_all: FlagFn,
     result_string: ResultStringFn,
 }
 
@@ -282,7 +278,7 @@ mod tests {
 
     #[test]
     fn candidates_are_the_names_then_existing_files_under_the_roots() {
-        let dir = std::env::temp_dir().join(format!("lab-cupti-{}", std::process::id()));
+        let dir = crate::regular_file::tests::scratch("cupti");
         let lib = dir.join("targets/x86_64-linux/lib");
         std::fs::create_dir_all(&lib).unwrap();
         std::fs::write(lib.join("libcupti.so.13"), b"").unwrap();
@@ -302,7 +298,7 @@ mod tests {
             }
         }
         let found = library_candidates(&Roots(dir.clone()), &|p| p.starts_with(&dir) && p.exists());
-        let names: Vec<PathBuf> = CUPTI_NAMES.iter().map(PathBuf::from).collect();
+        let names: Vec<PathBuf> = toolkit::CUPTI.files.iter().map(PathBuf::from).collect();
         assert_eq!(&found[..names.len()], &names[..], "bare names first");
         assert_eq!(&found[names.len()..], &[lib.join("libcupti.so.13")]);
         std::fs::remove_dir_all(&dir).unwrap();

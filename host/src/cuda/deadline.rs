@@ -20,7 +20,7 @@ pub trait Clock {
     fn pause(&self, d: Duration);
 }
 
-/// The wall clock.
+/// The wall clock, from its making.
 pub struct Wall(Instant);
 
 impl Default for Wall {

@@ -57,10 +57,6 @@ impl Gpu {
         }
         let ctx = CudaContext::new(ordinal as usize)
             .doing(|| format!("creating a context on device {ordinal}"))?;
-        Self::in_context(ordinal, ctx)
-    }
-
-    fn in_context(ordinal: u32, ctx: Arc<CudaContext>) -> Result<Self, CudaError> {
         let stream = ctx.default_stream();
         let at = |a: Attr| -> Result<i64, CudaError> {
             ctx.attribute(a)
@@ -339,9 +335,9 @@ impl Gpu {
             .doing(|| "recording a CUDA event".into())
     }
 
-    /// The SM clock in MHz: the last reading when it is younger than [`CLOCK_REUSE`], else a
-    /// fresh one ([`Gpu::current_sm_clock_mhz`]). The timing's clock watch reads this before and
-    /// after every figure, so consecutive figures share readings.
+    /// The SM clock in MHz (NVML; None where it cannot be read): the last reading when it is
+    /// younger than [`CLOCK_REUSE`], else a fresh one. The timing's clock watch reads this before
+    /// and after every figure, so consecutive figures share readings.
     pub fn recent_sm_clock_mhz(&self) -> Option<u32> {
         let mut last = self
             .last_clock
@@ -352,14 +348,9 @@ impl Gpu {
                 return mhz;
             }
         }
-        let mhz = self.current_sm_clock_mhz();
+        let mhz = self.clock.mhz();
         *last = Some((std::time::Instant::now(), mhz));
         mhz
-    }
-
-    /// The current SM clock in MHz (NVML), or None where NVML cannot be read.
-    pub fn current_sm_clock_mhz(&self) -> Option<u32> {
-        self.clock.mhz()
     }
 
     /// What holds the clocks down now, in words (empty: nothing), or None without NVML.
@@ -402,7 +393,6 @@ fn pci_bus_id(dev: sys::CUdevice) -> Option<String> {
 pub fn fp32_lanes_per_sm(cc: (u32, u32)) -> u32 {
     match cc {
         (6, 0) | (7, _) | (8, 0) => 64,
-        (major, _) if major < 6 => 128,
         _ => 128,
     }
 }
@@ -429,24 +419,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn h100_sxm_fp32_peak_matches_the_datasheet() {
+    fn the_peaks_match_the_datasheets() {
         // H100 SXM: 132 SMs at 1980 MHz boost, 128 lanes: 66.9 TFLOP/s.
         let p = peak_fp32_gflops((9, 0), 132, 1_980_000);
         assert!((p - 66_908.16).abs() < 0.1, "{p}");
-    }
-
-    #[test]
-    fn a100_has_64_fp32_lanes_per_sm() {
         // A100: 108 SMs at 1410 MHz, 64 lanes: 19.5 TFLOP/s.
         let p = peak_fp32_gflops((8, 0), 108, 1_410_000);
         assert!((p - 19_491.84).abs() < 0.1, "{p}");
         assert_eq!(fp32_lanes_per_sm((8, 6)), 128);
         assert_eq!(fp32_lanes_per_sm((8, 9)), 128);
-    }
-
-    #[test]
-    fn dram_peak_counts_both_clock_edges() {
-        // A 5120-bit HBM3 bus at a reported 2619 MHz: 3352 GB/s.
+        // DRAM counts both clock edges: a 5120-bit HBM3 bus at a reported 2619 MHz: 3352 GB/s.
         let p = peak_dram_gbps(2_619_000, 5120);
         assert!((p - 3352.32).abs() < 0.01, "{p}");
     }

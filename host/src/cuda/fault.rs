@@ -52,27 +52,6 @@ impl fmt::Display for Launched {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Suspects(pub Vec<Launched>);
 
-impl Suspects {
-    /// The one kernel that faulted, when only one was in flight.
-    pub fn culprit(&self) -> Option<&Launched> {
-        match self.0.as_slice() {
-            [one] => Some(one),
-            _ => None,
-        }
-    }
-
-    /// The sides among the suspects, each once, in launch order.
-    pub fn sides(&self) -> Vec<Side> {
-        let mut sides = Vec::new();
-        for l in &self.0 {
-            if !sides.contains(&l.side) {
-                sides.push(l.side);
-            }
-        }
-        sides
-    }
-}
-
 impl fmt::Display for Suspects {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.as_slice() {
@@ -165,7 +144,9 @@ mod tests {
         f.launched(Side::Compared, "sgemm_s", "faulty.cubin");
         f.launched(Side::Compared, "sgemm_s", "faulty.cubin");
         let s = f.suspects();
-        let one = s.culprit().expect("one kernel in flight");
+        let [one] = s.0.as_slice() else {
+            panic!("one kernel in flight: {s:?}")
+        };
         assert_eq!((one.side, one.entry.as_str()), (Side::Compared, "sgemm_s"));
         assert_eq!(
             s.to_string(),
@@ -180,8 +161,8 @@ mod tests {
         f.launched(Side::Ours, "gemm_check", "built-in kernels");
         f.launched(Side::Cublas, "cublasSgemm", "cuBLAS");
         let s = f.suspects();
-        assert_eq!(s.culprit(), None);
-        assert_eq!(s.sides(), [Side::Compared, Side::Ours, Side::Cublas]);
+        let sides: Vec<Side> = s.0.iter().map(|l| l.side).collect();
+        assert_eq!(sides, [Side::Compared, Side::Ours, Side::Cublas]);
         let text = s.to_string();
         assert!(
             text.starts_with("one of `sgemm_s` of the compared module"),

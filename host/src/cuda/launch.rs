@@ -50,10 +50,8 @@ impl LaunchShape {
 /// enough; again is harmless). Also needed before asking the driver for the kernel's occupancy
 /// at that much dynamic shared memory.
 pub fn prepare(kernel: &Kernel<'_>, shape: LaunchShape) -> Result<(), CudaError> {
-    match shape.dyn_smem_opt_in() {
-        Some(bytes) => kernel.set_max_dynamic_smem(bytes),
-        None => Ok(()),
-    }
+    let opt_in = shape.dyn_smem_opt_in();
+    opt_in.map_or(Ok(()), |bytes| kernel.set_max_dynamic_smem(bytes))
 }
 
 /// One launch being put together: the device addresses of its buffers, each with the stream

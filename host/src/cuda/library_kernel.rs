@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::cupti::cupti;
 use super::cupti_record::KernelRecord;
 use super::device::Gpu;
-use super::error::{CudaError, CuptiError};
+use super::error::CudaError;
 use crate::occupancy::{limiter_names, occupancy, OccupancyError};
 
 /// The kernel a call ran, and its residency by the calculator on this GPU's limits.
@@ -27,11 +27,9 @@ pub struct LibraryKernel {
     pub limiter: String,
 }
 
-/// Why a call's kernel was not read.
+/// Why a call's kernel was not read (CUPTI's failures come as [`CudaError::Cupti`]).
 #[derive(Debug, thiserror::Error)]
 pub enum LibraryKernelError {
-    #[error(transparent)]
-    Cupti(#[from] CuptiError),
     #[error(transparent)]
     Cuda(#[from] CudaError),
     #[error("CUPTI recorded no kernel during the call")]
@@ -51,7 +49,9 @@ impl LibraryKernel {
         gpu: &Gpu,
         call: impl FnOnce() -> Result<(), CudaError>,
     ) -> Result<Self, LibraryKernelError> {
-        let records = cupti()?.kernels_during(gpu, call)?;
+        let records = cupti()
+            .map_err(CudaError::from)?
+            .kernels_during(gpu, call)?;
         Self::from_records(gpu, records)
     }
 

@@ -24,7 +24,7 @@ mod sm_clock;
 pub mod tensor_map;
 pub mod tensor_peak;
 
-pub use cublas::{version_text, ColumnMajorGemm, Cublas, GemmInput, Routine, CUBLAS_NAMES};
+pub use cublas::{version_text, ColumnMajorGemm, Cublas, GemmInput, Routine};
 pub use cupti::{cupti, Cupti};
 pub use cupti_record::KernelRecord;
 pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};

@@ -15,7 +15,7 @@ use crate::kernel_source::image::module_entries;
 use crate::kernel_source::kind::ModuleKind;
 
 /// Options for the driver's JIT when a module is PTX (ignored for a cubin).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct JitOptions {
     /// `CU_JIT_MAX_REGISTERS`: the most registers per thread the JIT may allocate (None: no cap).
     pub max_registers: Option<u32>,

@@ -25,19 +25,24 @@ impl SmClock {
         Self { nvml, bus_id }
     }
 
+    fn device(&self) -> Option<nvml_wrapper::Device<'_>> {
+        self.nvml
+            .as_ref()?
+            .device_by_pci_bus_id(self.bus_id.as_str())
+            .ok()
+    }
+
     /// The current SM clock in MHz.
     pub fn mhz(&self) -> Option<u32> {
-        let nvml = self.nvml.as_ref()?;
-        let device = nvml.device_by_pci_bus_id(self.bus_id.as_str()).ok()?;
-        device.clock_info(Clock::SM).ok()
+        self.device()?.clock_info(Clock::SM).ok()
     }
 
     /// Why the clocks are held down now, in NVML's words ("sw power cap, hw slowdown"); empty
     /// when nothing holds them (idle is not counted: a GPU between launches idles by design).
     pub fn throttled_by(&self) -> Option<String> {
-        let nvml = self.nvml.as_ref()?;
-        let device = nvml.device_by_pci_bus_id(self.bus_id.as_str()).ok()?;
-        Some(reason_words(device.current_throttle_reasons().ok()?))
+        Some(reason_words(
+            self.device()?.current_throttle_reasons().ok()?,
+        ))
     }
 }
 
@@ -76,13 +81,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bus_ids_are_widened_for_nvml() {
+    fn bus_ids_are_widened_for_nvml_and_throttle_reasons_read_as_words_but_idle() {
         assert_eq!(nvml_bus_id("0000:18:00.0"), "00000000:18:00.0");
         assert_eq!(nvml_bus_id("00000000:9A:00.0"), "00000000:9A:00.0");
-    }
-
-    #[test]
-    fn throttle_reasons_read_as_words_and_idle_is_not_one() {
         assert_eq!(reason_words(ThrottleReasons::empty()), "");
         assert_eq!(reason_words(ThrottleReasons::GPU_IDLE), "");
         assert_eq!(

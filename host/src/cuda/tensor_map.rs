@@ -147,7 +147,7 @@ mod tests {
     use kernels_gpu::variants::WGEMM;
 
     #[test]
-    fn maps_put_the_contiguous_dimension_first_with_the_lines_boxes() {
+    fn maps_put_the_contiguous_dimension_first_and_refuse_what_tma_cannot_describe() {
         let w = WGEMM[0];
         let d = GemmDims {
             m: 1000,
@@ -169,11 +169,7 @@ mod tests {
             box_bytes(&a) + (w.bn / B_BOX_COLS) * box_bytes(&b),
             w.slot_bytes()
         );
-    }
-
-    #[test]
-    fn strides_tma_cannot_describe_are_refused() {
-        let w = WGEMM[0];
+        // Strides TMA cannot describe are refused.
         for (m, n, k) in [(64, 100, 64), (64, 64, 30), (64, 0, 64), (64, 64, 0)] {
             let e = map_shapes(&w, GemmDims { m, n, k }).unwrap_err();
             assert!(

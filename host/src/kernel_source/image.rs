@@ -119,8 +119,8 @@ pub fn module_entries(image: &[u8]) -> Vec<String> {
     listed_entries(image).unwrap_or_default()
 }
 
-/// `.entry NAME` in PTX text.
-fn ptx_entries(text: &str) -> Vec<String> {
+/// `.entry NAME` in PTX text, in order.
+pub fn ptx_entries(text: &str) -> Vec<String> {
     let mut names = Vec::new();
     for line in text.lines() {
         let mut words = line.split_whitespace();
@@ -307,7 +307,7 @@ mod tests {
     }
 
     #[test]
-    fn an_elf_file_for_another_machine_is_not_a_cubin() {
+    fn an_elf_file_is_a_cubin_only_for_nvidias_machine() {
         // x86-64 (62), as /bin/ls.
         let e = recognise(&elf_header(62)).unwrap_err();
         assert_eq!(e, NotAModule::ForeignElf(62));
@@ -322,10 +322,7 @@ mod tests {
             recognise(b"\x7fELF\x02\x01\x01\0.text.gemm_tm8_tn8\0"),
             Err(NotAModule::BadElf(_) | NotAModule::ForeignElf(_))
         ));
-    }
-
-    #[test]
-    fn a_cubin_without_a_symbol_table_exports_nothing() {
+        // A cubin without a symbol table exports nothing.
         let cubin = elf_header(EM_CUDA);
         assert_eq!(recognise(&cubin), Ok(ModuleKind::Cubin));
         assert_eq!(listed_entries(&cubin), Some(vec![]));

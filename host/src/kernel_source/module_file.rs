@@ -120,11 +120,7 @@ pub fn check_entries(
                 flag,
                 path: path.to_owned(),
                 entry: entry.to_owned(),
-                available: if available.is_empty() {
-                    "none".to_owned()
-                } else {
-                    available.join(", ")
-                },
+                available: joined_or_none(&available),
             });
         }
         if kind == ModuleKind::Ptx {
@@ -226,6 +222,18 @@ fn is_module_file(file_name: &str) -> bool {
         .any(|ext| file_name.ends_with(ext))
 }
 
+/// Names joined by ", ", or "none".
+fn joined_or_none(names: &[impl AsRef<str>]) -> String {
+    if names.is_empty() {
+        return "none".to_owned();
+    }
+    names
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The one module for `cap` in `folder`.
 pub fn cap_file(folder: &Path, cap: u32) -> Result<PathBuf, CapFileError> {
     let io = |source| CapFileError::Io {
@@ -243,29 +251,17 @@ pub fn cap_file(folder: &Path, cap: u32) -> Result<PathBuf, CapFileError> {
     match matching.as_slice() {
         [one] => Ok(folder.join(one)),
         [] => {
-            let modules: Vec<&str> = names
-                .iter()
-                .filter(|n| is_module_file(n))
-                .map(String::as_str)
-                .collect();
+            let modules: Vec<&String> = names.iter().filter(|n| is_module_file(n)).collect();
             Err(CapFileError::NoCapFile {
                 folder: folder.to_owned(),
                 cap,
-                found: if modules.is_empty() {
-                    "none".to_owned()
-                } else {
-                    modules.join(", ")
-                },
+                found: joined_or_none(&modules),
             })
         }
         many => Err(CapFileError::AmbiguousCap {
             folder: folder.to_owned(),
             cap,
-            files: many
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+            files: joined_or_none(many),
         }),
     }
 }
@@ -335,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn cap_names_match_the_peer_and_ours_and_not_longer_numbers() {
+    fn cap_names_match_the_peer_and_ours_and_a_folder_has_one_per_cap() {
         assert!(is_cap_module("peer_cap32.cubin", 32));
         assert!(is_cap_module("kernels_cap32.ptx", 32));
         assert!(is_cap_module("cap255.fatbin", 255));
@@ -346,12 +342,8 @@ mod tests {
         assert!(!is_cap_module("peer_cap320.cubin", 32));
         assert!(!is_cap_module("peer_cap3.cubin", 32));
         assert!(!is_cap_module("peer.cubin", 32));
-    }
-
-    #[test]
-    fn cap_file_finds_the_one_module_and_names_the_others_when_missing() {
-        let dir = std::env::temp_dir().join(format!("host-capfile-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        // A folder's one module for a cap is found; the others are named when it is missing.
+        let dir = scratch("capfile");
         for f in [
             "peer_cap32.cubin",
             "peer_cap32.ptxas.txt",

@@ -169,28 +169,24 @@ mod tests {
         RunModules::from(text.to_owned())
     }
 
+    fn file(path: &str) -> ModuleSource {
+        ModuleSource::File(path.into())
+    }
+
+    fn folder(path: &str) -> ModuleSource {
+        ModuleSource::CapFolder(path.into())
+    }
+
     /// The lines the committed runs hold read into the struct and write back unchanged.
     #[test]
     fn stored_lines_read_into_the_struct_and_back() {
         let run = read("/tmp/work/peer/peer.cubin; regs: /tmp/work/peer/*cap{N}*");
-        assert_eq!(
-            run.first,
-            ModuleSource::File("/tmp/work/peer/peer.cubin".into())
-        );
-        assert_eq!(
-            run.others,
-            [(
-                "regs".to_owned(),
-                ModuleSource::CapFolder("/tmp/work/peer".into())
-            )]
-        );
-        assert_eq!(
-            run.of_experiment("regs"),
-            &ModuleSource::CapFolder("/tmp/work/peer".into())
-        );
+        assert_eq!(run.first, file("/tmp/work/peer/peer.cubin"));
+        assert_eq!(run.others, [("regs".to_owned(), folder("/tmp/work/peer"))]);
+        assert_eq!(run.of_experiment("regs"), &folder("/tmp/work/peer"));
         assert_eq!(
             run.of_experiment("bandwidth"),
-            &ModuleSource::File("/tmp/work/peer/peer.cubin".into())
+            &file("/tmp/work/peer/peer.cubin")
         );
         for line in [
             "rust (built-in)",
@@ -204,19 +200,15 @@ mod tests {
             assert_eq!(json, serde_json::to_string(line).unwrap());
         }
         assert_eq!(read("rust (built-in)").first, ModuleSource::BuiltIn);
-        assert_eq!(
-            read("odd; name.cubin").first,
-            ModuleSource::File("odd; name.cubin".into())
-        );
+        assert_eq!(read("odd; name.cubin").first, file("odd; name.cubin"));
     }
 
     #[test]
     fn a_run_lists_the_experiments_whose_module_differs() {
-        let file = || ModuleSource::File("peer.cubin".into());
         let run = RunModules::of(vec![
-            ("occupancy", file()),
-            ("regs", ModuleSource::CapFolder("peer".into())),
-            ("ilp", file()),
+            ("occupancy", file("peer.cubin")),
+            ("regs", folder("peer")),
+            ("ilp", file("peer.cubin")),
         ])
         .unwrap();
         assert_eq!(run.to_string(), "peer.cubin; regs: peer/*cap{N}*");

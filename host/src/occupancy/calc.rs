@@ -408,32 +408,24 @@ mod tests {
     }
 
     #[test]
-    fn h200_needs_about_76_kib_for_two_blocks() {
+    fn the_dynamic_memory_holding_two_blocks_is_the_smallest_that_does() {
+        // H200: about 76 KiB; one allocation unit less lets a third block in.
         let l = h200();
-        let d = dyn_smem_for_blocks(&l, 0, 2).unwrap();
-        assert_eq!(d, 76_928);
-        assert_eq!(blocks_fitting(&l, 0, d), 2);
-        // It is the smallest: one allocation unit less lets a third block in.
-        assert_eq!(blocks_fitting(&l, 0, d - 128), 3);
-    }
-
-    #[test]
-    fn a_100_kib_part_is_held_at_two_by_about_the_blogs_48_kb() {
+        let d0 = dyn_smem_for_blocks(&l, 0, 2).unwrap();
+        assert_eq!(d0, 76_928);
+        assert_eq!(blocks_fitting(&l, 0, d0), 2);
+        assert_eq!(blocks_fitting(&l, 0, d0 - 128), 3);
+        // Static shared memory counts toward the footprint; past a third of the SM no dynamic
+        // memory is needed.
+        let d = dyn_smem_for_blocks(&l, 4384, 2).unwrap();
+        assert!(d < d0);
+        assert_eq!(blocks_fitting(&l, 4384, d), 2);
+        assert_eq!(dyn_smem_for_blocks(&l, 90_000, 2).unwrap(), 0);
+        // A 100 KiB part is held at two by about the blog's 48 KB.
         let l = Arch::Sm89.limits();
         let d = dyn_smem_for_blocks(&l, 0, 2).unwrap();
         assert_eq!(blocks_fitting(&l, 0, d), 2);
         assert!(d > 32 * 1024 && d <= 48 * 1024, "{d}");
-    }
-
-    #[test]
-    fn static_shared_memory_counts_toward_the_footprint() {
-        let l = h200();
-        let d0 = dyn_smem_for_blocks(&l, 0, 2).unwrap();
-        let d = dyn_smem_for_blocks(&l, 4384, 2).unwrap();
-        assert!(d < d0);
-        assert_eq!(blocks_fitting(&l, 4384, d), 2);
-        // Already past a third of the SM: no dynamic memory needed.
-        assert_eq!(dyn_smem_for_blocks(&l, 90_000, 2).unwrap(), 0);
     }
 
     #[test]

@@ -69,35 +69,30 @@ fn point(limits: &Limits, x: u32, kernel: &KernelResources) -> CurvePoint {
 
 /// Occupancy against `axis`, the other inputs taken from `kernel`.
 pub fn curve(limits: &Limits, kernel: &KernelResources, axis: Axis) -> Curve {
-    let xs: Vec<u32> = match axis {
-        Axis::Registers => (1..=limits.max_regs_per_thread).collect(),
-        Axis::BlockSize => (1..=limits.max_threads_per_block / limits.warp_size)
-            .map(|w| w * limits.warp_size)
-            .collect(),
+    type Set = fn(&mut KernelResources, u32);
+    let (xs, set): (Vec<u32>, Set) = match axis {
+        Axis::Registers => ((1..=limits.max_regs_per_thread).collect(), |k, x| {
+            k.regs_per_thread = x
+        }),
+        Axis::BlockSize => (
+            (1..=limits.max_threads_per_block / limits.warp_size)
+                .map(|w| w * limits.warp_size)
+                .collect(),
+            |k, x| k.threads = x,
+        ),
         Axis::DynamicSharedMemory => {
             let max = limits
                 .smem_per_block_optin
                 .saturating_sub(kernel.static_smem);
-            (0..=max).step_by(limits.smem_alloc_unit as usize).collect()
+            let xs = (0..=max).step_by(limits.smem_alloc_unit as usize);
+            (xs.collect(), |k, x| k.dyn_smem = x)
         }
     };
     let points = xs
         .into_iter()
         .map(|x| {
-            let k = match axis {
-                Axis::Registers => KernelResources {
-                    regs_per_thread: x,
-                    ..*kernel
-                },
-                Axis::BlockSize => KernelResources {
-                    threads: x,
-                    ..*kernel
-                },
-                Axis::DynamicSharedMemory => KernelResources {
-                    dyn_smem: x,
-                    ..*kernel
-                },
-            };
+            let mut k = *kernel;
+            set(&mut k, x);
             point(limits, x, &k)
         })
         .collect();

@@ -157,7 +157,7 @@ mod tests {
     }
 
     #[test]
-    fn a_stored_device_gives_the_tables_limits() {
+    fn a_stored_device_gives_the_tables_limits_or_cuda_occupancys_rules() {
         for arch in Arch::ALL {
             let table = arch.limits();
             let l = Limits::from_device_info(&info_of(arch));
@@ -166,10 +166,7 @@ mod tests {
             assert_eq!(l.sub_partitions, table.sub_partitions, "{arch:?}");
             assert_eq!(l.sm_count, Some(132));
         }
-    }
-
-    #[test]
-    fn a_part_the_table_lacks_follows_cuda_occupancy_rules() {
+        // A part the table lacks follows cuda_occupancy.h's rules.
         let mut info = info_of(Arch::Sm90);
         info.compute_capability = (11, 0);
         let l = Limits::from_device_info(&info);

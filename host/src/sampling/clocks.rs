@@ -60,9 +60,12 @@ pub fn clock_span(readings: &[ClockReading]) -> Option<ClockSpan> {
 mod tests {
     use super::*;
 
+    fn r(before_round: u32, mhz: Option<u32>) -> ClockReading {
+        ClockReading { before_round, mhz }
+    }
+
     #[test]
     fn the_span_covers_the_answered_readings() {
-        let r = |before_round, mhz| ClockReading { before_round, mhz };
         let readings = [
             r(0, Some(1980)),
             r(1, None),
@@ -80,7 +83,6 @@ mod tests {
 
     #[test]
     fn samples_bracketed_by_a_low_clock_are_marked() {
-        let r = |before_round, mhz| ClockReading { before_round, mhz };
         // Readings before rounds 0, 2, 4 and after the last (round 6).
         let readings = [
             r(0, Some(1980)),

@@ -20,28 +20,22 @@ pub fn time_sides(
     mut launch: impl FnMut(Side) -> Result<(), CudaError>,
 ) -> Result<(Timing, Option<Timing>), CudaError> {
     let sides = if compared { 2 } else { 1 };
-    let mut timings = time_rotating(gpu, config, sides, |i| {
-        launch(match i {
-            0 => Side::Ours,
-            _ => Side::Theirs,
-        })
-    })?
-    .into_iter();
+    let side = |i| if i == 0 { Side::Ours } else { Side::Theirs };
+    let mut timings = time_rotating(gpu, config, sides, |i| launch(side(i)))?.into_iter();
     let ours = timings.next().expect("one timing per side");
     Ok((ours, timings.next()))
 }
 
-/// Times `sides` launchers together by `config` (ours first, then the compared module, then any
-/// reference such as cuBLAS): `launch(i)` enqueues exactly one launch of side `i`. One warm-up
-/// launch per side, also timed to size the samples by the fastest side; then rounds in rotating
-/// order ([`rotation`]) until every side's noise meets the target (or a cap). One timing per side.
+/// Times `sides` launchers together by `config`, as [`time_sides`] does two (ours first, then the
+/// compared module, then any reference such as cuBLAS): `launch(i)` enqueues one launch of side
+/// `i`. One timing per side.
 pub fn time_rotating(
     gpu: &Gpu,
     config: &SamplingConfig,
     sides: usize,
-    launch: impl FnMut(usize) -> Result<(), CudaError>,
+    mut launch: impl FnMut(usize) -> Result<(), CudaError>,
 ) -> Result<Vec<Timing>, CudaError> {
-    time_sampled(gpu, config, sides, &mut LaunchOnly(launch))
+    time_sampled(gpu, config, sides, &mut launch)
 }
 
 /// What the timing does with each of its sides: enqueue one launch, and, after each sample,
@@ -55,11 +49,9 @@ pub trait Sampled {
 }
 
 /// A launcher with nothing to do after a sample.
-struct LaunchOnly<L>(L);
-
-impl<L: FnMut(usize) -> Result<(), CudaError>> Sampled for LaunchOnly<L> {
+impl<L: FnMut(usize) -> Result<(), CudaError>> Sampled for L {
     fn launch(&mut self, side: usize) -> Result<(), CudaError> {
-        (self.0)(side)
+        self(side)
     }
     fn after_sample(&mut self, _: usize) -> Result<(), CudaError> {
         Ok(())

@@ -149,50 +149,40 @@ mod tests {
         assert_eq!(firsts.count(), 3, "7 rounds: theirs goes first in 3");
     }
 
+    /// Where the noise-driven loop stops: quiet data at the minimum; 5% jitter never gets to
+    /// 0.5%, so at the sample cap when samples are fast and at the 1 s time cap (25 samples of
+    /// 40 ms) when they are not; the minimum wins over the time cap even when each sample alone
+    /// exceeds it.
     #[test]
-    fn quiet_data_converges_at_the_minimum() {
-        let g = simulate(&noise_config(target()), false, 0.001, 1);
-        assert_eq!(g.stop, Stop::Converged);
-        assert_eq!(
-            g.sides_ms[0].len(),
-            5,
-            "quiet samples need no more than the minimum"
-        );
-        assert!(relative_noise(&g.sides_ms[0]).unwrap() <= 0.005);
-    }
-
-    #[test]
-    fn noisy_data_stops_at_the_time_cap_flagged() {
-        // 5% jitter never gets to 0.5%; 40 ms per sample reaches the 1 s cap after 25 samples.
-        let config = noise_config(target());
-        let g = simulate(&config, false, 0.05, 40);
-        assert_eq!(g.stop, Stop::TimeCap);
-        assert_eq!(g.sides_ms[0].len(), 25);
-        let s = summarize_side(g.sides_ms[0].clone(), &g, &config, 10);
-        assert!(!s.target_met());
-        assert!(s.noise.unwrap() > 0.005 && s.noise_target == Some(0.005));
-        assert_eq!(s.flags.len(), 1);
-        assert!(s.flags[0].contains("time cap"), "{:?}", s.flags);
-    }
-
-    #[test]
-    fn noisy_fast_data_stops_at_the_sample_cap() {
-        let g = simulate(&noise_config(target()), false, 0.05, 1);
-        assert_eq!(g.stop, Stop::SampleCap);
-        assert_eq!(g.sides_ms[0].len(), 50);
-    }
-
-    #[test]
-    fn the_minimum_wins_over_the_time_cap() {
-        // Each sample alone exceeds the time cap, yet the minimum of 5 is taken.
-        let g = simulate(&noise_config(target()), false, 0.001, 5_000);
-        assert_eq!(g.sides_ms[0].len(), 5);
-        let t = NoiseTarget {
+    fn the_loop_stops_at_the_target_or_a_cap() {
+        let min8 = NoiseTarget {
             min_samples: 8,
             ..target()
         };
-        let g = simulate(&noise_config(t), false, 0.05, 5_000);
-        assert_eq!((g.sides_ms[0].len(), g.stop), (8, Stop::TimeCap));
+        for (t, amplitude, ms, stop, taken) in [
+            (target(), 0.001, 1, Stop::Converged, 5),
+            (target(), 0.05, 1, Stop::SampleCap, 50),
+            (target(), 0.05, 40, Stop::TimeCap, 25),
+            (target(), 0.001, 5_000, Stop::Converged, 5),
+            (min8, 0.05, 5_000, Stop::TimeCap, 8),
+        ] {
+            let config = noise_config(t);
+            let g = simulate(&config, false, amplitude, ms);
+            assert_eq!(
+                (g.sides_ms[0].len(), g.stop),
+                (taken, stop),
+                "{amplitude} {ms}"
+            );
+            let s = summarize_side(g.sides_ms[0].clone(), &g, &config, 10);
+            assert_eq!(s.target_met(), stop == Stop::Converged);
+            if stop == Stop::Converged {
+                assert!(relative_noise(&g.sides_ms[0]).unwrap() <= 0.005);
+            } else if stop == Stop::TimeCap && ms == 40 {
+                assert!(s.noise.unwrap() > 0.005 && s.noise_target == Some(0.005));
+                assert_eq!(s.flags.len(), 1);
+                assert!(s.flags[0].contains("time cap"), "{:?}", s.flags);
+            }
+        }
     }
 
     #[test]

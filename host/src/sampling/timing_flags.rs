@@ -97,7 +97,7 @@ mod tests {
     }
 
     #[test]
-    fn flags_give_a_noise_target_or_a_fixed_plan() {
+    fn flags_give_a_noise_target_or_a_fixed_plan_and_bad_ones_are_refused() {
         let c = parse(&[]).unwrap().config().unwrap();
         assert_eq!(c.plan, SamplingPlan::Noise(NoiseTarget::default()));
         assert_eq!(c.reference_clock_mhz, None, "set once the device is open");
@@ -114,10 +114,7 @@ mod tests {
                 samples: 7
             })
         );
-    }
-
-    #[test]
-    fn bad_sampling_flags_are_refused() {
+        // Bad flags are refused.
         assert!(
             parse(&["--iters", "50"]).is_err(),
             "--iters needs --samples"
