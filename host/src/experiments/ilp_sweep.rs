@@ -4,9 +4,12 @@
 //! rate over resident warps per SM with one series per ILP.
 
 use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::marker::PhantomData;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cuda::Gpu;
 use crate::experiments::cells;
 use crate::experiments::contract::{Output, Row};
 use crate::experiments::measurement::Measurement;
@@ -15,6 +18,111 @@ use crate::figure::{
 };
 use crate::results::Timing;
 use crate::table::{Column, Kind, Value};
+
+/// A sweep's kernels, one per ILP (a line of the variant table): what `--ilp` names.
+pub trait IlpLine: Clone + Debug + PartialEq + Send + Sync + 'static {
+    /// ILP `i`'s entry is `{STEM}{i}`.
+    const STEM: &'static str;
+    /// `--ilp`'s help.
+    const ILP_HELP: &'static str;
+    /// `--warps-per-sm`'s default.
+    const DEFAULT_WARPS_PER_SM: &'static [u32];
+    /// The ILPs built, ascending.
+    fn ilps() -> Vec<u32>;
+    /// The entry of ILP `ilp`, None where none is built.
+    fn entry(ilp: u32) -> Option<&'static str>;
+    /// `--ilp`'s and `--warps-per-sm`'s defaults in words ([`grid_defaults`]), kept in a static
+    /// of each line's own: clap's derive would keep one for every `SweepGrid<K>`.
+    fn defaults() -> &'static [Vec<String>; 2];
+}
+
+/// `K`'s [`IlpLine::defaults`].
+pub fn grid_defaults<K: IlpLine>() -> [Vec<String>; 2] {
+    let words = |v: &[u32]| v.iter().map(u32::to_string).collect();
+    [words(&K::ilps()), words(K::DEFAULT_WARPS_PER_SM)]
+}
+
+/// A sweep's grid: the ILPs of `K`'s line to run, each at every warps-per-SM target.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+#[group(skip)]
+pub struct SweepGrid<K: IlpLine> {
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_ilp::<K>,
+          default_values = K::defaults()[0].iter().map(String::as_str), help = K::ILP_HELP)]
+    pub ilp: Vec<u32>,
+    /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
+    /// at most the largest block is skipped with a note).
+    #[arg(long, value_name = "LIST", value_delimiter = ',',
+          default_values = K::defaults()[1].iter().map(String::as_str),
+          value_parser = crate::flag_values::whole(1u32..=64))]
+    pub warps_per_sm: Vec<u32>,
+    #[arg(skip)]
+    line: PhantomData<K>,
+}
+
+impl<K: IlpLine> SweepGrid<K> {
+    /// Every ILP built, at `warps_per_sm` (the grid `host all` runs).
+    pub fn every_ilp(warps_per_sm: &[u32]) -> Self {
+        Self::of(K::ilps(), warps_per_sm.to_vec())
+    }
+
+    pub fn of(ilp: Vec<u32>, warps_per_sm: Vec<u32>) -> Self {
+        Self {
+            ilp,
+            warps_per_sm,
+            line: PhantomData,
+        }
+    }
+
+    /// Every (ILP, warps per SM) point, ILP by ILP.
+    pub fn points(&self) -> Vec<(u32, u32)> {
+        let warps = &self.warps_per_sm;
+        (self.ilp.iter())
+            .flat_map(|&ilp| warps.iter().map(move |&w| (ilp, w)))
+            .collect()
+    }
+
+    /// The entry of every ILP asked for; an error names the first without a kernel (arguments
+    /// built in code: the command line refuses it already).
+    pub fn entries(&self) -> Result<Vec<&'static str>, UnknownIlp> {
+        (self.ilp.iter())
+            .map(|&i| K::entry(i).ok_or_else(|| UnknownIlp::of::<K>(i)))
+            .collect()
+    }
+}
+
+/// An ILP the kernels are not built for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--ilp {ilp}: no {stem}{ilp} kernel (built: {built})")]
+pub struct UnknownIlp {
+    pub ilp: u32,
+    stem: &'static str,
+    built: String,
+}
+
+impl UnknownIlp {
+    pub fn of<K: IlpLine>(ilp: u32) -> Self {
+        Self {
+            ilp,
+            stem: K::STEM,
+            built: built_ilps::<K>(),
+        }
+    }
+}
+
+/// The ILPs `K`'s kernels are built for, in words.
+pub fn built_ilps<K: IlpLine>() -> String {
+    let ilps: Vec<String> = K::ilps().iter().map(u32::to_string).collect();
+    ilps.join(", ")
+}
+
+/// One value of `--ilp`: an ILP with a kernel, refused at parse time (a usage error, exit 2).
+fn parse_ilp<K: IlpLine>(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(ilp) if K::entry(ilp).is_some() => Ok(ilp),
+        Ok(ilp) => Err(UnknownIlp::of::<K>(ilp).to_string()),
+        Err(e) => Err(format!("{s:?}: {e}")),
+    }
+}
 
 /// A warps-per-SM target laid out as `blocks_per_sm` blocks of `threads` threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +149,17 @@ pub fn layout(
             blocks_per_sm: b,
             threads: warps / b * warp_size,
         })
+}
+
+/// The [`layout`] of `warps` on `gpu`, or the note of a point of `entry` that has none.
+pub fn place(gpu: &Gpu, entry: &str, warps: u32) -> Result<Layout, String> {
+    let (info, max_block) = (gpu.info(), gpu.limits().max_threads_per_block);
+    layout(warps, info.warp_size, max_block, info.max_blocks_per_sm).ok_or_else(|| {
+        format!(
+            "{entry} at {warps} warps/SM: no split into whole blocks of at most {max_block} \
+             threads"
+        )
+    })
 }
 
 /// Mean of the clock readings around a figure's samples (MHz).
@@ -231,6 +350,7 @@ pub fn over_warps(
 pub(crate) mod tests {
     use super::*;
     use crate::experiments::measured::Measured;
+    use crate::flag_values::parse_flags;
 
     /// A synthetic point of `entry` on a 64-warp SM, laid out as the sweeps lay them out
     /// (blocks of at most 1024 threads).
@@ -268,6 +388,27 @@ pub(crate) mod tests {
             },
             flags: vec![],
             compare: None,
+        }
+    }
+
+    /// `S`'s flags refuse `--ilp unknown` (saying `says`) and bad grid and cycle values, each a
+    /// usage error.
+    pub(crate) fn bad_grid_values_are_usage_errors<S>(unknown: &str, says: &str)
+    where
+        S: clap::Args + clap::FromArgMatches + Debug,
+    {
+        let e = parse_flags::<S>(&["--ilp", unknown]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
+        assert_eq!(e.exit_code(), 2, "a usage error");
+        assert!(e.to_string().contains(says), "{e}");
+        for bad in [
+            ["--ilp", "x"],
+            ["--warps-per-sm", "65"],
+            ["--warps-per-sm", "0"],
+            ["--target-cycles", "0"],
+            ["--target-cycles", "NaN"],
+        ] {
+            assert!(parse_flags::<S>(&bad).is_err(), "{bad:?}");
         }
     }
 

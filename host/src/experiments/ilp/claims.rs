@@ -6,7 +6,7 @@ use super::needed_parallelism;
 use super::output::Ilp;
 use super::peak_reach::{fraction, interval_words, reaches, REACHED};
 use super::row::IlpRow;
-use crate::claim::{all_of, Verdict, NOT_RUN};
+use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
 use crate::table::{percent, percent_with};
 
 /// "Low occupancy" of the ILP claim: 12.5% (8 of 64 warps on sm_90).
@@ -66,25 +66,15 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
         })
         .collect();
     let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
-    let holds = if outcomes.contains(&Some(true)) {
-        Some(true)
-    } else if !outcomes.is_empty() && outcomes.iter().all(|o| *o == Some(false)) {
-        Some(false)
-    } else {
-        None
-    };
+    let holds = any_of(outcomes.iter().copied());
     // The row that decides: one that reaches the peak, else the best by median.
-    let shown = low
-        .iter()
-        .zip(&outcomes)
-        .filter(|(_, o)| **o == Some(true))
-        .map(|(r, _)| *r)
-        .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
-        .or_else(|| {
-            low.iter()
-                .copied()
-                .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
-        });
+    let best = |reached_only: bool| {
+        let rows = low.iter().zip(&outcomes);
+        rows.filter(|(_, o)| !reached_only || **o == Some(true))
+            .map(|(r, _)| *r)
+            .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
+    };
+    let shown = best(true).or_else(|| best(false));
     Verdict {
         key: "ilp-peak-at-low-occupancy",
         experiment: 0,
