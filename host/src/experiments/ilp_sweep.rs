@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::marker::PhantomData;
+use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
@@ -27,19 +28,36 @@ pub trait IlpLine: Clone + Debug + PartialEq + Send + Sync + 'static {
     const ILP_HELP: &'static str;
     /// `--warps-per-sm`'s default.
     const DEFAULT_WARPS_PER_SM: &'static [u32];
+    /// The line's (ILP, entry) pairs, ascending ILP.
+    fn line() -> Vec<(u32, &'static str)>;
+
     /// The ILPs built, ascending.
-    fn ilps() -> Vec<u32>;
+    fn ilps() -> Vec<u32> {
+        Self::line().into_iter().map(|(ilp, _)| ilp).collect()
+    }
+
     /// The entry of ILP `ilp`, None where none is built.
-    fn entry(ilp: u32) -> Option<&'static str>;
-    /// `--ilp`'s and `--warps-per-sm`'s defaults in words ([`grid_defaults`]), kept in a static
-    /// of each line's own: clap's derive would keep one for every `SweepGrid<K>`.
-    fn defaults() -> &'static [Vec<String>; 2];
+    fn entry(ilp: u32) -> Option<&'static str> {
+        Self::line()
+            .into_iter()
+            .find(|&(i, _)| i == ilp)
+            .map(|(_, e)| e)
+    }
 }
 
-/// `K`'s [`IlpLine::defaults`].
-pub fn grid_defaults<K: IlpLine>() -> [Vec<String>; 2] {
+/// `--ilp`'s and `--warps-per-sm`'s defaults of `K`'s grid in words, made once per line and
+/// kept for the run (clap's derive would keep one for every `SweepGrid<K>`).
+fn defaults<K: IlpLine>() -> &'static [Vec<String>; 2] {
+    type Kept = BTreeMap<&'static str, &'static [Vec<String>; 2]>;
+    static BY_LINE: Mutex<Kept> = Mutex::new(BTreeMap::new());
     let words = |v: &[u32]| v.iter().map(u32::to_string).collect();
-    [words(&K::ilps()), words(K::DEFAULT_WARPS_PER_SM)]
+    let mut by_line = BY_LINE.lock().unwrap_or_else(PoisonError::into_inner);
+    by_line.entry(K::STEM).or_insert_with(|| {
+        Box::leak(Box::new([
+            words(&K::ilps()),
+            words(K::DEFAULT_WARPS_PER_SM),
+        ]))
+    })
 }
 
 /// A sweep's grid: the ILPs of `K`'s line to run, each at every warps-per-SM target.
@@ -47,12 +65,12 @@ pub fn grid_defaults<K: IlpLine>() -> [Vec<String>; 2] {
 #[group(skip)]
 pub struct SweepGrid<K: IlpLine> {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_ilp::<K>,
-          default_values = K::defaults()[0].iter().map(String::as_str), help = K::ILP_HELP)]
+          default_values = defaults::<K>()[0].iter().map(String::as_str), help = K::ILP_HELP)]
     pub ilp: Vec<u32>,
     /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
     /// at most the largest block is skipped with a note).
     #[arg(long, value_name = "LIST", value_delimiter = ',',
-          default_values = K::defaults()[1].iter().map(String::as_str),
+          default_values = defaults::<K>()[1].iter().map(String::as_str),
           value_parser = crate::flag_values::whole(1u32..=64))]
     pub warps_per_sm: Vec<u32>,
     #[arg(skip)]
@@ -391,6 +409,12 @@ pub(crate) mod tests {
         }
     }
 
+    /// Asserts that `text` says `words`, printing it whole where it does not.
+    #[track_caller]
+    pub(crate) fn has(text: &str, words: &str) {
+        assert!(text.contains(words), "{text}");
+    }
+
     /// `S`'s flags refuse `--ilp unknown` (saying `says`) and bad grid and cycle values, each a
     /// usage error.
     pub(crate) fn bad_grid_values_are_usage_errors<S>(unknown: &str, says: &str)
@@ -400,7 +424,7 @@ pub(crate) mod tests {
         let e = parse_flags::<S>(&["--ilp", unknown]).unwrap_err();
         assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
         assert_eq!(e.exit_code(), 2, "a usage error");
-        assert!(e.to_string().contains(says), "{e}");
+        has(&e.to_string(), says);
         for bad in [
             ["--ilp", "x"],
             ["--warps-per-sm", "65"],

@@ -83,9 +83,7 @@ impl Report for Spec {
     }
 
     fn columns() -> Vec<Column<IlpRow>> {
-        let mut c = table::columns();
-        c.extend(GFLOPS.compared_columns());
-        c
+        table::columns().into_iter().chain(GFLOPS.compared_columns()).collect()
     }
 
     fn title(m: &RunMeta) -> String {

@@ -158,6 +158,7 @@ pub fn check_fma(out: &[f32], threads: u32, ilp: u32, iters: i32, table: &ChainT
 
 #[cfg(test)]
 mod tests {
+    use crate::experiments::ilp_sweep::tests::has;
     use kernels_gpu::models::probe_results::fma_ilp;
     use kernels_gpu::variants::FMA_UNROLL;
 
@@ -199,7 +200,7 @@ mod tests {
         let out = launch(9000, ilp, iters);
         let c = check_fma(&out, 9000, ilp, iters, &table);
         assert!(c.passed, "{}", c.what);
-        assert!(c.what.contains("every one of 9000 threads"), "{}", c.what);
+        has(&c.what, "every one of 9000 threads");
     }
 
     #[test]
@@ -212,14 +213,14 @@ mod tests {
         let c = check_fma(&out, 9000, ilp, iters, &table);
         assert!(!c.passed);
         assert_eq!(c.error, 1.0);
-        assert!(c.what.contains("(1 differ); error"), "{}", c.what);
+        has(&c.what, "(1 differ); error");
         // A first thread of its start value: it and every repeat differ from the CPU.
         let mut out = launch(9000, ilp, iters);
         out[5] = 0.0;
         let c = check_fma(&out, 9000, ilp, iters, &table);
         assert!(!c.passed);
         assert_eq!(c.error, 1.0);
-        assert!(c.what.contains("against the CPU (1 differ)"), "{}", c.what);
+        has(&c.what, "against the CPU (1 differ)");
         // A thread that never wrote (the output is zeroed first), past the end of `out`.
         let out = launch(8999, ilp, iters);
         assert!(!check_fma(&out, 9000, ilp, iters, &table).passed);
@@ -269,7 +270,7 @@ mod tests {
             .collect();
         let c = check_fma(&out, 300, ilp, iters, &fadd);
         assert!(c.passed, "{}", c.what);
-        assert!(c.what.contains("FADD R, R, R"), "{}", c.what);
+        has(&c.what, "FADD R, R, R");
         // The FFMA's chains are not the FADD's.
         let ffma = ChainTable::new([iters], ilp, DEFAULT_A, DEFAULT_B);
         assert!(!check_fma(&out, 300, ilp, iters, &ffma).passed);

@@ -3,10 +3,8 @@
 //! importing `mod.rs`.
 
 use super::output::Ilp;
-use super::plan::{ilps, DEFAULT_TARGET_CYCLES};
-use std::sync::OnceLock;
-
-use crate::experiments::ilp_sweep::{grid_defaults, IlpLine, SweepGrid};
+use super::plan::DEFAULT_TARGET_CYCLES;
+use crate::experiments::ilp_sweep::{IlpLine, SweepGrid};
 use crate::experiments::sweep::{self, SweepFlags};
 use crate::flags::CliError;
 use kernels_gpu::abi::Param;
@@ -28,23 +26,6 @@ pub const NO_CONTROLS: &str = "none";
 /// The `ilp` experiment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spec;
-
-impl IlpLine for Spec {
-    const STEM: &'static str = "fma_ilp";
-    const ILP_HELP: &'static str =
-        "Independent chains per thread to run (ILPs of the variant table's fma_ilp line)";
-    const DEFAULT_WARPS_PER_SM: &'static [u32] = &DEFAULT_WARPS_PER_SM;
-    fn ilps() -> Vec<u32> {
-        ilps()
-    }
-    fn entry(ilp: u32) -> Option<&'static str> {
-        kernel(ilp).map(|v| v.entry)
-    }
-    fn defaults() -> &'static [Vec<String>; 2] {
-        static DEFAULTS: OnceLock<[Vec<String>; 2]> = OnceLock::new();
-        DEFAULTS.get_or_init(grid_defaults::<Self>)
-    }
-}
 
 /// The sweep (`host ilp`; `host all` takes `--ilp-warps-per-sm`).
 #[derive(Debug, Clone, PartialEq, clap::Args)]
@@ -155,8 +136,19 @@ pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
     FMA.iter().find(|v| v.ilp == ilp)
 }
 
+impl IlpLine for Spec {
+    const STEM: &'static str = "fma_ilp";
+    const ILP_HELP: &'static str =
+        "Independent chains per thread to run (ILPs of the variant table's fma_ilp line)";
+    const DEFAULT_WARPS_PER_SM: &'static [u32] = &DEFAULT_WARPS_PER_SM;
+    fn line() -> Vec<(u32, &'static str)> {
+        FMA.iter().map(|v| (v.ilp, v.entry)).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use crate::experiments::ilp_sweep::tests::has;
     use super::super::plan::FMA_WARPS_PER_SM;
     use super::*;
     use crate::experiments::ilp_sweep::tests::bad_grid_values_are_usage_errors;
@@ -216,7 +208,7 @@ mod tests {
         assert!(none.control_kernels().is_empty());
         let e = parse_flags::<SweepArgs>(&["--controls", "fadd_ilp9"]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
-        assert!(e.to_string().contains("built: fadd_ilp1"), "{e}");
+        has(&e.to_string(), "built: fadd_ilp1");
         assert!(parse_flags::<SweepArgs>(&["--control-warps-per-sm", "0"]).is_err());
     }
 

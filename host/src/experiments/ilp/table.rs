@@ -108,6 +108,7 @@ fn control_notes(rows: &[IlpRow]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
     use crate::experiments::ilp::row::tests::row;
     use crate::experiments::ilp::row::volkov_table;
@@ -132,15 +133,9 @@ mod tests {
         assert_eq!(t.cells()[1][..4], ["ffma", "4", "8", "1 x 256"]);
         let notes = notes(&result);
         let volkov = notes.iter().find(|n| n.starts_with("Volkov")).unwrap();
-        assert!(
-            volkov.contains("ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%"),
-            "{volkov}"
-        );
-        assert!(
-            volkov.contains("ILP 2: no verified point up to 4 warps/SM"),
-            "{volkov}"
-        );
-        assert!(volkov.contains("ILP 4: 8 warps/SM"), "{volkov}");
+        has(&volkov, "ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%");
+        has(&volkov, "ILP 2: no verified point up to 4 warps/SM");
+        has(&volkov, "ILP 4: 8 warps/SM");
         // No control and no point the scheduler model predicts: no such notes.
         assert!(!notes.iter().any(|n| n.starts_with("Controls")));
         assert!(!notes.iter().any(|n| n.starts_with("Scheduler model")));
@@ -171,16 +166,13 @@ mod tests {
             .iter()
             .find(|n| n.starts_with("Scheduler model"))
             .unwrap();
-        assert!(dip.contains("over 1 points: mean 0.994"), "{dip}");
+        has(&dip, "over 1 points: mean 0.994");
         let c = notes.iter().find(|n| n.starts_with("Controls")).unwrap();
-        assert!(
-            c.contains("ffma_imm_ilp1 (FFMA Rx, Rx, imm, Rx, 1 register source(s)): 50.0%"),
-            "{c}"
-        );
+        has(&c, "ffma_imm_ilp1 (FFMA Rx, Rx, imm, Rx, 1 register source(s)): 50.0%");
         let m = notes
             .iter()
             .find(|n| n.starts_with("What caps ILP 1"))
             .unwrap();
-        assert!(m.contains("the issue of dependent instructions"), "{m}");
+        has(&m, "the issue of dependent instructions");
     }
 }

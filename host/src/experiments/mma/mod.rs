@@ -78,9 +78,7 @@ impl Report for Spec {
     }
 
     fn columns() -> Vec<Column<MmaRow>> {
-        let mut c = table::columns();
-        c.extend(TFLOPS.compared_columns());
-        c
+        table::columns().into_iter().chain(TFLOPS.compared_columns()).collect()
     }
 
     fn title(m: &RunMeta) -> String {

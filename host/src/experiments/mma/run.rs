@@ -249,6 +249,7 @@ impl Sweeper<'_> {
 
 #[cfg(test)]
 mod tests {
+    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
 
     fn device(cc: (u32, u32)) -> DeviceInfo {
@@ -269,7 +270,7 @@ mod tests {
     #[test]
     fn a_gpu_before_sm_80_is_refused_with_the_reason() {
         let why = unsupported(&device((7, 5))).unwrap();
-        assert!(why.contains("needs sm_80 or newer; GPU is sm_75"), "{why}");
+        has(&why, "needs sm_80 or newer; GPU is sm_75");
         assert_eq!(unsupported(&device((8, 0))), None);
         assert_eq!(unsupported(&device((9, 0))), None);
     }

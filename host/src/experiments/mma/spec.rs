@@ -2,12 +2,10 @@
 //! validated into its plan: its own file so that the folder's parts can name them without
 //! importing `mod.rs`.
 
-use super::plan::{ilps, DEFAULT_TARGET_CYCLES};
+use super::plan::DEFAULT_TARGET_CYCLES;
 use super::row::Mma;
 use super::wgmma;
-use std::sync::OnceLock;
-
-use crate::experiments::ilp_sweep::{grid_defaults, IlpLine, SweepGrid};
+use crate::experiments::ilp_sweep::{IlpLine, SweepGrid};
 use crate::experiments::sweep::{self, SweepFlags};
 use crate::flags::CliError;
 use kernels_gpu::abi::Param;
@@ -21,23 +19,6 @@ pub const DEFAULT_WARPS_PER_SM: [u32; 15] = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16,
 /// The `mma` experiment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spec;
-
-impl IlpLine for Spec {
-    const STEM: &'static str = "mma_bf16_ilp";
-    const ILP_HELP: &'static str =
-        "Independent mma per warp to run (ILPs of the variant table's mma_bf16_ilp line)";
-    const DEFAULT_WARPS_PER_SM: &'static [u32] = &DEFAULT_WARPS_PER_SM;
-    fn ilps() -> Vec<u32> {
-        ilps()
-    }
-    fn entry(ilp: u32) -> Option<&'static str> {
-        kernel(ilp).map(|v| v.entry)
-    }
-    fn defaults() -> &'static [Vec<String>; 2] {
-        static DEFAULTS: OnceLock<[Vec<String>; 2]> = OnceLock::new();
-        DEFAULTS.get_or_init(grid_defaults::<Self>)
-    }
-}
 
 /// The sweep (`host mma`; `host all` takes `--mma-warps-per-sm`).
 #[derive(Debug, Clone, PartialEq, clap::Args)]
@@ -99,8 +80,19 @@ pub fn kernel(ilp: u32) -> Option<&'static MmaIlpVariant> {
     MMA_ILP.iter().find(|v| v.ilp == ilp)
 }
 
+impl IlpLine for Spec {
+    const STEM: &'static str = "mma_bf16_ilp";
+    const ILP_HELP: &'static str =
+        "Independent mma per warp to run (ILPs of the variant table's mma_bf16_ilp line)";
+    const DEFAULT_WARPS_PER_SM: &'static [u32] = &DEFAULT_WARPS_PER_SM;
+    fn line() -> Vec<(u32, &'static str)> {
+        MMA_ILP.iter().map(|v| (v.ilp, v.entry)).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
     use crate::experiments::mma::*;
     use crate::experiments::ilp_sweep::tests::bad_grid_values_are_usage_errors;
@@ -150,12 +142,12 @@ mod tests {
         let mut a = parse_flags::<SweepArgs>(&[]).unwrap();
         a.grid.ilp = vec![1, 3];
         let e = Plan::of(a, &files).unwrap_err();
-        assert!(e.to_string().contains("no mma_bf16_ilp3 kernel"), "{e}");
+        has(&e.to_string(), "no mma_bf16_ilp3 kernel");
         // `host all` runs every ILP at its own warps list.
         let all = SweepArgs::in_all(&AllArgs {
             mma_warps_per_sm: vec![4, 16],
         });
-        assert_eq!((all.grid.ilp, all.grid.warps_per_sm), (ilps(), vec![4, 16]));
+        assert_eq!((all.grid.ilp, all.grid.warps_per_sm), (Spec::ilps(), vec![4, 16]));
     }
 
     #[test]

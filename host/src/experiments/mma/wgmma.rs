@@ -333,6 +333,7 @@ pub fn table(t: &WgmmaTable, sampling: &str) -> TableData {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
     use kernels_gpu::variants::WGMMA_BF16;
 
@@ -380,7 +381,7 @@ pub(crate) mod tests {
         let c = check_tiles(v, 37, &got, 3);
         assert!(!c.passed);
         assert_eq!(c.error, 1.0);
-        assert!(c.what.contains("block 2 element (5, 7)"), "{}", c.what);
+        has(&c.what, "block 2 element (5, 7)");
         // One round fewer is wrong almost everywhere; a short buffer misses its tail.
         let fewer = model_tile(v, 36, 3);
         assert!(check_tiles(v, 37, &fewer, 3).error > 100.0);
@@ -410,17 +411,9 @@ pub(crate) mod tests {
         let data = table(&t, "fixed plan");
         assert_eq!(data.rows.len(), 2);
         let notes = data.notes.join("\n");
-        assert!(
-            notes.contains("one warpgroup per SM (6.25% occupancy) reaches 930.0 TFLOP/s"),
-            "{notes}"
-        );
-        assert!(notes.contains("Not held: wgmma_bf16_n64_g1"), "{notes}");
-        assert!(
-            notes.contains(
-                "What 90% of the spec takes: 1 warpgroup(s) per SM (6.25% occupancy), 93.0%"
-            ),
-            "{notes}"
-        );
+        has(&notes, "one warpgroup per SM (6.25% occupancy) reaches 930.0 TFLOP/s");
+        has(&notes, "Not held: wgmma_bf16_n64_g1");
+        has(&notes, "What 90% of the spec takes: 1 warpgroup(s) per SM (6.25% occupancy), 93.0%");
         let none = table(&WgmmaTable::not_run("needs sm_90a (...)".into()), "x");
         assert!(none.rows.is_empty());
         assert_eq!(none.notes, ["wgmma: needs sm_90a (...)"]);
