@@ -231,6 +231,24 @@ impl SweepPoint {
     }
 }
 
+/// "Low occupancy" of both sweeps' ILP claims: 12.5% (8 of 64 warps on sm_80 and sm_90).
+pub const LOW_OCCUPANCY: f64 = 0.125;
+/// Fewest independent chains (FMA chains, or mma per warp) of both ILP claims.
+pub const MIN_ILP: u32 = 4;
+const EPS: f64 = 1e-9;
+
+impl SweepPoint {
+    /// A point of the ILP claims: ILP >= [`MIN_ILP`] at <= [`LOW_OCCUPANCY`].
+    pub fn ilp_at_low_occupancy(&self) -> bool {
+        self.ilp >= MIN_ILP && self.occupancy <= LOW_OCCUPANCY + EPS
+    }
+
+    /// A point of the no-ILP claims: ILP 1 at 100% occupancy.
+    pub fn no_ilp_at_full_occupancy(&self) -> bool {
+        self.ilp == 1 && self.occupancy >= 1.0 - EPS
+    }
+}
+
 /// A row of an "ILP x warps per SM" sweep: a [`Row`] measured at a [`SweepPoint`].
 pub trait SweepRow: Row {
     fn point(&self) -> &SweepPoint;
@@ -394,6 +412,18 @@ pub(crate) mod tests {
         }
     }
 
+    /// `t`'s median with +-2% noise over 9 samples (a fraction near a bar straddles it).
+    pub(crate) fn noisy(t: &Timing) -> Timing {
+        let m = t.median_ms;
+        let samples = (0..9).map(|i| m * (0.98 + 0.005 * f64::from(i))).collect();
+        crate::sampling::summarize(samples, None, None)
+    }
+
+    /// Too few samples for an interval.
+    pub(crate) fn two_samples() -> Timing {
+        crate::sampling::summarize(vec![1.0, 1.0], None, None)
+    }
+
     /// A synthetic point's passed check, without flags or a compared module.
     pub(crate) fn passed() -> Measured {
         Measured {
@@ -438,14 +468,15 @@ pub(crate) mod tests {
 
     #[test]
     fn warps_split_into_the_fewest_blocks() {
-        let l = layout(8, 32, 1024, 32).unwrap();
-        assert_eq!((l.blocks_per_sm, l.threads), (1, 256));
-        let l = layout(64, 32, 1024, 32).unwrap();
-        assert_eq!((l.blocks_per_sm, l.threads), (2, 1024));
-        let l = layout(48, 32, 1024, 32).unwrap();
-        assert_eq!((l.blocks_per_sm, l.threads), (2, 768));
-        let l = layout(33, 32, 1024, 32).unwrap();
-        assert_eq!((l.blocks_per_sm, l.threads), (3, 352));
+        for (warps, split) in [
+            (8, (1, 256)),
+            (64, (2, 1024)),
+            (48, (2, 768)),
+            (33, (3, 352)),
+        ] {
+            let l = layout(warps, 32, 1024, 32).unwrap();
+            assert_eq!((l.blocks_per_sm, l.threads), split, "{warps} warps");
+        }
         // 37 warps: only 37 blocks of one warp would do, above the 32-block limit.
         assert_eq!(layout(37, 32, 1024, 32), None);
     }

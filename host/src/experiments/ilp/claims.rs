@@ -7,13 +7,9 @@ use super::output::Ilp;
 use super::peak_reach::{fraction, interval_words, reaches, REACHED};
 use super::row::IlpRow;
 use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
+use crate::experiments::ilp_sweep::{LOW_OCCUPANCY, MIN_ILP};
 use crate::table::{percent, percent_with};
 
-/// "Low occupancy" of the ILP claim: 12.5% (8 of 64 warps on sm_90).
-pub const LOW_OCCUPANCY: f64 = 0.125;
-/// Smallest ILP of the ILP claim.
-pub const MIN_ILP: u32 = 4;
-const EPS: f64 = 1e-9;
 
 pub(crate) fn describe(r: &IlpRow) -> String {
     format!(
@@ -58,12 +54,7 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
 pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
     let low: Vec<&IlpRow> = rows
         .iter()
-        .filter(|r| {
-            r.is_ffma()
-                && r.measured.checked()
-                && r.point.ilp >= MIN_ILP
-                && r.point.occupancy <= LOW_OCCUPANCY + EPS
-        })
+        .filter(|r| r.is_ffma() && r.measured.checked() && r.point.ilp_at_low_occupancy())
         .collect();
     let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
     let holds = any_of(outcomes.iter().copied());
@@ -109,7 +100,7 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
 pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
     let full: Vec<&IlpRow> = rows
         .iter()
-        .filter(|r| r.measured.checked() && r.point.ilp == 1 && r.point.occupancy >= 1.0 - EPS)
+        .filter(|r| r.measured.checked() && r.point.no_ilp_at_full_occupancy())
         .collect();
     let (ffma, controls): (Vec<&IlpRow>, Vec<&IlpRow>) = full.iter().partition(|r| r.is_ffma());
     let holds = if ffma.is_empty() || controls.is_empty() {
@@ -157,6 +148,7 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
 
 #[cfg(test)]
 mod tests {
+    use crate::experiments::ilp_sweep::tests::{noisy, two_samples};
     use super::*;
     use crate::experiments::ilp::row::tests::{row, saturating};
     use crate::experiments::verdict_check::says;
@@ -227,12 +219,7 @@ mod tests {
     fn a_fraction_within_noise_of_the_bar_is_not_judged() {
         // 90.1% of the peak with +-2% noise: the interval straddles 90%.
         let mut r = row(4, 8, 0.901);
-        let m = r.timing.median_ms;
-        r.timing = crate::sampling::summarize(
-            (0..9).map(|i| m * (0.98 + 0.005 * f64::from(i))).collect(),
-            None,
-            None,
-        );
+        r.timing = noisy(&r.timing);
         let v = ilp_reaches_peak_at_low_occupancy(std::slice::from_ref(&r));
         assert_eq!(v.holds, None, "{}", v.evidence);
         says(&v, "95% CI");
@@ -249,7 +236,7 @@ mod tests {
         assert_eq!(v.holds, None, "{}", v.evidence);
         // Too few samples: no interval, no judgement.
         let mut few = row(4, 8, 0.99);
-        few.timing = crate::sampling::summarize(vec![1.0, 1.0], None, None);
+        few.timing = two_samples();
         assert_eq!(ilp_reaches_peak_at_low_occupancy(&[few]).holds, None);
     }
 }

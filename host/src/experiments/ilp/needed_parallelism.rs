@@ -163,8 +163,9 @@ mod tests {
     fn the_law_holds_when_no_point_beats_it_and_fails_when_one_does() {
         let v = latency_times_throughput(&sweep(4.0));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        says(&v, "14.4 independent FFMAs");
-        says(&v, "ILP 4 x 4 warps/SM = 16");
+        for words in ["14.4 independent FFMAs", "ILP 4 x 4 warps/SM = 16"] {
+            says(&v, words);
+        }
         // ILP 4 at 2 warps (8 in flight) at 95%: faster than the law allows.
         let mut rows = sweep(4.0);
         rows.iter_mut()

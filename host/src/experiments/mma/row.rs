@@ -196,11 +196,9 @@ pub(crate) mod tests {
         rows[2].measured.check.passed = false;
         let rows = with_ceiling(rows);
         let out = Mma {
-            input_range: 1,
             rows,
-            skipped: vec![],
             not_run: None,
-            wgmma: None,
+            ..not_run("")
         };
         assert_eq!(out.ceiling_tflops(), Some(640.0));
         assert_eq!(

@@ -92,16 +92,15 @@ pub fn notes(result: &Mma) -> Vec<String> {
 mod tests {
     use crate::experiments::ilp_sweep::tests::has;
     use super::*;
-    use crate::experiments::mma::row::tests::sweep;
+    use crate::experiments::mma::row::tests::{not_run, sweep};
     use crate::table::columns_table;
 
     fn output(needed: u32) -> Mma {
         Mma {
-            input_range: 1,
             rows: sweep(needed),
             skipped: vec!["mma_bf16_ilp8 at 37 warps/SM: no split".into()],
             not_run: None,
-            wgmma: None,
+            ..not_run("")
         }
     }
 
@@ -144,7 +143,7 @@ mod tests {
 
     #[test]
     fn a_gpu_without_tensor_cores_says_why() {
-        let result = crate::experiments::mma::row::tests::not_run("needs sm_80");
+        let result = not_run("needs sm_80");
         assert_eq!(notes(&result), ["Not run: needs sm_80"]);
     }
 }
