@@ -107,10 +107,7 @@ fn chain_tables(
     }
     by_op
         .into_iter()
-        .map(|(op, (iters, max_ilp))| {
-            let (a, b) = op.launch_args(DEFAULT_A, DEFAULT_B);
-            (op, ChainTable::of_op(op, iters, max_ilp, a, b))
-        })
+        .map(|(op, (iters, max_ilp))| (op, ChainTable::of(op, iters, max_ilp)))
         .collect()
 }
 
