@@ -362,6 +362,14 @@ pub(crate) mod tests {
         }
     }
 
+    /// A table of `rows`, nothing skipped.
+    pub(crate) fn table_of(rows: Vec<WgmmaRow>) -> WgmmaTable {
+        WgmmaTable {
+            rows,
+            ..WgmmaTable::default()
+        }
+    }
+
     fn model_tile(v: &WgmmaVariant, iters: u32, blocks: u32) -> Vec<f32> {
         let m = WgmmaTile::new(v, iters).unwrap();
         let per = v.outputs_per_block();
@@ -419,23 +427,14 @@ pub(crate) mod tests {
         assert_eq!(none.notes, ["wgmma: needs sm_90a (...)"]);
         let mut bad = row(64, 1, 1, 0.5);
         bad.check.passed = false;
-        let t = WgmmaTable {
-            rows: vec![bad],
-            ..WgmmaTable::default()
-        };
+        let t = table_of(vec![bad]);
         assert_eq!(t.failures().len(), 1);
         assert!(best_at_one(&t.rows).is_none());
     }
 
     #[test]
     fn a_compared_row_brings_the_compared_columns_and_its_failed_check() {
-        let plain = table(
-            &WgmmaTable {
-                rows: vec![row(64, 1, 1, 0.5)],
-                ..Default::default()
-            },
-            "x",
-        );
+        let plain = table(&table_of(vec![row(64, 1, 1, 0.5)]), "x");
         let mut r = row(64, 1, 1, 0.5);
         let theirs = row(64, 1, 1, 0.25);
         r.compared = Some(Comparison {
@@ -447,10 +446,7 @@ pub(crate) mod tests {
             timing: theirs.timing,
             check: theirs.check,
         });
-        let t = WgmmaTable {
-            rows: vec![r.clone()],
-            ..Default::default()
-        };
+        let t = table_of(vec![r.clone()]);
         let data = table(&t, "x");
         assert_eq!(
             data.columns.len(),
@@ -459,10 +455,7 @@ pub(crate) mod tests {
         );
         assert!(t.failures().is_empty());
         r.compared.as_mut().unwrap().check.passed = false;
-        let t = WgmmaTable {
-            rows: vec![r.clone()],
-            ..Default::default()
-        };
+        let t = table_of(vec![r.clone()]);
         let failures = t.failures();
         assert_eq!(failures.len(), 1);
         assert!(failures[0].contains("(compared module)"), "{failures:?}");
@@ -493,10 +486,7 @@ pub(crate) mod tests {
             Some(4)
         );
         assert!(fewest_reaching(&rows, 0.96).is_none());
-        let t = WgmmaTable {
-            rows: rows[..2].to_vec(),
-            ..WgmmaTable::default()
-        };
+        let t = table_of(rows[..2].to_vec());
         assert!(notes(&t)
             .join("\n")
             .contains("What 90% of the spec takes: no row of the table reaches it"));

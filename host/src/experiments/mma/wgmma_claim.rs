@@ -86,15 +86,8 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::mma::wgmma::tests::row;
+    use crate::experiments::mma::wgmma::tests::{row, table_of as table};
     use crate::experiments::verdict_check::says;
-
-    fn table(rows: Vec<super::super::wgmma::WgmmaRow>) -> WgmmaTable {
-        WgmmaTable {
-            rows,
-            ..WgmmaTable::default()
-        }
-    }
 
     #[test]
     fn the_best_one_warpgroup_row_decides_on_its_interval() {
