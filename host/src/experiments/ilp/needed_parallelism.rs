@@ -41,12 +41,11 @@ pub fn needed(latency: f64, fraction: f64) -> f64 {
 /// (warps x ILP) reaches 90% (its interval wholly at or above); HOLDS when none does and a row
 /// with at least that many reaches it; NOT JUDGED otherwise, or without the latency row.
 pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
+    let latency = latency_cycles(rows);
     let rows: Vec<&IlpRow> = rows
         .iter()
         .filter(|r| r.is_ffma() && r.measured.checked())
         .collect();
-    let owned: Vec<IlpRow> = rows.iter().map(|r| (*r).clone()).collect();
-    let latency = latency_cycles(&owned);
     let (holds, evidence) = match latency {
         None => (
             None,
@@ -57,13 +56,8 @@ pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
             let in_flight = |r: &IlpRow| f64::from(r.point.warps_per_sm * r.point.ilp);
             let reached: Vec<&&IlpRow> = rows.iter().filter(|r| reaches(r) == Some(true)).collect();
             let too_few: Vec<&&&IlpRow> = reached.iter().filter(|r| in_flight(r) < need).collect();
-            let holds = if !too_few.is_empty() {
-                Some(false)
-            } else if reached.is_empty() {
-                None
-            } else {
-                Some(true)
-            };
+            // The rows with too few in flight are among those reaching it.
+            let holds = (!reached.is_empty()).then_some(too_few.is_empty());
             let fewest = reached
                 .iter()
                 .min_by(|a, b| in_flight(a).total_cmp(&in_flight(b)))

@@ -1,5 +1,7 @@
 //! The `ilp` experiment's typed results and Volkov's table.
 
+use std::collections::BTreeSet;
+
 use kernels_gpu::variants::FmaOp;
 use serde::{Deserialize, Serialize};
 
@@ -85,17 +87,11 @@ pub struct VolkovLine {
 /// Per ILP (ascending), the fewest warps per SM of a checked FFMA row reaching `fraction` of
 /// peak (the controls are not Volkov's kernel).
 pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
-    let ffma: Vec<IlpRow> = rows.iter().filter(|r| r.is_ffma()).cloned().collect();
-    let rows = &ffma[..];
-    let mut ilps: Vec<u32> = rows.iter().map(|r| r.point.ilp).collect();
-    ilps.sort_unstable();
-    ilps.dedup();
+    let ffma = || rows.iter().filter(|r| r.is_ffma());
+    let ilps: BTreeSet<u32> = ffma().map(|r| r.point.ilp).collect();
     ilps.into_iter()
         .map(|ilp| {
-            let of = || {
-                rows.iter()
-                    .filter(move |r| r.point.ilp == ilp && r.measured.checked())
-            };
+            let of = || ffma().filter(move |r| r.point.ilp == ilp && r.measured.checked());
             let best = of()
                 .filter(|r| r.fraction_of_peak >= fraction)
                 .min_by_key(|r| r.point.warps_per_sm);

@@ -2,6 +2,8 @@
 //! ceiling (the best verified point of the run) and, per ILP, the least occupancy reaching 90%
 //! and 95% of it.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, TFLOPS};
@@ -66,11 +68,8 @@ pub struct Reach<'r> {
 /// Per ILP (ascending; `None` for every ILP together), the least occupancy reaching each of
 /// [`REACH_FRACTIONS`] of the ceiling, and the most warps per SM measured.
 pub fn reach_table(rows: &[MmaRow]) -> Vec<(Option<u32>, u32, Vec<Reach<'_>>)> {
-    let mut ilps: Vec<Option<u32>> = rows.iter().map(|r| Some(r.point.ilp)).collect();
-    ilps.sort_unstable();
-    ilps.dedup();
-    ilps.push(None);
-    ilps.into_iter()
+    let ilps: BTreeSet<Option<u32>> = rows.iter().map(|r| Some(r.point.ilp)).collect();
+    (ilps.into_iter().chain([None]))
         .map(|ilp| {
             let of = || {
                 rows.iter()
