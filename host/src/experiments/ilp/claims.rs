@@ -103,30 +103,22 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
         .filter(|r| r.measured.checked() && r.point.no_ilp_at_full_occupancy())
         .collect();
     let (ffma, controls): (Vec<&IlpRow>, Vec<&IlpRow>) = full.iter().partition(|r| r.is_ffma());
-    let holds = if ffma.is_empty() || controls.is_empty() {
-        None
-    } else {
-        all_of(full.iter().map(|r| reaches(r).map(|reached| !reached)))
-    };
+    let holds = (!ffma.is_empty() && !controls.is_empty())
+        .then(|| all_of(full.iter().map(|r| reaches(r).map(|reached| !reached))))
+        .flatten();
     let mechanism = super::controls::mechanism(&super::controls::plateaus(rows))
         .map(|m| format!("; what caps ILP 1: {}", super::controls::finding(m)))
         .unwrap_or_default();
-    let evidence =
-        match (ffma.is_empty(), controls.is_empty()) {
-            (true, _) => "no checked FFMA row with ILP 1 at 100% occupancy".to_owned(),
-            (false, true) => format!(
+    let described = |rows: &[&IlpRow]| rows.iter().map(|r| describe(r)).collect::<Vec<_>>();
+    let evidence = match (ffma.is_empty(), controls.is_empty()) {
+        (true, _) => "no checked FFMA row with ILP 1 at 100% occupancy".to_owned(),
+        (false, true) => format!(
             "{}; no control ran at ILP 1 and 100% occupancy (--controls): the FFMA alone cannot \
              tell the lack of ILP from its three register operands",
-            ffma.iter().map(|r| describe(r)).collect::<Vec<_>>().join("; ")
+            described(&ffma).join("; ")
         ),
-            (false, false) => format!(
-                "{}{mechanism}",
-                full.iter()
-                    .map(|r| describe(r))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-        };
+        (false, false) => format!("{}{mechanism}", described(&full).join("; ")),
+    };
     Verdict {
         key: "no-ilp-misses-peak-at-full-occupancy",
         experiment: 0,

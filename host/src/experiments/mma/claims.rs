@@ -107,10 +107,8 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
         .iter()
         .filter(|r| r.measured.checked() && r.point.ilp_at_low_occupancy())
         .collect();
-    let outcomes: Vec<Option<bool>> = match top {
-        Some(top) => low.iter().map(|r| reaches(r, top)).collect(),
-        None => Vec::new(),
-    };
+    let outcomes: Vec<Option<bool>> =
+        top.map_or_else(Vec::new, |top| low.iter().map(|r| reaches(r, top)).collect());
     let holds = any_of(outcomes.iter().copied());
     // The row that decides: one that reaches the ceiling, else the best by median.
     let reached = low
@@ -160,10 +158,8 @@ pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
         .iter()
         .filter(|r| r.measured.checked() && r.point.no_ilp_at_full_occupancy())
         .collect();
-    let holds = match top {
-        Some(top) => all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))),
-        None => None,
-    };
+    let holds =
+        top.and_then(|top| all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))));
     let best = fastest(full.iter().copied());
     Verdict {
         key: "no-mma-ilp-misses-ceiling-at-full-occupancy",

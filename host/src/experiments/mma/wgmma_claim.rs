@@ -2,7 +2,7 @@
 //! sm_90) drive the tensor cores to 90% of the dense BF16 peak with `wgmma`? Judged on the
 //! bootstrap interval of the best such row's share of the spec peak at its own clock.
 
-use super::wgmma::{best_at_one, SweepGaps, WgmmaTable};
+use super::wgmma::{best_at_one, WgmmaTable};
 use crate::claim::{with_interval_rule, Verdict};
 use crate::confidence::{self, Timed};
 
@@ -16,55 +16,7 @@ pub const ONE_WARPGROUP_SHARE: f64 = 0.90;
 /// when it lies wholly at or above 0.90, DOES NOT HOLD when wholly below, NOT JUDGED when it
 /// straddles 0.90, or when the table did not run (no sm_90a device) or has no such row.
 pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
-    let (holds, evidence) = match table {
-        None => (
-            None,
-            "the wgmma table was not run (--no-wgmma, or a run recorded before it)".to_owned(),
-        ),
-        Some(WgmmaTable {
-            gaps: SweepGaps {
-                not_run: Some(why), ..
-            },
-            ..
-        }) => (None, format!("not run: {why}")),
-        Some(t) => match best_at_one(&t.rows) {
-            None => (None, "no checked row at one warpgroup per SM".to_owned()),
-            Some(r) => match r.share.spec_peak_tflops {
-                None => (
-                    None,
-                    format!(
-                        "{}: the lab does not know this GPU's dense BF16 rate",
-                        r.entry
-                    ),
-                ),
-                Some(peak) => {
-                    let iv = confidence::statistics(&[Timed::new(r.tflops, &r.timing)], |v| {
-                        Some([v[0] / peak])
-                    });
-                    let holds = iv
-                        .as_ref()
-                        .ok()
-                        .and_then(|[iv]| iv.exceeds(ONE_WARPGROUP_SHARE));
-                    let share = match &iv {
-                        Ok([iv]) => iv.to_string(),
-                        Err(e) => format!("{:.3} (no interval: {e})", r.tflops / peak),
-                    };
-                    let clock = r
-                        .share
-                        .sm_clock_mhz
-                        .map_or("the maximum clock".to_owned(), |m| format!("{m:.0} MHz"));
-                    (
-                        holds,
-                        format!(
-                            "best at one warpgroup per SM: {} (N {}, {} groups in flight) {:.1} \
-                             TFLOP/s against the dense BF16 spec's {:.1} at {clock}: share {share}",
-                            r.entry, r.n, r.groups, r.tflops, peak
-                        ),
-                    )
-                }
-            },
-        },
-    };
+    let (holds, evidence) = judged(table).unwrap_or_else(|why| (None, why));
     Verdict {
         key: "one-warpgroup-drives-the-tensor-cores",
         experiment: 0,
@@ -81,6 +33,35 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
         holds,
         evidence,
     }
+}
+
+/// The verdict's outcome and evidence, or why it is not judged.
+fn judged(table: Option<&WgmmaTable>) -> Result<(Option<bool>, String), String> {
+    let not_run = "the wgmma table was not run (--no-wgmma, or a run recorded before it)";
+    let t = table.ok_or(not_run.to_owned())?;
+    if let Some(why) = &t.gaps.not_run {
+        return Err(format!("not run: {why}"));
+    }
+    let r = best_at_one(&t.rows).ok_or("no checked row at one warpgroup per SM".to_owned())?;
+    let peak = (r.share.spec_peak_tflops).ok_or_else(|| {
+        format!("{}: the lab does not know this GPU's dense BF16 rate", r.entry)
+    })?;
+    let iv = confidence::statistics(&[Timed::new(r.tflops, &r.timing)], |v| Some([v[0] / peak]));
+    let holds = iv
+        .as_ref()
+        .ok()
+        .and_then(|[iv]| iv.exceeds(ONE_WARPGROUP_SHARE));
+    let share = match &iv {
+        Ok([iv]) => iv.to_string(),
+        Err(e) => format!("{:.3} (no interval: {e})", r.tflops / peak),
+    };
+    let clock = (r.share.sm_clock_mhz).map_or("the maximum clock".to_owned(), |m| format!("{m:.0} MHz"));
+    let evidence = format!(
+        "best at one warpgroup per SM: {} (N {}, {} groups in flight) {:.1} TFLOP/s against the \
+         dense BF16 spec's {:.1} at {clock}: share {share}",
+        r.entry, r.n, r.groups, r.tflops, peak
+    );
+    Ok((holds, evidence))
 }
 
 #[cfg(test)]
