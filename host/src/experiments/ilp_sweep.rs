@@ -281,10 +281,8 @@ pub(crate) use sweep_row;
 /// the noise and the check.
 pub fn sweep_columns<R: SweepRow>(lead: Vec<Column<R>>, figures: Vec<Column<R>>) -> Vec<Column<R>> {
     let point = [
-        Column::new("ILP", Kind::Count, |r: &R| Value::Int(r.point().ilp.into())),
-        Column::new("Warps/SM", Kind::Count, |r| {
-            Value::Int(r.point().warps_per_sm.into())
-        }),
+        Column::new("ILP", Kind::Count, |r: &R| count(r.point().ilp)),
+        Column::new("Warps/SM", Kind::Count, |r| count(r.point().warps_per_sm)),
         Column::new(
             "Blocks x threads",
             Kind::Dims {
@@ -299,12 +297,8 @@ pub fn sweep_columns<R: SweepRow>(lead: Vec<Column<R>>, figures: Vec<Column<R>>)
         Column::new("Theo. occ", Kind::Percent, |r| {
             Value::Float(r.point().occupancy)
         }),
-        Column::new("Regs/thread", Kind::Count, |r| {
-            Value::Int(r.point().regs.into())
-        }),
-        Column::new("Rounds", Kind::Count, |r| {
-            Value::Int(r.point().iters.into())
-        }),
+        Column::new("Regs/thread", Kind::Count, |r| count(r.point().regs)),
+        Column::new("Rounds", Kind::Count, |r| count(r.point().iters)),
         Column::new(R::RATE.unit, R::RATE.kind(), |r| {
             cells::rate(r.figures().0, &r.measured().flags)
         }),
@@ -323,6 +317,11 @@ pub fn sweep_columns<R: SweepRow>(lead: Vec<Column<R>>, figures: Vec<Column<R>>)
         .chain(figures)
         .chain(checks)
         .collect()
+}
+
+/// A count's cell.
+pub fn count(n: u32) -> Value {
+    Value::Int(n.into())
 }
 
 /// A sweep's one plot: `plot` of the first run's rows, named `name`; none when that run has no

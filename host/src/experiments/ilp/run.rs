@@ -230,16 +230,9 @@ impl Sweeper<'_> {
             dyn_smem: hold(kernel)?,
             ..shape
         };
-        let other = match other {
-            Some(k) => Some((
-                k,
-                Shape {
-                    dyn_smem: hold(k)?,
-                    ..shape
-                },
-            )),
-            None => None,
-        };
+        let other = other
+            .map(|k| hold(k).map(|dyn_smem| (k, Shape { dyn_smem, ..shape })))
+            .transpose()?;
         let out = &mut self.out;
         let (timing, compared) =
             time_sides(gpu, &self.ctx.timing, other.is_some(), |side| {

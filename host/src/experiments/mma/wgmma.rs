@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::cells::{self, HasComparison};
 use crate::experiments::contract::TFLOPS;
-use crate::experiments::ilp_sweep::mean_clock_mhz;
+use crate::experiments::ilp_sweep::{count, mean_clock_mhz};
 use crate::experiments::verify::exact_check;
 use crate::results::{Check, Comparison, DeviceInfo, Timing};
 use crate::table::{
@@ -218,15 +218,11 @@ pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Ch
 pub fn columns() -> Vec<Column<WgmmaRow>> {
     let mut c: Vec<Column<WgmmaRow>> = vec![
         Column::new("Entry", Kind::Text, |r| Value::Text(r.entry.clone())),
-        Column::new("N", Kind::Count, |r| Value::Int(r.n.into())),
-        Column::new("Groups in flight", Kind::Count, |r| {
-            Value::Int(r.groups.into())
-        }),
-        Column::new("Warpgroups/SM", Kind::Count, |r| {
-            Value::Int(r.warpgroups_per_sm.into())
-        }),
+        Column::new("N", Kind::Count, |r| count(r.n)),
+        Column::new("Groups in flight", Kind::Count, |r| count(r.groups)),
+        Column::new("Warpgroups/SM", Kind::Count, |r| count(r.warpgroups_per_sm)),
         Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
-        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
+        Column::new("Regs/thread", Kind::Count, |r| count(r.regs)),
         Column::new(TFLOPS.unit, TFLOPS.kind(), |r| Value::Float(r.tflops)),
         Column::new("% of BF16 spec", Kind::Percent, |r| {
             r.share
