@@ -142,8 +142,9 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
 mod tests {
     use crate::experiments::ilp_sweep::tests::{noisy, two_samples};
     use super::*;
-    use crate::experiments::ilp::row::tests::{row, saturating};
+    use crate::experiments::ilp::row::tests::{control, row, saturating};
     use crate::experiments::verdict_check::says;
+    use kernels_gpu::variants::FmaOp;
 
     #[test]
     fn ilp_at_low_occupancy_is_judged_by_the_best_low_row() {
@@ -169,8 +170,6 @@ mod tests {
 
     #[test]
     fn full_occupancy_without_ilp_is_judged_with_the_controls() {
-        use crate::experiments::ilp::row::tests::control;
-        use kernels_gpu::variants::FmaOp;
         let with = |ffma: f64, fadd: f64, imm: f64| {
             let mut rows = vec![row(4, 64, 0.99)];
             for w in [16, 64] {
@@ -218,13 +217,8 @@ mod tests {
         let mut full = r.clone();
         full.point.ilp = 1;
         full.point.occupancy = 1.0;
-        let control = crate::experiments::ilp::row::tests::control(
-            kernels_gpu::variants::FmaOp::Fadd,
-            1,
-            64,
-            0.5,
-        );
-        let v = no_ilp_misses_peak_at_full_occupancy(&[full, control]);
+        let fadd = control(FmaOp::Fadd, 1, 64, 0.5);
+        let v = no_ilp_misses_peak_at_full_occupancy(&[full, fadd]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         // Too few samples: no interval, no judgement.
         let mut few = row(4, 8, 0.99);

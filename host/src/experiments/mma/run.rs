@@ -135,12 +135,8 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Mma, ExperimentError
         // The compared build's sm_90a module, where it has one, for the wgmma lines.
         let theirs_sm90a = p.sources.load_compared_sm90a(gpu)?;
         let per_sm = &p.sweep.warpgroups_per_sm;
-        result.wgmma = Some(super::wgmma_run::run(
-            gpu,
-            ctx,
-            per_sm,
-            theirs_sm90a.as_ref(),
-        )?);
+        let theirs = theirs_sm90a.as_ref();
+        result.wgmma = Some(super::wgmma_run::run(gpu, ctx, per_sm, theirs)?);
     }
     bar.finish_and_clear();
     result.rows = with_ceiling(swept.rows);
@@ -189,14 +185,7 @@ impl Sweeper<'_> {
         flags.extend(unclocked);
         flags.extend(layout_mismatch(mine.blocks_per_sm, &placed));
         Ok(Step::Row(MmaRow {
-            point: SweepPoint::launched(
-                ilp,
-                variant.entry.to_owned(),
-                placed,
-                &mine,
-                dyn_smem,
-                iters,
-            ),
+            point: SweepPoint::launched(ilp, variant.entry.into(), placed, &mine, dyn_smem, iters),
             tflops: mine.throughput,
             sm_clock_mhz: share.sm_clock_mhz,
             spec_peak_tflops: share.spec_peak_tflops,
