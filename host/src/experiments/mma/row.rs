@@ -129,12 +129,6 @@ impl Mma {
     pub fn ceiling_tflops(&self) -> Option<f64> {
         ceiling(&self.rows).map(|r| r.tflops)
     }
-
-    /// The row that sets the ceiling, with its clock and its fraction of the dense BF16 spec
-    /// (a picture in % of the spec peak draws the ceiling at `fraction_of_spec`).
-    pub fn ceiling_row(&self) -> Option<&MmaRow> {
-        ceiling(&self.rows)
-    }
 }
 
 #[cfg(test)]
@@ -201,8 +195,7 @@ pub(crate) mod tests {
         };
         assert_eq!(out.ceiling_tflops(), Some(640.0));
         assert_eq!(
-            out.ceiling_row()
-                .map(|r| (r.point.ilp, r.point.warps_per_sm)),
+            ceiling(&out.rows).map(|r| (r.point.ilp, r.point.warps_per_sm)),
             Some((8, 16))
         );
         assert_eq!(out.rows[1].fraction_of_ceiling, 1.0);

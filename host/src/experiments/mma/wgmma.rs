@@ -246,7 +246,8 @@ pub fn best_at_one(rows: &[WgmmaRow]) -> Option<&WgmmaRow> {
         .max_by(|a, b| a.tflops.total_cmp(&b.tflops))
 }
 
-/// Share of the dense BF16 spec that the headline asks of one warpgroup per SM (`one-warpgroup-drives-the-tensor-cores`'s).
+/// Share of the dense BF16 spec that the headline and its verdict
+/// (`one-warpgroup-drives-the-tensor-cores`) ask of one warpgroup per SM.
 pub const HEADLINE_SHARE: f64 = 0.9;
 
 /// The checked row at the fewest warpgroups per SM whose median reaches `share` of the spec at

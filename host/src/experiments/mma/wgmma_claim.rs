@@ -2,12 +2,10 @@
 //! sm_90) drive the tensor cores to 90% of the dense BF16 peak with `wgmma`? Judged on the
 //! bootstrap interval of the best such row's share of the spec peak at its own clock.
 
-use super::wgmma::{best_at_one, WgmmaTable};
+use super::wgmma::{best_at_one, WgmmaTable, HEADLINE_SHARE};
 use crate::claim::{with_interval_rule, Verdict};
 use crate::confidence::{self, Timed};
 
-/// The share of the dense BF16 spec peak one warpgroup per SM must reach.
-pub const ONE_WARPGROUP_SHARE: f64 = 0.90;
 
 /// "One warpgroup per SM (6.25% occupancy) drives the tensor cores to >= 90% of the dense peak."
 ///
@@ -26,7 +24,7 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
         rule: with_interval_rule(&format!(
             "best TFLOP/s of the wgmma lines at one warpgroup per SM over the dense BF16 spec \
              peak at the SM clock read around its samples (the interval of that share, from the \
-             row's samples): HOLDS when it lies at or above {ONE_WARPGROUP_SHARE}, DOES NOT \
+             row's samples): HOLDS when it lies at or above {HEADLINE_SHARE}, DOES NOT \
              HOLD when it lies below, NOT JUDGED otherwise or without an sm_90a device; failed \
              checks are left out"
         )),
@@ -50,7 +48,7 @@ fn judged(table: Option<&WgmmaTable>) -> Result<(Option<bool>, String), String> 
     let holds = iv
         .as_ref()
         .ok()
-        .and_then(|[iv]| iv.exceeds(ONE_WARPGROUP_SHARE));
+        .and_then(|[iv]| iv.exceeds(HEADLINE_SHARE));
     let share = match &iv {
         Ok([iv]) => iv.to_string(),
         Err(e) => format!("{:.3} (no interval: {e})", r.tflops / peak),
@@ -84,7 +82,7 @@ mod tests {
         let t = table(vec![row(256, 2, 1, 0.84), row(256, 4, 2, 0.99)]);
         assert_eq!(one_warpgroup_drives_the_peak(Some(&t)).holds, Some(false));
         // At the threshold the interval straddles it.
-        let t = table(vec![row(256, 2, 1, ONE_WARPGROUP_SHARE)]);
+        let t = table(vec![row(256, 2, 1, HEADLINE_SHARE)]);
         assert_eq!(one_warpgroup_drives_the_peak(Some(&t)).holds, None);
     }
 
