@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cuda::Gpu;
 use crate::experiments::cells;
-use crate::experiments::contract::{Output, Row};
+use crate::experiments::contract::{Output, Registered, Row};
 use crate::experiments::measurement::Measurement;
 use crate::figure::{
     Figure, LabelledPoint, Labels, PlotRun, ReferenceLine, ScatterPlot, Series, XScale,
@@ -21,24 +21,26 @@ use crate::results::Timing;
 use crate::table::{Column, Kind, Value};
 
 /// A sweep's kernels, one per ILP (a line of the variant table): what `--ilp` names.
-pub trait IlpLine: Clone + Debug + PartialEq + Send + Sync + 'static {
+pub trait IlpLine: Registered + Clone + Debug + PartialEq + Send + Sync + 'static {
     /// ILP `i`'s entry is `{STEM}{i}`.
     const STEM: &'static str;
-    /// `--ilp`'s help.
-    const ILP_HELP: &'static str;
-    /// `--warps-per-sm`'s default.
+    /// What ILP counts, in `--ilp`'s help ("chains per thread").
+    const CHAINS: &'static str;
+    /// `--warps-per-sm`'s default, and that of its flag in `host all`.
     const DEFAULT_WARPS_PER_SM: &'static [u32];
+    /// The sweep's warps-per-SM flag in `host all`.
+    const ALL_FLAG: &'static str;
     /// The line's (ILP, entry) pairs, ascending ILP.
-    fn line() -> Vec<(u32, &'static str)>;
+    const LINE: fn() -> Vec<(u32, &'static str)>;
 
     /// The ILPs built, ascending.
     fn ilps() -> Vec<u32> {
-        Self::line().into_iter().map(|(ilp, _)| ilp).collect()
+        (Self::LINE)().into_iter().map(|(ilp, _)| ilp).collect()
     }
 
     /// The entry of ILP `ilp`, None where none is built.
     fn entry(ilp: u32) -> Option<&'static str> {
-        Self::line()
+        (Self::LINE)()
             .into_iter()
             .find(|&(i, _)| i == ilp)
             .map(|(_, e)| e)
@@ -65,7 +67,9 @@ fn defaults<K: IlpLine>() -> &'static [Vec<String>; 2] {
 #[group(skip)]
 pub struct SweepGrid<K: IlpLine> {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_ilp::<K>,
-          default_values = defaults::<K>()[0].iter().map(String::as_str), help = K::ILP_HELP)]
+          default_values = defaults::<K>()[0].iter().map(String::as_str),
+          help = format!("Independent {} to run (ILPs of the variant table's {} line)",
+                         K::CHAINS, K::STEM))]
     pub ilp: Vec<u32>,
     /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
     /// at most the largest block is skipped with a note).
@@ -106,6 +110,19 @@ impl<K: IlpLine> SweepGrid<K> {
             .map(|&i| K::entry(i).ok_or_else(|| UnknownIlp::of::<K>(i)))
             .collect()
     }
+}
+
+/// What a sweep adds to `host all`: the warps-per-SM targets of its grid.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct AllWarps<K: IlpLine> {
+    #[arg(long = K::ALL_FLAG, id = K::ALL_FLAG, value_name = "LIST", value_delimiter = ',',
+          default_values = defaults::<K>()[1].iter().map(String::as_str),
+          value_parser = crate::flag_values::whole(1u32..=64),
+          help = format!("{}: resident warps per SM to hold", K::NAME))]
+    pub warps_per_sm: Vec<u32>,
+    #[arg(skip)]
+    line: PhantomData<K>,
 }
 
 /// An ILP the kernels are not built for.
@@ -463,6 +480,15 @@ pub(crate) mod tests {
         ] {
             assert!(parse_flags::<S>(&bad).is_err(), "{bad:?}");
         }
+    }
+
+    /// The default grid: every ILP of `K`'s line at `warps`, which span 1 to 64 warps per SM.
+    pub(crate) fn default_grid_spans_1_to_64<K: IlpLine>(warps: &[u32]) {
+        let g = parse_flags::<SweepGrid<K>>(&[]).unwrap();
+        assert_eq!(g.ilp, K::ilps());
+        assert_eq!(g.warps_per_sm, warps);
+        assert_eq!(g.warps_per_sm.first(), Some(&1));
+        assert_eq!(g.warps_per_sm.last(), Some(&64));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::output::Ilp;
 use super::plan::DEFAULT_TARGET_CYCLES;
-use crate::experiments::ilp_sweep::{IlpLine, SweepGrid};
+use crate::experiments::ilp_sweep::{AllWarps, IlpLine, SweepGrid};
 use crate::experiments::sweep::{self, SweepFlags};
 use crate::flags::CliError;
 use kernels_gpu::abi::Param;
@@ -26,6 +26,14 @@ pub const NO_CONTROLS: &str = "none";
 /// The `ilp` experiment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spec;
+
+impl IlpLine for Spec {
+    const STEM: &'static str = "fma_ilp";
+    const CHAINS: &'static str = "chains per thread";
+    const DEFAULT_WARPS_PER_SM: &'static [u32] = &DEFAULT_WARPS_PER_SM;
+    const ALL_FLAG: &'static str = "ilp-warps-per-sm";
+    const LINE: fn() -> Vec<(u32, &'static str)> = || FMA.iter().map(|v| (v.ilp, v.entry)).collect();
+}
 
 /// The sweep (`host ilp`; `host all` takes `--ilp-warps-per-sm`).
 #[derive(Debug, Clone, PartialEq, clap::Args)]
@@ -52,15 +60,8 @@ pub struct SweepArgs {
 /// `host ilp`.
 pub type Args = sweep::Args<SweepArgs>;
 
-/// What the `ilp` experiment adds to `host all`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    /// ilp: resident warps per SM to hold.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
-          value_parser = crate::flag_values::whole(1u32..=64))]
-    pub ilp_warps_per_sm: Vec<u32>,
-}
+/// What the `ilp` experiment adds to `host all` (`--ilp-warps-per-sm`).
+pub type AllArgs = AllWarps<Spec>;
 
 /// The `ilp` experiment, validated.
 pub type Plan = sweep::Plan<SweepArgs>;
@@ -116,7 +117,7 @@ impl SweepFlags for SweepArgs {
     /// Every ILP at the warps targets asked for.
     fn in_all(a: &AllArgs) -> Self {
         SweepArgs {
-            grid: SweepGrid::every_ilp(&a.ilp_warps_per_sm),
+            grid: SweepGrid::every_ilp(&a.warps_per_sm),
             controls: control_entries(),
             control_warps_per_sm: DEFAULT_CONTROL_WARPS_PER_SM.to_vec(),
             target_cycles: DEFAULT_TARGET_CYCLES,
@@ -136,44 +137,33 @@ pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
     FMA.iter().find(|v| v.ilp == ilp)
 }
 
-impl IlpLine for Spec {
-    const STEM: &'static str = "fma_ilp";
-    const ILP_HELP: &'static str =
-        "Independent chains per thread to run (ILPs of the variant table's fma_ilp line)";
-    const DEFAULT_WARPS_PER_SM: &'static [u32] = &DEFAULT_WARPS_PER_SM;
-    fn line() -> Vec<(u32, &'static str)> {
-        FMA.iter().map(|v| (v.ilp, v.entry)).collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::experiments::ilp_sweep::tests::has;
     use super::super::plan::FMA_WARPS_PER_SM;
     use super::*;
-    use crate::experiments::ilp_sweep::tests::bad_grid_values_are_usage_errors;
+    use crate::experiments::ilp_sweep::tests::{
+        bad_grid_values_are_usage_errors, default_grid_spans_1_to_64,
+    };
     use crate::experiments::ilp_sweep::UnknownIlp;
     use crate::flag_values::parse_flags;
 
     #[test]
     fn defaults_span_every_ilp_and_warps_1_to_64() {
+        default_grid_spans_1_to_64::<Spec>(&DEFAULT_WARPS_PER_SM);
+        assert_eq!(Spec::ilps(), FMA.iter().map(|v| v.ilp).collect::<Vec<_>>());
         let a = parse_flags::<SweepArgs>(&[]).unwrap();
-        let g = &a.grid;
-        assert_eq!(g.ilp, FMA.iter().map(|v| v.ilp).collect::<Vec<_>>());
-        assert_eq!(g.warps_per_sm, DEFAULT_WARPS_PER_SM);
-        assert_eq!(g.warps_per_sm.first(), Some(&1));
-        assert_eq!(g.warps_per_sm.last(), Some(&64));
         assert!(DEFAULT_WARPS_PER_SM
             .iter()
             .all(|w| FMA_WARPS_PER_SM.contains(w)));
-        assert!(g.entries().is_ok());
+        assert!(a.grid.entries().is_ok());
         assert_eq!(kernel(12).map(|k| k.entry), Some("fma_ilp12"));
         assert_eq!(kernel(7), None);
         assert_eq!(a.control_kernels().len(), FMA_CONTROLS.len());
         assert_eq!(a.control_warps_per_sm, DEFAULT_CONTROL_WARPS_PER_SM);
         assert_eq!(
             a.points().len(),
-            g.ilp.len() * g.warps_per_sm.len()
+            a.grid.points().len()
                 + FMA_CONTROLS.len() * DEFAULT_CONTROL_WARPS_PER_SM.len()
         );
     }

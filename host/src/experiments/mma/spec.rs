@@ -5,7 +5,7 @@
 use super::plan::DEFAULT_TARGET_CYCLES;
 use super::row::Mma;
 use super::wgmma;
-use crate::experiments::ilp_sweep::{IlpLine, SweepGrid};
+use crate::experiments::ilp_sweep::{AllWarps, IlpLine, SweepGrid};
 use crate::experiments::sweep::{self, SweepFlags};
 use crate::flags::CliError;
 use kernels_gpu::abi::Param;
@@ -44,15 +44,8 @@ pub struct SweepArgs {
 /// `host mma`.
 pub type Args = sweep::Args<SweepArgs>;
 
-/// What the `mma` experiment adds to `host all`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    /// mma: resident warps per SM to hold.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
-          value_parser = crate::flag_values::whole(1u32..=64))]
-    pub mma_warps_per_sm: Vec<u32>,
-}
+/// What the `mma` experiment adds to `host all` (`--mma-warps-per-sm`).
+pub type AllArgs = AllWarps<Spec>;
 
 /// The `mma` experiment, validated.
 pub type Plan = sweep::Plan<SweepArgs>;
@@ -64,7 +57,7 @@ impl SweepFlags for SweepArgs {
     /// Every ILP at the warps targets asked for.
     fn in_all(a: &AllArgs) -> Self {
         SweepArgs {
-            grid: SweepGrid::every_ilp(&a.mma_warps_per_sm),
+            grid: SweepGrid::every_ilp(&a.warps_per_sm),
             target_cycles: DEFAULT_TARGET_CYCLES,
             warpgroups_per_sm: wgmma::DEFAULT_WARPGROUPS_PER_SM.to_vec(),
             no_wgmma: false,
@@ -82,12 +75,11 @@ pub fn kernel(ilp: u32) -> Option<&'static MmaIlpVariant> {
 
 impl IlpLine for Spec {
     const STEM: &'static str = "mma_bf16_ilp";
-    const ILP_HELP: &'static str =
-        "Independent mma per warp to run (ILPs of the variant table's mma_bf16_ilp line)";
+    const CHAINS: &'static str = "mma per warp";
     const DEFAULT_WARPS_PER_SM: &'static [u32] = &DEFAULT_WARPS_PER_SM;
-    fn line() -> Vec<(u32, &'static str)> {
-        MMA_ILP.iter().map(|v| (v.ilp, v.entry)).collect()
-    }
+    const ALL_FLAG: &'static str = "mma-warps-per-sm";
+    const LINE: fn() -> Vec<(u32, &'static str)> =
+        || MMA_ILP.iter().map(|v| (v.ilp, v.entry)).collect();
 }
 
 #[cfg(test)]
@@ -95,19 +87,18 @@ mod tests {
     use crate::experiments::ilp_sweep::tests::has;
     use super::*;
     use crate::experiments::mma::*;
-    use crate::experiments::ilp_sweep::tests::bad_grid_values_are_usage_errors;
+    use crate::experiments::ilp_sweep::tests::{
+        bad_grid_values_are_usage_errors, default_grid_spans_1_to_64,
+    };
     use crate::flag_values::parse_flags;
     use crate::flags::ModuleFiles;
 
     #[test]
     fn defaults_span_every_ilp_and_warps_1_to_64() {
         let a = parse_flags::<SweepArgs>(&[]).unwrap();
-        let g = &a.grid;
-        assert_eq!(g.ilp, MMA_ILP.iter().map(|v| v.ilp).collect::<Vec<_>>());
-        assert_eq!(g.warps_per_sm, DEFAULT_WARPS_PER_SM);
-        assert_eq!(g.warps_per_sm.first(), Some(&1));
-        assert_eq!(g.warps_per_sm.last(), Some(&64));
         assert_eq!(a.target_cycles, DEFAULT_TARGET_CYCLES);
+        assert_eq!(Spec::ilps(), MMA_ILP.iter().map(|v| v.ilp).collect::<Vec<_>>());
+        default_grid_spans_1_to_64::<Spec>(&DEFAULT_WARPS_PER_SM);
         // Every default target splits into whole blocks on a 64-warp SM.
         for w in DEFAULT_WARPS_PER_SM {
             assert!(
@@ -144,9 +135,7 @@ mod tests {
         let e = Plan::of(a, &files).unwrap_err();
         has(&e.to_string(), "no mma_bf16_ilp3 kernel");
         // `host all` runs every ILP at its own warps list.
-        let all = SweepArgs::in_all(&AllArgs {
-            mma_warps_per_sm: vec![4, 16],
-        });
+        let all = SweepArgs::in_all(&parse_flags(&["--mma-warps-per-sm", "4,16"]).unwrap());
         assert_eq!((all.grid.ilp, all.grid.warps_per_sm), (Spec::ilps(), vec![4, 16]));
     }
 
