@@ -1,7 +1,8 @@
 //! What the two "ILP x warps per SM" sweeps share (`ilp`'s FMA chains and `mma`'s `mma.sync`
-//! chains): a warps-per-SM target laid out as blocks, the point a row was launched at and its
-//! columns, the driver-placement flag of a point, the SM clock a point ran at, and the plot of a
-//! rate over resident warps per SM with one series per ILP.
+//! chains): the grid's flags (`--ilp`, `--warps-per-sm`, and the one `host all` takes), a
+//! warps-per-SM target laid out as blocks, the point a row was launched at and its columns, the
+//! points the ILP claims judge, the driver-placement flag of a point, the SM clock a point ran
+//! at, and the plot of a rate over resident warps per SM with one series per ILP.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;

@@ -10,7 +10,6 @@ use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
 use crate::experiments::ilp_sweep::{LOW_OCCUPANCY, MIN_ILP};
 use crate::table::{percent, percent_with};
 
-
 pub(crate) fn describe(r: &IlpRow) -> String {
     format!(
         "{} at {} warps/SM ({} occupancy): {:.0} GFLOP/s, {} of peak",
@@ -140,9 +139,9 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
 
 #[cfg(test)]
 mod tests {
-    use crate::experiments::ilp_sweep::tests::{noisy, two_samples};
     use super::*;
     use crate::experiments::ilp::row::tests::{control, row, saturating};
+    use crate::experiments::ilp_sweep::tests::{noisy, two_samples};
     use crate::experiments::verdict_check::says;
     use kernels_gpu::variants::FmaOp;
 

@@ -83,7 +83,9 @@ impl Report for Spec {
     }
 
     fn columns() -> Vec<Column<IlpRow>> {
-        table::columns().into_iter().chain(GFLOPS.compared_columns()).collect()
+        let mut c = table::columns();
+        c.extend(GFLOPS.compared_columns());
+        c
     }
 
     fn title(m: &RunMeta) -> String {

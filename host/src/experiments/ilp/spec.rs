@@ -32,7 +32,8 @@ impl IlpLine for Spec {
     const CHAINS: &'static str = "chains per thread";
     const DEFAULT_WARPS_PER_SM: &'static [u32] = &DEFAULT_WARPS_PER_SM;
     const ALL_FLAG: &'static str = "ilp-warps-per-sm";
-    const LINE: fn() -> Vec<(u32, &'static str)> = || FMA.iter().map(|v| (v.ilp, v.entry)).collect();
+    const LINE: fn() -> Vec<(u32, &'static str)> =
+        || FMA.iter().map(|v| (v.ilp, v.entry)).collect();
 }
 
 /// The sweep (`host ilp`; `host all` takes `--ilp-warps-per-sm`).
@@ -139,9 +140,9 @@ pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
 
 #[cfg(test)]
 mod tests {
-    use crate::experiments::ilp_sweep::tests::has;
     use super::super::plan::FMA_WARPS_PER_SM;
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
     use crate::experiments::ilp_sweep::tests::{
         bad_grid_values_are_usage_errors, default_grid_spans_1_to_64,
     };
@@ -163,8 +164,7 @@ mod tests {
         assert_eq!(a.control_warps_per_sm, DEFAULT_CONTROL_WARPS_PER_SM);
         assert_eq!(
             a.points().len(),
-            a.grid.points().len()
-                + FMA_CONTROLS.len() * DEFAULT_CONTROL_WARPS_PER_SM.len()
+            a.grid.points().len() + FMA_CONTROLS.len() * DEFAULT_CONTROL_WARPS_PER_SM.len()
         );
     }
 

@@ -108,10 +108,10 @@ fn control_notes(rows: &[IlpRow]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
     use crate::experiments::ilp::row::tests::row;
     use crate::experiments::ilp::row::volkov_table;
+    use crate::experiments::ilp_sweep::tests::has;
     use crate::table::columns_table;
 
     /// A run's output of `rows`, Volkov's table computed from them.
@@ -133,7 +133,10 @@ mod tests {
         assert_eq!(t.cells()[1][..4], ["ffma", "4", "8", "1 x 256"]);
         let notes = notes(&result);
         let volkov = notes.iter().find(|n| n.starts_with("Volkov")).unwrap();
-        has(&volkov, "ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%");
+        has(
+            &volkov,
+            "ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%",
+        );
         has(&volkov, "ILP 2: no verified point up to 4 warps/SM");
         has(&volkov, "ILP 4: 8 warps/SM");
         // No control and no point the scheduler model predicts: no such notes.
@@ -168,7 +171,10 @@ mod tests {
             .unwrap();
         has(&dip, "over 1 points: mean 0.994");
         let c = notes.iter().find(|n| n.starts_with("Controls")).unwrap();
-        has(&c, "ffma_imm_ilp1 (FFMA Rx, Rx, imm, Rx, 1 register source(s)): 50.0%");
+        has(
+            &c,
+            "ffma_imm_ilp1 (FFMA Rx, Rx, imm, Rx, 1 register source(s)): 50.0%",
+        );
         let m = notes
             .iter()
             .find(|n| n.starts_with("What caps ILP 1"))

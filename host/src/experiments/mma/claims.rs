@@ -107,8 +107,9 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
         .iter()
         .filter(|r| r.measured.checked() && r.point.ilp_at_low_occupancy())
         .collect();
-    let outcomes: Vec<Option<bool>> =
-        top.map_or_else(Vec::new, |top| low.iter().map(|r| reaches(r, top)).collect());
+    let outcomes: Vec<Option<bool>> = top.map_or_else(Vec::new, |top| {
+        low.iter().map(|r| reaches(r, top)).collect()
+    });
     let holds = any_of(outcomes.iter().copied());
     // The row that decides: one that reaches the ceiling, else the best by median.
     let reached = low
@@ -184,8 +185,8 @@ pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
 
 #[cfg(test)]
 mod tests {
-    use crate::experiments::ilp_sweep::tests::{noisy, two_samples};
     use super::*;
+    use crate::experiments::ilp_sweep::tests::{noisy, two_samples};
     use crate::experiments::mma::row::tests::{not_run, row, sweep};
     use crate::experiments::mma::row::with_ceiling;
     use crate::experiments::verdict_check::says;

@@ -78,7 +78,9 @@ impl Report for Spec {
     }
 
     fn columns() -> Vec<Column<MmaRow>> {
-        table::columns().into_iter().chain(TFLOPS.compared_columns()).collect()
+        let mut c = table::columns();
+        c.extend(TFLOPS.compared_columns());
+        c
     }
 
     fn title(m: &RunMeta) -> String {

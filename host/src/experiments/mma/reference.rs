@@ -104,8 +104,8 @@ pub fn check_mma(
 
 #[cfg(test)]
 mod tests {
-    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
 
     /// What a correct launch of `threads` threads writes.
     fn launch(f: &Fragments, threads: u32, ilp: u32, iters: i32) -> Vec<f32> {

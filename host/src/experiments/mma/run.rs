@@ -238,8 +238,8 @@ impl Sweeper<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
 
     fn device(cc: (u32, u32)) -> DeviceInfo {
         let mut d: DeviceInfo = serde_json::from_str(

@@ -84,12 +84,12 @@ impl IlpLine for Spec {
 
 #[cfg(test)]
 mod tests {
-    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
-    use crate::experiments::mma::*;
+    use crate::experiments::ilp_sweep::tests::has;
     use crate::experiments::ilp_sweep::tests::{
         bad_grid_values_are_usage_errors, default_grid_spans_1_to_64,
     };
+    use crate::experiments::mma::*;
     use crate::flag_values::parse_flags;
     use crate::flags::ModuleFiles;
 
@@ -97,7 +97,10 @@ mod tests {
     fn defaults_span_every_ilp_and_warps_1_to_64() {
         let a = parse_flags::<SweepArgs>(&[]).unwrap();
         assert_eq!(a.target_cycles, DEFAULT_TARGET_CYCLES);
-        assert_eq!(Spec::ilps(), MMA_ILP.iter().map(|v| v.ilp).collect::<Vec<_>>());
+        assert_eq!(
+            Spec::ilps(),
+            MMA_ILP.iter().map(|v| v.ilp).collect::<Vec<_>>()
+        );
         default_grid_spans_1_to_64::<Spec>(&DEFAULT_WARPS_PER_SM);
         // Every default target splits into whole blocks on a 64-warp SM.
         for w in DEFAULT_WARPS_PER_SM {
@@ -136,7 +139,10 @@ mod tests {
         has(&e.to_string(), "no mma_bf16_ilp3 kernel");
         // `host all` runs every ILP at its own warps list.
         let all = SweepArgs::in_all(&parse_flags(&["--mma-warps-per-sm", "4,16"]).unwrap());
-        assert_eq!((all.grid.ilp, all.grid.warps_per_sm), (Spec::ilps(), vec![4, 16]));
+        assert_eq!(
+            (all.grid.ilp, all.grid.warps_per_sm),
+            (Spec::ilps(), vec![4, 16])
+        );
     }
 
     #[test]

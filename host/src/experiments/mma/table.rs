@@ -90,8 +90,8 @@ pub fn notes(result: &Mma) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
     use crate::experiments::mma::row::tests::{not_run, sweep};
     use crate::table::columns_table;
 
@@ -122,8 +122,14 @@ mod tests {
             notes[1]
         );
         let reach = &notes[2];
-        has(&reach, "ILP 1: 90.0% at 50.0% occupancy (32 warps/SM: 100.0% of it), 95.0% at");
-        has(&reach, "any ILP: 90.0% at 6.2% occupancy (ILP 8 x 4 warps/SM");
+        has(
+            &reach,
+            "ILP 1: 90.0% at 50.0% occupancy (32 warps/SM: 100.0% of it), 95.0% at",
+        );
+        has(
+            &reach,
+            "any ILP: 90.0% at 6.2% occupancy (ILP 8 x 4 warps/SM",
+        );
         has(&notes[3], "37 warps/SM");
     }
 
@@ -138,7 +144,10 @@ mod tests {
             ..result
         };
         let reach = &notes(&result)[2];
-        has(&reach, "ILP 1: 90.0% not reached up to 4 warps/SM, 95.0% not reached");
+        has(
+            &reach,
+            "ILP 1: 90.0% not reached up to 4 warps/SM, 95.0% not reached",
+        );
     }
 
     #[test]

@@ -330,8 +330,8 @@ pub fn table(t: &WgmmaTable, sampling: &str) -> TableData {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use crate::experiments::ilp_sweep::tests::has;
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
     use kernels_gpu::variants::WGMMA_BF16;
 
     /// A checked synthetic row of the first line of shape `n` at `per_sm` warpgroups.
@@ -416,9 +416,15 @@ pub(crate) mod tests {
         let data = table(&t, "fixed plan");
         assert_eq!(data.rows.len(), 2);
         let notes = data.notes.join("\n");
-        has(&notes, "one warpgroup per SM (6.25% occupancy) reaches 930.0 TFLOP/s");
+        has(
+            &notes,
+            "one warpgroup per SM (6.25% occupancy) reaches 930.0 TFLOP/s",
+        );
         has(&notes, "Not held: wgmma_bf16_n64_g1");
-        has(&notes, "What 90% of the spec takes: 1 warpgroup(s) per SM (6.25% occupancy), 93.0%");
+        has(
+            &notes,
+            "What 90% of the spec takes: 1 warpgroup(s) per SM (6.25% occupancy), 93.0%",
+        );
         let none = table(&WgmmaTable::not_run("needs sm_90a (...)".into()), "x");
         assert!(none.rows.is_empty());
         assert_eq!(none.notes, ["wgmma: needs sm_90a (...)"]);

@@ -6,7 +6,6 @@ use super::wgmma::{best_at_one, WgmmaTable, HEADLINE_SHARE};
 use crate::claim::{with_interval_rule, Verdict};
 use crate::confidence::{self, Timed};
 
-
 /// "One warpgroup per SM (6.25% occupancy) drives the tensor cores to >= 90% of the dense peak."
 ///
 /// Rule: the best checked row at one warpgroup per SM (median TFLOP/s), over the dense BF16 spec
@@ -42,18 +41,19 @@ fn judged(table: Option<&WgmmaTable>) -> Result<(Option<bool>, String), String> 
     }
     let r = best_at_one(&t.rows).ok_or("no checked row at one warpgroup per SM".to_owned())?;
     let peak = (r.share.spec_peak_tflops).ok_or_else(|| {
-        format!("{}: the lab does not know this GPU's dense BF16 rate", r.entry)
+        format!(
+            "{}: the lab does not know this GPU's dense BF16 rate",
+            r.entry
+        )
     })?;
     let iv = confidence::statistics(&[Timed::new(r.tflops, &r.timing)], |v| Some([v[0] / peak]));
-    let holds = iv
-        .as_ref()
-        .ok()
-        .and_then(|[iv]| iv.exceeds(HEADLINE_SHARE));
+    let holds = iv.as_ref().ok().and_then(|[iv]| iv.exceeds(HEADLINE_SHARE));
     let share = match &iv {
         Ok([iv]) => iv.to_string(),
         Err(e) => format!("{:.3} (no interval: {e})", r.tflops / peak),
     };
-    let clock = (r.share.sm_clock_mhz).map_or("the maximum clock".to_owned(), |m| format!("{m:.0} MHz"));
+    let clock =
+        (r.share.sm_clock_mhz).map_or("the maximum clock".to_owned(), |m| format!("{m:.0} MHz"));
     let evidence = format!(
         "best at one warpgroup per SM: {} (N {}, {} groups in flight) {:.1} TFLOP/s against the \
          dense BF16 spec's {:.1} at {clock}: share {share}",

@@ -63,7 +63,10 @@ pub fn run(
     let mut table = WgmmaTable::default();
     for v in WGMMA_BF16 {
         let kernel = module.kernel(v.entry)?;
-        let other = theirs.map(|t| t.kernel_if_present(v.entry)).transpose()?.flatten();
+        let other = theirs
+            .map(|t| t.kernel_if_present(v.entry))
+            .transpose()?
+            .flatten();
         for &wg in per_sm {
             match point(gpu, ctx, v, (&kernel, other.as_ref()), wg) {
                 Ok(row) => table.rows.push(row),
@@ -113,7 +116,8 @@ fn point(
     }
     let blocks = wg * info.sm_count;
     let iters = MMAS_PER_WARPGROUP / v.groups;
-    let (timing, check, tflops) = timed_and_checked(gpu, ctx, v, kernel, (blocks, dyn_smem), iters)?;
+    let (timing, check, tflops) =
+        timed_and_checked(gpu, ctx, v, kernel, (blocks, dyn_smem), iters)?;
     let (share, flag) = ClockedShare::of(&info, &timing, tflops);
     flags.extend(flag);
     let at = (blocks, dyn_smem, resident.blocks_per_sm);
@@ -163,7 +167,8 @@ fn compared_point(
             "compared module: held at {theirs_held} warpgroups/SM, not {held}"
         ));
     }
-    let (timing, check, theirs) = timed_and_checked(gpu, ctx, v, kernel, (blocks, dyn_smem), iters)?;
+    let (timing, check, theirs) =
+        timed_and_checked(gpu, ctx, v, kernel, (blocks, dyn_smem), iters)?;
     flags.extend(timing.flags.iter().map(|f| format!("compared module: {f}")));
     Ok(Comparison {
         regs: kernel.num_regs()?,
