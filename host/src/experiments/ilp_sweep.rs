@@ -276,6 +276,13 @@ pub trait SweepRow: Row {
     fn timing(&self) -> &Timing;
 }
 
+/// The checked rows of the points `at` picks (e.g. [`SweepPoint::ilp_at_low_occupancy`]).
+pub fn checked_at<R: SweepRow>(rows: &[R], at: fn(&SweepPoint) -> bool) -> Vec<&R> {
+    (rows.iter())
+        .filter(|r| r.measured().checked() && at(r.point()))
+        .collect()
+}
+
 /// [`SweepRow`] for a row type whose `point`, `sm_clock_mhz` and `timing` fields are those.
 macro_rules! sweep_row {
     ($row:ty) => {

@@ -7,7 +7,7 @@ use super::output::Ilp;
 use super::peak_reach::{fraction, interval_words, reaches, REACHED};
 use super::row::IlpRow;
 use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
-use crate::experiments::ilp_sweep::{LOW_OCCUPANCY, MIN_ILP};
+use crate::experiments::ilp_sweep::{checked_at, SweepPoint, LOW_OCCUPANCY, MIN_ILP};
 use crate::table::{percent, percent_with};
 
 pub(crate) fn describe(r: &IlpRow) -> String {
@@ -51,10 +51,8 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
 /// wholly at or above 90% of the peak, DOES NOT HOLD when every one's lies wholly below it, NOT
 /// JUDGED otherwise or without such rows.
 pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
-    let low: Vec<&IlpRow> = rows
-        .iter()
-        .filter(|r| r.is_ffma() && r.measured.checked() && r.point.ilp_at_low_occupancy())
-        .collect();
+    let mut low = checked_at(rows, SweepPoint::ilp_at_low_occupancy);
+    low.retain(|r| r.is_ffma());
     let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
     let holds = any_of(outcomes.iter().copied());
     // The row that decides: one that reaches the peak, else the best by median.
@@ -97,10 +95,7 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
 /// one's interval lies wholly below 90% of its peak, DOES NOT HOLD when one's lies wholly at or
 /// above it, NOT JUDGED otherwise, or without the FFMA's row and a control's.
 pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
-    let full: Vec<&IlpRow> = rows
-        .iter()
-        .filter(|r| r.measured.checked() && r.point.no_ilp_at_full_occupancy())
-        .collect();
+    let full = checked_at(rows, SweepPoint::no_ilp_at_full_occupancy);
     let (ffma, controls): (Vec<&IlpRow>, Vec<&IlpRow>) = full.iter().partition(|r| r.is_ffma());
     let holds = (!ffma.is_empty() && !controls.is_empty())
         .then(|| all_of(full.iter().map(|r| reaches(r).map(|reached| !reached))))

@@ -135,6 +135,17 @@ pub(crate) mod tests {
         r
     }
 
+    /// A run's output of `rows`, Volkov's table computed from them.
+    pub(crate) fn output(rows: Vec<IlpRow>) -> Ilp {
+        Ilp {
+            a: 1.0,
+            b: 1.0,
+            volkov: volkov_table(&rows, VOLKOV_FRACTION),
+            rows,
+            skipped: vec![],
+        }
+    }
+
     /// Throughput that saturates when warps x ILP covers `needed` independent FMAs.
     pub(crate) fn saturating(ilp: u32, warps: u32, needed: u32) -> f64 {
         (f64::from(warps * ilp) / f64::from(needed)).min(0.99)
@@ -164,13 +175,7 @@ pub(crate) mod tests {
             control(FmaOp::Fadd, 1, 8, 0.5),
         ];
         super::super::dip::fill(&mut rows);
-        let ilp = Ilp {
-            a: 1.0,
-            b: 1.0,
-            volkov: volkov_table(&rows, VOLKOV_FRACTION),
-            rows,
-            skipped: vec![],
-        };
+        let ilp = output(rows);
         let text = serde_json::to_string(&ilp).unwrap();
         assert!(!text.contains("scheduler_model"), "derived, not stored");
         assert_eq!(

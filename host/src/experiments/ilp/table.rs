@@ -50,15 +50,11 @@ pub fn notes(result: &Ilp) -> Vec<String> {
          % of peak at the SM clock read around the samples; threads/SM assume 32-thread warps",
         result.a, result.b
     )];
+    let volkov: Vec<String> = result.volkov.iter().map(volkov_line).collect();
     notes.push(format!(
         "Volkov's table, the fewest warps per SM reaching {} of the FP32 peak: {}",
         percent(VOLKOV_FRACTION),
-        result
-            .volkov
-            .iter()
-            .map(volkov_line)
-            .collect::<Vec<_>>()
-            .join("; ")
+        volkov.join("; ")
     ));
     notes.extend(scheduler_notes(&result.rows));
     notes.extend(control_notes(&result.rows));
@@ -89,13 +85,11 @@ fn control_notes(rows: &[IlpRow]) -> Vec<String> {
         return vec![];
     }
     let p = controls::plateaus(rows);
+    let described: Vec<String> = p.iter().map(controls::describe).collect();
     let mut notes = vec![format!(
         "Controls (% of each op's own peak: FADD and FMUL count 1 FLOP, so half the FP32 \
          peak's FLOP/s): {}",
-        p.iter()
-            .map(controls::describe)
-            .collect::<Vec<_>>()
-            .join("; ")
+        described.join("; ")
     )];
     if let Some(m) = controls::mechanism(&p) {
         notes.push(format!(
@@ -109,21 +103,9 @@ fn control_notes(rows: &[IlpRow]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::ilp::row::tests::row;
-    use crate::experiments::ilp::row::volkov_table;
+    use crate::experiments::ilp::row::tests::{output, row};
     use crate::experiments::ilp_sweep::tests::has;
     use crate::table::columns_table;
-
-    /// A run's output of `rows`, Volkov's table computed from them.
-    fn output(rows: Vec<IlpRow>) -> Ilp {
-        Ilp {
-            a: 1.0,
-            b: 1.0,
-            volkov: volkov_table(&rows, VOLKOV_FRACTION),
-            rows,
-            skipped: vec![],
-        }
-    }
 
     #[test]
     fn the_table_carries_the_rows_and_volkovs_lines() {

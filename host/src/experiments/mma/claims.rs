@@ -8,7 +8,7 @@ use super::row::{ceiling, Mma, MmaRow};
 use super::wgmma_claim::one_warpgroup_drives_the_peak;
 use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, NoInterval, Timed};
-use crate::experiments::ilp_sweep::{LOW_OCCUPANCY, MIN_ILP};
+use crate::experiments::ilp_sweep::{checked_at, SweepPoint, LOW_OCCUPANCY, MIN_ILP};
 use crate::table::{percent, percent_with};
 
 /// Fraction of the ceiling that counts as reaching it.
@@ -103,10 +103,7 @@ pub fn verdicts(output: Option<&Mma>) -> Vec<Verdict> {
 /// it, NOT JUDGED otherwise or without such rows.
 pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
     let top = ceiling(rows);
-    let low: Vec<&MmaRow> = rows
-        .iter()
-        .filter(|r| r.measured.checked() && r.point.ilp_at_low_occupancy())
-        .collect();
+    let low = checked_at(rows, SweepPoint::ilp_at_low_occupancy);
     let outcomes: Vec<Option<bool>> = top.map_or_else(Vec::new, |top| {
         low.iter().map(|r| reaches(r, top)).collect()
     });
@@ -155,10 +152,7 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
 /// JUDGED otherwise or without such a row.
 pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
     let top = ceiling(rows);
-    let full: Vec<&MmaRow> = rows
-        .iter()
-        .filter(|r| r.measured.checked() && r.point.no_ilp_at_full_occupancy())
-        .collect();
+    let full = checked_at(rows, SweepPoint::no_ilp_at_full_occupancy);
     let holds =
         top.and_then(|top| all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))));
     let best = fastest(full.iter().copied());

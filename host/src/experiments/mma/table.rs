@@ -23,7 +23,7 @@ pub fn columns() -> Vec<Column<MmaRow>> {
 }
 
 /// One ILP's (or every ILP's) line of the reach table, in words.
-fn reach_line(ilp: Option<u32>, most_warps: u32, reaches: &[Reach<'_>]) -> String {
+fn reach_line((ilp, most_warps, reaches): &(Option<u32>, u32, Vec<Reach<'_>>)) -> String {
     let who = ilp.map_or_else(|| "any ILP".to_owned(), |i| format!("ILP {i}"));
     let parts: Vec<String> = reaches
         .iter()
@@ -73,13 +73,10 @@ pub fn notes(result: &Mma) -> Vec<String> {
                 |f| format!(", {} of the dense BF16 spec at its clock", percent(f))
             )
         ));
+        let reach: Vec<String> = reach_table(&result.rows).iter().map(reach_line).collect();
         notes.push(format!(
             "Least occupancy reaching 90% and 95% of the ceiling: {}",
-            reach_table(&result.rows)
-                .iter()
-                .map(|(ilp, most, reaches)| reach_line(*ilp, *most, reaches))
-                .collect::<Vec<_>>()
-                .join("; ")
+            reach.join("; ")
         ));
     }
     if !result.skipped.is_empty() {
