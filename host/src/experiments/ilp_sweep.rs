@@ -88,6 +88,7 @@ impl<K: IlpLine> SweepGrid<K> {
         Self::of(K::ilps(), warps_per_sm.to_vec())
     }
 
+    /// `ilp` at `warps_per_sm` (a grid built in code).
     pub fn of(ilp: Vec<u32>, warps_per_sm: Vec<u32>) -> Self {
         Self {
             ilp,
@@ -136,6 +137,7 @@ pub struct UnknownIlp {
 }
 
 impl UnknownIlp {
+    /// ILP `ilp` of `K`'s line.
     pub fn of<K: IlpLine>(ilp: u32) -> Self {
         Self {
             ilp,

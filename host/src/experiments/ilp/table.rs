@@ -116,11 +116,11 @@ mod tests {
         let notes = notes(&result);
         let volkov = notes.iter().find(|n| n.starts_with("Volkov")).unwrap();
         has(
-            &volkov,
+            volkov,
             "ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%",
         );
-        has(&volkov, "ILP 2: no verified point up to 4 warps/SM");
-        has(&volkov, "ILP 4: 8 warps/SM");
+        has(volkov, "ILP 2: no verified point up to 4 warps/SM");
+        has(volkov, "ILP 4: 8 warps/SM");
         // No control and no point the scheduler model predicts: no such notes.
         assert!(!notes.iter().any(|n| n.starts_with("Controls")));
         assert!(!notes.iter().any(|n| n.starts_with("Scheduler model")));
@@ -151,16 +151,16 @@ mod tests {
             .iter()
             .find(|n| n.starts_with("Scheduler model"))
             .unwrap();
-        has(&dip, "over 1 points: mean 0.994");
+        has(dip, "over 1 points: mean 0.994");
         let c = notes.iter().find(|n| n.starts_with("Controls")).unwrap();
         has(
-            &c,
+            c,
             "ffma_imm_ilp1 (FFMA Rx, Rx, imm, Rx, 1 register source(s)): 50.0%",
         );
         let m = notes
             .iter()
             .find(|n| n.starts_with("What caps ILP 1"))
             .unwrap();
-        has(&m, "the issue of dependent instructions");
+        has(m, "the issue of dependent instructions");
     }
 }

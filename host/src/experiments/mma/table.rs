@@ -120,11 +120,11 @@ mod tests {
         );
         let reach = &notes[2];
         has(
-            &reach,
+            reach,
             "ILP 1: 90.0% at 50.0% occupancy (32 warps/SM: 100.0% of it), 95.0% at",
         );
         has(
-            &reach,
+            reach,
             "any ILP: 90.0% at 6.2% occupancy (ILP 8 x 4 warps/SM",
         );
         has(&notes[3], "37 warps/SM");
@@ -142,7 +142,7 @@ mod tests {
         };
         let reach = &notes(&result)[2];
         has(
-            &reach,
+            reach,
             "ILP 1: 90.0% not reached up to 4 warps/SM, 95.0% not reached",
         );
     }
