@@ -54,7 +54,10 @@ impl SweepFlags for SweepArgs {
     const SIGNATURE: &'static [Param] = MmaParams::PARAMS;
     type AllArgs = AllArgs;
     type Output = Mma;
-    /// Every ILP at the warps targets asked for.
+    fn entries(&self) -> Result<Vec<&'static str>, CliError> {
+        (self.grid.entries()).map_err(|e| CliError::Flag(e.to_string()))
+    }
+    /// Every ILP at the warps targets asked for, with the wgmma table.
     fn in_all(a: &AllArgs) -> Self {
         SweepArgs {
             grid: SweepGrid::every_ilp(&a.warps_per_sm),
@@ -62,9 +65,6 @@ impl SweepFlags for SweepArgs {
             warpgroups_per_sm: wgmma::DEFAULT_WARPGROUPS_PER_SM.to_vec(),
             no_wgmma: false,
         }
-    }
-    fn entries(&self) -> Result<Vec<&'static str>, CliError> {
-        (self.grid.entries()).map_err(|e| CliError::Flag(e.to_string()))
     }
 }
 
