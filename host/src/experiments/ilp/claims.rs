@@ -6,14 +6,9 @@ use super::needed_parallelism;
 use super::output::Ilp;
 use super::peak_reach::{fraction, interval_words, reaches, REACHED};
 use super::row::IlpRow;
-use crate::claim::{all_of, Verdict, NOT_RUN};
+use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
+use crate::experiments::ilp_sweep::{checked_at, SweepPoint, LOW_OCCUPANCY, MIN_ILP};
 use crate::table::{percent, percent_with};
-
-/// "Low occupancy" of the ILP claim: 12.5% (8 of 64 warps on sm_90).
-pub const LOW_OCCUPANCY: f64 = 0.125;
-/// Smallest ILP of the ILP claim.
-pub const MIN_ILP: u32 = 4;
-const EPS: f64 = 1e-9;
 
 pub(crate) fn describe(r: &IlpRow) -> String {
     format!(
@@ -56,35 +51,18 @@ pub fn verdicts(result: Option<&Ilp>) -> Vec<Verdict> {
 /// wholly at or above 90% of the peak, DOES NOT HOLD when every one's lies wholly below it, NOT
 /// JUDGED otherwise or without such rows.
 pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
-    let low: Vec<&IlpRow> = rows
-        .iter()
-        .filter(|r| {
-            r.is_ffma()
-                && r.measured.checked()
-                && r.point.ilp >= MIN_ILP
-                && r.point.occupancy <= LOW_OCCUPANCY + EPS
-        })
-        .collect();
+    let mut low = checked_at(rows, SweepPoint::ilp_at_low_occupancy);
+    low.retain(|r| r.is_ffma());
     let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
-    let holds = if outcomes.contains(&Some(true)) {
-        Some(true)
-    } else if !outcomes.is_empty() && outcomes.iter().all(|o| *o == Some(false)) {
-        Some(false)
-    } else {
-        None
-    };
+    let holds = any_of(outcomes.iter().copied());
     // The row that decides: one that reaches the peak, else the best by median.
-    let shown = low
-        .iter()
-        .zip(&outcomes)
-        .filter(|(_, o)| **o == Some(true))
-        .map(|(r, _)| *r)
-        .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
-        .or_else(|| {
-            low.iter()
-                .copied()
-                .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
-        });
+    let best = |reached_only: bool| {
+        let rows = low.iter().zip(&outcomes);
+        rows.filter(|(_, o)| !reached_only || **o == Some(true))
+            .map(|(r, _)| *r)
+            .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
+    };
+    let shown = best(true).or_else(|| best(false));
     Verdict {
         key: "ilp-peak-at-low-occupancy",
         experiment: 0,
@@ -117,35 +95,24 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
 /// one's interval lies wholly below 90% of its peak, DOES NOT HOLD when one's lies wholly at or
 /// above it, NOT JUDGED otherwise, or without the FFMA's row and a control's.
 pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
-    let full: Vec<&IlpRow> = rows
-        .iter()
-        .filter(|r| r.measured.checked() && r.point.ilp == 1 && r.point.occupancy >= 1.0 - EPS)
-        .collect();
+    let full = checked_at(rows, SweepPoint::no_ilp_at_full_occupancy);
     let (ffma, controls): (Vec<&IlpRow>, Vec<&IlpRow>) = full.iter().partition(|r| r.is_ffma());
-    let holds = if ffma.is_empty() || controls.is_empty() {
-        None
-    } else {
-        all_of(full.iter().map(|r| reaches(r).map(|reached| !reached)))
-    };
+    let holds = (!ffma.is_empty() && !controls.is_empty())
+        .then(|| all_of(full.iter().map(|r| reaches(r).map(|reached| !reached))))
+        .flatten();
     let mechanism = super::controls::mechanism(&super::controls::plateaus(rows))
         .map(|m| format!("; what caps ILP 1: {}", super::controls::finding(m)))
         .unwrap_or_default();
-    let evidence =
-        match (ffma.is_empty(), controls.is_empty()) {
-            (true, _) => "no checked FFMA row with ILP 1 at 100% occupancy".to_owned(),
-            (false, true) => format!(
+    let described = |rows: &[&IlpRow]| rows.iter().map(|r| describe(r)).collect::<Vec<_>>();
+    let evidence = match (ffma.is_empty(), controls.is_empty()) {
+        (true, _) => "no checked FFMA row with ILP 1 at 100% occupancy".to_owned(),
+        (false, true) => format!(
             "{}; no control ran at ILP 1 and 100% occupancy (--controls): the FFMA alone cannot \
              tell the lack of ILP from its three register operands",
-            ffma.iter().map(|r| describe(r)).collect::<Vec<_>>().join("; ")
+            described(&ffma).join("; ")
         ),
-            (false, false) => format!(
-                "{}{mechanism}",
-                full.iter()
-                    .map(|r| describe(r))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-        };
+        (false, false) => format!("{}{mechanism}", described(&full).join("; ")),
+    };
     Verdict {
         key: "no-ilp-misses-peak-at-full-occupancy",
         experiment: 0,
@@ -168,8 +135,10 @@ pub fn no_ilp_misses_peak_at_full_occupancy(rows: &[IlpRow]) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::ilp::row::tests::{row, saturating};
+    use crate::experiments::ilp::row::tests::{control, row, saturating};
+    use crate::experiments::ilp_sweep::tests::{noisy, two_samples};
     use crate::experiments::verdict_check::says;
+    use kernels_gpu::variants::FmaOp;
 
     #[test]
     fn ilp_at_low_occupancy_is_judged_by_the_best_low_row() {
@@ -195,8 +164,6 @@ mod tests {
 
     #[test]
     fn full_occupancy_without_ilp_is_judged_with_the_controls() {
-        use crate::experiments::ilp::row::tests::control;
-        use kernels_gpu::variants::FmaOp;
         let with = |ffma: f64, fadd: f64, imm: f64| {
             let mut rows = vec![row(4, 64, 0.99)];
             for w in [16, 64] {
@@ -237,29 +204,19 @@ mod tests {
     fn a_fraction_within_noise_of_the_bar_is_not_judged() {
         // 90.1% of the peak with +-2% noise: the interval straddles 90%.
         let mut r = row(4, 8, 0.901);
-        let m = r.timing.median_ms;
-        r.timing = crate::sampling::summarize(
-            (0..9).map(|i| m * (0.98 + 0.005 * f64::from(i))).collect(),
-            None,
-            None,
-        );
+        r.timing = noisy(&r.timing);
         let v = ilp_reaches_peak_at_low_occupancy(std::slice::from_ref(&r));
         assert_eq!(v.holds, None, "{}", v.evidence);
         says(&v, "95% CI");
         let mut full = r.clone();
         full.point.ilp = 1;
         full.point.occupancy = 1.0;
-        let control = crate::experiments::ilp::row::tests::control(
-            kernels_gpu::variants::FmaOp::Fadd,
-            1,
-            64,
-            0.5,
-        );
-        let v = no_ilp_misses_peak_at_full_occupancy(&[full, control]);
+        let fadd = control(FmaOp::Fadd, 1, 64, 0.5);
+        let v = no_ilp_misses_peak_at_full_occupancy(&[full, fadd]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         // Too few samples: no interval, no judgement.
         let mut few = row(4, 8, 0.99);
-        few.timing = crate::sampling::summarize(vec![1.0, 1.0], None, None);
+        few.timing = two_samples();
         assert_eq!(ilp_reaches_peak_at_low_occupancy(&[few]).holds, None);
     }
 }

@@ -9,6 +9,7 @@
 use kernels_gpu::variants::FmaOp;
 
 use super::row::IlpRow;
+use crate::confidence::median;
 use crate::table::percent;
 
 /// Warps per SM from which a kernel's rows count towards its plateau: four per scheduler, past
@@ -55,17 +56,12 @@ pub fn plateaus(rows: &[IlpRow]) -> Vec<Plateau> {
                 .filter(|r| r.point.warps_per_sm >= PLATEAU_FROM_WARPS)
                 .map(|r| r.fraction_of_peak)
                 .collect();
-            f.sort_by(f64::total_cmp);
             let n = f.len();
             (n > 0).then(|| Plateau {
                 op,
                 ilp,
                 entry,
-                fraction: if n % 2 == 1 {
-                    f[n / 2]
-                } else {
-                    (f[n / 2 - 1] + f[n / 2]) / 2.0
-                },
+                fraction: median(&mut f),
                 rows: n,
             })
         })

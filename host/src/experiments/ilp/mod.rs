@@ -36,15 +36,15 @@ pub mod table;
 
 pub use output::Ilp;
 pub use row::IlpRow;
-use spec::{built_ilps, control_entries};
+use spec::control_entries;
 pub use spec::{
-    control, kernel, AllArgs, Args, Plan, Spec, SweepArgs, UnknownIlp,
-    DEFAULT_CONTROL_WARPS_PER_SM, DEFAULT_WARPS_PER_SM, NO_CONTROLS,
+    control, kernel, AllArgs, Args, Plan, Spec, SweepArgs, DEFAULT_CONTROL_WARPS_PER_SM,
+    DEFAULT_WARPS_PER_SM, NO_CONTROLS,
 };
 
 use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
-use super::ilp_sweep::first_run_plot;
+use super::ilp_sweep::{built_ilps, first_run_plot};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
@@ -57,7 +57,7 @@ impl Run for Spec {
     fn help() -> String {
         format!(
             "FMA kernels (entries fma_ilp{{ILP}}) for ILP {}; controls (--controls): {}",
-            built_ilps(),
+            built_ilps::<Spec>(),
             control_entries().join(", ")
         )
     }

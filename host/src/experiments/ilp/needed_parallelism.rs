@@ -41,12 +41,11 @@ pub fn needed(latency: f64, fraction: f64) -> f64 {
 /// (warps x ILP) reaches 90% (its interval wholly at or above); HOLDS when none does and a row
 /// with at least that many reaches it; NOT JUDGED otherwise, or without the latency row.
 pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
+    let latency = latency_cycles(rows);
     let rows: Vec<&IlpRow> = rows
         .iter()
         .filter(|r| r.is_ffma() && r.measured.checked())
         .collect();
-    let owned: Vec<IlpRow> = rows.iter().map(|r| (*r).clone()).collect();
-    let latency = latency_cycles(&owned);
     let (holds, evidence) = match latency {
         None => (
             None,
@@ -57,13 +56,8 @@ pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
             let in_flight = |r: &IlpRow| f64::from(r.point.warps_per_sm * r.point.ilp);
             let reached: Vec<&&IlpRow> = rows.iter().filter(|r| reaches(r) == Some(true)).collect();
             let too_few: Vec<&&&IlpRow> = reached.iter().filter(|r| in_flight(r) < need).collect();
-            let holds = if !too_few.is_empty() {
-                Some(false)
-            } else if reached.is_empty() {
-                None
-            } else {
-                Some(true)
-            };
+            // The rows with too few in flight are among those reaching it.
+            let holds = (!reached.is_empty()).then_some(too_few.is_empty());
             let fewest = reached
                 .iter()
                 .min_by(|a, b| in_flight(a).total_cmp(&in_flight(b)))
@@ -163,8 +157,9 @@ mod tests {
     fn the_law_holds_when_no_point_beats_it_and_fails_when_one_does() {
         let v = latency_times_throughput(&sweep(4.0));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        says(&v, "14.4 independent FFMAs");
-        says(&v, "ILP 4 x 4 warps/SM = 16");
+        for words in ["14.4 independent FFMAs", "ILP 4 x 4 warps/SM = 16"] {
+            says(&v, words);
+        }
         // ILP 4 at 2 warps (8 in flight) at 95%: faster than the law allows.
         let mut rows = sweep(4.0);
         rows.iter_mut()

@@ -2,13 +2,8 @@
 //! FLOPs that is, and the FP32 peak at the clock the GPU actually ran at. How a warps-per-SM
 //! target is laid out as blocks is the two sweeps' ([`crate::experiments::ilp_sweep::layout`]).
 
-use kernels_gpu::variants::{FMA, FMA_UNROLL};
+use kernels_gpu::variants::FMA_UNROLL;
 
-/// Independent FMA chains per thread the kernels are built for (the variant table's `fma_ilp`
-/// line), ascending.
-pub fn ilps() -> Vec<u32> {
-    FMA.iter().map(|v| v.ilp).collect()
-}
 /// Resident warps per SM the default sweep holds (1..64; above 8 only even counts, which split
 /// into whole blocks of at most 32 warps).
 pub const FMA_WARPS_PER_SM: [u32; 20] = [

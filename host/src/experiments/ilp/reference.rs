@@ -14,6 +14,7 @@
 //! an add instead of a fused multiply-add) ends on different bits.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use kernels_gpu::models::probe_results::{fma_ilp_from_chains, op_step, FMA_STARTS};
 use kernels_gpu::variants::{FmaOp, FmaVariant};
@@ -44,20 +45,11 @@ pub struct ChainTable {
 
 impl ChainTable {
     /// The chains of every start value up to ILP `max_ilp` at each of `iters` (the kernels'
-    /// `iters` parameter), in one pass over the rounds (each round count continues from the one
-    /// before), the start values split over the host's threads.
-    pub fn new(iters: impl IntoIterator<Item = i32>, max_ilp: u32, a: f32, b: f32) -> Self {
-        Self::of_op(FmaOp::Ffma, iters, max_ilp, a, b)
-    }
-
-    /// As [`ChainTable::new`], for the kernels of `op` launched with `a` and `b`.
-    pub fn of_op(
-        op: FmaOp,
-        iters: impl IntoIterator<Item = i32>,
-        max_ilp: u32,
-        a: f32,
-        b: f32,
-    ) -> Self {
+    /// `iters` parameter), for the kernels of `op` launched with the `a` and `b` of
+    /// [`FmaOp::launch_args`], in one pass over the rounds (each round count continues from the
+    /// one before), the start values split over the host's threads.
+    pub fn of(op: FmaOp, iters: impl IntoIterator<Item = i32>, max_ilp: u32) -> Self {
+        let (a, b) = op.launch_args(DEFAULT_A, DEFAULT_B);
         let mut rounds: Vec<u64> = iters.into_iter().map(FmaVariant::rounds).collect();
         rounds.sort_unstable();
         rounds.dedup();
@@ -139,13 +131,11 @@ pub fn check_fma(out: &[f32], threads: u32, ilp: u32, iters: i32, table: &ChainT
         .filter(|&g| got(g).is_none() || got(g) != got(g % FMA_STARTS as usize))
         .count();
     // ... and those first threads with the CPU.
-    let wrong_classes: Vec<bool> = (0..classes)
-        .map(|c| got(c) != Some(expected[c].to_bits()))
-        .collect();
-    let wrong = (0..threads as usize)
-        .filter(|&g| got(g) != Some(expected[g % FMA_STARTS as usize].to_bits()))
-        .count();
-    let wrong_starts = wrong_classes.iter().filter(|&&w| w).count();
+    let wrong_from = |g: Range<usize>| {
+        g.filter(|&g| got(g) != Some(expected[g % FMA_STARTS as usize].to_bits()))
+            .count()
+    };
+    let (wrong, wrong_starts) = (wrong_from(0..threads as usize), wrong_from(0..classes));
     let what = format!(
         "every one of {threads} threads' sums of {ilp} chains of {iters} rounds of {} \
          (a = {a:e}, b = {b}) bit-exact: the {classes} distinct start values \
@@ -158,6 +148,7 @@ pub fn check_fma(out: &[f32], threads: u32, ilp: u32, iters: i32, table: &ChainT
 
 #[cfg(test)]
 mod tests {
+    use crate::experiments::ilp_sweep::tests::has;
     use kernels_gpu::models::probe_results::fma_ilp;
     use kernels_gpu::variants::FMA_UNROLL;
 
@@ -167,7 +158,7 @@ mod tests {
 
     /// What a correct launch of `threads` threads writes.
     fn launch(threads: u32, ilp: u32, iters: i32) -> Vec<f32> {
-        let table = ChainTable::new([iters], ilp, DEFAULT_A, DEFAULT_B);
+        let table = ChainTable::of(FmaOp::Ffma, [iters], ilp);
         let expected = table.expected(ilp, iters).unwrap();
         (0..threads)
             .map(|g| expected[(g % FMA_STARTS) as usize])
@@ -177,7 +168,7 @@ mod tests {
     #[test]
     fn the_table_is_the_reference_chain_by_chain() {
         let iters = 4 * ROUND;
-        let table = ChainTable::new([iters, 2 * ROUND, iters], 3, DEFAULT_A, DEFAULT_B);
+        let table = ChainTable::of(FmaOp::Ffma, [iters, 2 * ROUND, iters], 3);
         for (rounds, it) in [(2 * ROUND, 2 * ROUND), (iters, iters)] {
             let e = table.expected(3, it).unwrap();
             assert_eq!(e.len(), FMA_STARTS as usize);
@@ -195,31 +186,31 @@ mod tests {
     #[test]
     fn every_thread_of_a_correct_launch_passes() {
         let (ilp, iters) = (2, 2 * ROUND);
-        let table = ChainTable::new([iters], ilp, DEFAULT_A, DEFAULT_B);
+        let table = ChainTable::of(FmaOp::Ffma, [iters], ilp);
         let out = launch(9000, ilp, iters);
         let c = check_fma(&out, 9000, ilp, iters, &table);
         assert!(c.passed, "{}", c.what);
-        assert!(c.what.contains("every one of 9000 threads"), "{}", c.what);
+        has(&c.what, "every one of 9000 threads");
     }
 
     #[test]
     fn one_wrong_thread_anywhere_is_caught() {
         let (ilp, iters) = (2, 2 * ROUND);
-        let table = ChainTable::new([iters], ilp, DEFAULT_A, DEFAULT_B);
+        let table = ChainTable::of(FmaOp::Ffma, [iters], ilp);
         // A repeat of a start value (thread 8191 shares 4095's) that differs by one ulp.
         let mut out = launch(9000, ilp, iters);
         out[8191] = f32::from_bits(out[8191].to_bits() + 1);
         let c = check_fma(&out, 9000, ilp, iters, &table);
         assert!(!c.passed);
         assert_eq!(c.error, 1.0);
-        assert!(c.what.contains("(1 differ); error"), "{}", c.what);
+        has(&c.what, "(1 differ); error");
         // A first thread of its start value: it and every repeat differ from the CPU.
         let mut out = launch(9000, ilp, iters);
         out[5] = 0.0;
         let c = check_fma(&out, 9000, ilp, iters, &table);
         assert!(!c.passed);
         assert_eq!(c.error, 1.0);
-        assert!(c.what.contains("against the CPU (1 differ)"), "{}", c.what);
+        has(&c.what, "against the CPU (1 differ)");
         // A thread that never wrote (the output is zeroed first), past the end of `out`.
         let out = launch(8999, ilp, iters);
         assert!(!check_fma(&out, 9000, ilp, iters, &table).passed);
@@ -228,12 +219,7 @@ mod tests {
     #[test]
     fn a_wrong_fma_count_or_chain_count_is_caught() {
         let (ilp, iters) = (4, 8 * ROUND);
-        let table = ChainTable::new(
-            [iters, iters - ROUND, iters + ROUND],
-            ilp,
-            DEFAULT_A,
-            DEFAULT_B,
-        );
+        let table = ChainTable::of(FmaOp::Ffma, [iters, iters - ROUND, iters + ROUND], ilp);
         let out = launch(5000, ilp, iters);
         assert!(check_fma(&out, 5000, ilp, iters, &table).passed);
         for wrong_iters in [iters - ROUND, iters + ROUND] {
@@ -251,7 +237,7 @@ mod tests {
     #[test]
     fn fewer_threads_than_start_values_are_each_checked_against_the_cpu() {
         let (ilp, iters) = (1, ROUND);
-        let table = ChainTable::new([iters], ilp, DEFAULT_A, DEFAULT_B);
+        let table = ChainTable::of(FmaOp::Ffma, [iters], ilp);
         let mut out = launch(100, ilp, iters);
         assert!(check_fma(&out, 100, ilp, iters, &table).passed);
         out[99] += 1.0;
@@ -263,15 +249,15 @@ mod tests {
     fn a_control_is_checked_against_its_own_op() {
         let (ilp, iters) = (2, 4 * ROUND);
         let (a, b) = FmaOp::Fadd.launch_args(DEFAULT_A, DEFAULT_B);
-        let fadd = ChainTable::of_op(FmaOp::Fadd, [iters], ilp, a, b);
+        let fadd = ChainTable::of(FmaOp::Fadd, [iters], ilp);
         let out: Vec<f32> = (0..300)
             .map(|g| kernels_gpu::models::probe_results::op_ilp(FmaOp::Fadd, g, ilp, a, b, iters))
             .collect();
         let c = check_fma(&out, 300, ilp, iters, &fadd);
         assert!(c.passed, "{}", c.what);
-        assert!(c.what.contains("FADD R, R, R"), "{}", c.what);
+        has(&c.what, "FADD R, R, R");
         // The FFMA's chains are not the FADD's.
-        let ffma = ChainTable::new([iters], ilp, DEFAULT_A, DEFAULT_B);
+        let ffma = ChainTable::of(FmaOp::Ffma, [iters], ilp);
         assert!(!check_fma(&out, 300, ilp, iters, &ffma).passed);
     }
 

@@ -1,5 +1,7 @@
 //! The `ilp` experiment's typed results and Volkov's table.
 
+use std::collections::BTreeSet;
+
 use kernels_gpu::variants::FmaOp;
 use serde::{Deserialize, Serialize};
 
@@ -85,17 +87,11 @@ pub struct VolkovLine {
 /// Per ILP (ascending), the fewest warps per SM of a checked FFMA row reaching `fraction` of
 /// peak (the controls are not Volkov's kernel).
 pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
-    let ffma: Vec<IlpRow> = rows.iter().filter(|r| r.is_ffma()).cloned().collect();
-    let rows = &ffma[..];
-    let mut ilps: Vec<u32> = rows.iter().map(|r| r.point.ilp).collect();
-    ilps.sort_unstable();
-    ilps.dedup();
+    let ffma = || rows.iter().filter(|r| r.is_ffma());
+    let ilps: BTreeSet<u32> = ffma().map(|r| r.point.ilp).collect();
     ilps.into_iter()
         .map(|ilp| {
-            let of = || {
-                rows.iter()
-                    .filter(move |r| r.point.ilp == ilp && r.measured.checked())
-            };
+            let of = || ffma().filter(move |r| r.point.ilp == ilp && r.measured.checked());
             let best = of()
                 .filter(|r| r.fraction_of_peak >= fraction)
                 .min_by_key(|r| r.point.warps_per_sm);
@@ -139,6 +135,17 @@ pub(crate) mod tests {
         r
     }
 
+    /// A run's output of `rows`, Volkov's table computed from them.
+    pub(crate) fn output(rows: Vec<IlpRow>) -> Ilp {
+        Ilp {
+            a: 1.0,
+            b: 1.0,
+            volkov: volkov_table(&rows, VOLKOV_FRACTION),
+            rows,
+            skipped: vec![],
+        }
+    }
+
     /// Throughput that saturates when warps x ILP covers `needed` independent FMAs.
     pub(crate) fn saturating(ilp: u32, warps: u32, needed: u32) -> f64 {
         (f64::from(warps * ilp) / f64::from(needed)).min(0.99)
@@ -168,13 +175,7 @@ pub(crate) mod tests {
             control(FmaOp::Fadd, 1, 8, 0.5),
         ];
         super::super::dip::fill(&mut rows);
-        let ilp = Ilp {
-            a: 1.0,
-            b: 1.0,
-            volkov: volkov_table(&rows, VOLKOV_FRACTION),
-            rows,
-            skipped: vec![],
-        };
+        let ilp = output(rows);
         let text = serde_json::to_string(&ilp).unwrap();
         assert!(!text.contains("scheduler_model"), "derived, not stored");
         assert_eq!(

@@ -21,8 +21,7 @@ use super::spec::{Plan, Spec, SweepArgs};
 use crate::cuda::{peak_fp32_gflops, CudaError, Gpu, Kernel, Launch as KernelLaunch, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::ExperimentError;
-use crate::experiments::ilp_sweep::{layout, mean_clock_mhz};
-use crate::experiments::ilp_sweep::{layout_mismatch, SweepPoint};
+use crate::experiments::ilp_sweep::{layout, layout_mismatch, mean_clock_mhz, place, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::{Measurement, Peak};
 use crate::experiments::module_source::Loaded;
@@ -108,10 +107,7 @@ fn chain_tables(
     }
     by_op
         .into_iter()
-        .map(|(op, (iters, max_ilp))| {
-            let (a, b) = op.launch_args(DEFAULT_A, DEFAULT_B);
-            (op, ChainTable::of_op(op, iters, max_ilp, a, b))
-        })
+        .map(|(op, (iters, max_ilp))| (op, ChainTable::of(op, iters, max_ilp)))
         .collect()
 }
 
@@ -168,14 +164,10 @@ impl Sweeper<'_> {
     /// module's build interleaved where it can be held there too), every thread checked.
     fn point(&mut self, variant: &FmaVariant, warps: u32) -> Result<Step<IlpRow>, ExperimentError> {
         let info = self.gpu.info().clone();
-        let max_block = self.gpu.limits().max_threads_per_block;
-        let ilp = variant.ilp;
-        let name = variant.entry;
-        let Some(placed) = layout(warps, info.warp_size, max_block, info.max_blocks_per_sm) else {
-            return Ok(Step::Skipped(format!(
-                "{name} at {warps} warps/SM: no split into whole blocks of at most {max_block} \
-                 threads"
-            )));
+        let (ilp, name) = (variant.ilp, variant.entry);
+        let placed = match place(self.gpu, name, warps) {
+            Ok(placed) => placed,
+            Err(note) => return Ok(Step::Skipped(note)),
         };
         let (ours, theirs) = self.modules;
         let (kernel, other) = ours.entry_pair(theirs, name)?;
@@ -238,16 +230,9 @@ impl Sweeper<'_> {
             dyn_smem: hold(kernel)?,
             ..shape
         };
-        let other = match other {
-            Some(k) => Some((
-                k,
-                Shape {
-                    dyn_smem: hold(k)?,
-                    ..shape
-                },
-            )),
-            None => None,
-        };
+        let other = other
+            .map(|k| hold(k).map(|dyn_smem| (k, Shape { dyn_smem, ..shape })))
+            .transpose()?;
         let out = &mut self.out;
         let (timing, compared) =
             time_sides(gpu, &self.ctx.timing, other.is_some(), |side| {

@@ -3,7 +3,8 @@
 //! importing `mod.rs`.
 
 use super::output::Ilp;
-use super::plan::{ilps, DEFAULT_TARGET_CYCLES};
+use super::plan::DEFAULT_TARGET_CYCLES;
+use crate::experiments::ilp_sweep::{AllWarps, IlpLine, SweepGrid};
 use crate::experiments::sweep::{self, SweepFlags};
 use crate::flags::CliError;
 use kernels_gpu::abi::Param;
@@ -23,21 +24,24 @@ pub const DEFAULT_CONTROL_WARPS_PER_SM: [u32; 6] = [1, 4, 5, 8, 16, 64];
 pub const NO_CONTROLS: &str = "none";
 
 /// The `ilp` experiment.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Spec;
+
+impl IlpLine for Spec {
+    const STEM: &'static str = "fma_ilp";
+    const CHAINS: &'static str = "chains per thread";
+    const DEFAULT_WARPS_PER_SM: &'static [u32] = &DEFAULT_WARPS_PER_SM;
+    const ALL_FLAG: &'static str = "ilp-warps-per-sm";
+    const LINE: fn() -> Vec<(u32, &'static str)> =
+        || FMA.iter().map(|v| (v.ilp, v.entry)).collect();
+}
 
 /// The sweep (`host ilp`; `host all` takes `--ilp-warps-per-sm`).
 #[derive(Debug, Clone, PartialEq, clap::Args)]
 #[group(skip)]
 pub struct SweepArgs {
-    /// Independent chains per thread to run (ILPs of the variant table's fma_ilp line).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = ilps(),
-          value_parser = parse_ilp)]
-    pub ilp: Vec<u32>,
-    /// Resident warps per SM to hold (1..64; a count that does not split into whole blocks of
-    /// at most the largest block is skipped with a note).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
-          value_parser = crate::flag_values::whole(1u32..=64))]
-    pub warps_per_sm: Vec<u32>,
+    #[command(flatten)]
+    pub grid: SweepGrid<Spec>,
     /// Controls of the FFMA to run beside it (entries of the variant table's fma_controls
     /// line, or "none").
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = control_entries(),
@@ -57,15 +61,8 @@ pub struct SweepArgs {
 /// `host ilp`.
 pub type Args = sweep::Args<SweepArgs>;
 
-/// What the `ilp` experiment adds to `host all`.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct AllArgs {
-    /// ilp: resident warps per SM to hold.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_values_t = DEFAULT_WARPS_PER_SM,
-          value_parser = crate::flag_values::whole(1u32..=64))]
-    pub ilp_warps_per_sm: Vec<u32>,
-}
+/// What the `ilp` experiment adds to `host all` (`--ilp-warps-per-sm`).
+pub type AllArgs = AllWarps<Spec>;
 
 /// The `ilp` experiment, validated.
 pub type Plan = sweep::Plan<SweepArgs>;
@@ -93,38 +90,7 @@ pub fn control(entry: &str) -> Option<&'static FmaVariant> {
     FMA_CONTROLS.iter().find(|v| v.entry == entry)
 }
 
-/// An ILP the kernels are not built for.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--ilp {0}: no fma_ilp{0} kernel (built: {built})", built = built_ilps())]
-pub struct UnknownIlp(pub u32);
-
-pub(super) fn built_ilps() -> String {
-    ilps()
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// One value of `--ilp`: an ILP with a kernel. Refused at parse time, so an unknown ILP is a
-/// usage error (exit code 2) like any other bad flag.
-fn parse_ilp(s: &str) -> Result<u32, String> {
-    let ilp: u32 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
-    kernel(ilp)
-        .map(|_| ilp)
-        .ok_or_else(|| UnknownIlp(ilp).to_string())
-}
-
 impl SweepArgs {
-    /// Refuses ILPs without a kernel (the command line already refuses them; this covers
-    /// arguments built in code).
-    pub fn validate(&self) -> Result<(), UnknownIlp> {
-        match self.ilp.iter().find(|&&i| kernel(i).is_none()) {
-            Some(&i) => Err(UnknownIlp(i)),
-            None => Ok(()),
-        }
-    }
-
     /// The controls asked for, in the order asked ("none" and names without a kernel left out).
     pub fn control_kernels(&self) -> Vec<&'static FmaVariant> {
         let mut v: Vec<&'static FmaVariant> =
@@ -136,11 +102,7 @@ impl SweepArgs {
     /// Every point of the sweep: the FFMA at each ILP and warps target, then each control at
     /// each of its warps targets.
     pub fn points(&self) -> Vec<(&'static FmaVariant, u32)> {
-        let ffma = self
-            .ilp
-            .iter()
-            .filter_map(|&i| kernel(i))
-            .flat_map(|v| self.warps_per_sm.iter().map(move |&w| (v, w)));
+        let ffma = (self.grid.points().into_iter()).filter_map(|(i, w)| Some((kernel(i)?, w)));
         let controls = self
             .control_kernels()
             .into_iter()
@@ -156,22 +118,18 @@ impl SweepFlags for SweepArgs {
     /// Every ILP at the warps targets asked for.
     fn in_all(a: &AllArgs) -> Self {
         SweepArgs {
-            ilp: ilps(),
-            warps_per_sm: a.ilp_warps_per_sm.clone(),
+            grid: SweepGrid::every_ilp(&a.warps_per_sm),
             controls: control_entries(),
             control_warps_per_sm: DEFAULT_CONTROL_WARPS_PER_SM.to_vec(),
             target_cycles: DEFAULT_TARGET_CYCLES,
         }
     }
+    /// The FFMA's entries (an ILP without a kernel, from arguments built in code, is an error
+    /// naming it), then the controls'.
     fn entries(&self) -> Result<Vec<&'static str>, CliError> {
-        self.validate().map_err(|e| CliError::Flag(e.to_string()))?;
-        Ok(self
-            .ilp
-            .iter()
-            .filter_map(|&i| kernel(i))
-            .chain(self.control_kernels())
-            .map(|v| v.entry)
-            .collect())
+        let mut entries = (self.grid.entries()).map_err(|e| CliError::Flag(e.to_string()))?;
+        entries.extend(self.control_kernels().iter().map(|v| v.entry));
+        Ok(entries)
     }
 }
 
@@ -184,27 +142,29 @@ pub fn kernel(ilp: u32) -> Option<&'static FmaVariant> {
 mod tests {
     use super::super::plan::FMA_WARPS_PER_SM;
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
+    use crate::experiments::ilp_sweep::tests::{
+        bad_grid_values_are_usage_errors, default_grid_spans_1_to_64,
+    };
+    use crate::experiments::ilp_sweep::UnknownIlp;
     use crate::flag_values::parse_flags;
 
     #[test]
     fn defaults_span_every_ilp_and_warps_1_to_64() {
+        default_grid_spans_1_to_64::<Spec>(&DEFAULT_WARPS_PER_SM);
+        assert_eq!(Spec::ilps(), FMA.iter().map(|v| v.ilp).collect::<Vec<_>>());
         let a = parse_flags::<SweepArgs>(&[]).unwrap();
-        assert_eq!(a.ilp, FMA.iter().map(|v| v.ilp).collect::<Vec<_>>());
-        assert_eq!(a.warps_per_sm, DEFAULT_WARPS_PER_SM);
-        assert_eq!(a.warps_per_sm.first(), Some(&1));
-        assert_eq!(a.warps_per_sm.last(), Some(&64));
         assert!(DEFAULT_WARPS_PER_SM
             .iter()
             .all(|w| FMA_WARPS_PER_SM.contains(w)));
-        assert!(a.validate().is_ok());
+        assert!(a.grid.entries().is_ok());
         assert_eq!(kernel(12).map(|k| k.entry), Some("fma_ilp12"));
         assert_eq!(kernel(7), None);
         assert_eq!(a.control_kernels().len(), FMA_CONTROLS.len());
         assert_eq!(a.control_warps_per_sm, DEFAULT_CONTROL_WARPS_PER_SM);
         assert_eq!(
             a.points().len(),
-            a.ilp.len() * a.warps_per_sm.len()
-                + FMA_CONTROLS.len() * DEFAULT_CONTROL_WARPS_PER_SM.len()
+            a.grid.points().len() + FMA_CONTROLS.len() * DEFAULT_CONTROL_WARPS_PER_SM.len()
         );
     }
 
@@ -238,32 +198,21 @@ mod tests {
         assert!(none.control_kernels().is_empty());
         let e = parse_flags::<SweepArgs>(&["--controls", "fadd_ilp9"]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
-        assert!(e.to_string().contains("built: fadd_ilp1"), "{e}");
+        has(&e.to_string(), "built: fadd_ilp1");
         assert!(parse_flags::<SweepArgs>(&["--control-warps-per-sm", "0"]).is_err());
     }
 
     #[test]
     fn bad_values_are_usage_errors() {
-        let e = parse_flags::<SweepArgs>(&["--ilp", "4,7"]).unwrap_err();
-        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation);
-        assert_eq!(e.exit_code(), 2, "a usage error");
-        assert!(
-            e.to_string().contains("no fma_ilp7 kernel (built: 1, 2, 3"),
-            "{e}"
-        );
-        assert!(parse_flags::<SweepArgs>(&["--ilp", "x"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "65"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--warps-per-sm", "0"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--target-cycles", "0"]).is_err());
-        assert!(parse_flags::<SweepArgs>(&["--target-cycles", "NaN"]).is_err());
+        bad_grid_values_are_usage_errors::<SweepArgs>("4,7", "no fma_ilp7 kernel (built: 1, 2, 3");
         let a = parse_flags::<SweepArgs>(&["--ilp", "1,16", "--warps-per-sm", "8,64"]).unwrap();
-        assert_eq!((a.ilp, a.warps_per_sm), (vec![1, 16], vec![8, 64]));
+        assert_eq!(a.grid, SweepGrid::of(vec![1, 16], vec![8, 64]));
     }
 
     #[test]
     fn arguments_built_in_code_are_validated_too() {
         let mut a = parse_flags::<SweepArgs>(&[]).unwrap();
-        a.ilp = vec![1, 7];
-        assert_eq!(a.validate(), Err(UnknownIlp(7)));
+        a.grid.ilp = vec![1, 7];
+        assert_eq!(a.grid.entries(), Err(UnknownIlp::of::<Spec>(7)));
     }
 }

@@ -50,15 +50,11 @@ pub fn notes(result: &Ilp) -> Vec<String> {
          % of peak at the SM clock read around the samples; threads/SM assume 32-thread warps",
         result.a, result.b
     )];
+    let volkov: Vec<String> = result.volkov.iter().map(volkov_line).collect();
     notes.push(format!(
         "Volkov's table, the fewest warps per SM reaching {} of the FP32 peak: {}",
         percent(VOLKOV_FRACTION),
-        result
-            .volkov
-            .iter()
-            .map(volkov_line)
-            .collect::<Vec<_>>()
-            .join("; ")
+        volkov.join("; ")
     ));
     notes.extend(scheduler_notes(&result.rows));
     notes.extend(control_notes(&result.rows));
@@ -89,13 +85,11 @@ fn control_notes(rows: &[IlpRow]) -> Vec<String> {
         return vec![];
     }
     let p = controls::plateaus(rows);
+    let described: Vec<String> = p.iter().map(controls::describe).collect();
     let mut notes = vec![format!(
         "Controls (% of each op's own peak: FADD and FMUL count 1 FLOP, so half the FP32 \
          peak's FLOP/s): {}",
-        p.iter()
-            .map(controls::describe)
-            .collect::<Vec<_>>()
-            .join("; ")
+        described.join("; ")
     )];
     if let Some(m) = controls::mechanism(&p) {
         notes.push(format!(
@@ -109,20 +103,9 @@ fn control_notes(rows: &[IlpRow]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::ilp::row::tests::row;
-    use crate::experiments::ilp::row::volkov_table;
+    use crate::experiments::ilp::row::tests::{output, row};
+    use crate::experiments::ilp_sweep::tests::has;
     use crate::table::columns_table;
-
-    /// A run's output of `rows`, Volkov's table computed from them.
-    fn output(rows: Vec<IlpRow>) -> Ilp {
-        Ilp {
-            a: 1.0,
-            b: 1.0,
-            volkov: volkov_table(&rows, VOLKOV_FRACTION),
-            rows,
-            skipped: vec![],
-        }
-    }
 
     #[test]
     fn the_table_carries_the_rows_and_volkovs_lines() {
@@ -132,15 +115,12 @@ mod tests {
         assert_eq!(t.cells()[1][..4], ["ffma", "4", "8", "1 x 256"]);
         let notes = notes(&result);
         let volkov = notes.iter().find(|n| n.starts_with("Volkov")).unwrap();
-        assert!(
-            volkov.contains("ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%"),
-            "{volkov}"
+        has(
+            volkov,
+            "ILP 1: 64 warps/SM (2048 threads/SM, 100.0% occupancy) reach 95.0%",
         );
-        assert!(
-            volkov.contains("ILP 2: no verified point up to 4 warps/SM"),
-            "{volkov}"
-        );
-        assert!(volkov.contains("ILP 4: 8 warps/SM"), "{volkov}");
+        has(volkov, "ILP 2: no verified point up to 4 warps/SM");
+        has(volkov, "ILP 4: 8 warps/SM");
         // No control and no point the scheduler model predicts: no such notes.
         assert!(!notes.iter().any(|n| n.starts_with("Controls")));
         assert!(!notes.iter().any(|n| n.starts_with("Scheduler model")));
@@ -171,16 +151,16 @@ mod tests {
             .iter()
             .find(|n| n.starts_with("Scheduler model"))
             .unwrap();
-        assert!(dip.contains("over 1 points: mean 0.994"), "{dip}");
+        has(dip, "over 1 points: mean 0.994");
         let c = notes.iter().find(|n| n.starts_with("Controls")).unwrap();
-        assert!(
-            c.contains("ffma_imm_ilp1 (FFMA Rx, Rx, imm, Rx, 1 register source(s)): 50.0%"),
-            "{c}"
+        has(
+            c,
+            "ffma_imm_ilp1 (FFMA Rx, Rx, imm, Rx, 1 register source(s)): 50.0%",
         );
         let m = notes
             .iter()
             .find(|n| n.starts_with("What caps ILP 1"))
             .unwrap();
-        assert!(m.contains("the issue of dependent instructions"), "{m}");
+        has(m, "the issue of dependent instructions");
     }
 }

@@ -8,15 +8,11 @@ use super::row::{ceiling, Mma, MmaRow};
 use super::wgmma_claim::one_warpgroup_drives_the_peak;
 use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
 use crate::confidence::{self, Interval, NoInterval, Timed};
+use crate::experiments::ilp_sweep::{checked_at, SweepPoint, LOW_OCCUPANCY, MIN_ILP};
 use crate::table::{percent, percent_with};
 
 /// Fraction of the ceiling that counts as reaching it.
 pub const REACHED: f64 = 0.95;
-/// "Low occupancy" of the ILP claim: 12.5% (8 of 64 warps on sm_80 and sm_90).
-pub const LOW_OCCUPANCY: f64 = 0.125;
-/// Fewest independent mma per warp of the ILP claim.
-pub const MIN_ILP: u32 = 4;
-const EPS: f64 = 1e-9;
 
 /// A row's fraction of the ceiling row's throughput, with its bootstrap interval.
 fn fraction(r: &MmaRow, top: &MmaRow) -> Result<Interval, NoInterval> {
@@ -107,18 +103,10 @@ pub fn verdicts(output: Option<&Mma>) -> Vec<Verdict> {
 /// it, NOT JUDGED otherwise or without such rows.
 pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
     let top = ceiling(rows);
-    let low: Vec<&MmaRow> = rows
-        .iter()
-        .filter(|r| {
-            r.measured.checked()
-                && r.point.ilp >= MIN_ILP
-                && r.point.occupancy <= LOW_OCCUPANCY + EPS
-        })
-        .collect();
-    let outcomes: Vec<Option<bool>> = match top {
-        Some(top) => low.iter().map(|r| reaches(r, top)).collect(),
-        None => Vec::new(),
-    };
+    let low = checked_at(rows, SweepPoint::ilp_at_low_occupancy);
+    let outcomes: Vec<Option<bool>> = top.map_or_else(Vec::new, |top| {
+        low.iter().map(|r| reaches(r, top)).collect()
+    });
     let holds = any_of(outcomes.iter().copied());
     // The row that decides: one that reaches the ceiling, else the best by median.
     let reached = low
@@ -164,14 +152,9 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
 /// JUDGED otherwise or without such a row.
 pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
     let top = ceiling(rows);
-    let full: Vec<&MmaRow> = rows
-        .iter()
-        .filter(|r| r.measured.checked() && r.point.ilp == 1 && r.point.occupancy >= 1.0 - EPS)
-        .collect();
-    let holds = match top {
-        Some(top) => all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))),
-        None => None,
-    };
+    let full = checked_at(rows, SweepPoint::no_ilp_at_full_occupancy);
+    let holds =
+        top.and_then(|top| all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))));
     let best = fastest(full.iter().copied());
     Verdict {
         key: "no-mma-ilp-misses-ceiling-at-full-occupancy",
@@ -197,6 +180,7 @@ pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests::{noisy, two_samples};
     use crate::experiments::mma::row::tests::{not_run, row, sweep};
     use crate::experiments::mma::row::with_ceiling;
     use crate::experiments::verdict_check::says;
@@ -252,12 +236,7 @@ mod tests {
     fn a_fraction_within_noise_of_the_bar_is_not_judged() {
         // 95.1% of the ceiling with +-2% noise: the interval straddles 95%.
         let mut r = row(4, 8, 0.951 * 650.0);
-        let m = r.timing.median_ms;
-        r.timing = crate::sampling::summarize(
-            (0..9).map(|i| m * (0.98 + 0.005 * f64::from(i))).collect(),
-            None,
-            None,
-        );
+        r.timing = noisy(&r.timing);
         let rows = with_ceiling(vec![r.clone(), row(8, 64, 650.0)]);
         let v = mma_ilp_reaches_ceiling_at_low_occupancy(&rows);
         assert_eq!(v.holds, None, "{}", v.evidence);
@@ -270,7 +249,7 @@ mod tests {
         assert_eq!(v.holds, None, "{}", v.evidence);
         // Too few samples: no interval, no judgement.
         let mut few = row(4, 8, 640.0);
-        few.timing = crate::sampling::summarize(vec![1.0, 1.0], None, None);
+        few.timing = two_samples();
         let rows = with_ceiling(vec![few, row(8, 64, 650.0)]);
         assert_eq!(mma_ilp_reaches_ceiling_at_low_occupancy(&rows).holds, None);
     }

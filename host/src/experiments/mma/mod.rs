@@ -34,12 +34,11 @@ pub mod wgmma_claim;
 pub mod wgmma_run;
 
 pub use row::{Mma, MmaRow};
-use spec::built_ilps;
-pub use spec::{kernel, AllArgs, Args, Plan, Spec, SweepArgs, UnknownMmaIlp, DEFAULT_WARPS_PER_SM};
+pub use spec::{kernel, AllArgs, Args, Plan, Spec, SweepArgs, DEFAULT_WARPS_PER_SM};
 
 use super::contract::{Registered, Report, Run, RunContext, TFLOPS};
 use super::error::ExperimentError;
-use super::ilp_sweep::first_run_plot;
+use super::ilp_sweep::{built_ilps, first_run_plot};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
@@ -56,7 +55,7 @@ impl Run for Spec {
     fn help() -> String {
         format!(
             "Tensor-core kernels (entries mma_bf16_ilp{{ILP}}, sm_80 or newer) for ILP {}",
-            built_ilps()
+            built_ilps::<Spec>()
         )
     }
 

@@ -2,15 +2,9 @@
 //! how many rounds a launch runs, and TFLOP/s. The warps-per-SM layout is the two sweeps'
 //! ([`crate::experiments::ilp_sweep::layout`]): both hold whole blocks of whole warps.
 
-use kernels_gpu::variants::{MMA_FLOPS, MMA_ILP};
+use kernels_gpu::variants::MMA_FLOPS;
 
 use crate::cuda::tensor_peak::bf16_dense_flops_per_sm_clock;
-
-/// Independent accumulators per warp the kernels are built for (the variant table's
-/// `mma_bf16_ilp` line), ascending.
-pub fn ilps() -> Vec<u32> {
-    MMA_ILP.iter().map(|v| v.ilp).collect()
-}
 
 /// Cycles of one dependent `mma.sync` m16n8k16, used only to size a launch so that it lasts
 /// about as long at every point (not a measured figure; nothing is concluded from it).

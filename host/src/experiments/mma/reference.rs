@@ -105,6 +105,7 @@ pub fn check_mma(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
 
     /// What a correct launch of `threads` threads writes.
     fn launch(f: &Fragments, threads: u32, ilp: u32, iters: i32) -> Vec<f32> {
@@ -146,7 +147,7 @@ mod tests {
         let c = check_mma(&out, 4224, (4, 1000), f.expected(4, 1000));
         assert!(c.passed, "{}", c.what);
         assert_eq!(c.error, 0.0);
-        assert!(c.what.contains("every one of 4224 threads"), "{}", c.what);
+        has(&c.what, "every one of 4224 threads");
     }
 
     #[test]
@@ -158,7 +159,7 @@ mod tests {
         let c = check_mma(&out, 4224, (2, 999), f.expected(2, 999));
         assert!(!c.passed);
         assert_eq!(c.error, 1.0);
-        assert!(c.what.contains("thread 4100 (lane 4)"), "{}", c.what);
+        has(&c.what, "thread 4100 (lane 4)");
         // The right sums for one round fewer fail every thread whose sum is not zero.
         let fewer = launch(&f, 4224, 2, 998);
         let c = check_mma(&fewer, 4224, (2, 999), f.expected(2, 999));
@@ -169,11 +170,7 @@ mod tests {
         let c = check_mma(&out[..100], 4224, (2, 999), f.expected(2, 999));
         assert!(!c.passed);
         assert_eq!(c.error, 4124.0);
-        assert!(
-            c.what.contains("thread 100 (lane 4), wrote nothing"),
-            "{}",
-            c.what
-        );
+        has(&c.what, "thread 100 (lane 4), wrote nothing");
     }
 
     #[test]
@@ -182,7 +179,7 @@ mod tests {
         let too_many = f.most_exact_iters(8) as i32 + 1;
         let c = check_mma(&[0.0; 64], 64, (8, too_many), f.expected(8, too_many));
         assert!(!c.passed);
-        assert!(c.what.contains("cannot vouch"), "{}", c.what);
+        has(&c.what, "cannot vouch");
         // And no launch at all checks nothing.
         assert!(!check_mma(&[], 0, (1, 1), f.expected(1, 1)).passed);
     }

@@ -4,7 +4,7 @@
 
 use super::row::tests::{row, saturating};
 use super::row::with_ceiling;
-use super::wgmma::tests::row as wgmma_row;
+use super::wgmma::tests::{row as wgmma_row, table_of};
 use super::*;
 use crate::experiments::render_scratch_test::{merged_with_itself, written};
 use crate::results::Comparison;
@@ -35,10 +35,10 @@ fn run() -> crate::experiments::RunResults {
         rows: with_ceiling(rows),
         skipped: vec!["mma_bf16_ilp8 at 37 warps/SM: synthetic".into()],
         not_run: None,
-        wgmma: Some(super::wgmma::WgmmaTable {
-            rows: vec![wgmma_row(256, 2, 1, 0.86), wgmma_row(256, 2, 2, 0.93)],
-            ..Default::default()
-        }),
+        wgmma: Some(table_of(vec![
+            wgmma_row(256, 2, 1, 0.86),
+            wgmma_row(256, 2, 2, 0.93),
+        ])),
     });
     r
 }

@@ -2,6 +2,8 @@
 //! ceiling (the best verified point of the run) and, per ILP, the least occupancy reaching 90%
 //! and 95% of it.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, Output, TFLOPS};
@@ -66,11 +68,8 @@ pub struct Reach<'r> {
 /// Per ILP (ascending; `None` for every ILP together), the least occupancy reaching each of
 /// [`REACH_FRACTIONS`] of the ceiling, and the most warps per SM measured.
 pub fn reach_table(rows: &[MmaRow]) -> Vec<(Option<u32>, u32, Vec<Reach<'_>>)> {
-    let mut ilps: Vec<Option<u32>> = rows.iter().map(|r| Some(r.point.ilp)).collect();
-    ilps.sort_unstable();
-    ilps.dedup();
-    ilps.push(None);
-    ilps.into_iter()
+    let ilps: BTreeSet<Option<u32>> = rows.iter().map(|r| Some(r.point.ilp)).collect();
+    (ilps.into_iter().chain([None]))
         .map(|ilp| {
             let of = || {
                 rows.iter()
@@ -129,12 +128,6 @@ impl Mma {
     /// The `mma.sync` ceiling of the run, TFLOP/s: its best verified point (None without one).
     pub fn ceiling_tflops(&self) -> Option<f64> {
         ceiling(&self.rows).map(|r| r.tflops)
-    }
-
-    /// The row that sets the ceiling, with its clock and its fraction of the dense BF16 spec
-    /// (a picture in % of the spec peak draws the ceiling at `fraction_of_spec`).
-    pub fn ceiling_row(&self) -> Option<&MmaRow> {
-        ceiling(&self.rows)
     }
 }
 
@@ -196,16 +189,13 @@ pub(crate) mod tests {
         rows[2].measured.check.passed = false;
         let rows = with_ceiling(rows);
         let out = Mma {
-            input_range: 1,
             rows,
-            skipped: vec![],
             not_run: None,
-            wgmma: None,
+            ..not_run("")
         };
         assert_eq!(out.ceiling_tflops(), Some(640.0));
         assert_eq!(
-            out.ceiling_row()
-                .map(|r| (r.point.ilp, r.point.warps_per_sm)),
+            ceiling(&out.rows).map(|r| (r.point.ilp, r.point.warps_per_sm)),
             Some((8, 16))
         );
         assert_eq!(out.rows[1].fraction_of_ceiling, 1.0);

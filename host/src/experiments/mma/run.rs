@@ -14,11 +14,12 @@ use super::plan::{mma_per_sm_cycle, sized_iters, tflops};
 use super::reference::{check_mma, Fragments, INPUT_RANGE};
 use super::row::{with_ceiling, Mma, MmaRow};
 use super::spec::{kernel as mma_kernel, Plan, Spec, SweepArgs};
+use super::wgmma::ClockedShare;
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::ExperimentError;
-use crate::experiments::ilp_sweep::{layout, layout_mismatch, mean_clock_mhz, SweepPoint};
+use crate::experiments::ilp_sweep::{layout_mismatch, place, SweepPoint};
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::{Measurement, Peak};
 use crate::experiments::module_source::Loaded;
@@ -123,7 +124,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Mma, ExperimentError
         inputs,
         bufs,
     };
-    let points = p.sweep.points();
+    let points = p.sweep.grid.points();
     let bar = progress_bar(ctx, points.len(), Spec::NAME);
     let name = |&(ilp, warps): &(u32, u32)| format!("mma_bf16_ilp{ilp} at {warps} warps/SM");
     let swept = sweep(&bar, points, name, |&(ilp, warps)| {
@@ -134,12 +135,8 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Mma, ExperimentError
         // The compared build's sm_90a module, where it has one, for the wgmma lines.
         let theirs_sm90a = p.sources.load_compared_sm90a(gpu)?;
         let per_sm = &p.sweep.warpgroups_per_sm;
-        result.wgmma = Some(super::wgmma_run::run(
-            gpu,
-            ctx,
-            per_sm,
-            theirs_sm90a.as_ref(),
-        )?);
+        let theirs = theirs_sm90a.as_ref();
+        result.wgmma = Some(super::wgmma_run::run(gpu, ctx, per_sm, theirs)?);
     }
     bar.finish_and_clear();
     result.rows = with_ceiling(swept.rows);
@@ -152,16 +149,12 @@ impl Sweeper<'_> {
     /// module's build interleaved where it can be held there too), every thread checked.
     fn point(&mut self, ilp: u32, warps: u32) -> Result<Step<MmaRow>, ExperimentError> {
         let info = self.gpu.info().clone();
-        let max_block = self.gpu.limits().max_threads_per_block;
         let Some(variant) = mma_kernel(ilp) else {
             return Ok(Step::Skipped(format!("no mma_bf16_ilp{ilp} kernel")));
         };
-        let Some(placed) = layout(warps, info.warp_size, max_block, info.max_blocks_per_sm) else {
-            return Ok(Step::Skipped(format!(
-                "{} at {warps} warps/SM: no split into whole blocks of at most {max_block} \
-                 threads",
-                variant.entry
-            )));
+        let placed = match place(self.gpu, variant.entry, warps) {
+            Ok(placed) => placed,
+            Err(note) => return Ok(Step::Skipped(note)),
         };
         let (ours, theirs) = self.modules;
         let (kernel, other) = ours.entry_pair(theirs, variant.entry)?;
@@ -188,27 +181,15 @@ impl Sweeper<'_> {
         let (mine, dyn_smem) = measured.remove(0);
         let compared = measured.pop().map(|(m, _)| (m, None));
         flags.extend(mine.flags.iter().cloned());
-        let sm_clock = mean_clock_mhz(&mine.timing);
-        if sm_clock.is_none() {
-            flags.push("SM clock not readable: % of spec at the maximum clock".to_owned());
-        }
+        let (share, unclocked) = ClockedShare::of(&info, &mine.timing, mine.throughput);
+        flags.extend(unclocked);
         flags.extend(layout_mismatch(mine.blocks_per_sm, &placed));
-        let clock_khz = sm_clock.map_or(info.sm_clock_khz, |m| (m * 1000.0) as u32);
-        let spec = peak_bf16_dense_gflops(info.compute_capability, info.sm_count, clock_khz)
-            .map(|g| g / 1e3);
         Ok(Step::Row(MmaRow {
-            point: SweepPoint::launched(
-                ilp,
-                variant.entry.to_owned(),
-                placed,
-                &mine,
-                dyn_smem,
-                iters,
-            ),
+            point: SweepPoint::launched(ilp, variant.entry.into(), placed, &mine, dyn_smem, iters),
             tflops: mine.throughput,
-            sm_clock_mhz: sm_clock,
-            spec_peak_tflops: spec,
-            fraction_of_spec: spec.map(|s| mine.throughput / s),
+            sm_clock_mhz: share.sm_clock_mhz,
+            spec_peak_tflops: share.spec_peak_tflops,
+            fraction_of_spec: share.fraction_of_spec,
             fraction_of_ceiling: 0.0,
             timing: mine.timing.clone(),
             measured: Measured::new(&mine, flags, compared),
@@ -258,6 +239,7 @@ impl Sweeper<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
 
     fn device(cc: (u32, u32)) -> DeviceInfo {
         let mut d: DeviceInfo = serde_json::from_str(
@@ -277,7 +259,7 @@ mod tests {
     #[test]
     fn a_gpu_before_sm_80_is_refused_with_the_reason() {
         let why = unsupported(&device((7, 5))).unwrap();
-        assert!(why.contains("needs sm_80 or newer; GPU is sm_75"), "{why}");
+        has(&why, "needs sm_80 or newer; GPU is sm_75");
         assert_eq!(unsupported(&device((8, 0))), None);
         assert_eq!(unsupported(&device((9, 0))), None);
     }

@@ -23,7 +23,7 @@ pub fn columns() -> Vec<Column<MmaRow>> {
 }
 
 /// One ILP's (or every ILP's) line of the reach table, in words.
-fn reach_line(ilp: Option<u32>, most_warps: u32, reaches: &[Reach<'_>]) -> String {
+fn reach_line((ilp, most_warps, reaches): &(Option<u32>, u32, Vec<Reach<'_>>)) -> String {
     let who = ilp.map_or_else(|| "any ILP".to_owned(), |i| format!("ILP {i}"));
     let parts: Vec<String> = reaches
         .iter()
@@ -73,13 +73,10 @@ pub fn notes(result: &Mma) -> Vec<String> {
                 |f| format!(", {} of the dense BF16 spec at its clock", percent(f))
             )
         ));
+        let reach: Vec<String> = reach_table(&result.rows).iter().map(reach_line).collect();
         notes.push(format!(
             "Least occupancy reaching 90% and 95% of the ceiling: {}",
-            reach_table(&result.rows)
-                .iter()
-                .map(|(ilp, most, reaches)| reach_line(*ilp, *most, reaches))
-                .collect::<Vec<_>>()
-                .join("; ")
+            reach.join("; ")
         ));
     }
     if !result.skipped.is_empty() {
@@ -91,16 +88,16 @@ pub fn notes(result: &Mma) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::mma::row::tests::sweep;
+    use crate::experiments::ilp_sweep::tests::has;
+    use crate::experiments::mma::row::tests::{not_run, sweep};
     use crate::table::columns_table;
 
     fn output(needed: u32) -> Mma {
         Mma {
-            input_range: 1,
             rows: sweep(needed),
             skipped: vec!["mma_bf16_ilp8 at 37 warps/SM: no split".into()],
             not_run: None,
-            wgmma: None,
+            ..not_run("")
         }
     }
 
@@ -122,15 +119,15 @@ mod tests {
             notes[1]
         );
         let reach = &notes[2];
-        assert!(
-            reach.contains("ILP 1: 90.0% at 50.0% occupancy (32 warps/SM: 100.0% of it), 95.0% at"),
-            "{reach}"
+        has(
+            reach,
+            "ILP 1: 90.0% at 50.0% occupancy (32 warps/SM: 100.0% of it), 95.0% at",
         );
-        assert!(
-            reach.contains("any ILP: 90.0% at 6.2% occupancy (ILP 8 x 4 warps/SM"),
-            "{reach}"
+        has(
+            reach,
+            "any ILP: 90.0% at 6.2% occupancy (ILP 8 x 4 warps/SM",
         );
-        assert!(notes[3].contains("37 warps/SM"), "{}", notes[3]);
+        has(&notes[3], "37 warps/SM");
     }
 
     #[test]
@@ -144,15 +141,15 @@ mod tests {
             ..result
         };
         let reach = &notes(&result)[2];
-        assert!(
-            reach.contains("ILP 1: 90.0% not reached up to 4 warps/SM, 95.0% not reached"),
-            "{reach}"
+        has(
+            reach,
+            "ILP 1: 90.0% not reached up to 4 warps/SM, 95.0% not reached",
         );
     }
 
     #[test]
     fn a_gpu_without_tensor_cores_says_why() {
-        let result = crate::experiments::mma::row::tests::not_run("needs sm_80");
+        let result = not_run("needs sm_80");
         assert_eq!(notes(&result), ["Not run: needs sm_80"]);
     }
 }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::cells::{self, HasComparison};
 use crate::experiments::contract::TFLOPS;
-use crate::experiments::ilp_sweep::mean_clock_mhz;
+use crate::experiments::ilp_sweep::{count, mean_clock_mhz};
 use crate::experiments::verify::exact_check;
 use crate::results::{Check, Comparison, DeviceInfo, Timing};
 use crate::table::{
@@ -218,15 +218,11 @@ pub fn check_tiles(v: &WgmmaVariant, iters: u32, got: &[f32], blocks: u32) -> Ch
 pub fn columns() -> Vec<Column<WgmmaRow>> {
     let mut c: Vec<Column<WgmmaRow>> = vec![
         Column::new("Entry", Kind::Text, |r| Value::Text(r.entry.clone())),
-        Column::new("N", Kind::Count, |r| Value::Int(r.n.into())),
-        Column::new("Groups in flight", Kind::Count, |r| {
-            Value::Int(r.groups.into())
-        }),
-        Column::new("Warpgroups/SM", Kind::Count, |r| {
-            Value::Int(r.warpgroups_per_sm.into())
-        }),
+        Column::new("N", Kind::Count, |r| count(r.n)),
+        Column::new("Groups in flight", Kind::Count, |r| count(r.groups)),
+        Column::new("Warpgroups/SM", Kind::Count, |r| count(r.warpgroups_per_sm)),
         Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.occupancy)),
-        Column::new("Regs/thread", Kind::Count, |r| Value::Int(r.regs.into())),
+        Column::new("Regs/thread", Kind::Count, |r| count(r.regs)),
         Column::new(TFLOPS.unit, TFLOPS.kind(), |r| Value::Float(r.tflops)),
         Column::new("% of BF16 spec", Kind::Percent, |r| {
             r.share
@@ -250,7 +246,8 @@ pub fn best_at_one(rows: &[WgmmaRow]) -> Option<&WgmmaRow> {
         .max_by(|a, b| a.tflops.total_cmp(&b.tflops))
 }
 
-/// Share of the dense BF16 spec that the headline asks of one warpgroup per SM (`one-warpgroup-drives-the-tensor-cores`'s).
+/// Share of the dense BF16 spec that the headline and its verdict
+/// (`one-warpgroup-drives-the-tensor-cores`) ask of one warpgroup per SM.
 pub const HEADLINE_SHARE: f64 = 0.9;
 
 /// The checked row at the fewest warpgroups per SM whose median reaches `share` of the spec at
@@ -334,6 +331,7 @@ pub fn table(t: &WgmmaTable, sampling: &str) -> TableData {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
     use kernels_gpu::variants::WGMMA_BF16;
 
     /// A checked synthetic row of the first line of shape `n` at `per_sm` warpgroups.
@@ -361,6 +359,14 @@ pub(crate) mod tests {
         }
     }
 
+    /// A table of `rows`, nothing skipped.
+    pub(crate) fn table_of(rows: Vec<WgmmaRow>) -> WgmmaTable {
+        WgmmaTable {
+            rows,
+            ..WgmmaTable::default()
+        }
+    }
+
     fn model_tile(v: &WgmmaVariant, iters: u32, blocks: u32) -> Vec<f32> {
         let m = WgmmaTile::new(v, iters).unwrap();
         let per = v.outputs_per_block();
@@ -380,7 +386,7 @@ pub(crate) mod tests {
         let c = check_tiles(v, 37, &got, 3);
         assert!(!c.passed);
         assert_eq!(c.error, 1.0);
-        assert!(c.what.contains("block 2 element (5, 7)"), "{}", c.what);
+        has(&c.what, "block 2 element (5, 7)");
         // One round fewer is wrong almost everywhere; a short buffer misses its tail.
         let fewer = model_tile(v, 36, 3);
         assert!(check_tiles(v, 37, &fewer, 3).error > 100.0);
@@ -410,39 +416,28 @@ pub(crate) mod tests {
         let data = table(&t, "fixed plan");
         assert_eq!(data.rows.len(), 2);
         let notes = data.notes.join("\n");
-        assert!(
-            notes.contains("one warpgroup per SM (6.25% occupancy) reaches 930.0 TFLOP/s"),
-            "{notes}"
+        has(
+            &notes,
+            "one warpgroup per SM (6.25% occupancy) reaches 930.0 TFLOP/s",
         );
-        assert!(notes.contains("Not held: wgmma_bf16_n64_g1"), "{notes}");
-        assert!(
-            notes.contains(
-                "What 90% of the spec takes: 1 warpgroup(s) per SM (6.25% occupancy), 93.0%"
-            ),
-            "{notes}"
+        has(&notes, "Not held: wgmma_bf16_n64_g1");
+        has(
+            &notes,
+            "What 90% of the spec takes: 1 warpgroup(s) per SM (6.25% occupancy), 93.0%",
         );
         let none = table(&WgmmaTable::not_run("needs sm_90a (...)".into()), "x");
         assert!(none.rows.is_empty());
         assert_eq!(none.notes, ["wgmma: needs sm_90a (...)"]);
         let mut bad = row(64, 1, 1, 0.5);
         bad.check.passed = false;
-        let t = WgmmaTable {
-            rows: vec![bad],
-            ..WgmmaTable::default()
-        };
+        let t = table_of(vec![bad]);
         assert_eq!(t.failures().len(), 1);
         assert!(best_at_one(&t.rows).is_none());
     }
 
     #[test]
     fn a_compared_row_brings_the_compared_columns_and_its_failed_check() {
-        let plain = table(
-            &WgmmaTable {
-                rows: vec![row(64, 1, 1, 0.5)],
-                ..Default::default()
-            },
-            "x",
-        );
+        let plain = table(&table_of(vec![row(64, 1, 1, 0.5)]), "x");
         let mut r = row(64, 1, 1, 0.5);
         let theirs = row(64, 1, 1, 0.25);
         r.compared = Some(Comparison {
@@ -454,10 +449,7 @@ pub(crate) mod tests {
             timing: theirs.timing,
             check: theirs.check,
         });
-        let t = WgmmaTable {
-            rows: vec![r.clone()],
-            ..Default::default()
-        };
+        let t = table_of(vec![r.clone()]);
         let data = table(&t, "x");
         assert_eq!(
             data.columns.len(),
@@ -466,10 +458,7 @@ pub(crate) mod tests {
         );
         assert!(t.failures().is_empty());
         r.compared.as_mut().unwrap().check.passed = false;
-        let t = WgmmaTable {
-            rows: vec![r.clone()],
-            ..Default::default()
-        };
+        let t = table_of(vec![r.clone()]);
         let failures = t.failures();
         assert_eq!(failures.len(), 1);
         assert!(failures[0].contains("(compared module)"), "{failures:?}");
@@ -500,10 +489,7 @@ pub(crate) mod tests {
             Some(4)
         );
         assert!(fewest_reaching(&rows, 0.96).is_none());
-        let t = WgmmaTable {
-            rows: rows[..2].to_vec(),
-            ..WgmmaTable::default()
-        };
+        let t = table_of(rows[..2].to_vec());
         assert!(notes(&t)
             .join("\n")
             .contains("What 90% of the spec takes: no row of the table reaches it"));

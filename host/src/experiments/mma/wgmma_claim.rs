@@ -2,12 +2,9 @@
 //! sm_90) drive the tensor cores to 90% of the dense BF16 peak with `wgmma`? Judged on the
 //! bootstrap interval of the best such row's share of the spec peak at its own clock.
 
-use super::wgmma::{best_at_one, SweepGaps, WgmmaTable};
+use super::wgmma::{best_at_one, WgmmaTable, HEADLINE_SHARE};
 use crate::claim::{with_interval_rule, Verdict};
 use crate::confidence::{self, Timed};
-
-/// The share of the dense BF16 spec peak one warpgroup per SM must reach.
-pub const ONE_WARPGROUP_SHARE: f64 = 0.90;
 
 /// "One warpgroup per SM (6.25% occupancy) drives the tensor cores to >= 90% of the dense peak."
 ///
@@ -16,55 +13,7 @@ pub const ONE_WARPGROUP_SHARE: f64 = 0.90;
 /// when it lies wholly at or above 0.90, DOES NOT HOLD when wholly below, NOT JUDGED when it
 /// straddles 0.90, or when the table did not run (no sm_90a device) or has no such row.
 pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
-    let (holds, evidence) = match table {
-        None => (
-            None,
-            "the wgmma table was not run (--no-wgmma, or a run recorded before it)".to_owned(),
-        ),
-        Some(WgmmaTable {
-            gaps: SweepGaps {
-                not_run: Some(why), ..
-            },
-            ..
-        }) => (None, format!("not run: {why}")),
-        Some(t) => match best_at_one(&t.rows) {
-            None => (None, "no checked row at one warpgroup per SM".to_owned()),
-            Some(r) => match r.share.spec_peak_tflops {
-                None => (
-                    None,
-                    format!(
-                        "{}: the lab does not know this GPU's dense BF16 rate",
-                        r.entry
-                    ),
-                ),
-                Some(peak) => {
-                    let iv = confidence::statistics(&[Timed::new(r.tflops, &r.timing)], |v| {
-                        Some([v[0] / peak])
-                    });
-                    let holds = iv
-                        .as_ref()
-                        .ok()
-                        .and_then(|[iv]| iv.exceeds(ONE_WARPGROUP_SHARE));
-                    let share = match &iv {
-                        Ok([iv]) => iv.to_string(),
-                        Err(e) => format!("{:.3} (no interval: {e})", r.tflops / peak),
-                    };
-                    let clock = r
-                        .share
-                        .sm_clock_mhz
-                        .map_or("the maximum clock".to_owned(), |m| format!("{m:.0} MHz"));
-                    (
-                        holds,
-                        format!(
-                            "best at one warpgroup per SM: {} (N {}, {} groups in flight) {:.1} \
-                             TFLOP/s against the dense BF16 spec's {:.1} at {clock}: share {share}",
-                            r.entry, r.n, r.groups, r.tflops, peak
-                        ),
-                    )
-                }
-            },
-        },
-    };
+    let (holds, evidence) = judged(table).unwrap_or_else(|why| (None, why));
     Verdict {
         key: "one-warpgroup-drives-the-tensor-cores",
         experiment: 0,
@@ -74,7 +23,7 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
         rule: with_interval_rule(&format!(
             "best TFLOP/s of the wgmma lines at one warpgroup per SM over the dense BF16 spec \
              peak at the SM clock read around its samples (the interval of that share, from the \
-             row's samples): HOLDS when it lies at or above {ONE_WARPGROUP_SHARE}, DOES NOT \
+             row's samples): HOLDS when it lies at or above {HEADLINE_SHARE}, DOES NOT \
              HOLD when it lies below, NOT JUDGED otherwise or without an sm_90a device; failed \
              checks are left out"
         )),
@@ -83,18 +32,41 @@ pub fn one_warpgroup_drives_the_peak(table: Option<&WgmmaTable>) -> Verdict {
     }
 }
 
+/// The verdict's outcome and evidence, or why it is not judged.
+fn judged(table: Option<&WgmmaTable>) -> Result<(Option<bool>, String), String> {
+    let not_run = "the wgmma table was not run (--no-wgmma, or a run recorded before it)";
+    let t = table.ok_or(not_run.to_owned())?;
+    if let Some(why) = &t.gaps.not_run {
+        return Err(format!("not run: {why}"));
+    }
+    let r = best_at_one(&t.rows).ok_or("no checked row at one warpgroup per SM".to_owned())?;
+    let peak = (r.share.spec_peak_tflops).ok_or_else(|| {
+        format!(
+            "{}: the lab does not know this GPU's dense BF16 rate",
+            r.entry
+        )
+    })?;
+    let iv = confidence::statistics(&[Timed::new(r.tflops, &r.timing)], |v| Some([v[0] / peak]));
+    let holds = iv.as_ref().ok().and_then(|[iv]| iv.exceeds(HEADLINE_SHARE));
+    let share = match &iv {
+        Ok([iv]) => iv.to_string(),
+        Err(e) => format!("{:.3} (no interval: {e})", r.tflops / peak),
+    };
+    let clock =
+        (r.share.sm_clock_mhz).map_or("the maximum clock".to_owned(), |m| format!("{m:.0} MHz"));
+    let evidence = format!(
+        "best at one warpgroup per SM: {} (N {}, {} groups in flight) {:.1} TFLOP/s against the \
+         dense BF16 spec's {:.1} at {clock}: share {share}",
+        r.entry, r.n, r.groups, r.tflops, peak
+    );
+    Ok((holds, evidence))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::mma::wgmma::tests::row;
+    use crate::experiments::mma::wgmma::tests::{row, table_of as table};
     use crate::experiments::verdict_check::says;
-
-    fn table(rows: Vec<super::super::wgmma::WgmmaRow>) -> WgmmaTable {
-        WgmmaTable {
-            rows,
-            ..WgmmaTable::default()
-        }
-    }
 
     #[test]
     fn the_best_one_warpgroup_row_decides_on_its_interval() {
@@ -110,7 +82,7 @@ mod tests {
         let t = table(vec![row(256, 2, 1, 0.84), row(256, 4, 2, 0.99)]);
         assert_eq!(one_warpgroup_drives_the_peak(Some(&t)).holds, Some(false));
         // At the threshold the interval straddles it.
-        let t = table(vec![row(256, 2, 1, ONE_WARPGROUP_SHARE)]);
+        let t = table(vec![row(256, 2, 1, HEADLINE_SHARE)]);
         assert_eq!(one_warpgroup_drives_the_peak(Some(&t)).holds, None);
     }
 

@@ -18,7 +18,7 @@ use crate::experiments::contract::RunContext;
 use crate::experiments::error::ExperimentError;
 use crate::experiments::module_source::Loaded;
 use crate::experiments::residency::{hold_at_blocks, residency_of};
-use crate::results::{Comparison, Timing};
+use crate::results::{Check, Comparison, Timing};
 use crate::sampling::time_launches;
 
 /// Enqueues one launch of a wgmma line over `blocks` blocks of one warpgroup with `dyn_smem`
@@ -63,10 +63,10 @@ pub fn run(
     let mut table = WgmmaTable::default();
     for v in WGMMA_BF16 {
         let kernel = module.kernel(v.entry)?;
-        let other = match theirs {
-            Some(t) => t.kernel_if_present(v.entry)?,
-            None => None,
-        };
+        let other = theirs
+            .map(|t| t.kernel_if_present(v.entry))
+            .transpose()?
+            .flatten();
         for &wg in per_sm {
             match point(gpu, ctx, v, (&kernel, other.as_ref()), wg) {
                 Ok(row) => table.rows.push(row),
@@ -116,33 +116,14 @@ fn point(
     }
     let blocks = wg * info.sm_count;
     let iters = MMAS_PER_WARPGROUP / v.groups;
-    let mut out: CudaSlice<f32> = gpu.zeros(blocks as usize * v.outputs_per_block())?;
-    let timing = time_launches(gpu, &ctx.timing, || {
-        launch(gpu, kernel, &mut out, (blocks, dyn_smem), iters)
-    })?;
-    // NaN first, so that an element nobody writes fails the check.
-    gpu.fill(&mut out, f32::NAN)?;
-    launch(gpu, kernel, &mut out, (blocks, dyn_smem), iters)?;
-    let check = check_tiles(v, iters, &gpu.download(&out)?, blocks);
-    let flops = f64::from(blocks) * f64::from(iters * v.groups) * v.mma_flops() as f64;
-    let tflops = flops / (timing.median_ms * 1e-3) / 1e12;
+    let (timing, check, tflops) =
+        timed_and_checked(gpu, ctx, v, kernel, (blocks, dyn_smem), iters)?;
     let (share, flag) = ClockedShare::of(&info, &timing, tflops);
     flags.extend(flag);
-    let compared = match other {
-        Some(k) => {
-            let at = (blocks, dyn_smem, resident.blocks_per_sm);
-            Some(compared_point(
-                gpu,
-                ctx,
-                v,
-                k,
-                at,
-                (iters, tflops),
-                &mut flags,
-            )?)
-        }
-        None => None,
-    };
+    let at = (blocks, dyn_smem, resident.blocks_per_sm);
+    let compared = other
+        .map(|k| compared_point(gpu, ctx, v, k, at, (iters, tflops), &mut flags))
+        .transpose()?;
     Ok(WgmmaRow {
         entry: v.entry.to_owned(),
         n: v.n,
@@ -186,16 +167,9 @@ fn compared_point(
             "compared module: held at {theirs_held} warpgroups/SM, not {held}"
         ));
     }
-    let mut out: CudaSlice<f32> = gpu.zeros(blocks as usize * v.outputs_per_block())?;
-    let timing: Timing = time_launches(gpu, &ctx.timing, || {
-        launch(gpu, kernel, &mut out, (blocks, dyn_smem), iters)
-    })?;
+    let (timing, check, theirs) =
+        timed_and_checked(gpu, ctx, v, kernel, (blocks, dyn_smem), iters)?;
     flags.extend(timing.flags.iter().map(|f| format!("compared module: {f}")));
-    gpu.fill(&mut out, f32::NAN)?;
-    launch(gpu, kernel, &mut out, (blocks, dyn_smem), iters)?;
-    let check = check_tiles(v, iters, &gpu.download(&out)?, blocks);
-    let flops = f64::from(blocks) * f64::from(iters * v.groups) * v.mma_flops() as f64;
-    let theirs = flops / (timing.median_ms * 1e-3) / 1e12;
     Ok(Comparison {
         regs: kernel.num_regs()?,
         throughput: theirs,
@@ -205,4 +179,27 @@ fn compared_point(
         timing,
         check,
     })
+}
+
+/// `kernel` timed over `blocks` blocks of `dyn_smem` bytes, then one more launch checked tile by
+/// tile: its timing, check and TFLOP/s.
+fn timed_and_checked(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    v: &WgmmaVariant,
+    kernel: &Kernel<'_>,
+    (blocks, dyn_smem): (u32, u32),
+    iters: u32,
+) -> Result<(Timing, Check, f64), ExperimentError> {
+    let mut out: CudaSlice<f32> = gpu.zeros(blocks as usize * v.outputs_per_block())?;
+    let timing = time_launches(gpu, &ctx.timing, || {
+        launch(gpu, kernel, &mut out, (blocks, dyn_smem), iters)
+    })?;
+    // NaN first, so that an element nobody writes fails the check.
+    gpu.fill(&mut out, f32::NAN)?;
+    launch(gpu, kernel, &mut out, (blocks, dyn_smem), iters)?;
+    let check = check_tiles(v, iters, &gpu.download(&out)?, blocks);
+    let flops = f64::from(blocks) * f64::from(iters * v.groups) * v.mma_flops() as f64;
+    let tflops = flops / (timing.median_ms * 1e-3) / 1e12;
+    Ok((timing, check, tflops))
 }
