@@ -23,28 +23,27 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// gpu.rs `cp_async_f32`: one float, src[index] -> shared `dst`, or a zero when `inside` is false.
-// A false predicate makes the source size 0 (nothing is read) and the index 0 (no out-of-range
-// address is even formed). Through L1 (.ca, the only cache option of a 4-byte copy).
-__device__ __forceinline__ void cp_async_f32(unsigned dst, const float* src, unsigned index, bool inside) {
-    const float* from = src + (inside ? index : 0u);
-    const unsigned bytes = inside ? 4u : 0u;
-    asm volatile("{ .reg .u64 g; cvta.to.global.u64 g, %1; cp.async.ca.shared.global [%0], [g], 4, %2; }"
-                 :
-                 : "r"(dst), "l"(from), "r"(bytes)
-                 : "memory");
-}
+// gpu.rs `cp_async_or_zeros!` (async_copy.rs): NAME copies BYTES bytes of T, src[index..]
+// (global), to shared `dst` through cache option CACHE, or BYTES zeros when `inside` is false. A
+// false predicate makes the source size 0 (nothing is read) and the index 0 (no out-of-range
+// address is even formed). The staging copies (cp_async_f32, cp_async_f32x4 and
+// tensor_device.cuh's cp_async_bf16x8) differ only in these.
+#define LAB_CP_ASYNC_OR_ZEROS(NAME, T, CACHE, BYTES)                                                    \
+    __device__ __forceinline__ void NAME(unsigned dst, const T* src, unsigned index, bool inside) {   \
+        const T* from = src + (inside ? index : 0u);                                                  \
+        const unsigned bytes = inside ? BYTES##u : 0u;                                                \
+        asm volatile("{ .reg .u64 g; cvta.to.global.u64 g, %1; cp.async." CACHE ".shared.global [%0], [g], " #BYTES \
+                     ", %2; }"                                                                        \
+                     :                                                                                \
+                     : "r"(dst), "l"(from), "r"(bytes)                                                \
+                     : "memory");                                                                     \
+    }
 
-// gpu.rs `cp_async_f32x4`: four floats (16-byte aligned on both sides), bypassing L1 (.cg), or
-// zeros when `inside` is false.
-__device__ __forceinline__ void cp_async_f32x4(unsigned dst, const float* src, unsigned index, bool inside) {
-    const float* from = src + (inside ? index : 0u);
-    const unsigned bytes = inside ? 16u : 0u;
-    asm volatile("{ .reg .u64 g; cvta.to.global.u64 g, %1; cp.async.cg.shared.global [%0], [g], 16, %2; }"
-                 :
-                 : "r"(dst), "l"(from), "r"(bytes)
-                 : "memory");
-}
+// gpu.rs `cp_async_f32`: one float through L1 (.ca, the only cache option of a 4-byte copy).
+LAB_CP_ASYNC_OR_ZEROS(cp_async_f32, float, "ca", 4)
+
+// gpu.rs `cp_async_f32x4`: four floats (16-byte aligned on both sides), bypassing L1 (.cg).
+LAB_CP_ASYNC_OR_ZEROS(cp_async_f32x4, float, "cg", 16)
 
 // gpu.rs `cp_async_commit`: closes this thread's current group of copies.
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }

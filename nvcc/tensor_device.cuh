@@ -12,6 +12,8 @@
 
 #include <cstdint>
 
+#include "lab_device.cuh"
+
 namespace lab {
 
 // gpu.rs `opaque`: x, opaque to the optimizer (a volatile register move, as the Rust asm without
@@ -54,17 +56,9 @@ __device__ __forceinline__ void mma_bf16_m16n8k16(float (&d)[4], const unsigned 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// tensor.rs `cp_async_bf16x8`: eight bf16, src[index..index + 8] (16-byte aligned) to shared
-// `dst`, bypassing L1 (.cg), or 16 zero bytes when `inside` is false (source size 0, and the
-// index 0, so that no address outside the matrix is even formed).
-__device__ __forceinline__ void cp_async_bf16x8(unsigned dst, const std::uint16_t* src, unsigned index, bool inside) {
-    const std::uint16_t* from = src + (inside ? index : 0u);
-    const unsigned bytes = inside ? 16u : 0u;
-    asm volatile("{ .reg .u64 g; cvta.to.global.u64 g, %1; cp.async.cg.shared.global [%0], [g], 16, %2; }"
-                 :
-                 : "r"(dst), "l"(from), "r"(bytes)
-                 : "memory");
-}
+// tensor.rs `cp_async_bf16x8`: eight bf16 (16-byte aligned) bypassing L1 (.cg), or 16 zero
+// bytes (lab_device.cuh's LAB_CP_ASYNC_OR_ZEROS).
+LAB_CP_ASYNC_OR_ZEROS(cp_async_bf16x8, std::uint16_t, "cg", 16)
 
 // tensor.rs `load_bf16`: the bf16 p[index] from global memory.
 __device__ __forceinline__ std::uint16_t load_bf16(const std::uint16_t* p, unsigned index) { return p[index]; }

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "lab_device.cuh"
+#include "twin_gemm_pipeline.cuh"
 #include "twin_mma_shape.cuh"
 #include "tensor_device.cuh"
 
@@ -146,11 +147,7 @@ __device__ __forceinline__ void body(const std::uint16_t* __restrict__ a, const 
             if (kk + 1 < S::K_STEPS) {
                 next = fragments(stage, kk + 1);
             } else {
-                // Slice kt+1 has landed, and every thread is done reading slice kt. After the
-                // last slice this reads a stage that holds no slice: in bounds, and unused.
-                cp_async_wait<S::STAGES - 2>();
-                __syncthreads();
-                stage = stage + 1 == S::STAGES ? 0 : stage + 1;
+                stage = next_stage<S::STAGES>(stage);
                 next = fragments(stage, 0);
             }
 #pragma unroll

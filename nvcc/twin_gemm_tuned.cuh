@@ -10,6 +10,7 @@
 #pragma once
 
 #include "lab_device.cuh"
+#include "twin_gemm_pipeline.cuh"
 #include "twin_tuned_shape.cuh"
 
 namespace lab::tuned {
@@ -125,11 +126,7 @@ __device__ __forceinline__ void body(const float* __restrict__ a, const float* _
             if (kq + 1 < S::BK) {
                 next = fragments(stage, kq + 1);
             } else {
-                // Slice kt+1 has landed, and every thread is done reading slice kt. After the
-                // last slice this reads a stage that holds no slice: in bounds, and unused.
-                cp_async_wait<S::STAGES - 2>();
-                __syncthreads();
-                stage = stage + 1 == S::STAGES ? 0 : stage + 1;
+                stage = next_stage<S::STAGES>(stage);
                 next = fragments(stage, 0);
             }
 #pragma unroll

@@ -93,10 +93,7 @@ pub fn global_thread_idx_x(threads: u32) -> u64 {
     unsafe {
         asm!(
             "{{ .reg .u64 p, t; mul.wide.u32 p, {b}, {n}; cvt.u64.u32 t, {x}; add.s64 {i}, p, t; }}",
-            i = out(reg64) index,
-            b = in(reg32) block,
-            n = in(reg32) threads,
-            x = in(reg32) thread,
+            i = out(reg64) index, b = in(reg32) block, n = in(reg32) threads, x = in(reg32) thread,
             options(pure, nomem, nostack, preserves_flags)
         );
     }
@@ -136,10 +133,8 @@ pub fn unrolled_loop_bound(iters: i32, step: i32) -> i32 {
     unsafe {
         asm!(
             "{{ .reg .pred p; .reg .s32 t; setp.lt.s32 p, {i}, {lowest}; add.s32 t, {i}, {minus}; selp.b32 {b}, -2147483648, t, p; }}",
-            b = out(reg32) bound,
-            i = in(reg32) iters,
-            lowest = in(reg32) i32::MIN.wrapping_add(step - 1),
-            minus = in(reg32) 1 - step,
+            b = out(reg32) bound, i = in(reg32) iters,
+            lowest = in(reg32) i32::MIN.wrapping_add(step - 1), minus = in(reg32) 1 - step,
             options(pure, nomem, nostack, preserves_flags)
         );
     }

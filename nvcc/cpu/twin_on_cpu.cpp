@@ -171,29 +171,10 @@ std::uint32_t bits(float x) {
     return b;
 }
 
-// Prints what fma_ilp<ILP> writes for a few threads, for the Rust test to compare with the lab's
-// CPU reference.
-template <int ILP>
-void print_fma(const char*) {
-    const float a = 0.999f, b = 0.5f;
-    for (int iters : {0, 20}) {
-        for (unsigned g : {0u, 1u, 4095u, 4096u, 70001u}) {
-            std::vector<float> out(g + 1);
-            gridDim = {g / 256 + 1, 1, 1};
-            blockDim = {256, 1, 1};
-            blockIdx = {g / 256, 0, 0};
-            threadIdx = {g % 256, 0, 0};
-            lab::fma::fma_ilp<ILP>(out.data(), a, b, iters);
-            std::printf("fma %d %u %u %u %d %u\n", ILP, g, bits(a), bits(b), iters, bits(out[g]));
-        }
-    }
-}
-
-// Prints what a control of the FMA line (twin_fma_ilp.cuh's OP<ILP>) writes for a few threads,
-// launched with `a` and `b` as the host launches that op (sections/probes.rs `FmaOp::launch_args`
-// of the sweep's a = 1 - 2^-20 and b = 1: the constant FFMA takes a - 1).
-template <int ILP, class Kernel>
-void print_control(const char* name, Kernel kernel, float a, float b) {
+// Runs `kernel` (an FMA line's: out, a, b, iters) as thread g of 256-thread blocks, for a few
+// threads and two iteration counts, and hands `print` each thread's result.
+template <class Kernel, class Print>
+void for_fma_threads(Kernel kernel, float a, float b, Print print) {
     for (int iters : {0, 20}) {
         for (unsigned g : {0u, 1u, 4095u, 4096u, 70001u}) {
             std::vector<float> out(g + 1);
@@ -202,10 +183,29 @@ void print_control(const char* name, Kernel kernel, float a, float b) {
             blockIdx = {g / 256, 0, 0};
             threadIdx = {g % 256, 0, 0};
             kernel(out.data(), a, b, iters);
-            std::printf("fma_control %s %d %u %u %u %d %u\n", name, ILP, g, bits(a), bits(b), iters,
-                        bits(out[g]));
+            print(g, iters, out[g]);
         }
     }
+}
+
+// Prints what fma_ilp<ILP> writes for a few threads, for the Rust test to compare with the lab's
+// CPU reference.
+template <int ILP>
+void print_fma(const char*) {
+    const float a = 0.999f, b = 0.5f;
+    for_fma_threads(lab::fma::fma_ilp<ILP>, a, b, [&](unsigned g, int iters, float out) {
+        std::printf("fma %d %u %u %u %d %u\n", ILP, g, bits(a), bits(b), iters, bits(out));
+    });
+}
+
+// Prints what a control of the FMA line (twin_fma_ilp.cuh's OP<ILP>) writes for a few threads,
+// launched with `a` and `b` as the host launches that op (sections/probes.rs `FmaOp::launch_args`
+// of the sweep's a = 1 - 2^-20 and b = 1: the constant FFMA takes a - 1).
+template <int ILP, class Kernel>
+void print_control(const char* name, Kernel kernel, float a, float b) {
+    for_fma_threads(kernel, a, b, [&](unsigned g, int iters, float out) {
+        std::printf("fma_control %s %d %u %u %u %d %u\n", name, ILP, g, bits(a), bits(b), iters, bits(out));
+    });
 }
 
 constexpr float SWEEP_A = 1.0f - 1.0f / 1048576.0f;

@@ -3,14 +3,22 @@
 
 use core::arch::asm;
 
+/// `$op` on the global word at generic address `$a`, turned global in register `g` (`$regs` the
+/// 64-bit registers it declares), with `$v` read (`in`) or written (`out`) as operand `{v}`.
+macro_rules! global_word {
+    ($regs:literal, $op:expr; $a:expr, $dir:tt $v:expr) => {
+        asm!(
+            concat!("{{ .reg .u64 ", $regs, "; cvta.to.global.u64 g, {a}; ", $op, " }}"),
+            a = in(reg64) $a, v = $dir(reg64) $v,
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
 /// `atom.global.$op.u64` of `$v` on the global word at `$a` (its old value dropped).
 macro_rules! atomic_u64 {
     ($op:literal, $a:expr, $v:expr) => {
-        asm!(
-            concat!("{{ .reg .u64 g, old; cvta.to.global.u64 g, {a}; atom.global.", $op, ".u64 old, [g], {v}; }}"),
-            a = in(reg64) $a, v = in(reg64) $v,
-            options(nostack, preserves_flags),
-        )
+        global_word!("g, old", concat!("atom.global.", $op, ".u64 old, [g], {v};"); $a, in $v)
     };
 }
 
@@ -54,15 +62,8 @@ pub fn shuffle_xor_u64(v: u64, mask: u32) -> u64 {
 /// `p.add(i)` must be a valid, 8-byte aligned global address.
 #[inline(always)]
 pub unsafe fn store_word(p: *mut u64, i: isize, v: u64) {
-    let a = p.wrapping_offset(i);
     // SAFETY: the caller's contract.
-    unsafe {
-        asm!(
-            "{{ .reg .u64 g; cvta.to.global.u64 g, {a}; st.global.u64 [g], {v}; }}",
-            a = in(reg64) a, v = in(reg64) v,
-            options(nostack, preserves_flags),
-        );
-    }
+    unsafe { global_word!("g", "st.global.u64 [g], {v};"; p.wrapping_offset(i), in v) }
 }
 
 /// Reads the global word `p[i]` (`ld.global.u64`), in an `asm!` statement (see [`store_word`]).
@@ -71,16 +72,9 @@ pub unsafe fn store_word(p: *mut u64, i: isize, v: u64) {
 /// `p.add(i)` must be a valid, 8-byte aligned global address.
 #[inline(always)]
 pub unsafe fn load_word(p: *const u64, i: isize) -> u64 {
-    let a = p.wrapping_offset(i);
     let v: u64;
     // SAFETY: the caller's contract.
-    unsafe {
-        asm!(
-            "{{ .reg .u64 g; cvta.to.global.u64 g, {a}; ld.global.u64 {v}, [g]; }}",
-            a = in(reg64) a, v = out(reg64) v,
-            options(nostack, preserves_flags),
-        );
-    }
+    unsafe { global_word!("g", "ld.global.u64 {v}, [g];"; p.wrapping_offset(i), out v) };
     v
 }
 

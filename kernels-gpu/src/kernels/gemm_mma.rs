@@ -61,17 +61,7 @@ over_shape! { [BM, BN, BK, MI, NI, STAGES]
     /// aligned); M*K, K*N and M*N are below 2^32.
     #[inline(always)]
     pub unsafe fn gemm_mma(args: Bf16GemmArgs) {
-        let Bf16GemmArgs {
-            a,
-            b,
-            c,
-            m,
-            n,
-            k,
-            alpha,
-            beta,
-        } = args;
-        let (m, n, k) = (m as u32, n as u32, k as u32);
+        let (m, n, k) = (args.m as u32, args.n as u32, args.k as u32);
         let (tile_row, tile_col) = block_tile(
             gpu::block_idx_x(),
             gpu::block_idx_y(),
@@ -85,21 +75,21 @@ over_shape! { [BM, BN, BK, MI, NI, STAGES]
         // and B (every row of A and column of B it reads exists, and K is whole slices) copies with
         // no bounds tests and no zero-fill, each copy's addresses a base plus a constant
         // (`interior_copies`); blocks at the edges keep the tests.
-        let chunked = chunks_aligned(k, a as usize) && chunks_aligned(n, b as usize);
+        let chunked = chunks_aligned(k, args.a as usize) && chunks_aligned(n, args.b as usize);
         let interior = chunked
             && MmaShape::of(BM, BN, BK, MI, NI, STAGES).copies_split_exactly()
             && tile.0 + BM as u32 <= m
             && tile.1 + BN as u32 <= n
             && k.is_multiple_of(BK as u32);
         let p = Problem {
-            a,
-            b,
-            c,
+            a: args.a,
+            b: args.b,
+            c: args.c,
             m,
             n,
             k,
-            alpha,
-            beta,
+            alpha: args.alpha,
+            beta: args.beta,
             tile,
         };
         if interior {

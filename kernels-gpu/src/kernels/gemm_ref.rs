@@ -17,16 +17,7 @@ use crate::variants::GemmRefArgs;
 /// M*K, K*N and M*N are below 2^32.
 #[inline(always)]
 pub unsafe fn gemm_ref<const TILE: u32, const SLICE: usize>(args: GemmRefArgs) {
-    let GemmRefArgs {
-        a,
-        b,
-        m,
-        n,
-        k,
-        dot,
-        spread,
-    } = args;
-    let (m, n, k) = (m as u32, n as u32, k as u32);
+    let (m, n, k) = (args.m as u32, args.n as u32, args.k as u32);
     let tx = gpu::thread_idx_x();
     // This thread's row and column in the tile, and the tile's origin in C.
     let (tr, tc) = (tx / TILE, tx % TILE);
@@ -39,13 +30,13 @@ pub unsafe fn gemm_ref<const TILE: u32, const SLICE: usize>(args: GemmRefArgs) {
         let (a_k, b_k) = (k0 + tc, k0 + tr);
         let a_val = if row < m && a_k < k {
             // SAFETY: inside A (row < M, a_k < K).
-            unsafe { gpu::load_global(a, (row * k + a_k) as isize) }
+            unsafe { gpu::load_global(args.a, (row * k + a_k) as isize) }
         } else {
             0.0
         };
         let b_val = if b_k < k && col < n {
             // SAFETY: inside B (b_k < K, col < N).
-            unsafe { gpu::load_global(b, (b_k * n + col) as isize) }
+            unsafe { gpu::load_global(args.b, (b_k * n + col) as isize) }
         } else {
             0.0
         };
@@ -89,8 +80,8 @@ pub unsafe fn gemm_ref<const TILE: u32, const SLICE: usize>(args: GemmRefArgs) {
         let at = (row * n + col) as isize;
         // SAFETY: inside C's M*N elements.
         unsafe {
-            gpu::store_global(dot, at, r.dot);
-            gpu::store_global(spread, at, r.spread);
+            gpu::store_global(args.dot, at, r.dot);
+            gpu::store_global(args.spread, at, r.spread);
         }
     }
 }

@@ -22,6 +22,7 @@
 //! device buffer before the launch, and passes their addresses. Nothing writes them during the
 //! kernel, so no `fence.proxy.tensormap` is needed.
 
+use crate::sections::limits::{MAX_THREAD_REGS, REGISTER_FILE};
 use crate::shapes::tma_slot::{
     SWIZZLE_ATOM, SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_BK, WGEMM_M, WGEMM_WARPGROUP,
 };
@@ -29,10 +30,6 @@ use crate::shapes::tma_slot::{
 /// Registers the producer warpgroup keeps after `setmaxnreg.dec` (it holds only addresses and
 /// counters).
 pub const PRODUCER_REGS: u32 = 40;
-/// Registers per thread of the register file (64K), shared by a block's warpgroups.
-pub const REGISTER_FILE: u32 = 65536;
-/// Most registers a thread can have (and `setmaxnreg` can ask for).
-pub const MAX_THREAD_REGS: u32 = 256;
 /// Tile rows consecutive tiles of [`tile_of`] walk down before moving one tile column right.
 pub const TILE_GROUP_ROWS: u32 = 16;
 

@@ -7,6 +7,12 @@ pub const MAX_THREADS: u32 = 1024;
 /// Largest register count a thread may use.
 pub const MAX_REGS_PER_THREAD: u32 = 255;
 
+/// 32-bit registers of the register file (64K), which a block's warpgroups share.
+pub const REGISTER_FILE: u32 = 65536;
+
+/// Most registers a thread can have (and `setmaxnreg` can ask for).
+pub const MAX_THREAD_REGS: u32 = 256;
+
 /// Most loads per thread a memcpy grid line may ask for (each staged in registers).
 pub const MAX_LOADS: u32 = 64;
 

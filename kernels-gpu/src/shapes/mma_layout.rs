@@ -13,12 +13,13 @@ pub const MMA_M: u32 = 16;
 pub const MMA_N: u32 = 8;
 /// Columns of A, rows of B.
 pub const MMA_K: u32 = 16;
-/// 32-bit registers of a lane's A fragment (8 bf16).
-pub const A_REGS: usize = 4;
-/// 32-bit registers of a lane's B fragment (4 bf16).
-pub const B_REGS: usize = 2;
-/// f32 registers of a lane's C or D fragment.
-pub const D_REGS: usize = 4;
+/// 32-bit registers of a lane's A fragment: the 16 x 16 bf16 over the warp's lanes, two a
+/// register (4).
+pub const A_REGS: usize = (MMA_M * MMA_K / LANES / 2) as usize;
+/// 32-bit registers of a lane's B fragment: the 16 x 8 bf16 over the lanes, two a register (2).
+pub const B_REGS: usize = (MMA_K * MMA_N / LANES / 2) as usize;
+/// f32 registers of a lane's C or D fragment: the 16 x 8 floats over the lanes (4).
+pub const D_REGS: usize = (MMA_M * MMA_N / LANES) as usize;
 /// Lanes in a warp.
 pub const LANES: u32 = 32;
 

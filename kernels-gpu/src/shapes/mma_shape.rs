@@ -22,7 +22,7 @@ use crate::shapes::mma_layout::{
 };
 
 /// Bytes of one staged chunk (one `cp.async`, one `ldmatrix` row).
-pub const CHUNK_BYTES: u32 = 16;
+pub const CHUNK_BYTES: u32 = CHUNK_ELEMS * BF16_BYTES;
 /// bf16 elements in a chunk.
 pub const CHUNK_ELEMS: u32 = 8;
 /// Bytes of a bf16.

@@ -116,6 +116,16 @@ macro_rules! ring_line {
     };
 }
 
+/// The compile-time panic for a `gemm_wgmma` line that does not fit: its label and the rule of
+/// each [`WgemmMisfit`](crate::variants::WgemmMisfit).
+macro_rules! wgemm_misfit_panic {
+    ($label:literal, $misfit:ident; $( $rule:ident => $why:literal, )*) => {
+        match $misfit {
+            $( WgemmMisfit::$rule => panic!(concat!("gemm_wgmma line ", $label, ": ", $why)), )*
+        }
+    };
+}
+
 /// Expands the `gemm_wgmma` section of the variant table (see `variants.rs`): its params
 /// structs, [`WGEMM`](crate::variants::WGEMM), the checks of each line and, in the sm_90a build
 /// only, one entry per line.
@@ -131,22 +141,16 @@ macro_rules! wgemm_table {
         /// The warp-specialized GEMM's lines (sm_90a only), in table order.
         pub const WGEMM: &[WgemmVariant] = &[ $( ring_line!($label, $fam, $bm, $bn, $s, $c, $x), )* ];
         $( const _: () = {
-            match wgemm_line_fits(&ring_line!($label, $fam, $bm, $bn, $s, $c, $x)) {
-                Ok(()) => {}
-                Err(WgemmMisfit::Width) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": BN must be 64, 128 or 256 (a wgmma N; four mma.sync warps of 16-column pairs)")),
-                Err(WgemmMisfit::Consumers) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": consumers must be 1, 2 or 3")),
-                Err(WgemmMisfit::Height) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": BM must be 64 per consumer warpgroup")),
-                Err(WgemmMisfit::Stages) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": at least 2 stages")),
-                Err(WgemmMisfit::SharedMemory) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": the ring passes the 227 KB a block may opt into")),
-                Err(WgemmMisfit::Cluster) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": cluster must be 1 (TMA multicast is not built)")),
-                Err(WgemmMisfit::Registers) => panic!(concat!("gemm_wgmma line ", $label,
-                    ": the accumulators and fragments do not fit the registers a thread has at launch")),
+            if let Err(misfit) = wgemm_line_fits(&ring_line!($label, $fam, $bm, $bn, $s, $c, $x)) {
+                wgemm_misfit_panic!($label, misfit;
+                    Width => "BN must be 64, 128 or 256 (a wgmma N; four mma.sync warps of 16-column pairs)",
+                    Consumers => "consumers must be 1, 2 or 3",
+                    Height => "BM must be 64 per consumer warpgroup",
+                    Stages => "at least 2 stages",
+                    SharedMemory => "the ring passes the 227 KB a block may opt into",
+                    Cluster => "cluster must be 1 (TMA multicast is not built)",
+                    Registers => "the accumulators and fragments do not fit the registers a thread has at launch",
+                );
             }
         }; )*
         const _: () = assert!(wgemm_lines_unique(WGEMM),
