@@ -52,7 +52,7 @@ impl CsvHeader {
         }
     }
 
-    fn text(name: String) -> Self {
+    pub(crate) fn text(name: String) -> Self {
         Self {
             name,
             numeric: false,

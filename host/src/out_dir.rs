@@ -59,11 +59,8 @@ struct MetaIdentity {
 }
 
 fn out_error(dir: &Path, reason: String) -> CliError {
-    CliError::Out {
-        flag: "--out",
-        path: dir.to_owned(),
-        reason,
-    }
+    let (flag, path) = ("--out", dir.to_owned());
+    CliError::Out { flag, path, reason }
 }
 
 /// A temporary file this tool writes and renames (`.NAME.tmp-PID`) or its write probe: left
@@ -193,14 +190,10 @@ pub fn create_out(dir: &Path) -> Result<CreatedOut, CliError> {
     }
     made.reverse();
     let created = CreatedOut { made };
-    let fail = |created: CreatedOut, reason: String| {
-        created.undo();
-        Err(out_error(dir, reason))
-    };
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        return fail(created, format!("cannot be created: {e}"));
-    }
-    match probe_writable(dir, "--out") {
+    let checked = std::fs::create_dir_all(dir)
+        .map_err(|e| out_error(dir, format!("cannot be created: {e}")))
+        .and_then(|()| probe_writable(dir, "--out"));
+    match checked {
         Ok(()) => Ok(created),
         Err(e) => {
             created.undo();

@@ -52,40 +52,26 @@ pub struct Column<R> {
 impl<R> Column<R> {
     /// A column of our module's figures.
     pub const fn new(header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
-        Self {
-            header,
-            kind,
-            side: Side::Ours,
-            value,
-        }
+        Self::on(Side::Ours, header, kind, value)
     }
 
     /// A column of the compared module's figures; `header` follows the module's name.
     pub const fn compared(header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
-        Self {
-            header,
-            kind,
-            side: Side::Compared,
-            value,
-        }
+        Self::on(Side::Compared, header, kind, value)
     }
 
     /// A column of our figure over the compared module's; `header` ("Ours") comes before a slash
     /// and the module's name.
     pub const fn over_compared(header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
+        Self::on(Side::OursOverCompared, header, kind, value)
+    }
+
+    const fn on(side: Side, header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
         Self {
             header,
             kind,
-            side: Side::OursOverCompared,
+            side,
             value,
-        }
-    }
-
-    fn head(&self) -> Head {
-        Head {
-            header: self.header.to_owned(),
-            kind: self.kind,
-            side: self.side,
         }
     }
 }
@@ -124,7 +110,10 @@ pub fn columns_table<R: TableRow>(title: &str, columns: &[Column<R>], rows: &[R]
         .collect();
     TableData {
         title: title.to_owned(),
-        columns: shown.iter().map(|c| c.head()).collect(),
+        columns: shown
+            .iter()
+            .map(|c| Head::new(c.header, c.kind, c.side))
+            .collect(),
         rows: body,
         notes,
         compare_label: None,
@@ -162,6 +151,13 @@ pub struct Head {
     pub side: Side,
 }
 
+impl Head {
+    fn new(header: &str, kind: Kind, side: Side) -> Self {
+        let header = header.to_owned();
+        Self { header, kind, side }
+    }
+}
+
 /// A row of a built table: a value per column, and the warnings about its figures.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -188,13 +184,8 @@ impl TableData {
     pub fn new(title: &str, header: &[&str], rows: Vec<Vec<String>>) -> Self {
         Self {
             title: title.to_owned(),
-            columns: header
-                .iter()
-                .map(|h| Head {
-                    header: (*h).to_owned(),
-                    kind: Kind::Text,
-                    side: Side::Ours,
-                })
+            columns: (header.iter())
+                .map(|h| Head::new(h, Kind::Text, Side::Ours))
                 .collect(),
             rows: rows
                 .into_iter()
@@ -275,10 +266,7 @@ impl TableData {
             })
             .collect();
         if self.flags_column {
-            out.push(CsvHeader {
-                name: FLAGS.to_owned(),
-                numeric: false,
-            });
+            out.push(CsvHeader::text(FLAGS.to_owned()));
         }
         out
     }
@@ -364,9 +352,7 @@ pub fn to_markdown(t: &TableData) -> String {
     );
     if !t.notes.is_empty() {
         out.push('\n');
-        for n in &t.notes {
-            out.push_str(&format!("- {n}\n"));
-        }
+        out.extend(t.notes.iter().map(|n| format!("- {n}\n")));
     }
     out
 }
@@ -389,9 +375,7 @@ pub fn to_terminal(t: &TableData) -> String {
         t.title,
         grid(&t.header(), &t.cells(), Grid::Rounded)
     );
-    for n in &t.notes {
-        out.push_str(&format!("  {n}\n"));
-    }
+    out.extend(t.notes.iter().map(|n| format!("  {n}\n")));
     out
 }
 
