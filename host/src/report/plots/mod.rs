@@ -51,19 +51,17 @@ fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
 
 /// Draws a labelled scatter/line plot to `path` (SVG).
 pub fn scatter(plot: &ScatterPlot, path: &Path) -> Result<(), ReportError> {
-    let xs: Vec<f64> = plot
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.x))
+    let points = plot.series.iter().flat_map(|s| &s.points);
+    let xs: Vec<f64> = points
+        .clone()
+        .map(|p| p.x)
         .filter(|x| x.is_finite())
         .collect();
-    let ys: Vec<f64> = plot
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.y))
-        .chain(plot.references.iter().map(|r| r.y))
-        .filter(|y| y.is_finite())
-        .collect();
+    let ys: Vec<f64> = (points
+        .map(|p| p.y)
+        .chain(plot.references.iter().map(|r| r.y)))
+    .filter(|y| y.is_finite())
+    .collect();
     let (xmin, xmax) = min_max(&xs).unwrap_or((0.0, 1.0));
     let ymax = min_max(&ys)
         .map(|m| m.1)

@@ -45,12 +45,8 @@ where
     }
     for p in points {
         let (x, y) = chart.backend_coord(&(p.x, p.y));
-        placer.block((
-            x - POINT_RADIUS,
-            y - POINT_RADIUS,
-            x + POINT_RADIUS + 1,
-            y + POINT_RADIUS + 1,
-        ));
+        let r = POINT_RADIUS;
+        placer.block((x - r, y - r, x + r + 1, y + r + 1));
     }
     Ok(())
 }
