@@ -331,10 +331,6 @@ pub fn default_label(given: &Option<String>, path: &Path) -> String {
     })
 }
 
-fn labels<T>(table: &[T], label: impl Fn(&T) -> &str) -> String {
-    table.iter().map(label).collect::<Vec<_>>().join(", ")
-}
-
 /// The entries of `table` named in `list` (all when the flag was not given), in table order. An
 /// empty item (`--variants ""`, `S,,A`) is refused, not read as "all".
 pub fn select<T>(
@@ -347,7 +343,7 @@ pub fn select<T>(
     if list.iter().any(|s| s.is_empty()) {
         return Err(CliError::Flag(format!(
             "--variants: {}",
-            crate::flag_values::parse_list_item("").unwrap_err()
+            parse_list_item("").unwrap_err()
         )));
     }
     if list.is_empty() {
@@ -358,7 +354,7 @@ pub fn select<T>(
             return Err(CliError::UnknownVariant {
                 kind,
                 label: shown(l),
-                valid: labels(table, label),
+                valid: table.iter().map(label).collect::<Vec<_>>().join(", "),
             });
         }
         if list[..i].contains(l) {

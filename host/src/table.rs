@@ -95,30 +95,22 @@ pub fn columns_table<R: TableRow>(title: &str, columns: &[Column<R>], rows: &[R]
         .iter()
         .filter(|c| compared || c.side == Side::Ours)
         .collect();
-    let mut notes = Vec::new();
-    let body = rows
-        .iter()
-        .map(|r| {
-            for f in r.flags() {
-                notes.push(format!("(!) {}: {f}", r.label()));
-            }
-            Row {
-                cells: shown.iter().map(|c| (c.value)(r)).collect(),
-                flags: r.flags().to_vec(),
-            }
-        })
-        .collect();
-    TableData {
+    let mut t = TableData {
         title: title.to_owned(),
         columns: shown
             .iter()
             .map(|c| Head::new(c.header, c.kind, c.side))
             .collect(),
-        rows: body,
-        notes,
+        rows: Vec::new(),
+        notes: Vec::new(),
         compare_label: None,
         flags_column: true,
+    };
+    for r in rows {
+        let cells = shown.iter().map(|c| (c.value)(r)).collect();
+        t.push_row(&r.label(), r.flags(), cells);
     }
+    t
 }
 
 /// A row outside the column accessors (e.g. a reference measurement): values by the header
@@ -135,12 +127,7 @@ pub fn extra_row(t: &mut TableData, label: &str, flags: &[String], values: &[(&s
                 .map_or(Value::Empty, |(_, v)| v.clone())
         })
         .collect();
-    t.notes
-        .extend(flags.iter().map(|f| format!("(!) {label}: {f}")));
-    t.rows.push(Row {
-        cells,
-        flags: flags.to_vec(),
-    });
+    t.push_row(label, flags, cells);
 }
 
 /// A column of a built table: its header as declared, its kind and whose figures it shows.
@@ -198,6 +185,13 @@ impl TableData {
             compare_label: None,
             flags_column: false,
         }
+    }
+
+    /// Adds a row of `cells`; its `flags` become notes `(!) label: flag`.
+    fn push_row(&mut self, label: &str, flags: &[String], cells: Vec<Value>) {
+        (self.notes).extend(flags.iter().map(|f| format!("(!) {label}: {f}")));
+        let flags = flags.to_vec();
+        self.rows.push(Row { cells, flags });
     }
 
     /// The compared module's columns named after it (`--compare-label`, or the compared file's

@@ -270,12 +270,10 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
         "\nEach GEMM's median GFLOP/s over its own pipe's spec peak (FP32 {} GFLOP/s",
         tick(peaks.fp32)
     );
-    match peaks.bf16 {
-        Some(b) => {
-            let _ = write!(out, "; dense BF16 {} GFLOP/s", tick(b));
-        }
-        None => out.push_str("; the dense BF16 peak of this GPU is not known to the lab"),
-    }
+    let _ = match peaks.bf16 {
+        Some(b) => write!(out, "; dense BF16 {} GFLOP/s", tick(b)),
+        None => out.write_str("; the dense BF16 peak of this GPU is not known to the lab"),
+    };
     out.push_str(
         "), at its theoretical occupancy; cuBLAS's kernels at the occupancy of the kernel each \
          call ran, read through CUPTI.",
@@ -294,23 +292,19 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
         out.push(' ');
         out.push_str(&words);
     }
-    match ceiling {
-        Some(c) => {
-            let _ = write!(
-                out,
-                " The mma.sync ceiling measured by experiment {} ({} GFLOP/s) is drawn.",
-                Mma::NUMBER,
-                tick(c.gflops)
-            );
-        }
-        None => {
-            let _ = write!(
-                out,
-                " The mma.sync ceiling is not drawn: experiment {} did not run in this run.",
-                Mma::NUMBER
-            );
-        }
-    }
+    let _ = match ceiling {
+        Some(c) => write!(
+            out,
+            " The mma.sync ceiling measured by experiment {} ({} GFLOP/s) is drawn.",
+            Mma::NUMBER,
+            tick(c.gflops)
+        ),
+        None => write!(
+            out,
+            " The mma.sync ceiling is not drawn: experiment {} did not run in this run.",
+            Mma::NUMBER
+        ),
+    };
     out.push('\n');
     Some(out)
 }

@@ -74,19 +74,11 @@ impl Placer {
             candidates.push(((-w - gap, -h - 2 - step), true));
             candidates.push(((-w - gap, 2 + step), true));
         }
-        let mut best = (i64::MAX, ((0, 0), false));
-        for ((dx, dy), leader) in candidates {
-            let r = (p.0 + dx, p.1 + dy, p.0 + dx + w, p.1 + dy + h);
-            let c = self.cost(r);
-            if c == 0 {
-                best = (0, ((r.0, r.1), leader));
-                break;
-            }
-            if c < best.0 {
-                best = (c, ((r.0, r.1), leader));
-            }
-        }
-        let ((x, y), leader) = best.1;
+        // The first of the cheapest places.
+        let ((x, y), leader) = (candidates.into_iter())
+            .map(|((dx, dy), leader)| ((p.0 + dx, p.1 + dy), leader))
+            .min_by_key(|&((x, y), _)| self.cost((x, y, x + w, y + h)))
+            .unwrap_or(((0, 0), false));
         self.block((x, y, x + w, y + h));
         ((x, y), leader)
     }

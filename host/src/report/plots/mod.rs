@@ -145,15 +145,11 @@ where
             .map_err(err)?;
         let (_, y) = chart.backend_coord(&(x_domain.end, r.y));
         let (w, h) = text_extent(&r.label, TEXT_SIZE);
-        let mut best = (i64::MAX, (0, 0));
-        for dy in [-h - 3, 3, -2 * h - 5, h + 5] {
-            let rect = (bounds.2 - w - 6, y + dy, bounds.2 - 6, y + dy + h);
-            let cost = placer.cost(rect);
-            if cost < best.0 {
-                best = (cost, (rect.0, rect.1));
-            }
-        }
-        let (x0, y0) = best.1;
+        let x0 = bounds.2 - w - 6;
+        let y0 = ([-h - 3, 3, -2 * h - 5, h + 5].into_iter())
+            .map(|dy| y + dy)
+            .min_by_key(|&y0| placer.cost((x0, y0, x0 + w, y0 + h)))
+            .unwrap_or(y);
         placer.block((x0, y0, x0 + w, y0 + h));
         root.draw(&Text::new(
             r.label.clone(),
