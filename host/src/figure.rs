@@ -106,7 +106,7 @@ impl Labels {
 pub struct ScatterPlot {
     pub labels: Labels,
     pub x_scale: XScale,
-    /// Format of the x tick labels: values are printed with this many decimals and this suffix.
+    /// Written after each x tick label's number (e.g. "%").
     pub x_unit_suffix: String,
     pub series: Vec<Series>,
     pub references: Vec<ReferenceLine>,
