@@ -262,9 +262,7 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
     }
 
     let all_verdicts: Vec<Vec<Verdict>> = runs.iter().map(|(_, r)| r.verdicts()).collect();
-    let mut md = String::new();
-    md.push_str(MERGED_HEADING);
-    md.push_str("\n\n## Runs\n\n");
+    let mut md = format!("{MERGED_HEADING}\n\n## Runs\n\n");
     let mut t = Vec::new();
     for ((dir, r), (name, _)) in runs.iter().zip(&names) {
         t.push(vec![
