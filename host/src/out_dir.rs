@@ -150,12 +150,8 @@ pub fn check_out(dir: &Path, incoming: Incoming<'_>, force: bool) -> Result<(), 
             "replace its report and plots",
         ),
         (Holds::Other { names, count }, _) => {
-            let more = count - names.len();
-            let listed = if more > 0 {
-                format!("{} and {more} more", names.join(", "))
-            } else {
-                names.join(", ")
-            };
+            let more = (count > names.len()).then(|| format!(" and {} more", count - names.len()));
+            let listed = names.join(", ") + &more.unwrap_or_default();
             refuse(
                 format!("files that are not this lab's results ({listed})"),
                 "write beside them",

@@ -414,6 +414,15 @@ mod tests {
         }
     }
 
+    fn r(gflops: f64, theirs: Option<f64>, flags: &[&str]) -> R {
+        let flags = flags.iter().map(|f| (*f).to_owned()).collect();
+        R {
+            gflops,
+            theirs,
+            flags,
+        }
+    }
+
     const RATE: Kind = Kind::Rate {
         unit: "GFLOP/s",
         decimals: 0,
@@ -444,16 +453,8 @@ mod tests {
     #[test]
     fn compared_columns_take_the_label_and_flags_get_their_own_column() {
         let rows = [
-            R {
-                gflops: 100.4,
-                theirs: Some(50.0),
-                flags: vec![],
-            },
-            R {
-                gflops: 99999.0,
-                theirs: None,
-                flags: vec!["above the peak".into()],
-            },
+            r(100.4, Some(50.0), &[]),
+            r(99999.0, None, &["above the peak"]),
         ];
         let t = columns_table("t", &columns(), &rows).name_compared(Some("Other"));
         assert_eq!(t.header(), ["GFLOP/s", "Other GFLOP/s", "Ours/Other"]);
@@ -472,11 +473,7 @@ mod tests {
 
     #[test]
     fn an_extra_row_fills_the_columns_it_names_and_notes_its_flags() {
-        let rows = [R {
-            gflops: 1.0,
-            theirs: Some(2.0),
-            flags: vec![],
-        }];
+        let rows = [r(1.0, Some(2.0), &[])];
         let mut t = columns_table("t", &columns(), &rows);
         extra_row(
             &mut t,
