@@ -406,18 +406,9 @@ mod tests {
     #[test]
     fn a_size_is_n_or_m_x_n_x_k() {
         assert_eq!(parse_gemm_dims("4096"), Ok(GemmDims::square(4096)));
-        assert_eq!(
-            parse_gemm_dims(" 2048x8192x1024 "),
-            Ok(GemmDims {
-                m: 2048,
-                n: 8192,
-                k: 1024
-            })
-        );
-        assert_eq!(
-            parse_gemm_dims("3X5X7").map(|d| (d.m, d.n, d.k)),
-            Ok((3, 5, 7))
-        );
+        let mnk = |s: &str| parse_gemm_dims(s).map(|d| (d.m, d.n, d.k));
+        assert_eq!(mnk(" 2048x8192x1024 "), Ok((2048, 8192, 1024)));
+        assert_eq!(mnk("3X5X7"), Ok((3, 5, 7)));
         // Any size >= 1 parses; whether it tiles is the variants' business.
         assert_eq!(parse_gemm_dims("1000"), Ok(GemmDims::square(1000)));
         assert_eq!(parse_gemm_dims("1x1x1"), Ok(GemmDims::square(1)));
