@@ -151,12 +151,8 @@ where
             .min_by_key(|&y0| placer.cost((x0, y0, x0 + w, y0 + h)))
             .unwrap_or(y);
         placer.block((x0, y0, x0 + w, y0 + h));
-        root.draw(&Text::new(
-            r.label.clone(),
-            (x0, y0),
-            font(TEXT_SIZE).color(&c),
-        ))
-        .map_err(err)?;
+        let text = Text::new(r.label.clone(), (x0, y0), font(TEXT_SIZE).color(&c));
+        root.draw(&text).map_err(err)?;
     }
 
     // Lines and markers, and block every marker for the labels.
