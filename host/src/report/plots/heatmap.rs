@@ -75,13 +75,9 @@ pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
         .flat_map(|(y, row)| (row.iter().enumerate()).map(move |(x, v)| (x, y, v)))
         .filter_map(|(x, y, v)| v.map(|v| (x as f64, y as f64, v)))
         .collect();
-    chart
-        .draw_series(
-            cells.iter().map(|&(x, y, v)| {
-                Rectangle::new([(x, y), (x + 1.0, y + 1.0)], ramp(v / max).filled())
-            }),
-        )
-        .map_err(err)?;
+    let squares = (cells.iter())
+        .map(|&(x, y, v)| Rectangle::new([(x, y), (x + 1.0, y + 1.0)], ramp(v / max).filled()));
+    chart.draw_series(squares).map_err(err)?;
     let label = font(TEXT_SIZE * 0.8).pos(Pos::new(HPos::Center, VPos::Center));
     chart
         .draw_series(cells.iter().map(|&(x, y, v)| {

@@ -135,14 +135,9 @@ where
     // Reference lines first: their labels take the right end, just above the line.
     for r in &plot.references {
         let c = r.series.map(colour).unwrap_or(REFERENCE_COLOUR);
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(x_domain.start, r.y), (x_domain.end, r.y)],
-                10,
-                6,
-                c.stroke_width(2),
-            ))
-            .map_err(err)?;
+        let ends = [(x_domain.start, r.y), (x_domain.end, r.y)];
+        let dashed = DashedLineSeries::new(ends, 10, 6, c.stroke_width(2));
+        chart.draw_series(dashed).map_err(err)?;
         let (_, y) = chart.backend_coord(&(x_domain.end, r.y));
         let (w, h) = text_extent(&r.label, TEXT_SIZE);
         let x0 = bounds.2 - w - 6;

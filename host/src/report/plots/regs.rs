@@ -74,16 +74,12 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
     for (i, s) in series.iter().enumerate() {
         let c = colour(i);
         let offset = (i as f64 - (n - 1.0) / 2.0) * bar_w;
-        chart
-            .draw_secondary_series(s.spills.iter().filter_map(|&(cap, b)| {
-                let b = b?;
-                let x0 = cap + offset - bar_w / 2.0;
-                Some(Rectangle::new(
-                    [(x0, 0.0), (x0 + bar_w * 0.9, b)],
-                    c.mix(0.4).filled(),
-                ))
-            }))
-            .map_err(err)?;
+        let bars = s.spills.iter().filter_map(|&(cap, b)| {
+            let (x0, b) = (cap + offset - bar_w / 2.0, b?);
+            let bar = [(x0, 0.0), (x0 + bar_w * 0.9, b)];
+            Some(Rectangle::new(bar, c.mix(0.4).filled()))
+        });
+        chart.draw_secondary_series(bars).map_err(err)?;
     }
 
     let bounds: Rect = (px.start, py.start, px.end, py.end);
