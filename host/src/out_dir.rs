@@ -93,13 +93,10 @@ pub fn holds(dir: &Path) -> Result<Holds, CliError> {
         return Ok(Holds::Nothing);
     }
     names.sort();
-    if let Ok(bytes) = read_regular(&dir.join("results.json"), MAX_RESULTS_BYTES) {
-        if let Ok(run) = serde_json::from_slice::<RunIdentity>(&bytes) {
-            return Ok(Holds::Run {
-                date: run.meta.date,
-                command: run.meta.command,
-            });
-        }
+    let results = read_regular(&dir.join("results.json"), MAX_RESULTS_BYTES).ok();
+    if let Some(run) = results.and_then(|b| serde_json::from_slice::<RunIdentity>(&b).ok()) {
+        let MetaIdentity { date, command } = run.meta;
+        return Ok(Holds::Run { date, command });
     }
     let report = read_regular(&dir.join("report.md"), MAX_RESULTS_BYTES).unwrap_or_default();
     if !names.iter().any(|n| n == "results.json")
