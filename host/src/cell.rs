@@ -52,7 +52,7 @@ impl CsvHeader {
         }
     }
 
-    fn text(name: String) -> Self {
+    pub(crate) fn text(name: String) -> Self {
         Self {
             name,
             numeric: false,
@@ -269,96 +269,93 @@ impl Value {
 mod tests {
     use super::*;
 
+    const fn rate(unit: &'static str, decimals: usize) -> Kind {
+        Kind::Rate { unit, decimals }
+    }
+
+    const fn check(passed: bool, error: f64, bound: f64) -> Value {
+        Value::Check {
+            passed,
+            error,
+            bound,
+        }
+    }
+
+    const fn spread(median: f64, min: f64, max: f64, noise: Option<f64>) -> Value {
+        Value::Spread {
+            median,
+            min,
+            max,
+            noise,
+        }
+    }
+
+    const fn dims(sep: &'static str, names: &'static [&'static str]) -> Kind {
+        Kind::Dims { sep, names }
+    }
+
     #[test]
     fn kinds_format_their_values() {
-        assert_eq!(Value::Float(0.125).format(Kind::Percent), "12.5%");
-        let rate = Kind::Rate {
-            unit: "GB/s",
-            decimals: 1,
-        };
-        assert_eq!(Value::Flagged(3.25).format(rate), "3.2 (!)");
-        let tile = Kind::Dims {
-            sep: "x",
-            names: &["TM", "TN"],
-        };
-        assert_eq!(Value::pair(8, 4).format(tile), "8x4");
-        let exact = Value::Check {
-            passed: true,
-            error: 0.0,
-            bound: 0.0,
-        };
-        assert_eq!(exact.format(Kind::Check), "ok, exact");
-        let spread = Value::Spread {
-            median: 1.0,
-            min: 0.5,
-            max: 2.0,
-            noise: None,
-        };
-        assert_eq!(spread.format(Kind::Duration), "1.000 [0.500-2.000]");
-        let noisy = Value::Spread {
-            median: 1.0,
-            min: 0.5,
-            max: 2.0,
-            noise: Some(0.0031),
-        };
-        assert_eq!(noisy.format(Kind::Duration), "1.000 [0.500-2.000] ±0.31%");
-        assert_eq!(Value::Float(0.0031).format(Kind::Noise), "0.31%");
-        assert_eq!(Value::Withheld("why").format(Kind::Bytes), "why");
+        for (value, kind, text) in [
+            (Value::Float(0.125), Kind::Percent, "12.5%"),
+            (Value::Flagged(3.25), rate("GB/s", 1), "3.2 (!)"),
+            (Value::pair(8, 4), dims("x", &["TM", "TN"]), "8x4"),
+            (check(true, 0.0, 0.0), Kind::Check, "ok, exact"),
+            (
+                spread(1.0, 0.5, 2.0, None),
+                Kind::Duration,
+                "1.000 [0.500-2.000]",
+            ),
+            (
+                spread(1.0, 0.5, 2.0, Some(0.0031)),
+                Kind::Duration,
+                "1.000 [0.500-2.000] ±0.31%",
+            ),
+            (Value::Float(0.0031), Kind::Noise, "0.31%"),
+            (Value::Withheld("why"), Kind::Bytes, "why"),
+        ] {
+            assert_eq!(value.format(kind), text);
+        }
     }
 
     #[test]
     fn csv_fields_are_bare_numbers_under_headers_with_units() {
-        let rate = Kind::Rate {
-            unit: "GFLOP/s",
-            decimals: 0,
+        let spills = dims("/", &["spill stores (B)", "spill loads (B)"]);
+        let noisy = spread(11.818, 11.81, 11.843, Some(0.0011));
+        for (value, kind, fields) in [
+            (
+                Value::Flagged(15404.25),
+                rate("GFLOP/s", 0),
+                &["15404.25"][..],
+            ),
+            (Value::Float(0.547), Kind::Percent, &["54.7"]),
+            (
+                noisy,
+                Kind::Duration,
+                &["11.818", "11.81", "11.843", "0.11"],
+            ),
+            (check(false, 3.0, 0.0), Kind::Check, &["false", "3", "0"]),
+            (Value::pair(12, 8), spills, &["12", "8"]),
+            // No figure: every field of the cell is empty.
+            (Value::NotAvailable, Kind::Duration, &["", "", "", ""]),
+            (Value::Withheld("why"), Kind::Bytes, &[""]),
+            (Value::Text("x".into()), Kind::Count, &[""]),
+        ] {
+            assert_eq!(value.csv_fields(kind), fields);
+        }
+        let names = |kind: Kind, header: &str, label| -> Vec<String> {
+            let headers = kind.csv_headers(header, label).into_iter();
+            headers.map(|h| h.name).collect()
         };
-        assert_eq!(Value::Flagged(15404.25).csv_fields(rate), ["15404.25"]);
-        assert_eq!(Value::Float(0.547).csv_fields(Kind::Percent), ["54.7"]);
+        assert_eq!(names(Kind::Percent, "Theo. occ", None), ["Theo. occ (%)"]);
         assert_eq!(
-            Kind::Percent.csv_headers("Theo. occ", None)[0].name,
-            "Theo. occ (%)"
-        );
-        let noisy = Value::Spread {
-            median: 11.818,
-            min: 11.81,
-            max: 11.843,
-            noise: Some(0.0011),
-        };
-        assert_eq!(
-            noisy.csv_fields(Kind::Duration),
-            ["11.818", "11.81", "11.843", "0.11"]
-        );
-        let names: Vec<String> = Kind::Duration
-            .csv_headers("ms/call", None)
-            .into_iter()
-            .map(|h| h.name)
-            .collect();
-        assert_eq!(
-            names,
+            names(Kind::Duration, "ms/call", None),
             ["ms/call median", "ms/call min", "ms/call max", "noise (%)"]
         );
-        let check = Value::Check {
-            passed: false,
-            error: 3.0,
-            bound: 0.0,
-        };
-        assert_eq!(check.csv_fields(Kind::Check), ["false", "3", "0"]);
-        let spills = Kind::Dims {
-            sep: "/",
-            names: &["spill stores (B)", "spill loads (B)"],
-        };
         assert_eq!(
-            spills.csv_headers("spill st/ld", Some("peer"))[1].name,
+            names(spills, "spill st/ld", Some("peer"))[1],
             "peer spill loads (B)"
         );
-        assert_eq!(Value::pair(12, 8).csv_fields(spills), ["12", "8"]);
-        // No figure: every field of the cell is empty.
-        assert_eq!(
-            Value::NotAvailable.csv_fields(Kind::Duration),
-            ["", "", "", ""]
-        );
-        assert_eq!(Value::Withheld("why").csv_fields(Kind::Bytes), [""]);
-        assert_eq!(Value::Text("x".into()).csv_fields(Kind::Count), [""]);
     }
 
     #[test]

@@ -126,10 +126,8 @@ pub fn no_help(r: &Result<Interval, NoInterval>) -> Option<bool> {
 pub fn decide(holds: bool, fails: bool) -> Option<bool> {
     if holds {
         Some(true)
-    } else if fails {
-        Some(false)
     } else {
-        None
+        fails.then_some(false)
     }
 }
 

@@ -34,29 +34,31 @@ pub struct Series {
 impl Series {
     /// Measured points: a marker on each, not joined.
     pub fn markers(name: impl Into<String>, points: Vec<LabelledPoint>) -> Self {
-        Self {
-            name: name.into(),
-            points,
-            line: false,
-            markers: true,
-        }
+        Self::drawn(name, points, false, true)
     }
 
     /// A curve: the points joined in order, without markers.
     pub fn line(name: impl Into<String>, points: Vec<LabelledPoint>) -> Self {
-        Self {
-            name: name.into(),
-            points,
-            line: true,
-            markers: false,
-        }
+        Self::drawn(name, points, true, false)
     }
 
     /// Measured points joined in order, a marker on each.
     pub fn joined(name: impl Into<String>, points: Vec<LabelledPoint>) -> Self {
+        Self::drawn(name, points, true, true)
+    }
+
+    fn drawn(
+        name: impl Into<String>,
+        points: Vec<LabelledPoint>,
+        line: bool,
+        markers: bool,
+    ) -> Self {
+        let name = name.into();
         Self {
-            line: true,
-            ..Self::markers(name, points)
+            name,
+            points,
+            line,
+            markers,
         }
     }
 }
@@ -104,7 +106,7 @@ impl Labels {
 pub struct ScatterPlot {
     pub labels: Labels,
     pub x_scale: XScale,
-    /// Format of the x tick labels: values are printed with this many decimals and this suffix.
+    /// Written after each x tick label's number (e.g. "%").
     pub x_unit_suffix: String,
     pub series: Vec<Series>,
     pub references: Vec<ReferenceLine>,
@@ -170,8 +172,8 @@ pub struct PlotRun<'a, O> {
 const LABELLED_SERIES: usize = 3;
 
 /// A point's label: the variant, marked when its check failed.
-pub fn point_label(variant: &str, check: &Check) -> String {
-    if check.passed {
+pub fn point_label(variant: &str, passed: bool) -> String {
+    if passed {
         variant.to_string()
     } else {
         format!("{variant} (check failed)")
@@ -206,7 +208,7 @@ pub fn push_module_series<O>(series: &mut Vec<Series>, run: &PlotRun<'_, O>, row
     let point = |r: &PlotRow<'_>, y: f64, check: &Check| LabelledPoint {
         x: r.occupancy * 100.0,
         y,
-        label: Some(point_label(r.variant, check)),
+        label: Some(point_label(r.variant, check.passed)),
     };
     let own = rows.iter().map(|r| point(r, r.throughput, r.check));
     series.push(Series::markers(run.name, own.collect()));

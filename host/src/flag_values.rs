@@ -198,13 +198,8 @@ pub fn check_lists(cmd: &clap::Command, matches: &clap::ArgMatches) -> Result<()
             }
         }
     }
-    match matches.subcommand() {
-        Some((name, sub)) => match cmd.find_subcommand(name) {
-            Some(sub_cmd) => check_lists(sub_cmd, sub),
-            None => Ok(()),
-        },
-        None => Ok(()),
-    }
+    let sub = (matches.subcommand()).and_then(|(name, m)| Some((cmd.find_subcommand(name)?, m)));
+    sub.map_or(Ok(()), |(cmd, m)| check_lists(cmd, m))
 }
 
 /// Parses `args` (without a program name) as the one group of flags `A`, as a subcommand

@@ -117,10 +117,33 @@ pub struct VariantRun<S: Args> {
     pub modules: ModuleFiles,
 }
 
-/// The flags of `host all` that several experiments read. `--module`, `--compare` and
-/// `--compare-label` are the one-file experiments' [`ModuleFiles`], told as they serve several
-/// experiments here; the label goes with either compared source (`--compare`, `--compare-caps`).
+/// A GEMM experiment's own subcommand flags: which lines of its table, the size, the modules, and
+/// whether cuBLAS is timed beside them. `host all` reads the same flags as [`Shared`].
 #[derive(Debug, Clone, Args)]
+#[group(skip)]
+pub struct GemmRun {
+    /// Lines to run, by label (comma-separated; the labels are listed below); default all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub variants: Vec<String>,
+    #[command(flatten)]
+    pub gemm: GemmSize,
+    #[command(flatten)]
+    pub modules: ModuleFiles,
+    /// Do not time cuBLAS's GEMM of the same element type beside the lines.
+    #[arg(long)]
+    pub no_cublas: bool,
+}
+
+/// The flags of `host all` that several experiments read: a [`GemmRun`] told as it serves every
+/// experiment. `--variants` mixes the experiments' labels and refuses an empty item when parsed;
+/// `--module`, `--compare` and `--compare-label` are the one-file experiments' [`ModuleFiles`];
+/// the label goes with either compared source (`--compare`, `--compare-caps`).
+#[derive(Debug, Clone, Args)]
+#[command(mut_arg("variants", |a| a.value_parser(parse_list_item).help(
+    "Variants to run, by label, of any experiment (comma-separated); an experiment none of \
+    whose labels is listed runs all of its variants. An empty list or item is refused")))]
+#[command(mut_arg("no_cublas", |a| a.help(
+    "The GEMM experiments (occupancy, gemm_bf16): do not time cuBLAS beside the lines")))]
 #[command(mut_arg("module", |a| a.help(
     "Module for the experiments that take one file (PTX, cubin or fatbin)")))]
 #[command(mut_arg("compare", |a| a.help(
@@ -131,17 +154,15 @@ pub struct VariantRun<S: Args> {
     .help("Name of the compared modules in tables, plots and legends (default: the stem of \
         --compare, else of --compare-caps); only with one of them")))]
 pub struct Shared {
-    /// Variants to run, by label, of any experiment (comma-separated); an experiment none of
-    /// whose labels is listed runs all of its variants. An empty list or item is refused.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_list_item)]
-    pub variants: Vec<String>,
     #[command(flatten)]
-    pub gemm: GemmSize,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-    /// The GEMM experiments (occupancy, gemm_bf16): do not time cuBLAS beside the lines.
-    #[arg(long)]
-    pub no_cublas: bool,
+    pub run: GemmRun,
+}
+
+impl std::ops::Deref for Shared {
+    type Target = GemmRun;
+    fn deref(&self) -> &GemmRun {
+        &self.run
+    }
 }
 
 impl Shared {
@@ -310,10 +331,6 @@ pub fn default_label(given: &Option<String>, path: &Path) -> String {
     })
 }
 
-fn labels<T>(table: &[T], label: impl Fn(&T) -> &str) -> String {
-    table.iter().map(label).collect::<Vec<_>>().join(", ")
-}
-
 /// The entries of `table` named in `list` (all when the flag was not given), in table order. An
 /// empty item (`--variants ""`, `S,,A`) is refused, not read as "all".
 pub fn select<T>(
@@ -326,7 +343,7 @@ pub fn select<T>(
     if list.iter().any(|s| s.is_empty()) {
         return Err(CliError::Flag(format!(
             "--variants: {}",
-            crate::flag_values::parse_list_item("").unwrap_err()
+            parse_list_item("").unwrap_err()
         )));
     }
     if list.is_empty() {
@@ -337,7 +354,7 @@ pub fn select<T>(
             return Err(CliError::UnknownVariant {
                 kind,
                 label: shown(l),
-                valid: labels(table, label),
+                valid: table.iter().map(label).collect::<Vec<_>>().join(", "),
             });
         }
         if list[..i].contains(l) {
@@ -389,18 +406,9 @@ mod tests {
     #[test]
     fn a_size_is_n_or_m_x_n_x_k() {
         assert_eq!(parse_gemm_dims("4096"), Ok(GemmDims::square(4096)));
-        assert_eq!(
-            parse_gemm_dims(" 2048x8192x1024 "),
-            Ok(GemmDims {
-                m: 2048,
-                n: 8192,
-                k: 1024
-            })
-        );
-        assert_eq!(
-            parse_gemm_dims("3X5X7").map(|d| (d.m, d.n, d.k)),
-            Ok((3, 5, 7))
-        );
+        let mnk = |s: &str| parse_gemm_dims(s).map(|d| (d.m, d.n, d.k));
+        assert_eq!(mnk(" 2048x8192x1024 "), Ok((2048, 8192, 1024)));
+        assert_eq!(mnk("3X5X7"), Ok((3, 5, 7)));
         // Any size >= 1 parses; whether it tiles is the variants' business.
         assert_eq!(parse_gemm_dims("1000"), Ok(GemmDims::square(1000)));
         assert_eq!(parse_gemm_dims("1x1x1"), Ok(GemmDims::square(1)));

@@ -113,10 +113,8 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
         return Err(CudaError::NoDriver.into());
     }
     // A run going on after a kernel's fault, in the process that fault made it start.
-    let resumed = match &plan.resume {
-        Some(path) => Some(Resume::read(path).context("resuming the run")?),
-        None => None,
-    };
+    let resumed =
+        (plan.resume.as_deref().map(Resume::read).transpose()).context("resuming the run")?;
     if let Some(r) = &resumed {
         plan.context.faults = r.faults.clone();
     }
@@ -128,15 +126,10 @@ fn run_experiments(mut plan: Plan) -> anyhow::Result<u8> {
         // prints and writes the whole run.
         Ok(Ended::Faulted(resume)) => {
             drop(gpu);
-            resume::go_on(&resume)
-                .map(|status| {
-                    // Killed by a signal: the run failed part-way.
-                    status
-                        .code()
-                        .and_then(|c| u8::try_from(c).ok())
-                        .unwrap_or(EXIT_RUN_FAILED)
-                })
-                .map_err(anyhow::Error::from)
+            // Killed by a signal: the run failed part-way.
+            let code = |s: std::process::ExitStatus| s.code().and_then(|c| u8::try_from(c).ok());
+            let status = resume::go_on(&resume).map_err(anyhow::Error::from);
+            status.map(|s| code(s).unwrap_or(EXIT_RUN_FAILED))
         }
         Err(e) => Err(e),
     };

@@ -59,11 +59,8 @@ struct MetaIdentity {
 }
 
 fn out_error(dir: &Path, reason: String) -> CliError {
-    CliError::Out {
-        flag: "--out",
-        path: dir.to_owned(),
-        reason,
-    }
+    let (flag, path) = ("--out", dir.to_owned());
+    CliError::Out { flag, path, reason }
 }
 
 /// A temporary file this tool writes and renames (`.NAME.tmp-PID`) or its write probe: left
@@ -96,13 +93,10 @@ pub fn holds(dir: &Path) -> Result<Holds, CliError> {
         return Ok(Holds::Nothing);
     }
     names.sort();
-    if let Ok(bytes) = read_regular(&dir.join("results.json"), MAX_RESULTS_BYTES) {
-        if let Ok(run) = serde_json::from_slice::<RunIdentity>(&bytes) {
-            return Ok(Holds::Run {
-                date: run.meta.date,
-                command: run.meta.command,
-            });
-        }
+    let results = read_regular(&dir.join("results.json"), MAX_RESULTS_BYTES).ok();
+    if let Some(run) = results.and_then(|b| serde_json::from_slice::<RunIdentity>(&b).ok()) {
+        let MetaIdentity { date, command } = run.meta;
+        return Ok(Holds::Run { date, command });
     }
     let report = read_regular(&dir.join("report.md"), MAX_RESULTS_BYTES).unwrap_or_default();
     if !names.iter().any(|n| n == "results.json")
@@ -153,12 +147,8 @@ pub fn check_out(dir: &Path, incoming: Incoming<'_>, force: bool) -> Result<(), 
             "replace its report and plots",
         ),
         (Holds::Other { names, count }, _) => {
-            let more = count - names.len();
-            let listed = if more > 0 {
-                format!("{} and {more} more", names.join(", "))
-            } else {
-                names.join(", ")
-            };
+            let more = (count > names.len()).then(|| format!(" and {} more", count - names.len()));
+            let listed = names.join(", ") + &more.unwrap_or_default();
             refuse(
                 format!("files that are not this lab's results ({listed})"),
                 "write beside them",
@@ -193,14 +183,10 @@ pub fn create_out(dir: &Path) -> Result<CreatedOut, CliError> {
     }
     made.reverse();
     let created = CreatedOut { made };
-    let fail = |created: CreatedOut, reason: String| {
-        created.undo();
-        Err(out_error(dir, reason))
-    };
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        return fail(created, format!("cannot be created: {e}"));
-    }
-    match probe_writable(dir, "--out") {
+    let checked = std::fs::create_dir_all(dir)
+        .map_err(|e| out_error(dir, format!("cannot be created: {e}")))
+        .and_then(|()| probe_writable(dir, "--out"));
+    match checked {
         Ok(()) => Ok(created),
         Err(e) => {
             created.undo();

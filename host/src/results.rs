@@ -339,9 +339,7 @@ impl RunMeta {
     /// The compared module's name for tables, plots and legends: `--compare-label`, or for a run
     /// recorded without one, the stem of the first compared file or folder.
     pub fn compare_name(&self) -> Option<String> {
-        if let Some(l) = &self.compare_label {
-            return Some(l.clone());
-        }
-        self.compare_module.as_ref().map(|m| m.first.stem())
+        let stem = || self.compare_module.as_ref().map(|m| m.first.stem());
+        self.compare_label.clone().or_else(stem)
     }
 }

@@ -61,24 +61,18 @@ pub fn render_results(results: &RunResults, format: Format) -> String {
         _ => std::borrow::Cow::Borrowed(results),
     };
     let results = named.as_ref();
-    let m = &results.meta;
+    let (d, m) = (&results.device, &results.meta);
+    let (major, minor) = d.compute_capability;
+    let compared = m.compare_name().map(|c| format!(", compared with {c}"));
     let mut head = format!(
-        "{} (sm_{}{}, {} SMs) - kernels: {}{}",
-        results.device.name,
-        results.device.compute_capability.0,
-        results.device.compute_capability.1,
-        results.device.sm_count,
+        "{} (sm_{major}{minor}, {} SMs) - kernels: {}{}",
+        d.name,
+        d.sm_count,
         m.module,
-        m.compare_name()
-            .map(|c| format!(", compared with {c}"))
-            .unwrap_or_default()
+        compared.unwrap_or_default()
     );
-    for missing in &results.missing {
-        head.push_str(&format!(
-            "\nMISSING {}: {}",
-            missing.experiment, missing.reason
-        ));
-    }
+    let missing = results.missing.iter();
+    head.extend(missing.map(|m| format!("\nMISSING {}: {}", m.experiment, m.reason)));
     let mut parts = vec![match format {
         Format::Csv => format!("# {}\n", head.replace('\n', "\n# ")),
         _ => format!("{head}\n"),
@@ -95,46 +89,32 @@ pub fn render_results(results: &RunResults, format: Format) -> String {
 /// `host info`: the device and the spec peaks behind the percentage columns.
 pub fn device_table(d: &DeviceInfo) -> TableData {
     let kib = |b: u64| format!("{} KiB", b / 1024);
+    let mhz = |khz: u32| format!("{} MHz", khz / 1000);
+    let (major, minor) = d.compute_capability;
+    let l2 = format!("{} MiB", d.l2_bytes as f64 / (1 << 20) as f64);
+    let memory = format!("{:.1} GiB", d.total_mem_bytes as f64 / (1u64 << 30) as f64);
+    let regs_per_block = d.max_regs_per_block.to_string();
+    let optin = kib(d.smem_per_block_optin);
+    let fp32 = format!("{:.0} GFLOP/s", d.peak_fp32_gflops);
     let rows = [
         ("Device", format!("{} (ordinal {})", d.name, d.ordinal)),
-        (
-            "Compute capability",
-            format!("{}.{}", d.compute_capability.0, d.compute_capability.1),
-        ),
+        ("Compute capability", format!("{major}.{minor}")),
         ("SMs", d.sm_count.to_string()),
-        ("SM clock (max)", format!("{} MHz", d.sm_clock_khz / 1000)),
-        (
-            "Memory clock (peak)",
-            format!("{} MHz", d.mem_clock_khz / 1000),
-        ),
+        ("SM clock (max)", mhz(d.sm_clock_khz)),
+        ("Memory clock (peak)", mhz(d.mem_clock_khz)),
         ("Memory bus", format!("{} bits", d.mem_bus_width_bits)),
-        (
-            "L2 cache",
-            format!("{} MiB", d.l2_bytes as f64 / (1 << 20) as f64),
-        ),
+        ("L2 cache", l2),
         ("Registers per SM", d.regs_per_sm.to_string()),
-        (
-            "Registers per block (max)",
-            d.max_regs_per_block.to_string(),
-        ),
+        ("Registers per block (max)", regs_per_block),
         ("Shared memory per SM", kib(d.smem_per_sm)),
         ("Shared memory per block", kib(d.smem_per_block)),
-        (
-            "Shared memory per block (opt-in)",
-            kib(d.smem_per_block_optin),
-        ),
+        ("Shared memory per block (opt-in)", optin),
         ("Threads per SM (max)", d.max_threads_per_sm.to_string()),
         ("Blocks per SM (max)", d.max_blocks_per_sm.to_string()),
         ("Warp size", d.warp_size.to_string()),
-        (
-            "Memory",
-            format!("{:.1} GiB", d.total_mem_bytes as f64 / (1u64 << 30) as f64),
-        ),
+        ("Memory", memory),
         ("Driver", d.driver_version.clone()),
-        (
-            "FP32 peak (spec)",
-            format!("{:.0} GFLOP/s", d.peak_fp32_gflops),
-        ),
+        ("FP32 peak (spec)", fp32),
         ("DRAM peak (spec)", format!("{:.1} GB/s", d.peak_dram_gbps)),
     ];
     let mut t = TableData::new(

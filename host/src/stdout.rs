@@ -71,18 +71,15 @@ mod tests {
         let mut ok = Vec::new();
         assert_eq!(print_to(&mut ok, "abc").unwrap(), Printed::Whole);
         assert_eq!(ok, b"abc");
-        let mut pipe = Fails {
-            room: 2,
-            kind: std::io::ErrorKind::BrokenPipe,
+        let fails = |room, kind| Fails {
+            room,
+            kind,
             taken: Vec::new(),
         };
+        let mut pipe = fails(2, std::io::ErrorKind::BrokenPipe);
         assert_eq!(print_to(&mut pipe, "abcdef").unwrap(), Printed::ReaderGone);
         assert_eq!(pipe.taken, b"ab");
-        let mut full = Fails {
-            room: 0,
-            kind: std::io::ErrorKind::StorageFull,
-            taken: Vec::new(),
-        };
+        let mut full = fails(0, std::io::ErrorKind::StorageFull);
         let e = print_to(&mut full, "abc").unwrap_err().to_string();
         assert!(e.starts_with("writing to stdout: "), "{e}");
     }

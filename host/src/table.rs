@@ -52,40 +52,26 @@ pub struct Column<R> {
 impl<R> Column<R> {
     /// A column of our module's figures.
     pub const fn new(header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
-        Self {
-            header,
-            kind,
-            side: Side::Ours,
-            value,
-        }
+        Self::on(Side::Ours, header, kind, value)
     }
 
     /// A column of the compared module's figures; `header` follows the module's name.
     pub const fn compared(header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
-        Self {
-            header,
-            kind,
-            side: Side::Compared,
-            value,
-        }
+        Self::on(Side::Compared, header, kind, value)
     }
 
     /// A column of our figure over the compared module's; `header` ("Ours") comes before a slash
     /// and the module's name.
     pub const fn over_compared(header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
+        Self::on(Side::OursOverCompared, header, kind, value)
+    }
+
+    const fn on(side: Side, header: &'static str, kind: Kind, value: fn(&R) -> Value) -> Self {
         Self {
             header,
             kind,
-            side: Side::OursOverCompared,
+            side,
             value,
-        }
-    }
-
-    fn head(&self) -> Head {
-        Head {
-            header: self.header.to_owned(),
-            kind: self.kind,
-            side: self.side,
         }
     }
 }
@@ -109,27 +95,22 @@ pub fn columns_table<R: TableRow>(title: &str, columns: &[Column<R>], rows: &[R]
         .iter()
         .filter(|c| compared || c.side == Side::Ours)
         .collect();
-    let mut notes = Vec::new();
-    let body = rows
-        .iter()
-        .map(|r| {
-            for f in r.flags() {
-                notes.push(format!("(!) {}: {f}", r.label()));
-            }
-            Row {
-                cells: shown.iter().map(|c| (c.value)(r)).collect(),
-                flags: r.flags().to_vec(),
-            }
-        })
-        .collect();
-    TableData {
+    let mut t = TableData {
         title: title.to_owned(),
-        columns: shown.iter().map(|c| c.head()).collect(),
-        rows: body,
-        notes,
+        columns: shown
+            .iter()
+            .map(|c| Head::new(c.header, c.kind, c.side))
+            .collect(),
+        rows: Vec::new(),
+        notes: Vec::new(),
         compare_label: None,
         flags_column: true,
+    };
+    for r in rows {
+        let cells = shown.iter().map(|c| (c.value)(r)).collect();
+        t.push_row(&r.label(), r.flags(), cells);
     }
+    t
 }
 
 /// A row outside the column accessors (e.g. a reference measurement): values by the header
@@ -146,12 +127,7 @@ pub fn extra_row(t: &mut TableData, label: &str, flags: &[String], values: &[(&s
                 .map_or(Value::Empty, |(_, v)| v.clone())
         })
         .collect();
-    t.notes
-        .extend(flags.iter().map(|f| format!("(!) {label}: {f}")));
-    t.rows.push(Row {
-        cells,
-        flags: flags.to_vec(),
-    });
+    t.push_row(label, flags, cells);
 }
 
 /// A column of a built table: its header as declared, its kind and whose figures it shows.
@@ -160,6 +136,13 @@ pub struct Head {
     pub header: String,
     pub kind: Kind,
     pub side: Side,
+}
+
+impl Head {
+    fn new(header: &str, kind: Kind, side: Side) -> Self {
+        let header = header.to_owned();
+        Self { header, kind, side }
+    }
 }
 
 /// A row of a built table: a value per column, and the warnings about its figures.
@@ -188,13 +171,8 @@ impl TableData {
     pub fn new(title: &str, header: &[&str], rows: Vec<Vec<String>>) -> Self {
         Self {
             title: title.to_owned(),
-            columns: header
-                .iter()
-                .map(|h| Head {
-                    header: (*h).to_owned(),
-                    kind: Kind::Text,
-                    side: Side::Ours,
-                })
+            columns: (header.iter())
+                .map(|h| Head::new(h, Kind::Text, Side::Ours))
                 .collect(),
             rows: rows
                 .into_iter()
@@ -207,6 +185,13 @@ impl TableData {
             compare_label: None,
             flags_column: false,
         }
+    }
+
+    /// Adds a row of `cells`; its `flags` become notes `(!) label: flag`.
+    fn push_row(&mut self, label: &str, flags: &[String], cells: Vec<Value>) {
+        (self.notes).extend(flags.iter().map(|f| format!("(!) {label}: {f}")));
+        let flags = flags.to_vec();
+        self.rows.push(Row { cells, flags });
     }
 
     /// The compared module's columns named after it (`--compare-label`, or the compared file's
@@ -275,10 +260,7 @@ impl TableData {
             })
             .collect();
         if self.flags_column {
-            out.push(CsvHeader {
-                name: FLAGS.to_owned(),
-                numeric: false,
-            });
+            out.push(CsvHeader::text(FLAGS.to_owned()));
         }
         out
     }
@@ -364,9 +346,7 @@ pub fn to_markdown(t: &TableData) -> String {
     );
     if !t.notes.is_empty() {
         out.push('\n');
-        for n in &t.notes {
-            out.push_str(&format!("- {n}\n"));
-        }
+        out.extend(t.notes.iter().map(|n| format!("- {n}\n")));
     }
     out
 }
@@ -389,9 +369,7 @@ pub fn to_terminal(t: &TableData) -> String {
         t.title,
         grid(&t.header(), &t.cells(), Grid::Rounded)
     );
-    for n in &t.notes {
-        out.push_str(&format!("  {n}\n"));
-    }
+    out.extend(t.notes.iter().map(|n| format!("  {n}\n")));
     out
 }
 
@@ -436,6 +414,15 @@ mod tests {
         }
     }
 
+    fn r(gflops: f64, theirs: Option<f64>, flags: &[&str]) -> R {
+        let flags = flags.iter().map(|f| (*f).to_owned()).collect();
+        R {
+            gflops,
+            theirs,
+            flags,
+        }
+    }
+
     const RATE: Kind = Kind::Rate {
         unit: "GFLOP/s",
         decimals: 0,
@@ -466,16 +453,8 @@ mod tests {
     #[test]
     fn compared_columns_take_the_label_and_flags_get_their_own_column() {
         let rows = [
-            R {
-                gflops: 100.4,
-                theirs: Some(50.0),
-                flags: vec![],
-            },
-            R {
-                gflops: 99999.0,
-                theirs: None,
-                flags: vec!["above the peak".into()],
-            },
+            r(100.4, Some(50.0), &[]),
+            r(99999.0, None, &["above the peak"]),
         ];
         let t = columns_table("t", &columns(), &rows).name_compared(Some("Other"));
         assert_eq!(t.header(), ["GFLOP/s", "Other GFLOP/s", "Ours/Other"]);
@@ -494,11 +473,7 @@ mod tests {
 
     #[test]
     fn an_extra_row_fills_the_columns_it_names_and_notes_its_flags() {
-        let rows = [R {
-            gflops: 1.0,
-            theirs: Some(2.0),
-            flags: vec![],
-        }];
+        let rows = [r(1.0, Some(2.0), &[])];
         let mut t = columns_table("t", &columns(), &rows);
         extra_row(
             &mut t,

@@ -15,7 +15,9 @@ use crate::experiments::gemm_cublas::CublasRow;
 use crate::experiments::mma::Spec as Mma;
 use crate::experiments::occupancy::{self, GemmRow, GemmRun};
 use crate::experiments::RunResults;
-use crate::figure::{tick, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale};
+use crate::figure::{
+    point_label, tick, LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale,
+};
 use crate::table::{markdown_grid, percent};
 
 /// The picture's file stem in a results folder.
@@ -81,11 +83,7 @@ struct Point {
 impl Point {
     /// Its label, marked when its check failed.
     fn shown(&self) -> String {
-        if self.passed {
-            self.label.clone()
-        } else {
-            format!("{} (check failed)", self.label)
-        }
+        point_label(&self.label, self.passed)
     }
 }
 
@@ -128,13 +126,15 @@ fn cublas_point(c: &CublasRow, what: &str, pipe: Pipe) -> Option<Point> {
     })
 }
 
-/// The rows of one GEMM experiment on `pipe`, each in the series `series` names.
-fn of_rows<'r, R: Row>(
+/// One GEMM experiment's rows on `pipe` in the series `series` names, and the kernel cuBLAS
+/// ran (`what` it was called for) where it was read.
+fn of_run<'r, R: Row>(
     rows: &'r [R],
     series: impl Fn(&R) -> &'static str + 'r,
-    pipe: Pipe,
+    (pipe, cublas, what): (Pipe, Option<&CublasRow>, &str),
 ) -> impl Iterator<Item = Point> + 'r {
-    rows.iter().map(move |r| {
+    let cublas = cublas.and_then(|c| cublas_point(c, what, pipe));
+    let own = rows.iter().map(move |r| {
         let (gflops, occupancy) = r.figures();
         Point {
             series: series(r),
@@ -144,18 +144,8 @@ fn of_rows<'r, R: Row>(
             gflops,
             passed: r.measured().check.passed,
         }
-    })
-}
-
-/// One GEMM experiment's rows on `pipe` in the series `series` names, and the kernel cuBLAS
-/// ran (`what` it was called for) where it was read.
-fn of_run<'r, R: Row>(
-    rows: &'r [R],
-    series: impl Fn(&R) -> &'static str + 'r,
-    (pipe, cublas, what): (Pipe, Option<&CublasRow>, &str),
-) -> impl Iterator<Item = Point> + 'r {
-    let cublas = cublas.and_then(|c| cublas_point(c, what, pipe));
-    of_rows(rows, series, pipe).chain(cublas)
+    });
+    own.chain(cublas)
 }
 
 /// The series of an SGEMM row: the seed lines or the tuned ones.
@@ -252,16 +242,13 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
         out,
         "![Part II: every GEMM against its pipe's peak]({file})\n"
     );
-    let header: Vec<String> = [
+    let header = [
         "GEMM",
         "Pipe",
         "Theo. occ",
         "GFLOP/s",
         "% of the pipe's peak",
-    ]
-    .iter()
-    .map(|h| (*h).to_owned())
-    .collect();
+    ];
     let mut rows = Vec::new();
     let mut unplaced = Vec::new();
     for p in points(results) {
@@ -283,12 +270,10 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
         "\nEach GEMM's median GFLOP/s over its own pipe's spec peak (FP32 {} GFLOP/s",
         tick(peaks.fp32)
     );
-    match peaks.bf16 {
-        Some(b) => {
-            let _ = write!(out, "; dense BF16 {} GFLOP/s", tick(b));
-        }
-        None => out.push_str("; the dense BF16 peak of this GPU is not known to the lab"),
-    }
+    let _ = match peaks.bf16 {
+        Some(b) => write!(out, "; dense BF16 {} GFLOP/s", tick(b)),
+        None => out.write_str("; the dense BF16 peak of this GPU is not known to the lab"),
+    };
     out.push_str(
         "), at its theoretical occupancy; cuBLAS's kernels at the occupancy of the kernel each \
          call ran, read through CUPTI.",
@@ -307,23 +292,19 @@ pub fn section(results: &RunResults, file: &str, ceiling: Option<MmaCeiling>) ->
         out.push(' ');
         out.push_str(&words);
     }
-    match ceiling {
-        Some(c) => {
-            let _ = write!(
-                out,
-                " The mma.sync ceiling measured by experiment {} ({} GFLOP/s) is drawn.",
-                Mma::NUMBER,
-                tick(c.gflops)
-            );
-        }
-        None => {
-            let _ = write!(
-                out,
-                " The mma.sync ceiling is not drawn: experiment {} did not run in this run.",
-                Mma::NUMBER
-            );
-        }
-    }
+    let _ = match ceiling {
+        Some(c) => write!(
+            out,
+            " The mma.sync ceiling measured by experiment {} ({} GFLOP/s) is drawn.",
+            Mma::NUMBER,
+            tick(c.gflops)
+        ),
+        None => write!(
+            out,
+            " The mma.sync ceiling is not drawn: experiment {} did not run in this run.",
+            Mma::NUMBER
+        ),
+    };
     out.push('\n');
     Some(out)
 }

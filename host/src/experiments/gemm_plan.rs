@@ -7,25 +7,12 @@
 use std::fmt::Debug;
 
 use super::contract::{self, Output};
-use crate::flags::{own_labels, select, CliError, GemmDims, GemmSize, ModuleFiles, Shared};
+use crate::flags::{own_labels, select, CliError, GemmDims, GemmRun, ModuleFiles, Shared};
 use crate::kernel_source::sources::{Kernels, Sources};
 use crate::results::RunMeta;
 
 /// A GEMM experiment's own subcommand flags.
-#[derive(Debug, Clone, clap::Args)]
-#[group(skip)]
-pub struct GemmArgs {
-    /// Lines to run, by label (comma-separated; the labels are listed below); default all.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub variants: Vec<String>,
-    #[command(flatten)]
-    pub gemm: GemmSize,
-    #[command(flatten)]
-    pub modules: ModuleFiles,
-    /// Do not time cuBLAS's GEMM of the same element type beside the lines.
-    #[arg(long)]
-    pub no_cublas: bool,
-}
+pub type GemmArgs = GemmRun;
 
 /// What a GEMM experiment adds to `host all`: nothing of its own (it reads `--variants`,
 /// `--size`, `--module`, `--compare` and `--no-cublas` from the shared flags).

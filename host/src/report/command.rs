@@ -32,10 +32,7 @@ pub struct ReportArgs {
 
 /// Whether `a` and `b` name the same existing folder.
 fn same_folder(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
+    (a.canonicalize()).is_ok_and(|a| b.canonicalize().is_ok_and(|b| a == b))
 }
 
 /// Runs the subcommand and prints the files written. Every folder it writes into is found

@@ -14,68 +14,60 @@ use crate::table::{markdown_grid, percent, percent_with, to_markdown};
 pub fn run_header(r: &RunResults) -> String {
     let d = &r.device;
     let m = &r.meta;
-    let mut t: Vec<Vec<String>> = Vec::new();
-    t.push(vec![
-        "Device".into(),
-        format!(
-            "{} (compute capability {}.{}, {} SMs, {} MHz, driver {})",
-            d.name,
-            d.compute_capability.0,
-            d.compute_capability.1,
-            d.sm_count,
-            d.sm_clock_khz / 1000,
-            d.driver_version
-        ),
-    ]);
-    t.push(vec![
-        "Peaks".into(),
-        format!(
-            "FP32 {:.0} GFLOP/s; DRAM {:.1} GB/s",
-            d.peak_fp32_gflops, d.peak_dram_gbps
-        ),
-    ]);
-    t.push(vec!["Date".into(), m.date.clone()]);
-    t.push(vec!["Command".into(), format!("`{}`", m.command)]);
     let module = match &m.compare_module {
         Some(c) => format!("{} (compared with {c})", m.module),
         None => m.module.to_string(),
     };
-    t.push(vec!["Kernels".into(), module]);
-    t.push(vec!["Toolchain".into(), m.toolchain.clone()]);
-    t.push(vec!["Tool".into(), m.tool_version.clone()]);
-    t.push(vec![
-        "Timing".into(),
-        format!(
-            "{}; GEMM {}; copy buffer {} MiB",
-            match m.noise_target {
-                Some(t) => format!(
-                    "each figure sampled until its relative noise is at most {} (or a cap; \
-                     flagged)",
-                    percent(t)
-                ),
-                None => format!("{} samples of {} launches", m.samples, m.iters),
-            },
-            m.gemm_words(),
-            m.copy_bytes / (1024 * 1024)
+    let sampling = match m.noise_target {
+        Some(t) => format!(
+            "each figure sampled until its relative noise is at most {} (or a cap; flagged)",
+            percent(t)
         ),
-    ]);
+        None => format!("{} samples of {} launches", m.samples, m.iters),
+    };
+    let (major, minor) = d.compute_capability;
+    let device = format!(
+        "{} (compute capability {major}.{minor}, {} SMs, {} MHz, driver {})",
+        d.name,
+        d.sm_count,
+        d.sm_clock_khz / 1000,
+        d.driver_version
+    );
+    let (fp32, dram) = (d.peak_fp32_gflops, d.peak_dram_gbps);
+    let mib = m.copy_bytes / (1024 * 1024);
+    let timing = format!("{sampling}; GEMM {}; copy buffer {mib} MiB", m.gemm_words());
+    let t = [
+        ("Device", device),
+        (
+            "Peaks",
+            format!("FP32 {fp32:.0} GFLOP/s; DRAM {dram:.1} GB/s"),
+        ),
+        ("Date", m.date.clone()),
+        ("Command", format!("`{}`", m.command)),
+        ("Kernels", module),
+        ("Toolchain", m.toolchain.clone()),
+        ("Tool", m.tool_version.clone()),
+        ("Timing", timing),
+    ]
+    .map(|(k, v)| vec![k.to_owned(), v]);
     markdown_grid(&["", ""], &t)
 }
 
 /// The verdict summary table and one paragraph per verdict. Each paragraph names the verdict's key:
 /// its number depends on the experiments a run holds, so the docs cite a verdict by its key.
 pub fn verdict_section(verdicts: &[Verdict]) -> String {
-    let mut out = String::new();
-    let mut t = Vec::new();
-    for (i, v) in verdicts.iter().enumerate() {
-        t.push(vec![
-            (i + 1).to_string(),
-            v.experiment.to_string(),
-            v.claim.clone(),
-            format!("**{}**", v.outcome()),
-        ]);
-    }
-    out.push_str(&markdown_grid(&["#", "Experiment", "Claim", "Verdict"], &t));
+    let t: Vec<Vec<String>> = (verdicts.iter().enumerate())
+        .map(|(i, v)| {
+            let outcome = format!("**{}**", v.outcome());
+            vec![
+                (i + 1).to_string(),
+                v.experiment.to_string(),
+                v.claim.clone(),
+                outcome,
+            ]
+        })
+        .collect();
+    let mut out = markdown_grid(&["#", "Experiment", "Claim", "Verdict"], &t);
     for (i, v) in verdicts.iter().enumerate() {
         let _ = write!(
             out,

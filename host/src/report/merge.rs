@@ -177,19 +177,17 @@ fn combined_table(columns: &[Column<'_>]) -> String {
 fn verdict_matrix(names: &[(String, Option<String>)], all: &[Vec<Verdict>]) -> String {
     let mut header: Vec<&str> = vec!["#", "Claim"];
     header.extend(names.iter().map(|(name, _)| name.as_str()));
-    let mut t = Vec::new();
-    let Some(first) = all.first() else {
-        return markdown_grid(&header, &t);
-    };
-    for (i, v) in first.iter().enumerate() {
-        let mut row = vec![(i + 1).to_string(), v.claim.clone()];
-        row.extend(all.iter().map(|vs| {
-            vs.get(i)
-                .map(|x| format!("**{}**", x.outcome()))
-                .unwrap_or_default()
-        }));
-        t.push(row);
-    }
+    let first = all.first().map_or(&[][..], Vec::as_slice);
+    let t: Vec<Vec<String>> = (first.iter().enumerate())
+        .map(|(i, v)| {
+            let outcome = |vs: &Vec<Verdict>| vs.get(i).map(|x| format!("**{}**", x.outcome()));
+            let outcomes = all.iter().map(|vs| outcome(vs).unwrap_or_default());
+            [(i + 1).to_string(), v.claim.clone()]
+                .into_iter()
+                .chain(outcomes)
+                .collect()
+        })
+        .collect();
     markdown_grid(&header, &t)
 }
 
@@ -264,9 +262,7 @@ pub fn merge_runs(runs: &[(PathBuf, RunResults)], out: &Path) -> Result<Vec<Path
     }
 
     let all_verdicts: Vec<Vec<Verdict>> = runs.iter().map(|(_, r)| r.verdicts()).collect();
-    let mut md = String::new();
-    md.push_str(MERGED_HEADING);
-    md.push_str("\n\n## Runs\n\n");
+    let mut md = format!("{MERGED_HEADING}\n\n## Runs\n\n");
     let mut t = Vec::new();
     for ((dir, r), (name, _)) in runs.iter().zip(&names) {
         t.push(vec![

@@ -96,51 +96,46 @@ pub struct BadFigure {
     pub rule: String,
 }
 
+/// The figure at `field`, `value`, breaks `rule`.
+fn bad(field: impl Into<String>, value: impl ToString, rule: impl Into<String>) -> BadFigure {
+    let (field, value, rule) = (field.into(), value.to_string(), rule.into());
+    BadFigure { field, value, rule }
+}
+
 /// Checks the schema version, the compute capability, then every figure of `results`
 /// ([`POSITIVE`], [`COUNTS`], the architecture's limits) and every figure's samples; the first
 /// bad one is named.
 pub fn validate(results: &RunResults) -> Result<(), BadFigure> {
     if !(1..=SCHEMA_VERSION).contains(&results.schema_version) {
-        return Err(BadFigure {
-            field: "schema_version".to_owned(),
-            value: results.schema_version.to_string(),
-            rule: format!(
-                "this host reads versions 1 to {SCHEMA_VERSION} (a newer host may read it)"
-            ),
-        });
+        let rule =
+            format!("this host reads versions 1 to {SCHEMA_VERSION} (a newer host may read it)");
+        return Err(bad("schema_version", results.schema_version, rule));
     }
     let (major, minor) = results.device.compute_capability;
-    let arch = Arch::from_compute_capability(major, minor).ok_or_else(|| BadFigure {
-        field: "device.compute_capability".to_owned(),
-        value: format!("{major}.{minor}"),
-        rule: format!(
+    let arch = Arch::from_compute_capability(major, minor).ok_or_else(|| {
+        let known: Vec<String> = (Arch::ALL.iter().map(|a| a.compute_capability()))
+            .map(|(x, y)| format!("{x}.{y}"))
+            .collect();
+        let rule = format!(
             "it must be one the occupancy calculator knows: {}",
-            Arch::ALL
-                .iter()
-                .map(|a| {
-                    let (x, y) = a.compute_capability();
-                    format!("{x}.{y}")
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+            known.join(", ")
+        );
+        bad(
+            "device.compute_capability",
+            format!("{major}.{minor}"),
+            rule,
+        )
     })?;
     let bounds = Bounds::new(arch.limits(), results.device.max_threads_per_block);
     pooled_samples(results)?;
-    let value = serde_json::to_value(results).map_err(|e| BadFigure {
-        field: "results".to_owned(),
-        value: "not storable".to_owned(),
-        rule: e.to_string(),
-    })?;
+    let value =
+        serde_json::to_value(results).map_err(|e| bad("results", "not storable", e.to_string()))?;
     walk(&value, "", Rule::Any, &bounds)?;
     if let Some(rows) = &results.regs {
         for (i, r) in rows.iter().enumerate() {
             if rows[..i].iter().any(|o| o.cap == r.cap) {
-                return Err(BadFigure {
-                    field: format!("regs[{i}].cap"),
-                    value: r.cap.to_string(),
-                    rule: "each register cap is measured once".to_owned(),
-                });
+                let rule = "each register cap is measured once";
+                return Err(bad(format!("regs[{i}].cap"), r.cap, rule));
             }
         }
     }
@@ -150,36 +145,20 @@ pub fn validate(results: &RunResults) -> Result<(), BadFigure> {
 /// cuBLAS's figure pools the samples taken beside each GEMM line: at most [`MOST_SAMPLES`] per
 /// row of its experiment (every other figure is held to [`MOST_SAMPLES`] by [`walk`]).
 fn pooled_samples(results: &RunResults) -> Result<(), BadFigure> {
-    let pooled = [
-        (
-            "occupancy",
-            results
-                .occupancy
-                .as_ref()
-                .map(|r| (r.rows.len(), &r.cublas)),
-        ),
-        (
-            "gemm_bf16",
-            results
-                .gemm_bf16
-                .as_ref()
-                .map(|r| (r.rows.len(), &r.cublas)),
-        ),
-    ];
-    for (name, run) in pooled {
+    let occupancy = (results.occupancy.as_ref()).map(|r| (r.rows.len(), &r.cublas));
+    let gemm_bf16 = (results.gemm_bf16.as_ref()).map(|r| (r.rows.len(), &r.cublas));
+    for (name, run) in [("occupancy", occupancy), ("gemm_bf16", gemm_bf16)] {
         let Some((rows, Some(CublasOutcome::Measured(c)))) = run else {
             continue;
         };
         let (have, most) = (c.timing.samples_ms.len(), rows * MOST_SAMPLES as usize);
         if have > most {
-            return Err(BadFigure {
-                field: format!("{name}.cublas.timing.samples_ms"),
-                value: format!("{have} samples"),
-                rule: format!(
-                    "cuBLAS's figure pools at most {MOST_SAMPLES} samples (--max-samples' \
-                     ceiling) for each of the experiment's {rows} rows"
-                ),
-            });
+            let rule = format!(
+                "cuBLAS's figure pools at most {MOST_SAMPLES} samples (--max-samples' ceiling) \
+                 for each of the experiment's {rows} rows"
+            );
+            let field = format!("{name}.cublas.timing.samples_ms");
+            return Err(bad(field, format!("{have} samples"), rule));
         }
     }
     Ok(())
@@ -294,11 +273,8 @@ fn walk(v: &Value, path: &str, rule: Rule, bounds: &Bounds) -> Result<(), BadFig
             // cuBLAS's pooled figure is bounded per row ([`pooled_samples`]).
             let pooled = path.contains(".cublas.");
             if rule == Rule::Samples && !pooled && items.len() > MOST_SAMPLES as usize {
-                return Err(BadFigure {
-                    field: path.to_owned(),
-                    value: format!("{} samples", items.len()),
-                    rule: format!("the lab takes at most {MOST_SAMPLES} (--max-samples' ceiling)"),
-                });
+                let rule = format!("the lab takes at most {MOST_SAMPLES} (--max-samples' ceiling)");
+                return Err(bad(path, format!("{} samples", items.len()), rule));
             }
             for (i, item) in items.iter().enumerate() {
                 walk(item, &format!("{path}[{i}]"), rule, bounds)?;
@@ -306,11 +282,7 @@ fn walk(v: &Value, path: &str, rule: Rule, bounds: &Bounds) -> Result<(), BadFig
         }
         Value::Number(n) => {
             if let Some(why) = rule.broken_by(n.as_f64().unwrap_or(f64::NAN), &bounds.limits.name) {
-                return Err(BadFigure {
-                    field: path.to_owned(),
-                    value: n.to_string(),
-                    rule: why,
-                });
+                return Err(bad(path, n, why));
             }
         }
         // A null is an optional figure that is absent (Volkov's "not reached", say): a figure the

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::style::{
     colour, font, plot_error, AXIS_DESC_SIZE, HEIGHT, TEXT_SIZE, TITLE_SIZE, WIDTH,
@@ -45,15 +46,16 @@ pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
         })
         .filter(|m| *m > 0.0)
         .unwrap_or(1.0);
+    let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
     let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| plot_error(path, e))?;
+    root.fill(&WHITE).map_err(err)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(&h.labels.title, font(TITLE_SIZE))
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(70)
         .build_cartesian_2d(0.0..nx as f64, 0.0..ny as f64)
-        .map_err(|e| plot_error(path, e))?;
+        .map_err(err)?;
     let x_tick = |v: &f64| cell_tick(&h.x_ticks, *v);
     let y_tick = |v: &f64| cell_tick(&h.y_ticks, *v);
     chart
@@ -68,24 +70,15 @@ pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
         .x_label_formatter(&x_tick)
         .y_label_formatter(&y_tick)
         .draw()
-        .map_err(|e| plot_error(path, e))?;
-    let cells = h.cells.iter().enumerate().flat_map(|(y, row)| {
-        row.iter()
-            .enumerate()
-            .filter_map(move |(x, v)| v.map(|v| (x as f64, y as f64, v)))
-    });
-    let cells: Vec<(f64, f64, f64)> = cells.collect();
-    chart
-        .draw_series(
-            cells.iter().map(|&(x, y, v)| {
-                Rectangle::new([(x, y), (x + 1.0, y + 1.0)], ramp(v / max).filled())
-            }),
-        )
-        .map_err(|e| plot_error(path, e))?;
-    let label = font(TEXT_SIZE * 0.8).pos(plotters::style::text_anchor::Pos::new(
-        plotters::style::text_anchor::HPos::Center,
-        plotters::style::text_anchor::VPos::Center,
-    ));
+        .map_err(err)?;
+    let cells: Vec<(f64, f64, f64)> = (h.cells.iter().enumerate())
+        .flat_map(|(y, row)| (row.iter().enumerate()).map(move |(x, v)| (x, y, v)))
+        .filter_map(|(x, y, v)| v.map(|v| (x as f64, y as f64, v)))
+        .collect();
+    let squares = (cells.iter())
+        .map(|&(x, y, v)| Rectangle::new([(x, y), (x + 1.0, y + 1.0)], ramp(v / max).filled()));
+    chart.draw_series(squares).map_err(err)?;
+    let label = font(TEXT_SIZE * 0.8).pos(Pos::new(HPos::Center, VPos::Center));
     chart
         .draw_series(cells.iter().map(|&(x, y, v)| {
             let style = if v / max > 0.6 {
@@ -95,6 +88,6 @@ pub fn heatmap(h: &Heatmap, path: &Path) -> Result<(), ReportError> {
             };
             Text::new(format!("{v:.*}", h.decimals), (x + 0.5, y + 0.5), style)
         }))
-        .map_err(|e| plot_error(path, e))?;
-    root.present().map_err(|e| plot_error(path, e))
+        .map_err(err)?;
+    root.present().map_err(err)
 }

@@ -74,19 +74,11 @@ impl Placer {
             candidates.push(((-w - gap, -h - 2 - step), true));
             candidates.push(((-w - gap, 2 + step), true));
         }
-        let mut best = (i64::MAX, ((0, 0), false));
-        for ((dx, dy), leader) in candidates {
-            let r = (p.0 + dx, p.1 + dy, p.0 + dx + w, p.1 + dy + h);
-            let c = self.cost(r);
-            if c == 0 {
-                best = (0, ((r.0, r.1), leader));
-                break;
-            }
-            if c < best.0 {
-                best = (c, ((r.0, r.1), leader));
-            }
-        }
-        let ((x, y), leader) = best.1;
+        // The first of the cheapest places.
+        let ((x, y), leader) = (candidates.into_iter())
+            .map(|((dx, dy), leader)| ((p.0 + dx, p.1 + dy), leader))
+            .min_by_key(|&((x, y), _)| self.cost((x, y, x + w, y + h)))
+            .unwrap_or(((0, 0), false));
         self.block((x, y, x + w, y + h));
         ((x, y), leader)
     }
@@ -130,18 +122,11 @@ fn draw_label(
     if leader {
         let ty = if y0 > at.1 { y0 } else { y0 + h };
         let tx = if x0 > at.0 { x0 } else { x0 + w };
-        root.draw(&PathElement::new(
-            vec![at, (tx, ty)],
-            RGBColor(160, 160, 160).stroke_width(1),
-        ))
-        .map_err(err)?;
+        let leader = PathElement::new(vec![at, (tx, ty)], RGBColor(160, 160, 160).stroke_width(1));
+        root.draw(&leader).map_err(err)?;
     }
-    root.draw(&Text::new(
-        label.to_string(),
-        (x0, y0),
-        font(TEXT_SIZE).color(c),
-    ))
-    .map_err(err)?;
+    let text = Text::new(label.to_string(), (x0, y0), font(TEXT_SIZE).color(c));
+    root.draw(&text).map_err(err)?;
     Ok(())
 }
 
@@ -182,16 +167,11 @@ pub(super) fn draw_legend(
         .min_by_key(|&(x, y)| placer.cost((x, y, x + w, y + total_h)))
         .unwrap_or(corners[0]);
     placer.block((x0, y0, x0 + w, y0 + total_h));
-    root.draw(&Rectangle::new(
-        [(x0, y0), (x0 + w, y0 + total_h)],
-        WHITE.mix(0.85).filled(),
-    ))
-    .map_err(err)?;
-    root.draw(&Rectangle::new(
-        [(x0, y0), (x0 + w, y0 + total_h)],
-        RGBColor(180, 180, 180).stroke_width(1),
-    ))
-    .map_err(err)?;
+    let area = [(x0, y0), (x0 + w, y0 + total_h)];
+    root.draw(&Rectangle::new(area, WHITE.mix(0.85).filled()))
+        .map_err(err)?;
+    let frame = RGBColor(180, 180, 180).stroke_width(1);
+    root.draw(&Rectangle::new(area, frame)).map_err(err)?;
     for (i, (name, c, mark)) in entries.iter().enumerate() {
         let y = y0 + 8 + row * i as i32;
         let mid = y + h / 2;
@@ -212,12 +192,9 @@ pub(super) fn draw_legend(
                 ))
                 .map_err(err)?,
         }
-        root.draw(&Text::new(
-            name.clone(),
-            (x0 + 42, y),
-            font(TEXT_SIZE).color(&RGBColor(30, 30, 30)),
-        ))
-        .map_err(err)?;
+        let text_style = font(TEXT_SIZE).color(&RGBColor(30, 30, 30));
+        root.draw(&Text::new(name.clone(), (x0 + 42, y), text_style))
+            .map_err(err)?;
     }
     Ok(())
 }

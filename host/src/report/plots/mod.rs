@@ -51,19 +51,17 @@ fn padded(lo: f64, hi: f64, frac: f64) -> Range<f64> {
 
 /// Draws a labelled scatter/line plot to `path` (SVG).
 pub fn scatter(plot: &ScatterPlot, path: &Path) -> Result<(), ReportError> {
-    let xs: Vec<f64> = plot
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.x))
+    let points = plot.series.iter().flat_map(|s| &s.points);
+    let xs: Vec<f64> = points
+        .clone()
+        .map(|p| p.x)
         .filter(|x| x.is_finite())
         .collect();
-    let ys: Vec<f64> = plot
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.y))
-        .chain(plot.references.iter().map(|r| r.y))
-        .filter(|y| y.is_finite())
-        .collect();
+    let ys: Vec<f64> = (points
+        .map(|p| p.y)
+        .chain(plot.references.iter().map(|r| r.y)))
+    .filter(|y| y.is_finite())
+    .collect();
     let (xmin, xmax) = min_max(&xs).unwrap_or((0.0, 1.0));
     let ymax = min_max(&ys)
         .map(|m| m.1)
@@ -137,32 +135,19 @@ where
     // Reference lines first: their labels take the right end, just above the line.
     for r in &plot.references {
         let c = r.series.map(colour).unwrap_or(REFERENCE_COLOUR);
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(x_domain.start, r.y), (x_domain.end, r.y)],
-                10,
-                6,
-                c.stroke_width(2),
-            ))
-            .map_err(err)?;
+        let ends = [(x_domain.start, r.y), (x_domain.end, r.y)];
+        let dashed = DashedLineSeries::new(ends, 10, 6, c.stroke_width(2));
+        chart.draw_series(dashed).map_err(err)?;
         let (_, y) = chart.backend_coord(&(x_domain.end, r.y));
         let (w, h) = text_extent(&r.label, TEXT_SIZE);
-        let mut best = (i64::MAX, (0, 0));
-        for dy in [-h - 3, 3, -2 * h - 5, h + 5] {
-            let rect = (bounds.2 - w - 6, y + dy, bounds.2 - 6, y + dy + h);
-            let cost = placer.cost(rect);
-            if cost < best.0 {
-                best = (cost, (rect.0, rect.1));
-            }
-        }
-        let (x0, y0) = best.1;
+        let x0 = bounds.2 - w - 6;
+        let y0 = ([-h - 3, 3, -2 * h - 5, h + 5].into_iter())
+            .map(|dy| y + dy)
+            .min_by_key(|&y0| placer.cost((x0, y0, x0 + w, y0 + h)))
+            .unwrap_or(y);
         placer.block((x0, y0, x0 + w, y0 + h));
-        root.draw(&Text::new(
-            r.label.clone(),
-            (x0, y0),
-            font(TEXT_SIZE).color(&c),
-        ))
-        .map_err(err)?;
+        let text = Text::new(r.label.clone(), (x0, y0), font(TEXT_SIZE).color(&c));
+        root.draw(&text).map_err(err)?;
     }
 
     // Lines and markers, and block every marker for the labels.

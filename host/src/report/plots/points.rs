@@ -26,31 +26,20 @@ where
     Y: Ranged<ValueType = f64>,
 {
     let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
+    let at = points.iter().map(|p| (p.x, p.y));
     if line {
         chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|p| (p.x, p.y)),
-                c.stroke_width(2),
-            ))
+            .draw_series(LineSeries::new(at.clone(), c.stroke_width(2)))
             .map_err(err)?;
     }
     if markers {
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| Circle::new((p.x, p.y), POINT_RADIUS, c.filled())),
-            )
-            .map_err(err)?;
+        let dots = at.map(|xy| Circle::new(xy, POINT_RADIUS, c.filled()));
+        chart.draw_series(dots).map_err(err)?;
     }
     for p in points {
         let (x, y) = chart.backend_coord(&(p.x, p.y));
-        placer.block((
-            x - POINT_RADIUS,
-            y - POINT_RADIUS,
-            x + POINT_RADIUS + 1,
-            y + POINT_RADIUS + 1,
-        ));
+        let r = POINT_RADIUS;
+        placer.block((x - r, y - r, x + r + 1, y + r + 1));
     }
     Ok(())
 }

@@ -18,14 +18,9 @@ use crate::report::error::ReportError;
 /// and spill bytes (right axis, bars), one colour per series.
 pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), ReportError> {
     let err = |e: DrawingAreaErrorKind<_>| plot_error(path, e);
-    let caps: Vec<f64> = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.x))
-        .collect();
-    let gflops: Vec<f64> = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.y))
-        .collect();
+    let points = series.iter().flat_map(|s| &s.points);
+    let caps: Vec<f64> = points.clone().map(|p| p.x).collect();
+    let gflops: Vec<f64> = points.map(|p| p.y).collect();
     let spill_max = series
         .iter()
         .flat_map(|s| s.spills.iter().filter_map(|&(_, b)| b))
@@ -79,16 +74,12 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
     for (i, s) in series.iter().enumerate() {
         let c = colour(i);
         let offset = (i as f64 - (n - 1.0) / 2.0) * bar_w;
-        chart
-            .draw_secondary_series(s.spills.iter().filter_map(|&(cap, b)| {
-                let b = b?;
-                let x0 = cap + offset - bar_w / 2.0;
-                Some(Rectangle::new(
-                    [(x0, 0.0), (x0 + bar_w * 0.9, b)],
-                    c.mix(0.4).filled(),
-                ))
-            }))
-            .map_err(err)?;
+        let bars = s.spills.iter().filter_map(|&(cap, b)| {
+            let (x0, b) = (cap + offset - bar_w / 2.0, b?);
+            let bar = [(x0, 0.0), (x0 + bar_w * 0.9, b)];
+            Some(Rectangle::new(bar, c.mix(0.4).filled()))
+        });
+        chart.draw_secondary_series(bars).map_err(err)?;
     }
 
     let bounds: Rect = (px.start, py.start, px.end, py.end);
@@ -103,26 +94,24 @@ pub fn regs(title: &str, series: &[RegsSeries], path: &Path) -> Result<(), Repor
             true,
             path,
         )?;
-        for &(cap, b) in &s.spills {
-            if let Some(b) = b {
-                let (x, y0) = chart.borrow_secondary().backend_coord(&(cap, 0.0));
-                let (_, y1) = chart.borrow_secondary().backend_coord(&(cap, b));
-                placer.block((x - 6, y1, x + 6, y0));
-            }
+        for (cap, b) in s.spills.iter().filter_map(|&(cap, b)| Some((cap, b?))) {
+            let (x, y0) = chart.borrow_secondary().backend_coord(&(cap, 0.0));
+            let (_, y1) = chart.borrow_secondary().backend_coord(&(cap, b));
+            placer.block((x - 6, y1, x + 6, y0));
         }
     }
     let points = series.iter().map(|s| s.points.as_slice());
     draw_point_labels(&root, &chart, &mut placer, points, path)?;
 
-    let mut entries = Vec::new();
-    for (i, s) in series.iter().enumerate() {
-        entries.push((format!("GFLOP/s: {}", s.name), colour(i), LegendMark::Dot));
-        entries.push((
-            format!("spill bytes: {}", s.name),
-            colour(i),
-            LegendMark::Bar,
-        ));
-    }
+    let entries: Vec<(String, RGBColor, LegendMark)> = (series.iter().enumerate())
+        .flat_map(|(i, s)| {
+            [
+                ("GFLOP/s", LegendMark::Dot),
+                ("spill bytes", LegendMark::Bar),
+            ]
+            .map(|(what, mark)| (format!("{what}: {}", s.name), colour(i), mark))
+        })
+        .collect();
     draw_legend(&root, &mut placer, &entries, path)?;
     root.present().map_err(err)
 }
