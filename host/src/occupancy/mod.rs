@@ -7,6 +7,7 @@
 //! - [`calc`]: the arithmetic ([`occupancy`]): the only occupancy arithmetic of the lab.
 //! - [`block_size`], [`cliff`], [`curves`]: derived tables; [`render`]: their printouts.
 //! - [`golden`]: the driver's answers, recorded, and replayed through the calculator.
+//! - [`waves`]: tiles, waves and tail efficiency, and sizes at which compared sides run whole waves.
 
 pub mod arch;
 pub mod block_size;
@@ -17,6 +18,7 @@ pub mod device_limits;
 pub mod golden;
 pub mod render;
 pub mod size;
+pub mod waves;
 
 pub use arch::{Arch, Limits, UnknownArch};
 pub use block_size::{max_potential_block_size, BlockSizeSuggestion, NoBlockSize};
