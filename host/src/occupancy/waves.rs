@@ -39,7 +39,7 @@ impl Waves {
 
     /// Whether every wave is full.
     pub fn whole(&self) -> bool {
-        self.tiles % self.slots == 0
+        self.tiles.is_multiple_of(self.slots)
     }
 }
 
