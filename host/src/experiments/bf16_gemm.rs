@@ -90,11 +90,8 @@ mod tests {
     /// and the dynamic shared memory, with the opt-in where a line's stages pass 48 KB.
     #[test]
     fn launch_shapes_come_from_the_bf16_table() {
-        let dims = GemmDims {
-            m: 333,
-            n: 250,
-            k: 80,
-        };
+        let (m, n, k) = (333, 250, 80);
+        let dims = GemmDims { m, n, k };
         for v in BF16_GEMM {
             let s = launch_shape(v, dims);
             assert_eq!(

@@ -63,20 +63,18 @@ mod tests {
 
     #[test]
     fn rounding_to_bf16_is_to_nearest_with_ties_to_even() {
-        // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: to even, 1.
-        assert_eq!(widen(bf16_bits(1.0 + 2f32.powi(-8))), 1.0);
-        // 1 + 3*2^-8 lies halfway between 1 + 2^-7 and 1 + 2^-6: to even, 1 + 2^-6.
-        assert_eq!(
-            widen(bf16_bits(1.0 + 3.0 * 2f32.powi(-8))),
-            1.0 + 2f32.powi(-6)
-        );
-        assert_eq!(
-            widen(bf16_bits(1.0 + 2f32.powi(-8) + 2f32.powi(-20))),
-            1.0 + 2f32.powi(-7)
-        );
-        assert_eq!(widen(bf16_bits(-0.75)), -0.75);
-        // Near 1 from below rounds up to exactly 1, still in the inputs' range.
-        assert_eq!(widen(bf16_bits(0.999_999_9)), 1.0);
+        for (x, rounded) in [
+            // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: to even, 1.
+            (1.0 + 2f32.powi(-8), 1.0),
+            // 1 + 3*2^-8 lies halfway between 1 + 2^-7 and 1 + 2^-6: to even, 1 + 2^-6.
+            (1.0 + 3.0 * 2f32.powi(-8), 1.0 + 2f32.powi(-6)),
+            (1.0 + 2f32.powi(-8) + 2f32.powi(-20), 1.0 + 2f32.powi(-7)),
+            (-0.75, -0.75),
+            // Near 1 from below rounds up to exactly 1, still in the inputs' range.
+            (0.999_999_9, 1.0),
+        ] {
+            assert_eq!(widen(bf16_bits(x)), rounded, "{x}");
+        }
     }
 
     #[test]

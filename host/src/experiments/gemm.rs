@@ -163,29 +163,17 @@ mod tests {
 
         let r4 = find_gemm(GEMM, "R4").unwrap();
         assert_eq!((r4.bm, r4.bn, r4.bk), (256, 128, 16));
-        let dims = GemmDims {
-            m: 2048,
-            n: 8192,
-            k: 1024,
-        };
-        let s = launch_shape(r4, dims);
+        let (m, n, k) = (2048, 8192, 1024);
+        let s = launch_shape(r4, GemmDims { m, n, k });
         assert_eq!(s.grid, (8192 / 128, 2048 / 256), "x over N, y over M");
         assert_eq!(s.threads, 256);
         assert_eq!(s.dyn_smem, r4.dynamic_shared_bytes());
         assert!(s.dyn_smem > SHARED_WITHOUT_OPT_IN);
         assert_eq!(s.dyn_smem_opt_in(), Some(s.dyn_smem));
         // A size that does not tile: edge blocks round the grid up.
-        let s = launch_shape(
-            r4,
-            GemmDims {
-                m: 257,
-                n: 129,
-                k: 5,
-            },
-        );
-        assert_eq!(s.grid, (2, 2));
-        let s = launch_shape(r4, GemmDims::square(1));
-        assert_eq!(s.grid, (1, 1));
+        let (m, n, k) = (257, 129, 5);
+        assert_eq!(launch_shape(r4, GemmDims { m, n, k }).grid, (2, 2));
+        assert_eq!(launch_shape(r4, GemmDims::square(1)).grid, (1, 1));
 
         // Which lines need the opt-in is the table's, not a list here: the tuned lines whose
         // stages pass 48 KB (R2 and R4 in today's table), none of the seed lines.

@@ -94,12 +94,8 @@ mod tests {
             for regs in [32, 128, launch_regs(v.threads())] {
                 let o = wgemm_occupancy(v, &limits, regs).expect("a launchable line");
                 assert_eq!(o.blocks_per_sm, 1, "{} at {regs} registers", v.label);
-                assert!(
-                    o.occupancy <= 0.1875 + 1e-12,
-                    "{}: {}",
-                    v.label,
-                    o.occupancy
-                );
+                let (label, occupancy) = (v.label, o.occupancy);
+                assert!(occupancy <= 0.1875 + 1e-12, "{label}: {occupancy}");
                 assert_eq!(o.warps_per_sm, v.threads() / 32);
             }
         }

@@ -107,29 +107,15 @@ mod tests {
 
     #[test]
     fn on_sm90a_a_size_tma_cannot_describe_says_why_and_others_run() {
+        let (m, n, k) = (333, 264, 80);
+        let uneven_m = GemmDims { m, n, k };
+        let (m, n, k) = (64, 64, 20);
+        let odd_k = GemmDims { m, n, k };
         for v in WGEMM {
             assert_eq!(not_run_reason((9, 0), v, GemmDims::square(4096)), None);
-            assert_eq!(
-                not_run_reason(
-                    (9, 0),
-                    v,
-                    GemmDims {
-                        m: 333,
-                        n: 264,
-                        k: 80
-                    }
-                ),
-                None,
-                "M need not be a multiple of 8"
-            );
-            for odd in [
-                GemmDims::square(1000 + 1),
-                GemmDims {
-                    m: 64,
-                    n: 64,
-                    k: 20,
-                },
-            ] {
+            let why = not_run_reason((9, 0), v, uneven_m);
+            assert_eq!(why, None, "M need not be a multiple of 8");
+            for odd in [GemmDims::square(1000 + 1), odd_k] {
                 let why = not_run_reason((9, 0), v, odd).unwrap();
                 assert!(why.contains("K and N to be multiples of 8"), "{why}");
             }

@@ -57,35 +57,25 @@ mod tests {
     fn each_blocks_per_sm_is_held_by_the_shared_memory_the_calculator_gives() {
         let limits = Arch::Sm90.limits();
         for (threads, regs, static_smem, own_dyn) in [(64, 64, 4096, 0), (256, 128, 0, 36_864)] {
-            let most = occupancy(
-                &limits,
-                &KernelResources {
+            let blocks_at = |dyn_smem| {
+                let resources = KernelResources {
                     threads,
                     regs_per_thread: regs,
                     static_smem,
-                    dyn_smem: own_dyn,
-                },
-            )
-            .unwrap()
-            .blocks_per_sm;
+                    dyn_smem,
+                };
+                occupancy(&limits, &resources).unwrap().blocks_per_sm
+            };
+            let most = blocks_at(own_dyn);
             assert!(most >= 2, "{most}");
             for blocks in 1..=most {
                 let dyn_smem = dyn_smem_for_blocks(&limits, static_smem, blocks)
                     .unwrap()
                     .max(own_dyn);
                 assert!(dyn_smem >= own_dyn);
-                let held = occupancy(
-                    &limits,
-                    &KernelResources {
-                        threads,
-                        regs_per_thread: regs,
-                        static_smem,
-                        dyn_smem,
-                    },
-                )
-                .unwrap();
                 assert_eq!(
-                    held.blocks_per_sm, blocks,
+                    blocks_at(dyn_smem),
+                    blocks,
                     "{threads} threads, {dyn_smem} B"
                 );
             }
