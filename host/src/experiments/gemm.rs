@@ -148,6 +148,7 @@ impl GemmSides<Fp32> {
 #[cfg(test)]
 mod tests {
     use super::launch_shape;
+    use crate::kernel_source::builtin;
     use crate::kernel_source::ptx_params::{ptx_entry_params, ParamClass};
     use crate::results::GemmDims;
     use kernels_gpu::variants::{find_gemm, GEMM, SHARED_WITHOUT_OPT_IN};
@@ -207,17 +208,9 @@ mod tests {
     /// table declares, so the two must agree.
     #[test]
     fn every_entry_takes_its_familys_parameters() {
-        let modules = [
-            crate::kernel_source::builtin::MAIN,
-            crate::kernel_source::builtin::UNBOUNDED,
-            crate::kernel_source::builtin::TENSOR,
-        ]
-        .into_iter()
-        .chain(
-            crate::kernel_source::builtin::CAPPED
-                .iter()
-                .map(|(_, ptx)| *ptx),
-        );
+        let modules = [builtin::MAIN, builtin::UNBOUNDED, builtin::TENSOR]
+            .into_iter()
+            .chain(builtin::CAPPED.iter().map(|(_, ptx)| *ptx));
         let mut checked = 0;
         for ptx in modules {
             for e in entries() {
@@ -241,12 +234,11 @@ mod tests {
         // Not vacuous: every entry is in the main module or the tensor-core one (exactly one of
         // the two), each capped module has the regs variant.
         for e in entries() {
-            let in_main = ptx_entry_params(crate::kernel_source::builtin::MAIN, e.name).is_some();
-            let in_tensor =
-                ptx_entry_params(crate::kernel_source::builtin::TENSOR, e.name).is_some();
+            let in_main = ptx_entry_params(builtin::MAIN, e.name).is_some();
+            let in_tensor = ptx_entry_params(builtin::TENSOR, e.name).is_some();
             assert!(in_main != in_tensor, "{}", e.name);
         }
-        for (cap, ptx) in crate::kernel_source::builtin::CAPPED {
+        for (cap, ptx) in builtin::CAPPED {
             assert!(
                 ptx_entry_params(ptx, REGS.gemm().entry).is_some(),
                 "cap {cap}"

@@ -245,6 +245,7 @@ pub fn with_hashes(
 mod tests {
     use super::*;
     use crate::experiments::gemm_check::tests::checked;
+    use crate::kernel_source::builtin;
 
     fn race(verified: u64, hashes: &[u64], failed: &[u32]) -> RaceCheck {
         let checked = differing(hashes, verified)
@@ -393,17 +394,13 @@ mod tests {
     fn our_gemm_kernels_have_no_global_atomics() {
         use kernels_gpu::variants::{BF16_GEMM, GEMM, WGEMM};
         let modules = [
-            ("main", crate::kernel_source::builtin::MAIN),
-            ("unbounded", crate::kernel_source::builtin::UNBOUNDED),
-            ("tensor", crate::kernel_source::builtin::TENSOR),
-            ("sm_90a", crate::kernel_source::builtin::HOPPER),
+            ("main", builtin::MAIN),
+            ("unbounded", builtin::UNBOUNDED),
+            ("tensor", builtin::TENSOR),
+            ("sm_90a", builtin::HOPPER),
         ]
         .into_iter()
-        .chain(
-            crate::kernel_source::builtin::CAPPED
-                .iter()
-                .map(|(_, ptx)| ("capped", *ptx)),
-        );
+        .chain(builtin::CAPPED.iter().map(|(_, ptx)| ("capped", *ptx)));
         let entries: Vec<&str> = GEMM
             .iter()
             .map(|v| v.entry)
@@ -430,7 +427,7 @@ mod tests {
             "the reader finds the ring's shared-memory atomic"
         );
         // And the reader does find a global atomic where there is one: the check's own kernels.
-        let hash = atomics_of(crate::kernel_source::builtin::CHECKS, "gemm_hash_f32").unwrap();
+        let hash = atomics_of(builtin::CHECKS, "gemm_hash_f32").unwrap();
         assert_eq!(hash, ["atom.global.add.u64"]);
     }
 
