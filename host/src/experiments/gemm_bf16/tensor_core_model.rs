@@ -100,11 +100,8 @@ mod tests {
         let tiny = 3.0 * 2f64.powi(-25);
         assert_eq!(SM90.group_add(1.0, &[tiny]), 1.0);
         assert_eq!(SM90.group_add(-1.0, &[-tiny]), -1.0);
-        assert_eq!(
-            (1.0 + tiny) as f32,
-            1.0 + f32::EPSILON,
-            "round to nearest differs"
-        );
+        let nearest = (1.0 + tiny) as f32;
+        assert_eq!(nearest, 1.0 + f32::EPSILON, "round to nearest differs");
         // Across a carry into the next binade: 2 + 3*2^-24 is 0.75 of an ulp above 2 there.
         let below_two = 2.0 - f64::from(f32::EPSILON);
         let carry = 5.0 * 2f64.powi(-24);
@@ -124,9 +121,7 @@ mod tests {
         // sm_80 keeps one fractional bit fewer: 2^-25 is lost there, kept on sm_90.
         let half_step = [2f64.powi(-25); 8];
         assert_eq!(SM80.group_add(1.0, &half_step), 1.0);
-        assert_eq!(
-            f64::from(SM90.group_add(1.0, &half_step)),
-            1.0 + 2f64.powi(-22)
-        );
+        let kept = f64::from(SM90.group_add(1.0, &half_step));
+        assert_eq!(kept, 1.0 + 2f64.powi(-22));
     }
 }
