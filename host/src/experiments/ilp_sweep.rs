@@ -465,6 +465,14 @@ pub(crate) mod tests {
         }
     }
 
+    /// `f` of every (a, b) pair, `b` varying fastest.
+    pub(crate) fn grid<A: Copy, B: Copy, R>(a: &[A], b: &[B], f: impl Fn(A, B) -> R) -> Vec<R> {
+        a.iter()
+            .flat_map(|&x| b.iter().map(move |&y| (x, y)))
+            .map(|(x, y)| f(x, y))
+            .collect()
+    }
+
     /// Asserts that `text` says `words`, printing it whole where it does not.
     #[track_caller]
     pub(crate) fn has(text: &str, words: &str) {

@@ -128,19 +128,16 @@ pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
 mod tests {
     use super::*;
     use crate::experiments::ilp::row::tests::row;
+    use crate::experiments::ilp_sweep::tests::grid;
     use crate::experiments::verdict_check::says;
 
     /// A sweep where one warp of ILP 1 runs one FFMA per `latency` cycles and the SM reaches the
     /// peak once warps x ILP covers the law's need.
     fn sweep(latency: f64) -> Vec<IlpRow> {
-        let mut rows = Vec::new();
-        for ilp in [1, 4, 8] {
-            for w in [1, 2, 4, 8] {
-                let f = (f64::from(w * ilp) / (4.0 * latency)).min(0.97);
-                rows.push(row(ilp, w, if ilp == 1 { f.min(0.5) } else { f }));
-            }
-        }
-        rows
+        grid(&[1, 4, 8], &[1, 2, 4, 8], |ilp, w| {
+            let f = (f64::from(w * ilp) / (4.0 * latency)).min(0.97);
+            row(ilp, w, if ilp == 1 { f.min(0.5) } else { f })
+        })
     }
 
     #[test]

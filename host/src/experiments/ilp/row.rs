@@ -110,7 +110,7 @@ pub fn volkov_table(rows: &[IlpRow], fraction: f64) -> Vec<VolkovLine> {
 pub(crate) mod tests {
     use super::*;
     use crate::experiments::ilp::output::Ilp;
-    use crate::experiments::ilp_sweep::tests::{passed, point, timing};
+    use crate::experiments::ilp_sweep::tests::{grid, passed, point, timing};
 
     /// A synthetic row on a 64-warp SM.
     pub(crate) fn row(ilp: u32, warps: u32, fraction: f64) -> IlpRow {
@@ -153,12 +153,9 @@ pub(crate) mod tests {
 
     #[test]
     fn the_table_gives_the_fewest_warps_per_ilp() {
-        let mut rows = Vec::new();
-        for ilp in [1, 2, 4] {
-            for warps in [1, 2, 4, 8, 16, 32, 64] {
-                rows.push(row(ilp, warps, saturating(ilp, warps, 16)));
-            }
-        }
+        let rows = grid(&[1, 2, 4], &[1, 2, 4, 8, 16, 32, 64], |ilp, warps| {
+            row(ilp, warps, saturating(ilp, warps, 16))
+        });
         let t = volkov_table(&rows, 0.9);
         let fewest: Vec<Option<u32>> = t.iter().map(|l| l.fewest_warps_per_sm).collect();
         // 16 independent FMAs per SM needed: ILP 1 at 16 warps, 2 at 8, 4 at 4.

@@ -331,6 +331,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests::grid;
     use crate::experiments::inflight::grid::{tests::default_points, Point, SmemRing};
     use crate::experiments::inflight::model::tests::H200_LIKE;
     use crate::experiments::inflight::row::tests::{copy, row, spilling};
@@ -352,11 +353,9 @@ mod tests {
     /// copy `fraction(threads x blocks, bytes per thread)` gives.
     fn over_the_grid(fraction: impl Fn(u32, u32) -> f64) -> Vec<InflightRow> {
         let residencies = [(32, 1), (128, 1), (512, 1), (1024, 2)];
-        residencies
-            .into_iter()
-            .flat_map(|(t, b)| [4, 16, 64, 256, 512].map(|bytes| (t, b, bytes)))
-            .map(|(t, b, bytes)| row(t, b, bytes, fraction(t * b, bytes)))
-            .collect()
+        grid(&residencies, &[4, 16, 64, 256, 512], |(t, b), bytes| {
+            row(t, b, bytes, fraction(t * b, bytes))
+        })
     }
 
     /// Synthetic rows where the fraction of the copy depends only on bytes in flight per SM

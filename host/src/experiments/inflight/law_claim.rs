@@ -230,6 +230,7 @@ fn outstanding(shape: &CopyShape) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
     use crate::experiments::inflight::row::tests::{copy, row};
     use crate::experiments::verdict_check::says;
     use kernels_gpu::variants::{SmemPath, MEMCPY_GRID, SMEM_COPY};
@@ -245,7 +246,7 @@ mod tests {
             "{text}"
         );
         let text = outstanding(&CopyShape::from(line(SmemPath::CpAsync)));
-        assert!(text.contains("cp.async"), "{text}");
+        has(&text, "cp.async");
         let p = &MEMCPY_GRID[0];
         let want = format!(
             "each warp keeps {} loads of {} B per thread outstanding",

@@ -7,6 +7,7 @@ use super::row::tests::row;
 use super::*;
 use crate::experiments::ilp;
 use crate::experiments::ilp::row::tests::{row as ilp_row, saturating};
+use crate::experiments::ilp_sweep::tests::grid;
 use crate::experiments::render_scratch_test::{merged_with_itself, written};
 
 fn run() -> crate::experiments::RunResults {
@@ -17,14 +18,15 @@ fn run() -> crate::experiments::RunResults {
         latency_ns: 600.0,
         peak_gbps: 4000.0,
     };
-    let mut rows = Vec::new();
-    for (threads, blocks) in [(32, 1), (256, 1), (1024, 2)] {
-        for bytes in [4, 64, 256] {
-            let mut x = row(threads, blocks, bytes, 0.3 + f64::from(bytes) / 400.0);
+    let rows = grid(
+        &[(32, 1), (256, 1), (1024, 2)],
+        &[4, 64, 256],
+        |(t, b), bytes| {
+            let mut x = row(t, b, bytes, 0.3 + f64::from(bytes) / 400.0);
             x.predicted_gbps = model.predicted_gbps(x.bytes_in_flight_per_sm as f64);
-            rows.push(x);
-        }
-    }
+            x
+        },
+    );
     let mut run = row::tests::synthetic(rows, model);
     run.skipped = vec!["memcpy_t1024_l32_w4 at 2 blocks/SM: synthetic".into()];
     // A loaded curve and a size sweep, so their notes, verdict and plot render too.
@@ -55,12 +57,9 @@ fn run() -> crate::experiments::RunResults {
         }],
     });
     r.inflight = Some(run);
-    let mut fma = Vec::new();
-    for ilp in [1, 4] {
-        for warps in [1, 8, 64] {
-            fma.push(ilp_row(ilp, warps, saturating(ilp, warps, 32)));
-        }
-    }
+    let fma = grid(&[1, 4], &[1, 8, 64], |ilp, warps| {
+        ilp_row(ilp, warps, saturating(ilp, warps, 32))
+    });
     r.ilp = Some(ilp::Ilp {
         a: 1.0,
         b: 1.0,
@@ -89,26 +88,26 @@ fn the_sweeps_reach_every_renderer() {
     }
     let back = crate::results_io::read_results(&dir.join("results.json")).unwrap();
     assert_eq!(back, r);
-    let md = std::fs::read_to_string(dir.join("tables.md")).unwrap();
-    assert!(md.contains("4. Bytes in flight vs occupancy"), "{md}");
-    assert!(md.contains("Volkov's table"), "{md}");
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert!(report.contains("Why (experiment 4)"), "{report}");
-    assert!(
-        report.contains("Read-only: Bytes in flight per SM for 90%"),
-        "{report}"
-    );
-    let tables = std::fs::read_to_string(dir.join("tables.md")).unwrap();
-    for note in [
-        "Loaded latency (measured)",
-        "Little's law with loaded latency",
-        "Copy size sweep",
-        "The L2 stops serving the copy by 256 MiB",
-        "Effective latency by share of the copy",
-        "Read-only vs copy: read_t256_l16_w4 x1 (64 KiB in flight/SM): read 3800 GB/s",
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    for (file, says) in [
+        ("tables.md", "4. Bytes in flight vs occupancy"),
+        ("tables.md", "Volkov's table"),
+        ("report.md", "Why (experiment 4)"),
+        ("report.md", "Read-only: Bytes in flight per SM for 90%"),
+        ("tables.md", "Loaded latency (measured)"),
+        ("tables.md", "Little's law with loaded latency"),
+        ("tables.md", "Copy size sweep"),
+        ("tables.md", "The L2 stops serving the copy by 256 MiB"),
+        ("tables.md", "Effective latency by share of the copy"),
+        (
+            "tables.md",
+            "Read-only vs copy: read_t256_l16_w4 x1 (64 KiB in flight/SM): read 3800 GB/s",
+        ),
     ] {
-        assert!(tables.contains(note), "{note}: {tables}");
+        let text = read(file);
+        assert!(text.contains(says), "{file} does not say {says:?}:\n{text}");
     }
+    let report = read("report.md");
     assert!(report.contains("inflight_bytes.svg") || report.contains("inflight.svg"));
     merged_with_itself(&dir);
 }

@@ -193,6 +193,7 @@ pub fn headline(rows: &[InflightRow], model: &LittlesLaw) -> Headline {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests as sweep;
     use crate::experiments::inflight::chase::Latency;
     use crate::experiments::inflight::grid::CopyShape;
     use crate::experiments::inflight::model::tests::GPU;
@@ -232,13 +233,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn passed() -> crate::results::Check {
-        crate::results::Check {
-            passed: true,
-            error: 0.0,
-            bound: 0.0,
-            what: "synthetic".into(),
-            hashes: None,
-        }
+        sweep::passed().check
     }
 
     /// A synthetic row: `threads` x `blocks` resident, `bytes` per thread, at `fraction` of a
@@ -269,16 +264,8 @@ pub(crate) mod tests {
             predicted_gbps: 0.0,
             effective_latency_ns: None,
             limiter: "shared memory".into(),
-            timing: Timing {
-                noise: Some(0.001),
-                noise_target: Some(0.005),
-                ..crate::sampling::summarize(vec![0.999, 1.001, 1.0, 0.9995, 1.0005], None, None)
-            },
-            measured: Measured {
-                check: passed(),
-                flags: vec![],
-                compare: None,
-            },
+            timing: sweep::timing(),
+            measured: sweep::passed(),
             spills: None,
             compare_spills: None,
         };

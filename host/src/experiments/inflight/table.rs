@@ -255,6 +255,7 @@ pub fn spill_notes(rows: &[InflightRow]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests::has;
     use crate::experiments::inflight::model::tests::H200_LIKE;
     use crate::experiments::inflight::row::tests::{row, spilling};
     use crate::table::{columns_table, TableData};
@@ -277,12 +278,9 @@ mod tests {
         ];
         let note = bandwidth_pointer(&H200_LIKE, &rows);
         // T1: 1024 threads x 4 B x 2 blocks.
-        assert!(note.contains("T1 8192 B"), "{note}");
-        assert!(note.contains("B per SM are needed for 95%"), "{note}");
-        assert!(
-            note.contains("95% of the copy first came with 65536 B in flight per SM (memcpy_t256_l64_w1 at 1 blocks/SM, 12.5% occupancy)"),
-            "{note}"
-        );
+        has(&note, "T1 8192 B");
+        has(&note, "B per SM are needed for 95%");
+        has(&note, "95% of the copy first came with 65536 B in flight per SM (memcpy_t256_l64_w1 at 1 blocks/SM, 12.5% occupancy)");
     }
 
     #[test]

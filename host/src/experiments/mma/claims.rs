@@ -204,32 +204,20 @@ mod tests {
 
     #[test]
     fn full_occupancy_without_ilp() {
-        let rows = with_ceiling(vec![row(1, 64, 500.0), row(4, 64, 650.0)]);
-        let v = no_mma_ilp_misses_ceiling_at_full_occupancy(&rows);
+        let full = |rows| no_mma_ilp_misses_ceiling_at_full_occupancy(&with_ceiling(rows));
+        let v = full(vec![row(1, 64, 500.0), row(4, 64, 650.0)]);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         says(&v, "76.9% (95% CI");
-        let rows = with_ceiling(vec![row(1, 64, 640.0), row(4, 64, 650.0)]);
-        assert_eq!(
-            no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds,
-            Some(false)
-        );
+        let v = full(vec![row(1, 64, 640.0), row(4, 64, 650.0)]);
+        assert_eq!(v.holds, Some(false));
         // ILP 1 at 100% occupancy is itself the ceiling: it reaches it.
-        let rows = with_ceiling(vec![row(1, 64, 650.0), row(4, 8, 600.0)]);
-        let v = no_mma_ilp_misses_ceiling_at_full_occupancy(&rows);
+        let v = full(vec![row(1, 64, 650.0), row(4, 8, 600.0)]);
         assert_eq!(v.holds, Some(false));
         says(&v, "the ceiling itself");
-        let rows = with_ceiling(vec![row(1, 32, 300.0)]);
-        assert_eq!(
-            no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds,
-            None
-        );
+        assert_eq!(full(vec![row(1, 32, 300.0)]).holds, None);
         let mut wrong = row(1, 64, 300.0);
         wrong.measured.check.passed = false;
-        let rows = with_ceiling(vec![wrong, row(4, 8, 650.0)]);
-        assert_eq!(
-            no_mma_ilp_misses_ceiling_at_full_occupancy(&rows).holds,
-            None
-        );
+        assert_eq!(full(vec![wrong, row(4, 8, 650.0)]).holds, None);
     }
 
     #[test]

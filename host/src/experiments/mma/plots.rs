@@ -51,17 +51,15 @@ pub fn tflops_by_warps(rows: &[MmaRow]) -> ScatterPlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests::grid;
     use crate::experiments::mma::row::tests::{row, saturating};
     use crate::experiments::mma::row::with_ceiling;
 
     #[test]
     fn one_series_per_ilp_in_warps_order_with_the_ceiling_and_spec() {
-        let mut rows = Vec::new();
-        for warps in [64, 1, 8] {
-            for ilp in [4, 1] {
-                rows.push(row(ilp, warps, saturating(ilp, warps, 32)));
-            }
-        }
+        let mut rows = grid(&[64, 1, 8], &[4, 1], |warps, ilp| {
+            row(ilp, warps, saturating(ilp, warps, 32))
+        });
         let mut wrong = row(4, 2, 900.0);
         wrong.measured.check.passed = false;
         rows.push(wrong);

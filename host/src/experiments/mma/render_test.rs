@@ -6,30 +6,28 @@ use super::row::tests::{row, saturating};
 use super::row::with_ceiling;
 use super::wgmma::tests::{row as wgmma_row, table_of};
 use super::*;
+use crate::experiments::ilp_sweep::tests::grid;
 use crate::experiments::render_scratch_test::{merged_with_itself, written};
 use crate::results::Comparison;
 
 fn run() -> crate::experiments::RunResults {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");
     let mut r = crate::results_io::read_results(std::path::Path::new(path)).unwrap();
-    let mut rows = Vec::new();
-    for ilp in [1, 8] {
-        for warps in [1, 8, 64] {
-            let mut x = row(ilp, warps, saturating(ilp, warps, 32));
-            if warps == 8 {
-                x.measured.compare = Some(Comparison {
-                    regs: x.point.regs + 4,
-                    throughput: x.tflops / 1.01,
-                    ratio: 1.01,
-                    spill_stores: None,
-                    spill_loads: None,
-                    timing: x.timing.clone(),
-                    check: x.measured.check.clone(),
-                });
-            }
-            rows.push(x);
+    let rows = grid(&[1, 8], &[1, 8, 64], |ilp, warps| {
+        let mut x = row(ilp, warps, saturating(ilp, warps, 32));
+        if warps == 8 {
+            x.measured.compare = Some(Comparison {
+                regs: x.point.regs + 4,
+                throughput: x.tflops / 1.01,
+                ratio: 1.01,
+                spill_stores: None,
+                spill_loads: None,
+                timing: x.timing.clone(),
+                check: x.measured.check.clone(),
+            });
         }
-    }
+        x
+    });
     r.mma = Some(Mma {
         input_range: 1,
         rows: with_ceiling(rows),

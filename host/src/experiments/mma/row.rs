@@ -134,6 +134,7 @@ impl Mma {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::experiments::ilp_sweep::tests::grid;
 
     /// A synthetic verified row on a 64-warp SM at 1,000 TFLOP/s of spec peak: the sweeps'
     /// synthetic point (its layout, occupancy, 1 ms timing with 0.1% noise and passed check)
@@ -174,13 +175,11 @@ pub(crate) mod tests {
 
     /// A sweep of ILP 1, 2, 4, 8 over 1..64 warps/SM saturating at `needed` mma per SM.
     pub(crate) fn sweep(needed: u32) -> Vec<MmaRow> {
-        let mut rows = Vec::new();
-        for ilp in [1, 2, 4, 8] {
-            for warps in [1, 2, 4, 8, 16, 32, 64] {
-                rows.push(row(ilp, warps, saturating(ilp, warps, needed)));
-            }
-        }
-        with_ceiling(rows)
+        with_ceiling(grid(
+            &[1, 2, 4, 8],
+            &[1, 2, 4, 8, 16, 32, 64],
+            |ilp, warps| row(ilp, warps, saturating(ilp, warps, needed)),
+        ))
     }
 
     #[test]

@@ -70,20 +70,19 @@ mod tests {
 
     #[test]
     fn the_best_one_warpgroup_row_decides_on_its_interval() {
-        let t = table(vec![
+        let judged = |rows| one_warpgroup_drives_the_peak(Some(&table(rows)));
+        let v = judged(vec![
             row(64, 1, 1, 0.6),
             row(256, 4, 1, 0.95),
             row(256, 4, 2, 0.99),
         ]);
-        let v = one_warpgroup_drives_the_peak(Some(&t));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         assert!(v.evidence.contains("wgmma_bf16_n256_g4") && v.evidence.contains("(95% CI "));
         // Two warpgroups at 99% do not count; the best at one is at 84%.
-        let t = table(vec![row(256, 2, 1, 0.84), row(256, 4, 2, 0.99)]);
-        assert_eq!(one_warpgroup_drives_the_peak(Some(&t)).holds, Some(false));
+        let v = judged(vec![row(256, 2, 1, 0.84), row(256, 4, 2, 0.99)]);
+        assert_eq!(v.holds, Some(false));
         // At the threshold the interval straddles it.
-        let t = table(vec![row(256, 2, 1, HEADLINE_SHARE)]);
-        assert_eq!(one_warpgroup_drives_the_peak(Some(&t)).holds, None);
+        assert_eq!(judged(vec![row(256, 2, 1, HEADLINE_SHARE)]).holds, None);
     }
 
     #[test]
