@@ -169,6 +169,14 @@ mod tests {
         }
     }
 
+    /// The time a wait that timed out waited.
+    fn timed_out(r: Result<(), Waited<()>>) -> Duration {
+        let Err(Waited::TimedOut(waited)) = r else {
+            panic!("{r:?}")
+        };
+        waited
+    }
+
     #[test]
     fn work_that_finishes_ends_the_wait_at_once() {
         let clock = Fake::new(Duration::from_micros(10));
@@ -191,13 +199,10 @@ mod tests {
         let clock = Fake::new(Duration::from_micros(10));
         let limit = Duration::from_secs(60);
         let mut polls = 0u64;
-        let r = poll_until::<()>(&clock, limit, || {
+        let waited = timed_out(poll_until(&clock, limit, || {
             polls += 1;
             Ok(false)
-        });
-        let Err(Waited::TimedOut(waited)) = r else {
-            panic!("{r:?}")
-        };
+        }));
         assert_eq!(
             waited, limit,
             "never past the limit: the last pause is cut to it"
@@ -220,10 +225,9 @@ mod tests {
         let mut polls = 0;
         let r = poll_until(&clock, Duration::from_secs(1), || {
             polls += 1;
-            if polls < 4 {
-                Ok(false)
-            } else {
-                Err("illegal address")
+            match polls {
+                1..=3 => Ok(false),
+                _ => Err("illegal address"),
             }
         });
         assert_eq!(r, Err(Waited::Failed("illegal address")));
@@ -278,10 +282,7 @@ mod tests {
     #[test]
     fn a_short_limit_is_kept() {
         let clock = Fake::new(Duration::from_millis(7));
-        let r = poll_until::<()>(&clock, Duration::from_millis(20), || Ok(false));
-        let Err(Waited::TimedOut(waited)) = r else {
-            panic!("{r:?}")
-        };
+        let waited = timed_out(poll_until(&clock, Duration::from_millis(20), || Ok(false)));
         assert!(waited >= Duration::from_millis(20) && waited < Duration::from_millis(27));
     }
 }
