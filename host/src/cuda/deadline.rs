@@ -169,14 +169,6 @@ mod tests {
         }
     }
 
-    /// The time a wait that timed out waited.
-    fn timed_out(r: Result<(), Waited<()>>) -> Duration {
-        let Err(Waited::TimedOut(waited)) = r else {
-            panic!("{r:?}")
-        };
-        waited
-    }
-
     #[test]
     fn work_that_finishes_ends_the_wait_at_once() {
         let clock = Fake::new(Duration::from_micros(10));
@@ -199,10 +191,13 @@ mod tests {
         let clock = Fake::new(Duration::from_micros(10));
         let limit = Duration::from_secs(60);
         let mut polls = 0u64;
-        let waited = timed_out(poll_until(&clock, limit, || {
+        let r = poll_until::<()>(&clock, limit, || {
             polls += 1;
             Ok(false)
-        }));
+        });
+        let Err(Waited::TimedOut(waited)) = r else {
+            panic!("{r:?}")
+        };
         assert_eq!(
             waited, limit,
             "never past the limit: the last pause is cut to it"
@@ -282,7 +277,10 @@ mod tests {
     #[test]
     fn a_short_limit_is_kept() {
         let clock = Fake::new(Duration::from_millis(7));
-        let waited = timed_out(poll_until(&clock, Duration::from_millis(20), || Ok(false)));
+        let r = poll_until::<()>(&clock, Duration::from_millis(20), || Ok(false));
+        let Err(Waited::TimedOut(waited)) = r else {
+            panic!("{r:?}")
+        };
         assert!(waited >= Duration::from_millis(20) && waited < Duration::from_millis(27));
     }
 }
