@@ -220,10 +220,9 @@ mod tests {
         let mut polls = 0;
         let r = poll_until(&clock, Duration::from_secs(1), || {
             polls += 1;
-            if polls < 4 {
-                Ok(false)
-            } else {
-                Err("illegal address")
+            match polls {
+                1..=3 => Ok(false),
+                _ => Err("illegal address"),
             }
         });
         assert_eq!(r, Err(Waited::Failed("illegal address")));

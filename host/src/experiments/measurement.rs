@@ -133,12 +133,15 @@ pub(crate) mod tests {
             what: "test".into(),
             hashes: None,
         };
-        let peak = Peak {
-            value: peak,
+        Measurement::new(resident, timing, throughput, check, dram(peak))
+    }
+
+    fn dram(value: f64) -> Peak {
+        Peak {
+            value,
             unit: "GB/s",
             what: "DRAM",
-        };
-        Measurement::new(resident, timing, throughput, check, peak)
+        }
     }
 
     #[test]
@@ -162,11 +165,7 @@ pub(crate) mod tests {
 
     #[test]
     fn peak_flags_only_above_the_peak() {
-        let peak = Peak {
-            value: 200.0,
-            unit: "GB/s",
-            what: "DRAM",
-        };
+        let peak = dram(200.0);
         let mut flags = Vec::new();
         flag_above_peak(&mut flags, 100.0, peak);
         assert!(flags.is_empty());

@@ -348,17 +348,15 @@ mod tests {
         let e = recognise(&x).unwrap_err().to_string();
         assert!(e.contains("entry 0") && e.contains("machine 62"), "{e}");
         // Cut short, or announcing more than it holds.
-        assert!(matches!(
-            recognise(&f[..f.len() - 1]),
-            Err(NotAModule::BadFatbin(_))
-        ));
-        assert!(matches!(recognise(&f[..20]), Err(NotAModule::BadFatbin(_))));
-        assert!(matches!(
-            recognise(&fatbin(&[])),
-            Err(NotAModule::BadFatbin(_))
-        ));
         let mut huge = f.clone();
         huge[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(matches!(recognise(&huge), Err(NotAModule::BadFatbin(_))));
+        let (empty, cut, header) = (fatbin(&[]), &f[..f.len() - 1], &f[..20]);
+        for (i, bad) in [cut, header, &empty, &huge].into_iter().enumerate() {
+            let e = recognise(bad);
+            assert!(
+                matches!(e, Err(NotAModule::BadFatbin(_))),
+                "case {i}: {e:?}"
+            );
+        }
     }
 }

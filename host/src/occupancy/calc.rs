@@ -397,13 +397,18 @@ mod tests {
         }
     }
 
-    fn blocks_fitting(l: &Limits, static_smem: u32, dynamic: u32) -> u32 {
-        let k = KernelResources {
+    /// One warp at `regs_per_thread` with the given shared memory.
+    fn warp(regs_per_thread: u32, static_smem: u32, dyn_smem: u32) -> KernelResources {
+        KernelResources {
             threads: 32,
-            regs_per_thread: 8,
+            regs_per_thread,
             static_smem,
-            dyn_smem: dynamic,
-        };
+            dyn_smem,
+        }
+    }
+
+    fn blocks_fitting(l: &Limits, static_smem: u32, dynamic: u32) -> u32 {
+        let k = warp(8, static_smem, dynamic);
         occupancy(l, &k).unwrap().block_limits.shared_memory
     }
 
@@ -463,13 +468,7 @@ mod tests {
         for arch in [Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Sm120] {
             assert_eq!(arch.limits().smem_alloc_unit, 128, "{arch}");
         }
-        let k = KernelResources {
-            threads: 32,
-            regs_per_thread: 32,
-            static_smem: 3100,
-            dyn_smem: 0,
-        };
-        let o = occupancy(&Arch::Sm70.limits(), &k).unwrap();
+        let o = occupancy(&Arch::Sm70.limits(), &warp(32, 3100, 0)).unwrap();
         assert_eq!((o.smem_per_block, o.blocks_per_sm), (3328, 29));
         assert_eq!(o.binding, [Limiter::SharedMemory]);
     }
