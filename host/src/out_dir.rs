@@ -323,11 +323,8 @@ mod tests {
         let deep = d.join("a/b/c");
         let made = create_out(&deep).unwrap();
         assert!(deep.is_dir());
-        assert_eq!(
-            std::fs::read_dir(&deep).unwrap().count(),
-            0,
-            "the probe is gone"
-        );
+        let entries = std::fs::read_dir(&deep).unwrap().count();
+        assert_eq!(entries, 0, "the probe is gone");
         made.undo();
         assert!(!d.join("a").exists(), "every folder made is removed");
         assert!(d.is_dir(), "the existing parent stays");
