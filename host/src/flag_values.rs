@@ -219,40 +219,36 @@ mod tests {
 
     #[test]
     fn cycle_counts_are_numbers_in_one_range() {
-        assert_eq!(parse_cycles("1000"), Ok(1e3));
-        assert_eq!(parse_cycles("1e12"), Ok(1e12));
-        assert_eq!(
-            parse_cycles("999"),
-            Err("999 is not a cycle count in 1e3..=1e12".into())
-        );
+        for (text, want) in [
+            ("1000", Ok(1e3)),
+            ("1e12", Ok(1e12)),
+            ("999", Err("999 is not a cycle count in 1e3..=1e12")),
+            ("x", Err("\"x\": invalid float literal")),
+        ] {
+            assert_eq!(parse_cycles(text), want.map_err(str::to_owned), "{text}");
+        }
         assert!(parse_cycles("1.1e12").is_err());
         assert!(parse_cycles("NaN").is_err());
-        assert_eq!(
-            parse_cycles("x"),
-            Err("\"x\": invalid float literal".into())
-        );
     }
 
     #[test]
     fn whole_numbers_name_their_range_whatever_their_length() {
+        let refused = |text: &str, lo, hi| parse_whole(text, lo, hi).unwrap_err();
         assert_eq!(parse_whole("256", 1, 1024), Ok(256));
         assert_eq!(parse_whole(" +7 ", 1, 1024), Ok(7));
         assert_eq!(
-            parse_whole("99999999999", 1, 1024),
-            Err("99999999999 is not in 1..=1024".into())
+            refused("99999999999", 1, 1024),
+            "99999999999 is not in 1..=1024"
         );
-        assert_eq!(parse_whole("-1", 0, 5), Err("-1 is not in 0..=5".into()));
+        assert_eq!(refused("-1", 0, 5), "-1 is not in 0..=5");
+        assert_eq!(refused("0", 1, 1024), "0 is not in 1..=1024");
         assert_eq!(
-            parse_whole("0", 1, 1024),
-            Err("0 is not in 1..=1024".into())
-        );
-        assert_eq!(
-            parse_whole("1e3", 1, 1024),
-            Err("`1e3` is not a whole number in 1..=1024".into())
+            refused("1e3", 1, 1024),
+            "`1e3` is not a whole number in 1..=1024"
         );
         assert!(parse_whole("", 1, 2).is_err() && parse_whole("-", 1, 2).is_err());
         let huge = format!("1{}", "0".repeat(308));
-        let e = parse_whole(&huge, 1, 1024).unwrap_err();
+        let e = refused(&huge, 1, 1024);
         assert_eq!(e, "1000000000000000... (309 characters) is not in 1..=1024");
         assert_eq!(
             parse_whole(&u64::MAX.to_string(), 0, u128::from(u64::MAX)),

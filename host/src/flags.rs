@@ -431,9 +431,8 @@ mod tests {
         }
         let e = parse_gemm_dims("64x32769x64").unwrap_err();
         assert!(e.starts_with("32769 is out of range"), "{e}");
-        assert!(parse_gemm_dims("0")
-            .unwrap_err()
-            .starts_with("0 is out of range"));
+        let e = parse_gemm_dims("0").unwrap_err();
+        assert!(e.starts_with("0 is out of range"), "{e}");
     }
 
     #[test]

@@ -275,16 +275,12 @@ mod tests {
         );
         assert!(check_out(&d, Incoming::Merge, false).is_err());
         // Regenerating that same run is not losing it; another run is.
-        let same = Incoming::Regenerated {
-            date: "2026-11-29T10:00:00Z",
+        let regenerated = |date| Incoming::Regenerated {
+            date,
             command: "host all --out results/h200",
         };
-        assert!(check_out(&d, same, false).is_ok());
-        let other = Incoming::Regenerated {
-            date: "2026-11-30T10:00:00Z",
-            command: "host all --out results/h200",
-        };
-        assert!(check_out(&d, other, false).is_err());
+        assert!(check_out(&d, regenerated("2026-11-29T10:00:00Z"), false).is_ok());
+        assert!(check_out(&d, regenerated("2026-11-30T10:00:00Z"), false).is_err());
         assert!(check_out(&d, NEW_RUN, true).is_ok());
         std::fs::remove_dir_all(&d).unwrap();
     }
@@ -327,11 +323,8 @@ mod tests {
         let deep = d.join("a/b/c");
         let made = create_out(&deep).unwrap();
         assert!(deep.is_dir());
-        assert_eq!(
-            std::fs::read_dir(&deep).unwrap().count(),
-            0,
-            "the probe is gone"
-        );
+        let entries = std::fs::read_dir(&deep).unwrap().count();
+        assert_eq!(entries, 0, "the probe is gone");
         made.undo();
         assert!(!d.join("a").exists(), "every folder made is removed");
         assert!(d.is_dir(), "the existing parent stays");
