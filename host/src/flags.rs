@@ -158,18 +158,11 @@ pub struct Shared {
     pub run: GemmRun,
 }
 
-impl std::ops::Deref for Shared {
-    type Target = GemmRun;
-    fn deref(&self) -> &GemmRun {
-        &self.run
-    }
-}
-
 impl Shared {
     /// `--module`, `--compare` and `--compare-label` as the experiments that take one file
     /// read them.
     pub fn module_files(&self) -> ModuleFiles {
-        self.modules.clone()
+        self.run.modules.clone()
     }
 }
 

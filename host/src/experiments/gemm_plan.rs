@@ -85,8 +85,8 @@ impl<V: GemmLines> contract::Plan for GemmPlan<V> {
     /// The lines of the shared `--variants` that are this experiment's (all when none is).
     fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
         let labels = V::labels();
-        let own = own_labels(&s.variants, &labels);
-        Self::of(&own, s.gemm.size, &s.module_files(), !s.no_cublas)
+        let own = own_labels(&s.run.variants, &labels);
+        Self::of(&own, s.run.gemm.size, &s.module_files(), !s.run.no_cublas)
     }
     fn sources(&self) -> &Sources<Kernels> {
         &self.sources

@@ -242,7 +242,7 @@ pub fn plan_all(all: &AllArgs) -> Result<Vec<Planned>, CliError> {
     }
     let labels = variant_labels();
     let known: Vec<&str> = labels.iter().flat_map(|(_, l)| l.iter().copied()).collect();
-    check_mixed_labels(&all.shared.variants, &known, &labels)?;
+    check_mixed_labels(&all.shared.run.variants, &known, &labels)?;
     each(&Plans(all)).into_iter().collect()
 }
 

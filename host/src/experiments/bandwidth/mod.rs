@@ -53,7 +53,7 @@ impl contract::Plan for Plan {
         planned(&a.variants, a.size.copy_mib, &a.modules)
     }
     fn in_all(s: &Shared, a: &AllArgs) -> Result<Plan, CliError> {
-        let own = own_labels(&s.variants, &Spec::variant_labels());
+        let own = own_labels(&s.run.variants, &Spec::variant_labels());
         planned(&own, a.copy_mib, &s.module_files())
     }
     fn sources(&self) -> &Sources<Kernels> {

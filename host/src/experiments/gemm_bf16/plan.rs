@@ -82,8 +82,8 @@ impl contract::Plan for Plan {
     }
     /// The lines of the shared `--variants` that are this experiment's (all when none is).
     fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
-        let own = own_labels(&s.variants, &labels());
-        Self::of(&own, &s.module_files(), (s.gemm.size, !s.no_cublas))
+        let own = own_labels(&s.run.variants, &labels());
+        Self::of(&own, &s.module_files(), (s.run.gemm.size, !s.run.no_cublas))
     }
     fn sources(&self) -> &Sources<Kernels> {
         &self.sources

@@ -63,8 +63,8 @@ impl contract::Plan for Plan {
     }
     fn in_all(s: &Shared, _: &AllArgs) -> Result<Plan, CliError> {
         planned(
-            &own_labels(&s.variants, &Spec::variant_labels()),
-            s.gemm.size,
+            &own_labels(&s.run.variants, &Spec::variant_labels()),
+            s.run.gemm.size,
         )
     }
     fn sources(&self) -> &Sources<Kernels> {

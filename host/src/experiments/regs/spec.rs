@@ -83,9 +83,9 @@ impl contract::Plan for Plan {
         ];
         planned(
             line,
-            (&a.caps, s.gemm.size),
+            (&a.caps, s.run.gemm.size),
             folders,
-            &s.modules.compare_label,
+            &s.run.modules.compare_label,
         )
     }
     fn sources(&self) -> &Sources<CappedKernels> {
