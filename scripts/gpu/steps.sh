@@ -20,3 +20,17 @@ env_line() {
   nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,driver_version,serial --format=csv > "$O/env.txt" 2>&1
   date -u >> "$O/env.txt"
 }
+# watch_threads PATTERN FILE: waits (up to 60 s) for a process whose command line holds PATTERN, then, 20 s later,
+#   writes each of its threads' name, state, kernel wait channel and syscall to FILE: where a hang waits.
+watch_threads() {
+  local pid=""
+  for _ in $(seq 1 120); do
+    pid=$(pgrep -f -- "$1" | head -1)
+    [ -n "$pid" ] && break; sleep 0.5
+  done
+  [ -z "$pid" ] && { echo "no process matching $1 seen" > "$2"; return; }
+  sleep 20
+  { echo "pid $pid after 20 s"; for t in /proc/$pid/task/*; do
+      echo "$t $(cat $t/comm 2>/dev/null) state=$(awk '{print $3}' $t/stat 2>/dev/null) wchan=$(cat $t/wchan 2>/dev/null) syscall=$(cut -d' ' -f1 $t/syscall 2>/dev/null)"
+    done; grep -E "State|Threads" /proc/$pid/status 2>/dev/null; } > "$2" 2>&1
+}

@@ -8,18 +8,7 @@ set -u
 CALL=call_s11a; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh
 unpack dist/s11a/pack.tar.xz "$W/new"; use_host "$W/new"; env_line
-watch_spin() {
-  for _ in $(seq 1 120); do
-    pid=$(pgrep -f -- "--launch-timeout 3" | head -1)
-    [ -n "$pid" ] && break; sleep 0.5
-  done
-  [ -z "${pid:-}" ] && { echo "no spinning host seen" > "$O/threads.txt"; return; }
-  sleep 20
-  { echo "pid $pid after 20 s"; for t in /proc/$pid/task/*; do
-      echo "$t $(cat $t/comm 2>/dev/null) state=$(awk '{print $3}' $t/stat 2>/dev/null) wchan=$(cat $t/wchan 2>/dev/null) syscall=$(cut -d' ' -f1 $t/syscall 2>/dev/null)"
-    done; cat /proc/$pid/status 2>/dev/null | grep -E "State|Threads"; } > "$O/threads.txt" 2>&1
-}
-watch_spin & wpid=$!
+watch_threads "--launch-timeout 3" "$O/threads.txt" & wpid=$!
 step 200 150 faults_gpu.log "$W/new/tests/faults_gpu" --ignored --test-threads 1 --nocapture
 wait $wpid; save
 grep -E "test result|panicked|FAILED|rc=|after [0-9.]+ s" "$O/faults_gpu.log" | cut -c1-300 | head -20
