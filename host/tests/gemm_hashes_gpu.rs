@@ -13,7 +13,7 @@ use std::cell::Cell;
 use host::cuda::{Cublas, Gpu, Kernel, LaunchShape, Module};
 use host::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
 use host::experiments::gemm_check::GemmChecker;
-use host::experiments::gemm_hashes::{HashSlots, RACE_LAUNCHES};
+use host::experiments::gemm_hashes::{HashSlots, RACE_LAUNCHES, RACE_LAUNCHES_LEAST};
 use host::experiments::gemm_sides::{GemmKind, Launcher, Operands};
 use host::experiments::inputs::random_floats;
 use host::results::{GemmDims, LaunchHashes};
@@ -57,7 +57,8 @@ fn the_hash_kernel_gives_its_cpu_models_word_every_time() {
 
 /// R1 at 512^3, ours alone, timed in 4 samples of one launch: launch `bad` (1-based: the warm-up
 /// is launch 1, samples 0-3 launches 2-5, the epilogue's launch 6, race launch i launch 7 + i)
-/// writes 2AB instead of AB. Gives the row's check.
+/// writes 2AB instead of AB. Gives the row's check, after asserting that every launch was one of
+/// the warm-up, samples, epilogue and race check.
 fn with_one_bad_launch(gpu: &Gpu, bad: u32) -> host::results::Check {
     let module = Module::load(
         gpu,
@@ -92,12 +93,16 @@ fn with_one_bad_launch(gpu: &Gpu, bad: u32) -> host::results::Check {
             None,
         )
         .unwrap();
-    assert_eq!(
-        launches.get(),
-        6 + RACE_LAUNCHES,
-        "warm-up, samples, epilogue, race"
-    );
+    let race = m.ours.check.hashes.as_ref().expect("hashed").race_launches;
+    assert!(in_race_range(race), "{race} race launches");
+    assert_eq!(launches.get(), 6 + race, "warm-up, samples, epilogue, race");
     m.ours.check
+}
+
+/// Whether a race check's launches are within its rule's least and most (where in that range
+/// depends on how long the launches took: not something a test may depend on).
+fn in_race_range(launches: u32) -> bool {
+    (RACE_LAUNCHES_LEAST..=RACE_LAUNCHES).contains(&launches)
 }
 
 #[test]
@@ -116,8 +121,8 @@ fn a_timed_sample_with_a_wrong_c_fails_the_row_though_the_last_one_is_right() {
     assert!(!check.passed, "{}", check.what);
     let h = check.hashes.expect("hashed");
     assert_eq!(
-        (h.samples, h.samples_differing.as_slice(), h.race_launches),
-        (4, [1].as_slice(), RACE_LAUNCHES),
+        (h.samples, h.samples_differing.as_slice()),
+        (4, [1].as_slice()),
         "sample 1 (launch 3) differs"
     );
     assert!(h.race_differing.is_empty() && h.bits_required);
@@ -128,17 +133,18 @@ fn a_timed_sample_with_a_wrong_c_fails_the_row_though_the_last_one_is_right() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_race_launch_with_a_wrong_c_is_checked_element_by_element_and_fails_the_row() {
     let gpu = gpu();
-    let check = with_one_bad_launch(&gpu, 7 + 42);
+    // Race launch 5: below the least any race check makes, so it always runs.
+    let check = with_one_bad_launch(&gpu, 7 + 5);
     assert!(!check.passed, "{}", check.what);
     let h = check.hashes.expect("hashed");
     assert!(h.samples_differing.is_empty());
     assert_eq!(
         (h.race_differing.as_slice(), h.race_failed.as_slice()),
-        ([42].as_slice(), [42].as_slice())
+        ([5].as_slice(), [5].as_slice())
     );
-    assert!(check.error > 1.0, "the element check of race launch 42");
+    assert!(check.error > 1.0, "the element check of race launch 5");
     assert!(
-        check.what.contains("First failed: race launch 42"),
+        check.what.contains("First failed: race launch 5"),
         "{}",
         check.what
     );
@@ -197,7 +203,8 @@ fn every_side_of_a_clean_run_is_hashed_and_passes() {
                 let h = check.hashes.as_ref().expect("hashed");
                 eprintln!("{dims:?} {} {}", v.label, summary(side, h));
                 assert!(check.passed, "{} {side}: {}", v.label, check.what);
-                assert_eq!((h.samples, h.race_launches), (3, RACE_LAUNCHES));
+                assert_eq!(h.samples, 3);
+                assert!(in_race_range(h.race_launches), "{}", h.race_launches);
                 assert!(h.bit_deterministic(), "{} {side}: {}", v.label, check.what);
             }
             cublas_timed.push(m.cublas.expect("cuBLAS timed").1);
@@ -207,7 +214,8 @@ fn every_side_of_a_clean_run_is_hashed_and_passes() {
         let h = check.hashes.as_ref().expect("cuBLAS hashed");
         eprintln!("{dims:?} {}", summary("cuBLAS", h));
         assert!(check.passed, "cuBLAS: {}", check.what);
-        assert_eq!((h.samples, h.race_launches), (3 * lines, RACE_LAUNCHES));
+        assert_eq!(h.samples, 3 * lines);
+        assert!(in_race_range(h.race_launches), "{}", h.race_launches);
         assert!(!h.bits_required);
     }
 }

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
-use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtrMut, DriverError};
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtrMut, DriverError, PinnedHostSlice,
+};
 
 use super::deadline::{gpu_hung, note_hung, poll_until, Waited, Wall, DEFAULT_LAUNCH_TIMEOUT};
 use super::driver::{disable_jit_cache, driver_present};
@@ -18,6 +20,9 @@ use super::module_cache::ModuleCache;
 use super::sm_clock::SmClock;
 use crate::occupancy::Limits;
 use crate::results::DeviceInfo;
+
+/// Page-locked host memory that downloads land in ([`Gpu::host_buffer`]).
+pub struct HostBuffer<T>(PinnedHostSlice<T>);
 
 /// An open GPU: primary context, its default stream and the figures describing it.
 pub struct Gpu {
@@ -287,6 +292,48 @@ impl Gpu {
             .doing(|| format!("downloading {} MiB", mib_of::<T>(dev.len())))?;
         self.synchronize()?;
         Ok(host)
+    }
+
+    /// Page-locked host memory for `len` elements, to download into again and again
+    /// ([`Gpu::download_into`]).
+    pub fn host_buffer<T: cudarc::driver::DeviceRepr>(
+        &self,
+        len: usize,
+    ) -> Result<HostBuffer<T>, CudaError> {
+        // SAFETY: the memory is left unset, and `HostBuffer` hands it out only after a download
+        // has filled it (`download_into` copies a whole buffer of the same length first). Flags
+        // 0: not write-combined, which would make the CPU's reads of it very slow.
+        unsafe { self.ctx.alloc_pinned_with_flags(len, 0) }
+            .map(HostBuffer)
+            .doing(|| {
+                format!(
+                    "allocating {} MiB of page-locked host memory",
+                    mib_of::<T>(len)
+                )
+            })
+    }
+
+    /// Copies `dev` into `host` (of the same length) and waits for it: what [`Gpu::download`]
+    /// does without a fresh allocation each time. A copy experiment's check downloads a buffer
+    /// of hundreds of MiB per point; into pageable memory allocated anew, faulting its pages in
+    /// and staging them through the driver took longer than the copies it checks.
+    pub fn download_into<'h, T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        dev: &CudaSlice<T>,
+        host: &'h mut HostBuffer<T>,
+    ) -> Result<&'h [T], CudaError> {
+        let what = || format!("downloading {} MiB", mib_of::<T>(dev.len()));
+        if host.0.len() != dev.len() {
+            return Err(CudaError::Size {
+                what: what(),
+                host: host.0.len(),
+                device: dev.len(),
+            });
+        }
+        self.stream.memcpy_dtoh(dev, &mut host.0).doing(what)?;
+        // Waited for with the limit, so that the slice below finds the copy done.
+        self.synchronize()?;
+        host.0.as_slice().doing(what)
     }
 
     /// Enqueues a device-to-device copy of the whole of `src` into `dst` (`cuMemcpyDtoDAsync`).

@@ -42,6 +42,13 @@ pub enum CudaError {
         limit: std::time::Duration,
         suspects: fault::Suspects,
     },
+    /// A download into a host buffer of another length (a bug of the caller's).
+    #[error("{what}: the host buffer holds {host} elements, the device buffer {device}")]
+    Size {
+        what: String,
+        host: usize,
+        device: usize,
+    },
     #[error("device {ordinal} does not exist: this machine has {count} CUDA device(s) (valid: 0..{count})")]
     NoSuchDevice { ordinal: u32, count: u32 },
     #[error(

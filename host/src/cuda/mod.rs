@@ -27,7 +27,7 @@ pub mod tensor_peak;
 pub use cublas::{version_text, ColumnMajorGemm, Cublas, GemmInput, Routine};
 pub use cupti::{cupti, Cupti};
 pub use cupti_record::KernelRecord;
-pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu};
+pub use device::{peak_dram_gbps, peak_fp32_gflops, Gpu, HostBuffer};
 pub use driver::{disable_jit_cache, driver_present};
 pub use dynamic_library::MissingSymbol;
 pub use error::{CublasError, CudaError, CuptiError};

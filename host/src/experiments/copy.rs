@@ -12,7 +12,7 @@ use super::inputs::random_floats;
 use super::measurement::{Measurement, Peak};
 use super::residency::{hold_at_blocks, residency_of};
 use super::verify::check_copy;
-use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
+use crate::cuda::{CudaError, Gpu, HostBuffer, Kernel, Launch, LaunchShape};
 use crate::results::{Check, Timing};
 use crate::sampling::{time_launches, time_sides, SamplingConfig, Side};
 
@@ -81,6 +81,8 @@ pub struct CopyBuffers {
     src_host: Vec<f32>,
     src: CudaSlice<f32>,
     dst: CudaSlice<f32>,
+    /// Where the destination is downloaded to be checked, allocated once.
+    dst_host: HostBuffer<f32>,
 }
 
 impl CopyBuffers {
@@ -90,6 +92,7 @@ impl CopyBuffers {
         Ok(Self {
             src: gpu.upload(&src_host)?,
             dst: gpu.zeros(floats)?,
+            dst_host: gpu.host_buffer(floats)?,
             src_host,
         })
     }
@@ -215,8 +218,8 @@ impl CopyBuffers {
     /// finished), then clears it for the next copy.
     pub fn check_and_clear(&mut self, gpu: &Gpu, width: u32) -> Result<Check, CudaError> {
         gpu.synchronize()?;
-        let dst_host = gpu.download(&self.dst)?;
-        let check = check_copy(&self.src_host, &dst_host, width);
+        let dst_host = gpu.download_into(&self.dst, &mut self.dst_host)?;
+        let check = check_copy(&self.src_host, dst_host, width);
         gpu.clear(&mut self.dst)?;
         Ok(check)
     }
@@ -232,8 +235,8 @@ impl CopyBuffers {
         gpu.clear(&mut self.dst)?;
         self.launch(gpu, held)?;
         gpu.synchronize()?;
-        let dst_host = gpu.download(&self.dst)?;
-        let check = check_copy(&self.src_host, &dst_host, held.point.width());
+        let dst_host = gpu.download_into(&self.dst, &mut self.dst_host)?;
+        let check = check_copy(&self.src_host, dst_host, held.point.width());
         let throughput = copy_gbps(self.bytes(), timing.median_ms);
         let peak = Peak::dram(gpu.info());
         Ok(Measurement::new(resident, timing, throughput, check, peak))

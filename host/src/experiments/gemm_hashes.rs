@@ -5,7 +5,8 @@
 //!
 //! - after every timed sample, outside the timed interval (`sampling::Sampled::after_sample`),
 //!   C is hashed; each hash is compared with the verified launch's;
-//! - after the checks, an untimed race check: [`RACE_LAUNCHES`] more launches, each on a C filled
+//! - after the checks, an untimed race check: up to [`RACE_LAUNCHES`] more launches
+//!   ([`race_check_done`] says when it stops), each on a C filled
 //!   first with a value no element comes near (so an element a launch skips shows), each followed
 //!   by a hash compared with the verified launch's. A launch whose hash differs is checked
 //!   element by element on the spot (its C is still there), with the GEMM check's rule.
@@ -24,8 +25,22 @@ use super::gemm_check::{Checked, GemmChecker};
 use crate::cuda::{CudaError, Gpu};
 use crate::results::{Check, GemmDims, LaunchHashes};
 
-/// Launches of each side's race check.
+/// Launches of each side's race check, at most.
 pub const RACE_LAUNCHES: u32 = 100;
+
+/// Launches of each side's race check, at least.
+pub const RACE_LAUNCHES_LEAST: u32 = 10;
+
+/// The wall time after which a race check stops, once it has made its least launches. A side
+/// whose launch takes long (a register cap that spills) made its hundred launches the
+/// longest part of a run; the hashes after every timed sample account for the rest.
+pub const RACE_CHECK_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Whether a race check that has made `launched` launches in `spent` is done: at
+/// [`RACE_LAUNCHES`], or at [`RACE_LAUNCHES_LEAST`] or more once [`RACE_CHECK_BUDGET`] is spent.
+pub fn race_check_done(launched: u32, spent: std::time::Duration) -> bool {
+    launched >= RACE_LAUNCHES || (launched >= RACE_LAUNCHES_LEAST && spent >= RACE_CHECK_BUDGET)
+}
 
 /// How many indices a description lists before it counts the rest.
 const LISTED: usize = 8;
@@ -464,5 +479,18 @@ mod tests {
             "{text}"
         );
         assert_eq!(serde_json::from_str::<Check>(&text).unwrap(), new);
+    }
+
+    #[test]
+    fn a_race_check_stops_at_its_most_or_at_its_least_once_its_time_is_spent() {
+        use std::time::Duration;
+        let (short, spent) = (Duration::from_millis(1), RACE_CHECK_BUDGET);
+        // Quick launches: the full count.
+        assert!(!race_check_done(RACE_LAUNCHES - 1, short));
+        assert!(race_check_done(RACE_LAUNCHES, short));
+        // Slow launches: the least, and no fewer.
+        assert!(!race_check_done(RACE_LAUNCHES_LEAST - 1, spent * 10));
+        assert!(race_check_done(RACE_LAUNCHES_LEAST, spent));
+        assert!(!race_check_done(RACE_LAUNCHES_LEAST, spent - short));
     }
 }

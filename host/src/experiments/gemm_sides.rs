@@ -16,7 +16,9 @@ use cudarc::driver::CudaSlice;
 
 use super::error::ExperimentError;
 use super::gemm_check::{Checked, GemmChecker, GemmReference};
-use super::gemm_hashes::{account, with_hashes, HashSlots, RaceCheck, SampleHashes, RACE_LAUNCHES};
+use super::gemm_hashes::{
+    account, race_check_done, with_hashes, HashSlots, RaceCheck, SampleHashes, RACE_LAUNCHES,
+};
 use super::measurement::{Measurement, Peak};
 use super::residency::residency_of;
 use crate::cuda::{
@@ -261,7 +263,7 @@ impl<K: GemmKind> GemmSides<K> {
         Ok(slot.read(gpu)?[0])
     }
 
-    /// The race check of `who`: [`RACE_LAUNCHES`] untimed launches at alpha=1, beta=0, each on
+    /// The race check of `who`: untimed launches at alpha=1, beta=0 until [`race_check_done`], each on
     /// a C filled first with [`UNWRITTEN`] and followed by a hash compared with `verified`; a
     /// launch whose hash differs is checked element by element before the next overwrites it.
     fn race_check(
@@ -273,7 +275,9 @@ impl<K: GemmKind> GemmSides<K> {
         let side = who.side();
         let mut slots = HashSlots::new(gpu, RACE_LAUNCHES as usize)?;
         let mut checked = Vec::new();
-        for i in 0..RACE_LAUNCHES {
+        let start = std::time::Instant::now();
+        let mut i = 0;
+        while !race_check_done(i, start.elapsed()) {
             gpu.fill(self.c_of(gpu, side)?, UNWRITTEN)?;
             self.launch_who(gpu, who, TIMED)?;
             let c = self.c[side as usize].as_ref().expect("allocated above");
@@ -284,6 +288,7 @@ impl<K: GemmKind> GemmSides<K> {
                 let launch = format!("race launch {i}");
                 checked.push((i, self.check_side(gpu, side, &launch, TIMED)?));
             }
+            i += 1;
         }
         Ok(RaceCheck {
             verified,
