@@ -62,8 +62,9 @@ pub unsafe fn mma_bf16_ilp<const ILP: usize>(args: MmaArgs) {
     // compare and taken branch: at 4 HMMA a trip (ILP 1) and 8 (ILP 2 and 4) nvcc's build of
     // the peer, 16 to 64 a trip, beat this kernel, and at ILP 8, 32 a trip on both sides, it did
     // not (`MmaIlpVariant::rounds_per_iteration`). The second loop runs fewer than
-    // `per_iteration` rounds (ptxas unrolls it by 4), a few tenths of a percent of the rounds a
-    // sized launch of the `mma` experiment runs, so the main loop's trips are what it times.
+    // `per_iteration` rounds (ptxas unrolls it by 4): at most about 0.2% of the rounds a launch
+    // of the `mma` experiment runs at its default sizing, so the main loop's trips are what it
+    // times.
     let per_iteration = MmaIlpVariant::rounds_per_iteration(ILP as u32) as i32;
     let main_end = gpu::unrolled_loop_bound(iters, per_iteration);
     let mut r = 0i32;

@@ -176,11 +176,12 @@ impl MmaIlpVariant {
     /// add, a compare and a taken branch beside its HMMA, and ptxas unrolls the main loop no
     /// further (it unrolls only the one-round loop, by 4). Holding at most 8 mma a trip, the
     /// main loop ran 4 HMMA a trip at ILP 1 and 8 at ILP 2 and 4, where nvcc's build of the
-    /// peer's rolled loop runs 16, 32 and 64 (NVVM unrolls it by 4, ptxas by 4 again) and beat
-    /// ours at those ILPs; at ILP 8 both ran 32 a trip (ours from ptxas unrolling the one-round
-    /// loop) and timed alike. At 32 HMMA a trip the loop's own instructions are 3 in 35 at every
-    /// ILP, and where a single warp per scheduler runs alone (1 to 4 warps/SM) it waits on the
-    /// taken branch once per 32 mma, not once per 4 or 8.
+    /// peer's rolled loop runs 16, 32 and 64 (NVVM unrolls it by 4, ptxas by 4 again), and the
+    /// peer beat ours at those ILPs (issue 31); at ILP 8 both ran 32 a trip (ours from ptxas
+    /// unrolling the one-round loop) and timed alike. The HMMA themselves, their accumulator
+    /// registers and their order within a round were the same on both sides. At 32 a trip the
+    /// loop's three instructions and its branch come once per 32 HMMA at every ILP;
+    /// `scripts/peer-compare.sh` measures whether that closes the gap.
     pub const fn rounds_per_iteration(ilp: u32) -> u32 {
         if ilp == 0 || ilp >= Self::MMA_PER_ITERATION {
             1
