@@ -12,12 +12,12 @@
 
 namespace lab::mma {
 
-// sections/tensor_core.rs `MmaIlpVariant::rounds_per_iteration`: rounds the main loop runs per
-// iteration, as many as keep an iteration within 8 mma, at most 4.
+// sections/tensor_core.rs `MmaIlpVariant::MMA_PER_ITERATION` and `rounds_per_iteration`: rounds
+// the main loop runs per iteration, as many as fill an iteration with 32 mma, at least one (the
+// SASS reason is written there).
+constexpr int MMA_PER_ITERATION = 32;
 __host__ __device__ constexpr int rounds_per_iteration(int ilp) {
-    int rounds = 4;
-    while (rounds > 1 && rounds * ilp > 8) rounds /= 2;
-    return rounds;
+    return ilp <= 0 || ilp >= MMA_PER_ITERATION ? 1 : MMA_PER_ITERATION / ilp;
 }
 
 // mma_ilp.rs `mma_bf16_ilp`: launched with whole warps per block; `a` holds 128 words, `b` 64,

@@ -149,7 +149,10 @@ void print_mma_ilp(const char*) {
     unsigned a[128], b[64];
     small_integer_words(rng, a, 128);
     small_integer_words(rng, b, 64);
-    for (int iters : {0, 1, 3, 7, 9, -2}) {
+    // R rounds a main-loop iteration: none (0, -2), the remainder loop alone (1, R - 1), the
+    // main loop alone (R), both (2R + 3).
+    constexpr int R = lab::mma::rounds_per_iteration(ILP);
+    for (int iters : {0, 1, R - 1, R, 2 * R + 3, -2}) {
         std::vector<float> out(128, C_GUARD);
         lab::cpu::launch_fibers(2, 1, 64, [&] { lab::mma::mma_bf16_ilp<ILP>(a, b, out.data(), iters); });
         std::printf("mma_ilp %d %d", ILP, iters);

@@ -261,10 +261,38 @@ mod with_nvcc {
             .collect()
     }
 
+    /// The HMMA of `entry`'s SASS loops in `cubin`, each loop's count beside the instructions
+    /// it runs besides them (NOPs left out): `(HMMA, others)` per loop.
+    fn hmma_loops(cubin: &Path, entry: &str) -> Vec<(usize, Vec<String>)> {
+        let sass = listing::nvdisasm(cubin);
+        listing::sass_loops(&sass, entry)
+            .iter()
+            .map(|lp| {
+                let ops: Vec<&str> = lp
+                    .iter()
+                    .filter_map(|c| listing::sass_mnemonic(c))
+                    .filter(|op| *op != "NOP")
+                    .collect();
+                let hmma = ops.iter().filter(|op| op.starts_with("HMMA")).count();
+                let others = ops
+                    .iter()
+                    .filter(|op| !op.starts_with("HMMA"))
+                    .map(|op| (*op).to_owned())
+                    .collect();
+                (hmma, others)
+            })
+            .filter(|(hmma, _)| *hmma > 0)
+            .collect()
+    }
+
     /// The prologue decides which interleaving two warps on one scheduler settle into
     /// (docs/design.md, experiment 6), so the Rust build of `mma_bf16_ilp1` and `mma_bf16_ilp2`,
     /// its PTX assembled for sm_90 by the same ptxas as the twin, is the twin's SASS opcode for
-    /// opcode (registers apart) from the first instruction to the final sum.
+    /// opcode (registers apart) from the first instruction to the final sum. In both builds of
+    /// every ILP the main loop holds `MMA_PER_ITERATION` HMMA a trip beside the loop's own
+    /// counter add, compare and branch, and no loop holds more: ptxas does not unroll the main
+    /// loop further, so the trip is what `rounds_per_iteration` writes
+    /// (sections/tensor_core.rs says why a trip holds that many).
     #[test]
     #[cfg_attr(
         not(lab_nvcc),
@@ -290,6 +318,29 @@ mod with_nvcc {
             let theirs = mnemonics_before_the_sum(&t.built.main.cubin, v.entry);
             assert!(ours.iter().filter(|op| op.starts_with("HMMA")).count() >= 4 * v.ilp as usize);
             assert_eq!(ours, theirs, "{}: Rust's SASS against nvcc's", v.entry);
+        }
+        for v in MMA_ILP {
+            let trip = (MmaIlpVariant::rounds_per_iteration(v.ilp) * v.ilp) as usize;
+            assert_eq!(trip as u32, MmaIlpVariant::MMA_PER_ITERATION, "{}", v.entry);
+            for (build, cubin) in [("Rust", &cubin), ("nvcc", &t.built.main.cubin)] {
+                let loops = hmma_loops(cubin, v.entry);
+                let main = loops
+                    .iter()
+                    .max_by_key(|(hmma, _)| *hmma)
+                    .unwrap_or_else(|| panic!("{build} {}: no HMMA loop", v.entry));
+                assert_eq!(
+                    main.0, trip,
+                    "{build} {}: HMMA a trip of {loops:?}",
+                    v.entry
+                );
+                let mut others = main.1.clone();
+                others.sort_unstable();
+                assert!(
+                    others.len() == 3 && others.iter().any(|op| op == "BRA"),
+                    "{build} {}: the main loop's own instructions {others:?}",
+                    v.entry
+                );
+            }
         }
     }
 

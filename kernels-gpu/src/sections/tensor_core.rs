@@ -170,15 +170,28 @@ impl MmaIlpVariant {
         }
     }
     /// Rounds the kernel's main loop runs per iteration (the rest one round at a time): as many
-    /// as keep an iteration within 8 mma, at most 4, so that the loop's counter and branch are
-    /// not one issue slot in two at ILP 1.
+    /// as fill an iteration with [`Self::MMA_PER_ITERATION`] mma, at least one.
+    ///
+    /// Why that many, from the SASS (ptxas 13.0, sm_90): each trip of the loop costs a counter
+    /// add, a compare and a taken branch beside its HMMA, and ptxas unrolls the main loop no
+    /// further (it unrolls only the one-round loop, by 4). Holding at most 8 mma a trip, the
+    /// main loop ran 4 HMMA a trip at ILP 1 and 8 at ILP 2 and 4, where nvcc's build of the
+    /// peer's rolled loop runs 16, 32 and 64 (NVVM unrolls it by 4, ptxas by 4 again), and the
+    /// peer beat ours at those ILPs (issue 31); at ILP 8 both ran 32 a trip (ours from ptxas
+    /// unrolling the one-round loop) and timed alike. The HMMA themselves, their accumulator
+    /// registers and their order within a round were the same on both sides. At 32 a trip the
+    /// loop's three instructions and its branch come once per 32 HMMA at every ILP;
+    /// `scripts/peer-compare.sh` measures whether that closes the gap.
     pub const fn rounds_per_iteration(ilp: u32) -> u32 {
-        let mut rounds = 4;
-        while rounds > 1 && rounds * ilp > 8 {
-            rounds /= 2;
+        if ilp == 0 || ilp >= Self::MMA_PER_ITERATION {
+            1
+        } else {
+            Self::MMA_PER_ITERATION / ilp
         }
-        rounds
     }
+    /// mma the kernel's main loop holds per iteration (ILP x [`Self::rounds_per_iteration`],
+    /// where ILP divides it).
+    pub const MMA_PER_ITERATION: u32 = 32;
 }
 
 #[cfg(test)]
@@ -234,7 +247,13 @@ mod tests {
         let rounds: Vec<u32> = [1, 2, 4, 8, 16]
             .map(MmaIlpVariant::rounds_per_iteration)
             .to_vec();
-        assert_eq!(rounds, [4, 4, 2, 1, 1]);
+        assert_eq!(rounds, [32, 16, 8, 4, 2]);
+        assert_eq!(MmaIlpVariant::rounds_per_iteration(3), 10, "within 32 mma");
+        assert_eq!(
+            MmaIlpVariant::rounds_per_iteration(64),
+            1,
+            "at least one round"
+        );
         let e = entry("mma_bf16_ilp8").unwrap();
         assert_eq!((e.family, e.max_threads), (Family::MmaIlp, None));
     }
