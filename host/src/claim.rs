@@ -28,6 +28,38 @@ pub const OCCUPANCY_SPAN: f64 = 10.0;
 /// `falls-past-peak`: "far slower" means below this fraction of the fastest variant.
 pub const FAR_SLOWER: f64 = 0.5;
 
+/// The edition of the rules a run's claims are judged by, as its `results.json` records it: a
+/// rule that changes keeps the verdicts of the runs published before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rules {
+    /// The rules of the runs recorded before the edition was stated (their `results.json` has
+    /// no `rules`): they re-render with the verdicts they were published with.
+    #[default]
+    AsPublished,
+    /// Every reference a verdict is judged against named before the data (a configuration of
+    /// the run, a prediction from one row, a band from a named pair of builds), and a row chosen
+    /// among several after the data judged on a Bonferroni-corrected interval
+    /// ([`confidence::bonferroni`]).
+    FixedInAdvance,
+}
+
+impl Rules {
+    /// The rules a run recorded now is judged by.
+    pub const CURRENT: Rules = Rules::FixedInAdvance;
+
+    /// Whether these are the rules of the runs recorded before the edition was stated (written
+    /// without the field, as they were).
+    pub fn is_as_published(&self) -> bool {
+        *self == Rules::AsPublished
+    }
+
+    /// Whether references are fixed in advance and picks corrected.
+    pub fn fixed_in_advance(&self) -> bool {
+        *self == Rules::FixedInAdvance
+    }
+}
+
 /// One claim of the blog, judged.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
