@@ -5,9 +5,9 @@
 //! counts.
 
 use super::row::{ceiling, Mma, MmaRow};
-use super::wgmma_claim::one_warpgroup_drives_the_peak;
-use crate::claim::{all_of, any_of, Verdict, NOT_RUN};
-use crate::confidence::{self, Interval, NoInterval, Timed};
+use super::wgmma_claim::one_warpgroup_verdict;
+use crate::claim::{all_of, any_of, Rules, Verdict, NOT_RUN};
+use crate::confidence::{self, Coverage, Interval, NoInterval, Timed};
 use crate::experiments::ilp_sweep::{checked_at, SweepPoint, LOW_OCCUPANCY, MIN_ILP};
 use crate::table::{percent, percent_with};
 
@@ -20,6 +20,25 @@ fn fraction(r: &MmaRow, top: &MmaRow) -> Result<Interval, NoInterval> {
         Timed::new(r.tflops, &r.timing),
         Timed::new(top.tflops, &top.timing),
     )
+}
+
+/// [`fraction`] at `coverage` (a row picked among several).
+fn fraction_at(r: &MmaRow, top: &MmaRow, coverage: Coverage) -> Result<Interval, NoInterval> {
+    confidence::ratio_at(
+        Timed::new(r.tflops, &r.timing),
+        Timed::new(top.tflops, &top.timing),
+        coverage.level,
+    )
+}
+
+/// [`reaches`] at `coverage`.
+fn reaches_at(r: &MmaRow, top: &MmaRow, coverage: Coverage) -> Option<bool> {
+    if std::ptr::eq(r, top) {
+        return Some(true);
+    }
+    fraction_at(r, top, coverage)
+        .ok()
+        .and_then(|iv| iv.exceeds(REACHED))
 }
 
 /// Whether a row reaches the ceiling: its interval wholly at or above [`REACHED`]
@@ -70,18 +89,27 @@ fn interval_words() -> String {
     )
 }
 
-/// The sweep's verdicts, in order: judged on its rows, or NOT JUDGED saying why there are none
-/// (it was not run, or its GPU has no bf16 `mma.sync`).
+/// The sweep's verdicts by the rules its runs were published with ([`verdicts_under`]).
 pub fn verdicts(output: Option<&Mma>) -> Vec<Verdict> {
+    verdicts_under(output, Rules::AsPublished)
+}
+
+/// The sweep's verdicts under the run's edition of the rules, in order: judged on its rows, or
+/// NOT JUDGED saying why there are none (it was not run, or its GPU has no bf16 `mma.sync`).
+pub fn verdicts_under(output: Option<&Mma>, rules: Rules) -> Vec<Verdict> {
     let why_not = match output {
         None => Some(NOT_RUN.to_owned()),
         Some(o) => o.not_run.as_ref().map(|why| format!("not run: {why}")),
     };
     let rows = output.map_or(&[][..], |o| &o.rows[..]);
     [
-        mma_ilp_reaches_ceiling_at_low_occupancy(rows),
+        if rules.fixed_in_advance() {
+            mma_ilp_reaches_ceiling_at_low_occupancy_corrected(rows)
+        } else {
+            mma_ilp_reaches_ceiling_at_low_occupancy(rows)
+        },
         no_mma_ilp_misses_ceiling_at_full_occupancy(rows),
-        one_warpgroup_drives_the_peak(output.and_then(|o| o.wgmma.as_ref())),
+        one_warpgroup_verdict(output.and_then(|o| o.wgmma.as_ref()), rules),
     ]
     .into_iter()
     .map(|v| match &why_not {
@@ -136,6 +164,80 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
         evidence: match (shown, top) {
             (Some(r), Some(top)) => {
                 format!("best: {} ({} rows considered)", describe(r, top), low.len())
+            }
+            _ => format!(
+                "no checked row with ILP >= {MIN_ILP} at <= {} occupancy",
+                percent(LOW_OCCUPANCY)
+            ),
+        },
+    }
+}
+
+/// [`mma_ilp_reaches_ceiling_at_low_occupancy`] with the pick corrected: any one of the
+/// low-occupancy rows reaching the bar is one picked among several, so each is read on its
+/// Bonferroni-corrected interval over the rows considered.
+pub fn mma_ilp_reaches_ceiling_at_low_occupancy_corrected(rows: &[MmaRow]) -> Verdict {
+    let top = ceiling(rows);
+    let low = checked_at(rows, SweepPoint::ilp_at_low_occupancy);
+    let coverage = Coverage::bonferroni(low.len());
+    let outcomes: Vec<Option<bool>> = top.map_or_else(Vec::new, |top| {
+        low.iter().map(|r| reaches_at(r, top, coverage)).collect()
+    });
+    let holds = any_of(outcomes.iter().copied());
+    let reached = low
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, o)| **o == Some(true))
+        .map(|(r, _)| *r);
+    let shown = fastest(reached).or_else(|| fastest(low.iter().copied()));
+    let described = |r: &MmaRow, top: &MmaRow| {
+        let of_ceiling = if std::ptr::eq(r, top) {
+            "the ceiling itself".to_owned()
+        } else {
+            match fraction_at(r, top, coverage) {
+                Ok(iv) => format!("{} of the ceiling", iv.show_at(coverage.level, percent)),
+                Err(e) => format!(
+                    "{} of the ceiling (no interval: {e})",
+                    percent(r.fraction_of_ceiling)
+                ),
+            }
+        };
+        format!(
+            "ILP {} at {} warps/SM ({} occupancy): {:.1} TFLOP/s, {of_ceiling} ({:.1} TFLOP/s, \
+             ILP {} at {} warps/SM)",
+            r.point.ilp,
+            r.point.warps_per_sm,
+            percent_with(r.point.occupancy, 2),
+            r.tflops,
+            top.tflops,
+            top.point.ilp,
+            top.point.warps_per_sm
+        )
+    };
+    Verdict {
+        key: "mma-ilp-ceiling-at-low-occupancy",
+        experiment: 0,
+        claim: format!(
+            "with >= {MIN_ILP} independent MMAs per warp, {} of the mma.sync ceiling is reached \
+             at <= {} occupancy",
+            percent_with(REACHED, 0),
+            percent(LOW_OCCUPANCY)
+        ),
+        rule: format!(
+            "a checked row with ILP >= {MIN_ILP} and occupancy <= {} reaches {} of the run's \
+             best verified throughput, on {} of the row's throughput over the ceiling's ({} \
+             bootstrap resamples of both rows' samples, fixed seed; the row is picked among \
+             them after the data): HOLDS when one row's interval lies at or above it, DOES NOT \
+             HOLD when every row's lies below it, NOT JUDGED otherwise",
+            percent(LOW_OCCUPANCY),
+            percent_with(REACHED, 0),
+            coverage.words(),
+            confidence::RESAMPLES
+        ),
+        holds,
+        evidence: match (shown, top) {
+            (Some(r), Some(top)) => {
+                format!("best: {} ({} rows considered)", described(r, top), low.len())
             }
             _ => format!(
                 "no checked row with ILP >= {MIN_ILP} at <= {} occupancy",
@@ -257,5 +359,32 @@ mod tests {
             ..not_run("")
         };
         assert_eq!(verdicts(Some(&ran))[0].holds, Some(true));
+    }
+
+    #[test]
+    fn the_low_occupancy_pick_is_corrected_over_the_rows_considered() {
+        let v = mma_ilp_reaches_ceiling_at_low_occupancy_corrected(&sweep(32));
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        assert!(v.rule.contains("Bonferroni-corrected"), "{}", v.rule);
+        let v = mma_ilp_reaches_ceiling_at_low_occupancy_corrected(&sweep(256));
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        says(&v, "25.0% (9");
+        let mut r = row(4, 8, 0.951 * 650.0);
+        r.timing = noisy(&r.timing);
+        let rows = with_ceiling(vec![r, row(8, 64, 650.0)]);
+        assert_eq!(
+            mma_ilp_reaches_ceiling_at_low_occupancy_corrected(&rows).holds,
+            None
+        );
+        let ran = Mma {
+            rows: sweep(32),
+            not_run: None,
+            ..not_run("")
+        };
+        assert_eq!(
+            verdicts_under(Some(&ran), Rules::FixedInAdvance)[0],
+            mma_ilp_reaches_ceiling_at_low_occupancy_corrected(&ran.rows)
+        );
+        assert_eq!(verdicts_under(Some(&ran), Rules::AsPublished), verdicts(Some(&ran)));
     }
 }
