@@ -148,9 +148,15 @@ pub fn faster(r: &Result<Interval, NoInterval>) -> Option<bool> {
 /// interval at or below `1 + EQUIVALENCE`), that it helps (`Some(false)`: wholly above), or
 /// neither (`None`).
 pub fn no_help(r: &Result<Interval, NoInterval>) -> Option<bool> {
+    no_help_within(r, EQUIVALENCE)
+}
+
+/// [`no_help`] with a band of `band` (a fraction) instead of [`EQUIVALENCE`]: one set from a
+/// measured spread.
+pub fn no_help_within(r: &Result<Interval, NoInterval>, band: f64) -> Option<bool> {
     r.as_ref()
         .ok()
-        .and_then(|iv| iv.exceeds(1.0 + EQUIVALENCE))
+        .and_then(|iv| iv.exceeds(1.0 + band))
         .map(|helps| !helps)
 }
 
