@@ -14,7 +14,7 @@
 //! noisier data can never make a claim likelier to hold.
 
 use crate::cell::percent_with;
-use crate::confidence::{self, Interval, NoInterval, Timed};
+use crate::confidence::{self, Coverage, Interval, NoInterval, Timed};
 use crate::results::Timing;
 
 /// Two occupancies closer than this (as a fraction, i.e. 0.1 percentage point) are equal.
@@ -115,6 +115,35 @@ pub fn with_interval_rule(rule: &str) -> String {
 /// The interval of throughput `a` over throughput `b`, each with the timing it came from.
 pub fn ratio(a: (f64, &Timing), b: (f64, &Timing)) -> Result<Interval, NoInterval> {
     confidence::ratio(Timed::new(a.0, a.1), Timed::new(b.0, b.1))
+}
+
+/// How a claim that picks one row among `k` after the data reads its intervals under `rules`:
+/// at [`confidence::LEVEL`] by the rules its runs were published with, Bonferroni-corrected over
+/// the `k` rows ([`Coverage::bonferroni`]) where the rules fix choices in advance.
+pub fn pick_coverage(rules: Rules, k: usize) -> Coverage {
+    Coverage::bonferroni(if rules.fixed_in_advance() { k } else { 1 })
+}
+
+/// [`ratio`] at `coverage`.
+pub fn ratio_at(
+    a: (f64, &Timing),
+    b: (f64, &Timing),
+    coverage: Coverage,
+) -> Result<Interval, NoInterval> {
+    confidence::ratio_at(Timed::new(a.0, a.1), Timed::new(b.0, b.1), coverage.level)
+}
+
+/// [`interval_or`] for an interval of `coverage`.
+pub fn interval_or_at(
+    iv: &Result<Interval, NoInterval>,
+    point: f64,
+    coverage: Coverage,
+    fmt: impl Fn(f64) -> String,
+) -> String {
+    match iv {
+        Ok(iv) => iv.show_at(coverage.level, fmt),
+        Err(e) => format!("{} (no interval: {e})", fmt(point)),
+    }
 }
 
 /// A ratio's interval in words, or why there is none.
@@ -285,6 +314,39 @@ mod tests {
         assert_eq!(any_of([Some(false), None]), None);
         assert_eq!(any_of([Some(false), Some(false)]), Some(false));
         assert_eq!(any_of([]), None);
+    }
+
+    #[test]
+    fn a_pick_is_corrected_only_under_the_rules_that_fix_choices() {
+        assert_eq!(
+            pick_coverage(Rules::AsPublished, 12).level,
+            confidence::LEVEL
+        );
+        assert_eq!(
+            pick_coverage(Rules::FixedInAdvance, 1).level,
+            confidence::LEVEL
+        );
+        let c = pick_coverage(Rules::FixedInAdvance, 10);
+        assert!((c.level - 0.995).abs() < 1e-12 && c.comparisons == 10);
+        assert_eq!(Rules::default(), Rules::AsPublished);
+        assert_eq!(Rules::CURRENT, Rules::FixedInAdvance);
+        assert_eq!(
+            serde_json::to_string(&Rules::FixedInAdvance).unwrap(),
+            "\"fixed_in_advance\""
+        );
+        let t = crate::sampling::summarize(
+            (0..20).map(|i| 1.0 + 1e-3 * f64::from(i)).collect(),
+            None,
+            None,
+        );
+        let plain = ratio((2.0, &t), (1.0, &t)).unwrap();
+        assert_eq!(
+            ratio_at((2.0, &t), (1.0, &t), pick_coverage(Rules::AsPublished, 9)),
+            Ok(plain)
+        );
+        let wide = ratio_at((2.0, &t), (1.0, &t), c).unwrap();
+        assert!(wide.lo <= plain.lo && wide.hi >= plain.hi);
+        assert!(interval_or_at(&Ok(wide), 2.0, c, |x| format!("{x:.2}")).contains("(99.5% CI "));
     }
 
     #[test]

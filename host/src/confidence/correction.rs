@@ -8,8 +8,14 @@ use crate::cell::percent_with;
 
 /// The coverage each of `comparisons` intervals is read at: `1 - (1 - LEVEL) / comparisons`
 /// ([`LEVEL`] itself for one comparison, or none).
+/// With [`RESAMPLES`](super::RESAMPLES) resamples, a coverage above `1 - 2 / RESAMPLES` reads
+/// the outermost resamples: the interval is then their range, the widest the bootstrap gives.
 pub fn bonferroni(comparisons: usize) -> f64 {
-    1.0 - (1.0 - LEVEL) / comparisons.max(1) as f64
+    if comparisons <= 1 {
+        LEVEL
+    } else {
+        1.0 - (1.0 - LEVEL) / comparisons as f64
+    }
 }
 
 /// The coverage a claim reads its intervals at, and over how many rows it was corrected.
