@@ -1,8 +1,10 @@
 //! The tensor-core sweep's claims, judged by rules fixed before any data was seen. Rows whose
 //! results failed the bit-exact check are never used. "Reaching the ceiling" means reaching
-//! [`REACHED`] of it, the ceiling being the run's best verified point; a row's fraction of it is
-//! judged on the bootstrap interval of the ratio of the two rows' figures, so the noise of both
-//! counts.
+//! [`REACHED`] of it, the ceiling being the run's best verified point (under the rules that fix
+//! references in advance, [`Rules::FixedInAdvance`], the row named before the data,
+//! [`named_ceiling`], and a row picked among several read on a Bonferroni-corrected interval); a
+//! row's fraction of it is judged on the bootstrap interval of the ratio of the two rows'
+//! figures, so the noise of both counts.
 
 use super::row::{ceiling, Mma, MmaRow};
 use super::wgmma_claim::one_warpgroup_verdict;
@@ -75,6 +77,23 @@ fn describe(r: &MmaRow, top: &MmaRow) -> String {
     )
 }
 
+/// The ceiling the mma.sync claims are judged against where the rules fix references in
+/// advance, named before any throughput is read: the row with the most MMAs in flight per SM
+/// (ILP x warps/SM; the higher ILP on a tie), where the sweep is furthest past the latency, in
+/// place of the run's best point, a maximum picked after the data. None without rows.
+pub fn named_ceiling(rows: &[MmaRow]) -> Option<&MmaRow> {
+    rows.iter()
+        .max_by_key(|r| (r.point.ilp * r.point.warps_per_sm, r.point.ilp))
+}
+
+/// How the named ceiling is chosen, in a rule's words.
+const NAMED_CEILING_WORDS: &str = "the ceiling named before the data: the row with the most MMAs in flight per SM (ILP x warps/SM, the higher ILP on a tie); NOT JUDGED when its check failed";
+
+/// [`named_ceiling`] when its check passed.
+fn checked_named_ceiling(rows: &[MmaRow]) -> Option<&MmaRow> {
+    named_ceiling(rows).filter(|r| r.measured.checked())
+}
+
 /// The row with the most TFLOP/s (by median).
 fn fastest<'r>(rows: impl Iterator<Item = &'r MmaRow>) -> Option<&'r MmaRow> {
     rows.max_by(|a, b| a.tflops.total_cmp(&b.tflops))
@@ -108,7 +127,11 @@ pub fn verdicts_under(output: Option<&Mma>, rules: Rules) -> Vec<Verdict> {
         } else {
             mma_ilp_reaches_ceiling_at_low_occupancy(rows)
         },
-        no_mma_ilp_misses_ceiling_at_full_occupancy(rows),
+        if rules.fixed_in_advance() {
+            no_mma_ilp_misses_named_ceiling_at_full_occupancy(rows)
+        } else {
+            no_mma_ilp_misses_ceiling_at_full_occupancy(rows)
+        },
         one_warpgroup_verdict(output.and_then(|o| o.wgmma.as_ref()), rules),
     ]
     .into_iter()
@@ -177,7 +200,7 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
 /// low-occupancy rows reaching the bar is one picked among several, so each is read on its
 /// Bonferroni-corrected interval over the rows considered.
 pub fn mma_ilp_reaches_ceiling_at_low_occupancy_corrected(rows: &[MmaRow]) -> Verdict {
-    let top = ceiling(rows);
+    let top = checked_named_ceiling(rows);
     let low = checked_at(rows, SweepPoint::ilp_at_low_occupancy);
     let coverage = Coverage::bonferroni(low.len());
     let outcomes: Vec<Option<bool>> = top.map_or_else(Vec::new, |top| {
@@ -224,8 +247,8 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy_corrected(rows: &[MmaRow]) -> Ve
             percent(LOW_OCCUPANCY)
         ),
         rule: format!(
-            "a checked row with ILP >= {MIN_ILP} and occupancy <= {} reaches {} of the run's \
-             best verified throughput, on {} of the row's throughput over the ceiling's ({} \
+            "a checked row with ILP >= {MIN_ILP} and occupancy <= {} reaches {} of \
+             {NAMED_CEILING_WORDS}, on {} of the row's throughput over the ceiling's ({} \
              bootstrap resamples of both rows' samples, fixed seed; the row is picked among \
              them after the data): HOLDS when one row's interval lies at or above it, DOES NOT \
              HOLD when every row's lies below it, NOT JUDGED otherwise",
@@ -239,10 +262,53 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy_corrected(rows: &[MmaRow]) -> Ve
             (Some(r), Some(top)) => {
                 format!("best: {} ({} rows considered)", described(r, top), low.len())
             }
+            (_, None) => no_named_ceiling(rows),
             _ => format!(
                 "no checked row with ILP >= {MIN_ILP} at <= {} occupancy",
                 percent(LOW_OCCUPANCY)
             ),
+        },
+    }
+}
+
+/// Why there is no named ceiling to judge against.
+fn no_named_ceiling(rows: &[MmaRow]) -> String {
+    match named_ceiling(rows) {
+        Some(r) => format!(
+            "the ceiling named before the data, ILP {} at {} warps/SM, failed its check",
+            r.point.ilp, r.point.warps_per_sm
+        ),
+        None => "no rows".to_owned(),
+    }
+}
+
+/// [`no_mma_ilp_misses_ceiling_at_full_occupancy`] against the ceiling named before the data
+/// ([`named_ceiling`]) instead of the run's best point, a maximum picked after it (which would
+/// make "below the ceiling" likelier the noisier the sweep).
+pub fn no_mma_ilp_misses_named_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
+    let top = checked_named_ceiling(rows);
+    let full = checked_at(rows, SweepPoint::no_ilp_at_full_occupancy);
+    let holds =
+        top.and_then(|top| all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))));
+    let best = fastest(full.iter().copied());
+    Verdict {
+        key: "no-mma-ilp-misses-ceiling-at-full-occupancy",
+        experiment: 0,
+        claim: "without MMA-level parallelism (one mma in flight per warp), 100% occupancy does \
+                not reach the mma.sync ceiling"
+            .into(),
+        rule: format!(
+            "every checked row with ILP 1 at 100% occupancy stays below {} of \
+             {NAMED_CEILING_WORDS}, {}: HOLDS when every row's interval lies below it, DOES NOT \
+             HOLD when one's lies at or above it, NOT JUDGED otherwise",
+            percent_with(REACHED, 0),
+            interval_words()
+        ),
+        holds,
+        evidence: match (best, top) {
+            (Some(r), Some(top)) => format!("best: {}", describe(r, top)),
+            (_, None) => no_named_ceiling(rows),
+            _ => "no checked row with ILP 1 at 100% occupancy".to_owned(),
         },
     }
 }
@@ -386,5 +452,31 @@ mod tests {
             mma_ilp_reaches_ceiling_at_low_occupancy_corrected(&ran.rows)
         );
         assert_eq!(verdicts_under(Some(&ran), Rules::AsPublished), verdicts(Some(&ran)));
+    }
+
+    #[test]
+    fn the_named_ceiling_is_the_most_mmas_in_flight_whatever_its_throughput() {
+        let rows = with_ceiling(vec![row(1, 64, 500.0), row(4, 64, 600.0), row(8, 32, 640.0)]);
+        let top = named_ceiling(&rows).unwrap();
+        assert_eq!((top.point.ilp, top.point.warps_per_sm), (8, 32), "the tie goes to ILP 8");
+        // ILP 1 at 64 warps: 500 / 640 = 78%, below 95% of the named ceiling.
+        let v = no_mma_ilp_misses_named_ceiling_at_full_occupancy(&rows);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        says(&v, "(640.0 TFLOP/s, ILP 8 at 32 warps/SM)");
+        assert!(v.rule.contains("the ceiling named before the data"));
+        // A faster row elsewhere does not move the named ceiling: ILP 1 reaches it.
+        let rows = with_ceiling(vec![row(1, 64, 630.0), row(4, 8, 700.0), row(8, 32, 640.0)]);
+        let v = no_mma_ilp_misses_named_ceiling_at_full_occupancy(&rows);
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        // The named ceiling failed its check: not judged, and no other row stands in.
+        let mut bad = row(8, 32, 640.0);
+        bad.measured.check.passed = false;
+        let rows = with_ceiling(vec![row(1, 64, 500.0), row(4, 64, 600.0), bad]);
+        let v = no_mma_ilp_misses_named_ceiling_at_full_occupancy(&rows);
+        assert_eq!(v.holds, None);
+        says(&v, "ILP 8 at 32 warps/SM, failed its check");
+        let v = mma_ilp_reaches_ceiling_at_low_occupancy_corrected(&rows);
+        assert_eq!(v.holds, None);
+        says(&v, "failed its check");
     }
 }
