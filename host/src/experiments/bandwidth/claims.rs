@@ -6,10 +6,10 @@ use crate::claim::{
     BANDWIDTH_WITHIN, NOT_RUN, OCCUPANCY_EPS, OCCUPANCY_SPAN,
 };
 use crate::confidence::{self, Interval, NoInterval};
-use crate::table::percent_with;
 use crate::experiments::row_views::two_passing;
 use crate::results::Timing;
 use crate::table::percent as pct;
+use crate::table::percent_with;
 
 /// The two claims, in order.
 pub fn claims(bw: Option<&Bandwidth>) -> Vec<Verdict> {
@@ -231,47 +231,4 @@ fn bandwidth_flat_over_occupancy(bw: Option<&Bandwidth>) -> Verdict {
         );
         Ok((holds, with_exclusions(ev, &failed)))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The bandwidth output of a committed run (its results.json read as JSON, so that no layer
-    /// above the experiment is needed).
-    fn committed(run: &str) -> Bandwidth {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/").to_owned() + run;
-        let text = std::fs::read_to_string(format!("{path}/results.json")).unwrap();
-        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-        serde_json::from_value(json["bandwidth"].clone()).unwrap()
-    }
-
-    fn gbps_of<'b>(bw: &'b mut Bandwidth, variant: &str) -> &'b mut f64 {
-        &mut bw.rows.iter_mut().find(|r| r.variant == variant).unwrap().gbps
-    }
-
-    #[test]
-    fn the_best_many_thread_pick_is_corrected_over_its_candidates() {
-        let judge = |bw: &Bandwidth| few_threads_match_many(Some(bw), Rules::FixedInAdvance);
-        let run = committed("2026-12-02-h200-s11");
-        // T14f4 at 77% of T2, picked among T1, T2 and T4.
-        let v = judge(&run);
-        assert_eq!(v.holds, Some(false), "{}", v.evidence);
-        assert!(v.evidence.contains("(98.3% CI "), "{}", v.evidence);
-        assert!(v.evidence.contains("among 3 many-thread variants"), "{}", v.evidence);
-        assert!(v.rule.contains("Bonferroni-corrected over them"), "{}", v.rule);
-        let mut close = run.clone();
-        let t2 = *gbps_of(&mut close, "T2");
-        *gbps_of(&mut close, "T14f4") = t2;
-        assert_eq!(judge(&close).holds, Some(true));
-        *gbps_of(&mut close, "T14f4") = 0.9 * t2;
-        assert_eq!(judge(&close).holds, None);
-        // As published: the plain interval and the old words.
-        assert_eq!(
-            claims(Some(&run)),
-            claims_under(Some(&run), Rules::AsPublished)
-        );
-        let old = few_threads_match_many(Some(&run), Rules::AsPublished);
-        assert!(old.evidence.contains("(95% CI ") && !old.evidence.contains("among"));
-    }
 }

@@ -311,7 +311,10 @@ mod tests {
         assert_eq!(v.holds, None, "{}", v.evidence);
         // Runs recorded before the correction keep the plain rule.
         let under = |rules| verdicts_under(Some(&ilp_of(rows.clone())), rules).remove(0);
-        assert_eq!(under(Rules::AsPublished), ilp_reaches_peak_at_low_occupancy(&rows));
+        assert_eq!(
+            under(Rules::AsPublished),
+            ilp_reaches_peak_at_low_occupancy(&rows)
+        );
         assert_eq!(
             under(Rules::FixedInAdvance),
             ilp_reaches_peak_at_low_occupancy_corrected(&rows)

@@ -343,7 +343,10 @@ mod tests {
     fn the_prediction_holds_fails_at_the_named_row_or_below_the_need_or_is_not_judged() {
         let v = predicted_row_reaches(&sweep(4.0));
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        says(&v, "named row: ILP 4 x 4 warps/SM = 16 in flight, predicted 100.0%");
+        says(
+            &v,
+            "named row: ILP 4 x 4 warps/SM = 16 in flight, predicted 100.0%",
+        );
         says(&v, "reaching 90% on the Bonferroni-corrected");
         // The named row misses the bar: the law's prediction is refuted there.
         let set = |rows: &mut Vec<IlpRow>, ilp: u32, w: u32, f: f64| {

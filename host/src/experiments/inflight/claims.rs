@@ -9,8 +9,8 @@ use super::notes::median;
 use super::output::Inflight;
 use super::row::{fastest, usable, CopyReference, InflightRow, SPILLS_NOTE};
 use crate::claim::{
-    decide, interval_or_at, pick_coverage, ratio_at, verdict,
-    with_interval_rule, Rules, Verdict, NOT_RUN,
+    decide, interval_or_at, pick_coverage, ratio_at, verdict, with_interval_rule, Rules, Verdict,
+    NOT_RUN,
 };
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
@@ -566,7 +566,9 @@ mod tests {
         };
         assert_eq!(few(0.96).holds, Some(true), "{}", few(0.96).evidence);
         says(&few(0.96), "(98.3% CI ");
-        assert!(few(0.96).rule.contains("Bonferroni-corrected 98.3% interval (95% over the 3"));
+        assert!(few(0.96)
+            .rule
+            .contains("Bonferroni-corrected 98.3% interval (95% over the 3"));
         assert_eq!(few(0.80).holds, Some(false));
         assert_eq!(few(0.91).holds, None);
         let rows = [row(256, 1, 256, 0.96), many()];
@@ -575,13 +577,19 @@ mod tests {
             few_threads_match_many(&rows)
         );
         let rings = |best| {
-            let rows = vec![ring_row(1, 8, 0.7), ring_row(1, 16, best), ring_row(2, 16, 0.99)];
+            let rows = vec![
+                ring_row(1, 8, 0.7),
+                ring_row(1, 16, best),
+                ring_row(2, 16, 0.99),
+            ];
             one_warp_from_shared_memory_under(&rows, &copy(), fixed)
         };
         let v = rings(0.95);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         says(&v, "(97.5% CI ");
-        assert!(v.rule.contains("Bonferroni-corrected 97.5% interval (95% over the 2 rows"));
+        assert!(v
+            .rule
+            .contains("Bonferroni-corrected 97.5% interval (95% over the 2 rows"));
         assert_eq!(rings(0.8).holds, Some(false));
         assert_eq!(rings(ONE_WARP_SHARE).holds, None);
         let published = vec![ring_row(1, 8, 0.7), ring_row(1, 16, 0.95)];

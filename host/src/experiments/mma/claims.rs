@@ -260,7 +260,11 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy_corrected(rows: &[MmaRow]) -> Ve
         holds,
         evidence: match (shown, top) {
             (Some(r), Some(top)) => {
-                format!("best: {} ({} rows considered)", described(r, top), low.len())
+                format!(
+                    "best: {} ({} rows considered)",
+                    described(r, top),
+                    low.len()
+                )
             }
             (_, None) => no_named_ceiling(rows),
             _ => format!(
@@ -451,14 +455,25 @@ mod tests {
             verdicts_under(Some(&ran), Rules::FixedInAdvance)[0],
             mma_ilp_reaches_ceiling_at_low_occupancy_corrected(&ran.rows)
         );
-        assert_eq!(verdicts_under(Some(&ran), Rules::AsPublished), verdicts(Some(&ran)));
+        assert_eq!(
+            verdicts_under(Some(&ran), Rules::AsPublished),
+            verdicts(Some(&ran))
+        );
     }
 
     #[test]
     fn the_named_ceiling_is_the_most_mmas_in_flight_whatever_its_throughput() {
-        let rows = with_ceiling(vec![row(1, 64, 500.0), row(4, 64, 600.0), row(8, 32, 640.0)]);
+        let rows = with_ceiling(vec![
+            row(1, 64, 500.0),
+            row(4, 64, 600.0),
+            row(8, 32, 640.0),
+        ]);
         let top = named_ceiling(&rows).unwrap();
-        assert_eq!((top.point.ilp, top.point.warps_per_sm), (8, 32), "the tie goes to ILP 8");
+        assert_eq!(
+            (top.point.ilp, top.point.warps_per_sm),
+            (8, 32),
+            "the tie goes to ILP 8"
+        );
         // ILP 1 at 64 warps: 500 / 640 = 78%, below 95% of the named ceiling.
         let v = no_mma_ilp_misses_named_ceiling_at_full_occupancy(&rows);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);

@@ -147,15 +147,22 @@ pub fn one_warpgroup_reaches_the_ceiling(table: Option<&WgmmaTable>) -> Verdict 
         if let Some(why) = &t.gaps.not_run {
             return Err(format!("not run: {why}"));
         }
-        let one = best_at_one(&t.rows).ok_or("no checked row at one warpgroup per SM".to_owned())?;
+        let one =
+            best_at_one(&t.rows).ok_or("no checked row at one warpgroup per SM".to_owned())?;
         let named = format!(
             "wgmma_bf16_n{}_g{} at {} warpgroups/SM",
             CEILING.n, CEILING.groups, CEILING.warpgroups_per_sm
         );
         let top = match t.rows.iter().find(|r| is_point(r, CEILING)) {
-            None => return Err(format!("the ceiling named in advance, {named}, is not in the table")),
+            None => {
+                return Err(format!(
+                    "the ceiling named in advance, {named}, is not in the table"
+                ))
+            }
             Some(r) if !r.usable() => {
-                return Err(format!("the ceiling named in advance, {named}, failed its check"))
+                return Err(format!(
+                    "the ceiling named in advance, {named}, failed its check"
+                ))
             }
             Some(r) => r,
         };
@@ -165,7 +172,10 @@ pub fn one_warpgroup_reaches_the_ceiling(table: Option<&WgmmaTable>) -> Verdict 
         let coverage = Coverage::bonferroni(k);
         let (figures, how) = match per_clock(one, top) {
             Some(f) => (f, "per clock"),
-            None => ((one.tflops, top.tflops), "per second (a clock was unreadable)"),
+            None => (
+                (one.tflops, top.tflops),
+                "per second (a clock was unreadable)",
+            ),
         };
         let iv: Result<Interval, NoInterval> = confidence::ratio_at(
             Timed::new(figures.0, &one.timing),
@@ -261,11 +271,21 @@ mod tests {
         let judged = |rows| one_warpgroup_reaches_the_ceiling(Some(&table(rows)));
         let ceiling = |f| row(128, 8, 4, f);
         // 86% of the spec at one warpgroup, the ceiling at 91%: 0.945 of the ceiling.
-        let v = judged(vec![row(256, 16, 1, 0.86), row(64, 1, 1, 0.3), ceiling(0.91)]);
+        let v = judged(vec![
+            row(256, 16, 1, 0.86),
+            row(64, 1, 1, 0.3),
+            ceiling(0.91),
+        ]);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
-        says(&v, "ceiling (named in advance): wgmma_bf16_n128_g8 at 4 warpgroups/SM");
+        says(
+            &v,
+            "ceiling (named in advance): wgmma_bf16_n128_g8 at 4 warpgroups/SM",
+        );
         says(&v, "over the ceiling per clock: 0.945 (97.5% CI");
-        says(&v, "the spec: the best at one warpgroup reaches 0.860 (95% CI");
+        says(
+            &v,
+            "the spec: the best at one warpgroup reaches 0.860 (95% CI",
+        );
         // Under the spec-peak rule the same rows do not hold.
         let old = one_warpgroup_verdict(
             Some(&table(vec![row(256, 16, 1, 0.86), ceiling(0.91)])),
@@ -273,7 +293,11 @@ mod tests {
         );
         assert_eq!(old.holds, Some(false), "{}", old.evidence);
         // A faster row elsewhere is not the ceiling: only the named one is.
-        let v = judged(vec![row(256, 16, 1, 0.70), ceiling(0.91), row(64, 2, 8, 0.99)]);
+        let v = judged(vec![
+            row(256, 16, 1, 0.70),
+            ceiling(0.91),
+            row(64, 2, 8, 0.99),
+        ]);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         says(&v, "0.769");
         // Straddling 0.9, no ceiling row, a failed ceiling, or no device: not judged.
@@ -286,7 +310,8 @@ mod tests {
         let v = judged(vec![row(256, 16, 1, 0.86), bad]);
         assert_eq!(v.holds, None);
         says(&v, "failed its check");
-        let v = one_warpgroup_reaches_the_ceiling(Some(&WgmmaTable::not_run("needs sm_90a".into())));
+        let v =
+            one_warpgroup_reaches_the_ceiling(Some(&WgmmaTable::not_run("needs sm_90a".into())));
         assert_eq!(v.holds, None);
         assert_eq!(one_warpgroup_reaches_the_ceiling(None).holds, None);
     }

@@ -535,6 +535,9 @@ mod tests {
             claims_under(Some(&run), Rules::AsPublished),
             claims(Some(&run))
         );
-        assert_eq!(claims_under(Some(&run), Rules::FixedInAdvance)[2], judge(&run));
+        assert_eq!(
+            claims_under(Some(&run), Rules::FixedInAdvance)[2],
+            judge(&run)
+        );
     }
 }
