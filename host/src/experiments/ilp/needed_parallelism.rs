@@ -159,21 +159,17 @@ fn rule_fixed_in_advance() -> String {
          (warps x ILP) for {r} of the peak. From L alone, before any other row is read, it names \
          the row where {r} must first come: at {s} warps/SM (one warp on each scheduler) the \
          smallest ILP of the grid with {s} x ILP at or above the need (predicted at min(1, {s} x \
-         ILP / ({s} x L)) of the peak). DOES NOT HOLD when the named row's {i} lies wholly below \
-         {r} (the prediction missed), or when a checked FFMA row with fewer in flight than the \
-         need reaches {r} on {c} (a row picked among those rows, Bonferroni over them); HOLDS \
-         when the named row's interval lies at or above {r} and no row with fewer reaches it; \
-         NOT JUDGED otherwise, or without the latency row or the named row (the grid lacks it, \
-         or its check failed)",
+         ILP / ({s} x L)) of the peak). DOES NOT HOLD when the named row's {l} bootstrap \
+         interval of its fraction of the peak ({n} resamples of its samples, fixed seed) lies \
+         wholly below {r} (the prediction missed), or when a checked FFMA row with fewer in \
+         flight than the need reaches {r} on its corrected interval (a row picked among those \
+         rows, Bonferroni over them); HOLDS when the named row's interval lies at or above {r} \
+         and no row with fewer reaches it; NOT JUDGED otherwise, or without the latency row or \
+         the named row (the grid lacks it, or its check failed)",
         s = SCHEDULERS_PER_SM,
         r = percent_with(REACHED, 0),
-        i = format!(
-            "{} bootstrap interval of its fraction of the peak ({} resamples of its samples, \
-             fixed seed)",
-            percent_with(confidence::LEVEL, 0),
-            confidence::RESAMPLES
-        ),
-        c = "its corrected interval",
+        l = percent_with(confidence::LEVEL, 0),
+        n = confidence::RESAMPLES,
     )
 }
 

@@ -524,8 +524,9 @@ mod tests {
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         assert!(v.evidence.contains("(helps: more than"), "{}", v.evidence);
         // No second register count at the uncapped build's blocks per SM: no band, no verdict.
-        let lone: Vec<RegsRow> = (run.iter().cloned())
+        let lone: Vec<RegsRow> = (run.iter())
             .filter(|r| r.cap != 144 && r.cap != 160)
+            .cloned()
             .collect();
         let v = judge(&lone);
         assert_eq!(v.holds, None);
