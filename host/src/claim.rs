@@ -14,7 +14,7 @@
 //! noisier data can never make a claim likelier to hold.
 
 use crate::cell::percent_with;
-use crate::confidence::{self, Interval, NoInterval, Timed};
+use crate::confidence::{self, Coverage, Interval, NoInterval, Timed};
 use crate::results::Timing;
 
 /// Two occupancies closer than this (as a fraction, i.e. 0.1 percentage point) are equal.
@@ -27,6 +27,38 @@ pub const BANDWIDTH_WITHIN: f64 = 0.10;
 pub const OCCUPANCY_SPAN: f64 = 10.0;
 /// `falls-past-peak`: "far slower" means below this fraction of the fastest variant.
 pub const FAR_SLOWER: f64 = 0.5;
+
+/// The edition of the rules a run's claims are judged by, as its `results.json` records it: a
+/// rule that changes keeps the verdicts of the runs published before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rules {
+    /// The rules of the runs recorded before the edition was stated (their `results.json` has
+    /// no `rules`): they re-render with the verdicts they were published with.
+    #[default]
+    AsPublished,
+    /// Every reference a verdict is judged against named before the data (a configuration of
+    /// the run, a prediction from one row, a band from a named pair of builds), and a row chosen
+    /// among several after the data judged on a Bonferroni-corrected interval
+    /// ([`confidence::bonferroni`]).
+    FixedInAdvance,
+}
+
+impl Rules {
+    /// The rules a run recorded now is judged by.
+    pub const CURRENT: Rules = Rules::FixedInAdvance;
+
+    /// Whether these are the rules of the runs recorded before the edition was stated (written
+    /// without the field, as they were).
+    pub fn is_as_published(&self) -> bool {
+        *self == Rules::AsPublished
+    }
+
+    /// Whether references are fixed in advance and picks corrected.
+    pub fn fixed_in_advance(&self) -> bool {
+        *self == Rules::FixedInAdvance
+    }
+}
 
 /// One claim of the blog, judged.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,6 +117,35 @@ pub fn ratio(a: (f64, &Timing), b: (f64, &Timing)) -> Result<Interval, NoInterva
     confidence::ratio(Timed::new(a.0, a.1), Timed::new(b.0, b.1))
 }
 
+/// How a claim that picks one row among `k` after the data reads its intervals under `rules`:
+/// at [`confidence::LEVEL`] by the rules its runs were published with, Bonferroni-corrected over
+/// the `k` rows ([`Coverage::bonferroni`]) where the rules fix choices in advance.
+pub fn pick_coverage(rules: Rules, k: usize) -> Coverage {
+    Coverage::bonferroni(if rules.fixed_in_advance() { k } else { 1 })
+}
+
+/// [`ratio`] at `coverage`.
+pub fn ratio_at(
+    a: (f64, &Timing),
+    b: (f64, &Timing),
+    coverage: Coverage,
+) -> Result<Interval, NoInterval> {
+    confidence::ratio_at(Timed::new(a.0, a.1), Timed::new(b.0, b.1), coverage.level)
+}
+
+/// [`interval_or`] for an interval of `coverage`.
+pub fn interval_or_at(
+    iv: &Result<Interval, NoInterval>,
+    point: f64,
+    coverage: Coverage,
+    fmt: impl Fn(f64) -> String,
+) -> String {
+    match iv {
+        Ok(iv) => iv.show_at(coverage.level, fmt),
+        Err(e) => format!("{} (no interval: {e})", fmt(point)),
+    }
+}
+
 /// A ratio's interval in words, or why there is none.
 pub fn ratio_words(r: &Result<Interval, NoInterval>) -> String {
     match r {
@@ -116,9 +177,15 @@ pub fn faster(r: &Result<Interval, NoInterval>) -> Option<bool> {
 /// interval at or below `1 + EQUIVALENCE`), that it helps (`Some(false)`: wholly above), or
 /// neither (`None`).
 pub fn no_help(r: &Result<Interval, NoInterval>) -> Option<bool> {
+    no_help_within(r, EQUIVALENCE)
+}
+
+/// [`no_help`] with a band of `band` (a fraction) instead of [`EQUIVALENCE`]: one set from a
+/// measured spread.
+pub fn no_help_within(r: &Result<Interval, NoInterval>, band: f64) -> Option<bool> {
     r.as_ref()
         .ok()
-        .and_then(|iv| iv.exceeds(1.0 + EQUIVALENCE))
+        .and_then(|iv| iv.exceeds(1.0 + band))
         .map(|helps| !helps)
 }
 
@@ -247,6 +314,39 @@ mod tests {
         assert_eq!(any_of([Some(false), None]), None);
         assert_eq!(any_of([Some(false), Some(false)]), Some(false));
         assert_eq!(any_of([]), None);
+    }
+
+    #[test]
+    fn a_pick_is_corrected_only_under_the_rules_that_fix_choices() {
+        assert_eq!(
+            pick_coverage(Rules::AsPublished, 12).level,
+            confidence::LEVEL
+        );
+        assert_eq!(
+            pick_coverage(Rules::FixedInAdvance, 1).level,
+            confidence::LEVEL
+        );
+        let c = pick_coverage(Rules::FixedInAdvance, 10);
+        assert!((c.level - 0.995).abs() < 1e-12 && c.comparisons == 10);
+        assert_eq!(Rules::default(), Rules::AsPublished);
+        assert_eq!(Rules::CURRENT, Rules::FixedInAdvance);
+        assert_eq!(
+            serde_json::to_string(&Rules::FixedInAdvance).unwrap(),
+            "\"fixed_in_advance\""
+        );
+        let t = crate::sampling::summarize(
+            (0..20).map(|i| 1.0 + 1e-3 * f64::from(i)).collect(),
+            None,
+            None,
+        );
+        let plain = ratio((2.0, &t), (1.0, &t)).unwrap();
+        assert_eq!(
+            ratio_at((2.0, &t), (1.0, &t), pick_coverage(Rules::AsPublished, 9)),
+            Ok(plain)
+        );
+        let wide = ratio_at((2.0, &t), (1.0, &t), c).unwrap();
+        assert!(wide.lo <= plain.lo && wide.hi >= plain.hi);
+        assert!(interval_or_at(&Ok(wide), 2.0, c, |x| format!("{x:.2}")).contains("(99.5% CI "));
     }
 
     #[test]

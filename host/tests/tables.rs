@@ -179,6 +179,7 @@ fn sample() -> RunResults {
         gemm_bf16: None,
         held: None,
         missing: vec![],
+        rules: Default::default(),
     }
 }
 

@@ -28,6 +28,16 @@ pub fn statistics<const N: usize>(
     figures: &[Timed<'_>],
     stat: impl Fn(&[f64]) -> Option<[f64; N]>,
 ) -> Result<[Interval; N], NoInterval> {
+    statistics_at(figures, LEVEL, stat)
+}
+
+/// As [`statistics`], at coverage `level` instead of [`LEVEL`] (a corrected interval:
+/// [`super::bonferroni`]).
+pub fn statistics_at<const N: usize>(
+    figures: &[Timed<'_>],
+    level: f64,
+    stat: impl Fn(&[f64]) -> Option<[f64; N]>,
+) -> Result<[Interval; N], NoInterval> {
     let total = figures.iter().map(|f| f.samples_ms.len()).sum::<usize>();
     if total > MOST_RESAMPLED {
         return Err(NoInterval::TooManySamples { have: total });
@@ -79,8 +89,8 @@ pub fn statistics<const N: usize>(
         r.sort_by(f64::total_cmp);
         *o = Interval {
             point: p,
-            lo: percentile(r, (1.0 - LEVEL) / 2.0),
-            hi: percentile(r, (1.0 + LEVEL) / 2.0),
+            lo: percentile(r, (1.0 - level) / 2.0),
+            hi: percentile(r, (1.0 + level) / 2.0),
         };
     }
     Ok(out)
@@ -94,6 +104,16 @@ pub fn ratio(a: Timed<'_>, b: Timed<'_>) -> Result<Interval, NoInterval> {
 /// The interval of one figure.
 pub fn value(a: Timed<'_>) -> Result<Interval, NoInterval> {
     statistic(&[a], |v| Some(v[0]))
+}
+
+/// [`ratio`] at coverage `level`.
+pub fn ratio_at(a: Timed<'_>, b: Timed<'_>, level: f64) -> Result<Interval, NoInterval> {
+    statistics_at(&[a, b], level, |v| Some([v[0] / v[1]])).map(|[iv]| iv)
+}
+
+/// [`value`] at coverage `level`.
+pub fn value_at(a: Timed<'_>, level: f64) -> Result<Interval, NoInterval> {
+    statistics_at(&[a], level, |v| Some([v[0]])).map(|[iv]| iv)
 }
 
 /// The median (the mean of the middle two for an even count): the one median of the lab, of a
@@ -275,6 +295,24 @@ mod tests {
         let [r, d] = statistics(&figs, |v| Some([v[0] / v[1], v[0] - v[1]])).unwrap();
         assert_eq!(r, ratio(figs[0], figs[1]).unwrap());
         assert_eq!(d, statistic(&figs, |v| Some(v[0] - v[1])).unwrap());
+    }
+
+    #[test]
+    fn a_higher_level_widens_the_interval_around_the_same_point() {
+        let (a, b) = (samples(2.0, 0.01, 30), samples(2.1, 0.01, 30));
+        let plain = ratio(timed(5.0, &a), timed(4.0, &b)).unwrap();
+        assert_eq!(
+            ratio_at(timed(5.0, &a), timed(4.0, &b), LEVEL).unwrap(),
+            plain
+        );
+        let wide = ratio_at(timed(5.0, &a), timed(4.0, &b), 0.995).unwrap();
+        assert_eq!(wide.point, plain.point);
+        assert!(
+            wide.lo < plain.lo && wide.hi > plain.hi,
+            "{wide} vs {plain}"
+        );
+        let one = value_at(timed(1.0, &a), 0.995).unwrap();
+        assert!(one.hi - one.lo > value(timed(1.0, &a)).map(|v| v.hi - v.lo).unwrap());
     }
 
     #[test]

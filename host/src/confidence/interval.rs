@@ -1,7 +1,6 @@
 //! A confidence interval and what it says about a threshold.
 
 use super::settings::LEVEL;
-use crate::cell::percent_with;
 
 /// A statistic's value and its confidence interval ([`LEVEL`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,10 +35,16 @@ impl Interval {
 
     /// The interval in words, each number formatted by `fmt`: "1.037 (95% CI 1.031 to 1.043)".
     pub fn show(&self, fmt: impl Fn(f64) -> String) -> String {
+        self.show_at(LEVEL, fmt)
+    }
+
+    /// As [`Interval::show`], for an interval of coverage `level`: "1.037 (99.5% CI 1.029 to
+    /// 1.045)".
+    pub fn show_at(&self, level: f64, fmt: impl Fn(f64) -> String) -> String {
         format!(
             "{} ({} CI {} to {})",
             fmt(self.point),
-            percent_with(LEVEL, 0),
+            super::correction::level_words(level),
             fmt(self.lo),
             fmt(self.hi)
         )

@@ -11,11 +11,19 @@
 //! straddling it (then nothing is concluded). Bootstrap intervals of a median from few samples are
 //! coarse (from five samples the interval spans nearly the whole sample range); figures with fewer
 //! than [`MIN_SAMPLES`] samples get no interval at all.
+//!
+//! A claim that picks one row among several after seeing them (the fastest, any that reaches a
+//! bar) and judges it alone would be judged too kindly at [`LEVEL`]: it reads its intervals at
+//! the Bonferroni-corrected coverage of [`bonferroni`] instead.
 
 mod bootstrap;
+mod correction;
 mod interval;
 mod settings;
 
-pub use bootstrap::{median, ratio, statistic, statistics, value};
+pub use bootstrap::{
+    median, ratio, ratio_at, statistic, statistics, statistics_at, value, value_at,
+};
+pub use correction::{bonferroni, Coverage};
 pub use interval::Interval;
 pub use settings::{NoInterval, Timed, LEVEL, MIN_SAMPLES, MOST_RESAMPLED, RESAMPLES};

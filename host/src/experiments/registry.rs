@@ -69,7 +69,7 @@ fn section<E: Listed>(r: &RunResults) -> Section {
 /// number.
 fn claims_of<E: Listed>(r: &RunResults) -> Vec<Verdict> {
     let output = E::output(r);
-    let mut verdicts = E::claims(output);
+    let mut verdicts = E::claims_under(output, r.rules);
     for v in &mut verdicts {
         v.experiment = E::NUMBER;
         if output.is_none() {

@@ -81,12 +81,17 @@ macro_rules! registry {
             /// interrupted), with the reason.
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub missing: Vec<Missing>,
+            /// The rules its claims are judged by: absent in the runs recorded before the
+            /// edition was stated, which keep the rules they were published with.
+            #[serde(default, skip_serializing_if = "crate::claim::Rules::is_as_published")]
+            pub rules: crate::claim::Rules,
         }
         impl RunResults {
             /// A run with no experiment output yet.
             pub fn empty(meta: RunMeta, device: DeviceInfo) -> Self {
                 let schema_version = crate::results::SCHEMA_VERSION;
-                Self { schema_version, meta, device, $($field: None,)* missing: Vec::new() }
+                let rules = crate::claim::Rules::CURRENT;
+                Self { schema_version, meta, device, $($field: None,)* missing: Vec::new(), rules }
             }
         }
         /// The experiments' subcommands.

@@ -18,7 +18,7 @@ use super::module_source::plan_files;
 use super::progress::progress_bar;
 use super::residency::BLOCKS_PER_SM;
 use super::scatter::{named, occupancy_scatter, Axes, Reference};
-use crate::claim::Verdict;
+use crate::claim::{Rules, Verdict};
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun, XScale};
 use crate::flags::{own_labels, select, CliError, CopySize, ModuleFiles, Shared, VariantRun};
@@ -200,6 +200,10 @@ impl Report for Spec {
 
     fn claims(output: Option<&Bandwidth>) -> Vec<Verdict> {
         claims::claims(output)
+    }
+
+    fn claims_under(output: Option<&Bandwidth>, rules: Rules) -> Vec<Verdict> {
+        claims::claims_under(output, rules)
     }
 
     /// Theoretical occupancy (%, log) vs GB/s, the measured copy bandwidth as a line.

@@ -7,7 +7,7 @@
 
 use super::row::{Output, Rate, Row};
 use super::run::{OutputOf, RowOf, Run};
-use crate::claim::Verdict;
+use crate::claim::{Rules, Verdict};
 use crate::figure::{Figure, PlotRun};
 use crate::results::RunMeta;
 use crate::table::{columns_table, Column, TableData};
@@ -87,6 +87,13 @@ pub trait Report: Run {
     /// absent; the registry fills in the experiment's number).
     fn claims(_output: Option<&OutputOf<Self>>) -> Vec<Verdict> {
         Vec::new()
+    }
+
+    /// Its claims judged by the run's edition of the rules: [`Report::claims`], unless the
+    /// experiment's rules changed with an edition (then runs of the older one keep its verdicts).
+    fn claims_under(output: Option<&OutputOf<Self>>, rules: Rules) -> Vec<Verdict> {
+        let _ = rules;
+        Self::claims(output)
     }
 
     /// Its plots over one or more runs, each with the stem of its file (`NAME` for its main

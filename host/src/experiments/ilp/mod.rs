@@ -45,7 +45,7 @@ pub use spec::{
 use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::ilp_sweep::{built_ilps, first_run_plot};
-use crate::claim::Verdict;
+use crate::claim::{Rules, Verdict};
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::results::RunMeta;
@@ -80,6 +80,10 @@ impl Report for Spec {
 
     fn claims(output: Option<&Ilp>) -> Vec<Verdict> {
         claims::verdicts(output)
+    }
+
+    fn claims_under(output: Option<&Ilp>, rules: Rules) -> Vec<Verdict> {
+        claims::verdicts_under(output, rules)
     }
 
     fn columns() -> Vec<Column<IlpRow>> {

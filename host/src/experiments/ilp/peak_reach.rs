@@ -3,7 +3,7 @@
 //! it, so it sits below both.
 
 use super::row::{IlpRow, VOLKOV_FRACTION};
-use crate::confidence::{self, Interval, NoInterval, Timed};
+use crate::confidence::{self, Coverage, Interval, NoInterval, Timed};
 use crate::table::percent_with;
 
 /// Fraction of peak that counts as reaching it.
@@ -12,6 +12,19 @@ pub const REACHED: f64 = VOLKOV_FRACTION;
 /// A row's fraction of the peak with its bootstrap interval.
 pub(crate) fn fraction(r: &IlpRow) -> Result<Interval, NoInterval> {
     confidence::value(Timed::new(r.fraction_of_peak, &r.timing))
+}
+
+/// A row's fraction of the peak with its interval at `coverage` (a corrected one where the row
+/// was picked among several).
+pub(crate) fn fraction_at(r: &IlpRow, coverage: Coverage) -> Result<Interval, NoInterval> {
+    confidence::value_at(Timed::new(r.fraction_of_peak, &r.timing), coverage.level)
+}
+
+/// [`reaches`] on the interval at `coverage`.
+pub(crate) fn reaches_at(r: &IlpRow, coverage: Coverage) -> Option<bool> {
+    fraction_at(r, coverage)
+        .ok()
+        .and_then(|iv| iv.exceeds(REACHED))
 }
 
 /// Whether a row reaches the peak: its interval wholly at or above [`REACHED`] (`Some(true)`),

@@ -8,7 +8,10 @@ use super::law_claim::{loaded_law_predicts, warps_cannot_hide_latency};
 use super::notes::median;
 use super::output::Inflight;
 use super::row::{fastest, usable, CopyReference, InflightRow, SPILLS_NOTE};
-use crate::claim::{decide, interval_or, ratio, verdict, with_interval_rule, Verdict, NOT_RUN};
+use crate::claim::{
+    decide, interval_or_at, pick_coverage, ratio_at, verdict, with_interval_rule, Rules, Verdict,
+    NOT_RUN,
+};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
@@ -172,6 +175,13 @@ pub fn bytes_not_occupancy(rows: &[InflightRow], copy: &CopyReference) -> Verdic
 
 /// The `inflight` experiment's verdicts, in order; NOT JUDGED, saying so, when it did not run.
 pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
+    verdicts_under(result, Rules::AsPublished)
+}
+
+/// [`verdicts`] under the run's edition of the rules: the claims that pick their best row after
+/// the data read it on an interval Bonferroni-corrected over the rows it was picked from where
+/// the rules correct picks.
+pub fn verdicts_under(result: Option<&Inflight>, rules: Rules) -> Vec<Verdict> {
     let not_run = CopyReference {
         bytes: 0,
         gbps: 0.0,
@@ -198,10 +208,10 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
     }
     let mut v = vec![
         bytes_not_occupancy(rows, copy),
-        few_threads_match_many(rows),
+        few_threads_match_many_under(rows, rules),
         law,
         warps_cannot_hide_latency(rows, copy, cycles),
-        one_warp_from_shared_memory(rows, copy),
+        one_warp_from_shared_memory_under(rows, copy, rules),
     ];
     if result.is_none() {
         for x in &mut v {
@@ -215,11 +225,21 @@ pub fn verdicts(result: Option<&Inflight>) -> Vec<Verdict> {
 /// "A few threads with many bytes in flight match many threads": the best usable row at low
 /// occupancy against the best at high occupancy (the rule is the verdict's text below).
 pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
-    let few = fastest(rows, |r| r.occupancy <= FEW_THREADS_OCCUPANCY + 1e-9);
-    let many = fastest(rows, |r| r.occupancy >= MANY_THREADS_OCCUPANCY - 1e-9);
+    few_threads_match_many_under(rows, Rules::AsPublished)
+}
+
+/// [`few_threads_match_many`] under `rules`: both bests are picked after the data, so the ratio
+/// is read Bonferroni-corrected over the rows of both sides where the rules correct picks.
+pub fn few_threads_match_many_under(rows: &[InflightRow], rules: Rules) -> Verdict {
+    let is_few = |r: &InflightRow| r.occupancy <= FEW_THREADS_OCCUPANCY + 1e-9;
+    let is_many = |r: &InflightRow| r.occupancy >= MANY_THREADS_OCCUPANCY - 1e-9;
+    let few = fastest(rows, is_few);
+    let many = fastest(rows, is_many);
+    let picked_from = usable(rows).filter(|r| is_few(r) || is_many(r)).count();
+    let coverage = pick_coverage(rules, picked_from);
     let (holds, evidence) = match (few, many) {
         (Some(f), Some(m)) => {
-            let iv = ratio((f.gbps, &f.timing), (m.gbps, &m.timing));
+            let iv = ratio_at((f.gbps, &f.timing), (m.gbps, &m.timing), coverage);
             let holds = iv.as_ref().ok().and_then(|iv| {
                 decide(
                     iv.exceeds(MATCH_HOLDS) == Some(true),
@@ -243,7 +263,7 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
                     m.blocks_per_sm,
                     percent(m.occupancy),
                     m.gbps,
-                    interval_or(&iv, f.gbps / m.gbps, |x| format!("{x:.3}"))
+                    interval_or_at(&iv, f.gbps / m.gbps, coverage, |x| format!("{x:.3}"))
                 ),
             )
         }
@@ -255,17 +275,28 @@ pub fn few_threads_match_many(rows: &[InflightRow]) -> Verdict {
             ),
         ),
     };
+    let on = if rules.fixed_in_advance() {
+        format!(
+            "{} (the two bests are picked among the usable rows of both sides after the data), \
+             of the ratio of medians",
+            coverage.words()
+        )
+    } else {
+        format!(
+            "the {} bootstrap interval of the ratio of medians",
+            percent_with(confidence::LEVEL, 0)
+        )
+    };
     verdict(
         "few-threads-with-bytes-match-many",
         "a few threads with many bytes in flight match many threads",
         &format!(
-            "best GB/s at <= {} occupancy over best at >= {}, on the {} bootstrap \
-             interval of the ratio of medians ({} resamples, fixed seed): holds when it lies at \
-             or above {MATCH_HOLDS}, fails when it lies below {MATCH_FAILS}, NOT JUDGED \
-             otherwise; points whose build spills ({}) and failed checks are left out",
+            "best GB/s at <= {} occupancy over best at >= {}, on {on} ({} resamples, fixed \
+             seed): holds when it lies at or above {MATCH_HOLDS}, fails when it lies below \
+             {MATCH_FAILS}, NOT JUDGED otherwise; points whose build spills ({}) and failed \
+             checks are left out",
             percent(FEW_THREADS_OCCUPANCY),
             percent_with(MANY_THREADS_OCCUPANCY, 0),
-            percent_with(confidence::LEVEL, 0),
             confidence::RESAMPLES,
             SPILLS_NOTE
         ),
@@ -282,12 +313,25 @@ pub const ONE_WARP_SHARE: f64 = 0.90;
 /// ring lives in shared memory holds as much as the SM's shared memory allows. The best usable
 /// shared-memory row at one warp per SM against the copy (the rule is the verdict's text below).
 pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -> Verdict {
+    one_warp_from_shared_memory_under(rows, copy, Rules::AsPublished)
+}
+
+/// [`one_warp_from_shared_memory`] under `rules`: the best ring is picked after the data, so its
+/// share is read Bonferroni-corrected over the usable rings at one warp per SM where the rules
+/// correct picks.
+pub fn one_warp_from_shared_memory_under(
+    rows: &[InflightRow],
+    copy: &CopyReference,
+    rules: Rules,
+) -> Verdict {
     let in_shared = |r: &InflightRow| r.point.shape.ring.is_some();
-    let best = fastest(rows, |r| in_shared(r) && r.warps_per_sm == 1);
+    let at_one = |r: &InflightRow| in_shared(r) && r.warps_per_sm == 1;
+    let best = fastest(rows, at_one);
     let ran = rows.iter().filter(|r| in_shared(r)).count();
+    let coverage = pick_coverage(rules, usable(rows).filter(|r| at_one(r)).count());
     let (holds, evidence) = match best {
         Some(b) => {
-            let iv = ratio((b.gbps, &b.timing), (copy.gbps, &copy.timing));
+            let iv = ratio_at((b.gbps, &b.timing), (copy.gbps, &copy.timing), coverage);
             let holds = iv.as_ref().ok().and_then(|iv| iv.exceeds(ONE_WARP_SHARE));
             let ring = b.point.shape.ring.expect("filtered on the ring");
             (
@@ -301,7 +345,7 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
                     b.bytes_in_flight_per_sm,
                     b.gbps,
                     copy.gbps,
-                    interval_or(&iv, b.gbps / copy.gbps, |x| format!("{x:.3}"))
+                    interval_or_at(&iv, b.gbps / copy.gbps, coverage, |x| format!("{x:.3}"))
                 ),
             )
         }
@@ -313,16 +357,30 @@ pub fn one_warp_from_shared_memory(rows: &[InflightRow], copy: &CopyReference) -
             ),
         ),
     };
+    let rule = format!(
+        "best GB/s of the copies through shared memory (cp.async and bulk-copy rings) at 1 \
+         resident warp per SM over the D2D copy's: HOLDS when the interval of the ratio lies \
+         at or above {ONE_WARP_SHARE}, DOES NOT HOLD when it lies below, NOT JUDGED \
+         otherwise; failed checks are left out"
+    );
+    let rule = if rules.fixed_in_advance() {
+        format!(
+            "{rule}. The best ring is picked among the usable rings at 1 warp per SM after the \
+             data: its interval is {} ({} bootstrap resamples of each figure's samples, fixed \
+             seed); one that straddles the bar, or a figure with fewer than {} samples, leaves \
+             it NOT JUDGED",
+            coverage.words(),
+            confidence::RESAMPLES,
+            confidence::MIN_SAMPLES
+        )
+    } else {
+        with_interval_rule(&rule)
+    };
     verdict(
         "one-warp-copies-from-shared-memory",
         "one warp per SM reaches 90% of the device-to-device copy when the bytes in \
                 flight live in shared memory",
-        &with_interval_rule(&format!(
-            "best GB/s of the copies through shared memory (cp.async and bulk-copy rings) at 1 \
-             resident warp per SM over the D2D copy's: HOLDS when the interval of the ratio lies \
-             at or above {ONE_WARP_SHARE}, DOES NOT HOLD when it lies below, NOT JUDGED \
-             otherwise; failed checks are left out"
-        )),
+        &rule,
         holds,
         evidence,
     )
@@ -496,5 +554,48 @@ mod tests {
         // At the threshold the interval straddles it.
         let v = one_warp(vec![ring_row(1, 16, ONE_WARP_SHARE)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
+    }
+
+    #[test]
+    fn picked_bests_are_read_on_corrected_intervals_under_the_rules_that_fix_choices() {
+        let fixed = Rules::FixedInAdvance;
+        let many = || row(1024, 2, 8, 0.98);
+        let few = |fraction| {
+            let rows = [row(256, 1, 256, fraction), row(128, 1, 128, 0.5), many()];
+            few_threads_match_many_under(&rows, fixed)
+        };
+        assert_eq!(few(0.96).holds, Some(true), "{}", few(0.96).evidence);
+        says(&few(0.96), "(98.3% CI ");
+        assert!(few(0.96)
+            .rule
+            .contains("Bonferroni-corrected 98.3% interval (95% over the 3"));
+        assert_eq!(few(0.80).holds, Some(false));
+        assert_eq!(few(0.91).holds, None);
+        let rows = [row(256, 1, 256, 0.96), many()];
+        assert_eq!(
+            few_threads_match_many_under(&rows, Rules::AsPublished),
+            few_threads_match_many(&rows)
+        );
+        let rings = |best| {
+            let rows = vec![
+                ring_row(1, 8, 0.7),
+                ring_row(1, 16, best),
+                ring_row(2, 16, 0.99),
+            ];
+            one_warp_from_shared_memory_under(&rows, &copy(), fixed)
+        };
+        let v = rings(0.95);
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        says(&v, "(97.5% CI ");
+        assert!(v
+            .rule
+            .contains("Bonferroni-corrected 97.5% interval (95% over the 2 rows"));
+        assert_eq!(rings(0.8).holds, Some(false));
+        assert_eq!(rings(ONE_WARP_SHARE).holds, None);
+        let published = vec![ring_row(1, 8, 0.7), ring_row(1, 16, 0.95)];
+        assert_eq!(
+            one_warp_from_shared_memory_under(&published, &copy(), Rules::AsPublished),
+            one_warp(published)
+        );
     }
 }

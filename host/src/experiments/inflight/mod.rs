@@ -51,7 +51,7 @@ pub use spec::{
 
 use super::contract::{Report, Run, RunContext, GBPS};
 use super::error::ExperimentError;
-use crate::claim::Verdict;
+use crate::claim::{Rules, Verdict};
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::results::RunMeta;
@@ -109,6 +109,10 @@ impl Report for Spec {
 
     fn claims(output: Option<&Inflight>) -> Vec<Verdict> {
         claims::verdicts(output)
+    }
+
+    fn claims_under(output: Option<&Inflight>, rules: Rules) -> Vec<Verdict> {
+        claims::verdicts_under(output, rules)
     }
 
     fn columns() -> Vec<Column<InflightRow>> {

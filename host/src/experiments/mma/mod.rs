@@ -39,7 +39,7 @@ pub use spec::{kernel, AllArgs, Args, Plan, Spec, SweepArgs, DEFAULT_WARPS_PER_S
 use super::contract::{Registered, Report, Run, RunContext, TFLOPS};
 use super::error::ExperimentError;
 use super::ilp_sweep::{built_ilps, first_run_plot};
-use crate::claim::Verdict;
+use crate::claim::{Rules, Verdict};
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::results::RunMeta;
@@ -75,6 +75,10 @@ impl Report for Spec {
 
     fn claims(output: Option<&Mma>) -> Vec<Verdict> {
         claims::verdicts(output)
+    }
+
+    fn claims_under(output: Option<&Mma>, rules: Rules) -> Vec<Verdict> {
+        claims::verdicts_under(output, rules)
     }
 
     fn columns() -> Vec<Column<MmaRow>> {

@@ -21,7 +21,7 @@ use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
 use super::gemm_check_notes;
 use super::scatter::named;
-use crate::claim::Verdict;
+use crate::claim::{Rules, Verdict};
 use crate::cuda::Gpu;
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::kernel_source::name::ModuleSource;
@@ -168,6 +168,10 @@ impl Report for Spec {
 
     fn claims(output: Option<&Vec<RegsRow>>) -> Vec<Verdict> {
         claims::claims(output.map(Vec::as_slice))
+    }
+
+    fn claims_under(output: Option<&Vec<RegsRow>>, rules: Rules) -> Vec<Verdict> {
+        claims::claims_under(output.map(Vec::as_slice), rules)
     }
 
     /// Register cap vs GFLOP/s with spill bytes as bars.
