@@ -77,6 +77,7 @@ fn sample() -> RunResults {
         tm,
         tn,
         figures: GemmFigures {
+            schedule: None,
             regs,
             blocks_per_sm: 2,
             occupancy: 0.25,
@@ -126,6 +127,7 @@ fn sample() -> RunResults {
     let regs = |cap, unknown| RegsRow {
         cap,
         figures: GemmFigures {
+            schedule: None,
             regs: cap.min(154),
             blocks_per_sm: 3,
             occupancy: 0.1875,

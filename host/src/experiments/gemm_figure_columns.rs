@@ -1,5 +1,7 @@
 //! The columns the GEMM experiments' tables show alike of a row's [`GemmFigures`], in their
-//! order: registers, occupancy, GFLOP/s, resident blocks and their limiter, the time per call.
+//! order: registers, occupancy, GFLOP/s, resident blocks and their limiter, the time per call;
+//! and the launch's schedule (tiles, waves or tiles per block, the tail's efficiency), shown
+//! only where some row recorded it ([`shown_columns`]).
 
 use super::cells;
 use super::contract::{Row, GFLOPS};
@@ -33,4 +35,59 @@ pub fn figure_columns<R: GemmFiguresRow>() -> [Column<R>; 6] {
             cells::timing(&r.gemm_figures().timing)
         }),
     ]
+}
+
+/// Output tiles of the launch.
+pub const TILES: &str = "Tiles";
+/// Tiles over SMs x blocks/SM (a grid of one block per tile).
+pub const WAVES: &str = "Waves";
+/// Tiles over the launched blocks (a persistent grid).
+pub const TILES_PER_BLOCK: &str = "Tiles/block";
+/// Waves over waves rounded up (tiles per block over its rounding, persistent).
+pub const TAIL: &str = "Tail eff.";
+
+/// The schedule's columns: tiles; waves for a grid of one block per tile, tiles per block for
+/// a persistent one (each empty on the other kind of row); the tail's efficiency.
+pub fn wave_columns<R: GemmFiguresRow>() -> [Column<R>; 4] {
+    [
+        Column::new(TILES, Kind::Count, |r: &R| {
+            r.gemm_figures()
+                .schedule
+                .map_or(Value::NotAvailable, |s| Value::Int(s.tiles))
+        }),
+        Column::new(WAVES, Kind::Ratio, |r| waves_cell(r, false)),
+        Column::new(TILES_PER_BLOCK, Kind::Ratio, |r| waves_cell(r, true)),
+        Column::new(TAIL, Kind::Percent, |r| {
+            r.gemm_figures()
+                .waves()
+                .map_or(Value::NotAvailable, |w| Value::Float(w.tail_efficiency()))
+        }),
+    ]
+}
+
+/// Waves (`persistent` false) or tiles per block (true): empty on a row of the other kind.
+fn waves_cell<R: GemmFiguresRow>(r: &R, persistent: bool) -> Value {
+    let f = r.gemm_figures();
+    match (f.schedule, f.waves()) {
+        (Some(s), Some(w)) if s.persistent() == persistent => Value::Float(w.waves()),
+        (Some(_), _) => Value::Empty,
+        _ => Value::NotAvailable,
+    }
+}
+
+/// `columns` without the schedule's where no row of `rows` recorded one (runs before waves
+/// were keep their tables), and without tiles per block where no grid was persistent.
+pub fn shown_columns<R: GemmFiguresRow>(columns: Vec<Column<R>>, rows: &[R]) -> Vec<Column<R>> {
+    let scheduled = rows.iter().any(|r| r.gemm_figures().schedule.is_some());
+    let persistent = (rows.iter())
+        .filter_map(|r| r.gemm_figures().schedule)
+        .any(|s| s.persistent());
+    columns
+        .into_iter()
+        .filter(|c| match c.header {
+            TILES | WAVES | TAIL => scheduled,
+            TILES_PER_BLOCK => persistent,
+            _ => true,
+        })
+        .collect()
 }

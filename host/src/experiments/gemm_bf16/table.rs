@@ -7,7 +7,7 @@ use crate::experiments::bf16_tolerance;
 use crate::experiments::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::contract::GFLOPS;
 use crate::experiments::gemm_cublas::{gemm_table, VS_CUBLAS};
-use crate::experiments::gemm_figure_columns::figure_columns;
+use crate::experiments::gemm_figure_columns::{figure_columns, shown_columns, wave_columns};
 use crate::results::DeviceInfo;
 use crate::table::{Column, Kind, TableData, Value};
 
@@ -33,6 +33,7 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
         Column::new("Smem/block", Kind::Bytes, |r| Value::Int(r.dyn_smem.into())),
     ];
     c.extend(figure_columns());
+    c.extend(wave_columns());
     c.extend([
         Column::new("Verified", Kind::Check, |r: &Bf16Row| {
             cells::check(&r.measured.check)
@@ -50,7 +51,7 @@ pub fn table(output: &Bf16Run, title: &str) -> TableData {
     let mut t = gemm_table(
         output,
         title.to_owned(),
-        columns(),
+        shown_columns(columns(), &output.rows),
         CUBLAS_CALL,
         bf16_tolerance::rule,
     );

@@ -19,13 +19,14 @@ pub use row::HeldRow;
 pub use spec::{AllArgs, Args, Plan, Spec};
 
 use super::cells;
+use super::gemm_figure_columns::{shown_columns, wave_columns};
 use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, LabelledPoint, Labels, PlotRun, ScatterPlot, Series, XScale};
 use crate::results::RunMeta;
-use crate::table::{Column, Kind, Value};
+use crate::table::{columns_table, Column, Kind, TableData, Value};
 
 impl Run for Spec {
     const ABOUT: &'static str =
@@ -64,8 +65,11 @@ impl Report for Spec {
             Column::new("ms/call", Kind::Duration, |r| {
                 cells::timing(&r.figures.timing)
             }),
-            Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
+        c.extend(wave_columns());
+        c.push(Column::new("Verified", Kind::Check, |r| {
+            cells::check(&r.measured.check)
+        }));
         c.extend(GFLOPS.compared_columns());
         c
     }
@@ -76,6 +80,12 @@ impl Report for Spec {
             m.gemm_title(),
             m.sampling_words()
         )
+    }
+
+    /// The rows under their columns, the schedule's only where the run recorded it.
+    fn table(rows: &Vec<HeldRow>, meta: &RunMeta) -> TableData {
+        let columns = shown_columns(Self::columns(), rows);
+        columns_table(&Self::title(meta), &columns, rows)
     }
 
     fn claims(rows: Option<&Vec<HeldRow>>) -> Vec<Verdict> {

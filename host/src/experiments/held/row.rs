@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 
@@ -23,3 +24,9 @@ row!(HeldRow, GFLOPS, figures.gflops, |r| format!(
     "{} at {} blocks/SM",
     r.binary, r.figures.blocks_per_sm
 ));
+
+impl GemmFiguresRow for HeldRow {
+    fn gemm_figures(&self) -> &GemmFigures {
+        &self.figures
+    }
+}

@@ -8,7 +8,7 @@ use crate::cuda::{Gpu, Kernel, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
-use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::gemm_figures::{GemmFigures, Schedule};
 use crate::experiments::gemm_sides::GemmKind;
 use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, load_capped};
@@ -94,7 +94,8 @@ fn measure_binary(
         rows.push(HeldRow {
             binary: binary.label.to_owned(),
             dyn_smem,
-            figures: GemmFigures::of(&m.ours),
+            figures: GemmFigures::of(&m.ours)
+                .scheduled(Schedule::one_block_per_tile(&shape, gpu.info().sm_count)),
             measured: Measured::of(&m.ours, None),
         });
     }

@@ -25,6 +25,7 @@ fn run() -> RunResults {
         tm,
         tn,
         figures: GemmFigures {
+            schedule: None,
             regs: 64,
             blocks_per_sm: 2,
             occupancy: 0.25,

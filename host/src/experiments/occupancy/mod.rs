@@ -19,8 +19,8 @@ use super::gemm::{Fp32, GemmBuffers};
 use super::gemm_check::rule;
 use super::gemm_check_notes;
 use super::gemm_cublas::{gemm_figures, gemm_table, CublasSide, VS_CUBLAS};
-use super::gemm_figure_columns::figure_columns;
-use super::gemm_figures::GemmFigures;
+use super::gemm_figure_columns::{figure_columns, shown_columns, wave_columns};
+use super::gemm_figures::{GemmFigures, Schedule};
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_sides::GemmKind;
 use super::measured::Measured;
@@ -202,6 +202,7 @@ impl Report for Spec {
             }),
         ];
         c.extend(figure_columns());
+        c.extend(wave_columns());
         c.extend([
             Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r: &GemmRow| {
                 cells::sm_clock(&r.figures.timing)
@@ -234,6 +235,7 @@ impl Report for Spec {
             .into_iter()
             .filter(|c| tuned || ![FAMILY, BLOCK_TILE, WARP_TILE].contains(&c.header))
             .collect();
+        let columns = shown_columns(columns, &output.rows);
         gemm_table(output, Self::title(meta), columns, CUBLAS_CALL, rule)
     }
 
@@ -313,7 +315,8 @@ fn measure_row(
         threads: variant.threads(),
         tm: variant.tm,
         tn: variant.tn,
-        figures: GemmFigures::of(&ours),
+        figures: GemmFigures::of(&ours)
+            .scheduled(Schedule::one_block_per_tile(&shape, gpu.info().sm_count)),
         measured: Measured::of(&ours, theirs.map(|t| (t, None))),
         tile: Some(tile_of(variant)),
         vs_cublas,

@@ -200,6 +200,7 @@ mod tests {
             tm: 16,
             tn: 8,
             figures: GemmFigures {
+                schedule: None,
                 regs: 244,
                 blocks_per_sm: 1,
                 occupancy: 0.125,

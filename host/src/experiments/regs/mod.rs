@@ -20,13 +20,14 @@ use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
 use super::gemm_check_notes;
+use super::gemm_figure_columns::{shown_columns, wave_columns};
 use super::scatter::named;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::kernel_source::name::ModuleSource;
 use crate::results::{Check, RunMeta};
-use crate::table::{Column, Kind, Value};
+use crate::table::{columns_table, Column, Kind, TableData, Value};
 
 fn spill(x: u32, unknown: bool) -> Value {
     if unknown {
@@ -120,8 +121,11 @@ impl Report for Spec {
             Column::new("Limiter", Kind::Text, |r| {
                 Value::Text(r.figures.limiter.clone())
             }),
-            Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
+        c.extend(wave_columns());
+        c.push(Column::new("Verified", Kind::Check, |r| {
+            cells::check(&r.measured.check)
+        }));
         c.extend(GFLOPS.compared_columns());
         c.push(Column::compared(
             "spill st/ld",
@@ -147,6 +151,15 @@ impl Report for Spec {
             m.gemm_title(),
             line.label()
         )
+    }
+
+    /// The rows under their columns (the schedule's only where the run recorded it), then the
+    /// notes.
+    fn table(rows: &Vec<RegsRow>, meta: &RunMeta) -> TableData {
+        let columns = shown_columns(Self::columns(), rows);
+        let mut t = columns_table(&Self::title(meta), &columns, rows);
+        t.notes.extend(Self::notes(rows));
+        t
     }
 
     fn notes(rows: &Vec<RegsRow>) -> Vec<String> {

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 
@@ -28,3 +29,9 @@ row!(RegsRow, GFLOPS, figures.gflops, |r| format!(
     "cap {}",
     r.cap
 ));
+
+impl GemmFiguresRow for RegsRow {
+    fn gemm_figures(&self) -> &GemmFigures {
+        &self.figures
+    }
+}

@@ -6,7 +6,7 @@ use super::spec::{Plan, Spec};
 use crate::cuda::Gpu;
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::{ExperimentError, InVariant};
-use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::gemm_figures::{GemmFigures, Schedule};
 use crate::experiments::gemm_sides::{GemmKind, GemmSides};
 use crate::experiments::measured::Measured;
 use crate::experiments::module_source::load_capped;
@@ -73,9 +73,11 @@ fn measure_cap<K: GemmKind>(
         _ => None,
     };
     let ours = m.ours;
+    let shape = K::launch_shape(variant, buffers.dims());
+    let schedule = Schedule::one_block_per_tile(&shape, gpu.info().sm_count);
     Ok(RegsRow {
         cap,
-        figures: GemmFigures::of(&ours),
+        figures: GemmFigures::of(&ours).scheduled(schedule),
         spill_stores: our_spills.stores.unwrap_or(0),
         spill_loads: our_spills.loads.unwrap_or(0),
         spills_unknown: our_spills.stores.is_none(),
