@@ -144,6 +144,7 @@ fn sample() -> RunResults {
             flags: vec![],
             compare: None,
         },
+        whole_waves: vec![],
     };
     RunResults {
         schema_version: host::results::SCHEMA_VERSION,

@@ -97,6 +97,7 @@ fn measure_binary(
             figures: GemmFigures::of(&m.ours)
                 .scheduled(Schedule::one_block_per_tile(&shape, gpu.info().sm_count)),
             measured: Measured::of(&m.ours, None),
+            whole_waves: vec![],
         });
     }
     Ok(rows)

@@ -50,6 +50,7 @@ fn row(binary: &str, blocks: u32, gflops: f64) -> HeldRow {
             gflops,
         },
         measured: Measured::passing(),
+        whole_waves: vec![],
     }
 }
 

@@ -73,16 +73,15 @@ impl Run for Spec {
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {
         match p.line {
-            CappedLine::Fp32(v) => run::every_cap(
-                gpu,
-                ctx,
-                p,
-                &mut GemmBuffers::new(gpu, p.size, ctx.seed)?,
-                v,
-            ),
+            CappedLine::Fp32(v) => {
+                let at = |size| GemmBuffers::new(gpu, size, ctx.seed);
+                let mut buffers = at(p.size)?;
+                run::every_cap(gpu, ctx, p, (&mut buffers, &at), v)
+            }
             CappedLine::Bf16(v) => {
-                let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
-                run::every_cap(gpu, ctx, p, &mut buffers, v)
+                let at = |size| Ok(Bf16GemmBuffers::new(gpu, size, ctx.seed)?);
+                let mut buffers = at(p.size)?;
+                run::every_cap(gpu, ctx, p, (&mut buffers, &at), v)
             }
         }
     }
