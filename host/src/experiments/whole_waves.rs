@@ -127,3 +127,113 @@ pub fn judge_at_whole_waves(
     );
     Ok((iv, words))
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::cuda::LaunchShape;
+    use crate::experiments::gemm_figures::Schedule;
+
+    const H200_SMS: u32 = 132;
+
+    /// Figures of a 64x64-tile line at `blocks` blocks/SM and `gflops` (nine samples within
+    /// +-0.4%), launched over `size` on 132 SMs.
+    pub(crate) fn figures(size: GemmDims, blocks: u32, gflops: f64) -> GemmFigures {
+        let ms = 1000.0 / gflops;
+        let samples: Vec<f64> = (0..9)
+            .map(|i| ms * (1.0 + 0.001 * f64::from(i - 4)))
+            .collect();
+        let shape = LaunchShape {
+            grid: (size.n.div_ceil(64), size.m.div_ceil(64)),
+            threads: 256,
+            dyn_smem: 0,
+        };
+        GemmFigures {
+            regs: 128,
+            blocks_per_sm: blocks,
+            occupancy: f64::from(blocks) / 32.0,
+            limiter: "registers".into(),
+            timing: crate::sampling::summarize(samples, None, None),
+            gflops,
+            schedule: Some(Schedule::one_block_per_tile(&shape, H200_SMS)),
+        }
+    }
+
+    pub(crate) const DEFAULT: GemmDims = GemmDims::square(4096);
+    pub(crate) const WHOLE: GemmDims = GemmDims {
+        m: 3072,
+        n: 4224,
+        k: 4096,
+    };
+
+    #[test]
+    fn line_c_at_8_and_6_blocks_runs_whole_waves_at_3072_by_4224() {
+        let size = whole_wave_dims(DEFAULT, (64, 64), &[8, 6], H200_SMS);
+        assert_eq!(size, Some(WHOLE), "K kept, M and N as the issue measured");
+        for b in [8, 6] {
+            assert!(figures(WHOLE, b, 1.0).waves().unwrap().whole());
+            assert!(!figures(DEFAULT, b, 1.0).waves().unwrap().whole());
+        }
+        // A size already whole for both is its own whole-wave size.
+        assert_eq!(
+            whole_wave_dims(WHOLE, (64, 64), &[8, 6], H200_SMS),
+            Some(WHOLE)
+        );
+        assert_eq!(whole_wave_dims(DEFAULT, (64, 64), &[], H200_SMS), None);
+    }
+
+    fn side<'a>(name: &'a str, f: &'a GemmFigures, w: &'a [WholeWave]) -> PairSide<'a> {
+        PairSide {
+            name,
+            figures: f,
+            whole_waves: w,
+        }
+    }
+
+    #[test]
+    fn a_pair_is_judged_at_its_whole_wave_size_with_the_default_beside() {
+        let (a, b) = (figures(DEFAULT, 8, 1150.0), figures(DEFAULT, 6, 1000.0));
+        let wa = [WholeWave {
+            size: WHOLE,
+            figures: figures(WHOLE, 8, 1010.0),
+        }];
+        let wb = [WholeWave {
+            size: WHOLE,
+            figures: figures(WHOLE, 6, 1000.0),
+        }];
+        let (iv, words) = judge_at_whole_waves(side("8", &a, &wa), side("6", &b, &wb)).unwrap();
+        let iv = iv.unwrap();
+        assert!(
+            (iv.point - 1.01).abs() < 1e-9,
+            "judged at whole waves: {iv:?}"
+        );
+        assert!(words.starts_with("at 3072x4224x4096 (whole waves: 8 3.00 waves"));
+        assert!(
+            words.contains("at the default size 8 over 6: 1.150"),
+            "{words}"
+        );
+        assert!(words.contains("3.88 waves"), "{words}");
+    }
+
+    #[test]
+    fn a_pair_without_a_common_whole_wave_timing_is_not_judged() {
+        let (a, b) = (figures(DEFAULT, 8, 1150.0), figures(DEFAULT, 6, 1000.0));
+        let why = judge_at_whole_waves(side("8", &a, &[]), side("6", &b, &[])).unwrap_err();
+        assert!(why.starts_with("the pair was not timed"), "{why}");
+        assert!(
+            why.contains("1.150"),
+            "the default size's ratio beside: {why}"
+        );
+        // Timed at a size where one side ends on a partial wave: not judged either.
+        let wa = [WholeWave {
+            size: DEFAULT,
+            figures: a.clone(),
+        }];
+        let wb = [WholeWave {
+            size: DEFAULT,
+            figures: b.clone(),
+        }];
+        let why = judge_at_whole_waves(side("8", &a, &wa), side("6", &b, &wb)).unwrap_err();
+        assert!(why.contains("partial wave"), "{why}");
+    }
+}

@@ -7,6 +7,8 @@ mod line;
 mod row;
 mod run;
 mod spec;
+#[cfg(test)]
+mod wave_claims_test;
 
 use kernels_gpu::variants::REGS;
 
