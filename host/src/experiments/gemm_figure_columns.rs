@@ -91,3 +91,36 @@ pub fn shown_columns<R: GemmFiguresRow>(columns: Vec<Column<R>>, rows: &[R]) -> 
         })
         .collect()
 }
+
+/// The notes under a table whose rows show their schedule: what waves and the tail are, tiles
+/// per block where a grid is persistent, and (`cublas_ran`) why cuBLAS's row leaves them blank.
+/// None for runs before the schedule was recorded.
+pub fn schedule_notes<R: GemmFiguresRow>(rows: &[R], cublas_ran: bool) -> Vec<String> {
+    let schedules: Vec<_> = rows
+        .iter()
+        .filter_map(|r| r.gemm_figures().schedule)
+        .collect();
+    if schedules.is_empty() {
+        return Vec::new();
+    }
+    let mut notes = vec![format!(
+        "{WAVES}: output tiles over SMs ({}) x blocks/SM; {TAIL}: waves over waves rounded up \
+         (100%: every wave full; below, the last wave leaves slots idle).",
+        schedules[0].sms
+    )];
+    if schedules.iter().any(|s| s.persistent()) {
+        notes.push(format!(
+            "{TILES_PER_BLOCK}: a persistent grid's tiles over the blocks it launched, in place \
+             of waves; its {TAIL} is the share of the last round's blocks that have a tile."
+        ));
+    }
+    if cublas_ran {
+        notes.push(
+            "cuBLAS's row leaves tiles, waves and tail blank: its grid is its own kernel's \
+             (CUPTI records the blocks it launched, not the tiles each covers nor whether it is \
+             persistent or splits K)."
+                .to_owned(),
+        );
+    }
+    notes
+}

@@ -128,6 +128,44 @@ pub fn judge_at_whole_waves(
     Ok((iv, words))
 }
 
+/// The notes under a table whose rows carry whole-wave timings: one per size, naming each
+/// build timed there with its GFLOP/s and waves beside its default size's. Empty when none was
+/// (and for runs before whole waves were).
+pub fn whole_wave_notes<'a>(
+    sides: impl IntoIterator<Item = (String, &'a GemmFigures, &'a [WholeWave])>,
+) -> Vec<String> {
+    let mut by_size: Vec<(GemmDims, Vec<String>)> = Vec::new();
+    for (name, default, whole) in sides {
+        for w in whole {
+            let waves = |f: &GemmFigures| {
+                f.waves()
+                    .map_or(String::new(), |w| format!(", {:.2} waves", w.waves()))
+            };
+            let words = format!(
+                "{name} {:.0} GFLOP/s{} (default size: {:.0} GFLOP/s{})",
+                w.figures.gflops,
+                waves(&w.figures),
+                default.gflops,
+                waves(default)
+            );
+            match by_size.iter_mut().find(|(s, _)| *s == w.size) {
+                Some((_, list)) => list.push(words),
+                None => by_size.push((w.size, vec![words])),
+            }
+        }
+    }
+    (by_size.into_iter())
+        .map(|(size, list)| {
+            format!(
+                "Timed again at {}, where the pairs the verdicts compare run whole waves (the \
+                 verdicts are judged there): {}.",
+                dims_words(size),
+                list.join("; ")
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -235,5 +273,34 @@ pub(crate) mod tests {
         }];
         let why = judge_at_whole_waves(side("8", &a, &wa), side("6", &b, &wb)).unwrap_err();
         assert!(why.contains("partial wave"), "{why}");
+    }
+
+    #[test]
+    fn the_notes_name_each_build_timed_at_whole_waves() {
+        let (a, b) = (figures(DEFAULT, 8, 1150.0), figures(DEFAULT, 6, 1000.0));
+        let wa = [WholeWave {
+            size: WHOLE,
+            figures: figures(WHOLE, 8, 1010.0),
+        }];
+        let none: [(String, &GemmFigures, &[WholeWave]); 0] = [];
+        assert!(whole_wave_notes(none).is_empty());
+        let notes = whole_wave_notes([
+            ("cap 128".to_owned(), &a, &wa[..]),
+            ("cap 255".to_owned(), &b, &[][..]),
+        ]);
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].starts_with("Timed again at 3072x4224x4096"),
+            "{}",
+            notes[0]
+        );
+        assert!(
+            notes[0].contains(
+                "cap 128 1010 GFLOP/s, 3.00 waves (default size: 1150 GFLOP/s, 3.88 waves)"
+            ),
+            "{}",
+            notes[0]
+        );
+        assert!(!notes[0].contains("cap 255"));
     }
 }

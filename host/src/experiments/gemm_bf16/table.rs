@@ -7,7 +7,9 @@ use crate::experiments::bf16_tolerance;
 use crate::experiments::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::contract::GFLOPS;
 use crate::experiments::gemm_cublas::{gemm_table, VS_CUBLAS};
-use crate::experiments::gemm_figure_columns::{figure_columns, shown_columns, wave_columns};
+use crate::experiments::gemm_figure_columns::{
+    schedule_notes, figure_columns, shown_columns, wave_columns,
+};
 use crate::results::DeviceInfo;
 use crate::table::{Column, Kind, TableData, Value};
 
@@ -56,6 +58,9 @@ pub fn table(output: &Bf16Run, title: &str) -> TableData {
         bf16_tolerance::rule,
     );
     t.notes.extend(wgmma_notes(output));
+    let cublas_ran = output.cublas.as_ref().is_some_and(|c| c.measured().is_some());
+    t.notes
+        .extend(schedule_notes(&output.rows, cublas_ran));
     t
 }
 

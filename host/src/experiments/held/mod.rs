@@ -19,14 +19,15 @@ pub use row::HeldRow;
 pub use spec::{AllArgs, Args, Plan, Spec};
 
 use super::cells;
-use super::gemm_figure_columns::{shown_columns, wave_columns};
-use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
+use super::gemm_figure_columns::{schedule_notes, shown_columns, wave_columns};
+use super::whole_waves::whole_wave_notes;
+use super::contract::{Registered, Report, Row, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, LabelledPoint, Labels, PlotRun, ScatterPlot, Series, XScale};
 use crate::results::RunMeta;
-use crate::table::{columns_table, Column, Kind, TableData, Value};
+use crate::table::{columns_table, percent_with, Column, Kind, TableData, Value};
 
 impl Run for Spec {
     const ABOUT: &'static str =
@@ -85,7 +86,12 @@ impl Report for Spec {
     /// The rows under their columns, the schedule's only where the run recorded it.
     fn table(rows: &Vec<HeldRow>, meta: &RunMeta) -> TableData {
         let columns = shown_columns(Self::columns(), rows);
-        columns_table(&Self::title(meta), &columns, rows)
+        let mut t = columns_table(&Self::title(meta), &columns, rows);
+        t.notes.extend(schedule_notes(rows, false));
+        t.notes.extend(whole_wave_notes(
+            (rows.iter()).map(|r| (r.label(), &r.figures, &r.whole_waves[..])),
+        ));
+        t
     }
 
     fn claims(rows: Option<&Vec<HeldRow>>) -> Vec<Verdict> {
@@ -100,7 +106,17 @@ impl Report for Spec {
                     .output
                     .iter()
                     .filter(|r| r.binary == label)
-                    .map(|r| LabelledPoint::at(r.figures.occupancy * 100.0, r.figures.gflops))
+                    .map(|r| {
+                        let point =
+                            LabelledPoint::at(r.figures.occupancy * 100.0, r.figures.gflops);
+                        // Each point's tail, where the run recorded its waves: a point on a
+                        // partial last wave is slower for the tail, not for its occupancy.
+                        let tail = r.figures.waves().map(|w| w.tail_efficiency());
+                        LabelledPoint {
+                            label: tail.map(|t| format!("tail {}", percent_with(t, 0))),
+                            ..point
+                        }
+                    })
                     .collect();
                 if points.is_empty() {
                     continue;

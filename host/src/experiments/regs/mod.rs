@@ -18,11 +18,12 @@ pub use spec::{AllArgs, Args, Plan, Spec};
 
 use super::bf16_gemm::Bf16GemmBuffers;
 use super::cells;
-use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
+use super::contract::{Registered, Report, Row, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
 use super::gemm_check_notes;
-use super::gemm_figure_columns::{shown_columns, wave_columns};
+use super::gemm_figure_columns::{schedule_notes, shown_columns, wave_columns};
+use super::whole_waves::whole_wave_notes;
 use super::scatter::named;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
@@ -170,6 +171,10 @@ impl Report for Spec {
         }))
         .into_iter()
         .collect();
+        notes.extend(schedule_notes(rows, false));
+        notes.extend(whole_wave_notes(
+            (rows.iter()).map(|r| (r.label(), &r.figures, &r.whole_waves[..])),
+        ));
         if rows.iter().any(|r| r.spills_unknown) {
             notes.push(
                 "n/a: the module is a cubin with no ptxas report beside it; stack frame is the \
