@@ -9,6 +9,7 @@ use crate::confidence::{Interval, NoInterval};
 use crate::cuda::LibraryKernel;
 use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
 use crate::experiments::row_views::{passing, two_passing};
+use crate::occupancy::waves::Waves;
 use crate::results::Timing;
 use crate::table::percent as pct;
 
@@ -52,6 +53,8 @@ struct Contender<'a> {
     timing: &'a Timing,
     occupancy: f64,
     regs: u32,
+    /// Its waves where the run recorded them (ours; cuBLAS's grid is its own).
+    waves: Option<Waves>,
 }
 
 impl<'a> Contender<'a> {
@@ -62,6 +65,7 @@ impl<'a> Contender<'a> {
             timing: &r.figures.timing,
             occupancy: r.figures.occupancy,
             regs: r.figures.regs,
+            waves: r.figures.waves(),
         }
     }
 
@@ -76,6 +80,7 @@ impl<'a> Contender<'a> {
             timing: &c.timing,
             occupancy: k.map_or(f64::NAN, |k| k.occupancy),
             regs: k.map_or(0, |k| k.kernel.registers_per_thread),
+            waves: None,
         }
     }
 
@@ -83,9 +88,18 @@ impl<'a> Contender<'a> {
         ratio((self.gflops, self.timing), (other.gflops, other.timing))
     }
 
+    /// Its figures in words; with its waves and tail where the run recorded them, so that a
+    /// comparison of occupancies shows how much of it is the last partial wave.
     fn words(&self) -> String {
+        let waves = self.waves.map_or(String::new(), |w| {
+            format!(
+                ", {:.2} waves, tail {}",
+                w.waves(),
+                pct(w.tail_efficiency())
+            )
+        });
         format!(
-            "{} {:.0} GFLOP/s at {} ({} regs)",
+            "{} {:.0} GFLOP/s at {} ({} regs{waves})",
             self.name,
             self.gflops,
             pct(self.occupancy),
