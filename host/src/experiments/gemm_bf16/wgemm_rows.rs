@@ -89,7 +89,8 @@ pub fn run_wgemm_lines(
         let (rows, cols) = v.tiles(dims.m, dims.n);
         let tiles = u64::from(rows) * u64::from(cols);
         let schedule = Schedule::of_launch(tiles, &shape, gpu.info().sm_count);
-        out.rows.push(Bf16Row::ring(v, &ours, theirs, vs_cublas).scheduled(schedule));
+        out.rows
+            .push(Bf16Row::ring(v, &ours, theirs, vs_cublas).scheduled(schedule));
     }
     Ok(out)
 }

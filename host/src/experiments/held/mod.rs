@@ -2,8 +2,10 @@
 //! the cap-128 build of the register experiment's line) each run at every residency from one
 //! block per SM to the most it reaches, held there by the dynamic shared memory of its launch as
 //! the bandwidth experiment holds its copies, so that only occupancy changes, never the code.
-//! Throughput is plotted against occupancy per binary, and the verdict says whether a binary
-//! needs its highest occupancy for its best throughput.
+//! Throughput is plotted against occupancy per binary (each point labelled with its last wave's
+//! tail), and the verdict says whether a binary needs its highest occupancy for its best
+//! throughput: on a pair fixed before the data (its most blocks/SM against three quarters of
+//! them), timed again where both run whole waves, so that it does not measure the tail.
 //!
 //! Layout: [`binary`] (the binaries and their lines), [`row`], [`claims`] (the verdict), and
 //! [`run`], the one file that touches the driver.
@@ -19,10 +21,10 @@ pub use row::HeldRow;
 pub use spec::{AllArgs, Args, Plan, Spec};
 
 use super::cells;
-use super::gemm_figure_columns::{schedule_notes, shown_columns, wave_columns};
-use super::whole_waves::whole_wave_notes;
 use super::contract::{Registered, Report, Row, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
+use super::gemm_figure_columns::{schedule_notes, shown_columns, wave_columns};
+use super::whole_waves::whole_wave_notes;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, LabelledPoint, Labels, PlotRun, ScatterPlot, Series, XScale};

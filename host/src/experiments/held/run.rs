@@ -119,7 +119,13 @@ fn measure_binary(
     }
     let mut rows = Vec::new();
     for blocks in 1..=most {
-        rows.push(measure_at(gpu, ctx, buffers, (binary, kernel), (most, blocks))?);
+        rows.push(measure_at(
+            gpu,
+            ctx,
+            buffers,
+            (binary, kernel),
+            (most, blocks),
+        )?);
     }
     Ok(rows)
 }

@@ -117,7 +117,16 @@ fn the_pair_is_fixed_before_the_data() {
     let pairs: Vec<Option<u32>> = (1..=8).map(claims::compared_residency).collect();
     assert_eq!(
         pairs,
-        [None, Some(1), Some(2), Some(3), Some(4), Some(5), Some(6), Some(6)]
+        [
+            None,
+            Some(1),
+            Some(2),
+            Some(3),
+            Some(4),
+            Some(5),
+            Some(6),
+            Some(6)
+        ]
     );
 }
 
@@ -141,8 +150,14 @@ fn the_verdict_compares_the_fixed_pair_at_whole_waves() {
     // 1.15x at the default size, 1.01x at whole waves: within the band, it holds.
     let v = judge(curve_c(Some(1010.0)));
     assert_eq!(v.outcome(), "HOLDS", "{}", v.evidence);
-    says(&v, "C: at 3072x4224x4096 (whole waves: 8 blocks/SM 3.00 waves");
-    says(&v, "at the default size 8 blocks/SM over 6 blocks/SM: 1.150");
+    says(
+        &v,
+        "C: at 3072x4224x4096 (whole waves: 8 blocks/SM 3.00 waves",
+    );
+    says(
+        &v,
+        "at the default size 8 blocks/SM over 6 blocks/SM: 1.150",
+    );
     assert!(v.rule.contains("fixed before the data"), "{}", v.rule);
     // Still 8% faster at whole waves: the highest occupancy is needed.
     let v = judge(curve_c(Some(1080.0)));
@@ -159,7 +174,9 @@ fn the_wave_columns_show_only_where_the_run_recorded_them() {
     let table = |rows: &[HeldRow]| columns_table("t", &shown_columns(Spec::columns(), rows), rows);
     let headers = |rows: &[HeldRow]| table(rows).header();
     let old = headers(&[row("C", 1, 5000.0)]);
-    assert!(!old.iter().any(|h| h == "Waves" || h == "Tiles" || h == "Tail eff."));
+    assert!(!old
+        .iter()
+        .any(|h| h == "Waves" || h == "Tiles" || h == "Tail eff."));
     let rows = curve_c(None);
     let new = headers(&rows);
     for h in ["Tiles", "Waves", "Tail eff."] {

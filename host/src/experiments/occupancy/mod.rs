@@ -19,9 +19,7 @@ use super::gemm::{Fp32, GemmBuffers};
 use super::gemm_check::rule;
 use super::gemm_check_notes;
 use super::gemm_cublas::{gemm_figures, gemm_table, CublasSide, VS_CUBLAS};
-use super::gemm_figure_columns::{
-    schedule_notes, figure_columns, shown_columns, wave_columns,
-};
+use super::gemm_figure_columns::{figure_columns, schedule_notes, shown_columns, wave_columns};
 use super::gemm_figures::{GemmFigures, Schedule};
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_sides::GemmKind;
@@ -239,9 +237,11 @@ impl Report for Spec {
             .collect();
         let columns = shown_columns(columns, &output.rows);
         let mut t = gemm_table(output, Self::title(meta), columns, CUBLAS_CALL, rule);
-        let cublas_ran = output.cublas.as_ref().is_some_and(|c| c.measured().is_some());
-        t.notes
-            .extend(schedule_notes(&output.rows, cublas_ran));
+        let cublas_ran = output
+            .cublas
+            .as_ref()
+            .is_some_and(|c| c.measured().is_some());
+        t.notes.extend(schedule_notes(&output.rows, cublas_ran));
         t
     }
 

@@ -273,11 +273,22 @@ fn pair_rule(rule: &str, whole: bool) -> String {
 }
 
 /// `a` over `b` at the pair's whole-wave size, with the default size's ratio beside it.
-fn judged_at_whole_waves(a: &RegsRow, b: &RegsRow) -> Result<(Result<Interval, NoInterval>, String), String> {
+fn judged_at_whole_waves(
+    a: &RegsRow,
+    b: &RegsRow,
+) -> Result<(Result<Interval, NoInterval>, String), String> {
     let (na, nb) = (a.label(), b.label());
     judge_at_whole_waves(
-        PairSide { name: &na, figures: &a.figures, whole_waves: &a.whole_waves },
-        PairSide { name: &nb, figures: &b.figures, whole_waves: &b.whole_waves },
+        PairSide {
+            name: &na,
+            figures: &a.figures,
+            whole_waves: &a.whole_waves,
+        },
+        PairSide {
+            name: &nb,
+            figures: &b.figures,
+            whole_waves: &b.whole_waves,
+        },
     )
 }
 

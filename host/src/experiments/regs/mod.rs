@@ -1,6 +1,8 @@
 //! The `regs` experiment, register pressure: one GEMM line (the table's `REGS.variant`, or any
 //! FP32 or BF16 line named by `--variant`: `line.rs`) rebuilt under each register cap; actual registers from the loaded function, spills and stack frame from
-//! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin).
+//! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin). The
+//! pairs seed 001's and 002's verdicts compare are timed again where both run whole waves
+//! (`crate::experiments::whole_waves`), and judged there.
 
 mod claims;
 mod line;
@@ -23,8 +25,8 @@ use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
 use super::gemm_check_notes;
 use super::gemm_figure_columns::{schedule_notes, shown_columns, wave_columns};
-use super::whole_waves::whole_wave_notes;
 use super::scatter::named;
+use super::whole_waves::whole_wave_notes;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};

@@ -65,7 +65,10 @@ fn pairs_at_whole_waves<K: GemmKind>(
     let mut buffers: Option<GemmSides<K>> = None;
     for (a, b) in compared_pairs(rows) {
         let blocks = |cap: u32| {
-            let r = rows.iter().find(|r| r.cap == cap).expect("a pair of the rows");
+            let r = rows
+                .iter()
+                .find(|r| r.cap == cap)
+                .expect("a pair of the rows");
             r.figures.blocks_per_sm
         };
         let Some(size) = whole_wave_dims(p.size, p.line.tile(), &[blocks(a), blocks(b)], sms)
@@ -73,7 +76,10 @@ fn pairs_at_whole_waves<K: GemmKind>(
             continue;
         };
         for cap in [a, b] {
-            let row = rows.iter_mut().find(|r| r.cap == cap).expect("a pair of the rows");
+            let row = rows
+                .iter_mut()
+                .find(|r| r.cap == cap)
+                .expect("a pair of the rows");
             if row.whole_waves.iter().any(|w| w.size == size) {
                 continue;
             }

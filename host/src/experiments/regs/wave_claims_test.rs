@@ -60,8 +60,16 @@ fn seed_001_holds_or_fails_at_whole_waves_whatever_the_default_size_says() {
     let holds = cap_helps_without_spills(Some(&line_c(Some(1050.0))));
     assert_eq!(holds.holds, Some(true), "{}", holds.evidence);
     assert!(holds.rule.contains("whole waves"), "{}", holds.rule);
-    assert!(holds.evidence.contains("at 3072x4224x4096"), "{}", holds.evidence);
-    assert!(holds.evidence.contains("1.150"), "default beside: {}", holds.evidence);
+    assert!(
+        holds.evidence.contains("at 3072x4224x4096"),
+        "{}",
+        holds.evidence
+    );
+    assert!(
+        holds.evidence.contains("1.150"),
+        "default beside: {}",
+        holds.evidence
+    );
     // 15% faster at the default size, slower at whole waves: the tail, not the occupancy.
     let fails = cap_helps_without_spills(Some(&line_c(Some(950.0))));
     assert_eq!(fails.holds, Some(false), "{}", fails.evidence);
@@ -94,6 +102,11 @@ fn a_run_without_waves_keeps_its_old_verdict() {
         r.figures.schedule = None;
     }
     let v = cap_helps_without_spills(Some(&old));
-    assert_eq!(v.holds, Some(true), "judged at the default size: {}", v.evidence);
+    assert_eq!(
+        v.holds,
+        Some(true),
+        "judged at the default size: {}",
+        v.evidence
+    );
     assert!(!v.rule.contains("whole waves"));
 }
