@@ -110,3 +110,35 @@ fn a_run_without_waves_keeps_its_old_verdict() {
     );
     assert!(!v.rule.contains("whole waves"));
 }
+
+#[test]
+fn the_notes_say_what_was_timed_again_at_whole_waves() {
+    use super::Spec;
+    use crate::experiments::contract::Report;
+    let notes = Spec::notes(&line_c(Some(1050.0)));
+    let whole = (notes.iter())
+        .find(|n| n.starts_with("Timed again at 3072x4224x4096"))
+        .unwrap_or_else(|| panic!("{notes:?}"));
+    assert!(
+        whole.contains("cap 128 1050 GFLOP/s, 3.00 waves (default size: 1150 GFLOP/s, 3.88 waves)")
+    );
+    assert!(
+        whole.contains("cap 255 1000 GFLOP/s, 4.00 waves"),
+        "{whole}"
+    );
+    assert!(notes
+        .iter()
+        .any(|n| n.starts_with("Waves: output tiles over SMs (132)")));
+    // A run before waves were: neither note.
+    let mut old = line_c(None);
+    for r in &mut old {
+        r.figures.schedule = None;
+    }
+    let notes = Spec::notes(&old);
+    assert!(
+        !notes
+            .iter()
+            .any(|n| n.contains("waves") || n.contains("Waves")),
+        "{notes:?}"
+    );
+}
