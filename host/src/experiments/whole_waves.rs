@@ -68,16 +68,15 @@ impl PairSide<'_> {
     }
 }
 
-/// "cap 128 3.88 waves (tail 97.0%) at 8 blocks/SM": a side's schedule in words.
+/// "cap 128 3.88 waves (tail 97.0%)": a side's schedule in words.
 fn schedule_words(name: &str, f: &GemmFigures) -> String {
     match f.waves() {
         Some(w) => format!(
-            "{name} {:.2} waves (tail {}) at {} blocks/SM",
+            "{name} {:.2} waves (tail {})",
             w.waves(),
-            percent(w.tail_efficiency()),
-            f.blocks_per_sm
+            percent(w.tail_efficiency())
         ),
-        None => format!("{name} at {} blocks/SM", f.blocks_per_sm),
+        None => format!("{name} (waves not recorded)"),
     }
 }
 

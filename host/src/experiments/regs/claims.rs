@@ -249,6 +249,17 @@ the lowest cap whose build holds more blocks per SM than it. HOLDS when the capp
 GFLOP/s over the uncapped one's lies wholly above 1, DOES NOT HOLD when wholly below 1. NOT \
 JUDGED without such a cap.";
 
+/// "cap 128 (128 regs, 0 spill B)": a build without its default size's GFLOP/s (a verdict judged
+/// at whole waves gives both sizes' figures after it).
+fn build(r: &RegsRow) -> String {
+    format!(
+        "cap {} ({} regs, {} spill B)",
+        r.cap,
+        r.figures.regs,
+        spill_bytes(r)
+    )
+}
+
 /// How the occupancy claims are judged in a run that recorded its schedule (waves): at the size
 /// the run chose for the pair, where both run whole waves.
 const AT_WHOLE_WAVES: &str = "The pair is named from registers, spill bytes and the calculator's \
@@ -362,10 +373,10 @@ pub fn cap_helps_without_spills(rows: Option<&[RegsRow]>) -> Verdict {
                 .map_err(|why| with_exclusions(why, &failed))?;
             let ev = format!(
                 "{} at {} blocks/SM ({} occupancy) against the uncapped {} at {} blocks/SM ({}): {words}",
-                rg(capped),
+                build(capped),
                 capped.figures.blocks_per_sm,
                 percent_with(capped.figures.occupancy, 1),
-                rg(uncapped),
+                build(uncapped),
                 uncapped.figures.blocks_per_sm,
                 percent_with(uncapped.figures.occupancy, 1),
             );
@@ -428,10 +439,11 @@ pub fn register_cliff(rows: Option<&[RegsRow]>) -> Verdict {
         if whole {
             let (iv, words) =
                 judged_at_whole_waves(below, above).map_err(|why| with_exclusions(why, &failed))?;
+            let at = |r: &RegsRow| format!("{} at {} blocks/SM", build(r), r.figures.blocks_per_sm);
             let ev = format!(
                 "{} against {} ({gap} registers apart): {words}",
-                side(below),
-                side(above)
+                at(below),
+                at(above)
             );
             return Ok((faster(&iv), with_exclusions(ev, &failed)));
         }
