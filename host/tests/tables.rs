@@ -92,6 +92,7 @@ fn sample() -> RunResults {
         },
         tile: None,
         vs_cublas: None,
+        whole_waves: vec![],
     };
     let mut failed_c = gemm("C", 8, 8, 168, 99_999.0, vec!["above the FP32 peak".into()]);
     failed_c.measured.check.passed = false;

@@ -43,6 +43,7 @@ fn run() -> RunResults {
         },
         tile: None,
         vs_cublas: None,
+        whole_waves: vec![],
     };
     let meta = RunMeta {
         date: "2026-11-30T00:00:00Z".into(),

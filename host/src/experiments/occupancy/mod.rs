@@ -6,6 +6,8 @@
 mod claims;
 #[cfg(test)]
 mod column_test;
+#[cfg(test)]
+mod peak_waves_test;
 mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
@@ -28,6 +30,7 @@ use super::measurement::Peak;
 use super::module_source::{plan_files, Loaded};
 use super::progress::progress_bar;
 use super::scatter::Reference;
+use super::whole_waves::{whole_wave_dims, WholeWave};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
@@ -154,6 +157,8 @@ impl Run for Spec {
         bar.finish_and_clear();
         let peak = Peak::fp32(gpu.info());
         let cublas = cublas.finish(gpu, &mut buffers, peak)?;
+        drop(buffers);
+        peak_pair_at_whole_waves(gpu, ctx, p, &ours, &mut rows)?;
         Ok(GemmRun {
             rows,
             cublas,
@@ -287,6 +292,56 @@ pub fn tile_of(v: &GemmVariant) -> GemmTile {
     }
 }
 
+/// The lines `peak-below-max-occupancy` compares (named from the table and the calculator, not
+/// the timings), timed again (our module alone, without cuBLAS) at the size nearest the plan's
+/// where all of them run whole waves, recorded in their rows. Lines already whole at the plan's
+/// size keep their figures; without such a size nothing is timed (the verdict says so).
+fn peak_pair_at_whole_waves(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    ours: &Loaded,
+    rows: &mut [GemmRow],
+) -> Result<(), ExperimentError> {
+    let lines: Vec<(String, u32, GemmTile)> = (claims::peak_pair_lines(rows).iter())
+        .map(|r| (r.variant.clone(), r.figures.blocks_per_sm, r.tile()))
+        .collect();
+    let Some((_, _, first)) = lines.first() else {
+        return Ok(());
+    };
+    // The pair is of seed lines, which share one tile; lines of several tiles are not paired.
+    if lines.iter().any(|(_, _, t)| t.block != first.block) {
+        return Ok(());
+    }
+    let tile = (first.block.0, first.block.1);
+    let blocks: Vec<u32> = lines.iter().map(|(_, b, _)| *b).collect();
+    let Some(size) = whole_wave_dims(p.size, tile, &blocks, gpu.info().sm_count) else {
+        return Ok(());
+    };
+    let at_size = Plan { size, ..p.clone() };
+    let mut buffers = (size != p.size)
+        .then(|| GemmBuffers::new(gpu, size, ctx.seed))
+        .transpose()?;
+    let mut no_cublas = CublasSide::open(gpu, false);
+    for (label, _, _) in lines {
+        let row = (rows.iter_mut())
+            .find(|r| r.variant == label)
+            .expect("a line of the rows");
+        let figures = match &mut buffers {
+            None => row.figures.clone(),
+            Some(b) => {
+                let variant = (p.variants.iter())
+                    .find(|v| v.label == label)
+                    .expect("a line of the plan");
+                let at = measure_row(gpu, ctx, &at_size, variant, (ours, None), b, &mut no_cublas)?;
+                at.figures
+            }
+        };
+        row.whole_waves.push(WholeWave { size, figures });
+    }
+    Ok(())
+}
+
 /// One line's row.
 fn measure_row(
     gpu: &Gpu,
@@ -326,5 +381,6 @@ fn measure_row(
         measured: Measured::of(&ours, theirs.map(|t| (t, None))),
         tile: Some(tile_of(variant)),
         vs_cublas,
+        whole_waves: vec![],
     })
 }
