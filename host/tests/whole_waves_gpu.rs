@@ -1,7 +1,7 @@
-//! GPU-only: the pairs experiments 3 (`regs`) and 8 (`held`) compare are timed again at a size
-//! where both sides run whole waves, and every row records its launch's schedule. Where the
-//! build found no CUDA driver, `cargo test` lists it as ignored; asked to run anyway without a
-//! driver, it fails.
+//! GPU-only: the pairs experiments 1 (`occupancy`), 3 (`regs`) and 8 (`held`) compare are timed
+//! again at a size where both sides run whole waves, and every row records its launch's
+//! schedule. Where the build found no CUDA driver, `cargo test` lists it as ignored; asked to run
+//! anyway without a driver, it fails.
 
 mod support;
 
@@ -85,4 +85,34 @@ fn held_times_each_binarys_pair_again_at_whole_waves() {
         .find(|v| v.key == "occupancy-apart-from-code");
     let v = v.expect("the verdict");
     assert!(v.evidence.contains("whole waves"), "{}", v.evidence);
+}
+
+#[test]
+#[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
+fn occupancy_times_the_peak_pair_again_at_whole_waves() {
+    assert!(
+        driver_present(),
+        "no CUDA driver: this GPU-only test was asked to run and cannot"
+    );
+    let args = ["--variants", "S,A1,D", "--no-cublas", "--size", SIZE];
+    let r = support::quick_json_run("occupancy", &args);
+    let rows = r.occupancy.clone().expect("experiment 1 ran").rows;
+    let n = timed_again(
+        r.device.sm_count,
+        rows.iter().map(|r| (&r.figures, &r.whole_waves[..])),
+    );
+    assert!(
+        n >= 2,
+        "B and a line at the highest occupancy at least: {n}"
+    );
+    let v = r
+        .verdicts()
+        .into_iter()
+        .find(|v| v.key == "peak-below-max-occupancy");
+    let v = v.expect("the verdict");
+    assert!(
+        v.evidence.starts_with("B, named before the data"),
+        "{}",
+        v.evidence
+    );
 }

@@ -30,7 +30,7 @@ use super::measurement::Peak;
 use super::module_source::{plan_files, Loaded};
 use super::progress::progress_bar;
 use super::scatter::Reference;
-use super::whole_waves::{whole_wave_dims, WholeWave};
+use super::whole_waves::{whole_wave_dims, whole_wave_notes, WholeWave};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
@@ -247,6 +247,9 @@ impl Report for Spec {
             .as_ref()
             .is_some_and(|c| c.measured().is_some());
         t.notes.extend(schedule_notes(&output.rows, cublas_ran));
+        t.notes.extend(whole_wave_notes(
+            (output.rows.iter()).map(|r| (r.variant.clone(), &r.figures, &r.whole_waves[..])),
+        ));
         t
     }
 
