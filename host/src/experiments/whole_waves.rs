@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::gemm_figures::GemmFigures;
 use crate::claim::ratio_words;
 use crate::confidence::{Interval, NoInterval};
+use crate::flags::MAX_GEMM_SIZE;
 use crate::occupancy::waves::{whole_wave_size, Side};
 use crate::results::GemmDims;
 use crate::table::percent;
@@ -24,7 +25,7 @@ pub struct WholeWave {
 
 /// The size nearest `dims` (same K) at which a line of `tile` (BM, BN) runs whole waves at
 /// every one of `blocks` blocks/SM on `sms` SMs; `dims` itself when it already does. None when
-/// none is within four times the area.
+/// none is within four times the area, or the nearest passes `--size`'s largest dimension.
 pub fn whole_wave_dims(
     dims: GemmDims,
     tile: (u32, u32),
@@ -39,9 +40,11 @@ pub fn whole_wave_dims(
         })
         .collect();
     let (m, n) = whole_wave_size((dims.m.into(), dims.n.into()), &sides, sms)?;
+    // The kernels index within `--size`'s bounds: a size past them is no size to time.
+    let within = |x: u64| u32::try_from(x).ok().filter(|&x| x <= MAX_GEMM_SIZE);
     Some(GemmDims {
-        m: u32::try_from(m).ok()?,
-        n: u32::try_from(n).ok()?,
+        m: within(m)?,
+        n: within(n)?,
         k: dims.k,
     })
 }
@@ -217,6 +220,11 @@ pub(crate) mod tests {
             Some(WHOLE)
         );
         assert_eq!(whole_wave_dims(DEFAULT, (64, 64), &[], H200_SMS), None);
+        // At the largest size, the nearest whole-wave size would pass it: none.
+        let largest = GemmDims::square(MAX_GEMM_SIZE);
+        if let Some(d) = whole_wave_dims(largest, (64, 64), &[8, 6], H200_SMS) {
+            assert!(d.m <= MAX_GEMM_SIZE && d.n <= MAX_GEMM_SIZE, "{d:?}");
+        }
     }
 
     fn side<'a>(name: &'a str, f: &'a GemmFigures, w: &'a [WholeWave]) -> PairSide<'a> {
