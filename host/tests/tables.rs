@@ -77,6 +77,7 @@ fn sample() -> RunResults {
         tm,
         tn,
         figures: GemmFigures {
+            schedule: None,
             regs,
             blocks_per_sm: 2,
             occupancy: 0.25,
@@ -91,6 +92,7 @@ fn sample() -> RunResults {
         },
         tile: None,
         vs_cublas: None,
+        whole_waves: vec![],
     };
     let mut failed_c = gemm("C", 8, 8, 168, 99_999.0, vec!["above the FP32 peak".into()]);
     failed_c.measured.check.passed = false;
@@ -126,6 +128,7 @@ fn sample() -> RunResults {
     let regs = |cap, unknown| RegsRow {
         cap,
         figures: GemmFigures {
+            schedule: None,
             regs: cap.min(154),
             blocks_per_sm: 3,
             occupancy: 0.1875,
@@ -142,6 +145,7 @@ fn sample() -> RunResults {
             flags: vec![],
             compare: None,
         },
+        whole_waves: vec![],
     };
     RunResults {
         schema_version: host::results::SCHEMA_VERSION,

@@ -1,12 +1,15 @@
 //! What the `occupancy` and `regs` experiments record alike of one timed GEMM build: its
-//! registers, the occupancy calculator's residency, the timing and the throughput. Both rows
-//! embed it (`#[serde(flatten)]`, so `results.json` keeps these fields where they always were).
+//! registers, the occupancy calculator's residency, the timing and the throughput, and how its
+//! grid of output tiles fills the GPU (waves and the last one's tail). The rows embed it
+//! (`#[serde(flatten)]`, so `results.json` keeps these fields where they always were).
 
 use serde::{Deserialize, Serialize};
 
 use super::measurement::Measurement;
 use crate::claim::ratio;
 use crate::confidence::{Interval, NoInterval};
+use crate::cuda::LaunchShape;
+use crate::occupancy::waves::Waves;
 use crate::results::Timing;
 
 /// One GEMM build's registers, residency, timing and GFLOP/s.
@@ -20,10 +23,63 @@ pub struct GemmFigures {
     pub limiter: String,
     pub timing: Timing,
     pub gflops: f64,
+    /// The launch's tiles and grid on the device's SMs; absent in runs recorded before waves
+    /// were (their tables keep their columns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
+}
+
+/// How a launch covers the output: its tiles, the blocks it launched and the device's SMs.
+/// A grid of one block per tile runs in waves of SMs x blocks/SM; a persistent grid (fewer
+/// blocks than tiles, each walking several) runs its own schedule of tiles per block.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Schedule {
+    /// Output tiles of the product at the run's size.
+    pub tiles: u64,
+    /// Blocks the grid launched.
+    pub blocks: u64,
+    /// The device's SMs.
+    pub sms: u32,
+}
+
+impl Schedule {
+    /// The schedule of a launch of `shape` covering `tiles` output tiles on `sms` SMs.
+    pub fn of_launch(tiles: u64, shape: &LaunchShape, sms: u32) -> Self {
+        let (x, y) = shape.grid;
+        Self {
+            tiles,
+            blocks: u64::from(x) * u64::from(y),
+            sms,
+        }
+    }
+
+    /// The schedule of a grid of one block per tile (the grid's blocks are the tiles).
+    pub fn one_block_per_tile(shape: &LaunchShape, sms: u32) -> Self {
+        let (x, y) = shape.grid;
+        Self::of_launch(u64::from(x) * u64::from(y), shape, sms)
+    }
+
+    /// Whether the grid is persistent: fewer blocks than tiles, each walking several.
+    pub fn persistent(&self) -> bool {
+        self.blocks < self.tiles
+    }
+
+    /// The tiles over the slots that run them at `blocks_per_sm`: SMs x blocks/SM for a grid
+    /// of one block per tile (waves), the launched blocks for a persistent one (tiles per block).
+    pub fn waves(&self, blocks_per_sm: u32) -> Waves {
+        if self.persistent() {
+            Waves {
+                tiles: self.tiles,
+                slots: self.blocks,
+            }
+        } else {
+            Waves::new(self.tiles, self.sms, blocks_per_sm)
+        }
+    }
 }
 
 impl GemmFigures {
-    /// The figures of our side of a measurement.
+    /// The figures of our side of a measurement (no schedule: [`GemmFigures::scheduled`]).
     pub fn of(ours: &Measurement) -> Self {
         Self {
             regs: ours.regs,
@@ -32,11 +88,87 @@ impl GemmFigures {
             limiter: ours.limiter.clone(),
             timing: ours.timing.clone(),
             gflops: ours.throughput,
+            schedule: None,
         }
+    }
+
+    /// These figures with the launch's schedule.
+    pub fn scheduled(self, schedule: Schedule) -> Self {
+        Self {
+            schedule: Some(schedule),
+            ..self
+        }
+    }
+
+    /// Waves (or tiles per block, for a persistent grid) at this build's blocks/SM, where the
+    /// run recorded the schedule.
+    pub fn waves(&self) -> Option<Waves> {
+        self.schedule.map(|s| s.waves(self.blocks_per_sm))
     }
 
     /// These GFLOP/s over `other`'s, with the interval of their samples.
     pub fn over(&self, other: &GemmFigures) -> Result<Interval, NoInterval> {
         ratio((self.gflops, &self.timing), (other.gflops, &other.timing))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(grid: (u32, u32)) -> LaunchShape {
+        LaunchShape {
+            grid,
+            threads: 256,
+            dyn_smem: 0,
+        }
+    }
+
+    #[test]
+    fn a_grid_of_one_block_per_tile_runs_in_waves_of_its_residency() {
+        let s = Schedule::one_block_per_tile(&shape((64, 64)), 132);
+        assert_eq!((s.tiles, s.blocks, s.persistent()), (4096, 4096, false));
+        assert_eq!(s.waves(8), Waves::new(4096, 132, 8));
+        assert!((s.waves(6).waves() - 4096.0 / 792.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_persistent_grid_runs_tiles_per_block() {
+        // 32 x 32 tiles on 132 blocks: 7.76 tiles a block, the last round 76% full.
+        let s = Schedule::of_launch(1024, &shape((132, 1)), 132);
+        assert!(s.persistent());
+        let w = s.waves(1);
+        assert_eq!(w.slots, 132);
+        assert!((w.waves() - 1024.0 / 132.0).abs() < 1e-12);
+        assert!((w.tail_efficiency() - 1024.0 / 132.0 / 8.0).abs() < 1e-12);
+        // Fewer tiles than SMs: one block a tile, a fraction of one wave.
+        let small = Schedule::of_launch(66, &shape((66, 1)), 132);
+        assert!(!small.persistent());
+        assert!((small.waves(1).waves() - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_schedule_is_absent_from_old_rows_and_round_trips() {
+        let timing = crate::sampling::summarize(vec![1.0], None, None);
+        let f = GemmFigures {
+            regs: 128,
+            blocks_per_sm: 8,
+            occupancy: 0.5,
+            limiter: "registers".into(),
+            timing,
+            gflops: 1000.0,
+            schedule: None,
+        };
+        let json = serde_json::to_value(&f).unwrap();
+        assert!(json.get("schedule").is_none());
+        assert_eq!(serde_json::from_value::<GemmFigures>(json).unwrap(), f);
+        let s = f
+            .clone()
+            .scheduled(Schedule::one_block_per_tile(&shape((64, 64)), 132));
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["schedule"]["tiles"], 4096);
+        assert_eq!(serde_json::from_value::<GemmFigures>(json).unwrap(), s);
+        assert_eq!(s.waves(), Some(Waves::new(4096, 132, 8)));
+        assert_eq!(f.waves(), None);
     }
 }

@@ -76,6 +76,7 @@ mod tolerance_margins;
 #[cfg(test)]
 mod verdict_check;
 pub mod verify;
+pub mod whole_waves;
 
 pub use crate::kernel_source::sources::{CappedKernels, Kernels};
 pub use contract::RunContext;

@@ -37,6 +37,7 @@ use super::contract::{Registered, Report, Run, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
 use super::gemm_cublas::{gemm_figures, CublasOutcome, CublasSide};
+use super::gemm_figures::Schedule;
 use super::gemm_plan::{GemmArgs, GemmLines};
 use super::gemm_sides::GemmKind;
 use super::module_source::plan_files;
@@ -137,7 +138,8 @@ impl Run for Spec {
                 (shape, &Bf16::launch),
                 &ctx.timing,
             )?;
-            rows.push(Bf16Row::new(v, &m, theirs, vs_cublas));
+            let schedule = Schedule::one_block_per_tile(&shape, gpu.info().sm_count);
+            rows.push(Bf16Row::new(v, &m, theirs, vs_cublas).scheduled(schedule));
             bar.inc(1);
         }
         let each = |label: &str| {

@@ -9,7 +9,7 @@ use crate::experiments::contract::{row, GFLOPS};
 use crate::experiments::gemm_cublas::cublas_run_output;
 use crate::experiments::gemm_cublas::CublasOutcome;
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
-use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::gemm_figures::{GemmFigures, Schedule};
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
 
@@ -120,6 +120,14 @@ impl Bf16Row {
         }
     }
 
+    /// The row with its launch's schedule (tiles, grid, SMs).
+    pub fn scheduled(self, schedule: Schedule) -> Self {
+        Self {
+            figures: self.figures.scheduled(schedule),
+            ..self
+        }
+    }
+
     pub fn is_wgmma(&self) -> bool {
         self.path == TensorPath::Wgmma
     }
@@ -182,6 +190,7 @@ pub(crate) mod tests {
             stages: 4,
             dyn_smem: 4 * (128 * 32 + 32 * 128) * 2,
             figures: GemmFigures {
+                schedule: None,
                 regs: 232,
                 blocks_per_sm: 2,
                 occupancy,

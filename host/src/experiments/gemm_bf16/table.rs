@@ -7,7 +7,9 @@ use crate::experiments::bf16_tolerance;
 use crate::experiments::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::contract::GFLOPS;
 use crate::experiments::gemm_cublas::{gemm_table, VS_CUBLAS};
-use crate::experiments::gemm_figure_columns::figure_columns;
+use crate::experiments::gemm_figure_columns::{
+    figure_columns, schedule_notes, shown_columns, wave_columns,
+};
 use crate::results::DeviceInfo;
 use crate::table::{Column, Kind, TableData, Value};
 
@@ -33,6 +35,7 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
         Column::new("Smem/block", Kind::Bytes, |r| Value::Int(r.dyn_smem.into())),
     ];
     c.extend(figure_columns());
+    c.extend(wave_columns());
     c.extend([
         Column::new("Verified", Kind::Check, |r: &Bf16Row| {
             cells::check(&r.measured.check)
@@ -50,11 +53,16 @@ pub fn table(output: &Bf16Run, title: &str) -> TableData {
     let mut t = gemm_table(
         output,
         title.to_owned(),
-        columns(),
+        shown_columns(columns(), &output.rows),
         CUBLAS_CALL,
         bf16_tolerance::rule,
     );
     t.notes.extend(wgmma_notes(output));
+    let cublas_ran = output
+        .cublas
+        .as_ref()
+        .is_some_and(|c| c.measured().is_some());
+    t.notes.extend(schedule_notes(&output.rows, cublas_ran));
     t
 }
 
@@ -191,5 +199,63 @@ mod tests {
             !csv.contains("Ours/cuBLAS") && !csv.contains("cuBLAS 13"),
             "{csv}"
         );
+    }
+
+    /// A run that recorded its schedule shows tiles, waves for the grid of one block per tile,
+    /// tiles per block for the persistent ring line, the tail for both, and notes saying what
+    /// they are and why cuBLAS's row is blank there; a run before shows none of it.
+    #[test]
+    fn the_schedule_columns_show_waves_or_tiles_per_block() {
+        use crate::cuda::LaunchShape;
+        use crate::experiments::gemm_figures::Schedule;
+        let headers = |t: &TableData| t.header();
+        let plain = table(&run(), "t");
+        for h in ["Tiles", "Waves", "Tiles/block", "Tail eff."] {
+            assert!(!headers(&plain).iter().any(|x| x == h), "{h}");
+        }
+        assert!(!plain.notes.iter().any(|n| n.contains("Tail eff.")));
+        let mut r = run();
+        // M1 over 4096²: 32 x 32 tiles of 128 x 128, one block each, 2 blocks/SM on 132 SMs.
+        let grid = LaunchShape {
+            grid: (32, 32),
+            threads: 128,
+            dyn_smem: 0,
+        };
+        r.rows[0] = r.rows[0]
+            .clone()
+            .scheduled(Schedule::one_block_per_tile(&grid, 132));
+        // A persistent line: the same 1024 tiles walked by 132 blocks.
+        let mut w = r.rows[1].clone();
+        w.variant = "W1".into();
+        w.path = super::super::TensorPath::Wgmma;
+        w.figures.blocks_per_sm = 1;
+        let persistent = LaunchShape {
+            grid: (132, 1),
+            ..grid
+        };
+        r.rows
+            .push(w.scheduled(Schedule::of_launch(1024, &persistent, 132)));
+        let t = table(&r, "t");
+        for h in ["Tiles", "Waves", "Tiles/block", "Tail eff."] {
+            assert!(headers(&t).iter().any(|x| x == h), "{h}: {:?}", headers(&t));
+        }
+        // M1: 1024 / 264 = 3.879 waves; W1: 1024 / 132 = 7.758 tiles a block, tail 97.0%.
+        assert_eq!(t.cell(0, "Waves").unwrap(), "3.879");
+        assert_eq!(t.cell(0, "Tiles/block").unwrap(), "");
+        assert_eq!(t.cell(2, "Tiles/block").unwrap(), "7.758");
+        assert_eq!(t.cell(2, "Waves").unwrap(), "");
+        assert_eq!(t.cell(2, "Tail eff.").unwrap(), "97.0%");
+        // M4 was recorded without a schedule: n/a, not a figure.
+        assert_eq!(t.cell(1, "Tiles").unwrap(), "n/a");
+        // cuBLAS's row (the last) leaves them blank, and a note says why.
+        assert_eq!(t.cell(3, "Waves").unwrap(), "");
+        assert!(t
+            .notes
+            .iter()
+            .any(|n| n.starts_with("cuBLAS's row leaves tiles")));
+        assert!(t
+            .notes
+            .iter()
+            .any(|n| n.starts_with("Tiles/block: a persistent")));
     }
 }

@@ -17,6 +17,7 @@ use crate::experiments::bf16_gemm::Bf16GemmBuffers;
 use crate::experiments::contract::RunContext;
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm_cublas::CublasSide;
+use crate::experiments::gemm_figures::Schedule;
 use crate::experiments::gemm_sides::Operands;
 use crate::experiments::module_source::Loaded;
 use crate::results::GemmDims;
@@ -85,7 +86,11 @@ pub fn run_wgemm_lines(
         let kernels = (v.label, (&kernel, other.as_ref()));
         let (ours, theirs, vs_cublas) =
             cublas.measure(gpu, buffers, kernels, (shape, &launch), &ctx.timing)?;
-        out.rows.push(Bf16Row::ring(v, &ours, theirs, vs_cublas));
+        let (rows, cols) = v.tiles(dims.m, dims.n);
+        let tiles = u64::from(rows) * u64::from(cols);
+        let schedule = Schedule::of_launch(tiles, &shape, gpu.info().sm_count);
+        out.rows
+            .push(Bf16Row::ring(v, &ours, theirs, vs_cublas).scheduled(schedule));
     }
     Ok(out)
 }

@@ -6,6 +6,7 @@ use crate::claim::{
     no_help, ratio_words, with_exclusions, Claim, Comparisons, Verdict, EQUIVALENCE, NOT_RUN,
 };
 use crate::experiments::row_views::passing;
+use crate::experiments::whole_waves::{judge_at_whole_waves, PairSide};
 
 const CLAIM: &str =
     "With the code fixed, the highest occupancy is not needed: each binary runs as \
@@ -20,10 +21,87 @@ fn rule() -> String {
     )
 }
 
-/// The verdict on `rows` (NOT JUDGED without a binary measured at two residencies).
+/// In a run that recorded its waves: each binary's pair fixed before the data and judged where
+/// both run whole waves.
+fn rule_at_whole_waves() -> String {
+    format!(
+        "For each binary, a pair fixed before the data: its most resident blocks per SM (H) and \
+         three quarters of them rounded up, at most H - 1 (L). The run times the pair again at the \
+         size nearest the default (same K, M and N multiples of the tile) at which both \
+         residencies run whole waves (tiles a multiple of SMs x blocks/SM), and its GFLOP/s at H \
+         over L's there lying wholly at or below {:.2} holds for it, wholly above does not; the \
+         default size's ratio, which also measures the last partial wave, is shown beside it. \
+         The claim holds when it holds for every binary with two residencies; a binary without \
+         that size is not judged.",
+        1.0 + EQUIVALENCE
+    )
+}
+
+/// The lower residency each binary's verdict compares its most blocks per SM `most` with: three
+/// quarters of them rounded up, at most one fewer (None with a single residency). Fixed before
+/// the data: the run times this pair again at whole waves.
+pub fn compared_residency(most: u32) -> Option<u32> {
+    (most >= 2).then(|| (3 * most).div_ceil(4).min(most - 1))
+}
+
+/// The verdict on `rows` (NOT JUDGED without a binary measured at two residencies): at whole
+/// waves where the run recorded its waves, else (runs before) as those runs were judged.
 pub fn verdicts(rows: Option<&Vec<HeldRow>>) -> Vec<Verdict> {
+    let whole = rows.is_some_and(|rows| rows.iter().any(|r| r.figures.schedule.is_some()));
+    if whole {
+        let claim = Claim::interval("occupancy-apart-from-code", CLAIM, &rule_at_whole_waves());
+        return vec![claim.judge(|| judge_at_whole_waves_of(rows.ok_or(NOT_RUN)?))];
+    }
     let claim = Claim::interval("occupancy-apart-from-code", CLAIM, &rule());
     vec![claim.judge(|| judge(rows.ok_or(NOT_RUN)?))]
+}
+
+/// A row as one side of a pair, named `name`.
+fn side<'a>(name: &'a str, r: &'a HeldRow) -> PairSide<'a> {
+    PairSide {
+        name,
+        figures: &r.figures,
+        whole_waves: &r.whole_waves,
+    }
+}
+
+/// Each binary's fixed pair at whole waves.
+fn judge_at_whole_waves_of(rows: &[HeldRow]) -> Result<(Option<bool>, String), String> {
+    let (ok, failed) = passing(rows);
+    let mut labels: Vec<&str> = rows.iter().map(|r| r.binary.as_str()).collect();
+    labels.dedup();
+    let mut found = Comparisons::default();
+    for label in labels {
+        let curve = || rows.iter().filter(|r| r.binary == label);
+        let Some(most) = curve().map(|r| r.figures.blocks_per_sm).max() else {
+            continue;
+        };
+        let Some(lower) = compared_residency(most) else {
+            continue;
+        };
+        let at = |blocks: u32| {
+            (ok.iter().copied()).find(|r| r.binary == label && r.figures.blocks_per_sm == blocks)
+        };
+        let (Some(h), Some(l)) = (at(most), at(lower)) else {
+            let why = format!(
+                "{label}: {most} over {lower} blocks/SM not judged: a side failed its check"
+            );
+            found.push(None, why);
+            continue;
+        };
+        let (nh, nl) = (format!("{most} blocks/SM"), format!("{lower} blocks/SM"));
+        match judge_at_whole_waves(side(&nh, h), side(&nl, l)) {
+            Ok((iv, words)) => found.push(no_help(&iv), format!("{label}: {words}")),
+            Err(why) => found.push(None, format!("{label}: not judged: {why}")),
+        }
+    }
+    if found.words("").is_empty() {
+        return Err(with_exclusions(
+            "no binary was measured at two residencies".to_owned(),
+            &failed,
+        ));
+    }
+    Ok((found.outcome(), with_exclusions(found.words("; "), &failed)))
 }
 
 fn judge(rows: &[HeldRow]) -> Result<(Option<bool>, String), String> {

@@ -2,8 +2,10 @@
 //! the cap-128 build of the register experiment's line) each run at every residency from one
 //! block per SM to the most it reaches, held there by the dynamic shared memory of its launch as
 //! the bandwidth experiment holds its copies, so that only occupancy changes, never the code.
-//! Throughput is plotted against occupancy per binary, and the verdict says whether a binary
-//! needs its highest occupancy for its best throughput.
+//! Throughput is plotted against occupancy per binary (each point labelled with its last wave's
+//! tail), and the verdict says whether a binary needs its highest occupancy for its best
+//! throughput: on a pair fixed before the data (its most blocks/SM against three quarters of
+//! them), timed again where both run whole waves, so that it does not measure the tail.
 //!
 //! Layout: [`binary`] (the binaries and their lines), [`row`], [`claims`] (the verdict), and
 //! [`run`], the one file that touches the driver.
@@ -19,13 +21,15 @@ pub use row::HeldRow;
 pub use spec::{AllArgs, Args, Plan, Spec};
 
 use super::cells;
-use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
+use super::contract::{Registered, Report, Row, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
+use super::gemm_figure_columns::{schedule_notes, shown_columns, wave_columns};
+use super::whole_waves::whole_wave_notes;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, LabelledPoint, Labels, PlotRun, ScatterPlot, Series, XScale};
 use crate::results::RunMeta;
-use crate::table::{Column, Kind, Value};
+use crate::table::{columns_table, percent_with, Column, Kind, TableData, Value};
 
 impl Run for Spec {
     const ABOUT: &'static str =
@@ -64,8 +68,11 @@ impl Report for Spec {
             Column::new("ms/call", Kind::Duration, |r| {
                 cells::timing(&r.figures.timing)
             }),
-            Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
+        c.extend(wave_columns());
+        c.push(Column::new("Verified", Kind::Check, |r| {
+            cells::check(&r.measured.check)
+        }));
         c.extend(GFLOPS.compared_columns());
         c
     }
@@ -76,6 +83,17 @@ impl Report for Spec {
             m.gemm_title(),
             m.sampling_words()
         )
+    }
+
+    /// The rows under their columns, the schedule's only where the run recorded it.
+    fn table(rows: &Vec<HeldRow>, meta: &RunMeta) -> TableData {
+        let columns = shown_columns(Self::columns(), rows);
+        let mut t = columns_table(&Self::title(meta), &columns, rows);
+        t.notes.extend(schedule_notes(rows, false));
+        t.notes.extend(whole_wave_notes(
+            (rows.iter()).map(|r| (r.label(), &r.figures, &r.whole_waves[..])),
+        ));
+        t
     }
 
     fn claims(rows: Option<&Vec<HeldRow>>) -> Vec<Verdict> {
@@ -90,7 +108,17 @@ impl Report for Spec {
                     .output
                     .iter()
                     .filter(|r| r.binary == label)
-                    .map(|r| LabelledPoint::at(r.figures.occupancy * 100.0, r.figures.gflops))
+                    .map(|r| {
+                        let point =
+                            LabelledPoint::at(r.figures.occupancy * 100.0, r.figures.gflops);
+                        // Each point's tail, where the run recorded its waves: a point on a
+                        // partial last wave is slower for the tail, not for its occupancy.
+                        let tail = r.figures.waves().map(|w| w.tail_efficiency());
+                        LabelledPoint {
+                            label: tail.map(|t| format!("tail {}", percent_with(t, 0))),
+                            ..point
+                        }
+                    })
                     .collect();
                 if points.is_empty() {
                     continue;

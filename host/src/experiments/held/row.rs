@@ -3,8 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
+use crate::experiments::whole_waves::WholeWave;
 
 /// One binary at one number of resident blocks per SM.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -17,9 +19,19 @@ pub struct HeldRow {
     pub figures: GemmFigures,
     #[serde(flatten)]
     pub measured: Measured,
+    /// This binary at this residency timed again at the size where the pair its verdict
+    /// compares runs whole waves; empty for the other residencies and in runs before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whole_waves: Vec<WholeWave>,
 }
 
 row!(HeldRow, GFLOPS, figures.gflops, |r| format!(
     "{} at {} blocks/SM",
     r.binary, r.figures.blocks_per_sm
 ));
+
+impl GemmFiguresRow for HeldRow {
+    fn gemm_figures(&self) -> &GemmFigures {
+        &self.figures
+    }
+}

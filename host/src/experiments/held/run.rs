@@ -2,18 +2,20 @@
 //! binary loaded (the capped build where it has a cap) and measured at every residency it reaches.
 
 use super::binary::Binary;
+use super::claims::compared_residency;
 use super::row::HeldRow;
 use super::spec::{Plan, Spec};
 use crate::cuda::{Gpu, Kernel, LaunchShape};
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
-use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::gemm_figures::{GemmFigures, Schedule};
 use crate::experiments::gemm_sides::GemmKind;
 use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, load_capped};
 use crate::experiments::progress::progress_bar;
 use crate::experiments::residency::hold_at_blocks;
+use crate::experiments::whole_waves::{whole_wave_dims, WholeWave};
 use crate::kernel_source::builtin;
 use crate::kernel_source::sources::{CappedKernels, Kernels};
 
@@ -21,6 +23,7 @@ use crate::kernel_source::sources::{CappedKernels, Kernels};
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, ExperimentError> {
     let main = load(gpu, &Kernels::Builtin)?;
     let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
+    let mut whole: Option<GemmBuffers> = None;
     let bar = progress_bar(ctx, p.binaries.len(), Spec::NAME);
     let mut rows = Vec::new();
     for binary in &p.binaries {
@@ -34,11 +37,56 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, Experi
         };
         let module = &capped.as_ref().unwrap_or(&main).module;
         let kernel = module.kernel(binary.line.entry).in_variant(binary.label)?;
-        rows.extend(measure_binary(gpu, ctx, &mut buffers, binary, &kernel)?);
+        let mut curve = measure_binary(gpu, ctx, &mut buffers, binary, &kernel)?;
+        pair_at_whole_waves(gpu, ctx, (p, &mut whole), binary, (&kernel, &mut curve))?;
+        rows.extend(curve);
         bar.inc(1);
     }
     bar.finish_and_clear();
     Ok(rows)
+}
+
+/// The pair the verdict compares for `binary` ([`compared_residency`] below its most blocks/SM),
+/// timed again at the size nearest the plan's where both residencies run whole waves, recorded
+/// in their rows of `curve`. `whole` keeps the last such size's buffers (binaries of one tile
+/// share them). A pair already whole at the plan's size keeps its figures; one with no such size
+/// is left untimed (the verdict says so).
+fn pair_at_whole_waves(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    (p, whole): (&Plan, &mut Option<GemmBuffers>),
+    binary: &Binary,
+    (kernel, curve): (&Kernel<'_>, &mut [HeldRow]),
+) -> Result<(), ExperimentError> {
+    let Some(most) = curve.iter().map(|r| r.figures.blocks_per_sm).max() else {
+        return Ok(());
+    };
+    let Some(lower) = compared_residency(most) else {
+        return Ok(());
+    };
+    let tile = (binary.line.bm, binary.line.bn);
+    let sms = gpu.info().sm_count;
+    let Some(size) = whole_wave_dims(p.size, tile, &[most, lower], sms) else {
+        return Ok(());
+    };
+    for blocks in [most, lower] {
+        let Some(row) = curve.iter_mut().find(|r| r.figures.blocks_per_sm == blocks) else {
+            continue;
+        };
+        let figures = if size == p.size {
+            row.figures.clone()
+        } else {
+            if whole.as_ref().is_none_or(|b| b.dims() != size) {
+                // The previous size's buffers go before the next are made.
+                drop(whole.take());
+                *whole = Some(GemmBuffers::new(gpu, size, ctx.seed)?);
+            }
+            let buffers = whole.as_mut().expect("made above");
+            measure_at(gpu, ctx, buffers, (binary, kernel), (most, blocks))?.figures
+        };
+        row.whole_waves.push(WholeWave { size, figures });
+    }
+    Ok(())
 }
 
 /// Every residency of `kernel` from one block per SM to the most its own launch reaches, each
@@ -71,32 +119,53 @@ fn measure_binary(
     }
     let mut rows = Vec::new();
     for blocks in 1..=most {
-        let at = format!("{} at {blocks} blocks/SM", binary.label);
-        let dyn_smem = if blocks == most {
-            own.dyn_smem
-        } else {
-            // The calculator's answer for the kernel's static shared memory, confirmed (and
-            // stepped up where needed) by the driver; fewer blocks than its own launch reaches
-            // always take more than the line itself uses.
-            let held = hold_at_blocks(kernel, own.threads, blocks, gpu.limits()).in_variant(&at)?;
-            held.max(own.dyn_smem)
-        };
-        let shape = LaunchShape { dyn_smem, ..own };
-        let m = buffers
-            .measure_by(
-                gpu,
-                (kernel, None),
-                (shape, &Fp32::launch),
-                &ctx.timing,
-                None,
-            )
-            .in_variant(&at)?;
-        rows.push(HeldRow {
-            binary: binary.label.to_owned(),
-            dyn_smem,
-            figures: GemmFigures::of(&m.ours),
-            measured: Measured::of(&m.ours, None),
-        });
+        rows.push(measure_at(
+            gpu,
+            ctx,
+            buffers,
+            (binary, kernel),
+            (most, blocks),
+        )?);
     }
     Ok(rows)
+}
+
+/// `binary` held at `blocks` of its `most` blocks/SM, measured in the shape that holds it there
+/// over `buffers`' problem.
+fn measure_at(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    buffers: &mut GemmBuffers,
+    (binary, kernel): (&Binary, &Kernel<'_>),
+    (most, blocks): (u32, u32),
+) -> Result<HeldRow, ExperimentError> {
+    let own = launch_shape(binary.line, buffers.dims());
+    let at = format!("{} at {blocks} blocks/SM", binary.label);
+    let dyn_smem = if blocks == most {
+        own.dyn_smem
+    } else {
+        // The calculator's answer for the kernel's static shared memory, confirmed (and
+        // stepped up where needed) by the driver; fewer blocks than its own launch reaches
+        // always take more than the line itself uses.
+        let held = hold_at_blocks(kernel, own.threads, blocks, gpu.limits()).in_variant(&at)?;
+        held.max(own.dyn_smem)
+    };
+    let shape = LaunchShape { dyn_smem, ..own };
+    let m = buffers
+        .measure_by(
+            gpu,
+            (kernel, None),
+            (shape, &Fp32::launch),
+            &ctx.timing,
+            None,
+        )
+        .in_variant(&at)?;
+    Ok(HeldRow {
+        binary: binary.label.to_owned(),
+        dyn_smem,
+        figures: GemmFigures::of(&m.ours)
+            .scheduled(Schedule::one_block_per_tile(&shape, gpu.info().sm_count)),
+        measured: Measured::of(&m.ours, None),
+        whole_waves: vec![],
+    })
 }

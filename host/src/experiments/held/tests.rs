@@ -41,6 +41,7 @@ fn row(binary: &str, blocks: u32, gflops: f64) -> HeldRow {
         binary: binary.into(),
         dyn_smem: 1024 * (8 - blocks),
         figures: GemmFigures {
+            schedule: None,
             regs: 128,
             blocks_per_sm: blocks,
             occupancy: f64::from(blocks) / 8.0,
@@ -49,6 +50,7 @@ fn row(binary: &str, blocks: u32, gflops: f64) -> HeldRow {
             gflops,
         },
         measured: Measured::passing(),
+        whole_waves: vec![],
     }
 }
 
@@ -88,4 +90,104 @@ fn the_verdict_reads_each_binarys_curve() {
     // One residency per binary: nothing to compare.
     assert_eq!(judge(vec![row("D", 1, 5000.0)]).outcome(), "NOT JUDGED");
     assert_eq!(claims::verdicts(None)[0].outcome(), "NOT JUDGED");
+}
+
+/// A row of `binary` at `blocks` blocks/SM in a run that recorded waves: `gflops` at the default
+/// size and, where given, `whole` at the whole-wave size of C's 8-against-6 pair.
+fn waved(binary: &str, blocks: u32, gflops: f64, whole: Option<f64>) -> HeldRow {
+    use crate::experiments::whole_waves::tests::{figures, DEFAULT, WHOLE};
+    use crate::experiments::whole_waves::WholeWave;
+    HeldRow {
+        binary: binary.into(),
+        dyn_smem: 1024 * (8 - blocks),
+        figures: figures(DEFAULT, blocks, gflops),
+        measured: Measured::passing(),
+        whole_waves: whole
+            .map(|g| WholeWave {
+                size: WHOLE,
+                figures: figures(WHOLE, blocks, g),
+            })
+            .into_iter()
+            .collect(),
+    }
+}
+
+#[test]
+fn the_pair_is_fixed_before_the_data() {
+    let pairs: Vec<Option<u32>> = (1..=8).map(claims::compared_residency).collect();
+    assert_eq!(
+        pairs,
+        [
+            None,
+            Some(1),
+            Some(2),
+            Some(3),
+            Some(4),
+            Some(5),
+            Some(6),
+            Some(6)
+        ]
+    );
+}
+
+/// C's curve, 1 to 8 blocks/SM: 8 over 6 blocks/SM is 15% faster at 4096², `at8` over 1000 at
+/// whole waves (None: not timed there); 7 blocks/SM the fastest at the default size, which a
+/// verdict picking the best lower row would have compared instead.
+fn curve_c(at8: Option<f64>) -> Vec<HeldRow> {
+    (1..=8)
+        .map(|b| match b {
+            8 => waved("C", 8, 1150.0, at8),
+            6 => waved("C", 6, 1000.0, at8.map(|_| 1000.0)),
+            7 => waved("C", 7, 1200.0, None),
+            _ => waved("C", b, 500.0 + 50.0 * f64::from(b), None),
+        })
+        .collect()
+}
+
+#[test]
+fn the_verdict_compares_the_fixed_pair_at_whole_waves() {
+    let judge = |rows: Vec<HeldRow>| claims::verdicts(Some(&rows)).remove(0);
+    // 1.15x at the default size, 1.01x at whole waves: within the band, it holds.
+    let v = judge(curve_c(Some(1010.0)));
+    assert_eq!(v.outcome(), "HOLDS", "{}", v.evidence);
+    says(
+        &v,
+        "C: at 3072x4224x4096 (whole waves: 8 blocks/SM 3.00 waves",
+    );
+    says(
+        &v,
+        "at the default size 8 blocks/SM over 6 blocks/SM: 1.150",
+    );
+    assert!(v.rule.contains("fixed before the data"), "{}", v.rule);
+    // Still 8% faster at whole waves: the highest occupancy is needed.
+    let v = judge(curve_c(Some(1080.0)));
+    assert_eq!(v.outcome(), "DOES NOT HOLD", "{}", v.evidence);
+    // Not timed at whole waves: not judged, the default size's figures shown.
+    let v = judge(curve_c(None));
+    assert_eq!(v.outcome(), "NOT JUDGED", "{}", v.evidence);
+    says(&v, "C: not judged: the pair was not timed");
+}
+
+#[test]
+fn the_wave_columns_show_only_where_the_run_recorded_them() {
+    use crate::experiments::gemm_figure_columns::shown_columns;
+    let table = |rows: &[HeldRow]| columns_table("t", &shown_columns(Spec::columns(), rows), rows);
+    let headers = |rows: &[HeldRow]| table(rows).header();
+    let old = headers(&[row("C", 1, 5000.0)]);
+    assert!(!old
+        .iter()
+        .any(|h| h == "Waves" || h == "Tiles" || h == "Tail eff."));
+    let rows = curve_c(None);
+    let new = headers(&rows);
+    for h in ["Tiles", "Waves", "Tail eff."] {
+        assert!(new.iter().any(|x| x == h), "{h}: {new:?}");
+    }
+    // No persistent grid among them: no tiles-per-block column.
+    assert!(!new.iter().any(|h| h == "Tiles/block"));
+    // 4096 tiles at 8 blocks/SM on 132 SMs: 3.879 waves, the last 88% full (tail 97.0%).
+    let t = table(&rows);
+    assert_eq!(rows[7].figures.blocks_per_sm, 8);
+    assert_eq!(t.cell(7, "Tiles").unwrap(), "4096");
+    assert_eq!(t.cell(7, "Waves").unwrap(), "3.879");
+    assert_eq!(t.cell(7, "Tail eff.").unwrap(), "97.0%");
 }

@@ -9,6 +9,8 @@ use crate::confidence::{Interval, NoInterval};
 use crate::cuda::LibraryKernel;
 use crate::experiments::gemm_cublas::{cublas_reason, CublasRow};
 use crate::experiments::row_views::{passing, two_passing};
+use crate::experiments::whole_waves::{judge_at_whole_waves, PairSide};
+use crate::occupancy::waves::Waves;
 use crate::results::Timing;
 use crate::table::percent as pct;
 
@@ -52,6 +54,8 @@ struct Contender<'a> {
     timing: &'a Timing,
     occupancy: f64,
     regs: u32,
+    /// Its waves where the run recorded them (ours; cuBLAS's grid is its own).
+    waves: Option<Waves>,
 }
 
 impl<'a> Contender<'a> {
@@ -62,6 +66,7 @@ impl<'a> Contender<'a> {
             timing: &r.figures.timing,
             occupancy: r.figures.occupancy,
             regs: r.figures.regs,
+            waves: r.figures.waves(),
         }
     }
 
@@ -76,6 +81,7 @@ impl<'a> Contender<'a> {
             timing: &c.timing,
             occupancy: k.map_or(f64::NAN, |k| k.occupancy),
             regs: k.map_or(0, |k| k.kernel.registers_per_thread),
+            waves: None,
         }
     }
 
@@ -83,9 +89,18 @@ impl<'a> Contender<'a> {
         ratio((self.gflops, self.timing), (other.gflops, other.timing))
     }
 
+    /// Its figures in words; with its waves and tail where the run recorded them, so that a
+    /// comparison of occupancies shows how much of it is the last partial wave.
     fn words(&self) -> String {
+        let waves = self.waves.map_or(String::new(), |w| {
+            format!(
+                ", {:.2} waves, tail {}",
+                w.waves(),
+                pct(w.tail_efficiency())
+            )
+        });
         format!(
-            "{} {:.0} GFLOP/s at {} ({} regs)",
+            "{} {:.0} GFLOP/s at {} ({} regs{waves})",
             self.name,
             self.gflops,
             pct(self.occupancy),
@@ -212,7 +227,93 @@ occupancy measured. HOLDS when B's GFLOP/s over that of every variant at the hig
 lies wholly above 1; DOES NOT HOLD when one of those variants is faster than B (its interval \
 wholly below 1).";
 
+const RULE_1_WHOLE: &str = "B is named before the data: of the valid seed lines (whole warps, \
+at most 128 accumulators a thread) below the highest theoretical occupancy measured, the one with \
+the most accumulators per thread (the fewest threads on a tie), the tile the claim argues for. \
+The run times B and every variant at the highest occupancy again at the size nearest the default \
+(same K, M and N multiples of the 64x64 tile) at which all of them run whole waves (tiles a \
+multiple of SMs x blocks/SM for each), and the claim is judged there: HOLDS when B's GFLOP/s over \
+that of every variant at the highest occupancy lies wholly above 1; DOES NOT HOLD when one of \
+them is faster than B (its interval wholly below 1). The default size's ratios, which also measure \
+the last partial wave, are shown beside. NOT JUDGED without that size.";
+
+/// The lines `peak-below-max-occupancy` compares in a run that recorded its waves, named from
+/// the table and the calculator alone (no timing): B, then the lines at the highest occupancy.
+/// None with fewer than two occupancies or no valid line below the highest.
+pub fn peak_pair<'r>(rows: &[&'r GemmRow]) -> Option<(&'r GemmRow, Vec<&'r GemmRow>)> {
+    let max_occ = (rows.iter().map(|r| r.figures.occupancy)).fold(f64::MIN, f64::max);
+    let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) =
+        (rows.iter().copied()).partition(|r| max_occ - r.figures.occupancy < OCCUPANCY_EPS);
+    let b = (below.iter().copied())
+        .filter(|r| invalid_for_pairs(r).is_none())
+        .max_by_key(|r| (r.tm * r.tn, std::cmp::Reverse(r.threads)))?;
+    Some((b, top))
+}
+
+/// The seed lines [`peak_pair`] names among `rows`' passing ones: what the run times again at
+/// whole waves.
+pub fn peak_pair_lines(rows: &[GemmRow]) -> Vec<&GemmRow> {
+    let seed: Vec<&GemmRow> = (rows.iter())
+        .filter(|r| r.is_seed() && r.measured.check.passed)
+        .collect();
+    match peak_pair(&seed) {
+        Some((b, top)) => std::iter::once(b).chain(top).collect(),
+        None => Vec::new(),
+    }
+}
+
+/// A line as one side of a compared pair.
+fn pair_side(r: &GemmRow) -> PairSide<'_> {
+    PairSide {
+        name: &r.variant,
+        figures: &r.figures,
+        whole_waves: &r.whole_waves,
+    }
+}
+
+/// In a run that recorded its waves: the pre-named B against each line at the highest
+/// occupancy, at whole waves.
+fn peak_below_max_at_whole_waves(rows: Option<&[GemmRow]>) -> Verdict {
+    let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1_WHOLE);
+    claim.judge(|| {
+        let (ok, failed) = gemm_rows(rows)?;
+        let (min_occ, max_occ) = (ok.iter().map(|r| r.figures.occupancy))
+            .fold((f64::MAX, f64::MIN), |(lo, hi), o| (lo.min(o), hi.max(o)));
+        if max_occ - min_occ < OCCUPANCY_EPS {
+            let why = format!(
+                "every variant runs at the same occupancy ({})",
+                pct(max_occ)
+            );
+            return Err(with_exclusions(why, &failed));
+        }
+        let Some((b, top)) = peak_pair(&ok) else {
+            let why = "no valid variant below the highest occupancy".to_owned();
+            return Err(with_exclusions(why, &failed));
+        };
+        let mut against_b = Comparisons::default();
+        for t in &top {
+            let pair = judge_at_whole_waves(pair_side(b), pair_side(t));
+            match pair {
+                Ok((iv, words)) => against_b.push(faster(&iv), format!("{}: {words}", t.variant)),
+                Err(why) => against_b.push(None, format!("{}: not judged: {why}", t.variant)),
+            }
+        }
+        let evidence = format!(
+            "B, named before the data: {} ({} accumulators); against each variant at the highest \
+             occupancy ({}): {}",
+            gf(b),
+            b.tm * b.tn,
+            pct(max_occ),
+            against_b.words("; ")
+        );
+        Ok((against_b.outcome(), with_exclusions(evidence, &failed)))
+    })
+}
+
 pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
+    if rows.is_some_and(|r| r.iter().any(|r| r.figures.schedule.is_some())) {
+        return peak_below_max_at_whole_waves(rows);
+    }
     let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1);
     claim.judge(|| {
         let (ok, failed) = gemm_rows(rows)?;

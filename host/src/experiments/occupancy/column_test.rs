@@ -25,6 +25,7 @@ fn run() -> RunResults {
         tm,
         tn,
         figures: GemmFigures {
+            schedule: None,
             regs: 64,
             blocks_per_sm: 2,
             occupancy: 0.25,
@@ -42,6 +43,7 @@ fn run() -> RunResults {
         },
         tile: None,
         vs_cublas: None,
+        whole_waves: vec![],
     };
     let meta = RunMeta {
         date: "2026-11-30T00:00:00Z".into(),

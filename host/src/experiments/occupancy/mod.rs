@@ -6,6 +6,8 @@
 mod claims;
 #[cfg(test)]
 mod column_test;
+#[cfg(test)]
+mod peak_waves_test;
 mod row;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
@@ -19,8 +21,8 @@ use super::gemm::{Fp32, GemmBuffers};
 use super::gemm_check::rule;
 use super::gemm_check_notes;
 use super::gemm_cublas::{gemm_figures, gemm_table, CublasSide, VS_CUBLAS};
-use super::gemm_figure_columns::figure_columns;
-use super::gemm_figures::GemmFigures;
+use super::gemm_figure_columns::{figure_columns, schedule_notes, shown_columns, wave_columns};
+use super::gemm_figures::{GemmFigures, Schedule};
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_sides::GemmKind;
 use super::measured::Measured;
@@ -28,6 +30,7 @@ use super::measurement::Peak;
 use super::module_source::{plan_files, Loaded};
 use super::progress::progress_bar;
 use super::scatter::Reference;
+use super::whole_waves::{whole_wave_dims, whole_wave_notes, WholeWave};
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
@@ -154,6 +157,8 @@ impl Run for Spec {
         bar.finish_and_clear();
         let peak = Peak::fp32(gpu.info());
         let cublas = cublas.finish(gpu, &mut buffers, peak)?;
+        drop(buffers);
+        peak_pair_at_whole_waves(gpu, ctx, p, &ours, &mut rows)?;
         Ok(GemmRun {
             rows,
             cublas,
@@ -202,6 +207,7 @@ impl Report for Spec {
             }),
         ];
         c.extend(figure_columns());
+        c.extend(wave_columns());
         c.extend([
             Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r: &GemmRow| {
                 cells::sm_clock(&r.figures.timing)
@@ -234,7 +240,17 @@ impl Report for Spec {
             .into_iter()
             .filter(|c| tuned || ![FAMILY, BLOCK_TILE, WARP_TILE].contains(&c.header))
             .collect();
-        gemm_table(output, Self::title(meta), columns, CUBLAS_CALL, rule)
+        let columns = shown_columns(columns, &output.rows);
+        let mut t = gemm_table(output, Self::title(meta), columns, CUBLAS_CALL, rule);
+        let cublas_ran = output
+            .cublas
+            .as_ref()
+            .is_some_and(|c| c.measured().is_some());
+        t.notes.extend(schedule_notes(&output.rows, cublas_ran));
+        t.notes.extend(whole_wave_notes(
+            (output.rows.iter()).map(|r| (r.variant.clone(), &r.figures, &r.whole_waves[..])),
+        ));
+        t
     }
 
     fn claims(output: Option<&GemmRun>) -> Vec<Verdict> {
@@ -279,6 +295,56 @@ pub fn tile_of(v: &GemmVariant) -> GemmTile {
     }
 }
 
+/// The lines `peak-below-max-occupancy` compares (named from the table and the calculator, not
+/// the timings), timed again (our module alone, without cuBLAS) at the size nearest the plan's
+/// where all of them run whole waves, recorded in their rows. Lines already whole at the plan's
+/// size keep their figures; without such a size nothing is timed (the verdict says so).
+fn peak_pair_at_whole_waves(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    ours: &Loaded,
+    rows: &mut [GemmRow],
+) -> Result<(), ExperimentError> {
+    let lines: Vec<(String, u32, GemmTile)> = (claims::peak_pair_lines(rows).iter())
+        .map(|r| (r.variant.clone(), r.figures.blocks_per_sm, r.tile()))
+        .collect();
+    let Some((_, _, first)) = lines.first() else {
+        return Ok(());
+    };
+    // The pair is of seed lines, which share one tile; lines of several tiles are not paired.
+    if lines.iter().any(|(_, _, t)| t.block != first.block) {
+        return Ok(());
+    }
+    let tile = (first.block.0, first.block.1);
+    let blocks: Vec<u32> = lines.iter().map(|(_, b, _)| *b).collect();
+    let Some(size) = whole_wave_dims(p.size, tile, &blocks, gpu.info().sm_count) else {
+        return Ok(());
+    };
+    let at_size = Plan { size, ..p.clone() };
+    let mut buffers = (size != p.size)
+        .then(|| GemmBuffers::new(gpu, size, ctx.seed))
+        .transpose()?;
+    let mut no_cublas = CublasSide::open(gpu, false);
+    for (label, _, _) in lines {
+        let row = (rows.iter_mut())
+            .find(|r| r.variant == label)
+            .expect("a line of the rows");
+        let figures = match &mut buffers {
+            None => row.figures.clone(),
+            Some(b) => {
+                let variant = (p.variants.iter())
+                    .find(|v| v.label == label)
+                    .expect("a line of the plan");
+                let at = measure_row(gpu, ctx, &at_size, variant, (ours, None), b, &mut no_cublas)?;
+                at.figures
+            }
+        };
+        row.whole_waves.push(WholeWave { size, figures });
+    }
+    Ok(())
+}
+
 /// One line's row.
 fn measure_row(
     gpu: &Gpu,
@@ -313,9 +379,11 @@ fn measure_row(
         threads: variant.threads(),
         tm: variant.tm,
         tn: variant.tn,
-        figures: GemmFigures::of(&ours),
+        figures: GemmFigures::of(&ours)
+            .scheduled(Schedule::one_block_per_tile(&shape, gpu.info().sm_count)),
         measured: Measured::of(&ours, theirs.map(|t| (t, None))),
         tile: Some(tile_of(variant)),
         vs_cublas,
+        whole_waves: vec![],
     })
 }

@@ -8,6 +8,7 @@ use crate::experiments::gemm_cublas::{cublas_run_output, CublasOutcome};
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
+use crate::experiments::whole_waves::WholeWave;
 
 /// The `occupancy` experiment, one GEMM variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -28,6 +29,10 @@ pub struct GemmRow {
     /// cuBLAS did not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vs_cublas: Option<f64>,
+    /// This line timed again at the size where the pair `peak-below-max-occupancy` compares
+    /// runs whole waves; empty for other lines and in runs before whole waves were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whole_waves: Vec<WholeWave>,
 }
 
 /// How a GEMM family is stored: by the names the runs recorded before it was an enum.
@@ -200,6 +205,7 @@ mod tests {
             tm: 16,
             tn: 8,
             figures: GemmFigures {
+                schedule: None,
                 regs: 244,
                 blocks_per_sm: 1,
                 occupancy: 0.125,
@@ -210,6 +216,7 @@ mod tests {
             measured: Measured::passing(),
             tile,
             vs_cublas: None,
+            whole_waves: vec![],
         }
     }
 

@@ -8,6 +8,7 @@ use crate::claim::{
 use crate::confidence::{self, Coverage, Interval, NoInterval, Timed};
 use crate::experiments::contract::Row;
 use crate::experiments::row_views::two_passing;
+use crate::experiments::whole_waves::{judge_at_whole_waves, PairSide};
 use crate::table::percent_with;
 
 /// The claims, in order: the blog's three, then seed 001's and seed 002's.
@@ -368,20 +369,117 @@ the lowest cap whose build holds more blocks per SM than it. HOLDS when the capp
 GFLOP/s over the uncapped one's lies wholly above 1, DOES NOT HOLD when wholly below 1. NOT \
 JUDGED without such a cap.";
 
+/// "cap 128 (128 regs, 0 spill B)": a build without its default size's GFLOP/s (a verdict judged
+/// at whole waves gives both sizes' figures after it).
+fn build(r: &RegsRow) -> String {
+    format!(
+        "cap {} ({} regs, {} spill B)",
+        r.cap,
+        r.figures.regs,
+        spill_bytes(r)
+    )
+}
+
+/// How the occupancy claims are judged in a run that recorded its schedule (waves): at the size
+/// the run chose for the pair, where both run whole waves.
+const AT_WHOLE_WAVES: &str = "The pair is named from registers, spill bytes and the calculator's \
+blocks per SM alone, before any timing; the run times it again at the size nearest the default \
+(same K, M and N multiples of the tile) at which both builds run whole waves (tiles a multiple of \
+SMs x blocks/SM for each), and the claim is judged on the ratio there; the default size's ratio, \
+which also measures the last partial wave, is shown beside it. NOT JUDGED without that size.";
+
+/// Whether the run recorded its launches' schedule: such runs are judged at whole waves (the
+/// runs before keep the verdicts they were rendered with).
+fn at_whole_waves(rows: Option<&[RegsRow]>) -> bool {
+    rows.is_some_and(|rows| rows.iter().any(|r| r.figures.schedule.is_some()))
+}
+
+/// The rule `rule`, with how the pair is judged at whole waves where the run is.
+fn pair_rule(rule: &str, whole: bool) -> String {
+    if whole {
+        format!("{rule} {AT_WHOLE_WAVES}")
+    } else {
+        rule.to_owned()
+    }
+}
+
+/// `a` over `b` at the pair's whole-wave size, with the default size's ratio beside it.
+fn judged_at_whole_waves(
+    a: &RegsRow,
+    b: &RegsRow,
+) -> Result<(Result<Interval, NoInterval>, String), String> {
+    let (na, nb) = (a.label(), b.label());
+    judge_at_whole_waves(
+        PairSide {
+            name: &na,
+            figures: &a.figures,
+            whole_waves: &a.whole_waves,
+        },
+        PairSide {
+            name: &nb,
+            figures: &b.figures,
+            whole_waves: &b.whole_waves,
+        },
+    )
+}
+
+/// Seed 001's pair among the passing builds, from registers, spills and blocks/SM alone: the
+/// lowest spill-free cap holding more blocks per SM than the uncapped (highest spill-free) build,
+/// and that build; or the uncapped build alone, or nothing when every cap spills.
+fn pair_001<'r>(ok: &[&'r RegsRow]) -> (Option<&'r RegsRow>, Option<&'r RegsRow>) {
+    let free: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) == 0).collect();
+    let uncapped = free.last().copied();
+    let capped = uncapped.and_then(|u| {
+        free.iter()
+            .copied()
+            .find(|r| r.figures.blocks_per_sm > u.figures.blocks_per_sm)
+    });
+    (capped, uncapped)
+}
+
+/// Seed 002's pair among the passing builds, from registers and blocks/SM alone: the two
+/// spill-free builds nearest either side of a block boundary (below it: more blocks).
+fn pair_002<'r>(ok: &[&'r RegsRow]) -> Option<(&'r RegsRow, &'r RegsRow)> {
+    let mut free: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) == 0).collect();
+    free.sort_by_key(|r| (r.figures.regs, r.cap));
+    free.windows(2)
+        .filter(|w| w[0].figures.blocks_per_sm > w[1].figures.blocks_per_sm)
+        .min_by_key(|w| w[1].figures.regs - w[0].figures.regs)
+        .map(|w| (w[0], w[1]))
+}
+
+/// The pairs (caps) seed 001's and seed 002's verdicts compare, named from what is known before
+/// timing (registers, spills, blocks/SM, checks): what the run times again at whole waves.
+pub fn compared_pairs(rows: &[RegsRow]) -> Vec<(u32, u32)> {
+    let Ok((ok, _)) = regs_rows(Some(rows)) else {
+        return Vec::new();
+    };
+    let mut pairs = Vec::new();
+    if let (Some(c), Some(u)) = pair_001(&ok) {
+        pairs.push((c.cap, u.cap));
+    }
+    if let Some((below, above)) = pair_002(&ok) {
+        if above.figures.regs - below.figures.regs <= CLIFF_GAP {
+            pairs.push((below.cap, above.cap));
+        }
+    }
+    pairs.dedup();
+    pairs
+}
+
 /// Seed 001: a cap's benefit where it costs no spills.
 pub fn cap_helps_without_spills(rows: Option<&[RegsRow]>) -> Verdict {
-    let claim = Claim::interval("cap-helps-without-spills", CLAIM_001, RULE_001);
+    let whole = at_whole_waves(rows);
+    let claim = Claim::interval(
+        "cap-helps-without-spills",
+        CLAIM_001,
+        &pair_rule(RULE_001, whole),
+    );
     claim.judge(|| {
         let (ok, failed) = regs_rows(rows)?;
-        let free: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) == 0).collect();
-        let uncapped = *free
-            .last()
-            .ok_or_else(|| with_exclusions("every cap spills".into(), &failed))?;
-        let Some(capped) = free
-            .iter()
-            .copied()
-            .find(|r| r.figures.blocks_per_sm > uncapped.figures.blocks_per_sm)
-        else {
+        let (capped, uncapped) = pair_001(&ok);
+        let uncapped = uncapped.ok_or_else(|| with_exclusions("every cap spills".into(), &failed))?;
+        let Some(capped) = capped else {
             let why = format!(
                 "no spill-free cap holds more blocks per SM than the uncapped build ({}, {} \
                  blocks/SM)",
@@ -390,6 +488,20 @@ pub fn cap_helps_without_spills(rows: Option<&[RegsRow]>) -> Verdict {
             );
             return Err(with_exclusions(why, &failed));
         };
+        if whole {
+            let (iv, words) = judged_at_whole_waves(capped, uncapped)
+                .map_err(|why| with_exclusions(why, &failed))?;
+            let ev = format!(
+                "{} at {} blocks/SM ({} occupancy) against the uncapped {} at {} blocks/SM ({}): {words}",
+                build(capped),
+                capped.figures.blocks_per_sm,
+                percent_with(capped.figures.occupancy, 1),
+                build(uncapped),
+                uncapped.figures.blocks_per_sm,
+                percent_with(uncapped.figures.occupancy, 1),
+            );
+            return Ok((faster(&iv), with_exclusions(ev, &failed)));
+        }
         let iv = capped.figures.over(&uncapped.figures);
         let ev = format!(
             "{} at {} blocks/SM ({} occupancy) over the uncapped {} at {} blocks/SM ({}): {}",
@@ -422,17 +534,11 @@ R` gives the boundary).";
 
 /// Seed 002: the register cliff on a real kernel.
 pub fn register_cliff(rows: Option<&[RegsRow]>) -> Verdict {
-    let claim = Claim::interval("register-cliff", CLAIM_002, RULE_002);
+    let whole = at_whole_waves(rows);
+    let claim = Claim::interval("register-cliff", CLAIM_002, &pair_rule(RULE_002, whole));
     claim.judge(|| {
         let (ok, failed) = regs_rows(rows)?;
-        let mut free: Vec<&RegsRow> = ok.iter().copied().filter(|r| spill_bytes(r) == 0).collect();
-        free.sort_by_key(|r| (r.figures.regs, r.cap));
-        let pair = free
-            .windows(2)
-            .filter(|w| w[0].figures.blocks_per_sm > w[1].figures.blocks_per_sm)
-            .min_by_key(|w| w[1].figures.regs - w[0].figures.regs)
-            .map(|w| (w[0], w[1]));
-        let Some((below, above)) = pair else {
+        let Some((below, above)) = pair_002(&ok) else {
             let why = "no two spill-free builds either side of a block boundary".to_owned();
             return Err(with_exclusions(why, &failed));
         };
@@ -449,6 +555,17 @@ pub fn register_cliff(rows: Option<&[RegsRow]>) -> Verdict {
                 ratio_words(&iv)
             );
             return Err(with_exclusions(why, &failed));
+        }
+        if whole {
+            let (iv, words) =
+                judged_at_whole_waves(below, above).map_err(|why| with_exclusions(why, &failed))?;
+            let at = |r: &RegsRow| format!("{} at {} blocks/SM", build(r), r.figures.blocks_per_sm);
+            let ev = format!(
+                "{} against {} ({gap} registers apart): {words}",
+                at(below),
+                at(above)
+            );
+            return Ok((faster(&iv), with_exclusions(ev, &failed)));
         }
         let ev = format!(
             "{} over {} ({gap} registers apart): {}",

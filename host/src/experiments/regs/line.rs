@@ -59,6 +59,14 @@ impl CappedLine {
         }
     }
 
+    /// The line's block tile (BM, BN): what its grid of output tiles is cut into.
+    pub fn tile(&self) -> (u32, u32) {
+        match self {
+            CappedLine::Fp32(v) => (v.bm, v.bn),
+            CappedLine::Bf16(v) => (v.shape.bm, v.shape.bn),
+        }
+    }
+
     /// The parameter list a module's entry must declare to be launched as this line.
     pub fn signature(&self) -> &'static [Param] {
         match self {

@@ -1,12 +1,16 @@
 //! The `regs` experiment, register pressure: one GEMM line (the table's `REGS.variant`, or any
 //! FP32 or BF16 line named by `--variant`: `line.rs`) rebuilt under each register cap; actual registers from the loaded function, spills and stack frame from
-//! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin).
+//! the compiler's own report (the JIT's info log, or a `ptxas -v` report beside a cubin). The
+//! pairs seed 001's and 002's verdicts compare are timed again where both run whole waves
+//! (`crate::experiments::whole_waves`), and judged there.
 
 mod claims;
 mod line;
 mod row;
 mod run;
 mod spec;
+#[cfg(test)]
+mod wave_claims_test;
 
 use kernels_gpu::variants::REGS;
 
@@ -16,17 +20,19 @@ pub use spec::{AllArgs, Args, Plan, Spec};
 
 use super::bf16_gemm::Bf16GemmBuffers;
 use super::cells;
-use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
+use super::contract::{Registered, Report, Row, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
 use super::gemm_check_notes;
+use super::gemm_figure_columns::{schedule_notes, shown_columns, wave_columns};
 use super::scatter::named;
+use super::whole_waves::whole_wave_notes;
 use crate::claim::{Rules, Verdict};
 use crate::cuda::Gpu;
 use crate::figure::{finish_labels, Figure, LabelledPoint, PlotRun, RegsSeries};
 use crate::kernel_source::name::ModuleSource;
 use crate::results::{Check, RunMeta};
-use crate::table::{Column, Kind, Value};
+use crate::table::{columns_table, Column, Kind, TableData, Value};
 
 fn spill(x: u32, unknown: bool) -> Value {
     if unknown {
@@ -72,16 +78,15 @@ impl Run for Spec {
 
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {
         match p.line {
-            CappedLine::Fp32(v) => run::every_cap(
-                gpu,
-                ctx,
-                p,
-                &mut GemmBuffers::new(gpu, p.size, ctx.seed)?,
-                v,
-            ),
+            CappedLine::Fp32(v) => {
+                let at = |size| GemmBuffers::new(gpu, size, ctx.seed);
+                let mut buffers = at(p.size)?;
+                run::every_cap(gpu, ctx, p, (&mut buffers, &at), v)
+            }
             CappedLine::Bf16(v) => {
-                let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
-                run::every_cap(gpu, ctx, p, &mut buffers, v)
+                let at = |size| Ok(Bf16GemmBuffers::new(gpu, size, ctx.seed)?);
+                let mut buffers = at(p.size)?;
+                run::every_cap(gpu, ctx, p, (&mut buffers, &at), v)
             }
         }
     }
@@ -120,8 +125,11 @@ impl Report for Spec {
             Column::new("Limiter", Kind::Text, |r| {
                 Value::Text(r.figures.limiter.clone())
             }),
-            Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
         ];
+        c.extend(wave_columns());
+        c.push(Column::new("Verified", Kind::Check, |r| {
+            cells::check(&r.measured.check)
+        }));
         c.extend(GFLOPS.compared_columns());
         c.push(Column::compared(
             "spill st/ld",
@@ -149,6 +157,15 @@ impl Report for Spec {
         )
     }
 
+    /// The rows under their columns (the schedule's only where the run recorded it), then the
+    /// notes.
+    fn table(rows: &Vec<RegsRow>, meta: &RunMeta) -> TableData {
+        let columns = shown_columns(Self::columns(), rows);
+        let mut t = columns_table(&Self::title(meta), &columns, rows);
+        t.notes.extend(Self::notes(rows));
+        t
+    }
+
     fn notes(rows: &Vec<RegsRow>) -> Vec<String> {
         let mut notes: Vec<String> = gemm_check_notes::note(rows.iter().flat_map(|r| {
             let m = &r.measured;
@@ -156,6 +173,10 @@ impl Report for Spec {
         }))
         .into_iter()
         .collect();
+        notes.extend(schedule_notes(rows, false));
+        notes.extend(whole_wave_notes(
+            (rows.iter()).map(|r| (r.label(), &r.figures, &r.whole_waves[..])),
+        ));
         if rows.iter().any(|r| r.spills_unknown) {
             notes.push(
                 "n/a: the module is a cubin with no ptxas report beside it; stack frame is the \

@@ -1,25 +1,31 @@
 //! The `regs` experiment's run: every cap of the plan's line, timed in one problem's buffers of
 //! the line's family (FP32 or BF16).
 
+use super::claims::compared_pairs;
 use super::row::RegsRow;
 use super::spec::{Plan, Spec};
 use crate::cuda::Gpu;
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::{ExperimentError, InVariant};
-use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::gemm_figures::{GemmFigures, Schedule};
 use crate::experiments::gemm_sides::{GemmKind, GemmSides};
 use crate::experiments::measured::Measured;
 use crate::experiments::module_source::load_capped;
 use crate::experiments::progress::progress_bar;
 use crate::experiments::spills::Spills;
+use crate::experiments::whole_waves::{whole_wave_dims, WholeWave};
 use crate::kernel_source::kind::ModuleKind;
+use crate::kernel_source::sources::Sources;
+use crate::results::GemmDims;
 
-/// Every cap's row, in the plan's order, for the line `variant` of `buffers`' family.
+/// Every cap's row, in the plan's order, for the line `variant` of `buffers`' family; then the
+/// pairs seed 001's and 002's verdicts compare, timed again at whole waves in buffers of
+/// `buffers_at` a size.
 pub(super) fn every_cap<K: GemmKind>(
     gpu: &Gpu,
     ctx: &RunContext,
     p: &Plan,
-    buffers: &mut GemmSides<K>,
+    (buffers, buffers_at): (&mut GemmSides<K>, BuffersAt<'_, K>),
     variant: &K::Variant,
 ) -> Result<Vec<RegsRow>, ExperimentError> {
     let bar = progress_bar(ctx, p.caps.len(), Spec::NAME);
@@ -30,7 +36,68 @@ pub(super) fn every_cap<K: GemmKind>(
         bar.inc(1);
     }
     bar.finish_and_clear();
+    pairs_at_whole_waves(gpu, ctx, p, (&mut rows, buffers_at), variant)?;
     Ok(rows)
+}
+
+/// Makes a problem's buffers at a size (the whole-wave size of a pair).
+pub(super) type BuffersAt<'f, K> = &'f dyn Fn(GemmDims) -> Result<GemmSides<K>, ExperimentError>;
+
+/// Each pair [`compared_pairs`] names, timed again (our module alone) at the size nearest the
+/// plan's at which both builds run whole waves, recorded in their rows' `whole_waves`. A pair
+/// already whole at the plan's size keeps its figures; one with no such size is left untimed
+/// (its verdict says so).
+fn pairs_at_whole_waves<K: GemmKind>(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    (rows, buffers_at): (&mut [RegsRow], BuffersAt<'_, K>),
+    variant: &K::Variant,
+) -> Result<(), ExperimentError> {
+    let sms = gpu.info().sm_count;
+    let ours_only = Plan {
+        sources: Sources {
+            theirs: None,
+            ..p.sources.clone()
+        },
+        ..p.clone()
+    };
+    let mut buffers: Option<GemmSides<K>> = None;
+    for (a, b) in compared_pairs(rows) {
+        let blocks = |cap: u32| {
+            let r = rows
+                .iter()
+                .find(|r| r.cap == cap)
+                .expect("a pair of the rows");
+            r.figures.blocks_per_sm
+        };
+        let Some(size) = whole_wave_dims(p.size, p.line.tile(), &[blocks(a), blocks(b)], sms)
+        else {
+            continue;
+        };
+        for cap in [a, b] {
+            let row = rows
+                .iter_mut()
+                .find(|r| r.cap == cap)
+                .expect("a pair of the rows");
+            if row.whole_waves.iter().any(|w| w.size == size) {
+                continue;
+            }
+            let figures = if size == p.size {
+                row.figures.clone()
+            } else {
+                if buffers.as_ref().is_none_or(|b| b.dims() != size) {
+                    // The previous size's buffers go before the next are made.
+                    drop(buffers.take());
+                    buffers = Some(buffers_at(size)?);
+                }
+                let at = buffers.as_mut().expect("made above");
+                measure_cap(gpu, ctx, &ours_only, at, variant, cap)?.figures
+            };
+            row.whole_waves.push(WholeWave { size, figures });
+        }
+    }
+    Ok(())
 }
 
 /// One cap's row: the capped variant timed (with the compared module's build of the same cap,
@@ -73,13 +140,18 @@ fn measure_cap<K: GemmKind>(
         _ => None,
     };
     let ours = m.ours;
+    // The launch's schedule at the buffers' size (a pair timed again at whole waves runs in
+    // buffers of another size than the plan's).
+    let shape = K::launch_shape(variant, buffers.dims());
+    let schedule = Schedule::one_block_per_tile(&shape, gpu.info().sm_count);
     Ok(RegsRow {
         cap,
-        figures: GemmFigures::of(&ours),
+        figures: GemmFigures::of(&ours).scheduled(schedule),
         spill_stores: our_spills.stores.unwrap_or(0),
         spill_loads: our_spills.loads.unwrap_or(0),
         spills_unknown: our_spills.stores.is_none(),
         stack_frame: our_spills.stack_frame,
         measured: Measured::new(&ours, flags, compared),
+        whole_waves: vec![],
     })
 }
