@@ -48,6 +48,7 @@ pub mod gemm;
 pub mod gemm_check;
 pub mod gemm_check_notes;
 pub mod gemm_cublas;
+pub mod gemm_energy;
 pub mod gemm_figure_columns;
 pub mod gemm_figures;
 pub mod gemm_hashes;

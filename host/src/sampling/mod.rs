@@ -37,6 +37,7 @@ pub mod energy_windows;
 #[cfg(test)]
 mod energy_windows_test;
 pub mod event_timing;
+pub mod nvml_meter;
 pub mod plan;
 pub mod rounds;
 pub mod stats;

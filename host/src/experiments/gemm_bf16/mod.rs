@@ -15,6 +15,7 @@
 //! - [`wgemm`] and [`wgemm_rows`]: the wgmma lines (`gemm_wgmma`, sm_90a) launched through their
 //!   TMA tensor maps, as rows beside the `mma.sync` lines; [`plan`]: both picked by label.
 
+mod bf16_energy;
 #[cfg(test)]
 mod margins;
 pub mod plan;
@@ -154,6 +155,8 @@ impl Run for Spec {
         let w = run_wgemm_lines(gpu, ctx, lines, (&mut buffers, &mut cublas), each)?;
         rows.extend(w.rows);
         bar.finish_and_clear();
+        // Before cuBLAS's row is finished: the phase launches cuBLAS from the same handle.
+        let energy = bf16_energy::phase(gpu, p, &rows, &ours, (&mut buffers, &cublas))?;
         let peak = Bf16::peak(gpu);
         // cuBLAS is timed only beside a line: with none run (the wgmma lines alone, off sm_90a)
         // it has no samples.
@@ -168,6 +171,7 @@ impl Run for Spec {
             rows,
             cublas,
             not_run: w.not_run,
+            energy,
         })
     }
 

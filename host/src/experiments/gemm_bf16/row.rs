@@ -12,6 +12,7 @@ use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
+use crate::sampling::energy_windows::EnergyPhase;
 
 /// One BF16 line of the variant table at the run's size.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -150,6 +151,9 @@ pub struct Bf16Run {
     /// size TMA cannot describe), with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<NotRun>,
+    /// The energy phase (`--energy`, or the headline sides in `host all`); absent when not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<EnergyPhase>,
 }
 
 cublas_run_output!(Bf16Run, Bf16Row, " BF16");
@@ -212,6 +216,7 @@ pub(crate) mod tests {
                 Some("nvjet_tst_bf16"),
             )))),
             not_run: vec![],
+            energy: None,
         }
     }
 

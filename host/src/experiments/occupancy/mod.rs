@@ -7,6 +7,7 @@ mod claims;
 #[cfg(test)]
 mod column_test;
 mod row;
+mod sgemm_energy;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 
@@ -152,12 +153,15 @@ impl Run for Spec {
             bar.inc(1);
         }
         bar.finish_and_clear();
+        // Before cuBLAS's row is finished: the phase launches cuBLAS from the same handle.
+        let energy = sgemm_energy::phase(gpu, p, &rows, &ours, (&mut buffers, &cublas))?;
         let peak = Peak::fp32(gpu.info());
         let cublas = cublas.finish(gpu, &mut buffers, peak)?;
         Ok(GemmRun {
             rows,
             cublas,
             faults,
+            energy,
         })
     }
 

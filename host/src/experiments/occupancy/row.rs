@@ -8,6 +8,7 @@ use crate::experiments::gemm_cublas::{cublas_run_output, CublasOutcome};
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
+use crate::sampling::energy_windows::EnergyPhase;
 
 /// The `occupancy` experiment, one GEMM variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -99,6 +100,8 @@ pub struct GemmRun {
     pub cublas: Option<CublasOutcome>,
     /// The variants a kernel faulted in (no row: each is a failed check).
     pub faults: Vec<RowFault>,
+    /// The energy phase (`--energy`, or the headline sides in `host all`); absent when not run.
+    pub energy: Option<EnergyPhase>,
 }
 
 /// A variant in which a kernel faulted: no row (the run went on without it, in a new process).
@@ -127,10 +130,14 @@ enum Stored {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cublas: Option<CublasOutcome>,
         faults: Vec<RowFault>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        energy: Option<EnergyPhase>,
     },
     Run {
         rows: Vec<GemmRow>,
         cublas: CublasOutcome,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        energy: Option<EnergyPhase>,
     },
 }
 
@@ -141,20 +148,28 @@ impl From<Stored> for GemmRun {
                 rows,
                 cublas: None,
                 faults: Vec::new(),
+                energy: None,
             },
             Stored::Faulted {
                 rows,
                 cublas,
                 faults,
+                energy,
             } => GemmRun {
                 rows,
                 cublas,
                 faults,
+                energy,
             },
-            Stored::Run { rows, cublas } => GemmRun {
+            Stored::Run {
+                rows,
+                cublas,
+                energy,
+            } => GemmRun {
                 rows,
                 cublas: Some(cublas),
                 faults: Vec::new(),
+                energy,
             },
         }
     }
@@ -162,16 +177,19 @@ impl From<Stored> for GemmRun {
 
 impl From<GemmRun> for Stored {
     fn from(r: GemmRun) -> Self {
-        match (r.cublas, r.faults.is_empty()) {
-            (None, true) => Stored::Rows(r.rows),
-            (Some(cublas), true) => Stored::Run {
+        // A run with an energy phase but neither cuBLAS nor a fault is an object with no faults.
+        match (r.cublas, r.faults.is_empty(), r.energy) {
+            (None, true, None) => Stored::Rows(r.rows),
+            (Some(cublas), true, energy) => Stored::Run {
                 rows: r.rows,
                 cublas,
+                energy,
             },
-            (cublas, false) => Stored::Faulted {
+            (cublas, _, energy) => Stored::Faulted {
                 rows: r.rows,
                 cublas,
                 faults: r.faults,
+                energy,
             },
         }
     }
@@ -251,6 +269,7 @@ mod tests {
                 kernel: None,
             }))),
             faults: vec![],
+            energy: None,
         };
         let json = serde_json::to_value(&run).unwrap();
         assert_eq!(json["rows"][0]["tile"]["family"], "tuned");
@@ -264,6 +283,7 @@ mod tests {
                 reason: "cuBLAS not found".into(),
             }),
             faults: vec![],
+            energy: None,
         };
         let json = serde_json::to_value(&absent).unwrap();
         assert_eq!(json["cublas"]["status"], "unavailable");
@@ -288,6 +308,7 @@ mod tests {
                 rows: vec![row("D", None)],
                 cublas,
                 faults: vec![fault.clone()],
+                energy: None,
             };
             let json = serde_json::to_value(&run).unwrap();
             assert_eq!(json["faults"][0]["variant"], "S");
@@ -297,6 +318,7 @@ mod tests {
             rows: vec![row("D", None)],
             cublas: None,
             faults: vec![],
+            energy: None,
         };
         assert!(serde_json::to_value(&plain).unwrap().is_array());
     }
