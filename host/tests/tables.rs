@@ -166,7 +166,7 @@ fn sample() -> RunResults {
             rows: vec![gemm("S", 2, 2, 62, 1394.0, vec![]), failed_c],
             cublas: None,
             faults: vec![],
-            energy: None,
+            clock_energy: None,
         }),
         bandwidth: Some(Bandwidth {
             reference_gbps: 3900.0,

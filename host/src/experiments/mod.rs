@@ -47,6 +47,7 @@ pub mod error;
 pub mod gemm;
 pub mod gemm_check;
 pub mod gemm_check_notes;
+pub mod gemm_clock_energy;
 pub mod gemm_cublas;
 pub mod gemm_energy;
 pub mod gemm_figure_columns;

@@ -5,9 +5,9 @@
 
 use kernels_gpu::variants::{BF16_GEMM, WGEMM};
 
+use super::plan::Plan;
 use super::row::{Bf16Row, TensorPath};
 use super::wgemm::{launch_wgemm, wgemm_launch_shape};
-use super::Plan;
 use crate::cuda::hopper::hopper_module;
 use crate::cuda::tensor_map::TensorMaps;
 use crate::cuda::{CudaError, Gpu, Kernel, LaunchShape};
@@ -25,10 +25,7 @@ use crate::sampling::energy_windows::{EnergyPhase, WindowPlan};
 pub const CUBLAS: &str = "cuBLAS BF16";
 
 /// The kinds the headline sides are chosen among, in words.
-const KINDS: [&str; 2] = [
-    "the mma.sync lines (M and MT)",
-    "the wgmma lines (W)",
-];
+const KINDS: [&str; 2] = ["the mma.sync lines (M and MT)", "the wgmma lines (W)"];
 
 /// Whether a row is of the `mma.sync` kind (else wgmma).
 fn is_mma_sync(r: &Bf16Row) -> bool {
@@ -38,7 +35,11 @@ fn is_mma_sync(r: &Bf16Row) -> bool {
 /// The rows `scope` takes, by label: every verified one, or the fastest verified of each kind.
 pub fn picked(scope: EnergyScope, rows: &[Bf16Row]) -> Vec<&str> {
     fn key(r: &Bf16Row) -> (&str, f64, bool) {
-        (r.variant.as_str(), r.figures.gflops, r.measured.check.passed)
+        (
+            r.variant.as_str(),
+            r.figures.gflops,
+            r.measured.check.passed,
+        )
     }
     match scope {
         EnergyScope::Off => Vec::new(),
@@ -90,8 +91,7 @@ pub fn phase(
         if let Some(v) = BF16_GEMM.iter().find(|v| v.label == label) {
             let kernel = ours.module.kernel(v.entry).in_variant(label)?;
             mma.push((label, kernel, Bf16::launch_shape(v, dims)));
-        } else if let (Some(v), Some(module)) = (WGEMM.iter().find(|v| v.label == label), &hopper)
-        {
+        } else if let (Some(v), Some(module)) = (WGEMM.iter().find(|v| v.label == label), &hopper) {
             let kernel = module.kernel(v.entry).in_variant(label)?;
             let (a, b) = buffers.inputs();
             let maps = TensorMaps::encode(gpu, v, dims, a, b).in_variant(label)?;

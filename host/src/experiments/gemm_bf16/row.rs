@@ -6,13 +6,13 @@ use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant};
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_clock_energy::ClockAndEnergy;
 use crate::experiments::gemm_cublas::cublas_run_output;
 use crate::experiments::gemm_cublas::CublasOutcome;
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
-use crate::sampling::energy_windows::EnergyPhase;
 
 /// One BF16 line of the variant table at the run's size.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -153,7 +153,7 @@ pub struct Bf16Run {
     pub not_run: Vec<NotRun>,
     /// The energy phase (`--energy`, or the headline sides in `host all`); absent when not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub energy: Option<EnergyPhase>,
+    pub clock_energy: Option<ClockAndEnergy>,
 }
 
 cublas_run_output!(Bf16Run, Bf16Row, " BF16");
@@ -216,7 +216,7 @@ pub(crate) mod tests {
                 Some("nvjet_tst_bf16"),
             )))),
             not_run: vec![],
-            energy: None,
+            clock_energy: None,
         }
     }
 

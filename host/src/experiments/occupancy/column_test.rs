@@ -88,7 +88,7 @@ fn run() -> RunResults {
         rows: vec![row("A", 4, 4), row("D", 16, 8)],
         cublas: None,
         faults: vec![],
-        energy: None,
+        clock_energy: None,
     });
     r
 }

@@ -4,11 +4,11 @@ use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_clock_energy::ClockAndEnergy;
 use crate::experiments::gemm_cublas::{cublas_run_output, CublasOutcome};
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
-use crate::sampling::energy_windows::EnergyPhase;
 
 /// The `occupancy` experiment, one GEMM variant.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -101,7 +101,7 @@ pub struct GemmRun {
     /// The variants a kernel faulted in (no row: each is a failed check).
     pub faults: Vec<RowFault>,
     /// The energy phase (`--energy`, or the headline sides in `host all`); absent when not run.
-    pub energy: Option<EnergyPhase>,
+    pub clock_energy: Option<ClockAndEnergy>,
 }
 
 /// A variant in which a kernel faulted: no row (the run went on without it, in a new process).
@@ -131,13 +131,13 @@ enum Stored {
         cublas: Option<CublasOutcome>,
         faults: Vec<RowFault>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        energy: Option<EnergyPhase>,
+        clock_energy: Option<ClockAndEnergy>,
     },
     Run {
         rows: Vec<GemmRow>,
         cublas: CublasOutcome,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        energy: Option<EnergyPhase>,
+        clock_energy: Option<ClockAndEnergy>,
     },
 }
 
@@ -148,28 +148,28 @@ impl From<Stored> for GemmRun {
                 rows,
                 cublas: None,
                 faults: Vec::new(),
-                energy: None,
+                clock_energy: None,
             },
             Stored::Faulted {
                 rows,
                 cublas,
                 faults,
-                energy,
+                clock_energy,
             } => GemmRun {
                 rows,
                 cublas,
                 faults,
-                energy,
+                clock_energy,
             },
             Stored::Run {
                 rows,
                 cublas,
-                energy,
+                clock_energy,
             } => GemmRun {
                 rows,
                 cublas: Some(cublas),
                 faults: Vec::new(),
-                energy,
+                clock_energy,
             },
         }
     }
@@ -177,19 +177,20 @@ impl From<Stored> for GemmRun {
 
 impl From<GemmRun> for Stored {
     fn from(r: GemmRun) -> Self {
-        // A run with an energy phase but neither cuBLAS nor a fault is an object with no faults.
-        match (r.cublas, r.faults.is_empty(), r.energy) {
+        // A run with clock figures (new runs) but neither cuBLAS nor a fault is an object with no
+        // faults.
+        match (r.cublas, r.faults.is_empty(), r.clock_energy) {
             (None, true, None) => Stored::Rows(r.rows),
-            (Some(cublas), true, energy) => Stored::Run {
+            (Some(cublas), true, clock_energy) => Stored::Run {
                 rows: r.rows,
                 cublas,
-                energy,
+                clock_energy,
             },
-            (cublas, _, energy) => Stored::Faulted {
+            (cublas, _, clock_energy) => Stored::Faulted {
                 rows: r.rows,
                 cublas,
                 faults: r.faults,
-                energy,
+                clock_energy,
             },
         }
     }
@@ -269,7 +270,7 @@ mod tests {
                 kernel: None,
             }))),
             faults: vec![],
-            energy: None,
+            clock_energy: None,
         };
         let json = serde_json::to_value(&run).unwrap();
         assert_eq!(json["rows"][0]["tile"]["family"], "tuned");
@@ -283,7 +284,7 @@ mod tests {
                 reason: "cuBLAS not found".into(),
             }),
             faults: vec![],
-            energy: None,
+            clock_energy: None,
         };
         let json = serde_json::to_value(&absent).unwrap();
         assert_eq!(json["cublas"]["status"], "unavailable");
@@ -308,7 +309,7 @@ mod tests {
                 rows: vec![row("D", None)],
                 cublas,
                 faults: vec![fault.clone()],
-                energy: None,
+                clock_energy: None,
             };
             let json = serde_json::to_value(&run).unwrap();
             assert_eq!(json["faults"][0]["variant"], "S");
@@ -318,7 +319,7 @@ mod tests {
             rows: vec![row("D", None)],
             cublas: None,
             faults: vec![],
-            energy: None,
+            clock_energy: None,
         };
         assert!(serde_json::to_value(&plain).unwrap().is_array());
     }

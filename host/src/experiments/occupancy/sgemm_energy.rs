@@ -2,9 +2,9 @@
 //! `--energy`, every verified line) and cuBLAS's SGEMM, on the problem the table timed
 //! (`gemm_energy.rs` runs the windows).
 
-use kernels_gpu::variants::GEMM;
+use kernels_gpu::variants::{GemmVariant, GEMM};
 
-use super::{GemmRow, Plan};
+use super::row::GemmRow;
 use crate::cuda::{Gpu, Kernel};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm::{Fp32, GemmBuffers};
@@ -12,6 +12,7 @@ use crate::experiments::gemm_cublas::CublasSide;
 use crate::experiments::gemm_energy::{
     chosen_words, fastest_verified, launches_per_batch, run_phase, EnergyScope, PhaseSide,
 };
+use crate::experiments::gemm_plan::GemmPlan;
 use crate::experiments::gemm_sides::{EnergyLaunch, GemmKind};
 use crate::experiments::module_source::Loaded;
 use crate::sampling::energy_windows::{EnergyPhase, WindowPlan};
@@ -23,7 +24,7 @@ pub const CUBLAS: &str = "cuBLAS";
 /// none.
 pub fn phase(
     gpu: &Gpu,
-    p: &Plan,
+    p: &GemmPlan<GemmVariant>,
     rows: &[GemmRow],
     ours: &Loaded,
     (buffers, cublas): (&mut GemmBuffers, &CublasSide),
@@ -35,15 +36,22 @@ pub fn phase(
             .filter(|r| r.measured.check.passed)
             .map(|r| r.variant.as_str())
             .collect(),
-        EnergyScope::Headline => fastest_verified(
-            rows.iter()
-                .map(|r| (r.variant.as_str(), r.figures.gflops, r.measured.check.passed)),
-        )
+        EnergyScope::Headline => fastest_verified(rows.iter().map(|r| {
+            (
+                r.variant.as_str(),
+                r.figures.gflops,
+                r.measured.check.passed,
+            )
+        }))
         .into_iter()
         .collect(),
     };
-    let mut kernels: Vec<(&str, Kernel<'_>, f64, &'static kernels_gpu::variants::GemmVariant)> =
-        Vec::new();
+    let mut kernels: Vec<(
+        &str,
+        Kernel<'_>,
+        f64,
+        &'static kernels_gpu::variants::GemmVariant,
+    )> = Vec::new();
     for label in picked {
         let (Some(v), Some(row)) = (
             GEMM.iter().find(|v| v.label == label),
