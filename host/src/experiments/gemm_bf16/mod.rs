@@ -16,6 +16,7 @@
 //!   TMA tensor maps, as rows beside the `mma.sync` lines; [`plan`]: both picked by label.
 
 mod bf16_energy;
+mod claims;
 #[cfg(test)]
 mod margins;
 pub mod plan;
@@ -45,6 +46,7 @@ use super::gemm_sides::GemmKind;
 use super::module_source::plan_files;
 use super::progress::progress_bar;
 use super::scatter::Reference;
+use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, GemmDims, ModuleFiles};
@@ -205,6 +207,11 @@ impl Report for Spec {
                 .flat_map(ClockAndEnergy::failures),
         );
         out
+    }
+
+    /// Per clock and per joule against cuBLAS (runs that kept the clock basis only).
+    fn claims(output: Option<&Bf16Run>) -> Vec<Verdict> {
+        claims::claims(output)
     }
 
     /// Per clock and per joule (runs that kept the clock basis: none before it).
