@@ -88,6 +88,10 @@ fn the_energy_phase_runs_every_side_in_its_windows_and_checks_them() {
             );
             assert!(w.launches > 0 && w.millijoules > 0, "{}: {w:?}", side.label);
             assert!(w.clock_readings > 0, "{}: {w:?}", side.label);
+            let probe = w
+                .kernel_clock_mhz
+                .expect("the in-kernel probe ran after the window");
+            assert!(probe > 0.0, "{}: {w:?}", side.label);
         }
         let check = side.check.as_ref().expect("checked after its windows");
         assert!(check.passed, "{}: {check:?}", side.label);

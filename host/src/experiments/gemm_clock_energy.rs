@@ -129,12 +129,13 @@ const MHZ: Kind = Kind::Rate {
 };
 
 /// The headers of the energy columns, shown only where the phase measured.
-const ENERGY: [&str; 11] = [
+const ENERGY: [&str; 12] = [
     "Energy windows",
     "J/GEMM",
     "GFLOP/J",
     "± step",
     "NVML SM MHz, windows",
+    "In-kernel MHz after windows",
     "GFLOP/s, windows",
     "vs cuBLAS per s",
     "vs cuBLAS per clock",
@@ -198,25 +199,28 @@ fn columns() -> Vec<Column<ClockLine>> {
         Column::new(ENERGY[4], MHZ, |r| {
             r.energy_figure(|e| e.figures.clock_mean_mhz)
         }),
+        Column::new(ENERGY[5], MHZ, |r| {
+            r.energy_figure(|e| e.figures.kernel_clock_mhz)
+        }),
         Column::new(
-            ENERGY[5],
+            ENERGY[6],
             Kind::Rate {
                 unit: "GFLOP/s",
                 decimals: 0,
             },
             |r| r.energy_figure(|e| e.figures.gflops),
         ),
-        Column::new(ENERGY[6], Kind::Ratio, |r| {
+        Column::new(ENERGY[7], Kind::Ratio, |r| {
             r.energy_figure(|e| e.ratios?.per_second)
         }),
-        Column::new(ENERGY[7], Kind::Ratio, |r| {
+        Column::new(ENERGY[8], Kind::Ratio, |r| {
             r.energy_figure(|e| e.ratios?.per_clock)
         }),
-        Column::new(ENERGY[8], Kind::Ratio, |r| {
+        Column::new(ENERGY[9], Kind::Ratio, |r| {
             r.energy_figure(|e| e.ratios?.per_joule)
         }),
         Column::new(
-            ENERGY[9],
+            ENERGY[10],
             Kind::Dims {
                 sep: "-",
                 names: &["per J low (x1000)", "per J high (x1000)"],
@@ -229,7 +233,7 @@ fn columns() -> Vec<Column<ClockLine>> {
                 _ => Value::NotAvailable,
             },
         ),
-        Column::new(ENERGY[10], Kind::Check, |r| {
+        Column::new(ENERGY[11], Kind::Check, |r| {
             r.energy
                 .as_ref()
                 .and_then(|e| e.check.as_ref())
@@ -320,7 +324,9 @@ fn energy_notes(run: &EnergyRun) -> Vec<String> {
          build on the timed problem, in {rounds} alternating windows of {:.0} s or more \
          (rotating order), {seconds:.1} s in all. J/GEMM, GFLOP/J and the clock are medians over \
          a side's windows; the clock of a window is the mean of NVML's SM clock readings polled \
-         between its batches. The ratios against {} are medians over rounds of the two sides' \
+         between its batches, and In-kernel MHz is `%clock64` cycles over `%globaltimer` \
+         nanoseconds of a 2 ms probe (one warp a block, a block an SM, its own launch) run right \
+         after each window, median over blocks and then windows. The ratios against {} are medians over rounds of the two sides' \
          windows of one round: per s of GFLOP/s, per clock of GFLOP/s over that mean MHz, per J \
          of GFLOP/J.",
         run.chosen,
@@ -383,6 +389,7 @@ mod tests {
             clock_max_mhz: Some(mhz as u32 + 10),
             clock_readings: 100,
             throttled_by: "sw power cap".into(),
+            kernel_clock_mhz: Some(mhz + 1.0),
         }
     }
 
@@ -455,7 +462,7 @@ mod tests {
         let m9 = csv.lines().find(|l| l.starts_with("M9,")).unwrap();
         // 2048 FLOP/cycle/SM at 1700 MHz: 50% of the 4096 peak; 3 windows of 600 GEMMs for
         // 1000 J: 1.6667 J/GEMM, 0.6 GFLOP/J (GEMMs of 1 GFLOP), ± a tenth, 600 GFLOP/s.
-        let head = "M9,459571.2,1700,2048,50,3,1.666666667,0.6,10,1700,600,";
+        let head = "M9,459571.2,1700,2048,50,3,1.666666667,0.6,10,1700,1701,600,";
         assert!(m9.starts_with(head), "{m9}");
         // Per s 0.6, per clock 0.6 x 1600/1700, per J 0.6 with its step range.
         assert!(m9.contains(",0.6,0.5647058824,0.6,491,733,"), "{m9}");

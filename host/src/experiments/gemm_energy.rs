@@ -9,6 +9,7 @@ use cudarc::driver::CudaEvent;
 
 use super::error::ExperimentError;
 use super::gemm_sides::{EnergyLaunch, GemmKind, GemmSides};
+use crate::cuda::clock_probe::ClockProbe;
 use crate::cuda::{CudaError, Gpu};
 use crate::results::Check;
 use crate::sampling::energy_windows::{
@@ -71,6 +72,9 @@ struct OnGpu<'a, 's, 'k, K: GemmKind> {
     batches: usize,
     /// Each side's checks after its windows, merged: the first failure kept.
     checks: Vec<Option<Check>>,
+    /// The in-kernel clock probe: loaded at the first window's end; None inside when it could
+    /// not be loaded (the windows go on without it).
+    probe: Option<Option<ClockProbe>>,
 }
 
 impl<K: GemmKind> WindowSides for OnGpu<'_, '_, '_, K> {
@@ -99,6 +103,15 @@ impl<K: GemmKind> WindowSides for OnGpu<'_, '_, '_, K> {
     fn drain(&mut self) -> Result<(), CudaError> {
         self.batches = 0;
         self.gpu.synchronize()
+    }
+
+    fn kernel_clock_mhz(&mut self) -> Result<Option<f64>, CudaError> {
+        let gpu = self.gpu;
+        let probe = self.probe.get_or_insert_with(|| ClockProbe::new(gpu).ok());
+        match probe {
+            Some(p) => p.mhz(gpu),
+            None => Ok(None),
+        }
     }
 
     fn after(&mut self, side: usize) -> Result<(), CudaError> {
@@ -132,6 +145,7 @@ pub fn run_phase<K: GemmKind>(
         events: [gpu.event()?, gpu.event()?],
         batches: 0,
         checks: vec![None; sides.len()],
+        probe: None,
     };
     let mut meter = GpuMeter::new(gpu);
     let measured = run_windows(&mut meter, &mut on_gpu, &labels, plan)?;

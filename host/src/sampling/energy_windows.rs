@@ -47,6 +47,9 @@ pub trait WindowSides {
     fn batch(&mut self, side: usize) -> Result<u64, Self::Error>;
     /// Waits until every launch enqueued has run.
     fn drain(&mut self) -> Result<(), Self::Error>;
+    /// The SM clock read from inside a kernel launched now, right after the window (MHz); None
+    /// where no such probe can run.
+    fn kernel_clock_mhz(&mut self) -> Result<Option<f64>, Self::Error>;
     /// After `side`'s window (drained): e.g. its output checked.
     fn after(&mut self, side: usize) -> Result<(), Self::Error>;
 }
@@ -114,6 +117,10 @@ pub struct EnergyWindow {
     pub clock_readings: u32,
     /// Every throttle reason NVML named during the window (comma-separated; empty: none).
     pub throttled_by: String,
+    /// The SM clock an in-kernel probe (`%clock64` over `%globaltimer`) read right after the
+    /// window's last launch, MHz; None where the probe could not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_clock_mhz: Option<f64>,
 }
 
 /// One side's windows and the check of its output after them.
@@ -219,6 +226,8 @@ fn window<M: Meter, S: WindowSides>(
     };
     polls.energy(e1);
     let seconds = (meter.now() - start).as_secs_f64();
+    // After the window's readings, so that the probe's launch is no part of its energy.
+    let kernel_clock_mhz = sides.kernel_clock_mhz()?;
     let clocks = &polls.clocks;
     let mean = (!clocks.is_empty())
         .then(|| clocks.iter().map(|&c| f64::from(c)).sum::<f64>() / clocks.len() as f64);
@@ -235,6 +244,7 @@ fn window<M: Meter, S: WindowSides>(
         clock_max_mhz: clocks.iter().copied().max(),
         clock_readings: clocks.len() as u32,
         throttled_by: polls.reasons.join(", "),
+        kernel_clock_mhz,
     }))
 }
 
@@ -342,6 +352,8 @@ pub struct SideFigures {
     pub gflop_per_joule: Option<f64>,
     pub gflops: Option<f64>,
     pub clock_mean_mhz: Option<f64>,
+    /// The in-kernel probe's clock right after each window, median over windows.
+    pub kernel_clock_mhz: Option<f64>,
     /// The largest step error of its windows (relative).
     pub step_error: Option<f64>,
 }
@@ -360,6 +372,7 @@ impl EnergySide {
             gflop_per_joule: median_of(f.iter().map(|w| w.gflop_per_joule)),
             gflops: median_of(f.iter().map(|w| Some(w.gflops))),
             clock_mean_mhz: median_of(self.windows.iter().map(|w| w.clock_mean_mhz)),
+            kernel_clock_mhz: median_of(self.windows.iter().map(|w| w.kernel_clock_mhz)),
             step_error: self
                 .windows
                 .iter()

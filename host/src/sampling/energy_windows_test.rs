@@ -117,6 +117,10 @@ impl WindowSides for FakeSides {
     fn drain(&mut self) -> Result<(), String> {
         Ok(())
     }
+    fn kernel_clock_mhz(&mut self) -> Result<Option<f64>, String> {
+        let w = self.0.borrow();
+        Ok(w.running.map(|s| f64::from(w.sides[s].mhz) + 0.5))
+    }
     fn after(&mut self, _: usize) -> Result<(), String> {
         self.0.borrow_mut().running = None;
         Ok(())
@@ -190,6 +194,9 @@ fn joules_per_gemm_come_within_one_step_of_the_truth_on_a_counter_stepping_every
     // The clock NVML gave while each side ran, and the cap named for cuBLAS's windows alone.
     assert_eq!(sides[0].windows[0].clock_mean_mhz, Some(1700.0));
     assert_eq!(sides[1].windows[2].clock_mean_mhz, Some(1600.0));
+    // The in-kernel probe after each window, while the side's state holds.
+    assert_eq!(sides[0].windows[2].kernel_clock_mhz, Some(1700.5));
+    assert_eq!(sides[1].figures(FLOPS).kernel_clock_mhz, Some(1600.5));
     assert_eq!(sides[0].windows[1].throttled_by, "");
     assert_eq!(sides[1].windows[1].throttled_by, "sw power cap");
     // Ratios against cuBLAS, medians over the three rounds: per second 0.5; per clock 0.5 over
@@ -284,6 +291,7 @@ fn window(round: u32, millijoules: u64, launches: u64, mhz: f64) -> EnergyWindow
         clock_max_mhz: None,
         clock_readings: 1,
         throttled_by: String::new(),
+        kernel_clock_mhz: None,
     }
 }
 

@@ -202,6 +202,7 @@ mod tests {
             clock_max_mhz: None,
             clock_readings: 10,
             throttled_by: if capped { "sw power cap" } else { "" }.into(),
+            kernel_clock_mhz: None,
         }
     }
 
