@@ -132,6 +132,11 @@ pub struct GemmRun {
     /// Do not time cuBLAS's GEMM of the same element type beside the lines.
     #[arg(long)]
     pub no_cublas: bool,
+    /// After the timing, measure energy from NVML's counter: every line timed and cuBLAS, each
+    /// alone in 3 alternating windows of 1 s (J per GEMM, GFLOP/J, the SM clock over each
+    /// window, and the ratios against cuBLAS per second, per clock and per joule).
+    #[arg(long)]
+    pub energy: bool,
 }
 
 /// The flags of `host all` that several experiments read: a [`GemmRun`] told as it serves every
@@ -144,6 +149,10 @@ pub struct GemmRun {
     whose labels is listed runs all of its variants. An empty list or item is refused")))]
 #[command(mut_arg("no_cublas", |a| a.help(
     "The GEMM experiments (occupancy, gemm_bf16): do not time cuBLAS beside the lines")))]
+#[command(mut_arg("energy", |a| a.help(
+    "The GEMM experiments: measure the energy of every line timed. Without it `host all` measures \
+    the headline sides only (each experiment's fastest verified line of each kind, and cuBLAS: \
+    3 windows of 1 s each)")))]
 #[command(mut_arg("module", |a| a.help(
     "Module for the experiments that take one file (PTX, cubin or fatbin)")))]
 #[command(mut_arg("compare", |a| a.help(

@@ -170,6 +170,7 @@ fn sample() -> RunResults {
             rows: vec![gemm("S", 2, 2, 62, 1394.0, vec![]), failed_c],
             cublas: None,
             faults: vec![],
+            clock_energy: None,
         }),
         bandwidth: Some(Bandwidth {
             reference_gbps: 3900.0,

@@ -404,6 +404,16 @@ impl Gpu {
     pub fn throttled_by(&self) -> Option<String> {
         self.clock.throttled_by()
     }
+
+    /// The SM clock in MHz asked of NVML now (no reading reused), or None without NVML.
+    pub fn sm_clock_mhz_now(&self) -> Option<u32> {
+        self.clock.mhz()
+    }
+
+    /// NVML's total-energy counter, millijoules, or None without NVML or a counter.
+    pub fn total_energy_mj(&self) -> Option<u64> {
+        self.clock.energy_mj()
+    }
 }
 
 impl Drop for Gpu {

@@ -5,6 +5,7 @@
 //! Check [`driver_present`] before anything else here: without the driver library every other
 //! call fails.
 
+pub mod clock_probe;
 mod cublas;
 pub mod cupti;
 pub mod cupti_record;

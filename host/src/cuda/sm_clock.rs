@@ -1,6 +1,7 @@
-//! The SM clock and why it is below its maximum, read through NVML (`libnvidia-ml`, loaded at run
-//! time by the `nvml-wrapper` crate). The CUDA driver API has no current-clock query; NVML answers
-//! in microseconds, where spawning `nvidia-smi` took about 0.1 s a reading.
+//! The SM clock, why it is below its maximum, and the device's total energy, read through NVML
+//! (`libnvidia-ml`, loaded at run time by the `nvml-wrapper` crate). The CUDA driver API has no
+//! current-clock query; NVML answers in microseconds, where spawning `nvidia-smi` took about 0.1 s
+//! a reading.
 
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::Clock;
@@ -35,6 +36,13 @@ impl SmClock {
     /// The current SM clock in MHz.
     pub fn mhz(&self) -> Option<u32> {
         self.device()?.clock_info(Clock::SM).ok()
+    }
+
+    /// The device's total energy since the driver loaded, millijoules (Volta and later). On the
+    /// H200 it moves in steps about every 100 ms: `sampling::energy_windows` reads it over
+    /// windows of a second or more.
+    pub fn energy_mj(&self) -> Option<u64> {
+        self.device()?.total_energy_consumption().ok()
     }
 
     /// Why the clocks are held down now, in NVML's words ("sw power cap, hw slowdown"); empty
@@ -96,7 +104,10 @@ mod tests {
     #[test]
     fn no_device_reads_nothing() {
         let c = SmClock::open(None);
-        assert_eq!((c.mhz(), c.throttled_by()), (None, None));
+        assert_eq!(
+            (c.mhz(), c.throttled_by(), c.energy_mj()),
+            (None, None, None)
+        );
         let c = SmClock::open(Some("0000:ff:1f.7"));
         assert_eq!(c.mhz(), None);
     }

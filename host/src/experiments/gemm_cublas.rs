@@ -137,6 +137,13 @@ impl CublasSide {
         self.opened.as_ref().and_then(|c| c.as_ref().ok())
     }
 
+    /// The median of cuBLAS's samples so far (every line's pooled), ms per call; None before
+    /// any.
+    pub fn median_ms(&self) -> Option<f64> {
+        let mut s = self.samples.clone();
+        (!s.is_empty()).then(|| crate::confidence::median(&mut s))
+    }
+
     /// Times line `label`'s `kernels` in `sides` (launched as `launch` says: [`GemmSides::
     /// measure_by`]) with cuBLAS's samples interleaved where it is usable, and keeps cuBLAS's
     /// timing and checked output; gives ours, the compared module's, and ours over cuBLAS from

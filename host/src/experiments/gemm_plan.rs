@@ -7,6 +7,7 @@
 use std::fmt::Debug;
 
 use super::contract::{self, Output};
+use super::gemm_energy::EnergyScope;
 use crate::flags::{own_labels, select, CliError, GemmDims, GemmRun, ModuleFiles, Shared};
 use crate::kernel_source::sources::{Kernels, Sources};
 use crate::results::RunMeta;
@@ -29,6 +30,8 @@ pub struct GemmPlan<V: 'static> {
     pub sources: Sources<Kernels>,
     /// Time cuBLAS too (unless `--no-cublas`).
     pub cublas: bool,
+    /// Which sides the energy phase runs (`--energy`; the headline ones in `host all`).
+    pub energy: EnergyScope,
 }
 
 /// A line of a GEMM experiment's table section, and how the experiment checks a plan of them.
@@ -61,7 +64,7 @@ impl<V: GemmLines> GemmPlan<V> {
         list: &[String],
         size: GemmDims,
         files: &ModuleFiles,
-        cublas: bool,
+        (cublas, energy): (bool, EnergyScope),
     ) -> Result<Self, CliError> {
         let variants = select(list, V::TABLE, |v| V::LABEL(v), V::KIND)?;
         let sources = V::sources(&variants, size, files)?;
@@ -70,6 +73,7 @@ impl<V: GemmLines> GemmPlan<V> {
             size,
             sources,
             cublas,
+            energy,
         })
     }
 }
@@ -80,13 +84,20 @@ impl<V: GemmLines> contract::Plan for GemmPlan<V> {
     type Output = V::Output;
     type Kernels = Kernels;
     fn new(a: &GemmArgs) -> Result<Self, CliError> {
-        Self::of(&a.variants, a.gemm.size, &a.modules, !a.no_cublas)
+        let energy = EnergyScope::of(a.energy, false);
+        Self::of(&a.variants, a.gemm.size, &a.modules, (!a.no_cublas, energy))
     }
     /// The lines of the shared `--variants` that are this experiment's (all when none is).
     fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
         let labels = V::labels();
         let own = own_labels(&s.run.variants, &labels);
-        Self::of(&own, s.run.gemm.size, &s.module_files(), !s.run.no_cublas)
+        let energy = EnergyScope::of(s.run.energy, true);
+        Self::of(
+            &own,
+            s.run.gemm.size,
+            &s.module_files(),
+            (!s.run.no_cublas, energy),
+        )
     }
     fn sources(&self) -> &Sources<Kernels> {
         &self.sources

@@ -29,10 +29,15 @@
 //!
 //! Layout: [`plan`] (plans, noise targets, defaults), [`timing_flags`], [`stats`] (median, noise,
 //! the stopping rule, a figure's summary), [`clocks`] (clock drops), [`rounds`] (the loop,
-//! without a GPU) and [`event_timing`] (the loop on the GPU).
+//! without a GPU), [`event_timing`] (the loop on the GPU) and [`energy_windows`] (energy per
+//! GEMM from NVML's counter over windows of a second, without a GPU).
 
 pub mod clocks;
+pub mod energy_windows;
+#[cfg(test)]
+mod energy_windows_test;
 pub mod event_timing;
+pub mod nvml_meter;
 pub mod plan;
 pub mod rounds;
 pub mod stats;

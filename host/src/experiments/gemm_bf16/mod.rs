@@ -15,6 +15,8 @@
 //! - [`wgemm`] and [`wgemm_rows`]: the wgmma lines (`gemm_wgmma`, sm_90a) launched through their
 //!   TMA tensor maps, as rows beside the `mma.sync` lines; [`plan`]: both picked by label.
 
+mod bf16_energy;
+mod claims;
 #[cfg(test)]
 mod margins;
 pub mod plan;
@@ -33,9 +35,11 @@ pub use table::bf16_peak;
 
 use super::bf16_gemm::{Bf16, Bf16GemmBuffers};
 use super::bf16_tolerance;
+use super::contract::Output as _;
 use super::contract::{Registered, Report, Run, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
+use super::gemm_clock_energy::{table as clock_table, ClockAndEnergy};
 use super::gemm_cublas::{gemm_figures, CublasOutcome, CublasSide};
 use super::gemm_figures::Schedule;
 use super::gemm_plan::{GemmArgs, GemmLines};
@@ -43,6 +47,7 @@ use super::gemm_sides::GemmKind;
 use super::module_source::plan_files;
 use super::progress::progress_bar;
 use super::scatter::Reference;
+use crate::claim::Verdict;
 use crate::cuda::Gpu;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, GemmDims, ModuleFiles};
@@ -55,6 +60,9 @@ use wgemm_rows::run_wgemm_lines;
 
 /// The `gemm_bf16` experiment.
 pub struct Spec;
+
+/// The stem of its per-clock and energy table's CSV.
+const CLOCK_STEM: &str = "gemm_bf16_clock";
 
 /// `host gemm_bf16`.
 pub type Args = GemmArgs;
@@ -156,6 +164,9 @@ impl Run for Spec {
         let w = run_wgemm_lines(gpu, ctx, lines, (&mut buffers, &mut cublas), each)?;
         rows.extend(w.rows);
         bar.finish_and_clear();
+        // Before cuBLAS's row is finished: the phase launches cuBLAS from the same handle.
+        let energy = bf16_energy::phase(gpu, p, &rows, &ours, (&mut buffers, &cublas))?;
+        let clock_energy = Some(ClockAndEnergy::bf16(gpu.info(), energy));
         let peak = Bf16::peak(gpu);
         // cuBLAS is timed only beside a line: with none run (the wgmma lines alone, off sm_90a)
         // it has no samples.
@@ -170,6 +181,7 @@ impl Run for Spec {
             rows,
             cublas,
             not_run: w.not_run,
+            clock_energy,
         })
     }
 
@@ -180,6 +192,45 @@ impl Run for Spec {
 
 impl Report for Spec {
     const SECTION: &'static str = "BF16 tensor-core GEMM vs occupancy (mma.sync lines, cuBLAS)";
+    const MORE_CSVS: &'static [&'static str] = &[CLOCK_STEM];
+
+    /// The rows' failed checks, cuBLAS's, and those of the energy sides' outputs after their
+    /// windows.
+    fn failed_checks(output: &Bf16Run) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in &output.rows {
+            r.measured.failed(&r.variant, &mut out);
+        }
+        out.extend(output.other_failures());
+        out.extend(
+            output
+                .clock_energy
+                .iter()
+                .flat_map(ClockAndEnergy::failures),
+        );
+        out
+    }
+
+    /// Per clock and per joule against cuBLAS (runs that kept the clock basis only).
+    fn claims(output: Option<&Bf16Run>) -> Vec<Verdict> {
+        claims::claims(output)
+    }
+
+    /// Per clock and per joule (runs that kept the clock basis: none before it).
+    fn second_table(output: &Bf16Run, meta: &RunMeta) -> Option<(&'static str, TableData)> {
+        let ce = output.clock_energy.as_ref()?;
+        let lines = (output.rows.iter())
+            .map(|r| {
+                let f = &r.figures;
+                (r.variant.clone(), f.gflops, f.timing.sm_clock_mhz_during)
+            })
+            .collect();
+        let cublas = output
+            .cublas_row()
+            .map(|c| (bf16_energy::CUBLAS.to_owned(), c.gflops));
+        let title = format!("BF16 GEMM per clock and per joule ({})", meta.gemm_title());
+        Some((CLOCK_STEM, clock_table(&title, lines, cublas, ce)))
+    }
 
     fn columns() -> Vec<Column<Bf16Row>> {
         table::columns()

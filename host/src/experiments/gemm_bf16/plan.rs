@@ -6,6 +6,7 @@
 use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant, BF16_GEMM, WGEMM};
 
 use crate::experiments::contract;
+use crate::experiments::gemm_energy::EnergyScope;
 use crate::experiments::gemm_plan::{GemmAllArgs, GemmArgs, GemmLines};
 use crate::flags::{own_labels, select, CliError, GemmDims, ModuleFiles, Shared};
 use crate::kernel_source::sources::{Kernels, Sources};
@@ -26,6 +27,8 @@ pub struct Plan {
     pub sources: Sources<Kernels>,
     /// Time cuBLAS too (unless `--no-cublas`).
     pub cublas: bool,
+    /// Which sides the energy phase runs (`--energy`; the headline ones in `host all`).
+    pub energy: EnergyScope,
 }
 
 /// Every line's label: the `mma.sync` lines, then the wgmma lines.
@@ -41,7 +44,7 @@ impl Plan {
     fn of(
         list: &[String],
         files: &ModuleFiles,
-        (size, cublas): (GemmDims, bool),
+        (size, cublas, energy): (GemmDims, bool, EnergyScope),
     ) -> Result<Self, CliError> {
         let is_wgmma = |l: &String| WGEMM.iter().any(|v| v.label == l.trim());
         let (wgmma, mma): (Vec<String>, Vec<String>) = list.iter().cloned().partition(is_wgmma);
@@ -63,6 +66,7 @@ impl Plan {
             size,
             sources,
             cublas,
+            energy,
         })
     }
 
@@ -78,12 +82,15 @@ impl contract::Plan for Plan {
     type Output = Bf16Run;
     type Kernels = Kernels;
     fn new(a: &GemmArgs) -> Result<Self, CliError> {
-        Self::of(&a.variants, &a.modules, (a.gemm.size, !a.no_cublas))
+        let energy = EnergyScope::of(a.energy, false);
+        Self::of(&a.variants, &a.modules, (a.gemm.size, !a.no_cublas, energy))
     }
     /// The lines of the shared `--variants` that are this experiment's (all when none is).
     fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
         let own = own_labels(&s.run.variants, &labels());
-        Self::of(&own, &s.module_files(), (s.run.gemm.size, !s.run.no_cublas))
+        let energy = EnergyScope::of(s.run.energy, true);
+        let run = (s.run.gemm.size, !s.run.no_cublas, energy);
+        Self::of(&own, &s.module_files(), run)
     }
     fn sources(&self) -> &Sources<Kernels> {
         &self.sources

@@ -6,6 +6,7 @@ use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant};
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_clock_energy::ClockAndEnergy;
 use crate::experiments::gemm_cublas::cublas_run_output;
 use crate::experiments::gemm_cublas::CublasOutcome;
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
@@ -158,6 +159,9 @@ pub struct Bf16Run {
     /// size TMA cannot describe), with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<NotRun>,
+    /// The energy phase (`--energy`, or the headline sides in `host all`); absent when not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_energy: Option<ClockAndEnergy>,
 }
 
 cublas_run_output!(Bf16Run, Bf16Row, " BF16");
@@ -221,6 +225,7 @@ pub(crate) mod tests {
                 Some("nvjet_tst_bf16"),
             )))),
             not_run: vec![],
+            clock_energy: None,
         }
     }
 

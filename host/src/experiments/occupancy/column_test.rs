@@ -90,6 +90,7 @@ fn run() -> RunResults {
         rows: vec![row("A", 4, 4), row("D", 16, 8)],
         cublas: None,
         faults: vec![],
+        clock_energy: None,
     });
     r
 }

@@ -9,6 +9,7 @@ mod column_test;
 #[cfg(test)]
 mod peak_waves_test;
 mod row;
+mod sgemm_energy;
 
 use kernels_gpu::variants::{GemmFamily, GemmParams, GemmVariant, GEMM};
 
@@ -20,6 +21,7 @@ use super::error::{ExperimentError, InVariant};
 use super::gemm::{Fp32, GemmBuffers};
 use super::gemm_check::rule;
 use super::gemm_check_notes;
+use super::gemm_clock_energy::{table as clock_table, ClockAndEnergy};
 use super::gemm_cublas::{gemm_figures, gemm_table, CublasSide, VS_CUBLAS};
 use super::gemm_figure_columns::{figure_columns, schedule_notes, shown_columns, wave_columns};
 use super::gemm_figures::{GemmFigures, Schedule};
@@ -42,6 +44,9 @@ use crate::table::{Column, Kind, TableData, Value};
 
 /// The `occupancy` experiment.
 pub struct Spec;
+
+/// The stem of its per-clock and energy table's CSV.
+const CLOCK_STEM: &str = "occupancy_clock";
 
 /// `host occupancy`.
 pub type Args = GemmArgs;
@@ -155,6 +160,9 @@ impl Run for Spec {
             bar.inc(1);
         }
         bar.finish_and_clear();
+        // Before cuBLAS's row is finished: the phase launches cuBLAS from the same handle.
+        let energy = sgemm_energy::phase(gpu, p, &rows, &ours, (&mut buffers, &cublas))?;
+        let clock_energy = Some(ClockAndEnergy::fp32(gpu.info(), energy));
         let peak = Peak::fp32(gpu.info());
         let cublas = cublas.finish(gpu, &mut buffers, peak)?;
         drop(buffers);
@@ -163,6 +171,7 @@ impl Run for Spec {
             rows,
             cublas,
             faults,
+            clock_energy,
         })
     }
 
@@ -173,6 +182,7 @@ impl Run for Spec {
 
 impl Report for Spec {
     const SECTION: &'static str = "occupancy vs throughput (GEMM tiles)";
+    const MORE_CSVS: &'static [&'static str] = &[CLOCK_STEM];
 
     /// The rows' failed checks, the variants a kernel faulted in first.
     fn failed_checks(output: &GemmRun) -> Vec<String> {
@@ -181,7 +191,29 @@ impl Report for Spec {
             r.measured.failed(&r.variant, &mut out);
         }
         out.extend(output.other_failures());
+        out.extend(
+            output
+                .clock_energy
+                .iter()
+                .flat_map(ClockAndEnergy::failures),
+        );
         out
+    }
+
+    /// Per clock and per joule (runs that kept the clock basis: none before it).
+    fn second_table(output: &GemmRun, meta: &RunMeta) -> Option<(&'static str, TableData)> {
+        let ce = output.clock_energy.as_ref()?;
+        let lines = (output.rows.iter())
+            .map(|r| {
+                let f = &r.figures;
+                (r.variant.clone(), f.gflops, f.timing.sm_clock_mhz_during)
+            })
+            .collect();
+        let cublas = output
+            .cublas_row()
+            .map(|c| (sgemm_energy::CUBLAS.to_owned(), c.gflops));
+        let title = format!("SGEMM per clock and per joule ({})", meta.gemm_title());
+        Some((CLOCK_STEM, clock_table(&title, lines, cublas, ce)))
     }
 
     fn columns() -> Vec<Column<GemmRow>> {

@@ -4,6 +4,7 @@ use kernels_gpu::variants::GemmFamily;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::contract::{row, GFLOPS};
+use crate::experiments::gemm_clock_energy::ClockAndEnergy;
 use crate::experiments::gemm_cublas::{cublas_run_output, CublasOutcome};
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
@@ -104,6 +105,8 @@ pub struct GemmRun {
     pub cublas: Option<CublasOutcome>,
     /// The variants a kernel faulted in (no row: each is a failed check).
     pub faults: Vec<RowFault>,
+    /// The energy phase (`--energy`, or the headline sides in `host all`); absent when not run.
+    pub clock_energy: Option<ClockAndEnergy>,
 }
 
 /// A variant in which a kernel faulted: no row (the run went on without it, in a new process).
@@ -132,10 +135,14 @@ enum Stored {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cublas: Option<CublasOutcome>,
         faults: Vec<RowFault>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock_energy: Option<ClockAndEnergy>,
     },
     Run {
         rows: Vec<GemmRow>,
         cublas: CublasOutcome,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock_energy: Option<ClockAndEnergy>,
     },
 }
 
@@ -146,20 +153,28 @@ impl From<Stored> for GemmRun {
                 rows,
                 cublas: None,
                 faults: Vec::new(),
+                clock_energy: None,
             },
             Stored::Faulted {
                 rows,
                 cublas,
                 faults,
+                clock_energy,
             } => GemmRun {
                 rows,
                 cublas,
                 faults,
+                clock_energy,
             },
-            Stored::Run { rows, cublas } => GemmRun {
+            Stored::Run {
+                rows,
+                cublas,
+                clock_energy,
+            } => GemmRun {
                 rows,
                 cublas: Some(cublas),
                 faults: Vec::new(),
+                clock_energy,
             },
         }
     }
@@ -167,16 +182,20 @@ impl From<Stored> for GemmRun {
 
 impl From<GemmRun> for Stored {
     fn from(r: GemmRun) -> Self {
-        match (r.cublas, r.faults.is_empty()) {
-            (None, true) => Stored::Rows(r.rows),
-            (Some(cublas), true) => Stored::Run {
+        // A run with clock figures (new runs) but neither cuBLAS nor a fault is an object with no
+        // faults.
+        match (r.cublas, r.faults.is_empty(), r.clock_energy) {
+            (None, true, None) => Stored::Rows(r.rows),
+            (Some(cublas), true, clock_energy) => Stored::Run {
                 rows: r.rows,
                 cublas,
+                clock_energy,
             },
-            (cublas, false) => Stored::Faulted {
+            (cublas, _, clock_energy) => Stored::Faulted {
                 rows: r.rows,
                 cublas,
                 faults: r.faults,
+                clock_energy,
             },
         }
     }
@@ -258,6 +277,7 @@ mod tests {
                 kernel: None,
             }))),
             faults: vec![],
+            clock_energy: None,
         };
         let json = serde_json::to_value(&run).unwrap();
         assert_eq!(json["rows"][0]["tile"]["family"], "tuned");
@@ -271,6 +291,7 @@ mod tests {
                 reason: "cuBLAS not found".into(),
             }),
             faults: vec![],
+            clock_energy: None,
         };
         let json = serde_json::to_value(&absent).unwrap();
         assert_eq!(json["cublas"]["status"], "unavailable");
@@ -295,6 +316,7 @@ mod tests {
                 rows: vec![row("D", None)],
                 cublas,
                 faults: vec![fault.clone()],
+                clock_energy: None,
             };
             let json = serde_json::to_value(&run).unwrap();
             assert_eq!(json["faults"][0]["variant"], "S");
@@ -304,6 +326,7 @@ mod tests {
             rows: vec![row("D", None)],
             cublas: None,
             faults: vec![],
+            clock_energy: None,
         };
         assert!(serde_json::to_value(&plain).unwrap().is_array());
     }
