@@ -16,8 +16,9 @@
 //! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`row`] and
 //! [`output`] (the results), [`claims`] and [`law_claim`] (verdict rules), [`notes`], [`table`],
 //! [`plots`], [`chase`] and [`loaded`] (latency, idle and under load), [`reads`] (the read-only
-//! kernels beside the copies), [`sizes`] (the copy-size sweep); on the driver: [`run`] (the
-//! sweep, and the size sweep in [`sizes`]), [`chase_run`] and [`reads_run`].
+//! kernels beside the copies), [`sizes`] (the copy-size sweep), [`sustained`] (the persistent
+//! copies the loaded-latency law is judged on); on the driver: [`run`] (the sweep, the persistent
+//! copies, and the size sweep in [`sizes`]), [`chase_run`] and [`reads_run`].
 
 pub mod chase;
 pub mod chase_run;
@@ -37,6 +38,7 @@ pub mod row;
 pub mod run;
 pub mod sizes;
 mod spec;
+pub mod sustained;
 pub mod table;
 
 use grid::{grid_loads, grid_threads, grid_widths};
