@@ -283,6 +283,21 @@ mod tests {
     }
 
     #[test]
+    fn a_persistent_copy_launches_one_wave_whatever_the_copy() {
+        use kernels_gpu::variants::PERSISTENT_COPY;
+        let line = &PERSISTENT_COPY[0];
+        let k = CopyKernel::Persistent(line);
+        for floats in [1u64, 1 << 20, 1 << 30] {
+            assert_eq!(k.grid(floats, 2, 132), 264);
+        }
+        assert_eq!(
+            (k.entry(), k.threads(), k.width()),
+            (line.entry, line.threads, line.width)
+        );
+        assert_eq!(PersistentCopyParams::PARAMS, MemcpyParams::PARAMS);
+    }
+
+    #[test]
     fn gbps_counts_read_and_written_bytes() {
         // 1 GiB each way in 1 ms: 2 * 1.073741824 GB / 1e-3 s.
         assert!((copy_gbps(1 << 30, 1.0) - 2147.483648).abs() < 1e-9);

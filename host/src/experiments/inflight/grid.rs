@@ -495,4 +495,16 @@ pub(crate) mod tests {
             .iter()
             .all(|p| p.shape.threads == 256));
     }
+
+    #[test]
+    fn shapes_recorded_before_the_persistent_lines_read_back_as_they_were() {
+        let grid = CopyShape::from(&MEMCPY_GRID[0]);
+        let json = serde_json::to_string(&grid).unwrap();
+        assert!(!json.contains("persistent"), "{json}");
+        assert_eq!(serde_json::from_str::<CopyShape>(&json).unwrap(), grid);
+        let line = CopyShape::from(&PERSISTENT_COPY[0]);
+        let json = serde_json::to_string(&line).unwrap();
+        assert!(json.contains("\"persistent\":true"), "{json}");
+        assert_eq!(serde_json::from_str::<CopyShape>(&json).unwrap(), line);
+    }
 }

@@ -333,7 +333,8 @@ fn outstanding(shape: &CopyShape) -> String {
 mod tests {
     use super::*;
     use crate::experiments::ilp_sweep::tests::has;
-    use crate::experiments::inflight::row::tests::{copy, row};
+    use crate::experiments::inflight::row::tests::{copy, row, spilling};
+    use crate::experiments::inflight::sustained::tests::sustained;
     use crate::experiments::verdict_check::says;
     use kernels_gpu::variants::{SmemPath, MEMCPY_GRID, SMEM_COPY};
 
@@ -427,5 +428,119 @@ mod tests {
         let v = judge(&[row(1024, 2, 4, 0.90)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         assert_eq!(judge(&[]).holds, None);
+    }
+
+    /// Floats of a copy that every persistent line covers in whole rounds on 132 SMs (fill 1).
+    const WHOLE_ROUNDS: u64 = 132 * 256 * 16 * 5040;
+
+    /// The 256-thread persistent line at `loads`, reaching `fraction` of the copy.
+    fn streamed(loads: u32, fraction: f64) -> SustainedRow {
+        sustained((256, loads, 4), fraction, WHOLE_ROUNDS)
+    }
+
+    /// The 256-thread line climbing to the copy: 20 KiB per SM the first to reach 90%, 24 KiB the
+    /// first to reach 95%.
+    fn climbing() -> Vec<SustainedRow> {
+        [
+            (2, 0.5),
+            (3, 0.7),
+            (4, 0.85),
+            (5, 0.91),
+            (6, 0.96),
+            (7, 0.97),
+            (8, 0.98),
+        ]
+        .map(|(loads, fraction)| streamed(loads, fraction))
+        .to_vec()
+    }
+
+    /// The sustained-law verdict over `rows` with loaded predictions of (fraction, bytes).
+    fn judged_sustained(rows: &[SustainedRow], p: &[(f64, Option<f64>)]) -> Verdict {
+        let predictions: Vec<LoadedPrediction> = p
+            .iter()
+            .map(|&(fraction, loaded_bytes)| LoadedPrediction {
+                fraction,
+                unloaded_bytes: 5000.0,
+                loaded_bytes,
+                measured_bytes: None,
+                extrapolated: false,
+            })
+            .collect();
+        sustained_law_predicts(rows, &copy(), &predictions)
+    }
+
+    #[test]
+    fn the_sustained_law_holds_near_the_need_and_fails_far_from_it() {
+        let v = judged_sustained(
+            &climbing(),
+            &[(0.90, Some(20_000.0)), (0.95, Some(25_000.0))],
+        );
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        assert_eq!(v.key, "sustained-littles-law-predicts-need");
+        says(&v, "90%: predicted 20000 B per SM, measured need 20480");
+        says(&v, "95%: predicted 25000 B per SM, measured need 24576");
+        says(
+            &v,
+            "5 usable persistent points between 16 and 32 KiB per SM",
+        );
+        // The unloaded model's figure is far below the need: the law as fed does not hold.
+        let v = judged_sustained(
+            &climbing(),
+            &[(0.90, Some(10_000.0)), (0.95, Some(25_000.0))],
+        );
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        // So is one far above it.
+        let v = judged_sustained(
+            &climbing(),
+            &[(0.90, Some(20_000.0)), (0.95, Some(40_000.0))],
+        );
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    }
+
+    #[test]
+    fn the_sustained_need_is_the_time_average_over_the_rounds() {
+        // Half a round more than whole rounds: every line's sustained bytes fall by the fill.
+        let floats = 132 * 256 * 4 * 4 * 10 + 132 * 256 * 4 * 2;
+        let rows: Vec<SustainedRow> = [(3, 0.7), (4, 0.85), (5, 0.91), (6, 0.96), (7, 0.97)]
+            .map(|(loads, fraction)| sustained((256, loads, 4), fraction, floats))
+            .to_vec();
+        let fill = rows[2].fill;
+        assert!(fill < 1.0);
+        let need = 20_480.0 * fill;
+        let v = judged_sustained(&rows, &[(0.90, Some(need)), (0.95, Some(24_576.0))]);
+        says(&v, &format!("measured need {need:.0}"));
+    }
+
+    #[test]
+    fn a_need_at_the_grids_floor_too_few_points_or_no_curve_is_not_judged() {
+        // The grid's fewest bytes (20 KiB) already reach 90%: the need may lie below the grid.
+        let floor: Vec<SustainedRow> = climbing().into_iter().skip(3).collect();
+        let v = judged_sustained(&floor, &[(0.90, Some(20_000.0)), (0.95, Some(25_000.0))]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        says(&v, "the grid's fewest bytes already reach it");
+        // Two points in the band are too few, whatever the ratios.
+        let sparse = [
+            streamed(2, 0.5),
+            streamed(4, 0.85),
+            streamed(5, 0.91),
+            streamed(16, 0.99),
+        ];
+        let v = judged_sustained(&sparse, &[(0.90, Some(20_000.0)), (0.95, Some(60_000.0))]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        says(
+            &v,
+            "2 usable persistent points between 16 and 32 KiB per SM: too few to judge",
+        );
+        // No curve; and a failed copy or a spilling build is no evidence.
+        let v = judged_sustained(&climbing(), &[]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        let mut rows = climbing();
+        rows[3].copy.measured.check.passed = false;
+        rows[4].copy = spilling(rows[4].copy.clone(), 8, 8);
+        let v = judged_sustained(&rows, &[(0.90, Some(20_000.0)), (0.95, Some(25_000.0))]);
+        says(&v, "90%: predicted 20000 B per SM, measured need 28672");
+        says(&v, "3 usable persistent points");
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        assert_eq!(judged_sustained(&[], &[(0.9, Some(1.0))]).holds, None);
     }
 }

@@ -173,4 +173,36 @@ pub(crate) mod tests {
         assert!(notes[2].contains("COPY CHECK FAILED"), "{}", notes[2]);
         assert_eq!(s.failures().count(), 1);
     }
+
+    #[test]
+    fn only_runs_with_persistent_copies_carry_their_verdict_and_notes() {
+        use crate::experiments::inflight::model::tests::GPU;
+        use crate::experiments::inflight::output::Inflight;
+        use crate::experiments::inflight::row::tests::synthetic;
+        use crate::experiments::inflight::{claims, table};
+        let keys = |r: &Inflight| -> Vec<&'static str> {
+            claims::verdicts(Some(r)).iter().map(|v| v.key).collect()
+        };
+        let mut run = synthetic(vec![row(256, 1, 64, 0.96)], GPU);
+        let before = keys(&run);
+        assert!(!before.contains(&"sustained-littles-law-predicts-need"));
+        let persistent = |n: &String| n.starts_with("Persistent");
+        assert!(!table::notes(&run).iter().any(persistent));
+        run.sustained = Some(Sustained {
+            rows: vec![sustained((256, 4, 4), 0.8, 1 << 25)],
+        });
+        let after = keys(&run);
+        assert_eq!(after.len(), before.len() + 1);
+        assert_eq!(
+            after[2..4],
+            [
+                "loaded-littles-law-predicts-need",
+                "sustained-littles-law-predicts-need"
+            ]
+        );
+        assert_eq!(
+            table::notes(&run).iter().filter(|n| persistent(n)).count(),
+            2
+        );
+    }
 }
