@@ -1,4 +1,4 @@
-//! Two claims about the parallelism memory needs. Seed 003's "64 warps cannot hide a 400-cycle
+//! Claims about the parallelism memory needs. Seed 003's "64 warps cannot hide a 400-cycle
 //! latency" ([`warps_cannot_hide_latency`]) counts one request per warp; the rows count bytes in
 //! flight.
 //!
@@ -8,6 +8,10 @@
 //! per background); the measured need is the fewest bytes in flight per SM among the usable rows
 //! reaching the fraction, and its interval comes from resampling every row's and the copy's
 //! samples (a resample can move rows across the fraction).
+//!
+//! The sweep's copies load, store and exit, so their nominal bytes in flight are a peak, not the
+//! time average the law is about; [`sustained_law_predicts`] asks the same of the persistent
+//! copies ([`super::sustained`]), which hold theirs through the whole copy.
 
 use super::grid::CopyShape;
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
@@ -30,9 +34,10 @@ fn least_bytes(bytes: &[f64], gbps: &[f64], fraction: f64) -> Option<f64> {
 }
 
 /// Each headline fraction's outcome and evidence: the loaded prediction over the need (the
-/// fewest of `bytes`, one per row of `rows`, reaching the fraction), on the need's bootstrap
-/// interval. `below_grid` is the least of the grid's bytes when a need at it only bounds the true
-/// one (no row of fewer bytes was run): such a need is not judged.
+/// fewest of `bytes` among the rows reaching the fraction; `figures` are the rows' GB/s, in the
+/// same order), on the need's bootstrap interval. `below_grid`, where given, is the fewest bytes
+/// any row holds: a need whose interval reaches it only bounds the true one from above (no row
+/// of fewer bytes was run), and is not judged.
 fn judge_needs<'a>(
     bytes: &[f64],
     mut figures: Vec<Timed<'a>>,
