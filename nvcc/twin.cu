@@ -111,4 +111,11 @@
         lab::smem_copy::cp_async_copy<threads, chunks, stages>(src, dst, n);                                  \
     }
 
+// A persistent copy (variants.rs `persistent_copy`, parameters as memcpy's: src, dst, n): the
+// memcpy grid's copy looped over the buffer by one wave of blocks.
+#define LAB_PERSISTENT_COPY(NAME, threads, loads, width)                                                 \
+    extern "C" __global__ void LAB_BOUNDS(threads, 0) NAME(const float* src, float* dst, unsigned long long n) { \
+        lab::copy::persistent_copy<threads, loads, width>(src, dst, n);                                       \
+    }
+
 #include "variants.h"

@@ -52,4 +52,35 @@ __device__ __forceinline__ void memcpy(const float* src, float* dst, unsigned lo
     }
 }
 
+// persistent_copy.rs `persistent_copy`: the copy above looped over the buffer in rounds (any
+// grid; one wave of SMs x blocks/SM is what the lab launches). Each round, thread g loads vectors
+// g + (round + i)*grid_stride (i < LOADS), all before its first store, stores them, and moves on
+// by LOADS grid strides, so it keeps LOADS*WIDTH*4 bytes in flight through the whole copy. The
+// coherent loads (see above) also keep the next round's loads below this round's stores.
+template <unsigned THREADS, int LOADS, int WIDTH>
+__device__ __forceinline__ void persistent_copy(const float* src, float* dst, unsigned long long n) {
+    using V = typename Vector<WIDTH>::type;
+    const unsigned long long grid_stride = (unsigned long long)gridDim.x * THREADS;
+    const unsigned long long first = (unsigned long long)blockIdx.x * THREADS + threadIdx.x;
+    auto in_range = [n](unsigned long long v) { return v * WIDTH + (WIDTH - 1) < n; };
+    const V* from = reinterpret_cast<const V*>(src);
+    V* to = reinterpret_cast<V*>(dst);
+
+    // A round's vectors ascend, and so do the rounds': the first round whose first vector is out
+    // of range ends the thread's pass.
+    for (unsigned long long round = 0; in_range(first + round * grid_stride); round += LOADS) {
+        V staged[LOADS];
+#pragma unroll
+        for (int i = 0; i < LOADS; ++i) {
+            const unsigned long long v = first + (round + i) * grid_stride;
+            staged[i] = in_range(v) ? from[v] : V{};
+        }
+#pragma unroll
+        for (int i = 0; i < LOADS; ++i) {
+            const unsigned long long v = first + (round + i) * grid_stride;
+            if (in_range(v)) to[v] = staged[i];
+        }
+    }
+}
+
 }  // namespace lab::copy

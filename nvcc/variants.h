@@ -27,6 +27,9 @@
 #ifndef LAB_MMA_ILP
 #error "the including file defines no LAB_MMA_ILP: it has no kernel for these table lines"
 #endif
+#ifndef LAB_PERSISTENT_COPY
+#error "the including file defines no LAB_PERSISTENT_COPY: it has no kernel for these table lines"
+#endif
 #ifndef LAB_READ
 #error "the including file defines no LAB_READ: it has no kernel for these table lines"
 #endif
@@ -303,6 +306,19 @@ LAB_SMEM_COPY(cp_async_copy_t32_b8192_s24, 32, 16, 24)
 LAB_SMEM_COPY(cp_async_copy_t128_b2048_s4, 128, 4, 4)
 LAB_SMEM_COPY(cp_async_copy_t128_b4096_s8, 128, 8, 8)
 LAB_SMEM_COPY(cp_async_copy_t256_b2048_s4, 256, 4, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l2_w4, 256, 2, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l3_w4, 256, 3, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l4_w4, 256, 4, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l5_w4, 256, 5, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l6_w4, 256, 6, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l7_w4, 256, 7, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l8_w4, 256, 8, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l10_w4, 256, 10, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l12_w4, 256, 12, 4)
+LAB_PERSISTENT_COPY(stream_copy_t256_l16_w4, 256, 16, 4)
+LAB_PERSISTENT_COPY(stream_copy_t1024_l4_w1, 1024, 4, 1)
+LAB_PERSISTENT_COPY(stream_copy_t1024_l6_w1, 1024, 6, 1)
+LAB_PERSISTENT_COPY(stream_copy_t1024_l8_w1, 1024, 8, 1)
 #else
 // The capped modules hold only the register-cap experiment's GEMM entry, as the Rust ones do.
 LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)

@@ -4,9 +4,9 @@
 use crate::abi::Param;
 use crate::variants::{
     Bf16GemmParams, ChaseParams, FmaParams, GemmCheckParams, GemmHashParams, GemmParams,
-    GemmRefParams, MemcpyParams, MmaParams, ReadParams, SmemCopyParams, SmemPath, BF16_GEMM, CHASE,
-    FMA, FMA_CONTROLS, GEMM, GEMM_CHECK, GEMM_HASH, GEMM_REF, MEMCPY_GRID, MMA_ILP, READ,
-    SMEM_COPY,
+    GemmRefParams, MemcpyParams, MmaParams, PersistentCopyParams, ReadParams, SmemCopyParams,
+    SmemPath, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, GEMM, GEMM_CHECK, GEMM_HASH, GEMM_REF,
+    MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, SMEM_COPY,
 };
 
 /// A kernel family: one parameter list and one kernel function.
@@ -23,6 +23,7 @@ pub enum Family {
     MmaIlp,
     Read,
     SmemCopy,
+    PersistentCopy,
 }
 
 impl Family {
@@ -40,6 +41,7 @@ impl Family {
             Family::MmaIlp => MmaParams::PARAMS,
             Family::Read => ReadParams::PARAMS,
             Family::SmemCopy => SmemCopyParams::PARAMS,
+            Family::PersistentCopy => PersistentCopyParams::PARAMS,
         }
     }
 }
@@ -70,7 +72,7 @@ impl EntryDecl {
 
 /// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase, the
 /// GEMM check's reference, comparison and hash, BF16 GEMM lines, mma microbenchmarks, read-only
-/// kernels, the copies through shared memory.
+/// kernels, the copies through shared memory, the persistent copies.
 pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
     use Family::*;
     let gemm = GEMM
@@ -103,6 +105,9 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         .iter()
         .filter(|l| l.path == SmemPath::CpAsync)
         .map(|l| EntryDecl::new(l.entry, SmemCopy, Some(l.threads)));
+    let persistent = PERSISTENT_COPY
+        .iter()
+        .map(|l| EntryDecl::new(l.entry, PersistentCopy, Some(l.threads)));
     gemm.chain(memcpy)
         .chain(fma)
         .chain(chase)
@@ -111,6 +116,7 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         .chain(mma)
         .chain(read)
         .chain(smem_copy)
+        .chain(persistent)
 }
 
 /// The entries of the GEMM check, in table order.
@@ -130,7 +136,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 3 + 10 + 4 + 10 + 8] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 3 + 10 + 4 + 10 + 8 + 13] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -152,6 +158,13 @@ mod tests {
             .iter()
             .filter(|l| l.path == SmemPath::Bulk)
             .all(|l| entry(l.entry).is_none()));
+        // A persistent copy: its own family, the copy's parameters, bounded at its block.
+        let persistent = entry("stream_copy_t256_l4_w4").unwrap();
+        assert_eq!(
+            (persistent.family, persistent.max_threads),
+            (Family::PersistentCopy, Some(256))
+        );
+        assert_eq!(persistent.params(), MemcpyParams::PARAMS);
         // A read line: its own family and parameters, bounded at its copy's block size.
         let read = entry("read_t256_l8_w4").unwrap();
         assert_eq!((read.family, read.max_threads), (Family::Read, Some(256)));

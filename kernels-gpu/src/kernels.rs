@@ -17,6 +17,7 @@ pub(crate) mod gemm_tuned;
 pub(crate) mod memcpy;
 pub(crate) mod mma_ilp;
 pub(crate) mod over_shape;
+pub(crate) mod persistent_copy;
 pub(crate) mod read;
 pub(crate) mod smem_copy;
 pub(crate) mod strided;

@@ -15,6 +15,7 @@ pub(crate) mod gemm;
 pub mod gemm_wgmma;
 pub(crate) mod limits;
 pub(crate) mod memcpy;
+pub mod persistent_copy;
 pub(crate) mod probes;
 pub(crate) mod read;
 pub mod smem_copy;

@@ -229,6 +229,39 @@ pub use crate::sections::smem_copy::{
     MAX_BULK_STAGE_BYTES, MAX_SMEM_STAGES,
 };
 
+// Persistent strided copies (persistent_copy.rs): the memcpy grid's copy run as one wave of
+// SMs x blocks/SM, each thread looping over the buffer in rounds of LOADS loads then LOADS stores,
+// so that its bytes in flight are held through the whole copy (sections/persistent_copy.rs). The
+// `inflight` experiment judges Little's law on them: at 1 block/SM each line holds
+// THREADS x LOADS x WIDTH x 4 bytes per SM, stepping by 4 KiB through 16-32 KiB. A line is
+// (threads per block, loads per round, width). Entry: stream_copy_t{THREADS}_l{LOADS}_w{WIDTH}
+// (a name that sorts after every other entry: the PTX lists entries by name and numbers their
+// labels in that order, so the existing entries' PTX stays byte-identical).
+persistent_copy_table! {
+    abi: (PersistentCopyParams, PersistentCopyArgs)(src: *const f32, dst: *mut f32, n: u64),
+    persistent_copy: [
+        // threads  loads  width      bytes in flight per block
+        (256,       2,     4),     //  8 KiB
+        (256,       3,     4),     // 12 KiB
+        (256,       4,     4),     // 16 KiB
+        (256,       5,     4),     // 20 KiB
+        (256,       6,     4),     // 24 KiB
+        (256,       7,     4),     // 28 KiB
+        (256,       8,     4),     // 32 KiB
+        (256,       10,    4),     // 40 KiB
+        (256,       12,    4),     // 48 KiB
+        (256,       16,    4),     // 64 KiB
+        // The same bytes from four times the warps, 4-byte accesses.
+        (1024,      4,     1),     // 16 KiB
+        (1024,      6,     1),     // 24 KiB
+        (1024,      8,     1),     // 32 KiB
+    ],
+}
+
+pub use crate::sections::persistent_copy::{
+    persistent_copy_lines_unique, persistent_copy_misfit, PersistentCopyLine,
+};
+
 pub use crate::sections::wgmma::{
     wgmma_lines_unique, wgmma_n_supported, WgmmaVariant, MAX_WGMMA_GROUPS, WARPGROUP_THREADS,
 };

@@ -1,7 +1,8 @@
 // The twin's kernels run on the CPU (cuda_on_cpu.h), for every line of the generated variant
 // table (../variants.h): each GEMM line against an f64 product at sizes that take each of its
-// paths, each point of the copy grid against the source, each BF16 GEMM line against an exact
-// product (tensor_checks.h), and each FMA and mma line's results printed for the Rust test
+// paths, each point of the copy grid and each persistent copy against the source, each BF16 GEMM
+// line against an exact product (tensor_checks.h), and each FMA and mma line's results printed
+// for the Rust test
 // (xtask/tests/twin_cpu.rs) to compare bit for bit with the lab's CPU reference and mma model.
 // This checks the CUDA C++ algorithm (indices, edges, the pipeline's order of copies, waits and
 // barriers), not nvcc's code: that is for the GPU run (nvcc/check_on_gpu.sh).
@@ -144,6 +145,25 @@ bool check_copy(const char* entry) {
     return wrong == 0;
 }
 
+// The persistent copy over n floats with a grid of two blocks: three full rounds, a partial one
+// and a ragged tail; whole vectors copied, the rest untouched.
+template <unsigned THREADS, int LOADS, int WIDTH>
+bool check_persistent_copy(const char* entry) {
+    const unsigned blocks = 2;
+    const unsigned long long per_round = 1ull * blocks * THREADS * LOADS * WIDTH;
+    const unsigned long long n = 3 * per_round + per_round / 3 + 3;
+    std::vector<float> src_store(n + 4), dst_store(n + 4, -1.0f);
+    float* src = src_store.data() + (4 - reinterpret_cast<std::uintptr_t>(src_store.data()) / 4 % 4) % 4;
+    float* dst = dst_store.data() + (4 - reinterpret_cast<std::uintptr_t>(dst_store.data()) / 4 % 4) % 4;
+    for (unsigned long long i = 0; i < n; ++i) src[i] = float(i);
+    launch(blocks, 1, THREADS, false, [&] { lab::copy::persistent_copy<THREADS, LOADS, WIDTH>(src, dst, n); });
+    const unsigned long long whole = n / WIDTH * WIDTH;
+    unsigned long long wrong = 0;
+    for (unsigned long long i = 0; i < n; ++i) wrong += dst[i] != (i < whole ? src[i] : -1.0f);
+    std::printf("%s %s n=%llu: %llu floats wrong\n", wrong == 0 ? "ok" : "FAIL", entry, n, wrong);
+    return wrong == 0;
+}
+
 // The read over n floats (two blocks and a ragged tail): each warp's word is the sum of the bit
 // patterns of the whole vectors its lanes own (vector v belongs to thread v mod the grid's
 // threads), computed here from the same layout.
@@ -229,6 +249,8 @@ int main() {
 // The copies through shared memory are cp.async and shared loads in inline PTX, with no CPU
 // model here; every byte they copy is checked on the GPU (host/tests/smem_copy_gpu.rs).
 #define LAB_SMEM_COPY(NAME, threads, chunks, stages)
+#define LAB_PERSISTENT_COPY(NAME, threads, loads, width) \
+    ok &= check_persistent_copy<threads, loads, width>(#NAME);
 #define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
     ok &= tensor_checks::check_bf16_gemm<lab::mma::Shape<bm, bn, bk, wm, wn, stages>>(#NAME);
 #define LAB_MMA_ILP(NAME, ilp, rounds) tensor_checks::print_mma_ilp<ilp>(#NAME);

@@ -5,7 +5,7 @@
 //!
 //! Each entry maps to the macro of its family (`LAB_GEMM_SEED`, `LAB_GEMM_TUNED`, `LAB_MEMCPY`,
 //! `LAB_FMA_ILP`, `LAB_FMA_CONTROL`, `LAB_CHASE`, `LAB_GEMM_BF16`, `LAB_MMA_ILP`, `LAB_READ`,
-//! `LAB_SMEM_COPY`; for sm_90a `LAB_WGMMA_BF16`, `LAB_WGEMM`, `LAB_TMA_MMA`, `LAB_TMA_COPY`)
+//! `LAB_SMEM_COPY`, `LAB_PERSISTENT_COPY`; for sm_90a `LAB_WGMMA_BF16`, `LAB_WGEMM`, `LAB_TMA_MMA`, `LAB_TMA_COPY`)
 //! through exhaustive matches on the table's family enums: a new family does not compile here
 //! until it is given a macro (and the twin a kernel for it) or is skipped as checking machinery
 //! with [`Line::NotMeasured`]. Each header also refuses, with an `#error`, to be included by a
@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use kernels_gpu::entries::{self, EntryDecl, Family};
 use kernels_gpu::variants::{
     FmaOp, GemmFamily, GemmVariant, MmaIlpVariant, RingMma, SmemPath, BF16_GEMM, CHASE, FMA,
-    FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, READ, REGS, SMEM_COPY, WGEMM, WGMMA_BF16,
+    FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY, WGEMM,
+    WGMMA_BF16,
 };
 
 /// The header, relative to the workspace root.
@@ -169,6 +170,16 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
                 l.threads,
                 l.chunks_per_lane(),
                 l.stages
+            )
+        }
+        Family::PersistentCopy => {
+            let l = PERSISTENT_COPY
+                .iter()
+                .find(|l| l.entry == e.name)
+                .ok_or_else(missing)?;
+            format!(
+                "LAB_PERSISTENT_COPY({}, {}, {}, {})",
+                l.entry, l.threads, l.loads, l.width
             )
         }
     };

@@ -398,3 +398,25 @@ fn bad_shared_memory_copy_lines_are_rejected_by_name() {
         "{err}"
     );
 }
+
+#[test]
+fn bad_persistent_copy_lines_are_rejected_by_name() {
+    let anchor = "(1024,      8,     1),     // 32 KiB";
+    check_with_line("persistent-good", anchor, "(512, 4, 2),").expect("a good line compiles");
+    for (case, line, words) in [
+        ("persistent-warps", "(100, 4, 4),", "(100, 4, 4)"),
+        ("persistent-width", "(256, 4, 3),", "(256, 4, 3)"),
+        ("persistent-registers", "(1024, 16, 4),", "(1024, 16, 4)"),
+    ] {
+        let err = check_with_line(case, anchor, line).unwrap_err();
+        assert!(
+            err.contains(&format!("persistent_copy line {words}")),
+            "{case}: {err}"
+        );
+    }
+    let err = check_with_line("persistent-twice", anchor, "(1024, 8, 1),").unwrap_err();
+    assert!(
+        err.contains("two lines share threads, loads and width"),
+        "{err}"
+    );
+}

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use kernels_gpu::entries;
 use kernels_gpu::variants::{
     self, FmaOp, MmaIlpVariant, SmemPath, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL, GEMM,
-    MEMCPY_GRID, MMA_ILP, READ, REGS, SMEM_COPY,
+    MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY,
 };
 use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild};
@@ -61,8 +61,9 @@ fn ptx_has_exactly_the_table_entries() {
         want.len(),
         GEMM.len() + 198 + FMA.len() + FMA_CONTROLS.len() + 1 + 3 + BF16_GEMM.len() + MMA_ILP.len()
             + READ.len()
-            + SMEM_COPY.iter().filter(|l| l.path == SmemPath::CpAsync).count(),
-        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA and its controls, chase, the GEMM check's three, BF16 GEMM, mma, read, the cp.async copies"
+            + SMEM_COPY.iter().filter(|l| l.path == SmemPath::CpAsync).count()
+            + PERSISTENT_COPY.len(),
+        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA and its controls, chase, the GEMM check's three, BF16 GEMM, mma, read, the cp.async copies, the persistent copies"
     );
     let mut got: Vec<&str> = found.iter().map(String::as_str).collect();
     want.sort_unstable();

@@ -67,7 +67,7 @@ fn the_twin_defines_every_macro_the_header_invokes() {
         .filter(|l| l.starts_with("LAB_"))
         .filter_map(|l| l.split('(').next())
         .collect();
-    assert_eq!(invoked.len(), 10, "{invoked:?}");
+    assert_eq!(invoked.len(), 11, "{invoked:?}");
     for m in invoked {
         assert!(
             source.contains(&format!("#define {m}(")),
@@ -283,6 +283,68 @@ mod with_nvcc {
             })
             .filter(|(hmma, _)| *hmma > 0)
             .collect()
+    }
+
+    /// The global loads and stores of `entry`'s SASS in `cubin`, in order (`LDG` or `STG`),
+    /// leaving out the instructions whose guard starts with `drop` (`@P` or `@!P`: one polarity of
+    /// the predicates, so that what is left is one path through if-converted code).
+    fn global_accesses(cubin: &Path, entry: &str, drop: Option<&str>) -> Vec<&'static str> {
+        let sass = listing::nvdisasm(cubin);
+        listing::sass_instructions(&sass, entry)
+            .iter()
+            .filter(|c| drop.is_none_or(|d| !c.trim_start().starts_with(d)))
+            .filter_map(|c| listing::sass_mnemonic(c))
+            .filter_map(|op| match op.split('.').next() {
+                Some("LDG") => Some("LDG"),
+                Some("STG") => Some("STG"),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A persistent copy holds a round's bytes in flight in both builds: on some path through
+    /// each line's SASS (the listing, or the listing without one polarity of predicated
+    /// instructions: ptxas if-converts the tail checks of short rounds), its LOADS global loads
+    /// come back to back, then its LOADS stores (the loads are coherent, so no compiler may sink
+    /// one below a store that may alias it), as the memcpy grid's points do once. The Rust
+    /// build's PTX is assembled by the same ptxas as the twin.
+    #[test]
+    #[cfg_attr(
+        not(lab_nvcc),
+        ignore = "needs nvcc: set NVCC or install the CUDA toolkit (xtask/src/nvcc/mod.rs, NOT_FOUND)"
+    )]
+    fn the_persistent_copies_issue_a_rounds_loads_before_its_stores() {
+        let t = built("sm_90");
+        let ws = workspace();
+        let ptx = xtask::ptx::PtxBuild::new(&ws, "sm_80")
+            .compile()
+            .expect("the kernel build");
+        let dir = ws.join("target/test-twin/rust-main-sm_90");
+        let written = xtask::modules::write_all(&ptx, &dir).expect("the modules");
+        let main = written
+            .iter()
+            .find(|m| m.kind == ModuleKind::Main)
+            .expect("a main module");
+        let cubin = dir.join("main.sm_90.cubin");
+        let ptxas = xtask::ptxas::find().expect("ptxas");
+        xtask::ptxas::assemble(&ptxas, &dir.join(&main.file), "sm_90", &cubin).expect("ptxas");
+        for l in variants::PERSISTENT_COPY {
+            let round: Vec<&str> =
+                [vec!["LDG"; l.loads as usize], vec!["STG"; l.loads as usize]].concat();
+            for (build, file) in [("Rust", &cubin), ("nvcc", &t.built.main.cubin)] {
+                let paths = [None, Some("@P"), Some("@!P")]
+                    .map(|drop| global_accesses(file, l.entry, drop));
+                assert!(
+                    paths
+                        .iter()
+                        .any(|p| p.windows(round.len()).any(|w| w == round.as_slice())),
+                    "{build}'s {}: no {} loads then {} stores in {paths:?}",
+                    l.entry,
+                    l.loads,
+                    l.loads
+                );
+            }
+        }
     }
 
     /// The prologue decides which interleaving two warps on one scheduler settle into

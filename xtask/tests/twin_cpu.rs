@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use kernels_gpu::models::mma_sync::{mma_bf16_ilp_outputs, mma_m16n8k16};
 use kernels_gpu::models::probe_results;
 use kernels_gpu::variants::{
-    FmaOp, GemmFamily, BF16_GEMM, FMA, FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP,
+    FmaOp, GemmFamily, BF16_GEMM, FMA, FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY,
 };
 
 fn workspace() -> PathBuf {
@@ -98,6 +98,9 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
     }
     for p in MEMCPY_GRID {
         assert_eq!(checks(p.entry), 1, "{}", p.entry);
+    }
+    for l in PERSISTENT_COPY {
+        assert_eq!(checks(l.entry), 1, "{}", l.entry);
     }
     for v in BF16_GEMM {
         assert_eq!(checks(v.entry), 5, "{} ({})", v.label, v.entry);

@@ -53,7 +53,8 @@ pub fn seed_entry(entry: &str) -> bool {
             | Family::Bf16Gemm
             | Family::MmaIlp
             | Family::Read
-            | Family::SmemCopy,
+            | Family::SmemCopy
+            | Family::PersistentCopy,
         ) => false,
     }
 }

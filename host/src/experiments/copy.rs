@@ -1,11 +1,14 @@
 //! The copy kernel family on the host: its parameter list, buffers, the launch held at a
 //! number of resident blocks per SM, the timing and the exact check. The bandwidth experiment
-//! runs its variants, the bytes-in-flight experiment its grid and the copies whose bytes in
+//! runs its variants, the bytes-in-flight experiment its grid, the copies whose bytes in
 //! flight live in shared memory (the table's `smem_copy` lines, same parameters, a persistent
-//! grid).
+//! grid) and the persistent register-held copies (the `persistent_copy` lines, same parameters).
 
 use cudarc::driver::CudaSlice;
-use kernels_gpu::variants::{MemcpyParams, MemcpyPoint, SmemCopyLine, SmemCopyParams};
+use kernels_gpu::variants::{
+    MemcpyParams, MemcpyPoint, PersistentCopyLine, PersistentCopyParams, SmemCopyLine,
+    SmemCopyParams,
+};
 
 use super::error::ExperimentError;
 use super::inputs::random_floats;
@@ -39,12 +42,14 @@ pub fn copy_gbps(bytes: u64, ms: f64) -> f64 {
 }
 
 /// A copy kernel of the variant table: a memcpy grid point (bytes in flight in registers, one
-/// block per slice of the copy) or an `smem_copy` line (bytes in flight in shared memory, one
-/// wave of blocks that loops over the copy).
+/// block per slice of the copy), an `smem_copy` line (bytes in flight in shared memory, one
+/// wave of blocks that loops over the copy) or a `persistent_copy` line (bytes in flight in
+/// registers, one wave of blocks that loops over the copy).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CopyKernel<'a> {
     Registers(&'a MemcpyPoint),
     Shared(&'a SmemCopyLine),
+    Persistent(&'a PersistentCopyLine),
 }
 
 impl CopyKernel<'_> {
@@ -52,12 +57,14 @@ impl CopyKernel<'_> {
         match self {
             CopyKernel::Registers(p) => p.entry,
             CopyKernel::Shared(l) => l.entry,
+            CopyKernel::Persistent(l) => l.entry,
         }
     }
     pub fn threads(&self) -> u32 {
         match self {
             CopyKernel::Registers(p) => p.threads,
             CopyKernel::Shared(l) => l.threads,
+            CopyKernel::Persistent(l) => l.threads,
         }
     }
     /// Floats per access: what the exact check counts a whole vector as.
@@ -65,6 +72,7 @@ impl CopyKernel<'_> {
         match self {
             CopyKernel::Registers(p) => p.width,
             CopyKernel::Shared(_) => 4,
+            CopyKernel::Persistent(l) => l.width,
         }
     }
     /// Blocks a launch over `floats` takes at `blocks_per_sm` on `sms` SMs.
@@ -72,6 +80,7 @@ impl CopyKernel<'_> {
         match self {
             CopyKernel::Registers(p) => p.grid(floats),
             CopyKernel::Shared(_) => u64::from(blocks_per_sm) * u64::from(sms),
+            CopyKernel::Persistent(l) => l.grid(blocks_per_sm, sms),
         }
     }
 }
@@ -139,6 +148,12 @@ impl CopyBuffers {
                 // SAFETY: both buffers hold n floats, 256-byte aligned; `hold` gave the block at
                 // least its rings' shared memory; the kernel loops over the copy whatever the
                 // grid.
+                unsafe { l.launch(held.kernel, shape, &params) }
+            }
+            CopyKernel::Persistent(_) => {
+                let params = PersistentCopyParams { src, dst, n };
+                // SAFETY: both buffers hold n floats, 256-byte aligned (as the vector loads
+                // need); the kernel loops over the copy whatever the grid.
                 unsafe { l.launch(held.kernel, shape, &params) }
             }
         }
@@ -268,6 +283,21 @@ mod tests {
         assert!(accepts(&[Bits64, Bits64, Bits64]));
         assert!(!accepts(&[Pointer, Bits64]));
         assert!(!accepts(&[Pointer, Pointer, Pointer]));
+    }
+
+    #[test]
+    fn a_persistent_copy_launches_one_wave_whatever_the_copy() {
+        use kernels_gpu::variants::PERSISTENT_COPY;
+        let line = &PERSISTENT_COPY[0];
+        let k = CopyKernel::Persistent(line);
+        for floats in [1u64, 1 << 20, 1 << 30] {
+            assert_eq!(k.grid(floats, 2, 132), 264);
+        }
+        assert_eq!(
+            (k.entry(), k.threads(), k.width()),
+            (line.entry, line.threads, line.width)
+        );
+        assert_eq!(PersistentCopyParams::PARAMS, MemcpyParams::PARAMS);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The macros of the variant table's later sections (`smem_copy`/`tma_copy`, `wgmma_bf16`,
+//! The macros of the variant table's later sections (`smem_copy`/`tma_copy`, `persistent_copy`,
+//! `wgmma_bf16`,
 //! `gemm_wgmma`), beside `table_macros/variant_table.rs`'s `variant_table!`. They name the kernels
 //! each line instantiates, so they live here rather than in the sections' line files
 //! (`sections/smem_copy.rs`, `sections/wgmma.rs`, `sections/gemm_wgmma.rs`): the kernels import
@@ -48,6 +49,35 @@ macro_rules! smem_copy_table {
            kernel_entry!(concat!("tma_copy_t", $tt, "_b", $tb, "_s", $ts),
                          ($params, $args) $plist,
                          crate::kernels::sm90a::tma_copy::tma_copy::<$tt, $tb, $ts>); )*
+    };
+}
+
+/// Expands the `persistent_copy` section of the variant table (see `variants.rs`): its params
+/// structs, [`PERSISTENT_COPY`](crate::variants::PERSISTENT_COPY), the checks of each line (naming
+/// it) and one entry per line.
+macro_rules! persistent_copy_table {
+    (
+        abi: ($params:ident, $args:ident) $plist:tt,
+        persistent_copy: [ $( ($t:literal, $l:literal, $w:literal) ),* $(,)? ],
+    ) => {
+        kernel_params!("persistent_copy", ($params, $args) $plist);
+
+        /// The persistent copies, in table order.
+        pub const PERSISTENT_COPY: &[PersistentCopyLine] = &[ $( PersistentCopyLine {
+            threads: $t,
+            loads: $l,
+            width: $w,
+            entry: concat!("stream_copy_t", $t, "_l", $l, "_w", $w),
+        }, )* ];
+        $( const _: () = assert!(persistent_copy_misfit($t, $l, $w).is_none(), concat!(
+            "persistent_copy line (", $t, ", ", $l, ", ", $w, "): threads whole warps <= 1024, \
+             loads 1..=64, width 1, 2 or 4, a block's staged floats within half the register \
+             file (persistent_copy_misfit names the rule)")); )*
+        const _: () = assert!(persistent_copy_lines_unique(PERSISTENT_COPY),
+            "persistent_copy: two lines share threads, loads and width");
+        $( kernel_entry!(concat!("stream_copy_t", $t, "_l", $l, "_w", $w),
+                         ($params, $args) $plist,
+                         crate::kernels::persistent_copy::persistent_copy::<$t, $l, $w>); )*
     };
 }
 

@@ -4,7 +4,7 @@
 //! whose build spills (their loads are not all in flight, so their bytes in flight are not what the
 //! point claims).
 
-use super::law_claim::{loaded_law_predicts, warps_cannot_hide_latency};
+use super::law_claim::{loaded_law_predicts, sustained_law_predicts, warps_cannot_hide_latency};
 use super::notes::median;
 use super::output::Inflight;
 use super::row::{fastest, usable, CopyReference, InflightRow, SPILLS_NOTE};
@@ -210,9 +210,16 @@ pub fn verdicts_under(result: Option<&Inflight>, rules: Rules) -> Vec<Verdict> {
         bytes_not_occupancy(rows, copy),
         few_threads_match_many_under(rows, rules),
         law,
+    ];
+    // Little's law on the persistent copies, which hold their bytes in flight (in runs that
+    // measured them: older runs render as they were).
+    if let Some(s) = result.and_then(|r| r.sustained.as_ref()) {
+        v.push(sustained_law_predicts(&s.rows, copy, predictions));
+    }
+    v.extend([
         warps_cannot_hide_latency(rows, copy, cycles),
         one_warp_from_shared_memory_under(rows, copy, rules),
-    ];
+    ]);
     if result.is_none() {
         for x in &mut v {
             x.holds = None;

@@ -1,11 +1,14 @@
 //! The points of the bytes-in-flight sweep: which copy kernel of the variant table's memcpy grid
 //! (threads per block, loads per thread, width) runs at how many resident blocks per SM.
 //!
-//! The kernels and their axes are the table's (`kernels_gpu::variants::MEMCPY_GRID`, and the
-//! `smem_copy` lines whose bytes in flight live in shared memory); this file only chooses among
-//! them and places them.
+//! The kernels and their axes are the table's (`kernels_gpu::variants::MEMCPY_GRID`, the
+//! `smem_copy` lines whose bytes in flight live in shared memory, and the `persistent_copy` lines
+//! that hold theirs through the whole copy); this file only chooses among them and places them.
 
-use kernels_gpu::variants::{MemcpyPoint, SmemCopyLine, SmemPath, MEMCPY_GRID, SMEM_COPY};
+use kernels_gpu::variants::{
+    MemcpyPoint, PersistentCopyLine, SmemCopyLine, SmemPath, MEMCPY_GRID, PERSISTENT_COPY,
+    SMEM_COPY,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::copy::CopyKernel;
@@ -60,6 +63,10 @@ pub struct CopyShape {
     /// Where the bytes in flight live: registers (None) or this ring in shared memory.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ring: Option<SmemRing>,
+    /// A `persistent_copy` line: one wave of blocks streaming over the whole copy, so its bytes
+    /// in flight are held throughout (absent, false, in runs recorded before these lines).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub persistent: bool,
 }
 
 impl From<&MemcpyPoint> for CopyShape {
@@ -69,6 +76,19 @@ impl From<&MemcpyPoint> for CopyShape {
             loads: p.loads,
             width: p.width,
             ring: None,
+            persistent: false,
+        }
+    }
+}
+
+impl From<&PersistentCopyLine> for CopyShape {
+    fn from(l: &PersistentCopyLine) -> Self {
+        Self {
+            threads: l.threads,
+            loads: l.loads,
+            width: l.width,
+            ring: None,
+            persistent: true,
         }
     }
 }
@@ -84,6 +104,7 @@ impl From<&SmemCopyLine> for CopyShape {
                 stages: l.stages,
                 bulk: l.path == SmemPath::Bulk,
             }),
+            persistent: false,
         }
     }
 }
@@ -100,9 +121,17 @@ impl CopyShape {
         SMEM_COPY.iter().find(|l| CopyShape::from(*l) == *self)
     }
 
+    /// The table's `persistent_copy` line of this shape, if it is one.
+    pub fn persistent_line(&self) -> Option<&'static PersistentCopyLine> {
+        PERSISTENT_COPY
+            .iter()
+            .find(|l| CopyShape::from(*l) == *self)
+    }
+
     /// The table's kernel of this shape, whichever family builds it.
     pub fn copy_kernel(&self) -> Option<CopyKernel<'static>> {
         match self.ring {
+            None if self.persistent => self.persistent_line().map(CopyKernel::Persistent),
             None => self.kernel().map(CopyKernel::Registers),
             Some(_) => self.smem_line().map(CopyKernel::Shared),
         }
@@ -246,6 +275,24 @@ pub fn smem_points(residency: &Residency, limits: PlanLimits, smem_per_sm: u32) 
         .collect()
 }
 
+/// Blocks per SM the persistent copies run at: one block, so that a line's bytes in flight per SM
+/// are its block's (the table's lines step them by 4 KiB through 16-32 KiB at this residency).
+pub const PERSISTENT_BLOCKS_PER_SM: u32 = 1;
+
+/// The `persistent_copy` lines' points: every line at [`PERSISTENT_BLOCKS_PER_SM`], where the SM
+/// holds it (whatever the residency the register-held sweep asks for: these points are the
+/// loaded-latency law's evidence, placed before the data).
+pub fn persistent_points(limits: PlanLimits) -> Vec<Point> {
+    PERSISTENT_COPY
+        .iter()
+        .filter(|l| limits.holds(l.threads, PERSISTENT_BLOCKS_PER_SM))
+        .map(|l| Point {
+            shape: CopyShape::from(l),
+            blocks_per_sm: PERSISTENT_BLOCKS_PER_SM,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -285,6 +332,7 @@ pub(crate) mod tests {
             loads: 14,
             width: 4,
             ring: None,
+            persistent: false,
         };
         assert_eq!(s.kernel().map(|k| k.entry), Some("memcpy_t32_l14_w4"));
         assert_eq!(s.bytes_per_thread(), 224);
@@ -303,7 +351,14 @@ pub(crate) mod tests {
                 l.bytes_per_thread(),
             )
         });
-        for (shape, kernel, bytes) in registers.chain(shared) {
+        let persistent = PERSISTENT_COPY.iter().map(|l| {
+            (
+                CopyShape::from(l),
+                CopyKernel::Persistent(l),
+                l.bytes_per_thread(),
+            )
+        });
+        for (shape, kernel, bytes) in registers.chain(shared).chain(persistent) {
             assert_eq!(shape.copy_kernel(), Some(kernel));
             assert_eq!(shape.bytes_per_thread(), bytes, "{}", kernel.entry());
             match kernel {
@@ -311,6 +366,16 @@ pub(crate) mod tests {
                 CopyKernel::Shared(l) => {
                     assert_eq!(shape.kernel(), None, "not a memcpy grid point");
                     assert_eq!(shape.smem_line(), Some(l));
+                }
+                CopyKernel::Persistent(l) => {
+                    // The same numbers as a memcpy grid point, but not that point's kernel.
+                    assert_eq!(shape.kernel(), None, "not a memcpy grid point");
+                    assert_eq!(shape.persistent_line(), Some(l));
+                    let registers = CopyShape {
+                        persistent: false,
+                        ..shape
+                    };
+                    assert_eq!(registers.persistent_line(), None);
                 }
             }
         }
@@ -388,5 +453,58 @@ pub(crate) mod tests {
         assert!(fixed
             .iter()
             .all(|p| p.shape.smem_line().unwrap().shared_bytes() <= 114 * 1024));
+    }
+
+    #[test]
+    fn persistent_points_step_through_16_to_32_kib_per_sm() {
+        let points = persistent_points(H200);
+        assert_eq!(
+            points.len(),
+            PERSISTENT_COPY.len(),
+            "an H200 holds every line"
+        );
+        let kib = |p: &Point| {
+            let l = p.shape.persistent_line().expect("a persistent line");
+            l.bytes_in_flight_per_sm(p.blocks_per_sm) / 1024
+        };
+        assert!(points
+            .iter()
+            .all(|p| p.blocks_per_sm == 1 && p.shape.persistent));
+        // The 256-thread line steps by 4 KiB through the band the law is judged in, with points
+        // below and above it; the 1024-thread line repeats the band with four times the warps.
+        let band: Vec<u64> = points
+            .iter()
+            .filter(|p| p.shape.threads == 256)
+            .map(kib)
+            .filter(|k| (16..=32).contains(k))
+            .collect();
+        assert_eq!(band, [16, 20, 24, 28, 32]);
+        assert!(points.iter().any(|p| kib(p) < 16) && points.iter().any(|p| kib(p) > 32));
+        let wide: Vec<u64> = points
+            .iter()
+            .filter(|p| p.shape.threads == 1024)
+            .map(kib)
+            .collect();
+        assert_eq!(wide, [16, 24, 32]);
+        // A device that holds fewer warps leaves the 1024-thread line out.
+        let small = PlanLimits {
+            max_warps_per_sm: 16,
+            ..H200
+        };
+        assert!(persistent_points(small)
+            .iter()
+            .all(|p| p.shape.threads == 256));
+    }
+
+    #[test]
+    fn shapes_recorded_before_the_persistent_lines_read_back_as_they_were() {
+        let grid = CopyShape::from(&MEMCPY_GRID[0]);
+        let json = serde_json::to_string(&grid).unwrap();
+        assert!(!json.contains("persistent"), "{json}");
+        assert_eq!(serde_json::from_str::<CopyShape>(&json).unwrap(), grid);
+        let line = CopyShape::from(&PERSISTENT_COPY[0]);
+        let json = serde_json::to_string(&line).unwrap();
+        assert!(json.contains("\"persistent\":true"), "{json}");
+        assert_eq!(serde_json::from_str::<CopyShape>(&json).unwrap(), line);
     }
 }

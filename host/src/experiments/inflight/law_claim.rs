@@ -1,4 +1,4 @@
-//! Two claims about the parallelism memory needs. Seed 003's "64 warps cannot hide a 400-cycle
+//! Claims about the parallelism memory needs. Seed 003's "64 warps cannot hide a 400-cycle
 //! latency" ([`warps_cannot_hide_latency`]) counts one request per warp; the rows count bytes in
 //! flight.
 //!
@@ -8,34 +8,43 @@
 //! per background); the measured need is the fewest bytes in flight per SM among the usable rows
 //! reaching the fraction, and its interval comes from resampling every row's and the copy's
 //! samples (a resample can move rows across the fraction).
+//!
+//! The sweep's copies load, store and exit, so their nominal bytes in flight are a peak, not the
+//! time average the law is about; [`sustained_law_predicts`] asks the same of the persistent
+//! copies ([`super::sustained`]), which hold theirs through the whole copy.
 
 use super::grid::CopyShape;
 use super::loaded::{LoadedPrediction, PREDICTION_WITHIN};
 use super::row::{usable, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
+use super::sustained::SustainedRow;
 use crate::claim::{all_of, decide, interval_or, ratio, verdict, Verdict};
 use crate::confidence::{self, Interval, Timed};
 use crate::table::{percent, percent_with};
 
-/// The fewest bytes in flight per SM among `rows` whose GB/s (in `gbps`, one per row, then the
-/// copy's last) reach `fraction` of the copy.
-fn least_bytes(rows: &[&InflightRow], gbps: &[f64], fraction: f64) -> Option<f64> {
+/// The fewest of `bytes` (one per row) among the rows whose GB/s (in `gbps`, one per row, then
+/// the copy's last) reach `fraction` of the copy.
+fn least_bytes(bytes: &[f64], gbps: &[f64], fraction: f64) -> Option<f64> {
     let (rates, copy) = gbps.split_at(gbps.len() - 1);
-    rows.iter()
+    bytes
+        .iter()
         .zip(rates)
         .filter(|(_, g)| **g / copy[0] >= fraction)
-        .map(|(r, _)| r.bytes_in_flight_per_sm as f64)
+        .map(|(b, _)| *b)
         .min_by(f64::total_cmp)
 }
 
-/// For each headline fraction, the loaded prediction over the measured need, on the need's
-/// interval (the prediction is fixed); the rule is the verdict's text below.
-pub fn loaded_law_predicts(
-    rows: &[InflightRow],
-    copy: &CopyReference,
+/// Each headline fraction's outcome and evidence: the loaded prediction over the need (the
+/// fewest of `bytes` among the rows reaching the fraction; `figures` are the rows' GB/s, in the
+/// same order), on the need's bootstrap interval. `below_grid`, where given, is the fewest bytes
+/// any row holds: a need whose interval reaches it only bounds the true one from above (no row
+/// of fewer bytes was run), and is not judged.
+fn judge_needs<'a>(
+    bytes: &[f64],
+    mut figures: Vec<Timed<'a>>,
+    copy: &'a CopyReference,
     predictions: &[LoadedPrediction],
-) -> Verdict {
-    let used: Vec<&InflightRow> = usable(rows).collect();
-    let mut figures: Vec<Timed<'_>> = used.iter().map(|r| Timed::new(r.gbps, &r.timing)).collect();
+    below_grid: Option<f64>,
+) -> (Vec<Option<bool>>, Vec<String>) {
     figures.push(Timed::new(copy.gbps, &copy.timing));
     let (lo, hi) = (1.0 - PREDICTION_WITHIN, 1.0 + PREDICTION_WITHIN);
     let mut outcomes = Vec::new();
@@ -43,14 +52,14 @@ pub fn loaded_law_predicts(
     // Both fractions' needs over the same resamples (one pass: the resampling is the cost); a
     // fraction no row reaches gets its own (failing) pass, so it cannot take the other's away.
     let needs = confidence::statistics(&figures, |v| {
-        let [a, b] = HEADLINE_FRACTIONS.map(|f| least_bytes(&used, v, f));
+        let [a, b] = HEADLINE_FRACTIONS.map(|f| least_bytes(bytes, v, f));
         Some([a?, b?])
     });
     for (i, fraction) in HEADLINE_FRACTIONS.into_iter().enumerate() {
         let at = percent_with(fraction, 0);
         let need = match &needs {
             Ok(both) => Ok(both[i]),
-            Err(_) => confidence::statistic(&figures, |v| least_bytes(&used, v, fraction)),
+            Err(_) => confidence::statistic(&figures, |v| least_bytes(bytes, v, fraction)),
         };
         let predicted = predictions
             .iter()
@@ -75,19 +84,30 @@ pub fn loaded_law_predicts(
                     lo: predicted / need.hi,
                     hi: predicted / need.lo,
                 };
-                outcomes.push(decide(
-                    ratio.above(lo) && ratio.below(hi),
-                    ratio.below(lo) || ratio.above(hi),
-                ));
+                let at_floor = below_grid.is_some_and(|least| need.lo <= least);
+                outcomes.push(if at_floor {
+                    None
+                } else {
+                    decide(
+                        ratio.above(lo) && ratio.below(hi),
+                        ratio.below(lo) || ratio.above(hi),
+                    )
+                });
                 parts.push(format!(
-                    "{at}: predicted {predicted:.0} B per SM{}, measured need {} B, ratio {}",
+                    "{at}: predicted {predicted:.0} B per SM{}, measured need {} B, ratio {}{}",
                     if extrapolated {
                         " (latency extrapolated)"
                     } else {
                         ""
                     },
                     need.show(|x| format!("{x:.0}")),
-                    ratio.show(|x| format!("{x:.2}"))
+                    ratio.show(|x| format!("{x:.2}")),
+                    if at_floor {
+                        ": the grid's fewest bytes already reach it, so the need lies at or \
+                         below them (not judged)"
+                    } else {
+                        ""
+                    }
                 ));
             }
             Err(e) => {
@@ -98,6 +118,24 @@ pub fn loaded_law_predicts(
             }
         }
     }
+    (outcomes, parts)
+}
+
+/// For each headline fraction, the loaded prediction over the measured need, on the need's
+/// interval (the prediction is fixed); the rule is the verdict's text below.
+pub fn loaded_law_predicts(
+    rows: &[InflightRow],
+    copy: &CopyReference,
+    predictions: &[LoadedPrediction],
+) -> Verdict {
+    let used: Vec<&InflightRow> = usable(rows).collect();
+    let figures: Vec<Timed<'_>> = used.iter().map(|r| Timed::new(r.gbps, &r.timing)).collect();
+    let bytes: Vec<f64> = used
+        .iter()
+        .map(|r| r.bytes_in_flight_per_sm as f64)
+        .collect();
+    let (outcomes, parts) = judge_needs(&bytes, figures, copy, predictions, None);
+    let (lo, hi) = (1.0 - PREDICTION_WITHIN, 1.0 + PREDICTION_WITHIN);
     verdict(
         "loaded-littles-law-predicts-need",
         "needed parallelism = latency x throughput, for memory: Little's law with the \
@@ -114,6 +152,75 @@ pub fn loaded_law_predicts(
             confidence::RESAMPLES,
         ),
         all_of(outcomes),
+        parts.join("; "),
+    )
+}
+
+/// The band of sustained bytes in flight per SM the persistent copies' grid must cover for the
+/// law to be judged on it (the issue's 16 to 32 KiB: where the loaded model puts the need).
+pub const SUSTAINED_BAND: (f64, f64) = (16.0 * 1024.0, 32.0 * 1024.0);
+/// Usable persistent points the band must hold.
+pub const SUSTAINED_BAND_POINTS: usize = 3;
+
+/// Little's law on the persistent copies: for each headline fraction, the loaded prediction over
+/// the fewest sustained bytes in flight per SM among the persistent copies reaching it; the rule
+/// is the verdict's text below.
+pub fn sustained_law_predicts(
+    rows: &[SustainedRow],
+    copy: &CopyReference,
+    predictions: &[LoadedPrediction],
+) -> Verdict {
+    let used: Vec<&SustainedRow> = rows.iter().filter(|r| r.usable()).collect();
+    let figures: Vec<Timed<'_>> = used
+        .iter()
+        .map(|r| Timed::new(r.copy.gbps, &r.copy.timing))
+        .collect();
+    let bytes: Vec<f64> = used.iter().map(|r| r.sustained_bytes_per_sm()).collect();
+    // The grid's points by their nominal bytes (the fill trims a few bytes off each).
+    let in_band = used
+        .iter()
+        .map(|r| r.copy.bytes_in_flight_per_sm as f64)
+        .filter(|b| (SUSTAINED_BAND.0..=SUSTAINED_BAND.1).contains(b))
+        .count();
+    let least = bytes.iter().copied().min_by(f64::total_cmp);
+    let (outcomes, mut parts) = judge_needs(&bytes, figures, copy, predictions, least);
+    let band = format!(
+        "{in_band} usable persistent points between {:.0} and {:.0} KiB per SM",
+        SUSTAINED_BAND.0 / 1024.0,
+        SUSTAINED_BAND.1 / 1024.0
+    );
+    let holds = if in_band < SUSTAINED_BAND_POINTS {
+        parts.push(format!("{band}: too few to judge"));
+        None
+    } else {
+        parts.push(band);
+        all_of(outcomes)
+    };
+    let (lo, hi) = (1.0 - PREDICTION_WITHIN, 1.0 + PREDICTION_WITHIN);
+    verdict(
+        "sustained-littles-law-predicts-need",
+        "needed parallelism = latency x throughput, for memory, on copies that hold their bytes \
+         in flight: the bytes in flight per SM a copy needs for a bandwidth are the per-SM \
+         bandwidth x the latency measured under load",
+        &format!(
+            "for 90% and 95% of the device-to-device copy, the loaded model's bytes in flight per \
+             SM (fraction x copy GB/s x L(fraction x copy GB/s) / (2 x SMs), L interpolated on \
+             the chase timed under background copies) over the fewest sustained bytes in flight \
+             per SM (threads x blocks/SM x bytes per thread x the rounds' mean fill) among the \
+             persistent copies (one wave of SMs x blocks/SM, each thread streaming over the \
+             whole buffer) reaching the fraction, on the {} bootstrap interval of that need ({} \
+             resamples of every persistent copy's and the copy's samples, fixed seed): HOLDS \
+             when every ratio lies within {lo:.2} to {hi:.2}, DOES NOT HOLD when one lies wholly \
+             outside, NOT JUDGED otherwise, when the grid's fewest bytes already reach the \
+             fraction (the need lies below the grid), or when fewer than \
+             {SUSTAINED_BAND_POINTS} usable points lie between {:.0} and {:.0} KiB per SM; \
+             points whose build spills ({SPILLS_NOTE}) and failed checks are left out",
+            percent_with(confidence::LEVEL, 0),
+            confidence::RESAMPLES,
+            SUSTAINED_BAND.0 / 1024.0,
+            SUSTAINED_BAND.1 / 1024.0,
+        ),
+        holds,
         parts.join("; "),
     )
 }
@@ -231,7 +338,8 @@ fn outstanding(shape: &CopyShape) -> String {
 mod tests {
     use super::*;
     use crate::experiments::ilp_sweep::tests::has;
-    use crate::experiments::inflight::row::tests::{copy, row};
+    use crate::experiments::inflight::row::tests::{copy, row, spilling};
+    use crate::experiments::inflight::sustained::tests::sustained;
     use crate::experiments::verdict_check::says;
     use kernels_gpu::variants::{SmemPath, MEMCPY_GRID, SMEM_COPY};
 
@@ -325,5 +433,119 @@ mod tests {
         let v = judge(&[row(1024, 2, 4, 0.90)]);
         assert_eq!(v.holds, None, "{}", v.evidence);
         assert_eq!(judge(&[]).holds, None);
+    }
+
+    /// Floats of a copy that every persistent line covers in whole rounds on 132 SMs (fill 1).
+    const WHOLE_ROUNDS: u64 = 132 * 256 * 16 * 5040;
+
+    /// The 256-thread persistent line at `loads`, reaching `fraction` of the copy.
+    fn streamed(loads: u32, fraction: f64) -> SustainedRow {
+        sustained((256, loads, 4), fraction, WHOLE_ROUNDS)
+    }
+
+    /// The 256-thread line climbing to the copy: 20 KiB per SM the first to reach 90%, 24 KiB the
+    /// first to reach 95%.
+    fn climbing() -> Vec<SustainedRow> {
+        [
+            (2, 0.5),
+            (3, 0.7),
+            (4, 0.85),
+            (5, 0.91),
+            (6, 0.96),
+            (7, 0.97),
+            (8, 0.98),
+        ]
+        .map(|(loads, fraction)| streamed(loads, fraction))
+        .to_vec()
+    }
+
+    /// The sustained-law verdict over `rows` with loaded predictions of (fraction, bytes).
+    fn judged_sustained(rows: &[SustainedRow], p: &[(f64, Option<f64>)]) -> Verdict {
+        let predictions: Vec<LoadedPrediction> = p
+            .iter()
+            .map(|&(fraction, loaded_bytes)| LoadedPrediction {
+                fraction,
+                unloaded_bytes: 5000.0,
+                loaded_bytes,
+                measured_bytes: None,
+                extrapolated: false,
+            })
+            .collect();
+        sustained_law_predicts(rows, &copy(), &predictions)
+    }
+
+    #[test]
+    fn the_sustained_law_holds_near_the_need_and_fails_far_from_it() {
+        let v = judged_sustained(
+            &climbing(),
+            &[(0.90, Some(20_000.0)), (0.95, Some(25_000.0))],
+        );
+        assert_eq!(v.holds, Some(true), "{}", v.evidence);
+        assert_eq!(v.key, "sustained-littles-law-predicts-need");
+        says(&v, "90%: predicted 20000 B per SM, measured need 20480");
+        says(&v, "95%: predicted 25000 B per SM, measured need 24576");
+        says(
+            &v,
+            "5 usable persistent points between 16 and 32 KiB per SM",
+        );
+        // The unloaded model's figure is far below the need: the law as fed does not hold.
+        let v = judged_sustained(
+            &climbing(),
+            &[(0.90, Some(10_000.0)), (0.95, Some(25_000.0))],
+        );
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        // So is one far above it.
+        let v = judged_sustained(
+            &climbing(),
+            &[(0.90, Some(20_000.0)), (0.95, Some(40_000.0))],
+        );
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+    }
+
+    #[test]
+    fn the_sustained_need_is_the_time_average_over_the_rounds() {
+        // Half a round more than whole rounds: every line's sustained bytes fall by the fill.
+        let floats = 132 * 256 * 4 * 4 * 10 + 132 * 256 * 4 * 2;
+        let rows: Vec<SustainedRow> = [(3, 0.7), (4, 0.85), (5, 0.91), (6, 0.96), (7, 0.97)]
+            .map(|(loads, fraction)| sustained((256, loads, 4), fraction, floats))
+            .to_vec();
+        let fill = rows[2].fill;
+        assert!(fill < 1.0);
+        let need = 20_480.0 * fill;
+        let v = judged_sustained(&rows, &[(0.90, Some(need)), (0.95, Some(24_576.0))]);
+        says(&v, &format!("measured need {need:.0}"));
+    }
+
+    #[test]
+    fn a_need_at_the_grids_floor_too_few_points_or_no_curve_is_not_judged() {
+        // The grid's fewest bytes (20 KiB) already reach 90%: the need may lie below the grid.
+        let floor: Vec<SustainedRow> = climbing().into_iter().skip(3).collect();
+        let v = judged_sustained(&floor, &[(0.90, Some(20_000.0)), (0.95, Some(25_000.0))]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        says(&v, "the grid's fewest bytes already reach it");
+        // Two points in the band are too few, whatever the ratios.
+        let sparse = [
+            streamed(2, 0.5),
+            streamed(4, 0.85),
+            streamed(5, 0.91),
+            streamed(16, 0.99),
+        ];
+        let v = judged_sustained(&sparse, &[(0.90, Some(20_000.0)), (0.95, Some(60_000.0))]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        says(
+            &v,
+            "2 usable persistent points between 16 and 32 KiB per SM: too few to judge",
+        );
+        // No curve; and a failed copy or a spilling build is no evidence.
+        let v = judged_sustained(&climbing(), &[]);
+        assert_eq!(v.holds, None, "{}", v.evidence);
+        let mut rows = climbing();
+        rows[3].copy.measured.check.passed = false;
+        rows[4].copy = spilling(rows[4].copy.clone(), 8, 8);
+        let v = judged_sustained(&rows, &[(0.90, Some(20_000.0)), (0.95, Some(25_000.0))]);
+        says(&v, "90%: predicted 20000 B per SM, measured need 28672");
+        says(&v, "3 usable persistent points");
+        assert_eq!(v.holds, Some(false), "{}", v.evidence);
+        assert_eq!(judged_sustained(&[], &[(0.9, Some(1.0))]).holds, None);
     }
 }

@@ -16,8 +16,9 @@
 //! Layout: [`grid`] (the points), [`model`] (Little's law and the byte convention), [`row`] and
 //! [`output`] (the results), [`claims`] and [`law_claim`] (verdict rules), [`notes`], [`table`],
 //! [`plots`], [`chase`] and [`loaded`] (latency, idle and under load), [`reads`] (the read-only
-//! kernels beside the copies), [`sizes`] (the copy-size sweep); on the driver: [`run`] (the
-//! sweep, and the size sweep in [`sizes`]), [`chase_run`] and [`reads_run`].
+//! kernels beside the copies), [`sizes`] (the copy-size sweep), [`sustained`] (the persistent
+//! copies the loaded-latency law is judged on); on the driver: [`run`] (the sweep, the persistent
+//! copies, and the size sweep in [`sizes`]), [`chase_run`] and [`reads_run`].
 
 pub mod chase;
 pub mod chase_run;
@@ -37,10 +38,11 @@ pub mod row;
 pub mod run;
 pub mod sizes;
 mod spec;
+pub mod sustained;
 pub mod table;
 
 use grid::{grid_loads, grid_threads, grid_widths};
-use kernels_gpu::variants::{SmemCopyLine, SmemPath, READ, SMEM_COPY};
+use kernels_gpu::variants::{SmemCopyLine, SmemPath, PERSISTENT_COPY, READ, SMEM_COPY};
 
 pub use output::Inflight;
 pub use row::InflightRow;
@@ -71,6 +73,10 @@ impl Run for Spec {
             SMEM_COPY.iter().partition(|l| l.path == SmemPath::Bulk);
         let smem: Vec<String> = smem.into_iter().map(shape).collect();
         let bulk: Vec<String> = bulk.into_iter().map(shape).collect();
+        let persistent: Vec<String> = PERSISTENT_COPY
+            .iter()
+            .map(|l| format!("{}x{}x{}", l.threads, l.loads, l.width))
+            .collect();
         format!(
             "The memcpy grid (entries memcpy_t{{T}}_l{{L}}_w{{W}}): threads {:?}, loads {:?}, \
              widths {:?}. Read-only kernels (read_t{{T}}_l{{L}}_w{{W}}: the copy's loads, \
@@ -79,13 +85,18 @@ impl Run for Spec {
              Copies whose bytes in flight live in shared memory (cp_async_copy_t{{T}}_b{{B}}_s{{S}}: \
              each warp a ring of S stages of B bytes filled by 16-byte cp.async, sm_80+; leave \
              them out with --no-smem): {}. Hopper's bulk copies (tma_copy_t{{T}}_b{{B}}_s{{S}}, \
-             sm_90a, where the device has it): {}",
+             sm_90a, where the device has it): {}. Persistent copies \
+             (stream_copy_t{{T}}_l{{L}}_w{{W}}: one wave of SMs x {} block/SM, each thread \
+             streaming over the buffer, so its bytes in flight are sustained; always run, \
+             whatever the axes asked for: Little's law is judged on them): {}",
             grid_threads(),
             grid_loads(),
             grid_widths(),
             reads.join(", "),
             smem.join(", "),
-            bulk.join(", ")
+            bulk.join(", "),
+            grid::PERSISTENT_BLOCKS_PER_SM,
+            persistent.join(", ")
         )
     }
 

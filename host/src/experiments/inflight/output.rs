@@ -10,6 +10,7 @@ use super::model::LittlesLaw;
 use super::reads::ReadOnly;
 use super::row::{CopyReference, Headline, InflightRow};
 use super::sizes::SizeSweep;
+use super::sustained::Sustained;
 use crate::experiments::contract::Output;
 
 /// Everything the `inflight` experiment measured.
@@ -31,6 +32,10 @@ pub struct Inflight {
     /// The read-only kernels beside their copies (absent in runs recorded before them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reads: Option<ReadOnly>,
+    /// The persistent copies the loaded-latency law is judged on (absent when not run, and in
+    /// runs recorded before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustained: Option<Sustained>,
     pub model: LittlesLaw,
     pub rows: Vec<InflightRow>,
     /// Points that could not be placed at their residency, with the reason.
@@ -63,11 +68,14 @@ impl Output for Inflight {
         let sizes = sizes.map(|r| format!("copy size {} MiB: {}", r.bytes >> 20, r.check.what));
         let reads = self.reads.iter().flat_map(ReadOnly::failures);
         let reads = reads.map(|r| format!("read-only {r}"));
+        let sustained = self.sustained.iter().flat_map(Sustained::failures);
+        let sustained = sustained.map(|r| format!("persistent copy {r}"));
         failed
             .into_iter()
             .chain(loaded)
             .chain(sizes)
             .chain(reads)
+            .chain(sustained)
             .collect()
     }
 }

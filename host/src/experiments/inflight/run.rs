@@ -2,12 +2,13 @@
 //! copy's own buffers), then the sweep's copies, run by the copy family's host side
 //! ([`CopyBuffers::measure`]: held at the point's blocks/SM by dynamic shared memory, timed with
 //! the compared module's samples interleaved, each copy checked exactly). A point that cannot be
-//! held at its residency (in either module) is skipped with a note.
+//! held at its residency (in either module) is skipped with a note. The persistent copies follow
+//! the sweep, measured the same way, into their own rows ([`super::sustained`]).
 
 use kernels_gpu::variants::CHASE;
 
 use super::chase_run::{measure_latency, measure_loaded, Ring};
-use super::grid::{PlanLimits, Point};
+use super::grid::{persistent_points, PlanLimits, Point};
 use super::loaded::{predictions, LoadedLatency};
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
 use super::output::Inflight;
@@ -15,6 +16,7 @@ use super::reads_run::measure_reads;
 use super::row::{headline, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use super::sizes::measure_sizes;
 use super::spec::{Plan, Spec, CHASE_L2_MULTIPLE};
+use super::sustained::{Sustained, SustainedRow};
 use crate::cuda::hopper::{hopper_module, HopperError};
 use crate::cuda::Gpu;
 use crate::experiments::contract::{Registered, RunContext};
@@ -24,7 +26,7 @@ use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, Loaded};
 use crate::experiments::progress::progress_bar;
 use crate::experiments::spills::Spills;
-use crate::experiments::sweep::{sweep, with_compared, Step};
+use crate::experiments::sweep::{sweep, with_compared, Step, Swept};
 use crate::kernel_source::sources::Kernels;
 
 /// Runs the `inflight` experiment on `gpu` as `p` asks, timing every figure by `ctx.timing`.
@@ -41,7 +43,8 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
     let mut points = p.sweep.points(limits);
     let smem_per_sm = u32::try_from(info.smem_per_sm).unwrap_or(u32::MAX);
     points.extend(p.sweep.smem_points(limits, smem_per_sm));
-    let bar = progress_bar(ctx, points.len() + 2, Spec::NAME);
+    let persistent = persistent_points(limits);
+    let bar = progress_bar(ctx, points.len() + persistent.len() + 2, Spec::NAME);
 
     bar.set_message("latency");
     // The chase of our module, or the built-in one when `--module` names a file without it
@@ -128,9 +131,11 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
             Err(why) => Ok(Step::Skipped(format!("{}: {why}", point_name(point)))),
         }
     })?;
+    let at = (&copy, &model);
+    let streamed = measure_persistent(gpu, ctx, &mut buffers, modules, &persistent, at, &bar)?;
     bar.set_message("copy sizes");
     let (sizes, mut skipped) = measure_sizes(gpu, ctx, &ours, &swept.rows, &p.sweep.sizes_mib)?;
-    skipped.splice(0..0, swept.skipped);
+    skipped.splice(0..0, swept.skipped.into_iter().chain(streamed.skipped));
     bar.set_message("read-only");
     let beside = (swept.rows.as_slice(), copy.gbps);
     let (reads, not_read) = measure_reads(gpu, ctx, modules, &buffers, beside)?;
@@ -139,6 +144,9 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
     Ok(Inflight {
         sizes,
         reads,
+        sustained: (!persistent.is_empty()).then_some(Sustained {
+            rows: streamed.rows,
+        }),
         headline: headline(&swept.rows, &model),
         loaded_predictions: predictions(&loaded, &model, &swept.rows, &HEADLINE_FRACTIONS),
         loaded,
@@ -148,6 +156,48 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         rows: swept.rows,
         skipped,
     })
+}
+
+/// The persistent copies' points, each measured as a sweep point (held at its blocks/SM, timed
+/// with the compared module's build where it has the entry, checked exactly), with its rounds
+/// over the copy.
+fn measure_persistent(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    buffers: &mut CopyBuffers,
+    (ours, theirs): (&Loaded, Option<&Loaded>),
+    points: &[Point],
+    at: (&CopyReference, &LittlesLaw),
+    bar: &indicatif::ProgressBar,
+) -> Result<Swept<SustainedRow>, ExperimentError> {
+    let floats = buffers.bytes() / 4;
+    let sms = gpu.info().sm_count;
+    sweep(
+        bar,
+        points,
+        |p| point_name(p),
+        |point| {
+            let Some(entry) = point.shape.copy_kernel().map(|k| k.entry()) else {
+                let why = format!("{:?}: not a kernel of the variant table", point.shape);
+                return Ok(Step::Skipped(why));
+            };
+            if ours.module.kernel(entry).is_err() {
+                // A module given by --module (e.g. the peer's) need not build the persistent copies.
+                return Ok(Step::Skipped(format!("{entry}: not in our module")));
+            }
+            // A compared build from before these lines is left out of them.
+            let theirs = theirs.filter(|t| matches!(t.kernel_if_present(entry), Ok(Some(_))));
+            Ok(
+                match measure_point(gpu, ctx, buffers, (ours, theirs), point, at)? {
+                    Step::Row(row) => match SustainedRow::new(row, floats, sms) {
+                        Some(r) => Step::Row(r),
+                        None => Step::Skipped(format!("{entry}: not a persistent line")),
+                    },
+                    Step::Skipped(why) => Step::Skipped(why),
+                },
+            )
+        },
+    )
 }
 
 /// A point as the progress bar, its skip note and its errors name it.

@@ -8,6 +8,7 @@ use super::notes::{
 };
 use super::output::Inflight;
 use super::row::{InflightRow, SPILLS_NOTE};
+use super::sustained;
 use crate::experiments::cells;
 use crate::experiments::contract::GBPS;
 use crate::sampling::noise_percent;
@@ -197,6 +198,9 @@ pub fn notes(result: &Inflight) -> Vec<String> {
     notes.extend(loaded_notes(result));
     notes.extend(result.sizes.iter().flat_map(|s| s.notes()));
     notes.extend(result.reads.iter().flat_map(|r| r.notes()));
+    if let Some(s) = &result.sustained {
+        notes.extend(sustained::notes(s, copy));
+    }
     notes.push(bandwidth_pointer(m, &result.rows));
     if let Some((ratio, pairs)) = width_effect(&result.rows, 4, 1) {
         notes.push(format!(
