@@ -13,9 +13,9 @@
 namespace lab::mma {
 
 // sections/tensor_core.rs `MmaIlpVariant::MMA_PER_ITERATION` and `rounds_per_iteration`: rounds
-// the main loop runs per iteration, as many as fill an iteration with 32 mma, at least one (the
+// the main loop runs per iteration, as many as fill an iteration with 128 mma, at least one (the
 // SASS reason is written there).
-constexpr int MMA_PER_ITERATION = 32;
+constexpr int MMA_PER_ITERATION = 128;
 __host__ __device__ constexpr int rounds_per_iteration(int ilp) {
     return ilp <= 0 || ilp >= MMA_PER_ITERATION ? 1 : MMA_PER_ITERATION / ilp;
 }

@@ -58,13 +58,13 @@ pub unsafe fn mma_bf16_ilp<const ILP: usize>(args: MmaArgs) {
     // The round counter passes through `opaque` so that LLVM cannot count the trips and unroll
     // the loops again at run time by factors of its own (as in fma.rs): the main loop runs
     // `per_iteration` rounds an iteration, the second loop the rest, one round at a time.
-    // Each trip of the main loop holds 32 HMMA in the SASS at every ILP, beside one counter add,
-    // compare and taken branch: at 4 HMMA a trip (ILP 1) and 8 (ILP 2 and 4) nvcc's build of
-    // the peer, 16 to 64 a trip, beat this kernel, and at ILP 8, 32 a trip on both sides, it did
-    // not (`MmaIlpVariant::rounds_per_iteration`). The second loop runs fewer than
-    // `per_iteration` rounds (ptxas unrolls it by 4): at most about 0.2% of the rounds a launch
-    // of the `mma` experiment runs at its default sizing, so the main loop's trips are what it
-    // times.
+    // Each trip of the main loop holds `MmaIlpVariant::MMA_PER_ITERATION` HMMA in the SASS at
+    // every ILP, beside one counter add, compare and taken branch: with fewer a trip, nvcc's
+    // build of the peer beat this kernel where a warp issues alone on its scheduler
+    // (`MmaIlpVariant::rounds_per_iteration` says what was measured). The second loop runs
+    // fewer than `per_iteration` rounds (ptxas unrolls it by 4): well under 1% of the rounds a
+    // launch of the `mma` experiment runs at its default sizing, so the main loop's trips are
+    // what it times.
     let per_iteration = MmaIlpVariant::rounds_per_iteration(ILP as u32) as i32;
     let main_end = gpu::unrolled_loop_bound(iters, per_iteration);
     let mut r = 0i32;

@@ -179,9 +179,13 @@ impl MmaIlpVariant {
     /// peer's rolled loop runs 16, 32 and 64 (NVVM unrolls it by 4, ptxas by 4 again), and the
     /// peer beat ours at those ILPs (issue 31); at ILP 8 both ran 32 a trip (ours from ptxas
     /// unrolling the one-round loop) and timed alike. The HMMA themselves, their accumulator
-    /// registers and their order within a round were the same on both sides. At 32 a trip the
-    /// loop's three instructions and its branch come once per 32 HMMA at every ILP;
-    /// `scripts/peer-compare.sh` measures whether that closes the gap.
+    /// registers and their order within a round were the same on both sides. Measured with
+    /// `scripts/peer-compare.sh` on the H200 (docs/runs/h200-2026-12-02.md, session 12): 32 a
+    /// trip closed the gap at ILP 1 but left ILP 4 behind at 1-4 warps/SM, where one warp per
+    /// scheduler issues alone and the branch's bubble is not hidden; 64 and 128 a trip brought
+    /// every ILP 2 and 4 point to the peer. 128 keeps the branch's share smallest; the trip is
+    /// 128 HMMA (2 KiB of code) at every ILP, and the rest, under one trip, runs one round at a
+    /// time.
     pub const fn rounds_per_iteration(ilp: u32) -> u32 {
         if ilp == 0 || ilp >= Self::MMA_PER_ITERATION {
             1
@@ -191,7 +195,7 @@ impl MmaIlpVariant {
     }
     /// mma the kernel's main loop holds per iteration (ILP x [`Self::rounds_per_iteration`],
     /// where ILP divides it).
-    pub const MMA_PER_ITERATION: u32 = 32;
+    pub const MMA_PER_ITERATION: u32 = 128;
 }
 
 #[cfg(test)]
@@ -247,10 +251,10 @@ mod tests {
         let rounds: Vec<u32> = [1, 2, 4, 8, 16]
             .map(MmaIlpVariant::rounds_per_iteration)
             .to_vec();
-        assert_eq!(rounds, [32, 16, 8, 4, 2]);
-        assert_eq!(MmaIlpVariant::rounds_per_iteration(3), 10, "within 32 mma");
+        assert_eq!(rounds, [128, 64, 32, 16, 8]);
+        assert_eq!(MmaIlpVariant::rounds_per_iteration(3), 42, "within 128 mma");
         assert_eq!(
-            MmaIlpVariant::rounds_per_iteration(64),
+            MmaIlpVariant::rounds_per_iteration(256),
             1,
             "at least one round"
         );
