@@ -454,7 +454,7 @@ mod tests {
             line(&entries::entry("mma_bf16_ilp2").unwrap()).unwrap(),
             Line::Entry {
                 name: "mma_bf16_ilp2",
-                invocation: "LAB_MMA_ILP(mma_bf16_ilp2, 2, 4)".into()
+                invocation: "LAB_MMA_ILP(mma_bf16_ilp2, 2, 64)".into()
             }
         );
         let t14 = entries::entry("memcpy_t32_l14_w4").unwrap();
