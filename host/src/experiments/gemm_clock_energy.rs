@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::cells;
+use super::gemm_figure_columns::GemmFiguresRow;
 use crate::cuda::tensor_peak::bf16_dense_flops_per_sm_clock;
 use crate::results::{Check, ClockSpan, DeviceInfo};
 use crate::sampling::energy_windows::{EnergyPhase, EnergyRun, Ratios, SideFigures};
@@ -241,6 +242,39 @@ fn columns() -> Vec<Column<ClockLine>> {
                 .map_or(Value::NotAvailable, cells::check)
         }),
     ]
+}
+
+/// A GEMM experiment's failed checks: its `rows`', then `others` (cuBLAS's), then those of the
+/// energy sides' outputs after their windows.
+pub fn gemm_failures<R: GemmFiguresRow>(
+    rows: &[R],
+    others: Vec<String>,
+    ce: Option<&ClockAndEnergy>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rows {
+        r.measured().failed(&r.label(), &mut out);
+    }
+    out.extend(others);
+    out.extend(ce.iter().flat_map(|c| c.failures()));
+    out
+}
+
+/// A GEMM experiment's per-clock and per-joule table: each of `rows` at its figure's clock (the
+/// NVML readings over its samples), with cuBLAS's (label, GFLOP/s) where it ran.
+pub fn gemm_table<R: GemmFiguresRow>(
+    title: &str,
+    rows: &[R],
+    cublas: Option<(&str, f64)>,
+    ce: &ClockAndEnergy,
+) -> TableData {
+    let lines = (rows.iter())
+        .map(|r| {
+            let f = r.gemm_figures();
+            (r.label(), f.gflops, f.timing.sm_clock_mhz_during)
+        })
+        .collect();
+    table(title, lines, cublas.map(|(l, g)| (l.to_owned(), g)), ce)
 }
 
 /// The table titled `title` over the experiment's `lines` (label, GFLOP/s, NVML's clock over

@@ -8,6 +8,7 @@
 use cudarc::driver::CudaEvent;
 
 use super::error::ExperimentError;
+use super::gemm_cublas::CublasSide;
 use super::gemm_sides::{EnergyLaunch, GemmKind, GemmSides};
 use crate::cuda::clock_probe::ClockProbe;
 use crate::cuda::{CudaError, Gpu};
@@ -165,6 +166,38 @@ pub fn run_phase<K: GemmKind>(
             })
         }
     })
+}
+
+/// Adds cuBLAS to the kernels' `sides` (as `cublas_label`, where it was timed) and runs the
+/// phase at its minimum plan, `chosen` saying how the sides were picked; without a side to
+/// measure, the phase is recorded as unavailable.
+pub fn with_cublas_run<'k, 'l, K: GemmKind>(
+    gpu: &Gpu,
+    buffers: &mut GemmSides<K>,
+    mut sides: Vec<PhaseSide<'k, 'l, K::Elem>>,
+    (cublas, cublas_label): (&'k CublasSide, &str),
+    chosen: String,
+) -> Result<EnergyPhase, ExperimentError> {
+    if let (Some(c), Some(ms)) = (cublas.usable(), cublas.median_ms()) {
+        sides.push(PhaseSide {
+            label: cublas_label.to_owned(),
+            launch: EnergyLaunch::Cublas(c),
+            per_batch: launches_per_batch(ms),
+        });
+    }
+    if sides.is_empty() {
+        return Ok(EnergyPhase::Unavailable {
+            reason: "no verified line and no cuBLAS to measure".into(),
+        });
+    }
+    let reference = Some(cublas_label.to_owned());
+    run_phase(
+        gpu,
+        buffers,
+        &sides,
+        (chosen, reference),
+        WindowPlan::MINIMUM,
+    )
 }
 
 /// Of `rows` (label, GFLOP/s, verified), the label of the fastest verified one: the rule the

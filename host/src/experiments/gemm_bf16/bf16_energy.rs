@@ -15,11 +15,11 @@ use crate::experiments::bf16_gemm::{Bf16, Bf16GemmBuffers};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm_cublas::CublasSide;
 use crate::experiments::gemm_energy::{
-    chosen_words, fastest_verified, launches_per_batch, run_phase, EnergyScope, PhaseSide,
+    chosen_words, fastest_verified, launches_per_batch, with_cublas_run, EnergyScope, PhaseSide,
 };
 use crate::experiments::gemm_sides::{EnergyLaunch, GemmKind, Operands};
 use crate::experiments::module_source::Loaded;
-use crate::sampling::energy_windows::{EnergyPhase, WindowPlan};
+use crate::sampling::energy_windows::EnergyPhase;
 
 /// cuBLAS's side in the energy table.
 pub const CUBLAS: &str = "cuBLAS BF16";
@@ -135,27 +135,8 @@ pub fn phase(
             per_batch: launches_per_batch(median(label)),
         });
     }
-    if let (Some(c), Some(ms)) = (cublas.usable(), cublas.median_ms()) {
-        sides.push(PhaseSide {
-            label: CUBLAS.to_owned(),
-            launch: EnergyLaunch::Cublas(c),
-            per_batch: launches_per_batch(ms),
-        });
-    }
-    if sides.is_empty() {
-        return Ok(Some(EnergyPhase::Unavailable {
-            reason: "no verified line and no cuBLAS to measure".into(),
-        }));
-    }
     let chosen = chosen_words(p.energy, &KINDS);
-    let phase = run_phase(
-        gpu,
-        buffers,
-        &sides,
-        (chosen, Some(CUBLAS.to_owned())),
-        WindowPlan::MINIMUM,
-    )?;
-    Ok(Some(phase))
+    with_cublas_run(gpu, buffers, sides, (cublas, CUBLAS), chosen).map(Some)
 }
 
 #[cfg(test)]

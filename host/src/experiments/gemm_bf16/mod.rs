@@ -39,7 +39,7 @@ use super::contract::Output as _;
 use super::contract::{Registered, Report, Run, RunContext};
 use super::error::{ExperimentError, InVariant};
 use super::gemm_check_notes;
-use super::gemm_clock_energy::{table as clock_table, ClockAndEnergy};
+use super::gemm_clock_energy::{gemm_failures, gemm_table as clock_table, ClockAndEnergy};
 use super::gemm_cublas::{gemm_figures, CublasOutcome, CublasSide};
 use super::gemm_figures::Schedule;
 use super::gemm_plan::{GemmArgs, GemmLines};
@@ -197,18 +197,8 @@ impl Report for Spec {
     /// The rows' failed checks, cuBLAS's, and those of the energy sides' outputs after their
     /// windows.
     fn failed_checks(output: &Bf16Run) -> Vec<String> {
-        let mut out = Vec::new();
-        for r in &output.rows {
-            r.measured.failed(&r.variant, &mut out);
-        }
-        out.extend(output.other_failures());
-        out.extend(
-            output
-                .clock_energy
-                .iter()
-                .flat_map(ClockAndEnergy::failures),
-        );
-        out
+        let others = output.other_failures();
+        gemm_failures(&output.rows, others, output.clock_energy.as_ref())
     }
 
     /// Per clock and per joule against cuBLAS (runs that kept the clock basis only).
@@ -219,17 +209,9 @@ impl Report for Spec {
     /// Per clock and per joule (runs that kept the clock basis: none before it).
     fn second_table(output: &Bf16Run, meta: &RunMeta) -> Option<(&'static str, TableData)> {
         let ce = output.clock_energy.as_ref()?;
-        let lines = (output.rows.iter())
-            .map(|r| {
-                let f = &r.figures;
-                (r.variant.clone(), f.gflops, f.timing.sm_clock_mhz_during)
-            })
-            .collect();
-        let cublas = output
-            .cublas_row()
-            .map(|c| (bf16_energy::CUBLAS.to_owned(), c.gflops));
+        let cublas = output.cublas_row().map(|c| (bf16_energy::CUBLAS, c.gflops));
         let title = format!("BF16 GEMM per clock and per joule ({})", meta.gemm_title());
-        Some((CLOCK_STEM, clock_table(&title, lines, cublas, ce)))
+        Some((CLOCK_STEM, clock_table(&title, &output.rows, cublas, ce)))
     }
 
     fn columns() -> Vec<Column<Bf16Row>> {

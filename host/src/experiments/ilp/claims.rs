@@ -63,9 +63,26 @@ pub fn verdicts_under(result: Option<&Ilp>, rules: Rules) -> Vec<Verdict> {
 /// wholly at or above 90% of the peak, DOES NOT HOLD when every one's lies wholly below it, NOT
 /// JUDGED otherwise or without such rows.
 pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
+    low_occupancy_peak(rows, false)
+}
+
+/// [`ilp_reaches_peak_at_low_occupancy`] with the pick corrected: one row of the low-occupancy
+/// rows reaching the bar is the best of several, so every row is read on its
+/// Bonferroni-corrected interval over the rows considered.
+pub fn ilp_reaches_peak_at_low_occupancy_corrected(rows: &[IlpRow]) -> Verdict {
+    low_occupancy_peak(rows, true)
+}
+
+/// The low-occupancy peak verdict, each row read on its 95% interval or, `corrected`, on its
+/// Bonferroni-corrected one.
+fn low_occupancy_peak(rows: &[IlpRow], corrected: bool) -> Verdict {
     let mut low = checked_at(rows, SweepPoint::ilp_at_low_occupancy);
     low.retain(|r| r.is_ffma());
-    let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches(r)).collect();
+    let coverage = corrected.then(|| Coverage::bonferroni(low.len()));
+    let outcomes: Vec<Option<bool>> = low
+        .iter()
+        .map(|r| coverage.map_or_else(|| reaches(r), |c| reaches_at(r, c)))
+        .collect();
     let holds = any_of(outcomes.iter().copied());
     // The row that decides: one that reaches the peak, else the best by median.
     let best = |reached_only: bool| {
@@ -75,47 +92,10 @@ pub fn ilp_reaches_peak_at_low_occupancy(rows: &[IlpRow]) -> Verdict {
             .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
     };
     let shown = best(true).or_else(|| best(false));
-    Verdict {
-        key: "ilp-peak-at-low-occupancy",
-        experiment: 0,
-        claim: format!(
-            "with ILP >= {MIN_ILP}, {} of FP32 peak is reached at <= {} occupancy",
-            percent_with(REACHED, 0),
-            percent(LOW_OCCUPANCY)
-        ),
-        rule: format!(
-            "a checked row with ILP >= {MIN_ILP} and occupancy <= {} reaches {} of the \
-             peak at the measured SM clock, {}: HOLDS when one row's interval lies at or above \
-             it, DOES NOT HOLD when every row's lies below it, NOT JUDGED otherwise",
-            percent(LOW_OCCUPANCY),
-            percent_with(REACHED, 0),
-            interval_words()
-        ),
-        holds,
-        evidence: shown.map_or_else(
-            || format!("no checked row with ILP >= {MIN_ILP} at <= 12.5% occupancy"),
-            |r| format!("best: {} ({} rows considered)", describe(r), low.len()),
-        ),
-    }
-}
-
-/// [`ilp_reaches_peak_at_low_occupancy`] with the pick corrected: one row of the low-occupancy
-/// rows reaching the bar is the best of several, so every row is read on its
-/// Bonferroni-corrected interval over the rows considered.
-pub fn ilp_reaches_peak_at_low_occupancy_corrected(rows: &[IlpRow]) -> Verdict {
-    let mut low = checked_at(rows, SweepPoint::ilp_at_low_occupancy);
-    low.retain(|r| r.is_ffma());
-    let coverage = Coverage::bonferroni(low.len());
-    let outcomes: Vec<Option<bool>> = low.iter().map(|r| reaches_at(r, coverage)).collect();
-    let holds = any_of(outcomes.iter().copied());
-    let best = |reached_only: bool| {
-        let rows = low.iter().zip(&outcomes);
-        rows.filter(|(_, o)| !reached_only || **o == Some(true))
-            .map(|(r, _)| *r)
-            .max_by(|a, b| a.fraction_of_peak.total_cmp(&b.fraction_of_peak))
-    };
-    let shown = best(true).or_else(|| best(false));
     let described = |r: &IlpRow| {
+        let Some(coverage) = coverage else {
+            return describe(r);
+        };
         let iv = match fraction_at(r, coverage) {
             Ok(iv) => iv.show_at(coverage.level, percent),
             Err(e) => format!("{} (no interval: {e})", percent(r.fraction_of_peak)),
@@ -128,6 +108,15 @@ pub fn ilp_reaches_peak_at_low_occupancy_corrected(rows: &[IlpRow]) -> Verdict {
             r.gflops
         )
     };
+    let read_on = match coverage {
+        None => interval_words(),
+        Some(c) => format!(
+            "on {} of the row's fraction of the peak ({} bootstrap resamples of its samples, \
+             fixed seed; the row is picked among them after the data)",
+            c.words(),
+            crate::confidence::RESAMPLES
+        ),
+    };
     Verdict {
         key: "ilp-peak-at-low-occupancy",
         experiment: 0,
@@ -138,14 +127,10 @@ pub fn ilp_reaches_peak_at_low_occupancy_corrected(rows: &[IlpRow]) -> Verdict {
         ),
         rule: format!(
             "a checked row with ILP >= {MIN_ILP} and occupancy <= {} reaches {} of the peak at \
-             the measured SM clock, on {} of the row's fraction of the peak ({} bootstrap \
-             resamples of its samples, fixed seed; the row is picked among them after the \
-             data): HOLDS when one row's interval lies at or above it, DOES NOT HOLD when every \
-             row's lies below it, NOT JUDGED otherwise",
+             the measured SM clock, {read_on}: HOLDS when one row's interval lies at or above \
+             it, DOES NOT HOLD when every row's lies below it, NOT JUDGED otherwise",
             percent(LOW_OCCUPANCY),
             percent_with(REACHED, 0),
-            coverage.words(),
-            crate::confidence::RESAMPLES
         ),
         holds,
         evidence: shown.map_or_else(

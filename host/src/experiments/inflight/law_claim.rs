@@ -364,6 +364,19 @@ mod tests {
         assert_eq!(outstanding(&CopyShape::from(p)), want);
     }
 
+    /// Loaded predictions of (fraction, bytes), the unloaded figure beside them fixed.
+    fn predictions_of(p: &[(f64, Option<f64>)]) -> Vec<LoadedPrediction> {
+        p.iter()
+            .map(|&(fraction, loaded_bytes)| LoadedPrediction {
+                fraction,
+                unloaded_bytes: 5000.0,
+                loaded_bytes,
+                measured_bytes: None,
+                extrapolated: false,
+            })
+            .collect()
+    }
+
     /// The loaded-law verdict over `rows` (by default, 32 KiB per SM reaching 91% and 64 KiB
     /// 96%, less staying below 90%) with loaded predictions of (fraction, bytes).
     fn judged(rows: Option<&[InflightRow]>, p: &[(f64, Option<f64>)]) -> Verdict {
@@ -372,16 +385,7 @@ mod tests {
             row(1024, 1, 32, 0.91),
             row(1024, 2, 32, 0.96),
         ];
-        let predictions: Vec<LoadedPrediction> = p
-            .iter()
-            .map(|&(fraction, loaded_bytes)| LoadedPrediction {
-                fraction,
-                unloaded_bytes: 5000.0,
-                loaded_bytes,
-                measured_bytes: None,
-                extrapolated: false,
-            })
-            .collect();
+        let predictions = predictions_of(p);
         loaded_law_predicts(rows.unwrap_or(&default), &copy(), &predictions)
     }
 
@@ -461,16 +465,7 @@ mod tests {
 
     /// The sustained-law verdict over `rows` with loaded predictions of (fraction, bytes).
     fn judged_sustained(rows: &[SustainedRow], p: &[(f64, Option<f64>)]) -> Verdict {
-        let predictions: Vec<LoadedPrediction> = p
-            .iter()
-            .map(|&(fraction, loaded_bytes)| LoadedPrediction {
-                fraction,
-                unloaded_bytes: 5000.0,
-                loaded_bytes,
-                measured_bytes: None,
-                extrapolated: false,
-            })
-            .collect();
+        let predictions = predictions_of(p);
         sustained_law_predicts(rows, &copy(), &predictions)
     }
 

@@ -169,12 +169,7 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
     Verdict {
         key: "mma-ilp-ceiling-at-low-occupancy",
         experiment: 0,
-        claim: format!(
-            "with >= {MIN_ILP} independent MMAs per warp, {} of the mma.sync ceiling is reached \
-             at <= {} occupancy",
-            percent_with(REACHED, 0),
-            percent(LOW_OCCUPANCY)
-        ),
+        claim: low_occupancy_claim(),
         rule: format!(
             "a checked row with ILP >= {MIN_ILP} and occupancy <= {} reaches {} of the run's \
              best verified throughput, {}: HOLDS when one row's interval lies at or above it, \
@@ -240,12 +235,7 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy_corrected(rows: &[MmaRow]) -> Ve
     Verdict {
         key: "mma-ilp-ceiling-at-low-occupancy",
         experiment: 0,
-        claim: format!(
-            "with >= {MIN_ILP} independent MMAs per warp, {} of the mma.sync ceiling is reached \
-             at <= {} occupancy",
-            percent_with(REACHED, 0),
-            percent(LOW_OCCUPANCY)
-        ),
+        claim: low_occupancy_claim(),
         rule: format!(
             "a checked row with ILP >= {MIN_ILP} and occupancy <= {} reaches {} of \
              {NAMED_CEILING_WORDS}, on {} of the row's throughput over the ceiling's ({} \
@@ -291,30 +281,8 @@ fn no_named_ceiling(rows: &[MmaRow]) -> String {
 /// make "below the ceiling" likelier the noisier the sweep).
 pub fn no_mma_ilp_misses_named_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
     let top = checked_named_ceiling(rows);
-    let full = checked_at(rows, SweepPoint::no_ilp_at_full_occupancy);
-    let holds =
-        top.and_then(|top| all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))));
-    let best = fastest(full.iter().copied());
-    Verdict {
-        key: "no-mma-ilp-misses-ceiling-at-full-occupancy",
-        experiment: 0,
-        claim: "without MMA-level parallelism (one mma in flight per warp), 100% occupancy does \
-                not reach the mma.sync ceiling"
-            .into(),
-        rule: format!(
-            "every checked row with ILP 1 at 100% occupancy stays below {} of \
-             {NAMED_CEILING_WORDS}, {}: HOLDS when every row's interval lies below it, DOES NOT \
-             HOLD when one's lies at or above it, NOT JUDGED otherwise",
-            percent_with(REACHED, 0),
-            interval_words()
-        ),
-        holds,
-        evidence: match (best, top) {
-            (Some(r), Some(top)) => format!("best: {}", describe(r, top)),
-            (_, None) => no_named_ceiling(rows),
-            _ => "no checked row with ILP 1 at 100% occupancy".to_owned(),
-        },
-    }
+    let missing = || no_named_ceiling(rows);
+    no_mma_ilp_misses_at_full_occupancy(rows, (top, NAMED_CEILING_WORDS), missing)
 }
 
 /// "Without MMA-level parallelism, 100% occupancy does not reach the mma.sync ceiling."
@@ -323,7 +291,21 @@ pub fn no_mma_ilp_misses_named_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Ver
 /// wholly below 95% of the ceiling, DOES NOT HOLD when one's lies wholly at or above it, NOT
 /// JUDGED otherwise or without such a row.
 pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
-    let top = ceiling(rows);
+    let words = "the run's best verified throughput";
+    let missing = || NO_FULL_ROW.to_owned();
+    no_mma_ilp_misses_at_full_occupancy(rows, (ceiling(rows), words), missing)
+}
+
+/// Evidence where no row has ILP 1 at 100% occupancy.
+const NO_FULL_ROW: &str = "no checked row with ILP 1 at 100% occupancy";
+
+/// The ILP-1 verdict against `top`, the reference `top_words` names; `missing` is the evidence
+/// when there is no reference.
+fn no_mma_ilp_misses_at_full_occupancy(
+    rows: &[MmaRow],
+    (top, top_words): (Option<&MmaRow>, &str),
+    missing: impl FnOnce() -> String,
+) -> Verdict {
     let full = checked_at(rows, SweepPoint::no_ilp_at_full_occupancy);
     let holds =
         top.and_then(|top| all_of(full.iter().map(|r| reaches(r, top).map(|reached| !reached))));
@@ -335,18 +317,29 @@ pub fn no_mma_ilp_misses_ceiling_at_full_occupancy(rows: &[MmaRow]) -> Verdict {
                 not reach the mma.sync ceiling"
             .into(),
         rule: format!(
-            "every checked row with ILP 1 at 100% occupancy stays below {} of the run's best \
-             verified throughput, {}: HOLDS when every row's interval lies below it, DOES NOT \
-             HOLD when one's lies at or above it, NOT JUDGED otherwise",
+            "every checked row with ILP 1 at 100% occupancy stays below {} of {top_words}, {}: \
+             HOLDS when every row's interval lies below it, DOES NOT HOLD when one's lies at or \
+             above it, NOT JUDGED otherwise",
             percent_with(REACHED, 0),
             interval_words()
         ),
         holds,
         evidence: match (best, top) {
             (Some(r), Some(top)) => format!("best: {}", describe(r, top)),
-            _ => "no checked row with ILP 1 at 100% occupancy".to_owned(),
+            (_, None) => missing(),
+            _ => NO_FULL_ROW.to_owned(),
         },
     }
+}
+
+/// The low-occupancy claim, in words (under either rule).
+fn low_occupancy_claim() -> String {
+    format!(
+        "with >= {MIN_ILP} independent MMAs per warp, {} of the mma.sync ceiling is reached at \
+         <= {} occupancy",
+        percent_with(REACHED, 0),
+        percent(LOW_OCCUPANCY)
+    )
 }
 
 #[cfg(test)]

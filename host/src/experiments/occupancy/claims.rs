@@ -262,6 +262,22 @@ pub fn peak_pair_lines(rows: &[GemmRow]) -> Vec<&GemmRow> {
     }
 }
 
+/// The passing rows, the failed rows' notes and the highest occupancy, or why the claims that
+/// compare occupancies cannot be judged (too few rows, or every one at the same occupancy).
+fn spread_rows(rows: Option<&[GemmRow]>) -> Result<(Vec<&GemmRow>, Vec<String>, f64), String> {
+    let (ok, failed) = gemm_rows(rows)?;
+    let (min_occ, max_occ) = (ok.iter().map(|r| r.figures.occupancy))
+        .fold((f64::MAX, f64::MIN), |(lo, hi), o| (lo.min(o), hi.max(o)));
+    if max_occ - min_occ < OCCUPANCY_EPS {
+        let why = format!(
+            "every variant runs at the same occupancy ({})",
+            pct(max_occ)
+        );
+        return Err(with_exclusions(why, &failed));
+    }
+    Ok((ok, failed, max_occ))
+}
+
 /// A line as one side of a compared pair.
 fn pair_side(r: &GemmRow) -> PairSide<'_> {
     PairSide {
@@ -276,16 +292,7 @@ fn pair_side(r: &GemmRow) -> PairSide<'_> {
 fn peak_below_max_at_whole_waves(rows: Option<&[GemmRow]>) -> Verdict {
     let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1_WHOLE);
     claim.judge(|| {
-        let (ok, failed) = gemm_rows(rows)?;
-        let (min_occ, max_occ) = (ok.iter().map(|r| r.figures.occupancy))
-            .fold((f64::MAX, f64::MIN), |(lo, hi), o| (lo.min(o), hi.max(o)));
-        if max_occ - min_occ < OCCUPANCY_EPS {
-            let why = format!(
-                "every variant runs at the same occupancy ({})",
-                pct(max_occ)
-            );
-            return Err(with_exclusions(why, &failed));
-        }
+        let (ok, failed, max_occ) = spread_rows(rows)?;
         let Some((b, top)) = peak_pair(&ok) else {
             let why = "no valid variant below the highest occupancy".to_owned();
             return Err(with_exclusions(why, &failed));
@@ -316,16 +323,7 @@ pub fn peak_below_max_occupancy(rows: Option<&[GemmRow]>) -> Verdict {
     }
     let claim = Claim::interval("peak-below-max-occupancy", CLAIM_1, RULE_1);
     claim.judge(|| {
-        let (ok, failed) = gemm_rows(rows)?;
-        let (min_occ, max_occ) = (ok.iter().map(|r| r.figures.occupancy))
-            .fold((f64::MAX, f64::MIN), |(lo, hi), o| (lo.min(o), hi.max(o)));
-        if max_occ - min_occ < OCCUPANCY_EPS {
-            let why = format!(
-                "every variant runs at the same occupancy ({})",
-                pct(max_occ)
-            );
-            return Err(with_exclusions(why, &failed));
-        }
+        let (ok, failed, max_occ) = spread_rows(rows)?;
         let (top, below): (Vec<&GemmRow>, Vec<&GemmRow>) = ok
             .iter()
             .copied()

@@ -21,7 +21,7 @@ use super::error::{ExperimentError, InVariant};
 use super::gemm::{Fp32, GemmBuffers};
 use super::gemm_check::rule;
 use super::gemm_check_notes;
-use super::gemm_clock_energy::{table as clock_table, ClockAndEnergy};
+use super::gemm_clock_energy::{gemm_failures, gemm_table as clock_table, ClockAndEnergy};
 use super::gemm_cublas::{gemm_figures, gemm_table, CublasSide, VS_CUBLAS};
 use super::gemm_figure_columns::{figure_columns, schedule_notes, shown_columns, wave_columns};
 use super::gemm_figures::{GemmFigures, Schedule};
@@ -187,33 +187,23 @@ impl Report for Spec {
     /// The rows' failed checks, the variants a kernel faulted in first.
     fn failed_checks(output: &GemmRun) -> Vec<String> {
         let mut out: Vec<String> = output.faults.iter().map(ToString::to_string).collect();
-        for r in &output.rows {
-            r.measured.failed(&r.variant, &mut out);
-        }
-        out.extend(output.other_failures());
-        out.extend(
-            output
-                .clock_energy
-                .iter()
-                .flat_map(ClockAndEnergy::failures),
-        );
+        let others = output.other_failures();
+        out.extend(gemm_failures(
+            &output.rows,
+            others,
+            output.clock_energy.as_ref(),
+        ));
         out
     }
 
     /// Per clock and per joule (runs that kept the clock basis: none before it).
     fn second_table(output: &GemmRun, meta: &RunMeta) -> Option<(&'static str, TableData)> {
         let ce = output.clock_energy.as_ref()?;
-        let lines = (output.rows.iter())
-            .map(|r| {
-                let f = &r.figures;
-                (r.variant.clone(), f.gflops, f.timing.sm_clock_mhz_during)
-            })
-            .collect();
         let cublas = output
             .cublas_row()
-            .map(|c| (sgemm_energy::CUBLAS.to_owned(), c.gflops));
+            .map(|c| (sgemm_energy::CUBLAS, c.gflops));
         let title = format!("SGEMM per clock and per joule ({})", meta.gemm_title());
-        Some((CLOCK_STEM, clock_table(&title, lines, cublas, ce)))
+        Some((CLOCK_STEM, clock_table(&title, &output.rows, cublas, ce)))
     }
 
     fn columns() -> Vec<Column<GemmRow>> {

@@ -10,12 +10,12 @@ use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm::{Fp32, GemmBuffers};
 use crate::experiments::gemm_cublas::CublasSide;
 use crate::experiments::gemm_energy::{
-    chosen_words, fastest_verified, launches_per_batch, run_phase, EnergyScope, PhaseSide,
+    chosen_words, fastest_verified, launches_per_batch, with_cublas_run, EnergyScope, PhaseSide,
 };
 use crate::experiments::gemm_plan::GemmPlan;
 use crate::experiments::gemm_sides::{EnergyLaunch, GemmKind};
 use crate::experiments::module_source::Loaded;
-use crate::sampling::energy_windows::{EnergyPhase, WindowPlan};
+use crate::sampling::energy_windows::EnergyPhase;
 
 /// cuBLAS's side in the energy table.
 pub const CUBLAS: &str = "cuBLAS";
@@ -62,7 +62,7 @@ pub fn phase(
         let kernel = ours.module.kernel(v.entry).in_variant(label)?;
         kernels.push((label, kernel, row.figures.timing.median_ms, v));
     }
-    let mut sides: Vec<PhaseSide<'_, '_, f32>> = kernels
+    let sides: Vec<PhaseSide<'_, '_, f32>> = kernels
         .iter()
         .map(|(label, kernel, ms, v)| PhaseSide {
             label: (*label).to_owned(),
@@ -74,25 +74,6 @@ pub fn phase(
             per_batch: launches_per_batch(*ms),
         })
         .collect();
-    if let (Some(c), Some(ms)) = (cublas.usable(), cublas.median_ms()) {
-        sides.push(PhaseSide {
-            label: CUBLAS.to_owned(),
-            launch: EnergyLaunch::Cublas(c),
-            per_batch: launches_per_batch(ms),
-        });
-    }
-    if sides.is_empty() {
-        return Ok(Some(EnergyPhase::Unavailable {
-            reason: "no verified line and no cuBLAS to measure".into(),
-        }));
-    }
     let chosen = chosen_words(p.energy, &["the SGEMM lines"]);
-    let phase = run_phase(
-        gpu,
-        buffers,
-        &sides,
-        (chosen, Some(CUBLAS.to_owned())),
-        WindowPlan::MINIMUM,
-    )?;
-    Ok(Some(phase))
+    with_cublas_run(gpu, buffers, sides, (cublas, CUBLAS), chosen).map(Some)
 }
