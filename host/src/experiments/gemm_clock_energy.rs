@@ -408,23 +408,20 @@ fn energy_notes(run: &EnergyRun) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::sampling::energy_windows::{EnergySide, EnergyWindow};
+    use crate::sampling::energy_windows_test;
     use crate::table::to_csv;
 
+    /// The energy bookkeeping's window, as the phase records it under the power cap: second in
+    /// its round, a clock range, the probe's clock beside NVML's.
     fn window(round: u32, millijoules: u64, launches: u64, mhz: f64) -> EnergyWindow {
         EnergyWindow {
-            round,
             order: round * 2,
-            seconds: 1.0,
-            launches,
-            millijoules,
-            step_mj: Some(millijoules / 10),
-            counter_changes: 10,
-            clock_mean_mhz: Some(mhz),
             clock_min_mhz: Some(mhz as u32 - 10),
             clock_max_mhz: Some(mhz as u32 + 10),
             clock_readings: 100,
             throttled_by: "sw power cap".into(),
             kernel_clock_mhz: Some(mhz + 1.0),
+            ..energy_windows_test::window(round, millijoules, launches, mhz)
         }
     }
 

@@ -277,7 +277,9 @@ fn without_nvml_the_phase_says_so_and_launches_nothing() {
     assert_eq!(world.borrow().batches, 0);
 }
 
-fn window(round: u32, millijoules: u64, launches: u64, mhz: f64) -> EnergyWindow {
+/// A window of `round` that took `millijoules` for `launches` at a mean NVML clock of `mhz`, its
+/// step a tenth of its energy (the rest plain: first in its round, one reading, no throttle).
+pub(crate) fn window(round: u32, millijoules: u64, launches: u64, mhz: f64) -> EnergyWindow {
     EnergyWindow {
         round,
         order: 0,

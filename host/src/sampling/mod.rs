@@ -35,7 +35,7 @@
 pub mod clocks;
 pub mod energy_windows;
 #[cfg(test)]
-mod energy_windows_test;
+pub(crate) mod energy_windows_test;
 pub mod event_timing;
 pub mod nvml_meter;
 pub mod plan;

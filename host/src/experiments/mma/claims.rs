@@ -159,13 +159,7 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy(rows: &[MmaRow]) -> Verdict {
         low.iter().map(|r| reaches(r, top)).collect()
     });
     let holds = any_of(outcomes.iter().copied());
-    // The row that decides: one that reaches the ceiling, else the best by median.
-    let reached = low
-        .iter()
-        .zip(&outcomes)
-        .filter(|(_, o)| **o == Some(true))
-        .map(|(r, _)| *r);
-    let shown = fastest(reached).or_else(|| fastest(low.iter().copied()));
+    let shown = deciding(&low, &outcomes);
     Verdict {
         key: "mma-ilp-ceiling-at-low-occupancy",
         experiment: 0,
@@ -202,12 +196,7 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy_corrected(rows: &[MmaRow]) -> Ve
         low.iter().map(|r| reaches_at(r, top, coverage)).collect()
     });
     let holds = any_of(outcomes.iter().copied());
-    let reached = low
-        .iter()
-        .zip(&outcomes)
-        .filter(|(_, o)| **o == Some(true))
-        .map(|(r, _)| *r);
-    let shown = fastest(reached).or_else(|| fastest(low.iter().copied()));
+    let shown = deciding(&low, &outcomes);
     let described = |r: &MmaRow, top: &MmaRow| {
         let of_ceiling = if std::ptr::eq(r, top) {
             "the ceiling itself".to_owned()
@@ -330,6 +319,15 @@ fn no_mma_ilp_misses_at_full_occupancy(
             _ => NO_FULL_ROW.to_owned(),
         },
     }
+}
+
+/// The row that decides a low-occupancy verdict: the fastest of `low` that reaches the ceiling
+/// (by its `outcomes`), else the fastest by median.
+fn deciding<'r>(low: &[&'r MmaRow], outcomes: &[Option<bool>]) -> Option<&'r MmaRow> {
+    let reached = (low.iter().zip(outcomes))
+        .filter(|(_, o)| **o == Some(true))
+        .map(|(r, _)| *r);
+    fastest(reached).or_else(|| fastest(low.iter().copied()))
 }
 
 /// The low-occupancy claim, in words (under either rule).
