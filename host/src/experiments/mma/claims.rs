@@ -53,11 +53,21 @@ fn reaches(r: &MmaRow, top: &MmaRow) -> Option<bool> {
 }
 
 fn describe(r: &MmaRow, top: &MmaRow) -> String {
+    describe_at(r, top, None)
+}
+
+/// A row against the ceiling in words, its fraction on the 95% interval or, with `coverage`, on
+/// the corrected one.
+fn describe_at(r: &MmaRow, top: &MmaRow, coverage: Option<Coverage>) -> String {
     let of_ceiling = if std::ptr::eq(r, top) {
         "the ceiling itself".to_owned()
     } else {
-        match fraction(r, top) {
-            Ok(iv) => format!("{} of the ceiling", iv.show(percent)),
+        let shown = match coverage {
+            None => fraction(r, top).map(|iv| iv.show(percent)),
+            Some(c) => fraction_at(r, top, c).map(|iv| iv.show_at(c.level, percent)),
+        };
+        match shown {
+            Ok(iv) => format!("{iv} of the ceiling"),
             Err(e) => format!(
                 "{} of the ceiling (no interval: {e})",
                 percent(r.fraction_of_ceiling)
@@ -197,30 +207,7 @@ pub fn mma_ilp_reaches_ceiling_at_low_occupancy_corrected(rows: &[MmaRow]) -> Ve
     });
     let holds = any_of(outcomes.iter().copied());
     let shown = deciding(&low, &outcomes);
-    let described = |r: &MmaRow, top: &MmaRow| {
-        let of_ceiling = if std::ptr::eq(r, top) {
-            "the ceiling itself".to_owned()
-        } else {
-            match fraction_at(r, top, coverage) {
-                Ok(iv) => format!("{} of the ceiling", iv.show_at(coverage.level, percent)),
-                Err(e) => format!(
-                    "{} of the ceiling (no interval: {e})",
-                    percent(r.fraction_of_ceiling)
-                ),
-            }
-        };
-        format!(
-            "ILP {} at {} warps/SM ({} occupancy): {:.1} TFLOP/s, {of_ceiling} ({:.1} TFLOP/s, \
-             ILP {} at {} warps/SM)",
-            r.point.ilp,
-            r.point.warps_per_sm,
-            percent_with(r.point.occupancy, 2),
-            r.tflops,
-            top.tflops,
-            top.point.ilp,
-            top.point.warps_per_sm
-        )
-    };
+    let described = |r: &MmaRow, top: &MmaRow| describe_at(r, top, Some(coverage));
     Verdict {
         key: "mma-ilp-ceiling-at-low-occupancy",
         experiment: 0,
