@@ -26,15 +26,15 @@ struct Vector<4> {
     using type = float4;
 };
 
-// memcpy.rs `memcpy`: launched with THREADS threads per block; src and dst hold n floats, are
-// 4*WIDTH-byte aligned and do not overlap.
+// memcpy.rs `copy_round`: one round of the strided copy from thread g's vector `first` on (its
+// vectors g + (first + i)*grid_stride, i < LOADS), every load before the first store; only whole
+// vectors are copied, as in the blog's kernel (vector v is in range when its last float is).
 template <unsigned THREADS, int LOADS, int WIDTH>
-__device__ __forceinline__ void memcpy(const float* src, float* dst, unsigned long long n) {
+__device__ __forceinline__ void copy_round(const float* src, float* dst, unsigned long long n,
+                                           unsigned long long first) {
     using V = typename Vector<WIDTH>::type;
     const unsigned long long grid_stride = (unsigned long long)gridDim.x * THREADS;
-    const unsigned long long first = (unsigned long long)blockIdx.x * THREADS + threadIdx.x;
-    // Only whole vectors are copied, as in the blog's kernel: vector v is in range when its
-    // last float is.
+    const unsigned long long g = (unsigned long long)blockIdx.x * THREADS + threadIdx.x;
     auto in_range = [n](unsigned long long v) { return v * WIDTH + (WIDTH - 1) < n; };
     const V* from = reinterpret_cast<const V*>(src);
     V* to = reinterpret_cast<V*>(dst);
@@ -42,14 +42,21 @@ __device__ __forceinline__ void memcpy(const float* src, float* dst, unsigned lo
     V staged[LOADS];
 #pragma unroll
     for (int i = 0; i < LOADS; ++i) {
-        const unsigned long long v = first + i * grid_stride;
+        const unsigned long long v = g + (first + i) * grid_stride;
         staged[i] = in_range(v) ? from[v] : V{};
     }
 #pragma unroll
     for (int i = 0; i < LOADS; ++i) {
-        const unsigned long long v = first + i * grid_stride;
+        const unsigned long long v = g + (first + i) * grid_stride;
         if (in_range(v)) to[v] = staged[i];
     }
+}
+
+// memcpy.rs `memcpy`: launched with THREADS threads per block; src and dst hold n floats, are
+// 4*WIDTH-byte aligned and do not overlap. One round.
+template <unsigned THREADS, int LOADS, int WIDTH>
+__device__ __forceinline__ void memcpy(const float* src, float* dst, unsigned long long n) {
+    copy_round<THREADS, LOADS, WIDTH>(src, dst, n, 0);
 }
 
 // persistent_copy.rs `persistent_copy`: the copy above looped over the buffer in rounds (any
@@ -59,27 +66,13 @@ __device__ __forceinline__ void memcpy(const float* src, float* dst, unsigned lo
 // coherent loads (see above) also keep the next round's loads below this round's stores.
 template <unsigned THREADS, int LOADS, int WIDTH>
 __device__ __forceinline__ void persistent_copy(const float* src, float* dst, unsigned long long n) {
-    using V = typename Vector<WIDTH>::type;
     const unsigned long long grid_stride = (unsigned long long)gridDim.x * THREADS;
     const unsigned long long first = (unsigned long long)blockIdx.x * THREADS + threadIdx.x;
-    auto in_range = [n](unsigned long long v) { return v * WIDTH + (WIDTH - 1) < n; };
-    const V* from = reinterpret_cast<const V*>(src);
-    V* to = reinterpret_cast<V*>(dst);
-
     // A round's vectors ascend, and so do the rounds': the first round whose first vector is out
     // of range ends the thread's pass.
-    for (unsigned long long round = 0; in_range(first + round * grid_stride); round += LOADS) {
-        V staged[LOADS];
-#pragma unroll
-        for (int i = 0; i < LOADS; ++i) {
-            const unsigned long long v = first + (round + i) * grid_stride;
-            staged[i] = in_range(v) ? from[v] : V{};
-        }
-#pragma unroll
-        for (int i = 0; i < LOADS; ++i) {
-            const unsigned long long v = first + (round + i) * grid_stride;
-            if (in_range(v)) to[v] = staged[i];
-        }
+    for (unsigned long long round = 0; (first + round * grid_stride) * WIDTH + (WIDTH - 1) < n;
+         round += LOADS) {
+        copy_round<THREADS, LOADS, WIDTH>(src, dst, n, round);
     }
 }
 

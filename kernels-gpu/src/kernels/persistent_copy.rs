@@ -5,7 +5,7 @@
 //! the whole copy. The loads are coherent (`Vector::load`), so ptxas cannot sink them between the
 //! stores, nor hoist the next round's above this round's stores.
 
-use crate::gpu::Vector;
+use crate::kernels::memcpy::copy_round;
 use crate::kernels::strided::Strided;
 use crate::variants::PersistentCopyArgs;
 
@@ -23,19 +23,8 @@ pub unsafe fn persistent_copy<const THREADS: u32, const LOADS: usize, const WIDT
     // of range ends the thread's pass.
     let mut round = 0;
     while at.in_range(at.vector(round)) {
-        let mut staged = [Vector::<WIDTH>([0.0; WIDTH]); LOADS];
-        for (i, slot) in staged.iter_mut().enumerate() {
-            let v = at.vector(round + i);
-            if at.in_range(v) {
-                *slot = unsafe { Vector::load(src, v) };
-            }
-        }
-        for (i, slot) in staged.iter().enumerate() {
-            let v = at.vector(round + i);
-            if at.in_range(v) {
-                unsafe { slot.store(dst, v) };
-            }
-        }
+        // SAFETY: the contract above.
+        unsafe { copy_round::<THREADS, LOADS, WIDTH>(at, (src, dst), round) };
         round += LOADS;
     }
 }

@@ -1,8 +1,8 @@
 //! The addressing the strided copy (`memcpy.rs`) and its read-only twin (`read.rs`) share, written
 //! once so the two cannot drift: thread g's vectors are g + i*grid_stride (i < LOADS), WIDTH
-//! floats each, and only whole vectors are touched, as in the blog's kernel. Each kernel keeps its
-//! own load loop: with the loop in here too, LLVM numbers the PTX's registers differently, and the
-//! built modules' PTX is kept byte-identical.
+//! floats each, and only whole vectors are touched, as in the blog's kernel. The copies' round
+//! (`memcpy.rs`'s `copy_round`, which the persistent copy loops) and the reads' loop stay in their
+//! kernels' files.
 
 use crate::gpu;
 
