@@ -9,6 +9,7 @@
 #[macro_use]
 pub(crate) mod text_rules;
 
+pub mod block_trace;
 pub mod check_launches;
 pub(crate) mod gemm;
 #[macro_use]
