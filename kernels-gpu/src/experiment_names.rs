@@ -13,4 +13,5 @@ pub const EXPERIMENT_NAMES: &[&str] = &[
     "mma",
     "gemm_bf16",
     "held",
+    "shapes",
 ];

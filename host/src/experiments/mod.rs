@@ -24,6 +24,7 @@ macro_rules! with_experiments {
             Mma => mma,
             GemmBf16 => gemm_bf16,
             Held => held,
+            Shapes => shapes,
         }
     };
 }
@@ -79,6 +80,8 @@ mod tolerance_margins;
 mod verdict_check;
 pub mod verify;
 pub mod whole_waves;
+pub mod wgemm_launch;
+pub mod line_choice;
 
 pub use crate::kernel_source::sources::{CappedKernels, Kernels};
 pub use contract::RunContext;

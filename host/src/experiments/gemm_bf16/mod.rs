@@ -24,7 +24,7 @@ pub mod row;
 mod table;
 #[cfg(test)]
 mod tensor_core_model;
-pub mod wgemm;
+pub use super::wgemm_launch as wgemm;
 pub mod wgemm_rows;
 
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant, BF16_GEMM};

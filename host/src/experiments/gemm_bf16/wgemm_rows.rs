@@ -9,26 +9,14 @@
 use kernels_gpu::variants::WgemmVariant;
 
 use super::row::{Bf16Row, NotRun};
-use super::wgemm::{launch_wgemm, wgemm_launch_shape};
-use crate::cuda::hopper::{hopper_module, runs_sm90a};
-use crate::cuda::tensor_map::{map_shapes, TensorMaps};
-use crate::cuda::{Gpu, Kernel, LaunchShape};
+use crate::cuda::hopper::hopper_module;
+use crate::cuda::Gpu;
 use crate::experiments::bf16_gemm::Bf16GemmBuffers;
 use crate::experiments::contract::RunContext;
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm_cublas::CublasSide;
-use crate::experiments::gemm_figures::Schedule;
-use crate::experiments::gemm_sides::Operands;
 use crate::experiments::module_source::Loaded;
-use crate::results::GemmDims;
-
-/// Why `line` cannot run on a device of compute capability `cc` at `dims`; none when it can.
-pub fn not_run_reason(cc: (u32, u32), line: &WgemmVariant, dims: GemmDims) -> Option<String> {
-    if let Err(e) = runs_sm90a(cc) {
-        return Some(e.to_string());
-    }
-    map_shapes(line, dims).err().map(|e| e.to_string())
-}
+pub use crate::experiments::wgemm_launch::{measure_wgemm_line, not_run_reason};
 
 /// What the wgmma lines of a run gave: a row per line that ran, the reason for each that did
 /// not.
@@ -77,18 +65,9 @@ pub fn run_wgemm_lines(
             Some(t) => t.kernel_if_present(v.entry).in_variant(v.label)?,
             None => None,
         };
-        let (a, b) = buffers.inputs();
-        let maps = TensorMaps::encode(gpu, v, dims, a, b).in_variant(v.label)?;
-        let launch = |gpu: &Gpu, k: &Kernel<'_>, shape: LaunchShape, ops: Operands<'_, u16>| {
-            launch_wgemm(gpu, k, (v, shape), &maps, (ops.dims, ops.c), ops.setting)
-        };
-        let shape = wgemm_launch_shape(v, dims, gpu.info().sm_count);
-        let kernels = (v.label, (&kernel, other.as_ref()));
-        let (ours, theirs, vs_cublas) =
-            cublas.measure(gpu, buffers, kernels, (shape, &launch), &ctx.timing)?;
-        let (rows, cols) = v.tiles(dims.m, dims.n);
-        let tiles = u64::from(rows) * u64::from(cols);
-        let schedule = Schedule::of_launch(tiles, &shape, gpu.info().sm_count);
+        let timed = (v, (&kernel, other.as_ref()));
+        let (m, schedule) = measure_wgemm_line(gpu, timed, (buffers, cublas), &ctx.timing)?;
+        let (ours, theirs, vs_cublas) = m;
         out.rows
             .push(Bf16Row::ring(v, &ours, theirs, vs_cublas).scheduled(schedule));
     }
@@ -98,6 +77,7 @@ pub fn run_wgemm_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::GemmDims;
     use kernels_gpu::variants::WGEMM;
 
     #[test]

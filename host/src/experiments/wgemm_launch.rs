@@ -1,15 +1,65 @@
 //! The launch of a `gemm_wgmma` line (sm_90a): its persistent grid, its threads and dynamic
 //! shared memory from the table, and the tensor maps of A and B passed by address (see
-//! `host::cuda::tensor_map`).
+//! `host::cuda::tensor_map`); which sizes and devices a line cannot run, and one line timed
+//! beside cuBLAS. Shared by the `gemm_bf16` experiment (its wgmma rows) and the line choice
+//! (`line_choice`), which times a line at any shape.
 
 use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{WgemmParams, WgemmVariant};
 
-use crate::cuda::tensor_map::TensorMaps;
+use super::bf16_gemm::Bf16GemmBuffers;
+use super::error::{ExperimentError, InVariant};
+use super::gemm_cublas::CublasSide;
+use super::gemm_figures::Schedule;
+use super::gemm_sides::Operands;
+use super::measurement::Measurement;
+use crate::cuda::hopper::runs_sm90a;
+use crate::cuda::tensor_map::{map_shapes, TensorMaps};
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
+use crate::sampling::SamplingConfig;
 use crate::occupancy::calc::{occupancy, KernelResources, Occupancy, OccupancyError};
 use crate::occupancy::Limits;
 use crate::results::GemmDims;
+
+/// Why `line` cannot run on a device of compute capability `cc` at `dims`; none when it can.
+pub fn not_run_reason(cc: (u32, u32), line: &WgemmVariant, dims: GemmDims) -> Option<String> {
+    if let Err(e) = runs_sm90a(cc) {
+        return Some(e.to_string());
+    }
+    map_shapes(line, dims).err().map(|e| e.to_string())
+}
+
+/// Ours, the compared kernel's (where given) and ours over cuBLAS of one timed line.
+pub type LineFigures = (Measurement, Option<Measurement>, Option<f64>);
+
+/// Times `line`'s `kernels` (ours, and the compared build's entry where given) over `buffers`'
+/// problem, through tensor maps encoded once for it, cuBLAS interleaved where `cublas` has it;
+/// gives the figures and the launch's schedule of tiles.
+pub fn measure_wgemm_line(
+    gpu: &Gpu,
+    (line, kernels): (&WgemmVariant, (&Kernel<'_>, Option<&Kernel<'_>>)),
+    (buffers, cublas): (&mut Bf16GemmBuffers, &mut CublasSide),
+    timing: &SamplingConfig,
+) -> Result<(LineFigures, Schedule), ExperimentError> {
+    let dims = buffers.dims();
+    let (a, b) = buffers.inputs();
+    let maps = TensorMaps::encode(gpu, line, dims, a, b).in_variant(line.label)?;
+    let launch = |gpu: &Gpu, k: &Kernel<'_>, shape: LaunchShape, ops: Operands<'_, u16>| {
+        launch_wgemm(gpu, k, (line, shape), &maps, (ops.dims, ops.c), ops.setting)
+    };
+    let sms = gpu.info().sm_count;
+    let shape = wgemm_launch_shape(line, dims, sms);
+    let figures = cublas.measure(
+        gpu,
+        buffers,
+        (line.label, kernels),
+        (shape, &launch),
+        timing,
+    )?;
+    let (rows, cols) = line.tiles(dims.m, dims.n);
+    let tiles = u64::from(rows) * u64::from(cols);
+    Ok((figures, Schedule::of_launch(tiles, &shape, sms)))
+}
 
 /// The theoretical occupancy of `line` by the lab's calculator on an SM of `limits`, at
 /// `regs` registers per thread (ptxas's or the JIT's report for the entry).

@@ -1,0 +1,283 @@
+//! The choice of a GEMM line for a shape, shared by `occupancy` and `gemm_bf16` (`--variants
+//! auto`) and the shape sweep (`shapes`). The rule, stated before any timing:
+//!
+//! 1. **Candidates** are fixed per family ([`timed`]): FP32, every tuned line of the table; BF16,
+//!    every `mma.sync` line and every TMA-ring line (wgmma and ring `mma.sync`). A line that
+//!    cannot run the shape (a seed line's size multiple, a ring line's K or N off TMA's 16-byte
+//!    strides, a device without sm_90a, a launch the calculator refuses) is excluded with the
+//!    reason.
+//! 2. **The heuristic** ([`short_list`]) places each line by the table (its tile) and the
+//!    occupancy calculator (blocks/SM from its registers, threads and shared memory): tiles,
+//!    waves and tail efficiency, and its SM efficiency: the product's area over the area the
+//!    busiest SM computes (SMs x the tiles it runs x the tile), which counts idle SMs under one
+//!    wave, a partial last wave and the edge tiles' waste alike. Lines are ranked by SM
+//!    efficiency, then by the tile's arithmetic intensity (BM·BN/(BM+BN): operands reused),
+//!    then by blocks/SM (latency hidden), then by table order; the first [`KEEP_PER_KIND`] of
+//!    each kind of kernel make the short list (kinds are not ranked against each other: their
+//!    per-SM throughput differs, which the table does not say).
+//! 3. **A short timing** ([`decide`]) of the short list, few samples each, every element checked,
+//!    picks the fastest line that passed; the caller then times it again, interleaved with
+//!    cuBLAS, and checks it.
+
+pub mod timed;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use crate::occupancy::calc::{occupancy, KernelResources};
+use crate::occupancy::waves::{tiles, Waves};
+use crate::occupancy::Limits;
+use crate::results::GemmDims;
+use crate::table::percent;
+
+/// Lines of each kind the heuristic keeps for the short timing.
+pub const KEEP_PER_KIND: usize = 2;
+
+/// Samples each short-listed line is timed for.
+pub const SHORT_SAMPLES: u32 = 3;
+
+/// What kind of kernel a line is: lines are ranked within their kind only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LineKind {
+    /// The tuned FP32 SGEMM family (a grid of one block per tile).
+    Tuned,
+    /// The BF16 `mma.sync` lines with `cp.async` stages (a grid of one block per tile).
+    MmaSync,
+    /// The BF16 TMA-ring lines (wgmma or ring `mma.sync`, a persistent grid of one block per SM).
+    Ring,
+}
+
+impl LineKind {
+    pub fn words(self) -> &'static str {
+        match self {
+            LineKind::Tuned => "tuned SGEMM",
+            LineKind::MmaSync => "mma.sync",
+            LineKind::Ring => "TMA ring",
+        }
+    }
+}
+
+/// A line offered for a shape: its label and kind, its output tile, its launch resources, and why
+/// it cannot run the shape (none when it can).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub label: &'static str,
+    pub kind: LineKind,
+    /// BM x BN.
+    pub tile: (u32, u32),
+    /// Its grid is persistent: at most one block per SM, each walking tiles.
+    pub persistent: bool,
+    pub resources: KernelResources,
+    pub refusal: Option<String>,
+}
+
+/// A line placed on a shape by the table and the calculator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assessed {
+    pub label: &'static str,
+    pub kind: LineKind,
+    pub tile: (u32, u32),
+    pub tiles: u64,
+    pub blocks_per_sm: u32,
+    pub occupancy: f64,
+    pub waves: Waves,
+    /// The product's area over SMs x the busiest SM's tiles x the tile's area (0..=1).
+    pub sm_efficiency: f64,
+}
+
+impl Assessed {
+    /// BM·BN/(BM+BN): output elements per operand element loaded, a tile's reuse.
+    pub fn intensity(&self) -> f64 {
+        let (m, n) = (f64::from(self.tile.0), f64::from(self.tile.1));
+        m * n / (m + n)
+    }
+
+    /// Fewer tiles than the slots of one wave.
+    pub fn under_one_wave(&self) -> bool {
+        self.waves.tiles < self.waves.slots
+    }
+
+    /// "W3 (16 tiles, 0.12 waves, tail 12.1%, 1 blocks/SM, SM efficiency 3.0%)".
+    pub fn words(&self) -> String {
+        format!(
+            "{} ({} tiles, {:.2} waves, tail {}, {} blocks/SM, SM efficiency {})",
+            self.label,
+            self.tiles,
+            self.waves.waves(),
+            percent(self.waves.tail_efficiency()),
+            self.blocks_per_sm,
+            percent(self.sm_efficiency)
+        )
+    }
+}
+
+/// Which case of the rule the best-ranked line fell in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Branch {
+    /// Fewer tiles than one wave's slots: SMs sit idle, smaller tiles rank first.
+    UnderOneWave,
+    /// Every wave full.
+    WholeWaves,
+    /// At least one wave, the last partial.
+    PartialWave,
+    /// No candidate can run the shape.
+    NoLine,
+}
+
+/// The heuristic's outcome: its branch, the short list (best first within each kind, kinds in
+/// candidate order) and the lines excluded with why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShortList {
+    pub branch: Branch,
+    pub kept: Vec<Assessed>,
+    pub excluded: Vec<(&'static str, String)>,
+}
+
+impl ShortList {
+    /// The rule's words for this shape.
+    pub fn words(&self) -> String {
+        let kept: Vec<String> = self.kept.iter().map(Assessed::words).collect();
+        let case = match self.branch {
+            Branch::UnderOneWave => "under one wave: smaller tiles keep more SMs busy",
+            Branch::WholeWaves => "whole waves",
+            Branch::PartialWave => "a partial last wave",
+            Branch::NoLine => "no line can run the shape",
+        };
+        let mut out = format!("{case}; short list: {}", kept.join(", "));
+        if self.kept.is_empty() {
+            out = case.to_owned();
+        }
+        if !self.excluded.is_empty() {
+            let ex: Vec<String> = (self.excluded.iter())
+                .map(|(l, why)| format!("{l}: {why}"))
+                .collect();
+            out.push_str(&format!("; excluded {}", ex.join("; ")));
+        }
+        out
+    }
+}
+
+/// Places `c` on an M x N product on `sms` SMs of `limits`, or says why it cannot run.
+pub fn assess(dims: GemmDims, c: &Candidate, limits: &Limits, sms: u32) -> Result<Assessed, String> {
+    if let Some(why) = &c.refusal {
+        return Err(why.clone());
+    }
+    let o = occupancy(limits, &c.resources).map_err(|e| e.to_string())?;
+    if o.blocks_per_sm == 0 {
+        return Err("no block fits on an SM".into());
+    }
+    let (bm, bn) = (u64::from(c.tile.0), u64::from(c.tile.1));
+    let t = tiles(dims.m.into(), dims.n.into(), bm, bn);
+    let waves = if c.persistent {
+        // One block per SM at most, each walking its tiles.
+        Waves {
+            tiles: t,
+            slots: t.min(u64::from(sms)),
+        }
+    } else {
+        Waves::new(t, sms, o.blocks_per_sm)
+    };
+    // Tiles the busiest SM computes, whether resident together or one after another.
+    let busiest = t.div_ceil(u64::from(sms));
+    let area = f64::from(dims.m) * f64::from(dims.n);
+    let sm_efficiency = area / (f64::from(sms) * busiest as f64 * (bm * bn) as f64);
+    Ok(Assessed {
+        label: c.label,
+        kind: c.kind,
+        tile: c.tile,
+        tiles: t,
+        blocks_per_sm: if c.persistent { 1 } else { o.blocks_per_sm },
+        occupancy: o.occupancy,
+        waves,
+        sm_efficiency,
+    })
+}
+
+/// The heuristic: every candidate placed, those that cannot run excluded with why, each kind
+/// ranked (SM efficiency, then intensity, then blocks/SM, then candidate order) and its first
+/// [`KEEP_PER_KIND`] kept.
+pub fn short_list(dims: GemmDims, candidates: &[Candidate], limits: &Limits, sms: u32) -> ShortList {
+    let mut placed = Vec::new();
+    let mut excluded = Vec::new();
+    for c in candidates {
+        match assess(dims, c, limits, sms) {
+            Ok(a) => placed.push(a),
+            Err(why) => excluded.push((c.label, why)),
+        }
+    }
+    let rank = |a: &Assessed, b: &Assessed| {
+        (b.sm_efficiency.total_cmp(&a.sm_efficiency))
+            .then(b.intensity().total_cmp(&a.intensity()))
+            .then(b.blocks_per_sm.cmp(&a.blocks_per_sm))
+    };
+    let mut kinds: Vec<LineKind> = Vec::new();
+    for a in &placed {
+        if !kinds.contains(&a.kind) {
+            kinds.push(a.kind);
+        }
+    }
+    let mut kept = Vec::new();
+    for kind in kinds {
+        let mut of_kind: Vec<Assessed> = (placed.iter()).filter(|a| a.kind == kind).cloned().collect();
+        // A stable sort: equal lines keep the candidates' (the table's) order.
+        of_kind.sort_by(rank);
+        kept.extend(of_kind.into_iter().take(KEEP_PER_KIND));
+    }
+    let best = kept.iter().min_by(|a, b| rank(a, b));
+    let branch = match best {
+        None => Branch::NoLine,
+        Some(b) if b.under_one_wave() => Branch::UnderOneWave,
+        Some(b) if b.waves.whole() => Branch::WholeWaves,
+        Some(_) => Branch::PartialWave,
+    };
+    ShortList {
+        branch,
+        kept,
+        excluded,
+    }
+}
+
+/// A short-listed line's short timing: its median GFLOP/s and whether every element passed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trial {
+    pub label: &'static str,
+    pub gflops: f64,
+    pub passed: bool,
+}
+
+/// The line chosen for a shape (none: a miss) and the rule's words for it, as a run records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Choice {
+    pub label: Option<String>,
+    pub why: String,
+}
+
+/// The short timing's pick: the fastest short-listed line whose every element passed; none when
+/// the list is empty or every line failed its check.
+pub fn decide(list: &ShortList, trials: &[Trial]) -> Choice {
+    let passed: Vec<&Trial> = trials.iter().filter(|t| t.passed).collect();
+    let best = (passed.iter().copied()).max_by(|a, b| a.gflops.total_cmp(&b.gflops));
+    let timed: Vec<String> = (trials.iter())
+        .map(|t| {
+            let failed = if t.passed { "" } else { " (check failed)" };
+            format!("{} {:.0} GFLOP/s{failed}", t.label, t.gflops)
+        })
+        .collect();
+    let words = list.words();
+    match best {
+        Some(b) => Choice {
+            label: Some(b.label.to_owned()),
+            why: format!(
+                "{words}; timed {SHORT_SAMPLES} samples each: {}; fastest {}",
+                timed.join(", "),
+                b.label
+            ),
+        },
+        None if trials.is_empty() => Choice { label: None, why: words },
+        None => Choice {
+            label: None,
+            why: format!("{words}; no short-listed line passed its check: {}", timed.join(", ")),
+        },
+    }
+}

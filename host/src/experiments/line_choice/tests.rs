@@ -1,0 +1,153 @@
+//! The choice rule on made-up lines (no GPU): each branch of the heuristic, the exclusions, the
+//! ties, the short list per kind, and the short timing's pick.
+
+use super::*;
+use crate::occupancy::Arch;
+
+const SMS: u32 = 132;
+
+/// A grid line of `kind` with a `tile`, 256 threads, 64 registers and `smem` bytes of dynamic
+/// shared memory (which sets its blocks/SM on sm_90).
+fn line(label: &'static str, kind: LineKind, tile: (u32, u32), smem: u32) -> Candidate {
+    Candidate {
+        label,
+        kind,
+        tile,
+        persistent: false,
+        resources: KernelResources {
+            threads: 256,
+            regs_per_thread: 64,
+            static_smem: 0,
+            dyn_smem: smem,
+        },
+        refusal: None,
+    }
+}
+
+fn list(dims: GemmDims, c: &[Candidate]) -> ShortList {
+    short_list(dims, c, &Arch::Sm90.limits(), SMS)
+}
+
+fn labels(l: &ShortList) -> Vec<&str> {
+    l.kept.iter().map(|a| a.label).collect()
+}
+
+const BIG_SMEM: u32 = 200 * 1024;
+
+#[test]
+fn under_one_wave_smaller_tiles_rank_first() {
+    // 16x4096: 32 tiles of 128x128, 64 of 64x64, both under a wave of 132 SMs.
+    let dims = GemmDims { m: 16, n: 4096, k: 4096 };
+    let c = [
+        line("big", LineKind::Tuned, (128, 128), BIG_SMEM),
+        line("small", LineKind::Tuned, (64, 64), BIG_SMEM),
+    ];
+    let l = list(dims, &c);
+    assert_eq!(l.branch, Branch::UnderOneWave);
+    assert_eq!(labels(&l), ["small", "big"]);
+    let small = &l.kept[0];
+    assert_eq!((small.tiles, small.waves.slots), (64, 132));
+    // 16 x 4096 over 132 SMs x one 64x64 tile each.
+    let want = 16.0 * 4096.0 / (132.0 * 64.0 * 64.0);
+    assert!((small.sm_efficiency - want).abs() < 1e-12);
+    assert!(l.words().starts_with("under one wave"), "{}", l.words());
+}
+
+#[test]
+fn whole_waves_at_one_block_per_sm() {
+    // 132 tiles of 128x128 at one block/SM: one whole wave, every SM busy on a full tile.
+    let dims = GemmDims { m: 128 * 12, n: 128 * 11, k: 512 };
+    let l = list(dims, &[line("one", LineKind::Tuned, (128, 128), BIG_SMEM)]);
+    assert_eq!(l.branch, Branch::WholeWaves);
+    let a = &l.kept[0];
+    assert_eq!((a.tiles, a.blocks_per_sm), (132, 1));
+    assert!(a.waves.whole() && (a.sm_efficiency - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_partial_wave_and_more_blocks_per_sm() {
+    // 4096²: 1024 tiles of 128x128; at 2 blocks/SM (100 KB each) 3.88 waves.
+    let dims = GemmDims::square(4096);
+    let l = list(dims, &[line("two", LineKind::Tuned, (128, 128), 100 * 1024)]);
+    assert_eq!(l.branch, Branch::PartialWave);
+    let a = &l.kept[0];
+    assert_eq!((a.tiles, a.blocks_per_sm, a.waves.slots), (1024, 2, 264));
+    assert!(!a.waves.whole());
+}
+
+#[test]
+fn a_shape_no_line_can_run_is_a_miss_with_every_reason() {
+    let mut refused = line("W", LineKind::Ring, (128, 256), BIG_SMEM);
+    refused.refusal = Some("needs K and N to be multiples of 8".into());
+    let mut too_big = line("X", LineKind::Tuned, (64, 64), 0);
+    too_big.resources.threads = 4096;
+    let l = list(GemmDims { m: 7, n: 9000, k: 13 }, &[refused, too_big]);
+    assert_eq!(l.branch, Branch::NoLine);
+    assert!(l.kept.is_empty());
+    assert_eq!(l.excluded.len(), 2);
+    let c = decide(&l, &[]);
+    assert_eq!(c.label, None);
+    assert!(c.why.contains("W: needs K and N"), "{}", c.why);
+    assert!(c.why.contains("X: "), "{}", c.why);
+}
+
+#[test]
+fn ties_go_to_intensity_then_blocks_then_table_order() {
+    let dims = GemmDims::square(4096);
+    // Equal SM efficiency (both divide 4096 and run the same busiest-SM area): 128x256 reuses
+    // more than 256x128? No: equal. 64x512 reuses less.
+    let c = [
+        line("thin", LineKind::Tuned, (64, 512), BIG_SMEM),
+        line("first", LineKind::Tuned, (128, 256), BIG_SMEM),
+        line("second", LineKind::Tuned, (256, 128), BIG_SMEM),
+    ];
+    let l = list(dims, &c);
+    let eff: Vec<f64> = l.kept.iter().map(|a| a.sm_efficiency).collect();
+    assert!(eff.iter().all(|e| (e - eff[0]).abs() < 1e-12), "{eff:?}");
+    assert_eq!(labels(&l), ["first", "second"], "table order among equals");
+    // More blocks/SM wins at equal efficiency and intensity.
+    let c = [
+        line("one", LineKind::Tuned, (128, 128), BIG_SMEM),
+        line("two", LineKind::Tuned, (128, 128), 100 * 1024),
+    ];
+    assert_eq!(labels(&list(dims, &c)), ["two", "one"]);
+}
+
+#[test]
+fn each_kind_keeps_its_own_best_two() {
+    let dims = GemmDims::square(4096);
+    let c = [
+        line("m1", LineKind::MmaSync, (128, 128), BIG_SMEM),
+        line("m2", LineKind::MmaSync, (64, 64), BIG_SMEM),
+        line("m3", LineKind::MmaSync, (256, 128), BIG_SMEM),
+        Candidate {
+            persistent: true,
+            ..line("r1", LineKind::Ring, (128, 256), BIG_SMEM)
+        },
+    ];
+    let l = list(dims, &c);
+    assert_eq!(l.kept.len(), KEEP_PER_KIND + 1);
+    assert_eq!(l.kept.iter().filter(|a| a.kind == LineKind::MmaSync).count(), 2);
+    let ring = l.kept.iter().find(|a| a.kind == LineKind::Ring).unwrap();
+    // Persistent: one block per SM, 512 tiles over 132 blocks.
+    assert_eq!((ring.waves.tiles, ring.waves.slots, ring.blocks_per_sm), (512, 132, 1));
+}
+
+#[test]
+fn the_short_timing_picks_the_fastest_line_that_passed() {
+    let dims = GemmDims::square(4096);
+    let c = [
+        line("a", LineKind::Tuned, (128, 128), BIG_SMEM),
+        line("b", LineKind::Tuned, (64, 64), BIG_SMEM),
+    ];
+    let l = list(dims, &c);
+    let t = |label, gflops, passed| Trial { label, gflops, passed };
+    let pick = decide(&l, &[t("a", 900.0, false), t("b", 500.0, true)]);
+    assert_eq!(pick.label.as_deref(), Some("b"), "a failed its check");
+    assert!(pick.why.contains("a 900 GFLOP/s (check failed)"), "{}", pick.why);
+    let pick = decide(&l, &[t("a", 900.0, true), t("b", 500.0, true)]);
+    assert_eq!(pick.label.as_deref(), Some("a"));
+    let none = decide(&l, &[t("a", 900.0, false)]);
+    assert_eq!(none.label, None);
+    assert!(none.why.contains("no short-listed line passed"));
+}

@@ -1,0 +1,229 @@
+//! The line choice on the GPU: each family's fixed candidates with the registers their loaded
+//! kernels report, the heuristic's short list ([`super::short_list`]), and its short timing (our
+//! kernel alone, [`SHORT_SAMPLES`] samples, every element checked) through the sides every GEMM
+//! row is timed by; [`super::decide`] picks. The caller times the chosen line again beside
+//! cuBLAS.
+
+use kernels_gpu::variants::{
+    Bf16GemmVariant, GemmFamily, GemmVariant, WgemmVariant, BF16_GEMM, GEMM, WGEMM,
+};
+
+use super::{decide, short_list, Candidate, Choice, LineKind, Trial, SHORT_SAMPLES};
+use crate::cuda::hopper::hopper_module;
+use crate::cuda::{Gpu, Kernel, Module};
+use crate::experiments::bf16_gemm::{Bf16, Bf16GemmBuffers};
+use crate::experiments::error::{ExperimentError, InVariant};
+use crate::experiments::gemm::{Fp32, GemmBuffers};
+use crate::experiments::gemm_cublas::CublasSide;
+use crate::experiments::gemm_sides::GemmKind;
+use crate::experiments::wgemm_launch::{measure_wgemm_line, not_run_reason};
+use crate::occupancy::calc::KernelResources;
+use crate::results::GemmDims;
+use crate::sampling::{NoiseTarget, SamplingConfig, SamplingPlan};
+
+/// `base` with exactly `samples` samples a figure (each batched to the noise target's shortest
+/// sample), its clock watch kept.
+pub fn samples_of(base: &SamplingConfig, samples: u32) -> SamplingConfig {
+    let target = NoiseTarget {
+        min_samples: samples,
+        max_samples: samples,
+        ..NoiseTarget::default()
+    };
+    SamplingConfig {
+        plan: SamplingPlan::Noise(target),
+        ..*base
+    }
+}
+
+/// A kernel's launch resources at `threads` and `dyn_smem`, its registers as loaded.
+fn resources(k: &Kernel<'_>, threads: u32, dyn_smem: u32) -> Result<KernelResources, ExperimentError> {
+    Ok(KernelResources {
+        threads,
+        regs_per_thread: k.num_regs()?,
+        static_smem: k.static_smem_bytes()?,
+        dyn_smem,
+    })
+}
+
+/// FP32's candidates: every tuned line (the seed lines are the occupancy lesson's kernels, not
+/// contenders), registers from `module`.
+pub fn fp32_candidates(
+    module: &Module,
+    dims: GemmDims,
+) -> Result<Vec<(Candidate, &'static GemmVariant)>, ExperimentError> {
+    let mut out = Vec::new();
+    for v in GEMM.iter().filter(|v| v.family == GemmFamily::Tuned) {
+        let k = module.kernel(v.entry).in_variant(v.label)?;
+        let refusal = v
+            .size_multiple()
+            .filter(|m| dims.m % m != 0 || dims.n % m != 0 || dims.k % m != 0)
+            .map(|m| format!("needs M, N and K multiples of {m}"));
+        let c = Candidate {
+            label: v.label,
+            kind: LineKind::Tuned,
+            tile: (v.bm, v.bn),
+            persistent: false,
+            resources: resources(&k, v.threads(), v.dynamic_shared_bytes())?,
+            refusal,
+        };
+        out.push((c, v));
+    }
+    Ok(out)
+}
+
+/// Chooses FP32's line for `buffers`' shape with our kernels from `module`: the short list timed
+/// alone (no cuBLAS), then [`decide`]. Gives the choice and the chosen line.
+pub fn choose_fp32(
+    gpu: &Gpu,
+    module: &Module,
+    buffers: &mut GemmBuffers,
+    base: &SamplingConfig,
+) -> Result<(Choice, Option<&'static GemmVariant>), ExperimentError> {
+    let dims = buffers.dims();
+    let candidates = fp32_candidates(module, dims)?;
+    let only: Vec<Candidate> = candidates.iter().map(|(c, _)| c.clone()).collect();
+    let list = short_list(dims, &only, gpu.limits(), gpu.info().sm_count);
+    let short = samples_of(base, SHORT_SAMPLES);
+    let mut trials = Vec::new();
+    for a in &list.kept {
+        let (_, v) = (candidates.iter())
+            .find(|(c, _)| c.label == a.label)
+            .expect("a kept line is a candidate");
+        let kernel = module.kernel(v.entry).in_variant(v.label)?;
+        let shape = Fp32::launch_shape(v, dims);
+        let m = buffers
+            .measure_by(gpu, (&kernel, None), (shape, &Fp32::launch), &short, None)
+            .in_variant(v.label)?;
+        trials.push(trial(v.label, &m.ours));
+    }
+    let choice = decide(&list, &trials);
+    let line = line_of(&choice, &candidates);
+    Ok((choice, line))
+}
+
+/// A BF16 line: an `mma.sync` line of the tensor-core module or a TMA-ring line of the sm_90a one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bf16Line {
+    Mma(&'static Bf16GemmVariant),
+    Ring(&'static WgemmVariant),
+}
+
+impl Bf16Line {
+    pub fn label(self) -> &'static str {
+        match self {
+            Bf16Line::Mma(v) => v.label,
+            Bf16Line::Ring(v) => v.label,
+        }
+    }
+}
+
+/// BF16's candidates: every `mma.sync` line (registers from `module`) and every ring line
+/// (registers from the sm_90a module, which loads on compute capability 9.0 only; elsewhere, or
+/// at a K or N TMA cannot describe, each says why it cannot run).
+pub fn bf16_candidates(
+    gpu: &Gpu,
+    module: &Module,
+    dims: GemmDims,
+) -> Result<Vec<(Candidate, Bf16Line)>, ExperimentError> {
+    let mut out = Vec::new();
+    for v in BF16_GEMM {
+        let k = module.kernel(v.entry).in_variant(v.label)?;
+        let c = Candidate {
+            label: v.label,
+            kind: LineKind::MmaSync,
+            tile: (v.shape.bm, v.shape.bn),
+            persistent: false,
+            resources: resources(&k, v.threads(), v.dynamic_shared_bytes())?,
+            refusal: None,
+        };
+        out.push((c, Bf16Line::Mma(v)));
+    }
+    let cc = gpu.info().compute_capability;
+    let hopper = WGEMM
+        .iter()
+        .any(|v| not_run_reason(cc, v, dims).is_none())
+        .then(|| hopper_module(gpu))
+        .transpose()?;
+    for v in WGEMM {
+        let refusal = not_run_reason(cc, v, dims);
+        let regs = match (&hopper, &refusal) {
+            (Some(m), None) => m.kernel(v.entry).in_variant(v.label)?.num_regs()?,
+            // Not placed: the refusal excludes it before the calculator is asked.
+            _ => 0,
+        };
+        let c = Candidate {
+            label: v.label,
+            kind: LineKind::Ring,
+            tile: (v.bm, v.bn),
+            persistent: true,
+            resources: KernelResources {
+                threads: v.threads(),
+                regs_per_thread: regs,
+                static_smem: v.static_shared_bytes(),
+                dyn_smem: v.dynamic_shared_bytes(),
+            },
+            refusal,
+        };
+        out.push((c, Bf16Line::Ring(v)));
+    }
+    Ok(out)
+}
+
+/// Chooses BF16's line for `buffers`' shape: `mma.sync` lines from `module`, ring lines from the
+/// built-in sm_90a module; the short list timed alone (no cuBLAS), then [`decide`].
+pub fn choose_bf16(
+    gpu: &Gpu,
+    module: &Module,
+    buffers: &mut Bf16GemmBuffers,
+    base: &SamplingConfig,
+) -> Result<(Choice, Option<Bf16Line>), ExperimentError> {
+    let dims = buffers.dims();
+    let candidates = bf16_candidates(gpu, module, dims)?;
+    let only: Vec<Candidate> = candidates.iter().map(|(c, _)| c.clone()).collect();
+    let list = short_list(dims, &only, gpu.limits(), gpu.info().sm_count);
+    let short = samples_of(base, SHORT_SAMPLES);
+    let mut no_cublas = CublasSide::open(gpu, false);
+    let mut trials = Vec::new();
+    for a in &list.kept {
+        let (_, line) = (candidates.iter())
+            .find(|(c, _)| c.label == a.label)
+            .expect("a kept line is a candidate");
+        let ours = match *line {
+            Bf16Line::Mma(v) => {
+                let kernel = module.kernel(v.entry).in_variant(v.label)?;
+                let shape = Bf16::launch_shape(v, dims);
+                buffers
+                    .measure_by(gpu, (&kernel, None), (shape, &Bf16::launch), &short, None)
+                    .in_variant(v.label)?
+                    .ours
+            }
+            Bf16Line::Ring(v) => {
+                let module = hopper_module(gpu)?;
+                let kernel = module.kernel(v.entry).in_variant(v.label)?;
+                let sides = (&mut *buffers, &mut no_cublas);
+                let ((ours, _, _), _) = measure_wgemm_line(gpu, (v, (&kernel, None)), sides, &short)?;
+                ours
+            }
+        };
+        trials.push(trial(a.label, &ours));
+    }
+    let choice = decide(&list, &trials);
+    let line = line_of(&choice, &candidates);
+    Ok((choice, line))
+}
+
+fn trial(label: &'static str, ours: &crate::experiments::measurement::Measurement) -> Trial {
+    Trial {
+        label,
+        gflops: ours.throughput,
+        passed: ours.check.passed,
+    }
+}
+
+/// The candidate `choice` named.
+fn line_of<L: Copy>(choice: &Choice, candidates: &[(Candidate, L)]) -> Option<L> {
+    let label = choice.label.as_deref()?;
+    (candidates.iter())
+        .find(|(c, _)| c.label == label)
+        .map(|(_, l)| *l)
+}

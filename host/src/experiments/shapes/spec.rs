@@ -1,0 +1,95 @@
+//! The `shapes` experiment and its plan: which shapes of the fixed list, which families, whether
+//! cuBLAS runs beside, and how many samples a figure takes (`host all`'s shorter sweep).
+
+use super::list::{select, SweepShape};
+use super::row::{Family, ShapesRun};
+use crate::experiments::contract;
+use crate::experiments::gemm_plan::GemmAllArgs;
+use crate::flags::{CliError, Shared};
+use crate::kernel_source::sources::{Kernels, Sources};
+
+/// The `shapes` experiment.
+pub struct Spec;
+
+/// Samples each chosen line and cuBLAS take in `host all` (at least 5, the fewest an interval
+/// is computed from), which keeps the sweep within its share of `host all`'s 3 minutes.
+pub const ALL_SAMPLES: u32 = 5;
+
+/// `host shapes`.
+#[derive(Debug, Clone, clap::Args)]
+#[group(skip)]
+pub struct Args {
+    /// Shapes of the sweep to run (comma-separated, N for N³ or MxNxK; listed below); default
+    /// all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub shapes: Vec<String>,
+    /// Families to run (comma-separated); default both.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub families: Vec<Family>,
+    /// Do not time cuBLAS beside the chosen lines.
+    #[arg(long)]
+    pub no_cublas: bool,
+}
+
+/// The `shapes` experiment, validated. Its kernels are the built-in ones (`--module` and
+/// `--compare` are the one-shape experiments').
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub shapes: Vec<&'static SweepShape>,
+    pub families: Vec<Family>,
+    pub cublas: bool,
+    /// Samples a figure; none: the run's sampling.
+    pub samples: Option<u32>,
+    pub sources: Sources<Kernels>,
+}
+
+impl Plan {
+    fn of(shapes: &[String], families: &[Family], cublas: bool, samples: Option<u32>) -> Result<Self, CliError> {
+        let shapes = select(shapes).map_err(CliError::Flag)?;
+        let families = if families.is_empty() {
+            vec![Family::Fp32, Family::Bf16]
+        } else {
+            [Family::Fp32, Family::Bf16]
+                .into_iter()
+                .filter(|f| families.contains(f))
+                .collect()
+        };
+        Ok(Self {
+            shapes,
+            families,
+            cublas,
+            samples,
+            sources: Sources::new(Kernels::Builtin, None),
+        })
+    }
+
+    /// The (shape, family) pairs the run measures, in order.
+    pub fn pairs(&self) -> Vec<(&'static SweepShape, Family)> {
+        let mut out = Vec::new();
+        for &s in &self.shapes {
+            for &f in &self.families {
+                if !(s.bf16_only && f == Family::Fp32) {
+                    out.push((s, f));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl contract::Plan for Plan {
+    type Args = Args;
+    type AllArgs = GemmAllArgs;
+    type Output = ShapesRun;
+    type Kernels = Kernels;
+    fn new(a: &Args) -> Result<Self, CliError> {
+        Self::of(&a.shapes, &a.families, !a.no_cublas, None)
+    }
+    /// Every shape and family, [`ALL_SAMPLES`] samples a figure.
+    fn in_all(s: &Shared, _: &GemmAllArgs) -> Result<Self, CliError> {
+        Self::of(&[], &[], !s.run.no_cublas, Some(ALL_SAMPLES))
+    }
+    fn sources(&self) -> &Sources<Kernels> {
+        &self.sources
+    }
+}
