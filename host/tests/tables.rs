@@ -171,6 +171,7 @@ fn sample() -> RunResults {
             cublas: None,
             faults: vec![],
             clock_energy: None,
+            auto: None,
         }),
         bandwidth: Some(Bandwidth {
             reference_gbps: 3900.0,
@@ -377,7 +378,8 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
             "ilp",
             "mma",
             "gemm_bf16",
-            "held"
+            "held",
+            "shapes"
         ]
     );
     let full = sample();
@@ -426,7 +428,8 @@ fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {
             ("ilp", NOT_FINISHED),
             ("mma", NOT_FINISHED),
             ("gemm_bf16", NOT_FINISHED),
-            ("held", NOT_FINISHED)
+            ("held", NOT_FINISHED),
+            ("shapes", NOT_FINISHED)
         ]
     );
     assert_eq!(writes[0].occupancy, full.occupancy);

@@ -32,6 +32,23 @@ pub struct GemmPlan<V: 'static> {
     pub cublas: bool,
     /// Which sides the energy phase runs (`--energy`; the headline ones in `host all`).
     pub energy: EnergyScope,
+    /// `--variants auto`: the run chooses one line for its size (`line_choice`); `variants` is
+    /// empty until it has.
+    pub auto: bool,
+}
+
+/// The `--variants` word that asks for the line the rule chooses.
+pub const AUTO: &str = "auto";
+
+/// Whether `list` asks for the chosen line (`--variants auto`); `auto` beside labels is refused.
+pub fn asks_auto(list: &[String]) -> Result<bool, CliError> {
+    let auto = list.iter().any(|l| l.trim() == AUTO);
+    if auto && list.len() > 1 {
+        return Err(CliError::Flag(format!(
+            "--variants {AUTO} chooses one line by itself: give it alone"
+        )));
+    }
+    Ok(auto)
 }
 
 /// A line of a GEMM experiment's table section, and how the experiment checks a plan of them.
@@ -66,7 +83,12 @@ impl<V: GemmLines> GemmPlan<V> {
         files: &ModuleFiles,
         (cublas, energy): (bool, EnergyScope),
     ) -> Result<Self, CliError> {
-        let variants = select(list, V::TABLE, |v| V::LABEL(v), V::KIND)?;
+        let auto = asks_auto(list)?;
+        let variants = if auto {
+            Vec::new()
+        } else {
+            select(list, V::TABLE, |v| V::LABEL(v), V::KIND)?
+        };
         let sources = V::sources(&variants, size, files)?;
         Ok(Self {
             variants,
@@ -74,6 +96,7 @@ impl<V: GemmLines> GemmPlan<V> {
             sources,
             cublas,
             energy,
+            auto,
         })
     }
 }

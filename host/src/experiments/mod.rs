@@ -58,6 +58,7 @@ pub mod gemm_plan;
 pub mod gemm_sides;
 pub mod ilp_sweep;
 pub mod inputs;
+pub mod line_choice;
 pub mod measured;
 pub mod measurement;
 pub mod module_source;
@@ -79,9 +80,8 @@ mod tolerance_margins;
 #[cfg(test)]
 mod verdict_check;
 pub mod verify;
-pub mod whole_waves;
 pub mod wgemm_launch;
-pub mod line_choice;
+pub mod whole_waves;
 
 pub use crate::kernel_source::sources::{CappedKernels, Kernels};
 pub use contract::RunContext;

@@ -16,10 +16,10 @@ use super::measurement::Measurement;
 use crate::cuda::hopper::runs_sm90a;
 use crate::cuda::tensor_map::{map_shapes, TensorMaps};
 use crate::cuda::{CudaError, Gpu, Kernel, Launch, LaunchShape};
-use crate::sampling::SamplingConfig;
 use crate::occupancy::calc::{occupancy, KernelResources, Occupancy, OccupancyError};
 use crate::occupancy::Limits;
 use crate::results::GemmDims;
+use crate::sampling::SamplingConfig;
 
 /// Why `line` cannot run on a device of compute capability `cc` at `dims`; none when it can.
 pub fn not_run_reason(cc: (u32, u32), line: &WgemmVariant, dims: GemmDims) -> Option<String> {

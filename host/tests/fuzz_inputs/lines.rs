@@ -229,6 +229,15 @@ fn own_flags(sub: &str) -> Vec<Flag> {
             ),
             GEMM_SIZE,
         ],
+        "shapes" => vec![
+            list(
+                "--shapes",
+                &["1024", "7x9000x13,1x4096x4096"],
+                &["3x3x3", ""],
+            ),
+            list("--families", &["fp32", "bf16,fp32"], &["fp64"]),
+            switch("--no-cublas"),
+        ],
         "all" => vec![
             list("--variants", &["S", "T1,C@128", "M1"], &["X9", ""]),
             GEMM_SIZE,

@@ -48,7 +48,9 @@ use super::module_source::plan_files;
 use super::progress::progress_bar;
 use super::scatter::Reference;
 use crate::claim::Verdict;
-use crate::cuda::Gpu;
+use crate::cuda::{Gpu, Module};
+use super::line_choice::timed::{choose_bf16, Bf16Line};
+use super::line_choice::Choice;
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{CliError, GemmDims, ModuleFiles};
 use crate::kernel_source::builtin;
@@ -127,6 +129,8 @@ impl Run for Spec {
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Bf16Run, ExperimentError> {
         let (ours, theirs) = p.sources.load_with(gpu, builtin::TENSOR)?;
         let mut buffers = Bf16GemmBuffers::new(gpu, p.size, ctx.seed)?;
+        let (plan, auto) = chosen(gpu, ctx, p, &ours.module, &mut buffers)?;
+        let p = &plan;
         let mut cublas = CublasSide::open(gpu, p.cublas);
         let bar = progress_bar(ctx, p.lines(), Self::NAME);
         let mut rows = Vec::with_capacity(p.lines());
@@ -182,12 +186,35 @@ impl Run for Spec {
             cublas,
             not_run: w.not_run,
             clock_energy,
+            auto,
         })
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
         &[crate::kernel_source::builtin::TENSOR]
     }
+}
+
+/// `--variants auto`: the plan with the line the rule chose for its size (`line_choice`: the
+/// `mma.sync` lines of `module` and the ring lines), and the choice; the plan as it is otherwise.
+fn chosen(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    module: &Module,
+    buffers: &mut Bf16GemmBuffers,
+) -> Result<(Plan, Option<Choice>), ExperimentError> {
+    if !p.auto {
+        return Ok((p.clone(), None));
+    }
+    let (choice, line) = choose_bf16(gpu, module, buffers, &ctx.timing)?;
+    let mut p = p.clone();
+    match line {
+        Some(Bf16Line::Mma(v)) => p.variants = vec![v],
+        Some(Bf16Line::Ring(v)) => p.wgmma = vec![v],
+        None => {}
+    }
+    Ok((p, Some(choice)))
 }
 
 impl Report for Spec {

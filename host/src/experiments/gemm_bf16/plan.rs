@@ -7,7 +7,7 @@ use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant, BF16_GEMM, WGEMM};
 
 use crate::experiments::contract;
 use crate::experiments::gemm_energy::EnergyScope;
-use crate::experiments::gemm_plan::{GemmAllArgs, GemmArgs, GemmLines};
+use crate::experiments::gemm_plan::{asks_auto, GemmAllArgs, GemmArgs, GemmLines};
 use crate::flags::{own_labels, select, CliError, GemmDims, ModuleFiles, Shared};
 use crate::kernel_source::sources::{Kernels, Sources};
 use crate::results::RunMeta;
@@ -29,6 +29,8 @@ pub struct Plan {
     pub cublas: bool,
     /// Which sides the energy phase runs (`--energy`; the headline ones in `host all`).
     pub energy: EnergyScope,
+    /// `--variants auto`: the run chooses one line, `mma.sync` or ring, for its size.
+    pub auto: bool,
 }
 
 /// Every line's label: the `mma.sync` lines, then the wgmma lines.
@@ -46,6 +48,12 @@ impl Plan {
         files: &ModuleFiles,
         (size, cublas, energy): (GemmDims, bool, EnergyScope),
     ) -> Result<Self, CliError> {
+        let auto = asks_auto(list)?;
+        if auto {
+            let sources = Bf16GemmVariant::sources(&[], size, files)?;
+            let (variants, wgmma) = (Vec::new(), Vec::new());
+            return Ok(Self { variants, wgmma, size, sources, cublas, energy, auto });
+        }
         let is_wgmma = |l: &String| WGEMM.iter().any(|v| v.label == l.trim());
         let (wgmma, mma): (Vec<String>, Vec<String>) = list.iter().cloned().partition(is_wgmma);
         // An empty list takes every line; a list of wgmma lines alone takes no mma.sync line.
@@ -67,6 +75,7 @@ impl Plan {
             sources,
             cublas,
             energy,
+            auto,
         })
     }
 

@@ -11,6 +11,7 @@ use crate::experiments::gemm_cublas::cublas_run_output;
 use crate::experiments::gemm_cublas::CublasOutcome;
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::{GemmFigures, Schedule};
+use crate::experiments::line_choice::Choice;
 use crate::experiments::measured::Measured;
 use crate::experiments::measurement::Measurement;
 
@@ -162,6 +163,9 @@ pub struct Bf16Run {
     /// The energy phase (`--energy`, or the headline sides in `host all`); absent when not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_energy: Option<ClockAndEnergy>,
+    /// `--variants auto`: the line the rule chose and its words; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<Choice>,
 }
 
 cublas_run_output!(Bf16Run, Bf16Row, " BF16");
@@ -226,6 +230,7 @@ pub(crate) mod tests {
             )))),
             not_run: vec![],
             clock_energy: None,
+            auto: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The `gemm_bf16` experiment's columns and table (its rows, cuBLAS's row with the kernel it ran,
 //! the check's note, the TMA ring's notes), and the dense BF16 peak its plot draws.
 
+use crate::experiments::line_choice::auto_note;
 use super::{Bf16Row, Bf16Run, TensorPath};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::bf16_tolerance;
@@ -58,6 +59,7 @@ pub fn table(output: &Bf16Run, title: &str) -> TableData {
         bf16_tolerance::rule,
     );
     t.notes.extend(wgmma_notes(output));
+    t.notes.extend(output.auto.as_ref().map(auto_note));
     let cublas_ran = output
         .cublas
         .as_ref()

@@ -19,9 +19,9 @@
 //!    picks the fastest line that passed; the caller then times it again, interleaved with
 //!    cuBLAS, and checks it.
 
-pub mod timed;
 #[cfg(test)]
 mod tests;
+pub mod timed;
 
 use serde::{Deserialize, Serialize};
 
@@ -159,7 +159,12 @@ impl ShortList {
 }
 
 /// Places `c` on an M x N product on `sms` SMs of `limits`, or says why it cannot run.
-pub fn assess(dims: GemmDims, c: &Candidate, limits: &Limits, sms: u32) -> Result<Assessed, String> {
+pub fn assess(
+    dims: GemmDims,
+    c: &Candidate,
+    limits: &Limits,
+    sms: u32,
+) -> Result<Assessed, String> {
     if let Some(why) = &c.refusal {
         return Err(why.clone());
     }
@@ -197,7 +202,12 @@ pub fn assess(dims: GemmDims, c: &Candidate, limits: &Limits, sms: u32) -> Resul
 /// The heuristic: every candidate placed, those that cannot run excluded with why, each kind
 /// ranked (SM efficiency, then intensity, then blocks/SM, then candidate order) and its first
 /// [`KEEP_PER_KIND`] kept.
-pub fn short_list(dims: GemmDims, candidates: &[Candidate], limits: &Limits, sms: u32) -> ShortList {
+pub fn short_list(
+    dims: GemmDims,
+    candidates: &[Candidate],
+    limits: &Limits,
+    sms: u32,
+) -> ShortList {
     let mut placed = Vec::new();
     let mut excluded = Vec::new();
     for c in candidates {
@@ -219,7 +229,10 @@ pub fn short_list(dims: GemmDims, candidates: &[Candidate], limits: &Limits, sms
     }
     let mut kept = Vec::new();
     for kind in kinds {
-        let mut of_kind: Vec<Assessed> = (placed.iter()).filter(|a| a.kind == kind).cloned().collect();
+        let mut of_kind: Vec<Assessed> = (placed.iter())
+            .filter(|a| a.kind == kind)
+            .cloned()
+            .collect();
         // A stable sort: equal lines keep the candidates' (the table's) order.
         of_kind.sort_by(rank);
         kept.extend(of_kind.into_iter().take(KEEP_PER_KIND));
@@ -274,10 +287,27 @@ pub fn decide(list: &ShortList, trials: &[Trial]) -> Choice {
                 b.label
             ),
         },
-        None if trials.is_empty() => Choice { label: None, why: words },
+        None if trials.is_empty() => Choice {
+            label: None,
+            why: words,
+        },
         None => Choice {
             label: None,
-            why: format!("{words}; no short-listed line passed its check: {}", timed.join(", ")),
+            why: format!(
+                "{words}; no short-listed line passed its check: {}",
+                timed.join(", ")
+            ),
         },
+    }
+}
+
+/// The table's note on a line chosen by `--variants auto`: which line, and the rule's words.
+pub fn auto_note(c: &Choice) -> String {
+    match &c.label {
+        Some(l) => format!(
+            "--variants auto chose {l} (the line-choice rule, docs/design.md): {}.",
+            c.why
+        ),
+        None => format!("--variants auto: no line ran ({}).", c.why),
     }
 }

@@ -37,7 +37,11 @@ const BIG_SMEM: u32 = 200 * 1024;
 #[test]
 fn under_one_wave_smaller_tiles_rank_first() {
     // 16x4096: 32 tiles of 128x128, 64 of 64x64, both under a wave of 132 SMs.
-    let dims = GemmDims { m: 16, n: 4096, k: 4096 };
+    let dims = GemmDims {
+        m: 16,
+        n: 4096,
+        k: 4096,
+    };
     let c = [
         line("big", LineKind::Tuned, (128, 128), BIG_SMEM),
         line("small", LineKind::Tuned, (64, 64), BIG_SMEM),
@@ -56,7 +60,11 @@ fn under_one_wave_smaller_tiles_rank_first() {
 #[test]
 fn whole_waves_at_one_block_per_sm() {
     // 132 tiles of 128x128 at one block/SM: one whole wave, every SM busy on a full tile.
-    let dims = GemmDims { m: 128 * 12, n: 128 * 11, k: 512 };
+    let dims = GemmDims {
+        m: 128 * 12,
+        n: 128 * 11,
+        k: 512,
+    };
     let l = list(dims, &[line("one", LineKind::Tuned, (128, 128), BIG_SMEM)]);
     assert_eq!(l.branch, Branch::WholeWaves);
     let a = &l.kept[0];
@@ -68,7 +76,10 @@ fn whole_waves_at_one_block_per_sm() {
 fn a_partial_wave_and_more_blocks_per_sm() {
     // 4096²: 1024 tiles of 128x128; at 2 blocks/SM (100 KB each) 3.88 waves.
     let dims = GemmDims::square(4096);
-    let l = list(dims, &[line("two", LineKind::Tuned, (128, 128), 100 * 1024)]);
+    let l = list(
+        dims,
+        &[line("two", LineKind::Tuned, (128, 128), 100 * 1024)],
+    );
     assert_eq!(l.branch, Branch::PartialWave);
     let a = &l.kept[0];
     assert_eq!((a.tiles, a.blocks_per_sm, a.waves.slots), (1024, 2, 264));
@@ -81,7 +92,14 @@ fn a_shape_no_line_can_run_is_a_miss_with_every_reason() {
     refused.refusal = Some("needs K and N to be multiples of 8".into());
     let mut too_big = line("X", LineKind::Tuned, (64, 64), 0);
     too_big.resources.threads = 4096;
-    let l = list(GemmDims { m: 7, n: 9000, k: 13 }, &[refused, too_big]);
+    let l = list(
+        GemmDims {
+            m: 7,
+            n: 9000,
+            k: 13,
+        },
+        &[refused, too_big],
+    );
     assert_eq!(l.branch, Branch::NoLine);
     assert!(l.kept.is_empty());
     assert_eq!(l.excluded.len(), 2);
@@ -127,10 +145,19 @@ fn each_kind_keeps_its_own_best_two() {
     ];
     let l = list(dims, &c);
     assert_eq!(l.kept.len(), KEEP_PER_KIND + 1);
-    assert_eq!(l.kept.iter().filter(|a| a.kind == LineKind::MmaSync).count(), 2);
+    assert_eq!(
+        l.kept
+            .iter()
+            .filter(|a| a.kind == LineKind::MmaSync)
+            .count(),
+        2
+    );
     let ring = l.kept.iter().find(|a| a.kind == LineKind::Ring).unwrap();
     // Persistent: one block per SM, 512 tiles over 132 blocks.
-    assert_eq!((ring.waves.tiles, ring.waves.slots, ring.blocks_per_sm), (512, 132, 1));
+    assert_eq!(
+        (ring.waves.tiles, ring.waves.slots, ring.blocks_per_sm),
+        (512, 132, 1)
+    );
 }
 
 #[test]
@@ -141,10 +168,18 @@ fn the_short_timing_picks_the_fastest_line_that_passed() {
         line("b", LineKind::Tuned, (64, 64), BIG_SMEM),
     ];
     let l = list(dims, &c);
-    let t = |label, gflops, passed| Trial { label, gflops, passed };
+    let t = |label, gflops, passed| Trial {
+        label,
+        gflops,
+        passed,
+    };
     let pick = decide(&l, &[t("a", 900.0, false), t("b", 500.0, true)]);
     assert_eq!(pick.label.as_deref(), Some("b"), "a failed its check");
-    assert!(pick.why.contains("a 900 GFLOP/s (check failed)"), "{}", pick.why);
+    assert!(
+        pick.why.contains("a 900 GFLOP/s (check failed)"),
+        "{}",
+        pick.why
+    );
     let pick = decide(&l, &[t("a", 900.0, true), t("b", 500.0, true)]);
     assert_eq!(pick.label.as_deref(), Some("a"));
     let none = decide(&l, &[t("a", 900.0, false)]);

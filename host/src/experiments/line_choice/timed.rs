@@ -36,7 +36,11 @@ pub fn samples_of(base: &SamplingConfig, samples: u32) -> SamplingConfig {
 }
 
 /// A kernel's launch resources at `threads` and `dyn_smem`, its registers as loaded.
-fn resources(k: &Kernel<'_>, threads: u32, dyn_smem: u32) -> Result<KernelResources, ExperimentError> {
+fn resources(
+    k: &Kernel<'_>,
+    threads: u32,
+    dyn_smem: u32,
+) -> Result<KernelResources, ExperimentError> {
     Ok(KernelResources {
         threads,
         regs_per_thread: k.num_regs()?,
@@ -201,7 +205,8 @@ pub fn choose_bf16(
                 let module = hopper_module(gpu)?;
                 let kernel = module.kernel(v.entry).in_variant(v.label)?;
                 let sides = (&mut *buffers, &mut no_cublas);
-                let ((ours, _, _), _) = measure_wgemm_line(gpu, (v, (&kernel, None)), sides, &short)?;
+                let ((ours, _, _), _) =
+                    measure_wgemm_line(gpu, (v, (&kernel, None)), sides, &short)?;
                 ours
             }
         };

@@ -91,6 +91,7 @@ fn run() -> RunResults {
         cublas: None,
         faults: vec![],
         clock_energy: None,
+        auto: None,
     });
     r
 }

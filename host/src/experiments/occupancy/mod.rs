@@ -34,7 +34,9 @@ use super::progress::progress_bar;
 use super::scatter::Reference;
 use super::whole_waves::{whole_wave_dims, whole_wave_notes, WholeWave};
 use crate::claim::Verdict;
-use crate::cuda::Gpu;
+use crate::cuda::{Gpu, Module};
+use super::line_choice::timed::choose_fp32;
+use super::line_choice::{auto_note, Choice};
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{check_tiling, CliError, GemmDims, ModuleFiles};
 use crate::kernel_source::module_file::{check_compared_entries, check_entries};
@@ -134,6 +136,10 @@ impl Run for Spec {
                 })
             })
             .collect();
+        let (ours, theirs) = p.sources.load(gpu)?;
+        let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
+        let (plan, auto) = chosen(gpu, ctx, p, &ours.module, &mut buffers)?;
+        let p = &plan;
         let variants: Vec<&'static GemmVariant> = p
             .variants
             .iter()
@@ -142,8 +148,6 @@ impl Run for Spec {
             .collect();
         let mut cublas = CublasSide::open(gpu, p.cublas);
         let bar = progress_bar(ctx, variants.len(), Self::NAME);
-        let (ours, theirs) = p.sources.load(gpu)?;
-        let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
         let mut rows = Vec::with_capacity(variants.len());
         for variant in variants {
             bar.set_message(variant.label);
@@ -172,6 +176,7 @@ impl Run for Spec {
             cublas,
             faults,
             clock_energy,
+            auto,
         })
     }
 
@@ -269,6 +274,7 @@ impl Report for Spec {
             .as_ref()
             .is_some_and(|c| c.measured().is_some());
         t.notes.extend(schedule_notes(&output.rows, cublas_ran));
+        t.notes.extend(output.auto.as_ref().map(auto_note));
         t.notes.extend(whole_wave_notes(
             (output.rows.iter()).map(|r| (r.variant.clone(), &r.figures, &r.whole_waves[..])),
         ));
@@ -288,6 +294,23 @@ impl Report for Spec {
         };
         gemm_figures(Self::NAME, title, runs, |r| &r.variant, peak)
     }
+}
+
+/// `--variants auto`: the plan with the tuned line the rule chose for its size (`line_choice`),
+/// and the choice; the plan as it is otherwise.
+fn chosen(
+    gpu: &Gpu,
+    ctx: &RunContext,
+    p: &Plan,
+    module: &Module,
+    buffers: &mut GemmBuffers,
+) -> Result<(Plan, Option<Choice>), ExperimentError> {
+    if !p.auto {
+        return Ok((p.clone(), None));
+    }
+    let (choice, line) = choose_fp32(gpu, module, buffers, &ctx.timing)?;
+    let variants = line.into_iter().collect();
+    Ok((Plan { variants, ..p.clone() }, Some(choice)))
 }
 
 /// How cuBLAS's SGEMM is called and timed, for the table's note.

@@ -8,6 +8,7 @@ use crate::experiments::gemm_clock_energy::ClockAndEnergy;
 use crate::experiments::gemm_cublas::{cublas_run_output, CublasOutcome};
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::line_choice::Choice;
 use crate::experiments::measured::Measured;
 use crate::experiments::whole_waves::WholeWave;
 
@@ -107,6 +108,8 @@ pub struct GemmRun {
     pub faults: Vec<RowFault>,
     /// The energy phase (`--energy`, or the headline sides in `host all`); absent when not run.
     pub clock_energy: Option<ClockAndEnergy>,
+    /// `--variants auto`: the line the rule chose and its words; absent otherwise.
+    pub auto: Option<Choice>,
 }
 
 /// A variant in which a kernel faulted: no row (the run went on without it, in a new process).
@@ -137,12 +140,16 @@ enum Stored {
         faults: Vec<RowFault>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock_energy: Option<ClockAndEnergy>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        auto: Option<Choice>,
     },
     Run {
         rows: Vec<GemmRow>,
         cublas: CublasOutcome,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock_energy: Option<ClockAndEnergy>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        auto: Option<Choice>,
     },
 }
 
@@ -154,27 +161,32 @@ impl From<Stored> for GemmRun {
                 cublas: None,
                 faults: Vec::new(),
                 clock_energy: None,
+                auto: None,
             },
             Stored::Faulted {
                 rows,
                 cublas,
                 faults,
                 clock_energy,
+                auto,
             } => GemmRun {
                 rows,
                 cublas,
                 faults,
                 clock_energy,
+                auto,
             },
             Stored::Run {
                 rows,
                 cublas,
                 clock_energy,
+                auto,
             } => GemmRun {
                 rows,
                 cublas: Some(cublas),
                 faults: Vec::new(),
                 clock_energy,
+                auto,
             },
         }
     }
@@ -185,17 +197,19 @@ impl From<GemmRun> for Stored {
         // A run with clock figures (new runs) but neither cuBLAS nor a fault is an object with no
         // faults.
         match (r.cublas, r.faults.is_empty(), r.clock_energy) {
-            (None, true, None) => Stored::Rows(r.rows),
+            (None, true, None) if r.auto.is_none() => Stored::Rows(r.rows),
             (Some(cublas), true, clock_energy) => Stored::Run {
                 rows: r.rows,
                 cublas,
                 clock_energy,
+                auto: r.auto,
             },
             (cublas, _, clock_energy) => Stored::Faulted {
                 rows: r.rows,
                 cublas,
                 faults: r.faults,
                 clock_energy,
+                auto: r.auto,
             },
         }
     }
@@ -278,6 +292,7 @@ mod tests {
             }))),
             faults: vec![],
             clock_energy: None,
+            auto: None,
         };
         let json = serde_json::to_value(&run).unwrap();
         assert_eq!(json["rows"][0]["tile"]["family"], "tuned");
@@ -292,6 +307,7 @@ mod tests {
             }),
             faults: vec![],
             clock_energy: None,
+            auto: None,
         };
         let json = serde_json::to_value(&absent).unwrap();
         assert_eq!(json["cublas"]["status"], "unavailable");
@@ -317,6 +333,7 @@ mod tests {
                 cublas,
                 faults: vec![fault.clone()],
                 clock_energy: None,
+                auto: None,
             };
             let json = serde_json::to_value(&run).unwrap();
             assert_eq!(json["faults"][0]["variant"], "S");
@@ -327,6 +344,7 @@ mod tests {
             cublas: None,
             faults: vec![],
             clock_energy: None,
+            auto: None,
         };
         assert!(serde_json::to_value(&plain).unwrap().is_array());
     }
