@@ -31,7 +31,7 @@ const SHAPES: &str = "1x4096x4096,16x4096x4096,64x4096x4096,128x4096x4096,128x81
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_odd_and_decode_shapes_are_chosen_checked_and_beside_cublas() {
     let r = run(&["shapes", "--shapes", SHAPES]);
-    let s = r.shapes.expect("the sweep ran");
+    let s = r.shapes.clone().expect("the sweep ran");
     // Every shape and family: a row or a miss, never neither.
     let pairs = s.rows.len() + s.misses.len();
     assert_eq!(pairs, 2 * SHAPES.split(',').count(), "{s:#?}");

@@ -184,6 +184,7 @@ fn sample() -> RunResults {
         mma: None,
         gemm_bf16: None,
         held: None,
+        shapes: None,
         missing: vec![],
         rules: Default::default(),
     }

@@ -60,7 +60,11 @@ pub fn fp32_candidates(
         let k = module.kernel(v.entry).in_variant(v.label)?;
         let refusal = v
             .size_multiple()
-            .filter(|m| dims.m % m != 0 || dims.n % m != 0 || dims.k % m != 0)
+            .filter(|&m| {
+                [dims.m, dims.n, dims.k]
+                    .iter()
+                    .any(|d| !d.is_multiple_of(m))
+            })
             .map(|m| format!("needs M, N and K multiples of {m}"));
         let c = Candidate {
             label: v.label,
