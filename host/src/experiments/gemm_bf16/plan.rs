@@ -52,7 +52,15 @@ impl Plan {
         if auto {
             let sources = Bf16GemmVariant::sources(&[], size, files)?;
             let (variants, wgmma) = (Vec::new(), Vec::new());
-            return Ok(Self { variants, wgmma, size, sources, cublas, energy, auto });
+            return Ok(Self {
+                variants,
+                wgmma,
+                size,
+                sources,
+                cublas,
+                energy,
+                auto,
+            });
         }
         let is_wgmma = |l: &String| WGEMM.iter().any(|v| v.label == l.trim());
         let (wgmma, mma): (Vec<String>, Vec<String>) = list.iter().cloned().partition(is_wgmma);

@@ -1,7 +1,6 @@
 //! The `gemm_bf16` experiment's columns and table (its rows, cuBLAS's row with the kernel it ran,
 //! the check's note, the TMA ring's notes), and the dense BF16 peak its plot draws.
 
-use crate::experiments::line_choice::auto_note;
 use super::{Bf16Row, Bf16Run, TensorPath};
 use crate::cuda::tensor_peak::peak_bf16_dense_gflops;
 use crate::experiments::bf16_tolerance;
@@ -11,6 +10,7 @@ use crate::experiments::gemm_cublas::{gemm_table, VS_CUBLAS};
 use crate::experiments::gemm_figure_columns::{
     figure_columns, schedule_notes, shown_columns, wave_columns,
 };
+use crate::experiments::line_choice::auto_note;
 use crate::results::DeviceInfo;
 use crate::table::{Column, Kind, TableData, Value};
 

@@ -27,6 +27,8 @@ use super::gemm_figure_columns::{figure_columns, schedule_notes, shown_columns, 
 use super::gemm_figures::{GemmFigures, Schedule};
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_sides::GemmKind;
+use super::line_choice::timed::choose_fp32;
+use super::line_choice::{auto_note, Choice};
 use super::measured::Measured;
 use super::measurement::Peak;
 use super::module_source::{plan_files, Loaded};
@@ -35,8 +37,6 @@ use super::scatter::Reference;
 use super::whole_waves::{whole_wave_dims, whole_wave_notes, WholeWave};
 use crate::claim::Verdict;
 use crate::cuda::{Gpu, Module};
-use super::line_choice::timed::choose_fp32;
-use super::line_choice::{auto_note, Choice};
 use crate::figure::{Figure, PlotRun};
 use crate::flags::{check_tiling, CliError, GemmDims, ModuleFiles};
 use crate::kernel_source::module_file::{check_compared_entries, check_entries};
@@ -310,7 +310,13 @@ fn chosen(
     }
     let (choice, line) = choose_fp32(gpu, module, buffers, &ctx.timing)?;
     let variants = line.into_iter().collect();
-    Ok((Plan { variants, ..p.clone() }, Some(choice)))
+    Ok((
+        Plan {
+            variants,
+            ..p.clone()
+        },
+        Some(choice),
+    ))
 }
 
 /// How cuBLAS's SGEMM is called and timed, for the table's note.

@@ -2,8 +2,8 @@
 //! runs: under one wave, the faster side (ours or cuBLAS) runs more, smaller tiles at a lower
 //! per-SM occupancy.
 
-use super::row::{ShapeRow, ShapesRun};
 use super::list::name;
+use super::row::{ShapeRow, ShapesRun};
 use crate::claim::{Claim, Verdict};
 use crate::table::percent;
 
@@ -39,7 +39,10 @@ pub fn case(r: &ShapeRow) -> Result<(bool, String), String> {
         return Err("a check failed".into());
     }
     let x = r.vs_cublas.ok_or("no ratio")?;
-    let ours = (r.figures.schedule.map_or(0, |s| s.blocks), r.figures.occupancy);
+    let ours = (
+        r.figures.schedule.map_or(0, |s| s.blocks),
+        r.figures.occupancy,
+    );
     let grid = k.kernel.grid.iter().map(|&g| u64::from(g)).product::<u64>();
     let theirs = (grid, k.occupancy);
     let (fast, slow, who) = if x > AHEAD {
@@ -73,7 +76,11 @@ pub fn claims(output: &ShapesRun) -> Vec<Verdict> {
             return Err(format!(
                 "{} case(s) judged, {LEAST_CASES} needed{}",
                 judged.len(),
-                if words.is_empty() { String::new() } else { format!(": {}", words.join("; ")) }
+                if words.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", words.join("; "))
+                }
             ));
         }
         let share = holding as f64 / judged.len() as f64;
@@ -84,7 +91,11 @@ pub fn claims(output: &ShapesRun) -> Vec<Verdict> {
         } else {
             None
         };
-        let evidence = format!("{holding} of {} cases hold: {}", judged.len(), words.join("; "));
+        let evidence = format!(
+            "{holding} of {} cases hold: {}",
+            judged.len(),
+            words.join("; ")
+        );
         Ok((outcome, evidence))
     })]
 }

@@ -96,7 +96,13 @@ mod tests {
     fn the_list_is_issue_32s() {
         let names: Vec<String> = SHAPES.iter().map(|s| name(s.dims)).collect();
         assert_eq!(names.len(), 19);
-        for n in ["512x512x512", "16384x16384x16384", "4096x4096x14336", "1x4096x4096", "7x9000x13"] {
+        for n in [
+            "512x512x512",
+            "16384x16384x16384",
+            "4096x4096x14336",
+            "1x4096x4096",
+            "7x9000x13",
+        ] {
             assert!(names.iter().any(|x| x == n), "{n}");
         }
         let bf16_only: Vec<String> = (SHAPES.iter())

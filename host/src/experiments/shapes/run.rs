@@ -48,7 +48,12 @@ pub fn fp32(
     };
     let kernel = module.kernel(v.entry).in_variant(v.label)?;
     let mut cublas = CublasSide::open(gpu, p.cublas);
-    let timed = grid_line::<Fp32>(gpu, &timing_of(ctx, p), (v, v.label, &kernel), (&mut buffers, &mut cublas))?;
+    let timed = grid_line::<Fp32>(
+        gpu,
+        &timing_of(ctx, p),
+        (v, v.label, &kernel),
+        (&mut buffers, &mut cublas),
+    )?;
     let cublas = cublas.finish(gpu, &mut buffers, Fp32::peak(gpu))?;
     Ok(row(Family::Fp32, s, choice, timed, cublas))
 }
@@ -71,7 +76,12 @@ pub fn bf16(
     let timed = match line {
         Bf16Line::Mma(v) => {
             let kernel = module.kernel(v.entry).in_variant(v.label)?;
-            grid_line::<Bf16>(gpu, &timing, (v, v.label, &kernel), (&mut buffers, &mut cublas))?
+            grid_line::<Bf16>(
+                gpu,
+                &timing,
+                (v, v.label, &kernel),
+                (&mut buffers, &mut cublas),
+            )?
         }
         Bf16Line::Ring(v) => {
             let hopper = hopper_module(gpu)?;
@@ -92,8 +102,17 @@ fn grid_line<K: GemmKind>(
     (buffers, cublas): (&mut GemmSides<K>, &mut CublasSide),
 ) -> Result<(LineFigures, Schedule), ExperimentError> {
     let shape = K::launch_shape(v, buffers.dims());
-    let figures = cublas.measure(gpu, buffers, (label, (kernel, None)), (shape, &K::launch), timing)?;
-    Ok((figures, Schedule::one_block_per_tile(&shape, gpu.info().sm_count)))
+    let figures = cublas.measure(
+        gpu,
+        buffers,
+        (label, (kernel, None)),
+        (shape, &K::launch),
+        timing,
+    )?;
+    Ok((
+        figures,
+        Schedule::one_block_per_tile(&shape, gpu.info().sm_count),
+    ))
 }
 
 fn miss(family: Family, s: &SweepShape, choice: Choice) -> Outcome {

@@ -44,7 +44,12 @@ pub struct Plan {
 }
 
 impl Plan {
-    fn of(shapes: &[String], families: &[Family], cublas: bool, samples: Option<u32>) -> Result<Self, CliError> {
+    fn of(
+        shapes: &[String],
+        families: &[Family],
+        cublas: bool,
+        samples: Option<u32>,
+    ) -> Result<Self, CliError> {
         let shapes = select(shapes).map_err(CliError::Flag)?;
         let families = if families.is_empty() {
             vec![Family::Fp32, Family::Bf16]

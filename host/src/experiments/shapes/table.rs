@@ -38,13 +38,16 @@ pub fn columns() -> Vec<Column<ShapeRow>> {
         Column::new("Blocks/SM", Kind::Count, |r: &ShapeRow| {
             Value::Int(r.figures.blocks_per_sm.into())
         }),
-        Column::new("Theo. occ", Kind::Percent, |r| Value::Float(r.figures.occupancy)),
+        Column::new("Theo. occ", Kind::Percent, |r| {
+            Value::Float(r.figures.occupancy)
+        }),
         Column::new("TFLOP/s", TFLOPS, |r| {
             cells::rate(r.figures.gflops / 1e3, &r.measured.flags)
         }),
         Column::new("cuBLAS TFLOP/s", TFLOPS, |r| {
-            r.cublas_row()
-                .map_or(Value::NotAvailable, |c| cells::rate(c.gflops / 1e3, &c.flags))
+            r.cublas_row().map_or(Value::NotAvailable, |c| {
+                cells::rate(c.gflops / 1e3, &c.flags)
+            })
         }),
         Column::new(VS_CUBLAS, Kind::Ratio, |r| {
             r.vs_cublas.map_or(Value::NotAvailable, Value::Float)
@@ -89,7 +92,13 @@ pub fn table(output: &ShapesRun, title: &str) -> TableData {
     let checks = (output.rows.iter())
         .map(|r| &r.measured)
         .map(|m: &Measured| &m.check)
-        .chain(output.rows.iter().filter_map(|r| r.cublas_row()).map(|c| &c.check));
+        .chain(
+            output
+                .rows
+                .iter()
+                .filter_map(|r| r.cublas_row())
+                .map(|c| &c.check),
+        );
     t.notes.extend(note_under(checks, || {
         "FP32 rows under the FP32 rule, BF16 rows under the tensor-core rule".to_owned()
     }));
@@ -133,13 +142,22 @@ pub struct Counted {
     pub misses: usize,
 }
 
-pub fn counted(output: &ShapesRun, family: Family, bar: f64, also: impl Fn(GemmDims) -> bool) -> Counted {
+pub fn counted(
+    output: &ShapesRun,
+    family: Family,
+    bar: f64,
+    also: impl Fn(GemmDims) -> bool,
+) -> Counted {
     let mut c = Counted {
         ratios: Vec::new(),
         below: Vec::new(),
         misses: 0,
     };
-    for r in output.rows.iter().filter(|r| r.family == family && also(r.dims)) {
+    for r in output
+        .rows
+        .iter()
+        .filter(|r| r.family == family && also(r.dims))
+    {
         let (Some(ms), Some(x)) = (r.cublas_ms(), r.vs_cublas) else {
             continue;
         };

@@ -12,7 +12,13 @@ use crate::table::to_csv;
 
 /// A row of `family` at `dims`: ours over cuBLAS `x`, cuBLAS's call `cublas_ms` long (its kernel
 /// read: 132 blocks at 18.75%), ours launching `blocks` blocks at `occupancy`, one block/SM.
-fn row(family: Family, dims: GemmDims, x: f64, cublas_ms: f64, (blocks, occupancy): (u64, f64)) -> ShapeRow {
+fn row(
+    family: Family,
+    dims: GemmDims,
+    x: f64,
+    cublas_ms: f64,
+    (blocks, occupancy): (u64, f64),
+) -> ShapeRow {
     let cublas = cublas_row(1000.0, vec![cublas_ms; 5], Some("nvjet_sm90_tst_64x8"));
     ShapeRow {
         family,
@@ -59,12 +65,26 @@ fn the_summary_counts_shapes_from_20_us_and_every_miss() {
         row(Family::Bf16, sq(4096), 0.97, 0.2, (128, 0.1875)),
         row(Family::Bf16, sq(8192), 1.05, 1.5, (128, 0.1875)),
         // Launch-bound: cuBLAS under 20 µs, not counted.
-        row(Family::Bf16, GemmDims { m: 1, n: 4096, k: 4096 }, 0.5, 0.010, (16, 0.1875)),
+        row(
+            Family::Bf16,
+            GemmDims {
+                m: 1,
+                n: 4096,
+                k: 4096,
+            },
+            0.5,
+            0.010,
+            (16, 0.1875),
+        ),
         row(Family::Bf16, sq(2048), 0.80, 0.05, (128, 0.1875)),
     ];
     let misses = vec![Miss {
         family: Family::Bf16,
-        dims: GemmDims { m: 7, n: 9000, k: 13 },
+        dims: GemmDims {
+            m: 7,
+            n: 9000,
+            k: 13,
+        },
         why: "no line can run the shape".into(),
     }];
     let s = summary(&run(rows, misses)).join("\n");
@@ -72,7 +92,10 @@ fn the_summary_counts_shapes_from_20_us_and_every_miss() {
     assert!(s.contains("8192³ 1.05 (target >= 1.03, met)"), "{s}");
     let g = geomean(&[0.97, 1.05, 0.80]).unwrap();
     assert!(s.contains(&format!("geometric mean {g:.2}")), "{s}");
-    assert!(s.contains("2 of 3 at >= 0.90 (below: 2048x2048x2048 0.80)"), "{s}");
+    assert!(
+        s.contains("2 of 3 at >= 0.90 (below: 2048x2048x2048 0.80)"),
+        "{s}"
+    );
     assert!(s.contains("1 miss(es)"), "{s}");
     assert!(!s.contains("FP32"), "no FP32 row, no FP32 summary: {s}");
 }
@@ -83,33 +106,80 @@ fn fp32_is_held_to_its_bar_on_the_squares_from_1024_and_the_transformer_shapes()
         row(Family::Fp32, GemmDims::square(512), 0.5, 0.05, (16, 0.5)),
         row(Family::Fp32, GemmDims::square(4096), 0.99, 3.0, (512, 0.5)),
         row(Family::Fp32, GemmDims::square(2048), 0.90, 0.4, (128, 0.5)),
-        row(Family::Fp32, GemmDims { m: 4096, n: 14336, k: 4096 }, 0.96, 20.0, (512, 0.5)),
-        row(Family::Fp32, GemmDims { m: 16, n: 4096, k: 4096 }, 0.2, 0.1, (64, 0.5)),
+        row(
+            Family::Fp32,
+            GemmDims {
+                m: 4096,
+                n: 14336,
+                k: 4096,
+            },
+            0.96,
+            20.0,
+            (512, 0.5),
+        ),
+        row(
+            Family::Fp32,
+            GemmDims {
+                m: 16,
+                n: 4096,
+                k: 4096,
+            },
+            0.2,
+            0.1,
+            (64, 0.5),
+        ),
     ];
     let s = summary(&run(rows, vec![])).join("\n");
     assert!(s.contains("4096³ 0.99 (target >= 1.00, missed)"), "{s}");
     assert!(s.contains("8192³ not measured"), "{s}");
-    assert!(s.contains("2 of 3 at >= 0.95 (below: 2048x2048x2048 0.90)"), "{s}");
+    assert!(
+        s.contains("2 of 3 at >= 0.95 (below: 2048x2048x2048 0.90)"),
+        "{s}"
+    );
 }
 
 #[test]
 fn a_miss_is_a_row_of_the_table_with_its_reason() {
     let misses = vec![Miss {
         family: Family::Bf16,
-        dims: GemmDims { m: 7, n: 9000, k: 13 },
+        dims: GemmDims {
+            m: 7,
+            n: 9000,
+            k: 13,
+        },
         why: "W1: needs K and N to be multiples of 8".into(),
     }];
-    let t = table(&run(vec![row(Family::Bf16, GemmDims::square(4096), 1.0, 0.2, (128, 0.1875))], misses), "t");
+    let t = table(
+        &run(
+            vec![row(
+                Family::Bf16,
+                GemmDims::square(4096),
+                1.0,
+                0.2,
+                (128, 0.1875),
+            )],
+            misses,
+        ),
+        "t",
+    );
     let csv = to_csv(&t);
     let last = csv.lines().last().unwrap();
     assert!(last.starts_with("BF16,7x9000x13,miss"), "{csv}");
     assert!(last.contains("multiples of 8"), "{csv}");
-    assert!(t.notes.iter().any(|n| n.contains("took 5 samples")), "{:?}", t.notes);
+    assert!(
+        t.notes.iter().any(|n| n.contains("took 5 samples")),
+        "{:?}",
+        t.notes
+    );
 }
 
 #[test]
 fn the_claim_holds_fails_or_is_not_judged_from_the_cases() {
-    let d = |m| GemmDims { m, n: 4096, k: 4096 };
+    let d = |m| GemmDims {
+        m,
+        n: 4096,
+        k: 4096,
+    };
     // Under one wave (16 tiles, 132 slots at 1 block/SM for a grid of one block per tile).
     // cuBLAS faster with 132 blocks at 18.75% against ours 16 blocks at 25%: holds.
     let holds = row(Family::Bf16, d(16), 0.8, 0.1, (16, 0.25));
@@ -130,5 +200,9 @@ fn the_claim_holds_fails_or_is_not_judged_from_the_cases() {
     assert_eq!(verdict(four).holds, Some(false));
     let two = verdict(vec![holds.clone(), holds]);
     assert_eq!(two.holds, None);
-    assert!(two.evidence.contains("2 case(s) judged, 3 needed"), "{}", two.evidence);
+    assert!(
+        two.evidence.contains("2 case(s) judged, 3 needed"),
+        "{}",
+        two.evidence
+    );
 }
