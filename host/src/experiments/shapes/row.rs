@@ -21,6 +21,16 @@ pub enum Family {
     Bf16,
 }
 
+impl std::fmt::Display for Family {
+    /// Its name as `--families` takes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Family::Fp32 => "fp32",
+            Family::Bf16 => "bf16",
+        })
+    }
+}
+
 impl Family {
     pub fn name(self) -> &'static str {
         match self {

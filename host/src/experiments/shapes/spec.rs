@@ -23,12 +23,19 @@ pub struct Args {
     /// all.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub shapes: Vec<String>,
-    /// Families to run (comma-separated); default both.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    /// Families to run (comma-separated).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_family,
+          default_values_t = [Family::Fp32, Family::Bf16])]
     pub families: Vec<Family>,
     /// Do not time cuBLAS beside the chosen lines.
     #[arg(long)]
     pub no_cublas: bool,
+}
+
+/// A family by name (`fp32`, `bf16`), spaces around it ignored as in every list flag.
+fn parse_family(s: &str) -> Result<Family, String> {
+    <Family as clap::ValueEnum>::from_str(s.trim(), true)
+        .map_err(|_| format!("`{}` is not a family: fp32 or bf16", s.trim()))
 }
 
 /// The `shapes` experiment, validated. Its kernels are the built-in ones (`--module` and
