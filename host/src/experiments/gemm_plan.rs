@@ -132,3 +132,27 @@ impl<V: GemmLines> contract::Plan for GemmPlan<V> {
         V::GOES_ON_WITHOUT_A_FAULTING_LINE && self.variants.iter().any(|v| V::LABEL(v) == line)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::contract::Plan as _;
+    use crate::flag_values::parse_flags;
+    use kernels_gpu::variants::GemmVariant;
+
+    fn plan(args: &[&str]) -> Result<GemmPlan<GemmVariant>, CliError> {
+        GemmPlan::new(&parse_flags::<GemmArgs>(args).unwrap())
+    }
+
+    /// `--variants auto` plans no line (the run chooses one), at any size, since the seed lines
+    /// that need multiples of 64 are not candidates; beside a label it is refused.
+    #[test]
+    fn auto_plans_no_line_and_stands_alone() {
+        let p = plan(&["--variants", "auto", "--size", "1000x776x1000"]).unwrap();
+        assert!(p.auto && p.variants.is_empty());
+        let listed = plan(&["--variants", "R1"]).unwrap();
+        assert!(!listed.auto);
+        let e = plan(&["--variants", "auto,R1"]).unwrap_err().to_string();
+        assert!(e.contains("--variants auto") && e.contains("alone"), "{e}");
+    }
+}

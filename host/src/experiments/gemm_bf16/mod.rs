@@ -321,6 +321,14 @@ mod tests {
     }
 
     #[test]
+    fn auto_plans_no_line_until_the_run_chooses_one() {
+        let p = plan(&["--variants", "auto", "--size", "16x4096x4096"]).unwrap();
+        assert!(p.auto);
+        assert_eq!(p.lines(), 0, "neither an mma.sync nor a wgmma line yet");
+        assert!(plan(&["--variants", "W1,auto"]).is_err());
+    }
+
+    #[test]
     fn an_unknown_line_or_a_missing_module_is_refused() {
         let e = plan(&["--variants", "M99"]).unwrap_err().to_string();
         assert!(e.contains("M99") && e.contains("M1"), "{e}");

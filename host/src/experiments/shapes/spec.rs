@@ -105,3 +105,52 @@ impl contract::Plan for Plan {
         &self.sources
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::contract::Plan as _;
+    use crate::flag_values::parse_flags;
+
+    fn plan(args: &[&str]) -> Result<Plan, CliError> {
+        Plan::new(&parse_flags::<Args>(args).unwrap())
+    }
+
+    #[test]
+    fn every_shape_and_family_but_fp32_at_16384_cubed() {
+        let p = plan(&[]).unwrap();
+        let pairs = p.pairs();
+        assert_eq!(pairs.len(), 2 * super::super::list::SHAPES.len() - 1);
+        assert!(!(pairs.iter())
+            .any(|(s, f)| s.dims.m == 16384 && s.dims.k == 16384 && *f == Family::Fp32));
+        assert_eq!((p.samples, p.cublas), (None, true));
+    }
+
+    #[test]
+    fn shapes_and_families_are_picked_and_host_all_takes_five_samples() {
+        let p = plan(&[
+            "--shapes",
+            "7x9000x13,16384",
+            "--families",
+            "fp32",
+            "--no-cublas",
+        ])
+        .unwrap();
+        let pairs: Vec<_> = (p.pairs().iter()).map(|(s, f)| (s.dims.m, *f)).collect();
+        assert_eq!(pairs, [(7, Family::Fp32)], "16384³ is BF16 only");
+        assert!(!p.cublas);
+        assert!(plan(&["--shapes", "100"]).is_err());
+        assert!(parse_flags::<Args>(&["--families", "fp64"]).is_err());
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(["host", "all"]).unwrap();
+        let planned = cli.command.plan("host all").unwrap().unwrap();
+        let all = (planned.experiments.iter())
+            .find_map(|e| match e {
+                crate::experiments::Planned::Shapes(p) => Some(p.clone()),
+                _ => None,
+            })
+            .expect("host all runs the sweep");
+        assert_eq!(all.samples, Some(ALL_SAMPLES));
+        assert!(ALL_SAMPLES >= 5);
+    }
+}
