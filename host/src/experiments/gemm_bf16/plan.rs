@@ -40,6 +40,26 @@ pub fn labels() -> Vec<&'static str> {
     all
 }
 
+/// The `mma.sync` and wgmma lines of `list`, all when it is empty.
+fn lines(
+    list: &[String],
+) -> Result<(Vec<&'static Bf16GemmVariant>, Vec<&'static WgemmVariant>), CliError> {
+    let is_wgmma = |l: &String| WGEMM.iter().any(|v| v.label == l.trim());
+    let (wgmma, mma): (Vec<String>, Vec<String>) = list.iter().cloned().partition(is_wgmma);
+    // An empty list takes every line; a list of wgmma lines alone takes no mma.sync line.
+    let variants = if mma.is_empty() && !wgmma.is_empty() {
+        Vec::new()
+    } else {
+        select(&mma, BF16_GEMM, |v| v.label, Bf16GemmVariant::KIND)?
+    };
+    let wgmma = if wgmma.is_empty() && !mma.is_empty() {
+        Vec::new()
+    } else {
+        select(&wgmma, WGEMM, |v| v.label, "wgmma GEMM")?
+    };
+    Ok((variants, wgmma))
+}
+
 impl Plan {
     /// The lines of `list` (all when empty) at `size`, their kernels from `files`, cuBLAS
     /// timed beside them when `cublas`.
@@ -49,31 +69,11 @@ impl Plan {
         (size, cublas, energy): (GemmDims, bool, EnergyScope),
     ) -> Result<Self, CliError> {
         let auto = asks_auto(list)?;
-        if auto {
-            let sources = Bf16GemmVariant::sources(&[], size, files)?;
-            let (variants, wgmma) = (Vec::new(), Vec::new());
-            return Ok(Self {
-                variants,
-                wgmma,
-                size,
-                sources,
-                cublas,
-                energy,
-                auto,
-            });
-        }
-        let is_wgmma = |l: &String| WGEMM.iter().any(|v| v.label == l.trim());
-        let (wgmma, mma): (Vec<String>, Vec<String>) = list.iter().cloned().partition(is_wgmma);
-        // An empty list takes every line; a list of wgmma lines alone takes no mma.sync line.
-        let variants = if mma.is_empty() && !wgmma.is_empty() {
-            Vec::new()
+        // `auto` plans no line: the run chooses one.
+        let (variants, wgmma) = if auto {
+            (Vec::new(), Vec::new())
         } else {
-            select(&mma, BF16_GEMM, |v| v.label, Bf16GemmVariant::KIND)?
-        };
-        let wgmma = if wgmma.is_empty() && !mma.is_empty() {
-            Vec::new()
-        } else {
-            select(&wgmma, WGEMM, |v| v.label, "wgmma GEMM")?
+            lines(list)?
         };
         let sources = Bf16GemmVariant::sources(&variants, size, files)?;
         Ok(Self {

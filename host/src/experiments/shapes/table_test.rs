@@ -50,6 +50,18 @@ fn row(
     }
 }
 
+/// BF16 at 7x9000x13 missed, for `why`.
+fn odd_miss(why: &str) -> Miss {
+    let dims = GemmDims {
+        m: 7,
+        n: 9000,
+        k: 13,
+    };
+    let family = Family::Bf16;
+    let why = why.to_owned();
+    Miss { family, dims, why }
+}
+
 fn run(rows: Vec<ShapeRow>, misses: Vec<Miss>) -> ShapesRun {
     ShapesRun {
         rows,
@@ -78,15 +90,7 @@ fn the_summary_counts_shapes_from_20_us_and_every_miss() {
         ),
         row(Family::Bf16, sq(2048), 0.80, 0.05, (128, 0.1875)),
     ];
-    let misses = vec![Miss {
-        family: Family::Bf16,
-        dims: GemmDims {
-            m: 7,
-            n: 9000,
-            k: 13,
-        },
-        why: "no line can run the shape".into(),
-    }];
+    let misses = vec![odd_miss("no line can run the shape")];
     let s = summary(&run(rows, misses)).join("\n");
     assert!(s.contains("4096³ 0.97 (target >= 1.03, missed)"), "{s}");
     assert!(s.contains("8192³ 1.05 (target >= 1.03, met)"), "{s}");
@@ -140,15 +144,7 @@ fn fp32_is_held_to_its_bar_on_the_squares_from_1024_and_the_transformer_shapes()
 
 #[test]
 fn a_miss_is_a_row_of_the_table_with_its_reason() {
-    let misses = vec![Miss {
-        family: Family::Bf16,
-        dims: GemmDims {
-            m: 7,
-            n: 9000,
-            k: 13,
-        },
-        why: "W1: needs K and N to be multiples of 8".into(),
-    }];
+    let misses = vec![odd_miss("W1: needs K and N to be multiples of 8")];
     let t = table(
         &run(
             vec![row(
