@@ -111,7 +111,8 @@ impl Run for Spec {
     /// The variant labels and the check.
     fn help() -> String {
         format!(
-            "Variants (from the variant table's gemm_bf16 and gemm_wgmma sections): {}\n\nNeeds \
+            "Variants (from the variant table's gemm_bf16 and gemm_wgmma sections): {}; or \
+             `auto`, one line chosen for the size by the line-choice rule (docs/design.md).\n\nNeeds \
              sm_80 or newer (mma.sync bf16, ldmatrix, cp.async). The wgmma lines ({}) come from \
              the built-in sm_90a module whatever --module says; they run on compute capability \
              9.0 only, at K and N multiples of 8 (TMA's strides), and otherwise the table says \

@@ -112,8 +112,8 @@ fn a_shape_no_line_can_run_is_a_miss_with_every_reason() {
 #[test]
 fn ties_go_to_intensity_then_blocks_then_table_order() {
     let dims = GemmDims::square(4096);
-    // Equal SM efficiency (both divide 4096 and run the same busiest-SM area): 128x256 reuses
-    // more than 256x128? No: equal. 64x512 reuses less.
+    // Equal SM efficiency (each tile divides 4096, the busiest SM computes the same area);
+    // 128x256 and 256x128 reuse alike, 64x512 less.
     let c = [
         line("thin", LineKind::Tuned, (64, 512), BIG_SMEM),
         line("first", LineKind::Tuned, (128, 256), BIG_SMEM),
@@ -185,4 +185,21 @@ fn the_short_timing_picks_the_fastest_line_that_passed() {
     let none = decide(&l, &[t("a", 900.0, false)]);
     assert_eq!(none.label, None);
     assert!(none.why.contains("no short-listed line passed"));
+}
+
+#[test]
+fn the_auto_note_names_the_line_or_says_none_ran() {
+    let chose = Choice {
+        label: Some("R3".into()),
+        why: "whole waves".into(),
+    };
+    assert_eq!(
+        auto_note(&chose),
+        "--variants auto chose R3 (the line-choice rule, docs/design.md): whole waves."
+    );
+    let none = Choice {
+        label: None,
+        why: "no line can run the shape".into(),
+    };
+    assert!(auto_note(&none).contains("no line ran (no line can run the shape)"));
 }

@@ -116,7 +116,8 @@ impl Run for Spec {
     /// The variant labels and the check.
     fn help() -> String {
         format!(
-            "Variants (from the variant table): {}\n\n{}",
+            "Variants (from the variant table): {}; or `auto`, one tuned line chosen for the \
+             size by the line-choice rule (docs/design.md).\n\n{}",
             Self::variant_labels().join(", "),
             gemm_check_notes::help()
         )
