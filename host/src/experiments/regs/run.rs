@@ -1,7 +1,7 @@
 //! The `regs` experiment's run: every cap of the plan's line, timed in one problem's buffers of
 //! the line's family (FP32 or BF16).
 
-use super::claims::compared_pairs;
+use super::wave_claims::compared_pairs;
 use super::row::RegsRow;
 use super::spec::{Plan, Spec};
 use crate::cuda::Gpu;
