@@ -78,6 +78,7 @@ mod tolerance_margins;
 #[cfg(test)]
 mod verdict_check;
 pub mod verify;
+pub mod whole_wave_buffers;
 pub mod whole_waves;
 
 pub use crate::kernel_source::sources::{CappedKernels, Kernels};
