@@ -56,6 +56,7 @@ pub mod gemm_hashes;
 pub mod gemm_plan;
 pub mod gemm_sides;
 pub mod ilp_sweep;
+pub mod ilp_sweep_report;
 pub mod inputs;
 pub mod measured;
 pub mod measurement;
