@@ -13,11 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::cuda::Gpu;
 use crate::experiments::cells;
-use crate::experiments::contract::{Output, Registered, Row};
+use crate::experiments::contract::{Registered, Row};
 use crate::experiments::measurement::Measurement;
-use crate::figure::{
-    Figure, LabelledPoint, Labels, PlotRun, ReferenceLine, ScatterPlot, Series, XScale,
-};
+use crate::figure::{LabelledPoint, Labels, ReferenceLine, ScatterPlot, Series, XScale};
 use crate::results::Timing;
 use crate::table::{Column, Kind, Value};
 
@@ -349,20 +347,6 @@ pub fn sweep_columns<R: SweepRow>(lead: Vec<Column<R>>, figures: Vec<Column<R>>)
 /// A count's cell.
 pub fn count(n: u32) -> Value {
     Value::Int(n.into())
-}
-
-/// A sweep's one plot: `plot` of the first run's rows, named `name`; none when that run has no
-/// rows.
-pub fn first_run_plot<O: Output>(
-    runs: &[PlotRun<'_, O>],
-    name: &str,
-    plot: fn(&[O::Row]) -> ScatterPlot,
-) -> Vec<(String, Figure)> {
-    runs.first()
-        .map(|r| r.output.rows())
-        .filter(|rows| !rows.is_empty())
-        .map(|rows| vec![(name.to_owned(), Figure::Scatter(plot(rows)))])
-        .unwrap_or_default()
 }
 
 /// The flag a point carries when the driver placed another number of blocks per SM than its

@@ -57,6 +57,7 @@ pub mod gemm_hashes;
 pub mod gemm_plan;
 pub mod gemm_sides;
 pub mod ilp_sweep;
+pub mod ilp_sweep_report;
 pub mod inputs;
 pub mod line_choice;
 pub mod measured;
@@ -81,6 +82,7 @@ mod tolerance_margins;
 mod verdict_check;
 pub mod verify;
 pub mod wgemm_launch;
+pub mod whole_wave_buffers;
 pub mod whole_waves;
 
 pub use crate::kernel_source::sources::{CappedKernels, Kernels};

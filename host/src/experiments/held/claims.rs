@@ -65,20 +65,36 @@ fn side<'a>(name: &'a str, r: &'a HeldRow) -> PairSide<'a> {
     }
 }
 
+/// Each binary's comparison (`compare` of its label, None where it has no pair), binaries in
+/// the order of `labels`, and the outcome over them all; NOT JUDGED when no binary has one.
+fn over_binaries<'r>(
+    labels: impl Iterator<Item = &'r str>,
+    failed: &[String],
+    mut compare: impl FnMut(&str) -> Option<(Option<bool>, String)>,
+) -> Result<(Option<bool>, String), String> {
+    let mut labels: Vec<&str> = labels.collect();
+    labels.dedup();
+    let mut found = Comparisons::default();
+    for (outcome, words) in labels.into_iter().filter_map(&mut compare) {
+        found.push(outcome, words);
+    }
+    if found.words("").is_empty() {
+        return Err(with_exclusions(
+            "no binary was measured at two residencies".to_owned(),
+            failed,
+        ));
+    }
+    Ok((found.outcome(), with_exclusions(found.words("; "), failed)))
+}
+
 /// Each binary's fixed pair at whole waves.
 fn judge_at_whole_waves_of(rows: &[HeldRow]) -> Result<(Option<bool>, String), String> {
     let (ok, failed) = passing(rows);
-    let mut labels: Vec<&str> = rows.iter().map(|r| r.binary.as_str()).collect();
-    labels.dedup();
-    let mut found = Comparisons::default();
-    for label in labels {
+    let labels = rows.iter().map(|r| r.binary.as_str());
+    over_binaries(labels, &failed, |label| {
         let curve = || rows.iter().filter(|r| r.binary == label);
-        let Some(most) = curve().map(|r| r.figures.blocks_per_sm).max() else {
-            continue;
-        };
-        let Some(lower) = compared_residency(most) else {
-            continue;
-        };
+        let most = curve().map(|r| r.figures.blocks_per_sm).max()?;
+        let lower = compared_residency(most)?;
         let at = |blocks: u32| {
             (ok.iter().copied()).find(|r| r.binary == label && r.figures.blocks_per_sm == blocks)
         };
@@ -86,60 +102,36 @@ fn judge_at_whole_waves_of(rows: &[HeldRow]) -> Result<(Option<bool>, String), S
             let why = format!(
                 "{label}: {most} over {lower} blocks/SM not judged: a side failed its check"
             );
-            found.push(None, why);
-            continue;
+            return Some((None, why));
         };
         let (nh, nl) = (format!("{most} blocks/SM"), format!("{lower} blocks/SM"));
-        match judge_at_whole_waves(side(&nh, h), side(&nl, l)) {
-            Ok((iv, words)) => found.push(no_help(&iv), format!("{label}: {words}")),
-            Err(why) => found.push(None, format!("{label}: not judged: {why}")),
-        }
-    }
-    if found.words("").is_empty() {
-        return Err(with_exclusions(
-            "no binary was measured at two residencies".to_owned(),
-            &failed,
-        ));
-    }
-    Ok((found.outcome(), with_exclusions(found.words("; "), &failed)))
+        Some(match judge_at_whole_waves(side(&nh, h), side(&nl, l)) {
+            Ok((iv, words)) => (no_help(&iv), format!("{label}: {words}")),
+            Err(why) => (None, format!("{label}: not judged: {why}")),
+        })
+    })
 }
 
 fn judge(rows: &[HeldRow]) -> Result<(Option<bool>, String), String> {
     let (ok, failed) = passing(rows);
-    let mut labels: Vec<&str> = ok.iter().map(|r| r.binary.as_str()).collect();
-    labels.dedup();
-    let mut found = Comparisons::default();
-    for label in labels {
+    let labels = ok.iter().map(|r| r.binary.as_str());
+    over_binaries(labels, &failed, |label| {
         let curve: Vec<&HeldRow> = ok.iter().copied().filter(|r| r.binary == label).collect();
         let by_occ =
             |a: &&&HeldRow, b: &&&HeldRow| a.figures.occupancy.total_cmp(&b.figures.occupancy);
-        let Some(&highest) = curve.iter().max_by(by_occ) else {
-            continue;
-        };
-        let lower = curve
+        let &highest = curve.iter().max_by(by_occ)?;
+        let &best_lower = curve
             .iter()
             .filter(|r| r.figures.occupancy < highest.figures.occupancy)
-            .max_by(|a, b| a.figures.gflops.total_cmp(&b.figures.gflops));
-        let Some(&best_lower) = lower else {
-            continue;
-        };
+            .max_by(|a, b| a.figures.gflops.total_cmp(&b.figures.gflops))?;
         let (h, l) = (&highest.figures, &best_lower.figures);
         let r = h.over(l);
-        found.push(
-            no_help(&r),
-            format!(
-                "{label}: {} blocks/SM over {} {}",
-                h.blocks_per_sm,
-                l.blocks_per_sm,
-                ratio_words(&r)
-            ),
+        let words = format!(
+            "{label}: {} blocks/SM over {} {}",
+            h.blocks_per_sm,
+            l.blocks_per_sm,
+            ratio_words(&r)
         );
-    }
-    if found.words("").is_empty() {
-        return Err(with_exclusions(
-            "no binary was measured at two residencies".to_owned(),
-            &failed,
-        ));
-    }
-    Ok((found.outcome(), with_exclusions(found.words("; "), &failed)))
+        Some((no_help(&r), words))
+    })
 }

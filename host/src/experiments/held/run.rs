@@ -15,6 +15,7 @@ use crate::experiments::measured::Measured;
 use crate::experiments::module_source::{load, load_capped};
 use crate::experiments::progress::progress_bar;
 use crate::experiments::residency::hold_at_blocks;
+use crate::experiments::whole_wave_buffers::WholeWaveBuffers;
 use crate::experiments::whole_waves::{whole_wave_dims, WholeWave};
 use crate::kernel_source::builtin;
 use crate::kernel_source::sources::{CappedKernels, Kernels};
@@ -23,7 +24,7 @@ use crate::kernel_source::sources::{CappedKernels, Kernels};
 pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, ExperimentError> {
     let main = load(gpu, &Kernels::Builtin)?;
     let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
-    let mut whole: Option<GemmBuffers> = None;
+    let mut whole = WholeWaveBuffers::default();
     let bar = progress_bar(ctx, p.binaries.len(), Spec::NAME);
     let mut rows = Vec::new();
     for binary in &p.binaries {
@@ -54,7 +55,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, Experi
 fn pair_at_whole_waves(
     gpu: &Gpu,
     ctx: &RunContext,
-    (p, whole): (&Plan, &mut Option<GemmBuffers>),
+    (p, whole): (&Plan, &mut WholeWaveBuffers<Fp32>),
     binary: &Binary,
     (kernel, curve): (&Kernel<'_>, &mut [HeldRow]),
 ) -> Result<(), ExperimentError> {
@@ -73,17 +74,12 @@ fn pair_at_whole_waves(
         let Some(row) = curve.iter_mut().find(|r| r.figures.blocks_per_sm == blocks) else {
             continue;
         };
-        let figures = if size == p.size {
-            row.figures.clone()
-        } else {
-            if whole.as_ref().is_none_or(|b| b.dims() != size) {
-                // The previous size's buffers go before the next are made.
-                drop(whole.take());
-                *whole = Some(GemmBuffers::new(gpu, size, ctx.seed)?);
-            }
-            let buffers = whole.as_mut().expect("made above");
-            measure_at(gpu, ctx, buffers, (binary, kernel), (most, blocks))?.figures
-        };
+        let figures = whole.figures_at(
+            size,
+            (p.size, &row.figures),
+            |size| GemmBuffers::new(gpu, size, ctx.seed),
+            |buffers| Ok(measure_at(gpu, ctx, buffers, (binary, kernel), (most, blocks))?.figures),
+        )?;
         row.whole_waves.push(WholeWave { size, figures });
     }
     Ok(())

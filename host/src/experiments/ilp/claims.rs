@@ -193,20 +193,21 @@ mod tests {
     use crate::experiments::verdict_check::says;
     use kernels_gpu::variants::FmaOp;
 
+    /// A row at each (ILP, warps/SM) of `points`, saturating at `needed` independent FMAs.
+    fn saturating_rows(points: &[(u32, u32)], needed: u32) -> Vec<IlpRow> {
+        (points.iter())
+            .map(|&(i, w)| row(i, w, saturating(i, w, needed)))
+            .collect()
+    }
+
     #[test]
     fn ilp_at_low_occupancy_is_judged_by_the_best_low_row() {
         // 32 independent FMAs per SM needed: ILP 4 x 8 warps = 32 gets there.
-        let rows: Vec<IlpRow> = [(4, 8), (8, 4), (1, 64)]
-            .iter()
-            .map(|&(i, w)| row(i, w, saturating(i, w, 32)))
-            .collect();
+        let rows: Vec<IlpRow> = saturating_rows(&[(4, 8), (8, 4), (1, 64)], 32);
         let v = ilp_reaches_peak_at_low_occupancy(&rows);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         // Needing 128: ILP 8 x 8 warps is half.
-        let slow: Vec<IlpRow> = [(4, 8), (8, 8)]
-            .iter()
-            .map(|&(i, w)| row(i, w, saturating(i, w, 128)))
-            .collect();
+        let slow: Vec<IlpRow> = saturating_rows(&[(4, 8), (8, 8)], 128);
         let v = ilp_reaches_peak_at_low_occupancy(&slow);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         says(&v, "ILP 8");
@@ -275,19 +276,13 @@ mod tests {
 
     #[test]
     fn the_low_occupancy_pick_is_corrected_over_the_rows_considered() {
-        let rows: Vec<IlpRow> = [(4, 8), (8, 4), (8, 8), (1, 64)]
-            .iter()
-            .map(|&(i, w)| row(i, w, saturating(i, w, 32)))
-            .collect();
+        let rows: Vec<IlpRow> = saturating_rows(&[(4, 8), (8, 4), (8, 8), (1, 64)], 32);
         let v = ilp_reaches_peak_at_low_occupancy_corrected(&rows);
         assert_eq!(v.holds, Some(true), "{}", v.evidence);
         says(&v, "(98.3% CI");
         let corrected = "Bonferroni-corrected 98.3% interval (95% over the 3 rows compared)";
         assert!(v.rule.contains(corrected), "{}", v.rule);
-        let slow: Vec<IlpRow> = [(4, 8), (8, 8)]
-            .iter()
-            .map(|&(i, w)| row(i, w, saturating(i, w, 128)))
-            .collect();
+        let slow: Vec<IlpRow> = saturating_rows(&[(4, 8), (8, 8)], 128);
         let v = ilp_reaches_peak_at_low_occupancy_corrected(&slow);
         assert_eq!(v.holds, Some(false), "{}", v.evidence);
         let mut close = row(4, 8, 0.905);

@@ -42,13 +42,13 @@ pub use spec::{
     DEFAULT_WARPS_PER_SM, NO_CONTROLS,
 };
 
-use super::contract::{Registered, Report, Run, RunContext, GFLOPS};
+use super::contract::{Run, RunContext};
 use super::error::ExperimentError;
-use super::ilp_sweep::{built_ilps, first_run_plot};
+use super::ilp_sweep::built_ilps;
+use super::ilp_sweep_report::SweepReport;
 use crate::claim::{Rules, Verdict};
 use crate::cuda::Gpu;
-use crate::figure::{Figure, PlotRun};
-use crate::results::RunMeta;
+use crate::figure::ScatterPlot;
 use crate::table::Column;
 
 impl Run for Spec {
@@ -71,35 +71,12 @@ impl Run for Spec {
     }
 }
 
-impl Report for Spec {
-    const SECTION: &'static str = "instruction-level parallelism vs occupancy";
+impl SweepReport for Spec {
+    const HEADING: &'static str = "instruction-level parallelism vs occupancy";
+    const MEASURED: &'static str = "FP32 throughput vs warps per SM and ILP";
 
-    fn notes(output: &Ilp) -> Vec<String> {
-        table::notes(output)
-    }
-
-    fn claims(output: Option<&Ilp>) -> Vec<Verdict> {
-        claims::verdicts(output)
-    }
-
-    fn claims_under(output: Option<&Ilp>, rules: Rules) -> Vec<Verdict> {
-        claims::verdicts_under(output, rules)
-    }
-
-    fn columns() -> Vec<Column<IlpRow>> {
-        let mut c = table::columns();
-        c.extend(GFLOPS.compared_columns());
-        c
-    }
-
-    fn title(m: &RunMeta) -> String {
-        format!(
-            "FP32 throughput vs warps per SM and ILP ({})",
-            m.sampling_words()
-        )
-    }
-
-    fn figures(runs: &[PlotRun<'_, Ilp>]) -> Vec<(String, Figure)> {
-        first_run_plot(runs, Self::NAME, plots::percent_of_peak)
-    }
+    const COLUMNS: fn() -> Vec<Column<IlpRow>> = table::columns;
+    const NOTES: fn(&Ilp) -> Vec<String> = table::notes;
+    const VERDICTS: fn(Option<&Ilp>, Rules) -> Vec<Verdict> = claims::verdicts_under;
+    const PLOT: fn(&[IlpRow]) -> ScatterPlot = plots::percent_of_peak;
 }

@@ -34,6 +34,23 @@ pub fn needed(latency: f64, fraction: f64) -> f64 {
     fraction * f64::from(SCHEDULERS_PER_SM) * latency
 }
 
+/// The latency L (with its interval) and the independent FFMAs per SM the law needs from it, in
+/// words; `schedulers` follows the scheduler count ("4 schedulers x L").
+fn need_words((l, iv): (f64, Option<(f64, f64)>), need: f64, schedulers: &str) -> String {
+    let ci = iv.map_or(String::new(), |(lo, hi)| {
+        format!(
+            " ({} CI {lo:.2} to {hi:.2})",
+            percent_with(confidence::LEVEL, 0)
+        )
+    });
+    format!(
+        "latency L = {l:.2} cycles{ci} (ILP 1 at 1 warp/SM); the law needs {} x \
+         {SCHEDULERS_PER_SM}{schedulers} x L = {need:.1} independent FFMAs per SM for {}",
+        percent_with(REACHED, 0),
+        percent_with(REACHED, 0),
+    )
+}
+
 /// "Needed parallelism = latency x throughput", for arithmetic.
 ///
 /// Rule: with the latency L from ILP 1 at 1 warp/SM, the law needs 0.9 x 4 x L independent FFMAs
@@ -72,16 +89,8 @@ pub fn latency_times_throughput(rows: &[IlpRow]) -> Verdict {
             (
                 holds,
                 format!(
-                    "latency L = {l:.2} cycles{} (ILP 1 at 1 warp/SM); the law needs {} x {} \
-                     schedulers x L = {need:.1} independent FFMAs per SM for {}; {fewest}; rows \
-                     reaching it with fewer: {}",
-                    iv.map_or(String::new(), |(lo, hi)| format!(
-                        " ({} CI {lo:.2} to {hi:.2})",
-                        percent_with(confidence::LEVEL, 0)
-                    )),
-                    percent_with(REACHED, 0),
-                    SCHEDULERS_PER_SM,
-                    percent_with(REACHED, 0),
+                    "{}; {fewest}; rows reaching it with fewer: {}",
+                    need_words((l, iv), need, " schedulers"),
                     if too_few.is_empty() {
                         "none".to_owned()
                     } else {
@@ -191,17 +200,7 @@ pub fn predicted_row_reaches(rows: &[IlpRow]) -> Verdict {
             "no checked row of ILP 1 at 1 warp/SM to take the FFMA latency from".to_owned()
         })?;
         let need = needed(l, REACHED);
-        let latency = format!(
-            "latency L = {l:.2} cycles{} (ILP 1 at 1 warp/SM); the law needs {} x {} x L = \
-             {need:.1} independent FFMAs per SM for {}",
-            l_iv.map_or(String::new(), |(lo, hi)| format!(
-                " ({} CI {lo:.2} to {hi:.2})",
-                percent_with(confidence::LEVEL, 0)
-            )),
-            percent_with(REACHED, 0),
-            SCHEDULERS_PER_SM,
-            percent_with(REACHED, 0),
-        );
+        let latency = need_words((l, l_iv), need, "");
         let named = named_row(rows, need).ok_or_else(|| {
             format!(
                 "{latency}; the grid has no FFMA row at {SCHEDULERS_PER_SM} warps/SM with \

@@ -36,12 +36,13 @@ pub mod wgmma_run;
 pub use row::{Mma, MmaRow};
 pub use spec::{kernel, AllArgs, Args, Plan, Spec, SweepArgs, DEFAULT_WARPS_PER_SM};
 
-use super::contract::{Registered, Report, Run, RunContext, TFLOPS};
+use super::contract::{Run, RunContext};
 use super::error::ExperimentError;
-use super::ilp_sweep::{built_ilps, first_run_plot};
+use super::ilp_sweep::built_ilps;
+use super::ilp_sweep_report::SweepReport;
 use crate::claim::{Rules, Verdict};
 use crate::cuda::Gpu;
-use crate::figure::{Figure, PlotRun};
+use crate::figure::ScatterPlot;
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};
 
@@ -64,41 +65,18 @@ impl Run for Spec {
     }
 }
 
-impl Report for Spec {
-    const SECTION: &'static str = "tensor-core parallelism vs occupancy (mma.sync)";
+impl SweepReport for Spec {
+    const HEADING: &'static str = "tensor-core parallelism vs occupancy (mma.sync)";
+    const MEASURED: &'static str =
+        "Tensor-core throughput vs warps per SM and independent MMAs";
+    const EXTRA_CSVS: &'static [&'static str] = &[WGMMA_STEM];
 
-    const MORE_CSVS: &'static [&'static str] = &[WGMMA_STEM];
+    const COLUMNS: fn() -> Vec<Column<MmaRow>> = table::columns;
+    const NOTES: fn(&Mma) -> Vec<String> = table::notes;
+    const VERDICTS: fn(Option<&Mma>, Rules) -> Vec<Verdict> = claims::verdicts_under;
+    const PLOT: fn(&[MmaRow]) -> ScatterPlot = plots::tflops_by_warps;
 
-    fn notes(output: &Mma) -> Vec<String> {
-        table::notes(output)
-    }
-
-    fn claims(output: Option<&Mma>) -> Vec<Verdict> {
-        claims::verdicts(output)
-    }
-
-    fn claims_under(output: Option<&Mma>, rules: Rules) -> Vec<Verdict> {
-        claims::verdicts_under(output, rules)
-    }
-
-    fn columns() -> Vec<Column<MmaRow>> {
-        let mut c = table::columns();
-        c.extend(TFLOPS.compared_columns());
-        c
-    }
-
-    fn title(m: &RunMeta) -> String {
-        format!(
-            "Tensor-core throughput vs warps per SM and independent MMAs ({})",
-            m.sampling_words()
-        )
-    }
-
-    fn figures(runs: &[PlotRun<'_, Mma>]) -> Vec<(String, Figure)> {
-        first_run_plot(runs, Self::NAME, plots::tflops_by_warps)
-    }
-
-    fn second_table(output: &Mma, meta: &RunMeta) -> Option<(&'static str, TableData)> {
+    fn extra_table(output: &Mma, meta: &RunMeta) -> Option<(&'static str, TableData)> {
         let t = output.wgmma.as_ref()?;
         // Its compared columns (where its rows have them) named as the first table's.
         let table =

@@ -89,7 +89,7 @@ mod tests {
     use crate::experiments::ilp_sweep::tests::{
         bad_grid_values_are_usage_errors, default_grid_spans_1_to_64,
     };
-    use crate::experiments::mma::*;
+    use crate::experiments::contract::Report;
     use crate::flag_values::parse_flags;
     use crate::flags::ModuleFiles;
 

@@ -4,11 +4,13 @@
 //! pairs seed 001's and 002's verdicts compare are timed again where both run whole waves
 //! (`crate::experiments::whole_waves`), and judged there.
 
+mod builds;
 mod claims;
 mod line;
 mod row;
 mod run;
 mod spec;
+mod wave_claims;
 #[cfg(test)]
 mod wave_claims_test;
 

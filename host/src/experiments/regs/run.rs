@@ -1,7 +1,7 @@
 //! The `regs` experiment's run: every cap of the plan's line, timed in one problem's buffers of
 //! the line's family (FP32 or BF16).
 
-use super::claims::compared_pairs;
+use super::wave_claims::compared_pairs;
 use super::row::RegsRow;
 use super::spec::{Plan, Spec};
 use crate::cuda::Gpu;
@@ -13,6 +13,7 @@ use crate::experiments::measured::Measured;
 use crate::experiments::module_source::load_capped;
 use crate::experiments::progress::progress_bar;
 use crate::experiments::spills::Spills;
+use crate::experiments::whole_wave_buffers::WholeWaveBuffers;
 use crate::experiments::whole_waves::{whole_wave_dims, WholeWave};
 use crate::kernel_source::kind::ModuleKind;
 use crate::kernel_source::sources::Sources;
@@ -62,7 +63,7 @@ fn pairs_at_whole_waves<K: GemmKind>(
         },
         ..p.clone()
     };
-    let mut buffers: Option<GemmSides<K>> = None;
+    let mut buffers = WholeWaveBuffers::<K>::default();
     for (a, b) in compared_pairs(rows) {
         let blocks = |cap: u32| {
             let r = rows
@@ -83,17 +84,12 @@ fn pairs_at_whole_waves<K: GemmKind>(
             if row.whole_waves.iter().any(|w| w.size == size) {
                 continue;
             }
-            let figures = if size == p.size {
-                row.figures.clone()
-            } else {
-                if buffers.as_ref().is_none_or(|b| b.dims() != size) {
-                    // The previous size's buffers go before the next are made.
-                    drop(buffers.take());
-                    buffers = Some(buffers_at(size)?);
-                }
-                let at = buffers.as_mut().expect("made above");
-                measure_cap(gpu, ctx, &ours_only, at, variant, cap)?.figures
-            };
+            let figures = buffers.figures_at(
+                size,
+                (p.size, &row.figures),
+                buffers_at,
+                |at| Ok(measure_cap(gpu, ctx, &ours_only, at, variant, cap)?.figures),
+            )?;
             row.whole_waves.push(WholeWave { size, figures });
         }
     }
