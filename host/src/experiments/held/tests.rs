@@ -42,6 +42,7 @@ fn row(binary: &str, blocks: u32, gflops: f64) -> HeldRow {
         dyn_smem: 1024 * (8 - blocks),
         figures: GemmFigures {
             schedule: None,
+            block_trace: None,
             regs: 128,
             blocks_per_sm: blocks,
             occupancy: f64::from(blocks) / 8.0,
