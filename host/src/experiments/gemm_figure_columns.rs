@@ -90,9 +90,18 @@ const TRACE_FAILED: &str = "trace failed";
 /// The block trace's columns: achieved occupancy, the in-kernel clock and FLOP/cycle/SM at it.
 pub fn trace_columns<R: GemmFiguresRow>() -> [Column<R>; 3] {
     [
-        Column::new(ACHIEVED_OCC, Kind::Percent, |r: &R| {
-            trace_cell(r, |t| Some(t.achieved_occupancy))
-        }),
+        Column::new(
+            ACHIEVED_OCC,
+            Kind::Percents {
+                names: &[ACHIEVED_OCC, "Achieved occ, whole kernel"],
+            },
+            |r: &R| match &r.gemm_figures().block_trace {
+                Some(BlockTrace::Traced(t)) => {
+                    Value::Fractions(vec![t.achieved_occupancy, t.kernel_occupancy])
+                }
+                _ => trace_cell(r, |_| None),
+            },
+        ),
         Column::new(
             KERNEL_MHZ,
             Kind::Rate {
