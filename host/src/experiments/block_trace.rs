@@ -154,9 +154,15 @@ pub fn achieved_occupancy(
 ) -> Result<(f64, f64), TraceError> {
     // Per SM: first start, last end, warp-nanoseconds.
     let mut per_sm: Vec<Option<(u64, u64, f64)>> = vec![None; sms as usize];
-    for r in records {
-        let held = warps as f64 * (r.end_ns - r.start_ns) as f64;
-        let slot = &mut per_sm[r.sm as usize];
+    for (block, r) in records.iter().enumerate() {
+        let held = warps as f64 * r.end_ns.saturating_sub(r.start_ns) as f64;
+        let Some(slot) = per_sm.get_mut(r.sm as usize) else {
+            return Err(TraceError::NoSuchSm {
+                block,
+                sm: r.sm,
+                sms,
+            });
+        };
         *slot = Some(match *slot {
             None => (r.start_ns, r.end_ns, held),
             Some((s, e, w)) => (s.min(r.start_ns), e.max(r.end_ns), w + held),
@@ -168,7 +174,7 @@ pub fn achieved_occupancy(
     let first = records.iter().map(|r| r.start_ns).min();
     let last = records.iter().map(|r| r.end_ns).max();
     let kernel = match (first, last) {
-        (Some(f), Some(l)) => (l - f) as f64,
+        (Some(f), Some(l)) => l.saturating_sub(f) as f64,
         _ => 0.0,
     };
     if spans <= 0.0 || kernel <= 0.0 {
@@ -187,7 +193,10 @@ pub fn clock_mhz(records: &[BlockRecord]) -> Result<ClockMhz, TraceError> {
     let mut mhz: Vec<f64> = records
         .iter()
         .filter(|r| r.end_ns > r.start_ns)
-        .map(|r| (r.end_cycles - r.start_cycles) as f64 * 1e3 / (r.end_ns - r.start_ns) as f64)
+        .map(|r| {
+            let cycles = r.end_cycles.saturating_sub(r.start_cycles);
+            cycles as f64 * 1e3 / (r.end_ns - r.start_ns) as f64
+        })
         .collect();
     if mhz.is_empty() {
         return Err(TraceError::NoSpan);

@@ -165,6 +165,16 @@ fn an_sm_the_device_lacks_or_too_few_words_fail_the_trace() {
         figures(&w, 2, basis(8, 8)),
         Err(TraceError::Words { .. })
     ));
+    // Records not read through `records` are held to the device's SMs too.
+    let unchecked = BlockRecord::from_words(&[0, 100, 0, 180, 5, 8]);
+    assert!(matches!(
+        achieved_occupancy(&[unchecked], 8, 2, 64),
+        Err(TraceError::NoSuchSm {
+            block: 0,
+            sm: 5,
+            sms: 2
+        })
+    ));
     // Every block instantaneous: no span to hold warps over, no clock.
     let w = words(&[(7, 7, 1800, 0, 8)]);
     assert_eq!(figures(&w, 1, basis(1, 8)), Err(TraceError::NoSpan));

@@ -479,9 +479,10 @@ impl<K: GemmKind> GemmSides<K> {
         );
         let throughput = gflops(self.dims, &timing);
         // Ours alone: a compared module's traced entry is not ours to know.
-        let trace = match bits_required {
-            true => Some(self.trace(gpu, how, hashes_verified, (throughput, K::peak(gpu)))?),
-            false => None,
+        let trace = if bits_required {
+            Some(self.trace(gpu, how, hashes_verified, (throughput, K::peak(gpu)))?)
+        } else {
+            None
         };
         Ok(Measurement::new(resident, timing, throughput, check, K::peak(gpu)).with_trace(trace))
     }
