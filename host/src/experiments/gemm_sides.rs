@@ -19,7 +19,6 @@ use super::gemm_check::{Checked, GemmChecker, GemmReference};
 use super::gemm_hashes::{
     account, race_check_done, with_hashes, HashSlots, RaceCheck, SampleHashes, RACE_LAUNCHES,
 };
-pub use super::gemm_sides_energy::EnergyLaunch;
 use super::measurement::{Measurement, Peak};
 use super::residency::residency_of;
 use crate::cuda::{

@@ -56,7 +56,7 @@ pub mod gemm_figures;
 pub mod gemm_hashes;
 pub mod gemm_plan;
 pub mod gemm_sides;
-mod gemm_sides_energy;
+pub mod gemm_sides_energy;
 mod gemm_sides_trace;
 pub mod ilp_sweep;
 pub mod inputs;
