@@ -11,6 +11,9 @@
 //! accounted for by hashes of C (`gemm_hashes.rs`): after every timed sample, and after each
 //! launch of an untimed race check, each against the hash of the verified launch. A row passes
 //! when all three pass.
+//!
+//! Beside them: the energy phase's view of the sides (`gemm_sides_energy.rs`), and one untimed
+//! launch of our kernel's traced build per row, after the checks (`gemm_sides_trace.rs`).
 
 use cudarc::driver::CudaSlice;
 
@@ -478,7 +481,7 @@ impl<K: GemmKind> GemmSides<K> {
         );
         let throughput = gflops(self.dims, &timing);
         // Ours alone: a compared module's traced entry is not ours to know.
-        let trace = if bits_required {
+        let trace = if side == Side::Ours {
             Some(self.trace(gpu, how, hashes_verified, (throughput, K::peak(gpu)))?)
         } else {
             None
