@@ -201,7 +201,10 @@ fn the_trace_columns_show_only_where_a_row_was_traced_and_a_failed_trace_says_so
     let trace_heads = ["Achieved occ", "In-kernel MHz", "FLOP/cycle/SM"];
     // Runs before traces were: no such columns, no notes.
     let old = [row("C", 8, 5000.0)];
-    assert!(!table(&old).header().iter().any(|h| trace_heads.contains(&h.as_str())));
+    assert!(!table(&old)
+        .header()
+        .iter()
+        .any(|h| trace_heads.contains(&h.as_str())));
     assert!(trace_notes(&old).is_empty());
     let mut traced = row("C", 8, 5000.0);
     traced.figures.block_trace = Some(BlockTrace::Traced(TraceFigures {
