@@ -30,6 +30,9 @@ pub enum Kind {
         sep: &'static str,
         names: &'static [&'static str],
     },
+    /// Fractions of which a table shows the first as a percentage; a CSV gives each its own
+    /// `(%)` column, named by `names` (a figure with a companion too long for the table).
+    Percents { names: &'static [&'static str] },
     /// A correctness check: "ok, exact", "ok, err 2.2e-7", "FAILED, 3 differ"; a CSV writes
     /// whether it passed (`true`/`false`), the error and the bound.
     Check,
@@ -79,6 +82,10 @@ impl Kind {
         match self {
             Kind::Text => vec![CsvHeader::text(header.to_owned())],
             Kind::Percent | Kind::Noise => vec![CsvHeader::number(format!("{header} (%)"))],
+            Kind::Percents { names } => names
+                .iter()
+                .map(|n| CsvHeader::number(format!("{} (%)", part(n))))
+                .collect(),
             Kind::Duration => vec![
                 CsvHeader::number(format!("{header} median")),
                 CsvHeader::number(format!("{header} min")),
@@ -140,6 +147,8 @@ pub enum Value {
         max: f64,
         noise: Option<f64>,
     },
+    /// Fractions, the first shown (see [`Kind::Percents`]).
+    Fractions(Vec<f64>),
     /// Whole numbers printed joined (see [`Kind::Dims`]).
     Dims(Vec<u64>),
     /// Passed, the error found and the bound it was held to.
@@ -167,6 +176,7 @@ impl Value {
             (Value::Int(n), Kind::Percent) => percent(*n as f64),
             (Value::Int(n), _) => n.to_string(),
             (Value::Float(x), Kind::Percent) => percent(*x),
+            (Value::Fractions(xs), _) => xs.first().map_or_else(String::new, |x| percent(*x)),
             (Value::Float(x) | Value::Flagged(x), Kind::Noise) => percent_with(*x, 2),
             (Value::Float(x), Kind::Rate { decimals, .. }) => format!("{x:.decimals$}"),
             (Value::Flagged(x), Kind::Rate { decimals, .. }) => format!("{x:.decimals$} (!)"),
@@ -224,7 +234,7 @@ impl Value {
     pub fn csv_fields(&self, kind: Kind) -> Vec<String> {
         let width = kind.csv_headers("", None).len();
         let scaled = |x: f64| match kind {
-            Kind::Percent | Kind::Noise => csv_number(x * 100.0),
+            Kind::Percent | Kind::Noise | Kind::Percents { .. } => csv_number(x * 100.0),
             _ => csv_number(x),
         };
         let fields = match (self, kind) {
@@ -247,6 +257,7 @@ impl Value {
                 noise.map_or_else(String::new, |n| csv_number(n * 100.0)),
             ],
             (Value::Dims(parts), _) => parts.iter().map(u64::to_string).collect(),
+            (Value::Fractions(xs), _) => xs.iter().map(|x| scaled(*x)).collect(),
             (
                 Value::Check {
                     passed,
@@ -322,6 +333,9 @@ mod tests {
     fn csv_fields_are_bare_numbers_under_headers_with_units() {
         let spills = dims("/", &["spill stores (B)", "spill loads (B)"]);
         let noisy = spread(11.818, 11.81, 11.843, Some(0.0011));
+        let occ = Kind::Percents {
+            names: &["Achieved occ", "whole kernel"],
+        };
         for (value, kind, fields) in [
             (
                 Value::Flagged(15404.25),
@@ -336,6 +350,8 @@ mod tests {
             ),
             (check(false, 3.0, 0.0), Kind::Check, &["false", "3", "0"]),
             (Value::pair(12, 8), spills, &["12", "8"]),
+            (Value::Fractions(vec![0.5, 0.25]), occ, &["50", "25"]),
+            (Value::Withheld("why"), occ, &["", ""]),
             // No figure: every field of the cell is empty.
             (Value::NotAvailable, Kind::Duration, &["", "", "", ""]),
             (Value::Withheld("why"), Kind::Bytes, &[""]),
@@ -348,6 +364,12 @@ mod tests {
             headers.map(|h| h.name).collect()
         };
         assert_eq!(names(Kind::Percent, "Theo. occ", None), ["Theo. occ (%)"]);
+        assert_eq!(
+            names(occ, "Achieved occ", None),
+            ["Achieved occ (%)", "whole kernel (%)"]
+        );
+        // A table shows the first figure alone.
+        assert_eq!(Value::Fractions(vec![0.5, 0.25]).format(occ), "50.0%");
         assert_eq!(
             names(Kind::Duration, "ms/call", None),
             ["ms/call median", "ms/call min", "ms/call max", "noise (%)"]

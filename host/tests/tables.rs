@@ -78,6 +78,7 @@ fn sample() -> RunResults {
         tn,
         figures: GemmFigures {
             schedule: None,
+            block_trace: None,
             regs,
             blocks_per_sm: 2,
             occupancy: 0.25,
@@ -129,6 +130,7 @@ fn sample() -> RunResults {
         cap,
         figures: GemmFigures {
             schedule: None,
+            block_trace: None,
             regs: cap.min(154),
             blocks_per_sm: 3,
             occupancy: 0.1875,

@@ -24,6 +24,7 @@ mod side_stream;
 mod sm_clock;
 pub mod tensor_map;
 pub mod tensor_peak;
+pub mod trace_global;
 
 pub use cublas::{version_text, ColumnMajorGemm, Cublas, GemmInput, Routine};
 pub use cupti::{cupti, Cupti};

@@ -131,6 +131,11 @@ impl Module {
         })
     }
 
+    /// The driver's handle, for a global's lookup (`super::trace_global`).
+    pub(super) fn raw(&self) -> sys::CUmodule {
+        self.raw
+    }
+
     /// Where the module came from.
     pub fn name(&self) -> &str {
         &self.name

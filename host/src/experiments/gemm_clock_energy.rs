@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::block_trace::peak_per_sm_clock;
 use super::cells;
 use super::gemm_figure_columns::GemmFiguresRow;
 use crate::cuda::tensor_peak::bf16_dense_flops_per_sm_clock;
@@ -31,12 +32,14 @@ pub struct ClockAndEnergy {
 impl ClockAndEnergy {
     /// The FP32 FMA pipe of `info`'s device (its FP32 peak over SMs and the driver's clock).
     pub fn fp32(info: &DeviceInfo, energy: Option<EnergyPhase>) -> Self {
-        let cycles = f64::from(info.sm_count) * f64::from(info.sm_clock_khz) * 1e3;
-        let per = info.peak_fp32_gflops * 1e9 / cycles;
         Self {
             sm_count: info.sm_count,
             pipe: "FP32 FMA".into(),
-            peak_flops_per_sm_clock: (per.is_finite() && per > 0.0).then_some(per.round()),
+            peak_flops_per_sm_clock: peak_per_sm_clock(
+                info.peak_fp32_gflops,
+                info.sm_count,
+                info.sm_clock_khz,
+            ),
             energy,
         }
     }
@@ -77,10 +80,7 @@ impl ClockAndEnergy {
     }
 }
 
-/// FLOPs per SM per clock of `gflops` on `sms` SMs at `mhz`.
-pub fn flop_per_cycle_per_sm(gflops: f64, sms: u32, mhz: f64) -> Option<f64> {
-    (sms > 0 && mhz > 0.0).then(|| gflops * 1e3 / (f64::from(sms) * mhz))
-}
+pub use super::block_trace::flop_per_cycle_per_sm;
 
 /// One line of the table: the experiment's row (or cuBLAS's) and its energy side, if any.
 pub struct ClockLine {

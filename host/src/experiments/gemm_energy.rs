@@ -9,7 +9,8 @@ use cudarc::driver::CudaEvent;
 
 use super::error::ExperimentError;
 use super::gemm_cublas::CublasSide;
-use super::gemm_sides::{EnergyLaunch, GemmKind, GemmSides};
+use super::gemm_sides::{GemmKind, GemmSides};
+use super::gemm_sides_energy::EnergyLaunch;
 use crate::cuda::clock_probe::ClockProbe;
 use crate::cuda::{CudaError, Gpu};
 use crate::results::Check;

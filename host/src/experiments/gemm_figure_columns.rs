@@ -1,8 +1,11 @@
 //! The columns the GEMM experiments' tables show alike of a row's [`GemmFigures`], in their
 //! order: registers, occupancy, GFLOP/s, resident blocks and their limiter, the time per call;
 //! and the launch's schedule (tiles, waves or tiles per block, the tail's efficiency), shown
-//! only where some row recorded it ([`shown_columns`]).
+//! only where some row recorded it ([`shown_columns`]); and the block trace's achieved occupancy,
+//! clock inside the kernel and FLOP/cycle/SM at that clock, likewise only where some row was
+//! traced.
 
+use super::block_trace::{BlockTrace, TraceFigures};
 use super::cells;
 use super::contract::{Row, GFLOPS};
 use super::gemm_figures::GemmFigures;
@@ -75,9 +78,89 @@ fn waves_cell<R: GemmFiguresRow>(r: &R, persistent: bool) -> Value {
     }
 }
 
+/// Achieved occupancy from the block trace (span-weighted over SMs).
+pub const ACHIEVED_OCC: &str = "Achieved occ";
+/// The SM clock inside the kernel, the blocks' median.
+pub const KERNEL_MHZ: &str = "In-kernel MHz";
+/// GFLOP/s per SM per cycle at the in-kernel clock.
+pub const FLOP_PER_CYCLE: &str = "FLOP/cycle/SM";
+/// What a row whose trace failed shows in the trace's columns.
+const TRACE_FAILED: &str = "trace failed";
+
+/// The block trace's columns: achieved occupancy, the in-kernel clock and FLOP/cycle/SM at it.
+pub fn trace_columns<R: GemmFiguresRow>() -> [Column<R>; 3] {
+    [
+        Column::new(
+            ACHIEVED_OCC,
+            Kind::Percents {
+                names: &[ACHIEVED_OCC, "Achieved occ, whole kernel"],
+            },
+            |r: &R| match &r.gemm_figures().block_trace {
+                Some(BlockTrace::Traced(t)) => {
+                    Value::Fractions(vec![t.achieved_occupancy, t.kernel_occupancy])
+                }
+                _ => trace_cell(r, |_| None),
+            },
+        ),
+        Column::new(
+            KERNEL_MHZ,
+            Kind::Rate {
+                unit: "MHz",
+                decimals: 0,
+            },
+            |r| trace_cell(r, |t| Some(t.clock.median)),
+        ),
+        Column::new(
+            FLOP_PER_CYCLE,
+            Kind::Rate {
+                unit: "FLOP/cycle/SM",
+                decimals: 1,
+            },
+            |r| trace_cell(r, |t| t.flop_per_cycle_per_sm),
+        ),
+    ]
+}
+
+/// A figure of `r`'s trace: n/a where it was not traced, withheld where its trace failed.
+fn trace_cell<R: GemmFiguresRow>(r: &R, f: impl Fn(&TraceFigures) -> Option<f64>) -> Value {
+    match &r.gemm_figures().block_trace {
+        None => Value::NotAvailable,
+        Some(BlockTrace::Failed(_)) => Value::Withheld(TRACE_FAILED),
+        Some(BlockTrace::Traced(t)) => f(t).map_or(Value::NotAvailable, Value::Float),
+    }
+}
+
+/// The notes under a table whose rows were traced: what the trace's columns are, and each row
+/// whose trace failed, with why (its timed figures stand). None where no row was traced.
+pub fn trace_notes<R: GemmFiguresRow>(rows: &[R]) -> Vec<String> {
+    if rows.iter().all(|r| r.gemm_figures().block_trace.is_none()) {
+        return Vec::new();
+    }
+    let mut notes = vec![format!(
+        "{ACHIEVED_OCC}, {KERNEL_MHZ}: from one untimed launch of each row's traced build (the \
+         same kernel storing each block's start and end times, cycles and SM; used only where it \
+         needs the registers, shared memory and blocks/SM of the timed build and writes the \
+         verified bits). {ACHIEVED_OCC}: per SM, resident warps over its active span over its \
+         maximum warps, averaged over SMs weighted by span (the whole-kernel figure, over every \
+         SM and the kernel's span, is in the CSV and JSON). {KERNEL_MHZ}: the median block's \
+         cycles over its nanoseconds; {FLOP_PER_CYCLE}: GFLOP/s over SMs x that clock."
+    )];
+    for r in rows {
+        if let Some(BlockTrace::Failed(why)) = &r.gemm_figures().block_trace {
+            notes.push(format!(
+                "{}: {TRACE_FAILED} ({why}); its timed figures stand.",
+                r.label()
+            ));
+        }
+    }
+    notes
+}
+
 /// `columns` without the schedule's where no row of `rows` recorded one (runs before waves
-/// were keep their tables), and without tiles per block where no grid was persistent.
+/// were keep their tables), without tiles per block where no grid was persistent, and without
+/// the trace's where no row was traced.
 pub fn shown_columns<R: GemmFiguresRow>(columns: Vec<Column<R>>, rows: &[R]) -> Vec<Column<R>> {
+    let traced = rows.iter().any(|r| r.gemm_figures().block_trace.is_some());
     let scheduled = rows.iter().any(|r| r.gemm_figures().schedule.is_some());
     let persistent = (rows.iter())
         .filter_map(|r| r.gemm_figures().schedule)
@@ -87,6 +170,7 @@ pub fn shown_columns<R: GemmFiguresRow>(columns: Vec<Column<R>>, rows: &[R]) -> 
         .filter(|c| match c.header {
             TILES | WAVES | TAIL => scheduled,
             TILES_PER_BLOCK => persistent,
+            ACHIEVED_OCC | KERNEL_MHZ | FLOP_PER_CYCLE => traced,
             _ => true,
         })
         .collect()

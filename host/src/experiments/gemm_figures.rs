@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::block_trace::BlockTrace;
 use super::measurement::Measurement;
 use crate::claim::ratio;
 use crate::confidence::{Interval, NoInterval};
@@ -27,6 +28,11 @@ pub struct GemmFigures {
     /// were (their tables keep their columns).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Schedule>,
+    /// The block trace of one untimed launch of the build's traced entry: achieved occupancy
+    /// and the clock inside the kernel, or why there is none; absent in runs before traces
+    /// were, and for a build the lab did not trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_trace: Option<BlockTrace>,
 }
 
 /// How a launch covers the output: its tiles, the blocks it launched and the device's SMs.
@@ -89,6 +95,7 @@ impl GemmFigures {
             timing: ours.timing.clone(),
             gflops: ours.throughput,
             schedule: None,
+            block_trace: ours.trace.clone(),
         }
     }
 
@@ -158,9 +165,10 @@ mod tests {
             timing,
             gflops: 1000.0,
             schedule: None,
+            block_trace: None,
         };
         let json = serde_json::to_value(&f).unwrap();
-        assert!(json.get("schedule").is_none());
+        assert!(json.get("schedule").is_none() && json.get("block_trace").is_none());
         assert_eq!(serde_json::from_value::<GemmFigures>(json).unwrap(), f);
         let s = f
             .clone()

@@ -11,6 +11,9 @@
 //! accounted for by hashes of C (`gemm_hashes.rs`): after every timed sample, and after each
 //! launch of an untimed race check, each against the hash of the verified launch. A row passes
 //! when all three pass.
+//!
+//! Beside them: the energy phase's view of the sides (`gemm_sides_energy.rs`), and one untimed
+//! launch of our kernel's traced build per row, after the checks (`gemm_sides_trace.rs`).
 
 use cudarc::driver::CudaSlice;
 
@@ -34,7 +37,7 @@ pub const EPILOGUE: (f32, f32) = (1.5, 0.5);
 /// What every timed side's C holds before the timing: a finite value no correct element comes
 /// near (so an element a kernel never writes fails), whose product with beta = 0 is 0 (the FP32
 /// seed kernel reads C even then).
-const UNWRITTEN: f32 = f32::MAX;
+pub(super) const UNWRITTEN: f32 = f32::MAX;
 
 /// The launch of each check, in the records' words.
 const TIMED_LAUNCH: &str = "the last timed launch";
@@ -82,11 +85,11 @@ pub type Launcher<'l, E> =
 
 /// One kernel side's launch: whose C it writes, the kernel (already [`prepare`]d for
 /// `shape`), and how it is launched.
-struct SideLaunch<'s, 'k, E> {
-    side: Side,
-    kernel: &'s Kernel<'k>,
-    shape: LaunchShape,
-    launcher: Launcher<'s, E>,
+pub(super) struct SideLaunch<'s, 'k, E> {
+    pub(super) side: Side,
+    pub(super) kernel: &'s Kernel<'k>,
+    pub(super) shape: LaunchShape,
+    pub(super) launcher: Launcher<'s, E>,
 }
 
 /// What one launch computes: C = alpha A B + beta C over M x K A and K x N B (row-major), at
@@ -109,14 +112,14 @@ pub struct GemmMeasured {
 
 /// A timed side, and the index of its C.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
+pub(super) enum Side {
     Ours = 0,
     Theirs = 1,
     Cublas = 2,
 }
 
 /// Whose launch: one of the kernel sides', or cuBLAS's.
-enum Who<'a, 's, 'k, E> {
+pub(super) enum Who<'a, 's, 'k, E> {
     Kernel(&'a SideLaunch<'s, 'k, E>),
     Cublas(&'a Cublas),
 }
@@ -222,7 +225,7 @@ impl<K: GemmKind> GemmSides<K> {
     }
 
     /// The C of `side`, allocated on first use.
-    fn c_of(&mut self, gpu: &Gpu, side: Side) -> Result<&mut CudaSlice<f32>, CudaError> {
+    pub(super) fn c_of(&mut self, gpu: &Gpu, side: Side) -> Result<&mut CudaSlice<f32>, CudaError> {
         let slot = &mut self.c[side as usize];
         if slot.is_none() {
             *slot = Some(gpu.zeros(self.dims.m as usize * self.dims.n as usize)?);
@@ -231,7 +234,7 @@ impl<K: GemmKind> GemmSides<K> {
     }
 
     /// Enqueues one launch of `who` over its side's C at `setting`.
-    fn launch_who(
+    pub(super) fn launch_who(
         &mut self,
         gpu: &Gpu,
         who: Who<'_, '_, '_, K::Elem>,
@@ -254,7 +257,7 @@ impl<K: GemmKind> GemmSides<K> {
     }
 
     /// The hash of `side`'s C as it is now (waits for the GPU).
-    fn hash_now(&self, gpu: &Gpu, side: Side) -> Result<u64, CudaError> {
+    pub(super) fn hash_now(&self, gpu: &Gpu, side: Side) -> Result<u64, CudaError> {
         let c = self.c[side as usize]
             .as_ref()
             .expect("a side is hashed after it ran");
@@ -298,7 +301,7 @@ impl<K: GemmKind> GemmSides<K> {
     }
 
     /// Judges every element of `side`'s C as the output of a launch at `setting`.
-    fn check_side(
+    pub(super) fn check_side(
         &self,
         gpu: &Gpu,
         side: Side,
@@ -452,7 +455,8 @@ impl<K: GemmKind> GemmSides<K> {
 
     /// `how`'s kernel's figures from its `timed` figure: residency, GFLOP/s and the check of
     /// its timed output, of one launch at alpha=1.5, beta=0.5, and of its hashes with its race
-    /// check's (`bits_required` for our kernels).
+    /// check's (`bits_required` for our kernels); for ours, after all that, its block trace
+    /// (`gemm_sides_trace.rs`).
     fn finish(
         &mut self,
         gpu: &Gpu,
@@ -467,7 +471,8 @@ impl<K: GemmKind> GemmSides<K> {
         self.fresh_c(gpu, side)?;
         self.launch_who(gpu, Who::Kernel(how), EPILOGUE)?;
         let epilogue = self.check_side(gpu, side, EPILOGUE_LAUNCH, EPILOGUE)?;
-        let race = self.race_check(gpu, Who::Kernel(how), hashes.verified)?;
+        let hashes_verified = hashes.verified;
+        let race = self.race_check(gpu, Who::Kernel(how), hashes_verified)?;
         let check = with_hashes(
             K::record(self.dims, &[timed, epilogue]),
             account(bits_required, &[hashes], &race),
@@ -475,13 +480,13 @@ impl<K: GemmKind> GemmSides<K> {
             self.dims,
         );
         let throughput = gflops(self.dims, &timing);
-        Ok(Measurement::new(
-            resident,
-            timing,
-            throughput,
-            check,
-            K::peak(gpu),
-        ))
+        // Ours alone: a compared module's traced entry is not ours to know.
+        let trace = if side == Side::Ours {
+            Some(self.trace(gpu, how, hashes_verified, (throughput, K::peak(gpu)))?)
+        } else {
+            None
+        };
+        Ok(Measurement::new(resident, timing, throughput, check, K::peak(gpu)).with_trace(trace))
     }
 
     /// cuBLAS's record: the checks of its timed launches (`timed`, one per variant it was
@@ -526,85 +531,6 @@ impl<K: GemmKind> GemmSides<K> {
     ) -> Result<LibraryKernel, LibraryKernelError> {
         self.c_of(gpu, Side::Cublas)?;
         LibraryKernel::read(gpu, || self.launch_who(gpu, Who::Cublas(cublas), TIMED))
-    }
-}
-
-/// A side of the energy phase (`gemm_energy.rs`): one of the lab's kernels, launched into
-/// ours's C, or cuBLAS, into its own.
-pub enum EnergyLaunch<'s, 'k, E> {
-    Kernel {
-        kernel: &'s Kernel<'k>,
-        shape: LaunchShape,
-        launcher: Launcher<'s, E>,
-    },
-    Cublas(&'s Cublas),
-}
-
-/// Whose C an energy side writes.
-fn energy_side<E>(launch: &EnergyLaunch<'_, '_, E>) -> Side {
-    match launch {
-        EnergyLaunch::Kernel { .. } => Side::Ours,
-        EnergyLaunch::Cublas(_) => Side::Cublas,
-    }
-}
-
-impl<K: GemmKind> GemmSides<K> {
-    /// Calls `f` with `launch` as the timing's view of it.
-    fn as_who<T>(
-        launch: &EnergyLaunch<'_, '_, K::Elem>,
-        f: impl FnOnce(Who<'_, '_, '_, K::Elem>) -> T,
-    ) -> T {
-        match launch {
-            EnergyLaunch::Kernel {
-                kernel,
-                shape,
-                launcher,
-            } => {
-                let how = SideLaunch {
-                    side: Side::Ours,
-                    kernel,
-                    shape: *shape,
-                    launcher: *launcher,
-                };
-                f(Who::Kernel(&how))
-            }
-            EnergyLaunch::Cublas(c) => f(Who::Cublas(c)),
-        }
-    }
-
-    /// Before an energy window of `launch`: the kernel prepared for its shape, and its C filled
-    /// with a value no correct element comes near (another side's output must not pass for it).
-    pub fn energy_before(
-        &mut self,
-        gpu: &Gpu,
-        launch: &EnergyLaunch<'_, '_, K::Elem>,
-    ) -> Result<(), CudaError> {
-        if let EnergyLaunch::Kernel { kernel, shape, .. } = launch {
-            prepare(kernel, *shape)?;
-        }
-        let side = energy_side(launch);
-        gpu.fill(self.c_of(gpu, side)?, UNWRITTEN)
-    }
-
-    /// Enqueues one launch of `launch` as the timing launches it (alpha=1, beta=0).
-    pub fn energy_launch(
-        &mut self,
-        gpu: &Gpu,
-        launch: &EnergyLaunch<'_, '_, K::Elem>,
-    ) -> Result<(), CudaError> {
-        Self::as_who(launch, |who| self.launch_who(gpu, who, TIMED))
-    }
-
-    /// Every element of `launch`'s C after its window (its last launch), judged as the timed
-    /// launches are.
-    pub fn energy_check(
-        &self,
-        gpu: &Gpu,
-        launch: &EnergyLaunch<'_, '_, K::Elem>,
-    ) -> Result<Check, CudaError> {
-        let side = energy_side(launch);
-        let checked = self.check_side(gpu, side, "the last launch of its energy window", TIMED)?;
-        Ok(K::record(self.dims, &[checked]))
     }
 }
 

@@ -2,6 +2,7 @@
 //! throughput, check and the flags that keep a doubtful figure from passing as fact. A row
 //! stores them in its own columns and its [`super::measured::Measured`] part.
 
+use super::block_trace::BlockTrace;
 use super::residency::Resident;
 use super::spills::Spills;
 use crate::results::{Check, Comparison, DeviceInfo, Timing};
@@ -22,6 +23,8 @@ pub struct Measurement {
     pub limiter: String,
     /// The calculator and the driver disagree on the resident blocks (also in `flags`).
     pub disagreement: Option<String>,
+    /// The block trace of one untimed launch of the traced build, where one was made.
+    pub trace: Option<BlockTrace>,
 }
 
 /// The spec peak a throughput is held to: a figure above it is flagged.
@@ -78,7 +81,13 @@ impl Measurement {
             flags,
             limiter: resident.limiter,
             disagreement: resident.disagreement,
+            trace: None,
         }
+    }
+
+    /// These figures with the block trace `trace`.
+    pub(crate) fn with_trace(self, trace: Option<BlockTrace>) -> Measurement {
+        Measurement { trace, ..self }
     }
 
     /// This module's figures as the other module's side of a comparison with `ours`, with its

@@ -196,6 +196,7 @@ pub(crate) mod tests {
             timing: crate::sampling::summarize(samples, None, None),
             gflops,
             schedule: Some(Schedule::one_block_per_tile(&shape, H200_SMS)),
+            block_trace: None,
         }
     }
 

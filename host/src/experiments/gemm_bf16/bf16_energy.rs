@@ -17,7 +17,8 @@ use crate::experiments::gemm_cublas::CublasSide;
 use crate::experiments::gemm_energy::{
     chosen_words, fastest_verified, launches_per_batch, with_cublas_run, EnergyScope, PhaseSide,
 };
-use crate::experiments::gemm_sides::{EnergyLaunch, GemmKind, Operands};
+use crate::experiments::gemm_sides::{GemmKind, Operands};
+use crate::experiments::gemm_sides_energy::EnergyLaunch;
 use crate::experiments::module_source::Loaded;
 use crate::sampling::energy_windows::EnergyPhase;
 

@@ -199,6 +199,7 @@ pub(crate) mod tests {
             dyn_smem: 4 * (128 * 32 + 32 * 128) * 2,
             figures: GemmFigures {
                 schedule: None,
+                block_trace: None,
                 regs: 232,
                 blocks_per_sm: 2,
                 occupancy,

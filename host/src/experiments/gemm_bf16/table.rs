@@ -8,7 +8,7 @@ use crate::experiments::cells::{self, BLOCK_TILE_KIND, WARP_TILE_KIND};
 use crate::experiments::contract::GFLOPS;
 use crate::experiments::gemm_cublas::{gemm_table, VS_CUBLAS};
 use crate::experiments::gemm_figure_columns::{
-    figure_columns, schedule_notes, shown_columns, wave_columns,
+    figure_columns, schedule_notes, shown_columns, trace_columns, trace_notes, wave_columns,
 };
 use crate::experiments::line_choice::auto_note;
 use crate::results::DeviceInfo;
@@ -37,6 +37,7 @@ pub fn columns() -> Vec<Column<Bf16Row>> {
     ];
     c.extend(figure_columns());
     c.extend(wave_columns());
+    c.extend(trace_columns());
     c.extend([
         Column::new("Verified", Kind::Check, |r: &Bf16Row| {
             cells::check(&r.measured.check)
@@ -65,6 +66,7 @@ pub fn table(output: &Bf16Run, title: &str) -> TableData {
         .as_ref()
         .is_some_and(|c| c.measured().is_some());
     t.notes.extend(schedule_notes(&output.rows, cublas_ran));
+    t.notes.extend(trace_notes(&output.rows));
     t
 }
 

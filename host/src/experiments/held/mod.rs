@@ -23,7 +23,9 @@ pub use spec::{AllArgs, Args, Plan, Spec};
 use super::cells;
 use super::contract::{Registered, Report, Row, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
-use super::gemm_figure_columns::{schedule_notes, shown_columns, wave_columns};
+use super::gemm_figure_columns::{
+    schedule_notes, shown_columns, trace_columns, trace_notes, wave_columns,
+};
 use super::whole_waves::whole_wave_notes;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
@@ -70,6 +72,7 @@ impl Report for Spec {
             }),
         ];
         c.extend(wave_columns());
+        c.extend(trace_columns());
         c.push(Column::new("Verified", Kind::Check, |r| {
             cells::check(&r.measured.check)
         }));
@@ -90,6 +93,7 @@ impl Report for Spec {
         let columns = shown_columns(Self::columns(), rows);
         let mut t = columns_table(&Self::title(meta), &columns, rows);
         t.notes.extend(schedule_notes(rows, false));
+        t.notes.extend(trace_notes(rows));
         t.notes.extend(whole_wave_notes(
             (rows.iter()).map(|r| (r.label(), &r.figures, &r.whole_waves[..])),
         ));

@@ -42,6 +42,7 @@ fn row(binary: &str, blocks: u32, gflops: f64) -> HeldRow {
         dyn_smem: 1024 * (8 - blocks),
         figures: GemmFigures {
             schedule: None,
+            block_trace: None,
             regs: 128,
             blocks_per_sm: blocks,
             occupancy: f64::from(blocks) / 8.0,
@@ -190,4 +191,53 @@ fn the_wave_columns_show_only_where_the_run_recorded_them() {
     assert_eq!(t.cell(7, "Tiles").unwrap(), "4096");
     assert_eq!(t.cell(7, "Waves").unwrap(), "3.879");
     assert_eq!(t.cell(7, "Tail eff.").unwrap(), "97.0%");
+}
+
+#[test]
+fn the_trace_columns_show_only_where_a_row_was_traced_and_a_failed_trace_says_so() {
+    use crate::experiments::block_trace::{BlockTrace, ClockMhz, TraceFigures};
+    use crate::experiments::gemm_figure_columns::{shown_columns, trace_notes};
+    let table = |rows: &[HeldRow]| columns_table("t", &shown_columns(Spec::columns(), rows), rows);
+    let trace_heads = ["Achieved occ", "In-kernel MHz", "FLOP/cycle/SM"];
+    // Runs before traces were: no such columns, no notes.
+    let old = [row("C", 8, 5000.0)];
+    assert!(!table(&old)
+        .header()
+        .iter()
+        .any(|h| trace_heads.contains(&h.as_str())));
+    assert!(trace_notes(&old).is_empty());
+    let mut traced = row("C", 8, 5000.0);
+    traced.figures.block_trace = Some(BlockTrace::Traced(TraceFigures {
+        blocks: 4096,
+        sms_used: 132,
+        achieved_occupancy: 0.45,
+        kernel_occupancy: 0.4,
+        span_ns: 1_000_000,
+        clock: ClockMhz {
+            median: 1755.0,
+            min: 1740.0,
+            max: 1770.0,
+        },
+        flop_per_cycle_per_sm: Some(180.26),
+        of_peak_at_clock: Some(0.7),
+    }));
+    let mut failed = row("D", 6, 4000.0);
+    failed.figures.block_trace = Some(BlockTrace::Failed("the traced entry differs".into()));
+    let rows = [traced, failed, row("R4", 4, 3000.0)];
+    let t = table(&rows);
+    for h in trace_heads {
+        assert!(t.header().iter().any(|x| x == h), "{h}");
+    }
+    assert_eq!(t.cell(0, "Achieved occ").unwrap(), "45.0%");
+    assert_eq!(t.cell(0, "In-kernel MHz").unwrap(), "1755");
+    assert_eq!(t.cell(0, "FLOP/cycle/SM").unwrap(), "180.3");
+    assert_eq!(t.cell(1, "In-kernel MHz").unwrap(), "trace failed");
+    assert_eq!(t.cell(2, "Achieved occ").unwrap(), "n/a");
+    let notes = trace_notes(&rows);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[1].starts_with("D at 6 blocks/SM: trace failed (the traced entry differs)")
+            && notes[1].ends_with("its timed figures stand."),
+        "{notes:?}"
+    );
 }

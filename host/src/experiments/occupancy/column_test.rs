@@ -26,6 +26,7 @@ fn run() -> RunResults {
         tn,
         figures: GemmFigures {
             schedule: None,
+            block_trace: None,
             regs: 64,
             blocks_per_sm: 2,
             occupancy: 0.25,

@@ -23,7 +23,9 @@ use super::gemm_check::rule;
 use super::gemm_check_notes;
 use super::gemm_clock_energy::{gemm_failures, gemm_table as clock_table, ClockAndEnergy};
 use super::gemm_cublas::{gemm_figures, gemm_table, CublasSide, VS_CUBLAS};
-use super::gemm_figure_columns::{figure_columns, schedule_notes, shown_columns, wave_columns};
+use super::gemm_figure_columns::{
+    figure_columns, schedule_notes, shown_columns, trace_columns, trace_notes, wave_columns,
+};
 use super::gemm_figures::{GemmFigures, Schedule};
 use super::gemm_plan::{GemmArgs, GemmLines, GemmPlan};
 use super::gemm_sides::GemmKind;
@@ -236,6 +238,7 @@ impl Report for Spec {
         ];
         c.extend(figure_columns());
         c.extend(wave_columns());
+        c.extend(trace_columns());
         c.extend([
             Column::new(cells::SM_CLOCK_HEADER, cells::SM_CLOCK, |r: &GemmRow| {
                 cells::sm_clock(&r.figures.timing)
@@ -276,6 +279,7 @@ impl Report for Spec {
             .is_some_and(|c| c.measured().is_some());
         t.notes.extend(schedule_notes(&output.rows, cublas_ran));
         t.notes.extend(output.auto.as_ref().map(auto_note));
+        t.notes.extend(trace_notes(&output.rows));
         t.notes.extend(whole_wave_notes(
             (output.rows.iter()).map(|r| (r.variant.clone(), &r.figures, &r.whole_waves[..])),
         ));

@@ -239,6 +239,7 @@ mod tests {
             tn: 8,
             figures: GemmFigures {
                 schedule: None,
+                block_trace: None,
                 regs: 244,
                 blocks_per_sm: 1,
                 occupancy: 0.125,

@@ -13,7 +13,8 @@ use crate::experiments::gemm_energy::{
     chosen_words, fastest_verified, launches_per_batch, with_cublas_run, EnergyScope, PhaseSide,
 };
 use crate::experiments::gemm_plan::GemmPlan;
-use crate::experiments::gemm_sides::{EnergyLaunch, GemmKind};
+use crate::experiments::gemm_sides::GemmKind;
+use crate::experiments::gemm_sides_energy::EnergyLaunch;
 use crate::experiments::module_source::Loaded;
 use crate::sampling::energy_windows::EnergyPhase;
 

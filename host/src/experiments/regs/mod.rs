@@ -26,7 +26,9 @@ use super::contract::{Registered, Report, Row, Run, RunContext, GFLOPS};
 use super::error::ExperimentError;
 use super::gemm::GemmBuffers;
 use super::gemm_check_notes;
-use super::gemm_figure_columns::{schedule_notes, shown_columns, wave_columns};
+use super::gemm_figure_columns::{
+    schedule_notes, shown_columns, trace_columns, trace_notes, wave_columns,
+};
 use super::scatter::named;
 use super::whole_waves::whole_wave_notes;
 use crate::claim::{Rules, Verdict};
@@ -129,6 +131,7 @@ impl Report for Spec {
             }),
         ];
         c.extend(wave_columns());
+        c.extend(trace_columns());
         c.push(Column::new("Verified", Kind::Check, |r| {
             cells::check(&r.measured.check)
         }));
@@ -176,6 +179,7 @@ impl Report for Spec {
         .into_iter()
         .collect();
         notes.extend(schedule_notes(rows, false));
+        notes.extend(trace_notes(rows));
         notes.extend(whole_wave_notes(
             (rows.iter()).map(|r| (r.label(), &r.figures, &r.whole_waves[..])),
         ));

@@ -43,6 +43,7 @@ fn row(
                 blocks,
                 sms: 132,
             }),
+            block_trace: None,
         },
         cublas: Some(CublasOutcome::Measured(Box::new(cublas))),
         vs_cublas: Some(x),
