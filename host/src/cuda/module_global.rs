@@ -2,9 +2,8 @@
 //! an instrumented entry records into (the sampled persistent copies' stamps), zeroed before its
 //! launch and read back after it as u64 words.
 
-use cudarc::driver::sys;
+use cudarc::driver::{sys, CudaStream};
 
-use super::device::Gpu;
 use super::error::{CudaError, DriverContext};
 
 /// A module global's device address and size; valid while its module is loaded.
@@ -42,24 +41,24 @@ impl ModuleGlobal {
         Ok(bytes)
     }
 
-    /// Enqueues zeroing its first `words` u64 words on `gpu`'s stream (before the launch that
-    /// records into them).
-    pub fn zero(&self, gpu: &Gpu, words: usize) -> Result<(), CudaError> {
+    /// Enqueues zeroing its first `words` u64 words on `stream` (the GPU's, before the launch
+    /// that records into them). Takes the stream rather than the GPU so that this file stays
+    /// below device.rs, whose GPU loads modules.
+    pub fn zero(&self, stream: &CudaStream, words: usize) -> Result<(), CudaError> {
         let bytes = self.span(words)?;
         // SAFETY: `ptr` addresses the global's `self.bytes` bytes (its module is loaded, which
         // the caller's borrow of the module's kernel keeps so), and `bytes` is within them.
-        unsafe { sys::cuMemsetD8Async(self.ptr, 0, bytes, gpu.stream().cu_stream()) }
+        unsafe { sys::cuMemsetD8Async(self.ptr, 0, bytes, stream.cu_stream()) }
             .result()
             .doing(|| format!("zeroing the global `{}`", self.name))
     }
 
-    /// Its first `words` u64 words, once the work on `gpu`'s stream has finished.
-    pub fn read_words(&self, gpu: &Gpu, words: usize) -> Result<Vec<u64>, CudaError> {
+    /// Its first `words` u64 words. The caller waits for the launch that wrote them first
+    /// (`Gpu::synchronize`, with its time limit): the copy itself would wait without one.
+    pub fn read_words(&self, words: usize) -> Result<Vec<u64>, CudaError> {
         let bytes = self.span(words)?;
-        gpu.synchronize()?;
         let mut host = vec![0u64; words];
-        // SAFETY: the source is within the global (above); the destination holds `bytes` bytes;
-        // the stream is idle, so the launch that wrote the words has finished.
+        // SAFETY: the source is within the global (above); the destination holds `bytes` bytes.
         unsafe { sys::cuMemcpyDtoH_v2(host.as_mut_ptr().cast(), self.ptr, bytes) }
             .result()
             .doing(|| format!("reading the global `{}`", self.name))?;

@@ -157,7 +157,7 @@ mod tests {
     fn without_samples_a_curve_or_a_checked_launch_it_is_not_judged() {
         // A run before the samples: no verdict at all, so it renders as it was.
         let plain = sustained((256, 4, 4), 0.9, 1 << 25);
-        assert!(sampled_law_predicts(&[plain.clone()], &curve(1000.0), 132).is_none());
+        assert!(sampled_law_predicts(std::slice::from_ref(&plain), &curve(1000.0), 132).is_none());
         // A sampled launch whose copy failed is no evidence.
         let mut failed = sampled(4, 0.9, 0.8);
         failed.samples.as_mut().unwrap().check.passed = false;

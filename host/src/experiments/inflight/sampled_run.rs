@@ -46,7 +46,7 @@ pub fn measure_sampled(
         .hold(gpu, &kernel, CopyKernel::Persistent(line), blocks_per_sm)
         .in_variant(entry)?;
     buffers.clear(gpu).in_variant(entry)?;
-    global.zero(gpu, words).in_variant(entry)?;
+    global.zero(gpu.stream(), words).in_variant(entry)?;
     let (start, end) = (gpu.event()?, gpu.event()?);
     gpu.record(&start)?;
     buffers.launch(gpu, &held).in_variant(entry)?;
@@ -54,7 +54,8 @@ pub fn measure_sampled(
     gpu.synchronize().in_variant(entry)?;
     let ms = elapsed_ms(&start, &end)?;
     let check = buffers.check_and_clear(gpu, line.width).in_variant(entry)?;
-    let read = global.read_words(gpu, words).in_variant(entry)?;
+    // The stream is idle: synchronized above, with the launch time limit.
+    let read = global.read_words(words).in_variant(entry)?;
     let warps: Vec<WarpSamples> = read
         .chunks_exact(WORDS_PER_BLOCK)
         .map(|w| WarpSamples::from_words(w.try_into().expect("chunks of WORDS_PER_BLOCK")))

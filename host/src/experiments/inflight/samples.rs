@@ -116,8 +116,9 @@ pub fn stamp_figures(warps: &[WarpSamples]) -> Result<StampFigures, SampleError>
         loaded += l;
         span += s;
         rounds += recorded.len() as u64;
-        let c = w.end_cycles.checked_sub(w.start_cycles).unwrap_or(0);
-        let t = w.end_ns.checked_sub(w.start_ns).unwrap_or(0);
+        // A clock that did not advance (or went back) reads as zero: refused below.
+        let c = w.end_cycles.saturating_sub(w.start_cycles);
+        let t = w.end_ns.saturating_sub(w.start_ns);
         if c == 0 || t == 0 {
             return Err(SampleError::NoClock {
                 block,
