@@ -39,6 +39,7 @@ struct Line {
 #define LAB_GEMM_TUNED(...)
 #define LAB_MEMCPY(...)
 #define LAB_PERSISTENT_COPY(...)
+#define LAB_PERSISTENT_COPY_SAMPLED(...)
 #define LAB_FMA_ILP(...)
 #define LAB_FMA_CONTROL(...)
 #define LAB_CHASE(...)

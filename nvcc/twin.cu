@@ -13,6 +13,7 @@
 //   GEMM entry, as the Rust capped modules hold only that one.
 
 #include "twin_chase.cuh"
+#include "twin_copy_samples.cuh"
 #include "twin_fma_ilp.cuh"
 #include "twin_gemm_mma.cuh"
 #include "twin_gemm_seed.cuh"
@@ -118,4 +119,16 @@
         lab::copy::persistent_copy<threads, loads, width>(src, dst, n);                                       \
     }
 
+// A persistent copy's sampled build (kernels-gpu/src/sections/copy_samples.rs): the same copy,
+// warp 0 of each block stamping its rounds into lab_copy_samples; never timed.
+#define LAB_PERSISTENT_COPY_SAMPLED(NAME, threads, loads, width)                                         \
+    extern "C" __global__ void LAB_BOUNDS(threads, 0) NAME(const float* src, float* dst, unsigned long long n) { \
+        lab::copy::sampled_copy<threads, loads, width>(src, dst, n);                                          \
+    }
+
 #include "variants.h"
+
+// twin_copy_samples.cuh's module global, defined after every kernel: defined above them, it made
+// nvcc's front end emit different code for a tuned GEMM line that never touches it.
+__device__ unsigned long long lab_copy_samples[lab::copy_samples::SAMPLE_BLOCKS *
+                                               lab::copy_samples::WORDS_PER_BLOCK];

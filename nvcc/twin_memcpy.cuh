@@ -59,21 +59,44 @@ __device__ __forceinline__ void memcpy(const float* src, float* dst, unsigned lo
     copy_round<THREADS, LOADS, WIDTH>(src, dst, n, 0);
 }
 
-// persistent_copy.rs `persistent_copy`: the copy above looped over the buffer in rounds (any
-// grid; one wave of SMs x blocks/SM is what the lab launches). Each round, thread g loads vectors
-// g + (round + i)*grid_stride (i < LOADS), all before its first store, stores them, and moves on
-// by LOADS grid strides, so it keeps LOADS*WIDTH*4 bytes in flight through the whole copy. The
-// coherent loads (see above) also keep the next round's loads below this round's stores.
-template <unsigned THREADS, int LOADS, int WIDTH>
-__device__ __forceinline__ void persistent_copy(const float* src, float* dst, unsigned long long n) {
+// persistent_copy.rs `Unrecorded`: the timed entries' recorder, which records nothing (the sampled
+// entries' `Sampled` is in twin_copy_samples.cuh, GPU only).
+struct Unrecorded {
+    __device__ __forceinline__ static Unrecorded start() { return {}; }
+    __device__ __forceinline__ void issue() {}
+    __device__ __forceinline__ void returned() {}
+    __device__ __forceinline__ void end() {}
+    __device__ __forceinline__ void finish(unsigned long long) {}
+};
+
+// persistent_copy.rs `recorded_copy`: the copy above looped over the buffer in rounds (any
+// grid; one wave of SMs x blocks/SM is what the lab launches), its rounds told to R. Each round,
+// thread g loads vectors g + (round + i)*grid_stride (i < LOADS), all before its first store,
+// stores them, and moves on by LOADS grid strides, so it keeps LOADS*WIDTH*4 bytes in flight
+// through the whole copy. The coherent loads (see above) also keep the next round's loads below
+// this round's stores.
+template <unsigned THREADS, int LOADS, int WIDTH, typename R>
+__device__ __forceinline__ void recorded_copy(const float* src, float* dst, unsigned long long n) {
     const unsigned long long grid_stride = (unsigned long long)gridDim.x * THREADS;
     const unsigned long long first = (unsigned long long)blockIdx.x * THREADS + threadIdx.x;
+    R recorder = R::start();
     // A round's vectors ascend, and so do the rounds': the first round whose first vector is out
     // of range ends the thread's pass.
-    for (unsigned long long round = 0; (first + round * grid_stride) * WIDTH + (WIDTH - 1) < n;
-         round += LOADS) {
+    unsigned long long round = 0;
+    for (; (first + round * grid_stride) * WIDTH + (WIDTH - 1) < n;) {
+        recorder.issue();
         copy_round<THREADS, LOADS, WIDTH>(src, dst, n, round);
+        recorder.returned();
+        round += LOADS;
+        recorder.end();
     }
+    recorder.finish(round / LOADS);
+}
+
+// persistent_copy.rs `persistent_copy`: the timed entries' copy.
+template <unsigned THREADS, int LOADS, int WIDTH>
+__device__ __forceinline__ void persistent_copy(const float* src, float* dst, unsigned long long n) {
+    recorded_copy<THREADS, LOADS, WIDTH, Unrecorded>(src, dst, n);
 }
 
 }  // namespace lab::copy

@@ -30,6 +30,9 @@
 #ifndef LAB_PERSISTENT_COPY
 #error "the including file defines no LAB_PERSISTENT_COPY: it has no kernel for these table lines"
 #endif
+#ifndef LAB_PERSISTENT_COPY_SAMPLED
+#error "the including file defines no LAB_PERSISTENT_COPY_SAMPLED: it has no kernel for these table lines"
+#endif
 #ifndef LAB_READ
 #error "the including file defines no LAB_READ: it has no kernel for these table lines"
 #endif
@@ -319,6 +322,19 @@ LAB_PERSISTENT_COPY(stream_copy_t256_l16_w4, 256, 16, 4)
 LAB_PERSISTENT_COPY(stream_copy_t1024_l4_w1, 1024, 4, 1)
 LAB_PERSISTENT_COPY(stream_copy_t1024_l6_w1, 1024, 6, 1)
 LAB_PERSISTENT_COPY(stream_copy_t1024_l8_w1, 1024, 8, 1)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l2_w4_sampled, 256, 2, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l3_w4_sampled, 256, 3, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l4_w4_sampled, 256, 4, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l5_w4_sampled, 256, 5, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l6_w4_sampled, 256, 6, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l7_w4_sampled, 256, 7, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l8_w4_sampled, 256, 8, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l10_w4_sampled, 256, 10, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l12_w4_sampled, 256, 12, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t256_l16_w4_sampled, 256, 16, 4)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t1024_l4_w1_sampled, 1024, 4, 1)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t1024_l6_w1_sampled, 1024, 6, 1)
+LAB_PERSISTENT_COPY_SAMPLED(stream_copy_t1024_l8_w1_sampled, 1024, 8, 1)
 #else
 // The capped modules hold only the register-cap experiment's GEMM entry, as the Rust ones do.
 LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)

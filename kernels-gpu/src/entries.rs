@@ -72,7 +72,7 @@ impl EntryDecl {
 
 /// Every entry of the module, in table order: GEMM lines, memcpy grid points, FMA, chase, the
 /// GEMM check's reference, comparison and hash, BF16 GEMM lines, mma microbenchmarks, read-only
-/// kernels, the copies through shared memory, the persistent copies.
+/// kernels, the copies through shared memory, the persistent copies, their sampled builds.
 pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
     use Family::*;
     let gemm = GEMM
@@ -108,6 +108,10 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
     let persistent = PERSISTENT_COPY
         .iter()
         .map(|l| EntryDecl::new(l.entry, PersistentCopy, Some(l.threads)));
+    // Their sampled builds: the same parameters and launch bound (sections/copy_samples.rs).
+    let sampled = PERSISTENT_COPY
+        .iter()
+        .map(|l| EntryDecl::new(l.sampled, PersistentCopy, Some(l.threads)));
     gemm.chain(memcpy)
         .chain(fma)
         .chain(chase)
@@ -117,6 +121,7 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         .chain(read)
         .chain(smem_copy)
         .chain(persistent)
+        .chain(sampled)
 }
 
 /// The entries of the GEMM check, in table order.
@@ -136,7 +141,7 @@ mod tests {
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {
-        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 3 + 10 + 4 + 10 + 8 + 13] = {
+        let all: [EntryDecl; 11 + 198 + 9 + 8 + 1 + 3 + 10 + 4 + 10 + 8 + 13 + 13] = {
             let mut it = entries();
             core::array::from_fn(|_| it.next().unwrap())
         };
@@ -165,6 +170,11 @@ mod tests {
             (Family::PersistentCopy, Some(256))
         );
         assert_eq!(persistent.params(), MemcpyParams::PARAMS);
+        let sampled = entry("stream_copy_t256_l4_w4_sampled").unwrap();
+        assert_eq!(
+            (sampled.family, sampled.max_threads),
+            (Family::PersistentCopy, Some(256))
+        );
         // A read line: its own family and parameters, bounded at its copy's block size.
         let read = entry("read_t256_l8_w4").unwrap();
         assert_eq!((read.family, read.max_threads), (Family::Read, Some(256)));

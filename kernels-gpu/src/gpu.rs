@@ -14,6 +14,7 @@
 //!   warp with shuffles and adds into global words with 64-bit atomics (`gpu/reduce.rs`).
 //! - the shared-memory copies' `cp.async` (64-bit indices, any count of groups pending) are in
 //!   `gpu/async_copy.rs`;
+//! - the sampled persistent copies' `%smid` and their module global are in `gpu/stamps.rs`;
 //! - the tensor-core instructions (`ldmatrix`, `mma.sync`) and the BF16 GEMM's copies are in
 //!   `gpu/tensor.rs`.
 
@@ -24,9 +25,11 @@ use core::arch::nvptx;
 mod async_copy;
 mod reduce;
 mod shared_arrays;
+mod stamps;
 pub use async_copy::{cp_async_16, cp_async_wait_pending};
 pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, load_word, shuffle_xor_u64, store_word};
 pub use shared_arrays::{SharedF32, SharedF64};
+pub use stamps::{copy_samples, smid};
 mod tensor;
 pub use tensor::*;
 #[cfg(lab_sm90a)]

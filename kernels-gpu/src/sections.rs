@@ -11,6 +11,7 @@ pub(crate) mod text_rules;
 
 pub mod block_trace;
 pub mod check_launches;
+pub mod copy_samples;
 pub(crate) mod gemm;
 #[macro_use]
 pub mod gemm_wgmma;

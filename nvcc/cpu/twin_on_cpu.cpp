@@ -251,6 +251,9 @@ int main() {
 #define LAB_SMEM_COPY(NAME, threads, chunks, stages)
 #define LAB_PERSISTENT_COPY(NAME, threads, loads, width) \
     ok &= check_persistent_copy<threads, loads, width>(#NAME);
+// A sampled build copies as its line does (checked above); its stamps are clock readings, which
+// only the GPU has (host/tests/copy_samples_gpu.rs checks both).
+#define LAB_PERSISTENT_COPY_SAMPLED(NAME, threads, loads, width)
 #define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
     ok &= tensor_checks::check_bf16_gemm<lab::mma::Shape<bm, bn, bk, wm, wn, stages>>(#NAME);
 #define LAB_MMA_ILP(NAME, ilp, rounds) tensor_checks::print_mma_ilp<ilp>(#NAME);

@@ -5,7 +5,7 @@
 //!
 //! Each entry maps to the macro of its family (`LAB_GEMM_SEED`, `LAB_GEMM_TUNED`, `LAB_MEMCPY`,
 //! `LAB_FMA_ILP`, `LAB_FMA_CONTROL`, `LAB_CHASE`, `LAB_GEMM_BF16`, `LAB_MMA_ILP`, `LAB_READ`,
-//! `LAB_SMEM_COPY`, `LAB_PERSISTENT_COPY`; for sm_90a `LAB_WGMMA_BF16`, `LAB_WGEMM`, `LAB_TMA_MMA`, `LAB_TMA_COPY`)
+//! `LAB_SMEM_COPY`, `LAB_PERSISTENT_COPY`, `LAB_PERSISTENT_COPY_SAMPLED`; for sm_90a `LAB_WGMMA_BF16`, `LAB_WGEMM`, `LAB_TMA_MMA`, `LAB_TMA_COPY`)
 //! through exhaustive matches on the table's family enums: a new family does not compile here
 //! until it is given a macro (and the twin a kernel for it) or is skipped as checking machinery
 //! with [`Line::NotMeasured`]. Each header also refuses, with an `#error`, to be included by a
@@ -175,11 +175,13 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
         Family::PersistentCopy => {
             let l = PERSISTENT_COPY
                 .iter()
-                .find(|l| l.entry == e.name)
+                .find(|l| l.entry == e.name || l.sampled == e.name)
                 .ok_or_else(missing)?;
+            // The sampled build of a line (sections/copy_samples.rs) has its own macro.
+            let sampled = if l.sampled == e.name { "_SAMPLED" } else { "" };
             format!(
-                "LAB_PERSISTENT_COPY({}, {}, {}, {})",
-                l.entry, l.threads, l.loads, l.width
+                "LAB_PERSISTENT_COPY{sampled}({}, {}, {}, {})",
+                e.name, l.threads, l.loads, l.width
             )
         }
     };

@@ -67,7 +67,7 @@ fn the_twin_defines_every_macro_the_header_invokes() {
         .filter(|l| l.starts_with("LAB_"))
         .filter_map(|l| l.split('(').next())
         .collect();
-    assert_eq!(invoked.len(), 11, "{invoked:?}");
+    assert_eq!(invoked.len(), 12, "{invoked:?}");
     for m in invoked {
         assert!(
             source.contains(&format!("#define {m}(")),
@@ -75,6 +75,47 @@ fn the_twin_defines_every_macro_the_header_invokes() {
         );
     }
     assert!(source.contains("#include \"variants.h\""));
+}
+
+#[test]
+fn the_twins_copy_samples_have_the_contracts_layout() {
+    use kernels_gpu::sections::copy_samples as c;
+    let header = std::fs::read_to_string(workspace().join("nvcc/twin_copy_samples.cuh")).unwrap();
+    let constants = [
+        ("SAMPLE_BLOCKS", c::SAMPLE_BLOCKS),
+        ("ROUND_SLOTS", c::ROUND_SLOTS),
+        ("HEADER_WORDS", c::HEADER_WORDS),
+        ("WORDS_PER_ROUND", c::WORDS_PER_ROUND),
+    ];
+    for (name, value) in constants {
+        let line = format!("constexpr unsigned {name} = {value};");
+        assert!(
+            header.contains(&line),
+            "twin_copy_samples.cuh lacks `{line}`"
+        );
+    }
+    let header_words = format!(
+        "START_NS = {}, END_NS = {}, START_CYCLES = {}, END_CYCLES = {}, SM = {}, ROUNDS = {}",
+        c::START_NS,
+        c::END_NS,
+        c::START_CYCLES,
+        c::END_CYCLES,
+        c::SM,
+        c::ROUNDS
+    );
+    let round_words = format!(
+        "ISSUE = {}, RETURNED = {}, END = {}",
+        c::ISSUE,
+        c::RETURNED,
+        c::END
+    );
+    for words in [header_words, round_words] {
+        assert!(
+            header.contains(&words),
+            "twin_copy_samples.cuh lacks `{words}`"
+        );
+    }
+    assert!(header.contains(c::SAMPLES_SYMBOL));
 }
 
 /// The tests below need nvcc; xtask's build script sets `lab_nvcc` where it finds one.

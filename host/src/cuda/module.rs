@@ -11,6 +11,7 @@ use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr, CUjit_option as 
 use cudarc::driver::CudaContext;
 
 use super::error::{CudaError, DriverContext};
+use super::module_global::ModuleGlobal;
 use crate::kernel_source::image::module_entries;
 use crate::kernel_source::kind::ModuleKind;
 
@@ -191,6 +192,28 @@ impl Module {
                 .doing(|| format!("{}: looking up `{entry}`", self.name))
                 .map(|_| unreachable!("a non-success status is an error")),
         }
+    }
+}
+
+impl Module {
+    /// The module's global variable `name` (its device address and size), e.g. the words an
+    /// instrumented entry records into ([`ModuleGlobal`]).
+    pub fn global(&self, name: &str) -> Result<ModuleGlobal, CudaError> {
+        let c_name = CString::new(name).map_err(|_| CudaError::MissingEntry {
+            module: self.name.clone(),
+            entry: name.to_owned(),
+            available: Vec::new(),
+        })?;
+        self.ctx
+            .bind_to_thread()
+            .doing(|| "making the context current".into())?;
+        let (mut ptr, mut bytes): (sys::CUdeviceptr, usize) = (0, 0);
+        // SAFETY: the module is loaded in this context; the name is NUL-terminated; both
+        // outputs are valid for writes.
+        unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut bytes, self.raw, c_name.as_ptr()) }
+            .result()
+            .doing(|| format!("{}: looking up the global `{name}`", self.name))?;
+        Ok(ModuleGlobal::new(ptr, bytes, name))
     }
 }
 

@@ -229,6 +229,12 @@ impl CopyBuffers {
         })
     }
 
+    /// Zeroes the destination (before a copy checked on its own, e.g. a sampled launch after
+    /// the timed ones left theirs there).
+    pub fn clear(&mut self, gpu: &Gpu) -> Result<(), CudaError> {
+        gpu.clear(&mut self.dst)
+    }
+
     /// Checks the destination against the source, exactly (after the caller's copies have
     /// finished), then clears it for the next copy.
     pub fn check_and_clear(&mut self, gpu: &Gpu, width: u32) -> Result<Check, CudaError> {

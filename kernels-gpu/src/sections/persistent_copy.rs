@@ -29,6 +29,9 @@ pub struct PersistentCopyLine {
     pub width: u32,
     /// Exported PTX entry name, `stream_copy_t{THREADS}_l{LOADS}_w{WIDTH}`.
     pub entry: &'static str,
+    /// The same copy with its rounds stamped (`sections/copy_samples.rs`), never timed:
+    /// `{entry}_sampled`, with the same parameters and launch bound.
+    pub sampled: &'static str,
 }
 
 impl PersistentCopyLine {
@@ -95,7 +98,7 @@ pub const fn persistent_copy_misfit(threads: u32, loads: u32, width: u32) -> Opt
     None
 }
 
-/// No two lines with the same entry.
+/// No two lines with the same entry (so with the same sampled entry).
 pub const fn persistent_copy_lines_unique(lines: &[PersistentCopyLine]) -> bool {
     no_two_alike!(lines, |a, b| str_eq(a.entry, b.entry))
 }
@@ -109,6 +112,7 @@ mod tests {
         loads: 4,
         width: 4,
         entry: "stream_copy_t256_l4_w4",
+        sampled: "stream_copy_t256_l4_w4_sampled",
     };
 
     #[test]

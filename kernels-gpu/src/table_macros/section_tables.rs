@@ -54,7 +54,7 @@ macro_rules! smem_copy_table {
 
 /// Expands the `persistent_copy` section of the variant table (see `variants.rs`): its params
 /// structs, [`PERSISTENT_COPY`](crate::variants::PERSISTENT_COPY), the checks of each line (naming
-/// it) and one entry per line.
+/// it) and two entries per line: the timed one and its `_sampled` twin (`sections/copy_samples.rs`).
 macro_rules! persistent_copy_table {
     (
         abi: ($params:ident, $args:ident) $plist:tt,
@@ -68,6 +68,7 @@ macro_rules! persistent_copy_table {
             loads: $l,
             width: $w,
             entry: concat!("stream_copy_t", $t, "_l", $l, "_w", $w),
+            sampled: concat!("stream_copy_t", $t, "_l", $l, "_w", $w, "_sampled"),
         }, )* ];
         $( const _: () = assert!(persistent_copy_misfit($t, $l, $w).is_none(), concat!(
             "persistent_copy line (", $t, ", ", $l, ", ", $w, "): threads whole warps <= 1024, \
@@ -78,6 +79,9 @@ macro_rules! persistent_copy_table {
         $( kernel_entry!(concat!("stream_copy_t", $t, "_l", $l, "_w", $w),
                          ($params, $args) $plist,
                          crate::kernels::persistent_copy::persistent_copy::<$t, $l, $w>); )*
+        $( kernel_entry!(concat!("stream_copy_t", $t, "_l", $l, "_w", $w, "_sampled"),
+                         ($params, $args) $plist,
+                         crate::kernels::persistent_copy::sampled_copy::<$t, $l, $w>); )*
     };
 }
 

@@ -203,12 +203,13 @@ pub fn measure_loaded(
     Ok(LoadedLatency::new(points))
 }
 
-fn elapsed_ms(start: &CudaEvent, end: &CudaEvent) -> Result<f64, CudaError> {
+/// Milliseconds between two recorded events.
+pub(super) fn elapsed_ms(start: &CudaEvent, end: &CudaEvent) -> Result<f64, CudaError> {
     start
         .elapsed_ms(end)
         .map(f64::from)
         .map_err(|source| CudaError::Driver {
-            what: "reading the background copies' events".into(),
+            what: "reading a copy's events".into(),
             source,
         })
 }

@@ -17,8 +17,9 @@
 //! [`output`] (the results), [`claims`] and [`law_claim`] (verdict rules), [`notes`], [`table`],
 //! [`plots`], [`chase`] and [`loaded`] (latency, idle and under load), [`reads`] (the read-only
 //! kernels beside the copies), [`sizes`] (the copy-size sweep), [`sustained`] (the persistent
-//! copies the loaded-latency law is judged on); on the driver: [`run`] (the sweep, the persistent
-//! copies, and the size sweep in [`sizes`]), [`chase_run`] and [`reads_run`].
+//! copies the loaded-latency law is judged on), [`samples`] and [`sampled_law`] (their sampled
+//! launches' stamps and the law on them); on the driver: [`run`] (the sweep, the persistent
+//! copies, and the size sweep in [`sizes`]), [`chase_run`], [`reads_run`] and [`sampled_run`].
 
 pub mod chase;
 pub mod chase_run;
@@ -36,6 +37,9 @@ pub mod reads_run;
 mod render_test;
 pub mod row;
 pub mod run;
+pub mod sampled_law;
+pub mod sampled_run;
+pub mod samples;
 pub mod sizes;
 mod spec;
 pub mod sustained;

@@ -3,7 +3,8 @@
 //! ([`CopyBuffers::measure`]: held at the point's blocks/SM by dynamic shared memory, timed with
 //! the compared module's samples interleaved, each copy checked exactly). A point that cannot be
 //! held at its residency (in either module) is skipped with a note. The persistent copies follow
-//! the sweep, measured the same way, into their own rows ([`super::sustained`]).
+//! the sweep, measured the same way, into their own rows ([`super::sustained`]), each with one
+//! sampled launch beside its timed ones ([`super::sampled_run`]).
 
 use kernels_gpu::variants::CHASE;
 
@@ -13,6 +14,7 @@ use super::loaded::{predictions, LoadedLatency};
 use super::model::{bytes_in_flight_per_sm, requests_in_flight_per_sm, LittlesLaw};
 use super::output::Inflight;
 use super::reads_run::measure_reads;
+use super::sampled_run::measure_sampled;
 use super::row::{headline, CopyReference, InflightRow, HEADLINE_FRACTIONS, SPILLS_NOTE};
 use super::sizes::measure_sizes;
 use super::spec::{Plan, Spec, CHASE_L2_MULTIPLE};
@@ -172,7 +174,8 @@ fn measure_persistent(
 ) -> Result<Swept<SustainedRow>, ExperimentError> {
     let floats = buffers.bytes() / 4;
     let sms = gpu.info().sm_count;
-    sweep(
+    let mut unsampled = Vec::new();
+    let mut swept = sweep(
         bar,
         points,
         |p| point_name(p),
@@ -190,14 +193,25 @@ fn measure_persistent(
             Ok(
                 match measure_point(gpu, ctx, buffers, (ours, theirs), point, at)? {
                     Step::Row(row) => match SustainedRow::new(row, floats, sms) {
-                        Some(r) => Step::Row(r),
+                        Some(mut r) => {
+                            // One sampled launch beside the timed ones (sampled_run.rs).
+                            let line = point.shape.persistent_line().expect("a persistent row");
+                            let blocks = r.copy.blocks_per_sm;
+                            match measure_sampled(gpu, buffers, ours, line, blocks)? {
+                                Ok(s) => r.samples = Some(s),
+                                Err(why) => unsampled.push(why),
+                            }
+                            Step::Row(r)
+                        }
                         None => Step::Skipped(format!("{entry}: not a persistent line")),
                     },
                     Step::Skipped(why) => Step::Skipped(why),
                 },
             )
         },
-    )
+    )?;
+    swept.skipped.extend(unsampled);
+    Ok(swept)
 }
 
 /// A point as the progress bar, its skip note and its errors name it.

@@ -9,6 +9,7 @@ use kernels_gpu::variants::PersistentCopyLine;
 use serde::{Deserialize, Serialize};
 
 use super::row::{CopyReference, InflightRow};
+use super::samples::CopySamples;
 use crate::table::percent;
 
 /// One persistent copy, measured as the sweep's rows are, with its rounds over the copy.
@@ -22,6 +23,10 @@ pub struct SustainedRow {
     /// The rounds' mean fill ([`PersistentCopyLine::fill`]): the time-averaged bytes in flight
     /// are the nominal ones times this.
     pub fill: f64,
+    /// One sampled launch of the line's `_sampled` entry beside the timed ones (absent from runs
+    /// recorded before the samples, and where the module has no sampled build).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<CopySamples>,
 }
 
 impl SustainedRow {
@@ -34,6 +39,7 @@ impl SustainedRow {
             rounds: line.rounds(floats, blocks, sms),
             fill: line.fill(floats, blocks, sms),
             copy,
+            samples: None,
         })
     }
 
@@ -46,6 +52,11 @@ impl SustainedRow {
     /// Usable for the law: checked, and our build does not spill ([`InflightRow::usable`]).
     pub fn usable(&self) -> bool {
         self.copy.usable()
+    }
+
+    /// The sampled launch's figures where it ran and its copy checked.
+    pub fn checked_samples(&self) -> Option<&CopySamples> {
+        self.samples.as_ref().filter(|s| s.check.passed)
     }
 }
 
@@ -100,8 +111,35 @@ pub fn notes(s: &Sustained, copy: &CopyReference) -> Vec<String> {
             c.gbps,
             percent(c.fraction_of_copy),
         ));
+        if let Some(s) = &r.samples {
+            let last = notes.last_mut().expect("just pushed");
+            last.push_str(&sampled_note(s, c.bytes_in_flight_per_sm, c.gbps));
+        }
     }
     notes
+}
+
+/// The sampled launch's part of a persistent copy's note.
+fn sampled_note(s: &CopySamples, nominal: u64, timed_gbps: f64) -> String {
+    let check = if s.check.passed {
+        "copy verified"
+    } else {
+        "COPY CHECK FAILED"
+    };
+    format!(
+        "; sampled launch (warp 0 of {} blocks, {} rounds): loads outstanding {} of each round, \
+         {:.0} cycles from issue to return = {:.0} ns at {:.3} GHz, so {:.0} B in flight per SM \
+         time-averaged (nominal {nominal} x the outstanding share); {:.1} GB/s sampled against \
+         {timed_gbps:.1} timed, {check}",
+        s.warps,
+        s.rounds,
+        percent(s.outstanding),
+        s.latency_cycles,
+        s.latency_ns(),
+        s.clock_ghz,
+        s.time_averaged_bytes(nominal),
+        s.gbps,
+    )
 }
 
 #[cfg(test)]
