@@ -132,11 +132,6 @@ impl Module {
         })
     }
 
-    /// The driver's handle, for a global's lookup (`super::trace_global`).
-    pub(super) fn raw(&self) -> sys::CUmodule {
-        self.raw
-    }
-
     /// Where the module came from.
     pub fn name(&self) -> &str {
         &self.name
@@ -197,8 +192,8 @@ impl Module {
 
 impl Module {
     /// The module's global variable `name` (its device address and size), e.g. the words an
-    /// instrumented entry records into ([`ModuleGlobal`]).
-    pub fn global(&self, name: &str) -> Result<ModuleGlobal, CudaError> {
+    /// instrumented entry records into ([`ModuleGlobal`]); `None` where the module has none.
+    pub fn global(&self, name: &str) -> Result<Option<ModuleGlobal>, CudaError> {
         let c_name = CString::new(name).map_err(|_| CudaError::MissingEntry {
             module: self.name.clone(),
             entry: name.to_owned(),
@@ -210,10 +205,15 @@ impl Module {
         let (mut ptr, mut bytes): (sys::CUdeviceptr, usize) = (0, 0);
         // SAFETY: the module is loaded in this context; the name is NUL-terminated; both
         // outputs are valid for writes.
-        unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut bytes, self.raw, c_name.as_ptr()) }
+        let status =
+            unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut bytes, self.raw, c_name.as_ptr()) };
+        if status == sys::CUresult::CUDA_ERROR_NOT_FOUND {
+            return Ok(None);
+        }
+        status
             .result()
             .doing(|| format!("{}: looking up the global `{name}`", self.name))?;
-        Ok(ModuleGlobal::new(ptr, bytes, name))
+        Ok(Some(ModuleGlobal::new(ptr, bytes, name)))
     }
 }
 

@@ -55,7 +55,7 @@ impl<K: GemmKind> GemmSides<K> {
         if let Err(e) = check_grid(blocks) {
             return failed(e.to_string());
         }
-        let global = match TraceGlobal::find(gpu, module)? {
+        let global = match TraceGlobal::find(module)? {
             Ok(g) => g,
             Err(e) => return failed(e.to_string()),
         };

@@ -41,7 +41,9 @@ pub fn measure_sampled(
         )));
     }
     let words = blocks as usize * WORDS_PER_BLOCK;
-    let global = ours.module.global(SAMPLES_SYMBOL).in_variant(entry)?;
+    let Some(global) = ours.module.global(SAMPLES_SYMBOL).in_variant(entry)? else {
+        return Ok(Err(format!("our module has no global `{SAMPLES_SYMBOL}`")));
+    };
     let held = buffers
         .hold(gpu, &kernel, CopyKernel::Persistent(line), blocks_per_sm)
         .in_variant(entry)?;
