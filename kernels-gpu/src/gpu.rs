@@ -14,6 +14,8 @@
 //!   warp with shuffles and adds into global words with 64-bit atomics (`gpu/reduce.rs`).
 //! - the shared-memory copies' `cp.async` (64-bit indices, any count of groups pending) are in
 //!   `gpu/async_copy.rs`;
+//! - a traced entry's stamps read the block's and thread's linear index, the SM and the clocks,
+//!   and reduce into global words (`gpu/block_trace.rs`);
 //! - the tensor-core instructions (`ldmatrix`, `mma.sync`) and the BF16 GEMM's copies are in
 //!   `gpu/tensor.rs`.
 
@@ -22,9 +24,13 @@ use core::arch::nvptx;
 
 #[macro_use]
 mod async_copy;
+mod block_trace;
 mod reduce;
 mod shared_arrays;
 pub use async_copy::{cp_async_16, cp_async_wait_pending};
+pub use block_trace::{
+    red_add_u64, red_max_u64, sm_id, trace_block_index, trace_thread_index, trace_warp_sync,
+};
 pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, load_word, shuffle_xor_u64, store_word};
 pub use shared_arrays::{SharedF32, SharedF64};
 mod tensor;

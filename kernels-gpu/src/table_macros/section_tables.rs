@@ -142,6 +142,7 @@ macro_rules! ring_line {
             cluster: $x,
             mma: ring_mma!($fam),
             entry: ring_entry!($fam, $bm, $bn, $s, $c, $x),
+            traced: concat!(ring_entry!($fam, $bm, $bn, $s, $c, $x), "_traced"),
         }
     };
 }
@@ -158,7 +159,7 @@ macro_rules! wgemm_misfit_panic {
 
 /// Expands the `gemm_wgmma` section of the variant table (see `variants.rs`): its params
 /// structs, [`WGEMM`](crate::variants::WGEMM), the checks of each line and, in the sm_90a build
-/// only, one entry per line.
+/// only, each line's entry and its traced twin.
 macro_rules! wgemm_table {
     (
         abi: ($params:ident, $args:ident) $plist:tt,
@@ -186,7 +187,7 @@ macro_rules! wgemm_table {
         const _: () = assert!(wgemm_lines_unique(WGEMM),
             "gemm_wgmma: two lines share a label or an entry");
         $( #[cfg(lab_sm90a)]
-           kernel_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
-                         ring_kernel!($fam, $bm, $bn, $s, $c)); )*
+           timed_and_traced_entries!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
+                                     ring_kernel!($fam, $bm, $bn, $s, $c)); )*
     };
 }
