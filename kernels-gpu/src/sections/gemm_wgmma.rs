@@ -67,8 +67,6 @@ pub struct WgemmVariant {
     /// `wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}` (wgmma) or
     /// `tma_mma_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}` (mma.sync).
     pub entry: &'static str,
-    /// The traced twin's entry name ([`WgemmVariant::traced_entry`]).
-    pub(crate) traced: &'static str,
 }
 
 /// Why a `gemm_wgmma` line cannot work (see [`wgemm_line_fits`]).
@@ -103,14 +101,7 @@ impl WgemmVariant {
             cluster: 1,
             mma,
             entry: "",
-            traced: "",
         }
-    }
-    /// The entry of the line's traced twin: [`entry`](WgemmVariant::entry) and
-    /// [`TRACED_SUFFIX`](crate::sections::block_trace::TRACED_SUFFIX) (`sections/block_trace.rs`),
-    /// in the sm_90a module beside it.
-    pub const fn traced_entry(&self) -> &'static str {
-        self.traced
     }
     /// Threads per block: the consumers, and for wgmma a producer warpgroup, which gives its
     /// registers away (mma.sync's consumers load the ring themselves: `gemm_tma_mma.rs` says
@@ -344,7 +335,6 @@ mod tests {
             cluster,
             mma: RingMma::Wgmma,
             entry: "",
-            traced: "",
         }
     }
 

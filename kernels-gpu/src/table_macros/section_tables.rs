@@ -142,7 +142,6 @@ macro_rules! ring_line {
             cluster: $x,
             mma: ring_mma!($fam),
             entry: ring_entry!($fam, $bm, $bn, $s, $c, $x),
-            traced: concat!(ring_entry!($fam, $bm, $bn, $s, $c, $x), "_traced"),
         }
     };
 }
@@ -171,6 +170,10 @@ macro_rules! wgemm_table {
 
         /// The warp-specialized GEMM's lines (sm_90a only), in table order.
         pub const WGEMM: &[WgemmVariant] = &[ $( ring_line!($label, $fam, $bm, $bn, $s, $c, $x), )* ];
+        /// The traced twins' entries of [`WGEMM`]'s lines, in its order
+        /// ([`WgemmVariant::traced_entry`]).
+        pub const WGEMM_TRACED: &[&str] =
+            &[ $( concat!(ring_entry!($fam, $bm, $bn, $s, $c, $x), "_traced"), )* ];
         $( const _: () = {
             if let Err(misfit) = wgemm_line_fits(&ring_line!($label, $fam, $bm, $bn, $s, $c, $x)) {
                 wgemm_misfit_panic!($label, misfit;
@@ -187,7 +190,10 @@ macro_rules! wgemm_table {
         const _: () = assert!(wgemm_lines_unique(WGEMM),
             "gemm_wgmma: two lines share a label or an entry");
         $( #[cfg(lab_sm90a)]
-           timed_and_traced_entries!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
-                                     ring_kernel!($fam, $bm, $bn, $s, $c)); )*
+           kernel_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
+                         ring_kernel!($fam, $bm, $bn, $s, $c)); )*
+        $( #[cfg(lab_sm90a)]
+           traced_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
+                         ring_kernel!($fam, $bm, $bn, $s, $c)); )*
     };
 }

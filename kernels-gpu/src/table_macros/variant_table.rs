@@ -70,14 +70,13 @@ macro_rules! kernel_entry {
     };
 }
 
-/// A GEMM line's two entries: `kernel_entry!`'s, timed, and its traced twin, named `$name` +
-/// `_traced` (`sections/block_trace.rs`' `TRACED_SUFFIX`, which the lines' `traced_entry()`
-/// and kernels-gpu's tests hold to this literal): the same parameters and kernel function
-/// between the block trace's start and end stamps (`kernels/block_trace.rs`). xtask gives the
-/// twin the entry's launch bounds and register cap.
-macro_rules! timed_and_traced_entries {
+/// The traced twin of a GEMM line's entry `$name`, named `$name` + `_traced`
+/// (`sections/block_trace.rs`' `TRACED_SUFFIX`, which the lines' `traced_entry()` and
+/// kernels-gpu's tests hold to this literal): the entry's parameters and kernel function between
+/// the block trace's start and end stamps (`kernels/block_trace.rs`). xtask gives it the entry's
+/// launch bounds and register cap.
+macro_rules! traced_entry {
     ($name:expr, ($params:ident, $args:ident) ( $( $p:ident : $t:ty ),* $(,)? ), $($kernel:tt)+) => {
-        kernel_entry!($name, ($params, $args) ( $( $p : $t ),* ), $($kernel)+);
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
             #[export_name = concat!($name, "_traced")]
@@ -91,6 +90,14 @@ macro_rules! timed_and_traced_entries {
                 }
             }
         };
+    };
+}
+
+/// A GEMM line's two entries: `kernel_entry!`'s, timed, and `traced_entry!`'s twin beside it.
+macro_rules! timed_and_traced_entries {
+    ($name:expr, $abi:tt $plist:tt, $($kernel:tt)+) => {
+        kernel_entry!($name, $abi $plist, $($kernel)+);
+        traced_entry!($name, $abi $plist, $($kernel)+);
     };
 }
 
