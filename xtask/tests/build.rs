@@ -573,14 +573,17 @@ fn fma_controls_assemble_to_their_instruction() {
 
 /// Every GEMM line's traced twin (kernels-gpu `sections/block_trace.rs`), in every module that
 /// holds the line's entry (the capped ones and the sm_90a one included): ptxas gives it its timed
-/// entry's registers, stack frame, spills, static shared memory and barriers, so that what the
-/// trace measures is the timed build's occupancy.
+/// entry's blocks per SM (registers in the same allocation unit, static shared memory,
+/// barriers), so that what the trace measures is the timed build's occupancy; in the sm_90
+/// modules also the exact registers and spill bytes. (In the sm_90a module ptxas 13.0 gives the
+/// two mma_sync lines' twins one register fewer, in the same unit: printed, not failed.)
 #[test]
 fn traced_twins_keep_their_entries_resources_in_every_module() {
     let (_, manifest) = built("sm_90");
     for m in &manifest.modules {
         let c = traced::check(&m.module.file, &m.entries);
         assert!(c.bad.is_empty(), "{}", c.bad.join("\n"));
+        assert!(c.inexact.is_empty(), "{}", c.inexact.join("\n"));
         let want = match m.module.kind {
             ModuleKind::Main | ModuleKind::Unbounded => GEMM.len(),
             ModuleKind::Capped { .. } => 1,
@@ -602,6 +605,9 @@ fn traced_twins_keep_their_entries_resources_in_every_module() {
     let reports = ptxas::parse_report(&log).unwrap();
     let c = traced::check(hopper::HOPPER_FILE, &reports);
     assert!(c.bad.is_empty(), "{}", c.bad.join("\n"));
+    for line in &c.inexact {
+        eprintln!("inexact (same blocks per SM): {line}");
+    }
     assert_eq!(c.compared, WGEMM.len(), "sm_90a: traced twins compared");
     for (timed, traced) in traced::traced_pairs() {
         let e = manifest
