@@ -1,7 +1,7 @@
 //! The traced twins' bar: a GEMM line's `_traced` entry (kernels-gpu `sections/block_trace.rs`)
 //! is only a measurement of its timed entry if ptxas builds it with the same resources, so in
 //! every module that holds a GEMM line's entry, its traced twin must be there too with the same
-//! blocks per SM: registers in the same allocation unit, the same static shared memory and
+//! blocks per SM: registers that hold as many blocks, the same static shared memory and
 //! barriers ([`TracedCheck::bad`]). Where the exact register count or the spill bytes differ
 //! all the same, [`TracedCheck::inexact`] says so (the Rust build's sm_90 modules have none).
 
@@ -13,10 +13,30 @@ use crate::ptxas::EntryReport;
 /// Every GEMM line's (timed entry, traced entry), in every module's table order: the FP32 lines,
 /// the BF16 ones, then the sm_90a module's.
 pub fn traced_pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
+    traced_lines().map(|(e, t, _)| (e, t))
+}
+
+/// [`traced_pairs`] with each line's threads per block.
+fn traced_lines() -> impl Iterator<Item = (&'static str, &'static str, u32)> {
     GEMM.iter()
-        .map(|v| (v.entry, v.traced_entry()))
-        .chain(BF16_GEMM.iter().map(|v| (v.entry, v.traced_entry())))
-        .chain(WGEMM.iter().map(|v| (v.entry, v.traced_entry())))
+        .map(|v| (v.entry, v.traced_entry(), v.threads()))
+        .chain(
+            BF16_GEMM
+                .iter()
+                .map(|v| (v.entry, v.traced_entry(), v.threads())),
+        )
+        .chain(
+            WGEMM
+                .iter()
+                .map(|v| (v.entry, v.traced_entry(), v.threads())),
+        )
+}
+
+/// Blocks of `threads` an SM's 64K registers hold at `registers` a thread (allocated per warp in
+/// units of [`REGISTER_UNIT`] a thread).
+fn register_blocks(registers: u32, threads: u32) -> u32 {
+    let per_warp = registers.div_ceil(REGISTER_UNIT) * REGISTER_UNIT * 32;
+    65_536 / (per_warp * threads.div_ceil(32)).max(1)
 }
 
 /// The timed entry that `name` is the traced twin of, if it is one.
@@ -35,20 +55,20 @@ pub const REGISTER_UNIT: u32 = 8;
 pub struct TracedCheck {
     /// Traced entries compared with their timed entry.
     pub compared: usize,
-    /// Departures that change what the trace measures: registers in another allocation unit,
-    /// other static shared memory or barriers (the blocks per SM), a twin or entry missing.
+    /// Departures that change what the trace measures: registers that let an SM hold another
+    /// number of blocks, other static shared memory or barriers, a twin or entry missing.
     pub bad: Vec<String>,
-    /// Departures that leave the blocks per SM alone: registers in the same allocation unit,
-    /// spill bytes (the build keeps the body; ptxas allocates the stamps' few registers).
+    /// Departures that leave the blocks per SM alone: other register counts holding as many
+    /// blocks, spill bytes (the build keeps the body; ptxas allocates the stamps' few registers).
     pub inexact: Vec<String>,
 }
 
-/// The resources that decide blocks per SM, as (what, value).
-fn occupancy(e: &EntryReport) -> [(&'static str, u32); 3] {
+/// The resources that decide blocks per SM, as (what, value), for a block of `threads`.
+fn occupancy(e: &EntryReport, threads: u32) -> [(&'static str, u32); 3] {
     [
         (
-            "registers allocated",
-            e.registers.div_ceil(REGISTER_UNIT) * REGISTER_UNIT,
+            "blocks per SM by registers",
+            register_blocks(e.registers, threads),
         ),
         ("static shared bytes", e.shared),
         ("barriers", e.barriers),
@@ -85,7 +105,7 @@ fn differences<const N: usize>(
 pub fn check(module: &str, entries: &[EntryReport]) -> TracedCheck {
     let mut out = TracedCheck::default();
     let find = |name: &str| entries.iter().find(|e| e.name == name);
-    for (timed, traced) in traced_pairs() {
+    for (timed, traced, threads) in traced_lines() {
         match (find(timed), find(traced)) {
             (None, None) => {}
             (Some(_), None) => out.bad.push(format!(
@@ -97,8 +117,12 @@ pub fn check(module: &str, entries: &[EntryReport]) -> TracedCheck {
             (Some(t), Some(r)) => {
                 out.compared += 1;
                 let pair = (timed, traced);
-                out.bad
-                    .extend(differences(module, pair, occupancy(r), occupancy(t)));
+                out.bad.extend(differences(
+                    module,
+                    pair,
+                    occupancy(r, threads),
+                    occupancy(t, threads),
+                ));
                 out.inexact
                     .extend(differences(module, pair, exact(r), exact(t)));
             }
@@ -139,15 +163,20 @@ mod tests {
                 ..TracedCheck::default()
             }
         );
-        // One register fewer in the same unit of 8, and spills: inexact, same blocks per SM.
+        // One register fewer (C's 64 threads: 8 blocks either way), and spills: inexact.
         let close = check("m", &[report(e, 128, 8), report(t, 127, 0)]);
         assert_eq!((close.compared, close.bad.len()), (1, 0));
         assert_eq!(close.inexact.len(), 3, "{:?}", close.inexact);
         assert!(close.inexact[0].contains("127 registers") && close.inexact[0].contains("128"));
-        // Past the unit: fewer blocks per SM.
+        // 136 registers allocated: 7 blocks per SM, not 8.
         let worse = check("m", &[report(e, 128, 0), report(t, 130, 0)]);
         assert_eq!(worse.bad.len(), 1, "{:?}", worse.bad);
-        assert!(worse.bad[0].contains("136 registers allocated"));
+        assert!(
+            worse.bad[0].contains("7 blocks per SM by registers"),
+            "{:?}",
+            worse.bad
+        );
+        assert_eq!(register_blocks(209, 256), register_blocks(208, 256));
         let lonely = check("m", &[report(e, 128, 0)]);
         assert_eq!((lonely.compared, lonely.bad.len()), (0, 1));
         assert!(lonely.bad[0].contains("no traced twin"));

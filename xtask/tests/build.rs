@@ -573,10 +573,10 @@ fn fma_controls_assemble_to_their_instruction() {
 
 /// Every GEMM line's traced twin (kernels-gpu `sections/block_trace.rs`), in every module that
 /// holds the line's entry (the capped ones and the sm_90a one included): ptxas gives it its timed
-/// entry's blocks per SM (registers in the same allocation unit, static shared memory,
+/// entry's blocks per SM (registers that hold as many blocks, static shared memory,
 /// barriers), so that what the trace measures is the timed build's occupancy; in the sm_90
 /// modules also the exact registers and spill bytes. (In the sm_90a module ptxas 13.0 gives the
-/// two mma_sync lines' twins one register fewer, in the same unit: printed, not failed.)
+/// two mma_sync lines' twins one register fewer, as many blocks: printed, not failed.)
 #[test]
 fn traced_twins_keep_their_entries_resources_in_every_module() {
     let (_, manifest) = built("sm_90");

@@ -426,8 +426,8 @@ mod with_nvcc {
     }
 
     /// The twin's traced entries (`nvcc/twin_block_trace.cuh`), in its main, capped and sm_90a
-    /// cubins: nvcc's ptxas gives each its timed entry's blocks per SM (registers in the same
-    /// allocation unit, static shared memory, barriers), as the Rust build's
+    /// cubins: nvcc's ptxas gives each its timed entry's blocks per SM (registers that hold as
+    /// many blocks, static shared memory, barriers), as the Rust build's
     /// (xtask/tests/build.rs). Exact register counts and spill bytes differ in places (the
     /// spilling D+ line and low caps, one tuned line by two registers): printed, not failed.
     #[test]
