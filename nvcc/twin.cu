@@ -12,6 +12,7 @@
 //   -maxrregcount on an entry with bounds); with -DLAB_REGS_ONLY, only the register experiment's
 //   GEMM entry, as the Rust capped modules hold only that one.
 
+#include "twin_block_trace.cuh"
 #include "twin_chase.cuh"
 #include "twin_copy_samples.cuh"
 #include "twin_fma_ilp.cuh"
@@ -36,21 +37,22 @@
     const float *__restrict__ a, const float *__restrict__ b, float *c, int m, int n, int k, float alpha, float beta
 
 // A seed GEMM line: 64x64x8 block tile, tm x tn per thread; the table's block size is checked
-// against the tile's own.
-#define LAB_GEMM_SEED(NAME, threads, min_blocks, tm, tn)                                          \
+// against the tile's own. TRACE (every GEMM line's macro takes it): LAB_TIMED for the line's
+// entry, LAB_TRACED for its traced twin (twin_block_trace.cuh).
+#define LAB_GEMM_SEED(NAME, TRACE, threads, min_blocks, tm, tn)                                   \
     static_assert((threads) == lab::seed::BM * lab::seed::BN / ((tm) * (tn)), #NAME ": threads"); \
     extern "C" __global__ void LAB_BOUNDS(threads, min_blocks) NAME(LAB_GEMM_PARAMS) {             \
-        lab::seed::gemm<tm, tn>(a, b, c, m, n, k, alpha, beta);                                   \
+        TRACE(lab::seed::gemm<tm, tn>(a, b, c, m, n, k, alpha, beta));                            \
     }
 
 // A tuned GEMM line: block, warp and thread tiles and pipeline stages. The table's block size and
 // dynamic shared memory (what the host launches it with) are checked against the shape's own.
-#define LAB_GEMM_TUNED(NAME, threads, min_blocks, shared_bytes, bm, bn, bk, wm, wn, tm, tn, stages)    \
+#define LAB_GEMM_TUNED(NAME, TRACE, threads, min_blocks, shared_bytes, bm, bn, bk, wm, wn, tm, tn, stages) \
     using NAME##_shape = lab::tuned::Shape<bm, bn, bk, wm, wn, tm, tn, stages>;                       \
     static_assert(NAME##_shape::THREADS == (threads), #NAME ": threads");                             \
     static_assert(NAME##_shape::SHARED_BYTES == (shared_bytes), #NAME ": dynamic shared memory");     \
     extern "C" __global__ void LAB_BOUNDS(threads, min_blocks) NAME(LAB_GEMM_PARAMS) {                \
-        lab::tuned::gemm<NAME##_shape>(a, b, c, m, n, k, alpha, beta);                                \
+        TRACE(lab::tuned::gemm<NAME##_shape>(a, b, c, m, n, k, alpha, beta));                         \
     }
 
 // A point of the memcpy grid (variants.rs `abi:` memcpy: src, dst, n).
@@ -78,14 +80,14 @@
 // A BF16 tensor-core GEMM line (variants.rs `abi:` gemm_bf16: GEMM's parameters with bf16 A and
 // B): block tile, warp tile and pipeline stages (the mma shape is m16n8k16, the only one the table
 // takes). The table's block size and dynamic shared memory are checked against the shape's own.
-#define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages)                      \
+#define LAB_GEMM_BF16(NAME, TRACE, threads, shared_bytes, bm, bn, bk, wm, wn, stages)               \
     using NAME##_shape = lab::mma::Shape<bm, bn, bk, wm, wn, stages>;                               \
     static_assert(NAME##_shape::THREADS == (threads), #NAME ": threads");                           \
     static_assert(NAME##_shape::SHARED_BYTES == (shared_bytes), #NAME ": dynamic shared memory");   \
     extern "C" __global__ void LAB_BOUNDS(threads, 0)                                               \
         NAME(const std::uint16_t* __restrict__ a, const std::uint16_t* __restrict__ b, float* c, int m, int n, \
              int k, float alpha, float beta) {                                                      \
-        lab::mma::gemm<NAME##_shape>(a, b, c, m, n, k, alpha, beta);                                \
+        TRACE(lab::mma::gemm<NAME##_shape>(a, b, c, m, n, k, alpha, beta));                         \
     }
 
 // An mma line (variants.rs `abi:` mma_bf16_ilp: a, b, out, iters); launched with any whole

@@ -8,6 +8,7 @@
 // variant table: one macro invocation per entry, each macro defined below. A table line of a
 // family this file has no macro for stops the build with an #error.
 
+#include "twin_block_trace.cuh"
 #include "twin_gemm_tma_mma.cuh"
 #include "twin_gemm_wgmma.cuh"
 #include "twin_tma_copy.cuh"
@@ -28,25 +29,26 @@
 
 // A wgmma line of the `gemm_wgmma` section: its threads and one block per SM as its launch bound
 // (as hopper.rs gives the Rust entry), its dynamic shared memory and the registers its consumers
-// ask for checked against the twin's own.
-#define LAB_WGEMM(NAME, threads, shared_bytes, bm, bn, stages, consumers, regs)                              \
+// ask for checked against the twin's own. TRACE: LAB_TIMED for the line's entry, LAB_TRACED for
+// its traced twin (twin_block_trace.cuh), as in twin.cu.
+#define LAB_WGEMM(NAME, TRACE, threads, shared_bytes, bm, bn, stages, consumers, regs)                       \
     static_assert((threads) == ((consumers) + 1) * lab::ring::WGEMM_WARPGROUP, #NAME ": threads");          \
     static_assert(lab::ring::Line<bm, bn, stages, consumers>::SHARED_BYTES == (shared_bytes),               \
                   #NAME ": dynamic shared memory");                                                        \
     static_assert(lab::ring::consumer_regs(consumers) == (regs), #NAME ": consumer registers");             \
     extern "C" __global__ void __launch_bounds__(threads, 1) NAME(LAB_WGEMM_PARAMS) {                        \
-        lab::ring::gemm_wgmma_twin<bm, bn, stages, consumers, (bn) / 2, regs>(a_map, b_map, c, m, n, k, alpha, \
-                                                                             beta);                        \
+        TRACE(lab::ring::gemm_wgmma_twin<bm, bn, stages, consumers, (bn) / 2, regs>(a_map, b_map, c, m, n, k,   \
+                                                                                   alpha, beta));          \
     }
 
 // An mma_sync line of the `gemm_wgmma` section: the same ring and bounds, consumers only.
-#define LAB_TMA_MMA(NAME, threads, shared_bytes, bm, bn, stages, consumers)                                 \
+#define LAB_TMA_MMA(NAME, TRACE, threads, shared_bytes, bm, bn, stages, consumers)                          \
     static_assert((threads) == (consumers) * lab::ring::WGEMM_WARPGROUP, #NAME ": threads");               \
     static_assert(lab::ring::Line<bm, bn, stages, consumers>::SHARED_BYTES == (shared_bytes),               \
                   #NAME ": dynamic shared memory");                                                        \
     extern "C" __global__ void __launch_bounds__(threads, 1) NAME(LAB_WGEMM_PARAMS) {                        \
-        lab::ring::gemm_tma_mma_twin<bm, bn, stages, consumers, (bn) / 32>(a_map, b_map, c, m, n, k, alpha,   \
-                                                                          beta);                           \
+        TRACE(lab::ring::gemm_tma_mma_twin<bm, bn, stages, consumers, (bn) / 32>(a_map, b_map, c, m, n, k,      \
+                                                                                alpha, beta));             \
     }
 
 // A bulk-copy line (variants.rs `tma_copy`, parameters as memcpy's: src, dst, n): threads per

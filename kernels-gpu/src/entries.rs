@@ -1,5 +1,6 @@
 //! The entries the variant table generates: each with its family (and so its parameter list)
-//! and its launch bound, in table order.
+//! and its launch bound, in table order; and the traced twins of the GEMM lines' entries
+//! (`sections/block_trace.rs`), which [`entry`] knows beside them.
 
 use crate::abi::Param;
 use crate::variants::{
@@ -54,6 +55,9 @@ pub struct EntryDecl {
     /// Threads per block every launch uses, when fixed: the main module's `.maxntid`. None for
     /// entries launched with several block sizes (fma) or not worth bounding (chase).
     pub max_threads: Option<u32>,
+    /// For a traced entry, the timed entry whose kernel it runs between the block trace's stamps
+    /// (and whose launch bounds, register cap and resources it has); None for a timed entry.
+    pub traces: Option<&'static str>,
 }
 
 impl EntryDecl {
@@ -62,6 +66,16 @@ impl EntryDecl {
             name,
             family,
             max_threads,
+            traces: None,
+        }
+    }
+
+    /// The traced twin of this (timed) entry, called `traced`.
+    const fn traced(self, traced: &'static str) -> Self {
+        EntryDecl {
+            name: traced,
+            traces: Some(self.name),
+            ..self
         }
     }
 
@@ -124,20 +138,93 @@ pub fn entries() -> impl Iterator<Item = EntryDecl> + Clone {
         .chain(sampled)
 }
 
+/// The traced twins of the GEMM lines' entries (`sections/block_trace.rs`), in table order: the
+/// FP32 GEMM lines', then the BF16 ones'. Each has its timed entry's family, launch bound and
+/// module. (The sm_90a module's GEMM lines have traced twins too, listed with that module by
+/// xtask, as their timed entries are.)
+pub fn traced_entries() -> impl Iterator<Item = EntryDecl> + Clone {
+    let gemm = GEMM
+        .iter()
+        .map(|v| EntryDecl::new(v.entry, Family::Gemm, Some(v.threads())).traced(v.traced_entry()));
+    let bf16 = BF16_GEMM.iter().map(|v| {
+        EntryDecl::new(v.entry, Family::Bf16Gemm, Some(v.threads())).traced(v.traced_entry())
+    });
+    gemm.chain(bf16)
+}
+
+/// Every entry of the module: [`entries`], then [`traced_entries`].
+pub fn all_entries() -> impl Iterator<Item = EntryDecl> + Clone {
+    entries().chain(traced_entries())
+}
+
 /// The entries of the GEMM check, in table order.
 pub fn check_entries() -> [&'static str; 3] {
     [GEMM_REF.entry, GEMM_CHECK.entry, GEMM_HASH.entry]
 }
 
-/// The entry called `name`, if the table generates one.
+/// The entry called `name`, if the table generates one (a traced twin included).
 pub fn entry(name: &str) -> Option<EntryDecl> {
-    entries().find(|e| e.name == name)
+    all_entries().find(|e| e.name == name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::variants::*;
+
+    #[test]
+    fn traced_entries_are_their_lines_entries_with_the_suffix_and_known_by_name() {
+        extern crate std;
+        use crate::sections::block_trace::TRACED_SUFFIX;
+        use std::format;
+        use std::vec::Vec;
+        let lines: Vec<(&str, &str)> = GEMM
+            .iter()
+            .map(|v| (v.entry, v.traced_entry()))
+            .chain(BF16_GEMM.iter().map(|v| (v.entry, v.traced_entry())))
+            .chain(WGEMM.iter().map(|v| (v.entry, v.traced_entry())))
+            .collect();
+        assert_eq!(lines.len(), GEMM.len() + BF16_GEMM.len() + WGEMM.len());
+        for (timed, traced) in &lines {
+            assert_eq!(*traced, format!("{timed}{TRACED_SUFFIX}"));
+        }
+        assert_eq!(
+            find_gemm(GEMM, "C").unwrap().traced_entry(),
+            "gemm_tm8_tn8_traced"
+        );
+        // Each FP32 and BF16 line's traced entry: its line's family and bound, naming its entry.
+        for (v, family, threads) in GEMM
+            .iter()
+            .map(|v| ((v.entry, v.traced_entry()), Family::Gemm, v.threads()))
+            .chain(
+                BF16_GEMM
+                    .iter()
+                    .map(|v| ((v.entry, v.traced_entry()), Family::Bf16Gemm, v.threads())),
+            )
+        {
+            let (timed, traced) = v;
+            let t = entry(traced).unwrap();
+            assert_eq!(
+                (t.name, t.family, t.max_threads, t.traces),
+                (traced, family, Some(threads), Some(timed))
+            );
+            assert_eq!(t.params(), entry(timed).unwrap().params());
+            assert_eq!(entry(timed).unwrap().traces, None);
+        }
+        assert_eq!(traced_entries().count(), GEMM.len() + BF16_GEMM.len());
+        assert!(entries().all(|e| e.traces.is_none()));
+        assert!(traced_entries().all(|e| e.traces.is_some()));
+        assert_eq!(
+            all_entries().count(),
+            entries().count() + traced_entries().count()
+        );
+        // The sm_90a module's lines are not this module's entries, traced or timed.
+        assert!(WGEMM
+            .iter()
+            .all(|v| entry(v.entry).is_none() && entry(v.traced_entry()).is_none()));
+        assert_eq!(entry("gemm_tm8_tn8_traced_traced"), None);
+        assert_eq!(entry("memcpy_t1024_l1_w1_traced"), None, "GEMM lines only");
+    }
 
     #[test]
     fn every_entry_is_listed_once_with_its_family() {

@@ -15,6 +15,8 @@
 //! - the shared-memory copies' `cp.async` (64-bit indices, any count of groups pending) are in
 //!   `gpu/async_copy.rs`;
 //! - the sampled persistent copies' `%smid` and their module global are in `gpu/stamps.rs`;
+//! - a traced entry's stamps read the block's and thread's linear index, the SM and the clocks,
+//!   and reduce into global words (`gpu/block_trace.rs`);
 //! - the tensor-core instructions (`ldmatrix`, `mma.sync`) and the BF16 GEMM's copies are in
 //!   `gpu/tensor.rs`.
 
@@ -23,10 +25,14 @@ use core::arch::nvptx;
 
 #[macro_use]
 mod async_copy;
+mod block_trace;
 mod reduce;
 mod shared_arrays;
 mod stamps;
 pub use async_copy::{cp_async_16, cp_async_wait_pending};
+pub use block_trace::{
+    red_add_u64, red_max_u64, sm_id, trace_block_index, trace_thread_index, trace_warp_sync,
+};
 pub use reduce::{atomic_add_u64, atomic_max_u64, lane_id, load_word, shuffle_xor_u64, store_word};
 pub use shared_arrays::{SharedF32, SharedF64};
 pub use stamps::{copy_samples, smid};

@@ -3,6 +3,7 @@
 //! table by its entry (`table_macros/`); what a line describes and the formulas a kernel shares
 //! with the host are in `sections/` and `shapes/`, the inline PTX they run on in `gpu`.
 
+pub(crate) mod block_trace;
 pub(crate) mod chase;
 pub(crate) mod fma;
 pub(crate) mod fma_controls;

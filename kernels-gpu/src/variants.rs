@@ -287,6 +287,27 @@ impl MemcpyPoint {
     }
 }
 
+impl WgemmVariant {
+    /// The entry of the line's traced twin in the sm_90a module: [`entry`](WgemmVariant::entry)
+    /// and [`TRACED_SUFFIX`](crate::sections::block_trace::TRACED_SUFFIX)
+    /// (`sections/block_trace.rs`). Looked up in [`WGEMM_TRACED`] rather than held by the line:
+    /// the kernels build their line as a value, and a field more changed how LLVM compiled two of
+    /// the timed mma_sync entries (two copies swapped).
+    ///
+    /// # Panics
+    /// For a line that is not one of [`WGEMM`]'s (a kernel's `kernel_line`).
+    pub const fn traced_entry(&self) -> &'static str {
+        let mut i = 0;
+        while i < WGEMM.len() {
+            if str_eq(WGEMM[i].entry, self.entry) {
+                return WGEMM_TRACED[i];
+            }
+            i += 1;
+        }
+        panic!("traced_entry: the line is not one of the gemm_wgmma table's")
+    }
+}
+
 impl RegsExperiment {
     /// The capped GEMM variant.
     pub const fn gemm(&self) -> &'static GemmVariant {

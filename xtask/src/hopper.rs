@@ -1,7 +1,8 @@
 //! The sm_90a module (`kernels_sm90a.ptx`): the wgmma entries of the variant table's
 //! The sm_90a module (`kernels_sm90a.ptx`): the wgmma entries of the variant table's
 //! `wgmma_bf16` section (each with `.maxntid 128`, one warpgroup per block), its `gemm_wgmma`
-//! section (each with its line's threads and `.minnctapersm 1`) and the bulk-copy lines of its
+//! section (each with its line's threads and `.minnctapersm 1`, and each line's traced twin
+//! bounded as its entry) and the bulk-copy lines of its
 //! `smem_copy` section (`tma_copy`, each bounded to its block), built by
 //! [`PtxBuild::hopper`](crate::ptx::PtxBuild::hopper), and the bars its ptxas report must
 //! clear: no serialized wgmma (ptxas warnings C7510-C7515), no spill and no stack frame on any
@@ -9,7 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use kernels_gpu::variants::{RingMma, SmemPath, SMEM_COPY, WARPGROUP_THREADS, WGEMM, WGMMA_BF16};
+use kernels_gpu::variants::{
+    RingMma, SmemPath, WgemmVariant, SMEM_COPY, WARPGROUP_THREADS, WGEMM, WGMMA_BF16,
+};
 
 use crate::modules::ModulesError;
 use crate::ptx::{self, PtxError, HOPPER_ARCH};
@@ -19,22 +22,29 @@ use ptxas_report::ptx_entries::{keep_entries, patch_entries};
 /// The module's file name.
 pub const HOPPER_FILE: &str = "kernels_sm90a.ptx";
 
-/// Every entry of the module: the microbenchmark's, the GEMM's, then the bulk copies'.
+/// Every entry of the module: the microbenchmark's, the GEMM's, the bulk copies', then the GEMM
+/// lines' traced twins.
 pub fn hopper_entries() -> impl Iterator<Item = &'static str> {
     WGMMA_BF16
         .iter()
         .map(|v| v.entry)
         .chain(WGEMM.iter().map(|v| v.entry))
         .chain(bulk_copies().map(|(e, _)| e))
+        .chain(WGEMM.iter().map(|v| v.traced_entry()))
+}
+
+/// The GEMM line whose entry, or traced twin, is `entry`.
+pub fn wgemm_line(entry: &str) -> Option<&'static WgemmVariant> {
+    WGEMM
+        .iter()
+        .find(|v| v.entry == entry || v.traced_entry() == entry)
 }
 
 /// Whether `entry` is one of the wgmma lines (microbenchmark or GEMM; not the GEMM section's
 /// mma.sync lines).
 pub fn is_wgmma_entry(entry: &str) -> bool {
     WGMMA_BF16.iter().any(|v| v.entry == entry)
-        || WGEMM
-            .iter()
-            .any(|v| v.entry == entry && v.mma == RingMma::Wgmma)
+        || wgemm_line(entry).is_some_and(|v| v.mma == RingMma::Wgmma)
 }
 
 /// The bulk-copy lines of the `smem_copy` section (`tma_copy`), which only this module holds:
@@ -49,9 +59,10 @@ fn bulk_copies() -> impl Iterator<Item = (&'static str, u32)> {
 /// The launch bounds of one of the module's entries: one warpgroup for the microbenchmark; the
 /// line's warpgroups and one block per SM for the GEMM (its blocks are persistent, and
 /// `setmaxnreg` shares the register file of one block); its block for a bulk copy. nvcc's twin
-/// is held to the same (`twin::hopper_mismatches`).
+/// is held to the same (`twin::hopper_mismatches`). A GEMM line's traced twin is bounded as its
+/// entry.
 pub fn launch_bounds(entry: &str) -> String {
-    if let Some(v) = WGEMM.iter().find(|v| v.entry == entry) {
+    if let Some(v) = wgemm_line(entry) {
         return format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads());
     }
     let threads = bulk_copies()
@@ -97,7 +108,8 @@ pub fn serialization_warnings(log: &str) -> Vec<&str> {
 }
 
 /// The bars of the sm_90a module, one line per violation (empty when all hold): every line
-/// assembled, without stack frame or spills, and no serialization warning in the log.
+/// assembled, without stack frame or spills, its GEMM lines' traced twins built as their entries
+/// ([`crate::traced`]), and no serialization warning in the log.
 pub fn check_bars(log: &str) -> Vec<String> {
     let mut bad: Vec<String> = serialization_warnings(log)
         .into_iter()
@@ -110,6 +122,7 @@ pub fn check_bars(log: &str) -> Vec<String> {
             return bad;
         }
     };
+    bad.extend(crate::traced::check(HOPPER_FILE, &entries).bad);
     for entry in hopper_entries() {
         match entries.iter().find(|e| e.name == entry) {
             None => bad.push(format!(
@@ -195,12 +208,14 @@ mod tests {
     #[test]
     fn a_spill_or_a_missing_wgmma_entry_fails_the_build() {
         let (spilling, missing) = (WGEMM[0].entry, WGMMA_BF16[2].entry);
+        // The line's traced twin spills as it does: both fail the spill bar.
+        let spills = |e: &str| e == spilling || e == WGEMM[0].traced_entry();
         let log: String = hopper_entries()
             .filter(|e| *e != missing)
-            .map(|e| entry_report(e, if e == spilling { 8 } else { 0 }))
+            .map(|e| entry_report(e, if spills(e) { 8 } else { 0 }))
             .collect();
         let bad = check_bars(&log);
-        assert_eq!(bad.len(), 2, "{bad:?}");
+        assert_eq!(bad.len(), 3, "{bad:?}");
         assert!(bad
             .iter()
             .any(|b| b.contains(spilling) && b.contains("8 bytes spill stores")));

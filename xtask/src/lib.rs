@@ -5,6 +5,7 @@
 //! - [`ptxas`]: find ptxas, assemble a module, parse its resource report (also the driver JIT's);
 //! - [`hopper`]: the sm_90a module (the wgmma entries) and the bars its ptxas report must clear;
 //! - [`modules`]: the set of modules the lab uses, written to a folder with a manifest;
+//! - [`traced`]: the GEMM lines' traced twins held to their entries' resources;
 //! - [`driver`]: whether the NVIDIA driver is installed;
 //! - [`arch_flag`]: the `--arch` values that exist and that the ptxas at hand takes.
 //! - [`nvcc`], [`twin_header`], [`twin`]: nvcc's twin of the kernels (`nvcc/twin.cu`), its
@@ -17,5 +18,6 @@ pub mod modules;
 pub mod nvcc;
 pub mod ptx;
 pub mod ptxas;
+pub mod traced;
 pub mod twin;
 pub mod twin_header;

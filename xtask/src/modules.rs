@@ -258,8 +258,8 @@ pub enum GridBar {
     LabelledOnly,
 }
 
-/// The bars every build must clear (issue: accumulators in registers, caps that bind).
-/// Returns one line per violation; empty when all hold.
+/// The bars every build must clear (issue: accumulators in registers, caps that bind, traced
+/// twins built as their entries). Returns one line per violation; empty when all hold.
 pub fn check_bars(m: &Manifest) -> Vec<String> {
     check_bars_with(m, GridBar::FittingPoints)
 }
@@ -311,6 +311,10 @@ pub fn check_bars_with(m: &Manifest, grid: GridBar) -> Vec<String> {
             )),
             Some(_) => {}
         }
+    }
+    // Every module's traced twins: the timed entry's resources, or the trace is not its.
+    for module in &m.modules {
+        bad.extend(crate::traced::check(&module.module.file, &module.entries).bad);
     }
     let capped = REGS.gemm().entry;
     let mut previous: Option<(u32, u32)> = None;

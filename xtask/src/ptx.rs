@@ -249,10 +249,11 @@ pub fn table_threads(entry: &str) -> Option<Option<u32>> {
     entries::entry(entry).map(|e| e.max_threads)
 }
 
-/// Entries of the register-capped modules: the regs experiment's GEMM variant (nothing else is
-/// launched from them, and every other entry would only grow the modules the host embeds).
+/// Entries of the register-capped modules: the regs experiment's GEMM variant and its traced
+/// twin (nothing else is launched from them, and every other entry would only grow the modules
+/// the host embeds).
 pub fn capped_entries() -> Vec<&'static str> {
-    vec![REGS.gemm().entry]
+    vec![REGS.gemm().entry, REGS.gemm().traced_entry()]
 }
 
 /// Every entry's `.param` list, in module order (read by [`ptxas_report::entry_params`], the reader
@@ -298,15 +299,18 @@ pub fn check_params(ptx: &str) -> Result<(), PtxError> {
 /// The module with launch bounds: every entry launched with one block size gets
 /// `.maxntid THREADS, 1, 1` from its table line, as nvcc's `__launch_bounds__(THREADS)` would,
 /// and `.minnctapersm` where a GEMM line asks for it (`GemmVariant::min_blocks_per_sm`); the
-/// others (fma, chase) none. Entries and table must match one to one.
+/// others (fma, chase) none; a traced entry those of the entry it traces. Entries and table must
+/// match one to one.
 pub fn with_launch_bounds(ptx: &str) -> Result<String, PtxError> {
     check_matches_table(ptx)?;
     patch_entries(ptx, |name| {
-        let threads =
-            table_threads(name).ok_or_else(|| PtxError::UnknownEntry(name.to_string()))?;
+        let decl = entries::entry(name).ok_or_else(|| PtxError::UnknownEntry(name.to_string()))?;
+        let threads = decl.max_threads;
+        // A traced entry is bounded as the entry it traces.
+        let timed = decl.traces.unwrap_or(name);
         let min_blocks = variants::GEMM
             .iter()
-            .find(|v| v.entry == name)
+            .find(|v| v.entry == timed)
             .and_then(|v| v.min_blocks_per_sm());
         Ok(threads.map(|t| match min_blocks {
             Some(blocks) => format!(".maxntid {t}, 1, 1\n.minnctapersm {blocks}"),
@@ -329,12 +333,11 @@ pub fn with_register_cap(ptx: &str, cap: u32) -> Result<String, PtxError> {
 /// not JIT-compile them (they need more registers than the calculator's lowest caps allow, and
 /// double the module's compile time).
 pub fn is_tensor_entry(entry: &str) -> bool {
-    entries::entries().any(|e| {
-        e.name == entry
-            && matches!(
-                e.family,
-                entries::Family::Bf16Gemm | entries::Family::MmaIlp
-            )
+    entries::entry(entry).is_some_and(|e| {
+        matches!(
+            e.family,
+            entries::Family::Bf16Gemm | entries::Family::MmaIlp
+        )
     })
 }
 
@@ -359,14 +362,14 @@ pub fn with_check_entries(ptx: &str) -> Result<String, PtxError> {
     Ok(keep_entries(&bounded, |e| checks.contains(&e))?)
 }
 
-/// Every PTX entry is a table entry, every table entry is a PTX entry, and every entry's
-/// parameter list is the one its family declares.
+/// Every PTX entry is a table entry, every table entry (traced twins included) is a PTX entry,
+/// and every entry's parameter list is the one its family declares.
 pub fn check_matches_table(ptx: &str) -> Result<(), PtxError> {
     let found = entries(ptx);
     if let Some(extra) = found.iter().find(|e| table_threads(e).is_none()) {
         return Err(PtxError::UnknownEntry(extra.clone()));
     }
-    for entry in entries::entries() {
+    for entry in entries::all_entries() {
         if !found.iter().any(|e| e == entry.name) {
             return Err(PtxError::MissingEntry(entry.name.to_string()));
         }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use kernels_gpu::abi::Param;
 use kernels_gpu::entries;
 use kernels_gpu::variants::{
-    self, SmemCopyParams, SmemPath, WgemmParams, WgmmaParams, SMEM_COPY, WGEMM, WGMMA_BF16,
+    SmemCopyParams, SmemPath, WgemmParams, WgmmaParams, SMEM_COPY, WGMMA_BF16,
 };
 
 use crate::hopper;
@@ -214,7 +214,7 @@ pub fn mismatches(twin: &Twin) -> Result<Vec<String>, TwinError> {
     }
     for m in &twin.manifest.modules {
         let expected: Vec<&str> = match m.module.kind {
-            ModuleKind::Capped { .. } => vec![variants::REGS.gemm().entry],
+            ModuleKind::Capped { .. } => ptx::capped_entries(),
             ModuleKind::Main | ModuleKind::Unbounded => want.clone(),
             // The GEMM check's kernels are the lab's own, whatever module is timed.
             ModuleKind::Checks | ModuleKind::Tensor => continue,
@@ -242,7 +242,7 @@ pub fn mismatches(twin: &Twin) -> Result<Vec<String>, TwinError> {
 fn hopper_params(entry: &str) -> Option<&'static [Param]> {
     if WGMMA_BF16.iter().any(|v| v.entry == entry) {
         Some(WgmmaParams::PARAMS)
-    } else if WGEMM.iter().any(|v| v.entry == entry) {
+    } else if hopper::wgemm_line(entry).is_some() {
         Some(WgemmParams::PARAMS)
     } else if SMEM_COPY
         .iter()

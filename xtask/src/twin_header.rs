@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 
 use kernels_gpu::entries::{self, EntryDecl, Family};
 use kernels_gpu::variants::{
-    FmaOp, GemmFamily, GemmVariant, MmaIlpVariant, RingMma, SmemPath, BF16_GEMM, CHASE, FMA,
-    FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY, WGEMM,
-    WGMMA_BF16,
+    FmaOp, GemmFamily, GemmVariant, MmaIlpVariant, RingMma, SmemPath, WgemmVariant, BF16_GEMM,
+    CHASE, FMA, FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY,
+    WGEMM, WGMMA_BF16,
 };
 
 /// The header, relative to the workspace root.
@@ -73,19 +73,30 @@ impl Line {
     }
 }
 
-/// The twin's line for one table entry.
+/// The `TRACE` argument of a GEMM line's macro (`nvcc/twin_block_trace.cuh`): `LAB_TRACED` for a
+/// traced twin, `LAB_TIMED` for the line's entry.
+fn trace_argument(traced: bool) -> &'static str {
+    if traced {
+        "LAB_TRACED"
+    } else {
+        "LAB_TIMED"
+    }
+}
+
+/// The twin's line for one table entry (a GEMM line's traced twin: the line's macro with the
+/// twin's name and `LAB_TRACED`).
 pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
     let missing = || HeaderError::NoLine {
         entry: e.name.to_owned(),
         family: e.family,
     };
+    // The table line is the timed entry's; the name and TRACE are this entry's.
+    let timed = e.traces.unwrap_or(e.name);
+    let trace = trace_argument(e.traces.is_some());
     let invocation = match e.family {
         Family::Gemm => {
-            let v = GEMM
-                .iter()
-                .find(|v| v.entry == e.name)
-                .ok_or_else(missing)?;
-            gemm_invocation(v)
+            let v = GEMM.iter().find(|v| v.entry == timed).ok_or_else(missing)?;
+            gemm_invocation(v, e.name, trace)
         }
         Family::Memcpy => {
             let p = MEMCPY_GRID
@@ -121,12 +132,12 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
         Family::Bf16Gemm => {
             let v = BF16_GEMM
                 .iter()
-                .find(|v| v.entry == e.name)
+                .find(|v| v.entry == timed)
                 .ok_or_else(missing)?;
             let s = &v.shape;
             format!(
-                "LAB_GEMM_BF16({}, {}, {}, {}, {}, {}, {}, {}, {})",
-                v.entry,
+                "LAB_GEMM_BF16({}, {trace}, {}, {}, {}, {}, {}, {}, {}, {})",
+                e.name,
                 v.threads(),
                 v.dynamic_shared_bytes(),
                 s.bm,
@@ -191,14 +202,13 @@ pub fn line(e: &EntryDecl) -> Result<Line, HeaderError> {
     })
 }
 
-/// A GEMM line's invocation: the launch bound (threads, minimum blocks per SM, 0 for none) first,
-/// then the tiles.
-fn gemm_invocation(v: &GemmVariant) -> String {
+/// A GEMM line's invocation for its entry `name` (the line's, or its traced twin's) and `trace`:
+/// the launch bound (threads, minimum blocks per SM, 0 for none) first, then the tiles.
+fn gemm_invocation(v: &GemmVariant, name: &str, trace: &str) -> String {
     let min_blocks = v.min_blocks_per_sm().unwrap_or(0);
     match v.family {
         GemmFamily::Seed => format!(
-            "LAB_GEMM_SEED({}, {}, {min_blocks}, {}, {})",
-            v.entry,
+            "LAB_GEMM_SEED({name}, {trace}, {}, {min_blocks}, {}, {})",
             v.threads(),
             v.tm,
             v.tn
@@ -206,8 +216,7 @@ fn gemm_invocation(v: &GemmVariant) -> String {
         GemmFamily::Tuned => {
             let (wm, wn) = v.warp.expect("a tuned line has a warp tile");
             format!(
-                "LAB_GEMM_TUNED({}, {}, {min_blocks}, {}, {}, {}, {}, {wm}, {wn}, {}, {}, {})",
-                v.entry,
+                "LAB_GEMM_TUNED({name}, {trace}, {}, {min_blocks}, {}, {}, {}, {}, {wm}, {wn}, {}, {}, {})",
                 v.threads(),
                 v.dynamic_shared_bytes(),
                 v.bm,
@@ -221,9 +230,9 @@ fn gemm_invocation(v: &GemmVariant) -> String {
     }
 }
 
-/// Every table entry's twin line, in table order.
+/// Every table entry's twin line, in table order, then the traced twins'.
 pub fn lines() -> Result<Vec<Line>, HeaderError> {
-    entries::entries().map(|e| line(&e)).collect()
+    entries::all_entries().map(|e| line(&e)).collect()
 }
 
 /// The names of the entries the twin defines, in table order.
@@ -246,32 +255,15 @@ pub fn hopper_lines() -> Vec<Line> {
         name: v.entry,
         invocation: format!("LAB_WGMMA_BF16({}, {}, {})", v.entry, v.n, v.groups),
     });
-    let wgemm = WGEMM.iter().map(|v| Line::Entry {
-        name: v.entry,
-        invocation: match v.mma {
-            RingMma::Wgmma => format!(
-                "LAB_WGEMM({}, {}, {}, {}, {}, {}, {}, {})",
-                v.entry,
-                v.threads(),
-                v.dynamic_shared_bytes(),
-                v.bm,
-                v.bn,
-                v.stages,
-                v.consumers,
-                v.consumer_regs()
-            ),
-            RingMma::Sync => format!(
-                "LAB_TMA_MMA({}, {}, {}, {}, {}, {}, {})",
-                v.entry,
-                v.threads(),
-                v.dynamic_shared_bytes(),
-                v.bm,
-                v.bn,
-                v.stages,
-                v.consumers
-            ),
-        },
-    });
+    let wgemm_line = |v: &'static WgemmVariant, traced: bool| {
+        let name = if traced { v.traced_entry() } else { v.entry };
+        let trace = trace_argument(traced);
+        Line::Entry {
+            name,
+            invocation: wgemm_invocation(v, name, trace),
+        }
+    };
+    let wgemm = WGEMM.iter().map(|v| wgemm_line(v, false));
     let bulk = SMEM_COPY
         .iter()
         .filter(|l| l.path == SmemPath::Bulk)
@@ -282,7 +274,34 @@ pub fn hopper_lines() -> Vec<Line> {
                 l.entry, l.threads, l.stage_bytes, l.stages
             ),
         });
-    wgmma.chain(wgemm).chain(bulk).collect()
+    let traced = WGEMM.iter().map(|v| wgemm_line(v, true));
+    wgmma.chain(wgemm).chain(bulk).chain(traced).collect()
+}
+
+/// A `gemm_wgmma` line's invocation for its entry `name` (the line's or its traced twin's) and
+/// `trace`.
+fn wgemm_invocation(v: &WgemmVariant, name: &str, trace: &str) -> String {
+    match v.mma {
+        RingMma::Wgmma => format!(
+            "LAB_WGEMM({name}, {trace}, {}, {}, {}, {}, {}, {}, {})",
+            v.threads(),
+            v.dynamic_shared_bytes(),
+            v.bm,
+            v.bn,
+            v.stages,
+            v.consumers,
+            v.consumer_regs()
+        ),
+        RingMma::Sync => format!(
+            "LAB_TMA_MMA({name}, {trace}, {}, {}, {}, {}, {}, {})",
+            v.threads(),
+            v.dynamic_shared_bytes(),
+            v.bm,
+            v.bn,
+            v.stages,
+            v.consumers
+        ),
+    }
 }
 
 /// The `#error` guards of a header: one per macro its lines invoke.
@@ -323,11 +342,15 @@ pub fn render_hopper() -> String {
 /// The header's text.
 pub fn render() -> Result<String, HeaderError> {
     let lines = lines()?;
-    let regs = REGS.gemm().entry;
-    let regs_line = lines
-        .iter()
-        .find(|l| l.name() == regs)
-        .expect("the regs experiment's entry is a table entry");
+    // The capped modules' entries, as the Rust ones (`ptx::capped_entries`): the regs line's
+    // entry and its traced twin.
+    let regs = [REGS.gemm().entry, REGS.gemm().traced_entry()];
+    let regs_lines = regs.map(|r| {
+        lines
+            .iter()
+            .find(|l| l.name() == r)
+            .expect("the regs experiment's entries are table entries")
+    });
 
     let mut h = String::new();
     let w = &mut h;
@@ -372,14 +395,17 @@ pub fn render() -> Result<String, HeaderError> {
     }
     let _ = writeln!(
         w,
-        "#else\n// The capped modules hold only the register-cap experiment's GEMM entry, as the Rust ones do."
+        "#else\n// The capped modules hold only the register-cap experiment's GEMM entry and its traced twin, as\n\
+         // the Rust ones do."
     );
-    match regs_line {
-        Line::Entry { invocation, .. } => {
-            let _ = writeln!(w, "{invocation}");
-        }
-        Line::NotMeasured { name, .. } => {
-            let _ = writeln!(w, "#error \"{name} is not in the twin\"");
+    for regs_line in regs_lines {
+        match regs_line {
+            Line::Entry { invocation, .. } => {
+                let _ = writeln!(w, "{invocation}");
+            }
+            Line::NotMeasured { name, .. } => {
+                let _ = writeln!(w, "#error \"{name} is not in the twin\"");
+            }
         }
     }
     let _ = writeln!(w, "#endif");
@@ -413,7 +439,7 @@ mod tests {
     fn every_table_entry_has_a_twin_line_in_table_order() {
         let lines = lines().unwrap();
         let names: Vec<&str> = lines.iter().map(Line::name).collect();
-        let table: Vec<&str> = entries::entries().map(|e| e.name).collect();
+        let table: Vec<&str> = entries::all_entries().map(|e| e.name).collect();
         assert_eq!(names, table);
     }
 
@@ -424,7 +450,15 @@ mod tests {
             line(&entries::entry(c.entry).unwrap()).unwrap(),
             Line::Entry {
                 name: c.entry,
-                invocation: "LAB_GEMM_SEED(gemm_tm8_tn8, 64, 0, 8, 8)".into()
+                invocation: "LAB_GEMM_SEED(gemm_tm8_tn8, LAB_TIMED, 64, 0, 8, 8)".into()
+            }
+        );
+        // Its traced twin: the same macro and numbers, its own name and LAB_TRACED.
+        assert_eq!(
+            line(&entries::entry(c.traced_entry()).unwrap()).unwrap(),
+            Line::Entry {
+                name: c.traced_entry(),
+                invocation: "LAB_GEMM_SEED(gemm_tm8_tn8_traced, LAB_TRACED, 64, 0, 8, 8)".into()
             }
         );
         let r3 = GEMM.iter().find(|v| v.label == "R3").unwrap();
@@ -435,7 +469,7 @@ mod tests {
         assert_eq!(
             invocation,
             format!(
-                "LAB_GEMM_TUNED({}, 256, 0, {}, 128, 256, 8, 64, 64, 8, 16, 3)",
+                "LAB_GEMM_TUNED({}, LAB_TIMED, 256, 0, {}, 128, 256, 8, 64, 64, 8, 16, 3)",
                 r3.entry,
                 r3.dynamic_shared_bytes()
             )
@@ -446,7 +480,7 @@ mod tests {
             Line::Entry {
                 name: m1.entry,
                 invocation: format!(
-                    "LAB_GEMM_BF16({}, 128, {}, 128, 128, 32, 64, 64, 4)",
+                    "LAB_GEMM_BF16({}, LAB_TIMED, 128, {}, 128, 128, 32, 64, 64, 4)",
                     m1.entry,
                     m1.dynamic_shared_bytes()
                 )
@@ -486,7 +520,7 @@ mod tests {
             assert!(h.contains(&format!("#ifndef {m}\n#error")), "{m}");
         }
         let (all, capped) = h.split_once("#else").unwrap();
-        let measured = entries::entries()
+        let measured = entries::all_entries()
             .filter(|e| matches!(line(e), Ok(Line::Entry { .. })))
             .count();
         assert_eq!(
@@ -494,8 +528,9 @@ mod tests {
             measured,
             "one invocation per measured entry"
         );
-        assert_eq!(capped.matches("\nLAB_").count(), 1);
-        assert!(capped.contains(&format!("({}, ", REGS.gemm().entry)));
+        assert_eq!(capped.matches("\nLAB_").count(), 2);
+        assert!(capped.contains(&format!("({}, LAB_TIMED, ", REGS.gemm().entry)));
+        assert!(capped.contains(&format!("({}, LAB_TRACED, ", REGS.gemm().traced_entry())));
         let caps: Vec<String> = REGS.caps.iter().map(u32::to_string).collect();
         assert!(h.contains(&format!("#define LAB_REGS_CAPS \"{}\"", caps.join(" "))));
         let tuned: Vec<&str> = GEMM
@@ -522,7 +557,7 @@ mod tests {
         assert_eq!(
             invocation(w1.entry),
             format!(
-                "LAB_WGEMM({}, 384, {}, 128, 256, 4, 2, 232)",
+                "LAB_WGEMM({}, LAB_TIMED, 384, {}, 128, 256, 4, 2, 232)",
                 w1.entry,
                 w1.dynamic_shared_bytes()
             )
@@ -530,8 +565,16 @@ mod tests {
         assert_eq!(
             invocation(mt1.entry),
             format!(
-                "LAB_TMA_MMA({}, 256, {}, 128, 256, 4, 2)",
+                "LAB_TMA_MMA({}, LAB_TIMED, 256, {}, 128, 256, 4, 2)",
                 mt1.entry,
+                mt1.dynamic_shared_bytes()
+            )
+        );
+        assert_eq!(
+            invocation(mt1.traced_entry()),
+            format!(
+                "LAB_TMA_MMA({}, LAB_TRACED, 256, {}, 128, 256, 4, 2)",
+                mt1.traced_entry(),
                 mt1.dynamic_shared_bytes()
             )
         );
@@ -556,6 +599,7 @@ mod tests {
             name: "gemm_tm3_tn3",
             family: Family::Gemm,
             max_threads: Some(64),
+            traces: None,
         };
         let err = line(&ghost).unwrap_err().to_string();
         assert!(err.contains("gemm_tm3_tn3"), "{err}");

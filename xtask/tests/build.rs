@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use kernels_gpu::entries;
+use kernels_gpu::sections::block_trace::{TRACE_BLOCKS, TRACE_SYMBOL, WORDS_PER_BLOCK};
 use kernels_gpu::variants::{
     self, FmaOp, MmaIlpVariant, SmemPath, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL, GEMM,
-    MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY,
+    MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY, WGEMM,
 };
 use xtask::modules::{self, Manifest, Module, ModuleKind};
-use xtask::ptx::{self, PtxBuild};
-use xtask::ptxas;
+use xtask::ptx::{self, PtxBuild, HOPPER_ARCH};
+use xtask::{hopper, ptxas, traced};
 
 // The readers of PTX and SASS (the SASS loops and mnemonics are the twin's and the probe's).
 #[allow(dead_code)]
@@ -38,32 +39,42 @@ fn plain_ptx() -> &'static str {
     })
 }
 
-/// Writes and assembles the modules for `arch`. Serialized: tests run in parallel and two of them
-/// assemble the same folder.
+/// Writes and assembles the modules for `arch`, once per test binary. Serialized: tests run in
+/// parallel and two of them would assemble the same folder.
 fn built(arch: &str) -> (Vec<Module>, Manifest) {
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    type Built = (Vec<Module>, Manifest);
+    static BUILT: std::sync::Mutex<Vec<(String, Built)>> = std::sync::Mutex::new(Vec::new());
+    let mut done = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, b)) = done.iter().find(|(a, _)| a == arch) {
+        return b.clone();
+    }
     let dir = workspace().join("target").join("test-kernels").join(arch);
     let written = modules::write_all(plain_ptx(), &dir).expect("writing modules");
-    let ptxas = ptxas::find().expect(
-        "ptxas is required for these tests: install the CUDA toolkit or nvidia-cuda-nvcc==13.0.88 and set PTXAS",
-    );
     let manifest =
-        modules::assemble_all(&ptxas, &written, &dir, arch).expect("ptxas on every module");
+        modules::assemble_all(&ptxas_path(), &written, &dir, arch).expect("ptxas on every module");
+    done.push((arch.to_string(), (written.clone(), manifest.clone())));
     (written, manifest)
+}
+
+fn ptxas_path() -> PathBuf {
+    ptxas::find().expect(
+        "ptxas is required for these tests: install the CUDA toolkit or nvidia-cuda-nvcc==13.0.88 and set PTXAS",
+    )
 }
 
 #[test]
 fn ptx_has_exactly_the_table_entries() {
     let found = ptx::entries(plain_ptx());
-    let mut want: Vec<&str> = entries::entries().map(|e| e.name).collect();
+    let mut want: Vec<&str> = entries::all_entries().map(|e| e.name).collect();
     assert_eq!(
         want.len(),
         GEMM.len() + 198 + FMA.len() + FMA_CONTROLS.len() + 1 + 3 + BF16_GEMM.len() + MMA_ILP.len()
             + READ.len()
             + SMEM_COPY.iter().filter(|l| l.path == SmemPath::CpAsync).count()
-            + 2 * PERSISTENT_COPY.len(),
-        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA and its controls, chase, the GEMM check's three, BF16 GEMM, mma, read, the cp.async copies, the persistent copies and their sampled builds"
+            + 2 * PERSISTENT_COPY.len()
+            + GEMM.len()
+            + BF16_GEMM.len(),
+        "GEMM, the 6 x 11 x 3 memcpy grid (the peer's 198), FMA and its controls, chase, the GEMM check's three, BF16 GEMM, mma, read, the cp.async copies, the persistent copies and their sampled builds, the GEMM lines' traced twins"
     );
     let mut got: Vec<&str> = found.iter().map(String::as_str).collect();
     want.sort_unstable();
@@ -171,13 +182,15 @@ fn a_module_missing_an_entry_is_rejected() {
 fn check_arch(arch: &str) {
     let (written, manifest) = built(arch);
     assert_eq!(manifest.modules.len(), written.len());
-    let all = entries::entries().count();
+    let all = entries::all_entries().count();
+    // The BF16 lines' entries and their traced twins, and the mma entries.
+    let tensor = 2 * BF16_GEMM.len() + MMA_ILP.len();
     for m in &manifest.modules {
         let want = match m.module.kind {
             ModuleKind::Capped { .. } => ptx::capped_entries().len(),
             ModuleKind::Checks => entries::check_entries().len(),
-            ModuleKind::Tensor => BF16_GEMM.len() + MMA_ILP.len(),
-            ModuleKind::Main | ModuleKind::Unbounded => all - BF16_GEMM.len() - MMA_ILP.len(),
+            ModuleKind::Tensor => tensor,
+            ModuleKind::Main | ModuleKind::Unbounded => all - tensor,
         };
         assert_eq!(
             m.entries.len(),
@@ -556,4 +569,98 @@ fn fma_controls_assemble_to_their_instruction() {
             v.op.sass()
         );
     }
+}
+
+/// Every GEMM line's traced twin (kernels-gpu `sections/block_trace.rs`), in every module that
+/// holds the line's entry (the capped ones and the sm_90a one included): ptxas gives it its timed
+/// entry's blocks per SM (registers that hold as many blocks, static shared memory,
+/// barriers), so that what the trace measures is the timed build's occupancy; in the sm_90
+/// modules also the exact registers and spill bytes. (In the sm_90a module ptxas 13.0 gives the
+/// two mma_sync lines' twins one register fewer, as many blocks: printed, not failed.)
+#[test]
+fn traced_twins_keep_their_entries_resources_in_every_module() {
+    let (_, manifest) = built("sm_90");
+    for m in &manifest.modules {
+        let c = traced::check(&m.module.file, &m.entries);
+        assert!(c.bad.is_empty(), "{}", c.bad.join("\n"));
+        assert!(c.inexact.is_empty(), "{}", c.inexact.join("\n"));
+        let want = match m.module.kind {
+            ModuleKind::Main | ModuleKind::Unbounded => GEMM.len(),
+            ModuleKind::Capped { .. } => 1,
+            ModuleKind::Tensor => BF16_GEMM.len(),
+            ModuleKind::Checks => 0,
+        };
+        assert_eq!(c.compared, want, "{}: traced twins compared", m.module.file);
+    }
+    let dir = workspace()
+        .join("target")
+        .join("test-kernels")
+        .join(HOPPER_ARCH);
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = PtxBuild::hopper(&workspace())
+        .compile()
+        .expect("the sm_90a kernel build");
+    hopper::write(&plain, &dir).expect("writing the sm_90a module");
+    let log = hopper::assemble(&ptxas_path(), &dir).expect("ptxas on the sm_90a module");
+    let reports = ptxas::parse_report(&log).unwrap();
+    let c = traced::check(hopper::HOPPER_FILE, &reports);
+    assert!(c.bad.is_empty(), "{}", c.bad.join("\n"));
+    for line in &c.inexact {
+        eprintln!("inexact (same blocks per SM): {line}");
+    }
+    assert_eq!(c.compared, WGEMM.len(), "sm_90a: traced twins compared");
+    for (timed, traced) in traced::traced_pairs() {
+        let e = manifest
+            .modules
+            .iter()
+            .flat_map(|m| &m.entries)
+            .chain(&reports)
+            .find(|e| e.name == traced)
+            .unwrap();
+        eprintln!("{traced}: {} regs as {timed}", e.registers);
+    }
+}
+
+/// The block trace is one module global of the contract's name and size, which the traced entries
+/// reach and the timed ones do not.
+#[test]
+fn the_block_trace_is_a_module_global_only_traced_entries_write() {
+    let bytes = TRACE_BLOCKS * WORDS_PER_BLOCK * 8;
+    let decl = format!(".visible .global .align 8 .b8 {TRACE_SYMBOL}[{bytes}];");
+    assert_eq!(plain_ptx().matches(&decl).count(), 1, "{decl}");
+    let main = ptx::with_launch_bounds_part_one(plain_ptx()).unwrap();
+    let tensor = ptx::with_tensor_entries(plain_ptx()).unwrap();
+    let capped = ptx::with_register_cap(plain_ptx(), REGS.caps[0]).unwrap();
+    for module in [&main, &tensor, &capped] {
+        assert!(module.contains(&decl));
+    }
+    for (timed, traced) in traced::traced_pairs().filter(|(e, _)| entries::entry(e).is_some()) {
+        assert!(
+            body_of(plain_ptx(), traced).contains(TRACE_SYMBOL),
+            "{traced}"
+        );
+        assert!(
+            !body_of(plain_ptx(), timed).contains(TRACE_SYMBOL),
+            "{timed}"
+        );
+        // Bounded as the entry it traces.
+        let module = if ptx::is_tensor_entry(timed) {
+            &tensor
+        } else {
+            &main
+        };
+        let bounds = |e: &str| {
+            directive_of(module, e)
+                .rsplit_once(')')
+                .unwrap()
+                .1
+                .to_owned()
+        };
+        assert!(bounds(timed).contains(".maxntid"), "{timed}");
+        assert_eq!(bounds(traced), bounds(timed), "{traced}");
+    }
+    assert_eq!(
+        ptx::entries(&capped),
+        [REGS.gemm().entry, REGS.gemm().traced_entry()]
+    );
 }

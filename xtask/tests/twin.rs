@@ -10,6 +10,7 @@ use kernels_gpu::variants::{
     self, GemmFamily, MmaIlpVariant, BF16_GEMM, GEMM, MMA_ILP, REGS, WGEMM, WGMMA_BF16,
 };
 use xtask::modules::ModuleKind;
+use xtask::traced;
 use xtask::twin_header::{self, HEADER, HOPPER_HEADER, HOPPER_SOURCE, SOURCE};
 
 // The SASS readers (the build tests use the rest).
@@ -463,6 +464,37 @@ mod with_nvcc {
     )]
     fn the_sm80_twin_matches_the_table_and_meets_the_bars() {
         check_arch("sm_80");
+    }
+
+    /// The twin's traced entries (`nvcc/twin_block_trace.cuh`), in its main, capped and sm_90a
+    /// cubins: nvcc's ptxas gives each its timed entry's blocks per SM (registers that hold as
+    /// many blocks, static shared memory, barriers), as the Rust build's
+    /// (xtask/tests/build.rs). Exact register counts and spill bytes differ in places (the
+    /// spilling D+ line and low caps, one tuned line by two registers): printed, not failed.
+    #[test]
+    #[cfg_attr(
+        not(lab_nvcc),
+        ignore = "needs nvcc: set NVCC or install the CUDA toolkit (xtask/src/nvcc/mod.rs, NOT_FOUND)"
+    )]
+    fn the_twins_traced_entries_keep_their_entries_resources() {
+        let t = built("sm_90");
+        for m in &t.manifest.modules {
+            let c = traced::check(&m.module.file, &m.entries);
+            assert!(c.bad.is_empty(), "{}", c.bad.join("\n"));
+            for line in &c.inexact {
+                eprintln!("inexact (same blocks per SM): {line}");
+            }
+            let want = match m.module.kind {
+                ModuleKind::Capped { .. } => 1,
+                _ => GEMM.len() + BF16_GEMM.len(),
+            };
+            assert_eq!(c.compared, want, "{}: traced twins compared", m.module.file);
+        }
+        let h = t.hopper.as_ref().expect("build.sh built the sm_90a twin");
+        let reports = xtask::ptxas::parse_report(&h.report).unwrap();
+        let c = traced::check(twin::HOPPER_STEM, &reports);
+        assert!(c.bad.is_empty(), "{}", c.bad.join("\n"));
+        assert_eq!(c.compared, WGEMM.len(), "sm_90a: traced twins compared");
     }
 
     /// The checks fail on a twin that departs from the table: a renamed entry, a parameter of

@@ -39,9 +39,14 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
 /// (every GEMM line and the `bandwidth` experiment's labelled copies) and any entry the variant
 /// table does not generate (a foreign `--ptx`). The table's memcpy grid, FMA, chase and tensor-core
 /// entries add hundreds of kernels of the same kinds of resources, and a sweep several times as
-/// long; the GEMM check's kernels are not the lab's subject.
+/// long; the GEMM check's kernels are not the lab's subject, nor the GEMM lines' traced twins
+/// (the same resources as their lines).
 pub fn seed_entry(entry: &str) -> bool {
-    match entries::entry(entry).map(|e| e.family) {
+    let decl = entries::entry(entry);
+    if decl.is_some_and(|e| e.traces.is_some()) {
+        return false;
+    }
+    match decl.map(|e| e.family) {
         None | Some(Family::Gemm) => true,
         Some(Family::Memcpy) => MEMCPY.iter().any(|v| v.entry == entry),
         Some(
@@ -225,7 +230,7 @@ mod tests {
     #[test]
     fn the_default_sweep_takes_the_seed_families() {
         use kernels_gpu::variants;
-        let kept: Vec<&str> = entries::entries()
+        let kept: Vec<&str> = entries::all_entries()
             .map(|e| e.name)
             .filter(|e| seed_entry(e))
             .collect();
@@ -233,6 +238,7 @@ mod tests {
         assert!(kept.contains(&"gemm_tm8_tn8") && kept.contains(&"memcpy_t32_l14_w4"));
         assert!(!seed_entry("memcpy_t256_l4_w4"), "an unlabelled grid point");
         assert!(!seed_entry("fma_ilp4") && !seed_entry(variants::CHASE.entry));
+        assert!(!seed_entry("gemm_tm8_tn8_traced"), "a traced twin");
         assert!(
             seed_entry("my_kernel"),
             "entries of a foreign module are kept"

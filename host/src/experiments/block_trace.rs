@@ -53,6 +53,10 @@ pub struct TraceFigures {
     pub flop_per_cycle_per_sm: Option<f64>,
     /// That over the family's peak FLOPs per SM per clock, 0..=1.
     pub of_peak_at_clock: Option<f64>,
+    /// The traced build's registers/thread where ptxas gave it other than the timed build's
+    /// (same blocks/SM and shared memory, or the trace is not used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traced_regs: Option<u32>,
 }
 
 /// Median, lowest and highest of the blocks' clocks, MHz.
@@ -256,6 +260,7 @@ pub fn figures(
             .zip(basis.peak_flops_per_sm_clock)
             .filter(|&(_, peak)| peak > 0.0)
             .map(|(f, peak)| f / peak),
+        traced_regs: None,
     })
 }
 
@@ -282,10 +287,13 @@ pub struct Footprint {
 }
 
 impl Footprint {
-    /// How `traced` differs from this (the timed entry's), in words; None where it does not.
+    /// How `traced` differs from this (the timed entry's) in what sets residency: shared
+    /// memory and blocks/SM, in words; None where it does not. Registers are not part of it:
+    /// ptxas may allocate a traced build a register more or fewer (the sm_90a mma.sync lines'
+    /// traced builds take one fewer), which moves no block, so such a trace still describes the
+    /// timed build's residency; [`Footprint::traced_regs`] keeps the difference for the notes.
     pub fn differs(&self, traced: &Footprint) -> Option<String> {
         let parts: Vec<String> = [
-            ("registers/thread", self.regs, traced.regs),
             (
                 "static shared memory (B)",
                 self.static_smem,
@@ -299,6 +307,11 @@ impl Footprint {
         .map(|(what, timed, traced)| format!("{what} {traced}, the timed entry's {timed}"))
         .collect();
         (!parts.is_empty()).then(|| format!("the traced entry differs: {}", parts.join(", ")))
+    }
+
+    /// The traced build's registers/thread where they are not the timed build's.
+    pub fn traced_regs(&self, traced: &Footprint) -> Option<u32> {
+        (traced.regs != self.regs).then_some(traced.regs)
     }
 }
 

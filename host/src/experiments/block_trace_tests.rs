@@ -221,9 +221,12 @@ fn a_traced_entry_that_needs_other_resources_is_named_so() {
     };
     assert_eq!(
         timed.differs(&traced).as_deref(),
-        Some(
-            "the traced entry differs: registers/thread 130, the timed entry's 128, \
-             blocks/SM 1, the timed entry's 2"
-        )
+        Some("the traced entry differs: blocks/SM 1, the timed entry's 2")
     );
+    assert_eq!(timed.traced_regs(&traced), Some(130));
+    // A register more at the same blocks/SM and shared memory leaves the residency alone.
+    let one_more = Footprint { regs: 129, ..timed };
+    assert_eq!(timed.differs(&one_more), None);
+    assert_eq!(timed.traced_regs(&one_more), Some(129));
+    assert_eq!(timed.traced_regs(&timed), None);
 }

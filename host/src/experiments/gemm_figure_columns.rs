@@ -139,18 +139,27 @@ pub fn trace_notes<R: GemmFiguresRow>(rows: &[R]) -> Vec<String> {
     let mut notes = vec![format!(
         "{ACHIEVED_OCC}, {KERNEL_MHZ}: from one untimed launch of each row's traced build (the \
          same kernel storing each block's start and end times, cycles and SM; used only where it \
-         needs the registers, shared memory and blocks/SM of the timed build and writes the \
+         needs the shared memory and blocks/SM of the timed build (a register more or fewer is named below) and writes the \
          verified bits). {ACHIEVED_OCC}: per SM, resident warps over its active span over its \
          maximum warps, averaged over SMs weighted by span (the whole-kernel figure, over every \
          SM and the kernel's span, is in the CSV and JSON). {KERNEL_MHZ}: the median block's \
          cycles over its nanoseconds; {FLOP_PER_CYCLE}: GFLOP/s over SMs x that clock."
     )];
     for r in rows {
-        if let Some(BlockTrace::Failed(why)) = &r.gemm_figures().block_trace {
-            notes.push(format!(
+        match &r.gemm_figures().block_trace {
+            Some(BlockTrace::Failed(why)) => notes.push(format!(
                 "{}: {TRACE_FAILED} ({why}); its timed figures stand.",
                 r.label()
-            ));
+            )),
+            Some(BlockTrace::Traced(f)) => notes.extend(f.traced_regs.map(|regs| {
+                format!(
+                    "{}: its traced build has {regs} registers/thread, not the timed build's {} \
+                     (same blocks/SM and shared memory).",
+                    r.label(),
+                    r.gemm_figures().regs
+                )
+            })),
+            None => {}
         }
     }
     notes

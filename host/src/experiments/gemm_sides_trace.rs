@@ -8,6 +8,7 @@
 
 use super::block_trace::{
     check_grid, figures, peak_per_sm_clock, traced_entry, BlockTrace, Footprint, TraceBasis,
+    TraceFigures,
 };
 use super::gemm_sides::{GemmKind, GemmSides, SideLaunch, Who, TIMED, UNWRITTEN};
 use super::measurement::Peak;
@@ -48,7 +49,9 @@ impl<K: GemmKind> GemmSides<K> {
             Err(e) => return Err(e),
         };
         prepare(&traced, shape)?;
-        if let Some(why) = footprint(how.kernel, shape)?.differs(&footprint(&traced, shape)?) {
+        let (timed_needs, traced_needs) =
+            (footprint(how.kernel, shape)?, footprint(&traced, shape)?);
+        if let Some(why) = timed_needs.differs(&traced_needs) {
             return failed(why);
         }
         let blocks = shape.grid.0 as usize * shape.grid.1 as usize;
@@ -89,7 +92,14 @@ impl<K: GemmKind> GemmSides<K> {
                 info.sm_clock_khz,
             ),
         };
-        Ok(figures(&words, blocks, basis)
-            .map_or_else(|e| BlockTrace::Failed(e.to_string()), BlockTrace::Traced))
+        Ok(figures(&words, blocks, basis).map_or_else(
+            |e| BlockTrace::Failed(e.to_string()),
+            |f| {
+                BlockTrace::Traced(TraceFigures {
+                    traced_regs: timed_needs.traced_regs(&traced_needs),
+                    ..f
+                })
+            },
+        ))
     }
 }

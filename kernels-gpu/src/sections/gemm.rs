@@ -44,6 +44,8 @@ pub struct GemmVariant {
     pub stages: u32,
     /// Exported PTX entry name.
     pub entry: &'static str,
+    /// The traced twin's entry name ([`GemmVariant::traced_entry`]).
+    pub(crate) traced: &'static str,
 }
 
 impl GemmVariant {
@@ -76,6 +78,12 @@ impl GemmVariant {
     /// Live accumulators per thread.
     pub const fn accumulators(&self) -> u32 {
         self.tm * self.tn
+    }
+    /// The entry of the line's traced twin: [`entry`](GemmVariant::entry) and
+    /// [`TRACED_SUFFIX`](crate::sections::block_trace::TRACED_SUFFIX), the same kernel and
+    /// launch bounds with the block trace's stamps around it (`sections/block_trace.rs`).
+    pub const fn traced_entry(&self) -> &'static str {
+        self.traced
     }
     /// Grid (x over N, y over M) for an M x N output. Seed: (N/BN, M/BM), the caller checks
     /// that the sizes tile ([`Self::size_multiple`]); tuned: rounded up, edge blocks are partial.

@@ -28,6 +28,8 @@ pub struct Bf16GemmVariant {
     /// Exported PTX entry name,
     /// `bf16_gemm_bm{BM}_bn{BN}_bk{BK}_wm{WM}_wn{WN}_m16n8k16_s{STAGES}`.
     pub entry: &'static str,
+    /// The traced twin's entry name ([`Bf16GemmVariant::traced_entry`]).
+    pub(crate) traced: &'static str,
 }
 
 impl Bf16GemmVariant {
@@ -38,6 +40,11 @@ impl Bf16GemmVariant {
     /// f32 accumulators per thread.
     pub const fn accumulators(&self) -> u32 {
         self.shape.accumulators()
+    }
+    /// The entry of the line's traced twin: [`entry`](Bf16GemmVariant::entry) and
+    /// [`TRACED_SUFFIX`](crate::sections::block_trace::TRACED_SUFFIX) (`sections/block_trace.rs`).
+    pub const fn traced_entry(&self) -> &'static str {
+        self.traced
     }
     /// Grid (x over N, y over M) for an M x N output, edge blocks partial.
     pub const fn grid(&self, m: u32, n: u32) -> (u32, u32) {

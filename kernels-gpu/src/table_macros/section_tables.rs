@@ -162,7 +162,7 @@ macro_rules! wgemm_misfit_panic {
 
 /// Expands the `gemm_wgmma` section of the variant table (see `variants.rs`): its params
 /// structs, [`WGEMM`](crate::variants::WGEMM), the checks of each line and, in the sm_90a build
-/// only, one entry per line.
+/// only, each line's entry and its traced twin.
 macro_rules! wgemm_table {
     (
         abi: ($params:ident, $args:ident) $plist:tt,
@@ -174,6 +174,10 @@ macro_rules! wgemm_table {
 
         /// The warp-specialized GEMM's lines (sm_90a only), in table order.
         pub const WGEMM: &[WgemmVariant] = &[ $( ring_line!($label, $fam, $bm, $bn, $s, $c, $x), )* ];
+        /// The traced twins' entries of [`WGEMM`]'s lines, in its order
+        /// ([`WgemmVariant::traced_entry`]).
+        pub const WGEMM_TRACED: &[&str] =
+            &[ $( concat!(ring_entry!($fam, $bm, $bn, $s, $c, $x), "_traced"), )* ];
         $( const _: () = {
             if let Err(misfit) = wgemm_line_fits(&ring_line!($label, $fam, $bm, $bn, $s, $c, $x)) {
                 wgemm_misfit_panic!($label, misfit;
@@ -191,6 +195,9 @@ macro_rules! wgemm_table {
             "gemm_wgmma: two lines share a label or an entry");
         $( #[cfg(lab_sm90a)]
            kernel_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
+                         ring_kernel!($fam, $bm, $bn, $s, $c)); )*
+        $( #[cfg(lab_sm90a)]
+           traced_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
                          ring_kernel!($fam, $bm, $bn, $s, $c)); )*
     };
 }

@@ -70,6 +70,37 @@ macro_rules! kernel_entry {
     };
 }
 
+/// The traced twin of a GEMM line's entry `$name`, named `$name` + `_traced`
+/// (`sections/block_trace.rs`' `TRACED_SUFFIX`, which the lines' `traced_entry()` and
+/// kernels-gpu's tests hold to this literal): the entry's parameters and kernel function between
+/// the block trace's start and end stamps (`kernels/block_trace.rs`). xtask gives it the entry's
+/// launch bounds and register cap.
+macro_rules! traced_entry {
+    ($name:expr, ($params:ident, $args:ident) ( $( $p:ident : $t:ty ),* $(,)? ), $($kernel:tt)+) => {
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            #[export_name = concat!($name, "_traced")]
+            unsafe extern "ptx-kernel" fn entry( $( $p: $t ),* ) {
+                // SAFETY: the family's launch contract, as the timed entry's; the stamps run
+                // from a traced entry, before and after the body, in every thread.
+                unsafe {
+                    crate::kernels::block_trace::before_body();
+                    $($kernel)+ ($args { $( $p ),* });
+                    crate::kernels::block_trace::after_body();
+                }
+            }
+        };
+    };
+}
+
+/// A GEMM line's two entries: `kernel_entry!`'s, timed, and `traced_entry!`'s twin beside it.
+macro_rules! timed_and_traced_entries {
+    ($name:expr, $abi:tt $plist:tt, $($kernel:tt)+) => {
+        kernel_entry!($name, $abi $plist, $($kernel)+);
+        traced_entry!($name, $abi $plist, $($kernel)+);
+    };
+}
+
 /// The cartesian product THREADS x LOADS x WIDTH of a memcpy grid line, handed to `$cb` as one
 /// list of `(threads, loads, width)` points in row-major order. One step per (threads, loads)
 /// pair, all widths at once, so the recursion stays shallow (threads x loads steps).
@@ -273,6 +304,8 @@ macro_rules! variant_table {
             label: $hl,
             shape: MmaShape { bm: $hbm, bn: $hbn, bk: $hbk, wm: $hwm, wn: $hwn, stages: $hst },
             entry: bf16_gemm_entry!($hbm, $hbn, $hbk, $hwm, $hwn, $mm, $mn, $mk, $hst),
+            traced: concat!(bf16_gemm_entry!($hbm, $hbn, $hbk, $hwm, $hwn, $mm, $mn, $mk, $hst),
+                            "_traced"),
         }, )* ];
         /// The tensor-core microbenchmarks, one per ILP, ascending.
         pub const MMA_ILP: &[MmaIlpVariant] = &[
@@ -287,7 +320,7 @@ macro_rules! variant_table {
             assert!(strictly_ascending(&[$($milp),*]),
                 "mma_bf16_ilp line: ILPs must be strictly ascending (no value twice)");
         };
-        $( kernel_entry!(bf16_gemm_entry!($hbm, $hbn, $hbk, $hwm, $hwn, $mm, $mn, $mk, $hst),
+        $( timed_and_traced_entries!(bf16_gemm_entry!($hbm, $hbn, $hbk, $hwm, $hwn, $mm, $mn, $mk, $hst),
                          $bf16_names $bf16_abi,
                          crate::kernels::gemm_mma::gemm_mma::<$hbm, $hbn, $hbk, { $hwm / 16 }, { $hwn / 8 }, $hst>); )*
         $( kernel_entry!(concat!("mma_bf16_ilp", $milp), $mma_names $mma_abi,
@@ -381,6 +414,7 @@ macro_rules! gemm_variant {
             tn: $tn,
             stages: 1,
             entry: concat!("gemm_tm", $tm, "_tn", $tn),
+            traced: concat!("gemm_tm", $tm, "_tn", $tn, "_traced"),
         }
     };
     ($gl:literal, tuned {
@@ -400,6 +434,10 @@ macro_rules! gemm_variant {
             entry: concat!(
                 "sgemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn, "_tm", $tm, "_tn",
                 $tn, "_s", $st
+            ),
+            traced: concat!(
+                "sgemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn, "_tm", $tm, "_tn",
+                $tn, "_s", $st, "_traced"
             ),
         }
     };
@@ -454,16 +492,18 @@ macro_rules! gemm_checks {
     };
 }
 
-/// The kernel entry of one GEMM line (nvptx64 only), with the family's parameter list.
+/// The kernel entries of one GEMM line (nvptx64 only), timed and traced, with the family's
+/// parameter list.
 macro_rules! gemm_entry {
     ($names:tt $abi:tt, $gl:literal, seed { block: ($bm:literal, $bn:literal, $bk:literal), thread: ($tm:literal, $tn:literal) $(,)? }) => {
-        kernel_entry!(concat!("gemm_tm", $tm, "_tn", $tn), $names $abi, crate::kernels::gemm::gemm::<$tm, $tn>);
+        timed_and_traced_entries!(concat!("gemm_tm", $tm, "_tn", $tn), $names $abi,
+                                  crate::kernels::gemm::gemm::<$tm, $tn>);
     };
     ($names:tt $abi:tt, $gl:literal, tuned {
         block: ($bm:literal, $bn:literal, $bk:literal), warp: ($wm:literal, $wn:literal),
         thread: ($tm:literal, $tn:literal), stages: $st:literal $(,)?
     }) => {
-        kernel_entry!(
+        timed_and_traced_entries!(
             concat!("sgemm_bm", $bm, "_bn", $bn, "_bk", $bk, "_wm", $wm, "_wn", $wn, "_tm", $tm, "_tn", $tn, "_s", $st),
             $names $abi,
             crate::kernels::gemm_tuned::gemm_tuned::<$bm, $bn, $bk, $wm, $wn, $tm, $tn, $st>

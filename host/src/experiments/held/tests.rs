@@ -220,6 +220,7 @@ fn the_trace_columns_show_only_where_a_row_was_traced_and_a_failed_trace_says_so
         },
         flop_per_cycle_per_sm: Some(180.26),
         of_peak_at_clock: Some(0.7),
+        traced_regs: None,
     }));
     let mut failed = row("D", 6, 4000.0);
     failed.figures.block_trace = Some(BlockTrace::Failed("the traced entry differs".into()));
