@@ -10,10 +10,22 @@ use host::report::merge::load;
 use host::results::SCHEMA_VERSION;
 use host::results_io::tables;
 
-/// The CSV columns that hold text: names (a variant, entry, op or fixed binary), the limiter in words, whether a check passed and each
-/// row's flags. Every other column must hold numbers.
+/// The CSV columns that hold text: names (a variant, entry, op, fixed binary, chosen line, the
+/// kernel cuBLAS ran, the shape of a sweep's row), the limiter and the line choice in words,
+/// whether a check passed and each row's flags. Every other column must hold numbers.
 const TEXT_COLUMNS: &[&str] = &[
-    "Variant", "Entry", "Family", "Limiter", "Verified", "flags", "Op", "Binary",
+    "Variant",
+    "Entry",
+    "Family",
+    "Limiter",
+    "Verified",
+    "flags",
+    "Op",
+    "Binary",
+    "Line",
+    "cuBLAS kernel",
+    "Shape MxNxK",
+    "Why (the rule's words)",
 ];
 
 /// Whether `name` is a text column: one of [`TEXT_COLUMNS`], or the compared module's check.
