@@ -215,7 +215,9 @@ pub fn verdicts_under(result: Option<&Inflight>, rules: Rules) -> Vec<Verdict> {
     // measured them: older runs render as they were).
     if let Some(s) = result.and_then(|r| r.sustained.as_ref()) {
         v.push(sustained_law_predicts(&s.rows, copy, predictions));
-        v.extend(result.and_then(|r| super::sampled_law::sampled_law_predicts(&s.rows, &r.loaded, r.model.sms)));
+        v.extend(result.and_then(|r| {
+            super::sampled_law::sampled_law_predicts(&s.rows, &r.loaded, r.model.sms)
+        }));
     }
     v.extend([
         warps_cannot_hide_latency(rows, copy, cycles),

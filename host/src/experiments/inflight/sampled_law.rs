@@ -163,7 +163,10 @@ mod tests {
         failed.samples.as_mut().unwrap().check.passed = false;
         let v = sampled_law_predicts(&[failed, plain], &curve(1000.0), 132).unwrap();
         assert_eq!(v.holds, None, "{}", v.evidence);
-        says(&v, "no usable persistent copy with a checked sampled launch");
+        says(
+            &v,
+            "no usable persistent copy with a checked sampled launch",
+        );
         // No loaded-latency curve.
         let v = sampled_law_predicts(&[sampled(4, 0.9, 0.8)], &LoadedLatency::default(), 132);
         let v = v.unwrap();

@@ -66,7 +66,9 @@ pub enum SampleError {
     },
     #[error("block {block}, round {round}: a round of zero cycles")]
     ZeroRound { block: usize, round: usize },
-    #[error("block {block}: its clocks do not advance over the launch ({cycles} cycles in {ns} ns)")]
+    #[error(
+        "block {block}: its clocks do not advance over the launch ({cycles} cycles in {ns} ns)"
+    )]
     NoClock { block: usize, cycles: u64, ns: u64 },
 }
 
@@ -82,7 +84,13 @@ pub struct StampFigures {
 
 /// `b - a` where `a <= b`, else the error: stamps never wrap (64-bit counters), so a later stamp
 /// below an earlier one is a fault of the recording, never a wrap to undo.
-fn since(a: u64, b: u64, block: usize, round: usize, what: &'static str) -> Result<u64, SampleError> {
+fn since(
+    a: u64,
+    b: u64,
+    block: usize,
+    round: usize,
+    what: &'static str,
+) -> Result<u64, SampleError> {
     b.checked_sub(a)
         .ok_or(SampleError::OutOfOrder { block, round, what })
 }
@@ -100,7 +108,13 @@ fn warp_cycles(block: usize, rounds: &[RoundStamps]) -> Result<(u64, u64), Sampl
             return Err(SampleError::ZeroRound { block, round });
         }
         if let Some(next) = rounds.get(round + 1) {
-            since(s.end, next.issue, block, round, "the next round issued before it ended")?;
+            since(
+                s.end,
+                next.issue,
+                block,
+                round,
+                "the next round issued before it ended",
+            )?;
         }
     }
     Ok((loaded, last.end - first.issue))

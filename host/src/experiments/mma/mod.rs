@@ -67,8 +67,7 @@ impl Run for Spec {
 
 impl SweepReport for Spec {
     const HEADING: &'static str = "tensor-core parallelism vs occupancy (mma.sync)";
-    const MEASURED: &'static str =
-        "Tensor-core throughput vs warps per SM and independent MMAs";
+    const MEASURED: &'static str = "Tensor-core throughput vs warps per SM and independent MMAs";
     const EXTRA_CSVS: &'static [&'static str] = &[WGMMA_STEM];
 
     const COLUMNS: fn() -> Vec<Column<MmaRow>> = table::columns;

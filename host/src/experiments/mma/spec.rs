@@ -85,11 +85,11 @@ impl IlpLine for Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::contract::Report;
     use crate::experiments::ilp_sweep::tests::has;
     use crate::experiments::ilp_sweep::tests::{
         bad_grid_values_are_usage_errors, default_grid_spans_1_to_64,
     };
-    use crate::experiments::contract::Report;
     use crate::flag_values::parse_flags;
     use crate::flags::ModuleFiles;
 

@@ -4,8 +4,8 @@ mod shared_memory;
 
 use super::row::{GemmRow, GemmRun};
 use crate::claim::{
-    all_of, faster, interval_or, ratio, ratio_words, with_exclusions, Claim, Comparisons,
-    Verdict, FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
+    all_of, faster, interval_or, ratio, ratio_words, with_exclusions, Claim, Comparisons, Verdict,
+    FAR_SLOWER, NOT_RUN, OCCUPANCY_EPS,
 };
 use crate::confidence::{Interval, NoInterval};
 use crate::cuda::LibraryKernel;

@@ -1,9 +1,9 @@
 //! The `regs` experiment's run: every cap of the plan's line, timed in one problem's buffers of
 //! the line's family (FP32 or BF16).
 
-use super::wave_claims::compared_pairs;
 use super::row::RegsRow;
 use super::spec::{Plan, Spec};
+use super::wave_claims::compared_pairs;
 use crate::cuda::Gpu;
 use crate::experiments::contract::{Registered, RunContext};
 use crate::experiments::error::{ExperimentError, InVariant};
@@ -84,12 +84,9 @@ fn pairs_at_whole_waves<K: GemmKind>(
             if row.whole_waves.iter().any(|w| w.size == size) {
                 continue;
             }
-            let figures = buffers.figures_at(
-                size,
-                (p.size, &row.figures),
-                buffers_at,
-                |at| Ok(measure_cap(gpu, ctx, &ours_only, at, variant, cap)?.figures),
-            )?;
+            let figures = buffers.figures_at(size, (p.size, &row.figures), buffers_at, |at| {
+                Ok(measure_cap(gpu, ctx, &ours_only, at, variant, cap)?.figures)
+            })?;
             row.whole_waves.push(WholeWave { size, figures });
         }
     }

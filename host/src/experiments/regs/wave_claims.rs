@@ -10,7 +10,6 @@ use crate::experiments::contract::Row;
 use crate::experiments::whole_waves::{judge_at_whole_waves, PairSide};
 use crate::table::percent_with;
 
-
 const CLAIM_001: &str = "A register cap that raises occupancy without spilling raises throughput \
 (seed 001: cap 128 against the uncapped build).";
 const RULE_001: &str = "Among the spill-free builds, take the uncapped one (the highest cap) and \
@@ -139,7 +138,8 @@ pub fn cap_helps_without_spills(rows: Option<&[RegsRow]>) -> Verdict {
     claim.judge(|| {
         let (ok, failed) = regs_rows(rows)?;
         let (capped, uncapped) = pair_001(&ok);
-        let uncapped = uncapped.ok_or_else(|| with_exclusions("every cap spills".into(), &failed))?;
+        let uncapped =
+            uncapped.ok_or_else(|| with_exclusions("every cap spills".into(), &failed))?;
         let Some(capped) = capped else {
             let why = format!(
                 "no spill-free cap holds more blocks per SM than the uncapped build ({}, {} \

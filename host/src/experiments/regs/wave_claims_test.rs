@@ -1,8 +1,8 @@
 //! Seed 001's and seed 002's verdicts in a run that recorded its waves: the pair named from
 //! registers, spills and blocks/SM, judged at its whole-wave size with the default beside.
 
-use super::wave_claims::{cap_helps_without_spills, compared_pairs, register_cliff};
 use super::row::RegsRow;
+use super::wave_claims::{cap_helps_without_spills, compared_pairs, register_cliff};
 use crate::experiments::gemm_figures::GemmFigures;
 use crate::experiments::measured::Measured;
 use crate::experiments::whole_waves::tests::{figures, DEFAULT, WHOLE};
