@@ -45,8 +45,12 @@ struct Line {
 #define LAB_CHASE(...)
 #define LAB_READ(...)
 #define LAB_SMEM_COPY(...)
-#define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
-    {#NAME, Kind::Bf16Gemm, threads, shared_bytes, bm, bn, 0},
+// A GEMM line's TRACE argument says whether it is the timed entry or its traced twin; the
+// comparison takes the timed entries only (a traced twin writes the same C, plus its trace).
+#define LAB_TIMED(...) __VA_ARGS__
+#define LAB_TRACED(...)
+#define LAB_GEMM_BF16(NAME, TRACE, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
+    TRACE({#NAME, Kind::Bf16Gemm, threads, shared_bytes, bm, bn, 0},)
 #define LAB_MMA_ILP(NAME, ilp, rounds) {#NAME, Kind::Mma, 0, 0, 0, 0, ilp},
 const Line LINES[] = {
 #include "variants.h"
