@@ -234,10 +234,14 @@ constexpr float SWEEP_A = 1.0f - 1.0f / 1048576.0f;
 
 int main() {
     bool ok = true;
-    // One check per table line (the generated header's invocations).
-#define LAB_GEMM_SEED(NAME, threads, min_blocks, tm, tn) ok &= check_seed<tm, tn>(#NAME, threads);
-#define LAB_GEMM_TUNED(NAME, threads, min_blocks, shared_bytes, bm, bn, bk, wm, wn, tm, tn, stages) \
-    ok &= check_tuned<lab::tuned::Shape<bm, bn, bk, wm, wn, tm, tn, stages>>(#NAME);
+    // One check per table line (the generated header's invocations). A GEMM line's traced twin
+    // writes what its timed entry writes, plus block stamps that only the GPU has: the CPU checks
+    // the timed entry (host/src/experiments/gemm_sides_trace.rs holds the twin to it on the GPU).
+#define LAB_TIMED(...) __VA_ARGS__
+#define LAB_TRACED(...)
+#define LAB_GEMM_SEED(NAME, TRACE, threads, min_blocks, tm, tn) TRACE(ok &= check_seed<tm, tn>(#NAME, threads);)
+#define LAB_GEMM_TUNED(NAME, TRACE, threads, min_blocks, shared_bytes, bm, bn, bk, wm, wn, tm, tn, stages) \
+    TRACE(ok &= check_tuned<lab::tuned::Shape<bm, bn, bk, wm, wn, tm, tn, stages>>(#NAME);)
 #define LAB_MEMCPY(NAME, threads, loads, width) ok &= check_copy<threads, loads, width>(#NAME);
 #define LAB_FMA_ILP(NAME, ilp) print_fma<ilp>(#NAME);
 #define LAB_READ(NAME, threads, loads, width) ok &= check_read<threads, loads, width>(#NAME);
@@ -254,8 +258,8 @@ int main() {
 // A sampled build copies as its line does (checked above); its stamps are clock readings, which
 // only the GPU has (host/tests/copy_samples_gpu.rs checks both).
 #define LAB_PERSISTENT_COPY_SAMPLED(NAME, threads, loads, width)
-#define LAB_GEMM_BF16(NAME, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
-    ok &= tensor_checks::check_bf16_gemm<lab::mma::Shape<bm, bn, bk, wm, wn, stages>>(#NAME);
+#define LAB_GEMM_BF16(NAME, TRACE, threads, shared_bytes, bm, bn, bk, wm, wn, stages) \
+    TRACE(ok &= tensor_checks::check_bf16_gemm<lab::mma::Shape<bm, bn, bk, wm, wn, stages>>(#NAME);)
 #define LAB_MMA_ILP(NAME, ilp, rounds) tensor_checks::print_mma_ilp<ilp>(#NAME);
 #include "../variants.h"
     // The model of one mma itself, which every tensor-core line above runs on.
