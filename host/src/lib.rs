@@ -39,6 +39,7 @@ pub mod kernel_source;
 pub mod markdown_text;
 pub mod occupancy;
 pub mod out_dir;
+pub mod phase_log;
 pub mod regular_file;
 pub mod report;
 pub mod results;

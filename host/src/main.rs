@@ -164,10 +164,12 @@ fn run_on(gpu: &Gpu, mut plan: Plan, resumed: Option<Resume>) -> anyhow::Result<
     };
     let mut write_error = None;
     let mut since = std::time::Instant::now();
+    host::phase_log::mark("since started");
     let mut done = |results: &experiments::RunResults| {
         // Each experiment's wall time, its kernels' compile included, for whoever keeps `host
         // all` inside its time.
         let took = since.elapsed();
+        host::phase_log::mark("experiment done");
         since = std::time::Instant::now();
         let Some(dir) = &plan.out else { return };
         match write_run(dir, results) {

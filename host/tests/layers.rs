@@ -17,6 +17,7 @@ const LAYERS: &[&[&str]] = &[
         "stdout",
         "flag_values",
         "sample_scan",
+        "phase_log",
     ],
     &["claim", "confidence", "figure", "occupancy"],
     &["cuda"],

@@ -4,8 +4,8 @@
 //! - the driver's JIT reports every line's entry without spills, stack or serialized wgmma;
 //! - every element of every line's C against the f64 reference of its bf16 inputs under the
 //!   tensor-core rule (`experiments::bf16_tolerance`), at awkward sizes (edge tiles in M,
-//!   N and K, K shorter than a slice, fewer tiles than SMs), at alpha=1.5, beta=0.5 and at
-//!   alpha=1, beta=0;
+//!   N and K, K shorter than a slice, fewer tiles than SMs, K or N not a multiple of 8 and so
+//!   read through padded copies, N odd), at alpha=1.5, beta=0.5 and at alpha=1, beta=0;
 //! - at 4096^3 and 8192^3 (and 2048x8192x1024): every line and cuBLAS's BF16 GEMM timed, their
 //!   TFLOP/s and the ratio printed (not asserted: a timing never decides a test), every element
 //!   of each timed output checked.
@@ -170,7 +170,7 @@ fn launch_and_check(
         &r.kernel,
         (v, r.shape),
         &r.maps,
-        (p.dims, &mut c),
+        (p.dims, (&p.a, &p.b), &mut c),
         setting,
     )
     .and_then(|()| gpu.synchronize())
@@ -232,6 +232,13 @@ fn every_wgemm_line_passes_the_check_at_awkward_sizes() {
         (333, 264, 80),
         (1000, 1000, 1000),
         (2048, 8192, 1024),
+        // K or N not a multiple of 8: A or B read from padded copies, odd N written one
+        // float at a time (the shape sweep's odd shapes, and the smallest).
+        (1, 1, 1),
+        (3, 5, 7),
+        (7, 9000, 13),
+        (65, 131, 200),
+        (4095, 4097, 1023),
     ] {
         let p = Problem::new(&gpu, GemmDims { m, n, k });
         for v in WGEMM {
@@ -292,7 +299,14 @@ fn line_tflops(
     let r = ready(gpu, module, v, p);
     let mut c = p.fresh_c(gpu);
     let launch = |c: &mut CudaSlice<f32>| {
-        launch_wgemm(gpu, &r.kernel, (v, r.shape), &r.maps, (d, c), setting)
+        launch_wgemm(
+            gpu,
+            &r.kernel,
+            (v, r.shape),
+            &r.maps,
+            (d, (&p.a, &p.b), c),
+            setting,
+        )
     };
     let t = time_launches(gpu, &plan(), || launch(&mut c))
         .unwrap_or_else(|e| panic!("{} at {d:?}: {e}", v.label));

@@ -168,7 +168,8 @@ wgmma_table! {
 // TMA (128-byte swizzle) into a ring of `stages` slots guarded by mbarriers; `consumers` warpgroups
 // (64 rows each) run wgmma m64nBNk16 on them; blocks are persistent over the output tiles. The
 // tensor maps are passed by their addresses in global memory (sections/gemm_wgmma.rs says why). Any
-// M; K and N multiples of 8 (TMA's 16-byte row strides). `mma_sync` lines run ldmatrix + mma.sync
+// M, N, K >= 1 (the host pads A's or B's rows for TMA where K or N is not a multiple of 8).
+// `mma_sync` lines run ldmatrix + mma.sync
 // m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
 // wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}, tma_mma_... for mma_sync.
 wgemm_table! {

@@ -21,6 +21,7 @@ pub mod library_kernel;
 mod module;
 mod module_cache;
 mod module_global;
+pub mod pitched_copy;
 mod side_stream;
 mod sm_clock;
 pub mod tensor_map;

@@ -386,6 +386,7 @@ impl<K: GemmKind> GemmSides<K> {
         let mut who: Vec<Who<'_, '_, '_, K::Elem>> = kernels.iter().map(Who::Kernel).collect();
         who.extend(cublas.map(Who::Cublas));
         let mut timed = self.time(gpu, plan, &who)?.into_iter();
+        crate::phase_log::mark("  sides: timed");
         let ours = timed.next().expect("ours is timed");
         let theirs = (kernels.len() > 1).then(|| timed.next()).flatten();
         let cublas = match timed.next() {
@@ -402,6 +403,7 @@ impl<K: GemmKind> GemmSides<K> {
         // Our kernels use no atomics: their bits are required. The compared module's are not
         // ours to know.
         let ours = self.finish(gpu, &kernels[0], ours, true)?;
+        crate::phase_log::mark("  sides: ours finished");
         let theirs = match (kernels.get(1), theirs) {
             (Some(k), Some(t)) => Some(self.finish(gpu, k, t, false)?),
             _ => None,
@@ -471,8 +473,10 @@ impl<K: GemmKind> GemmSides<K> {
         self.fresh_c(gpu, side)?;
         self.launch_who(gpu, Who::Kernel(how), EPILOGUE)?;
         let epilogue = self.check_side(gpu, side, EPILOGUE_LAUNCH, EPILOGUE)?;
+        crate::phase_log::mark("  sides: checks");
         let hashes_verified = hashes.verified;
         let race = self.race_check(gpu, Who::Kernel(how), hashes_verified)?;
+        crate::phase_log::mark("  sides: race");
         let check = with_hashes(
             K::record(self.dims, &[timed, epilogue]),
             account(bits_required, &[hashes], &race),

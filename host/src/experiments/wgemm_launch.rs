@@ -29,6 +29,13 @@ pub fn not_run_reason(cc: (u32, u32), line: &WgemmVariant, dims: GemmDims) -> Op
     map_shapes(line, dims).err().map(|e| e.to_string())
 }
 
+/// A wgmma launch's problem: its dimensions, A and B (row-major bf16) and C.
+pub type WgemmOperands<'o> = (
+    GemmDims,
+    (&'o CudaSlice<u16>, &'o CudaSlice<u16>),
+    &'o mut CudaSlice<f32>,
+);
+
 /// Ours, the compared kernel's (where given) and ours over cuBLAS of one timed line.
 pub type LineFigures = (Measurement, Option<Measurement>, Option<f64>);
 
@@ -45,7 +52,8 @@ pub fn measure_wgemm_line(
     let (a, b) = buffers.inputs();
     let maps = TensorMaps::encode(gpu, line, dims, a, b).in_variant(line.label)?;
     let launch = |gpu: &Gpu, k: &Kernel<'_>, shape: LaunchShape, ops: Operands<'_, u16>| {
-        launch_wgemm(gpu, k, (line, shape), &maps, (ops.dims, ops.c), ops.setting)
+        let operands = (ops.dims, (ops.a, ops.b), ops.c);
+        launch_wgemm(gpu, k, (line, shape), &maps, operands, ops.setting)
     };
     let sms = gpu.info().sm_count;
     let shape = wgemm_launch_shape(line, dims, sms);
@@ -91,16 +99,17 @@ pub fn wgemm_launch_shape(line: &WgemmVariant, dims: GemmDims, sms: u32) -> Laun
 
 /// Enqueues one launch of `kernel` (line `line`, [`prepare`](crate::cuda::prepare)d for
 /// `shape`) computing C = alpha*A*B + beta*C at `dims` through `maps`, which were encoded for
-/// this line and these dimensions over A and B.
+/// this line and these dimensions over A and B; before it, the copies of A or B into padded
+/// rows where the maps read those ([`TensorMaps::stage`]), so that a timed launch pays for them.
 ///
 /// # Panics
-/// If C does not hold M*N floats.
+/// If C does not hold M*N floats, or A or B its matrix.
 pub fn launch_wgemm(
     gpu: &Gpu,
     kernel: &Kernel<'_>,
     (line, shape): (&WgemmVariant, LaunchShape),
     maps: &TensorMaps,
-    (dims, c): (GemmDims, &mut CudaSlice<f32>),
+    (dims, (a, b), c): WgemmOperands<'_>,
     (alpha, beta): (f32, f32),
 ) -> Result<(), CudaError> {
     assert_eq!(
@@ -109,6 +118,7 @@ pub fn launch_wgemm(
         "C must hold M*N floats"
     );
     assert_eq!(shape.threads, line.threads(), "the line's threads");
+    maps.stage(gpu, a, b)?;
     let mut l = Launch::new(gpu);
     let base = l.input(maps.buffer());
     let params = WgemmParams {
@@ -123,8 +133,9 @@ pub fn launch_wgemm(
     };
     // SAFETY: the threads and dynamic shared memory are the line's (`wgemm_launch_shape`), the
     // grid at most one block per tile; the maps describe A and B at these dimensions with the
-    // line's boxes (`TensorMaps::encode`, which refuses K or N not a multiple of 8, so N is
-    // even as the epilogue needs); C holds M*N floats (asserted above).
+    // line's boxes (`TensorMaps::encode`), over A and B or their padded copies just enqueued
+    // on the same stream; C holds M*N floats (asserted above), written one float at a time
+    // where N is odd (the kernel's epilogue).
     unsafe { l.launch(kernel, shape, &params) }
 }
 

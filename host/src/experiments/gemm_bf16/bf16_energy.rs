@@ -108,7 +108,14 @@ pub fn phase(
                 .find(|v| v.label == *label)
                 .expect("a ring line is of the table");
             let launch: RingLaunch<'_> = Box::new(move |gpu, k, shape, ops| {
-                launch_wgemm(gpu, k, (v, shape), maps, (ops.dims, ops.c), ops.setting)
+                launch_wgemm(
+                    gpu,
+                    k,
+                    (v, shape),
+                    maps,
+                    (ops.dims, (ops.a, ops.b), ops.c),
+                    ops.setting,
+                )
             });
             launch
         })

@@ -115,8 +115,9 @@ impl Run for Spec {
              `auto`, one line chosen for the size by the line-choice rule (docs/design.md).\n\nNeeds \
              sm_80 or newer (mma.sync bf16, ldmatrix, cp.async). The wgmma lines ({}) come from \
              the built-in sm_90a module whatever --module says; they run on compute capability \
-             9.0 only, at K and N multiples of 8 (TMA's strides), and otherwise the table says \
-             why they did not run.\n\n{}",
+             9.0 only (otherwise the table says why they did not run); where K or N is not a \
+             multiple of 8, each launch first copies A or B into rows TMA can read (16-byte \
+             strides), inside the timed call.\n\n{}",
             Self::variant_labels().join(", "),
             kernels_gpu::variants::WGEMM
                 .iter()

@@ -140,8 +140,11 @@ impl Run for Spec {
             })
             .collect();
         let (ours, theirs) = p.sources.load(gpu)?;
+        crate::phase_log::mark("occ: loaded");
         let mut buffers = GemmBuffers::new(gpu, p.size, ctx.seed)?;
+        crate::phase_log::mark("occ: buffers");
         let (plan, auto) = chosen(gpu, ctx, p, &ours.module, &mut buffers)?;
+        crate::phase_log::mark("occ: chosen");
         let p = &plan;
         let variants: Vec<&'static GemmVariant> = p
             .variants
@@ -150,6 +153,7 @@ impl Run for Spec {
             .filter(|v| !faults.iter().any(|f| f.variant == v.label))
             .collect();
         let mut cublas = CublasSide::open(gpu, p.cublas);
+        crate::phase_log::mark("occ: cublas open");
         let bar = progress_bar(ctx, variants.len(), Self::NAME);
         let mut rows = Vec::with_capacity(variants.len());
         for variant in variants {
@@ -165,15 +169,19 @@ impl Run for Spec {
                 &mut cublas,
             )?);
             bar.inc(1);
+            crate::phase_log::mark(variant.label);
         }
         bar.finish_and_clear();
         // Before cuBLAS's row is finished: the phase launches cuBLAS from the same handle.
         let energy = sgemm_energy::phase(gpu, p, &rows, &ours, (&mut buffers, &cublas))?;
+        crate::phase_log::mark("occ: energy");
         let clock_energy = Some(ClockAndEnergy::fp32(gpu.info(), energy));
         let peak = Peak::fp32(gpu.info());
         let cublas = cublas.finish(gpu, &mut buffers, peak)?;
+        crate::phase_log::mark("occ: cublas finish");
         drop(buffers);
         peak_pair_at_whole_waves(gpu, ctx, p, &ours, &mut rows)?;
+        crate::phase_log::mark("occ: whole waves");
         Ok(GemmRun {
             rows,
             cublas,

@@ -42,7 +42,9 @@ pub fn fp32(
     (s, module): (&SweepShape, &Module),
 ) -> Result<Outcome, ExperimentError> {
     let mut buffers = GemmBuffers::new(gpu, s.dims, ctx.seed)?;
+    crate::phase_log::mark(&format!("shape {:?} buffers", s.dims));
     let (choice, line) = choose_fp32(gpu, module, &mut buffers, &ctx.timing)?;
+    crate::phase_log::mark("  fp32 chosen");
     let Some(v) = line else {
         return Ok(miss(Family::Fp32, s, choice));
     };
@@ -54,7 +56,9 @@ pub fn fp32(
         (v, v.label, &kernel),
         (&mut buffers, &mut cublas),
     )?;
+    crate::phase_log::mark("  fp32 timed");
     let cublas = cublas.finish(gpu, &mut buffers, Fp32::peak(gpu))?;
+    crate::phase_log::mark("  fp32 cublas finished");
     Ok(row(Family::Fp32, s, choice, timed, cublas))
 }
 
@@ -67,7 +71,9 @@ pub fn bf16(
     (s, module): (&SweepShape, &Module),
 ) -> Result<Outcome, ExperimentError> {
     let mut buffers = Bf16GemmBuffers::new(gpu, s.dims, ctx.seed)?;
+    crate::phase_log::mark(&format!("shape {:?} buffers", s.dims));
     let (choice, line) = choose_bf16(gpu, module, &mut buffers, &ctx.timing)?;
+    crate::phase_log::mark("  bf16 chosen");
     let Some(line) = line else {
         return Ok(miss(Family::Bf16, s, choice));
     };
@@ -90,7 +96,9 @@ pub fn bf16(
             measure_wgemm_line(gpu, (v, (&kernel, None)), sides, &timing)?
         }
     };
+    crate::phase_log::mark("  bf16 timed");
     let cublas = cublas.finish(gpu, &mut buffers, Bf16::peak(gpu))?;
+    crate::phase_log::mark("  bf16 cublas finished");
     Ok(row(Family::Bf16, s, choice, timed, cublas))
 }
 

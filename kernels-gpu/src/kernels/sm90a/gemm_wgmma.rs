@@ -31,8 +31,7 @@ const PREFETCH_AHEAD: u32 = 8;
 /// shared memory and at most one block per output tile; `a_map` and `b_map` are the addresses
 /// of tensor maps of A (dims K, M) and B (dims N, K) in global memory, bf16, 128-byte swizzle,
 /// zero fill, boxes of 64 x BM and 64 x 64 elements (`host::cuda::tensor_map`); `c` holds M*N
-/// floats; N is even (the epilogue writes pairs); K >= 1 (every tile runs at least one K step;
-/// the host's maps refuse K = 0).
+/// floats; K >= 1 (every tile runs at least one K step; the host's maps refuse K = 0).
 #[inline(always)]
 pub unsafe fn gemm_wgmma<
     const BM: u32,
@@ -139,7 +138,8 @@ unsafe fn consume<const ACC: usize>(p: RingProblem, which: u32, tid: u32, out: O
         while r < ACC {
             let (row, col) = accumulator_position(tid, r as u32);
             // SAFETY: each element of C belongs to one thread of one tile (the walk is a
-            // bijection); pairs start at even columns (the caller's contract: N even).
+            // bijection); pairs start at even columns (`RingProblem::start` sets `vector` only
+            // where N is even).
             unsafe { out.store::<2>(row0 + row, col0 + col, [d[r], d[r + 1]]) };
             r += 2;
         }
