@@ -92,7 +92,7 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
             // sections/wgmma.rs `accumulator_position` of register r (r even: j is 0 or 2).
             const unsigned row = 16 * warp + lane / 4 + 8 * (j / 2);
             const unsigned col = 8 * slice + 2 * (lane % 4);
-            store_pair(c, m, n, alpha, beta, row0 + row, col0 + col, d[r], d[r + 1]);
+            store_pair_or_singles(c, m, n, alpha, beta, row0 + row, col0 + col, d[r], d[r + 1]);
         }
         tile += gridDim.x;
     }

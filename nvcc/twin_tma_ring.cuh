@@ -163,20 +163,27 @@ struct Problem {
     }
 };
 
-// gemm_epilogue.rs `Output::store::<2>`, `vector` where N is even (tma_ring.rs `RingProblem::start`):
-// alpha*acc + beta*C for the pair at (row, col), C read only where beta is not zero, nothing written
-// outside C; where N is odd, one float at a time.
+// gemm_epilogue.rs `Output::store::<2>` with `vector` (N even): alpha*acc + beta*C for the pair at
+// (row, col), C read only where beta is not zero, nothing written outside C. The mma.sync ring lines'
+// epilogue (their N is even); the wgmma lines take store_pair_or_singles.
 __device__ __forceinline__ float blend(float alpha, float acc, float beta, float old) {
     return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * old);
 }
 __device__ __forceinline__ void store_pair(float* c, unsigned m, unsigned n, float alpha, float beta, unsigned row,
                                            unsigned col, float x, float y) {
+    if (row < m && col < n) {
+        float2* to = reinterpret_cast<float2*>(c + (row * n + col));
+        const float2 old = beta != 0.0f ? *to : float2{0.0f, 0.0f};
+        *to = float2{blend(alpha, x, beta, old.x), blend(alpha, y, beta, old.y)};
+    }
+}
+
+// The same for the lines that take an odd N (sections/gemm_wgmma.rs `takes_odd_n`, tma_ring.rs
+// `RingProblem::start`): pairs where N is even, else one float at a time.
+__device__ __forceinline__ void store_pair_or_singles(float* c, unsigned m, unsigned n, float alpha, float beta,
+                                                      unsigned row, unsigned col, float x, float y) {
     if (n % 2 == 0) {
-        if (row < m && col < n) {
-            float2* to = reinterpret_cast<float2*>(c + (row * n + col));
-            const float2 old = beta != 0.0f ? *to : float2{0.0f, 0.0f};
-            *to = float2{blend(alpha, x, beta, old.x), blend(alpha, y, beta, old.y)};
-        }
+        store_pair(c, m, n, alpha, beta, row, col, x, y);
     } else {
         const float v[2] = {x, y};
         for (unsigned j = 0; j < 2; ++j) {

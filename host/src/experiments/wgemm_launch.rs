@@ -26,6 +26,12 @@ pub fn not_run_reason(cc: (u32, u32), line: &WgemmVariant, dims: GemmDims) -> Op
     if let Err(e) = runs_sm90a(cc) {
         return Some(e.to_string());
     }
+    if !line.takes_odd_n() && !dims.n.is_multiple_of(2) {
+        let GemmDims { m, n, k } = dims;
+        return Some(format!(
+            "the mma.sync ring lines write C in pairs and need N even; got {m}x{n}x{k}"
+        ));
+    }
     map_shapes(line, dims).err().map(|e| e.to_string())
 }
 
@@ -103,7 +109,7 @@ pub fn wgemm_launch_shape(line: &WgemmVariant, dims: GemmDims, sms: u32) -> Laun
 /// rows where the maps read those ([`TensorMaps::stage`]), so that a timed launch pays for them.
 ///
 /// # Panics
-/// If C does not hold M*N floats, or A or B its matrix.
+/// If C does not hold M*N floats, A or B its matrix, or N is odd on a line that needs it even.
 pub fn launch_wgemm(
     gpu: &Gpu,
     kernel: &Kernel<'_>,
@@ -118,6 +124,11 @@ pub fn launch_wgemm(
         "C must hold M*N floats"
     );
     assert_eq!(shape.threads, line.threads(), "the line's threads");
+    assert!(
+        line.takes_odd_n() || dims.n.is_multiple_of(2),
+        "{} writes C in pairs: N must be even",
+        line.label
+    );
     maps.stage(gpu, a, b)?;
     let mut l = Launch::new(gpu);
     let base = l.input(maps.buffer());
@@ -135,7 +146,7 @@ pub fn launch_wgemm(
     // grid at most one block per tile; the maps describe A and B at these dimensions with the
     // line's boxes (`TensorMaps::encode`), over A and B or their padded copies just enqueued
     // on the same stream; C holds M*N floats (asserted above), written one float at a time
-    // where N is odd (the kernel's epilogue).
+    // where N is odd by the lines that take it, and N is even for the others (asserted above).
     unsafe { l.launch(kernel, shape, &params) }
 }
 

@@ -112,6 +112,13 @@ impl WgemmVariant {
             RingMma::Sync => self.consumers * WGEMM_WARPGROUP,
         }
     }
+    /// Whether the line's epilogue takes an odd N, writing C a float at a time there (pairs
+    /// where N is even): the wgmma lines, whose consumers' registers `setmaxnreg` fixes, so the
+    /// second path costs them nothing. The mma.sync lines write pairs only and need N even: the
+    /// second path cost them registers and throughput (results/2026-12-03-h200-s15).
+    pub const fn takes_odd_n(&self) -> bool {
+        matches!(self.mma, RingMma::Wgmma)
+    }
     /// Warps of the consumer warpgroups (each arrives once on, or counts once out of, a slot).
     pub const fn consumer_warps(&self) -> u32 {
         self.consumers * WARPGROUP_WARPS

@@ -78,7 +78,7 @@ pub fn run_wgemm_lines(
 mod tests {
     use super::*;
     use crate::results::GemmDims;
-    use kernels_gpu::variants::WGEMM;
+    use kernels_gpu::variants::{RingMma, WGEMM};
 
     #[test]
     fn off_sm90a_every_line_says_it_needs_sm90a() {
@@ -91,20 +91,23 @@ mod tests {
     }
 
     #[test]
-    fn on_sm90a_every_nonempty_size_runs_and_an_empty_one_says_why() {
+    fn on_sm90a_every_size_runs_but_odd_n_on_mma_sync_lines_and_an_empty_one() {
         let (m, n, k) = (333, 264, 80);
         let uneven_m = GemmDims { m, n, k };
         let (m, n, k) = (64, 64, 20);
         let odd_k = GemmDims { m, n, k };
+        let odd_n = GemmDims::square(1001);
         for v in WGEMM {
-            for runs in [
-                GemmDims::square(4096),
-                uneven_m,
-                odd_k,
-                GemmDims::square(1001),
-            ] {
+            for runs in [GemmDims::square(4096), uneven_m, odd_k] {
                 // K or N not a multiple of 8: read through padded copies (`pitched_copy`).
                 assert_eq!(not_run_reason((9, 0), v, runs), None, "{runs:?}");
+            }
+            // An odd N: the wgmma lines write C a float at a time there; the mma.sync ones
+            // write pairs only.
+            let why = not_run_reason((9, 0), v, odd_n);
+            match v.mma {
+                RingMma::Wgmma => assert_eq!(why, None, "{}", v.label),
+                RingMma::Sync => assert!(why.unwrap().contains("need N even"), "{}", v.label),
             }
             let empty = GemmDims { m: 8, n: 8, k: 0 };
             let why = not_run_reason((9, 0), v, empty).unwrap();

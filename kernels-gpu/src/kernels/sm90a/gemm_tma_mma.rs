@@ -39,7 +39,7 @@ use crate::variants::WgemmArgs;
 /// `line.dynamic_shared_bytes()` of dynamic shared memory and at most one block per output
 /// tile; `a_map` and `b_map` are the addresses of tensor maps of A (dims K, M) and B (dims N,
 /// K) in global memory, bf16, 128-byte swizzle, zero fill, boxes of 64 x BM and 64 x 64
-/// elements; `c` holds M*N floats; K >= 1.
+/// elements; `c` holds M*N floats; N is even (`WgemmVariant::takes_odd_n`); K >= 1.
 #[inline(always)]
 pub unsafe fn gemm_tma_mma<
     const BM: u32,
@@ -200,7 +200,7 @@ unsafe fn consume<const NI: usize>(
                     );
                     let vals = [acc_tile[2 * half as usize], acc_tile[2 * half as usize + 1]];
                     // SAFETY: each element of C belongs to one thread of one tile (the walk is
-                    // a bijection); pairs start at even columns (`vector` only where N is even).
+                    // a bijection); pairs start at even columns (N even, the contract).
                     unsafe { out.store::<2>(row0 + r, col0 + cc, vals) };
                 }
             }

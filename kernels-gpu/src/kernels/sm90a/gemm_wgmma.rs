@@ -139,7 +139,7 @@ unsafe fn consume<const ACC: usize>(p: RingProblem, which: u32, tid: u32, out: O
             let (row, col) = accumulator_position(tid, r as u32);
             // SAFETY: each element of C belongs to one thread of one tile (the walk is a
             // bijection); pairs start at even columns (`RingProblem::start` sets `vector` only
-            // where N is even).
+            // where N is even: the wgmma lines take an odd N).
             unsafe { out.store::<2>(row0 + row, col0 + col, [d[r], d[r + 1]]) };
             r += 2;
         }

@@ -67,7 +67,7 @@ pub struct RingStart {
     pub p: RingProblem,
     /// The addresses of A's and B's tensor maps.
     pub maps: (*const u64, *const u64),
-    /// C, written in pairs (one float at a time where N is odd).
+    /// C, written in pairs (one float at a time where N is odd, on lines that take it).
     pub out: Output,
 }
 
@@ -100,8 +100,9 @@ impl RingProblem {
             beta,
             // Where N is even, every pair at an even column is 8-byte aligned and wholly inside
             // or outside C; where it is odd (the host pads A and B for TMA, never C), a row's
-            // pairs lose that alignment and go one float at a time.
-            vector: n % 2 == 0,
+            // pairs lose that alignment and go one float at a time, on the lines that take an
+            // odd N (the others' contract is N even).
+            vector: !line.takes_odd_n() || n % 2 == 0,
         };
         RingStart {
             p,
