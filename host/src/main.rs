@@ -196,19 +196,19 @@ fn run_on(gpu: &Gpu, mut plan: Plan, resumed: Option<Resume>) -> anyhow::Result<
             }
         }
     };
-    // The large built-in modules every planned experiment will load, each compiled once on its
-    // own thread from the start, so that a later experiment's module is ready when it begins
-    // (the first waits for its own, as it would compiling it itself).
-    let mut warm: Vec<&'static str> = Vec::new();
-    for ptx in plan.experiments.iter().flat_map(|e| e.builtin_ptx()) {
-        if !warm.contains(ptx) {
-            warm.push(ptx);
-        }
-    }
+    // The built-in modules the planned experiments will load, compiled once each, one after
+    // another in the order they are first needed, on one thread from the start: so that a later
+    // experiment's module is ready when it begins, and the first waits only for its own. One
+    // thread, as the driver compiles one module at a time: with a thread per module, the small
+    // check module the first experiment needs waited a minute behind the tensor-core module's
+    // compile (results/2026-12-03-h200-s15, logs/phase_deltas.txt).
+    let warm = experiments::registry::warm_order(&plan.experiments);
     let (results, failure) = std::thread::scope(|s| {
-        for ptx in warm {
-            s.spawn(move || gpu.warm_builtin(host::kernel_source::name::BUILTIN, ptx));
-        }
+        s.spawn(move || {
+            for ptx in warm {
+                gpu.warm_builtin(host::kernel_source::name::BUILTIN, ptx);
+            }
+        });
         experiments::run_from(gpu, &plan.context, start, &plan.experiments, &mut done)
     });
     if let Some(e) = failure.as_ref().filter(|e| e.is_fault()) {

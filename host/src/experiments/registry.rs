@@ -246,6 +246,18 @@ pub fn plan_all(all: &AllArgs) -> Result<Vec<Planned>, CliError> {
     each(&Plans(all)).into_iter().collect()
 }
 
+/// The built-in modules `plans` will load, each once, in the order the experiments first need
+/// them: what a run compiles ahead, one after another, on a thread of its own (`main.rs`).
+pub fn warm_order(plans: &[Planned]) -> Vec<&'static str> {
+    let mut order: Vec<&'static str> = Vec::new();
+    for ptx in plans.iter().flat_map(Planned::builtin_ptx) {
+        if !order.contains(ptx) {
+            order.push(ptx);
+        }
+    }
+    order
+}
+
 impl Planned {
     /// Writes the experiment's sizes into the run's record.
     pub fn record(&self, meta: &mut RunMeta) {
@@ -317,5 +329,39 @@ impl Planned {
             }
         }
         self.visit(Running(gpu, ctx, results))
+    }
+}
+
+#[cfg(test)]
+mod warm_tests {
+    use super::*;
+    use crate::kernel_source::builtin::{CHECKS, HOPPER, MAIN, MMA_ILP, TENSOR};
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct All {
+        #[command(flatten)]
+        all: AllArgs,
+    }
+
+    /// `host all` compiles what its first experiment needs first (the main module, then the
+    /// small check module, never behind the tensor-core module's long compile), then the rest in
+    /// the order the experiments come to them, each once.
+    #[test]
+    fn host_all_warms_each_module_once_in_the_order_of_first_need() {
+        let all = All::try_parse_from(["all"]).expect("host all's defaults");
+        let plans = plan_all(&all.all).expect("host all plans");
+        let order = warm_order(&plans);
+        assert_eq!(order.len(), 5, "MAIN, CHECKS, MMA_ILP, HOPPER, TENSOR");
+        for (at, (got, want)) in order
+            .iter()
+            .zip([MAIN, CHECKS, MMA_ILP, HOPPER, TENSOR])
+            .enumerate()
+        {
+            assert!(
+                *got == want,
+                "module {at} of the warm order is not the one first needed"
+            );
+        }
     }
 }

@@ -88,10 +88,11 @@ pub trait Run: Registered + 'static {
         plan: &Self::Plan,
     ) -> Result<OutputOf<Self>, ExperimentError>;
 
-    /// The large built-in PTX modules its run loads when its kernels are the built-in ones; a run
-    /// of several experiments compiles them on other threads while earlier ones run (the
-    /// modules are shared, `cuda/module_cache.rs`). Small ones may be left out: they are
-    /// compiled when loaded.
+    /// The built-in PTX modules its run loads when its kernels are the built-in ones, in the
+    /// order it first needs them; a run compiles them all, in the order of first need, on a
+    /// thread of its own while earlier experiments run (the modules are shared,
+    /// `cuda/module_cache.rs`). A module left out is compiled when loaded, behind whatever that
+    /// thread is compiling then (the driver compiles one module at a time).
     fn builtin_ptx() -> &'static [&'static str] {
         &[]
     }

@@ -193,7 +193,8 @@ impl Run for Spec {
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::kernel_source::builtin::TENSOR]
+        use crate::kernel_source::builtin::{CHECKS, HOPPER, TENSOR};
+        &[TENSOR, HOPPER, CHECKS]
     }
 }
 

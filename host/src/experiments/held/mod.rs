@@ -44,6 +44,11 @@ impl Run for Spec {
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, ExperimentError> {
         run::run(gpu, ctx, p)
     }
+
+    fn builtin_ptx() -> &'static [&'static str] {
+        use crate::kernel_source::builtin::{CHECKS, MAIN};
+        &[MAIN, CHECKS]
+    }
 }
 
 impl Report for Spec {

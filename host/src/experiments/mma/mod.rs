@@ -63,6 +63,11 @@ impl Run for Spec {
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Self::Plan) -> Result<Mma, ExperimentError> {
         run::run(gpu, ctx, p)
     }
+
+    fn builtin_ptx() -> &'static [&'static str] {
+        use crate::kernel_source::builtin::{HOPPER, MMA_ILP};
+        &[MMA_ILP, HOPPER]
+    }
 }
 
 impl SweepReport for Spec {

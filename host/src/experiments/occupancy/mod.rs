@@ -192,7 +192,8 @@ impl Run for Spec {
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::kernel_source::builtin::MAIN]
+        use crate::kernel_source::builtin::{CHECKS, MAIN};
+        &[MAIN, CHECKS]
     }
 }
 

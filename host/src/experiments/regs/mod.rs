@@ -80,6 +80,11 @@ impl Run for Spec {
         )
     }
 
+    fn builtin_ptx() -> &'static [&'static str] {
+        use crate::kernel_source::builtin::{CHECKS, MAIN};
+        &[MAIN, CHECKS]
+    }
+
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<RegsRow>, ExperimentError> {
         match p.line {
             CappedLine::Fp32(v) => {

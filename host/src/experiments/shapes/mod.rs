@@ -69,7 +69,12 @@ impl Run for Spec {
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
-        &[builtin::MAIN, builtin::TENSOR]
+        &[
+            builtin::MAIN,
+            builtin::TENSOR,
+            builtin::HOPPER,
+            builtin::CHECKS,
+        ]
     }
 }
 
