@@ -352,10 +352,10 @@ mod warm_tests {
         let all = All::try_parse_from(["all"]).expect("host all's defaults");
         let plans = plan_all(&all.all).expect("host all plans");
         let order = warm_order(&plans);
-        assert_eq!(order.len(), 5, "MAIN, CHECKS, MMA_ILP, HOPPER, TENSOR");
+        assert_eq!(order.len(), 5, "MAIN, CHECKS, HOPPER, MMA_ILP, TENSOR");
         for (at, (got, want)) in order
             .iter()
-            .zip([MAIN, CHECKS, MMA_ILP, HOPPER, TENSOR])
+            .zip([MAIN, CHECKS, HOPPER, MMA_ILP, TENSOR])
             .enumerate()
         {
             assert!(

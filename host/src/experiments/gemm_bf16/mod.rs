@@ -154,9 +154,11 @@ impl Run for Spec {
             )?;
             let schedule = Schedule::one_block_per_tile(&shape, gpu.info().sm_count);
             rows.push(Bf16Row::new(v, &m, theirs, vs_cublas).scheduled(schedule));
+            crate::phase_log::mark(v.label);
             bar.inc(1);
         }
         let each = |label: &str| {
+            crate::phase_log::mark(label);
             bar.set_message(label.to_owned());
             bar.inc(1);
         };

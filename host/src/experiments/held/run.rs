@@ -41,6 +41,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, Experi
         let mut curve = measure_binary(gpu, ctx, &mut buffers, binary, &kernel)?;
         pair_at_whole_waves(gpu, ctx, (p, &mut whole), binary, (&kernel, &mut curve))?;
         rows.extend(curve);
+        crate::phase_log::mark(binary.label);
         bar.inc(1);
     }
     bar.finish_and_clear();

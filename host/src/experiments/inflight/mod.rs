@@ -109,7 +109,9 @@ impl Run for Spec {
     }
 
     fn builtin_ptx() -> &'static [&'static str] {
-        &[crate::kernel_source::builtin::MAIN]
+        // The sm_90a module holds the bulk-copy lines (loaded only on compute capability 9.0).
+        use crate::kernel_source::builtin::{HOPPER, MAIN};
+        &[MAIN, HOPPER]
     }
 }
 

@@ -37,6 +37,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
     let copy_bytes = p.sweep.copy_mib << 20;
     check_fits(gpu, copy_bytes)?;
     let (ours, theirs) = p.sources.load(gpu)?;
+    crate::phase_log::mark("inflight: loaded");
     let limits = PlanLimits {
         warp_size: info.warp_size,
         max_blocks_per_sm: info.max_blocks_per_sm,
@@ -70,6 +71,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
     let latency =
         measure_latency(gpu, &chase, &mut ring, p.sweep.chase_steps).in_variant("chase")?;
     bar.inc(1);
+    crate::phase_log::mark("inflight: chase");
 
     let floats = (copy_bytes / 4) as usize;
     let mut buffers = CopyBuffers::new(gpu, floats, ctx.seed.wrapping_add(40))?;
@@ -83,6 +85,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         }
     };
     drop(ring);
+    crate::phase_log::mark("inflight: loaded chase");
     bar.set_message("cuMemcpyDtoD");
     let copy_timing = buffers
         .time_reference(gpu, &ctx.timing)
@@ -117,6 +120,7 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         Ok(_) => p.sources.load_compared_sm90a(gpu)?,
         Err(_) => None,
     };
+    crate::phase_log::mark("inflight: copy reference, sm_90a module");
     let swept = sweep(&bar, points, point_name, |point| {
         let at = (&copy, &model);
         if !point.shape.ring.is_some_and(|r| r.bulk) {
@@ -134,13 +138,17 @@ pub fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Inflight, Experiment
         }
     })?;
     let at = (&copy, &model);
+    crate::phase_log::mark("inflight: copy grid");
     let streamed = measure_persistent(gpu, ctx, &mut buffers, modules, &persistent, at, &bar)?;
+    crate::phase_log::mark("inflight: persistent copies");
     bar.set_message("copy sizes");
     let (sizes, mut skipped) = measure_sizes(gpu, ctx, &ours, &swept.rows, &p.sweep.sizes_mib)?;
     skipped.splice(0..0, swept.skipped.into_iter().chain(streamed.skipped));
     bar.set_message("read-only");
     let beside = (swept.rows.as_slice(), copy.gbps);
+    crate::phase_log::mark("inflight: copy sizes");
     let (reads, not_read) = measure_reads(gpu, ctx, modules, &buffers, beside)?;
+    crate::phase_log::mark("inflight: reads");
     skipped.extend(not_read);
     bar.finish_and_clear();
     Ok(Inflight {

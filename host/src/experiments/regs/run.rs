@@ -34,10 +34,12 @@ pub(super) fn every_cap<K: GemmKind>(
     for &cap in &p.caps {
         bar.set_message(format!("cap {cap}"));
         rows.push(measure_cap(gpu, ctx, p, buffers, variant, cap)?);
+        crate::phase_log::mark(&format!("regs: cap {cap}"));
         bar.inc(1);
     }
     bar.finish_and_clear();
     pairs_at_whole_waves(gpu, ctx, p, (&mut rows, buffers_at), variant)?;
+    crate::phase_log::mark("regs: whole waves");
     Ok(rows)
 }
 
