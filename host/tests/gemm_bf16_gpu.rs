@@ -3,8 +3,9 @@
 //! - `host gemm_bf16` at an odd size and at 1024^3: every line and cuBLAS BF16 checked, each row
 //!   at the occupancy the driver gives, cuBLAS's row with the kernel it ran read through CUPTI;
 //! - `host gemm_bf16 --size 4096` on an sm_90a GPU: the wgmma lines as rows, every one checked
-//!   and timed beside cuBLAS, on part II's picture as their own series; at a K TMA cannot
-//!   describe they say why instead of failing the run;
+//!   and timed beside cuBLAS, on part II's picture as their own series; at a K and N off TMA's
+//!   strides the wgmma line runs (A read through a padded copy), and at an odd N the mma.sync ring
+//!   line says why it cannot instead of failing the run;
 //! - experiment 1 on one tuned line: cuBLAS SGEMM's row with its kernel read, and both kernels'
 //!   occupancy by the calculator placed on part II's picture.
 //!
@@ -16,9 +17,10 @@
 // Only the device check is used here: the experiments load their own modules.
 mod tensor_support;
 
+mod support;
+
 use std::sync::Mutex;
 
-use clap::Parser;
 use host::cuda::Gpu;
 use host::experiments::contract::{Plan as _, Report, Run, RunContext};
 use host::experiments::gemm_cublas::CublasKernel;
@@ -26,6 +28,7 @@ use host::experiments::gemm_cublas::CublasRow;
 use host::experiments::{gemm_bf16, occupancy};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::variants::RingMma;
+use support::experiment_args;
 
 /// One test at a time: CUPTI's window records every kernel the process runs.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -47,18 +50,6 @@ fn context(gpu: &Gpu) -> RunContext {
     }
 }
 
-#[derive(Parser)]
-struct Bf16Cmd {
-    #[command(flatten)]
-    args: gemm_bf16::Args,
-}
-
-#[derive(Parser)]
-struct OccupancyCmd {
-    #[command(flatten)]
-    args: occupancy::Args,
-}
-
 /// cuBLAS's row has the kernel it ran, read, with a whole-warp block and an occupancy in (0, 1].
 fn kernel_read(what: &str, c: &CublasRow) {
     match &c.kernel {
@@ -78,12 +69,12 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let gpu = tensor_support::sm80_gpu("the BF16 experiment");
     for size in ["333x250x80", "1024"] {
-        let args = Bf16Cmd::parse_from(["gemm_bf16", "--size", size]).args;
+        let args = experiment_args::<gemm_bf16::Args>(&["gemm_bf16", "--size", size]);
         let plan = gemm_bf16::Plan::new(&args).unwrap();
         let r = gemm_bf16::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
         let failed = gemm_bf16::Spec::failed_checks(&r);
         assert!(failed.is_empty(), "{size}: {failed:?}");
-        // The wgmma lines run beside them only on sm_90a and at K and N multiples of 8.
+        // The ring lines run beside them only on sm_90a (the mma.sync ones at an even N).
         assert_eq!(
             r.rows.len() + r.not_run.len(),
             kernels_gpu::variants::BF16_GEMM.len() + kernels_gpu::variants::WGEMM.len(),
@@ -123,7 +114,7 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
 /// every check passed.
 fn every_line_checked(gpu: &Gpu, ctx: &RunContext, size: &str, labels: &str) -> gemm_bf16::Bf16Run {
     let cmd = ["gemm_bf16", "--size", size, "--variants", labels];
-    let args = Bf16Cmd::parse_from(cmd).args;
+    let args = experiment_args::<gemm_bf16::Args>(&cmd);
     let plan = gemm_bf16::Plan::new(&args).unwrap();
     let r = gemm_bf16::Spec::run(gpu, ctx, &plan).unwrap();
     let failed = gemm_bf16::Spec::failed_checks(&r);
@@ -210,14 +201,27 @@ fn the_bf16_experiment_runs_the_wgmma_lines_verified_beside_cublas() {
         r.rows
     );
 
-    // A K that TMA cannot describe: the wgmma lines say why, the run goes on.
-    let args = Bf16Cmd::parse_from(["gemm_bf16", "--variants", "M1,W1", "--size", "256x256x260"]);
-    let plan = gemm_bf16::Plan::new(&args.args).unwrap();
+    // K off TMA's 16-byte strides (A read through a padded copy) and an odd N: W1 runs, every
+    // element checked; MT1, which writes C in pairs, says why it cannot, and the run goes on.
+    let cmd = [
+        "gemm_bf16",
+        "--variants",
+        "M1,MT1,W1",
+        "--size",
+        "256x257x260",
+    ];
+    let plan = gemm_bf16::Plan::new(&experiment_args::<gemm_bf16::Args>(&cmd)).unwrap();
     let r = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
-    assert_eq!(r.rows.len(), 1, "{:?}", r.rows);
+    let ran: Vec<&str> = r.rows.iter().map(|row| row.variant.as_str()).collect();
+    assert_eq!(ran, ["M1", "W1"], "{:?}", r.not_run);
+    assert!(
+        r.rows.iter().all(|row| row.measured.check.passed),
+        "{:?}",
+        r.rows
+    );
     assert_eq!(r.not_run.len(), 1);
     assert!(
-        r.not_run[0].why.contains("multiples of 8"),
+        r.not_run[0].variant == "MT1" && r.not_run[0].why.contains("need N even"),
         "{:?}",
         r.not_run
     );
@@ -229,12 +233,14 @@ fn experiment_1_reads_the_kernel_cublas_ran_and_part_two_places_both() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let gpu = tensor_support::sm80_gpu("part II's picture");
     let ctx = context(&gpu);
-    let args = OccupancyCmd::parse_from(["occupancy", "--variants", "R4", "--size", "1024"]).args;
+    let args =
+        experiment_args::<occupancy::Args>(&["occupancy", "--variants", "R4", "--size", "1024"]);
     let plan = occupancy::Plan::new(&args).unwrap();
     let sgemm = occupancy::Spec::run(&gpu, &ctx, &plan).unwrap();
     assert!(occupancy::Spec::failed_checks(&sgemm).is_empty());
     kernel_read("cuBLAS SGEMM at 1024^3", sgemm.cublas_row().unwrap());
-    let args = Bf16Cmd::parse_from(["gemm_bf16", "--variants", "M1", "--size", "1024"]).args;
+    let args =
+        experiment_args::<gemm_bf16::Args>(&["gemm_bf16", "--variants", "M1", "--size", "1024"]);
     let plan = gemm_bf16::Plan::new(&args).unwrap();
     let bf16 = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
     let meta = host::experiments::meta("test", &ctx.timing, &[], "test");

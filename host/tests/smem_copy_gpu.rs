@@ -13,7 +13,6 @@
 
 mod support;
 
-use clap::Parser;
 use host::cuda::hopper::hopper_module;
 use host::cuda::{Gpu, Module};
 use host::experiments::contract::{Plan as _, Report, Run};
@@ -21,6 +20,7 @@ use host::experiments::copy::{CopyBuffers, CopyKernel};
 use host::experiments::inflight;
 use host::kernel_source::name::BUILTIN;
 use kernels_gpu::variants::{SmemPath, SMEM_COPY};
+use support::experiment_args;
 
 fn gpu() -> Gpu {
     Gpu::open(0).unwrap_or_else(|e| {
@@ -78,17 +78,11 @@ fn every_bulk_copy_line_copies_a_ragged_copy_exactly() {
     ragged_copies(&gpu, &module, SmemPath::Bulk);
 }
 
-#[derive(Parser)]
-struct InflightCmd {
-    #[command(flatten)]
-    args: inflight::Args,
-}
-
 #[test]
 #[ignore = "needs a CUDA GPU (sm_80+): cargo test --release -p host --test smem_copy_gpu -- --ignored"]
 fn the_sweep_runs_the_smem_lines_verified_and_judges_one_warp_per_sm() {
     let gpu = gpu();
-    let args = InflightCmd::parse_from([
+    let args = experiment_args::<inflight::Args>(&[
         "inflight",
         "--threads",
         "32",
@@ -106,8 +100,7 @@ fn the_sweep_runs_the_smem_lines_verified_and_judges_one_warp_per_sm() {
         "0",
         "--sizes-mib",
         "0",
-    ])
-    .args;
+    ]);
     let plan = inflight::Plan::new(&args).unwrap();
     let ctx = support::fixed_context(&gpu, 5, 5);
     let r = inflight::Spec::run(&gpu, &ctx, &plan).unwrap();

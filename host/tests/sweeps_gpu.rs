@@ -6,10 +6,10 @@
 
 mod support;
 
-use clap::Parser;
 use host::cuda::{driver_present, Gpu};
 use host::experiments::contract::{Plan as _, Report, Run};
 use host::experiments::{ilp, inflight};
+use support::experiment_args;
 
 /// Device 0. A GPU-only test asked to run (`--ignored`, or a build that found libcuda) on a
 /// machine without a driver fails here: it must not pass without having run.
@@ -22,23 +22,11 @@ fn gpu() -> Gpu {
     Gpu::open(0).expect("open device 0")
 }
 
-#[derive(Parser)]
-struct InflightCmd {
-    #[command(flatten)]
-    args: inflight::Args,
-}
-
-#[derive(Parser)]
-struct IlpCmd {
-    #[command(flatten)]
-    args: ilp::Args,
-}
-
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_small_bytes_in_flight_sweep_runs_verified() {
     let gpu = gpu();
-    let args = InflightCmd::parse_from([
+    let args = experiment_args::<inflight::Args>(&[
         "inflight",
         "--threads",
         "32,256",
@@ -57,8 +45,7 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         "--sizes-mib",
         "16,64",
         "--no-smem",
-    ])
-    .args;
+    ]);
     let plan = inflight::Plan::new(&args).unwrap();
     let r = inflight::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     let failed = inflight::Spec::failed_checks(&r);
@@ -141,7 +128,7 @@ fn the_read_only_kernels_run_beside_their_copies_verified() {
     let gpu = gpu();
     // 8 warps/SM as one 256-thread block, 64 as two 1024-thread blocks: four copy rows, each
     // with a read line of the table beside it.
-    let args = InflightCmd::parse_from([
+    let args = experiment_args::<inflight::Args>(&[
         "inflight",
         "--threads",
         "256,1024",
@@ -161,8 +148,7 @@ fn the_read_only_kernels_run_beside_their_copies_verified() {
         "0",
         "--sizes-mib",
         "0",
-    ])
-    .args;
+    ]);
     let plan = inflight::Plan::new(&args).unwrap();
     let r = inflight::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     // Every warp's sum checked exactly (a failed one is among the failed checks).
@@ -215,7 +201,7 @@ fn the_read_only_kernels_run_beside_their_copies_verified() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_small_ilp_sweep_runs_verified() {
     let gpu = gpu();
-    let args = IlpCmd::parse_from([
+    let args = experiment_args::<ilp::Args>(&[
         "ilp",
         "--ilp",
         "1,4",
@@ -225,8 +211,7 @@ fn a_small_ilp_sweep_runs_verified() {
         "none",
         "--target-cycles",
         "200000",
-    ])
-    .args;
+    ]);
     let plan = ilp::Plan::new(&args).unwrap();
     let r = ilp::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     let failed = ilp::Spec::failed_checks(&r);
@@ -267,7 +252,7 @@ fn a_small_ilp_sweep_runs_verified() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_fma_controls_run_verified_beside_the_ffma() {
     let gpu = gpu();
-    let args = IlpCmd::parse_from([
+    let args = experiment_args::<ilp::Args>(&[
         "ilp",
         "--ilp",
         "1",
@@ -277,8 +262,7 @@ fn the_fma_controls_run_verified_beside_the_ffma() {
         "5,8,64",
         "--target-cycles",
         "200000",
-    ])
-    .args;
+    ]);
     let plan = ilp::Plan::new(&args).unwrap();
     let r = ilp::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     let failed = ilp::Spec::failed_checks(&r);
@@ -322,7 +306,7 @@ fn the_fma_controls_run_verified_beside_the_ffma() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
     let gpu = gpu();
-    let args = InflightCmd::parse_from([
+    let args = experiment_args::<inflight::Args>(&[
         "inflight",
         "--threads",
         "1024",
@@ -338,8 +322,7 @@ fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
         "256",
         "--chase-steps",
         "20000",
-    ])
-    .args;
+    ]);
     let plan = inflight::Plan::new(&args).unwrap();
     let r = inflight::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
     assert!(inflight::Spec::failed_checks(&r).is_empty());

@@ -129,11 +129,6 @@ impl TensorMaps {
         Ok(())
     }
 
-    /// Which operands (A, B) the launches copy into padded rows.
-    pub fn padded(&self) -> [bool; 2] {
-        [self.copies[0].is_some(), self.copies[1].is_some()]
-    }
-
     /// The buffer holding both maps (for a launch's `input`).
     pub fn buffer(&self) -> &CudaSlice<u64> {
         &self.words

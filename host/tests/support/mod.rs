@@ -201,3 +201,14 @@ pub fn fixed_context(gpu: &Gpu, iters: u32, samples: u32) -> RunContext {
         faults: Vec::new(),
     }
 }
+
+/// One experiment's flags (`A`, its `Args`) parsed from `cmd` (its name, then the flags) as
+/// `host NAME FLAGS...` would parse them; a bad flag ends the test with clap's message.
+pub fn experiment_args<A: clap::Args>(cmd: &[&str]) -> A {
+    #[derive(clap::Parser)]
+    struct Command<A: clap::Args> {
+        #[command(flatten)]
+        args: A,
+    }
+    <Command<A> as clap::Parser>::parse_from(cmd).args
+}
