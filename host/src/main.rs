@@ -196,13 +196,23 @@ fn run_on(gpu: &Gpu, mut plan: Plan, resumed: Option<Resume>) -> anyhow::Result<
             }
         }
     };
-    // The built-in modules the planned experiments will load, compiled once each, one after
-    // another in the order they are first needed, on one thread from the start: so that a later
-    // experiment's module is ready when it begins, and the first waits only for its own. One
-    // thread, as the driver compiles one module at a time: with a thread per module, the small
-    // check module the first experiment needs waited a minute behind the tensor-core module's
-    // compile (results/2026-12-03-h200-s15, logs/phase_deltas.txt).
+    // The built-in modules the planned experiments will load, compiled once each and loaded one
+    // after another in the order they are first needed, on one thread from the start: so that a
+    // later experiment's module is ready when it begins, and the first waits only for its own.
     let warm = experiments::registry::warm_order(&plan.experiments);
+    // Each module assembled by a ptxas process of its own, all at once: the driver's JIT holds
+    // every other module load while it compiles one, so the first experiment's small loads
+    // waited a minute behind the tensor-core module (results/2026-12-03-h200-s16).
+    if !warm.is_empty() {
+        match gpu.assemble_builtins(&warm) {
+            Some(ptxas) => note(&format!(
+                "the built-in modules are assembled by {} ({} at once)",
+                ptxas.display(),
+                warm.len()
+            )),
+            None => note("no ptxas found: the driver compiles the built-in modules, one at a time"),
+        }
+    }
     let (results, failure) = std::thread::scope(|s| {
         s.spawn(move || {
             for ptx in warm {

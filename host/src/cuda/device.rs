@@ -17,6 +17,7 @@ use super::error::{CudaError, DriverContext};
 use super::fault::{is_sticky, InFlight, Side};
 use super::module::{JitOptions, Module};
 use super::module_cache::ModuleCache;
+use super::ptx_assembly::{find_ptxas, AssemblyJobs};
 use super::sm_clock::SmClock;
 use crate::occupancy::Limits;
 use crate::results::DeviceInfo;
@@ -37,6 +38,8 @@ pub struct Gpu {
     last_clock: std::sync::Mutex<Option<(std::time::Instant, Option<u32>)>>,
     /// The built-in modules compiled so far, shared by the run's experiments.
     modules: ModuleCache<Module>,
+    /// The built-in modules ptxas is assembling ([`Gpu::assemble_builtins`]).
+    assembly: AssemblyJobs,
     /// The kernels enqueued since the last completed wait: those a fault is laid on.
     in_flight: InFlight,
     /// The longest a wait for the GPU may take (`--launch-timeout`), milliseconds.
@@ -125,6 +128,7 @@ impl Gpu {
             clock,
             last_clock: std::sync::Mutex::new(None),
             modules: ModuleCache::default(),
+            assembly: AssemblyJobs::default(),
             in_flight: InFlight::default(),
             launch_timeout_ms: AtomicU64::new(DEFAULT_LAUNCH_TIMEOUT.as_millis() as u64),
         })
@@ -192,7 +196,9 @@ impl Gpu {
     }
 
     /// The built-in module `image` (PTX embedded in the binary), compiled once on this GPU and
-    /// shared: later calls, from any experiment, get the same module.
+    /// shared: later calls, from any experiment, get the same module. Compiled by the ptxas
+    /// started on it ([`Gpu::assemble_builtins`]) where one was, else (or where that ptxas
+    /// failed, said on stderr) by the driver's JIT.
     pub fn builtin_module(
         &self,
         name: &str,
@@ -200,7 +206,25 @@ impl Gpu {
     ) -> Result<Arc<Module>, CudaError> {
         let (bytes, jit) = (image.as_bytes(), JitOptions::default());
         self.modules
-            .get(bytes, jit, || Module::load_with(self, name, bytes, jit))
+            .get(bytes, jit, || match self.assembly.take(bytes) {
+                Some(Ok(assembled)) => Module::load_assembled(self, name, bytes, assembled),
+                Some(Err(e)) => {
+                    eprintln!("note: {e}; the driver compiles {name} instead");
+                    Module::load_with(self, name, bytes, jit)
+                }
+                None => Module::load_with(self, name, bytes, jit),
+            })
+    }
+
+    /// Starts ptxas on each built-in module of `images` (PTX), each in a process of its own,
+    /// for [`Gpu::builtin_module`] to load: the driver's JIT compiles one module at a time and
+    /// holds the process's other module loads meanwhile (`cuda::ptx_assembly` says more). The
+    /// ptxas used, or `None` where none was found (the JIT then compiles them, as before).
+    pub fn assemble_builtins(&self, images: &[&'static str]) -> Option<std::path::PathBuf> {
+        let ptxas = find_ptxas()?;
+        self.assembly
+            .start(&ptxas, images, self.info.compute_capability);
+        Some(ptxas)
     }
 
     /// Compiles the built-in module `image` now, for a later [`Gpu::builtin_module`]; meant for

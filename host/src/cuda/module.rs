@@ -22,12 +22,22 @@ pub struct JitOptions {
     pub max_registers: Option<u32>,
 }
 
+/// What compiled a module's PTX, whose report [`Module::info_log`] holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Compiler {
+    /// The driver's JIT, at load (its info log); also a cubin's "compiler", with an empty log.
+    DriverJit,
+    /// ptxas in a child process before the load (its `-v` report): `super::ptx_assembly`.
+    Ptxas(std::path::PathBuf),
+}
+
 /// A loaded module. Unloaded on drop; its kernels borrow it.
 pub struct Module {
     raw: sys::CUmodule,
     ctx: Arc<CudaContext>,
     name: String,
     kind: ModuleKind,
+    compiler: Compiler,
     info_log: String,
     entries: Vec<String>,
     /// Whether this is the module compared with ours (`--compare`), for naming a fault.
@@ -126,10 +136,27 @@ impl Module {
             ctx,
             name: name.to_owned(),
             kind,
+            compiler: Compiler::DriverJit,
             info_log,
             entries: module_entries(image),
             compared: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// The PTX `ptx` as ptxas assembled it (`assembled`), loaded: a PTX module whose report is
+    /// ptxas's rather than the JIT's, with the entries of the PTX.
+    pub fn load_assembled(
+        gpu: &impl AsRef<Arc<CudaContext>>,
+        name: &str,
+        ptx: &[u8],
+        assembled: super::ptx_assembly::Assembled,
+    ) -> Result<Self, CudaError> {
+        let mut m = Self::load(gpu, name, &assembled.cubin)?;
+        m.kind = ModuleKind::Ptx;
+        m.compiler = Compiler::Ptxas(assembled.ptxas);
+        m.info_log = assembled.report;
+        m.entries = module_entries(ptx);
+        Ok(m)
     }
 
     /// Where the module came from.
@@ -156,7 +183,12 @@ impl Module {
         self.kind
     }
 
-    /// The JIT's info log (empty for a cubin).
+    /// What compiled the module's PTX.
+    pub fn compiler(&self) -> &Compiler {
+        &self.compiler
+    }
+
+    /// The compiler's report: the JIT's info log, or ptxas's `-v` (empty for a cubin).
     pub fn info_log(&self) -> &str {
         &self.info_log
     }

@@ -1,7 +1,8 @@
 //! Built-in modules loaded once per GPU and shared by every experiment of a run.
 //!
-//! The built-in kernels are PTX, which the driver compiles at every load (its JIT cache is off:
-//! the register columns come from the compile's log), and the main and tensor-core modules take
+//! The built-in kernels are PTX, compiled at every run (the driver's JIT cache is off: the
+//! register columns come from the compile's report), by ptxas processes started at once where a
+//! ptxas is found (`ptx_assembly.rs`), else by the driver; the main and tensor-core modules take
 //! seconds each. `host all` used to compile the main module once per experiment. Here each
 //! built-in image is compiled once, and a `get` on another thread can compile one while the GPU
 //! runs an earlier experiment (`Gpu::warm_builtin`). Generic over what is kept, so that its rules are

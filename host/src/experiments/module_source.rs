@@ -16,7 +16,7 @@ use ptxas_report::{parse_report, EntryReport};
 
 use super::error::SourceError;
 use crate::cuda::hopper::runs_sm90a;
-use crate::cuda::{CudaError, Gpu, Kernel, Module};
+use crate::cuda::{Compiler, CudaError, Gpu, Kernel, Module};
 use crate::flags::{default_label, CliError, ModuleFiles};
 use crate::kernel_source::builtin;
 use crate::kernel_source::module_file::{
@@ -291,10 +291,11 @@ fn load_file(gpu: &Gpu, path: &Path) -> Result<Loaded, SourceError> {
 
 fn jit_report(module: &Module) -> Option<CompilerReport> {
     let entries = parse_report(module.info_log()).ok()?;
-    (!entries.is_empty()).then(|| CompilerReport {
-        source: "driver JIT info log".to_owned(),
-        entries,
-    })
+    let source = match module.compiler() {
+        Compiler::DriverJit => "driver JIT info log".to_owned(),
+        Compiler::Ptxas(path) => format!("{} -v", path.display()),
+    };
+    (!entries.is_empty()).then_some(CompilerReport { source, entries })
 }
 
 /// The `ptxas -v` report written beside a module: `NAME.ptxas.txt` for `NAME.cubin`.
