@@ -163,6 +163,21 @@ __device__ __forceinline__ void shared_store_u32(unsigned addr, unsigned v) {
 // tma.rs `warp_sync`: every lane of the warp meets here (`bar.warp.sync -1`).
 __device__ __forceinline__ void warp_sync() { asm volatile("bar.warp.sync -1;" ::: "memory"); }
 
+// gpu/handoff.rs: the split-K hand-off between blocks (a GPU-scope fence, an acquire-release count
+// on a global word, lane 0's value in every lane, a float load from L2).
+__device__ __forceinline__ void fence_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+__device__ __forceinline__ unsigned count_up_gpu(unsigned* p, unsigned i) {
+    unsigned before;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(before) : "l"(p + i) : "memory");
+    return before;
+}
+__device__ __forceinline__ unsigned from_lane0(unsigned x) { return __shfl_sync(0xffffffffu, x, 0); }
+__device__ __forceinline__ float load_l2_f32(const float* p, unsigned i) {
+    float v;
+    asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p + i) : "memory");
+    return v;
+}
+
 // bulk_copy.rs `bulk_load`: `bytes` from global src[index..] (floats) to shared `dst` in one
 // bulk copy completing on `bar`.
 __device__ __forceinline__ void bulk_load(unsigned dst, const float* src, unsigned long long index, unsigned bytes,

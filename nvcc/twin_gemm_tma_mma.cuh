@@ -175,7 +175,8 @@ template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, int NI>
 __device__ __forceinline__ void gemm_tma_mma_twin(const unsigned long long* a_map, const unsigned long long* b_map,
                                                   float* c, int m, int n, int k, float alpha, float beta) {
     using L = Line<BM, BN, STAGES, CONSUMERS>;
-    const Problem<L> p = Problem<L>::template set_up<true>(unsigned(m), unsigned(n), unsigned(k));
+    // tma_ring.rs `start`: the mma.sync lines take K whole (k_slices 0).
+    const Problem<L> p = Problem<L>::template set_up<true>(unsigned(m), unsigned(n), unsigned(k), 0u);
     const unsigned t = threadIdx.x;
     consume_sync<L, NI>(p, t / 32, t % 32, a_map, b_map, c, unsigned(m), unsigned(n), alpha, beta);
 }

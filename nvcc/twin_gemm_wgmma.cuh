@@ -9,6 +9,7 @@
 #pragma once
 
 #include "hopper_device.cuh"
+#include "twin_split_k.cuh"
 #include "twin_tma_ring.cuh"
 
 namespace lab::ring {
@@ -48,23 +49,26 @@ __device__ __forceinline__ void prefetch_c(const float* c, unsigned m, unsigned 
 }
 
 // gemm_wgmma.rs `consume`: consumer warpgroup `which` (thread `tid` of it), its 64 rows of every
-// tile of the walk.
+// work unit of the walk, written at once (K whole) or by the last of a cut tile's units (twin_split_k.cuh).
 template <class L, int ACC>
 __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned which, unsigned tid, float* c,
-                                              unsigned m, unsigned n, float alpha, float beta) {
+                                              unsigned m, unsigned n, float alpha, float beta, float* partials,
+                                              unsigned* arrivals) {
     Position at{0, 0};
-    unsigned tile = blockIdx.x;
-    // Zeroed once: each tile's first wgmma overwrites them (scale-d 0).
+    unsigned unit = blockIdx.x;
+    const bool cut = p.split.splits > 1;
+    // Zeroed once: each unit's first wgmma overwrites them (scale-d 0).
     float d[ACC];
 #pragma unroll
     for (int r = 0; r < ACC; ++r) d[r] = 0.0f;
-    while (tile < p.rows * p.cols) {
-        const TileAt tt = tile_of(tile, p.rows, p.cols);
+    while (unit < p.units()) {
+        const Unit w = p.unit(unit);
+        const TileAt tt = tile_of(w.tile, p.rows, p.cols);
         Position held = at;
         const unsigned row0 = tt.row * L::BM + which * WGEMM_M;
         const unsigned col0 = tt.col * L::BN;
         const unsigned prefetch_at =
-            beta != 0.0f ? (p.k_steps > PREFETCH_AHEAD ? p.k_steps - PREFETCH_AHEAD : 0u) : 0xffffffffu;
+            beta != 0.0f && !cut ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u) : 0xffffffffu;
         unsigned ks = 0;
         for (;;) {
             const unsigned a = p.ring + L::a_slot(at.slot) + which * WGEMM_M * SWIZZLE_BYTES;
@@ -82,19 +86,27 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
             held = at;
             at = at.template next<L::STAGES>();
             ks += 1;
-            if (ks >= p.k_steps) break;
+            if (ks >= w.steps) break;
         }
         hopper::wgmma_wait_group<0>();
         if (tid % 32 == 0) hopper::mbarrier_arrive(p.empty(held.slot));
-#pragma unroll
-        for (int r = 0; r < ACC; r += 2) {
-            const unsigned warp = tid / 32, lane = tid % 32, slice = unsigned(r) / 4, j = unsigned(r) % 4;
-            // sections/wgmma.rs `accumulator_position` of register r (r even: j is 0 or 2).
-            const unsigned row = 16 * warp + lane / 4 + 8 * (j / 2);
-            const unsigned col = 8 * slice + 2 * (lane % 4);
-            store_pair_or_singles(c, m, n, alpha, beta, row0 + row, col0 + col, d[r], d[r + 1]);
+        bool write = true;
+        if (cut) {
+            const WarpPart<L, ACC> part{w.tile, which * WARPGROUP_WARPS + tid / 32, tid % 32};
+            write = part.deposit(p, partials, arrivals, w.split, d);
+            if (write) part.gather(p, partials, d);
         }
-        tile += gridDim.x;
+        if (write) {
+#pragma unroll
+            for (int r = 0; r < ACC; r += 2) {
+                const unsigned warp = tid / 32, lane = tid % 32, slice = unsigned(r) / 4, j = unsigned(r) % 4;
+                // sections/wgmma.rs `accumulator_position` of register r (r even: j is 0 or 2).
+                const unsigned row = 16 * warp + lane / 4 + 8 * (j / 2);
+                const unsigned col = 8 * slice + 2 * (lane % 4);
+                store_pair_or_singles(c, m, n, alpha, beta, row0 + row, col0 + col, d[r], d[r + 1]);
+            }
+        }
+        unit += gridDim.x;
     }
 }
 
@@ -104,9 +116,11 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
 // 64 x 64); N even; K >= 1.
 template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, int ACC, unsigned REGS>
 __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map, const unsigned long long* b_map,
-                                                float* c, int m, int n, int k, float alpha, float beta) {
+                                                float* c, int m, int n, int k, float alpha, float beta,
+                                                int k_slices, float* partials, unsigned* arrivals) {
     using L = Line<BM, BN, STAGES, CONSUMERS>;
-    const Problem<L> p = Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k));
+    const Problem<L> p =
+        Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k), unsigned(k_slices));
     const unsigned t = threadIdx.x;
     const unsigned warpgroup = t / WGEMM_WARPGROUP;
     if (warpgroup == 0) {
@@ -114,7 +128,8 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
         if (t == 0) p.produce(a_map, b_map);
     } else {
         hopper::setmaxnreg_inc<REGS>();
-        consume_wgmma<L, ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, c, unsigned(m), unsigned(n), alpha, beta);
+        consume_wgmma<L, ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, c, unsigned(m), unsigned(n), alpha, beta,
+                              partials, arrivals);
     }
 }
 

@@ -67,10 +67,27 @@ struct Position {
     }
 };
 
-// tma_ring.rs `Fill`: the ring position a fill goes to, and its K slice and output tile.
+// sections/gemm_wgmma.rs `KSplit`: a tile's K slices cut into `splits` units of `unit_steps` (the
+// last shorter); one unit of every slice where K is whole (k_slices 0, or at least k_steps).
+struct KSplit {
+    unsigned unit_steps, splits;
+    __device__ __forceinline__ static KSplit of(unsigned k_steps, unsigned k_slices) {
+        if (k_slices == 0 || k_slices >= k_steps) return {k_steps, 1};
+        return {k_slices, (k_steps + k_slices - 1) / k_slices};
+    }
+};
+
+// tma_ring.rs `Unit`: a work unit of the walk: its tile, which of the tile's units it is, and its
+// first K slice and slice count.
+struct Unit {
+    unsigned tile, split, first, steps;
+};
+
+// tma_ring.rs `Fill`: the ring position a fill goes to, its work unit (index in the walk, first
+// slice and count, the tile's origin) and the unit's slice it loads.
 struct Fill {
     Position at;
-    unsigned tile, ks;
+    unsigned unit, ks, first, steps;
     int row0, col0;
 };
 
@@ -80,12 +97,14 @@ struct Problem {
     unsigned ring;
     unsigned rows, cols;
     unsigned k_steps;
+    KSplit split;
 
     // tma_ring.rs `set_up`: the ring of this block's dynamic shared memory, its barriers
     // initialized by thread 0 (empty ones to COUNTED ? a count of 0 : the consumer warps'
-    // arrivals) and visible to the block. Every thread calls it (it ends in a barrier).
+    // arrivals) and visible to the block, the tiles' K cut into units of k_slices slices. Every
+    // thread calls it (it ends in a barrier).
     template <bool COUNTED>
-    __device__ __forceinline__ static Problem set_up(unsigned m, unsigned n, unsigned k) {
+    __device__ __forceinline__ static Problem set_up(unsigned m, unsigned n, unsigned k, unsigned k_slices) {
         const unsigned ring = (shared_address(lab_dyn_smem) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
         if (threadIdx.x == 0) {
             for (unsigned s = 0; s < L::STAGES; ++s) {
@@ -98,50 +117,52 @@ struct Problem {
             hopper::fence_barrier_init();
         }
         __syncthreads();
-        return {ring, (m + L::BM - 1) / L::BM, (n + L::BN - 1) / L::BN, (k + WGEMM_BK - 1) / WGEMM_BK};
+        const unsigned k_steps = (k + WGEMM_BK - 1) / WGEMM_BK;
+        return {ring, (m + L::BM - 1) / L::BM, (n + L::BN - 1) / L::BN, k_steps, KSplit::of(k_steps, k_slices)};
+    }
+
+    // tma_ring.rs `units` and `unit`: every tile times its units along K; unit u is split u / tiles
+    // of tile u % tiles.
+    __device__ __forceinline__ unsigned units() const { return rows * cols * split.splits; }
+    __device__ __forceinline__ Unit unit(unsigned u) const {
+        if (split.splits == 1) return {u, 0, 0, k_steps};
+        const unsigned tiles = rows * cols, s = u / tiles, first = s * split.unit_steps;
+        const unsigned left = k_steps - first;
+        return {u % tiles, s, first, left < split.unit_steps ? left : split.unit_steps};
     }
 
     __device__ __forceinline__ unsigned full(unsigned s) const { return ring + L::full_barrier(s); }
     __device__ __forceinline__ unsigned empty(unsigned s) const { return ring + L::empty_barrier(s); }
 
-    // tma_ring.rs `origin`: the first element of C of the walk's tile `tile`; (0, 0) past its end.
-    __device__ __forceinline__ void origin(unsigned tile, int& row0, int& col0) const {
-        if (tile >= rows * cols) {
-            row0 = 0;
-            col0 = 0;
-            return;
-        }
-        const TileAt t = tile_of(tile, rows, cols);
-        row0 = int(t.row * L::BM);
-        col0 = int(t.col * L::BN);
+    // tma_ring.rs `fill_of`: the first fill of work unit `u` into ring position `at`; (0, 0) as
+    // the origin past the walk's end.
+    __device__ __forceinline__ Fill fill_of(Position at, unsigned u) const {
+        if (u >= units()) return Fill{at, u, 0, 0, 0, 0, 0};
+        const Unit w = unit(u);
+        const TileAt t = tile_of(w.tile, rows, cols);
+        return Fill{at, u, 0, w.first, w.steps, int(t.row * L::BM), int(t.col * L::BN)};
     }
 
-    __device__ __forceinline__ Fill first_fill() const {
-        Fill f{{0, 0}, blockIdx.x, 0, 0, 0};
-        origin(f.tile, f.row0, f.col0);
-        return f;
-    }
+    __device__ __forceinline__ Fill first_fill() const { return fill_of(Position{0, 0}, blockIdx.x); }
 
-    __device__ __forceinline__ bool has(const Fill& f) const { return f.tile < rows * cols; }
+    __device__ __forceinline__ bool has(const Fill& f) const { return f.unit < units(); }
 
-    // tma_ring.rs `after`: the next slot, and the tile's next K slice or the walk's next tile.
+    // tma_ring.rs `after`: the next slot, and the unit's next K slice or the walk's next unit.
     __device__ __forceinline__ Fill after(Fill f) const {
-        f.at = f.at.template next<L::STAGES>();
-        if (f.ks + 1 < k_steps) {
+        const Position at = f.at.template next<L::STAGES>();
+        if (f.ks + 1 < f.steps) {
+            f.at = at;
             f.ks += 1;
-        } else {
-            f.tile += gridDim.x;
-            f.ks = 0;
-            origin(f.tile, f.row0, f.col0);
+            return f;
         }
-        return f;
+        return fill_of(at, f.unit + gridDim.x);
     }
 
     // tma_ring.rs `load`: TMA loads the fill's K slice of A and B into its slot, completing on
     // the slot's full barrier.
     __device__ __forceinline__ void load(const Fill& f, const unsigned long long* a_map,
                                          const unsigned long long* b_map) const {
-        const int depth = int(f.ks * WGEMM_BK);
+        const int depth = int((f.first + f.ks) * WGEMM_BK);
         const unsigned bar = full(f.at.slot);
         hopper::mbarrier_arrive_expect_tx(bar, L::SLOT_BYTES);
         hopper::tma_load_2d(ring + L::a_slot(f.at.slot), a_map, depth, f.row0, bar);

@@ -6,6 +6,7 @@
 //!   tensor-core rule (`experiments::bf16_tolerance`), at awkward sizes (edge tiles in M,
 //!   N and K, K shorter than a slice, fewer tiles than SMs, K or N not a multiple of 8 and so
 //!   read through padded copies, N odd), at alpha=1.5, beta=0.5 and at alpha=1, beta=0;
+//! - split-K at decode and skinny shapes: every element checked, the same bits every launch;
 //! - at 4096^3 and 8192^3 (and 2048x8192x1024): every line and cuBLAS's BF16 GEMM timed, their
 //!   TFLOP/s and the ratio printed (not asserted: a timing never decides a test), every element
 //!   of each timed output checked.
@@ -260,6 +261,71 @@ fn every_wgemm_line_passes_the_check_at_awkward_sizes() {
                     failures.push(e);
                 }
             }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Split-K (`WgemmVariant::k_split`): at decode and skinny shapes whose tiles leave more than
+/// half the SMs idle, every wgmma line cuts K, and its C is checked element by element at both
+/// settings (units of uneven depth, K and N not multiples of 8 among them), and is the same
+/// bits on every launch: the units meet in a fixed order, whichever ends last.
+#[test]
+#[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
+fn the_split_k_lines_are_checked_and_give_the_same_bits_every_launch() {
+    let (gpu, module) = hopper();
+    let sms = gpu.info().sm_count;
+    let mut failures = Vec::new();
+    for (m, n, k) in [(16, 4096, 4096), (128, 8192, 1000), (100, 4099, 4101)] {
+        let p = Problem::new(&gpu, GemmDims { m, n, k });
+        for v in WGEMM.iter().filter(|v| v.splits_k()) {
+            let split = v.k_split(m, n, k, sms);
+            assert!(split.splits > 1, "{} at {m}x{n}x{k} should cut K", v.label);
+            for setting in [(1.5, 0.5), (1.0, 0.0)] {
+                if let Err(e) = launch_and_check(&gpu, &module, v, &p, setting) {
+                    eprintln!("FAILED {e}");
+                    failures.push(e);
+                }
+            }
+            let r = ready(&gpu, &module, v, &p);
+            let mut bits = None;
+            for launch in 0..20 {
+                let mut c = p.fresh_c(&gpu);
+                launch_wgemm(
+                    &gpu,
+                    &r.kernel,
+                    (v, r.shape),
+                    &r.maps,
+                    (p.dims, (&p.a, &p.b), &mut c),
+                    (1.5, 0.5),
+                )
+                .unwrap();
+                let now: Vec<u32> = gpu
+                    .download(&c)
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect();
+                match &bits {
+                    None => bits = Some(now),
+                    Some(first) => assert!(
+                        *first == now,
+                        "{} at {m}x{n}x{k} ({} units of {} slices): launch {launch} differs",
+                        v.label,
+                        split.splits,
+                        split.unit_steps
+                    ),
+                }
+            }
+            eprintln!(
+                "{} at {m}x{n}x{k}: K cut in {} (units of {} slices), 20 launches, one set of bits",
+                v.label, split.splits, split.unit_steps
+            );
         }
     }
     assert!(

@@ -18,7 +18,9 @@
 //! - a traced entry's stamps read the block's and thread's linear index, the SM and the clocks,
 //!   and reduce into global words (`gpu/block_trace.rs`);
 //! - the tensor-core instructions (`ldmatrix`, `mma.sync`) and the BF16 GEMM's copies are in
-//!   `gpu/tensor.rs`.
+//!   `gpu/tensor.rs`;
+//! - the split-K hand-off between blocks (GPU-scope fence and count, L2 loads) is in
+//!   `gpu/handoff.rs`.
 
 use core::arch::asm;
 use core::arch::nvptx;
@@ -50,6 +52,10 @@ pub use wgmma::*;
 mod tma;
 #[cfg(lab_sm90a)]
 pub use tma::*;
+#[cfg(lab_sm90a)]
+mod handoff;
+#[cfg(lab_sm90a)]
+pub use handoff::*;
 
 /// A function reading one of the index special registers (`%tid.x`, `%ctaid.x`, ...) through
 /// its intrinsic.

@@ -25,6 +25,7 @@ pub mod pitched_copy;
 pub mod ptx_assembly;
 mod side_stream;
 mod sm_clock;
+pub mod split_scratch;
 pub mod tensor_map;
 pub mod tensor_peak;
 pub mod trace_global;

@@ -19,6 +19,7 @@ use kernels_gpu::variants::WgemmVariant;
 use super::device::Gpu;
 use super::error::CudaError;
 use super::pitched_copy::{Pitch, PitchedCopy};
+use super::split_scratch::SplitScratch;
 use crate::results::GemmDims;
 
 /// u64 words of one `CUtensorMap` (128 bytes).
@@ -70,10 +71,14 @@ pub fn map_shapes(line: &WgemmVariant, d: GemmDims) -> Result<[MapShape; 2], Ten
 }
 
 /// A's and B's tensor maps on the device, one buffer: A's map first, B's [`Self::B_OFFSET`]
-/// bytes after it; and the padded copies of the operands whose rows TMA cannot read in place.
+/// bytes after it; the padded copies of the operands whose rows TMA cannot read in place; and
+/// the split-K scratch where the line cuts K at this size: what a line's launches at one size
+/// hold on the device.
 pub struct TensorMaps {
     words: CudaSlice<u64>,
     copies: [Option<PitchedCopy>; 2],
+    /// The launch's cut of K and its scratch (split-K; none where K is whole).
+    scratch: SplitScratch,
 }
 
 impl TensorMaps {
@@ -110,6 +115,7 @@ impl TensorMaps {
         Ok(Self {
             words: gpu.upload(&words)?,
             copies,
+            scratch: SplitScratch::new(gpu, line, d)?,
         })
     }
 
@@ -127,6 +133,11 @@ impl TensorMaps {
             }
         }
         Ok(())
+    }
+
+    /// The launch's cut of K and its scratch.
+    pub fn scratch(&self) -> &SplitScratch {
+        &self.scratch
     }
 
     /// The buffer holding both maps (for a launch's `input`).

@@ -42,6 +42,8 @@ pub fn figure_columns<R: GemmFiguresRow>() -> [Column<R>; 6] {
 
 /// Output tiles of the launch.
 pub const TILES: &str = "Tiles";
+/// Work units each tile's K is cut into (split-K; 1 where K is whole).
+pub const K_SPLITS: &str = "K splits";
 /// Tiles over SMs x blocks/SM (a grid of one block per tile).
 pub const WAVES: &str = "Waves";
 /// Tiles over the launched blocks (a persistent grid).
@@ -49,14 +51,20 @@ pub const TILES_PER_BLOCK: &str = "Tiles/block";
 /// Waves over waves rounded up (tiles per block over its rounding, persistent).
 pub const TAIL: &str = "Tail eff.";
 
-/// The schedule's columns: tiles; waves for a grid of one block per tile, tiles per block for
-/// a persistent one (each empty on the other kind of row); the tail's efficiency.
-pub fn wave_columns<R: GemmFiguresRow>() -> [Column<R>; 4] {
+/// The schedule's columns: tiles and the units each one's K is cut into; waves for a grid of
+/// one block per unit, units per block for a persistent one (each empty on the other kind of
+/// row); the tail's efficiency.
+pub fn wave_columns<R: GemmFiguresRow>() -> [Column<R>; 5] {
     [
         Column::new(TILES, Kind::Count, |r: &R| {
             r.gemm_figures()
                 .schedule
                 .map_or(Value::NotAvailable, |s| Value::Int(s.tiles))
+        }),
+        Column::new(K_SPLITS, Kind::Count, |r: &R| {
+            r.gemm_figures()
+                .schedule
+                .map_or(Value::NotAvailable, |s| Value::Int(s.k_splits.into()))
         }),
         Column::new(WAVES, Kind::Ratio, |r| waves_cell(r, false)),
         Column::new(TILES_PER_BLOCK, Kind::Ratio, |r| waves_cell(r, true)),
@@ -166,19 +174,23 @@ pub fn trace_notes<R: GemmFiguresRow>(rows: &[R]) -> Vec<String> {
 }
 
 /// `columns` without the schedule's where no row of `rows` recorded one (runs before waves
-/// were keep their tables), without tiles per block where no grid was persistent, and without
-/// the trace's where no row was traced.
+/// were keep their tables), without tiles per block where no grid was persistent, without K
+/// splits where no row cut K, and without the trace's where no row was traced.
 pub fn shown_columns<R: GemmFiguresRow>(columns: Vec<Column<R>>, rows: &[R]) -> Vec<Column<R>> {
     let traced = rows.iter().any(|r| r.gemm_figures().block_trace.is_some());
     let scheduled = rows.iter().any(|r| r.gemm_figures().schedule.is_some());
     let persistent = (rows.iter())
         .filter_map(|r| r.gemm_figures().schedule)
         .any(|s| s.persistent());
+    let cut = (rows.iter())
+        .filter_map(|r| r.gemm_figures().schedule)
+        .any(|s| s.k_splits > 1);
     columns
         .into_iter()
         .filter(|c| match c.header {
             TILES | WAVES | TAIL => scheduled,
             TILES_PER_BLOCK => persistent,
+            K_SPLITS => cut,
             ACHIEVED_OCC | KERNEL_MHZ | FLOP_PER_CYCLE => traced,
             _ => true,
         })
@@ -205,6 +217,13 @@ pub fn schedule_notes<R: GemmFiguresRow>(rows: &[R], cublas_ran: bool) -> Vec<St
         notes.push(format!(
             "{TILES_PER_BLOCK}: a persistent grid's tiles over the blocks it launched, in place \
              of waves; its {TAIL} is the share of the last round's blocks that have a tile."
+        ));
+    }
+    if schedules.iter().any(|s| s.k_splits > 1) {
+        notes.push(format!(
+            "{K_SPLITS}: where a wgmma line's tiles would leave more than half the SMs idle, each \
+             tile's K is cut into that many units (split-K), run by different blocks and summed \
+             in a fixed order by the last to finish; {WAVES} and {TILES_PER_BLOCK} count units."
         ));
     }
     if cublas_ran {

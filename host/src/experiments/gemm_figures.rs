@@ -46,6 +46,18 @@ pub struct Schedule {
     pub blocks: u64,
     /// The device's SMs.
     pub sms: u32,
+    /// Work units each tile's K is cut into (split-K); 1 where K is whole, and in runs recorded
+    /// before split-K was.
+    #[serde(default = "whole_k", skip_serializing_if = "is_whole_k")]
+    pub k_splits: u32,
+}
+
+fn whole_k() -> u32 {
+    1
+}
+
+fn is_whole_k(splits: &u32) -> bool {
+    *splits == 1
 }
 
 impl Schedule {
@@ -56,7 +68,21 @@ impl Schedule {
             tiles,
             blocks: u64::from(x) * u64::from(y),
             sms,
+            k_splits: 1,
         }
+    }
+
+    /// This schedule with each tile's K cut into `splits` work units.
+    pub fn cut(self, splits: u32) -> Self {
+        Self {
+            k_splits: splits.max(1),
+            ..self
+        }
+    }
+
+    /// The walk's work units: tiles, times the units of each tile's K.
+    pub fn units(&self) -> u64 {
+        self.tiles * u64::from(self.k_splits)
     }
 
     /// The schedule of a grid of one block per tile (the grid's blocks are the tiles).
@@ -65,21 +91,22 @@ impl Schedule {
         Self::of_launch(u64::from(x) * u64::from(y), shape, sms)
     }
 
-    /// Whether the grid is persistent: fewer blocks than tiles, each walking several.
+    /// Whether the grid is persistent: fewer blocks than work units, each walking several.
     pub fn persistent(&self) -> bool {
-        self.blocks < self.tiles
+        self.blocks < self.units()
     }
 
-    /// The tiles over the slots that run them at `blocks_per_sm`: SMs x blocks/SM for a grid
-    /// of one block per tile (waves), the launched blocks for a persistent one (tiles per block).
+    /// The work units (tiles, or parts of their K where it is cut) over the slots that run
+    /// them at `blocks_per_sm`: SMs x blocks/SM for a grid of one block per unit (waves), the
+    /// launched blocks for a persistent one (units per block).
     pub fn waves(&self, blocks_per_sm: u32) -> Waves {
         if self.persistent() {
             Waves {
-                tiles: self.tiles,
+                tiles: self.units(),
                 slots: self.blocks,
             }
         } else {
-            Waves::new(self.tiles, self.sms, blocks_per_sm)
+            Waves::new(self.units(), self.sms, blocks_per_sm)
         }
     }
 }
@@ -129,6 +156,22 @@ mod tests {
             threads: 256,
             dyn_smem: 0,
         }
+    }
+
+    #[test]
+    fn a_cut_tiles_units_are_what_runs_in_waves() {
+        // 16x4096x4096 on a 128 x 128 line: 32 tiles, K cut in 4: 128 blocks of one unit each.
+        let s = Schedule::of_launch(32, &shape((128, 1)), 132).cut(4);
+        assert_eq!((s.units(), s.persistent()), (128, false));
+        assert_eq!(s.waves(1), Waves::new(128, 132, 1));
+        // The same tiles whole: 32 blocks, a quarter of a wave.
+        let whole = Schedule::of_launch(32, &shape((32, 1)), 132);
+        assert_eq!((whole.k_splits, whole.units()), (1, 32));
+        assert!((whole.waves(1).waves() - 32.0 / 132.0).abs() < 1e-12);
+        // A run recorded before split-K reads as K whole, and K whole is not written.
+        let old: Schedule = serde_json::from_str(r#"{"tiles":32,"blocks":32,"sms":132}"#).unwrap();
+        assert_eq!(old, whole);
+        assert!(!serde_json::to_string(&whole).unwrap().contains("k_splits"));
     }
 
     #[test]

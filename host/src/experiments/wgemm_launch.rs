@@ -72,7 +72,8 @@ pub fn measure_wgemm_line(
     )?;
     let (rows, cols) = line.tiles(dims.m, dims.n);
     let tiles = u64::from(rows) * u64::from(cols);
-    Ok((figures, Schedule::of_launch(tiles, &shape, sms)))
+    let splits = maps.scratch().split().splits;
+    Ok((figures, Schedule::of_launch(tiles, &shape, sms).cut(splits)))
 }
 
 /// The theoretical occupancy of `line` by the lab's calculator on an SM of `limits`, at
@@ -93,11 +94,12 @@ pub fn wgemm_occupancy(
     )
 }
 
-/// The launch shape of `line` over an M x N output on a GPU of `sms` SMs: one persistent block
-/// per SM at most (one per output tile when there are fewer tiles).
+/// The launch shape of `line` over an M x N x K product on a GPU of `sms` SMs: one persistent
+/// block per SM at most, one per work unit when there are fewer (a tile, or part of its K where
+/// the line cuts it: `WgemmVariant::k_split`).
 pub fn wgemm_launch_shape(line: &WgemmVariant, dims: GemmDims, sms: u32) -> LaunchShape {
     LaunchShape {
-        grid: (line.grid(dims.m, dims.n, sms), 1),
+        grid: (line.walk_grid(dims.m, dims.n, dims.k, sms), 1),
         threads: line.threads(),
         dyn_smem: line.dynamic_shared_bytes(),
     }
@@ -132,6 +134,8 @@ pub fn launch_wgemm(
     maps.stage(gpu, a, b)?;
     let mut l = Launch::new(gpu);
     let base = l.input(maps.buffer());
+    let scratch = maps.scratch();
+    let (partials, arrivals) = scratch.addresses(gpu);
     let params = WgemmParams {
         a_map: base,
         b_map: base + TensorMaps::B_OFFSET,
@@ -141,12 +145,17 @@ pub fn launch_wgemm(
         k: dims.k as i32,
         alpha,
         beta,
+        k_slices: scratch.k_slices(),
+        partials,
+        arrivals,
     };
-    // SAFETY: the threads and dynamic shared memory are the line's (`wgemm_launch_shape`), the
-    // grid at most one block per tile; the maps describe A and B at these dimensions with the
-    // line's boxes (`TensorMaps::encode`), over A and B or their padded copies just enqueued
-    // on the same stream; C holds M*N floats (asserted above), written one float at a time
-    // where N is odd by the lines that take it, and N is even for the others (asserted above).
+    // SAFETY: the threads and dynamic shared memory are the line's (`wgemm_launch_shape`); the
+    // maps describe A and B at these dimensions with the line's boxes (`TensorMaps::encode`),
+    // over A and B or their padded copies just enqueued on the same stream; C holds M*N floats
+    // (asserted above), written one float at a time where N is odd by the lines that take it,
+    // and N is even for the others (asserted above); where the maps' scratch cuts K, it was
+    // sized for this line and these dimensions (`SplitScratch::new`) and its arrival words are
+    // zero between launches (each launch's last arrivals zero them).
     unsafe { l.launch(kernel, shape, &params) }
 }
 

@@ -42,6 +42,7 @@ fn row(
                 tiles: blocks,
                 blocks,
                 sms: 132,
+                k_splits: 1,
             }),
             block_trace: None,
         },

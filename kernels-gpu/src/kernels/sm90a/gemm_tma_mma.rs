@@ -52,7 +52,7 @@ pub unsafe fn gemm_tma_mma<
 ) {
     let line = WgemmVariant::kernel_line(BM, BN, STAGES, CONSUMERS, RingMma::Sync);
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
-    let RingStart { p, maps, out } = unsafe { RingProblem::start(args, line, Release::Count) };
+    let RingStart { p, maps, out, .. } = unsafe { RingProblem::start(args, line, Release::Count) };
     let t = gpu::thread_idx_x();
     // SAFETY: the caller's contract, the maps' included.
     unsafe { consume::<NI>(p, (t / 32, t % 32), maps, out) };

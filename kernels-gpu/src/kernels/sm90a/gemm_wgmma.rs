@@ -13,12 +13,13 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart};
+use crate::kernels::sm90a::split_k::{SplitScratch, WarpPart};
+use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, Unit};
 use crate::sections::gemm_wgmma::{
     a_descriptor, b_descriptor, tile_of, RingMma, WgemmVariant, PRODUCER_REGS,
 };
 use crate::sections::wgmma::accumulator_position;
-use crate::shapes::tma_slot::{SWIZZLE_BYTES, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
+use crate::shapes::tma_slot::{SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
 use crate::variants::WgemmArgs;
 
 /// K steps before a tile's last at which a consumer asks L2 for its rows of C (when beta reads
@@ -28,8 +29,9 @@ const PREFETCH_AHEAD: u32 = 8;
 
 /// # Safety
 /// Launched with `line.threads()` threads per block, `line.dynamic_shared_bytes()` of dynamic
-/// shared memory and at most one block per output tile; `a_map` and `b_map` are the addresses
-/// of tensor maps of A (dims K, M) and B (dims N, K) in global memory, bf16, 128-byte swizzle,
+/// shared memory and any grid (blocks past the walk's work units, `RingProblem::units`, do
+/// nothing); where `k_slices` cuts the tiles' K (`KSplit`), `partials` and `arrivals` are the
+/// scratch `split_k.rs` describes; `a_map` and `b_map` are the addresses of tensor maps of A (dims K, M) and B (dims N, K) in global memory, bf16, 128-byte swizzle,
 /// zero fill, boxes of 64 x BM and 64 x 64 elements (`host::cuda::tensor_map`); `c` holds M*N
 /// floats; K >= 1 (every tile runs at least one K step; the host's maps refuse K = 0).
 #[inline(always)]
@@ -50,6 +52,7 @@ pub unsafe fn gemm_wgmma<
         p,
         maps: (a_map, b_map),
         out,
+        scratch,
     } = unsafe { RingProblem::start(args, line, release) };
     let t = gpu::thread_idx_x();
     let warpgroup = t / WGEMM_WARPGROUP;
@@ -65,36 +68,47 @@ pub unsafe fn gemm_wgmma<
         // (`consumer_regs`), whose requests fit the register file with the producer's.
         unsafe { gpu::setmaxnreg_inc::<REGS>() };
         // SAFETY: the caller's contract; the producer fills what the consumers wait for.
-        unsafe { consume::<ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, out) };
+        unsafe { consume::<ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, (out, scratch)) };
     }
 }
 
-/// One consumer warpgroup (`which`, thread `tid` of it): its 64 rows of every tile of the walk,
-/// accumulated slot by slot, then written.
+/// One consumer warpgroup (`which`, thread `tid` of it): its 64 rows of every work unit of the
+/// walk, accumulated slot by slot, then written: at once for a tile's whole K, by the last of a
+/// cut tile's units to arrive for part of it (`split_k.rs`).
 ///
 /// # Safety
 /// As [`gemm_wgmma`]; run by every thread of a consumer warpgroup.
 #[inline(always)]
-unsafe fn consume<const ACC: usize>(p: RingProblem, which: u32, tid: u32, out: Output) {
+unsafe fn consume<const ACC: usize>(
+    p: RingProblem,
+    which: u32,
+    tid: u32,
+    (out, scratch): (Output, SplitScratch),
+) {
     let line = p.line;
     let mut at = Ring::START;
-    let mut tile = gpu::block_idx_x();
-    // Zeroed once, before any MMA: each tile's first MMA overwrites them (scale-d 0) rather
+    let mut unit = gpu::block_idx_x();
+    let cut = p.split.splits > 1;
+    // Zeroed once, before any MMA: each unit's first MMA overwrites them (scale-d 0) rather
     // than instructions zeroing them again between pipelined groups.
     let mut d = [0.0f32; ACC];
-    while tile < p.rows * p.cols {
+    while unit < p.units() {
+        let Unit {
+            tile, split, steps, ..
+        } = p.unit(unit);
         let (tr, tc) = tile_of(tile, p.rows, p.cols);
         // The slot whose MMAs are still in flight, released once the next slot's are issued.
         let mut held = at;
         let row0 = tr * line.bm + which * WGEMM_M;
         let col0 = tc * line.bn;
-        let prefetch_at = if out.beta != 0.0 {
-            p.k_steps.saturating_sub(PREFETCH_AHEAD)
+        // A cut tile's units do not know which of them writes C: none prefetches it.
+        let prefetch_at = if out.beta != 0.0 && !cut {
+            steps.saturating_sub(PREFETCH_AHEAD)
         } else {
             u32::MAX
         };
-        // At least one K step (the contract: K >= 8), so the loop runs once before it tests:
-        // no path skips it, and LLVM keeps one set of accumulator registers through it.
+        // At least one K step (K >= 1, and no unit is empty), so the loop runs once before it
+        // tests: no path skips it, and LLVM keeps one set of accumulator registers through it.
         let mut ks = 0;
         loop {
             let a = p.ring + line.a_slot(at.slot) + which * WGEMM_M * SWIZZLE_BYTES;
@@ -123,7 +137,7 @@ unsafe fn consume<const ACC: usize>(p: RingProblem, which: u32, tid: u32, out: O
             held = at;
             at = at.next(line.stages);
             ks += 1;
-            if ks >= p.k_steps {
+            if ks >= steps {
                 break;
             }
         }
@@ -134,16 +148,38 @@ unsafe fn consume<const ACC: usize>(p: RingProblem, which: u32, tid: u32, out: O
                 gpu::mbarrier_arrive(p.empty(held.slot));
             }
         }
-        let mut r = 0;
-        while r < ACC {
-            let (row, col) = accumulator_position(tid, r as u32);
-            // SAFETY: each element of C belongs to one thread of one tile (the walk is a
-            // bijection); pairs start at even columns (`RingProblem::start` sets `vector` only
-            // where N is even: the wgmma lines take an odd N).
-            unsafe { out.store::<2>(row0 + row, col0 + col, [d[r], d[r + 1]]) };
-            r += 2;
+        // Whether this warp writes its part of the tile now: always where K is whole; where it
+        // is cut, if its unit is the tile's last to arrive, with every unit's sum.
+        let write = if cut {
+            let part = WarpPart {
+                tile,
+                warp: which * WARPGROUP_WARPS + tid / 32,
+                lane: tid % 32,
+            };
+            // SAFETY: the whole warp runs it (uniform control flow), once per unit; the
+            // scratch is the launch's (the contract).
+            let last = unsafe { part.deposit(&p, scratch, split, &d) };
+            if last {
+                // SAFETY: the deposit says every unit of the tile is in.
+                unsafe { part.gather(&p, scratch, &mut d) };
+            }
+            last
+        } else {
+            true
+        };
+        if write {
+            let mut r = 0;
+            while r < ACC {
+                let (row, col) = accumulator_position(tid, r as u32);
+                // SAFETY: each element of C belongs to one thread of one tile (the walk is a
+                // bijection, and of a cut tile's units only the last writes); pairs start at
+                // even columns (`RingProblem::start` sets `vector` only where N is even: the
+                // wgmma lines take an odd N).
+                unsafe { out.store::<2>(row0 + row, col0 + col, [d[r], d[r + 1]]) };
+                r += 2;
+            }
         }
-        tile += gpu::grid_dim_x();
+        unit += gpu::grid_dim_x();
     }
 }
 

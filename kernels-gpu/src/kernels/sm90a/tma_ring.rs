@@ -1,14 +1,16 @@
 //! The TMA ring both warp-specialized GEMMs of the `gemm_wgmma` section share (sm_90a): the
 //! kernels' common start (their arguments, the ring's barriers set up, C's output), the
 //! position a role has reached in the ring, and the walk of its fills (every K slice of every
-//! tile of the block's persistent walk), which a producer thread loads in order or, in the
+//! work unit of the block's persistent walk: a unit is a tile, or part of a tile's K where the
+//! wgmma lines cut it, `KSplit`), which a producer thread loads in order or, in the
 //! mma.sync kernel, each slot's last reader loads one at a time. The layout of a slot and the
 //! tensor maps' contract are in `sections/gemm_wgmma.rs`; what reads a slot is the kernel's
 //! (`gemm_wgmma.rs`, `gemm_tma_mma.rs`).
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::sections::gemm_wgmma::{tile_of, WgemmVariant};
+use crate::kernels::sm90a::split_k::SplitScratch;
+use crate::sections::gemm_wgmma::{tile_of, KSplit, WgemmVariant};
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
 use crate::variants::WgemmArgs;
 
@@ -59,6 +61,18 @@ pub struct RingProblem {
     pub cols: u32,
     /// 64-deep K slices of every tile.
     pub k_steps: u32,
+    /// Each tile's slices cut into work units (one where K is whole).
+    pub split: KSplit,
+}
+
+/// A work unit of the walk: a tile, which of its units along K this is, and the K slices it
+/// takes.
+#[derive(Clone, Copy)]
+pub struct Unit {
+    pub tile: u32,
+    pub split: u32,
+    pub first: u32,
+    pub steps: u32,
 }
 
 /// What both ring kernels start from ([`RingProblem::start`]).
@@ -69,6 +83,8 @@ pub struct RingStart {
     pub maps: (*const u64, *const u64),
     /// C, written in pairs (one float at a time where N is odd, on lines that take it).
     pub out: Output,
+    /// Where a cut tile's units meet (unused where K is whole).
+    pub scratch: SplitScratch,
 }
 
 impl RingProblem {
@@ -88,10 +104,16 @@ impl RingProblem {
             k,
             alpha,
             beta,
+            k_slices,
+            partials,
+            arrivals,
         } = args;
         let (m, n, k) = (m as u32, n as u32, k as u32);
+        // A constant 0 for the lines that take K whole, so their walk compiles as it did before
+        // units (one per tile, every slice).
+        let k_slices = if line.splits_k() { k_slices as u32 } else { 0 };
         // SAFETY: the caller's contract.
-        let p = unsafe { RingProblem::set_up(line, (m, n, k), release) };
+        let p = unsafe { RingProblem::set_up(line, (m, n, k), k_slices, release) };
         let out = Output {
             c,
             m,
@@ -108,17 +130,24 @@ impl RingProblem {
             p,
             maps: (a_map, b_map),
             out,
+            scratch: SplitScratch { partials, arrivals },
         }
     }
 
-    /// The ring of `line` in this block's dynamic shared memory, for an M x N x K product, its
-    /// barriers initialized (by thread 0) and visible to the whole block when this returns.
+    /// The ring of `line` in this block's dynamic shared memory, for an M x N x K product whose
+    /// tiles' K is cut into units of `k_slices` slices ([`KSplit::of`]), its barriers
+    /// initialized (by thread 0) and visible to the whole block when this returns.
     ///
     /// # Safety
     /// Called by every thread of the block together (it ends in a block barrier), launched
     /// with `line.dynamic_shared_bytes()` of dynamic shared memory.
     #[inline(always)]
-    pub unsafe fn set_up(line: WgemmVariant, (m, n, k): (u32, u32, u32), release: Release) -> Self {
+    pub unsafe fn set_up(
+        line: WgemmVariant,
+        (m, n, k): (u32, u32, u32),
+        k_slices: u32,
+        release: Release,
+    ) -> Self {
         let ring = (gpu::dynamic_shared_base() + SWIZZLE_ATOM - 1) & !(SWIZZLE_ATOM - 1);
         if gpu::thread_idx_x() == 0 {
             let mut s = 0;
@@ -141,12 +170,42 @@ impl RingProblem {
         }
         gpu::sync_threads();
         let (rows, cols) = line.tiles(m, n);
+        let k_steps = k.div_ceil(WGEMM_BK);
         RingProblem {
             line,
             ring,
             rows,
             cols,
-            k_steps: k.div_ceil(WGEMM_BK),
+            k_steps,
+            split: KSplit::of(k_steps, k_slices),
+        }
+    }
+
+    /// The walk's work units: every tile, times its units along K.
+    #[inline(always)]
+    pub fn units(&self) -> u32 {
+        self.rows * self.cols * self.split.splits
+    }
+
+    /// Work unit `u` (below [`RingProblem::units`]): split u / tiles of tile u % tiles.
+    #[inline(always)]
+    pub fn unit(&self, u: u32) -> Unit {
+        if self.split.splits == 1 {
+            return Unit {
+                tile: u,
+                split: 0,
+                first: 0,
+                steps: self.k_steps,
+            };
+        }
+        let tiles = self.rows * self.cols;
+        let split = u / tiles;
+        let (first, steps) = self.split.range(self.k_steps, split);
+        Unit {
+            tile: u % tiles,
+            split,
+            first,
+            steps,
         }
     }
 
@@ -164,52 +223,56 @@ impl RingProblem {
     /// The walk's first fill.
     #[inline(always)]
     pub fn first_fill(&self) -> Fill {
-        let tile = gpu::block_idx_x();
-        Fill {
-            at: Ring::START,
-            tile,
-            ks: 0,
-            origin: self.origin(tile),
-        }
+        self.fill_of(Ring::START, gpu::block_idx_x())
     }
 
-    /// Whether this block's walk has fill `f` (its tile is one of the problem's).
+    /// Whether this block's walk has fill `f` (its unit is one of the problem's).
     #[inline(always)]
     pub fn has(&self, f: &Fill) -> bool {
-        f.tile < self.rows * self.cols
+        f.unit < self.units()
     }
 
-    /// The fill after `f`: the next slot, and the next K slice of the tile or the first of the
-    /// walk's next tile (whose origin is worked out only then: `tile_of` divides).
+    /// The fill after `f`: the next slot, and the next K slice of the unit or the first of the
+    /// walk's next unit (whose tile and origin are worked out only then: both divide).
     #[inline(always)]
     pub fn after(&self, f: Fill) -> Fill {
         let at = f.at.next(self.line.stages);
-        if f.ks + 1 < self.k_steps {
+        if f.ks + 1 < f.steps {
             Fill {
                 at,
                 ks: f.ks + 1,
                 ..f
             }
         } else {
-            let tile = f.tile + gpu::grid_dim_x();
-            Fill {
-                at,
-                tile,
-                ks: 0,
-                origin: self.origin(tile),
-            }
+            self.fill_of(at, f.unit + gpu::grid_dim_x())
         }
     }
 
-    /// The first element (row, column) of C of the walk's tile `tile`; (0, 0) past the walk's
-    /// end, where `tile_of` would divide by the zero rows left.
+    /// The first fill of work unit `unit`, into ring position `at`: its first K slice, and the
+    /// first element (row, column) of C of its tile; (0, 0) past the walk's end, where
+    /// `tile_of` would divide by the zero rows left.
     #[inline(always)]
-    fn origin(&self, tile: u32) -> (i32, i32) {
-        if tile >= self.rows * self.cols {
-            return (0, 0);
+    fn fill_of(&self, at: Ring, unit: u32) -> Fill {
+        if unit >= self.units() {
+            return Fill {
+                at,
+                unit,
+                ks: 0,
+                first: 0,
+                steps: 0,
+                origin: (0, 0),
+            };
         }
-        let (tr, tc) = tile_of(tile, self.rows, self.cols);
-        ((tr * self.line.bm) as i32, (tc * self.line.bn) as i32)
+        let u = self.unit(unit);
+        let (tr, tc) = tile_of(u.tile, self.rows, self.cols);
+        Fill {
+            at,
+            unit,
+            ks: 0,
+            first: u.first,
+            steps: u.steps,
+            origin: ((tr * self.line.bm) as i32, (tc * self.line.bn) as i32),
+        }
     }
 
     /// Fill `f`: TMA loads the fill's K slice of A and B into its slot, completing on the
@@ -224,7 +287,7 @@ impl RingProblem {
     pub unsafe fn load(&self, f: Fill, a_map: *const u64, b_map: *const u64) {
         let line = self.line;
         let (row0, col0) = f.origin;
-        let depth = (f.ks * WGEMM_BK) as i32;
+        let depth = ((f.first + f.ks) * WGEMM_BK) as i32;
         let full = self.full(f.at.slot);
         // SAFETY: the slot is free (the caller's contract); the TMA boxes are the slot's bytes
         // exactly (A: 64 x BM, B: BN/64 boxes of 64 x 64), each 1024-byte aligned, and complete
@@ -267,12 +330,15 @@ impl RingProblem {
     }
 }
 
-/// A producer's place in the walk: the ring position it fills next, and the K slice and output
-/// tile (its index in the walk and its origin in C) that fill loads.
+/// A producer's place in the walk: the ring position it fills next, the work unit (its index
+/// in the walk, its first K slice and slice count, its tile's origin in C), and the slice of
+/// the unit that fill loads.
 #[derive(Clone, Copy)]
 pub struct Fill {
     pub at: Ring,
-    tile: u32,
+    unit: u32,
     ks: u32,
+    first: u32,
+    steps: u32,
     origin: (i32, i32),
 }
