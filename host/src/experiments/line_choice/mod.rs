@@ -68,6 +68,9 @@ pub struct Candidate {
     pub tile: (u32, u32),
     /// Its grid is persistent: at most one block per SM, each walking tiles.
     pub persistent: bool,
+    /// Units each tile's K is cut into at this shape (split-K, the wgmma lines'
+    /// `WgemmVariant::k_split`); 1 where K is whole.
+    pub k_splits: u32,
     pub resources: KernelResources,
     pub refusal: Option<String>,
 }
@@ -79,10 +82,13 @@ pub struct Assessed {
     pub kind: LineKind,
     pub tile: (u32, u32),
     pub tiles: u64,
+    /// Units each tile's K is cut into (1: whole).
+    pub k_splits: u32,
     pub blocks_per_sm: u32,
     pub occupancy: f64,
     pub waves: Waves,
-    /// The product's area over SMs x the busiest SM's tiles x the tile's area (0..=1).
+    /// The product's area over SMs x the busiest SM's work units x a unit's share of a tile's
+    /// area (a tile's area over its K splits) (0..=1).
     pub sm_efficiency: f64,
 }
 
@@ -98,10 +104,16 @@ impl Assessed {
         self.waves.tiles < self.waves.slots
     }
 
-    /// "W3 (16 tiles, 0.12 waves, tail 12.1%, 1 blocks/SM, SM efficiency 3.0%)".
+    /// "W3 (16 tiles, 0.12 waves, tail 12.1%, 1 blocks/SM, SM efficiency 3.0%)", with "K in 8
+    /// units" after the tiles where K is cut.
     pub fn words(&self) -> String {
+        let cut = if self.k_splits > 1 {
+            format!(", K in {} units", self.k_splits)
+        } else {
+            String::new()
+        };
         format!(
-            "{} ({} tiles, {:.2} waves, tail {}, {} blocks/SM, SM efficiency {})",
+            "{} ({} tiles{cut}, {:.2} waves, tail {}, {} blocks/SM, SM efficiency {})",
             self.label,
             self.tiles,
             self.waves.waves(),
@@ -174,24 +186,30 @@ pub fn assess(
     }
     let (bm, bn) = (u64::from(c.tile.0), u64::from(c.tile.1));
     let t = tiles(dims.m.into(), dims.n.into(), bm, bn);
+    let splits = c.k_splits.max(1);
+    // The work units: tiles, each cut into K's units where the line cuts it.
+    let units = t * u64::from(splits);
     let waves = if c.persistent {
-        // One block per SM at most, each walking its tiles.
+        // One block per SM at most, each walking its units.
         Waves {
-            tiles: t,
-            slots: t.min(u64::from(sms)),
+            tiles: units,
+            slots: units.min(u64::from(sms)),
         }
     } else {
-        Waves::new(t, sms, o.blocks_per_sm)
+        Waves::new(units, sms, o.blocks_per_sm)
     };
-    // Tiles the busiest SM computes, whether resident together or one after another.
-    let busiest = t.div_ceil(u64::from(sms));
+    // Units the busiest SM computes, whether resident together or one after another, each a
+    // tile's area over its K splits.
+    let busiest = units.div_ceil(u64::from(sms));
     let area = f64::from(dims.m) * f64::from(dims.n);
-    let sm_efficiency = area / (f64::from(sms) * busiest as f64 * (bm * bn) as f64);
+    let unit_area = (bm * bn) as f64 / f64::from(splits);
+    let sm_efficiency = area / (f64::from(sms) * busiest as f64 * unit_area);
     Ok(Assessed {
         label: c.label,
         kind: c.kind,
         tile: c.tile,
         tiles: t,
+        k_splits: splits,
         blocks_per_sm: if c.persistent { 1 } else { o.blocks_per_sm },
         occupancy: o.occupancy,
         waves,

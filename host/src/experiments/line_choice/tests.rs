@@ -14,6 +14,7 @@ fn line(label: &'static str, kind: LineKind, tile: (u32, u32), smem: u32) -> Can
         kind,
         tile,
         persistent: false,
+        k_splits: 1,
         resources: KernelResources {
             threads: 256,
             regs_per_thread: 64,
@@ -129,6 +130,42 @@ fn ties_go_to_intensity_then_blocks_then_table_order() {
         line("two", LineKind::Tuned, (128, 128), 100 * 1024),
     ];
     assert_eq!(labels(&list(dims, &c)), ["two", "one"]);
+}
+
+#[test]
+fn a_line_that_cuts_k_counts_its_units() {
+    // 16x4096x4096: 32 tiles of 128x128 under one wave; K cut in 4 gives 128 units of a quarter
+    // tile each, so every busy SM does a quarter of the work: four times the SM efficiency.
+    let dims = GemmDims {
+        m: 16,
+        n: 4096,
+        k: 4096,
+    };
+    let ring = |label, k_splits| Candidate {
+        persistent: true,
+        k_splits,
+        ..line(label, LineKind::Ring, (128, 128), BIG_SMEM)
+    };
+    let limits = Arch::Sm90.limits();
+    let whole = assess(dims, &ring("whole", 1), &limits, SMS).unwrap();
+    let cut = assess(dims, &ring("cut", 4), &limits, SMS).unwrap();
+    assert_eq!((whole.waves.tiles, whole.waves.slots), (32, 32));
+    assert_eq!(
+        (cut.tiles, cut.waves.tiles, cut.waves.slots),
+        (32, 128, 128)
+    );
+    assert!((cut.sm_efficiency / whole.sm_efficiency - 4.0).abs() < 1e-9);
+    assert!(
+        cut.words().contains("32 tiles, K in 4 units"),
+        "{}",
+        cut.words()
+    );
+    assert!(!whole.words().contains("K in"));
+    // Ranked by it: the cut line first.
+    assert_eq!(
+        labels(&list(dims, &[ring("whole", 1), ring("cut", 4)]))[0],
+        "cut"
+    );
 }
 
 #[test]

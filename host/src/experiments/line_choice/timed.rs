@@ -71,6 +71,7 @@ pub fn fp32_candidates(
             kind: LineKind::Tuned,
             tile: (v.bm, v.bn),
             persistent: false,
+            k_splits: 1,
             resources: resources(&k, v.threads(), v.dynamic_shared_bytes())?,
             refusal,
         };
@@ -141,6 +142,7 @@ pub fn bf16_candidates(
             kind: LineKind::MmaSync,
             tile: (v.shape.bm, v.shape.bn),
             persistent: false,
+            k_splits: 1,
             resources: resources(&k, v.threads(), v.dynamic_shared_bytes())?,
             refusal: None,
         };
@@ -164,6 +166,9 @@ pub fn bf16_candidates(
             kind: LineKind::Ring,
             tile: (v.bm, v.bn),
             persistent: true,
+            k_splits: v
+                .k_split(dims.m, dims.n, dims.k, gpu.info().sm_count)
+                .splits,
             resources: KernelResources {
                 threads: v.threads(),
                 regs_per_thread: regs,
