@@ -138,28 +138,25 @@ type Job = JoinHandle<Result<Assembled, AssemblyError>>;
 
 impl AssemblyJobs {
     /// Starts ptxas on each of `images` not started before, for a device of compute capability
-    /// `cc`, in a temporary folder of this process that each job removes its files from.
+    /// `cc`, each in a temporary folder of its own (this process's id and the image's place in
+    /// `images`), which its job removes.
     pub fn start(&self, ptxas: &Path, images: &[&'static str], cc: (u32, u32)) {
-        let dir = std::env::temp_dir().join(format!("occupancy-lab-ptxas-{}", std::process::id()));
         let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         for (i, &ptx) in images.iter().enumerate() {
             if jobs.contains_key(ptx.as_bytes()) {
                 continue;
             }
-            let (ptxas, dir, arch) = (ptxas.to_owned(), dir.clone(), arch_for(ptx, cc));
+            let dir = std::env::temp_dir()
+                .join(format!("occupancy-lab-ptxas-{}-{i}", std::process::id()));
+            let (ptxas, arch) = (ptxas.to_owned(), arch_for(ptx, cc));
             let job = std::thread::spawn(move || {
                 std::fs::create_dir_all(&dir).map_err(|source| AssemblyError::Io {
                     what: "creating",
                     path: dir.clone(),
                     source,
                 })?;
-                let stem = format!("builtin{i}");
-                let done = assemble(&ptxas, ptx, &arch, (&dir, &stem));
-                for ext in ["ptx", "cubin"] {
-                    let _ = std::fs::remove_file(dir.join(format!("{stem}.{ext}")));
-                }
-                // The last job out removes the folder (a non-empty one stays).
-                let _ = std::fs::remove_dir(&dir);
+                let done = assemble(&ptxas, ptx, &arch, (&dir, "builtin"));
+                let _ = std::fs::remove_dir_all(&dir);
                 done
             });
             jobs.insert(ptx.as_bytes(), job);
