@@ -204,15 +204,16 @@ impl WgemmVariant {
         matches!(self.mma, RingMma::Wgmma)
     }
     /// How the line's walk cuts K at M x N x K on `sms` SMs (split-K): where its tiles would
-    /// leave more than half the SMs without one, into as many units per tile as give every SM
-    /// one at most, each at least [`MIN_UNIT_STEPS`] slices deep; else, and on a line that takes
-    /// K whole, not at all. The host passes `unit_steps` as the kernel's `k_slices`.
+    /// keep fewer than a third of the SMs busy ([`SPLIT_BELOW`]), into as many units per tile as
+    /// give every SM one at most, each at least [`MIN_UNIT_STEPS`] slices deep; else, and on a
+    /// line that takes K whole, not at all. The host passes `unit_steps` as the kernel's
+    /// `k_slices`.
     pub const fn k_split(&self, m: u32, n: u32, k: u32, sms: u32) -> KSplit {
         let k_steps = k.div_ceil(WGEMM_BK);
         let (rows, cols) = self.tiles(m, n);
         let tiles = rows * cols;
         let whole = KSplit::of(k_steps, 0);
-        if !self.splits_k() || tiles == 0 || tiles * 2 >= sms {
+        if !self.splits_k() || tiles == 0 || tiles * SPLIT_BELOW >= sms {
             return whole;
         }
         let (by_sms, by_depth) = (sms / tiles, k_steps / MIN_UNIT_STEPS);
@@ -244,9 +245,17 @@ impl WgemmVariant {
     }
 }
 
-/// The fewest 64-deep K slices a unit of a cut tile takes: a unit's hand-off (its partial
-/// written, then read back by the last unit) costs about what a few slices' MMAs do.
-pub const MIN_UNIT_STEPS: u32 = 4;
+/// The fewest 64-deep K slices a unit of a cut tile takes. A unit's hand-off (its partial
+/// written, fenced, read back by the last unit) and its own ring start cost microseconds: on
+/// the H200 (results/2026-12-03-h200-s16, call S16c, at 4 slices a unit at least) units of 8
+/// slices lost a fifth against the whole tile (1000x776x1000), units of 16 gained two fifths
+/// (128x4096x4096).
+pub const MIN_UNIT_STEPS: u32 = 16;
+
+/// K is cut only where the tiles would keep fewer than 1/SPLIT_BELOW of the SMs busy: at 64
+/// tiles of 132 SMs (128x8192x8192, DRAM-bound there) two units per tile ran 0.96x the whole
+/// tiles (S16c against S15b, where the bound was a half).
+pub const SPLIT_BELOW: u32 = 3;
 
 /// The persistent grid over `units` work units: one block per SM at most, never more blocks
 /// than units (at least 1).
@@ -579,17 +588,16 @@ mod tests {
         // 16x4096x4096: 32 tiles on 132 SMs: 4 units of 16 slices, 128 units.
         assert_eq!(w2.k_split(16, 4096, 4096, 132), KSplit::of(64, 16));
         assert_eq!(w2.walk_grid(16, 4096, 4096, 132), 128);
-        // 128x8192x8192: 64 tiles: 2 units of 64 slices.
-        assert_eq!(w2.k_split(128, 8192, 8192, 132), KSplit::of(128, 64));
-        // 66 tiles of 132 SMs: exactly half busy, K whole.
-        assert_eq!(w2.k_split(128, 66 * 128, 4096, 132).splits, 1);
-        // Too shallow to cut: K = 448 is 7 slices, 1 unit of at least 4.
-        assert_eq!(w2.k_split(128, 128, 448, 132).splits, 1);
-        // 512^3 on the 64 x 256 line: 16 tiles, 8 slices: 2 units of 4.
-        assert_eq!(
-            line(64, 256, 5, 1, 1).k_split(512, 512, 512, 132),
-            KSplit::of(8, 4)
-        );
+        // 128x8192x8192: 64 tiles keep a third busy: K whole.
+        assert_eq!(w2.k_split(128, 8192, 8192, 132), whole(8192));
+        // 43 tiles of 132 SMs: under a third busy: 3 units; 44 tiles: a third, K whole.
+        assert_eq!(w2.k_split(128, 43 * 128, 4096, 132).splits, 3);
+        assert_eq!(w2.k_split(128, 44 * 128, 4096, 132).splits, 1);
+        // Too shallow to cut: K = 1984 is 31 slices, 1 unit of at least 16.
+        assert_eq!(w2.k_split(128, 128, 1984, 132).splits, 1);
+        // 1000x776x1000 (16 slices) stays whole; 64x4096x2048 (32 slices) cuts in 2.
+        assert_eq!(w2.k_split(1000, 776, 1000, 132).splits, 1);
+        assert_eq!(w2.k_split(64, 4096, 2048, 132), KSplit::of(32, 16));
         // Never more units than SMs, never a unit under MIN_UNIT_STEPS slices (but the last).
         for (m, n, k) in [
             (1, 4096, 4096),
