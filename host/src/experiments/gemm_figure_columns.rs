@@ -221,10 +221,10 @@ pub fn schedule_notes<R: GemmFiguresRow>(rows: &[R], cublas_ran: bool) -> Vec<St
     }
     if schedules.iter().any(|s| s.k_splits > 1) {
         notes.push(format!(
-            "{K_SPLITS}: where a wgmma line's tiles would keep fewer than a third of the SMs \
-             busy, each tile's K is cut into that many units (split-K), run by different blocks \
-             and summed in a fixed order by the last to finish; {WAVES} and {TILES_PER_BLOCK} \
-             count units."
+            "{K_SPLITS}: where a wgmma line's tiles would leave many SMs idle, each tile's K is \
+             cut into that many units (split-K, the rule in docs/design.md), run by different \
+             blocks and summed in a fixed order by the last to finish; {WAVES} and \
+             {TILES_PER_BLOCK} count units."
         ));
     }
     if cublas_ran {
