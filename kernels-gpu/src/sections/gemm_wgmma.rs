@@ -191,12 +191,6 @@ impl WgemmVariant {
     pub const fn tiles(&self, m: u32, n: u32) -> (u32, u32) {
         (m.div_ceil(self.bm), n.div_ceil(self.bn))
     }
-    /// The persistent grid of an M x N product with K whole: one block per SM at most, never
-    /// more blocks than tiles (at least 1).
-    pub const fn grid(&self, m: u32, n: u32, sms: u32) -> u32 {
-        let (rows, cols) = self.tiles(m, n);
-        persistent_grid(rows * cols, sms)
-    }
     /// Whether the line's kernel cuts K into work units when asked ([`KSplit`]): the wgmma
     /// lines, whose epilogue then adds to C. The mma.sync lines take a tile's K whole (their
     /// epilogue writes C; a second path in it cost them registers before, see `takes_odd_n`).
@@ -647,10 +641,11 @@ mod tests {
     fn grids_are_persistent_and_never_empty() {
         let v = line(128, 256, 4, 2, 1);
         assert_eq!(v.tiles(4096, 4096), (32, 16));
-        assert_eq!(v.grid(4096, 4096, 132), 132);
-        assert_eq!(v.grid(1000, 1000, 132), 8 * 4);
-        assert_eq!(v.grid(1, 8, 132), 1);
-        assert_eq!(v.grid(0, 0, 132), 1);
+        // K whole at each of these (too many tiles, or too shallow to cut): a block per tile.
+        assert_eq!(v.walk_grid(4096, 4096, 4096, 132), 132);
+        assert_eq!(v.walk_grid(1000, 1000, 1000, 132), 8 * 4);
+        assert_eq!(v.walk_grid(1, 8, 8, 132), 1);
+        assert_eq!(v.walk_grid(0, 0, 0, 132), 1);
     }
 
     #[test]
