@@ -2,6 +2,7 @@
 # Session 16, GPU call S16b (2026-12-03): `host all` with nvcc's twin, timed, with the phase log, after the built-in
 # PTX is assembled by ptxas processes started at once (host/src/cuda/ptx_assembly.rs; S16a showed occupancy's loads
 # waiting 64.6 s behind the driver's JIT of later modules). Issue 31's bar: at most 3 minutes, every figure checked.
+# NOT RUN: no machine could be started when it was called; S16c (call_s16c.sh) ran the same command on a later tree.
 # Packs: scripts/gpu/pack.sh s16b (the release host of 4d28b87), with S16a's twin (dist/stage-s16a/twin: the
 # kernels are unchanged), tarred as dist/s16b/pack.tar.xz.
 set -u
