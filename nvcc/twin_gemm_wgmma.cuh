@@ -48,6 +48,39 @@ __device__ __forceinline__ void prefetch_c(const float* c, unsigned m, unsigned 
     }
 }
 
+// gemm_wgmma.rs `write_inside`: thread `tid`'s pairs of a consumer's 64 x BN part of a tile wholly inside C (N
+// even), each at a constant offset from one of two row pointers, beta tested once.
+template <int ACC>
+__device__ __forceinline__ void write_inside(float* c, unsigned n, float alpha, float beta, unsigned row0,
+                                             unsigned col0, unsigned tid, const float (&d)[ACC]) {
+    const unsigned warp = tid / 32, lane = tid % 32;
+    float* const top = c + (size_t(row0 + 16 * warp + lane / 4) * n + (col0 + 2 * (lane % 4)));
+    float* const rows[2] = {top, top + size_t(8) * n};
+    if (beta == 0.0f) {
+#pragma unroll
+        for (int r = 0; r < ACC; r += 2) {
+            float2* to = reinterpret_cast<float2*>(rows[(r % 4) / 2] + 8 * (r / 4));
+            *to = float2{alpha * d[r], alpha * d[r + 1]};
+        }
+    } else {
+        // C's pairs read a group at a time before any of the group is written.
+        constexpr int GROUP = 16;
+#pragma unroll
+        for (int r = 0; r < ACC; r += 2 * GROUP) {
+            float2 old[GROUP];
+#pragma unroll
+            for (int g = 0; g < GROUP && r + 2 * g < ACC; ++g)
+                old[g] = *reinterpret_cast<const float2*>(rows[((r + 2 * g) % 4) / 2] + 8 * ((r + 2 * g) / 4));
+#pragma unroll
+            for (int g = 0; g < GROUP && r + 2 * g < ACC; ++g) {
+                const int i = r + 2 * g;
+                float2* to = reinterpret_cast<float2*>(rows[(i % 4) / 2] + 8 * (i / 4));
+                *to = float2{fmaf(alpha, d[i], beta * old[g].x), fmaf(alpha, d[i + 1], beta * old[g].y)};
+            }
+        }
+    }
+}
+
 // gemm_wgmma.rs `consume`: consumer warpgroup `which` (thread `tid` of it), its 64 rows of every
 // work unit of the walk, written at once (K whole) or by the last of a cut tile's units (twin_split_k.cuh).
 template <class L, int ACC>
@@ -96,7 +129,9 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
             write = part.deposit(p, partials, arrivals, w.split, d);
             if (write) part.gather(p, partials, d);
         }
-        if (write) {
+        if (write && n % 2 == 0 && row0 + WGEMM_M <= m && col0 + L::BN <= n) {
+            write_inside<ACC>(c, n, alpha, beta, row0, col0, tid, d);
+        } else if (write) {
 #pragma unroll
             for (int r = 0; r < ACC; r += 2) {
                 const unsigned warp = tid / 32, lane = tid % 32, slice = unsigned(r) / 4, j = unsigned(r) % 4;

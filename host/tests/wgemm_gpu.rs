@@ -272,7 +272,8 @@ fn every_wgemm_line_passes_the_check_at_awkward_sizes() {
 }
 
 /// Split-K (`WgemmVariant::k_split`): at decode and skinny shapes whose tiles leave more than
-/// half the SMs idle, every wgmma line cuts K, and its C is checked element by element at both
+/// two thirds of the SMs idle for every line (N of 2048 or so: at 4096 the 64-wide W4 has tiles
+/// enough), every wgmma line cuts K, and its C is checked element by element at both
 /// settings (units of uneven depth, K and N not multiples of 8 among them), and is the same
 /// bits on every launch: the units meet in a fixed order, whichever ends last.
 #[test]
@@ -281,7 +282,7 @@ fn the_split_k_lines_are_checked_and_give_the_same_bits_every_launch() {
     let (gpu, module) = hopper();
     let sms = gpu.info().sm_count;
     let mut failures = Vec::new();
-    for (m, n, k) in [(16, 4096, 4096), (64, 4096, 2048), (100, 4099, 4101)] {
+    for (m, n, k) in [(16, 2048, 4096), (64, 2048, 2048), (100, 2051, 4101)] {
         let p = Problem::new(&gpu, GemmDims { m, n, k });
         for v in WGEMM.iter().filter(|v| v.splits_k()) {
             let split = v.k_split(m, n, k, sms);

@@ -71,6 +71,28 @@ mod tests {
         assert_eq!(accumulator_position(37, 5), (17, 11));
     }
 
+    /// The epilogue of a whole tile (`gemm_wgmma.rs` `write_inside`) places a register at the
+    /// thread's first element plus the register's own place (thread 0's): 0 or 8 rows down and
+    /// a column that is the same for every thread, even for every even register (pairs stay
+    /// 8-byte aligned where N is even). A layout where that sum failed would write C wrong.
+    #[test]
+    fn a_register_lies_at_the_threads_first_element_plus_its_own_offset() {
+        for t in 0..WARPGROUP_THREADS {
+            let (row, col) = accumulator_position(t, 0);
+            assert_eq!(col % 2, 0, "thread {t}");
+            for r in 0..256 / 2 {
+                let (down, across) = accumulator_position(0, r);
+                assert!(down == 0 || down == 8, "register {r}");
+                assert_eq!(across % 2, r % 2, "register {r}");
+                assert_eq!(
+                    accumulator_position(t, r),
+                    (row + down, col + across),
+                    "thread {t}, register {r}"
+                );
+            }
+        }
+    }
+
     /// The K-major layout puts every element of a 64 x 16 or N x 16 operand at its own 2-byte
     /// slot, core matrices of 8 rows x 16 bytes contiguous, and A ends where B starts.
     #[test]

@@ -2,7 +2,7 @@
 //! auto`) and the shape sweep (`shapes`). The rule, stated before any timing:
 //!
 //! 1. **Candidates** are fixed per family ([`timed`]): FP32, every tuned line of the table; BF16,
-//!    every `mma.sync` line and every TMA-ring line (wgmma and ring `mma.sync`). A line that
+//!    every `mma.sync` line and every TMA-ring line (wgmma and ring `mma.sync`, two kinds). A line that
 //!    cannot run the shape (a seed line's size multiple, a ring line's K or N off TMA's 16-byte
 //!    strides, a device without sm_90a, a launch the calculator refuses) is excluded with the
 //!    reason.
@@ -44,8 +44,11 @@ pub enum LineKind {
     Tuned,
     /// The BF16 `mma.sync` lines with `cp.async` stages (a grid of one block per tile).
     MmaSync,
-    /// The BF16 TMA-ring lines (wgmma or ring `mma.sync`, a persistent grid of one block per SM).
+    /// The BF16 TMA-ring lines whose consumers run wgmma (a persistent grid of one block per SM).
     Ring,
+    /// The BF16 TMA-ring lines whose consumers run `mma.sync` (the same ring and grid): a kind of
+    /// its own, as their MMA's per-SM throughput is not wgmma's, which the table does not say.
+    RingSync,
 }
 
 impl LineKind {
@@ -53,7 +56,8 @@ impl LineKind {
         match self {
             LineKind::Tuned => "tuned SGEMM",
             LineKind::MmaSync => "mma.sync",
-            LineKind::Ring => "TMA ring",
+            LineKind::Ring => "TMA ring (wgmma)",
+            LineKind::RingSync => "TMA ring (mma.sync)",
         }
     }
 }

@@ -169,6 +169,34 @@ fn a_line_that_cuts_k_counts_its_units() {
 }
 
 #[test]
+fn the_ring_mma_sync_lines_do_not_take_the_wgmma_lines_places() {
+    // The same tile in both MMAs ranks alike by the table; as kinds of their own, the wgmma
+    // kind keeps its two best and the mma.sync ring line is timed beside them.
+    let dims = GemmDims {
+        m: 2048,
+        n: 8192,
+        k: 1024,
+    };
+    let ring = |label, kind, tile| Candidate {
+        persistent: true,
+        ..line(label, kind, tile, BIG_SMEM)
+    };
+    let c = [
+        ring("w1", LineKind::Ring, (128, 256)),
+        ring("w2", LineKind::Ring, (128, 128)),
+        ring("mt1", LineKind::RingSync, (128, 256)),
+        ring("mt2", LineKind::RingSync, (128, 128)),
+    ];
+    assert_eq!(labels(&list(dims, &c)), ["w1", "w2", "mt1", "mt2"]);
+    // Under one kind the second wgmma line would lose its place to the first mma.sync one.
+    let one = c.map(|x| Candidate {
+        kind: LineKind::Ring,
+        ..x
+    });
+    assert_eq!(labels(&list(dims, &one)), ["w1", "mt1"]);
+}
+
+#[test]
 fn each_kind_keeps_its_own_best_two() {
     let dims = GemmDims::square(4096);
     let c = [

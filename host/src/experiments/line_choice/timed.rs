@@ -5,7 +5,7 @@
 //! cuBLAS.
 
 use kernels_gpu::variants::{
-    Bf16GemmVariant, GemmFamily, GemmVariant, WgemmVariant, BF16_GEMM, GEMM, WGEMM,
+    Bf16GemmVariant, GemmFamily, GemmVariant, RingMma, WgemmVariant, BF16_GEMM, GEMM, WGEMM,
 };
 
 use super::{decide, short_list, Candidate, Choice, LineKind, Trial, SHORT_SAMPLES};
@@ -163,7 +163,10 @@ pub fn bf16_candidates(
         };
         let c = Candidate {
             label: v.label,
-            kind: LineKind::Ring,
+            kind: match v.mma {
+                RingMma::Wgmma => LineKind::Ring,
+                RingMma::Sync => LineKind::RingSync,
+            },
             tile: (v.bm, v.bn),
             persistent: true,
             k_splits: v

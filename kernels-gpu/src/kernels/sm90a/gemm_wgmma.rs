@@ -167,7 +167,11 @@ unsafe fn consume<const ACC: usize>(
         } else {
             true
         };
-        if write {
+        if write && out.vector && row0 + WGEMM_M <= out.m && col0 + line.bn <= out.n {
+            // SAFETY: the consumer's 64 x BN part of the tile lies inside C, N is even; each
+            // element belongs to this thread alone (as below).
+            unsafe { write_inside(&out, (row0, col0), tid, &d) };
+        } else if write {
             let mut r = 0;
             while r < ACC {
                 let (row, col) = accumulator_position(tid, r as u32);
@@ -180,6 +184,77 @@ unsafe fn consume<const ACC: usize>(
             }
         }
         unit += gpu::grid_dim_x();
+    }
+}
+
+/// Writes thread `tid`'s accumulators of a consumer's 64 x BN part of a tile that lies wholly
+/// inside C: every pair at a constant offset from one of two row pointers set once (a register's
+/// position is the thread's first plus the register's own, `accumulator_position`), and beta's
+/// test made once. The general path tests bounds, alignment and beta and forms the address for
+/// every pair: ~20 instructions with branches each in its SASS, which Nsight Compute counted as
+/// twice cuBLAS's instructions at a short K (results/2026-12-03-h200-s17a); here each pair is an
+/// 8-byte store (where beta reads C, after a load issued with its group's).
+///
+/// # Safety
+/// Rows `row0..row0 + 64` and columns `col0..col0 + 2 * ACC` (BN) lie inside C, N is even
+/// and C is 8-byte aligned; run by every thread of the consumer warpgroup.
+#[inline(always)]
+unsafe fn write_inside<const ACC: usize>(
+    out: &Output,
+    (row0, col0): (u32, u32),
+    tid: u32,
+    d: &[f32; ACC],
+) {
+    let n = out.n as usize;
+    let (row, col) = accumulator_position(tid, 0);
+    let top = out
+        .c
+        .wrapping_add((row0 + row) as usize * n + (col0 + col) as usize);
+    // A register's row is the thread's first or 8 below it.
+    let rows = [top, top.wrapping_add(8 * n)];
+    let (alpha, beta) = (out.alpha, out.beta);
+    // Register r's row pointer and column offset: constants once the loops unroll.
+    let place = |r: usize| {
+        let (down, across) = accumulator_position(0, r as u32);
+        (rows[(down / 8) as usize], across)
+    };
+    // Two loops rather than beta's test per pair, which LLVM leaves in place once unrolled.
+    let mut r = 0;
+    if beta == 0.0 {
+        while r < ACC {
+            let (at, across) = place(r);
+            // SAFETY: inside C, 8-byte aligned: the column is even and so is N.
+            unsafe { gpu::store_global2(at, across, [alpha * d[r], alpha * d[r + 1]]) };
+            r += 2;
+        }
+    } else {
+        // C's pairs are read a group at a time before any of the group is written: the loads
+        // and stores are `asm!` with memory effects, kept in program order, so one load per
+        // store waited out L2's latency pair after pair.
+        const GROUP: usize = 16;
+        while r < ACC {
+            let mut old = [[0.0f32; 2]; GROUP];
+            let mut g = 0;
+            while g < GROUP && r + 2 * g < ACC {
+                let (at, across) = place(r + 2 * g);
+                // SAFETY: as above; C is read where it is written, by this thread alone.
+                old[g] = unsafe { gpu::load_global2(at, across) };
+                g += 1;
+            }
+            let mut g = 0;
+            while g < GROUP && r + 2 * g < ACC {
+                let (at, across) = place(r + 2 * g);
+                let i = r + 2 * g;
+                let v = [
+                    gpu::fma(alpha, d[i], beta * old[g][0]),
+                    gpu::fma(alpha, d[i + 1], beta * old[g][1]),
+                ];
+                // SAFETY: as above.
+                unsafe { gpu::store_global2(at, across, v) };
+                g += 1;
+            }
+            r += 2 * GROUP;
+        }
     }
 }
 
