@@ -5,7 +5,7 @@
 //!    lists, the checks of the user's module files and folders, which kernels a plan runs),
 //!    [`table`] (the one table renderer) and [`cell`] (a typed cell and its formats),
 //!    [`regular_file`] (reading a named file without hanging), [`atomic_file`] (writing one that
-//!    no reader sees half of),
+//!    no reader sees half of), [`run_json`] (a folder's results.json, plain or gzip-compressed),
 //!    [`stdout`] (printing without a panic when the reader is gone or the disk is full),
 //!    [`sample_scan`] (a results.json's samples counted before it is loaded);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
@@ -44,6 +44,7 @@ pub mod regular_file;
 pub mod report;
 pub mod results;
 pub mod results_io;
+pub mod run_json;
 pub mod sample_scan;
 pub mod sampling;
 pub mod stdout;

@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use crate::flags::CliError;
 use crate::regular_file::read_regular;
+use crate::run_json::{read_run_json, RESULTS_JSON, RESULTS_JSON_GZ};
 
 /// The first line of a merged report (`host report A B --out C`), by which a merge's folder is
 /// known.
@@ -93,13 +94,15 @@ pub fn holds(dir: &Path) -> Result<Holds, CliError> {
         return Ok(Holds::Nothing);
     }
     names.sort();
-    let results = read_regular(&dir.join("results.json"), MAX_RESULTS_BYTES).ok();
+    let results = read_run_json(dir, MAX_RESULTS_BYTES).1.ok();
     if let Some(run) = results.and_then(|b| serde_json::from_slice::<RunIdentity>(&b).ok()) {
         let MetaIdentity { date, command } = run.meta;
         return Ok(Holds::Run { date, command });
     }
     let report = read_regular(&dir.join("report.md"), MAX_RESULTS_BYTES).unwrap_or_default();
-    if !names.iter().any(|n| n == "results.json")
+    if !names
+        .iter()
+        .any(|n| n == RESULTS_JSON || n == RESULTS_JSON_GZ)
         && String::from_utf8_lossy(&report).lines().next() == Some(MERGED_HEADING)
     {
         return Ok(Holds::Merge);
@@ -282,6 +285,26 @@ mod tests {
         assert!(check_out(&d, regenerated("2026-11-29T10:00:00Z"), false).is_ok());
         assert!(check_out(&d, regenerated("2026-11-30T10:00:00Z"), false).is_err());
         assert!(check_out(&d, NEW_RUN, true).is_ok());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_committed_runs_packed_results_are_its_run() {
+        use std::io::Write;
+        let d = scratch("packed-run");
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let json = run_json("2026-12-03T15:00:00Z", "host all --out results/s17");
+        z.write_all(json.as_bytes()).unwrap();
+        std::fs::write(d.join(RESULTS_JSON_GZ), z.finish().unwrap()).unwrap();
+        put(&d, "report.md", "# x");
+        assert_eq!(
+            holds(&d),
+            Ok(Holds::Run {
+                date: "2026-12-03T15:00:00Z".into(),
+                command: "host all --out results/s17".into()
+            })
+        );
+        assert!(check_out(&d, NEW_RUN, false).is_err());
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -80,6 +80,12 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
     read_bounded(open(path)?, limit)
 }
 
+/// The gzip-compressed regular file at `path`, decompressed: at most `limit` bytes of it (the
+/// bound is on what it holds, so a small file that would expand without end is refused too).
+pub fn read_gzip(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    read_bounded(flate2::read::GzDecoder::new(open(path)?), limit)
+}
+
 /// The first `n` bytes of a regular file (fewer when it is shorter).
 pub fn read_head(path: &Path, n: usize) -> Result<Vec<u8>, FileError> {
     let mut head = Vec::with_capacity(n);
@@ -111,6 +117,32 @@ pub(crate) mod tests {
         assert_eq!(read_head(&f, 4).unwrap(), b"0123");
         assert_eq!(read_head(&f, 100).unwrap(), b"0123456789");
         assert_eq!(read_regular(&f, 9), Err(FileError::TooLarge { limit: 9 }));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_gzip_file_is_read_decompressed_within_its_bound() {
+        use std::io::Write;
+        let d = scratch("gzip");
+        let f = d.join("a.json.gz");
+        let text = b"{\"a\": 1}\n".repeat(1000);
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&text).unwrap();
+        let packed = z.finish().unwrap();
+        assert!(packed.len() < text.len() / 10, "{}", packed.len());
+        std::fs::write(&f, &packed).unwrap();
+        assert_eq!(read_gzip(&f, text.len() as u64).unwrap(), text);
+        // The bound is on the decompressed bytes.
+        assert_eq!(
+            read_gzip(&f, packed.len() as u64 + 1),
+            Err(FileError::TooLarge {
+                limit: packed.len() as u64 + 1
+            })
+        );
+        // Not gzip: an error that says so, not bytes.
+        std::fs::write(&f, b"plain text").unwrap();
+        assert!(matches!(read_gzip(&f, 100), Err(FileError::Io(_))));
+        assert_eq!(read_gzip(&d.join("none"), 4), Err(FileError::Missing));
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -14,6 +14,7 @@ const LAYERS: &[&[&str]] = &[
         "cell",
         "regular_file",
         "atomic_file",
+        "run_json",
         "stdout",
         "flag_values",
         "sample_scan",

@@ -187,7 +187,7 @@ fn richest_committed_run() -> std::path::PathBuf {
     std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.join("results.json").is_file())
+        .filter(|p| host::run_json::holds_run_json(p))
         .max_by_key(|p| {
             std::fs::read_dir(p)
                 .unwrap()
@@ -257,7 +257,7 @@ fn every_file_the_writers_write_is_known_as_the_labs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
     let mut checked = 0;
     for run in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
-        if !run.join("results.json").is_file() {
+        if !host::run_json::holds_run_json(&run) {
             continue;
         }
         let results = host::report::merge::load(&run).unwrap();

@@ -13,9 +13,8 @@ use support::{fixture_dir, host, path, scratch, stderr};
 
 /// A committed run with every experiment (its occupancy rows hold threads, registers and tiles).
 fn committed() -> Value {
-    let p =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-12-01-h200-s7/results.json");
-    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-12-01-h200-s7");
+    serde_json::from_slice(&host::run_json::read_run_json(&dir, u64::MAX).1.unwrap()).unwrap()
 }
 
 /// `run` written as `dir/results.json`; returns `dir`.

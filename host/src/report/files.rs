@@ -6,11 +6,10 @@ use std::path::{Path, PathBuf};
 use super::error::ReportError;
 use crate::atomic_file::write_atomic;
 use crate::figure::Labels;
+pub use crate::run_json::{read_run_json, RESULTS_JSON};
 
 /// The report's file name inside a results folder.
 pub const REPORT_MD: &str = "report.md";
-/// The results file a folder is read from.
-pub const RESULTS_JSON: &str = "results.json";
 /// The blog-column tables a results folder has beside its report (`--out` writes them).
 pub const TABLES_MD: &str = "tables.md";
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::error::ReportError;
-use super::files::{write_file, REPORT_MD, RESULTS_JSON};
+use super::files::{read_run_json, write_file, REPORT_MD};
 use super::validate::validate;
 use super::write::{draw_all, remove_stale};
 use crate::claim::Verdict;
@@ -15,16 +15,16 @@ use crate::experiments::RunResults;
 use crate::flag_values::shorten_words;
 use crate::markdown_text::with_escaped_names;
 use crate::out_dir::{MAX_RESULTS_BYTES, MERGED_HEADING};
-use crate::regular_file::read_regular;
 use crate::results_io::parse_results;
 use crate::table::{markdown_grid, percent as pct};
 
-/// Reads `dir/results.json` (a regular file, within [`MAX_RESULTS_BYTES`]; every figure within
+/// Reads `dir/results.json` (or the `results.json.gz` of a committed run: `read_run_json`; a
+/// regular file, within [`MAX_RESULTS_BYTES`]; every figure within
 /// the samples the lab takes, counted before it is loaded: [`parse_results`]) and checks its
 /// figures ([`validate`]) before anything is drawn from it.
 pub fn load(dir: &Path) -> Result<RunResults, ReportError> {
-    let path = dir.join(RESULTS_JSON);
-    let bytes = read_regular(&path, MAX_RESULTS_BYTES).map_err(|e| ReportError::Read {
+    let (path, read) = read_run_json(dir, MAX_RESULTS_BYTES);
+    let bytes = read.map_err(|e| ReportError::Read {
         path: path.clone(),
         reason: e.to_string(),
     })?;
