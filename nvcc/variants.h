@@ -44,7 +44,7 @@
 #define LAB_REGS_CAPS "32 48 64 96 128 144 160 192 255"
 
 // The tuned GEMM lines' labels, for check scripts.
-#define LAB_TUNED_LABELS "R1,R2,R3,R4"
+#define LAB_TUNED_LABELS "R1,R2,R3,R4,R5"
 
 #ifndef LAB_REGS_ONLY
 LAB_GEMM_SEED(gemm_tm2_tn2, LAB_TIMED, 1024, 0, 2, 2)
@@ -58,6 +58,7 @@ LAB_GEMM_TUNED(sgemm_bm128_bn128_bk8_wm64_wn32_tm8_tn8_s3, LAB_TIMED, 256, 0, 24
 LAB_GEMM_TUNED(sgemm_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3, LAB_TIMED, 256, 0, 49920, 128, 128, 16, 64, 32, 8, 8, 3)
 LAB_GEMM_TUNED(sgemm_bm128_bn256_bk8_wm64_wn64_tm8_tn16_s3, LAB_TIMED, 256, 0, 37248, 128, 256, 8, 64, 64, 8, 16, 3)
 LAB_GEMM_TUNED(sgemm_bm256_bn128_bk16_wm64_wn64_tm16_tn8_s3, LAB_TIMED, 256, 0, 74496, 256, 128, 16, 64, 64, 16, 8, 3)
+LAB_GEMM_TUNED(sgemm_bm128_bn64_bk16_wm64_wn32_tm8_tn8_s4, LAB_TIMED, 128, 0, 50176, 128, 64, 16, 64, 32, 8, 8, 4)
 LAB_MEMCPY(memcpy_t32_l1_w1, 32, 1, 1)
 LAB_MEMCPY(memcpy_t32_l1_w2, 32, 1, 2)
 LAB_MEMCPY(memcpy_t32_l1_w4, 32, 1, 4)
@@ -346,6 +347,7 @@ LAB_GEMM_TUNED(sgemm_bm128_bn128_bk8_wm64_wn32_tm8_tn8_s3_traced, LAB_TRACED, 25
 LAB_GEMM_TUNED(sgemm_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_traced, LAB_TRACED, 256, 0, 49920, 128, 128, 16, 64, 32, 8, 8, 3)
 LAB_GEMM_TUNED(sgemm_bm128_bn256_bk8_wm64_wn64_tm8_tn16_s3_traced, LAB_TRACED, 256, 0, 37248, 128, 256, 8, 64, 64, 8, 16, 3)
 LAB_GEMM_TUNED(sgemm_bm256_bn128_bk16_wm64_wn64_tm16_tn8_s3_traced, LAB_TRACED, 256, 0, 74496, 256, 128, 16, 64, 64, 16, 8, 3)
+LAB_GEMM_TUNED(sgemm_bm128_bn64_bk16_wm64_wn32_tm8_tn8_s4_traced, LAB_TRACED, 128, 0, 50176, 128, 64, 16, 64, 32, 8, 8, 4)
 LAB_GEMM_BF16(bf16_gemm_bm128_bn128_bk32_wm64_wn64_m16n8k16_s4_traced, LAB_TRACED, 128, 65536, 128, 128, 32, 64, 64, 4)
 LAB_GEMM_BF16(bf16_gemm_bm128_bn256_bk32_wm64_wn64_m16n8k16_s3_traced, LAB_TRACED, 256, 73728, 128, 256, 32, 64, 64, 3)
 LAB_GEMM_BF16(bf16_gemm_bm256_bn128_bk32_wm64_wn64_m16n8k16_s3_traced, LAB_TRACED, 256, 73728, 256, 128, 32, 64, 64, 3)

@@ -69,6 +69,7 @@ variant_table! {
         ("R2",    tuned { block: (128, 128, 16), warp: (64, 32), thread: (8, 8), stages: 3 }),
         ("R3",    tuned { block: (128, 256, 8), warp: (64, 64), thread: (8, 16), stages: 3 }),
         ("R4",    tuned { block: (256, 128, 16), warp: (64, 64), thread: (16, 8), stages: 3 }),
+        ("R5",    tuned { block: (128, 64, 16), warp: (64, 32), thread: (8, 8), stages: 4 }),
     ],
     // Strided copy: each thread moves LOADS accesses of WIDTH floats, all loads issued before any
     // store. Entry: memcpy_t{THREADS}_l{LOADS}_w{WIDTH}, one per point of the grid line
