@@ -174,6 +174,17 @@ pub fn parse_results(bytes: &[u8]) -> Result<RunResults, String> {
     Ok(results)
 }
 
+/// Reads the run in folder `dir`: its `results.json`, or a committed run's `results.json.gz`
+/// (`run_json`), through [`parse_results`].
+pub fn read_run(dir: &Path) -> Result<RunResults, ResultsIoError> {
+    let (path, read) = crate::run_json::read_run_json(dir, MAX_RESULTS_BYTES);
+    let bytes = read.map_err(|e| ResultsIoError::Read {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    parse_results(&bytes).map_err(|reason| ResultsIoError::Parse { path, reason })
+}
+
 /// Reads a `results.json` (a regular file of at most [`MAX_RESULTS_BYTES`]) through
 /// [`parse_results`].
 pub fn read_results(path: &Path) -> Result<RunResults, ResultsIoError> {

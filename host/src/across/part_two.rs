@@ -337,8 +337,8 @@ mod tests {
     /// The committed H200 run (`occupancy` with cuBLAS, no kernel recorded) with a synthetic
     /// BF16 run added, written to results.json and read back.
     fn results() -> RunResults {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");
-        let mut r = crate::results_io::read_results(std::path::Path::new(path)).unwrap();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200");
+        let mut r = crate::results_io::read_run(std::path::Path::new(dir)).unwrap();
         r.gemm_bf16 = Some(bf16_run());
         r
     }

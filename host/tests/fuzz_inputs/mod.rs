@@ -150,8 +150,11 @@ struct Runs {
 fn runs(root: &Path, rng: &mut StdRng) -> Runs {
     let text = std::fs::read_to_string(fixture_dir().join("results.json")).unwrap();
     let good: Value = serde_json::from_str(&text).unwrap();
-    let h200_text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-11-30-h200/results.json"),
+    let h200_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/2026-11-30-h200");
+    let h200_text = String::from_utf8(
+        host::run_json::read_run_json(&h200_dir, u64::MAX)
+            .1
+            .unwrap(),
     )
     .unwrap();
     let made = |name: &str, bytes: &[u8]| -> String {

@@ -11,8 +11,8 @@ use crate::experiments::render_scratch_test::{merged_with_itself, written};
 use crate::results::Comparison;
 
 fn run() -> crate::experiments::RunResults {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200/results.json");
-    let mut r = crate::results_io::read_results(std::path::Path::new(path)).unwrap();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/h200");
+    let mut r = crate::results_io::read_run(std::path::Path::new(dir)).unwrap();
     let rows = grid(&[1, 8], &[1, 8, 64], |ilp, warps| {
         let mut x = row(ilp, warps, saturating(ilp, warps, 32));
         if warps == 8 {

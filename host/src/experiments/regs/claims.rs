@@ -327,9 +327,9 @@ mod tests {
     /// The regs rows of a committed run (its results.json read as JSON, so that no layer above
     /// the experiment is needed).
     fn committed(run: &str) -> Vec<RegsRow> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/").to_owned() + run;
-        let text = std::fs::read_to_string(format!("{path}/results.json")).unwrap();
-        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/").to_owned() + run;
+        let text = crate::run_json::read_run_json(std::path::Path::new(&dir), u64::MAX).1;
+        let json: serde_json::Value = serde_json::from_slice(&text.unwrap()).unwrap();
         serde_json::from_value(json["regs"].clone()).unwrap()
     }
 

@@ -13,8 +13,8 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::kernels::sm90a::split_k::{SplitScratch, WarpPart};
-use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, Unit};
+use crate::kernels::sm90a::split_k::WarpPart;
+use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, SplitScratch, Unit};
 use crate::sections::gemm_wgmma::{
     a_descriptor, b_descriptor, tile_of, RingMma, WgemmVariant, PRODUCER_REGS,
 };

@@ -11,16 +11,7 @@
 //! so no schedule of the blocks can deadlock.
 
 use crate::gpu;
-use crate::kernels::sm90a::tma_ring::RingProblem;
-
-/// The scratch of a cut launch: `partials`, floats for every unit's accumulators (tiles x
-/// splits x BM x BN), and `arrivals`, a zeroed word per tile and consumer warp (tiles x consumer
-/// warps), which the last arrival of each launch zeroes again.
-#[derive(Clone, Copy)]
-pub struct SplitScratch {
-    pub partials: *mut f32,
-    pub arrivals: *mut u32,
-}
+use crate::kernels::sm90a::tma_ring::{RingProblem, SplitScratch};
 
 /// One consumer warp's place in a cut tile: the tile, the warp among the block's consumer warps,
 /// and the lane.

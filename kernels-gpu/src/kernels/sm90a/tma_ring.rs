@@ -9,7 +9,6 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::kernels::sm90a::split_k::SplitScratch;
 use crate::sections::gemm_wgmma::{tile_of, KSplit, WgemmVariant};
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
 use crate::variants::WgemmArgs;
@@ -73,6 +72,16 @@ pub struct Unit {
     pub split: u32,
     pub first: u32,
     pub steps: u32,
+}
+
+/// The scratch of a launch whose tiles' K is cut (`split_k.rs`, which reads and writes it):
+/// `partials`, floats for every unit's accumulators (tiles x splits x BM x BN), and `arrivals`, a
+/// zeroed word per tile and consumer warp (tiles x consumer warps), which the last arrival of each
+/// launch zeroes again. Here, beside the kernels' common start that takes it from the arguments.
+#[derive(Clone, Copy)]
+pub struct SplitScratch {
+    pub partials: *mut f32,
+    pub arrivals: *mut u32,
 }
 
 /// What both ring kernels start from ([`RingProblem::start`]).
