@@ -2,8 +2,8 @@
 //! build time) and the running host, so it lives in its own small crate: the resource report of
 //! ptxas (`ptxas -v`, `nvcc -Xptxas -v`) and of the driver JIT's info log, one record per entry
 //! function (below), the entries' parameter lists of a PTX module ([`entry_params`]), and its
-//! entries kept, dropped or capped as text ([`ptx_entries`]); and where the toolkit's tools and
-//! libraries are ([`toolkit`]).
+//! entries kept, dropped or capped as text ([`ptx_entries`]); where the toolkit's tools and
+//! libraries are ([`toolkit`]), and one run of ptxas ([`run`]).
 //!
 //! The report's format:
 //! ```text
@@ -15,6 +15,7 @@
 
 pub mod entry_params;
 pub mod ptx_entries;
+pub mod run;
 pub mod toolkit;
 
 use std::sync::LazyLock;

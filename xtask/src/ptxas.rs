@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use ptxas_report::run::{run, RunError};
 use ptxas_report::toolkit;
 pub use ptxas_report::{parse_report, EntryReport, ReportError};
 
@@ -81,24 +82,21 @@ pub fn assemble_log(
             }
         }
     }
-    let out = Command::new(ptxas)
-        .arg(format!("-arch={arch}"))
-        .arg("-v")
-        .arg(input)
-        .arg("-o")
-        .arg(cubin)
-        .output()
-        .map_err(|source| PtxasError::Spawn {
-            path: ptxas.into(),
-            source,
-        })?;
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    if !out.status.success() {
-        return Err(PtxasError::Failed {
-            input: input.into(),
-            stderr,
-        });
-    }
+    let stderr = match run(ptxas, arch, input, cubin) {
+        Ok(printed) => printed.stderr,
+        Err(RunError::Spawn { ptxas, source }) => {
+            return Err(PtxasError::Spawn {
+                path: ptxas,
+                source,
+            })
+        }
+        Err(RunError::Failed { printed, .. }) => {
+            return Err(PtxasError::Failed {
+                input: input.into(),
+                stderr: printed.stderr,
+            })
+        }
+    };
     if let Some(key) = key {
         // A cache that cannot be written only costs the next run its time.
         let _ = std::fs::write(&kept, format!("{key}{stderr}"));

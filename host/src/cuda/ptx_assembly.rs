@@ -15,10 +15,10 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
 
+use ptxas_report::run::{run, RunError};
 use ptxas_report::toolkit::{self, ProcessEnv};
 
 /// A module ptxas assembled: the cubin, its `-v` report, and which ptxas.
@@ -95,30 +95,28 @@ pub fn assemble(
         dir.join(format!("{stem}.cubin")),
     );
     std::fs::write(&input, ptx).map_err(io("writing", &input))?;
-    let out = Command::new(ptxas)
-        .arg(format!("-arch={arch}"))
-        .arg("-v")
-        .arg("-o")
-        .arg(&output)
-        .arg(&input)
-        .output()
-        .map_err(|source| AssemblyError::Spawn {
-            ptxas: ptxas.to_owned(),
-            source,
-        })?;
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    if !out.status.success() {
-        return Err(AssemblyError::Failed {
-            ptxas: ptxas.to_owned(),
-            arch: arch.to_owned(),
-            status: out.status,
-            stderr: stderr.lines().take(20).collect::<Vec<_>>().join("\n"),
-        });
-    }
+    let printed = run(ptxas, arch, &input, &output).map_err(|e| match e {
+        RunError::Spawn { ptxas, source } => AssemblyError::Spawn { ptxas, source },
+        RunError::Failed {
+            ptxas,
+            arch,
+            status,
+            printed,
+        } => AssemblyError::Failed {
+            ptxas,
+            arch,
+            status,
+            stderr: printed
+                .stderr
+                .lines()
+                .take(20)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        },
+    })?;
     let cubin = std::fs::read(&output).map_err(io("reading", &output))?;
     // ptxas writes its report to stderr; stdout is kept too, should a version move it.
-    let mut report = String::from_utf8_lossy(&out.stdout).into_owned();
-    report.push_str(&stderr);
+    let report = printed.stdout + &printed.stderr;
     Ok(Assembled {
         cubin,
         report,
