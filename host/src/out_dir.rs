@@ -290,12 +290,10 @@ mod tests {
 
     #[test]
     fn a_committed_runs_packed_results_are_its_run() {
-        use std::io::Write;
         let d = scratch("packed-run");
-        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         let json = run_json("2026-12-03T15:00:00Z", "host all --out results/s17");
-        z.write_all(json.as_bytes()).unwrap();
-        std::fs::write(d.join(RESULTS_JSON_GZ), z.finish().unwrap()).unwrap();
+        let packed = crate::regular_file::tests::gzip(json.as_bytes());
+        std::fs::write(d.join(RESULTS_JSON_GZ), packed).unwrap();
         put(&d, "report.md", "# x");
         assert_eq!(
             holds(&d),

@@ -108,6 +108,14 @@ pub(crate) mod tests {
         d
     }
 
+    /// `bytes` gzip-compressed, as a committed run's results.json.gz holds them.
+    pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(bytes).unwrap();
+        z.finish().unwrap()
+    }
+
     #[test]
     fn a_regular_file_is_read_whole_or_by_its_head() {
         let d = scratch("plain");
@@ -122,13 +130,10 @@ pub(crate) mod tests {
 
     #[test]
     fn a_gzip_file_is_read_decompressed_within_its_bound() {
-        use std::io::Write;
         let d = scratch("gzip");
         let f = d.join("a.json.gz");
         let text = b"{\"a\": 1}\n".repeat(1000);
-        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        z.write_all(&text).unwrap();
-        let packed = z.finish().unwrap();
+        let packed = gzip(&text);
         assert!(packed.len() < text.len() / 10, "{}", packed.len());
         std::fs::write(&f, &packed).unwrap();
         assert_eq!(read_gzip(&f, text.len() as u64).unwrap(), text);

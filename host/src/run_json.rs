@@ -36,14 +36,7 @@ pub fn read_run_json(dir: &Path, limit: u64) -> (PathBuf, Result<Vec<u8>, FileEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::regular_file::tests::scratch;
-    use std::io::Write;
-
-    fn gzip(bytes: &[u8]) -> Vec<u8> {
-        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-        z.write_all(bytes).unwrap();
-        z.finish().unwrap()
-    }
+    use crate::regular_file::tests::{gzip, scratch};
 
     #[test]
     fn the_plain_file_is_read_first_then_the_packed_one() {
