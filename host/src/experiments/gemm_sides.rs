@@ -12,8 +12,9 @@
 //! launch of an untimed race check, each against the hash of the verified launch. A row passes
 //! when all three pass.
 //!
-//! Beside them: the energy phase's view of the sides (`gemm_sides_energy.rs`), and one untimed
-//! launch of our kernel's traced build per row, after the checks (`gemm_sides_trace.rs`).
+//! Beside them: the energy phase's view of the sides (`gemm_sides_energy.rs`), a figure timed
+//! where the epilogue reads C (`gemm_sides_reading_c.rs`), and one untimed launch of our
+//! kernel's traced build per row, after the checks (`gemm_sides_trace.rs`).
 
 use cudarc::driver::CudaSlice;
 
@@ -133,7 +134,7 @@ impl<E> Clone for Who<'_, '_, '_, E> {
 impl<E> Copy for Who<'_, '_, '_, E> {}
 
 impl<E> Who<'_, '_, '_, E> {
-    fn side(self) -> Side {
+    pub(super) fn side(self) -> Side {
         match self {
             Who::Kernel(how) => how.side,
             Who::Cublas(_) => Side::Cublas,
@@ -233,6 +234,16 @@ impl<K: GemmKind> GemmSides<K> {
         Ok(slot.as_mut().expect("allocated above"))
     }
 
+    /// `side`'s C as it is now, where the side has run.
+    pub(super) fn c_now(&self, side: Side) -> Option<&CudaSlice<f32>> {
+        self.c[side as usize].as_ref()
+    }
+
+    /// The check kernels (the hash among them).
+    pub(super) fn checker(&self) -> &GemmChecker {
+        &self.checker
+    }
+
     /// Enqueues one launch of `who` over its side's C at `setting`.
     pub(super) fn launch_who(
         &mut self,
@@ -323,7 +334,7 @@ impl<K: GemmKind> GemmSides<K> {
     }
 
     /// Resets `side`'s C to C0, for a launch with beta != 0.
-    fn fresh_c(&mut self, gpu: &Gpu, side: Side) -> Result<(), CudaError> {
+    pub(super) fn fresh_c(&mut self, gpu: &Gpu, side: Side) -> Result<(), CudaError> {
         self.c_of(gpu, side)?;
         let Self { c0, c, .. } = self;
         gpu.copy_device(c0, c[side as usize].as_mut().expect("allocated by c_of"))

@@ -58,6 +58,7 @@ pub mod gemm_hashes;
 pub mod gemm_plan;
 pub mod gemm_sides;
 pub mod gemm_sides_energy;
+pub mod gemm_sides_reading_c;
 mod gemm_sides_trace;
 pub mod ilp_sweep;
 pub mod ilp_sweep_report;

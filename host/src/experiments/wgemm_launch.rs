@@ -45,6 +45,59 @@ pub type WgemmOperands<'o> = (
 /// Ours, the compared kernel's (where given) and ours over cuBLAS of one timed line.
 pub type LineFigures = (Measurement, Option<Measurement>, Option<f64>);
 
+/// A line's launches over one problem: its tensor maps, encoded once, its persistent launch
+/// shape and its schedule of tiles.
+pub struct RingLaunch<'l> {
+    line: &'l WgemmVariant,
+    maps: TensorMaps,
+    pub shape: LaunchShape,
+    pub schedule: Schedule,
+}
+
+impl<'l> RingLaunch<'l> {
+    /// `line` over `buffers`' problem on `gpu`.
+    pub fn encode(
+        gpu: &Gpu,
+        line: &'l WgemmVariant,
+        buffers: &Bf16GemmBuffers,
+    ) -> Result<Self, ExperimentError> {
+        let dims = buffers.dims();
+        let (a, b) = buffers.inputs();
+        let maps = TensorMaps::encode(gpu, line, dims, a, b).in_variant(line.label)?;
+        let sms = gpu.info().sm_count;
+        let shape = wgemm_launch_shape(line, dims, sms);
+        let (rows, cols) = line.tiles(dims.m, dims.n);
+        let tiles = u64::from(rows) * u64::from(cols);
+        let splits = maps.scratch().split().splits;
+        let schedule = Schedule::of_launch(tiles, &shape, sms).cut(splits);
+        Ok(Self {
+            line,
+            maps,
+            shape,
+            schedule,
+        })
+    }
+
+    /// One launch of `kernel` over `ops` (the sides' [`Launcher`](super::gemm_sides::Launcher)).
+    pub fn launch(
+        &self,
+        gpu: &Gpu,
+        kernel: &Kernel<'_>,
+        shape: LaunchShape,
+        ops: Operands<'_, u16>,
+    ) -> Result<(), CudaError> {
+        let operands = (ops.dims, (ops.a, ops.b), ops.c);
+        launch_wgemm(
+            gpu,
+            kernel,
+            (self.line, shape),
+            &self.maps,
+            operands,
+            ops.setting,
+        )
+    }
+}
+
 /// Times `line`'s `kernels` (ours, and the compared build's entry where given) over `buffers`'
 /// problem, through tensor maps encoded once for it, cuBLAS interleaved where `cublas` has it;
 /// gives the figures and the launch's schedule of tiles.
@@ -54,26 +107,17 @@ pub fn measure_wgemm_line(
     (buffers, cublas): (&mut Bf16GemmBuffers, &mut CublasSide),
     timing: &SamplingConfig,
 ) -> Result<(LineFigures, Schedule), ExperimentError> {
-    let dims = buffers.dims();
-    let (a, b) = buffers.inputs();
-    let maps = TensorMaps::encode(gpu, line, dims, a, b).in_variant(line.label)?;
-    let launch = |gpu: &Gpu, k: &Kernel<'_>, shape: LaunchShape, ops: Operands<'_, u16>| {
-        let operands = (ops.dims, (ops.a, ops.b), ops.c);
-        launch_wgemm(gpu, k, (line, shape), &maps, operands, ops.setting)
-    };
-    let sms = gpu.info().sm_count;
-    let shape = wgemm_launch_shape(line, dims, sms);
+    let ring = RingLaunch::encode(gpu, line, buffers)?;
+    let launch =
+        |g: &Gpu, k: &Kernel<'_>, s: LaunchShape, ops: Operands<'_, u16>| ring.launch(g, k, s, ops);
     let figures = cublas.measure(
         gpu,
         buffers,
         (line.label, kernels),
-        (shape, &launch),
+        (ring.shape, &launch),
         timing,
     )?;
-    let (rows, cols) = line.tiles(dims.m, dims.n);
-    let tiles = u64::from(rows) * u64::from(cols);
-    let splits = maps.scratch().split().splits;
-    Ok((figures, Schedule::of_launch(tiles, &shape, sms).cut(splits)))
+    Ok((figures, ring.schedule))
 }
 
 /// The theoretical occupancy of `line` by the lab's calculator on an SM of `limits`, at

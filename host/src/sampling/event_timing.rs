@@ -46,6 +46,11 @@ pub trait Sampled {
     /// Enqueued after each timed sample of `side` (after the sample's end event, so outside
     /// what the events time), in sample order. The warm-up launch is not a sample.
     fn after_sample(&mut self, side: usize) -> Result<(), CudaError>;
+    /// Enqueued after `side`'s warm-up launch, outside what the events time: a side whose
+    /// launches read their own output (a GEMM with beta != 0) starts its samples afresh.
+    fn after_warm_up(&mut self, _side: usize) -> Result<(), CudaError> {
+        Ok(())
+    }
 }
 
 /// A launcher with nothing to do after a sample.
@@ -81,6 +86,7 @@ pub fn time_sampled(
         sampled.launch(side)?;
         gpu.record(&end)?;
         fastest = fastest.min(f64::from(elapsed_ms("a warm-up launch")?));
+        sampled.after_warm_up(side)?;
     }
     let launches = match config.plan {
         SamplingPlan::Fixed(p) => p.iters,

@@ -19,6 +19,8 @@ pub struct SweepShape {
     pub group: Group,
     /// Run for BF16 only (16384³: FP32's f64 reference and SGEMM there take minutes).
     pub bf16_only: bool,
+    /// Also timed where the epilogue reads C (alpha=1.5, beta=0.5: issue 32's bar on beta).
+    pub reads_c: bool,
 }
 
 const fn shape(m: u32, n: u32, k: u32, group: Group) -> SweepShape {
@@ -26,6 +28,7 @@ const fn shape(m: u32, n: u32, k: u32, group: Group) -> SweepShape {
         dims: GemmDims { m, n, k },
         group,
         bf16_only: false,
+        reads_c: false,
     }
 }
 
@@ -41,7 +44,10 @@ pub const SHAPES: &[SweepShape] = &[
     square(1024),
     square(2048),
     square(4096),
-    square(8192),
+    SweepShape {
+        reads_c: true,
+        ..square(8192)
+    },
     SweepShape {
         bf16_only: true,
         ..square(16384)
@@ -110,6 +116,11 @@ mod tests {
             .map(|s| name(s.dims))
             .collect();
         assert_eq!(bf16_only, ["16384x16384x16384"]);
+        let reads_c: Vec<String> = (SHAPES.iter())
+            .filter(|s| s.reads_c)
+            .map(|s| name(s.dims))
+            .collect();
+        assert_eq!(reads_c, ["8192x8192x8192"]);
         assert_eq!(SHAPES.iter().filter(|s| s.group == Decode).count(), 5);
     }
 

@@ -7,6 +7,7 @@ use crate::experiments::contract::{row, Output, GFLOPS};
 use crate::experiments::gemm_cublas::{CublasOutcome, CublasRow};
 use crate::experiments::gemm_figure_columns::GemmFiguresRow;
 use crate::experiments::gemm_figures::GemmFigures;
+use crate::experiments::gemm_sides_reading_c::ReadingC;
 use crate::experiments::line_choice::Choice;
 use crate::experiments::measured::{push_failed, Measured};
 use crate::results::GemmDims;
@@ -56,6 +57,10 @@ pub struct ShapeRow {
     pub vs_cublas: Option<f64>,
     #[serde(flatten)]
     pub measured: Measured,
+    /// The line and cuBLAS timed again with the epilogue reading C, on the shapes that ask for
+    /// it (absent elsewhere, and from runs made before the figure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading_c: Option<ReadingC>,
 }
 
 row!(ShapeRow, GFLOPS, figures.gflops, |r| r.label_words());
@@ -103,13 +108,24 @@ impl Output for ShapesRun {
     fn rows(&self) -> &[ShapeRow] {
         &self.rows
     }
-    /// cuBLAS's failed checks, shape by shape.
+    /// cuBLAS's failed checks, shape by shape, and those of the figures reading C.
     fn other_failures(&self) -> Vec<String> {
         let mut out = Vec::new();
         for r in &self.rows {
             if let Some(c) = r.cublas_row() {
                 let what = format!("cuBLAS {} {}", c.version, r.label_words());
                 push_failed(&what, &c.check, &mut out);
+            }
+            if let Some(rc) = &r.reading_c {
+                let what = format!("{} {} reading C", r.line, r.label_words());
+                push_failed(&what, &rc.check, &mut out);
+                if let Some((_, c)) = &rc.cublas {
+                    push_failed(
+                        &format!("cuBLAS {} reading C", r.label_words()),
+                        c,
+                        &mut out,
+                    );
+                }
             }
         }
         out

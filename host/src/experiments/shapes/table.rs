@@ -16,6 +16,7 @@ const FAMILY: &str = "Family";
 const SHAPE: &str = "Shape MxNxK";
 const LINE: &str = "Line";
 const WHY: &str = "Why (the rule's words)";
+const READING_C: &str = "Ours/cuBLAS, C read";
 const TFLOPS: Kind = Kind::Rate {
     unit: "TFLOP/s",
     decimals: 1,
@@ -61,6 +62,11 @@ pub fn columns() -> Vec<Column<ShapeRow>> {
             cells::sm_clock(&r.figures.timing)
         }),
         Column::new("Verified", Kind::Check, |r| cells::check(&r.measured.check)),
+        Column::new(READING_C, Kind::Ratio, |r| {
+            (r.reading_c.as_ref())
+                .and_then(|c| c.vs_cublas())
+                .map_or(Value::NotAvailable, Value::Float)
+        }),
         Column::new(WHY, Kind::Text, |r| Value::Text(r.choice.why.clone())),
     ]);
     c
@@ -69,7 +75,11 @@ pub fn columns() -> Vec<Column<ShapeRow>> {
 /// The rows, a row per miss, and the notes: sampling, schedule, checks, cuBLAS's calls, the
 /// summary.
 pub fn table(output: &ShapesRun, title: &str) -> TableData {
-    let columns = shown_columns(columns(), &output.rows);
+    let read_c = output.rows.iter().any(|r| r.reading_c.is_some());
+    let columns: Vec<_> = shown_columns(columns(), &output.rows)
+        .into_iter()
+        .filter(|c| read_c || c.header != READING_C)
+        .collect();
     let mut t = columns_table(title, &columns, &output.rows);
     for m in &output.misses {
         let label = format!("{} {}", m.family.name(), name(m.dims));
@@ -108,8 +118,39 @@ pub fn table(output: &ShapesRun, title: &str) -> TableData {
          interleaved with the chosen line's."
             .to_owned(),
     );
+    t.notes.extend(reading_c_notes(output));
     t.notes.extend(summary(output));
     t
+}
+
+/// What the figures reading C timed and how they were checked, one note per row that has one;
+/// none for runs without them.
+fn reading_c_notes(output: &ShapesRun) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in &output.rows {
+        let Some(c) = &r.reading_c else { continue };
+        let cublas = match &c.cublas {
+            Some((t, check)) => format!(
+                "cuBLAS {:.3} ms ({}: {})",
+                t.median_ms,
+                if check.passed { "verified" } else { "FAILED" },
+                check.what
+            ),
+            None => "cuBLAS not timed".to_owned(),
+        };
+        out.push(format!(
+            "{} with the epilogue reading C (alpha={}, beta={}; `{}` column): {} {:.3} ms ({}:              {}); {cublas}. Each sample starts from the initial C, copied in outside the timed              interval.",
+            r.label_words(),
+            c.alpha,
+            c.beta,
+            READING_C,
+            r.line,
+            c.timing.median_ms,
+            if c.check.passed { "verified" } else { "FAILED" },
+            c.check.what,
+        ));
+    }
+    out
 }
 
 /// Ours over cuBLAS of `family` at `dims`, where it ran.
@@ -202,9 +243,20 @@ pub fn summary(output: &ShapesRun) -> Vec<String> {
     };
     if has(Family::Bf16) {
         let c = counted(output, Family::Bf16, 0.90, |_| true);
+        // Only in runs that timed it: earlier runs keep their words.
+        let reading_c = (output.rows.iter())
+            .find(|r| r.family == Family::Bf16 && r.dims == GemmDims::square(8192))
+            .and_then(|r| r.reading_c.as_ref())
+            .map_or(String::new(), |c| {
+                format!(
+                    "; beta = {} at 8192³ {}",
+                    c.beta,
+                    ratio_words(c.vs_cublas(), 0.95)
+                )
+            });
         out.push(format!(
             "BF16 against issue 32's targets (benchmarks, not tests): 4096³ {}; 8192³ {}; over \
-             the shapes whose cuBLAS call takes >= 20 µs: {}.",
+             the shapes whose cuBLAS call takes >= 20 µs: {}{reading_c}.",
             ratio_words(at(Family::Bf16, 4096), 1.03),
             ratio_words(at(Family::Bf16, 8192), 1.03),
             counted_words(&c, 0.90, Some(1.00))

@@ -4,6 +4,7 @@ use super::*;
 use crate::experiments::gemm_cublas::tests::cublas_row;
 use crate::experiments::gemm_cublas::CublasOutcome;
 use crate::experiments::gemm_figures::{GemmFigures, Schedule};
+use crate::experiments::gemm_sides_reading_c::ReadingC;
 use crate::experiments::line_choice::Choice;
 use crate::experiments::shapes::claims::{case, claims};
 use crate::experiments::shapes::row::Miss;
@@ -49,6 +50,7 @@ fn row(
         cublas: Some(CublasOutcome::Measured(Box::new(cublas))),
         vs_cublas: Some(x),
         measured: crate::experiments::measured::Measured::passing(),
+        reading_c: None,
     }
 }
 
@@ -142,6 +144,66 @@ fn fp32_is_held_to_its_bar_on_the_squares_from_1024_and_the_transformer_shapes()
         s.contains("2 of 3 at >= 0.95 (below: 2048x2048x2048 0.90)"),
         "{s}"
     );
+}
+
+/// A figure reading C: ours `ms`, cuBLAS `cublas_ms`, ours passing or not.
+fn reading_c(ms: f64, cublas_ms: f64, passed: bool) -> ReadingC {
+    let t = |median_ms| Timing {
+        median_ms,
+        ..Timing::default()
+    };
+    let check = |passed| crate::results::Check {
+        passed,
+        error: 0.1,
+        bound: 1.0,
+        what: "one launch checked.".into(),
+        hashes: None,
+    };
+    ReadingC {
+        alpha: 1.5,
+        beta: 0.5,
+        timing: t(ms),
+        check: check(passed),
+        cublas: Some((t(cublas_ms), check(true))),
+    }
+}
+
+#[test]
+fn the_figure_reading_c_shows_where_timed_and_its_failure_fails_the_run() {
+    use crate::experiments::contract::Output;
+    let sq = GemmDims::square;
+    let plain = || row(Family::Bf16, sq(8192), 1.0, 1.5, (132, 0.1875));
+    // A run without the figure keeps its table and words (committed runs re-render as they were).
+    let before = table(&run(vec![plain()], vec![]), "t");
+    assert!(!to_csv(&before).contains("C read"), "{}", to_csv(&before));
+    assert!(!before.notes.iter().any(|n| n.contains("beta = 0.5")));
+    let mut timed = plain();
+    timed.reading_c = Some(reading_c(1.6, 1.52, true));
+    let out = run(vec![timed], vec![]);
+    let t = table(&out, "t");
+    let csv = to_csv(&t);
+    assert!(
+        csv.lines().next().unwrap().contains("Ours/cuBLAS, C read"),
+        "{csv}"
+    );
+    assert!(csv.lines().nth(1).unwrap().contains(",0.95,"), "{csv}");
+    let s = summary(&out).join("\n");
+    assert!(
+        s.contains("beta = 0.5 at 8192³ 0.95 (target >= 0.95, met)"),
+        "{s}"
+    );
+    assert!(
+        t.notes
+            .iter()
+            .any(|n| n.contains("alpha=1.5, beta=0.5") && n.contains("1.600 ms")),
+        "{:?}",
+        t.notes
+    );
+    assert!(out.other_failures().is_empty());
+    let mut failed = plain();
+    failed.reading_c = Some(reading_c(1.6, 1.52, false));
+    let f = run(vec![failed], vec![]).other_failures();
+    assert!(f.len() == 1 && f[0].contains("reading C"), "{f:?}");
 }
 
 #[test]
