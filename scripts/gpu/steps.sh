@@ -34,3 +34,14 @@ watch_threads() {
       echo "$t $(cat $t/comm 2>/dev/null) state=$(awk '{print $3}' $t/stat 2>/dev/null) wchan=$(cat $t/wchan 2>/dev/null) syscall=$(cut -d' ' -f1 $t/syscall 2>/dev/null)"
     done; grep -E "State|Threads" /proc/$pid/status 2>/dev/null; } > "$2" 2>&1
 }
+# host_all DEADLINE TIMEOUT LOG DIR: the timed `host all` of the new pack (W/new) with nvcc's twin compared, into
+#   $O/DIR, with the phase times logged; then the summary lines: wall time, issue 32's targets, the shapes rows.
+host_all() {
+  local H=$W/new/host TW=$W/new/twin
+  step "$1" "$2" "$3" env LAB_PHASE_TIMES=1 bash -c \
+    "time $H all --out $O/$4 --compare $TW/twin.cubin --compare-caps $TW --compare-label nvcc"
+  grep -E "^real|rc=" "$O/$3"
+  grep -E "targets \(benchmarks" "$O/$3" | cut -c1-520
+  grep -E "│ (BF16|FP32)" "$O/$3" |
+    awk -F'│' '{printf "%-5s %-20s %-5s %-6s %-5s %-10s %-10s %-7s %s\n",$2,$3,$4,$5,$6,$12,$13,$14,$16}'
+}

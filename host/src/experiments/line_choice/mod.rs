@@ -15,13 +15,15 @@
 //!    then by blocks/SM (latency hidden), then by table order; the first [`KEEP_PER_KIND`] of
 //!    each kind of kernel make the short list (kinds are not ranked against each other: their
 //!    per-SM throughput differs, which the table does not say).
-//! 3. **A short timing** ([`decide`]) of the short list, few samples each, every element checked,
-//!    picks the fastest line that passed; the caller then times it again, interleaved with
-//!    cuBLAS, and checks it.
+//! 3. **A short timing** ([`decide`]) of the short list, few samples each, the lines' samples
+//!    interleaved (`together.rs`), then every element of one launch of each checked, picks the
+//!    fastest line that passed; the caller then times it again, interleaved with cuBLAS, and
+//!    checks it.
 
 #[cfg(test)]
 mod tests;
 pub mod timed;
+pub mod together;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,22 +1,22 @@
 //! The line choice on the GPU: each family's fixed candidates with the registers their loaded
-//! kernels report, the heuristic's short list ([`super::short_list`]), and its short timing (our
-//! kernel alone, [`SHORT_SAMPLES`] samples, every element checked) through the sides every GEMM
-//! row is timed by; [`super::decide`] picks. The caller times the chosen line again beside
-//! cuBLAS.
+//! kernels report, the heuristic's short list ([`super::short_list`]), and its short timing (the
+//! short-listed lines together, [`SHORT_SAMPLES`] samples each, interleaved, then one launch of
+//! each checked: `together.rs`); [`super::decide`] picks. The caller times the chosen line again
+//! beside cuBLAS.
 
 use kernels_gpu::variants::{
     Bf16GemmVariant, GemmFamily, GemmVariant, RingMma, WgemmVariant, BF16_GEMM, GEMM, WGEMM,
 };
 
-use super::{decide, short_list, Candidate, Choice, LineKind, Trial, SHORT_SAMPLES};
+use super::together::{time_together, Contender};
+use super::{decide, short_list, Candidate, Choice, LineKind, SHORT_SAMPLES};
 use crate::cuda::hopper::hopper_module;
 use crate::cuda::{Gpu, Kernel, Module};
 use crate::experiments::bf16_gemm::{Bf16, Bf16GemmBuffers};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm::{Fp32, GemmBuffers};
-use crate::experiments::gemm_cublas::CublasSide;
-use crate::experiments::gemm_sides::GemmKind;
-use crate::experiments::wgemm_launch::{measure_wgemm_line, not_run_reason};
+use crate::experiments::gemm_sides::{GemmKind, Operands};
+use crate::experiments::wgemm_launch::{not_run_reason, RingLaunch};
 use crate::occupancy::calc::KernelResources;
 use crate::results::GemmDims;
 use crate::sampling::{NoiseTarget, SamplingConfig, SamplingPlan};
@@ -81,7 +81,7 @@ pub fn fp32_candidates(
 }
 
 /// Chooses FP32's line for `buffers`' shape with our kernels from `module`: the short list timed
-/// alone (no cuBLAS), then [`decide`]. Gives the choice and the chosen line.
+/// together (no cuBLAS), then [`decide`]. Gives the choice and the chosen line.
 pub fn choose_fp32(
     gpu: &Gpu,
     module: &Module,
@@ -93,18 +93,22 @@ pub fn choose_fp32(
     let only: Vec<Candidate> = candidates.iter().map(|(c, _)| c.clone()).collect();
     let list = short_list(dims, &only, gpu.limits(), gpu.info().sm_count);
     let short = samples_of(base, SHORT_SAMPLES);
-    let mut trials = Vec::new();
+    let mut kept = Vec::new();
     for a in &list.kept {
         let (_, v) = (candidates.iter())
             .find(|(c, _)| c.label == a.label)
             .expect("a kept line is a candidate");
-        let kernel = module.kernel(v.entry).in_variant(v.label)?;
-        let shape = Fp32::launch_shape(v, dims);
-        let m = buffers
-            .measure_by(gpu, (&kernel, None), (shape, &Fp32::launch), &short, None)
-            .in_variant(v.label)?;
-        trials.push(trial(v.label, &m.ours));
+        kept.push((*v, module.kernel(v.entry).in_variant(v.label)?));
     }
+    let contenders: Vec<Contender<'_, '_, f32>> = (kept.iter())
+        .map(|(v, kernel)| Contender {
+            label: v.label,
+            kernel,
+            shape: Fp32::launch_shape(v, dims),
+            launcher: &Fp32::launch,
+        })
+        .collect();
+    let trials = time_together(gpu, buffers, &contenders, &short)?;
     let choice = decide(&list, &trials);
     let line = line_of(&choice, &candidates);
     Ok((choice, line))
@@ -186,7 +190,7 @@ pub fn bf16_candidates(
 }
 
 /// Chooses BF16's line for `buffers`' shape: `mma.sync` lines from `module`, ring lines from the
-/// built-in sm_90a module; the short list timed alone (no cuBLAS), then [`decide`].
+/// built-in sm_90a module; the short list timed together (no cuBLAS), then [`decide`].
 pub fn choose_bf16(
     gpu: &Gpu,
     module: &Module,
@@ -198,43 +202,63 @@ pub fn choose_bf16(
     let only: Vec<Candidate> = candidates.iter().map(|(c, _)| c.clone()).collect();
     let list = short_list(dims, &only, gpu.limits(), gpu.info().sm_count);
     let short = samples_of(base, SHORT_SAMPLES);
-    let mut no_cublas = CublasSide::open(gpu, false);
-    let mut trials = Vec::new();
-    for a in &list.kept {
-        let (_, line) = (candidates.iter())
-            .find(|(c, _)| c.label == a.label)
-            .expect("a kept line is a candidate");
-        let ours = match *line {
-            Bf16Line::Mma(v) => {
-                let kernel = module.kernel(v.entry).in_variant(v.label)?;
-                let shape = Bf16::launch_shape(v, dims);
-                buffers
-                    .measure_by(gpu, (&kernel, None), (shape, &Bf16::launch), &short, None)
-                    .in_variant(v.label)?
-                    .ours
-            }
+    let kept: Vec<Bf16Line> = (list.kept.iter())
+        .map(|a| {
+            let (_, line) = (candidates.iter())
+                .find(|(c, _)| c.label == a.label)
+                .expect("a kept line is a candidate");
+            *line
+        })
+        .collect();
+    let hopper = (kept.iter())
+        .any(|l| matches!(l, Bf16Line::Ring(_)))
+        .then(|| hopper_module(gpu))
+        .transpose()?;
+    // Each line's kernel, and a ring line's maps over the problem (encoded once).
+    let mut kernels = Vec::with_capacity(kept.len());
+    let mut rings = Vec::new();
+    for line in &kept {
+        let kernel = match *line {
+            Bf16Line::Mma(v) => module.kernel(v.entry).in_variant(v.label)?,
             Bf16Line::Ring(v) => {
-                let module = hopper_module(gpu)?;
-                let kernel = module.kernel(v.entry).in_variant(v.label)?;
-                let sides = (&mut *buffers, &mut no_cublas);
-                let ((ours, _, _), _) =
-                    measure_wgemm_line(gpu, (v, (&kernel, None)), sides, &short)?;
-                ours
+                rings.push(RingLaunch::encode(gpu, v, buffers)?);
+                let hopper = hopper.as_ref().expect("loaded for the ring lines");
+                hopper.kernel(v.entry).in_variant(v.label)?
             }
         };
-        trials.push(trial(a.label, &ours));
+        kernels.push(kernel);
     }
+    let ring_launchers: Vec<_> = (rings.iter())
+        .map(|r| {
+            move |g: &Gpu, k: &Kernel<'_>, shape, ops: Operands<'_, u16>| r.launch(g, k, shape, ops)
+        })
+        .collect();
+    let mut ring_at = rings.iter().zip(&ring_launchers);
+    let mut contenders: Vec<Contender<'_, '_, u16>> = Vec::with_capacity(kept.len());
+    for (line, kernel) in kept.iter().zip(&kernels) {
+        let c = match *line {
+            Bf16Line::Mma(v) => Contender {
+                label: v.label,
+                kernel,
+                shape: Bf16::launch_shape(v, dims),
+                launcher: &Bf16::launch,
+            },
+            Bf16Line::Ring(v) => {
+                let (ring, launcher) = ring_at.next().expect("one maps per ring line");
+                Contender {
+                    label: v.label,
+                    kernel,
+                    shape: ring.shape,
+                    launcher,
+                }
+            }
+        };
+        contenders.push(c);
+    }
+    let trials = time_together(gpu, buffers, &contenders, &short)?;
     let choice = decide(&list, &trials);
     let line = line_of(&choice, &candidates);
     Ok((choice, line))
-}
-
-fn trial(label: &'static str, ours: &crate::experiments::measurement::Measurement) -> Trial {
-    Trial {
-        label,
-        gflops: ours.throughput,
-        passed: ours.check.passed,
-    }
 }
 
 /// The candidate `choice` named.
