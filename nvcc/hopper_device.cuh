@@ -128,6 +128,39 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const unsigned long lo
         : "memory");
 }
 
+// cluster.rs `cluster_ctarank`: this block's rank in its cluster.
+__device__ __forceinline__ unsigned cluster_ctarank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+
+// cluster.rs `mbarrier_arrive_in`: arrives (release, cluster scope) on the mbarrier at `bar` of the
+// cluster's block `rank`.
+__device__ __forceinline__ void mbarrier_arrive_in(unsigned bar, unsigned rank) {
+    asm volatile(
+        "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+        "[r]; }" ::"r"(bar),
+        "r"(rank)
+        : "memory");
+}
+
+// cluster.rs `cluster_sync`: every thread of every block of the cluster arrives, then waits.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// cluster.rs `tma_load_2d_multicast`: tma_load_2d into the same offset of the shared memory of every
+// block of the cluster in `mask`, completing on the barrier at `bar` in each.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const unsigned long long* map, int x, int y,
+                                                      unsigned bar, unsigned short mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
+        "[%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+        "l"(map), "r"(x), "r"(y), "r"(bar), "h"(mask)
+        : "memory");
+}
+
 // tma.rs `prefetch_tensor_map`: the tensor map brought into the cache TMA reads descriptors from.
 __device__ __forceinline__ void prefetch_tensor_map(const unsigned long long* map) {
     asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");

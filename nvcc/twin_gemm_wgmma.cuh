@@ -88,7 +88,7 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
                                               unsigned m, unsigned n, float alpha, float beta, float* partials,
                                               unsigned* arrivals) {
     Position at{0, 0};
-    unsigned unit = blockIdx.x;
+    unsigned unit = p.walker();
     const bool cut = p.split.splits > 1;
     // Zeroed once: each unit's first wgmma overwrites them (scale-d 0).
     float d[ACC];
@@ -96,7 +96,7 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
     for (int r = 0; r < ACC; ++r) d[r] = 0.0f;
     while (unit < p.units()) {
         const Unit w = p.unit(unit);
-        const TileAt tt = tile_of(w.tile, p.rows, p.cols);
+        const TileAt tt = p.tile_at(w.tile);
         Position held = at;
         const unsigned row0 = tt.row * L::BM + which * WGEMM_M;
         const unsigned col0 = tt.col * L::BN;
@@ -115,14 +115,14 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
             hopper::wgmma_commit_group();
             if (ks == prefetch_at) prefetch_c(c, m, n, row0, col0, L::BN, tid);
             hopper::wgmma_wait_group<1>();
-            if (ks > 0 && tid % 32 == 0) hopper::mbarrier_arrive(p.empty(held.slot));
+            if (ks > 0 && tid % 32 == 0) p.release(held.slot);
             held = at;
             at = at.template next<L::STAGES>();
             ks += 1;
             if (ks >= w.steps) break;
         }
         hopper::wgmma_wait_group<0>();
-        if (tid % 32 == 0) hopper::mbarrier_arrive(p.empty(held.slot));
+        if (tid % 32 == 0) p.release(held.slot);
         bool write = true;
         if (cut) {
             const WarpPart<L, ACC> part{w.tile, which * WARPGROUP_WARPS + tid / 32, tid % 32};
@@ -141,7 +141,7 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
                 store_pair_or_singles(c, m, n, alpha, beta, row0 + row, col0 + col, d[r], d[r + 1]);
             }
         }
-        unit += gridDim.x;
+        unit += p.walkers();
     }
 }
 
@@ -149,11 +149,11 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
 // memory and at most one block per output tile; a_map and b_map are the global addresses of the
 // tensor maps of A (dims K, M) and B (dims N, K) (bf16, 128-byte swizzle, boxes 64 x BM and
 // 64 x 64); N even; K >= 1.
-template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, int ACC, unsigned REGS>
+template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, unsigned CLUSTER, int ACC, unsigned REGS>
 __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map, const unsigned long long* b_map,
                                                 float* c, int m, int n, int k, float alpha, float beta,
                                                 int k_slices, float* partials, unsigned* arrivals) {
-    using L = Line<BM, BN, STAGES, CONSUMERS>;
+    using L = Line<BM, BN, STAGES, CONSUMERS, CLUSTER>;
     const Problem<L> p =
         Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k), unsigned(k_slices));
     const unsigned t = threadIdx.x;
@@ -166,6 +166,7 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
         consume_wgmma<L, ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, c, unsigned(m), unsigned(n), alpha, beta,
                               partials, arrivals);
     }
+    p.finish();
 }
 
 }  // namespace lab::ring

@@ -28,18 +28,20 @@
         float alpha, float beta, int k_slices, float *partials, unsigned *arrivals
 
 // A wgmma line of the `gemm_wgmma` section: its threads and one block per SM as its launch bound
-// (as hopper.rs gives the Rust entry), its dynamic shared memory and the registers its consumers
-// ask for checked against the twin's own. TRACE: LAB_TIMED for the line's entry, LAB_TRACED for
-// its traced twin (twin_block_trace.cuh), as in twin.cu.
-#define LAB_WGEMM(NAME, TRACE, threads, shared_bytes, bm, bn, stages, consumers, regs)                       \
+// (as hopper.rs gives the Rust entry), its cluster where it has one (LAB_CLUSTER_1 adds nothing),
+// its dynamic shared memory and the registers its consumers ask for checked against the twin's own.
+// TRACE: LAB_TIMED for the line's entry, LAB_TRACED for its traced twin (twin_block_trace.cuh), as in
+// twin.cu.
+#define LAB_CLUSTER_1
+#define LAB_CLUSTER_2 __cluster_dims__(2, 1, 1)
+#define LAB_WGEMM(NAME, TRACE, threads, shared_bytes, bm, bn, stages, consumers, cluster, regs)              \
     static_assert((threads) == ((consumers) + 1) * lab::ring::WGEMM_WARPGROUP, #NAME ": threads");          \
     static_assert(lab::ring::Line<bm, bn, stages, consumers>::SHARED_BYTES == (shared_bytes),               \
                   #NAME ": dynamic shared memory");                                                        \
     static_assert(lab::ring::consumer_regs(consumers) == (regs), #NAME ": consumer registers");             \
-    extern "C" __global__ void __launch_bounds__(threads, 1) NAME(LAB_WGEMM_PARAMS) {                        \
-        TRACE(lab::ring::gemm_wgmma_twin<bm, bn, stages, consumers, (bn) / 2, regs>(a_map, b_map, c, m, n, k,   \
-                                                                                   alpha, beta, k_slices,  \
-                                                                                   partials, arrivals));   \
+    extern "C" __global__ void __launch_bounds__(threads, 1) LAB_CLUSTER_##cluster NAME(LAB_WGEMM_PARAMS) {  \
+        TRACE(lab::ring::gemm_wgmma_twin<bm, bn, stages, consumers, cluster, (bn) / 2, regs>(                 \
+            a_map, b_map, c, m, n, k, alpha, beta, k_slices, partials, arrivals));                          \
     }
 
 // An mma_sync line of the `gemm_wgmma` section: the same ring and bounds, consumers only.

@@ -23,9 +23,9 @@ constexpr unsigned PRODUCER_REGS = 40;
 constexpr unsigned TILE_GROUP_ROWS = 16;
 
 // sections/gemm_wgmma.rs `WgemmVariant`: the layout of a line's ring (offsets from its aligned base).
-template <unsigned BM_, unsigned BN_, unsigned STAGES_, unsigned CONSUMERS_>
+template <unsigned BM_, unsigned BN_, unsigned STAGES_, unsigned CONSUMERS_, unsigned CLUSTER_ = 1>
 struct Line {
-    static constexpr unsigned BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_;
+    static constexpr unsigned BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_, CLUSTER = CLUSTER_;
     static constexpr unsigned CONSUMER_WARPS = CONSUMERS * WARPGROUP_WARPS;
     static constexpr unsigned A_SLOT_BYTES = BM * WGEMM_BK * 2;
     static constexpr unsigned B_SLOT_BYTES = WGEMM_BK * BN * 2;
@@ -98,6 +98,7 @@ struct Problem {
     unsigned rows, cols;
     unsigned k_steps;
     KSplit split;
+    unsigned rank;
 
     // tma_ring.rs `set_up`: the ring of this block's dynamic shared memory, its barriers
     // initialized by thread 0 (empty ones to COUNTED ? a count of 0 : the consumer warps'
@@ -112,21 +113,52 @@ struct Problem {
                 if (COUNTED)
                     hopper::shared_store_u32(ring + L::empty_barrier(s), 0);
                 else
-                    hopper::mbarrier_init(ring + L::empty_barrier(s), L::CONSUMER_WARPS);
+                    hopper::mbarrier_init(ring + L::empty_barrier(s), L::CONSUMER_WARPS * L::CLUSTER);
             }
             hopper::fence_barrier_init();
         }
-        __syncthreads();
+        unsigned rank = 0;
+        if (L::CLUSTER > 1) {
+            hopper::cluster_sync();
+            rank = hopper::cluster_ctarank();
+        } else {
+            __syncthreads();
+        }
         const unsigned k_steps = (k + WGEMM_BK - 1) / WGEMM_BK;
-        return {ring, (m + L::BM - 1) / L::BM, (n + L::BN - 1) / L::BN, k_steps, KSplit::of(k_steps, k_slices)};
+        return {ring, (m + L::BM - 1) / L::BM, (n + L::BN - 1) / L::BN, k_steps, KSplit::of(k_steps, k_slices), rank};
     }
 
-    // tma_ring.rs `units` and `unit`: every tile times its units along K; unit u is split u / tiles
-    // of tile u % tiles.
-    __device__ __forceinline__ unsigned units() const { return rows * cols * split.splits; }
+    // tma_ring.rs `finish`: in a cluster, no block exits while the other may still reach it.
+    __device__ __forceinline__ void finish() const {
+        if (L::CLUSTER > 1) hopper::cluster_sync();
+    }
+
+    // tma_ring.rs `walker`, `walkers` and `tile_at`: a cluster's blocks walk units together; in a
+    // cluster of two, rank 0 takes the upper tile of a pair and rank 1 the lower.
+    __device__ __forceinline__ unsigned walker() const { return blockIdx.x / L::CLUSTER; }
+    __device__ __forceinline__ unsigned walkers() const { return gridDim.x / L::CLUSTER; }
+    __device__ __forceinline__ TileAt tile_at(unsigned tile) const {
+        if (L::CLUSTER == 1) return tile_of(tile, rows, cols);
+        const TileAt pair = tile_of(tile, (rows + L::CLUSTER - 1) / L::CLUSTER, cols);
+        return {pair.row * L::CLUSTER + rank, pair.col};
+    }
+
+    // tma_ring.rs `release`: slot s handed back to the producer of every block of the cluster.
+    __device__ __forceinline__ void release(unsigned s) const {
+        if (L::CLUSTER == 1) {
+            hopper::mbarrier_arrive(empty(s));
+        } else {
+            for (unsigned r = 0; r < L::CLUSTER; ++r) hopper::mbarrier_arrive_in(empty(s), r);
+        }
+    }
+
+    // tma_ring.rs `units`, `tiles` and `unit`: every tile (pair of tiles in a cluster of two) times its
+    // units along K; unit u is split u / tiles of tile u % tiles.
+    __device__ __forceinline__ unsigned tiles() const { return (rows + L::CLUSTER - 1) / L::CLUSTER * cols; }
+    __device__ __forceinline__ unsigned units() const { return tiles() * split.splits; }
     __device__ __forceinline__ Unit unit(unsigned u) const {
         if (split.splits == 1) return {u, 0, 0, k_steps};
-        const unsigned tiles = rows * cols, s = u / tiles, first = s * split.unit_steps;
+        const unsigned tiles = this->tiles(), s = u / tiles, first = s * split.unit_steps;
         const unsigned left = k_steps - first;
         return {u % tiles, s, first, left < split.unit_steps ? left : split.unit_steps};
     }
@@ -139,11 +171,11 @@ struct Problem {
     __device__ __forceinline__ Fill fill_of(Position at, unsigned u) const {
         if (u >= units()) return Fill{at, u, 0, 0, 0, 0, 0};
         const Unit w = unit(u);
-        const TileAt t = tile_of(w.tile, rows, cols);
+        const TileAt t = tile_at(w.tile);
         return Fill{at, u, 0, w.first, w.steps, int(t.row * L::BM), int(t.col * L::BN)};
     }
 
-    __device__ __forceinline__ Fill first_fill() const { return fill_of(Position{0, 0}, blockIdx.x); }
+    __device__ __forceinline__ Fill first_fill() const { return fill_of(Position{0, 0}, walker()); }
 
     __device__ __forceinline__ bool has(const Fill& f) const { return f.unit < units(); }
 
@@ -155,7 +187,7 @@ struct Problem {
             f.ks += 1;
             return f;
         }
-        return fill_of(at, f.unit + gridDim.x);
+        return fill_of(at, f.unit + walkers());
     }
 
     // tma_ring.rs `load`: TMA loads the fill's K slice of A and B into its slot, completing on
@@ -168,7 +200,11 @@ struct Problem {
         hopper::tma_load_2d(ring + L::a_slot(f.at.slot), a_map, depth, f.row0, bar);
         for (unsigned j = 0; j < L::BN / B_BOX_COLS; ++j) {
             const unsigned dst = ring + L::b_slot(f.at.slot) + j * WGEMM_BK * SWIZZLE_BYTES;
-            hopper::tma_load_2d(dst, b_map, f.col0 + int(j * B_BOX_COLS), depth, bar);
+            if (L::CLUSTER == 1)
+                hopper::tma_load_2d(dst, b_map, f.col0 + int(j * B_BOX_COLS), depth, bar);
+            else if (j % L::CLUSTER == rank)
+                hopper::tma_load_2d_multicast(dst, b_map, f.col0 + int(j * B_BOX_COLS), depth, bar,
+                                              (unsigned short)((1u << L::CLUSTER) - 1));
         }
     }
 

@@ -53,6 +53,10 @@ mod tma;
 #[cfg(lab_sm90a)]
 pub use tma::*;
 #[cfg(lab_sm90a)]
+mod cluster;
+#[cfg(lab_sm90a)]
+pub use cluster::*;
+#[cfg(lab_sm90a)]
 mod handoff;
 #[cfg(lab_sm90a)]
 pub use handoff::*;

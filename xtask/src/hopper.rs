@@ -58,12 +58,19 @@ fn bulk_copies() -> impl Iterator<Item = (&'static str, u32)> {
 
 /// The launch bounds of one of the module's entries: one warpgroup for the microbenchmark; the
 /// line's warpgroups and one block per SM for the GEMM (its blocks are persistent, and
-/// `setmaxnreg` shares the register file of one block); its block for a bulk copy. nvcc's twin
-/// is held to the same (`twin::hopper_mismatches`). A GEMM line's traced twin is bounded as its
-/// entry.
+/// `setmaxnreg` shares the register file of one block), and a cluster line's cluster; its
+/// block for a bulk copy. nvcc's twin is held to the same (`twin::hopper_mismatches`). A GEMM
+/// line's traced twin is bounded as its entry.
 pub fn launch_bounds(entry: &str) -> String {
     if let Some(v) = wgemm_line(entry) {
-        return format!(".maxntid {}, 1, 1\n.minnctapersm 1", v.threads());
+        // A line whose blocks pair up declares its cluster, so that a plain launch runs it in
+        // clusters (its grid a multiple of the cluster).
+        let cluster = if v.cluster > 1 {
+            format!("\n.reqnctapercluster {}, 1, 1", v.cluster)
+        } else {
+            String::new()
+        };
+        return format!(".maxntid {}, 1, 1\n.minnctapersm 1{cluster}", v.threads());
     }
     let threads = bulk_copies()
         .find(|(b, _)| *b == entry)

@@ -256,7 +256,8 @@ fn hopper_params(entry: &str) -> Option<&'static [Param]> {
 
 /// How the twin's sm_90a module departs from the Rust one: exactly its entries, each with its
 /// section's parameter list and the launch bounds xtask gives the Rust entry
-/// ([`hopper::launch_bounds`]: `.maxntid`, and `.minnctapersm` for the GEMM lines); the entries
+/// ([`hopper::launch_bounds`]: `.maxntid`, `.minnctapersm` for the GEMM lines and
+/// `.reqnctapercluster` for a cluster line); the entries
 /// of the cubin from ptxas's report.
 pub fn hopper_mismatches(h: &HopperTwin) -> Result<Vec<String>, TwinError> {
     let file = format!("{HOPPER_STEM}.ptx");
@@ -297,7 +298,11 @@ pub fn hopper_mismatches(h: &HopperTwin) -> Result<Vec<String>, TwinError> {
         let bounds: Vec<&str> = head
             .lines()
             .map(str::trim)
-            .filter(|l| l.starts_with(".maxntid") || l.starts_with(".minnctapersm"))
+            .filter(|l| {
+                l.starts_with(".maxntid")
+                    || l.starts_with(".minnctapersm")
+                    || l.starts_with(".reqnctapercluster")
+            })
             .collect();
         if bounds.join("\n") != want_bounds {
             bad.push(format!(

@@ -283,13 +283,14 @@ pub fn hopper_lines() -> Vec<Line> {
 fn wgemm_invocation(v: &WgemmVariant, name: &str, trace: &str) -> String {
     match v.mma {
         RingMma::Wgmma => format!(
-            "LAB_WGEMM({name}, {trace}, {}, {}, {}, {}, {}, {}, {})",
+            "LAB_WGEMM({name}, {trace}, {}, {}, {}, {}, {}, {}, {}, {})",
             v.threads(),
             v.dynamic_shared_bytes(),
             v.bm,
             v.bn,
             v.stages,
             v.consumers,
+            v.cluster,
             v.consumer_regs()
         ),
         RingMma::Sync => format!(
@@ -557,7 +558,7 @@ mod tests {
         assert_eq!(
             invocation(w1.entry),
             format!(
-                "LAB_WGEMM({}, LAB_TIMED, 384, {}, 128, 256, 4, 2, 232)",
+                "LAB_WGEMM({}, LAB_TIMED, 384, {}, 128, 256, 4, 2, 1, 232)",
                 w1.entry,
                 w1.dynamic_shared_bytes()
             )

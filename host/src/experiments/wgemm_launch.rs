@@ -254,8 +254,10 @@ mod tests {
             assert_eq!(s.grid, (132, 1), "{}", v.label);
             assert_eq!(s.threads, v.threads());
             assert!(s.dyn_smem <= MAX_SHARED_OPT_IN && s.dyn_smem_opt_in().is_some());
+            // A tile per block, or a pair of tiles per cluster of two blocks.
             let small = wgemm_launch_shape(v, GemmDims { m: 65, n: 8, k: 8 }, 132);
-            assert_eq!(small.grid, (65u32.div_ceil(v.bm), 1));
+            let units = 65u32.div_ceil(v.bm).div_ceil(v.cluster);
+            assert_eq!(small.grid, (units * v.cluster, 1), "{}", v.label);
         }
     }
 }

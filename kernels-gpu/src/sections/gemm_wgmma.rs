@@ -59,7 +59,8 @@ pub struct WgemmVariant {
     pub stages: u32,
     /// Consumer warpgroups (1 to 3).
     pub consumers: u32,
-    /// Blocks per cluster (1: no multicast).
+    /// Blocks per cluster: 1, or 2 (wgmma only), where the two blocks take tiles one above the
+    /// other in a tile column and each loads half of their shared slice of B, multicast to both.
     pub cluster: u32,
     /// The consumers' MMA.
     pub mma: RingMma,
@@ -82,7 +83,8 @@ pub enum WgemmMisfit {
     Stages,
     /// The ring and its barriers pass the 227 KB a block may opt into.
     SharedMemory,
-    /// Cluster size other than 1 (TMA multicast is not built).
+    /// Cluster size other than 1 or 2, or 2 on an mma.sync line or on a B slot that is not an
+    /// even number of 64-column boxes (each block multicasts half of them).
     Cluster,
     /// The accumulators do not fit the registers a thread has at launch.
     Registers,
@@ -91,14 +93,20 @@ pub enum WgemmMisfit {
 impl WgemmVariant {
     /// The line a kernel instance is built for, from its const parameters (no label or entry:
     /// the kernel needs only the shape).
-    pub const fn kernel_line(bm: u32, bn: u32, stages: u32, consumers: u32, mma: RingMma) -> Self {
+    pub const fn kernel_line(
+        (bm, bn): (u32, u32),
+        stages: u32,
+        consumers: u32,
+        cluster: u32,
+        mma: RingMma,
+    ) -> Self {
         WgemmVariant {
             label: "",
             bm,
             bn,
             stages,
             consumers,
-            cluster: 1,
+            cluster,
             mma,
             entry: "",
         }
@@ -195,7 +203,14 @@ impl WgemmVariant {
     /// lines, whose epilogue then adds to C. The mma.sync lines take a tile's K whole (their
     /// epilogue writes C; a second path in it cost them registers before, see `takes_odd_n`).
     pub const fn splits_k(&self) -> bool {
-        matches!(self.mma, RingMma::Wgmma)
+        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1
+    }
+    /// Work units of the walk before K is cut: tiles, or, where blocks work in clusters of two,
+    /// pairs of tiles one above the other (the lower one past C's last row where the rows are
+    /// odd: its loads are TMA's zeros and it writes nothing).
+    pub const fn walk_tiles(&self, m: u32, n: u32) -> u32 {
+        let (rows, cols) = self.tiles(m, n);
+        rows.div_ceil(self.cluster) * cols
     }
     /// How the line's walk cuts K at M x N x K on `sms` SMs (split-K): where its tiles would
     /// keep fewer than a third of the SMs busy ([`SPLIT_BELOW`]), into as many units per tile as
@@ -220,8 +235,9 @@ impl WgemmVariant {
     /// The persistent grid of an M x N x K product on `sms` SMs: one block per SM at most,
     /// never more blocks than the walk's units (tiles, times K's units where it is cut).
     pub const fn walk_grid(&self, m: u32, n: u32, k: u32, sms: u32) -> u32 {
-        let (rows, cols) = self.tiles(m, n);
-        persistent_grid(rows * cols * self.k_split(m, n, k, sms).splits, sms)
+        let units = self.walk_tiles(m, n) * self.k_split(m, n, k, sms).splits;
+        // A cluster's blocks walk one unit together.
+        persistent_grid(units, sms / self.cluster) * self.cluster
     }
     /// The split-K scratch of an M x N product cut by `split` (`kernels/sm90a/split_k.rs`):
     /// floats of the units' partials, and words of the arrivals (each tile's consumer warps).
@@ -358,7 +374,9 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     if v.dynamic_shared_bytes() > crate::sections::limits::MAX_SHARED_OPT_IN {
         return Err(WgemmMisfit::SharedMemory);
     }
-    if v.cluster != 1 {
+    let b_boxes = v.bn / crate::shapes::tma_slot::B_BOX_COLS;
+    let pairs = v.cluster == 2 && matches!(v.mma, RingMma::Wgmma) && b_boxes % 2 == 0;
+    if v.cluster != 1 && !pairs {
         return Err(WgemmMisfit::Cluster);
     }
     // ptxas compiles the whole entry, consumers included, within the registers a thread has at
@@ -487,7 +505,16 @@ mod tests {
         assert_eq!(wgemm_line_fits(&line(128, 128, 4, 1, 1)), Err(Height));
         assert_eq!(wgemm_line_fits(&line(128, 128, 1, 2, 1)), Err(Stages));
         assert_eq!(wgemm_line_fits(&line(128, 256, 5, 2, 1)), Err(SharedMemory));
-        assert_eq!(wgemm_line_fits(&line(128, 256, 4, 2, 2)), Err(Cluster));
+        // Clusters of two on wgmma lines whose B slot splits into two halves of boxes.
+        assert_eq!(wgemm_line_fits(&line(128, 256, 4, 2, 2)), Ok(()));
+        assert_eq!(wgemm_line_fits(&line(128, 128, 4, 2, 2)), Ok(()));
+        assert_eq!(wgemm_line_fits(&line(128, 64, 4, 2, 2)), Err(Cluster));
+        assert_eq!(wgemm_line_fits(&line(128, 256, 4, 2, 4)), Err(Cluster));
+        let sync_pair = WgemmVariant {
+            cluster: 2,
+            ..sync_line(128, 256, 4, 2)
+        };
+        assert_eq!(wgemm_line_fits(&sync_pair), Err(Cluster));
     }
 
     #[test]
@@ -646,6 +673,17 @@ mod tests {
         assert_eq!(v.walk_grid(1000, 1000, 1000, 132), 8 * 4);
         assert_eq!(v.walk_grid(1, 8, 8, 132), 1);
         assert_eq!(v.walk_grid(0, 0, 0, 132), 1);
+        // In clusters of two: pairs of tiles one above the other, a pair per cluster, a whole
+        // number of clusters, never a cut K.
+        let pair = line(128, 256, 4, 2, 2);
+        assert_eq!(pair.walk_tiles(4096, 4096), 16 * 16);
+        assert_eq!(pair.walk_grid(4096, 4096, 4096, 132), 132);
+        // Three tile rows: two pairs per column, the second's lower tile past C.
+        assert_eq!(pair.walk_tiles(333, 512), 2 * 2);
+        assert_eq!(pair.walk_grid(333, 512, 64, 132), 2 * 4);
+        assert_eq!(pair.walk_grid(1, 8, 8, 132), 2);
+        assert_eq!(pair.walk_grid(16, 4096, 4096, 132), 2 * 16);
+        assert!(!pair.splits_k() && pair.k_split(16, 4096, 4096, 132).splits == 1);
     }
 
     #[test]

@@ -119,17 +119,18 @@ macro_rules! wgmma_table {
 /// A line's kernel from its family word and numbers.
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 macro_rules! ring_kernel {
-    (wgmma, $bm:literal, $bn:literal, $s:literal, $c:literal) => {
+    (wgmma, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
         crate::kernels::sm90a::gemm_wgmma::gemm_wgmma::<
             $bm,
             $bn,
             $s,
             $c,
+            $x,
             { $bn / 2 },
             { consumer_regs($c) },
         >
     };
-    (mma_sync, $bm:literal, $bn:literal, $s:literal, $c:literal) => {
+    (mma_sync, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
         crate::kernels::sm90a::gemm_tma_mma::gemm_tma_mma::<$bm, $bn, $s, $c, { $bn as usize / 32 }>
     };
 }
@@ -186,7 +187,7 @@ macro_rules! wgemm_table {
                     Height => "BM must be 64 per consumer warpgroup",
                     Stages => "at least 2 stages",
                     SharedMemory => "the ring passes the 227 KB a block may opt into",
-                    Cluster => "cluster must be 1 (TMA multicast is not built)",
+                    Cluster => "cluster must be 1, or 2 on a wgmma line whose BN is 128 or 256",
                     Registers => "the accumulators and fragments do not fit the registers a thread has at launch",
                 );
             }
@@ -195,9 +196,9 @@ macro_rules! wgemm_table {
             "gemm_wgmma: two lines share a label or an entry");
         $( #[cfg(lab_sm90a)]
            kernel_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
-                         ring_kernel!($fam, $bm, $bn, $s, $c)); )*
+                         ring_kernel!($fam, $bm, $bn, $s, $c, $x)); )*
         $( #[cfg(lab_sm90a)]
            traced_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
-                         ring_kernel!($fam, $bm, $bn, $s, $c)); )*
+                         ring_kernel!($fam, $bm, $bn, $s, $c, $x)); )*
     };
 }

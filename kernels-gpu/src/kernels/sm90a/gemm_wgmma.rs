@@ -16,7 +16,7 @@ use crate::kernels::gemm_epilogue::Output;
 use crate::kernels::sm90a::split_k::WarpPart;
 use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, SplitScratch, Unit};
 use crate::sections::gemm_wgmma::{
-    a_descriptor, b_descriptor, tile_of, RingMma, WgemmVariant, PRODUCER_REGS,
+    a_descriptor, b_descriptor, RingMma, WgemmVariant, PRODUCER_REGS,
 };
 use crate::sections::wgmma::accumulator_position;
 use crate::shapes::tma_slot::{SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
@@ -40,12 +40,13 @@ pub unsafe fn gemm_wgmma<
     const BN: u32,
     const STAGES: u32,
     const CONSUMERS: u32,
+    const CLUSTER: u32,
     const ACC: usize,
     const REGS: u32,
 >(
     args: WgemmArgs,
 ) {
-    let line = WgemmVariant::kernel_line(BM, BN, STAGES, CONSUMERS, RingMma::Wgmma);
+    let line = WgemmVariant::kernel_line((BM, BN), STAGES, CONSUMERS, CLUSTER, RingMma::Wgmma);
     let release = Release::Barrier(line.consumer_warps());
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
     let RingStart {
@@ -70,6 +71,8 @@ pub unsafe fn gemm_wgmma<
         // SAFETY: the caller's contract; the producer fills what the consumers wait for.
         unsafe { consume::<ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, (out, scratch)) };
     }
+    // SAFETY: every thread reaches it once, after its part of the walk.
+    unsafe { p.finish() };
 }
 
 /// One consumer warpgroup (`which`, thread `tid` of it): its 64 rows of every work unit of the
@@ -87,7 +90,7 @@ unsafe fn consume<const ACC: usize>(
 ) {
     let line = p.line;
     let mut at = Ring::START;
-    let mut unit = gpu::block_idx_x();
+    let mut unit = p.walker();
     let cut = p.split.splits > 1;
     // Zeroed once, before any MMA: each unit's first MMA overwrites them (scale-d 0) rather
     // than instructions zeroing them again between pipelined groups.
@@ -96,7 +99,7 @@ unsafe fn consume<const ACC: usize>(
         let Unit {
             tile, split, steps, ..
         } = p.unit(unit);
-        let (tr, tc) = tile_of(tile, p.rows, p.cols);
+        let (tr, tc) = p.tile_at(tile);
         // The slot whose MMAs are still in flight, released once the next slot's are issued.
         let mut held = at;
         let row0 = tr * line.bm + which * WGEMM_M;
@@ -131,7 +134,7 @@ unsafe fn consume<const ACC: usize>(
                 }
                 gpu::wgmma_wait_group::<1>();
                 if ks > 0 && tid % 32 == 0 {
-                    gpu::mbarrier_arrive(p.empty(held.slot));
+                    p.release(held.slot);
                 }
             }
             held = at;
@@ -145,7 +148,7 @@ unsafe fn consume<const ACC: usize>(
         unsafe {
             gpu::wgmma_wait_group::<0>();
             if tid % 32 == 0 {
-                gpu::mbarrier_arrive(p.empty(held.slot));
+                p.release(held.slot);
             }
         }
         // Whether this warp writes its part of the tile now: always where K is whole; where it
@@ -183,7 +186,7 @@ unsafe fn consume<const ACC: usize>(
                 r += 2;
             }
         }
-        unit += gpu::grid_dim_x();
+        unit += p.walkers();
     }
 }
 

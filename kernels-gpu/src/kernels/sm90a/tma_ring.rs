@@ -62,6 +62,8 @@ pub struct RingProblem {
     pub k_steps: u32,
     /// Each tile's slices cut into work units (one where K is whole).
     pub split: KSplit,
+    /// This block's rank in its cluster (0 where the line's cluster is 1).
+    pub rank: u32,
 }
 
 /// A work unit of the walk: a tile, which of its units along K this is, and the K slices it
@@ -167,9 +169,12 @@ impl RingProblem {
                 unsafe {
                     gpu::mbarrier_init(ring + line.full_barrier(s), 1);
                     match release {
-                        Release::Barrier(arrivals) => {
-                            gpu::mbarrier_init(ring + line.empty_barrier(s), arrivals)
-                        }
+                        // A cluster's producers multicast into each other's slots: each
+                        // waits for the consumers of every block of the cluster.
+                        Release::Barrier(arrivals) => gpu::mbarrier_init(
+                            ring + line.empty_barrier(s),
+                            arrivals * line.cluster,
+                        ),
                         Release::Count => gpu::shared_store_u32(ring + line.empty_barrier(s), 0),
                     }
                 }
@@ -177,7 +182,15 @@ impl RingProblem {
             }
             gpu::fence_barrier_init();
         }
-        gpu::sync_threads();
+        let rank = if line.cluster > 1 {
+            // SAFETY: every thread of every block of the cluster runs it here, once: the
+            // partner's barriers are initialized before any multicast or arrival reaches them.
+            unsafe { gpu::cluster_sync() };
+            gpu::cluster_ctarank()
+        } else {
+            gpu::sync_threads();
+            0
+        };
         let (rows, cols) = line.tiles(m, n);
         let k_steps = k.div_ceil(WGEMM_BK);
         RingProblem {
@@ -187,13 +200,80 @@ impl RingProblem {
             cols,
             k_steps,
             split: KSplit::of(k_steps, k_slices),
+            rank,
         }
     }
 
-    /// The walk's work units: every tile, times its units along K.
+    /// The end every thread of a block reaches: in a cluster, no block exits while the other
+    /// may still multicast into its ring or arrive on its barriers.
+    ///
+    /// # Safety
+    /// Run once by every thread of the block, converged within each warp, after its part of the
+    /// walk.
+    #[inline(always)]
+    pub unsafe fn finish(&self) {
+        if self.line.cluster > 1 {
+            // SAFETY: the caller's contract, in every block of the cluster.
+            unsafe { gpu::cluster_sync() };
+        }
+    }
+
+    /// The walk's first unit for this block (its cluster's, where blocks walk in clusters).
+    #[inline(always)]
+    pub fn walker(&self) -> u32 {
+        gpu::block_idx_x() / self.line.cluster
+    }
+
+    /// Units between one unit of a block's walk and its next: the walkers of the grid.
+    #[inline(always)]
+    pub fn walkers(&self) -> u32 {
+        gpu::grid_dim_x() / self.line.cluster
+    }
+
+    /// The output tile (row, column) this block computes for the walk's tile (or pair) `tile`:
+    /// in a cluster of two, the pair's upper tile for rank 0 and the lower for rank 1.
+    #[inline(always)]
+    pub fn tile_at(&self, tile: u32) -> (u32, u32) {
+        if self.line.cluster == 1 {
+            return tile_of(tile, self.rows, self.cols);
+        }
+        let (pr, pc) = tile_of(tile, self.rows.div_ceil(self.line.cluster), self.cols);
+        (pr * self.line.cluster + self.rank, pc)
+    }
+
+    /// Hands slot `s` back to its producer, or, in a cluster, to the producer of every block
+    /// (each multicasts into this block's copy of the slot).
+    ///
+    /// # Safety
+    /// Once per consumer warp per fill of the slot, after the warp's last read of it
+    /// ([`Release::Barrier`]).
+    #[inline(always)]
+    pub unsafe fn release(&self, s: u32) {
+        // SAFETY: the caller's contract; the barriers were initialized for these arrivals.
+        unsafe {
+            if self.line.cluster == 1 {
+                gpu::mbarrier_arrive(self.empty(s));
+            } else {
+                let mut r = 0;
+                while r < self.line.cluster {
+                    gpu::mbarrier_arrive_in(self.empty(s), r);
+                    r += 1;
+                }
+            }
+        }
+    }
+
+    /// The walk's work units: every tile (or pair of tiles, in a cluster of two), times its
+    /// units along K.
     #[inline(always)]
     pub fn units(&self) -> u32 {
-        self.rows * self.cols * self.split.splits
+        self.tiles() * self.split.splits
+    }
+
+    /// The walk's tiles, or pairs of tiles one above the other in a cluster of two.
+    #[inline(always)]
+    fn tiles(&self) -> u32 {
+        self.rows.div_ceil(self.line.cluster) * self.cols
     }
 
     /// Work unit `u` (below [`RingProblem::units`]): split u / tiles of tile u % tiles.
@@ -207,7 +287,7 @@ impl RingProblem {
                 steps: self.k_steps,
             };
         }
-        let tiles = self.rows * self.cols;
+        let tiles = self.tiles();
         let split = u / tiles;
         let (first, steps) = self.split.range(self.k_steps, split);
         Unit {
@@ -232,7 +312,7 @@ impl RingProblem {
     /// The walk's first fill.
     #[inline(always)]
     pub fn first_fill(&self) -> Fill {
-        self.fill_of(Ring::START, gpu::block_idx_x())
+        self.fill_of(Ring::START, self.walker())
     }
 
     /// Whether this block's walk has fill `f` (its unit is one of the problem's).
@@ -253,7 +333,7 @@ impl RingProblem {
                 ..f
             }
         } else {
-            self.fill_of(at, f.unit + gpu::grid_dim_x())
+            self.fill_of(at, f.unit + self.walkers())
         }
     }
 
@@ -273,7 +353,7 @@ impl RingProblem {
             };
         }
         let u = self.unit(unit);
-        let (tr, tc) = tile_of(u.tile, self.rows, self.cols);
+        let (tr, tc) = self.tile_at(u.tile);
         Fill {
             at,
             unit,
@@ -298,9 +378,12 @@ impl RingProblem {
         let (row0, col0) = f.origin;
         let depth = ((f.first + f.ks) * WGEMM_BK) as i32;
         let full = self.full(f.at.slot);
-        // SAFETY: the slot is free (the caller's contract); the TMA boxes are the slot's bytes
-        // exactly (A: 64 x BM, B: BN/64 boxes of 64 x 64), each 1024-byte aligned, and complete
-        // on the slot's full barrier, which expects them.
+        // SAFETY: the slot is free (the caller's contract; in a cluster, in both blocks: the
+        // empty barrier counted both blocks' consumers); the TMA boxes are the slot's bytes
+        // exactly (A: 64 x BM, B: BN/64 boxes of 64 x 64, in a cluster half of them from the
+        // other block's multicast, which lands at the same offsets), each 1024-byte aligned, and
+        // complete on the slot's full barrier, which expects them (a multicast's bytes may
+        // arrive before this block's expectation: the phase waits for its one arrival too).
         unsafe {
             gpu::mbarrier_arrive_expect_tx(full, line.slot_bytes());
             gpu::tma_load_2d(self.ring + line.a_slot(f.at.slot), a_map, depth, row0, full);
@@ -308,7 +391,14 @@ impl RingProblem {
             while j < line.bn / B_BOX_COLS {
                 let dst = self.ring + line.b_slot(f.at.slot) + j * WGEMM_BK * SWIZZLE_BYTES;
                 let col = col0 + (j * B_BOX_COLS) as i32;
-                gpu::tma_load_2d(dst, b_map, col, depth, full);
+                if line.cluster == 1 {
+                    gpu::tma_load_2d(dst, b_map, col, depth, full);
+                } else if j % line.cluster == self.rank {
+                    // The pair shares its tile column's B: each block loads every other box
+                    // for both (`wgemm_line_fits`: an even number of boxes).
+                    let all = ((1u32 << line.cluster) - 1) as u16;
+                    gpu::tma_load_2d_multicast(dst, b_map, (col, depth), full, all);
+                }
                 j += 1;
             }
         }
