@@ -375,7 +375,7 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
         return Err(WgemmMisfit::SharedMemory);
     }
     let b_boxes = v.bn / crate::shapes::tma_slot::B_BOX_COLS;
-    let pairs = v.cluster == 2 && matches!(v.mma, RingMma::Wgmma) && b_boxes % 2 == 0;
+    let pairs = v.cluster == 2 && matches!(v.mma, RingMma::Wgmma) && b_boxes.is_multiple_of(2);
     if v.cluster != 1 && !pairs {
         return Err(WgemmMisfit::Cluster);
     }
