@@ -1,8 +1,8 @@
 //! The short list timed together: every short-listed line's samples interleaved in rotating
 //! rounds (`sampling::time_sampled`), as every comparison of the lab is timed. Timed one after
 //! another, the lines met different clocks: under the H200's power cap the SM clock moves from
-//! one figure to the next, and at 8192³ W1 and W2 traded places by 5-15% from run to run
-//! (session 18's S18a). Then each line's output is checked: one more launch on a C filled with a
+//! one figure to the next, enough to put the slower of two lines ahead (docs/design.md, the
+//! choice). Then each line's output is checked: one more launch on a C filled with a
 //! value no element comes near, every element against the reference. The chosen line is timed
 //! again beside cuBLAS with every check a row gets.
 
