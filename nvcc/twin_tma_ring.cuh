@@ -67,7 +67,7 @@ struct Position {
     }
 };
 
-// sections/gemm_wgmma.rs `KSplit`: a tile's K slices cut into `splits` units of `unit_steps` (the
+// sections/wgemm_walk.rs `KSplit`: a tile's K slices cut into `splits` units of `unit_steps` (the
 // last shorter); one unit of every slice where K is whole (k_slices 0, or at least k_steps).
 struct KSplit {
     unsigned unit_steps, splits;

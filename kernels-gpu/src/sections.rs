@@ -23,4 +23,5 @@ pub(crate) mod read;
 pub mod smem_copy;
 pub(crate) mod table_rules;
 pub(crate) mod tensor_core;
+pub mod wgemm_walk;
 pub mod wgmma;

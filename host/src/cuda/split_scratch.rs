@@ -6,7 +6,7 @@
 //! (`WgemmVariant::k_split`) leaves K whole, there is none.
 
 use cudarc::driver::{CudaSlice, DevicePtr};
-use kernels_gpu::sections::gemm_wgmma::KSplit;
+use kernels_gpu::sections::wgemm_walk::KSplit;
 use kernels_gpu::variants::WgemmVariant;
 
 use super::device::Gpu;

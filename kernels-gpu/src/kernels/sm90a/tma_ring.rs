@@ -9,7 +9,8 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::sections::gemm_wgmma::{tile_of, KSplit, WgemmVariant};
+use crate::sections::gemm_wgmma::{tile_of, WgemmVariant};
+use crate::sections::wgemm_walk::KSplit;
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
 use crate::variants::WgemmArgs;
 

@@ -1,0 +1,275 @@
+//! The persistent walk of a `gemm_wgmma` line (`sections/gemm_wgmma.rs` has the line, its ring
+//! and its contract): its work units (output tiles; pairs of tiles one above the other where the
+//! line runs clusters of two; and, where tiles are few, each tile's K cut into units: split-K)
+//! and the grid of blocks that walks them. The kernels (`kernels/sm90a/tma_ring.rs`,
+//! `split_k.rs`) and the host's launch read the same rules.
+
+use crate::sections::gemm_wgmma::{RingMma, WgemmVariant};
+use crate::shapes::tma_slot::WGEMM_BK;
+
+/// The fewest 64-deep K slices a unit of a cut tile takes. A unit's hand-off (its partial
+/// written, fenced, read back by the last unit) and its own ring start cost microseconds: on
+/// the H200 (results/2026-12-03-h200-s16, call S16c, at 4 slices a unit at least) units of 8
+/// slices lost a fifth against the whole tile (1000x776x1000), units of 16 gained two fifths
+/// (128x4096x4096).
+pub const MIN_UNIT_STEPS: u32 = 16;
+
+/// K is cut only where the tiles would keep fewer than 1/SPLIT_BELOW of the SMs busy: at 64
+/// tiles of 132 SMs (128x8192x8192, DRAM-bound there) two units per tile ran 0.96x the whole
+/// tiles (S16c against S15b, where the bound was a half).
+pub const SPLIT_BELOW: u32 = 3;
+
+/// The persistent grid over `units` work units: one block per SM at most, never more blocks
+/// than units (at least 1).
+pub const fn persistent_grid(units: u32, sms: u32) -> u32 {
+    let g = if units < sms { units } else { sms };
+    if g == 0 {
+        1
+    } else {
+        g
+    }
+}
+
+/// A tile's K slices cut into work units (split-K): `splits` units of `unit_steps` 64-deep
+/// slices, the last one shorter where they do not divide; one unit of every slice where K is
+/// left whole. A persistent block walks units as it walks tiles (unit u is split u / tiles of
+/// tile u % tiles: the blocks running at one time take neighbouring tiles), and a cut tile's
+/// units add their products to C, which the host has set to beta*C before the launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KSplit {
+    pub unit_steps: u32,
+    pub splits: u32,
+}
+
+impl KSplit {
+    /// The cut of `k_steps` slices into units of `k_slices` slices (the kernels' `k_slices`
+    /// argument); 0, or `k_steps` and more, leaves K whole.
+    #[inline(always)]
+    pub const fn of(k_steps: u32, k_slices: u32) -> Self {
+        if k_slices == 0 || k_slices >= k_steps {
+            KSplit {
+                unit_steps: k_steps,
+                splits: 1,
+            }
+        } else {
+            KSplit {
+                unit_steps: k_slices,
+                splits: k_steps.div_ceil(k_slices),
+            }
+        }
+    }
+    /// The first slice and the slice count of unit `split` (below `splits`) of a tile with
+    /// `k_steps` slices: never empty, as `of` rounds the count of units up.
+    #[inline(always)]
+    pub const fn range(&self, k_steps: u32, split: u32) -> (u32, u32) {
+        let first = split * self.unit_steps;
+        let left = k_steps - first;
+        (
+            first,
+            if left < self.unit_steps {
+                left
+            } else {
+                self.unit_steps
+            },
+        )
+    }
+}
+
+impl WgemmVariant {
+    /// Whether the line's kernel cuts K into work units when asked ([`KSplit`]): the wgmma
+    /// lines, whose epilogue then adds to C. The mma.sync lines take a tile's K whole (their
+    /// epilogue writes C; a second path in it cost them registers before, see `takes_odd_n`).
+    pub const fn splits_k(&self) -> bool {
+        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1
+    }
+    /// Work units of the walk before K is cut: tiles, or, where blocks work in clusters of two,
+    /// pairs of tiles one above the other (the lower one past C's last row where the rows are
+    /// odd: its loads are TMA's zeros and it writes nothing).
+    pub const fn walk_tiles(&self, m: u32, n: u32) -> u32 {
+        let (rows, cols) = self.tiles(m, n);
+        rows.div_ceil(self.cluster) * cols
+    }
+    /// How the line's walk cuts K at M x N x K on `sms` SMs (split-K): where its tiles would
+    /// keep fewer than a third of the SMs busy ([`SPLIT_BELOW`]), into as many units per tile as
+    /// give every SM one at most, each at least [`MIN_UNIT_STEPS`] slices deep; else, and on a
+    /// line that takes K whole, not at all. The host passes `unit_steps` as the kernel's
+    /// `k_slices`.
+    pub const fn k_split(&self, m: u32, n: u32, k: u32, sms: u32) -> KSplit {
+        let k_steps = k.div_ceil(WGEMM_BK);
+        let (rows, cols) = self.tiles(m, n);
+        let tiles = rows * cols;
+        let whole = KSplit::of(k_steps, 0);
+        if !self.splits_k() || tiles == 0 || tiles * SPLIT_BELOW >= sms {
+            return whole;
+        }
+        let (by_sms, by_depth) = (sms / tiles, k_steps / MIN_UNIT_STEPS);
+        let splits = if by_sms < by_depth { by_sms } else { by_depth };
+        if splits < 2 {
+            return whole;
+        }
+        KSplit::of(k_steps, k_steps.div_ceil(splits))
+    }
+    /// The persistent grid of an M x N x K product on `sms` SMs: one block per SM at most,
+    /// never more blocks than the walk's units (tiles, times K's units where it is cut).
+    pub const fn walk_grid(&self, m: u32, n: u32, k: u32, sms: u32) -> u32 {
+        let units = self.walk_tiles(m, n) * self.k_split(m, n, k, sms).splits;
+        // A cluster's blocks walk one unit together.
+        persistent_grid(units, sms / self.cluster) * self.cluster
+    }
+    /// The split-K scratch of an M x N product cut by `split` (`kernels/sm90a/split_k.rs`):
+    /// floats of the units' partials, and words of the arrivals (each tile's consumer warps).
+    /// None where K is whole.
+    pub const fn split_scratch(&self, m: u32, n: u32, split: KSplit) -> (u64, u64) {
+        if split.splits < 2 {
+            return (0, 0);
+        }
+        let (rows, cols) = self.tiles(m, n);
+        let tiles = rows as u64 * cols as u64;
+        (
+            tiles * split.splits as u64 * self.bm as u64 * self.bn as u64,
+            tiles * self.consumer_warps() as u64,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(bm: u32, bn: u32, stages: u32, consumers: u32, cluster: u32) -> WgemmVariant {
+        WgemmVariant {
+            label: "t",
+            bm,
+            bn,
+            stages,
+            consumers,
+            cluster,
+            mma: RingMma::Wgmma,
+            entry: "",
+        }
+    }
+
+    #[test]
+    fn a_k_split_covers_every_slice_once_with_no_empty_unit() {
+        for k_steps in 1..70u32 {
+            for k_slices in 0..72u32 {
+                let s = KSplit::of(k_steps, k_slices);
+                if k_slices == 0 || k_slices >= k_steps {
+                    assert_eq!(
+                        s,
+                        KSplit {
+                            unit_steps: k_steps,
+                            splits: 1
+                        }
+                    );
+                }
+                let mut next = 0;
+                for split in 0..s.splits {
+                    let (first, count) = s.range(k_steps, split);
+                    assert_eq!(first, next, "{k_steps} slices by {k_slices}: unit {split}");
+                    assert!(count >= 1 && count <= s.unit_steps);
+                    next += count;
+                }
+                assert_eq!(next, k_steps, "{k_steps} slices by {k_slices}");
+            }
+        }
+        // 4096 deep in units of 16 slices: 4 units of 1024.
+        assert_eq!(
+            KSplit::of(64, 16),
+            KSplit {
+                unit_steps: 16,
+                splits: 4
+            }
+        );
+        assert_eq!(KSplit::of(64, 16).range(64, 3), (48, 16));
+        // 1023 deep (16 slices) in units of 5: 5, 5, 5, 1.
+        assert_eq!(KSplit::of(16, 5).splits, 4);
+        assert_eq!(KSplit::of(16, 5).range(16, 3), (15, 1));
+    }
+
+    #[test]
+    fn k_is_cut_only_where_tiles_leave_half_the_sms_idle() {
+        let w2 = line(128, 128, 6, 2, 1);
+        let whole = |k: u32| KSplit::of(k.div_ceil(64), 0);
+        // 4096^3: 1024 tiles, K whole; 2048x8192x1024: 1024 tiles.
+        assert_eq!(w2.k_split(4096, 4096, 4096, 132), whole(4096));
+        // 16x4096x4096: 32 tiles on 132 SMs: 4 units of 16 slices, 128 units.
+        assert_eq!(w2.k_split(16, 4096, 4096, 132), KSplit::of(64, 16));
+        assert_eq!(w2.walk_grid(16, 4096, 4096, 132), 128);
+        // 128x8192x8192: 64 tiles keep a third busy: K whole.
+        assert_eq!(w2.k_split(128, 8192, 8192, 132), whole(8192));
+        // 43 tiles of 132 SMs: under a third busy: 3 units; 44 tiles: a third, K whole.
+        assert_eq!(w2.k_split(128, 43 * 128, 4096, 132).splits, 3);
+        assert_eq!(w2.k_split(128, 44 * 128, 4096, 132).splits, 1);
+        // Too shallow to cut: K = 1984 is 31 slices, 1 unit of at least 16.
+        assert_eq!(w2.k_split(128, 128, 1984, 132).splits, 1);
+        // 1000x776x1000 (16 slices) stays whole; 64x4096x2048 (32 slices) cuts in 2.
+        assert_eq!(w2.k_split(1000, 776, 1000, 132).splits, 1);
+        assert_eq!(w2.k_split(64, 4096, 2048, 132), KSplit::of(32, 16));
+        // Never more units than SMs, never a unit under MIN_UNIT_STEPS slices (but the last).
+        for (m, n, k) in [
+            (1, 4096, 4096),
+            (64, 1000, 12345),
+            (1000, 776, 1000),
+            (7, 9000, 13),
+        ] {
+            let s = w2.k_split(m, n, k, 132);
+            let (rows, cols) = w2.tiles(m, n);
+            assert!(
+                rows * cols * s.splits <= 132 || s.splits == 1,
+                "{m}x{n}x{k}"
+            );
+            assert!(
+                s.splits == 1 || s.unit_steps >= MIN_UNIT_STEPS,
+                "{m}x{n}x{k}"
+            );
+        }
+        let mut sync = w2;
+        sync.mma = RingMma::Sync;
+        assert_eq!(
+            sync.k_split(16, 4096, 4096, 132).splits,
+            1,
+            "mma.sync takes K whole"
+        );
+        // Scratch: 32 tiles x 4 units x 128 x 128 floats; 32 tiles x 8 consumer warps.
+        let cut = w2.k_split(16, 4096, 4096, 132);
+        assert_eq!(
+            w2.split_scratch(16, 4096, cut),
+            (32 * 4 * 128 * 128, 32 * 8)
+        );
+        assert_eq!(w2.split_scratch(4096, 4096, whole(4096)), (0, 0));
+    }
+
+    #[test]
+    fn only_the_wgmma_lines_cut_k() {
+        assert!(line(128, 256, 4, 2, 1).splits_k());
+        let mut sync = line(128, 256, 4, 2, 1);
+        sync.mma = RingMma::Sync;
+        assert!(!sync.splits_k());
+        assert_eq!(persistent_grid(0, 132), 1);
+        assert_eq!(persistent_grid(128, 132), 128);
+        assert_eq!(persistent_grid(512, 132), 132);
+    }
+
+    #[test]
+    fn grids_are_persistent_and_never_empty() {
+        let v = line(128, 256, 4, 2, 1);
+        assert_eq!(v.tiles(4096, 4096), (32, 16));
+        // K whole at each of these (too many tiles, or too shallow to cut): a block per tile.
+        assert_eq!(v.walk_grid(4096, 4096, 4096, 132), 132);
+        assert_eq!(v.walk_grid(1000, 1000, 1000, 132), 8 * 4);
+        assert_eq!(v.walk_grid(1, 8, 8, 132), 1);
+        assert_eq!(v.walk_grid(0, 0, 0, 132), 1);
+        // In clusters of two: pairs of tiles one above the other, a pair per cluster, a whole
+        // number of clusters, never a cut K.
+        let pair = line(128, 256, 4, 2, 2);
+        assert_eq!(pair.walk_tiles(4096, 4096), 16 * 16);
+        assert_eq!(pair.walk_grid(4096, 4096, 4096, 132), 132);
+        // Three tile rows: two pairs per column, the second's lower tile past C.
+        assert_eq!(pair.walk_tiles(333, 512), 2 * 2);
+        assert_eq!(pair.walk_grid(333, 512, 64, 132), 2 * 4);
+        assert_eq!(pair.walk_grid(1, 8, 8, 132), 2);
+        assert_eq!(pair.walk_grid(16, 4096, 4096, 132), 2 * 16);
+        assert!(!pair.splits_k() && pair.k_split(16, 4096, 4096, 132).splits == 1);
+    }
+}
