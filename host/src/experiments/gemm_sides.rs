@@ -148,26 +148,58 @@ struct Timed {
     hashes: SampleHashes,
 }
 
-/// The timing's view of the sides: side `i` of the timing is `who[i]`, launched at alpha=1,
-/// beta=0, its C hashed into `slots[i]` after each sample.
-struct Sampling<'a, 'b, 's, 'k, K: GemmKind> {
-    gpu: &'a Gpu,
-    sides: &'a mut GemmSides<K>,
-    who: &'a [Who<'b, 's, 'k, K::Elem>],
-    slots: Vec<HashSlots>,
+/// The timing's view of the sides: side `i` of the timing is `who[i]`, launched at `setting`,
+/// its C hashed into `slots[i]` after each sample; where `afresh` (a setting whose launches read
+/// C), its C put back to C0 after the warm-up and after each sample's hash, so that every sample
+/// makes the same launches from the same C (`gemm_sides_reading_c.rs`).
+pub(super) struct Sampling<'a, 'b, 's, 'k, K: GemmKind> {
+    pub(super) gpu: &'a Gpu,
+    pub(super) sides: &'a mut GemmSides<K>,
+    pub(super) who: &'a [Who<'b, 's, 'k, K::Elem>],
+    pub(super) slots: Vec<HashSlots>,
+    pub(super) setting: (f32, f32),
+    pub(super) afresh: bool,
 }
 
 impl<K: GemmKind> Sampled for Sampling<'_, '_, '_, '_, K> {
     fn launch(&mut self, side: usize) -> Result<(), CudaError> {
-        self.sides.launch_who(self.gpu, self.who[side], TIMED)
+        self.sides
+            .launch_who(self.gpu, self.who[side], self.setting)
+    }
+
+    fn after_warm_up(&mut self, side: usize) -> Result<(), CudaError> {
+        if self.afresh {
+            self.sides.fresh_c(self.gpu, self.who[side].side())?;
+        }
+        Ok(())
     }
 
     fn after_sample(&mut self, side: usize) -> Result<(), CudaError> {
-        let c = self.sides.c[self.who[side].side() as usize]
+        let s = self.who[side].side();
+        let c = self.sides.c[s as usize]
             .as_ref()
             .expect("a side is hashed after it ran");
-        self.slots[side].push(self.gpu, &self.sides.checker, c)
+        self.slots[side].push(self.gpu, &self.sides.checker, c)?;
+        if self.afresh {
+            self.sides.fresh_c(self.gpu, s)?;
+        }
+        Ok(())
     }
+}
+
+/// Hash slots for `sides` sides, each with room for the samples `plan` takes at most.
+pub(super) fn sample_slots(
+    gpu: &Gpu,
+    plan: &SamplingConfig,
+    sides: usize,
+) -> Result<Vec<HashSlots>, CudaError> {
+    let expected = match plan.plan {
+        SamplingPlan::Fixed(p) => p.samples,
+        SamplingPlan::Noise(t) => t.max_samples.max(t.min_samples),
+    };
+    (0..sides)
+        .map(|_| HashSlots::new(gpu, expected as usize))
+        .collect()
 }
 
 /// Device buffers of one GEMM problem (A is M x K, B is K x N, C0 and every C are M x N,
@@ -232,16 +264,6 @@ impl<K: GemmKind> GemmSides<K> {
             *slot = Some(gpu.zeros(self.dims.m as usize * self.dims.n as usize)?);
         }
         Ok(slot.as_mut().expect("allocated above"))
-    }
-
-    /// `side`'s C as it is now, where the side has run.
-    pub(super) fn c_now(&self, side: Side) -> Option<&CudaSlice<f32>> {
-        self.c[side as usize].as_ref()
-    }
-
-    /// The check kernels (the hash among them).
-    pub(super) fn checker(&self) -> &GemmChecker {
-        &self.checker
     }
 
     /// Enqueues one launch of `who` over its side's C at `setting`.
@@ -437,19 +459,13 @@ impl<K: GemmKind> GemmSides<K> {
         plan: &SamplingConfig,
         who: &[Who<'_, '_, '_, K::Elem>],
     ) -> Result<Vec<Timed>, CudaError> {
-        let expected = match plan.plan {
-            SamplingPlan::Fixed(p) => p.samples,
-            SamplingPlan::Noise(t) => t.max_samples.max(t.min_samples),
-        };
-        let slots = who
-            .iter()
-            .map(|_| HashSlots::new(gpu, expected as usize))
-            .collect::<Result<Vec<_>, _>>()?;
         let mut sampling = Sampling {
             gpu,
             sides: self,
             who,
-            slots,
+            slots: sample_slots(gpu, plan, who.len())?,
+            setting: TIMED,
+            afresh: false,
         };
         let timings = time_sampled(gpu, plan, who.len(), &mut sampling)?;
         let slots = sampling.slots;

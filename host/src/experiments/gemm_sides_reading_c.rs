@@ -15,11 +15,12 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ExperimentError;
 use super::gemm_check::Checked;
-use super::gemm_hashes::HashSlots;
-use super::gemm_sides::{GemmKind, GemmSides, Launcher, Side, SideLaunch, Who, EPILOGUE};
-use crate::cuda::{prepare, Cublas, CudaError, Gpu, Kernel, LaunchShape};
+use super::gemm_sides::{
+    sample_slots, GemmKind, GemmSides, Launcher, Sampling, Side, SideLaunch, Who, EPILOGUE,
+};
+use crate::cuda::{prepare, Cublas, Gpu, Kernel, LaunchShape};
 use crate::results::{Check, Timing};
-use crate::sampling::{time_sampled, Sampled, SamplingConfig, SamplingPlan};
+use crate::sampling::{time_sampled, SamplingConfig};
 
 /// alpha and beta of the launches this figure times: the extra checked launch's, so both
 /// terms of the epilogue run.
@@ -52,32 +53,6 @@ impl ReadingC {
     /// Both sides' checks passed.
     pub fn passed(&self) -> bool {
         self.check.passed && self.cublas.as_ref().is_none_or(|(_, c)| c.passed)
-    }
-}
-
-/// The timing's view of the sides: each launched at [`READING_C`], its C hashed after each
-/// sample, and put back to the initial C after the warm-up and after each sample.
-struct Afresh<'a, 'b, 's, 'k, K: GemmKind> {
-    gpu: &'a Gpu,
-    sides: &'a mut GemmSides<K>,
-    who: &'a [Who<'b, 's, 'k, K::Elem>],
-    slots: Vec<HashSlots>,
-}
-
-impl<K: GemmKind> Sampled for Afresh<'_, '_, '_, '_, K> {
-    fn launch(&mut self, side: usize) -> Result<(), CudaError> {
-        self.sides.launch_who(self.gpu, self.who[side], READING_C)
-    }
-
-    fn after_warm_up(&mut self, side: usize) -> Result<(), CudaError> {
-        self.sides.fresh_c(self.gpu, self.who[side].side())
-    }
-
-    fn after_sample(&mut self, side: usize) -> Result<(), CudaError> {
-        let s = self.who[side].side();
-        let c = self.sides.c_now(s).expect("a side is hashed after it ran");
-        self.slots[side].push(self.gpu, self.sides.checker(), c)?;
-        self.sides.fresh_c(self.gpu, s)
     }
 }
 
@@ -144,22 +119,16 @@ impl<K: GemmKind> GemmSides<K> {
         for w in &who {
             self.fresh_c(gpu, w.side())?;
         }
-        let expected = match plan.plan {
-            SamplingPlan::Fixed(p) => p.samples,
-            SamplingPlan::Noise(t) => t.max_samples.max(t.min_samples),
-        };
-        let slots = who
-            .iter()
-            .map(|_| HashSlots::new(gpu, expected as usize))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut afresh = Afresh {
+        let mut sampling = Sampling {
             gpu,
             sides: self,
             who: &who,
-            slots,
+            slots: sample_slots(gpu, plan, who.len())?,
+            setting: READING_C,
+            afresh: true,
         };
-        let timings = time_sampled(gpu, plan, who.len(), &mut afresh)?;
-        let slots = afresh.slots;
+        let timings = time_sampled(gpu, plan, who.len(), &mut sampling)?;
+        let slots = sampling.slots;
         let mut sides = Vec::with_capacity(who.len());
         for ((w, timing), slots) in who.iter().zip(timings).zip(slots) {
             let hashes = slots.read(gpu)?;

@@ -326,12 +326,19 @@ macro_rules! ring_entry {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     extern crate std;
     use super::*;
     use std::vec;
 
-    fn line(bm: u32, bn: u32, stages: u32, consumers: u32, cluster: u32) -> WgemmVariant {
+    /// A wgmma line of these numbers (no label or entry), for the section's tests.
+    pub(crate) fn line(
+        bm: u32,
+        bn: u32,
+        stages: u32,
+        consumers: u32,
+        cluster: u32,
+    ) -> WgemmVariant {
         WgemmVariant {
             label: "t",
             bm,

@@ -135,19 +135,7 @@ impl WgemmVariant {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn line(bm: u32, bn: u32, stages: u32, consumers: u32, cluster: u32) -> WgemmVariant {
-        WgemmVariant {
-            label: "t",
-            bm,
-            bn,
-            stages,
-            consumers,
-            cluster,
-            mma: RingMma::Wgmma,
-            entry: "",
-        }
-    }
+    use crate::sections::gemm_wgmma::tests::line;
 
     #[test]
     fn a_k_split_covers_every_slice_once_with_no_empty_unit() {
