@@ -4,7 +4,7 @@
 //! and the grid of blocks that walks them. The kernels (`kernels/sm90a/tma_ring.rs`,
 //! `split_k.rs`) and the host's launch read the same rules.
 
-use crate::sections::gemm_wgmma::{RingMma, WgemmVariant};
+use crate::sections::gemm_wgmma::{tile_of, RingMma, WgemmVariant};
 use crate::shapes::tma_slot::WGEMM_BK;
 
 /// The fewest 64-deep K slices a unit of a cut tile takes. A unit's hand-off (its partial
@@ -28,6 +28,23 @@ pub const fn persistent_grid(units: u32, sms: u32) -> u32 {
     } else {
         g
     }
+}
+
+/// The output tile (row, column) of `rows` x `cols` that the block of rank `rank` in a cluster of
+/// `cluster` computes at position `index` of the walk: [`tile_of`] where blocks walk alone; in a
+/// cluster of two, pair `index` of the walk over half the tile rows (rounded up), its upper tile
+/// for rank 0 and its lower for rank 1 (past C's last row where the rows are odd).
+pub const fn walk_tile(
+    index: u32,
+    rank: u32,
+    (rows, cols): (u32, u32),
+    cluster: u32,
+) -> (u32, u32) {
+    if cluster == 1 {
+        return tile_of(index, rows, cols);
+    }
+    let (pr, pc) = tile_of(index, rows.div_ceil(cluster), cols);
+    (pr * cluster + rank, pc)
 }
 
 /// A tile's K slices cut into work units (split-K): `splits` units of `unit_steps` 64-deep
@@ -134,8 +151,50 @@ impl WgemmVariant {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
     use crate::sections::gemm_wgmma::tests::line;
+
+    #[test]
+    fn a_pair_walk_covers_every_tile_once_and_only_rank_one_falls_past_c() {
+        for (rows, cols) in [
+            (1u32, 1u32),
+            (2, 3),
+            (3, 5),
+            (32, 16),
+            (13, 7),
+            (17, 1),
+            (40, 9),
+        ] {
+            let pairs = rows.div_ceil(2) * cols;
+            let mut seen = std::vec![0u32; (rows * cols) as usize];
+            for index in 0..pairs {
+                for rank in 0..2 {
+                    let (r, c) = walk_tile(index, rank, (rows, cols), 2);
+                    assert!(c < cols, "{rows}x{cols}: pair {index} rank {rank}");
+                    if r < rows {
+                        seen[(r * cols + c) as usize] += 1;
+                    } else {
+                        // Only the lower tile of the last pair row, and only where rows are odd.
+                        assert!(
+                            rank == 1 && rows % 2 == 1 && r == rows,
+                            "{rows}x{cols}: {r}"
+                        );
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&x| x == 1), "{rows}x{cols}: {seen:?}");
+            // Alone, the walk is tile_of's.
+            for index in 0..rows * cols {
+                assert_eq!(
+                    walk_tile(index, 0, (rows, cols), 1),
+                    tile_of(index, rows, cols)
+                );
+            }
+        }
+        // The two blocks of a pair share its tile column (B's slice they multicast).
+        assert_eq!(walk_tile(5, 0, (4, 8), 2).1, walk_tile(5, 1, (4, 8), 2).1);
+    }
 
     #[test]
     fn a_k_split_covers_every_slice_once_with_no_empty_unit() {

@@ -9,8 +9,8 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::sections::gemm_wgmma::{tile_of, WgemmVariant};
-use crate::sections::wgemm_walk::KSplit;
+use crate::sections::gemm_wgmma::WgemmVariant;
+use crate::sections::wgemm_walk::{walk_tile, KSplit};
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
 use crate::variants::WgemmArgs;
 
@@ -235,11 +235,7 @@ impl RingProblem {
     /// in a cluster of two, the pair's upper tile for rank 0 and the lower for rank 1.
     #[inline(always)]
     pub fn tile_at(&self, tile: u32) -> (u32, u32) {
-        if self.line.cluster == 1 {
-            return tile_of(tile, self.rows, self.cols);
-        }
-        let (pr, pc) = tile_of(tile, self.rows.div_ceil(self.line.cluster), self.cols);
-        (pr * self.line.cluster + self.rank, pc)
+        walk_tile(tile, self.rank, (self.rows, self.cols), self.line.cluster)
     }
 
     /// Hands slot `s` back to its producer, or, in a cluster, to the producer of every block
