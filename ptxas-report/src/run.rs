@@ -62,7 +62,6 @@ pub fn run(ptxas: &Path, arch: &str, input: &Path, cubin: &Path) -> Result<Print
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     /// A folder of this test's own with a fake ptxas that records its arguments, writes the
     /// cubin and a report, and fails when the input's name says so.
@@ -70,15 +69,24 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ptxas-run-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let ptxas = dir.join("ptxas");
+        let (script, ptxas) = (dir.join("ptxas.sh"), dir.join("ptxas"));
         std::fs::write(
-            &ptxas,
+            &script,
             "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/args\"\n\
              case \"$3\" in *bad*) echo 'error: bad PTX' >&2; exit 2;; esac\n\
              echo out; echo 'ptxas info    : Used 8 registers' >&2; : > \"$5\"\n",
         )
         .unwrap();
-        std::fs::set_permissions(&ptxas, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Made executable by another process: a file this multi-threaded test process writes
+        // can be held open for writing by a sibling test's fork until it execs, and running it
+        // then fails with "text file busy".
+        let made = Command::new("install")
+            .args(["-m", "755"])
+            .arg(&script)
+            .arg(&ptxas)
+            .status()
+            .unwrap();
+        assert!(made.success());
         (dir, ptxas)
     }
 

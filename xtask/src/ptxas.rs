@@ -137,7 +137,6 @@ mod tests {
 
     /// A stand-in ptxas that counts its runs, writes a cubin and prints a one-entry report.
     fn fake_ptxas(dir: &Path) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
         let path = dir.join("ptxas");
         let script = format!(
             "#!/bin/sh\necho run >> {runs}\nfor a; do out=$a; done\n: > \"$out\"\n\
@@ -147,8 +146,18 @@ mod tests {
              echo \"ptxas info    : Used 12 registers, used 0 barriers, 360 bytes cmem[0]\" >&2\n",
             runs = dir.join("runs").display()
         );
-        std::fs::write(&path, script).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let source = dir.join("ptxas.sh");
+        std::fs::write(&source, script).unwrap();
+        // Made executable by another process: a file this multi-threaded test process writes
+        // can be held open for writing by a sibling test's fork until it execs, and running it
+        // then fails with "text file busy".
+        let made = std::process::Command::new("install")
+            .args(["-m", "755"])
+            .arg(&source)
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(made.success());
         path
     }
 
