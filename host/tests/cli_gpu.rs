@@ -30,12 +30,7 @@ fn gpu() -> Gpu {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_built_in_module_has_every_entry_and_the_jit_reports_them() {
     let gpu = gpu();
-    let module = Module::load(
-        &gpu,
-        "built-in",
-        host::kernel_source::builtin::MAIN.as_bytes(),
-    )
-    .unwrap();
+    let module = support::main_module(&gpu);
     let report = ptxas_report::parse_report(module.info_log()).unwrap();
     for entry in GEMM
         .iter()
@@ -54,12 +49,7 @@ fn the_built_in_module_has_every_entry_and_the_jit_reports_them() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_missing_entry_is_named_with_the_entries_the_module_has() {
     let gpu = gpu();
-    let module = Module::load(
-        &gpu,
-        "built-in",
-        host::kernel_source::builtin::MAIN.as_bytes(),
-    )
-    .unwrap();
+    let module = support::main_module(&gpu);
     let Err(e) = module.kernel("gemm_tm3_tn3") else {
         panic!("found a missing entry")
     };
@@ -75,12 +65,7 @@ fn a_missing_entry_is_named_with_the_entries_the_module_has() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_copy_variant_is_held_at_two_blocks_per_sm() {
     let gpu = gpu();
-    let module = Module::load(
-        &gpu,
-        "built-in",
-        host::kernel_source::builtin::MAIN.as_bytes(),
-    )
-    .unwrap();
+    let module = support::main_module(&gpu);
     for v in MEMCPY {
         let k = module.kernel(v.entry).unwrap();
         let dyn_smem = hold_at_blocks(&k, v.threads, BLOCKS_PER_SM, gpu.limits()).unwrap();

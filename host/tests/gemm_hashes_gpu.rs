@@ -10,7 +10,7 @@ mod support;
 
 use std::cell::Cell;
 
-use host::cuda::{Cublas, Gpu, Kernel, LaunchShape, Module};
+use host::cuda::{Cublas, Gpu, Kernel, LaunchShape};
 use host::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
 use host::experiments::gemm_check::GemmChecker;
 use host::experiments::gemm_hashes::{HashSlots, RACE_LAUNCHES, RACE_LAUNCHES_LEAST};
@@ -60,12 +60,7 @@ fn the_hash_kernel_gives_its_cpu_models_word_every_time() {
 /// writes 2AB instead of AB. Gives the row's check, after asserting that every launch was one of
 /// the warm-up, samples, epilogue and race check.
 fn with_one_bad_launch(gpu: &Gpu, bad: u32) -> host::results::Check {
-    let module = Module::load(
-        gpu,
-        "built-in",
-        host::kernel_source::builtin::MAIN.as_bytes(),
-    )
-    .unwrap();
+    let module = support::main_module(gpu);
     let v = find_gemm(GEMM, "R1").unwrap();
     let kernel = module.kernel(v.entry).unwrap();
     let dims = GemmDims::square(512);

@@ -6,7 +6,7 @@
 
 mod support;
 
-use host::cuda::{Gpu, Kernel, LaunchShape, Module};
+use host::cuda::{Gpu, Kernel, LaunchShape};
 use host::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
 use host::experiments::gemm_sides::{GemmKind, Launcher, Operands};
 use host::experiments::line_choice::together::{time_together, Contender};
@@ -19,12 +19,7 @@ use support::gpu;
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_short_list_is_timed_together_and_a_wrong_line_fails_its_trial() {
     let gpu = gpu();
-    let module = Module::load(
-        &gpu,
-        "built-in",
-        host::kernel_source::builtin::MAIN.as_bytes(),
-    )
-    .unwrap();
+    let module = support::main_module(&gpu);
     let dims = GemmDims::square(512);
     let mut buffers = GemmBuffers::new(&gpu, dims, 5).unwrap();
     let (r1, r2) = (

@@ -9,7 +9,7 @@ mod support;
 
 use std::cell::Cell;
 
-use host::cuda::{Cublas, Gpu, Kernel, LaunchShape, Module};
+use host::cuda::{Cublas, Gpu, Kernel, LaunchShape};
 use host::experiments::gemm::{launch_shape, Fp32, GemmBuffers};
 use host::experiments::gemm_sides::{GemmKind, Launcher, Operands};
 use host::experiments::gemm_sides_reading_c::{ReadingC, READING_C};
@@ -33,12 +33,7 @@ fn plan() -> SamplingConfig {
 /// the warm-up is launch 1, sample s launches 2 + 2s and 3 + 2s, the checked launch 10) runs at
 /// twice alpha. Asserts every launch was one of those.
 fn reading_c(gpu: &Gpu, bad: Option<u32>, with_cublas: bool) -> ReadingC {
-    let module = Module::load(
-        gpu,
-        "built-in",
-        host::kernel_source::builtin::MAIN.as_bytes(),
-    )
-    .unwrap();
+    let module = support::main_module(gpu);
     let v = find_gemm(GEMM, "R1").unwrap();
     let kernel = module.kernel(v.entry).unwrap();
     let dims = GemmDims::square(512);

@@ -112,7 +112,7 @@ pub struct RaceCheck {
 }
 
 /// The indices of `hashes` that differ from `verified`.
-fn differing(hashes: &[u64], verified: u64) -> Vec<u32> {
+pub(super) fn differing(hashes: &[u64], verified: u64) -> Vec<u32> {
     (0u32..)
         .zip(hashes)
         .filter(|(_, h)| **h != verified)

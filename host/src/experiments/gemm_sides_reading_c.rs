@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ExperimentError;
 use super::gemm_check::Checked;
+use super::gemm_hashes::differing;
 use super::gemm_sides::{
     sample_slots, GemmKind, GemmSides, Launcher, Sampling, Side, SideLaunch, Who, EPILOGUE,
 };
@@ -58,14 +59,9 @@ impl ReadingC {
 
 /// The samples whose hash differs from the first's (0-based).
 pub fn differing_from_first(hashes: &[u64]) -> Vec<u32> {
-    let Some(first) = hashes.first() else {
-        return Vec::new();
-    };
-    (0u32..)
-        .zip(hashes)
-        .filter(|(_, h)| *h != first)
-        .map(|(i, _)| i)
-        .collect()
+    hashes
+        .first()
+        .map_or_else(Vec::new, |&first| differing(hashes, first))
 }
 
 /// `check` with its side's sample hashes recorded: for the lab's kernels (`required`) any

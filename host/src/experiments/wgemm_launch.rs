@@ -78,23 +78,17 @@ impl<'l> RingLaunch<'l> {
         })
     }
 
-    /// One launch of `kernel` over `ops` (the sides' [`Launcher`](super::gemm_sides::Launcher)).
-    pub fn launch(
+    /// How the sides launch a kernel of this line over their operands: through these maps
+    /// (take `&` of it for a [`Launcher`](super::gemm_sides::Launcher)).
+    pub fn launcher(
         &self,
-        gpu: &Gpu,
-        kernel: &Kernel<'_>,
-        shape: LaunchShape,
-        ops: Operands<'_, u16>,
-    ) -> Result<(), CudaError> {
-        let operands = (ops.dims, (ops.a, ops.b), ops.c);
-        launch_wgemm(
-            gpu,
-            kernel,
-            (self.line, shape),
-            &self.maps,
-            operands,
-            ops.setting,
-        )
+    ) -> impl Fn(&Gpu, &Kernel<'_>, LaunchShape, Operands<'_, u16>) -> Result<(), CudaError> + '_
+    {
+        move |gpu, kernel, shape, ops| {
+            let operands = (ops.dims, (ops.a, ops.b), ops.c);
+            let line = (self.line, shape);
+            launch_wgemm(gpu, kernel, line, &self.maps, operands, ops.setting)
+        }
     }
 }
 
@@ -108,8 +102,7 @@ pub fn measure_wgemm_line(
     timing: &SamplingConfig,
 ) -> Result<(LineFigures, Schedule), ExperimentError> {
     let ring = RingLaunch::encode(gpu, line, buffers)?;
-    let launch =
-        |g: &Gpu, k: &Kernel<'_>, s: LaunchShape, ops: Operands<'_, u16>| ring.launch(g, k, s, ops);
+    let launch = ring.launcher();
     let figures = cublas.measure(
         gpu,
         buffers,

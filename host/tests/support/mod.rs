@@ -175,6 +175,16 @@ pub fn gpu() -> Gpu {
     Gpu::open(0).expect("open device 0")
 }
 
+/// The built-in module (the main PTX, every sm_80 entry) loaded on `gpu`.
+pub fn main_module(gpu: &Gpu) -> Module {
+    Module::load(
+        gpu,
+        "built-in",
+        host::kernel_source::builtin::MAIN.as_bytes(),
+    )
+    .expect("the built-in module loads")
+}
+
 /// The built-in main module and its unbounded build (no launch bounds), loaded on `gpu`: ours
 /// and a compared side of the same entries.
 pub fn main_and_unbounded(gpu: &Gpu) -> (Module, Module) {

@@ -15,7 +15,7 @@ use crate::cuda::{Gpu, Kernel, Module};
 use crate::experiments::bf16_gemm::{Bf16, Bf16GemmBuffers};
 use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm::{Fp32, GemmBuffers};
-use crate::experiments::gemm_sides::{GemmKind, Operands};
+use crate::experiments::gemm_sides::GemmKind;
 use crate::experiments::wgemm_launch::{not_run_reason, RingLaunch};
 use crate::occupancy::calc::KernelResources;
 use crate::results::GemmDims;
@@ -228,11 +228,7 @@ pub fn choose_bf16(
         };
         kernels.push(kernel);
     }
-    let ring_launchers: Vec<_> = (rings.iter())
-        .map(|r| {
-            move |g: &Gpu, k: &Kernel<'_>, shape, ops: Operands<'_, u16>| r.launch(g, k, shape, ops)
-        })
-        .collect();
+    let ring_launchers: Vec<_> = rings.iter().map(RingLaunch::launcher).collect();
     let mut ring_at = rings.iter().zip(&ring_launchers);
     let mut contenders: Vec<Contender<'_, '_, u16>> = Vec::with_capacity(kept.len());
     for (line, kernel) in kept.iter().zip(&kernels) {

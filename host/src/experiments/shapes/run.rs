@@ -13,7 +13,7 @@ use crate::experiments::error::{ExperimentError, InVariant};
 use crate::experiments::gemm::{Fp32, GemmBuffers};
 use crate::experiments::gemm_cublas::{CublasOutcome, CublasSide};
 use crate::experiments::gemm_figures::{GemmFigures, Schedule};
-use crate::experiments::gemm_sides::{GemmKind, GemmSides, Launcher, Operands};
+use crate::experiments::gemm_sides::{GemmKind, GemmSides, Launcher};
 use crate::experiments::gemm_sides_reading_c::ReadingC;
 use crate::experiments::line_choice::timed::{choose_bf16, choose_fp32, samples_of, Bf16Line};
 use crate::experiments::line_choice::Choice;
@@ -94,9 +94,7 @@ pub fn bf16(
             let hopper = hopper_module(gpu)?;
             let kernel = hopper.kernel(v.entry).in_variant(v.label)?;
             let ring = RingLaunch::encode(gpu, v, &buffers)?;
-            let launcher = |g: &Gpu, k: &Kernel<'_>, shape, ops: Operands<'_, u16>| {
-                ring.launch(g, k, shape, ops)
-            };
+            let launcher = ring.launcher();
             let launch = (&kernel, ring.shape, &launcher as Launcher<'_, u16>);
             let sides = (&mut buffers, &mut cublas);
             let (figures, _) = grid_line::<Bf16>(gpu, &timing, (v.label, launch), sides)?;
