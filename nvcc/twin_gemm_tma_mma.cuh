@@ -176,7 +176,7 @@ __device__ __forceinline__ void gemm_tma_mma_twin(const unsigned long long* a_ma
                                                   float* c, int m, int n, int k, float alpha, float beta) {
     using L = Line<BM, BN, STAGES, CONSUMERS>;
     // tma_ring.rs `start`: the mma.sync lines take K whole (k_slices 0).
-    const Problem<L> p = Problem<L>::template set_up<true>(unsigned(m), unsigned(n), unsigned(k), 0u);
+    const Problem<L> p = Problem<L>::template set_up<true>(unsigned(m), unsigned(n), unsigned(k), 0u, false);
     const unsigned t = threadIdx.x;
     consume_sync<L, NI>(p, t / 32, t % 32, a_map, b_map, c, unsigned(m), unsigned(n), alpha, beta);
 }

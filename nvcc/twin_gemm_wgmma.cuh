@@ -89,13 +89,14 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
                                               unsigned* arrivals) {
     Position at{0, 0};
     unsigned unit = p.walker();
-    const bool cut = p.split.splits > 1;
     // Zeroed once: each unit's first wgmma overwrites them (scale-d 0).
     float d[ACC];
 #pragma unroll
     for (int r = 0; r < ACC; ++r) d[r] = 0.0f;
-    while (unit < p.units()) {
+    for (;;) {
         const Unit w = p.unit(unit);
+        if (w.steps == 0) break;
+        const bool cut = w.pieces > 1;
         const TileAt tt = p.tile_at(w.tile);
         Position held = at;
         const unsigned row0 = tt.row * L::BM + which * WGEMM_M;
@@ -126,8 +127,8 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
         bool write = true;
         if (cut) {
             const WarpPart<L, ACC> part{w.tile, which * WARPGROUP_WARPS + tid / 32, tid % 32};
-            write = part.deposit(p, partials, arrivals, w.split, d);
-            if (write) part.gather(p, partials, d);
+            write = part.deposit(p, partials, arrivals, w, d);
+            if (write) part.gather(p, partials, w.pieces, d);
         }
         if (write && n % 2 == 0 && row0 + WGEMM_M <= m && col0 + L::BN <= n) {
             write_inside<ACC>(c, n, alpha, beta, row0, col0, tid, d);
@@ -152,10 +153,13 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
 template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, unsigned CLUSTER, int ACC, unsigned REGS>
 __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map, const unsigned long long* b_map,
                                                 float* c, int m, int n, int k, float alpha, float beta,
-                                                int k_slices, float* partials, unsigned* arrivals) {
+                                                int k_slices, int stream_tail, float* partials,
+                                                unsigned* arrivals) {
     using L = Line<BM, BN, STAGES, CONSUMERS, CLUSTER>;
-    const Problem<L> p =
-        Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k), unsigned(k_slices));
+    // tma_ring.rs `start`: only the lines that can cut K (clusters of one) take the two.
+    const bool cuts = CLUSTER == 1;
+    const Problem<L> p = Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k),
+                                                            cuts ? unsigned(k_slices) : 0u, cuts && stream_tail != 0);
     const unsigned t = threadIdx.x;
     const unsigned warpgroup = t / WGEMM_WARPGROUP;
     if (warpgroup == 0) {

@@ -22,10 +22,11 @@
         lab::wgmma_bench::wgmma_bench<(n) / 2, groups>(out, iters);                        \
     }
 
-// The `gemm_wgmma` section's `abi:` (a_map, b_map, c, m, n, k, alpha, beta, k_slices, partials, arrivals).
+// The `gemm_wgmma` section's `abi:` (a_map, b_map, c, m, n, k, alpha, beta, k_slices, stream_tail, partials,
+// arrivals).
 #define LAB_WGEMM_PARAMS                                                                          \
     const unsigned long long *a_map, const unsigned long long *b_map, float *c, int m, int n, int k, \
-        float alpha, float beta, int k_slices, float *partials, unsigned *arrivals
+        float alpha, float beta, int k_slices, int stream_tail, float *partials, unsigned *arrivals
 
 // A wgmma line of the `gemm_wgmma` section: its threads and one block per SM as its launch bound
 // (as hopper.rs gives the Rust entry), its cluster where it has one (LAB_CLUSTER_1 adds nothing),
@@ -41,7 +42,7 @@
     static_assert(lab::ring::consumer_regs(consumers) == (regs), #NAME ": consumer registers");             \
     extern "C" __global__ void __launch_bounds__(threads, 1) LAB_CLUSTER_##cluster NAME(LAB_WGEMM_PARAMS) {  \
         TRACE(lab::ring::gemm_wgmma_twin<bm, bn, stages, consumers, cluster, (bn) / 2, regs>(                 \
-            a_map, b_map, c, m, n, k, alpha, beta, k_slices, partials, arrivals));                          \
+            a_map, b_map, c, m, n, k, alpha, beta, k_slices, stream_tail, partials, arrivals));             \
     }
 
 // An mma_sync line of the `gemm_wgmma` section: the same ring and bounds, consumers only.

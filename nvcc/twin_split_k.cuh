@@ -15,23 +15,25 @@ template <class L, int ACC>
 struct WarpPart {
     unsigned tile, warp, lane;
 
-    // split_k.rs `at`: accumulator r of this lane in unit `split`, each register's 32 lanes side by side.
-    __device__ __forceinline__ unsigned at(const Problem<L>& p, unsigned split, unsigned r) const {
-        const unsigned unit_part = (tile * p.split.splits + split) * L::CONSUMER_WARPS + warp;
+    // split_k.rs `at`: accumulator r of this lane in scratch slot `slot` (worked out once per unit), each
+    // register's 32 lanes side by side.
+    __device__ __forceinline__ unsigned at(unsigned slot, unsigned r) const {
+        const unsigned unit_part = slot * L::CONSUMER_WARPS + warp;
         return (unit_part * unsigned(ACC) + r) * 32 + lane;
     }
 
     // split_k.rs `deposit`: writes this warp's partial of unit `split` and counts it in; true for
     // the last to count, which then has every unit's writes and has reset the word.
-    __device__ __forceinline__ bool deposit(const Problem<L>& p, float* partials, unsigned* arrivals, unsigned split,
+    __device__ __forceinline__ bool deposit(const Problem<L>& p, float* partials, unsigned* arrivals, const Unit& u,
                                             const float (&d)[ACC]) const {
+        const unsigned slot = p.slot(tile, u.split);
 #pragma unroll
-        for (int r = 0; r < ACC; ++r) partials[at(p, split, unsigned(r))] = d[r];
+        for (int r = 0; r < ACC; ++r) partials[at(slot, unsigned(r))] = d[r];
         hopper::fence_gpu();
         hopper::warp_sync();
-        const unsigned word = tile * L::CONSUMER_WARPS + warp;
+        const unsigned word = p.cut_tile(tile) * L::CONSUMER_WARPS + warp;
         const unsigned before = lane == 0 ? hopper::count_up_gpu(arrivals, word) : 0u;
-        const bool last = hopper::from_lane0(before) == p.split.splits - 1;
+        const bool last = hopper::from_lane0(before) == u.pieces - 1;
         if (last) {
             hopper::fence_gpu();
             if (lane == 0) arrivals[word] = 0;
@@ -39,13 +41,16 @@ struct WarpPart {
         return last;
     }
 
-    // split_k.rs `gather`: d = every unit's partial, summed in the units' order.
-    __device__ __forceinline__ void gather(const Problem<L>& p, const float* partials, float (&d)[ACC]) const {
+    // split_k.rs `gather`: d = the partials of the tile's `pieces` units, summed in the units' order.
+    __device__ __forceinline__ void gather(const Problem<L>& p, const float* partials, unsigned pieces,
+                                           float (&d)[ACC]) const {
+        const unsigned first = p.slot(tile, 0);
 #pragma unroll
-        for (int r = 0; r < ACC; ++r) d[r] = hopper::load_l2_f32(partials, at(p, 0, unsigned(r)));
-        for (unsigned split = 1; split < p.split.splits; ++split) {
+        for (int r = 0; r < ACC; ++r) d[r] = hopper::load_l2_f32(partials, at(first, unsigned(r)));
+        for (unsigned split = 1; split < pieces; ++split) {
+            const unsigned slot = p.slot(tile, split);
 #pragma unroll
-            for (int r = 0; r < ACC; ++r) d[r] += hopper::load_l2_f32(partials, at(p, split, unsigned(r)));
+            for (int r = 0; r < ACC; ++r) d[r] += hopper::load_l2_f32(partials, at(slot, unsigned(r)));
         }
     }
 };

@@ -77,10 +77,45 @@ struct KSplit {
     }
 };
 
-// tma_ring.rs `Unit`: a work unit of the walk: its tile, which of the tile's units it is, and its
-// first K slice and slice count.
+// sections/wgemm_tail.rs `StreamTail`: the tiles past the last whole wave of `blocks` blocks, their K
+// slices laid end to end and shared out in one run per block (at most TAIL_PIECES pieces of tiles).
+constexpr unsigned TAIL_PIECES = 2;
+struct TailPiece {
+    unsigned tile, first, steps, index, pieces;
+};
+struct StreamTail {
+    unsigned from, tiles, k_steps, blocks;
+    __device__ __forceinline__ static StreamTail of(unsigned tiles, unsigned k_steps, unsigned blocks) {
+        const unsigned from = tiles / blocks * blocks;
+        return {from, tiles - from, k_steps, blocks};
+    }
+    // In 32 bits: the host streams only a tail whose slices times blocks fit (`fits`).
+    __device__ __forceinline__ unsigned slices() const { return tiles * k_steps; }
+    // `run_start`: the first tail slice of block b's run.
+    __device__ __forceinline__ unsigned run_start(unsigned b) const { return b * slices() / blocks; }
+    // `block_of`: the block whose run holds tail slice s.
+    __device__ __forceinline__ unsigned block_of(unsigned s) const { return ((s + 1) * blocks - 1) / slices(); }
+    // `piece`: piece j of block b's run; false where the run has fewer.
+    __device__ __forceinline__ bool piece(unsigned b, unsigned j, TailPiece& out) const {
+        const unsigned lo = run_start(b), hi = run_start(b + 1), k = k_steps;
+        const unsigned start = j == 0 ? lo : (lo / k + j) * k;
+        if (start >= hi) return false;
+        const unsigned t = start / k, tile_end = (t + 1) * k, end = hi < tile_end ? hi : tile_end;
+        const unsigned first_block = block_of(t * k);
+        out = {from + t, start - t * k, end - start, b - first_block, block_of(tile_end - 1) - first_block + 1};
+        return true;
+    }
+    // `slot`: the scratch slot of piece `index` of tail tile `tile`.
+    __device__ __forceinline__ unsigned slot(unsigned tile, unsigned index) const {
+        const unsigned t = tile - from, b = block_of(t * k_steps) + index;
+        return b * TAIL_PIECES + (t - run_start(b) / k_steps);
+    }
+};
+
+// tma_ring.rs `Unit`: a work unit of the walk: its tile, which of the tile's units it is and how many
+// it has (1: whole), and its first K slice and slice count (none past the walk).
 struct Unit {
-    unsigned tile, split, first, steps;
+    unsigned tile, split, pieces, first, steps;
 };
 
 // tma_ring.rs `Fill`: the ring position a fill goes to, its work unit (index in the walk, first
@@ -98,14 +133,17 @@ struct Problem {
     unsigned rows, cols;
     unsigned k_steps;
     KSplit split;
+    bool streamed;
+    StreamTail tail;
     unsigned rank;
 
     // tma_ring.rs `set_up`: the ring of this block's dynamic shared memory, its barriers
     // initialized by thread 0 (empty ones to COUNTED ? a count of 0 : the consumer warps'
-    // arrivals) and visible to the block, the tiles' K cut into units of k_slices slices. Every
-    // thread calls it (it ends in a barrier).
+    // arrivals) and visible to the block, the tiles' K cut into units of k_slices slices, the last
+    // partial wave streamed over the grid where `stream`. Every thread calls it (it ends in a barrier).
     template <bool COUNTED>
-    __device__ __forceinline__ static Problem set_up(unsigned m, unsigned n, unsigned k, unsigned k_slices) {
+    __device__ __forceinline__ static Problem set_up(unsigned m, unsigned n, unsigned k, unsigned k_slices,
+                                                     bool stream) {
         const unsigned ring = (shared_address(lab_dyn_smem) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
         if (threadIdx.x == 0) {
             for (unsigned s = 0; s < L::STAGES; ++s) {
@@ -125,7 +163,9 @@ struct Problem {
             __syncthreads();
         }
         const unsigned k_steps = (k + WGEMM_BK - 1) / WGEMM_BK;
-        return {ring, (m + L::BM - 1) / L::BM, (n + L::BN - 1) / L::BN, k_steps, KSplit::of(k_steps, k_slices), rank};
+        const unsigned rows = (m + L::BM - 1) / L::BM, cols = (n + L::BN - 1) / L::BN;
+        return {ring, rows, cols, k_steps, KSplit::of(k_steps, k_slices), stream,
+                StreamTail::of(rows * cols, k_steps, gridDim.x), rank};
     }
 
     // tma_ring.rs `finish`: in a cluster, no block exits while the other may still reach it.
@@ -153,31 +193,49 @@ struct Problem {
     }
 
     // tma_ring.rs `units`, `tiles` and `unit`: every tile (pair of tiles in a cluster of two) times its
-    // units along K; unit u is split u / tiles of tile u % tiles.
+    // units along K; unit u is split u / tiles of tile u % tiles; with a streamed tail, the whole waves'
+    // tiles, then piece (u - from) / blocks of block (u - from) % blocks's run; none (no slices) past.
     __device__ __forceinline__ unsigned tiles() const { return (rows + L::CLUSTER - 1) / L::CLUSTER * cols; }
-    __device__ __forceinline__ unsigned units() const { return tiles() * split.splits; }
+    __device__ __forceinline__ unsigned units() const {
+        return streamed ? tail.from + TAIL_PIECES * tail.blocks : tiles() * split.splits;
+    }
     __device__ __forceinline__ Unit unit(unsigned u) const {
-        if (split.splits == 1) return {u, 0, 0, k_steps};
+        if (u >= units()) return {0, 0, 1, 0, 0};
+        if (streamed) {
+            if (u < tail.from) return {u, 0, 1, 0, k_steps};
+            const unsigned v = u - tail.from;
+            TailPiece q;
+            if (!tail.piece(v % tail.blocks, v / tail.blocks, q)) return {0, 0, 1, 0, 0};
+            return {q.tile, q.index, q.pieces, q.first, q.steps};
+        }
+        if (split.splits == 1) return {u, 0, 1, 0, k_steps};
         const unsigned tiles = this->tiles(), s = u / tiles, first = s * split.unit_steps;
         const unsigned left = k_steps - first;
-        return {u % tiles, s, first, left < split.unit_steps ? left : split.unit_steps};
+        return {u % tiles, s, split.splits, first, left < split.unit_steps ? left : split.unit_steps};
+    }
+
+    // tma_ring.rs `cut_tile` and `slot`: a cut tile's index among the cut tiles (its arrival words) and
+    // the scratch slot of its unit `index`.
+    __device__ __forceinline__ unsigned cut_tile(unsigned tile) const { return streamed ? tile - tail.from : tile; }
+    __device__ __forceinline__ unsigned slot(unsigned tile, unsigned index) const {
+        return streamed ? tail.slot(tile, index) : tile * split.splits + index;
     }
 
     __device__ __forceinline__ unsigned full(unsigned s) const { return ring + L::full_barrier(s); }
     __device__ __forceinline__ unsigned empty(unsigned s) const { return ring + L::empty_barrier(s); }
 
-    // tma_ring.rs `fill_of`: the first fill of work unit `u` into ring position `at`; (0, 0) as
-    // the origin past the walk's end.
+    // tma_ring.rs `fill_of`: the first fill of work unit `u` into ring position `at`; no slices and
+    // (0, 0) as the origin past the walk's end.
     __device__ __forceinline__ Fill fill_of(Position at, unsigned u) const {
-        if (u >= units()) return Fill{at, u, 0, 0, 0, 0, 0};
         const Unit w = unit(u);
+        if (w.steps == 0) return Fill{at, u, 0, 0, 0, 0, 0};
         const TileAt t = tile_at(w.tile);
         return Fill{at, u, 0, w.first, w.steps, int(t.row * L::BM), int(t.col * L::BN)};
     }
 
     __device__ __forceinline__ Fill first_fill() const { return fill_of(Position{0, 0}, walker()); }
 
-    __device__ __forceinline__ bool has(const Fill& f) const { return f.unit < units(); }
+    __device__ __forceinline__ bool has(const Fill& f) const { return f.steps > 0; }
 
     // tma_ring.rs `after`: the next slot, and the unit's next K slice or the walk's next unit.
     __device__ __forceinline__ Fill after(Fill f) const {

@@ -6,7 +6,8 @@
 //!   tensor-core rule (`experiments::bf16_tolerance`), at awkward sizes (edge tiles in M,
 //!   N and K, K shorter than a slice, fewer tiles than SMs, K or N not a multiple of 8 and so
 //!   read through padded copies, N odd), at alpha=1.5, beta=0.5 and at alpha=1, beta=0;
-//! - split-K at decode and skinny shapes: every element checked, the same bits every launch;
+//! - split-K at decode and skinny shapes, and streamed tails where lines stream them: every
+//!   element checked, the same bits every launch;
 //! - at 4096^3 and 8192^3 (and 2048x8192x1024): every line and cuBLAS's BF16 GEMM timed, their
 //!   TFLOP/s and the ratio printed (not asserted: a timing never decides a test), every element
 //!   of each timed output checked.
@@ -287,46 +288,11 @@ fn the_split_k_lines_are_checked_and_give_the_same_bits_every_launch() {
         for v in WGEMM.iter().filter(|v| v.splits_k()) {
             let split = v.k_split(m, n, k, sms);
             assert!(split.splits > 1, "{} at {m}x{n}x{k} should cut K", v.label);
-            for setting in [(1.5, 0.5), (1.0, 0.0)] {
-                if let Err(e) = launch_and_check(&gpu, &module, v, &p, setting) {
-                    eprintln!("FAILED {e}");
-                    failures.push(e);
-                }
-            }
-            let r = ready(&gpu, &module, v, &p);
-            let mut bits = None;
-            for launch in 0..20 {
-                let mut c = p.fresh_c(&gpu);
-                launch_wgemm(
-                    &gpu,
-                    &r.kernel,
-                    (v, r.shape),
-                    &r.maps,
-                    (p.dims, (&p.a, &p.b), &mut c),
-                    (1.5, 0.5),
-                )
-                .unwrap();
-                let now: Vec<u32> = gpu
-                    .download(&c)
-                    .unwrap()
-                    .iter()
-                    .map(|x| x.to_bits())
-                    .collect();
-                match &bits {
-                    None => bits = Some(now),
-                    Some(first) => assert!(
-                        *first == now,
-                        "{} at {m}x{n}x{k} ({} units of {} slices): launch {launch} differs",
-                        v.label,
-                        split.splits,
-                        split.unit_steps
-                    ),
-                }
-            }
-            eprintln!(
-                "{} at {m}x{n}x{k}: K cut in {} (units of {} slices), 20 launches, one set of bits",
-                v.label, split.splits, split.unit_steps
+            let what = format!(
+                "K cut in {} (units of {} slices)",
+                split.splits, split.unit_steps
             );
+            check_cut(&gpu, &module, v, &p, &what, &mut failures);
         }
     }
     assert!(
@@ -334,6 +300,101 @@ fn the_split_k_lines_are_checked_and_give_the_same_bits_every_launch() {
         "{} failed:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// Streamed tails (`WgemmVariant::stream_tail`): at shapes whose last partial wave each line
+/// streams over the grid (N odd, K not a multiple of 8, edge tiles in M, N and K), C is checked
+/// element by element at both settings and is the same bits on every launch. Every line that
+/// can cut K streams at one of the shapes at least.
+#[test]
+#[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
+fn the_streamed_tails_are_checked_and_give_the_same_bits_every_launch() {
+    let (gpu, module) = hopper();
+    let sms = gpu.info().sm_count;
+    let mut failures = Vec::new();
+    let mut streamed = Vec::new();
+    for (m, n, k) in [(2000, 3001, 4101), (1100, 3000, 4100), (1900, 2900, 3000)] {
+        let p = Problem::new(&gpu, GemmDims { m, n, k });
+        for v in WGEMM.iter().filter(|v| v.splits_k()) {
+            let Some(tail) = v.stream_tail(m, n, k, sms) else {
+                continue;
+            };
+            streamed.push(v.label);
+            let what = format!(
+                "{} tail tiles of {} slices in runs of {} to {}",
+                tail.tiles,
+                tail.k_steps,
+                tail.shortest_run(),
+                tail.longest_run()
+            );
+            check_cut(&gpu, &module, v, &p, &what, &mut failures);
+        }
+    }
+    for v in WGEMM.iter().filter(|v| v.splits_k()) {
+        assert!(
+            streamed.contains(&v.label),
+            "{} streams its tail at none of the shapes (on {sms} SMs)",
+            v.label
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A line whose tiles' K is cut at `p` (split-K, or a streamed tail: `what` says which):
+/// every element checked at both settings (failures pushed), then 20 launches from the same C
+/// giving the same bits (asserted: the units meet in a fixed order, whichever ends last).
+fn check_cut(
+    gpu: &Gpu,
+    module: &Module,
+    v: &WgemmVariant,
+    p: &Problem,
+    what: &str,
+    failures: &mut Vec<String>,
+) {
+    let GemmDims { m, n, k } = p.dims;
+    for setting in [(1.5, 0.5), (1.0, 0.0)] {
+        if let Err(e) = launch_and_check(gpu, module, v, p, setting) {
+            eprintln!("FAILED {e}");
+            failures.push(e);
+        }
+    }
+    let r = ready(gpu, module, v, p);
+    let mut bits = None;
+    for launch in 0..20 {
+        let mut c = p.fresh_c(gpu);
+        launch_wgemm(
+            gpu,
+            &r.kernel,
+            (v, r.shape),
+            &r.maps,
+            (p.dims, (&p.a, &p.b), &mut c),
+            (1.5, 0.5),
+        )
+        .unwrap();
+        let now: Vec<u32> = gpu
+            .download(&c)
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        match &bits {
+            None => bits = Some(now),
+            Some(first) => assert!(
+                *first == now,
+                "{} at {m}x{n}x{k} ({what}): launch {launch} differs",
+                v.label
+            ),
+        }
+    }
+    eprintln!(
+        "{} at {m}x{n}x{k}: {what}, 20 launches, one set of bits",
+        v.label
     );
 }
 

@@ -23,5 +23,6 @@ pub(crate) mod read;
 pub mod smem_copy;
 pub(crate) mod table_rules;
 pub(crate) mod tensor_core;
+pub mod wgemm_tail;
 pub mod wgemm_walk;
 pub mod wgmma;

@@ -172,15 +172,17 @@ wgmma_table! {
 // M, N, K >= 1 (the host pads A's or B's rows for TMA where K or N is not a multiple of 8).
 // `k_slices`: the wgmma lines cut each tile's K into work units of that many 64-deep slices (split-K,
 // `KSplit`; 0 leaves K whole), which meet in `partials` and `arrivals` (kernels/sm90a/split_k.rs:
-// tiles x splits x BM x BN floats, tiles x consumer warps zeroed words); the mma_sync lines take K
-// whole and ignore the three.
+// tiles x splits x BM x BN floats, tiles x consumer warps zeroed words). `stream_tail` (not 0): they
+// share the last partial wave's tiles out over the grid by K slices (sections/wgemm_tail.rs), whose
+// pieces meet there too (the tail's slots x BM x BN floats, tail tiles x consumer warps words). The
+// mma_sync lines take K whole and ignore the four.
 // `mma_sync` lines run ldmatrix + mma.sync
 // m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
 // wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}, tma_mma_... for mma_sync.
 wgemm_table! {
     abi: (WgemmParams, WgemmArgs)
         (a_map: *const u64, b_map: *const u64, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32,
-         beta: f32, k_slices: i32, partials: *mut f32, arrivals: *mut u32),
+         beta: f32, k_slices: i32, stream_tail: i32, partials: *mut f32, arrivals: *mut u32),
     gemm_wgmma: [
         // label  family  tiles                                                      threads
         ("W1",    wgmma { block: (128, 256, 64), stages: 4, consumers: 2, cluster: 1 }), // 384

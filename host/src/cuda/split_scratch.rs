@@ -1,11 +1,13 @@
 //! The scratch of a wgmma launch whose tiles' K is cut into units (split-K,
-//! `kernels_gpu::kernels::sm90a::split_k`): the units' partial accumulators and a zeroed arrival
-//! word per tile and consumer warp, allocated once per line and size and kept by its
+//! `kernels_gpu::kernels::sm90a::split_k`) or whose last partial wave is streamed over the grid
+//! (`kernels_gpu::sections::wgemm_tail`): the units' partial accumulators and a zeroed arrival
+//! word per cut tile and consumer warp, allocated once per line and size and kept by its
 //! [`TensorMaps`](super::tensor_map::TensorMaps). Each launch's last arrivals zero the words
-//! again, so launches in a row on the stream need nothing between them. Where the line's rule
-//! (`WgemmVariant::k_split`) leaves K whole, there is none.
+//! again, so launches in a row on the stream need nothing between them. Where the line's rules
+//! (`WgemmVariant::k_split`, `WgemmVariant::stream_tail`) leave every tile whole, there is none.
 
 use cudarc::driver::{CudaSlice, DevicePtr};
+use kernels_gpu::sections::wgemm_tail::StreamTail;
 use kernels_gpu::sections::wgemm_walk::KSplit;
 use kernels_gpu::variants::WgemmVariant;
 
@@ -13,29 +15,50 @@ use super::device::Gpu;
 use super::error::CudaError;
 use crate::results::GemmDims;
 
-/// A launch's cut of K and, where it cuts, the buffers its units meet in.
+/// A launch's cut of K, its streamed tail, and, where either cuts a tile, the buffers its units
+/// meet in.
 pub struct SplitScratch {
     split: KSplit,
+    tail: Option<StreamTail>,
     buffers: Option<(CudaSlice<f32>, CudaSlice<u32>)>,
 }
 
 impl SplitScratch {
-    /// The cut `line` makes at `d` on `gpu`'s SMs, and its buffers (the arrivals zeroed).
+    /// The cut `line` makes at `d` on `gpu`'s SMs (split-K, or a streamed tail: never both),
+    /// and its buffers (the arrivals zeroed).
     pub fn new(gpu: &Gpu, line: &WgemmVariant, d: GemmDims) -> Result<Self, CudaError> {
-        let split = line.k_split(d.m, d.n, d.k, gpu.info().sm_count);
-        let (floats, words) = line.split_scratch(d.m, d.n, split);
-        let buffers = if split.splits > 1 {
+        let sms = gpu.info().sm_count;
+        let split = line.k_split(d.m, d.n, d.k, sms);
+        let tail = line.stream_tail(d.m, d.n, d.k, sms);
+        let (floats, words) = match tail {
+            Some(t) => line.tail_scratch(t),
+            None => line.split_scratch(d.m, d.n, split),
+        };
+        let buffers = if floats > 0 {
             let partials = gpu.zeros::<f32>(floats as usize)?;
             let arrivals = gpu.zeros::<u32>(words as usize)?;
             Some((partials, arrivals))
         } else {
             None
         };
-        Ok(Self { split, buffers })
+        Ok(Self {
+            split,
+            tail,
+            buffers,
+        })
     }
 
     pub fn split(&self) -> KSplit {
         self.split
+    }
+
+    pub fn tail(&self) -> Option<StreamTail> {
+        self.tail
+    }
+
+    /// The kernel's `stream_tail`: 1 where the last partial wave is streamed.
+    pub fn stream_tail(&self) -> i32 {
+        i32::from(self.tail.is_some())
     }
 
     /// The kernel's `k_slices`: 64-deep slices per unit, 0 where K is whole.
@@ -47,8 +70,8 @@ impl SplitScratch {
         }
     }
 
-    /// The device addresses of the partials and the arrival words (null where K is whole: the
-    /// kernel never reads them then).
+    /// The device addresses of the partials and the arrival words (null where every tile is
+    /// whole: the kernel never reads them then).
     pub fn addresses(&self, gpu: &Gpu) -> (u64, u64) {
         match &self.buffers {
             Some((partials, arrivals)) => {

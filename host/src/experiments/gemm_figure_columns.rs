@@ -50,11 +50,13 @@ pub const WAVES: &str = "Waves";
 pub const TILES_PER_BLOCK: &str = "Tiles/block";
 /// Waves over waves rounded up (tiles per block over its rounding, persistent).
 pub const TAIL: &str = "Tail eff.";
+/// Whether the last partial wave was streamed over the grid (stream-K for the tail).
+pub const LAST_WAVE: &str = "Last wave";
 
 /// The schedule's columns: tiles and the units each one's K is cut into; waves for a grid of
 /// one block per unit, units per block for a persistent one (each empty on the other kind of
 /// row); the tail's efficiency.
-pub fn wave_columns<R: GemmFiguresRow>() -> [Column<R>; 5] {
+pub fn wave_columns<R: GemmFiguresRow>() -> [Column<R>; 6] {
     [
         Column::new(TILES, Kind::Count, |r: &R| {
             r.gemm_figures()
@@ -72,6 +74,12 @@ pub fn wave_columns<R: GemmFiguresRow>() -> [Column<R>; 5] {
             r.gemm_figures()
                 .waves()
                 .map_or(Value::NotAvailable, |w| Value::Float(w.tail_efficiency()))
+        }),
+        Column::new(LAST_WAVE, Kind::Text, |r| {
+            match r.gemm_figures().schedule.and_then(|s| s.streamed) {
+                Some(_) => Value::Text("streamed".to_owned()),
+                None => Value::NotAvailable,
+            }
         }),
     ]
 }
@@ -185,12 +193,16 @@ pub fn shown_columns<R: GemmFiguresRow>(columns: Vec<Column<R>>, rows: &[R]) -> 
     let cut = (rows.iter())
         .filter_map(|r| r.gemm_figures().schedule)
         .any(|s| s.k_splits > 1);
+    let streamed = (rows.iter())
+        .filter_map(|r| r.gemm_figures().schedule)
+        .any(|s| s.streamed.is_some());
     columns
         .into_iter()
         .filter(|c| match c.header {
             TILES | WAVES | TAIL => scheduled,
             TILES_PER_BLOCK => persistent,
             K_SPLITS => cut,
+            LAST_WAVE => streamed,
             ACHIEVED_OCC | KERNEL_MHZ | FLOP_PER_CYCLE => traced,
             _ => true,
         })
@@ -225,6 +237,14 @@ pub fn schedule_notes<R: GemmFiguresRow>(rows: &[R], cublas_ran: bool) -> Vec<St
              cut into that many units (split-K, the rule in docs/design.md), run by different \
              blocks and summed in a fixed order by the last to finish; {WAVES} and \
              {TILES_PER_BLOCK} count units."
+        ));
+    }
+    if schedules.iter().any(|s| s.streamed.is_some()) {
+        notes.push(format!(
+            "{LAST_WAVE} streamed: a wgmma line's tiles past its last whole wave are not dealt a \
+             tile per block; their K slices are shared out in equal runs over every block \
+             (stream-K for the tail, the rule in docs/design.md), a tile's pieces summed in a \
+             fixed order by the last to finish; {TAIL} counts the busiest block's slices."
         ));
     }
     if cublas_ran {

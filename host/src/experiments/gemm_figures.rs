@@ -50,6 +50,10 @@ pub struct Schedule {
     /// before split-K was.
     #[serde(default = "whole_k", skip_serializing_if = "is_whole_k")]
     pub k_splits: u32,
+    /// A tile's K slices where the grid streams its last partial wave (each block an equal run
+    /// of its slices); absent where tiles are dealt whole, and in runs before streamed tails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streamed: Option<u32>,
 }
 
 fn whole_k() -> u32 {
@@ -69,6 +73,15 @@ impl Schedule {
             blocks: u64::from(x) * u64::from(y),
             sms,
             k_splits: 1,
+            streamed: None,
+        }
+    }
+
+    /// This schedule with its last partial wave streamed in runs of tiles' `k_steps` slices.
+    pub fn streamed(self, k_steps: u32) -> Self {
+        Self {
+            streamed: Some(k_steps),
+            ..self
         }
     }
 
@@ -104,7 +117,9 @@ impl Schedule {
             Waves {
                 tiles: self.units(),
                 slots: self.blocks,
+                grain: 1,
             }
+            .streamed(self.streamed.map_or(1, u64::from))
         } else {
             Waves::new(self.units(), self.sms, blocks_per_sm)
         }
@@ -191,6 +206,15 @@ mod tests {
         assert_eq!(w.slots, 132);
         assert!((w.waves() - 1024.0 / 132.0).abs() < 1e-12);
         assert!((w.tail_efficiency() - 1024.0 / 132.0 / 8.0).abs() < 1e-12);
+        // Streamed, the last round's 100 tiles of 64 slices are shared out in runs of 48 or 49:
+        // the busiest block runs 7 tiles and 49 slices; the schedule says so only then.
+        let streamed = s.streamed(64);
+        let t = streamed.waves(1).tail_efficiency();
+        assert!((t - 1024.0 * 64.0 / (132.0 * (7.0 * 64.0 + 49.0))).abs() < 1e-12);
+        assert!(serde_json::to_string(&streamed)
+            .unwrap()
+            .contains(r#""streamed":64"#));
+        assert!(!serde_json::to_string(&s).unwrap().contains("streamed"));
         // Fewer tiles than SMs: one block a tile, a fraction of one wave.
         let small = Schedule::of_launch(66, &shape((66, 1)), 132);
         assert!(!small.persistent());

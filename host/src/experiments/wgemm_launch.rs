@@ -68,8 +68,11 @@ impl<'l> RingLaunch<'l> {
         let shape = wgemm_launch_shape(line, dims, sms);
         let (rows, cols) = line.tiles(dims.m, dims.n);
         let tiles = u64::from(rows) * u64::from(cols);
-        let splits = maps.scratch().split().splits;
-        let schedule = Schedule::of_launch(tiles, &shape, sms).cut(splits);
+        let scratch = maps.scratch();
+        let mut schedule = Schedule::of_launch(tiles, &shape, sms).cut(scratch.split().splits);
+        if let Some(tail) = scratch.tail() {
+            schedule = schedule.streamed(tail.k_steps);
+        }
         Ok(Self {
             line,
             maps,
@@ -133,7 +136,7 @@ pub fn wgemm_occupancy(
 
 /// The launch shape of `line` over an M x N x K product on a GPU of `sms` SMs: one persistent
 /// block per SM at most, one per work unit when there are fewer (a tile, or part of its K where
-/// the line cuts it: `WgemmVariant::k_split`).
+/// the line cuts it: `WgemmVariant::k_split`); one per SM where the line streams its tail.
 pub fn wgemm_launch_shape(line: &WgemmVariant, dims: GemmDims, sms: u32) -> LaunchShape {
     LaunchShape {
         grid: (line.walk_grid(dims.m, dims.n, dims.k, sms), 1),
@@ -183,6 +186,7 @@ pub fn launch_wgemm(
         alpha,
         beta,
         k_slices: scratch.k_slices(),
+        stream_tail: scratch.stream_tail(),
         partials,
         arrivals,
     };
@@ -190,9 +194,11 @@ pub fn launch_wgemm(
     // maps describe A and B at these dimensions with the line's boxes (`TensorMaps::encode`),
     // over A and B or their padded copies just enqueued on the same stream; C holds M*N floats
     // (asserted above), written one float at a time where N is odd by the lines that take it,
-    // and N is even for the others (asserted above); where the maps' scratch cuts K, it was
-    // sized for this line and these dimensions (`SplitScratch::new`) and its arrival words are
-    // zero between launches (each launch's last arrivals zero them).
+    // and N is even for the others (asserted above); where the maps' scratch cuts K or streams
+    // the tail, it was sized for this line and these dimensions (`SplitScratch::new`) on this
+    // GPU's SMs, the blocks of the grid `wgemm_launch_shape` gives (the tail's runs are shared
+    // out over the grid), and its arrival words are zero between launches (each launch's last
+    // arrivals zero them).
     unsafe { l.launch(kernel, shape, &params) }
 }
 

@@ -16,6 +16,10 @@ pub struct Waves {
     pub tiles: u64,
     /// SMs x blocks/SM: the tiles one wave runs.
     pub slots: u64,
+    /// Parts of a tile its last wave is shared out in: 1 where tiles are dealt whole; a tile's
+    /// K slices where a persistent grid streams its last partial wave (each slot takes an equal
+    /// run of that wave's slices: `kernels_gpu::sections::wgemm_tail`).
+    pub grain: u64,
 }
 
 impl Waves {
@@ -23,6 +27,15 @@ impl Waves {
         Self {
             tiles,
             slots: u64::from(sms) * u64::from(blocks_per_sm),
+            grain: 1,
+        }
+    }
+
+    /// These waves with the last one shared out in `grain` parts of a tile.
+    pub fn streamed(self, grain: u64) -> Self {
+        Self {
+            grain: grain.max(1),
+            ..self
         }
     }
 
@@ -32,9 +45,11 @@ impl Waves {
     }
 
     /// Waves / waves rounded up: the share of the slots the run keeps busy, wave by wave (1 for
-    /// whole waves; a lone tile on a fresh wave makes it small).
+    /// whole waves; a lone tile on a fresh wave makes it small), rounded up in parts of a tile
+    /// where the last wave is streamed.
     pub fn tail_efficiency(&self) -> f64 {
-        self.waves() / self.tiles.div_ceil(self.slots) as f64
+        let parts = self.tiles * self.grain;
+        parts as f64 / (self.slots * parts.div_ceil(self.slots)) as f64
     }
 
     /// Whether every wave is full.
@@ -123,6 +138,14 @@ mod tests {
         let whole = Waves::new(3168, H200_SMS, 8);
         assert!(whole.whole());
         assert_eq!(whole.tail_efficiency(), 1.0);
+        // 2048 tiles of 128 slices on 132 blocks: 15.5 tiles a block; dealt whole, the last
+        // round is 52% full; streamed, the busiest block runs 15 tiles and 66 slices.
+        let w = Waves::new(2048, 132, 1);
+        assert!((w.tail_efficiency() - 2048.0 / 132.0 / 16.0).abs() < 1e-12);
+        let s = w.streamed(128);
+        assert_eq!(s.waves(), w.waves());
+        let busiest = 15.0 * 128.0 + 66.0;
+        assert!((s.tail_efficiency() - 2048.0 * 128.0 / (132.0 * busiest)).abs() < 1e-12);
         assert_eq!(whole.waves(), 3.0);
     }
 

@@ -1,10 +1,12 @@
 //! The persistent walk of a `gemm_wgmma` line (`sections/gemm_wgmma.rs` has the line, its ring
 //! and its contract): its work units (output tiles; pairs of tiles one above the other where the
 //! line runs clusters of two; and, where tiles are few, each tile's K cut into units: split-K)
-//! and the grid of blocks that walks them. The kernels (`kernels/sm90a/tma_ring.rs`,
-//! `split_k.rs`) and the host's launch read the same rules.
+//! and the grid of blocks that walks them; where the tiles fill whole waves and part of one
+//! more, the rule that streams that last wave (`sections/wgemm_tail.rs`). The kernels
+//! (`kernels/sm90a/tma_ring.rs`, `split_k.rs`) and the host's launch read the same rules.
 
 use crate::sections::gemm_wgmma::{tile_of, RingMma, WgemmVariant};
+use crate::sections::wgemm_tail::StreamTail;
 use crate::shapes::tma_slot::WGEMM_BK;
 
 /// The fewest 64-deep K slices a unit of a cut tile takes. A unit's hand-off (its partial
@@ -18,6 +20,12 @@ pub const MIN_UNIT_STEPS: u32 = 16;
 /// tiles of 132 SMs (128x8192x8192, DRAM-bound there) two units per tile ran 0.96x the whole
 /// tiles (S16c against S15b, where the bound was a half).
 pub const SPLIT_BELOW: u32 = 3;
+
+/// A line streams its last partial wave ([`StreamTail`]) only where that saves each block at
+/// least this many K slices against walking a tail tile whole: a tail tile's pieces meet through
+/// global memory (each but the last written, fenced, read back), which costs about what a few
+/// slices' MMAs do, and, for the block that finishes a tile, comes at the end of the kernel.
+pub const TAIL_GAIN_STEPS: u32 = 16;
 
 /// The persistent grid over `units` work units: one block per SM at most, never more blocks
 /// than units (at least 1).
@@ -125,6 +133,41 @@ impl WgemmVariant {
             return whole;
         }
         KSplit::of(k_steps, k_steps.div_ceil(splits))
+    }
+    /// Whether the line's walk streams its last partial wave at M x N x K on `sms` SMs
+    /// ([`StreamTail`]): on a line that can cut K, where K is not cut already (split-K), the
+    /// tiles fill at least one whole wave (fewer tiles are split-K's ground, or DRAM's: S16c),
+    /// and the tail's runs save each block at least [`TAIL_GAIN_STEPS`] slices, each run at
+    /// least [`MIN_UNIT_STEPS`] deep (as a cut tile's units); and its arithmetic fits 32 bits
+    /// ([`StreamTail::fits`]).
+    pub const fn stream_tail(&self, m: u32, n: u32, k: u32, sms: u32) -> Option<StreamTail> {
+        let (rows, cols) = self.tiles(m, n);
+        let tiles = rows * cols;
+        let k_steps = k.div_ceil(WGEMM_BK);
+        if !self.splits_k()
+            || sms == 0
+            || tiles < sms
+            || self.k_split(m, n, k, sms).splits > 1
+            || !StreamTail::fits(tiles, k_steps, sms)
+        {
+            return None;
+        }
+        let tail = StreamTail::of(tiles, k_steps, sms);
+        if tail.tiles == 0
+            || tail.shortest_run() < MIN_UNIT_STEPS
+            || tail.longest_run() + TAIL_GAIN_STEPS > k_steps
+        {
+            return None;
+        }
+        Some(tail)
+    }
+    /// The scratch of a streamed tail (`kernels/sm90a/split_k.rs`): floats of its pieces'
+    /// partials (a block's slots), and words of the arrivals (each tail tile's consumer warps).
+    pub const fn tail_scratch(&self, tail: StreamTail) -> (u64, u64) {
+        (
+            tail.slots() as u64 * self.bm as u64 * self.bn as u64,
+            tail.tiles as u64 * self.consumer_warps() as u64,
+        )
     }
     /// The persistent grid of an M x N x K product on `sms` SMs: one block per SM at most,
     /// never more blocks than the walk's units (tiles, times K's units where it is cut).
@@ -285,6 +328,42 @@ mod tests {
             (32 * 4 * 128 * 128, 32 * 8)
         );
         assert_eq!(w2.split_scratch(4096, 4096, whole(4096)), (0, 0));
+    }
+
+    #[test]
+    fn the_tail_is_streamed_only_where_it_saves_its_blocks_slices() {
+        let w1 = line(128, 256, 4, 2, 1);
+        // 8192^3: 2048 tiles, 68 in the last wave, runs of at most 66 slices of 128.
+        let t = w1
+            .stream_tail(8192, 8192, 8192, 132)
+            .expect("8192^3 streams its tail");
+        assert_eq!((t.from, t.tiles, t.k_steps, t.blocks), (1980, 68, 128, 132));
+        assert_eq!(w1.walk_grid(8192, 8192, 8192, 132), 132);
+        // 4096x14336x4096: 1792 tiles, 76 in the tail, runs of 37 of 64 slices.
+        assert!(w1.stream_tail(4096, 14336, 4096, 132).is_some());
+        // 4096^3: 116 tail tiles, runs of 57 of 64 slices save 7: whole tiles.
+        assert_eq!(w1.stream_tail(4096, 4096, 4096, 132), None);
+        // Whole waves (264 tiles), under one wave (64 tiles), K cut by split-K (32 tiles).
+        assert_eq!(w1.stream_tail(4224, 2048, 8192, 132), None);
+        assert_eq!(w1.stream_tail(1024, 2048, 8192, 132), None);
+        assert_eq!(w1.stream_tail(16, 8192, 4096, 132), None);
+        // One tail tile (7 x 19 tiles): streamed where its K gives every block a run of 16
+        // slices (K = 2112 x 64), not where runs would be 15 deep.
+        assert_eq!(
+            w1.stream_tail(896, 4864, 2112 * 64, 132).map(|t| t.tiles),
+            Some(1)
+        );
+        assert_eq!(w1.stream_tail(896, 4864, 2111 * 64, 132), None);
+        // Neither the mma.sync lines nor clusters of two.
+        let mut sync = w1;
+        sync.mma = RingMma::Sync;
+        assert_eq!(sync.stream_tail(8192, 8192, 8192, 132), None);
+        assert_eq!(
+            line(128, 256, 4, 2, 2).stream_tail(8192, 8192, 8192, 132),
+            None
+        );
+        // The scratch: two slots a block of 128 x 256 floats; a word per tail tile and warp.
+        assert_eq!(w1.tail_scratch(t), (264 * 128 * 256, 68 * 8));
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub mod together;
 
 use serde::{Deserialize, Serialize};
 
+use kernels_gpu::sections::wgemm_tail::StreamTail;
+
 use crate::occupancy::calc::{occupancy, KernelResources};
 use crate::occupancy::waves::{tiles, Waves};
 use crate::occupancy::Limits;
@@ -80,6 +82,8 @@ pub struct Candidate {
     /// Units each tile's K is cut into at this shape (split-K, the wgmma lines'
     /// `WgemmVariant::k_split`); 1 where K is whole.
     pub k_splits: u32,
+    /// Its last partial wave streamed over the grid at this shape (`WgemmVariant::stream_tail`).
+    pub streamed: Option<StreamTail>,
     pub resources: KernelResources,
     pub refusal: Option<String>,
 }
@@ -93,6 +97,8 @@ pub struct Assessed {
     pub tiles: u64,
     /// Units each tile's K is cut into (1: whole).
     pub k_splits: u32,
+    /// The last partial wave streamed over the grid.
+    pub streamed: bool,
     pub blocks_per_sm: u32,
     pub occupancy: f64,
     pub waves: Waves,
@@ -114,10 +120,12 @@ impl Assessed {
     }
 
     /// "W3 (16 tiles, 0.12 waves, tail 12.1%, 1 blocks/SM, SM efficiency 3.0%)", with "K in 8
-    /// units" after the tiles where K is cut.
+    /// units" after the tiles where K is cut, "last wave streamed" where it is.
     pub fn words(&self) -> String {
         let cut = if self.k_splits > 1 {
             format!(", K in {} units", self.k_splits)
+        } else if self.streamed {
+            ", last wave streamed".to_owned()
         } else {
             String::new()
         };
@@ -203,22 +211,26 @@ pub fn assess(
         Waves {
             tiles: units,
             slots: units.min(u64::from(sms)),
+            grain: 1,
         }
+        .streamed(c.streamed.map_or(1, |s| s.k_steps.into()))
     } else {
         Waves::new(units, sms, o.blocks_per_sm)
     };
-    // Units the busiest SM computes, whether resident together or one after another, each a
-    // tile's area over its K splits.
-    let busiest = units.div_ceil(u64::from(sms));
+    // Parts the busiest SM computes, whether resident together or one after another, each a
+    // tile's area over its K splits, or over its K slices where the last wave is streamed.
+    let grain = waves.grain * u64::from(splits);
+    let busiest = (units * waves.grain).div_ceil(u64::from(sms));
     let area = f64::from(dims.m) * f64::from(dims.n);
-    let unit_area = (bm * bn) as f64 / f64::from(splits);
-    let sm_efficiency = area / (f64::from(sms) * busiest as f64 * unit_area);
+    let part_area = (bm * bn) as f64 / grain as f64;
+    let sm_efficiency = area / (f64::from(sms) * busiest as f64 * part_area);
     Ok(Assessed {
         label: c.label,
         kind: c.kind,
         tile: c.tile,
         tiles: t,
         k_splits: splits,
+        streamed: c.streamed.is_some(),
         blocks_per_sm: if c.persistent { 1 } else { o.blocks_per_sm },
         occupancy: o.occupancy,
         waves,

@@ -15,6 +15,7 @@ fn line(label: &'static str, kind: LineKind, tile: (u32, u32), smem: u32) -> Can
         tile,
         persistent: false,
         k_splits: 1,
+        streamed: None,
         resources: KernelResources {
             threads: 256,
             regs_per_thread: 64,
@@ -169,6 +170,41 @@ fn a_line_that_cuts_k_counts_its_units() {
     assert_eq!(
         labels(&list(dims, &[ring("whole", 1), ring("cut", 4)]))[0],
         "cut"
+    );
+}
+
+#[test]
+fn a_line_that_streams_its_last_wave_counts_its_busiest_run() {
+    // 8192^3 in 128 x 256 tiles: 2048 tiles, 15.5 a block dealt whole (the last round 52%
+    // full); streamed, the busiest block runs 15 tiles and 66 of 128 slices.
+    let dims = GemmDims {
+        m: 8192,
+        n: 8192,
+        k: 8192,
+    };
+    let w1 = (kernels_gpu::variants::WGEMM.iter())
+        .find(|v| v.label == "W1")
+        .expect("W1 is in the table");
+    let ring = |label, streamed| Candidate {
+        persistent: true,
+        streamed,
+        ..line(label, LineKind::Ring, (128, 256), BIG_SMEM)
+    };
+    let tail = w1.stream_tail(8192, 8192, 8192, SMS);
+    assert!(tail.is_some());
+    let limits = Arch::Sm90.limits();
+    let whole = assess(dims, &ring("whole", None), &limits, SMS).unwrap();
+    let streamed = assess(dims, &ring("streamed", tail), &limits, SMS).unwrap();
+    assert!((whole.sm_efficiency - 2048.0 / (132.0 * 16.0)).abs() < 1e-9);
+    let busiest = 15.0 * 128.0 + 66.0;
+    let expected = 2048.0 * 128.0 / (132.0 * busiest);
+    assert!((streamed.sm_efficiency - expected).abs() < 1e-9);
+    assert!((streamed.waves.tail_efficiency() - expected).abs() < 1e-9);
+    assert!(streamed.words().contains("2048 tiles, last wave streamed"));
+    assert!(!whole.words().contains("streamed"));
+    assert_eq!(
+        labels(&list(dims, &[ring("whole", None), ring("streamed", tail)]))[0],
+        "streamed"
     );
 }
 

@@ -72,6 +72,7 @@ pub fn fp32_candidates(
             tile: (v.bm, v.bn),
             persistent: false,
             k_splits: 1,
+            streamed: None,
             resources: resources(&k, v.threads(), v.dynamic_shared_bytes())?,
             refusal,
         };
@@ -147,6 +148,7 @@ pub fn bf16_candidates(
             tile: (v.shape.bm, v.shape.bn),
             persistent: false,
             k_splits: 1,
+            streamed: None,
             resources: resources(&k, v.threads(), v.dynamic_shared_bytes())?,
             refusal: None,
         };
@@ -176,6 +178,7 @@ pub fn bf16_candidates(
             k_splits: v
                 .k_split(dims.m, dims.n, dims.k, gpu.info().sm_count)
                 .splits,
+            streamed: v.stream_tail(dims.m, dims.n, dims.k, gpu.info().sm_count),
             resources: KernelResources {
                 threads: v.threads(),
                 regs_per_thread: regs,

@@ -44,6 +44,7 @@ fn row(
                 blocks,
                 sms: 132,
                 k_splits: 1,
+                streamed: None,
             }),
             block_trace: None,
         },

@@ -30,8 +30,9 @@ const PREFETCH_AHEAD: u32 = 8;
 /// # Safety
 /// Launched with `line.threads()` threads per block, `line.dynamic_shared_bytes()` of dynamic
 /// shared memory and any grid (blocks past the walk's work units, `RingProblem::units`, do
-/// nothing); where `k_slices` cuts the tiles' K (`KSplit`), `partials` and `arrivals` are the
-/// scratch `split_k.rs` describes; `a_map` and `b_map` are the addresses of tensor maps of A (dims K, M) and B (dims N, K) in global memory, bf16, 128-byte swizzle,
+/// nothing, but with a streamed tail, whose grid is the tail's blocks); where `k_slices` cuts
+/// the tiles' K (`KSplit`) or `stream_tail` streams the last partial wave (`StreamTail`),
+/// `partials` and `arrivals` are the scratch `split_k.rs` describes; `a_map` and `b_map` are the addresses of tensor maps of A (dims K, M) and B (dims N, K) in global memory, bf16, 128-byte swizzle,
 /// zero fill, boxes of 64 x BM and 64 x 64 elements (`host::cuda::tensor_map`); `c` holds M*N
 /// floats; K >= 1 (every tile runs at least one K step; the host's maps refuse K = 0).
 #[inline(always)]
@@ -91,14 +92,21 @@ unsafe fn consume<const ACC: usize>(
     let line = p.line;
     let mut at = Ring::START;
     let mut unit = p.walker();
-    let cut = p.split.splits > 1;
     // Zeroed once, before any MMA: each unit's first MMA overwrites them (scale-d 0) rather
     // than instructions zeroing them again between pipelined groups.
     let mut d = [0.0f32; ACC];
-    while unit < p.units() {
+    loop {
+        let u = p.unit(unit);
+        if u.steps == 0 {
+            break;
+        }
         let Unit {
-            tile, split, steps, ..
-        } = p.unit(unit);
+            tile,
+            pieces,
+            steps,
+            ..
+        } = u;
+        let cut = pieces > 1;
         let (tr, tc) = p.tile_at(tile);
         // The slot whose MMAs are still in flight, released once the next slot's are issued.
         let mut held = at;
@@ -161,10 +169,10 @@ unsafe fn consume<const ACC: usize>(
             };
             // SAFETY: the whole warp runs it (uniform control flow), once per unit; the
             // scratch is the launch's (the contract).
-            let last = unsafe { part.deposit(&p, scratch, split, &d) };
+            let last = unsafe { part.deposit(&p, scratch, &u, &d) };
             if last {
                 // SAFETY: the deposit says every unit of the tile is in.
-                unsafe { part.gather(&p, scratch, &mut d) };
+                unsafe { part.gather(&p, scratch, pieces, &mut d) };
             }
             last
         } else {

@@ -2,7 +2,8 @@
 //! kernels' common start (their arguments, the ring's barriers set up, C's output), the
 //! position a role has reached in the ring, and the walk of its fills (every K slice of every
 //! work unit of the block's persistent walk: a unit is a tile, or part of a tile's K where the
-//! wgmma lines cut it, `KSplit`), which a producer thread loads in order or, in the
+//! wgmma lines cut it, `KSplit`, or a piece of a tile of a streamed last wave, `StreamTail`),
+//! which a producer thread loads in order or, in the
 //! mma.sync kernel, each slot's last reader loads one at a time. The layout of a slot and the
 //! tensor maps' contract are in `sections/gemm_wgmma.rs`; what reads a slot is the kernel's
 //! (`gemm_wgmma.rs`, `gemm_tma_mma.rs`).
@@ -10,6 +11,7 @@
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
 use crate::sections::gemm_wgmma::WgemmVariant;
+use crate::sections::wgemm_tail::{StreamTail, TAIL_PIECES};
 use crate::sections::wgemm_walk::{walk_tile, KSplit};
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
 use crate::variants::WgemmArgs;
@@ -63,24 +65,39 @@ pub struct RingProblem {
     pub k_steps: u32,
     /// Each tile's slices cut into work units (one where K is whole).
     pub split: KSplit,
+    /// The last partial wave's tiles shared out by K slices over the grid, where streamed.
+    pub tail: Option<StreamTail>,
     /// This block's rank in its cluster (0 where the line's cluster is 1).
     pub rank: u32,
 }
 
-/// A work unit of the walk: a tile, which of its units along K this is, and the K slices it
-/// takes.
+/// A work unit of the walk: a tile, which of the tile's units along K this is and how many it
+/// has (1: the tile whole), and the K slices it takes (none past the block's walk).
 #[derive(Clone, Copy)]
 pub struct Unit {
     pub tile: u32,
     pub split: u32,
+    pub pieces: u32,
     pub first: u32,
     pub steps: u32,
 }
 
+impl Unit {
+    /// Past the walk's end.
+    const NONE: Unit = Unit {
+        tile: 0,
+        split: 0,
+        pieces: 1,
+        first: 0,
+        steps: 0,
+    };
+}
+
 /// The scratch of a launch whose tiles' K is cut (`split_k.rs`, which reads and writes it):
-/// `partials`, floats for every unit's accumulators (tiles x splits x BM x BN), and `arrivals`, a
-/// zeroed word per tile and consumer warp (tiles x consumer warps), which the last arrival of each
-/// launch zeroes again. Here, beside the kernels' common start that takes it from the arguments.
+/// `partials`, floats for every unit's accumulators (slots x BM x BN: tiles x splits, or a
+/// streamed tail's [`StreamTail::slots`]), and `arrivals`, a zeroed word per cut tile and
+/// consumer warp, which the last arrival of each launch zeroes again. Here, beside the kernels'
+/// common start that takes it from the arguments.
 #[derive(Clone, Copy)]
 pub struct SplitScratch {
     pub partials: *mut f32,
@@ -117,15 +134,20 @@ impl RingProblem {
             alpha,
             beta,
             k_slices,
+            stream_tail,
             partials,
             arrivals,
         } = args;
         let (m, n, k) = (m as u32, n as u32, k as u32);
         // A constant 0 for the lines that take K whole, so their walk compiles as it did before
         // units (one per tile, every slice).
-        let k_slices = if line.splits_k() { k_slices as u32 } else { 0 };
+        let (k_slices, stream) = if line.splits_k() {
+            (k_slices as u32, stream_tail != 0)
+        } else {
+            (0, false)
+        };
         // SAFETY: the caller's contract.
-        let p = unsafe { RingProblem::set_up(line, (m, n, k), k_slices, release) };
+        let p = unsafe { RingProblem::set_up(line, (m, n, k), (k_slices, stream), release) };
         let out = Output {
             c,
             m,
@@ -147,7 +169,8 @@ impl RingProblem {
     }
 
     /// The ring of `line` in this block's dynamic shared memory, for an M x N x K product whose
-    /// tiles' K is cut into units of `k_slices` slices ([`KSplit::of`]), its barriers
+    /// tiles' K is cut into units of `k_slices` slices ([`KSplit::of`]), and whose last partial
+    /// wave is streamed over the grid where `stream` ([`StreamTail::of`]), its barriers
     /// initialized (by thread 0) and visible to the whole block when this returns.
     ///
     /// # Safety
@@ -157,7 +180,7 @@ impl RingProblem {
     pub unsafe fn set_up(
         line: WgemmVariant,
         (m, n, k): (u32, u32, u32),
-        k_slices: u32,
+        (k_slices, stream): (u32, bool),
         release: Release,
     ) -> Self {
         let ring = (gpu::dynamic_shared_base() + SWIZZLE_ATOM - 1) & !(SWIZZLE_ATOM - 1);
@@ -201,6 +224,11 @@ impl RingProblem {
             cols,
             k_steps,
             split: KSplit::of(k_steps, k_slices),
+            tail: if stream {
+                Some(StreamTail::of(rows * cols, k_steps, gpu::grid_dim_x()))
+            } else {
+                None
+            },
             rank,
         }
     }
@@ -261,10 +289,14 @@ impl RingProblem {
     }
 
     /// The walk's work units: every tile (or pair of tiles, in a cluster of two), times its
-    /// units along K.
+    /// units along K; with a streamed tail, the whole waves' tiles and [`TAIL_PIECES`] places
+    /// for each block's pieces (some of them empty).
     #[inline(always)]
     pub fn units(&self) -> u32 {
-        self.tiles() * self.split.splits
+        match self.tail {
+            Some(t) => t.from + TAIL_PIECES * t.blocks,
+            None => self.tiles() * self.split.splits,
+        }
     }
 
     /// The walk's tiles, or pairs of tiles one above the other in a cluster of two.
@@ -273,16 +305,32 @@ impl RingProblem {
         self.rows.div_ceil(self.line.cluster) * self.cols
     }
 
-    /// Work unit `u` (below [`RingProblem::units`]): split u / tiles of tile u % tiles.
+    /// Work unit `u`: split u / tiles of tile u % tiles; with a streamed tail, tile u of the
+    /// whole waves, then piece (u - from) / blocks of block (u - from) % blocks's run; none (no
+    /// slices) from [`RingProblem::units`] on, or where a block's run has fewer pieces.
     #[inline(always)]
     pub fn unit(&self, u: u32) -> Unit {
-        if self.split.splits == 1 {
-            return Unit {
-                tile: u,
-                split: 0,
-                first: 0,
-                steps: self.k_steps,
+        if u >= self.units() {
+            return Unit::NONE;
+        }
+        if let Some(t) = self.tail {
+            if u < t.from {
+                return self.whole(u);
+            }
+            let v = u - t.from;
+            return match t.piece(v % t.blocks, v / t.blocks) {
+                Some(p) => Unit {
+                    tile: p.tile,
+                    split: p.index,
+                    pieces: p.pieces,
+                    first: p.first,
+                    steps: p.steps,
+                },
+                None => Unit::NONE,
             };
+        }
+        if self.split.splits == 1 {
+            return self.whole(u);
         }
         let tiles = self.tiles();
         let split = u / tiles;
@@ -290,8 +338,38 @@ impl RingProblem {
         Unit {
             tile: u % tiles,
             split,
+            pieces: self.split.splits,
             first,
             steps,
+        }
+    }
+
+    /// Tile `tile`, every slice of it.
+    #[inline(always)]
+    fn whole(&self, tile: u32) -> Unit {
+        Unit {
+            tile,
+            split: 0,
+            pieces: 1,
+            first: 0,
+            steps: self.k_steps,
+        }
+    }
+
+    /// Where a cut tile's units meet: the tile's index among the cut tiles (its arrival
+    /// words), and the scratch slot of its unit `index`.
+    #[inline(always)]
+    pub fn cut_tile(&self, tile: u32) -> u32 {
+        match self.tail {
+            Some(t) => tile - t.from,
+            None => tile,
+        }
+    }
+    #[inline(always)]
+    pub fn slot(&self, tile: u32, index: u32) -> u32 {
+        match self.tail {
+            Some(t) => t.slot(tile, index),
+            None => tile * self.split.splits + index,
         }
     }
 
@@ -312,10 +390,11 @@ impl RingProblem {
         self.fill_of(Ring::START, self.walker())
     }
 
-    /// Whether this block's walk has fill `f` (its unit is one of the problem's).
+    /// Whether this block's walk has fill `f` (its unit has slices: every unit of the walk
+    /// has one at least, as K >= 1).
     #[inline(always)]
     pub fn has(&self, f: &Fill) -> bool {
-        f.unit < self.units()
+        f.steps > 0
     }
 
     /// The fill after `f`: the next slot, and the next K slice of the unit or the first of the
@@ -335,11 +414,12 @@ impl RingProblem {
     }
 
     /// The first fill of work unit `unit`, into ring position `at`: its first K slice, and the
-    /// first element (row, column) of C of its tile; (0, 0) past the walk's end, where
-    /// `tile_of` would divide by the zero rows left.
+    /// first element (row, column) of C of its tile; no slices and (0, 0) past the walk's end,
+    /// where `tile_of` would divide by the zero rows left.
     #[inline(always)]
     fn fill_of(&self, at: Ring, unit: u32) -> Fill {
-        if unit >= self.units() {
+        let u = self.unit(unit);
+        if u.steps == 0 {
             return Fill {
                 at,
                 unit,
@@ -349,7 +429,6 @@ impl RingProblem {
                 origin: (0, 0),
             };
         }
-        let u = self.unit(unit);
         let (tr, tc) = self.tile_at(u.tile);
         Fill {
             at,
