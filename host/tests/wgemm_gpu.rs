@@ -7,7 +7,8 @@
 //!   N and K, K shorter than a slice, fewer tiles than SMs, K or N not a multiple of 8 and so
 //!   read through padded copies, N odd), at alpha=1.5, beta=0.5 and at alpha=1, beta=0;
 //! - split-K at decode and skinny shapes, and streamed tails where lines stream them: every
-//!   element checked, the same bits every launch;
+//!   element checked, the same bits every launch; the streamed tail timed against the tail
+//!   dealt whole, in alternating rounds (printed, not asserted);
 //! - at 4096^3 and 8192^3 (and 2048x8192x1024): every line and cuBLAS's BF16 GEMM timed, their
 //!   TFLOP/s and the ratio printed (not asserted: a timing never decides a test), every element
 //!   of each timed output checked.
@@ -396,6 +397,93 @@ fn check_cut(
         "{} at {m}x{n}x{k}: {what}, 20 launches, one set of bits",
         v.label
     );
+}
+
+/// The streamed tail against the same line with its last wave dealt a tile per block: at the
+/// sweep's shapes where W1 streams, the two launches timed in alternating rounds (5 launches a
+/// sample, 9 rounds, each round's order swapped), their median TFLOP/s and the ratio printed,
+/// not asserted (a timing never decides a test); one launch of each checked element by
+/// element.
+#[test]
+#[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
+fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
+    let (gpu, module) = hopper();
+    let sms = gpu.info().sm_count;
+    let w1 = WGEMM.iter().find(|v| v.label == "W1").expect("W1");
+    let round = SamplingConfig {
+        plan: SamplingPlan::Fixed(TimingPlan {
+            iters: 5,
+            samples: 1,
+        }),
+        ..SamplingConfig::default()
+    };
+    for (m, n, k) in [
+        (8192, 8192, 8192),
+        (4096, 14336, 4096),
+        (4096, 4096, 14336),
+        (16384, 4096, 4096),
+    ] {
+        let Some(tail) = w1.stream_tail(m, n, k, sms) else {
+            eprintln!("W1 does not stream its tail at {m}x{n}x{k} on {sms} SMs");
+            continue;
+        };
+        let p = Problem::new(&gpu, GemmDims { m, n, k });
+        let streamed = ready(&gpu, &module, w1, &p);
+        let mut whole = ready(&gpu, &module, w1, &p);
+        whole.maps.deal_tail_whole(&gpu, w1, p.dims).unwrap();
+        let sides = [&streamed, &whole];
+        let mut c = p.fresh_c(&gpu);
+        let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        for r in 0..9 {
+            for i in [r % 2, 1 - r % 2] {
+                let s = sides[i];
+                let t = time_launches(&gpu, &round, || {
+                    launch_wgemm(
+                        &gpu,
+                        &s.kernel,
+                        (w1, s.shape),
+                        &s.maps,
+                        (p.dims, (&p.a, &p.b), &mut c),
+                        (1.0, 0.0),
+                    )
+                })
+                .unwrap();
+                times[i].push(gflops(p.dims, &t) / 1e3);
+            }
+        }
+        for (s, what) in sides.iter().zip(["streamed", "dealt whole"]) {
+            let mut c = p.fresh_c(&gpu);
+            launch_wgemm(
+                &gpu,
+                &s.kernel,
+                (w1, s.shape),
+                &s.maps,
+                (p.dims, (&p.a, &p.b), &mut c),
+                (1.0, 0.0),
+            )
+            .unwrap();
+            let check = p.check(&gpu, &c, (1.0, 0.0), "one launch on a fresh C");
+            assert!(
+                check.passed,
+                "W1 at {m}x{n}x{k}, tail {what}: {}",
+                check.what
+            );
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (a, b) = (median(&mut times[0]), median(&mut times[1]));
+        eprintln!(
+            "W1 at {m}x{n}x{k}: tail streamed ({} tiles of {} slices, runs of {} to {}) {a:.1} \
+             TFLOP/s, dealt whole {b:.1} TFLOP/s: {:.3}x (medians of 9 alternating rounds)",
+            tail.tiles,
+            tail.k_steps,
+            tail.shortest_run(),
+            tail.longest_run(),
+            a / b
+        );
+    }
 }
 
 /// The plan of the large-size timings: 5 samples of 10 launches.

@@ -27,9 +27,27 @@ impl SplitScratch {
     /// The cut `line` makes at `d` on `gpu`'s SMs (split-K, or a streamed tail: never both),
     /// and its buffers (the arrivals zeroed).
     pub fn new(gpu: &Gpu, line: &WgemmVariant, d: GemmDims) -> Result<Self, CudaError> {
-        let sms = gpu.info().sm_count;
-        let split = line.k_split(d.m, d.n, d.k, sms);
-        let tail = line.stream_tail(d.m, d.n, d.k, sms);
+        let tail = line.stream_tail(d.m, d.n, d.k, gpu.info().sm_count);
+        Self::with_tail(gpu, line, d, tail)
+    }
+
+    /// As [`SplitScratch::new`], but the last partial wave dealt a tile per block even where
+    /// the rule would stream it: the control of the streamed tail's timing.
+    pub fn tail_dealt_whole(
+        gpu: &Gpu,
+        line: &WgemmVariant,
+        d: GemmDims,
+    ) -> Result<Self, CudaError> {
+        Self::with_tail(gpu, line, d, None)
+    }
+
+    fn with_tail(
+        gpu: &Gpu,
+        line: &WgemmVariant,
+        d: GemmDims,
+        tail: Option<StreamTail>,
+    ) -> Result<Self, CudaError> {
+        let split = line.k_split(d.m, d.n, d.k, gpu.info().sm_count);
         let (floats, words) = match tail {
             Some(t) => line.tail_scratch(t),
             None => line.split_scratch(d.m, d.n, split),

@@ -140,6 +140,19 @@ impl TensorMaps {
         &self.scratch
     }
 
+    /// These maps with the last partial wave dealt a tile per block where the line's rule
+    /// would stream it (`SplitScratch::tail_dealt_whole`): the control a streamed tail is
+    /// timed against.
+    pub fn deal_tail_whole(
+        &mut self,
+        gpu: &Gpu,
+        line: &WgemmVariant,
+        d: GemmDims,
+    ) -> Result<(), CudaError> {
+        self.scratch = SplitScratch::tail_dealt_whole(gpu, line, d)?;
+        Ok(())
+    }
+
     /// The buffer holding both maps (for a launch's `input`).
     pub fn buffer(&self) -> &CudaSlice<u64> {
         &self.words
