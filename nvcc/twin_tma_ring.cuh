@@ -95,12 +95,13 @@ struct StreamTail {
     __device__ __forceinline__ unsigned run_start(unsigned b) const { return b * slices() / blocks; }
     // `block_of`: the block whose run holds tail slice s.
     __device__ __forceinline__ unsigned block_of(unsigned s) const { return ((s + 1) * blocks - 1) / slices(); }
-    // `piece`: piece j of block b's run; false where the run has fewer.
+    // `piece`: piece j of block b's run in the order the block runs them (its later tile first: the
+    // blocks then share two fronts of K slices); false where the run has fewer.
     __device__ __forceinline__ bool piece(unsigned b, unsigned j, TailPiece& out) const {
         const unsigned lo = run_start(b), hi = run_start(b + 1), k = k_steps;
-        const unsigned start = j == 0 ? lo : (lo / k + j) * k;
-        if (start >= hi) return false;
-        const unsigned t = start / k, tile_end = (t + 1) * k, end = hi < tile_end ? hi : tile_end;
+        if (lo >= hi || j > (hi - 1) / k - lo / k) return false;
+        const unsigned t = (hi - 1) / k - j, tile_end = (t + 1) * k;
+        const unsigned start = lo > t * k ? lo : t * k, end = hi < tile_end ? hi : tile_end;
         const unsigned first_block = block_of(t * k);
         out = {from + t, start - t * k, end - start, b - first_block, block_of(tile_end - 1) - first_block + 1};
         return true;

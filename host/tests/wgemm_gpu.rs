@@ -400,7 +400,8 @@ fn check_cut(
 }
 
 /// The streamed tail against the same line with its last wave dealt a tile per block: at the
-/// sweep's shapes where W1 streams, the two launches timed in alternating rounds (5 launches a
+/// sweep's shapes where the line it chose (S19b) streams, the two launches timed in alternating
+/// rounds (5 launches a
 /// sample, 9 rounds, each round's order swapped), their median TFLOP/s and the ratio printed,
 /// not asserted (a timing never decides a test); one launch of each checked element by
 /// element.
@@ -409,7 +410,6 @@ fn check_cut(
 fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
     let (gpu, module) = hopper();
     let sms = gpu.info().sm_count;
-    let w1 = WGEMM.iter().find(|v| v.label == "W1").expect("W1");
     let round = SamplingConfig {
         plan: SamplingPlan::Fixed(TimingPlan {
             iters: 5,
@@ -417,20 +417,25 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
         }),
         ..SamplingConfig::default()
     };
-    for (m, n, k) in [
-        (8192, 8192, 8192),
-        (4096, 14336, 4096),
-        (4096, 4096, 14336),
-        (16384, 4096, 4096),
+    for (label, (m, n, k)) in [
+        ("W1", (8192, 8192, 8192)),
+        ("W1", (4096, 14336, 4096)),
+        ("W1", (4096, 4096, 14336)),
+        ("W1", (16384, 4096, 4096)),
+        ("W3", (16384, 16384, 16384)),
     ] {
-        let Some(tail) = w1.stream_tail(m, n, k, sms) else {
-            eprintln!("W1 does not stream its tail at {m}x{n}x{k} on {sms} SMs");
+        let line = WGEMM
+            .iter()
+            .find(|v| v.label == label)
+            .expect("in the table");
+        let Some(tail) = line.stream_tail(m, n, k, sms) else {
+            eprintln!("{label} does not stream its tail at {m}x{n}x{k} on {sms} SMs");
             continue;
         };
         let p = Problem::new(&gpu, GemmDims { m, n, k });
-        let streamed = ready(&gpu, &module, w1, &p);
-        let mut whole = ready(&gpu, &module, w1, &p);
-        whole.maps.deal_tail_whole(&gpu, w1, p.dims).unwrap();
+        let streamed = ready(&gpu, &module, line, &p);
+        let mut whole = ready(&gpu, &module, line, &p);
+        whole.maps.deal_tail_whole(&gpu, line, p.dims).unwrap();
         let sides = [&streamed, &whole];
         let mut c = p.fresh_c(&gpu);
         let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
@@ -441,7 +446,7 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
                     launch_wgemm(
                         &gpu,
                         &s.kernel,
-                        (w1, s.shape),
+                        (line, s.shape),
                         &s.maps,
                         (p.dims, (&p.a, &p.b), &mut c),
                         (1.0, 0.0),
@@ -456,7 +461,7 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
             launch_wgemm(
                 &gpu,
                 &s.kernel,
-                (w1, s.shape),
+                (line, s.shape),
                 &s.maps,
                 (p.dims, (&p.a, &p.b), &mut c),
                 (1.0, 0.0),
@@ -465,7 +470,7 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
             let check = p.check(&gpu, &c, (1.0, 0.0), "one launch on a fresh C");
             assert!(
                 check.passed,
-                "W1 at {m}x{n}x{k}, tail {what}: {}",
+                "{label} at {m}x{n}x{k}, tail {what}: {}",
                 check.what
             );
         }
@@ -475,7 +480,7 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
         };
         let (a, b) = (median(&mut times[0]), median(&mut times[1]));
         eprintln!(
-            "W1 at {m}x{n}x{k}: tail streamed ({} tiles of {} slices, runs of {} to {}) {a:.1} \
+            "{label} at {m}x{n}x{k}: tail streamed ({} tiles of {} slices, runs of {} to {}) {a:.1} \
              TFLOP/s, dealt whole {b:.1} TFLOP/s: {:.3}x (medians of 9 alternating rounds)",
             tail.tiles,
             tail.k_steps,

@@ -5,7 +5,15 @@
 //! slices allow, one run per block of the grid. A run is shorter than a tile's K (the tail has
 //! fewer tiles than the grid has blocks), so it crosses one tile boundary at most: a block takes
 //! one or two pieces of tail tiles, and the pieces of one tile meet as split-K's units do
-//! (`kernels/sm90a/split_k.rs`). Where a line streams its tail is `sections/wgemm_walk.rs`'s
+//! (`kernels/sm90a/split_k.rs`).
+//!
+//! A block runs its pieces in reverse: the start of its later tile first, then the end of its
+//! earlier one. Taken in K order, block b's run would sit at K offset (b x run) mod K from its
+//! first step: the blocks would read 132 different slices of A and B at once, none shared, and
+//! where the panels outgrow L2 the tail ran at DRAM's pace (4096x4096x14336, call S19c: 0.86 of
+//! the tail dealt whole). In reverse, every block is at offset t of its run's first piece at
+//! step t, and at t + K - run in its second: two fronts of K slices that the blocks share, as
+//! tiles dealt whole share one. Where a line streams its tail is `sections/wgemm_walk.rs`'s
 //! rule; the kernels and the host's launch read these same formulas.
 
 /// Pieces of tail tiles a block takes at most: its run is no longer than a tile's K.
@@ -92,17 +100,18 @@ impl StreamTail {
         ((s + 1) * self.blocks - 1) / self.slices()
     }
 
-    /// Piece `j` (below [`TAIL_PIECES`]) of block `b`'s run, or None where the run has fewer.
+    /// Piece `j` (below [`TAIL_PIECES`]) of block `b`'s run in the order the block runs them
+    /// (its later tile first), or None where the run has fewer.
     #[inline(always)]
     pub const fn piece(&self, b: u32, j: u32) -> Option<TailPiece> {
         let (lo, hi) = (self.run_start(b), self.run_start(b + 1));
         let k = self.k_steps;
-        let start = if j == 0 { lo } else { (lo / k + j) * k };
-        if start >= hi {
+        if lo >= hi || j > (hi - 1) / k - lo / k {
             return None;
         }
-        let t = start / k;
+        let t = (hi - 1) / k - j;
         let tile_end = (t + 1) * k;
+        let start = if lo > t * k { lo } else { t * k };
         let end = if hi < tile_end { hi } else { tile_end };
         let first_block = self.block_of(t * k);
         Some(TailPiece {
@@ -170,12 +179,18 @@ mod tests {
             let mut seen = vec![vec![None; k_steps as usize]; t.tiles as usize];
             let mut slots = vec![0u32; t.slots() as usize];
             for b in 0..blocks {
-                let mut next = t.run_start(b);
                 for j in 0..TAIL_PIECES {
-                    let Some(p) = t.piece(b, j) else {
+                    if t.piece(b, j).is_none() {
                         assert!(t.piece(b, j + 1).is_none(), "pieces are a prefix");
-                        continue;
-                    };
+                    }
+                }
+                let mut run: Vec<TailPiece> =
+                    (0..TAIL_PIECES).filter_map(|j| t.piece(b, j)).collect();
+                // Run in reverse tile order; in K order, a run is its pieces end to end.
+                assert!(run.windows(2).all(|w| w[0].tile > w[1].tile));
+                run.reverse();
+                let mut next = t.run_start(b);
+                for p in run {
                     let rel = p.tile - t.from;
                     assert_eq!(rel * k_steps + p.first, next, "runs are contiguous");
                     assert!(p.steps >= 1 && p.first + p.steps <= k_steps);
@@ -200,11 +215,40 @@ mod tests {
                 let mut blocks_of: Vec<u32> = tile.iter().map(|b| b.unwrap()).collect();
                 blocks_of.dedup();
                 let b0 = blocks_of[0];
-                let first = t.piece(b0, 0).filter(|p| p.tile - t.from == rel as u32);
-                let p = first.or(t.piece(b0, 1)).unwrap();
+                let p = (0..TAIL_PIECES)
+                    .filter_map(|j| t.piece(b0, j))
+                    .find(|p| p.tile - t.from == rel as u32)
+                    .unwrap();
                 assert_eq!(p.pieces as usize, blocks_of.len());
                 for (i, b) in blocks_of.iter().enumerate() {
                     assert_eq!(*b, t.block_of(rel as u32 * k_steps) + i as u32);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_block_is_on_one_of_two_k_fronts_at_every_step() {
+        // At step s of its run a block reads K slice s of its first piece's tile, or, in its
+        // second piece, slice s + K - run; a run inside one tile lies between the two.
+        for (tiles, k_steps, blocks) in cases() {
+            let t = StreamTail::of(tiles, k_steps, blocks);
+            if t.shortest_run() == 0 {
+                continue;
+            }
+            let spread = k_steps - t.shortest_run();
+            for b in 0..blocks {
+                let mut step = 0;
+                for j in 0..TAIL_PIECES {
+                    let Some(p) = t.piece(b, j) else { break };
+                    for s in 0..p.steps {
+                        let (offset, at) = (p.first + s, step + s);
+                        assert!(
+                            at <= offset && offset <= at + spread,
+                            "{tiles} {k_steps} {blocks}: block {b} step {at} at slice {offset}"
+                        );
+                    }
+                    step += p.steps;
                 }
             }
         }
@@ -246,8 +290,9 @@ mod tests {
             })
         );
         assert_eq!(t.piece(0, 1), None, "block 0's run ends inside tile 0");
+        // Block 1: the start of tile 1981 first, then the end of tile 1980.
         assert_eq!(
-            t.piece(1, 0),
+            t.piece(1, 1),
             Some(TailPiece {
                 tile: 1980,
                 first: 65,
@@ -257,7 +302,7 @@ mod tests {
             })
         );
         assert_eq!(
-            t.piece(1, 1),
+            t.piece(1, 0),
             Some(TailPiece {
                 tile: 1981,
                 first: 0,
