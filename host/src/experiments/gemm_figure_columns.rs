@@ -50,8 +50,9 @@ pub const WAVES: &str = "Waves";
 pub const TILES_PER_BLOCK: &str = "Tiles/block";
 /// Waves over waves rounded up (tiles per block over its rounding, persistent).
 pub const TAIL: &str = "Tail eff.";
-/// Whether the last partial wave was streamed over the grid (stream-K for the tail).
-pub const LAST_WAVE: &str = "Last wave";
+/// Where the last partial wave was streamed over the grid (stream-K for the tail), the longest
+/// run of its K slices a block took.
+pub const LAST_WAVE: &str = "Tail run (K slices)";
 
 /// The schedule's columns: tiles and the units each one's K is cut into; waves for a grid of
 /// one block per unit, units per block for a persistent one (each empty on the other kind of
@@ -75,11 +76,10 @@ pub fn wave_columns<R: GemmFiguresRow>() -> [Column<R>; 6] {
                 .waves()
                 .map_or(Value::NotAvailable, |w| Value::Float(w.tail_efficiency()))
         }),
-        Column::new(LAST_WAVE, Kind::Text, |r| {
-            match r.gemm_figures().schedule.and_then(|s| s.streamed) {
-                Some(_) => Value::Text("streamed".to_owned()),
-                None => Value::NotAvailable,
-            }
+        Column::new(LAST_WAVE, Kind::Count, |r| {
+            (r.gemm_figures().schedule)
+                .and_then(|s| s.streamed_run())
+                .map_or(Value::NotAvailable, |run| Value::Int(run.into()))
         }),
     ]
 }
@@ -241,10 +241,11 @@ pub fn schedule_notes<R: GemmFiguresRow>(rows: &[R], cublas_ran: bool) -> Vec<St
     }
     if schedules.iter().any(|s| s.streamed.is_some()) {
         notes.push(format!(
-            "{LAST_WAVE} streamed: a wgmma line's tiles past its last whole wave are not dealt a \
-             tile per block; their K slices are shared out in equal runs over every block \
-             (stream-K for the tail, the rule in docs/design.md), a tile's pieces summed in a \
-             fixed order by the last to finish; {TAIL} counts the busiest block's slices."
+            "{LAST_WAVE}: where a wgmma line's tiles past its last whole wave are not dealt a \
+             tile per block, their 64-deep K slices are shared out in equal runs over every \
+             block (stream-K for the tail, the rule in docs/design.md), a tile's pieces summed \
+             in a fixed order by the last to finish: the longest run; {TAIL} counts the \
+             busiest block's slices."
         ));
     }
     if cublas_ran {

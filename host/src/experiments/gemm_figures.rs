@@ -93,6 +93,14 @@ impl Schedule {
         }
     }
 
+    /// The longest run of the streamed last wave's K slices a block takes (None where tiles are
+    /// dealt whole): the tail's tiles' slices over the blocks, rounded up.
+    pub fn streamed_run(&self) -> Option<u32> {
+        let k = u64::from(self.streamed?);
+        let tail = self.tiles % self.blocks.max(1);
+        u32::try_from((tail * k).div_ceil(self.blocks.max(1))).ok()
+    }
+
     /// The walk's work units: tiles, times the units of each tile's K.
     pub fn units(&self) -> u64 {
         self.tiles * u64::from(self.k_splits)
@@ -215,6 +223,10 @@ mod tests {
             .unwrap()
             .contains(r#""streamed":64"#));
         assert!(!serde_json::to_string(&s).unwrap().contains("streamed"));
+        assert_eq!(
+            (streamed.streamed_run(), s.streamed_run()),
+            (Some(49), None)
+        );
         // Fewer tiles than SMs: one block a tile, a fraction of one wave.
         let small = Schedule::of_launch(66, &shape((66, 1)), 132);
         assert!(!small.persistent());
