@@ -69,8 +69,16 @@ pub unsafe fn gemm_wgmma<
         // SAFETY: the whole consumer warpgroup runs it; REGS comes from the line
         // (`consumer_regs`), whose requests fit the register file with the producer's.
         unsafe { gpu::setmaxnreg_inc::<REGS>() };
-        // SAFETY: the caller's contract; the producer fills what the consumers wait for.
-        unsafe { consume::<ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, (out, scratch)) };
+        let (which, tid) = (warpgroup - 1, t % WGEMM_WARPGROUP);
+        // SAFETY: the caller's contract; the producer fills what the consumers wait for. Two
+        // builds of the loop: a streamed tail's code kept out of the other's (`units_of`).
+        unsafe {
+            if p.tail.is_some() {
+                consume::<ACC, true>(p, which, tid, (out, scratch))
+            } else {
+                consume::<ACC, false>(p, which, tid, (out, scratch))
+            }
+        };
     }
     // SAFETY: every thread reaches it once, after its part of the walk.
     unsafe { p.finish() };
@@ -83,7 +91,7 @@ pub unsafe fn gemm_wgmma<
 /// # Safety
 /// As [`gemm_wgmma`]; run by every thread of a consumer warpgroup.
 #[inline(always)]
-unsafe fn consume<const ACC: usize>(
+unsafe fn consume<const ACC: usize, const STREAMED: bool>(
     p: RingProblem,
     which: u32,
     tid: u32,
@@ -95,9 +103,10 @@ unsafe fn consume<const ACC: usize>(
     // Zeroed once, before any MMA: each unit's first MMA overwrites them (scale-d 0) rather
     // than instructions zeroing them again between pipelined groups.
     let mut d = [0.0f32; ACC];
-    loop {
-        let u = p.unit(unit);
-        if u.steps == 0 {
+    while unit < p.units_of::<STREAMED>() {
+        let u = p.unit_of::<STREAMED>(unit);
+        // Some of a streamed tail's places are empty (a run of one piece); none are otherwise.
+        if STREAMED && u.steps == 0 {
             break;
         }
         let Unit {
@@ -106,7 +115,11 @@ unsafe fn consume<const ACC: usize>(
             steps,
             ..
         } = u;
-        let cut = pieces > 1;
+        let cut = if STREAMED {
+            pieces > 1
+        } else {
+            p.split.splits > 1
+        };
         let (tr, tc) = p.tile_at(tile);
         // The slot whose MMAs are still in flight, released once the next slot's are issued.
         let mut held = at;
@@ -169,10 +182,10 @@ unsafe fn consume<const ACC: usize>(
             };
             // SAFETY: the whole warp runs it (uniform control flow), once per unit; the
             // scratch is the launch's (the contract).
-            let last = unsafe { part.deposit(&p, scratch, &u, &d) };
+            let last = unsafe { part.deposit::<ACC, STREAMED>(&p, scratch, &u, &d) };
             if last {
                 // SAFETY: the deposit says every unit of the tile is in.
-                unsafe { part.gather(&p, scratch, pieces, &mut d) };
+                unsafe { part.gather::<ACC, STREAMED>(&p, scratch, pieces, &mut d) };
             }
             last
         } else {

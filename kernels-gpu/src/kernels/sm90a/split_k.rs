@@ -45,14 +45,14 @@ impl WarpPart {
     /// Every lane of the warp calls it together; `s` is the launch's scratch, sized for `p`
     /// (the kernel's contract), and each (tile, split, warp) is deposited once per launch.
     #[inline(always)]
-    pub unsafe fn deposit<const ACC: usize>(
+    pub unsafe fn deposit<const ACC: usize, const STREAMED: bool>(
         &self,
         p: &RingProblem,
         s: SplitScratch,
         unit: &Unit,
         d: &[f32; ACC],
     ) -> bool {
-        let slot = p.slot(self.tile, unit.split);
+        let slot = p.slot::<STREAMED>(self.tile, unit.split);
         let mut r = 0;
         while r < ACC {
             let at = self.at::<ACC>(p, slot, r as u32);
@@ -64,7 +64,7 @@ impl WarpPart {
         // before it), as in CUDA's threadfence reduction.
         gpu::fence_gpu();
         gpu::warp_sync();
-        let word = p.cut_tile(self.tile) * p.line.consumer_warps() + self.warp;
+        let word = p.cut_tile::<STREAMED>(self.tile) * p.line.consumer_warps() + self.warp;
         let before = if self.lane == 0 {
             // SAFETY: inside `arrivals` (the contract).
             unsafe { gpu::count_up_gpu(s.arrivals, word) }
@@ -91,14 +91,14 @@ impl WarpPart {
     /// # Safety
     /// Every unit of the tile has deposited, and this warp's deposit returned true.
     #[inline(always)]
-    pub unsafe fn gather<const ACC: usize>(
+    pub unsafe fn gather<const ACC: usize, const STREAMED: bool>(
         &self,
         p: &RingProblem,
         s: SplitScratch,
         pieces: u32,
         d: &mut [f32; ACC],
     ) {
-        let slot = p.slot(self.tile, 0);
+        let slot = p.slot::<STREAMED>(self.tile, 0);
         let mut r = 0;
         while r < ACC {
             // SAFETY: inside `partials`, written before the counts this warp acquired.
@@ -107,7 +107,7 @@ impl WarpPart {
         }
         let mut split = 1;
         while split < pieces {
-            let slot = p.slot(self.tile, split);
+            let slot = p.slot::<STREAMED>(self.tile, split);
             let mut r = 0;
             while r < ACC {
                 // SAFETY: as above.

@@ -293,9 +293,22 @@ impl RingProblem {
     /// for each block's pieces (some of them empty).
     #[inline(always)]
     pub fn units(&self) -> u32 {
-        match self.tail {
-            Some(t) => t.from + TAIL_PIECES * t.blocks,
-            None => self.tiles() * self.split.splits,
+        if self.tail.is_some() {
+            self.units_of::<true>()
+        } else {
+            self.units_of::<false>()
+        }
+    }
+
+    /// [`RingProblem::units`] for a walk known to stream its tail (`STREAMED`) or not. A
+    /// consumer loop compiled for one of the two holds no code of the other: the tail's
+    /// divisions, present in the loop, moved W1's whole K loop off the uniform datapath in
+    /// ptxas's build (8 more SASS instructions a slice, the descriptors in vector registers).
+    #[inline(always)]
+    pub fn units_of<const STREAMED: bool>(&self) -> u32 {
+        match (STREAMED, self.tail) {
+            (true, Some(t)) => t.from + TAIL_PIECES * t.blocks,
+            _ => self.tiles() * self.split.splits,
         }
     }
 
@@ -313,7 +326,18 @@ impl RingProblem {
         if u >= self.units() {
             return Unit::NONE;
         }
-        if let Some(t) = self.tail {
+        if self.tail.is_some() {
+            self.unit_of::<true>(u)
+        } else {
+            self.unit_of::<false>(u)
+        }
+    }
+
+    /// [`RingProblem::unit`] below [`RingProblem::units_of`] for a walk known to stream its
+    /// tail or not.
+    #[inline(always)]
+    pub fn unit_of<const STREAMED: bool>(&self, u: u32) -> Unit {
+        if let (true, Some(t)) = (STREAMED, self.tail) {
             if u < t.from {
                 return self.whole(u);
             }
@@ -359,17 +383,17 @@ impl RingProblem {
     /// Where a cut tile's units meet: the tile's index among the cut tiles (its arrival
     /// words), and the scratch slot of its unit `index`.
     #[inline(always)]
-    pub fn cut_tile(&self, tile: u32) -> u32 {
-        match self.tail {
-            Some(t) => tile - t.from,
-            None => tile,
+    pub fn cut_tile<const STREAMED: bool>(&self, tile: u32) -> u32 {
+        match (STREAMED, self.tail) {
+            (true, Some(t)) => tile - t.from,
+            _ => tile,
         }
     }
     #[inline(always)]
-    pub fn slot(&self, tile: u32, index: u32) -> u32 {
-        match self.tail {
-            Some(t) => t.slot(tile, index),
-            None => tile * self.split.splits + index,
+    pub fn slot<const STREAMED: bool>(&self, tile: u32, index: u32) -> u32 {
+        match (STREAMED, self.tail) {
+            (true, Some(t)) => t.slot(tile, index),
+            _ => tile * self.split.splits + index,
         }
     }
 
