@@ -156,7 +156,8 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
                                                 int k_slices, int stream_tail, float* partials,
                                                 unsigned* arrivals) {
     using L = Line<BM, BN, STAGES, CONSUMERS, CLUSTER>;
-    // tma_ring.rs `start`: only the lines that can cut K (clusters of one) take the two.
+    // tma_ring.rs `start`: only the lines that can cut K (clusters of one) take the two; stream_tail, where
+    // not 0, is StreamTail::of's `from`, which the twin works out again.
     const bool cuts = CLUSTER == 1;
     const Problem<L> p = Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k),
                                                             cuts ? unsigned(k_slices) : 0u, cuts && stream_tail != 0);

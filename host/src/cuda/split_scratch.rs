@@ -74,9 +74,11 @@ impl SplitScratch {
         self.tail
     }
 
-    /// The kernel's `stream_tail`: 1 where the last partial wave is streamed.
+    /// The kernel's `stream_tail`: the tiles of the whole waves before a streamed last wave
+    /// (`StreamTail::from`, never 0: a tail is streamed after one whole wave at least), 0
+    /// where the last wave is not streamed.
     pub fn stream_tail(&self) -> i32 {
-        i32::from(self.tail.is_some())
+        self.tail.map_or(0, |t| t.from as i32)
     }
 
     /// The kernel's `k_slices`: 64-deep slices per unit, 0 where K is whole.

@@ -30,11 +30,13 @@ const PREFETCH_AHEAD: u32 = 8;
 /// # Safety
 /// Launched with `line.threads()` threads per block, `line.dynamic_shared_bytes()` of dynamic
 /// shared memory and any grid (blocks past the walk's work units, `RingProblem::units`, do
-/// nothing, but with a streamed tail, whose grid is the tail's blocks); where `k_slices` cuts
-/// the tiles' K (`KSplit`) or `stream_tail` streams the last partial wave (`StreamTail`),
-/// `partials` and `arrivals` are the scratch `split_k.rs` describes; `a_map` and `b_map` are the addresses of tensor maps of A (dims K, M) and B (dims N, K) in global memory, bf16, 128-byte swizzle,
-/// zero fill, boxes of 64 x BM and 64 x 64 elements (`host::cuda::tensor_map`); `c` holds M*N
-/// floats; K >= 1 (every tile runs at least one K step; the host's maps refuse K = 0).
+/// nothing), but with a streamed tail the grid whose blocks the tail was shared out over; where
+/// `k_slices` cuts the tiles' K (`KSplit`) or `stream_tail` streams the last partial wave after
+/// that many tiles (`StreamTail::from`), `partials` and `arrivals` are the scratch `split_k.rs`
+/// describes; `a_map` and `b_map` are the addresses of tensor maps of A (dims K, M) and B (dims
+/// N, K) in global memory, bf16, 128-byte swizzle, zero fill, boxes of 64 x BM and 64 x 64
+/// elements (`host::cuda::tensor_map`); `c` holds M*N floats; K >= 1 (every tile runs at least
+/// one K step; the host's maps refuse K = 0).
 #[inline(always)]
 pub unsafe fn gemm_wgmma<
     const BM: u32,
@@ -70,40 +72,48 @@ pub unsafe fn gemm_wgmma<
         // (`consumer_regs`), whose requests fit the register file with the producer's.
         unsafe { gpu::setmaxnreg_inc::<REGS>() };
         let (which, tid) = (warpgroup - 1, t % WGEMM_WARPGROUP);
-        // SAFETY: the caller's contract; the producer fills what the consumers wait for. Two
-        // builds of the loop: a streamed tail's code kept out of the other's (`units_of`).
-        unsafe {
-            if p.tail.is_some() {
-                consume::<ACC, true>(p, which, tid, (out, scratch))
-            } else {
-                consume::<ACC, false>(p, which, tid, (out, scratch))
-            }
+        // Two builds of the loop, a streamed tail's code kept out of the other's (`units_of`):
+        // the whole waves' tiles (every unit where nothing is streamed) in the plain one, then
+        // the tail's pieces, from the ring position the first left.
+        let walk = (which, tid, (out, scratch));
+        let (whole, tail) = match p.tail {
+            Some(t) => (t.from, Some(t.from + p.walker())),
+            None => (p.units_of::<false>(), None),
         };
+        // SAFETY: the caller's contract; the producer fills what the consumers wait for, in
+        // the walk's order: these units, then the tail's.
+        let at = unsafe { consume::<ACC, false>(p, walk, (p.walker(), whole), Ring::START) };
+        if let Some(first) = tail {
+            // SAFETY: as above.
+            unsafe { consume::<ACC, true>(p, walk, (first, p.units_of::<true>()), at) };
+        }
     }
     // SAFETY: every thread reaches it once, after its part of the walk.
     unsafe { p.finish() };
 }
 
-/// One consumer warpgroup (`which`, thread `tid` of it): its 64 rows of every work unit of the
-/// walk, accumulated slot by slot, then written: at once for a tile's whole K, by the last of a
-/// cut tile's units to arrive for part of it (`split_k.rs`).
+/// One consumer warpgroup (`which`, thread `tid` of it): its 64 rows of the walk's units
+/// `first`, `first` + walkers, ... below `end` (a streamed tail's pieces where `STREAMED`), from
+/// ring position `start`, accumulated slot by slot, then written: at once for a tile's whole K,
+/// by the last of a cut tile's units to arrive for part of it (`split_k.rs`). Returns the ring
+/// position after its last slot.
 ///
 /// # Safety
 /// As [`gemm_wgmma`]; run by every thread of a consumer warpgroup.
 #[inline(always)]
 unsafe fn consume<const ACC: usize, const STREAMED: bool>(
     p: RingProblem,
-    which: u32,
-    tid: u32,
-    (out, scratch): (Output, SplitScratch),
-) {
+    (which, tid, (out, scratch)): (u32, u32, (Output, SplitScratch)),
+    (first, end): (u32, u32),
+    start: Ring,
+) -> Ring {
     let line = p.line;
-    let mut at = Ring::START;
-    let mut unit = p.walker();
+    let mut at = start;
+    let mut unit = first;
     // Zeroed once, before any MMA: each unit's first MMA overwrites them (scale-d 0) rather
     // than instructions zeroing them again between pipelined groups.
     let mut d = [0.0f32; ACC];
-    while unit < p.units_of::<STREAMED>() {
+    while unit < end {
         let u = p.unit_of::<STREAMED>(unit);
         // Some of a streamed tail's places are empty (a run of one piece); none are otherwise.
         if STREAMED && u.steps == 0 {
@@ -209,6 +219,7 @@ unsafe fn consume<const ACC: usize, const STREAMED: bool>(
         }
         unit += p.walkers();
     }
+    at
 }
 
 /// Writes thread `tid`'s accumulators of a consumer's 64 x BN part of a tile that lies wholly

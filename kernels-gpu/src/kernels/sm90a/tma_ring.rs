@@ -142,9 +142,9 @@ impl RingProblem {
         // A constant 0 for the lines that take K whole, so their walk compiles as it did before
         // units (one per tile, every slice).
         let (k_slices, stream) = if line.splits_k() {
-            (k_slices as u32, stream_tail != 0)
+            (k_slices as u32, stream_tail as u32)
         } else {
-            (0, false)
+            (0, 0)
         };
         // SAFETY: the caller's contract.
         let p = unsafe { RingProblem::set_up(line, (m, n, k), (k_slices, stream), release) };
@@ -170,7 +170,9 @@ impl RingProblem {
 
     /// The ring of `line` in this block's dynamic shared memory, for an M x N x K product whose
     /// tiles' K is cut into units of `k_slices` slices ([`KSplit::of`]), and whose last partial
-    /// wave is streamed over the grid where `stream` ([`StreamTail::of`]), its barriers
+    /// wave is streamed over the grid from tile `stream` on where that is not 0 (the whole
+    /// waves' tiles, [`StreamTail::of`]'s `from`, which the host passes: a division here put
+    /// the consumers' K loop off the uniform datapath, see `units_of`), its barriers
     /// initialized (by thread 0) and visible to the whole block when this returns.
     ///
     /// # Safety
@@ -180,7 +182,7 @@ impl RingProblem {
     pub unsafe fn set_up(
         line: WgemmVariant,
         (m, n, k): (u32, u32, u32),
-        (k_slices, stream): (u32, bool),
+        (k_slices, stream): (u32, u32),
         release: Release,
     ) -> Self {
         let ring = (gpu::dynamic_shared_base() + SWIZZLE_ATOM - 1) & !(SWIZZLE_ATOM - 1);
@@ -224,8 +226,13 @@ impl RingProblem {
             cols,
             k_steps,
             split: KSplit::of(k_steps, k_slices),
-            tail: if stream {
-                Some(StreamTail::of(rows * cols, k_steps, gpu::grid_dim_x()))
+            tail: if stream != 0 {
+                Some(StreamTail {
+                    from: stream,
+                    tiles: rows * cols - stream,
+                    k_steps,
+                    blocks: gpu::grid_dim_x(),
+                })
             } else {
                 None
             },
@@ -301,9 +308,11 @@ impl RingProblem {
     }
 
     /// [`RingProblem::units`] for a walk known to stream its tail (`STREAMED`) or not. A
-    /// consumer loop compiled for one of the two holds no code of the other: the tail's
-    /// divisions, present in the loop, moved W1's whole K loop off the uniform datapath in
-    /// ptxas's build (8 more SASS instructions a slice, the descriptors in vector registers).
+    /// consumer loop compiled for one of the two holds no code of the other: a loop whose
+    /// bounds or units came from a division (the tail's) ran off the uniform datapath in
+    /// ptxas's build (W1: 8 more SASS instructions a slice, the descriptors in vector
+    /// registers), so the whole waves' tiles run in the plain build up to the tail's `from`, a
+    /// kernel argument.
     #[inline(always)]
     pub fn units_of<const STREAMED: bool>(&self) -> u32 {
         match (STREAMED, self.tail) {
