@@ -3,7 +3,7 @@
 # uniform datapath): (1) the streamed tail timed against the tail dealt whole again (wgemm_gpu, alternating rounds);
 # (2) every element at the streamed shapes, at split-K's and at the awkward sizes; (3) W1 beside cuBLAS at
 # 2048x8192x1024, where K is short and the loop's per-slice instructions count most (0.93 in S19b and S19e).
-# Pack: scripts/gpu/pack.sh s19f --tests wgemm_gpu --twin
+# Pack: scripts/gpu/pack.sh s19f --tests wgemm_gpu
 set -u
 CALL=call_s19f; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh
