@@ -265,12 +265,7 @@ fn every_wgemm_line_passes_the_check_at_awkward_sizes() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_none_failed(&failures);
 }
 
 /// Split-K (`WgemmVariant::k_split`): at decode and skinny shapes whose tiles leave more than
@@ -296,12 +291,7 @@ fn the_split_k_lines_are_checked_and_give_the_same_bits_every_launch() {
             check_cut(&gpu, &module, v, &p, &what, &mut failures);
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_none_failed(&failures);
 }
 
 /// Streamed tails (`WgemmVariant::stream_tail`): at shapes whose last partial wave each line
@@ -339,6 +329,11 @@ fn the_streamed_tails_are_checked_and_give_the_same_bits_every_launch() {
             v.label
         );
     }
+    assert_none_failed(&failures);
+}
+
+/// Fails with every failure's words, if there are any.
+fn assert_none_failed(failures: &[String]) {
     assert!(
         failures.is_empty(),
         "{} failed:\n{}",
