@@ -18,6 +18,7 @@
 //! Anywhere else they fail with the reason ("needs sm_90a"); they never skip.
 
 use cudarc::driver::CudaSlice;
+use host::confidence::median;
 use host::cuda::hopper::hopper_module;
 use host::cuda::tensor_map::TensorMaps;
 use host::cuda::{prepare, Cublas, Gpu, LaunchShape, Module};
@@ -432,36 +433,27 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
         let mut whole = ready(&gpu, &module, line, &p);
         whole.maps.deal_tail_whole(&gpu, line, p.dims).unwrap();
         let sides = [&streamed, &whole];
-        let mut c = p.fresh_c(&gpu);
-        let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
-        for r in 0..9 {
-            for i in [r % 2, 1 - r % 2] {
-                let s = sides[i];
-                let t = time_launches(&gpu, &round, || {
-                    launch_wgemm(
-                        &gpu,
-                        &s.kernel,
-                        (line, s.shape),
-                        &s.maps,
-                        (p.dims, (&p.a, &p.b), &mut c),
-                        (1.0, 0.0),
-                    )
-                })
-                .unwrap();
-                times[i].push(gflops(p.dims, &t) / 1e3);
-            }
-        }
-        for (s, what) in sides.iter().zip(["streamed", "dealt whole"]) {
-            let mut c = p.fresh_c(&gpu);
+        let launch = |s: &Ready<'_>, c: &mut CudaSlice<f32>| {
             launch_wgemm(
                 &gpu,
                 &s.kernel,
                 (line, s.shape),
                 &s.maps,
-                (p.dims, (&p.a, &p.b), &mut c),
+                (p.dims, (&p.a, &p.b), c),
                 (1.0, 0.0),
             )
-            .unwrap();
+        };
+        let mut c = p.fresh_c(&gpu);
+        let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        for r in 0..9 {
+            for i in [r % 2, 1 - r % 2] {
+                let t = time_launches(&gpu, &round, || launch(sides[i], &mut c)).unwrap();
+                times[i].push(gflops(p.dims, &t) / 1e3);
+            }
+        }
+        for (s, what) in sides.iter().zip(["streamed", "dealt whole"]) {
+            let mut c = p.fresh_c(&gpu);
+            launch(s, &mut c).unwrap();
             let check = p.check(&gpu, &c, (1.0, 0.0), "one launch on a fresh C");
             assert!(
                 check.passed,
@@ -469,11 +461,8 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
                 check.what
             );
         }
-        let median = |v: &mut Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
-        let (a, b) = (median(&mut times[0]), median(&mut times[1]));
+        let [streamed_tflops, whole_tflops] = &mut times;
+        let (a, b) = (median(streamed_tflops), median(whole_tflops));
         eprintln!(
             "{label} at {m}x{n}x{k}: tail streamed ({} tiles of {} slices, runs of {} to {}) {a:.1} \
              TFLOP/s, dealt whole {b:.1} TFLOP/s: {:.3}x (medians of 9 alternating rounds)",
