@@ -81,22 +81,23 @@ __device__ __forceinline__ void write_inside(float* c, unsigned n, float alpha, 
     }
 }
 
-// gemm_wgmma.rs `consume`: consumer warpgroup `which` (thread `tid` of it), its 64 rows of every
-// work unit of the walk, written at once (K whole) or by the last of a cut tile's units (twin_split_k.cuh).
-template <class L, int ACC>
-__device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned which, unsigned tid, float* c,
-                                              unsigned m, unsigned n, float alpha, float beta, float* partials,
-                                              unsigned* arrivals) {
-    Position at{0, 0};
-    unsigned unit = p.walker();
+// gemm_wgmma.rs `consume`: consumer warpgroup `which` (thread `tid` of it), its 64 rows of the walk's
+// units first, first + walkers, ... below `end` (a streamed tail's pieces where STREAMED), from ring
+// position `at`, written at once (K whole) or by the last of a cut tile's units (twin_split_k.cuh);
+// returns the ring position after its last slot.
+template <class L, int ACC, bool STREAMED>
+__device__ __forceinline__ Position consume_wgmma(const Problem<L>& p, unsigned which, unsigned tid, float* c,
+                                                  unsigned m, unsigned n, float alpha, float beta, float* partials,
+                                                  unsigned* arrivals, unsigned first, unsigned end, Position at) {
+    unsigned unit = first;
     // Zeroed once: each unit's first wgmma overwrites them (scale-d 0).
     float d[ACC];
 #pragma unroll
     for (int r = 0; r < ACC; ++r) d[r] = 0.0f;
-    for (;;) {
-        const Unit w = p.unit(unit);
-        if (w.steps == 0) break;
-        const bool cut = w.pieces > 1;
+    while (unit < end) {
+        const Unit w = p.template unit_of<STREAMED>(unit);
+        if (STREAMED && w.steps == 0) break;
+        const bool cut = STREAMED ? w.pieces > 1 : p.split.splits > 1;
         const TileAt tt = p.tile_at(w.tile);
         Position held = at;
         const unsigned row0 = tt.row * L::BM + which * WGEMM_M;
@@ -127,8 +128,8 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
         bool write = true;
         if (cut) {
             const WarpPart<L, ACC> part{w.tile, which * WARPGROUP_WARPS + tid / 32, tid % 32};
-            write = part.deposit(p, partials, arrivals, w, d);
-            if (write) part.gather(p, partials, w.pieces, d);
+            write = part.template deposit<STREAMED>(p, partials, arrivals, w, d);
+            if (write) part.template gather<STREAMED>(p, partials, w.pieces, d);
         }
         if (write && n % 2 == 0 && row0 + WGEMM_M <= m && col0 + L::BN <= n) {
             write_inside<ACC>(c, n, alpha, beta, row0, col0, tid, d);
@@ -144,6 +145,7 @@ __device__ __forceinline__ void consume_wgmma(const Problem<L>& p, unsigned whic
         }
         unit += p.walkers();
     }
+    return at;
 }
 
 // gemm_wgmma.rs `gemm_wgmma`: launched with (CONSUMERS + 1) x 128 threads, the line's dynamic shared
@@ -157,10 +159,11 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
                                                 unsigned* arrivals) {
     using L = Line<BM, BN, STAGES, CONSUMERS, CLUSTER>;
     // tma_ring.rs `start`: only the lines that can cut K (clusters of one) take the two; stream_tail, where
-    // not 0, is StreamTail::of's `from`, which the twin works out again.
+    // not 0, is the tail's first tile (StreamTail::of's `from`).
     const bool cuts = CLUSTER == 1;
     const Problem<L> p = Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k),
-                                                            cuts ? unsigned(k_slices) : 0u, cuts && stream_tail != 0);
+                                                            cuts ? unsigned(k_slices) : 0u,
+                                                            cuts ? unsigned(stream_tail) : 0u);
     const unsigned t = threadIdx.x;
     const unsigned warpgroup = t / WGEMM_WARPGROUP;
     if (warpgroup == 0) {
@@ -168,8 +171,14 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
         if (t == 0) p.produce(a_map, b_map);
     } else {
         hopper::setmaxnreg_inc<REGS>();
-        consume_wgmma<L, ACC>(p, warpgroup - 1, t % WGEMM_WARPGROUP, c, unsigned(m), unsigned(n), alpha, beta,
-                              partials, arrivals);
+        // gemm_wgmma.rs: the whole waves' tiles in the plain build of the loop, then the tail's pieces.
+        const unsigned which = warpgroup - 1, tid = t % WGEMM_WARPGROUP;
+        const unsigned whole = p.streamed ? p.tail.from : p.template units_of<false>();
+        const Position at = consume_wgmma<L, ACC, false>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta,
+                                                         partials, arrivals, p.walker(), whole, Position{0, 0});
+        if (p.streamed)
+            consume_wgmma<L, ACC, true>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta, partials, arrivals,
+                                        p.tail.from + p.walker(), p.template units_of<true>(), at);
     }
     p.finish();
 }

@@ -24,14 +24,15 @@ struct WarpPart {
 
     // split_k.rs `deposit`: writes this warp's partial of unit `split` and counts it in; true for
     // the last to count, which then has every unit's writes and has reset the word.
+    template <bool STREAMED>
     __device__ __forceinline__ bool deposit(const Problem<L>& p, float* partials, unsigned* arrivals, const Unit& u,
                                             const float (&d)[ACC]) const {
-        const unsigned slot = p.slot(tile, u.split);
+        const unsigned slot = p.template slot<STREAMED>(tile, u.split);
 #pragma unroll
         for (int r = 0; r < ACC; ++r) partials[at(slot, unsigned(r))] = d[r];
         hopper::fence_gpu();
         hopper::warp_sync();
-        const unsigned word = p.cut_tile(tile) * L::CONSUMER_WARPS + warp;
+        const unsigned word = p.template cut_tile<STREAMED>(tile) * L::CONSUMER_WARPS + warp;
         const unsigned before = lane == 0 ? hopper::count_up_gpu(arrivals, word) : 0u;
         const bool last = hopper::from_lane0(before) == u.pieces - 1;
         if (last) {
@@ -42,13 +43,14 @@ struct WarpPart {
     }
 
     // split_k.rs `gather`: d = the partials of the tile's `pieces` units, summed in the units' order.
+    template <bool STREAMED>
     __device__ __forceinline__ void gather(const Problem<L>& p, const float* partials, unsigned pieces,
                                            float (&d)[ACC]) const {
-        const unsigned first = p.slot(tile, 0);
+        const unsigned first = p.template slot<STREAMED>(tile, 0);
 #pragma unroll
         for (int r = 0; r < ACC; ++r) d[r] = hopper::load_l2_f32(partials, at(first, unsigned(r)));
         for (unsigned split = 1; split < pieces; ++split) {
-            const unsigned slot = p.slot(tile, split);
+            const unsigned slot = p.template slot<STREAMED>(tile, split);
 #pragma unroll
             for (int r = 0; r < ACC; ++r) d[r] += hopper::load_l2_f32(partials, at(slot, unsigned(r)));
         }

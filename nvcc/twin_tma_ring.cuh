@@ -85,10 +85,6 @@ struct TailPiece {
 };
 struct StreamTail {
     unsigned from, tiles, k_steps, blocks;
-    __device__ __forceinline__ static StreamTail of(unsigned tiles, unsigned k_steps, unsigned blocks) {
-        const unsigned from = tiles / blocks * blocks;
-        return {from, tiles - from, k_steps, blocks};
-    }
     // In 32 bits: the host streams only a tail whose slices times blocks fit (`fits`).
     __device__ __forceinline__ unsigned slices() const { return tiles * k_steps; }
     // `run_start`: the first tail slice of block b's run.
@@ -141,10 +137,11 @@ struct Problem {
     // tma_ring.rs `set_up`: the ring of this block's dynamic shared memory, its barriers
     // initialized by thread 0 (empty ones to COUNTED ? a count of 0 : the consumer warps'
     // arrivals) and visible to the block, the tiles' K cut into units of k_slices slices, the last
-    // partial wave streamed over the grid where `stream`. Every thread calls it (it ends in a barrier).
+    // partial wave streamed over the grid from tile `stream` on where that is not 0 (the host passes
+    // StreamTail::of's `from`). Every thread calls it (it ends in a barrier).
     template <bool COUNTED>
     __device__ __forceinline__ static Problem set_up(unsigned m, unsigned n, unsigned k, unsigned k_slices,
-                                                     bool stream) {
+                                                     unsigned stream) {
         const unsigned ring = (shared_address(lab_dyn_smem) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
         if (threadIdx.x == 0) {
             for (unsigned s = 0; s < L::STAGES; ++s) {
@@ -165,8 +162,8 @@ struct Problem {
         }
         const unsigned k_steps = (k + WGEMM_BK - 1) / WGEMM_BK;
         const unsigned rows = (m + L::BM - 1) / L::BM, cols = (n + L::BN - 1) / L::BN;
-        return {ring, rows, cols, k_steps, KSplit::of(k_steps, k_slices), stream,
-                StreamTail::of(rows * cols, k_steps, gridDim.x), rank};
+        return {ring, rows, cols, k_steps, KSplit::of(k_steps, k_slices), stream != 0,
+                StreamTail{stream, rows * cols - stream, k_steps, gridDim.x}, rank};
     }
 
     // tma_ring.rs `finish`: in a cluster, no block exits while the other may still reach it.
@@ -197,12 +194,20 @@ struct Problem {
     // units along K; unit u is split u / tiles of tile u % tiles; with a streamed tail, the whole waves'
     // tiles, then piece (u - from) / blocks of block (u - from) % blocks's run; none (no slices) past.
     __device__ __forceinline__ unsigned tiles() const { return (rows + L::CLUSTER - 1) / L::CLUSTER * cols; }
-    __device__ __forceinline__ unsigned units() const {
-        return streamed ? tail.from + TAIL_PIECES * tail.blocks : tiles() * split.splits;
+    // `units_of` and `unit_of`: the same for a walk known to stream its tail (STREAMED) or not, so that a
+    // consumer loop built for one holds no code of the other.
+    __device__ __forceinline__ unsigned units() const { return streamed ? units_of<true>() : units_of<false>(); }
+    template <bool STREAMED>
+    __device__ __forceinline__ unsigned units_of() const {
+        return STREAMED && streamed ? tail.from + TAIL_PIECES * tail.blocks : tiles() * split.splits;
     }
     __device__ __forceinline__ Unit unit(unsigned u) const {
         if (u >= units()) return {0, 0, 1, 0, 0};
-        if (streamed) {
+        return streamed ? unit_of<true>(u) : unit_of<false>(u);
+    }
+    template <bool STREAMED>
+    __device__ __forceinline__ Unit unit_of(unsigned u) const {
+        if (STREAMED && streamed) {
             if (u < tail.from) return {u, 0, 1, 0, k_steps};
             const unsigned v = u - tail.from;
             TailPiece q;
@@ -217,9 +222,13 @@ struct Problem {
 
     // tma_ring.rs `cut_tile` and `slot`: a cut tile's index among the cut tiles (its arrival words) and
     // the scratch slot of its unit `index`.
-    __device__ __forceinline__ unsigned cut_tile(unsigned tile) const { return streamed ? tile - tail.from : tile; }
+    template <bool STREAMED>
+    __device__ __forceinline__ unsigned cut_tile(unsigned tile) const {
+        return STREAMED && streamed ? tile - tail.from : tile;
+    }
+    template <bool STREAMED>
     __device__ __forceinline__ unsigned slot(unsigned tile, unsigned index) const {
-        return streamed ? tail.slot(tile, index) : tile * split.splits + index;
+        return STREAMED && streamed ? tail.slot(tile, index) : tile * split.splits + index;
     }
 
     __device__ __forceinline__ unsigned full(unsigned s) const { return ring + L::full_barrier(s); }
