@@ -29,8 +29,9 @@ __device__ __forceinline__ float blend(float alpha, float acc, float beta, float
     return beta == 0.0f ? alpha * acc : fmaf(alpha, acc, beta * old);
 }
 
-// gemm_tuned.rs `body`: the kernel, with B staged 4 floats per copy (B_VECTOR) or one.
-template <class S, bool B_VECTOR>
+// gemm_tuned.rs `body`: the kernel, with B staged 4 floats per copy (B_VECTOR) or one, and every
+// copy known to lie inside A and B (INTERIOR) or tested.
+template <class S, bool B_VECTOR, bool INTERIOR>
 __device__ __forceinline__ void body(const float* __restrict__ a, const float* __restrict__ b, float* c, unsigned m,
                                      unsigned n, unsigned k, float alpha, float beta) {
     const unsigned t = threadIdx.x;
@@ -39,11 +40,30 @@ __device__ __forceinline__ void body(const float* __restrict__ a, const float* _
     constexpr unsigned STAGE_BYTES = 4 * S::STAGE_FLOATS;
     const unsigned slices = (k + S::BK - 1) / S::BK;
 
+    // An interior block's copies: this thread's first element of A and of B at slice 0; each
+    // further copy lies whole rows below it.
+    const SliceIndex a0 = S::a_load(t, 0), b0 = S::b_load(t, 0);
+    const float* a_thread = a + ((row0 + a0.row) * k + a0.col);
+    const float* b_thread = b + (b0.row * n + col0 + b0.col);
+
     // gemm_tuned.rs `copy`: copy j of this thread's share of K slice kt into stage `stage`;
     // copies below A_LOADS are floats of A, the rest 4-float groups of B.
     auto copy = [&](unsigned stage, unsigned kt, unsigned j) {
         const unsigned k0 = kt * S::BK;
         const unsigned stage_base = smem + stage * STAGE_BYTES;
+        if (INTERIOR) {
+            if (j < S::A_LOADS) {
+                const SliceIndex at = S::a_load(t, j);
+                cp_async_f32(stage_base + 4 * (at.col * S::A_PITCH + at.row), a_thread + k0, j * S::A_ROW_STEP * k,
+                             true);
+            } else {
+                const unsigned e = j - S::A_LOADS;
+                const SliceIndex at = S::b_load(t, e);
+                const unsigned dst = stage_base + 4 * (S::B_OFFSET + at.row * S::BN + at.col);
+                cp_async_f32x4(dst, b_thread + k0 * n, e * S::B_ROW_STEP * n, true);
+            }
+            return;
+        }
         if (j < S::A_LOADS) {
             const SliceIndex at = S::a_load(t, j);
             const unsigned row = row0 + at.row, col = k0 + at.col;
@@ -170,16 +190,23 @@ __device__ __forceinline__ void body(const float* __restrict__ a, const float* _
     }
 }
 
-// gemm_tuned.rs `gemm_tuned`: two copies of the kernel, one per way of staging B, chosen once
-// per launch (the Rust kernel does the same so that no copy's address arithmetic runs
+// gemm_tuned.rs `gemm_tuned`: three copies of the kernel, one per way of staging B and, with
+// 16-byte copies of B, one for blocks whose every copy lies inside A and B, chosen once per block
+// (the Rust kernel does the same so that no copy's address arithmetic or bounds test runs
 // predicated off inside the K loop).
 template <class S>
 __device__ __forceinline__ void gemm(const float* __restrict__ a, const float* __restrict__ b, float* c, int m, int n,
                                      int k, float alpha, float beta) {
-    if (rows_vectorizable(n, b))
-        body<S, true>(a, b, c, m, n, k, alpha, beta);
-    else
-        body<S, false>(a, b, c, m, n, k, alpha, beta);
+    const bool interior = (blockIdx.y + 1) * S::BM <= unsigned(m) && (blockIdx.x + 1) * S::BN <= unsigned(n) &&
+                          unsigned(k) % S::BK == 0;
+    if (rows_vectorizable(n, b)) {
+        if (interior)
+            body<S, true, true>(a, b, c, m, n, k, alpha, beta);
+        else
+            body<S, true, false>(a, b, c, m, n, k, alpha, beta);
+    } else {
+        body<S, false, false>(a, b, c, m, n, k, alpha, beta);
+    }
 }
 
 }  // namespace lab::tuned

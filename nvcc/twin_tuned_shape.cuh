@@ -54,12 +54,16 @@ struct Shape {
     // Copy e of thread t of the A slice: (row in BM, column in BK). Consecutive threads take
     // consecutive k of a row; copies step down by THREADS/BK rows.
     static __device__ __forceinline__ SliceIndex a_load(unsigned t, unsigned e) {
-        return {t / BK + e * (THREADS / BK), t % BK};
+        return {t / BK + e * A_ROW_STEP, t % BK};
     }
+    // Rows of A between one copy of a thread and its next (same column).
+    static constexpr unsigned A_ROW_STEP = THREADS / BK;
+    // Rows of B between one group of a thread and its next (same columns).
+    static constexpr unsigned B_ROW_STEP = THREADS / (BN / VEC);
     // Group e of thread t of the B slice: (row in BK, first column in BN).
     static __device__ __forceinline__ SliceIndex b_load(unsigned t, unsigned e) {
         constexpr unsigned GROUPS = BN / VEC;
-        return {t / GROUPS + e * (THREADS / GROUPS), VEC * (t % GROUPS)};
+        return {t / GROUPS + e * B_ROW_STEP, VEC * (t % GROUPS)};
     }
     // The depth of the current slice at which copy j of the next slice is issued.
     __host__ __device__ static constexpr unsigned copy_step(unsigned j) { return j * BK / COPIES_PER_SLICE; }

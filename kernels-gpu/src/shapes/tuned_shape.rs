@@ -72,7 +72,11 @@ impl TunedShape {
     /// consecutive k of a row (a 32-byte sector per 8 lanes); copies step down by
     /// threads/BK rows.
     pub const fn a_load(&self, t: u32, e: u32) -> SliceIndex {
-        (t / self.bk + e * (self.threads() / self.bk), t % self.bk)
+        (t / self.bk + e * self.a_row_step(), t % self.bk)
+    }
+    /// Rows of A between one copy of a thread and its next (same column).
+    pub const fn a_row_step(&self) -> u32 {
+        self.threads() / self.bk
     }
     /// 4-float groups each thread stages per B slice.
     pub const fn b_loads(&self) -> u32 {
@@ -81,10 +85,11 @@ impl TunedShape {
     /// Group `e` of thread `t` of the B slice: (row in BK, first column in BN).
     pub const fn b_load(&self, t: u32, e: u32) -> SliceIndex {
         let groups = self.bn / VEC;
-        (
-            t / groups + e * (self.threads() / groups),
-            VEC * (t % groups),
-        )
+        (t / groups + e * self.b_row_step(), VEC * (t % groups))
+    }
+    /// Rows of B between one group of a thread and its next (same columns).
+    pub const fn b_row_step(&self) -> u32 {
+        self.threads() / (self.bn / VEC)
     }
 
     /// Copies each thread issues per slice: A floats, then B groups.
