@@ -152,7 +152,7 @@ over_shape! { [BM, BN, BK, WM, WN, TM, TN, STAGES]
                         a_dst + 4 * (kc * s.a_pitch() + r),
                         a,
                         row * k + col,
-                        INTERIOR || inside(row, col, m, k),
+                        inside(row, col, m, k),
                     )
                 };
                 return;
@@ -163,9 +163,7 @@ over_shape! { [BM, BN, BK, WM, WN, TM, TN, STAGES]
             if B_VECTOR {
                 // SAFETY: rows_vectorizable: the group is 16-byte aligned and wholly inside B or
                 // wholly outside (then zero-filled).
-                unsafe {
-                    gpu::cp_async_f32x4(dst, b, row * n + col, INTERIOR || inside(row, col, k, n))
-                };
+                unsafe { gpu::cp_async_f32x4(dst, b, row * n + col, inside(row, col, k, n)) };
             } else {
                 for i in 0..VEC {
                     // SAFETY: read only when inside B.

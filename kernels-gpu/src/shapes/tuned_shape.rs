@@ -214,6 +214,36 @@ mod tests {
         }
     }
 
+    /// The interior blocks' copies (`gemm_tuned.rs`) address copy `e` of a thread as its first
+    /// copy plus `e` strides of whole rows: that holds only while a thread's copies share a
+    /// column (A) or columns (B) and step by `a_row_step` / `b_row_step` rows.
+    #[test]
+    fn a_threads_copies_step_down_whole_rows_from_its_first() {
+        for s in [R128X256, R256X128, R128X128] {
+            for t in 0..s.threads() {
+                let (r0, c0) = s.a_load(t, 0);
+                for e in 0..s.a_loads() {
+                    assert_eq!(
+                        s.a_load(t, e),
+                        (r0 + e * s.a_row_step(), c0),
+                        "{s:?} A t{t} e{e}"
+                    );
+                }
+                let (r0, c0) = s.b_load(t, 0);
+                for e in 0..s.b_loads() {
+                    assert_eq!(
+                        s.b_load(t, e),
+                        (r0 + e * s.b_row_step(), c0),
+                        "{s:?} B t{t} e{e}"
+                    );
+                }
+            }
+            // The last copy's row stays inside the slice: a stride never leaves the block.
+            assert!((s.a_loads() - 1) * s.a_row_step() < s.bm, "{s:?}");
+            assert!((s.b_loads() - 1) * s.b_row_step() < s.bk, "{s:?}");
+        }
+    }
+
     /// Each element of a block's A and B slices is staged by exactly one (thread, copy), and a
     /// thread's accumulators are exactly the block tile split among threads.
     #[test]
