@@ -135,11 +135,11 @@ __device__ __forceinline__ unsigned cluster_ctarank() {
     return r;
 }
 
-// cluster.rs `mbarrier_arrive_in`: arrives (release, cluster scope) on the mbarrier at `bar` of the
-// cluster's block `rank`.
+// cluster.rs `mbarrier_arrive_in`: arrives (default semantics: release at CTA scope) on the mbarrier at `bar` of
+// the cluster's block `rank`.
 __device__ __forceinline__ void mbarrier_arrive_in(unsigned bar, unsigned rank) {
     asm volatile(
-        "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+        "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; mbarrier.arrive.shared::cluster.b64 _, "
         "[r]; }" ::"r"(bar),
         "r"(rank)
         : "memory");

@@ -189,9 +189,7 @@ wgemm_table! {
         ("W2",    wgmma { block: (128, 128, 64), stages: 6, consumers: 2, cluster: 1 }), // 384
         ("W3",    wgmma { block: (64, 256, 64), stages: 5, consumers: 1, cluster: 1 }),  // 256
         ("W4",    wgmma { block: (128, 64, 64), stages: 8, consumers: 2, cluster: 1 }),  // 384
-        // Clusters of two (cluster: 2, multicast B) build and pass every check, but W1's tile in
-        // them ran far behind W1 (results/2026-12-03-h200-s18c, docs/design.md): out of the table
-        // until Nsight says why.
+        ("W5",    wgmma { block: (128, 256, 64), stages: 4, consumers: 2, cluster: 2 }), // 384
         // The same ring feeding mma.sync (ldmatrix from the swizzled slots): the gemm_bf16
         // family's MMA with Hopper's data movement; no producer warp: thread 0 fills the ring and
         // each slot's last reader refills it.

@@ -18,9 +18,15 @@ pub fn cluster_ctarank() -> u32 {
     r
 }
 
-/// Arrives (release, cluster scope) on the mbarrier at shared address `bar` of the block of
-/// rank `rank` in this block's cluster: the same offset in that block's shared memory
-/// (`mapa.shared::cluster`, then `mbarrier.arrive.release.cluster.shared::cluster`).
+/// Arrives on the mbarrier at shared address `bar` of the block of rank `rank` in this block's
+/// cluster: the same offset in that block's shared memory (`mapa.shared::cluster`, then
+/// `mbarrier.arrive.shared::cluster` with the default semantics, release at CTA scope, as
+/// CUTLASS's `ClusterBarrier::arrive` does). A release at cluster scope put a `MEMBAR.ALL.GPU`
+/// and an `ERRBAR` before every arrival, which waited out the warp's earlier memory accesses:
+/// they held half of W5's stall samples and W5 at 0.59 of cuBLAS (Nsight, call S22b). What a
+/// consumer's arrival hands back is a slot read by `wgmma`, retired by `wgmma.wait_group`
+/// before it arrives; no earlier generic access of the thread needs ordering before the
+/// other block's TMA writes.
 ///
 /// # Safety
 /// Launched in clusters with a block of rank `rank`; `bar` is an initialized mbarrier there
@@ -31,7 +37,7 @@ pub unsafe fn mbarrier_arrive_in(bar: u32, rank: u32) {
     // SAFETY: the caller's contract.
     unsafe {
         asm!(
-            "{{ .reg .b32 r; mapa.shared::cluster.u32 r, {b}, {k}; mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r]; }}",
+            "{{ .reg .b32 r; mapa.shared::cluster.u32 r, {b}, {k}; mbarrier.arrive.shared::cluster.b64 _, [r]; }}",
             b = in(reg32) bar, k = in(reg32) rank, options(nostack, preserves_flags)
         )
     }
