@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 use kernels_gpu::entries;
 use kernels_gpu::sections::block_trace::{TRACE_BLOCKS, TRACE_SYMBOL, WORDS_PER_BLOCK};
 use kernels_gpu::variants::{
-    self, FmaOp, MmaIlpVariant, SmemPath, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL, GEMM,
-    MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY, WGEMM,
+    self, FmaOp, MmaIlpVariant, RingMma, SmemPath, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL,
+    GEMM, MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY, WGEMM,
 };
 use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild, HOPPER_ARCH};
@@ -673,4 +673,40 @@ fn the_block_trace_is_a_module_global_only_traced_entries_write() {
         ptx::entries(&capped),
         [REGS.gemm().entry, REGS.gemm().traced_entry()]
     );
+}
+
+/// A line in clusters of two hands a slot back to the other block's producer with a plain remote
+/// arrival: a release at cluster scope compiled to `MEMBAR.ALL.GPU` and `ERRBAR` before each
+/// arrival, which held W5 at 0.59 of cuBLAS (results/2026-12-04-h200-s22b); with the default
+/// semantics it ran at W1's speed (S22c). Lines of one block arrive on their own barrier only.
+#[test]
+fn cluster_lines_arrive_on_the_other_block_without_a_cluster_fence() {
+    let hopper = PtxBuild::hopper(&workspace())
+        .compile()
+        .expect("the sm_90a kernel build");
+    let remote = "mbarrier.arrive.shared::cluster.b64";
+    let mut pairs = 0;
+    for v in WGEMM.iter().filter(|v| v.mma == RingMma::Wgmma) {
+        let body = body_of(&hopper, v.entry);
+        assert!(
+            !body.contains("mbarrier.arrive.release.cluster"),
+            "{}: a cluster-scope release before an arrival",
+            v.label
+        );
+        if v.cluster > 1 {
+            assert!(
+                body.contains("mapa.shared::cluster") && body.contains(remote),
+                "{}",
+                v.label
+            );
+            pairs += 1;
+        } else {
+            assert!(
+                !body.contains(remote),
+                "{}: a remote arrival alone in its cluster",
+                v.label
+            );
+        }
+    }
+    assert!(pairs > 0, "no line of the table runs clusters of two");
 }
