@@ -39,6 +39,16 @@ fn plain_ptx() -> &'static str {
     })
 }
 
+/// The plain sm_90a PTX (the wgmma entries), built once per test binary.
+fn hopper_ptx() -> &'static str {
+    static PTX: OnceLock<String> = OnceLock::new();
+    PTX.get_or_init(|| {
+        PtxBuild::hopper(&workspace())
+            .compile()
+            .expect("the sm_90a kernel build")
+    })
+}
+
 /// Writes and assembles the modules for `arch`, once per test binary. Serialized: tests run in
 /// parallel and two of them would assemble the same folder.
 fn built(arch: &str) -> (Vec<Module>, Manifest) {
@@ -607,10 +617,7 @@ fn traced_twins_keep_their_entries_resources_in_every_module() {
         .join("test-kernels")
         .join(HOPPER_ARCH);
     std::fs::create_dir_all(&dir).unwrap();
-    let plain = PtxBuild::hopper(&workspace())
-        .compile()
-        .expect("the sm_90a kernel build");
-    hopper::write(&plain, &dir).expect("writing the sm_90a module");
+    hopper::write(hopper_ptx(), &dir).expect("writing the sm_90a module");
     let log = hopper::assemble(&ptxas_path(), &dir).expect("ptxas on the sm_90a module");
     let reports = ptxas::parse_report(&log).unwrap();
     let c = traced::check(hopper::HOPPER_FILE, &reports);
@@ -681,13 +688,10 @@ fn the_block_trace_is_a_module_global_only_traced_entries_write() {
 /// semantics it ran at W1's speed (S22c). Lines of one block arrive on their own barrier only.
 #[test]
 fn cluster_lines_arrive_on_the_other_block_without_a_cluster_fence() {
-    let hopper = PtxBuild::hopper(&workspace())
-        .compile()
-        .expect("the sm_90a kernel build");
     let remote = "mbarrier.arrive.shared::cluster.b64";
     let mut pairs = 0;
     for v in WGEMM.iter().filter(|v| v.mma == RingMma::Wgmma) {
-        let body = body_of(&hopper, v.entry);
+        let body = body_of(hopper_ptx(), v.entry);
         assert!(
             !body.contains("mbarrier.arrive.release.cluster"),
             "{}: a cluster-scope release before an arrival",

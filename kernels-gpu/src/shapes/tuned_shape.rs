@@ -219,23 +219,22 @@ mod tests {
     /// column (A) or columns (B) and step by `a_row_step` / `b_row_step` rows.
     #[test]
     fn a_threads_copies_step_down_whole_rows_from_its_first() {
+        type Load = fn(&TunedShape, u32, u32) -> SliceIndex;
         for s in [R128X256, R256X128, R128X128] {
-            for t in 0..s.threads() {
-                let (r0, c0) = s.a_load(t, 0);
-                for e in 0..s.a_loads() {
-                    assert_eq!(
-                        s.a_load(t, e),
-                        (r0 + e * s.a_row_step(), c0),
-                        "{s:?} A t{t} e{e}"
-                    );
-                }
-                let (r0, c0) = s.b_load(t, 0);
-                for e in 0..s.b_loads() {
-                    assert_eq!(
-                        s.b_load(t, e),
-                        (r0 + e * s.b_row_step(), c0),
-                        "{s:?} B t{t} e{e}"
-                    );
+            let operands: [(&str, Load, u32, u32); 2] = [
+                ("A", TunedShape::a_load, s.a_loads(), s.a_row_step()),
+                ("B", TunedShape::b_load, s.b_loads(), s.b_row_step()),
+            ];
+            for (name, load, loads, step) in operands {
+                for t in 0..s.threads() {
+                    let (r0, c0) = load(&s, t, 0);
+                    for e in 0..loads {
+                        assert_eq!(
+                            load(&s, t, e),
+                            (r0 + e * step, c0),
+                            "{s:?} {name} t{t} e{e}"
+                        );
+                    }
                 }
             }
             // The last copy's row stays inside the slice: a stride never leaves the block.
