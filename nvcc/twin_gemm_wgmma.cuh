@@ -81,6 +81,25 @@ __device__ __forceinline__ void write_inside(float* c, unsigned n, float alpha, 
     }
 }
 
+// gemm_wgmma.rs `write_part`: thread `tid`'s accumulators of a consumer's 64 x bn part of a tile, from two row
+// pointers where it lies inside C (N even), else pair by pair with bounds tested.
+template <int ACC>
+__device__ __forceinline__ void write_part(float* c, unsigned m, unsigned n, float alpha, float beta, unsigned row0,
+                                           unsigned col0, unsigned bn, unsigned tid, const float (&d)[ACC]) {
+    if (n % 2 == 0 && row0 + WGEMM_M <= m && col0 + bn <= n) {
+        write_inside<ACC>(c, n, alpha, beta, row0, col0, tid, d);
+    } else {
+#pragma unroll
+        for (int r = 0; r < ACC; r += 2) {
+            const unsigned warp = tid / 32, lane = tid % 32, slice = unsigned(r) / 4, j = unsigned(r) % 4;
+            // sections/wgmma.rs `accumulator_position` of register r (r even: j is 0 or 2).
+            const unsigned row = 16 * warp + lane / 4 + 8 * (j / 2);
+            const unsigned col = 8 * slice + 2 * (lane % 4);
+            store_pair_or_singles(c, m, n, alpha, beta, row0 + row, col0 + col, d[r], d[r + 1]);
+        }
+    }
+}
+
 // gemm_wgmma.rs `consume`: consumer warpgroup `which` (thread `tid` of it), its 64 rows of the walk's
 // units first, first + walkers, ... below `end` (a streamed tail's pieces where STREAMED), from ring
 // position `at`, written at once (K whole) or by the last of a cut tile's units (twin_split_k.cuh);
@@ -131,21 +150,65 @@ __device__ __forceinline__ Position consume_wgmma(const Problem<L>& p, unsigned 
             write = part.template deposit<STREAMED>(p, partials, arrivals, w, d);
             if (write) part.template gather<STREAMED>(p, partials, w.pieces, d);
         }
-        if (write && n % 2 == 0 && row0 + WGEMM_M <= m && col0 + L::BN <= n) {
-            write_inside<ACC>(c, n, alpha, beta, row0, col0, tid, d);
-        } else if (write) {
-#pragma unroll
-            for (int r = 0; r < ACC; r += 2) {
-                const unsigned warp = tid / 32, lane = tid % 32, slice = unsigned(r) / 4, j = unsigned(r) % 4;
-                // sections/wgmma.rs `accumulator_position` of register r (r even: j is 0 or 2).
-                const unsigned row = 16 * warp + lane / 4 + 8 * (j / 2);
-                const unsigned col = 8 * slice + 2 * (lane % 4);
-                store_pair_or_singles(c, m, n, alpha, beta, row0 + row, col0 + col, d[r], d[r + 1]);
-            }
-        }
+        if (write) write_part<ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, d);
         unit += p.walkers();
     }
     return at;
+}
+
+// gemm_wgmma.rs `consume_in_turn`: two consumer warpgroups taking the block's one-warpgroup tiles in turn
+// (ping-pong), each passing over the other's fills; a consumer starts a tile's waits once the other has
+// issued its previous tile's last wgmma (named barriers 1 and 2, 256 threads).
+template <class L, int ACC>
+__device__ __forceinline__ void consume_in_turn(const Problem<L>& p, unsigned which, unsigned tid, float* c,
+                                                unsigned m, unsigned n, float alpha, float beta, unsigned end) {
+    Position at{0, 0};
+    float d[ACC];
+#pragma unroll
+    for (int r = 0; r < ACC; ++r) d[r] = 0.0f;
+    unsigned turn = 0;
+    for (unsigned unit = p.walker(); unit < end; unit += p.walkers(), ++turn) {
+        const Unit w = p.template unit_of<false>(unit);
+        const bool last = unit + p.walkers() >= end;
+        if (turn % 2 != which) {
+            at = at.template advance<L::STAGES>(w.steps);
+            continue;
+        }
+        if (turn > 0) {
+            if (which == 0) asm volatile("barrier.sync.aligned 1, 256;" ::: "memory");
+            else asm volatile("barrier.sync.aligned 2, 256;" ::: "memory");
+        }
+        const TileAt tt = p.tile_at(w.tile);
+        const unsigned row0 = tt.row * L::BM, col0 = tt.col * L::BN;
+        const unsigned prefetch_at =
+            beta != 0.0f ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u) : 0xffffffffu;
+        Position held = at;
+        for (unsigned ks = 0;;) {
+            const unsigned a = p.ring + L::a_slot(at.slot);
+            const unsigned b = p.ring + L::b_slot(at.slot);
+            hopper::mbarrier_wait(p.full(at.slot), at.phase);
+            hopper::wgmma_fence();
+            mma_k16(d, a, b, 0, ks != 0);
+            mma_k16(d, a, b, 1, true);
+            mma_k16(d, a, b, 2, true);
+            mma_k16(d, a, b, 3, true);
+            hopper::wgmma_commit_group();
+            if (ks == prefetch_at) prefetch_c(c, m, n, row0, col0, L::BN, tid);
+            hopper::wgmma_wait_group<1>();
+            if (ks > 0 && tid % 32 == 0) p.release(held.slot);
+            held = at;
+            at = at.template next<L::STAGES>();
+            ks += 1;
+            if (ks >= w.steps) break;
+        }
+        if (!last) {
+            if (which == 0) asm volatile("barrier.arrive.aligned 2, 256;" ::: "memory");
+            else asm volatile("barrier.arrive.aligned 1, 256;" ::: "memory");
+        }
+        hopper::wgmma_wait_group<0>();
+        if (tid % 32 == 0) p.release(held.slot);
+        write_part<ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, d);
+    }
 }
 
 // gemm_wgmma.rs `gemm_wgmma`: launched with (CONSUMERS + 1) x 128 threads, the line's dynamic shared
@@ -160,7 +223,7 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
     using L = Line<BM, BN, STAGES, CONSUMERS, CLUSTER>;
     // tma_ring.rs `start`: only the lines that can cut K (clusters of one) take the two; stream_tail, where
     // not 0, is the tail's first tile (StreamTail::of's `from`).
-    const bool cuts = CLUSTER == 1;
+    const bool cuts = CLUSTER == 1 && !L::PING_PONG;
     const Problem<L> p = Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k),
                                                             cuts ? unsigned(k_slices) : 0u,
                                                             cuts ? unsigned(stream_tail) : 0u);
@@ -173,6 +236,12 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
         hopper::setmaxnreg_inc<REGS>();
         // gemm_wgmma.rs: the whole waves' tiles in the plain build of the loop, then the tail's pieces.
         const unsigned which = warpgroup - 1, tid = t % WGEMM_WARPGROUP;
+        if constexpr (L::PING_PONG) {
+            consume_in_turn<L, ACC>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta,
+                                    p.template units_of<false>());
+            p.finish();
+            return;
+        }
         const unsigned whole = p.streamed ? p.tail.from : p.template units_of<false>();
         const Position at = consume_wgmma<L, ACC, false>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta,
                                                          partials, arrivals, p.walker(), whole, Position{0, 0});

@@ -27,6 +27,10 @@ template <unsigned BM_, unsigned BN_, unsigned STAGES_, unsigned CONSUMERS_, uns
 struct Line {
     static constexpr unsigned BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_, CLUSTER = CLUSTER_;
     static constexpr unsigned CONSUMER_WARPS = CONSUMERS * WARPGROUP_WARPS;
+    // sections/gemm_wgmma.rs `ping_pong` and `slot_readers`: consumers taking one-warpgroup tiles in turn,
+    // each fill read by one warpgroup's warps.
+    static constexpr bool PING_PONG = BM < WGEMM_M * CONSUMERS;
+    static constexpr unsigned SLOT_READERS = PING_PONG ? WARPGROUP_WARPS : CONSUMER_WARPS;
     static constexpr unsigned A_SLOT_BYTES = BM * WGEMM_BK * 2;
     static constexpr unsigned B_SLOT_BYTES = WGEMM_BK * BN * 2;
     static constexpr unsigned SLOT_BYTES = A_SLOT_BYTES + B_SLOT_BYTES;
@@ -64,6 +68,12 @@ struct Position {
     template <unsigned STAGES>
     __device__ __forceinline__ Position next() const {
         return slot + 1 == STAGES ? Position{0, phase ^ 1} : Position{slot + 1, phase};
+    }
+    // tma_ring.rs `Ring::advance`: `fills` fills on.
+    template <unsigned STAGES>
+    __device__ __forceinline__ Position advance(unsigned fills) const {
+        const unsigned to = slot + fills;
+        return Position{to % STAGES, phase ^ ((to / STAGES) & 1)};
     }
 };
 
@@ -149,7 +159,7 @@ struct Problem {
                 if (COUNTED)
                     hopper::shared_store_u32(ring + L::empty_barrier(s), 0);
                 else
-                    hopper::mbarrier_init(ring + L::empty_barrier(s), L::CONSUMER_WARPS * L::CLUSTER);
+                    hopper::mbarrier_init(ring + L::empty_barrier(s), L::SLOT_READERS * L::CLUSTER);
             }
             hopper::fence_barrier_init();
         }

@@ -204,6 +204,36 @@ pub unsafe fn shared_store_u32(addr: u32, v: u32) {
     }
 }
 
+/// Waits at named barrier `ID` until `THREADS` threads have reached it, by this call or by
+/// [`named_barrier_arrive`] (`barrier.sync.aligned ID, THREADS`).
+///
+/// # Safety
+/// Every thread of the calling warps runs it together (aligned); `ID` is not 0 (the block's
+/// barrier) and no other use of `ID` overlaps this one's `THREADS` arrivals.
+#[inline(always)]
+pub unsafe fn named_barrier_sync<const ID: u32, const THREADS: u32>() {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("barrier.sync.aligned {id}, {n};", id = const ID, n = const THREADS,
+             options(nostack, preserves_flags))
+    }
+}
+
+/// Counts the calling warps' threads towards named barrier `ID`'s `THREADS` without waiting
+/// (`barrier.arrive.aligned ID, THREADS`); orders their earlier memory accesses before the
+/// waiting threads' later ones, as [`named_barrier_sync`].
+///
+/// # Safety
+/// As [`named_barrier_sync`].
+#[inline(always)]
+pub unsafe fn named_barrier_arrive<const ID: u32, const THREADS: u32>() {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("barrier.arrive.aligned {id}, {n};", id = const ID, n = const THREADS,
+             options(nostack, preserves_flags))
+    }
+}
+
 /// Waits until every lane of the warp reaches it (`bar.warp.sync 0xffffffff`), which also
 /// orders each lane's earlier memory accesses before the others' later ones.
 #[inline(always)]

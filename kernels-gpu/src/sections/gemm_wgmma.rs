@@ -127,9 +127,24 @@ impl WgemmVariant {
     pub const fn takes_odd_n(&self) -> bool {
         matches!(self.mma, RingMma::Wgmma)
     }
-    /// Warps of the consumer warpgroups (each arrives once on, or counts once out of, a slot).
+    /// Warps of the consumer warpgroups.
     pub const fn consumer_warps(&self) -> u32 {
         self.consumers * WARPGROUP_WARPS
+    }
+    /// Whether the consumers take tiles in turn (ping-pong: a wgmma line of two consumers and
+    /// one warpgroup's 64 rows a tile), each running its tile's whole K while the other writes
+    /// its last tile, rather than sharing every tile (`gemm_wgmma.rs`, `consume_in_turn`).
+    pub const fn ping_pong(&self) -> bool {
+        self.bm < WGEMM_M * self.consumers
+    }
+    /// Warps that read each fill of a slot (each arrives once on, or counts once out of, it):
+    /// every consumer warp where they share a tile, one warpgroup's in ping-pong.
+    pub const fn slot_readers(&self) -> u32 {
+        if self.ping_pong() {
+            WARPGROUP_WARPS
+        } else {
+            self.consumer_warps()
+        }
     }
     /// f32 accumulators per consumer thread (BN/2: a warpgroup's 64 x BN over its 128 threads,
     /// whichever MMA).
@@ -243,7 +258,10 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     if v.consumers < 1 || v.consumers > 3 {
         return Err(WgemmMisfit::Consumers);
     }
-    if v.bm != WGEMM_M * v.consumers {
+    // Consumers share a tile (64 rows each), or two take one-warpgroup tiles in turn.
+    let ping_pong =
+        v.bm == WGEMM_M && v.consumers == 2 && matches!(v.mma, RingMma::Wgmma) && v.cluster == 1;
+    if v.bm != WGEMM_M * v.consumers && !ping_pong {
         return Err(WgemmMisfit::Height);
     }
     if v.stages < 2 {

@@ -57,6 +57,14 @@ pub const fn walk_tile(
     (pr * cluster + rank, pc)
 }
 
+/// The ring position (slot, phase parity) `fills` fills after (`slot`, `phase`) in a ring of
+/// `stages` slots: where a ping-pong consumer resumes after the other's tile
+/// (`WgemmVariant::ping_pong`; the kernels' `Ring::advance`).
+pub const fn ring_after((slot, phase): (u32, u32), fills: u32, stages: u32) -> (u32, u32) {
+    let to = slot + fills;
+    (to % stages, phase ^ ((to / stages) & 1))
+}
+
 /// A tile's K slices cut into work units (split-K): `splits` units of `unit_steps` 64-deep
 /// slices, the last one shorter where they do not divide; one unit of every slice where K is
 /// left whole. A persistent block walks units as it walks tiles (unit u is split u / tiles of
@@ -107,7 +115,7 @@ impl WgemmVariant {
     /// lines, whose epilogue then adds to C. The mma.sync lines take a tile's K whole (their
     /// epilogue writes C; a second path in it cost them registers before, see `takes_odd_n`).
     pub const fn splits_k(&self) -> bool {
-        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1
+        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1 && !self.ping_pong()
     }
     /// Work units of the walk before K is cut: tiles, or, where blocks work in clusters of two,
     /// pairs of tiles one above the other (the lower one past C's last row where the rows are
@@ -199,6 +207,55 @@ mod tests {
     extern crate std;
     use super::*;
     use crate::sections::gemm_wgmma::tests::line;
+
+    #[test]
+    fn ring_after_is_that_many_single_steps() {
+        for stages in 2..9u32 {
+            for start in 0..stages {
+                for phase in 0..2u32 {
+                    let mut at = (start, phase);
+                    for fills in 0..40u32 {
+                        assert_eq!(
+                            ring_after((start, phase), fills, stages),
+                            at,
+                            "{stages} {fills}"
+                        );
+                        at = if at.0 + 1 == stages {
+                            (0, at.1 ^ 1)
+                        } else {
+                            (at.0 + 1, at.1)
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ping_pong_lines_take_one_warpgroup_a_tile_and_keep_k_whole() {
+        use crate::sections::gemm_wgmma::{wgemm_line_fits, WgemmMisfit};
+        let pp = line(64, 256, 5, 2, 1);
+        assert!(pp.ping_pong());
+        assert_eq!(wgemm_line_fits(&pp), Ok(()));
+        assert_eq!(pp.slot_readers(), 4, "one warpgroup reads each fill");
+        assert!(
+            !pp.splits_k(),
+            "a tile's K whole: the turns alternate whole tiles"
+        );
+        let shared = line(128, 256, 4, 2, 1);
+        assert!(!shared.ping_pong());
+        assert_eq!(shared.slot_readers(), 8);
+        // Only two consumers, on one block: three, or clusters of two, do not take turns.
+        assert_eq!(
+            wgemm_line_fits(&line(64, 256, 4, 3, 1)),
+            Err(WgemmMisfit::Height)
+        );
+        assert_eq!(
+            wgemm_line_fits(&line(64, 256, 4, 2, 2)),
+            Err(WgemmMisfit::Height)
+        );
+        assert!(crate::variants::WGEMM.iter().any(|v| v.ping_pong()));
+    }
 
     #[test]
     fn a_pair_walk_covers_every_tile_once_and_only_rank_one_falls_past_c() {

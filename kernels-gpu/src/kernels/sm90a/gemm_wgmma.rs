@@ -50,7 +50,7 @@ pub unsafe fn gemm_wgmma<
     args: WgemmArgs,
 ) {
     let line = WgemmVariant::kernel_line((BM, BN), STAGES, CONSUMERS, CLUSTER, RingMma::Wgmma);
-    let release = Release::Barrier(line.consumer_warps());
+    let release = Release::Barrier(line.slot_readers());
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
     let RingStart {
         p,
@@ -76,6 +76,14 @@ pub unsafe fn gemm_wgmma<
         // the whole waves' tiles (every unit where nothing is streamed) in the plain one, then
         // the tail's pieces, from the ring position the first left.
         let walk = (which, tid, (out, scratch));
+        if line.ping_pong() {
+            // SAFETY: the caller's contract; the producer fills every tile's slices in the
+            // walk's order, and the two consumers take its tiles in turn.
+            unsafe { consume_in_turn::<ACC>(p, (which, tid, out), p.units_of::<false>()) };
+            // SAFETY: every thread reaches it once, after its part of the walk.
+            unsafe { p.finish() };
+            return;
+        }
         let (whole, tail) = match p.tail {
             Some(t) => (t.from, Some(t.from + p.walker())),
             None => (p.units_of::<false>(), None),
@@ -90,6 +98,92 @@ pub unsafe fn gemm_wgmma<
     }
     // SAFETY: every thread reaches it once, after its part of the walk.
     unsafe { p.finish() };
+}
+
+/// Named barriers of the ping-pong consumers: consumer `which` waits at `TURN + which` for
+/// the other to have issued its tile's last MMAs.
+const TURN: u32 = 1;
+
+/// One of two consumer warpgroups that take the block's tiles in turn (ping-pong: a line of
+/// one warpgroup's rows a tile, `WgemmVariant::ping_pong`): consumer `which` computes the
+/// walk's tiles `which`, `which` + 2, ... of this block (each tile's whole K), and passes over
+/// the other's fills in the ring. Its epilogue runs while the other's MMAs keep the tensor
+/// cores busy, the reason for the schedule. A consumer starts a tile's waits only once the
+/// other has issued its previous tile's last MMA (named barriers `TURN`, `TURN` + 1): every
+/// fill before this tile's has then landed, and a slot's full barrier is at most one phase
+/// behind what this consumer waits for (a parity wait cannot tell two phases apart).
+///
+/// # Safety
+/// As [`gemm_wgmma`]; run by every thread of both consumer warpgroups, `end` the walk's units.
+#[inline(always)]
+unsafe fn consume_in_turn<const ACC: usize>(
+    p: RingProblem,
+    (which, tid, out): (u32, u32, Output),
+    end: u32,
+) {
+    let line = p.line;
+    let mut at = Ring::START;
+    let mut d = [0.0f32; ACC];
+    let mut unit = p.walker();
+    let mut turn = 0u32;
+    while unit < end {
+        let Unit { tile, steps, .. } = p.unit_of::<false>(unit);
+        let last = unit + p.walkers() >= end;
+        if turn % 2 != which {
+            at = at.advance(steps, line.stages);
+        } else {
+            if turn > 0 {
+                // SAFETY: both consumer warpgroups (256 threads) meet here once a turn: this
+                // one waits, the other arrives after its tile's MMAs.
+                unsafe {
+                    if which == 0 {
+                        gpu::named_barrier_sync::<TURN, 256>();
+                    } else {
+                        gpu::named_barrier_sync::<{ TURN + 1 }, 256>();
+                    }
+                }
+            }
+            let (tr, tc) = p.tile_at(tile);
+            let (row0, col0) = (tr * line.bm, tc * line.bn);
+            let prefetch_at = if out.beta != 0.0 {
+                steps.saturating_sub(PREFETCH_AHEAD)
+            } else {
+                u32::MAX
+            };
+            // SAFETY: the caller's contract; this warpgroup alone reads these fills.
+            let (held, next) = unsafe {
+                k_loop(
+                    &p,
+                    (at, at),
+                    (0, steps),
+                    &mut d,
+                    (&out, (row0, col0), prefetch_at, tid),
+                )
+            };
+            at = next;
+            if !last {
+                // SAFETY: the other consumer waits for these 128 threads at its barrier.
+                unsafe {
+                    if which == 0 {
+                        gpu::named_barrier_arrive::<{ TURN + 1 }, 256>();
+                    } else {
+                        gpu::named_barrier_arrive::<TURN, 256>();
+                    }
+                }
+            }
+            // SAFETY: the whole warpgroup retires its last group, releases its slot, and
+            // writes its tile, which no other thread writes.
+            unsafe {
+                gpu::wgmma_wait_group::<0>();
+                if tid % 32 == 0 {
+                    p.release(held.slot);
+                }
+                write_part(&out, (row0, col0), line.bn, tid, &d);
+            }
+        }
+        unit += p.walkers();
+        turn += 1;
+    }
 }
 
 /// One consumer warpgroup (`which`, thread `tid` of it): its 64 rows of the walk's units
@@ -132,7 +226,7 @@ unsafe fn consume<const ACC: usize, const STREAMED: bool>(
         };
         let (tr, tc) = p.tile_at(tile);
         // The slot whose MMAs are still in flight, released once the next slot's are issued.
-        let mut held = at;
+        let held = at;
         let row0 = tr * line.bm + which * WGEMM_M;
         let col0 = tc * line.bn;
         // A cut tile's units do not know which of them writes C: none prefetches it.
@@ -141,40 +235,18 @@ unsafe fn consume<const ACC: usize, const STREAMED: bool>(
         } else {
             u32::MAX
         };
-        // At least one K step (K >= 1, and no unit is empty), so the loop runs once before it
-        // tests: no path skips it, and LLVM keeps one set of accumulator registers through it.
-        let mut ks = 0;
-        loop {
-            let a = p.ring + line.a_slot(at.slot) + which * WGEMM_M * SWIZZLE_BYTES;
-            let b = p.ring + line.b_slot(at.slot);
-            // SAFETY: the slot's full barrier says TMA's bytes have landed (acquire); the whole
-            // warpgroup issues the four MMAs of the 64-deep slice between one fence and one
-            // commit; `wait_group 1` retires the previous slot's group before that slot is
-            // released, so one group stays queued behind the tensor cores while this thread
-            // waits; the accumulators are touched by nothing else until `wait_group 0` below.
-            unsafe {
-                gpu::mbarrier_wait(p.full(at.slot), at.phase);
-                gpu::wgmma_fence();
-                mma_k16(&mut d, a, b, 0, ks != 0);
-                mma_k16(&mut d, a, b, 1, true);
-                mma_k16(&mut d, a, b, 2, true);
-                mma_k16(&mut d, a, b, 3, true);
-                gpu::wgmma_commit_group();
-                if ks == prefetch_at {
-                    prefetch_c(&out, (row0, col0), line.bn, tid);
-                }
-                gpu::wgmma_wait_group::<1>();
-                if ks > 0 && tid % 32 == 0 {
-                    p.release(held.slot);
-                }
-            }
-            held = at;
-            at = at.next(line.stages);
-            ks += 1;
-            if ks >= steps {
-                break;
-            }
-        }
+        let a_rows = which * WGEMM_M * SWIZZLE_BYTES;
+        // SAFETY: the caller's contract; the whole warpgroup runs it.
+        let (held, next) = unsafe {
+            k_loop(
+                &p,
+                (at, held),
+                (a_rows, steps),
+                &mut d,
+                (&out, (row0, col0), prefetch_at, tid),
+            )
+        };
+        at = next;
         // SAFETY: the whole warpgroup retires its last group, then releases its slot.
         unsafe {
             gpu::wgmma_wait_group::<0>();
@@ -201,25 +273,102 @@ unsafe fn consume<const ACC: usize, const STREAMED: bool>(
         } else {
             true
         };
-        if write && out.vector && row0 + WGEMM_M <= out.m && col0 + line.bn <= out.n {
-            // SAFETY: the consumer's 64 x BN part of the tile lies inside C, N is even; each
-            // element belongs to this thread alone (as below).
-            unsafe { write_inside(&out, (row0, col0), tid, &d) };
-        } else if write {
-            let mut r = 0;
-            while r < ACC {
-                let (row, col) = accumulator_position(tid, r as u32);
-                // SAFETY: each element of C belongs to one thread of one tile (the walk is a
-                // bijection, and of a cut tile's units only the last writes); pairs start at
-                // even columns (`RingProblem::start` sets `vector` only where N is even: the
-                // wgmma lines take an odd N).
-                unsafe { out.store::<2>(row0 + row, col0 + col, [d[r], d[r + 1]]) };
-                r += 2;
-            }
+        if write {
+            // SAFETY: each element of C belongs to one thread of one tile (the walk is a
+            // bijection, and of a cut tile's units only the last writes); the whole
+            // warpgroup runs it.
+            unsafe { write_part(&out, (row0, col0), line.bn, tid, &d) };
         }
         unit += p.walkers();
     }
     at
+}
+
+/// A unit's K loop, from ring position `at` (`held`: the position whose group a first
+/// `wait_group` would retire, `at` itself at a unit's start): each slot's four k16 MMAs into
+/// `d` (A's rows `a_rows` bytes into the slot), the previous slot released once its group
+/// retires, C prefetched at step `prefetch_at`. Returns the last slot's position, whose group
+/// may still be in flight, and the position after it.
+///
+/// # Safety
+/// As [`consume`]: run by every thread of a consumer warpgroup, `steps` >= 1 fills of the walk
+/// from `at` on, in the producer's order.
+#[inline(always)]
+unsafe fn k_loop<const ACC: usize>(
+    p: &RingProblem,
+    (mut at, mut held): (Ring, Ring),
+    (a_rows, steps): (u32, u32),
+    d: &mut [f32; ACC],
+    (out, (row0, col0), prefetch_at, tid): (&Output, (u32, u32), u32, u32),
+) -> (Ring, Ring) {
+    let line = p.line;
+    // At least one K step (K >= 1, and no unit is empty), so the loop runs once before it
+    // tests: no path skips it, and LLVM keeps one set of accumulator registers through it.
+    let mut ks = 0;
+    loop {
+        let a = p.ring + line.a_slot(at.slot) + a_rows;
+        let b = p.ring + line.b_slot(at.slot);
+        // SAFETY: the slot's full barrier says TMA's bytes have landed (acquire); the whole
+        // warpgroup issues the four MMAs of the 64-deep slice between one fence and one
+        // commit; `wait_group 1` retires the previous slot's group before that slot is
+        // released, so one group stays queued behind the tensor cores while this thread
+        // waits; the accumulators are touched by nothing else until `wait_group 0`.
+        unsafe {
+            gpu::mbarrier_wait(p.full(at.slot), at.phase);
+            gpu::wgmma_fence();
+            mma_k16(d, a, b, 0, ks != 0);
+            mma_k16(d, a, b, 1, true);
+            mma_k16(d, a, b, 2, true);
+            mma_k16(d, a, b, 3, true);
+            gpu::wgmma_commit_group();
+            if ks == prefetch_at {
+                prefetch_c(out, (row0, col0), line.bn, tid);
+            }
+            gpu::wgmma_wait_group::<1>();
+            if ks > 0 && tid % 32 == 0 {
+                p.release(held.slot);
+            }
+        }
+        held = at;
+        at = at.next(line.stages);
+        ks += 1;
+        if ks >= steps {
+            break;
+        }
+    }
+    (held, at)
+}
+
+/// Writes thread `tid`'s accumulators of a consumer's 64 x `bn` part of a tile at (`row0`,
+/// `col0`) of C: from two row pointers where the part lies inside C, else pair by pair with
+/// bounds tested.
+///
+/// # Safety
+/// Each element written belongs to this thread alone (the caller's walk); run by every thread
+/// of the consumer warpgroup.
+#[inline(always)]
+unsafe fn write_part<const ACC: usize>(
+    out: &Output,
+    (row0, col0): (u32, u32),
+    bn: u32,
+    tid: u32,
+    d: &[f32; ACC],
+) {
+    if out.vector && row0 + WGEMM_M <= out.m && col0 + bn <= out.n {
+        // SAFETY: the consumer's 64 x BN part of the tile lies inside C, N is even; each
+        // element belongs to this thread alone.
+        unsafe { write_inside(out, (row0, col0), tid, d) };
+    } else {
+        let mut r = 0;
+        while r < ACC {
+            let (row, col) = accumulator_position(tid, r as u32);
+            // SAFETY: the caller's contract; pairs start at even columns
+            // (`RingProblem::start` sets `vector` only where N is even: the wgmma lines take
+            // an odd N).
+            unsafe { out.store::<2>(row0 + row, col0 + col, [d[r], d[r + 1]]) };
+            r += 2;
+        }
+    }
 }
 
 /// Writes thread `tid`'s accumulators of a consumer's 64 x BN part of a tile that lies wholly

@@ -12,7 +12,7 @@ use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
 use crate::sections::gemm_wgmma::WgemmVariant;
 use crate::sections::wgemm_tail::{StreamTail, TAIL_PIECES};
-use crate::sections::wgemm_walk::{walk_tile, KSplit};
+use crate::sections::wgemm_walk::{ring_after, walk_tile, KSplit};
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
 use crate::variants::WgemmArgs;
 
@@ -25,6 +25,14 @@ pub struct Ring {
 
 impl Ring {
     pub const START: Ring = Ring { slot: 0, phase: 0 };
+
+    /// The position `fills` fills on (`next` that many times): a ping-pong consumer passing
+    /// over the other's tile.
+    #[inline(always)]
+    pub fn advance(self, fills: u32, stages: u32) -> Ring {
+        let (slot, phase) = ring_after((self.slot, self.phase), fills, stages);
+        Ring { slot, phase }
+    }
 
     #[inline(always)]
     pub fn next(self, stages: u32) -> Ring {
