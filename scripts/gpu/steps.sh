@@ -45,3 +45,19 @@ host_all() {
   # The whole rows, spaces squeezed: the columns shown vary with the run (K splits, Last wave).
   grep -E "│ (BF16|FP32)" "$O/$3" | tr -s ' ' | cut -c1-260
 }
+# ncu_base DEADLINE TIMEOUT NAME KERNELS HOST_ARGS...: Nsight Compute at the base clock on the new pack's host, the
+#   first two kernels matching the regex KERNELS (ours and cuBLAS's nvjet), into $O/NAME.{log,txt,_sass.csv}; prints
+#   cycles, clock, tensor pipe and stall reasons, then the SASS lines with the most stall samples.
+ncu_base() {
+  local d=$1 t=$2 n=$3 k=$4; shift 4
+  local NCU; NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+  step "$d" "$t" "$n.log" "$NCU" --clock-control base --section SpeedOfLight --section WarpStateStats \
+    --section InstructionStats --section SchedulerStats --section SourceCounters --section LaunchStats \
+    -k "regex:$k" -c 2 -f -o "$O/$n" "$W/new/host" "$@"
+  [ -f "$O/$n.ncu-rep" ] || return
+  "$NCU" -i "$O/$n.ncu-rep" --page details --print-details all > "$O/$n.txt" 2>&1
+  "$NCU" -i "$O/$n.ncu-rep" --page source --csv --print-source sass -k "regex:wgemm" > "$O/${n}_sass.csv" 2>&1
+  grep -E "^  [a-z_]|Elapsed Cycles|SM Frequency|Tensor Cycles Active  |Executed Instructions  |Stall (Barrier|Wait|Long|GMMA|MIO|Branch)" "$O/$n.txt" | head -40
+  python3 scripts/gpu/ncu_stalls.py "$O/${n}_sass.csv" 20
+  rm -f "$O/$n.ncu-rep"; save
+}
