@@ -100,6 +100,22 @@ __device__ __forceinline__ void write_part(float* c, unsigned m, unsigned n, flo
     }
 }
 
+// gemm_wgmma.rs `end_unit`: a consumer warpgroup's end of unit w (warp `warp` among the tile's): written at once
+// where it is its tile's whole K, else deposited, and summed and written by the tile's last unit to arrive.
+template <class L, int ACC, bool STREAMED>
+__device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned m, unsigned n, float alpha,
+                                         float beta, float* partials, unsigned* arrivals, const Unit& w,
+                                         unsigned warp, unsigned tid, unsigned row0, unsigned col0, float (&d)[ACC]) {
+    const bool cut = STREAMED ? w.pieces > 1 : p.split.splits > 1;
+    bool write = true;
+    if (cut) {
+        const WarpPart<L, ACC> part{w.tile, warp, tid % 32};
+        write = part.template deposit<STREAMED>(p, partials, arrivals, w, d);
+        if (write) part.template gather<STREAMED>(p, partials, w.pieces, d);
+    }
+    if (write) write_part<ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, d);
+}
+
 // gemm_wgmma.rs `consume`: consumer warpgroup `which` (thread `tid` of it), its 64 rows of the walk's
 // units first, first + walkers, ... below `end` (a streamed tail's pieces where STREAMED), from ring
 // position `at`, written at once (K whole) or by the last of a cut tile's units (twin_split_k.cuh);
@@ -144,32 +160,36 @@ __device__ __forceinline__ Position consume_wgmma(const Problem<L>& p, unsigned 
         }
         hopper::wgmma_wait_group<0>();
         if (tid % 32 == 0) p.release(held.slot);
-        bool write = true;
-        if (cut) {
-            const WarpPart<L, ACC> part{w.tile, which * WARPGROUP_WARPS + tid / 32, tid % 32};
-            write = part.template deposit<STREAMED>(p, partials, arrivals, w, d);
-            if (write) part.template gather<STREAMED>(p, partials, w.pieces, d);
-        }
-        if (write) write_part<ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, d);
+        end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, which * WARPGROUP_WARPS + tid / 32,
+                                   tid, row0, col0, d);
         unit += p.walkers();
     }
     return at;
 }
 
-// gemm_wgmma.rs `consume_in_turn`: two consumer warpgroups taking the block's one-warpgroup tiles in turn
-// (ping-pong), each passing over the other's fills; a consumer starts a tile's waits once the other has
-// issued its previous tile's last wgmma (named barriers 1 and 2, 256 threads).
-template <class L, int ACC>
-__device__ __forceinline__ void consume_in_turn(const Problem<L>& p, unsigned which, unsigned tid, float* c,
-                                                unsigned m, unsigned n, float alpha, float beta, unsigned end) {
-    Position at{0, 0};
+// gemm_wgmma.rs `consume_in_turn`: two consumer warpgroups taking the block's one-warpgroup units in turn
+// (ping-pong), from ring position `at` and turn `turn` on, each passing over the other's fills; a consumer starts
+// a unit's waits once the other has issued its previous unit's last wgmma (named barriers 1 and 2, 256 threads).
+// `more`: whether units follow `end` (the tail's). Returns the position and turn after the last unit.
+struct Turn {
+    Position at;
+    unsigned turn;
+};
+template <class L, int ACC, bool STREAMED>
+__device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned which, unsigned tid, float* c,
+                                                unsigned m, unsigned n, float alpha, float beta, float* partials,
+                                                unsigned* arrivals, unsigned first, unsigned end, bool more,
+                                                Turn go) {
+    Position at = go.at;
+    unsigned turn = go.turn;
     float d[ACC];
 #pragma unroll
     for (int r = 0; r < ACC; ++r) d[r] = 0.0f;
-    unsigned turn = 0;
-    for (unsigned unit = p.walker(); unit < end; unit += p.walkers(), ++turn) {
-        const Unit w = p.template unit_of<false>(unit);
-        const bool last = unit + p.walkers() >= end;
+    for (unsigned unit = first; unit < end; unit += p.walkers(), ++turn) {
+        const Unit w = p.template unit_of<STREAMED>(unit);
+        if (STREAMED && w.steps == 0) break;
+        const unsigned next = unit + p.walkers();
+        const bool last = next < end ? STREAMED && p.template unit_of<STREAMED>(next).steps == 0 : !more;
         if (turn % 2 != which) {
             at = at.template advance<L::STAGES>(w.steps);
             continue;
@@ -180,8 +200,9 @@ __device__ __forceinline__ void consume_in_turn(const Problem<L>& p, unsigned wh
         }
         const TileAt tt = p.tile_at(w.tile);
         const unsigned row0 = tt.row * L::BM, col0 = tt.col * L::BN;
-        const unsigned prefetch_at =
-            beta != 0.0f ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u) : 0xffffffffu;
+        const unsigned prefetch_at = beta != 0.0f && w.pieces == 1
+                                         ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u)
+                                         : 0xffffffffu;
         Position held = at;
         for (unsigned ks = 0;;) {
             const unsigned a = p.ring + L::a_slot(at.slot);
@@ -207,8 +228,9 @@ __device__ __forceinline__ void consume_in_turn(const Problem<L>& p, unsigned wh
         }
         hopper::wgmma_wait_group<0>();
         if (tid % 32 == 0) p.release(held.slot);
-        write_part<ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, d);
+        end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, tid / 32, tid, row0, col0, d);
     }
+    return {at, turn};
 }
 
 // gemm_wgmma.rs `gemm_wgmma`: launched with (CONSUMERS + 1) x 128 threads, the line's dynamic shared
@@ -221,12 +243,13 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
                                                 int k_slices, int stream_tail, float* partials,
                                                 unsigned* arrivals) {
     using L = Line<BM, BN, STAGES, CONSUMERS, CLUSTER>;
-    // tma_ring.rs `start`: only the lines that can cut K (clusters of one) take the two; stream_tail, where
-    // not 0, is the tail's first tile (StreamTail::of's `from`).
-    const bool cuts = CLUSTER == 1 && !L::PING_PONG;
+    // tma_ring.rs `start`: only the lines that can cut K (clusters of one, not ping-pong) take k_slices, and
+    // only those that stream a tail (clusters of one) stream_tail, which, where not 0, is the tail's first
+    // tile (StreamTail::of's `from`).
+    const bool cuts = CLUSTER == 1 && !L::PING_PONG, streams = CLUSTER == 1;
     const Problem<L> p = Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k),
                                                             cuts ? unsigned(k_slices) : 0u,
-                                                            cuts ? unsigned(stream_tail) : 0u);
+                                                            streams ? unsigned(stream_tail) : 0u);
     const unsigned t = threadIdx.x;
     const unsigned warpgroup = t / WGEMM_WARPGROUP;
     if (warpgroup == 0) {
@@ -236,13 +259,19 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
         hopper::setmaxnreg_inc<REGS>();
         // gemm_wgmma.rs: the whole waves' tiles in the plain build of the loop, then the tail's pieces.
         const unsigned which = warpgroup - 1, tid = t % WGEMM_WARPGROUP;
+        const unsigned whole = p.streamed ? p.tail.from : p.template units_of<false>();
         if constexpr (L::PING_PONG) {
-            consume_in_turn<L, ACC>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta,
-                                    p.template units_of<false>());
+            // The whole waves' tiles, then the tail's pieces, the turns running on.
+            const Turn go = consume_in_turn<L, ACC, false>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta,
+                                                           partials, arrivals, p.walker(), whole, p.streamed,
+                                                           Turn{Position{0, 0}, 0});
+            if (p.streamed)
+                consume_in_turn<L, ACC, true>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta, partials,
+                                              arrivals, p.tail.from + p.walker(), p.template units_of<true>(), false,
+                                              go);
             p.finish();
             return;
         }
-        const unsigned whole = p.streamed ? p.tail.from : p.template units_of<false>();
         const Position at = consume_wgmma<L, ACC, false>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta,
                                                          partials, arrivals, p.walker(), whole, Position{0, 0});
         if (p.streamed)

@@ -10,7 +10,7 @@
 
 namespace lab::ring {
 
-// split_k.rs `WarpPart`: a consumer warp's place in a cut tile.
+// split_k.rs `WarpPart`: a consumer warp's place in a cut tile (its warp among the tile's, L::TILE_WARPS).
 template <class L, int ACC>
 struct WarpPart {
     unsigned tile, warp, lane;
@@ -18,7 +18,7 @@ struct WarpPart {
     // split_k.rs `at`: accumulator r of this lane in scratch slot `slot` (worked out once per unit), each
     // register's 32 lanes side by side.
     __device__ __forceinline__ unsigned at(unsigned slot, unsigned r) const {
-        const unsigned unit_part = slot * L::CONSUMER_WARPS + warp;
+        const unsigned unit_part = slot * L::TILE_WARPS + warp;
         return (unit_part * unsigned(ACC) + r) * 32 + lane;
     }
 
@@ -32,7 +32,7 @@ struct WarpPart {
         for (int r = 0; r < ACC; ++r) partials[at(slot, unsigned(r))] = d[r];
         hopper::fence_gpu();
         hopper::warp_sync();
-        const unsigned word = p.template cut_tile<STREAMED>(tile) * L::CONSUMER_WARPS + warp;
+        const unsigned word = p.template cut_tile<STREAMED>(tile) * L::TILE_WARPS + warp;
         const unsigned before = lane == 0 ? hopper::count_up_gpu(arrivals, word) : 0u;
         const bool last = hopper::from_lane0(before) == u.pieces - 1;
         if (last) {

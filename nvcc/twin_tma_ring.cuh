@@ -27,10 +27,11 @@ template <unsigned BM_, unsigned BN_, unsigned STAGES_, unsigned CONSUMERS_, uns
 struct Line {
     static constexpr unsigned BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_, CLUSTER = CLUSTER_;
     static constexpr unsigned CONSUMER_WARPS = CONSUMERS * WARPGROUP_WARPS;
-    // sections/gemm_wgmma.rs `ping_pong` and `slot_readers`: consumers taking one-warpgroup tiles in turn,
-    // each fill read by one warpgroup's warps.
+    // sections/gemm_wgmma.rs `ping_pong`, `tile_warps` and `slot_readers`: consumers taking one-warpgroup
+    // tiles in turn, each tile computed, and each fill read, by one warpgroup's warps.
     static constexpr bool PING_PONG = BM < WGEMM_M * CONSUMERS;
-    static constexpr unsigned SLOT_READERS = PING_PONG ? WARPGROUP_WARPS : CONSUMER_WARPS;
+    static constexpr unsigned TILE_WARPS = PING_PONG ? WARPGROUP_WARPS : CONSUMER_WARPS;
+    static constexpr unsigned SLOT_READERS = TILE_WARPS;
     static constexpr unsigned A_SLOT_BYTES = BM * WGEMM_BK * 2;
     static constexpr unsigned B_SLOT_BYTES = WGEMM_BK * BN * 2;
     static constexpr unsigned SLOT_BYTES = A_SLOT_BYTES + B_SLOT_BYTES;

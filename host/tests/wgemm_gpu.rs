@@ -298,7 +298,7 @@ fn the_split_k_lines_are_checked_and_give_the_same_bits_every_launch() {
 /// Streamed tails (`WgemmVariant::stream_tail`): at shapes whose last partial wave each line
 /// streams over the grid (N odd, K not a multiple of 8, edge tiles in M, N and K), C is checked
 /// element by element at both settings and is the same bits on every launch. Every line that
-/// can cut K streams at one of the shapes at least.
+/// can stream a tail (ping-pong's among them) streams at one of the shapes at least.
 #[test]
 #[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
 fn the_streamed_tails_are_checked_and_give_the_same_bits_every_launch() {
@@ -308,7 +308,7 @@ fn the_streamed_tails_are_checked_and_give_the_same_bits_every_launch() {
     let mut streamed = Vec::new();
     for (m, n, k) in [(2000, 3001, 4101), (1100, 3000, 4100), (1900, 2900, 3000)] {
         let p = Problem::new(&gpu, GemmDims { m, n, k });
-        for v in WGEMM.iter().filter(|v| v.splits_k()) {
+        for v in WGEMM.iter().filter(|v| v.streams_tail()) {
             let Some(tail) = v.stream_tail(m, n, k, sms) else {
                 continue;
             };
@@ -323,7 +323,7 @@ fn the_streamed_tails_are_checked_and_give_the_same_bits_every_launch() {
             check_cut(&gpu, &module, v, &p, &what, &mut failures);
         }
     }
-    for v in WGEMM.iter().filter(|v| v.splits_k()) {
+    for v in WGEMM.iter().filter(|v| v.streams_tail()) {
         assert!(
             streamed.contains(&v.label),
             "{} streams its tail at none of the shapes (on {sms} SMs)",
@@ -396,11 +396,12 @@ fn check_cut(
 }
 
 /// The streamed tail against the same line with its last wave dealt a tile per block: at the
-/// sweep's shapes where the line it chose (S19b) streams, the two launches timed in alternating
-/// rounds (5 launches a
-/// sample, 9 rounds, each round's order swapped), their median TFLOP/s and the ratio printed,
-/// not asserted (a timing never decides a test); one launch of each checked element by
-/// element.
+/// sweep's shapes where the line it chose (S19b) streams, and, streamed anyway
+/// (`TensorMaps::stream_tail_anyway`), at the squares where the rule's bound
+/// (`TAIL_GAIN_STEPS`) declines for W1 or W6 or W6 streams, the two launches timed in
+/// alternating rounds (5 launches a sample, 9 rounds, each round's order swapped), their median
+/// TFLOP/s and the ratio printed, not asserted (a timing never decides a test); one launch of
+/// each checked element by element.
 #[test]
 #[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
 fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
@@ -413,23 +414,37 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
         }),
         ..SamplingConfig::default()
     };
-    for (label, (m, n, k)) in [
-        ("W1", (8192, 8192, 8192)),
-        ("W1", (4096, 14336, 4096)),
-        ("W1", (4096, 4096, 14336)),
-        ("W1", (16384, 4096, 4096)),
-        ("W3", (16384, 16384, 16384)),
+    for (label, (m, n, k), anyway) in [
+        ("W1", (8192, 8192, 8192), false),
+        ("W1", (4096, 14336, 4096), false),
+        ("W1", (4096, 4096, 14336), false),
+        ("W1", (16384, 4096, 4096), false),
+        ("W3", (16384, 16384, 16384), false),
+        ("W1", (4096, 4096, 4096), true),
+        ("W6", (4096, 4096, 4096), true),
+        ("W6", (8192, 8192, 8192), true),
     ] {
         let line = WGEMM
             .iter()
             .find(|v| v.label == label)
             .expect("in the table");
-        let Some(tail) = line.stream_tail(m, n, k, sms) else {
+        let rule = if anyway {
+            line.tail_at(m, n, k, sms)
+        } else {
+            line.stream_tail(m, n, k, sms)
+        };
+        let Some(tail) = rule else {
             eprintln!("{label} does not stream its tail at {m}x{n}x{k} on {sms} SMs");
             continue;
         };
         let p = Problem::new(&gpu, GemmDims { m, n, k });
-        let streamed = ready(&gpu, &module, line, &p);
+        let mut streamed = ready(&gpu, &module, line, &p);
+        if anyway {
+            streamed
+                .maps
+                .stream_tail_anyway(&gpu, line, p.dims)
+                .unwrap();
+        }
         let mut whole = ready(&gpu, &module, line, &p);
         whole.maps.deal_tail_whole(&gpu, line, p.dims).unwrap();
         let sides = [&streamed, &whole];
@@ -464,8 +479,9 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
         let [streamed_tflops, whole_tflops] = &mut times;
         let (a, b) = (median(streamed_tflops), median(whole_tflops));
         eprintln!(
-            "{label} at {m}x{n}x{k}: tail streamed ({} tiles of {} slices, runs of {} to {}) {a:.1} \
-             TFLOP/s, dealt whole {b:.1} TFLOP/s: {:.3}x (medians of 9 alternating rounds)",
+            "{label} at {m}x{n}x{k}: tail streamed{} ({} tiles of {} slices, runs of {} to {}) \
+             {a:.1} TFLOP/s, dealt whole {b:.1} TFLOP/s: {:.3}x (medians of 9 alternating rounds)",
+            if anyway { " anyway" } else { "" },
             tail.tiles,
             tail.k_steps,
             tail.shortest_run(),

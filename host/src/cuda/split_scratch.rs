@@ -41,6 +41,18 @@ impl SplitScratch {
         Self::with_tail(gpu, line, d, None)
     }
 
+    /// As [`SplitScratch::new`], but the last partial wave streamed wherever the line's walk
+    /// can stream it (`WgemmVariant::tail_at`), even where the rule declines for too small a
+    /// gain: the control that times the rule's bound.
+    pub fn tail_streamed_anyway(
+        gpu: &Gpu,
+        line: &WgemmVariant,
+        d: GemmDims,
+    ) -> Result<Self, CudaError> {
+        let tail = line.tail_at(d.m, d.n, d.k, gpu.info().sm_count);
+        Self::with_tail(gpu, line, d, tail)
+    }
+
     fn with_tail(
         gpu: &Gpu,
         line: &WgemmVariant,

@@ -153,6 +153,18 @@ impl TensorMaps {
         Ok(())
     }
 
+    /// These maps with the last partial wave streamed wherever the line can stream it
+    /// (`SplitScratch::tail_streamed_anyway`): the control of the rule's bound.
+    pub fn stream_tail_anyway(
+        &mut self,
+        gpu: &Gpu,
+        line: &WgemmVariant,
+        d: GemmDims,
+    ) -> Result<(), CudaError> {
+        self.scratch = SplitScratch::tail_streamed_anyway(gpu, line, d)?;
+        Ok(())
+    }
+
     /// The buffer holding both maps (for a launch's `input`).
     pub fn buffer(&self) -> &CudaSlice<u64> {
         &self.words

@@ -432,7 +432,7 @@ mod tests {
                     continue;
                 };
                 seen += 1;
-                let counts_arrivals = WGEMM.iter().any(|v| v.entry == *entry && v.splits_k());
+                let counts_arrivals = WGEMM.iter().any(|v| v.entry == *entry && v.streams_tail());
                 for a in atomics {
                     if a == "atom.acq_rel.gpu.global.add.u32" && counts_arrivals {
                         continue;

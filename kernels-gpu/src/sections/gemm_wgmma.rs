@@ -137,14 +137,19 @@ impl WgemmVariant {
     pub const fn ping_pong(&self) -> bool {
         self.bm < WGEMM_M * self.consumers
     }
-    /// Warps that read each fill of a slot (each arrives once on, or counts once out of, it):
-    /// every consumer warp where they share a tile, one warpgroup's in ping-pong.
-    pub const fn slot_readers(&self) -> u32 {
+    /// Warps that compute one tile: every consumer warp where they share a tile, one
+    /// warpgroup's in ping-pong. A cut tile's units meet warp by warp (`split_k.rs`).
+    pub const fn tile_warps(&self) -> u32 {
         if self.ping_pong() {
             WARPGROUP_WARPS
         } else {
             self.consumer_warps()
         }
+    }
+    /// Warps that read each fill of a slot (each arrives once on, or counts once out of, it):
+    /// the tile's ([`WgemmVariant::tile_warps`]), as a fill is one K slice of one tile.
+    pub const fn slot_readers(&self) -> u32 {
+        self.tile_warps()
     }
     /// f32 accumulators per consumer thread (BN/2: a warpgroup's 64 x BN over its 128 threads,
     /// whichever MMA).

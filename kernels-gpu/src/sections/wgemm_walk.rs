@@ -115,7 +115,13 @@ impl WgemmVariant {
     /// lines, whose epilogue then adds to C. The mma.sync lines take a tile's K whole (their
     /// epilogue writes C; a second path in it cost them registers before, see `takes_odd_n`).
     pub const fn splits_k(&self) -> bool {
-        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1 && !self.ping_pong()
+        self.streams_tail() && !self.ping_pong()
+    }
+    /// Whether the line's kernel can stream its last partial wave ([`StreamTail`]): the wgmma
+    /// lines of single blocks, ping-pong among them (a tail piece is one consumer's turn, as a
+    /// tile is). Split-K is not theirs: ping-pong lines are for shapes of many tiles.
+    pub const fn streams_tail(&self) -> bool {
+        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1
     }
     /// Work units of the walk before K is cut: tiles, or, where blocks work in clusters of two,
     /// pairs of tiles one above the other (the lower one past C's last row where the rows are
@@ -145,16 +151,31 @@ impl WgemmVariant {
         KSplit::of(k_steps, k_steps.div_ceil(splits))
     }
     /// Whether the line's walk streams its last partial wave at M x N x K on `sms` SMs
-    /// ([`StreamTail`]): on a line that can cut K, where K is not cut already (split-K), the
-    /// tiles fill at least one whole wave (fewer tiles are split-K's ground, or DRAM's: S16c),
-    /// and the tail's runs save each block at least [`TAIL_GAIN_STEPS`] slices, each run at
-    /// least [`MIN_UNIT_STEPS`] deep (as a cut tile's units); and its arithmetic fits 32 bits
-    /// ([`StreamTail::fits`]).
+    /// ([`StreamTail`]): where it can ([`WgemmVariant::tail_at`]), and the tail's runs save
+    /// each block at least [`TAIL_GAIN_STEPS`] slices, each run at least [`MIN_UNIT_STEPS`]
+    /// deep (as a cut tile's units).
     pub const fn stream_tail(&self, m: u32, n: u32, k: u32, sms: u32) -> Option<StreamTail> {
+        match self.tail_at(m, n, k, sms) {
+            Some(tail)
+                if tail.shortest_run() >= MIN_UNIT_STEPS
+                    && tail.longest_run() + TAIL_GAIN_STEPS <= tail.k_steps =>
+            {
+                Some(tail)
+            }
+            _ => None,
+        }
+    }
+    /// The last partial wave the line's walk could stream at M x N x K on `sms` SMs, whatever
+    /// it would save: on a line that streams tails, where K is not cut already (split-K), the
+    /// tiles fill at least one whole wave (fewer tiles are split-K's ground, or DRAM's: S16c)
+    /// and part of one more, every block's run has a slice, and the arithmetic fits 32 bits
+    /// ([`StreamTail::fits`]). [`WgemmVariant::stream_tail`] is the rule; this is also the
+    /// control that times a tail the rule declines.
+    pub const fn tail_at(&self, m: u32, n: u32, k: u32, sms: u32) -> Option<StreamTail> {
         let (rows, cols) = self.tiles(m, n);
         let tiles = rows * cols;
         let k_steps = k.div_ceil(WGEMM_BK);
-        if !self.splits_k()
+        if !self.streams_tail()
             || sms == 0
             || tiles < sms
             || self.k_split(m, n, k, sms).splits > 1
@@ -163,20 +184,17 @@ impl WgemmVariant {
             return None;
         }
         let tail = StreamTail::of(tiles, k_steps, sms);
-        if tail.tiles == 0
-            || tail.shortest_run() < MIN_UNIT_STEPS
-            || tail.longest_run() + TAIL_GAIN_STEPS > k_steps
-        {
+        if tail.tiles == 0 || tail.shortest_run() == 0 {
             return None;
         }
         Some(tail)
     }
     /// The scratch of a streamed tail (`kernels/sm90a/split_k.rs`): floats of its pieces'
-    /// partials (a block's slots), and words of the arrivals (each tail tile's consumer warps).
+    /// partials (a block's slots), and words of the arrivals (each tail tile's warps).
     pub const fn tail_scratch(&self, tail: StreamTail) -> (u64, u64) {
         (
             tail.slots() as u64 * self.bm as u64 * self.bn as u64,
-            tail.tiles as u64 * self.consumer_warps() as u64,
+            tail.tiles as u64 * self.tile_warps() as u64,
         )
     }
     /// The persistent grid of an M x N x K product on `sms` SMs: one block per SM at most,
@@ -187,7 +205,7 @@ impl WgemmVariant {
         persistent_grid(units, sms / self.cluster) * self.cluster
     }
     /// The split-K scratch of an M x N product cut by `split` (`kernels/sm90a/split_k.rs`):
-    /// floats of the units' partials, and words of the arrivals (each tile's consumer warps).
+    /// floats of the units' partials, and words of the arrivals (each tile's warps).
     /// None where K is whole.
     pub const fn split_scratch(&self, m: u32, n: u32, split: KSplit) -> (u64, u64) {
         if split.splits < 2 {
@@ -197,7 +215,7 @@ impl WgemmVariant {
         let tiles = rows as u64 * cols as u64;
         (
             tiles * split.splits as u64 * self.bm as u64 * self.bn as u64,
-            tiles * self.consumer_warps() as u64,
+            tiles * self.tile_warps() as u64,
         )
     }
 }
@@ -239,9 +257,17 @@ mod tests {
         assert_eq!(wgemm_line_fits(&pp), Ok(()));
         assert_eq!(pp.slot_readers(), 4, "one warpgroup reads each fill");
         assert!(
-            !pp.splits_k(),
-            "a tile's K whole: the turns alternate whole tiles"
+            !pp.splits_k() && pp.k_split(16, 4096, 4096, 132).splits == 1,
+            "no split-K: ping-pong lines are for shapes of many tiles"
         );
+        // But a streamed tail: each piece is one consumer's turn, met by one warpgroup's warps.
+        assert!(pp.streams_tail());
+        assert_eq!(pp.tile_warps(), 4);
+        // 4096^3 in 64 x 256 tiles: 1024 tiles, 7 whole waves, 100 in the tail, runs of 48
+        // or 49 of 64 slices: the rule's bound declines what the walk could stream.
+        let t = pp.tail_at(4096, 4096, 4096, 132).expect("a partial wave");
+        assert_eq!((t.from, t.tiles, t.shortest_run(), t.longest_run()), (924, 100, 48, 49));
+        assert_eq!(pp.tail_scratch(t), (264 * 64 * 256, 100 * 4));
         let shared = line(128, 256, 4, 2, 1);
         assert!(!shared.ping_pong());
         assert_eq!(shared.slot_readers(), 8);

@@ -76,24 +76,38 @@ pub unsafe fn gemm_wgmma<
         // the whole waves' tiles (every unit where nothing is streamed) in the plain one, then
         // the tail's pieces, from the ring position the first left.
         let walk = (which, tid, (out, scratch));
-        if line.ping_pong() {
-            // SAFETY: the caller's contract; the producer fills every tile's slices in the
-            // walk's order, and the two consumers take its tiles in turn.
-            unsafe { consume_in_turn::<ACC>(p, (which, tid, out), p.units_of::<false>()) };
-            // SAFETY: every thread reaches it once, after its part of the walk.
-            unsafe { p.finish() };
-            return;
-        }
         let (whole, tail) = match p.tail {
             Some(t) => (t.from, Some(t.from + p.walker())),
             None => (p.units_of::<false>(), None),
         };
-        // SAFETY: the caller's contract; the producer fills what the consumers wait for, in
-        // the walk's order: these units, then the tail's.
-        let at = unsafe { consume::<ACC, false>(p, walk, (p.walker(), whole), Ring::START) };
-        if let Some(first) = tail {
-            // SAFETY: as above.
-            unsafe { consume::<ACC, true>(p, walk, (first, p.units_of::<true>()), at) };
+        if line.ping_pong() {
+            // SAFETY: the caller's contract; the producer fills every unit's slices in the
+            // walk's order, and the two consumers take its units in turn: the whole waves'
+            // tiles, then the tail's pieces, the turns running on.
+            unsafe {
+                let go_on = consume_in_turn::<ACC, false>(
+                    p,
+                    walk,
+                    (p.walker(), whole, tail.is_some()),
+                    (Ring::START, 0),
+                );
+                if let Some(first) = tail {
+                    consume_in_turn::<ACC, true>(
+                        p,
+                        walk,
+                        (first, p.units_of::<true>(), false),
+                        go_on,
+                    );
+                }
+            }
+        } else {
+            // SAFETY: the caller's contract; the producer fills what the consumers wait for,
+            // in the walk's order: these units, then the tail's.
+            let at = unsafe { consume::<ACC, false>(p, walk, (p.walker(), whole), Ring::START) };
+            if let Some(first) = tail {
+                // SAFETY: as above.
+                unsafe { consume::<ACC, true>(p, walk, (first, p.units_of::<true>()), at) };
+            }
         }
     }
     // SAFETY: every thread reaches it once, after its part of the walk.
@@ -104,37 +118,50 @@ pub unsafe fn gemm_wgmma<
 /// the other to have issued its tile's last MMAs.
 const TURN: u32 = 1;
 
-/// One of two consumer warpgroups that take the block's tiles in turn (ping-pong: a line of
+/// One of two consumer warpgroups that take the block's units in turn (ping-pong: a line of
 /// one warpgroup's rows a tile, `WgemmVariant::ping_pong`): consumer `which` computes the
-/// walk's tiles `which`, `which` + 2, ... of this block (each tile's whole K), and passes over
-/// the other's fills in the ring. Its epilogue runs while the other's MMAs keep the tensor
-/// cores busy, the reason for the schedule. A consumer starts a tile's waits only once the
-/// other has issued its previous tile's last MMA (named barriers `TURN`, `TURN` + 1): every
-/// fill before this tile's has then landed, and a slot's full barrier is at most one phase
-/// behind what this consumer waits for (a parity wait cannot tell two phases apart).
+/// block's units `first`, `first` + walkers, ... below `end` (a streamed tail's pieces where
+/// `STREAMED`) whose turn, counted on from `turn`, has its parity, and passes over the other's
+/// fills in the ring from `start`. Its epilogue runs while the other's MMAs keep the tensor
+/// cores busy, the reason for the schedule. A consumer starts a unit's waits only once the
+/// other has issued its previous unit's last MMA (named barriers `TURN`, `TURN` + 1): every
+/// fill before this unit's has then landed, and a slot's full barrier is at most one phase
+/// behind what this consumer waits for (a parity wait cannot tell two phases apart). `more`:
+/// whether units follow `end` (the tail's, after the whole waves). Returns the ring position
+/// and the turn after the last unit, where the next pass goes on.
 ///
 /// # Safety
-/// As [`gemm_wgmma`]; run by every thread of both consumer warpgroups, `end` the walk's units.
+/// As [`gemm_wgmma`]; run by every thread of both consumer warpgroups.
 #[inline(always)]
-unsafe fn consume_in_turn<const ACC: usize>(
+unsafe fn consume_in_turn<const ACC: usize, const STREAMED: bool>(
     p: RingProblem,
-    (which, tid, out): (u32, u32, Output),
-    end: u32,
-) {
+    (which, tid, (out, scratch)): (u32, u32, (Output, SplitScratch)),
+    (first, end, more): (u32, u32, bool),
+    (start, mut turn): (Ring, u32),
+) -> (Ring, u32) {
     let line = p.line;
-    let mut at = Ring::START;
+    let mut at = start;
     let mut d = [0.0f32; ACC];
-    let mut unit = p.walker();
-    let mut turn = 0u32;
+    let mut unit = first;
     while unit < end {
-        let Unit { tile, steps, .. } = p.unit_of::<false>(unit);
-        let last = unit + p.walkers() >= end;
+        let u = p.unit_of::<STREAMED>(unit);
+        // Some of a streamed tail's places are empty (a run of one piece); none are otherwise.
+        if STREAMED && u.steps == 0 {
+            break;
+        }
+        let next = unit + p.walkers();
+        // Whether the other consumer takes a unit after this one (it waits for this one's MMAs).
+        let last = if next < end {
+            STREAMED && p.unit_of::<STREAMED>(next).steps == 0
+        } else {
+            !more
+        };
         if turn % 2 != which {
-            at = at.advance(steps, line.stages);
+            at = at.advance(u.steps, line.stages);
         } else {
             if turn > 0 {
                 // SAFETY: both consumer warpgroups (256 threads) meet here once a turn: this
-                // one waits, the other arrives after its tile's MMAs.
+                // one waits, the other arrives after its unit's MMAs.
                 unsafe {
                     if which == 0 {
                         gpu::named_barrier_sync::<TURN, 256>();
@@ -143,24 +170,24 @@ unsafe fn consume_in_turn<const ACC: usize>(
                     }
                 }
             }
-            let (tr, tc) = p.tile_at(tile);
+            let (tr, tc) = p.tile_at(u.tile);
             let (row0, col0) = (tr * line.bm, tc * line.bn);
-            let prefetch_at = if out.beta != 0.0 {
-                steps.saturating_sub(PREFETCH_AHEAD)
+            let prefetch_at = if out.beta != 0.0 && u.pieces == 1 {
+                u.steps.saturating_sub(PREFETCH_AHEAD)
             } else {
                 u32::MAX
             };
             // SAFETY: the caller's contract; this warpgroup alone reads these fills.
-            let (held, next) = unsafe {
+            let (held, after) = unsafe {
                 k_loop(
                     &p,
                     (at, at),
-                    (0, steps),
+                    (0, u.steps),
                     &mut d,
                     (&out, (row0, col0), prefetch_at, tid),
                 )
             };
-            at = next;
+            at = after;
             if !last {
                 // SAFETY: the other consumer waits for these 128 threads at its barrier.
                 unsafe {
@@ -172,18 +199,27 @@ unsafe fn consume_in_turn<const ACC: usize>(
                 }
             }
             // SAFETY: the whole warpgroup retires its last group, releases its slot, and
-            // writes its tile, which no other thread writes.
+            // writes its unit (a tile, or a piece of a tail tile: the warp index is among the
+            // tile's one warpgroup).
             unsafe {
                 gpu::wgmma_wait_group::<0>();
                 if tid % 32 == 0 {
                     p.release(held.slot);
                 }
-                write_part(&out, (row0, col0), line.bn, tid, &d);
+                end_unit::<ACC, STREAMED>(
+                    &p,
+                    (&out, scratch),
+                    &u,
+                    (tid / 32, tid),
+                    (row0, col0),
+                    &mut d,
+                );
             }
         }
-        unit += p.walkers();
+        unit = next;
         turn += 1;
     }
+    (at, turn)
 }
 
 /// One consumer warpgroup (`which`, thread `tid` of it): its 64 rows of the walk's units
@@ -254,34 +290,60 @@ unsafe fn consume<const ACC: usize, const STREAMED: bool>(
                 p.release(held.slot);
             }
         }
-        // Whether this warp writes its part of the tile now: always where K is whole; where it
-        // is cut, if its unit is the tile's last to arrive, with every unit's sum.
-        let write = if cut {
-            let part = WarpPart {
-                tile,
-                warp: which * WARPGROUP_WARPS + tid / 32,
-                lane: tid % 32,
-            };
-            // SAFETY: the whole warp runs it (uniform control flow), once per unit; the
-            // scratch is the launch's (the contract).
-            let last = unsafe { part.deposit::<ACC, STREAMED>(&p, scratch, &u, &d) };
-            if last {
-                // SAFETY: the deposit says every unit of the tile is in.
-                unsafe { part.gather::<ACC, STREAMED>(&p, scratch, pieces, &mut d) };
-            }
-            last
-        } else {
-            true
+        let warp = which * WARPGROUP_WARPS + tid / 32;
+        // SAFETY: the whole warpgroup runs it, once per unit, its MMAs retired.
+        unsafe {
+            end_unit::<ACC, STREAMED>(&p, (&out, scratch), &u, (warp, tid), (row0, col0), &mut d)
         };
-        if write {
-            // SAFETY: each element of C belongs to one thread of one tile (the walk is a
-            // bijection, and of a cut tile's units only the last writes); the whole
-            // warpgroup runs it.
-            unsafe { write_part(&out, (row0, col0), line.bn, tid, &d) };
-        }
         unit += p.walkers();
     }
     at
+}
+
+/// A consumer warpgroup's end of unit `u` (thread `tid`, warp `warp` among the tile's warps),
+/// its accumulators `d` of rows `row0..` and columns `col0..` of C: written at once where the
+/// unit is its tile's whole K; where K is cut (split-K, or a streamed tail's piece), deposited,
+/// and, by the warp whose unit is the tile's last to arrive, summed with every unit's and
+/// written (`split_k.rs`).
+///
+/// # Safety
+/// Run by every thread of the warpgroup (uniform control flow) once per unit, after its last
+/// MMA group retired; each element of C belongs to one thread of one tile (the walk is a
+/// bijection); the scratch is the launch's (the contract).
+#[inline(always)]
+unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
+    p: &RingProblem,
+    (out, scratch): (&Output, SplitScratch),
+    u: &Unit,
+    (warp, tid): (u32, u32),
+    (row0, col0): (u32, u32),
+    d: &mut [f32; ACC],
+) {
+    let cut = if STREAMED {
+        u.pieces > 1
+    } else {
+        p.split.splits > 1
+    };
+    let write = if cut {
+        let part = WarpPart {
+            tile: u.tile,
+            warp,
+            lane: tid % 32,
+        };
+        // SAFETY: the caller's contract.
+        let last = unsafe { part.deposit::<ACC, STREAMED>(p, scratch, u, d) };
+        if last {
+            // SAFETY: the deposit says every unit of the tile is in.
+            unsafe { part.gather::<ACC, STREAMED>(p, scratch, u.pieces, d) };
+        }
+        last
+    } else {
+        true
+    };
+    if write {
+        // SAFETY: the caller's contract; of a cut tile's units only the last writes.
+        unsafe { write_part(out, (row0, col0), p.line.bn, tid, d) };
+    }
 }
 
 /// A unit's K loop, from ring position `at` (`held`: the position whose group a first

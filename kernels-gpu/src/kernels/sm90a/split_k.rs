@@ -16,7 +16,8 @@
 use crate::gpu;
 use crate::kernels::sm90a::tma_ring::{RingProblem, SplitScratch, Unit};
 
-/// One consumer warp's place in a cut tile: the tile, the warp among the block's consumer warps,
+/// One consumer warp's place in a cut tile: the tile, the warp among the tile's warps
+/// (`WgemmVariant::tile_warps`: the block's consumer warps, or in ping-pong one warpgroup's),
 /// and the lane.
 #[derive(Clone, Copy)]
 pub struct WarpPart {
@@ -33,7 +34,7 @@ impl WarpPart {
     /// ten minutes on the module).
     #[inline(always)]
     fn at<const ACC: usize>(&self, p: &RingProblem, slot: u32, r: u32) -> u32 {
-        let unit_part = slot * p.line.consumer_warps() + self.warp;
+        let unit_part = slot * p.line.tile_warps() + self.warp;
         (unit_part * ACC as u32 + r) * 32 + self.lane
     }
 
@@ -64,7 +65,7 @@ impl WarpPart {
         // before it), as in CUDA's threadfence reduction.
         gpu::fence_gpu();
         gpu::warp_sync();
-        let word = p.cut_tile::<STREAMED>(self.tile) * p.line.consumer_warps() + self.warp;
+        let word = p.cut_tile::<STREAMED>(self.tile) * p.line.tile_warps() + self.warp;
         let before = if self.lane == 0 {
             // SAFETY: inside `arrivals` (the contract).
             unsafe { gpu::count_up_gpu(s.arrivals, word) }

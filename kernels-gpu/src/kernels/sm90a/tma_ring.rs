@@ -148,11 +148,12 @@ impl RingProblem {
         } = args;
         let (m, n, k) = (m as u32, n as u32, k as u32);
         // A constant 0 for the lines that take K whole, so their walk compiles as it did before
-        // units (one per tile, every slice).
-        let (k_slices, stream) = if line.splits_k() {
-            (k_slices as u32, stream_tail as u32)
+        // units (one per tile, every slice); ping-pong lines stream a tail but never cut K.
+        let k_slices = if line.splits_k() { k_slices as u32 } else { 0 };
+        let stream = if line.streams_tail() {
+            stream_tail as u32
         } else {
-            (0, 0)
+            0
         };
         // SAFETY: the caller's contract.
         let p = unsafe { RingProblem::set_up(line, (m, n, k), (k_slices, stream), release) };
