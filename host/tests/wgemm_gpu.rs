@@ -397,8 +397,9 @@ fn check_cut(
 
 /// The streamed tail against the same line with its last wave dealt a tile per block: at the
 /// sweep's shapes where the line it chose (S19b) streams, and, streamed anyway
-/// (`TensorMaps::stream_tail_anyway`), at the squares where the rule's bound
-/// (`TAIL_GAIN_STEPS`) declines for W1 or W6 or W6 streams, the two launches timed in
+/// (`TensorMaps::stream_tail_anyway`), where the rule's bounds (`TAIL_GAIN_STEPS`, runs of
+/// `MIN_UNIT_STEPS`) decline, at 4096^3 for the gain and at big shapes of few tail tiles
+/// for the runs' depth, the two launches timed in
 /// alternating rounds (5 launches a sample, 9 rounds, each round's order swapped), their median
 /// TFLOP/s and the ratio printed, not asserted (a timing never decides a test); one launch of
 /// each checked element by element.
@@ -423,6 +424,10 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
         ("W1", (4096, 4096, 4096), true),
         ("W6", (4096, 4096, 4096), true),
         ("W6", (8192, 8192, 8192), true),
+        ("W6", (4096, 14336, 4096), true),
+        ("W6", (16384, 4096, 4096), true),
+        ("W4", (8192, 8192, 8192), true),
+        ("W1", (16384, 16384, 16384), true),
     ] {
         let line = WGEMM
             .iter()

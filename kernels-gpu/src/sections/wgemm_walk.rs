@@ -266,7 +266,10 @@ mod tests {
         // 4096^3 in 64 x 256 tiles: 1024 tiles, 7 whole waves, 100 in the tail, runs of 48
         // or 49 of 64 slices: the rule's bound declines what the walk could stream.
         let t = pp.tail_at(4096, 4096, 4096, 132).expect("a partial wave");
-        assert_eq!((t.from, t.tiles, t.shortest_run(), t.longest_run()), (924, 100, 48, 49));
+        assert_eq!(
+            (t.from, t.tiles, t.shortest_run(), t.longest_run()),
+            (924, 100, 48, 49)
+        );
         assert_eq!(pp.tail_scratch(t), (264 * 64 * 256, 100 * 4));
         let shared = line(128, 256, 4, 2, 1);
         assert!(!shared.ping_pong());
