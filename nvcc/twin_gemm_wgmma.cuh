@@ -100,6 +100,34 @@ __device__ __forceinline__ void write_part(float* c, unsigned m, unsigned n, flo
     }
 }
 
+// gemm_wgmma.rs `k_loop`: a unit's `steps` >= 1 slots from ring position `at` (`held`: the position a first
+// wait_group would retire), each slot's four k16 wgmma into d (A's rows `a_rows` bytes into the slot), the
+// previous slot released once its group retires, C prefetched at step `prefetch_at`. Leaves `held` at the last
+// slot, whose group may still be in flight, and `at` after it.
+template <class L, int ACC>
+__device__ __forceinline__ void k_loop(const Problem<L>& p, Position& at, Position& held, unsigned a_rows,
+                                       unsigned steps, float (&d)[ACC], const float* c, unsigned m, unsigned n,
+                                       unsigned row0, unsigned col0, unsigned prefetch_at, unsigned tid) {
+    for (unsigned ks = 0;;) {
+        const unsigned a = p.ring + L::a_slot(at.slot) + a_rows;
+        const unsigned b = p.ring + L::b_slot(at.slot);
+        hopper::mbarrier_wait(p.full(at.slot), at.phase);
+        hopper::wgmma_fence();
+        mma_k16(d, a, b, 0, ks != 0);
+        mma_k16(d, a, b, 1, true);
+        mma_k16(d, a, b, 2, true);
+        mma_k16(d, a, b, 3, true);
+        hopper::wgmma_commit_group();
+        if (ks == prefetch_at) prefetch_c(c, m, n, row0, col0, L::BN, tid);
+        hopper::wgmma_wait_group<1>();
+        if (ks > 0 && tid % 32 == 0) p.release(held.slot);
+        held = at;
+        at = at.template next<L::STAGES>();
+        ks += 1;
+        if (ks >= steps) break;
+    }
+}
+
 // gemm_wgmma.rs `end_unit`: a consumer warpgroup's end of unit w (warp `warp` among the tile's): written at once
 // where it is its tile's whole K, else deposited, and summed and written by the tile's last unit to arrive.
 template <class L, int ACC, bool STREAMED>
@@ -139,25 +167,7 @@ __device__ __forceinline__ Position consume_wgmma(const Problem<L>& p, unsigned 
         const unsigned col0 = tt.col * L::BN;
         const unsigned prefetch_at =
             beta != 0.0f && !cut ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u) : 0xffffffffu;
-        unsigned ks = 0;
-        for (;;) {
-            const unsigned a = p.ring + L::a_slot(at.slot) + which * WGEMM_M * SWIZZLE_BYTES;
-            const unsigned b = p.ring + L::b_slot(at.slot);
-            hopper::mbarrier_wait(p.full(at.slot), at.phase);
-            hopper::wgmma_fence();
-            mma_k16(d, a, b, 0, ks != 0);
-            mma_k16(d, a, b, 1, true);
-            mma_k16(d, a, b, 2, true);
-            mma_k16(d, a, b, 3, true);
-            hopper::wgmma_commit_group();
-            if (ks == prefetch_at) prefetch_c(c, m, n, row0, col0, L::BN, tid);
-            hopper::wgmma_wait_group<1>();
-            if (ks > 0 && tid % 32 == 0) p.release(held.slot);
-            held = at;
-            at = at.template next<L::STAGES>();
-            ks += 1;
-            if (ks >= w.steps) break;
-        }
+        k_loop<L, ACC>(p, at, held, which * WGEMM_M * SWIZZLE_BYTES, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
         hopper::wgmma_wait_group<0>();
         if (tid % 32 == 0) p.release(held.slot);
         end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, which * WARPGROUP_WARPS + tid / 32,
@@ -204,24 +214,7 @@ __device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned wh
                                          ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u)
                                          : 0xffffffffu;
         Position held = at;
-        for (unsigned ks = 0;;) {
-            const unsigned a = p.ring + L::a_slot(at.slot);
-            const unsigned b = p.ring + L::b_slot(at.slot);
-            hopper::mbarrier_wait(p.full(at.slot), at.phase);
-            hopper::wgmma_fence();
-            mma_k16(d, a, b, 0, ks != 0);
-            mma_k16(d, a, b, 1, true);
-            mma_k16(d, a, b, 2, true);
-            mma_k16(d, a, b, 3, true);
-            hopper::wgmma_commit_group();
-            if (ks == prefetch_at) prefetch_c(c, m, n, row0, col0, L::BN, tid);
-            hopper::wgmma_wait_group<1>();
-            if (ks > 0 && tid % 32 == 0) p.release(held.slot);
-            held = at;
-            at = at.template next<L::STAGES>();
-            ks += 1;
-            if (ks >= w.steps) break;
-        }
+        k_loop<L, ACC>(p, at, held, 0u, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
         if (!last) {
             if (which == 0) asm volatile("barrier.arrive.aligned 2, 256;" ::: "memory");
             else asm volatile("barrier.arrive.aligned 1, 256;" ::: "memory");
