@@ -1,7 +1,7 @@
 //! The scratch of a wgmma launch whose tiles' K is cut into units (split-K,
 //! `kernels_gpu::kernels::sm90a::split_k`) or whose last partial wave is streamed over the grid
 //! (`kernels_gpu::sections::wgemm_tail`): the units' partial accumulators and a zeroed arrival
-//! word per cut tile and consumer warp, allocated once per line and size and kept by its
+//! word per cut tile and warp of the tile, allocated once per line and size and kept by its
 //! [`TensorMaps`](super::tensor_map::TensorMaps). Each launch's last arrivals zero the words
 //! again, so launches in a row on the stream need nothing between them. Where the line's rules
 //! (`WgemmVariant::k_split`, `WgemmVariant::stream_tail`) leave every tile whole, there is none.

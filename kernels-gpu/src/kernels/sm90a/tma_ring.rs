@@ -104,7 +104,8 @@ impl Unit {
 /// The scratch of a launch whose tiles' K is cut (`split_k.rs`, which reads and writes it):
 /// `partials`, floats for every unit's accumulators (slots x BM x BN: tiles x splits, or a
 /// streamed tail's [`StreamTail::slots`]), and `arrivals`, a zeroed word per cut tile and
-/// consumer warp, which the last arrival of each launch zeroes again. Here, beside the kernels'
+/// warp of the tile (`WgemmVariant::tile_warps`), which the last arrival of each launch zeroes
+/// again. Here, beside the kernels'
 /// common start that takes it from the arguments.
 #[derive(Clone, Copy)]
 pub struct SplitScratch {
@@ -286,7 +287,8 @@ impl RingProblem {
     /// (each multicasts into this block's copy of the slot).
     ///
     /// # Safety
-    /// Once per consumer warp per fill of the slot, after the warp's last read of it
+    /// Once per reader warp of the fill (`WgemmVariant::slot_readers`: every consumer warp, or
+    /// in ping-pong the reading warpgroup's), after the warp's last read of it
     /// ([`Release::Barrier`]).
     #[inline(always)]
     pub unsafe fn release(&self, s: u32) {
