@@ -418,6 +418,45 @@ mod tests {
         assert_eq!(w2.split_scratch(4096, 4096, whole(4096)), (0, 0));
     }
 
+    /// What the ping-pong consumers take for granted where a tail is streamed
+    /// (`consume_in_turn`): every block's first tail place holds a piece (so the whole waves'
+    /// last turn hands over to it), and a block's places hold pieces first, empty places after
+    /// (so an empty place ends the block's turns). Over the tails `tail_at` gives, for every
+    /// block; a tail whose runs leave a block without a slice must not be one of them.
+    #[test]
+    fn every_block_of_a_streamed_tail_has_a_first_piece_and_no_gap() {
+        use crate::sections::wgemm_tail::TAIL_PIECES;
+        let mut seen = 0;
+        for v in [line(64, 256, 5, 2, 1), line(128, 256, 4, 2, 1)] {
+            for (m, n, k) in [
+                (4096, 4096, 4096),
+                (8192, 8192, 8192),
+                (16384, 4096, 4096),
+                (1100, 3000, 4100),
+                (2000, 3001, 4101),
+                (8448, 256, 64),
+                (8449, 257, 1),
+                (4160, 512, 200),
+            ] {
+                for sms in [1, 7, 132] {
+                    let Some(t) = v.tail_at(m, n, k, sms) else {
+                        continue;
+                    };
+                    seen += 1;
+                    for b in 0..t.blocks {
+                        assert!(t.piece(b, 0).is_some(), "{m}x{n}x{k} on {sms}: block {b}");
+                        for j in 1..TAIL_PIECES {
+                            if t.piece(b, j).is_some() {
+                                assert!(t.piece(b, j - 1).is_some());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(seen >= 10, "{seen} tails walked");
+    }
+
     #[test]
     fn the_tail_is_streamed_only_where_it_saves_its_blocks_slices() {
         let w1 = line(128, 256, 4, 2, 1);
