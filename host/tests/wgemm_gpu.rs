@@ -20,6 +20,7 @@
 use cudarc::driver::CudaSlice;
 use host::confidence::median;
 use host::cuda::hopper::hopper_module;
+use host::cuda::split_scratch::TailDeal;
 use host::cuda::tensor_map::TensorMaps;
 use host::cuda::{prepare, Cublas, Gpu, LaunchShape, Module};
 use host::experiments::bf16_inputs::Bf16Inputs;
@@ -397,7 +398,7 @@ fn check_cut(
 
 /// The streamed tail against the same line with its last wave dealt a tile per block: at the
 /// sweep's shapes where the line it chose (S19b) streams, and, streamed anyway
-/// (`TensorMaps::stream_tail_anyway`), where the rule's bounds (`TAIL_GAIN_STEPS`, runs of
+/// (`TailDeal::Streamed`), where the rule's bounds (`TAIL_GAIN_STEPS`, runs of
 /// `MIN_UNIT_STEPS`) decline, at 4096^3 for the gain and at big shapes of few tail tiles
 /// for the runs' depth, the two launches timed in
 /// alternating rounds (5 launches a sample, 9 rounds, each round's order swapped), their median
@@ -445,13 +446,14 @@ fn the_streamed_tail_timed_against_the_tail_dealt_whole() {
         let p = Problem::new(&gpu, GemmDims { m, n, k });
         let mut streamed = ready(&gpu, &module, line, &p);
         if anyway {
-            streamed
-                .maps
-                .stream_tail_anyway(&gpu, line, p.dims)
+            (streamed.maps)
+                .deal_tail(&gpu, line, p.dims, TailDeal::Streamed)
                 .unwrap();
         }
         let mut whole = ready(&gpu, &module, line, &p);
-        whole.maps.deal_tail_whole(&gpu, line, p.dims).unwrap();
+        (whole.maps)
+            .deal_tail(&gpu, line, p.dims, TailDeal::Whole)
+            .unwrap();
         let sides = [&streamed, &whole];
         let launch = |s: &Ready<'_>, c: &mut CudaSlice<f32>| {
             launch_wgemm(

@@ -23,33 +23,37 @@ pub struct SplitScratch {
     buffers: Option<(CudaSlice<f32>, CudaSlice<u32>)>,
 }
 
+/// How a launch deals its last partial wave: as the line's rule says (`WgemmVariant::stream_tail`),
+/// or, as controls that time the rule, a tile per block whatever it says, or streamed wherever
+/// the line's walk can stream it (`WgemmVariant::tail_at`), even where the rule declines for
+/// too small a gain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailDeal {
+    Rule,
+    Whole,
+    Streamed,
+}
+
 impl SplitScratch {
     /// The cut `line` makes at `d` on `gpu`'s SMs (split-K, or a streamed tail: never both),
     /// and its buffers (the arrivals zeroed).
     pub fn new(gpu: &Gpu, line: &WgemmVariant, d: GemmDims) -> Result<Self, CudaError> {
-        let tail = line.stream_tail(d.m, d.n, d.k, gpu.info().sm_count);
-        Self::with_tail(gpu, line, d, tail)
+        Self::dealt(gpu, line, d, TailDeal::Rule)
     }
 
-    /// As [`SplitScratch::new`], but the last partial wave dealt a tile per block even where
-    /// the rule would stream it: the control of the streamed tail's timing.
-    pub fn tail_dealt_whole(
+    /// As [`SplitScratch::new`], the last partial wave dealt as `deal` says.
+    pub fn dealt(
         gpu: &Gpu,
         line: &WgemmVariant,
         d: GemmDims,
+        deal: TailDeal,
     ) -> Result<Self, CudaError> {
-        Self::with_tail(gpu, line, d, None)
-    }
-
-    /// As [`SplitScratch::new`], but the last partial wave streamed wherever the line's walk
-    /// can stream it (`WgemmVariant::tail_at`), even where the rule declines for too small a
-    /// gain: the control that times the rule's bound.
-    pub fn tail_streamed_anyway(
-        gpu: &Gpu,
-        line: &WgemmVariant,
-        d: GemmDims,
-    ) -> Result<Self, CudaError> {
-        let tail = line.tail_at(d.m, d.n, d.k, gpu.info().sm_count);
+        let sms = gpu.info().sm_count;
+        let tail = match deal {
+            TailDeal::Rule => line.stream_tail(d.m, d.n, d.k, sms),
+            TailDeal::Whole => None,
+            TailDeal::Streamed => line.tail_at(d.m, d.n, d.k, sms),
+        };
         Self::with_tail(gpu, line, d, tail)
     }
 

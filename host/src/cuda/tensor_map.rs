@@ -19,7 +19,7 @@ use kernels_gpu::variants::WgemmVariant;
 use super::device::Gpu;
 use super::error::CudaError;
 use super::pitched_copy::{Pitch, PitchedCopy};
-use super::split_scratch::SplitScratch;
+use super::split_scratch::{SplitScratch, TailDeal};
 use crate::results::GemmDims;
 
 /// u64 words of one `CUtensorMap` (128 bytes).
@@ -140,28 +140,16 @@ impl TensorMaps {
         &self.scratch
     }
 
-    /// These maps with the last partial wave dealt a tile per block where the line's rule
-    /// would stream it (`SplitScratch::tail_dealt_whole`): the control a streamed tail is
-    /// timed against.
-    pub fn deal_tail_whole(
+    /// These maps with the last partial wave dealt as `deal` says (`SplitScratch::dealt`): the
+    /// controls a streamed tail and the rule's bounds are timed against.
+    pub fn deal_tail(
         &mut self,
         gpu: &Gpu,
         line: &WgemmVariant,
         d: GemmDims,
+        deal: TailDeal,
     ) -> Result<(), CudaError> {
-        self.scratch = SplitScratch::tail_dealt_whole(gpu, line, d)?;
-        Ok(())
-    }
-
-    /// These maps with the last partial wave streamed wherever the line can stream it
-    /// (`SplitScratch::tail_streamed_anyway`): the control of the rule's bound.
-    pub fn stream_tail_anyway(
-        &mut self,
-        gpu: &Gpu,
-        line: &WgemmVariant,
-        d: GemmDims,
-    ) -> Result<(), CudaError> {
-        self.scratch = SplitScratch::tail_streamed_anyway(gpu, line, d)?;
+        self.scratch = SplitScratch::dealt(gpu, line, d, deal)?;
         Ok(())
     }
 
