@@ -128,12 +128,16 @@ __device__ __forceinline__ void k_loop(const Problem<L>& p, Position& at, Positi
     }
 }
 
-// gemm_wgmma.rs `end_unit`: a consumer warpgroup's end of unit w (warp `warp` among the tile's): written at once
-// where it is its tile's whole K, else deposited, and summed and written by the tile's last unit to arrive.
+// gemm_wgmma.rs `end_unit`: a consumer warpgroup's end of unit w (warp `warp` among the tile's): its last group
+// retired and slot `held` released; then written at once where it is its tile's whole K, else deposited, and
+// summed and written by the tile's last unit to arrive.
 template <class L, int ACC, bool STREAMED>
 __device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned m, unsigned n, float alpha,
                                          float beta, float* partials, unsigned* arrivals, const Unit& w,
-                                         unsigned warp, unsigned tid, unsigned row0, unsigned col0, float (&d)[ACC]) {
+                                         Position held, unsigned warp, unsigned tid, unsigned row0, unsigned col0,
+                                         float (&d)[ACC]) {
+    hopper::wgmma_wait_group<0>();
+    if (tid % 32 == 0) p.release(held.slot);
     const bool cut = STREAMED ? w.pieces > 1 : p.split.splits > 1;
     bool write = true;
     if (cut) {
@@ -168,13 +172,22 @@ __device__ __forceinline__ Position consume_wgmma(const Problem<L>& p, unsigned 
         const unsigned prefetch_at =
             beta != 0.0f && !cut ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u) : 0xffffffffu;
         k_loop<L, ACC>(p, at, held, which * WGEMM_M * SWIZZLE_BYTES, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
-        hopper::wgmma_wait_group<0>();
-        if (tid % 32 == 0) p.release(held.slot);
-        end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, which * WARPGROUP_WARPS + tid / 32,
-                                   tid, row0, col0, d);
+        end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, held,
+                                   which * WARPGROUP_WARPS + tid / 32, tid, row0, col0, d);
         unit += p.walkers();
     }
     return at;
+}
+
+// gemm_wgmma.rs `wait_turn` and `pass_turn`: consumer `which` waits at named barrier 1 + which for the other to
+// pass the turn, and passes it at the other's (256 threads: both warpgroups).
+__device__ __forceinline__ void wait_turn(unsigned which) {
+    if (which == 0) asm volatile("barrier.sync.aligned 1, 256;" ::: "memory");
+    else asm volatile("barrier.sync.aligned 2, 256;" ::: "memory");
+}
+__device__ __forceinline__ void pass_turn(unsigned which) {
+    if (which == 0) asm volatile("barrier.arrive.aligned 2, 256;" ::: "memory");
+    else asm volatile("barrier.arrive.aligned 1, 256;" ::: "memory");
 }
 
 // gemm_wgmma.rs `consume_in_turn`: two consumer warpgroups taking the block's one-warpgroup units in turn
@@ -204,10 +217,7 @@ __device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned wh
             at = at.template advance<L::STAGES>(w.steps);
             continue;
         }
-        if (turn > 0) {
-            if (which == 0) asm volatile("barrier.sync.aligned 1, 256;" ::: "memory");
-            else asm volatile("barrier.sync.aligned 2, 256;" ::: "memory");
-        }
+        if (turn > 0) wait_turn(which);
         const TileAt tt = p.tile_at(w.tile);
         const unsigned row0 = tt.row * L::BM, col0 = tt.col * L::BN;
         const unsigned prefetch_at = beta != 0.0f && w.pieces == 1
@@ -215,13 +225,8 @@ __device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned wh
                                          : 0xffffffffu;
         Position held = at;
         k_loop<L, ACC>(p, at, held, 0u, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
-        if (!last) {
-            if (which == 0) asm volatile("barrier.arrive.aligned 2, 256;" ::: "memory");
-            else asm volatile("barrier.arrive.aligned 1, 256;" ::: "memory");
-        }
-        hopper::wgmma_wait_group<0>();
-        if (tid % 32 == 0) p.release(held.slot);
-        end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, tid / 32, tid, row0, col0, d);
+        if (!last) pass_turn(which);
+        end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, held, tid / 32, tid, row0, col0, d);
     }
     return {at, turn};
 }

@@ -118,6 +118,39 @@ pub unsafe fn gemm_wgmma<
 /// the other to have issued its tile's last MMAs.
 const TURN: u32 = 1;
 
+/// Waits, in consumer `which`, for the other consumer to pass the turn ([`pass_turn`]).
+///
+/// # Safety
+/// Every thread of consumer warpgroup `which` runs it together, as often as the other passes.
+#[inline(always)]
+unsafe fn wait_turn(which: u32) {
+    // SAFETY: the caller's contract; both warpgroups (256 threads) meet at the barrier.
+    unsafe {
+        if which == 0 {
+            gpu::named_barrier_sync::<TURN, 256>();
+        } else {
+            gpu::named_barrier_sync::<{ TURN + 1 }, 256>();
+        }
+    }
+}
+
+/// Passes the turn from consumer `which` to the other, which waits in [`wait_turn`].
+///
+/// # Safety
+/// Every thread of consumer warpgroup `which` runs it together, once per turn the other waits
+/// for.
+#[inline(always)]
+unsafe fn pass_turn(which: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if which == 0 {
+            gpu::named_barrier_arrive::<{ TURN + 1 }, 256>();
+        } else {
+            gpu::named_barrier_arrive::<TURN, 256>();
+        }
+    }
+}
+
 /// One of two consumer warpgroups that take the block's units in turn (ping-pong: a line of
 /// one warpgroup's rows a tile, `WgemmVariant::ping_pong`): consumer `which` computes the
 /// block's units `first`, `first` + walkers, ... below `end` (a streamed tail's pieces where
@@ -160,15 +193,8 @@ unsafe fn consume_in_turn<const ACC: usize, const STREAMED: bool>(
             at = at.advance(u.steps, line.stages);
         } else {
             if turn > 0 {
-                // SAFETY: both consumer warpgroups (256 threads) meet here once a turn: this
-                // one waits, the other arrives after its unit's MMAs.
-                unsafe {
-                    if which == 0 {
-                        gpu::named_barrier_sync::<TURN, 256>();
-                    } else {
-                        gpu::named_barrier_sync::<{ TURN + 1 }, 256>();
-                    }
-                }
+                // SAFETY: the other consumer passed the turn after its unit's MMAs.
+                unsafe { wait_turn(which) };
             }
             let (tr, tc) = p.tile_at(u.tile);
             let (row0, col0) = (tr * line.bm, tc * line.bn);
@@ -189,32 +215,21 @@ unsafe fn consume_in_turn<const ACC: usize, const STREAMED: bool>(
             };
             at = after;
             if !last {
-                // SAFETY: the other consumer waits for these 128 threads at its barrier.
-                unsafe {
-                    if which == 0 {
-                        gpu::named_barrier_arrive::<{ TURN + 1 }, 256>();
-                    } else {
-                        gpu::named_barrier_arrive::<TURN, 256>();
-                    }
-                }
+                // SAFETY: the other consumer takes the next unit and waits for this turn.
+                unsafe { pass_turn(which) };
             }
-            // SAFETY: the whole warpgroup retires its last group, releases its slot, and
-            // writes its unit (a tile, or a piece of a tail tile: the warp index is among the
-            // tile's one warpgroup).
+            // SAFETY: the whole warpgroup runs it once per unit (a tile, or a piece of a tail
+            // tile: the warp index is among the tile's one warpgroup).
             unsafe {
-                gpu::wgmma_wait_group::<0>();
-                if tid % 32 == 0 {
-                    p.release(held.slot);
-                }
                 end_unit::<ACC, STREAMED>(
                     &p,
                     (&out, scratch),
-                    &u,
+                    (&u, held),
                     (tid / 32, tid),
                     (row0, col0),
                     &mut d,
-                );
-            }
+                )
+            };
         }
         unit = next;
         turn += 1;
@@ -283,17 +298,17 @@ unsafe fn consume<const ACC: usize, const STREAMED: bool>(
             )
         };
         at = next;
-        // SAFETY: the whole warpgroup retires its last group, then releases its slot.
-        unsafe {
-            gpu::wgmma_wait_group::<0>();
-            if tid % 32 == 0 {
-                p.release(held.slot);
-            }
-        }
         let warp = which * WARPGROUP_WARPS + tid / 32;
-        // SAFETY: the whole warpgroup runs it, once per unit, its MMAs retired.
+        // SAFETY: the whole warpgroup runs it, once per unit.
         unsafe {
-            end_unit::<ACC, STREAMED>(&p, (&out, scratch), &u, (warp, tid), (row0, col0), &mut d)
+            end_unit::<ACC, STREAMED>(
+                &p,
+                (&out, scratch),
+                (&u, held),
+                (warp, tid),
+                (row0, col0),
+                &mut d,
+            )
         };
         unit += p.walkers();
     }
@@ -301,24 +316,31 @@ unsafe fn consume<const ACC: usize, const STREAMED: bool>(
 }
 
 /// A consumer warpgroup's end of unit `u` (thread `tid`, warp `warp` among the tile's warps),
-/// its accumulators `d` of rows `row0..` and columns `col0..` of C: written at once where the
-/// unit is its tile's whole K; where K is cut (split-K, or a streamed tail's piece), deposited,
-/// and, by the warp whose unit is the tile's last to arrive, summed with every unit's and
-/// written (`split_k.rs`).
+/// its accumulators `d` of rows `row0..` and columns `col0..` of C: its last MMA group retired
+/// and that slot (`held`) released; then written at once where the unit is its tile's whole K;
+/// where K is cut (split-K, or a streamed tail's piece), deposited, and, by the warp whose unit
+/// is the tile's last to arrive, summed with every unit's and written (`split_k.rs`).
 ///
 /// # Safety
-/// Run by every thread of the warpgroup (uniform control flow) once per unit, after its last
-/// MMA group retired; each element of C belongs to one thread of one tile (the walk is a
+/// Run by every thread of the warpgroup (uniform control flow) once per unit, after its K loop
+/// (`held` its last slot); each element of C belongs to one thread of one tile (the walk is a
 /// bijection); the scratch is the launch's (the contract).
 #[inline(always)]
 unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
     p: &RingProblem,
     (out, scratch): (&Output, SplitScratch),
-    u: &Unit,
+    (u, held): (&Unit, Ring),
     (warp, tid): (u32, u32),
     (row0, col0): (u32, u32),
     d: &mut [f32; ACC],
 ) {
+    // SAFETY: the whole warpgroup retires its last group, then releases its slot.
+    unsafe {
+        gpu::wgmma_wait_group::<0>();
+        if tid % 32 == 0 {
+            p.release(held.slot);
+        }
+    }
     let cut = if STREAMED {
         u.pieces > 1
     } else {

@@ -105,8 +105,7 @@ impl Unit {
 /// `partials`, floats for every unit's accumulators (slots x BM x BN: tiles x splits, or a
 /// streamed tail's [`StreamTail::slots`]), and `arrivals`, a zeroed word per cut tile and
 /// warp of the tile (`WgemmVariant::tile_warps`), which the last arrival of each launch zeroes
-/// again. Here, beside the kernels'
-/// common start that takes it from the arguments.
+/// again. Here, beside the kernels' common start that takes it from the arguments.
 #[derive(Clone, Copy)]
 pub struct SplitScratch {
     pub partials: *mut f32,
