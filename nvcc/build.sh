@@ -16,7 +16,12 @@
 # also the twin's sm_90a module (twin_sm90a.cu), for sm_90a whatever ARCH, as xtask builds the Rust
 # sm_90a module beside the main one (skipped, with a note, by an nvcc that does not take sm_90a):
 #   OUT/twin_sm90a.ptx, OUT/twin_sm90a.cubin  + OUT/twin_sm90a.ptxas.txt
-# where the host, given --compare OUT/twin.cubin, finds it.
+# where the host, given --compare OUT/twin.cubin, finds it. LAB_TWIN_SM90A=skip leaves that module
+# out (and removes an old one from OUT): the tests build the twin for two architectures and need it once.
+#
+# ptxas runs with --split-compile=0 (its entries on every CPU) where nvcc takes the flag: on the twin
+# and the lab's modules it gives the same SASS and the same report, sooner. The front end (cicc) is
+# not split, as that changes the PTX it writes.
 set -euo pipefail
 usage="usage: nvcc/build.sh OUT [ARCH] [FILE.cu]"
 out=${1:?$usage}
@@ -35,17 +40,48 @@ fi
 caps=$(sed -n 's/^#define LAB_REGS_CAPS "\(.*\)"$/\1/p' "$here/variants.h")
 [ -n "$caps" ] || { echo "build.sh: no LAB_REGS_CAPS in $here/variants.h" >&2; exit 1; }
 mkdir -p "$out"
+split=()
+if "$nvcc" --help 2>/dev/null | grep -q -- '--split-compile'; then split=(--split-compile=0); fi
 
 # nvcc OUTPUT_STEM FLAGS...: one cubin and its ptxas report; on failure, the report is nvcc's errors.
 cubin() {
   local name=$1
   shift
-  if ! "$nvcc" -cubin -O3 -arch="$arch" -Xptxas -v "$@" -o "$out/$name.cubin" 2>"$out/$name.ptxas.txt"; then
+  if ! "$nvcc" -cubin -O3 -arch="$arch" -Xptxas -v "${split[@]}" "$@" -o "$out/$name.cubin" \
+    2>"$out/$name.ptxas.txt"; then
     cat "$out/$name.ptxas.txt" >&2
     echo "build.sh: nvcc failed on $source ($name)" >&2
     exit 1
   fi
 }
+
+# The twin's sm_90a module, for sm_90a whatever ARCH (sm_90a comes with sm_90: nvcc lists only the
+# latter). It depends on nothing else here, so it is built beside the main module.
+hopper=$here/twin_sm90a.cu
+sm90a() {
+  if ! "$nvcc" --list-gpu-code 2>/dev/null | grep -qx 'sm_90'; then
+    echo "build.sh: note: $nvcc does not take sm_90a; the twin's sm_90a module is not built" >&2
+    return 0
+  fi
+  "$nvcc" -ptx -O3 -arch=sm_90a "$hopper" -o "$out/twin_sm90a.ptx"
+  if ! "$nvcc" -cubin -O3 -arch=sm_90a -Xptxas -v "${split[@]}" "$out/twin_sm90a.ptx" \
+    -o "$out/twin_sm90a.cubin" 2>"$out/twin_sm90a.ptxas.txt"; then
+    cat "$out/twin_sm90a.ptxas.txt" >&2
+    echo "build.sh: nvcc failed on $hopper" >&2
+    return 1
+  fi
+  echo "build.sh: $out/twin_sm90a.cubin for sm_90a"
+}
+hopper_pid=
+if [ "$source" -ef "$here/twin.cu" ]; then
+  rm -f "$out"/twin_sm90a.{ptx,cubin,ptxas.txt}
+  if [ "${LAB_TWIN_SM90A:-}" = skip ]; then
+    echo "build.sh: LAB_TWIN_SM90A=skip: the twin's sm_90a module is not built" >&2
+  else
+    sm90a &
+    hopper_pid=$!
+  fi
+fi
 
 # The launch-bounded module: the front end once to PTX, then ptxas on that PTX.
 "$nvcc" -ptx -O3 -arch="$arch" "$source" -o "$out/$stem.ptx"
@@ -60,19 +96,6 @@ done
 for pid in "${pids[@]}"; do wait "$pid"; done
 echo "build.sh: $out/$stem.cubin and $(wc -w <<<"$caps") capped modules for $arch ($("$nvcc" --version | grep -o 'release [0-9.]*, V[0-9.]*'))"
 
-hopper=$here/twin_sm90a.cu
-if [ "$source" -ef "$here/twin.cu" ]; then
-  # sm_90a comes with sm_90 (nvcc lists only the latter).
-  if "$nvcc" --list-gpu-code 2>/dev/null | grep -qx 'sm_90'; then
-    "$nvcc" -ptx -O3 -arch=sm_90a "$hopper" -o "$out/twin_sm90a.ptx"
-    if ! "$nvcc" -cubin -O3 -arch=sm_90a -Xptxas -v "$out/twin_sm90a.ptx" -o "$out/twin_sm90a.cubin" \
-      2>"$out/twin_sm90a.ptxas.txt"; then
-      cat "$out/twin_sm90a.ptxas.txt" >&2
-      echo "build.sh: nvcc failed on $hopper" >&2
-      exit 1
-    fi
-    echo "build.sh: $out/twin_sm90a.cubin for sm_90a"
-  else
-    echo "build.sh: note: $nvcc does not take sm_90a; the twin's sm_90a module is not built" >&2
-  fi
+if [ -n "$hopper_pid" ]; then
+  wait "$hopper_pid" || exit 1
 fi

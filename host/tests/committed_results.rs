@@ -11,6 +11,9 @@ use host::results::SCHEMA_VERSION;
 use host::results_io::tables;
 use host::run_json::{holds_run_json, read_run_json, RESULTS_JSON};
 
+mod support;
+use support::each_in_parallel;
+
 /// The CSV columns that hold text: names (a variant, entry, op, fixed binary, chosen line, the
 /// kernel cuBLAS ran, the shape of a sweep's row), the limiter and the line choice in words,
 /// whether a check passed and each row's flags. Every other column must hold numbers.
@@ -121,13 +124,13 @@ fn every_committed_csv_holds_numbers_column_by_column() {
 /// changes without `scripts/rerender-committed.sh` in the same commit fails here.
 #[test]
 fn every_committed_run_regenerates_byte_for_byte_report_included() {
-    let mut differ = Vec::new();
-    let mut reports = 0;
-    for dir in committed_runs() {
+    let rendered = each_in_parallel(&committed_runs(), |dir| {
+        let mut differ = Vec::new();
+        let mut reports = 0;
         let out = temp_dir(&dir.file_name().unwrap().to_string_lossy());
         let run = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
             .arg("report")
-            .arg(&dir)
+            .arg(dir)
             .arg("--out")
             .arg(&out)
             .output()
@@ -150,7 +153,7 @@ fn every_committed_run_regenerates_byte_for_byte_report_included() {
             let committed = dir.join(file);
             // A packed run's results.json is its results.json.gz, decompressed.
             let held = if file == RESULTS_JSON && !committed.exists() {
-                read_run_json(&dir, u64::MAX).1.ok()
+                read_run_json(dir, u64::MAX).1.ok()
             } else {
                 std::fs::read(&committed).ok()
             };
@@ -159,7 +162,10 @@ fn every_committed_run_regenerates_byte_for_byte_report_included() {
             }
         }
         std::fs::remove_dir_all(&out).unwrap();
-    }
+        (differ, reports)
+    });
+    let differ: Vec<String> = rendered.iter().flat_map(|(d, _)| d.clone()).collect();
+    let reports: usize = rendered.iter().map(|(_, r)| r).sum();
     assert!(
         differ.is_empty(),
         "not what the code renders from their results.json (or missing): {differ:?}; \

@@ -7,7 +7,7 @@ mod support;
 
 use std::path::Path;
 
-use support::{fixture_dir, host, path, run_folder, scratch, stderr};
+use support::{each_in_parallel, fixture_dir, host, path, run_folder, scratch, stderr};
 
 /// Every file in `dir` with its bytes, sorted by name.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -255,25 +255,32 @@ fn a_folder_written_over_another_run_or_merge_holds_the_new_one_only() {
 fn every_file_the_writers_write_is_known_as_the_labs() {
     let known = host::report::lab_file_names();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
-    let mut checked = 0;
-    for run in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
-        if !host::run_json::holds_run_json(&run) {
-            continue;
-        }
-        let results = host::report::merge::load(&run).unwrap();
-        let out = scratch("out-known");
+    let runs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|run| host::run_json::holds_run_json(run))
+        .collect();
+    let checked: usize = each_in_parallel(&runs, |run| {
+        let results = host::report::merge::load(run).unwrap();
+        let out = scratch(&format!(
+            "out-known-{}",
+            run.file_name().unwrap().to_string_lossy()
+        ));
         host::report::write_run(&out, &results).unwrap();
-        for name in names(&out) {
+        let names = names(&out);
+        for name in &names {
             assert!(
-                known.contains(&name),
+                known.contains(name),
                 "{name} (from {}) is not among the lab's files: declare its stem \
                  (Experiment::MORE_CSVS or MORE_PLOTS)",
                 run.display()
             );
-            checked += 1;
         }
         std::fs::remove_dir_all(&out).unwrap();
-    }
+        names.len()
+    })
+    .into_iter()
+    .sum();
     assert!(checked > 20, "only {checked} files checked");
 }
 

@@ -426,7 +426,7 @@ fn nvcc_module(file: Option<&Path>, out: &Path) -> Result<(PathBuf, PathBuf)> {
                 .cubin
         }
         Some(cu) => {
-            nvcc::build(&workspace(), &nvcc, cu, &arch, &dir)
+            nvcc::build(&workspace(), &nvcc, cu, &arch, &dir, nvcc::Sm90a::Build)
                 .with_context(|| format!("building {} with nvcc", cu.display()))?
                 .main
                 .cubin

@@ -54,8 +54,9 @@ pub fn version(ptxas: &Path) -> Result<String, PtxasError> {
 ///
 /// ptxas is the slow part of a warm test run (every module, for two architectures), so its
 /// report is kept beside the cubin (`*.ptxas.txt`) under a key of everything that decides it: the
-/// PTX text, the arch, and the ptxas binary (path, size, modification time). When the key and the
-/// cubin are both there, the kept report is parsed again instead of running ptxas.
+/// PTX text, the arch, the ptxas binary (path, size, modification time) and whether it splits its
+/// compile. When the key and the cubin are both there, the kept report is parsed again instead of
+/// running ptxas.
 pub fn assemble(
     ptxas: &Path,
     input: &Path,
@@ -115,12 +116,13 @@ fn cache_key(ptxas: &Path, input: &Path, arch: &str) -> Option<String> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     ptx.hash(&mut h);
     Some(format!(
-        "// ptxas-cache arch={arch} ptx={:016x} len={} ptxas={} size={} mtime={:?}\n",
+        "// ptxas-cache arch={arch} ptx={:016x} len={} ptxas={} size={} mtime={:?} split={}\n",
         h.finish(),
         ptx.len(),
         ptxas.display(),
         tool.len(),
         tool.modified().ok()?,
+        ptxas_report::run::takes_split_compile(ptxas),
     ))
 }
 
@@ -135,11 +137,13 @@ mod tests {
         assert!(text.contains(&places), "{text}\n{places}");
     }
 
-    /// A stand-in ptxas that counts its runs, writes a cubin and prints a one-entry report.
+    /// A stand-in ptxas that counts its runs (not the questions about its flags), writes a cubin
+    /// and prints a one-entry report.
     fn fake_ptxas(dir: &Path) -> PathBuf {
         let path = dir.join("ptxas");
         let script = format!(
-            "#!/bin/sh\necho run >> {runs}\nfor a; do out=$a; done\n: > \"$out\"\n\
+            "#!/bin/sh\ncase \"$1\" in --help) exit 0;; esac\necho run >> {runs}\n\
+             for a; do out=$a; done\n: > \"$out\"\n\
              echo \"ptxas info    : Compiling entry function 'k' for 'sm_90'\" >&2\n\
              echo \"ptxas info    : Function properties for k\" >&2\n\
              echo \"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\" >&2\n\

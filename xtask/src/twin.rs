@@ -99,7 +99,7 @@ impl HopperTwin {
 pub fn build(workspace: &Path, nvcc: &Path, arch: &str, dir: &Path) -> Result<Twin, TwinError> {
     let header_rewritten = twin_header::write(workspace)?;
     let source = workspace.join(twin_header::SOURCE);
-    nvcc::build(workspace, nvcc, &source, arch, dir)?;
+    nvcc::build(workspace, nvcc, &source, arch, dir, nvcc::Sm90a::Build)?;
     let mut twin = load(&source, dir, &ptxas::version(nvcc)?)?;
     twin.header_rewritten = header_rewritten;
     let path = dir.join(format!("manifest_{}.json", twin.manifest.arch));

@@ -280,6 +280,46 @@ fn ptxas_sm80_every_module_meets_the_bars() {
     check_arch("sm_80");
 }
 
+/// ptxas runs with `--split-compile=0` wherever it takes it (`ptxas_report::run`), on the ground
+/// that it then writes the same SASS and the same report, sooner: the main module for sm_80, as
+/// the build assembled it, against ptxas run on it again without the flag.
+#[test]
+fn a_split_compile_writes_the_same_sass_and_report() {
+    let ptxas = ptxas_path();
+    if !ptxas_report::run::takes_split_compile(&ptxas) {
+        eprintln!(
+            "{} takes no --split-compile: nothing is split",
+            ptxas.display()
+        );
+        return;
+    }
+    let (_, manifest) = built("sm_80");
+    let dir = workspace()
+        .join("target")
+        .join("test-kernels")
+        .join("sm_80");
+    let main = manifest
+        .modules
+        .iter()
+        .find(|r| r.module.kind == ModuleKind::Main)
+        .expect("a main module");
+    let whole = dir.join("main.unsplit.sm_80.cubin");
+    let out = std::process::Command::new(&ptxas)
+        .args(["-arch=sm_80", "-v"])
+        .arg(dir.join(&main.module.file))
+        .arg("-o")
+        .arg(&whole)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert_eq!(ptxas::parse_report(&log).unwrap(), main.entries);
+    assert!(
+        nvdisasm(&dir.join(&main.cubin)) == nvdisasm(&whole),
+        "the split and the unsplit build's SASS differ"
+    );
+}
+
 #[test]
 fn the_bars_catch_a_cap_that_does_not_bind() {
     let (_, mut manifest) = built("sm_90");

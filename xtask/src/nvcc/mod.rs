@@ -57,6 +57,15 @@ pub struct Built {
     pub ptx: PathBuf,
 }
 
+/// Whether `build.sh`, building nvcc's twin, also builds the twin's sm_90a module (which is the
+/// same whatever the main module's architecture).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sm90a {
+    Build,
+    /// Left out (`LAB_TWIN_SM90A=skip`): for a caller that has it from another build.
+    Skip,
+}
+
 /// Runs `nvcc/build.sh OUT ARCH SOURCE` with `nvcc` and reads back what it wrote.
 pub fn build(
     workspace: &Path,
@@ -64,6 +73,7 @@ pub fn build(
     source: &Path,
     arch: &str,
     out: &Path,
+    sm90a: Sm90a,
 ) -> Result<Built, NvccError> {
     let mut cmd = Command::new("bash");
     cmd.arg(workspace.join(BUILD_SCRIPT))
@@ -71,6 +81,9 @@ pub fn build(
         .arg(arch)
         .arg(source)
         .env("NVCC", nvcc);
+    if sm90a == Sm90a::Skip {
+        cmd.env("LAB_TWIN_SM90A", "skip");
+    }
     let command = format!("{cmd:?}");
     let done = cmd.output().map_err(|source| NvccError::Spawn {
         command: command.clone(),

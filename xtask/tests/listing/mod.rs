@@ -78,7 +78,28 @@ pub fn mma_operands(line: &str) -> Option<[&str; 4]> {
 /// nvdisasm's listing (`-c`) of `cubin`. nvdisasm ([`toolkit::NVDISASM`]): $NVDISASM, else beside ptxas (a CUDA
 /// toolkit's bin); pip's ptxas wheel has none, so `.ci/run` installs pip's
 /// `nvidia-cuda-nvdisasm` and sets NVDISASM.
+///
+/// A whole module takes nvdisasm seconds and a test reads one module per entry it checks, so a
+/// listing is kept for the rest of the test binary under the cubin's bytes (a cubin written again
+/// at the same path is listed again).
 pub fn nvdisasm(cubin: &Path) -> String {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Listing = Arc<OnceLock<String>>;
+    static LISTED: Mutex<Option<HashMap<Vec<u8>, Listing>>> = Mutex::new(None);
+    let bytes = std::fs::read(cubin).unwrap_or_else(|e| panic!("{}: {e}", cubin.display()));
+    // One cell per cubin, filled outside the lock: tests listing other cubins go on meanwhile.
+    let cell = LISTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .entry(bytes)
+        .or_default()
+        .clone();
+    cell.get_or_init(|| listed(cubin)).clone()
+}
+
+fn listed(cubin: &Path) -> String {
     let nvdisasm = toolkit::NVDISASM
         .find(&toolkit::ProcessEnv, &Path::is_file)
         .expect("ptxas");
