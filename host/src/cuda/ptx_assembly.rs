@@ -4,8 +4,9 @@
 //! Why: the driver compiles one module at a time, and holds every other module load of the
 //! process while it does. With the tensor-core module compiling in the background, the first
 //! experiment's own small loads waited behind it for about a minute
-//! (`results/2026-12-03-h200-s16`, `logs/phase_deltas.txt`). A ptxas process per module runs on
-//! its own core; the driver then only loads the cubins. ptxas's `-v` report is the same text as
+//! (`results/2026-12-03-h200-s16`, `logs/phase_deltas.txt`). A ptxas process per module runs
+//! beside the others, each spreading its functions over the CPUs (`--split-compile`, see
+//! `ptxas_report::run`); the driver then only loads the cubins. ptxas's `-v` report is the same text as
 //! the JIT's info log (the JIT is the same compiler), so the register columns read it as before.
 //!
 //! Where no ptxas is found, or one fails, the driver compiles the module as before: this is a
