@@ -6,8 +6,9 @@
 //! experiment's own small loads waited behind it for about a minute
 //! (`results/2026-12-03-h200-s16`, `logs/phase_deltas.txt`). A ptxas process per module runs
 //! beside the others, each spreading its functions over the CPUs (`--split-compile`, see
-//! `ptxas_report::run`); the driver then only loads the cubins. ptxas's `-v` report is the same text as
-//! the JIT's info log (the JIT is the same compiler), so the register columns read it as before.
+//! `ptxas_report::run`); the driver then only loads the cubins. ptxas's `-v` report is the same
+//! text as the JIT's info log (the JIT is the same compiler), so the register columns read it as
+//! before.
 //!
 //! Where no ptxas is found, or one fails, the driver compiles the module as before: this is a
 //! faster road to the same module, never a requirement. The ptxas used is the toolkit's search
