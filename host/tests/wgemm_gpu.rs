@@ -271,27 +271,46 @@ fn every_wgemm_line_passes_the_check_at_awkward_sizes() {
 }
 
 /// Split-K (`WgemmVariant::k_split`): at decode and skinny shapes whose tiles leave more than
-/// two thirds of the SMs idle for every line (N of 2048 or so: at 4096 the 64-wide W4 has tiles
-/// enough), every wgmma line cuts K, and its C is checked element by element at both
-/// settings (units of uneven depth, K and N not multiples of 8 among them), and is the same
-/// bits on every launch: the units meet in a fixed order, whichever ends last.
+/// two thirds of the SMs idle (N of 2048 or so: at 4096 the 64-wide lines have tiles enough),
+/// every wgmma line that cuts K there is checked cut, element by element at both settings
+/// (units of uneven depth, K and N not multiples of 8 among them), and is the same bits on
+/// every launch: the units meet in a fixed order, whichever ends last.
 #[test]
 #[ignore = "needs a CUDA GPU (sm_90a): cargo test --release -p host --test wgemm_gpu -- --ignored"]
 fn the_split_k_lines_are_checked_and_give_the_same_bits_every_launch() {
     let (gpu, module) = hopper();
     let sms = gpu.info().sm_count;
     let mut failures = Vec::new();
-    for (m, n, k) in [(16, 2048, 4096), (64, 2048, 2048), (100, 2051, 4101)] {
+    let mut cut: Vec<(&str, u32, u32)> = Vec::new();
+    for (m, n, k) in [
+        (16, 2048, 4096),
+        (64, 2048, 2048),
+        (100, 2051, 4101),
+        (20, 1001, 4101),
+    ] {
         let p = Problem::new(&gpu, GemmDims { m, n, k });
         for v in WGEMM.iter().filter(|v| v.splits_k()) {
             let split = v.k_split(m, n, k, sms);
-            assert!(split.splits > 1, "{} at {m}x{n}x{k} should cut K", v.label);
+            if split.splits < 2 {
+                continue;
+            }
+            cut.push((v.label, n, k));
             let what = format!(
                 "K cut in {} (units of {} slices)",
                 split.splits, split.unit_steps
             );
             check_cut(&gpu, &module, v, &p, &what, &mut failures);
         }
+    }
+    // Every line that cuts K is checked cut at three shapes at least, N and K not multiples of 8
+    // at one of them (a small tile's line keeps K whole where the wide lines' tiles are few).
+    for v in WGEMM.iter().filter(|v| v.splits_k()) {
+        let at: Vec<_> = cut.iter().filter(|(l, ..)| *l == v.label).collect();
+        assert!(
+            at.len() >= 3 && at.iter().any(|(_, n, k)| n % 8 != 0 && k % 8 != 0),
+            "{} cuts K at too few of the shapes: {at:?} (on {sms} SMs)",
+            v.label
+        );
     }
     assert_none_failed(&failures);
 }

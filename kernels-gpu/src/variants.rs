@@ -192,6 +192,9 @@ wgemm_table! {
         ("W5",    wgmma { block: (128, 256, 64), stages: 4, consumers: 2, cluster: 2 }), // 384
         // Two consumers on one warpgroup's rows a tile take the tiles in turn (ping-pong).
         ("W6",    wgmma { block: (64, 256, 64), stages: 5, consumers: 2, cluster: 1 }),  // 384
+        // Small tiles with a deep ring, for products of few rows (decode): a block per 64x64 tile
+        // keeps K whole where wider tiles would leave SMs idle or cut K.
+        ("W7",    wgmma { block: (64, 64, 64), stages: 13, consumers: 1, cluster: 1 }),  // 256
         // The same ring feeding mma.sync (ldmatrix from the swizzled slots): the gemm_bf16
         // family's MMA with Hopper's data movement; no producer warp: thread 0 fills the ring and
         // each slot's last reader refills it.
