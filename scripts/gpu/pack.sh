@@ -3,6 +3,8 @@
 # the release host (stripped); the GPU test binaries named with --tests, release-built so that CARGO_BIN_EXE_host is
 # target/release/host, where steps.sh's `unpack` puts the host; and, with --twin, nvcc's twin built by
 # `cargo xtask build --nvcc` with $NVCC. dist/ is git-ignored: carry it with the `run` tool's `carry`.
+# The tracked tree travels too and, with the committed runs, leaves no room for a pack: make the call between
+# `scripts/gpu/results_aside.sh aside` and `... back`.
 # Usage (from the repository root): scripts/gpu/pack.sh NAME [--tests a,b] [--twin] [--rev REV]
 #   --rev REV builds the host of an earlier commit instead (in a worktree of its own, target dir beside it), for a
 #   control run of old and new builds on one machine; it packs the host only.
