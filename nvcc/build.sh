@@ -47,7 +47,7 @@ if "$nvcc" --help 2>/dev/null | grep -q -- '--split-compile'; then split=(--spli
 cubin() {
   local name=$1
   shift
-  if ! "$nvcc" -cubin -O3 -arch="$arch" -Xptxas -v "${split[@]}" "$@" -o "$out/$name.cubin" \
+  if ! "$nvcc" -cubin -O3 -arch="$arch" -Xptxas -v ${split[@]+"${split[@]}"} "$@" -o "$out/$name.cubin" \
     2>"$out/$name.ptxas.txt"; then
     cat "$out/$name.ptxas.txt" >&2
     echo "build.sh: nvcc failed on $source ($name)" >&2
@@ -64,7 +64,7 @@ sm90a() {
     return 0
   fi
   "$nvcc" -ptx -O3 -arch=sm_90a "$hopper" -o "$out/twin_sm90a.ptx"
-  if ! "$nvcc" -cubin -O3 -arch=sm_90a -Xptxas -v "${split[@]}" "$out/twin_sm90a.ptx" \
+  if ! "$nvcc" -cubin -O3 -arch=sm_90a -Xptxas -v ${split[@]+"${split[@]}"} "$out/twin_sm90a.ptx" \
     -o "$out/twin_sm90a.cubin" 2>"$out/twin_sm90a.ptxas.txt"; then
     cat "$out/twin_sm90a.ptxas.txt" >&2
     echo "build.sh: nvcc failed on $hopper" >&2
