@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 24, GPU call S24e (2026-12-04), branch fp32-stages: two trial FP32 lines beside R4, R6 = cuBLAS's tile
+# Session 24, GPU call S24e (2026-12-04): two trial FP32 lines beside R4, R6 = cuBLAS's tile
 # (256x128x8, 3 stages) and R7 = R4 with a fourth stage; `host occupancy --variants R4,R6,R7` at 4096 and 8192.
 # Pack: scripts/gpu/pack.sh s24e, on the table with the two lines after R5 (not kept: neither beat R4); sent with
 # results/ set aside (scripts/gpu/results_aside.sh).
