@@ -33,7 +33,13 @@ fn main() {
     }
     let arch = std::env::var("LAB_PTX_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string());
 
-    let plain = match PtxBuild::new(&workspace, &arch).compile() {
+    // The two builds have target folders of their own and each runs mostly on one CPU (one
+    // codegen unit, fat LTO), so they run side by side.
+    let (plain, hopper) = std::thread::scope(|s| {
+        let hopper = s.spawn(|| PtxBuild::hopper(&workspace).compile());
+        (PtxBuild::new(&workspace, &arch).compile(), hopper.join())
+    });
+    let plain = match plain {
         Ok(ptx) => ptx,
         Err(e) => panic!("building the Rust kernels to PTX failed: {e}"),
     };
@@ -42,7 +48,7 @@ fn main() {
         Err(e) => panic!("writing the kernel modules failed: {e}"),
     };
 
-    let hopper = match PtxBuild::hopper(&workspace).compile() {
+    let hopper = match hopper.expect("the sm_90a build's thread") {
         Ok(ptx) => ptx,
         Err(e) => panic!("building the sm_90a kernels to PTX failed: {e}"),
     };

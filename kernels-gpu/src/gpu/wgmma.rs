@@ -113,9 +113,10 @@ macro_rules! wgmma_by_width {
         } else if let Some(d) = $d.first_chunk_mut::<128>().filter(|_| $acc == 128) {
             wgmma_m64k16!(256, $tb, $scale, d, $da, $db; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
         } else {
-            // SAFETY: `trap` ends the kernel with an error (`gpu::trap`, called by its intrinsic
-            // so that this part of `gpu` does not import the module that declares it).
-            unsafe { core::arch::nvptx::trap() }
+            // Inside the callers' unsafe blocks: `trap` ends the kernel with an error (`gpu::trap`,
+            // called by its intrinsic so that this part of `gpu` does not import the module that
+            // declares it).
+            core::arch::nvptx::trap()
         }
     };
 }
@@ -129,7 +130,8 @@ macro_rules! wgmma_by_width {
 /// a [`wgmma_wait_group`] has retired the MMA. ACC is 32, 64 or 128 (anything else traps).
 #[inline(always)]
 pub unsafe fn wgmma_m64k16_bf16<const ACC: usize>(d: &mut [f32; ACC], da: u64, db: u64) {
-    // SAFETY (all arms): the caller's contract; each arm names exactly its N/2 accumulators.
+    // SAFETY (all arms): the caller's contract; each arm names exactly its N/2 accumulators, and
+    // any other ACC traps.
     unsafe { wgmma_by_width!(ACC, 0, 1u32, d, da, db) }
 }
 
@@ -149,6 +151,7 @@ pub unsafe fn wgmma_m64k16_bf16_bt<const ACC: usize>(
     db: u64,
     accumulate: bool,
 ) {
-    // SAFETY (all arms): the caller's contract; each arm names exactly its N/2 accumulators.
+    // SAFETY (all arms): the caller's contract; each arm names exactly its N/2 accumulators, and
+    // any other ACC traps.
     unsafe { wgmma_by_width!(ACC, 1, u32::from(accumulate), d, da, db) }
 }
