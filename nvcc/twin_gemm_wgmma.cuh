@@ -138,9 +138,8 @@ __device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned
                                          float (&d)[ACC]) {
     hopper::wgmma_wait_group<0>();
     if (tid % 32 == 0) p.release(held.slot);
-    const bool cut = STREAMED ? w.pieces > 1 : p.split.splits > 1;
     bool write = true;
-    if (cut) {
+    if (p.template cuts<STREAMED>(w)) {
         const WarpPart<L, ACC> part{w.tile, warp, tid % 32};
         write = part.template deposit<STREAMED>(p, partials, arrivals, w, d);
         if (write) part.template gather<STREAMED>(p, partials, w.pieces, d);
@@ -164,7 +163,7 @@ __device__ __forceinline__ Position consume_wgmma(const Problem<L>& p, unsigned 
     while (unit < end) {
         const Unit w = p.template unit_of<STREAMED>(unit);
         if (STREAMED && w.steps == 0) break;
-        const bool cut = STREAMED ? w.pieces > 1 : p.split.splits > 1;
+        const bool cut = p.template cuts<STREAMED>(w);
         const TileAt tt = p.tile_at(w.tile);
         Position held = at;
         const unsigned row0 = tt.row * L::BM + which * WGEMM_M;
@@ -220,7 +219,7 @@ __device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned wh
         if (turn > 0) wait_turn(which);
         const TileAt tt = p.tile_at(w.tile);
         const unsigned row0 = tt.row * L::BM, col0 = tt.col * L::BN;
-        const unsigned prefetch_at = beta != 0.0f && w.pieces == 1
+        const unsigned prefetch_at = beta != 0.0f && !p.template cuts<STREAMED>(w)
                                          ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u)
                                          : 0xffffffffu;
         Position held = at;

@@ -231,6 +231,13 @@ struct Problem {
         return {u % tiles, s, split.splits, first, left < split.unit_steps ? left : split.unit_steps};
     }
 
+    // tma_ring.rs `cuts`: whether unit w's tile has its K cut (its units meet in the scratch), tested on the
+    // launch's split where nothing is streamed.
+    template <bool STREAMED>
+    __device__ __forceinline__ bool cuts(const Unit& w) const {
+        return STREAMED ? w.pieces > 1 : split.splits > 1;
+    }
+
     // tma_ring.rs `cut_tile` and `slot`: a cut tile's index among the cut tiles (its arrival words) and
     // the scratch slot of its unit `index`.
     template <bool STREAMED>

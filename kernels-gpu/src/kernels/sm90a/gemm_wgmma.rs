@@ -198,7 +198,7 @@ unsafe fn consume_in_turn<const ACC: usize, const STREAMED: bool>(
             }
             let (tr, tc) = p.tile_at(u.tile);
             let (row0, col0) = (tr * line.bm, tc * line.bn);
-            let prefetch_at = if out.beta != 0.0 && u.pieces == 1 {
+            let prefetch_at = if out.beta != 0.0 && !p.cuts::<STREAMED>(&u) {
                 u.steps.saturating_sub(PREFETCH_AHEAD)
             } else {
                 u32::MAX
@@ -264,17 +264,8 @@ unsafe fn consume<const ACC: usize, const STREAMED: bool>(
         if STREAMED && u.steps == 0 {
             break;
         }
-        let Unit {
-            tile,
-            pieces,
-            steps,
-            ..
-        } = u;
-        let cut = if STREAMED {
-            pieces > 1
-        } else {
-            p.split.splits > 1
-        };
+        let Unit { tile, steps, .. } = u;
+        let cut = p.cuts::<STREAMED>(&u);
         let (tr, tc) = p.tile_at(tile);
         // The slot whose MMAs are still in flight, released once the next slot's are issued.
         let held = at;
@@ -341,12 +332,7 @@ unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
             p.release(held.slot);
         }
     }
-    let cut = if STREAMED {
-        u.pieces > 1
-    } else {
-        p.split.splits > 1
-    };
-    let write = if cut {
+    let write = if p.cuts::<STREAMED>(u) {
         let part = WarpPart {
             tile: u.tile,
             warp,

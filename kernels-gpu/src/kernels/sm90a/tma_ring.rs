@@ -399,6 +399,19 @@ impl RingProblem {
         }
     }
 
+    /// Whether unit `u`'s tile has its K cut (split-K, or a streamed tail's piece), so that its
+    /// units meet in the scratch (`split_k.rs`) rather than one writing C at once: `u.pieces > 1`
+    /// in either build, but tested on the launch's split where nothing is streamed, a test
+    /// the same for every unit that stays off the K loop's path in both compilers' code.
+    #[inline(always)]
+    pub fn cuts<const STREAMED: bool>(&self, u: &Unit) -> bool {
+        if STREAMED {
+            u.pieces > 1
+        } else {
+            self.split.splits > 1
+        }
+    }
+
     /// Where a cut tile's units meet: the tile's index among the cut tiles (its arrival
     /// words), and the scratch slot of its unit `index`.
     #[inline(always)]
