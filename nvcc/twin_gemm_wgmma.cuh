@@ -100,6 +100,41 @@ __device__ __forceinline__ void write_part(float* c, unsigned m, unsigned n, flo
     }
 }
 
+// gemm_wgmma.rs `write_staged`: thread `tid`'s accumulators of a consumer's 64 x BN part of a tile wholly inside
+// C (N % 4 == 0, beta 0) through consumer warp `warp`'s staging buffers: a 32-column chunk of the warp's 16 rows
+// at a time, each row then one 128-byte bulk store by one lane; a buffer rewritten once the bulk group a round
+// of buffers back has read it.
+template <class L, int ACC>
+__device__ __forceinline__ void write_staged(const Problem<L>& p, float* c, unsigned n, float alpha, unsigned row0,
+                                             unsigned col0, unsigned warp, unsigned tid, const float (&d)[ACC]) {
+    const unsigned lane = tid % 32;
+    const unsigned top = row0 + 16 * (tid / 32);
+    const unsigned long long stored = (unsigned long long)(top + lane % 16) * n + col0;
+    constexpr int CHUNK_REGS = C_STAGE_COLS / 2;
+#pragma unroll
+    for (int chunk = 0; chunk < ACC / CHUNK_REGS; ++chunk) {
+        const unsigned buffer = p.ring + L::c_stage(warp, unsigned(chunk) % C_STAGE_BUFFERS);
+        hopper::bulk_wait_read_pending<C_STAGE_BUFFERS - 1>();
+        hopper::warp_sync();
+#pragma unroll
+        for (int i = 0; i < CHUNK_REGS; i += 2) {
+            const int r = chunk * CHUNK_REGS + i;
+            // sections/wgmma.rs `accumulator_position` of register r (r even).
+            const unsigned j = unsigned(r) % 4, row = lane / 4 + 8 * (j / 2);
+            const unsigned col = 8 * (unsigned(r) / 4) + 2 * (lane % 4);
+            hopper::shared_store2(buffer + row * C_STAGE_ROW_BYTES + (col % C_STAGE_COLS) * 4, alpha * d[r],
+                                  alpha * d[r + 1]);
+        }
+        hopper::fence_proxy_async_shared();
+        hopper::warp_sync();
+        if (lane < 16) {
+            hopper::bulk_store(c, stored + unsigned(chunk) * C_STAGE_COLS, buffer + lane * C_STAGE_ROW_BYTES,
+                               C_STAGE_COLS * 4);
+            hopper::bulk_commit();
+        }
+    }
+}
+
 // gemm_wgmma.rs `k_loop`: a unit's `steps` >= 1 slots from ring position `at` (`held`: the position a first
 // wait_group would retire), each slot's four k16 wgmma into d (A's rows `a_rows` bytes into the slot), the
 // previous slot released once its group retires, C prefetched at step `prefetch_at`. Leaves `held` at the last
@@ -144,7 +179,11 @@ __device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned
         write = part.template deposit<STREAMED>(p, partials, arrivals, w, d);
         if (write) part.template gather<STREAMED>(p, partials, w.pieces, d);
     }
-    if (write) write_part<ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, d);
+    if (!write) return;
+    if (L::STAGES_C && beta == 0.0f && n % 4 == 0 && row0 + WGEMM_M <= m && col0 + L::BN <= n)
+        write_staged<L, ACC>(p, c, n, alpha, row0, col0, warp, tid, d);
+    else
+        write_part<ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, d);
 }
 
 // gemm_wgmma.rs `consume`: consumer warpgroup `which` (thread `tid` of it), its 64 rows of the walk's
@@ -274,6 +313,8 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
         if (p.streamed)
             consume_wgmma<L, ACC, true>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta, partials, arrivals,
                                         p.tail.from + p.walker(), p.template units_of<true>(), at);
+        // The block's shared memory outlives the bulk stores that read it.
+        if constexpr (L::STAGES_C) hopper::bulk_wait_all();
     }
     p.finish();
 }

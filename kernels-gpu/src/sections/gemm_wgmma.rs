@@ -30,6 +30,18 @@ use crate::shapes::tma_slot::{
 /// Registers the producer warpgroup keeps after `setmaxnreg.dec` (it holds only addresses and
 /// counters).
 pub const PRODUCER_REGS: u32 = 40;
+/// C's staging ([`WgemmVariant::stages_c`]): a consumer warp writes its 16 rows a chunk of this
+/// many columns at a time (one 128-byte line of each row) ...
+pub const C_STAGE_COLS: u32 = 128;
+/// ... into one of this many buffers of its own, in turn ...
+pub const C_STAGE_BUFFERS: u32 = 1;
+/// ... whose rows lie this many bytes apart: a chunk row's 128 bytes and 32 of padding, so that
+/// the eight rows one 8-byte store of the warp touches fall in distinct bank groups (two
+/// wavefronts, the least 256 bytes take; unpadded rows 128 bytes apart put all eight on the same
+/// banks). A row goes out as one bulk store of its 128 bytes.
+pub const C_STAGE_ROW_BYTES: u32 = 544;
+/// Bytes of one staging buffer: a warp's 16 rows.
+pub const C_STAGE_BUFFER_BYTES: u32 = 16 * C_STAGE_ROW_BYTES;
 /// Tile rows consecutive tiles of [`tile_of`] walk down before moving one tile column right.
 pub const TILE_GROUP_ROWS: u32 = 16;
 
@@ -206,10 +218,41 @@ impl WgemmVariant {
     pub const fn empty_barrier(&self, s: u32) -> u32 {
         self.stages * self.slot_bytes() + 8 * (self.stages + s)
     }
-    /// Dynamic shared memory to launch with: the ring, its barriers, and up to an atom of slack
-    /// to align the ring to [`SWIZZLE_ATOM`] (the dynamic window's start is not promised to be).
+    /// Offset of the staging buffers of C (`C_STAGE_*`), after the barriers, 128-byte aligned.
+    pub const fn c_stage_base(&self) -> u32 {
+        self.empty_barrier(self.stages).next_multiple_of(128)
+    }
+    /// Offset of buffer `buffer` of consumer warp `warp`'s staging of C (rows of
+    /// [`C_STAGE_ROW_BYTES`]).
+    pub const fn c_stage(&self, warp: u32, buffer: u32) -> u32 {
+        self.c_stage_base() + (warp * C_STAGE_BUFFERS + buffer) * C_STAGE_BUFFER_BYTES
+    }
+    /// Whether the consumers write C through staging buffers in shared memory and bulk stores
+    /// (`gemm_wgmma.rs`, `write_staged`), which let a tile's stores drain while the next tile's
+    /// MMAs run: wgmma lines of shared tiles, one block a cluster, whose tile rows are a
+    /// whole number of rounds of the buffers (each chunk then waits for the bulk group of the
+    /// round before, in this tile or the last), and whose ring leaves room for every consumer
+    /// warp's buffers under the 227 KB a block may opt into. Elsewhere each
+    /// thread stores its accumulators itself, and its warps wait for the stores to issue.
+    pub const fn stages_c(&self) -> bool {
+        matches!(self.mma, RingMma::Wgmma)
+            && !self.ping_pong()
+            && self.cluster == 1
+            && self.bn.is_multiple_of(C_STAGE_COLS)
+            && (self.bn / C_STAGE_COLS).is_multiple_of(C_STAGE_BUFFERS)
+            && self.c_stage(self.consumer_warps(), 0) + SWIZZLE_ATOM
+                <= crate::sections::limits::MAX_SHARED_OPT_IN
+    }
+    /// Dynamic shared memory to launch with: the ring, its barriers, C's staging buffers where
+    /// the line has them, and up to an atom of slack to align the ring to [`SWIZZLE_ATOM`] (the
+    /// dynamic window's start is not promised to be).
     pub const fn dynamic_shared_bytes(&self) -> u32 {
-        self.empty_barrier(self.stages) + SWIZZLE_ATOM
+        let end = if self.stages_c() {
+            self.c_stage(self.consumer_warps(), 0)
+        } else {
+            self.empty_barrier(self.stages)
+        };
+        end + SWIZZLE_ATOM
     }
     /// Static shared memory of the kernel: none.
     pub const fn static_shared_bytes(&self) -> u32 {
@@ -445,6 +488,61 @@ pub(crate) mod tests {
         let three = line(192, 128, 4, 3, 1);
         assert_eq!(three.consumer_regs(), 152);
         assert!(three.consumer_regs() * 384 + PRODUCER_REGS * 128 <= REGISTER_FILE);
+    }
+
+    #[test]
+    fn c_is_staged_where_every_warps_buffers_fit_beside_the_ring() {
+        use crate::sections::limits::MAX_SHARED_OPT_IN;
+        use crate::sections::wgmma::accumulator_position;
+        let v = line(128, 256, 3, 2, 1);
+        assert!(v.stages_c());
+        let first = v.c_stage(0, 0);
+        assert!(first >= v.empty_barrier(v.stages), "after the barriers");
+        assert_eq!(first % 128, 0);
+        // Buffers in order, each a whole buffer past the last (none overlap), every row
+        // 16-byte aligned for its bulk store.
+        let mut at = first;
+        for w in 0..v.consumer_warps() {
+            for b in 0..C_STAGE_BUFFERS {
+                assert_eq!(v.c_stage(w, b), at, "warp {w} buffer {b}");
+                assert_eq!(at % 16, 0);
+                at += C_STAGE_BUFFER_BYTES;
+            }
+        }
+        assert_eq!(C_STAGE_ROW_BYTES % 16, 0);
+        assert!(C_STAGE_ROW_BYTES >= C_STAGE_COLS * 4);
+        assert_eq!(v.dynamic_shared_bytes(), at + SWIZZLE_ATOM);
+        assert!(v.dynamic_shared_bytes() <= MAX_SHARED_OPT_IN);
+        // One 8-byte store of a warp (a register pair of every lane) falls on each bank at
+        // most twice: two wavefronts, the least its 256 bytes take.
+        for r in (0..C_STAGE_COLS / 2).step_by(2) {
+            let mut lanes_on = [0u32; 32];
+            for lane in 0..32 {
+                let (row, col) = accumulator_position(lane, r);
+                let word = (row * C_STAGE_ROW_BYTES + col * 4) / 4;
+                lanes_on[(word % 32) as usize] += 1;
+                lanes_on[((word + 1) % 32) as usize] += 1;
+            }
+            assert_eq!(
+                lanes_on.iter().max(),
+                Some(&2),
+                "register {r}: {lanes_on:?}"
+            );
+        }
+        // Elsewhere C goes out by each thread's own stores, and the ring ends the layout.
+        for no in [
+            line(128, 256, 4, 2, 1), // no room beside 4 slots
+            line(128, 256, 3, 2, 2), // a cluster
+            line(64, 256, 5, 2, 1),  // ping-pong
+            line(128, 64, 3, 2, 1),  // two chunks a tile row: not a round of buffers
+        ] {
+            assert!(!no.stages_c(), "{}x{} s{}", no.bm, no.bn, no.stages);
+            assert_eq!(
+                no.dynamic_shared_bytes(),
+                no.empty_barrier(no.stages) + SWIZZLE_ATOM
+            );
+        }
+        assert!(!sync_line(128, 256, 3, 2).stages_c(), "mma.sync lines");
     }
 
     #[test]

@@ -16,7 +16,8 @@ use crate::kernels::gemm_epilogue::Output;
 use crate::kernels::sm90a::split_k::WarpPart;
 use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, SplitScratch, Unit};
 use crate::sections::gemm_wgmma::{
-    a_descriptor, b_descriptor, RingMma, WgemmVariant, PRODUCER_REGS,
+    a_descriptor, b_descriptor, RingMma, WgemmVariant, C_STAGE_BUFFERS, C_STAGE_COLS,
+    C_STAGE_ROW_BYTES, PRODUCER_REGS,
 };
 use crate::sections::wgmma::accumulator_position;
 use crate::shapes::tma_slot::{SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
@@ -35,7 +36,7 @@ const PREFETCH_AHEAD: u32 = 8;
 /// that many tiles (`StreamTail::from`), `partials` and `arrivals` are the scratch `split_k.rs`
 /// describes; `a_map` and `b_map` are the addresses of tensor maps of A (dims K, M) and B (dims
 /// N, K) in global memory, bf16, 128-byte swizzle, zero fill, boxes of 64 x BM and 64 x 64
-/// elements (`host::cuda::tensor_map`); `c` holds M*N floats; K >= 1 (every tile runs at least
+/// elements (`host::cuda::tensor_map`); `c` holds M*N floats, 16-byte aligned; K >= 1 (every tile runs at least
 /// one K step; the host's maps refuse K = 0).
 #[inline(always)]
 pub unsafe fn gemm_wgmma<
@@ -107,6 +108,11 @@ pub unsafe fn gemm_wgmma<
             if let Some(first) = tail {
                 // SAFETY: as above.
                 unsafe { consume::<ACC, true>(p, walk, (first, p.units_of::<true>()), at) };
+            }
+            if line.stages_c() {
+                // The block's shared memory outlives the bulk stores that read it: each lane
+                // waits for its own.
+                gpu::bulk_wait_all();
             }
         }
     }
@@ -349,8 +355,82 @@ unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
         true
     };
     if write {
-        // SAFETY: the caller's contract; of a cut tile's units only the last writes.
-        unsafe { write_part(out, (row0, col0), p.line.bn, tid, d) };
+        let line = p.line;
+        // Staged only whole parts with beta 0 and rows of whole 16-byte pieces (N a multiple of
+        // 4): a bulk store neither clips at C's edge nor reads C.
+        let staged = line.stages_c()
+            && out.beta == 0.0
+            && out.n.is_multiple_of(4)
+            && row0 + WGEMM_M <= out.m
+            && col0 + line.bn <= out.n;
+        if staged {
+            // SAFETY: the caller's contract; the part lies inside C, whose rows are whole
+            // 16-byte pieces (N % 4 == 0, C 16-byte aligned: the contract); the whole
+            // warpgroup runs it, `warp` among the consumer warps.
+            unsafe { write_staged(p, out, (row0, col0), (warp, tid), d) };
+        } else {
+            // SAFETY: the caller's contract; of a cut tile's units only the last writes.
+            unsafe { write_part(out, (row0, col0), line.bn, tid, d) };
+        }
+    }
+}
+
+/// Writes thread `tid`'s accumulators of a consumer's 64 x BN part of a tile at (`row0`,
+/// `col0`) of C, through consumer warp `warp`'s staging buffers in shared memory
+/// (`WgemmVariant::stages_c`): a chunk of `C_STAGE_COLS` columns of the warp's 16 rows at a
+/// time, each row of it then one 128-byte bulk store by one lane. A buffer is rewritten once the
+/// bulk group that stored it a round of buffers ago has read it, so the warp leaves its last
+/// round of chunks draining to L2 while it runs the next tile's MMAs. Where every thread
+/// stores its pairs itself, its warps wait for thousands of cycles a tile for the stores to
+/// issue, every SM's at once, while the tensor cores idle (results/2026-12-04-h200-s25a).
+///
+/// # Safety
+/// The part lies inside C, N is a multiple of 4 and C 16-byte aligned, beta is 0; run by every
+/// thread of the consumer warpgroup (uniform control flow), `warp` this thread's warp among
+/// the consumer warps; each element written belongs to this warp alone.
+#[inline(always)]
+unsafe fn write_staged<const ACC: usize>(
+    p: &RingProblem,
+    out: &Output,
+    (row0, col0): (u32, u32),
+    (warp, tid): (u32, u32),
+    d: &[f32; ACC],
+) {
+    let lane = tid % 32;
+    // This warp's first row of C, and its row that lane `lane` stores (lanes 0..16).
+    let top = row0 + 16 * (tid / 32);
+    let stored = (top + lane % 16) as u64 * out.n as u64 + col0 as u64;
+    // Registers of a chunk: four 8-column slices of four registers.
+    const CHUNK_REGS: usize = (C_STAGE_COLS / 2) as usize;
+    let mut chunk = 0;
+    while chunk < ACC / CHUNK_REGS {
+        let buffer = p.ring + p.line.c_stage(warp, chunk as u32 % C_STAGE_BUFFERS);
+        // The bulk group that stored this buffer last is a round of buffers back (the line's
+        // tile is whole rounds): it must have read the buffer before any lane rewrites it.
+        gpu::bulk_wait_read_pending(C_STAGE_BUFFERS - 1);
+        gpu::warp_sync();
+        let mut i = 0;
+        while i < CHUNK_REGS {
+            let r = chunk * CHUNK_REGS + i;
+            let (row, col) = accumulator_position(tid, r as u32);
+            let at = buffer + (row % 16) * C_STAGE_ROW_BYTES + (col % C_STAGE_COLS) * 4;
+            // SAFETY: inside this warp's buffer, 8-byte aligned (an even column); no bulk store
+            // reads it any more (the wait above).
+            unsafe { gpu::shared_store2(at, [out.alpha * d[r], out.alpha * d[r + 1]]) };
+            i += 2;
+        }
+        // The warp's writes made visible to the bulk stores (the async proxy) that read them.
+        gpu::fence_proxy_async_shared();
+        gpu::warp_sync();
+        if lane < 16 {
+            let row = buffer + lane * C_STAGE_ROW_BYTES;
+            let at = stored + (chunk as u32 * C_STAGE_COLS) as u64;
+            // SAFETY: the row's 128 bytes lie inside C (the caller's contract), 16-byte
+            // aligned (N % 4 == 0, a whole chunk's column), and were written above.
+            unsafe { gpu::bulk_store(out.c, at, row, C_STAGE_COLS * 4) };
+            gpu::bulk_commit();
+        }
+        chunk += 1;
     }
 }
 
