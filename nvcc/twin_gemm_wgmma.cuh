@@ -111,8 +111,17 @@ __device__ __forceinline__ void write_staged(const Problem<L>& p, float* c, unsi
     const unsigned top = row0 + 16 * (tid / 32);
     const unsigned long long stored = (unsigned long long)(top + lane % 16) * n + col0;
     constexpr int CHUNK_REGS = C_STAGE_COLS / 2;
+    // The chunks past the staged ones first, each pair by this thread's own store (write_inside's rows).
+    constexpr int STAGED_REGS = C_STAGED_CHUNKS * CHUNK_REGS;
+    float* const first = c + (size_t(row0 + 16 * (tid / 32) + lane / 4) * n + (col0 + 2 * (lane % 4)));
+    float* const rows[2] = {first, first + size_t(8) * n};
 #pragma unroll
-    for (int chunk = 0; chunk < ACC / CHUNK_REGS; ++chunk) {
+    for (int r = STAGED_REGS; r < ACC; r += 2) {
+        float2* to = reinterpret_cast<float2*>(rows[(r % 4) / 2] + 8 * (r / 4));
+        *to = float2{alpha * d[r], alpha * d[r + 1]};
+    }
+#pragma unroll
+    for (int chunk = 0; chunk < STAGED_REGS / CHUNK_REGS; ++chunk) {
         const unsigned buffer = p.ring + L::c_stage(warp, unsigned(chunk) % C_STAGE_BUFFERS);
         hopper::bulk_wait_read_pending<C_STAGE_BUFFERS - 1>();
         hopper::warp_sync();

@@ -22,10 +22,12 @@ constexpr unsigned B_BOX_COLS = SWIZZLE_BYTES / 2;
 constexpr unsigned PRODUCER_REGS = 40;
 constexpr unsigned TILE_GROUP_ROWS = 16;
 // sections/gemm_wgmma.rs `C_STAGE_*` and limits.rs `MAX_SHARED_OPT_IN`: C's staging, a warp's 16 rows a
-// 128-column chunk at a time into a buffer of its own, rows 544 bytes apart.
+// 128-column chunk at a time into a buffer of its own, rows 544 bytes apart; the first chunk of a tile staged,
+// the rest stored by each thread.
 constexpr unsigned C_STAGE_COLS = 128;
 constexpr unsigned C_STAGE_BUFFERS = 1;
 constexpr unsigned C_STAGE_ROW_BYTES = 544;
+constexpr unsigned C_STAGED_CHUNKS = 1;
 constexpr unsigned C_STAGE_BUFFER_BYTES = 16 * C_STAGE_ROW_BYTES;
 constexpr unsigned MAX_SHARED_OPT_IN = 227 * 1024;
 
@@ -46,7 +48,7 @@ struct Line {
     // tiles, one block a cluster, whole rounds of buffers a tile row, and room under the opt-in limit.
     static constexpr unsigned C_STAGE_BASE = (STAGES * SLOT_BYTES + 8 * 2 * STAGES + 127) / 128 * 128;
     static constexpr bool STAGES_C = !PING_PONG && CLUSTER == 1 && BN % C_STAGE_COLS == 0 &&
-                                     (BN / C_STAGE_COLS) % C_STAGE_BUFFERS == 0 &&
+                                     BN / C_STAGE_COLS >= C_STAGED_CHUNKS && C_STAGED_CHUNKS % C_STAGE_BUFFERS == 0 &&
                                      C_STAGE_BASE + CONSUMER_WARPS * C_STAGE_BUFFERS * C_STAGE_BUFFER_BYTES +
                                              SWIZZLE_ATOM <=
                                          MAX_SHARED_OPT_IN;

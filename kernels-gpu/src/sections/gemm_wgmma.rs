@@ -40,6 +40,9 @@ pub const C_STAGE_BUFFERS: u32 = 1;
 /// wavefronts, the least 256 bytes take; unpadded rows 128 bytes apart put all eight on the same
 /// banks). A row goes out as one bulk store of its 128 bytes.
 pub const C_STAGE_ROW_BYTES: u32 = 544;
+/// Chunks of a warp's rows that go through the buffers each tile; the rest its lanes store
+/// themselves, before the staged ones.
+pub const C_STAGED_CHUNKS: u32 = 1;
 /// Bytes of one staging buffer: a warp's 16 rows.
 pub const C_STAGE_BUFFER_BYTES: u32 = 16 * C_STAGE_ROW_BYTES;
 /// Tile rows consecutive tiles of [`tile_of`] walk down before moving one tile column right.
@@ -239,7 +242,8 @@ impl WgemmVariant {
             && !self.ping_pong()
             && self.cluster == 1
             && self.bn.is_multiple_of(C_STAGE_COLS)
-            && (self.bn / C_STAGE_COLS).is_multiple_of(C_STAGE_BUFFERS)
+            && self.bn / C_STAGE_COLS >= C_STAGED_CHUNKS
+            && C_STAGED_CHUNKS.is_multiple_of(C_STAGE_BUFFERS)
             && self.c_stage(self.consumer_warps(), 0) + SWIZZLE_ATOM
                 <= crate::sections::limits::MAX_SHARED_OPT_IN
     }
@@ -534,7 +538,7 @@ pub(crate) mod tests {
             line(128, 256, 4, 2, 1), // no room beside 4 slots
             line(128, 256, 3, 2, 2), // a cluster
             line(64, 256, 5, 2, 1),  // ping-pong
-            line(128, 64, 3, 2, 1),  // two chunks a tile row: not a round of buffers
+            line(128, 64, 3, 2, 1),  // narrower than a chunk
         ] {
             assert!(!no.stages_c(), "{}x{} s{}", no.bm, no.bn, no.stages);
             assert_eq!(

@@ -16,8 +16,8 @@ use crate::kernels::gemm_epilogue::Output;
 use crate::kernels::sm90a::split_k::WarpPart;
 use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, SplitScratch, Unit};
 use crate::sections::gemm_wgmma::{
-    a_descriptor, b_descriptor, RingMma, WgemmVariant, C_STAGE_BUFFERS, C_STAGE_COLS,
-    C_STAGE_ROW_BYTES, PRODUCER_REGS,
+    a_descriptor, b_descriptor, RingMma, WgemmVariant, C_STAGED_CHUNKS, C_STAGE_BUFFERS,
+    C_STAGE_COLS, C_STAGE_ROW_BYTES, PRODUCER_REGS,
 };
 use crate::sections::wgmma::accumulator_position;
 use crate::shapes::tma_slot::{SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
@@ -402,8 +402,28 @@ unsafe fn write_staged<const ACC: usize>(
     let stored = (top + lane % 16) as u64 * out.n as u64 + col0 as u64;
     // Registers of a chunk: four 8-column slices of four registers.
     const CHUNK_REGS: usize = (C_STAGE_COLS / 2) as usize;
+    // The chunks past the staged ones first, each pair by this thread's own store (as
+    // `write_inside`): the bulk stores issued after them then drain while the next tile's
+    // MMAs run, rather than every chunk going through TMA, whose stores held the producer's
+    // loads back behind them (S25d, S25f).
+    let staged_regs = C_STAGED_CHUNKS as usize * CHUNK_REGS;
+    let n = out.n as usize;
+    let (row, col) = accumulator_position(tid, 0);
+    let first = out
+        .c
+        .wrapping_add((row0 + row) as usize * n + (col0 + col) as usize);
+    let rows = [first, first.wrapping_add(8 * n)];
+    let mut r = staged_regs;
+    while r < ACC {
+        let (down, across) = accumulator_position(0, r as u32);
+        let v = [out.alpha * d[r], out.alpha * d[r + 1]];
+        // SAFETY: inside C (the caller's contract), 8-byte aligned (an even column, N even);
+        // each element belongs to this thread alone.
+        unsafe { gpu::store_global2(rows[(down / 8) as usize], across, v) };
+        r += 2;
+    }
     let mut chunk = 0;
-    while chunk < ACC / CHUNK_REGS {
+    while chunk < staged_regs / CHUNK_REGS {
         let buffer = p.ring + p.line.c_stage(warp, chunk as u32 % C_STAGE_BUFFERS);
         // The bulk group that stored this buffer last is a round of buffers back (the line's
         // tile is whole rounds): it must have read the buffer before any lane rewrites it.
