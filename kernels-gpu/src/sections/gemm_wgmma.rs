@@ -43,6 +43,11 @@ pub const C_STAGE_ROW_BYTES: u32 = 544;
 /// Chunks of a warp's rows that go through the buffers each tile; the rest its lanes store
 /// themselves, before the staged ones.
 pub const C_STAGED_CHUNKS: u32 = 1;
+/// Bytes of a consumer warp's handoff to the storer warps (`WgemmVariant::c_handoff`): two
+/// mbarriers and two words.
+pub const C_HANDOFF_BYTES: u32 = 24;
+/// The handoff's first row when the consumer warp's walk is over.
+pub const C_HANDOFF_DONE: u32 = u32::MAX;
 /// Bytes of one staging buffer: a warp's 16 rows.
 pub const C_STAGE_BUFFER_BYTES: u32 = 16 * C_STAGE_ROW_BYTES;
 /// Tile rows consecutive tiles of [`tile_of`] walk down before moving one tile column right.
@@ -225,14 +230,21 @@ impl WgemmVariant {
     pub const fn c_stage_base(&self) -> u32 {
         self.empty_barrier(self.stages).next_multiple_of(128)
     }
-    /// Offset of buffer `buffer` of consumer warp `warp`'s staging of C (rows of
-    /// [`C_STAGE_ROW_BYTES`]).
-    pub const fn c_stage(&self, warp: u32, buffer: u32) -> u32 {
-        self.c_stage_base() + (warp * C_STAGE_BUFFERS + buffer) * C_STAGE_BUFFER_BYTES
+    /// Offset of consumer warp `warp`'s handoff to the storer warps ([`C_HANDOFF_BYTES`] each,
+    /// from the staging area's start): its buffer's "full" mbarrier, its "empty" one, and the
+    /// staged rows' place in C (first row, first column; [`C_HANDOFF_DONE`] ends the walk).
+    pub const fn c_handoff(&self, warp: u32) -> u32 {
+        self.c_stage_base() + warp * C_HANDOFF_BYTES
     }
-    /// Whether the consumers write C through staging buffers in shared memory and bulk stores
-    /// (`gemm_wgmma.rs`, `write_staged`), which let a tile's stores drain while the next tile's
-    /// MMAs run: wgmma lines of shared tiles, one block a cluster, whose tile rows are a
+    /// Offset of buffer `buffer` of consumer warp `warp`'s staging of C (rows of
+    /// [`C_STAGE_ROW_BYTES`]), after every warp's handoff.
+    pub const fn c_stage(&self, warp: u32, buffer: u32) -> u32 {
+        (self.c_stage_base() + self.consumer_warps() * C_HANDOFF_BYTES).next_multiple_of(128)
+            + (warp * C_STAGE_BUFFERS + buffer) * C_STAGE_BUFFER_BYTES
+    }
+    /// Whether the consumers hand part of C to the producer warpgroup's idle warps through
+    /// staging buffers in shared memory (`gemm_wgmma.rs`, `write_staged`, `store_staged`), which
+    /// store it while the consumers run the next tile's MMAs: wgmma lines of shared tiles, one block a cluster, whose tile rows are a
     /// whole number of rounds of the buffers (each chunk then waits for the bulk group of the
     /// round before, in this tile or the last), and whose ring leaves room for every consumer
     /// warp's buffers under the 227 KB a block may opt into. Elsewhere each
@@ -501,7 +513,13 @@ pub(crate) mod tests {
         let v = line(128, 256, 3, 2, 1);
         assert!(v.stages_c());
         let first = v.c_stage(0, 0);
-        assert!(first >= v.empty_barrier(v.stages), "after the barriers");
+        // Each warp's handoff after the barriers, its mbarriers 8-byte aligned, all of them
+        // before the buffers.
+        for w in 0..v.consumer_warps() {
+            assert!(v.c_handoff(w) >= v.empty_barrier(v.stages));
+            assert_eq!(v.c_handoff(w) % 8, 0);
+            assert!(v.c_handoff(w) + C_HANDOFF_BYTES <= first);
+        }
         assert_eq!(first % 128, 0);
         // Buffers in order, each a whole buffer past the last (none overlap), every row
         // 16-byte aligned for its bulk store.
