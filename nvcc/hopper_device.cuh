@@ -193,6 +193,23 @@ __device__ __forceinline__ void shared_store_u32(unsigned addr, unsigned v) {
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 
+// tensor.rs `shared_store2`: two floats to shared address `addr` (8-byte aligned) in one 64-bit store.
+__device__ __forceinline__ void shared_store2(unsigned addr, float x, float y) {
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+
+// tma.rs `shared_load_u32` and gpu.rs `shared_load4`: a shared word, and four floats (16-byte aligned).
+__device__ __forceinline__ unsigned shared_load_u32(unsigned addr) {
+    unsigned v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+__device__ __forceinline__ float4 shared_load4(unsigned addr) {
+    float4 v;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr));
+    return v;
+}
+
 // tma.rs `warp_sync`: every lane of the warp meets here (`bar.warp.sync -1`).
 __device__ __forceinline__ void warp_sync() { asm volatile("bar.warp.sync -1;" ::: "memory"); }
 

@@ -100,6 +100,86 @@ __device__ __forceinline__ void write_part(float* c, unsigned m, unsigned n, flo
     }
 }
 
+// gemm_wgmma.rs `write_staged`: thread `tid`'s accumulators of a consumer's 64 x BN part of a tile wholly inside
+// C (N % 4 == 0, beta 0): the columns past the staged chunk by this thread's own stores, then the staged chunk
+// into consumer warp `warp`'s buffer, handed to its storer warp (once the storer has read the last handoff).
+template <class L, int ACC>
+__device__ __forceinline__ void write_staged(const Problem<L>& p, float* c, unsigned n, float alpha, unsigned row0,
+                                             unsigned col0, unsigned warp, unsigned tid, const float (&d)[ACC],
+                                             unsigned& handoffs) {
+    const unsigned lane = tid % 32;
+    constexpr int CHUNK_REGS = C_STAGE_COLS / 2;
+    constexpr int STAGED_REGS = C_STAGED_CHUNKS * CHUNK_REGS;
+    float* const first = c + (size_t(row0 + 16 * (tid / 32) + lane / 4) * n + (col0 + 2 * (lane % 4)));
+    float* const rows[2] = {first, first + size_t(8) * n};
+#pragma unroll
+    for (int r = STAGED_REGS; r < ACC; r += 2) {
+        float2* to = reinterpret_cast<float2*>(rows[(r % 4) / 2] + 8 * (r / 4));
+        *to = float2{alpha * d[r], alpha * d[r + 1]};
+    }
+    const unsigned handoff = p.ring + L::c_handoff(warp), buffer = p.ring + L::c_stage(warp, 0);
+    hopper::mbarrier_wait(handoff + 8, (handoffs & 1) ^ 1);
+#pragma unroll
+    for (int r = 0; r < STAGED_REGS; r += 2) {
+        // sections/wgmma.rs `accumulator_position` of register r (r even).
+        const unsigned j = unsigned(r) % 4, row = lane / 4 + 8 * (j / 2);
+        const unsigned col = 8 * (unsigned(r) / 4) + 2 * (lane % 4);
+        hopper::shared_store2(buffer + row * C_STAGE_ROW_BYTES + (col % C_STAGE_COLS) * 4, alpha * d[r],
+                              alpha * d[r + 1]);
+    }
+    if (lane == 0) {
+        hopper::shared_store_u32(handoff + 16, row0 + 16 * (tid / 32));
+        hopper::shared_store_u32(handoff + 20, col0);
+    }
+    hopper::warp_sync();
+    if (lane == 0) hopper::mbarrier_arrive(handoff);
+    handoffs += 1;
+}
+
+// gemm_wgmma.rs `end_handoffs`: consumer warp `warp`'s last handoff, marked done.
+template <class L>
+__device__ __forceinline__ void end_handoffs(const Problem<L>& p, unsigned warp, unsigned handoffs) {
+    const unsigned handoff = p.ring + L::c_handoff(warp);
+    hopper::mbarrier_wait(handoff + 8, (handoffs & 1) ^ 1);
+    if (threadIdx.x % 32 == 0) {
+        hopper::shared_store_u32(handoff + 16, C_HANDOFF_DONE);
+        hopper::mbarrier_arrive(handoff);
+    }
+}
+
+// gemm_wgmma.rs `store_staged`: storer warp `storer` (1..4 of the producer warpgroup, less one) stores the staged
+// rows of consumer warps storer, storer + 3, ... as each hands them over, 16 bytes a lane, and hands each buffer
+// back, until each marks its walk done.
+template <class L>
+__device__ __forceinline__ void store_staged(const Problem<L>& p, float* c, unsigned n, unsigned storer,
+                                             unsigned lane) {
+    constexpr unsigned STORERS = WARPGROUP_WARPS - 1;
+    unsigned taken[3] = {0, 0, 0};
+    bool open[3];
+    for (unsigned k = 0; k < 3; ++k) open[k] = storer + STORERS * k < L::CONSUMER_WARPS;
+    while (open[0] || open[1] || open[2]) {
+        for (unsigned k = 0; k < 3; ++k) {
+            if (!open[k]) continue;
+            const unsigned warp = storer + STORERS * k, handoff = p.ring + L::c_handoff(warp);
+            hopper::mbarrier_wait(handoff, taken[k] & 1);
+            const unsigned top = hopper::shared_load_u32(handoff + 16);
+            if (top == C_HANDOFF_DONE) {
+                open[k] = false;
+            } else {
+                const unsigned col0 = hopper::shared_load_u32(handoff + 20);
+                const unsigned buffer = p.ring + L::c_stage(warp, 0);
+                for (unsigned row = 0; row < 16; ++row) {
+                    const float4 v = hopper::shared_load4(buffer + row * C_STAGE_ROW_BYTES + lane * 16);
+                    *reinterpret_cast<float4*>(c + (size_t(top + row) * n + col0 + lane * 4)) = v;
+                }
+                hopper::warp_sync();
+                if (lane == 0) hopper::mbarrier_arrive(handoff + 8);
+            }
+            taken[k] += 1;
+        }
+    }
+}
+
 // gemm_wgmma.rs `k_loop`: a unit's `steps` >= 1 slots from ring position `at` (`held`: the position a first
 // wait_group would retire), each slot's four k16 wgmma into d (A's rows `a_rows` bytes into the slot), the
 // previous slot released once its group retires, C prefetched at step `prefetch_at`. Leaves `held` at the last
@@ -135,7 +215,7 @@ template <class L, int ACC, bool STREAMED>
 __device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned m, unsigned n, float alpha,
                                          float beta, float* partials, unsigned* arrivals, const Unit& w,
                                          Position held, unsigned warp, unsigned tid, unsigned row0, unsigned col0,
-                                         float (&d)[ACC]) {
+                                         float (&d)[ACC], unsigned& handoffs) {
     hopper::wgmma_wait_group<0>();
     if (tid % 32 == 0) p.release(held.slot);
     bool write = true;
@@ -144,7 +224,11 @@ __device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned
         write = part.template deposit<STREAMED>(p, partials, arrivals, w, d);
         if (write) part.template gather<STREAMED>(p, partials, w.pieces, d);
     }
-    if (write) write_part<ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, d);
+    if (!write) return;
+    if (L::STAGES_C && beta == 0.0f && n % 4 == 0 && row0 + WGEMM_M <= m && col0 + L::BN <= n)
+        write_staged<L, ACC>(p, c, n, alpha, row0, col0, warp, tid, d, handoffs);
+    else
+        write_part<ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, d);
 }
 
 // gemm_wgmma.rs `consume`: consumer warpgroup `which` (thread `tid` of it), its 64 rows of the walk's
@@ -154,7 +238,8 @@ __device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned
 template <class L, int ACC, bool STREAMED>
 __device__ __forceinline__ Position consume_wgmma(const Problem<L>& p, unsigned which, unsigned tid, float* c,
                                                   unsigned m, unsigned n, float alpha, float beta, float* partials,
-                                                  unsigned* arrivals, unsigned first, unsigned end, Position at) {
+                                                  unsigned* arrivals, unsigned first, unsigned end, Position at,
+                                                  unsigned& handoffs) {
     unsigned unit = first;
     // Zeroed once: each unit's first wgmma overwrites them (scale-d 0).
     float d[ACC];
@@ -172,7 +257,7 @@ __device__ __forceinline__ Position consume_wgmma(const Problem<L>& p, unsigned 
             beta != 0.0f && !cut ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u) : 0xffffffffu;
         k_loop<L, ACC>(p, at, held, which * WGEMM_M * SWIZZLE_BYTES, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
         end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, held,
-                                   which * WARPGROUP_WARPS + tid / 32, tid, row0, col0, d);
+                                   which * WARPGROUP_WARPS + tid / 32, tid, row0, col0, d, handoffs);
         unit += p.walkers();
     }
     return at;
@@ -225,7 +310,9 @@ __device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned wh
         Position held = at;
         k_loop<L, ACC>(p, at, held, 0u, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
         if (!last) pass_turn(which);
-        end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, held, tid / 32, tid, row0, col0, d);
+        unsigned none = 0;  // ping-pong lines never stage C
+        end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, held, tid / 32, tid, row0, col0, d,
+                                   none);
     }
     return {at, turn};
 }
@@ -251,7 +338,10 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
     const unsigned warpgroup = t / WGEMM_WARPGROUP;
     if (warpgroup == 0) {
         hopper::setmaxnreg_dec<PRODUCER_REGS>();
-        if (t == 0) p.produce(a_map, b_map);
+        if (t == 0)
+            p.produce(a_map, b_map);
+        else if constexpr (L::STAGES_C)
+            if (t >= 32) store_staged<L>(p, c, unsigned(n), t / 32 - 1, t % 32);
     } else {
         hopper::setmaxnreg_inc<REGS>();
         // gemm_wgmma.rs: the whole waves' tiles in the plain build of the loop, then the tail's pieces.
@@ -269,11 +359,14 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
             p.finish();
             return;
         }
+        unsigned handoffs = 0;
         const Position at = consume_wgmma<L, ACC, false>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta,
-                                                         partials, arrivals, p.walker(), whole, Position{0, 0});
+                                                         partials, arrivals, p.walker(), whole, Position{0, 0},
+                                                         handoffs);
         if (p.streamed)
             consume_wgmma<L, ACC, true>(p, which, tid, c, unsigned(m), unsigned(n), alpha, beta, partials, arrivals,
-                                        p.tail.from + p.walker(), p.template units_of<true>(), at);
+                                        p.tail.from + p.walker(), p.template units_of<true>(), at, handoffs);
+        if constexpr (L::STAGES_C) end_handoffs<L>(p, which * WARPGROUP_WARPS + tid / 32, handoffs);
     }
     p.finish();
 }

@@ -21,6 +21,17 @@ constexpr unsigned SWIZZLE_ATOM = 8 * SWIZZLE_BYTES;
 constexpr unsigned B_BOX_COLS = SWIZZLE_BYTES / 2;
 constexpr unsigned PRODUCER_REGS = 40;
 constexpr unsigned TILE_GROUP_ROWS = 16;
+// sections/gemm_wgmma.rs `C_STAGE_*` and limits.rs `MAX_SHARED_OPT_IN`: C's staging, a warp's 16 rows handed
+// to a storer warp a 128-column chunk at a time through a buffer of its own, rows 544 bytes apart; the first
+// chunk of a tile staged, the rest stored by each thread.
+constexpr unsigned C_STAGE_COLS = 128;
+constexpr unsigned C_STAGE_BUFFERS = 1;
+constexpr unsigned C_STAGE_ROW_BYTES = 544;
+constexpr unsigned C_STAGED_CHUNKS = 1;
+constexpr unsigned C_HANDOFF_BYTES = 24;
+constexpr unsigned C_HANDOFF_DONE = 0xffffffffu;
+constexpr unsigned C_STAGE_BUFFER_BYTES = 16 * C_STAGE_ROW_BYTES;
+constexpr unsigned MAX_SHARED_OPT_IN = 227 * 1024;
 
 // sections/gemm_wgmma.rs `WgemmVariant`: the layout of a line's ring (offsets from its aligned base).
 template <unsigned BM_, unsigned BN_, unsigned STAGES_, unsigned CONSUMERS_, unsigned CLUSTER_ = 1>
@@ -35,8 +46,27 @@ struct Line {
     static constexpr unsigned A_SLOT_BYTES = BM * WGEMM_BK * 2;
     static constexpr unsigned B_SLOT_BYTES = WGEMM_BK * BN * 2;
     static constexpr unsigned SLOT_BYTES = A_SLOT_BYTES + B_SLOT_BYTES;
-    // The ring, its barriers and an atom of slack to align the ring (`dynamic_shared_bytes`).
-    static constexpr unsigned SHARED_BYTES = STAGES * SLOT_BYTES + 8 * 2 * STAGES + SWIZZLE_ATOM;
+    // `c_stage_base` and `stages_c`: C's handoffs and staging buffers after the barriers, 128-byte aligned, on
+    // lines of shared tiles, one block a cluster, tile rows that hold the staged chunks, and room under the opt-in
+    // limit.
+    static constexpr unsigned C_STAGE_BASE = (STAGES * SLOT_BYTES + 8 * 2 * STAGES + 127) / 128 * 128;
+    // `c_handoff` and `c_stage`: each consumer warp's handoff (two mbarriers, two words), then its buffers.
+    static constexpr unsigned C_BUFFERS_BASE = (C_STAGE_BASE + CONSUMER_WARPS * C_HANDOFF_BYTES + 127) / 128 * 128;
+    static constexpr bool STAGES_C = !PING_PONG && CLUSTER == 1 && BN % C_STAGE_COLS == 0 &&
+                                     BN / C_STAGE_COLS >= C_STAGED_CHUNKS && C_STAGED_CHUNKS % C_STAGE_BUFFERS == 0 &&
+                                     C_BUFFERS_BASE + CONSUMER_WARPS * C_STAGE_BUFFERS * C_STAGE_BUFFER_BYTES +
+                                             SWIZZLE_ATOM <=
+                                         MAX_SHARED_OPT_IN;
+    // The ring, its barriers, C's staging where the line has it, and an atom of slack to align the ring
+    // (`dynamic_shared_bytes`).
+    static constexpr unsigned SHARED_BYTES =
+        (STAGES_C ? C_BUFFERS_BASE + CONSUMER_WARPS * C_STAGE_BUFFERS * C_STAGE_BUFFER_BYTES
+                  : STAGES * SLOT_BYTES + 8 * 2 * STAGES) +
+        SWIZZLE_ATOM;
+    __device__ static constexpr unsigned c_handoff(unsigned warp) { return C_STAGE_BASE + warp * C_HANDOFF_BYTES; }
+    __device__ static constexpr unsigned c_stage(unsigned warp, unsigned buffer) {
+        return C_BUFFERS_BASE + (warp * C_STAGE_BUFFERS + buffer) * C_STAGE_BUFFER_BYTES;
+    }
     __device__ static constexpr unsigned a_slot(unsigned s) { return s * SLOT_BYTES; }
     __device__ static constexpr unsigned b_slot(unsigned s) { return s * SLOT_BYTES + A_SLOT_BYTES; }
     __device__ static constexpr unsigned full_barrier(unsigned s) { return STAGES * SLOT_BYTES + 8 * s; }
@@ -162,6 +192,11 @@ struct Problem {
                 else
                     hopper::mbarrier_init(ring + L::empty_barrier(s), L::SLOT_READERS * L::CLUSTER);
             }
+            if constexpr (L::STAGES_C)
+                for (unsigned w = 0; w < L::CONSUMER_WARPS; ++w) {
+                    hopper::mbarrier_init(ring + L::c_handoff(w), 1);
+                    hopper::mbarrier_init(ring + L::c_handoff(w) + 8, 1);
+                }
             hopper::fence_barrier_init();
         }
         unsigned rank = 0;

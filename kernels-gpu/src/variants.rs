@@ -195,6 +195,9 @@ wgemm_table! {
         // Small tiles with a deep ring, for products of few rows (decode): a block per 64x64 tile
         // keeps K whole where wider tiles would leave SMs idle or cut K.
         ("W7",    wgmma { block: (64, 64, 64), stages: 13, consumers: 1, cluster: 1 }),  // 256
+        // W1 with a slot fewer, which costs its K loop nothing and leaves room to stage C in
+        // shared memory (`stages_c`): each tile's stores drain while the next one's MMAs run.
+        ("W8",    wgmma { block: (128, 256, 64), stages: 3, consumers: 2, cluster: 1 }), // 384
         // The same ring feeding mma.sync (ldmatrix from the swizzled slots): the gemm_bf16
         // family's MMA with Hopper's data movement; no producer warp: thread 0 fills the ring and
         // each slot's last reader refills it.

@@ -144,6 +144,22 @@ pub unsafe fn shared_store4(addr: u32, v: [u32; 4]) {
     }
 }
 
+/// Writes two floats to shared address `addr` (8-byte aligned) with one 64-bit store.
+///
+/// # Safety
+/// `addr` must lie in the block's shared memory, 8-byte aligned.
+#[inline(always)]
+pub unsafe fn shared_store2(addr: u32, v: [f32; 2]) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "st.shared.v2.f32 [{addr}], {{{x}, {y}}};",
+            addr = in(reg32) addr, x = in(reg32) v[0], y = in(reg32) v[1],
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
 /// Writes two floats to `p[index..index + 2]` in global memory with one 64-bit store.
 ///
 /// # Safety

@@ -190,6 +190,19 @@ pub unsafe fn shared_count_up(addr: u32) -> u32 {
     old
 }
 
+/// Loads the shared word at `addr` (`ld.shared.u32`), in program order with the barriers around
+/// it (the asm is not pure).
+#[inline(always)]
+pub fn shared_load_u32(addr: u32) -> u32 {
+    let v: u32;
+    // SAFETY: reads a word of this block's shared memory; the callers pass addresses inside it.
+    unsafe {
+        asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr,
+             options(nostack, preserves_flags))
+    }
+    v
+}
+
 /// Stores `v` to the shared word at `addr` (`st.shared.u32`).
 ///
 /// # Safety

@@ -215,6 +215,19 @@ impl RingProblem {
                 }
                 s += 1;
             }
+            if line.stages_c() {
+                let mut w = 0;
+                while w < line.consumer_warps() {
+                    let handoff = ring + line.c_handoff(w);
+                    // SAFETY: as the ring's barriers: inside the dynamic shared memory, 8-byte
+                    // aligned (`C_HANDOFF_BYTES`), this thread's alone until the barrier below.
+                    unsafe {
+                        gpu::mbarrier_init(handoff, 1);
+                        gpu::mbarrier_init(handoff + 8, 1);
+                    }
+                    w += 1;
+                }
+            }
             gpu::fence_barrier_init();
         }
         let rank = if line.cluster > 1 {
