@@ -154,6 +154,7 @@ template <class L>
 __device__ __forceinline__ void store_staged(const Problem<L>& p, float* c, unsigned n, unsigned storer,
                                              unsigned lane) {
     constexpr unsigned STORERS = WARPGROUP_WARPS - 1;
+    static_assert(C_WARPS_PER_STORER == 3, "the round below is written out for three consumer warps a storer");
     unsigned taken[3] = {0, 0, 0};
     bool open[3];
     for (unsigned k = 0; k < 3; ++k) open[k] = storer + STORERS * k < L::CONSUMER_WARPS;

@@ -30,6 +30,7 @@ constexpr unsigned C_STAGE_ROW_BYTES = 544;
 constexpr unsigned C_STAGED_CHUNKS = 1;
 constexpr unsigned C_HANDOFF_BYTES = 24;
 constexpr unsigned C_HANDOFF_DONE = 0xffffffffu;
+constexpr unsigned C_WARPS_PER_STORER = 3;
 constexpr unsigned C_STAGE_BUFFER_BYTES = 16 * C_STAGE_ROW_BYTES;
 constexpr unsigned MAX_SHARED_OPT_IN = 227 * 1024;
 
@@ -47,12 +48,14 @@ struct Line {
     static constexpr unsigned B_SLOT_BYTES = WGEMM_BK * BN * 2;
     static constexpr unsigned SLOT_BYTES = A_SLOT_BYTES + B_SLOT_BYTES;
     // `c_stage_base` and `stages_c`: C's handoffs and staging buffers after the barriers, 128-byte aligned, on
-    // lines of shared tiles, one block a cluster, tile rows that hold the staged chunks, and room under the opt-in
-    // limit.
+    // lines of shared tiles, one block a cluster, no more consumer warps than the storers serve, tile rows that
+    // hold the staged chunks, and room under the opt-in limit.
     static constexpr unsigned C_STAGE_BASE = (STAGES * SLOT_BYTES + 8 * 2 * STAGES + 127) / 128 * 128;
     // `c_handoff` and `c_stage`: each consumer warp's handoff (two mbarriers, two words), then its buffers.
     static constexpr unsigned C_BUFFERS_BASE = (C_STAGE_BASE + CONSUMER_WARPS * C_HANDOFF_BYTES + 127) / 128 * 128;
-    static constexpr bool STAGES_C = !PING_PONG && CLUSTER == 1 && BN % C_STAGE_COLS == 0 &&
+    static constexpr bool STAGES_C = !PING_PONG && CLUSTER == 1 &&
+                                     CONSUMER_WARPS <= (WARPGROUP_WARPS - 1) * C_WARPS_PER_STORER &&
+                                     BN % C_STAGE_COLS == 0 &&
                                      BN / C_STAGE_COLS >= C_STAGED_CHUNKS && C_STAGED_CHUNKS % C_STAGE_BUFFERS == 0 &&
                                      C_BUFFERS_BASE + CONSUMER_WARPS * C_STAGE_BUFFERS * C_STAGE_BUFFER_BYTES +
                                              SWIZZLE_ATOM <=

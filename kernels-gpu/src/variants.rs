@@ -196,7 +196,8 @@ wgemm_table! {
         // keeps K whole where wider tiles would leave SMs idle or cut K.
         ("W7",    wgmma { block: (64, 64, 64), stages: 13, consumers: 1, cluster: 1 }),  // 256
         // W1 with a slot fewer, which costs its K loop nothing and leaves room to stage C in
-        // shared memory (`stages_c`): each tile's stores drain while the next one's MMAs run.
+        // shared memory (`stages_c`): the producer warpgroup's idle warps store half of each
+        // tile's C while the consumers run the next tile's MMAs.
         ("W8",    wgmma { block: (128, 256, 64), stages: 3, consumers: 2, cluster: 1 }), // 384
         // The same ring feeding mma.sync (ldmatrix from the swizzled slots): the gemm_bf16
         // family's MMA with Hopper's data movement; no producer warp: thread 0 fills the ring and

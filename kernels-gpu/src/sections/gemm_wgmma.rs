@@ -51,6 +51,9 @@ pub const C_STAGED_CHUNKS: u32 = 1;
 pub const C_HANDOFF_BYTES: u32 = 24;
 /// The handoff's first row when the consumer warp's walk is over.
 pub const C_HANDOFF_DONE: u32 = u32::MAX;
+/// Consumer warps each storer warp serves (`store_staged`'s round); with the producer
+/// warpgroup's three idle warps, a line staging C has at most three times this many.
+pub const C_WARPS_PER_STORER: u32 = 3;
 /// Bytes of one staging buffer: a warp's 16 rows.
 pub const C_STAGE_BUFFER_BYTES: u32 = 16 * C_STAGE_ROW_BYTES;
 /// Tile rows consecutive tiles of [`tile_of`] walk down before moving one tile column right.
@@ -248,14 +251,15 @@ impl WgemmVariant {
     /// Whether the consumers hand part of C to the producer warpgroup's idle warps through
     /// staging buffers in shared memory (`gemm_wgmma.rs`: `write_staged`, `store_staged`), which
     /// store it while the consumers run the next tile's MMAs: wgmma lines of shared tiles (not
-    /// ping-pong), one block a cluster, whose tile rows hold the staged chunks, and whose ring
-    /// leaves room for every consumer warp's handoff and buffers under the 227 KB a block may opt
-    /// into. Elsewhere each thread stores its accumulators itself, and its warps wait for the
-    /// stores to issue.
+    /// ping-pong), one block a cluster, no more consumer warps than the storers serve, whose tile
+    /// rows hold the staged chunks, and whose ring leaves room for every consumer warp's handoff
+    /// and buffers under the 227 KB a block may opt into. Elsewhere each thread stores its
+    /// accumulators itself, and its warps wait for the stores to issue.
     pub const fn stages_c(&self) -> bool {
         matches!(self.mma, RingMma::Wgmma)
             && !self.ping_pong()
             && self.cluster == 1
+            && self.consumer_warps() <= (WARPGROUP_WARPS - 1) * C_WARPS_PER_STORER
             && self.bn.is_multiple_of(C_STAGE_COLS)
             && self.bn / C_STAGE_COLS >= C_STAGED_CHUNKS
             && C_STAGED_CHUNKS.is_multiple_of(C_STAGE_BUFFERS)
@@ -558,6 +562,7 @@ pub(crate) mod tests {
             line(128, 256, 3, 2, 2), // a cluster
             line(64, 256, 5, 2, 1),  // ping-pong
             line(128, 64, 3, 2, 1),  // narrower than a chunk
+            line(192, 128, 2, 3, 1), // more consumer warps than the storers serve
         ] {
             assert!(!no.stages_c(), "{}x{} s{}", no.bm, no.bn, no.stages);
             assert_eq!(

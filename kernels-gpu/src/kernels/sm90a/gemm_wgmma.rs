@@ -17,7 +17,7 @@ use crate::kernels::sm90a::split_k::WarpPart;
 use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, SplitScratch, Unit};
 use crate::sections::gemm_wgmma::{
     a_descriptor, b_descriptor, RingMma, WgemmVariant, C_HANDOFF_DONE, C_STAGED_CHUNKS,
-    C_STAGE_COLS, C_STAGE_ROW_BYTES, PRODUCER_REGS,
+    C_STAGE_COLS, C_STAGE_ROW_BYTES, C_WARPS_PER_STORER, PRODUCER_REGS,
 };
 use crate::sections::wgmma::accumulator_position;
 use crate::shapes::tma_slot::{SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
@@ -497,8 +497,11 @@ unsafe fn end_handoffs(p: &RingProblem, warp: u32, handoffs: u32) {
 #[inline(always)]
 unsafe fn store_staged(p: &RingProblem, out: &Output, storer: u32, lane: u32) {
     const STORERS: u32 = WARPGROUP_WARPS - 1;
+    // The round below is written out for three consumer warps a storer, the most `stages_c`
+    // lets a line have.
+    const _: () = assert!(C_WARPS_PER_STORER == 3);
     let line = p.line;
-    // Handoffs taken from each of this warp's consumer warps (at most 3 of 8).
+    // Handoffs taken from each of this warp's consumer warps.
     let mut taken = [0u32; 3];
     let mut open = [false; 3];
     let mut k = 0;
