@@ -118,7 +118,7 @@ __device__ __forceinline__ void write_staged(const Problem<L>& p, float* c, unsi
         *to = float2{alpha * d[r], alpha * d[r + 1]};
     }
     const unsigned handoff = p.ring + L::c_handoff(warp), buffer = p.ring + L::c_stage(warp, 0);
-    hopper::mbarrier_wait(handoff + 8, (handoffs & 1) ^ 1);
+    hopper::mbarrier_wait(handoff + C_HANDOFF_EMPTY, (handoffs & 1) ^ 1);
 #pragma unroll
     for (int r = 0; r < STAGED_REGS; r += 2) {
         // sections/wgmma.rs `accumulator_position` of register r (r even).
@@ -128,8 +128,8 @@ __device__ __forceinline__ void write_staged(const Problem<L>& p, float* c, unsi
                               alpha * d[r + 1]);
     }
     if (lane == 0) {
-        hopper::shared_store_u32(handoff + 16, row0 + 16 * (tid / 32));
-        hopper::shared_store_u32(handoff + 20, col0);
+        hopper::shared_store_u32(handoff + C_HANDOFF_ROW, row0 + 16 * (tid / 32));
+        hopper::shared_store_u32(handoff + C_HANDOFF_COL, col0);
     }
     hopper::warp_sync();
     if (lane == 0) hopper::mbarrier_arrive(handoff);
@@ -140,9 +140,9 @@ __device__ __forceinline__ void write_staged(const Problem<L>& p, float* c, unsi
 template <class L>
 __device__ __forceinline__ void end_handoffs(const Problem<L>& p, unsigned warp, unsigned handoffs) {
     const unsigned handoff = p.ring + L::c_handoff(warp);
-    hopper::mbarrier_wait(handoff + 8, (handoffs & 1) ^ 1);
+    hopper::mbarrier_wait(handoff + C_HANDOFF_EMPTY, (handoffs & 1) ^ 1);
     if (threadIdx.x % 32 == 0) {
-        hopper::shared_store_u32(handoff + 16, C_HANDOFF_DONE);
+        hopper::shared_store_u32(handoff + C_HANDOFF_ROW, C_HANDOFF_DONE);
         hopper::mbarrier_arrive(handoff);
     }
 }
@@ -163,18 +163,18 @@ __device__ __forceinline__ void store_staged(const Problem<L>& p, float* c, unsi
             if (!open[k]) continue;
             const unsigned warp = storer + STORERS * k, handoff = p.ring + L::c_handoff(warp);
             hopper::mbarrier_wait(handoff, taken[k] & 1);
-            const unsigned top = hopper::shared_load_u32(handoff + 16);
+            const unsigned top = hopper::shared_load_u32(handoff + C_HANDOFF_ROW);
             if (top == C_HANDOFF_DONE) {
                 open[k] = false;
             } else {
-                const unsigned col0 = hopper::shared_load_u32(handoff + 20);
+                const unsigned col0 = hopper::shared_load_u32(handoff + C_HANDOFF_COL);
                 const unsigned buffer = p.ring + L::c_stage(warp, 0);
                 for (unsigned row = 0; row < 16; ++row) {
                     const float4 v = hopper::shared_load4(buffer + row * C_STAGE_ROW_BYTES + lane * 16);
                     *reinterpret_cast<float4*>(c + (size_t(top + row) * n + col0 + lane * 4)) = v;
                 }
                 hopper::warp_sync();
-                if (lane == 0) hopper::mbarrier_arrive(handoff + 8);
+                if (lane == 0) hopper::mbarrier_arrive(handoff + C_HANDOFF_EMPTY);
             }
             taken[k] += 1;
         }

@@ -28,7 +28,11 @@ constexpr unsigned C_STAGE_COLS = 128;
 constexpr unsigned C_STAGE_BUFFERS = 1;
 constexpr unsigned C_STAGE_ROW_BYTES = 544;
 constexpr unsigned C_STAGED_CHUNKS = 1;
-constexpr unsigned C_HANDOFF_BYTES = 24;
+// A handoff's words: "full" mbarrier at 0, "empty" mbarrier, the staged rows' first row and first column.
+constexpr unsigned C_HANDOFF_EMPTY = 8;
+constexpr unsigned C_HANDOFF_ROW = 16;
+constexpr unsigned C_HANDOFF_COL = 20;
+constexpr unsigned C_HANDOFF_BYTES = C_HANDOFF_COL + 4;
 constexpr unsigned C_HANDOFF_DONE = 0xffffffffu;
 constexpr unsigned C_WARPS_PER_STORER = 3;
 constexpr unsigned C_STAGE_BUFFER_BYTES = 16 * C_STAGE_ROW_BYTES;
@@ -198,7 +202,7 @@ struct Problem {
             if constexpr (L::STAGES_C)
                 for (unsigned w = 0; w < L::CONSUMER_WARPS; ++w) {
                     hopper::mbarrier_init(ring + L::c_handoff(w), 1);
-                    hopper::mbarrier_init(ring + L::c_handoff(w) + 8, 1);
+                    hopper::mbarrier_init(ring + L::c_handoff(w) + C_HANDOFF_EMPTY, 1);
                 }
             hopper::fence_barrier_init();
         }

@@ -46,9 +46,15 @@ const _: () =
 /// Chunks of a warp's rows that go through the buffers each tile; the rest its lanes store
 /// themselves, before the staged ones.
 pub const C_STAGED_CHUNKS: u32 = 1;
-/// Bytes of a consumer warp's handoff to the storer warps (`WgemmVariant::c_handoff`): two
-/// mbarriers and two words.
-pub const C_HANDOFF_BYTES: u32 = 24;
+/// A consumer warp's handoff to the storer warps (`WgemmVariant::c_handoff`), offsets from its
+/// start: its "full" mbarrier at 0, its "empty" mbarrier ...
+pub const C_HANDOFF_EMPTY: u32 = 8;
+/// ... the staged rows' first row in C ([`C_HANDOFF_DONE`] once the walk is over) ...
+pub const C_HANDOFF_ROW: u32 = 16;
+/// ... and their first column.
+pub const C_HANDOFF_COL: u32 = 20;
+/// Bytes of a handoff: two mbarriers and two words.
+pub const C_HANDOFF_BYTES: u32 = C_HANDOFF_COL + 4;
 /// The handoff's first row when the consumer warp's walk is over.
 pub const C_HANDOFF_DONE: u32 = u32::MAX;
 /// Consumer warps each storer warp serves (`store_staged`'s round); with the producer

@@ -16,8 +16,9 @@ use crate::kernels::gemm_epilogue::Output;
 use crate::kernels::sm90a::split_k::WarpPart;
 use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, SplitScratch, Unit};
 use crate::sections::gemm_wgmma::{
-    a_descriptor, b_descriptor, RingMma, WgemmVariant, C_HANDOFF_DONE, C_STAGED_CHUNKS,
-    C_STAGE_COLS, C_STAGE_ROW_BYTES, C_WARPS_PER_STORER, PRODUCER_REGS,
+    a_descriptor, b_descriptor, RingMma, WgemmVariant, C_HANDOFF_COL, C_HANDOFF_DONE,
+    C_HANDOFF_EMPTY, C_HANDOFF_ROW, C_STAGED_CHUNKS, C_STAGE_COLS, C_STAGE_ROW_BYTES,
+    C_WARPS_PER_STORER, PRODUCER_REGS,
 };
 use crate::sections::wgmma::accumulator_position;
 use crate::shapes::tma_slot::{SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
@@ -438,7 +439,7 @@ unsafe fn write_staged<const ACC: usize>(
     let buffer = p.ring + p.line.c_stage(warp, 0);
     // SAFETY: the storer warp arrives on "empty" once it has read the buffer's last handoff (a
     // fresh barrier passes the first wait: parity 1).
-    unsafe { gpu::mbarrier_wait(handoff + 8, (*handoffs & 1) ^ 1) };
+    unsafe { gpu::mbarrier_wait(handoff + C_HANDOFF_EMPTY, (*handoffs & 1) ^ 1) };
     let mut i = 0;
     while i < staged_regs {
         let (row, col) = accumulator_position(tid, i as u32);
@@ -451,8 +452,8 @@ unsafe fn write_staged<const ACC: usize>(
     if lane == 0 {
         // SAFETY: the handoff's words, read by the storer only after "full" below.
         unsafe {
-            gpu::shared_store_u32(handoff + 16, row0 + 16 * (tid / 32));
-            gpu::shared_store_u32(handoff + 20, col0);
+            gpu::shared_store_u32(handoff + C_HANDOFF_ROW, row0 + 16 * (tid / 32));
+            gpu::shared_store_u32(handoff + C_HANDOFF_COL, col0);
         }
     }
     gpu::warp_sync();
@@ -473,11 +474,11 @@ unsafe fn write_staged<const ACC: usize>(
 unsafe fn end_handoffs(p: &RingProblem, warp: u32, handoffs: u32) {
     let handoff = p.ring + p.line.c_handoff(warp);
     // SAFETY: the storer has read the last handoff's words once it arrives on "empty".
-    unsafe { gpu::mbarrier_wait(handoff + 8, (handoffs & 1) ^ 1) };
+    unsafe { gpu::mbarrier_wait(handoff + C_HANDOFF_EMPTY, (handoffs & 1) ^ 1) };
     if gpu::lane_id() == 0 {
         // SAFETY: as `write_staged`'s handoff.
         unsafe {
-            gpu::shared_store_u32(handoff + 16, C_HANDOFF_DONE);
+            gpu::shared_store_u32(handoff + C_HANDOFF_ROW, C_HANDOFF_DONE);
             gpu::mbarrier_arrive(handoff);
         }
     }
@@ -517,11 +518,11 @@ unsafe fn store_staged(p: &RingProblem, out: &Output, storer: u32, lane: u32) {
                 let handoff = p.ring + line.c_handoff(warp);
                 // SAFETY: the consumer warp arrives on "full" once per handoff.
                 unsafe { gpu::mbarrier_wait(handoff, taken[k] & 1) };
-                let top = gpu::shared_load_u32(handoff + 16);
+                let top = gpu::shared_load_u32(handoff + C_HANDOFF_ROW);
                 if top == C_HANDOFF_DONE {
                     open[k] = false;
                 } else {
-                    let col0 = gpu::shared_load_u32(handoff + 20);
+                    let col0 = gpu::shared_load_u32(handoff + C_HANDOFF_COL);
                     let buffer = p.ring + line.c_stage(warp, 0);
                     let mut row = 0;
                     while row < 16 {
@@ -535,7 +536,7 @@ unsafe fn store_staged(p: &RingProblem, out: &Output, storer: u32, lane: u32) {
                     gpu::warp_sync();
                     if lane == 0 {
                         // SAFETY: every lane has read the buffer (the warp sync above).
-                        unsafe { gpu::mbarrier_arrive(handoff + 8) };
+                        unsafe { gpu::mbarrier_arrive(handoff + C_HANDOFF_EMPTY) };
                     }
                 }
                 taken[k] += 1;

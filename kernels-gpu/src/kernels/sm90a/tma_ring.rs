@@ -10,7 +10,7 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::sections::gemm_wgmma::WgemmVariant;
+use crate::sections::gemm_wgmma::{WgemmVariant, C_HANDOFF_EMPTY};
 use crate::sections::wgemm_tail::{StreamTail, TAIL_PIECES};
 use crate::sections::wgemm_walk::{ring_after, walk_tile, KSplit};
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
@@ -223,7 +223,7 @@ impl RingProblem {
                     // aligned (`C_HANDOFF_BYTES`), this thread's alone until the barrier below.
                     unsafe {
                         gpu::mbarrier_init(handoff, 1);
-                        gpu::mbarrier_init(handoff + 8, 1);
+                        gpu::mbarrier_init(handoff + C_HANDOFF_EMPTY, 1);
                     }
                     w += 1;
                 }
