@@ -100,7 +100,7 @@ __device__ __forceinline__ void write_part(float* c, unsigned m, unsigned n, flo
     }
 }
 
-// gemm_wgmma.rs `write_staged`: thread `tid`'s accumulators of a consumer's 64 x BN part of a tile wholly inside
+// c_handoff.rs `write_staged`: thread `tid`'s accumulators of a consumer's 64 x BN part of a tile wholly inside
 // C (N % 4 == 0, beta 0): the columns past the staged chunk by this thread's own stores, then the staged chunk
 // into consumer warp `warp`'s buffer, handed to its storer warp (once the storer has read the last handoff).
 template <class L, int ACC>
@@ -136,7 +136,7 @@ __device__ __forceinline__ void write_staged(const Problem<L>& p, float* c, unsi
     handoffs += 1;
 }
 
-// gemm_wgmma.rs `end_handoffs`: consumer warp `warp`'s last handoff, marked done.
+// c_handoff.rs `end_handoffs`: consumer warp `warp`'s last handoff, marked done.
 template <class L>
 __device__ __forceinline__ void end_handoffs(const Problem<L>& p, unsigned warp, unsigned handoffs) {
     const unsigned handoff = p.ring + L::c_handoff(warp);
@@ -147,7 +147,7 @@ __device__ __forceinline__ void end_handoffs(const Problem<L>& p, unsigned warp,
     }
 }
 
-// gemm_wgmma.rs `store_staged`: storer warp `storer` (1..4 of the producer warpgroup, less one) stores the staged
+// c_handoff.rs `store_staged`: storer warp `storer` (1..4 of the producer warpgroup, less one) stores the staged
 // rows of consumer warps storer, storer + 3, ... as each hands them over, 16 bytes a lane, and hands each buffer
 // back, until each marks its walk done.
 template <class L>

@@ -2,6 +2,7 @@
 //! module: an sm_80 `.target` cannot hold them. The two warp-specialized GEMMs share one TMA
 //! ring (`tma_ring`); the wgmma one cuts K where tiles are few (`split_k`).
 
+pub(crate) mod c_handoff;
 pub(crate) mod gemm_tma_mma;
 pub(crate) mod gemm_wgmma;
 pub(crate) mod split_k;

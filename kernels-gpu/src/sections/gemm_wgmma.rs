@@ -255,7 +255,7 @@ impl WgemmVariant {
             + (warp * C_STAGE_BUFFERS + buffer) * C_STAGE_BUFFER_BYTES
     }
     /// Whether the consumers hand part of C to the producer warpgroup's idle warps through
-    /// staging buffers in shared memory (`gemm_wgmma.rs`: `write_staged`, `store_staged`), which
+    /// staging buffers in shared memory (`c_handoff.rs`: `write_staged`, `store_staged`), which
     /// store it while the consumers run the next tile's MMAs: wgmma lines of shared tiles (not
     /// ping-pong), one block a cluster, no more consumer warps than the storers serve, whose tile
     /// rows hold the staged chunks, and whose ring leaves room for every consumer warp's handoff

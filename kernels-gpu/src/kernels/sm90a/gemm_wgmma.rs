@@ -13,12 +13,11 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
+use crate::kernels::sm90a::c_handoff;
 use crate::kernels::sm90a::split_k::WarpPart;
 use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, SplitScratch, Unit};
 use crate::sections::gemm_wgmma::{
-    a_descriptor, b_descriptor, RingMma, WgemmVariant, C_HANDOFF_COL, C_HANDOFF_DONE,
-    C_HANDOFF_EMPTY, C_HANDOFF_ROW, C_STAGED_CHUNKS, C_STAGE_COLS, C_STAGE_ROW_BYTES,
-    C_WARPS_PER_STORER, PRODUCER_REGS,
+    a_descriptor, b_descriptor, RingMma, WgemmVariant, PRODUCER_REGS,
 };
 use crate::sections::wgmma::accumulator_position;
 use crate::shapes::tma_slot::{SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
@@ -71,7 +70,7 @@ pub unsafe fn gemm_wgmma<
         } else if line.stages_c() && t >= 32 {
             // SAFETY: warps 1..4 of the producer warpgroup, each whole; the handoffs were
             // initialized above and every consumer warp ends its walk with one marked done.
-            unsafe { store_staged(&p, &out, t / 32 - 1, t % 32) };
+            unsafe { c_handoff::store_staged(&p, &out, t / 32 - 1, t % 32) };
         }
     } else {
         // SAFETY: the whole consumer warpgroup runs it; REGS comes from the line
@@ -127,7 +126,9 @@ pub unsafe fn gemm_wgmma<
             }
             if line.stages_c() {
                 // SAFETY: the whole warpgroup, once, after its last unit.
-                unsafe { end_handoffs(&p, which * WARPGROUP_WARPS + tid / 32, handoffs) };
+                unsafe {
+                    c_handoff::end_handoffs(&p, which * WARPGROUP_WARPS + tid / 32, handoffs)
+                };
             }
         }
     }
@@ -382,166 +383,10 @@ unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
             // SAFETY: the caller's contract; the part lies inside C, whose rows are whole
             // 16-byte pieces (N % 4 == 0, C 16-byte aligned: the contract); the whole
             // warpgroup runs it, `warp` among the consumer warps.
-            unsafe { write_staged(p, out, (row0, col0), (warp, tid), d, handoffs) };
+            unsafe { c_handoff::write_staged(p, out, (row0, col0), (warp, tid), d, handoffs) };
         } else {
             // SAFETY: the caller's contract; of a cut tile's units only the last writes.
             unsafe { write_part(out, (row0, col0), line.bn, tid, d) };
-        }
-    }
-}
-
-/// Writes thread `tid`'s accumulators of a consumer's 64 x BN part of a tile at (`row0`,
-/// `col0`) of C: the columns past the staged chunk (`C_STAGED_CHUNKS`) by this thread's own
-/// stores, then the staged chunk into consumer warp `warp`'s buffer in shared memory, handed to
-/// its storer warp (`store_staged`) once the storer has read the last one. The warp then runs
-/// its next tile's MMAs while the storer stores the chunk. Where each thread stores all of its
-/// pairs itself, the tensor cores idle for thousands of cycles a tile while every SM's stores
-/// issue at once (results/2026-12-04-h200-s25); through TMA's bulk stores the producer's loads
-/// waited behind them (S25d, S25f).
-///
-/// # Safety
-/// The part lies inside C, N is a multiple of 4 and C 16-byte aligned, beta is 0; run by every
-/// thread of the consumer warpgroup (uniform control flow), `warp` this thread's warp among
-/// the consumer warps, `handoffs` its handoffs so far; each element written belongs to this
-/// warp alone.
-#[inline(always)]
-unsafe fn write_staged<const ACC: usize>(
-    p: &RingProblem,
-    out: &Output,
-    (row0, col0): (u32, u32),
-    (warp, tid): (u32, u32),
-    d: &[f32; ACC],
-    handoffs: &mut u32,
-) {
-    let lane = tid % 32;
-    // Registers of a chunk: four 8-column slices of four registers.
-    const CHUNK_REGS: usize = (C_STAGE_COLS / 2) as usize;
-    // The chunks past the staged one first, each pair by this thread's own store (as
-    // `write_inside`); then the staged chunk, handed to the storer warps, which store it while
-    // this warp runs its next tile's MMAs.
-    let staged_regs = C_STAGED_CHUNKS as usize * CHUNK_REGS;
-    let n = out.n as usize;
-    let (row, col) = accumulator_position(tid, 0);
-    let first = out
-        .c
-        .wrapping_add((row0 + row) as usize * n + (col0 + col) as usize);
-    let rows = [first, first.wrapping_add(8 * n)];
-    let mut r = staged_regs;
-    while r < ACC {
-        let (down, across) = accumulator_position(0, r as u32);
-        let v = [out.alpha * d[r], out.alpha * d[r + 1]];
-        // SAFETY: inside C (the caller's contract), 8-byte aligned (an even column, N even);
-        // each element belongs to this thread alone.
-        unsafe { gpu::store_global2(rows[(down / 8) as usize], across, v) };
-        r += 2;
-    }
-    let handoff = p.ring + p.line.c_handoff(warp);
-    let buffer = p.ring + p.line.c_stage(warp, 0);
-    // SAFETY: the storer warp arrives on "empty" once it has read the buffer's last handoff (a
-    // fresh barrier passes the first wait: parity 1).
-    unsafe { gpu::mbarrier_wait(handoff + C_HANDOFF_EMPTY, (*handoffs & 1) ^ 1) };
-    let mut i = 0;
-    while i < staged_regs {
-        let (row, col) = accumulator_position(tid, i as u32);
-        let at = buffer + (row % 16) * C_STAGE_ROW_BYTES + (col % C_STAGE_COLS) * 4;
-        // SAFETY: inside this warp's buffer, 8-byte aligned (an even column); the storer has
-        // read it (the wait above).
-        unsafe { gpu::shared_store2(at, [out.alpha * d[i], out.alpha * d[i + 1]]) };
-        i += 2;
-    }
-    if lane == 0 {
-        // SAFETY: the handoff's words, read by the storer only after "full" below.
-        unsafe {
-            gpu::shared_store_u32(handoff + C_HANDOFF_ROW, row0 + 16 * (tid / 32));
-            gpu::shared_store_u32(handoff + C_HANDOFF_COL, col0);
-        }
-    }
-    gpu::warp_sync();
-    if lane == 0 {
-        // SAFETY: one arrival per handoff, after the warp's writes (the warp sync orders them;
-        // the arrival releases them to the storer's wait).
-        unsafe { gpu::mbarrier_arrive(handoff) };
-    }
-    *handoffs += 1;
-}
-
-/// Consumer warp `warp`'s last handoff, after `handoffs` of staged rows: marked done, so that
-/// its storer warp stops waiting for it.
-///
-/// # Safety
-/// Every thread of the consumer warp runs it, once, after its walk (`write_staged`'s handoffs).
-#[inline(always)]
-unsafe fn end_handoffs(p: &RingProblem, warp: u32, handoffs: u32) {
-    let handoff = p.ring + p.line.c_handoff(warp);
-    // SAFETY: the storer has read the last handoff's words once it arrives on "empty".
-    unsafe { gpu::mbarrier_wait(handoff + C_HANDOFF_EMPTY, (handoffs & 1) ^ 1) };
-    if gpu::lane_id() == 0 {
-        // SAFETY: as `write_staged`'s handoff.
-        unsafe {
-            gpu::shared_store_u32(handoff + C_HANDOFF_ROW, C_HANDOFF_DONE);
-            gpu::mbarrier_arrive(handoff);
-        }
-    }
-}
-
-/// A storer warp (`storer` of the producer warpgroup's warps 1..4, lane `lane`): stores the
-/// staged rows of consumer warps `storer`, `storer` + 3, ... as each hands them over, 512
-/// bytes of a row at a time (four whole lines a store), and hands each buffer back; stops
-/// once each of its consumer warps marks its walk done. Its stores leave the consumers'
-/// warps and TMA's queue alike: the consumers run their next tile's MMAs meanwhile, and the
-/// producer's loads do not wait behind them.
-///
-/// # Safety
-/// Run by every lane of the warp, with the line staging C (`stages_c`) and the handoffs
-/// initialized; every staged row's place lies inside C, 16-byte aligned (`write_staged`'s
-/// contract).
-#[inline(always)]
-unsafe fn store_staged(p: &RingProblem, out: &Output, storer: u32, lane: u32) {
-    const STORERS: u32 = WARPGROUP_WARPS - 1;
-    // The round below is written out for three consumer warps a storer, the most `stages_c`
-    // lets a line have.
-    const _: () = assert!(C_WARPS_PER_STORER == 3);
-    let line = p.line;
-    // Handoffs taken from each of this warp's consumer warps.
-    let mut taken = [0u32; 3];
-    let mut open = [false; 3];
-    let mut k = 0;
-    while k < 3 {
-        open[k] = storer + STORERS * (k as u32) < line.consumer_warps();
-        k += 1;
-    }
-    while open[0] || open[1] || open[2] {
-        let mut k = 0;
-        while k < 3 {
-            if open[k] {
-                let warp = storer + STORERS * k as u32;
-                let handoff = p.ring + line.c_handoff(warp);
-                // SAFETY: the consumer warp arrives on "full" once per handoff.
-                unsafe { gpu::mbarrier_wait(handoff, taken[k] & 1) };
-                let top = gpu::shared_load_u32(handoff + C_HANDOFF_ROW);
-                if top == C_HANDOFF_DONE {
-                    open[k] = false;
-                } else {
-                    let col0 = gpu::shared_load_u32(handoff + C_HANDOFF_COL);
-                    let buffer = p.ring + line.c_stage(warp, 0);
-                    let mut row = 0;
-                    while row < 16 {
-                        let v = gpu::shared_load4(buffer + row * C_STAGE_ROW_BYTES, lane * 16);
-                        let at = (top + row) * out.n + col0 + lane * 4;
-                        // SAFETY: the row's 128 columns lie inside C, 16-byte aligned (the
-                        // contract); this warp alone stores them.
-                        unsafe { gpu::store_global4(out.c, at, v) };
-                        row += 1;
-                    }
-                    gpu::warp_sync();
-                    if lane == 0 {
-                        // SAFETY: every lane has read the buffer (the warp sync above).
-                        unsafe { gpu::mbarrier_arrive(handoff + C_HANDOFF_EMPTY) };
-                    }
-                }
-                taken[k] += 1;
-            }
-            k += 1;
         }
     }
 }
