@@ -21,7 +21,7 @@ constexpr unsigned SWIZZLE_ATOM = 8 * SWIZZLE_BYTES;
 constexpr unsigned B_BOX_COLS = SWIZZLE_BYTES / 2;
 constexpr unsigned PRODUCER_REGS = 40;
 constexpr unsigned TILE_GROUP_ROWS = 16;
-// sections/gemm_wgmma.rs `C_STAGE_*` and limits.rs `MAX_SHARED_OPT_IN`: C's staging, a warp's 16 rows handed
+// sections/c_staging.rs `C_STAGE_*` and limits.rs `MAX_SHARED_OPT_IN`: C's staging, a warp's 16 rows handed
 // to a storer warp a 128-column chunk at a time through a buffer of its own, rows 544 bytes apart; the first
 // chunk of a tile staged, the rest stored by each thread.
 constexpr unsigned C_STAGE_COLS = 128;
@@ -51,9 +51,9 @@ struct Line {
     static constexpr unsigned A_SLOT_BYTES = BM * WGEMM_BK * 2;
     static constexpr unsigned B_SLOT_BYTES = WGEMM_BK * BN * 2;
     static constexpr unsigned SLOT_BYTES = A_SLOT_BYTES + B_SLOT_BYTES;
-    // `c_stage_base` and `stages_c`: C's handoffs and staging buffers after the barriers, 128-byte aligned, on
-    // lines of shared tiles, one block a cluster, no more consumer warps than the storers serve, tile rows that
-    // hold the staged chunks, and room under the opt-in limit.
+    // c_staging.rs `c_stage_base` and `stages_c`: C's handoffs and staging buffers after the barriers, 128-byte
+    // aligned, on lines of shared tiles, one block a cluster, no more consumer warps than the storers serve, tile
+    // rows that hold the staged chunks, and room under the opt-in limit.
     static constexpr unsigned C_STAGE_BASE = (STAGES * SLOT_BYTES + 8 * 2 * STAGES + 127) / 128 * 128;
     // `c_handoff` and `c_stage`: each consumer warp's handoff (two mbarriers, two words), then its buffers.
     static constexpr unsigned C_BUFFERS_BASE = (C_STAGE_BASE + CONSUMER_WARPS * C_HANDOFF_BYTES + 127) / 128 * 128;

@@ -10,6 +10,7 @@
 pub(crate) mod text_rules;
 
 pub mod block_trace;
+pub mod c_staging;
 pub mod check_launches;
 pub mod copy_samples;
 pub(crate) mod gemm;

@@ -7,7 +7,7 @@
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
 use crate::kernels::sm90a::tma_ring::RingProblem;
-use crate::sections::gemm_wgmma::{
+use crate::sections::c_staging::{
     C_HANDOFF_COL, C_HANDOFF_DONE, C_HANDOFF_EMPTY, C_HANDOFF_ROW, C_STAGED_CHUNKS, C_STAGE_COLS,
     C_STAGE_ROW_BYTES, C_WARPS_PER_STORER,
 };

@@ -10,9 +10,9 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::sections::gemm_wgmma::{WgemmVariant, C_HANDOFF_EMPTY};
 use crate::sections::wgemm_tail::{StreamTail, TAIL_PIECES};
 use crate::sections::wgemm_walk::{ring_after, walk_tile, KSplit};
+use crate::sections::{c_staging::C_HANDOFF_EMPTY, gemm_wgmma::WgemmVariant};
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
 use crate::variants::WgemmArgs;
 
