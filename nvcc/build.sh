@@ -19,9 +19,11 @@
 # where the host, given --compare OUT/twin.cubin, finds it. LAB_TWIN_SM90A=skip leaves that module
 # out (and removes an old one from OUT): the tests build the twin for two architectures and need it once.
 #
-# ptxas runs with --split-compile=0 (its entries on every CPU) where nvcc takes the flag: on the twin
-# and the lab's modules it gives the same SASS and the same report, sooner. The front end (cicc) is
-# not split, as that changes the PTX it writes.
+# ptxas runs with --split-compile=0 (its entries on every CPU) where nvcc takes the flag, on the
+# PTX of the twin and of its sm_90a module: there it gives the same SASS and the same report,
+# sooner. The front end (cicc) is not split, as that changes the PTX it writes; so the capped
+# modules, which nvcc builds from the source in one step, are not split at all (split, a capped
+# entry's spills and SASS change).
 set -euo pipefail
 usage="usage: nvcc/build.sh OUT [ARCH] [FILE.cu]"
 out=${1:?$usage}
@@ -40,14 +42,17 @@ fi
 caps=$(sed -n 's/^#define LAB_REGS_CAPS "\(.*\)"$/\1/p' "$here/variants.h")
 [ -n "$caps" ] || { echo "build.sh: no LAB_REGS_CAPS in $here/variants.h" >&2; exit 1; }
 mkdir -p "$out"
+# nvcc's answers are read whole before grep looks at them: under pipefail, `nvcc ... | grep -q`
+# fails when grep exits at its first match and nvcc, still writing, dies of SIGPIPE.
+help=$("$nvcc" --help 2>/dev/null || true)
 split=()
-if "$nvcc" --help 2>/dev/null | grep -q -- '--split-compile'; then split=(--split-compile=0); fi
+if grep -q -- '--split-compile' <<<"$help"; then split=(--split-compile=0); fi
 
 # nvcc OUTPUT_STEM FLAGS...: one cubin and its ptxas report; on failure, the report is nvcc's errors.
 cubin() {
   local name=$1
   shift
-  if ! "$nvcc" -cubin -O3 -arch="$arch" -Xptxas -v ${split[@]+"${split[@]}"} "$@" -o "$out/$name.cubin" \
+  if ! "$nvcc" -cubin -O3 -arch="$arch" -Xptxas -v "$@" -o "$out/$name.cubin" \
     2>"$out/$name.ptxas.txt"; then
     cat "$out/$name.ptxas.txt" >&2
     echo "build.sh: nvcc failed on $source ($name)" >&2
@@ -59,7 +64,9 @@ cubin() {
 # latter). It depends on nothing else here, so it is built beside the main module.
 hopper=$here/twin_sm90a.cu
 sm90a() {
-  if ! "$nvcc" --list-gpu-code 2>/dev/null | grep -qx 'sm_90'; then
+  local codes
+  codes=$("$nvcc" --list-gpu-code 2>/dev/null || true)
+  if ! grep -qx 'sm_90' <<<"$codes"; then
     echo "build.sh: note: $nvcc does not take sm_90a; the twin's sm_90a module is not built" >&2
     return 0
   fi
@@ -85,7 +92,7 @@ fi
 
 # The launch-bounded module: the front end once to PTX, then ptxas on that PTX.
 "$nvcc" -ptx -O3 -arch="$arch" "$source" -o "$out/$stem.ptx"
-cubin "$stem" "$out/$stem.ptx"
+cubin "$stem" ${split[@]+"${split[@]}"} "$out/$stem.ptx"
 # The capped modules are small (-DLAB_REGS_ONLY: the twin's capped modules hold only the register
 # experiment's entry, as the Rust ones do; another file may ignore it): build them side by side.
 pids=()
