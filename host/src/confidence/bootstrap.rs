@@ -1,8 +1,7 @@
 //! The resampling: each figure's samples drawn again with replacement, the figure recomputed from
 //! the resample's median, the statistic taken over the recomputed figures.
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use resample::resampled_medians;
 
 use super::interval::Interval;
 use super::settings::{NoInterval, Timed, LEVEL, MIN_SAMPLES, MOST_RESAMPLED, RESAMPLES};
@@ -59,16 +58,15 @@ pub fn statistics_at<const N: usize>(
     let finite = |x: &[f64; N]| x.iter().all(|v| v.is_finite());
     let mut values: Vec<f64> = figures.iter().map(|f| f.value).collect();
     let point = stat(&values).filter(finite).ok_or(NoInterval::Undefined)?;
-    let mut rng = ChaCha8Rng::seed_from_u64(SEED);
-    let mut resample = Vec::new();
+    let samples: Vec<&[f64]> = figures.iter().map(|f| f.samples_ms).collect();
+    let medians = resampled_medians(&samples, RESAMPLES, SEED);
     let mut replicates: [Vec<f64>; N] = std::array::from_fn(|_| Vec::with_capacity(RESAMPLES));
-    for _ in 0..RESAMPLES {
-        for (v, f) in values.iter_mut().zip(figures) {
-            let n = f.samples_ms.len();
-            resample.clear();
-            resample.extend((0..n).map(|_| f.samples_ms[rng.gen_range(0..n)]));
+    let k = figures.len();
+    for i in 0..RESAMPLES {
+        let row = &medians[i * k..(i + 1) * k];
+        for ((v, f), m) in values.iter_mut().zip(figures).zip(row) {
             // The figure is work over the median time: scale it by the ratio of the medians.
-            *v = f.value * f.median_ms / median(&mut resample);
+            *v = f.value * f.median_ms / m;
         }
         if let Some(x) = stat(&values).filter(finite) {
             for (r, x) in replicates.iter_mut().zip(x) {
@@ -116,21 +114,6 @@ pub fn value_at(a: Timed<'_>, level: f64) -> Result<Interval, NoInterval> {
     statistics_at(&[a], level, |v| Some([v[0]])).map(|[iv]| iv)
 }
 
-/// The median (the mean of the middle two for an even count): the one median of the lab, of a
-/// figure's samples, of their resamples and of the notes' figures. Reorders `xs`, which must not
-/// be empty.
-pub fn median(xs: &mut [f64]) -> f64 {
-    let n = xs.len();
-    let (below, mid, _) = xs.select_nth_unstable_by(n / 2, f64::total_cmp);
-    let upper = *mid;
-    if n % 2 == 1 {
-        upper
-    } else {
-        let lower = below.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (lower + upper) / 2.0
-    }
-}
-
 /// The `q` quantile of sorted values, interpolated linearly between neighbours.
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     let pos = q * (sorted.len() - 1) as f64;
@@ -144,6 +127,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use resample::median;
 
     /// `n` samples around `ms`, spread evenly over +-`noise` (a fraction), in a scrambled order.
     fn samples(ms: f64, noise: f64, n: usize) -> Vec<f64> {

@@ -21,9 +21,8 @@ mod correction;
 mod interval;
 mod settings;
 
-pub use bootstrap::{
-    median, ratio, ratio_at, statistic, statistics, statistics_at, value, value_at,
-};
+pub use bootstrap::{ratio, ratio_at, statistic, statistics, statistics_at, value, value_at};
 pub use correction::{bonferroni, Coverage};
 pub use interval::Interval;
+pub use resample::median;
 pub use settings::{NoInterval, Timed, LEVEL, MIN_SAMPLES, MOST_RESAMPLED, RESAMPLES};
