@@ -48,20 +48,36 @@ __device__ __forceinline__ void prefetch_c(const float* c, unsigned m, unsigned 
     }
 }
 
+// gemm_wgmma.rs `thread_rows`: thread `tid`'s two rows of a consumer's part of a tile at (row0, col0) of C, at
+// the thread's first column.
+struct ThreadRows {
+    float* at[2];
+};
+__device__ __forceinline__ ThreadRows thread_rows(float* c, unsigned n, unsigned row0, unsigned col0, unsigned tid) {
+    const unsigned warp = tid / 32, lane = tid % 32;
+    float* const top = c + (size_t(row0 + 16 * warp + lane / 4) * n + (col0 + 2 * (lane % 4)));
+    return ThreadRows{{top, top + size_t(8) * n}};
+}
+
+// gemm_wgmma.rs `store_pairs`: registers from..ACC of d, times alpha, pair by pair at their places from `rows`.
+template <int ACC>
+__device__ __forceinline__ void store_pairs(const ThreadRows& rows, float alpha, const float (&d)[ACC], int from) {
+#pragma unroll
+    for (int r = from; r < ACC; r += 2) {
+        float2* to = reinterpret_cast<float2*>(rows.at[(r % 4) / 2] + 8 * (r / 4));
+        *to = float2{alpha * d[r], alpha * d[r + 1]};
+    }
+}
+
 // gemm_wgmma.rs `write_inside`: thread `tid`'s pairs of a consumer's 64 x BN part of a tile wholly inside C (N
 // even), each at a constant offset from one of two row pointers, beta tested once.
 template <int ACC>
 __device__ __forceinline__ void write_inside(float* c, unsigned n, float alpha, float beta, unsigned row0,
                                              unsigned col0, unsigned tid, const float (&d)[ACC]) {
-    const unsigned warp = tid / 32, lane = tid % 32;
-    float* const top = c + (size_t(row0 + 16 * warp + lane / 4) * n + (col0 + 2 * (lane % 4)));
-    float* const rows[2] = {top, top + size_t(8) * n};
+    const ThreadRows t = thread_rows(c, n, row0, col0, tid);
+    float* const* rows = t.at;
     if (beta == 0.0f) {
-#pragma unroll
-        for (int r = 0; r < ACC; r += 2) {
-            float2* to = reinterpret_cast<float2*>(rows[(r % 4) / 2] + 8 * (r / 4));
-            *to = float2{alpha * d[r], alpha * d[r + 1]};
-        }
+        store_pairs<ACC>(t, alpha, d, 0);
     } else {
         // C's pairs read a group at a time before any of the group is written.
         constexpr int GROUP = 16;
@@ -110,13 +126,7 @@ __device__ __forceinline__ void write_staged(const Problem<L>& p, float* c, unsi
     const unsigned lane = tid % 32;
     constexpr int CHUNK_REGS = C_STAGE_COLS / 2;
     constexpr int STAGED_REGS = C_STAGED_CHUNKS * CHUNK_REGS;
-    float* const first = c + (size_t(row0 + 16 * (tid / 32) + lane / 4) * n + (col0 + 2 * (lane % 4)));
-    float* const rows[2] = {first, first + size_t(8) * n};
-#pragma unroll
-    for (int r = STAGED_REGS; r < ACC; r += 2) {
-        float2* to = reinterpret_cast<float2*>(rows[(r % 4) / 2] + 8 * (r / 4));
-        *to = float2{alpha * d[r], alpha * d[r + 1]};
-    }
+    store_pairs<ACC>(thread_rows(c, n, row0, col0, tid), alpha, d, STAGED_REGS);
     const unsigned handoff = p.ring + L::c_handoff(warp), buffer = p.ring + L::c_stage(warp, 0);
     hopper::mbarrier_wait(handoff + C_HANDOFF_EMPTY, (handoffs & 1) ^ 1);
 #pragma unroll

@@ -6,6 +6,7 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
+use crate::kernels::sm90a::gemm_wgmma::{store_pairs, thread_rows};
 use crate::kernels::sm90a::tma_ring::RingProblem;
 use crate::sections::c_staging::{
     C_HANDOFF_COL, C_HANDOFF_DONE, C_HANDOFF_EMPTY, C_HANDOFF_ROW, C_STAGED_CHUNKS, C_STAGE_COLS,
@@ -44,21 +45,16 @@ pub(crate) unsafe fn write_staged<const ACC: usize>(
     // `write_inside`); then the staged chunk, handed to the storer warps, which store it while
     // this warp runs its next tile's MMAs.
     let staged_regs = C_STAGED_CHUNKS as usize * CHUNK_REGS;
-    let n = out.n as usize;
-    let (row, col) = accumulator_position(tid, 0);
-    let first = out
-        .c
-        .wrapping_add((row0 + row) as usize * n + (col0 + col) as usize);
-    let rows = [first, first.wrapping_add(8 * n)];
-    let mut r = staged_regs;
-    while r < ACC {
-        let (down, across) = accumulator_position(0, r as u32);
-        let v = [out.alpha * d[r], out.alpha * d[r + 1]];
-        // SAFETY: inside C (the caller's contract), 8-byte aligned (an even column, N even);
-        // each element belongs to this thread alone.
-        unsafe { gpu::store_global2(rows[(down / 8) as usize], across, v) };
-        r += 2;
-    }
+    // SAFETY: the part lies inside C, N a multiple of 4 (the contract); each pair is this
+    // thread's alone.
+    unsafe {
+        store_pairs(
+            thread_rows(out, (row0, col0), tid),
+            out.alpha,
+            d,
+            staged_regs,
+        )
+    };
     let handoff = p.ring + p.line.c_handoff(warp);
     let buffer = p.ring + p.line.c_stage(warp, 0);
     // SAFETY: the storer warp arrives on "empty" once it has read the buffer's last handoff (a

@@ -496,13 +496,7 @@ unsafe fn write_inside<const ACC: usize>(
     tid: u32,
     d: &[f32; ACC],
 ) {
-    let n = out.n as usize;
-    let (row, col) = accumulator_position(tid, 0);
-    let top = out
-        .c
-        .wrapping_add((row0 + row) as usize * n + (col0 + col) as usize);
-    // A register's row is the thread's first or 8 below it.
-    let rows = [top, top.wrapping_add(8 * n)];
+    let rows = thread_rows(out, (row0, col0), tid);
     let (alpha, beta) = (out.alpha, out.beta);
     // Register r's row pointer and column offset: constants once the loops unroll.
     let place = |r: usize| {
@@ -510,19 +504,15 @@ unsafe fn write_inside<const ACC: usize>(
         (rows[(down / 8) as usize], across)
     };
     // Two loops rather than beta's test per pair, which LLVM leaves in place once unrolled.
-    let mut r = 0;
     if beta == 0.0 {
-        while r < ACC {
-            let (at, across) = place(r);
-            // SAFETY: inside C, 8-byte aligned: the column is even and so is N.
-            unsafe { gpu::store_global2(at, across, [alpha * d[r], alpha * d[r + 1]]) };
-            r += 2;
-        }
+        // SAFETY: the part lies inside C, N even (the contract); each pair is this thread's.
+        unsafe { store_pairs(rows, alpha, d, 0) };
     } else {
         // C's pairs are read a group at a time before any of the group is written: the loads
         // and stores are `asm!` with memory effects, kept in program order, so one load per
         // store waited out L2's latency pair after pair.
         const GROUP: usize = 16;
+        let mut r = 0;
         while r < ACC {
             let mut old = [[0.0f32; 2]; GROUP];
             let mut g = 0;
@@ -546,6 +536,46 @@ unsafe fn write_inside<const ACC: usize>(
             }
             r += 2 * GROUP;
         }
+    }
+}
+
+/// Thread `tid`'s two rows of a consumer's part of a tile at (`row0`, `col0`) of C, at the
+/// thread's first column: a register's row is the thread's first or 8 below it.
+#[inline(always)]
+pub(crate) fn thread_rows(out: &Output, (row0, col0): (u32, u32), tid: u32) -> [*mut f32; 2] {
+    let n = out.n as usize;
+    let (row, col) = accumulator_position(tid, 0);
+    let top = out
+        .c
+        .wrapping_add((row0 + row) as usize * n + (col0 + col) as usize);
+    [top, top.wrapping_add(8 * n)]
+}
+
+/// Stores registers `from..ACC` of `d`, times `alpha`, pair by pair, each by this thread's own
+/// 8-byte store at its place from `rows` ([`thread_rows`]): beta = 0's epilogue.
+///
+/// # Safety
+/// Every pair's place lies inside C, 8-byte aligned (N even, C 8-byte aligned), and belongs to
+/// this thread alone.
+#[inline(always)]
+pub(crate) unsafe fn store_pairs<const ACC: usize>(
+    rows: [*mut f32; 2],
+    alpha: f32,
+    d: &[f32; ACC],
+    from: usize,
+) {
+    let mut r = from;
+    while r < ACC {
+        let (down, across) = accumulator_position(0, r as u32);
+        // SAFETY: inside C, 8-byte aligned (the caller's contract); this thread's alone.
+        unsafe {
+            gpu::store_global2(
+                rows[(down / 8) as usize],
+                across,
+                [alpha * d[r], alpha * d[r + 1]],
+            )
+        };
+        r += 2;
     }
 }
 
