@@ -48,7 +48,7 @@ __device__ __forceinline__ void prefetch_c(const float* c, unsigned m, unsigned 
     }
 }
 
-// gemm_wgmma.rs `thread_rows`: thread `tid`'s two rows of a consumer's part of a tile at (row0, col0) of C, at
+// pair_stores.rs `thread_rows`: thread `tid`'s two rows of a consumer's part of a tile at (row0, col0) of C, at
 // the thread's first column.
 struct ThreadRows {
     float* at[2];
@@ -59,7 +59,7 @@ __device__ __forceinline__ ThreadRows thread_rows(float* c, unsigned n, unsigned
     return ThreadRows{{top, top + size_t(8) * n}};
 }
 
-// gemm_wgmma.rs `store_pairs`: registers from..ACC of d, times alpha, pair by pair at their places from `rows`.
+// pair_stores.rs `store_pairs`: registers from..ACC of d, times alpha, pair by pair at their places from `rows`.
 template <int ACC>
 __device__ __forceinline__ void store_pairs(const ThreadRows& rows, float alpha, const float (&d)[ACC], int from) {
 #pragma unroll

@@ -6,7 +6,7 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
-use crate::kernels::sm90a::gemm_wgmma::{store_pairs, thread_rows};
+use crate::kernels::sm90a::pair_stores::{store_pairs, thread_rows};
 use crate::kernels::sm90a::tma_ring::RingProblem;
 use crate::sections::c_staging::{
     C_HANDOFF_COL, C_HANDOFF_DONE, C_HANDOFF_EMPTY, C_HANDOFF_ROW, C_STAGED_CHUNKS, C_STAGE_COLS,
