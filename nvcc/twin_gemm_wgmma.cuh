@@ -182,6 +182,7 @@ __device__ __forceinline__ void store_staged(const Problem<L>& p, float* c, unsi
                 for (unsigned row = 0; row < 16; ++row) {
                     const float4 v = hopper::shared_load4(buffer + row * C_STAGE_ROW_BYTES + lane * 16);
                     *reinterpret_cast<float4*>(c + (size_t(top + row) * n + col0 + lane * 4)) = v;
+                    if constexpr (C_STORE_PAUSE_NS > 0) __nanosleep(C_STORE_PAUSE_NS);
                 }
                 hopper::warp_sync();
                 if (lane == 0) hopper::mbarrier_arrive(handoff + C_HANDOFF_EMPTY);

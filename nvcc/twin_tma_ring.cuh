@@ -36,6 +36,8 @@ constexpr unsigned C_HANDOFF_BYTES = C_HANDOFF_COL + 4;
 constexpr unsigned C_HANDOFF_DONE = 0xffffffffu;
 constexpr unsigned C_WARPS_PER_STORER = 3;
 constexpr unsigned C_STAGE_BUFFER_BYTES = 16 * C_STAGE_ROW_BYTES;
+// c_staging.rs `C_STORE_PAUSE_NS`: a storer warp's pause after each row it stores (0: none).
+constexpr unsigned C_STORE_PAUSE_NS = 0;
 constexpr unsigned MAX_SHARED_OPT_IN = 227 * 1024;
 
 // sections/gemm_wgmma.rs `WgemmVariant`: the layout of a line's ring (offsets from its aligned base).

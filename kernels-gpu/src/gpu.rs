@@ -201,6 +201,14 @@ pub fn globaltimer() -> u64 {
     t
 }
 
+/// Suspends the calling warp for about `ns` nanoseconds (`nanosleep.u32`; the hardware wakes it
+/// anywhere from no time to twice that), leaving its issue slots to the SM's other warps.
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    // SAFETY: only delays the warp; touches no memory and no register of the caller.
+    unsafe { asm!("nanosleep.u32 {ns};", ns = in(reg32) ns, options(nostack, preserves_flags)) }
+}
+
 /// `p[i]` through `ld.global.cg`: cached in L2 only, never in L1. A pointer chase measures the
 /// memory below L1: with the default `.ca` a line once touched would be served by L1 on the next
 /// lap of a small ring, and `.cv` ("fetch again") is defined for system-memory coherence, not

@@ -36,6 +36,12 @@ pub const C_HANDOFF_DONE: u32 = u32::MAX;
 /// Consumer warps each storer warp serves (`store_staged`'s round); with the producer
 /// warpgroup's three idle warps, a line staging C has at most three times this many.
 pub const C_WARPS_PER_STORER: u32 = 3;
+/// Nanoseconds a storer warp pauses after each staged row it stores (`store_staged`), so that a
+/// tile's staged rows leave over the next tile's K loop instead of in one burst beside its loads;
+/// 0 pauses nowhere and compiles to no instruction. An experiment's setting, not yet timed: a
+/// burst of stores slows the loads that follow it (the H200 run page of 2026-12-04, "where the
+/// tensor pipe idles").
+pub const C_STORE_PAUSE_NS: u32 = 0;
 /// Bytes of one staging buffer: a warp's 16 rows.
 pub const C_STAGE_BUFFER_BYTES: u32 = 16 * C_STAGE_ROW_BYTES;
 

@@ -10,7 +10,7 @@ use crate::kernels::sm90a::pair_stores::{store_pairs, thread_rows};
 use crate::kernels::sm90a::tma_ring::RingProblem;
 use crate::sections::c_staging::{
     C_HANDOFF_COL, C_HANDOFF_DONE, C_HANDOFF_EMPTY, C_HANDOFF_ROW, C_STAGED_CHUNKS, C_STAGE_COLS,
-    C_STAGE_ROW_BYTES, C_WARPS_PER_STORER,
+    C_STAGE_ROW_BYTES, C_STORE_PAUSE_NS, C_WARPS_PER_STORER,
 };
 use crate::sections::wgmma::accumulator_position;
 use crate::shapes::tma_slot::WARPGROUP_WARPS;
@@ -151,6 +151,9 @@ pub(crate) unsafe fn store_staged(p: &RingProblem, out: &Output, storer: u32, la
                         // SAFETY: the row's 128 columns lie inside C, 16-byte aligned (the
                         // contract); this warp alone stores them.
                         unsafe { gpu::store_global4(out.c, at, v) };
+                        if C_STORE_PAUSE_NS > 0 {
+                            gpu::nanosleep(C_STORE_PAUSE_NS);
+                        }
                         row += 1;
                     }
                     gpu::warp_sync();

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Prepared in session 27 (2026-12-04, no GPU lent); not yet run. Does pacing the storer warps give W8's loads back?
+# The run page's "where the tensor pipe idles" reads S25a/S26a as: the staged rows leave in a burst that slows the
+# next tile's loads (the consumers' full-barrier wait 18.7% of W8's stall samples against W1's 3.7%), so W8 wins back
+# 2,812 of the 23,132 idle cycles writing C costs at 4096³. Here each storer warp pauses C_STORE_PAUSE_NS after each
+# row it stores (0, 100, 250 ns). Costs to read beside the gain: the last tile's rows are paced too (48 rows a storer:
+# up to 48 x 2P at the kernel's end, nanosleep waking within twice P), and a consumer waits on "empty" if its storer
+# has not drained the last tile's rows. For each pause: Nsight Compute at the base clock, W8 and cuBLAS at 4096³ and
+# 8192³ (then `python3 scripts/gpu/tensor_idle.py ncu_pauseP_S.txt 1.02` here on the logs).
+# Pack: scripts/h200-2026-12-04/pack_s27c.sh 0 100 250; carry dist/pause0, dist/pause100, dist/pause250; sent with
+# results/ set aside. Correctness does not depend on the pause (it only delays a storer warp); call_s27a's checks
+# cover the pause-0 build.
+set -u
+CALL=call_s27c; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
+. scripts/gpu/steps.sh
+env_line
+at=5
+for p in 0 100 250; do
+  rm -rf "$W/new"; unpack "dist/pause$p/pack.tar.xz" "$W/new"; use_host "$W/new"
+  ncu_base "$at" 150 "ncu_pause${p}_4096" 'wgemm_bm128_bn256_bk64_s3_c2_x1$|nvjet' gemm_bf16 --variants W8 --size 4096
+  at=$((at + 130))
+  [ "$p" = 250 ] || continue
+  ncu_base "$at" 150 "ncu_pause${p}_8192" 'wgemm_bm128_bn256_bk64_s3_c2_x1$|nvjet' gemm_bf16 --variants W8 --size 8192
+done
+date -u; save
