@@ -3,10 +3,13 @@
 # The run page's "where the tensor pipe idles" reads S25a/S26a as: the staged rows leave in a burst that slows the
 # next tile's loads (the consumers' full-barrier wait 18.7% of W8's stall samples against W1's 3.7%), so W8 wins back
 # 2,812 of the 23,132 idle cycles writing C costs at 4096³. Here each storer warp pauses C_STORE_PAUSE_NS after each
-# row it stores (0, 100, 250 ns). Costs to read beside the gain: the last tile's rows are paced too (48 rows a storer:
-# up to 48 x 2P at the kernel's end, nanosleep waking within twice P), and a consumer waits on "empty" if its storer
-# has not drained the last tile's rows. For each pause: Nsight Compute at the base clock, W8 and cuBLAS at 4096³ and
-# 8192³ (then `python3 scripts/gpu/tensor_idle.py ncu_pauseP_S.txt 1.02` here on the logs).
+# row it stores (0, 100, 250 ns). The last tile's rows are paced too (48 rows a storer: about 48 x P more at the
+# kernel's end, nanosleep waking within twice P): about 2% of 4096³'s 228 µs at 100 ns, which blurs the gain sought
+# there, but 0.3% of 8192³'s 1.7 ms, where the read is clean. If 8192³'s idle cycles fall toward the no-C build's
+# (S25a: 68,252), the next step keeps a tile's last rows unpaced. Also read: a consumer waits on "empty" if its
+# storer has not drained the last tile's rows. For each pause, Nsight Compute at the base clock, W8 and cuBLAS at
+# 8192³ and 4096³ (ncu_base's steps took about 70 s each in S26a); then, here, `python3 scripts/gpu/tensor_idle.py
+# ncu_pauseP_S.txt 1.02` on the logs.
 # Pack: scripts/h200-2026-12-04/pack_s27c.sh 0 100 250; carry dist/pause0, dist/pause100, dist/pause250; sent with
 # results/ set aside. Correctness does not depend on the pause (it only delays a storer warp); call_s27a's checks
 # cover the pause-0 build.
@@ -17,9 +20,9 @@ env_line
 at=5
 for p in 0 100 250; do
   rm -rf "$W/new"; unpack "dist/pause$p/pack.tar.xz" "$W/new"; use_host "$W/new"
-  ncu_base "$at" 150 "ncu_pause${p}_4096" 'wgemm_bm128_bn256_bk64_s3_c2_x1$|nvjet' gemm_bf16 --variants W8 --size 4096
-  at=$((at + 130))
-  [ "$p" = 250 ] || continue
-  ncu_base "$at" 150 "ncu_pause${p}_8192" 'wgemm_bm128_bn256_bk64_s3_c2_x1$|nvjet' gemm_bf16 --variants W8 --size 8192
+  for size in 8192 4096; do
+    ncu_base "$at" 150 "ncu_pause${p}_$size" 'wgemm_bm128_bn256_bk64_s3_c2_x1$|nvjet' gemm_bf16 --variants W8 --size "$size"
+    at=$((at + 85))
+  done
 done
 date -u; save
