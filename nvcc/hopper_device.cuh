@@ -193,6 +193,16 @@ __device__ __forceinline__ void shared_store_u32(unsigned addr, unsigned v) {
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 
+// tma.rs `shared_store_relaxed_u32` and `shared_load_relaxed_u32`: a flag word other warps read while it is written.
+__device__ __forceinline__ void shared_store_relaxed_u32(unsigned addr, unsigned v) {
+    asm volatile("st.relaxed.cta.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned shared_load_relaxed_u32(unsigned addr) {
+    unsigned v;
+    asm volatile("ld.relaxed.cta.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
 // tensor.rs `shared_store2`: two floats to shared address `addr` (8-byte aligned) in one 64-bit store.
 __device__ __forceinline__ void shared_store2(unsigned addr, float x, float y) {
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(x), "f"(y) : "memory");

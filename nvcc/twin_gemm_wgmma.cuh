@@ -182,7 +182,8 @@ __device__ __forceinline__ void store_staged(const Problem<L>& p, float* c, unsi
                 for (unsigned row = 0; row < 16; ++row) {
                     const float4 v = hopper::shared_load4(buffer + row * C_STAGE_ROW_BYTES + lane * 16);
                     *reinterpret_cast<float4*>(c + (size_t(top + row) * n + col0 + lane * 4)) = v;
-                    if constexpr (C_STORE_PAUSE_NS > 0) __nanosleep(C_STORE_PAUSE_NS);
+                    if constexpr (C_STORE_PAUSE_NS > 0)
+                        if (hopper::shared_load_relaxed_u32(p.ring + L::C_LOADS_DONE) == 0) __nanosleep(C_STORE_PAUSE_NS);
                 }
                 hopper::warp_sync();
                 if (lane == 0) hopper::mbarrier_arrive(handoff + C_HANDOFF_EMPTY);
@@ -350,9 +351,11 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
     const unsigned warpgroup = t / WGEMM_WARPGROUP;
     if (warpgroup == 0) {
         hopper::setmaxnreg_dec<PRODUCER_REGS>();
-        if (t == 0)
+        if (t == 0) {
             p.produce(a_map, b_map);
-        else if constexpr (L::STAGES_C)
+            if constexpr (L::STAGES_C && C_STORE_PAUSE_NS > 0)
+                hopper::shared_store_relaxed_u32(p.ring + L::C_LOADS_DONE, 1);
+        } else if constexpr (L::STAGES_C)
             if (t >= 32) store_staged<L>(p, c, unsigned(n), t / 32 - 1, t % 32);
     } else {
         hopper::setmaxnreg_inc<REGS>();

@@ -57,8 +57,10 @@ struct Line {
     // aligned, on lines of shared tiles, one block a cluster, no more consumer warps than the storers serve, tile
     // rows that hold the staged chunks, and room under the opt-in limit.
     static constexpr unsigned C_STAGE_BASE = (STAGES * SLOT_BYTES + 8 * 2 * STAGES + 127) / 128 * 128;
-    // `c_handoff` and `c_stage`: each consumer warp's handoff (two mbarriers, two words), then its buffers.
-    static constexpr unsigned C_BUFFERS_BASE = (C_STAGE_BASE + CONSUMER_WARPS * C_HANDOFF_BYTES + 127) / 128 * 128;
+    // `c_handoff`, `c_loads_done` and `c_stage`: each consumer warp's handoff (two mbarriers, two words), the word
+    // the producer sets after its last load, then the buffers.
+    static constexpr unsigned C_LOADS_DONE = C_STAGE_BASE + CONSUMER_WARPS * C_HANDOFF_BYTES;
+    static constexpr unsigned C_BUFFERS_BASE = (C_LOADS_DONE + 4 + 127) / 128 * 128;
     static constexpr bool STAGES_C = !PING_PONG && CLUSTER == 1 &&
                                      CONSUMER_WARPS <= (WARPGROUP_WARPS - 1) * C_WARPS_PER_STORER &&
                                      BN % C_STAGE_COLS == 0 &&
@@ -206,6 +208,7 @@ struct Problem {
                     hopper::mbarrier_init(ring + L::c_handoff(w), 1);
                     hopper::mbarrier_init(ring + L::c_handoff(w) + C_HANDOFF_EMPTY, 1);
                 }
+            if constexpr (L::STAGES_C && C_STORE_PAUSE_NS > 0) hopper::shared_store_u32(ring + L::C_LOADS_DONE, 0);
             hopper::fence_barrier_init();
         }
         unsigned rank = 0;

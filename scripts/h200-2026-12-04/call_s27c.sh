@@ -3,11 +3,10 @@
 # The run page's "where the tensor pipe idles" reads S25a/S26a as: the staged rows leave in a burst that slows the
 # next tile's loads (the consumers' full-barrier wait 18.7% of W8's stall samples against W1's 3.7%), so W8 wins back
 # 2,812 of the 23,132 idle cycles writing C costs at 4096³. Here each storer warp pauses C_STORE_PAUSE_NS after each
-# row it stores (0, 100, 250 ns). The last tile's rows are paced too (48 rows a storer: about 48 x P more at the
-# kernel's end, nanosleep waking within twice P): about 2% of 4096³'s 228 µs at 100 ns, which blurs the gain sought
-# there, but 0.3% of 8192³'s 1.7 ms, where the read is clean. If 8192³'s idle cycles fall toward the no-C build's
-# (S25a: 68,252), the next step keeps a tile's last rows unpaced. Also read: a consumer waits on "empty" if its
-# storer has not drained the last tile's rows. For each pause, Nsight Compute at the base clock, W8 and cuBLAS at
+# row it stores (0, 100, 250 ns), until the producer has issued its last load (`c_loads_done`): the last tile's
+# rows leave unpaced, so the kernel's end waits out no pause. Also read: a consumer waits on "empty" if its
+# storer has not drained the previous tile's rows (48 rows a storer, nanosleep waking within twice P: up to 24 µs
+# at 250 ns, against a tile's 57 µs at 4096³ and 106 µs at 8192³). For each pause, Nsight Compute at the base clock, W8 and cuBLAS at
 # 8192³ and 4096³ (ncu_base's steps took about 70 s each in S26a); then, here, `python3 scripts/gpu/tensor_idle.py
 # ncu_pauseP_S.txt 1.02` on the logs.
 # Pack: scripts/h200-2026-12-04/pack_s27c.sh 0 100 250; carry dist/pause0, dist/pause100, dist/pause250; sent with

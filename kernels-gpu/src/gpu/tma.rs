@@ -217,6 +217,35 @@ pub unsafe fn shared_store_u32(addr: u32, v: u32) {
     }
 }
 
+/// Stores `v` to the shared word at `addr` as a relaxed atomic at CTA scope
+/// (`st.relaxed.cta.shared.u32`): for a flag other warps read while it is written, which gives no
+/// ordering to anything else.
+///
+/// # Safety
+/// `addr` is a 4-byte-aligned word of the block's shared memory that other threads access only
+/// through relaxed or stronger operations.
+#[inline(always)]
+pub unsafe fn shared_store_relaxed_u32(addr: u32, v: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("st.relaxed.cta.shared.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v,
+             options(nostack, preserves_flags))
+    }
+}
+
+/// Loads the shared word at `addr` as a relaxed atomic at CTA scope
+/// (`ld.relaxed.cta.shared.u32`), afresh at every call: [`shared_store_relaxed_u32`]'s reader.
+#[inline(always)]
+pub fn shared_load_relaxed_u32(addr: u32) -> u32 {
+    let v: u32;
+    // SAFETY: reads a word of this block's shared memory; the callers pass addresses inside it.
+    unsafe {
+        asm!("ld.relaxed.cta.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr,
+             options(nostack, preserves_flags))
+    }
+    v
+}
+
 /// Waits at named barrier `ID` until `THREADS` threads have reached it, by this call or by
 /// [`named_barrier_arrive`] (`barrier.sync.aligned ID, THREADS`).
 ///

@@ -37,8 +37,9 @@ pub const C_HANDOFF_DONE: u32 = u32::MAX;
 /// warpgroup's three idle warps, a line staging C has at most three times this many.
 pub const C_WARPS_PER_STORER: u32 = 3;
 /// Nanoseconds a storer warp pauses after each staged row it stores (`store_staged`), so that a
-/// tile's staged rows leave over the next tile's K loop instead of in one burst beside its loads;
-/// 0 pauses nowhere and compiles to no instruction. An experiment's setting, not yet timed: a
+/// tile's staged rows leave over the next tile's K loop instead of in one burst beside its loads,
+/// until the producer has issued its last load ([`WgemmVariant::c_loads_done`]); 0 pauses
+/// nowhere and compiles to no instruction. An experiment's setting, not yet timed: a
 /// burst of stores slows the loads that follow it (the H200 run page of 2026-12-04, "where the
 /// tensor pipe idles").
 pub const C_STORE_PAUSE_NS: u32 = 0;
@@ -56,10 +57,17 @@ impl WgemmVariant {
     pub const fn c_handoff(&self, warp: u32) -> u32 {
         self.c_stage_base() + warp * C_HANDOFF_BYTES
     }
+    /// Offset of the word the producer sets once it has issued its last load, after every
+    /// warp's handoff: from then on the storer warps store without pausing
+    /// ([`C_STORE_PAUSE_NS`]), so that the last tiles' rows do not wait out pauses once no load
+    /// is left to spare. Written and read only where the pause is set.
+    pub const fn c_loads_done(&self) -> u32 {
+        self.c_handoff(self.consumer_warps())
+    }
     /// Offset of buffer `buffer` of consumer warp `warp`'s staging of C (rows of
-    /// [`C_STAGE_ROW_BYTES`]), after every warp's handoff.
+    /// [`C_STAGE_ROW_BYTES`]), after every warp's handoff and the loads-done word.
     pub const fn c_stage(&self, warp: u32, buffer: u32) -> u32 {
-        (self.c_stage_base() + self.consumer_warps() * C_HANDOFF_BYTES).next_multiple_of(128)
+        (self.c_loads_done() + 4).next_multiple_of(128)
             + (warp * C_STAGE_BUFFERS + buffer) * C_STAGE_BUFFER_BYTES
     }
     /// Whether the consumers hand part of C to the producer warpgroup's idle warps through
@@ -101,6 +109,13 @@ mod tests {
             assert_eq!(v.c_handoff(w) % 8, 0);
             assert!(v.c_handoff(w) + C_HANDOFF_BYTES <= first);
         }
+        // The loads-done word after the last handoff, a whole word before the buffers.
+        assert_eq!(
+            v.c_loads_done(),
+            v.c_handoff(v.consumer_warps() - 1) + C_HANDOFF_BYTES
+        );
+        assert_eq!(v.c_loads_done() % 4, 0);
+        assert!(v.c_loads_done() + 4 <= first);
         assert_eq!(first % 128, 0);
         // Buffers in order, each a whole buffer past the last (none overlap), every row
         // 16-byte aligned for the storers' 16-byte loads.

@@ -151,7 +151,9 @@ pub(crate) unsafe fn store_staged(p: &RingProblem, out: &Output, storer: u32, la
                         // SAFETY: the row's 128 columns lie inside C, 16-byte aligned (the
                         // contract); this warp alone stores them.
                         unsafe { gpu::store_global4(out.c, at, v) };
-                        if C_STORE_PAUSE_NS > 0 {
+                        if C_STORE_PAUSE_NS > 0
+                            && gpu::shared_load_relaxed_u32(p.ring + line.c_loads_done()) == 0
+                        {
                             gpu::nanosleep(C_STORE_PAUSE_NS);
                         }
                         row += 1;

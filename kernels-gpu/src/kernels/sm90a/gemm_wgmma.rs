@@ -17,6 +17,7 @@ use crate::kernels::sm90a::c_handoff;
 use crate::kernels::sm90a::pair_stores::{store_pairs, thread_rows};
 use crate::kernels::sm90a::split_k::WarpPart;
 use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, SplitScratch, Unit};
+use crate::sections::c_staging::C_STORE_PAUSE_NS;
 use crate::sections::gemm_wgmma::{
     a_descriptor, b_descriptor, RingMma, WgemmVariant, PRODUCER_REGS,
 };
@@ -68,6 +69,11 @@ pub unsafe fn gemm_wgmma<
         if t == 0 {
             // SAFETY: the caller's contract on the maps; the barriers were initialized above.
             unsafe { p.produce(a_map, b_map) };
+            if line.stages_c() && C_STORE_PAUSE_NS > 0 {
+                // SAFETY: the loads-done word (`c_loads_done`), which the storer warps read
+                // relaxed as well: no load is left, so they stop pausing.
+                unsafe { gpu::shared_store_relaxed_u32(p.ring + line.c_loads_done(), 1) };
+            }
         } else if line.stages_c() && t >= 32 {
             // SAFETY: warps 1..4 of the producer warpgroup, each whole; the handoffs were
             // initialized above and every consumer warp ends its walk with one marked done.

@@ -10,9 +10,10 @@
 
 use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
+use crate::sections::c_staging::{C_HANDOFF_EMPTY, C_STORE_PAUSE_NS};
+use crate::sections::gemm_wgmma::WgemmVariant;
 use crate::sections::wgemm_tail::{StreamTail, TAIL_PIECES};
 use crate::sections::wgemm_walk::{ring_after, walk_tile, KSplit};
-use crate::sections::{c_staging::C_HANDOFF_EMPTY, gemm_wgmma::WgemmVariant};
 use crate::shapes::tma_slot::{B_BOX_COLS, SWIZZLE_ATOM, SWIZZLE_BYTES, WGEMM_BK};
 use crate::variants::WgemmArgs;
 
@@ -226,6 +227,11 @@ impl RingProblem {
                         gpu::mbarrier_init(handoff + C_HANDOFF_EMPTY, 1);
                     }
                     w += 1;
+                }
+                if C_STORE_PAUSE_NS > 0 {
+                    // SAFETY: inside the dynamic shared memory, a word after the handoffs
+                    // (`c_loads_done`), this thread's alone until the barrier below.
+                    unsafe { gpu::shared_store_u32(ring + line.c_loads_done(), 0) };
                 }
             }
             gpu::fence_barrier_init();
