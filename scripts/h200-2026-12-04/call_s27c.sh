@@ -6,12 +6,12 @@
 # row it stores (0, 100, 250 ns), until the producer has issued its last load (`c_loads_done`): the last tile's
 # rows leave unpaced, so the kernel's end waits out no pause. Also read: a consumer waits on "empty" if its
 # storer has not drained the previous tile's rows (48 rows a storer, nanosleep waking within twice P: up to 24 µs
-# at 250 ns, against a tile's 57 µs at 4096³ and 106 µs at 8192³). For each pause, Nsight Compute at the base clock, W8 and cuBLAS at
-# 8192³ and 4096³ (ncu_base's steps took about 70 s each in S26a); then, here, `python3 scripts/gpu/tensor_idle.py
-# ncu_pauseP_S.txt 1.02` on the logs.
+# at 250 ns, against a tile's 57 µs at 4096³ and 106 µs at 8192³). For each pause, Nsight Compute at the base
+# clock, W8 and cuBLAS at 8192³ and 4096³ (ncu_base's steps took about 70 s each in S26a); then, here,
+# `python3 scripts/gpu/tensor_idle.py ncu_pauseP_S.txt 1.02` on the logs. Each profile's host run checks every
+# element of C, so a paced build is checked as it is timed.
 # Pack: scripts/h200-2026-12-04/pack_s27c.sh 0 100 250; carry dist/pause0, dist/pause100, dist/pause250; sent with
-# results/ set aside. Correctness does not depend on the pause (it only delays a storer warp); call_s27a's checks
-# cover the pause-0 build.
+# results/ set aside. The pause only delays a storer warp; call_s27a's checks cover the pause-0 build.
 set -u
 CALL=call_s27c; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh
