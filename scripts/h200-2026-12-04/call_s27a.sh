@@ -4,8 +4,9 @@
 # no spills; every other entry byte-identical): W8 is checked and timed again before its figures are quoted.
 # (1) wgemm_gpu: every line at the awkward sizes, split-K and streamed tails, the same bits every launch;
 # (2) Nsight Compute at the base clock, W8 and cuBLAS at 4096³ and 8192³ (S26a: 297,422 vs 291,975 and
-#     2,170,252 vs 2,248,432 cycles). Then call_s27b.sh, on the same pack: the run to commit. Each call stays
-#     within the 600 s a command may run.
+#     2,170,252 vs 2,248,432 cycles). Then, in a second call on the same pack, the run to commit (`host all` and
+#     the JIT's report, as S26c): sed -e 's/call_s26c/call_s27b/' -e 's|dist/s26c|dist/s27a|'
+#     scripts/h200-2026-12-04/call_s26c.sh | bash. Each call stays within the 600 s a command may run.
 # Pack: scripts/gpu/pack.sh s27a --tests wgemm_gpu --twin; sent with results/ set aside.
 set -u
 CALL=call_s27a; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
