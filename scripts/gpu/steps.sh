@@ -47,7 +47,8 @@ host_all() {
 }
 # ncu_base DEADLINE TIMEOUT NAME KERNELS HOST_ARGS...: Nsight Compute at the base clock on the new pack's host, the
 #   first two kernels matching the regex KERNELS (ours and cuBLAS's nvjet), into $O/NAME.{log,txt,_sass.csv}; prints
-#   cycles, clock, tensor pipe and stall reasons, then the SASS lines with the most stall samples.
+#   cycles, clock, tensor pipe and stall reasons, the SASS lines with the most stall samples, then each kernel's
+#   tensor-busy and idle cycles and the idle cycles 1.02 per clock against cuBLAS's kernel allows.
 ncu_base() {
   local d=$1 t=$2 n=$3 k=$4; shift 4
   local NCU; NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
@@ -59,5 +60,6 @@ ncu_base() {
   "$NCU" -i "$O/$n.ncu-rep" --page source --csv --print-source sass -k "regex:wgemm" > "$O/${n}_sass.csv" 2>&1
   grep -E "^  [a-z_]|Elapsed Cycles|SM Frequency|Tensor Cycles Active  |Executed Instructions  |Stall (Barrier|Wait|Long|GMMA|MIO|Branch)" "$O/$n.txt" | head -40
   python3 scripts/gpu/ncu_stalls.py "$O/${n}_sass.csv" 20
+  python3 scripts/gpu/tensor_idle.py "$O/$n.txt" 1.02
   rm -f "$O/$n.ncu-rep"; save
 }
