@@ -61,6 +61,8 @@ pub fn statistics_at<const N: usize>(
     let samples: Vec<&[f64]> = figures.iter().map(|f| f.samples_ms).collect();
     let medians = resampled_medians(&samples, RESAMPLES, SEED);
     let mut replicates: [Vec<f64>; N] = std::array::from_fn(|_| Vec::with_capacity(RESAMPLES));
+    // Row i of the medians is resample i of every figure. Indexed rather than `chunks_exact`,
+    // which refuses rows of no figures: a statistic over none still gets its replicates.
     let k = figures.len();
     for i in 0..RESAMPLES {
         let row = &medians[i * k..(i + 1) * k];
