@@ -202,7 +202,9 @@ pub fn globaltimer() -> u64 {
 }
 
 /// Suspends the calling warp for about `ns` nanoseconds (`nanosleep.u32`; the hardware wakes it
-/// anywhere from no time to twice that), leaving its issue slots to the SM's other warps.
+/// anywhere from no time to twice that), leaving its issue slots to the SM's other warps. Only
+/// an sm_90a kernel (W8's storer warps) waits so.
+#[cfg(lab_sm90a)]
 #[inline(always)]
 pub fn nanosleep(ns: u32) {
     // SAFETY: only delays the warp; touches no memory and no register of the caller.

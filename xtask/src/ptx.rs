@@ -95,7 +95,7 @@ impl PtxBuild {
     }
 
     /// The sm_90a build: PTX ISA 8.0 (wgmma's) and `--cfg lab_sm90a`, which compiles the
-    /// wgmma entries in (see kernels-gpu/src/lib.rs).
+    /// sm_90a lines' entries in and every other entry out (kernels-gpu's `kernel_entry!`).
     pub fn hopper(workspace: &Path) -> Self {
         let mut build = Self::new(workspace, HOPPER_ARCH);
         build.extra_rustc_args = ["-Ctarget-feature=+ptx80", "--cfg", "lab_sm90a"]

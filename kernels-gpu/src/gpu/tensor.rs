@@ -147,7 +147,9 @@ pub unsafe fn shared_store4(addr: u32, v: [u32; 4]) {
 /// Writes two floats to shared address `addr` (8-byte aligned) with one 64-bit store.
 ///
 /// # Safety
-/// `addr` must lie in the block's shared memory, 8-byte aligned.
+/// `addr` must lie in the block's shared memory, 8-byte aligned. Only an sm_90a kernel (W8's
+/// staging of C) stores pairs so.
+#[cfg(lab_sm90a)]
 #[inline(always)]
 pub unsafe fn shared_store2(addr: u32, v: [f32; 2]) {
     // SAFETY: the caller's contract.

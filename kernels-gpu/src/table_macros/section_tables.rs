@@ -45,8 +45,7 @@ macro_rules! smem_copy_table {
         $( kernel_entry!(concat!("cp_async_copy_t", $t, "_b", $b, "_s", $s),
                          ($params, $args) $plist,
                          crate::kernels::smem_copy::cp_async_copy::<$t, { $b / 512 }, $s>); )*
-        $( #[cfg(lab_sm90a)]
-           kernel_entry!(concat!("tma_copy_t", $tt, "_b", $tb, "_s", $ts),
+        $( kernel_entry!(sm90a: concat!("tma_copy_t", $tt, "_b", $tb, "_s", $ts),
                          ($params, $args) $plist,
                          crate::kernels::sm90a::tma_copy::tma_copy::<$tt, $tb, $ts>); )*
     };
@@ -109,8 +108,7 @@ macro_rules! wgmma_table {
         }; )*
         const _: () = assert!(wgmma_lines_unique(WGMMA_BF16),
             "wgmma_bf16: two lines share N and groups");
-        $( #[cfg(lab_sm90a)]
-           kernel_entry!(concat!("wgmma_bf16_n", $n, "_g", $g),
+        $( kernel_entry!(sm90a: concat!("wgmma_bf16_n", $n, "_g", $g),
                          ($params, $args) $plist,
                          crate::kernels::sm90a::wgmma::wgmma_bf16::<{ $n / 2 }, $g>); )*
     };
@@ -194,11 +192,9 @@ macro_rules! wgemm_table {
         }; )*
         const _: () = assert!(wgemm_lines_unique(WGEMM),
             "gemm_wgmma: two lines share a label or an entry");
-        $( #[cfg(lab_sm90a)]
-           kernel_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
+        $( kernel_entry!(sm90a: ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
                          ring_kernel!($fam, $bm, $bn, $s, $c, $x)); )*
-        $( #[cfg(lab_sm90a)]
-           traced_entry!(ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
+        $( traced_entry!(sm90a: ring_entry!($fam, $bm, $bn, $s, $c, $x), ($params, $args) $plist,
                          ring_kernel!($fam, $bm, $bn, $s, $c, $x)); )*
     };
 }

@@ -55,10 +55,16 @@ macro_rules! kernel_params {
 }
 
 /// One nvptx64 kernel entry named `$name` with the family's parameter list, handing `$kernel`
-/// the family's argument struct built from the parameters by name.
+/// the family's argument struct built from the parameters by name. An entry belongs to one of
+/// the two PTX builds (xtask/src/ptx.rs): the plain one by default, the sm_90a one (`--cfg
+/// lab_sm90a`) when the line starts `sm90a:`. Each build compiles only its own entries: the
+/// sm_90a module keeps its few entries alone, and compiling the plain ones there as well made
+/// that build several times longer for code it threw away.
 macro_rules! kernel_entry {
-    ($name:expr, ($params:ident, $args:ident) ( $( $p:ident : $t:ty ),* $(,)? ), $($kernel:tt)+) => {
-        #[cfg(target_arch = "nvptx64")]
+    (sm90a: $($line:tt)+) => { kernel_entry!(@build (lab_sm90a) $($line)+); };
+    (@build ($($build:tt)+) $name:expr, ($params:ident, $args:ident)
+     ( $( $p:ident : $t:ty ),* $(,)? ), $($kernel:tt)+) => {
+        #[cfg(all(target_arch = "nvptx64", $($build)+))]
         const _: () = {
             #[export_name = $name]
             unsafe extern "ptx-kernel" fn entry( $( $p: $t ),* ) {
@@ -68,16 +74,19 @@ macro_rules! kernel_entry {
             }
         };
     };
+    ($($line:tt)+) => { kernel_entry!(@build (not(lab_sm90a)) $($line)+); };
 }
 
 /// The traced twin of a GEMM line's entry `$name`, named `$name` + `_traced`
 /// (`sections/block_trace.rs`' `TRACED_SUFFIX`, which the lines' `traced_entry()` and
 /// kernels-gpu's tests hold to this literal): the entry's parameters and kernel function between
 /// the block trace's start and end stamps (`kernels/block_trace.rs`). xtask gives it the entry's
-/// launch bounds and register cap.
+/// launch bounds and register cap. In the build its timed entry is in, as `kernel_entry!`.
 macro_rules! traced_entry {
-    ($name:expr, ($params:ident, $args:ident) ( $( $p:ident : $t:ty ),* $(,)? ), $($kernel:tt)+) => {
-        #[cfg(target_arch = "nvptx64")]
+    (sm90a: $($line:tt)+) => { traced_entry!(@build (lab_sm90a) $($line)+); };
+    (@build ($($build:tt)+) $name:expr, ($params:ident, $args:ident)
+     ( $( $p:ident : $t:ty ),* $(,)? ), $($kernel:tt)+) => {
+        #[cfg(all(target_arch = "nvptx64", $($build)+))]
         const _: () = {
             #[export_name = concat!($name, "_traced")]
             unsafe extern "ptx-kernel" fn entry( $( $p: $t ),* ) {
@@ -91,6 +100,7 @@ macro_rules! traced_entry {
             }
         };
     };
+    ($($line:tt)+) => { traced_entry!(@build (not(lab_sm90a)) $($line)+); };
 }
 
 /// A GEMM line's two entries: `kernel_entry!`'s, timed, and `traced_entry!`'s twin beside it.
