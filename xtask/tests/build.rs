@@ -96,6 +96,23 @@ fn ptx_has_exactly_the_table_entries() {
     );
 }
 
+/// The sm_90a build compiles the sm_90a lines' entries and no other (`kernel_entry!(sm90a: ..)`),
+/// and the plain build none of them.
+#[test]
+fn each_build_compiles_only_its_own_entries() {
+    let mut got = ptx::entries(hopper_ptx());
+    let mut want: Vec<String> = hopper::hopper_entries().map(String::from).collect();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want);
+    let plain = ptx::entries(plain_ptx());
+    let stray: Vec<_> = want.iter().filter(|e| plain.contains(e)).collect();
+    assert!(
+        stray.is_empty(),
+        "sm_90a entries in the plain build: {stray:?}"
+    );
+}
+
 #[test]
 fn launch_bounds_come_from_the_table() {
     let main = ptx::with_launch_bounds(plain_ptx()).unwrap();
