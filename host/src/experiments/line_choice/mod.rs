@@ -13,8 +13,9 @@
 //!    wave, a partial last wave and the edge tiles' waste alike. Lines are ranked by SM
 //!    efficiency, then by the tile's arithmetic intensity (BM·BN/(BM+BN): operands reused),
 //!    then by blocks/SM (latency hidden), then by table order; the first [`KEEP_PER_KIND`] of
-//!    each kind of kernel make the short list (kinds are not ranked against each other: their
-//!    per-SM throughput differs, which the table does not say).
+//!    each kind of kernel make the short list, and any line tied with the last of them on all
+//!    three figures (kinds are not ranked against each other: their per-SM throughput differs,
+//!    which the table does not say; nor are tied lines, which only table order would part).
 //! 3. **A short timing** ([`decide`]) of the short list, few samples each, the lines' samples
 //!    interleaved (`together.rs`), then every element of one launch of each checked, picks the
 //!    fastest line that passed; the caller then times it again, interleaved with cuBLAS, and
@@ -240,7 +241,7 @@ pub fn assess(
 
 /// The heuristic: every candidate placed, those that cannot run excluded with why, each kind
 /// ranked (SM efficiency, then intensity, then blocks/SM, then candidate order) and its first
-/// [`KEEP_PER_KIND`] kept.
+/// [`KEEP_PER_KIND`] kept, with every line tied with the last of them.
 pub fn short_list(
     dims: GemmDims,
     candidates: &[Candidate],
@@ -274,7 +275,14 @@ pub fn short_list(
             .collect();
         // A stable sort: equal lines keep the candidates' (the table's) order.
         of_kind.sort_by(rank);
-        kept.extend(of_kind.into_iter().take(KEEP_PER_KIND));
+        // The cut never falls inside a tie: lines equal to the last kept one on every ranked
+        // figure are kept with it, as table order is no measurement (at 4096³ W8, W1 with the
+        // storer warps, stood behind W1 and W5 on the same tile and was never timed).
+        let mut keep = of_kind.len().min(KEEP_PER_KIND);
+        while keep > 0 && keep < of_kind.len() && rank(&of_kind[keep - 1], &of_kind[keep]).is_eq() {
+            keep += 1;
+        }
+        kept.extend(of_kind.into_iter().take(keep));
     }
     let best = kept.iter().min_by(|a, b| rank(a, b));
     let branch = match best {

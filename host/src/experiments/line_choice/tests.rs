@@ -228,13 +228,53 @@ fn the_ring_mma_sync_lines_do_not_take_the_wgmma_lines_places() {
         ring("mt2", LineKind::RingSync, (128, 128)),
     ];
     assert_eq!(labels(&list(dims, &c)), ["w1", "w2", "mt1", "mt2"]);
-    // Under one kind they would share three places: the second mma.sync line would lose its
-    // place (and, with one more line of W1's tile, the second wgmma line would).
-    let one = c.map(|x| Candidate {
+    // Under one kind they would share three places: with one more line of W1's tile, both
+    // 128x128 lines would lose theirs.
+    let one = [
+        c[0].clone(),
+        c[2].clone(),
+        ring("w1b", LineKind::Ring, (128, 256)),
+        c[1].clone(),
+        c[3].clone(),
+    ]
+    .map(|x| Candidate {
         kind: LineKind::Ring,
         ..x
     });
-    assert_eq!(labels(&list(dims, &one)), ["w1", "mt1", "w2"]);
+    assert_eq!(labels(&list(dims, &one)), ["w1", "mt1", "w1b"]);
+}
+
+#[test]
+fn the_cut_never_falls_inside_a_tie() {
+    // 4096³: four persistent lines of one tile tie on every ranked figure (as W1, W5 and W8
+    // did, behind a line whose streamed last wave ranks it first): table order would keep two
+    // of them and drop the rest untimed, so all are kept. A line of a smaller tile after them is
+    // not tied and stays off.
+    let dims = GemmDims::square(4096);
+    let ring = |label, tile| Candidate {
+        persistent: true,
+        ..line(label, LineKind::Ring, tile, BIG_SMEM)
+    };
+    let c = [
+        ring("w1", (128, 256)),
+        ring("w5", (128, 256)),
+        ring("w8", (128, 256)),
+        ring("w9", (128, 256)),
+        ring("w2", (128, 128)),
+    ];
+    let l = list(dims, &c);
+    assert_eq!(labels(&l), ["w1", "w5", "w8", "w9"]);
+    // Without a tie at the cut the list stays at three.
+    let l = list(
+        dims,
+        &[
+            c[0].clone(),
+            c[1].clone(),
+            c[4].clone(),
+            ring("w7", (64, 64)),
+        ],
+    );
+    assert_eq!(labels(&l), ["w1", "w5", "w2"]);
 }
 
 #[test]
