@@ -13,9 +13,10 @@
 //!    wave, a partial last wave and the edge tiles' waste alike. Lines are ranked by SM
 //!    efficiency, then by the tile's arithmetic intensity (BM·BN/(BM+BN): operands reused),
 //!    then by blocks/SM (latency hidden), then by table order; the first [`KEEP_PER_KIND`] of
-//!    each kind of kernel make the short list, and any line tied with the last of them on all
-//!    three figures (kinds are not ranked against each other: their per-SM throughput differs,
-//!    which the table does not say; nor are tied lines, which only table order would part).
+//!    each kind of kernel make the short list, with any line tied with the last of them on all
+//!    three figures and any line within [`EFFICIENCY_TIE`] of the kind's best efficiency (kinds
+//!    are not ranked against each other: their per-SM throughput differs, which the table does
+//!    not say; nor are lines the figures cannot part).
 //! 3. **A short timing** ([`decide`]) of the short list, few samples each, the lines' samples
 //!    interleaved (`together.rs`), then every element of one launch of each checked, picks the
 //!    fastest line that passed; the caller then times it again, interleaved with cuBLAS, and
@@ -41,6 +42,15 @@ use crate::table::percent;
 /// of equal reuse (R3 before R4) kept R4 off a list of two, though it was the fastest line
 /// (session 17's S17d): lines the table cannot tell apart are for the timing to tell.
 pub const KEEP_PER_KIND: usize = 3;
+
+/// Every line whose SM efficiency is within this fraction of its kind's best is timed, however
+/// many that makes. The efficiency counts a partial wave's idle SMs and nothing of what a tile
+/// costs on its SM, so a difference this small is for the timing to tell: it is within what a
+/// tail's own costs move (a streamed tail against the same tail dealt whole: 0.99-1.04 in S20b),
+/// and a tile's reuse can outweigh it (W1 led W2 by 12% at 8192³ BF16, S18d). Without it, at
+/// 16384³ BF16 the 128x256 lines (98.5%: eight tiles in the last of 63 waves) stood behind
+/// lines whose streamed tails reached 100%, and were never timed.
+pub const EFFICIENCY_TIE: f64 = 0.02;
 
 /// Samples each short-listed line is timed for.
 pub const SHORT_SAMPLES: u32 = 3;
@@ -240,8 +250,8 @@ pub fn assess(
 }
 
 /// The heuristic: every candidate placed, those that cannot run excluded with why, each kind
-/// ranked (SM efficiency, then intensity, then blocks/SM, then candidate order) and its first
-/// [`KEEP_PER_KIND`] kept, with every line tied with the last of them.
+/// ranked ([`rank`], then candidate order) and its first [`KEEP_PER_KIND`] kept, with every line
+/// tied with the last of them and every line within [`EFFICIENCY_TIE`] of the kind's best.
 pub fn short_list(
     dims: GemmDims,
     candidates: &[Candidate],
@@ -256,11 +266,6 @@ pub fn short_list(
             Err(why) => excluded.push((c.label, why)),
         }
     }
-    let rank = |a: &Assessed, b: &Assessed| {
-        (b.sm_efficiency.total_cmp(&a.sm_efficiency))
-            .then(b.intensity().total_cmp(&a.intensity()))
-            .then(b.blocks_per_sm.cmp(&a.blocks_per_sm))
-    };
     let mut kinds: Vec<LineKind> = Vec::new();
     for a in &placed {
         if !kinds.contains(&a.kind) {
@@ -277,9 +282,15 @@ pub fn short_list(
         of_kind.sort_by(rank);
         // The cut never falls inside a tie: lines equal to the last kept one on every ranked
         // figure are kept with it, as table order is no measurement (at 4096³ W8, W1 with the
-        // storer warps, stood behind W1 and W5 on the same tile and was never timed).
+        // storer warps, stood behind W1 and W5 on the same tile and was never timed). Nor does
+        // it fall within EFFICIENCY_TIE of the kind's best.
+        let top = of_kind.first().map_or(0.0, |a| a.sm_efficiency);
         let mut keep = of_kind.len().min(KEEP_PER_KIND);
-        while keep > 0 && keep < of_kind.len() && rank(&of_kind[keep - 1], &of_kind[keep]).is_eq() {
+        while keep > 0
+            && keep < of_kind.len()
+            && (rank(&of_kind[keep - 1], &of_kind[keep]).is_eq()
+                || of_kind[keep].sm_efficiency >= top * (1.0 - EFFICIENCY_TIE))
+        {
             keep += 1;
         }
         kept.extend(of_kind.into_iter().take(keep));
@@ -296,6 +307,14 @@ pub fn short_list(
         kept,
         excluded,
     }
+}
+
+/// The heuristic's order (`Less`: `a` first): SM efficiency, then the tile's reuse, then
+/// blocks/SM.
+fn rank(a: &Assessed, b: &Assessed) -> std::cmp::Ordering {
+    (b.sm_efficiency.total_cmp(&a.sm_efficiency))
+        .then(b.intensity().total_cmp(&a.intensity()))
+        .then(b.blocks_per_sm.cmp(&a.blocks_per_sm))
 }
 
 /// A short-listed line's short timing: its median GFLOP/s and whether every element passed.

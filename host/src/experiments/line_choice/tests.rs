@@ -211,10 +211,12 @@ fn a_line_that_streams_its_last_wave_counts_its_busiest_run() {
 #[test]
 fn the_ring_mma_sync_lines_do_not_take_the_wgmma_lines_places() {
     // The same tile in both MMAs ranks alike by the table; as kinds of their own, the wgmma
-    // kind keeps its best and the mma.sync ring lines are timed beside them.
+    // kind keeps its best and the mma.sync ring lines are timed beside them. At 1536x2048,
+    // 384 tiles of 128x64 fill their last wave to 97.0%, 96 of 128x256 keep 96 of 132 SMs
+    // busy (72.7%), beyond EFFICIENCY_TIE.
     let dims = GemmDims {
-        m: 2048,
-        n: 8192,
+        m: 1536,
+        n: 2048,
         k: 1024,
     };
     let ring = |label, kind, tile| Candidate {
@@ -223,63 +225,64 @@ fn the_ring_mma_sync_lines_do_not_take_the_wgmma_lines_places() {
     };
     let c = [
         ring("w1", LineKind::Ring, (128, 256)),
-        ring("w2", LineKind::Ring, (128, 128)),
+        ring("w4", LineKind::Ring, (128, 64)),
         ring("mt1", LineKind::RingSync, (128, 256)),
-        ring("mt2", LineKind::RingSync, (128, 128)),
+        ring("mt4", LineKind::RingSync, (128, 64)),
     ];
-    assert_eq!(labels(&list(dims, &c)), ["w1", "w2", "mt1", "mt2"]);
-    // Under one kind they would share three places: with one more line of W1's tile, both
-    // 128x128 lines would lose theirs.
+    assert_eq!(labels(&list(dims, &c)), ["w4", "w1", "mt4", "mt1"]);
+    // Under one kind they would share three places: with one more line of W4's tile, both
+    // 128x256 lines would lose theirs.
     let one = [
-        c[0].clone(),
-        c[2].clone(),
-        ring("w1b", LineKind::Ring, (128, 256)),
         c[1].clone(),
         c[3].clone(),
+        ring("w4b", LineKind::Ring, (128, 64)),
+        c[0].clone(),
+        c[2].clone(),
     ]
     .map(|x| Candidate {
         kind: LineKind::Ring,
         ..x
     });
-    assert_eq!(labels(&list(dims, &one)), ["w1", "mt1", "w1b"]);
+    assert_eq!(labels(&list(dims, &one)), ["w4", "mt4", "w4b"]);
 }
 
 #[test]
 fn the_cut_never_falls_inside_a_tie() {
-    // 4096³: four persistent lines of one tile tie on every ranked figure (as W1, W5 and W8
-    // did, behind a line whose streamed last wave ranks it first): table order would keep two
-    // of them and drop the rest untimed, so all are kept. A line of a smaller tile after them is
-    // not tied and stays off.
+    // 4096³, as the table's lines stood: a 128x64 line's streamed last wave reaches 100% and
+    // ranks first; four lines of 128x256 (97.0%, beyond EFFICIENCY_TIE) tie on every ranked
+    // figure behind it, as W1, W5 and W8 did. Table order would keep two of them and leave the
+    // rest untimed, so all four are kept; a 128x128 line after them is not tied and stays off.
     let dims = GemmDims::square(4096);
-    let ring = |label, tile| Candidate {
+    let ring = |label, tile, streamed| Candidate {
         persistent: true,
+        streamed,
         ..line(label, LineKind::Ring, tile, BIG_SMEM)
     };
+    let tail = Some(StreamTail::of(2048, 64, SMS));
     let c = [
-        ring("w1", (128, 256)),
-        ring("w5", (128, 256)),
-        ring("w8", (128, 256)),
-        ring("w9", (128, 256)),
-        ring("w2", (128, 128)),
+        ring("w1", (128, 256), None),
+        ring("w4", (128, 64), tail),
+        ring("w5", (128, 256), None),
+        ring("w8", (128, 256), None),
+        ring("w9", (128, 256), None),
+        ring("w2", (128, 128), None),
     ];
     let l = list(dims, &c);
-    assert_eq!(labels(&l), ["w1", "w5", "w8", "w9"]);
+    assert_eq!(labels(&l), ["w4", "w1", "w5", "w8", "w9"]);
     // Without a tie at the cut the list stays at three.
     let l = list(
         dims,
-        &[
-            c[0].clone(),
-            c[1].clone(),
-            c[4].clone(),
-            ring("w7", (64, 64)),
-        ],
+        &[c[0].clone(), c[1].clone(), c[2].clone(), c[5].clone()],
     );
-    assert_eq!(labels(&l), ["w1", "w5", "w2"]);
+    assert_eq!(labels(&l), ["w4", "w1", "w5"]);
 }
 
 #[test]
 fn each_kind_keeps_its_own_best_three() {
-    let dims = GemmDims::square(4096);
+    // 1024³ at one block per SM: 256 tiles of 64x64 and 512 of 64x32 fill their last waves
+    // alike (SM efficiency 97.0%), 64 of 128x128 leave SMs idle (48.5%), 32 of 256x128 more
+    // (24.2%), beyond EFFICIENCY_TIE of the best: the three best are kept, the fourth is not.
+    let dims = GemmDims::square(1024);
     let c = [
         line("m1", LineKind::MmaSync, (128, 128), BIG_SMEM),
         line("m2", LineKind::MmaSync, (64, 64), BIG_SMEM),
@@ -292,22 +295,62 @@ fn each_kind_keeps_its_own_best_three() {
     ];
     let l = list(dims, &c);
     assert_eq!(l.kept.len(), KEEP_PER_KIND + 1);
-    assert_eq!(
-        l.kept
-            .iter()
-            .filter(|a| a.kind == LineKind::MmaSync)
-            .count(),
-        3
-    );
-    // At 4096³ the 64x32 tiles' last wave is the fullest (8192 tiles: SM efficiency 98.5%
-    // against 97.0%), so it ranks first; the others tie and reuse ranks them: 64x64 is left off.
-    assert_eq!(labels(&l), ["m4", "m3", "m1", "r1"]);
+    assert_eq!(labels(&l), ["m2", "m4", "m1", "r1"]);
     let ring = l.kept.iter().find(|a| a.kind == LineKind::Ring).unwrap();
-    // Persistent: one block per SM, 512 tiles over 132 blocks.
+    // Persistent: one block per SM, 32 tiles over 32 blocks.
     assert_eq!(
         (ring.waves.tiles, ring.waves.slots, ring.blocks_per_sm),
-        (512, 132, 1)
+        (32, 32, 1)
     );
+}
+
+#[test]
+fn every_line_near_the_best_efficiency_is_timed() {
+    // 4096³: the 64x32 tiles' last wave is the fullest (8192 tiles: SM efficiency 98.5%), the
+    // other three tiles' 97.0%, within EFFICIENCY_TIE of it: all four are timed, where three
+    // places alone would leave the 64x64 line off.
+    let dims = GemmDims::square(4096);
+    let c = [
+        line("m1", LineKind::MmaSync, (128, 128), BIG_SMEM),
+        line("m2", LineKind::MmaSync, (64, 64), BIG_SMEM),
+        line("m3", LineKind::MmaSync, (256, 128), BIG_SMEM),
+        line("m4", LineKind::MmaSync, (64, 32), BIG_SMEM),
+    ];
+    assert_eq!(labels(&list(dims, &c)), ["m4", "m3", "m1", "m2"]);
+    // 16384³ on 132 SMs: 8192 tiles of 128x256 leave eight in the last of 63 waves (98.5%);
+    // lines of 128x128 with their last wave streamed reach 100% and rank first. The larger
+    // tile, within the band, is timed beside them.
+    let dims = GemmDims::square(16384);
+    let ring = |label, tile, streamed| Candidate {
+        persistent: true,
+        streamed,
+        ..line(label, LineKind::Ring, tile, BIG_SMEM)
+    };
+    let tail = Some(StreamTail::of(16384, 256, SMS));
+    let c = [
+        ring("s1", (128, 128), tail),
+        ring("s2", (128, 128), tail),
+        ring("s3", (128, 128), tail),
+        ring("big", (128, 256), None),
+    ];
+    let l = list(dims, &c);
+    assert_eq!(labels(&l), ["s1", "s2", "s3", "big"]);
+    assert!(l.kept[3].sm_efficiency < l.kept[0].sm_efficiency);
+    // Beyond the band the fuller wave keeps its lead and the list its three: 64x4096 in 64
+    // tiles of 64x64 fills 64 of 132 SMs (48.5%), in 32 of 64x128 32 SMs (24.2%), in 32 of
+    // 128x128 32 SMs with half of each tile past M (12.1%), in 16 of 128x256 16 (6.1%).
+    let d = GemmDims {
+        m: 64,
+        n: 4096,
+        k: 4096,
+    };
+    let c = [
+        ring("widest", (128, 256), None),
+        ring("mid", (64, 128), None),
+        ring("narrow", (64, 64), None),
+        ring("wide", (128, 128), None),
+    ];
+    assert_eq!(labels(&list(d, &c)), ["narrow", "mid", "wide"]);
 }
 
 #[test]
