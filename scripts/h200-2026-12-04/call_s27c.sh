@@ -11,7 +11,7 @@
 # `python3 scripts/gpu/tensor_idle.py ncu_pauseP_S.txt 1.02` on the logs. Each profile's host run checks every
 # element of C, so a paced build is checked as it is timed.
 # Pack: scripts/h200-2026-12-04/pack_s27c.sh 0 100 250; carry dist/pause0, dist/pause100, dist/pause250; sent with
-# results/ set aside. The pause only delays a storer warp; call_s27a's checks cover the pause-0 build.
+# results/ set aside. The pause only delays a storer warp; call_s28a.sh (scripts/h200-2026-12-05) checks the pause-0 build.
 set -u
 CALL=call_s27c; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh
