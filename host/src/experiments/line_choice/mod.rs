@@ -47,9 +47,10 @@ pub const KEEP_PER_KIND: usize = 3;
 /// many that makes. The efficiency counts a partial wave's idle SMs and nothing of what a tile
 /// costs on its SM, so a difference this small is for the timing to tell: it is within what a
 /// tail's own costs move (a streamed tail against the same tail dealt whole: 0.99-1.04 in S20b),
-/// and a tile's reuse can outweigh it (W1 led W2 by 12% at 8192³ BF16, S18d). Without it, at
-/// 16384³ BF16 the 128x256 lines (98.5%: eight tiles in the last of 63 waves) stood behind
-/// lines whose streamed tails reached 100%, and were never timed.
+/// and a tile's reuse can outweigh it (W1 led W2 by 12% at 8192³ BF16, S18d). In S28b the
+/// lines it added were chosen at FP32 2048x8192x1024 (R2: 1.004 of cuBLAS, where S26c's R4 ran
+/// 0.932) and 2048³ (R2, and BF16 W3); at 16384³ BF16, where it added the 128x256 lines (98.5%:
+/// eight tiles in the last of 63 waves), they were no faster than the streamed ones (S28a).
 pub const EFFICIENCY_TIE: f64 = 0.02;
 
 /// Samples each short-listed line is timed for.
