@@ -26,6 +26,25 @@ fn line(label: &'static str, kind: LineKind, tile: (u32, u32), smem: u32) -> Can
     }
 }
 
+/// A persistent TMA-ring line of `tile`, its last wave `streamed` or dealt whole.
+fn ring_line(label: &'static str, tile: (u32, u32), streamed: Option<StreamTail>) -> Candidate {
+    Candidate {
+        persistent: true,
+        streamed,
+        ..line(label, LineKind::Ring, tile, BIG_SMEM)
+    }
+}
+
+/// Four mma.sync lines of 128x128, 64x64, 256x128 and 64x32 tiles at one block per SM.
+fn four_mma_tiles() -> [Candidate; 4] {
+    [
+        line("m1", LineKind::MmaSync, (128, 128), BIG_SMEM),
+        line("m2", LineKind::MmaSync, (64, 64), BIG_SMEM),
+        line("m3", LineKind::MmaSync, (256, 128), BIG_SMEM),
+        line("m4", LineKind::MmaSync, (64, 32), BIG_SMEM),
+    ]
+}
+
 fn list(dims: GemmDims, c: &[Candidate]) -> ShortList {
     short_list(dims, c, &Arch::Sm90.limits(), SMS)
 }
@@ -253,19 +272,14 @@ fn the_cut_never_falls_inside_a_tie() {
     // figure behind it, as W1, W5 and W8 did. Table order would keep two of them and leave the
     // rest untimed, so all four are kept; a 128x128 line after them is not tied and stays off.
     let dims = GemmDims::square(4096);
-    let ring = |label, tile, streamed| Candidate {
-        persistent: true,
-        streamed,
-        ..line(label, LineKind::Ring, tile, BIG_SMEM)
-    };
     let tail = Some(StreamTail::of(2048, 64, SMS));
     let c = [
-        ring("w1", (128, 256), None),
-        ring("w4", (128, 64), tail),
-        ring("w5", (128, 256), None),
-        ring("w8", (128, 256), None),
-        ring("w9", (128, 256), None),
-        ring("w2", (128, 128), None),
+        ring_line("w1", (128, 256), None),
+        ring_line("w4", (128, 64), tail),
+        ring_line("w5", (128, 256), None),
+        ring_line("w8", (128, 256), None),
+        ring_line("w9", (128, 256), None),
+        ring_line("w2", (128, 128), None),
     ];
     let l = list(dims, &c);
     assert_eq!(labels(&l), ["w4", "w1", "w5", "w8", "w9"]);
@@ -283,16 +297,8 @@ fn each_kind_keeps_its_own_best_three() {
     // alike (SM efficiency 97.0%), 64 of 128x128 leave SMs idle (48.5%), 32 of 256x128 more
     // (24.2%), beyond EFFICIENCY_TIE of the best: the three best are kept, the fourth is not.
     let dims = GemmDims::square(1024);
-    let c = [
-        line("m1", LineKind::MmaSync, (128, 128), BIG_SMEM),
-        line("m2", LineKind::MmaSync, (64, 64), BIG_SMEM),
-        line("m3", LineKind::MmaSync, (256, 128), BIG_SMEM),
-        line("m4", LineKind::MmaSync, (64, 32), BIG_SMEM),
-        Candidate {
-            persistent: true,
-            ..line("r1", LineKind::Ring, (128, 256), BIG_SMEM)
-        },
-    ];
+    let mut c = four_mma_tiles().to_vec();
+    c.push(ring_line("r1", (128, 256), None));
     let l = list(dims, &c);
     assert_eq!(l.kept.len(), KEEP_PER_KIND + 1);
     assert_eq!(labels(&l), ["m2", "m4", "m1", "r1"]);
@@ -310,28 +316,20 @@ fn every_line_near_the_best_efficiency_is_timed() {
     // other three tiles' 97.0%, within EFFICIENCY_TIE of it: all four are timed, where three
     // places alone would leave the 64x64 line off.
     let dims = GemmDims::square(4096);
-    let c = [
-        line("m1", LineKind::MmaSync, (128, 128), BIG_SMEM),
-        line("m2", LineKind::MmaSync, (64, 64), BIG_SMEM),
-        line("m3", LineKind::MmaSync, (256, 128), BIG_SMEM),
-        line("m4", LineKind::MmaSync, (64, 32), BIG_SMEM),
-    ];
-    assert_eq!(labels(&list(dims, &c)), ["m4", "m3", "m1", "m2"]);
+    assert_eq!(
+        labels(&list(dims, &four_mma_tiles())),
+        ["m4", "m3", "m1", "m2"]
+    );
     // 16384³ on 132 SMs: 8192 tiles of 128x256 leave eight in the last of 63 waves (98.5%);
     // lines of 128x128 with their last wave streamed reach 100% and rank first. The larger
     // tile, within the band, is timed beside them.
     let dims = GemmDims::square(16384);
-    let ring = |label, tile, streamed| Candidate {
-        persistent: true,
-        streamed,
-        ..line(label, LineKind::Ring, tile, BIG_SMEM)
-    };
     let tail = Some(StreamTail::of(16384, 256, SMS));
     let c = [
-        ring("s1", (128, 128), tail),
-        ring("s2", (128, 128), tail),
-        ring("s3", (128, 128), tail),
-        ring("big", (128, 256), None),
+        ring_line("s1", (128, 128), tail),
+        ring_line("s2", (128, 128), tail),
+        ring_line("s3", (128, 128), tail),
+        ring_line("big", (128, 256), None),
     ];
     let l = list(dims, &c);
     assert_eq!(labels(&l), ["s1", "s2", "s3", "big"]);
@@ -345,10 +343,10 @@ fn every_line_near_the_best_efficiency_is_timed() {
         k: 4096,
     };
     let c = [
-        ring("widest", (128, 256), None),
-        ring("mid", (64, 128), None),
-        ring("narrow", (64, 64), None),
-        ring("wide", (128, 128), None),
+        ring_line("widest", (128, 256), None),
+        ring_line("mid", (64, 128), None),
+        ring_line("narrow", (64, 64), None),
+        ring_line("wide", (128, 128), None),
     ];
     assert_eq!(labels(&list(d, &c)), ["narrow", "mid", "wide"]);
 }
