@@ -204,11 +204,7 @@ fn a_line_that_streams_its_last_wave_counts_its_busiest_run() {
     let w1 = (kernels_gpu::variants::WGEMM.iter())
         .find(|v| v.label == "W1")
         .expect("W1 is in the table");
-    let ring = |label, streamed| Candidate {
-        persistent: true,
-        streamed,
-        ..line(label, LineKind::Ring, (128, 256), BIG_SMEM)
-    };
+    let ring = |label, streamed| ring_line(label, (128, 256), streamed);
     let tail = w1.stream_tail(8192, 8192, 8192, SMS);
     assert!(tail.is_some());
     let limits = Arch::Sm90.limits();
