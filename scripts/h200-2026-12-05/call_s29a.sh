@@ -11,7 +11,9 @@
 #   `.L2::cache_hint` in gpu/tma.rs's load).
 # Nsight Compute at the base clock, W8 beside cuBLAS's kernel in one process; each profile's host run checks every
 # element of C. Read with `python3 scripts/gpu/tensor_idle.py FILE 1.02`. Carry the packs named; results/ aside.
-# Usage: PACKS="pause100 pause250 cs csel" SIZES=4096 bash scripts/h200-2026-12-05/call_s29a.sh
+# Usage: PACKS="pause100 pause250 cs csel" SIZES=4096 bash scripts/h200-2026-12-05/call_s29a.sh (S29a); S29b, at
+# 8192³ with the unpaced build beside them (pack s28a):
+#   CALL=call_s29b PACKS="s28a cs csel pause100" SIZES=8192 bash scripts/h200-2026-12-05/call_s29a.sh
 set -u
 CALL=${CALL:-call_s29a}; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh
