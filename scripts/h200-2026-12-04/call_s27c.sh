@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 27 (2026-12-04, no GPU lent); not yet run. Does pacing the storer warps give W8's loads back?
+# Prepared in session 27 (2026-12-04, no GPU lent); its pauses were run by scripts/h200-2026-12-05/call_s29a.sh (S29a, S29b): slower. Does pacing the storer warps give W8's loads back?
 # The run page's "where the tensor pipe idles" reads S25a/S26a as: the staged rows leave in a burst that slows the
 # next tile's loads (the consumers' full-barrier wait 18.7% of W8's stall samples against W1's 3.7%), so W8 wins back
 # 2,812 of the 23,132 idle cycles writing C costs at 4096³. Here each storer warp pauses C_STORE_PAUSE_NS after each

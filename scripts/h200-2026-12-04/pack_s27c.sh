@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs for call_s27c.sh (session 27, 2026-12-04; not yet run): for each pause P given, the release host built with
+# Packs for call_s27c.sh (session 27, 2026-12-04; run as call_s29a.sh in session 29): for each pause P given, the release host built with
 # C_STORE_PAUSE_NS (kernels-gpu/src/sections/c_staging.rs; the twin is not built) set to P nanoseconds, in a worktree
 # of HEAD (dist/worktree-pauseP), packed by scripts/gpu/pack.sh into dist/pauseP/pack.tar.xz. P = 0 is HEAD's own.
 # Usage, from the repository root: scripts/h200-2026-12-04/pack_s27c.sh 0 100 250

@@ -39,9 +39,10 @@ pub const C_WARPS_PER_STORER: u32 = 3;
 /// Nanoseconds a storer warp pauses after each staged row it stores (`store_staged`), so that a
 /// tile's staged rows leave over the next tile's K loop instead of in one burst beside its loads,
 /// until the producer has issued its last load ([`WgemmVariant::c_loads_done`]); 0 pauses
-/// nowhere and compiles to no instruction. An experiment's setting, not yet timed: a
-/// burst of stores slows the loads that follow it (the H200 run page of 2026-12-04, "where the
-/// tensor pipe idles").
+/// nowhere and compiles to no instruction. An experiment's setting, kept at 0 because pauses
+/// made W8 slower per clock at 4096³ and 8192³: the burst of staged rows is not what idles the
+/// tensor pipe (the H200 run page of 2026-12-05, S29a-S29c; the question is that of 2026-12-04's
+/// "where the tensor pipe idles").
 pub const C_STORE_PAUSE_NS: u32 = 0;
 /// Bytes of one staging buffer: a warp's 16 rows.
 pub const C_STAGE_BUFFER_BYTES: u32 = 16 * C_STAGE_ROW_BYTES;
