@@ -14,6 +14,10 @@
 # Usage: PACKS="pause100 pause250 cs csel" SIZES=4096 bash scripts/h200-2026-12-05/call_s29a.sh (S29a); S29b, at
 # 8192³ with the unpaced build beside them (pack s28a):
 #   CALL=call_s29b PACKS="s28a cs csel pause100" SIZES=8192 bash scripts/h200-2026-12-05/call_s29a.sh
+# S29d, W8's floor: pack noc, W8 with no store of C reaching global memory (store_pairs returns at once and the
+# storers skip their stores, each behind a test on a pointer that never passes, so the accumulators stay live; the
+# staged half still goes through shared memory). Its host's check fails by design, after the profiled launches:
+#   CALL=call_s29d PACKS=noc SIZES="4096 8192" bash scripts/h200-2026-12-05/call_s29a.sh
 set -u
 CALL=${CALL:-call_s29a}; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh
