@@ -166,9 +166,8 @@ fn a_line_that_cuts_k_counts_its_units() {
         k: 4096,
     };
     let ring = |label, k_splits| Candidate {
-        persistent: true,
         k_splits,
-        ..line(label, LineKind::Ring, (128, 128), BIG_SMEM)
+        ..ring_line(label, (128, 128), None)
     };
     let limits = Arch::Sm90.limits();
     let whole = assess(dims, &ring("whole", 1), &limits, SMS).unwrap();
@@ -235,8 +234,8 @@ fn the_ring_mma_sync_lines_do_not_take_the_wgmma_lines_places() {
         k: 1024,
     };
     let ring = |label, kind, tile| Candidate {
-        persistent: true,
-        ..line(label, kind, tile, BIG_SMEM)
+        kind,
+        ..ring_line(label, tile, None)
     };
     let c = [
         ring("w1", LineKind::Ring, (128, 256)),
