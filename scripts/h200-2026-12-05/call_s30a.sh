@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. Line W9 of branch pingpong-128 (7dae960, a table
+# Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. Line W9 of branch pingpong-128 (81b2016, a table
 # line `wgmma_turns`, with nvcc's twin): two consumer warpgroups take whole 128x128 tiles in turn (ping-pong), each
 # issuing two m64n128k16 MMAs a k16 step, 7 slots of 32 KB, K whole, no streamed tail. Ping-pong hides each tile's C under the other consumer's MMAs, as W6
 # does, at 1.33 times W1's bytes per FLOP (W6: 1.67). docs/design.md, "What issue 32's per-clock bar asks at
