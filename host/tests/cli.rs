@@ -88,6 +88,17 @@ fn an_unknown_variant_names_the_valid_labels() {
         "{}",
         stderr(&o)
     );
+    // gemm_bf16 takes mma.sync and wgmma lines alike, and names both when the label is neither.
+    let o = host(&["gemm_bf16", "--variants", "W1,W99"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("unknown BF16 GEMM variant `W99`")
+            && err.contains("M1, M2")
+            && err.contains("W1, W2")
+            && err.contains("MT1"),
+        "{err}"
+    );
     // `all` takes both kinds, and names both tables when the label is in neither.
     let o = host(&["all", "--variants", "S,T1,X9"]);
     let err = stderr(&o);

@@ -8,6 +8,7 @@ use kernels_gpu::variants::{Bf16GemmVariant, WgemmVariant, BF16_GEMM, WGEMM};
 use crate::experiments::contract;
 use crate::experiments::gemm_energy::EnergyScope;
 use crate::experiments::gemm_plan::{asks_auto, GemmAllArgs, GemmArgs, GemmLines};
+use crate::flag_values::shown;
 use crate::flags::{own_labels, select, CliError, GemmDims, ModuleFiles, Shared};
 use crate::kernel_source::sources::{Kernels, Sources};
 use crate::results::RunMeta;
@@ -40,10 +41,23 @@ pub fn labels() -> Vec<&'static str> {
     all
 }
 
-/// The `mma.sync` and wgmma lines of `list`, all when it is empty.
+/// The `mma.sync` and wgmma lines of `list`, all when it is empty. A label of neither table is
+/// refused with both tables' labels (the split below would name the `mma.sync` ones only).
 fn lines(
     list: &[String],
 ) -> Result<(Vec<&'static Bf16GemmVariant>, Vec<&'static WgemmVariant>), CliError> {
+    let all = labels();
+    if let Some(bad) = list
+        .iter()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty() && !all.contains(l))
+    {
+        return Err(CliError::UnknownVariant {
+            kind: Bf16GemmVariant::KIND,
+            label: shown(bad),
+            valid: all.join(", "),
+        });
+    }
     let is_wgmma = |l: &String| WGEMM.iter().any(|v| v.label == l.trim());
     let (wgmma, mma): (Vec<String>, Vec<String>) = list.iter().cloned().partition(is_wgmma);
     // An empty list takes every line; a list of wgmma lines alone takes no mma.sync line.
