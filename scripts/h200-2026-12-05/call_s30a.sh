@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. Line W9 of branch pingpong-128 (81b2016, a table
+# Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. Line W9 of branch pingpong-128 (d74f3e3, a table
 # line `wgmma_turns`, with nvcc's twin): two consumer warpgroups take whole 128x128 tiles in turn (ping-pong), each
 # issuing two m64n128k16 MMAs a k16 step, 7 slots of 32 KB, K whole, no streamed tail. Ping-pong hides each tile's C under the other consumer's MMAs, as W6
 # does, at 1.33 times W1's bytes per FLOP (W6: 1.67). docs/design.md, "What issue 32's per-clock bar asks at
 # 4096³", estimates about 1.01 per clock at 4096³; this call measures it.
 # Steps: (1) wgemm_gpu: the JIT's report (no spill, no serialized wgmma) and every line, W9 among them, at the
-# awkward sizes, every element checked; (2) W9 beside W8 and cuBLAS, medians, at 4096³ and 8192³; (3) Nsight Compute
+# awkward sizes, every element checked; (2) W9 beside W8 and cuBLAS, medians, at 4096³ and 8192³, with W2 (the same
+# 128x128 tiles, shared by the consumers: W9 against W2 is what the turns buy); (3) Nsight Compute
 # at the base clock, W9 and cuBLAS's kernel in one process, at 4096³ and 8192³ (W8 for reference: S28a 296,479 vs
 # 292,296 cycles at 4096³, S29b 2,179,172 vs 2,254,535 at 8192³). Read with `python3 scripts/gpu/tensor_idle.py`.
 # Pack (on branch pingpong-128): scripts/gpu/pack.sh pp128 --tests wgemm_gpu --twin; carry ["dist/pp128"], results/
@@ -19,8 +20,8 @@ unpack dist/pp128/pack.tar.xz "$W/new"; use_host "$W/new"; env_line
 step 5 200 checks.log "$W/new/tests/wgemm_gpu" --ignored --test-threads 1 the_jit_reports_every_wgemm_entry \
   every_wgemm_line_passes_the_check
 grep -h -E "FAILED|test result|panicked|rc=" "$O/checks.log" | cut -c1-300
-step 210 60 medians_4096.log "$W/new/host" gemm_bf16 --variants W8,W9 --size 4096
-step 280 90 medians_8192.log "$W/new/host" gemm_bf16 --variants W8,W9 --size 8192
+step 210 70 medians_4096.log "$W/new/host" gemm_bf16 --variants W2,W8,W9 --size 4096
+step 290 90 medians_8192.log "$W/new/host" gemm_bf16 --variants W2,W8,W9 --size 8192
 grep -h -E "^│ (W[0-9]|cuBLAS)|Ours/cuBLAS|rc=" "$O/medians_4096.log" "$O/medians_8192.log" | cut -c1-220
 ncu_base 380 100 ncu_w9_4096 'wgemm_bm128_bn128_bk64_s7_c2_x1$|nvjet' gemm_bf16 --variants W9 --size 4096
 ncu_base 485 110 ncu_w9_8192 'wgemm_bm128_bn128_bk64_s7_c2_x1$|nvjet' gemm_bf16 --variants W9 --size 8192
