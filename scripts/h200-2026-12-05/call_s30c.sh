@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. After call_s30a.sh, on the same pack (branch
+# pingpong-128's W9): every line's split-K and streamed tails, W9's among the latter, every element checked and the
+# same bits on every launch. S28c gave these two tests 330 s; they passed in 237 s.
+# Pack: scripts/gpu/pack.sh pp128 --tests wgemm_gpu --twin (on the branch); carry ["dist/pp128"], results/ aside.
+set -u
+CALL=call_s30c; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
+. scripts/gpu/steps.sh
+unpack dist/pp128/pack.tar.xz "$W/new"; use_host "$W/new"; env_line
+step 5 400 checks.log "$W/new/tests/wgemm_gpu" --ignored --test-threads 1 the_split_k_lines \
+  the_streamed_tails_are_checked
+grep -h -E "FAILED|test result|panicked|rc=" "$O/checks.log" | cut -c1-300
+date -u; save
