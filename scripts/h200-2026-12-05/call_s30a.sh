@@ -4,7 +4,7 @@
 # issuing two m64n128k16 MMAs a k16 step, 7 slots of 32 KB, K whole; its last partial wave streamed by the rule (as
 # W6's; not at 4096³ or 8192³). Ping-pong hides each tile's C under the other consumer's MMAs, as W6
 # does, at 1.33 times W1's bytes per FLOP (W6: 1.67). docs/design.md, "What issue 32's per-clock bar asks at
-# 4096³", estimates about 1.01 per clock at 4096³; this call measures it.
+# 4096³", estimates 1.01 to 1.04 per clock at 4096³ (two readings of W6's slower K loop); this call measures it.
 # Steps: (1) wgemm_gpu: the JIT's report (no spill, no serialized wgmma) and every line, W9 among them, at the
 # awkward sizes, every element checked; (2) W9 beside W8 and cuBLAS, medians, at 4096³ and 8192³, with W2 (the same
 # 128x128 tiles, shared by the consumers: W9 against W2 is what the turns buy); (3) Nsight Compute
