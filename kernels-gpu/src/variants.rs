@@ -199,6 +199,8 @@ wgemm_table! {
         // shared memory (`stages_c`): the producer warpgroup's idle warps store half of each
         // tile's C while the consumers run the next tile's MMAs.
         ("W8",    wgmma { block: (128, 256, 64), stages: 3, consumers: 2, cluster: 1 }), // 384
+        // EXPERIMENT (branch pingpong-128): two consumers take whole 128 x 128 tiles in turn.
+        ("W9",    wgmma { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 1 }), // 384
         // The same ring feeding mma.sync (ldmatrix from the swizzled slots): the gemm_bf16
         // family's MMA with Hopper's data movement; no producer warp: thread 0 fills the ring and
         // each slot's last reader refills it.

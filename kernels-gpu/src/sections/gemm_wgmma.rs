@@ -135,7 +135,29 @@ impl WgemmVariant {
     /// one warpgroup's 64 rows a tile), each running its tile's whole K while the other writes
     /// its last tile, rather than sharing every tile (`gemm_wgmma.rs`, `consume_in_turn`).
     pub const fn ping_pong(&self) -> bool {
-        self.bm < WGEMM_M * self.consumers
+        self.bm < WGEMM_M * self.consumers || self.whole_tile_turns()
+    }
+    /// EXPERIMENT (branch pingpong-128, not for main): the one line whose two consumers take
+    /// whole 128 x 128 tiles in turn, each running two m64n128k16 MMAs a k16 step (its rows in
+    /// two halves), marked by its shape and its 7 slots, which no other line has. Ping-pong
+    /// hides C's stores under the other consumer's MMAs, as W6 does, at 1.33 times W1's bytes
+    /// per FLOP (W6's 64 x 256 tiles bring 1.67 times).
+    pub const fn whole_tile_turns(&self) -> bool {
+        matches!(self.mma, RingMma::Wgmma)
+            && self.consumers == 2
+            && self.bm == 2 * WGEMM_M
+            && self.bn == 128
+            && self.stages == 7
+            && self.cluster == 1
+    }
+    /// Rows of a tile one consumer computes: a warpgroup's 64, or the whole tile's where the
+    /// consumers take whole tiles in turn.
+    pub const fn consumer_rows(&self) -> u32 {
+        if self.whole_tile_turns() {
+            self.bm
+        } else {
+            WGEMM_M
+        }
     }
     /// Warps that compute one tile: every consumer warp where they share a tile, one
     /// warpgroup's in ping-pong. A cut tile's units meet warp by warp (`split_k.rs`).
@@ -154,7 +176,7 @@ impl WgemmVariant {
     /// f32 accumulators per consumer thread (BN/2: a warpgroup's 64 x BN over its 128 threads,
     /// whichever MMA).
     pub const fn accumulators(&self) -> u32 {
-        self.bn / 2
+        self.consumer_rows() / WGEMM_M * self.bn / 2
     }
     /// Registers a consumer thread needs beyond its accumulators (at least): wgmma's
     /// descriptors and addresses; mma.sync's A and B fragments of two k16 steps (4 m-tiles of 4
@@ -272,7 +294,7 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     // Consumers share a tile (64 rows each), or two take one-warpgroup tiles in turn.
     let ping_pong =
         v.bm == WGEMM_M && v.consumers == 2 && matches!(v.mma, RingMma::Wgmma) && v.cluster == 1;
-    if v.bm != WGEMM_M * v.consumers && !ping_pong {
+    if v.bm != WGEMM_M * v.consumers && !ping_pong && !v.whole_tile_turns() {
         return Err(WgemmMisfit::Height);
     }
     if v.stages < 2 {

@@ -121,7 +121,7 @@ impl WgemmVariant {
     /// lines of single blocks, ping-pong among them (a tail piece is one consumer's turn, as a
     /// tile is). Split-K is not theirs: ping-pong lines are for shapes of many tiles.
     pub const fn streams_tail(&self) -> bool {
-        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1
+        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1 && !self.whole_tile_turns()
     }
     /// Work units of the walk before K is cut: tiles, or, where blocks work in clusters of two,
     /// pairs of tiles one above the other (the lower one past C's last row where the rows are

@@ -124,7 +124,16 @@ macro_rules! ring_kernel {
             $s,
             $c,
             $x,
-            { $bn / 2 },
+            {
+                crate::variants::WgemmVariant::kernel_line(
+                    ($bm, $bn),
+                    $s,
+                    $c,
+                    $x,
+                    crate::variants::RingMma::Wgmma,
+                )
+                .accumulators() as usize
+            },
             { consumer_regs($c) },
         >
     };

@@ -234,13 +234,23 @@ unsafe fn consume_in_turn<const ACC: usize, const STREAMED: bool>(
             };
             // SAFETY: the caller's contract; this warpgroup alone reads these fills.
             let (held, after) = unsafe {
-                k_loop(
-                    &p,
-                    (at, at),
-                    (0, u.steps),
-                    &mut d,
-                    (&out, (row0, col0), prefetch_at, tid),
-                )
+                if line.whole_tile_turns() {
+                    k_loop_halves(
+                        &p,
+                        at,
+                        u.steps,
+                        &mut d,
+                        (&out, (row0, col0), prefetch_at, tid),
+                    )
+                } else {
+                    k_loop(
+                        &p,
+                        (at, at),
+                        (0, u.steps),
+                        &mut d,
+                        (&out, (row0, col0), prefetch_at, tid),
+                    )
+                }
             };
             at = after;
             if !last {
@@ -361,6 +371,22 @@ unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
             p.release(held.slot);
         }
     }
+    if p.line.whole_tile_turns() {
+        // EXPERIMENT: whole-tile turns never cut K (`splits_k`, `streams_tail`); the two
+        // halves of the tile are written as two 64-row parts.
+        if p.cuts::<STREAMED>(u) {
+            gpu::trap();
+        }
+        if let Some(top) = d.first_chunk::<HALF_ACC>() {
+            // SAFETY: the caller's contract; the tile's top 64 rows.
+            unsafe { write_part(out, (row0, col0), p.line.bn, tid, top) };
+        }
+        if let Some(bottom) = d.last_chunk::<HALF_ACC>() {
+            // SAFETY: the caller's contract; the tile's bottom 64 rows.
+            unsafe { write_part(out, (row0 + WGEMM_M, col0), p.line.bn, tid, bottom) };
+        }
+        return;
+    }
     let write = if p.cuts::<STREAMED>(u) {
         let part = WarpPart {
             tile: u.tile,
@@ -451,6 +477,83 @@ unsafe fn k_loop<const ACC: usize>(
         }
     }
     (held, at)
+}
+
+/// Accumulators of one m64n128k16 MMA: half of a whole-tile-turns consumer's (EXPERIMENT).
+const HALF_ACC: usize = 64;
+
+/// EXPERIMENT (whole-tile turns, `WgemmVariant::whole_tile_turns`): [`k_loop`] for a consumer
+/// that computes a whole 128 x 128 tile, its accumulators `d` the two 64-row halves' (top
+/// first). Each slot's four k16 steps issue the top and the bottom half's MMA on the same B.
+///
+/// # Safety
+/// As [`k_loop`].
+#[inline(always)]
+unsafe fn k_loop_halves<const ACC: usize>(
+    p: &RingProblem,
+    mut at: Ring,
+    steps: u32,
+    d: &mut [f32; ACC],
+    (out, (row0, col0), prefetch_at, tid): (&Output, (u32, u32), u32, u32),
+) -> (Ring, Ring) {
+    let line = p.line;
+    let mut held = at;
+    let mut ks = 0;
+    loop {
+        let a = p.ring + line.a_slot(at.slot);
+        let b = p.ring + line.b_slot(at.slot);
+        // SAFETY: as `k_loop`'s; the two halves' MMAs of a step sit in the same group.
+        unsafe {
+            gpu::mbarrier_wait(p.full(at.slot), at.phase);
+            gpu::wgmma_fence();
+            mma_halves(d, a, b, 0, ks != 0);
+            mma_halves(d, a, b, 1, true);
+            mma_halves(d, a, b, 2, true);
+            mma_halves(d, a, b, 3, true);
+            gpu::wgmma_commit_group();
+            if ks == prefetch_at {
+                prefetch_c(out, (row0, col0), line.bn, tid);
+                prefetch_c(out, (row0 + WGEMM_M, col0), line.bn, tid);
+            }
+            gpu::wgmma_wait_group::<1>();
+            if ks > 0 && tid % 32 == 0 {
+                p.release(held.slot);
+            }
+        }
+        held = at;
+        at = at.next(line.stages);
+        ks += 1;
+        if ks >= steps {
+            break;
+        }
+    }
+    (held, at)
+}
+
+/// EXPERIMENT: the `step`-th k16 MMA of a slot for both 64-row halves of a 128-row tile: A's
+/// bottom half lies 64 rows of 128 bytes after its top.
+///
+/// # Safety
+/// As [`mma_k16`].
+#[inline(always)]
+unsafe fn mma_halves<const ACC: usize>(
+    d: &mut [f32; ACC],
+    a: u32,
+    b: u32,
+    step: u32,
+    accumulate: bool,
+) {
+    let db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
+    let a = a + step * WGEMM_K * 2;
+    if let Some(top) = d.first_chunk_mut::<HALF_ACC>() {
+        // SAFETY: the caller's contract.
+        unsafe { gpu::wgmma_m64k16_bf16_bt(top, a_descriptor(a), db, accumulate) };
+    }
+    if let Some(bottom) = d.last_chunk_mut::<HALF_ACC>() {
+        let a = a + WGEMM_M * SWIZZLE_BYTES;
+        // SAFETY: the caller's contract.
+        unsafe { gpu::wgmma_m64k16_bf16_bt(bottom, a_descriptor(a), db, accumulate) };
+    }
 }
 
 /// Writes thread `tid`'s accumulators of a consumer's 64 x `bn` part of a tile at (`row0`,
