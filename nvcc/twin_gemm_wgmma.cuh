@@ -221,6 +221,54 @@ __device__ __forceinline__ void k_loop(const Problem<L>& p, Position& at, Positi
     }
 }
 
+// gemm_wgmma.rs `HALF_ACC`, `k_loop_halves` and `mma_halves`: on a line of turns with 128-row tiles
+// (ROW_BLOCKS 2), a consumer's accumulators are the two 64-row halves' (top first), and each k16 step issues the
+// top and the bottom half's wgmma on the same slice of B, A's bottom half 64 rows of 128 bytes after its top.
+constexpr int HALF_ACC = 64;
+template <int ACC>
+__device__ __forceinline__ float (&top_half(float (&d)[ACC]))[HALF_ACC] {
+    return *reinterpret_cast<float(*)[HALF_ACC]>(d);
+}
+template <int ACC>
+__device__ __forceinline__ float (&bottom_half(float (&d)[ACC]))[HALF_ACC] {
+    return *reinterpret_cast<float(*)[HALF_ACC]>(d + HALF_ACC);
+}
+template <int ACC>
+__device__ __forceinline__ void mma_halves(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {
+    static_assert(ACC == 2 * HALF_ACC, "two m64n128 halves");
+    const unsigned long long db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
+    const unsigned at = a + step * WGEMM_K * 2;
+    hopper::wgmma_m64k16_bf16<1>(top_half(d), a_descriptor(at), db, accumulate ? 1u : 0u);
+    hopper::wgmma_m64k16_bf16<1>(bottom_half(d), a_descriptor(at + WGEMM_M * SWIZZLE_BYTES), db,
+                                 accumulate ? 1u : 0u);
+}
+template <class L, int ACC>
+__device__ __forceinline__ void k_loop_halves(const Problem<L>& p, Position& at, Position& held, unsigned steps,
+                                              float (&d)[ACC], const float* c, unsigned m, unsigned n,
+                                              unsigned row0, unsigned col0, unsigned prefetch_at, unsigned tid) {
+    for (unsigned ks = 0;;) {
+        const unsigned a = p.ring + L::a_slot(at.slot);
+        const unsigned b = p.ring + L::b_slot(at.slot);
+        hopper::mbarrier_wait(p.full(at.slot), at.phase);
+        hopper::wgmma_fence();
+        mma_halves(d, a, b, 0, ks != 0);
+        mma_halves(d, a, b, 1, true);
+        mma_halves(d, a, b, 2, true);
+        mma_halves(d, a, b, 3, true);
+        hopper::wgmma_commit_group();
+        if (ks == prefetch_at) {
+            prefetch_c(c, m, n, row0, col0, L::BN, tid);
+            prefetch_c(c, m, n, row0 + WGEMM_M, col0, L::BN, tid);
+        }
+        hopper::wgmma_wait_group<1>();
+        if (ks > 0 && tid % 32 == 0) p.release(held.slot);
+        held = at;
+        at = at.template next<L::STAGES>();
+        ks += 1;
+        if (ks >= steps) break;
+    }
+}
+
 // gemm_wgmma.rs `end_unit`: a consumer warpgroup's end of unit w (warp `warp` among the tile's): its last group
 // retired and slot `held` released; then written at once where it is its tile's whole K, else deposited, and
 // summed and written by the tile's last unit to arrive.
@@ -231,6 +279,13 @@ __device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned
                                          float (&d)[ACC], unsigned& handoffs) {
     hopper::wgmma_wait_group<0>();
     if (tid % 32 == 0) p.release(held.slot);
+    if constexpr (L::ROW_BLOCKS == 2) {
+        // The host never cuts such a line's tiles: its two halves are written as two 64-row parts.
+        if (p.template cuts<STREAMED>(w)) __trap();
+        write_part<HALF_ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, top_half(d));
+        write_part<HALF_ACC>(c, m, n, alpha, beta, row0 + WGEMM_M, col0, L::BN, tid, bottom_half(d));
+        return;
+    }
     bool write = true;
     if (p.template cuts<STREAMED>(w)) {
         const WarpPart<L, ACC> part{w.tile, warp, tid % 32};
@@ -321,7 +376,10 @@ __device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned wh
                                          ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u)
                                          : 0xffffffffu;
         Position held = at;
-        k_loop<L, ACC>(p, at, held, 0u, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
+        if constexpr (L::ROW_BLOCKS == 2)
+            k_loop_halves<L, ACC>(p, at, held, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
+        else
+            k_loop<L, ACC>(p, at, held, 0u, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
         if (!last) pass_turn(which);
         unsigned none = 0;  // ping-pong lines never stage C
         end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, held, tid / 32, tid, row0, col0, d,
@@ -334,16 +392,17 @@ __device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned wh
 // memory and at most one block per output tile; a_map and b_map are the global addresses of the
 // tensor maps of A (dims K, M) and B (dims N, K) (bf16, 128-byte swizzle, boxes 64 x BM and
 // 64 x 64); N even; K >= 1.
-template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, unsigned CLUSTER, int ACC, unsigned REGS>
+template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, unsigned CLUSTER, bool TURNS, int ACC,
+          unsigned REGS>
 __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map, const unsigned long long* b_map,
                                                 float* c, int m, int n, int k, float alpha, float beta,
                                                 int k_slices, int stream_tail, float* partials,
                                                 unsigned* arrivals) {
-    using L = Line<BM, BN, STAGES, CONSUMERS, CLUSTER>;
+    using L = Line<BM, BN, STAGES, CONSUMERS, CLUSTER, TURNS>;
     // tma_ring.rs `start`: only the lines that can cut K (clusters of one, not ping-pong) take k_slices, and
-    // only those that stream a tail (clusters of one) stream_tail, which, where not 0, is the tail's first
-    // tile (StreamTail::of's `from`).
-    const bool cuts = CLUSTER == 1 && !L::PING_PONG, streams = CLUSTER == 1;
+    // only those that stream a tail (clusters of one, 64 rows a consumer) stream_tail, which, where not 0, is the
+    // tail's first tile (StreamTail::of's `from`).
+    const bool cuts = CLUSTER == 1 && !L::PING_PONG, streams = CLUSTER == 1 && L::ROW_BLOCKS == 1;
     const Problem<L> p = Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k),
                                                             cuts ? unsigned(k_slices) : 0u,
                                                             streams ? unsigned(stream_tail) : 0u);

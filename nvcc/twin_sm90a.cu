@@ -35,13 +35,15 @@
 // twin.cu.
 #define LAB_CLUSTER_1
 #define LAB_CLUSTER_2 __cluster_dims__(2, 1, 1)
-#define LAB_WGEMM(NAME, TRACE, threads, shared_bytes, bm, bn, stages, consumers, cluster, regs)              \
+#define LAB_WGEMM(NAME, TRACE, threads, shared_bytes, bm, bn, stages, consumers, cluster, turns, acc, regs)  \
     static_assert((threads) == ((consumers) + 1) * lab::ring::WGEMM_WARPGROUP, #NAME ": threads");          \
-    static_assert(lab::ring::Line<bm, bn, stages, consumers>::SHARED_BYTES == (shared_bytes),               \
+    static_assert(lab::ring::Line<bm, bn, stages, consumers, cluster, turns>::SHARED_BYTES == (shared_bytes), \
                   #NAME ": dynamic shared memory");                                                        \
+    static_assert(lab::ring::Line<bm, bn, stages, consumers, cluster, turns>::ROW_BLOCKS * (bn) / 2 == (acc), \
+                  #NAME ": accumulators");                                                                 \
     static_assert(lab::ring::consumer_regs(consumers) == (regs), #NAME ": consumer registers");             \
     extern "C" __global__ void __launch_bounds__(threads, 1) LAB_CLUSTER_##cluster NAME(LAB_WGEMM_PARAMS) {  \
-        TRACE(lab::ring::gemm_wgmma_twin<bm, bn, stages, consumers, cluster, (bn) / 2, regs>(                 \
+        TRACE(lab::ring::gemm_wgmma_twin<bm, bn, stages, consumers, cluster, turns, acc, regs>(               \
             a_map, b_map, c, m, n, k, alpha, beta, k_slices, stream_tail, partials, arrivals));             \
     }
 

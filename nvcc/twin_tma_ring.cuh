@@ -41,13 +41,15 @@ constexpr unsigned C_STORE_PAUSE_NS = 0;
 constexpr unsigned MAX_SHARED_OPT_IN = 227 * 1024;
 
 // sections/gemm_wgmma.rs `WgemmVariant`: the layout of a line's ring (offsets from its aligned base).
-template <unsigned BM_, unsigned BN_, unsigned STAGES_, unsigned CONSUMERS_, unsigned CLUSTER_ = 1>
+template <unsigned BM_, unsigned BN_, unsigned STAGES_, unsigned CONSUMERS_, unsigned CLUSTER_ = 1, bool TURNS_ = false>
 struct Line {
     static constexpr unsigned BM = BM_, BN = BN_, STAGES = STAGES_, CONSUMERS = CONSUMERS_, CLUSTER = CLUSTER_;
     static constexpr unsigned CONSUMER_WARPS = CONSUMERS * WARPGROUP_WARPS;
-    // sections/gemm_wgmma.rs `ping_pong`, `tile_warps` and `slot_readers`: consumers taking one-warpgroup
-    // tiles in turn, each tile computed, and each fill read, by one warpgroup's warps.
-    static constexpr bool PING_PONG = BM < WGEMM_M * CONSUMERS;
+    // sections/gemm_wgmma.rs `ping_pong`, `tile_warps` and `slot_readers`: consumers taking whole tiles in turn (a
+    // `wgmma_turns` line), each tile computed, and each fill read, by one warpgroup's warps.
+    static constexpr bool PING_PONG = TURNS_;
+    // `row_blocks`: the m64 MMAs a consumer runs per k16 step, one per 64 of its rows.
+    static constexpr unsigned ROW_BLOCKS = PING_PONG ? BM / WGEMM_M : 1;
     static constexpr unsigned TILE_WARPS = PING_PONG ? WARPGROUP_WARPS : CONSUMER_WARPS;
     static constexpr unsigned SLOT_READERS = TILE_WARPS;
     static constexpr unsigned A_SLOT_BYTES = BM * WGEMM_BK * 2;

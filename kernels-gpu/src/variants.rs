@@ -167,15 +167,16 @@ wgmma_table! {
 // Hopper's warp-specialized GEMM (sm_90a only, gemm_wgmma.rs): C = alpha*A*B + beta*C, A and B
 // row-major bf16, C f32, as `gemm_bf16`. One producer warpgroup loads 64-deep slices of A and B by
 // TMA (128-byte swizzle) into a ring of `stages` slots guarded by mbarriers; `consumers` warpgroups
-// (64 rows each) run wgmma m64nBNk16 on them; blocks are persistent over the output tiles. The
+// (64 rows each) run wgmma m64nBNk16 on them, or, on `wgmma_turns` lines, two consumers take whole
+// tiles of 64 or 128 rows in turn (ping-pong); blocks are persistent over the output tiles. The
 // tensor maps are passed by their addresses in global memory (sections/gemm_wgmma.rs says why). Any
 // M, N, K >= 1 (the host pads A's or B's rows for TMA where K or N is not a multiple of 8).
 // `k_slices`: the wgmma lines cut each tile's K into work units of that many 64-deep slices (split-K,
 // `KSplit`; 0 leaves K whole), which meet in `partials` and `arrivals` (kernels/sm90a/split_k.rs:
 // tiles x splits x BM x BN floats, tiles x a tile's warps zeroed words). `stream_tail` (not 0): the
 // tiles of the walk's whole waves (`StreamTail::from`); they share the last partial wave's tiles out
-// over the grid by K slices (sections/wgemm_tail.rs), whose pieces meet there too (the tail's slots x BM x BN floats, tail tiles x a tile's warps words). Ping-pong
-// lines stream tails but never cut K; the mma_sync lines take K whole and ignore the four.
+// over the grid by K slices (sections/wgemm_tail.rs), whose pieces meet there too (the tail's slots x BM x BN floats, tail tiles x a tile's warps words). Lines of
+// turns never cut K, and stream tails only with 64-row tiles; the mma_sync lines take K whole and ignore the four.
 // `mma_sync` lines run ldmatrix + mma.sync
 // m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
 // wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}, tma_mma_... for mma_sync.
@@ -191,7 +192,7 @@ wgemm_table! {
         ("W4",    wgmma { block: (128, 64, 64), stages: 8, consumers: 2, cluster: 1 }),  // 384
         ("W5",    wgmma { block: (128, 256, 64), stages: 4, consumers: 2, cluster: 2 }), // 384
         // Two consumers on one warpgroup's rows a tile take the tiles in turn (ping-pong).
-        ("W6",    wgmma { block: (64, 256, 64), stages: 5, consumers: 2, cluster: 1 }),  // 384
+        ("W6",    wgmma_turns { block: (64, 256, 64), stages: 5, consumers: 2, cluster: 1 }),  // 384
         // Small tiles with a deep ring, for products of few rows (decode): a block per 64x64 tile
         // keeps K whole where wider tiles would leave SMs idle or cut K.
         ("W7",    wgmma { block: (64, 64, 64), stages: 13, consumers: 1, cluster: 1 }),  // 256
@@ -199,8 +200,9 @@ wgemm_table! {
         // shared memory (`stages_c`): the producer warpgroup's idle warps store half of each
         // tile's C while the consumers run the next tile's MMAs.
         ("W8",    wgmma { block: (128, 256, 64), stages: 3, consumers: 2, cluster: 1 }), // 384
-        // EXPERIMENT (branch pingpong-128): two consumers take whole 128 x 128 tiles in turn.
-        ("W9",    wgmma { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 1 }), // 384
+        // Ping-pong at 1.33 times W1's bytes per FLOP (W6's tiles bring 1.67 times): each
+        // consumer runs two m64n128 MMAs a k16 step, on its tile's two halves.
+        ("W9",    wgmma_turns { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 1 }), // 384
         // The same ring feeding mma.sync (ldmatrix from the swizzled slots): the gemm_bf16
         // family's MMA with Hopper's data movement; no producer warp: thread 0 fills the ring and
         // each slot's last reader refills it.

@@ -283,7 +283,7 @@ pub fn hopper_lines() -> Vec<Line> {
 fn wgemm_invocation(v: &WgemmVariant, name: &str, trace: &str) -> String {
     match v.mma {
         RingMma::Wgmma => format!(
-            "LAB_WGEMM({name}, {trace}, {}, {}, {}, {}, {}, {}, {}, {})",
+            "LAB_WGEMM({name}, {trace}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})",
             v.threads(),
             v.dynamic_shared_bytes(),
             v.bm,
@@ -291,6 +291,8 @@ fn wgemm_invocation(v: &WgemmVariant, name: &str, trace: &str) -> String {
             v.stages,
             v.consumers,
             v.cluster,
+            u8::from(v.turns),
+            v.accumulators(),
             v.consumer_regs()
         ),
         RingMma::Sync => format!(

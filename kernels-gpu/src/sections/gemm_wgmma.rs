@@ -9,7 +9,8 @@
 //! B by TMA into a ring of `stages` slots; each slot has a "full" mbarrier (the TMA's bytes
 //! arrive on it) and an "empty" one (each consumer warp arrives once it has read the slot).
 //! Consumer warpgroup w owns rows 64w..64w+64 of the block tile and runs `wgmma` m64nBNk16
-//! from the slot into BN/2 f32 accumulators per thread. Blocks are persistent: block b takes
+//! from the slot into BN/2 f32 accumulators per thread; on a line of turns (`wgmma_turns`) the
+//! two consumers take whole tiles in turn instead, each running one m64nBNk16 per 64 rows. Blocks are persistent: block b takes
 //! output tiles b, b + grid, b + 2 grid, ... in the order of [`tile_of`]. An `mma_sync` line
 //! ([`RingMma::Sync`]) has the same ring, walk and contract, no producer warpgroup, and consumer
 //! warps that run `ldmatrix` and `mma.sync` (`gemm_tma_mma.rs`).
@@ -64,6 +65,10 @@ pub struct WgemmVariant {
     pub cluster: u32,
     /// The consumers' MMA.
     pub mma: RingMma,
+    /// Whether the two consumers take whole tiles in turn (ping-pong, family word
+    /// `wgmma_turns`: each runs a tile's whole K while the other writes its last tile) rather
+    /// than sharing every tile, 64 rows each.
+    pub turns: bool,
     /// Exported PTX entry name,
     /// `wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}` (wgmma) or
     /// `tma_mma_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}` (mma.sync).
@@ -77,8 +82,11 @@ pub enum WgemmMisfit {
     Width,
     /// Consumers is not 1, 2 or 3.
     Consumers,
-    /// BM is not 64 rows per consumer warpgroup.
+    /// BM is not 64 rows per consumer warpgroup, nor, on a line of turns, 64 or 128 rows a
+    /// consumer.
     Height,
+    /// Turns on a line other than a wgmma line of two consumers in clusters of one.
+    Turns,
     /// Fewer than 2 stages: TMA could not load ahead of the MMAs.
     Stages,
     /// The ring and its barriers pass the 227 KB a block may opt into.
@@ -96,7 +104,7 @@ impl WgemmVariant {
     pub const fn kernel_line(
         (bm, bn): (u32, u32),
         stages: u32,
-        consumers: u32,
+        (consumers, turns): (u32, bool),
         cluster: u32,
         mma: RingMma,
     ) -> Self {
@@ -108,6 +116,7 @@ impl WgemmVariant {
             consumers,
             cluster,
             mma,
+            turns,
             entry: "",
         }
     }
@@ -131,33 +140,25 @@ impl WgemmVariant {
     pub const fn consumer_warps(&self) -> u32 {
         self.consumers * WARPGROUP_WARPS
     }
-    /// Whether the consumers take tiles in turn (ping-pong: a wgmma line of two consumers and
-    /// one warpgroup's 64 rows a tile), each running its tile's whole K while the other writes
-    /// its last tile, rather than sharing every tile (`gemm_wgmma.rs`, `consume_in_turn`).
+    /// Whether the consumers take tiles in turn (ping-pong, [`WgemmVariant::turns`]), each
+    /// running its tile's whole K while the other writes its last tile, rather than sharing
+    /// every tile (`gemm_wgmma.rs`, `consume_in_turn`).
     pub const fn ping_pong(&self) -> bool {
-        self.bm < WGEMM_M * self.consumers || self.whole_tile_turns()
+        self.turns
     }
-    /// EXPERIMENT (branch pingpong-128, not for main): the one line whose two consumers take
-    /// whole 128 x 128 tiles in turn, each running two m64n128k16 MMAs a k16 step (its rows in
-    /// two halves), marked by its shape and its 7 slots, which no other line has. Ping-pong
-    /// hides C's stores under the other consumer's MMAs, as W6 does, at 1.33 times W1's bytes
-    /// per FLOP (W6's 64 x 256 tiles bring 1.67 times).
-    pub const fn whole_tile_turns(&self) -> bool {
-        matches!(self.mma, RingMma::Wgmma)
-            && self.consumers == 2
-            && self.bm == 2 * WGEMM_M
-            && self.bn == 128
-            && self.stages == 7
-            && self.cluster == 1
-    }
-    /// Rows of a tile one consumer computes: a warpgroup's 64, or the whole tile's where the
-    /// consumers take whole tiles in turn.
+    /// Rows of a tile one consumer computes: a warpgroup's 64 where the consumers share
+    /// tiles, the whole tile's where they take tiles in turn.
     pub const fn consumer_rows(&self) -> u32 {
-        if self.whole_tile_turns() {
+        if self.turns {
             self.bm
         } else {
             WGEMM_M
         }
+    }
+    /// The m64 MMAs a consumer runs per k16 step, one per 64 of its rows (on the same slice of
+    /// B): 2 on a line of turns with 128-row tiles, else 1.
+    pub const fn row_blocks(&self) -> u32 {
+        self.consumer_rows() / WGEMM_M
     }
     /// Warps that compute one tile: every consumer warp where they share a tile, one
     /// warpgroup's in ping-pong. A cut tile's units meet warp by warp (`split_k.rs`).
@@ -173,10 +174,10 @@ impl WgemmVariant {
     pub const fn slot_readers(&self) -> u32 {
         self.tile_warps()
     }
-    /// f32 accumulators per consumer thread (BN/2: a warpgroup's 64 x BN over its 128 threads,
-    /// whichever MMA).
+    /// f32 accumulators per consumer thread: BN/2 for each 64 of its rows (a warpgroup's
+    /// 64 x BN over its 128 threads, whichever MMA).
     pub const fn accumulators(&self) -> u32 {
-        self.consumer_rows() / WGEMM_M * self.bn / 2
+        self.row_blocks() * self.bn / 2
     }
     /// Registers a consumer thread needs beyond its accumulators (at least): wgmma's
     /// descriptors and addresses; mma.sync's A and B fragments of two k16 steps (4 m-tiles of 4
@@ -291,10 +292,16 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     if v.consumers < 1 || v.consumers > 3 {
         return Err(WgemmMisfit::Consumers);
     }
-    // Consumers share a tile (64 rows each), or two take one-warpgroup tiles in turn.
-    let ping_pong =
-        v.bm == WGEMM_M && v.consumers == 2 && matches!(v.mma, RingMma::Wgmma) && v.cluster == 1;
-    if v.bm != WGEMM_M * v.consumers && !ping_pong && !v.whole_tile_turns() {
+    // Consumers share a tile (64 rows each), or two take tiles of 64 or 128 rows in turn.
+    if v.turns && !(v.consumers == 2 && matches!(v.mma, RingMma::Wgmma) && v.cluster == 1) {
+        return Err(WgemmMisfit::Turns);
+    }
+    let height = if v.turns {
+        v.bm == WGEMM_M || v.bm == 2 * WGEMM_M
+    } else {
+        v.bm == WGEMM_M * v.consumers
+    };
+    if !height {
         return Err(WgemmMisfit::Height);
     }
     if v.stages < 2 {
@@ -345,9 +352,12 @@ pub const fn b_descriptor(addr: u32) -> u64 {
         | SWIZZLE_128B_LAYOUT
 }
 
-/// A line's MMA from its family word in the table (`wgmma` or `mma_sync`).
+/// A line's MMA from its family word in the table (`wgmma`, `wgmma_turns` or `mma_sync`).
 macro_rules! ring_mma {
     (wgmma) => {
+        RingMma::Wgmma
+    };
+    (wgmma_turns) => {
         RingMma::Wgmma
     };
     (mma_sync) => {
@@ -355,9 +365,22 @@ macro_rules! ring_mma {
     };
 }
 
+/// Whether a line's consumers take tiles in turn, from its family word (`wgmma_turns`).
+macro_rules! ring_turns {
+    (wgmma_turns) => {
+        true
+    };
+    ($fam:ident) => {
+        false
+    };
+}
+
 /// A line's entry name from its family word and numbers.
 macro_rules! ring_entry {
     (wgmma, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
+        concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x)
+    };
+    (wgmma_turns, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
         concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x)
     };
     (mma_sync, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
@@ -398,7 +421,16 @@ pub(crate) mod tests {
             consumers,
             cluster,
             mma: RingMma::Wgmma,
+            turns: false,
             entry: "",
+        }
+    }
+
+    /// A wgmma line of turns (`wgmma_turns`: two consumers, clusters of one) of these numbers.
+    pub(crate) fn turns_line(bm: u32, bn: u32, stages: u32) -> WgemmVariant {
+        WgemmVariant {
+            turns: true,
+            ..line(bm, bn, stages, 2, 1)
         }
     }
 

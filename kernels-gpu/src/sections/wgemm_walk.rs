@@ -119,9 +119,11 @@ impl WgemmVariant {
     }
     /// Whether the line's kernel can stream its last partial wave ([`StreamTail`]): the wgmma
     /// lines of single blocks, ping-pong among them (a tail piece is one consumer's turn, as a
-    /// tile is). Split-K is not theirs: ping-pong lines are for shapes of many tiles.
+    /// tile is) where a consumer's part of a tile is 64 rows, the part a cut tile's warps
+    /// deposit (`split_k.rs`). Split-K is not theirs: ping-pong lines are for shapes of many
+    /// tiles.
     pub const fn streams_tail(&self) -> bool {
-        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1 && !self.whole_tile_turns()
+        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1 && self.row_blocks() == 1
     }
     /// Work units of the walk before K is cut: tiles, or, where blocks work in clusters of two,
     /// pairs of tiles one above the other (the lower one past C's last row where the rows are
@@ -251,9 +253,11 @@ mod tests {
 
     #[test]
     fn ping_pong_lines_take_one_warpgroup_a_tile_and_keep_k_whole() {
+        use crate::sections::gemm_wgmma::tests::turns_line;
         use crate::sections::gemm_wgmma::{wgemm_line_fits, WgemmMisfit};
-        let pp = line(64, 256, 5, 2, 1);
+        let pp = turns_line(64, 256, 5);
         assert!(pp.ping_pong());
+        assert_eq!((pp.row_blocks(), pp.accumulators()), (1, 128));
         assert_eq!(wgemm_line_fits(&pp), Ok(()));
         assert_eq!(pp.slot_readers(), 4, "one warpgroup reads each fill");
         assert!(
@@ -274,16 +278,49 @@ mod tests {
         let shared = line(128, 256, 4, 2, 1);
         assert!(!shared.ping_pong());
         assert_eq!(shared.slot_readers(), 8);
-        // Only two consumers, on one block: three, or clusters of two, do not take turns.
+        // Only two consumers, on one block: three, or clusters of two, do not take turns; two
+        // consumers sharing 64-row tiles is no line.
+        let three = WgemmVariant { consumers: 3, ..pp };
+        assert_eq!(wgemm_line_fits(&three), Err(WgemmMisfit::Turns));
+        let pair = WgemmVariant { cluster: 2, ..pp };
+        assert_eq!(wgemm_line_fits(&pair), Err(WgemmMisfit::Turns));
         assert_eq!(
-            wgemm_line_fits(&line(64, 256, 4, 3, 1)),
-            Err(WgemmMisfit::Height)
-        );
-        assert_eq!(
-            wgemm_line_fits(&line(64, 256, 4, 2, 2)),
+            wgemm_line_fits(&line(64, 256, 4, 2, 1)),
             Err(WgemmMisfit::Height)
         );
         assert!(crate::variants::WGEMM.iter().any(|v| v.ping_pong()));
+    }
+
+    #[test]
+    fn turns_on_128_row_tiles_run_two_mmas_a_step_and_keep_k_and_the_tail_whole() {
+        use crate::sections::gemm_wgmma::tests::turns_line;
+        use crate::sections::gemm_wgmma::{wgemm_line_fits, WgemmMisfit};
+        let v = turns_line(128, 128, 7);
+        assert_eq!(wgemm_line_fits(&v), Ok(()));
+        assert_eq!((v.consumer_rows(), v.row_blocks()), (128, 2));
+        assert_eq!(v.accumulators(), 128, "two m64n128 halves of 64 floats");
+        assert_eq!((v.tile_warps(), v.slot_readers()), (4, 4));
+        assert!(
+            !v.stages_c(),
+            "ping-pong writes C under the other consumer's MMAs"
+        );
+        // A cut tile's warps deposit 64-row parts: such a line never cuts K, tail included.
+        assert!(!v.splits_k() && !v.streams_tail());
+        assert!(v.tail_at(4096, 4096, 4096, 132).is_none());
+        assert!(v.stream_tail(8192, 8192, 8192, 132).is_none());
+        // 128 x 256 halves would need 256 accumulators a thread; 192 rows are no turns line.
+        assert_eq!(
+            wgemm_line_fits(&turns_line(128, 256, 4)),
+            Err(WgemmMisfit::Registers)
+        );
+        assert_eq!(
+            wgemm_line_fits(&turns_line(192, 64, 4)),
+            Err(WgemmMisfit::Height)
+        );
+        // The same numbers shared by the two consumers are a line of its own (W2's kind).
+        let shared = line(128, 128, 7, 2, 1);
+        assert!(!shared.ping_pong());
+        assert_eq!((shared.row_blocks(), shared.accumulators()), (1, 64));
     }
 
     #[test]

@@ -124,16 +124,20 @@ macro_rules! ring_kernel {
             $s,
             $c,
             $x,
-            {
-                crate::variants::WgemmVariant::kernel_line(
-                    ($bm, $bn),
-                    $s,
-                    $c,
-                    $x,
-                    crate::variants::RingMma::Wgmma,
-                )
-                .accumulators() as usize
-            },
+            false,
+            { $bn / 2 },
+            { consumer_regs($c) },
+        >
+    };
+    (wgmma_turns, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
+        crate::kernels::sm90a::gemm_wgmma::gemm_wgmma::<
+            $bm,
+            $bn,
+            $s,
+            $c,
+            $x,
+            true,
+            { $bm / 64 * $bn / 2 },
             { consumer_regs($c) },
         >
     };
@@ -153,6 +157,7 @@ macro_rules! ring_line {
             consumers: $c,
             cluster: $x,
             mma: ring_mma!($fam),
+            turns: ring_turns!($fam),
             entry: ring_entry!($fam, $bm, $bn, $s, $c, $x),
         }
     };
@@ -191,7 +196,8 @@ macro_rules! wgemm_table {
                 wgemm_misfit_panic!($label, misfit;
                     Width => "BN must be 64, 128 or 256 (a wgmma N; four mma.sync warps of 16-column pairs)",
                     Consumers => "consumers must be 1, 2 or 3",
-                    Height => "BM must be 64 per consumer warpgroup",
+                    Height => "BM must be 64 per consumer warpgroup (on a wgmma_turns line, 64 or 128)",
+                    Turns => "wgmma_turns needs two consumers and clusters of one",
                     Stages => "at least 2 stages",
                     SharedMemory => "the ring passes the 227 KB a block may opt into",
                     Cluster => "cluster must be 1, or 2 on a wgmma line whose BN is 128 or 256",

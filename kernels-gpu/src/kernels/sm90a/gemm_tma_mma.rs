@@ -50,7 +50,7 @@ pub unsafe fn gemm_tma_mma<
 >(
     args: WgemmArgs,
 ) {
-    let line = WgemmVariant::kernel_line((BM, BN), STAGES, CONSUMERS, 1, RingMma::Sync);
+    let line = WgemmVariant::kernel_line((BM, BN), STAGES, (CONSUMERS, false), 1, RingMma::Sync);
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
     let RingStart { p, maps, out, .. } = unsafe { RingProblem::start(args, line, Release::Count) };
     let t = gpu::thread_idx_x();

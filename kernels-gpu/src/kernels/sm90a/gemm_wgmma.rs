@@ -47,12 +47,19 @@ pub unsafe fn gemm_wgmma<
     const STAGES: u32,
     const CONSUMERS: u32,
     const CLUSTER: u32,
+    const TURNS: bool,
     const ACC: usize,
     const REGS: u32,
 >(
     args: WgemmArgs,
 ) {
-    let line = WgemmVariant::kernel_line((BM, BN), STAGES, CONSUMERS, CLUSTER, RingMma::Wgmma);
+    let line = WgemmVariant::kernel_line(
+        (BM, BN),
+        STAGES,
+        (CONSUMERS, TURNS),
+        CLUSTER,
+        RingMma::Wgmma,
+    );
     let release = Release::Barrier(line.slot_readers());
     // SAFETY: every thread runs it, with the line's dynamic shared memory (the contract).
     let RingStart {
@@ -181,7 +188,7 @@ unsafe fn pass_turn(which: u32) {
 }
 
 /// One of two consumer warpgroups that take the block's units in turn (ping-pong: a line of
-/// one warpgroup's rows a tile, `WgemmVariant::ping_pong`): consumer `which` computes the
+/// turns, `WgemmVariant::ping_pong`, whose tiles are 64 or 128 rows): consumer `which` computes the
 /// block's units `first`, `first` + walkers, ... below `end` (a streamed tail's pieces where
 /// `STREAMED`) whose turn, counted on from `turn`, has its parity, and passes over the other's
 /// fills in the ring from `start`. Its epilogue runs while the other's MMAs keep the tensor
@@ -234,7 +241,7 @@ unsafe fn consume_in_turn<const ACC: usize, const STREAMED: bool>(
             };
             // SAFETY: the caller's contract; this warpgroup alone reads these fills.
             let (held, after) = unsafe {
-                if line.whole_tile_turns() {
+                if line.row_blocks() == 2 {
                     k_loop_halves(
                         &p,
                         at,
@@ -371,9 +378,9 @@ unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
             p.release(held.slot);
         }
     }
-    if p.line.whole_tile_turns() {
-        // EXPERIMENT: whole-tile turns never cut K (`splits_k`, `streams_tail`); the two
-        // halves of the tile are written as two 64-row parts.
+    if p.line.row_blocks() == 2 {
+        // The host never cuts such a line's tiles (`splits_k`, `streams_tail`): a cut tile's
+        // warps deposit 64-row parts. Its two halves are written as two such parts.
         if p.cuts::<STREAMED>(u) {
             gpu::trap();
         }
@@ -479,12 +486,14 @@ unsafe fn k_loop<const ACC: usize>(
     (held, at)
 }
 
-/// Accumulators of one m64n128k16 MMA: half of a whole-tile-turns consumer's (EXPERIMENT).
+/// Accumulators of one half of a 128-row tile of turns (`WgemmVariant::row_blocks` 2): one
+/// m64n128k16 MMA's, the widest whose two halves fit a thread's registers.
 const HALF_ACC: usize = 64;
 
-/// EXPERIMENT (whole-tile turns, `WgemmVariant::whole_tile_turns`): [`k_loop`] for a consumer
-/// that computes a whole 128 x 128 tile, its accumulators `d` the two 64-row halves' (top
-/// first). Each slot's four k16 steps issue the top and the bottom half's MMA on the same B.
+/// [`k_loop`] for a consumer of a line of turns with 128-row tiles (`row_blocks` 2), which
+/// computes a whole 128 x 128 tile: its accumulators `d` are the two 64-row halves' (top
+/// first), and each slot's four k16 steps issue the top and the bottom half's MMA on the same
+/// slice of B.
 ///
 /// # Safety
 /// As [`k_loop`].
@@ -530,8 +539,8 @@ unsafe fn k_loop_halves<const ACC: usize>(
     (held, at)
 }
 
-/// EXPERIMENT: the `step`-th k16 MMA of a slot for both 64-row halves of a 128-row tile: A's
-/// bottom half lies 64 rows of 128 bytes after its top.
+/// The `step`-th k16 MMA of a slot for both 64-row halves of a 128-row tile: A's bottom half
+/// lies 64 rows of 128 bytes after its top.
 ///
 /// # Safety
 /// As [`mma_k16`].
