@@ -279,13 +279,6 @@ __device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned
                                          float (&d)[ACC], unsigned& handoffs) {
     hopper::wgmma_wait_group<0>();
     if (tid % 32 == 0) p.release(held.slot);
-    if constexpr (L::ROW_BLOCKS == 2) {
-        // The host never cuts such a line's tiles: its two halves are written as two 64-row parts.
-        if (p.template cuts<STREAMED>(w)) __trap();
-        write_part<HALF_ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, top_half(d));
-        write_part<HALF_ACC>(c, m, n, alpha, beta, row0 + WGEMM_M, col0, L::BN, tid, bottom_half(d));
-        return;
-    }
     bool write = true;
     if (p.template cuts<STREAMED>(w)) {
         const WarpPart<L, ACC> part{w.tile, warp, tid % 32};
@@ -293,6 +286,12 @@ __device__ __forceinline__ void end_unit(const Problem<L>& p, float* c, unsigned
         if (write) part.template gather<STREAMED>(p, partials, w.pieces, d);
     }
     if (!write) return;
+    if constexpr (L::ROW_BLOCKS == 2) {
+        // A tile of turns of 128 rows: its halves are written as two 64-row parts.
+        write_part<HALF_ACC>(c, m, n, alpha, beta, row0, col0, L::BN, tid, top_half(d));
+        write_part<HALF_ACC>(c, m, n, alpha, beta, row0 + WGEMM_M, col0, L::BN, tid, bottom_half(d));
+        return;
+    }
     if (L::STAGES_C && beta == 0.0f && n % 4 == 0 && row0 + WGEMM_M <= m && col0 + L::BN <= n)
         write_staged<L, ACC>(p, c, n, alpha, row0, col0, warp, tid, d, handoffs);
     else
@@ -400,9 +399,9 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
                                                 unsigned* arrivals) {
     using L = Line<BM, BN, STAGES, CONSUMERS, CLUSTER, TURNS>;
     // tma_ring.rs `start`: only the lines that can cut K (clusters of one, not ping-pong) take k_slices, and
-    // only those that stream a tail (clusters of one, 64 rows a consumer) stream_tail, which, where not 0, is the
-    // tail's first tile (StreamTail::of's `from`).
-    const bool cuts = CLUSTER == 1 && !L::PING_PONG, streams = CLUSTER == 1 && L::ROW_BLOCKS == 1;
+    // only those that stream a tail (clusters of one) stream_tail, which, where not 0, is the tail's first
+    // tile (StreamTail::of's `from`).
+    const bool cuts = CLUSTER == 1 && !L::PING_PONG, streams = CLUSTER == 1;
     const Problem<L> p = Problem<L>::template set_up<false>(unsigned(m), unsigned(n), unsigned(k),
                                                             cuts ? unsigned(k_slices) : 0u,
                                                             streams ? unsigned(stream_tail) : 0u);

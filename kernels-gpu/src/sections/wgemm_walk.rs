@@ -119,11 +119,10 @@ impl WgemmVariant {
     }
     /// Whether the line's kernel can stream its last partial wave ([`StreamTail`]): the wgmma
     /// lines of single blocks, ping-pong among them (a tail piece is one consumer's turn, as a
-    /// tile is) where a consumer's part of a tile is 64 rows, the part a cut tile's warps
-    /// deposit (`split_k.rs`). Split-K is not theirs: ping-pong lines are for shapes of many
-    /// tiles.
+    /// tile is; a cut tile's warps deposit whatever accumulators they hold, both halves' on a
+    /// 128-row tile). Split-K is not theirs: ping-pong lines are for shapes of many tiles.
     pub const fn streams_tail(&self) -> bool {
-        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1 && self.row_blocks() == 1
+        matches!(self.mma, RingMma::Wgmma) && self.cluster == 1
     }
     /// Work units of the walk before K is cut: tiles, or, where blocks work in clusters of two,
     /// pairs of tiles one above the other (the lower one past C's last row where the rows are
@@ -304,10 +303,21 @@ mod tests {
             !v.stages_c(),
             "ping-pong writes C under the other consumer's MMAs"
         );
-        // A cut tile's warps deposit 64-row parts: such a line never cuts K, tail included.
-        assert!(!v.splits_k() && !v.streams_tail());
-        assert!(v.tail_at(4096, 4096, 4096, 132).is_none());
+        // No split-K, as every line of turns; a streamed tail as W6's, a piece being one turn,
+        // and each warp's partial both halves' accumulators: a tile's 4 warps x 128 registers x
+        // 32 lanes fill one BM x BN slot of the scratch.
+        assert!(!v.splits_k() && v.streams_tail());
+        assert_eq!(4 * 128 * 32, v.bm * v.bn);
+        // 4096^3: 1024 tiles, 7 whole waves, 100 in the tail, runs of 48 or 49 of 64 slices,
+        // which the rule declines (as W6's); 8192^3: 4 tail tiles, runs under a slice deep.
+        let t = v.tail_at(4096, 4096, 4096, 132).expect("a partial wave");
+        assert_eq!((t.from, t.tiles, t.longest_run()), (924, 100, 49));
+        assert!(v.stream_tail(4096, 4096, 4096, 132).is_none());
         assert!(v.stream_tail(8192, 8192, 8192, 132).is_none());
+        // 4096 x 4096 x 14336 streams: 100 tail tiles of 224 slices, runs of 170.
+        let t = v.stream_tail(4096, 4096, 14336, 132).expect("streamed");
+        assert_eq!((t.tiles, t.longest_run()), (100, 170));
+        assert_eq!(v.tail_scratch(t).0, u64::from(t.slots()) * 128 * 128);
         // 128 x 256 halves would need 256 accumulators a thread; 192 rows are no turns line.
         assert_eq!(
             wgemm_line_fits(&turns_line(128, 256, 4)),

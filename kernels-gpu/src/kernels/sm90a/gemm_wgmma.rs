@@ -378,22 +378,6 @@ unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
             p.release(held.slot);
         }
     }
-    if p.line.row_blocks() == 2 {
-        // The host never cuts such a line's tiles (`splits_k`, `streams_tail`): a cut tile's
-        // warps deposit 64-row parts. Its two halves are written as two such parts.
-        if p.cuts::<STREAMED>(u) {
-            gpu::trap();
-        }
-        if let Some(top) = d.first_chunk::<HALF_ACC>() {
-            // SAFETY: the caller's contract; the tile's top 64 rows.
-            unsafe { write_part(out, (row0, col0), p.line.bn, tid, top) };
-        }
-        if let Some(bottom) = d.last_chunk::<HALF_ACC>() {
-            // SAFETY: the caller's contract; the tile's bottom 64 rows.
-            unsafe { write_part(out, (row0 + WGEMM_M, col0), p.line.bn, tid, bottom) };
-        }
-        return;
-    }
     let write = if p.cuts::<STREAMED>(u) {
         let part = WarpPart {
             tile: u.tile,
@@ -410,7 +394,17 @@ unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
     } else {
         true
     };
-    if write {
+    if write && p.line.row_blocks() == 2 {
+        // A tile of turns of 128 rows: its halves are written as two 64-row parts.
+        if let Some(top) = d.first_chunk::<HALF_ACC>() {
+            // SAFETY: the caller's contract; the tile's top 64 rows.
+            unsafe { write_part(out, (row0, col0), p.line.bn, tid, top) };
+        }
+        if let Some(bottom) = d.last_chunk::<HALF_ACC>() {
+            // SAFETY: the caller's contract; the tile's bottom 64 rows.
+            unsafe { write_part(out, (row0 + WGEMM_M, col0), p.line.bn, tid, bottom) };
+        }
+    } else if write {
         let line = p.line;
         // Staged only whole parts with beta 0 and rows of whole 16-byte pieces (N a multiple of
         // 4): the storer warps' 16-byte stores neither clip at C's edge nor read C.
