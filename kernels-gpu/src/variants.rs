@@ -200,9 +200,6 @@ wgemm_table! {
         // shared memory (`stages_c`): the producer warpgroup's idle warps store half of each
         // tile's C while the consumers run the next tile's MMAs.
         ("W8",    wgmma { block: (128, 256, 64), stages: 3, consumers: 2, cluster: 1 }), // 384
-        // Ping-pong at 1.33 times W1's bytes per FLOP (W6's tiles bring 1.67 times): each
-        // consumer runs two m64n128 MMAs a k16 step, on its tile's two halves.
-        ("W9",    wgmma_turns { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 1 }), // 384
         // The same ring feeding mma.sync (ldmatrix from the swizzled slots): the gemm_bf16
         // family's MMA with Hopper's data movement; no producer warp: thread 0 fills the ring and
         // each slot's last reader refills it.

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. Line W9 of branch pingpong-128 (0022ba3, a table
-# line `wgmma_turns`, with nvcc's twin): two consumer warpgroups take whole 128x128 tiles in turn (ping-pong), each
+# Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. Line W9, the table line that pack_s30a.sh adds
+# (`wgmma_turns`, with nvcc's twin): two consumer warpgroups take whole 128x128 tiles in turn (ping-pong), each
 # issuing two m64n128k16 MMAs a k16 step, 7 slots of 32 KB, K whole; its last partial wave streamed by the rule (as
-# W6's; not at 4096³ or 8192³). Ping-pong hides each tile's C under the other consumer's MMAs, as W6
-# does, at 1.33 times W1's bytes per FLOP (W6: 1.67). docs/design.md, "What issue 32's per-clock bar asks at
-# 4096³", estimates 1.01 to 1.04 per clock at 4096³ (two readings of W6's slower K loop); this call measures it.
+# W6's; not at 4096³ or 8192³). Ping-pong hides each tile's C under the other consumer's MMAs, as W6 does, at 1.33
+# times W1's bytes per FLOP (W6: 1.67). docs/design.md, "What issue 32's per-clock bar asks at 4096³", estimates
+# 1.01 to 1.04 per clock at 4096³ (two readings of W6's slower K loop); this call measures it.
 # Steps: (1) wgemm_gpu: the JIT's report (no spill, no serialized wgmma) and every line, W9 among them, at the
 # awkward sizes, every element checked; (2) W9 beside W8 and cuBLAS, medians, at 4096³ and 8192³, with W2 (the same
-# 128x128 tiles, shared by the consumers: W9 against W2 is what the turns buy); (3) Nsight Compute
-# at the base clock, W9 and cuBLAS's kernel in one process, at 4096³ and 8192³ (W8 for reference: S28a 296,479 vs
-# 292,296 cycles at 4096³, S29b 2,179,172 vs 2,254,535 at 8192³). Read with `python3 scripts/gpu/tensor_idle.py`.
-# Pack (on branch pingpong-128): scripts/gpu/pack.sh pp128 --tests wgemm_gpu --twin; carry ["dist/pp128"], results/
-# aside. W9's streamed tails and every line's split-K are checked in a call of their own: call_s30c.sh.
-# If W9 passes and clears W8 per clock, merge the branch, pack main again (same name) and run the run to commit (S30b):
+# 128x128 tiles, shared by the consumers: W9 against W2 is what the turns buy); (3) Nsight Compute at the base
+# clock, W9 and cuBLAS's kernel in one process, at 4096³ and 8192³ (W8 for reference: S28a 296,479 vs 292,296
+# cycles at 4096³, S29b 2,179,172 vs 2,254,535 at 8192³). Read with `python3 scripts/gpu/tensor_idle.py`.
+# Pack: scripts/h200-2026-12-05/pack_s30a.sh; carry ["dist/pp128"], results/ aside. W9's streamed tails and every
+# line's split-K are checked in a call of their own on the same pack: call_s30c.sh.
+# If W9 passes and clears W8 per clock, add its line to the table (pack_s30a.sh's), pack main
+# (scripts/gpu/pack.sh pp128 --tests wgemm_gpu --twin) and make the run to commit (S30b):
 #   sed -e 's/call_s26c/call_s30b/' -e 's|dist/s26c|dist/pp128|' -e 's/\^W8/^W9/' scripts/h200-2026-12-04/call_s26c.sh | bash
 set -u
 CALL=call_s30a; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"

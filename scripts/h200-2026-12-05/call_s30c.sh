@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. After call_s30a.sh, on the same pack (branch
-# pingpong-128's W9): every line's split-K and streamed tails, W9's among the latter, every element checked and the
-# same bits on every launch. S28c gave these two tests 330 s; they passed in 237 s.
-# Pack: scripts/gpu/pack.sh pp128 --tests wgemm_gpu --twin (on the branch); carry ["dist/pp128"], results/ aside.
+# Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. After call_s30a.sh, on the same pack (the table
+# with W9's line, pack_s30a.sh): every line's split-K and streamed tails, W9's among the latter, every element checked
+# and the same bits on every launch. S28c gave these two tests 330 s; they passed in 237 s.
+# Pack: scripts/h200-2026-12-05/pack_s30a.sh; carry ["dist/pp128"], results/ aside.
 set -u
 CALL=call_s30c; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh

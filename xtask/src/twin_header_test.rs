@@ -128,14 +128,14 @@ fn the_sm90a_lines_are_the_modules_entries_with_the_tables_numbers() {
             w1.dynamic_shared_bytes()
         )
     );
-    // A line of turns says so, with its consumers' accumulators: both 64-row halves' on W9.
-    let w9 = WGEMM.iter().find(|v| v.label == "W9").unwrap();
+    // A line of turns says so, with its consumers' accumulators.
+    let w6 = WGEMM.iter().find(|v| v.label == "W6").unwrap();
     assert_eq!(
-        invocation(w9.entry),
+        invocation(w6.entry),
         format!(
-            "LAB_WGEMM({}, LAB_TIMED, 384, {}, 128, 128, 7, 2, 1, 1, 128, 232)",
-            w9.entry,
-            w9.dynamic_shared_bytes()
+            "LAB_WGEMM({}, LAB_TIMED, 384, {}, 64, 256, 5, 2, 1, 1, 128, 232)",
+            w6.entry,
+            w6.dynamic_shared_bytes()
         )
     );
     assert_eq!(
