@@ -10,6 +10,7 @@
 set -euo pipefail
 root=$(pwd); wt=$root/dist/worktree-pp128
 [ -d "$wt" ] || git worktree add --detach "$wt" HEAD
+mkdir -p "$wt/dist"
 f=$wt/kernels-gpu/src/variants.rs
 line='        ("W9",    wgmma_turns { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 1 }), // 384'
 grep -qF '("W9",' "$f" || sed -i "/(\"W8\", *wgmma {/a\\
