@@ -420,3 +420,50 @@ fn bad_persistent_copy_lines_are_rejected_by_name() {
         "{err}"
     );
 }
+
+const WGEMM_ANCHOR: &str =
+    "(\"W8\",    wgmma { block: (128, 256, 64), stages: 3, consumers: 2, cluster: 1 }), // 384";
+
+/// Lines of turns (`wgmma_turns`): W9, the line call S30a checks on a GPU before it joins the
+/// table, compiles; bad ones, and a line that shares 64-row tiles between two consumers, are
+/// rejected, each error naming its line (all at once: the compiler reports every failing check).
+#[test]
+fn lines_of_turns_are_checked_by_name() {
+    check_with_line(
+        "turns_good",
+        WGEMM_ANCHOR,
+        "(\"W9\", wgmma_turns { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 1 }),",
+    )
+    .expect("W9's line compiles");
+    let bad = [
+        (
+            "WT3",
+            "wgmma_turns { block: (128, 128, 64), stages: 4, consumers: 3, cluster: 1 }",
+            "wgmma_turns needs two consumers and clusters of one",
+        ),
+        (
+            "WT4",
+            "wgmma_turns { block: (128, 256, 64), stages: 4, consumers: 2, cluster: 1 }",
+            "the accumulators and fragments do not fit",
+        ),
+        (
+            "WT5",
+            "wgmma { block: (64, 256, 64), stages: 4, consumers: 2, cluster: 1 }",
+            "BM must be 64 per consumer warpgroup",
+        ),
+    ];
+    let lines: Vec<String> = bad
+        .iter()
+        .map(|(label, line, _)| format!("(\"{label}\", {line}),"))
+        .collect();
+    let err = check_with_line("turns_bad", WGEMM_ANCHOR, &lines.join("\n        "))
+        .expect_err("bad lines of turns must not compile");
+    for (label, _, words) in bad {
+        let named = format!("gemm_wgmma line {label}: ");
+        let line = err
+            .lines()
+            .find(|l| l.contains(&named))
+            .unwrap_or_else(|| panic!("{label} not named in:\n{err}"));
+        assert!(line.contains(words), "{label}: {line}");
+    }
+}
