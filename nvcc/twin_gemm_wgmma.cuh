@@ -193,35 +193,7 @@ __device__ __forceinline__ void store_staged(const Problem<L>& p, float* c, unsi
     }
 }
 
-// gemm_wgmma.rs `k_loop`: a unit's `steps` >= 1 slots from ring position `at` (`held`: the position a first
-// wait_group would retire), each slot's four k16 wgmma into d (A's rows `a_rows` bytes into the slot), the
-// previous slot released once its group retires, C prefetched at step `prefetch_at`. Leaves `held` at the last
-// slot, whose group may still be in flight, and `at` after it.
-template <class L, int ACC>
-__device__ __forceinline__ void k_loop(const Problem<L>& p, Position& at, Position& held, unsigned a_rows,
-                                       unsigned steps, float (&d)[ACC], const float* c, unsigned m, unsigned n,
-                                       unsigned row0, unsigned col0, unsigned prefetch_at, unsigned tid) {
-    for (unsigned ks = 0;;) {
-        const unsigned a = p.ring + L::a_slot(at.slot) + a_rows;
-        const unsigned b = p.ring + L::b_slot(at.slot);
-        hopper::mbarrier_wait(p.full(at.slot), at.phase);
-        hopper::wgmma_fence();
-        mma_k16(d, a, b, 0, ks != 0);
-        mma_k16(d, a, b, 1, true);
-        mma_k16(d, a, b, 2, true);
-        mma_k16(d, a, b, 3, true);
-        hopper::wgmma_commit_group();
-        if (ks == prefetch_at) prefetch_c(c, m, n, row0, col0, L::BN, tid);
-        hopper::wgmma_wait_group<1>();
-        if (ks > 0 && tid % 32 == 0) p.release(held.slot);
-        held = at;
-        at = at.template next<L::STAGES>();
-        ks += 1;
-        if (ks >= steps) break;
-    }
-}
-
-// gemm_wgmma.rs `HALF_ACC`, `k_loop_halves` and `mma_halves`: on a line of turns with 128-row tiles
+// gemm_wgmma.rs `HALF_ACC`, `mma_halves` and `mma_step`: on a line of turns with 128-row tiles
 // (ROW_BLOCKS 2), a consumer's accumulators are the two 64-row halves' (top first), and each k16 step issues the
 // top and the bottom half's wgmma on the same slice of B, A's bottom half 64 rows of 128 bytes after its top.
 constexpr int HALF_ACC = 64;
@@ -242,23 +214,36 @@ __device__ __forceinline__ void mma_halves(float (&d)[ACC], unsigned a, unsigned
     hopper::wgmma_m64k16_bf16<1>(bottom_half(d), a_descriptor(at + WGEMM_M * SWIZZLE_BYTES), db,
                                  accumulate ? 1u : 0u);
 }
+template <bool HALVES, int ACC>
+__device__ __forceinline__ void mma_step(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {
+    if constexpr (HALVES)
+        mma_halves(d, a, b, step, accumulate);
+    else
+        mma_k16(d, a, b, step, accumulate);
+}
+
+// gemm_wgmma.rs `k_loop`: a unit's `steps` >= 1 slots from ring position `at` (`held`: the position a first
+// wait_group would retire), each slot's four k16 steps (`mma_step`) into d (A's rows `a_rows` bytes into the slot), the
+// previous slot released once its group retires, C prefetched at step `prefetch_at`. Leaves `held` at the last
+// slot, whose group may still be in flight, and `at` after it.
 template <class L, int ACC>
-__device__ __forceinline__ void k_loop_halves(const Problem<L>& p, Position& at, Position& held, unsigned steps,
-                                              float (&d)[ACC], const float* c, unsigned m, unsigned n,
-                                              unsigned row0, unsigned col0, unsigned prefetch_at, unsigned tid) {
+__device__ __forceinline__ void k_loop(const Problem<L>& p, Position& at, Position& held, unsigned a_rows,
+                                       unsigned steps, float (&d)[ACC], const float* c, unsigned m, unsigned n,
+                                       unsigned row0, unsigned col0, unsigned prefetch_at, unsigned tid) {
     for (unsigned ks = 0;;) {
-        const unsigned a = p.ring + L::a_slot(at.slot);
+        const unsigned a = p.ring + L::a_slot(at.slot) + a_rows;
         const unsigned b = p.ring + L::b_slot(at.slot);
         hopper::mbarrier_wait(p.full(at.slot), at.phase);
         hopper::wgmma_fence();
-        mma_halves(d, a, b, 0, ks != 0);
-        mma_halves(d, a, b, 1, true);
-        mma_halves(d, a, b, 2, true);
-        mma_halves(d, a, b, 3, true);
+        constexpr bool HALVES = L::ROW_BLOCKS == 2;
+        mma_step<HALVES>(d, a, b, 0, ks != 0);
+        mma_step<HALVES>(d, a, b, 1, true);
+        mma_step<HALVES>(d, a, b, 2, true);
+        mma_step<HALVES>(d, a, b, 3, true);
         hopper::wgmma_commit_group();
         if (ks == prefetch_at) {
             prefetch_c(c, m, n, row0, col0, L::BN, tid);
-            prefetch_c(c, m, n, row0 + WGEMM_M, col0, L::BN, tid);
+            if constexpr (HALVES) prefetch_c(c, m, n, row0 + WGEMM_M, col0, L::BN, tid);
         }
         hopper::wgmma_wait_group<1>();
         if (ks > 0 && tid % 32 == 0) p.release(held.slot);
@@ -375,10 +360,7 @@ __device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned wh
                                          ? (w.steps > PREFETCH_AHEAD ? w.steps - PREFETCH_AHEAD : 0u)
                                          : 0xffffffffu;
         Position held = at;
-        if constexpr (L::ROW_BLOCKS == 2)
-            k_loop_halves<L, ACC>(p, at, held, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
-        else
-            k_loop<L, ACC>(p, at, held, 0u, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
+        k_loop<L, ACC>(p, at, held, 0u, w.steps, d, c, m, n, row0, col0, prefetch_at, tid);
         if (!last) pass_turn(which);
         unsigned none = 0;  // ping-pong lines never stage C
         end_unit<L, ACC, STREAMED>(p, c, m, n, alpha, beta, partials, arrivals, w, held, tid / 32, tid, row0, col0, d,

@@ -241,23 +241,13 @@ unsafe fn consume_in_turn<const ACC: usize, const STREAMED: bool>(
             };
             // SAFETY: the caller's contract; this warpgroup alone reads these fills.
             let (held, after) = unsafe {
-                if line.row_blocks() == 2 {
-                    k_loop_halves(
-                        &p,
-                        at,
-                        u.steps,
-                        &mut d,
-                        (&out, (row0, col0), prefetch_at, tid),
-                    )
-                } else {
-                    k_loop(
-                        &p,
-                        (at, at),
-                        (0, u.steps),
-                        &mut d,
-                        (&out, (row0, col0), prefetch_at, tid),
-                    )
-                }
+                k_loop(
+                    &p,
+                    (at, at),
+                    (0, u.steps),
+                    &mut d,
+                    (&out, (row0, col0), prefetch_at, tid),
+                )
             };
             at = after;
             if !last {
@@ -426,7 +416,8 @@ unsafe fn end_unit<const ACC: usize, const STREAMED: bool>(
 }
 
 /// A unit's K loop, from ring position `at` (`held`: the position whose group a first
-/// `wait_group` would retire, `at` itself at a unit's start): each slot's four k16 MMAs into
+/// `wait_group` would retire, `at` itself at a unit's start): each slot's four k16 steps
+/// ([`mma_step`]) into
 /// `d` (A's rows `a_rows` bytes into the slot), the previous slot released once its group
 /// retires, C prefetched at step `prefetch_at`. Returns the last slot's position, whose group
 /// may still be in flight, and the position after it.
@@ -443,6 +434,8 @@ unsafe fn k_loop<const ACC: usize>(
     (out, (row0, col0), prefetch_at, tid): (&Output, (u32, u32), u32, u32),
 ) -> (Ring, Ring) {
     let line = p.line;
+    // A 128-row tile of turns: each k16 step is two MMAs, one per 64-row half (`mma_step`).
+    let halves = line.row_blocks() == 2;
     // At least one K step (K >= 1, and no unit is empty), so the loop runs once before it
     // tests: no path skips it, and LLVM keeps one set of accumulator registers through it.
     let mut ks = 0;
@@ -457,13 +450,16 @@ unsafe fn k_loop<const ACC: usize>(
         unsafe {
             gpu::mbarrier_wait(p.full(at.slot), at.phase);
             gpu::wgmma_fence();
-            mma_k16(d, a, b, 0, ks != 0);
-            mma_k16(d, a, b, 1, true);
-            mma_k16(d, a, b, 2, true);
-            mma_k16(d, a, b, 3, true);
+            mma_step(d, (a, b), halves, 0, ks != 0);
+            mma_step(d, (a, b), halves, 1, true);
+            mma_step(d, (a, b), halves, 2, true);
+            mma_step(d, (a, b), halves, 3, true);
             gpu::wgmma_commit_group();
             if ks == prefetch_at {
                 prefetch_c(out, (row0, col0), line.bn, tid);
+                if halves {
+                    prefetch_c(out, (row0 + WGEMM_M, col0), line.bn, tid);
+                }
             }
             gpu::wgmma_wait_group::<1>();
             if ks > 0 && tid % 32 == 0 {
@@ -484,53 +480,28 @@ unsafe fn k_loop<const ACC: usize>(
 /// m64n128k16 MMA's, the widest whose two halves fit a thread's registers.
 const HALF_ACC: usize = 64;
 
-/// [`k_loop`] for a consumer of a line of turns with 128-row tiles (`row_blocks` 2), which
-/// computes a whole 128 x 128 tile: its accumulators `d` are the two 64-row halves' (top
-/// first), and each slot's four k16 steps issue the top and the bottom half's MMA on the same
-/// slice of B.
+/// The `step`-th k16 step of a slot (A's rows at `a`, B's slice at `b`): one m64 MMA
+/// ([`mma_k16`]), or, on a 128-row tile of turns (`halves`), the top and the bottom half's
+/// ([`mma_halves`]) on the same slice of B, in the same group.
 ///
 /// # Safety
-/// As [`k_loop`].
+/// As [`mma_k16`].
 #[inline(always)]
-unsafe fn k_loop_halves<const ACC: usize>(
-    p: &RingProblem,
-    mut at: Ring,
-    steps: u32,
+unsafe fn mma_step<const ACC: usize>(
     d: &mut [f32; ACC],
-    (out, (row0, col0), prefetch_at, tid): (&Output, (u32, u32), u32, u32),
-) -> (Ring, Ring) {
-    let line = p.line;
-    let mut held = at;
-    let mut ks = 0;
-    loop {
-        let a = p.ring + line.a_slot(at.slot);
-        let b = p.ring + line.b_slot(at.slot);
-        // SAFETY: as `k_loop`'s; the two halves' MMAs of a step sit in the same group.
-        unsafe {
-            gpu::mbarrier_wait(p.full(at.slot), at.phase);
-            gpu::wgmma_fence();
-            mma_halves(d, a, b, 0, ks != 0);
-            mma_halves(d, a, b, 1, true);
-            mma_halves(d, a, b, 2, true);
-            mma_halves(d, a, b, 3, true);
-            gpu::wgmma_commit_group();
-            if ks == prefetch_at {
-                prefetch_c(out, (row0, col0), line.bn, tid);
-                prefetch_c(out, (row0 + WGEMM_M, col0), line.bn, tid);
-            }
-            gpu::wgmma_wait_group::<1>();
-            if ks > 0 && tid % 32 == 0 {
-                p.release(held.slot);
-            }
-        }
-        held = at;
-        at = at.next(line.stages);
-        ks += 1;
-        if ks >= steps {
-            break;
+    (a, b): (u32, u32),
+    halves: bool,
+    step: u32,
+    accumulate: bool,
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if halves {
+            mma_halves(d, a, b, step, accumulate)
+        } else {
+            mma_k16(d, a, b, step, accumulate)
         }
     }
-    (held, at)
 }
 
 /// The `step`-th k16 MMA of a slot for both 64-row halves of a 128-row tile: A's bottom half
