@@ -117,32 +117,30 @@ macro_rules! wgmma_table {
 /// A line's kernel from its family word and numbers.
 #[cfg(all(target_arch = "nvptx64", lab_sm90a))]
 macro_rules! ring_kernel {
-    (wgmma, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
-        crate::kernels::sm90a::gemm_wgmma::gemm_wgmma::<
-            $bm,
-            $bn,
-            $s,
-            $c,
-            $x,
-            false,
-            { $bn / 2 },
-            { consumer_regs($c) },
-        >
-    };
-    (wgmma_turns, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
-        crate::kernels::sm90a::gemm_wgmma::gemm_wgmma::<
-            $bm,
-            $bn,
-            $s,
-            $c,
-            $x,
-            true,
-            { $bm / 64 * $bn / 2 },
-            { consumer_regs($c) },
-        >
-    };
     (mma_sync, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
         crate::kernels::sm90a::gemm_tma_mma::gemm_tma_mma::<$bm, $bn, $s, $c, { $bn as usize / 32 }>
+    };
+    // `wgmma` and `wgmma_turns`: the accumulators are the line's own (`accumulators`).
+    ($fam:ident, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
+        crate::kernels::sm90a::gemm_wgmma::gemm_wgmma::<
+            $bm,
+            $bn,
+            $s,
+            $c,
+            $x,
+            { ring_turns!($fam) },
+            {
+                WgemmVariant::kernel_line(
+                    ($bm, $bn),
+                    $s,
+                    ($c, ring_turns!($fam)),
+                    $x,
+                    RingMma::Wgmma,
+                )
+                .accumulators() as usize
+            },
+            { consumer_regs($c) },
+        >
     };
 }
 
