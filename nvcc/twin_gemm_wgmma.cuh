@@ -26,7 +26,7 @@ __device__ __forceinline__ unsigned long long b_descriptor(unsigned addr) {
     return hopper::wgmma_descriptor(addr, WGEMM_BK * SWIZZLE_BYTES, SWIZZLE_ATOM) | SWIZZLE_128B_LAYOUT;
 }
 
-// gemm_wgmma.rs `mma_k16`: the step-th k16 wgmma of a 64-deep slot, accumulating or not.
+// slot_mma.rs `mma_k16`: the step-th k16 wgmma of a 64-deep slot, accumulating or not.
 template <int ACC>
 __device__ __forceinline__ void mma_k16(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {
     const unsigned long long da = a_descriptor(a + step * WGEMM_K * 2);
@@ -193,7 +193,7 @@ __device__ __forceinline__ void store_staged(const Problem<L>& p, float* c, unsi
     }
 }
 
-// gemm_wgmma.rs `HALF_ACC`, `mma_halves` and `mma_step`: on a line of turns with 128-row tiles
+// slot_mma.rs `HALF_ACC`, `mma_halves` and `mma_step`: on a line of turns with 128-row tiles
 // (ROW_BLOCKS 2), a consumer's accumulators are the two 64-row halves' (top first), and each k16 step issues the
 // top and the bottom half's wgmma on the same slice of B, A's bottom half 64 rows of 128 bytes after its top.
 constexpr int HALF_ACC = 64;
@@ -208,11 +208,8 @@ __device__ __forceinline__ float (&bottom_half(float (&d)[ACC]))[HALF_ACC] {
 template <int ACC>
 __device__ __forceinline__ void mma_halves(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {
     static_assert(ACC == 2 * HALF_ACC, "two m64n128 halves");
-    const unsigned long long db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
-    const unsigned at = a + step * WGEMM_K * 2;
-    hopper::wgmma_m64k16_bf16<1>(top_half(d), a_descriptor(at), db, accumulate ? 1u : 0u);
-    hopper::wgmma_m64k16_bf16<1>(bottom_half(d), a_descriptor(at + WGEMM_M * SWIZZLE_BYTES), db,
-                                 accumulate ? 1u : 0u);
+    mma_k16(top_half(d), a, b, step, accumulate);
+    mma_k16(bottom_half(d), a + WGEMM_M * SWIZZLE_BYTES, b, step, accumulate);
 }
 template <bool HALVES, int ACC>
 __device__ __forceinline__ void mma_step(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {

@@ -6,6 +6,7 @@ pub(crate) mod c_handoff;
 pub(crate) mod gemm_tma_mma;
 pub(crate) mod gemm_wgmma;
 pub(crate) mod pair_stores;
+pub(crate) mod slot_mma;
 pub(crate) mod split_k;
 pub(crate) mod tma_copy;
 pub(crate) mod tma_ring;

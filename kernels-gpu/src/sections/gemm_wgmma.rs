@@ -10,8 +10,9 @@
 //! arrive on it) and an "empty" one (each consumer warp arrives once it has read the slot).
 //! Consumer warpgroup w owns rows 64w..64w+64 of the block tile and runs `wgmma` m64nBNk16
 //! from the slot into BN/2 f32 accumulators per thread; on a line of turns (`wgmma_turns`) the
-//! two consumers take whole tiles in turn instead, each running one m64nBNk16 per 64 rows. Blocks are persistent: block b takes
-//! output tiles b, b + grid, b + 2 grid, ... in the order of [`tile_of`]. An `mma_sync` line
+//! two consumers take whole tiles in turn instead, each running one m64nBNk16 per 64 rows.
+//! Blocks are persistent: block b takes output tiles b, b + grid, b + 2 grid, ... in the order
+//! of [`tile_of`]. An `mma_sync` line
 //! ([`RingMma::Sync`]) has the same ring, walk and contract, no producer warpgroup, and consumer
 //! warps that run `ldmatrix` and `mma.sync` (`gemm_tma_mma.rs`).
 //!
@@ -375,14 +376,9 @@ macro_rules! ring_turns {
     };
 }
 
-/// A line's entry name from its family word and numbers.
+/// A line's entry name from its family word and numbers: `wgmma` and `wgmma_turns` lines are
+/// named alike (`ring_mma!` refuses any other word).
 macro_rules! ring_entry {
-    (wgmma, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
-        concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x)
-    };
-    (wgmma_turns, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
-        concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x)
-    };
     (mma_sync, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
         concat!(
             "tma_mma_bm",
@@ -396,6 +392,9 @@ macro_rules! ring_entry {
             "_x",
             $x
         )
+    };
+    ($fam:ident, $bm:literal, $bn:literal, $s:literal, $c:literal, $x:literal) => {
+        concat!("wgemm_bm", $bm, "_bn", $bn, "_bk64_s", $s, "_c", $c, "_x", $x)
     };
 }
 

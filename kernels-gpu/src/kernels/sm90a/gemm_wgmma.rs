@@ -15,14 +15,13 @@ use crate::gpu;
 use crate::kernels::gemm_epilogue::Output;
 use crate::kernels::sm90a::c_handoff;
 use crate::kernels::sm90a::pair_stores::{store_pairs, thread_rows};
+use crate::kernels::sm90a::slot_mma::{mma_step, HALF_ACC};
 use crate::kernels::sm90a::split_k::WarpPart;
 use crate::kernels::sm90a::tma_ring::{Release, Ring, RingProblem, RingStart, SplitScratch, Unit};
 use crate::sections::c_staging::C_STORE_PAUSE_NS;
-use crate::sections::gemm_wgmma::{
-    a_descriptor, b_descriptor, RingMma, WgemmVariant, PRODUCER_REGS,
-};
+use crate::sections::gemm_wgmma::{RingMma, WgemmVariant, PRODUCER_REGS};
 use crate::sections::wgmma::accumulator_position;
-use crate::shapes::tma_slot::{SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_K, WGEMM_M, WGEMM_WARPGROUP};
+use crate::shapes::tma_slot::{SWIZZLE_BYTES, WARPGROUP_WARPS, WGEMM_M, WGEMM_WARPGROUP};
 use crate::variants::WgemmArgs;
 
 /// K steps before a tile's last at which a consumer asks L2 for its rows of C (when beta reads
@@ -476,60 +475,6 @@ unsafe fn k_loop<const ACC: usize>(
     (held, at)
 }
 
-/// Accumulators of one half of a 128-row tile of turns (`WgemmVariant::row_blocks` 2): one
-/// m64n128k16 MMA's, the widest whose two halves fit a thread's registers.
-const HALF_ACC: usize = 64;
-
-/// The `step`-th k16 step of a slot (A's rows at `a`, B's slice at `b`): one m64 MMA
-/// ([`mma_k16`]), or, on a 128-row tile of turns (`halves`), the top and the bottom half's
-/// ([`mma_halves`]) on the same slice of B, in the same group.
-///
-/// # Safety
-/// As [`mma_k16`].
-#[inline(always)]
-unsafe fn mma_step<const ACC: usize>(
-    d: &mut [f32; ACC],
-    (a, b): (u32, u32),
-    halves: bool,
-    step: u32,
-    accumulate: bool,
-) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        if halves {
-            mma_halves(d, a, b, step, accumulate)
-        } else {
-            mma_k16(d, a, b, step, accumulate)
-        }
-    }
-}
-
-/// The `step`-th k16 MMA of a slot for both 64-row halves of a 128-row tile: A's bottom half
-/// lies 64 rows of 128 bytes after its top.
-///
-/// # Safety
-/// As [`mma_k16`].
-#[inline(always)]
-unsafe fn mma_halves<const ACC: usize>(
-    d: &mut [f32; ACC],
-    a: u32,
-    b: u32,
-    step: u32,
-    accumulate: bool,
-) {
-    let db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
-    let a = a + step * WGEMM_K * 2;
-    if let Some(top) = d.first_chunk_mut::<HALF_ACC>() {
-        // SAFETY: the caller's contract.
-        unsafe { gpu::wgmma_m64k16_bf16_bt(top, a_descriptor(a), db, accumulate) };
-    }
-    if let Some(bottom) = d.last_chunk_mut::<HALF_ACC>() {
-        let a = a + WGEMM_M * SWIZZLE_BYTES;
-        // SAFETY: the caller's contract.
-        unsafe { gpu::wgmma_m64k16_bf16_bt(bottom, a_descriptor(a), db, accumulate) };
-    }
-}
-
 /// Writes thread `tid`'s accumulators of a consumer's 64 x `bn` part of a tile at (`row0`,
 /// `col0`) of C: from two row pointers where the part lies inside C, else pair by pair with
 /// bounds tested.
@@ -645,24 +590,4 @@ fn prefetch_c(out: &Output, (row0, col0): (u32, u32), bn: u32, tid: u32) {
         }
         half += 1;
     }
-}
-
-/// The `step`-th k16 MMA of a 64-deep slot: A's K-major rows move 32 bytes (16 bf16) per step
-/// inside their swizzled 128-byte rows, B's MN-major slice moves 16 rows of 128 bytes; adds to
-/// the accumulators when `accumulate`, else overwrites them.
-///
-/// # Safety
-/// As [`gpu::wgmma_m64k16_bf16_bt`], inside the fence/commit of [`consume`].
-#[inline(always)]
-unsafe fn mma_k16<const ACC: usize>(
-    d: &mut [f32; ACC],
-    a: u32,
-    b: u32,
-    step: u32,
-    accumulate: bool,
-) {
-    let da = a_descriptor(a + step * WGEMM_K * 2);
-    let db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
-    // SAFETY: the caller's contract.
-    unsafe { gpu::wgmma_m64k16_bf16_bt(d, da, db, accumulate) };
 }
