@@ -176,7 +176,7 @@ wgmma_table! {
 // tiles x splits x BM x BN floats, tiles x a tile's warps zeroed words). `stream_tail` (not 0): the
 // tiles of the walk's whole waves (`StreamTail::from`); they share the last partial wave's tiles out
 // over the grid by K slices (sections/wgemm_tail.rs), whose pieces meet there too (the tail's slots x BM x BN floats, tail tiles x a tile's warps words). Lines of
-// turns stream tails but never cut K; the mma_sync lines take K whole and ignore the four.
+// turns never cut K (in clusters of one they stream tails); the mma_sync lines take K whole and ignore the four.
 // `mma_sync` lines run ldmatrix + mma.sync
 // m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
 // wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}, tma_mma_... for mma_sync.

@@ -86,7 +86,7 @@ pub enum WgemmMisfit {
     /// BM is not 64 rows per consumer warpgroup, nor, on a line of turns, 64 or 128 rows a
     /// consumer.
     Height,
-    /// Turns on a line other than a wgmma line of two consumers in clusters of one.
+    /// Turns on a line other than a wgmma line of two consumers (in clusters of one or two).
     Turns,
     /// Fewer than 2 stages: TMA could not load ahead of the MMAs.
     Stages,
@@ -293,8 +293,10 @@ pub const fn wgemm_line_fits(v: &WgemmVariant) -> Result<(), WgemmMisfit> {
     if v.consumers < 1 || v.consumers > 3 {
         return Err(WgemmMisfit::Consumers);
     }
-    // Consumers share a tile (64 rows each), or two take tiles of 64 or 128 rows in turn.
-    if v.turns && !(v.consumers == 2 && matches!(v.mma, RingMma::Wgmma) && v.cluster == 1) {
+    // Consumers share a tile (64 rows each), or two take tiles of 64 or 128 rows in turn; in a
+    // cluster of two, both blocks' consumers take their pair's tiles in the same turns, so a
+    // fill has one reader warpgroup in each block (the cluster rule below still applies).
+    if v.turns && !(v.consumers == 2 && matches!(v.mma, RingMma::Wgmma)) {
         return Err(WgemmMisfit::Turns);
     }
     let height = if v.turns {

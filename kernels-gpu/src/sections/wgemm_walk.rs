@@ -277,12 +277,24 @@ mod tests {
         let shared = line(128, 256, 4, 2, 1);
         assert!(!shared.ping_pong());
         assert_eq!(shared.slot_readers(), 8);
-        // Only two consumers, on one block: three, or clusters of two, do not take turns; two
-        // consumers sharing 64-row tiles is no line.
+        // Only two consumers take turns, not three; in clusters of two they do (both blocks'
+        // consumers take the pair's tiles in the same turns), where B's boxes halve, and such a
+        // line neither cuts K nor streams; two consumers sharing 64-row tiles is no line.
         let three = WgemmVariant { consumers: 3, ..pp };
         assert_eq!(wgemm_line_fits(&three), Err(WgemmMisfit::Turns));
         let pair = WgemmVariant { cluster: 2, ..pp };
-        assert_eq!(wgemm_line_fits(&pair), Err(WgemmMisfit::Turns));
+        assert_eq!(wgemm_line_fits(&pair), Ok(()));
+        assert!(pair.ping_pong() && !pair.splits_k() && !pair.streams_tail());
+        assert_eq!(
+            pair.slot_readers(),
+            4,
+            "one warpgroup of each block reads a fill"
+        );
+        let narrow = WgemmVariant {
+            cluster: 2,
+            ..turns_line(128, 64, 8)
+        };
+        assert_eq!(wgemm_line_fits(&narrow), Err(WgemmMisfit::Cluster));
         assert_eq!(
             wgemm_line_fits(&line(64, 256, 4, 2, 1)),
             Err(WgemmMisfit::Height)
@@ -318,6 +330,16 @@ mod tests {
         let t = v.stream_tail(4096, 4096, 14336, 132).expect("streamed");
         assert_eq!((t.tiles, t.longest_run()), (100, 170));
         assert_eq!(v.tail_scratch(t).0, u64::from(t.slots()) * 128 * 128);
+        // In clusters of two (each block loads half of B's boxes, multicast to both): W1's bytes
+        // per FLOP, the tail dealt whole as every cluster line's.
+        let pair = WgemmVariant { cluster: 2, ..v };
+        assert_eq!(wgemm_line_fits(&pair), Ok(()));
+        assert!(pair.stream_tail(4096, 4096, 14336, 132).is_none());
+        assert_eq!(
+            pair.walk_tiles(4096, 4096),
+            512,
+            "16 pairs of tile rows x 32 columns"
+        );
         // 128 x 256 halves would need 256 accumulators a thread; 192 rows are no turns line.
         assert_eq!(
             wgemm_line_fits(&turns_line(128, 256, 4)),

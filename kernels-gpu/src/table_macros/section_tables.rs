@@ -195,7 +195,7 @@ macro_rules! wgemm_table {
                     Width => "BN must be 64, 128 or 256 (a wgmma N; four mma.sync warps of 16-column pairs)",
                     Consumers => "consumers must be 1, 2 or 3",
                     Height => "BM must be 64 per consumer warpgroup (on a wgmma_turns line, 64 or 128)",
-                    Turns => "wgmma_turns needs two consumers and clusters of one",
+                    Turns => "wgmma_turns needs two consumers",
                     Stages => "at least 2 stages",
                     SharedMemory => "the ring passes the 227 KB a block may opt into",
                     Cluster => "cluster must be 1, or 2 on a wgmma line whose BN is 128 or 256",
