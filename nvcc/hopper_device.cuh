@@ -4,6 +4,9 @@
 // it exactly as far as LLVM may move the Rust one. Included by twin_sm90a.cu alone: an sm_80 or
 // sm_90 target cannot hold these instructions.
 #pragma once
+// The CPU's model of these instructions (cpu/hopper_on_cpu.h) defines this guard instead.
+#ifndef LAB_HOPPER_DEVICE_CUH
+#define LAB_HOPPER_DEVICE_CUH
 
 namespace lab::hopper {
 
@@ -161,6 +164,17 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const unsign
         : "memory");
 }
 
+// tma.rs `named_barrier_sync` / `named_barrier_arrive`: named barrier ID of THREADS threads, waited at or only
+// arrived at.
+template <unsigned ID, unsigned THREADS>
+__device__ __forceinline__ void named_barrier_sync() {
+    asm volatile("barrier.sync.aligned %0, %1;" ::"n"(ID), "n"(THREADS) : "memory");
+}
+template <unsigned ID, unsigned THREADS>
+__device__ __forceinline__ void named_barrier_arrive() {
+    asm volatile("barrier.arrive.aligned %0, %1;" ::"n"(ID), "n"(THREADS) : "memory");
+}
+
 // tma.rs `prefetch_tensor_map`: the tensor map brought into the cache TMA reads descriptors from.
 __device__ __forceinline__ void prefetch_tensor_map(const unsigned long long* map) {
     asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
@@ -273,3 +287,5 @@ __device__ __forceinline__ void bulk_wait_read_pending() {
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
 }  // namespace lab::hopper
+
+#endif  // LAB_HOPPER_DEVICE_CUH

@@ -314,13 +314,14 @@ __device__ __forceinline__ Position consume_wgmma(const Problem<L>& p, unsigned 
 
 // gemm_wgmma.rs `wait_turn` and `pass_turn`: consumer `which` waits at named barrier 1 + which for the other to
 // pass the turn, and passes it at the other's (256 threads: both warpgroups).
+constexpr unsigned TURN = 1;
 __device__ __forceinline__ void wait_turn(unsigned which) {
-    if (which == 0) asm volatile("barrier.sync.aligned 1, 256;" ::: "memory");
-    else asm volatile("barrier.sync.aligned 2, 256;" ::: "memory");
+    if (which == 0) hopper::named_barrier_sync<TURN, 256>();
+    else hopper::named_barrier_sync<TURN + 1, 256>();
 }
 __device__ __forceinline__ void pass_turn(unsigned which) {
-    if (which == 0) asm volatile("barrier.arrive.aligned 2, 256;" ::: "memory");
-    else asm volatile("barrier.arrive.aligned 1, 256;" ::: "memory");
+    if (which == 0) hopper::named_barrier_arrive<TURN + 1, 256>();
+    else hopper::named_barrier_arrive<TURN, 256>();
 }
 
 // gemm_wgmma.rs `consume_in_turn`: two consumer warpgroups taking the block's one-warpgroup units in turn

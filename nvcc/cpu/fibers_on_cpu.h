@@ -68,8 +68,9 @@ inline void arrive_and_wait(FiberBarrier& barrier) {
     f.waiting_at = nullptr;
 }
 
-// The barrier of the running fiber's warp (its lanes are threads 32w .. 32w + 31).
-inline void warp_sync() { arrive_and_wait(fiber_block->warps[threadIdx.x / 32]); }
+// The barrier of the running fiber's warp (its lanes are fibers 32w .. 32w + 31: threads of one
+// block, or of a cluster's blocks side by side, hopper_on_cpu.h).
+inline void warp_sync() { arrive_and_wait(fiber_block->warps[fiber_block->running->thread / 32]); }
 
 inline void block_sync() { arrive_and_wait(fiber_block->block); }
 
@@ -90,37 +91,51 @@ inline float shared_poison() {
     return f;
 }
 
+// Stacks for `count` fibers, reused block after block.
+constexpr std::size_t FIBER_STACK_BYTES = 256 * 1024;
+inline std::vector<std::unique_ptr<char[]>> fiber_stacks(unsigned count) {
+    std::vector<std::unique_ptr<char[]>> stacks;
+    for (unsigned t = 0; t < count; ++t) stacks.emplace_back(new char[FIBER_STACK_BYTES]);
+    return stacks;
+}
+
+// Makes `b` the running block: `kernel` as one fiber per stack (fiber t's thread number t), warps
+// of 32 fibers in order.
+template <class Kernel>
+void start_fibers(FiberBlock& b, const std::vector<std::unique_ptr<char[]>>& stacks, Kernel& kernel) {
+    const unsigned count = unsigned(stacks.size());
+    b.warps.assign(count / 32, FiberBarrier{32, 0, 0});
+    b.body = [](void* k) { (*static_cast<Kernel*>(k))(); };
+    b.kernel = &kernel;
+    b.fibers.resize(count);
+    fiber_block = &b;
+    for (unsigned t = 0; t < count; ++t) {
+        Fiber& f = b.fibers[t];
+        f.thread = t;
+        getcontext(&f.context);
+        f.context.uc_stack.ss_sp = stacks[t].get();
+        f.context.uc_stack.ss_size = FIBER_STACK_BYTES;
+        f.context.uc_stack.ss_flags = 0;
+        f.context.uc_link = nullptr;
+        makecontext(&f.context, fiber_entry, 0);
+    }
+}
+
 // Runs `kernel` over a (gx, gy) grid of `threads`-thread blocks (whole warps), one block at a
 // time, each thread a fiber.
 template <class Kernel>
 void launch_fibers(unsigned gx, unsigned gy, unsigned threads, Kernel kernel) {
-    constexpr std::size_t STACK_BYTES = 128 * 1024;
     if (threads % 32 != 0) fail("launch_fibers: blocks of whole warps only");
     gridDim = {gx, gy, 1};
     blockDim = {threads, 1, 1};
-    std::vector<std::unique_ptr<char[]>> stacks;
-    for (unsigned t = 0; t < threads; ++t) stacks.emplace_back(new char[STACK_BYTES]);
+    const auto stacks = fiber_stacks(threads);
     for (unsigned by = 0; by < gy; ++by)
         for (unsigned bx = 0; bx < gx; ++bx) {
             std::fill(std::begin(lab_dyn_smem), std::end(lab_dyn_smem), shared_poison());
             FiberBlock b;
             b.block.expected = threads;
-            b.warps.assign(threads / 32, FiberBarrier{32, 0, 0});
-            b.body = [](void* k) { (*static_cast<Kernel*>(k))(); };
-            b.kernel = &kernel;
-            b.fibers.resize(threads);
-            fiber_block = &b;
+            start_fibers(b, stacks, kernel);
             fiber_sync_threads = block_sync;
-            for (unsigned t = 0; t < threads; ++t) {
-                Fiber& f = b.fibers[t];
-                f.thread = t;
-                getcontext(&f.context);
-                f.context.uc_stack.ss_sp = stacks[t].get();
-                f.context.uc_stack.ss_size = STACK_BYTES;
-                f.context.uc_stack.ss_flags = 0;
-                f.context.uc_link = nullptr;
-                makecontext(&f.context, fiber_entry, 0);
-            }
             std::vector<Fiber*> live;
             for (Fiber& f : b.fibers) live.push_back(&f);
             while (!live.empty()) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 30 (2026-12-05; no GPU was lent): prepared, not yet run. After call_s30a.sh, on the same pack (the table
-# with W9's line, pack_s30a.sh): every line's split-K and streamed tails, W9's among the latter, every element checked
+# with W9's line, pack_s30a.sh): every line's split-K and streamed tails, W9's among the latter (W10, in clusters of two, deals its tail whole), every element checked
 # and the same bits on every launch. S28c gave these two tests 330 s; they passed in 237 s.
 # Pack: scripts/h200-2026-12-05/pack_s30a.sh; carry ["dist/pp128"], results/ aside.
 set -u

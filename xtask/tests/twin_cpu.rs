@@ -14,7 +14,8 @@ use std::sync::OnceLock;
 use kernels_gpu::models::mma_sync::{mma_bf16_ilp_outputs, mma_m16n8k16};
 use kernels_gpu::models::probe_results;
 use kernels_gpu::variants::{
-    FmaOp, GemmFamily, BF16_GEMM, FMA, FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY,
+    FmaOp, GemmFamily, RingMma, SmemPath, BF16_GEMM, FMA, FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP,
+    PERSISTENT_COPY, SMEM_COPY, WGEMM, WGMMA_BF16,
 };
 
 fn workspace() -> PathBuf {
@@ -28,15 +29,23 @@ fn workspace() -> PathBuf {
 /// below.
 fn on_cpu() -> &'static (bool, String) {
     static RUN: OnceLock<(bool, String)> = OnceLock::new();
-    RUN.get_or_init(run_on_cpu)
+    RUN.get_or_init(|| run_on_cpu("twin_on_cpu"))
 }
 
-/// Compiles and runs `nvcc/cpu/twin_on_cpu.cpp`; gives its exit status and output.
-fn run_on_cpu() -> (bool, String) {
+/// The same for `nvcc/cpu/twin_sm90a_on_cpu.cpp`, the sm_90a module's GEMMs on the model of
+/// Hopper's asynchronous units (`nvcc/cpu/hopper_on_cpu.h`).
+fn sm90a_on_cpu() -> &'static (bool, String) {
+    static RUN: OnceLock<(bool, String)> = OnceLock::new();
+    RUN.get_or_init(|| run_on_cpu("twin_sm90a_on_cpu"))
+}
+
+/// Compiles and runs `nvcc/cpu/{program}.cpp`; gives its exit status and output.
+fn run_on_cpu(program: &str) -> (bool, String) {
     let ws = workspace();
     let dir = ws.join("target/test-twin");
     std::fs::create_dir_all(&dir).unwrap();
-    let exe = dir.join("twin_on_cpu");
+    let exe = dir.join(program);
+    let source = ws.join(format!("nvcc/cpu/{program}.cpp"));
     let cxx = std::env::var_os("CXX").unwrap_or_else(|| "c++".into());
     // -O0: the check runs in seconds and compiles fastest; no contraction of a*b+c into an fma
     // the source did not write.
@@ -49,21 +58,31 @@ fn run_on_cpu() -> (bool, String) {
             "-Wno-unknown-pragmas",
             "-pthread",
         ])
-        .arg(ws.join("nvcc/cpu/twin_on_cpu.cpp"))
+        .arg(&source)
         .arg("-o")
         .arg(&exe)
         .output()
         .expect("running the C++ compiler");
     assert!(
         built.status.success(),
-        "compiling nvcc/cpu/twin_on_cpu.cpp with {cxx:?}:\n{}",
+        "compiling {} with {cxx:?}:\n{}",
+        source.display(),
         String::from_utf8_lossy(&built.stderr)
     );
-    let ran = Command::new(&exe).output().expect("running twin_on_cpu");
-    (
-        ran.status.success(),
-        String::from_utf8_lossy(&ran.stdout).into_owned(),
-    )
+    let ran = Command::new(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("running {program}: {e}"));
+    let mut out = String::from_utf8_lossy(&ran.stdout).into_owned();
+    // What a run that aborts (a deadlock, an access outside shared memory) says is on stderr.
+    out.push_str(&String::from_utf8_lossy(&ran.stderr));
+    (ran.status.success(), out)
+}
+
+/// How many `ok ENTRY CASE` lines `out` has for `entry` and `case`.
+fn passed(out: &str, entry: &str, case: &str) -> usize {
+    out.lines()
+        .filter(|l| *l == format!("ok {entry} {case}"))
+        .count()
 }
 
 #[test]
@@ -241,4 +260,50 @@ fn the_twins_mma_kernels_match_the_fragment_model_bit_for_bit() {
         want.iter().flatten().any(|&x| x != 0.0),
         "a product that shows its layout"
     );
+}
+
+#[test]
+#[cfg_attr(
+    not(lab_cxx),
+    ignore = "needs a C++20 compiler: set CXX or put c++ on PATH"
+)]
+fn the_sm90a_twins_gemms_compute_exact_products_on_the_model_of_hopper() {
+    let (ok, out) = sm90a_on_cpu();
+    let failed: Vec<&str> = out.lines().filter(|l| !l.starts_with("ok ")).collect();
+    assert!(
+        *ok && failed.is_empty(),
+        "the sm_90a twin on the CPU:\n{}",
+        failed.join("\n")
+    );
+    // The model catches what it is there to catch: a read before the mbarrier, a lost arrival.
+    for case in ["tma_lands_at_its_barrier", "a_lost_arrival_is_a_deadlock"] {
+        assert_eq!(passed(out, "model", case), 1, "model {case}");
+    }
+    for v in WGMMA_BF16 {
+        assert_eq!(passed(out, v.entry, "tile"), 1, "{}", v.entry);
+    }
+    for l in SMEM_COPY.iter().filter(|l| l.path == SmemPath::Bulk) {
+        assert_eq!(passed(out, l.entry, "copy"), 1, "{}", l.entry);
+    }
+    // Every GEMM line at every case its paths call for, as the Rust rules say the line takes them:
+    // split-K where the line cuts K, a streamed tail where it streams one.
+    for v in WGEMM {
+        let cases: Vec<&str> = match v.mma {
+            RingMma::Wgmma => ["edges", "inside", "odd_n", "many_tiles"]
+                .into_iter()
+                .chain(v.splits_k().then_some("split_k"))
+                .chain(v.streams_tail().then_some("streamed_tail"))
+                .collect(),
+            RingMma::Sync => vec!["edges", "inside"],
+        };
+        for case in cases {
+            assert_eq!(
+                passed(out, v.entry, case),
+                1,
+                "{} ({}) {case}",
+                v.label,
+                v.entry
+            );
+        }
+    }
 }

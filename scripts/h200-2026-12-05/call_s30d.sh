@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Session 31 (2026-12-05; no GPU was lent): prepared, not yet run. After call_s30a.sh, on the same pack
+# (pack_s30a.sh), where W9 or W10 cleared W8 per clock at 4096³: Nsight Compute at the base clock, each beside
+# cuBLAS's kernel in one process, at 8192³ (W8 for reference: S29b 2,179,172 vs 2,254,535 cycles). Read with
+# `python3 scripts/gpu/tensor_idle.py`.
+# Pack: scripts/h200-2026-12-05/pack_s30a.sh; carry ["dist/pp128"], results/ aside.
+set -u
+CALL=call_s30d; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
+. scripts/gpu/steps.sh
+unpack dist/pp128/pack.tar.xz "$W/new"; use_host "$W/new"; env_line
+ncu_base 5 120 ncu_w9_8192 'wgemm_bm128_bn128_bk64_s7_c2_x1$|nvjet' gemm_bf16 --variants W9 --size 8192
+ncu_base 130 120 ncu_w10_8192 'wgemm_bm128_bn128_bk64_s7_c2_x2$|nvjet' gemm_bf16 --variants W10 --size 8192
+date -u; save
