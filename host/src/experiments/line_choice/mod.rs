@@ -2,7 +2,8 @@
 //! auto`) and the shape sweep (`shapes`). The rule, stated before any timing:
 //!
 //! 1. **Candidates** are fixed per family ([`timed`]): FP32, every tuned line of the table; BF16,
-//!    every `mma.sync` line and every TMA-ring line (wgmma and ring `mma.sync`, two kinds). A line that
+//!    every `mma.sync` line and every TMA-ring line (wgmma on shared tiles, wgmma in turns, and ring
+//!    `mma.sync`: three kinds). A line that
 //!    cannot run the shape (a seed line's size multiple, a ring line's K or N off TMA's 16-byte
 //!    strides, a device without sm_90a, a launch the calculator refuses) is excluded with the
 //!    reason.
@@ -63,8 +64,15 @@ pub enum LineKind {
     Tuned,
     /// The BF16 `mma.sync` lines with `cp.async` stages (a grid of one block per tile).
     MmaSync,
-    /// The BF16 TMA-ring lines whose consumers run wgmma (a persistent grid of one block per SM).
+    /// The BF16 TMA-ring lines whose consumers run wgmma on shared tiles (a persistent grid of one
+    /// block per SM).
     Ring,
+    /// The BF16 TMA-ring lines whose two wgmma consumers take tiles in turn (`wgmma_turns`): a
+    /// kind of its own, as what its schedule hides (a tile's C written under the other
+    /// consumer's MMAs) is not in the table, whose reuse figure ranks its tiles below shared
+    /// tiles twice their size: at 4096³ that kept W6 untimed, though it had run 0.969 of cuBLAS
+    /// against W1's 0.962 in one call (S22f).
+    RingTurns,
     /// The BF16 TMA-ring lines whose consumers run `mma.sync` (the same ring and grid): a kind of
     /// its own, as their MMA's per-SM throughput is not wgmma's, which the table does not say.
     RingSync,
@@ -76,6 +84,7 @@ impl LineKind {
             LineKind::Tuned => "tuned SGEMM",
             LineKind::MmaSync => "mma.sync",
             LineKind::Ring => "TMA ring (wgmma)",
+            LineKind::RingTurns => "TMA ring (wgmma, consumers in turn)",
             LineKind::RingSync => "TMA ring (mma.sync)",
         }
     }

@@ -389,3 +389,63 @@ fn the_auto_note_names_the_line_or_says_none_ran() {
     };
     assert!(auto_note(&none).contains("no line ran (no line can run the shape)"));
 }
+
+#[test]
+fn lines_of_turns_are_ranked_among_themselves() {
+    // 4096³: the 128x256 lines sharing tiles fill 97.0% and lead on reuse; a line of turns on
+    // 128x128 tiles fills the same 97.0% at less reuse, and as one more wgmma line would stay off
+    // (the shared lines take the three places and no tie reaches it). As a kind of its own it is
+    // timed: what its turns hide, the table does not say.
+    let dims = GemmDims::square(4096);
+    let tail = Some(StreamTail::of(2048, 64, SMS));
+    let turns = Candidate {
+        kind: LineKind::RingTurns,
+        ..ring_line("w9", (128, 128), None)
+    };
+    let c = [
+        ring_line("w1", (128, 256), None),
+        ring_line("w4", (128, 64), tail),
+        ring_line("w5", (128, 256), None),
+        turns.clone(),
+    ];
+    assert_eq!(labels(&list(dims, &c)), ["w4", "w1", "w5", "w9"]);
+    let shared = Candidate {
+        kind: LineKind::Ring,
+        ..turns
+    };
+    assert_eq!(
+        labels(&list(
+            dims,
+            &[c[0].clone(), c[1].clone(), c[2].clone(), shared]
+        )),
+        ["w4", "w1", "w5"]
+    );
+}
+
+#[test]
+fn the_tables_lines_of_turns_make_the_short_list_at_4096_cubed() {
+    // The table's ring lines as the choice places them at 4096³ on 132 SMs (registers: what
+    // ptxas compiles them within, their launch bound), each line of turns timed beside the
+    // shared-tile lines.
+    use kernels_gpu::sections::gemm_wgmma::launch_regs;
+    use kernels_gpu::variants::WGEMM;
+    let dims = GemmDims::square(4096);
+    let c: Vec<Candidate> = (WGEMM.iter())
+        .map(|v| timed::ring_candidate(v, dims, SMS, launch_regs(v.threads()), None))
+        .collect();
+    let l = list(dims, &c);
+    let turns: Vec<&str> = (WGEMM.iter())
+        .filter(|v| v.ping_pong())
+        .map(|v| v.label)
+        .collect();
+    assert!(!turns.is_empty(), "the table has a line of turns");
+    for label in turns {
+        let kept = (l.kept.iter()).find(|a| a.label == label);
+        assert_eq!(
+            kept.map(|a| a.kind),
+            Some(LineKind::RingTurns),
+            "{label} in {:?}",
+            labels(&l)
+        );
+    }
+}

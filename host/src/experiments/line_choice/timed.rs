@@ -167,29 +167,41 @@ pub fn bf16_candidates(
             // Not placed: the refusal excludes it before the calculator is asked.
             _ => 0,
         };
-        let c = Candidate {
-            label: v.label,
-            kind: match v.mma {
-                RingMma::Wgmma => LineKind::Ring,
-                RingMma::Sync => LineKind::RingSync,
-            },
-            tile: (v.bm, v.bn),
-            persistent: true,
-            k_splits: v
-                .k_split(dims.m, dims.n, dims.k, gpu.info().sm_count)
-                .splits,
-            streamed: v.stream_tail(dims.m, dims.n, dims.k, gpu.info().sm_count),
-            resources: KernelResources {
-                threads: v.threads(),
-                regs_per_thread: regs,
-                static_smem: v.static_shared_bytes(),
-                dyn_smem: v.dynamic_shared_bytes(),
-            },
-            refusal,
-        };
+        let c = ring_candidate(v, dims, gpu.info().sm_count, regs, refusal);
         out.push((c, Bf16Line::Ring(v)));
     }
     Ok(out)
+}
+
+/// Ring line `v` as a candidate at `dims` on `sms` SMs, with `regs` registers a thread (as its
+/// loaded kernel reports) and `refusal` (why it cannot run the shape, if it cannot); its kind
+/// from its MMA and whether its consumers take turns.
+pub fn ring_candidate(
+    v: &'static WgemmVariant,
+    dims: GemmDims,
+    sms: u32,
+    regs: u32,
+    refusal: Option<String>,
+) -> Candidate {
+    Candidate {
+        label: v.label,
+        kind: match v.mma {
+            RingMma::Wgmma if v.ping_pong() => LineKind::RingTurns,
+            RingMma::Wgmma => LineKind::Ring,
+            RingMma::Sync => LineKind::RingSync,
+        },
+        tile: (v.bm, v.bn),
+        persistent: true,
+        k_splits: v.k_split(dims.m, dims.n, dims.k, sms).splits,
+        streamed: v.stream_tail(dims.m, dims.n, dims.k, sms),
+        resources: KernelResources {
+            threads: v.threads(),
+            regs_per_thread: regs,
+            static_smem: v.static_shared_bytes(),
+            dyn_smem: v.dynamic_shared_bytes(),
+        },
+        refusal,
+    }
 }
 
 /// Chooses BF16's line for `buffers`' shape: `mma.sync` lines from `module`, ring lines from the
