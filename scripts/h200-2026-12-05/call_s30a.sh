@@ -14,10 +14,8 @@
 # 292,296 cycles). Read with `python3 scripts/gpu/tensor_idle.py`. 8192³ under Nsight: call_s30d.sh.
 # Pack: scripts/h200-2026-12-05/pack_s30a.sh; carry ["dist/pp128"], results/ aside. W9's streamed tails and every
 # line's split-K are checked in a call of their own on the same pack: call_s30c.sh.
-# If W9 or W10 passes and clears W8 per clock, add its line to the table (pack_s30a.sh's), pack main
-# (scripts/gpu/pack.sh pp128 --tests wgemm_gpu --twin) and make the run to commit (S30b, W9 here standing for the
-# line kept):
-#   sed -e 's/call_s26c/call_s30b/' -e 's|dist/s26c|dist/pp128|' -e 's/\^W8/^W9/' scripts/h200-2026-12-04/call_s26c.sh | bash
+# If W9 or W10 passes and clears W8 per clock, add its line to the table on main (pack_s30a.sh's) and make the run to
+# commit on the same pack: call_s30b.sh (`host all` and the JIT's report; its header says when to pack anew).
 set -u
 CALL=call_s30a; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh

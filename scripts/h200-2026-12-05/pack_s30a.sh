@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pack of calls S30a, S30c and S30d (sessions 30 and 31, 2026-12-05): HEAD with two lines added to the gemm_wgmma
+# The pack of calls S30a, S30b, S30c and S30d (sessions 30 and 31, 2026-12-05): HEAD with two lines added to the gemm_wgmma
 # section of the variant table, after W8's, the lines of turns on 128x128 tiles that the calls check and time before
 # they join the table for good, in clusters of one and of two (W10: each block loads half of B's boxes, multicast to
 # both, as W5 does for W1):
