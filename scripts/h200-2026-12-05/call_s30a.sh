@@ -7,8 +7,8 @@
 # Ping-pong hides each tile's C under the other consumer's MMAs, as W6 does; W9 pays for it with 1.33 times W1's
 # bytes per FLOP (W6: 1.67). docs/design.md, "What issue 32's per-clock bar asks at 4096³", estimates W9 at 1.01 to
 # 1.04 per clock at 4096³ (two readings of W6's slower K loop); W10 is the form for the lower reading.
-# Steps: (1) wgemm_gpu: the JIT's report (no spill, no serialized wgmma) and every line, W9 and W10 among them, at the
-# awkward sizes, every element checked; (2) W9 and W10 beside W8 and cuBLAS, medians, at 4096³ (with W2, the same
+# Steps: (1) wgemm_gpu: every line, W9 and W10 among them, at the awkward sizes, every element checked (the JIT's
+# report, which took 128 s alone in S28b, is call_s30d's); (2) W9 and W10 beside W8 and cuBLAS, medians, at 4096³ (with W2, the same
 # 128x128 tiles shared by the consumers: W9 against W2 is what the turns buy) and 8192³; (3) Nsight Compute at the
 # base clock, W9 and W10 each beside cuBLAS's kernel in one process, at 4096³ (W8 for reference: S28a 296,479 vs
 # 292,296 cycles). Read with `python3 scripts/gpu/tensor_idle.py`. 8192³ under Nsight: call_s30d.sh.
@@ -20,12 +20,11 @@ set -u
 CALL=call_s30a; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh
 unpack dist/pp128/pack.tar.xz "$W/new"; use_host "$W/new"; env_line
-step 5 150 checks.log "$W/new/tests/wgemm_gpu" --ignored --test-threads 1 the_jit_reports_every_wgemm_entry \
-  every_wgemm_line_passes_the_check
+step 5 100 checks.log "$W/new/tests/wgemm_gpu" --ignored --test-threads 1 every_wgemm_line_passes_the_check
 grep -h -E "FAILED|test result|panicked|rc=" "$O/checks.log" | cut -c1-300
-step 160 80 medians_4096.log "$W/new/host" gemm_bf16 --variants W2,W8,W9,W10 --size 4096
-step 245 100 medians_8192.log "$W/new/host" gemm_bf16 --variants W8,W9,W10 --size 8192
+step 110 80 medians_4096.log "$W/new/host" gemm_bf16 --variants W2,W8,W9,W10 --size 4096
+step 195 100 medians_8192.log "$W/new/host" gemm_bf16 --variants W8,W9,W10 --size 8192
 grep -h -E "^│ (W[0-9]|cuBLAS)|Ours/cuBLAS|rc=" "$O/medians_4096.log" "$O/medians_8192.log" | cut -c1-220
-ncu_base 350 100 ncu_w9_4096 'wgemm_bm128_bn128_bk64_s7_c2_x1$|nvjet' gemm_bf16 --variants W9 --size 4096
-ncu_base 455 100 ncu_w10_4096 'wgemm_bm128_bn128_bk64_s7_c2_x2$|nvjet' gemm_bf16 --variants W10 --size 4096
+ncu_base 300 100 ncu_w9_4096 'wgemm_bm128_bn128_bk64_s7_c2_x1$|nvjet' gemm_bf16 --variants W9 --size 4096
+ncu_base 405 100 ncu_w10_4096 'wgemm_bm128_bn128_bk64_s7_c2_x2$|nvjet' gemm_bf16 --variants W10 --size 4096
 date -u; save
