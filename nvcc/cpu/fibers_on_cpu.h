@@ -100,10 +100,13 @@ inline std::vector<std::unique_ptr<char[]>> fiber_stacks(unsigned count) {
 }
 
 // Makes `b` the running block: `kernel` as one fiber per stack (fiber t's thread number t), warps
-// of 32 fibers in order.
+// of 32 fibers in order, its block barrier for `threads` fibers; gives every fiber, for the
+// scheduler's rounds.
 template <class Kernel>
-void start_fibers(FiberBlock& b, const std::vector<std::unique_ptr<char[]>>& stacks, Kernel& kernel) {
+std::vector<Fiber*> start_fibers(FiberBlock& b, const std::vector<std::unique_ptr<char[]>>& stacks, Kernel& kernel,
+                                 unsigned threads) {
     const unsigned count = unsigned(stacks.size());
+    b.block.expected = threads;
     b.warps.assign(count / 32, FiberBarrier{32, 0, 0});
     b.body = [](void* k) { (*static_cast<Kernel*>(k))(); };
     b.kernel = &kernel;
@@ -119,6 +122,9 @@ void start_fibers(FiberBlock& b, const std::vector<std::unique_ptr<char[]>>& sta
         f.context.uc_link = nullptr;
         makecontext(&f.context, fiber_entry, 0);
     }
+    std::vector<Fiber*> live;
+    for (Fiber& f : b.fibers) live.push_back(&f);
+    return live;
 }
 
 // Runs `kernel` over a (gx, gy) grid of `threads`-thread blocks (whole warps), one block at a
@@ -133,11 +139,8 @@ void launch_fibers(unsigned gx, unsigned gy, unsigned threads, Kernel kernel) {
         for (unsigned bx = 0; bx < gx; ++bx) {
             std::fill(std::begin(lab_dyn_smem), std::end(lab_dyn_smem), shared_poison());
             FiberBlock b;
-            b.block.expected = threads;
-            start_fibers(b, stacks, kernel);
+            std::vector<Fiber*> live = start_fibers(b, stacks, kernel, threads);
             fiber_sync_threads = block_sync;
-            std::vector<Fiber*> live;
-            for (Fiber& f : b.fibers) live.push_back(&f);
             while (!live.empty()) {
                 bool moved = false;
                 for (Fiber* f : live) {

@@ -279,11 +279,8 @@ void launch(unsigned grid, unsigned blocks, unsigned threads, Kernel kernel) {
         c.bulk_committed.resize(fibers);
         cluster = &c;
         FiberBlock b;
-        b.block.expected = threads;
-        start_fibers(b, stacks, kernel);
+        std::vector<Fiber*> live = start_fibers(b, stacks, kernel, threads);
         fiber_sync_threads = sync_block;
-        std::vector<Fiber*> live;
-        for (Fiber& f : b.fibers) live.push_back(&f);
         while (!live.empty()) {
             const unsigned long long before = c.progress;
             bool moved = false;
