@@ -31,6 +31,7 @@
 
 #include "cuda_on_cpu.h"
 #include "fibers_on_cpu.h"
+#include "tensor_on_cpu.h"
 
 #define LAB_HOPPER_DEVICE_CUH
 
@@ -171,10 +172,7 @@ inline void land_all() {
 inline float bf16_value(const char* p) {
     std::uint16_t bits;
     std::memcpy(&bits, p, 2);
-    const std::uint32_t word = std::uint32_t(bits) << 16;
-    float f;
-    std::memcpy(&f, &word, 4);
-    return f;
+    return bf16_to_float(bits);
 }
 
 // The shared address of element (row, k) of a K-major operand, or (k, col) of an MN-major one, by

@@ -24,13 +24,7 @@
 
 namespace tensor_checks {
 
-// bf16 of a small integer (exact: 8 significant bits), models/mma_sync.rs `bf16_of_int`.
-inline std::uint16_t bf16_of_int(int x) {
-    const float f = float(x);
-    std::uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    return std::uint16_t(bits >> 16);
-}
+using lab::cpu::bf16_of_int;
 
 inline std::uint32_t bits_of(float x) {
     std::uint32_t b;

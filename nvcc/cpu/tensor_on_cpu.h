@@ -43,6 +43,14 @@ inline WarpExchange& this_warp() {
     return warp_exchanges[warp];
 }
 
+// bf16 of a small integer (exact: 8 significant bits), models/mma_sync.rs `bf16_of_int`.
+inline std::uint16_t bf16_of_int(int x) {
+    const float f = float(x);
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return std::uint16_t(bits >> 16);
+}
+
 inline float bf16_to_float(std::uint16_t bits) {
     const std::uint32_t word = std::uint32_t(bits) << 16;
     float f;

@@ -53,13 +53,6 @@ void report(bool ok, const std::string& what, const std::string& why) {
     std::fflush(stdout);
 }
 
-std::uint16_t bf16_of_small(int v) {
-    const float f = float(v);
-    std::uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    return std::uint16_t(bits >> 16);
-}
-
 // A tensor map of a row-major bf16 matrix of `rows` x `cols` whose rows are `stride` elements apart,
 // with boxes of `box_cols` x `box_rows` and the 128-byte swizzle.
 struct Map {
@@ -99,9 +92,9 @@ struct Problem {
         a.assign(size_t(m) * a_stride, 0);
         b.assign(size_t(k) * b_stride, 0);
         for (unsigned i = 0; i < m; ++i)
-            for (unsigned j = 0; j < k; ++j) a[size_t(i) * a_stride + j] = bf16_of_small(ai[size_t(i) * k + j] = small(rng));
+            for (unsigned j = 0; j < k; ++j) a[size_t(i) * a_stride + j] = lab::cpu::bf16_of_int(ai[size_t(i) * k + j] = small(rng));
         for (unsigned i = 0; i < k; ++i)
-            for (unsigned j = 0; j < n; ++j) b[size_t(i) * b_stride + j] = bf16_of_small(bi[size_t(i) * n + j] = small(rng));
+            for (unsigned j = 0; j < n; ++j) b[size_t(i) * b_stride + j] = lab::cpu::bf16_of_int(bi[size_t(i) * n + j] = small(rng));
         c.assign(size_t(m) * n + GUARD_WORDS, GUARD);
         want.assign(size_t(m) * n, 0);
         for (unsigned i = 0; i < m; ++i)
@@ -113,6 +106,10 @@ struct Problem {
                 want[size_t(i) * n + j] = float(double(cs.alpha) * double(sum) + double(cs.beta) * old);
             }
     }
+    // The tensor maps the host encodes for a line of BM-row tiles: A (dims K, M) in boxes of 64 x BM,
+    // B (dims N, K) in boxes of 64 x 64.
+    Map a_map(unsigned bm) const { return Map(a, m, k, a_stride, WGEMM_BK, bm); }
+    Map b_map() const { return Map(b, k, n, b_stride, lab::ring::B_BOX_COLS, WGEMM_BK); }
     std::string compare() const {
         for (unsigned i = 0; i < m; ++i)
             for (unsigned j = 0; j < n; ++j) {
@@ -127,27 +124,32 @@ struct Problem {
     }
 };
 
+// The cases every ring line takes: tiles cut by C's edges (both settings' alpha and beta), and tiles
+// wholly inside C with beta 0.
+std::vector<Case> ring_cases(unsigned bm, unsigned bn) {
+    return {
+        {"edges", 3 * bm - 7, bn + 24, 3 * WGEMM_BK + 16, 1.5f, 0.5f, 2, 0, false},
+        {"inside", 2 * bm, 2 * bn, 2 * WGEMM_BK, 1.0f, 0.0f, 2, 0, false},
+    };
+}
+
 template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, unsigned CLUSTER, bool TURNS, int ACC,
           unsigned REGS>
 void check_wgemm(const char* name, unsigned threads) {
     using L = lab::ring::Line<BM, BN, STAGES, CONSUMERS, CLUSTER, TURNS>;
     // tma_ring.rs `start`: the lines that cut K and those that stream a tail.
     constexpr bool cuts = CLUSTER == 1 && !TURNS, streams = CLUSTER == 1;
-    std::vector<Case> cases = {
-        {"edges", 3 * BM - 7, BN + 24, 3 * WGEMM_BK + 16, 1.5f, 0.5f, 2, 0, false},
-        {"inside", 2 * BM, 2 * BN, 2 * WGEMM_BK, 1.0f, 0.0f, 2, 0, false},
-        {"odd_n", BM + 3, BN - 3, WGEMM_BK + 8, 1.0f, 0.5f, 1, 0, false},
-        // Several units a block (a consumer of turns takes some and passes over the other's), the ring
-        // wrapping within units.
-        {"many_tiles", 4 * BM, 3 * BN, 3 * WGEMM_BK, 1.0f, 0.5f, 2, 0, false},
-    };
+    std::vector<Case> cases = ring_cases(BM, BN);
+    cases.push_back({"odd_n", BM + 3, BN - 3, WGEMM_BK + 8, 1.0f, 0.5f, 1, 0, false});
+    // Several units a block (a consumer of turns takes some and passes over the other's), the ring
+    // wrapping within units.
+    cases.push_back({"many_tiles", 4 * BM, 3 * BN, 3 * WGEMM_BK, 1.0f, 0.5f, 2, 0, false});
     if (cuts) cases.push_back({"split_k", BM + 9, BN, 5 * WGEMM_BK - 8, 1.0f, 0.5f, 4, 2, false});
     if (streams) cases.push_back({"streamed_tail", 5 * BM - 3, BN, 5 * WGEMM_BK, 1.0f, 0.5f, 3, 0, true});
     unsigned seed = 1;
     for (const Case& cs : cases) {
         Problem p(cs, seed++);
-        const Map a_map(p.a, cs.m, cs.k, p.a_stride, WGEMM_BK, BM);
-        const Map b_map(p.b, cs.k, cs.n, p.b_stride, lab::ring::B_BOX_COLS, WGEMM_BK);
+        const Map a_map = p.a_map(BM), b_map = p.b_map();
         const unsigned rows = (cs.m + BM - 1) / BM, cols = (cs.n + BN - 1) / BN, tiles = rows * cols;
         const unsigned grid = cs.walkers * CLUSTER;
         // The scratch split_k.rs describes: a BM x BN slot per unit of a cut tile (per block and piece of a
@@ -179,15 +181,11 @@ void check_wgemm(const char* name, unsigned threads) {
 
 template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS>
 void check_tma_mma(const char* name, unsigned threads) {
-    const std::vector<Case> cases = {
-        {"edges", 3 * BM - 7, BN + 24, 3 * WGEMM_BK + 16, 1.5f, 0.5f, 2, 0, false},
-        {"inside", 2 * BM, 2 * BN, 2 * WGEMM_BK, 1.0f, 0.0f, 2, 0, false},
-    };
+    const std::vector<Case> cases = ring_cases(BM, BN);
     unsigned seed = 100;
     for (const Case& cs : cases) {
         Problem p(cs, seed++);
-        const Map a_map(p.a, cs.m, cs.k, p.a_stride, WGEMM_BK, BM);
-        const Map b_map(p.b, cs.k, cs.n, p.b_stride, lab::ring::B_BOX_COLS, WGEMM_BK);
+        const Map a_map = p.a_map(BM), b_map = p.b_map();
         lab::cpu::warp_exchanges.clear();
         sm90::launch(cs.walkers, 1, threads, [&] {
             lab::ring::gemm_tma_mma_twin<BM, BN, STAGES, CONSUMERS, BN / 32>(
@@ -242,7 +240,7 @@ std::vector<std::function<void()>>& checks() {
 // The model's own checks. A slot read before its mbarrier completes must see NaN (TMA lands late);
 // a wait no arrival ends must be reported as a deadlock (run in a child process, which aborts).
 void check_the_model() {
-    std::vector<std::uint16_t> ones(64 * 64, bf16_of_small(1));
+    std::vector<std::uint16_t> ones(64 * 64, lab::cpu::bf16_of_int(1));
     const Map map(ones, 64, 64, 64, 64, 64);
     float early = 0, late = 0;
     sm90::launch(1, 1, sm90::WARPGROUP, [&] {
