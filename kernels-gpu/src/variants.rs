@@ -200,6 +200,11 @@ wgemm_table! {
         // shared memory (`stages_c`): the producer warpgroup's idle warps store half of each
         // tile's C while the consumers run the next tile's MMAs.
         ("W8",    wgmma { block: (128, 256, 64), stages: 3, consumers: 2, cluster: 1 }), // 384
+        // Turns on 128-row tiles: each consumer holds a whole 128x128 tile, so one's epilogue
+        // hides behind the other's MMAs as on W6, with W1's rows per wgmma. It brings a third
+        // more bytes per FLOP than W1. In clusters of two (B multicast, W1's bytes per FLOP) it
+        // ran slower per clock than this line on the H200, so that form is not here.
+        ("W9",    wgmma_turns { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 1 }), // 384
         // The same ring feeding mma.sync (ldmatrix from the swizzled slots): the gemm_bf16
         // family's MMA with Hopper's data movement; no producer warp: thread 0 fills the ring and
         // each slot's last reader refills it.

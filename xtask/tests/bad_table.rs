@@ -424,18 +424,28 @@ fn bad_persistent_copy_lines_are_rejected_by_name() {
 const WGEMM_ANCHOR: &str =
     "(\"W8\",    wgmma { block: (128, 256, 64), stages: 3, consumers: 2, cluster: 1 }), // 384";
 
-/// Lines of turns (`wgmma_turns`): W9 and W10 (W9 in clusters of two), the lines call S30a
-/// checks on a GPU before they join the table, compile; bad ones, and a line that shares 64-row tiles between two consumers, are
-/// rejected, each error naming its line (all at once: the compiler reports every failing check).
+/// Lines of turns (`wgmma_turns`): W10 (W9, which is in the table, in clusters of two) compiles;
+/// W9's tiles again under another label share its entry and are refused; bad ones, and a line that
+/// shares 64-row tiles between two consumers, are rejected, each error naming its line (all at
+/// once: the compiler reports every failing check).
 #[test]
 fn lines_of_turns_are_checked_by_name() {
     check_with_line(
         "turns_good",
         WGEMM_ANCHOR,
-        "(\"W9\", wgmma_turns { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 1 }),
-        (\"W10\", wgmma_turns { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 2 }),",
+        "(\"W10\", wgmma_turns { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 2 }),",
     )
-    .expect("W9's and W10's lines compile");
+    .expect("W10's line compiles");
+    let err = check_with_line(
+        "turns_twice",
+        WGEMM_ANCHOR,
+        "(\"W9b\", wgmma_turns { block: (128, 128, 64), stages: 7, consumers: 2, cluster: 1 }),",
+    )
+    .expect_err("a second W9 must not compile");
+    assert!(
+        err.contains("gemm_wgmma: two lines share a label or an entry"),
+        "{err}"
+    );
     let bad = [
         (
             "WT3",
