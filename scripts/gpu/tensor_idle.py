@@ -11,7 +11,9 @@ disagree even under Nsight.
 import gzip
 import re
 import sys
+from collections import namedtuple
 
+Kernel = namedtuple("Kernel", "name cycles busy us ghz")
 UNIT_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
 
 
@@ -43,19 +45,19 @@ for part in re.split(r"(?m)^  (?=\S)", text)[1:]:
     if cycles and tensor:
         c = int(cycles.group(1).replace(",", ""))
         busy = c * float(tensor.group(1)) / 100
-        kernels.append((part.split()[0], c, busy, duration_us(part), clock_ghz(part)))
+        kernels.append(Kernel(part.split()[0], c, busy, duration_us(part), clock_ghz(part)))
 if not kernels:
     sys.exit("no kernel with Elapsed Cycles and the tensor pipe's activity in %s" % sys.argv[1])
 for name, c, busy, us, ghz in kernels:
     print("%-52s %11s cycles  tensor busy %11s (%5.1f%%)  idle %9s  %s us at %s GHz" % (
         name[:52], format(c, ","), format(round(busy), ","), 100 * busy / c, format(round(c - busy), ","),
         show(us, "%.2f"), show(ghz, "%.2f")))
-if len(kernels) >= 2 and kernels[0][3] and kernels[1][3]:
+if len(kernels) >= 2 and kernels[0].us and kernels[1].us:
     print("ours / cuBLAS's: per clock %.3f, in time %.3f" % (
-        kernels[1][1] / kernels[0][1], kernels[1][3] / kernels[0][3]))
+        kernels[1].cycles / kernels[0].cycles, kernels[1].us / kernels[0].us))
 if len(sys.argv) > 2 and len(kernels) >= 2:
     ratio = float(sys.argv[2])
-    (_, c0, busy0, _, _), (_, c1, _, _, _) = kernels[0], kernels[1]
+    c0, busy0, c1 = kernels[0].cycles, kernels[0].busy, kernels[1].cycles
     allowed = c1 / ratio - busy0
     cut = c0 - busy0 - allowed
     verdict = ("%s less than now" % format(round(cut), ",")) if cut > 0 else (

@@ -6,12 +6,14 @@
 # that put it in the table having been a single profile. ALL_S (default 330) is `host all`'s step limit: with
 # little device time left, `ALL_S=250 bash ...call_s32a.sh` under a run limit of about 280 s keeps `host all`'s
 # results (each step saves them) and leaves the profile to the run limit.
+# PROFILE=0 leaves the profile out: S33a2 ran `host all` a second time on the same warm card, to see how far its BF16
+# figures move from run to run: CALL=call_s33a2 ALL_S=290 PROFILE=0 bash scripts/h200-2026-12-05/call_s32a.sh
 # Pack: scripts/gpu/pack.sh p9 --tests wgemm_gpu --twin; carry ["dist/p9"], results/ aside.
 set -u
-CALL=call_s32a; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
+CALL=${CALL:-call_s32a}; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh
 unpack dist/p9/pack.tar.xz "$W/new"; use_host "$W/new"; env_line
 host_all 10 "${ALL_S:-330}" all.log all
 grep -E "phase .*(since started|occ: loaded)|assembled by" "$O/all.log" | head -4
-ncu_base 400 90 ncu_w9_4096 'wgemm_bm128_bn128_bk64_s7_c2_x1$|nvjet' gemm_bf16 --variants W9 --size 4096
+[ "${PROFILE:-1}" = 0 ] || ncu_base 400 90 ncu_w9_4096 'wgemm_bm128_bn128_bk64_s7_c2_x1$|nvjet' gemm_bf16 --variants W9 --size 4096
 date -u; save
