@@ -398,7 +398,8 @@ __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map,
     } else {
         hopper::setmaxnreg_inc<REGS>();
         // gemm_wgmma.rs: the whole waves' tiles in the plain build of the loop, then the tail's pieces.
-        const unsigned which = warpgroup - 1, tid = t % WGEMM_WARPGROUP;
+        // gemm_wgmma.rs: `which` through lane 0, so that ptxas knows it warp-uniform.
+        const unsigned which = hopper::from_lane0(warpgroup - 1), tid = t % WGEMM_WARPGROUP;
         const unsigned whole = p.streamed ? p.tail.from : p.template units_of<false>();
         if constexpr (L::PING_PONG) {
             // The whole waves' tiles, then the tail's pieces, the turns running on.

@@ -89,7 +89,12 @@ pub unsafe fn gemm_wgmma<
         // SAFETY: the whole consumer warpgroup runs it; REGS comes from the line
         // (`consumer_regs`), whose requests fit the register file with the producer's.
         unsafe { gpu::setmaxnreg_inc::<REGS>() };
-        let (which, tid) = (warpgroup - 1, t % WGEMM_WARPGROUP);
+        // `which` through lane 0 (CUTLASS's canonical warpgroup index): ptxas then knows it, and
+        // every slot address and descriptor made from it, to be warp-uniform, and computes them
+        // on the uniform datapath. From `t / 128` directly it cannot tell, and W9's K loop built
+        // each descriptor in vector registers with an R2UR per word (71 R2URs in the entry
+        // against 18; 124 instructions a slot against 94).
+        let (which, tid) = (gpu::from_lane0(warpgroup - 1), t % WGEMM_WARPGROUP);
         // Two builds of the loop, a streamed tail's code kept out of the other's (`units_of`):
         // the whole waves' tiles (every unit where nothing is streamed) in the plain one, then
         // the tail's pieces, from the ring position the first left.
