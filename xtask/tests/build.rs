@@ -66,6 +66,22 @@ fn built(arch: &str) -> (Vec<Module>, Manifest) {
     (written, manifest)
 }
 
+/// The sm_90a module written and assembled once per test binary: ptxas's log and the cubin.
+fn hopper_built() -> &'static (String, PathBuf) {
+    static BUILT: OnceLock<(String, PathBuf)> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = workspace()
+            .join("target")
+            .join("test-kernels")
+            .join(HOPPER_ARCH);
+        std::fs::create_dir_all(&dir).unwrap();
+        hopper::write(hopper_ptx(), &dir).expect("writing the sm_90a module");
+        let log = hopper::assemble(&ptxas_path(), &dir).expect("ptxas on the sm_90a module");
+        let cubin = dir.join(hopper::HOPPER_FILE.replace(".ptx", &format!(".{HOPPER_ARCH}.cubin")));
+        (log, cubin)
+    })
+}
+
 fn ptxas_path() -> PathBuf {
     ptxas::find().expect(
         "ptxas is required for these tests: install the CUDA toolkit or nvidia-cuda-nvcc==13.0.88 and set PTXAS",
@@ -669,14 +685,8 @@ fn traced_twins_keep_their_entries_resources_in_every_module() {
         };
         assert_eq!(c.compared, want, "{}: traced twins compared", m.module.file);
     }
-    let dir = workspace()
-        .join("target")
-        .join("test-kernels")
-        .join(HOPPER_ARCH);
-    std::fs::create_dir_all(&dir).unwrap();
-    hopper::write(hopper_ptx(), &dir).expect("writing the sm_90a module");
-    let log = hopper::assemble(&ptxas_path(), &dir).expect("ptxas on the sm_90a module");
-    let reports = ptxas::parse_report(&log).unwrap();
+    let (log, _) = hopper_built();
+    let reports = ptxas::parse_report(log).unwrap();
     let c = traced::check(hopper::HOPPER_FILE, &reports);
     assert!(c.bad.is_empty(), "{}", c.bad.join("\n"));
     for line in &c.inexact {
@@ -770,4 +780,48 @@ fn cluster_lines_arrive_on_the_other_block_without_a_cluster_fence() {
         }
     }
     assert!(pairs > 0, "no line of the table runs clusters of two");
+}
+
+/// The consumers' K loops build their slot addresses and wgmma descriptors on the uniform
+/// datapath: the consumer warpgroup's index comes through lane 0 (`gpu::from_lane0`), so ptxas
+/// knows it warp-uniform. Computed from the thread index instead, W9's K loop built each
+/// descriptor in vector registers and moved it across with an R2UR per word (124 SASS
+/// instructions a slot against 94). A K loop: an innermost loop of HGMMAs that stores nothing
+/// to global memory (a loop of whole tiles, epilogue included, may hold the HGMMAs of a unit of
+/// one K step). Lines that stage C keep a few R2URs (ptxas keeps their slot index in a vector
+/// register, for a reason not found: W1's K loop, with the same C prefetch, does not): printed,
+/// not failed.
+#[test]
+fn wgmma_k_loops_build_descriptors_on_the_uniform_datapath() {
+    let (_, cubin) = hopper_built();
+    let sass = listing::nvdisasm(cubin);
+    let count = |lp: &[&str], op: &str| {
+        lp.iter()
+            .filter(|c| listing::sass_mnemonic(c).is_some_and(|m| m.starts_with(op)))
+            .count()
+    };
+    let mut guarded = 0;
+    for v in WGEMM.iter().filter(|v| v.mma == RingMma::Wgmma) {
+        let k_loops: Vec<_> = listing::sass_inner_loops(&sass, v.entry, "HGMMA")
+            .into_iter()
+            .filter(|lp| count(lp, "STG") == 0)
+            .collect();
+        assert!(!k_loops.is_empty(), "{}: no K loop", v.label);
+        let r2ur: Vec<usize> = k_loops.iter().map(|lp| count(lp, "R2UR")).collect();
+        let sizes: Vec<usize> = k_loops.iter().map(Vec::len).collect();
+        eprintln!(
+            "{}: K loops of {sizes:?} instructions, R2UR {r2ur:?}",
+            v.label
+        );
+        if v.stages_c() {
+            continue;
+        }
+        assert!(
+            r2ur.iter().all(|&n| n == 0),
+            "{}: R2UR in a K loop {r2ur:?}: its descriptors are built in vector registers",
+            v.label
+        );
+        guarded += 1;
+    }
+    assert!(guarded > 0, "no wgmma line guarded");
 }

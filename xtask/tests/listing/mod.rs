@@ -129,31 +129,65 @@ pub fn sass_instructions<'a>(sass: &'a str, entry: &str) -> Vec<&'a str> {
 /// The loops of `entry`'s SASS in `sass`: for each branch back to a label above it, the
 /// instructions from the label to the branch, as [`sass_instructions`] gives them.
 pub fn sass_loops<'a>(sass: &'a str, entry: &str) -> Vec<Vec<&'a str>> {
-    let mut code: Vec<&str> = Vec::new();
+    let code = sass_instructions(sass, entry);
+    sass_loop_spans(sass, entry)
+        .into_iter()
+        .map(|span| code[span].to_vec())
+        .collect()
+}
+
+/// The loops of `entry`'s SASS in `sass` as ranges of [`sass_instructions`]' indices: for each
+/// branch back to a label above it, from the label to the branch (both included).
+pub fn sass_loop_spans(sass: &str, entry: &str) -> Vec<std::ops::Range<usize>> {
+    let mut code = 0;
     let mut labels: std::collections::HashMap<&str, usize> = Default::default();
-    let mut loops = Vec::new();
+    let mut spans = Vec::new();
     for line in sass_body(sass, entry).lines() {
         if let Some(label) = line
             .trim()
             .strip_suffix(':')
             .filter(|l| l.starts_with(".L_x_"))
         {
-            labels.insert(label, code.len());
+            labels.insert(label, code);
             continue;
         }
         let Some(text) = instruction_text(line) else {
             continue;
         };
-        code.push(text);
+        code += 1;
         // "@!P0 BRA `(.L_x_1)": the target between the parentheses.
         if sass_mnemonic(text) == Some("BRA") {
             let target = text.split('(').nth(1).and_then(|r| r.split(')').next());
             if let Some(&head) = target.and_then(|t| labels.get(t)) {
-                loops.push(code[head..].to_vec());
+                spans.push(head..code);
             }
         }
     }
-    loops
+    spans
+}
+
+/// The innermost of `entry`'s loops ([`sass_loop_spans`]) that hold an instruction of mnemonic
+/// `op` (its prefix, e.g. "HGMMA"): those around no other such loop (a K loop around the spin of
+/// a barrier wait is one).
+pub fn sass_inner_loops<'a>(sass: &'a str, entry: &str, op: &str) -> Vec<Vec<&'a str>> {
+    let code = sass_instructions(sass, entry);
+    let spans: Vec<_> = sass_loop_spans(sass, entry)
+        .into_iter()
+        .filter(|s| {
+            code[s.clone()]
+                .iter()
+                .any(|c| sass_mnemonic(c).is_some_and(|m| m.starts_with(op)))
+        })
+        .collect();
+    spans
+        .iter()
+        .filter(|s| {
+            !spans
+                .iter()
+                .any(|o| o != *s && s.start <= o.start && o.end <= s.end)
+        })
+        .map(|s| code[s.clone()].to_vec())
+        .collect()
 }
 
 /// The mnemonic of a SASS instruction as [`sass_instructions`] gives it, its guard ("@!P0")
