@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Prepared in session 34 (2026-12-05), not yet run: the branch `desc-step` (96c6a78) builds each k16 step's wgmma
-# descriptors as the slot's plus an add (`descriptor_advanced`), which takes W9's K loop from 95 to 70 SASS
-# instructions (W1 103 -> 93, W8 113 -> 103). Equal descriptors are proved on the CPU for every slot base, and the
+# Prepared in session 34 (2026-12-05), not yet run: the branch `desc-step` (11fad3a) builds a slot's wgmma
+# descriptors once and each MMA's as those plus an add (`descriptor_advanced`), which takes W9's K loop from 95 to 67
+# SASS instructions (W1 103 -> 93, W8 113 -> 103). Equal descriptors are proved on the CPU for every slot base, and the
 # twin is exact on the CPU model of Hopper; no GPU has run it. First every wgmma line at awkward sizes, every
 # element (the branch joins main only if this passes), then W9 under Nsight at 4096³, main's build (pack p9u) then
 # the branch's (pack pds), then `host gemm_bf16 --variants W8,W9 --size 4096`, main, branch, main, branch.
