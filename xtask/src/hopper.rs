@@ -148,15 +148,19 @@ pub fn check_bars(log: &str) -> Vec<String> {
     bad
 }
 
-/// Assembles the module in `dir` for sm_90a (the cubin and the kept log beside it) and returns
-/// ptxas's log.
+/// The cubin [`assemble`] writes for the module in `dir`.
+pub fn cubin(dir: &Path) -> PathBuf {
+    dir.join(HOPPER_FILE.replace(".ptx", &format!(".{HOPPER_ARCH}.cubin")))
+}
+
+/// Assembles the module in `dir` for sm_90a (the cubin, [`cubin`], and the kept log beside it)
+/// and returns ptxas's log.
 pub fn assemble(ptxas_path: &Path, dir: &Path) -> Result<String, ModulesError> {
-    let cubin = dir.join(HOPPER_FILE.replace(".ptx", &format!(".{HOPPER_ARCH}.cubin")));
     Ok(ptxas::assemble_log(
         ptxas_path,
         &dir.join(HOPPER_FILE),
         HOPPER_ARCH,
-        &cubin,
+        &cubin(dir),
     )?)
 }
 

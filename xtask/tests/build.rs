@@ -77,8 +77,7 @@ fn hopper_built() -> &'static (String, PathBuf) {
         std::fs::create_dir_all(&dir).unwrap();
         hopper::write(hopper_ptx(), &dir).expect("writing the sm_90a module");
         let log = hopper::assemble(&ptxas_path(), &dir).expect("ptxas on the sm_90a module");
-        let cubin = dir.join(hopper::HOPPER_FILE.replace(".ptx", &format!(".{HOPPER_ARCH}.cubin")));
-        (log, cubin)
+        (log, hopper::cubin(&dir))
     })
 }
 
