@@ -26,11 +26,18 @@ __device__ __forceinline__ unsigned long long b_descriptor(unsigned addr) {
     return hopper::wgmma_descriptor(addr, WGEMM_BK * SWIZZLE_BYTES, SWIZZLE_ATOM) | SWIZZLE_128B_LAYOUT;
 }
 
-// slot_mma.rs `mma_k16`: the step-th k16 wgmma of a 64-deep slot, accumulating or not.
+// sections/gemm_wgmma.rs `descriptor_advanced`: `desc` moved `bytes` along shared memory, the low word alone.
+__device__ __forceinline__ unsigned long long descriptor_advanced(unsigned long long desc, unsigned bytes) {
+    const unsigned low = static_cast<unsigned>(desc) + (bytes >> 4);
+    return (desc & ~0xffffffffull) | low;
+}
+
+// slot_mma.rs `mma_k16`: the step-th k16 wgmma of a 64-deep slot, accumulating or not, its descriptors the slot's
+// moved by the step.
 template <int ACC>
 __device__ __forceinline__ void mma_k16(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {
-    const unsigned long long da = a_descriptor(a + step * WGEMM_K * 2);
-    const unsigned long long db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
+    const unsigned long long da = descriptor_advanced(a_descriptor(a), step * WGEMM_K * 2);
+    const unsigned long long db = descriptor_advanced(b_descriptor(b), step * WGEMM_K * SWIZZLE_BYTES);
     hopper::wgmma_m64k16_bf16<1>(d, da, db, accumulate ? 1u : 0u);
 }
 

@@ -3,7 +3,7 @@
 //! (`WgemmVariant::row_blocks` 2), one on each 64-row half, on the same slice of B.
 
 use crate::gpu;
-use crate::sections::gemm_wgmma::{a_descriptor, b_descriptor};
+use crate::sections::gemm_wgmma::{a_descriptor, b_descriptor, descriptor_advanced};
 use crate::shapes::tma_slot::{SWIZZLE_BYTES, WGEMM_K, WGEMM_M};
 
 /// Accumulators of one half of a 128-row tile of turns: one m64n128k16 MMA's, the widest whose
@@ -71,8 +71,10 @@ unsafe fn mma_k16<const ACC: usize>(
     step: u32,
     accumulate: bool,
 ) {
-    let da = a_descriptor(a + step * WGEMM_K * 2);
-    let db = b_descriptor(b + step * WGEMM_K * SWIZZLE_BYTES);
+    // The slot's descriptors moved by the step (`descriptor_advanced`): one add each, where
+    // building them at the moved address cost ptxas a shift and two masks per MMA.
+    let da = descriptor_advanced(a_descriptor(a), step * WGEMM_K * 2);
+    let db = descriptor_advanced(b_descriptor(b), step * WGEMM_K * SWIZZLE_BYTES);
     // SAFETY: the caller's contract.
     unsafe { gpu::wgmma_m64k16_bf16_bt(d, da, db, accumulate) };
 }
