@@ -32,12 +32,13 @@ __device__ __forceinline__ unsigned long long descriptor_advanced(unsigned long 
     return (desc & ~0xffffffffull) | low;
 }
 
-// slot_mma.rs `mma_k16`: the step-th k16 wgmma of a 64-deep slot, accumulating or not, its descriptors the slot's
+// slot_mma.rs `mma_k16`: the step-th k16 wgmma of a 64-deep slot, accumulating or not, the slot's descriptors
 // moved by the step.
 template <int ACC>
-__device__ __forceinline__ void mma_k16(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {
-    const unsigned long long da = descriptor_advanced(a_descriptor(a), step * WGEMM_K * 2);
-    const unsigned long long db = descriptor_advanced(b_descriptor(b), step * WGEMM_K * SWIZZLE_BYTES);
+__device__ __forceinline__ void mma_k16(float (&d)[ACC], unsigned long long da, unsigned long long db, unsigned step,
+                                        bool accumulate) {
+    da = descriptor_advanced(da, step * WGEMM_K * 2);
+    db = descriptor_advanced(db, step * WGEMM_K * SWIZZLE_BYTES);
     hopper::wgmma_m64k16_bf16<1>(d, da, db, accumulate ? 1u : 0u);
 }
 
@@ -213,17 +214,20 @@ __device__ __forceinline__ float (&bottom_half(float (&d)[ACC]))[HALF_ACC] {
     return *reinterpret_cast<float(*)[HALF_ACC]>(d + HALF_ACC);
 }
 template <int ACC>
-__device__ __forceinline__ void mma_halves(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {
+__device__ __forceinline__ void mma_halves(float (&d)[ACC], unsigned long long da, unsigned long long db, unsigned step,
+                                           bool accumulate) {
     static_assert(ACC == 2 * HALF_ACC, "two m64n128 halves");
-    mma_k16(top_half(d), a, b, step, accumulate);
-    mma_k16(bottom_half(d), a + WGEMM_M * SWIZZLE_BYTES, b, step, accumulate);
+    mma_k16(top_half(d), da, db, step, accumulate);
+    mma_k16(bottom_half(d), descriptor_advanced(da, WGEMM_M * SWIZZLE_BYTES), db, step, accumulate);
 }
+// The slot's descriptors built once for its steps, each MMA advancing them (slot_mma.rs `mma_step`).
 template <bool HALVES, int ACC>
 __device__ __forceinline__ void mma_step(float (&d)[ACC], unsigned a, unsigned b, unsigned step, bool accumulate) {
+    const unsigned long long da = a_descriptor(a), db = b_descriptor(b);
     if constexpr (HALVES)
-        mma_halves(d, a, b, step, accumulate);
+        mma_halves(d, da, db, step, accumulate);
     else
-        mma_k16(d, a, b, step, accumulate);
+        mma_k16(d, da, db, step, accumulate);
 }
 
 // gemm_wgmma.rs `k_loop`: a unit's `steps` >= 1 slots from ring position `at` (`held`: the position a first

@@ -7,8 +7,9 @@ use std::sync::OnceLock;
 use kernels_gpu::entries;
 use kernels_gpu::sections::block_trace::{TRACE_BLOCKS, TRACE_SYMBOL, WORDS_PER_BLOCK};
 use kernels_gpu::variants::{
-    self, FmaOp, MmaIlpVariant, RingMma, SmemPath, BF16_GEMM, CHASE, FMA, FMA_CONTROLS, FMA_UNROLL,
-    GEMM, MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY, WGEMM,
+    self, FmaOp, MmaIlpVariant, RingMma, SmemPath, WgemmVariant, BF16_GEMM, CHASE, FMA,
+    FMA_CONTROLS, FMA_UNROLL, GEMM, MEMCPY_GRID, MMA_ILP, PERSISTENT_COPY, READ, REGS, SMEM_COPY,
+    WGEMM,
 };
 use xtask::modules::{self, Manifest, Module, ModuleKind};
 use xtask::ptx::{self, PtxBuild, HOPPER_ARCH};
@@ -781,32 +782,40 @@ fn cluster_lines_arrive_on_the_other_block_without_a_cluster_fence() {
     assert!(pairs > 0, "no line of the table runs clusters of two");
 }
 
+/// The K loops of a wgmma line's entry in `sass`: its innermost loops of HGMMAs that store nothing
+/// to global memory (a loop of whole tiles, epilogue included, may hold the HGMMAs of a unit of
+/// one K step).
+fn wgmma_k_loops<'a>(sass: &'a str, v: &WgemmVariant) -> Vec<Vec<&'a str>> {
+    let k_loops: Vec<_> = listing::sass_inner_loops(sass, v.entry, "HGMMA")
+        .into_iter()
+        .filter(|lp| count_ops(lp, "STG") == 0)
+        .collect();
+    assert!(!k_loops.is_empty(), "{}: no K loop", v.label);
+    k_loops
+}
+
+/// The instructions of `code` whose mnemonic starts with `op`.
+fn count_ops(code: &[&str], op: &str) -> usize {
+    code.iter()
+        .filter(|c| listing::sass_mnemonic(c).is_some_and(|m| m.starts_with(op)))
+        .count()
+}
+
 /// The consumers' K loops build their slot addresses and wgmma descriptors on the uniform
 /// datapath: the consumer warpgroup's index comes through lane 0 (`gpu::from_lane0`), so ptxas
 /// knows it warp-uniform. Computed from the thread index instead, W9's K loop built each
 /// descriptor in vector registers and moved it across with an R2UR per word (124 SASS
-/// instructions a slot against 94). A K loop: an innermost loop of HGMMAs that stores nothing
-/// to global memory (a loop of whole tiles, epilogue included, may hold the HGMMAs of a unit of
-/// one K step). Lines that stage C keep a few R2URs (ptxas keeps their slot index in a vector
-/// register, for a reason not found: W1's K loop, with the same C prefetch, does not): printed,
-/// not failed.
+/// instructions a slot against 94). Lines that stage C keep a few R2URs (ptxas keeps their slot
+/// index in a vector register, for a reason not found: W1's K loop, with the same C prefetch,
+/// does not): printed, not failed.
 #[test]
 fn wgmma_k_loops_build_descriptors_on_the_uniform_datapath() {
     let (_, cubin) = hopper_built();
     let sass = listing::nvdisasm(cubin);
-    let count = |lp: &[&str], op: &str| {
-        lp.iter()
-            .filter(|c| listing::sass_mnemonic(c).is_some_and(|m| m.starts_with(op)))
-            .count()
-    };
     let mut guarded = 0;
     for v in WGEMM.iter().filter(|v| v.mma == RingMma::Wgmma) {
-        let k_loops: Vec<_> = listing::sass_inner_loops(&sass, v.entry, "HGMMA")
-            .into_iter()
-            .filter(|lp| count(lp, "STG") == 0)
-            .collect();
-        assert!(!k_loops.is_empty(), "{}: no K loop", v.label);
-        let r2ur: Vec<usize> = k_loops.iter().map(|lp| count(lp, "R2UR")).collect();
+        let k_loops = wgmma_k_loops(&sass, v);
+        let r2ur: Vec<usize> = k_loops.iter().map(|lp| count_ops(lp, "R2UR")).collect();
         let sizes: Vec<usize> = k_loops.iter().map(Vec::len).collect();
         eprintln!(
             "{}: K loops of {sizes:?} instructions, R2UR {r2ur:?}",
@@ -823,4 +832,34 @@ fn wgmma_k_loops_build_descriptors_on_the_uniform_datapath() {
         guarded += 1;
     }
     assert!(guarded > 0, "no wgmma line guarded");
+}
+
+/// Each K loop builds a slot's two descriptors once, an address brought to 16-byte units by a
+/// right shift of 4 each, and every MMA of the slot (four k16 steps, two halves on a 128-row
+/// tile of turns) advances them by an add (`descriptor_advanced`). Built at each MMA's address,
+/// they cost a shift and two masks an MMA (W9: 12 shifts a slot; its K loop 95 instructions
+/// against 67).
+#[test]
+fn wgmma_k_loops_build_each_slots_descriptors_once() {
+    let (_, cubin) = hopper_built();
+    let sass = listing::nvdisasm(cubin);
+    for v in WGEMM.iter().filter(|v| v.mma == RingMma::Wgmma) {
+        let shifts: Vec<usize> = wgmma_k_loops(&sass, v)
+            .iter()
+            .map(|lp| {
+                lp.iter()
+                    .filter(|c| {
+                        listing::sass_mnemonic(c)
+                            .is_some_and(|m| m.starts_with("SHF.R") || m.starts_with("USHF.R"))
+                            && c.contains(", 0x4, ")
+                    })
+                    .count()
+            })
+            .collect();
+        assert!(
+            shifts.iter().all(|&n| n <= 2),
+            "{}: {shifts:?} right shifts by 4 in its K loops: descriptors built at each MMA",
+            v.label
+        );
+    }
 }

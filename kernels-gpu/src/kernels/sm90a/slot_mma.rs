@@ -12,7 +12,10 @@ pub(crate) const HALF_ACC: usize = 64;
 
 /// The `step`-th k16 step of a slot (A's rows at `a`, B's slice at `b`): one m64 MMA
 /// ([`mma_k16`]), or, on a 128-row tile of turns (`halves`), the top and the bottom half's
-/// ([`mma_halves`]), in the same group.
+/// ([`mma_halves`]), in the same group. The slot's two descriptors are built here, the same on
+/// each of its four steps (LLVM builds them once a slot); every MMA takes them advanced
+/// (`descriptor_advanced`), an add where a descriptor built at the moved address cost ptxas a
+/// shift and two masks per MMA.
 ///
 /// # Safety
 /// As [`mma_k16`].
@@ -24,12 +27,13 @@ pub(crate) unsafe fn mma_step<const ACC: usize>(
     step: u32,
     accumulate: bool,
 ) {
+    let slot = (a_descriptor(a), b_descriptor(b));
     // SAFETY: the caller's contract.
     unsafe {
         if halves {
-            mma_halves(d, a, b, step, accumulate)
+            mma_halves(d, slot, step, accumulate)
         } else {
-            mma_k16(d, a, b, step, accumulate)
+            mma_k16(d, slot, step, accumulate)
         }
     }
 }
@@ -42,39 +46,37 @@ pub(crate) unsafe fn mma_step<const ACC: usize>(
 #[inline(always)]
 unsafe fn mma_halves<const ACC: usize>(
     d: &mut [f32; ACC],
-    a: u32,
-    b: u32,
+    (da, db): (u64, u64),
     step: u32,
     accumulate: bool,
 ) {
     if let Some(top) = d.first_chunk_mut::<HALF_ACC>() {
         // SAFETY: the caller's contract.
-        unsafe { mma_k16(top, a, b, step, accumulate) };
+        unsafe { mma_k16(top, (da, db), step, accumulate) };
     }
     if let Some(bottom) = d.last_chunk_mut::<HALF_ACC>() {
+        let da = descriptor_advanced(da, WGEMM_M * SWIZZLE_BYTES);
         // SAFETY: the caller's contract.
-        unsafe { mma_k16(bottom, a + WGEMM_M * SWIZZLE_BYTES, b, step, accumulate) };
+        unsafe { mma_k16(bottom, (da, db), step, accumulate) };
     }
 }
 
-/// The `step`-th k16 MMA of a 64-deep slot: A's K-major rows move 32 bytes (16 bf16) per step
-/// inside their swizzled 128-byte rows, B's MN-major slice moves 16 rows of 128 bytes; adds to
-/// the accumulators when `accumulate`, else overwrites them.
+/// The `step`-th k16 MMA of a 64-deep slot whose A and B descriptors are `da` and `db`: A's
+/// K-major rows move 32 bytes (16 bf16) per step inside their swizzled 128-byte rows, B's
+/// MN-major slice moves 16 rows of 128 bytes; adds to the accumulators when `accumulate`, else
+/// overwrites them.
 ///
 /// # Safety
 /// As [`gpu::wgmma_m64k16_bf16_bt`], inside the fence/commit of `gemm_wgmma.rs`'s K loop.
 #[inline(always)]
 unsafe fn mma_k16<const ACC: usize>(
     d: &mut [f32; ACC],
-    a: u32,
-    b: u32,
+    (da, db): (u64, u64),
     step: u32,
     accumulate: bool,
 ) {
-    // The slot's descriptors moved by the step (`descriptor_advanced`): one add each, where
-    // building them at the moved address cost ptxas a shift and two masks per MMA.
-    let da = descriptor_advanced(a_descriptor(a), step * WGEMM_K * 2);
-    let db = descriptor_advanced(b_descriptor(b), step * WGEMM_K * SWIZZLE_BYTES);
+    let da = descriptor_advanced(da, step * WGEMM_K * 2);
+    let db = descriptor_advanced(db, step * WGEMM_K * SWIZZLE_BYTES);
     // SAFETY: the caller's contract.
     unsafe { gpu::wgmma_m64k16_bf16_bt(d, da, db, accumulate) };
 }
