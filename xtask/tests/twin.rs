@@ -40,42 +40,35 @@ fn the_committed_header_is_the_tables() {
     );
 }
 
-#[test]
-fn the_sm90a_twin_defines_every_macro_its_header_invokes() {
-    let header = twin_header::render_hopper();
-    let source = std::fs::read_to_string(workspace().join(HOPPER_SOURCE)).unwrap();
+/// The twin source at `source` (under the workspace) defines every `LAB_` macro that `header`
+/// invokes, `macros` of them, and includes the header by its name `include`.
+fn defines_every_invoked_macro(header: &str, source: &str, macros: usize, include: &str) {
+    let text = std::fs::read_to_string(workspace().join(source)).unwrap();
     let invoked: std::collections::BTreeSet<&str> = header
         .lines()
         .filter(|l| l.starts_with("LAB_"))
         .filter_map(|l| l.split('(').next())
         .collect();
-    assert_eq!(invoked.len(), 4, "{invoked:?}");
+    assert_eq!(invoked.len(), macros, "{invoked:?}");
     for m in invoked {
         assert!(
-            source.contains(&format!("#define {m}(")),
-            "{HOPPER_SOURCE} defines no {m}"
+            text.contains(&format!("#define {m}(")),
+            "{source} defines no {m}"
         );
     }
-    assert!(source.contains("#include \"variants_sm90a.h\""));
+    assert!(text.contains(&format!("#include \"{include}\"")));
+}
+
+#[test]
+fn the_sm90a_twin_defines_every_macro_its_header_invokes() {
+    let header = twin_header::render_hopper();
+    defines_every_invoked_macro(&header, HOPPER_SOURCE, 4, "variants_sm90a.h");
 }
 
 #[test]
 fn the_twin_defines_every_macro_the_header_invokes() {
     let header = twin_header::render().unwrap();
-    let source = std::fs::read_to_string(workspace().join(SOURCE)).unwrap();
-    let invoked: std::collections::BTreeSet<&str> = header
-        .lines()
-        .filter(|l| l.starts_with("LAB_"))
-        .filter_map(|l| l.split('(').next())
-        .collect();
-    assert_eq!(invoked.len(), 12, "{invoked:?}");
-    for m in invoked {
-        assert!(
-            source.contains(&format!("#define {m}(")),
-            "{SOURCE} defines no {m}"
-        );
-    }
-    assert!(source.contains("#include \"variants.h\""));
+    defines_every_invoked_macro(&header, SOURCE, 12, "variants.h");
 }
 
 #[test]
