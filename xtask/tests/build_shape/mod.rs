@@ -291,9 +291,7 @@ fn wgmma_k_loops<'a>(sass: &'a str, v: &WgemmVariant) -> Vec<Vec<&'a str>> {
 
 /// The instructions of `code` whose mnemonic starts with `op`.
 fn count_ops(code: &[&str], op: &str) -> usize {
-    code.iter()
-        .filter(|c| listing::sass_mnemonic(c).is_some_and(|m| m.starts_with(op)))
-        .count()
+    code.iter().filter(|c| listing::is_sass_op(c, op)).count()
 }
 
 /// The consumers' K loops build their slot addresses and wgmma descriptors on the uniform
@@ -344,8 +342,7 @@ fn wgmma_k_loops_build_each_slots_descriptors_once() {
             .map(|lp| {
                 lp.iter()
                     .filter(|c| {
-                        listing::sass_mnemonic(c)
-                            .is_some_and(|m| m.starts_with("SHF.R") || m.starts_with("USHF.R"))
+                        (listing::is_sass_op(c, "SHF.R") || listing::is_sass_op(c, "USHF.R"))
                             && c.contains(", 0x4, ")
                     })
                     .count()

@@ -173,11 +173,7 @@ pub fn sass_inner_loops<'a>(sass: &'a str, entry: &str, op: &str) -> Vec<Vec<&'a
     let code = sass_instructions(sass, entry);
     let spans: Vec<_> = sass_loop_spans(sass, entry)
         .into_iter()
-        .filter(|s| {
-            code[s.clone()]
-                .iter()
-                .any(|c| sass_mnemonic(c).is_some_and(|m| m.starts_with(op)))
-        })
+        .filter(|s| code[s.clone()].iter().any(|c| is_sass_op(c, op)))
         .collect();
     spans
         .iter()
@@ -194,6 +190,12 @@ pub fn sass_inner_loops<'a>(sass: &'a str, entry: &str, op: &str) -> Vec<Vec<&'a
 /// skipped.
 pub fn sass_mnemonic(code: &str) -> Option<&str> {
     code.split_whitespace().find(|w| !w.starts_with('@'))
+}
+
+/// Whether the SASS instruction `code` ([`sass_instructions`]) has a mnemonic starting with `op`
+/// ("HGMMA", "R2UR", "SHF.R").
+pub fn is_sass_op(code: &str, op: &str) -> bool {
+    sass_mnemonic(code).is_some_and(|m| m.starts_with(op))
 }
 
 /// `entry`'s part of nvdisasm's listing: from its `.text.` label to the next one.
