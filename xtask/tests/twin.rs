@@ -512,6 +512,28 @@ mod with_nvcc {
         assert_eq!(c.compared, WGEMM.len(), "sm_90a: traced twins compared");
     }
 
+    /// `ptx` with the first `from` inside `entry`'s declaration (after `.entry {entry}(`) made `to`.
+    fn in_entry(ptx: &str, entry: &str, from: &str, to: &str) -> String {
+        let head = ptx.find(&format!(".entry {entry}(")).expect("the entry");
+        let at = head + ptx[head..].find(from).expect("the directive in the entry");
+        let mut out = ptx.to_string();
+        out.replace_range(at..at + from.len(), to);
+        out
+    }
+
+    /// `ptx` with `entry`'s parameter `index` declared f32 where the table says u32.
+    fn retype_param(ptx: &str, entry: &str, index: usize) -> String {
+        ptx.replace(
+            &format!(".param .u32 {entry}_param_{index}"),
+            &format!(".param .f32 {entry}_param_{index}"),
+        )
+    }
+
+    /// Whether one of the mismatch `lines` names `entry` and says `what`.
+    fn names(lines: &[String], entry: &str, what: &str) -> bool {
+        lines.iter().any(|l| l.contains(entry) && l.contains(what))
+    }
+
     /// The checks fail on a twin that departs from the table: a renamed entry, a parameter of
     /// another type, a launch bound dropped.
     #[test]
@@ -533,49 +555,19 @@ mod with_nvcc {
             "{renamed:?}"
         );
         let fma = variants::FMA[0].entry;
-        let retyped = broken(t.ptx.replace(
-            &format!(".param .u32 {fma}_param_3"),
-            &format!(".param .f32 {fma}_param_3"),
-        ));
-        assert!(
-            retyped.iter().any(|l| l.contains(fma) && l.contains("abi")),
-            "{retyped:?}"
-        );
+        let retyped = broken(retype_param(&t.ptx, fma, 3));
+        assert!(names(&retyped, fma, "abi"), "{retyped:?}");
         let r1 = GEMM.iter().find(|v| v.family == GemmFamily::Tuned).unwrap();
-        let head = t.ptx.find(&format!(".entry {}(", r1.entry)).unwrap();
-        let bound = head + t.ptx[head..].find(".maxntid").unwrap();
-        let mut unbounded = t.ptx.clone();
-        unbounded.replace_range(bound..bound + ".maxntid".len(), ".reqntid");
-        let unbounded = broken(unbounded);
-        assert!(
-            unbounded
-                .iter()
-                .any(|l| l.contains(r1.entry) && l.contains("launch bound")),
-            "{unbounded:?}"
-        );
+        let unbounded = broken(in_entry(&t.ptx, r1.entry, ".maxntid", ".reqntid"));
+        assert!(names(&unbounded, r1.entry, "launch bound"), "{unbounded:?}");
         // The tensor-core lines are held alike: a BF16 line without its bound, an mma line's
         // fragments taken as another type.
         let m1 = BF16_GEMM[0].entry;
-        let head = t.ptx.find(&format!(".entry {m1}(")).unwrap();
-        let bound = head + t.ptx[head..].find(".maxntid").unwrap();
-        let mut unbounded = t.ptx.clone();
-        unbounded.replace_range(bound..bound + ".maxntid".len(), ".reqntid");
-        let unbounded = broken(unbounded);
-        assert!(
-            unbounded
-                .iter()
-                .any(|l| l.contains(m1) && l.contains("launch bound")),
-            "{unbounded:?}"
-        );
+        let unbounded = broken(in_entry(&t.ptx, m1, ".maxntid", ".reqntid"));
+        assert!(names(&unbounded, m1, "launch bound"), "{unbounded:?}");
         let mma = MMA_ILP[0].entry;
-        let retyped = broken(t.ptx.replace(
-            &format!(".param .u32 {mma}_param_3"),
-            &format!(".param .f32 {mma}_param_3"),
-        ));
-        assert!(
-            retyped.iter().any(|l| l.contains(mma) && l.contains("abi")),
-            "{retyped:?}"
-        );
+        let retyped = broken(retype_param(&t.ptx, mma, 3));
+        assert!(names(&retyped, mma, "abi"), "{retyped:?}");
         // The sm_90a module alike: an entry renamed, a parameter retyped, a GEMM line without
         // its one block per SM.
         let h = t.hopper.as_ref().unwrap();
@@ -587,30 +579,12 @@ mod with_nvcc {
         assert!(broken(h.ptx.clone()).is_empty());
         let w = WGMMA_BF16[0].entry;
         let renamed = broken(h.ptx.replace(w, &format!("{w}x")));
-        assert!(
-            renamed.iter().any(|l| l.contains(w) && l.contains("lacks")),
-            "{renamed:?}"
-        );
-        let retyped = broken(h.ptx.replace(
-            &format!(".param .u32 {w}_param_1"),
-            &format!(".param .f32 {w}_param_1"),
-        ));
-        assert!(
-            retyped.iter().any(|l| l.contains(w) && l.contains("abi")),
-            "{retyped:?}"
-        );
+        assert!(names(&renamed, w, "lacks"), "{renamed:?}");
+        let retyped = broken(retype_param(&h.ptx, w, 1));
+        assert!(names(&retyped, w, "abi"), "{retyped:?}");
         let g = WGEMM[0].entry;
-        let head = h.ptx.find(&format!(".entry {g}(")).unwrap();
-        let min = head + h.ptx[head..].find("\n.minnctapersm 1").unwrap();
-        let mut unbounded = h.ptx.clone();
-        unbounded.replace_range(min..min + "\n.minnctapersm 1".len(), "");
-        let unbounded = broken(unbounded);
-        assert!(
-            unbounded
-                .iter()
-                .any(|l| l.contains(g) && l.contains("launch bounds")),
-            "{unbounded:?}"
-        );
+        let unbounded = broken(in_entry(&h.ptx, g, "\n.minnctapersm 1", ""));
+        assert!(names(&unbounded, g, "launch bounds"), "{unbounded:?}");
     }
 
     /// The GPU comparison of the tensor-core entries (`nvcc/check_tensor_on_gpu.sh`) compiles
