@@ -6,14 +6,18 @@
 //! - [`list`]: the shapes; [`spec`]: the experiment, its flags and plan;
 //! - [`run`]: one shape and family on the GPU; [`row`]: what a run stores;
 //! - [`table`]: the columns, the misses and the summary against issue 32's targets;
-//! - [`claims`]: what the sweep shows about occupancy and waves, judged from the rows.
+//! - [`claims`]: what the sweep shows about occupancy and waves, judged from the rows;
+//! - [`figure`]: Ours/cuBLAS against the chosen line's waves.
 
 mod claims;
+mod figure;
 pub mod list;
 pub mod row;
 mod run;
 pub mod spec;
 mod table;
+#[cfg(test)]
+mod row_fixture;
 
 pub use row::{Family, Miss, ShapeRow, ShapesRun};
 pub use spec::{Args, Plan, Spec, ALL_SAMPLES};
@@ -22,6 +26,7 @@ use super::contract::{Registered, Report, Run, RunContext};
 use super::progress::progress_bar;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
+use crate::figure::{Figure, PlotRun};
 use crate::experiments::error::ExperimentError;
 use crate::kernel_source::builtin;
 use crate::results::RunMeta;
@@ -99,5 +104,14 @@ impl Report for Spec {
     /// Judged from a run that has the sweep; none for runs without it (they keep their report).
     fn claims(output: Option<&ShapesRun>) -> Vec<Verdict> {
         output.map(claims::claims).unwrap_or_default()
+    }
+
+    /// Ours/cuBLAS by the chosen line's waves, a series per family (and run).
+    fn figures(runs: &[PlotRun<'_, ShapesRun>]) -> Vec<(String, Figure)> {
+        let runs: Vec<_> = runs.iter().map(|r| (r.name, r.output)).collect();
+        let plot = figure::figure(Self::NUMBER, &runs);
+        plot.map(|p| (Self::NAME.to_owned(), Figure::Scatter(p)))
+            .into_iter()
+            .collect()
     }
 }
