@@ -13,11 +13,11 @@ mod claims;
 mod figure;
 pub mod list;
 pub mod row;
+#[cfg(test)]
+mod row_fixture;
 mod run;
 pub mod spec;
 mod table;
-#[cfg(test)]
-mod row_fixture;
 
 pub use row::{Family, Miss, ShapeRow, ShapesRun};
 pub use spec::{Args, Plan, Spec, ALL_SAMPLES};
@@ -26,8 +26,8 @@ use super::contract::{Registered, Report, Run, RunContext};
 use super::progress::progress_bar;
 use crate::claim::Verdict;
 use crate::cuda::Gpu;
-use crate::figure::{Figure, PlotRun};
 use crate::experiments::error::ExperimentError;
+use crate::figure::{Figure, PlotRun};
 use crate::kernel_source::builtin;
 use crate::results::RunMeta;
 use crate::table::{Column, TableData};

@@ -3,8 +3,8 @@
 use super::*;
 use crate::experiments::gemm_sides_reading_c::ReadingC;
 use crate::experiments::shapes::claims::{case, claims};
-use crate::experiments::shapes::row_fixture::row;
 use crate::experiments::shapes::row::Miss;
+use crate::experiments::shapes::row_fixture::row;
 use crate::results::Timing;
 use crate::table::to_csv;
 
