@@ -299,8 +299,8 @@ fn count_ops(code: &[&str], op: &str) -> usize {
 /// knows it warp-uniform. Computed from the thread index instead, W9's K loop built each
 /// descriptor in vector registers and moved it across with an R2UR per word (124 SASS
 /// instructions a slot against 94). Lines that stage C keep a few R2URs (ptxas keeps their slot
-/// index in a vector register, for a reason not found: W1's K loop, with the same C prefetch,
-/// does not): printed, not failed.
+/// index in a vector register; the staged epilogue as a whole brings them, no one part of it:
+/// docs/design.md): printed, not failed.
 #[test]
 fn wgmma_k_loops_build_descriptors_on_the_uniform_datapath() {
     let (_, cubin) = hopper_built();
