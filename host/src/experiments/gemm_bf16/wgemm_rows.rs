@@ -3,8 +3,9 @@
 //! timed, checked and placed as every other row (cuBLAS interleaved, the every-element check at
 //! the timed and the epilogue setting, registers and occupancy by the calculator; the compared
 //! build's entry of the line, where its sm_90a module has one, interleaved and checked as the
-//! other rows' compared kernels are). A device other than compute capability 9.0, or a size TMA
-//! cannot describe, leaves the lines out with the reason instead of failing the run.
+//! other rows' compared kernels are). A device other than compute capability 9.0, an empty
+//! dimension, or an odd N on the `mma.sync` ring lines leaves the lines out with the reason
+//! instead of failing the run; a K or N off TMA's 16-byte strides is read through padded copies.
 
 use kernels_gpu::variants::WgemmVariant;
 
