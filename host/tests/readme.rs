@@ -184,3 +184,23 @@ fn the_readmes_seed_occupancy_note_is_what_the_calculator_gives() {
     let occupancy = json["occupancy"]["occupancy"].as_f64().unwrap();
     assert!((occupancy * 100.0 - 16.7).abs() < 0.05, "{occupancy}");
 }
+
+/// The README's example of a new table line is new: its label is none of the GEMM table's (a line
+/// of the same label fails to compile, and the command after it would run the old line), and the
+/// command that follows times it.
+#[test]
+fn the_readmes_example_line_is_not_in_the_table_and_its_command_runs_it() {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let line = (readme.lines())
+        .find(|l| l.starts_with("(\"") && l.contains("tuned {"))
+        .expect("the README's example table line");
+    let label = line.split('"').nth(1).unwrap();
+    assert!(
+        !kernels_gpu::variants::GEMM.iter().any(|v| v.label == label),
+        "the README's example line {label} is already in the table: pick a new label"
+    );
+    assert!(
+        readme.contains(&format!("--variants R4,{label}`")),
+        "the README's command after the example should time {label}"
+    );
+}
