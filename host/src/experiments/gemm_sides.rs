@@ -1,8 +1,8 @@
 //! The timed sides of one GEMM problem, whatever its element type: ours, the compared module's
 //! and cuBLAS's, each launching into a C of its own, timed together with their samples
-//! interleaved (`sampling::time_rotating`), and every element of each side's output judged
+//! interleaved (`sampling::time_sampled`), and every element of each side's output judged
 //! against the problem's f64 reference (`gemm_check`). The FP32 family (`gemm.rs`) and the BF16
-//! one (`gemm_bf16/buffers.rs`) differ only in what [`GemmKind`] says: the input element, the
+//! one (`bf16_gemm.rs`) differ only in what [`GemmKind`] says: the input element, the
 //! variant table, the launch, the cuBLAS call, the check's record and the peak.
 //!
 //! What is checked is what was timed: after the interleaved timing each C holds that side's
