@@ -7,14 +7,16 @@
 //!    [`regular_file`] (reading a named file without hanging), [`atomic_file`] (writing one that
 //!    no reader sees half of), [`run_json`] (a folder's results.json, plain or gzip-compressed),
 //!    [`stdout`] (printing without a panic when the reader is gone or the disk is full),
-//!    [`sample_scan`] (a results.json's samples counted before it is loaded);
+//!    [`sample_scan`] (a results.json's samples counted before it is loaded), [`flag_values`]
+//!    (numbers, lists and echoes of flag values), [`phase_log`] (where a run's wall time goes, on
+//!    stderr with `LAB_PHASE_TIMES`);
 //! 2. [`claim`], [`figure`] (a verdict and a plot as data), [`confidence`] (bootstrap intervals
 //!    of the figures a verdict compares), [`occupancy`] (the calculator's arithmetic, no GPU);
 //! 3. [`cuda`] (the driver: device and limits, loading modules and their cache, the one launch
 //!    path);
 //! 4. [`sampling`] (the one timing path: noise-driven or fixed plans), [`flags`] (the shared flags
-//!    and every check before the GPU), [`flag_values`] (numbers, lists and echoes of flag
-//!    values), [`out_dir`] (`--out` and the rule that no run is overwritten);
+//!    and every check before the GPU), [`out_dir`] (`--out` and the rule that no run is
+//!    overwritten);
 //! 5. [`calculator`] (`host calc`, and its check against the driver);
 //! 6. [`experiments`]: one folder per experiment, and the registry that lists them;
 //! 7. [`across`]: what reads several experiments' results (part II's picture, the verdicts);
