@@ -37,15 +37,17 @@ are written to --out, with a note of what is missing) or stdout could not be wri
 disk). A reader closing stdout early (| head) is no error: the printing stops quietly, the exit \
 code is the run's own, and --out is still written.
 
-Files: --module/--compare take regular files only (not a FIFO or device), told PTX, cubin or \
-fatbin by their first bytes; a cubin must be an NVIDIA ELF exporting the entries a run launches. \
+Files: --module/--compare take regular files only (not a FIFO or device; regs, and host all's \
+--module-caps/--compare-caps, take folders of per-cap modules), told PTX, cubin or fatbin by their \
+first bytes; a cubin must be an NVIDIA ELF exporting the entries a run launches. \
 --out must be a new or empty folder, or one holding the very run being written (report A --out \
 B, B regenerated from A before): a folder holding another run's results.json, a merged report \
 or other files is refused unless --force is given; writing a run or merge removes the lab's files it \
 does not write again, so a folder holds one run. Every list flag refuses an item given twice.";
 
-/// Occupancy lab: the seed blog's and Volkov's experiments (occupancy, bandwidth, register
-/// pressure, bytes in flight, ILP) on the GPU at hand, with the Rust-built kernels.
+/// Occupancy lab: the seed blog's and Volkov's experiments, their tensor-core counterparts and
+/// the shape sweep (the registry's list, `experiments/mod.rs`) on the GPU at hand, with the
+/// Rust-built kernels. `about` shows the package's description instead of this text.
 #[derive(Debug, Parser)]
 #[command(name = "host", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {

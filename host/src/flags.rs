@@ -92,7 +92,9 @@ pub struct CopySize {
 #[derive(Debug, Clone, Args)]
 pub struct ModuleFiles {
     /// Run these kernels instead of the built-in ones: any PTX, cubin or fatbin exporting the
-    /// entries.
+    /// entries. Rows that need sm_90a (gemm_bf16's wgmma lines, mma's wgmma table, inflight's
+    /// bulk copies) run the built-in sm_90a module, and inflight's latency chase the built-in one
+    /// where the file has none.
     #[arg(long, value_name = "FILE")]
     pub module: Option<PathBuf>,
     /// Also run this module's kernels, timed with ours (samples interleaved), and compare.
@@ -132,7 +134,8 @@ pub struct GemmRun {
     /// Do not time cuBLAS's GEMM of the same element type beside the lines.
     #[arg(long)]
     pub no_cublas: bool,
-    /// After the timing, measure energy from NVML's counter: every line timed and cuBLAS, each
+    /// After the timing, measure energy from NVML's counter: every line timed that passed its
+    /// checks, and cuBLAS, each
     /// alone in 3 alternating windows of 1 s (J per GEMM, GFLOP/J, the SM clock over each
     /// window, and the ratios against cuBLAS per second, per clock and per joule).
     #[arg(long)]
@@ -148,9 +151,9 @@ pub struct GemmRun {
     "Variants to run, by label, of any experiment (comma-separated); an experiment none of \
     whose labels is listed runs all of its variants. An empty list or item is refused")))]
 #[command(mut_arg("no_cublas", |a| a.help(
-    "The GEMM experiments (occupancy, gemm_bf16): do not time cuBLAS beside the lines")))]
+    "The GEMM experiments (occupancy, gemm_bf16, shapes): do not time cuBLAS beside the lines")))]
 #[command(mut_arg("energy", |a| a.help(
-    "The GEMM experiments: measure the energy of every line timed. Without it `host all` measures \
+    "The GEMM experiments: measure the energy of every line timed that passed its checks. Without it `host all` measures \
     the headline sides only (each experiment's fastest verified line of each kind, and cuBLAS: \
     3 windows of 1 s each)")))]
 #[command(mut_arg("module", |a| a.help(

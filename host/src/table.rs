@@ -22,7 +22,8 @@ pub enum Format {
     /// Comma-separated values, one header line per table: one number per column, its unit in
     /// the header (`ms/call median`, `Theo. occ (%)`), and each row's flags in a `flags` column.
     Csv,
-    /// The full results as JSON (the `results.json` schema).
+    /// The full results as JSON (the `results.json` schema; `info` and `calc` print their own
+    /// documents).
     Json,
 }
 

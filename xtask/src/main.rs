@@ -53,7 +53,7 @@ struct SweepArgs {
     /// nvcc builds for $LAB_NVCC_ARCH (default: native, the GPU of this machine).
     #[arg(long, value_name = "FILE.cu", num_args = 0..=1)]
     compare_nvcc: Option<Option<PathBuf>>,
-    /// Extra arguments for `host all` (e.g. `--device 1 --iters 20`).
+    /// Extra arguments for `host all` (e.g. `--device 1 --iters 20 --samples 10`).
     #[arg(last = true)]
     host_args: Vec<String>,
 }

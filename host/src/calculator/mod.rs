@@ -109,9 +109,10 @@ pub struct CalcArgs {
     /// regular file of PTX text.
     #[arg(long, value_name = "FILE", requires = "driver_check")]
     pub ptx: Option<PathBuf>,
-    /// --verify/--record-golden over every entry of the module; by default the variant table's
-    /// memcpy grid points (other than the `bandwidth` experiment's labelled ones), FMA and chase entries are
-    /// left out.
+    /// --verify/--record-golden over every entry of the module; by default only the GEMM lines,
+    /// the `bandwidth` experiment's labelled copies and entries the variant table does not make
+    /// are asked about (the rest of the memcpy grid, the FMA, chase, tensor-core, read, copy and
+    /// GEMM-check entries and the traced twins are left out).
     #[arg(long, requires = "driver_check")]
     pub all_entries: bool,
 }

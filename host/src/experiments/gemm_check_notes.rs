@@ -13,10 +13,15 @@ pub fn help() -> String {
 
 /// [`help`] under another family's `rule` (e.g. the tensor-core rule).
 pub fn help_under(rule: &str) -> String {
+    help_of("ours, --compare's module, cuBLAS", rule)
+}
+
+/// [`help`] for an experiment whose timed sides are `sides`, under `rule`.
+pub fn help_of(sides: &str, rule: &str) -> String {
     format!(
-        "Checked: the output of every timed side (ours, --compare's module, cuBLAS) after its \
-         last timed launch (alpha=1, beta=0, into its own C), and after one more launch at \
-         alpha=1.5, beta=0.5 on a fresh C: {rule}. {}",
+        "Checked: the output of every timed side ({sides}) after its last timed launch \
+         (alpha=1, beta=0, into its own C), and after one more launch at alpha=1.5, beta=0.5 on \
+         a fresh C: {rule}. {}",
         hashes_help()
     )
 }

@@ -41,6 +41,15 @@ impl Run for Spec {
         BINARIES.iter().map(|b| b.0).collect()
     }
 
+    /// Its binaries: lines of the variant table, `@N` a line's build under a register cap of N.
+    fn help() -> String {
+        format!(
+            "Binaries (lines of the variant table; LINE@N: the line built under a cap of N \
+             registers): {}",
+            Self::variant_labels().join(", ")
+        )
+    }
+
     fn run(gpu: &Gpu, ctx: &RunContext, p: &Plan) -> Result<Vec<HeldRow>, ExperimentError> {
         run::run(gpu, ctx, p)
     }

@@ -76,7 +76,14 @@ impl Run for Spec {
             REGS.variant,
             CappedLine::labels().join(", "),
             super::module_source::builtin_caps(),
-            gemm_check_notes::help()
+            gemm_check_notes::help_of(
+                "each capped build of ours, and --compare's; cuBLAS is not timed here",
+                &format!(
+                    "an FP32 line under {}; a BF16 line under the tensor-core rule \
+                     (`host gemm_bf16 --help`)",
+                    super::gemm_check::rule()
+                )
+            )
         )
     }
 

@@ -18,7 +18,8 @@ pub struct Spec;
 #[derive(Debug, Clone, clap::Args)]
 #[group(skip)]
 pub struct Args {
-    /// The GEMM line to cap, by label: any FP32 or BF16 line of the variant table (default: the
+    /// The GEMM line to cap, by label: any line of the variant table's `gemm` (FP32) or
+    /// `gemm_bf16` (mma.sync) section; the wgmma and TMA-ring lines are not capped (default: the
     /// table's line for this experiment).
     #[arg(long, value_name = "LABEL")]
     pub variant: Option<String>,
