@@ -142,7 +142,7 @@ pub unsafe fn wgmma_m64k16_bf16<const ACC: usize>(d: &mut [f32; ACC], da: u64, d
 ///
 /// # Safety
 /// As [`wgmma_m64k16_bf16`]; `db` describes an MN-major operand (e.g.
-/// `wgemm_lines::b_descriptor`), and its bytes were written by TMA (the async proxy) and
+/// `sections::gemm_wgmma::b_descriptor`), and its bytes were written by TMA (the async proxy) and
 /// waited for on their mbarrier, or written and fenced as there.
 #[inline(always)]
 pub unsafe fn wgmma_m64k16_bf16_bt<const ACC: usize>(

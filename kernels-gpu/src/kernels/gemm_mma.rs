@@ -74,7 +74,8 @@ over_shape! { [BM, BN, BK, MI, NI, STAGES]
         // the others predicated off (as in gemm_tuned.rs). A block whose tile lies wholly inside A
         // and B (every row of A and column of B it reads exists, and K is whole slices) copies with
         // no bounds tests and no zero-fill, each copy's addresses a base plus a constant
-        // (`interior_copies`); blocks at the edges keep the tests.
+        // (the `INTERIOR` body, where `MmaShape::copies_split_exactly`); blocks at the edges keep
+        // the tests.
         let chunked = chunks_aligned(k, args.a as usize) && chunks_aligned(n, args.b as usize);
         let interior = chunked
             && MmaShape::of(BM, BN, BK, MI, NI, STAGES).copies_split_exactly()

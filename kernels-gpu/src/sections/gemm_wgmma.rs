@@ -48,8 +48,9 @@ pub enum RingMma {
     Sync,
 }
 
-/// One `gemm_wgmma` line. Every entry takes `(a_map, b_map, c, m, n, k, alpha, beta)`; see the
-/// module documentation for the contract.
+/// One `gemm_wgmma` line. Every entry takes the section's ABI (`variants.rs`: the two maps, C, M,
+/// N, K, alpha, beta, and split-K's and the streamed tail's four); see the module documentation
+/// for the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WgemmVariant {
     pub label: &'static str,

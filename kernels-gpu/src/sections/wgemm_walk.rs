@@ -69,7 +69,9 @@ pub const fn ring_after((slot, phase): (u32, u32), fills: u32, stages: u32) -> (
 /// slices, the last one shorter where they do not divide; one unit of every slice where K is
 /// left whole. A persistent block walks units as it walks tiles (unit u is split u / tiles of
 /// tile u % tiles: the blocks running at one time take neighbouring tiles), and a cut tile's
-/// units add their products to C, which the host has set to beta*C before the launch.
+/// units deposit their partial products in the launch's scratch (`partials`); the last of them
+/// to arrive sums every unit's and writes C through the usual epilogue, any beta
+/// (`kernels/sm90a/split_k.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KSplit {
     pub unit_steps: u32,
@@ -112,8 +114,9 @@ impl KSplit {
 
 impl WgemmVariant {
     /// Whether the line's kernel cuts K into work units when asked ([`KSplit`]): the wgmma
-    /// lines, whose epilogue then adds to C. The mma.sync lines take a tile's K whole (their
-    /// epilogue writes C; a second path in it cost them registers before, see `takes_odd_n`).
+    /// lines of single blocks that are not lines of turns, whose cut tiles meet in the scratch.
+    /// The mma.sync lines take a tile's K whole (a second path in their epilogue cost them
+    /// registers before, see `takes_odd_n`).
     pub const fn splits_k(&self) -> bool {
         self.streams_tail() && !self.ping_pong()
     }

@@ -18,7 +18,7 @@ pub const fn block_tile(bx: u32, by: u32, gx: u32, gy: u32) -> (u32, u32) {
 /// The tile (tile row, tile column) that position `id` takes of a walk over `rows` x `cols`
 /// tiles in columns of `group_rows` tile rows, column after column, group after group (the
 /// last group may be shorter): a bijection of 0..rows*cols onto the tiles. [`block_tile`]'s
-/// order, and the wgmma GEMM's persistent walk (`wgemm_lines::tile_of`).
+/// order, and the wgmma GEMM's persistent walk (`sections::gemm_wgmma::tile_of`).
 #[inline(always)]
 pub const fn grouped_tile(id: u32, rows: u32, cols: u32, group_rows: u32) -> (u32, u32) {
     let group_tiles = group_rows * cols;

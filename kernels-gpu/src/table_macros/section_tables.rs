@@ -8,8 +8,8 @@
 
 /// Expands the `smem_copy` section of the variant table (see `variants.rs`): its params structs,
 /// [`SMEM_COPY`](crate::variants::SMEM_COPY) (the `cp.async` lines, then the `tma_copy` ones), the
-/// checks of each line (naming it) and one entry per line: the `cp.async` ones in every module,
-/// the bulk ones in the sm_90a build only.
+/// checks of each line (naming it) and one entry per line: the `cp.async` ones in the plain
+/// builds, the bulk ones in the sm_90a build only (each build compiles only its own entries).
 macro_rules! smem_copy_table {
     (
         abi: ($params:ident, $args:ident) $plist:tt,

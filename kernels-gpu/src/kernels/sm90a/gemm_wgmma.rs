@@ -1,6 +1,6 @@
 //! The warp-specialized wgmma BF16 GEMM (sm_90a): a producer warpgroup whose one thread loads
-//! slices of A and B by TMA into a ring of shared-memory slots guarded by mbarriers, and one or
-//! two consumer warpgroups running `wgmma` on them, over a persistent walk of the output tiles.
+//! slices of A and B by TMA into a ring of shared-memory slots guarded by mbarriers, and one to
+//! three consumer warpgroups running `wgmma` on them, over a persistent walk of the output tiles.
 //! The contract, the layout of a block's shared memory and the descriptors are in
 //! `sections/gemm_wgmma.rs`, which the host shares.
 //!
