@@ -19,8 +19,8 @@ use crate::results::Timing;
 
 /// Two occupancies closer than this (as a fraction, i.e. 0.1 percentage point) are equal.
 pub const OCCUPANCY_EPS: f64 = 1e-3;
-/// `few-threads-match-many` and `bandwidth-flat-over-occupancy`: "reaches the bandwidth" means at
-/// least this fraction of the other figure.
+/// `few-threads-match-many` and `bandwidth-flat-over-occupancy`: "reaches the bandwidth" means
+/// within this fraction of the other figure (at least 1 - this of it).
 pub const BANDWIDTH_WITHIN: f64 = 0.10;
 /// `bandwidth-flat-over-occupancy`: the occupancy range (highest / lowest) the saturated variants
 /// must span.

@@ -160,7 +160,8 @@ pub fn check_out(dir: &Path, incoming: Incoming<'_>, force: bool) -> Result<(), 
     }
 }
 
-/// The folders [`create_out`] made, to be removed again after `--check-only`.
+/// The folders [`create_out`] made, removed again (`undo`) where they should not stay: after the
+/// plan's probe of `--out`, and after a run, of those it left empty.
 #[derive(Debug)]
 pub struct CreatedOut {
     made: Vec<PathBuf>,

@@ -137,7 +137,8 @@ pub struct DeviceInfo {
     pub warp_size: u32,
     pub total_mem_bytes: u64,
     pub driver_version: String,
-    /// FP32 peak: SMs * 128 FMA lanes * 2 flops * max SM clock (GFLOP/s).
+    /// FP32 peak: SMs * FP32 lanes per SM (128, or 64 on sm_60, 7.x and sm_80) * 2 flops * max SM
+    /// clock (GFLOP/s).
     pub peak_fp32_gflops: f64,
     /// DRAM peak from memory clock and bus width (GB/s, 1e9 bytes).
     pub peak_dram_gbps: f64,

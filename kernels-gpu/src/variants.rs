@@ -259,7 +259,7 @@ pub use crate::sections::smem_copy::{
 // SMs x blocks/SM, each thread looping over the buffer in rounds of LOADS loads then LOADS stores,
 // so that its bytes in flight are held through the whole copy (sections/persistent_copy.rs). The
 // `inflight` experiment judges Little's law on them: at 1 block/SM each line holds
-// THREADS x LOADS x WIDTH x 4 bytes per SM, stepping by 4 KiB through 16-32 KiB. A line is
+// THREADS x LOADS x WIDTH x 4 bytes per SM, 8 to 64 KiB (by 4 KiB up to 32 KiB). A line is
 // (threads per block, loads per round, width). Entry: stream_copy_t{THREADS}_l{LOADS}_w{WIDTH}
 // (a name that sorts after every other entry: the PTX lists entries by name and numbers their
 // labels in that order, so the existing entries' PTX stays byte-identical).

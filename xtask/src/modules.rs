@@ -2,9 +2,10 @@
 //!
 //! | file                   | entries                                   | used by                  |
 //! |------------------------|-------------------------------------------|--------------------------|
-//! | `kernels.ptx`          | all; `.maxntid` where the table fixes the block size (GEMM, memcpy) | the experiments |
-//! | `kernels_cap{N}.ptx`   | the regs experiment's GEMM entry, `.maxnreg N`, no `.maxntid` | the `regs` experiment (one a cap) |
-//! | `kernels_unbounded.ptx`| all, no directives                        | the occupancy calculator |
+//! | `kernels.ptx`          | all but the tensor-core ones; `.maxntid` where the table fixes the block size (GEMM, memcpy) | the experiments |
+//! | `kernels_tensor.ptx`   | the tensor-core entries (`mma.sync`: the BF16 GEMM lines and the MMA ILP kernels) | the tensor-core experiments (`gemm_bf16`, `mma`) |
+//! | `kernels_cap{N}.ptx`   | the regs experiment's GEMM entry and its traced twin, `.maxnreg N`, no `.maxntid` | the `regs` experiment (one a cap) |
+//! | `kernels_unbounded.ptx`| all but the tensor-core ones, no directives | the occupancy calculator |
 //! | `kernels_check.ptx`    | the GEMM check's reference and comparison, `.maxntid` | every GEMM check, whatever module is timed |
 //!
 //! Beside them, from a second build for sm_90a: `kernels_sm90a.ptx`, the wgmma entries (see [`crate::hopper`]).

@@ -12,7 +12,7 @@ pub const LEVEL: f64 = 0.95;
 pub const MIN_SAMPLES: usize = 5;
 /// The most samples one statistic resamples, over all its figures together: two figures at the
 /// most samples the lab takes ([`MOST_SAMPLES`](crate::results::MOST_SAMPLES)), a ratio's. The
-/// bootstrap's work is [`RESAMPLES`] draws of each of them (at most 2 x 10^8 draws per
+/// bootstrap's work is [`RESAMPLES`] draws of each of them (at most 4 x 10^8 draws per
 /// statistic); a statistic over more gets no interval rather than a long wait.
 pub const MOST_RESAMPLED: usize = 2 * crate::results::MOST_SAMPLES as usize;
 

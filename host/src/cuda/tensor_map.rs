@@ -72,12 +72,13 @@ pub fn map_shapes(line: &WgemmVariant, d: GemmDims) -> Result<[MapShape; 2], Ten
 
 /// A's and B's tensor maps on the device, one buffer: A's map first, B's [`Self::B_OFFSET`]
 /// bytes after it; the padded copies of the operands whose rows TMA cannot read in place; and
-/// the split-K scratch where the line cuts K at this size: what a line's launches at one size
+/// the scratch where the line cuts K or streams its last partial wave at this size: what a line's
+/// launches at one size
 /// hold on the device.
 pub struct TensorMaps {
     words: CudaSlice<u64>,
     copies: [Option<PitchedCopy>; 2],
-    /// The launch's cut of K and its scratch (split-K; none where K is whole).
+    /// The launch's cut of K or streamed tail and its scratch (none where neither is).
     scratch: SplitScratch,
 }
 

@@ -3,7 +3,7 @@
 //! timing of ours, the compared module's and cuBLAS's `cublasGemmEx` interleaved, and the check
 //! of every element of each timed side's output) need of BF16: the launch of a table line in its
 //! shape, the tensor-core rule of `bf16_tolerance.rs` and the dense BF16 peak. Shared by the BF16
-//! experiment and the register experiment's BF16 lines.
+//! experiment, the register experiment's BF16 lines, the shape sweep and the line choice.
 
 use kernels_gpu::variants::{Bf16GemmParams, Bf16GemmVariant};
 

@@ -2,8 +2,8 @@
 //! launch in the variant table's shape (grid, threads, dynamic shared memory), and what the
 //! shared sides (`gemm_sides.rs`: the timing with the compared module and cuBLAS interleaved,
 //! and the check of every element against the f64 reference of `gemm_check`) need of FP32.
-//! Shared by the occupancy experiment (every variant, and cuBLAS) and the register experiment
-//! (one variant under register caps).
+//! Shared by the occupancy experiment (every variant, and cuBLAS), the register experiment (one
+//! variant under register caps), `held`, the shape sweep and the line choice.
 
 use kernels_gpu::variants::{GemmParams, GemmVariant};
 

@@ -67,7 +67,7 @@ impl GemmReference {
     }
 
     /// Multiplies every spread by `factor`, so that the check's accumulation term becomes
-    /// `factor` times FP32's (the tensor-core rule, `gemm_bf16::tolerance`). Once per problem,
+    /// `factor` times FP32's (the tensor-core rule, `bf16_tolerance.rs`). Once per problem,
     /// through the host: the check module has no kernel for it.
     pub fn scale_spread(&mut self, gpu: &Gpu, factor: f64) -> Result<(), CudaError> {
         let mut spread = gpu.download(&self.spread)?;

@@ -76,7 +76,8 @@ pub enum CublasOutcome {
     },
 }
 
-/// cuBLAS's SGEMM on the same buffers: the reference row.
+/// cuBLAS's GEMM of the problem's element type (SGEMM, or `cublasGemmEx` for BF16) on the same
+/// buffers: the reference row.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CublasRow {
     /// `cublasGetVersion`, major.minor.patch.

@@ -1,4 +1,5 @@
-//! What the `occupancy` and `regs` experiments record alike of one timed GEMM build: its
+//! What the GEMM experiments' rows (`occupancy`, `regs`, `held`, `gemm_bf16`, `shapes`) record
+//! alike of one timed GEMM build: its
 //! registers, the occupancy calculator's residency, the timing and the throughput, and how its
 //! grid of output tiles fills the GPU (waves and the last one's tail). The rows embed it
 //! (`#[serde(flatten)]`, so `results.json` keeps these fields where they always were).

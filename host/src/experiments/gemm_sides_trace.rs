@@ -2,9 +2,10 @@
 //! them: the line's `_traced` entry (same module, same parameters and launch bounds) launched
 //! once in the verified launch's shape over the same operands on a C filled first with a value
 //! no element comes near; its block trace read back and judged (`block_trace.rs`). The trace is
-//! used only where the traced build needs what the timed one does (registers, shared memory,
-//! blocks/SM) and its C hashes to the verified launch's: otherwise the row's trace is failed,
-//! with the reason, and its timed figures stand.
+//! used only where the traced build needs the shared memory and blocks/SM the timed one does (a
+//! difference in registers is noted, not failed: `Footprint::differs`) and its C hashes to the
+//! verified launch's: otherwise the row's trace is failed, with the reason, and its timed
+//! figures stand.
 
 use super::block_trace::{
     check_grid, figures, peak_per_sm_clock, traced_entry, BlockTrace, Footprint, TraceBasis,

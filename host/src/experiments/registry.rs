@@ -247,7 +247,8 @@ pub fn plan_all(all: &AllArgs) -> Result<Vec<Planned>, CliError> {
 }
 
 /// The built-in modules `plans` will load, each once, in the order the experiments first need
-/// them: what a run compiles ahead, one after another, on a thread of its own (`main.rs`).
+/// them: what a run assembles ahead (all at once where ptxas is found) and loads, one after
+/// another, on a thread of its own (`main.rs`).
 pub fn warm_order(plans: &[Planned]) -> Vec<&'static str> {
     let mut order: Vec<&'static str> = Vec::new();
     for ptx in plans.iter().flat_map(Planned::builtin_ptx) {

@@ -1,8 +1,8 @@
 //! The launch of a `gemm_wgmma` line (sm_90a): its persistent grid, its threads and dynamic
 //! shared memory from the table, and the tensor maps of A and B passed by address (see
 //! `host::cuda::tensor_map`); which sizes and devices a line cannot run, and one line timed
-//! beside cuBLAS. Shared by the `gemm_bf16` experiment (its wgmma rows) and the line choice
-//! (`line_choice`), which times a line at any shape.
+//! beside cuBLAS. Shared by the `gemm_bf16` experiment (its wgmma rows and energy phase), the
+//! shape sweep and the line choice (`line_choice`), which times a line at any shape.
 
 use cudarc::driver::CudaSlice;
 use kernels_gpu::variants::{WgemmParams, WgemmVariant};

@@ -8,7 +8,7 @@ use super::calc::{occupancy, KernelResources, Limiter};
 /// The input a curve varies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Axis {
-    /// Registers per thread, 0..=max.
+    /// Registers per thread, 1..=max.
     Registers,
     /// Threads per block, one warp to the maximum in warp steps.
     BlockSize,

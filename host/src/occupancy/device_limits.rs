@@ -24,8 +24,9 @@ pub struct DeviceAttributes {
 }
 
 impl DeviceAttributes {
-    /// The attributes recorded in a run's [`DeviceInfo`] (`results.json`), plus the two it does
-    /// not record: the largest block and the shared memory reserved per block.
+    /// The attributes recorded in a run's [`DeviceInfo`] (`results.json`), with the largest block
+    /// and the shared memory reserved per block as given ([`Limits::from_device_info`] takes them
+    /// from the record where it has them, else from the architecture's table).
     pub fn from_device_info(
         info: &DeviceInfo,
         max_threads_per_block: u32,

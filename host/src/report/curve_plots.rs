@@ -62,7 +62,7 @@ pub fn curve_plots(curves: &[(String, Curve)]) -> Vec<CurvePlot> {
 /// The calculator's curves for the `occupancy` experiment of a run on `limits` (the run's device):
 /// one series per GEMM variant that ran, with its threads and registers as measured in its row and
 /// its family's shared memory (the seed's static tiles, or the tuned line's dynamic stages; rows
-/// recorded without a tile are the seed's). None when the `occupancy` experiment did not run.
+/// recorded without a tile are the seed's). Empty when the `occupancy` experiment did not run.
 pub fn curves_for(results: &RunResults, limits: &Limits) -> Vec<CurvePlot> {
     let curves: Vec<(String, Curve)> = results
         .occupancy

@@ -192,7 +192,8 @@ fn verdict_matrix(names: &[(String, Option<String>)], all: &[Vec<Verdict>]) -> S
 }
 
 /// Merges the `results.json` of each folder in `dirs` into `out`: `report.md` (one combined table,
-/// the verdicts of every run side by side) and the three plots with one series per run and module.
+/// the verdicts of every run side by side) and every experiment's plots with one series per run and
+/// module.
 /// Returns the files written.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
     merge_runs(&load_all(dirs)?, out)

@@ -2,7 +2,7 @@
 //! `Spec` implements [`Run`] (its plan in, its output out) and [`Report`] (its table, plots,
 //! claims and merged rows, mostly defaults), whose `Plan` implements [`Plan`] and whose rows
 //! implement [`Row`] (by `row!`), plus one line in the list of `experiments/mod.rs`, which gives
-//! it its number and name ([`Registered`], implemented by `super::registry`).
+//! it its number and name ([`Registered`], implemented for it by the `registry!` macro of `super::roster`).
 
 mod report;
 mod row;

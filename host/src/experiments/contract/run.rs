@@ -89,10 +89,10 @@ pub trait Run: Registered + 'static {
     ) -> Result<OutputOf<Self>, ExperimentError>;
 
     /// The built-in PTX modules its run loads when its kernels are the built-in ones, in the
-    /// order it first needs them; a run compiles them all, in the order of first need, on a
-    /// thread of its own while earlier experiments run (the modules are shared,
-    /// `cuda/module_cache.rs`). A module left out is compiled when loaded, behind whatever that
-    /// thread is compiling then (the driver compiles one module at a time).
+    /// order it first needs them. A run assembles them all at once, a ptxas process each where
+    /// ptxas is found (else the driver compiles them, one at a time), and loads them in the order
+    /// of first need on a thread of its own while earlier experiments run (the modules are
+    /// shared, `cuda/module_cache.rs`). A module left out is compiled when loaded.
     fn builtin_ptx() -> &'static [&'static str] {
         &[]
     }

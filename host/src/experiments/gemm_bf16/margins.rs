@@ -1,4 +1,4 @@
-//! The tensor-core rule (`tolerance.rs`) measured on the CPU: the lab's BF16 problems run through
+//! The tensor-core rule (`experiments/bf16_tolerance.rs`) measured on the CPU: the lab's BF16 problems run through
 //! the model of both tensor cores (`tensor_core_model.rs`) pass it with room to spare, and
 //! outputs that lose a term, elements or input precision fail it.
 

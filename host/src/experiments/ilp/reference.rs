@@ -28,7 +28,7 @@ pub const DEFAULT_A: f32 = 1.0 - 1.0 / (1u32 << 20) as f32;
 pub const DEFAULT_B: f32 = 1.0;
 
 /// The end value of every distinct chain a sweep runs, by the variant table's CPU reference
-/// (`fma_f32`, round after round as `reference::fma_chain` runs them). Chain `i` of thread `g`
+/// (`fma_f32`, round after round, as the kernels run their chains). Chain `i` of thread `g`
 /// starts at `(g % FMA_STARTS) + i`, so a launch of any size holds at most
 /// `FMA_STARTS + ilp - 1` distinct chains: computing each once per round count makes checking
 /// every thread cheap, where computing every thread's chains would not be.

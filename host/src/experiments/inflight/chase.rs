@@ -4,7 +4,7 @@
 //! and, the buffer being far larger than L2, almost every load goes to DRAM. The kernel
 //! (`variants::CHASE`) writes the final index, the `%clock64` cycles and the `%globaltimer`
 //! nanoseconds the chase took; the final index is checked against the same walk on the CPU
-//! (`reference::chase_end`: a chase that stopped early or skipped loads ends elsewhere). CPU side.
+//! (`models::probe_results::chase_end`: a chase that stopped early or skipped loads ends elsewhere). CPU side.
 
 use kernels_gpu::variants::ChaseResult;
 use serde::{Deserialize, Serialize};

@@ -276,7 +276,7 @@ pub fn smem_points(residency: &Residency, limits: PlanLimits, smem_per_sm: u32) 
 }
 
 /// Blocks per SM the persistent copies run at: one block, so that a line's bytes in flight per SM
-/// are its block's (the table's lines step them by 4 KiB through 16-32 KiB at this residency).
+/// are its block's (the table's lines hold 8 to 64 KiB at this residency).
 pub const PERSISTENT_BLOCKS_PER_SM: u32 = 1;
 
 /// The `persistent_copy` lines' points: every line at [`PERSISTENT_BLOCKS_PER_SM`], where the SM

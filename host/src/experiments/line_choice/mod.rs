@@ -4,7 +4,7 @@
 //! 1. **Candidates** are fixed per family ([`timed`]): FP32, every tuned line of the table; BF16,
 //!    every `mma.sync` line and every TMA-ring line (wgmma on shared tiles, wgmma in turns, and ring
 //!    `mma.sync`: three kinds). A line that
-//!    cannot run the shape (a seed line's size multiple, a device without sm_90a for the ring
+//!    cannot run the shape (a device without sm_90a for the ring
 //!    lines, an odd N for the `mma.sync` ring lines, a launch the calculator refuses) is excluded
 //!    with the reason; a K or N off TMA's 16-byte strides is read through a padded copy.
 //! 2. **The heuristic** ([`short_list`]) places each line by the table (its tile) and the

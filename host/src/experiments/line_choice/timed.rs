@@ -132,8 +132,8 @@ impl Bf16Line {
 }
 
 /// BF16's candidates: every `mma.sync` line (registers from `module`) and every ring line
-/// (registers from the sm_90a module, which loads on compute capability 9.0 only; elsewhere, or
-/// at a K or N TMA cannot describe, each says why it cannot run).
+/// (registers from the sm_90a module, which loads on compute capability 9.0 only; elsewhere, or,
+/// for the mma.sync ring lines, at an odd N, each says why it cannot run: `not_run_reason`).
 pub fn bf16_candidates(
     gpu: &Gpu,
     module: &Module,

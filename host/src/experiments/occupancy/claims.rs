@@ -18,7 +18,8 @@ use crate::table::percent as pct;
 use shared_memory::shared_memory_as_fast_as_registers;
 
 /// The blog's three claims, judged on the seed family's rows (the blog's 64x64 tile), then the
-/// lab's claim about the fastest GEMM of the run, ours or cuBLAS.
+/// lab's claims about the fastest GEMM of the run (ours or cuBLAS) and about shared memory's
+/// words per FFMA (every row).
 pub fn claims(run: Option<&GemmRun>) -> Vec<Verdict> {
     let seed: Option<Vec<GemmRow>> =
         run.map(|r| r.rows.iter().filter(|r| r.is_seed()).cloned().collect());
