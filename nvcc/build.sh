@@ -94,7 +94,8 @@ fi
 "$nvcc" -ptx -O3 -arch="$arch" "$source" -o "$out/$stem.ptx"
 cubin "$stem" ${split[@]+"${split[@]}"} "$out/$stem.ptx"
 # The capped modules are small (-DLAB_REGS_ONLY: the twin's capped modules hold only the register
-# experiment's entry, as the Rust ones do; another file may ignore it): build them side by side.
+# experiment's entry and its traced twin, as the Rust ones do; another file may ignore it): build them
+# side by side.
 pids=()
 for cap in $caps; do
   cubin "${stem}_cap$cap" -DNO_LAUNCH_BOUNDS -DLAB_REGS_ONLY -maxrregcount="$cap" "$source" &

@@ -15,7 +15,7 @@
 #   1. the tuned GEMM lines at an odd size (1000 x 1001 x 17): edge tiles, the zero-filled copies,
 #      the one-float staging of B (1001 columns), a K that BK does not divide;
 #   2. the tuned lines at 2048 x 2048 x 1000: 16-byte staging of B, a partial last K slice;
-#   3. all five experiments (`host all`) with the twin compared, results in OUT/run.
+#   3. every experiment (`host all`) with the twin compared, results in OUT/run.
 set -euo pipefail
 usage="usage: nvcc/check_on_gpu.sh HOST OUT [ARCH]"
 host=${1:?$usage}

@@ -1,7 +1,8 @@
 // The twin's Hopper plumbing (sm_90a only): kernels-gpu/src/gpu/wgmma.rs, gpu/tma.rs and
-// gpu/bulk_copy.rs in CUDA C++, the same PTX instructions under the same names. Every asm mirrors
-// a Rust asm without `nomem`/`pure` (so: volatile, with a memory clobber), so that nvcc may move
-// it exactly as far as LLVM may move the Rust one. Included by twin_sm90a.cu alone: an sm_80 or
+// gpu/bulk_copy.rs in CUDA C++, the same PTX instructions under the same names. Every asm that
+// mirrors a Rust asm without `nomem`/`pure` is volatile, with a memory clobber, and those that
+// mirror one marked `nomem` or `pure` (`cluster_ctarank`, `shared_load4`) have no clobber, so that
+// nvcc may move each exactly as far as LLVM may move the Rust one. Included by twin_sm90a.cu alone: an sm_80 or
 // sm_90 target cannot hold these instructions.
 #pragma once
 // The CPU's model of these instructions (cpu/hopper_on_cpu.h) defines this guard instead.

@@ -10,7 +10,7 @@
 //   the main module: launch bounds as the Rust main module has them;
 //   -DNO_LAUNCH_BOUNDS -maxrregcount=N: no bounds, so that the register cap binds (ptxas ignores
 //   -maxrregcount on an entry with bounds); with -DLAB_REGS_ONLY, only the register experiment's
-//   GEMM entry, as the Rust capped modules hold only that one.
+//   GEMM entry and its traced twin, as the Rust capped modules hold only those.
 
 #include "twin_block_trace.cuh"
 #include "twin_chase.cuh"

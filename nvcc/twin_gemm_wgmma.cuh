@@ -379,9 +379,9 @@ __device__ __forceinline__ Turn consume_in_turn(const Problem<L>& p, unsigned wh
 }
 
 // gemm_wgmma.rs `gemm_wgmma`: launched with (CONSUMERS + 1) x 128 threads, the line's dynamic shared
-// memory and at most one block per output tile; a_map and b_map are the global addresses of the
-// tensor maps of A (dims K, M) and B (dims N, K) (bf16, 128-byte swizzle, boxes 64 x BM and
-// 64 x 64); N even; K >= 1.
+// memory and any grid (blocks past the walk's work units do nothing); a_map and b_map are the
+// global addresses of the tensor maps of A (dims K, M) and B (dims N, K) (bf16, 128-byte swizzle,
+// boxes 64 x BM and 64 x 64); any N (an odd one stored a float at a time); K >= 1.
 template <unsigned BM, unsigned BN, unsigned STAGES, unsigned CONSUMERS, unsigned CLUSTER, bool TURNS, int ACC,
           unsigned REGS>
 __device__ __forceinline__ void gemm_wgmma_twin(const unsigned long long* a_map, const unsigned long long* b_map,

@@ -14,7 +14,7 @@
 
 namespace lab::mma {
 
-// mma_shape.rs `WARP`, `CHUNK_BYTES`, `CHUNK_ELEMS`, `BF16_BYTES`, `LINE_CHUNKS`, and
+// mma_layout.rs `LANES` (the warp), mma_shape.rs `CHUNK_BYTES`, `CHUNK_ELEMS`, `BF16_BYTES`, `LINE_CHUNKS`, and
 // mma_layout.rs's m16n8k16 dimensions.
 constexpr unsigned WARP = 32;
 constexpr unsigned CHUNK_BYTES = 16;

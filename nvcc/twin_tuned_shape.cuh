@@ -12,7 +12,7 @@
 
 namespace lab::tuned {
 
-// tuned_shape.rs `A_PAD`, `WARP`, `VEC`.
+// tuned_shape.rs `A_PAD`, `VEC`; the warp is mma_layout.rs `LANES`.
 constexpr unsigned A_PAD = 4;
 constexpr unsigned WARP = 32;
 constexpr unsigned VEC = 4;

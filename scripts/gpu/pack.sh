@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what a GPU call carries (the GPU machine has no Rust), on the CPU machine, into dist/<name>/pack.tar.xz:
 # the release host (stripped); the GPU test binaries named with --tests, release-built so that CARGO_BIN_EXE_host is
-# target/release/host, where steps.sh's `unpack` puts the host; and, with --twin, nvcc's twin built by
+# target/release/host, where steps.sh's `use_host` puts the host; and, with --twin, nvcc's twin built by
 # `cargo xtask build --nvcc` with $NVCC. dist/ is git-ignored: carry it with the `run` tool's `carry`.
 # The tracked tree travels too and, with the committed runs, leaves no room for a pack: make the call between
 # `scripts/gpu/results_aside.sh aside` and `... back`.
