@@ -1,4 +1,4 @@
-//! GPU-only: experiment 6 (`host held`), fixed binaries held at every residency by dynamic shared
+//! GPU-only: experiment 8 (`host held`), fixed binaries held at every residency by dynamic shared
 //! memory. Where the build found no CUDA driver, `cargo test` lists it as ignored; asked to run
 //! anyway without a driver, it fails.
 
@@ -21,7 +21,7 @@ fn every_binary_is_held_at_each_residency_and_verified() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     let r: host::experiments::RunResults = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = r.held.clone().expect("experiment 6 ran");
+    let rows = r.held.clone().expect("held ran");
     for binary in ["C", "D", "R4", "C@128"] {
         let curve: Vec<_> = rows.iter().filter(|r| r.binary == binary).collect();
         assert!(!curve.is_empty(), "{binary} has no row");

@@ -125,7 +125,7 @@ fn register_cliff_is_48_warps_not_51() {
         assert_eq!(r33.seed_warps, Some(51));
         let r32 = rows.iter().find(|r| r.regs_per_thread == 32).unwrap();
         assert_eq!(r32.warps, 64);
-        // And a real kernel: one-warp blocks at 33 registers, 48 resident warps.
+        // And a real kernel: two-warp blocks at 33 registers, 48 resident warps.
         let o = occupancy(&l, &kernel(64, 33, 0, 0)).unwrap();
         assert_eq!(o.warps_per_sm, 48);
         assert_eq!(o.binding, vec![Limiter::Registers]);

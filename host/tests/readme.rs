@@ -107,7 +107,7 @@ fn every_gpu_free_readme_command_runs_and_the_others_pass_their_checks() {
                 args.join(" ")
             );
         }
-        // Every subcommand the README names has a --help that says what it checks.
+        // Every subcommand the README names has a --help that prints and exits 0.
         let help = Command::new(env!("CARGO_BIN_EXE_host"))
             .args([args[0].as_str(), "--help"])
             .output()

@@ -132,7 +132,7 @@ fn names_with_markdown_syntax_are_escaped_in_every_markdown_file() {
     assert!(tables.starts_with(escaped), "{tables}");
     assert!(md.contains("S&#124;\\_x\\_") && tables.contains("S&#124;\\_x\\_"));
     assert!(!md.contains("S|_x_") && !tables.contains("S|_x_"));
-    // results.json and the CSVs keep the names as they are.
+    // results.json keeps the names as they are.
     assert!(read("results.json").contains("Evil|GPU *b* `c` <i>\\n# heading"));
     // The merged report escapes them too.
     let merged = d.join("merged");

@@ -1,7 +1,8 @@
 //! GPU-only checks of the copies whose bytes in flight live in shared memory (the variant
 //! table's `smem_copy` lines, experiment 4):
 //! - every line copies every whole 16-byte vector of a copy that is not a whole number of its
-//!   tiles, exactly, at 1 and 2 blocks per SM (the tail and the persistent grid's last tiles):
+//!   tiles, exactly, at 1 block per SM and at 2 where its rings fit twice (the tail and the
+//!   persistent grid's last tiles):
 //!   the `cp.async` lines from the main module on any sm_80+, the bulk-copy (`tma_copy`) lines
 //!   from the sm_90a module (that test fails elsewhere, saying why);
 //! - experiment 4's sweep runs them beside a register-held copy at 1 to 8 warps per SM, every
@@ -28,7 +29,8 @@ fn gpu() -> Gpu {
     })
 }
 
-/// Every line of `path` from `module` copies a ragged copy exactly at 1 and 2 blocks per SM.
+/// Every line of `path` from `module` copies a ragged copy exactly at 1 block per SM, and at 2
+/// where the SM holds two (a line that does not is named).
 fn ragged_copies(gpu: &Gpu, module: &Module, path: SmemPath) {
     // Not a whole number of tiles of any line, nor of 16-byte vectors (the tail of 3 floats is
     // left, as the width-4 register copies leave it).

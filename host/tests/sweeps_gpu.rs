@@ -126,8 +126,8 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_read_only_kernels_run_beside_their_copies_verified() {
     let gpu = gpu();
-    // 8 warps/SM as one 256-thread block, 64 as two 1024-thread blocks: four copy rows, each
-    // with a read line of the table beside it.
+    // 8 warps/SM as one 256-thread block, 64 as two 1024-thread blocks: the copy rows, three
+    // with a read line of the table beside them and one skipped.
     let args = experiment_args::<inflight::Args>(&[
         "inflight",
         "--threads",

@@ -362,7 +362,7 @@ fn results_without_the_new_spill_flag_still_read() {
 }
 
 /// The run loop without a GPU: experiment 1 "runs", experiment 2 fails. After experiment 1 the
-/// folder holds it with experiments 2 and 3 listed as not finished; after the failure, as failed
+/// folder holds it with experiments 2 to 9 listed as not finished; after the failure, as failed
 /// and not run; what was written is what was returned.
 #[test]
 fn a_failed_experiment_keeps_the_ones_before_it_on_disk() {

@@ -30,7 +30,7 @@ fn the_plan_runs_every_binary_by_default_and_refuses_unknown_ones() {
     assert!(plan(&["--variants", "R4", "--size", "1000"]).is_ok());
 }
 
-/// A row of `binary` at `blocks` blocks/SM with GFLOP/s `gflops` (samples ±0.1%).
+/// A row of `binary` at `blocks` blocks/SM with GFLOP/s `gflops` (nine samples, ±0.4%).
 fn row(binary: &str, blocks: u32, gflops: f64) -> HeldRow {
     let ms = 1000.0 / gflops;
     let samples: Vec<f64> = (0..9)
