@@ -469,7 +469,7 @@ mod tests {
 
     #[test]
     fn the_regs_experiment_names_a_table_line() {
-        assert_eq!(REGS.gemm().label, REGS.variant);
+        assert!(find_gemm(GEMM, REGS.variant).is_some(), "{}", REGS.variant);
         assert!(REGS.caps.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(find_gemm(GEMM, "no such variant"), None);
     }

@@ -15,7 +15,7 @@ use kernels_gpu::models::mma_sync::{mma_bf16_ilp_outputs, mma_m16n8k16};
 use kernels_gpu::models::probe_results;
 use kernels_gpu::variants::{
     FmaOp, GemmFamily, RingMma, SmemPath, BF16_GEMM, FMA, FMA_CONTROLS, GEMM, MEMCPY_GRID, MMA_ILP,
-    PERSISTENT_COPY, SMEM_COPY, WGEMM, WGMMA_BF16,
+    PERSISTENT_COPY, READ, SMEM_COPY, WGEMM, WGMMA_BF16,
 };
 
 fn workspace() -> PathBuf {
@@ -99,7 +99,7 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
         failed.join("\n")
     );
     // Every table line was checked: two sizes per seed line, four per tuned line, five per BF16
-    // line, one per copy.
+    // line, one per copy and per read.
     let checks = |entry: &str| {
         out.lines()
             .filter(|l| {
@@ -120,6 +120,9 @@ fn the_twin_computes_the_tables_results_on_the_cpu() {
     }
     for l in PERSISTENT_COPY {
         assert_eq!(checks(l.entry), 1, "{}", l.entry);
+    }
+    for p in READ {
+        assert_eq!(checks(p.entry), 1, "{}", p.entry);
     }
     for v in BF16_GEMM {
         assert_eq!(checks(v.entry), 5, "{} ({})", v.label, v.entry);

@@ -276,8 +276,9 @@ mod tests {
         }
     }
 
-    /// The staged slices of an odd-sized problem: a copy reads memory only when its predicate
-    /// holds, and every in-range element of A and B reaches shared memory once per K slice.
+    /// The staged slices of an odd-sized problem: every in-range element of A and B reaches
+    /// shared memory once per K slice (the copies outside the matrices are the ones the kernel's
+    /// predicate, the same `inside`, drops; this test takes that predicate as given).
     #[test]
     fn edge_slices_read_only_inside_the_matrices() {
         let s = R128X256;

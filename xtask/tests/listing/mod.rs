@@ -220,8 +220,12 @@ pub fn fp32_instructions(sass: &str, entry: &str) -> Vec<(String, Vec<String>)> 
     sass_instructions(sass, entry)
         .into_iter()
         .filter_map(|code| {
-            let (op, rest) = code.split_once(' ')?;
-            ["FFMA", "FADD", "FMUL"].contains(&op).then(|| {
+            // A guarded (`@P0 FFMA`) or suffixed (`FMUL.FTZ`) form counts too, under its whole
+            // mnemonic, so that no other form of the op slips past the callers' checks.
+            let op = sass_mnemonic(code)?;
+            let base = op.split('.').next()?;
+            ["FFMA", "FADD", "FMUL"].contains(&base).then(|| {
+                let rest = code.split_once(op).map_or("", |(_, r)| r);
                 let operands = rest
                     .split(',')
                     .map(|o| o.trim().trim_end_matches(".reuse").to_owned())

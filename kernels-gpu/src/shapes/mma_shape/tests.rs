@@ -266,8 +266,8 @@ fn fragments_read_through_the_swizzle_are_the_mma_operands() {
     }
 }
 
-/// Every element of C is one accumulator of one thread of one block, at any M and N; the
-/// ones outside the matrix are exactly those the epilogue's mask drops.
+/// Every element of C is one accumulator of one thread of one block, at any M and N (the
+/// accumulators outside the matrix are those the epilogue's mask, the same `inside`, drops).
 #[test]
 fn every_element_of_c_is_one_accumulator() {
     for s in shapes() {
