@@ -151,25 +151,23 @@ fn a_fatbin_is_recognised_and_the_cubin_inside_checked() {
 
 #[test]
 fn a_results_json_that_is_a_fifo_or_a_device_is_refused() {
+    // `host report DIR` exits 2, saying what DIR's results.json is instead of a file.
+    let refused = |dir: &std::path::Path, what: &str| {
+        let o = host(&["report", path(dir)]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("is {what}, not a regular file")),
+            "{err}"
+        );
+    };
     let dir = scratch("report-fifo");
     assert!(mkfifo(&dir.join("results.json")), "mkfifo");
-    let o = host(&["report", path(&dir)]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("is a FIFO (named pipe), not a regular file"),
-        "{err}"
-    );
+    refused(&dir, "a FIFO (named pipe)");
     // A results.json that is a device, through a link (metadata follows it).
     let device = scratch("report-device");
     std::os::unix::fs::symlink("/dev/zero", device.join("results.json")).unwrap();
-    let o = host(&["report", path(&device)]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("is a character device, not a regular file"),
-        "{err}"
-    );
+    refused(&device, "a character device");
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&device).unwrap();
 }
