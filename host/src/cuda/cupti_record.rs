@@ -104,12 +104,12 @@ impl KernelRecord {
 
     /// Threads per block.
     pub fn threads_per_block(&self) -> u32 {
-        self.block.iter().product()
+        self.block.iter().fold(1u32, |p, &d| p.saturating_mul(d))
     }
 
     /// Blocks per cluster (1 for a launch without clusters).
     pub fn cluster_blocks(&self) -> u32 {
-        self.cluster.iter().map(|&d| d.max(1)).product()
+        (self.cluster.iter()).fold(1u32, |p, &d| p.saturating_mul(d.max(1)))
     }
 
     /// What the kernel asks of an SM per block, for the occupancy calculator.

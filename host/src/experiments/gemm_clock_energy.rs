@@ -350,7 +350,7 @@ fn notes(ce: &ClockAndEnergy) -> Vec<String> {
 fn energy_notes(run: &EnergyRun) -> Vec<String> {
     let windows: Vec<_> = run.sides.iter().flat_map(|s| &s.windows).collect();
     let seconds: f64 = windows.iter().map(|w| w.seconds).sum();
-    let changes: u32 = windows.iter().map(|w| w.counter_changes).sum();
+    let changes: u32 = (windows.iter()).fold(0u32, |s, w| s.saturating_add(w.counter_changes));
     let step_ms = (changes > 0).then(|| seconds * 1e3 / f64::from(changes));
     let largest = windows.iter().filter_map(|w| w.step_mj).max();
     let rounds = run.sides.iter().map(|s| s.windows.len()).max().unwrap_or(0);

@@ -48,8 +48,11 @@ impl Waves {
     /// whole waves; a lone tile on a fresh wave makes it small), rounded up in parts of a tile
     /// where the last wave is streamed.
     pub fn tail_efficiency(&self) -> f64 {
-        let parts = self.tiles * self.grain;
-        parts as f64 / (self.slots * parts.div_ceil(self.slots)) as f64
+        // Widened and with a slot at least, so that a record's nonsense (no blocks, a count past
+        // u64) gives a figure rather than a panic.
+        let parts = u128::from(self.tiles) * u128::from(self.grain);
+        let slots = u128::from(self.slots.max(1));
+        parts as f64 / (slots * parts.div_ceil(slots)) as f64
     }
 
     /// Whether every wave is full.
@@ -116,6 +119,23 @@ mod tests {
     use super::*;
 
     const H200_SMS: u32 = 132;
+
+    /// A record's nonsense (no slots, tiles past u64 with a grain) gives a figure, not a panic.
+    #[test]
+    fn a_tail_of_no_slots_or_huge_counts_is_a_figure() {
+        let none = Waves {
+            tiles: 5,
+            slots: 0,
+            grain: 1,
+        };
+        assert_eq!(none.tail_efficiency(), 1.0);
+        let huge = Waves {
+            tiles: u64::MAX,
+            slots: 132,
+            grain: 64,
+        };
+        assert!(huge.tail_efficiency() > 0.99 && huge.tail_efficiency() <= 1.0);
+    }
 
     #[test]
     fn tiles_round_the_edges_up() {

@@ -18,7 +18,7 @@ pub fn busiest(warps: u32) -> u32 {
 
 /// Warps per SM that load every scheduler as the busiest one is loaded at `warps`.
 pub fn balanced(warps: u32) -> u32 {
-    busiest(warps) * SCHEDULERS_PER_SM
+    busiest(warps).saturating_mul(SCHEDULERS_PER_SM)
 }
 
 /// The model's fraction of the rate at [`balanced`]`(warps)`: `w / (4 ceil(w / 4))`.

@@ -83,7 +83,7 @@ fn series_of(r: &InflightRow) -> (u32, u32, String) {
         None => (
             0,
             r.point.shape.width,
-            format!("{} B per access", 4 * r.point.shape.width),
+            format!("{} B per access", 4 * u64::from(r.point.shape.width)),
         ),
         Some(ring) if !ring.bulk => (1, 0, "cp.async ring in shared memory".to_owned()),
         Some(_) => (2, 0, "bulk-copy ring in shared memory".to_owned()),

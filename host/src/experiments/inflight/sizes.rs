@@ -46,7 +46,7 @@ pub struct SizeRow {
 impl SizeRow {
     /// Whether source and destination fit the L2 together.
     pub fn within_l2(&self, l2_bytes: u64) -> bool {
-        2 * self.bytes <= l2_bytes
+        self.bytes.saturating_mul(2) <= l2_bytes
     }
 }
 
@@ -73,7 +73,8 @@ impl SizeSweep {
         let last = self.rows.last()?.d2d_gbps;
         let near = |r: &SizeRow| (r.d2d_gbps / last - 1.0).abs() <= DRAM_LEVEL_WITHIN;
         let first_off = self.rows.iter().rposition(|r| !near(r));
-        Some(self.rows[first_off.map_or(0, |i| i + 1)].bytes)
+        // None where even the largest size is off its own level (a record with no bandwidth).
+        Some(self.rows.get(first_off.map_or(0, |i| i + 1))?.bytes)
     }
 
     /// The table notes: the sizes, each against its own copy, and where the DRAM level starts.
@@ -224,6 +225,12 @@ mod tests {
             Some(16 << 20)
         );
         assert_eq!(sweep(&[(16, 4000.0)]).dram_level_from(), None);
+        // A record whose largest size has no bandwidth has no level (it panicked, reading past
+        // the rows), and sizes past u64's half do not overflow the L2 test.
+        assert_eq!(sweep(&[(16, 4000.0), (64, 0.0)]).dram_level_from(), None);
+        let mut huge = sweep(&[(16, 4000.0)]);
+        huge.rows[0].bytes = 1 << 63;
+        assert!(!huge.rows[0].within_l2(huge.l2_bytes));
         // A failed check is named.
         let mut s = sweep(&[(16, 7000.0), (64, 4000.0)]);
         s.rows[1].check.passed = false;

@@ -43,7 +43,7 @@ pub fn case(r: &ShapeRow) -> Result<(bool, String), String> {
         r.figures.schedule.map_or(0, |s| s.blocks),
         r.figures.occupancy,
     );
-    let grid = k.kernel.grid.iter().map(|&g| u64::from(g)).product::<u64>();
+    let grid = (k.kernel.grid.iter()).fold(1u64, |p, &g| p.saturating_mul(u64::from(g)));
     let theirs = (grid, k.occupancy);
     let (fast, slow, who) = if x > AHEAD {
         (ours, theirs, "ours")
