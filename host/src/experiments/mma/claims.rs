@@ -92,8 +92,12 @@ fn describe_at(r: &MmaRow, top: &MmaRow, coverage: Option<Coverage>) -> String {
 /// (ILP x warps/SM; the higher ILP on a tie), where the sweep is furthest past the latency, in
 /// place of the run's best point, a maximum picked after the data. None without rows.
 pub fn named_ceiling(rows: &[MmaRow]) -> Option<&MmaRow> {
-    rows.iter()
-        .max_by_key(|r| (r.point.ilp.saturating_mul(r.point.warps_per_sm), r.point.ilp))
+    rows.iter().max_by_key(|r| {
+        (
+            r.point.ilp.saturating_mul(r.point.warps_per_sm),
+            r.point.ilp,
+        )
+    })
 }
 
 /// How the named ceiling is chosen, in a rule's words.
