@@ -16,8 +16,8 @@ const BAR: f64 = 0.90;
 /// A point's label: "4096³" for a cube, the shape's name otherwise.
 fn short_name(r: &ShapeRow) -> String {
     let d = r.dims;
-    if d.m == d.n && d.n == d.k {
-        format!("{}³", d.m)
+    if d.is_square() {
+        format!("{d}³")
     } else {
         name(d)
     }
