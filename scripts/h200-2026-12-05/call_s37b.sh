@@ -12,13 +12,11 @@ env_line; cat "$O/env.txt"
 if [ "${H200_ONLY:-0}" = 1 ] && ! grep -q H200 "$O/env.txt"; then echo "not an H200: nothing run"; save; exit 0; fi
 unpack dist/w11/pack.tar.xz "$W/new"; use_host "$W/new"
 show() { grep -E "^│ (W8|W11|cuBLAS)" "$O/$1" | head -3 | awk -F'│' '{print $2,$10,$19,$20,$22}'; }
-for r in 1 2 3; do
-  step 300 45 g4_$r.log "$W/new/host" gemm_bf16 --variants W8,W11 --size 4096; echo "4096 run $r"; show g4_$r.log
-done
-for r in 1 2; do
-  step 360 60 g8_$r.log "$W/new/host" gemm_bf16 --variants W8,W11 --size 8192; echo "8192 run $r"; show g8_$r.log
-done
-step 440 90 energy.log "$W/new/host" gemm_bf16 --variants W8,W11 --size 4096 --energy
+# Energy first (does B multicast lower W11's energy per GEMM?), then time; each step saved as it ends (a call cut by the device's budget keeps them).
+g() { step "$1" "$2" "$3.log" "$W/new/host" gemm_bf16 --variants W8,W11 --size "$4"; echo "$3"; show "$3.log"; }
+step 20 90 energy.log "$W/new/host" gemm_bf16 --variants W8,W11 --size 4096 --energy
 sed -n '/nergy windows/,$p' "$O/energy.log" | grep -E "^│ (W8|W11|cuBLAS)" | cut -c1-400
-ncu_base 520 80 ncu_w11_4096 'wgemm_bm128_bn256_bk64_s3_c2_x2$|nvjet' gemm_bf16 --variants W11 --size 4096
+g 200 45 g4_1 4096; g 250 45 g4_2 4096
+g 330 60 g8_1 8192; g 370 45 g4_3 4096; g 420 60 g8_2 8192
+ncu_base 480 80 ncu_w11_4096 'wgemm_bm128_bn256_bk64_s3_c2_x2$|nvjet' gemm_bf16 --variants W11 --size 4096
 date -u; save
