@@ -20,6 +20,13 @@ env_line() {
   nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,driver_version,serial --format=csv > "$O/env.txt" 2>&1
   date -u >> "$O/env.txt"
 }
+# start_call NAME: the call's folder $O, $W/$CALL (CALL defaults to NAME, W to /tmp/lead), and the card's line in
+#   $O/env.txt, printed; with H200_ONLY=1, on any other card it saves and ends the call there.
+start_call() {
+  CALL=${CALL:-$1}; W=${W:-/tmp/lead}; O=$W/$CALL; mkdir -p "$O"
+  env_line; cat "$O/env.txt"
+  if [ "${H200_ONLY:-0}" = 1 ] && ! grep -q H200 "$O/env.txt"; then echo "not an H200: nothing run"; save; exit 0; fi
+}
 # watch_threads PATTERN FILE: waits (up to 60 s) for a process whose command line holds PATTERN, then, 20 s later,
 #   writes each of its threads' name, state, kernel wait channel and syscall to FILE: where a hang waits.
 watch_threads() {

@@ -6,10 +6,8 @@
 # W11 under Nsight at the base clock at 4096 beside cuBLAS's kernel. Pack: scripts/gpu/pack.sh w11 --tests wgemm_gpu
 # on w11-main; carry ["dist/w11"], results/ aside. H200_ONLY=1 stops at once on any other card.
 set -u
-CALL=${CALL:-call_s37b}; W=/tmp/lead; O=$W/$CALL; mkdir -p "$O"
 . scripts/gpu/steps.sh
-env_line; cat "$O/env.txt"
-if [ "${H200_ONLY:-0}" = 1 ] && ! grep -q H200 "$O/env.txt"; then echo "not an H200: nothing run"; save; exit 0; fi
+start_call call_s37b
 unpack dist/w11/pack.tar.xz "$W/new"; use_host "$W/new"
 show() { grep -E "^│ (W8|W11|cuBLAS)" "$O/$1" | head -3 | awk -F'│' '{print $2,$10,$19,$20,$22}'; }
 # Energy first (does B multicast lower W11's energy per GEMM?), then time; each step saved as it ends (a call cut by the device's budget keeps them).

@@ -13,10 +13,9 @@
 # device's per-call limit: PART=checks (any sm_90 card), then PART=time (H200_ONLY=1 stops at once on any other
 # card; it times nothing unless the checks' log of the first call says they passed: CHECKED=1 vouches for that).
 set -u
-PART=${PART:-checks}; CALL=${CALL:-call_s37q_$PART}; O=/tmp/lead/$CALL; mkdir -p "$O"
+PART=${PART:-checks}
 . scripts/gpu/steps.sh
-env_line; cat "$O/env.txt"
-if [ "${H200_ONLY:-0}" = 1 ] && ! grep -q H200 "$O/env.txt"; then echo "not an H200: nothing run"; save; exit 0; fi
+start_call call_s37q_$PART
 unpack dist/m37/pack.tar.xz /tmp/lead/main/new; unpack dist/qs/pack.tar.xz /tmp/lead/branch/new
 W=/tmp/lead/branch; use_host "$W/new"
 if [ "$PART" = checks ]; then
