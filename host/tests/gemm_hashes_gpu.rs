@@ -168,8 +168,9 @@ fn summary(side: &str, h: &LaunchHashes) -> String {
 }
 
 /// Every tuned FP32 line (the lines of any size; ours from the bounded module, the compared side
-/// the same entry from the unbounded one) and cuBLAS at 333x250x77 and 4096^3: each side's samples and race launches
-/// hashed, our lines bit-deterministic, every check passed; cuBLAS's determinism printed.
+/// the same entry from the unbounded one) and cuBLAS at 333x250x77 and 4096^3: each side's samples
+/// and race launches hashed, our lines bit-deterministic, every check passed; cuBLAS's determinism
+/// printed.
 #[test]
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn every_side_of_a_clean_run_is_hashed_and_passes() {

@@ -215,8 +215,8 @@ mod tests {
         // Every traced entry is known by name among the module's, after its timed one, and no
         // name is declared twice.
         let names: Vec<&str> = all_entries().map(|e| e.name).collect();
+        let at = |n: &str| names.iter().position(|x| *x == n).unwrap();
         for t in traced_entries() {
-            let at = |n: &str| names.iter().position(|x| *x == n).unwrap();
             assert!(at(t.traces.unwrap()) < at(t.name), "{}", t.name);
         }
         let mut sorted = names.clone();

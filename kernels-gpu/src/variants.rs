@@ -171,16 +171,16 @@ wgmma_table! {
 // tiles of 64 or 128 rows in turn (ping-pong); blocks are persistent over the output tiles. The
 // tensor maps are passed by their addresses in global memory (sections/gemm_wgmma.rs says why). Any
 // M, N, K >= 1 (the host pads A's or B's rows for TMA where K or N is not a multiple of 8).
-// `k_slices`: the wgmma lines of single blocks (not of turns) cut each tile's K into work units of that many 64-deep slices (split-K,
-// `KSplit`; 0 leaves K whole), which meet in `partials` and `arrivals` (kernels/sm90a/split_k.rs:
-// tiles x splits x BM x BN floats, tiles x a tile's warps zeroed words). `stream_tail` (not 0): the
-// tiles of the walk's whole waves (`StreamTail::from`); they share the last partial wave's tiles out
-// over the grid by K slices (sections/wgemm_tail.rs), whose pieces meet there too (the tail's slots x BM x BN floats, tail tiles x a tile's warps words). Lines of
-// turns never cut K (in clusters of one they stream tails); lines in clusters of two neither cut K nor stream
-// tails; the mma_sync lines take K whole and ignore the four.
-// `mma_sync` lines run ldmatrix + mma.sync
-// m16n8k16 in their consumers instead (gemm_tma_mma.rs). Entry:
-// wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}, tma_mma_... for mma_sync.
+// `k_slices`: the wgmma lines of single blocks (not of turns) cut each tile's K into work units of
+// that many 64-deep slices (split-K, `KSplit`; 0 leaves K whole), which meet in `partials` and
+// `arrivals` (kernels/sm90a/split_k.rs: tiles x splits x BM x BN floats, tiles x a tile's warps
+// zeroed words). `stream_tail` (not 0): the tiles of the walk's whole waves (`StreamTail::from`);
+// they share the last partial wave's tiles out over the grid by K slices (sections/wgemm_tail.rs),
+// whose pieces meet there too (the tail's slots x BM x BN floats, tail tiles x a tile's warps
+// words). Lines of turns never cut K (in clusters of one they stream tails); lines in clusters of
+// two neither cut K nor stream tails; the mma_sync lines take K whole and ignore the four.
+// `mma_sync` lines run ldmatrix + mma.sync m16n8k16 in their consumers instead (gemm_tma_mma.rs).
+// Entry: wgemm_bm{BM}_bn{BN}_bk64_s{STAGES}_c{CONSUMERS}_x{CLUSTER}, tma_mma_... for mma_sync.
 wgemm_table! {
     abi: (WgemmParams, WgemmArgs)
         (a_map: *const u64, b_map: *const u64, c: *mut f32, m: i32, n: i32, k: i32, alpha: f32,

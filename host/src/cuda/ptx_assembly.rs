@@ -190,8 +190,9 @@ mod tests {
         assert_eq!(arch_for("no target at all", (9, 0)), "sm_90");
     }
 
-    /// Needs a ptxas (the README's requirement; `.ci/run` installs one), and fails without it: the check module assembles for sm_90 with a
-    /// report whose entries the register columns read, and a bad PTX fails with ptxas's words.
+    /// Needs a ptxas (the README's requirement; `.ci/run` installs one), and fails without it: the
+    /// check module assembles for sm_90 with a report whose entries the register columns read, and
+    /// a bad PTX fails with ptxas's words.
     #[test]
     fn ptxas_assembles_a_builtin_module_with_the_reports_the_columns_read() {
         let ptxas = find_ptxas().expect("ptxas (set PTXAS; see the README)");

@@ -1,8 +1,8 @@
-//! The GEMM experiments' energy phase on the GPU: the sides chosen before it (the headline ones
-//! in `host all`, every line timed that passed its checks with `--energy`), each run alone in windows of a second or
-//! more, alternating, NVML's counter read at each window's ends and its clock polled between
-//! batches ([`crate::sampling::energy_windows`]). The launches are the timed figures' own (same
-//! kernels, shapes and buffers, alpha=1, beta=0), and each side's output after each of its
+//! The GEMM experiments' energy phase on the GPU: the sides chosen before it (the headline ones in
+//! `host all`, every line timed that passed its checks with `--energy`), each run alone in windows
+//! of a second or more, alternating, NVML's counter read at each window's ends and its clock polled
+//! between batches ([`crate::sampling::energy_windows`]). The launches are the timed figures' own
+//! (same kernels, shapes and buffers, alpha=1, beta=0), and each side's output after each of its
 //! windows is checked in every element as its timed output was.
 
 use cudarc::driver::CudaEvent;

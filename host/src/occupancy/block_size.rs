@@ -30,9 +30,10 @@ pub struct NoBlockSize {
     pub dyn_smem: u32,
 }
 
-/// Tries every block size from the largest multiple of the warp size down (the first candidate,
-/// the largest, is capped at `block_size_limit`), keeps the one with the most resident threads; a tie keeps
-/// the larger block, and the search stops once the SM is full. `threads` in `kernel` is ignored.
+/// Tries every block size from the largest multiple of the warp size down (the first candidate, the
+/// largest, is capped at `block_size_limit`), keeps the one with the most resident threads; a tie
+/// keeps the larger block, and the search stops once the SM is full. `threads` in `kernel` is
+/// ignored.
 pub fn max_potential_block_size(
     limits: &Limits,
     kernel: &KernelResources,

@@ -2,8 +2,9 @@
 //! the 64 x N tile every block writes after `iters` rounds of GROUPS m64nNk16 MMAs on the same
 //! accumulators, D = iters * GROUPS * (A B), from the same operand values the kernel writes.
 //!
-//! As for `mma.sync`'s model (`models/mma_sync.rs`), the model is only claimed exact while every partial sum is an
-//! integer within 2^24, whatever order the tensor cores add in; it refuses otherwise.
+//! As for `mma.sync`'s model (`models/mma_sync.rs`), the model is only claimed exact while every
+//! partial sum is an integer within 2^24, whatever order the tensor cores add in; it refuses
+//! otherwise.
 
 use crate::models::mma_sync::{Inexact, EXACT_LIMIT};
 use crate::sections::wgmma::{a_value, b_value, WgmmaVariant, WGMMA_K, WGMMA_M};

@@ -1,6 +1,6 @@
-//! The tensor-core rule (`experiments/bf16_tolerance.rs`) measured on the CPU: the lab's BF16 problems run through
-//! the model of both tensor cores (`tensor_core_model.rs`) pass it with room to spare, and
-//! outputs that lose a term, elements or input precision fail it.
+//! The tensor-core rule (`experiments/bf16_tolerance.rs`) measured on the CPU: the lab's BF16
+//! problems run through the model of both tensor cores (`tensor_core_model.rs`) pass it with room
+//! to spare, and outputs that lose a term, elements or input precision fail it.
 
 use kernels_gpu::models::gemm_tolerance::judge;
 

@@ -1,9 +1,8 @@
-//! A CPU model of a tensor core's FP32 accumulation of bf16 products, after the bit-accurate
-//! models cited in `experiments/bf16_tolerance.rs` (MMA-Sim's `nv_fused_dot_add`): per group of products, one
-//! fixed-point sum of the accumulator and the exact products aligned to the largest exponent
-//! among them, each addend truncated toward zero to a number of fractional bits below it, then
-//! the sum truncated (toward zero) to FP32. The tolerance's tests run the lab's problems through
-//! it.
+//! A CPU model of a tensor core's FP32 accumulation of bf16 products, after the bit-accurate models
+//! cited in `experiments/bf16_tolerance.rs` (MMA-Sim's `nv_fused_dot_add`): per group of products,
+//! one fixed-point sum of the accumulator and the exact products aligned to the largest exponent
+//! among them, each addend truncated toward zero to a number of fractional bits below it, then the
+//! sum truncated (toward zero) to FP32. The tolerance's tests run the lab's problems through it.
 
 /// One tensor core's accumulation: products per group, and fractional bits kept below the
 /// largest addend's leading bit.

@@ -1,10 +1,11 @@
 //! DRAM latency by a dependent pointer chase: one thread follows `i = next[i]` over a ring that
 //! visits every slot of the buffer once in a random order (`kernels_gpu::models::probe_results::
-//! build_chase_ring`, slots of `CHASE.slot_bytes`), so every load depends on the previous one
-//! and, the buffer being far larger than L2, almost every load goes to DRAM. The kernel
+//! build_chase_ring`, slots of `CHASE.slot_bytes`), so every load depends on the previous one and,
+//! the buffer being far larger than L2, almost every load goes to DRAM. The kernel
 //! (`variants::CHASE`) writes the final index, the `%clock64` cycles and the `%globaltimer`
 //! nanoseconds the chase took; the final index is checked against the same walk on the CPU
-//! (`models::probe_results::chase_end`: a chase that stopped early or skipped loads ends elsewhere). CPU side.
+//! (`models::probe_results::chase_end`: a chase that stopped early or skipped loads ends
+//! elsewhere). CPU side.
 
 use kernels_gpu::variants::ChaseResult;
 use serde::{Deserialize, Serialize};

@@ -3,10 +3,9 @@
 //!
 //! 1. **Candidates** are fixed per family ([`timed`]): FP32, every tuned line of the table; BF16,
 //!    every `mma.sync` line and every TMA-ring line (wgmma on shared tiles, wgmma in turns, and ring
-//!    `mma.sync`: three kinds). A line that
-//!    cannot run the shape (a device without sm_90a for the ring
-//!    lines, an odd N for the `mma.sync` ring lines, a launch the calculator refuses) is excluded
-//!    with the reason; a K or N off TMA's 16-byte strides is read through a padded copy.
+//!    `mma.sync`: three kinds). A line that cannot run the shape (a device without sm_90a for the
+//!    ring lines, an odd N for the `mma.sync` ring lines, a launch the calculator refuses) is
+//!    excluded with the reason; a K or N off TMA's 16-byte strides is read through a padded copy.
 //! 2. **The heuristic** ([`short_list`]) places each line by the table (its tile) and the
 //!    occupancy calculator (blocks/SM from its registers, threads and shared memory): tiles,
 //!    waves and tail efficiency, and its SM efficiency: the product's area over the area the
