@@ -70,3 +70,6 @@ ncu_base() {
   python3 scripts/gpu/tensor_idle.py "$O/$n.txt" 1.02
   rm -f "$O/$n.ncu-rep"; save
 }
+# rows LABELS LOG: the first three table rows of $O/LOG whose side matches the regex LABELS (e.g. 'W8|W9|cuBLAS'):
+#   side, GFLOP/s, in-kernel MHz, FLOP/cycle/SM and Ours/cuBLAS, as the GEMM tables print their columns.
+rows() { grep -E "^│ ($1)" "$O/$2" | head -3 | awk -F'│' '{print $2,$10,$19,$20,$22}'; }

@@ -2,16 +2,19 @@
 # Session 37, GPU call S37b (2026-12-05): W11 (W8 in clusters of two, B multicast: two thirds of W8's bytes from L2 a
 # tile, as cuBLAS's kernel brings in its pairs) on an H200, where the power cap sets the clock and W8 draws 3-5% more
 # energy per GEMM than cuBLAS's kernel (S33e). On an H100 (S34b) W11 ran no faster than W8. Branch w11-main (main +
-# the w8-cluster commits). W11's elements at awkward sizes passed on an H100 (S37c), so: `host gemm_bf16 --variants W8,W11` at 4096 (three runs) and 8192 (two), the two lines' energy per GEMM at 4096, and
-# W11 under Nsight at the base clock at 4096 beside cuBLAS's kernel. Pack: scripts/gpu/pack.sh w11 --tests wgemm_gpu
-# on w11-main; carry ["dist/w11"], results/ aside. H200_ONLY=1 stops at once on any other card.
+# the w8-cluster commits). W11's elements at awkward sizes passed on an H100 (S37c), so: the two lines' energy per
+# GEMM at 4096, then `host gemm_bf16 --variants W8,W11` at 4096 (three runs) and 8192 (two), then W11 under Nsight at
+# the base clock at 4096 beside cuBLAS's kernel. Pack: scripts/gpu/pack.sh w11 --tests wgemm_gpu on w11-main; carry
+# ["dist/w11"], results/ aside. H200_ONLY=1 stops at once on any other card.
 set -u
 . scripts/gpu/steps.sh
 start_call call_s37b
 unpack dist/w11/pack.tar.xz "$W/new"; use_host "$W/new"
-show() { grep -E "^│ (W8|W11|cuBLAS)" "$O/$1" | head -3 | awk -F'│' '{print $2,$10,$19,$20,$22}'; }
-# Energy first (does B multicast lower W11's energy per GEMM?), then time; each step saved as it ends (a call cut by the device's budget keeps them).
-g() { step "$1" "$2" "$3.log" "$W/new/host" gemm_bf16 --variants W8,W11 --size "$4"; echo "$3"; show "$3.log"; }
+# Energy first (does B multicast lower W11's energy per GEMM?), then time; each step saved as it ends (a call cut by
+# the device's budget keeps them).
+g() {
+  step "$1" "$2" "$3.log" "$W/new/host" gemm_bf16 --variants W8,W11 --size "$4"; echo "$3"; rows 'W8|W11|cuBLAS' "$3.log"
+}
 step 20 90 energy.log "$W/new/host" gemm_bf16 --variants W8,W11 --size 4096 --energy
 sed -n '/nergy windows/,$p' "$O/energy.log" | grep -E "^│ (W8|W11|cuBLAS)" | cut -c1-400
 g 200 45 g4_1 4096; g 250 45 g4_2 4096

@@ -26,11 +26,10 @@ grep -h -E "FAILED|test result|panicked|rc=" "$O/checks.log" | cut -c1-300
 date -u; save; exit 0
 fi
 [ "${CHECKED:-0}" = 1 ] || { echo "PART=time needs the checks passed (CHECKED=1)"; save; exit 0; }
-show() { grep -E "^│ (W1|W8|cuBLAS)" "$O/$1" | head -3 | awk -F'│' '{print $2,$10,$19,$20,$22}'; }
 for s in 4096 8192 4096 8192 4096; do
   for b in main branch; do
     step 480 60 g${s}_$b.$SECONDS.log "/tmp/lead/$b/new/host" gemm_bf16 --variants W1,W8 --size $s
-    echo "$s $b"; show "$(ls -t "$O" | grep "^g${s}_$b" | head -1)"
+    echo "$s $b"; rows 'W1|W8|cuBLAS' "$(ls -t "$O" | grep "^g${s}_$b" | head -1)"
   done
 done
 ncu_base 500 80 ncu_w1q_4096 'wgemm_bm128_bn256_bk64_s4_c2_x1$|nvjet' gemm_bf16 --variants W1 --size 4096
