@@ -70,6 +70,23 @@ ncu_base() {
   python3 scripts/gpu/tensor_idle.py "$O/$n.txt" 1.02
   rm -f "$O/$n.ncu-rep"; save
 }
-# rows LABELS LOG: the first three table rows of $O/LOG whose side matches the regex LABELS (e.g. 'W8|W9|cuBLAS'):
+# rows LABELS LOG: the first three table rows of $O/LOG whose side's first word matches the regex LABELS (e.g.
+#   'W8|W9|cuBLAS'; W1 leaves W11 out):
 #   side, GFLOP/s, in-kernel MHz, FLOP/cycle/SM and Ours/cuBLAS, as the GEMM tables print their columns.
-rows() { grep -E "^│ ($1)" "$O/$2" | head -3 | awk -F'│' '{print $2,$10,$19,$20,$22}'; }
+rows() { grep -E "^│ ($1) " "$O/$2" | head -3 | awk -F'│' '{print $2,$10,$19,$20,$22}'; }
+# gemm_rows DEADLINE TIMEOUT LOG HOST VARIANTS SIZE: `HOST gemm_bf16 --variants VARIANTS --size SIZE` as a step into
+#   $O/LOG, then LOG's name and the rows of VARIANTS' lines and cuBLAS.
+gemm_rows() {
+  step "$1" "$2" "$3" "$4" gemm_bf16 --variants "$5" --size "$6"; echo "$3"; rows "${5//,/|}|cuBLAS" "$3"
+}
+# The wgmma lines' GPU checks a kernel candidate passes before it is timed for a merge, in wgemm_gpu: every line's
+# elements at awkward sizes (first: the one a short call runs), split-K, the streamed tails, no spills in any entry.
+WGEMM_CHECKS=(every_wgemm_line_passes_the_check_at_awkward_sizes the_split_k_lines_are_checked
+  the_streamed_tails_are_checked the_jit_reports_every_wgemm_entry_without_spills)
+# test_step DEADLINE TIMEOUT LOG TEST_BINARY TEST...: the named ignored (GPU) tests, one thread, as a step into $O/LOG,
+#   then its failures and totals.
+test_step() {
+  local d=$1 t=$2 log=$3 bin=$4; shift 4
+  step "$d" "$t" "$log" "$bin" --ignored --test-threads 1 --nocapture "$@"
+  grep -h -E "FAILED|test result|panicked|rc=" "$O/$log" | cut -c1-300
+}

@@ -12,9 +12,7 @@ start_call call_s37b
 unpack dist/w11/pack.tar.xz "$W/new"; use_host "$W/new"
 # Energy first (does B multicast lower W11's energy per GEMM?), then time; each step saved as it ends (a call cut by
 # the device's budget keeps them).
-g() {
-  step "$1" "$2" "$3.log" "$W/new/host" gemm_bf16 --variants W8,W11 --size "$4"; echo "$3"; rows 'W8|W11|cuBLAS' "$3.log"
-}
+g() { gemm_rows "$1" "$2" "$3.log" "$W/new/host" W8,W11 "$4"; }
 step 20 90 energy.log "$W/new/host" gemm_bf16 --variants W8,W11 --size 4096 --energy
 sed -n '/nergy windows/,$p' "$O/energy.log" | grep -E "^│ (W8|W11|cuBLAS)" | cut -c1-400
 g 200 45 g4_1 4096; g 250 45 g4_2 4096

@@ -19,18 +19,13 @@ start_call call_s37q_$PART
 unpack dist/m37/pack.tar.xz /tmp/lead/main/new; unpack dist/qs/pack.tar.xz /tmp/lead/branch/new
 W=/tmp/lead/branch; use_host "$W/new"
 if [ "$PART" = checks ]; then
-step 5 500 checks.log "$W/new/tests/wgemm_gpu" --ignored --test-threads 1 --nocapture \
-  every_wgemm_line_passes_the_check_at_awkward_sizes the_split_k_lines_are_checked the_streamed_tails_are_checked \
-  the_jit_reports_every_wgemm_entry_without_spills
-grep -h -E "FAILED|test result|panicked|rc=" "$O/checks.log" | cut -c1-300
+test_step 5 500 checks.log "$W/new/tests/wgemm_gpu" "${WGEMM_CHECKS[@]}"
 date -u; save; exit 0
 fi
 [ "${CHECKED:-0}" = 1 ] || { echo "PART=time needs the checks passed (CHECKED=1)"; save; exit 0; }
+n=0
 for s in 4096 8192 4096 8192 4096; do
-  for b in main branch; do
-    step 480 60 g${s}_$b.$SECONDS.log "/tmp/lead/$b/new/host" gemm_bf16 --variants W1,W8 --size $s
-    echo "$s $b"; rows 'W1|W8|cuBLAS' "$(ls -t "$O" | grep "^g${s}_$b" | head -1)"
-  done
+  for b in main branch; do n=$((n + 1)); gemm_rows 480 60 "g${s}_${b}_$n.log" "/tmp/lead/$b/new/host" W1,W8 $s; done
 done
 ncu_base 500 80 ncu_w1q_4096 'wgemm_bm128_bn256_bk64_s4_c2_x1$|nvjet' gemm_bf16 --variants W1 --size 4096
 date -u; save

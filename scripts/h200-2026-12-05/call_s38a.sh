@@ -5,7 +5,7 @@
 # "dist/qs", "dist/m37"], results/ aside.
 set -u
 if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  H200_ONLY=1 LIMIT=${LIMIT:-360} bash scripts/h200-2026-12-05/call_s38b.sh
+  H200_ONLY=1 bash scripts/h200-2026-12-05/call_s38b.sh
 else
   bash scripts/h200-2026-12-05/call_s38c.sh
 fi

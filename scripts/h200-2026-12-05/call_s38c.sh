@@ -10,16 +10,11 @@ set -u
 start_call call_s38c
 for p in m37 qs; do unpack dist/$p/pack.tar.xz "$W/$p"; done
 use_host "$W/qs"
-checks=(every_wgemm_line_passes_the_check_at_awkward_sizes)
-[ "${SHORT:-0}" = 1 ] || checks+=(the_split_k_lines_are_checked the_streamed_tails_are_checked
-  the_jit_reports_every_wgemm_entry_without_spills)
-step 5 420 checks.log "$W/qs/tests/wgemm_gpu" --ignored --test-threads 1 --nocapture "${checks[@]}"
-grep -h -E "FAILED|test result|panicked|rc=" "$O/checks.log" | cut -c1-300
-n=0; D=$([ "${SHORT:-0}" = 1 ] && echo 230 || echo 500)
-for r in $(seq 1 $([ "${SHORT:-0}" = 1 ] && echo 2 || echo 3)); do
-  for p in m37 qs; do
-    n=$((n + 1)); log=g4096_${p}_$n.log
-    step "$D" 50 "$log" "$W/$p/host" gemm_bf16 --variants W1,W8 --size 4096; echo "4096 $p"; rows "W1|W8|cuBLAS" "$log"
-  done
+# checks: how many of WGEMM_CHECKS run; D: the last second a timing step may start; rounds of timing.
+if [ "${SHORT:-0}" = 1 ]; then checks=1 D=230 rounds=2; else checks=${#WGEMM_CHECKS[@]} D=500 rounds=3; fi
+test_step 5 420 checks.log "$W/qs/tests/wgemm_gpu" "${WGEMM_CHECKS[@]:0:checks}"
+n=0
+for _ in $(seq "$rounds"); do
+  for p in m37 qs; do n=$((n + 1)); gemm_rows "$D" 50 "g4096_${p}_$n.log" "$W/$p/host" W1,W8 4096; done
 done
 date -u; save
