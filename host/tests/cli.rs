@@ -1,22 +1,20 @@
 //! The `host` binary's command line: the no-driver path, flag validation, and (on a GPU) a tiny
 //! end-to-end run.
 
-use std::process::{Command, Output};
+mod support;
 
-fn host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run the host binary")
-}
+use std::time::Duration;
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use host::cuda::driver_present as has_driver;
+use support::{host, host_within, stderr};
 
-fn has_driver() -> bool {
-    host::cuda::driver_present()
+/// How long the small runs on a GPU may take before they are killed and the test fails (a hang
+/// guard, far above what they take).
+const GPU_RUN: Duration = Duration::from_secs(600);
+
+/// The host binary run with `args` on a GPU, killed past [`GPU_RUN`].
+fn host_on_gpu(args: &[&str]) -> std::process::Output {
+    host_within(args, GPU_RUN).unwrap_or_else(|| panic!("host {args:?} ran past {GPU_RUN:?}"))
 }
 
 #[test]
@@ -183,7 +181,7 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
          passing untested)"
     );
     let dir = std::env::temp_dir().join(format!("host-cli-run-{}", std::process::id()));
-    let o = host(&[
+    let o = host_on_gpu(&[
         "all",
         "--size",
         "256",
@@ -290,7 +288,7 @@ fn a_failure_in_one_experiment_keeps_the_ones_before_it() {
          passing untested)"
     );
     let dir = std::env::temp_dir().join(format!("host-cli-fail-{}", std::process::id()));
-    let o = host(&[
+    let o = host_on_gpu(&[
         "all",
         "--size",
         "256",

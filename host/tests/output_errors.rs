@@ -5,21 +5,9 @@
 
 mod support;
 
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
-use support::{fixture_dir, path, scratch};
-
-/// The host binary run with `args`, its stdout `out` (stderr captured).
-fn host_to(args: &[&str], out: Stdio) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run the host binary")
-}
+use support::{fixture_dir, host_to, path, scratch, stderr};
 
 /// A stdout whose reader is gone before the program starts: every write to it fails with a
 /// broken pipe (what `| head -1` does once head has its line, without the race).
@@ -27,10 +15,6 @@ fn closed_pipe() -> Stdio {
     let (reader, writer) = std::io::pipe().expect("a pipe");
     drop(reader);
     writer.into()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

@@ -2,19 +2,9 @@
 //! is a usage error (exit code 2, as for every bad flag), named with the values that are built.
 //! No GPU is needed: the flags are refused before any driver call.
 
-use std::process::{Command, Output};
+mod support;
 
-fn host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run the host binary")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::{host, stderr};
 
 #[test]
 fn an_off_grid_copy_flag_exits_2_naming_the_grid() {

@@ -5,22 +5,10 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use clap::{CommandFactory, Parser};
 use host::cli::Cli;
-
-fn host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run the host binary")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::{host, stderr};
 
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("host-validation-{name}-{}", std::process::id()));

@@ -74,7 +74,13 @@ pub fn host_within_to(args: &[&str], deadline: Duration, stdout: Stdio) -> Optio
 
 /// The host binary run with `args`; the test fails if it takes longer than [`DEADLINE`].
 pub fn host(args: &[&str]) -> Output {
-    host_within(args, DEADLINE).unwrap_or_else(|| panic!("host {args:?} ran past {DEADLINE:?}"))
+    host_to(args, Stdio::piped())
+}
+
+/// [`host`] with stdout sent to `stdout`, as [`host_within_to`].
+pub fn host_to(args: &[&str], stdout: Stdio) -> Output {
+    host_within_to(args, DEADLINE, stdout)
+        .unwrap_or_else(|| panic!("host {args:?} ran past {DEADLINE:?}"))
 }
 
 pub fn stderr(o: &Output) -> String {
