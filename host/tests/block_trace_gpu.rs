@@ -12,11 +12,10 @@ mod support;
 mod tensor_support;
 
 use host::experiments::block_trace::{BlockTrace, TraceFigures};
-use host::experiments::contract::{Plan as _, Report, Run};
+use host::experiments::contract::Report;
 use host::experiments::gemm_figures::GemmFigures;
 use host::experiments::{gemm_bf16, occupancy};
 use kernels_gpu::variants::{RingMma, BF16_GEMM, WGEMM};
-use support::experiment_args;
 
 /// The row `what`'s trace, judged: traced, achieved occupancy in (0, theoretical + 1%], the
 /// in-kernel clock in [500, 2500] MHz with its extremes around its median, FLOP/cycle/SM given.
@@ -72,11 +71,8 @@ fn an_fp32_an_mma_sync_and_a_wgmma_row_each_carry_a_block_trace() {
         .unwrap_or_else(|e| panic!("the block trace's wgmma row: {e}"));
     let ctx = support::fixed_context(&gpu, 3, 3);
 
-    let args =
-        experiment_args::<occupancy::Args>(&["occupancy", "--variants", "R4", "--size", "1024"]);
-    let plan = occupancy::Plan::new(&args).unwrap();
-    let sgemm = occupancy::Spec::run(&gpu, &ctx, &plan).unwrap();
-    assert!(occupancy::Spec::failed_checks(&sgemm).is_empty());
+    let cmd = ["occupancy", "--variants", "R4", "--size", "1024"];
+    let sgemm = support::run_verified::<occupancy::Spec>(&gpu, &ctx, &cmd);
     assert_eq!(sgemm.rows.len(), 1, "{:?}", sgemm.rows);
     judged("FP32 R4 at 1024^3", &sgemm.rows[0].figures);
 
@@ -87,9 +83,7 @@ fn an_fp32_an_mma_sync_and_a_wgmma_row_each_carry_a_block_trace() {
         .label;
     let labels = format!("{mma},{wgmma}");
     let cmd = ["gemm_bf16", "--variants", &labels, "--size", "4096"];
-    let plan = gemm_bf16::Plan::new(&experiment_args::<gemm_bf16::Args>(&cmd)).unwrap();
-    let bf16 = gemm_bf16::Spec::run(&gpu, &ctx, &plan).unwrap();
-    assert!(gemm_bf16::Spec::failed_checks(&bf16).is_empty());
+    let bf16 = support::run_verified::<gemm_bf16::Spec>(&gpu, &ctx, &cmd);
     assert!(bf16.not_run.is_empty(), "{:?}", bf16.not_run);
     for label in [mma, wgmma] {
         let row = (bf16.rows.iter())

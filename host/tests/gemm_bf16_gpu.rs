@@ -22,7 +22,7 @@ mod support;
 use std::sync::Mutex;
 
 use host::cuda::Gpu;
-use host::experiments::contract::{Plan as _, Report, Run, RunContext};
+use host::experiments::contract::{Plan as _, Run, RunContext};
 use host::experiments::gemm_cublas::CublasKernel;
 use host::experiments::gemm_cublas::CublasRow;
 use host::experiments::{gemm_bf16, occupancy};
@@ -69,11 +69,8 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let gpu = tensor_support::sm80_gpu("the BF16 experiment");
     for size in ["333x250x80", "1024"] {
-        let args = experiment_args::<gemm_bf16::Args>(&["gemm_bf16", "--size", size]);
-        let plan = gemm_bf16::Plan::new(&args).unwrap();
-        let r = gemm_bf16::Spec::run(&gpu, &context(&gpu), &plan).unwrap();
-        let failed = gemm_bf16::Spec::failed_checks(&r);
-        assert!(failed.is_empty(), "{size}: {failed:?}");
+        let cmd = ["gemm_bf16", "--size", size];
+        let r = support::run_verified::<gemm_bf16::Spec>(&gpu, &context(&gpu), &cmd);
         // The ring lines run beside them only on sm_90a (the mma.sync ones at an even N).
         assert_eq!(
             r.rows.len() + r.not_run.len(),
@@ -114,11 +111,7 @@ fn the_bf16_experiment_runs_every_line_and_cublas_checked_with_its_kernel() {
 /// every check passed.
 fn every_line_checked(gpu: &Gpu, ctx: &RunContext, size: &str, labels: &str) -> gemm_bf16::Bf16Run {
     let cmd = ["gemm_bf16", "--size", size, "--variants", labels];
-    let args = experiment_args::<gemm_bf16::Args>(&cmd);
-    let plan = gemm_bf16::Plan::new(&args).unwrap();
-    let r = gemm_bf16::Spec::run(gpu, ctx, &plan).unwrap();
-    let failed = gemm_bf16::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{size}: {failed:?}");
+    let r = support::run_verified::<gemm_bf16::Spec>(gpu, ctx, &cmd);
     assert!(r.not_run.is_empty(), "{size}: {:?}", r.not_run);
     r
 }
@@ -233,11 +226,8 @@ fn experiment_1_reads_the_kernel_cublas_ran_and_part_two_places_both() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let gpu = tensor_support::sm80_gpu("part II's picture");
     let ctx = context(&gpu);
-    let args =
-        experiment_args::<occupancy::Args>(&["occupancy", "--variants", "R4", "--size", "1024"]);
-    let plan = occupancy::Plan::new(&args).unwrap();
-    let sgemm = occupancy::Spec::run(&gpu, &ctx, &plan).unwrap();
-    assert!(occupancy::Spec::failed_checks(&sgemm).is_empty());
+    let cmd = ["occupancy", "--variants", "R4", "--size", "1024"];
+    let sgemm = support::run_verified::<occupancy::Spec>(&gpu, &ctx, &cmd);
     kernel_read("cuBLAS SGEMM at 1024^3", sgemm.cublas_row().unwrap());
     let args =
         experiment_args::<gemm_bf16::Args>(&["gemm_bf16", "--variants", "M1", "--size", "1024"]);

@@ -11,12 +11,12 @@
 mod support;
 mod tensor_support;
 
-use host::experiments::contract::{Plan as _, Report, Run, RunContext};
+use host::experiments::contract::RunContext;
 use host::experiments::ilp_sweep::layout;
 use host::experiments::mma;
 use host::experiments::mma::reference::Fragments;
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
-use support::{experiment_args, host_within, path, scratch, stderr};
+use support::{host_within, path, run_verified, scratch, stderr};
 
 #[test]
 #[ignore = "needs a CUDA GPU (sm_80+): cargo test --release -p host --test mma_gpu -- --ignored"]
@@ -38,19 +38,19 @@ fn a_small_mma_sweep_runs_with_every_thread_verified() {
     };
     // 5 warps/SM: one block of 160 threads, not a power of two; 32 warps/SM: one block of 1024
     // (ILP 8's registers allow no second block, so 48 and 64 would be skipped as not held).
-    let args = experiment_args::<mma::Args>(&[
-        "mma",
-        "--ilp",
-        "1,8",
-        "--warps-per-sm",
-        "1,5,8,32",
-        "--target-cycles",
-        "200000",
-    ]);
-    let plan = mma::Plan::new(&args).unwrap();
-    let r = mma::Spec::run(&gpu, &ctx, &plan).unwrap();
-    let failed = mma::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{failed:?}");
+    let r = run_verified::<mma::Spec>(
+        &gpu,
+        &ctx,
+        &[
+            "mma",
+            "--ilp",
+            "1,8",
+            "--warps-per-sm",
+            "1,5,8,32",
+            "--target-cycles",
+            "200000",
+        ],
+    );
     assert_eq!(r.not_run, None);
     assert!(r.skipped.is_empty(), "{:?}", r.skipped);
     assert_eq!(r.rows.len(), 8);

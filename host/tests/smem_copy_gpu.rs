@@ -16,12 +16,11 @@ mod support;
 
 use host::cuda::hopper::hopper_module;
 use host::cuda::{Gpu, Module};
-use host::experiments::contract::{Plan as _, Report, Run};
+use host::experiments::contract::Report;
 use host::experiments::copy::{CopyBuffers, CopyKernel};
 use host::experiments::inflight;
 use host::kernel_source::name::BUILTIN;
 use kernels_gpu::variants::{SmemPath, SMEM_COPY};
-use support::experiment_args;
 
 fn gpu() -> Gpu {
     Gpu::open(0).unwrap_or_else(|e| {
@@ -84,30 +83,30 @@ fn every_bulk_copy_line_copies_a_ragged_copy_exactly() {
 #[ignore = "needs a CUDA GPU (sm_80+): cargo test --release -p host --test smem_copy_gpu -- --ignored"]
 fn the_sweep_runs_the_smem_lines_verified_and_judges_one_warp_per_sm() {
     let gpu = gpu();
-    let args = experiment_args::<inflight::Args>(&[
-        "inflight",
-        "--threads",
-        "32",
-        "--loads",
-        "14",
-        "--widths",
-        "4",
-        "--warps-per-sm",
-        "1,2,4,8",
-        "--copy-mib",
-        "256",
-        "--chase-steps",
-        "20000",
-        "--loaded-steps",
-        "0",
-        "--sizes-mib",
-        "0",
-    ]);
-    let plan = inflight::Plan::new(&args).unwrap();
     let ctx = support::fixed_context(&gpu, 5, 5);
-    let r = inflight::Spec::run(&gpu, &ctx, &plan).unwrap();
-    let failed = inflight::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{failed:?}");
+    let r = support::run_verified::<inflight::Spec>(
+        &gpu,
+        &ctx,
+        &[
+            "inflight",
+            "--threads",
+            "32",
+            "--loads",
+            "14",
+            "--widths",
+            "4",
+            "--warps-per-sm",
+            "1,2,4,8",
+            "--copy-mib",
+            "256",
+            "--chase-steps",
+            "20000",
+            "--loaded-steps",
+            "0",
+            "--sizes-mib",
+            "0",
+        ],
+    );
     println!("D2D copy {:.0} GB/s over 1 GiB", r.copy.gbps);
     println!(
         "| Entry | Blocks/SM | Warps/SM | Regs | In flight/SM (B) | GB/s | % of D2D | Check |"

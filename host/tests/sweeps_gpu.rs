@@ -7,9 +7,9 @@
 mod support;
 
 use host::cuda::{driver_present, Gpu};
-use host::experiments::contract::{Plan as _, Report, Run};
+use host::experiments::contract::Report;
 use host::experiments::{ilp, inflight};
-use support::experiment_args;
+use support::{fixed_context, run_verified};
 
 /// Device 0. A GPU-only test asked to run (`--ignored`, or a build that found libcuda) on a
 /// machine without a driver fails here: it must not pass without having run.
@@ -26,30 +26,30 @@ fn gpu() -> Gpu {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_small_bytes_in_flight_sweep_runs_verified() {
     let gpu = gpu();
-    let args = experiment_args::<inflight::Args>(&[
-        "inflight",
-        "--threads",
-        "32,256",
-        "--loads",
-        "1,14",
-        "--widths",
-        "1,4",
-        "--warps-per-sm",
-        "1,8,64",
-        "--copy-mib",
-        "64",
-        "--chase-mib",
-        "256",
-        "--chase-steps",
-        "20000",
-        "--sizes-mib",
-        "16,64",
-        "--no-smem",
-    ]);
-    let plan = inflight::Plan::new(&args).unwrap();
-    let r = inflight::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
-    let failed = inflight::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{failed:?}");
+    let r = run_verified::<inflight::Spec>(
+        &gpu,
+        &fixed_context(&gpu, 2, 3),
+        &[
+            "inflight",
+            "--threads",
+            "32,256",
+            "--loads",
+            "1,14",
+            "--widths",
+            "1,4",
+            "--warps-per-sm",
+            "1,8,64",
+            "--copy-mib",
+            "64",
+            "--chase-mib",
+            "256",
+            "--chase-steps",
+            "20000",
+            "--sizes-mib",
+            "16,64",
+            "--no-smem",
+        ],
+    );
     assert!(r.latency.cycles_per_step > 50.0, "{:?}", r.latency);
     assert!(r.copy.gbps > 0.0 && r.model.latency_ns > 0.0);
     // (1, 8, 64) warps/SM x 2 loads x 2 widths, each at the largest block that divides the warps.
@@ -80,7 +80,7 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
     }
     assert_eq!(r.headline.least_occupancy.len(), 2);
     // The loaded-latency curve: the chase alone, then beside each background copy, every chase
-    // checked (failed_checks above) and run wholly under its copies; the backgrounds step from
+    // checked (by run_verified) and run wholly under its copies; the backgrounds step from
     // a trickle to most of the copy.
     let curve = &r.loaded.points;
     assert_eq!(
@@ -107,7 +107,7 @@ fn a_small_bytes_in_flight_sweep_runs_verified() {
         .iter()
         .all(|p| p.loaded_bytes.is_some()));
     // The size sweep: the fastest point at both sizes, each against its own copy (its checks
-    // are among failed_checks above).
+    // are among those run_verified holds).
     let sizes = r.sizes.as_ref().expect("a size sweep");
     assert!(sizes.l2_bytes > 0);
     let mib: Vec<u64> = sizes.rows.iter().map(|s| s.bytes >> 20).collect();
@@ -128,32 +128,32 @@ fn the_read_only_kernels_run_beside_their_copies_verified() {
     let gpu = gpu();
     // 8 warps/SM as one 256-thread block, 64 as two 1024-thread blocks: the copy rows, three
     // with a read line of the table beside them and one skipped.
-    let args = experiment_args::<inflight::Args>(&[
-        "inflight",
-        "--threads",
-        "256,1024",
-        "--loads",
-        "1,8",
-        "--widths",
-        "4",
-        "--warps-per-sm",
-        "8,64",
-        "--copy-mib",
-        "64",
-        "--chase-mib",
-        "256",
-        "--chase-steps",
-        "20000",
-        "--loaded-steps",
-        "0",
-        "--sizes-mib",
-        "0",
-    ]);
-    let plan = inflight::Plan::new(&args).unwrap();
-    let r = inflight::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
-    // Every warp's sum checked exactly (a failed one is among the failed checks).
-    let failed = inflight::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{failed:?}");
+    let r = run_verified::<inflight::Spec>(
+        &gpu,
+        &fixed_context(&gpu, 2, 3),
+        &[
+            "inflight",
+            "--threads",
+            "256,1024",
+            "--loads",
+            "1,8",
+            "--widths",
+            "4",
+            "--warps-per-sm",
+            "8,64",
+            "--copy-mib",
+            "64",
+            "--chase-mib",
+            "256",
+            "--chase-steps",
+            "20000",
+            "--loaded-steps",
+            "0",
+            "--sizes-mib",
+            "0",
+        ],
+    );
+    // Every warp's sum was checked exactly: a failed one fails run_verified.
     let reads = r.reads.as_ref().expect("read rows beside the copies");
     let mut pairs: Vec<(String, u32)> = reads
         .rows
@@ -201,21 +201,21 @@ fn the_read_only_kernels_run_beside_their_copies_verified() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_small_ilp_sweep_runs_verified() {
     let gpu = gpu();
-    let args = experiment_args::<ilp::Args>(&[
-        "ilp",
-        "--ilp",
-        "1,4",
-        "--warps-per-sm",
-        "1,8,64",
-        "--controls",
-        "none",
-        "--target-cycles",
-        "200000",
-    ]);
-    let plan = ilp::Plan::new(&args).unwrap();
-    let r = ilp::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
-    let failed = ilp::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{failed:?}");
+    let r = run_verified::<ilp::Spec>(
+        &gpu,
+        &fixed_context(&gpu, 2, 3),
+        &[
+            "ilp",
+            "--ilp",
+            "1,4",
+            "--warps-per-sm",
+            "1,8,64",
+            "--controls",
+            "none",
+            "--target-cycles",
+            "200000",
+        ],
+    );
     assert_eq!(r.rows.len(), 6, "skipped: {:?}", r.skipped);
     for row in &r.rows {
         assert_eq!(row.point.layout.warps_per_sm, row.point.warps_per_sm);
@@ -252,21 +252,21 @@ fn a_small_ilp_sweep_runs_verified() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn the_fma_controls_run_verified_beside_the_ffma() {
     let gpu = gpu();
-    let args = experiment_args::<ilp::Args>(&[
-        "ilp",
-        "--ilp",
-        "1",
-        "--warps-per-sm",
-        "5,8,64",
-        "--control-warps-per-sm",
-        "5,8,64",
-        "--target-cycles",
-        "200000",
-    ]);
-    let plan = ilp::Plan::new(&args).unwrap();
-    let r = ilp::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
-    let failed = ilp::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{failed:?}");
+    let r = run_verified::<ilp::Spec>(
+        &gpu,
+        &fixed_context(&gpu, 2, 3),
+        &[
+            "ilp",
+            "--ilp",
+            "1",
+            "--warps-per-sm",
+            "5,8,64",
+            "--control-warps-per-sm",
+            "5,8,64",
+            "--target-cycles",
+            "200000",
+        ],
+    );
     let controls = kernels_gpu::variants::FMA_CONTROLS;
     assert_eq!(
         r.rows.len(),
@@ -306,26 +306,27 @@ fn the_fma_controls_run_verified_beside_the_ffma() {
 #[cfg_attr(not(lab_gpu), ignore = "no NVIDIA driver (libcuda) on this machine")]
 fn a_copy_whose_loads_cannot_be_held_is_named_and_left_out() {
     let gpu = gpu();
-    let args = experiment_args::<inflight::Args>(&[
-        "inflight",
-        "--threads",
-        "1024",
-        "--loads",
-        "32",
-        "--widths",
-        "4",
-        "--warps-per-sm",
-        "32",
-        "--copy-mib",
-        "64",
-        "--chase-mib",
-        "256",
-        "--chase-steps",
-        "20000",
-    ]);
-    let plan = inflight::Plan::new(&args).unwrap();
-    let r = inflight::Spec::run(&gpu, &support::fixed_context(&gpu, 2, 3), &plan).unwrap();
-    assert!(inflight::Spec::failed_checks(&r).is_empty());
+    let r = run_verified::<inflight::Spec>(
+        &gpu,
+        &fixed_context(&gpu, 2, 3),
+        &[
+            "inflight",
+            "--threads",
+            "1024",
+            "--loads",
+            "32",
+            "--widths",
+            "4",
+            "--warps-per-sm",
+            "32",
+            "--copy-mib",
+            "64",
+            "--chase-mib",
+            "256",
+            "--chase-steps",
+            "20000",
+        ],
+    );
     let big = r
         .rows
         .iter()

@@ -10,30 +10,29 @@
 mod support;
 
 use host::cuda::Gpu;
-use host::experiments::contract::{Plan as _, Report, Run};
+use host::experiments::contract::Report;
 use host::experiments::mma;
 use host::table::{render, Format};
 use kernels_gpu::variants::WGMMA_BF16;
-use support::experiment_args;
 
 #[test]
 #[ignore = "needs a CUDA GPU (sm_90a for rows): cargo test --release -p host --test wgmma_table_gpu -- --ignored"]
 fn the_wgmma_table_runs_every_line_verified_and_judges_one_warpgroup() {
     let gpu = Gpu::open(0).unwrap_or_else(|e| panic!("needs a CUDA GPU: {e}"));
     let ctx = support::fixed_context(&gpu, 5, 5);
-    let args = experiment_args::<mma::Args>(&[
-        "mma",
-        "--ilp",
-        "4",
-        "--warps-per-sm",
-        "8",
-        "--warpgroups-per-sm",
-        "1,2,3,4,8",
-    ]);
-    let plan = mma::Plan::new(&args).unwrap();
-    let r = mma::Spec::run(&gpu, &ctx, &plan).unwrap();
-    let failed = mma::Spec::failed_checks(&r);
-    assert!(failed.is_empty(), "{failed:?}");
+    let r = support::run_verified::<mma::Spec>(
+        &gpu,
+        &ctx,
+        &[
+            "mma",
+            "--ilp",
+            "4",
+            "--warps-per-sm",
+            "8",
+            "--warpgroups-per-sm",
+            "1,2,3,4,8",
+        ],
+    );
     let t = r
         .wgmma
         .as_ref()

@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use host::cuda::{driver_present, Gpu, Module};
-use host::experiments::contract::RunContext;
+use host::experiments::contract::{ArgsOf, OutputOf, Plan, Report, RunContext};
 use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 
 /// How long one command may take before it is killed and the test fails.
@@ -244,4 +244,15 @@ pub fn experiment_args<A: clap::Args>(cmd: &[&str]) -> A {
         args: A,
     }
     <Command<A> as clap::Parser>::parse_from(cmd).args
+}
+
+/// Experiment `E` run on `gpu` under `ctx` from its command line `cmd` (its name, then the
+/// flags); the test fails on any of its checks that failed.
+pub fn run_verified<E: Report>(gpu: &Gpu, ctx: &RunContext, cmd: &[&str]) -> OutputOf<E> {
+    let args = experiment_args::<ArgsOf<E>>(cmd);
+    let plan = <E::Plan as Plan>::new(&args).expect("the flags make a plan");
+    let output = E::run(gpu, ctx, &plan).expect("the experiment runs");
+    let failed = E::failed_checks(&output);
+    assert!(failed.is_empty(), "{cmd:?}: {failed:?}");
+    output
 }
