@@ -26,27 +26,17 @@ use host::experiments::contract::{Plan as _, Run, RunContext};
 use host::experiments::gemm_cublas::CublasKernel;
 use host::experiments::gemm_cublas::CublasRow;
 use host::experiments::{gemm_bf16, occupancy};
-use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use kernels_gpu::variants::RingMma;
 use support::experiment_args;
 
 /// One test at a time: CUPTI's window records every kernel the process runs.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
+/// Three launches a sample, three samples, inputs from seed 11.
 fn context(gpu: &Gpu) -> RunContext {
     RunContext {
-        timing: SamplingConfig {
-            plan: SamplingPlan::Fixed(TimingPlan {
-                iters: 3,
-                samples: 3,
-            }),
-            reference_clock_mhz: Some(gpu.info().sm_clock_khz / 1000),
-            ..SamplingConfig::default()
-        },
         seed: 11,
-        progress: false,
-        launch_timeout: host::cuda::deadline::DEFAULT_LAUNCH_TIMEOUT,
-        faults: Vec::new(),
+        ..support::fixed_context(gpu, 3, 3)
     }
 }
 

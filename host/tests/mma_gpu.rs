@@ -15,7 +15,6 @@ use host::experiments::contract::RunContext;
 use host::experiments::ilp_sweep::layout;
 use host::experiments::mma;
 use host::experiments::mma::reference::Fragments;
-use host::sampling::{SamplingConfig, SamplingPlan, TimingPlan};
 use support::{host_within, path, run_verified, scratch, stderr};
 
 #[test]
@@ -23,18 +22,8 @@ use support::{host_within, path, run_verified, scratch, stderr};
 fn a_small_mma_sweep_runs_with_every_thread_verified() {
     let gpu = tensor_support::sm80_gpu("experiment 6");
     let ctx = RunContext {
-        timing: SamplingConfig {
-            plan: SamplingPlan::Fixed(TimingPlan {
-                iters: 2,
-                samples: 5,
-            }),
-            reference_clock_mhz: Some(gpu.info().sm_clock_khz / 1000),
-            ..SamplingConfig::default()
-        },
         seed: 11,
-        progress: false,
-        launch_timeout: host::cuda::deadline::DEFAULT_LAUNCH_TIMEOUT,
-        faults: Vec::new(),
+        ..support::fixed_context(&gpu, 2, 5)
     };
     // 5 warps/SM: one block of 160 threads, not a power of two; 32 warps/SM: one block of 1024
     // (ILP 8's registers allow no second block, so 48 and 64 would be skipped as not held).
