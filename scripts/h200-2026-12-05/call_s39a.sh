@@ -3,7 +3,7 @@
 # branch's and w11-main's alternating; both candidates lost to W8 on an H100 in S38c and S37b, and the H200, where the
 # power cap sets the clock, is the card); then, on any card, the GPU tests whose code session 39 changed: cli's
 # two runs (support's host helper with a hang guard, 6cbb54b) and every test that now runs its experiment through
-# support::run_verified (53fd903), the longest last. Pack: scripts/gpu/pack.sh m39 --tests
+# support::run_verified (53fd903; contexts 6cd8fd6), the longest last. Pack: scripts/gpu/pack.sh m39 --tests
 # cli,sweeps_gpu,smem_copy_gpu,wgmma_table_gpu,mma_gpu,gemm_bf16_gpu,block_trace_gpu on main. Carry ["dist/m39",
 # "dist/w11", "dist/qs", "dist/m37"], results/ aside, timeout 600. Each step saves as it ends; one that could not end by
 # 590 s is skipped and named.
