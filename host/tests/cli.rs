@@ -3,19 +3,15 @@
 
 mod support;
 
+use std::process::Stdio;
 use std::time::Duration;
 
 use host::cuda::driver_present as has_driver;
-use support::{host, host_within, stderr};
+use support::{host, host_until, stderr};
 
 /// How long the small runs on a GPU may take before they are killed and the test fails (a hang
 /// guard, far above what they take).
 const GPU_RUN: Duration = Duration::from_secs(600);
-
-/// The host binary run with `args` on a GPU, killed past [`GPU_RUN`].
-fn host_on_gpu(args: &[&str]) -> std::process::Output {
-    host_within(args, GPU_RUN).unwrap_or_else(|| panic!("host {args:?} ran past {GPU_RUN:?}"))
-}
 
 #[test]
 #[cfg_attr(
@@ -181,35 +177,39 @@ fn small_run_on_the_gpu_writes_a_results_folder() {
          passing untested)"
     );
     let dir = std::env::temp_dir().join(format!("host-cli-run-{}", std::process::id()));
-    let o = host_on_gpu(&[
-        "all",
-        "--size",
-        "256",
-        "--copy-mib",
-        "16",
-        "--iters",
-        "2",
-        "--samples",
-        "3",
-        "--variants",
-        "A,C,T1,T14f4",
-        "--caps",
-        "64,128",
-        "--inflight-copy-mib",
-        "16",
-        "--inflight-loads",
-        "1,8",
-        "--inflight-warps-per-sm",
-        "2,8",
-        "--ilp-warps-per-sm",
-        "4,8",
-        "--mma-warps-per-sm",
-        "4,8",
-        "--format",
-        "csv",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let o = host_until(
+        &[
+            "all",
+            "--size",
+            "256",
+            "--copy-mib",
+            "16",
+            "--iters",
+            "2",
+            "--samples",
+            "3",
+            "--variants",
+            "A,C,T1,T14f4",
+            "--caps",
+            "64,128",
+            "--inflight-copy-mib",
+            "16",
+            "--inflight-loads",
+            "1,8",
+            "--inflight-warps-per-sm",
+            "2,8",
+            "--ilp-warps-per-sm",
+            "4,8",
+            "--mma-warps-per-sm",
+            "4,8",
+            "--format",
+            "csv",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        GPU_RUN,
+        Stdio::piped(),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     for f in [
         "results.json",
@@ -288,23 +288,27 @@ fn a_failure_in_one_experiment_keeps_the_ones_before_it() {
          passing untested)"
     );
     let dir = std::env::temp_dir().join(format!("host-cli-fail-{}", std::process::id()));
-    let o = host_on_gpu(&[
-        "all",
-        "--size",
-        "256",
-        "--copy-mib",
-        "1048576",
-        "--iters",
-        "2",
-        "--samples",
-        "3",
-        "--variants",
-        "A,T1",
-        "--caps",
-        "64",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let o = host_until(
+        &[
+            "all",
+            "--size",
+            "256",
+            "--copy-mib",
+            "1048576",
+            "--iters",
+            "2",
+            "--samples",
+            "3",
+            "--variants",
+            "A,T1",
+            "--caps",
+            "64",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        GPU_RUN,
+        Stdio::piped(),
+    );
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(4), "{err}");
     assert!(err.contains("experiment bandwidth"), "{err}");
